@@ -1,0 +1,168 @@
+"""`campaign player ...` and `campaign char ...`."""
+
+from __future__ import annotations
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_fields, print_table, say
+from campaign.cli.parsing import parse_assignments
+
+player_app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)
+char_app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
+                            "Example: campaign char add 鈴音 --player Aki --stat 心=3", no_args_is_help=True)
+
+
+@player_app.command("add")
+def player_add(ctx: typer.Context, name: str = typer.Argument(..., help="Player name."),
+               json_out: bool = JsonOption) -> None:
+    """Add a player.
+
+    Example: campaign player add Aki
+    """
+    from campaign.services.characters import add_player
+
+    s = state(ctx)
+    added = add_player(s.db, s.campaign, name, s.actor)
+    emit_json(added) if json_out else say(f"added player {added['name']}")
+
+
+@player_app.command("list")
+def player_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+    """List players and their characters.
+
+    Example: campaign player list --csv
+    """
+    from campaign.services.characters import list_players
+
+    s = state(ctx)
+    rows = list_players(s.db, s.campaign)
+    if json_out:
+        emit_json(rows)
+        return
+    table = [[r["name"], ", ".join(r["characters"])] for r in rows]
+    print_csv(["name", "characters"], table) if csv_out else print_table("players", ["name", "characters"], table)
+
+
+@char_app.command("add")
+def char_add(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="Character name."),
+    player: str = typer.Option(None, "--player", "-p", help="The player who owns this PC."),
+    npc: bool = typer.Option(False, "--npc", help="A non-player character."),
+    summoner: str = typer.Option(None, "--summoner", help="The PC who summoned this NPC."),
+    stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3)."),
+    cp: int = typer.Option(0, "--cp", help="Character point total."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Add a PC (with --player) or an NPC (with --npc, optionally --summoner).
+
+    Example: campaign char add 鈴音 --player Aki --stat IQ=12 --stat HT=11 --stat Will=12 --cp 100
+    """
+    from campaign.services.characters import add_character
+
+    s = state(ctx)
+    added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
+                          stats=parse_assignments(stat, "--stat"), cp=cp)
+    emit_json(added) if json_out else say(f"added {added['kind'].upper()} {added['name']}")
+
+
+@char_app.command("list")
+def char_list(
+    ctx: typer.Context,
+    status: str = typer.Option(None, "--status", help="Only active, missing or searching characters."),
+    json_out: bool = JsonOption,
+    csv_out: bool = CsvOption,
+) -> None:
+    """List characters with their player, status and CP.
+
+    Example: campaign char list --status missing
+    """
+    from campaign.services.characters import list_characters
+
+    s = state(ctx)
+    rows = list_characters(s.db, s.campaign, status)
+    if json_out:
+        emit_json(rows)
+        return
+    columns = ["name", "kind", "player", "status", "CP", "stats"]
+    table = [
+        [r["name"], r["kind"].upper(), r["player"] or (f"(summoner {r['summoner']})" if r["summoner"] else ""),
+         r["status"] + (f" → {r['searching_for']}" if r["searching_for"] else ""), r["cp_total"],
+         " ".join(f"{k}={v}" for k, v in r["stats"].items())]
+        for r in rows
+    ]
+    print_csv(columns, table) if csv_out else print_table("characters", columns, table)
+
+
+def render_character(view: dict) -> None:
+    fields = [
+        ("kind", view["kind"].upper()),
+        ("player", view["player"]),
+        ("summoner", view["summoner"]),
+        ("status", view["status"] + (f" (searching for {view['searching_for']})" if view["searching_for"] else "")),
+        ("CP total", view["cp_total"]),
+        ("stats", "  ".join(f"{k} {v}" for k, v in view["stats"].items())),
+    ]
+    for pool, values in view["pools"].items():
+        fields.append((pool, f"{values['current']}/{values['max']}"))
+    for trait in view["traits"]:
+        flag = "" if trait["counts_toward_limit"] else " (not counted toward the limit)"
+        fields.append(("trait", f"{trait['name']} [{trait['category']}] {trait['cp']} CP{flag}"))
+    for condition in view["conditions"]:
+        fields.append(("condition", f"{condition['name']} {condition['duration'] or ''}".rstrip()))
+    for relation in view["relations"]:
+        fields.append(("related to", relation["name"] + (f" — {relation['note']}" if relation["note"] else "")))
+    print_fields(view["name"], fields)
+
+
+@char_app.command("show")
+def char_show(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
+              json_out: bool = JsonOption) -> None:
+    """Show a character: stats, CP, status, traits, conditions, pools, relations.
+
+    Example: campaign char show 鈴音 --json
+    """
+    from campaign.services.characters import show_character
+
+    s = state(ctx)
+    view = show_character(s.db, s.campaign, name)
+    emit_json(view) if json_out else render_character(view)
+
+
+@char_app.command("set")
+def char_set(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="Character name."),
+    stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable."),
+    cp: int = typer.Option(None, "--cp", help="New CP total."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Change stats (or the CP total) of a character; logged so it can be voided.
+
+    Example: campaign char set 鈴音 --stat 技=4 --stat HP=12
+    """
+    from campaign.services.characters import set_stats
+
+    s = state(ctx)
+    view = set_stats(s.db, s.campaign, name, s.actor, parse_assignments(stat, "--stat"), cp)
+    emit_json(view) if json_out else say(f"updated {view['name']} (ledger #{view['seq']})")
+
+
+@char_app.command("relate")
+def char_relate(
+    ctx: typer.Context,
+    a: str = typer.Argument(..., help="One character."),
+    b: str = typer.Argument(..., help="The other character."),
+    note: str = typer.Option(None, "--note", help="What ties them (幼馴染, 師匠 ...)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Record that two characters are related (both ways); needed to search for each other.
+
+    Example: campaign char relate 鈴音 刀矢 --note 幼馴染
+    """
+    from campaign.services.characters import relate
+
+    s = state(ctx)
+    made = relate(s.db, s.campaign, a, b, s.actor, note)
+    emit_json(made) if json_out else say(f"related {made['from']} and {made['to']}")

@@ -1,0 +1,41 @@
+"""The global options, resolved once per invocation and handed to every command."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import typer
+
+from campaign.db.database import Database
+
+
+@dataclass
+class AppState:
+    db_option: str | None = None
+    campaign_option: str | None = None
+    actor: str = "GM"
+    _db: Database | None = field(default=None, repr=False)
+
+    @property
+    def db(self) -> Database:
+        """Opened (and migrated) on first use, so `--help` never touches a database."""
+        if self._db is None:
+            self._db = Database(self.db_option)
+        return self._db
+
+    @property
+    def campaign(self) -> str | None:
+        """--campaign, else the campaign chosen with `use` for this database, else None
+        (services then take the only campaign there is)."""
+        if self.campaign_option:
+            return self.campaign_option
+        from campaign.selection import selected_campaign
+
+        return selected_campaign(self.db.url)
+
+
+def state(ctx: typer.Context) -> AppState:
+    root = ctx.find_root()
+    if not isinstance(root.obj, AppState):
+        root.obj = AppState()
+    return root.obj

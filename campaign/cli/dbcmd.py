@@ -1,0 +1,84 @@
+"""`campaign db ...`: where the database is, its schema revision, upgrades, backups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import JsonOption, emit_json, print_text, say
+
+db_app = typer.Typer(help="The database itself: path, schema revision, upgrade, backup.\n\n"
+                          "Example: campaign db backup before-session-12.db", no_args_is_help=True)
+
+
+def _redacted(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@db_app.command("path")
+def db_path(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+    """Print where the database is (a file path, or the URL without its password).
+
+    Example: campaign db path
+    """
+    from campaign.db.engine import resolve_url, sqlite_path
+
+    s = state(ctx)
+    url = resolve_url(s.db_option)
+    path = sqlite_path(url)
+    where = str(path) if path is not None else _redacted(url)
+    emit_json({"path": where, "url": _redacted(url)}) if json_out else print_text(where)
+
+
+@db_app.command("current")
+def db_current(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+    """Print the schema revision of the database and the newest this version knows.
+
+    Example: campaign db current --json
+    """
+    from campaign.db.engine import make_engine, resolve_url
+    from campaign.db.migrate import HEAD_REVISION, current_revision
+
+    s = state(ctx)
+    engine = make_engine(resolve_url(s.db_option))
+    revision = current_revision(engine)
+    engine.dispose()
+    info = {"current": revision, "head": HEAD_REVISION, "up_to_date": revision == HEAD_REVISION}
+    if json_out:
+        emit_json(info)
+    else:
+        print_text(f"{revision or '(blank)'} (head {HEAD_REVISION}{', up to date' if info['up_to_date'] else ''})")
+
+
+@db_app.command("upgrade")
+def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+    """Bring the database to the newest schema (commands also do this on their own).
+
+    Example: campaign db upgrade
+    """
+    from campaign.db.migrate import HEAD_REVISION
+
+    s = state(ctx)
+    s.db  # opening migrates
+    emit_json({"current": HEAD_REVISION}) if json_out else say(f"database at revision {HEAD_REVISION}")
+
+
+@db_app.command("backup")
+def db_backup(ctx: typer.Context, file: Path = typer.Argument(..., help="Where to write the copy."),
+              json_out: bool = JsonOption) -> None:
+    """Write a consistent copy of the SQLite database, safe while others are writing.
+
+    Example: campaign db backup ~/backups/campaign-2026-11-29.db
+    """
+    from campaign.db.backup import backup_sqlite, refuse_non_sqlite
+    from campaign.db.engine import sqlite_path
+
+    s = state(ctx)
+    db = s.db
+    refuse_non_sqlite(db.dialect)
+    size = backup_sqlite(sqlite_path(db.url), file)
+    emit_json({"backup": str(file), "bytes": size}) if json_out else say(f"backed up to {file} ({size} bytes)")

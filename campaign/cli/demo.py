@@ -1,0 +1,69 @@
+"""`campaign demo`: a guided tour that builds a sample campaign and shows each feature."""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from pathlib import Path
+
+import typer
+
+DEMO_SEED = 20261129
+
+
+def _steps(db: str) -> list[list[str]]:
+    g = ["--db", db]
+    return [
+        g + ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja"],
+        g + ["player", "add", "Aki"],
+        g + ["player", "add", "Ren"],
+        g + ["char", "add", "鈴音", "--player", "Aki", "--stat", "IQ=12", "--stat", "HT=11",
+             "--stat", "Will=11", "--stat", "FP=11", "--stat", "HP=11", "--cp", "100"],
+        g + ["char", "add", "刀矢", "--player", "Ren", "--stat", "IQ=10", "--stat", "HT=12",
+             "--stat", "Will=13", "--cp", "100"],
+        g + ["char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "IQ=8", "--stat", "Will=10"],
+        g + ["char", "relate", "鈴音", "刀矢", "--note", "幼馴染"],
+        g + ["char", "list"],
+        g + ["char", "show", "鈴音"],
+    ]
+
+
+def demo(
+    ctx: typer.Context,
+    keep: bool = typer.Option(False, "--keep", help="Print where the demo database is and keep it."),
+) -> None:
+    """Build a sample campaign and walk through what the tool does, printing each step.
+
+    Uses a temporary database unless --db is given. Dice come from a fixed seed, so the
+    tour prints the same results every time.
+
+    Example: campaign demo
+    """
+    from campaign.cli.app import app
+    from campaign.cli.context import state
+    from campaign.cli.output import print_text
+
+    s = state(ctx)
+    workdir = None
+    db = s.db_option
+    if db is None:
+        workdir = tempfile.mkdtemp(prefix="campaign-demo-")
+        db = str(Path(workdir) / "demo.db")
+    for argv in _steps(db):
+        shown = [a for a in argv[2:]]
+        print_text("\n$ campaign " + " ".join(shlex.quote(a) for a in shown), style="bold cyan")
+        try:
+            app(argv, standalone_mode=False)
+        except SystemExit as exc:
+            if exc.code:
+                raise
+    if keep or s.db_option:
+        print_text(f"\ndemo database: {db}")
+    elif workdir:
+        import shutil
+
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("demo")(demo)

@@ -1,0 +1,66 @@
+"""Rendering: one JSON document, CSV, or a Rich table, from the same rows.
+
+Data goes to stdout, messages to stderr. Rich is imported only for human output, so
+`--json` pipelines don't pay for it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import typer
+
+JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
+CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def say(message: str) -> None:
+    """A human message to stderr (never mixed into data on stdout)."""
+    _console(stderr=True).print(message, markup=False)
+
+
+def print_text(message: str, style: str | None = None) -> None:
+    _console().print(message, style=style, markup=False)
+
+
+def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*("" if cell is None else str(cell) for cell in row))
+    _console().print(table)
+
+
+def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if cell is None else cell for cell in row])
+
+
+def print_fields(title: str, fields: Sequence[tuple[str, Any]]) -> None:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for key, value in fields:
+        table.add_row(key, "" if value is None else str(value))
+    _console().print(table)

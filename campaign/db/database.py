@@ -1,0 +1,43 @@
+"""One opened campaign database: an engine at the current schema, and transactions.
+
+Services open their own transactions through write() or read(); a write transaction
+on SQLite starts with BEGIN IMMEDIATE so the whole read-decide-append step is atomic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy.orm import Session
+
+from campaign.db.engine import make_engine, resolve_url
+from campaign.db.migrate import ensure_current
+
+
+class Database:
+    def __init__(self, db: str | None = None, *, migrate: bool = True) -> None:
+        self.url = resolve_url(db)
+        self.engine = make_engine(self.url)
+        if migrate:
+            ensure_current(self.engine)
+        self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        self._reader = self.engine.execution_options(sqlite_begin="DEFERRED")
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A transaction that commits on success and rolls back on any error."""
+        with Session(self._writer, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with Session(self._reader, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    def close(self) -> None:
+        self.engine.dispose()

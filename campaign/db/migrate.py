@@ -1,0 +1,102 @@
+"""Bringing a database to the schema this code expects.
+
+Opening a database checks its revision with one cheap query; Alembic (about 100 ms of
+imports) is loaded only when an upgrade is actually due.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, inspect, text
+from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
+
+from campaign.errors import DataError
+
+# Must equal the newest revision in migrations/versions (a test checks it).
+HEAD_REVISION = "0001"
+OUR_TABLES = {"campaigns", "players", "characters", "ledger"}
+
+
+def migrations_dir() -> Path:
+    """migrations/ ships inside the wheel as campaign/migrations; in a checkout it is top level."""
+    installed = Path(__file__).resolve().parents[1] / "migrations"
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parents[2] / "migrations"
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The database's revision, or None for a blank database.
+
+    Raises DataError for a file that is not a database, or a database that holds
+    tables of its own but is not a campaign database: we never write into those.
+    """
+    try:
+        with engine.connect().execution_options(sqlite_begin="DEFERRED") as conn:
+            try:
+                return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            except (OperationalError, ProgrammingError):
+                conn.rollback()
+                tables = set(inspect(conn).get_table_names())
+    except DatabaseError as exc:
+        raise DataError(f"cannot open the database: {_first_line(exc)}") from None
+    if tables:
+        raise DataError("this database is not a campaign database (it has other tables); refusing to touch it")
+    return None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(getattr(exc, "orig", exc)).splitlines()[0]
+
+
+def alembic_config(connection):
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    config.attributes["connection"] = connection
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Run migrations, with SQLite foreign keys off around batch table rebuilds."""
+    from alembic import command
+
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as conn:
+        if sqlite:
+            _set_sqlite_foreign_keys(conn, on=False)
+        command.upgrade(alembic_config(conn), revision)
+        conn.commit()
+        if sqlite:
+            problems = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+            conn.rollback()
+            _set_sqlite_foreign_keys(conn, on=True)
+            if problems:
+                raise DataError(f"migration left broken foreign keys: {problems[:3]}")
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    from alembic import command
+
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            _set_sqlite_foreign_keys(conn, on=False)
+        command.downgrade(alembic_config(conn), revision)
+        conn.commit()
+        if engine.dialect.name == "sqlite":
+            _set_sqlite_foreign_keys(conn, on=True)
+
+
+def _set_sqlite_foreign_keys(conn, *, on: bool) -> None:
+    """PRAGMA foreign_keys is ignored inside a transaction, so send it on the raw
+    DBAPI connection (autocommit mode) rather than through SQLAlchemy's autobegin."""
+    conn.connection.dbapi_connection.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
+
+
+def ensure_current(engine: Engine) -> None:
+    revision = current_revision(engine)
+    if revision == HEAD_REVISION:
+        return
+    upgrade(engine)

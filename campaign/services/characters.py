@@ -1,0 +1,252 @@
+"""Players, characters, their stats and relationships."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.db.database import Database
+from campaign.db.models import (
+    Character,
+    Condition,
+    Disappearance,
+    Player,
+    Relationship,
+    Search,
+    Trait,
+)
+from campaign.errors import BadInput, RuleRefused
+from campaign.services.common import (
+    campaign_named,
+    character_named,
+    clean_name,
+    clean_text,
+    player_named,
+)
+from campaign.services.effects import Effects
+
+POOL_STATS = ("FP", "HP")
+STAT_LIMIT = 1_000_000
+
+
+def _check_stats(stats: dict[str, int]) -> dict[str, int]:
+    cleaned = {}
+    for key, value in stats.items():
+        key = clean_name(key, "stat")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadInput(f"stat {key}: {value!r} is not a whole number")
+        if abs(value) > STAT_LIMIT:
+            raise BadInput(f"stat {key}: {value} is out of range (at most ±{STAT_LIMIT})")
+        cleaned[key] = value
+    return cleaned
+
+
+def _check_cp(cp: int) -> int:
+    if abs(cp) > STAT_LIMIT:
+        raise BadInput(f"CP {cp} is out of range (at most ±{STAT_LIMIT})")
+    return cp
+
+
+def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> dict[str, Any]:
+    name = clean_name(name, "player")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name)):
+            raise RuleRefused(f"a player named {name!r} already exists in {campaign.name!r}")
+        session.add(Player(campaign_id=campaign.id, name=name))
+        entry = ledger.append(session, campaign, actor, ledger.NewEntry(kind="player", reason="added",
+                                                                           detail={"player": name}))
+        return {"name": name, "seq": entry.seq}
+
+
+def list_players(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        players = session.scalars(select(Player).where(Player.campaign_id == campaign.id).order_by(Player.name)).all()
+        rows = []
+        for player in players:
+            names = session.scalars(
+                select(Character.name).where(Character.player_id == player.id).order_by(Character.name)
+            ).all()
+            rows.append({"name": player.name, "characters": list(names)})
+        return rows
+
+
+def add_character(
+    db: Database,
+    campaign_name: str | None,
+    name: str,
+    actor: str,
+    *,
+    player: str | None = None,
+    npc: bool = False,
+    summoner: str | None = None,
+    stats: dict[str, int] | None = None,
+    cp: int = 0,
+) -> dict[str, Any]:
+    name = clean_name(name, "character")
+    stats = _check_stats(stats or {})
+    cp = _check_cp(cp)
+    if not npc and player is None:
+        raise BadInput("a PC needs --player (or add --npc for a non-player character)")
+    if summoner is not None and not npc:
+        raise BadInput("only an NPC has a summoner (add --npc)")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        if session.scalar(select(Character.id).where(Character.campaign_id == campaign.id, Character.name == name)):
+            raise RuleRefused(f"a character named {name!r} already exists in {campaign.name!r}")
+        owner = player_named(session, campaign, player) if player is not None else None
+        summoner_row = character_named(session, campaign, summoner) if summoner is not None else None
+        if summoner_row is not None and summoner_row.kind != "pc":
+            raise RuleRefused(f"the summoner must be a PC; {summoner_row.name!r} is an NPC")
+        character = Character(
+            campaign_id=campaign.id, name=name, kind="npc" if npc else "pc",
+            player_id=owner.id if owner else None, summoner_id=summoner_row.id if summoner_row else None,
+            stats=stats, cp_total=cp, pools={},
+        )
+        session.add(character)
+        session.flush()
+        entry = ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="character", character=name, reason="added",
+            detail={"kind": character.kind, "player": player, "summoner": summoner, "stats": stats, "cp_total": cp},
+        ))
+        return {**character_view(session, character), "seq": entry.seq}
+
+
+def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, stats: dict[str, int],
+              cp: int | None = None) -> dict[str, Any]:
+    stats = _check_stats(stats)
+    if not stats and cp is None:
+        raise BadInput("nothing to set: give --stat KEY=VALUE or --cp N")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        character = character_named(session, campaign, name)
+        seq = ledger.next_seq(session, campaign.id)
+        effects = Effects(session, campaign, seq)
+        for key, value in stats.items():
+            effects.set_stat(character, key, value)
+        if cp is not None:
+            effects.change_cp(character, _check_cp(cp) - character.cp_total)
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="character", character=character.name, reason="stats changed", detail={"applied": effects.ops},
+        ), expect_seq=seq)
+        return {**character_view(session, character), "seq": seq}
+
+
+def relate(db: Database, campaign_name: str | None, a: str, b: str, actor: str, note: str | None) -> dict[str, Any]:
+    note = clean_text(note, "--note")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        first, second = character_named(session, campaign, a), character_named(session, campaign, b)
+        if first.id == second.id:
+            raise RuleRefused("a character cannot be related to itself")
+        if related(session, first, second):
+            raise RuleRefused(f"{first.name!r} and {second.name!r} are already related")
+        session.add(Relationship(campaign_id=campaign.id, from_id=first.id, to_id=second.id, note=note))
+        entry = ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="relation", character=first.name, reason=note, detail={"from": first.name, "to": second.name},
+        ))
+        return {"from": first.name, "to": second.name, "note": note, "seq": entry.seq}
+
+
+def related(session: Session, first: Character, second: Character) -> bool:
+    """Relationships are symmetric; an NPC's summoner always counts as related to it."""
+    if first.summoner_id == second.id or second.summoner_id == first.id:
+        return True
+    return session.scalar(
+        select(Relationship.id).where(
+            or_(
+                (Relationship.from_id == first.id) & (Relationship.to_id == second.id),
+                (Relationship.from_id == second.id) & (Relationship.to_id == first.id),
+            )
+        )
+    ) is not None
+
+
+def status_of(session: Session, character: Character) -> tuple[str, str | None]:
+    """("missing", None), ("searching", target name) or ("active", None)."""
+    missing = session.scalar(
+        select(Disappearance.id).where(Disappearance.character_id == character.id, Disappearance.reunited_seq.is_(None))
+    )
+    if missing is not None:
+        return "missing", None
+    target = session.scalar(
+        select(Character.name)
+        .join(Disappearance, Disappearance.character_id == Character.id)
+        .join(Search, Search.disappearance_id == Disappearance.id)
+        .where(Search.searcher_id == character.id, Search.ended_seq.is_(None))
+    )
+    if target is not None:
+        return "searching", target
+    return "active", None
+
+
+def character_view(session: Session, character: Character) -> dict[str, Any]:
+    """Everything `char show --json` promises, as plain JSON-able values."""
+    status, searching_for = status_of(session, character)
+    traits = session.scalars(
+        select(Trait).where(Trait.character_id == character.id, Trait.removed_seq.is_(None)).order_by(Trait.id)
+    ).all()
+    conditions = session.scalars(
+        select(Condition).where(Condition.character_id == character.id, Condition.cleared_seq.is_(None)).order_by(Condition.id)
+    ).all()
+    relations = []
+    for rel in session.scalars(
+        select(Relationship).where(or_(Relationship.from_id == character.id, Relationship.to_id == character.id))
+        .order_by(Relationship.id)
+    ):
+        other_id = rel.to_id if rel.from_id == character.id else rel.from_id
+        relations.append({"name": session.get(Character, other_id).name, "note": rel.note})
+    pools = {
+        stat: {"max": character.stats[stat], "current": character.pools.get(stat, character.stats[stat])}
+        for stat in POOL_STATS if stat in character.stats
+    }
+    return {
+        "name": character.name,
+        "kind": character.kind,
+        "player": character.player.name if character.player else None,
+        "summoner": character.summoner.name if character.summoner else None,
+        "stats": dict(character.stats),
+        "cp_total": character.cp_total,
+        "status": status,
+        "searching_for": searching_for,
+        "traits": [
+            {"name": t.name, "category": t.category, "cp": t.cp, "counts_toward_limit": t.counts_toward_limit,
+             "source_seq": t.source_seq, "origin": t.origin}
+            for t in traits
+        ],
+        "conditions": [
+            {"name": c.name, "duration": c.duration, "detail": c.detail, "source_seq": c.source_seq, "origin": c.origin}
+            for c in conditions
+        ],
+        "pools": pools,
+        "relations": relations,
+    }
+
+
+def show_character(db: Database, campaign_name: str | None, name: str) -> dict[str, Any]:
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        return character_view(session, character_named(session, campaign, name))
+
+
+def list_characters(db: Database, campaign_name: str | None, status: str | None = None) -> list[dict[str, Any]]:
+    if status is not None and status not in ("active", "missing", "searching"):
+        raise BadInput(f"--status must be active, missing or searching, not {status!r}")
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        rows = []
+        for character in session.scalars(
+            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.kind, Character.name)
+        ):
+            view = character_view(session, character)
+            if status is None or view["status"] == status:
+                rows.append(view)
+        return rows

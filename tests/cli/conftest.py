@@ -1,0 +1,53 @@
+"""Running the real CLI in-process (CliRunner), parsing --json output."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+from typer.testing import CliRunner
+
+from campaign.cli.app import app
+
+
+@dataclass
+class Cli:
+    db: str
+
+    def run(self, *args: str, expect: int | None = 0):
+        result = CliRunner().invoke(app, ["--db", self.db, *args], catch_exceptions=False)
+        if expect is not None:
+            assert result.exit_code == expect, (
+                f"campaign {' '.join(args)} exited {result.exit_code}, expected {expect}\n"
+                f"stdout: {result.stdout}\nstderr: {result.stderr}"
+            )
+        return result
+
+    def json(self, *args: str, expect: int = 0):
+        return json.loads(self.run(*args, "--json", expect=expect).stdout)
+
+    def error(self, *args: str, code: int) -> str:
+        """Run a command that must be refused; return its one-line message."""
+        result = self.run(*args, expect=code)
+        assert "Traceback" not in result.output
+        return result.stderr.strip()
+
+
+@pytest.fixture
+def cli(db_url) -> Cli:
+    return Cli(db_url)
+
+
+@pytest.fixture
+def gurps(cli) -> Cli:
+    """A GURPS campaign with two players, two PCs and a summoned NPC."""
+    cli.run("init", "テスト卓")
+    cli.run("player", "add", "Aki")
+    cli.run("player", "add", "Ren")
+    cli.run("char", "add", "鈴音", "--player", "Aki", "--stat", "IQ=12", "--stat", "HT=11",
+            "--stat", "Will=11", "--stat", "FP=11", "--stat", "HP=11", "--cp", "100")
+    cli.run("char", "add", "刀矢", "--player", "Ren", "--stat", "IQ=10", "--stat", "HT=12",
+            "--stat", "Will=13", "--cp", "100")
+    cli.run("char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "Will=10")
+    return cli
