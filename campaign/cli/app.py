@@ -52,6 +52,8 @@ def root(
     campaign: str = typer.Option(None, "--campaign", "-c", envvar="CAMPAIGN",
                                  help="Campaign to act on (default: the one chosen with `use`)."),
     actor: str = typer.Option("GM", "--as", envvar="CAMPAIGN_ACTOR", help="Who is acting, recorded in the ledger."),
+    seed: int = typer.Option(None, "--seed", envvar="CAMPAIGN_SEED", hidden=True,
+                             help="Roll from a fixed seed (demos and tests only; recorded as 'seeded')."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
@@ -62,7 +64,7 @@ def root(
     except CampaignError as exc:
         sys.stderr.write(f"error: {exc}\n")
         raise typer.Exit(exc.exit_code) from None
-    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor=actor)
+    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor=actor, seed=seed)
 
 
 def _register() -> None:

@@ -14,6 +14,7 @@ class AppState:
     db_option: str | None = None
     campaign_option: str | None = None
     actor: str = "GM"
+    seed: int | None = None
     _db: Database | None = field(default=None, repr=False)
 
     @property
@@ -32,6 +33,21 @@ class AppState:
         from campaign.selection import selected_campaign
 
         return selected_campaign(self.db.url)
+
+
+    def dice(self, manual: str | None):
+        """The dice source for a rolling command: --dice faces, else --seed, else the OS.
+
+        Services call ensure_all_used() on a manual source after rolling, so leftover
+        faces (a typo) refuse the command before it commits.
+        """
+        from campaign.core.dice_source import ManualDice, SeededDice, SystemDice
+
+        if manual is not None:
+            return ManualDice.parse(manual)
+        if self.seed is not None:
+            return SeededDice(self.seed)
+        return SystemDice()
 
 
 def state(ctx: typer.Context) -> AppState:

@@ -16,6 +16,7 @@ import typer
 
 JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
 CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
+DiceOption = typer.Option(None, "--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
 
 
 def emit_json(value: Any) -> None:
