@@ -65,6 +65,7 @@ class NewEntry:
 class Appended:
     seq: int
     hash: str
+    prev_hash: str
     record: dict[str, Any]
 
 
@@ -136,7 +137,7 @@ def append(
             **{name: record[name] for name in INDEXED_FIELDS},
         )
     )
-    return Appended(seq=record["seq"], hash=digest, record=record)
+    return Appended(seq=record["seq"], hash=digest, prev_hash=prev_hash, record=record)
 
 
 @dataclass(frozen=True)

@@ -68,9 +68,11 @@ def root(
 
 
 def _register() -> None:
-    from campaign.cli import campaigns, characters, dbcmd, demo
+    from campaign.cli import campaigns, characters, dbcmd, demo, history
 
     campaigns.register(app)
+    app.command("roll")(history.roll)
+    app.add_typer(history.history_app, name="history")
     app.add_typer(characters.player_app, name="player")
     app.add_typer(characters.char_app, name="char")
     app.add_typer(dbcmd.db_app, name="db")

@@ -1,0 +1,97 @@
+"""GURPS success roll, rules R1.
+
+Kept apart from the dice grammar because fright checks and other services judge a
+3d6 roll against a target without ever writing an expression.
+
+A dice modifier (`3D6+1<=12`) is read as a modifier to the effective skill with the
+opposite sign: the success test `total <= target` is unchanged, and the critical
+thresholds are applied to the raw 3d6 sum against `effective_target = target -
+modifier`, which is how the rules phrase them ("a 5 is a critical success if your
+effective skill is 15+"). With no modifier the two targets are the same number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from campaign.errors import DiceError
+
+if TYPE_CHECKING:
+    from campaign.core.dice_source import DiceSource
+
+SUCCESS = "success"
+FAILURE = "failure"
+CRITICAL_SUCCESS = "critical_success"
+CRITICAL_FAILURE = "critical_failure"
+
+SUCCEEDING_OUTCOMES = frozenset({SUCCESS, CRITICAL_SUCCESS})
+
+
+@dataclass(frozen=True, slots=True)
+class SuccessJudgement:
+    outcome: str
+    margin: int  # target - total: how far below the target (negative when missed)
+    raw: int  # the plain 3d6 sum, which criticals are judged on
+    total: int  # raw plus any dice modifier, which success is judged on
+    target: int
+    effective_target: int
+    faces: tuple[int, ...] = ()  # empty when judged from a sum without the dice
+
+    @property
+    def succeeded(self) -> bool:
+        return self.outcome in SUCCEEDING_OUTCOMES
+
+    @property
+    def critical(self) -> bool:
+        return self.outcome in (CRITICAL_SUCCESS, CRITICAL_FAILURE)
+
+    def to_detail(self) -> dict[str, Any]:
+        return {
+            "rule": "R1",
+            "outcome": self.outcome,
+            "margin": self.margin,
+            "raw": self.raw,
+            "total": self.total,
+            "target": self.target,
+            "effective_target": self.effective_target,
+            "faces": list(self.faces),
+        }
+
+
+def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ...] = ()) -> SuccessJudgement:
+    """Judge a rolled 3d6 against a target (R1); pure, so every boundary is testable."""
+    if not 3 <= raw_3d6 <= 18:
+        raise DiceError(f"a 3d6 sum is 3..18, not {raw_3d6}")
+    # RULES R1, as BCDice does it: the 5/6/17 thresholds compare the raw 3d6 with the
+    # target as written; "10 or more over the target" uses the modified total.
+    effective_target = target - (total - raw_3d6)
+    if raw_3d6 <= 4 or (raw_3d6 == 5 and target >= 15) or (raw_3d6 == 6 and target >= 16):
+        outcome = CRITICAL_SUCCESS
+    elif raw_3d6 == 18 or (raw_3d6 == 17 and target <= 15) or total >= target + 10:
+        outcome = CRITICAL_FAILURE
+    elif raw_3d6 >= 17:
+        outcome = FAILURE
+    elif total <= target:
+        outcome = SUCCESS
+    else:
+        outcome = FAILURE
+    return SuccessJudgement(
+        outcome=outcome,
+        margin=target - total,
+        raw=raw_3d6,
+        total=total,
+        target=target,
+        effective_target=effective_target,
+        faces=faces,
+    )
+
+
+def success_roll(target: int, source: DiceSource, modifier: int = 0) -> SuccessJudgement:
+    """Roll 3d6 (+modifier, as in `3D6+modifier<=target`) and judge it by R1.
+
+    A skill penalty such as "-2 to Will" belongs in `target`, not in `modifier`.
+    """
+    faces = (source.roll(6), source.roll(6), source.roll(6))
+    raw = faces[0] + faces[1] + faces[2]
+    return judge_success(raw, raw + modifier, target, faces=faces)
