@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import sys
 import tempfile
 from pathlib import Path
 
@@ -25,6 +26,12 @@ def _steps(db: str) -> list[list[str]]:
         g + ["char", "relate", "鈴音", "刀矢", "--note", "幼馴染"],
         g + ["char", "list"],
         g + ["char", "show", "鈴音"],
+        g + ["--as", "Aki", "roll", "3D6<=12", "回避", "--char", "鈴音"],
+        g + ["--as", "Ren", "roll", "2D6+3>=10", "--char", "刀矢"],
+        g + ["roll", "3D6<=11", "--char", "鈴音", "--dice", "6,6,5"],
+        g + ["history", "--limit", "5"],
+        g + ["history", "seal", "--reason", "第1話 終了"],
+        g + ["history", "verify"],
     ]
 
 
@@ -49,14 +56,14 @@ def demo(
     if db is None:
         workdir = tempfile.mkdtemp(prefix="campaign-demo-")
         db = str(Path(workdir) / "demo.db")
-    for argv in _steps(db):
-        shown = [a for a in argv[2:]]
-        print_text("\n$ campaign " + " ".join(shlex.quote(a) for a in shown), style="bold cyan")
-        try:
-            app(argv, standalone_mode=False)
-        except SystemExit as exc:
-            if exc.code:
-                raise
+    for step, argv in enumerate(_steps(db)):
+        print_text("\n$ campaign " + " ".join(shlex.quote(a) for a in argv[2:]), style="bold cyan")
+        sys.stdout.flush()
+        code = app(["--seed", str(DEMO_SEED + step), *argv], standalone_mode=False)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if code:
+            raise typer.Exit(code)
     if keep or s.db_option:
         print_text(f"\ndemo database: {db}")
     elif workdir:

@@ -117,13 +117,20 @@ def history(
 
         print_csv(CSV_COLUMNS, (_row(e) for e in stream))
     else:
-        print_table("history", ["#", "at (UTC)", "actor", "kind", "character", "roll", "dice", "total", "result",
-                                "reason"], (
-            [e["seq"] if e["voided_by"] is None else f"{e['seq']} (void #{e['voided_by']})", e["at"][:19],
-             e["actor"], e["kind"], e["character"], e["expression"], " ".join(map(str, e["dice"] or [])),
-             e["total"], OUTCOME_LABELS.get(e["outcome"], e["outcome"]), e["reason"]]
-            for e in stream
-        ))
+        print_table("history", ["#", "when (UTC)", "actor", "kind", "character", "roll", "reason"],
+                    (_human_row(e) for e in stream))
+
+
+def _human_row(entry: dict[str, Any]) -> list[Any]:
+    seq = str(entry["seq"]) if entry["voided_by"] is None else f"{entry['seq']} ✗#{entry['voided_by']}"
+    roll = ""
+    if entry["expression"]:
+        dice = ",".join(map(str, entry["dice"] or []))
+        roll = f"{entry['expression']} [{dice}]={entry['total']}"
+        if entry["outcome"]:
+            roll += " " + OUTCOME_LABELS.get(entry["outcome"], entry["outcome"])
+    return [seq, entry["at"][5:16].replace("T", " "), entry["actor"], entry["kind"], entry["character"], roll,
+            entry["reason"]]
 
 
 def _chain(first, rest):

@@ -1,0 +1,215 @@
+"""`campaign missing ...` and `campaign scenario ...` (RULES R4)."""
+
+from __future__ import annotations
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_fields, print_table, print_text, say
+from campaign.errors import BadInput
+
+missing_app = typer.Typer(
+    help="Missing characters (行方不明): mark them, set their reunion die, list them.\n\n"
+         "Example: campaign missing mark 鈴音 --reason '霧の中で'",
+    no_args_is_help=True,
+)
+scenario_app = typer.Typer(
+    help="Scenarios: start one with its participants and search parties, end it with the reunion checks.\n\n"
+         "Example: campaign scenario start '霧の館' --with 刀矢 --search 刀矢=鈴音",
+    no_args_is_help=True,
+)
+
+
+def _pairs(items: list[str], what: str, shape: str) -> list[tuple[str, str]]:
+    """`A=B` options; the part after the last '=' is B (names rarely contain '=')."""
+    pairs = []
+    for item in items:
+        left, sep, right = item.rpartition("=")
+        if not sep or not left.strip() or not right.strip():
+            raise BadInput(f"{what}: expected {shape}, got {item!r}")
+        pairs.append((left.strip(), right.strip()))
+    return pairs
+
+
+# --------------------------------------------------------------------------- missing
+
+
+@missing_app.command("mark")
+def missing_mark(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The character that went missing."),
+    faces: int = typer.Option(6, "--faces", help="Faces of its reunion die (default 6)."),
+    reason: str = typer.Option(None, "--reason", help="What happened, for the record."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Mark a character missing; it is rolled for at the end of every scenario until it returns.
+
+    Example: campaign missing mark 鈴音 --faces 8 --reason '異界に迷い込んだ'
+    """
+    from campaign.services.missing import mark_missing
+
+    s = state(ctx)
+    view = mark_missing(s.db, s.campaign, name, s.actor, faces=faces, reason=reason)
+    if json_out:
+        emit_json(view)
+    else:
+        say(f"{view['character']} is missing: {view['odds']} at each scenario end (ledger #{view['seq']})")
+
+
+@missing_app.command("faces")
+def missing_faces(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="A missing character."),
+    faces: int = typer.Argument(..., help="New number of faces of its reunion die."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Change the reunion die of a missing character (the GM's call).
+
+    Example: campaign missing faces 鈴音 10
+    """
+    from campaign.services.missing import set_faces
+
+    s = state(ctx)
+    view = set_faces(s.db, s.campaign, name, s.actor, faces)
+    if json_out:
+        emit_json(view)
+    else:
+        say(f"{view['character']}: reunion die is now 1d{view['faces']}, {view['odds']} (ledger #{view['seq']})")
+
+
+@missing_app.command("list")
+def missing_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+    """List missing characters: reunion die, searchers, since when, and the current chance.
+
+    Example: campaign missing list --json
+    """
+    from campaign.services.missing import list_missing
+
+    s = state(ctx)
+    rows = list_missing(s.db, s.campaign)
+    if json_out:
+        emit_json(rows)
+        return
+    columns = ["character", "player", "die", "searchers", "since", "reunion"]
+    table = [
+        [r["character"], r["player"], f"1d{r['faces']}",
+         ", ".join(f"{x['name']} ({x['player']})" for x in r["searchers"]),
+         f"#{r['since_seq']}" + (f" (scenario {r['since_scenario']})" if r["since_scenario"] else ""),
+         r["odds"]]
+        for r in rows
+    ]
+    print_csv(columns, table) if csv_out else print_table("missing", columns, table)
+
+
+# --------------------------------------------------------------------------- scenario
+
+
+@scenario_app.command("start")
+def scenario_start(
+    ctx: typer.Context,
+    title: str = typer.Argument(..., help="Scenario title."),
+    with_: list[str] = typer.Option([], "--with", "-w", help="A participating character, repeatable."),
+    search: list[str] = typer.Option([], "--search", help="SEARCHER=TARGET: send a PC to search for a "
+                                                          "missing character, repeatable."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Open a scenario with its participants, and send searchers for missing characters.
+
+    Example: campaign scenario start '霧の館' --with 刀矢 --with 管狐 --search 鈴音=白露
+    """
+    from campaign.services.scenarios import start_scenario
+
+    s = state(ctx)
+    view = start_scenario(s.db, s.campaign, title, s.actor, with_, _pairs(search, "--search", "SEARCHER=TARGET"))
+    if json_out:
+        emit_json(view)
+        return
+    say(f"scenario #{view['number']} {view['title']} started with {', '.join(view['participants'])} "
+        f"(ledger #{view['seq']})")
+    for sent in view["sent"]:
+        say(f"{sent['searcher']} ({sent['player']}) searches for {sent['target']}: now {sent['odds']}")
+
+
+@scenario_app.command("end")
+def scenario_end(
+    ctx: typer.Context,
+    dice: list[str] = typer.Option([], "--dice", help="CHAR=FACE: the physical reunion die of a missing "
+                                                      "character, repeatable; others are rolled."),
+    json_out: bool = JsonOption,
+) -> None:
+    """End the open scenario and roll the reunion check of every missing character.
+
+    Example: campaign scenario end --dice 鈴音=2
+    """
+    from campaign.services.scenarios import end_scenario
+
+    s = state(ctx)
+    manual = [(name, s.dice(face)) for name, face in _pairs(dice, "--dice", "CHAR=FACE")]
+    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None))
+    if json_out:
+        emit_json(ended)
+        return
+    scenario = ended["scenario"]
+    say(f"scenario #{scenario['number']} {scenario['title']} ended (ledger #{ended['seq']})")
+    for r in ended["reunions"]:
+        if r["success"]:
+            back = f"; {', '.join(r['searchers'])} return" if r["searchers"] else ""
+            verdict = f"reunited{back}"
+        else:
+            verdict = "still missing"
+        print_text(f"{r['character']}: {r['odds']} → rolled {r['roll']}: {verdict} (ledger #{r['seq']})")
+    if not ended["reunions"]:
+        say("no one is missing: no reunion checks")
+
+
+@scenario_app.command("list")
+def scenario_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+    """List scenarios with their status and participants.
+
+    Example: campaign scenario list --csv
+    """
+    from campaign.services.scenarios import list_scenarios
+
+    s = state(ctx)
+    rows = list_scenarios(s.db, s.campaign)
+    if json_out:
+        emit_json(rows)
+        return
+    columns = ["#", "title", "status", "participants", "started", "ended"]
+    table = [[r["number"], r["title"], r["status"], ", ".join(r["participants"]), r["started_at"], r["ended_at"]]
+             for r in rows]
+    print_csv(columns, table) if csv_out else print_table("scenarios", columns, table)
+
+
+@scenario_app.command("show")
+def scenario_show(
+    ctx: typer.Context,
+    title: str = typer.Argument(None, help="Title or number (#3); default: the open or latest scenario."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Show a scenario: participants, searchers sent, who went missing, reunion rolls.
+
+    Example: campaign scenario show '霧の館'
+    """
+    from campaign.services.scenarios import show_scenario
+
+    s = state(ctx)
+    view = show_scenario(s.db, s.campaign, title)
+    if json_out:
+        emit_json(view)
+        return
+    fields = [
+        ("status", view["status"]),
+        ("started", f"{view['started_at']} (ledger #{view['started_seq']})"),
+        ("ended", f"{view['ended_at']} (ledger #{view['ended_seq']})" if view["ended_seq"] else None),
+        ("participants", ", ".join(view["participants"])),
+    ]
+    for sent in view["searches"]:
+        fields.append(("searcher", f"{sent['searcher']} ({sent['player']}) → {sent['target']}"))
+    for gone in view["went_missing"]:
+        fields.append(("went missing", f"{gone['character']} (ledger #{gone['seq']})"))
+    for r in view["reunions"]:
+        verdict = "reunited" if r["success"] else "still missing"
+        fields.append(("reunion", f"{r['character']}: {r['roll']} on 1d{r['faces']} vs <= {r['threshold']}: "
+                                  f"{verdict} (ledger #{r['seq']})"))
+    print_fields(f"#{view['number']} {view['title']}", fields)
