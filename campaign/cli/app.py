@@ -68,7 +68,7 @@ def root(
 
 
 def _register() -> None:
-    from campaign.cli import campaigns, characters, dbcmd, demo, history, scenarios
+    from campaign.cli import campaigns, characters, checks, dbcmd, demo, history, scenarios, transfer
 
     campaigns.register(app)
     app.command("roll")(history.roll)
@@ -76,8 +76,10 @@ def _register() -> None:
     app.add_typer(characters.player_app, name="player")
     app.add_typer(characters.char_app, name="char")
     app.add_typer(dbcmd.db_app, name="db")
+    app.add_typer(checks.check_app, name="check")
     app.add_typer(scenarios.missing_app, name="missing")
     app.add_typer(scenarios.scenario_app, name="scenario")
+    transfer.register(app)
     demo.register(app)
 
 

@@ -70,7 +70,41 @@ def list_(ctx: typer.Context, json_out: bool = JsonOption) -> None:
     ))
 
 
+def settings(
+    ctx: typer.Context,
+    assignments: list[str] = typer.Argument(None, help="KEY=VALUE pairs to change; none: show the settings."),
+    reason: str = typer.Option(None, "--reason", help="Why (recorded in the ledger)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Show or change the campaign's settings (fright_cap; criticals, default_stats).
+
+    A change is a ledger entry that `history void` can reverse. `fright_cap=none` removes
+    the cap; GURPS 4e's Rule of 14 is `fright_cap=13`.
+
+    Example: campaign settings fright_cap=13
+    """
+    from campaign.errors import BadInput
+    from campaign.services.campaigns import settings as settings_service
+
+    changes: dict[str, str] = {}
+    for item in assignments or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise BadInput(f"expected KEY=VALUE, got {item!r}")
+        changes[key.strip()] = value.strip()
+    app_state = state(ctx)
+    shown = settings_service(app_state.db, app_state.campaign, app_state.actor, changes, reason)
+    if json_out:
+        emit_json(shown)
+        return
+    if shown["seq"] is not None:
+        say(f"settings changed (ledger #{shown['seq']})")
+    print_table(f"settings of {shown['name']}", ["key", "value"],
+                ([key, "none" if value is None else value] for key, value in shown["settings"].items()))
+
+
 def register(app: typer.Typer) -> None:
     app.command("init")(init)
     app.command("use")(use)
     app.command("list")(list_)
+    app.command("settings")(settings)

@@ -90,12 +90,10 @@ def missing_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool 
     if json_out:
         emit_json(rows)
         return
-    columns = ["character", "player", "die", "searchers", "since", "reunion"]
+    columns = ["character", "player", "searchers", "since", "reunion"]
     table = [
-        [r["character"], r["player"], f"1d{r['faces']}",
-         ", ".join(f"{x['name']} ({x['player']})" for x in r["searchers"]),
-         f"#{r['since_seq']}" + (f" (scenario {r['since_scenario']})" if r["since_scenario"] else ""),
-         r["odds"]]
+        [r["character"], r["player"], ", ".join(x["name"] for x in r["searchers"]),
+         f"#{r['since_seq']}" + (f" (S{r['since_scenario']})" if r["since_scenario"] else ""), r["odds"]]
         for r in rows
     ]
     print_csv(columns, table) if csv_out else print_table("missing", columns, table)

@@ -11,7 +11,8 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
-from campaign.services.common import clean_name
+from campaign.services.common import campaign_named, clean_name, clean_text
+from campaign.services.effects import Effects
 
 RULESETS = {
     "gurps3-ja": "GURPS 3rd edition (Japanese), fright checks and seed tables",
@@ -62,3 +63,68 @@ def list_campaigns(db: Database) -> list[dict[str, Any]]:
             campaign_summary(c, **{key: counts[key].get(c.id, 0) for key in counts})
             for c in campaigns
         ]
+
+
+# Campaign settings a GM can change, per key: how a typed value becomes the stored one.
+def _setting_int(key: str, text: str) -> int | None:
+    if text.strip().lower() in ("none", "null", "off", ""):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise BadInput(f"setting {key}: {text!r} is not a whole number (or 'none')") from None
+    if not 3 <= value <= 30:
+        raise BadInput(f"setting {key}: {value} is outside 3..30")
+    return value
+
+
+def _setting_bool(key: str, text: str) -> bool:
+    folded = text.strip().lower()
+    if folded in ("true", "on", "yes", "1"):
+        return True
+    if folded in ("false", "off", "no", "0"):
+        return False
+    raise BadInput(f"setting {key}: {text!r} is not true or false")
+
+
+def _setting_names(key: str, text: str) -> list[str]:
+    names = [clean_name(part, "stat") for part in text.split(",")]
+    if not names:
+        raise BadInput(f"setting {key}: give names separated by commas")
+    return names
+
+
+SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "default_stats": _setting_names}
+
+
+def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[str, str] | None = None,
+             reason: str | None = None) -> dict[str, Any]:
+    """Show the campaign's settings, or change some (one ledger entry, kind "setting", voidable).
+
+    The keys a campaign takes are those of its ruleset's defaults (fright_cap for
+    gurps3-ja; criticals, default_stats for 2d6-ja).
+    """
+    reason = clean_text(reason, "--reason")
+    if not changes:
+        with db.read() as session:
+            return campaign_summary(campaign_named(session, campaign_name), seq=None)
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        allowed = DEFAULT_SETTINGS.get(campaign.ruleset, {})
+        parsed = {}
+        for key, text in changes.items():
+            if key not in allowed:
+                raise BadInput(f"unknown setting {key!r} for a {campaign.ruleset} campaign; "
+                               f"settings: {', '.join(allowed) or 'none'}")
+            parsed[key] = SETTING_PARSERS[key](key, text)
+        ledger.lock_campaign(session, campaign.id)
+        seq = ledger.next_seq(session, campaign.id)
+        effects = Effects(session, campaign, seq)
+        for key, value in parsed.items():
+            effects.set_setting(key, value)
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="setting", reason=reason or "settings changed",
+            detail={"changes": {op["key"]: {"before": op["before"], "after": op["after"]} for op in effects.ops},
+                    "applied": effects.ops},
+        ), expect_seq=seq)
+        return campaign_summary(campaign, seq=seq)

@@ -70,6 +70,20 @@ class Effects:
                          "before": trait.cp, "after": cp})
         trait.cp = cp
 
+    def set_trait_category(self, character: Character, trait: Trait, category: str) -> None:
+        """E.g. a mild phobia that a fright check made severe ("phobia" -> "severe phobia")."""
+        self.ops.append({"op": "trait_category", "character": character.name, "origin": trait.origin,
+                         "before": trait.category, "after": category})
+        trait.category = category
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """A campaign setting (fright_cap, criticals ...); `had` tells void whether to drop the key."""
+        settings = dict(self.campaign.settings or {})
+        self.ops.append({"op": "setting", "key": key, "had": key in settings, "before": settings.get(key),
+                         "after": value})
+        settings[key] = value
+        self.campaign.settings = settings
+
     def add_condition(self, character: Character, name: str, duration: str | None, detail: dict[str, Any]) -> Condition:
         condition = Condition(
             character_id=character.id, name=name, duration=duration, detail=detail,
@@ -110,6 +124,15 @@ class Effects:
 
 def _trait(session: Session, character: Character, origin: str) -> Trait:
     return session.scalars(select(Trait).where(Trait.character_id == character.id, Trait.origin == origin)).one()
+
+
+def _refuse_duplicate_trait(session: Session, character: Character, name: str, trait: Trait) -> None:
+    """Trait names are unique among a character's active traits, restored ones included."""
+    clash = session.scalars(
+        select(Trait).where(Trait.character_id == character.id, Trait.removed_seq.is_(None), Trait.id != trait.id)
+    ).all()
+    if any(other.name.casefold() == name.casefold() for other in clash):
+        raise RuleRefused(f"cannot void: {character.name} has another trait named {name!r} now; rename it first")
 
 
 def _condition(session: Session, character: Character, origin: str) -> Condition:
@@ -167,21 +190,48 @@ def reverse(session: Session, campaign: Campaign, ops: list[dict[str, Any]], voi
             said.append(f"{character.name}: {op['pool']} {-delta:+d}")
         elif kind == "trait_added":
             trait = _trait(session, character, op["origin"])
-            if trait.removed_seq is None:
-                trait.removed_seq = void_seq
+            if trait.removed_seq is not None and trait.removed_seq != void_seq:
+                # Its removal (a buy-off) moved the CP total too; undoing both here would
+                # count that twice. The later entry must be voided first.
+                raise RuleRefused(f"cannot void: {character.name}'s trait {trait.name!r} was removed by "
+                                  f"#{trait.removed_seq} since; void #{trait.removed_seq} first")
+            trait.removed_seq = void_seq
             said.append(f"{character.name}: trait {trait.name!r} removed")
         elif kind == "trait_removed":
             trait = _trait(session, character, op["origin"])
+            _refuse_duplicate_trait(session, character, trait.name, trait)
             trait.removed_seq = None
             said.append(f"{character.name}: trait {trait.name!r} restored")
         elif kind == "trait_renamed":
             trait = _trait(session, character, op["origin"])
+            if trait.name != op["after"]:
+                raise RuleRefused(f"cannot void: {character.name}'s trait {op['after']!r} was renamed again since")
+            if trait.removed_seq is None:
+                _refuse_duplicate_trait(session, character, op["before"], trait)
             trait.name = op["before"]
             said.append(f"{character.name}: trait renamed back to {op['before']!r}")
         elif kind == "trait_cp":
             trait = _trait(session, character, op["origin"])
+            if trait.cp != op["after"]:
+                raise RuleRefused(f"cannot void: {character.name}'s trait {trait.name!r} changed CP again since")
             trait.cp = op["before"]
             said.append(f"{character.name}: trait {trait.name!r} back to {op['before']} CP")
+        elif kind == "trait_category":
+            trait = _trait(session, character, op["origin"])
+            if trait.category != op["after"]:
+                raise RuleRefused(f"cannot void: {character.name}'s trait {trait.name!r} changed category again since")
+            trait.category = op["before"]
+            said.append(f"{character.name}: trait {trait.name!r} back to {op['before']!r}")
+        elif kind == "setting":
+            settings = dict(campaign.settings or {})
+            if settings.get(op["key"]) != op["after"]:
+                raise RuleRefused(f"cannot void: setting {op['key']} changed again since")
+            if op["had"]:
+                settings[op["key"]] = op["before"]
+            else:
+                settings.pop(op["key"], None)
+            campaign.settings = settings
+            said.append(f"setting {op['key']} back to {op['before']!r}")
         elif kind == "condition_added":
             condition = _condition(session, character, op["origin"])
             if condition.cleared_seq is None:

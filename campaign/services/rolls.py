@@ -18,6 +18,12 @@ def finish_dice(source: DiceSource) -> None:
         source.ensure_all_used()
 
 
+def _is_table_command(word: str) -> bool:
+    from campaign.core.tables import table_for_command
+
+    return table_for_command(word) is not None
+
+
 def roll(
     db: Database,
     campaign_name: str | None,
@@ -28,9 +34,23 @@ def roll(
     character: str | None = None,
     reason: str | None = None,
 ) -> dict[str, Any]:
-    """Roll `text` and append it as one ledger entry; returns it as `history` shows it."""
+    """Roll `text` and append it as one ledger entry; returns it as `history` shows it.
+
+    A BCDice table command (`CRT`, `fmb`, `FEAR+5`) as the first word is a table roll
+    (services.tables): the same entry shape plus `sub_entries` for its extra rolls; the
+    words after it are the comment, as for any expression.
+    """
     reason = clean_text(reason, "--reason")
     text = clean_text(text, "expression", limit=1000)
+    words = text.split(None, 1)
+    # Dice expressions mostly start with a digit; only a word starting with a letter
+    # (CRT, FEAR+5, but also D66) pays for loading the seed tables.
+    if words and words[0][:1].isascii() and words[0][:1].isalpha() and _is_table_command(words[0]):
+        from campaign.services.tables import roll_table
+
+        comment = words[1].strip() if len(words) > 1 else None
+        return roll_table(db, campaign_name, actor, words[0], source, character=character,
+                          reason=reason if reason is not None else comment or None)
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         ledger.lock_campaign(session, campaign.id)

@@ -1,0 +1,363 @@
+"""`campaign check ...`: 2d6 action checks (R5), danger sense and hiding (R6).
+
+Each command parses its options, calls one service in campaign.services.checks and
+renders the returned record: one JSON document with --json, else a Rich line or table.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import DiceOption, JsonOption, emit_json
+from campaign.cli.parsing import parse_int
+from campaign.errors import BadInput
+
+check_app = typer.Typer(
+    help="2d6 action checks: ability/skill, cooperative, opposed, danger sense and hiding. "
+    "Every check is logged with its dice; criticals (6-6 / 1-1) follow the campaign setting "
+    "`criticals`.\n\nExample: campaign check ability 鈴音 技 --target 12 --dice 4,5",
+    no_args_is_help=True,
+)
+
+TargetOption = typer.Option(..., "--target", "-t", help="Target number (目標値): the total must reach it.")
+SkillOption = typer.Option(None, "--skill", help="Skill level (技能レベル): makes it a skill check.")
+ModOption = typer.Option([], "--mod", "-m", help="Modifier N or LABEL=N (道具=2), repeatable.")
+DiceModOption = typer.Option(0, "--dice-mod", help="Change the number of dice (-1 for 1d6). At 0 dice the "
+                             "check fails without rolling.")
+OccasionOption = typer.Option(None, "--occasion", help="機会: 簡易, 標準, 作業 or 瞬間 (a label only).")
+ReasonOption = typer.Option(None, "--reason", help="Why the check was made, kept in the ledger.")
+
+SIDE_HELP = ("CHAR:STAT[+MOD...][±ND], e.g. 鈴音:技+2 or 刀矢:体-1D (one die fewer); "
+             "CHAR:- for a side that does not (or cannot) roll: its result is 0.")
+_SIGNS = "+-＋－−"
+_MOD_RE = re.compile(rf"\s*([{_SIGNS}])\s*(\d+)\s*([dDｄＤ][6６]?)?\s*")
+_SIDE_RE = re.compile(rf"^(?P<stat>.*?)(?P<mods>(?:\s*[{_SIGNS}]\s*\d+\s*(?:[dDｄＤ][6６]?)?)*)\s*$")
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def parse_mods(items: list[str], what: str = "--mod") -> list[tuple[str, int]]:
+    """`2`, `-1` or `LABEL=N` (道具=2) -> labelled modifiers."""
+    mods = []
+    for item in items:
+        label, sep, value = item.partition("=")
+        if sep:
+            if not label.strip():
+                raise BadInput(f"{what}: expected N or LABEL=N, got {item!r}")
+            mods.append((label.strip(), parse_int(value, f"{what} {label.strip()}")))
+        else:
+            mods.append(("mod", parse_int(item, what)))
+    return mods
+
+
+def parse_side(text: str, what: str, default_stat: str | None = None):
+    """`CHAR:STAT[+MOD...][±ND]` or `CHAR:-` (does not roll) -> SideSpec.
+
+    The split is at the last colon (ASCII or full-width), so a name may contain one if a
+    stat follows. With a default_stat a bare `CHAR` is allowed too.
+    """
+    from campaign.services.checks import SideSpec
+
+    raw = text.strip()
+    cut = max(raw.rfind(":"), raw.rfind("："))
+    if cut < 0:
+        if default_stat is None or not raw:
+            raise BadInput(f"{what}: expected CHAR:STAT[+MOD], got {text!r}")
+        return SideSpec(raw, default_stat)
+    name, rest = raw[:cut].strip(), raw[cut + 1:].strip()
+    if not name:
+        raise BadInput(f"{what}: no character name in {text!r} (expected CHAR:STAT[+MOD])")
+    if rest in ("-", "－", "−"):
+        return SideSpec(name, None)
+    match = _SIDE_RE.match(rest)
+    stat = match.group("stat").strip() if match else ""
+    if not stat or any(sign in stat for sign in _SIGNS):
+        raise BadInput(f"{what}: expected CHAR:STAT[+MOD] (e.g. 鈴音:技+2) or CHAR:-, got {text!r}")
+    modifiers, dice_modifier = [], 0
+    for sign, digits, dice in _MOD_RE.findall(match.group("mods")):
+        value = parse_int(digits, what) * (1 if sign in "+＋" else -1)
+        if dice:
+            dice_modifier += value
+        else:
+            modifiers.append(("mod", value))
+    return SideSpec(name, stat, tuple(modifiers), dice_modifier)
+
+
+# --------------------------------------------------------------------------- rendering
+
+OUTCOMES = {
+    "success": "成功 success",
+    "failure": "失敗 failure",
+    "critical_success": "大成功 critical success",
+    "critical_failure": "大失敗 critical failure",
+}
+CHECK_NAMES = {"ability": "能力判定", "skill": "技能判定", "cooperative": "協力判定",
+               "opposed": "対抗判定", "danger": "危険感知", "hide": "隠れる"}
+TERM_LABELS = {"skill": "技能Lv", "cooperation": "協力", "mod": ""}
+
+
+def _signed(value: int, label: str = "") -> str:
+    return f"{'+' if value >= 0 else '-'} {label}{abs(value)}"
+
+
+def _dice_text(view: dict[str, Any]) -> str:
+    if view.get("skipped") == "zero_dice":
+        return "0D6(振らない)"
+    faces = ",".join(map(str, view["dice"]))
+    text = f"{view['dice_count']}D6[{faces}]"
+    if view["kept"] != view["dice"]:
+        text += "→[" + ",".join(map(str, view["kept"])) + "]"
+    return text
+
+
+def breakdown(view: dict[str, Any]) -> str:
+    """`【技】3 + 2D6[4,5] + 技能Lv2 + 1`: the stat, the dice, then the other terms."""
+    if view.get("skipped") == "did_not_roll":
+        return "判定しない no roll (0)"
+    first, *rest = view["terms"]
+    parts = [f"【{first['label']}】{first['value']}", "+ " + _dice_text(view)]
+    parts += [_signed(term["value"], TERM_LABELS.get(term["label"], term["label"])) for term in rest]
+    return " ".join(parts)
+
+
+def _result_text(view: dict[str, Any]) -> str:
+    if view.get("skipped") == "zero_dice":
+        return "自動失敗 failure (0D6)"
+    return OUTCOMES.get(view["outcome"], view["outcome"])
+
+
+def check_line(view: dict[str, Any]) -> str:
+    text = f"{breakdown(view)} = {view['total']}"
+    if view.get("target") is not None:
+        text += f" {'>' if view.get('compare') == '>' else '≥'} {view['target']}"
+    return f"{text} → {_result_text(view)}"
+
+
+def _print(*lines: str) -> None:
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=True)
+    for line in lines:
+        console.print(line, markup=False)
+
+
+def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    Console(highlight=False).print(table)
+
+
+def _heading(view: dict[str, Any], who: str) -> str:
+    occasion = f" [{view['occasion']}]" if view.get("occasion") else ""
+    return f"{who} {CHECK_NAMES[view['check']]}{occasion} #{view['seq']}"
+
+
+def render_single(view: dict[str, Any], who: str) -> None:
+    lines = [f"{_heading(view, who)}: {check_line(view)}"]
+    if view["check"] == "danger":
+        lines.append(f"  差 margin {view['margin']:+d} → 帯 band {view['band']}: {view['band_ja']} / {view['band_en']}")
+    _print(*lines)
+
+
+def _title(view: dict[str, Any]) -> str:
+    return f"{CHECK_NAMES[view['check']]} #{view['seq']}" + (f" [{view['occasion']}]" if view.get("occasion") else "")
+
+
+def render_opposed(view: dict[str, Any]) -> None:
+    rows = [
+        ["能動" if side["role"] == "active" else "受動", side["character"], breakdown(side), str(side["total"]),
+         "勝ち win" if side["character"] == view["winner"] else "負け lose"]
+        for side in view["sides"]
+    ]
+    _table(_title(view), ["", "キャラクター", "判定", "達成値", "勝敗"], rows)
+    tie = view["winner_role"] == "passive" and view["sides"][0]["total"] == max(
+        side["total"] for side in view["sides"][1:])
+    lines = [f"勝者 winner: {view['winner']}" + (" (同値は受動側の勝ち tie goes to the passive side)" if tie else "")]
+    if view.get("effect"):
+        effect = view["effect"]
+        how = " (全効果 full)" if not effect["resisted"] else (
+            " (半減 halved)" if effect["if_resisted"] == "halve" else " (消滅 vanished)")
+        lines.append(f"効果 effect: {effect['base']} → {effect['applied']}{how}")
+    _print(*lines)
+
+
+def render_hide(view: dict[str, Any]) -> None:
+    rows = [["隠れる", view["character"], breakdown(view["hider"]), str(view["total"]), "",
+             "隠れた hidden" if view["hidden"] else "見つかった found"]]
+    for obs in view["observers"]:
+        if obs.get("skipped") == "zero_dice":
+            rows.append(["観察", obs["character"], "振らない (隠れる側が自動失敗)", "", "", "発見 noticed"])
+            continue
+        rows.append(["観察", obs["character"], breakdown(obs), str(obs["total"]), obs["band"],
+                     "発見 noticed" if obs["noticed"] else "見逃し missed"])
+    _table(_title(view), ["", "キャラクター", "判定", "達成値", "帯", "結果"], rows)
+    if view["hidden"]:
+        _print("→ 隠れている hidden (誰も上回らなかった: no observer exceeded the hider)")
+    else:
+        _print("→ 発見された noticed by: " + ", ".join(view["noticed_by"]))
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@check_app.command("ability")
+def ability(
+    ctx: typer.Context,
+    character: str = typer.Argument(..., help="The character making the check."),
+    stat: str = typer.Argument(..., help="Stat to use: 心, 技, 体 or any stat the character has."),
+    target: int = TargetOption,
+    skill: int = SkillOption,
+    mod: list[str] = ModOption,
+    dice_mod: int = DiceModOption,
+    occasion: str = OccasionOption,
+    dice: str = DiceOption,
+    reason: str = ReasonOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """能力判定: STAT + 2d6 + modifiers >= target (技能判定 with --skill). 6-6 is a critical
+    success and 1-1 a critical failure whatever the total (campaign setting `criticals`).
+
+    Example: campaign check ability 鈴音 技 --target 12 --skill 2 --mod 1 --dice 4,5
+    """
+    from campaign.services.checks import ability_check
+
+    s = state(ctx)
+    mods = parse_mods(mod)
+    view = ability_check(s.db, s.campaign, s.actor, s.dice(dice), character=character, stat=stat,
+                         target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
+                         occasion=occasion, reason=reason)
+    emit_json(view) if json_out else render_single(view, view["character"])
+
+
+@check_app.command("coop")
+def coop(
+    ctx: typer.Context,
+    stat: str = typer.Argument(..., help="The stat everyone uses; the highest among them counts."),
+    with_: list[str] = typer.Option([], "--with", "-w", help="A participant, repeatable (2 or more)."),
+    target: int = TargetOption,
+    skill: int = typer.Option(None, "--skill", help="One participant's skill level (only one counts)."),
+    mod: list[str] = ModOption,
+    dice_mod: int = DiceModOption,
+    occasion: str = OccasionOption,
+    dice: str = DiceOption,
+    reason: str = ReasonOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """協力判定: the highest STAT among the participants, +1 per participant beyond the
+    first, (n+1)d6 keeping the best two. --dice takes all n+1 faces in order.
+
+    Example: campaign check coop 体 --with 鈴音 --with 刀矢 --target 12 --dice 2,5,6
+    """
+    from campaign.services.checks import cooperative_check
+
+    s = state(ctx)
+    mods = parse_mods(mod)
+    view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice), participants=with_, stat=stat,
+                             target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
+                             occasion=occasion, reason=reason)
+    if json_out:
+        emit_json(view)
+    else:
+        render_single(view, "・".join(p["character"] for p in view["participants"]))
+
+
+@check_app.command("oppose")
+def oppose(
+    ctx: typer.Context,
+    active: str = typer.Option(..., "--active", "-a", help="The acting side (rolls first): " + SIDE_HELP),
+    passive: list[str] = typer.Option([], "--passive", "-p", help="A responding side, repeatable: " + SIDE_HELP),
+    effect: int = typer.Option(None, "--effect", help="The active skill's numeric effect (damage ...), "
+                               "applied in full if the active side wins."),
+    if_resisted: str = typer.Option("vanish", "--if-resisted", help="When the active side loses: halve "
+                                    "(半減, rounds down) or vanish (消滅, no effect)."),
+    occasion: str = OccasionOption,
+    dice: str = DiceOption,
+    reason: str = ReasonOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """対抗判定: each side's result is STAT + 2d6 + MOD; the highest wins and a tie goes to
+    the passive side. A side written CHAR:- does not roll and has result 0. --dice takes
+    the active side's faces first, then each passive side's in the order given.
+
+    Example: campaign check oppose --active 鈴音:技+2 --passive 刀矢:体 --passive 管狐:- --dice 4,5,3,3
+    """
+    from campaign.services.checks import opposed_check
+
+    s = state(ctx)
+    active_side = parse_side(active, "--active")
+    passive_sides = [parse_side(item, "--passive") for item in passive]
+    rule = {"半減": "halve", "消滅": "vanish"}.get(if_resisted.strip(), if_resisted.strip().lower())
+    view = opposed_check(s.db, s.campaign, s.actor, s.dice(dice), active=active_side, passives=passive_sides,
+                         effect=effect, if_resisted=rule, occasion=occasion, reason=reason)
+    emit_json(view) if json_out else render_opposed(view)
+
+
+@check_app.command("danger")
+def danger(
+    ctx: typer.Context,
+    character: str = typer.Argument(..., help="The character sensing danger."),
+    difficulty: int = typer.Option(..., "--difficulty", "-d", help="Difficulty: the result must EXCEED it."),
+    stat: str = typer.Option("感", "--stat", help="Stat to use."),
+    mod: list[str] = ModOption,
+    dice_mod: int = DiceModOption,
+    occasion: str = OccasionOption,
+    dice: str = DiceOption,
+    reason: str = ReasonOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """危険感知: 感 + 2d6 + modifiers must exceed the difficulty (a tie fails). Prints which
+    band the difference falls in: <=-3, -2..0, 1..3, 4..6, >=7.
+
+    Example: campaign check danger 鈴音 --difficulty 10 --dice 3,5
+    """
+    from campaign.services.checks import danger_sense
+
+    s = state(ctx)
+    mods = parse_mods(mod)
+    view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice), character=character, difficulty=difficulty,
+                        stat=stat, modifiers=mods, dice_modifier=dice_mod, occasion=occasion, reason=reason)
+    emit_json(view) if json_out else render_single(view, view["character"])
+
+
+@check_app.command("hide")
+def hide(
+    ctx: typer.Context,
+    character: str = typer.Argument(..., help="The character hiding."),
+    observer: list[str] = typer.Option([], "--observer", "-o", help="Someone who might notice, repeatable: "
+                                       "NAME (uses --observer-stat), NAME:STAT[+MOD] or NAME:- (does not roll)."),
+    stat: str = typer.Option("技", "--stat", help="The hider's stat."),
+    observer_stat: str = typer.Option("感", "--observer-stat", help="The observers' stat (danger sense)."),
+    mod: list[str] = ModOption,
+    dice_mod: int = DiceModOption,
+    occasion: str = OccasionOption,
+    dice: str = DiceOption,
+    reason: str = ReasonOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """隠れる: the hider's 技 + 2d6 against each observer's danger sense (感 + 2d6); an
+    observer notices only by exceeding the hider's result. --dice takes the hider's
+    faces first, then each observer's in order. --mod and --dice-mod apply to the hider.
+
+    Example: campaign check hide 鈴音 --observer 刀矢 --observer 管狐:感+1 --dice 4,5,3,3,6,2
+    """
+    from campaign.services.checks import SideSpec, clean_stat_name, hide_check
+
+    s = state(ctx)
+    hider = SideSpec(character, clean_stat_name(stat), tuple(parse_mods(mod)), dice_mod)
+    default = clean_stat_name(observer_stat)
+    observers = [parse_side(item, "--observer", default_stat=default) for item in observer]
+    view = hide_check(s.db, s.campaign, s.actor, s.dice(dice), hider=hider, observers=observers,
+                      occasion=occasion, reason=reason)
+    emit_json(view) if json_out else render_hide(view)

@@ -1,0 +1,116 @@
+"""`campaign export` and `campaign import`: move a campaign between databases."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import JsonOption, emit_json, say
+from campaign.errors import BadInput
+
+
+class _Counter:
+    """A Rich progress counter on a terminal; silent when piped."""
+
+    def __init__(self, label: str) -> None:
+        self._progress = None
+        self._pending = 0
+        if sys.stderr.isatty():
+            from rich.progress import Progress, SpinnerColumn, TextColumn
+
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description} {task.completed} lines"),
+                                      transient=True)
+            self._task = self._progress.add_task(label, total=None)
+            self._progress.start()
+
+    def __call__(self, n: int) -> None:
+        if self._progress is not None:
+            self._pending += n
+            if self._pending >= 2000:
+                self._progress.advance(self._task, self._pending)
+                self._pending = 0
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def export(
+    ctx: typer.Context,
+    file: str = typer.Argument(..., help="Where to write the JSON Lines file ('-' for stdout)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Write the campaign (characters, state and the whole ledger) as JSON Lines, streaming.
+
+    Example: campaign -c 'Night Parade' export night-parade.jsonl
+    """
+    from campaign.services.transfer import export_campaign
+
+    s = state(ctx)
+    counter = _Counter("exporting")
+    try:
+        if file == "-":
+            summary = export_campaign(s.db, s.campaign, sys.stdout, counter)
+        else:
+            target = Path(file).expanduser()
+            if target.is_dir():
+                raise BadInput(f"{target} is a directory")
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
+            try:
+                with open(tmp, "w", encoding="utf-8") as out:
+                    summary = export_campaign(s.db, s.campaign, out, counter)
+                os.replace(tmp, target)
+            except FileNotFoundError:
+                raise BadInput(f"cannot write {target}: no such directory") from None
+            finally:
+                if tmp.exists():
+                    tmp.unlink()
+    finally:
+        counter.close()
+    if json_out:
+        emit_json({**summary, "file": file})
+    elif file != "-":
+        say(f"exported {summary['campaign']} ({summary['entries']} ledger entries) to {file}")
+
+
+def import_(
+    ctx: typer.Context,
+    file: str = typer.Argument(..., help="A file written by `campaign export` ('-' for stdin)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Recreate an exported campaign in this database, re-verifying its chain; all or nothing.
+
+    Example: campaign --db postgresql+psycopg://gm@server/group import night-parade.jsonl
+    """
+    from campaign.services.transfer import import_campaign
+
+    s = state(ctx)
+    counter = _Counter("importing")
+    try:
+        if file == "-":
+            summary = import_campaign(s.db, sys.stdin, counter)
+        else:
+            try:
+                handle = open(Path(file).expanduser(), encoding="utf-8")
+            except OSError as exc:
+                raise BadInput(f"cannot read {file}: {exc.strerror}") from None
+            with handle:
+                try:
+                    summary = import_campaign(s.db, handle, counter)
+                except UnicodeDecodeError:
+                    raise BadInput(f"{file} is not UTF-8 text") from None
+    finally:
+        counter.close()
+    if json_out:
+        emit_json(summary)
+    else:
+        say(f"imported {summary['campaign']}: {summary['entries']} ledger entries, chain verified")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export")(export)
+    app.command("import")(import_)

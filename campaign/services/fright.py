@@ -1,0 +1,349 @@
+"""`campaign fright`: a fright check (R2) rolled, logged and applied in one transaction.
+
+The rules are campaign.core.fright (pure); this module reads the character, rolls
+through the caller's dice source, writes what the result says onto the character with
+services.effects (so `history void` undoes all of it) and appends the ledger entries:
+the check itself (kind "fright", parent) and one sub-entry per die roll it needed (the
+table roll first, then each sub-roll in the order it was rolled).
+
+Decisions (beyond core.fright's own):
+- Will is the stat "Will" (or 意思 / 意志); without one the check is refused before any
+  die is rolled. Combat Reflexes is an active trait named "Combat Reflexes" or 戦闘即応.
+- A new trait gets the GM's `--pick` name, else the core's placeholder with the check's
+  seq ("未命名の妄想 (#42)") to rename later with `trait rename`. A `--pick` that names
+  an existing trait is refused before rolling, unless that trait is a mild phobia (the
+  one entry 25 escalates); if the table then asks for a new trait instead, the new trait
+  gets the placeholder and the JSON says the pick was not used.
+- Fatigue and injury lower the current FP/HP (the pool's maximum is the stat of that
+  name). GURPS lets both go below zero, so nothing is clamped. A character without an
+  FP or HP stat keeps no pool: the loss is recorded (`tracked: false`) but changes nothing.
+- Attribute loss lowers the stat itself. Entry 40's cascade (mental skills, spells and
+  psi drop too) is recorded in the effect; skills are not modelled, so the GM adjusts them.
+- An escalated phobia keeps its counts_toward_limit flag; its category becomes
+  "severe phobia" (see services.traits about severity).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign import ledger
+from campaign.core.dice_source import DiceSource, ManualDice
+from campaign.core.fright import (
+    STAT_ALIASES,
+    AddCondition,
+    AddTrait,
+    FrightResult,
+    KnownTrait,
+    LoseAttribute,
+    LosePool,
+    PhobiaEscalation,
+    placeholder_name,
+    resolve_fright_check,
+)
+from campaign.db.database import Database
+from campaign.db.models import Character
+from campaign.errors import BadInput, RuleRefused
+from campaign.services.characters import character_view
+from campaign.services.common import campaign_named, character_named, clean_name, clean_text
+from campaign.services.effects import Effects
+from campaign.services.tables import effect_data
+from campaign.services.traits import (
+    CONDITION_LABELS_JA,
+    active_traits,
+    find_trait,
+    split_category,
+    stored_category,
+)
+
+COMBAT_REFLEXES_NAMES = frozenset({"combat reflexes", "戦闘即応"})
+PLACEHOLDER_SUFFIX = " (恐怖判定)"
+MODIFIER_LIMIT = 100
+UNIT_EN = {"turn": "turn", "minute": "minute", "hour": "hour", "day": "day"}
+UNIT_JA = {"turn": "ターン", "minute": "分", "hour": "時間", "day": "日"}
+RECOVERY_EN = {
+    "auto": "recovers by itself",
+    "will_ignoring_penalties": "Will roll ignoring penalties",
+    "will": "Will roll",
+    "ht": "HT roll",
+    "iq": "IQ roll",
+    "gm": "as the GM rules",
+}
+RECOVERY_JA = {
+    "auto": "自動回復",
+    "will_ignoring_penalties": "修正無視の意思判定",
+    "will": "意思判定",
+    "ht": "生命力判定",
+    "iq": "知力判定",
+    "gm": "GMの裁定",
+}
+SUB_ROLL_LABELS = {
+    "stun_turns": "朦朧のターン数 / stun turns",
+    "fatigue": "疲労 / fatigue (FP)",
+    "injury": "負傷 / injury (HP)",
+}
+
+
+def stat_key(stats: dict[str, int], canonical: str) -> str | None:
+    """The character's own key for a stat (Will may be 意思), or None."""
+    folded = {str(key).casefold(): key for key in stats}
+    for alias in STAT_ALIASES.get(canonical, (canonical,)):
+        if alias.casefold() in folded:
+            return folded[alias.casefold()]
+    return None
+
+
+def sub_roll_label(purpose: str) -> str:
+    if purpose in SUB_ROLL_LABELS:
+        return SUB_ROLL_LABELS[purpose]
+    kind, _, what = purpose.partition(":")
+    if kind == "duration":
+        return f"{CONDITION_LABELS_JA.get(what, what)}の時間 / {what} duration"
+    if kind == "severity":
+        return f"{CONDITION_LABELS_JA.get(what, what)}の程度 / {what} severity"
+    if kind == "check":
+        return f"{what}判定 / {what} roll"
+    return purpose
+
+
+def _plural(amount: int | str, unit: str) -> str:
+    return f"{amount} {unit}" + ("" if amount == 1 else "s")
+
+
+def duration_texts(effect: AddCondition) -> tuple[str, str]:
+    """("4 turns", "4ターン"), or how it ends when it has no fixed length."""
+    if effect.duration is not None:
+        return _plural(effect.duration, UNIT_EN[effect.unit]), f"{effect.duration}{UNIT_JA[effect.unit]}"
+    en, ja = RECOVERY_EN[effect.recovery], RECOVERY_JA[effect.recovery]
+    if effect.every is not None:
+        en += f" every {_plural(effect.every, UNIT_EN[effect.every_unit])}"
+        ja = f"{effect.every}{UNIT_JA[effect.every_unit]}ごとの{ja}"
+    return f"until recovered ({en})", f"回復するまで ({ja})"
+
+
+def _placeholder(name: str, seq: int) -> str:
+    base = name[: -len(PLACEHOLDER_SUFFIX)] if name.endswith(PLACEHOLDER_SUFFIX) else name
+    return f"{base} (#{seq})"
+
+
+class _Applier:
+    """Writes a FrightResult's effects onto the character and describes each as JSON."""
+
+    def __init__(self, session, character: Character, effects: Effects, seq: int) -> None:
+        self.session = session
+        self.character = character
+        self.effects = effects
+        self.seq = seq
+        self.records: list[dict[str, Any]] = []
+        self.traits_added: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        self._names = {t.name.casefold() for t in active_traits(session, character)}
+
+    def apply(self, effect: Any) -> None:
+        if isinstance(effect, AddTrait):
+            self._trait(effect)
+        elif isinstance(effect, PhobiaEscalation):
+            self._escalate(effect)
+        elif isinstance(effect, AddCondition):
+            self._condition(effect)
+        elif isinstance(effect, LosePool):
+            self._pool(effect)
+        elif isinstance(effect, LoseAttribute):
+            self._attribute(effect)
+        else:  # pragma: no cover - core.fright only makes the five kinds above
+            raise RuleRefused(f"cannot apply fright effect {effect!r}")
+
+    def _unique(self, name: str) -> str:
+        candidate, n = name, 1
+        while candidate.casefold() in self._names:
+            n += 1
+            candidate = f"{name} {n}"
+        return candidate
+
+    def _trait(self, effect: AddTrait) -> None:
+        name = effect.name
+        placeholder = effect.placeholder
+        if placeholder:
+            name = _placeholder(name, self.seq)
+        elif name.casefold() in self._names:
+            self.notes.append(f"--pick {name!r} names an existing trait; the new trait got a placeholder name")
+            name, placeholder = _placeholder(placeholder_name(effect.category, effect.severity), self.seq), True
+        name = self._unique(name)
+        self._names.add(name.casefold())
+        category = stored_category(effect.category, effect.severity)
+        trait = self.effects.add_trait(self.character, name, category, effect.cp, counts_toward_limit=False)
+        self.effects.change_cp(self.character, effect.cp)
+        added = {"name": name, "category": category, "cp": effect.cp, "severity": effect.severity,
+                 "counts_toward_limit": False, "grants_cp": False, "placeholder": placeholder,
+                 "origin": trait.origin, "entry": effect.entry}
+        self.traits_added.append(added)
+        self.records.append({"kind": "trait", **added, "options": [effect_data(o) for o in effect.options],
+                             "choice": effect.choice})
+
+    def _escalate(self, effect: PhobiaEscalation) -> None:
+        trait = find_trait(self.session, self.character, effect.trait)
+        if trait is None:  # pragma: no cover - the core only names traits we passed it
+            raise RuleRefused(f"{self.character.name} has no trait named {effect.trait!r}")
+        category_before = trait.category
+        self.effects.set_trait_cp(self.character, trait, effect.new_cp)
+        self.effects.change_cp(self.character, effect.new_cp - effect.old_cp)
+        self.effects.set_trait_category(self.character, trait, stored_category("phobia", "severe"))
+        self.records.append({"kind": "phobia_escalation", "trait": trait.name, "old_cp": effect.old_cp,
+                             "new_cp": effect.new_cp, "cp_change": effect.new_cp - effect.old_cp,
+                             "category_before": category_before, "category": trait.category,
+                             "origin": trait.origin, "entry": effect.entry})
+
+    def _condition(self, effect: AddCondition) -> None:
+        text_en, text_ja = duration_texts(effect)
+        label_ja = CONDITION_LABELS_JA.get(effect.condition, effect.condition)
+        data = {**effect_data(effect), "label_ja": label_ja, "duration_ja": text_ja,
+                "recovery_en": RECOVERY_EN[effect.recovery], "recovery_ja": RECOVERY_JA[effect.recovery]}
+        condition = self.effects.add_condition(self.character, effect.condition, text_en, data)
+        self.records.append({"kind": "condition", **data, "duration_text": text_en, "origin": condition.origin})
+
+    def _pool(self, effect: LosePool) -> None:
+        kind = "fatigue" if effect.pool == "FP" else "injury"
+        record: dict[str, Any] = {"kind": kind, "pool": effect.pool, "amount": effect.amount, "dice": effect.dice,
+                                  "entry": effect.entry}
+        stats = self.character.stats
+        if effect.pool in stats:
+            before = self.character.pools.get(effect.pool, stats[effect.pool])
+            after = before - effect.amount  # GURPS FP and HP may go below zero: no clamp
+            self.effects.set_pool(self.character, effect.pool, after)
+            record.update(tracked=True, before=before, after=after, max=stats[effect.pool])
+        else:
+            record["tracked"] = False
+            self.notes.append(f"{self.character.name} has no {effect.pool} stat: the loss of {effect.amount} "
+                              f"{effect.pool} is recorded but no pool changed")
+        self.records.append(record)
+
+    def _attribute(self, effect: LoseAttribute) -> None:
+        record: dict[str, Any] = {"kind": "lose_attribute", "stat": effect.stat, "amount": effect.amount,
+                                  "permanent": effect.permanent, "cascade": effect.cascade, "entry": effect.entry}
+        if effect.cascade == "mental":
+            record["cascade_ja"] = "精神系の技能・呪文・超能力も同じだけ下がる(GMが手で調整)"
+            record["cascade_en"] = "mental skills, spells and psionic powers drop by as much (adjust them by hand)"
+        key = stat_key(self.character.stats, effect.stat)
+        if key is None:
+            record["tracked"] = False
+            self.notes.append(f"{self.character.name} has no {effect.stat} stat: the permanent loss is recorded only")
+        else:
+            before = self.character.stats[key]
+            self.effects.set_stat(self.character, key, before - effect.amount)
+            record.update(tracked=True, stat=key, before=before, after=before - effect.amount)
+        self.records.append(record)
+
+
+def _check_view(result: FrightResult, will_stat: str) -> dict[str, Any]:
+    check = result.check
+    return {"target": check.target, "dice": list(check.dice), "total": check.total, "outcome": check.outcome,
+            "margin": check.margin, "will": check.will, "will_stat": will_stat, "modifier": check.modifier,
+            "combat_reflexes": check.combat_reflexes, "severe_phobia": check.severe_phobia, "cap": check.cap}
+
+
+def _table_view(result: FrightResult) -> dict[str, Any] | None:
+    table = result.table
+    if table is None:
+        return None
+    return {"dice": list(table.dice), "margin_added": table.margin_added, "raw": table.raw, "entry": table.result,
+            "range": [table.entry.lo, table.entry.hi], "ja": table.entry.ja, "en": table.entry.en}
+
+
+def fright_check(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    source: DiceSource,
+    *,
+    modifier: int = 0,
+    pick: str | None = None,
+    choice: int = 0,
+    severe_phobia: bool = False,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """Roll a fright check for a character and apply what the table says (R2)."""
+    reason = clean_text(reason, "--reason")
+    pick = clean_name(pick, "--pick") if pick is not None else None
+    if isinstance(modifier, bool) or not isinstance(modifier, int) or abs(modifier) > MODIFIER_LIMIT:
+        raise BadInput(f"--mod must be a whole number within ±{MODIFIER_LIMIT}")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        character = character_named(session, campaign, character_name)
+        will_stat = stat_key(character.stats, "Will")
+        if will_stat is None:
+            have = ", ".join(character.stats) or "none"
+            raise RuleRefused(f"{character.name} has no Will stat (Will / 意思) to roll a fright check against; "
+                              f"stats: {have}")
+        traits = active_traits(session, character)
+        combat_reflexes = any(t.name.strip().casefold() in COMBAT_REFLEXES_NAMES for t in traits)
+        known = []
+        for trait in traits:
+            category, severity = split_category(trait.category)
+            known.append(KnownTrait(name=trait.name, category=category, cp=trait.cp, severity=severity))
+        if pick is not None:
+            existing = find_trait(session, character, pick)
+            if existing is not None and split_category(existing.category) != ("phobia", None):
+                raise RuleRefused(f"--pick {pick!r}: {character.name} already has a trait of that name "
+                                  f"({existing.category}); give the new trait another name")
+        result = resolve_fright_check(
+            int(character.stats[will_stat]), source, modifier=modifier, combat_reflexes=combat_reflexes,
+            severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
+            traits=known, stats=dict(character.stats), pick=pick, choice=choice,
+        )
+        if isinstance(source, ManualDice):
+            source.ensure_all_used()
+
+        seq = ledger.next_seq(session, campaign.id)
+        effects = Effects(session, campaign, seq)
+        applier = _Applier(session, character, effects, seq)
+        for effect in result.effects:
+            applier.apply(effect)
+        check_view, table_view = _check_view(result, will_stat), _table_view(result)
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="fright", character=character.name, expression=f"3D6<={result.check.target}",
+            dice=list(result.check.dice), total=result.check.total, target=result.check.target,
+            outcome=result.check.outcome, margin=result.check.margin, source=source.kind, reason=reason,
+            detail={"check": check_view, "table": table_view, "effects": applier.records,
+                    "traits_added": applier.traits_added, "pick": pick, "choice": choice, "notes": applier.notes,
+                    "applied": effects.ops},
+        ), expect_seq=seq)
+
+        sub_rolls = []
+        if result.table is not None:
+            table = result.table
+            sub = ledger.append(session, campaign, actor, ledger.NewEntry(
+                kind="fright", character=character.name, parent_seq=seq,
+                expression=f"FEAR+{table.margin_added}" if table.margin_added else "FEAR",
+                dice=list(table.dice), total=table.result, source=source.kind, reason="恐怖判定表 / fright table",
+                detail={"purpose": "table", **table_view},
+            ))
+            sub_rolls.append({"seq": sub.seq, "purpose": "table", "expression": sub.record["expression"],
+                              "dice": list(table.dice), "total": table.result, "raw": table.raw,
+                              "entry": table.result})
+        for roll in result.sub_rolls:
+            margin = None if roll.target is None else roll.target - roll.total
+            sub = ledger.append(session, campaign, actor, ledger.NewEntry(
+                kind="fright", character=character.name, parent_seq=seq, expression=roll.expression,
+                dice=list(roll.faces), total=roll.total, target=roll.target, outcome=roll.outcome, margin=margin,
+                source=source.kind, reason=sub_roll_label(roll.purpose),
+                detail={"purpose": roll.purpose, "entry": roll.entry},
+            ))
+            sub_rolls.append({"seq": sub.seq, "purpose": roll.purpose, "expression": roll.expression,
+                              "dice": list(roll.faces), "total": roll.total, "target": roll.target,
+                              "outcome": roll.outcome, "margin": margin, "entry": roll.entry})
+        session.flush()
+        return {
+            "seq": seq,
+            "character": character.name,
+            "check": check_view,
+            "table": table_view,
+            "effects": applier.records,
+            "traits_added": applier.traits_added,
+            "sub_rolls": sub_rolls,
+            "notes": applier.notes,
+            "reason": reason,
+            "source": source.kind,
+            "character_after": character_view(session, character),
+        }

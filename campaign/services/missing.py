@@ -1,0 +1,233 @@
+"""Missing characters (行方不明) and the facts the R4 rules are judged on.
+
+The rules themselves live in campaign.core.reunion; this module reads what they need
+from the database (who is missing, who searches for whom, who is related to whom) and
+owns the transactions of `missing mark`, `missing faces` and `missing list`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.core.reunion import (
+    DEFAULT_FACES,
+    CharacterFacts,
+    CharacterRef,
+    MissingFacts,
+    SearcherFacts,
+    reunion_chance,
+    reunion_odds_text,
+    reunion_threshold,
+)
+from campaign.db.database import Database
+from campaign.db.models import Campaign, Character, Disappearance, Relationship, Scenario, Search
+from campaign.errors import BadInput, RuleRefused
+from campaign.services.common import campaign_named, character_named, clean_text
+from campaign.services.effects import Effects
+
+MAX_FACES = 1000
+
+
+def check_faces(faces: int) -> int:
+    if isinstance(faces, bool) or not isinstance(faces, int) or not 1 <= faces <= MAX_FACES:
+        raise BadInput(f"a reunion die has 1..{MAX_FACES} faces, not {faces!r}")
+    return faces
+
+
+# --------------------------------------------------------------------------- lookups
+
+
+def open_scenario(session: Session, campaign: Campaign) -> Scenario | None:
+    return session.scalar(
+        select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.ended_seq.is_(None))
+    )
+
+
+def open_disappearance(session: Session, character: Character) -> Disappearance | None:
+    return session.scalar(
+        select(Disappearance).where(Disappearance.character_id == character.id, Disappearance.reunited_seq.is_(None))
+    )
+
+
+def open_disappearances(session: Session, campaign: Campaign) -> list[Disappearance]:
+    """Everyone missing right now, in the order they went missing."""
+    return list(session.scalars(
+        select(Disappearance)
+        .where(Disappearance.campaign_id == campaign.id, Disappearance.reunited_seq.is_(None))
+        .order_by(Disappearance.since_seq)
+    ))
+
+
+def active_searches(session: Session, disappearance: Disappearance) -> list[tuple[Search, Character]]:
+    """The searchers out for one disappearance, in the order they were sent."""
+    return list(session.execute(
+        select(Search, Character)
+        .join(Character, Search.searcher_id == Character.id)
+        .where(Search.disappearance_id == disappearance.id, Search.ended_seq.is_(None))
+        .order_by(Search.started_seq)
+    ))
+
+
+def active_search_of(session: Session, searcher: Character) -> tuple[Search, Character] | None:
+    """(search, missing character) if `searcher` is out searching."""
+    row = session.execute(
+        select(Search, Character)
+        .join(Disappearance, Search.disappearance_id == Disappearance.id)
+        .join(Character, Disappearance.character_id == Character.id)
+        .where(Search.searcher_id == searcher.id, Search.ended_seq.is_(None))
+    ).first()
+    return (row[0], row[1]) if row else None
+
+
+def playing_player(character: Character) -> str | None:
+    """Who plays a character: its owner; for an unowned NPC, its summoner's player
+    (None for an NPC the GM runs)."""
+    if character.player is not None:
+        return character.player.name
+    if character.summoner is not None and character.summoner.player is not None:
+        return character.summoner.player.name
+    return None
+
+
+# --------------------------------------------------------------------------- facts
+
+
+def character_facts(session: Session, character: Character) -> CharacterFacts:
+    searching = active_search_of(session, character)
+    related_ids = set()
+    for rel in session.scalars(
+        select(Relationship).where(or_(Relationship.from_id == character.id, Relationship.to_id == character.id))
+    ):
+        related_ids.add(rel.to_id if rel.from_id == character.id else rel.from_id)
+    return CharacterFacts(
+        id=character.id,
+        name=character.name,
+        is_pc=character.kind == "pc",
+        player=character.player.name if character.player else None,
+        missing=open_disappearance(session, character) is not None,
+        searching_for=CharacterRef(searching[1].id, searching[1].name) if searching else None,
+        related_to=frozenset(related_ids),
+    )
+
+
+def missing_facts(session: Session, character: Character, disappearance: Disappearance) -> MissingFacts:
+    return MissingFacts(
+        id=character.id,
+        name=character.name,
+        is_pc=character.kind == "pc",
+        player=playing_player(character),
+        summoner_id=character.summoner_id,
+        searchers=tuple(
+            SearcherFacts(id=searcher.id, name=searcher.name, player=searcher.player.name if searcher.player else "")
+            for _, searcher in active_searches(session, disappearance)
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- views
+
+
+def missing_view(session: Session, disappearance: Disappearance) -> dict[str, Any]:
+    character = session.get(Character, disappearance.character_id)
+    searchers = active_searches(session, disappearance)
+    since_scenario = (
+        session.get(Scenario, disappearance.since_scenario_id).number
+        if disappearance.since_scenario_id is not None else None
+    )
+    chance = reunion_chance(disappearance.faces, len(searchers))
+    return {
+        "character": character.name,
+        "kind": character.kind,
+        "player": playing_player(character),
+        "summoner": character.summoner.name if character.summoner else None,
+        "faces": disappearance.faces,
+        "reason": disappearance.reason,
+        "since_seq": disappearance.since_seq,
+        "since_at": disappearance.since_at,
+        "since_scenario": since_scenario,
+        "searchers": [
+            {"name": searcher.name, "player": searcher.player.name if searcher.player else None,
+             "since_seq": search.started_seq}
+            for search, searcher in searchers
+        ],
+        "threshold": reunion_threshold(len(searchers)),
+        "chance": round(float(chance), 4),
+        "odds": reunion_odds_text(disappearance.faces, len(searchers)),
+    }
+
+
+# --------------------------------------------------------------------------- use-cases
+
+
+def mark_missing(
+    db: Database, campaign_name: str | None, name: str, actor: str,
+    faces: int = DEFAULT_FACES, reason: str | None = None,
+) -> dict[str, Any]:
+    """A character goes missing. During an open scenario the disappearance belongs to it,
+    so that scenario's end already rolls for it."""
+    faces = check_faces(faces)
+    reason = clean_text(reason, "--reason")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        character = character_named(session, campaign, name)
+        current = open_disappearance(session, character)
+        if current is not None:
+            raise RuleRefused(f"{character.name} is already missing (since ledger #{current.since_seq})")
+        searching = active_search_of(session, character)
+        if searching is not None:
+            raise RuleRefused(
+                f"{character.name} is out searching for {searching[1].name} and takes part in no scenario, "
+                "so it cannot go missing"
+            )
+        scenario = open_scenario(session, campaign)
+        seq = ledger.next_seq(session, campaign.id)
+        effects = Effects(session, campaign, seq)
+        disappearance = Disappearance(
+            campaign_id=campaign.id, character_id=character.id, faces=faces, reason=reason,
+            since_seq=seq, since_at=ledger.utc_now(),
+            since_scenario_id=scenario.id if scenario else None,
+        )
+        effects.start_missing(disappearance)
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="missing", character=character.name, scenario=scenario.number if scenario else None,
+            reason=reason,
+            detail={"action": "mark", "faces": faces, "applied": effects.ops},
+        ), expect_seq=seq)
+        session.flush()
+        return {**missing_view(session, disappearance), "seq": seq}
+
+
+def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, faces: int) -> dict[str, Any]:
+    """The GM changes the reunion die of one disappearance."""
+    faces = check_faces(faces)
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        character = character_named(session, campaign, name)
+        disappearance = open_disappearance(session, character)
+        if disappearance is None:
+            raise RuleRefused(f"{character.name} is not missing")
+        if disappearance.faces == faces:
+            raise RuleRefused(f"{character.name}'s reunion die is already 1d{faces}")
+        scenario = open_scenario(session, campaign)
+        seq = ledger.next_seq(session, campaign.id)
+        effects = Effects(session, campaign, seq)
+        before = disappearance.faces
+        effects.set_faces(disappearance, faces)
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="missing", character=character.name, scenario=scenario.number if scenario else None,
+            reason="faces",
+            detail={"action": "faces", "before": before, "faces": faces, "applied": effects.ops},
+        ), expect_seq=seq)
+        return {**missing_view(session, disappearance), "seq": seq}
+
+
+def list_missing(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        return [missing_view(session, d) for d in open_disappearances(session, campaign)]

@@ -1,0 +1,361 @@
+"""Scenarios: who takes part, who is sent searching, and the reunion checks at the end.
+
+Ledger layout (one transaction per command):
+- `scenario start`: one "scenario" entry, then one "search" entry per searcher sent
+  (parent_seq = the start entry), each with its own applied ops.
+- `scenario end`: one "scenario" entry, then one "reunion" entry per missing character
+  (parent_seq = the end entry), each with its own applied ops, so voiding a single
+  reunion roll restores exactly that character's missing status and its searchers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.core.dice_source import DiceSource
+from campaign.core.reunion import (
+    ReunionRoll,
+    check_can_join_scenario,
+    check_can_roll_reunion,
+    check_can_search,
+    reunion_actor,
+    reunion_check,
+    reunion_odds_text,
+)
+from campaign.db.database import Database
+from campaign.db.models import (
+    Campaign,
+    Character,
+    Disappearance,
+    LedgerEntry,
+    ReunionCheck,
+    Scenario,
+    ScenarioParticipant,
+    Search,
+)
+from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.services.common import campaign_named, character_named, clean_name
+from campaign.services.effects import Effects
+from campaign.services.missing import (
+    active_searches,
+    character_facts,
+    missing_facts,
+    open_disappearance,
+    open_disappearances,
+    open_scenario,
+)
+
+# --------------------------------------------------------------------------- views
+
+
+def _participants(session: Session, scenario: Scenario) -> list[str]:
+    return list(session.scalars(
+        select(Character.name)
+        .join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
+        .where(ScenarioParticipant.scenario_id == scenario.id)
+        .order_by(Character.id)  # creation order: the same on every backend and collation
+    ))
+
+
+def _records(session: Session, campaign: Campaign, seqs: Sequence[int]) -> dict[int, dict[str, Any]]:
+    if not seqs:
+        return {}
+    rows = session.execute(
+        select(LedgerEntry.seq, LedgerEntry.record)
+        .where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.seq.in_(list(seqs)))
+    )
+    return {seq: json.loads(record) for seq, record in rows}
+
+
+def scenario_summary(session: Session, scenario: Scenario) -> dict[str, Any]:
+    return {
+        "number": scenario.number,
+        "title": scenario.title,
+        "status": "open" if scenario.ended_seq is None else "ended",
+        "started_seq": scenario.started_seq,
+        "started_at": scenario.started_at,
+        "ended_seq": scenario.ended_seq,
+        "ended_at": scenario.ended_at,
+        "participants": _participants(session, scenario),
+    }
+
+
+def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> dict[str, Any]:
+    """Everything `scenario show --json` promises."""
+    searches = session.execute(
+        select(Search, Character, Disappearance)
+        .join(Character, Search.searcher_id == Character.id)
+        .join(Disappearance, Search.disappearance_id == Disappearance.id)
+        .where(Search.scenario_id == scenario.id)
+        .order_by(Search.started_seq)
+    ).all()
+    went_missing = session.execute(
+        select(Character.name, Disappearance.since_seq)
+        .join(Disappearance, Disappearance.character_id == Character.id)
+        .where(Disappearance.since_scenario_id == scenario.id)
+        .order_by(Disappearance.since_seq)
+    ).all()
+    checks = session.scalars(
+        select(ReunionCheck).where(ReunionCheck.scenario_id == scenario.id).order_by(ReunionCheck.seq)
+    ).all()
+    records = _records(session, campaign, [c.seq for c in checks])
+    reunions = []
+    for check in checks:
+        detail = records[check.seq]["detail"]
+        reunions.append({
+            "character": records[check.seq]["character"], "faces": detail["faces"], "roll": check.roll,
+            "threshold": check.threshold, "searchers": detail["searchers"], "success": check.success,
+            "seq": check.seq,
+        })
+    return {
+        **scenario_summary(session, scenario),
+        "searches": [
+            {"searcher": searcher.name, "player": searcher.player.name if searcher.player else None,
+             "target": session.get(Character, disappearance.character_id).name,
+             "seq": search.started_seq, "ended_seq": search.ended_seq}
+            for search, searcher, disappearance in searches
+        ],
+        "went_missing": [{"character": name, "seq": seq} for name, seq in went_missing],
+        "reunions": reunions,
+    }
+
+
+# --------------------------------------------------------------------------- start
+
+
+def start_scenario(
+    db: Database, campaign_name: str | None, title: str, actor: str,
+    participants: Sequence[str], searches: Sequence[tuple[str, str]] = (),
+) -> dict[str, Any]:
+    """Open a scenario with its participants and send searchers (R4: only at the start)."""
+    title = clean_name(title, "scenario")
+    if not participants:
+        raise BadInput("a scenario needs at least one participant: --with CHAR")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        current = open_scenario(session, campaign)
+        if current is not None:
+            raise RuleRefused(
+                f"scenario #{current.number} {current.title!r} is still open; end it first with `campaign scenario end`"
+            )
+        joining: list[Character] = []
+        for name in participants:
+            character = character_named(session, campaign, name)
+            if character in joining:
+                continue
+            check_can_join_scenario(character_facts(session, character))
+            joining.append(character)
+
+        number = (session.scalar(select(func.max(Scenario.number)).where(Scenario.campaign_id == campaign.id)) or 0) + 1
+        seq = ledger.next_seq(session, campaign.id)
+        scenario = Scenario(campaign_id=campaign.id, number=number, title=title,
+                            started_seq=seq, started_at=ledger.utc_now())
+        session.add(scenario)
+        session.flush()
+        for character in joining:
+            session.add(ScenarioParticipant(scenario_id=scenario.id, character_id=character.id))
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="scenario", scenario=number, reason="start",
+            detail={"action": "start", "number": number, "title": title,
+                    "participants": [c.name for c in joining],
+                    "searches": [], "applied": []},
+        ), expect_seq=seq)
+
+        joining_ids = {c.id for c in joining}
+        sent = []
+        for searcher_name, target_name in searches:
+            sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids))
+        session.flush()
+        return {**scenario_view(session, campaign, scenario), "seq": seq, "sent": sent}
+
+
+def _send_searcher(
+    session: Session, campaign: Campaign, scenario: Scenario, start_seq: int,
+    searcher_name: str, target_name: str, joining_ids: set[int],
+) -> dict[str, Any]:
+    searcher = character_named(session, campaign, searcher_name)
+    target = character_named(session, campaign, target_name)
+    disappearance = open_disappearance(session, target)
+    if disappearance is None:
+        raise RuleRefused(f"{target.name} is not missing; there is no one to search for")
+    check_can_search(character_facts(session, searcher), missing_facts(session, target, disappearance),
+                     at_scenario_start=True)
+    if searcher.id in joining_ids:
+        raise RuleRefused(
+            f"{searcher.name} takes part in this scenario and cannot also search for {target.name}; "
+            "a searcher sits out every scenario until the reunion"
+        )
+    seq = ledger.next_seq(session, campaign.id)
+    effects = Effects(session, campaign, seq)
+    search = Search(disappearance_id=disappearance.id, searcher_id=searcher.id, player_id=searcher.player_id,
+                    started_seq=seq, scenario_id=scenario.id)
+    effects.start_search(search, searcher)
+    session.flush()
+    searchers = active_searches(session, disappearance)
+    odds = reunion_odds_text(disappearance.faces, len(searchers))
+    ledger.append(session, campaign, searcher.player.name, ledger.NewEntry(
+        kind="search", character=searcher.name, scenario=scenario.number, parent_seq=start_seq,
+        detail={"target": target.name, "player": searcher.player.name, "since_seq": disappearance.since_seq,
+                "searchers": [s.name for _, s in searchers], "applied": effects.ops},
+    ), expect_seq=seq)
+    return {"searcher": searcher.name, "player": searcher.player.name, "target": target.name,
+            "searchers": len(searchers), "odds": odds, "seq": seq}
+
+
+# --------------------------------------------------------------------------- end
+
+
+@dataclass
+class _Planned:
+    disappearance: Disappearance
+    character: Character
+    actor: str
+    searches: list[tuple[Search, Character]]
+    result: ReunionRoll
+    source: str
+    odds: str
+
+
+def end_scenario(
+    db: Database, campaign_name: str | None, actor: str,
+    manual: Sequence[tuple[str, DiceSource]], default: DiceSource,
+) -> dict[str, Any]:
+    """Close the open scenario and roll one reunion check per missing character.
+
+    `manual` gives a dice source per missing character (physical dice typed in);
+    everyone else rolls from `default`. All dice are rolled before anything is written.
+    """
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        scenario = open_scenario(session, campaign)
+        if scenario is None:
+            raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
+        missing = open_disappearances(session, campaign)
+        missing_ids = {d.character_id for d in missing}
+        sources: dict[int, DiceSource] = {}
+        for name, source in manual:
+            character = character_named(session, campaign, name)
+            if character.id in sources:
+                raise BadInput(f"--dice: {character.name} is given twice")
+            if character.id not in missing_ids:
+                raise RuleRefused(f"--dice: {character.name} is not missing, so there is no reunion check to roll")
+            sources[character.id] = source
+
+        planned: list[_Planned] = []
+        for disappearance in missing:
+            character = session.get(Character, disappearance.character_id)
+            facts = missing_facts(session, character, disappearance)
+            already = session.scalar(select(ReunionCheck.id).where(
+                ReunionCheck.disappearance_id == disappearance.id, ReunionCheck.scenario_id == scenario.id))
+            check_can_roll_reunion(facts, already_rolled_this_scenario=already is not None)
+            source = sources.get(character.id, default)
+            searchers = active_searches(session, disappearance)
+            planned.append(_Planned(
+                disappearance=disappearance, character=character, actor=reunion_actor(facts),
+                searches=searchers, result=reunion_check(disappearance.faces, len(searchers), source),
+                source=source.kind, odds=reunion_odds_text(disappearance.faces, len(searchers)),
+            ))
+        for source in sources.values():
+            if hasattr(source, "ensure_all_used"):
+                source.ensure_all_used()  # leftover faces are a typo: refuse before writing
+
+        end_seq = ledger.next_seq(session, campaign.id)
+        scenario.ended_seq = end_seq
+        scenario.ended_at = ledger.utc_now()
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="scenario", scenario=scenario.number, reason="end",
+            detail={"action": "end", "number": scenario.number, "title": scenario.title,
+                    "reunions": [
+                        {"character": p.character.name, "roll": p.result.roll, "threshold": p.result.threshold,
+                         "success": p.result.success, "seq": end_seq + 1 + i}
+                        for i, p in enumerate(planned)
+                    ],
+                    "applied": []},
+        ), expect_seq=end_seq)
+
+        reunions = []
+        for plan in planned:
+            reunions.append(_record_reunion(session, campaign, scenario, end_seq, plan))
+        session.flush()
+        return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "seq": end_seq}
+
+
+def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, end_seq: int,
+                    plan: _Planned) -> dict[str, Any]:
+    result = plan.result
+    seq = ledger.next_seq(session, campaign.id)
+    effects = Effects(session, campaign, seq)
+    effects.record_reunion_check(ReunionCheck(
+        disappearance_id=plan.disappearance.id, scenario_id=scenario.id, seq=seq,
+        roll=result.roll, threshold=result.threshold, success=result.success,
+    ))
+    if result.success:
+        effects.end_missing(plan.disappearance)
+        for search, searcher in plan.searches:
+            effects.end_search(search, searcher)
+    names = [searcher.name for _, searcher in plan.searches]
+    ledger.append(session, campaign, plan.actor, ledger.NewEntry(
+        kind="reunion", character=plan.character.name, scenario=scenario.number, parent_seq=end_seq,
+        expression=f"1d{result.faces}", dice=[result.roll], total=result.roll, target=result.threshold,
+        outcome="success" if result.success else "failure", margin=result.threshold - result.roll,
+        source=plan.source,
+        detail={"faces": result.faces, "roll": result.roll, "threshold": result.threshold,
+                "searchers": names, "success": result.success, "since_seq": plan.disappearance.since_seq,
+                "applied": effects.ops},
+    ), expect_seq=seq)
+    return {"character": plan.character.name, "faces": result.faces, "roll": result.roll,
+            "threshold": result.threshold, "searchers": names, "success": result.success,
+            "odds": plan.odds, "actor": plan.actor, "seq": seq}
+
+
+# --------------------------------------------------------------------------- read
+
+
+def list_scenarios(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        scenarios = session.scalars(
+            select(Scenario).where(Scenario.campaign_id == campaign.id).order_by(Scenario.number)
+        ).all()
+        return [scenario_summary(session, s) for s in scenarios]
+
+
+_NUMBER = re.compile(r"#?(\d+)")
+
+
+def _find_scenario(session: Session, campaign: Campaign, title: str | None) -> Scenario:
+    base = select(Scenario).where(Scenario.campaign_id == campaign.id)
+    if title is None:
+        found = open_scenario(session, campaign) or session.scalar(base.order_by(Scenario.number.desc()).limit(1))
+        if found is None:
+            raise NotFound("no scenario yet: start one with `campaign scenario start TITLE --with CHAR`")
+        return found
+    title = clean_name(title, "scenario")
+    matches = session.scalars(base.where(Scenario.title == title).order_by(Scenario.number)).all()
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        numbers = ", ".join(f"#{s.number}" for s in matches)
+        raise RuleRefused(f"several scenarios are titled {title!r} ({numbers}); give the number instead")
+    number = _NUMBER.fullmatch(title)
+    if number and len(number.group(1)) <= 9:
+        found = session.scalar(base.where(Scenario.number == int(number.group(1))))
+        if found is not None:
+            return found
+    raise NotFound(f"no scenario titled {title!r}")
+
+
+def show_scenario(db: Database, campaign_name: str | None, title: str | None) -> dict[str, Any]:
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        return scenario_view(session, campaign, _find_scenario(session, campaign, title))

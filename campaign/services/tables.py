@@ -1,0 +1,205 @@
+"""`table list` / `table roll` and the BCDice table commands of `campaign roll` (R3).
+
+A table roll is a lookup: it is logged and changes no state. The first 3d6 is the parent
+ledger entry (kind "table"); every extra roll its entry asked for (roll twice, reroll,
+roll on another table) is a sub-entry (kind "table", parent_seq = the parent), written
+in the same transaction, in the order the dice were rolled.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from campaign import ledger
+from campaign.core.dice_source import DiceSource, ManualDice
+from campaign.core.tables import DIRECTIVES, Entry, Table, TableRoll, load_tables, roll_on_table, table_for_command
+from campaign.db.database import Database
+from campaign.errors import BadInput, NotFound
+from campaign.services.common import campaign_named, character_named, clean_text
+from campaign.services.history import entry_view
+
+MODIFIER_LIMIT = 100
+
+
+def list_tables() -> list[dict[str, Any]]:
+    """Every seed table: what `table list` shows."""
+    return [
+        {"command": t.command, "name": t.name, "name_en": t.name_en, "dice": t.dice, "range": [t.lo, t.hi],
+         "entries": len(t.entries), "modifiable": t.modifiable, "source": t.source or None}
+        for t in sorted(load_tables().values(), key=lambda t: t.command)
+    ]
+
+
+def find_table(text: str, modifier: int = 0) -> tuple[Table, int]:
+    """A table by BCDice command (`CRT`, `fear+5`), Japanese name or English name.
+
+    Returns the table and the total modifier (the command's `+n` plus `modifier`).
+    """
+    tables = load_tables()
+    wanted = unicodedata.normalize("NFC", text).strip()
+    found = table_for_command(wanted, tables)
+    if found is None:
+        for table in tables.values():
+            if wanted == table.name or wanted.casefold() == table.name_en.casefold():
+                found = (table, 0)
+                break
+    if found is None:
+        known = ", ".join(f"{t.command} ({t.name})" for t in sorted(tables.values(), key=lambda t: t.command))
+        head = wanted.split("+")[0].split("-")[0].strip().upper()
+        if head in tables and not tables[head].modifiable:
+            raise BadInput(f"table {head} takes no modifier (only FEAR+n does)")
+        raise NotFound(f"no table {wanted!r}; tables: {known}")
+    table, from_command = found
+    total = from_command + modifier
+    if total and not table.modifiable:
+        raise BadInput(f"table {table.command} takes no modifier (only FEAR+n does)")
+    if abs(total) > MODIFIER_LIMIT:
+        raise BadInput(f"table modifier {total:+d} is out of range (at most ±{MODIFIER_LIMIT})")
+    return table, total
+
+
+def expression_for(command: str, modifier: int) -> str:
+    return f"{command}{modifier:+d}" if modifier else command
+
+
+# --- JSON for the ledger ---
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value):
+        return effect_data(value)
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def effect_data(effect: Any) -> dict[str, Any]:
+    """A seed effect (or trait option) as JSON: its kind and every field that is set."""
+    out: dict[str, Any] = {}
+    kind = getattr(effect, "kind", None)
+    if kind is not None:
+        out["kind"] = kind
+    for field in fields(effect):
+        value = getattr(effect, field.name)
+        if value is None or value == ():
+            continue
+        out[field.name] = dict(value) if field.name == "overrides" else _plain(value)
+    return out
+
+
+def entry_data(entry: Entry) -> dict[str, Any]:
+    return {"range": [entry.lo, entry.hi], "label": entry.label, "ja": entry.ja, "en": entry.en,
+            "tags": list(entry.tags), "effects": [effect_data(e) for e in entry.effects]}
+
+
+def directive_text(directive: Any, tables: dict[str, Table]) -> str:
+    """A short bilingual label for why an extra roll was made."""
+    kind = directive.kind
+    if kind == "roll_twice":
+        text = "2回振って両方適用 / roll twice, apply both" if directive.apply == "both" else \
+            "2回振って選ぶ / roll twice, choose one"
+    elif kind == "reroll":
+        text = "振り直し / reroll"
+    else:
+        other = tables.get(directive.table)
+        text = f"{other.name if other else directive.table}を引く / roll on {other.name_en if other else directive.table}"
+    only_ja, only_en = getattr(directive, "only_if_ja", None), getattr(directive, "only_if_en", None)
+    if only_ja or only_en:
+        text += f" (「{only_ja}」の場合のみ / only if {only_en})"
+    return text
+
+
+def _roll_line(roll: TableRoll, tables: dict[str, Table]) -> str:
+    dice = ",".join(map(str, roll.dice))
+    clamped = "" if roll.raw == roll.result else f" (raw {roll.raw})"
+    return (f"{expression_for(roll.command, roll.modifier)} [{dice}]={roll.result}{clamped} → "
+            f"{roll.entry.label}: {roll.entry.ja} / {roll.entry.en}")
+
+
+def describe(rolled: TableRoll, first_sub_seq: int) -> list[str]:
+    """Human lines for the whole roll, sub-rolls indented and numbered by their seq."""
+    tables = load_tables()
+    lines = []
+    for index, (depth, roll) in enumerate(rolled.walk()):
+        if depth == 0:
+            lines.append(_roll_line(roll, tables))
+        else:
+            lines.append("  " * depth + f"↳ #{first_sub_seq + index - 1} {directive_text(roll.directive, tables)}:")
+            lines.append("  " * depth + "  " + _roll_line(roll, tables))
+    if rolled.truncated or any(r.truncated for _, r in rolled.walk()):
+        lines.append("(further rolls not made: nesting limit reached / 入れ子の上限に達したので打ち切り)")
+    return lines
+
+
+def roll_detail(roll: TableRoll, tables: dict[str, Table]) -> dict[str, Any]:
+    table = tables[roll.command]
+    return {
+        "table": roll.command,
+        "name": table.name,
+        "name_en": table.name_en,
+        "modifier": roll.modifier,
+        "raw": roll.raw,
+        "result": roll.result,
+        "entry": entry_data(roll.entry),
+        "directives": [effect_data(e) for e in roll.entry.effects if isinstance(e, DIRECTIVES)],
+        "truncated": roll.truncated,
+    }
+
+
+# --- rolling ---
+
+
+def roll_table(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    command_or_name: str,
+    source: DiceSource,
+    *,
+    character: str | None = None,
+    modifier: int = 0,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """Roll on a table and log it; returns the parent entry (as `history` shows it) with
+    its `sub_entries`."""
+    reason = clean_text(reason, "--reason")
+    table, total_modifier = find_table(clean_text(command_or_name, "table") or "", modifier)
+    tables = load_tables()
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        who = character_named(session, campaign, character).name if character else None
+        rolled = roll_on_table(table, source, total_modifier, tables=tables)
+        if isinstance(source, ManualDice):
+            source.ensure_all_used()
+        seq = ledger.next_seq(session, campaign.id)
+        walked = list(rolled.walk())
+        detail = roll_detail(rolled, tables)
+        detail["sub_rolls"] = len(walked) - 1
+        detail["lines"] = describe(rolled, seq + 1)
+        parent = ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="table", character=who, expression=expression_for(table.command, total_modifier),
+            dice=list(rolled.dice), total=rolled.result, source=source.kind, reason=reason, detail=detail,
+        ), expect_seq=seq)
+        # Which roll asked for each extra one: the nearest shallower roll before it.
+        subs = []
+        asked_by: list[int] = [seq]  # seq of the latest roll at each depth
+        for index, (depth, roll) in enumerate(walked[1:], start=1):
+            sub_seq = seq + index
+            sub_detail = roll_detail(roll, tables)
+            sub_detail["directive"] = effect_data(roll.directive)
+            sub_detail["requested_by"] = asked_by[depth - 1]
+            sub_detail["depth"] = depth
+            del asked_by[depth:]
+            asked_by.append(sub_seq)
+            appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+                kind="table", character=who, parent_seq=seq, expression=expression_for(roll.command, roll.modifier),
+                dice=list(roll.dice), total=roll.result, source=source.kind,
+                reason=directive_text(roll.directive, tables), detail=sub_detail,
+            ), expect_seq=sub_seq)
+            subs.append(entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None))
+        view = entry_view(parent.record, parent.prev_hash, parent.hash, voided_by=None)
+        view["sub_entries"] = subs
+        return view

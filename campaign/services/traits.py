@@ -1,0 +1,271 @@
+"""Traits (advantages, disadvantages, quirks) and conditions, edited by the GM.
+
+Every change is one ledger entry (kind "trait" or "condition") whose detail carries the
+`applied` ops of services.effects, so `history void` can reverse it.
+
+CP arithmetic (one rule everywhere, fright checks included): a character's CP total is
+its point value, so gaining a trait adds the trait's CP to it (a -10 CP disadvantage
+lowers it by 10) and removing a trait takes it back out (buying off a -10 CP
+disadvantage raises the total by 10: the points the player spends on it). Renaming
+changes nothing but the name. `counts_toward_limit` is only a flag: fright-check
+disadvantages carry False (R2 step 5); the GM's own additions default to True.
+
+Severity: the schema has no severity column, so a severe trait's category says so with
+a "severe " prefix ("severe phobia", "severe delusion"). A fright check escalates only a
+plain "phobia" (a mild one).
+
+Names are unique per character among its active traits, compared without case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.db.database import Database
+from campaign.db.models import Character, Condition, Trait
+from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.services.common import campaign_named, character_named, clean_name, clean_text
+from campaign.services.effects import Effects
+
+SEVERE_PREFIX = "severe "
+CP_LIMIT = 1_000_000
+MAX_CATEGORY = 50
+
+# Conditions a fright check can leave, slug -> Japanese label. `condition clear` takes either.
+CONDITION_LABELS_JA = {
+    "stun": "朦朧",
+    "unconscious": "気絶",
+    "faint": "卒倒",
+    "panic": "パニック",
+    "major_panic": "大パニック",
+    "light_coma": "浅い昏睡",
+    "coma": "昏睡",
+    "catatonia": "硬直",
+    "seizure": "痙攣",
+    "heart_attack": "心臓発作",
+}
+
+
+def stored_category(category: str, severity: str | None) -> str:
+    return SEVERE_PREFIX + category if severity == "severe" else category
+
+
+def split_category(stored: str) -> tuple[str, str | None]:
+    """("phobia", "severe") for "severe phobia"; ("phobia", None) for "phobia"."""
+    if stored.startswith(SEVERE_PREFIX):
+        return stored[len(SEVERE_PREFIX):], "severe"
+    return stored, None
+
+
+def default_category(cp: int) -> str:
+    if cp > 0:
+        return "advantage"
+    if cp == -1:
+        return "quirk"
+    if cp < 0:
+        return "disadvantage"
+    return "feature"
+
+
+def active_traits(session: Session, character: Character) -> list[Trait]:
+    return list(session.scalars(
+        select(Trait).where(Trait.character_id == character.id, Trait.removed_seq.is_(None)).order_by(Trait.id)
+    ))
+
+
+def find_trait(session: Session, character: Character, name: str) -> Trait | None:
+    """The active trait called `name`: exact match first, then ignoring case."""
+    traits = active_traits(session, character)
+    for trait in traits:
+        if trait.name == name:
+            return trait
+    folded = name.casefold()
+    for trait in traits:
+        if trait.name.casefold() == folded:
+            return trait
+    return None
+
+
+def trait_named(session: Session, character: Character, name: str) -> Trait:
+    found = find_trait(session, character, name)
+    if found is None:
+        have = ", ".join(t.name for t in active_traits(session, character)) or "none"
+        raise NotFound(f"{character.name} has no trait named {name!r} (traits: {have})")
+    return found
+
+
+def refuse_duplicate(session: Session, character: Character, name: str) -> None:
+    if find_trait(session, character, name) is not None:
+        raise RuleRefused(f"{character.name} already has a trait named {name!r}")
+
+
+def trait_view(trait: Trait) -> dict[str, Any]:
+    return {"name": trait.name, "category": trait.category, "cp": trait.cp,
+            "counts_toward_limit": trait.counts_toward_limit, "source_seq": trait.source_seq, "origin": trait.origin}
+
+
+def condition_view(condition: Condition) -> dict[str, Any]:
+    return {"name": condition.name, "duration": condition.duration, "detail": condition.detail,
+            "source_seq": condition.source_seq, "origin": condition.origin}
+
+
+def _clean_cp(cp: int) -> int:
+    if isinstance(cp, bool) or not isinstance(cp, int) or abs(cp) > CP_LIMIT:
+        raise BadInput(f"--cp must be a whole number within ±{CP_LIMIT}, not {cp!r}")
+    return cp
+
+
+def _clean_category(category: str | None, cp: int) -> str:
+    if category is None:
+        return default_category(cp)
+    category = clean_name(category, "category")
+    if len(category) > MAX_CATEGORY:
+        raise BadInput(f"category is too long ({len(category)} characters, at most {MAX_CATEGORY})")
+    return category
+
+
+@contextmanager
+def _write(db: Database, campaign_name: str | None, character_name: str) -> Iterator[tuple]:
+    """A write transaction locked on the campaign: (session, campaign, character, seq, effects)."""
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        character = character_named(session, campaign, character_name)
+        seq = ledger.next_seq(session, campaign.id)
+        yield session, campaign, character, seq, Effects(session, campaign, seq)
+
+
+# --- traits ---
+
+
+def list_traits(db: Database, campaign_name: str | None, character_name: str) -> dict[str, Any]:
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        character = character_named(session, campaign, character_name)
+        return {"character": character.name, "cp_total": character.cp_total,
+                "traits": [trait_view(t) for t in active_traits(session, character)]}
+
+
+def add_trait(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    name: str,
+    cp: int,
+    *,
+    category: str | None = None,
+    counts_toward_limit: bool = True,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """Give a character a trait; its CP is added to the CP total."""
+    name = clean_name(name, "trait")
+    cp = _clean_cp(cp)
+    category = _clean_category(category, cp)
+    reason = clean_text(reason, "--reason")
+    with _write(db, campaign_name, character_name) as (session, campaign, character, seq, effects):
+        refuse_duplicate(session, character, name)
+        trait = effects.add_trait(character, name, category, cp, counts_toward_limit=counts_toward_limit)
+        effects.change_cp(character, cp)
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="trait", character=character.name, reason=reason or "added",
+            detail={"action": "add", "trait": trait_view(trait), "applied": effects.ops},
+        ), expect_seq=seq)
+        return {"seq": seq, "action": "add", "character": character.name, "trait": trait_view(trait),
+                "cp_total": character.cp_total}
+
+
+def rename_trait(
+    db: Database, campaign_name: str | None, actor: str, character_name: str, old: str, new: str,
+    *, reason: str | None = None,
+) -> dict[str, Any]:
+    """Rename a trait, typically the placeholder a fright check left for the GM to name."""
+    new = clean_name(new, "trait")
+    reason = clean_text(reason, "--reason")
+    with _write(db, campaign_name, character_name) as (session, campaign, character, seq, effects):
+        trait = trait_named(session, character, old)
+        other = find_trait(session, character, new)
+        if other is not None and other.id != trait.id:
+            raise RuleRefused(f"{character.name} already has a trait named {other.name!r}")
+        if trait.name == new:
+            raise RuleRefused(f"the trait is already named {new!r}")
+        before = trait.name
+        effects.rename_trait(character, trait, new)
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="trait", character=character.name, reason=reason or "renamed",
+            detail={"action": "rename", "before": before, "trait": trait_view(trait), "applied": effects.ops},
+        ), expect_seq=seq)
+        return {"seq": seq, "action": "rename", "character": character.name, "before": before,
+                "trait": trait_view(trait), "cp_total": character.cp_total}
+
+
+def remove_trait(
+    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str, *, reason: str,
+) -> dict[str, Any]:
+    """Remove (buy off) a trait: its CP comes back out of the CP total (-10 CP -> +10)."""
+    reason = clean_text(reason, "--reason")
+    if not reason or not reason.strip():
+        raise BadInput("--reason is required: say why the trait goes (bought off, cured ...)")
+    with _write(db, campaign_name, character_name) as (session, campaign, character, seq, effects):
+        trait = trait_named(session, character, name)
+        effects.remove_trait(character, trait)
+        effects.change_cp(character, -trait.cp)
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="trait", character=character.name, reason=reason,
+            detail={"action": "remove", "trait": trait_view(trait), "applied": effects.ops},
+        ), expect_seq=seq)
+        return {"seq": seq, "action": "remove", "character": character.name, "trait": trait_view(trait),
+                "cp_total": character.cp_total}
+
+
+# --- conditions ---
+
+
+def active_conditions(session: Session, character: Character) -> list[Condition]:
+    return list(session.scalars(
+        select(Condition).where(Condition.character_id == character.id, Condition.cleared_seq.is_(None))
+        .order_by(Condition.id)
+    ))
+
+
+def list_conditions(db: Database, campaign_name: str | None, character_name: str) -> dict[str, Any]:
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        character = character_named(session, campaign, character_name)
+        return {"character": character.name,
+                "conditions": [condition_view(c) for c in active_conditions(session, character)]}
+
+
+def _condition_matches(condition: Condition, wanted: str) -> bool:
+    folded = wanted.casefold()
+    label = (condition.detail or {}).get("label_ja") or CONDITION_LABELS_JA.get(condition.name)
+    return condition.name.casefold() == folded or (label is not None and label == wanted)
+
+
+def clear_condition(
+    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
+    *, reason: str | None = None,
+) -> dict[str, Any]:
+    """End every active condition of that name (slug such as `stun`, or 朦朧)."""
+    name = clean_name(name, "condition")
+    reason = clean_text(reason, "--reason")
+    with _write(db, campaign_name, character_name) as (session, campaign, character, seq, effects):
+        current = active_conditions(session, character)
+        matching = [c for c in current if _condition_matches(c, name)]
+        if not matching:
+            have = ", ".join(c.name for c in current) or "none"
+            raise NotFound(f"{character.name} has no active condition {name!r} (conditions: {have})")
+        for condition in matching:
+            effects.clear_condition(character, condition)
+        cleared = [condition_view(c) for c in matching]
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="condition", character=character.name, reason=reason or "cleared",
+            detail={"action": "clear", "conditions": cleared, "applied": effects.ops},
+        ), expect_seq=seq)
+        return {"seq": seq, "action": "clear", "character": character.name, "cleared": cleared}
