@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from campaign.db.models import Campaign, LedgerEntry
+from campaign.db.models import Campaign, LedgerEntry, Scenario
 
 GENESIS_HASH = "0" * 64
 # Columns kept beside the record for indexing; verify checks each against the record.
@@ -89,6 +89,15 @@ def head(session: Session, campaign_id: int) -> tuple[int, str]:
     return (row.seq, row.hash) if row else (0, GENESIS_HASH)
 
 
+def open_scenario_number(session: Session, campaign_id: int) -> int | None:
+    """The scenario being played, if any: entries made during it are tagged with it,
+    so `history --scenario 12` finds every roll of scenario 12."""
+    return session.scalar(
+        select(Scenario.number).where(Scenario.campaign_id == campaign_id, Scenario.ended_seq.is_(None))
+        .order_by(Scenario.number.desc()).limit(1)
+    )
+
+
 def next_seq(session: Session, campaign_id: int) -> int:
     """The seq the next append will get: lets a service key its state changes to the
     entry that records them before writing it (see services.effects)."""
@@ -113,7 +122,7 @@ def append(
         "actor": actor,
         "kind": entry.kind,
         "character": entry.character,
-        "scenario": entry.scenario,
+        "scenario": entry.scenario if entry.scenario is not None else open_scenario_number(session, campaign.id),
         "parent_seq": entry.parent_seq,
         "voids_seq": entry.voids_seq,
         "expression": entry.expression,

@@ -317,7 +317,7 @@ def cooperative_check(
                 "kind": result.kind, "total": result.total, "outcome": result.outcome,
             }, parent_seq=seq)
         return {
-            "seq": seq, "check": "cooperative", "stat": stat,
+            "seq": seq, "check": "cooperative", "character": rows[0].name, "stat": stat,
             "participants": [{"character": row.name, "stat_value": value} for row, value in zip(rows, values)],
             "stat_from": result.participants[result.stat_from],
             **_view(result), **recorder.common(),
@@ -325,13 +325,13 @@ def cooperative_check(
 
 
 def _contestant(row: Character, spec: SideSpec, default_stat: str) -> tuple[rules.Contestant, str | None]:
-    stat = spec.stat if spec.stat is not None else None
-    rolls = stat is not None
-    value = stat_of(row, stat) if rolls else 0
+    """The core's view of one side; a side with no stat does not roll (result 0)."""
+    rolls = spec.stat is not None
+    value = stat_of(row, spec.stat) if spec.stat is not None else 0
     return rules.Contestant(
         name=row.name, stat=value, modifiers=spec.modifiers, dice_modifier=spec.dice_modifier,
-        rolls=rolls, stat_name=stat or default_stat,
-    ), stat
+        rolls=rolls, stat_name=spec.stat or default_stat,
+    ), spec.stat
 
 
 def _side_view(result: rules.CheckResult, stat: str | None) -> dict[str, Any]:

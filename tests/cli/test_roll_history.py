@@ -112,3 +112,12 @@ def test_seeded_rolls_are_recorded_as_seeded_and_reproducible(gurps):
     second = gurps.json("--seed", "7", "roll", "3D6")
     assert first["source"] == "seeded" and first["dice"] == second["dice"]
     assert gurps.json("roll", "3D6")["source"] == "rng"
+
+
+def test_entries_during_a_scenario_are_tagged_with_it(gurps):
+    gurps.run("roll", "2D6", "--dice", "1,1")
+    gurps.run("scenario", "start", "第1話", "--with", "鈴音")
+    gurps.run("roll", "2D6", "--char", "鈴音", "--dice", "2,2")
+    gurps.run("scenario", "end")
+    gurps.run("roll", "2D6", "--dice", "3,3")
+    assert [e["dice"] for e in gurps.json("history", "--scenario", "1", "--kind", "roll")] == [[2, 2]]
