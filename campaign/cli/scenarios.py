@@ -31,6 +31,11 @@ def _pairs(items: list[str], what: str, shape: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def _when(at: str | None) -> str | None:
+    """'2026-11-29T18:52:31.964013Z' -> '2026-11-29 18:52' for tables."""
+    return at[:16].replace("T", " ") if at else None
+
+
 # --------------------------------------------------------------------------- missing
 
 
@@ -151,7 +156,8 @@ def scenario_end(
     say(f"scenario #{scenario['number']} {scenario['title']} ended (ledger #{ended['seq']})")
     for r in ended["reunions"]:
         if r["success"]:
-            back = f"; {', '.join(r['searchers'])} return" if r["searchers"] else ""
+            verb = "returns" if len(r["searchers"]) == 1 else "return"
+            back = f"; {', '.join(r['searchers'])} {verb}" if r["searchers"] else ""
             verdict = f"reunited{back}"
         else:
             verdict = "still missing"
@@ -173,8 +179,8 @@ def scenario_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool
     if json_out:
         emit_json(rows)
         return
-    columns = ["#", "title", "status", "participants", "started", "ended"]
-    table = [[r["number"], r["title"], r["status"], ", ".join(r["participants"]), r["started_at"], r["ended_at"]]
+    columns = ["#", "title", "status", "participants", "started (UTC)"]
+    table = [[r["number"], r["title"], r["status"], ", ".join(r["participants"]), _when(r["started_at"])]
              for r in rows]
     print_csv(columns, table) if csv_out else print_table("scenarios", columns, table)
 

@@ -157,6 +157,16 @@ def _search(session: Session, campaign: Campaign, started_seq: int, searcher: st
     ).one()
 
 
+def _refuse_if_busy(session: Session, character: Character) -> None:
+    """Restoring an old missing/searching status must not give a character two at once."""
+    if session.scalar(select(Disappearance.id).where(
+            Disappearance.character_id == character.id, Disappearance.reunited_seq.is_(None))) is not None:
+        raise RuleRefused(f"cannot void: {character.name} has gone missing again since")
+    if session.scalar(select(Search.id).where(
+            Search.searcher_id == character.id, Search.ended_seq.is_(None))) is not None:
+        raise RuleRefused(f"cannot void: {character.name} is out searching again since")
+
+
 def reverse(session: Session, campaign: Campaign, ops: list[dict[str, Any]], void_seq: int) -> list[str]:
     """Undo ops in reverse order; returns one human line per undone change.
 
@@ -245,9 +255,15 @@ def reverse(session: Session, campaign: Campaign, ops: list[dict[str, Any]], voi
             disappearance = _disappearance(session, campaign, op["since_seq"])
             if disappearance.reunited_seq is None:
                 disappearance.reunited_seq = void_seq
+                # Nobody can search for a disappearance that never happened.
+                for search in session.scalars(select(Search).where(
+                        Search.disappearance_id == disappearance.id, Search.ended_seq.is_(None))):
+                    search.ended_seq = void_seq
+                    said.append(f"{session.get(Character, search.searcher_id).name} called back from the search")
             said.append("missing status withdrawn")
         elif kind == "missing_ended":
             disappearance = _disappearance(session, campaign, op["since_seq"])
+            _refuse_if_busy(session, session.get(Character, disappearance.character_id))
             disappearance.reunited_seq = None
             said.append("missing status restored")
         elif kind == "faces":
@@ -259,6 +275,7 @@ def reverse(session: Session, campaign: Campaign, ops: list[dict[str, Any]], voi
                 search.ended_seq = void_seq
             said.append(f"{op['searcher']} no longer searching")
         elif kind == "search_ended":
+            _refuse_if_busy(session, character_named(session, campaign, op["searcher"]))
             _search(session, campaign, op["started_seq"], op["searcher"]).ended_seq = None
             said.append(f"{op['searcher']} searching again")
         elif kind == "reunion_check":

@@ -3,6 +3,16 @@
 The rules themselves live in campaign.core.reunion; this module reads what they need
 from the database (who is missing, who searches for whom, who is related to whom) and
 owns the transactions of `missing mark`, `missing faces` and `missing list`.
+
+Where R4 is silent, these decisions stand:
+- A character out searching cannot be marked missing: it takes part in no scenario, so
+  nothing can happen to it (refused with one line; void its search entry first if the
+  search itself was the mistake).
+- An NPC without an owning player is played by its summoner's player: that player makes
+  its reunion roll (ledger actor) and counts as "its own player" for the search rules;
+  a GM-run NPC (no player, no summoner) rolls as "GM".
+- Marking missing during an open scenario ties the disappearance to that scenario
+  (`since_scenario`); every scenario end rolls for everyone missing at that moment.
 """
 
 from __future__ import annotations

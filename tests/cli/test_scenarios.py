@@ -375,3 +375,27 @@ def test_voided_search_recalls_the_searcher(party):
     party.run("history", "void", str(started["sent"][0]["seq"]), "--reason", "wrong PC")
     assert statuses(party)["刀矢"] == ("active", None)
     assert party.json("missing", "list")[0]["searchers"] == []
+
+
+def test_voided_disappearance_calls_its_searchers_back(party):
+    marked = party.json("missing", "mark", "鈴音")
+    party.run("scenario", "start", "一話", "--with", "千早", "--search", "刀矢=鈴音")
+    party.run("history", "void", str(marked["seq"]), "--reason", "she was never lost")
+    now = statuses(party)
+    assert (now["鈴音"], now["刀矢"]) == (("active", None), ("active", None))
+    assert party.json("missing", "list") == []
+
+
+def test_void_refuses_to_give_a_character_two_statuses(party):
+    party.run("missing", "mark", "鈴音")
+    party.run("scenario", "start", "一話", "--with", "千早", "--search", "刀矢=鈴音")
+    ended = party.json("scenario", "end", "--dice", "鈴音=1")
+    party.run("missing", "mark", "鈴音")  # lost again
+    before = snapshot_json(party)
+    message = party.error("history", "void", str(ended["reunions"][0]["seq"]), "--reason", "x", code=1)
+    assert "gone missing again" in message
+    assert snapshot_json(party) == before
+
+
+def snapshot_json(cli):
+    return cli.json("char", "list"), cli.json("missing", "list"), cli.json("history", "--limit", "1")
