@@ -48,8 +48,15 @@ def pg_cluster():
 
 
 def pytest_generate_tests(metafunc):
-    if "db_url" in metafunc.fixturenames:
-        metafunc.parametrize("db_url", ["sqlite", "postgres"], indirect=True)
+    """Every test using `db_url` runs on both backends, unless it narrows the choice
+    itself with @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)."""
+    if "db_url" not in metafunc.fixturenames:
+        return
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0]
+        if "db_url" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
+            return
+    metafunc.parametrize("db_url", ["sqlite", "postgres"], indirect=True)
 
 
 @pytest.fixture

@@ -12,8 +12,11 @@ import typer
 from typer.core import TyperGroup
 
 from campaign import __version__
+from campaign.cli import coercion
 from campaign.cli.context import AppState
 from campaign.errors import CampaignError
+
+coercion.install()  # plain option values skip Typer's Pydantic adapters (~80 ms per run)
 
 
 class CampaignGroup(TyperGroup):
@@ -68,7 +71,7 @@ def root(
 
 
 def _register() -> None:
-    from campaign.cli import campaigns, characters, checks, dbcmd, demo, history, scenarios, transfer
+    from campaign.cli import campaigns, characters, checks, dbcmd, demo, gurps, history, scenarios, transfer
 
     campaigns.register(app)
     app.command("roll")(history.roll)
@@ -80,6 +83,10 @@ def _register() -> None:
     app.add_typer(scenarios.missing_app, name="missing")
     app.add_typer(scenarios.scenario_app, name="scenario")
     transfer.register(app)
+    app.command("fright")(gurps.fright)
+    app.add_typer(gurps.table_app, name="table")
+    app.add_typer(gurps.trait_app, name="trait")
+    app.add_typer(gurps.condition_app, name="condition")
     demo.register(app)
 
 

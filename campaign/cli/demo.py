@@ -29,6 +29,21 @@ def _steps(db: str) -> list[list[str]]:
         g + ["--as", "Aki", "roll", "3D6<=12", "回避", "--char", "鈴音"],
         g + ["--as", "Ren", "roll", "2D6+3>=10", "--char", "刀矢"],
         g + ["roll", "3D6<=11", "--char", "鈴音", "--dice", "6,6,5"],
+        # A failed fright check: 16 against Will 11, then 18 + 5 on the table = 23, a mild
+        # phobia (-10 CP) written onto 鈴音, not counted toward the disadvantage limit.
+        g + ["fright", "鈴音", "--pick", "暗所恐怖症", "--reason", "屋敷の地下室", "--dice", "6,5,5,6,6,6"],
+        g + ["char", "show", "鈴音"],
+        g + ["roll", "FEAR+5", "--char", "刀矢"],
+        g + ["table", "roll", "CRT", "--char", "刀矢"],
+        # 鈴音 vanishes in the fog; her reunion check (1d6 <= 1 + searchers) fails at the
+        # end of scenario 1, then 刀矢 searches for her and she is found after scenario 2.
+        g + ["scenario", "start", "第一話 霧の館", "--with", "鈴音", "--with", "刀矢", "--with", "管狐"],
+        g + ["missing", "mark", "鈴音", "--reason", "霧の中に消えた"],
+        g + ["scenario", "end", "--dice", "鈴音=4"],
+        g + ["scenario", "start", "第二話 捜索", "--with", "管狐", "--search", "刀矢=鈴音"],
+        g + ["missing", "list"],
+        g + ["scenario", "end", "--dice", "鈴音=2"],
+        g + ["history", "--kind", "reunion", "--char", "鈴音"],
         g + ["history", "--limit", "5"],
         g + ["history", "seal", "--reason", "第1話 終了"],
         g + ["history", "verify"],

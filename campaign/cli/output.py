@@ -45,8 +45,15 @@ def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequen
     for column in columns:
         table.add_column(column)
     for row in rows:
-        table.add_row(*("" if cell is None else str(cell) for cell in row))
+        table.add_row(*(_plain(cell) for cell in row))
     _console().print(table)
+
+
+def _plain(value: Any):
+    """User text is never Rich markup: a trait category "[phobia]" must print as typed."""
+    from rich.text import Text
+
+    return Text("" if value is None else str(value))
 
 
 def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
@@ -63,5 +70,5 @@ def print_fields(title: str, fields: Sequence[tuple[str, Any]]) -> None:
     table.add_column(style="bold")
     table.add_column()
     for key, value in fields:
-        table.add_row(key, "" if value is None else str(value))
+        table.add_row(_plain(key), _plain(value))
     _console().print(table)

@@ -115,7 +115,10 @@ def duration_texts(effect: AddCondition) -> tuple[str, str]:
     if effect.duration is not None:
         return _plural(effect.duration, UNIT_EN[effect.unit]), f"{effect.duration}{UNIT_JA[effect.unit]}"
     en, ja = RECOVERY_EN[effect.recovery], RECOVERY_JA[effect.recovery]
-    if effect.every is not None:
+    if effect.every == 1:
+        en += f" every {UNIT_EN[effect.every_unit]}"
+        ja = f"毎{UNIT_JA[effect.every_unit]}の{ja}"
+    elif effect.every is not None:
         en += f" every {_plural(effect.every, UNIT_EN[effect.every_unit])}"
         ja = f"{effect.every}{UNIT_JA[effect.every_unit]}ごとの{ja}"
     return f"until recovered ({en})", f"回復するまで ({ja})"

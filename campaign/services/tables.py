@@ -111,24 +111,24 @@ def directive_text(directive: Any, tables: dict[str, Table]) -> str:
     return text
 
 
-def _roll_line(roll: TableRoll, tables: dict[str, Table]) -> str:
-    dice = ",".join(map(str, roll.dice))
+def _summary(roll: TableRoll) -> str:
     clamped = "" if roll.raw == roll.result else f" (raw {roll.raw})"
-    return (f"{expression_for(roll.command, roll.modifier)} [{dice}]={roll.result}{clamped} → "
-            f"{roll.entry.label}: {roll.entry.ja} / {roll.entry.en}")
+    return f"{roll.entry.label}{clamped}: {roll.entry.ja} / {roll.entry.en}"
 
 
 def describe(rolled: TableRoll, first_sub_seq: int) -> list[str]:
-    """Human lines for the whole roll, sub-rolls indented and numbered by their seq."""
+    """Human lines: the entry's summary, then each extra roll (numbered by its seq)."""
     tables = load_tables()
     lines = []
     for index, (depth, roll) in enumerate(rolled.walk()):
         if depth == 0:
-            lines.append(_roll_line(roll, tables))
-        else:
-            lines.append("  " * depth + f"↳ #{first_sub_seq + index - 1} {directive_text(roll.directive, tables)}:")
-            lines.append("  " * depth + "  " + _roll_line(roll, tables))
-    if rolled.truncated or any(r.truncated for _, r in rolled.walk()):
+            lines.append(_summary(roll))
+            continue
+        dice = ",".join(map(str, roll.dice))
+        lines.append("  " * depth + f"↳ #{first_sub_seq + index - 1} {directive_text(roll.directive, tables)}: "
+                     f"{expression_for(roll.command, roll.modifier)} [{dice}]={roll.result}")
+        lines.append("  " * depth + "  " + _summary(roll))
+    if any(r.truncated for _, r in rolled.walk()):
         lines.append("(further rolls not made: nesting limit reached / 入れ子の上限に達したので打ち切り)")
     return lines
 
