@@ -21,8 +21,19 @@ class DiceSource(Protocol):
         """One face in 1..sides."""
         ...
 
+    def ensure_all_used(self) -> None:
+        """Called by services after rolling, before they write anything."""
+        ...
 
-class SystemDice:
+
+class _Generated:
+    """Sources that produce faces on demand never have leftovers."""
+
+    def ensure_all_used(self) -> None:
+        return None
+
+
+class SystemDice(_Generated):
     """OS randomness: the default for real play."""
 
     kind = "rng"
@@ -34,7 +45,7 @@ class SystemDice:
         return self._rng.randint(1, sides)
 
 
-class SeededDice:
+class SeededDice(_Generated):
     """Reproducible faces from a fixed seed; never used for real play."""
 
     kind = "seeded"

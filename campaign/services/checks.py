@@ -27,14 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core import checks2d6 as rules
-from campaign.core.dice_source import DiceSource, ManualDice
+from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
-from campaign.db.models import Campaign, Character, Scenario
+from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
 from campaign.services.common import campaign_named, character_named, clean_text
 
@@ -129,16 +128,6 @@ def _criticals(campaign: Campaign) -> rules.CriticalRule:
     return rules.CriticalRule(enabled=bool((campaign.settings or {}).get("criticals", True)))
 
 
-def _open_scenario(session: Session, campaign: Campaign) -> int | None:
-    """The number of the scenario being played (started, not ended), if any."""
-    return session.scalar(
-        select(Scenario.number)
-        .where(Scenario.campaign_id == campaign.id, Scenario.ended_seq.is_(None))
-        .order_by(Scenario.number.desc())
-        .limit(1)
-    )
-
-
 # --------------------------------------------------------------------------- shaping
 
 
@@ -184,11 +173,6 @@ def _source_detail(source: DiceSource) -> dict[str, Any]:
     return {"seed": seed} if seed is not None else {}
 
 
-def _finish_dice(source: DiceSource) -> None:
-    if isinstance(source, ManualDice):
-        source.ensure_all_used()
-
-
 class _Recorder:
     """Writes a check's entries into the open transaction with the common fields."""
 
@@ -198,7 +182,7 @@ class _Recorder:
         self.source_kind = source.kind
         self.source_detail = _source_detail(source)
         self.reason, self.occasion = reason, occasion
-        self.scenario = _open_scenario(session, campaign)
+        self.scenario = ledger.open_scenario_number(session, campaign.id)
 
     def write(self, character: str, result: rules.CheckResult | None, detail: dict[str, Any], *,
               parent_seq: int | None = None, outcome: str | None = None) -> int:
@@ -262,7 +246,7 @@ def ability_check(
             result = rules.ability_check(value, target, source, **common)
         else:
             result = rules.skill_check(value, skill, target, source, **common)
-        _finish_dice(source)
+        source.ensure_all_used()
         recorder = _Recorder(session, campaign, actor, source, reason, occasion)
         check = "ability" if skill is None else "skill"
         detail = {**result.to_detail(), "check": check, "stat": stat, "stat_value": value, "skill": skill,
@@ -306,7 +290,7 @@ def cooperative_check(
             criticals=_criticals(campaign), participants=[row.name for row in rows], stat_name=stat,
             occasion=occasion,
         )
-        _finish_dice(source)
+        source.ensure_all_used()
         recorder = _Recorder(session, campaign, actor, source, reason, occasion)
         detail = {**result.to_detail(), "check": "cooperative", "stat": stat, "skill": skill,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
@@ -376,7 +360,7 @@ def opposed_check(
         contestants = [_contestant(row, spec, "stat") for row, spec in zip(rows, specs)]
         result = rules.opposed_check(contestants[0][0], [c for c, _ in contestants[1:]], source,
                                      criticals=_criticals(campaign), occasion=occasion)
-        _finish_dice(source)
+        source.ensure_all_used()
         stats = [stat for _, stat in contestants]
         applied = None
         if effect is not None:
@@ -439,7 +423,7 @@ def danger_sense(
         result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
                                     criticals=_criticals(campaign), stat_name=stat, name=row.name,
                                     occasion=occasion)
-        _finish_dice(source)
+        source.ensure_all_used()
         recorder = _Recorder(session, campaign, actor, source, reason, occasion)
         detail = {**result.to_detail(), "check": "danger", "stat": stat, "stat_value": value,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
@@ -478,7 +462,7 @@ def hide_check(
         observer_sides = [_contestant(row, spec, "感") for row, spec in zip(rows[1:], observers)]
         result = rules.hide_check(hider_side, [c for c, _ in observer_sides], source,
                                   criticals=_criticals(campaign), occasion=occasion)
-        _finish_dice(source)
+        source.ensure_all_used()
         recorder = _Recorder(session, campaign, actor, source, reason, occasion)
         stats = [hider_stat] + [stat for _, stat in observer_sides]
         detail = {**result.to_detail(), "check": "hide", "stats": stats}

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from campaign import ledger
-from campaign.core.dice_source import DiceSource, ManualDice
+from campaign.core.dice_source import DiceSource
 from campaign.core.fright import (
     STAT_ALIASES,
     AddCondition,
@@ -295,8 +295,7 @@ def fright_check(
             severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
             traits=known, stats=dict(character.stats), pick=pick, choice=choice,
         )
-        if isinstance(source, ManualDice):
-            source.ensure_all_used()
+        source.ensure_all_used()
 
         seq = ledger.next_seq(session, campaign.id)
         effects = Effects(session, campaign, seq)

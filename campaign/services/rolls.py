@@ -6,16 +6,10 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.dice import evaluate
-from campaign.core.dice_source import DiceSource, ManualDice
+from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.services.common import campaign_named, character_named, clean_text
 from campaign.services.history import entry_view
-
-
-def finish_dice(source: DiceSource) -> None:
-    """Refuse unused --dice faces before anything commits (they usually mean a typo)."""
-    if isinstance(source, ManualDice):
-        source.ensure_all_used()
 
 
 def _is_table_command(word: str) -> bool:
@@ -56,7 +50,7 @@ def roll(
         ledger.lock_campaign(session, campaign.id)
         who = character_named(session, campaign, character).name if character else None
         result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja")
-        finish_dice(source)
+        source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="roll",
             character=who,

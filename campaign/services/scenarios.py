@@ -266,8 +266,7 @@ def end_scenario(
                 source=source.kind, odds=reunion_odds_text(disappearance.faces, len(searchers)),
             ))
         for source in sources.values():
-            if hasattr(source, "ensure_all_used"):
-                source.ensure_all_used()  # leftover faces are a typo: refuse before writing
+            source.ensure_all_used()  # leftover faces are a typo: refuse before writing
 
         end_seq = ledger.next_seq(session, campaign.id)
         scenario.ended_seq = end_seq

@@ -13,7 +13,7 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from campaign import ledger
-from campaign.core.dice_source import DiceSource, ManualDice
+from campaign.core.dice_source import DiceSource
 from campaign.core.tables import DIRECTIVES, Entry, Table, TableRoll, load_tables, roll_on_table, table_for_command
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
@@ -172,8 +172,7 @@ def roll_table(
         ledger.lock_campaign(session, campaign.id)
         who = character_named(session, campaign, character).name if character else None
         rolled = roll_on_table(table, source, total_modifier, tables=tables)
-        if isinstance(source, ManualDice):
-            source.ensure_all_used()
+        source.ensure_all_used()
         seq = ledger.next_seq(session, campaign.id)
         walked = list(rolled.walk())
         detail = roll_detail(rolled, tables)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 from dataclasses import dataclass
 
 import pytest
@@ -39,8 +41,7 @@ def cli(db_url) -> Cli:
     return Cli(db_url)
 
 
-@pytest.fixture
-def gurps(cli) -> Cli:
+def gurps_setup(cli: Cli) -> Cli:
     """A GURPS campaign with two players, two PCs and a summoned NPC."""
     cli.run("init", "テスト卓")
     cli.run("player", "add", "Aki")
@@ -51,3 +52,33 @@ def gurps(cli) -> Cli:
             "--stat", "Will=13", "--cp", "100")
     cli.run("char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "Will=10")
     return cli
+
+
+@pytest.fixture
+def gurps(cli) -> Cli:
+    return gurps_setup(cli)
+
+
+@pytest.fixture(scope="module")
+def template_db(tmp_path_factory):
+    """The `gurps` party on SQLite, built once per module for tests with many cases."""
+    directory = tmp_path_factory.mktemp("gurps-template")
+    patch = pytest.MonkeyPatch()  # `init` selects the campaign in the user config dir
+    patch.setenv("XDG_CONFIG_HOME", str(directory / "config"))
+    patch.setenv("XDG_DATA_HOME", str(directory / "data"))
+    try:
+        gurps_setup(Cli(str(directory / "campaign.db")))
+    finally:
+        patch.undo()
+    with sqlite3.connect(directory / "campaign.db") as raw:
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return directory / "campaign.db"
+
+
+@pytest.fixture
+def sqlite_gurps(template_db, tmp_path) -> Cli:
+    """A copy of the template: the `gurps` party on SQLite only, in a file copy's time.
+    Tests using it check many cases; a few of those cases also run through `gurps`."""
+    target = tmp_path / "campaign.db"
+    shutil.copy(template_db, target)
+    return Cli(str(target))

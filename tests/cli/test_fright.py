@@ -5,7 +5,7 @@
 Every table entry 4..40: `--mod 9-v` makes the target 20-v; the check dice 6,6,5 (17)
 fail by v-3 and the table dice 1,1,1 land on v; the entry's own dice follow. The
 character is then compared with what the entry's data says, and `history void`
-must restore it exactly. The per-entry run is SQLite only (tests/cli/sqlite_party.py);
+must restore it exactly. The per-entry run is SQLite only (the sqlite_gurps fixture);
 a few entries also run on both backends below.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 import pytest
 
 from tests.cli.conftest import Cli
-from tests.cli.sqlite_party import sqlite_gurps, template_db  # noqa: F401 (fixtures)
 
 START = {"stats": {"IQ": 12, "HT": 11, "Will": 11, "FP": 11, "HP": 11}, "cp": 100}
 HT_FAIL, HT_PASS, HT_FUMBLE = [4, 4, 4], [1, 2, 3], [6, 6, 6]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from campaign.core.tables import MAX_DEPTH, load_tables
-from tests.cli.sqlite_party import sqlite_gurps, template_db  # noqa: F401 (fixtures)
 
 TABLES = load_tables()
 COMMANDS = ["CRT", "FEAR", "FMB", "GFMB", "HCRT", "YFMB", "YSCRT", "YSFMB"]

@@ -6,7 +6,6 @@ out, so buying off a -10 CP disadvantage raises the total by 10.
 
 from __future__ import annotations
 
-from tests.cli.sqlite_party import sqlite_gurps, template_db  # noqa: F401 (fixtures)
 
 
 def traits(cli, name="鈴音"):
