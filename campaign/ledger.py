@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from campaign.db.models import Campaign, LedgerEntry, Scenario
+from campaign.db.models import Campaign, LedgerEntry
 
 GENESIS_HASH = "0" * 64
 # Columns kept beside the record for indexing; verify checks each against the record.
@@ -79,23 +79,23 @@ def lock_campaign(session: Session, campaign_id: int) -> None:
         session.execute(select(Campaign.id).where(Campaign.id == campaign_id).with_for_update())
 
 
+# The two queries of every append, as plain SQL: compiling them through the ORM would
+# cost more than running them, in a process that appends once.
+_HEAD = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c ORDER BY seq DESC LIMIT 1")
+_OPEN_SCENARIO = text(
+    "SELECT number FROM scenarios WHERE campaign_id = :c AND ended_seq IS NULL ORDER BY number DESC LIMIT 1"
+)
+
+
 def head(session: Session, campaign_id: int) -> tuple[int, str]:
-    row = session.execute(
-        select(LedgerEntry.seq, LedgerEntry.hash)
-        .where(LedgerEntry.campaign_id == campaign_id)
-        .order_by(LedgerEntry.seq.desc())
-        .limit(1)
-    ).first()
+    row = session.execute(_HEAD, {"c": campaign_id}).first()
     return (row.seq, row.hash) if row else (0, GENESIS_HASH)
 
 
 def open_scenario_number(session: Session, campaign_id: int) -> int | None:
     """The scenario being played, if any: entries made during it are tagged with it,
     so `history --scenario 12` finds every roll of scenario 12."""
-    return session.scalar(
-        select(Scenario.number).where(Scenario.campaign_id == campaign_id, Scenario.ended_seq.is_(None))
-        .order_by(Scenario.number.desc()).limit(1)
-    )
+    return session.execute(_OPEN_SCENARIO, {"c": campaign_id}).scalar()
 
 
 def next_seq(session: Session, campaign_id: int) -> int:
@@ -179,16 +179,194 @@ def _row_problem(row, campaign_name: str, expected_seq: int, prev_hash: str) -> 
     return None
 
 
-def iter_chain(session: Session, campaign_id: int, batch: int = 5000) -> Iterator[Any]:
-    """Stream the chain in seq order without holding it in memory."""
-    result = session.execute(
-        select(LedgerEntry)
-        .where(LedgerEntry.campaign_id == campaign_id)
-        .order_by(LedgerEntry.seq)
-        .execution_options(yield_per=batch)
-    )
-    for row in result.scalars():
-        yield row
+def iter_chain(session: Session, campaign_id: int, batch: int = 5000, from_seq: int | None = None) -> Iterator[Any]:
+    """Stream the chain in seq order without holding it in memory (Core rows, not ORM objects)."""
+    table = LedgerEntry.__table__
+    query = select(table).where(table.c.campaign_id == campaign_id)
+    if from_seq is not None:
+        query = query.where(table.c.seq >= from_seq)
+    yield from session.execute(query.order_by(table.c.seq).execution_options(yield_per=batch))
+
+
+@dataclass
+class _Progress:
+    """Where a verification stands: everything before expected_seq has been proven."""
+
+    head_hash: str | None
+    expected_seq: int = 1
+    prev_hash: str = GENESIS_HASH
+    head_seen: bool = False
+    last_seal_seq: int | None = None
+
+    def failed(self, row, problem: str) -> VerifyReport:
+        return VerifyReport(False, self.expected_seq - 1, self.prev_hash, min(row.seq, self.expected_seq), problem)
+
+
+def _check_rows(session: Session, campaign: Campaign, state: _Progress, until: int | None = None,
+                progress=None) -> VerifyReport | None:
+    """The exact rules, row by row, from state.expected_seq on (through `until`, if given)."""
+    for row in iter_chain(session, campaign.id, from_seq=state.expected_seq if state.expected_seq > 1 else None):
+        problem = _row_problem(row, campaign.name, state.expected_seq, state.prev_hash)
+        if problem:
+            return state.failed(row, problem)
+        if row.hash == state.head_hash:
+            state.head_seen = True
+        if row.kind == "seal":
+            state.last_seal_seq = row.seq
+        state.prev_hash = row.hash
+        state.expected_seq += 1
+        if progress is not None:
+            progress(1)
+        if until is not None and row.seq >= until:
+            break
+    return None
+
+
+# Below this many entries a second process costs more than it saves.
+PARALLEL_MIN_ENTRIES = 100_000
+
+
+def _check_ranges_sqlite(session: Session, campaign: Campaign, state: _Progress, progress=None) -> VerifyReport | None:
+    """The fast path (campaign.chaincheck): ranges of the chain checked inside SQLite, from
+    the first on here and from the last on by a helper process on another core, for long
+    chains. A range that is not clean is re-checked row by row with the exact rules, so
+    the answer is always the one _check_rows alone would give."""
+    from campaign import chaincheck
+
+    conn = session.connection()
+    first, last = conn.execute(
+        text("SELECT min(seq), max(seq) FROM ledger WHERE campaign_id = :c"), {"c": campaign.id}
+    ).one()
+    if first != 1:  # empty, or rows before seq 1: the exact path says what is wrong
+        return _check_rows(session, campaign, state, progress=progress)
+    ranges = chaincheck.plan(last)
+    raw = conn.connection.dbapi_connection
+
+    def check(lo: int, hi: int) -> dict:
+        return chaincheck.check_range(raw, campaign.id, campaign.name, INDEXED_FIELDS, lo, hi, state.head_hash)
+
+    results: dict[int, dict] = {}
+    helper = _Helper.start(session, campaign, state.head_hash, ranges) if last >= PARALLEL_MIN_ENTRIES else None
+    try:
+        met = False
+        for lo, hi in ranges:
+            if helper is not None and not helper.claim(lo):
+                met = True
+                break
+            results[lo] = check(lo, hi)
+            if progress is not None:
+                progress(hi - lo + 1)
+        if met:
+            for result in helper.finish():
+                if result["lo"] not in results:
+                    results[result["lo"]] = result
+                    if progress is not None:
+                        progress(result["hi"] - result["lo"] + 1)
+    finally:
+        if helper is not None:
+            helper.stop()
+    for lo, hi in ranges:
+        result = results.get(lo) or check(lo, hi)  # a range the helper did not get to
+        if result["clean"] and result["prev"] == state.prev_hash and state.expected_seq == lo:
+            state.expected_seq, state.prev_hash = hi + 1, result["last"]
+            state.head_seen = state.head_seen or result["head_seen"]
+            continue
+        failed = _check_rows(session, campaign, state, until=hi)
+        if failed is not None:
+            return failed
+    if not state.head_seen:
+        state.last_seal_seq = conn.execute(
+            text("SELECT max(seq) FROM ledger WHERE campaign_id = :c AND kind = 'seal' AND seq <= :last"),
+            {"c": campaign.id, "last": last},
+        ).scalar()
+    return None
+
+
+class _Helper:
+    """`python -m campaign.chaincheck` checking ranges from the last one down (see its main)."""
+
+    def __init__(self, process) -> None:
+        import os
+
+        self.process = process
+        self.fd = process.stdout.fileno()
+        os.set_blocking(self.fd, False)
+        self.buffer = b""
+        self.started: set[int] = set()
+        self.results: list[dict] = []
+
+    @classmethod
+    def start(cls, session: Session, campaign: Campaign, head_hash: str | None, ranges) -> _Helper | None:
+        import os
+        import subprocess
+        import sys
+
+        path = session.get_bind().url.database
+        if os.name != "posix" or (os.cpu_count() or 1) < 2 or not path or path == ":memory:" or not sys.executable:
+            return None
+        job = {"path": path, "campaign_id": campaign.id, "name": campaign.name, "fields": INDEXED_FIELDS,
+               "head": head_hash, "ranges": ranges[::-1]}
+        try:
+            process = subprocess.Popen([sys.executable, "-m", "campaign.chaincheck"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            process.stdin.write(json.dumps(job).encode() + b"\n")
+            process.stdin.flush()
+        except OSError:
+            return None
+        return cls(process)
+
+    def _read(self, block: bool = False) -> None:
+        import os
+
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                if not block:
+                    break
+                import select
+
+                select.select([self.fd], [], [], 1.0)
+                continue
+            if not chunk:
+                break
+            self.buffer += chunk
+        *lines, self.buffer = self.buffer.split(b"\n")
+        for line in lines:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if "start" in item:
+                self.started.add(item["start"])
+            elif "clean" in item:
+                self.results.append(item)
+
+    def claim(self, lo: int) -> bool:
+        """Take range lo unless the helper has started it; tell the helper."""
+        self._read()
+        if lo in self.started:
+            return False
+        try:
+            self.process.stdin.write(b"%d\n" % lo)
+            self.process.stdin.flush()
+        except OSError:
+            pass
+        return True
+
+    def finish(self) -> list[dict]:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        self._read(block=True)
+        self.process.wait()
+        return self.results
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 def verify(session: Session, campaign: Campaign, head_hash: str | None = None, progress=None) -> VerifyReport:
@@ -197,26 +375,18 @@ def verify(session: Session, campaign: Campaign, head_hash: str | None = None, p
     With head_hash (printed by an earlier `history seal`), also prove that the chain
     still contains that head: a rewritten-and-rehashed or truncated history lacks it.
     """
-    expected_seq, prev_hash = 1, GENESIS_HASH
-    head_seen = head_hash is None
-    last_seal_seq = None
-    for row in iter_chain(session, campaign.id):
-        problem = _row_problem(row, campaign.name, expected_seq, prev_hash)
-        if problem:
-            return VerifyReport(False, expected_seq - 1, prev_hash, min(row.seq, expected_seq), problem)
-        if row.hash == head_hash:
-            head_seen = True
-        if row.kind == "seal":
-            last_seal_seq = row.seq
-        prev_hash = row.hash
-        expected_seq += 1
-        if progress is not None:
-            progress(1)
-    count = expected_seq - 1
-    if not head_seen:
-        if last_seal_seq is not None:
+    state = _Progress(head_hash, head_seen=head_hash is None)
+    if session.get_bind().dialect.name == "sqlite":
+        failed = _check_ranges_sqlite(session, campaign, state, progress)
+    else:
+        failed = _check_rows(session, campaign, state, progress=progress)
+    if failed is not None:
+        return failed
+    count, prev_hash = state.expected_seq - 1, state.prev_hash
+    if not state.head_seen:
+        if state.last_seal_seq is not None:
             return VerifyReport(
-                False, count, prev_hash, last_seal_seq,
+                False, count, prev_hash, state.last_seal_seq,
                 "the sealed head is not in the chain: history up to this seal was rewritten",
             )
         return VerifyReport(

@@ -20,6 +20,21 @@ coercion.install()  # plain option values skip Typer's Pydantic adapters (~80 ms
 
 
 class CampaignGroup(TyperGroup):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.commands = _LazyCommands(self.commands)
+
+    def main(self, args=None, *more, **options):
+        # Bytes that are not UTF-8 arrive as lone surrogates (surrogateescape) and
+        # could not be stored or hashed: refuse them before anything runs.
+        for arg in sys.argv[1:] if args is None else args:
+            try:
+                arg.encode("utf-8")
+            except UnicodeEncodeError:
+                sys.stderr.write(f"error: an argument is not valid UTF-8 text: {arg!r}\n")
+                sys.exit(2)
+        return super().main(args, *more, **options)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -68,30 +83,109 @@ def root(
         sys.stderr.write(f"error: {exc}\n")
         raise typer.Exit(exc.exit_code) from None
     ctx.obj = AppState(db_option=db, campaign_option=campaign, actor=actor, seed=seed)
+    ctx.call_on_close(ctx.obj.close)
 
 
-def _register() -> None:
-    from campaign.cli import campaigns, characters, checks, dbcmd, demo, gurps, history, scenarios, transfer
+# Every top-level command: "module:attribute" in campaign.cli (a function is a command, a
+# Typer a noun with verbs), or "module" for one whose register(app) adds several. A module
+# is imported, and its click commands built, only when one of its commands runs or help
+# lists them, so `campaign roll` never pays for the scenario, check or demo modules.
+# The order is the order `campaign --help` lists them in. Add new commands here.
+COMMANDS = {
+    "init": "campaigns", "use": "campaigns", "list": "campaigns", "settings": "campaigns",
+    "roll": "history:roll",
+    "history": "history:history_app",
+    "player": "characters:player_app",
+    "char": "characters:char_app",
+    "db": "dbcmd:db_app",
+    "check": "checks:check_app",
+    "missing": "scenarios:missing_app",
+    "scenario": "scenarios:scenario_app",
+    "export": "transfer", "import": "transfer",
+    "fright": "gurps:fright",
+    "table": "gurps:table_app",
+    "trait": "gurps:trait_app",
+    "condition": "gurps:condition_app",
+    "demo": "demo",
+}
 
-    campaigns.register(app)
-    app.command("roll")(history.roll)
-    app.add_typer(history.history_app, name="history")
-    app.add_typer(characters.player_app, name="player")
-    app.add_typer(characters.char_app, name="char")
-    app.add_typer(dbcmd.db_app, name="db")
-    app.add_typer(checks.check_app, name="check")
-    app.add_typer(scenarios.missing_app, name="missing")
-    app.add_typer(scenarios.scenario_app, name="scenario")
-    transfer.register(app)
-    app.command("fright")(gurps.fright)
-    app.add_typer(gurps.table_app, name="table")
-    app.add_typer(gurps.trait_app, name="trait")
-    app.add_typer(gurps.condition_app, name="condition")
-    demo.register(app)
+
+def _load(name: str) -> dict:
+    """The click command(s) that COMMANDS[name] defines, built on a scratch Typer."""
+    import importlib
+
+    import typer.main
+
+    module_name, _, attribute = COMMANDS[name].partition(":")
+    module = importlib.import_module(f"campaign.cli.{module_name}")
+    scratch = typer.Typer()
+    if not attribute:
+        module.register(scratch)
+    elif isinstance(getattr(module, attribute), typer.Typer):
+        scratch.add_typer(getattr(module, attribute), name=name)
+    else:
+        scratch.command(name)(getattr(module, attribute))
+    group = typer.main.get_group_from_info(
+        typer.models.TyperInfo(scratch), pretty_exceptions_short=app.pretty_exceptions_short,
+        rich_markup_mode=app.rich_markup_mode, suggest_commands=app.suggest_commands,
+    )
+    return dict(group.commands)
 
 
-_register()
+class _LazyCommands(dict):
+    """The root group's commands, built on first use (see COMMANDS)."""
+
+    def _want(self, name) -> None:
+        if name in COMMANDS and not dict.__contains__(self, name):
+            for loaded, command in _load(name).items():
+                dict.setdefault(self, loaded, command)
+
+    def _want_all(self) -> None:
+        for name in COMMANDS:
+            self._want(name)
+
+    def get(self, name, default=None):
+        self._want(name)
+        return dict.get(self, name, default)
+
+    def __getitem__(self, name):
+        self._want(name)
+        return dict.__getitem__(self, name)
+
+    def __contains__(self, name) -> bool:
+        return name in COMMANDS or dict.__contains__(self, name)
+
+    def __iter__(self):
+        self._want_all()
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        self._want_all()
+        return dict.__len__(self)
+
+    def keys(self):
+        self._want_all()
+        return [name for name in COMMANDS if dict.__contains__(self, name)] + \
+            [name for name in dict.keys(self) if name not in COMMANDS]
+
+    def items(self):
+        return [(name, dict.__getitem__(self, name)) for name in self.keys()]
+
+    def values(self):
+        return [command for _, command in self.items()]
 
 
 def main() -> None:
-    app()
+    """The console script. Before the interpreter tears down, every object it holds moves to
+    the garbage collector's permanent generation: shutdown then skips the full collections
+    over the tens of thousands of objects that Typer, Rich and SQLAlchemy create at import,
+    which otherwise cost a short command about a quarter of its run time (see
+    docs/performance.md). Finalizers, atexit hooks and Click's close callbacks (which close
+    the database, see context.AppState.close) all run as usual."""
+    import gc
+
+    gc.freeze()  # what the imports made lives until exit: no collection needs to walk it
+    try:
+        app()
+    finally:
+        gc.freeze()

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from typer._coercion import build_runtime_param
-
 _PLAIN = (str, int)
 
 
@@ -71,6 +69,8 @@ class PlainParam:
             if converted is not _FALLBACK:
                 return converted
         if self._fallback is None:
+            from typer._coercion import build_runtime_param
+
             self._fallback = build_runtime_param(self.descriptor)
         return self._fallback.coerce(value, param=param, ctx=ctx)
 
@@ -105,6 +105,7 @@ def install() -> None:
     Idempotent; if Typer's internals move, Typer simply keeps its own conversion.
     """
     try:
+        from typer._coercion import build_runtime_param  # noqa: F401 (the fallback PlainParam uses)
         from typer.core import _TyperParameter
     except ImportError:  # pragma: no cover - a Typer without runtime params
         return

@@ -24,6 +24,15 @@ class AppState:
             self._db = Database(self.db_option)
         return self._db
 
+    def close(self) -> None:
+        """Close the database when the command ends (Click calls this on the root context):
+        SQLite checkpoints its write-ahead log when the last connection closes, and the
+        console script lets the interpreter exit without collecting garbage (cli.app.main),
+        so nothing must be left for the collector to close."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
     @property
     def campaign(self) -> str | None:
         """--campaign, else the campaign chosen with `use` for this database, else None

@@ -72,12 +72,13 @@ def _stream_json(entries) -> None:
     """A JSON array written entry by entry: constant memory however long the history."""
     import json
 
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder, not one per entry
     out = sys.stdout
     out.write("[")
     for index, entry in enumerate(entries):
         if index:
             out.write(",\n")
-        out.write(json.dumps(entry, ensure_ascii=False))
+        out.write(encode(entry))
     out.write("]\n")
 
 

@@ -30,11 +30,18 @@ def _console(stderr: bool = False):
 
 
 def say(message: str) -> None:
-    """A human message to stderr (never mixed into data on stdout)."""
-    _console(stderr=True).print(message, markup=False)
+    """A human message to stderr (never mixed into data on stdout), never hard-wrapped:
+    a message is one line however narrow the terminal or log it goes to."""
+    if not sys.stderr.isatty():  # a pipe or a log: the line as it is, without loading Rich
+        sys.stderr.write(message + "\n")
+        return
+    _console(stderr=True).print(message, markup=False, soft_wrap=True)
 
 
 def print_text(message: str, style: str | None = None) -> None:
+    if style is None and not sys.stdout.isatty():  # piped: plain text, unwrapped, without Rich
+        sys.stdout.write(message + "\n")
+        return
     _console().print(message, style=style, markup=False)
 
 

@@ -14,7 +14,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
 from campaign.errors import DataError
 
 # Must equal the newest revision in migrations/versions (a test checks it).
-HEAD_REVISION = "0001"
+HEAD_REVISION = "0002"
 OUR_TABLES = {"campaigns", "players", "characters", "ledger"}
 
 
@@ -35,7 +35,10 @@ def current_revision(engine: Engine) -> str | None:
     try:
         with engine.connect().execution_options(sqlite_begin="DEFERRED") as conn:
             try:
-                return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+                revision = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+                if revision is not None:
+                    return revision
+                tables = set(inspect(conn).get_table_names()) - {"alembic_version"}
             except (OperationalError, ProgrammingError):
                 conn.rollback()
                 tables = set(inspect(conn).get_table_names())
@@ -53,6 +56,10 @@ def _first_line(exc: Exception) -> str:
 def alembic_config(connection):
     from alembic.config import Config
 
+    from campaign.db.models import load_all
+
+    load_all()  # env.py compares the migrations with Base.metadata: all of it
+
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
     config.attributes["connection"] = connection
@@ -62,12 +69,17 @@ def alembic_config(connection):
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Run migrations, with SQLite foreign keys off around batch table rebuilds."""
     from alembic import command
+    from alembic.util import CommandError
 
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as conn:
         if sqlite:
             _set_sqlite_foreign_keys(conn, on=False)
-        command.upgrade(alembic_config(conn), revision)
+        try:
+            command.upgrade(alembic_config(conn), revision)
+        except CommandError as exc:  # a revision we do not know: written by a newer campaign
+            raise DataError(f"cannot upgrade the database: {_first_line(exc)}; it was probably written by a newer "
+                            f"version of campaign (this one knows schema revisions up to {HEAD_REVISION})") from None
         conn.commit()
         if sqlite:
             problems = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()

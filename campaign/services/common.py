@@ -41,6 +41,10 @@ def clean_text(value: str | None, what: str, limit: int = 2000) -> str | None:
     return value
 
 
+# Lookups treat a name containing NUL as unknown without asking the database: clean_name
+# never stores one, and PostgreSQL refuses NUL in a query parameter (a traceback).
+
+
 def campaign_named(session: Session, name: str | None) -> Campaign:
     """The campaign to act on: the one named, else the only one there is."""
     if name is None:
@@ -51,7 +55,7 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
             raise NotFound("no campaign yet: create one with `campaign init NAME`")
         raise RuleRefused("several campaigns exist: choose one with `campaign use NAME` or --campaign NAME")
     name = unicodedata.normalize("NFC", name).strip()
-    found = session.scalar(select(Campaign).where(Campaign.name == name))
+    found = None if "\x00" in name else session.scalar(select(Campaign).where(Campaign.name == name))
     if found is None:
         raise NotFound(f"no campaign named {name!r}")
     return found
@@ -59,7 +63,8 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
 
 def player_named(session: Session, campaign: Campaign, name: str) -> Player:
     name = unicodedata.normalize("NFC", name).strip()
-    found = session.scalar(select(Player).where(Player.campaign_id == campaign.id, Player.name == name))
+    found = None if "\x00" in name else session.scalar(
+        select(Player).where(Player.campaign_id == campaign.id, Player.name == name))
     if found is None:
         raise NotFound(f"no player named {name!r} in campaign {campaign.name!r}")
     return found
@@ -67,7 +72,8 @@ def player_named(session: Session, campaign: Campaign, name: str) -> Player:
 
 def character_named(session: Session, campaign: Campaign, name: str) -> Character:
     name = unicodedata.normalize("NFC", name).strip()
-    found = session.scalar(select(Character).where(Character.campaign_id == campaign.id, Character.name == name))
+    found = None if "\x00" in name else session.scalar(
+        select(Character).where(Character.campaign_id == campaign.id, Character.name == name))
     if found is None:
         raise NotFound(f"no character named {name!r} in campaign {campaign.name!r}")
     return found

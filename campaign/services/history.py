@@ -16,11 +16,13 @@ from campaign.db.database import Database
 from campaign.db.models import Character, LedgerEntry
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named, character_named, clean_text, player_named
-from campaign.services.effects import reverse
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
 # Kinds whose entries record structure, not results: voiding them would mean nothing.
 NOT_VOIDABLE = {"campaign", "player", "relation", "seal", "void", "scenario"}
+# seq, limits and scenario numbers are 32-bit INTEGER columns (PostgreSQL); SQLite refuses
+# Python ints beyond 64 bits outright. Numbers outside this range never match anything.
+INT_MAX = 2**31 - 1
 
 
 def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: int | None) -> dict[str, Any]:
@@ -67,6 +69,8 @@ def parse_when(text: str, *, end: bool, option: str) -> str:
             moment = moment.astimezone(timezone.utc)
     except ValueError:
         raise BadInput(f"{option}: {text!r} is not a date (YYYY-MM-DD) or ISO time") from None
+    except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before year 1 in UTC
+        raise BadInput(f"{option}: {text!r} is out of range (years 1 to 9999, UTC)") from None
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -105,6 +109,10 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
         raise BadInput(f"--outcome must be one of {', '.join(OUTCOMES)}")
     if flt.limit is not None and flt.limit < 1:
         raise BadInput("--limit must be at least 1")
+    if flt.limit is not None and flt.limit > INT_MAX:
+        flt = HistoryFilter(**{**flt.__dict__, "limit": None})  # more than there can ever be: all
+    if flt.scenario is not None and abs(flt.scenario) > INT_MAX:
+        raise BadInput(f"--scenario: {flt.scenario} is out of range")
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         if flt.character is not None:
@@ -121,6 +129,8 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
 
 
 def _entry(session: Session, campaign_id: int, seq: int) -> tuple[dict[str, Any], str, str, int | None] | None:
+    if not 1 <= seq <= INT_MAX:
+        return None
     row = session.execute(_query(session, campaign_id, HistoryFilter(limit=None), None)
                           .where(LedgerEntry.seq == seq)).first()
     return None if row is None else (json.loads(row[0]), row[1], row[2], row[3])
@@ -191,6 +201,8 @@ def void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: 
             raise RuleRefused(f"entry #{seq} ({record['kind']}) records structure, not a result; it cannot be voided")
         if record["parent_seq"] is not None and "applied" not in record["detail"]:
             raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
+        from campaign.services.effects import reverse  # only voids reverse effects (and load the state tables)
+
         void_seq = ledger.next_seq(session, campaign.id)
         undone = reverse(session, campaign, record["detail"].get("applied", []), void_seq)
         for child_seq in session.scalars(

@@ -1,0 +1,124 @@
+"""The state tables: relationships, traits, conditions, scenarios, disappearances,
+searches and reunion checks (see campaign.db.models for why they live apart).
+
+Import them from campaign.db.models like the others; that module loads this one on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from campaign.db.models import Base
+
+
+class Relationship(Base):
+    """A tie between two characters; treated as symmetric by the rules."""
+
+    __tablename__ = "relationships"
+    __table_args__ = (
+        UniqueConstraint("from_id", "to_id", name="uq_relationships_pair"),
+        CheckConstraint("from_id <> to_id", name="not_self"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"))
+    from_id: Mapped[int] = mapped_column(ForeignKey("characters.id"))
+    to_id: Mapped[int] = mapped_column(ForeignKey("characters.id"))
+    note: Mapped[str | None] = mapped_column(Text)
+
+class Trait(Base):
+    """An advantage, disadvantage or quirk. Removal is soft so a void can restore it."""
+
+    __tablename__ = "traits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    category: Mapped[str] = mapped_column(String(50))
+    cp: Mapped[int] = mapped_column(Integer)
+    # Fright-check disadvantages lower the CP total but do not count toward the limit.
+    counts_toward_limit: Mapped[bool] = mapped_column(Boolean, default=True)
+    # "<seq>.<n>": the n-th trait made by ledger entry <seq>; stable across export/import.
+    origin: Mapped[str] = mapped_column(String(40))
+    source_seq: Mapped[int | None] = mapped_column(Integer)
+    removed_seq: Mapped[int | None] = mapped_column(Integer)
+
+class Condition(Base):
+    """A temporary state (stunned, unconscious ...) with its rolled duration."""
+
+    __tablename__ = "conditions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    duration: Mapped[str | None] = mapped_column(String(100))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    origin: Mapped[str] = mapped_column(String(40))
+    source_seq: Mapped[int | None] = mapped_column(Integer)
+    cleared_seq: Mapped[int | None] = mapped_column(Integer)
+
+class Scenario(Base):
+    __tablename__ = "scenarios"
+    __table_args__ = (UniqueConstraint("campaign_id", "number", name="uq_scenarios_campaign_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"))
+    number: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str] = mapped_column(String(200))
+    started_seq: Mapped[int] = mapped_column(Integer)
+    ended_seq: Mapped[int | None] = mapped_column(Integer)
+    started_at: Mapped[str] = mapped_column(String(32))
+    ended_at: Mapped[str | None] = mapped_column(String(32))
+
+class ScenarioParticipant(Base):
+    __tablename__ = "scenario_participants"
+
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id"), primary_key=True)
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id"), primary_key=True)
+
+class Disappearance(Base):
+    """A character gone missing (行方不明) until a reunion check succeeds."""
+
+    __tablename__ = "disappearances"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"))
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id"), index=True)
+    faces: Mapped[int] = mapped_column(Integer, default=6)
+    reason: Mapped[str | None] = mapped_column(Text)
+    since_seq: Mapped[int] = mapped_column(Integer)
+    since_at: Mapped[str] = mapped_column(String(32))
+    since_scenario_id: Mapped[int | None] = mapped_column(ForeignKey("scenarios.id"))
+    reunited_seq: Mapped[int | None] = mapped_column(Integer)
+
+class Search(Base):
+    """One PC out searching (捜索) for one missing character."""
+
+    __tablename__ = "searches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    disappearance_id: Mapped[int] = mapped_column(ForeignKey("disappearances.id"), index=True)
+    searcher_id: Mapped[int] = mapped_column(ForeignKey("characters.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    started_seq: Mapped[int] = mapped_column(Integer)
+    scenario_id: Mapped[int | None] = mapped_column(ForeignKey("scenarios.id"))
+    ended_seq: Mapped[int | None] = mapped_column(Integer)
+
+class ReunionCheck(Base):
+    """At most one reunion check per disappearance per scenario end."""
+
+    __tablename__ = "reunion_checks"
+    __table_args__ = (
+        UniqueConstraint("disappearance_id", "scenario_id", name="uq_reunion_checks_once"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    disappearance_id: Mapped[int] = mapped_column(ForeignKey("disappearances.id"))
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    roll: Mapped[int] = mapped_column(Integer)
+    threshold: Mapped[int] = mapped_column(Integer)
+    success: Mapped[bool] = mapped_column(Boolean)

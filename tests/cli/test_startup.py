@@ -1,0 +1,101 @@
+"""Start-up is the budget (DESIGN.md): what a command must not load, and the shortcuts that
+keep it so (lazy command modules, Typer's option conversion without Pydantic)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import typer
+import typer.main
+from typer.testing import CliRunner
+
+from campaign.cli import app as app_module
+from campaign.cli.app import COMMANDS, app
+from campaign.cli.coercion import PlainParam
+
+# Never needed by a roll or a JSON listing on an up-to-date database.
+HEAVY = ("pydantic", "alembic", "rich.console", "rich.table", "campaign.db.models_state", "campaign.cli.checks",
+         "campaign.cli.scenarios", "campaign.cli.demo", "campaign.services.effects")
+
+PROBE = r"""
+import json, sys
+from campaign.cli.app import main
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def _modules(tmp_path, *args: str) -> set[str]:
+    db = str(tmp_path / "startup.db")
+    subprocess.run([sys.executable, "-c", "from campaign.cli.app import main; main()", "--db", db, "init", "Probe"],
+                   check=True, capture_output=True)
+    result = subprocess.run([sys.executable, "-c", PROBE, "--db", db, *args], capture_output=True, text=True)
+    report = json.loads(result.stderr.strip().splitlines()[-1])
+    assert report["code"] in (0, None), result.stderr
+    return set(report["modules"])
+
+
+@pytest.mark.parametrize("args", [("roll", "3D6"), ("history", "--limit", "20", "--json")])
+def test_a_command_loads_only_what_it_needs(tmp_path, args):
+    loaded = _modules(tmp_path, *args)
+    assert not [name for name in HEAVY if name in loaded]
+
+
+def test_every_command_module_registers_exactly_its_names():
+    loaded = {}
+    for name in COMMANDS:
+        loaded.update(app_module._load(name))
+    assert list(loaded) == list(COMMANDS)  # nothing registered that COMMANDS does not name, nothing missing
+
+
+def test_help_lists_every_command_in_order():
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    positions = [result.stdout.find(f"│ {name} ") for name in COMMANDS]
+    assert all(position > 0 for position in positions) and positions == sorted(positions), result.stdout
+
+
+def test_unknown_commands_still_get_suggestions():
+    result = CliRunner().invoke(app, ["histroy"])
+    assert result.exit_code == 2 and "history" in result.output
+
+
+# Plain conversion must give exactly what Typer's own (Pydantic) conversion gives, or defer to it.
+def _typer_params():
+    root = typer.main.get_command(app)
+    stack = [root]
+    while stack:
+        command = stack.pop()
+        yield from getattr(command, "params", [])
+        stack.extend(getattr(command, "commands", {}).values())
+
+
+@pytest.mark.parametrize("value", ["12", "-3", "0", "007", "+5", " 7", "1_000", "1e3", "12.0", "٣", "abc", "",
+                                   "9" * 19, "x" * 3, "鈴音", "a\udcff", 5, True])
+def test_plain_conversion_matches_typer(value):
+    from typer._coercion import build_runtime_param
+
+    checked = 0
+    for param in _typer_params():
+        plain = param.get_runtime_param()
+        if not isinstance(plain, PlainParam):
+            continue
+        original = build_runtime_param(param.type_descriptor)
+        values = [value, value] if plain.many else value
+        try:
+            expected = ("ok", original.coerce(values, param=param, ctx=None))
+        except Exception as exc:
+            expected = ("error", type(exc), str(exc))
+        try:
+            got = ("ok", plain.coerce(values, param=param, ctx=None))
+        except Exception as exc:
+            got = ("error", type(exc), str(exc))
+        assert got == expected, (param.name, value)
+        checked += 1
+    assert checked > 20

@@ -1,0 +1,212 @@
+"""The SQLite fast path of verify (campaign.chaincheck) answers exactly as the row-by-row rules.
+
+Each case tampers with a generated chain, then compares `ledger.verify` as shipped (ranges
+checked inside SQLite, tiny ranges here so that every case spans several of them, and the
+helper process on, so that it takes part) with the exact path alone: the same ok, count,
+head, first bad seq and reason, with and without a sealed head.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from campaign import chaincheck, ledger
+from campaign.db.database import Database
+from campaign.services import history
+from campaign.services.transfer import import_campaign
+from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
+from tests.perf.generate import export_lines
+
+ENTRIES = 300
+
+
+@pytest.fixture
+def chain(tmp_path, monkeypatch):
+    url = str(tmp_path / "chain.db")
+    db = Database(url)
+    import_campaign(db, export_lines("Fast Path", ENTRIES))
+    import_campaign(db, export_lines("Neighbour", 50))  # another campaign's rows interleave nothing but exist
+    db.close()
+    monkeypatch.setattr(chaincheck, "RANGE_SIZE", 16)
+    monkeypatch.setattr(ledger, "PARALLEL_MIN_ENTRIES", 0)
+    return url
+
+
+def _both(url: str, head: str | None = None) -> tuple[dict, dict]:
+    db = Database(url)
+    try:
+        fast = history.verify(db, "Fast Path", head)
+        original = ledger._check_ranges_sqlite
+        ledger._check_ranges_sqlite = lambda session, campaign, state, progress=None: ledger._check_rows(
+            session, campaign, state, progress=progress)
+        try:
+            exact = history.verify(db, "Fast Path", head)
+        finally:
+            ledger._check_ranges_sqlite = original
+    finally:
+        db.close()
+    return fast, exact
+
+
+def _record(url: str, seq: int) -> dict:
+    with raw_connection(url) as conn:
+        return json.loads(conn.execute("SELECT record FROM ledger WHERE campaign_id = 1 AND seq = ?",
+                                       (seq,)).fetchone()[0])
+
+
+def _rehash_from(url: str, seq: int, change) -> None:
+    """Rewrite entry seq with change(record) and recompute every hash after it."""
+    with raw_connection(url) as conn:
+        rows = conn.execute("SELECT seq, record, prev_hash FROM ledger WHERE campaign_id = 1 AND seq >= ? "
+                            "ORDER BY seq", (seq,)).fetchall()
+        prev = rows[0][2]
+        for row_seq, record_json, _ in rows:
+            if row_seq == seq:
+                record_json = change(record_json)
+            digest = ledger.chain_hash(prev, record_json)
+            conn.execute("UPDATE ledger SET record = ?, prev_hash = ?, hash = ? WHERE campaign_id = 1 AND seq = ?",
+                         (record_json, prev, digest, row_seq))
+            prev = digest
+        conn.commit()
+
+
+def _canonical(change):
+    return lambda record_json: ledger.canonical_json(change(json.loads(record_json)))
+
+
+TAMPER = {
+    "nothing": lambda url: None,
+    **{f"column {name}": (lambda name, value: lambda url: execute(
+        url, f"UPDATE ledger SET {name} = ? WHERE campaign_id = 1 AND seq = 77", (value,)))(name, value)
+       for name, value in [("actor", "Mallory"), ("kind", "roll"), ("kind", "fright"), ("character", "Aki"),
+                           ("character", None), ("outcome", "success"), ("at", "2020-01-01T00:00:00.000000Z"),
+                           ("scenario", 3), ("scenario", None), ("parent_seq", 1), ("voids_seq", 2),
+                           ("hash", "0" * 64), ("prev_hash", "f" * 64), ("seq", 5000)]},
+    "scenario as a REAL": lambda url: execute(url, "UPDATE ledger SET scenario = 1.5 WHERE campaign_id = 1 AND seq = 40"),
+    "character as a BLOB": lambda url: execute(url, "UPDATE ledger SET character = x'00ff' WHERE campaign_id = 1 AND seq = 41"),
+    "actor as a number": lambda url: execute(url, "UPDATE ledger SET actor = 5 WHERE campaign_id = 1 AND seq = 42"),
+    "record edited": lambda url: execute(url, "UPDATE ledger SET record = replace(record, '\"total\":', '\"total\":1') "
+                                              "WHERE campaign_id = 1 AND seq = 150"),
+    "record rehashed, not relinked": lambda url: _rehash_one(url, 99),
+    "record rewritten and chain recomputed": lambda url: _rehash_from(url, 120, _canonical(
+        lambda r: {**r, "dice": [1, 1, 1]})),
+    "record made invalid JSON, chain recomputed": lambda url: _rehash_from(url, 130, lambda r: r[:-1]),
+    "record made a list, chain recomputed": lambda url: _rehash_from(url, 131, lambda r: "[" + r + "]"),
+    "record of another campaign, chain recomputed": lambda url: _rehash_from(url, 132, _canonical(
+        lambda r: {**r, "campaign": "Neighbour"})),
+    "record with an escaped spelling, chain recomputed": lambda url: _rehash_from(
+        url, 133, lambda r: r.replace('"actor":"GM"', '"actor":"\\u0047M"')),
+    "record with a float seq, chain recomputed": lambda url: _rehash_from(
+        url, 134, lambda r: r.replace('"seq":134,', '"seq":134.0,')),
+    "first row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 1"),
+    "middle row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 64"),
+    "range boundary row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 48"),
+    "last row deleted": lambda url: execute(url, f"DELETE FROM ledger WHERE campaign_id = 1 AND seq = {ENTRIES}"),
+    "tail truncated": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq > 200"),
+    "seqs swapped": lambda url: _swap(url, 33, 34),
+    "row at seq 0": lambda url: execute(url, "INSERT INTO ledger SELECT campaign_id, 0, at, actor, kind, character, "
+                                             "scenario, outcome, parent_seq, voids_seq, record, prev_hash, hash FROM "
+                                             "ledger WHERE campaign_id = 1 AND seq = 1"),
+    "forged row appended": lambda url: execute(
+        url, "INSERT INTO ledger SELECT campaign_id, seq + 1, at, actor, kind, character, scenario, outcome, "
+             f"parent_seq, voids_seq, record, hash, hash FROM ledger WHERE campaign_id = 1 AND seq = {ENTRIES}"),
+}
+
+
+def _rehash_one(url: str, seq: int) -> None:
+    record = ledger.canonical_json({**_record(url, seq), "total": 99})
+    with raw_connection(url) as conn:
+        prev = conn.execute("SELECT prev_hash FROM ledger WHERE campaign_id = 1 AND seq = ?", (seq,)).fetchone()[0]
+    execute(url, "UPDATE ledger SET record = ?, hash = ? WHERE campaign_id = 1 AND seq = ?",
+            (record, ledger.chain_hash(prev, record), seq))
+
+
+def _swap(url: str, a: int, b: int) -> None:
+    execute(url, "UPDATE ledger SET seq = -1 WHERE campaign_id = 1 AND seq = ?", (a,))
+    execute(url, "UPDATE ledger SET seq = ? WHERE campaign_id = 1 AND seq = ?", (a, b))
+    execute(url, "UPDATE ledger SET seq = ? WHERE campaign_id = 1 AND seq = -1", (b,))
+
+
+@pytest.mark.parametrize("case", sorted(TAMPER))
+def test_fast_path_answers_as_the_exact_rules(chain, case):
+    drop_ledger_guards(chain)
+    execute(chain, "DROP TRIGGER IF EXISTS ledger_no_replace")
+    TAMPER[case](chain)
+    fast, exact = _both(chain)
+    assert fast == exact
+    assert fast["ok"] == (case in STILL_INTACT), fast
+
+
+# A self-consistent rewrite or truncation passes plain verify (only --head exposes it), and
+# so does a record spelled differently with the same values: the rules compare values.
+STILL_INTACT = {"nothing", "record rewritten and chain recomputed", "record with an escaped spelling, chain recomputed",
+                "record with a float seq, chain recomputed", "last row deleted", "tail truncated"}
+
+
+def test_fast_path_answers_as_the_exact_rules_with_a_head(chain):
+    db = Database(chain)
+    sealed = history.seal(db, "Fast Path", "GM")
+    db.close()
+    fast, exact = _both(chain, sealed["head"])
+    assert fast == exact and fast["ok"]
+    drop_ledger_guards(chain)
+    _rehash_from(chain, 200, _canonical(lambda r: {**r, "dice": [6, 6, 6]}))
+    fast, exact = _both(chain, sealed["head"])
+    assert fast == exact and not fast["ok"] and "rewritten" in fast["reason"]
+    execute(chain, "DELETE FROM ledger WHERE campaign_id = 1 AND seq > 250")
+    fast, exact = _both(chain, sealed["head"])
+    assert fast == exact and not fast["ok"]
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the helper process is used with two cores or more")
+def test_a_long_chain_is_split_between_this_process_and_the_helper(chain, monkeypatch):
+    seen = []
+    check_range = chaincheck.check_range
+
+    def slow_check_range(*args):  # this process only: the helper surely starts before it is done
+        time.sleep(0.05)
+        return check_range(*args)
+
+    monkeypatch.setattr(chaincheck, "check_range", slow_check_range)
+    original = ledger._Helper.finish
+
+    def finish(self):
+        results = original(self)
+        seen.extend(results)
+        return results
+
+    monkeypatch.setattr(ledger._Helper, "finish", finish)
+    fast, exact = _both(chain)
+    assert fast == exact and fast["ok"]
+    assert seen and all(result["clean"] for result in seen)
+
+
+def test_a_helper_that_dies_halfway_changes_nothing(chain, monkeypatch):
+    """It announced the last ranges, then crashed: this process checks them itself."""
+    import subprocess
+    import sys
+
+    ranges = chaincheck.plan(ENTRIES)
+    started = [lo for lo, _ in ranges[::-1][:3]]
+    script = "import json, sys\n" + "".join(f"print(json.dumps({{'start': {lo}}}), flush=True)\n" for lo in started) \
+        + "sys.exit(3)\n"
+
+    def start(cls, session, campaign, head_hash, ranges):
+        return cls(subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE))
+
+    monkeypatch.setattr(ledger._Helper, "start", classmethod(start))
+    check_range = chaincheck.check_range
+
+    def slow_check_range(*args):  # let the fake helper's lines arrive before this process gets there
+        time.sleep(0.01)
+        return check_range(*args)
+
+    monkeypatch.setattr(chaincheck, "check_range", slow_check_range)
+    drop_ledger_guards(chain)
+    execute(chain, f"UPDATE ledger SET kind = 'check' WHERE campaign_id = 1 AND seq = {ENTRIES - 5}")
+    fast, exact = _both(chain)
+    assert fast == exact and not fast["ok"] and fast["bad_seq"] == ENTRIES - 5

@@ -1,0 +1,107 @@
+"""What dominates each figure: the prose of docs/performance.md.
+
+The harness adds the evidence measured in the same run under each note (python -X
+importtime against the baseline's imports, in-process phase timings, cProfile, SQLite's
+query plan). Keep these notes about structure, not about absolute times.
+"""
+
+NOTES: dict[str, str] = {
+    "command": """
+The baseline, `python -c "import typer, rich, sqlalchemy.orm"`, is mostly imports, then
+interpreter teardown: at exit CPython runs full garbage collections over the ~50k objects
+those libraries create (the note under the table times the same script with `gc.freeze()`
+at its end: a fifth to a third faster). `campaign` pays the same imports, then, in order
+of size: mapping the four ORM classes every command needs (campaigns, players, characters,
+ledger), the SQLite dialect (SQLAlchemy imports its aiosqlite module with it), the dice
+engine's modules (mostly dataclass creation), the first ORM query (mapper configuration and
+statement compilation), and the append itself (two plain SQL statements, one INSERT, one
+commit in WAL mode). Its console script freezes the collector before exit (campaign.cli.app.main)
+after closing the database, so its teardown is nearly free; the notes under the table give
+the figure without that (the same roll through the Typer app), which pays a teardown
+larger than the baseline's.
+""",
+    "read": """
+Same start-up as the command row. The `--json` path never loads Rich; the query (one
+index range on ix_ledger_campaign_* plus an outer join per row on ix_ledger_campaign_voids
+to mark voided entries) returns 20 rows; what remains is compiling that ORM statement once
+per process and encoding the JSON.
+""",
+    "scale": """
+The filter `--char X --kind fright` is served by ix_ledger_campaign_character
+(campaign_id, character, kind, seq): SQLite walks the last 50 matching index entries
+backwards, and marks voided ones through ix_ledger_campaign_voids, so the work is the same
+50 rows whatever the size of the database (see the plan below). Both sides are dominated
+by process start-up and rendering the Rich table. (One real regression was caught here:
+an un-checkpointed 1 GB write-ahead log made every open of the big database replay it;
+the CLI now closes the database explicitly at the end of every command.)
+""",
+    "verify": """
+Verify checks, per entry: the seq, the link to the previous hash, SHA-256 over
+prev_hash + record, and every indexed column against the record. The fast path
+(campaign.chaincheck) does all of it inside SQLite, one statement per range of 16,384
+entries: SQLite scans the rows in rowid order and compares the columns with the record's
+values through json_extract (about half of the CPU time: parsing each record), and a small
+Python function called per row does the link and the hash (about 40%: the hash itself, and
+crossing from SQLite into Python); reading the rows is the rest. For chains of 100,000 entries or more, a helper process
+(`python -m campaign.chaincheck`) checks ranges from the end while this process checks them
+from the start, so the figure needs the second core: with another process busy on it, the
+figure drops by up to half. A range that does not pass is re-checked row by row with the
+exact rules, which name the seq and the reason, so the answers are those of the row-by-row
+path (tests/integration/test_verify_fast.py compares them under 30 kinds of tampering).
+The baseline hashes bytes already in memory; verify must also read ~1.3 GB of rows.
+""",
+    "dice": """
+Both sides cache parsed expressions (ours: functools.lru_cache on the normalised text; d20:
+an LFU cache of lark trees), so the figure is evaluation: our tree of frozen dataclasses
+walked by one recursive function, against d20's lark-built AST with its own node objects
+and result tree. Both draw faces from a random.Random (ours through SeededDice).
+""",
+    "bulk": """
+`campaign import` parses each line and its record (about a quarter of the time), re-hashes
+the chain as it goes, and hands batches of 5,000 rows to SQLAlchemy Core's executemany
+(one INSERT statement, no ORM objects). The rest is SQLite itself, as in the baseline:
+maintaining the primary key and eight indexes and running the append-only guard trigger
+per row. The baseline is plain sqlite3 executemany of the same rows into the same schema
+(same indexes and triggers, same pragmas), one transaction, the rows parsed beforehand.
+""",
+    "memory-history": """
+`history --all --json` streams: rows come from SQLite in batches of 1,000 (yield_per) and
+are written to stdout one by one, so memory is the interpreter and its libraries plus one
+batch, whatever the length of the ledger. Time goes to json.loads of each record and
+json.dumps of each entry.
+""",
+    "memory-export": """
+`export` streams the same way (batches of 5,000), writing each record exactly as hashed;
+memory is flat. Time goes to writing one JSON line per entry.
+""",
+    "build": """
+The databases are generated by tests/perf/generate.py (records shaped like real ones:
+roll details from the real dice engine, fright checks, scenarios opening and closing,
+voids) with the chain hashes computed as it writes, and piped into `campaign import -`,
+so they are built by the product's own bulk path and verified on the way in.
+""",
+}
+
+OPTIMISATIONS = """
+- Typer 0.29 converts every option through a Pydantic TypeAdapter built on first use
+  (~80 ms of imports and schema building per run, --help's own option included):
+  campaign/cli/coercion.py converts plain str/int/bool values itself and hands anything
+  else (and every error) to Typer's adapter, so messages are unchanged.
+- Sub-command modules load lazily (campaign/cli/app.py COMMANDS): `campaign roll` imports
+  and builds one module's commands instead of all of them.
+- Rich is not imported for plain text to a pipe (campaign/cli/output.py say/print_text);
+  it still renders tables and terminal output.
+- The state tables (traits, conditions, scenarios, ...) are mapped in
+  campaign/db/models_state.py, loaded on first use through campaign.db.models, so the
+  roll and history paths map four classes instead of twelve.
+- ledger.head() and the open-scenario lookup are plain SQL (no ORM compilation for the
+  two queries of every append); services.history loads services.effects only to void.
+- The console script closes the database when the command ends and freezes the garbage
+  collector before exit (campaign/cli/app.py main, campaign/cli/context.py close).
+- Verify: campaign/chaincheck.py (ranges checked inside SQLite, a helper process on the
+  second core, exact re-check of anything unclear); the row-by-row path streams Core rows
+  instead of ORM objects.
+- `history --json` and `export` encode with one JSON encoder per command instead of one
+  per entry (campaign/cli/history.py, campaign/services/transfer.py).
+- The revision check on open is one SELECT; Alembic is imported only to upgrade.
+"""
