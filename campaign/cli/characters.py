@@ -113,7 +113,7 @@ def render_character(view: dict) -> None:
         fields.append(("condition", f"{condition['name']} {condition['duration'] or ''}".rstrip()))
     for relation in view["relations"]:
         fields.append(("related to", relation["name"] + (f" — {relation['note']}" if relation["note"] else "")))
-    print_fields(view["name"], fields)
+    print_fields(view["name"], [(key, value) for key, value in fields if value is not None])
 
 
 @char_app.command("show")

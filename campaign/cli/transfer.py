@@ -61,7 +61,9 @@ def export(
                 raise BadInput(f"{target} is a directory")
             tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
             try:
-                with open(tmp, "w", encoding="utf-8") as out:
+                # The whole campaign is in there: owner-only, like the database itself.
+                with os.fdopen(os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600), "w",
+                               encoding="utf-8") as out:
                     summary = export_campaign(s.db, s.campaign, out, counter)
                 os.replace(tmp, target)
             except FileNotFoundError:

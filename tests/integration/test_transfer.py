@@ -118,3 +118,14 @@ def test_import_refuses_an_existing_campaign(tmp_path, exported):
     target = Cli(str(tmp_path / "t.db"))
     target.run("import", str(path))
     assert "already exists" in target.error("import", str(path), code=1)
+
+
+def test_export_file_is_owner_only(tmp_path):
+    import os
+    import stat
+
+    source = Cli(str(tmp_path / "source.db"))
+    source.run("init", "秘密")
+    path = tmp_path / "secret.jsonl"
+    source.run("export", str(path))
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
