@@ -5,7 +5,15 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_fields, print_table, say
+from campaign.cli.output import (
+    CsvOption,
+    JsonOption,
+    emit_json,
+    print_csv,
+    print_fields,
+    print_table,
+    say,
+)
 from campaign.cli.parsing import parse_assignments
 
 player_app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)

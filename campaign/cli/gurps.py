@@ -7,7 +7,15 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import CsvOption, DiceOption, JsonOption, emit_json, print_csv, print_table, say
+from campaign.cli.output import (
+    CsvOption,
+    DiceOption,
+    JsonOption,
+    emit_json,
+    print_csv,
+    print_table,
+    say,
+)
 
 table_app = typer.Typer(help="The seed roll tables (criticals, fumbles, fright): list them, roll on one.\n\n"
                              "Example: campaign table roll CRT", no_args_is_help=True)

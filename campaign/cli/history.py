@@ -8,7 +8,15 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import CsvOption, DiceOption, JsonOption, emit_json, print_fields, print_table, say
+from campaign.cli.output import (
+    CsvOption,
+    DiceOption,
+    JsonOption,
+    emit_json,
+    print_fields,
+    print_table,
+    say,
+)
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voided_by", "hash"]

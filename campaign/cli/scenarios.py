@@ -5,7 +5,16 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_fields, print_table, print_text, say
+from campaign.cli.output import (
+    CsvOption,
+    JsonOption,
+    emit_json,
+    print_csv,
+    print_fields,
+    print_table,
+    print_text,
+    say,
+)
 from campaign.errors import BadInput
 
 missing_app = typer.Typer(

@@ -21,6 +21,7 @@ from campaign.db.models import (
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.common import (
     campaign_named,
+    campaign_transaction,
     character_named,
     clean_name,
     clean_text,
@@ -52,9 +53,7 @@ def _check_cp(cp: int) -> int:
 
 def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> dict[str, Any]:
     name = clean_name(name, "player")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name)):
             raise RuleRefused(f"a player named {name!r} already exists in {campaign.name!r}")
         session.add(Player(campaign_id=campaign.id, name=name))
@@ -95,9 +94,7 @@ def add_character(
         raise BadInput("a PC needs --player (or add --npc for a non-player character)")
     if summoner is not None and not npc:
         raise BadInput("only an NPC has a summoner (add --npc)")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Character.id).where(Character.campaign_id == campaign.id, Character.name == name)):
             raise RuleRefused(f"a character named {name!r} already exists in {campaign.name!r}")
         owner = player_named(session, campaign, player) if player is not None else None
@@ -123,9 +120,7 @@ def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, st
     stats = _check_stats(stats)
     if not stats and cp is None:
         raise BadInput("nothing to set: give --stat KEY=VALUE or --cp N")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
         seq = ledger.next_seq(session, campaign.id)
         effects = Effects(session, campaign, seq)
@@ -141,9 +136,7 @@ def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, st
 
 def relate(db: Database, campaign_name: str | None, a: str, b: str, actor: str, note: str | None) -> dict[str, Any]:
     note = clean_text(note, "--note")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         first, second = character_named(session, campaign, a), character_named(session, campaign, b)
         if first.id == second.id:
             raise RuleRefused("a character cannot be related to itself")

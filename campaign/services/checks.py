@@ -35,7 +35,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
-from campaign.services.common import campaign_named, character_named, clean_text
+from campaign.services.common import campaign_transaction, character_named, clean_text
 
 #: 機会 labels (R5): recorded on the check, no rule depends on them. English aliases
 #: are accepted and stored as the Japanese label.
@@ -235,9 +235,7 @@ def ability_check(
     dice_modifier = _bounded(dice_modifier, "--dice-mod")
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
         value = stat_of(row, stat)
         common = dict(modifiers=mods, dice_modifier=dice_modifier, criticals=_criticals(campaign),
@@ -279,9 +277,7 @@ def cooperative_check(
     dice_modifier = _bounded(dice_modifier, "--dice-mod")
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         rows = [character_named(session, campaign, name) for name in participants]
         _distinct(rows, "the cooperative check")
         values = [stat_of(row, stat) for row in rows]
@@ -351,9 +347,7 @@ def opposed_check(
     effect = _bounded(effect, "--effect") if effect is not None else None
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         specs = [active, *passives]
         rows = [character_named(session, campaign, spec.character) for spec in specs]
         _distinct(rows, "the opposed check")
@@ -415,9 +409,7 @@ def danger_sense(
     dice_modifier = _bounded(dice_modifier, "--dice-mod")
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
         value = stat_of(row, stat)
         result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
@@ -452,9 +444,7 @@ def hide_check(
         raise BadInput("a hide check needs at least one --observer")
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         specs = [hider, *observers]
         rows = [character_named(session, campaign, spec.character) for spec in specs]
         _distinct(rows, "the hide check")

@@ -6,10 +6,13 @@ Each lookup raises NotFound with the name the user typed, so the CLI can print i
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from campaign import ledger
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
 
@@ -77,3 +80,13 @@ def character_named(session: Session, campaign: Campaign, name: str) -> Characte
     if found is None:
         raise NotFound(f"no character named {name!r} in campaign {campaign.name!r}")
     return found
+
+
+@contextmanager
+def campaign_transaction(db, campaign_name: str | None) -> Iterator[tuple[Session, Campaign]]:
+    """A write transaction on one campaign that holds its append lock from the start,
+    so everything the use-case reads is still true when its ledger entry is written."""
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        yield session, campaign

@@ -14,7 +14,15 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from campaign.db.models import Campaign, Character, Condition, Disappearance, ReunionCheck, Search, Trait
+from campaign.db.models import (
+    Campaign,
+    Character,
+    Condition,
+    Disappearance,
+    ReunionCheck,
+    Search,
+    Trait,
+)
 from campaign.errors import RuleRefused
 from campaign.services.common import character_named
 

@@ -45,7 +45,12 @@ from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.characters import character_view
-from campaign.services.common import campaign_named, character_named, clean_name, clean_text
+from campaign.services.common import (
+    campaign_transaction,
+    character_named,
+    clean_name,
+    clean_text,
+)
 from campaign.services.effects import Effects
 from campaign.services.tables import effect_data
 from campaign.services.traits import (
@@ -270,9 +275,7 @@ def fright_check(
     pick = clean_name(pick, "--pick") if pick is not None else None
     if isinstance(modifier, bool) or not isinstance(modifier, int) or abs(modifier) > MODIFIER_LIMIT:
         raise BadInput(f"--mod must be a whole number within ±{MODIFIER_LIMIT}")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
         will_stat = stat_key(character.stats, "Will")
         if will_stat is None:

@@ -15,7 +15,13 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Character, LedgerEntry
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.services.common import campaign_named, character_named, clean_text, player_named
+from campaign.services.common import (
+    campaign_named,
+    campaign_transaction,
+    character_named,
+    clean_text,
+    player_named,
+)
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
 # Kinds whose entries record structure, not results: voiding them would mean nothing.
@@ -170,9 +176,7 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
 def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None = None) -> dict[str, Any]:
     """Append a seal entry; its hash is the head players keep to prove history later."""
     reason = clean_text(reason, "--reason")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         sealed_seq = ledger.head(session, campaign.id)[0]
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="seal", reason=reason, detail={"sealed_through": sealed_seq},
@@ -188,9 +192,7 @@ def void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: 
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
         raise BadInput("--reason is required: say why the entry is voided")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         found = _entry(session, campaign.id, seq)
         if found is None:
             raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
@@ -201,7 +203,9 @@ def void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: 
             raise RuleRefused(f"entry #{seq} ({record['kind']}) records structure, not a result; it cannot be voided")
         if record["parent_seq"] is not None and "applied" not in record["detail"]:
             raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
-        from campaign.services.effects import reverse  # only voids reverse effects (and load the state tables)
+        from campaign.services.effects import (
+            reverse,  # only voids reverse effects (and load the state tables)
+        )
 
         void_seq = ledger.next_seq(session, campaign.id)
         undone = reverse(session, campaign, record["detail"].get("applied", []), void_seq)

@@ -34,9 +34,21 @@ from campaign.core.reunion import (
     reunion_threshold,
 )
 from campaign.db.database import Database
-from campaign.db.models import Campaign, Character, Disappearance, Relationship, Scenario, Search
+from campaign.db.models import (
+    Campaign,
+    Character,
+    Disappearance,
+    Relationship,
+    Scenario,
+    Search,
+)
 from campaign.errors import BadInput, RuleRefused
-from campaign.services.common import campaign_named, character_named, clean_text
+from campaign.services.common import (
+    campaign_named,
+    campaign_transaction,
+    character_named,
+    clean_text,
+)
 from campaign.services.effects import Effects
 
 MAX_FACES = 1000
@@ -181,9 +193,7 @@ def mark_missing(
     so that scenario's end already rolls for it."""
     faces = check_faces(faces)
     reason = clean_text(reason, "--reason")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
         current = open_disappearance(session, character)
         if current is not None:
@@ -215,9 +225,7 @@ def mark_missing(
 def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, faces: int) -> dict[str, Any]:
     """The GM changes the reunion die of one disappearance."""
     faces = check_faces(faces)
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
         disappearance = open_disappearance(session, character)
         if disappearance is None:

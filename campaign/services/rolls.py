@@ -8,7 +8,7 @@ from campaign import ledger
 from campaign.core.dice import evaluate
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
-from campaign.services.common import campaign_named, character_named, clean_text
+from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 
 
@@ -45,9 +45,7 @@ def roll(
         comment = words[1].strip() if len(words) > 1 else None
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
                           reason=reason if reason is not None else comment or None)
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         who = character_named(session, campaign, character).name if character else None
         result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja")
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing

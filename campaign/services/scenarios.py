@@ -42,7 +42,12 @@ from campaign.db.models import (
     Search,
 )
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.services.common import campaign_named, character_named, clean_name
+from campaign.services.common import (
+    campaign_named,
+    campaign_transaction,
+    character_named,
+    clean_name,
+)
 from campaign.services.effects import Effects
 from campaign.services.missing import (
     active_searches,
@@ -139,9 +144,7 @@ def start_scenario(
     title = clean_name(title, "scenario")
     if not participants:
         raise BadInput("a scenario needs at least one participant: --with CHAR")
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         current = open_scenario(session, campaign)
         if current is not None:
             raise RuleRefused(
@@ -234,9 +237,7 @@ def end_scenario(
     `manual` gives a dice source per missing character (physical dice typed in);
     everyone else rolls from `default`. All dice are rolled before anything is written.
     """
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         scenario = open_scenario(session, campaign)
         if scenario is None:
             raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")

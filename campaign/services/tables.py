@@ -14,10 +14,18 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.dice_source import DiceSource
-from campaign.core.tables import DIRECTIVES, Entry, Table, TableRoll, load_tables, roll_on_table, table_for_command
+from campaign.core.tables import (
+    DIRECTIVES,
+    Entry,
+    Table,
+    TableRoll,
+    load_tables,
+    roll_on_table,
+    table_for_command,
+)
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
-from campaign.services.common import campaign_named, character_named, clean_text
+from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 
 MODIFIER_LIMIT = 100
@@ -167,9 +175,7 @@ def roll_table(
     reason = clean_text(reason, "--reason")
     table, total_modifier = find_table(clean_text(command_or_name, "table") or "", modifier)
     tables = load_tables()
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         who = character_named(session, campaign, character).name if character else None
         rolled = roll_on_table(table, source, total_modifier, tables=tables)
         source.ensure_all_used()

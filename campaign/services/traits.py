@@ -30,7 +30,13 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Character, Condition, Trait
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.services.common import campaign_named, character_named, clean_name, clean_text
+from campaign.services.common import (
+    campaign_named,
+    campaign_transaction,
+    character_named,
+    clean_name,
+    clean_text,
+)
 from campaign.services.effects import Effects
 
 SEVERE_PREFIX = "severe "
@@ -133,9 +139,7 @@ def _clean_category(category: str | None, cp: int) -> str:
 @contextmanager
 def _write(db: Database, campaign_name: str | None, character_name: str) -> Iterator[tuple]:
     """A write transaction locked on the campaign: (session, campaign, character, seq, effects)."""
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
-        ledger.lock_campaign(session, campaign.id)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
         seq = ledger.next_seq(session, campaign.id)
         yield session, campaign, character, seq, Effects(session, campaign, seq)
