@@ -6,6 +6,7 @@ imports) is loaded only when an upgrade is actually due.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from sqlalchemy import Engine, inspect, text
@@ -15,7 +16,6 @@ from campaign.errors import DataError
 
 # Must equal the newest revision in migrations/versions (a test checks it).
 HEAD_REVISION = "0002"
-OUR_TABLES = {"campaigns", "players", "characters", "ledger"}
 
 
 def migrations_dir() -> Path:
@@ -60,7 +60,9 @@ def alembic_config(connection):
 
     load_all()  # env.py compares the migrations with Base.metadata: all of it
 
-    config = Config()
+    # Alembic binds its default stdout when it is imported; hand over the current one
+    # (under a test runner the stream in place at import time may be closed by now).
+    config = Config(stdout=sys.stdout)
     config.set_main_option("script_location", str(migrations_dir()))
     config.attributes["connection"] = connection
     return config

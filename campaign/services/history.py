@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
@@ -116,13 +116,13 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
     if flt.limit is not None and flt.limit < 1:
         raise BadInput("--limit must be at least 1")
     if flt.limit is not None and flt.limit > INT_MAX:
-        flt = HistoryFilter(**{**flt.__dict__, "limit": None})  # more than there can ever be: all
+        flt = replace(flt, limit=None)  # more than there can ever be: all
     if flt.scenario is not None and abs(flt.scenario) > INT_MAX:
         raise BadInput(f"--scenario: {flt.scenario} is out of range")
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         if flt.character is not None:
-            flt = HistoryFilter(**{**flt.__dict__, "character": character_named(session, campaign, flt.character).name})
+            flt = replace(flt, character=character_named(session, campaign, flt.character).name)
         names = None
         if flt.player is not None:
             player = player_named(session, campaign, flt.player)
