@@ -73,9 +73,14 @@ def _prepare_sqlite_file(path: Path) -> None:
 
 
 def _refuse_foreign_sqlite(path: Path) -> None:
-    """Look read-only before our connection pragmas (WAL) rewrite the file header."""
+    """Look before our connection pragmas (WAL) rewrite the file header.
+
+    A plain connection, not a read-only one: after a crash SQLite must be able to
+    recover a hot journal or WAL on open, which a read-only connection cannot do.
+    Reading sqlite_master writes nothing else.
+    """
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S)
+        conn = sqlite3.connect(path, timeout=SQLITE_BUSY_TIMEOUT_S)
         try:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:
