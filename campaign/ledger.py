@@ -59,6 +59,10 @@ class NewEntry:
     source: str | None = None
     reason: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    # The state changes the entry makes (campaign.projection.ops, as JSON) and whether
+    # `history void` may take it back; None means "a top-level entry may, a sub-entry not".
+    ops: list[dict[str, Any]] = field(default_factory=list)
+    voidable: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,8 @@ def next_seq(session: Session, campaign_id: int) -> int:
 
 
 def append(
-    session: Session, campaign: Campaign, actor: str, entry: NewEntry, *, expect_seq: int | None = None
+    session: Session, campaign: Campaign, actor: str, entry: NewEntry, *, expect_seq: int | None = None,
+    at: str | None = None,
 ) -> Appended:
     """Add one entry to the campaign's chain in the caller's transaction.
 
@@ -118,7 +123,7 @@ def append(
     record = {
         "campaign": campaign.name,
         "seq": last_seq + 1,
-        "at": utc_now(),
+        "at": at or utc_now(),
         "actor": actor,
         "kind": entry.kind,
         "character": entry.character,
@@ -134,6 +139,8 @@ def append(
         "source": entry.source,
         "reason": entry.reason,
         "detail": entry.detail,
+        "ops": entry.ops,
+        "voidable": entry.voidable if entry.voidable is not None else entry.parent_seq is None,
     }
     record_json = canonical_json(record)
     digest = chain_hash(prev_hash, record_json)

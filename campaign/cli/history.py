@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
+from campaign.errors import BadInput
 from campaign.cli.output import (
     CsvOption,
     DiceOption,
@@ -205,12 +206,14 @@ class _Progress:
 def verify(
     ctx: typer.Context,
     head: str = typer.Option(None, "--head", help="A head hash printed earlier by `history seal`."),
+    chain_only: bool = typer.Option(False, "--chain-only", help="Check the hash chain only, not the state tables."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Recompute the hash chain; exit 1 naming the first bad entry.
+    """Recompute the hash chain, then replay it and compare the state tables with it;
+    exit 1 naming the first bad entry or the first differing row.
 
     With --head, also prove the chain still contains that sealed head (detects a
-    rewritten or truncated history).
+    rewritten or truncated history). --chain-only skips the state comparison.
 
     Example: campaign history verify --head 3f1c…(64 hex digits)
     """
@@ -219,14 +222,17 @@ def verify(
     s = state(ctx)
     progress = _Progress()
     try:
-        report = verify_service(s.db, s.campaign, head, progress=progress)
+        report = verify_service(s.db, s.campaign, head, progress=progress, chain_only=chain_only)
     finally:
         progress.stop()
     if json_out:
         emit_json(report)
     elif report["ok"]:
         print(report["head"])
-        say(f"chain intact: {report['entries']} entries")
+        checked = "" if report["state"] is None else "; state tables equal its replay"
+        say(f"chain intact: {report['entries']} entries{checked}")
+    elif report["state"] is not None:
+        say(f"state differs from the ledger: {report['state']['problem']}")
     else:
         say(f"chain broken at #{report['bad_seq']}: {report['reason']}")
     if not report["ok"]:
@@ -254,21 +260,43 @@ def seal(ctx: typer.Context, reason: str = typer.Option(None, "--reason", help="
 @history_app.command("void")
 def void(
     ctx: typer.Context,
-    seq: int = typer.Argument(..., help="Entry to void."),
+    seq: int = typer.Argument(..., help="Entry to void (a void entry: take that void back)."),
     reason: str = typer.Option(..., "--reason", help="Why (required)."),
+    cascade: bool = typer.Option(False, "--cascade", help="Also void the later entries that depend on it."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation (needed when not on a terminal)."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Void an entry: it stays in the ledger, marked voided, and what it applied is reversed.
+    """Void an entry: it stays in the ledger, marked voided, and the state becomes what
+    the ledger makes without it.
 
-    Example: campaign history void 42 --reason 'wrong character'
+    Refused when later entries depend on it (they are listed); --cascade voids them too,
+    newest first. Voiding a void entry restores what it voided. On a terminal it shows
+    what it will reverse and asks first; elsewhere it needs --yes.
+
+    Example: campaign history void 42 --reason 'wrong character' --yes
     """
+    from campaign.services.history import preview_void
     from campaign.services.history import void as void_service
 
     s = state(ctx)
-    voided = void_service(s.db, s.campaign, s.actor, seq, reason)
+    expect_head = None
+    if not yes:
+        if not sys.stdin.isatty():
+            raise BadInput("history void changes state: confirm with --yes (not on a terminal, nothing to ask)")
+        plan = preview_void(s.db, s.campaign, seq, cascade)
+        say(f"voiding #{plan['voided']} ({plan['kind']})"
+            + (f" and, first, {', '.join(f'#{d}' for d in plan['cascade'])}" if plan["cascade"] else ""))
+        for line in plan["reversed"] or ["(no state changes)"]:
+            say(f"  will reverse: {line}")
+        if not typer.confirm("void it?", default=False, err=True):
+            raise typer.Exit(1)
+        expect_head = plan["head"]
+    voided = void_service(s.db, s.campaign, s.actor, seq, reason, cascade=cascade, expect_head=expect_head)
     if json_out:
         emit_json(voided)
     else:
+        for cascaded, void_seq in zip(voided["cascade"], voided["void_seqs"]):
+            say(f"voided #{cascaded} (entry #{void_seq}), which depended on #{voided['voided']}")
         say(f"voided #{voided['voided']} (entry #{voided['seq']})")
         for line in voided["reversed"]:
             say(f"  reversed: {line}")

@@ -15,7 +15,9 @@ from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
 from campaign.errors import DataError
 
 # Must equal the newest revision in migrations/versions (a test checks it).
-HEAD_REVISION = "0002"
+HEAD_REVISION = "0003"
+# Upgrading from before this revision rebuilds state from the ledger (see 0003).
+PROJECTION_REVISION = "0003"
 
 
 def migrations_dir() -> Path:
@@ -74,6 +76,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     from alembic.util import CommandError
 
     sqlite = engine.dialect.name == "sqlite"
+    before = current_revision(engine)
     with engine.connect() as conn:
         if sqlite:
             _set_sqlite_foreign_keys(conn, on=False)
@@ -82,6 +85,8 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
         except CommandError as exc:  # a revision we do not know: written by a newer campaign
             raise DataError(f"cannot upgrade the database: {_first_line(exc)}; it was probably written by a newer "
                             f"version of campaign (this one knows schema revisions up to {HEAD_REVISION})") from None
+        if before is not None and before < PROJECTION_REVISION and revision == "head":
+            rebuild_projections(conn)
         conn.commit()
         if sqlite:
             problems = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
@@ -89,6 +94,31 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
             _set_sqlite_foreign_keys(conn, on=True)
             if problems:
                 raise DataError(f"migration left broken foreign keys: {problems[:3]}")
+
+
+def rebuild_projections(conn) -> None:
+    """Rewrite every campaign's state tables as the replay of its ledger (revision 0003).
+
+    A ledger that does not replay is left as it was: `history verify` names its entry.
+    """
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from campaign.db.models import Campaign, load_all
+    from campaign.projection.ops import BadOp
+    from campaign.projection.replay import ReplayConflict, project
+    from campaign.services.state_tables import ledger_entries, sync_state
+
+    load_all()
+    session = Session(bind=conn, join_transaction_mode="create_savepoint")
+    for campaign in session.scalars(select(Campaign)).all():
+        try:
+            with session.begin_nested():
+                sync_state(session, campaign, project(ledger_entries(session, campaign)))
+        except (BadOp, ReplayConflict, ValueError, KeyError):
+            continue
+    session.flush()
+    session.close()
 
 
 def downgrade(engine: Engine, revision: str) -> None:

@@ -11,8 +11,8 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
-from campaign.services.common import campaign_named, clean_name, clean_text
-from campaign.services.effects import Effects
+from campaign.services.common import campaign_named, campaign_transaction, clean_name, clean_text
+from campaign.services.effects import recording
 
 RULESETS = {
     "gurps3-ja": "GURPS 3rd edition (Japanese), fright checks and seed tables",
@@ -36,10 +36,10 @@ def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> dict[s
                                 created_at=ledger.utc_now())
             session.add(campaign)
             session.flush()
-            ledger.append(session, campaign, actor, ledger.NewEntry(
-                kind="campaign", reason="created",
-                detail={"name": name, "ruleset": ruleset, "settings": campaign.settings},
-            ))
+            with recording(session, campaign, actor, "campaign", voidable=False) as entry:
+                entry.created_campaign()
+                entry.describe(reason="created", detail={"name": name, "ruleset": ruleset})
+            campaign.created_at = entry.at
             return campaign_summary(campaign)
     except IntegrityError:
         # Another process created the same name between our check and our insert.
@@ -108,8 +108,7 @@ def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[
     if not changes:
         with db.read() as session:
             return campaign_summary(campaign_named(session, campaign_name), seq=None)
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         allowed = DEFAULT_SETTINGS.get(campaign.ruleset, {})
         parsed = {}
         for key, text in changes.items():
@@ -117,14 +116,11 @@ def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[
                 raise BadInput(f"unknown setting {key!r} for a {campaign.ruleset} campaign; "
                                f"settings: {', '.join(allowed) or 'none'}")
             parsed[key] = SETTING_PARSERS[key](key, text)
-        ledger.lock_campaign(session, campaign.id)
-        seq = ledger.next_seq(session, campaign.id)
-        effects = Effects(session, campaign, seq)
-        for key, value in parsed.items():
-            effects.set_setting(key, value)
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="setting", reason=reason or "settings changed",
-            detail={"changes": {op["key"]: {"before": op["before"], "after": op["after"]} for op in effects.ops},
-                    "applied": effects.ops},
-        ), expect_seq=seq)
-        return campaign_summary(campaign, seq=seq)
+        before = dict(campaign.settings or {})
+        with recording(session, campaign, actor, "setting") as entry:
+            for key, value in parsed.items():
+                entry.set_setting(key, value)
+            entry.describe(reason=reason or "settings changed",
+                           detail={"changes": {key: {"before": before.get(key), "after": value}
+                                               for key, value in parsed.items()}})
+        return campaign_summary(campaign, seq=entry.seq)

@@ -7,7 +7,6 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import (
     Character,
@@ -27,7 +26,7 @@ from campaign.services.common import (
     clean_text,
     player_named,
 )
-from campaign.services.effects import Effects
+from campaign.services.effects import recording
 
 POOL_STATS = ("FP", "HP")
 STAT_LIMIT = 1_000_000
@@ -56,9 +55,9 @@ def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -
     with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name)):
             raise RuleRefused(f"a player named {name!r} already exists in {campaign.name!r}")
-        session.add(Player(campaign_id=campaign.id, name=name))
-        entry = ledger.append(session, campaign, actor, ledger.NewEntry(kind="player", reason="added",
-                                                                           detail={"player": name}))
+        with recording(session, campaign, actor, "player", voidable=False) as entry:
+            entry.add_player(name)
+            entry.describe(reason="added", detail={"player": name})
         return {"name": name, "seq": entry.seq}
 
 
@@ -101,17 +100,9 @@ def add_character(
         summoner_row = character_named(session, campaign, summoner) if summoner is not None else None
         if summoner_row is not None and summoner_row.kind != "pc":
             raise RuleRefused(f"the summoner must be a PC; {summoner_row.name!r} is an NPC")
-        character = Character(
-            campaign_id=campaign.id, name=name, kind="npc" if npc else "pc",
-            player_id=owner.id if owner else None, summoner_id=summoner_row.id if summoner_row else None,
-            stats=stats, cp_total=cp, pools={},
-        )
-        session.add(character)
-        session.flush()
-        entry = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="character", character=name, reason="added",
-            detail={"kind": character.kind, "player": player, "summoner": summoner, "stats": stats, "cp_total": cp},
-        ))
+        with recording(session, campaign, actor, "character", voidable=False) as entry:
+            character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp)
+            entry.describe(character=name, reason="added")
         return {**character_view(session, character), "seq": entry.seq}
 
 
@@ -122,16 +113,13 @@ def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, st
         raise BadInput("nothing to set: give --stat KEY=VALUE or --cp N")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
-        seq = ledger.next_seq(session, campaign.id)
-        effects = Effects(session, campaign, seq)
-        for key, value in stats.items():
-            effects.set_stat(character, key, value)
-        if cp is not None:
-            effects.change_cp(character, _check_cp(cp) - character.cp_total)
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="character", character=character.name, reason="stats changed", detail={"applied": effects.ops},
-        ), expect_seq=seq)
-        return {**character_view(session, character), "seq": seq}
+        with recording(session, campaign, actor, "character") as entry:
+            for key, value in stats.items():
+                entry.set_stat(character, key, value)
+            if cp is not None:
+                entry.set_cp(character, _check_cp(cp))
+            entry.describe(character=character.name, reason="stats changed")
+        return {**character_view(session, character), "seq": entry.seq}
 
 
 def relate(db: Database, campaign_name: str | None, a: str, b: str, actor: str, note: str | None) -> dict[str, Any]:
@@ -142,10 +130,9 @@ def relate(db: Database, campaign_name: str | None, a: str, b: str, actor: str, 
             raise RuleRefused("a character cannot be related to itself")
         if related(session, first, second):
             raise RuleRefused(f"{first.name!r} and {second.name!r} are already related")
-        session.add(Relationship(campaign_id=campaign.id, from_id=first.id, to_id=second.id, note=note))
-        entry = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="relation", character=first.name, reason=note, detail={"from": first.name, "to": second.name},
-        ))
+        with recording(session, campaign, actor, "relation", voidable=False) as entry:
+            entry.relate(first, second, note)
+            entry.describe(character=first.name, reason=note, detail={"from": first.name, "to": second.name})
         return {"from": first.name, "to": second.name, "note": note, "seq": entry.seq}
 
 

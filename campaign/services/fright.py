@@ -51,7 +51,7 @@ from campaign.services.common import (
     clean_name,
     clean_text,
 )
-from campaign.services.effects import Effects
+from campaign.services.effects import Recorder, recording
 from campaign.services.tables import effect_data
 from campaign.services.traits import (
     CONDITION_LABELS_JA,
@@ -137,7 +137,7 @@ def _placeholder(name: str, seq: int) -> str:
 class _Applier:
     """Writes a FrightResult's effects onto the character and describes each as JSON."""
 
-    def __init__(self, session, character: Character, effects: Effects, seq: int) -> None:
+    def __init__(self, session, character: Character, effects: Recorder, seq: int) -> None:
         self.session = session
         self.character = character
         self.effects = effects
@@ -217,7 +217,7 @@ class _Applier:
         if effect.pool in stats:
             before = self.character.pools.get(effect.pool, stats[effect.pool])
             after = before - effect.amount  # GURPS FP and HP may go below zero: no clamp
-            self.effects.set_pool(self.character, effect.pool, after)
+            self.effects.change_pool(self.character, effect.pool, -effect.amount)
             record.update(tracked=True, before=before, after=after, max=stats[effect.pool])
         else:
             record["tracked"] = False
@@ -237,7 +237,7 @@ class _Applier:
             self.notes.append(f"{self.character.name} has no {effect.stat} stat: the permanent loss is recorded only")
         else:
             before = self.character.stats[key]
-            self.effects.set_stat(self.character, key, before - effect.amount)
+            self.effects.change_stat(self.character, key, -effect.amount)
             record.update(tracked=True, stat=key, before=before, after=before - effect.amount)
         self.records.append(record)
 
@@ -300,20 +300,20 @@ def fright_check(
         )
         source.ensure_all_used()
 
-        seq = ledger.next_seq(session, campaign.id)
-        effects = Effects(session, campaign, seq)
-        applier = _Applier(session, character, effects, seq)
-        for effect in result.effects:
-            applier.apply(effect)
-        check_view, table_view = _check_view(result, will_stat), _table_view(result)
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="fright", character=character.name, expression=f"3D6<={result.check.target}",
-            dice=list(result.check.dice), total=result.check.total, target=result.check.target,
-            outcome=result.check.outcome, margin=result.check.margin, source=source.kind, reason=reason,
-            detail={"check": check_view, "table": table_view, "effects": applier.records,
-                    "traits_added": applier.traits_added, "pick": pick, "choice": choice, "notes": applier.notes,
-                    "applied": effects.ops},
-        ), expect_seq=seq)
+        with recording(session, campaign, actor, "fright") as entry:
+            applier = _Applier(session, character, entry, entry.seq)
+            for effect in result.effects:
+                applier.apply(effect)
+            check_view, table_view = _check_view(result, will_stat), _table_view(result)
+            entry.describe(
+                character=character.name, expression=f"3D6<={result.check.target}",
+                dice=list(result.check.dice), total=result.check.total, target=result.check.target,
+                outcome=result.check.outcome, margin=result.check.margin, source=source.kind, reason=reason,
+                detail={"check": check_view, "table": table_view, "effects": applier.records,
+                        "traits_added": applier.traits_added, "pick": pick, "choice": choice,
+                        "notes": applier.notes},
+            )
+        seq = entry.seq
 
         sub_rolls = []
         if result.table is not None:

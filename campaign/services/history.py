@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import and_, select
+from sqlalchemy import and_, exists, func, select
 from sqlalchemy.orm import Session, aliased
 
 from campaign import ledger
@@ -24,8 +24,6 @@ from campaign.services.common import (
 )
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
-# Kinds whose entries record structure, not results: voiding them would mean nothing.
-NOT_VOIDABLE = {"campaign", "player", "relation", "seal", "void", "scenario"}
 # seq, limits and scenario numbers are 32-bit INTEGER columns (PostgreSQL); SQLite refuses
 # Python ints beyond 64 bits outright. Numbers outside this range never match anything.
 INT_MAX = 2**31 - 1
@@ -40,6 +38,8 @@ def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: i
     view["voids_seq"] = record.get("voids_seq")
     view["voided_by"] = voided_by
     view["detail"] = record.get("detail") or {}
+    view["ops"] = record.get("ops")
+    view["voidable"] = record.get("voidable")
     view["prev_hash"] = prev_hash
     view["hash"] = digest
     return view
@@ -80,12 +80,25 @@ def parse_when(text: str, *, end: bool, option: str) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _live_void_of(voider, target_seq):
+    """Join condition: `voider` is a void of `target_seq` that no later void took back.
+
+    A void of a void cannot itself be voided (services refuse it), so one level of
+    "taken back" is the whole story."""
+    undo = aliased(LedgerEntry)
+    return and_(
+        voider.campaign_id == LedgerEntry.campaign_id, voider.voids_seq == target_seq, voider.kind == "void",
+        ~exists().where(undo.campaign_id == voider.campaign_id, undo.voids_seq == voider.seq, undo.kind == "void"),
+    )
+
+
 def _query(session: Session, campaign_id: int, flt: HistoryFilter, names: list[str] | None):
-    voider = aliased(LedgerEntry)
+    voider, parent_voider = aliased(LedgerEntry), aliased(LedgerEntry)
     query = (
-        select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash, voider.seq)
-        .outerjoin(voider, and_(voider.campaign_id == LedgerEntry.campaign_id, voider.voids_seq == LedgerEntry.seq,
-                                voider.kind == "void"))
+        select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash,
+               func.coalesce(voider.seq, parent_voider.seq))
+        .outerjoin(voider, _live_void_of(voider, LedgerEntry.seq))
+        .outerjoin(parent_voider, _live_void_of(parent_voider, LedgerEntry.parent_seq))
         .where(LedgerEntry.campaign_id == campaign_id)
     )
     if flt.character is not None:
@@ -158,7 +171,13 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
         return view
 
 
-def verify(db: Database, campaign_name: str | None, head: str | None = None, progress=None) -> dict[str, Any]:
+def verify(db: Database, campaign_name: str | None, head: str | None = None, progress=None, *,
+           chain_only: bool = False) -> dict[str, Any]:
+    """Recompute the chain; then (unless chain_only) replay it and compare the state tables.
+
+    `state` in the answer is None when not checked, else {"ok", "table", "key", "column",
+    "expected", "found", "problem"} for the first difference found.
+    """
     if head is not None:
         head = head.strip().lower()
         if len(head) != 64 or any(ch not in "0123456789abcdef" for ch in head):
@@ -169,8 +188,27 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
         if progress is not None:
             progress.start(total)
         report = ledger.verify(session, campaign, head, progress=progress.advance if progress else None)
-        return {"campaign": campaign.name, "ok": report.ok, "entries": report.entries, "head": report.head_hash,
-                "bad_seq": report.bad_seq, "reason": report.reason}
+        result = {"campaign": campaign.name, "ok": report.ok, "entries": report.entries, "head": report.head_hash,
+                  "bad_seq": report.bad_seq, "reason": report.reason, "state": None}
+        if report.ok and not chain_only:
+            result["state"] = _state_check(session, campaign)
+            result["ok"] = result["state"]["ok"]
+        return result
+
+
+def _state_check(session: Session, campaign) -> dict[str, Any]:
+    from campaign.projection.ops import BadOp
+    from campaign.projection.replay import ReplayConflict
+    from campaign.services.state_tables import check_state
+
+    try:
+        difference = check_state(session, campaign)
+    except (BadOp, ReplayConflict) as exc:
+        return {"ok": False, "problem": f"the ledger does not replay: {exc}", "table": None}
+    if difference is None:
+        return {"ok": True, "problem": None, "table": None}
+    return {"ok": False, "problem": difference.text(), "table": difference.table, "key": difference.key,
+            "column": difference.column, "expected": difference.expected, "found": difference.found}
 
 
 def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None = None) -> dict[str, Any]:
@@ -179,46 +217,124 @@ def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None
     with campaign_transaction(db, campaign_name) as (session, campaign):
         sealed_seq = ledger.head(session, campaign.id)[0]
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="seal", reason=reason, detail={"sealed_through": sealed_seq},
+            kind="seal", reason=reason, detail={"sealed_through": sealed_seq}, voidable=False,
         ))
         return {"campaign": campaign.name, "seq": appended.seq, "head": appended.hash}
 
 
-def void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str) -> dict[str, Any]:
-    """Mark an entry voided and reverse what it (and its sub-entries) applied.
+@dataclass(frozen=True)
+class _VoidPlan:
+    seq: int
+    record: dict[str, Any]
+    dependents: tuple[int, ...]
+    reasons: dict[int, str]
+    state: Any
+    changes: list[str]
+    head: int
 
-    The original row is never touched: "voided" is derived from the void entry.
+
+def _voidable(record: dict[str, Any]) -> bool:
+    from campaign.projection.replay import entry_from_record
+
+    return entry_from_record(record).voidable
+
+
+def _plan_void(session: Session, campaign, seq: int, cascade: bool) -> _VoidPlan:
+    """Everything a void of `seq` would do, or RuleRefused saying why it may not."""
+    from campaign.projection.describe import describe_changes
+    from campaign.projection.replay import ReplayConflict, plan_void, project
+    from campaign.projection.state import first_difference
+    from campaign.services.state_tables import ledger_entries, load_state
+
+    found = _entry(session, campaign.id, seq)
+    if found is None:
+        raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
+    record, _prev, _hash, voided_by = found
+    if voided_by is not None:
+        raise RuleRefused(f"entry #{seq} is already voided (by #{voided_by})")
+    restored = record["voids_seq"] if record["kind"] == "void" else None
+    if restored is not None:
+        target = _entry(session, campaign.id, restored)
+        if target is not None and target[0]["kind"] == "void":
+            raise RuleRefused(f"entry #{seq} takes back a void; to void #{target[0]['voids_seq']} again, "
+                              f"void it directly")
+    if not _voidable(record):
+        if record["parent_seq"] is not None:
+            raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
+        raise RuleRefused(f"entry #{seq} ({record['kind']}) records structure, not a result; it cannot be voided")
+    entries = ledger_entries(session, campaign)
+    current = load_state(session, campaign)
+    try:
+        drift = first_difference(project(entries), current)
+    except ReplayConflict as exc:
+        raise RuleRefused(f"cannot void: the ledger does not replay ({exc}); run `campaign history verify`") from None
+    if drift is not None:
+        raise RuleRefused(f"cannot void: the state tables differ from the ledger ({drift.text()}); "
+                          "run `campaign history verify`")
+    head = ledger.head(session, campaign.id)[0]
+    plan = plan_void(entries, [seq], head + 1)
+    kinds = {e.seq: e for e in entries}
+    for dependent in plan.dependents:
+        reason = plan.reasons[dependent]
+        if dependent == restored:
+            raise RuleRefused(f"cannot take back void #{seq}: #{restored} no longer applies ({reason})")
+        if not kinds[dependent].voidable:
+            raise RuleRefused(f"cannot void #{seq}: entry #{dependent} ({kinds[dependent].kind}) depends on it "
+                              f"({reason}) and cannot be voided")
+    if plan.dependents and not cascade:
+        listed = "; ".join(f"#{d} ({plan.reasons[d]})" for d in plan.dependents)
+        raise RuleRefused(f"cannot void #{seq}: later entries depend on it: {listed}. "
+                          f"Void them first, or add --cascade to void them too")
+    return _VoidPlan(seq, record, plan.dependents, plan.reasons, plan.state,
+                     describe_changes(current, plan.state), head)
+
+
+def _void_view(plan: _VoidPlan) -> dict[str, Any]:
+    return {"voided": plan.seq, "kind": plan.record["kind"], "cascade": list(reversed(plan.dependents)),
+            "reversed": plan.changes, "head": plan.head}
+
+
+def preview_void(db: Database, campaign_name: str | None, seq: int, cascade: bool = False) -> dict[str, Any]:
+    """What `history void` would do, without doing it (for the confirmation prompt)."""
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        return _void_view(_plan_void(session, campaign, seq, cascade))
+
+
+def void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str, *, cascade: bool = False,
+         expect_head: int | None = None) -> dict[str, Any]:
+    """Void an entry: the state becomes the ledger's projection without it.
+
+    The original row is never touched: "voided" is derived from the void entry. With
+    `cascade`, the later entries that depend on it are voided too, newest first, in the
+    same transaction. `expect_head` (from a preview the user confirmed) refuses if the
+    ledger moved on in between.
     """
+    from campaign.services.state_tables import sync_state
+
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
         raise BadInput("--reason is required: say why the entry is voided")
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        found = _entry(session, campaign.id, seq)
-        if found is None:
-            raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
-        record, _prev, _hash, voided_by = found
-        if voided_by is not None:
-            raise RuleRefused(f"entry #{seq} is already voided (by #{voided_by})")
-        if record["kind"] in NOT_VOIDABLE or (record["kind"] == "character" and "applied" not in record["detail"]):
-            raise RuleRefused(f"entry #{seq} ({record['kind']}) records structure, not a result; it cannot be voided")
-        if record["parent_seq"] is not None and "applied" not in record["detail"]:
-            raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
-        from campaign.services.effects import (
-            reverse,  # only voids reverse effects (and load the state tables)
-        )
+        plan = _plan_void(session, campaign, seq, cascade)
+        if expect_head is not None and plan.head != expect_head:
+            raise RuleRefused("the ledger changed while you were deciding; run the void again")
+        seqs = []
+        for target in [*reversed(plan.dependents), seq]:
+            record = record_of(session, campaign.id, target)
+            appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+                kind="void", voids_seq=target, character=record["character"], scenario=record["scenario"],
+                reason=reason, voidable=True,
+                detail={"voided": target, "voided_kind": record["kind"],
+                        **({"cascade_of": seq} if target != seq else {})},
+            ))
+            seqs.append(appended.seq)
+        sync_state(session, campaign, plan.state)
+        return {**_void_view(plan), "seq": seqs[-1], "void_seqs": seqs}
 
-        void_seq = ledger.next_seq(session, campaign.id)
-        undone = reverse(session, campaign, record["detail"].get("applied", []), void_seq)
-        for child_seq in session.scalars(
-            select(LedgerEntry.seq).where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.parent_seq == seq)
-            .order_by(LedgerEntry.seq.desc())
-        ).all():
-            child = _entry(session, campaign.id, child_seq)
-            if child[3] is None:
-                undone = reverse(session, campaign, child[0]["detail"].get("applied", []), void_seq) + undone
-        session.flush()
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="void", voids_seq=seq, character=record["character"], scenario=record["scenario"], reason=reason,
-            detail={"voided": seq, "voided_kind": record["kind"], "reversed": undone},
-        ), expect_seq=void_seq)
-        return {"seq": appended.seq, "voided": seq, "reversed": undone}
+
+def record_of(session: Session, campaign_id: int, seq: int) -> dict[str, Any]:
+    found = _entry(session, campaign_id, seq)
+    if found is None:
+        raise NotFound(f"no ledger entry #{seq}")
+    return found[0]

@@ -22,7 +22,6 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from campaign import ledger
 from campaign.core.reunion import (
     DEFAULT_FACES,
     CharacterFacts,
@@ -49,7 +48,7 @@ from campaign.services.common import (
     character_named,
     clean_text,
 )
-from campaign.services.effects import Effects
+from campaign.services.effects import recording
 
 MAX_FACES = 1000
 
@@ -205,21 +204,11 @@ def mark_missing(
                 "so it cannot go missing"
             )
         scenario = open_scenario(session, campaign)
-        seq = ledger.next_seq(session, campaign.id)
-        effects = Effects(session, campaign, seq)
-        disappearance = Disappearance(
-            campaign_id=campaign.id, character_id=character.id, faces=faces, reason=reason,
-            since_seq=seq, since_at=ledger.utc_now(),
-            since_scenario_id=scenario.id if scenario else None,
-        )
-        effects.start_missing(disappearance)
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="missing", character=character.name, scenario=scenario.number if scenario else None,
-            reason=reason,
-            detail={"action": "mark", "faces": faces, "applied": effects.ops},
-        ), expect_seq=seq)
-        session.flush()
-        return {**missing_view(session, disappearance), "seq": seq}
+        with recording(session, campaign, actor, "missing") as entry:
+            disappearance = entry.start_missing(character, faces, reason, scenario)
+            entry.describe(character=character.name, scenario=scenario.number if scenario else None, reason=reason,
+                           detail={"action": "mark", "faces": faces})
+        return {**missing_view(session, disappearance), "seq": entry.seq}
 
 
 def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, faces: int) -> dict[str, Any]:
@@ -233,16 +222,12 @@ def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, fa
         if disappearance.faces == faces:
             raise RuleRefused(f"{character.name}'s reunion die is already 1d{faces}")
         scenario = open_scenario(session, campaign)
-        seq = ledger.next_seq(session, campaign.id)
-        effects = Effects(session, campaign, seq)
         before = disappearance.faces
-        effects.set_faces(disappearance, faces)
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="missing", character=character.name, scenario=scenario.number if scenario else None,
-            reason="faces",
-            detail={"action": "faces", "before": before, "faces": faces, "applied": effects.ops},
-        ), expect_seq=seq)
-        return {**missing_view(session, disappearance), "seq": seq}
+        with recording(session, campaign, actor, "missing") as entry:
+            entry.set_faces(disappearance, faces)
+            entry.describe(character=character.name, scenario=scenario.number if scenario else None,
+                           reason="faces", detail={"action": "faces", "before": before, "faces": faces})
+        return {**missing_view(session, disappearance), "seq": entry.seq}
 
 
 def list_missing(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:

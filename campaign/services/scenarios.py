@@ -48,7 +48,7 @@ from campaign.services.common import (
     character_named,
     clean_name,
 )
-from campaign.services.effects import Effects
+from campaign.services.effects import recording
 from campaign.services.missing import (
     active_searches,
     character_facts,
@@ -113,11 +113,12 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> d
     ).all()
     records = _records(session, campaign, [c.seq for c in checks])
     reunions = []
-    for check in checks:
-        detail = records[check.seq]["detail"]
+    for check in checks:  # what was rolled is read from the hashed record, never from the table
+        record = records[check.seq]
+        detail = record["detail"]
         reunions.append({
-            "character": records[check.seq]["character"], "faces": detail["faces"], "roll": check.roll,
-            "threshold": check.threshold, "searchers": detail["searchers"], "success": check.success,
+            "character": record["character"], "faces": detail["faces"], "roll": detail["roll"],
+            "threshold": detail["threshold"], "searchers": detail["searchers"], "success": detail["success"],
             "seq": check.seq,
         })
     return {
@@ -159,30 +160,24 @@ def start_scenario(
             joining.append(character)
 
         number = (session.scalar(select(func.max(Scenario.number)).where(Scenario.campaign_id == campaign.id)) or 0) + 1
-        seq = ledger.next_seq(session, campaign.id)
-        scenario = Scenario(campaign_id=campaign.id, number=number, title=title,
-                            started_seq=seq, started_at=ledger.utc_now())
-        session.add(scenario)
-        session.flush()
-        for character in joining:
-            session.add(ScenarioParticipant(scenario_id=scenario.id, character_id=character.id))
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="scenario", scenario=number, reason="start",
-            detail={"action": "start", "number": number, "title": title,
-                    "participants": [c.name for c in joining],
-                    "searches": [], "applied": []},
-        ), expect_seq=seq)
+        with recording(session, campaign, actor, "scenario", voidable=False) as entry:
+            scenario = entry.start_scenario(number, title, joining)
+            entry.describe(scenario=number, reason="start",
+                           detail={"action": "start", "number": number, "title": title,
+                                   "participants": [c.name for c in joining]})
+        seq = entry.seq
 
         joining_ids = {c.id for c in joining}
         sent = []
         for searcher_name, target_name in searches:
-            sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids))
+            sent.append(_send_searcher(session, campaign, actor, scenario, seq, searcher_name, target_name,
+                                      joining_ids))
         session.flush()
         return {**scenario_view(session, campaign, scenario), "seq": seq, "sent": sent}
 
 
 def _send_searcher(
-    session: Session, campaign: Campaign, scenario: Scenario, start_seq: int,
+    session: Session, campaign: Campaign, actor: str, scenario: Scenario, start_seq: int,
     searcher_name: str, target_name: str, joining_ids: set[int],
 ) -> dict[str, Any]:
     searcher = character_named(session, campaign, searcher_name)
@@ -197,21 +192,16 @@ def _send_searcher(
             f"{searcher.name} takes part in this scenario and cannot also search for {target.name}; "
             "a searcher sits out every scenario until the reunion"
         )
-    seq = ledger.next_seq(session, campaign.id)
-    effects = Effects(session, campaign, seq)
-    search = Search(disappearance_id=disappearance.id, searcher_id=searcher.id, player_id=searcher.player_id,
-                    started_seq=seq, scenario_id=scenario.id)
-    effects.start_search(search, searcher)
-    session.flush()
-    searchers = active_searches(session, disappearance)
-    odds = reunion_odds_text(disappearance.faces, len(searchers))
-    ledger.append(session, campaign, searcher.player.name, ledger.NewEntry(
-        kind="search", character=searcher.name, scenario=scenario.number, parent_seq=start_seq,
-        detail={"target": target.name, "player": searcher.player.name, "since_seq": disappearance.since_seq,
-                "searchers": [s.name for _, s in searchers], "applied": effects.ops},
-    ), expect_seq=seq)
+    with recording(session, campaign, searcher.player.name, "search") as entry:
+        entry.start_search(disappearance, searcher, scenario)
+        session.flush()
+        searchers = active_searches(session, disappearance)
+        odds = reunion_odds_text(disappearance.faces, len(searchers))
+        entry.describe(character=searcher.name, scenario=scenario.number, parent_seq=start_seq,
+                       detail={"target": target.name, "player": searcher.player.name,
+                               "since_seq": disappearance.since_seq, "searchers": [s.name for _, s in searchers]})
     return {"searcher": searcher.name, "player": searcher.player.name, "target": target.name,
-            "searchers": len(searchers), "odds": odds, "seq": seq}
+            "searchers": len(searchers), "odds": odds, "seq": entry.seq}
 
 
 # --------------------------------------------------------------------------- end
@@ -269,53 +259,46 @@ def end_scenario(
         for source in sources.values():
             source.ensure_all_used()  # leftover faces are a typo: refuse before writing
 
-        end_seq = ledger.next_seq(session, campaign.id)
-        scenario.ended_seq = end_seq
-        scenario.ended_at = ledger.utc_now()
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="scenario", scenario=scenario.number, reason="end",
-            detail={"action": "end", "number": scenario.number, "title": scenario.title,
-                    "reunions": [
-                        {"character": p.character.name, "roll": p.result.roll, "threshold": p.result.threshold,
-                         "success": p.result.success, "seq": end_seq + 1 + i}
-                        for i, p in enumerate(planned)
-                    ],
-                    "applied": []},
-        ), expect_seq=end_seq)
+        with recording(session, campaign, actor, "scenario", voidable=False) as entry:
+            entry.end_scenario(scenario)
+            entry.describe(scenario=scenario.number, reason="end",
+                           detail={"action": "end", "number": scenario.number, "title": scenario.title,
+                                   "reunions": [
+                                       {"character": p.character.name, "roll": p.result.roll,
+                                        "threshold": p.result.threshold, "success": p.result.success,
+                                        "seq": entry.seq + 1 + i}
+                                       for i, p in enumerate(planned)]})
+        end_seq = entry.seq
 
         reunions = []
         for plan in planned:
-            reunions.append(_record_reunion(session, campaign, scenario, end_seq, plan))
+            reunions.append(_record_reunion(session, campaign, actor, scenario, end_seq, plan))
         session.flush()
         return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "seq": end_seq}
 
 
-def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, end_seq: int,
+def _record_reunion(session: Session, campaign: Campaign, actor: str, scenario: Scenario, parent_seq: int | None,
                     plan: _Planned) -> dict[str, Any]:
+    """One reunion entry; its actor is the missing character's player, who makes the roll (R4)."""
     result = plan.result
-    seq = ledger.next_seq(session, campaign.id)
-    effects = Effects(session, campaign, seq)
-    effects.record_reunion_check(ReunionCheck(
-        disappearance_id=plan.disappearance.id, scenario_id=scenario.id, seq=seq,
-        roll=result.roll, threshold=result.threshold, success=result.success,
-    ))
-    if result.success:
-        effects.end_missing(plan.disappearance)
-        for search, searcher in plan.searches:
-            effects.end_search(search, searcher)
-    names = [searcher.name for _, searcher in plan.searches]
-    ledger.append(session, campaign, plan.actor, ledger.NewEntry(
-        kind="reunion", character=plan.character.name, scenario=scenario.number, parent_seq=end_seq,
-        expression=f"1d{result.faces}", dice=[result.roll], total=result.roll, target=result.threshold,
-        outcome="success" if result.success else "failure", margin=result.threshold - result.roll,
-        source=plan.source,
-        detail={"faces": result.faces, "roll": result.roll, "threshold": result.threshold,
-                "searchers": names, "success": result.success, "since_seq": plan.disappearance.since_seq,
-                "applied": effects.ops},
-    ), expect_seq=seq)
+    with recording(session, campaign, plan.actor, "reunion") as entry:
+        entry.record_reunion_check(plan.disappearance, scenario, result.roll, result.threshold, result.success)
+        if result.success:
+            entry.end_missing(plan.disappearance)
+            for search, searcher in plan.searches:
+                entry.end_search(search, searcher)
+        names = [searcher.name for _, searcher in plan.searches]
+        entry.describe(
+            character=plan.character.name, scenario=scenario.number, parent_seq=parent_seq,
+            expression=f"1d{result.faces}", dice=[result.roll], total=result.roll, target=result.threshold,
+            outcome="success" if result.success else "failure", margin=result.threshold - result.roll,
+            source=plan.source,
+            detail={"faces": result.faces, "roll": result.roll, "threshold": result.threshold,
+                    "searchers": names, "success": result.success, "since_seq": plan.disappearance.since_seq},
+        )
     return {"character": plan.character.name, "faces": result.faces, "roll": result.roll,
             "threshold": result.threshold, "searchers": names, "success": result.success,
-            "odds": plan.odds, "actor": plan.actor, "seq": seq}
+            "odds": plan.odds, "actor": plan.actor, "seq": entry.seq}
 
 
 # --------------------------------------------------------------------------- read

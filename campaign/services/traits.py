@@ -26,7 +26,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Character, Condition, Trait
 from campaign.errors import BadInput, NotFound, RuleRefused
@@ -37,7 +36,7 @@ from campaign.services.common import (
     clean_name,
     clean_text,
 )
-from campaign.services.effects import Effects
+from campaign.services.effects import recording
 
 SEVERE_PREFIX = "severe "
 CP_LIMIT = 1_000_000
@@ -138,11 +137,9 @@ def _clean_category(category: str | None, cp: int) -> str:
 
 @contextmanager
 def _write(db: Database, campaign_name: str | None, character_name: str) -> Iterator[tuple]:
-    """A write transaction locked on the campaign: (session, campaign, character, seq, effects)."""
+    """A write transaction locked on the campaign: (session, campaign, character)."""
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        character = character_named(session, campaign, character_name)
-        seq = ledger.next_seq(session, campaign.id)
-        yield session, campaign, character, seq, Effects(session, campaign, seq)
+        yield session, campaign, character_named(session, campaign, character_name)
 
 
 # --- traits ---
@@ -173,15 +170,14 @@ def add_trait(
     cp = _clean_cp(cp)
     category = _clean_category(category, cp)
     reason = clean_text(reason, "--reason")
-    with _write(db, campaign_name, character_name) as (session, campaign, character, seq, effects):
+    with _write(db, campaign_name, character_name) as (session, campaign, character):
         refuse_duplicate(session, character, name)
-        trait = effects.add_trait(character, name, category, cp, counts_toward_limit=counts_toward_limit)
-        effects.change_cp(character, cp)
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="trait", character=character.name, reason=reason or "added",
-            detail={"action": "add", "trait": trait_view(trait), "applied": effects.ops},
-        ), expect_seq=seq)
-        return {"seq": seq, "action": "add", "character": character.name, "trait": trait_view(trait),
+        with recording(session, campaign, actor, "trait") as entry:
+            trait = entry.add_trait(character, name, category, cp, counts_toward_limit=counts_toward_limit)
+            entry.change_cp(character, cp)
+            entry.describe(character=character.name, reason=reason or "added",
+                           detail={"action": "add", "trait": trait_view(trait)})
+        return {"seq": entry.seq, "action": "add", "character": character.name, "trait": trait_view(trait),
                 "cp_total": character.cp_total}
 
 
@@ -192,7 +188,7 @@ def rename_trait(
     """Rename a trait, typically the placeholder a fright check left for the GM to name."""
     new = clean_name(new, "trait")
     reason = clean_text(reason, "--reason")
-    with _write(db, campaign_name, character_name) as (session, campaign, character, seq, effects):
+    with _write(db, campaign_name, character_name) as (session, campaign, character):
         trait = trait_named(session, character, old)
         other = find_trait(session, character, new)
         if other is not None and other.id != trait.id:
@@ -200,12 +196,11 @@ def rename_trait(
         if trait.name == new:
             raise RuleRefused(f"the trait is already named {new!r}")
         before = trait.name
-        effects.rename_trait(character, trait, new)
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="trait", character=character.name, reason=reason or "renamed",
-            detail={"action": "rename", "before": before, "trait": trait_view(trait), "applied": effects.ops},
-        ), expect_seq=seq)
-        return {"seq": seq, "action": "rename", "character": character.name, "before": before,
+        with recording(session, campaign, actor, "trait") as entry:
+            entry.rename_trait(character, trait, new)
+            entry.describe(character=character.name, reason=reason or "renamed",
+                           detail={"action": "rename", "before": before, "trait": trait_view(trait)})
+        return {"seq": entry.seq, "action": "rename", "character": character.name, "before": before,
                 "trait": trait_view(trait), "cp_total": character.cp_total}
 
 
@@ -216,15 +211,14 @@ def remove_trait(
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
         raise BadInput("--reason is required: say why the trait goes (bought off, cured ...)")
-    with _write(db, campaign_name, character_name) as (session, campaign, character, seq, effects):
+    with _write(db, campaign_name, character_name) as (session, campaign, character):
         trait = trait_named(session, character, name)
-        effects.remove_trait(character, trait)
-        effects.change_cp(character, -trait.cp)
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="trait", character=character.name, reason=reason,
-            detail={"action": "remove", "trait": trait_view(trait), "applied": effects.ops},
-        ), expect_seq=seq)
-        return {"seq": seq, "action": "remove", "character": character.name, "trait": trait_view(trait),
+        with recording(session, campaign, actor, "trait") as entry:
+            entry.remove_trait(character, trait)
+            entry.change_cp(character, -trait.cp)
+            entry.describe(character=character.name, reason=reason,
+                           detail={"action": "remove", "trait": trait_view(trait)})
+        return {"seq": entry.seq, "action": "remove", "character": character.name, "trait": trait_view(trait),
                 "cp_total": character.cp_total}
 
 
@@ -259,17 +253,16 @@ def clear_condition(
     """End every active condition of that name (slug such as `stun`, or 朦朧)."""
     name = clean_name(name, "condition")
     reason = clean_text(reason, "--reason")
-    with _write(db, campaign_name, character_name) as (session, campaign, character, seq, effects):
+    with _write(db, campaign_name, character_name) as (session, campaign, character):
         current = active_conditions(session, character)
         matching = [c for c in current if _condition_matches(c, name)]
         if not matching:
             have = ", ".join(c.name for c in current) or "none"
             raise NotFound(f"{character.name} has no active condition {name!r} (conditions: {have})")
-        for condition in matching:
-            effects.clear_condition(character, condition)
-        cleared = [condition_view(c) for c in matching]
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="condition", character=character.name, reason=reason or "cleared",
-            detail={"action": "clear", "conditions": cleared, "applied": effects.ops},
-        ), expect_seq=seq)
-        return {"seq": seq, "action": "clear", "character": character.name, "cleared": cleared}
+        with recording(session, campaign, actor, "condition") as entry:
+            for condition in matching:
+                entry.clear_condition(character, condition)
+            cleared = [condition_view(c) for c in matching]
+            entry.describe(character=character.name, reason=reason or "cleared",
+                           detail={"action": "clear", "conditions": cleared})
+        return {"seq": entry.seq, "action": "clear", "character": character.name, "cleared": cleared}

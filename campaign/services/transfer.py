@@ -34,7 +34,21 @@ from campaign.db.models import (
     Trait,
 )
 from campaign.errors import DataError, RuleRefused
-from campaign.services.common import campaign_named
+from campaign.projection.ops import INT_LIMIT
+from campaign.projection.replay import Entry, ReplayConflict, entry_from_record, project
+from campaign.projection.state import (
+    CharacterRow,
+    ConditionRow,
+    DisappearanceRow,
+    ReunionRow,
+    ScenarioRow,
+    SearchRow,
+    State,
+    TraitRow,
+    first_difference,
+)
+from campaign.services.common import campaign_named, clean_name
+from campaign.services.state_tables import STATELESS_KINDS, sync_state
 
 FORMAT = "campaign-export"
 VERSION = 1
@@ -127,16 +141,23 @@ def export_campaign(db: Database, campaign_name: str | None, out: IO[str],
         return {"campaign": campaign.name, "lines": count, "entries": ledger.head(session, campaign.id)[0]}
 
 
+MAX_LINE = 1 << 20  # characters; a longer line is refused rather than read into memory
+
+
 class _Importer:
-    """Builds one campaign from export lines inside the caller's transaction."""
+    """Builds one campaign from export lines inside the caller's transaction.
+
+    The ledger is the only thing trusted, and only once its chain is verified: the
+    state tables are rebuilt by replaying it. The file's state lines are kept as a claim
+    and compared with that replay; any difference (a forged CP total, a reunion that
+    never rolled, a string where a number belongs) refuses the whole import.
+    """
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.campaign: Campaign | None = None
-        self.players: dict[str, int] = {}
-        self.characters: dict[str, int] = {}
-        self.scenarios: dict[int, int] = {}
-        self.disappearances: dict[int, int] = {}
+        self.claimed = State()
+        self.entries: list[Entry] = []
         self.expected_seq = 1
         self.prev_hash = ledger.GENESIS_HASH
         self.pending: list[dict[str, Any]] = []
@@ -159,97 +180,78 @@ class _Importer:
         if item.get("format") != FORMAT or item.get("version") != VERSION:
             raise ValueError(f"not a {FORMAT} version {VERSION} file")
         meta = item["campaign"]
-        if self.session.scalar(select(Campaign.id).where(Campaign.name == meta["name"])) is not None:
-            raise RuleRefused(f"a campaign named {meta['name']!r} already exists in the target database")
-        self.campaign = Campaign(name=meta["name"], ruleset=meta["ruleset"], settings=meta["settings"],
-                                 created_at=meta["created_at"])
+        name = meta["name"]
+        if not isinstance(name, str) or clean_name(name, "campaign") != name:
+            raise ValueError(f"campaign name {name!r} is not a clean name")
+        created_at = meta["created_at"]
+        if not isinstance(created_at, str) or len(created_at) > 32:
+            raise ValueError("created_at must be a time stamp")
+        if self.session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
+            raise RuleRefused(f"a campaign named {name!r} already exists in the target database")
+        self.claimed.ruleset, self.claimed.settings = meta["ruleset"], meta["settings"]
+        # Ruleset and settings are written by the replay (sync_state); the row needs a start.
+        self.campaign = Campaign(name=name, ruleset=str(meta["ruleset"])[:50], settings={}, created_at=created_at)
         self.session.add(self.campaign)
         self.session.flush()
 
-    @staticmethod
-    def _ref(known: dict, key: Any, what: str) -> Any:
-        """The new id for a name/number the file refers to; None stays None."""
-        if key is None:
-            return None
-        if key not in known:
-            raise ValueError(f"refers to an unknown {what} {key!r}")
-        return known[key]
-
-    def _char(self, name: str | None) -> int | None:
-        return self._ref(self.characters, name, "character")
-
-    def _add(self, row) -> Any:
-        self.session.add(row)
-        self.session.flush()
-        return row
-
     def _player(self, item):
-        self.players[item["name"]] = self._add(Player(campaign_id=self.campaign.id, name=item["name"])).id
+        self.claimed.players[item["name"]] = None
 
     def _character(self, item):
-        row = Character(campaign_id=self.campaign.id, name=item["name"], kind=item["kind"],
-                        player_id=self._ref(self.players, item["player"], "player"),
-                        summoner_id=self._char(item["summoner"]),
-                        stats=item["stats"], cp_total=item["cp_total"], pools=item["pools"])
-        self.characters[item["name"]] = self._add(row).id
+        self.claimed.characters[item["name"]] = CharacterRow(item["kind"], item["player"], item["summoner"],
+                                                            item["stats"], item["cp_total"], item["pools"])
 
     def _relationship(self, item):
-        self._add(Relationship(campaign_id=self.campaign.id, from_id=self._char(item["from"]),
-                               to_id=self._char(item["to"]), note=item["note"]))
+        self.claimed.relationships[(item["from"], item["to"])] = item["note"]
 
     def _trait(self, item):
-        self._add(Trait(character_id=self._char(item["character"]), name=item["name"], category=item["category"],
-                        cp=item["cp"], counts_toward_limit=item["counts_toward_limit"], origin=item["origin"],
-                        source_seq=item["source_seq"], removed_seq=item["removed_seq"]))
+        self.claimed.traits[item["origin"]] = TraitRow(item["character"], item["name"], item["category"], item["cp"],
+                                                       item["counts_toward_limit"], item["source_seq"],
+                                                       item["removed_seq"])
 
     def _condition(self, item):
-        self._add(Condition(character_id=self._char(item["character"]), name=item["name"],
-                            duration=item["duration"], detail=item["detail"], origin=item["origin"],
-                            source_seq=item["source_seq"], cleared_seq=item["cleared_seq"]))
+        self.claimed.conditions[item["origin"]] = ConditionRow(item["character"], item["name"], item["duration"],
+                                                               item["detail"], item["source_seq"],
+                                                               item["cleared_seq"])
 
     def _scenario(self, item):
-        row = self._add(Scenario(campaign_id=self.campaign.id, number=item["number"], title=item["title"],
-                                 started_seq=item["started_seq"], ended_seq=item["ended_seq"],
-                                 started_at=item["started_at"], ended_at=item["ended_at"]))
-        self.scenarios[item["number"]] = row.id
-        for name in item["participants"]:
-            self.session.add(ScenarioParticipant(scenario_id=row.id, character_id=self._char(name)))
+        self.claimed.scenarios[item["number"]] = ScenarioRow(item["title"], item["started_seq"], item["started_at"],
+                                                             list(item["participants"]), item["ended_seq"],
+                                                             item["ended_at"])
 
     def _disappearance(self, item):
-        row = self._add(Disappearance(
-            campaign_id=self.campaign.id, character_id=self._char(item["character"]), faces=item["faces"],
-            reason=item["reason"], since_seq=item["since_seq"], since_at=item["since_at"],
-            since_scenario_id=self._ref(self.scenarios, item["since_scenario"], "scenario"),
-            reunited_seq=item["reunited_seq"],
-        ))
-        self.disappearances[item["since_seq"]] = row.id
+        self.claimed.disappearances[item["since_seq"]] = DisappearanceRow(
+            item["character"], item["faces"], item["reason"], item["since_at"], item["since_scenario"],
+            item["reunited_seq"])
 
     def _search(self, item):
-        self._add(Search(
-            disappearance_id=self._ref(self.disappearances, item["missing_since_seq"], "disappearance"),
-            searcher_id=self._char(item["searcher"]), player_id=self._ref(self.players, item["player"], "player"),
-            started_seq=item["started_seq"], scenario_id=self._ref(self.scenarios, item["scenario"], "scenario"),
-            ended_seq=item["ended_seq"],
-        ))
+        self.claimed.searches[item["started_seq"]] = SearchRow(item["missing_since_seq"], item["searcher"],
+                                                               item["player"], item["scenario"], item["ended_seq"])
 
     def _reunion_check(self, item):
-        self._add(ReunionCheck(
-            disappearance_id=self._ref(self.disappearances, item["missing_since_seq"], "disappearance"),
-            scenario_id=self._ref(self.scenarios, item["scenario"], "scenario"), seq=item["seq"],
-            roll=item["roll"], threshold=item["threshold"], success=item["success"],
-        ))
+        self.claimed.reunions[item["seq"]] = ReunionRow(item["missing_since_seq"], item["scenario"], item["roll"],
+                                                        item["threshold"], item["success"])
 
     def _entry(self, item):
         record_json, prev_hash, digest = item["record"], item["prev_hash"], item["hash"]
+        if not all(isinstance(v, str) for v in (record_json, prev_hash, digest)):
+            raise ValueError(f"entry {self.expected_seq}: record, prev_hash and hash must be strings")
         if prev_hash != self.prev_hash:
             raise ValueError(f"entry {self.expected_seq}: prev_hash does not link to the previous entry")
         if ledger.chain_hash(prev_hash, record_json) != digest:
             raise ValueError(f"entry {self.expected_seq}: hash does not match its content (edited)")
         record = json.loads(record_json)
+        if not isinstance(record, dict):
+            raise ValueError(f"entry {self.expected_seq}: the record is not an object")
         if record.get("seq") != self.expected_seq:
             raise ValueError(f"entry {record.get('seq')} found where entry {self.expected_seq} was expected")
         if record.get("campaign") != self.campaign.name:
             raise ValueError(f"entry {self.expected_seq} belongs to another campaign")
+        problem = _indexed_problem(record)
+        if problem:
+            raise ValueError(f"entry {self.expected_seq}: {problem}")
+        if record.get("kind") not in STATELESS_KINDS:
+            self.entries.append(entry_from_record(record))
         row = {name: record.get(name) for name in ledger.INDEXED_FIELDS}
         row.update(campaign_id=self.campaign.id, record=record_json, prev_hash=prev_hash, hash=digest)
         self.pending.append(row)
@@ -268,6 +270,49 @@ class _Importer:
             self.session.execute(LedgerEntry.__table__.insert(), self.pending)
             self.pending = []
 
+    def rebuild_state(self) -> None:
+        """Replay the verified ledger into the tables; the state lines must agree with it."""
+        try:
+            state = project(self.entries)
+        except ReplayConflict as exc:
+            raise ValueError(f"the ledger does not replay: {exc}") from None
+        try:
+            difference = first_difference(state, self.claimed)
+        except TypeError as exc:  # e.g. a list where a name belongs: not even comparable
+            raise ValueError(f"a state line holds a value of the wrong type ({exc})") from None
+        if difference is not None:
+            raise ValueError(f"the state lines disagree with the ledger: {difference.text()}")
+        sync_state(self.session, self.campaign, state)
+
+
+_INDEXED_TYPES = {"seq": int, "at": str, "actor": str, "kind": str, "character": (str, type(None)),
+                  "scenario": (int, type(None)), "outcome": (str, type(None)), "parent_seq": (int, type(None)),
+                  "voids_seq": (int, type(None))}
+_INDEXED_LENGTHS = {"at": 32, "actor": 200, "kind": 20, "character": 200, "outcome": 20}
+
+
+def _indexed_problem(record: dict[str, Any]) -> str | None:
+    """The columns copied out of a record must fit both backends' column types."""
+    for name, types in _INDEXED_TYPES.items():
+        value = record.get(name)
+        if isinstance(value, bool) or not isinstance(value, types):
+            return f"{name} has the wrong type ({type(value).__name__})"
+        if isinstance(value, int) and not -INT_LIMIT <= value <= INT_LIMIT:
+            return f"{name} {value} is out of range"
+        if isinstance(value, str) and (len(value) > _INDEXED_LENGTHS[name] or "\x00" in value):
+            return f"{name} is too long or holds NUL"
+    return None
+
+
+def bounded_lines(source: Iterable[str]) -> Iterator[str]:
+    """Lines of at most MAX_LINE characters; a file is read line by line with that limit."""
+    readline = getattr(source, "readline", None)
+    lines = iter(lambda: readline(MAX_LINE + 1), "") if readline is not None else iter(source)
+    for number, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE:
+            raise DataError(f"line {number}: longer than {MAX_LINE} characters; nothing imported")
+        yield line
+
 
 def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Recreate a campaign from export lines; all or nothing, errors name the line."""
@@ -275,7 +320,7 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
     try:
         with db.write() as session:
             importer = _Importer(session)
-            for line_number, line in enumerate(lines, start=1):
+            for line_number, line in enumerate(bounded_lines(lines), start=1):
                 if not line.strip():
                     continue
                 try:
@@ -283,9 +328,9 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                     if not isinstance(item, dict):
                         raise ValueError("not a JSON object")
                     importer.feed(item)
-                except RuleRefused:
+                except (RuleRefused, DataError):
                     raise
-                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
                     problem = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
                     raise DataError(f"line {line_number}: {problem}; nothing imported") from None
                 if progress is not None:
@@ -293,6 +338,10 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
             if importer.footer is None:
                 raise DataError(f"line {line_number + 1}: the file ends without its footer (truncated); nothing imported")
             importer.flush_entries()
+            try:
+                importer.rebuild_state()
+            except ValueError as exc:
+                raise DataError(f"{exc}; nothing imported") from None
             return {"campaign": importer.campaign.name, "entries": importer.expected_seq - 1,
                     "head": importer.prev_hash}
     except IntegrityError as exc:

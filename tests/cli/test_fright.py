@@ -112,7 +112,7 @@ def check_entry(cli: Cli, value: int) -> None:
     assert [s["dice"] for s in shown["sub_entries"]] == [s["dice"] for s in result["sub_rolls"]]
     assert all(s["kind"] == "fright" and s["parent_seq"] == seq for s in shown["sub_entries"])
     # Void reverses everything the check applied.
-    voided = cli.json("history", "void", str(seq), "--reason", "test")
+    voided = cli.json("history", "void", "--yes", str(seq), "--reason", "test")
     assert voided["voided"] == seq
     assert cli.json("char", "show", "鈴音") == before
 
@@ -203,7 +203,7 @@ def test_fright_cap_setting_is_logged_and_voidable(sqlite_gurps):
     changed = sqlite_gurps.json("settings", "fright_cap=13")
     assert changed["settings"]["fright_cap"] == 13
     assert sqlite_gurps.json("settings")["settings"]["fright_cap"] == 13
-    sqlite_gurps.run("history", "void", str(changed["seq"]), "--reason", "wrong")
+    sqlite_gurps.run("history", "void", "--yes", str(changed["seq"]), "--reason", "wrong")
     assert sqlite_gurps.json("settings")["settings"]["fright_cap"] is None
     assert "unknown setting" in sqlite_gurps.error("settings", "criticals=off", code=2)
     assert "3..30" in sqlite_gurps.error("settings", "fright_cap=99", code=2)
@@ -258,8 +258,8 @@ def test_entry_25_escalates_the_named_mild_phobia_and_void_restores_it(gurps):
     second = gurps.json("fright", "鈴音", "--mod", "-16", "--dice", "6,6,5,1,1,1")
     assert [(t["name"], t["cp"]) for t in second["traits_added"]] == [
         (placeholder("精神的特徴", second["seq"]), -10)]
-    gurps.run("history", "void", str(second["seq"]), "--reason", "test")
-    gurps.run("history", "void", str(result["seq"]), "--reason", "test")
+    gurps.run("history", "void", "--yes", str(second["seq"]), "--reason", "test")
+    gurps.run("history", "void", "--yes", str(result["seq"]), "--reason", "test")
     view = gurps.json("char", "show", "鈴音")
     assert view["cp_total"] == 90
     assert [(t["name"], t["category"], t["cp"]) for t in view["traits"]] == [("高所恐怖症", "phobia", -10)]
@@ -290,7 +290,7 @@ def test_entry_31_critical_ht_failure_costs_ht_for_good(gurps):
     assert (view["stats"]["HT"], view["pools"]["FP"]["current"], view["pools"]["HP"]["current"]) == (10, 9, 9)
     check = result["sub_rolls"][3]
     assert (check["purpose"], check["expression"], check["outcome"]) == ("check:HT", "3D6<=11", "critical_failure")
-    gurps.run("history", "void", str(result["seq"]), "--reason", "test")
+    gurps.run("history", "void", "--yes", str(result["seq"]), "--reason", "test")
     view = gurps.json("char", "show", "鈴音")
     assert (view["stats"]["HT"], view["pools"]["FP"]["current"], view["pools"]["HP"]["current"]) == (11, 11, 11)
 
@@ -309,20 +309,25 @@ def test_composite_entries_expand_their_references(sqlite_gurps):
 def test_void_refuses_when_a_gained_trait_was_bought_off_since(sqlite_gurps):
     result = sqlite_gurps.json("fright", "鈴音", "--mod", "-13", "--dice", "6,6,5,1,1,1")  # 22: -10
     name = result["traits_added"][0]["name"]
-    sqlite_gurps.run("trait", "rename", "鈴音", name, "鏡の中に誰かいる")
+    renamed = sqlite_gurps.json("trait", "rename", "鈴音", name, "鏡の中に誰かいる")
     removed = sqlite_gurps.json("trait", "remove", "鈴音", "鏡の中に誰かいる", "--reason", "買い戻し")
     assert removed["cp_total"] == 100
-    assert "void #" in sqlite_gurps.error("history", "void", str(result["seq"]), "--reason", "x", code=1)
-    sqlite_gurps.run("history", "void", str(removed["seq"]), "--reason", "x")
-    sqlite_gurps.run("history", "void", str(result["seq"]), "--reason", "x")
+    message = sqlite_gurps.error("history", "void", "--yes", str(result["seq"]), "--reason", "x", code=1)
+    assert "depend on it" in message and f"#{renamed['seq']}" in message and f"#{removed['seq']}" in message
+    sqlite_gurps.run("history", "void", "--yes", str(removed["seq"]), "--reason", "x")
+    assert f"#{renamed['seq']}" in sqlite_gurps.error("history", "void", "--yes", str(result["seq"]), "--reason", "x",
+                                                      code=1)
+    voided = sqlite_gurps.json("history", "void", "--yes", "--cascade", str(result["seq"]), "--reason", "x")
+    assert voided["cascade"] == [renamed["seq"]]
     view = sqlite_gurps.json("char", "show", "鈴音")
     assert (view["cp_total"], view["traits"]) == (100, [])
+    assert sqlite_gurps.json("history", "verify")["ok"]
 
 
 def test_void_says_what_it_reversed(sqlite_gurps):
     result = sqlite_gurps.json("fright", "鈴音", "--mod", "-31", "--dice", "6,6,5,1,1,1")
-    out = sqlite_gurps.run("history", "void", str(result["seq"]), "--reason", "wrong character").stderr
-    assert "IQ 11 -> 12" in out and "CP total +30" in out and "condition 'coma' removed" in out
+    out = sqlite_gurps.run("history", "void", "--yes", str(result["seq"]), "--reason", "wrong character").stderr
+    assert "IQ 11 → 12" in out and "CP total 70 → 100" in out and "condition 'coma' removed" in out
     assert "trait" in out and "removed" in out
 
 

@@ -85,19 +85,19 @@ def test_show_verify_seal_void(gurps):
     sealed = gurps.json("history", "seal", "--reason", "session 1")
     assert len(sealed["head"]) == 64
     assert gurps.json("history", "verify", "--head", sealed["head"])["ok"]
-    voided = gurps.json("history", "void", str(rolled["seq"]), "--reason", "dropped die")
+    voided = gurps.json("history", "void", "--yes", str(rolled["seq"]), "--reason", "dropped die")
     assert voided["voided"] == rolled["seq"]
     assert gurps.json("history", "show", str(rolled["seq"]))["voided_by"] == voided["seq"]
-    assert "already voided" in gurps.error("history", "void", str(rolled["seq"]), "--reason", "again", code=1)
-    assert "cannot be voided" in gurps.error("history", "void", str(sealed["seq"]), "--reason", "x", code=1)
-    assert "no ledger entry" in gurps.error("history", "void", "9999", "--reason", "x", code=1)
+    assert "already voided" in gurps.error("history", "void", "--yes", str(rolled["seq"]), "--reason", "again", code=1)
+    assert "cannot be voided" in gurps.error("history", "void", "--yes", str(sealed["seq"]), "--reason", "x", code=1)
+    assert "no ledger entry" in gurps.error("history", "void", "--yes", "9999", "--reason", "x", code=1)
     assert "64-hex" in gurps.error("history", "verify", "--head", "abc", code=2)
     assert gurps.json("history", "verify")["ok"]
 
 
 def test_void_reverses_stat_change(gurps):
     changed = gurps.json("char", "set", "鈴音", "--stat", "HT=9", "--cp", "90")
-    gurps.run("history", "void", str(changed["seq"]), "--reason", "typo")
+    gurps.run("history", "void", "--yes", str(changed["seq"]), "--reason", "typo")
     shown = gurps.json("char", "show", "鈴音")
     assert shown["stats"]["HT"] == 11 and shown["cp_total"] == 100
 

@@ -83,7 +83,8 @@ def test_mark_missing_list_and_status(party):
     assert "鈴音" not in names(party.json("char", "list", "--status", "active"))
     entry = party.json("history", "--kind", "missing", "--char", "鈴音")[0]
     assert (entry["seq"], entry["scenario"], entry["reason"], entry["actor"]) == (marked["seq"], 1, "霧の中へ", "GM")
-    assert entry["detail"]["applied"] == [{"op": "missing_started", "since_seq": marked["seq"]}]
+    assert entry["ops"] == [{"op": "missing_started", "character": "鈴音", "faces": 6, "reason": "霧の中へ",
+                             "scenario": 1}]
     human = party.run("missing", "list")
     assert "needs <= 1 on 1d6 (17%)" in human.stdout
 
@@ -94,7 +95,7 @@ def test_faces_default_and_change(party):
     assert (changed["faces"], changed["odds"]) == (10, "needs <= 1 on 1d10 (10%)")
     assert party.json("missing", "list")[0]["faces"] == 10
     entry = party.json("history", "--kind", "missing", "--char", "鈴音")[0]
-    assert entry["detail"]["applied"] == [{"op": "faces", "since_seq": changed["since_seq"], "before": 6, "after": 10}]
+    assert entry["ops"] == [{"op": "faces", "since_seq": changed["since_seq"], "faces": 10}]
     party.run("missing", "mark", "白露", "--faces", "4")
     assert [(m["character"], m["faces"]) for m in party.json("missing", "list")] == [("鈴音", 10), ("白露", 4)]
 
@@ -352,7 +353,7 @@ def test_voided_reunion_roll_restores_missing_status_and_searchers(party):
     assert party.json("missing", "list") == []
     reunion_seq = ended["reunions"][0]["seq"]
 
-    voided = party.json("history", "void", str(reunion_seq), "--reason", "die fell off the table")
+    voided = party.json("history", "void", "--yes", str(reunion_seq), "--reason", "die fell off the table")
     assert voided["voided"] == reunion_seq
     # only 鈴音's roll is undone: she is missing again with both searchers; 白露 stays back
     missing = party.json("missing", "list")
@@ -372,15 +373,19 @@ def test_voided_reunion_roll_restores_missing_status_and_searchers(party):
 def test_voided_search_recalls_the_searcher(party):
     party.run("missing", "mark", "鈴音")
     started = party.json("scenario", "start", "一話", "--with", "千早", "--search", "刀矢=鈴音")
-    party.run("history", "void", str(started["sent"][0]["seq"]), "--reason", "wrong PC")
+    party.run("history", "void", "--yes", str(started["sent"][0]["seq"]), "--reason", "wrong PC")
     assert statuses(party)["刀矢"] == ("active", None)
     assert party.json("missing", "list")[0]["searchers"] == []
 
 
 def test_voided_disappearance_calls_its_searchers_back(party):
     marked = party.json("missing", "mark", "鈴音")
-    party.run("scenario", "start", "一話", "--with", "千早", "--search", "刀矢=鈴音")
-    party.run("history", "void", str(marked["seq"]), "--reason", "she was never lost")
+    started = party.json("scenario", "start", "一話", "--with", "千早", "--search", "刀矢=鈴音")
+    search_seq = started["sent"][0]["seq"]
+    message = party.error("history", "void", "--yes", str(marked["seq"]), "--reason", "x", code=1)
+    assert f"#{search_seq}" in message and "depend on it" in message
+    voided = party.json("history", "void", "--yes", "--cascade", str(marked["seq"]), "--reason", "she was never lost")
+    assert voided["cascade"] == [search_seq]
     now = statuses(party)
     assert (now["鈴音"], now["刀矢"]) == (("active", None), ("active", None))
     assert party.json("missing", "list") == []
@@ -392,8 +397,8 @@ def test_void_refuses_to_give_a_character_two_statuses(party):
     ended = party.json("scenario", "end", "--dice", "鈴音=1")
     party.run("missing", "mark", "鈴音")  # lost again
     before = snapshot_json(party)
-    message = party.error("history", "void", str(ended["reunions"][0]["seq"]), "--reason", "x", code=1)
-    assert "gone missing again" in message
+    message = party.error("history", "void", "--yes", str(ended["reunions"][0]["seq"]), "--reason", "x", code=1)
+    assert "depend on it" in message and "鈴音 is missing" in message
     assert snapshot_json(party) == before
 
 

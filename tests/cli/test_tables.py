@@ -124,10 +124,10 @@ def test_a_table_roll_changes_no_character_and_is_voidable(gurps):
     assert (rolled["character"], rolled["total"]) == ("鈴音", 38)
     assert gurps.json("char", "show", "鈴音") == before
     assert [e["seq"] for e in gurps.json("history", "--kind", "table")] == [rolled["seq"]]
-    gurps.run("history", "void", str(rolled["seq"]), "--reason", "wrong table")
+    gurps.run("history", "void", "--yes", str(rolled["seq"]), "--reason", "wrong table")
     assert gurps.json("history", "show", str(rolled["seq"]))["voided_by"] == rolled["seq"] + 1
     twice = gurps.json("table", "roll", "YSFMB", "--dice", "1,1,1,2,2,2,2,2,3")
-    assert "void #" in gurps.error("history", "void", str(twice["seq"] + 1), "--reason", "x", code=1)
+    assert "void #" in gurps.error("history", "void", "--yes", str(twice["seq"] + 1), "--reason", "x", code=1)
 
 
 def test_refusals_write_nothing(sqlite_gurps):

@@ -29,13 +29,13 @@ def test_add_rename_remove_and_void_each(gurps):
     assert removed["cp_total"] == 114  # -5 bought off: +5
     entry = gurps.json("history", "show", str(removed["seq"]))
     assert (entry["kind"], entry["reason"], entry["character"]) == ("trait", "買い戻し", "鈴音")
-    assert [op["op"] for op in entry["detail"]["applied"]] == ["trait_removed", "cp"]
+    assert [op["op"] for op in entry["ops"]] == ["trait_removed", "cp_delta"]
 
-    gurps.run("history", "void", str(removed["seq"]), "--reason", "まだ買えない")
-    gurps.run("history", "void", str(renamed["seq"]), "--reason", "元の名前で")
+    gurps.run("history", "void", "--yes", str(removed["seq"]), "--reason", "まだ買えない")
+    gurps.run("history", "void", "--yes", str(renamed["seq"]), "--reason", "元の名前で")
     assert traits(gurps) == [("戦闘即応", "advantage", 15, True), ("好奇心", "mental", -5, False),
                              ("甘党", "quirk", -1, True)]
-    gurps.run("history", "void", str(added["seq"]), "--reason", "持っていない")
+    gurps.run("history", "void", "--yes", str(added["seq"]), "--reason", "持っていない")
     view = gurps.json("char", "show", "鈴音")
     assert view["cp_total"] == 94
     assert [t["name"] for t in view["traits"]] == ["好奇心", "甘党"]
@@ -58,8 +58,8 @@ def test_a_removed_name_can_be_reused_but_void_refuses_a_clash(sqlite_gurps):
     sqlite_gurps.run("trait", "add", "鈴音", "Curious", "--cp", "-5")
     removed = sqlite_gurps.json("trait", "remove", "鈴音", "Curious", "--reason", "bought off")
     sqlite_gurps.run("trait", "add", "鈴音", "Curious", "--cp", "-10")
-    assert "another trait named" in sqlite_gurps.error("history", "void", str(removed["seq"]), "--reason", "x",
-                                                       code=1)
+    message = sqlite_gurps.error("history", "void", "--yes", str(removed["seq"]), "--reason", "x", code=1)
+    assert "depend on it" in message and "already has a trait named 'Curious'" in message
 
 
 def test_bad_input(sqlite_gurps):
@@ -77,8 +77,9 @@ def test_rename_a_fright_placeholder(sqlite_gurps):
     sqlite_gurps.run("trait", "rename", "鈴音", placeholder, "鏡の中に誰かいる")
     [(name, category, cp, counts)] = traits(sqlite_gurps)
     assert (name, category, cp, counts) == ("鏡の中に誰かいる", "delusion", -10, False)
-    # voiding the check removes the trait whatever it is called now
-    sqlite_gurps.run("history", "void", str(fright["seq"]), "--reason", "x")
+    # the rename depends on the check: voiding the check takes the rename with it (--cascade)
+    assert "depend on it" in sqlite_gurps.error("history", "void", "--yes", str(fright["seq"]), "--reason", "x", code=1)
+    sqlite_gurps.run("history", "void", "--yes", "--cascade", str(fright["seq"]), "--reason", "x")
     assert traits(sqlite_gurps) == []
     assert sqlite_gurps.json("char", "show", "鈴音")["cp_total"] == 100
 
@@ -102,7 +103,7 @@ def test_conditions_list_clear_and_void(gurps):
     assert "conditions: unconscious" in gurps.error("condition", "clear", "鈴音", "stun", code=1)
     assert gurps.json("history", "--all") == before
 
-    gurps.run("history", "void", str(cleared["seq"]), "--reason", "まだ朦朧")
+    gurps.run("history", "void", "--yes", str(cleared["seq"]), "--reason", "まだ朦朧")
     assert [c["name"] for c in gurps.json("condition", "list", "鈴音")["conditions"]] == [
         "stun", "unconscious", "stun"]
     gurps.run("condition", "clear", "鈴音", "UNCONSCIOUS")

@@ -57,8 +57,9 @@ def test_scenario_end_writes_one_entry_per_roll_in_one_chain(db):
     assert (record["expression"], record["dice"], record["total"], record["target"], record["source"]) == (
         "1d8", [1], 1, 1, "manual")
     assert record["detail"]["since_seq"] == marked["seq"]
-    assert record["detail"]["applied"] == [
-        {"op": "reunion_check", "seq": end_seq + 1},
+    assert record["ops"] == [
+        {"op": "reunion_checked", "since_seq": marked["seq"], "scenario": 2, "roll": 1, "threshold": 1,
+         "success": True},
         {"op": "missing_ended", "since_seq": marked["seq"]},
     ]
     # both scenario ends rolled for her (the first one is where she went missing)

@@ -97,20 +97,23 @@ def export_lines(name: str, entries: int, *, seed: int = 0, ruleset: str = "gurp
         yield json.dumps({"type": "character", "name": character, "kind": "pc", "player": player, "summoner": None,
                           "stats": {"ST": 10, "DX": 11, "IQ": 12, "HT": 11, "Will": 13, "FP": 11, "HP": 10},
                           "cp_total": 150, "pools": {}}, ensure_ascii=False) + "\n"
+    # (the character entries below carry the same stats: import checks state lines against the ledger)
     # Scenario state lines must precede the entries' footer; compute their bounds up front.
     scenario_count = max(1, (entries - 10) // SCENARIO_LENGTH)
     for number in range(1, scenario_count + 1):
         first = 10 + (number - 1) * SCENARIO_LENGTH
         last = min(entries, first + SCENARIO_LENGTH - 1)
+        ended = number < scenario_count  # the last scenario is still being played
         yield json.dumps({"type": "scenario", "number": number, "title": f"第{number}話",
-                          "started_seq": first, "ended_seq": last,
-                          "started_at": _at(start, first), "ended_at": _at(start, last),
+                          "started_seq": first, "ended_seq": last if ended else None,
+                          "started_at": _at(start, first), "ended_at": _at(start, last) if ended else None,
                           "participants": list(CHARACTERS)}, ensure_ascii=False) + "\n"
 
     prev = GENESIS_HASH
     base = {"campaign": name, "actor": "GM", "character": None, "scenario": None, "parent_seq": None,
             "voids_seq": None, "expression": None, "dice": None, "total": None, "target": None, "outcome": None,
-            "margin": None, "source": None, "reason": None, "detail": {}}
+            "margin": None, "source": None, "reason": None, "detail": {}, "ops": [], "voidable": True}
+    stats = {"ST": 10, "DX": 11, "IQ": 12, "HT": 11, "Will": 13, "FP": 11, "HP": 10}
     random_value = rng.random
     choice = rng.choice
     last_roll = None
@@ -121,23 +124,29 @@ def export_lines(name: str, entries: int, *, seed: int = 0, ruleset: str = "gurp
         seconds += 37.25
         record["at"] = datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         if seq == 1:
-            record.update(kind="campaign", reason="created",
-                          detail={"name": name, "ruleset": ruleset, "settings": {"fright_cap": None}})
+            record.update(kind="campaign", reason="created", voidable=False, detail={"name": name, "ruleset": ruleset},
+                          ops=[{"op": "campaign_created", "ruleset": ruleset, "settings": {"fright_cap": None}}])
         elif seq <= 5:
-            record.update(kind="player", reason="added", detail={"player": PLAYERS[seq - 2]})
+            record.update(kind="player", reason="added", voidable=False, detail={"player": PLAYERS[seq - 2]},
+                          ops=[{"op": "player_added", "player": PLAYERS[seq - 2]}])
         elif seq <= 9:
             character = CHARACTERS[seq - 6]
-            record.update(kind="character", character=character, reason="added",
-                          detail={"cp_total": 150, "kind": "pc", "player": PLAYERS[seq - 6], "summoner": None,
-                                  "stats": {"ST": 10, "DX": 11, "IQ": 12, "HT": 11, "Will": 13}})
+            record.update(kind="character", character=character, reason="added", voidable=False,
+                          ops=[{"op": "character_added", "character": character, "kind": "pc",
+                                "player": PLAYERS[seq - 6], "summoner": None, "stats": stats, "cp": 150}])
         else:
             offset = seq - 10
             number = min(offset // SCENARIO_LENGTH + 1, scenario_count)
             record["scenario"] = number
             first = 10 + (number - 1) * SCENARIO_LENGTH
             if seq == first or (seq == min(entries, first + SCENARIO_LENGTH - 1) and number < scenario_count):
-                record.update(kind="scenario", reason="start" if seq == first else "end",
-                              detail={"number": number, "title": f"第{number}話"})
+                starts = seq == first
+                record.update(kind="scenario", reason="start" if starts else "end", voidable=False,
+                              detail={"action": "start" if starts else "end", "number": number,
+                                      "title": f"第{number}話"},
+                              ops=[{"op": "scenario_started", "number": number, "title": f"第{number}話",
+                                    "participants": list(CHARACTERS)} if starts
+                                   else {"op": "scenario_ended", "number": number}])
             elif seq % 997 == 0 and last_roll is not None:
                 record.update(kind="void", voids_seq=last_roll, reason="wrong character",
                               detail={"voided": last_roll, "voided_kind": "roll", "reversed": []})

@@ -3,10 +3,8 @@
 - `dump(db_url)`: a byte-comparable text of everything in the database (SQLite
   `iterdump()`; PostgreSQL a SELECT of every table ordered by its key), so a refused
   command can be proven to have changed nothing.
-- `expected_state()` replays the ledger: each entry's `applied` ops (and each void's
-  reversal) rebuilt into characters, traits and conditions. `actual_state()` reads the
-  same from the tables. Equal means every effect in the database has its entry and
-  every entry's effects are in the database (no half-applied command).
+- `assert_state_matches_ledger()` replays the ledger (campaign.projection) and compares
+  every state table with it.
 - `cli_has()` tells whether a CLI command exists yet (fright/trait are landing), so
   the harness plugs them in as soon as they do.
 """
@@ -21,7 +19,7 @@ from sqlalchemy import inspect, select, text
 
 from campaign.db.database import Database
 from campaign.db.engine import resolve_url, sqlite_path
-from campaign.db.models import Campaign, Character, Condition, LedgerEntry, Trait
+from campaign.db.models import Campaign, LedgerEntry
 
 # --------------------------------------------------------------------------- dumps
 
@@ -92,200 +90,36 @@ def _records(session, campaign_id: int):
         yield json.loads(record)
 
 
-def _trait_facts(record: dict[str, Any], origin: str) -> dict[str, Any]:
-    """Name, category, CP and flag of the trait an entry created, from its detail."""
-    detail = record["detail"]
-    candidates = []
-    if isinstance(detail.get("trait"), dict):
-        candidates.append(detail["trait"])
-    candidates += detail.get("traits_added") or []
-    for trait in candidates:
-        if trait.get("origin") == origin:
-            return {"name": trait["name"], "category": trait["category"], "cp": trait["cp"],
-                    "counts_toward_limit": trait["counts_toward_limit"]}
-    raise Mismatch(f"entry #{record['seq']} applied trait {origin} but its detail does not describe it")
-
-
-def _condition_facts(record: dict[str, Any], origin: str) -> dict[str, Any]:
-    for effect in record["detail"].get("effects") or []:
-        if effect.get("kind") == "condition" and effect.get("origin") == origin:
-            return {"name": effect["condition"], "duration": effect["duration_text"]}
-    raise Mismatch(f"entry #{record['seq']} applied condition {origin} but its detail does not describe it")
-
-
-UNMODELLED_OPS = {"setting", "missing_started", "missing_ended", "faces", "search_started", "search_ended",
-                  "reunion_check"}
-
-
-class Model:
-    """Characters as the ledger says they are."""
-
-    def __init__(self) -> None:
-        self.characters: dict[str, dict[str, Any]] = {}
-        self.traits: dict[tuple[str, str], dict[str, Any]] = {}
-        self.conditions: dict[tuple[str, str], dict[str, Any]] = {}
-        self.by_seq: dict[int, dict[str, Any]] = {}
-        self.entries = 0
-
-    def feed(self, record: dict[str, Any]) -> None:
-        self.entries += 1
-        seq = record["seq"]
-        if seq != self.entries:
-            raise Mismatch(f"ledger seq {seq} where {self.entries} was expected")
-        self.by_seq[seq] = record
-        detail = record["detail"] or {}
-        if record["kind"] == "character" and "applied" not in detail:
-            self.characters[record["character"]] = {
-                "stats": dict(detail["stats"]), "cp_total": detail["cp_total"], "pools": {},
-            }
-            return
-        if record["kind"] == "void":
-            voided = self.by_seq[detail["voided"]]
-            children = [r for r in self.by_seq.values() if r["parent_seq"] == voided["seq"]]
-            for child in sorted(children, key=lambda r: -r["seq"]):
-                self._reverse(child, seq)
-            self._reverse(voided, seq)
-            return
-        for op in detail.get("applied") or []:
-            self._apply(record, op)
-
-    def _char(self, name: str) -> dict[str, Any]:
-        if name not in self.characters:
-            raise Mismatch(f"ledger changes unknown character {name!r}")
-        return self.characters[name]
-
-    def _expect(self, what: str, have: Any, want: Any, seq: int) -> None:
-        if have != want:
-            raise Mismatch(f"entry #{seq}: {what} was {have!r} in the replay, the entry says {want!r}")
-
-    def _apply(self, record: dict[str, Any], op: dict[str, Any]) -> None:
-        seq, kind = record["seq"], op["op"]
-        char = self._char(op["character"]) if "character" in op else None
-        if kind == "stat":
-            self._expect(f"stat {op['stat']}", char["stats"].get(op["stat"]), op["before"], seq)
-            char["stats"][op["stat"]] = op["after"]
-        elif kind == "cp":
-            char["cp_total"] += op["delta"]
-        elif kind == "pool":
-            current = char["pools"].get(op["pool"])
-            if current is not None:  # else the pool was full: `before` is its maximum
-                self._expect(f"pool {op['pool']}", current, op["before"], seq)
-            char["pools"][op["pool"]] = op["after"]
-        elif kind == "trait_added":
-            key = (op["character"], op["origin"])
-            self.traits[key] = {**_trait_facts(record, op["origin"]), "source_seq": seq, "removed_seq": None}
-        elif kind == "trait_removed":
-            trait = self.traits[(op["character"], op["origin"])]
-            self._expect("trait state", trait["removed_seq"], None, seq)
-            trait["removed_seq"] = seq
-        elif kind == "trait_renamed":
-            trait = self.traits[(op["character"], op["origin"])]
-            self._expect("trait name", trait["name"], op["before"], seq)
-            trait["name"] = op["after"]
-        elif kind == "trait_cp":
-            trait = self.traits[(op["character"], op["origin"])]
-            self._expect("trait CP", trait["cp"], op["before"], seq)
-            trait["cp"] = op["after"]
-        elif kind == "trait_category":
-            trait = self.traits[(op["character"], op["origin"])]
-            self._expect("trait category", trait["category"], op["before"], seq)
-            trait["category"] = op["after"]
-        elif kind == "condition_added":
-            key = (op["character"], op["origin"])
-            self.conditions[key] = {**_condition_facts(record, op["origin"]), "source_seq": seq, "cleared_seq": None}
-        elif kind == "condition_cleared":
-            condition = self.conditions[(op["character"], op["origin"])]
-            self._expect("condition state", condition["cleared_seq"], None, seq)
-            condition["cleared_seq"] = seq
-        elif kind in UNMODELLED_OPS:
-            pass  # settings, missing characters and searches: not compared here
-        else:
-            raise Mismatch(f"entry #{seq}: the replay does not know op {kind!r}")
-
-    def _reverse(self, record: dict[str, Any], void_seq: int) -> None:
-        for op in reversed((record["detail"] or {}).get("applied") or []):
-            kind = op["op"]
-            char = self._char(op["character"]) if "character" in op else None
-            if kind == "stat":
-                if op["before"] is None:
-                    char["stats"].pop(op["stat"], None)
-                else:
-                    char["stats"][op["stat"]] = op["before"]
-            elif kind == "cp":
-                char["cp_total"] -= op["delta"]
-            elif kind == "pool":
-                delta = op["after"] - (op["before"] if op["before"] is not None else op["after"])
-                char["pools"][op["pool"]] = char["pools"].get(op["pool"], op["after"]) - delta
-                if op["before"] is None:
-                    char["pools"].pop(op["pool"])
-            elif kind == "trait_added":
-                self.traits[(op["character"], op["origin"])]["removed_seq"] = void_seq
-            elif kind == "trait_removed":
-                self.traits[(op["character"], op["origin"])]["removed_seq"] = None
-            elif kind in ("trait_renamed", "trait_cp", "trait_category"):
-                field = {"trait_renamed": "name", "trait_cp": "cp", "trait_category": "category"}[kind]
-                self.traits[(op["character"], op["origin"])][field] = op["before"]
-            elif kind == "condition_added":
-                condition = self.conditions[(op["character"], op["origin"])]
-                if condition["cleared_seq"] is None:
-                    condition["cleared_seq"] = void_seq
-            elif kind == "condition_cleared":
-                self.conditions[(op["character"], op["origin"])]["cleared_seq"] = None
-            elif kind in UNMODELLED_OPS:
-                pass
-            else:
-                raise Mismatch(f"void #{void_seq}: the replay does not know op {kind!r}")
-
-    def state(self) -> dict[str, Any]:
-        return {
-            "characters": {name: {"stats": c["stats"], "cp_total": c["cp_total"], "pools": c["pools"]}
-                           for name, c in sorted(self.characters.items())},
-            "traits": {f"{c}/{o}": t for (c, o), t in sorted(self.traits.items())},
-            "conditions": {f"{c}/{o}": t for (c, o), t in sorted(self.conditions.items())},
-        }
-
-
-def expected_state(db: Database, campaign: str) -> dict[str, Any]:
-    model = Model()
-    with db.read() as session:
-        campaign_id = session.scalar(select(Campaign.id).where(Campaign.name == campaign))
-        for record in _records(session, campaign_id):
-            model.feed(record)
-    return model.state()
-
-
-def actual_state(db: Database, campaign: str) -> dict[str, Any]:
-    with db.read() as session:
-        campaign_id = session.scalar(select(Campaign.id).where(Campaign.name == campaign))
-        characters = session.scalars(select(Character).where(Character.campaign_id == campaign_id)).all()
-        names = {c.id: c.name for c in characters}
-        traits = session.scalars(select(Trait).where(Trait.character_id.in_(list(names)))).all()
-        conditions = session.scalars(select(Condition).where(Condition.character_id.in_(list(names)))).all()
-        return {
-            "characters": {c.name: {"stats": dict(c.stats), "cp_total": c.cp_total, "pools": dict(c.pools)}
-                           for c in sorted(characters, key=lambda c: c.name)},
-            "traits": {f"{names[t.character_id]}/{t.origin}": {
-                "name": t.name, "category": t.category, "cp": t.cp, "counts_toward_limit": t.counts_toward_limit,
-                "source_seq": t.source_seq, "removed_seq": t.removed_seq}
-                for t in sorted(traits, key=lambda t: (names[t.character_id], t.origin))},
-            "conditions": {f"{names[c.character_id]}/{c.origin}": {
-                "name": c.name, "duration": c.duration, "source_seq": c.source_seq, "cleared_seq": c.cleared_seq}
-                for c in sorted(conditions, key=lambda c: (names[c.character_id], c.origin))},
-        }
+def _plain(state) -> dict[str, Any]:
+    """A projection State as the comparable dict these tests have always used."""
+    return {
+        "characters": {name: {"stats": c.stats, "cp_total": c.cp_total, "pools": c.pools}
+                       for name, c in sorted(state.characters.items())},
+        "traits": {f"{t.character}/{origin}": {
+            "name": t.name, "category": t.category, "cp": t.cp, "counts_toward_limit": t.counts_toward_limit,
+            "source_seq": t.source_seq, "removed_seq": t.removed_seq}
+            for origin, t in sorted(state.traits.items(), key=lambda item: (item[1].character, item[0]))},
+        "conditions": {f"{c.character}/{origin}": {
+            "name": c.name, "duration": c.duration, "source_seq": c.source_seq, "cleared_seq": c.cleared_seq}
+            for origin, c in sorted(state.conditions.items(), key=lambda item: (item[1].character, item[0]))},
+    }
 
 
 def assert_state_matches_ledger(db: Database, campaign: str) -> dict[str, Any]:
-    """The tables hold exactly what the ledger says was applied; returns that state."""
-    expected, actual = expected_state(db, campaign), actual_state(db, campaign)
-    if expected != actual:
-        diff = []
-        for section in ("characters", "traits", "conditions"):
-            for key in sorted(set(expected[section]) | set(actual[section])):
-                want, have = expected[section].get(key), actual[section].get(key)
-                if want != have:
-                    diff.append(f"{section} {key}: ledger says {want!r}, database has {have!r}")
+    """The tables hold exactly the replay of the ledger (every table, every column);
+    returns that state. Every effect in the database has its entry and every entry's
+    effects are in the database: no half-applied command."""
+    from campaign.projection.replay import project
+    from campaign.projection.state import differences
+    from campaign.services.state_tables import ledger_entries, load_state
+
+    with db.read() as session:
+        row = session.scalars(select(Campaign).where(Campaign.name == campaign)).one()
+        expected, actual = project(ledger_entries(session, row)), load_state(session, row)
+    diff = [d.text() for d in differences(expected, actual)]
+    if diff:
         raise Mismatch("state differs from the ledger:\n" + "\n".join(diff[:20]))
-    return actual
+    return _plain(actual)
 
 
 def ledger_rows(db: Database, campaign: str) -> list[dict[str, Any]]:
@@ -344,7 +178,7 @@ def populate(db_url: str, name: str = "移行卓") -> None:
     placeholder = shown["traits"][0]["name"]
     cli.run(*c, "trait", "rename", "鈴音", placeholder, "暗所恐怖症")
     cli.run(*c, "condition", "clear", "鈴音", shown["conditions"][0]["name"], "--reason", "意思判定に成功")
-    cli.run(*c, "history", "void", str(frights[-1]["seq"]), "--reason", "別の人物だった")
+    cli.run(*c, "history", "void", "--yes", str(frights[-1]["seq"]), "--reason", "別の人物だった")
     cli.run(*c, "settings", "fright_cap=13")
     cli.run(*c, "missing", "mark", "管狐", "--faces", "8", "--reason", "霧の中へ")
     cli.run(*c, "scenario", "start", "霧の館", "--with", "刀矢", "--search", "鈴音=管狐")

@@ -202,7 +202,7 @@ NUMBER_COMMANDS = [
     lambda n: ("-c", GURPS, "history", "show", n, "--json"),
     lambda n: ("-c", GURPS, "history", "--limit", n, "--json"),
     lambda n: ("-c", GURPS, "history", "--scenario", n),
-    lambda n: ("-c", GURPS, "history", "void", n, "--reason", "fuzz"),
+    lambda n: ("-c", GURPS, "history", "void", "--yes", n, "--reason", "fuzz"),
     lambda n: ("-c", GURPS, "missing", "mark", "刀矢", "--faces", n),
     lambda n: ("-c", GURPS, "missing", "faces", "刀矢", n),
     lambda n: ("-c", GURPS, "trait", "add", "刀矢", f"T{n[:30]}", "--cp", n),

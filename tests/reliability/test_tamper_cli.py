@@ -131,7 +131,7 @@ CHAIN_EDITS = {
     "a total": lambda c: _edit("total", 3)({**c, "pick": lambda c: 6}),
     "an actor (record)": lambda c: _edit("actor", "GM")({**c, "pick": lambda c: 7}),
     "an actor (column)": lambda c: (execute(c["url"], "UPDATE ledger SET actor = 'GM' WHERE seq = 7"), 7)[1],
-    "what a fright check applied": lambda c: _edit("detail", lambda r: {**r["detail"], "applied": []})(
+    "what a fright check applied": lambda c: _edit("ops", lambda r: [])(
         {**c, "pick": lambda c: c["fright"]}),
     "a deleted row": lambda c: (execute(c["url"], "DELETE FROM ledger WHERE seq = 4"), 4)[1],
     "a deleted fright sub-entry": lambda c: (execute(c["url"], "DELETE FROM ledger WHERE seq = ?",

@@ -1,0 +1,206 @@
+"""The campaign's state as plain values: what the state tables hold, keyed by stable names.
+
+Two things produce a `State`: replaying the ledger (campaign.projection.replay) and
+reading the tables (campaign.services.state_tables). The tables are right exactly when
+the two are equal, and `differences()` names the first place where they are not.
+
+Keys never involve database ids, so a state survives export and import: characters by
+name, traits and conditions by origin ("<seq>.<n>"), scenarios by number,
+disappearances by the seq that started them, searches by the seq that sent them, and
+reunion checks by their own seq.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class CharacterRow:
+    kind: str
+    player: str | None
+    summoner: str | None
+    stats: dict[str, int]
+    cp_total: int
+    pools: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class TraitRow:
+    character: str
+    name: str
+    category: str
+    cp: int
+    counts_toward_limit: bool
+    source_seq: int
+    removed_seq: int | None = None
+
+
+@dataclass
+class ConditionRow:
+    character: str
+    name: str
+    duration: str | None
+    detail: dict[str, Any]
+    source_seq: int
+    cleared_seq: int | None = None
+
+
+@dataclass
+class ScenarioRow:
+    title: str
+    started_seq: int
+    started_at: str
+    participants: list[str]
+    ended_seq: int | None = None
+    ended_at: str | None = None
+
+
+@dataclass
+class DisappearanceRow:
+    character: str
+    faces: int
+    reason: str | None
+    since_at: str
+    since_scenario: int | None
+    reunited_seq: int | None = None
+
+
+@dataclass
+class SearchRow:
+    since_seq: int
+    searcher: str
+    player: str
+    scenario: int | None
+    ended_seq: int | None = None
+
+
+@dataclass
+class ReunionRow:
+    since_seq: int
+    scenario: int
+    roll: int
+    threshold: int
+    success: bool
+
+
+@dataclass
+class State:
+    """One campaign's state tables, as the ledger (or the database) says they are."""
+
+    ruleset: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    players: dict[str, None] = field(default_factory=dict)  # an ordered set
+    characters: dict[str, CharacterRow] = field(default_factory=dict)
+    relationships: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    traits: dict[str, TraitRow] = field(default_factory=dict)
+    conditions: dict[str, ConditionRow] = field(default_factory=dict)
+    scenarios: dict[int, ScenarioRow] = field(default_factory=dict)
+    disappearances: dict[int, DisappearanceRow] = field(default_factory=dict)
+    searches: dict[int, SearchRow] = field(default_factory=dict)
+    reunions: dict[int, ReunionRow] = field(default_factory=dict)
+
+    def copy(self) -> State:
+        return copy.deepcopy(self)
+
+    # Questions the rules ask of the state (R4), answered the same way everywhere.
+
+    def open_disappearance(self, character: str) -> int | None:
+        """The since_seq of the character's open disappearance, if it is missing."""
+        for since_seq, row in self.disappearances.items():
+            if row.character == character and row.reunited_seq is None:
+                return since_seq
+        return None
+
+    def active_search_of(self, searcher: str) -> int | None:
+        """The started_seq of the searcher's active search, if it is out searching."""
+        for started_seq, row in self.searches.items():
+            if row.searcher == searcher and row.ended_seq is None:
+                return started_seq
+        return None
+
+    def active_searchers(self, since_seq: int) -> list[str]:
+        return [row.searcher for _, row in sorted(self.searches.items())
+                if row.since_seq == since_seq and row.ended_seq is None]
+
+    def open_scenario(self) -> int | None:
+        for number, row in self.scenarios.items():
+            if row.ended_seq is None:
+                return number
+        return None
+
+    def active_traits(self, character: str) -> list[TraitRow]:
+        return [t for t in self.traits.values() if t.character == character and t.removed_seq is None]
+
+
+# Tables in the order differences are reported (parents before children).
+TABLES = ("campaign", "players", "characters", "relationships", "traits", "conditions", "scenarios",
+          "disappearances", "searches", "reunion_checks")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One place where the tables disagree with the ledger."""
+
+    table: str
+    key: str
+    column: str
+    expected: Any
+    found: Any
+
+    def text(self) -> str:
+        if self.column == "(row)":
+            if self.found is None:
+                return f"{self.table} {self.key}: the ledger says this row exists, the table lacks it"
+            return f"{self.table} {self.key}: the table has this row, the ledger never made it"
+        return (f"{self.table} {self.key}, column {self.column}: the ledger says {self.expected!r}, "
+                f"the table has {self.found!r}")
+
+
+def _rows(state: State) -> Iterator[tuple[str, dict[Any, Any]]]:
+    yield "campaign", {"settings": {"ruleset": state.ruleset, "settings": state.settings}}
+    yield "players", {name: {} for name in state.players}
+    yield "characters", state.characters
+    yield "relationships", {f"{a} ~ {b}": {"note": note} for (a, b), note in state.relationships.items()}
+    yield "traits", state.traits
+    yield "conditions", state.conditions
+    yield "scenarios", state.scenarios
+    yield "disappearances", state.disappearances
+    yield "searches", state.searches
+    yield "reunion_checks", state.reunions
+
+
+def _columns(row: Any) -> dict[str, Any]:
+    if isinstance(row, dict):
+        return row
+    values = {f.name: getattr(row, f.name) for f in fields(row)}
+    if isinstance(row, ScenarioRow):
+        values["participants"] = sorted(values["participants"])
+    return values
+
+
+def _sort_key(key: Any) -> tuple:
+    return (0, key, "") if isinstance(key, int) else (1, 0, str(key))
+
+
+def differences(expected: State, found: State) -> Iterator[Difference]:
+    """Every disagreement, table by table, in key order; the first is the one to report."""
+    for (table, want), (_, have) in zip(_rows(expected), _rows(found)):
+        for key in sorted(set(want) | set(have), key=_sort_key):
+            if key not in have:
+                yield Difference(table, str(key), "(row)", "present", None)
+                continue
+            if key not in want:
+                yield Difference(table, str(key), "(row)", None, "present")
+                continue
+            a, b = _columns(want[key]), _columns(have[key])
+            for column in a:
+                if a[column] != b.get(column) or type(a[column]) is not type(b.get(column)):
+                    yield Difference(table, str(key), column, a[column], b.get(column))
+
+
+def first_difference(expected: State, found: State) -> Difference | None:
+    return next(differences(expected, found), None)
