@@ -91,6 +91,33 @@ def missing_faces(
         say(f"{view['character']}: reunion die is now 1d{view['faces']}, {view['odds']} (ledger #{view['seq']})")
 
 
+@missing_app.command("reunion")
+def missing_reunion(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The missing character."),
+    scenario: str = typer.Option(None, "--scenario", help="Title or number of the ended scenario "
+                                                          "(default: the last one that ended)."),
+    dice: str = typer.Option(None, "--dice", help="The physical die's face."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Roll a reunion check again for an ended scenario whose roll was voided.
+
+    Example: campaign missing reunion 鈴音 --dice 2
+    """
+    from campaign.services.scenarios import roll_reunion_again
+
+    s = state(ctx)
+    rolled = roll_reunion_again(s.db, s.campaign, name, s.dice(dice), scenario)
+    if json_out:
+        emit_json(rolled)
+        return
+    verdict = "reunited" if rolled["success"] else "still missing"
+    if rolled["success"] and rolled["searchers"]:
+        verdict += f"; {', '.join(rolled['searchers'])} {'returns' if len(rolled['searchers']) == 1 else 'return'}"
+    print_text(f"{rolled['character']} (scenario #{rolled['scenario']}): {rolled['odds']} → rolled "
+               f"{rolled['roll']}: {verdict} (ledger #{rolled['seq']})")
+
+
 @missing_app.command("list")
 def missing_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
     """List missing characters: reunion die, searchers, since when, and the current chance.

@@ -110,15 +110,14 @@ def rebuild_projections(conn) -> None:
     from campaign.services.state_tables import ledger_entries, sync_state
 
     load_all()
-    session = Session(bind=conn, join_transaction_mode="create_savepoint")
-    for campaign in session.scalars(select(Campaign)).all():
-        try:
-            with session.begin_nested():
-                sync_state(session, campaign, project(ledger_entries(session, campaign)))
-        except (BadOp, ReplayConflict, ValueError, KeyError):
-            continue
-    session.flush()
-    session.close()
+    with Session(bind=conn) as session:
+        for campaign in session.scalars(select(Campaign)).all():
+            try:
+                with session.begin_nested():
+                    sync_state(session, campaign, project(ledger_entries(session, campaign)))
+            except (BadOp, ReplayConflict, ValueError, KeyError):
+                continue
+        session.commit()
 
 
 def downgrade(engine: Engine, revision: str) -> None:

@@ -170,14 +170,13 @@ def start_scenario(
         joining_ids = {c.id for c in joining}
         sent = []
         for searcher_name, target_name in searches:
-            sent.append(_send_searcher(session, campaign, actor, scenario, seq, searcher_name, target_name,
-                                      joining_ids))
+            sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids))
         session.flush()
         return {**scenario_view(session, campaign, scenario), "seq": seq, "sent": sent}
 
 
 def _send_searcher(
-    session: Session, campaign: Campaign, actor: str, scenario: Scenario, start_seq: int,
+    session: Session, campaign: Campaign, scenario: Scenario, start_seq: int,
     searcher_name: str, target_name: str, joining_ids: set[int],
 ) -> dict[str, Any]:
     searcher = character_named(session, campaign, searcher_name)
@@ -272,12 +271,12 @@ def end_scenario(
 
         reunions = []
         for plan in planned:
-            reunions.append(_record_reunion(session, campaign, actor, scenario, end_seq, plan))
+            reunions.append(_record_reunion(session, campaign, scenario, end_seq, plan))
         session.flush()
         return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "seq": end_seq}
 
 
-def _record_reunion(session: Session, campaign: Campaign, actor: str, scenario: Scenario, parent_seq: int | None,
+def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,
                     plan: _Planned) -> dict[str, Any]:
     """One reunion entry; its actor is the missing character's player, who makes the roll (R4)."""
     result = plan.result
@@ -342,3 +341,40 @@ def show_scenario(db: Database, campaign_name: str | None, title: str | None) ->
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         return scenario_view(session, campaign, _find_scenario(session, campaign, title))
+
+
+def roll_reunion_again(db: Database, campaign_name: str | None, name: str, source: DiceSource,
+                       scenario_title: str | None = None) -> dict[str, Any]:
+    """Roll a missing character's reunion check for an ended scenario that has none, e.g.
+    after its roll was voided (a die fell off the table). Recorded like the original."""
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        character = character_named(session, campaign, name)
+        disappearance = open_disappearance(session, character)
+        if disappearance is None:
+            raise RuleRefused(f"{character.name} is not missing; there is no reunion check to roll")
+        if scenario_title is None:
+            scenario = session.scalar(
+                select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.ended_seq.is_not(None))
+                .order_by(Scenario.number.desc()).limit(1))
+            if scenario is None:
+                raise RuleRefused("no scenario has ended yet: reunion checks are rolled at a scenario's end")
+        else:
+            scenario = _find_scenario(session, campaign, scenario_title)
+            if scenario.ended_seq is None:
+                raise RuleRefused(f"scenario #{scenario.number} has not ended; its end rolls the reunion checks")
+        if scenario.ended_seq < disappearance.since_seq:
+            raise RuleRefused(f"{character.name} went missing after scenario #{scenario.number} ended")
+        done = session.scalar(select(ReunionCheck.seq).where(
+            ReunionCheck.disappearance_id == disappearance.id, ReunionCheck.scenario_id == scenario.id))
+        if done is not None:
+            raise RuleRefused(f"{character.name}'s reunion check for scenario #{scenario.number} was rolled "
+                              f"(#{done}); void it first to roll again")
+        facts = missing_facts(session, character, disappearance)
+        searchers = active_searches(session, disappearance)
+        plan = _Planned(
+            disappearance=disappearance, character=character, actor=reunion_actor(facts), searches=searchers,
+            result=reunion_check(disappearance.faces, len(searchers), source), source=source.kind,
+            odds=reunion_odds_text(disappearance.faces, len(searchers)),
+        )
+        source.ensure_all_used()
+        return {**_record_reunion(session, campaign, scenario, None, plan), "scenario": scenario.number}
