@@ -252,7 +252,8 @@ class Bench:
         runs = []
         for _ in range(self.sizes.repeat):
             with tempfile.TemporaryFile() as out:
-                result = self.run(self.cli(self.big_db, "history", "verify", "--json"), stdout=out, rss=True)
+                result = self.run(self.cli(self.big_db, "history", "verify", "--chain-only", "--json"), stdout=out,
+                                  rss=True)
                 out.seek(0)
                 report = json.loads(out.read())
             if not report["ok"] or report["entries"] != self.sizes.big:
@@ -264,11 +265,37 @@ class Bench:
         n = self.sizes.big
         self.rows.append(Row(
             "verify", "verify throughput",
-            f"`history verify` over {n:,} entries (whole command, median of {self.sizes.repeat})",
+            f"`history verify --chain-only` over {n:,} entries (whole command, median of {self.sizes.repeat})",
             f"{n / verify.wall:,.0f} entries/s ({verify.wall:.2f} s)",
             f"{n / base:,.0f} entries/s ({base:.2f} s: hashlib.sha256(prev_hash + record).hexdigest() in a loop)",
             ratio, ">= 0.35x", ratio >= 0.35,
             [f"peak RSS {verify.max_rss_kb / 1024:.0f} MB"],
+        ))
+
+    def row_verify_state(self) -> None:
+        """`history verify` with the state check (replay + compare) against the chain alone,
+        on the same 100,000-entry campaign (a quarter of it fright checks, which replay)."""
+        db, n = self.dir / "state.db", 100_000
+        if not db.exists():
+            self.import_generated(db, "State Check", n)
+        runs = {"state": [], "chain": []}
+        for _ in range(max(3, self.sizes.repeat)):
+            for key, extra in (("state", []), ("chain", ["--chain-only"])):
+                with tempfile.TemporaryFile() as out:
+                    result = self.run(self.cli(db, "history", "verify", *extra, "--json"), stdout=out, rss=True)
+                    out.seek(0)
+                    report = json.loads(out.read())
+                if not report["ok"] or (key == "state" and not report["state"]["ok"]):
+                    raise RuntimeError(f"verify did not pass over the generated campaign: {report}")
+                runs[key].append(result)
+        state, chain = _median_run(runs["state"]), _median_run(runs["chain"])
+        ratio = state.wall / chain.wall
+        self.rows.append(Row(
+            "verify_state", "verify with the state check",
+            f"`history verify` (chain, then replay of the ledger compared with the state tables) over {n:,} "
+            f"entries, median of {len(runs['state'])}",
+            f"{state.wall:.2f} s", f"{chain.wall:.2f} s (`history verify --chain-only`, same database)",
+            ratio, "<= 2.0x", ratio <= 2.0, [f"peak RSS {state.max_rss_kb / 1024:.0f} MB"],
         ))
 
     def row_dice(self) -> None:
@@ -753,7 +780,7 @@ _EVIDENCE = {
     "memory-export": ("profile-export",),
 }
 
-ROWS = ("command", "read", "scale", "verify", "dice", "bulk", "memory")
+ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -778,10 +805,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate.self_check()
         _compile_bytecode()
-        if only - {"dice", "bulk"}:
+        if only - {"dice", "bulk", "verify_state"}:
             bench.build()
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
-                 "scale": bench.row_history_scale, "verify": bench.row_verify, "dice": bench.row_dice,
+                 "scale": bench.row_history_scale, "verify": bench.row_verify,
+                 "verify_state": bench.row_verify_state, "dice": bench.row_dice,
                  "bulk": bench.row_bulk, "memory": bench.row_memory}
         for key in ROWS:
             if key in only:
