@@ -197,7 +197,9 @@ def _roll(text: str, gurps: bool) -> Classified:
         return Classified("secret")
     expression = _nfkc(inner).upper()
     if not _parses(expression) or (command is not None and not _parses(command)):
-        looks = _command_like(expression) or (command is not None and _command_like(command))
+        # BCDice echoes a command it ran in the brackets (`choice[a,b] (choice[a,b])`).
+        echoed = command is not None and _nfkc(command).upper() == expression
+        looks = echoed or _command_like(expression) or (command is not None and _command_like(command))
         return Classified("other_system", why=f"not a dice expression of this ruleset: {expression}") if looks \
             else CHAT
     parsed = parse(expression)

@@ -139,7 +139,7 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         if entry["outcome"]:
             roll += " " + OUTCOME_LABELS.get(entry["outcome"], entry["outcome"])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
-    kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']}⟨ccfolia⟩"
+    kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
     return [seq, entry["at"][5:16].replace("T", " "), entry["actor"], kind, entry["character"], roll,
             entry["reason"]]
 
