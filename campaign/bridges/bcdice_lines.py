@@ -251,6 +251,8 @@ def classify(text: str, tables: Mapping[str, Table], *, gurps: bool = False) -> 
     folded = text.casefold()
     if any(mark in folded for mark in SECRET_MARKS):
         return Classified("secret")
+    if "表" not in text and "＞" not in text and ">" not in text:
+        return CHAT  # most of a log is talk: no bot answer without one of these
     table = _table(text, tables)
     if table is not None:
         return table
