@@ -102,6 +102,7 @@ COMMANDS = {
     "missing": "scenarios:missing_app",
     "scenario": "scenarios:scenario_app",
     "export": "transfer", "import": "transfer",
+    "import-log": "ccfolia",
     "fright": "gurps:fright",
     "table": "gurps:table_app",
     "trait": "gurps:trait_app",

@@ -174,3 +174,45 @@ def char_relate(
     s = state(ctx)
     made = relate(s.db, s.campaign, a, b, s.actor, note)
     emit_json(made) if json_out else say(f"related {made['from']} and {made['to']}")
+
+
+@char_app.command("export")
+def char_export(
+    ctx: typer.Context,
+    names: list[str] = typer.Argument(None, help="Character names (or --all)."),
+    all_: bool = typer.Option(False, "--all", help="Every character of the campaign."),
+    ccfolia: bool = typer.Option(False, "--ccfolia", help="As ココフォリア pieces (clipboard JSON)."),
+    copy: bool = typer.Option(False, "--copy", help="Also put the piece on the clipboard (one character)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Print characters as ココフォリア pieces: paste a line onto the board to make the piece.
+
+    Each line is one piece's clipboard JSON (status HP/FP, params for every stat, a chat
+    palette of the character's rolls in BCDice syntax); --json prints them as one list.
+
+    Example: campaign char export 鈴音 --ccfolia --copy
+    """
+    import json
+
+    from campaign.errors import BadInput
+    from campaign.services.ccfolia import export_pieces
+
+    if not ccfolia:
+        raise BadInput("say which format: --ccfolia (the only one so far)")
+    if all_ == bool(names):
+        raise BadInput("name characters or give --all (not both)")
+    if copy and (all_ or len(names) != 1):
+        raise BadInput("--copy takes one character: a paste makes one piece")
+    s = state(ctx)
+    pieces = export_pieces(s.db, s.campaign, None if all_ else names)
+    if json_out:
+        emit_json(pieces)
+    else:
+        for piece in pieces:
+            print(json.dumps(piece, ensure_ascii=False, separators=(",", ":")))
+    if copy:
+        from campaign.cli.clipboard import copy_text
+
+        tool = copy_text(json.dumps(pieces[0], ensure_ascii=False, separators=(",", ":")))
+        say(f"copied with {tool}" if tool else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); "
+                                               "copy the line above instead")

@@ -135,11 +135,13 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     seq = str(entry["seq"]) if entry["voided_by"] is None else f"{entry['seq']} ✗#{entry['voided_by']}"
     roll = ""
     if entry["expression"]:
-        dice = ",".join(map(str, entry["dice"] or []))
-        roll = f"{entry['expression']} [{dice}]={entry['total']}"
+        dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
+        roll = f"{entry['expression']}{dice}={entry['total']}"
         if entry["outcome"]:
             roll += " " + OUTCOME_LABELS.get(entry["outcome"], entry["outcome"])
-    return [seq, entry["at"][5:16].replace("T", " "), entry["actor"], entry["kind"], entry["character"], roll,
+    # Dice read from a chat log (import-log) are marked: this tool did not roll them.
+    kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
+    return [seq, entry["at"][5:16].replace("T", " "), entry["actor"], kind, entry["character"], roll,
             entry["reason"]]
 
 
