@@ -37,7 +37,8 @@ def list_tables() -> list[dict[str, Any]]:
     """Every seed table: what `table list` shows."""
     return [
         {"command": t.command, "name": t.name, "name_en": t.name_en, "dice": t.dice, "range": [t.lo, t.hi],
-         "entries": len(t.entries), "modifiable": t.modifiable, "source": t.source or None}
+         "entries": len(t.entries), "modifiable": t.modifiable, "source": t.source or None,
+         "note_ja": t.note_ja or None, "note_en": t.note_en or None}
         for t in sorted(load_tables().values(), key=lambda t: t.command)
     ]
 

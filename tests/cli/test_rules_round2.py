@@ -143,3 +143,9 @@ def test_stun_records_active_defense_minus_4(gurps: Cli):
     assert listed["detail"]["defense_penalty"] == -4
     out = gurps.run("fright", "鈴音", "--mod", "5", "--dice", "6,6,5,1,1,1").stdout
     assert "朦朧 1ターン、能動防御-4" in out and "active defense -4" in out
+
+
+def test_table_list_shows_the_notes_written_out(gurps: Cli):
+    fmb = {row["command"]: row for row in gurps.json("table", "list")}["FMB"]
+    assert "a dodge falls down" in fmb["note_en"] and "See the source" not in fmb["note_en"]
+    assert "よけなら転倒" in fmb["note_ja"] and "原典参照" not in fmb["note_ja"]

@@ -315,3 +315,15 @@ def test_duplicate_command(tmp_path):
 def test_empty_directory(tmp_path):
     with pytest.raises(DataError, match="no seed tables"):
         load_tables(tmp_path)
+
+
+def test_notes_are_written_out_not_pointed_at_the_source(tables):
+    """Issue 13 item 12: the notes say what the rule is in our words, never "see the source"."""
+    for table in tables.values():
+        assert "原典参照" not in table.note_ja and "see the source" not in table.note_en.casefold(), table.command
+    fmb = tables["FMB"]
+    for words in ("dodge falls down", "parry rolls on this table", "block leaves the shield unready",
+                  "3 and 4 do nothing to a long-range weapon"):
+        assert words in fmb.note_en
+    for words in ("よけなら転倒", "受けなら", "止めなら盾が非準備状態", "長射程武器なら3・4は効果なし"):
+        assert words in fmb.note_ja
