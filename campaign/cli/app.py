@@ -104,6 +104,7 @@ COMMANDS = {
     "export": "transfer", "import": "transfer",
     "fright": "gurps:fright",
     "table": "gurps:table_app",
+    "ref": "ref:ref_app",
     "trait": "gurps:trait_app",
     "condition": "gurps:condition_app",
     "demo": "demo",
