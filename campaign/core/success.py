@@ -62,8 +62,8 @@ class SuccessJudgement:
             "target": self.target,
             "effective_target": self.effective_target,
             "faces": list(self.faces),
-            "sorcery": self.sorcery,
-            "sorcery_fumble": self.sorcery_fumble,
+            # only a sorcery roll says so: every other record stays as it was
+            **({"sorcery": True, "sorcery_fumble": self.sorcery_fumble} if self.sorcery else {}),
         }
 
 
