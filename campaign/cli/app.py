@@ -105,6 +105,7 @@ COMMANDS = {
     "import-log": "ccfolia",
     "fright": "gurps:fright",
     "table": "gurps:table_app",
+    "ref": "ref:ref_app",
     "trait": "gurps:trait_app",
     "condition": "gurps:condition_app",
     "demo": "demo",

@@ -28,6 +28,10 @@ SkillOption = typer.Option(None, "--skill", help="Skill level (技能レベル):
 ModOption = typer.Option([], "--mod", "-m", help="Modifier N or LABEL=N (道具=2), repeatable.")
 DiceModOption = typer.Option(0, "--dice-mod", help="Change the number of dice (-1 for 1d6). At 0 dice the "
                              "check fails without rolling.")
+DoubleOption = typer.Option(0, "--double", count=True, help="A x2 effect on the result (倍化), repeatable; "
+                            "x2 effects never stack: one applies however many are given.")
+HalveOption = typer.Option(0, "--halve", count=True, help="A x1/2 effect on the result (半減, rounds down), "
+                           "repeatable; never stacks: one applies however many are given.")
 OccasionOption = typer.Option(None, "--occasion", help="機会: 簡易, 標準, 作業 or 瞬間 (a label only).")
 ReasonOption = typer.Option(None, "--reason", help="Why the check was made, kept in the ledger.")
 
@@ -131,10 +135,30 @@ def _result_text(view: dict[str, Any]) -> str:
     return OUTCOMES.get(view["outcome"], view["outcome"])
 
 
+def relation(total: int, target: int, compare: str) -> str:
+    """The sign that is true of the two numbers, so a failed check never prints a false
+    inequality ("9 < 10", not "9 ≥ 10"); a critical can go against it."""
+    if compare == ">":
+        return ">" if total > target else "≤"
+    return "≥" if total >= target else "<"
+
+
+def _scaling_text(view: dict[str, Any]) -> str:
+    """` = 9 ×2 ×½` after the unscaled total; notes the extra x2/x1/2 that did not stack."""
+    scaling = view.get("scaling")
+    if not scaling:
+        return ""
+    text = f" = {scaling['unscaled']}" + (" ×2" if scaling["doubled"] else "") + (" ×½" if scaling["halved"] else "")
+    ignored = max(0, scaling["doubles"] - 1) + max(0, scaling["halves"] - 1)
+    if ignored:
+        text += f" (重複しない: {ignored}件は無効 / {ignored} more did not stack)"
+    return text
+
+
 def check_line(view: dict[str, Any]) -> str:
-    text = f"{breakdown(view)} = {view['total']}"
+    text = f"{breakdown(view)}{_scaling_text(view)} = {view['total']}"
     if view.get("target") is not None:
-        text += f" {'>' if view.get('compare') == '>' else '≥'} {view['target']}"
+        text += f" {relation(view['total'], view['target'], view.get('compare') or '>=')} {view['target']}"
     return f"{text} → {_result_text(view)}"
 
 
@@ -178,13 +202,13 @@ def _title(view: dict[str, Any]) -> str:
 def render_opposed(view: dict[str, Any]) -> None:
     rows = [
         ["能動" if side["role"] == "active" else "受動", side["character"], breakdown(side), str(side["total"]),
-         "勝ち win" if side["character"] == view["winner"] else "負け lose"]
+         ("勝ち win" if side["character"] == view["winner"] else "負け lose") + _critical_mark(side)]
         for side in view["sides"]
     ]
     _table(_title(view), ["", "キャラクター", "判定", "達成値", "勝敗"], rows)
-    tie = view["winner_role"] == "passive" and view["sides"][0]["total"] == max(
-        side["total"] for side in view["sides"][1:])
-    lines = [f"勝者 winner: {view['winner']}" + (" (同値は受動側の勝ち tie goes to the passive side)" if tie else "")]
+    why = {"tie": " (同値は受動側の勝ち tie goes to the passive side)",
+           "critical": " (クリティカルが達成値に優先 a critical decides before the totals)"}
+    lines = [f"勝者 winner: {view['winner']}" + why.get(view.get("decided_by"), "")]
     if view.get("effect"):
         effect = view["effect"]
         how = " (全効果 full)" if not effect["resisted"] else (
@@ -193,18 +217,23 @@ def render_opposed(view: dict[str, Any]) -> None:
     _print(*lines)
 
 
+def _critical_mark(side: dict[str, Any]) -> str:
+    """` (大成功)` / ` (大失敗)` after a contest result decided or flagged by the dice."""
+    return {"critical_success": " (大成功)", "critical_failure": " (大失敗)"}.get(side.get("critical") or "", "")
+
+
 def render_hide(view: dict[str, Any]) -> None:
     rows = [["隠れる", view["character"], breakdown(view["hider"]), str(view["total"]), "",
-             "隠れた hidden" if view["hidden"] else "見つかった found"]]
+             ("隠れた hidden" if view["hidden"] else "見つかった found") + _critical_mark(view["hider"])]]
     for obs in view["observers"]:
         if obs.get("skipped") == "zero_dice":
             rows.append(["観察", obs["character"], "振らない (隠れる側が自動失敗)", "", "", "発見 noticed"])
             continue
         rows.append(["観察", obs["character"], breakdown(obs), str(obs["total"]), obs["band"],
-                     "発見 noticed" if obs["noticed"] else "見逃し missed"])
+                     ("発見 noticed" if obs["noticed"] else "見逃し missed") + _critical_mark(obs)])
     _table(_title(view), ["", "キャラクター", "判定", "達成値", "帯", "結果"], rows)
     if view["hidden"]:
-        _print("→ 隠れている hidden (誰も上回らなかった: no observer exceeded the hider)")
+        _print("→ 隠れている hidden (誰も上回らなかった: no observer beat the hider)")
     else:
         _print("→ 発見された noticed by: " + ", ".join(view["noticed_by"]))
 
@@ -221,6 +250,8 @@ def ability(
     skill: int = SkillOption,
     mod: list[str] = ModOption,
     dice_mod: int = DiceModOption,
+    double: int = DoubleOption,
+    halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     reason: str = ReasonOption,
@@ -237,7 +268,7 @@ def ability(
     mods = parse_mods(mod)
     view = ability_check(s.db, s.campaign, s.actor, s.dice(dice), character=character, stat=stat,
                          target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                         occasion=occasion, reason=reason)
+                         doubles=double, halves=halve, occasion=occasion, reason=reason)
     emit_json(view) if json_out else render_single(view, view["character"])
 
 
@@ -250,6 +281,8 @@ def coop(
     skill: int = typer.Option(None, "--skill", help="One participant's skill level (only one counts)."),
     mod: list[str] = ModOption,
     dice_mod: int = DiceModOption,
+    double: int = DoubleOption,
+    halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     reason: str = ReasonOption,
@@ -266,7 +299,7 @@ def coop(
     mods = parse_mods(mod)
     view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice), participants=with_, stat=stat,
                              target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                             occasion=occasion, reason=reason)
+                             doubles=double, halves=halve, occasion=occasion, reason=reason)
     if json_out:
         emit_json(view)
     else:
@@ -312,6 +345,8 @@ def danger(
     stat: str = typer.Option("感", "--stat", help="Stat to use."),
     mod: list[str] = ModOption,
     dice_mod: int = DiceModOption,
+    double: int = DoubleOption,
+    halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     reason: str = ReasonOption,
@@ -327,7 +362,8 @@ def danger(
     s = state(ctx)
     mods = parse_mods(mod)
     view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice), character=character, difficulty=difficulty,
-                        stat=stat, modifiers=mods, dice_modifier=dice_mod, occasion=occasion, reason=reason)
+                        stat=stat, modifiers=mods, dice_modifier=dice_mod, doubles=double, halves=halve,
+                        occasion=occasion, reason=reason)
     emit_json(view) if json_out else render_single(view, view["character"])
 
 

@@ -25,8 +25,8 @@ trait_app = typer.Typer(help="A character's advantages, disadvantages and quirks
 condition_app = typer.Typer(help="A character's temporary conditions (stunned, unconscious ...).\n\n"
                                  "Example: campaign condition clear 鈴音 stun", no_args_is_help=True)
 
-OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "決定的成功",
-                  "critical_failure": "致命的失敗"}
+OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
+                  "critical_failure": "ファンブル"}  # as the seed tables name them
 CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "mental": "精神的特徴",
                "physical": "肉体的特徴"}
 
@@ -76,7 +76,7 @@ def _dice(faces: list[int]) -> str:
 def _outcome(outcome: str | None, margin: int | None) -> str:
     if outcome is None:
         return ""
-    text = f"{OUTCOME_LABELS.get(outcome, outcome)} {outcome}"
+    text = f"{OUTCOME_LABELS.get(outcome, outcome)} {outcome.replace('_', ' ')}"
     return text + (f" (margin {margin:+d})" if margin is not None else "")
 
 
@@ -123,6 +123,9 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
             ja = f"{name}: {effect['label_ja']} ({every_ja}の{effect['recovery_ja']}で回復)" if every_ja else \
                 f"{name}: {effect['label_ja']} ({effect['recovery_ja']}で回復)"
             en = f"{effect['condition']} until recovered ({effect['recovery_en']}{every_en})"
+        if effect.get("defense_penalty") is not None:
+            ja += f"、能動防御{effect['defense_penalty']}"
+            en += f", active defense {effect['defense_penalty']}"
         if effect.get("severity") is not None:
             ja += f" (奇行の程度 {effect['severity']})"
             en += f" (severity {effect['severity']})"
@@ -240,10 +243,13 @@ def table_roll(
     char: str = typer.Option(None, "--char", help="Character the roll is for (recorded)."),
     mod: int = typer.Option(0, "--mod", help="Added to the roll (the fright table only), clamped to its range."),
     reason: str = typer.Option(None, "--reason", help="Why the roll is made."),
+    gm_reroll: bool = typer.Option(True, "--reroll/--no-reroll", help="The GM's choice where a table leaves a "
+                                   "reroll to the GM (YFMB 14, YSFMB 13): --no-reroll declines it. Default: reroll."),
     dice: str = DiceOption,
     json_out: bool = JsonOption,
 ) -> None:
-    """Roll 3d6 on a table and log it; extra rolls (roll twice, reroll) are made and logged too.
+    """Roll 3d6 on a table and log it; extra rolls (roll twice, reroll) and the dice an entry
+    names ("1d-3 turns") are rolled and logged too, as sub-entries.
 
     A table lookup changes no character: apply the result by hand or with other commands.
 
@@ -253,7 +259,8 @@ def table_roll(
     from campaign.services.tables import roll_table
 
     s = state(ctx)
-    entry = roll_table(s.db, s.campaign, s.actor, name, s.dice(dice), character=char, modifier=mod, reason=reason)
+    entry = roll_table(s.db, s.campaign, s.actor, name, s.dice(dice), character=char, modifier=mod, reason=reason,
+                       gm_reroll=gm_reroll)
     emit_json(entry) if json_out else render_roll(entry)
 
 

@@ -21,8 +21,16 @@ from campaign.cli.output import (
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voided_by", "hash"]
-OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "決定的成功",
-                  "critical_failure": "致命的失敗"}
+#: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
+OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
+                  "critical_failure": "ファンブル"}
+#: The 2d6 checks (R5) call their criticals 大成功 / 大失敗.
+CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
+
+
+def outcome_label(kind: str | None, outcome: str) -> str:
+    labels = CHECK_OUTCOME_LABELS if kind == "check" else OUTCOME_LABELS
+    return labels.get(outcome, outcome)
 
 history_app = typer.Typer(
     help="The roll ledger: list and filter entries, show one, verify the chain, seal, void.\n\n"
@@ -36,6 +44,8 @@ def roll(
     expression: list[str] = typer.Argument(..., help="Dice expression; words after it are a comment."),
     char: str = typer.Option(None, "--char", help="Character making the roll."),
     reason: str = typer.Option(None, "--reason", help="Why the roll is made (else the comment)."),
+    sorcery: bool = typer.Option(False, "--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
+                                 "always a critical failure, whatever the target (GURPS 3D6<=N only)."),
     dice: str = DiceOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -43,13 +53,15 @@ def roll(
 
     3D6<=12 in a GURPS campaign is a success roll with criticals; also 2D6+3>=10,
     4D6KH3, D66, 3B6>=4, x3 2D6, and table commands such as CRT or FEAR+5.
+    With --sorcery a GURPS success roll treats 17 and 18 as critical failure.
 
     Example: campaign roll '3D6<=12' 回避 --char 鈴音
     """
     from campaign.services.rolls import roll as roll_service
 
     s = state(ctx)
-    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason)
+    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason,
+                         sorcery=sorcery)
     if json_out:
         emit_json(entry)
     else:
@@ -63,12 +75,17 @@ def render_roll(entry: dict[str, Any]) -> None:
     dice = ",".join(str(face) for face in entry["dice"] or [])
     line = f"#{entry['seq']} {who}{entry['expression']} → [{dice}] = {entry['total']}"
     if entry["outcome"]:
-        line += f" → {OUTCOME_LABELS.get(entry['outcome'], entry['outcome'])} {entry['outcome']}"
+        line += f" → {outcome_label(entry['kind'], entry['outcome'])} {entry['outcome'].replace('_', ' ')}"
         if entry["margin"] is not None:
             line += f" (margin {entry['margin']:+d})"
+    gurps = entry["detail"].get("gurps") or {}
+    if gurps.get("sorcery"):
+        line += " [妖術 sorcery]"
     if entry["reason"]:
         line += f"  « {entry['reason']} »"
     print_text(line)
+    if gurps.get("sorcery_fumble"):
+        print_text("  妖術では17・18は目標値に関係なくファンブル / sorcery: 17 and 18 always critically fail")
     for line in entry["detail"].get("lines", []):
         print_text("  " + line)
 
@@ -138,7 +155,7 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
         roll = f"{entry['expression']}{dice}={entry['total']}"
         if entry["outcome"]:
-            roll += " " + OUTCOME_LABELS.get(entry["outcome"], entry["outcome"])
+            roll += " " + outcome_label(entry["kind"], entry["outcome"])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
     return [seq, entry["at"][5:16].replace("T", " "), entry["actor"], kind, entry["character"], roll,

@@ -26,16 +26,21 @@ Decisions where the sources are silent (documented here once)
     - Opposed checks: the highest result wins; a tie between the active side and a
       passive side goes to the passive side; among tied passive sides the first listed
       wins. A side that cannot or does not roll, or whose dice drop to 0, has result 0.
-      Criticals are reported per side (`critical`) but do not decide the winner: an
-      opposed check has no fixed target to beat "whatever it is", and two sides may both
-      roll 6-6; the GM sees the flag and may rule on it.
+      Criticals decide before totals (R7): a critical success beats every side without
+      one, a critical failure loses to every side without one (a side that does not
+      roll included); sides with the same kind of critical compare totals as usual.
+      `OpposedResult.decided_by` says whether a critical, the totals or the tie rule
+      picked the winner.
     - Hiding: each observer rolls danger sense with the hider's total as the difficulty
-      and notices only when that check succeeds, i.e. strictly beats the hider (a tie
-      does not notice, as in R6's danger sense; this overrides the opposed-check tie
-      rule). Observers' criticals therefore count (6-6 notices, 1-1 does not); the
-      hider's own criticals are reported but do not move the difficulty. A hider whose
-      dice drop to 0 fails outright: nobody rolls and every observer counts as noticing.
-      With no observers at all the character is hidden.
+      and notices only by strictly beating the hider (a tie does not notice, as in R6's
+      danger sense; this overrides the opposed-check tie rule). Criticals decide before
+      totals, as R6 words it for hiding (it is more specific than R7's "equal criticals
+      compare totals"): the hider's 1-1 is noticed by every observer who rolls; the
+      hider's 6-6 is noticed only by an observer who also rolls 6-6; against a hider
+      without a critical an observer's 6-6 notices and its 1-1 misses. An observer's
+      outcome is whether it noticed; its `critical` keeps what its dice showed. An
+      observer who does not roll (CHAR:-) never notices. A hider whose dice drop to 0 fails outright: nobody rolls and every
+      observer counts as noticing. With no observers at all the character is hidden.
     - Danger-sense bands come from result - difficulty, then are clamped so they never
       contradict the outcome: a (critical) success shows at least the "1..3" band, a
       failure at most the "-2..0" band.
@@ -137,6 +142,39 @@ class Contestant:
 # --------------------------------------------------------------------------- results
 
 
+@dataclass(frozen=True)
+class Scaling:
+    """Doubling and halving asked for a check's total (達成値), and what applied.
+
+    `doubles` / `halves` count every x2 and x1/2 effect named; R6's no-stacking rule
+    applies at most one of each, so `doubled` / `halved` say whether one did.
+    `unscaled` is the total before scaling.
+    """
+
+    doubles: int
+    halves: int
+    unscaled: int
+
+    @property
+    def doubled(self) -> bool:
+        return self.doubles > 0
+
+    @property
+    def halved(self) -> bool:
+        return self.halves > 0
+
+    def to_detail(self) -> dict[str, Any]:
+        return {"doubles": self.doubles, "halves": self.halves, "doubled": self.doubled,
+                "halved": self.halved, "unscaled": self.unscaled}
+
+
+def _scaled(total: int, doubles: int, halves: int) -> tuple[int, Scaling | None]:
+    """The total after R6's x2 / x1/2 (no stacking) and the record of it (None if none asked)."""
+    if not doubles and not halves:
+        return total, None
+    return apply_scaling(total, doubles, halves), Scaling(doubles, halves, total)
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckResult:
     """One rolled (or skipped) check.
@@ -164,6 +202,7 @@ class CheckResult:
     name: str | None = None
     occasion: str | None = None
     skipped: str | None = None
+    scaling: Scaling | None = None  # x2 / x1/2 applied to the total (R6), if any were asked
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -191,6 +230,7 @@ class CheckResult:
             "critical_rule": self.criticals.to_detail(),
             "occasion": self.occasion,
             "skipped": self.skipped,
+            "scaling": self.scaling.to_detail() if self.scaling is not None else None,
         }
 
 
@@ -296,6 +336,7 @@ class OpposedResult:
     sides: tuple[OpposedSideResult, ...]
     winner_index: int
     occasion: str | None = None
+    decided_by: str = "total"  # "critical" | "total" | "tie" (R7, R5)
 
     @property
     def active(self) -> OpposedSideResult:
@@ -318,6 +359,7 @@ class OpposedResult:
             "kind": "opposed",
             "winner": self.winner,
             "winner_index": self.winner_index,
+            "decided_by": self.decided_by,
             "dice": list(self.dice),
             "sides": [side.to_detail() for side in self.sides],
             "occasion": self.occasion,
@@ -383,6 +425,19 @@ def _best_two(dice: Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted(order[:2]))
 
 
+_CRITICAL_RANKS = {CRITICAL_FAILURE: 0, None: 1, CRITICAL_SUCCESS: 2}
+
+
+def critical_rank(critical: str | None) -> int:
+    """How a critical ranks in a contest (R7): failure 0 < none 1 < success 2."""
+    return _CRITICAL_RANKS[critical]
+
+
+def beats(critical: str | None, total: int, other_critical: str | None, other_total: int) -> bool:
+    """Whether one side strictly beats another: criticals first, then totals (R7)."""
+    return (critical_rank(critical), total) > (critical_rank(other_critical), other_total)
+
+
 def _judge(total: int, target: int | None, critical: str | None, compare: str) -> str:
     if critical is not None:
         return critical
@@ -404,25 +459,28 @@ def _plain(
     name: str | None = None,
     occasion: str | None = None,
     result_type: type[CheckResult] = CheckResult,
+    doubles: int = 0,
+    halves: int = 0,
     **extra: Any,
 ) -> Any:
-    """Roll 2 + dice_modifier d6, add them all to the terms and judge."""
+    """Roll 2 + dice_modifier d6, add them all to the terms, scale (x2/x1/2) and judge."""
     count = max(0, BASE_DICE + dice_modifier)
     base = sum(term.value for term in terms)
     if count == 0:
+        total, scaling = _scaled(base, doubles, halves)
         return result_type(
-            kind=kind, total=base, target=target, outcome=FAILURE, dice=(), kept_indices=(),
+            kind=kind, total=total, target=target, outcome=FAILURE, dice=(), kept_indices=(),
             terms=terms, dice_count=0, compare=compare, criticals=criticals, name=name,
-            occasion=occasion, skipped=ZERO_DICE, **extra,
+            occasion=occasion, skipped=ZERO_DICE, scaling=scaling, **extra,
         )
     dice = _roll(source, count)
-    total = base + sum(dice)
+    total, scaling = _scaled(base + sum(dice), doubles, halves)
     critical = criticals.judge(dice)
     return result_type(
         kind=kind, total=total, target=target, outcome=_judge(total, target, critical, compare),
         dice=dice, kept_indices=tuple(range(count)), terms=terms, dice_count=count,
         critical=critical, compare=compare, criticals=criticals, name=name, occasion=occasion,
-        **extra,
+        scaling=scaling, **extra,
     )
 
 
@@ -444,11 +502,13 @@ def ability_check(
     stat_name: str | None = None,
     name: str | None = None,
     occasion: str | None = None,
+    doubles: int = 0,
+    halves: int = 0,
 ) -> CheckResult:
-    """能力判定: stat + 2d6 + modifiers >= target."""
+    """能力判定: stat + 2d6 + modifiers >= target (the total x2 / x1/2 first, if asked)."""
     terms = (_stat_term(stat, stat_name),) + modifier_terms(modifiers)
     return _plain("ability", terms, target, source, dice_modifier=dice_modifier,
-                  criticals=criticals, name=name, occasion=occasion)
+                  criticals=criticals, name=name, occasion=occasion, doubles=doubles, halves=halves)
 
 
 def skill_check(
@@ -463,11 +523,13 @@ def skill_check(
     stat_name: str | None = None,
     name: str | None = None,
     occasion: str | None = None,
+    doubles: int = 0,
+    halves: int = 0,
 ) -> CheckResult:
-    """技能判定: stat + skill level + 2d6 + modifiers >= target."""
+    """技能判定: stat + skill level + 2d6 + modifiers >= target (scaled first, if asked)."""
     terms = (_stat_term(stat, stat_name), Term("skill", skill)) + modifier_terms(modifiers)
     return _plain("skill", terms, target, source, dice_modifier=dice_modifier,
-                  criticals=criticals, name=name, occasion=occasion)
+                  criticals=criticals, name=name, occasion=occasion, doubles=doubles, halves=halves)
 
 
 def cooperative_check(
@@ -482,6 +544,8 @@ def cooperative_check(
     participants: Sequence[str] | None = None,
     stat_name: str | None = None,
     occasion: str | None = None,
+    doubles: int = 0,
+    halves: int = 0,
 ) -> CooperativeResult:
     """協力判定 for n >= 2 participants.
 
@@ -507,15 +571,26 @@ def cooperative_check(
         occasion=occasion, participants=names, stats=tuple(stats), stat_from=stat_from,
     )
     if count == 0:
-        return CooperativeResult(total=base, outcome=FAILURE, dice=(), kept_indices=(),
-                                 skipped=ZERO_DICE, **common)
+        total, scaling = _scaled(base, doubles, halves)
+        return CooperativeResult(total=total, outcome=FAILURE, dice=(), kept_indices=(),
+                                 skipped=ZERO_DICE, scaling=scaling, **common)
     dice = _roll(source, count)
     kept_indices = _best_two(dice)
     kept = tuple(dice[i] for i in kept_indices)
-    total = base + sum(kept)
+    total, scaling = _scaled(base + sum(kept), doubles, halves)
     critical = criticals.judge(kept)
     return CooperativeResult(total=total, outcome=_judge(total, target, critical, ">="),
-                             dice=dice, kept_indices=kept_indices, critical=critical, **common)
+                             dice=dice, kept_indices=kept_indices, critical=critical,
+                             scaling=scaling, **common)
+
+
+def _contest_winner(keys: Sequence[tuple[int, int]]) -> int:
+    """Index of the highest key; the active side (0) loses ties, the first passive keeps them."""
+    winner = 0
+    for index in range(1, len(keys)):
+        if keys[index] > keys[winner] or (winner == 0 and keys[index] == keys[0]):
+            winner = index
+    return winner
 
 
 def opposed_check(
@@ -529,8 +604,9 @@ def opposed_check(
     """対抗判定: active side rolls first, then each passive side in order.
 
     Each side's result is stat + skill + modifiers + its dice (0 when it does not
-    roll or its dice drop to 0). Highest result wins; ties go to a passive side, the
-    first listed among tied passives. Criticals are flagged, not decisive.
+    roll or its dice drop to 0). A critical success beats and a critical failure loses
+    to any side without one (R7); otherwise, and between equal criticals, the highest
+    result wins; ties go to a passive side, the first listed among tied passives.
     """
     if not passives:
         raise RuleRefused("an opposed check needs at least one passive side")
@@ -547,11 +623,15 @@ def opposed_check(
         rolled.append((total, dice, terms, criticals.judge(dice), count, None))
 
     # Passive sides come after the active side, so a later index wins ties except
-    # among passives, where the first listed keeps the win.
-    winner = 0
-    for index in range(1, len(rolled)):
-        if rolled[index][0] > rolled[winner][0] or (winner == 0 and rolled[index][0] == rolled[0][0]):
-            winner = index
+    # among passives, where the first listed keeps the win. Criticals rank first (R7).
+    keys = [(critical_rank(r[3]), r[0]) for r in rolled]
+    winner = _contest_winner(keys)
+    if winner != _contest_winner([(1, r[0]) for r in rolled]):
+        decided_by = "critical"  # the totals alone would have picked another side
+    elif any(keys[i] == keys[winner] for i in range(len(keys)) if i != winner):
+        decided_by = "tie"
+    else:
+        decided_by = "total"
 
     sides = []
     for index, (side, (total, dice, terms, critical, count, skipped)) in enumerate(zip(contestants, rolled)):
@@ -562,7 +642,7 @@ def opposed_check(
             dice=dice, kept_indices=tuple(range(len(dice))), terms=terms, dice_count=count,
             critical=critical, criticals=criticals, occasion=occasion, skipped=skipped,
         ))
-    return OpposedResult(sides=tuple(sides), winner_index=winner, occasion=occasion)
+    return OpposedResult(sides=tuple(sides), winner_index=winner, occasion=occasion, decided_by=decided_by)
 
 
 # --------------------------------------------------------------------------- scaling
@@ -606,11 +686,13 @@ def danger_sense(
     stat_name: str | None = "感",
     name: str | None = None,
     occasion: str | None = None,
+    doubles: int = 0,
+    halves: int = 0,
 ) -> DangerSenseResult:
     """危険感知/感知判定: 感 + 2d6 + modifiers must EXCEED the difficulty (tie fails)."""
     terms = (_stat_term(stat, stat_name),) + modifier_terms(modifiers)
     return _danger(terms, difficulty, source, dice_modifier=dice_modifier, criticals=criticals,
-                   name=name, occasion=occasion)
+                   name=name, occasion=occasion, doubles=doubles, halves=halves)
 
 
 def _danger(
@@ -623,11 +705,14 @@ def _danger(
     name: str | None,
     occasion: str | None,
     rolls: bool = True,
+    doubles: int = 0,
+    halves: int = 0,
 ) -> DangerSenseResult:
     if rolls:
         result = _plain("danger_sense", terms, difficulty, source, dice_modifier=dice_modifier,
                         criticals=criticals, compare=">", name=name, occasion=occasion,
-                        result_type=DangerSenseResult, band=DANGER_BANDS[0])
+                        result_type=DangerSenseResult, band=DANGER_BANDS[0],
+                        doubles=doubles, halves=halves)
     else:
         result = DangerSenseResult(
             kind="danger_sense", total=0, target=difficulty, outcome=FAILURE, dice=(),
@@ -655,6 +740,25 @@ def _contestant_terms(side: Contestant, default_stat_name: str | None) -> tuple[
     return terms + modifier_terms(side.modifiers)
 
 
+def _against_hider(sensed: DangerSenseResult, hider_critical: str | None) -> DangerSenseResult:
+    """An observer's outcome is whether it noticed: criticals first, then it must exceed
+    the hider's total (R6/R7). One that took no dice never notices."""
+    if sensed.skipped is not None:
+        return sensed
+    assert sensed.target is not None  # the hider's total
+    if hider_critical == CRITICAL_FAILURE:
+        noticed = True
+    elif hider_critical == CRITICAL_SUCCESS:
+        noticed = sensed.critical == CRITICAL_SUCCESS
+    else:
+        noticed = beats(sensed.critical, sensed.total, None, sensed.target)
+    if noticed:
+        outcome = CRITICAL_SUCCESS if sensed.critical == CRITICAL_SUCCESS else SUCCESS
+    else:
+        outcome = CRITICAL_FAILURE if sensed.critical == CRITICAL_FAILURE else FAILURE
+    return _with_band(replace(sensed, outcome=outcome))
+
+
 def hide_check(
     hider: Contestant,
     observers: Sequence[Contestant],
@@ -666,7 +770,7 @@ def hide_check(
     """隠れる判定: hider's 技 + 2d6, then each observer's danger sense against it.
 
     `hider.stat` is its 技 and each observer's `stat` its 感. An observer notices when
-    its danger sense succeeds against the hider's total (strictly greater, or 6-6).
+    it beats the hider: criticals first (see the module notes), then strictly greater.
     """
     hider_terms = _contestant_terms(hider, "技")
     count = max(0, BASE_DICE + hider.dice_modifier)
@@ -687,10 +791,11 @@ def hide_check(
         noticed_by = tuple(obs.name for obs in observers)
     else:
         for obs in observers:
-            results.append(_danger(
+            sensed = _danger(
                 _contestant_terms(obs, "感"), hider_total, source, dice_modifier=obs.dice_modifier,
                 criticals=criticals, name=obs.name, occasion=occasion, rolls=obs.rolls,
-            ))
+            )
+            results.append(_against_hider(sensed, hider_critical))
         noticed_by = tuple(r.name or "" for r in results if r.success)
 
     best_observer = max((r.total for r in results), default=None)

@@ -279,7 +279,8 @@ def _margin(comparison: str, total: int, target: int) -> int | None:
 
 
 def _roll_arithmetic(
-    spec: ArithmeticRoll, text: str, source: DiceSource, gurps: bool, comment: str | None
+    spec: ArithmeticRoll, text: str, source: DiceSource, gurps: bool, comment: str | None,
+    sorcery: bool = False,
 ) -> DiceResult:
     groups: list[DiceGroup] = []
     total = _value(spec.expression, source.roll, groups)
@@ -290,7 +291,7 @@ def _roll_arithmetic(
     target: int = spec.target  # type: ignore[assignment]
     judgement = None
     if gurps and spec.success_roll_modifier is not None:
-        judgement = judge_success(groups[0].value, total, target, faces=faces)
+        judgement = judge_success(groups[0].value, total, target, faces=faces, sorcery=sorcery)
         outcome, margin = judgement.outcome, judgement.margin
     else:
         outcome = SUCCESS if _COMPARE[comparison](total, target) else FAILURE
@@ -353,15 +354,19 @@ def _roll_barabara(spec: BarabaraRoll, text: str, source: DiceSource, comment: s
     )
 
 
-def _roll(parsed: ParsedExpression, source: DiceSource, gurps: bool, comment: str | None) -> DiceResult:
+def _roll(parsed: ParsedExpression, source: DiceSource, gurps: bool, comment: str | None,
+          sorcery: bool = False) -> DiceResult:
     spec = parsed.roll
+    if sorcery and not (gurps and type(spec) is ArithmeticRoll and spec.success_roll_modifier is not None):
+        raise DiceError("--sorcery applies only to a GURPS success roll such as 3D6<=12 "
+                        "(in a gurps3-ja campaign)")
     if parsed.repeat is None:
         if type(spec) is ArithmeticRoll:
-            return _roll_arithmetic(spec, parsed.text, source, gurps, comment)
+            return _roll_arithmetic(spec, parsed.text, source, gurps, comment, sorcery)
         return _roll_barabara(spec, parsed.text, source, comment)  # type: ignore[arg-type]
     body = parsed.body_text
     if type(spec) is ArithmeticRoll:
-        repeats = tuple(_roll_arithmetic(spec, body, source, gurps, None) for _ in range(parsed.repeat))
+        repeats = tuple(_roll_arithmetic(spec, body, source, gurps, None, sorcery) for _ in range(parsed.repeat))
     else:
         repeats = tuple(_roll_barabara(spec, body, source, None) for _ in range(parsed.repeat))  # type: ignore[arg-type]
     successes = None
@@ -387,16 +392,17 @@ def _roll(parsed: ParsedExpression, source: DiceSource, gurps: bool, comment: st
 # --- public entry points ------------------------------------------------------------
 
 
-def evaluate(text: str, source: DiceSource, *, gurps: bool = False) -> DiceResult:
+def evaluate(text: str, source: DiceSource, *, gurps: bool = False, sorcery: bool = False) -> DiceResult:
     """Parse `text` (expression plus optional comment) and roll it with `source`.
 
     With `gurps=True`, `3D6[+-k]<=N` is judged by rules R1 (criticals, margin);
-    every other shape keeps plain success/failure.
+    every other shape keeps plain success/failure. `sorcery=True` marks such a success
+    roll as sorcery (17 and 18 always critically fail) and refuses any other shape.
     """
     located = LocatedExpression(text)
     try:
         parsed = parse_normalized(located.normalized)
-        return _roll(parsed, source, gurps, located.comment)
+        return _roll(parsed, source, gurps, located.comment, sorcery)
     except ExpressionProblem as problem:
         raise located.error(problem) from None
 

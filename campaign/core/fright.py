@@ -89,13 +89,16 @@ class KnownTrait:
     severity: str | None = None
 
 
+#: A stunned character defends at -4 (GURPS): recorded on every stun condition.
+STUN_DEFENSE_PENALTY = -4
+
 # --- effects for the persistence layer ---
 
 
 @dataclass(frozen=True, slots=True)
 class AddCondition:
     condition: str  # stun, unconscious, faint, panic, major_panic, light_coma, coma, ...
-    recovery: str  # auto | will_ignoring_penalties | will | ht | iq | gm
+    recovery: str  # auto | will_ignoring_penalties | will | ht | iq | iq_ignoring_penalties | gm
     duration: int | None  # rolled already; None: until a recovery roll succeeds
     unit: str | None  # turn | minute | hour | day
     duration_dice: str | None = None  # the expression rolled for duration, e.g. "2D"
@@ -108,6 +111,7 @@ class AddCondition:
     hp_drain: str | None = None  # "escalating_daily" (catatonia without care)
     severity: int | None = None  # the GM's 3D for a total panic: higher is sillier
     entry: int = 0  # the fright table entry that declared it
+    defense_penalty: int | None = None  # to active defenses while it lasts (stun: -4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,6 +378,7 @@ class _Resolution:
                     condition="stun", recovery=effect.recovery, duration=turns, unit="turn",
                     duration_dice=dice, every=None if effect.recovery == "auto" else 1,
                     every_unit=None if effect.recovery == "auto" else "turn", entry=entry,
+                    defense_penalty=STUN_DEFENSE_PENALTY,
                 )
             )
         elif isinstance(effect, (Fatigue, Injury)):

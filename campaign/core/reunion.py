@@ -168,10 +168,11 @@ def check_can_search(
     The sending player is the searcher's owner. Rules, checked in this order:
     searchers are sent only at the start of a scenario; only PCs search; a missing
     character cannot search; a searcher looks for one missing character at a time;
-    the missing character's own player cannot send their characters (except that a
-    missing NPC's summoner may search for it, whoever owns the summoner); the
-    searcher must be related to the missing character (a summoner always is); a
-    player has at most one character searching for a given missing character.
+    a missing PC's own player cannot send their characters (a missing NPC bars no
+    player: whoever plays it, through its summoner or otherwise, may send a related
+    PC); the searcher must be related to the missing character (a missing NPC's
+    summoner always is); a player has at most one character searching for a given
+    missing character.
     """
     if not at_scenario_start:
         raise RuleRefused(
@@ -188,18 +189,12 @@ def check_can_search(
             f"{searcher.name} is already searching for {searcher.searching_for.name}; "
             "a searcher looks for one missing character at a time"
         )
-    is_summoner = (
-        not target.is_pc and target.summoner_id is not None and searcher.id == target.summoner_id
-    )
-    if target.player is not None and searcher.player == target.player and not is_summoner:
-        if target.is_pc:
-            raise RuleRefused(
-                f"{searcher.player} plays the missing {target.name} and cannot send "
-                "their own characters to search for it"
-            )
+    # R4 (amended): only a missing PC's own player is barred; when the missing character
+    # is an NPC nobody is, and its summoner counts as related (see is_related).
+    if target.is_pc and target.player is not None and searcher.player == target.player:
         raise RuleRefused(
-            f"{searcher.player} owns the missing NPC {target.name}; only its summoner "
-            f"may search for it, and {searcher.name} is not its summoner"
+            f"{searcher.player} plays the missing {target.name} and cannot send "
+            "their own characters to search for it"
         )
     if not is_related(searcher, target):
         raise RuleRefused(

@@ -37,6 +37,12 @@ class SuccessJudgement:
     target: int
     effective_target: int
     faces: tuple[int, ...] = ()  # empty when judged from a sum without the dice
+    sorcery: bool = False  # a sorcery (妖術) roll: 17 and 18 always critically fail
+
+    @property
+    def sorcery_fumble(self) -> bool:
+        """True when only the sorcery rule made this a critical failure (17 at target 16+)."""
+        return self.sorcery and self.raw == 17 and self.target >= 16 and self.total < self.target + 10
 
     @property
     def succeeded(self) -> bool:
@@ -56,11 +62,18 @@ class SuccessJudgement:
             "target": self.target,
             "effective_target": self.effective_target,
             "faces": list(self.faces),
+            # only a sorcery roll says so: every other record stays as it was
+            **({"sorcery": True, "sorcery_fumble": self.sorcery_fumble} if self.sorcery else {}),
         }
 
 
-def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ...] = ()) -> SuccessJudgement:
-    """Judge a rolled 3d6 against a target (R1); pure, so every boundary is testable."""
+def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ...] = (),
+                  sorcery: bool = False) -> SuccessJudgement:
+    """Judge a rolled 3d6 against a target (R1); pure, so every boundary is testable.
+
+    `sorcery` (R1, from the sorcery fumble table's preamble): 17 and 18 are a critical
+    failure whatever the target; nothing else changes.
+    """
     if not 3 <= raw_3d6 <= 18:
         raise DiceError(f"a 3d6 sum is 3..18, not {raw_3d6}")
     # RULES R1, as BCDice does it: the 5/6/17 thresholds compare the raw 3d6 with the
@@ -68,7 +81,7 @@ def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ..
     effective_target = target - (total - raw_3d6)
     if raw_3d6 <= 4 or (raw_3d6 == 5 and target >= 15) or (raw_3d6 == 6 and target >= 16):
         outcome = CRITICAL_SUCCESS
-    elif raw_3d6 == 18 or (raw_3d6 == 17 and target <= 15) or total >= target + 10:
+    elif raw_3d6 == 18 or (raw_3d6 == 17 and (target <= 15 or sorcery)) or total >= target + 10:
         outcome = CRITICAL_FAILURE
     elif raw_3d6 >= 17:
         outcome = FAILURE
@@ -84,14 +97,15 @@ def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ..
         target=target,
         effective_target=effective_target,
         faces=faces,
+        sorcery=sorcery,
     )
 
 
-def success_roll(target: int, source: DiceSource, modifier: int = 0) -> SuccessJudgement:
+def success_roll(target: int, source: DiceSource, modifier: int = 0, *, sorcery: bool = False) -> SuccessJudgement:
     """Roll 3d6 (+modifier, as in `3D6+modifier<=target`) and judge it by R1.
 
     A skill penalty such as "-2 to Will" belongs in `target`, not in `modifier`.
     """
     faces = (source.roll(6), source.roll(6), source.roll(6))
     raw = faces[0] + faces[1] + faces[2]
-    return judge_success(raw, raw + modifier, target, faces=faces)
+    return judge_success(raw, raw + modifier, target, faces=faces, sorcery=sorcery)

@@ -12,6 +12,9 @@ Seed format (one file per table):
     dice = "3D6"
     range = [4, 40]             # every value is covered by exactly one entry
     modifiable = true           # optional: `FEAR+5` adds 5 to the roll, clamped to range
+    repeat_reroll = "stands"    # optional: a reroll that lands on a reroll result again is
+                                # applied, not rerolled (the basic fumble table FMB only);
+                                # by default a reroll result is rerolled again (to MAX_DEPTH)
     source = "..."              # optional citation; note_ja / note_en optional summaries
 
     [[entries]]
@@ -19,6 +22,10 @@ Seed format (one file per table):
     ja = "..."                  # our own short summary
     en = "..."
     tags = ["damage_x3"]        # optional, informational slugs
+    rolls = [{ dice = "1D-3", min = 1, ja = "1D-3ターン(最低1)", en = "1d-3 turns (at least 1)" }]
+                                # optional: dice written in the text, rolled when the entry
+                                # comes up; `ja` / `en` are the words of the text that the
+                                # rolled value is shown after; `min` defaults to 0
     effects = [{ kind = "fatigue", amount = "1D" }, { kind = "as_entry", entry = 10 }]
 
 Effect kinds (fields; `amount`-like fields take an integer or dice such as "2D"):
@@ -37,7 +44,9 @@ Effect kinds (fields; `amount`-like fields take an integer or dice such as "2D")
     as_entry          entry, set?   (the effects of another entry of this table, with
                       fields overridden by `set`, e.g. set = { cp = -30 })
     roll_twice        apply = "both" | "choose"
-    reroll            only_if_ja?, only_if_en?   (a conditional reroll when present)
+    reroll            only_if_ja?, only_if_en?, gm_choice?
+                      (conditional when only_if is present; gm_choice = true: the GM
+                      decides, `roll_on_table(gm_reroll=False)` declines it)
     roll_table        table, only_if_ja?, only_if_en?
 The last three are directives that `roll_on_table` resolves itself by rolling again.
 """
@@ -56,7 +65,7 @@ from campaign.errors import DataError
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
 
-RECOVERIES = frozenset({"auto", "will_ignoring_penalties", "will", "ht", "iq", "gm"})
+RECOVERIES = frozenset({"auto", "will_ignoring_penalties", "will", "ht", "iq", "iq_ignoring_penalties", "gm"})
 UNITS = frozenset({"turn", "minute", "hour", "day"})
 CONDITIONS = frozenset(
     {
@@ -80,6 +89,7 @@ MAX_DEPTH = 5  # directive nesting followed by roll_on_table; deeper rolls are n
 Amount = Union[int, str]  # a fixed number, or dice such as "2D" (d6s)
 
 _DICE_RE = re.compile(r"^([1-9][0-9]?)D$")
+_TEXT_DICE_RE = re.compile(r"^([1-9])D([+-][0-9]{1,2})?$")
 _COMMAND_RE = re.compile(r"^[A-Z][A-Z0-9]*$")
 _TAG_RE = re.compile(r"^[a-z0-9_]+$")
 _INVOCATION_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:([+-])\s*([0-9]{1,4}))?\s*$")
@@ -177,6 +187,7 @@ class RollTwice:
 class Reroll:
     only_if_ja: str | None = None
     only_if_en: str | None = None
+    gm_choice: bool = False  # the text leaves the reroll to the GM (YFMB 14, YSFMB 13)
     kind = "reroll"
 
 
@@ -197,6 +208,37 @@ DIRECTIVES = (RollTwice, Reroll, RollTable)
 
 
 @dataclass(frozen=True, slots=True)
+class TextDice:
+    """Dice that an entry's text names ("blind for 1d-3 turns"), rolled when it comes up.
+
+    `ja` / `en` are the words of the entry's summaries the rolled value belongs to.
+    """
+
+    dice: str  # "1D-3": count D (six-sided) with an optional modifier
+    ja: str
+    en: str
+    minimum: int = 0
+
+    @property
+    def count(self) -> int:
+        return int(self.dice.split("D")[0])
+
+    @property
+    def modifier(self) -> int:
+        rest = self.dice.split("D")[1]
+        return int(rest) if rest else 0
+
+
+@dataclass(frozen=True, slots=True)
+class TextRoll:
+    """One TextDice rolled: `value` = max(minimum, sum(faces) + modifier)."""
+
+    spec: TextDice
+    faces: tuple[int, ...]
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     lo: int
     hi: int
@@ -204,6 +246,7 @@ class Entry:
     en: str
     effects: tuple[Effect, ...] = ()
     tags: tuple[str, ...] = ()
+    rolls: tuple[TextDice, ...] = ()
 
     @property
     def label(self) -> str:
@@ -227,6 +270,7 @@ class Table:
     note_ja: str = ""
     note_en: str = ""
     path: str = ""
+    repeat_reroll: str = "reroll"  # "stands": a reroll's own reroll result is applied (FMB)
 
     def clamp(self, value: int) -> int:
         return max(self.lo, min(self.hi, value))
@@ -259,12 +303,32 @@ class TableRoll:
     directive: Directive | None = None  # why this roll was made; None for the first
     sub_rolls: tuple[TableRoll, ...] = ()
     truncated: bool = False  # directives not followed because MAX_DEPTH was reached
+    text_rolls: tuple[TextRoll, ...] = ()  # the entry text's dice, rolled after the 3d6
+    declined: tuple[Reroll, ...] = ()  # rerolls left to the GM that the GM declined
+    stood: bool = False  # a reroll result that stands (the table's repeat_reroll rule)
 
     def walk(self, depth: int = 0) -> Iterator[tuple[int, TableRoll]]:
-        """Every roll, depth first: the order the dice were rolled in."""
+        """Every table roll, depth first: the order the 3d6 were rolled in."""
         yield depth, self
         for sub in self.sub_rolls:
             yield from sub.walk(depth + 1)
+
+    def steps(self, depth: int = 0) -> Iterator[tuple[int, TableRoll | TextRoll]]:
+        """Every roll including the text dice, in the order the dice were rolled: a
+        table roll, its text dice (one level deeper), then its extra table rolls."""
+        yield depth, self
+        for text_roll in self.text_rolls:
+            yield depth + 1, text_roll
+        for sub in self.sub_rolls:
+            yield from sub.steps(depth + 1)
+
+    def text(self, language: str) -> str:
+        """The entry's summary with each rolled value after the words it belongs to."""
+        text = self.entry.ja if language == "ja" else self.entry.en
+        for rolled in self.text_rolls:
+            words = rolled.spec.ja if language == "ja" else rolled.spec.en
+            text = text.replace(words, f"{words}[={rolled.value}]", 1)
+        return text
 
 
 # --- loading ---
@@ -318,8 +382,10 @@ def _load_directory(directory: Path) -> tuple[tuple[str, Table], ...]:
     return tuple(tables.items())
 
 
-_TABLE_KEYS = {"command", "name", "name_en", "dice", "range", "modifiable", "source", "note_ja", "note_en", "entries"}
-_ENTRY_KEYS = {"roll", "range", "ja", "en", "tags", "effects"}
+_TABLE_KEYS = {"command", "name", "name_en", "dice", "range", "modifiable", "source", "note_ja", "note_en", "entries",
+               "repeat_reroll"}
+_ENTRY_KEYS = {"roll", "range", "ja", "en", "tags", "effects", "rolls"}
+REPEAT_REROLL = frozenset({"reroll", "stands"})
 
 
 class _Problem(Exception):
@@ -346,6 +412,7 @@ def _build_table(path: Path, data: dict[str, Any]) -> Table:
         name, name_en = _text(data["name"]), _text(data["name_en"])
         extras = {key: _text(data[key]) for key in ("source", "note_ja", "note_en") if key in data}
         modifiable = _bool(data.get("modifiable", False))
+        repeat_reroll = _one_of(REPEAT_REROLL)(data.get("repeat_reroll", "reroll"))
     except _Problem as problem:
         raise fail(str(problem)) from None
     raw_entries = data["entries"]
@@ -382,6 +449,7 @@ def _build_table(path: Path, data: dict[str, Any]) -> Table:
         entries=tuple(entries),
         modifiable=modifiable,
         path=str(path),
+        repeat_reroll=repeat_reroll,
         **extras,
     )
     for entry in table.entries:
@@ -420,16 +488,39 @@ def _build_entry(path: Path, position: int, raw: Any) -> Entry:
         effects = raw.get("effects", [])
         if not isinstance(effects, list):
             raise _Problem("effects must be an array")
+        ja, en = _text(raw["ja"]), _text(raw["en"])
+        rolls = raw.get("rolls", [])
+        if not isinstance(rolls, list):
+            raise _Problem("rolls must be an array")
         return Entry(
             lo=lo,
             hi=hi,
-            ja=_text(raw["ja"]),
-            en=_text(raw["en"]),
+            ja=ja,
+            en=en,
             effects=tuple(_effect(item, nested=False) for item in effects),
             tags=tuple(tags),
+            rolls=tuple(_text_dice(item, ja, en) for item in rolls),
         )
     except _Problem as problem:
         raise DataError(f"{path}: entry {label}: {problem}") from None
+
+
+def _text_dice(raw: Any, ja: str, en: str) -> TextDice:
+    if not isinstance(raw, dict):
+        raise _Problem("rolls: each item must be a table such as { dice = \"1D\", ja = ..., en = ... }")
+    values = _fields("rolls", raw, {"dice": (_text_dice_expression, True), "ja": (_text, True),
+                                    "en": (_text, True), "min": (_int, False)})
+    if values["ja"] not in ja:
+        raise _Problem(f"rolls: {values['ja']!r} does not occur in the entry's ja text")
+    if values["en"] not in en:
+        raise _Problem(f"rolls: {values['en']!r} does not occur in the entry's en text")
+    return TextDice(dice=values["dice"], ja=values["ja"], en=values["en"], minimum=values.get("min", 0))
+
+
+def _text_dice_expression(value: Any) -> str:
+    if not isinstance(value, str) or not _TEXT_DICE_RE.match(value):
+        raise _Problem(f"dice must look like \"1D\", \"3D\" or \"1D-3\", not {value!r}")
+    return value
 
 
 # --- field converters: raise _Problem with a short reason ---
@@ -535,7 +626,7 @@ _SIMPLE_KINDS: dict[str, tuple[type, _Schema]] = {
         },
     ),
     "roll_twice": (RollTwice, {"apply": (_one_of(frozenset({"both", "choose"})), True)}),
-    "reroll": (Reroll, {"only_if_ja": (_text, False), "only_if_en": (_text, False)}),
+    "reroll": (Reroll, {"only_if_ja": (_text, False), "only_if_en": (_text, False), "gm_choice": (_bool, False)}),
     "roll_table": (
         RollTable,
         {"table": (_table_name, True), "only_if_ja": (_text, False), "only_if_en": (_text, False)},
@@ -728,15 +819,24 @@ def roll_on_table(
     modifier: int = 0,
     *,
     tables: Mapping[str, Table] | None = None,
+    gm_reroll: bool = True,
 ) -> TableRoll:
     """Roll 3d6 (+modifier, clamped to the table's range) and follow the entry's directives.
 
-    roll_twice makes two more rolls on the same table; reroll one (shown as conditional
-    when the seed says "only if"); roll_table one on the named table. A reroll that lands
-    on a reroll result again is applied, not rerolled (the critical miss table's rule).
-    `tables` resolves roll_table; by default the shipped seeds.
+    The entry's text dice (`rolls`) are rolled first, then its directives: roll_twice
+    makes two more rolls on the same table; reroll one (shown as conditional when the
+    seed says "only if"); roll_table one on the named table. A reroll that lands on a
+    reroll result again is rerolled again, except on a table whose `repeat_reroll` is
+    "stands" (the basic fumble table: the repeated result is applied). A reroll the
+    text leaves to the GM (`gm_choice`) is made unless `gm_reroll` is False, when it is
+    recorded as declined. `tables` resolves roll_table; by default the shipped seeds.
     """
-    return _roll(table, source, modifier, None, 0, tables)
+    return _roll(table, source, modifier, None, 0, tables, gm_reroll)
+
+
+def _roll_text_dice(spec: TextDice, source: DiceSource) -> TextRoll:
+    faces = tuple(source.roll(6) for _ in range(spec.count))
+    return TextRoll(spec=spec, faces=faces, value=max(spec.minimum, sum(faces) + spec.modifier))
 
 
 def _roll(
@@ -746,26 +846,33 @@ def _roll(
     directive: Directive | None,
     depth: int,
     tables: Mapping[str, Table] | None,
+    gm_reroll: bool = True,
 ) -> TableRoll:
     dice = (source.roll(6), source.roll(6), source.roll(6))
     raw = sum(dice) + modifier
     result = table.clamp(raw)
     entry = table.entry_for(result)
+    text_rolls = tuple(_roll_text_dice(spec, source) for spec in entry.rolls)
     subs: list[TableRoll] = []
-    truncated = False
+    declined: list[Reroll] = []
+    truncated = stood = False
     for effect in entry.effects:
         if not isinstance(effect, DIRECTIVES):
             continue
-        if isinstance(effect, Reroll) and isinstance(directive, Reroll):
-            continue  # a repeated reroll result stands
+        if isinstance(effect, Reroll) and isinstance(directive, Reroll) and table.repeat_reroll == "stands":
+            stood = True
+            continue  # FMB: a repeated reroll result stands
+        if isinstance(effect, Reroll) and effect.gm_choice and not gm_reroll:
+            declined.append(effect)
+            continue
         if depth >= MAX_DEPTH:
             truncated = True
             continue
         if isinstance(effect, RollTwice):
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables))
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
         elif isinstance(effect, Reroll):
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
         else:
             if tables is None:
                 tables = load_tables()
@@ -774,7 +881,7 @@ def _roll(
                 raise DataError(
                     f"{table.path}: entry {entry.label}: roll_table refers to unknown table {effect.table!r}"
                 )
-            subs.append(_roll(other, source, 0, effect, depth + 1, tables))
+            subs.append(_roll(other, source, 0, effect, depth + 1, tables, gm_reroll))
     return TableRoll(
         command=table.command,
         dice=dice,
@@ -785,4 +892,7 @@ def _roll(
         directive=directive,
         sub_rolls=tuple(subs),
         truncated=truncated,
+        text_rolls=text_rolls,
+        declined=tuple(declined),
+        stood=stood,
     )

@@ -96,6 +96,14 @@ def _modifiers(items: Sequence[tuple[str, int]], what: str = "--mod") -> tuple[t
     return tuple(cleaned)
 
 
+def _scaling_counts(doubles: int, halves: int) -> tuple[int, int]:
+    """How many x2 / x1/2 effects were named (R6 applies at most one of each)."""
+    doubles, halves = _bounded(doubles, "--double"), _bounded(halves, "--halve")
+    if doubles < 0 or halves < 0:
+        raise BadInput("--double / --halve count effects and cannot be negative")
+    return doubles, halves
+
+
 def _side(spec: SideSpec) -> SideSpec:
     return SideSpec(
         character=spec.character,
@@ -140,6 +148,8 @@ def _expression(result: rules.CheckResult) -> str:
     if len(result.kept_indices) != len(result.dice):
         dice += f"KH{len(result.kept_indices)}"
     text = dice + (f"{base:+d}" if base else "")
+    if result.scaling is not None:  # R6: one x2 then one x1/2 at most, on the total
+        text = f"({text})" + ("*2" if result.scaling.doubled else "") + ("/2" if result.scaling.halved else "")
     if result.target is not None and not isinstance(result, rules.OpposedSideResult):
         text += f"{result.compare}{result.target}"
     return text
@@ -165,6 +175,7 @@ def _view(result: rules.CheckResult) -> dict[str, Any]:
         "critical": result.critical,
         "margin": _margin(result),
         "skipped": result.skipped,
+        "scaling": result.scaling.to_detail() if result.scaling is not None else None,
     }
 
 
@@ -224,6 +235,8 @@ def ability_check(
     skill: int | None = None,
     modifiers: Sequence[tuple[str, int]] = (),
     dice_modifier: int = 0,
+    doubles: int = 0,
+    halves: int = 0,
     occasion: str | None = None,
     reason: str | None = None,
 ) -> dict[str, Any]:
@@ -233,13 +246,14 @@ def ability_check(
     skill = _bounded(skill, "--skill") if skill is not None else None
     mods = _modifiers(modifiers)
     dice_modifier = _bounded(dice_modifier, "--dice-mod")
+    doubles, halves = _scaling_counts(doubles, halves)
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
         value = stat_of(row, stat)
         common = dict(modifiers=mods, dice_modifier=dice_modifier, criticals=_criticals(campaign),
-                      stat_name=stat, name=row.name, occasion=occasion)
+                      stat_name=stat, name=row.name, occasion=occasion, doubles=doubles, halves=halves)
         if skill is None:
             result = rules.ability_check(value, target, source, **common)
         else:
@@ -266,6 +280,8 @@ def cooperative_check(
     skill: int | None = None,
     modifiers: Sequence[tuple[str, int]] = (),
     dice_modifier: int = 0,
+    doubles: int = 0,
+    halves: int = 0,
     occasion: str | None = None,
     reason: str | None = None,
 ) -> dict[str, Any]:
@@ -275,6 +291,7 @@ def cooperative_check(
     skill = _bounded(skill, "--skill") if skill is not None else None
     mods = _modifiers(modifiers)
     dice_modifier = _bounded(dice_modifier, "--dice-mod")
+    doubles, halves = _scaling_counts(doubles, halves)
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -284,7 +301,7 @@ def cooperative_check(
         result = rules.cooperative_check(
             values, target, source, skill=skill or 0, modifiers=mods, dice_modifier=dice_modifier,
             criticals=_criticals(campaign), participants=[row.name for row in rows], stat_name=stat,
-            occasion=occasion,
+            occasion=occasion, doubles=doubles, halves=halves,
         )
         source.ensure_all_used()
         recorder = _Recorder(session, campaign, actor, source, reason, occasion)
@@ -374,7 +391,7 @@ def opposed_check(
         return {
             "seq": seq, "check": "opposed", "character": rows[0].name,
             "winner": result.winner, "winner_role": "active" if result.winner_index == 0 else "passive",
-            "dice": list(result.dice),
+            "decided_by": result.decided_by, "dice": list(result.dice),
             "total": result.active.total, "target": result.active.target,
             "outcome": result.active.outcome, "margin": _margin(result.active),
             "effect": applied, "sides": sides, **recorder.common(),
@@ -399,6 +416,8 @@ def danger_sense(
     stat: str = "感",
     modifiers: Sequence[tuple[str, int]] = (),
     dice_modifier: int = 0,
+    doubles: int = 0,
+    halves: int = 0,
     occasion: str | None = None,
     reason: str | None = None,
 ) -> dict[str, Any]:
@@ -407,6 +426,7 @@ def danger_sense(
     difficulty = _bounded(difficulty, "--difficulty")
     mods = _modifiers(modifiers)
     dice_modifier = _bounded(dice_modifier, "--dice-mod")
+    doubles, halves = _scaling_counts(doubles, halves)
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -414,7 +434,7 @@ def danger_sense(
         value = stat_of(row, stat)
         result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
                                     criticals=_criticals(campaign), stat_name=stat, name=row.name,
-                                    occasion=occasion)
+                                    occasion=occasion, doubles=doubles, halves=halves)
         source.ensure_all_used()
         recorder = _Recorder(session, campaign, actor, source, reason, occasion)
         detail = {**result.to_detail(), "check": "danger", "stat": stat, "stat_value": value,

@@ -72,6 +72,7 @@ RECOVERY_EN = {
     "will": "Will roll",
     "ht": "HT roll",
     "iq": "IQ roll",
+    "iq_ignoring_penalties": "IQ roll ignoring penalties",
     "gm": "as the GM rules",
 }
 RECOVERY_JA = {
@@ -80,6 +81,7 @@ RECOVERY_JA = {
     "will": "意思判定",
     "ht": "生命力判定",
     "iq": "知力判定",
+    "iq_ignoring_penalties": "修正無視の知力判定",
     "gm": "GMの裁定",
 }
 SUB_ROLL_LABELS = {

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from campaign import ledger
 from campaign.core.dice import evaluate
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
+from campaign.errors import BadInput
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 
+_TABLE_HEAD = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*[+-]")
+
 
 def _is_table_command(word: str) -> bool:
-    from campaign.core.tables import table_for_command
+    """True for a table command; a table name with a modifier it does not take (CRT+1)
+    is refused here with the same message as `table roll`, not read as dice."""
+    from campaign.core.tables import load_tables, table_for_command
 
-    return table_for_command(word) is not None
+    if table_for_command(word) is not None:
+        return True
+    head = _TABLE_HEAD.match(word)
+    if head and head.group(1).upper() in load_tables():
+        from campaign.services.tables import find_table
+
+        find_table(word)  # raises: "table CRT takes no modifier (only FEAR+n does)"
+    return False
 
 
 def roll(
@@ -27,12 +40,16 @@ def roll(
     *,
     character: str | None = None,
     reason: str | None = None,
+    sorcery: bool = False,
 ) -> dict[str, Any]:
     """Roll `text` and append it as one ledger entry; returns it as `history` shows it.
 
     A BCDice table command (`CRT`, `fmb`, `FEAR+5`) as the first word is a table roll
     (services.tables): the same entry shape plus `sub_entries` for its extra rolls; the
     words after it are the comment, as for any expression.
+
+    `sorcery` flags a GURPS success roll as sorcery (R1: 17 and 18 always critically
+    fail); any other expression is refused with it.
     """
     reason = clean_text(reason, "--reason")
     text = clean_text(text, "expression", limit=1000)
@@ -42,12 +59,14 @@ def roll(
     if words and words[0][:1].isascii() and words[0][:1].isalpha() and _is_table_command(words[0]):
         from campaign.services.tables import roll_table
 
+        if sorcery:
+            raise BadInput("--sorcery applies to a GURPS success roll such as 3D6<=12, not to a table")
         comment = words[1].strip() if len(words) > 1 else None
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
                           reason=reason if reason is not None else comment or None)
     with campaign_transaction(db, campaign_name) as (session, campaign):
         who = character_named(session, campaign, character).name if character else None
-        result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja")
+        result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="roll",

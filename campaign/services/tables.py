@@ -2,8 +2,9 @@
 
 A table roll is a lookup: it is logged and changes no state. The first 3d6 is the parent
 ledger entry (kind "table"); every extra roll its entry asked for (roll twice, reroll,
-roll on another table) is a sub-entry (kind "table", parent_seq = the parent), written
-in the same transaction, in the order the dice were rolled.
+roll on another table) and every die its text names ("1d-3 turns", rolled when the
+entry comes up) is a sub-entry (kind "table", parent_seq = the parent), written in the
+same transaction, in the order the dice were rolled.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from campaign.core.tables import (
     Entry,
     Table,
     TableRoll,
+    TextRoll,
     load_tables,
     roll_on_table,
     table_for_command,
@@ -35,7 +37,8 @@ def list_tables() -> list[dict[str, Any]]:
     """Every seed table: what `table list` shows."""
     return [
         {"command": t.command, "name": t.name, "name_en": t.name_en, "dice": t.dice, "range": [t.lo, t.hi],
-         "entries": len(t.entries), "modifiable": t.modifiable, "source": t.source or None}
+         "entries": len(t.entries), "modifiable": t.modifiable, "source": t.source or None,
+         "note_ja": t.note_ja or None, "note_en": t.note_en or None}
         for t in sorted(load_tables().values(), key=lambda t: t.command)
     ]
 
@@ -91,15 +94,27 @@ def effect_data(effect: Any) -> dict[str, Any]:
         out["kind"] = kind
     for field in fields(effect):
         value = getattr(effect, field.name)
-        if value is None or value == ():
+        if value is None or value == () or (field.name == "gm_choice" and not value):
             continue
         out[field.name] = dict(value) if field.name == "overrides" else _plain(value)
     return out
 
 
 def entry_data(entry: Entry) -> dict[str, Any]:
-    return {"range": [entry.lo, entry.hi], "label": entry.label, "ja": entry.ja, "en": entry.en,
+    data = {"range": [entry.lo, entry.hi], "label": entry.label, "ja": entry.ja, "en": entry.en,
             "tags": list(entry.tags), "effects": [effect_data(e) for e in entry.effects]}
+    if entry.rolls:
+        data["rolls"] = [{"dice": d.dice, "min": d.minimum, "ja": d.ja, "en": d.en} for d in entry.rolls]
+    return data
+
+
+def text_roll_data(rolled: TextRoll) -> dict[str, Any]:
+    return {"dice": rolled.spec.dice, "faces": list(rolled.faces), "value": rolled.value,
+            "min": rolled.spec.minimum, "ja": rolled.spec.ja, "en": rolled.spec.en}
+
+
+def text_roll_label(rolled: TextRoll) -> str:
+    return f"本文のダイス / dice in the text: {rolled.spec.ja} / {rolled.spec.en}"
 
 
 def directive_text(directive: Any, tables: dict[str, Table]) -> str:
@@ -116,26 +131,46 @@ def directive_text(directive: Any, tables: dict[str, Table]) -> str:
     only_ja, only_en = getattr(directive, "only_if_ja", None), getattr(directive, "only_if_en", None)
     if only_ja or only_en:
         text += f" (「{only_ja}」の場合のみ / only if {only_en})"
+    if getattr(directive, "gm_choice", False):
+        text += " [GMの判断 / the GM's choice]"
     return text
 
 
 def _summary(roll: TableRoll) -> str:
     clamped = "" if roll.raw == roll.result else f" (raw {roll.raw})"
-    return f"{roll.entry.label}{clamped}: {roll.entry.ja} / {roll.entry.en}"
+    return f"{roll.entry.label}{clamped}: {roll.text('ja')} / {roll.text('en')}"
+
+
+def _notes(roll: TableRoll, tables: dict[str, Table], indent: str) -> list[str]:
+    lines = []
+    for declined in roll.declined:
+        lines.append(indent + f"  (GMは振り直さない / the GM declined: {directive_text(declined, tables)})")
+    if roll.stood:
+        lines.append(indent + "  (振り直しの結果がまた振り直しなので、そのまま適用 / "
+                              "a reroll gave a reroll result again: it stands)")
+    return lines
 
 
 def describe(rolled: TableRoll, first_sub_seq: int) -> list[str]:
-    """Human lines: the entry's summary, then each extra roll (numbered by its seq)."""
+    """Human lines: the entry's summary (with its text dice), then each extra roll
+    (numbered by its seq)."""
     tables = load_tables()
     lines = []
-    for index, (depth, roll) in enumerate(rolled.walk()):
-        if depth == 0:
-            lines.append(_summary(roll))
+    for index, (depth, step) in enumerate(rolled.steps()):
+        indent = "  " * depth
+        if isinstance(step, TextRoll):
+            faces = ",".join(map(str, step.faces))
+            lines.append(indent + f"↳ #{first_sub_seq + index - 1} {text_roll_label(step)}: "
+                                  f"{step.spec.dice} [{faces}]={step.value}")
             continue
-        dice = ",".join(map(str, roll.dice))
-        lines.append("  " * depth + f"↳ #{first_sub_seq + index - 1} {directive_text(roll.directive, tables)}: "
-                     f"{expression_for(roll.command, roll.modifier)} [{dice}]={roll.result}")
-        lines.append("  " * depth + "  " + _summary(roll))
+        if depth == 0:
+            lines.append(_summary(step))
+        else:
+            dice = ",".join(map(str, step.dice))
+            lines.append(indent + f"↳ #{first_sub_seq + index - 1} {directive_text(step.directive, tables)}: "
+                                  f"{expression_for(step.command, step.modifier)} [{dice}]={step.result}")
+            lines.append(indent + "  " + _summary(step))
+        lines.extend(_notes(step, tables, indent))
     if any(r.truncated for _, r in rolled.walk()):
         lines.append("(further rolls not made: nesting limit reached / 入れ子の上限に達したので打ち切り)")
     return lines
@@ -151,7 +186,12 @@ def roll_detail(roll: TableRoll, tables: dict[str, Table]) -> dict[str, Any]:
         "raw": roll.raw,
         "result": roll.result,
         "entry": entry_data(roll.entry),
+        "text_ja": roll.text("ja"),
+        "text_en": roll.text("en"),
+        "text_rolls": [text_roll_data(t) for t in roll.text_rolls],
         "directives": [effect_data(e) for e in roll.entry.effects if isinstance(e, DIRECTIVES)],
+        "declined": [effect_data(e) for e in roll.declined],
+        "reroll_stands": roll.stood,
         "truncated": roll.truncated,
     }
 
@@ -169,20 +209,22 @@ def roll_table(
     character: str | None = None,
     modifier: int = 0,
     reason: str | None = None,
+    gm_reroll: bool = True,
 ) -> dict[str, Any]:
     """Roll on a table and log it; returns the parent entry (as `history` shows it) with
-    its `sub_entries`."""
+    its `sub_entries`. `gm_reroll=False`: the GM declines the rerolls a table leaves to
+    the GM (YFMB 14, YSFMB 13)."""
     reason = clean_text(reason, "--reason")
     table, total_modifier = find_table(clean_text(command_or_name, "table") or "", modifier)
     tables = load_tables()
     with campaign_transaction(db, campaign_name) as (session, campaign):
         who = character_named(session, campaign, character).name if character else None
-        rolled = roll_on_table(table, source, total_modifier, tables=tables)
+        rolled = roll_on_table(table, source, total_modifier, tables=tables, gm_reroll=gm_reroll)
         source.ensure_all_used()
         seq = ledger.next_seq(session, campaign.id)
-        walked = list(rolled.walk())
+        steps = list(rolled.steps())
         detail = roll_detail(rolled, tables)
-        detail["sub_rolls"] = len(walked) - 1
+        detail["sub_rolls"] = len(steps) - 1
         detail["lines"] = describe(rolled, seq + 1)
         parent = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="table", character=who, expression=expression_for(table.command, total_modifier),
@@ -191,19 +233,30 @@ def roll_table(
         # Which roll asked for each extra one: the nearest shallower roll before it.
         subs = []
         asked_by: list[int] = [seq]  # seq of the latest roll at each depth
-        for index, (depth, roll) in enumerate(walked[1:], start=1):
+        for index, (depth, step) in enumerate(steps[1:], start=1):
             sub_seq = seq + index
-            sub_detail = roll_detail(roll, tables)
-            sub_detail["directive"] = effect_data(roll.directive)
-            sub_detail["requested_by"] = asked_by[depth - 1]
-            sub_detail["depth"] = depth
-            del asked_by[depth:]
-            asked_by.append(sub_seq)
-            appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-                kind="table", character=who, parent_seq=seq, expression=expression_for(roll.command, roll.modifier),
-                dice=list(roll.dice), total=roll.result, source=source.kind,
-                reason=directive_text(roll.directive, tables), detail=sub_detail,
-            ), expect_seq=sub_seq)
+            if isinstance(step, TextRoll):  # dice the entry's text names: a leaf
+                sub_detail = {"text_roll": text_roll_data(step), "requested_by": asked_by[depth - 1],
+                              "depth": depth}
+                new = ledger.NewEntry(
+                    kind="table", character=who, parent_seq=seq, expression=step.spec.dice,
+                    dice=list(step.faces), total=step.value, source=source.kind,
+                    reason=text_roll_label(step), detail=sub_detail,
+                )
+            else:
+                sub_detail = roll_detail(step, tables)
+                sub_detail["directive"] = effect_data(step.directive)
+                sub_detail["requested_by"] = asked_by[depth - 1]
+                sub_detail["depth"] = depth
+                del asked_by[depth:]
+                asked_by.append(sub_seq)
+                new = ledger.NewEntry(
+                    kind="table", character=who, parent_seq=seq,
+                    expression=expression_for(step.command, step.modifier), dice=list(step.dice),
+                    total=step.result, source=source.kind, reason=directive_text(step.directive, tables),
+                    detail=sub_detail,
+                )
+            appended = ledger.append(session, campaign, actor, new, expect_seq=sub_seq)
             subs.append(entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None))
         view = entry_view(parent.record, parent.prev_hash, parent.hash, voided_by=None)
         view["sub_entries"] = subs

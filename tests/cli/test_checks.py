@@ -233,8 +233,12 @@ def test_opposed_sides_that_do_not_roll_have_zero(table):
     nobody = check(table, "oppose", "--active", "鈴音:-", "--passive", "刀矢:-")
     assert nobody["winner"] == "刀矢" and nobody["dice"] == []
     # a side whose dice drop to 0 also counts as 0
-    dropped = check(table, "oppose", "--active", "鈴音:技-2d6", "--passive", "陸:技-3", "--dice", "1,1")
-    assert [s["total"] for s in dropped["sides"]] == [0, 1] and dropped["winner"] == "陸"
+    dropped = check(table, "oppose", "--active", "鈴音:技-2d6", "--passive", "陸:技-3", "--dice", "1,2")
+    assert [s["total"] for s in dropped["sides"]] == [0, 2] and dropped["winner"] == "陸"
+    # ... and a critical failure (1-1, total 1) loses even to that 0 (R7)
+    fumbled = check(table, "oppose", "--active", "鈴音:技-2d6", "--passive", "陸:技-3", "--dice", "1,1")
+    assert [s["total"] for s in fumbled["sides"]] == [0, 1] and fumbled["winner"] == "鈴音"
+    assert fumbled["decided_by"] == "critical"
 
 
 def test_opposed_effect_halves_rounding_down_or_vanishes(table):
@@ -372,3 +376,86 @@ def test_checks_during_a_scenario_record_its_number(table):
     result = check(table, "ability", "鈴音", "心", "--target", "5", "--dice", "1,2")
     assert result["scenario"] == 12
     assert [e["seq"] for e in table.json("history", "--scenario", "12")] == [result["seq"]]
+
+
+# --------------------------------------------------------------------- criticals in contests (R7)
+
+
+def test_opposed_double_six_wins_and_double_one_loses_whatever_the_totals(table):
+    # 鈴音 心3 + 6,6 = 15 against 刀矢 体4 + 10 + 3,3 = 20: the 6-6 wins
+    won = check(table, "oppose", "-a", "鈴音:心", "-p", "刀矢:体+10", "--dice", "6,6,3,3")
+    assert [s["total"] for s in won["sides"]] == [15, 20]
+    assert won["winner"] == "鈴音" and won["winner_role"] == "active" and won["decided_by"] == "critical"
+    assert won["sides"][0]["critical"] == "critical_success" and won["outcome"] == "success"
+    # 鈴音 技3 + 10 + 1,1 = 15 against 刀矢 体4 + 2,2 = 8: the 1-1 loses
+    lost = check(table, "oppose", "-a", "鈴音:技+10", "-p", "刀矢:体", "--dice", "1,1,2,2")
+    assert [s["total"] for s in lost["sides"]] == [15, 8]
+    assert lost["winner"] == "刀矢" and lost["decided_by"] == "critical" and lost["outcome"] == "failure"
+    # the passive side's entry records the same winner
+    sub = table.json("history", "show", str(lost["sides"][1]["seq"]))
+    assert sub["detail"]["winner"] == "刀矢" and sub["outcome"] == "success"
+    out = table.run("check", "oppose", "-a", "鈴音:心", "-p", "刀矢:体+10", "--dice", "6,6,3,3").stdout
+    assert "勝ち win (大成功)" in out and "勝者 winner: 鈴音 (クリティカルが達成値に優先" in out
+
+
+def test_opposed_criticals_follow_the_campaign_setting(table):
+    table.run("settings", "criticals=false")
+    off = check(table, "oppose", "-a", "鈴音:心", "-p", "刀矢:体+10", "--dice", "6,6,3,3")
+    assert off["winner"] == "刀矢" and off["decided_by"] == "total"
+
+
+def test_hide_criticals_decide_before_totals(table):
+    # hider 鈴音 体2 + 10 + 1,1 = 14 against 刀矢 感3 + 1,2 = 6 and 管狐 感4 + 2,1 = 7: both notice
+    fumbled = check(table, "hide", "鈴音", "--stat", "体", "--mod", "10", "--observer", "刀矢",
+                    "--observer", "管狐", "--dice", "1,1,1,2,2,1")
+    assert fumbled["total"] == 14 and [o["total"] for o in fumbled["observers"]] == [6, 7]
+    assert not fumbled["hidden"] and fumbled["noticed_by"] == ["刀矢", "管狐"]
+    assert fumbled["hider"]["critical"] == "critical_failure"
+    # hider 6-6 (2 + 12 = 14) against 管狐 感4 + 10 + 6,5 = 25: still hidden
+    crit = check(table, "hide", "鈴音", "--stat", "体", "--observer", "管狐:感+10", "--dice", "6,6,6,5")
+    assert crit["hidden"] and crit["observers"][0]["total"] == 25 and not crit["observers"][0]["noticed"]
+    # unless the observer also rolls 6-6
+    both = check(table, "hide", "鈴音", "--stat", "体", "--observer", "管狐", "--dice", "6,6,6,6")
+    assert not both["hidden"] and both["noticed_by"] == ["管狐"]
+    out = table.run("check", "hide", "鈴音", "--stat", "体", "--observer", "管狐:感+10", "--dice", "6,6,6,5").stdout
+    assert "(大成功)" in out and "見逃し missed" in out and "→ 隠れている hidden" in out
+
+
+# --------------------------------------------------------------------- x2 / x1/2 (R6)
+
+
+def test_double_and_halve_never_stack(table):
+    before = entries(table)
+    # 鈴音 技3 + 3,4 = 10; x2 once however many are named: 20 >= 20
+    doubled = check(table, "ability", "鈴音", "技", "--target", "20", "--double", "--double", "--dice", "3,4")
+    assert (doubled["total"], doubled["outcome"]) == (20, "success")
+    assert doubled["scaling"] == {"doubles": 2, "halves": 0, "doubled": True, "halved": False, "unscaled": 10}
+    assert doubled["expression"] == "(2D6+3)*2>=20"
+    halved = check(table, "ability", "鈴音", "技", "--target", "5", "--halve", "--halve", "--dice", "3,4")
+    assert (halved["total"], halved["outcome"]) == (5, "success")
+    both = check(table, "ability", "鈴音", "技", "--target", "11", "--double", "--halve", "--halve",
+                 "--dice", "3,4")
+    assert (both["total"], both["outcome"]) == (10, "failure")
+    recorded = table.json("history", "show", str(doubled["seq"]))
+    assert recorded["total"] == 20 and recorded["detail"]["scaling"]["unscaled"] == 10
+    assert entries(table) == before + 3
+    danger = check(table, "danger", "鈴音", "--difficulty", "4", "--halve", "--dice", "3,4")
+    assert (danger["total"], danger["outcome"]) == (4, "failure")
+    coop = check(table, "coop", "体", "--with", "鈴音", "--with", "刀矢", "--target", "32", "--double",
+                 "--dice", "2,5,6")
+    assert (coop["total"], coop["outcome"]) == (32, "success")
+    out = table.run("check", "ability", "鈴音", "技", "--target", "11", "--double", "--double", "--halve",
+                    "--dice", "3,4").stdout
+    assert "【技】3 + 2D6[3,4] = 10 ×2 ×½ (重複しない: 1件は無効 / 1 more did not stack) = 10 < 11 → 失敗 failure" in out
+
+
+# --------------------------------------------------------------------- wording
+
+
+def test_failed_checks_print_a_true_inequality(table):
+    out = table.run("check", "ability", "鈴音", "技", "--target", "13", "--dice", "4,5").stdout
+    assert "= 12 < 13 → 失敗 failure" in out and "≥ 13" not in out
+    out = table.run("check", "danger", "鈴音", "--difficulty", "9", "--dice", "3,4").stdout
+    assert "= 9 ≤ 9 → 失敗 failure" in out
+    out = table.run("check", "ability", "鈴音", "技", "--target", "20", "--dice", "6,6").stdout
+    assert "= 15 < 20 → 大成功 critical success" in out

@@ -167,9 +167,10 @@ def test_non_default_faces(party):
 def test_npc_summoner_may_search_whoever_plays_it(party, db):
     party.run("missing", "mark", "管狐")
     before = snapshot(db)
-    # Aki plays 管狐 (through its summoner 鈴音): Aki's other PC may not go, related or not
-    refused(party, ("scenario", "start", "x", "--with", "美緒", "--search", "千早=管狐"), 1,
-            "owns the missing NPC 管狐; only its summoner may search")
+    # Aki plays 管狐 (through its summoner 鈴音): a missing NPC bars no player (R4 amended),
+    # so Aki may send the summoner or the related 千早, but only one of them
+    refused(party, ("scenario", "start", "x", "--with", "美緒", "--search", "千早=管狐", "--search", "鈴音=管狐"),
+            1, "Aki already has 千早 searching for 管狐")
     # an NPC never searches
     refused(party, ("scenario", "start", "x", "--with", "美緒", "--search", "白露=管狐"), 1, "only PCs can search")
     # Mio's 美緒 has no relationship with 管狐
@@ -404,3 +405,32 @@ def test_void_refuses_to_give_a_character_two_statuses(party):
 
 def snapshot_json(cli):
     return cli.json("char", "list"), cli.json("missing", "list"), cli.json("history", "--limit", "1")
+
+
+def test_a_missing_npc_bars_no_player_S5(cli, db):
+    """Issue 13 item 7, the exact setup: Ren owns the NPC N1 (summoned by Ren's R1), Ren's R2
+    is related to N1; `scenario start S5 --with A1 --search R2=N1` sends R2."""
+    from campaign.services.characters import add_character, add_player, relate
+
+    for player in ("Aki", "Ren"):
+        add_player(db, None, player, "GM")
+    add_character(db, None, "A1", "GM", player="Aki")
+    add_character(db, None, "R1", "GM", player="Ren")
+    add_character(db, None, "R2", "GM", player="Ren")
+    add_character(db, None, "N1", "GM", npc=True, summoner="R1")
+    relate(db, None, "R2", "N1", "GM", None)
+    cli.run("missing", "mark", "N1")
+    assert (cli.json("missing", "list")[0]["player"], cli.json("missing", "list")[0]["summoner"]) == ("Ren", "R1")
+    started = cli.json("scenario", "start", "S5", "--with", "A1", "--search", "R2=N1")
+    assert [(s["searcher"], s["player"], s["target"]) for s in started["searches"]] == [("R2", "Ren", "N1")]
+    assert statuses(cli)["R2"] == ("searching", "N1")
+    assert cli.json("missing", "list")[0]["threshold"] == 2
+    # the searcher counts at the reunion check: 2 <= 1 + 1, and Ren (N1's player) rolls
+    ended = cli.json("scenario", "end", "--dice", "N1=2")
+    assert [(r["character"], r["roll"], r["threshold"], r["success"], r["actor"]) for r in ended["reunions"]] == [
+        ("N1", 2, 2, True, "Ren")]
+    # a missing PC still bars its own player: Ren may not send R2 for R1
+    relate(db, None, "R2", "R1", "GM", None)
+    cli.run("missing", "mark", "R1")
+    refused(cli, ("scenario", "start", "S6", "--with", "A1", "--search", "R2=R1"), 1,
+            "Ren plays the missing R1 and cannot send their own characters")

@@ -33,14 +33,16 @@ def test_table_list(sqlite_gurps):
 def test_table_roll_each_table_by_command_and_by_name(sqlite_gurps, command):
     table = TABLES[command]
     entry = table.entry_for(7)
+    text_dice = ",4" * sum(spec.count for spec in entry.rolls)  # YSFMB 7 names 1d damage
     for name in (command, command.lower(), table.name):
-        rolled = sqlite_gurps.json("table", "roll", name, "--dice", SEVEN)
+        rolled = sqlite_gurps.json("table", "roll", name, "--dice", SEVEN + text_dice)
         assert (rolled["kind"], rolled["expression"], rolled["dice"], rolled["total"]) == ("table", command, [2, 2, 3], 7)
         detail = rolled["detail"]
         assert (detail["table"], detail["raw"], detail["result"]) == (command, 7, 7)
         assert detail["entry"]["range"] == [entry.lo, entry.hi]
         assert (detail["entry"]["ja"], detail["entry"]["en"]) == (entry.ja, entry.en)
-        assert rolled["sub_entries"] == [] and rolled["source"] == "manual"
+        assert [sub["total"] for sub in rolled["sub_entries"]] == [4] * len(entry.rolls)
+        assert rolled["source"] == "manual"
 
 
 @pytest.mark.parametrize("text,command,modifier,total", [
@@ -49,12 +51,13 @@ def test_table_roll_each_table_by_command_and_by_name(sqlite_gurps, command):
     ("FEAR", "FEAR", 0, 7), ("FEAR+5", "FEAR", 5, 12), ("fear-2", "FEAR", -2, 5),
 ])
 def test_bcdice_table_commands_through_roll(sqlite_gurps, text, command, modifier, total):
-    rolled = sqlite_gurps.json("roll", text, "急所", "--char", "刀矢", "--dice", SEVEN)
+    text_dice = ",4" * sum(spec.count for spec in TABLES[command].entry_for(total).rolls)
+    rolled = sqlite_gurps.json("roll", text, "急所", "--char", "刀矢", "--dice", SEVEN + text_dice)
     expression = command if not modifier else f"{command}{modifier:+d}"
     assert (rolled["kind"], rolled["expression"], rolled["total"], rolled["character"], rolled["reason"]) == (
         "table", expression, total, "刀矢", "急所")
     assert rolled["detail"]["entry"]["ja"] == TABLES[command].entry_for(total).ja
-    [listed] = sqlite_gurps.json("history", "--limit", "1")
+    listed = sqlite_gurps.json("history", "--limit", str(1 + len(rolled["sub_entries"])))[-1]  # newest first
     assert listed == {k: v for k, v in rolled.items() if k != "sub_entries"}
 
 
@@ -126,7 +129,7 @@ def test_a_table_roll_changes_no_character_and_is_voidable(gurps):
     assert [e["seq"] for e in gurps.json("history", "--kind", "table")] == [rolled["seq"]]
     gurps.run("history", "void", "--yes", str(rolled["seq"]), "--reason", "wrong table")
     assert gurps.json("history", "show", str(rolled["seq"]))["voided_by"] == rolled["seq"] + 1
-    twice = gurps.json("table", "roll", "YSFMB", "--dice", "1,1,1,2,2,2,2,2,3")
+    twice = gurps.json("table", "roll", "YSFMB", "--dice", "1,1,1,2,2,2,2,2,3,4")  # 7 names 1d: the 4
     assert "void #" in gurps.error("history", "void", "--yes", str(twice["seq"] + 1), "--reason", "x", code=1)
 
 

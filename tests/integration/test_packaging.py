@@ -47,3 +47,6 @@ def test_wheel_works_from_another_directory(tmp_path):
     seed_dir, tables = seeds.stdout.splitlines()
     assert str(env_dir) in seed_dir  # loaded from inside the installed package
     assert tables == str(sorted(["CRT", "FEAR", "FMB", "GFMB", "HCRT", "YFMB", "YSCRT", "YSFMB"]))
+    refs = run("ref", "list", "--json")  # seeds/ref/ ships too
+    assert refs.returncode == 0, refs.stderr
+    assert len(json.loads(refs.stdout)) == 12

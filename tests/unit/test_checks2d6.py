@@ -238,10 +238,35 @@ def test_opposed_zero_dice_side_counts_as_zero():
     assert result.winner == "A" and source.used == 2
 
 
-def test_opposed_criticals_are_flagged_not_decisive():
-    result = opposed_check(Contestant("A", 0), [Contestant("B", 5)], dice(6, 6, 4, 3))
+def test_opposed_critical_success_wins_whatever_the_totals():
+    # R7: A's 6-6 makes 12, B's 4,3 + 5 makes 12 too and would win the tie; 6-6 decides
+    result = opposed_check(Contestant("A", 0), [Contestant("B", 10)], dice(6, 6, 4, 3))
     assert result.active.critical == CRITICAL_SUCCESS
-    assert result.winner == "B"
+    assert (result.active.total, result.passives[0].total) == (12, 17)
+    assert result.winner == "A" and result.decided_by == "critical"
+    assert result.active.outcome == SUCCESS and result.passives[0].outcome == FAILURE
+
+
+def test_opposed_critical_failure_loses_whatever_the_totals():
+    result = opposed_check(Contestant("A", 10), [Contestant("B", 0)], dice(1, 1, 2, 2))
+    assert (result.active.total, result.passives[0].total) == (12, 4)
+    assert result.winner == "B" and result.decided_by == "critical"
+    # ... even to a side that does not roll (result 0)
+    lone = opposed_check(Contestant("A", 10), [Contestant("B", 0, rolls=False)], dice(1, 1))
+    assert lone.winner == "B" and lone.decided_by == "critical"
+
+
+def test_opposed_equal_criticals_compare_totals():
+    both = opposed_check(Contestant("A", 3), [Contestant("B", 2)], dice(6, 6, 6, 6))
+    assert both.winner == "A" and both.decided_by == "total"
+    tie = opposed_check(Contestant("A", 2), [Contestant("B", 2)], dice(6, 6, 6, 6))
+    assert tie.winner == "B" and tie.decided_by == "tie"
+    fumbles = opposed_check(Contestant("A", 3), [Contestant("B", 2)], dice(1, 1, 1, 1))
+    assert fumbles.winner == "A"
+    # the critical rule switched off: totals alone
+    off = opposed_check(Contestant("A", 0), [Contestant("B", 10)], dice(6, 6, 4, 3),
+                        criticals=CriticalRule(enabled=False))
+    assert off.winner == "B" and off.active.critical is None
 
 
 def test_opposed_needs_a_passive_and_detail_is_json_able():
@@ -372,3 +397,56 @@ def test_hide_with_zero_dice_fails_and_nobody_rolls():
 
 def test_hide_with_no_observers_is_hidden():
     assert hide_check(Contestant("Aki", 0), [], dice(1, 1)).hidden
+
+
+def test_hide_hider_critical_failure_is_noticed_by_every_rolling_observer():
+    # hider 10 + 1,1 = 12; observers 0 + 2,2 = 4 and 0 + 3,1 = 4 still notice
+    result = hide_check(Contestant("Aki", 10), [Contestant("Bo", 0), Contestant("Cy", 0)], dice(1, 1, 2, 2, 3, 1))
+    assert result.hider.critical == CRITICAL_FAILURE and result.hider.total == 12
+    assert result.noticed_by == ("Bo", "Cy") and not result.hidden
+    assert [o.outcome for o in result.observers] == [SUCCESS, SUCCESS]
+    assert all(o.band.label == "1..3" for o in result.observers)  # clamped to agree with noticing
+
+
+def test_hide_hider_critical_success_hides_unless_an_observer_also_rolls_6_6():
+    hidden = hide_check(Contestant("Aki", 0), [Contestant("Bo", 10)], dice(6, 6, 5, 6))
+    assert hidden.observers[0].total == 21 and hidden.hider.total == 12
+    assert hidden.hidden and hidden.observers[0].outcome == FAILURE
+    # an observer's own 6-6 notices it, even with a lower total (R6 as worded for hiding)
+    seen = hide_check(Contestant("Aki", 9), [Contestant("Bo", 0), Contestant("Cy", 20)], dice(6, 6, 6, 6, 6, 5))
+    assert seen.hider.total == 21 and [o.total for o in seen.observers] == [12, 31]
+    assert seen.noticed_by == ("Bo",) and seen.observers[0].outcome == CRITICAL_SUCCESS
+    assert seen.observers[1].outcome == FAILURE
+
+
+def test_hide_hider_critical_failure_is_noticed_even_by_a_fumbling_observer():
+    result = hide_check(Contestant("Aki", 9), [Contestant("Bo", 0), Contestant("Cy", 5, rolls=False)],
+                        dice(1, 1, 1, 1))
+    assert result.noticed_by == ("Bo",)  # Cy does not roll and never notices
+    assert result.observers[0].critical == CRITICAL_FAILURE and result.observers[0].outcome == SUCCESS
+
+
+def test_hide_observer_critical_failure_misses_a_low_hider():
+    result = hide_check(Contestant("Aki", 0), [Contestant("Bo", 10)], dice(2, 1, 1, 1))
+    assert result.observers[0].total == 12 and result.hider.total == 3
+    assert result.hidden and result.observers[0].outcome == CRITICAL_FAILURE
+
+
+@pytest.mark.parametrize("doubles, halves, total", [(0, 0, 9), (1, 0, 18), (3, 0, 18), (0, 1, 4),
+                                                    (0, 2, 4), (1, 1, 9), (2, 3, 9)])
+def test_checks_scale_the_total_without_stacking(doubles, halves, total):
+    result = ability_check(2, 10, dice(3, 4), doubles=doubles, halves=halves)
+    assert result.total == total and result.success == (total >= 10)
+    if doubles or halves:
+        assert result.scaling is not None and result.scaling.unscaled == 9
+        assert result.to_detail()["scaling"] == {"doubles": doubles, "halves": halves, "doubled": doubles > 0,
+                                                 "halved": halves > 0, "unscaled": 9}
+    else:
+        assert result.scaling is None
+
+
+def test_scaling_reaches_cooperative_and_danger_checks():
+    coop = cooperative_check([2, 4], 20, dice(2, 5, 6), doubles=2)
+    assert coop.total == 32 and coop.success  # (4 + 1 + 5 + 6) x2, one x2 only
+    sensed = danger_sense(2, 4, dice(3, 4), halves=1)
+    assert sensed.total == 4 and not sensed.success  # 9 -> 4, a tie fails

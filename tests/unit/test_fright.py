@@ -34,6 +34,7 @@ def stun(turns, recovery, entry, dice=None):
     return AddCondition(
         condition="stun", recovery=recovery, duration=turns, unit="turn", duration_dice=dice,
         every=None if auto else 1, every_unit=None if auto else "turn", entry=entry,
+        defense_penalty=-4,  # a stunned character defends at -4
     )
 
 
@@ -110,7 +111,7 @@ CASES = {
         [3],
         [
             AddCondition(
-                condition="panic", recovery="iq", duration=3, unit="minute", duration_dice="1D",
+                condition="panic", recovery="iq_ignoring_penalties", duration=3, unit="minute", duration_dice="1D",
                 every=1, every_unit="minute", entry=21,
             )
         ],

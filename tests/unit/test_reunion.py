@@ -159,9 +159,11 @@ def test_npc_summoner_may_search_whoever_owns_it():
     check_can_search(pc(1, "Aki", "bob"), KITSUNE_MISSING, at_scenario_start=True)
 
 
-def test_npc_owner_may_not_send_anyone_but_the_summoner():
-    other = pc(4, "Eri", "alice", related={9})
-    assert "only its summoner" in refused(other, KITSUNE_MISSING)
+def test_npc_owner_may_send_a_related_pc_too():
+    # R4 amended: a missing NPC bars no player; alice (who plays the NPC) may send Eri
+    check_can_search(pc(4, "Eri", "alice", related={9}), KITSUNE_MISSING, at_scenario_start=True)
+    # ... but only a related one, and still one searcher per player
+    assert "no recorded relationship" in refused(pc(5, "Fumi", "alice"), KITSUNE_MISSING)
 
 
 def test_other_players_may_search_for_an_npc_if_related():

@@ -145,3 +145,18 @@ def test_judgement_detail_is_json():
         "effective_target": 15,
         "faces": [2, 2, 1],
     }
+
+
+def test_sorcery_makes_17_and_18_critical_failures_whatever_the_target():
+    """R1 (amended), issue 13 item 6."""
+    from campaign.core.success import CRITICAL_FAILURE, FAILURE, SUCCESS, judge_success
+
+    assert judge_success(17, 17, 16).outcome == FAILURE  # ordinary: 17 at 16+ is a plain failure
+    seventeen = judge_success(17, 17, 20, sorcery=True)
+    assert seventeen.outcome == CRITICAL_FAILURE and seventeen.sorcery_fumble
+    assert seventeen.to_detail()["sorcery"] is True and seventeen.to_detail()["sorcery_fumble"] is True
+    assert judge_success(18, 18, 25, sorcery=True).outcome == CRITICAL_FAILURE
+    # 17 at 15 or less was a critical failure anyway: not the sorcery rule's doing
+    assert not judge_success(17, 17, 15, sorcery=True).sorcery_fumble
+    assert judge_success(16, 16, 17, sorcery=True).outcome == SUCCESS
+    assert "sorcery" not in judge_success(16, 16, 17).to_detail()

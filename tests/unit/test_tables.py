@@ -140,12 +140,13 @@ def test_fear_modifier_is_added_and_clamped(tables):
 
 
 def test_roll_twice_apply_both_makes_two_logged_sub_rolls(tables):
-    dice = ManualDice([1, 1, 1, 2, 1, 1, 3, 3, 3])
+    dice = ManualDice([1, 1, 1, 2, 1, 1, 3, 3, 3, 5])  # 9 names 1d-2 damage: the 5 makes 3
     roll = roll_on_table(tables["YSFMB"], dice)
     assert roll.entry.lo == 3
     first, second = roll.sub_rolls
     assert (first.dice, first.entry.lo, first.directive) == ((2, 1, 1), 4, RollTwice(apply="both"))
     assert (second.dice, second.entry.lo, second.directive) == ((3, 3, 3), 9, RollTwice(apply="both"))
+    assert [(t.spec.dice, t.faces, t.value) for t in second.text_rolls] == [("1D-2", (5,), 3)]
     assert [(depth, r.dice) for depth, r in roll.walk()] == [(0, (1, 1, 1)), (1, (2, 1, 1)), (1, (3, 3, 3))]
     dice.ensure_all_used()
 
@@ -157,7 +158,7 @@ def test_roll_twice_player_chooses(tables):
 
 
 def test_roll_twice_again_nests(tables):
-    dice = ManualDice([1, 1, 1, 1, 1, 1, 2, 1, 1, 2, 2, 1, 3, 3, 3])
+    dice = ManualDice([1, 1, 1, 1, 1, 1, 2, 1, 1, 2, 2, 1, 3, 3, 3, 1])  # 9's 1d-2 takes the last die
     roll = roll_on_table(tables["YSFMB"], dice)
     first, second = roll.sub_rolls
     assert first.entry.lo == 3 and [r.entry.lo for r in first.sub_rolls] == [4, 5]
@@ -314,3 +315,15 @@ def test_duplicate_command(tmp_path):
 def test_empty_directory(tmp_path):
     with pytest.raises(DataError, match="no seed tables"):
         load_tables(tmp_path)
+
+
+def test_notes_are_written_out_not_pointed_at_the_source(tables):
+    """Issue 13 item 12: the notes say what the rule is in our words, never "see the source"."""
+    for table in tables.values():
+        assert "原典参照" not in table.note_ja and "see the source" not in table.note_en.casefold(), table.command
+    fmb = tables["FMB"]
+    for words in ("dodge falls down", "parry rolls on this table", "block leaves the shield unready",
+                  "3 and 4 do nothing to a long-range weapon"):
+        assert words in fmb.note_en
+    for words in ("よけなら転倒", "受けなら", "止めなら盾が非準備状態", "長射程武器なら3・4は効果なし"):
+        assert words in fmb.note_ja

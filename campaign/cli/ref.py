@@ -1,0 +1,120 @@
+"""`campaign ref ...`: the reference tables (R7) — modifiers, hit location, target numbers.
+
+Look-ups print aligned Rich tables (or --json / --csv) and write nothing; `ref show
+命中部位 --roll` rolls on the hit location table and logs it like `table roll`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import CsvOption, DiceOption, JsonOption, emit_json, print_csv, print_table, print_text
+
+ref_app = typer.Typer(
+    help="Reference tables that change no state (R7): seed 000's modifier tables and hit "
+    "location, seed 001's situation modifiers and object hardness, seed 002's target numbers.\n\n"
+    "Example: campaign ref show 姿勢表",
+    no_args_is_help=True,
+)
+
+
+@ref_app.command("list")
+def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+    """List the reference tables: name, English name, which seed they summarise, rows.
+
+    Example: campaign ref list
+    """
+    from campaign.services.reference import list_references
+
+    rows = list_references()
+    if json_out:
+        emit_json(rows)
+        return
+    columns = ["name", "name_en", "seed", "rows", "roll"]
+    table = [[r["name"], r["name_en"], r["origin"], r["rows"], r["command"] or ""] for r in rows]
+    print_csv(columns, table) if csv_out else print_table("reference tables / 参照表", columns, table)
+
+
+def _header(column: dict[str, Any]) -> str:
+    return f"{column['ja']} / {column['en']}"
+
+
+def render_reference(view: dict[str, Any]) -> None:
+    columns = ([{"key": "roll", "ja": "出目", "en": "3D6"}] if view["rollable"] else []) + view["columns"]
+    rows = []
+    for row in view["data"]:
+        cells = []
+        for column in columns:
+            if column["key"] == "roll":
+                span = row["roll"]
+                cells.append("" if span is None else (str(span[0]) if span[0] == span[1] else f"{span[0]}-{span[1]}"))
+            else:
+                cells.append(row[column["key"]])
+        rows.append(cells)
+    _folded_table(f"{view['name']} / {view['name_en']} ({view['source']})", [_header(c) for c in columns], rows)
+    for note in (view["note_ja"], view["note_en"]):
+        if note:
+            print_text(note)
+
+
+def _folded_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
+    """An aligned table whose long Japanese cells fold onto more lines instead of being cut
+    (Japanese has no spaces to wrap at, and Rich's default would end them with "…")."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=title, title_justify="left", header_style="bold", show_lines=True)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    Console(highlight=False, soft_wrap=False).print(table)
+
+
+@ref_app.command("show")
+def ref_show(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The table's name, English name or a short form (命中部位, 姿勢, HIT)."),
+    roll: bool = typer.Option(False, "--roll", help="Roll 3d6 on a rollable table (hit location) and log it."),
+    char: str = typer.Option(None, "--char", help="With --roll: the character the roll is for (recorded)."),
+    reason: str = typer.Option(None, "--reason", help="With --roll: why the roll is made."),
+    dice: str = DiceOption,
+    json_out: bool = JsonOption,
+    csv_out: bool = CsvOption,
+) -> None:
+    """Show a reference table; with --roll, roll on it (hit location) and record the roll.
+
+    Example: campaign ref show 命中部位 --roll --char 刀矢 --dice 3,3,4
+    """
+    from campaign.errors import BadInput
+
+    if not roll:
+        if char or reason or dice:
+            raise BadInput("--char, --reason and --dice go with --roll")
+        from campaign.services.reference import show_reference
+
+        view = show_reference(name)
+        if json_out:
+            emit_json(view)
+        elif csv_out:
+            keys = (["roll"] if view["rollable"] else []) + [c["key"] for c in view["columns"]]
+            print_csv(keys, ([_csv_cell(row.get(k)) for k in keys] for row in view["data"]))
+        else:
+            render_reference(view)
+        return
+    from campaign.cli.history import render_roll
+    from campaign.services.reference import roll_reference_table
+
+    s = state(ctx)
+    entry = roll_reference_table(s.db, s.campaign, s.actor, name, s.dice(dice), character=char, reason=reason)
+    emit_json(entry) if json_out else render_roll(entry)
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, list):
+        return "" if not value else (str(value[0]) if value[0] == value[1] else f"{value[0]}-{value[1]}")
+    return "" if value is None else value

@@ -1,0 +1,287 @@
+"""Reference tables (RULES R7): look-ups that change no state, kept as data in seeds/ref/.
+
+Seed 000's modifier tables, seed 001's situation modifiers and object hardness, seed
+002's target-number guide: a GM wants them at hand during play. Each lives in its own
+`seeds/ref/*.toml` in our own short words and is checked when loaded (a DataError
+naming the file), like the roll tables in campaign.core.tables.
+
+Format (one file per table):
+
+    key = "hit_location"          # stable identifier (lower_case)
+    name = "命中部位表"            # Japanese name; name_en the English one
+    aliases = ["命中部位", "HIT"]  # other names `ref show` accepts
+    origin = "000"                 # which reference seed it summarises: 000, 001 or 002
+    source = "..."                 # citation; note_ja / note_en optional summaries
+    command = "HIT"                # optional, rollable tables only: the ledger expression
+    roll = "3D6"                   # optional: the table can be rolled on
+    columns = [{ key = "part", ja = "部位", en = "Location" }, ...]
+
+    [[rows]]
+    roll = [3, 4]                  # rollable tables: the 3d6 results that land here
+    part = "..."                   # one text per column key
+
+A rollable table's `roll` ranges cover 3..18 exactly once; rows without `roll` are
+listed but never rolled (aimed-only hit locations).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from campaign.errors import DataError
+
+if TYPE_CHECKING:
+    from campaign.core.dice_source import DiceSource
+
+ORIGINS = frozenset({"000", "001", "002"})
+_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_COMMAND_RE = re.compile(r"^[A-Z][A-Z0-9]*$")
+_TABLE_KEYS = {"key", "name", "name_en", "aliases", "origin", "source", "note_ja", "note_en", "command", "roll",
+               "columns", "rows"}
+ROLL_LO, ROLL_HI = 3, 18
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str
+    ja: str
+    en: str
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    cells: tuple[str, ...]  # in column order
+    lo: int | None = None  # the 3d6 results that land here (rollable tables)
+    hi: int | None = None
+
+    @property
+    def roll_label(self) -> str:
+        if self.lo is None:
+            return ""
+        return str(self.lo) if self.lo == self.hi else f"{self.lo}-{self.hi}"
+
+
+@dataclass(frozen=True, slots=True)
+class RefTable:
+    key: str
+    name: str
+    name_en: str
+    origin: str
+    source: str
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    aliases: tuple[str, ...] = ()
+    note_ja: str = ""
+    note_en: str = ""
+    command: str | None = None
+    roll: str | None = None  # "3D6" when the table can be rolled on
+    path: str = ""
+
+    @property
+    def rollable(self) -> bool:
+        return self.roll is not None
+
+    def row_for(self, value: int) -> Row:
+        for row in self.rows:
+            if row.lo is not None and row.lo <= value <= row.hi:  # type: ignore[operator]
+                return row
+        raise ValueError(f"{self.key}: {value} is not on the table")
+
+
+@dataclass(frozen=True, slots=True)
+class RefRoll:
+    """One roll on a rollable reference table."""
+
+    table: RefTable
+    dice: tuple[int, ...]
+    total: int
+    row: Row
+
+
+class _Problem(Exception):
+    pass
+
+
+# --- loading ---
+
+
+def default_ref_dir() -> Path:
+    from campaign.core.tables import default_seed_dir
+
+    return default_seed_dir() / "ref"
+
+
+def load_references(directory: Path | str | None = None) -> dict[str, RefTable]:
+    """Every reference table keyed by `key`, in file-name order; the shipped ones once."""
+    if directory is None:
+        return dict(_load_default())
+    return dict(_load_directory(Path(directory)))
+
+
+@lru_cache(maxsize=1)
+def _load_default() -> tuple[tuple[str, RefTable], ...]:
+    return _load_directory(default_ref_dir())
+
+
+def _load_directory(directory: Path) -> tuple[tuple[str, RefTable], ...]:
+    import tomllib
+
+    paths = sorted(directory.glob("*.toml"))
+    if not paths:
+        raise DataError(f"{directory}: no reference tables (*.toml) found")
+    tables: dict[str, RefTable] = {}
+    names: dict[str, str] = {}
+    for path in paths:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise DataError(f"{path}: not valid TOML: {exc}") from None
+        try:
+            table = _build(path, data)
+        except _Problem as problem:
+            raise DataError(f"{path}: {problem}") from None
+        if table.key in tables:
+            raise DataError(f"{path}: key {table.key!r} is already used by {tables[table.key].path}")
+        for name in (table.key, table.name, table.name_en, *table.aliases):
+            folded = fold(name)
+            if folded in names and names[folded] != table.key:
+                raise DataError(f"{path}: name {name!r} is already used by table {names[folded]!r}")
+            names[folded] = table.key
+        tables[table.key] = table
+    return tuple(tables.items())
+
+
+def fold(name: str) -> str:
+    """How names are compared: NFKC (full-width letters, ／), trimmed, case-folded."""
+    return unicodedata.normalize("NFKC", name).strip().casefold()
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _Problem(f"{what} must be non-empty text, not {value!r}")
+    return value
+
+
+def _build(path: Path, data: dict[str, Any]) -> RefTable:
+    unknown = set(data) - _TABLE_KEYS
+    if unknown:
+        raise _Problem(f"unknown key(s) {', '.join(sorted(unknown))}")
+    for required in ("key", "name", "name_en", "origin", "source", "columns", "rows"):
+        if required not in data:
+            raise _Problem(f"missing {required!r}")
+    key = data["key"]
+    if not isinstance(key, str) or not _KEY_RE.match(key):
+        raise _Problem(f"key must be lower_case letters, digits and _, not {key!r}")
+    if data["origin"] not in ORIGINS:
+        raise _Problem(f"origin must be one of {', '.join(sorted(ORIGINS))}, not {data['origin']!r}")
+    aliases = data.get("aliases", [])
+    if not isinstance(aliases, list):
+        raise _Problem("aliases must be an array of names")
+    aliases = [_text(alias, "an alias") for alias in aliases]
+    roll = data.get("roll")
+    if roll is not None and roll != "3D6":
+        raise _Problem(f"roll must be \"3D6\", not {roll!r}")
+    command = data.get("command")
+    if command is not None and (not isinstance(command, str) or not _COMMAND_RE.match(command)):
+        raise _Problem(f"command must be upper-case letters/digits, not {command!r}")
+    if (command is None) != (roll is None):
+        raise _Problem("a rollable table gives both `roll` and `command`; others neither")
+    columns = _columns(data["columns"])
+    rows = _rows(data["rows"], columns, rollable=roll is not None)
+    return RefTable(
+        key=key, name=_text(data["name"], "name"), name_en=_text(data["name_en"], "name_en"),
+        origin=data["origin"], source=_text(data["source"], "source"), columns=columns, rows=rows,
+        aliases=tuple(aliases),
+        note_ja=_text(data["note_ja"], "note_ja") if "note_ja" in data else "",
+        note_en=_text(data["note_en"], "note_en") if "note_en" in data else "",
+        command=command, roll=roll, path=str(path),
+    )
+
+
+def _columns(raw: Any) -> tuple[Column, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise _Problem("columns must be a non-empty array")
+    columns: list[Column] = []
+    for position, item in enumerate(raw, start=1):
+        if not isinstance(item, dict) or set(item) != {"key", "ja", "en"}:
+            raise _Problem(f"column {position} must be {{ key = ..., ja = ..., en = ... }}")
+        if not isinstance(item["key"], str) or not _KEY_RE.match(item["key"]) or item["key"] == "roll":
+            raise _Problem(f"column {position}: key {item['key']!r} must be lower_case (and not 'roll')")
+        if any(column.key == item["key"] for column in columns):
+            raise _Problem(f"column {position}: key {item['key']!r} is used twice")
+        columns.append(Column(item["key"], _text(item["ja"], f"column {item['key']} ja"),
+                              _text(item["en"], f"column {item['key']} en")))
+    return tuple(columns)
+
+
+def _rows(raw: Any, columns: tuple[Column, ...], *, rollable: bool) -> tuple[Row, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise _Problem("rows must be a non-empty array of tables")
+    keys = {column.key for column in columns}
+    rows: list[Row] = []
+    for position, item in enumerate(raw, start=1):
+        if not isinstance(item, dict):
+            raise _Problem(f"row {position} must be a table")
+        unknown = set(item) - keys - {"roll"}
+        missing = keys - set(item)
+        if unknown or missing:
+            detail = [f"unknown {', '.join(sorted(unknown))}"] if unknown else []
+            detail += [f"missing {', '.join(sorted(missing))}"] if missing else []
+            raise _Problem(f"row {position}: {'; '.join(detail)}")
+        cells = tuple(_text(item[column.key], f"row {position} {column.key}") for column in columns)
+        lo = hi = None
+        if "roll" in item:
+            if not rollable:
+                raise _Problem(f"row {position}: `roll` is only for a table with roll = \"3D6\"")
+            span = item["roll"]
+            if (not isinstance(span, list) or len(span) != 2
+                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)
+                    or not ROLL_LO <= span[0] <= span[1] <= ROLL_HI):
+                raise _Problem(f"row {position}: roll must be [lo, hi] within {ROLL_LO}..{ROLL_HI}, not {span!r}")
+            lo, hi = span
+        rows.append(Row(cells, lo, hi))
+    if rollable:
+        covered: dict[int, int] = {}
+        for position, row in enumerate(rows, start=1):
+            if row.lo is None:
+                continue
+            for value in range(row.lo, row.hi + 1):  # type: ignore[operator]
+                if value in covered:
+                    raise _Problem(f"row {position}: roll {value} is already on row {covered[value]}")
+                covered[value] = position
+        gaps = [value for value in range(ROLL_LO, ROLL_HI + 1) if value not in covered]
+        if gaps:
+            raise _Problem(f"rolls {', '.join(map(str, gaps))} land on no row")
+    return tuple(rows)
+
+
+# --- finding and rolling ---
+
+
+def find_reference(name: str, tables: Mapping[str, RefTable] | None = None) -> RefTable | None:
+    """A table by key, name, English name or alias; else the one whose name contains it."""
+    if tables is None:
+        tables = load_references()
+    wanted = fold(name)
+    if not wanted:
+        return None
+    for table in tables.values():
+        if wanted in {fold(n) for n in (table.key, table.name, table.name_en, *table.aliases)}:
+            return table
+    partial = [t for t in tables.values() if wanted in fold(t.name) or wanted in fold(t.name_en)]
+    return partial[0] if len(partial) == 1 else None
+
+
+def roll_reference(table: RefTable, source: DiceSource) -> RefRoll:
+    """Roll 3d6 on a rollable table: the row whose `roll` range holds the total."""
+    if not table.rollable:
+        raise ValueError(f"{table.key} cannot be rolled on")
+    dice = (source.roll(6), source.roll(6), source.roll(6))
+    total = sum(dice)
+    return RefRoll(table=table, dice=dice, total=total, row=table.row_for(total))

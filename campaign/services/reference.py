@@ -1,0 +1,92 @@
+"""`ref list` / `ref show [--roll]`: the reference tables of RULES R7.
+
+Reading a reference table changes nothing and writes nothing. Rolling on a rollable one
+(hit location) is logged like `table roll`: one ledger entry of kind "table" whose
+expression is the table's command (HIT) and whose detail names the reference table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign import ledger
+from campaign.core.dice_source import DiceSource
+from campaign.core.reference import RefRoll, RefTable, find_reference, load_references
+from campaign.db.database import Database
+from campaign.errors import BadInput, NotFound
+from campaign.services.common import campaign_transaction, character_named, clean_text
+from campaign.services.history import entry_view
+
+
+def _summary(table: RefTable) -> dict[str, Any]:
+    return {"key": table.key, "name": table.name, "name_en": table.name_en, "origin": table.origin,
+            "source": table.source, "rows": len(table.rows), "rollable": table.rollable,
+            "command": table.command, "aliases": list(table.aliases)}
+
+
+def list_references() -> list[dict[str, Any]]:
+    """Every reference table, in seed order (000, 001, 002)."""
+    return [_summary(table) for table in load_references().values()]
+
+
+def reference_named(name: str) -> RefTable:
+    wanted = clean_text(name, "table name") or ""
+    table = find_reference(wanted)
+    if table is None:
+        known = ", ".join(t.name for t in load_references().values())
+        raise NotFound(f"no reference table {wanted!r}; tables: {known}")
+    return table
+
+
+def row_data(table: RefTable, index: int) -> dict[str, Any]:
+    row = table.rows[index]
+    data: dict[str, Any] = {"index": index + 1}
+    if table.rollable:
+        data["roll"] = [row.lo, row.hi] if row.lo is not None else None
+    data.update({column.key: cell for column, cell in zip(table.columns, row.cells)})
+    return data
+
+
+def show_reference(name: str) -> dict[str, Any]:
+    """One table: its columns, notes and every row (cells keyed by column)."""
+    table = reference_named(name)
+    return {**_summary(table), "note_ja": table.note_ja or None, "note_en": table.note_en or None,
+            "columns": [{"key": c.key, "ja": c.ja, "en": c.en} for c in table.columns],
+            "data": [row_data(table, i) for i in range(len(table.rows))]}
+
+
+def roll_reference_table(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    name: str,
+    source: DiceSource,
+    *,
+    character: str | None = None,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """Roll 3d6 on a rollable reference table and log it; returns the entry as `history`
+    shows it, plus the table."""
+    from campaign.core.reference import roll_reference
+
+    reason = clean_text(reason, "--reason")
+    table = reference_named(name)
+    if not table.rollable:
+        rollable = ", ".join(t.name for t in load_references().values() if t.rollable)
+        raise BadInput(f"{table.name} is a look-up, not a roll table (rollable: {rollable})")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        who = character_named(session, campaign, character).name if character else None
+        rolled: RefRoll = roll_reference(table, source)
+        source.ensure_all_used()
+        index = table.rows.index(rolled.row)
+        row = row_data(table, index)
+        cells = " / ".join(cell for cell in rolled.row.cells)
+        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="table", character=who, expression=table.command, dice=list(rolled.dice), total=rolled.total,
+            source=source.kind, reason=reason,
+            detail={"reference": table.key, "table": table.command, "name": table.name, "name_en": table.name_en,
+                    "result": rolled.total, "row": row, "lines": [f"{rolled.row.roll_label}: {cells}"]},
+        ))
+        view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
+        view["sub_entries"] = []
+        return view

@@ -1,0 +1,60 @@
+"""`campaign ref` (issue 13 item 11): look-ups write nothing; `--roll` on hit location is
+logged like `table roll`, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from tests.cli.conftest import Cli
+from tests.unit.test_reference import WANTED
+
+
+def test_ref_list_shows_every_reference_table(sqlite_gurps: Cli):
+    rows = sqlite_gurps.json("ref", "list")
+    assert [r["name"] for r in rows] == WANTED
+    assert [r["origin"] for r in rows] == ["000"] * 9 + ["001"] * 2 + ["002"]
+    assert [(r["name"], r["command"]) for r in rows if r["rollable"]] == [("命中部位表", "HIT")]
+    out = sqlite_gurps.run("ref", "list").stdout
+    for name in WANTED:
+        assert name in out
+    csv = sqlite_gurps.run("ref", "list", "--csv").stdout.splitlines()
+    assert csv[0] == "name,name_en,seed,rows,roll" and len(csv) == 1 + len(WANTED)
+
+
+def test_ref_show_prints_an_aligned_table_and_json(sqlite_gurps: Cli):
+    before = sqlite_gurps.json("history", "--all")
+    view = sqlite_gurps.json("ref", "show", "姿勢")
+    assert (view["key"], view["name"], view["rollable"]) == ("posture", "姿勢表", False)
+    assert [c["key"] for c in view["columns"]] == ["posture", "attack", "defense", "move"]
+    assert view["data"][2] == {"index": 3, "posture": "膝つき / kneeling", "attack": "-2",
+                               "defense": "長射程武器で狙うと-2、能動防御-2", "move": "1ヘクスにつき移動力+2"}
+    out = sqlite_gurps.run("ref", "show", "姿勢表").stdout
+    assert "姿勢表 / Postures" in out and "膝つき / kneeling" in out and "…" not in out
+    hit = sqlite_gurps.json("ref", "show", "命中部位")
+    assert [(row["roll"], row["mod"]) for row in hit["data"][:3]] == [([3, 4], "-7"), ([5, 5], "-5"), (None, "-9")]
+    csv = sqlite_gurps.run("ref", "show", "HIT", "--csv").stdout.splitlines()
+    assert csv[0] == "roll,part,mod,effect" and csv[1].startswith("3-4,頭 / skull,-7,")
+    guide = sqlite_gurps.json("ref", "show", "目標値")
+    assert [row["target"] for row in guide["data"]] == ["0〜6", "7〜9", "10〜13", "14〜17", "18〜21", "22〜"]
+    assert sqlite_gurps.json("history", "--all") == before
+
+
+def test_ref_roll_on_hit_location_is_logged(gurps: Cli):
+    rolled = gurps.json("ref", "show", "命中部位", "--roll", "--char", "刀矢", "--dice", "3,3,4", "--reason", "狙わず")
+    assert (rolled["kind"], rolled["expression"], rolled["dice"], rolled["total"]) == ("table", "HIT", [3, 3, 4], 10)
+    assert (rolled["character"], rolled["reason"], rolled["source"]) == ("刀矢", "狙わず", "manual")
+    assert rolled["detail"]["reference"] == "hit_location"
+    assert rolled["detail"]["row"]["part"] == "胴体 / torso" and rolled["detail"]["row"]["roll"] == [9, 11]
+    shown = gurps.json("history", "show", str(rolled["seq"]))
+    assert shown["total"] == 10 and shown["detail"]["row"]["mod"] == "0"
+    out = gurps.run("ref", "show", "HIT", "--roll", "--dice", "1,1,2").stdout
+    assert "HIT → [1,1,2] = 4" in out and "頭 / skull" in out
+    assert gurps.json("history", "--kind", "table", "--limit", "1")[0]["total"] == 4
+
+
+def test_ref_refusals_write_nothing(gurps: Cli):
+    before = gurps.json("history", "--all")
+    assert "no reference table 'nothing'" in gurps.error("ref", "show", "nothing", code=1)
+    assert "姿勢表 is a look-up, not a roll table" in gurps.error("ref", "show", "姿勢", "--roll", code=2)
+    assert "only 3 used" in gurps.error("ref", "show", "HIT", "--roll", "--dice", "1,1,1,1", code=2)
+    assert "go with --roll" in gurps.error("ref", "show", "HIT", "--dice", "1,1,1", code=2)
+    assert "no character" in gurps.error("ref", "show", "HIT", "--roll", "--char", "誰", "--dice", "1,1,1", code=1)
+    assert gurps.json("history", "--all") == before
