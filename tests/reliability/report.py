@@ -51,7 +51,7 @@ def render(figures: dict[str, Any], seconds: float | None = None) -> str:
           f"{_get(f, 'load', 'postgresql', 'by_op', {}).get(op, 0)} |")
     w("\nChecked: seq gapless; `history verify` passes (through the executable); every command a worker saw "
       "succeed is in the ledger under its actor, kind and sub-entry count; no \"database is locked\"; the "
-      "tables equal a replay of every entry's `applied` ops (CP, stats, pools, traits, conditions) and "
+      "tables equal the replay of the ledger's ops (every state table, every column) and "
       "`char show --json` shows that state.\n")
 
     w("## 2. Crash: SIGKILL at random points (`test_crash.py`)\n")
@@ -141,10 +141,31 @@ def render(figures: dict[str, Any], seconds: float | None = None) -> str:
       f"after the move.")
     w("- `--campaign C export` picks one of several; without a choice it is refused and writes nothing.")
     w("- `export -` / `import -` through stdout/stdin, in-process and as a real shell pipe into each backend.")
-    w(f"- Refused imports (a fright sub-roll face, a trait of an unknown character, edited applied ops, a "
+    w(f"- Refused imports (a fright sub-roll face, a trait of an unknown character, edited ops, a "
       f"wrong footer head, a second header): {_get(f, 'transfer', 'sqlite', 'refused_imports')} on SQLite and "
       f"{_get(f, 'transfer', 'postgresql', 'refused_imports')} on PostgreSQL, each naming its line and leaving "
       f"a full dump of the target unchanged.\n")
+    w("## 8. Forged state (`test_forged_state.py`, with `tests/integration/test_projection_property.py`)\n")
+    w("The state tables are the projection of the ledger: `history verify` replays every live entry's ops "
+      "and compares each table, row and column with what it finds.\n")
+    w("| | SQLite | PostgreSQL |\n|---|---|---|")
+    w(f"| direct edits of state tables named by `history verify` (exit 1, table, row, column) | "
+      f"{_get(f, 'forged_state', 'sqlite', 'edits_detected')} of {_get(f, 'forged_state', 'sqlite', 'edits')} | "
+      f"{_get(f, 'forged_state', 'postgresql', 'edits_detected')} of "
+      f"{_get(f, 'forged_state', 'postgresql', 'edits')} |")
+    w(f"| imports with forged state lines refused, target unchanged | "
+      f"{_get(f, 'forged_state', 'sqlite', 'imports_refused')} of {_get(f, 'forged_state', 'sqlite', 'imports')} | "
+      f"{_get(f, 'forged_state', 'postgresql', 'imports_refused')} of "
+      f"{_get(f, 'forged_state', 'postgresql', 'imports')} |")
+    w("\nEdits: campaign settings; a character's CP total, stats and pools; a deleted relationship; a deleted "
+      "trait; a trait's limit flag; a cleared condition restored; an ended scenario reopened; a reunion die; "
+      "an ended search restarted; a forged reunion roll (1, success); an inserted player. After each, "
+      "`--chain-only` still passes (the chain was not touched) and replaying the ledger repairs the tables. "
+      "Forged import lines: CP total, a stat, a stat as a string, NaN, a number beyond 64 bits, settings as a "
+      "list, a reunion of 7 on 1d6 marked success, an untracked trait.\n")
+    w("A property test (hypothesis, derandomised) runs random programs of fright checks, trait and condition "
+      "changes, settings, disappearances, scenarios with search parties and reunion checks, interleaved with "
+      "voids (alone, cascaded, voids of voids): after every step the tables equal the replay.\n")
     w("## Bugs these tests found (all fixed)\n")
     for line in FOUND:
         w(f"- {line}")
