@@ -44,18 +44,25 @@ def write_big_log(path) -> tuple[int, int]:
     return messages, rolls
 
 
+# VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the parent at exec,
+# so under a large test runner the child would report the runner's size.
 SCRIPT = textwrap.dedent("""
-    import json, resource, sys
+    import json, sys
     from campaign.cli.app import app
+
+    def peak_kb():
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
     db, log = sys.argv[1], sys.argv[2]
     for args in (["init", "大卓"], ["player", "add", "Aki"], ["char", "add", "鈴音", "--player", "Aki"]):
         try:
             app(["--db", db, *args], standalone_mode=False)
         except SystemExit:
             pass
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    baseline = peak_kb()
     app(["--db", db, "import-log", log, "--ccfolia", "--json"], standalone_mode=False)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak_kb()
     sys.stderr.write(json.dumps({"baseline_kb": baseline, "peak_kb": peak}) + "\\n")
 """)
 
