@@ -39,14 +39,22 @@ class CampaignGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except CampaignError as exc:
-            sys.stderr.write(f"error: {exc}\n")
+            _error(exc)
             raise typer.Exit(exc.exit_code) from None
         except Exception as exc:
             message = _environment_error(exc)
             if message is None:
                 raise
-            sys.stderr.write(f"error: {message}\n")
+            _error(message)
             raise typer.Exit(1) from None
+
+
+def _error(message) -> None:
+    """The one line of an error: user text in it (a name, a URL) can neither break the
+    line nor send control sequences to the terminal."""
+    from campaign.cli.output import safe_line
+
+    sys.stderr.write(f"error: {safe_line(message)}\n")
 
 
 def _environment_error(exc: Exception) -> str | None:
@@ -104,7 +112,7 @@ def root(
     try:
         actor = clean_name(actor, "--as")
     except CampaignError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        _error(exc)
         raise typer.Exit(exc.exit_code) from None
     ctx.obj = AppState(db_option=db, campaign_option=campaign, actor=actor, seed=seed)
     ctx.call_on_close(ctx.obj.close)
