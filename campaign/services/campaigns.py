@@ -11,7 +11,7 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
-from campaign.services.common import campaign_named, clean_name, clean_text
+from campaign.services.common import campaign_named, campaign_transaction, clean_name, clean_text
 from campaign.services.effects import Effects
 
 RULESETS = {
@@ -108,8 +108,7 @@ def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[
     if not changes:
         with db.read() as session:
             return campaign_summary(campaign_named(session, campaign_name), seq=None)
-    with db.write() as session:
-        campaign = campaign_named(session, campaign_name)
+    with campaign_transaction(db, campaign_name) as (session, campaign):
         allowed = DEFAULT_SETTINGS.get(campaign.ruleset, {})
         parsed = {}
         for key, text in changes.items():
@@ -117,7 +116,6 @@ def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[
                 raise BadInput(f"unknown setting {key!r} for a {campaign.ruleset} campaign; "
                                f"settings: {', '.join(allowed) or 'none'}")
             parsed[key] = SETTING_PARSERS[key](key, text)
-        ledger.lock_campaign(session, campaign.id)
         seq = ledger.next_seq(session, campaign.id)
         effects = Effects(session, campaign, seq)
         for key, value in parsed.items():

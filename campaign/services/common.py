@@ -107,4 +107,8 @@ def campaign_transaction(db, campaign_name: str | None) -> Iterator[tuple[Sessio
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         ledger.lock_campaign(session, campaign.id)
+        if session.get_bind().dialect.name == "postgresql":
+            # The row was read before the lock: another writer may have committed new
+            # settings in between. Read it again now that no one else can change it.
+            session.refresh(campaign)
         yield session, campaign
