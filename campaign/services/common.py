@@ -17,6 +17,16 @@ from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
 
 MAX_NAME = 200
+# Every stored integer must fit PostgreSQL's 32-bit INTEGER (SQLite would take 64 bits):
+# a CP total that only grows by trait adds is refused at this bound on both backends, so
+# the same command never succeeds on one and fails with an overflow on the other.
+CP_TOTAL_LIMIT = 10_000_000
+
+
+def check_cp_total(value: int, who: str) -> int:
+    if abs(value) > CP_TOTAL_LIMIT:
+        raise RuleRefused(f"{who}: the CP total would be {value}, beyond ±{CP_TOTAL_LIMIT:,}")
+    return value
 
 
 # Characters a name must not hold: controls (C0, DEL, C1: a terminal obeys them, so a name

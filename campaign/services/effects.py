@@ -24,7 +24,7 @@ from campaign.db.models import (
     Trait,
 )
 from campaign.errors import RuleRefused
-from campaign.services.common import character_named
+from campaign.services.common import character_named, check_cp_total
 
 
 class Effects:
@@ -47,7 +47,7 @@ class Effects:
         self.ops.append({"op": "stat", "character": character.name, "stat": stat, "before": before, "after": value})
 
     def change_cp(self, character: Character, delta: int) -> None:
-        character.cp_total += delta
+        character.cp_total = check_cp_total(character.cp_total + delta, character.name)
         self.ops.append({"op": "cp", "character": character.name, "delta": delta})
 
     def set_pool(self, character: Character, pool: str, value: int) -> None:
