@@ -39,8 +39,40 @@ class CampaignGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except CampaignError as exc:
-            sys.stderr.write(f"error: {exc}\n")
+            _error(exc)
             raise typer.Exit(exc.exit_code) from None
+        except Exception as exc:
+            message = _environment_error(exc)
+            if message is None:
+                raise
+            _error(message)
+            raise typer.Exit(1) from None
+
+
+def _error(message) -> None:
+    """The one line of an error: user text in it (a name, a URL) can neither break the
+    line nor send control sequences to the terminal."""
+    from campaign.cli.output import safe_line
+
+    sys.stderr.write(f"error: {safe_line(message)}\n")
+
+
+def _environment_error(exc: Exception) -> str | None:
+    """One line for a failure of the machine rather than of the program: a full disk, a
+    file size limit, a read-only or vanished file system, a lost database server. Such a
+    command changed nothing (its transaction rolled back), and a traceback would only
+    hide the one fact the user needs. Anything else is a bug and keeps its traceback."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS,
+                                                  errno.EIO, errno.EACCES, errno.EPERM):
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror}{where}; nothing was changed"
+    sa_exc = sys.modules.get("sqlalchemy.exc")  # loaded only if a database was opened
+    if sa_exc is not None and isinstance(exc, sa_exc.OperationalError):
+        first = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__
+        return f"the database failed: {first}; nothing was changed"
+    return None
 
 
 app = typer.Typer(
@@ -80,7 +112,7 @@ def root(
     try:
         actor = clean_name(actor, "--as")
     except CampaignError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        _error(exc)
         raise typer.Exit(exc.exit_code) from None
     ctx.obj = AppState(db_option=db, campaign_option=campaign, actor=actor, seed=seed)
     ctx.call_on_close(ctx.obj.close)

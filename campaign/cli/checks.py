@@ -165,9 +165,11 @@ def check_line(view: dict[str, Any]) -> str:
 def _print(*lines: str) -> None:
     from rich.console import Console
 
+    from campaign.cli.output import safe_text
+
     console = Console(highlight=False, soft_wrap=True)
     for line in lines:
-        console.print(line, markup=False)
+        console.print(safe_text(line), markup=False)
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
@@ -175,11 +177,13 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, title_justify="left", header_style="bold")
+    from campaign.cli.output import safe_text
+
+    table = Table(title=Text(safe_text(title)), title_justify="left", header_style="bold")
     for column in columns:
         table.add_column(column)
     for row in rows:
-        table.add_row(*(Text(cell) for cell in row))
+        table.add_row(*(Text(safe_text(cell)) for cell in row))
     Console(highlight=False).print(table)
 
 

@@ -36,22 +36,32 @@ def db_path(ctx: typer.Context, json_out: bool = JsonOption) -> None:
 
 @db_app.command("current")
 def db_current(ctx: typer.Context, json_out: bool = JsonOption) -> None:
-    """Print the schema revision of the database and the newest this version knows.
+    """Print the schema revision of the database and the newest this version knows, and
+    report any missing ledger trigger as damage (one line each, exit 1).
 
     Example: campaign db current --json
     """
     from campaign.db.engine import make_engine, resolve_url
+    from campaign.db.guards import missing_ledger_guards
     from campaign.db.migrate import HEAD_REVISION, current_revision
 
     s = state(ctx)
     engine = make_engine(resolve_url(s.db_option))
-    revision = current_revision(engine)
-    engine.dispose()
-    info = {"current": revision, "head": HEAD_REVISION, "up_to_date": revision == HEAD_REVISION}
+    try:
+        revision = current_revision(engine)
+        damage = missing_ledger_guards(engine, revision)
+    finally:
+        engine.dispose()
+    info = {"current": revision, "head": HEAD_REVISION, "up_to_date": revision == HEAD_REVISION,
+            "damage": damage}
     if json_out:
         emit_json(info)
     else:
         print_text(f"{revision or '(blank)'} (head {HEAD_REVISION}{', up to date' if info['up_to_date'] else ''})")
+        for line in damage:
+            say(f"damage: {line}")
+    if damage:
+        raise typer.Exit(1)
 
 
 @db_app.command("upgrade")

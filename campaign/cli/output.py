@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -19,8 +20,38 @@ CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) inst
 DiceOption = typer.Option(None, "--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
 
 
+# What user text may not bring to a terminal: C0 controls and DEL (ESC starts the escape
+# sequences that move the cursor, recolour, retitle the window), C1 controls (0x9B is a
+# one-byte CSI on some terminals) and the bidi controls that reorder what is displayed.
+# Names refuse all of these on input; older data, imports and reasons may still hold some.
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}]")
+_UNSAFE_IN_LINES = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")  # tab, newline kept
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(value: Any, *, keep_lines: bool = True) -> str:
+    """User text made harmless for a terminal: every unsafe character shown as an escape
+    (\\x1b), so it is visible rather than obeyed. Tabs and newlines stay unless the text
+    must be one line (messages, errors)."""
+    text = "" if value is None else str(value)
+    return (_UNSAFE_IN_LINES if keep_lines else _UNSAFE).sub(_escape, text)
+
+
+def safe_line(value: Any) -> str:
+    return safe_text(value, keep_lines=False)
+
+
 def emit_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
+    """JSON escapes C0 itself; C1, DEL and bidi controls are escaped here as well (inside a
+    JSON document they can only occur in strings, where \\uXXXX means the same)."""
+    document = json.dumps(value, ensure_ascii=False, indent=None)
+    document = _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
+    sys.stdout.write(document + "\n")
 
 
 def _console(stderr: bool = False):
@@ -32,6 +63,7 @@ def _console(stderr: bool = False):
 def say(message: str) -> None:
     """A human message to stderr (never mixed into data on stdout), never hard-wrapped:
     a message is one line however narrow the terminal or log it goes to."""
+    message = safe_line(message)
     if not sys.stderr.isatty():  # a pipe or a log: the line as it is, without loading Rich
         sys.stderr.write(message + "\n")
         return
@@ -39,6 +71,7 @@ def say(message: str) -> None:
 
 
 def print_text(message: str, style: str | None = None) -> None:
+    message = safe_text(message)
     if style is None and not sys.stdout.isatty():  # piped: plain text, unwrapped, without Rich
         sys.stdout.write(message + "\n")
         return
@@ -48,7 +81,7 @@ def print_text(message: str, style: str | None = None) -> None:
 def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", header_style="bold")
+    table = Table(title=None if title is None else _plain(title), title_justify="left", header_style="bold")
     for column in columns:
         table.add_column(column)
     for row in rows:
@@ -60,20 +93,39 @@ def _plain(value: Any):
     """User text is never Rich markup: a trait category "[phobia]" must print as typed."""
     from rich.text import Text
 
-    return Text("" if value is None else str(value))
+    return Text(safe_text(value))
+
+
+_NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell a spreadsheet shows as data and never runs: text starting with = + - @ (or a
+    tab / carriage return that hides one) is a formula to Excel, LibreOffice and Sheets,
+    so it gets a leading apostrophe, their own "this is text" mark. Plain numbers
+    ("-10", "+3") are left alone: they are not formulas."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        return value
+    text = safe_text(value)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        if not _NUMBER.fullmatch(text):
+            text = "'" + text
+    return text
 
 
 def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     writer = csv.writer(sys.stdout, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow([csv_cell(column) for column in columns])
     for row in rows:
-        writer.writerow(["" if cell is None else cell for cell in row])
+        writer.writerow([csv_cell(cell) for cell in row])
 
 
 def print_fields(title: str, fields: Sequence[tuple[str, Any]]) -> None:
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
+    table = Table(title=_plain(title), title_justify="left", show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
     for key, value in fields:

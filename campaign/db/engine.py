@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
@@ -30,18 +31,48 @@ def default_db_path() -> Path:
 
 
 def resolve_url(db: str | None) -> str:
-    """Turn --db / CAMPAIGN_DB / the default into an SQLAlchemy URL."""
+    """Turn --db / CAMPAIGN_DB / the default into an SQLAlchemy URL.
+
+    Only the two backends we support get through, each with the driver we ship, so a
+    mistyped URL is one line of error (exit 2) instead of a driver import traceback; the
+    message never repeats a password.
+    """
     target = db or os.environ.get(DB_ENV) or str(default_db_path())
-    if "://" in target:
-        try:
-            make_url(target)
-        except ArgumentError:
-            raise BadInput(f"--db: not a database URL: {target}") from None
-        if target.startswith(("postgresql://", "postgres://")):
-            # psycopg 3 is the driver we ship; plain URLs would ask for psycopg2.
-            target = "postgresql+psycopg://" + target.split("://", 1)[1]
+    if "://" not in target:
+        return f"sqlite:///{Path(target).expanduser().absolute()}"
+    try:
+        url = make_url(target)
+        port = url.port  # a port that is not a number fails here
+    except (ArgumentError, ValueError):
+        raise BadInput(f"--db: not a database URL: {redact_url_text(target)}") from None
+    backend, _, driver = url.drivername.partition("+")
+    if port is not None and not 1 <= port <= 65535:
+        raise BadInput(f"--db: port {port} is outside 1..65535")
+    if backend in ("postgresql", "postgres"):
+        if driver not in ("", "psycopg"):
+            raise BadInput(f"--db: the PostgreSQL driver {driver!r} is not supported; "
+                           "use postgresql://USER@HOST/DATABASE (psycopg 3)")
+        # psycopg 3 is the driver we ship; plain URLs would ask for psycopg2.
+        return "postgresql+psycopg://" + target.split("://", 1)[1]
+    if backend == "sqlite":
+        if driver not in ("", "pysqlite"):
+            raise BadInput(f"--db: the SQLite driver {driver!r} is not supported; use sqlite:///PATH")
+        if url.username or url.password or url.host or url.port:
+            raise BadInput("--db: an SQLite URL names a file (sqlite:///PATH), not a user or a host")
+        if not url.database or url.database == ":memory:":
+            raise BadInput("--db: an in-memory SQLite database would vanish when the command ends; "
+                           "give a file (sqlite:///PATH)")
         return target
-    return f"sqlite:///{Path(target).expanduser().absolute()}"
+    raise BadInput(f"--db: unsupported database {backend!r}: give a file path, sqlite:///PATH or "
+                   "postgresql://USER@HOST/DATABASE")
+
+
+def redact_url_text(text: str) -> str:
+    """A URL-like text with whatever sits between 'user:' and the last '@' masked, for
+    messages about URLs too broken to parse (so SQLAlchemy cannot redact them)."""
+    import re
+
+    return re.sub(r"^([^:/?#]*://[^:@/]*:).*@", r"\1***@", text)
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -55,20 +86,36 @@ def _prepare_sqlite_file(path: Path) -> None:
     """Create a new database file readable by its owner only; refuse foreign files.
 
     A file that exists but is not an SQLite database is never opened for writing, so a
-    mistyped --db cannot overwrite someone's document.
+    mistyped --db cannot overwrite someone's document. Only regular files are opened at
+    all: /dev/null would fail later with a disk I/O error, and a FIFO would block the
+    header read forever.
     """
-    if path.exists():
-        if path.is_dir():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise DataError(f"cannot use {path}: {exc.strerror}") from None
+    if mode is not None:
+        if stat.S_ISDIR(mode):
             raise DataError(f"{path} is a directory, not a campaign database")
-        with path.open("rb") as f:
-            header = f.read(len(SQLITE_HEADER))
+        if not stat.S_ISREG(mode):
+            raise DataError(f"{path} is not a regular file (a device, pipe or socket), not a campaign database")
+        try:
+            with path.open("rb") as f:
+                header = f.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise DataError(f"cannot read {path}: {exc.strerror}") from None
         if header and header != SQLITE_HEADER:
             raise DataError(f"{path} is not an SQLite database; refusing to touch it")
         if header:
             _refuse_foreign_sqlite(path)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except OSError as exc:  # a dangling symlink, a parent that is a file, no permission
+        raise DataError(f"cannot create {path}: {exc.strerror}") from None
     os.close(fd)
 
 

@@ -138,8 +138,25 @@ def _set_sqlite_foreign_keys(conn, *, on: bool) -> None:
     conn.connection.dbapi_connection.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
 
 
+# pg_advisory_lock key of the schema upgrade: "campaign" in ASCII, as a bigint.
+MIGRATION_LOCK_KEY = int.from_bytes(b"campaign", "big") >> 1
+
+
 def ensure_current(engine: Engine) -> None:
     revision = current_revision(engine)
     if revision == HEAD_REVISION:
         return
-    upgrade(engine)
+    if engine.dialect.name != "postgresql":
+        upgrade(engine)  # SQLite: the migration's write transaction serializes first uses
+        return
+    # Two first uses of a blank PostgreSQL database would both create alembic_version
+    # (one fails on its unique key). Take a database-wide advisory lock, then look again:
+    # whoever waited finds the schema the other one made.
+    with engine.connect() as guard:
+        guard.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+        try:
+            if current_revision(engine) != HEAD_REVISION:
+                upgrade(engine)
+        finally:
+            guard.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            guard.commit()

@@ -17,10 +17,29 @@ from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
 
 MAX_NAME = 200
+# Every stored integer must fit PostgreSQL's 32-bit INTEGER (SQLite would take 64 bits):
+# a CP total that only grows by trait adds is refused at this bound on both backends, so
+# the same command never succeeds on one and fails with an overflow on the other.
+CP_TOTAL_LIMIT = 10_000_000
+
+
+def check_cp_total(value: int, who: str) -> int:
+    if abs(value) > CP_TOTAL_LIMIT:
+        raise RuleRefused(f"{who}: the CP total would be {value}, beyond ±{CP_TOTAL_LIMIT:,}")
+    return value
+
+
+# Characters a name must not hold: controls (C0, DEL, C1: a terminal obeys them, so a name
+# could move the cursor or recolour the screen), format characters (zero-width spaces and
+# joiners, bidi overrides: two names that look identical), line and paragraph separators,
+# surrogates and unassigned code points.
+_NAME_REFUSED = {"Cc", "Cf", "Cs", "Cn", "Zl", "Zp"}
+# Free text (reasons, notes) may span lines and hold tabs, nothing else of C0/C1.
+_TEXT_ALLOWED_CONTROLS = {"\t", "\n"}
 
 
 def clean_name(value: str, what: str) -> str:
-    """Names are free text (Japanese, emoji, quotes) but not empty, not control characters.
+    """Names are free text (Japanese, emoji, quotes) but not empty and nothing invisible.
 
     NFC normalisation makes "が" typed two ways the same name.
     """
@@ -29,18 +48,27 @@ def clean_name(value: str, what: str) -> str:
         raise BadInput(f"{what} name must not be empty")
     if len(name) > MAX_NAME:
         raise BadInput(f"{what} name is too long ({len(name)} characters, at most {MAX_NAME})")
-    if any(unicodedata.category(ch) == "Cc" for ch in name):
-        raise BadInput(f"{what} name must not contain control characters")
+    for ch in name:
+        category = unicodedata.category(ch)
+        if category in _NAME_REFUSED:
+            kind = "control" if category == "Cc" else "invisible or format"
+            raise BadInput(f"{what} name must not contain {kind} characters (U+{ord(ch):04X})")
     return name
 
 
 def clean_text(value: str | None, what: str, limit: int = 2000) -> str | None:
+    """Free text: any length up to `limit`, tabs and newlines allowed, no other control
+    character (an escape sequence in a reason would run in every terminal that shows it)."""
     if value is None:
         return None
     if "\x00" in value:
         raise BadInput(f"{what} must not contain NUL characters")
     if len(value) > limit:
         raise BadInput(f"{what} is too long ({len(value)} characters, at most {limit})")
+    for ch in value:
+        if ch not in _TEXT_ALLOWED_CONTROLS and unicodedata.category(ch) in ("Cc", "Cs"):
+            raise BadInput(f"{what} must not contain control characters (U+{ord(ch):04X}); "
+                           "tabs and line breaks are fine")
     return value
 
 
@@ -89,4 +117,8 @@ def campaign_transaction(db, campaign_name: str | None) -> Iterator[tuple[Sessio
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         ledger.lock_campaign(session, campaign.id)
+        if session.get_bind().dialect.name == "postgresql":
+            # The row was read before the lock: another writer may have committed new
+            # settings in between. Read it again now that no one else can change it.
+            session.refresh(campaign)
         yield session, campaign

@@ -34,6 +34,7 @@ from campaign.db.models import (
 from campaign.errors import RuleRefused
 from campaign.projection import ops as o
 from campaign.projection.ops import INT_LIMIT
+from campaign.services.common import check_cp_total
 
 
 def _bounded(value: int, what: str) -> int:
@@ -106,11 +107,11 @@ class Recorder:
         self.ops.append(o.StatChanged(character.name, stat, delta))
 
     def set_cp(self, character: Character, value: int) -> None:
-        character.cp_total = value
+        character.cp_total = check_cp_total(value, character.name)
         self.ops.append(o.CpSet(character.name, value))
 
     def change_cp(self, character: Character, delta: int) -> None:
-        character.cp_total = _bounded(character.cp_total + delta, "the CP total")
+        character.cp_total = check_cp_total(character.cp_total + delta, character.name)
         self.ops.append(o.CpChanged(character.name, delta))
 
     def change_pool(self, character: Character, pool: str, delta: int) -> int:

@@ -1,0 +1,75 @@
+"""Every unusable --db is one line of error (never a traceback, never a hang), and the
+message never repeats a password. Real processes, so a hang is a timeout, not a freeze."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.worker import CAMPAIGN_BIN
+
+SECRET = "hunter2secret"
+
+BAD_URLS = [  # (--db, exit code, a word the message must contain)
+    (f"mysql://gm:{SECRET}@localhost/x", 2, "mysql"),
+    ("foo://", 2, "foo"),
+    (f"foo://gm:{SECRET}@h/x", 2, "foo"),
+    (f"postgresql://gm:{SECRET}@localhost:99999/x", 2, "99999"),
+    (f"postgresql://gm:{SECRET}@localhost:abc/x", 2, "not a database URL"),
+    (f"postgresql+asyncpg://gm:{SECRET}@localhost/x", 2, "asyncpg"),
+    (f"pg://gm:{SECRET}@weird@host:x/y", 2, "not a database URL"),
+    ("sqlite://user@host/db", 2, "SQLite"),
+    ("sqlite://", 2, "in-memory"),
+    ("://", 2, "not a database URL"),
+    (f"postgresql://gm:{SECRET}@127.0.0.1:1/x", 1, "cannot open"),
+]
+
+
+def _run(db: str, *args: str, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([CAMPAIGN_BIN, "--db", db, *args], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, env=env)
+
+
+def _assert_one_line(done: subprocess.CompletedProcess, code: int, word: str) -> None:
+    assert done.returncode == code, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert word in lines[0], lines[0]
+    assert SECRET not in done.stderr
+
+
+@pytest.mark.parametrize(("db", "code", "word"), BAD_URLS)
+def test_bad_url_is_one_line_without_password(db, code, word):
+    _assert_one_line(_run(db, "list"), code, word)
+
+
+@pytest.mark.parametrize("command", [("init", "卓"), ("db", "current"), ("db", "path")])
+def test_bad_url_every_entry_point(command):
+    done = _run(f"mysql://gm:{SECRET}@localhost/x", *command)
+    _assert_one_line(done, 2, "mysql")
+
+
+def test_bad_url_from_the_environment_too():
+    env = {**os.environ, "CAMPAIGN_DB": f"foo://gm:{SECRET}@h/x"}
+    done = subprocess.run([CAMPAIGN_BIN, "list"], capture_output=True, text=True, timeout=60, env=env)
+    _assert_one_line(done, 2, "foo")
+
+
+def test_files_that_are_not_databases(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    directory = tmp_path / "dir"
+    directory.mkdir()
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere" / "x.db")
+    cases = [("/dev/null", "regular file"), (str(fifo), "regular file"), (str(directory), "directory"),
+             ("/dev/null/x.db", "cannot"), (str(dangling), "cannot create")]
+    for db, word in cases:
+        for command in (("list",), ("init", "卓"), ("db", "current")):
+            _assert_one_line(_run(db, *command), 1, word)
+    assert Path("/dev/null").is_char_device()
+    assert fifo.is_fifo() and list(directory.iterdir()) == []
