@@ -262,3 +262,41 @@ def test_group_commands_refuse_on_sqlite(tmp_path):
         message = cli.error(*args, code=1)
         assert message == ("error: group mode needs PostgreSQL: an SQLite database is single-GM mode "
                            "(--as is self-declared there)")
+
+
+WRITER = """
+import sys
+from campaign.core.dice_source import SeededDice
+from campaign.db.database import Database
+from campaign.services.group import acting_name
+from campaign.services.rolls import roll
+
+db = Database(sys.argv[1])
+actor = acting_name(db, None)
+for i in range(int(sys.argv[2])):
+    roll(db, None, actor, "3D6", SeededDice(i))
+db.close()
+"""
+
+
+@pytest.mark.slow
+def test_four_players_and_the_gm_append_at_once(group):
+    """Five processes, each signed in as its own role, append concurrently: the chain
+    stays gapless and intact, and every entry's actor is the role that wrote it."""
+    group.roles.update({r["player"]: r["role"] for r in group.owner.json("group", "add-player", "Mio")["roles"]})
+    start = group.owner.json("history", "verify")["entries"]
+    per_writer = 25
+    writers = ["GM", "Aki", "Ren", "葵", "Mio"]
+    processes = [subprocess.Popen([sys.executable, "-c", WRITER, _role_url(group.url, group.roles[who]),
+                                   str(per_writer)], stderr=subprocess.PIPE) for who in writers]
+    for process in processes:
+        _, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err.decode()
+    verified = group.owner.json("history", "verify")
+    assert verified["ok"] and verified["entries"] == start + per_writer * len(writers)
+    with group.raw() as conn:
+        seqs = [row[0] for row in conn.execute("SELECT seq FROM ledger WHERE campaign_id = 1 ORDER BY seq")]
+        actors = conn.execute("SELECT actor, count(*) FROM ledger WHERE seq > %s GROUP BY actor",
+                              (start,)).fetchall()
+    assert seqs == list(range(1, start + per_writer * len(writers) + 1))
+    assert dict(actors) == {who: per_writer for who in writers}
