@@ -23,9 +23,12 @@ class AppState:
         """Who the ledger records: --as (default GM) in single-GM mode; in group mode
         (PostgreSQL) the signed-in role decides (services.group.acting_name)."""
         if self._actor is None:
-            from campaign.services.group import acting_name
+            if self.db.dialect != "postgresql":  # SQLite: single-GM mode, --as as typed
+                self._actor = self.actor_option or "GM"
+            else:
+                from campaign.services.group import acting_name
 
-            self._actor = acting_name(self.db, self.actor_option)
+                self._actor = acting_name(self.db, self.actor_option)
         return self._actor
 
     @property
