@@ -120,11 +120,14 @@ def append(
     last_seq, prev_hash = head(session, campaign.id)
     if expect_seq is not None and expect_seq != last_seq + 1:
         raise RuntimeError(f"ledger head moved: expected to write seq {expect_seq}, head is {last_seq}")
+    # The GM acting for a player in group mode (services.group.OnBehalf) is recorded as the GM.
+    behalf = getattr(actor, "on_behalf_of", None)
+    detail = {**entry.detail, "on_behalf_of": behalf} if behalf else entry.detail
     record = {
         "campaign": campaign.name,
         "seq": last_seq + 1,
         "at": at or utc_now(),
-        "actor": actor,
+        "actor": str(actor),
         "kind": entry.kind,
         "character": entry.character,
         "scenario": entry.scenario if entry.scenario is not None else open_scenario_number(session, campaign.id),
@@ -138,7 +141,7 @@ def append(
         "margin": entry.margin,
         "source": entry.source,
         "reason": entry.reason,
-        "detail": entry.detail,
+        "detail": detail,
         "ops": entry.ops,
         "voidable": entry.voidable if entry.voidable is not None else entry.parent_seq is None,
     }

@@ -42,6 +42,10 @@ class CampaignGroup(TyperGroup):
             _error(exc)
             raise typer.Exit(exc.exit_code) from None
         except Exception as exc:
+            refusal = _database_refusal(exc)
+            if refusal is not None:
+                _error(f"refused by the database: {refusal}")
+                raise typer.Exit(1) from None
             message = _environment_error(exc)
             if message is None:
                 raise
@@ -75,6 +79,16 @@ def _environment_error(exc: Exception) -> str | None:
     return None
 
 
+def _database_refusal(exc: Exception) -> str | None:
+    """The first line of a PostgreSQL permission refusal (SQLSTATE 42501: a grant, a
+    row-level security policy or the group-mode actor trigger), else None. In group mode
+    the database, not this client, decides what a role may do; its "no" is a refusal."""
+    original = getattr(exc, "orig", None)
+    if getattr(original, "sqlstate", None) != "42501":
+        return None
+    return str(original).splitlines()[0]
+
+
 app = typer.Typer(
     cls=CampaignGroup,
     name="campaign",
@@ -101,7 +115,8 @@ def root(
                            "(postgresql+psycopg://...). Default: a file in your user data directory."),
     campaign: str = typer.Option(None, "--campaign", "-c", envvar="CAMPAIGN",
                                  help="Campaign to act on (default: the one chosen with `use`)."),
-    actor: str = typer.Option("GM", "--as", envvar="CAMPAIGN_ACTOR", help="Who is acting, recorded in the ledger."),
+    actor: str = typer.Option(None, "--as", envvar="CAMPAIGN_ACTOR", help="Who is acting, recorded in the ledger "
+                              "(default GM; in group mode the signed-in role decides, see `campaign group`)."),
     seed: int = typer.Option(None, "--seed", envvar="CAMPAIGN_SEED", hidden=True,
                              help="Roll from a fixed seed (demos and tests only; recorded as 'seeded')."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
@@ -110,11 +125,11 @@ def root(
     from campaign.services.common import clean_name
 
     try:
-        actor = clean_name(actor, "--as")
+        actor = clean_name(actor, "--as") if actor is not None else None
     except CampaignError as exc:
         _error(exc)
         raise typer.Exit(exc.exit_code) from None
-    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor=actor, seed=seed)
+    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor_option=actor, seed=seed)
     ctx.call_on_close(ctx.obj.close)
 
 
@@ -140,6 +155,7 @@ COMMANDS = {
     "ref": "ref:ref_app",
     "trait": "gurps:trait_app",
     "condition": "gurps:condition_app",
+    "group": "group:group_app",
     "demo": "demo",
 }
 

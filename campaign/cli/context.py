@@ -13,9 +13,23 @@ from campaign.db.database import Database
 class AppState:
     db_option: str | None = None
     campaign_option: str | None = None
-    actor: str = "GM"
+    actor_option: str | None = None
     seed: int | None = None
     _db: Database | None = field(default=None, repr=False)
+    _actor: str | None = field(default=None, repr=False)
+
+    @property
+    def actor(self) -> str:
+        """Who the ledger records: --as (default GM) in single-GM mode; in group mode
+        (PostgreSQL) the signed-in role decides (services.group.acting_name)."""
+        if self._actor is None:
+            if self.db.dialect != "postgresql":  # SQLite: single-GM mode, --as as typed
+                self._actor = self.actor_option or "GM"
+            else:
+                from campaign.services.group import acting_name
+
+                self._actor = acting_name(self.db, self.actor_option)
+        return self._actor
 
     @property
     def db(self) -> Database:

@@ -298,6 +298,8 @@ def void(
     from campaign.services.history import void as void_service
 
     s = state(ctx)
+    if _request_void_instead(s, seq, reason, json_out):
+        return
     expect_head = None
     if not yes:
         if not sys.stdin.isatty():
@@ -319,3 +321,41 @@ def void(
         say(f"voided #{voided['voided']} (entry #{voided['seq']})")
         for line in voided["reversed"]:
             say(f"  reversed: {line}")
+
+
+def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
+    """Group mode: a player's role may not void; its `history void` asks the GM instead."""
+    from campaign.services.group import request_void, signed_in
+
+    who = signed_in(s.db)
+    if who is None or who.kind != "player":
+        return False
+    requested = request_void(s.db, s.campaign, s.actor, seq, reason)
+    if json_out:
+        emit_json(requested)
+    else:
+        say(f"void of #{seq} requested (entry #{requested['seq']}); the GM grants it with "
+            f"`campaign history approve {requested['seq']}`")
+    return True
+
+
+@history_app.command("approve")
+def approve(
+    ctx: typer.Context,
+    seq: int = typer.Argument(..., help="The void request entry to grant."),
+    cascade: bool = typer.Option(False, "--cascade", help="Also void the later entries that depend on it."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Grant a player's void request (group mode): the requested entry is voided, the
+    void's reason naming the request.
+
+    Example: campaign history approve 57
+    """
+    from campaign.services.group import approve as approve_service
+
+    s = state(ctx)
+    voided = approve_service(s.db, s.campaign, s.actor, seq, cascade=cascade)
+    if json_out:
+        emit_json(voided)
+    else:
+        say(f"voided #{voided['voided']} (entry #{voided['seq']}) as requested in #{seq}")

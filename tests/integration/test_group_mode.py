@@ -1,0 +1,302 @@
+"""Group mode on PostgreSQL (issue 17): roles per player, the database records the actor
+and enforces permissions, concurrent appends from several roles keep the chain.
+
+The throwaway cluster trusts 127.0.0.1, so role passwords are not checked here: what is
+tested is which role a connection is, and what the database lets that role do.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from campaign.services.group import role_prefix
+from tests.cli.conftest import Cli, gurps_setup
+
+TABLES = ("campaigns", "players", "characters", "ledger", "relationships", "traits", "conditions", "scenarios",
+          "scenario_participants", "disappearances", "searches", "reunion_checks", "group_roles")
+
+
+def _dsn(url: str, user: str | None = None) -> str:
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    return (f"host={parsed.host} port={parsed.port} dbname={parsed.database} "
+            f"user={user or parsed.username}")
+
+
+def _role_url(url: str, role: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).set(username=role, password=None).render_as_string(hide_password=False)
+
+
+class Group:
+    """The `gurps` party (Aki plays 鈴音, Ren plays 刀矢) with group mode set up."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.owner = Cli(url)
+        gurps_setup(self.owner)
+        self.owner.run("player", "add", "葵")
+        self.setup = self.owner.json("group", "setup")
+        self.roles = {r["player"]: r["role"] for r in self.setup["roles"]}
+
+    def cli(self, player: str) -> Cli:
+        return Cli(_role_url(self.url, self.roles[player]))
+
+    def raw(self, player: str | None = None) -> psycopg.Connection:
+        return psycopg.connect(_dsn(self.url, self.roles[player] if player else None), autocommit=True)
+
+    def dump(self) -> dict:
+        with self.raw() as conn:
+            return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in TABLES}
+
+    def drop(self) -> None:
+        from sqlalchemy.engine import make_url
+
+        database = make_url(self.url).database
+        with psycopg.connect(_dsn(self.url).replace(f"dbname={database}", "dbname=postgres"),
+                             autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
+            for (role,) in conn.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE %s",
+                                        (role_prefix(database) + "%",)).fetchall():
+                conn.execute(f'DROP ROLE "{role}"')
+
+
+_databases = itertools.count()
+
+
+@pytest.fixture
+def group(pg_cluster):
+    made = Group(pg_cluster.create_database(f"g{os.getpid()}_{next(_databases)}", template="campaign_template"))
+    yield made
+    made.drop()
+
+
+def test_setup_creates_a_gm_role_and_one_per_player(group):
+    roles = group.setup["roles"]
+    assert [(r["player"], r["kind"]) for r in roles] == [("GM", "gm"), ("Aki", "player"), ("Ren", "player"),
+                                                         ("葵", "player")]
+    for r in roles:
+        assert r["role"].isascii() and len(r["role"]) <= 63
+        assert r["url"].startswith(f"postgresql://{r['role']}:{r['password']}@")
+        assert len(r["password"]) >= 20
+    assert len({r["password"] for r in roles}) == 4
+    # Passwords are stored by PostgreSQL (as a hash) for LOGIN roles
+    with group.raw() as conn:
+        rows = conn.execute("SELECT rolname, rolcanlogin, rolpassword IS NOT NULL FROM pg_authid "
+                            "WHERE rolname = ANY(%s)", ([r["role"] for r in roles],)).fetchall()
+    assert sorted(rows) == sorted((r["role"], True, True) for r in roles)
+    # Run again: nothing new, no passwords shown again
+    assert group.owner.json("group", "setup")["roles"] == []
+
+
+def _entry(conn: psycopg.Connection, actor: str, record_actor: str | None = None, kind: str = "roll") -> None:
+    """Append one well-formed, correctly hashed entry through raw SQL."""
+    from campaign.ledger import canonical_json, chain_hash
+
+    seq, prev = conn.execute("SELECT seq, hash FROM ledger WHERE campaign_id = 1 ORDER BY seq DESC LIMIT 1").fetchone()
+    record = {"campaign": "テスト卓", "seq": seq + 1, "at": "2026-12-01T00:00:00.000000Z",
+              "actor": record_actor or actor, "kind": kind, "character": None, "scenario": None, "parent_seq": None,
+              "voids_seq": None, "expression": "3D6", "dice": [1, 2, 3], "total": 6, "target": None,
+              "outcome": None, "margin": None, "source": "manual", "reason": None, "detail": {}, "ops": [],
+              "voidable": True}
+    text = canonical_json(record)
+    conn.execute("INSERT INTO ledger (campaign_id, seq, at, actor, kind, character, scenario, outcome, parent_seq, "
+                 "voids_seq, record, prev_hash, hash) VALUES (1, %s, %s, %s, %s, NULL, NULL, NULL, NULL, NULL, "
+                 "%s, %s, %s)", (seq + 1, record["at"], actor, kind, text, prev, chain_hash(prev, text)))
+
+
+def test_the_database_records_the_signed_in_player(group):
+    aki = group.cli("Aki")
+    rolled = aki.json("roll", "3D6", "--dice", "1,2,3")
+    assert group.owner.json("history", "show", str(rolled["seq"]))["actor"] == "Aki"
+    # CAMPAIGN_ACTOR / --as naming oneself is fine; naming anyone else is refused, changing nothing
+    assert aki.json("--as", "Aki", "roll", "3D6", "--dice", "1,2,3")["seq"] == rolled["seq"] + 1
+    before = group.dump()
+    assert "only the GM's role may use --as" in aki.error("--as", "Ren", "roll", "3D6", "--dice", "1,2,3", code=1)
+    assert "only the GM's role may use --as" in aki.error("--as", "GM", "roll", "3D6", "--dice", "1,2,3", code=1)
+    assert group.dump() == before
+
+
+def test_the_gm_acting_for_a_player_is_recorded_as_the_gm(group):
+    gm = group.cli("GM")
+    rolled = gm.json("--as", "Aki", "roll", "3D6", "--dice", "1,2,3")
+    shown = group.owner.json("history", "show", str(rolled["seq"]))
+    assert (shown["actor"], shown["detail"]["on_behalf_of"]) == ("GM", "Aki")
+    plain = gm.json("roll", "3D6", "--dice", "1,2,3")
+    shown = group.owner.json("history", "show", str(plain["seq"]))
+    assert (shown["actor"], "on_behalf_of" in shown["detail"]) == ("GM", False)
+    assert group.owner.json("history", "verify")["ok"]
+
+
+@pytest.mark.parametrize("who, actor, record_actor", [
+    ("Aki", "Ren", None),        # another player
+    ("Aki", "GM", None),         # the GM
+    ("Aki", "Aki", "Ren"),       # right column, wrong hashed record
+    ("GM", "Aki", None),         # the GM may not write as a player either
+])
+def test_raw_sql_cannot_spoof_the_actor(group, who, actor, record_actor):
+    before = group.dump()
+    with group.raw(who) as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="group mode"):
+            _entry(conn, actor, record_actor)
+    assert group.dump() == before
+    with group.raw(who) as conn:  # the same insert with the right actor goes through
+        _entry(conn, "GM" if who == "GM" else who)
+    assert group.owner.json("history", "verify")["ok"]
+
+
+def test_nobody_updates_or_deletes_ledger_rows(group):
+    group.cli("Aki").json("roll", "3D6", "--dice", "1,2,3")
+    before = group.dump()
+    for who in ("GM", "Aki"):
+        with group.raw(who) as conn:
+            for statement in ("UPDATE ledger SET actor = 'X' WHERE seq = 1", "DELETE FROM ledger WHERE seq = 1",
+                              "TRUNCATE ledger"):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    conn.execute(statement)
+    assert group.dump() == before
+
+
+FRIGHT_FAIL = "6,6,4,1,1,1,2,3"  # 16 vs Will 11 - 3: failure, table entry 11
+# (command, may a player's role run it for 鈴音 = Aki's own character?)
+MATRIX = [
+    (("roll", "3D6", "--char", "鈴音", "--dice", "1,2,3"), True),
+    (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), False),   # Ren's character
+    (("fright", "鈴音", "--mod", "-3", "--dice", FRIGHT_FAIL), True),
+    (("fright", "刀矢", "--mod", "-3", "--dice", "6,6,4,1,1,1"), False),
+    (("missing", "mark", "刀矢"), False),
+    (("scenario", "start", "霧の館", "--with", "鈴音"), False),
+    (("settings", "fright_cap=13"), False),
+    (("trait", "add", "鈴音", "勇敢", "--cp", "5", "--category", "advantage"), False),
+    (("char", "add", "新顔", "--player", "Aki"), False),
+    (("history", "seal"), False),
+]
+
+
+@pytest.mark.slow
+def test_each_permission_as_each_role(group):
+    """A player's role: its own characters' rolls and fright checks only; every refusal
+    comes from the database and changes nothing. The GM's role: everything."""
+    results = []
+    for who in ("Aki", "GM"):
+        cli = group.cli(who)
+        for args, player_may in MATRIX:
+            before = group.dump()
+            result = cli.run(*args, "--json", expect=None)
+            allowed = result.exit_code == 0
+            results.append((who, args[0], args[1], allowed))
+            if who == "GM" or player_may:
+                assert allowed, (who, args, result.stderr)
+                assert group.dump() != before
+            else:
+                assert result.exit_code == 1 and "refused by the database" in result.stderr, (who, args, result.stderr)
+                assert "Traceback" not in result.output
+                assert group.dump() == before, (who, args)
+    fright = [e for e in group.owner.json("history", "--kind", "fright") if e["parent_seq"] is None]
+    assert [(e["actor"], e["character"]) for e in fright] == [("GM", "刀矢"), ("GM", "鈴音"), ("Aki", "鈴音")]
+    assert group.owner.json("history", "verify")["ok"]
+
+
+def test_a_player_void_becomes_a_request_the_gm_approves(group):
+    aki, gm = group.cli("Aki"), group.cli("GM")
+    fright = aki.json("fright", "鈴音", "--mod", "-3", "--dice", FRIGHT_FAIL)
+    before = group.owner.json("char", "show", "鈴音")
+    request = aki.json("history", "void", str(fright["seq"]), "--reason", "wrong modifier", "--yes")
+    assert request["kind"] == "void_request" and request["requested_void"] == fright["seq"]
+    shown = group.owner.json("history", "show", str(request["seq"]))
+    assert (shown["actor"], shown["kind"], shown["detail"]) == ("Aki", "void_request", {"requested_void": fright["seq"]})
+    assert group.owner.json("char", "show", "鈴音") == before  # a request changes no state
+    # Through raw SQL a player's role cannot append a real void either
+    with group.raw("Aki") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            _entry(conn, "Aki", kind="void")
+    assert "only the GM" in aki.error("history", "approve", str(request["seq"]), code=1)
+    approved = gm.json("history", "approve", str(request["seq"]))
+    assert approved["voided"] == fright["seq"] and approved["request"] == request["seq"]
+    assert group.owner.json("history", "show", str(approved["seq"]))["actor"] == "GM"
+    assert group.owner.json("char", "show", "鈴音")["cp_total"] == 100
+    assert group.owner.json("history", "verify")["ok"]
+
+
+def test_status_lists_roles_and_the_rights_the_database_reports(group):
+    status = group.owner.json("group", "status")
+    by_player = {r["player"]: r for r in status["roles"]}
+    assert set(by_player) == {"GM", "Aki", "Ren", "葵"}
+    assert by_player["Aki"]["rights"]["ledger"] == ["SELECT", "INSERT"]
+    assert by_player["GM"]["rights"]["ledger"] == ["SELECT", "INSERT"]
+    assert by_player["Aki"]["rights"]["scenarios"] == ["SELECT"]
+    assert by_player["GM"]["rights"]["scenarios"] == ["SELECT", "INSERT", "UPDATE", "DELETE"]
+    assert all(r["login"] for r in status["roles"])
+
+
+def test_revoke_and_add_player_again(group):
+    revoked = group.owner.json("group", "revoke", "Ren")
+    assert revoked["player"] == "Ren"
+    before = group.dump()
+    with pytest.raises(psycopg.OperationalError):  # NOLOGIN
+        group.raw("Ren").close()
+    assert group.dump() == before
+    status = {r["player"]: r for r in group.owner.json("group", "status")["roles"]}
+    assert status["Ren"]["login"] is False and status["Ren"]["rights"]["ledger"] == []
+    again = group.owner.json("group", "add-player", "Ren")["roles"][0]
+    assert again["role"] == revoked["role"]
+    assert group.cli("Ren").json("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3")["seq"] > 0
+    added = group.owner.json("group", "add-player", "新人")["roles"][0]
+    assert (added["player"], added["kind"]) == ("新人", "player")
+    assert group.owner.error("group", "add-player", "新人", code=1).startswith("error: player '新人' already has")
+
+
+def test_group_commands_refuse_on_sqlite(tmp_path):
+    cli = Cli(str(tmp_path / "c.db"))
+    cli.run("init", "卓")
+    for args in (("group", "setup"), ("group", "status"), ("group", "add-player", "A"), ("group", "revoke", "A")):
+        message = cli.error(*args, code=1)
+        assert message == ("error: group mode needs PostgreSQL: an SQLite database is single-GM mode "
+                           "(--as is self-declared there)")
+
+
+WRITER = """
+import sys
+from campaign.core.dice_source import SeededDice
+from campaign.db.database import Database
+from campaign.services.group import acting_name
+from campaign.services.rolls import roll
+
+db = Database(sys.argv[1])
+actor = acting_name(db, None)
+for i in range(int(sys.argv[2])):
+    roll(db, None, actor, "3D6", SeededDice(i))
+db.close()
+"""
+
+
+@pytest.mark.slow
+def test_four_players_and_the_gm_append_at_once(group):
+    """Five processes, each signed in as its own role, append concurrently: the chain
+    stays gapless and intact, and every entry's actor is the role that wrote it."""
+    group.roles.update({r["player"]: r["role"] for r in group.owner.json("group", "add-player", "Mio")["roles"]})
+    start = group.owner.json("history", "verify")["entries"]
+    per_writer = 25
+    writers = ["GM", "Aki", "Ren", "葵", "Mio"]
+    processes = [subprocess.Popen([sys.executable, "-c", WRITER, _role_url(group.url, group.roles[who]),
+                                   str(per_writer)], stderr=subprocess.PIPE) for who in writers]
+    for process in processes:
+        _, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err.decode()
+    verified = group.owner.json("history", "verify")
+    assert verified["ok"] and verified["entries"] == start + per_writer * len(writers)
+    with group.raw() as conn:
+        seqs = [row[0] for row in conn.execute("SELECT seq FROM ledger WHERE campaign_id = 1 ORDER BY seq")]
+        actors = conn.execute("SELECT actor, count(*) FROM ledger WHERE seq > %s GROUP BY actor",
+                              (start,)).fetchall()
+    assert seqs == list(range(1, start + per_writer * len(writers) + 1))
+    assert dict(actors) == {who: per_writer for who in writers}
