@@ -97,6 +97,7 @@ COMMANDS = {
     "history": "history:history_app",
     "player": "characters:player_app",
     "char": "characters:char_app",
+    "award": "characters:award",
     "db": "dbcmd:db_app",
     "check": "checks:check_app",
     "missing": "scenarios:missing_app",

@@ -10,6 +10,7 @@ import typer
 from campaign.cli.context import state
 from campaign.errors import BadInput
 from campaign.cli.output import (
+    BomOption,
     CsvOption,
     DiceOption,
     JsonOption,
@@ -105,6 +106,7 @@ def history(
     all_: bool = typer.Option(False, "--all", help="Every matching entry (streamed)."),
     json_out: bool = JsonOption,
     csv_out: bool = CsvOption,
+    bom: bool = BomOption,
 ) -> None:
     """List ledger entries, newest first, filtered; `history show|verify|seal|void` act on it.
 
