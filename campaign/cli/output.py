@@ -17,7 +17,12 @@ import typer
 
 JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
 CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
-_bom_wanted = False
+_bom_wanted = False  # set by --bom, reset by the root callback at every invocation
+
+
+def reset() -> None:
+    global _bom_wanted
+    _bom_wanted = False
 
 
 def _want_bom(value: bool) -> bool:

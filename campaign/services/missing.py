@@ -43,6 +43,7 @@ from campaign.db.models import (
 )
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.common import (
+    active_character_named,
     campaign_named,
     campaign_transaction,
     character_named,
@@ -193,7 +194,7 @@ def mark_missing(
     faces = check_faces(faces)
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        character = character_named(session, campaign, name)
+        character = active_character_named(session, campaign, name, "go missing")
         current = open_disappearance(session, character)
         if current is not None:
             raise RuleRefused(f"{character.name} is already missing (since ledger #{current.since_seq})")
