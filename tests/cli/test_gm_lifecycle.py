@@ -198,8 +198,8 @@ def test_scenario_record_lists_carried_over_searchers_voided_reunions_and_notes(
 def test_char_list_csv_has_a_column_per_stat_and_takes_bom(gurps, monkeypatch):
     out = gurps.run("char", "list", "--csv").stdout
     lines = out.splitlines()
-    assert lines[0] == "name,kind,player,status,CP,CP awarded,IQ,HT,Will,FP,HP"
-    assert "鈴音,PC,Aki,active,100,0,12,11,11,11,11" in lines
+    assert lines[0] == "name,kind,player,status,CP,CP awarded,Will,IQ,HT,FP,HP"  # first seen first
+    assert "鈴音,PC,Aki,active,100,0,11,12,11,11,11" in lines
     assert not out.startswith("\ufeff")
     assert gurps.run("char", "list", "--csv", "--bom").stdout.startswith("\ufeffname,")
     monkeypatch.setenv("CAMPAIGN_CSV_BOM", "1")
