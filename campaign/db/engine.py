@@ -30,7 +30,12 @@ def default_db_path() -> Path:
 
 
 def resolve_url(db: str | None) -> str:
-    """Turn --db / CAMPAIGN_DB / the default into an SQLAlchemy URL."""
+    """Turn --db / CAMPAIGN_DB / the default into an SQLAlchemy URL.
+
+    An empty --db is refused rather than read as "the default": it is a script's unset
+    variable far more often than a wish for the default file."""
+    if db is not None and not db.strip():
+        raise BadInput("--db is empty: give a file path or a database URL (or leave --db out for the default)")
     target = db or os.environ.get(DB_ENV) or str(default_db_path())
     if "://" in target:
         try:
@@ -49,6 +54,15 @@ def sqlite_path(url: str) -> Path | None:
     if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
         return None
     return Path(parsed.database)
+
+
+def refuse_missing_database(db: str | None) -> None:
+    """NotFound when the SQLite file is not there (nothing is created, no folders either)."""
+    from campaign.errors import NotFound
+
+    path = sqlite_path(resolve_url(db))
+    if path is not None and not path.exists():
+        raise NotFound(f"no database at {path}: create one with `campaign init NAME` (or check --db)")
 
 
 def _prepare_sqlite_file(path: Path) -> None:
