@@ -51,6 +51,8 @@ def roll(
 
     s = state(ctx)
     entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason)
+    if entry.get("warning"):
+        say(f"warning: {entry['warning']}")
     if json_out:
         emit_json(entry)
     else:

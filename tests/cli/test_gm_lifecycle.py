@@ -204,3 +204,14 @@ def test_char_list_csv_has_a_column_per_stat_and_takes_bom(gurps, monkeypatch):
     assert gurps.run("char", "list", "--csv", "--bom").stdout.startswith("\ufeffname,")
     monkeypatch.setenv("CAMPAIGN_CSV_BOM", "1")
     assert gurps.run("player", "list", "--csv").stdout.startswith("\ufeffname,characters")
+
+
+def test_a_roll_for_a_character_out_of_play_warns_on_stderr(sqlite_gurps):
+    quiet = sqlite_gurps.run("roll", "3D6", "--char", "鈴音", "--dice", "1,2,3")
+    assert "warning" not in quiet.stderr
+    sqlite_gurps.run("missing", "mark", "鈴音")
+    sqlite_gurps.run("char", "kill", "刀矢", "--reason", "x")
+    for name, status in (("鈴音", "missing"), ("刀矢", "dead")):
+        result = sqlite_gurps.run("roll", "3D6", "--char", name, "--dice", "1,2,3")
+        assert result.stderr.strip() == f"warning: {name} is {status} and not in play"
+        assert result.stdout.strip()  # still rolled and logged
