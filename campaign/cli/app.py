@@ -122,7 +122,10 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
+    from campaign.cli.output import reset
     from campaign.services.common import clean_name
+
+    reset()
 
     try:
         actor = clean_name(actor, "--as") if actor is not None else None
@@ -144,6 +147,7 @@ COMMANDS = {
     "history": "history:history_app",
     "player": "characters:player_app",
     "char": "characters:char_app",
+    "award": "characters:award",
     "db": "dbcmd:db_app",
     "check": "checks:check_app",
     "missing": "scenarios:missing_app",

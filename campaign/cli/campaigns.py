@@ -18,16 +18,22 @@ def init(
 
     Example: campaign init '百鬼夜翔 第二部' --ruleset gurps3-ja
     """
-    from campaign.selection import select_campaign
+    from campaign.selection import select_campaign, selected_campaign
     from campaign.services.campaigns import create_campaign
 
     app_state = state(ctx)
+    app_state.may_create = True
     created = create_campaign(app_state.db, name, ruleset, app_state.actor)
+    previous = selected_campaign(app_state.db.url)
     select_campaign(app_state.db.url, created["name"])
+    switched = previous is not None and previous != created["name"]
     if json_out:
-        emit_json(created)
+        emit_json({**created, "selected": created["name"], "previously_selected": previous})
     else:
         say(f"created campaign {created['name']} ({created['ruleset']}) and selected it")
+    if switched:
+        say(f"NOTE: the selected campaign of this database switched from {previous!r} to {created['name']!r}; "
+            f"commands without --campaign now act on {created['name']!r} (`campaign use {previous}` to go back)")
 
 
 def use(ctx: typer.Context, name: str = typer.Argument(..., help="Campaign to select."),

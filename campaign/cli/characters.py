@@ -6,6 +6,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import (
+    BomOption,
     CsvOption,
     JsonOption,
     emit_json,
@@ -36,7 +37,8 @@ def player_add(ctx: typer.Context, name: str = typer.Argument(..., help="Player 
 
 
 @player_app.command("list")
-def player_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+def player_list(ctx: typer.Context, json_out: bool = JsonOption,
+                csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
     """List players and their characters.
 
     Example: campaign player list --csv
@@ -50,6 +52,20 @@ def player_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool =
         return
     table = [[r["name"], ", ".join(r["characters"])] for r in rows]
     print_csv(["name", "characters"], table) if csv_out else print_table("players", ["name", "characters"], table)
+
+
+@player_app.command("rename")
+def player_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The player's present name."),
+                  new: str = typer.Argument(..., help="The new name."), json_out: bool = JsonOption) -> None:
+    """Rename a player; history keeps the old name in the entries made before.
+
+    Example: campaign player rename Aki Akiko
+    """
+    from campaign.services.lifecycle import rename_player
+
+    s = state(ctx)
+    done = rename_player(s.db, s.campaign, old, new, s.actor)
+    emit_json(done) if json_out else say(f"player {done['from']} is now {done['to']} (ledger #{done['seq']})")
 
 
 @char_app.command("add")
@@ -78,29 +94,43 @@ def char_add(
 @char_app.command("list")
 def char_list(
     ctx: typer.Context,
-    status: str = typer.Option(None, "--status", help="Only active, missing or searching characters."),
+    status: str = typer.Option(None, "--status", help="Only active, missing, searching, dead or retired "
+                                                      "characters."),
+    all_: bool = typer.Option(False, "--all", help="Also dead and retired characters."),
     json_out: bool = JsonOption,
     csv_out: bool = CsvOption,
+    bom: bool = BomOption,
 ) -> None:
-    """List characters with their player, status and CP.
+    """List characters with their player, status and CP (dead and retired ones with --all).
 
-    Example: campaign char list --status missing
+    With --csv, every stat has its own column (a spreadsheet can sum them).
+
+    Example: campaign char list --all --csv --bom > party.csv
     """
     from campaign.services.characters import list_characters
 
     s = state(ctx)
-    rows = list_characters(s.db, s.campaign, status)
+    rows = list_characters(s.db, s.campaign, status, include_gone=all_)
     if json_out:
         emit_json(rows)
         return
+
+    def player(r):
+        return r["player"] or (f"(summoner {r['summoner']})" if r["summoner"] else "")
+
+    def status_text(r):
+        return r["status"] + (f" → {r['searching_for']}" if r["searching_for"] else "")
+
+    if csv_out:
+        stats = list(dict.fromkeys(k for r in rows for k in r["stats"]))
+        columns = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
+        print_csv(columns, [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
+                             r["cp_awarded"], *(r["stats"].get(k) for k in stats)] for r in rows])
+        return
     columns = ["name", "kind", "player", "status", "CP", "stats"]
-    table = [
-        [r["name"], r["kind"].upper(), r["player"] or (f"(summoner {r['summoner']})" if r["summoner"] else ""),
-         r["status"] + (f" → {r['searching_for']}" if r["searching_for"] else ""), r["cp_total"],
-         " ".join(f"{k}={v}" for k, v in r["stats"].items())]
-        for r in rows
-    ]
-    print_csv(columns, table) if csv_out else print_table("characters", columns, table)
+    table = [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
+              " ".join(f"{k}={v}" for k, v in r["stats"].items())] for r in rows]
+    print_table("characters", columns, table)
 
 
 def render_character(view: dict) -> None:
@@ -110,6 +140,7 @@ def render_character(view: dict) -> None:
         ("summoner", view["summoner"]),
         ("status", view["status"] + (f" (searching for {view['searching_for']})" if view["searching_for"] else "")),
         ("CP total", view["cp_total"]),
+        ("CP awarded", view["cp_awarded"] or None),
         ("stats", "  ".join(f"{k} {v}" for k, v in view["stats"].items())),
     ]
     for pool, values in view["pools"].items():
@@ -143,18 +174,90 @@ def char_set(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),
     stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable."),
+    unset: list[str] = typer.Option([], "--unset", help="Remove this stat, repeatable."),
+    new_stat: bool = typer.Option(False, "--new-stat", help="Allow a stat the sheet and the ruleset do not know "
+                                                            "(without it such a name is refused as a likely typo)."),
     cp: int = typer.Option(None, "--cp", help="New CP total."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Change stats (or the CP total) of a character; logged so it can be voided.
+    """Change or remove stats (or the CP total) of a character; logged so it can be voided.
 
-    Example: campaign char set 鈴音 --stat 技=4 --stat HP=12
+    Stat names are canonical: will, WILL and 意思 all write the sheet's Will.
+
+    Example: campaign char set 鈴音 --stat 技=4 --stat HP=12 --unset Luck
     """
     from campaign.services.characters import set_stats
 
     s = state(ctx)
-    view = set_stats(s.db, s.campaign, name, s.actor, parse_assignments(stat, "--stat"), cp)
+    view = set_stats(s.db, s.campaign, name, s.actor, parse_assignments(stat, "--stat"), cp, unset, new_stat)
     emit_json(view) if json_out else say(f"updated {view['name']} (ledger #{view['seq']})")
+
+
+@char_app.command("rename")
+def char_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The character's present name."),
+                new: str = typer.Argument(..., help="The new name."), json_out: bool = JsonOption) -> None:
+    """Rename a character; history keeps the old name in old entries, `history --char NEW` finds both.
+
+    Example: campaign char rename 名無しの狐 管狐
+    """
+    from campaign.services.lifecycle import rename_character
+
+    s = state(ctx)
+    done = rename_character(s.db, s.campaign, old, new, s.actor)
+    emit_json(done) if json_out else say(f"{done['from']} is now {done['to']} (ledger #{done['seq']})")
+
+
+def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, json_out: bool) -> None:
+    from campaign.services.lifecycle import set_status
+
+    s = state(ctx)
+    done = set_status(s.db, s.campaign, name, s.actor, status, reason)
+    emit_json(done) if json_out else say(f"{done['character']} is {done['status']} (ledger #{done['seq']})")
+
+
+@char_app.command("kill")
+def char_kill(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
+              reason: str = typer.Option(..., "--reason", help="How they died, for the record."),
+              json_out: bool = JsonOption) -> None:
+    """Mark a character dead: kept in history and `char list --all`, out of scenarios and searches.
+
+    Example: campaign char kill 刀矢 --reason '館の崩落'
+    """
+    _set_status(ctx, name, "dead", reason, json_out)
+
+
+@char_app.command("retire")
+def char_retire(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
+                reason: str = typer.Option(None, "--reason", help="Why, for the record."),
+                json_out: bool = JsonOption) -> None:
+    """Retire a character: kept in history and `char list --all`, out of scenarios and searches.
+
+    Example: campaign char retire 鈴音 --reason '故郷に帰った'
+    """
+    _set_status(ctx, name, "retired", reason, json_out)
+
+
+def award(
+    ctx: typer.Context,
+    cp: int = typer.Argument(..., help="Character points for each character."),
+    to: str = typer.Option(..., "--to", help="Who gets them: NAME[,NAME...]."),
+    reason: str = typer.Option(None, "--reason", help="What for, for the record."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Award character points (one ledger entry per character, each voidable).
+
+    Example: campaign award 3 --to 鈴音,刀矢 --reason '霧の館 クリア'
+    """
+    from campaign.services.lifecycle import award as give
+
+    s = state(ctx)
+    names = [n.strip() for n in to.split(",") if n.strip()]
+    done = give(s.db, s.campaign, cp, names, s.actor, reason)
+    if json_out:
+        emit_json(done)
+        return
+    for a in done["awards"]:
+        say(f"{a['character']}: +{a['cp']} CP → {a['cp_total']} (awarded {a['cp_awarded']}) (ledger #{a['seq']})")
 
 
 @char_app.command("relate")

@@ -15,6 +15,9 @@ class AppState:
     campaign_option: str | None = None
     actor_option: str | None = None
     seed: int | None = None
+    # Only commands that make a campaign (init, import) may create the database file:
+    # anything else on a mistyped --db says "no database at ..." and creates nothing.
+    may_create: bool = False
     _db: Database | None = field(default=None, repr=False)
     _actor: str | None = field(default=None, repr=False)
 
@@ -35,6 +38,10 @@ class AppState:
     def db(self) -> Database:
         """Opened (and migrated) on first use, so `--help` never touches a database."""
         if self._db is None:
+            if not self.may_create:
+                from campaign.db.engine import refuse_missing_database
+
+                refuse_missing_database(self.db_option)
             self._db = Database(self.db_option)
         return self._db
 

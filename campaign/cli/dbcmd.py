@@ -79,16 +79,28 @@ def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption) -> None:
 
 @db_app.command("backup")
 def db_backup(ctx: typer.Context, file: Path = typer.Argument(..., help="Where to write the copy."),
+              force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
               json_out: bool = JsonOption) -> None:
     """Write a consistent copy of the SQLite database, safe while others are writing.
+
+    The copy keeps this database's selected campaign (`use`), so commands on the copy
+    (`campaign --db COPY history verify`) act on the same campaign.
 
     Example: campaign db backup ~/backups/campaign-2026-11-29.db
     """
     from campaign.db.backup import backup_sqlite, refuse_non_sqlite
-    from campaign.db.engine import sqlite_path
+    from campaign.db.engine import resolve_url, sqlite_path
+    from campaign.errors import RuleRefused
+    from campaign.selection import select_campaign, selected_campaign
 
     s = state(ctx)
     db = s.db
     refuse_non_sqlite(db.dialect)
+    target = file.expanduser().absolute()
+    if target.exists() and not target.is_dir() and not force:
+        raise RuleRefused(f"{target} exists; add --force to overwrite it")
     size = backup_sqlite(sqlite_path(db.url), file)
+    selected = selected_campaign(db.url)
+    if selected is not None:
+        select_campaign(resolve_url(str(target)), selected)
     emit_json({"backup": str(file), "bytes": size}) if json_out else say(f"backed up to {file} ({size} bytes)")

@@ -8,6 +8,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import (
+    BomOption,
     CsvOption,
     DiceOption,
     JsonOption,
@@ -218,7 +219,8 @@ def render_fright(result: dict[str, Any]) -> None:
 
 
 @table_app.command("list")
-def table_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+def table_list(ctx: typer.Context, json_out: bool = JsonOption,
+               csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
     """List the roll tables: BCDice command, names, dice, range and number of entries.
 
     Example: campaign table list
@@ -269,7 +271,7 @@ def table_roll(
 
 @trait_app.command("list")
 def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-               json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+               json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
     """List a character's active traits with their CP and where they came from.
 
     Example: campaign trait list 鈴音
@@ -369,7 +371,7 @@ def trait_remove(
 
 @condition_app.command("list")
 def condition_list(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-                   json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+                   json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
     """List a character's active conditions and how long they last.
 
     Example: campaign condition list 鈴音

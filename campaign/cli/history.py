@@ -10,6 +10,7 @@ import typer
 from campaign.cli.context import state
 from campaign.errors import BadInput
 from campaign.cli.output import (
+    BomOption,
     CsvOption,
     DiceOption,
     JsonOption,
@@ -62,6 +63,8 @@ def roll(
     s = state(ctx)
     entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason,
                          sorcery=sorcery)
+    if entry.get("warning"):
+        say(f"warning: {entry['warning']}")
     if json_out:
         emit_json(entry)
     else:
@@ -122,6 +125,7 @@ def history(
     all_: bool = typer.Option(False, "--all", help="Every matching entry (streamed)."),
     json_out: bool = JsonOption,
     csv_out: bool = CsvOption,
+    bom: bool = BomOption,
 ) -> None:
     """List ledger entries, newest first, filtered; `history show|verify|seal|void` act on it.
 

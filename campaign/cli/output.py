@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -17,6 +18,30 @@ import typer
 
 JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
 CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
+_bom_wanted = False  # set by --bom, reset by the root callback at every invocation
+
+
+def reset() -> None:
+    global _bom_wanted
+    _bom_wanted = False
+
+
+def _want_bom(value: bool) -> bool:
+    global _bom_wanted
+    _bom_wanted = _bom_wanted or bool(value)
+    return value
+
+
+BomOption = typer.Option(False, "--bom", callback=_want_bom,
+                         help="With --csv: start with a UTF-8 byte order mark, so Excel on Japanese Windows "
+                              "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).")
+
+
+def csv_bom() -> bool:
+    """--bom on this command, or the setting CAMPAIGN_CSV_BOM=1 (yes/true/on)."""
+    return _bom_wanted or os.environ.get("CAMPAIGN_CSV_BOM", "").strip().lower() in ("1", "yes", "true", "on")
+
+
 DiceOption = typer.Option(None, "--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
 
 
@@ -116,6 +141,8 @@ def csv_cell(value: Any) -> Any:
 
 
 def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    if csv_bom():
+        sys.stdout.write("\ufeff")
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow([csv_cell(column) for column in columns])
     for row in rows:

@@ -6,6 +6,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import (
+    BomOption,
     CsvOption,
     JsonOption,
     emit_json,
@@ -118,8 +119,32 @@ def missing_reunion(
                f"{rolled['roll']}: {verdict} (ledger #{rolled['seq']})")
 
 
+@missing_app.command("found")
+def missing_found(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The missing character."),
+    reason: str = typer.Option(..., "--reason", help="How the story brings them back."),
+    json_out: bool = JsonOption,
+) -> None:
+    """End a missing status for story reasons, at any time (its searchers return); voidable.
+
+    Example: campaign missing found 鈴音 --reason '祠で眠っていた'
+    """
+    from campaign.services.missing import found_missing
+
+    s = state(ctx)
+    done = found_missing(s.db, s.campaign, name, s.actor, reason)
+    if json_out:
+        emit_json(done)
+        return
+    back = f"; {', '.join(done['searchers'])} {'returns' if len(done['searchers']) == 1 else 'return'}" \
+        if done["searchers"] else ""
+    say(f"{done['character']} is found{back} (ledger #{done['seq']})")
+
+
 @missing_app.command("list")
-def missing_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+def missing_list(ctx: typer.Context, json_out: bool = JsonOption,
+                 csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
     """List missing characters: reunion die, searchers, since when, and the current chance.
 
     Example: campaign missing list --json
@@ -174,17 +199,18 @@ def scenario_end(
     ctx: typer.Context,
     dice: list[str] = typer.Option([], "--dice", help="CHAR=FACE: the physical reunion die of a missing "
                                                       "character, repeatable; others are rolled."),
+    award: int = typer.Option(None, "--award", help="Give every participant still in play this many CP."),
     json_out: bool = JsonOption,
 ) -> None:
     """End the open scenario and roll the reunion check of every missing character.
 
-    Example: campaign scenario end --dice 鈴音=2
+    Example: campaign scenario end --dice 鈴音=2 --award 3
     """
     from campaign.services.scenarios import end_scenario
 
     s = state(ctx)
     manual = [(name, s.dice(face)) for name, face in _pairs(dice, "--dice", "CHAR=FACE")]
-    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None))
+    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None), award)
     if json_out:
         emit_json(ended)
         return
@@ -200,10 +226,13 @@ def scenario_end(
         print_text(f"{r['character']}: {r['odds']} → rolled {r['roll']}: {verdict} (ledger #{r['seq']})")
     if not ended["reunions"]:
         say("no one is missing: no reunion checks")
+    for a in ended["awards"]:
+        say(f"{a['character']}: +{a['cp']} CP → {a['cp_total']} (ledger #{a['seq']})")
 
 
 @scenario_app.command("list")
-def scenario_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
+                  csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
     """List scenarios with their status and participants.
 
     Example: campaign scenario list --csv
@@ -227,7 +256,7 @@ def scenario_show(
     title: str = typer.Argument(None, help="Title or number (#3); default: the open or latest scenario."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Show a scenario: participants, searchers sent, who went missing, reunion rolls.
+    """Show a scenario: participants, searchers out during it, who went missing, reunion rolls, notes.
 
     Example: campaign scenario show '霧の館'
     """
@@ -245,11 +274,35 @@ def scenario_show(
         ("participants", ", ".join(view["participants"])),
     ]
     for sent in view["searches"]:
-        fields.append(("searcher", f"{sent['searcher']} ({sent['player']}) → {sent['target']}"))
+        since = "carried over, " if sent["carried_over"] else ""
+        fields.append(("searcher", f"{sent['searcher']} ({sent['player']}) → {sent['target']} "
+                                   f"({since}ledger #{sent['seq']})"))
     for gone in view["went_missing"]:
         fields.append(("went missing", f"{gone['character']} (ledger #{gone['seq']})"))
     for r in view["reunions"]:
         verdict = "reunited" if r["success"] else "still missing"
+        voided = f", voided by #{r['voided_by']}" if r["voided_by"] else ""
         fields.append(("reunion", f"{r['character']}: {r['roll']} on 1d{r['faces']} vs <= {r['threshold']}: "
-                                  f"{verdict} (ledger #{r['seq']})"))
+                                  f"{verdict} (ledger #{r['seq']}{voided})"))
+    for note in view["notes"]:
+        voided = f", voided by #{note['voided_by']}" if note["voided_by"] else ""
+        fields.append(("note", f"{note['note']} (ledger #{note['seq']}{voided})"))
     print_fields(f"#{view['number']} {view['title']}", fields)
+
+
+@scenario_app.command("note")
+def scenario_note(
+    ctx: typer.Context,
+    text: str = typer.Argument(..., help="The note."),
+    scenario: str = typer.Option(None, "--scenario", help="Title or number (default: the open or latest one)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Add a GM note to a scenario (dated and hashed in the ledger; shown by `scenario show`).
+
+    Example: campaign scenario note '刀矢が祠の鍵を持ち帰った'
+    """
+    from campaign.services.scenarios import add_note
+
+    s = state(ctx)
+    done = add_note(s.db, s.campaign, text, s.actor, scenario)
+    emit_json(done) if json_out else say(f"noted on scenario #{done['scenario']} (ledger #{done['seq']})")

@@ -91,6 +91,7 @@ def import_(
     from campaign.services.transfer import import_campaign
 
     s = state(ctx)
+    s.may_create = True
     counter = _Counter("importing")
     try:
         if file == "-":

@@ -343,6 +343,25 @@ def default_seed_dir() -> Path:
     return Path(__file__).parents[2] / "seeds"
 
 
+@lru_cache(maxsize=4)
+def load_stat_aliases(directory: Path | str | None = None) -> dict[str, dict[str, tuple[str, ...]]]:
+    """{ruleset: {canonical stat: (aliases...)}} from seeds/rulesets/stats.toml."""
+    import tomllib
+
+    path = Path(directory or default_seed_dir()) / "rulesets" / "stats.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise DataError(f"{path}: cannot read stat names ({exc})") from None
+    aliases: dict[str, dict[str, tuple[str, ...]]] = {}
+    for ruleset, stats in data.items():
+        if not isinstance(stats, dict) or not all(
+                isinstance(v, list) and all(isinstance(a, str) and a for a in v) for v in stats.values()):
+            raise DataError(f"{path}: [{ruleset}] must map each stat to a list of names")
+        aliases[ruleset] = {canonical: tuple(names) for canonical, names in stats.items()}
+    return aliases
+
+
 def load_tables(directory: Path | str | None = None) -> dict[str, Table]:
     """All tables keyed by command. The shipped seeds are read once per process."""
     if directory is None:

@@ -37,6 +37,8 @@ def resolve_url(db: str | None) -> str:
     mistyped URL is one line of error (exit 2) instead of a driver import traceback; the
     message never repeats a password.
     """
+    if db is not None and not db.strip():
+        raise BadInput("--db is empty: give a file path or a database URL (or leave --db out for the default)")
     target = db or os.environ.get(DB_ENV) or str(default_db_path())
     if "://" not in target:
         return f"sqlite:///{Path(target).expanduser().absolute()}"
@@ -80,6 +82,15 @@ def sqlite_path(url: str) -> Path | None:
     if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
         return None
     return Path(parsed.database)
+
+
+def refuse_missing_database(db: str | None) -> None:
+    """NotFound when the SQLite file is not there (nothing is created, no folders either)."""
+    from campaign.errors import NotFound
+
+    path = sqlite_path(resolve_url(db))
+    if path is not None and not path.exists():
+        raise NotFound(f"no database at {path}: create one with `campaign init NAME` (or check --db)")
 
 
 def _prepare_sqlite_file(path: Path) -> None:

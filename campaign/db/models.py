@@ -65,6 +65,7 @@ class Character(Base):
     __table_args__ = (
         UniqueConstraint("campaign_id", "name", name="uq_characters_campaign_name"),
         CheckConstraint("kind IN ('pc', 'npc')", name="kind"),
+        CheckConstraint("status IN ('active', 'dead', 'retired')", name="status"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -78,6 +79,11 @@ class Character(Base):
     cp_total: Mapped[int] = mapped_column(Integer, default=0)
     # Current value of depletable pools (FP, HP); the maximum is the stat of that name.
     pools: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
+    # Lifecycle: a dead or retired character stays in the campaign (and its history) but
+    # takes part in no scenario and no search.
+    status: Mapped[str] = mapped_column(String(10), default="active", server_default="active")
+    # CP given by awards (scenario end --award, `award`), already included in cp_total.
+    cp_awarded: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     player: Mapped[Player | None] = relationship(lazy="joined")
     summoner: Mapped[Character | None] = relationship(remote_side="Character.id", lazy="joined")

@@ -6,7 +6,7 @@ the lines are rendered from the two states, never stored as prose.
 
 from __future__ import annotations
 
-from campaign.projection.state import State
+from campaign.projection.state import State, renamed_between
 
 
 def _pool_text(state: State, name: str, pool: str) -> str:
@@ -15,20 +15,32 @@ def _pool_text(state: State, name: str, pool: str) -> str:
     return f"{row.pools.get(pool, maximum)}/{maximum}"
 
 
+def _renames(before: State, after: State) -> list[str]:
+    characters, players = renamed_between(before, after)
+    return ([f"character {old} renamed back to {new}" for old, new in characters.items()]
+            + [f"player {old} renamed back to {new}" for old, new in players.items()])
+
+
 def _characters(before: State, after: State) -> list[str]:
     lines = []
+    renamed = renamed_between(before, after)[0]
     for name, old in before.characters.items():
-        new = after.characters.get(name)
+        new = after.characters.get(renamed.get(name, name))
         if new is None:
             continue
+        if old.status != new.status:
+            lines.append(f"{name}: {old.status} → {new.status}")
+        if old.cp_awarded != new.cp_awarded:
+            lines.append(f"{name}: awarded CP {old.cp_awarded} → {new.cp_awarded}")
         if old.cp_total != new.cp_total:
             lines.append(f"{name}: CP total {old.cp_total} → {new.cp_total}")
         for stat in sorted(set(old.stats) | set(new.stats)):
             if old.stats.get(stat) != new.stats.get(stat):
                 lines.append(f"{name}: {stat} {old.stats.get(stat)} → {new.stats.get(stat)}")
         for pool in sorted(set(old.pools) | set(new.pools)):
-            if old.pools.get(pool) != new.pools.get(pool) and pool in new.stats:
-                lines.append(f"{name}: {pool} {_pool_text(before, name, pool)} → {_pool_text(after, name, pool)}")
+            if old.pools.get(pool) != new.pools.get(pool) and pool in new.stats and pool in old.stats:
+                lines.append(f"{name}: {pool} {_pool_text(before, name, pool)} → "
+                             f"{_pool_text(after, renamed.get(name, name), pool)}")
     return lines
 
 
@@ -108,5 +120,5 @@ def _settings(before: State, after: State) -> list[str]:
 
 
 def describe_changes(before: State, after: State) -> list[str]:
-    return (_settings(before, after) + _characters(before, after) + _traits(before, after)
+    return (_renames(before, after) + _settings(before, after) + _characters(before, after) + _traits(before, after)
             + _conditions(before, after) + _missing(before, after))

@@ -164,7 +164,11 @@ def _refuse_name_clash(state: State, character: str, name: str, origin: str) -> 
 
 
 def _refuse_busy(state: State, character: str) -> None:
-    """R4: nobody is missing twice, and a missing character does not search (nor the reverse)."""
+    """R4: nobody is missing twice, and a missing character does not search (nor the reverse);
+    a dead or retired character does none of it (nor takes part in a scenario)."""
+    status = state.characters[character].status if character in state.characters else "active"
+    if status != "active":
+        raise OpConflict(f"{character} is {status}")
     since = state.open_disappearance(character)
     if since is not None:
         raise OpConflict(f"{character} is missing (since #{since})")
@@ -260,6 +264,7 @@ class PlayerAdded(Op):
         if self.player in state.players:
             raise OpConflict(f"a player named {self.player!r} already exists")
         state.players[self.player] = None
+        state.player_born[self.player] = entry.seq
 
 
 @dataclass(frozen=True)
@@ -288,6 +293,7 @@ class CharacterAdded(Op):
             raise OpConflict(f"the summoner {self.summoner!r} is not a PC")
         state.characters[self.character] = CharacterRow(self.kind, self.player, self.summoner, dict(self.stats),
                                                         self.cp, {})
+        state.born[self.character] = entry.seq
 
 
 @dataclass(frozen=True)
@@ -731,6 +737,144 @@ class ReunionChecked(Op):
             if row.since_seq == self.since_seq and row.scenario == self.scenario:
                 raise OpConflict(f"{gone.character}'s reunion check for scenario #{self.scenario} was already rolled")
         state.reunions[entry.seq] = ReunionRow(self.since_seq, self.scenario, self.roll, self.threshold, self.success)
+
+
+# --------------------------------------------------------------------------- names and lifecycle
+
+STATUSES = ("active", "dead", "retired")
+
+
+def _rekey(mapping: dict, old: Any, new: Any) -> dict:
+    """A copy of `mapping` with key `old` renamed to `new`, in the same position."""
+    return {(new if key == old else key): value for key, value in mapping.items()}
+
+
+@dataclass(frozen=True)
+class CharacterRenamed(Op):
+    """A character takes a new name. Rows are keyed by name, so every place the name
+    appears is re-keyed; entries before the rename keep the old name (replay applies
+    them first), entries after it use the new one."""
+
+    name: ClassVar[str] = "character_renamed"
+    character: str
+    new: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(_name(d.get("character"), "character"), _name(d.get("new"), "new name"))
+
+    @property
+    def character_names(self):
+        return (self.character, self.new)
+
+    def apply(self, state, entry):
+        old, new = self.character, self.new
+        _character(state, old)
+        if new in state.characters:
+            raise OpConflict(f"a character named {new!r} already exists")
+        state.characters = _rekey(state.characters, old, new)
+        for row in state.characters.values():
+            if row.summoner == old:
+                row.summoner = new
+        if old in state.born:
+            state.born = _rekey(state.born, old, new)
+        state.relationships = {(new if a == old else a, new if b == old else b): note
+                               for (a, b), note in state.relationships.items()}
+        for row in [*state.traits.values(), *state.conditions.values(), *state.disappearances.values()]:
+            if row.character == old:
+                row.character = new
+        for row in state.scenarios.values():
+            row.participants = [new if p == old else p for p in row.participants]
+        for row in state.searches.values():
+            if row.searcher == old:
+                row.searcher = new
+
+
+@dataclass(frozen=True)
+class PlayerRenamed(Op):
+    name: ClassVar[str] = "player_renamed"
+    player: str
+    new: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(_name(d.get("player"), "player"), _name(d.get("new"), "new name"))
+
+    def apply(self, state, entry):
+        old, new = self.player, self.new
+        if old not in state.players:
+            raise OpConflict(f"there is no player {old!r}")
+        if new in state.players:
+            raise OpConflict(f"a player named {new!r} already exists")
+        state.players = _rekey(state.players, old, new)
+        if old in state.player_born:
+            state.player_born = _rekey(state.player_born, old, new)
+        for row in state.characters.values():
+            if row.player == old:
+                row.player = new
+        for row in state.searches.values():
+            if row.player == old:
+                row.player = new
+
+
+@dataclass(frozen=True)
+class CharacterStatusSet(Op):
+    """Death or retirement (or, set back, active again). A character out on the rules'
+    business (missing, searching) must come back first."""
+
+    name: ClassVar[str] = "character_status"
+    character: str
+    status: str
+
+    @classmethod
+    def parse(cls, d):
+        if d.get("status") not in STATUSES:
+            raise BadOp(f"status must be one of {', '.join(STATUSES)}, not {d.get('status')!r}")
+        return cls(_name(d.get("character"), "character"), d["status"])
+
+    def apply(self, state, entry):
+        row = _character(state, self.character)
+        if row.status == self.status:
+            raise OpConflict(f"{self.character} is already {self.status}")
+        if row.status == "active":
+            _refuse_busy(state, self.character)
+        row.status = self.status
+
+
+@dataclass(frozen=True)
+class CpAwarded(Op):
+    """Character points given for play: they raise the CP total and are counted apart."""
+
+    name: ClassVar[str] = "cp_awarded"
+    character: str
+    cp: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(_name(d.get("character"), "character"), _int(d.get("cp"), "cp"))
+
+    def apply(self, state, entry):
+        row = _character(state, self.character)
+        row.cp_total = _bounded(row.cp_total + self.cp, "CP total")
+        row.cp_awarded = _bounded(row.cp_awarded + self.cp, "awarded CP")
+
+
+@dataclass(frozen=True)
+class StatUnset(Op):
+    name: ClassVar[str] = "stat_unset"
+    character: str
+    stat: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(_name(d.get("character"), "character"), _name(d.get("stat"), "stat"))
+
+    def apply(self, state, entry):
+        row = _character(state, self.character)
+        if self.stat not in row.stats:
+            raise OpConflict(f"{self.character} has no {self.stat} stat")
+        row.stats = {k: v for k, v in row.stats.items() if k != self.stat}
+        row.pools = {k: v for k, v in row.pools.items() if k != self.stat}
 
 
 def parse_op(data: Any) -> Op:

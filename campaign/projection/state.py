@@ -26,6 +26,8 @@ class CharacterRow:
     stats: dict[str, int]
     cp_total: int
     pools: dict[str, int] = field(default_factory=dict)
+    status: str = "active"  # active, dead or retired
+    cp_awarded: int = 0
 
 
 @dataclass
@@ -102,6 +104,11 @@ class State:
     disappearances: dict[int, DisappearanceRow] = field(default_factory=dict)
     searches: dict[int, SearchRow] = field(default_factory=dict)
     reunions: dict[int, ReunionRow] = field(default_factory=dict)
+    # Identity across renames: the seq of the entry that added each character / player,
+    # under its present name. Replay fills these; the tables do not hold them, so they
+    # are not compared. A void uses them to tell a rename from a removal (renamed_between).
+    born: dict[str, int] = field(default_factory=dict)
+    player_born: dict[str, int] = field(default_factory=dict)
 
     def copy(self) -> State:
         return copy.deepcopy(self)
@@ -134,6 +141,16 @@ class State:
 
     def active_traits(self, character: str) -> list[TraitRow]:
         return [t for t in self.traits.values() if t.character == character and t.removed_seq is None]
+
+
+def renamed_between(before: State, after: State) -> tuple[dict[str, str], dict[str, str]]:
+    """({old character name: new}, {old player name: new}) for rows that are the same
+    character or player (same `born` seq) under another name in `after`."""
+    def pairs(a: dict[str, int], b: dict[str, int]) -> dict[str, str]:
+        by_seq = {seq: name for name, seq in b.items()}
+        return {name: by_seq[seq] for name, seq in a.items() if seq in by_seq and by_seq[seq] != name}
+
+    return pairs(before.born, after.born), pairs(before.player_born, after.player_born)
 
 
 # Tables in the order differences are reported (parents before children).

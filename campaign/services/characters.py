@@ -44,6 +44,32 @@ def _check_stats(stats: dict[str, int]) -> dict[str, int]:
     return cleaned
 
 
+def stat_aliases(campaign) -> dict[str, tuple[str, ...]]:
+    from campaign.core.tables import load_stat_aliases
+
+    return load_stat_aliases().get(campaign.ruleset, {})
+
+
+def canonical_stats(campaign, stats: dict[str, int], sheet: dict[str, int], *, new_stat: bool = True,
+                    who: str = "") -> dict[str, int]:
+    """The stats with their names as the sheet stores them (see core.stat_names).
+
+    Unless `new_stat`, a name that matches nothing known is refused as a likely typo."""
+    from campaign.core.stat_names import resolve_stat
+
+    aliases = stat_aliases(campaign)
+    resolved: dict[str, int] = {}
+    for typed, value in stats.items():
+        found = resolve_stat(typed, sheet, aliases)
+        if not found.known and not new_stat:
+            hint = f"did you mean {found.suggestion!r}? " if found.suggestion else ""
+            raise RuleRefused(f"{who} has no stat {typed!r}: {hint}add --new-stat to create it")
+        if found.name in resolved:
+            raise BadInput(f"stat {found.name} is given twice ({typed!r} is the same stat)")
+        resolved[found.name] = value
+    return resolved
+
+
 def _check_cp(cp: int) -> int:
     if abs(cp) > STAT_LIMIT:
         raise BadInput(f"CP {cp} is out of range (at most ±{STAT_LIMIT})")
@@ -100,6 +126,7 @@ def add_character(
         summoner_row = character_named(session, campaign, summoner) if summoner is not None else None
         if summoner_row is not None and summoner_row.kind != "pc":
             raise RuleRefused(f"the summoner must be a PC; {summoner_row.name!r} is an NPC")
+        stats = canonical_stats(campaign, stats, {})
         with recording(session, campaign, actor, "character", voidable=False) as entry:
             character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp)
             entry.describe(character=name, reason="added")
@@ -107,13 +134,30 @@ def add_character(
 
 
 def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, stats: dict[str, int],
-              cp: int | None = None) -> dict[str, Any]:
+              cp: int | None = None, unset: list[str] | None = None, new_stat: bool = False) -> dict[str, Any]:
+    """Write stats (names made canonical; a new name needs `new_stat`), remove the `unset`
+    ones, or write the CP total: one entry."""
     stats = _check_stats(stats)
-    if not stats and cp is None:
-        raise BadInput("nothing to set: give --stat KEY=VALUE or --cp N")
+    unset = [clean_name(stat, "stat") for stat in unset or ()]
+    if not stats and cp is None and not unset:
+        raise BadInput("nothing to set: give --stat KEY=VALUE, --unset STAT or --cp N")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
+        stats = canonical_stats(campaign, stats, character.stats, new_stat=new_stat, who=character.name)
+        removed = []
+        for typed in unset:
+            from campaign.core.stat_names import resolve_stat
+
+            found = resolve_stat(typed, character.stats, stat_aliases(campaign))
+            if found.name not in character.stats:
+                hint = f" (did you mean {found.suggestion!r}?)" if found.suggestion else ""
+                raise RuleRefused(f"{character.name} has no stat {typed!r} to unset{hint}")
+            if found.name in stats or found.name in removed:
+                raise BadInput(f"stat {found.name} is both set and unset, or unset twice")
+            removed.append(found.name)
         with recording(session, campaign, actor, "character") as entry:
+            for key in removed:
+                entry.unset_stat(character, key)
             for key, value in stats.items():
                 entry.set_stat(character, key, value)
             if cp is not None:
@@ -151,7 +195,9 @@ def related(session: Session, first: Character, second: Character) -> bool:
 
 
 def status_of(session: Session, character: Character) -> tuple[str, str | None]:
-    """("missing", None), ("searching", target name) or ("active", None)."""
+    """("dead"|"retired", None), ("missing", None), ("searching", target name) or ("active", None)."""
+    if character.status != "active":
+        return character.status, None
     missing = session.scalar(
         select(Disappearance.id).where(Disappearance.character_id == character.id, Disappearance.reunited_seq.is_(None))
     )
@@ -195,6 +241,7 @@ def character_view(session: Session, character: Character) -> dict[str, Any]:
         "summoner": character.summoner.name if character.summoner else None,
         "stats": dict(character.stats),
         "cp_total": character.cp_total,
+        "cp_awarded": character.cp_awarded,
         "status": status,
         "searching_for": searching_for,
         "traits": [
@@ -217,9 +264,15 @@ def show_character(db: Database, campaign_name: str | None, name: str) -> dict[s
         return character_view(session, character_named(session, campaign, name))
 
 
-def list_characters(db: Database, campaign_name: str | None, status: str | None = None) -> list[dict[str, Any]]:
-    if status is not None and status not in ("active", "missing", "searching"):
-        raise BadInput(f"--status must be active, missing or searching, not {status!r}")
+STATUS_FILTERS = ("active", "missing", "searching", "dead", "retired")
+
+
+def list_characters(db: Database, campaign_name: str | None, status: str | None = None,
+                    include_gone: bool = False) -> list[dict[str, Any]]:
+    """Characters in play; dead and retired ones only with `include_gone` (--all) or when
+    asked for by status."""
+    if status is not None and status not in STATUS_FILTERS:
+        raise BadInput(f"--status must be one of {', '.join(STATUS_FILTERS)}, not {status!r}")
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         rows = []
@@ -227,6 +280,8 @@ def list_characters(db: Database, campaign_name: str | None, status: str | None 
             select(Character).where(Character.campaign_id == campaign.id).order_by(Character.kind, Character.name)
         ):
             view = character_view(session, character)
+            if status is None and not include_gone and character.status != "active":
+                continue
             if status is None or view["status"] == status:
                 rows.append(view)
         return rows

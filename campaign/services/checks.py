@@ -125,7 +125,11 @@ def _distinct(characters: Sequence[Character], what: str) -> None:
 
 
 def stat_of(character: Character, stat: str) -> int:
+    """The stat's value; `stat` may be any spelling of it (心, WILL, ｗｉｌｌ ...)."""
+    from campaign.core.stat_names import resolve_stat
+
     stats = character.stats or {}
+    stat = resolve_stat(stat, stats, {}).name
     if stat not in stats:
         listed = ", ".join(f"{k}={v}" for k, v in stats.items()) or "none"
         raise NotFound(f"{character.name} has no stat {stat!r} (stats: {listed})")

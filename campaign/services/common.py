@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.core.suggest import did_you_mean
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
 
@@ -88,7 +89,7 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
     name = unicodedata.normalize("NFC", name).strip()
     found = None if "\x00" in name else session.scalar(select(Campaign).where(Campaign.name == name))
     if found is None:
-        raise NotFound(f"no campaign named {name!r}")
+        raise NotFound(f"no campaign named {name!r}" + did_you_mean(name, session.scalars(select(Campaign.name))))
     return found
 
 
@@ -97,7 +98,8 @@ def player_named(session: Session, campaign: Campaign, name: str) -> Player:
     found = None if "\x00" in name else session.scalar(
         select(Player).where(Player.campaign_id == campaign.id, Player.name == name))
     if found is None:
-        raise NotFound(f"no player named {name!r} in campaign {campaign.name!r}")
+        known = session.scalars(select(Player.name).where(Player.campaign_id == campaign.id))
+        raise NotFound(f"no player named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
     return found
 
 
@@ -106,8 +108,17 @@ def character_named(session: Session, campaign: Campaign, name: str) -> Characte
     found = None if "\x00" in name else session.scalar(
         select(Character).where(Character.campaign_id == campaign.id, Character.name == name))
     if found is None:
-        raise NotFound(f"no character named {name!r} in campaign {campaign.name!r}")
+        known = session.scalars(select(Character.name).where(Character.campaign_id == campaign.id))
+        raise NotFound(f"no character named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
     return found
+
+
+def active_character_named(session: Session, campaign: Campaign, name: str, doing: str) -> Character:
+    """A character who can still act in the story: dead and retired ones are refused."""
+    character = character_named(session, campaign, name)
+    if character.status != "active":
+        raise RuleRefused(f"{character.name} is {character.status} and cannot {doing}")
+    return character
 
 
 @contextmanager

@@ -114,6 +114,28 @@ class Recorder:
         character.cp_total = check_cp_total(character.cp_total + delta, character.name)
         self.ops.append(o.CpChanged(character.name, delta))
 
+    def unset_stat(self, character: Character, stat: str) -> None:
+        character.stats = {k: v for k, v in character.stats.items() if k != stat}
+        character.pools = {k: v for k, v in character.pools.items() if k != stat}
+        self.ops.append(o.StatUnset(character.name, stat))
+
+    def award_cp(self, character: Character, cp: int) -> None:
+        character.cp_total = _bounded(character.cp_total + cp, "the CP total")
+        character.cp_awarded = _bounded(character.cp_awarded + cp, "the awarded CP")
+        self.ops.append(o.CpAwarded(character.name, cp))
+
+    def rename_character(self, character: Character, new: str) -> None:
+        old, character.name = character.name, new
+        self.ops.append(o.CharacterRenamed(old, new))
+
+    def rename_player(self, player: Player, new: str) -> None:
+        old, player.name = player.name, new
+        self.ops.append(o.PlayerRenamed(old, new))
+
+    def set_status(self, character: Character, status: str) -> None:
+        character.status = status
+        self.ops.append(o.CharacterStatusSet(character.name, status))
+
     def change_pool(self, character: Character, pool: str, delta: int) -> int:
         """Lose (negative) or regain FP/HP; returns the new current value."""
         current = character.pools.get(pool, character.stats[pool])

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from campaign import ledger
@@ -92,7 +92,14 @@ def _live_void_of(voider, target_seq):
     )
 
 
-def _query(session: Session, campaign_id: int, flt: HistoryFilter, names: list[str] | None):
+def _spans_condition(spans):
+    """Entries recorded under any name a character had, while it had it (renames)."""
+    return or_(*(and_(LedgerEntry.character == name, LedgerEntry.seq >= first,
+                      *(() if last is None else (LedgerEntry.seq <= last,)))
+                 for name, first, last in spans))
+
+
+def _query(session: Session, campaign_id: int, flt: HistoryFilter, names: list[str] | None, spans=None):
     voider, parent_voider = aliased(LedgerEntry), aliased(LedgerEntry)
     query = (
         select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash,
@@ -101,7 +108,9 @@ def _query(session: Session, campaign_id: int, flt: HistoryFilter, names: list[s
         .outerjoin(parent_voider, _live_void_of(parent_voider, LedgerEntry.parent_seq))
         .where(LedgerEntry.campaign_id == campaign_id)
     )
-    if flt.character is not None:
+    if spans is not None:
+        query = query.where(_spans_condition(spans))
+    elif flt.character is not None:
         query = query.where(LedgerEntry.character == flt.character)
     if names is not None:
         query = query.where(LedgerEntry.character.in_(names))
@@ -134,13 +143,23 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
         raise BadInput(f"--scenario: {flt.scenario} is out of range")
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
+        from campaign.services.lifecycle import name_spans
+
+        spans = None
         if flt.character is not None:
             flt = replace(flt, character=character_named(session, campaign, flt.character).name)
-        names = None
+            spans = name_spans(session, campaign.id, flt.character)
         if flt.player is not None:
             player = player_named(session, campaign, flt.player)
-            names = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
-        query = _query(session, campaign.id, flt, names)
+            owned = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
+            player_spans = [span for name in owned for span in name_spans(session, campaign.id, name)]
+            if spans is not None:  # both: the character's entries, if it is the player's
+                spans = spans if flt.character in owned else []
+            else:
+                spans = player_spans
+            if not spans:
+                spans = [("", 1, 0)]  # matches nothing
+        query = _query(session, campaign.id, flt, None, spans)
         result = session.execute(query.execution_options(yield_per=1000))
         # The first fetch happens here, so option errors surface before any output.
         for record, prev_hash, digest, voided_by in result:
@@ -231,6 +250,7 @@ class _VoidPlan:
     state: Any
     changes: list[str]
     head: int
+    before: Any = None  # the replayed state the tables equal now (knows renames)
 
 
 def _voidable(record: dict[str, Any]) -> bool:
@@ -265,7 +285,8 @@ def _plan_void(session: Session, campaign, seq: int, cascade: bool) -> _VoidPlan
     entries = ledger_entries(session, campaign)
     current = load_state(session, campaign)
     try:
-        drift = first_difference(project(entries), current)
+        projected = project(entries)
+        drift = first_difference(projected, current)
     except ReplayConflict as exc:
         raise RuleRefused(f"cannot void: the ledger does not replay ({exc}); run `campaign history verify`") from None
     if drift is not None:
@@ -286,7 +307,7 @@ def _plan_void(session: Session, campaign, seq: int, cascade: bool) -> _VoidPlan
         raise RuleRefused(f"cannot void #{seq}: later entries depend on it: {listed}. "
                           f"Void them first, or add --cascade to void them too")
     return _VoidPlan(seq, record, plan.dependents, plan.reasons, plan.state,
-                     describe_changes(current, plan.state), head)
+                     describe_changes(projected, plan.state), head, projected)
 
 
 def _void_view(plan: _VoidPlan) -> dict[str, Any]:
@@ -329,7 +350,7 @@ def void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: 
                         **({"cascade_of": seq} if target != seq else {})},
             ))
             seqs.append(appended.seq)
-        sync_state(session, campaign, plan.state)
+        sync_state(session, campaign, plan.state, plan.before)
         return {**_void_view(plan), "seq": seqs[-1], "void_seqs": seqs}
 
 

@@ -43,6 +43,7 @@ from campaign.db.models import (
 )
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.common import (
+    active_character_named,
     campaign_named,
     campaign_transaction,
     character_named,
@@ -193,7 +194,7 @@ def mark_missing(
     faces = check_faces(faces)
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        character = character_named(session, campaign, name)
+        character = active_character_named(session, campaign, name, "go missing")
         current = open_disappearance(session, character)
         if current is not None:
             raise RuleRefused(f"{character.name} is already missing (since ledger #{current.since_seq})")
@@ -234,3 +235,29 @@ def list_missing(db: Database, campaign_name: str | None) -> list[dict[str, Any]
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         return [missing_view(session, d) for d in open_disappearances(session, campaign)]
+
+
+def found_missing(db: Database, campaign_name: str | None, name: str, actor: str, reason: str) -> dict[str, Any]:
+    """The story brings a missing character back (a plot override, any time, even
+    mid-scenario): the disappearance ends without a reunion roll and its searchers
+    return. Recorded as a "missing" entry; voiding it makes them missing (and searching)
+    again."""
+    reason = clean_text(reason, "--reason")
+    if not reason or not reason.strip():
+        raise BadInput("--reason is required: say how the story brings them back")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        character = character_named(session, campaign, name)
+        disappearance = open_disappearance(session, character)
+        if disappearance is None:
+            raise RuleRefused(f"{character.name} is not missing")
+        searches = active_searches(session, disappearance)
+        scenario = open_scenario(session, campaign)
+        with recording(session, campaign, actor, "missing") as entry:
+            entry.end_missing(disappearance)
+            for search, searcher in searches:
+                entry.end_search(search, searcher)
+            entry.describe(character=character.name, scenario=scenario.number if scenario else None, reason=reason,
+                           detail={"action": "found", "since_seq": disappearance.since_seq,
+                                   "searchers": [s.name for _, s in searches]})
+        return {"character": character.name, "since_seq": disappearance.since_seq,
+                "searchers": [s.name for _, s in searches], "reason": reason, "seq": entry.seq}

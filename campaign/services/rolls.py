@@ -65,7 +65,11 @@ def roll(
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
                           reason=reason if reason is not None else comment or None)
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        who = character_named(session, campaign, character).name if character else None
+        row = character_named(session, campaign, character) if character else None
+        who = row.name if row is not None else None
+        from campaign.services.characters import status_of
+
+        absent = status_of(session, row)[0] if row is not None else "active"
         result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
@@ -81,4 +85,7 @@ def roll(
             reason=reason if reason is not None else result.comment,
             detail=result.to_detail(),
         ))
-        return entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
+        view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
+        if absent != "active":  # logged all the same: the GM may mean it, but a slip shows at once
+            view["warning"] = f"{who} is {absent} and not in play"
+        return view

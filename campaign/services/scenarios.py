@@ -42,6 +42,7 @@ from campaign.db.models import (
 )
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import (
+    active_character_named,
     campaign_named,
     campaign_transaction,
     character_named,
@@ -69,16 +70,6 @@ def _participants(session: Session, scenario: Scenario) -> list[str]:
     ))
 
 
-def _records(session: Session, campaign: Campaign, seqs: Sequence[int]) -> dict[int, dict[str, Any]]:
-    if not seqs:
-        return {}
-    rows = session.execute(
-        select(LedgerEntry.seq, LedgerEntry.record)
-        .where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.seq.in_(list(seqs)))
-    )
-    return {seq: json.loads(record) for seq, record in rows}
-
-
 def scenario_summary(session: Session, scenario: Scenario) -> dict[str, Any]:
     return {
         "number": scenario.number,
@@ -93,12 +84,19 @@ def scenario_summary(session: Session, scenario: Scenario) -> dict[str, Any]:
 
 
 def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> dict[str, Any]:
-    """Everything `scenario show --json` promises."""
+    """Everything `scenario show --json` promises: who searched during it (sent at its
+    start or still out from before), who went missing, every reunion roll recorded for
+    it (voided ones marked, read from the ledger), and the GM's notes."""
+    from campaign.services.history import HistoryFilter, _query
+
+    started, ended = scenario.started_seq, scenario.ended_seq
+    conditions = [Search.started_seq < ended] if ended is not None else []
     searches = session.execute(
         select(Search, Character, Disappearance)
         .join(Character, Search.searcher_id == Character.id)
         .join(Disappearance, Search.disappearance_id == Disappearance.id)
-        .where(Search.scenario_id == scenario.id)
+        .where(Disappearance.campaign_id == campaign.id, *conditions,
+               (Search.ended_seq.is_(None)) | (Search.ended_seq > started))
         .order_by(Search.started_seq)
     ).all()
     went_missing = session.execute(
@@ -107,29 +105,34 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> d
         .where(Disappearance.since_scenario_id == scenario.id)
         .order_by(Disappearance.since_seq)
     ).all()
-    checks = session.scalars(
-        select(ReunionCheck).where(ReunionCheck.scenario_id == scenario.id).order_by(ReunionCheck.seq)
-    ).all()
-    records = _records(session, campaign, [c.seq for c in checks])
+
+    def logged(kind: str):
+        query = _query(session, campaign.id, HistoryFilter(kind=kind, scenario=scenario.number, limit=None), None)
+        rows = session.execute(query.order_by(None).order_by(LedgerEntry.seq)).all()
+        return [(json.loads(record), voided_by) for record, _prev, _hash, voided_by in rows]
+
     reunions = []
-    for check in checks:  # what was rolled is read from the hashed record, never from the table
-        record = records[check.seq]
+    for record, voided_by in logged("reunion"):  # what was rolled is read from the hashed record
         detail = record["detail"]
         reunions.append({
             "character": record["character"], "faces": detail["faces"], "roll": detail["roll"],
             "threshold": detail["threshold"], "searchers": detail["searchers"], "success": detail["success"],
-            "seq": check.seq,
+            "seq": record["seq"], "voided_by": voided_by,
         })
+    notes = [{"note": record["reason"], "seq": record["seq"], "at": record["at"], "actor": record["actor"],
+              "voided_by": voided_by} for record, voided_by in logged("note")]
     return {
         **scenario_summary(session, scenario),
         "searches": [
             {"searcher": searcher.name, "player": searcher.player.name if searcher.player else None,
              "target": session.get(Character, disappearance.character_id).name,
-             "seq": search.started_seq, "ended_seq": search.ended_seq}
+             "seq": search.started_seq, "ended_seq": search.ended_seq,
+             "carried_over": search.scenario_id != scenario.id}
             for search, searcher, disappearance in searches
         ],
         "went_missing": [{"character": name, "seq": seq} for name, seq in went_missing],
         "reunions": reunions,
+        "notes": notes,
     }
 
 
@@ -152,7 +155,7 @@ def start_scenario(
             )
         joining: list[Character] = []
         for name in participants:
-            character = character_named(session, campaign, name)
+            character = active_character_named(session, campaign, name, "take part in a scenario")
             if character in joining:
                 continue
             check_can_join_scenario(character_facts(session, character))
@@ -178,7 +181,7 @@ def _send_searcher(
     session: Session, campaign: Campaign, scenario: Scenario, start_seq: int,
     searcher_name: str, target_name: str, joining_ids: set[int],
 ) -> dict[str, Any]:
-    searcher = character_named(session, campaign, searcher_name)
+    searcher = active_character_named(session, campaign, searcher_name, "search")
     target = character_named(session, campaign, target_name)
     disappearance = open_disappearance(session, target)
     if disappearance is None:
@@ -218,13 +221,19 @@ class _Planned:
 
 def end_scenario(
     db: Database, campaign_name: str | None, actor: str,
-    manual: Sequence[tuple[str, DiceSource]], default: DiceSource,
+    manual: Sequence[tuple[str, DiceSource]], default: DiceSource, award: int | None = None,
 ) -> dict[str, Any]:
     """Close the open scenario and roll one reunion check per missing character.
 
     `manual` gives a dice source per missing character (physical dice typed in);
     everyone else rolls from `default`. All dice are rolled before anything is written.
+    `award` gives that many CP to every participant still active (one "award" entry each,
+    a child of the end entry, each voidable alone).
     """
+    from campaign.services.lifecycle import check_award, record_award
+
+    if award is not None:
+        award = check_award(award)
     with campaign_transaction(db, campaign_name) as (session, campaign):
         scenario = open_scenario(session, campaign)
         if scenario is None:
@@ -271,8 +280,33 @@ def end_scenario(
         reunions = []
         for plan in planned:
             reunions.append(_record_reunion(session, campaign, scenario, end_seq, plan))
+        awards = []
+        if award is not None:
+            for character in session.scalars(
+                    select(Character).join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
+                    .where(ScenarioParticipant.scenario_id == scenario.id).order_by(Character.id)):
+                if character.status == "active":
+                    awards.append(record_award(session, campaign, actor, character, award,
+                                               f"scenario #{scenario.number}", scenario.number, end_seq))
         session.flush()
-        return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "seq": end_seq}
+        return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "awards": awards,
+                "seq": end_seq}
+
+
+def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
+             scenario_title: str | None = None) -> dict[str, Any]:
+    """A GM note on a scenario (the open one by default): a ledger entry that changes
+    nothing, so it is dated, hashed, and shown by `scenario show`."""
+    from campaign.services.common import clean_text
+
+    text = clean_text(text, "note")
+    if not text or not text.strip():
+        raise BadInput("a note needs some text")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        scenario = _find_scenario(session, campaign, scenario_title)
+        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="note", scenario=scenario.number, reason=text, detail={"note": text}, voidable=True))
+        return {"scenario": scenario.number, "note": text, "seq": appended.seq}
 
 
 def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,

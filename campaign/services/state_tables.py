@@ -72,7 +72,8 @@ def load_state(session: Session, campaign: Campaign) -> State:
     names = {c.id: c.name for c in characters}
     for c in characters:
         state.characters[c.name] = CharacterRow(c.kind, players.get(c.player_id), names.get(c.summoner_id),
-                                                dict(c.stats or {}), c.cp_total, dict(c.pools or {}))
+                                                dict(c.stats or {}), c.cp_total, dict(c.pools or {}), c.status,
+                                                c.cp_awarded)
     for r in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
         state.relationships[(names.get(r.from_id), names.get(r.to_id))] = r.note
     ids = list(names)
@@ -135,12 +136,34 @@ class _Ids:
         return None if key is None else known[key]
 
 
-def sync_state(session: Session, campaign: Campaign, target: State) -> None:
+def _apply_renames(session: Session, campaign: Campaign, before: State, target: State) -> None:
+    """Rename the character and player rows that `target` knows under another name than
+    `before` (the projection the tables equal now), so the rows match by name again.
+    Two steps through a temporary name, so a swap of two names never clashes."""
+    from campaign.projection.state import renamed_between
+
+    characters, players = renamed_between(before, target)
+    for model, renames in ((Character, characters), (Player, players)):
+        rows = [session.scalars(select(model).where(model.campaign_id == campaign.id, model.name == old)).one()
+                for old in renames]
+        for row in rows:
+            row.name = f"\x01renaming {row.id}"
+        session.flush()
+        for row, new in zip(rows, renames.values()):
+            row.name = new
+        session.flush()
+
+
+def sync_state(session: Session, campaign: Campaign, target: State, before: State | None = None) -> None:
     """Make the tables equal `target`, changing only what differs.
 
     Rows are matched by stable key; a row the target lacks is deleted (children
     first), a row it adds is inserted (parents first), a differing row is updated.
+    `before`, the replayed state the tables equal now, lets a renamed character or
+    player keep its row (a void of a rename renames it back).
     """
+    if before is not None:
+        _apply_renames(session, campaign, before, target)
     current = load_state(session, campaign)
     cid = campaign.id
     if current.settings != target.settings:
@@ -181,13 +204,17 @@ def sync_state(session: Session, campaign: Campaign, target: State) -> None:
         if name not in current.characters:  # summoners come before the NPCs they summon
             character = Character(campaign_id=cid, name=name, kind=row.kind, player_id=ids.of(ids.players, row.player),
                                   summoner_id=ids.of(ids.characters, row.summoner), stats=dict(row.stats),
-                                  cp_total=row.cp_total, pools=dict(row.pools))
+                                  cp_total=row.cp_total, pools=dict(row.pools), status=row.status,
+                                  cp_awarded=row.cp_awarded)
             session.add(character)
             session.flush()
             ids.characters[name] = character.id
         elif current.characters[name] != row:
             character = session.get(Character, ids.characters[name])
             character.stats, character.cp_total, character.pools = dict(row.stats), row.cp_total, dict(row.pools)
+            character.status, character.cp_awarded = row.status, row.cp_awarded
+            character.player_id = ids.of(ids.players, row.player)
+            character.summoner_id = ids.of(ids.characters, row.summoner)
     for (a, b), note in target.relationships.items():
         if (a, b) not in current.relationships:
             session.add(Relationship(campaign_id=cid, from_id=ids.characters[a], to_id=ids.characters[b], note=note))

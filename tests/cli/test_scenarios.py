@@ -297,7 +297,9 @@ def test_state_after_several_scenarios(party):
         (1, "一話", "ended"), (2, "二話", "ended"), (3, "三話", "ended"), (4, "四話", "ended"),
         (5, "五話", "open")]
     third = party.json("scenario", "show", "三話")
-    assert [(s["searcher"], s["target"]) for s in third["searches"]] == [("美緒", "鈴音")]
+    # every searcher out during it: 刀矢 carried over from #2, 美緒 sent at its start
+    assert [(s["searcher"], s["target"], s["carried_over"]) for s in third["searches"]] == [
+        ("刀矢", "鈴音", True), ("美緒", "鈴音", False)]
     assert [(r["character"], r["roll"], r["success"]) for r in third["reunions"]] == [("鈴音", 3, True)]
     assert party.json("scenario", "show")["title"] == "五話"
     assert party.json("scenario", "show", "#2")["searches"][0]["searcher"] == "刀矢"
@@ -361,7 +363,9 @@ def test_voided_reunion_roll_restores_missing_status_and_searchers(party):
     assert [(m["character"], names(m["searchers"]), m["threshold"]) for m in missing] == [("鈴音", ["刀矢", "美緒"], 3)]
     now = statuses(party)
     assert (now["刀矢"], now["美緒"], now["白露"]) == (("searching", "鈴音"), ("searching", "鈴音"), ("active", None))
-    assert [r["character"] for r in party.json("scenario", "show", "1")["reunions"]] == ["白露"]
+    # the voided roll stays on the scenario's record, marked
+    assert [(r["character"], r["voided_by"] is not None) for r in party.json("scenario", "show", "1")["reunions"]] \
+        == [("鈴音", True), ("白露", False)]
     entry = party.json("history", "--kind", "reunion", "--char", "鈴音")[0]
     assert entry["voided_by"] == voided["seq"]
 

@@ -1,0 +1,158 @@
+"""Names and lifecycle: renaming characters and players, death and retirement, CP awards.
+
+Every change is an op in the one write mechanism (services.effects), so each is voidable
+by replay. A rename re-keys the character everywhere in the projection; entries written
+before it keep the old name in their records, and `name_spans` tells history filters
+which name a character had when.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from campaign.db.database import Database
+from campaign.db.models import Character, LedgerEntry, Player
+from campaign.errors import BadInput, RuleRefused
+from campaign.services.common import (
+    active_character_named,
+    campaign_transaction,
+    character_named,
+    clean_name,
+    clean_text,
+    player_named,
+)
+from campaign.services.effects import recording
+
+AWARD_LIMIT = 10_000
+
+
+def rename_character(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> dict[str, Any]:
+    new = clean_name(new, "character")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        character = character_named(session, campaign, old)
+        if character.name == new:
+            raise RuleRefused(f"{character.name} already has that name")
+        if session.scalar(select(Character.id).where(Character.campaign_id == campaign.id, Character.name == new)):
+            raise RuleRefused(f"a character named {new!r} already exists in {campaign.name!r}")
+        before = character.name
+        with recording(session, campaign, actor, "rename") as entry:
+            entry.rename_character(character, new)
+            entry.describe(character=new, reason="character renamed", detail={"from": before, "to": new})
+        return {"from": before, "to": new, "seq": entry.seq}
+
+
+def rename_player(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> dict[str, Any]:
+    new = clean_name(new, "player")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        player = player_named(session, campaign, old)
+        if player.name == new:
+            raise RuleRefused(f"{player.name} already has that name")
+        if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == new)):
+            raise RuleRefused(f"a player named {new!r} already exists in {campaign.name!r}")
+        before = player.name
+        with recording(session, campaign, actor, "rename") as entry:
+            entry.rename_player(player, new)
+            entry.describe(reason="player renamed", detail={"player_from": before, "player_to": new})
+        return {"from": before, "to": new, "seq": entry.seq}
+
+
+def set_status(db: Database, campaign_name: str | None, name: str, actor: str, status: str,
+               reason: str | None) -> dict[str, Any]:
+    """`char kill` (dead) and `char retire` (retired). A character out missing or searching
+    must be brought back first (`missing found`, or the reunion), so no search is left
+    pointing at someone who can no longer act."""
+    from campaign.services.missing import active_search_of, open_disappearance
+
+    reason = clean_text(reason, "--reason")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        character = character_named(session, campaign, name)
+        if character.status == status:
+            raise RuleRefused(f"{character.name} is already {status}")
+        if character.status != "active":
+            raise RuleRefused(f"{character.name} is {character.status}; void that entry to bring them back")
+        if open_disappearance(session, character) is not None:
+            raise RuleRefused(f"{character.name} is missing; end that first with "
+                              f"`campaign missing found {character.name} --reason ...`")
+        searching = active_search_of(session, character)
+        if searching is not None:
+            raise RuleRefused(f"{character.name} is out searching for {searching[1].name}; end that first with "
+                              f"`campaign missing found {searching[1].name} --reason ...` or void the search")
+        with recording(session, campaign, actor, "status") as entry:
+            entry.set_status(character, status)
+            entry.describe(character=character.name, reason=reason, detail={"status": status})
+        return {"character": character.name, "status": status, "reason": reason, "seq": entry.seq}
+
+
+def check_award(cp: int) -> int:
+    if isinstance(cp, bool) or not isinstance(cp, int) or not 1 <= cp <= AWARD_LIMIT:
+        raise BadInput(f"an award is 1..{AWARD_LIMIT} CP, not {cp!r} (a wrong award is voided, not reversed)")
+    return cp
+
+
+def record_award(session: Session, campaign, actor: str, character: Character, cp: int, reason: str | None,
+                 scenario: int | None, parent_seq: int | None = None) -> dict[str, Any]:
+    """One "award" entry per character, so each can be voided alone."""
+    with recording(session, campaign, actor, "award") as entry:
+        entry.award_cp(character, cp)
+        entry.describe(character=character.name, scenario=scenario, parent_seq=parent_seq, reason=reason,
+                       total=cp, detail={"cp": cp, "cp_total": character.cp_total,
+                                         "cp_awarded": character.cp_awarded})
+    return {"character": character.name, "cp": cp, "cp_total": character.cp_total,
+            "cp_awarded": character.cp_awarded, "seq": entry.seq}
+
+
+def award(db: Database, campaign_name: str | None, cp: int, names: Sequence[str], actor: str,
+          reason: str | None) -> dict[str, Any]:
+    from campaign.services.missing import open_scenario
+
+    cp = check_award(cp)
+    reason = clean_text(reason, "--reason")
+    if not names:
+        raise BadInput("say who gets the award: --to NAME[,NAME...]")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        characters: list[Character] = []
+        for name in names:
+            character = active_character_named(session, campaign, name, "receive CP")
+            if character in characters:
+                raise BadInput(f"{character.name} is named twice in --to")
+            characters.append(character)
+        scenario = open_scenario(session, campaign)
+        number = scenario.number if scenario else None
+        awards = [record_award(session, campaign, actor, c, cp, reason, number) for c in characters]
+        return {"cp": cp, "reason": reason, "awards": awards}
+
+
+def name_spans(session: Session, campaign_id: int, name: str) -> list[tuple[str, int, int | None]]:
+    """[(name, first seq, last seq or None)]: the names a character (called `name` now)
+    had, and the seqs during which it had each. Built from the rename entries' ops,
+    newest first; ledger entries with `character == n` in a span belong to it."""
+    from campaign.projection.replay import effective_voids
+
+    voided = effective_voids(session.execute(
+        select(LedgerEntry.seq, LedgerEntry.voids_seq)
+        .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void")).all())
+    renames: list[tuple[int, str, str]] = []
+    for seq, record in session.execute(
+            select(LedgerEntry.seq, LedgerEntry.record)
+            .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "rename")
+            .order_by(LedgerEntry.seq)):
+        if seq in voided:
+            continue
+        for op in json.loads(record).get("ops") or ():
+            if op.get("op") == "character_renamed":
+                renames.append((seq, op["character"], op["new"]))
+    spans: list[tuple[str, int, int | None]] = []
+    current, until = name, None
+    for seq, old, new in reversed(renames):
+        if until is not None and seq >= until:
+            continue
+        if new == current:
+            spans.append((current, seq, until))
+            current, until = old, seq - 1
+    spans.append((current, 1, until))
+    return spans
