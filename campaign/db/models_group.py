@@ -8,7 +8,7 @@ the table too (one schema for both backends) but never use it.
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String
+from sqlalchemy import Boolean, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from campaign.db.models import Base

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from campaign import ledger
 from campaign.core.dice_source import DiceSource
 from campaign.core.reunion import (
     ReunionRoll,

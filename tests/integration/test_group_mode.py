@@ -8,7 +8,6 @@ tested is which role a connection is, and what the database lets that role do.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import subprocess
 import sys
