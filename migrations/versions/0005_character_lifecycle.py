@@ -28,6 +28,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     with op.batch_alter_table('characters', schema=None) as batch_op:
-        batch_op.drop_constraint('ck_characters_status', type_='check')
+        batch_op.drop_constraint('status', type_='check')
         batch_op.drop_column('cp_awarded')
         batch_op.drop_column('status')
