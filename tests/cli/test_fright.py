@@ -351,7 +351,8 @@ def test_refusals_write_nothing(sqlite_gurps):
 def test_japanese_will_stat(sqlite_gurps):
     sqlite_gurps.run("char", "add", "千早", "--npc", "--stat", "意思=9", "--stat", "生命力=10")
     result = sqlite_gurps.json("fright", "千早", "--dice", "3,3,3")
-    assert (result["check"]["target"], result["check"]["will_stat"], result["check"]["outcome"]) == (9, "意思", "success")
+    # stat names are canonical (ruleset aliases): 意思 is stored and rolled as Will
+    assert (result["check"]["target"], result["check"]["will_stat"], result["check"]["outcome"]) == (9, "Will", "success")
 
 
 def test_a_character_without_fp_records_fatigue_without_a_pool(sqlite_gurps):

@@ -147,7 +147,7 @@ def test_voiding_a_disappearance_needs_its_reunion_voided_first(lost):
     statuses = {c["name"]: c["status"] for c in lost.json("char", "list")}
     assert statuses == {"鈴音": "active", "刀矢": "active", "千早": "active"}
     assert lost.json("missing", "list") == []
-    assert lost.json("scenario", "show", "1")["reunions"] == []
+    assert [r["voided_by"] is not None for r in lost.json("scenario", "show", "1")["reunions"]] == [True]
     verified(lost)
 
 
@@ -163,7 +163,7 @@ def test_a_voided_reunion_can_be_rolled_again(lost):
     assert (again["scenario"], again["roll"], again["threshold"], again["success"]) == (1, 3, 2, False)
     assert "was rolled" in lost.error("missing", "reunion", "鈴音", "--dice", "1", code=1)
     shown = lost.json("scenario", "show", "1")["reunions"]
-    assert [(r["roll"], r["success"]) for r in shown] == [(3, False)]
+    assert [(r["roll"], r["success"], r["voided_by"] is None) for r in shown] == [(2, True, False), (3, False, True)]
     verified(lost)
 
 
