@@ -211,7 +211,9 @@ def sync_state(session: Session, campaign: Campaign, target: State, before: Stat
             ids.characters[name] = character.id
         elif current.characters[name] != row:
             character = session.get(Character, ids.characters[name])
-            character.stats, character.cp_total, character.pools = dict(row.stats), row.cp_total, dict(row.pools)
+            old = current.characters[name]
+            character.stats, character.cp_total = _same_order(old.stats, row.stats), row.cp_total
+            character.pools = _same_order(old.pools, row.pools)
             character.status, character.cp_awarded = row.status, row.cp_awarded
             character.player_id = ids.of(ids.players, row.player)
             character.summoner_id = ids.of(ids.characters, row.summoner)
