@@ -107,6 +107,7 @@ COMMANDS = {
     "table": "gurps:table_app",
     "trait": "gurps:trait_app",
     "condition": "gurps:condition_app",
+    "time": "time:time_app",
     "demo": "demo",
 }
 

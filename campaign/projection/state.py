@@ -37,6 +37,7 @@ class TraitRow:
     counts_toward_limit: bool
     source_seq: int
     removed_seq: int | None = None
+    unlimited_cp: int = 0  # the part of cp outside the disadvantage limit (R2.5)
 
 
 @dataclass
@@ -47,6 +48,8 @@ class ConditionRow:
     detail: dict[str, Any]
     source_seq: int
     cleared_seq: int | None = None
+    since_clock: int = 0  # campaign time it began (campaign.core.gametime)
+    until_clock: int | None = None  # campaign time a timed condition runs out
 
 
 @dataclass
@@ -93,6 +96,7 @@ class State:
 
     ruleset: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    clock: int = 0  # campaign time in seconds (campaign.core.gametime)
     players: dict[str, None] = field(default_factory=dict)  # an ordered set
     characters: dict[str, CharacterRow] = field(default_factory=dict)
     relationships: dict[tuple[str, str], str | None] = field(default_factory=dict)
@@ -132,6 +136,10 @@ class State:
                 return number
         return None
 
+    def active_conditions(self, character: str | None = None) -> list[tuple[str, ConditionRow]]:
+        return [(origin, c) for origin, c in self.conditions.items()
+                if c.cleared_seq is None and (character is None or c.character == character)]
+
     def active_traits(self, character: str) -> list[TraitRow]:
         return [t for t in self.traits.values() if t.character == character and t.removed_seq is None]
 
@@ -161,7 +169,7 @@ class Difference:
 
 
 def _rows(state: State) -> Iterator[tuple[str, dict[Any, Any]]]:
-    yield "campaign", {"settings": {"ruleset": state.ruleset, "settings": state.settings}}
+    yield "campaign", {"settings": {"ruleset": state.ruleset, "settings": state.settings, "clock": state.clock}}
     yield "players", {name: {} for name in state.players}
     yield "characters", state.characters
     yield "relationships", {f"{a} ~ {b}": {"note": note} for (a, b), note in state.relationships.items()}

@@ -219,13 +219,18 @@ class _Planned:
 
 def end_scenario(
     db: Database, campaign_name: str | None, actor: str,
-    manual: Sequence[tuple[str, DiceSource]], default: DiceSource,
+    manual: Sequence[tuple[str, DiceSource]], default: DiceSource, elapsed: str | None = None,
 ) -> dict[str, Any]:
     """Close the open scenario and roll one reunion check per missing character.
 
     `manual` gives a dice source per missing character (physical dice typed in);
     everyone else rolls from `default`. All dice are rolled before anything is written.
+    `elapsed` ("1d") also advances campaign time, as its own voidable time entry after
+    the reunion checks (services.clock).
     """
+    from campaign.core.gametime import parse_span
+
+    elapsed_seconds = parse_span(elapsed, "--elapsed").seconds if elapsed is not None else None
     with campaign_transaction(db, campaign_name) as (session, campaign):
         scenario = open_scenario(session, campaign)
         if scenario is None:
@@ -272,8 +277,15 @@ def end_scenario(
         reunions = []
         for plan in planned:
             reunions.append(_record_reunion(session, campaign, scenario, end_seq, plan))
+        time = None
+        if elapsed_seconds is not None:
+            from campaign.services.clock import advance_in
+
+            time = advance_in(session, campaign, actor, elapsed_seconds, f"scenario #{scenario.number} ends",
+                              scenario=scenario.number)
         session.flush()
-        return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "seq": end_seq}
+        return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "seq": end_seq,
+                "time": time}
 
 
 def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,

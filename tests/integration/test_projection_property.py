@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from campaign.core.dice_source import SeededDice
 from campaign.db.database import Database
 from campaign.errors import CampaignError
-from campaign.services import campaigns, characters, history, missing, scenarios, traits
+from campaign.services import campaigns, characters, clock, conditions, history, missing, pools, scenarios, traits
 from campaign.services.fright import fright_check
 
 PROGRAMS = settings(derandomize=True, max_examples=25, deadline=None,
@@ -68,7 +68,7 @@ def _run(db: Database, action: tuple) -> None:
     elif kind == "trait_rename":
         traits.rename_trait(db, None, "GM", *args)
     elif kind == "clear":
-        traits.clear_condition(db, None, "GM", *args)
+        conditions.clear_condition(db, None, "GM", *args)
     elif kind == "stat":
         characters.set_stats(db, None, args[0], "GM", {args[1]: args[2]})
     elif kind == "setting":
