@@ -394,7 +394,8 @@ class CpSet(Op):
 class PoolChanged(Op):
     """FP or HP lost (negative) or regained: relative to the pool's current value, which
     is its maximum (the stat of that name, or the ST/HT a 3e sheet derives it from) while
-    no entry has touched it."""
+    no entry has touched it. A heal never passes the maximum, so a heal depends on the
+    damage it healed: voiding that damage alone is refused."""
 
     name: ClassVar[str] = "pool_delta"
     character: str
@@ -411,6 +412,9 @@ class PoolChanged(Op):
         if maximum is None:
             raise OpConflict(f"{self.character} has no {self.pool} stat (nor the stat it derives from)")
         current = row.pools.get(self.pool, maximum)
+        if self.delta > 0 and current + self.delta > maximum:  # a heal stops at the maximum
+            raise OpConflict(f"healing {self.delta} {self.pool} would take {self.character} to "
+                             f"{current + self.delta}, above the maximum {maximum}")
         row.pools = {**row.pools, self.pool: _bounded(current + self.delta, self.pool)}
 
 
