@@ -357,3 +357,27 @@ def test_export_import_keeps_time_and_limits(tmp_path, db_url):
     assert target.json("char", "show", "千早") == source.json("char", "show", "千早")
     assert target.json("time", "show") == source.json("time", "show")
     verified(target)
+
+
+# --- the new columns are part of the projection: a direct edit is named by verify ---
+
+NEW_COLUMN_EDITS = {
+    "clock": ("UPDATE campaigns SET clock = clock + 60", "campaign", "clock"),
+    "until": ("UPDATE conditions SET until_clock = until_clock + 1", "conditions", "until_clock"),
+    "since": ("UPDATE conditions SET since_clock = 5", "conditions", "since_clock"),
+    "unlimited": ("UPDATE traits SET unlimited_cp = 0", "traits", "unlimited_cp"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(NEW_COLUMN_EDITS))
+def test_a_direct_edit_of_a_new_column_fails_verify(third, db_url, edit):
+    from tests.integration.rawdb import execute
+
+    third.run("time", "advance", "1h")
+    third.run("condition", "add", "千早", "poisoned", "--for", "6h")
+    third.run("fright", "千早", "--mod", "-8", "--pick", "高所恐怖症", "--dice", "6,6,6,3,3,3")  # a fright phobia
+    verified(third)
+    sql, table, column = NEW_COLUMN_EDITS[edit]
+    execute(db_url, sql, ())
+    report = third.json("history", "verify", expect=1)
+    assert not report["ok"] and (report["state"]["table"], report["state"]["column"]) == (table, column), report
