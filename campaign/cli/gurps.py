@@ -182,7 +182,7 @@ def render_fright(result: dict[str, Any]) -> None:
     from campaign.services.fright import sub_roll_label
 
     check, table = result["check"], result["table"]
-    mods = [f"Will {check['will']}"]
+    mods = [f"Will {check['will']}" + (f" (={check['will_derived_from']})" if check.get("will_derived_from") else "")]
     if check["modifier"]:
         mods.append(f"{check['modifier']:+d}")
     if check["combat_reflexes"]:
@@ -452,9 +452,9 @@ def condition_clear(
                                                       "time since it began, at least its rolled time."),
     json_out: bool = JsonOption,
 ) -> None:
-    """End a condition (every active one of that name); a penalty that follows recovery
-    (fright table 28-30: -2 for 6 hours, or for as many days as a catatonia lasted) begins
-    now as a timed condition. Logged, so it can be voided.
+    """End a condition (every active one of that name); logged, so it can be voided.
+
+    A penalty that follows recovery (fright table 28-30: -2 for 6 hours, or for as many days as a catatonia lasted) begins now as a timed condition.
 
     Example: campaign condition clear 鈴音 朦朧 --reason '意思判定に成功'
     """

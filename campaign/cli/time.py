@@ -43,9 +43,9 @@ def time_advance(
     reason: str = typer.Option(None, "--reason", help="What happened meanwhile (recorded)."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Advance campaign time: timed conditions that run out end, and the penalties that follow
-    recovery (fright table 28-30) begin where their cause ended. One voidable entry: voiding it
-    brings the ended conditions back.
+    """Advance campaign time: timed conditions run out, follow-up penalties begin.
+
+    Conditions end in the order they run out, and a penalty that follows recovery (fright table 28-30) begins where its cause ended. One voidable entry: voiding it brings the ended conditions back.
 
     Example: campaign time advance 2d --reason '移動'
     """

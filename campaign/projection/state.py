@@ -136,10 +136,6 @@ class State:
                 return number
         return None
 
-    def active_conditions(self, character: str | None = None) -> list[tuple[str, ConditionRow]]:
-        return [(origin, c) for origin, c in self.conditions.items()
-                if c.cleared_seq is None and (character is None or c.character == character)]
-
     def active_traits(self, character: str) -> list[TraitRow]:
         return [t for t in self.traits.values() if t.character == character and t.removed_seq is None]
 
