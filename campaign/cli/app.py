@@ -160,6 +160,7 @@ COMMANDS = {
     "trait": "gurps:trait_app",
     "condition": "gurps:condition_app",
     "group": "group:group_app",
+    "time": "time:time_app",
     "demo": "demo",
 }
 

@@ -143,13 +143,27 @@ def render_character(view: dict) -> None:
         ("CP awarded", view["cp_awarded"] or None),
         ("stats", "  ".join(f"{k} {v}" for k, v in view["stats"].items())),
     ]
+    if view.get("derived"):  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
+        fields.append(("derived", "  ".join(f"{k} {d['value']} (= {d['from']})" for k, d in view["derived"].items())))
     for pool, values in view["pools"].items():
-        fields.append((pool, f"{values['current']}/{values['max']}"))
+        derived = view.get("derived", {}).get(pool)
+        base = f" (max = {derived['from']})" if derived else ""
+        fields.append((pool, f"{values['current']}/{values['max']}{base}"))
     for trait in view["traits"]:
-        flag = "" if trait["counts_toward_limit"] else " (not counted toward the limit)"
+        if trait["unlimited_cp"] == 0:
+            flag = ""
+        elif trait["limit_cp"] == 0:
+            flag = " (not counted toward the limit)"
+        else:
+            flag = f" ({trait['limit_cp']} CP toward the limit, {trait['unlimited_cp']} CP outside)"
         fields.append(("trait", f"{trait['name']} [{trait['category']}] {trait['cp']} CP{flag}"))
     for condition in view["conditions"]:
-        fields.append(("condition", f"{condition['name']} {condition['duration'] or ''}".rstrip()))
+        until = ""
+        if condition.get("until_clock") is not None:
+            from campaign.core.gametime import clock_text
+
+            until = f" until {clock_text(condition['until_clock'])[1]}"
+        fields.append(("condition", f"{condition['name']} {condition['duration'] or ''}".rstrip() + until))
     for relation in view["relations"]:
         fields.append(("related to", relation["name"] + (f" — {relation['note']}" if relation["note"] else "")))
     print_fields(view["name"], [(key, value) for key, value in fields if value is not None])
@@ -319,3 +333,51 @@ def char_export(
         tool = copy_text(json.dumps(pieces[0], ensure_ascii=False, separators=(",", ":")))
         say(f"copied with {tool}" if tool else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); "
                                                "copy the line above instead")
+
+
+def _pool_command(ctx: typer.Context, name: str, pool: str, amount: int, reason: str | None, json_out: bool,
+                  *, heal: bool) -> None:
+    from campaign.services.pools import change_pool
+
+    s = state(ctx)
+    done = change_pool(s.db, s.campaign, s.actor, name, pool, amount, heal=heal, reason=reason)
+    if json_out:
+        emit_json(done)
+        return
+    capped = f" (capped at the maximum; {done['requested']} asked)" if heal and done["change"] != done["requested"] else ""
+    say(f"{done['character']}: {done['pool']} {done['before']} → {done['after']}/{done['max']}{capped} "
+        f"(ledger #{done['seq']})")
+
+
+@char_app.command("damage")
+def char_damage(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="Character name."),
+    pool: str = typer.Argument(..., help="HP (injury) or FP (fatigue)."),
+    amount: int = typer.Argument(..., help="How much is lost (1 or more)."),
+    reason: str = typer.Option(None, "--reason", help="What did it (recorded)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Take HP or FP off a character (may go below zero, as in GURPS); logged and voidable.
+
+    On a 3rd-edition sheet without an HP (FP) stat the maximum is HT (ST).
+
+    Example: campaign char damage 鈴音 HP 4 --reason '爪'
+    """
+    _pool_command(ctx, name, pool, amount, reason, json_out, heal=False)
+
+
+@char_app.command("heal")
+def char_heal(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="Character name."),
+    pool: str = typer.Argument(..., help="HP or FP."),
+    amount: int = typer.Argument(..., help="How much is regained (stops at the maximum)."),
+    reason: str = typer.Option(None, "--reason", help="How (recorded): rest, first aid ..."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Give HP or FP back, up to the maximum; a full pool is refused. Logged and voidable.
+
+    Example: campaign char heal 鈴音 FP 3 --reason '休息'
+    """
+    _pool_command(ctx, name, pool, amount, reason, json_out, heal=True)

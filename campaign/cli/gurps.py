@@ -15,6 +15,7 @@ from campaign.cli.output import (
     emit_json,
     print_csv,
     print_table,
+    print_text,
     say,
 )
 
@@ -23,7 +24,8 @@ table_app = typer.Typer(help="The seed roll tables (criticals, fumbles, fright):
 trait_app = typer.Typer(help="A character's advantages, disadvantages and quirks; every change is logged.\n\n"
                              "Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'",
                         no_args_is_help=True)
-condition_app = typer.Typer(help="A character's temporary conditions (stunned, unconscious ...).\n\n"
+condition_app = typer.Typer(help="A character's temporary conditions (stunned, unconscious ...), timed ones "
+                                 "on the campaign clock (see `time`).\n\n"
                                  "Example: campaign condition clear 鈴音 stun", no_args_is_help=True)
 
 OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
@@ -99,6 +101,8 @@ def _every(effect: dict[str, Any]) -> tuple[str, str]:
 
 def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
     """What one applied effect did to the character: (Japanese, English) line pairs."""
+    from campaign.core.followup import after_texts
+
     kind = effect["kind"]
     if kind == "trait":
         lines = [(f"{name}: 新しい{_category_ja(effect['category'])} '{effect['name']}' ({effect['cp']} CP, "
@@ -110,8 +114,13 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
                           "a placeholder name: rename it with `trait rename`"))
         return lines
     if kind == "phobia_escalation":
-        return [(f"{name}: '{effect['trait']}' が強い恐怖症に悪化 ({effect['old_cp']} → {effect['new_cp']} CP)",
-                 f"'{effect['trait']}' worsened to a severe phobia ({effect['cp_change']:+d} CP)")]
+        lines = [(f"{name}: '{effect['trait']}' が強い恐怖症に悪化 ({effect['old_cp']} → {effect['new_cp']} CP)",
+                  f"'{effect['trait']}' worsened to a severe phobia ({effect['cp_change']:+d} CP)")]
+        if "limit_cp" in effect:
+            lines.append((f"    上限に数える {effect['limit_cp']} CP / 数えない {effect['unlimited_cp']} CP",
+                          f"    {effect['limit_cp']} CP counts toward the limit, {effect['unlimited_cp']} CP "
+                          "(from the fright check) does not"))
+        return lines
     if kind == "condition":
         every_en, every_ja = _every(effect)
         if effect.get("duration") is not None:
@@ -130,9 +139,13 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
         if effect.get("severity") is not None:
             ja += f" (奇行の程度 {effect['severity']})"
             en += f" (severity {effect['severity']})"
-        if effect.get("after_penalty") is not None:
-            ja += f"、回復後 全判定{effect['after_penalty']}"
-            en += f"; {effect['after_penalty']} to all rolls after recovering"
+        after = after_texts(effect)
+        if after is not None:
+            ja += f"、回復後 {after[1]} 全判定{effect['after_penalty']}"
+            en += f"; {effect['after_penalty']} to all rolls {after[0]} after recovering"
+        if effect.get("timed"):
+            ja += " (時間経過で終わる)"
+            en += " (runs out with `time advance`)"
         return [(ja, en)]
     if kind in ("fatigue", "injury"):
         label = "疲労" if kind == "fatigue" else "負傷"
@@ -170,11 +183,10 @@ def _aligned(rows: list[list[str]]) -> list[str]:
 def render_fright(result: dict[str, Any]) -> None:
     """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
     what was written onto the character."""
-    from campaign.cli.output import print_text
     from campaign.services.fright import sub_roll_label
 
     check, table = result["check"], result["table"]
-    mods = [f"Will {check['will']}"]
+    mods = [f"Will {check['will']}" + (f" (={check['will_derived_from']})" if check.get("will_derived_from") else "")]
     if check["modifier"]:
         mods.append(f"{check['modifier']:+d}")
     if check["combat_reflexes"]:
@@ -282,8 +294,8 @@ def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Charact
     if json_out:
         emit_json(listed)
         return
-    columns = ["name", "category", "CP", "counts toward limit", "from #"]
-    rows = [[t["name"], t["category"], t["cp"], "yes" if t["counts_toward_limit"] else "no", t["source_seq"]]
+    columns = ["name", "category", "CP", "toward limit", "outside limit", "from #"]
+    rows = [[t["name"], t["category"], t["cp"], t["limit_cp"], t["unlimited_cp"], t["source_seq"]]
             for t in listed["traits"]]
     if csv_out:
         print_csv(columns, rows)
@@ -369,26 +381,73 @@ def trait_remove(
 # --- conditions ---
 
 
+def _condition_row(c: dict[str, Any]) -> list[Any]:
+    if c["until"] is not None:
+        until = f"{c['until']['text_ja']} (残り{c['remaining_ja']})"
+    elif c["recovery_due"] is not None:
+        until = f"roll due {c['recovery_due']['text_ja']}"
+    else:
+        until = "until cleared"
+    name = f"{c['label_ja']} {c['name']}" if c["label_ja"] else c["name"]
+    return [name, c["duration"] or "", c["since"]["text_ja"], until, c["source_seq"]]
+
+
 @condition_app.command("list")
-def condition_list(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
+def condition_list(ctx: typer.Context,
+                   char: str = typer.Argument(None, help="Character name (default: every character)."),
                    json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
-    """List a character's active conditions and how long they last.
+    """List active conditions, how long they last and, for timed ones, until when (campaign time).
 
     Example: campaign condition list 鈴音
     """
-    from campaign.services.traits import list_conditions
+    from campaign.services.conditions import list_conditions
 
     listed = list_conditions(state(ctx).db, state(ctx).campaign, char)
     if json_out:
         emit_json(listed)
         return
-    columns = ["name", "label", "duration", "from #"]
-    rows = [[c["name"], (c["detail"] or {}).get("label_ja", ""), c["duration"], c["source_seq"]]
-            for c in listed["conditions"]]
+    columns = ["condition", "duration", "since", "until", "from #"]
+    if listed["character"] is None:
+        columns = ["character", *columns]
+        rows = [[c["character"], *_condition_row(c)] for c in listed["conditions"]]
+    else:
+        rows = [_condition_row(c) for c in listed["conditions"]]
     if csv_out:
         print_csv(columns, rows)
-    else:
-        print_table(f"{listed['character']}: conditions", columns, rows)
+        return
+    who = listed["character"] or "all characters"
+    print_table(f"{who}: conditions (now {listed['now']['text_ja']})", columns, rows)
+
+
+@condition_app.command("add")
+def condition_add(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="Character name."),
+    name: str = typer.Argument(..., help="Condition (stun, unconscious, poisoned, 毒 ...)."),
+    lasts: str = typer.Option(None, "--for", help="Timed: runs out after this much campaign time (6h, 3d, "
+                                                  "2turns; a turn is a second). Without it, until cleared."),
+    then_penalty: int = typer.Option(None, "--then-penalty", help="A penalty to every roll that follows "
+                                                                  "once it ends (e.g. -2); needs --then-for."),
+    then_for: str = typer.Option(None, "--then-for", help="How long that penalty lasts (6h, 2d)."),
+    reason: str = typer.Option(None, "--reason", help="What caused it (recorded)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Put a condition on a character, optionally timed on the campaign clock; logged and voidable.
+
+    Example: campaign condition add 鈴音 poisoned --for 3d --reason '毒蛇'
+    """
+    from campaign.services.conditions import add_condition
+
+    s = state(ctx)
+    done = add_condition(s.db, s.campaign, s.actor, char, name, lasts=lasts, then_penalty=then_penalty,
+                         then_for=then_for, reason=reason)
+    if json_out:
+        emit_json(done)
+        return
+    c = done["condition"]
+    until = f" until {c['until']['text_ja']}" if c["until"] else ""
+    say(f"{done['character']}: {c['name']}{' ' + c['duration'] if c['duration'] else ''}{until} "
+        f"(ledger #{done['seq']})")
 
 
 @condition_app.command("clear")
@@ -397,17 +456,25 @@ def condition_clear(
     char: str = typer.Argument(..., help="Character name."),
     name: str = typer.Argument(..., help="Condition (stun, unconscious ... or 朦朧, 気絶 ...)."),
     reason: str = typer.Option(None, "--reason", help="E.g. 'made the Will roll'."),
+    lasted: str = typer.Option(None, "--lasted", help="How long it really lasted (e.g. 5d), for a penalty "
+                                                      "that lasts as long (catatonia); default: the campaign "
+                                                      "time since it began, at least its rolled time."),
     json_out: bool = JsonOption,
 ) -> None:
     """End a condition (every active one of that name); logged, so it can be voided.
 
+    A penalty that follows recovery (fright table 28-30: -2 for 6 hours, or for as many days as a catatonia lasted) begins now as a timed condition.
+
     Example: campaign condition clear 鈴音 朦朧 --reason '意思判定に成功'
     """
-    from campaign.services.traits import clear_condition
+    from campaign.services.conditions import clear_condition
 
     s = state(ctx)
-    done = clear_condition(s.db, s.campaign, s.actor, char, name, reason=reason)
+    done = clear_condition(s.db, s.campaign, s.actor, char, name, reason=reason, lasted=lasted)
     if json_out:
         emit_json(done)
-    else:
-        say(f"{done['character']}: cleared {', '.join(c['name'] for c in done['cleared'])} (ledger #{done['seq']})")
+        return
+    say(f"{done['character']}: cleared {', '.join(c['name'] for c in done['cleared'])} (ledger #{done['seq']})")
+    for follow in done["follow_ups"]:
+        print_text(f"{done['character']}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
+        print_text(f"    {follow['detail']['summary_en']}")

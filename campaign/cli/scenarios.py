@@ -200,17 +200,20 @@ def scenario_end(
     dice: list[str] = typer.Option([], "--dice", help="CHAR=FACE: the physical reunion die of a missing "
                                                       "character, repeatable; others are rolled."),
     award: int = typer.Option(None, "--award", help="Give every participant still in play this many CP."),
+    elapsed: str = typer.Option(None, "--elapsed", help="Also advance campaign time by this much (6h, 1d, "
+                                                       "1d6h), as its own voidable entry: timed conditions "
+                                                       "run out, see `time advance`."),
     json_out: bool = JsonOption,
 ) -> None:
     """End the open scenario and roll the reunion check of every missing character.
 
-    Example: campaign scenario end --dice 鈴音=2 --award 3
+    Example: campaign scenario end --dice 鈴音=2 --award 3 --elapsed 1d
     """
     from campaign.services.scenarios import end_scenario
 
     s = state(ctx)
     manual = [(name, s.dice(face)) for name, face in _pairs(dice, "--dice", "CHAR=FACE")]
-    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None), award)
+    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None), award, elapsed=elapsed)
     if json_out:
         emit_json(ended)
         return
@@ -228,6 +231,10 @@ def scenario_end(
         say("no one is missing: no reunion checks")
     for a in ended["awards"]:
         say(f"{a['character']}: +{a['cp']} CP → {a['cp_total']} (ledger #{a['seq']})")
+    if ended.get("time") is not None:
+        from campaign.cli.time import render_advance
+
+        render_advance(ended["time"])
 
 
 @scenario_app.command("list")

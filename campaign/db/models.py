@@ -49,6 +49,8 @@ class Campaign(Base):
     ruleset: Mapped[str] = mapped_column(String(50))
     settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[str] = mapped_column(String(32))
+    # Campaign time: seconds since day 1, 00:00 (campaign.core.gametime); moved by `time advance`.
+    clock: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Player(Base):
@@ -77,7 +79,8 @@ class Character(Base):
     # Stat name -> integer. Any names, Japanese included (心/技/体).
     stats: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
     cp_total: Mapped[int] = mapped_column(Integer, default=0)
-    # Current value of depletable pools (FP, HP); the maximum is the stat of that name.
+    # Current value of depletable pools (FP, HP); the maximum is the stat of that name, or
+    # on a 3rd-edition sheet without one, ST (FP) or HT (HP): campaign.core.derived.
     pools: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
     # Lifecycle: a dead or retired character stays in the campaign (and its history) but
     # takes part in no scenario and no search.

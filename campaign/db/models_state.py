@@ -50,6 +50,9 @@ class Trait(Base):
     cp: Mapped[int] = mapped_column(Integer)
     # Fright-check disadvantages lower the CP total but do not count toward the limit.
     counts_toward_limit: Mapped[bool] = mapped_column(Boolean, default=True)
+    # The part of `cp` outside the disadvantage limit (R2.5): all of a fright-check trait's
+    # CP; for a GM's mild phobia that a fright check made severe, only the added part.
+    unlimited_cp: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # "<seq>.<n>": the n-th trait made by ledger entry <seq>; stable across export/import.
     origin: Mapped[str] = mapped_column(String(40))
     source_seq: Mapped[int | None] = mapped_column(Integer)
@@ -68,6 +71,9 @@ class Condition(Base):
     origin: Mapped[str] = mapped_column(String(40))
     source_seq: Mapped[int | None] = mapped_column(Integer)
     cleared_seq: Mapped[int | None] = mapped_column(Integer)
+    # Campaign time (campaign.core.gametime) it began, and for a timed one when it runs out.
+    since_clock: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    until_clock: Mapped[int | None] = mapped_column(Integer)
 
 class Scenario(Base):
     __tablename__ = "scenarios"

@@ -6,12 +6,14 @@ the lines are rendered from the two states, never stored as prose.
 
 from __future__ import annotations
 
+from campaign.core.derived import pool_max
+from campaign.core.gametime import clock_text
 from campaign.projection.state import State, renamed_between
 
 
 def _pool_text(state: State, name: str, pool: str) -> str:
     row = state.characters[name]
-    maximum = row.stats.get(pool)
+    maximum = pool_max(row.stats, pool)
     return f"{row.pools.get(pool, maximum)}/{maximum}"
 
 
@@ -38,7 +40,8 @@ def _characters(before: State, after: State) -> list[str]:
             if old.stats.get(stat) != new.stats.get(stat):
                 lines.append(f"{name}: {stat} {old.stats.get(stat)} → {new.stats.get(stat)}")
         for pool in sorted(set(old.pools) | set(new.pools)):
-            if old.pools.get(pool) != new.pools.get(pool) and pool in new.stats and pool in old.stats:
+            if old.pools.get(pool) != new.pools.get(pool) and pool_max(new.stats, pool) is not None \
+                    and pool_max(old.stats, pool) is not None:
                 lines.append(f"{name}: {pool} {_pool_text(before, name, pool)} → "
                              f"{_pool_text(after, renamed.get(name, name), pool)}")
     return lines
@@ -114,9 +117,12 @@ def _missing(before: State, after: State) -> list[str]:
 
 
 def _settings(before: State, after: State) -> list[str]:
-    return [f"setting {key}: {before.settings.get(key)!r} → {after.settings.get(key)!r}"
-            for key in sorted(set(before.settings) | set(after.settings))
-            if before.settings.get(key) != after.settings.get(key)]
+    lines = [f"setting {key}: {before.settings.get(key)!r} → {after.settings.get(key)!r}"
+             for key in sorted(set(before.settings) | set(after.settings))
+             if before.settings.get(key) != after.settings.get(key)]
+    if before.clock != after.clock:
+        lines.append(f"campaign time {clock_text(before.clock)[0]} → {clock_text(after.clock)[0]}")
+    return lines
 
 
 def describe_changes(before: State, after: State) -> list[str]:

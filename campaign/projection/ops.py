@@ -21,6 +21,8 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
+from campaign.core.derived import pool_max
+from campaign.core.gametime import CLOCK_LIMIT
 from campaign.projection.state import (
     CharacterRow,
     ConditionRow,
@@ -143,6 +145,12 @@ def _character(state: State, name: str) -> CharacterRow:
 def _bounded(value: int, what: str) -> int:
     if not -INT_LIMIT <= value <= INT_LIMIT:
         raise OpConflict(f"{what} would be {value}, beyond ±{INT_LIMIT}")
+    return value
+
+
+def _clock(value: int) -> int:
+    if not 0 <= value <= CLOCK_LIMIT:
+        raise OpConflict(f"the campaign clock would be {value} seconds, beyond the {CLOCK_LIMIT} it can count")
     return value
 
 
@@ -391,7 +399,9 @@ class CpSet(Op):
 @dataclass(frozen=True)
 class PoolChanged(Op):
     """FP or HP lost (negative) or regained: relative to the pool's current value, which
-    is its maximum (the stat of that name) while no entry has touched it."""
+    is its maximum (the stat of that name, or the ST/HT a 3e sheet derives it from) while
+    no entry has touched it. A heal never passes the maximum, so a heal depends on the
+    damage it healed: voiding that damage alone is refused."""
 
     name: ClassVar[str] = "pool_delta"
     character: str
@@ -404,9 +414,13 @@ class PoolChanged(Op):
 
     def apply(self, state, entry):
         row = _character(state, self.character)
-        if self.pool not in row.stats:
-            raise OpConflict(f"{self.character} has no {self.pool} stat")
-        current = row.pools.get(self.pool, row.stats[self.pool])
+        maximum = pool_max(row.stats, self.pool)  # the stat, or ST/HT on a 3e sheet (core.derived)
+        if maximum is None:
+            raise OpConflict(f"{self.character} has no {self.pool} stat (nor the stat it derives from)")
+        current = row.pools.get(self.pool, maximum)
+        if self.delta > 0 and current + self.delta > maximum:  # a heal stops at the maximum
+            raise OpConflict(f"healing {self.delta} {self.pool} would take {self.character} to "
+                             f"{current + self.delta}, above the maximum {maximum}")
         row.pools = {**row.pools, self.pool: _bounded(current + self.delta, self.pool)}
 
 
@@ -450,7 +464,8 @@ class TraitAdded(Op):
             raise OpConflict(f"trait {self.origin} exists already")
         _refuse_name_clash(state, self.character, self.trait, self.origin)
         state.traits[self.origin] = TraitRow(self.character, self.trait, self.category, self.cp,
-                                             self.counts_toward_limit, entry.seq)
+                                             self.counts_toward_limit, entry.seq,
+                                             unlimited_cp=0 if self.counts_toward_limit else self.cp)
 
 
 @dataclass(frozen=True)
@@ -517,12 +532,16 @@ class TraitCategorySet(Op):
 
 @dataclass(frozen=True)
 class ConditionAdded(Op):
+    """A condition begins now (the campaign clock as it stands). With a `length` in
+    seconds it is timed: it runs out at now + length, and `time advance` ends it."""
+
     name: ClassVar[str] = "condition_added"
     character: str
     origin: str
     condition: str
     duration: str | None
     detail: dict[str, Any] = field(default_factory=dict)
+    length: int | None = None
 
     @classmethod
     def parse(cls, d):
@@ -530,14 +549,22 @@ class ConditionAdded(Op):
             raise BadOp("condition detail must be an object")
         return cls(_name(d.get("character"), "character"), _origin(d.get("origin")),
                    _name(d.get("condition"), "condition"), _text(d.get("duration"), "duration"),
-                   _json_value(d["detail"], "condition detail"))
+                   _json_value(d["detail"], "condition detail"), _opt_int(d.get("length"), "length", 1, CLOCK_LIMIT))
+
+    def to_json(self):
+        data = super().to_json()
+        if self.length is None:  # untimed: the record reads as it always has
+            del data["length"]
+        return data
 
     def apply(self, state, entry):
         _character(state, self.character)
         if self.origin in state.conditions:
             raise OpConflict(f"condition {self.origin} exists already")
+        until = None if self.length is None else _clock(state.clock + self.length)
         state.conditions[self.origin] = ConditionRow(self.character, self.condition, self.duration,
-                                                     dict(self.detail), entry.seq)
+                                                     dict(self.detail), entry.seq, since_clock=state.clock,
+                                                     until_clock=until)
 
 
 @dataclass(frozen=True)
@@ -557,6 +584,42 @@ class ConditionCleared(Op):
         if row.cleared_seq is not None:
             raise OpConflict(f"{self.character}'s condition {row.name!r} was cleared by #{row.cleared_seq}")
         row.cleared_seq = entry.seq
+
+
+@dataclass(frozen=True)
+class ClockAdvanced(Op):
+    """Campaign time moves on by `seconds` (relative, so it survives the void of an
+    earlier advance). A time entry interleaves these with the ends of the conditions
+    that run out on the way, so each follow-up begins at the moment its cause ended."""
+
+    name: ClassVar[str] = "clock_advanced"
+    seconds: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(_int(d.get("seconds"), "seconds", 1, CLOCK_LIMIT))
+
+    def apply(self, state, entry):
+        state.clock = _clock(state.clock + self.seconds)
+
+
+@dataclass(frozen=True)
+class TraitUnlimitedChanged(Op):
+    """The part of a trait's CP outside the disadvantage limit moves by `delta` (R2.5:
+    the CP a fright check added when it made a mild phobia severe)."""
+
+    name: ClassVar[str] = "trait_unlimited"
+    character: str
+    origin: str
+    delta: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(_name(d.get("character"), "character"), _origin(d.get("origin")), _int(d.get("delta"), "delta"))
+
+    def apply(self, state, entry):
+        trait = _live_trait(state, self.origin, self.character)
+        trait.unlimited_cp = _bounded(trait.unlimited_cp + self.delta, "CP outside the limit")
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ class TraitRow:
     counts_toward_limit: bool
     source_seq: int
     removed_seq: int | None = None
+    unlimited_cp: int = 0  # the part of cp outside the disadvantage limit (R2.5)
 
 
 @dataclass
@@ -49,6 +50,8 @@ class ConditionRow:
     detail: dict[str, Any]
     source_seq: int
     cleared_seq: int | None = None
+    since_clock: int = 0  # campaign time it began (campaign.core.gametime)
+    until_clock: int | None = None  # campaign time a timed condition runs out
 
 
 @dataclass
@@ -95,6 +98,7 @@ class State:
 
     ruleset: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    clock: int = 0  # campaign time in seconds (campaign.core.gametime)
     players: dict[str, None] = field(default_factory=dict)  # an ordered set
     characters: dict[str, CharacterRow] = field(default_factory=dict)
     relationships: dict[tuple[str, str], str | None] = field(default_factory=dict)
@@ -178,7 +182,7 @@ class Difference:
 
 
 def _rows(state: State) -> Iterator[tuple[str, dict[Any, Any]]]:
-    yield "campaign", {"settings": {"ruleset": state.ruleset, "settings": state.settings}}
+    yield "campaign", {"settings": {"ruleset": state.ruleset, "settings": state.settings, "clock": state.clock}}
     yield "players", {name: {} for name in state.players}
     yield "characters", state.characters
     yield "relationships", {f"{a} ~ {b}": {"note": note} for (a, b), note in state.relationships.items()}

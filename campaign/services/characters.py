@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
 from campaign.db.database import Database
 from campaign.db.models import (
     Character,
@@ -28,7 +29,7 @@ from campaign.services.common import (
 )
 from campaign.services.effects import recording
 
-POOL_STATS = ("FP", "HP")
+POOL_STATS = POOLS
 STAT_LIMIT = 1_000_000
 
 
@@ -230,27 +231,33 @@ def character_view(session: Session, character: Character) -> dict[str, Any]:
     ):
         other_id = rel.to_id if rel.from_id == character.id else rel.from_id
         relations.append({"name": session.get(Character, other_id).name, "note": rel.note})
-    pools = {
-        stat: {"max": character.stats[stat], "current": character.pools.get(stat, character.stats[stat])}
-        for stat in POOL_STATS if stat in character.stats
-    }
+    pools = {}
+    for pool in POOL_STATS:  # a 3e sheet's FP/HP maximum is its ST/HT: "derived" says so
+        maximum = stat_value(character.stats, pool)
+        if maximum is not None:
+            pools[pool] = {"max": maximum.value, "current": pool_current(character.stats, character.pools, pool)}
+    derived = {name: {"value": value.value, "from": value.derived_from}
+               for name, value in derived_stats(character.stats).items()}
     return {
         "name": character.name,
         "kind": character.kind,
         "player": character.player.name if character.player else None,
         "summoner": character.summoner.name if character.summoner else None,
         "stats": dict(character.stats),
+        "derived": derived,
         "cp_total": character.cp_total,
         "cp_awarded": character.cp_awarded,
         "status": status,
         "searching_for": searching_for,
         "traits": [
             {"name": t.name, "category": t.category, "cp": t.cp, "counts_toward_limit": t.counts_toward_limit,
+             "limit_cp": t.cp - (t.unlimited_cp or 0), "unlimited_cp": t.unlimited_cp or 0,
              "source_seq": t.source_seq, "origin": t.origin}
             for t in traits
         ],
         "conditions": [
-            {"name": c.name, "duration": c.duration, "detail": c.detail, "source_seq": c.source_seq, "origin": c.origin}
+            {"name": c.name, "duration": c.duration, "detail": c.detail, "source_seq": c.source_seq, "origin": c.origin,
+             "since_clock": c.since_clock or 0, "until_clock": c.until_clock}
             for c in conditions
         ],
         "pools": pools,

@@ -18,6 +18,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.core.derived import pool_current
+from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import (
     Campaign,
     Character,
@@ -138,7 +140,7 @@ class Recorder:
 
     def change_pool(self, character: Character, pool: str, delta: int) -> int:
         """Lose (negative) or regain FP/HP; returns the new current value."""
-        current = character.pools.get(pool, character.stats[pool])
+        current = pool_current(character.stats, character.pools, pool)  # a 3e sheet's max is ST/HT
         after = _bounded(current + delta, pool)
         character.pools = {**character.pools, pool: after}
         self.ops.append(o.PoolChanged(character.name, pool, delta))
@@ -147,7 +149,8 @@ class Recorder:
     def add_trait(self, character: Character, name: str, category: str, cp: int, *,
                   counts_toward_limit: bool) -> Trait:
         trait = Trait(character_id=character.id, name=name, category=category, cp=cp,
-                      counts_toward_limit=counts_toward_limit, origin=self._next_origin(), source_seq=self.seq)
+                      counts_toward_limit=counts_toward_limit, origin=self._next_origin(), source_seq=self.seq,
+                      unlimited_cp=0 if counts_toward_limit else cp)
         self.session.add(trait)
         self.ops.append(o.TraitAdded(character.name, trait.origin, name, category, cp, counts_toward_limit))
         return trait
@@ -164,22 +167,45 @@ class Recorder:
         trait.cp = cp
         self.ops.append(o.TraitCpSet(character.name, trait.origin, cp))
 
+    def change_trait_unlimited(self, character: Character, trait: Trait, delta: int) -> None:
+        """Move part of a trait's CP outside the disadvantage limit (R2.5, an escalated phobia)."""
+        trait.unlimited_cp = _bounded((trait.unlimited_cp or 0) + delta, "CP outside the limit")
+        self.ops.append(o.TraitUnlimitedChanged(character.name, trait.origin, delta))
+
     def set_trait_category(self, character: Character, trait: Trait, category: str) -> None:
         """E.g. a mild phobia that a fright check made severe ("phobia" -> "severe phobia")."""
         trait.category = category
         self.ops.append(o.TraitCategorySet(character.name, trait.origin, category))
 
     def add_condition(self, character: Character, name: str, duration: str | None,
-                      detail: dict[str, Any]) -> Condition:
+                      detail: dict[str, Any], length: int | None = None) -> Condition:
+        """A condition beginning at the campaign clock; with `length` (seconds) it is timed."""
+        clock = self.campaign.clock or 0
+        until = None if length is None else clock + length
+        if until is not None and until > CLOCK_LIMIT:
+            raise RuleRefused(f"the condition would run past the end of the campaign clock ({CLOCK_LIMIT} seconds)")
         condition = Condition(character_id=character.id, name=name, duration=duration, detail=dict(detail),
-                              origin=self._next_origin(), source_seq=self.seq)
+                              origin=self._next_origin(), source_seq=self.seq, since_clock=clock,
+                              until_clock=until)
         self.session.add(condition)
-        self.ops.append(o.ConditionAdded(character.name, condition.origin, name, duration, dict(detail)))
+        self.ops.append(o.ConditionAdded(character.name, condition.origin, name, duration, dict(detail), length))
         return condition
 
     def clear_condition(self, character: Character, condition: Condition) -> None:
         condition.cleared_seq = self.seq
         self.ops.append(o.ConditionCleared(character.name, condition.origin))
+
+    # --- campaign time
+
+    def advance_clock(self, seconds: int) -> int:
+        """Campaign time moves on; returns the new clock."""
+        after = (self.campaign.clock or 0) + seconds
+        if after > CLOCK_LIMIT:
+            raise RuleRefused(f"the campaign clock would pass {CLOCK_LIMIT} seconds (about 68 years), "
+                              "as far as it counts")
+        self.campaign.clock = after
+        self.ops.append(o.ClockAdvanced(seconds))
+        return after
 
     # --- scenarios, missing characters, searches
 

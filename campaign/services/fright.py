@@ -7,20 +7,26 @@ the check itself (kind "fright", parent) and one sub-entry per die roll it neede
 table roll first, then each sub-roll in the order it was rolled).
 
 Decisions (beyond core.fright's own):
-- Will is the stat "Will" (or 意思 / 意志); without one the check is refused before any
-  die is rolled. Combat Reflexes is an active trait named "Combat Reflexes" or 戦闘即応.
+- Will is the stat "Will" (or 意思 / 意志); a 3rd-edition sheet without one uses IQ
+  (campaign.core.derived, R2.0); with neither the check is refused before any die is
+  rolled. Combat Reflexes is an active trait named "Combat Reflexes" or 戦闘即応.
 - A new trait gets the GM's `--pick` name, else the core's placeholder with the check's
   seq ("未命名の妄想 (#42)") to rename later with `trait rename`. A `--pick` that names
   an existing trait is refused before rolling, unless that trait is a mild phobia (the
   one entry 25 escalates); if the table then asks for a new trait instead, the new trait
   gets the placeholder and the JSON says the pick was not used.
 - Fatigue and injury lower the current FP/HP (the pool's maximum is the stat of that
-  name). GURPS lets both go below zero, so nothing is clamped. A character without an
-  FP or HP stat keeps no pool: the loss is recorded (`tracked: false`) but changes nothing.
+  name, or ST/HT on a 3e sheet without one). GURPS lets both go below zero, so nothing
+  is clamped. A character with neither keeps no pool: the loss is recorded
+  (`tracked: false`) but changes nothing.
+- A condition that ends by itself after its rolled time (recovery "auto": a 1-turn stun,
+  a faint, a seizure) is timed on the campaign clock, so `time advance` ends it; one that
+  ends with a recovery roll stays until the GM clears it (services.conditions).
 - Attribute loss lowers the stat itself. Entry 40's cascade (mental skills, spells and
   psi drop too) is recorded in the effect; skills are not modelled, so the GM adjusts them.
 - An escalated phobia keeps its counts_toward_limit flag; its category becomes
-  "severe phobia" (see services.traits about severity).
+  "severe phobia" (see services.traits about severity), and the CP the escalation adds
+  is outside the disadvantage limit (R2.5): its `unlimited_cp` grows by that much.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from campaign import ledger
+from campaign.core.derived import pool_current, stat_value
 from campaign.core.dice_source import DiceSource
 from campaign.core.fright import (
     STAT_ALIASES,
@@ -41,6 +48,7 @@ from campaign.core.fright import (
     placeholder_name,
     resolve_fright_check,
 )
+from campaign.core.gametime import unit_seconds
 from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
@@ -52,9 +60,9 @@ from campaign.services.common import (
     clean_text,
 )
 from campaign.services.effects import Recorder, recording
+from campaign.services.conditions import CONDITION_LABELS_JA
 from campaign.services.tables import effect_data
 from campaign.services.traits import (
-    CONDITION_LABELS_JA,
     active_traits,
     find_trait,
     split_category,
@@ -195,12 +203,16 @@ class _Applier:
         if trait is None:  # pragma: no cover - the core only names traits we passed it
             raise RuleRefused(f"{self.character.name} has no trait named {effect.trait!r}")
         category_before = trait.category
+        added = effect.new_cp - effect.old_cp
+        limit_before = trait.cp - (trait.unlimited_cp or 0)
         self.effects.set_trait_cp(self.character, trait, effect.new_cp)
-        self.effects.change_cp(self.character, effect.new_cp - effect.old_cp)
+        self.effects.change_trait_unlimited(self.character, trait, added)  # only the added part (R2.5)
+        self.effects.change_cp(self.character, added)
         self.effects.set_trait_category(self.character, trait, stored_category("phobia", "severe"))
         self.records.append({"kind": "phobia_escalation", "trait": trait.name, "old_cp": effect.old_cp,
                              "new_cp": effect.new_cp, "cp_change": effect.new_cp - effect.old_cp,
                              "category_before": category_before, "category": trait.category,
+                             "limit_cp": limit_before, "unlimited_cp": trait.unlimited_cp,
                              "origin": trait.origin, "entry": effect.entry})
 
     def _condition(self, effect: AddCondition) -> None:
@@ -208,23 +220,30 @@ class _Applier:
         label_ja = CONDITION_LABELS_JA.get(effect.condition, effect.condition)
         data = {**effect_data(effect), "label_ja": label_ja, "duration_ja": text_ja,
                 "recovery_en": RECOVERY_EN[effect.recovery], "recovery_ja": RECOVERY_JA[effect.recovery]}
-        condition = self.effects.add_condition(self.character, effect.condition, text_en, data)
-        self.records.append({"kind": "condition", **data, "duration_text": text_en, "origin": condition.origin})
+        # Ends by itself after its rolled time: timed on the campaign clock (`time advance`).
+        length = (effect.duration * unit_seconds(effect.unit)
+                  if effect.recovery == "auto" and effect.duration is not None else None)
+        condition = self.effects.add_condition(self.character, effect.condition, text_en, data, length)
+        self.records.append({"kind": "condition", **data, "duration_text": text_en, "origin": condition.origin,
+                             "timed": length is not None, "until_clock": condition.until_clock})
 
     def _pool(self, effect: LosePool) -> None:
         kind = "fatigue" if effect.pool == "FP" else "injury"
         record: dict[str, Any] = {"kind": kind, "pool": effect.pool, "amount": effect.amount, "dice": effect.dice,
                                   "entry": effect.entry}
         stats = self.character.stats
-        if effect.pool in stats:
-            before = self.character.pools.get(effect.pool, stats[effect.pool])
+        maximum = stat_value(stats, effect.pool)  # the sheet's FP/HP, or ST/HT on a 3e sheet
+        if maximum is not None:
+            before = pool_current(stats, self.character.pools, effect.pool)
             after = before - effect.amount  # GURPS FP and HP may go below zero: no clamp
             self.effects.change_pool(self.character, effect.pool, -effect.amount)
-            record.update(tracked=True, before=before, after=after, max=stats[effect.pool])
+            record.update(tracked=True, before=before, after=after, max=maximum.value,
+                          derived_from=maximum.derived_from)
         else:
             record["tracked"] = False
-            self.notes.append(f"{self.character.name} has no {effect.pool} stat: the loss of {effect.amount} "
-                              f"{effect.pool} is recorded but no pool changed")
+            self.notes.append(f"{self.character.name} has no {effect.pool} stat (nor "
+                              f"{'ST' if effect.pool == 'FP' else 'HT'} to derive it from): the loss of "
+                              f"{effect.amount} {effect.pool} is recorded but no pool changed")
         self.records.append(record)
 
     def _attribute(self, effect: LoseAttribute) -> None:
@@ -244,10 +263,11 @@ class _Applier:
         self.records.append(record)
 
 
-def _check_view(result: FrightResult, will_stat: str) -> dict[str, Any]:
+def _check_view(result: FrightResult, will_stat: str, will_from: str | None) -> dict[str, Any]:
     check = result.check
     return {"target": check.target, "dice": list(check.dice), "total": check.total, "outcome": check.outcome,
-            "margin": check.margin, "will": check.will, "will_stat": will_stat, "modifier": check.modifier,
+            "margin": check.margin, "will": check.will, "will_stat": will_stat, "will_derived_from": will_from,
+            "modifier": check.modifier,
             "combat_reflexes": check.combat_reflexes, "severe_phobia": check.severe_phobia, "cap": check.cap}
 
 
@@ -279,11 +299,11 @@ def fright_check(
         raise BadInput(f"--mod must be a whole number within ±{MODIFIER_LIMIT}")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
-        will_stat = stat_key(character.stats, "Will")
-        if will_stat is None:
+        will = stat_value(character.stats, "Will")  # a 3e sheet's Will is its IQ (R2.0)
+        if will is None:
             have = ", ".join(character.stats) or "none"
-            raise RuleRefused(f"{character.name} has no Will stat (Will / 意思) to roll a fright check against; "
-                              f"stats: {have}")
+            raise RuleRefused(f"{character.name} has no Will stat (Will / 意思) nor IQ to derive it from, to roll "
+                              f"a fright check against; stats: {have}")
         traits = active_traits(session, character)
         combat_reflexes = any(t.name.strip().casefold() in COMBAT_REFLEXES_NAMES for t in traits)
         known = []
@@ -296,7 +316,7 @@ def fright_check(
                 raise RuleRefused(f"--pick {pick!r}: {character.name} already has a trait of that name "
                                   f"({existing.category}); give the new trait another name")
         result = resolve_fright_check(
-            int(character.stats[will_stat]), source, modifier=modifier, combat_reflexes=combat_reflexes,
+            will.value, source, modifier=modifier, combat_reflexes=combat_reflexes,
             severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
             traits=known, stats=dict(character.stats), pick=pick, choice=choice,
         )
@@ -306,7 +326,7 @@ def fright_check(
             applier = _Applier(session, character, entry, entry.seq)
             for effect in result.effects:
                 applier.apply(effect)
-            check_view, table_view = _check_view(result, will_stat), _table_view(result)
+            check_view, table_view = _check_view(result, will.key, will.derived_from), _table_view(result)
             entry.describe(
                 character=character.name, expression=f"3D6<={result.check.target}",
                 dice=list(result.check.dice), total=result.check.total, target=result.check.target,

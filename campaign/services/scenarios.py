@@ -223,18 +223,22 @@ class _Planned:
 def end_scenario(
     db: Database, campaign_name: str | None, actor: str,
     manual: Sequence[tuple[str, DiceSource]], default: DiceSource, award: int | None = None,
+    elapsed: str | None = None,
 ) -> dict[str, Any]:
     """Close the open scenario and roll one reunion check per missing character.
 
     `manual` gives a dice source per missing character (physical dice typed in);
     everyone else rolls from `default`. All dice are rolled before anything is written.
     `award` gives that many CP to every participant still active (one "award" entry each,
-    a child of the end entry, each voidable alone).
+    a child of the end entry, each voidable alone). `elapsed` ("1d") also advances campaign
+    time, as its own voidable time entry after the reunion checks (services.clock).
     """
+    from campaign.core.gametime import parse_span
     from campaign.services.lifecycle import check_award, record_award
 
     if award is not None:
         award = check_award(award)
+    elapsed_seconds = parse_span(elapsed, "--elapsed").seconds if elapsed is not None else None
     with campaign_transaction(db, campaign_name) as (session, campaign):
         scenario = open_scenario(session, campaign)
         if scenario is None:
@@ -289,9 +293,15 @@ def end_scenario(
                 if character.status == "active":
                     awards.append(record_award(session, campaign, actor, character, award,
                                                f"scenario #{scenario.number}", scenario.number, end_seq))
+        time = None
+        if elapsed_seconds is not None:
+            from campaign.services.clock import advance_in
+
+            time = advance_in(session, campaign, actor, elapsed_seconds, f"scenario #{scenario.number} ends",
+                              scenario=scenario.number)
         session.flush()
         return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "awards": awards,
-                "seq": end_seq}
+                "seq": end_seq, "time": time}
 
 
 def add_note(db: Database, campaign_name: str | None, text: str, actor: str,

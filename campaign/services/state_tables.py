@@ -64,7 +64,7 @@ def ledger_entries(session: Session, campaign: Campaign, progress=None) -> list[
 
 def load_state(session: Session, campaign: Campaign) -> State:
     cid = campaign.id
-    state = State(ruleset=campaign.ruleset, settings=dict(campaign.settings or {}))
+    state = State(ruleset=campaign.ruleset, settings=dict(campaign.settings or {}), clock=campaign.clock or 0)
     players = {p.id: p.name for p in session.scalars(select(Player).where(Player.campaign_id == cid)
                                                      .order_by(Player.id))}
     state.players = dict.fromkeys(players.values())
@@ -79,10 +79,10 @@ def load_state(session: Session, campaign: Campaign) -> State:
     ids = list(names)
     for t in session.scalars(select(Trait).where(Trait.character_id.in_(ids)).order_by(Trait.id)):
         state.traits[t.origin] = TraitRow(names[t.character_id], t.name, t.category, t.cp, t.counts_toward_limit,
-                                          t.source_seq, t.removed_seq)
+                                          t.source_seq, t.removed_seq, t.unlimited_cp)
     for c in session.scalars(select(Condition).where(Condition.character_id.in_(ids)).order_by(Condition.id)):
         state.conditions[c.origin] = ConditionRow(names[c.character_id], c.name, c.duration, dict(c.detail or {}),
-                                                  c.source_seq, c.cleared_seq)
+                                                  c.source_seq, c.cleared_seq, c.since_clock, c.until_clock)
     numbers = {}
     for s in session.scalars(select(Scenario).where(Scenario.campaign_id == cid).order_by(Scenario.number)):
         numbers[s.id] = s.number
@@ -168,6 +168,8 @@ def sync_state(session: Session, campaign: Campaign, target: State, before: Stat
     cid = campaign.id
     if current.settings != target.settings:
         campaign.settings = dict(target.settings)
+    if current.clock != target.clock:
+        campaign.clock = target.clock
     session.flush()
 
     # Children that go away, first (foreign keys).
@@ -225,22 +227,25 @@ def sync_state(session: Session, campaign: Campaign, target: State, before: Stat
         if origin not in current.traits:
             session.add(Trait(character_id=ids.characters[row.character], name=row.name, category=row.category,
                               cp=row.cp, counts_toward_limit=row.counts_toward_limit, origin=origin,
-                              source_seq=row.source_seq, removed_seq=row.removed_seq))
+                              source_seq=row.source_seq, removed_seq=row.removed_seq, unlimited_cp=row.unlimited_cp))
         elif current.traits[origin] != row:
             trait = session.scalars(select(Trait).where(Trait.character_id.in_(char_ids), Trait.origin == origin)).one()
             trait.name, trait.category, trait.cp = row.name, row.category, row.cp
             trait.counts_toward_limit, trait.source_seq, trait.removed_seq = (
                 row.counts_toward_limit, row.source_seq, row.removed_seq)
+            trait.unlimited_cp = row.unlimited_cp
     for origin, row in target.conditions.items():
         if origin not in current.conditions:
             session.add(Condition(character_id=ids.characters[row.character], name=row.name, duration=row.duration,
                                   detail=dict(row.detail), origin=origin, source_seq=row.source_seq,
-                                  cleared_seq=row.cleared_seq))
+                                  cleared_seq=row.cleared_seq, since_clock=row.since_clock,
+                                  until_clock=row.until_clock))
         elif current.conditions[origin] != row:
             condition = session.scalars(select(Condition).where(Condition.character_id.in_(char_ids),
                                                                 Condition.origin == origin)).one()
             condition.name, condition.duration, condition.detail = row.name, row.duration, dict(row.detail)
             condition.source_seq, condition.cleared_seq = row.source_seq, row.cleared_seq
+            condition.since_clock, condition.until_clock = row.since_clock, row.until_clock
     for number, row in target.scenarios.items():
         if number not in current.scenarios:
             scenario = Scenario(campaign_id=cid, number=number, title=row.title, started_seq=row.started_seq,

@@ -1,7 +1,7 @@
 """Traits (advantages, disadvantages, quirks) and conditions, edited by the GM.
 
-Every change is one ledger entry (kind "trait" or "condition") whose detail carries the
-`applied` ops of services.effects, so `history void` can reverse it.
+Every change is one ledger entry (kind "trait") of ops recorded by services.effects, so
+`history void` can reverse it. Conditions live in services.conditions.
 
 CP arithmetic (one rule everywhere, fright checks included): a character's CP total is
 its point value, so gaining a trait adds the trait's CP to it (a -10 CP disadvantage
@@ -9,6 +9,9 @@ lowers it by 10) and removing a trait takes it back out (buying off a -10 CP
 disadvantage raises the total by 10: the points the player spends on it). Renaming
 changes nothing but the name. `counts_toward_limit` is only a flag: fright-check
 disadvantages carry False (R2 step 5); the GM's own additions default to True.
+`unlimited_cp` is the part of a trait's CP outside the disadvantage limit: all of it for
+a fright-check trait, none for the GM's, and for a GM's mild phobia that entry 25 made
+severe, the CP the escalation added (the original part still counts as it did).
 
 Severity: the schema has no severity column, so a severe trait's category says so with
 a "severe " prefix ("severe phobia", "severe delusion"). A fright check escalates only a
@@ -27,7 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from campaign.db.database import Database
-from campaign.db.models import Character, Condition, Trait
+from campaign.db.models import Character, Trait
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import (
     campaign_named,
@@ -41,21 +44,6 @@ from campaign.services.effects import recording
 SEVERE_PREFIX = "severe "
 CP_LIMIT = 1_000_000
 MAX_CATEGORY = 50
-
-# Conditions a fright check can leave, slug -> Japanese label. `condition clear` takes either.
-CONDITION_LABELS_JA = {
-    "stun": "朦朧",
-    "unconscious": "気絶",
-    "faint": "卒倒",
-    "panic": "パニック",
-    "major_panic": "大パニック",
-    "light_coma": "浅い昏睡",
-    "coma": "昏睡",
-    "catatonia": "硬直",
-    "seizure": "痙攣",
-    "heart_attack": "心臓発作",
-}
-
 
 def stored_category(category: str, severity: str | None) -> str:
     return SEVERE_PREFIX + category if severity == "severe" else category
@@ -111,13 +99,10 @@ def refuse_duplicate(session: Session, character: Character, name: str) -> None:
 
 
 def trait_view(trait: Trait) -> dict[str, Any]:
+    unlimited = trait.unlimited_cp or 0
     return {"name": trait.name, "category": trait.category, "cp": trait.cp,
-            "counts_toward_limit": trait.counts_toward_limit, "source_seq": trait.source_seq, "origin": trait.origin}
-
-
-def condition_view(condition: Condition) -> dict[str, Any]:
-    return {"name": condition.name, "duration": condition.duration, "detail": condition.detail,
-            "source_seq": condition.source_seq, "origin": condition.origin}
+            "counts_toward_limit": trait.counts_toward_limit, "limit_cp": trait.cp - unlimited,
+            "unlimited_cp": unlimited, "source_seq": trait.source_seq, "origin": trait.origin}
 
 
 def _clean_cp(cp: int) -> int:
@@ -220,49 +205,3 @@ def remove_trait(
                            detail={"action": "remove", "trait": trait_view(trait)})
         return {"seq": entry.seq, "action": "remove", "character": character.name, "trait": trait_view(trait),
                 "cp_total": character.cp_total}
-
-
-# --- conditions ---
-
-
-def active_conditions(session: Session, character: Character) -> list[Condition]:
-    return list(session.scalars(
-        select(Condition).where(Condition.character_id == character.id, Condition.cleared_seq.is_(None))
-        .order_by(Condition.id)
-    ))
-
-
-def list_conditions(db: Database, campaign_name: str | None, character_name: str) -> dict[str, Any]:
-    with db.read() as session:
-        campaign = campaign_named(session, campaign_name)
-        character = character_named(session, campaign, character_name)
-        return {"character": character.name,
-                "conditions": [condition_view(c) for c in active_conditions(session, character)]}
-
-
-def _condition_matches(condition: Condition, wanted: str) -> bool:
-    folded = wanted.casefold()
-    label = (condition.detail or {}).get("label_ja") or CONDITION_LABELS_JA.get(condition.name)
-    return condition.name.casefold() == folded or (label is not None and label == wanted)
-
-
-def clear_condition(
-    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
-    *, reason: str | None = None,
-) -> dict[str, Any]:
-    """End every active condition of that name (slug such as `stun`, or 朦朧)."""
-    name = clean_name(name, "condition")
-    reason = clean_text(reason, "--reason")
-    with _write(db, campaign_name, character_name) as (session, campaign, character):
-        current = active_conditions(session, character)
-        matching = [c for c in current if _condition_matches(c, name)]
-        if not matching:
-            have = ", ".join(c.name for c in current) or "none"
-            raise NotFound(f"{character.name} has no active condition {name!r} (conditions: {have})")
-        with recording(session, campaign, actor, "condition") as entry:
-            for condition in matching:
-                entry.clear_condition(character, condition)
-            cleared = [condition_view(c) for c in matching]
-            entry.describe(character=character.name, reason=reason or "cleared",
-                           detail={"action": "clear", "conditions": cleared})
-        return {"seq": entry.seq, "action": "clear", "character": character.name, "cleared": cleared}

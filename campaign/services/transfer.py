@@ -67,7 +67,7 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
     cid = campaign.id
     yield _line("header", format=FORMAT, version=VERSION,
                 campaign={"name": campaign.name, "ruleset": campaign.ruleset, "settings": campaign.settings,
-                          "created_at": campaign.created_at})
+                          "created_at": campaign.created_at, "clock": campaign.clock})
     players = {p.id: p.name for p in session.scalars(select(Player).where(Player.campaign_id == cid).order_by(Player.id))}
     for name in players.values():
         yield _line("player", name=name)
@@ -84,10 +84,11 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
     for trait in session.scalars(select(Trait).where(Trait.character_id.in_(char_ids)).order_by(Trait.id)):
         yield _line("trait", character=names[trait.character_id], name=trait.name, category=trait.category,
                     cp=trait.cp, counts_toward_limit=trait.counts_toward_limit, origin=trait.origin,
-                    source_seq=trait.source_seq, removed_seq=trait.removed_seq)
+                    source_seq=trait.source_seq, removed_seq=trait.removed_seq, unlimited_cp=trait.unlimited_cp)
     for cond in session.scalars(select(Condition).where(Condition.character_id.in_(char_ids)).order_by(Condition.id)):
         yield _line("condition", character=names[cond.character_id], name=cond.name, duration=cond.duration,
-                    detail=cond.detail, origin=cond.origin, source_seq=cond.source_seq, cleared_seq=cond.cleared_seq)
+                    detail=cond.detail, origin=cond.origin, source_seq=cond.source_seq, cleared_seq=cond.cleared_seq,
+                    since_clock=cond.since_clock, until_clock=cond.until_clock)
     scenario_numbers = {}
     for scenario in session.scalars(select(Scenario).where(Scenario.campaign_id == cid).order_by(Scenario.number)):
         scenario_numbers[scenario.id] = scenario.number
@@ -189,6 +190,7 @@ class _Importer:
         if self.session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
             raise RuleRefused(f"a campaign named {name!r} already exists in the target database")
         self.claimed.ruleset, self.claimed.settings = meta["ruleset"], meta["settings"]
+        self.claimed.clock = meta.get("clock", 0)  # files from before the clock: never advanced
         # Ruleset and settings are written by the replay (sync_state); the row needs a start.
         self.campaign = Campaign(name=name, ruleset=str(meta["ruleset"])[:50], settings={}, created_at=created_at)
         self.session.add(self.campaign)
@@ -207,12 +209,16 @@ class _Importer:
     def _trait(self, item):
         self.claimed.traits[item["origin"]] = TraitRow(item["character"], item["name"], item["category"], item["cp"],
                                                        item["counts_toward_limit"], item["source_seq"],
-                                                       item["removed_seq"])
+                                                       item["removed_seq"],
+                                                       # older files: a fright trait's CP was all outside
+                                                       item.get("unlimited_cp", 0 if item["counts_toward_limit"]
+                                                                else item["cp"]))
 
     def _condition(self, item):
         self.claimed.conditions[item["origin"]] = ConditionRow(item["character"], item["name"], item["duration"],
                                                                item["detail"], item["source_seq"],
-                                                               item["cleared_seq"])
+                                                               item["cleared_seq"], item.get("since_clock", 0),
+                                                               item.get("until_clock"))
 
     def _scenario(self, item):
         self.claimed.scenarios[item["number"]] = ScenarioRow(item["title"], item["started_seq"], item["started_at"],

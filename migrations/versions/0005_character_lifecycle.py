@@ -1,7 +1,7 @@
 """characters: lifecycle status (active/dead/retired) and awarded CP
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-12-01 03:20:00
 
 Both columns are state (the projection of the ledger): `status` is set by
@@ -14,7 +14,7 @@ from alembic import op
 
 
 revision = '0005'
-down_revision = '0003'
+down_revision = '0004'
 branch_labels = None
 depends_on = None
 

@@ -356,8 +356,10 @@ def test_japanese_will_stat(sqlite_gurps):
 
 
 def test_a_character_without_fp_records_fatigue_without_a_pool(sqlite_gurps):
+    # 刀矢 has neither FP nor ST to derive it from; his HP is his HT (R2.0), untouched
     result = sqlite_gurps.json("fright", "刀矢", "--mod", "-7", "--dice", "6,6,5,1,1,1,6,2")  # 13 vs 6: 14
     assert result["table"]["entry"] == 14
     fatigue = result["effects"][0]
     assert (fatigue["kind"], fatigue["amount"], fatigue["tracked"]) == ("fatigue", 6, False)
-    assert result["character_after"]["pools"] == {}
+    assert "nor ST to derive it from" in result["notes"][0]
+    assert result["character_after"]["pools"] == {"HP": {"max": 12, "current": 12}}

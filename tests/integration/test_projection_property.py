@@ -2,7 +2,8 @@
 ledger's projection, and any single direct edit of a state table is caught.
 
 Random programs of real use-cases (fright checks rolled from a seeded source, traits,
-conditions, settings, disappearances, scenarios with search parties, reunion checks)
+conditions timed or not, campaign time, damage and healing, settings, disappearances,
+scenarios with search parties, reunion checks)
 interleaved with voids (alone, cascaded, and voids of voids), through the services on a
 real database. Refusals are part of the game: a refused step must change nothing.
 """
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from campaign.core.dice_source import SeededDice
 from campaign.db.database import Database
 from campaign.errors import CampaignError
-from campaign.services import campaigns, characters, history, missing, scenarios, traits
+from campaign.services import campaigns, characters, clock, conditions, history, missing, pools, scenarios, traits
 from campaign.services.fright import fright_check
 
 PROGRAMS = settings(derandomize=True, max_examples=25, deadline=None,
@@ -33,7 +34,12 @@ step = st.one_of(
     st.tuples(st.just("trait_add"), st.sampled_from(NAMES), st.sampled_from(TRAITS), st.integers(-15, 15)),
     st.tuples(st.just("trait_remove"), st.sampled_from(NAMES), st.sampled_from(TRAITS)),
     st.tuples(st.just("trait_rename"), st.sampled_from(NAMES), st.sampled_from(TRAITS), st.sampled_from(TRAITS)),
-    st.tuples(st.just("clear"), st.sampled_from(NAMES), st.sampled_from(("stun", "unconscious", "panic"))),
+    st.tuples(st.just("clear"), st.sampled_from(NAMES), st.sampled_from(("stun", "unconscious", "panic",
+                                                                          "light_coma", "poisoned", "recovering"))),
+    st.tuples(st.just("timed"), st.sampled_from(NAMES), st.sampled_from(("10m", "6h", "2d")), st.booleans()),
+    st.tuples(st.just("advance"), st.sampled_from(("1turns", "30m", "5h", "3d"))),
+    st.tuples(st.just("pool"), st.sampled_from(NAMES), st.sampled_from(("HP", "FP")), st.integers(1, 6),
+              st.booleans()),
     st.tuples(st.just("stat"), st.sampled_from(NAMES), st.sampled_from(("Will", "IQ", "FP")), st.integers(8, 14)),
     st.tuples(st.just("setting"), st.sampled_from(("none", "13", "12"))),
     st.tuples(st.just("missing"), st.sampled_from(NAMES), st.integers(2, 8)),
@@ -68,7 +74,16 @@ def _run(db: Database, action: tuple) -> None:
     elif kind == "trait_rename":
         traits.rename_trait(db, None, "GM", *args)
     elif kind == "clear":
-        traits.clear_condition(db, None, "GM", *args)
+        conditions.clear_condition(db, None, "GM", *args)
+    elif kind == "timed":
+        name, span, follow = args
+        conditions.add_condition(db, None, "GM", name, "poisoned", lasts=span,
+                                 then_penalty=-2 if follow else None, then_for="1h" if follow else None)
+    elif kind == "advance":
+        clock.advance(db, None, "GM", args[0])
+    elif kind == "pool":
+        name, pool, amount, heal = args
+        pools.change_pool(db, None, "GM", name, pool, amount, heal=heal)
     elif kind == "stat":
         characters.set_stats(db, None, args[0], "GM", {args[1]: args[2]})
     elif kind == "setting":

@@ -1,0 +1,82 @@
+"""`campaign time ...`: the campaign clock (in-game time)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_table, print_text, say
+
+time_app = typer.Typer(
+    help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
+         "The clock starts at day 1, 00:00. Spans are a number and a unit: turns, s, m (minutes), h, d, w, "
+         "or several (1d6h). A turn is one second, as in GURPS combat, so advancing even a minute ends "
+         "every turn-long condition that ends by itself.\n\n"
+         "Example: campaign time advance 6h",
+    no_args_is_help=True,
+)
+
+
+def _who(item: dict[str, Any]) -> str:
+    label = f" {item['label_ja']}" if item.get("label_ja") else ""
+    return f"{item['character']}: {item['name']}{label}"
+
+
+def render_advance(done: dict[str, Any]) -> None:
+    say(f"time advances {done['span']} / {done['span_ja']}: {done['from']['text_ja']} → {done['to']['text_ja']} "
+        f"(ledger #{done['seq']})")
+    for item in done["ended"]:
+        print_text(f"ended  {_who(item)} (at {item['until']['text_ja'] if item['until'] else done['to']['text_ja']})")
+    for item in done["started"]:
+        print_text(f"began  {_who(item)} {item['detail'].get('summary_ja', '')} until {item['until']['text_ja']}")
+    for item in done["recovery_due"]:
+        print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']} "
+                   "(clear it with `condition clear` once it succeeds)")
+
+
+@time_app.command("advance")
+def time_advance(
+    ctx: typer.Context,
+    span: str = typer.Argument(..., help="How much time passes: 6h, 30m, 2d, 3turns, 1d6h."),
+    reason: str = typer.Option(None, "--reason", help="What happened meanwhile (recorded)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Advance campaign time: timed conditions run out, follow-up penalties begin.
+
+    Conditions end in the order they run out, and a penalty that follows recovery (fright table 28-30) begins where its cause ended. One voidable entry: voiding it brings the ended conditions back.
+
+    Example: campaign time advance 2d --reason '移動'
+    """
+    from campaign.services.clock import advance
+
+    s = state(ctx)
+    done = advance(s.db, s.campaign, s.actor, span, reason=reason)
+    emit_json(done) if json_out else render_advance(done)
+
+
+@time_app.command("show")
+def time_show(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+    """Show the campaign clock and every timed condition, soonest to run out first.
+
+    Example: campaign time show
+    """
+    from campaign.services.clock import show
+
+    s = state(ctx)
+    shown = show(s.db, s.campaign)
+    if json_out:
+        emit_json(shown)
+        return
+    columns = ["character", "condition", "label", "until", "remaining"]
+    rows = [[c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]]
+            for c in shown["timed"]]
+    if csv_out:
+        print_csv(columns, rows)
+        return
+    print_text(f"now: {shown['now']['text_ja']} / {shown['now']['text']}")
+    if rows:
+        print_table("timed conditions", columns, rows)
+    else:
+        say("no timed conditions")

@@ -1,0 +1,89 @@
+"""Campaign time: `time advance` and `time show` (campaign.core.gametime for the units).
+
+Advancing time is one voidable ledger entry (kind "time") whose ops walk the clock
+forward event by event: for each timed condition that runs out on the way, in the order
+they run out, the clock moves to that moment, the condition ends, and its follow-up
+penalty (R2.7) begins there, so a 6-hour penalty that starts two hours into a one-day
+advance has run out by the end of it too. Voiding the entry brings every ended condition
+back and withdraws the penalties it started; voiding a condition that a later advance
+ended is refused (that advance depends on it) unless cascaded.
+
+Conditions that end only with a recovery roll never run out by time; the advance lists
+the ones whose roll became due so the GM knows whom to roll for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from campaign.core.gametime import clock_text, parse_span, span_text
+from campaign.db.database import Database
+from campaign.db.models import Campaign
+from campaign.services.common import campaign_named, campaign_transaction, clean_text
+from campaign.services.conditions import campaign_conditions, condition_view, due_clock, end_condition
+from campaign.services.effects import recording
+
+
+def _clock_view(clock: int) -> dict[str, Any]:
+    en, ja = clock_text(clock)
+    return {"clock": clock, "text": en, "text_ja": ja}
+
+
+def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
+               reason: str | None = None, scenario: int | None = None) -> dict[str, Any]:
+    """Append the time entry inside the caller's transaction (which holds the append lock)."""
+    start = campaign.clock or 0
+    target = start + seconds
+    ended: list[dict[str, Any]] = []
+    started: list[dict[str, Any]] = []
+    with recording(session, campaign, actor, "time") as entry:
+        while True:
+            timed = [(c.until_clock, c.id, character, c) for character, c in campaign_conditions(session, campaign)
+                     if c.until_clock is not None and c.until_clock <= target]
+            if not timed:
+                break
+            until, _, character, condition = min(timed, key=lambda item: (item[0], item[1]))
+            if until > (campaign.clock or 0):
+                entry.advance_clock(until - campaign.clock)
+            result = end_condition(entry, character, condition, lasted=until - (condition.since_clock or 0))
+            session.flush()
+            ended.append({key: value for key, value in result.items() if key != "follow_up"})
+            if result["follow_up"] is not None:
+                started.append({"character": character.name, **result["follow_up"]})
+        if target > (campaign.clock or 0):
+            entry.advance_clock(target - campaign.clock)
+        due = [{"character": character.name, **condition_view(c, target)}
+               for character, c in campaign_conditions(session, campaign)
+               if due_clock(c) is not None and due_clock(c) <= target]
+        en, ja = span_text(seconds)
+        summary = {"seconds": seconds, "span": en, "span_ja": ja, "from": _clock_view(start),
+                   "to": _clock_view(target)}
+        entry.describe(reason=reason or f"time advances {en}", scenario=scenario,
+                       detail={"action": "advance", **summary,
+                               "ended": [{"character": e["character"], "name": e["name"], "origin": e["origin"]}
+                                         for e in ended],
+                               "started": [{"character": s["character"], "name": s["name"], "origin": s["origin"]}
+                                           for s in started]})
+    return {"seq": entry.seq, **summary, "ended": ended, "started": started, "recovery_due": due}
+
+
+def advance(db: Database, campaign_name: str | None, actor: str, span: str, *,
+            reason: str | None = None) -> dict[str, Any]:
+    """Move campaign time on by `span` ("6h", "2d", "3turns")."""
+    seconds = parse_span(span, "time").seconds
+    reason = clean_text(reason, "--reason")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        return advance_in(session, campaign, actor, seconds, reason)
+
+
+def show(db: Database, campaign_name: str | None) -> dict[str, Any]:
+    """The campaign clock and every timed condition, soonest to run out first."""
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        clock = campaign.clock or 0
+        timed = sorted(((c.until_clock, c.id, character.name, c) for character, c in campaign_conditions(session, campaign)
+                        if c.until_clock is not None), key=lambda item: (item[0], item[1]))
+        return {"now": _clock_view(clock),
+                "timed": [{"character": name, **condition_view(c, clock)} for _, _, name, c in timed]}

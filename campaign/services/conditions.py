@@ -1,0 +1,221 @@
+"""Conditions (stunned, unconscious, a GM's "poisoned" ...): list, add, clear, and the
+ending that `time advance` shares with `condition clear`.
+
+Every change is one ledger entry of ops (services.effects), so `history void` undoes it.
+
+Timing. A condition begins at the campaign clock (campaign.core.gametime). A timed one
+(`condition add --for 6h`, the follow-up penalties, and fright conditions that end by
+themselves after their rolled time: a 1-turn stun, a faint, a seizure) runs out at a
+known campaign time and `time advance` ends it. A fright condition that ends only with a
+recovery roll (unconscious: an HT roll each minute once its minutes are up) is not
+timed: `condition list` shows from when the roll is due, and the GM clears it.
+
+Ending a condition that carries a follow-up penalty (R2.7: entry 28's 6 hours at -2,
+entry 30's -2 for as many days as the catatonia lasted) starts that penalty as a new
+timed condition in the same entry, so voiding the clear (or the time advance) takes the
+penalty back with it. See campaign.core.followup for how "as long as it lasted" is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from campaign.core.followup import FOLLOW_UP, FOLLOW_UP_JA, follow_up
+from campaign.core.gametime import clock_text, parse_span, span_text, unit_seconds
+from campaign.db.database import Database
+from campaign.db.models import Campaign, Character, Condition
+from campaign.errors import BadInput, NotFound
+from campaign.services.common import (
+    campaign_named,
+    campaign_transaction,
+    character_named,
+    clean_name,
+    clean_text,
+)
+from campaign.services.effects import Recorder, recording
+
+# Conditions a fright check can leave, slug -> Japanese label. `condition clear` takes either.
+CONDITION_LABELS_JA = {
+    "stun": "朦朧",
+    "unconscious": "気絶",
+    "faint": "卒倒",
+    "panic": "パニック",
+    "major_panic": "大パニック",
+    "light_coma": "浅い昏睡",
+    "coma": "昏睡",
+    "catatonia": "硬直",
+    "seizure": "痙攣",
+    "heart_attack": "心臓発作",
+    FOLLOW_UP: FOLLOW_UP_JA,
+}
+PENALTY_LIMIT = 100
+
+
+def label_ja(name: str, detail: dict[str, Any] | None) -> str | None:
+    return (detail or {}).get("label_ja") or CONDITION_LABELS_JA.get(name)
+
+
+def _clock_view(clock: int | None) -> dict[str, Any] | None:
+    if clock is None:
+        return None
+    en, ja = clock_text(clock)
+    return {"clock": clock, "text": en, "text_ja": ja}
+
+
+def due_clock(condition: Condition) -> int | None:
+    """When an untimed condition's fixed time is up and its recovery roll is due."""
+    detail = condition.detail or {}
+    if condition.until_clock is not None or not isinstance(detail.get("duration"), int) or not detail.get("unit"):
+        return None
+    return (condition.since_clock or 0) + detail["duration"] * unit_seconds(detail["unit"])
+
+
+def condition_view(condition: Condition, clock: int | None = None) -> dict[str, Any]:
+    """A condition as --json shows it; with the campaign `clock`, also what remains."""
+    view = {"name": condition.name, "label_ja": label_ja(condition.name, condition.detail),
+            "duration": condition.duration, "detail": condition.detail, "source_seq": condition.source_seq,
+            "origin": condition.origin, "timed": condition.until_clock is not None,
+            "since": _clock_view(condition.since_clock or 0), "until": _clock_view(condition.until_clock),
+            "recovery_due": _clock_view(due_clock(condition))}
+    if clock is not None and condition.until_clock is not None:
+        remaining = max(0, condition.until_clock - clock)
+        view["remaining_seconds"] = remaining
+        view["remaining"], view["remaining_ja"] = span_text(remaining)
+    return view
+
+
+def active_conditions(session: Session, character: Character) -> list[Condition]:
+    return list(session.scalars(
+        select(Condition).where(Condition.character_id == character.id, Condition.cleared_seq.is_(None))
+        .order_by(Condition.id)
+    ))
+
+
+def campaign_conditions(session: Session, campaign: Campaign) -> list[tuple[Character, Condition]]:
+    """Every active condition of the campaign, by character then age."""
+    rows = session.execute(
+        select(Character, Condition).join(Condition, Condition.character_id == Character.id)
+        .where(Character.campaign_id == campaign.id, Condition.cleared_seq.is_(None))
+        .order_by(Character.name, Condition.id)
+    ).all()
+    return [(character, condition) for character, condition in rows]
+
+
+def list_conditions(db: Database, campaign_name: str | None, character_name: str | None = None) -> dict[str, Any]:
+    """One character's active conditions, or (no name) every character's."""
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        clock = campaign.clock or 0
+        now = {"now": _clock_view(clock)}
+        if character_name is not None:
+            character = character_named(session, campaign, character_name)
+            return {"character": character.name, **now,
+                    "conditions": [condition_view(c, clock) for c in active_conditions(session, character)]}
+        return {"character": None, **now,
+                "conditions": [{"character": character.name, **condition_view(condition, clock)}
+                               for character, condition in campaign_conditions(session, campaign)]}
+
+
+def _condition_matches(condition: Condition, wanted: str) -> bool:
+    label = label_ja(condition.name, condition.detail)
+    return condition.name.casefold() == wanted.casefold() or (label is not None and label == wanted)
+
+
+@contextmanager
+def _write(db: Database, campaign_name: str | None, character_name: str) -> Iterator[tuple]:
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        yield session, campaign, character_named(session, campaign, character_name)
+
+
+def _clean_penalty(penalty: int | None) -> int | None:
+    if penalty is None:
+        return None
+    if isinstance(penalty, bool) or not isinstance(penalty, int) or abs(penalty) > PENALTY_LIMIT:
+        raise BadInput(f"--then-penalty must be a whole number within ±{PENALTY_LIMIT}")
+    return penalty
+
+
+def add_condition(
+    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
+    *, lasts: str | None = None, then_penalty: int | None = None, then_for: str | None = None,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """The GM puts a condition on a character, timed with `lasts` ("6h"), optionally with
+    a penalty that follows it (`then_penalty` for `then_for`) once it ends."""
+    name = clean_name(name, "condition")
+    reason = clean_text(reason, "--reason")
+    span = parse_span(lasts, "--for") if lasts is not None else None
+    then_penalty = _clean_penalty(then_penalty)
+    if (then_penalty is None) != (then_for is None):
+        raise BadInput("--then-penalty and --then-for go together (e.g. --then-penalty -2 --then-for 6h)")
+    detail: dict[str, Any] = {"source": "gm"}
+    if CONDITION_LABELS_JA.get(name):
+        detail["label_ja"] = CONDITION_LABELS_JA[name]
+    if span is not None:
+        detail["duration_ja"] = span.text_ja
+    if then_penalty is not None:
+        after = parse_span(then_for, "--then-for")
+        detail.update(after_penalty=then_penalty, after_duration=after.seconds, after_unit="second")
+    with _write(db, campaign_name, character_name) as (session, campaign, character):
+        with recording(session, campaign, actor, "condition") as entry:
+            condition = entry.add_condition(character, name, span.text if span else None, detail,
+                                            span.seconds if span else None)
+            view = condition_view(condition, campaign.clock or 0)
+            entry.describe(character=character.name, reason=reason or "added",
+                           detail={"action": "add", "condition": view})
+        return {"seq": entry.seq, "action": "add", "character": character.name, "condition": view}
+
+
+def end_condition(entry: Recorder, character: Character, condition: Condition, *,
+                  lasted: int | None = None) -> dict[str, Any]:
+    """Clear a condition now (at the campaign clock) and start its follow-up penalty, if
+    it has one. `lasted` overrides how long it lasted (seconds). Returns what happened."""
+    clock = entry.campaign.clock or 0
+    ended = condition_view(condition)
+    entry.clear_condition(character, condition)
+    lasted_seconds = lasted if lasted is not None else clock - (condition.since_clock or 0)
+    result: dict[str, Any] = {"character": character.name, **ended, "lasted_seconds": lasted_seconds,
+                              "follow_up": None}
+    terms = follow_up(condition.detail or {}, lasted_seconds)
+    if terms is not None:
+        en, ja = span_text(terms.seconds)
+        cause_ja = label_ja(condition.name, condition.detail) or condition.name
+        detail = {"label_ja": FOLLOW_UP_JA, "penalty": terms.penalty, "follows": condition.name,
+                  "follows_origin": condition.origin, "duration_ja": ja,
+                  "summary_ja": f"{cause_ja}から回復後 {ja} 全判定{terms.penalty:+d}",
+                  "summary_en": f"{terms.penalty:+d} to every roll for {en} after {condition.name}"}
+        if terms.lasted is not None:
+            detail["lasted"] = terms.lasted
+        added = entry.add_condition(character, FOLLOW_UP, en, detail, terms.seconds)
+        result["follow_up"] = condition_view(added, clock)
+    return result
+
+
+def clear_condition(
+    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
+    *, reason: str | None = None, lasted: str | None = None,
+) -> dict[str, Any]:
+    """End every active condition of that name (slug such as `stun`, or 朦朧); a penalty
+    that follows recovery (R2.7) begins now as a timed condition."""
+    name = clean_name(name, "condition")
+    reason = clean_text(reason, "--reason")
+    lasted_seconds = parse_span(lasted, "--lasted").seconds if lasted is not None else None
+    with _write(db, campaign_name, character_name) as (session, campaign, character):
+        current = active_conditions(session, character)
+        matching = [c for c in current if _condition_matches(c, name)]
+        if not matching:
+            have = ", ".join(c.name for c in current) or "none"
+            raise NotFound(f"{character.name} has no active condition {name!r} (conditions: {have})")
+        with recording(session, campaign, actor, "condition") as entry:
+            ended = [end_condition(entry, character, c, lasted=lasted_seconds) for c in matching]
+            cleared = [{key: value for key, value in e.items() if key != "follow_up"} for e in ended]
+            started = [e["follow_up"] for e in ended if e["follow_up"] is not None]
+            entry.describe(character=character.name, reason=reason or "cleared",
+                           detail={"action": "clear", "conditions": cleared, "follow_ups": started})
+        return {"seq": entry.seq, "action": "clear", "character": character.name, "cleared": cleared,
+                "follow_ups": started, "now": _clock_view(campaign.clock or 0)}

@@ -1,0 +1,56 @@
+"""Damage and healing: a character's FP and HP moved by the GM, one voidable entry each.
+
+The change is relative (op `pool_delta`), so voiding an earlier loss keeps a later one.
+GURPS lets FP and HP fall below zero, so damage is never clamped; healing stops at the
+maximum (the FP/HP stat, or ST/HT on a 3rd-edition sheet: campaign.core.derived), and a
+pool already full is refused rather than recorded as a heal of nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign.core.derived import pool_current, pool_name, stat_value
+from campaign.db.database import Database
+from campaign.errors import BadInput, RuleRefused
+from campaign.services.common import campaign_transaction, character_named, clean_text
+from campaign.services.effects import recording
+
+AMOUNT_LIMIT = 1_000_000
+
+
+def _clean(pool: str, amount: int) -> str:
+    canonical = pool_name(pool)
+    if canonical is None:
+        raise BadInput(f"pool must be HP or FP, not {pool!r}")
+    if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= AMOUNT_LIMIT:
+        raise BadInput(f"the amount must be a whole number from 1 to {AMOUNT_LIMIT}, not {amount!r}")
+    return canonical
+
+
+def change_pool(
+    db: Database, campaign_name: str | None, actor: str, character_name: str, pool: str, amount: int,
+    *, heal: bool, reason: str | None = None,
+) -> dict[str, Any]:
+    """Lose (`heal=False`) or regain `amount` FP/HP."""
+    pool = _clean(pool, amount)
+    reason = clean_text(reason, "--reason")
+    action = "heal" if heal else "damage"
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        character = character_named(session, campaign, character_name)
+        maximum = stat_value(character.stats, pool)
+        if maximum is None:
+            base = "ST" if pool == "FP" else "HT"
+            raise RuleRefused(f"{character.name} has no {pool} stat nor {base} to derive it from; "
+                              f"give one with `char set {character.name} --stat {pool}=N`")
+        before = pool_current(character.stats, character.pools, pool)
+        delta = min(amount, maximum.value - before) if heal else -amount
+        if heal and delta <= 0:
+            raise RuleRefused(f"{character.name}'s {pool} is {before}/{maximum.value}: nothing to heal")
+        with recording(session, campaign, actor, action) as entry:
+            after = entry.change_pool(character, pool, delta)
+            view = {"pool": pool, "requested": amount, "change": delta, "before": before, "after": after,
+                    "max": maximum.value, "derived_from": maximum.derived_from}
+            entry.describe(character=character.name, reason=reason or action,
+                           detail={"action": action, **view})
+        return {"seq": entry.seq, "action": action, "character": character.name, **view}

@@ -1,0 +1,89 @@
+"""Campaign time spans and clock text, follow-up penalties (R2.7) and 3e derived stats (R2.0)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.core.derived import derived_stats, pool_current, pool_max, pool_name, stat_value
+from campaign.core.followup import after_texts, follow_up
+from campaign.core.gametime import clock_text, parse_span, span_text, whole_units
+from campaign.errors import BadInput
+
+HOUR, DAY = 3600, 86400
+
+
+@pytest.mark.parametrize("text, seconds, en, ja", [
+    ("6h", 6 * HOUR, "6 hours", "6時間"),
+    ("3d", 3 * DAY, "3 days", "3日"),
+    ("2turns", 2, "2 turns", "2ターン"),
+    ("1turn", 1, "1 turn", "1ターン"),
+    ("30m", 1800, "30 minutes", "30分"),
+    ("1d6h", DAY + 6 * HOUR, "1 day 6 hours", "1日6時間"),
+    ("１日", DAY, "1 day", "1日"),  # full-width digit
+    ("2 時間", 2 * HOUR, "2 hours", "2時間"),
+    ("1w", 7 * DAY, "1 week", "1週間"),
+])
+def test_spans(text, seconds, en, ja):
+    span = parse_span(text)
+    assert (span.seconds, span.text, span.text_ja) == (seconds, en, ja)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("6", "not a span"), ("h", "not a span"), ("", "not a span"), ("6x", "unknown unit"),
+    ("0h", "no time at all"), ("6h later", "not a span"), ("100000w", "longer than the clock"),
+    ("-2h", "not a span"),
+])
+def test_bad_spans(text, message):
+    with pytest.raises(BadInput, match=message):
+        parse_span(text, "--for")
+
+
+def test_clock_and_span_text():
+    assert clock_text(0) == ("day 1 00:00", "1日目 00:00")
+    assert clock_text(DAY + 6 * HOUR + 5) == ("day 2 06:00:05", "2日目 06:00:05")
+    assert span_text(DAY + 90) == ("1 day 1 minute 30 seconds", "1日1分30秒")
+    assert span_text(0) == ("0 seconds", "0秒")
+    assert whole_units(30 * HOUR, "day") == 2 and whole_units(DAY, "day") == 1
+
+
+LIGHT_COMA = {"after_penalty": -2, "after_duration": 6, "after_unit": "hour"}
+CATATONIA = {"duration": 3, "unit": "day", "after_penalty": -2, "after_duration": "same", "after_unit": "day"}
+
+
+def test_follow_up_for_a_fixed_time():
+    assert follow_up(LIGHT_COMA, 0).seconds == 6 * HOUR
+    assert follow_up(LIGHT_COMA, 9 * DAY).seconds == 6 * HOUR  # how long the coma lasted does not matter
+    assert follow_up({"after_penalty": None}, 10) is None and follow_up({}, 10) is None
+    assert after_texts(LIGHT_COMA) == ("for 6 hours", "6時間")
+
+
+def test_follow_up_as_long_as_it_lasted_is_at_least_the_rolled_days():
+    assert (follow_up(CATATONIA, 0).seconds, follow_up(CATATONIA, 0).lasted) == (3 * DAY, 3)  # clock never moved
+    assert follow_up(CATATONIA, 5 * DAY).lasted == 5
+    assert follow_up(CATATONIA, 4 * DAY + 1).lasted == 5  # part of a day counts as a day
+    assert follow_up({**CATATONIA, "duration": None}, 0).lasted == 1  # never less than one day
+    assert after_texts(CATATONIA) == ("for as many days as it lasted", "同じ日数")
+    # a GM's timed condition: the follow-up's length in seconds
+    assert follow_up({"after_penalty": -1, "after_duration": 5400, "after_unit": "second"}, 0).seconds == 5400
+
+
+def test_3e_sheet_derives_will_fp_hp():
+    sheet = {"ST": 10, "DX": 11, "IQ": 12, "HT": 11}
+    assert {k: (v.value, v.derived_from, v.key) for k, v in derived_stats(sheet).items()} == {
+        "Will": (12, "IQ", "IQ"), "FP": (10, "ST", "ST"), "HP": (11, "HT", "HT")}
+    assert stat_value(sheet, "Will").derived and pool_max(sheet, "HP") == 11
+    assert pool_current(sheet, {}, "FP") == 10 and pool_current(sheet, {"FP": 4}, "FP") == 4
+
+
+def test_own_stats_win_and_aliases_count():
+    sheet = {"知力": 12, "意思": 14, "生命力": 10, "hp": 13}
+    assert derived_stats(sheet) == {}  # Will and HP given; no ST, so no FP at all
+    will = stat_value(sheet, "Will")
+    assert (will.value, will.key, will.derived) == (14, "意思", False)
+    assert pool_max(sheet, "HP") == 13 and pool_max(sheet, "FP") is None
+    assert stat_value({"知力": 9}, "Will").derived_from == "IQ"
+    assert stat_value({"DX": 9}, "Will") is None
+
+
+def test_pool_names():
+    assert (pool_name("hp"), pool_name(" FP "), pool_name("MP")) == ("HP", "FP", None)
