@@ -154,6 +154,12 @@ def _apply_renames(session: Session, campaign: Campaign, before: State, target: 
         session.flush()
 
 
+def _same_order(old: dict, new: dict) -> dict:
+    """`new`, keeping the keys `old` had in the order they had (the GM's order of stats;
+    replayed records hold them sorted)."""
+    return {**{key: new[key] for key in old if key in new}, **new}
+
+
 def sync_state(session: Session, campaign: Campaign, target: State, before: State | None = None) -> None:
     """Make the tables equal `target`, changing only what differs.
 
