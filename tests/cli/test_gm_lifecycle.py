@@ -163,7 +163,8 @@ def test_stat_names_are_canonical(gurps):
     # a ruleset stat the sheet lacks needs no --new-stat
     assert gurps.json("char", "set", "刀矢", "--stat", "Per=10")["stats"]["Per"] == 10
     unset = gurps.json("char", "set", "鈴音", "--unset", "luck", "--unset", "hp")
-    assert "Luck" not in unset["stats"] and "HP" not in unset["stats"] and "HP" not in unset["pools"]
+    assert "Luck" not in unset["stats"] and "HP" not in unset["stats"]
+    assert unset["pools"]["HP"]["max"] == unset["stats"]["HT"]  # without its own HP stat, HP is HT (R2.0)
     assert gurps.error("char", "set", "鈴音", "--unset", "Lck", code=1) == "error: 鈴音 has no stat 'Lck' to unset"
     assert gurps.error("char", "set", "鈴音", "--unset", "Lukc", code=1).endswith("(did you mean 'Luck'?)") is False
     verified(gurps)
