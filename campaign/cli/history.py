@@ -20,7 +20,7 @@ from campaign.cli.output import (
 )
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
-               "target", "outcome", "margin", "source", "reason", "voided_by", "hash"]
+               "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
 OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "決定的成功",
                   "critical_failure": "致命的失敗"}
 
@@ -56,10 +56,34 @@ def roll(
         render_roll(entry)
 
 
+def _repeat_results(entry: dict[str, Any]) -> list[str]:
+    """`x3 2D6`: each repetition's result, as BCDice lists them (never summed)."""
+    results = []
+    for repetition in (entry.get("detail") or {}).get("repeats") or []:
+        text = str(repetition.get("total"))
+        if repetition.get("outcome"):
+            text += " " + OUTCOME_LABELS.get(repetition["outcome"], repetition["outcome"])
+        results.append(text)
+    return results
+
+
 def render_roll(entry: dict[str, Any]) -> None:
     from campaign.cli.output import print_text
 
     who = f"{entry['character']}: " if entry["character"] else ""
+    repeats = (entry.get("detail") or {}).get("repeats") or []
+    if repeats:
+        line = f"#{entry['seq']} {who}{entry['expression']}"
+        if entry["reason"]:
+            line += f"  « {entry['reason']} »"
+        print_text(line)
+        for number, repetition in enumerate(repeats, start=1):
+            dice = ",".join(str(face) for face in repetition["faces"])
+            text = f"  #{number} {repetition['expression']} → [{dice}] = {repetition['total']}"
+            if repetition.get("outcome"):
+                text += f" → {OUTCOME_LABELS.get(repetition['outcome'], repetition['outcome'])} {repetition['outcome']}"
+            print_text(text)
+        return
     dice = ",".join(str(face) for face in entry["dice"] or [])
     line = f"#{entry['seq']} {who}{entry['expression']} → [{dice}] = {entry['total']}"
     if entry["outcome"]:
@@ -95,7 +119,9 @@ def _stream_json(entries) -> None:
 def history(
     ctx: typer.Context,
     char: str = typer.Option(None, "--char", help="Only this character's entries."),
-    player: str = typer.Option(None, "--player", help="Only entries of this player's characters."),
+    player: str = typer.Option(None, "--player", help="Entries of this player's characters, and every entry "
+                                                      "the player made (rolls for NPCs included)."),
+    actor: str = typer.Option(None, "--actor", help="Only entries made by this actor (GM, a player's name)."),
     kind: str = typer.Option(None, "--kind", help="roll, fright, table, check, reunion, missing, search, void ..."),
     scenario: int = typer.Option(None, "--scenario", help="Only entries made during scenario number N."),
     outcome: str = typer.Option(None, "--outcome", help="success, failure, critical_success, critical_failure."),
@@ -115,7 +141,7 @@ def history(
     from campaign.services.history import HistoryFilter, iter_history
 
     s = state(ctx)
-    flt = HistoryFilter(character=char, player=player, kind=kind, scenario=scenario, outcome=outcome,
+    flt = HistoryFilter(character=char, player=player, actor=actor, kind=kind, scenario=scenario, outcome=outcome,
                         since=since, until=until, limit=None if all_ else limit)
     entries = iter_history(s.db, s.campaign, flt)
     first = next(entries, None)  # surfaces bad filters before any output
@@ -136,13 +162,45 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     roll = ""
     if entry["expression"]:
         dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
-        roll = f"{entry['expression']}{dice}={entry['total']}"
+        repeats = _repeat_results(entry)
+        roll = f"{entry['expression']} → {', '.join(repeats)}" if repeats else f"{entry['expression']}{dice}={entry['total']}"
         if entry["outcome"]:
             roll += " " + OUTCOME_LABELS.get(entry["outcome"], entry["outcome"])
+    elif entry["kind"] == "void" and entry.get("voids_seq") is not None:
+        voided_kind = (entry["detail"] or {}).get("voided_kind")
+        roll = f"voids #{entry['voids_seq']}" + (f" ({voided_kind})" if voided_kind else "")
+    else:
+        roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
     return [seq, entry["at"][5:16].replace("T", " "), entry["actor"], kind, entry["character"], roll,
             entry["reason"]]
+
+
+# How the roll column names a change of a character's numbers (the ops of the entry).
+_OP_TEXT = {
+    "stat_set": lambda op: f"{op['stat']}={op['value']}",
+    "stat_delta": lambda op: f"{op['stat']} {op['delta']:+d}",
+    "cp_set": lambda op: f"CP={op['value']}",
+    "cp_delta": lambda op: f"CP {op['delta']:+d}",
+    "pool_set": lambda op: f"{op['pool']}={op['value']}",
+    "pool_delta": lambda op: f"{op['pool']} {op['delta']:+d}",
+    "trait_added": lambda op: f"+{op['trait']} {op['cp']:+d}",
+    "trait_cp": lambda op: f"trait CP={op['cp']}",
+}
+
+
+def ops_summary(ops: list[dict[str, Any]]) -> str:
+    """`IQ=11 CP -10`: what an entry without dice changed, from its recorded ops."""
+    parts = []
+    for op in ops:
+        render = _OP_TEXT.get(op.get("op")) if isinstance(op, dict) else None
+        if render is not None:
+            try:
+                parts.append(render(op))
+            except (KeyError, TypeError, ValueError):
+                continue
+    return " ".join(parts)
 
 
 def _chain(first, rest):

@@ -6,6 +6,8 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.dice import evaluate
+from campaign.core.dice_parse import spaced_expression_hint, split_comment
+from campaign.errors import BadInput
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.services.common import campaign_transaction, character_named, clean_text
@@ -45,6 +47,11 @@ def roll(
         comment = words[1].strip() if len(words) > 1 else None
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
                           reason=reason if reason is not None else comment or None)
+    hint = spaced_expression_hint(text)
+    if hint is not None:
+        rolled = split_comment(text)[0]
+        raise BadInput(f"{text.strip()!r}: words after a space are a comment, so this would roll just {rolled}; "
+                       f"write it without spaces: {hint}")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         who = character_named(session, campaign, character).name if character else None
         result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja")
@@ -54,7 +61,8 @@ def roll(
             character=who,
             expression=result.expression,
             dice=list(result.faces),
-            total=result.total,
+            # `x3 2D6` is three results, each in detail["repeats"], as BCDice shows them: no sum.
+            total=None if result.repeats else result.total,
             target=result.target,
             outcome=result.outcome,
             margin=result.margin,

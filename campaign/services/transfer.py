@@ -162,6 +162,7 @@ class _Importer:
         self.prev_hash = ledger.GENESIS_HASH
         self.pending: list[dict[str, Any]] = []
         self.footer: dict[str, Any] | None = None
+        self.seal_heads: list[dict[str, Any]] = []
 
     def feed(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
@@ -252,6 +253,8 @@ class _Importer:
             raise ValueError(f"entry {self.expected_seq}: {problem}")
         if record.get("kind") not in STATELESS_KINDS:
             self.entries.append(entry_from_record(record))
+        if record.get("kind") == "seal":  # the heads it printed: `verify --head` looks them up
+            self.seal_heads.append({"campaign_id": self.campaign.id, "seq": self.expected_seq, "hash": digest})
         row = {name: record.get(name) for name in ledger.INDEXED_FIELDS}
         row.update(campaign_id=self.campaign.id, record=record_json, prev_hash=prev_hash, hash=digest)
         self.pending.append(row)
@@ -269,6 +272,11 @@ class _Importer:
         if self.pending:
             self.session.execute(LedgerEntry.__table__.insert(), self.pending)
             self.pending = []
+        if self.seal_heads:
+            from campaign.db.models import SealHead
+
+            self.session.execute(SealHead.__table__.insert(), self.seal_heads)
+            self.seal_heads = []
 
     def rebuild_state(self) -> None:
         """Replay the verified ledger into the tables; the state lines must agree with it."""
