@@ -52,8 +52,23 @@ def roll(
     entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason)
     if json_out:
         emit_json(entry)
+    elif _commitment(entry):
+        render_secret(entry)
     else:
         render_roll(entry)
+
+
+def _commitment(entry: dict[str, Any]) -> str | None:
+    secret = (entry.get("detail") or {}).get("secret")
+    return secret.get("commitment") if isinstance(secret, dict) else None
+
+
+def render_secret(entry: dict[str, Any]) -> None:
+    """A secret roll as anyone may see it: who, for whom, and the commitment."""
+    commitment = entry.get("commitment") or _commitment(entry)
+    who = f" for {entry['character']}" if entry.get("character") else ""
+    say(f"#{entry['seq']} secret roll by {entry['actor']}{who} (commitment {commitment[:12]}…); "
+        f"the GM sees it with `history peek {entry['seq']}`, everyone with `history reveal {entry['seq']}`")
 
 
 def _repeat_results(entry: dict[str, Any]) -> list[str]:
@@ -160,12 +175,17 @@ def history(
 def _human_row(entry: dict[str, Any]) -> list[Any]:
     seq = str(entry["seq"]) if entry["voided_by"] is None else f"{entry['seq']} ✗#{entry['voided_by']}"
     roll = ""
-    if entry["expression"]:
+    commitment = _commitment(entry)
+    if commitment:
+        roll = f"secret roll by {entry['actor']} (commitment {commitment[:8]}…)"
+    elif entry["expression"]:
         dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
         repeats = _repeat_results(entry)
         roll = f"{entry['expression']} → {', '.join(repeats)}" if repeats else f"{entry['expression']}{dice}={entry['total']}"
         if entry["outcome"]:
             roll += " " + OUTCOME_LABELS.get(entry["outcome"], entry["outcome"])
+        if entry["kind"] == "reveal":
+            roll = f"reveals #{entry['detail'].get('reveals')}: {roll}"
     elif entry["kind"] == "void" and entry.get("voids_seq") is not None:
         voided_kind = (entry["detail"] or {}).get("voided_kind")
         roll = f"voids #{entry['voids_seq']}" + (f" ({voided_kind})" if voided_kind else "")
@@ -290,7 +310,11 @@ def verify(
     elif report["ok"]:
         print(report["head"])
         checked = "" if report["state"] is None else "; state tables equal its replay"
+        if report.get("secrets") and report["secrets"]["revealed"]:
+            checked += f"; {report['secrets']['revealed']} reveals match their commitments"
         say(f"chain intact: {report['entries']} entries{checked}")
+    elif report.get("secrets") is not None and not report["secrets"]["ok"]:
+        say(f"secret rolls: {report['secrets']['problem']}")
     elif report["state"] is not None:
         say(f"state differs from the ledger: {report['state']['problem']}")
     else:
@@ -360,3 +384,41 @@ def void(
         say(f"voided #{voided['voided']} (entry #{voided['seq']})")
         for line in voided["reversed"]:
             say(f"  reversed: {line}")
+
+
+@history_app.command("reveal")
+def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
+           json_out: bool = JsonOption) -> None:
+    """Reveal a secret roll: append an entry with its result and salt, which anyone can
+    check against the commitment the roll recorded (`history verify` does).
+
+    Example: campaign history reveal 42
+    """
+    from campaign.services.secret_rolls import reveal as reveal_service
+
+    s = state(ctx)
+    entry = reveal_service(s.db, s.campaign, s.actor, seq)
+    if json_out:
+        emit_json(entry)
+    else:
+        say(f"revealed secret roll #{seq} (entry #{entry['seq']}); it matches its commitment")
+        render_roll(entry)
+
+
+@history_app.command("peek")
+def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
+         json_out: bool = JsonOption) -> None:
+    """Show the GM the hidden result of a secret roll, without revealing it (writes nothing).
+
+    Example: campaign history peek 42
+    """
+    from campaign.services.secret_rolls import peek as peek_service
+
+    s = state(ctx)
+    hidden = peek_service(s.db, s.campaign, seq)
+    if json_out:
+        emit_json(hidden)
+        return
+    say(f"hidden result of secret roll #{seq} (GM only)"
+        + (f"; revealed in #{hidden['revealed_by']}" if hidden["revealed_by"] else ""))
+    render_roll({**hidden, "seq": seq})

@@ -236,6 +236,14 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
         result = {"campaign": campaign.name, "ok": report.ok, "entries": report.entries, "head": report.head_hash,
                   "bad_seq": bad_seq, "reason": reason, "state": None,
                   "sealed_head": None if sealed is None else sealed[1]}
+        result["secrets"] = None
+        if report.ok:
+            from campaign.services.secret_rolls import check as secrets_check
+
+            result["secrets"] = secrets_check(session, campaign)
+            if not result["secrets"]["ok"]:
+                result.update(ok=False, bad_seq=result["secrets"]["seq"], reason=result["secrets"]["problem"])
+                return result
         if report.ok and not chain_only:
             result["state"] = _state_check(session, campaign)
             result["ok"] = result["state"]["ok"]

@@ -38,10 +38,11 @@ def roll(
     """
     reason = clean_text(reason, "--reason")
     text = clean_text(text, "expression", limit=1000)
+    secret, text = secret_prefix(text)
     words = text.split(None, 1)
     # Dice expressions mostly start with a digit; only a word starting with a letter
     # (CRT, FEAR+5, but also D66) pays for loading the seed tables.
-    if words and words[0][:1].isascii() and words[0][:1].isalpha() and _is_table_command(words[0]):
+    if not secret and words and words[0][:1].isascii() and words[0][:1].isalpha() and _is_table_command(words[0]):
         from campaign.services.tables import roll_table
 
         comment = words[1].strip() if len(words) > 1 else None
@@ -56,7 +57,7 @@ def roll(
         who = character_named(session, campaign, character).name if character else None
         result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja")
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+        entry = ledger.NewEntry(
             kind="roll",
             character=who,
             expression=result.expression,
@@ -69,5 +70,23 @@ def roll(
             source=source.kind,
             reason=reason if reason is not None else result.comment,
             detail=result.to_detail(),
-        ))
+        )
+        if secret:
+            from campaign.services.secret_rolls import append_secret
+
+            appended = append_secret(session, campaign, actor, entry)
+        else:
+            appended = ledger.append(session, campaign, actor, entry)
         return entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
+
+
+def secret_prefix(text: str) -> tuple[bool, str]:
+    """BCDice's secret roll: `S3D6<=12` is `3D6<=12`, rolled in secret."""
+    import unicodedata
+
+    stripped = text.lstrip()
+    if len(stripped) > 1 and unicodedata.normalize("NFKC", stripped[0]).upper() == "S":
+        following = unicodedata.normalize("NFKC", stripped[1]).upper()
+        if following.isdigit() or following in "D(":
+            return True, stripped[1:]
+    return False, text
