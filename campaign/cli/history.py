@@ -285,7 +285,8 @@ class _Progress:
 @history_app.command("verify")
 def verify(
     ctx: typer.Context,
-    head: str = typer.Option(None, "--head", help="A head hash printed earlier by `history seal`."),
+    head: str = typer.Option(None, "--head", help="A head hash printed earlier by `history seal` (or its first 8+ "
+                                                  "hex digits)."),
     chain_only: bool = typer.Option(False, "--chain-only", help="Check the hash chain only, not the state tables."),
     json_out: bool = JsonOption,
 ) -> None:
@@ -293,9 +294,11 @@ def verify(
     exit 1 naming the first bad entry or the first differing row.
 
     With --head, also prove the chain still contains that sealed head (detects a
-    rewritten or truncated history). --chain-only skips the state comparison.
+    rewritten or truncated history); a unique prefix of 8 or more hex digits will do. A
+    hash that no seal printed is reported as a typo, not as tampering. Every `reveal`
+    is checked against its secret roll's commitment. --chain-only skips the state comparison.
 
-    Example: campaign history verify --head 3f1c…(64 hex digits)
+    Example: campaign history verify --head 3f1c9a07
     """
     from campaign.services.history import verify as verify_service
 
