@@ -418,7 +418,7 @@ def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret rol
     from campaign.services.secret_rolls import peek as peek_service
 
     s = state(ctx)
-    hidden = peek_service(s.db, s.campaign, seq)
+    hidden = peek_service(s.db, s.campaign, seq, s.actor)
     if json_out:
         emit_json(hidden)
         return

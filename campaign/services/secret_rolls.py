@@ -82,11 +82,22 @@ def _hidden(session: Session, campaign, seq: int) -> tuple[str, dict[str, Any]]:
     return row.salt, json.loads(row.result)
 
 
-def peek(db: Database, campaign_name: str | None, seq: int) -> dict[str, Any]:
+GM = "GM"
+
+
+def _may_see(record: dict[str, Any], actor: str, doing: str) -> None:
+    """The one who rolled in secret (the GM, by default) peeks and reveals; nobody else."""
+    if actor not in (GM, record.get("actor")):
+        raise RuleRefused(f"only {record.get('actor')} (who rolled it) or the GM may {doing} secret roll "
+                          f"#{record.get('seq')}")
+
+
+def peek(db: Database, campaign_name: str | None, seq: int, actor: str = GM) -> dict[str, Any]:
     """The hidden result, for the GM's eyes; writes nothing."""
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         record = _secret_record(session, campaign, seq)
+        _may_see(record, actor, "peek at")
         salt, result = _hidden(session, campaign, seq)
         return {"seq": seq, "character": record["character"], "commitment": secret_of(record),
                 "revealed_by": _reveal_of(session, campaign.id, seq), **result}
@@ -98,6 +109,7 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
 
     with campaign_transaction(db, campaign_name) as (session, campaign):
         record = _secret_record(session, campaign, seq)
+        _may_see(record, actor, "reveal")
         earlier = _reveal_of(session, campaign.id, seq)
         if earlier is not None:
             raise RuleRefused(f"secret roll #{seq} was already revealed (entry #{earlier})")

@@ -80,6 +80,10 @@ def test_reveal_rules(gurps):
     assert "not a secret roll" in gurps.error("history", "reveal", str(plain["seq"]), code=1)
     assert "not a secret roll" in gurps.error("history", "peek", str(plain["seq"]), code=1)
     assert "no ledger entry" in gurps.error("history", "reveal", "999", code=1)
+    assert "or the GM may peek at" in gurps.error("--as", "Aki", "history", "peek", str(secret["seq"]), code=1)
+    assert "or the GM may reveal" in gurps.error("--as", "Aki", "history", "reveal", str(secret["seq"]), code=1)
+    mine = gurps.json("--as", "Aki", "roll", "S2D6", "--dice", "1,1")  # a player's own secret roll
+    assert gurps.json("--as", "Aki", "history", "peek", str(mine["seq"]))["total"] == 2
     revealed = gurps.json("history", "reveal", str(secret["seq"]))
     assert revealed["total"] == 7
     assert f"already revealed (entry #{revealed['seq']})" in gurps.error("history", "reveal", str(secret["seq"]),
