@@ -170,17 +170,67 @@ def render_character(view: dict) -> None:
 
 
 @char_app.command("show")
-def char_show(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
-              json_out: bool = JsonOption) -> None:
+def char_show(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="Character name."),
+    at: int = typer.Option(None, "--at", help="As the ledger stood right after entry SEQ (later voids not applied)."),
+    before: int = typer.Option(None, "--before", help="As it stood just before entry SEQ."),
+    json_out: bool = JsonOption,
+) -> None:
     """Show a character: stats, CP, status, traits, conditions, pools, relations.
 
-    Example: campaign char show 鈴音 --json
+    --at SEQ / --before SEQ replay the ledger to that point: the sheet the table saw
+    then. A void made later is not applied (it is an entry of its own).
+
+    Example: campaign char show 鈴音 --before 42 --json
     """
-    from campaign.services.characters import show_character
+    s = state(ctx)
+    if at is None and before is None:
+        from campaign.services.characters import show_character
+
+        view = show_character(s.db, s.campaign, name)
+    else:
+        from campaign.services.timetravel import character_at
+
+        view = character_at(s.db, s.campaign, name, at=at, before=before)
+    if json_out:
+        emit_json(view)
+        return
+    if "as_of" in view:
+        say(f"as the ledger stood after entry #{view['as_of']}")
+    render_character(view)
+
+
+TIMELINE_COLUMNS = ["seq", "at", "actor", "kind", "voided_by", "what", "name", "before", "after", "change"]
+
+
+@char_app.command("timeline")
+def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
+                  json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+    """Every entry that changed the character, with the change (CP 150 → 140, +暗所恐怖症 -10, FP 11 → 8).
+
+    Changes are as the ledger stood at each entry; an entry voided later is marked with
+    the void, and the void appears as the change that undid it. --csv gives one row per change.
+
+    Example: campaign char timeline 鈴音 --csv
+    """
+    from campaign.services.timetravel import timeline
 
     s = state(ctx)
-    view = show_character(s.db, s.campaign, name)
-    emit_json(view) if json_out else render_character(view)
+    rows = timeline(s.db, s.campaign, name)
+    if json_out:
+        emit_json(rows)
+    elif csv_out:
+        print_csv(TIMELINE_COLUMNS, ([r["seq"], r["at"], r["actor"], r["kind"], r["voided_by"], c["what"], c["name"],
+                                      c["before"], c["after"], c["text"]] for r in rows for c in r["changes"]))
+    elif not rows:
+        say(f"no entry changed {name}")
+    else:
+        print_table(f"{name}: timeline", ["#", "when (UTC)", "kind", "change"],
+                    ([str(r["seq"]) + (f" ✗#{r['voided_by']}" if r["voided_by"] else ""),
+                      r["at"][:16].replace("T", " "),
+                      r["kind"] + (f" of #{r['voids_seq']}" if r["voids_seq"] else ""),
+                      "; ".join(c["text"] for c in r["changes"])] for r in rows))
 
 
 @char_app.command("set")

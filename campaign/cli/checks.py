@@ -259,6 +259,8 @@ def ability(
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     reason: str = ReasonOption,
+    secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
+                                                        "result waits for `history reveal`."),
     json_out: bool = JsonOption,
 ) -> None:
     """能力判定: STAT + 2d6 + modifiers >= target (技能判定 with --skill). 6-6 is a critical
@@ -272,8 +274,8 @@ def ability(
     mods = parse_mods(mod)
     view = ability_check(s.db, s.campaign, s.actor, s.dice(dice), character=character, stat=stat,
                          target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                         doubles=double, halves=halve, occasion=occasion, reason=reason)
-    emit_json(view) if json_out else render_single(view, view["character"])
+                         doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret)
+    emit_json(view) if json_out else _render(view)
 
 
 @check_app.command("coop")
@@ -354,6 +356,8 @@ def danger(
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     reason: str = ReasonOption,
+    secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
+                                                        "result waits for `history reveal`."),
     json_out: bool = JsonOption,
 ) -> None:
     """危険感知: 感 + 2d6 + modifiers must exceed the difficulty (a tie fails). Prints which
@@ -367,8 +371,17 @@ def danger(
     mods = parse_mods(mod)
     view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice), character=character, difficulty=difficulty,
                         stat=stat, modifiers=mods, dice_modifier=dice_mod, doubles=double, halves=halve,
-                        occasion=occasion, reason=reason)
-    emit_json(view) if json_out else render_single(view, view["character"])
+                        occasion=occasion, reason=reason, secret=secret)
+    emit_json(view) if json_out else _render(view)
+
+
+def _render(view: dict[str, Any]) -> None:
+    if view.get("secret"):
+        from campaign.cli.history import render_secret
+
+        render_secret(view)
+    else:
+        render_single(view, view["character"])
 
 
 @check_app.command("hide")

@@ -21,7 +21,7 @@ from campaign.cli.output import (
 )
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
-               "target", "outcome", "margin", "source", "reason", "voided_by", "hash"]
+               "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
 #: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
 OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
                   "critical_failure": "ファンブル"}
@@ -67,14 +67,53 @@ def roll(
         say(f"warning: {entry['warning']}")
     if json_out:
         emit_json(entry)
+    elif _commitment(entry):
+        render_secret(entry)
     else:
         render_roll(entry)
+
+
+def _commitment(entry: dict[str, Any]) -> str | None:
+    secret = (entry.get("detail") or {}).get("secret")
+    return secret.get("commitment") if isinstance(secret, dict) else None
+
+
+def render_secret(entry: dict[str, Any]) -> None:
+    """A secret roll as anyone may see it: who, for whom, and the commitment."""
+    commitment = entry.get("commitment") or _commitment(entry)
+    who = f" for {entry['character']}" if entry.get("character") else ""
+    say(f"#{entry['seq']} secret roll by {entry['actor']}{who} (commitment {commitment[:12]}…); "
+        f"the GM sees it with `history peek {entry['seq']}`, everyone with `history reveal {entry['seq']}`")
+
+
+def _repeat_results(entry: dict[str, Any]) -> list[str]:
+    """`x3 2D6`: each repetition's result, as BCDice lists them (never summed)."""
+    results = []
+    for repetition in (entry.get("detail") or {}).get("repeats") or []:
+        text = str(repetition.get("total"))
+        if repetition.get("outcome"):
+            text += " " + OUTCOME_LABELS.get(repetition["outcome"], repetition["outcome"])
+        results.append(text)
+    return results
 
 
 def render_roll(entry: dict[str, Any]) -> None:
     from campaign.cli.output import print_text
 
     who = f"{entry['character']}: " if entry["character"] else ""
+    repeats = (entry.get("detail") or {}).get("repeats") or []
+    if repeats:
+        line = f"#{entry['seq']} {who}{entry['expression']}"
+        if entry["reason"]:
+            line += f"  « {entry['reason']} »"
+        print_text(line)
+        for number, repetition in enumerate(repeats, start=1):
+            dice = ",".join(str(face) for face in repetition["faces"])
+            text = f"  #{number} {repetition['expression']} → [{dice}] = {repetition['total']}"
+            if repetition.get("outcome"):
+                text += f" → {OUTCOME_LABELS.get(repetition['outcome'], repetition['outcome'])} {repetition['outcome']}"
+            print_text(text)
+        return
     dice = ",".join(str(face) for face in entry["dice"] or [])
     line = f"#{entry['seq']} {who}{entry['expression']} → [{dice}] = {entry['total']}"
     if entry["outcome"]:
@@ -115,7 +154,9 @@ def _stream_json(entries) -> None:
 def history(
     ctx: typer.Context,
     char: str = typer.Option(None, "--char", help="Only this character's entries."),
-    player: str = typer.Option(None, "--player", help="Only entries of this player's characters."),
+    player: str = typer.Option(None, "--player", help="Entries of this player's characters, and every entry "
+                                                      "the player made (rolls for NPCs included)."),
+    actor: str = typer.Option(None, "--actor", help="Only entries made by this actor (GM, a player's name)."),
     kind: str = typer.Option(None, "--kind", help="roll, fright, table, check, reunion, missing, search, void ..."),
     scenario: int = typer.Option(None, "--scenario", help="Only entries made during scenario number N."),
     outcome: str = typer.Option(None, "--outcome", help="success, failure, critical_success, critical_failure."),
@@ -136,7 +177,7 @@ def history(
     from campaign.services.history import HistoryFilter, iter_history
 
     s = state(ctx)
-    flt = HistoryFilter(character=char, player=player, kind=kind, scenario=scenario, outcome=outcome,
+    flt = HistoryFilter(character=char, player=player, actor=actor, kind=kind, scenario=scenario, outcome=outcome,
                         since=since, until=until, limit=None if all_ else limit)
     entries = iter_history(s.db, s.campaign, flt)
     first = next(entries, None)  # surfaces bad filters before any output
@@ -155,15 +196,52 @@ def history(
 def _human_row(entry: dict[str, Any]) -> list[Any]:
     seq = str(entry["seq"]) if entry["voided_by"] is None else f"{entry['seq']} ✗#{entry['voided_by']}"
     roll = ""
-    if entry["expression"]:
+    commitment = _commitment(entry)
+    if commitment:
+        roll = f"secret roll by {entry['actor']} (commitment {commitment[:8]}…)"
+    elif entry["expression"]:
         dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
-        roll = f"{entry['expression']}{dice}={entry['total']}"
+        repeats = _repeat_results(entry)
+        roll = f"{entry['expression']} → {', '.join(repeats)}" if repeats else f"{entry['expression']}{dice}={entry['total']}"
         if entry["outcome"]:
             roll += " " + outcome_label(entry["kind"], entry["outcome"])
+        if entry["kind"] == "reveal":
+            roll = f"reveals #{entry['detail'].get('reveals')}: {roll}"
+    elif entry["kind"] == "void" and entry.get("voids_seq") is not None:
+        voided_kind = (entry["detail"] or {}).get("voided_kind")
+        roll = f"voids #{entry['voids_seq']}" + (f" ({voided_kind})" if voided_kind else "")
+    else:
+        roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
     return [seq, entry["at"][5:16].replace("T", " "), entry["actor"], kind, entry["character"], roll,
             entry["reason"]]
+
+
+# How the roll column names a change of a character's numbers (the ops of the entry).
+_OP_TEXT = {
+    "stat_set": lambda op: f"{op['stat']}={op['value']}",
+    "stat_delta": lambda op: f"{op['stat']} {op['delta']:+d}",
+    "cp_set": lambda op: f"CP={op['value']}",
+    "cp_delta": lambda op: f"CP {op['delta']:+d}",
+    "pool_set": lambda op: f"{op['pool']}={op['value']}",
+    "pool_delta": lambda op: f"{op['pool']} {op['delta']:+d}",
+    "trait_added": lambda op: f"+{op['trait']} {op['cp']:+d}",
+    "trait_cp": lambda op: f"trait CP={op['cp']}",
+}
+
+
+def ops_summary(ops: list[dict[str, Any]]) -> str:
+    """`IQ=11 CP -10`: what an entry without dice changed, from its recorded ops."""
+    parts = []
+    for op in ops:
+        render = _OP_TEXT.get(op.get("op")) if isinstance(op, dict) else None
+        if render is not None:
+            try:
+                parts.append(render(op))
+            except (KeyError, TypeError, ValueError):
+                continue
+    return " ".join(parts)
 
 
 def _chain(first, rest):
@@ -228,7 +306,8 @@ class _Progress:
 @history_app.command("verify")
 def verify(
     ctx: typer.Context,
-    head: str = typer.Option(None, "--head", help="A head hash printed earlier by `history seal`."),
+    head: str = typer.Option(None, "--head", help="A head hash printed earlier by `history seal` (or its first 8+ "
+                                                  "hex digits)."),
     chain_only: bool = typer.Option(False, "--chain-only", help="Check the hash chain only, not the state tables."),
     json_out: bool = JsonOption,
 ) -> None:
@@ -236,9 +315,11 @@ def verify(
     exit 1 naming the first bad entry or the first differing row.
 
     With --head, also prove the chain still contains that sealed head (detects a
-    rewritten or truncated history). --chain-only skips the state comparison.
+    rewritten or truncated history); a unique prefix of 8 or more hex digits will do. A
+    hash that no seal printed is reported as a typo, not as tampering. Every `reveal`
+    is checked against its secret roll's commitment. --chain-only skips the state comparison.
 
-    Example: campaign history verify --head 3f1c…(64 hex digits)
+    Example: campaign history verify --head 3f1c9a07
     """
     from campaign.services.history import verify as verify_service
 
@@ -253,7 +334,11 @@ def verify(
     elif report["ok"]:
         print(report["head"])
         checked = "" if report["state"] is None else "; state tables equal its replay"
+        if report.get("secrets") and report["secrets"]["revealed"]:
+            checked += f"; {report['secrets']['revealed']} reveals match their commitments"
         say(f"chain intact: {report['entries']} entries{checked}")
+    elif report.get("secrets") is not None and not report["secrets"]["ok"]:
+        say(f"secret rolls: {report['secrets']['problem']}")
     elif report["state"] is not None:
         say(f"state differs from the ledger: {report['state']['problem']}")
     else:
@@ -363,3 +448,40 @@ def approve(
         emit_json(voided)
     else:
         say(f"voided #{voided['voided']} (entry #{voided['seq']}) as requested in #{seq}")
+
+@history_app.command("reveal")
+def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
+           json_out: bool = JsonOption) -> None:
+    """Reveal a secret roll: append an entry with its result and salt, which anyone can
+    check against the commitment the roll recorded (`history verify` does).
+
+    Example: campaign history reveal 42
+    """
+    from campaign.services.secret_rolls import reveal as reveal_service
+
+    s = state(ctx)
+    entry = reveal_service(s.db, s.campaign, s.actor, seq)
+    if json_out:
+        emit_json(entry)
+    else:
+        say(f"revealed secret roll #{seq} (entry #{entry['seq']}); it matches its commitment")
+        render_roll(entry)
+
+
+@history_app.command("peek")
+def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
+         json_out: bool = JsonOption) -> None:
+    """Show the GM the hidden result of a secret roll, without revealing it (writes nothing).
+
+    Example: campaign history peek 42
+    """
+    from campaign.services.secret_rolls import peek as peek_service
+
+    s = state(ctx)
+    hidden = peek_service(s.db, s.campaign, seq, s.actor)
+    if json_out:
+        emit_json(hidden)
+        return
+    say(f"hidden result of secret roll #{seq} (GM only)"
+        + (f"; revealed in #{hidden['revealed_by']}" if hidden["revealed_by"] else ""))
+    render_roll({**hidden, "seq": seq})

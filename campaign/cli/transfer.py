@@ -42,19 +42,34 @@ class _Counter:
 def export(
     ctx: typer.Context,
     file: str = typer.Argument(..., help="Where to write the JSON Lines file ('-' for stdout)."),
+    secrets: str = typer.Option(None, "--secrets", help="Also write secret rolls' hidden results to this "
+                                                        "separate GM-only file (the campaign file never has them)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Write the campaign (characters, state and the whole ledger) as JSON Lines, streaming.
 
-    Example: campaign -c 'Night Parade' export night-parade.jsonl
+    Secret rolls appear in it only as commitments; `--secrets FILE` writes their hidden
+    results to a second file, which `import --secrets FILE` takes back.
+
+    Example: campaign -c 'Night Parade' export night-parade.jsonl --secrets night-parade.secrets.jsonl
     """
     from campaign.services.transfer import export_campaign
 
     s = state(ctx)
     counter = _Counter("exporting")
+    secrets_out = None
+    if secrets is not None:
+        target = Path(secrets).expanduser()
+        if target.is_dir() or secrets == "-" or secrets == file:
+            raise BadInput("--secrets needs a file of its own (not '-', a directory or the export file)")
+        try:
+            secrets_out = os.fdopen(os.open(target, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600), "w",
+                                    encoding="utf-8")
+        except FileNotFoundError:
+            raise BadInput(f"cannot write {target}: no such directory") from None
     try:
         if file == "-":
-            summary = export_campaign(s.db, s.campaign, sys.stdout, counter)
+            summary = export_campaign(s.db, s.campaign, sys.stdout, counter, secrets_out)
         else:
             target = Path(file).expanduser()
             if target.is_dir():
@@ -64,7 +79,7 @@ def export(
                 # The whole campaign is in there: owner-only, like the database itself.
                 with os.fdopen(os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600), "w",
                                encoding="utf-8") as out:
-                    summary = export_campaign(s.db, s.campaign, out, counter)
+                    summary = export_campaign(s.db, s.campaign, out, counter, secrets_out)
                 os.replace(tmp, target)
             except FileNotFoundError:
                 raise BadInput(f"cannot write {target}: no such directory") from None
@@ -73,6 +88,11 @@ def export(
                     tmp.unlink()
     finally:
         counter.close()
+        if secrets_out is not None:
+            secrets_out.close()
+    if summary["secrets"] and not summary["secrets_exported"]:
+        say(f"note: {summary['secrets']} secret rolls' hidden results are not in the export; "
+            "add --secrets FILE to keep them revealable after import")
     if json_out:
         emit_json({**summary, "file": file})
     elif file != "-":
@@ -82,6 +102,7 @@ def export(
 def import_(
     ctx: typer.Context,
     file: str = typer.Argument(..., help="A file written by `campaign export` ('-' for stdin)."),
+    secrets: str = typer.Option(None, "--secrets", help="The secrets file written by `export --secrets`."),
     json_out: bool = JsonOption,
 ) -> None:
     """Recreate an exported campaign in this database, re-verifying its chain; all or nothing.
@@ -93,9 +114,18 @@ def import_(
     s = state(ctx)
     s.may_create = True
     counter = _Counter("importing")
+    hidden = None
+    if secrets is not None:
+        try:
+            with open(Path(secrets).expanduser(), encoding="utf-8") as handle:
+                hidden = handle.read().splitlines()
+        except OSError as exc:
+            raise BadInput(f"cannot read {secrets}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise BadInput(f"{secrets} is not UTF-8 text") from None
     try:
         if file == "-":
-            summary = import_campaign(s.db, sys.stdin, counter)
+            summary = import_campaign(s.db, sys.stdin, counter, hidden)
         else:
             try:
                 handle = open(Path(file).expanduser(), encoding="utf-8")
@@ -103,7 +133,7 @@ def import_(
                 raise BadInput(f"cannot read {file}: {exc.strerror}") from None
             with handle:
                 try:
-                    summary = import_campaign(s.db, handle, counter)
+                    summary = import_campaign(s.db, handle, counter, hidden)
                 except UnicodeDecodeError:
                     raise BadInput(f"{file} is not UTF-8 text") from None
     finally:

@@ -56,11 +56,12 @@ class ExpressionProblem(Exception):
     user can see in what they typed.
     """
 
-    def __init__(self, message: str, position: int, *, names_character: bool = False):
+    def __init__(self, message: str, position: int, *, names_character: bool = False, names_word: bool = False):
         super().__init__(message)
         self.message = message
         self.position = position
-        self.names_character = names_character
+        self.names_character = names_character or names_word
+        self.names_word = names_word
 
 
 # --- the tree -----------------------------------------------------------------------
@@ -223,7 +224,11 @@ class LocatedExpression:
         column = self.column(problem.position)
         message = problem.message
         if problem.names_character:
-            message = f"{message} {self.text[column - 1]!r}"
+            end = column
+            if problem.names_word:  # the whole word typed there, e.g. 'abc' of 3D6<=abc
+                while end < len(self.text) and not self.text[end].isspace() and self.text[end].isalnum():
+                    end += 1
+            message = f"{message} {self.text[column - 1:end]!r}"
         return DiceError(message, column=column)
 
 
@@ -296,7 +301,13 @@ class _Parser:
         repeat = self.parse_repeat_prefix()
         body_start = self.pos
         roll: ArithmeticRoll | BarabaraRoll
-        if "B" in self.text[body_start:]:
+        # Only the left side decides: `3D6<=ABC` is a bad target, not a barabara roll.
+        left = self.text[body_start:]
+        for index, char in enumerate(left):
+            if char in "<>=!":
+                left = left[:index]
+                break
+        if "B" in left:
             roll = self.parse_barabara()
         else:
             roll = self.parse_arithmetic_roll()
@@ -377,6 +388,8 @@ class _Parser:
 
     def parse_target(self) -> int:
         start = self.pos
+        if self.peek().isalpha():
+            raise ExpressionProblem("the target must be a number, as in 3D6<=12, not", self.pos, names_word=True)
         target = self.parse_sum()
         if not isinstance(target, Number):
             self.fail("the target must be a fixed number, not a roll", start)
@@ -571,3 +584,26 @@ def _success_roll_modifier(expression: Node) -> int | None:
     if dice.count != 3 or dice.sides != 6 or dice.keep is not None:
         return None
     return modifier
+
+
+_OPERATOR_START = frozenset("<>=!+-*/≦≤≧≥≠×÷−＜＞＝！＋－＊／")
+_EXPRESSION_CHARS = frozenset("0123456789DKHLB+-*/()<>=!")
+
+
+def spaced_expression_hint(text: str) -> str | None:
+    """`3D6 <= 12`: chat bots read everything after the first space as a comment, so this
+    would roll a bare 3D6 with the comment "<= 12". Return the spelling meant (`3D6<=12`)
+    when the comment starts with an operator or the expression ends with one, else None.
+    """
+    located = LocatedExpression(text)
+    expression, comment = located.expression, located.comment
+    if not expression or comment is None:
+        return None
+    if comment[0] not in _OPERATOR_START and expression[-1] not in _OPERATOR_START:
+        return None
+    glued = expression
+    for word in comment.split():
+        if not all(char in _EXPRESSION_CHARS for char in _normalize_segment(word)):
+            break
+        glued += word
+    return glued

@@ -129,7 +129,7 @@ class LedgerEntry(Base):
 
 
 _STATE_MODELS = frozenset({"Relationship", "Trait", "Condition", "Scenario", "ScenarioParticipant", "Disappearance",
-                           "Search", "ReunionCheck"})
+                           "Search", "ReunionCheck", "SealHead", "SecretRoll"})
 
 
 def load_all() -> None:

@@ -137,3 +137,35 @@ class ReunionCheck(Base):
     roll: Mapped[int] = mapped_column(Integer)
     threshold: Mapped[int] = mapped_column(Integer)
     success: Mapped[bool] = mapped_column(Boolean)
+
+
+class SealHead(Base):
+    """The head hash each `history seal` printed, kept beside the chain.
+
+    `history verify --head` looks a pasted hash (or a prefix of it) up here: a hash that
+    is no seal at all is a typo, and only a seal whose entry no longer carries it in the
+    chain means the history was rewritten. Import rebuilds it from the seal entries.
+    """
+
+    __tablename__ = "seal_heads"
+
+    # Keyed by hash: a seal at a seq whose first seal was cut off by a truncation is a new row.
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"), primary_key=True)
+    hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer)
+
+
+class SecretRoll(Base):
+    """The hidden half of a secret roll (GM only): the result and the salt.
+
+    The ledger entry holds only SHA-256(salt + canonical result), the commitment; a
+    `reveal` entry later discloses both, and `history verify` checks the pair against
+    the commitment. Not state (no replay makes it): it is data the chain commits to.
+    """
+
+    __tablename__ = "secret_rolls"
+
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    salt: Mapped[str] = mapped_column(String(64))
+    result: Mapped[str] = mapped_column(Text)  # canonical JSON, exactly as committed

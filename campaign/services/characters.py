@@ -218,12 +218,15 @@ def status_of(session: Session, character: Character) -> tuple[str, str | None]:
 def character_view(session: Session, character: Character) -> dict[str, Any]:
     """Everything `char show --json` promises, as plain JSON-able values."""
     status, searching_for = status_of(session, character)
-    traits = session.scalars(
-        select(Trait).where(Trait.character_id == character.id, Trait.removed_seq.is_(None)).order_by(Trait.id)
-    ).all()
-    conditions = session.scalars(
-        select(Condition).where(Condition.character_id == character.id, Condition.cleared_seq.is_(None)).order_by(Condition.id)
-    ).all()
+    from campaign.projection.views import origin_key
+
+    # In origin order, as `char show --at` replays them (ids change when a void is taken back).
+    traits = sorted(session.scalars(
+        select(Trait).where(Trait.character_id == character.id, Trait.removed_seq.is_(None))
+    ).all(), key=lambda t: origin_key(t.origin))
+    conditions = sorted(session.scalars(
+        select(Condition).where(Condition.character_id == character.id, Condition.cleared_seq.is_(None))
+    ).all(), key=lambda c: origin_key(c.origin))
     relations = []
     for rel in session.scalars(
         select(Relationship).where(or_(Relationship.from_id == character.id, Relationship.to_id == character.id))

@@ -192,8 +192,10 @@ class _Recorder:
     """Writes a check's entries into the open transaction with the common fields."""
 
     def __init__(self, session: Session, campaign: Campaign, actor: str, source: DiceSource,
-                 reason: str | None, occasion: str | None) -> None:
+                 reason: str | None, occasion: str | None, secret: bool = False) -> None:
         self.session, self.campaign, self.actor = session, campaign, actor
+        self.secret = secret  # `--secret`: the entry commits to the result (services.secret_rolls)
+        self.commitment: str | None = None
         self.source_kind = source.kind
         self.source_detail = _source_detail(source)
         self.reason, self.occasion = reason, occasion
@@ -202,7 +204,7 @@ class _Recorder:
     def write(self, character: str, result: rules.CheckResult | None, detail: dict[str, Any], *,
               parent_seq: int | None = None, outcome: str | None = None) -> int:
         """One entry; `result=None` for a participant that took no part in the rolling."""
-        entry = ledger.append(self.session, self.campaign, self.actor, ledger.NewEntry(
+        new = ledger.NewEntry(
             kind="check",
             character=character,
             scenario=self.scenario,
@@ -216,8 +218,20 @@ class _Recorder:
             source=self.source_kind,
             reason=self.reason,
             detail={**detail, "occasion": self.occasion, **self.source_detail},
-        ))
+        )
+        if self.secret:
+            from campaign.services.secret_rolls import append_secret, secret_of
+
+            entry = append_secret(self.session, self.campaign, self.actor, new)
+            self.commitment = secret_of(entry.record)
+        else:
+            entry = ledger.append(self.session, self.campaign, self.actor, new)
         return entry.seq
+
+    def secret_view(self, seq: int, check: str, character: str) -> dict[str, Any]:
+        """All a secret check may say before its reveal: nothing about the result."""
+        return {"seq": seq, "check": check, "character": character, "secret": True, "commitment": self.commitment,
+                "actor": self.actor, "scenario": self.scenario}
 
     def common(self) -> dict[str, Any]:
         return {"occasion": self.occasion, "source": self.source_kind, "reason": self.reason,
@@ -243,6 +257,7 @@ def ability_check(
     halves: int = 0,
     occasion: str | None = None,
     reason: str | None = None,
+    secret: bool = False,
 ) -> dict[str, Any]:
     """能力判定 (or 技能判定 with a skill level): stat + 2d6 + skill + modifiers >= target."""
     stat = clean_stat_name(stat)
@@ -263,11 +278,13 @@ def ability_check(
         else:
             result = rules.skill_check(value, skill, target, source, **common)
         source.ensure_all_used()
-        recorder = _Recorder(session, campaign, actor, source, reason, occasion)
+        recorder = _Recorder(session, campaign, actor, source, reason, occasion, secret)
         check = "ability" if skill is None else "skill"
         detail = {**result.to_detail(), "check": check, "stat": stat, "stat_value": value, "skill": skill,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
         seq = recorder.write(row.name, result, detail)
+        if secret:
+            return recorder.secret_view(seq, check, row.name)
         return {"seq": seq, "check": check, "character": row.name, "stat": stat, **_view(result),
                 **recorder.common()}
 
@@ -424,6 +441,7 @@ def danger_sense(
     halves: int = 0,
     occasion: str | None = None,
     reason: str | None = None,
+    secret: bool = False,
 ) -> dict[str, Any]:
     """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the R6 band."""
     stat = clean_stat_name(stat)
@@ -440,10 +458,12 @@ def danger_sense(
                                     criticals=_criticals(campaign), stat_name=stat, name=row.name,
                                     occasion=occasion, doubles=doubles, halves=halves)
         source.ensure_all_used()
-        recorder = _Recorder(session, campaign, actor, source, reason, occasion)
+        recorder = _Recorder(session, campaign, actor, source, reason, occasion, secret)
         detail = {**result.to_detail(), "check": "danger", "stat": stat, "stat_value": value,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
         seq = recorder.write(row.name, result, detail)
+        if secret:
+            return recorder.secret_view(seq, "danger", row.name)
         return {"seq": seq, "check": "danger", "character": row.name, "stat": stat,
                 "difficulty": difficulty, **_view(result), **_band_view(result), **recorder.common()}
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy import and_, exists, func, or_, select, text
 from sqlalchemy.orm import Session, aliased
 
 from campaign import ledger
@@ -24,6 +25,10 @@ from campaign.services.common import (
 )
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
+# Entry kinds the services write (and round 1 wrote). `--kind` accepts these, and any
+# other kind this campaign's ledger holds; anything else is a typo worth naming.
+KINDS = ("campaign", "setting", "player", "character", "relation", "roll", "table", "check", "fright", "trait",
+         "condition", "missing", "search", "scenario", "reunion", "void", "seal", "reveal")
 # seq, limits and scenario numbers are 32-bit INTEGER columns (PostgreSQL); SQLite refuses
 # Python ints beyond 64 bits outright. Numbers outside this range never match anything.
 INT_MAX = 2**31 - 1
@@ -49,6 +54,7 @@ def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: i
 class HistoryFilter:
     character: str | None = None
     player: str | None = None
+    actor: str | None = None
     kind: str | None = None
     scenario: int | None = None
     outcome: str | None = None
@@ -99,7 +105,10 @@ def _spans_condition(spans):
                  for name, first, last in spans))
 
 
-def _query(session: Session, campaign_id: int, flt: HistoryFilter, names: list[str] | None, spans=None):
+def _query(session: Session, campaign_id: int, flt: HistoryFilter, spans=None, player_spans=None):
+    """The history query. `spans` (name, first seq, last seq): entries of one character
+    under each name it had; `player_spans` the same for all of flt.player's characters,
+    to which every entry the player made (rolls for NPCs) is added."""
     voider, parent_voider = aliased(LedgerEntry), aliased(LedgerEntry)
     query = (
         select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash,
@@ -112,8 +121,11 @@ def _query(session: Session, campaign_id: int, flt: HistoryFilter, names: list[s
         query = query.where(_spans_condition(spans))
     elif flt.character is not None:
         query = query.where(LedgerEntry.character == flt.character)
-    if names is not None:
-        query = query.where(LedgerEntry.character.in_(names))
+    if player_spans is not None:
+        made = LedgerEntry.actor == flt.player
+        query = query.where(or_(_spans_condition(player_spans), made) if player_spans else made)
+    if flt.actor is not None:
+        query = query.where(LedgerEntry.actor == flt.actor)
     if flt.kind is not None:
         query = query.where(LedgerEntry.kind == flt.kind)
     if flt.scenario is not None:
@@ -145,31 +157,47 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
         campaign = campaign_named(session, campaign_name)
         from campaign.services.lifecycle import name_spans
 
-        spans = None
+        spans = player_spans = None
         if flt.character is not None:
             flt = replace(flt, character=character_named(session, campaign, flt.character).name)
             spans = name_spans(session, campaign.id, flt.character)
         if flt.player is not None:
             player = player_named(session, campaign, flt.player)
+            flt = replace(flt, player=player.name)
             owned = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
             player_spans = [span for name in owned for span in name_spans(session, campaign.id, name)]
-            if spans is not None:  # both: the character's entries, if it is the player's
-                spans = spans if flt.character in owned else []
-            else:
-                spans = player_spans
-            if not spans:
-                spans = [("", 1, 0)]  # matches nothing
-        query = _query(session, campaign.id, flt, None, spans)
+        if flt.actor is not None:
+            flt = replace(flt, actor=unicodedata.normalize("NFC", flt.actor).strip())
+        if flt.kind is not None:
+            flt = replace(flt, kind=_known_kind(session, campaign.id, flt.kind))
+        query = _query(session, campaign.id, flt, spans, player_spans)
         result = session.execute(query.execution_options(yield_per=1000))
         # The first fetch happens here, so option errors surface before any output.
         for record, prev_hash, digest, voided_by in result:
             yield entry_view(json.loads(record), prev_hash, digest, voided_by)
 
 
+def _known_kind(session: Session, campaign_id: int, kind: str) -> str:
+    """The kind as stored (lower case); a kind neither known nor in this ledger is refused
+    with the closest known one, so `--kind frigth` does not quietly list nothing."""
+    import difflib
+
+    wanted = unicodedata.normalize("NFKC", kind).strip().lower()
+    if wanted in KINDS:
+        return wanted
+    if "\x00" not in wanted and session.execute(
+            text("SELECT 1 FROM ledger WHERE campaign_id = :c AND kind = :k LIMIT 1"),
+            {"c": campaign_id, "k": wanted}).first() is not None:
+        return wanted
+    close = difflib.get_close_matches(wanted, KINDS, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else f" (kinds: {', '.join(KINDS)})"
+    raise BadInput(f"--kind: no entries are of kind {kind!r}{hint}")
+
+
 def _entry(session: Session, campaign_id: int, seq: int) -> tuple[dict[str, Any], str, str, int | None] | None:
     if not 1 <= seq <= INT_MAX:
         return None
-    row = session.execute(_query(session, campaign_id, HistoryFilter(limit=None), None)
+    row = session.execute(_query(session, campaign_id, HistoryFilter(limit=None))
                           .where(LedgerEntry.seq == seq)).first()
     return None if row is None else (json.loads(row[0]), row[1], row[2], row[3])
 
@@ -199,20 +227,71 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
     """
     if head is not None:
         head = head.strip().lower()
-        if len(head) != 64 or any(ch not in "0123456789abcdef" for ch in head):
-            raise BadInput("--head must be the 64-hex hash printed by `history seal`")
+        if not MIN_HEAD_PREFIX <= len(head) <= 64 or any(ch not in "0123456789abcdef" for ch in head):
+            raise BadInput(f"--head must be the hash printed by `history seal` (or its first {MIN_HEAD_PREFIX} "
+                           "or more hex digits)")
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
+        sealed = None if head is None else _sealed_head(session, campaign, head)
         total = ledger.head(session, campaign.id)[0]
         if progress is not None:
             progress.start(total)
-        report = ledger.verify(session, campaign, head, progress=progress.advance if progress else None)
+        report = ledger.verify(session, campaign, None if sealed is None else sealed[1],
+                               progress=progress.advance if progress else None)
+        reason, bad_seq = report.reason, report.bad_seq
+        if sealed is not None and sealed[0] is not None and not report.ok \
+                and reason.startswith("the sealed head is not in the chain"):
+            # The chain itself is intact; the seal that printed this head says what happened.
+            seal_seq = sealed[0]
+            if seal_seq <= report.entries:
+                reason, bad_seq = (f"seal #{seal_seq} printed this head, and the chain no longer leads to it: "
+                                   f"history up to #{seal_seq} was rewritten"), seal_seq
+            else:
+                reason, bad_seq = (f"seal #{seal_seq} printed this head; entries from #{report.entries + 1} on "
+                                   "were removed"), report.entries + 1
         result = {"campaign": campaign.name, "ok": report.ok, "entries": report.entries, "head": report.head_hash,
-                  "bad_seq": report.bad_seq, "reason": report.reason, "state": None}
+                  "bad_seq": bad_seq, "reason": reason, "state": None,
+                  "sealed_head": None if sealed is None else sealed[1]}
+        result["secrets"] = None
+        if report.ok:
+            from campaign.services.secret_rolls import check as secrets_check
+
+            result["secrets"] = secrets_check(session, campaign)
+            if not result["secrets"]["ok"]:
+                result.update(ok=False, bad_seq=result["secrets"]["seq"], reason=result["secrets"]["problem"])
+                return result
         if report.ok and not chain_only:
             result["state"] = _state_check(session, campaign)
             result["ok"] = result["state"]["ok"]
         return result
+
+
+MIN_HEAD_PREFIX = 8
+
+
+def _sealed_head(session: Session, campaign, prefix: str) -> tuple[int | None, str]:
+    """(seq of the seal that printed it, full hash) for a pasted head or prefix of one.
+
+    The seals this database printed are looked up first; then the chain itself (a head
+    printed by `history verify` is any entry's hash). A hash found in neither is a typo
+    or another campaign's, never proof of tampering.
+    """
+    from campaign.db.models import SealHead
+
+    seals = session.execute(select(SealHead.seq, SealHead.hash).where(
+        SealHead.campaign_id == campaign.id, SealHead.hash.like(prefix + "%")).limit(2)).all()
+    if len(seals) > 1:
+        raise BadInput(f"--head {prefix}: matches seals #{seals[0].seq} and #{seals[1].seq}; give more digits")
+    if seals:
+        return seals[0].seq, seals[0].hash
+    found = session.execute(select(LedgerEntry.seq, LedgerEntry.hash).where(
+        LedgerEntry.campaign_id == campaign.id, LedgerEntry.hash.like(prefix + "%")).limit(2)).all()
+    if len(found) > 1:
+        raise BadInput(f"--head {prefix}: matches entries #{found[0].seq} and #{found[1].seq}; give more digits")
+    if found:
+        return None, found[0].hash
+    raise NotFound(f"--head {prefix[:16]}{'…' if len(prefix) > 16 else ''}: this hash is not a seal of campaign "
+                   f"{campaign.name!r} (typo?)")
 
 
 def _state_check(session: Session, campaign) -> dict[str, Any]:
@@ -238,6 +317,9 @@ def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="seal", reason=reason, detail={"sealed_through": sealed_seq}, voidable=False,
         ))
+        from campaign.db.models import SealHead
+
+        session.add(SealHead(campaign_id=campaign.id, seq=appended.seq, hash=appended.hash))
         return {"campaign": campaign.name, "seq": appended.seq, "head": appended.hash}
 
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.dice import evaluate
+from campaign.core.dice_parse import spaced_expression_hint, split_comment
+from campaign.errors import BadInput
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
-from campaign.errors import BadInput
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 
@@ -53,10 +54,11 @@ def roll(
     """
     reason = clean_text(reason, "--reason")
     text = clean_text(text, "expression", limit=1000)
+    secret, text = secret_prefix(text)
     words = text.split(None, 1)
     # Dice expressions mostly start with a digit; only a word starting with a letter
     # (CRT, FEAR+5, but also D66) pays for loading the seed tables.
-    if words and words[0][:1].isascii() and words[0][:1].isalpha() and _is_table_command(words[0]):
+    if not secret and words and words[0][:1].isascii() and words[0][:1].isalpha() and _is_table_command(words[0]):
         from campaign.services.tables import roll_table
 
         if sorcery:
@@ -64,6 +66,11 @@ def roll(
         comment = words[1].strip() if len(words) > 1 else None
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
                           reason=reason if reason is not None else comment or None)
+    hint = spaced_expression_hint(text)
+    if hint is not None:
+        rolled = split_comment(text)[0]
+        raise BadInput(f"{text.strip()!r}: words after a space are a comment, so this would roll just {rolled}; "
+                       f"write it without spaces: {hint}")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character) if character else None
         who = row.name if row is not None else None
@@ -72,20 +79,39 @@ def roll(
         absent = status_of(session, row)[0] if row is not None else "active"
         result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+        entry = ledger.NewEntry(
             kind="roll",
             character=who,
             expression=result.expression,
             dice=list(result.faces),
-            total=result.total,
+            # `x3 2D6` is three results, each in detail["repeats"], as BCDice shows them: no sum.
+            total=None if result.repeats else result.total,
             target=result.target,
             outcome=result.outcome,
             margin=result.margin,
             source=source.kind,
             reason=reason if reason is not None else result.comment,
             detail=result.to_detail(),
-        ))
+        )
+        if secret:
+            from campaign.services.secret_rolls import append_secret
+
+            appended = append_secret(session, campaign, actor, entry)
+        else:
+            appended = ledger.append(session, campaign, actor, entry)
         view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
         if absent != "active":  # logged all the same: the GM may mean it, but a slip shows at once
             view["warning"] = f"{who} is {absent} and not in play"
         return view
+
+
+def secret_prefix(text: str) -> tuple[bool, str]:
+    """BCDice's secret roll: `S3D6<=12` is `3D6<=12`, rolled in secret."""
+    import unicodedata
+
+    stripped = text.lstrip()
+    if len(stripped) > 1 and unicodedata.normalize("NFKC", stripped[0]).upper() == "S":
+        following = unicodedata.normalize("NFKC", stripped[1]).upper()
+        if following.isdigit() or following in "D(":
+            return True, stripped[1:]
+    return False, text

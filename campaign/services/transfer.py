@@ -132,14 +132,22 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
 
 
 def export_campaign(db: Database, campaign_name: str | None, out: IO[str],
-                    progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+                    progress: Callable[[int], None] | None = None, secrets_out: IO[str] | None = None) -> dict[str, Any]:
+    """The campaign file never holds a secret roll's result; `secrets_out` (a separate,
+    GM-only file) gets them, from the same read so both files describe one ledger."""
+    from campaign.services.secret_rolls import count_secrets, secret_lines
+
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         count = 0
         for line in export_lines(session, campaign, progress):
             out.write(line)
             count += 1
-        return {"campaign": campaign.name, "lines": count, "entries": ledger.head(session, campaign.id)[0]}
+        if secrets_out is not None:
+            for line in secret_lines(session, campaign):
+                secrets_out.write(line)
+        return {"campaign": campaign.name, "lines": count, "entries": ledger.head(session, campaign.id)[0],
+                "secrets": count_secrets(session, campaign), "secrets_exported": secrets_out is not None}
 
 
 MAX_LINE = 1 << 20  # characters; a longer line is refused rather than read into memory
@@ -163,6 +171,7 @@ class _Importer:
         self.prev_hash = ledger.GENESIS_HASH
         self.pending: list[dict[str, Any]] = []
         self.footer: dict[str, Any] | None = None
+        self.seal_heads: list[dict[str, Any]] = []
 
     def feed(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
@@ -258,6 +267,8 @@ class _Importer:
             raise ValueError(f"entry {self.expected_seq}: {problem}")
         if record.get("kind") not in STATELESS_KINDS:
             self.entries.append(entry_from_record(record))
+        if record.get("kind") == "seal":  # the heads it printed: `verify --head` looks them up
+            self.seal_heads.append({"campaign_id": self.campaign.id, "seq": self.expected_seq, "hash": digest})
         row = {name: record.get(name) for name in ledger.INDEXED_FIELDS}
         row.update(campaign_id=self.campaign.id, record=record_json, prev_hash=prev_hash, hash=digest)
         self.pending.append(row)
@@ -275,6 +286,11 @@ class _Importer:
         if self.pending:
             self.session.execute(LedgerEntry.__table__.insert(), self.pending)
             self.pending = []
+        if self.seal_heads:
+            from campaign.db.models import SealHead
+
+            self.session.execute(SealHead.__table__.insert(), self.seal_heads)
+            self.seal_heads = []
 
     def rebuild_state(self) -> None:
         """Replay the verified ledger into the tables; the state lines must agree with it."""
@@ -322,7 +338,8 @@ def bounded_lines(source: Iterable[str]) -> Iterator[str]:
         yield line
 
 
-def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int], None] | None = None,
+                    secrets: Iterable[str] | None = None) -> dict[str, Any]:
     """Recreate a campaign from export lines; all or nothing, errors name the line."""
     line_number = 0
     try:
@@ -350,8 +367,13 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                 importer.rebuild_state()
             except ValueError as exc:
                 raise DataError(f"{exc}; nothing imported") from None
+            restored = 0
+            if secrets is not None:  # secret rolls' hidden results, each checked against its commitment
+                from campaign.services.secret_rolls import load_secret_lines
+
+                restored = load_secret_lines(session, importer.campaign, secrets)
             return {"campaign": importer.campaign.name, "entries": importer.expected_seq - 1,
-                    "head": importer.prev_hash}
+                    "head": importer.prev_hash, "secrets": restored}
     except IntegrityError as exc:
         raise DataError(f"line {line_number}: inconsistent content ({str(exc.orig).splitlines()[0]}); "
                         "nothing imported") from None

@@ -1,7 +1,7 @@
 """group mode: role -> player mapping, the ledger actor trigger, row-level security
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01 12:00:00
 
 Both backends get the group_roles table (one schema). On PostgreSQL only:
@@ -24,7 +24,7 @@ from alembic import op
 
 
 revision = '0007'
-down_revision = '0005'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,90 @@
+"""`char show --at/--before` and `char timeline`: a character as the ledger had it then.
+
+Both replay the ledger (campaign.projection.timeline); the state tables are not read,
+so the answer is the one `history verify` proves the tables agree with.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import text
+
+from campaign import ledger
+from campaign.db.database import Database
+from campaign.errors import BadInput, NotFound
+from campaign.projection.replay import effective_voids, entry_from_record, void_pairs
+from campaign.services.common import campaign_named, character_named
+
+_STATEFUL = text("SELECT record FROM ledger WHERE campaign_id = :c AND kind NOT IN ('roll', 'table', 'check', 'seal') "
+                 "ORDER BY seq")
+
+
+def _records(session, campaign) -> list[dict[str, Any]]:
+    return [json.loads(record) for (record,) in session.execute(_STATEFUL.execution_options(yield_per=2000),
+                                                                 {"c": campaign.id})]
+
+
+def _known_name(session, campaign, records, name: str) -> str:
+    """The character's name as the ledger knows it (a character not in the tables any
+    more can still be asked about)."""
+    import unicodedata
+
+    try:
+        return character_named(session, campaign, name).name
+    except NotFound:
+        wanted = unicodedata.normalize("NFC", name).strip()
+        if any(record.get("character") == wanted for record in records):
+            return wanted
+        raise
+
+
+def character_at(db: Database, campaign_name: str | None, name: str, *, at: int | None = None,
+                 before: int | None = None) -> dict[str, Any]:
+    """The `char show --json` view as it stood right after entry `at` (or just before
+    entry `before`), plus "as_of": the last entry counted."""
+    from campaign.projection.timeline import state_at
+    from campaign.projection.views import character_view
+
+    if (at is None) == (before is None):
+        raise BadInput("give one of --at SEQ or --before SEQ")
+    seq = at if at is not None else before
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        head = ledger.head(session, campaign.id)[0]
+        if not 1 <= seq <= head:
+            raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r} (entries 1..{head})")
+        records = _records(session, campaign)
+        name = _known_name(session, campaign, records, name)
+        as_of = seq if at is not None else seq - 1
+        state = state_at([entry_from_record(r) for r in records], as_of)
+        if name not in state.characters:
+            raise NotFound(f"{name!r} did not exist yet after entry #{as_of}")
+        return {**character_view(state, name), "as_of": as_of}
+
+
+def timeline(db: Database, campaign_name: str | None, name: str) -> list[dict[str, Any]]:
+    """Every entry that changed the character, oldest first, with what it changed as
+    the ledger stood then; `voided_by` names a later void that took the entry back."""
+    from campaign.projection.timeline import character_changes, states_through
+
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        records = _records(session, campaign)
+        name = _known_name(session, campaign, records, name)
+        entries = [entry_from_record(r) for r in records]
+        by_seq = {r["seq"]: r for r in records}
+        voided = effective_voids(void_pairs(entries))
+        rows = []
+        for entry, state_before, state_after in states_through(entries):
+            if state_before is state_after:
+                continue
+            changes = character_changes(state_before, state_after, name)
+            if not changes:
+                continue
+            record = by_seq[entry.seq]
+            rows.append({"seq": entry.seq, "at": entry.at, "actor": record.get("actor"), "kind": entry.kind,
+                         "reason": record.get("reason"), "voids_seq": entry.voids_seq,
+                         "voided_by": voided.get(entry.seq, voided.get(entry.parent_seq)), "changes": changes})
+        return rows

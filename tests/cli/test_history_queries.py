@@ -1,0 +1,89 @@
+"""History queries a group asks (--actor, --player with NPC rolls, --kind typos, the void
+list, stat changes), seal heads pasted as people paste them, and BCDice parity in `roll`."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from tests.integration.rawdb import drop_ledger_guards, execute
+
+
+def test_actor_and_player_filters(gurps):
+    mine = gurps.json("--as", "Aki", "roll", "2D6", "--char", "鈴音", "--dice", "1,2")
+    for_npc = gurps.json("--as", "Aki", "roll", "2D6", "--char", "管狐", "--dice", "3,4")
+    gm_for_aki = gurps.json("roll", "2D6", "--char", "鈴音", "--dice", "5,6")
+    ren = gurps.json("--as", "Ren", "roll", "2D6", "--char", "刀矢", "--dice", "6,6")
+    by_aki = [e["seq"] for e in gurps.json("history", "--actor", "Aki")]
+    assert by_aki == [for_npc["seq"], mine["seq"]]
+    aki = [e["seq"] for e in gurps.json("history", "--player", "Aki", "--kind", "roll")]
+    assert aki == [gm_for_aki["seq"], for_npc["seq"], mine["seq"]]  # the NPC roll Aki made, too
+    assert ren["seq"] not in aki
+    assert gurps.json("history", "--actor", "Nobody") == []
+
+
+def test_kind_is_checked_with_a_suggestion(gurps):
+    assert "did you mean 'fright'?" in gurps.error("history", "--kind", "frigth", code=2)
+    assert "kinds: " in gurps.error("history", "--kind", "zzzzzz", code=2)
+    assert [e["kind"] for e in gurps.json("history", "--kind", "Player")] == ["player", "player"]
+
+
+def test_void_list_names_the_voided_entry_and_stat_changes_show(gurps, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one table row per line
+    changed = gurps.json("char", "set", "鈴音", "--stat", "IQ=11", "--cp", "90")
+    void = gurps.json("history", "void", str(changed["seq"]), "--reason", "typo", "--yes")
+    table = gurps.run("history", "--limit", "2").stdout
+    assert f"voids #{changed['seq']} (character)" in table
+    assert "IQ=11 CP=90" in table
+    rows = list(csv.DictReader(io.StringIO(gurps.run("history", "--kind", "void", "--csv").stdout)))
+    assert [(r["seq"], r["voids_seq"]) for r in rows] == [(str(void["seq"]), str(changed["seq"]))]
+
+
+def test_seal_heads_by_prefix_and_typos(gurps):
+    sealed = gurps.json("history", "seal", "--reason", "session 1")
+    head = sealed["head"]
+    assert gurps.json("history", "verify", "--head", head[:8])["ok"]
+    assert gurps.json("history", "verify", "--head", head[:8].upper())["sealed_head"] == head
+    assert "8 or more hex digits" in gurps.error("history", "verify", "--head", head[:7], code=2)
+    typo = ("0" if head[0] != "0" else "1") + head[1:]
+    message = gurps.error("history", "verify", "--head", typo, code=1)
+    assert "not a seal of campaign" in message and "typo?" in message and "rewritten" not in message
+    # A head printed by `history verify` (any entry's hash) is in the chain too.
+    entry_head = gurps.json("history", "verify")["head"]
+    assert gurps.json("history", "verify", "--head", entry_head[:12])["ok"]
+
+
+def test_a_rewritten_seal_accuses_and_a_removed_one_says_removed(gurps):
+    gurps.json("roll", "2D6", "--dice", "1,2")
+    sealed = gurps.json("history", "seal")
+    drop_ledger_guards(gurps.db)
+    execute(gurps.db, "DELETE FROM ledger WHERE seq >= ?", (sealed["seq"],))
+    message = gurps.error("history", "verify", "--head", sealed["head"][:10], code=1)
+    assert f"chain broken at #{sealed['seq']}" in message and "removed" in message
+    resealed = gurps.json("history", "seal")  # a look-alike at the same seq: a new head
+    assert resealed["seq"] == sealed["seq"] and resealed["head"] != sealed["head"]
+    message = gurps.error("history", "verify", "--head", sealed["head"], code=1)
+    assert f"seal #{sealed['seq']} printed this head" in message and "rewritten" in message
+    assert gurps.json("history", "verify", "--head", resealed["head"][:8])["ok"]
+
+
+def test_roll_repeats_are_separate_results(gurps, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    rolled = gurps.json("roll", "x3", "2D6", "--dice", "1,2,3,4,5,6")
+    assert rolled["total"] is None
+    assert [r["total"] for r in rolled["detail"]["repeats"]] == [3, 7, 11]
+    human = gurps.run("roll", "x3", "2D6", "--dice", "1,2,3,4,5,6").stdout
+    assert "#1 2D6 → [1,2] = 3" in human and "#3 2D6 → [5,6] = 11" in human and "21" not in human
+    assert "X3 2D6 → 3, 7, 11" in gurps.run("history", "--limit", "1").stdout
+
+
+def test_roll_refuses_a_spaced_comparison_and_names_a_bad_target(gurps):
+    before = gurps.json("history", "verify")["entries"]
+    message = gurps.error("roll", "3D6", "<=", "12", "--dice", "1,2,3", code=2)
+    assert "write it without spaces: 3D6<=12" in message and "roll just 3D6" in message
+    assert "3D6<=12" in gurps.error("roll", "3D6<= 12 回避", "--dice", "1,2,3", code=2)
+    assert "3D6+2" in gurps.error("roll", "3D6 +2", "--dice", "1,2,3", code=2)
+    message = gurps.error("roll", "3D6<=abc", "--dice", "1,2,3", code=2)
+    assert "the target must be a number" in message and "'abc'" in message and "barabara" not in message
+    assert gurps.json("history", "verify")["entries"] == before  # nothing was written
+    assert gurps.json("roll", "3D6<=12", "回避", "--dice", "1,2,3")["reason"] == "回避"
