@@ -14,7 +14,8 @@ from typing import Any
 from campaign.projection.replay import Entry, ReplayConflict, effective_voids, project, void_pairs
 from campaign.projection.ops import OpConflict
 from campaign.projection.state import State
-from campaign.projection.views import POOL_STATS, status
+from campaign.core.derived import POOLS, pool_current
+from campaign.projection.views import status
 
 
 def state_at(entries: Sequence[Entry], seq: int) -> State:
@@ -73,10 +74,9 @@ def character_changes(before: State, after: State, name: str) -> list[dict[str, 
         a, b = old.stats.get(stat), new.stats.get(stat)
         if a != b:
             changes.append(_change("stat", stat, a, b, f"{stat} {'—' if a is None else a} → {'—' if b is None else b}"))
-    for pool in POOL_STATS:
-        if pool in old.stats and pool in new.stats:
-            a, b = old.pools.get(pool, old.stats[pool]), new.pools.get(pool, new.stats[pool])
-            if a != b:
+    for pool in POOLS:  # a derived maximum (3e: HP is HT) counts too
+        a, b = pool_current(old.stats, old.pools, pool), pool_current(new.stats, new.pools, pool)
+        if a is not None and b is not None and a != b:
                 changes.append(_change("pool", pool, a, b, f"{pool} {a} → {b}"))
     changes += _trait_changes(before, after, name)
     changes += _condition_changes(before, after, name)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
 from campaign.projection.state import State
-
-POOL_STATS = ("FP", "HP")
 
 
 def origin_key(origin: str) -> tuple:
@@ -27,7 +26,10 @@ def origin_key(origin: str) -> tuple:
 
 
 def status(state: State, name: str) -> tuple[str, str | None]:
-    """("missing", None), ("searching", target) or ("active", None), as services.characters."""
+    """("dead"|"retired", None), ("missing", None), ("searching", target) or ("active", None)."""
+    row = state.characters[name]
+    if row.status != "active":
+        return row.status, None
     if state.open_disappearance(name) is not None:
         return "missing", None
     started = state.active_search_of(name)
@@ -37,6 +39,8 @@ def status(state: State, name: str) -> tuple[str, str | None]:
 
 
 def character_view(state: State, name: str) -> dict[str, Any]:
+    """Everything `char show --json` promises, as plain JSON-able values; `char show`
+    (the tables) and `char show --at` (a replay) both read a State through this."""
     row = state.characters[name]
     current, searching_for = status(state, name)
     traits = [(origin, t) for origin, t in state.traits.items() if t.character == name and t.removed_seq is None]
@@ -46,26 +50,34 @@ def character_view(state: State, name: str) -> dict[str, Any]:
     for (a, b), note in state.relationships.items():
         if name in (a, b):
             relations.append({"name": b if a == name else a, "note": note})
+    pools = {}
+    for pool in POOLS:  # a 3e sheet's FP/HP maximum is its ST/HT: "derived" says so
+        maximum = stat_value(row.stats, pool)
+        if maximum is not None:
+            pools[pool] = {"max": maximum.value, "current": pool_current(row.stats, row.pools, pool)}
     return {
         "name": name,
         "kind": row.kind,
         "player": row.player,
         "summoner": row.summoner,
         "stats": dict(row.stats),
+        "derived": {stat: {"value": value.value, "from": value.derived_from}
+                    for stat, value in derived_stats(row.stats).items()},
         "cp_total": row.cp_total,
+        "cp_awarded": row.cp_awarded,
         "status": current,
         "searching_for": searching_for,
         "traits": [
             {"name": t.name, "category": t.category, "cp": t.cp, "counts_toward_limit": t.counts_toward_limit,
+             "limit_cp": t.cp - (t.unlimited_cp or 0), "unlimited_cp": t.unlimited_cp or 0,
              "source_seq": t.source_seq, "origin": origin}
             for origin, t in sorted(traits, key=lambda pair: origin_key(pair[0]))
         ],
         "conditions": [
             {"name": c.name, "duration": c.duration, "detail": c.detail, "source_seq": c.source_seq,
-             "origin": origin}
+             "origin": origin, "since_clock": c.since_clock or 0, "until_clock": c.until_clock}
             for origin, c in sorted(conditions, key=lambda pair: origin_key(pair[0]))
         ],
-        "pools": {stat: {"max": row.stats[stat], "current": row.pools.get(stat, row.stats[stat])}
-                  for stat in POOL_STATS if stat in row.stats},
+        "pools": pools,
         "relations": relations,
     }

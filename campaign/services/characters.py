@@ -7,16 +7,14 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
 from campaign.db.database import Database
 from campaign.db.models import (
+    Campaign,
     Character,
-    Condition,
     Disappearance,
     Player,
     Relationship,
     Search,
-    Trait,
 )
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.common import (
@@ -29,7 +27,6 @@ from campaign.services.common import (
 )
 from campaign.services.effects import recording
 
-POOL_STATS = POOLS
 STAT_LIMIT = 1_000_000
 
 
@@ -216,56 +213,13 @@ def status_of(session: Session, character: Character) -> tuple[str, str | None]:
 
 
 def character_view(session: Session, character: Character) -> dict[str, Any]:
-    """Everything `char show --json` promises, as plain JSON-able values."""
-    status, searching_for = status_of(session, character)
-    from campaign.projection.views import origin_key
+    """Everything `char show --json` promises: the tables read as a State, rendered by the
+    same view `char show --at` renders a replay with (campaign.projection.views)."""
+    from campaign.projection.views import character_view as view_of
+    from campaign.services.state_tables import load_state
 
-    # In origin order, as `char show --at` replays them (ids change when a void is taken back).
-    traits = sorted(session.scalars(
-        select(Trait).where(Trait.character_id == character.id, Trait.removed_seq.is_(None))
-    ).all(), key=lambda t: origin_key(t.origin))
-    conditions = sorted(session.scalars(
-        select(Condition).where(Condition.character_id == character.id, Condition.cleared_seq.is_(None))
-    ).all(), key=lambda c: origin_key(c.origin))
-    relations = []
-    for rel in session.scalars(
-        select(Relationship).where(or_(Relationship.from_id == character.id, Relationship.to_id == character.id))
-        .order_by(Relationship.id)
-    ):
-        other_id = rel.to_id if rel.from_id == character.id else rel.from_id
-        relations.append({"name": session.get(Character, other_id).name, "note": rel.note})
-    pools = {}
-    for pool in POOL_STATS:  # a 3e sheet's FP/HP maximum is its ST/HT: "derived" says so
-        maximum = stat_value(character.stats, pool)
-        if maximum is not None:
-            pools[pool] = {"max": maximum.value, "current": pool_current(character.stats, character.pools, pool)}
-    derived = {name: {"value": value.value, "from": value.derived_from}
-               for name, value in derived_stats(character.stats).items()}
-    return {
-        "name": character.name,
-        "kind": character.kind,
-        "player": character.player.name if character.player else None,
-        "summoner": character.summoner.name if character.summoner else None,
-        "stats": dict(character.stats),
-        "derived": derived,
-        "cp_total": character.cp_total,
-        "cp_awarded": character.cp_awarded,
-        "status": status,
-        "searching_for": searching_for,
-        "traits": [
-            {"name": t.name, "category": t.category, "cp": t.cp, "counts_toward_limit": t.counts_toward_limit,
-             "limit_cp": t.cp - (t.unlimited_cp or 0), "unlimited_cp": t.unlimited_cp or 0,
-             "source_seq": t.source_seq, "origin": t.origin}
-            for t in traits
-        ],
-        "conditions": [
-            {"name": c.name, "duration": c.duration, "detail": c.detail, "source_seq": c.source_seq, "origin": c.origin,
-             "since_clock": c.since_clock or 0, "until_clock": c.until_clock}
-            for c in conditions
-        ],
-        "pools": pools,
-        "relations": relations,
-    }
+    session.flush()
+    return view_of(load_state(session, session.get(Campaign, character.campaign_id)), character.name)
 
 
 def show_character(db: Database, campaign_name: str | None, name: str) -> dict[str, Any]:
