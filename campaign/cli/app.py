@@ -95,6 +95,7 @@ COMMANDS = {
     "init": "campaigns", "use": "campaigns", "list": "campaigns", "settings": "campaigns",
     "roll": "history:roll",
     "history": "history:history_app",
+    "proof": "proof:proof_app",
     "player": "characters:player_app",
     "char": "characters:char_app",
     "db": "dbcmd:db_app",
