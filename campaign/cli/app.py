@@ -96,6 +96,7 @@ COMMANDS = {
     "roll": "history:roll",
     "history": "history:history_app",
     "proof": "proof:proof_app",
+    "stats": "stats:stats", "luck": "stats:stats",
     "player": "characters:player_app",
     "char": "characters:char_app",
     "db": "dbcmd:db_app",

@@ -80,37 +80,44 @@ def parse_when(text: str, *, end: bool, option: str) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def filter_clauses(flt: HistoryFilter, names: list[str] | None) -> list:
+    """The WHERE clauses of a filter (besides the campaign), each served by an index;
+    `names` are the characters of --player (see resolve_filter). Shared with `stats`."""
+    clauses = []
+    if flt.character is not None:
+        clauses.append(LedgerEntry.character == flt.character)
+    if names is not None:
+        clauses.append(LedgerEntry.character.in_(names))
+    if flt.kind is not None:
+        clauses.append(LedgerEntry.kind == flt.kind)
+    if flt.scenario is not None:
+        clauses.append(LedgerEntry.scenario == flt.scenario)
+    if flt.outcome is not None:
+        clauses.append(LedgerEntry.outcome == flt.outcome)
+    if flt.since is not None:
+        clauses.append(LedgerEntry.at >= parse_when(flt.since, end=False, option="--since"))
+    if flt.until is not None:
+        bound = parse_when(flt.until, end=True, option="--until")
+        clauses.append(LedgerEntry.at < bound if len(flt.until) == 10 else LedgerEntry.at <= bound)
+    return clauses
+
+
 def _query(session: Session, campaign_id: int, flt: HistoryFilter, names: list[str] | None):
     voider = aliased(LedgerEntry)
     query = (
         select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash, voider.seq)
         .outerjoin(voider, and_(voider.campaign_id == LedgerEntry.campaign_id, voider.voids_seq == LedgerEntry.seq,
                                 voider.kind == "void"))
-        .where(LedgerEntry.campaign_id == campaign_id)
+        .where(LedgerEntry.campaign_id == campaign_id, *filter_clauses(flt, names))
     )
-    if flt.character is not None:
-        query = query.where(LedgerEntry.character == flt.character)
-    if names is not None:
-        query = query.where(LedgerEntry.character.in_(names))
-    if flt.kind is not None:
-        query = query.where(LedgerEntry.kind == flt.kind)
-    if flt.scenario is not None:
-        query = query.where(LedgerEntry.scenario == flt.scenario)
-    if flt.outcome is not None:
-        query = query.where(LedgerEntry.outcome == flt.outcome)
-    if flt.since is not None:
-        query = query.where(LedgerEntry.at >= parse_when(flt.since, end=False, option="--since"))
-    if flt.until is not None:
-        bound = parse_when(flt.until, end=True, option="--until")
-        query = query.where(LedgerEntry.at < bound if len(flt.until) == 10 else LedgerEntry.at <= bound)
     query = query.order_by(LedgerEntry.seq.desc())
     if flt.limit is not None:
         query = query.limit(flt.limit)
     return query
 
 
-def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) -> Iterator[dict[str, Any]]:
-    """Stream matching entries, newest first, in constant memory."""
+def check_filter(flt: HistoryFilter) -> HistoryFilter:
+    """Refuse malformed filter values before any query (exit 2)."""
     if flt.outcome is not None and flt.outcome not in OUTCOMES:
         raise BadInput(f"--outcome must be one of {', '.join(OUTCOMES)}")
     if flt.limit is not None and flt.limit < 1:
@@ -119,14 +126,26 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
         flt = replace(flt, limit=None)  # more than there can ever be: all
     if flt.scenario is not None and abs(flt.scenario) > INT_MAX:
         raise BadInput(f"--scenario: {flt.scenario} is out of range")
+    return flt
+
+
+def resolve_filter(session: Session, campaign, flt: HistoryFilter) -> tuple[HistoryFilter, list[str] | None]:
+    """The character as stored, and the names of --player's characters (NotFound if unknown)."""
+    if flt.character is not None:
+        flt = replace(flt, character=character_named(session, campaign, flt.character).name)
+    names = None
+    if flt.player is not None:
+        player = player_named(session, campaign, flt.player)
+        names = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
+    return flt, names
+
+
+def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) -> Iterator[dict[str, Any]]:
+    """Stream matching entries, newest first, in constant memory."""
+    flt = check_filter(flt)
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        if flt.character is not None:
-            flt = replace(flt, character=character_named(session, campaign, flt.character).name)
-        names = None
-        if flt.player is not None:
-            player = player_named(session, campaign, flt.player)
-            names = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
+        flt, names = resolve_filter(session, campaign, flt)
         query = _query(session, campaign.id, flt, names)
         result = session.execute(query.execution_options(yield_per=1000))
         # The first fetch happens here, so option errors surface before any output.
