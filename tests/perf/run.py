@@ -334,6 +334,36 @@ class Bench:
                 "< 150 MB", mb < 150,
             ))
 
+    def row_stats(self) -> None:
+        """`stats` reads what `history --all --json` reads (every record, json.loads each)
+        and tallies instead of printing: the target is a ratio to that command."""
+        n = self.sizes.big
+        stats_runs, history_runs = [], []
+        for _ in range(self.sizes.repeat):
+            with tempfile.TemporaryFile() as out:
+                stats_runs.append(self.run(self.cli(self.big_db, "stats", "--json"), stdout=out, rss=True))
+                out.seek(0)
+                report = json.loads(out.read())
+            history_runs.append(self.run(self.cli(self.big_db, "history", "--all", "--json"), rss=True))
+        rng = next((s for s in report["sources"] if s["source"] == "rng"), None)
+        if report["entries"] != n or rng is None or not rng["dice"]:
+            raise RuntimeError(f"stats did not tally the generated ledger: {report['entries']} entries")
+        # The same command with nothing to tally: start-up, scipy.stats and the scan alone.
+        idle = self.run(self.cli(self.big_db, "stats", "--kind", "seal", "--json"), rss=True)
+        stats, history = _median_run(stats_runs), _median_run(history_runs)
+        ratio = stats.wall / history.wall
+        mb = stats.max_rss_kb / 1024
+        self.rows.append(Row(
+            "stats", "luck statistics",
+            f"`stats --json` over {n:,} entries (whole command, median of {self.sizes.repeat}; {rng['dice']:,} "
+            f"OS dice tallied, {report['tests']} tests)",
+            f"{stats.wall:.1f} s, peak RSS {mb:.0f} MB", f"{history.wall:.1f} s (`history --all --json`, same database)",
+            ratio, "<= 2.0x, < 150 MB", ratio <= 2.0 and mb < 150,
+            [f"CPU time (user+sys, median): {stats.cpu:.1f} s vs {history.cpu:.1f} s",
+             f"with nothing to tally (`stats --kind seal`, an index range of no rows): {idle.wall:.1f} s, peak RSS "
+             f"{idle.max_rss_kb / 1024:.0f} MB; `history --all --json` peaks at {history.max_rss_kb / 1024:.0f} MB"],
+        ))
+
     # --- what dominates --------------------------------------------------------------
 
     def profile(self) -> None:
@@ -352,6 +382,8 @@ class Bench:
         ev["profile-export"] = _cprofile(self, [*one, "export", str(self.dir / "profile.jsonl")],
                                          f"export of {entries:,} entries (after a warm-up run)")
         ev["plan-scale"] = _query_plan(self.multi_db, self.query_campaign)
+        ev["profile-stats"] = _cprofile(self, [*one, "stats", "--json"],
+                                        f"stats --json over {entries:,} entries (after a warm-up run)")
 
 
 # --- baselines and helpers ---------------------------------------------------------------
@@ -751,9 +783,10 @@ _EVIDENCE = {
     "verify": ("profile-verify",),
     "memory-history": ("profile-history",),
     "memory-export": ("profile-export",),
+    "stats": ("profile-stats",),
 }
 
-ROWS = ("command", "read", "scale", "verify", "dice", "bulk", "memory")
+ROWS = ("command", "read", "scale", "verify", "dice", "bulk", "memory", "stats")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -782,7 +815,7 @@ def main(argv: list[str] | None = None) -> int:
             bench.build()
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify, "dice": bench.row_dice,
-                 "bulk": bench.row_bulk, "memory": bench.row_memory}
+                 "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats}
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()
