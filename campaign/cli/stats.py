@@ -30,7 +30,7 @@ def stats(
 
     Only dice the OS rolled (`rng`) speak to the program's fairness; dice typed in with
     --dice, seeded and imported dice are counted apart and never mixed in. Filters are
-    history's.
+    history's. Voided entries count: their dice were rolled all the same.
 
     Example: campaign stats --player Aki --scenario 2
     """

@@ -59,8 +59,7 @@ def clean_head(head: str | None) -> str | None:
 # --- writing ---------------------------------------------------------------------------
 
 
-def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | None, out: IO[str],
-                 progress=None) -> dict[str, Any]:
+def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | None, out: IO[str]) -> dict[str, Any]:
     """Write the bundle proving entry `seq` against the seal `head` (default: the latest seal).
 
     The entries stream from the database to `out` (constant memory however far the seal
@@ -111,8 +110,6 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
             written += 1
             prev_hash = last_hash = row.hash
             expected += 1
-            if progress is not None:
-                progress(1)
             if row.seq >= head_seq:
                 break
         out.write("\n]}\n")

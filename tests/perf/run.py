@@ -177,21 +177,31 @@ class Bench:
         with open(path, "w", encoding="utf-8") as out:
             out.writelines(generate.export_lines(name, entries))
 
-    def build(self) -> None:
+    def build(self, rows: set[str] | None = None) -> None:
+        """The databases the rows need (all of them for a whole run, which also profiles)."""
         s = self.sizes
         self.small_db = self.dir / "small.db"
         self.latency_db = self.dir / "latency.db"
         self.multi_db = self.dir / "multi.db"
         self.big_db = self.dir / "big.db"
         self.query_campaign = f"Campaign {s.campaigns // 2:02d}"
+        needed = {"small", "latency", "multi", "big"} if rows is None else \
+            {db for row in rows for db in DATABASES.get(row, ())}
         start = time.perf_counter()
-        self.import_generated(self.small_db, self.query_campaign, s.small)
-        self.import_generated(self.latency_db, "Night Parade", s.small)
-        multi = 0.0
-        for number in range(1, s.campaigns + 1):
-            multi += self.import_generated(self.multi_db, f"Campaign {number:02d}", s.per_campaign)
-        big = self.import_generated(self.big_db, "Long Campaign", s.big)
+        if "small" in needed:
+            self.import_generated(self.small_db, self.query_campaign, s.small)
+        if "latency" in needed:
+            self.import_generated(self.latency_db, "Night Parade", s.small)
+        multi = big = 0.0
+        if "multi" in needed:
+            for number in range(1, s.campaigns + 1):
+                multi += self.import_generated(self.multi_db, f"Campaign {number:02d}", s.per_campaign)
+        if "big" in needed:
+            big = self.import_generated(self.big_db, "Long Campaign", s.big)
         total = time.perf_counter() - start
+        if needed != {"small", "latency", "multi", "big"}:
+            print(f"databases {', '.join(sorted(needed))} built in {total:.0f} s", flush=True)
+            return
         line = (f"databases built in {total:.0f} s through `campaign import -`: {s.campaigns} x {s.per_campaign:,} "
                 f"entries in {multi:.0f} s, {s.big:,} entries in one campaign in {big:.0f} s "
                 f"({s.big / big:,.0f} entries/s including generation)")
@@ -786,6 +796,9 @@ _EVIDENCE = {
     "stats": ("profile-stats",),
 }
 
+# Which databases each row reads (`--only` builds just those).
+DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
+             "memory": ("big",), "stats": ("big",)}
 ROWS = ("command", "read", "scale", "verify", "dice", "bulk", "memory", "stats")
 
 
@@ -812,7 +825,7 @@ def main(argv: list[str] | None = None) -> int:
         generate.self_check()
         _compile_bytecode()
         if only - {"dice", "bulk"}:
-            bench.build()
+            bench.build(only if args.only else None)
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify, "dice": bench.row_dice,
                  "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats}
