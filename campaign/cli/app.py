@@ -145,6 +145,8 @@ COMMANDS = {
     "init": "campaigns", "use": "campaigns", "list": "campaigns", "settings": "campaigns",
     "roll": "history:roll",
     "history": "history:history_app",
+    "proof": "proof:proof_app",
+    "stats": "stats:stats", "luck": "stats:stats",
     "player": "characters:player_app",
     "char": "characters:char_app",
     "award": "characters:award",

@@ -485,3 +485,49 @@ def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret rol
     say(f"hidden result of secret roll #{seq} (GM only)"
         + (f"; revealed in #{hidden['revealed_by']}" if hidden["revealed_by"] else ""))
     render_roll({**hidden, "seq": seq})
+
+
+@history_app.command("proof")
+def proof(
+    ctx: typer.Context,
+    seq: int = typer.Argument(..., help="The entry to prove."),
+    head: str = typer.Option(None, "--head", help="Prove against this seal's hash (default: the latest seal)."),
+    output: str = typer.Option(..., "--output", "-o", help="Where to write the bundle (a .json file, '-' for stdout)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Write a proof bundle: the entry and every entry from it to a sealed head.
+
+    Anyone can check it without the database: `campaign proof check FILE`, or the
+    standalone `python -m campaign.proofcheck FILE --head HASH` (one file, standard library).
+
+    Example: campaign history proof 9 --head ae52be47…(64 hex digits) -o fright-9.json
+    """
+    import os
+    from pathlib import Path
+
+    from campaign.errors import BadInput
+    from campaign.services.proof import write_bundle
+
+    s = state(ctx)
+    if output == "-":  # the bundle is the one JSON document on stdout
+        write_bundle(s.db, s.campaign, seq, head, sys.stdout)
+        return
+    else:
+        target = Path(output).expanduser()
+        if target.is_dir():
+            raise BadInput(f"{target} is a directory")
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        try:
+            with open(tmp, "w", encoding="utf-8") as out:
+                summary = write_bundle(s.db, s.campaign, seq, head, out)
+            os.replace(tmp, target)  # a refused proof leaves no file behind
+        except FileNotFoundError:
+            raise BadInput(f"cannot write {target}: no such directory") from None
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+    if json_out:
+        emit_json({**summary, "file": output})
+    elif output != "-":
+        say(f"wrote the proof of #{summary['seq']} to {output}: {summary['entries']} entries up to the seal "
+            f"#{summary['head_seq']} (head {summary['head']})")

@@ -105,46 +105,52 @@ def _spans_condition(spans):
                  for name, first, last in spans))
 
 
+def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
+    """The WHERE clauses of a resolved filter (besides the campaign), each served by an
+    index. `spans` (name, first seq, last seq): one character's entries under each name
+    it had (renames); `player_spans` the same for all of flt.player's characters, plus
+    every entry the player made (rolls for NPCs). Shared with `stats`."""
+    clauses = []
+    if spans is not None:
+        clauses.append(_spans_condition(spans))
+    elif flt.character is not None:
+        clauses.append(LedgerEntry.character == flt.character)
+    if player_spans is not None:
+        made = LedgerEntry.actor == flt.player
+        clauses.append(or_(_spans_condition(player_spans), made) if player_spans else made)
+    if flt.actor is not None:
+        clauses.append(LedgerEntry.actor == flt.actor)
+    if flt.kind is not None:
+        clauses.append(LedgerEntry.kind == flt.kind)
+    if flt.scenario is not None:
+        clauses.append(LedgerEntry.scenario == flt.scenario)
+    if flt.outcome is not None:
+        clauses.append(LedgerEntry.outcome == flt.outcome)
+    if flt.since is not None:
+        clauses.append(LedgerEntry.at >= parse_when(flt.since, end=False, option="--since"))
+    if flt.until is not None:
+        bound = parse_when(flt.until, end=True, option="--until")
+        clauses.append(LedgerEntry.at < bound if len(flt.until) == 10 else LedgerEntry.at <= bound)
+    return clauses
+
+
 def _query(session: Session, campaign_id: int, flt: HistoryFilter, spans=None, player_spans=None):
-    """The history query. `spans` (name, first seq, last seq): entries of one character
-    under each name it had; `player_spans` the same for all of flt.player's characters,
-    to which every entry the player made (rolls for NPCs) is added."""
     voider, parent_voider = aliased(LedgerEntry), aliased(LedgerEntry)
     query = (
         select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash,
                func.coalesce(voider.seq, parent_voider.seq))
         .outerjoin(voider, _live_void_of(voider, LedgerEntry.seq))
         .outerjoin(parent_voider, _live_void_of(parent_voider, LedgerEntry.parent_seq))
-        .where(LedgerEntry.campaign_id == campaign_id)
+        .where(LedgerEntry.campaign_id == campaign_id, *filter_clauses(flt, spans, player_spans))
     )
-    if spans is not None:
-        query = query.where(_spans_condition(spans))
-    elif flt.character is not None:
-        query = query.where(LedgerEntry.character == flt.character)
-    if player_spans is not None:
-        made = LedgerEntry.actor == flt.player
-        query = query.where(or_(_spans_condition(player_spans), made) if player_spans else made)
-    if flt.actor is not None:
-        query = query.where(LedgerEntry.actor == flt.actor)
-    if flt.kind is not None:
-        query = query.where(LedgerEntry.kind == flt.kind)
-    if flt.scenario is not None:
-        query = query.where(LedgerEntry.scenario == flt.scenario)
-    if flt.outcome is not None:
-        query = query.where(LedgerEntry.outcome == flt.outcome)
-    if flt.since is not None:
-        query = query.where(LedgerEntry.at >= parse_when(flt.since, end=False, option="--since"))
-    if flt.until is not None:
-        bound = parse_when(flt.until, end=True, option="--until")
-        query = query.where(LedgerEntry.at < bound if len(flt.until) == 10 else LedgerEntry.at <= bound)
     query = query.order_by(LedgerEntry.seq.desc())
     if flt.limit is not None:
         query = query.limit(flt.limit)
     return query
 
 
-def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) -> Iterator[dict[str, Any]]:
-    """Stream matching entries, newest first, in constant memory."""
+def check_filter(flt: HistoryFilter) -> HistoryFilter:
+    """Refuse malformed filter values before any query (exit 2)."""
     if flt.outcome is not None and flt.outcome not in OUTCOMES:
         raise BadInput(f"--outcome must be one of {', '.join(OUTCOMES)}")
     if flt.limit is not None and flt.limit < 1:
@@ -153,23 +159,36 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
         flt = replace(flt, limit=None)  # more than there can ever be: all
     if flt.scenario is not None and abs(flt.scenario) > INT_MAX:
         raise BadInput(f"--scenario: {flt.scenario} is out of range")
+    return flt
+
+
+def resolve_filter(session: Session, campaign, flt: HistoryFilter):
+    """(flt with names as stored, spans of --char, spans of --player's characters);
+    NotFound for an unknown character or player, BadInput for an unknown kind."""
+    from campaign.services.lifecycle import name_spans
+
+    spans = player_spans = None
+    if flt.character is not None:
+        flt = replace(flt, character=character_named(session, campaign, flt.character).name)
+        spans = name_spans(session, campaign.id, flt.character)
+    if flt.player is not None:
+        player = player_named(session, campaign, flt.player)
+        flt = replace(flt, player=player.name)
+        owned = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
+        player_spans = [span for name in owned for span in name_spans(session, campaign.id, name)]
+    if flt.actor is not None:
+        flt = replace(flt, actor=unicodedata.normalize("NFC", flt.actor).strip())
+    if flt.kind is not None:
+        flt = replace(flt, kind=_known_kind(session, campaign.id, flt.kind))
+    return flt, spans, player_spans
+
+
+def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) -> Iterator[dict[str, Any]]:
+    """Stream matching entries, newest first, in constant memory."""
+    flt = check_filter(flt)
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        from campaign.services.lifecycle import name_spans
-
-        spans = player_spans = None
-        if flt.character is not None:
-            flt = replace(flt, character=character_named(session, campaign, flt.character).name)
-            spans = name_spans(session, campaign.id, flt.character)
-        if flt.player is not None:
-            player = player_named(session, campaign, flt.player)
-            flt = replace(flt, player=player.name)
-            owned = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
-            player_spans = [span for name in owned for span in name_spans(session, campaign.id, name)]
-        if flt.actor is not None:
-            flt = replace(flt, actor=unicodedata.normalize("NFC", flt.actor).strip())
-        if flt.kind is not None:
-            flt = replace(flt, kind=_known_kind(session, campaign.id, flt.kind))
+        flt, spans, player_spans = resolve_filter(session, campaign, flt)
         query = _query(session, campaign.id, flt, spans, player_spans)
         result = session.execute(query.execution_options(yield_per=1000))
         # The first fetch happens here, so option errors surface before any output.

@@ -177,21 +177,31 @@ class Bench:
         with open(path, "w", encoding="utf-8") as out:
             out.writelines(generate.export_lines(name, entries))
 
-    def build(self) -> None:
+    def build(self, rows: set[str] | None = None) -> None:
+        """The databases the rows need (all of them for a whole run, which also profiles)."""
         s = self.sizes
         self.small_db = self.dir / "small.db"
         self.latency_db = self.dir / "latency.db"
         self.multi_db = self.dir / "multi.db"
         self.big_db = self.dir / "big.db"
         self.query_campaign = f"Campaign {s.campaigns // 2:02d}"
+        needed = {"small", "latency", "multi", "big"} if rows is None else \
+            {db for row in rows for db in DATABASES.get(row, ())}
         start = time.perf_counter()
-        self.import_generated(self.small_db, self.query_campaign, s.small)
-        self.import_generated(self.latency_db, "Night Parade", s.small)
-        multi = 0.0
-        for number in range(1, s.campaigns + 1):
-            multi += self.import_generated(self.multi_db, f"Campaign {number:02d}", s.per_campaign)
-        big = self.import_generated(self.big_db, "Long Campaign", s.big)
+        if "small" in needed:
+            self.import_generated(self.small_db, self.query_campaign, s.small)
+        if "latency" in needed:
+            self.import_generated(self.latency_db, "Night Parade", s.small)
+        multi = big = 0.0
+        if "multi" in needed:
+            for number in range(1, s.campaigns + 1):
+                multi += self.import_generated(self.multi_db, f"Campaign {number:02d}", s.per_campaign)
+        if "big" in needed:
+            big = self.import_generated(self.big_db, "Long Campaign", s.big)
         total = time.perf_counter() - start
+        if needed != {"small", "latency", "multi", "big"}:
+            print(f"databases {', '.join(sorted(needed))} built in {total:.0f} s", flush=True)
+            return
         line = (f"databases built in {total:.0f} s through `campaign import -`: {s.campaigns} x {s.per_campaign:,} "
                 f"entries in {multi:.0f} s, {s.big:,} entries in one campaign in {big:.0f} s "
                 f"({s.big / big:,.0f} entries/s including generation)")
@@ -361,6 +371,36 @@ class Bench:
                 "< 150 MB", mb < 150,
             ))
 
+    def row_stats(self) -> None:
+        """`stats` reads what `history --all --json` reads (every record, json.loads each)
+        and tallies instead of printing: the target is a ratio to that command."""
+        n = self.sizes.big
+        stats_runs, history_runs = [], []
+        for _ in range(self.sizes.repeat):
+            with tempfile.TemporaryFile() as out:
+                stats_runs.append(self.run(self.cli(self.big_db, "stats", "--json"), stdout=out, rss=True))
+                out.seek(0)
+                report = json.loads(out.read())
+            history_runs.append(self.run(self.cli(self.big_db, "history", "--all", "--json"), rss=True))
+        rng = next((s for s in report["sources"] if s["source"] == "rng"), None)
+        if report["entries"] != n or rng is None or not rng["dice"]:
+            raise RuntimeError(f"stats did not tally the generated ledger: {report['entries']} entries")
+        # The same command with nothing to tally: start-up, scipy.stats and the scan alone.
+        idle = self.run(self.cli(self.big_db, "stats", "--kind", "seal", "--json"), rss=True)
+        stats, history = _median_run(stats_runs), _median_run(history_runs)
+        ratio = stats.wall / history.wall
+        mb = stats.max_rss_kb / 1024
+        self.rows.append(Row(
+            "stats", "luck statistics",
+            f"`stats --json` over {n:,} entries (whole command, median of {self.sizes.repeat}; {rng['dice']:,} "
+            f"OS dice tallied, {report['tests']} tests)",
+            f"{stats.wall:.1f} s, peak RSS {mb:.0f} MB", f"{history.wall:.1f} s (`history --all --json`, same database)",
+            ratio, "<= 2.0x, < 150 MB", ratio <= 2.0 and mb < 150,
+            [f"CPU time (user+sys, median): {stats.cpu:.1f} s vs {history.cpu:.1f} s",
+             f"with nothing to tally (`stats --kind seal`, an index range of no rows): {idle.wall:.1f} s, peak RSS "
+             f"{idle.max_rss_kb / 1024:.0f} MB; `history --all --json` peaks at {history.max_rss_kb / 1024:.0f} MB"],
+        ))
+
     # --- what dominates --------------------------------------------------------------
 
     def profile(self) -> None:
@@ -379,6 +419,8 @@ class Bench:
         ev["profile-export"] = _cprofile(self, [*one, "export", str(self.dir / "profile.jsonl")],
                                          f"export of {entries:,} entries (after a warm-up run)")
         ev["plan-scale"] = _query_plan(self.multi_db, self.query_campaign)
+        ev["profile-stats"] = _cprofile(self, [*one, "stats", "--json"],
+                                        f"stats --json over {entries:,} entries (after a warm-up run)")
 
 
 # --- baselines and helpers ---------------------------------------------------------------
@@ -778,9 +820,13 @@ _EVIDENCE = {
     "verify": ("profile-verify",),
     "memory-history": ("profile-history",),
     "memory-export": ("profile-export",),
+    "stats": ("profile-stats",),
 }
 
-ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory")
+# Which databases each row reads (`--only` builds just those; verify_state builds its own).
+DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
+             "memory": ("big",), "stats": ("big",), "verify_state": ()}
+ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -806,11 +852,11 @@ def main(argv: list[str] | None = None) -> int:
         generate.self_check()
         _compile_bytecode()
         if only - {"dice", "bulk", "verify_state"}:
-            bench.build()
+            bench.build(only if args.only else None)
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify,
                  "verify_state": bench.row_verify_state, "dice": bench.row_dice,
-                 "bulk": bench.row_bulk, "memory": bench.row_memory}
+                 "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats}
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()

@@ -1,0 +1,58 @@
+"""`campaign stats`: luck statistics over the ledger, streamed in constant memory.
+
+The entries are chosen with `history`'s own filter (character, player, kind, scenario,
+date range) and read one batch at a time; each record goes into a
+campaign.core.luck.LuckTally, which keeps counts, never entries. Voided entries count
+too: their dice were rolled all the same, and leaving them out would let a GM's voids
+shape the figures.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import select
+
+from campaign.core import luck
+from campaign.db.database import Database
+from campaign.db.models import LedgerEntry
+from campaign.services.common import campaign_named
+from campaign.services.history import HistoryFilter, check_filter, filter_clauses, resolve_filter
+
+
+def _table_dice(text: str) -> str | None:
+    """The dice a table command rolls (`CRT`, `FEAR+5` roll the table's 3D6), else None."""
+    from campaign.core.tables import table_for_command
+
+    try:
+        found = table_for_command(text.strip())
+    except Exception:  # unreadable seed tables: the entry stays unclassified, the report goes on
+        return None
+    return None if found is None else found[0].dice
+
+
+def read_expression(text: str) -> luck.ExpressionInfo | None:
+    return luck.read_expression(text, _table_dice)
+
+
+def tally(db: Database, campaign_name: str | None, flt: HistoryFilter) -> tuple[str, luck.LuckTally]:
+    """Feed every matching entry's record to a LuckTally; returns the campaign's name and it."""
+    flt = check_filter(replace(flt, limit=None))
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        flt, spans, player_spans = resolve_filter(session, campaign, flt)
+        query = select(LedgerEntry.record).where(LedgerEntry.campaign_id == campaign.id,
+                                                 *filter_clauses(flt, spans, player_spans))
+        counter = luck.LuckTally(read_expression)
+        add, loads = counter.add, json.loads
+        for record in session.scalars(query.execution_options(yield_per=5000)):
+            add(loads(record))
+        return campaign.name, counter
+
+
+def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter) -> dict[str, Any]:
+    name, counter = tally(db, campaign_name, flt)
+    shown = {key: getattr(flt, key) for key in ("character", "player", "kind", "scenario", "since", "until")}
+    return {"campaign": name, "filter": shown, **luck.report(counter)}
