@@ -165,9 +165,9 @@ def check_filter(flt: HistoryFilter) -> HistoryFilter:
 def resolve_filter(session: Session, campaign, flt: HistoryFilter):
     """(flt with names as stored, spans of --char, spans of --player's characters);
     NotFound for an unknown character or player, BadInput for an unknown kind."""
-    from campaign.services.lifecycle import name_spans
-
     spans = player_spans = None
+    if flt.character is not None or flt.player is not None:  # only then load the lifecycle service
+        from campaign.services.lifecycle import name_spans
     if flt.character is not None:
         flt = replace(flt, character=character_named(session, campaign, flt.character).name)
         spans = name_spans(session, campaign.id, flt.character)

@@ -74,9 +74,11 @@ def roll(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character) if character else None
         who = row.name if row is not None else None
-        from campaign.services.characters import status_of
+        absent = "active"
+        if row is not None:  # only then pay for the state tables' models
+            from campaign.services.characters import status_of
 
-        absent = status_of(session, row)[0] if row is not None else "active"
+            absent = status_of(session, row)[0]
         result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
         entry = ledger.NewEntry(
