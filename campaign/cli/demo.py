@@ -47,7 +47,41 @@ def _steps(db: str) -> list[list[str]]:
         g + ["history", "--limit", "5"],
         g + ["history", "seal", "--reason", "第1話 終了"],
         g + ["history", "verify"],
+        # Between sessions: wounds, a timed condition running out, CP awards, a rename.
+        g + ["char", "damage", "鈴音", "HP", "3", "--reason", "落石"],
+        g + ["char", "heal", "鈴音", "HP", "2", "--reason", "応急手当"],
+        g + ["condition", "add", "刀矢", "panic", "--for", "6h", "--reason", "怪異を見た"],
+        g + ["condition", "list"],
+        g + ["time", "advance", "6h", "--reason", "野営"],
+        g + ["award", "3", "--to", "鈴音,刀矢", "--reason", "第二話 クリア"],
+        g + ["char", "rename", "管狐", "白狐"],
+        g + ["char", "show", "白狐"],
+        # A dispute settled: the sheet before the fright check, the luck table, a secret
+        # roll revealed, and one entry proved without the database.
+        lambda: g + ["char", "show", "鈴音", "--before", str(_first_seq(db, "fright"))],
+        g + ["char", "timeline", "鈴音"],
+        g + ["luck"],
+        g + ["roll", "S3D6<=12", "聞き耳", "--char", "刀矢"],
+        lambda: g + ["history", "reveal", str(_first_seq(db, "roll", latest=True))],
+        g + ["history", "seal", "--reason", "第2話 終了"],
+        lambda: g + ["history", "proof", str(_first_seq(db, "fright")), "-o", str(Path(db).parent / "proof.json")],
+        lambda: g + ["proof", "check", str(Path(db).parent / "proof.json")],
+        g + ["history", "verify"],
     ]
+
+
+def _first_seq(db: str, kind: str, latest: bool = False) -> int:
+    """The seq of the tour's first (or latest) top-level entry of a kind."""
+    from campaign.db.database import Database
+    from campaign.services.history import HistoryFilter, iter_history
+
+    database = Database(db)
+    try:
+        entries = [e for e in iter_history(database, None, HistoryFilter(kind=kind, limit=None))
+                   if e["parent_seq"] is None]
+    finally:
+        database.close()
+    return entries[0]["seq"] if latest else entries[-1]["seq"]
 
 
 def demo(
@@ -72,6 +106,7 @@ def demo(
         workdir = tempfile.mkdtemp(prefix="campaign-demo-")
         db = str(Path(workdir) / "demo.db")
     for step, argv in enumerate(_steps(db)):
+        argv = argv() if callable(argv) else argv  # a step naming an entry made earlier in the tour
         print_text("\n$ campaign " + " ".join(shlex.quote(a) for a in argv[2:]), style="bold cyan")
         sys.stdout.flush()
         code = app(["--seed", str(DEMO_SEED + step), *argv], standalone_mode=False)
