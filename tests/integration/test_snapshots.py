@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from campaign.db.database import Database
+from campaign.db.migrate import HEAD_REVISION
 from campaign.services import campaigns, characters, history, transfer
 from tests.reliability.worker import CAMPAIGN_BIN
 
@@ -120,5 +121,5 @@ def test_first_uses_of_a_blank_postgres_database_all_succeed(pg_cluster):
         with db.read() as session:
             from sqlalchemy import text
 
-            assert session.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0002"]
+            assert session.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [HEAD_REVISION]
         db.close()
