@@ -219,7 +219,8 @@ def character_view(session: Session, character: Character) -> dict[str, Any]:
     from campaign.services.state_tables import load_state
 
     session.flush()
-    return view_of(load_state(session, session.get(Campaign, character.campaign_id)), character.name)
+    return view_of(load_state(session, session.get(Campaign, character.campaign_id), only=character.name),
+                   character.name)
 
 
 def show_character(db: Database, campaign_name: str | None, name: str) -> dict[str, Any]:

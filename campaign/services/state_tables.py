@@ -62,7 +62,10 @@ def ledger_entries(session: Session, campaign: Campaign, progress=None) -> list[
     return entries
 
 
-def load_state(session: Session, campaign: Campaign) -> State:
+def load_state(session: Session, campaign: Campaign, only: str | None = None) -> State:
+    """The tables as a State. With `only` (a character's name): just what that character's
+    view needs (its traits and conditions, no scenario participants, no reunion rolls),
+    so `char show` and a command's "character after" stay cheap in a long campaign."""
     cid = campaign.id
     state = State(ruleset=campaign.ruleset, settings=dict(campaign.settings or {}), clock=campaign.clock or 0)
     players = {p.id: p.name for p in session.scalars(select(Player).where(Player.campaign_id == cid)
@@ -76,7 +79,7 @@ def load_state(session: Session, campaign: Campaign) -> State:
                                                 c.cp_awarded)
     for r in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
         state.relationships[(names.get(r.from_id), names.get(r.to_id))] = r.note
-    ids = list(names)
+    ids = list(names) if only is None else [i for i, name in names.items() if name == only]
     for t in session.scalars(select(Trait).where(Trait.character_id.in_(ids)).order_by(Trait.id)):
         state.traits[t.origin] = TraitRow(names[t.character_id], t.name, t.category, t.cp, t.counts_toward_limit,
                                           t.source_seq, t.removed_seq, t.unlimited_cp)
@@ -86,6 +89,8 @@ def load_state(session: Session, campaign: Campaign) -> State:
     numbers = {}
     for s in session.scalars(select(Scenario).where(Scenario.campaign_id == cid).order_by(Scenario.number)):
         numbers[s.id] = s.number
+        if only is not None:
+            continue
         participants = session.scalars(
             select(Character.name).join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
             .where(ScenarioParticipant.scenario_id == s.id).order_by(Character.id)).all()
@@ -100,8 +105,9 @@ def load_state(session: Session, campaign: Campaign) -> State:
         for s in session.scalars(select(Search).where(Search.disappearance_id.in_(list(since))).order_by(Search.id)):
             state.searches[s.started_seq] = SearchRow(since[s.disappearance_id], names.get(s.searcher_id),
                                                       players.get(s.player_id), numbers.get(s.scenario_id), s.ended_seq)
-        for r in session.scalars(select(ReunionCheck).where(ReunionCheck.disappearance_id.in_(list(since)))
-                                 .order_by(ReunionCheck.id)):
+        reunions = [] if only is not None else session.scalars(
+            select(ReunionCheck).where(ReunionCheck.disappearance_id.in_(list(since))).order_by(ReunionCheck.id))
+        for r in reunions:
             state.reunions[r.seq] = ReunionRow(since[r.disappearance_id], numbers.get(r.scenario_id), r.roll,
                                                r.threshold, r.success)
     return state

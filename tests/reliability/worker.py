@@ -162,7 +162,27 @@ def writer_loop(spec: dict) -> None:
         os.write(log, f"{out['seq']}\n".encode())
 
 
+def _warm_up() -> None:
+    """One fright check on a scratch database before forking: every module and seed
+    table a check loads lazily is then in the parent, so each writer's time before its
+    kill goes to writing, not to imports (which would leave nothing to kill mid-write)."""
+    import tempfile
+
+    from campaign.services import campaigns, characters
+
+    with tempfile.TemporaryDirectory() as scratch:
+        db = Database(str(Path(scratch) / "warm.db"))
+        campaigns.create_campaign(db, "warm", "gurps3-ja", "GM")
+        characters.add_player(db, "warm", "P", "GM")
+        characters.add_character(db, "warm", "C", "GM", player="P",
+                                 stats={"Will": 10, "IQ": 10, "HT": 10, "FP": 10, "HP": 10})
+        for seed in range(3):
+            fright.fright_check(db, "warm", "GM", "C", SeededDice(seed), modifier=-8)
+        db.close()
+
+
 def serve() -> int:
+    _warm_up()
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
