@@ -33,6 +33,11 @@ GM_NAME = "GM"
 CAMPAIGN_TABLES = ("campaigns", "players", "characters", "ledger", "relationships", "traits", "conditions",
                    "scenarios", "scenario_participants", "disappearances", "searches", "reunion_checks")
 READ_ONLY_TABLES = ("group_roles", "alembic_version")
+# Hidden results of secret rolls: the GM's role only (players see the commitment in the
+# ledger and the result once a reveal entry appends it). Seal heads: everyone reads,
+# the GM writes (only the GM seals).
+GM_ONLY_TABLES = ("secret_rolls",)
+GM_WRITES_ALL_READ = ("seal_heads",)
 # A player's role appends to the ledger and changes its own characters' pools, CP,
 # stats, traits and conditions (fright checks); row-level security narrows each to
 # the player's own characters.
@@ -184,6 +189,12 @@ def _grant_groups(session: Session, names: dict[str, str]) -> None:
         if name != "ledger":
             statements.append(sql.SQL("GRANT INSERT, UPDATE, DELETE ON {} TO {}").format(table(name), gms))
     statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(table("ledger"), gms))
+    for name in GM_ONLY_TABLES:
+        statements.append(sql.SQL("REVOKE ALL ON {} FROM {}").format(table(name), players))
+        statements.append(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(table(name), gms))
+    for name in GM_WRITES_ALL_READ:
+        statements.append(sql.SQL("GRANT SELECT ON {} TO {}, {}").format(table(name), players, gms))
+        statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(table(name), gms))
     for name, privileges in PLAYER_WRITES.items():
         statements.append(sql.SQL("GRANT {} ON {} TO {}").format(
             sql.SQL(", ").join(sql.SQL(p) for p in privileges), table(name), players))

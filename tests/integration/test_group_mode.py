@@ -299,3 +299,20 @@ def test_four_players_and_the_gm_append_at_once(group):
                               (start,)).fetchall()
     assert seqs == list(range(1, start + per_writer * len(writers) + 1))
     assert dict(actors) == {who: per_writer for who in writers}
+
+
+def test_secret_roll_results_are_readable_by_the_gm_role_only(group):
+    gm = group.cli("GM")
+    secret = gm.json("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
+    aki = group.cli("Aki")
+    with group.raw("Aki") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT * FROM secret_rolls").fetchall()
+    with group.raw("GM") as conn:
+        assert len(conn.execute("SELECT * FROM secret_rolls").fetchall()) == 1
+    assert "may peek" in aki.error("history", "peek", str(secret["seq"]), code=1)  # and the database refuses too
+    shown = aki.json("history", "show", str(secret["seq"]))
+    assert shown["dice"] is None and shown["total"] is None  # only the commitment
+    gm.run("history", "reveal", str(secret["seq"]))
+    revealed = aki.json("history", "--kind", "reveal")[0]
+    assert revealed["dice"] == [2, 3, 4]
