@@ -14,6 +14,7 @@ import pytest
 from campaign.db.database import Database
 from campaign.db.migrate import HEAD_REVISION
 from campaign.services import campaigns, characters, history, transfer
+from tests.reliability import support
 from tests.reliability.worker import CAMPAIGN_BIN
 
 ROUNDS = 40
@@ -54,6 +55,8 @@ def test_concurrent_settings_lose_no_update(db_url):
             assert change["before"] == replay[key], (entry["seq"], key, change, replay[key])
             replay[key] = change["after"]
     assert replay == final
+    support.record("concurrency", support.backend_of(db_url), settings_writers=2, settings_changes=2 * ROUNDS,
+                   lost_updates=0)
     db.close()
 
 
@@ -104,6 +107,8 @@ def test_export_is_one_snapshot_under_a_concurrent_writer(db_url):
         _, err = writer.communicate(timeout=600)
     assert writer.returncode == 0, err
     assert len(seen) >= 5 and len(set(seen)) >= 3, seen  # the exports really overlapped the writes
+    support.record("concurrency", support.backend_of(db_url), exports=len(seen), exports_consistent=len(seen),
+                   export_heads=len(set(seen)))
     db.close()
 
 
@@ -123,3 +128,4 @@ def test_first_uses_of_a_blank_postgres_database_all_succeed(pg_cluster):
 
             assert session.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [HEAD_REVISION]
         db.close()
+    support.record("concurrency", "postgresql", first_use_processes=16, first_use_failures=0)
