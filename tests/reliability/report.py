@@ -166,6 +166,22 @@ def render(figures: dict[str, Any], seconds: float | None = None) -> str:
     w("A property test (hypothesis, derandomised) runs random programs of fright checks, trait and condition "
       "changes, settings, disappearances, scenarios with search parties and reunion checks, interleaved with "
       "voids (alone, cascaded, voids of voids): after every step the tables equal the replay.\n")
+    w("## 9. Concurrent writers on one campaign (`tests/integration/test_snapshots.py`)\n")
+    w("| | SQLite | PostgreSQL |\n|---|---|---|")
+    w(f"| settings changes by 2 processes at once / lost updates | "
+      f"{_get(f, 'concurrency', 'sqlite', 'settings_changes')} / {_get(f, 'concurrency', 'sqlite', 'lost_updates')} | "
+      f"{_get(f, 'concurrency', 'postgresql', 'settings_changes')} / "
+      f"{_get(f, 'concurrency', 'postgresql', 'lost_updates')} |")
+    w(f"| exports under a concurrent writer / consistent with their own ledger | "
+      f"{_get(f, 'concurrency', 'sqlite', 'exports')} / {_get(f, 'concurrency', 'sqlite', 'exports_consistent')} | "
+      f"{_get(f, 'concurrency', 'postgresql', 'exports')} / "
+      f"{_get(f, 'concurrency', 'postgresql', 'exports_consistent')} |")
+    w(f"| first uses of a blank database at once (4 x 4 processes) / failures | — | "
+      f"{_get(f, 'concurrency', 'postgresql', 'first_use_processes')} / "
+      f"{_get(f, 'concurrency', 'postgresql', 'first_use_failures')} |")
+    w("\nEach settings entry's `before` equals the previous entry's `after` (the campaign row is locked before "
+      "it is read); each export's state lines agree with its own entries (one REPEATABLE READ snapshot on "
+      "PostgreSQL); the first migration of a blank PostgreSQL database runs under an advisory lock.\n")
     w("## Bugs these tests found (all fixed)\n")
     for line in FOUND:
         w(f"- {line}")
