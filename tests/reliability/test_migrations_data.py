@@ -64,6 +64,7 @@ def _rows(engine, tables: dict[str, set[str]] | None = None) -> dict[str, list[t
             if table.name == "alembic_version" or (tables is not None and table.name not in tables):
                 continue
             columns = sorted(c.name for c in table.c if tables is None or c.name in tables[table.name])
+            columns = columns or sorted(c.name for c in table.c)  # a table empty before: still empty?
             query = select(*[table.c[c] for c in columns]).order_by(*table.primary_key.columns)
             out[table.name] = [tuple(zip(columns, row)) for row in conn.execute(query)]
     return out
