@@ -136,34 +136,35 @@ def root(
     ctx.call_on_close(ctx.obj.close)
 
 
-# Every top-level command: "module:attribute" in campaign.cli (a function is a command, a
-# Typer a noun with verbs), or "module" for one whose register(app) adds several. A module
+# Every top-level command: "module:attribute" in campaign.cli, one module per noun (a
+# function is a command, a Typer named `app` a noun with its verbs). A module
 # is imported, and its click commands built, only when one of its commands runs or help
 # lists them, so `campaign roll` never pays for the scenario, check or demo modules.
 # The order is the order `campaign --help` lists them in. Add new commands here.
 COMMANDS = {
-    "init": "campaigns", "use": "campaigns", "list": "campaigns", "settings": "campaigns",
-    "roll": "history:roll",
-    "history": "history:history_app",
-    "proof": "proof:proof_app",
+    "init": "campaign:init", "use": "campaign:use", "list": "campaign:list_",
+    "settings": "campaign:settings",
+    "roll": "roll:roll",
+    "history": "history:app",
+    "proof": "proof:app",
     "stats": "stats:stats", "luck": "stats:stats",
-    "player": "characters:player_app",
-    "char": "characters:char_app",
-    "award": "characters:award",
-    "db": "dbcmd:db_app",
-    "check": "checks:check_app",
-    "missing": "scenarios:missing_app",
-    "scenario": "scenarios:scenario_app",
-    "export": "transfer", "import": "transfer",
-    "import-log": "ccfolia",
-    "fright": "gurps:fright",
-    "table": "gurps:table_app",
-    "ref": "ref:ref_app",
-    "trait": "gurps:trait_app",
-    "condition": "gurps:condition_app",
-    "group": "group:group_app",
-    "time": "time:time_app",
-    "demo": "demo",
+    "player": "player:app",
+    "char": "char:app",
+    "award": "award:award",
+    "db": "db:app",
+    "check": "check:app",
+    "missing": "missing:app",
+    "scenario": "scenario:app",
+    "export": "transfer:export", "import": "transfer:import_",
+    "import-log": "ccfolia:import_log",
+    "fright": "fright:fright",
+    "table": "table:app",
+    "ref": "ref:app",
+    "trait": "trait:app",
+    "condition": "condition:app",
+    "group": "group:app",
+    "time": "time:app",
+    "demo": "demo:demo",
 }
 
 
@@ -176,9 +177,7 @@ def _load(name: str) -> dict:
     module_name, _, attribute = COMMANDS[name].partition(":")
     module = importlib.import_module(f"campaign.cli.{module_name}")
     scratch = typer.Typer()
-    if not attribute:
-        module.register(scratch)
-    elif isinstance(getattr(module, attribute), typer.Typer):
+    if isinstance(getattr(module, attribute), typer.Typer):
         scratch.add_typer(getattr(module, attribute), name=name)
     else:
         scratch.command(name)(getattr(module, attribute))

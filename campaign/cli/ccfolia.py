@@ -115,7 +115,3 @@ def import_log(
         + (f" ({summary['repaired']} repaired)" if summary["repaired"] else ""))
     if summary["unmapped_speakers"]:
         say("no character for: " + ", ".join(summary["unmapped_speakers"]) + " (use --map 'ココフォリア名=キャラ名')")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("import-log")(import_log)

@@ -120,7 +120,3 @@ def demo(
         import shutil
 
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("demo")(demo)

@@ -10,7 +10,7 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_table, say
 
-group_app = typer.Typer(help="Group mode (PostgreSQL only): every player signs in as their own database role, "
+app = typer.Typer(help="Group mode (PostgreSQL only): every player signs in as their own database role, "
                              "and the database records who acted and enforces what each role may do.\n\n"
                              "Example: campaign group setup --db postgresql://owner@db.example/campaign",
                         no_args_is_help=True)
@@ -36,7 +36,7 @@ def _show_issued(result: dict, json_out: bool) -> None:
     print_table(None, ["role", "player", "url"], [(r["role"], r["player"], r["url"]) for r in result["roles"]])
 
 
-@group_app.command("setup")
+@app.command("setup")
 def setup(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption) -> None:
     """Create the GM's login role and one per player of the campaign, with generated
     passwords (shown once). Run it as the database owner; safe to run again (it only
@@ -50,7 +50,7 @@ def setup(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption) -
     _show_issued(setup_service(s.db, s.campaign), json_out)
 
 
-@group_app.command("add-player")
+@app.command("add-player")
 def add_player(ctx: typer.Context, name: str = typer.Argument(..., help="Player name (added if new)."),
                db: str = DbOption, json_out: bool = JsonOption) -> None:
     """Give one player a login role (a new player is added to the campaign first; a
@@ -64,7 +64,7 @@ def add_player(ctx: typer.Context, name: str = typer.Argument(..., help="Player 
     _show_issued(add_service(s.db, s.campaign, name), json_out)
 
 
-@group_app.command("status")
+@app.command("status")
 def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
     """List the campaign's roles, whether each may log in, and the tables each may
     write, as the database reports them.
@@ -86,7 +86,7 @@ def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, 
     print_csv(columns, rows) if csv_out else print_table(None, columns, rows)
 
 
-@group_app.command("revoke")
+@app.command("revoke")
 def revoke(ctx: typer.Context, name: str = typer.Argument(..., help="Player name, or GM."),
            db: str = DbOption, json_out: bool = JsonOption) -> None:
     """Take a role's login and rights away (its entries keep their actor; `add-player`

@@ -1,4 +1,4 @@
-"""`campaign roll` and `campaign history ...`: rolling, reading and proving the ledger."""
+"""`campaign history ...`: list and filter the ledger, show, verify, seal and void entries."""
 
 from __future__ import annotations
 
@@ -12,124 +12,25 @@ from campaign.errors import BadInput
 from campaign.cli.output import (
     BomOption,
     CsvOption,
-    DiceOption,
     JsonOption,
     emit_json,
     print_fields,
     print_table,
     say,
 )
+from campaign.cli.labels import outcome_label
+from campaign.cli.roll import commitment_text, render_roll, repeat_results
+
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
-#: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
-OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
-                  "critical_failure": "ファンブル"}
-#: The 2d6 checks (R5) call their criticals 大成功 / 大失敗.
-CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
 
 
-def outcome_label(kind: str | None, outcome: str) -> str:
-    labels = CHECK_OUTCOME_LABELS if kind == "check" else OUTCOME_LABELS
-    return labels.get(outcome, outcome)
-
-history_app = typer.Typer(
+app = typer.Typer(
     help="The roll ledger: list and filter entries, show one, verify the chain, seal, void.\n\n"
          "Example: campaign history --char 鈴音 --kind fright --scenario 12",
     invoke_without_command=True,
 )
-
-
-def roll(
-    ctx: typer.Context,
-    expression: list[str] = typer.Argument(..., help="Dice expression; words after it are a comment."),
-    char: str = typer.Option(None, "--char", help="Character making the roll."),
-    reason: str = typer.Option(None, "--reason", help="Why the roll is made (else the comment)."),
-    sorcery: bool = typer.Option(False, "--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
-                                 "always a critical failure, whatever the target (GURPS 3D6<=N only)."),
-    dice: str = DiceOption,
-    json_out: bool = JsonOption,
-) -> None:
-    """Roll BCDice-style dice and record the roll in the ledger.
-
-    3D6<=12 in a GURPS campaign is a success roll with criticals; also 2D6+3>=10,
-    4D6KH3, D66, 3B6>=4, x3 2D6, and table commands such as CRT or FEAR+5.
-    With --sorcery a GURPS success roll treats 17 and 18 as critical failure.
-
-    Example: campaign roll '3D6<=12' 回避 --char 鈴音
-    """
-    from campaign.services.rolls import roll as roll_service
-
-    s = state(ctx)
-    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason,
-                         sorcery=sorcery)
-    if entry.get("warning"):
-        say(f"warning: {entry['warning']}")
-    if json_out:
-        emit_json(entry)
-    elif _commitment(entry):
-        render_secret(entry)
-    else:
-        render_roll(entry)
-
-
-def _commitment(entry: dict[str, Any]) -> str | None:
-    secret = (entry.get("detail") or {}).get("secret")
-    return secret.get("commitment") if isinstance(secret, dict) else None
-
-
-def render_secret(entry: dict[str, Any]) -> None:
-    """A secret roll as anyone may see it: who, for whom, and the commitment."""
-    commitment = entry.get("commitment") or _commitment(entry)
-    who = f" for {entry['character']}" if entry.get("character") else ""
-    say(f"#{entry['seq']} secret roll by {entry['actor']}{who} (commitment {commitment[:12]}…); "
-        f"the GM sees it with `history peek {entry['seq']}`, everyone with `history reveal {entry['seq']}`")
-
-
-def _repeat_results(entry: dict[str, Any]) -> list[str]:
-    """`x3 2D6`: each repetition's result, as BCDice lists them (never summed)."""
-    results = []
-    for repetition in (entry.get("detail") or {}).get("repeats") or []:
-        text = str(repetition.get("total"))
-        if repetition.get("outcome"):
-            text += " " + OUTCOME_LABELS.get(repetition["outcome"], repetition["outcome"])
-        results.append(text)
-    return results
-
-
-def render_roll(entry: dict[str, Any]) -> None:
-    from campaign.cli.output import print_text
-
-    who = f"{entry['character']}: " if entry["character"] else ""
-    repeats = (entry.get("detail") or {}).get("repeats") or []
-    if repeats:
-        line = f"#{entry['seq']} {who}{entry['expression']}"
-        if entry["reason"]:
-            line += f"  « {entry['reason']} »"
-        print_text(line)
-        for number, repetition in enumerate(repeats, start=1):
-            dice = ",".join(str(face) for face in repetition["faces"])
-            text = f"  #{number} {repetition['expression']} → [{dice}] = {repetition['total']}"
-            if repetition.get("outcome"):
-                text += f" → {OUTCOME_LABELS.get(repetition['outcome'], repetition['outcome'])} {repetition['outcome']}"
-            print_text(text)
-        return
-    dice = ",".join(str(face) for face in entry["dice"] or [])
-    line = f"#{entry['seq']} {who}{entry['expression']} → [{dice}] = {entry['total']}"
-    if entry["outcome"]:
-        line += f" → {outcome_label(entry['kind'], entry['outcome'])} {entry['outcome'].replace('_', ' ')}"
-        if entry["margin"] is not None:
-            line += f" (margin {entry['margin']:+d})"
-    gurps = entry["detail"].get("gurps") or {}
-    if gurps.get("sorcery"):
-        line += " [妖術 sorcery]"
-    if entry["reason"]:
-        line += f"  « {entry['reason']} »"
-    print_text(line)
-    if gurps.get("sorcery_fumble"):
-        print_text("  妖術では17・18は目標値に関係なくファンブル / sorcery: 17 and 18 always critically fail")
-    for line in entry["detail"].get("lines", []):
-        print_text("  " + line)
 
 
 def _row(entry: dict[str, Any]) -> list[Any]:
@@ -150,7 +51,7 @@ def _stream_json(entries) -> None:
     out.write("]\n")
 
 
-@history_app.callback()
+@app.callback()
 def history(
     ctx: typer.Context,
     char: str = typer.Option(None, "--char", help="Only this character's entries."),
@@ -196,12 +97,12 @@ def history(
 def _human_row(entry: dict[str, Any]) -> list[Any]:
     seq = str(entry["seq"]) if entry["voided_by"] is None else f"{entry['seq']} ✗#{entry['voided_by']}"
     roll = ""
-    commitment = _commitment(entry)
+    commitment = commitment_text(entry)
     if commitment:
         roll = f"secret roll by {entry['actor']} (commitment {commitment[:8]}…)"
     elif entry["expression"]:
         dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
-        repeats = _repeat_results(entry)
+        repeats = repeat_results(entry)
         roll = f"{entry['expression']} → {', '.join(repeats)}" if repeats else f"{entry['expression']}{dice}={entry['total']}"
         if entry["outcome"]:
             roll += " " + outcome_label(entry["kind"], entry["outcome"])
@@ -251,7 +152,7 @@ def _chain(first, rest):
     yield from rest
 
 
-@history_app.command("show")
+@app.command("show")
 def show(ctx: typer.Context, seq: int = typer.Argument(..., help="Entry number."), json_out: bool = JsonOption) -> None:
     """Show one entry with every die, what it applied, and its sub-entries.
 
@@ -303,7 +204,7 @@ class _Progress:
             self._bar.stop()
 
 
-@history_app.command("verify")
+@app.command("verify")
 def verify(
     ctx: typer.Context,
     head: str = typer.Option(None, "--head", help="A head hash printed earlier by `history seal` (or its first 8+ "
@@ -347,7 +248,7 @@ def verify(
         raise typer.Exit(1)
 
 
-@history_app.command("seal")
+@app.command("seal")
 def seal(ctx: typer.Context, reason: str = typer.Option(None, "--reason", help="E.g. 'end of session 12'."),
          json_out: bool = JsonOption) -> None:
     """Append a seal entry and print the head hash for the players to keep.
@@ -365,7 +266,7 @@ def seal(ctx: typer.Context, reason: str = typer.Option(None, "--reason", help="
         say(f"sealed at #{sealed['seq']}; keep this hash to check later with `history verify --head`")
 
 
-@history_app.command("void")
+@app.command("void")
 def void(
     ctx: typer.Context,
     seq: int = typer.Argument(..., help="Entry to void (a void entry: take that void back)."),
@@ -428,7 +329,7 @@ def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
     return True
 
 
-@history_app.command("approve")
+@app.command("approve")
 def approve(
     ctx: typer.Context,
     seq: int = typer.Argument(..., help="The void request entry to grant."),
@@ -449,7 +350,8 @@ def approve(
     else:
         say(f"voided #{voided['voided']} (entry #{voided['seq']}) as requested in #{seq}")
 
-@history_app.command("reveal")
+
+@app.command("reveal")
 def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
            json_out: bool = JsonOption) -> None:
     """Reveal a secret roll: append an entry with its result and salt, which anyone can
@@ -468,7 +370,7 @@ def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret r
         render_roll(entry)
 
 
-@history_app.command("peek")
+@app.command("peek")
 def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
          json_out: bool = JsonOption) -> None:
     """Show the GM the hidden result of a secret roll, without revealing it (writes nothing).
@@ -487,7 +389,7 @@ def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret rol
     render_roll({**hidden, "seq": seq})
 
 
-@history_app.command("proof")
+@app.command("proof")
 def proof(
     ctx: typer.Context,
     seq: int = typer.Argument(..., help="The entry to prove."),

@@ -6,14 +6,14 @@ import typer
 
 from campaign.cli.output import JsonOption, emit_json, print_text, say
 
-proof_app = typer.Typer(
+app = typer.Typer(
     help="Proof bundles written by `history proof`: check one without the database.\n\n"
          "Example: campaign proof check fright-9.json --head ae52be47…",
     no_args_is_help=True,
 )
 
 
-@proof_app.command("check")
+@app.command("check")
 def check(
     file: str = typer.Argument(..., help="A bundle written by `campaign history proof`."),
     head: str = typer.Option(None, "--head", help="The head hash you kept from `history seal`."),

@@ -13,7 +13,7 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import CsvOption, DiceOption, JsonOption, emit_json, print_csv, print_table, print_text
 
-ref_app = typer.Typer(
+app = typer.Typer(
     help="Reference tables that change no state (R7): seed 000's modifier tables and hit "
     "location, seed 001's situation modifiers and object hardness, seed 002's target numbers.\n\n"
     "Example: campaign ref show 姿勢表",
@@ -21,7 +21,7 @@ ref_app = typer.Typer(
 )
 
 
-@ref_app.command("list")
+@app.command("list")
 def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
     """List the reference tables: name, English name, which seed they summarise, rows.
 
@@ -75,7 +75,7 @@ def _folded_table(title: str, columns: list[str], rows: list[list[str]]) -> None
     Console(highlight=False, soft_wrap=False).print(table)
 
 
-@ref_app.command("show")
+@app.command("show")
 def ref_show(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The table's name, English name or a short form (命中部位, 姿勢, HIT)."),
@@ -106,7 +106,7 @@ def ref_show(
         else:
             render_reference(view)
         return
-    from campaign.cli.history import render_roll
+    from campaign.cli.roll import render_roll
     from campaign.services.reference import roll_reference_table
 
     s = state(ctx)

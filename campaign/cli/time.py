@@ -9,7 +9,7 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_table, print_text, say
 
-time_app = typer.Typer(
+app = typer.Typer(
     help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
          "The clock starts at day 1, 00:00. Spans are a number and a unit: turns, s, m (minutes), h, d, w, "
          "or several (1d6h). A turn is one second, as in GURPS combat, so advancing even a minute ends "
@@ -36,7 +36,7 @@ def render_advance(done: dict[str, Any]) -> None:
                    "(clear it with `condition clear` once it succeeds)")
 
 
-@time_app.command("advance")
+@app.command("advance")
 def time_advance(
     ctx: typer.Context,
     span: str = typer.Argument(..., help="How much time passes: 6h, 30m, 2d, 3turns, 1d6h."),
@@ -56,7 +56,7 @@ def time_advance(
     emit_json(done) if json_out else render_advance(done)
 
 
-@time_app.command("show")
+@app.command("show")
 def time_show(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
     """Show the campaign clock and every timed condition, soonest to run out first.
 

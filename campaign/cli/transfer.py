@@ -142,8 +142,3 @@ def import_(
         emit_json(summary)
     else:
         say(f"imported {summary['campaign']}: {summary['entries']} ledger entries, chain verified")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("export")(export)
-    app.command("import")(import_)

@@ -17,8 +17,8 @@ from campaign.cli.app import COMMANDS, app
 from campaign.cli.coercion import PlainParam
 
 # Never needed by a roll or a JSON listing on an up-to-date database.
-HEAVY = ("pydantic", "alembic", "rich.console", "rich.table", "campaign.db.models_state", "campaign.cli.checks",
-         "campaign.cli.scenarios", "campaign.cli.demo", "campaign.services.effects")
+HEAVY = ("pydantic", "alembic", "rich.console", "rich.table", "campaign.db.models_state", "campaign.cli.check",
+         "campaign.cli.scenario", "campaign.cli.demo", "campaign.services.effects")
 
 PROBE = r"""
 import json, sys

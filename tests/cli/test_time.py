@@ -239,7 +239,7 @@ def test_catatonia_penalty_lasts_as_many_days_as_the_catatonia(third):
     result = third.json("fright", "千早", "--mod", "-8", "--dice", "6,6,6,6,5,5,3")
     catatonia = result["effects"][0]
     assert (catatonia["condition"], catatonia["duration"], catatonia["after_duration"]) == ("catatonia", 3, "same")
-    from campaign.cli.gurps import effect_lines
+    from campaign.cli.fright import effect_lines
 
     [(ja, en)] = effect_lines("千早", catatonia)
     assert "回復後 同じ日数 全判定-2" in ja and "for as many days as it lasted" in en

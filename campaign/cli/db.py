@@ -9,7 +9,7 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_text, say
 
-db_app = typer.Typer(help="The database itself: path, schema revision, upgrade, backup.\n\n"
+app = typer.Typer(help="The database itself: path, schema revision, upgrade, backup.\n\n"
                           "Example: campaign db backup before-session-12.db", no_args_is_help=True)
 
 
@@ -19,7 +19,7 @@ def _redacted(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-@db_app.command("path")
+@app.command("path")
 def db_path(ctx: typer.Context, json_out: bool = JsonOption) -> None:
     """Print where the database is (a file path, or the URL without its password).
 
@@ -34,7 +34,7 @@ def db_path(ctx: typer.Context, json_out: bool = JsonOption) -> None:
     emit_json({"path": where, "url": _redacted(url)}) if json_out else print_text(where)
 
 
-@db_app.command("current")
+@app.command("current")
 def db_current(ctx: typer.Context, json_out: bool = JsonOption) -> None:
     """Print the schema revision of the database and the newest this version knows, and
     report any missing ledger trigger as damage (one line each, exit 1).
@@ -64,7 +64,7 @@ def db_current(ctx: typer.Context, json_out: bool = JsonOption) -> None:
         raise typer.Exit(1)
 
 
-@db_app.command("upgrade")
+@app.command("upgrade")
 def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption) -> None:
     """Bring the database to the newest schema (commands also do this on their own).
 
@@ -77,7 +77,7 @@ def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption) -> None:
     emit_json({"current": HEAD_REVISION}) if json_out else say(f"database at revision {HEAD_REVISION}")
 
 
-@db_app.command("backup")
+@app.command("backup")
 def db_backup(ctx: typer.Context, file: Path = typer.Argument(..., help="Where to write the copy."),
               force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
               json_out: bool = JsonOption) -> None:

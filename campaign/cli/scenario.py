@@ -1,4 +1,4 @@
-"""`campaign missing ...` and `campaign scenario ...` (RULES R4)."""
+"""`campaign scenario ...`: start a scenario with its search parties, end it with the reunion checks (RULES R4)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,8 @@ from campaign.cli.output import (
 )
 from campaign.errors import BadInput
 
-missing_app = typer.Typer(
-    help="Missing characters (行方不明): mark them, set their reunion die, list them.\n\n"
-         "Example: campaign missing mark 鈴音 --reason '霧の中で'",
-    no_args_is_help=True,
-)
-scenario_app = typer.Typer(
+
+app = typer.Typer(
     help="Scenarios: start one with its participants and search parties, end it with the reunion checks.\n\n"
          "Example: campaign scenario start '霧の館' --with 刀矢 --search 刀矢=鈴音",
     no_args_is_help=True,
@@ -46,129 +42,7 @@ def _when(at: str | None) -> str | None:
     return at[:16].replace("T", " ") if at else None
 
 
-# --------------------------------------------------------------------------- missing
-
-
-@missing_app.command("mark")
-def missing_mark(
-    ctx: typer.Context,
-    name: str = typer.Argument(..., help="The character that went missing."),
-    faces: int = typer.Option(6, "--faces", help="Faces of its reunion die (default 6)."),
-    reason: str = typer.Option(None, "--reason", help="What happened, for the record."),
-    json_out: bool = JsonOption,
-) -> None:
-    """Mark a character missing; it is rolled for at the end of every scenario until it returns.
-
-    Example: campaign missing mark 鈴音 --faces 8 --reason '異界に迷い込んだ'
-    """
-    from campaign.services.missing import mark_missing
-
-    s = state(ctx)
-    view = mark_missing(s.db, s.campaign, name, s.actor, faces=faces, reason=reason)
-    if json_out:
-        emit_json(view)
-    else:
-        say(f"{view['character']} is missing: {view['odds']} at each scenario end (ledger #{view['seq']})")
-
-
-@missing_app.command("faces")
-def missing_faces(
-    ctx: typer.Context,
-    name: str = typer.Argument(..., help="A missing character."),
-    faces: int = typer.Argument(..., help="New number of faces of its reunion die."),
-    json_out: bool = JsonOption,
-) -> None:
-    """Change the reunion die of a missing character (the GM's call).
-
-    Example: campaign missing faces 鈴音 10
-    """
-    from campaign.services.missing import set_faces
-
-    s = state(ctx)
-    view = set_faces(s.db, s.campaign, name, s.actor, faces)
-    if json_out:
-        emit_json(view)
-    else:
-        say(f"{view['character']}: reunion die is now 1d{view['faces']}, {view['odds']} (ledger #{view['seq']})")
-
-
-@missing_app.command("reunion")
-def missing_reunion(
-    ctx: typer.Context,
-    name: str = typer.Argument(..., help="The missing character."),
-    scenario: str = typer.Option(None, "--scenario", help="Title or number of the ended scenario "
-                                                          "(default: the last one that ended)."),
-    dice: str = typer.Option(None, "--dice", help="The physical die's face."),
-    json_out: bool = JsonOption,
-) -> None:
-    """Roll a reunion check again for an ended scenario whose roll was voided.
-
-    Example: campaign missing reunion 鈴音 --dice 2
-    """
-    from campaign.services.scenarios import roll_reunion_again
-
-    s = state(ctx)
-    rolled = roll_reunion_again(s.db, s.campaign, name, s.dice(dice), scenario)
-    if json_out:
-        emit_json(rolled)
-        return
-    verdict = "reunited" if rolled["success"] else "still missing"
-    if rolled["success"] and rolled["searchers"]:
-        verdict += f"; {', '.join(rolled['searchers'])} {'returns' if len(rolled['searchers']) == 1 else 'return'}"
-    print_text(f"{rolled['character']} (scenario #{rolled['scenario']}): {rolled['odds']} → rolled "
-               f"{rolled['roll']}: {verdict} (ledger #{rolled['seq']})")
-
-
-@missing_app.command("found")
-def missing_found(
-    ctx: typer.Context,
-    name: str = typer.Argument(..., help="The missing character."),
-    reason: str = typer.Option(..., "--reason", help="How the story brings them back."),
-    json_out: bool = JsonOption,
-) -> None:
-    """End a missing status for story reasons, at any time (its searchers return); voidable.
-
-    Example: campaign missing found 鈴音 --reason '祠で眠っていた'
-    """
-    from campaign.services.missing import found_missing
-
-    s = state(ctx)
-    done = found_missing(s.db, s.campaign, name, s.actor, reason)
-    if json_out:
-        emit_json(done)
-        return
-    back = f"; {', '.join(done['searchers'])} {'returns' if len(done['searchers']) == 1 else 'return'}" \
-        if done["searchers"] else ""
-    say(f"{done['character']} is found{back} (ledger #{done['seq']})")
-
-
-@missing_app.command("list")
-def missing_list(ctx: typer.Context, json_out: bool = JsonOption,
-                 csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
-    """List missing characters: reunion die, searchers, since when, and the current chance.
-
-    Example: campaign missing list --json
-    """
-    from campaign.services.missing import list_missing
-
-    s = state(ctx)
-    rows = list_missing(s.db, s.campaign)
-    if json_out:
-        emit_json(rows)
-        return
-    columns = ["character", "player", "searchers", "since", "reunion"]
-    table = [
-        [r["character"], r["player"], ", ".join(x["name"] for x in r["searchers"]),
-         f"#{r['since_seq']}" + (f" (S{r['since_scenario']})" if r["since_scenario"] else ""), r["odds"]]
-        for r in rows
-    ]
-    print_csv(columns, table) if csv_out else print_table("missing", columns, table)
-
-
-# --------------------------------------------------------------------------- scenario
-
-
-@scenario_app.command("start")
+@app.command("start")
 def scenario_start(
     ctx: typer.Context,
     title: str = typer.Argument(..., help="Scenario title."),
@@ -194,7 +68,7 @@ def scenario_start(
         say(f"{sent['searcher']} ({sent['player']}) searches for {sent['target']}: now {sent['odds']}")
 
 
-@scenario_app.command("end")
+@app.command("end")
 def scenario_end(
     ctx: typer.Context,
     dice: list[str] = typer.Option([], "--dice", help="CHAR=FACE: the physical reunion die of a missing "
@@ -237,7 +111,7 @@ def scenario_end(
         render_advance(ended["time"])
 
 
-@scenario_app.command("list")
+@app.command("list")
 def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
                   csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
     """List scenarios with their status and participants.
@@ -257,7 +131,7 @@ def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
     print_csv(columns, table) if csv_out else print_table("scenarios", columns, table)
 
 
-@scenario_app.command("show")
+@app.command("show")
 def scenario_show(
     ctx: typer.Context,
     title: str = typer.Argument(None, help="Title or number (#3); default: the open or latest scenario."),
@@ -297,7 +171,7 @@ def scenario_show(
     print_fields(f"#{view['number']} {view['title']}", fields)
 
 
-@scenario_app.command("note")
+@app.command("note")
 def scenario_note(
     ctx: typer.Context,
     text: str = typer.Argument(..., help="The note."),

@@ -1,4 +1,4 @@
-"""`campaign player ...` and `campaign char ...`."""
+"""`campaign char ...`: characters (PCs and NPCs), their stats, pools, status and relationships."""
 
 from __future__ import annotations
 
@@ -17,58 +17,12 @@ from campaign.cli.output import (
 )
 from campaign.cli.parsing import parse_assignments
 
-player_app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)
-char_app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
+
+app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
                             "Example: campaign char add 鈴音 --player Aki --stat 心=3", no_args_is_help=True)
 
 
-@player_app.command("add")
-def player_add(ctx: typer.Context, name: str = typer.Argument(..., help="Player name."),
-               json_out: bool = JsonOption) -> None:
-    """Add a player.
-
-    Example: campaign player add Aki
-    """
-    from campaign.services.characters import add_player
-
-    s = state(ctx)
-    added = add_player(s.db, s.campaign, name, s.actor)
-    emit_json(added) if json_out else say(f"added player {added['name']}")
-
-
-@player_app.command("list")
-def player_list(ctx: typer.Context, json_out: bool = JsonOption,
-                csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
-    """List players and their characters.
-
-    Example: campaign player list --csv
-    """
-    from campaign.services.characters import list_players
-
-    s = state(ctx)
-    rows = list_players(s.db, s.campaign)
-    if json_out:
-        emit_json(rows)
-        return
-    table = [[r["name"], ", ".join(r["characters"])] for r in rows]
-    print_csv(["name", "characters"], table) if csv_out else print_table("players", ["name", "characters"], table)
-
-
-@player_app.command("rename")
-def player_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The player's present name."),
-                  new: str = typer.Argument(..., help="The new name."), json_out: bool = JsonOption) -> None:
-    """Rename a player; history keeps the old name in the entries made before.
-
-    Example: campaign player rename Aki Akiko
-    """
-    from campaign.services.lifecycle import rename_player
-
-    s = state(ctx)
-    done = rename_player(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"player {done['from']} is now {done['to']} (ledger #{done['seq']})")
-
-
-@char_app.command("add")
+@app.command("add")
 def char_add(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),
@@ -91,7 +45,7 @@ def char_add(
     emit_json(added) if json_out else say(f"added {added['kind'].upper()} {added['name']}")
 
 
-@char_app.command("list")
+@app.command("list")
 def char_list(
     ctx: typer.Context,
     status: str = typer.Option(None, "--status", help="Only active, missing, searching, dead or retired "
@@ -169,7 +123,7 @@ def render_character(view: dict) -> None:
     print_fields(view["name"], [(key, value) for key, value in fields if value is not None])
 
 
-@char_app.command("show")
+@app.command("show")
 def char_show(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),
@@ -204,7 +158,7 @@ def char_show(
 TIMELINE_COLUMNS = ["seq", "at", "actor", "kind", "voided_by", "what", "name", "before", "after", "change"]
 
 
-@char_app.command("timeline")
+@app.command("timeline")
 def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
                   json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
     """Every entry that changed the character, with the change (CP 150 → 140, +暗所恐怖症 -10, FP 11 → 8).
@@ -233,7 +187,7 @@ def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Char
                       "; ".join(c["text"] for c in r["changes"])] for r in rows))
 
 
-@char_app.command("set")
+@app.command("set")
 def char_set(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),
@@ -257,7 +211,7 @@ def char_set(
     emit_json(view) if json_out else say(f"updated {view['name']} (ledger #{view['seq']})")
 
 
-@char_app.command("rename")
+@app.command("rename")
 def char_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The character's present name."),
                 new: str = typer.Argument(..., help="The new name."), json_out: bool = JsonOption) -> None:
     """Rename a character; history keeps the old name in old entries, `history --char NEW` finds both.
@@ -279,7 +233,7 @@ def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, 
     emit_json(done) if json_out else say(f"{done['character']} is {done['status']} (ledger #{done['seq']})")
 
 
-@char_app.command("kill")
+@app.command("kill")
 def char_kill(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
               reason: str = typer.Option(..., "--reason", help="How they died, for the record."),
               json_out: bool = JsonOption) -> None:
@@ -290,7 +244,7 @@ def char_kill(ctx: typer.Context, name: str = typer.Argument(..., help="Characte
     _set_status(ctx, name, "dead", reason, json_out)
 
 
-@char_app.command("retire")
+@app.command("retire")
 def char_retire(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
                 reason: str = typer.Option(None, "--reason", help="Why, for the record."),
                 json_out: bool = JsonOption) -> None:
@@ -301,30 +255,7 @@ def char_retire(ctx: typer.Context, name: str = typer.Argument(..., help="Charac
     _set_status(ctx, name, "retired", reason, json_out)
 
 
-def award(
-    ctx: typer.Context,
-    cp: int = typer.Argument(..., help="Character points for each character."),
-    to: str = typer.Option(..., "--to", help="Who gets them: NAME[,NAME...]."),
-    reason: str = typer.Option(None, "--reason", help="What for, for the record."),
-    json_out: bool = JsonOption,
-) -> None:
-    """Award character points (one ledger entry per character, each voidable).
-
-    Example: campaign award 3 --to 鈴音,刀矢 --reason '霧の館 クリア'
-    """
-    from campaign.services.lifecycle import award as give
-
-    s = state(ctx)
-    names = [n.strip() for n in to.split(",") if n.strip()]
-    done = give(s.db, s.campaign, cp, names, s.actor, reason)
-    if json_out:
-        emit_json(done)
-        return
-    for a in done["awards"]:
-        say(f"{a['character']}: +{a['cp']} CP → {a['cp_total']} (awarded {a['cp_awarded']}) (ledger #{a['seq']})")
-
-
-@char_app.command("relate")
+@app.command("relate")
 def char_relate(
     ctx: typer.Context,
     a: str = typer.Argument(..., help="One character."),
@@ -343,7 +274,7 @@ def char_relate(
     emit_json(made) if json_out else say(f"related {made['from']} and {made['to']}")
 
 
-@char_app.command("export")
+@app.command("export")
 def char_export(
     ctx: typer.Context,
     names: list[str] = typer.Argument(None, help="Character names (or --all)."),
@@ -399,7 +330,7 @@ def _pool_command(ctx: typer.Context, name: str, pool: str, amount: int, reason:
         f"(ledger #{done['seq']})")
 
 
-@char_app.command("damage")
+@app.command("damage")
 def char_damage(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),
@@ -417,7 +348,7 @@ def char_damage(
     _pool_command(ctx, name, pool, amount, reason, json_out, heal=False)
 
 
-@char_app.command("heal")
+@app.command("heal")
 def char_heal(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),

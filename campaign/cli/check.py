@@ -16,7 +16,7 @@ from campaign.cli.output import DiceOption, JsonOption, emit_json
 from campaign.cli.parsing import parse_int
 from campaign.errors import BadInput
 
-check_app = typer.Typer(
+app = typer.Typer(
     help="2d6 action checks: ability/skill, cooperative, opposed, danger sense and hiding. "
     "Every check is logged with its dice; criticals (6-6 / 1-1) follow the campaign setting "
     "`criticals`.\n\nExample: campaign check ability 鈴音 技 --target 12 --dice 4,5",
@@ -245,7 +245,7 @@ def render_hide(view: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- commands
 
 
-@check_app.command("ability")
+@app.command("ability")
 def ability(
     ctx: typer.Context,
     character: str = typer.Argument(..., help="The character making the check."),
@@ -278,7 +278,7 @@ def ability(
     emit_json(view) if json_out else _render(view)
 
 
-@check_app.command("coop")
+@app.command("coop")
 def coop(
     ctx: typer.Context,
     stat: str = typer.Argument(..., help="The stat everyone uses; the highest among them counts."),
@@ -312,7 +312,7 @@ def coop(
         render_single(view, "・".join(p["character"] for p in view["participants"]))
 
 
-@check_app.command("oppose")
+@app.command("oppose")
 def oppose(
     ctx: typer.Context,
     active: str = typer.Option(..., "--active", "-a", help="The acting side (rolls first): " + SIDE_HELP),
@@ -343,7 +343,7 @@ def oppose(
     emit_json(view) if json_out else render_opposed(view)
 
 
-@check_app.command("danger")
+@app.command("danger")
 def danger(
     ctx: typer.Context,
     character: str = typer.Argument(..., help="The character sensing danger."),
@@ -377,14 +377,14 @@ def danger(
 
 def _render(view: dict[str, Any]) -> None:
     if view.get("secret"):
-        from campaign.cli.history import render_secret
+        from campaign.cli.roll import render_secret
 
         render_secret(view)
     else:
         render_single(view, view["character"])
 
 
-@check_app.command("hide")
+@app.command("hide")
 def hide(
     ctx: typer.Context,
     character: str = typer.Argument(..., help="The character hiding."),

@@ -107,10 +107,3 @@ def settings(
         say(f"settings changed (ledger #{shown['seq']})")
     print_table(f"settings of {shown['name']}", ["key", "value"],
                 ([key, "none" if value is None else value] for key, value in shown["settings"].items()))
-
-
-def register(app: typer.Typer) -> None:
-    app.command("init")(init)
-    app.command("use")(use)
-    app.command("list")(list_)
-    app.command("settings")(settings)

@@ -1,0 +1,123 @@
+"""`campaign condition ...`: temporary conditions, timed ones on the campaign clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import (
+    BomOption,
+    CsvOption,
+    JsonOption,
+    emit_json,
+    print_csv,
+    print_table,
+    print_text,
+    say,
+)
+
+
+app = typer.Typer(help="A character's temporary conditions (stunned, unconscious ...), timed ones "
+                                 "on the campaign clock (see `time`).\n\n"
+                                 "Example: campaign condition clear 鈴音 stun", no_args_is_help=True)
+
+
+def _condition_row(c: dict[str, Any]) -> list[Any]:
+    if c["until"] is not None:
+        until = f"{c['until']['text_ja']} (残り{c['remaining_ja']})"
+    elif c["recovery_due"] is not None:
+        until = f"roll due {c['recovery_due']['text_ja']}"
+    else:
+        until = "until cleared"
+    name = f"{c['label_ja']} {c['name']}" if c["label_ja"] else c["name"]
+    return [name, c["duration"] or "", c["since"]["text_ja"], until, c["source_seq"]]
+
+
+@app.command("list")
+def condition_list(ctx: typer.Context,
+                   char: str = typer.Argument(None, help="Character name (default: every character)."),
+                   json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+    """List active conditions, how long they last and, for timed ones, until when (campaign time).
+
+    Example: campaign condition list 鈴音
+    """
+    from campaign.services.conditions import list_conditions
+
+    listed = list_conditions(state(ctx).db, state(ctx).campaign, char)
+    if json_out:
+        emit_json(listed)
+        return
+    columns = ["condition", "duration", "since", "until", "from #"]
+    if listed["character"] is None:
+        columns = ["character", *columns]
+        rows = [[c["character"], *_condition_row(c)] for c in listed["conditions"]]
+    else:
+        rows = [_condition_row(c) for c in listed["conditions"]]
+    if csv_out:
+        print_csv(columns, rows)
+        return
+    who = listed["character"] or "all characters"
+    print_table(f"{who}: conditions (now {listed['now']['text_ja']})", columns, rows)
+
+
+@app.command("add")
+def condition_add(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="Character name."),
+    name: str = typer.Argument(..., help="Condition (stun, unconscious, poisoned, 毒 ...)."),
+    lasts: str = typer.Option(None, "--for", help="Timed: runs out after this much campaign time (6h, 3d, "
+                                                  "2turns; a turn is a second). Without it, until cleared."),
+    then_penalty: int = typer.Option(None, "--then-penalty", help="A penalty to every roll that follows "
+                                                                  "once it ends (e.g. -2); needs --then-for."),
+    then_for: str = typer.Option(None, "--then-for", help="How long that penalty lasts (6h, 2d)."),
+    reason: str = typer.Option(None, "--reason", help="What caused it (recorded)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Put a condition on a character, optionally timed on the campaign clock; logged and voidable.
+
+    Example: campaign condition add 鈴音 poisoned --for 3d --reason '毒蛇'
+    """
+    from campaign.services.conditions import add_condition
+
+    s = state(ctx)
+    done = add_condition(s.db, s.campaign, s.actor, char, name, lasts=lasts, then_penalty=then_penalty,
+                         then_for=then_for, reason=reason)
+    if json_out:
+        emit_json(done)
+        return
+    c = done["condition"]
+    until = f" until {c['until']['text_ja']}" if c["until"] else ""
+    say(f"{done['character']}: {c['name']}{' ' + c['duration'] if c['duration'] else ''}{until} "
+        f"(ledger #{done['seq']})")
+
+
+@app.command("clear")
+def condition_clear(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="Character name."),
+    name: str = typer.Argument(..., help="Condition (stun, unconscious ... or 朦朧, 気絶 ...)."),
+    reason: str = typer.Option(None, "--reason", help="E.g. 'made the Will roll'."),
+    lasted: str = typer.Option(None, "--lasted", help="How long it really lasted (e.g. 5d), for a penalty "
+                                                      "that lasts as long (catatonia); default: the campaign "
+                                                      "time since it began, at least its rolled time."),
+    json_out: bool = JsonOption,
+) -> None:
+    """End a condition (every active one of that name); logged, so it can be voided.
+
+    A penalty that follows recovery (fright table 28-30: -2 for 6 hours, or for as many days as a catatonia lasted) begins now as a timed condition.
+
+    Example: campaign condition clear 鈴音 朦朧 --reason '意思判定に成功'
+    """
+    from campaign.services.conditions import clear_condition
+
+    s = state(ctx)
+    done = clear_condition(s.db, s.campaign, s.actor, char, name, reason=reason, lasted=lasted)
+    if json_out:
+        emit_json(done)
+        return
+    say(f"{done['character']}: cleared {', '.join(c['name'] for c in done['cleared'])} (ledger #{done['seq']})")
+    for follow in done["follow_ups"]:
+        print_text(f"{done['character']}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
+        print_text(f"    {follow['detail']['summary_en']}")

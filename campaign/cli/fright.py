@@ -1,0 +1,200 @@
+"""`campaign fright`: a GURPS fright check, its table results written onto the character."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import (
+    DiceOption,
+    JsonOption,
+    emit_json,
+    print_text,
+    say,
+)
+from campaign.cli.labels import OUTCOME_LABELS, TIME_UNITS_JA, category_ja
+
+
+def fright(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="The character facing something frightening."),
+    mod: int = typer.Option(0, "--mod", help="GM's modifier to the Will roll (+2, -3 ...)."),
+    pick: str = typer.Option(None, "--pick", help="Name for the new trait (else a placeholder to rename); "
+                                                  "on entry 25, the mild phobia that worsens."),
+    choice: int = typer.Option(0, "--choice", help="Where the entry offers a choice (phobia or mental "
+                                                   "disadvantage): 0 = the first, 1 = the second."),
+    severe_phobia: bool = typer.Option(False, "--severe-phobia", help="The fright is the object of the "
+                                                                      "character's severe phobia (-4)."),
+    reason: str = typer.Option(None, "--reason", help="What frightened them (recorded)."),
+    dice: str = DiceOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Roll a fright check (恐怖判定): Will roll, and on failure the fright table, applied.
+
+    The target is Will + --mod (+2 with Combat Reflexes / 戦闘即応, -4 with
+    --severe-phobia), capped by the campaign setting fright_cap. On failure 3d6 plus the
+    margin of failure picks an entry (4..40) whose effects are written onto the
+    character: traits (lower the CP total, not counted toward the limit), conditions,
+    FP/HP, attribute loss. `history void SEQ` reverses all of it.
+
+    Example: campaign fright 鈴音 --mod -2 --pick 暗所恐怖症 --reason '屋敷の地下'
+    """
+    from campaign.services.fright import fright_check
+
+    s = state(ctx)
+    result = fright_check(s.db, s.campaign, s.actor, char, s.dice(dice), modifier=mod, pick=pick, choice=choice,
+                          severe_phobia=severe_phobia, reason=reason)
+    if json_out:
+        emit_json(result)
+    else:
+        render_fright(result)
+
+
+def _dice(faces: list[int]) -> str:
+    return "[" + ",".join(map(str, faces)) + "]"
+
+
+def _outcome(outcome: str | None, margin: int | None) -> str:
+    if outcome is None:
+        return ""
+    text = f"{OUTCOME_LABELS.get(outcome, outcome)} {outcome.replace('_', ' ')}"
+    return text + (f" (margin {margin:+d})" if margin is not None else "")
+
+
+def _every(effect: dict[str, Any]) -> tuple[str, str]:
+    """(" every turn", "毎ターン") style recovery intervals; empty when there is none."""
+    if effect.get("every") is None:
+        return "", ""
+    n, unit = effect["every"], effect["every_unit"]
+    return (f" every {unit}" if n == 1 else f" every {n} {unit}s",
+            f"毎{TIME_UNITS_JA[unit]}" if n == 1 else f"{n}{TIME_UNITS_JA[unit]}ごと")
+
+
+def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
+    """What one applied effect did to the character: (Japanese, English) line pairs."""
+    from campaign.core.followup import after_texts
+
+    kind = effect["kind"]
+    if kind == "trait":
+        lines = [(f"{name}: 新しい{category_ja(effect['category'])} '{effect['name']}' ({effect['cp']} CP, "
+                  "上限に数えない) を得た",
+                  f"gained {effect['category']} '{effect['name']}' ({effect['cp']} CP, no points, "
+                  "not counted toward the limit)")]
+        if effect["placeholder"]:
+            lines.append((f"仮の名前: campaign trait rename {name} '{effect['name']}' 新しい名前",
+                          "a placeholder name: rename it with `trait rename`"))
+        return lines
+    if kind == "phobia_escalation":
+        lines = [(f"{name}: '{effect['trait']}' が強い恐怖症に悪化 ({effect['old_cp']} → {effect['new_cp']} CP)",
+                  f"'{effect['trait']}' worsened to a severe phobia ({effect['cp_change']:+d} CP)")]
+        if "limit_cp" in effect:
+            lines.append((f"    上限に数える {effect['limit_cp']} CP / 数えない {effect['unlimited_cp']} CP",
+                          f"    {effect['limit_cp']} CP counts toward the limit, {effect['unlimited_cp']} CP "
+                          "(from the fright check) does not"))
+        return lines
+    if kind == "condition":
+        every_en, every_ja = _every(effect)
+        if effect.get("duration") is not None:
+            ja = f"{name}: {effect['label_ja']} {effect['duration_ja']}"
+            en = f"{effect['condition']} for {effect['duration_text']}"
+            if effect["recovery"] != "auto":
+                ja += f"、以後{every_ja}の{effect['recovery_ja']}で回復"
+                en += f", then {effect['recovery_en']}{every_en} to recover"
+        else:
+            ja = f"{name}: {effect['label_ja']} ({every_ja}の{effect['recovery_ja']}で回復)" if every_ja else \
+                f"{name}: {effect['label_ja']} ({effect['recovery_ja']}で回復)"
+            en = f"{effect['condition']} until recovered ({effect['recovery_en']}{every_en})"
+        if effect.get("defense_penalty") is not None:
+            ja += f"、能動防御{effect['defense_penalty']}"
+            en += f", active defense {effect['defense_penalty']}"
+        if effect.get("severity") is not None:
+            ja += f" (奇行の程度 {effect['severity']})"
+            en += f" (severity {effect['severity']})"
+        after = after_texts(effect)
+        if after is not None:
+            ja += f"、回復後 {after[1]} 全判定{effect['after_penalty']}"
+            en += f"; {effect['after_penalty']} to all rolls {after[0]} after recovering"
+        if effect.get("timed"):
+            ja += " (時間経過で終わる)"
+            en += " (runs out with `time advance`)"
+        return [(ja, en)]
+    if kind in ("fatigue", "injury"):
+        label = "疲労" if kind == "fatigue" else "負傷"
+        if not effect["tracked"]:
+            return [(f"{name}: {label} {effect['amount']} ({effect['pool']} がないので記録のみ)",
+                     f"{kind} {effect['amount']} recorded only: no {effect['pool']} stat")]
+        return [(f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({label} {effect['amount']})",
+                 f"{kind}: {effect['pool']} -{effect['amount']}")]
+    if kind == "lose_attribute":
+        if not effect["tracked"]:
+            return [(f"{name}: {effect['stat']} -{effect['amount']} (永久。能力値がないので記録のみ)",
+                     f"permanent {effect['stat']} loss recorded only: no such stat")]
+        lines = [(f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (永久)",
+                  f"{effect['stat']} permanently -{effect['amount']}")]
+        if effect.get("cascade_ja"):
+            lines.append((effect["cascade_ja"], effect["cascade_en"]))
+        return lines
+    return [(f"{name}: {kind}", kind)]
+
+
+def _pad(text: str, width: int) -> str:
+    """Left-align by display width (a Japanese character takes two columns)."""
+    from rich.cells import cell_len
+
+    return text + " " * max(0, width - cell_len(text))
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    from rich.cells import cell_len
+
+    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return ["  ".join(_pad(cell, widths[i]) for i, cell in enumerate(row[:-1])) + "  " + row[-1] for row in rows]
+
+
+def render_fright(result: dict[str, Any]) -> None:
+    """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
+    what was written onto the character."""
+    from campaign.services.fright import sub_roll_label
+
+    check, table = result["check"], result["table"]
+    mods = [f"Will {check['will']}" + (f" (={check['will_derived_from']})" if check.get("will_derived_from") else "")]
+    if check["modifier"]:
+        mods.append(f"{check['modifier']:+d}")
+    if check["combat_reflexes"]:
+        mods.append("+2 戦闘即応")
+    if check["severe_phobia"]:
+        mods.append("-4 強い恐怖症")
+    if check["cap"] is not None:
+        mods.append(f"上限/cap {check['cap']}")
+    rows = [[f"#{result['seq']}", "恐怖判定 / fright check", f"3D6<={check['target']}",
+             f"{_dice(check['dice'])}={check['total']}",
+             _outcome(check["outcome"], check["margin"]) + f"  [{' '.join(mods)}]"]]
+    for sub in result["sub_rolls"]:
+        if sub["purpose"] == "table":
+            raw = f" (raw {table['raw']})" if table["raw"] != table["entry"] else ""
+            rows.append([f"#{sub['seq']}", "恐怖判定表 / fright table", sub["expression"],
+                         f"{_dice(sub['dice'])}={table['entry']}", f"→ {table['entry']}{raw}"])
+        else:
+            rows.append([f"#{sub['seq']}", sub_roll_label(sub["purpose"]), sub["expression"],
+                         f"{_dice(sub['dice'])}={sub['total']}", _outcome(sub["outcome"], sub["margin"])])
+    lines = _aligned(rows)
+    if table is not None:  # the entry's summary under the table roll
+        lines[1:2] = [lines[1], f"      {table['ja']}", f"      {table['en']}"]
+    for line in lines:
+        print_text(line.rstrip())
+    name = result["character"]
+    if table is None:
+        print_text(f"{name}: 恐怖判定に成功、何も起きない / passed the fright check: nothing happens")
+    for effect in result["effects"]:
+        for ja, en in effect_lines(name, effect):
+            print_text(ja)
+            print_text("    " + en)
+    delta = sum(t["cp"] for t in result["traits_added"]) + sum(
+        e["cp_change"] for e in result["effects"] if e["kind"] == "phobia_escalation")
+    if delta:
+        after = result["character_after"]["cp_total"]
+        print_text(f"{name}: CP総計 / CP total {after - delta} → {after}")
+    for note in result["notes"]:
+        say(f"note: {note}")

@@ -1,0 +1,140 @@
+"""`campaign missing ...`: missing characters (RULES R4), their reunion die and plot overrides."""
+
+from __future__ import annotations
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import (
+    BomOption,
+    CsvOption,
+    JsonOption,
+    emit_json,
+    print_csv,
+    print_table,
+    print_text,
+    say,
+)
+
+
+app = typer.Typer(
+    help="Missing characters (行方不明): mark them, set their reunion die, list them.\n\n"
+         "Example: campaign missing mark 鈴音 --reason '霧の中で'",
+    no_args_is_help=True,
+)
+
+
+@app.command("mark")
+def missing_mark(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The character that went missing."),
+    faces: int = typer.Option(6, "--faces", help="Faces of its reunion die (default 6)."),
+    reason: str = typer.Option(None, "--reason", help="What happened, for the record."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Mark a character missing; it is rolled for at the end of every scenario until it returns.
+
+    Example: campaign missing mark 鈴音 --faces 8 --reason '異界に迷い込んだ'
+    """
+    from campaign.services.missing import mark_missing
+
+    s = state(ctx)
+    view = mark_missing(s.db, s.campaign, name, s.actor, faces=faces, reason=reason)
+    if json_out:
+        emit_json(view)
+    else:
+        say(f"{view['character']} is missing: {view['odds']} at each scenario end (ledger #{view['seq']})")
+
+
+@app.command("faces")
+def missing_faces(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="A missing character."),
+    faces: int = typer.Argument(..., help="New number of faces of its reunion die."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Change the reunion die of a missing character (the GM's call).
+
+    Example: campaign missing faces 鈴音 10
+    """
+    from campaign.services.missing import set_faces
+
+    s = state(ctx)
+    view = set_faces(s.db, s.campaign, name, s.actor, faces)
+    if json_out:
+        emit_json(view)
+    else:
+        say(f"{view['character']}: reunion die is now 1d{view['faces']}, {view['odds']} (ledger #{view['seq']})")
+
+
+@app.command("reunion")
+def missing_reunion(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The missing character."),
+    scenario: str = typer.Option(None, "--scenario", help="Title or number of the ended scenario "
+                                                          "(default: the last one that ended)."),
+    dice: str = typer.Option(None, "--dice", help="The physical die's face."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Roll a reunion check again for an ended scenario whose roll was voided.
+
+    Example: campaign missing reunion 鈴音 --dice 2
+    """
+    from campaign.services.scenarios import roll_reunion_again
+
+    s = state(ctx)
+    rolled = roll_reunion_again(s.db, s.campaign, name, s.dice(dice), scenario)
+    if json_out:
+        emit_json(rolled)
+        return
+    verdict = "reunited" if rolled["success"] else "still missing"
+    if rolled["success"] and rolled["searchers"]:
+        verdict += f"; {', '.join(rolled['searchers'])} {'returns' if len(rolled['searchers']) == 1 else 'return'}"
+    print_text(f"{rolled['character']} (scenario #{rolled['scenario']}): {rolled['odds']} → rolled "
+               f"{rolled['roll']}: {verdict} (ledger #{rolled['seq']})")
+
+
+@app.command("found")
+def missing_found(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The missing character."),
+    reason: str = typer.Option(..., "--reason", help="How the story brings them back."),
+    json_out: bool = JsonOption,
+) -> None:
+    """End a missing status for story reasons, at any time (its searchers return); voidable.
+
+    Example: campaign missing found 鈴音 --reason '祠で眠っていた'
+    """
+    from campaign.services.missing import found_missing
+
+    s = state(ctx)
+    done = found_missing(s.db, s.campaign, name, s.actor, reason)
+    if json_out:
+        emit_json(done)
+        return
+    back = f"; {', '.join(done['searchers'])} {'returns' if len(done['searchers']) == 1 else 'return'}" \
+        if done["searchers"] else ""
+    say(f"{done['character']} is found{back} (ledger #{done['seq']})")
+
+
+@app.command("list")
+def missing_list(ctx: typer.Context, json_out: bool = JsonOption,
+                 csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+    """List missing characters: reunion die, searchers, since when, and the current chance.
+
+    Example: campaign missing list --json
+    """
+    from campaign.services.missing import list_missing
+
+    s = state(ctx)
+    rows = list_missing(s.db, s.campaign)
+    if json_out:
+        emit_json(rows)
+        return
+    columns = ["character", "player", "searchers", "since", "reunion"]
+    table = [
+        [r["character"], r["player"], ", ".join(x["name"] for x in r["searchers"]),
+         f"#{r['since_seq']}" + (f" (S{r['since_scenario']})" if r["since_scenario"] else ""), r["odds"]]
+        for r in rows
+    ]
+    print_csv(columns, table) if csv_out else print_table("missing", columns, table)

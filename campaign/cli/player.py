@@ -1,0 +1,65 @@
+"""`campaign player ...`: the players of the campaign."""
+
+from __future__ import annotations
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import (
+    BomOption,
+    CsvOption,
+    JsonOption,
+    emit_json,
+    print_csv,
+    print_table,
+    say,
+)
+
+
+app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)
+
+
+@app.command("add")
+def player_add(ctx: typer.Context, name: str = typer.Argument(..., help="Player name."),
+               json_out: bool = JsonOption) -> None:
+    """Add a player.
+
+    Example: campaign player add Aki
+    """
+    from campaign.services.characters import add_player
+
+    s = state(ctx)
+    added = add_player(s.db, s.campaign, name, s.actor)
+    emit_json(added) if json_out else say(f"added player {added['name']}")
+
+
+@app.command("list")
+def player_list(ctx: typer.Context, json_out: bool = JsonOption,
+                csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+    """List players and their characters.
+
+    Example: campaign player list --csv
+    """
+    from campaign.services.characters import list_players
+
+    s = state(ctx)
+    rows = list_players(s.db, s.campaign)
+    if json_out:
+        emit_json(rows)
+        return
+    table = [[r["name"], ", ".join(r["characters"])] for r in rows]
+    print_csv(["name", "characters"], table) if csv_out else print_table("players", ["name", "characters"], table)
+
+
+@app.command("rename")
+def player_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The player's present name."),
+                  new: str = typer.Argument(..., help="The new name."), json_out: bool = JsonOption) -> None:
+    """Rename a player; history keeps the old name in the entries made before.
+
+    Example: campaign player rename Aki Akiko
+    """
+    from campaign.services.lifecycle import rename_player
+
+    s = state(ctx)
+    done = rename_player(s.db, s.campaign, old, new, s.actor)
+    emit_json(done) if json_out else say(f"player {done['from']} is now {done['to']} (ledger #{done['seq']})")

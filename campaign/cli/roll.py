@@ -1,0 +1,108 @@
+"""`campaign roll`: a dice expression in BCDice habits, recorded in the ledger."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import (
+    DiceOption,
+    JsonOption,
+    emit_json,
+    say,
+)
+from campaign.cli.labels import OUTCOME_LABELS, outcome_label
+
+
+def roll(
+    ctx: typer.Context,
+    expression: list[str] = typer.Argument(..., help="Dice expression; words after it are a comment."),
+    char: str = typer.Option(None, "--char", help="Character making the roll."),
+    reason: str = typer.Option(None, "--reason", help="Why the roll is made (else the comment)."),
+    sorcery: bool = typer.Option(False, "--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
+                                 "always a critical failure, whatever the target (GURPS 3D6<=N only)."),
+    dice: str = DiceOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Roll BCDice-style dice and record the roll in the ledger.
+
+    3D6<=12 in a GURPS campaign is a success roll with criticals; also 2D6+3>=10,
+    4D6KH3, D66, 3B6>=4, x3 2D6, and table commands such as CRT or FEAR+5.
+    With --sorcery a GURPS success roll treats 17 and 18 as critical failure.
+
+    Example: campaign roll '3D6<=12' 回避 --char 鈴音
+    """
+    from campaign.services.rolls import roll as roll_service
+
+    s = state(ctx)
+    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason,
+                         sorcery=sorcery)
+    if entry.get("warning"):
+        say(f"warning: {entry['warning']}")
+    if json_out:
+        emit_json(entry)
+    elif commitment_text(entry):
+        render_secret(entry)
+    else:
+        render_roll(entry)
+
+
+def commitment_text(entry: dict[str, Any]) -> str | None:
+    secret = (entry.get("detail") or {}).get("secret")
+    return secret.get("commitment") if isinstance(secret, dict) else None
+
+
+def render_secret(entry: dict[str, Any]) -> None:
+    """A secret roll as anyone may see it: who, for whom, and the commitment."""
+    commitment = entry.get("commitment") or commitment_text(entry)
+    who = f" for {entry['character']}" if entry.get("character") else ""
+    say(f"#{entry['seq']} secret roll by {entry['actor']}{who} (commitment {commitment[:12]}…); "
+        f"the GM sees it with `history peek {entry['seq']}`, everyone with `history reveal {entry['seq']}`")
+
+
+def repeat_results(entry: dict[str, Any]) -> list[str]:
+    """`x3 2D6`: each repetition's result, as BCDice lists them (never summed)."""
+    results = []
+    for repetition in (entry.get("detail") or {}).get("repeats") or []:
+        text = str(repetition.get("total"))
+        if repetition.get("outcome"):
+            text += " " + OUTCOME_LABELS.get(repetition["outcome"], repetition["outcome"])
+        results.append(text)
+    return results
+
+
+def render_roll(entry: dict[str, Any]) -> None:
+    from campaign.cli.output import print_text
+
+    who = f"{entry['character']}: " if entry["character"] else ""
+    repeats = (entry.get("detail") or {}).get("repeats") or []
+    if repeats:
+        line = f"#{entry['seq']} {who}{entry['expression']}"
+        if entry["reason"]:
+            line += f"  « {entry['reason']} »"
+        print_text(line)
+        for number, repetition in enumerate(repeats, start=1):
+            dice = ",".join(str(face) for face in repetition["faces"])
+            text = f"  #{number} {repetition['expression']} → [{dice}] = {repetition['total']}"
+            if repetition.get("outcome"):
+                text += f" → {OUTCOME_LABELS.get(repetition['outcome'], repetition['outcome'])} {repetition['outcome']}"
+            print_text(text)
+        return
+    dice = ",".join(str(face) for face in entry["dice"] or [])
+    line = f"#{entry['seq']} {who}{entry['expression']} → [{dice}] = {entry['total']}"
+    if entry["outcome"]:
+        line += f" → {outcome_label(entry['kind'], entry['outcome'])} {entry['outcome'].replace('_', ' ')}"
+        if entry["margin"] is not None:
+            line += f" (margin {entry['margin']:+d})"
+    gurps = entry["detail"].get("gurps") or {}
+    if gurps.get("sorcery"):
+        line += " [妖術 sorcery]"
+    if entry["reason"]:
+        line += f"  « {entry['reason']} »"
+    print_text(line)
+    if gurps.get("sorcery_fumble"):
+        print_text("  妖術では17・18は目標値に関係なくファンブル / sorcery: 17 and 18 always critically fail")
+    for line in entry["detail"].get("lines", []):
+        print_text("  " + line)

@@ -1,0 +1,119 @@
+"""`campaign trait ...`: a character's advantages, disadvantages and quirks."""
+
+from __future__ import annotations
+
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import (
+    BomOption,
+    CsvOption,
+    JsonOption,
+    emit_json,
+    print_csv,
+    print_table,
+    say,
+)
+
+
+app = typer.Typer(help="A character's advantages, disadvantages and quirks; every change is logged.\n\n"
+                             "Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'",
+                        no_args_is_help=True)
+
+
+@app.command("list")
+def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
+               json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+    """List a character's active traits with their CP and where they came from.
+
+    Example: campaign trait list 鈴音
+    """
+    from campaign.services.traits import list_traits
+
+    listed = list_traits(state(ctx).db, state(ctx).campaign, char)
+    if json_out:
+        emit_json(listed)
+        return
+    columns = ["name", "category", "CP", "toward limit", "outside limit", "from #"]
+    rows = [[t["name"], t["category"], t["cp"], t["limit_cp"], t["unlimited_cp"], t["source_seq"]]
+            for t in listed["traits"]]
+    if csv_out:
+        print_csv(columns, rows)
+    else:
+        print_table(f"{listed['character']} (CP total {listed['cp_total']})", columns, rows)
+
+
+@app.command("add")
+def trait_add(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="Character name."),
+    name: str = typer.Argument(..., help="Trait name (unique among the character's traits)."),
+    cp: int = typer.Option(..., "--cp", help="CP value: negative for a disadvantage, -1 for a quirk."),
+    category: str = typer.Option(None, "--category", help="advantage, disadvantage, quirk, phobia, delusion, "
+                                                          "mental, physical ... (default from --cp)."),
+    counts: bool = typer.Option(True, "--counts/--no-counts", help="Counts toward the disadvantage limit."),
+    reason: str = typer.Option(None, "--reason", help="Why (recorded)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Give a character a trait; its CP is added to the CP total (a -10 CP one lowers it by 10).
+
+    Example: campaign trait add 鈴音 戦闘即応 --cp 15 --category advantage
+    """
+    from campaign.services.traits import add_trait
+
+    s = state(ctx)
+    done = add_trait(s.db, s.campaign, s.actor, char, name, cp, category=category, counts_toward_limit=counts,
+                     reason=reason)
+    if json_out:
+        emit_json(done)
+    else:
+        t = done["trait"]
+        say(f"{done['character']}: added '{t['name']}' [{t['category']}] {t['cp']} CP; "
+            f"CP total {done['cp_total']} (ledger #{done['seq']})")
+
+
+@app.command("rename")
+def trait_rename(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="Character name."),
+    old: str = typer.Argument(..., help="Current trait name (e.g. a placeholder)."),
+    new: str = typer.Argument(..., help="New name."),
+    reason: str = typer.Option(None, "--reason", help="Why (recorded)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Rename a trait, e.g. the placeholder a fright check left for the GM to name.
+
+    Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'
+    """
+    from campaign.services.traits import rename_trait
+
+    s = state(ctx)
+    done = rename_trait(s.db, s.campaign, s.actor, char, old, new, reason=reason)
+    if json_out:
+        emit_json(done)
+    else:
+        say(f"{done['character']}: renamed '{done['before']}' to '{done['trait']['name']}' (ledger #{done['seq']})")
+
+
+@app.command("remove")
+def trait_remove(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="Character name."),
+    name: str = typer.Argument(..., help="Trait to remove."),
+    reason: str = typer.Option(..., "--reason", help="Why (required): bought off, cured ..."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Remove (buy off) a trait: its CP comes back out of the CP total (-10 CP -> +10).
+
+    Example: campaign trait remove 鈴音 暗所恐怖症 --reason '10CPで買い戻し'
+    """
+    from campaign.services.traits import remove_trait
+
+    s = state(ctx)
+    done = remove_trait(s.db, s.campaign, s.actor, char, name, reason=reason)
+    if json_out:
+        emit_json(done)
+    else:
+        say(f"{done['character']}: removed '{done['trait']['name']}' ({done['trait']['cp']} CP); "
+            f"CP total {done['cp_total']} (ledger #{done['seq']})")
