@@ -165,6 +165,8 @@ def test_the_token_link_sets_a_strict_cookie_and_drops_the_parameter(table):
     assert client.get("/history?kind=roll").status_code == 200  # the cookie, kept by the client
     assert client.get("/api/chain").status_code == 200
     assert client.get(f"/?token={TOKEN}").headers["location"] == "/"
+    assert client.get(f"/characters/%E9%88%B4%E9%9F%B3?token={TOKEN}").headers["location"] == \
+        "/characters/%E9%88%B4%E9%9F%B3"
 
 
 def test_the_feed_row_is_the_history_row(table, client):
