@@ -180,3 +180,11 @@ def test_every_page_renders_on_both_backends(db_url):
     assert "暗所恐怖症" in pages["/characters/鈴音"].text
     assert [seal["seq"] for seal in pages["/api/seals"].json()["seals"]] == [seqs["seal"]]
     assert "聞き耳ひみつ" not in pages["/history"].text
+    # Hostile query values are malformed input (400), never a server error.
+    for query in ("actor=%00", "char=a%00b", "kind=%00", "scenario=99999999999", "before=-5",
+                  "before=99999999999999", "since=2026-13-40"):
+        assert client.get("/history?" + query).status_code in (200, 400, 404), query
+    assert client.get("/history?actor=%00").status_code == 400
+    assert client.get("/entries/99999999999").status_code == 404
+    assert client.get("/scenarios/99999999999").status_code == 404
+    assert client.get("/api/chain?from=-3&to=99999999999").status_code == 200
