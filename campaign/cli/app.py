@@ -164,6 +164,7 @@ COMMANDS = {
     "condition": "condition:app",
     "group": "group:app",
     "time": "time:app",
+    "serve": "serve:serve",
     "demo": "demo:demo",
 }
 

@@ -1,0 +1,1 @@
+/* In-browser chain verification (#verify-panel): filled by the webverify branch. */
