@@ -165,3 +165,20 @@ def test_with_host_a_request_without_the_token_gets_401(table, page):
         cookies = page.context.cookies()
         assert cookies and all(cookie["httpOnly"] for cookie in cookies)
         assert page.goto(server.base + "/history").status == 200
+
+
+def test_screenshots_of_overview_and_luck(table, browser, tmp_path):
+    """What `make demo-web` does, into tmp: PNGs of the width asked for, Japanese on them."""
+    import struct
+
+    from tests.browser.screenshots import take
+
+    db, _ = table
+    with Server(db) as server:
+        written = take(browser, server.base, tmp_path, widths=(390,))
+    assert [p.name for p in written] == ["overview-390.png", "luck-390.png"]
+    for path in written:
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", data[16:24])
+        assert width == 390 and height > 600
