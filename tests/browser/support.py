@@ -17,6 +17,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -106,7 +107,9 @@ class Server:
 
     def __init__(self, db: Path, *args: str, env: dict | None = None, timeout: float = 30.0) -> None:
         argv = [*campaign_command(), "--db", str(db), "serve", "--port", "0", *args]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        # stderr to a file, never an unread pipe: a busy server's log would fill it and block.
+        self._log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self._log, env=env)
         self.url = self._first_line(timeout)
         parts = urlsplit(self.url)
         self.port = parts.port
@@ -121,7 +124,7 @@ class Server:
             left = deadline - time.monotonic()
             if left <= 0 or self.proc.poll() is not None:
                 self.stop()
-                raise AssertionError(f"campaign serve printed no URL: {self.stderr()}")
+                raise AssertionError(f"campaign serve printed no URL: {self.stderr()[-2000:]}")
             ready, _, _ = select.select([self.proc.stdout], [], [], left)
             if ready:
                 chunk = os.read(self.proc.stdout.fileno(), 1)
@@ -141,13 +144,13 @@ class Server:
             except httpx.TransportError:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
                     self.stop()
-                    raise AssertionError(f"campaign serve did not answer at {self.base}: {self.stderr()}") from None
+                    raise AssertionError(f"campaign serve did not answer at {self.base}: {self.stderr()[-2000:]}") from None
                 time.sleep(0.1)
 
     def stderr(self) -> str:
-        if self.proc.poll() is None:
-            return "(still running)"
-        return self.proc.stderr.read().decode("utf-8", "replace")[-2000:]
+        """What the server wrote on stderr so far (its log)."""
+        self._log.seek(0)
+        return self._log.read().decode("utf-8", "replace")
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -157,9 +160,8 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream:
-                stream.close()
+        if self.proc.stdout:
+            self.proc.stdout.close()
 
     def __enter__(self) -> Server:
         return self
