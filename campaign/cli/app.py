@@ -163,6 +163,7 @@ COMMANDS = {
     "condition": "gurps:condition_app",
     "group": "group:group_app",
     "time": "time:time_app",
+    "serve": "serve:serve",
     "demo": "demo",
 }
 

@@ -1,0 +1,110 @@
+"""`campaign serve`: the table's web page (pages, live feed, chain for verification).
+
+The web stack (Starlette, Jinja2, uvicorn: the optional extra `campaign[web]`) is
+imported inside the command, so no other command's start-up pays for it.
+
+The socket is bound here, before uvicorn starts, so `--port 0` can print the port the
+system picked: the first line on stdout is the URL (with `?token=` when one is in
+force), flushed at once, which is what a script or a test reads to find the server.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import JsonOption
+from campaign.errors import BadInput, RuleRefused
+
+LOCAL = "127.0.0.1"
+_TOKEN = re.compile(r"[A-Za-z0-9_\-.~]{8,200}")
+
+
+def serve(
+    ctx: typer.Context,
+    host: str = typer.Option(LOCAL, "--host", help="Address to listen on (default 127.0.0.1, this machine only). "
+                             "Any other address (0.0.0.0 for the table's LAN) requires a read token."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on; 0 picks a free one."),
+    token: str = typer.Option(None, "--token", help="The read token (8+ letters, digits, -_.~). With --host and "
+                              "no --token, one is generated and printed once."),
+    tls_cert: str = typer.Option(None, "--tls-cert", help="PEM certificate: serve HTTPS (gives phones WebCrypto)."),
+    tls_key: str = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Serve the campaign as a read-only web page: overview, characters, missing board,
+    scenarios, history with a live feed, entries with their hashes, and luck charts.
+
+    Prints the URL on the first line. Stop with Ctrl-C.
+
+    Example: campaign serve --host 0.0.0.0 --port 8000
+    """
+    if not 0 <= port <= 65535:
+        raise BadInput(f"--port must be 0..65535, not {port}")
+    if (tls_cert is None) != (tls_key is None):
+        raise BadInput("--tls-cert and --tls-key go together")
+    if token is not None and not _TOKEN.fullmatch(token):
+        raise BadInput("--token must be 8 to 200 letters, digits or -_.~")
+    if host != LOCAL and token is None:
+        import secrets
+
+        token = secrets.token_urlsafe(24)
+    try:
+        import uvicorn  # noqa: F401
+
+        from campaign.web.app import create_app
+    except ImportError as exc:
+        raise RuleRefused(f"the web page needs the `web` extra ({exc.name} is missing): "
+                          "pip install 'campaign[web]'") from None
+
+    s = state(ctx)
+    db_url, campaign = s.db.url, s.campaign  # refuses a missing database, like every reader
+    s.close()
+    app = create_app(db_url, campaign, token, secure_cookie=tls_cert is not None)
+    sock = _bind(host, port)
+    url = _url(host, sock.getsockname()[1], token, tls_cert is not None)
+    if json_out:
+        import json
+
+        sys.stdout.write(json.dumps({"url": url, "host": host, "port": sock.getsockname()[1],
+                                     "token": token}) + "\n")
+    else:
+        sys.stdout.write(url + "\n")
+    sys.stdout.flush()
+    _run(app, sock, tls_cert, tls_key)
+
+
+def _bind(host: str, port: int):
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise RuleRefused(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _url(host: str, port: int, token: str | None, tls: bool) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    url = f"{'https' if tls else 'http'}://{shown}:{port}/"
+    return url + (f"?token={token}" if token else "")
+
+
+def _run(app, sock, tls_cert: str | None, tls_key: str | None) -> None:
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=1, ssl_certfile=tls_cert, ssl_keyfile=tls_key)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()

@@ -1,0 +1,142 @@
+"""Reading the ledger a page at a time, for the table's web page (`campaign serve`).
+
+The CLI streams a history from the newest entry down; a web page instead shows 50
+entries and a link to the next 50, and must stay as fast on the millionth entry as on
+the first. So every read here is one indexed range query on seq (keyset pagination:
+`seq < before ... ORDER BY seq DESC LIMIT n`), never an OFFSET and never a COUNT over
+the ledger. The filters are history's own (resolve_filter / filter_clauses), so the
+page and `campaign history` always agree on what "--kind fright" means.
+
+The chain reads (`chain_slice`, `seals`) serve the stored canonical record text
+byte-exact: a player's browser hashes exactly what the chain hashed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import select, text
+
+from campaign import ledger
+from campaign.db.database import Database
+from campaign.db.models import LedgerEntry, Scenario
+from campaign.errors import NotFound
+from campaign.services.common import campaign_named
+from campaign.services.history import (
+    INT_MAX,
+    HistoryFilter,
+    _query,
+    check_filter,
+    entry_view,
+    resolve_filter,
+)
+
+PAGE_SIZE = 50
+CHAIN_BATCH = 1000
+
+_HEAD_SEQ = text("SELECT seq FROM ledger WHERE campaign_id = :c ORDER BY seq DESC LIMIT 1")
+
+
+def campaign_identity(db: Database, campaign_name: str | None) -> tuple[int, str]:
+    """(id, name) of the campaign a server shows: chosen once, like the CLI chooses it."""
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        return campaign.id, campaign.name
+
+
+def head_seq(db: Database, campaign_id: int) -> int:
+    """The newest seq (0 for none): one primary-key probe, cheap enough to poll."""
+    with db.read() as session:
+        return session.execute(_HEAD_SEQ, {"c": campaign_id}).scalar() or 0
+
+
+def history_page(db: Database, campaign_name: str | None, flt: HistoryFilter, before: int | None = None,
+                 size: int = PAGE_SIZE) -> dict[str, Any]:
+    """One page of `history`, newest first, strictly below `before` when given.
+
+    {"entries": [...], "older": seq for the next page's `before` or None}. One extra row
+    is fetched to know whether an older page exists, instead of counting.
+    """
+    flt = check_filter(replace(flt, limit=size + 1))
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        flt, spans, player_spans = resolve_filter(session, campaign, flt)
+        query = _query(session, campaign.id, flt, spans, player_spans)
+        if before is not None:
+            query = query.where(LedgerEntry.seq < max(min(before, INT_MAX), 0))
+        rows = session.execute(query).all()
+    entries = [entry_view(json.loads(record), prev_hash, digest, voided_by)
+               for record, prev_hash, digest, voided_by in rows[:size]]
+    older = entries[-1]["seq"] if len(rows) > size else None
+    return {"entries": entries, "older": older}
+
+
+def entries_after(db: Database, campaign_id: int, after: int, limit: int = 200) -> list[dict[str, Any]]:
+    """Entries with seq > after, oldest first (what the live feed has not sent yet)."""
+    after = max(min(after, INT_MAX), 0)
+    with db.read() as session:
+        query = _query(session, campaign_id, HistoryFilter(limit=None)).where(LedgerEntry.seq > after)
+        rows = session.execute(query.order_by(None).order_by(LedgerEntry.seq).limit(limit)).all()
+    return [entry_view(json.loads(record), prev_hash, digest, voided_by)
+            for record, prev_hash, digest, voided_by in rows]
+
+
+def source_kinds(db: Database, campaign_name: str | None, seqs: list[int]) -> dict[int, str]:
+    """seq -> kind for the entries a character's traits and conditions came from, so a
+    page can mark the ones a fright check gave."""
+    wanted = sorted({seq for seq in seqs if isinstance(seq, int) and 1 <= seq <= INT_MAX})
+    if not wanted:
+        return {}
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        rows = session.execute(select(LedgerEntry.seq, LedgerEntry.kind).where(
+            LedgerEntry.campaign_id == campaign.id, LedgerEntry.seq.in_(wanted)))
+        return {seq: kind for seq, kind in rows}
+
+
+def scenario_by_number(db: Database, campaign_name: str | None, number: int) -> dict[str, Any]:
+    """`scenario show`'s view of scenario #number (by number only: a title never hides it)."""
+    from campaign.services.scenarios import scenario_view
+
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        scenario = None if not 0 <= number <= INT_MAX else session.scalar(
+            select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.number == number))
+        if scenario is None:
+            raise NotFound(f"no scenario #{number}")
+        return scenario_view(session, campaign, scenario)
+
+
+def chain_slice(db: Database, campaign_name: str | None, first: int = 1, last: int | None = None,
+                batch: int = CHAIN_BATCH) -> dict[str, Any]:
+    """Entries first..last (at most `batch`) as the chain hashed them: the stored
+    canonical record text, unparsed, with prev_hash and hash. `next` is the seq to ask
+    for next, or None when `last` (or the head) was reached."""
+    first = max(first, 1)
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        table = LedgerEntry.__table__
+        query = (select(table.c.seq, table.c.kind, table.c.prev_hash, table.c.hash, table.c.record)
+                 .where(table.c.campaign_id == campaign.id, table.c.seq >= min(first, INT_MAX)))
+        if last is not None:
+            query = query.where(table.c.seq <= max(min(last, INT_MAX), 0))
+        rows = session.execute(query.order_by(table.c.seq).limit(batch + 1)).all()
+    entries = [{"seq": seq, "kind": kind, "prev_hash": prev_hash, "hash": digest, "record": record}
+               for seq, kind, prev_hash, digest, record in rows[:batch]]
+    return {"campaign": campaign.name, "genesis": ledger.GENESIS_HASH, "entries": entries,
+            "next": rows[batch][0] if len(rows) > batch else None}
+
+
+def seals(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
+    """Every seal's head hash with its seq and time, oldest first."""
+    from campaign.db.models import SealHead
+
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        rows = session.execute(
+            select(SealHead.seq, SealHead.hash, LedgerEntry.at)
+            .join(LedgerEntry, (LedgerEntry.campaign_id == SealHead.campaign_id) & (LedgerEntry.seq == SealHead.seq))
+            .where(SealHead.campaign_id == campaign.id).order_by(SealHead.seq))
+        return [{"seq": seq, "hash": digest, "at": at} for seq, digest, at in rows]

@@ -1,0 +1,68 @@
+"""The ASGI application of `campaign serve`: create_app() wires routes, templates,
+static files, the token guard and the live feed around one opened database.
+
+Every request reads through the services layer in its own short read transaction
+(services open and close a session each call), so a page never holds the database
+while a browser is slow, and the CLI can commit between two page loads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def make_templates():
+    """Jinja2 with autoescape on for .html: every name and reason is text, never markup."""
+    import jinja2
+    from starlette.templating import Jinja2Templates
+
+    from campaign.web import present
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=jinja2.select_autoescape(["html", "svg"], default_for_string=True),
+        trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(roll_text=present.roll_text, kind_text=present.kind_text,
+                       short_time=present.short_time, outcome_label=present.outcome_text)
+    env.globals.update(commitment=present.commitment, bars=present.bars, percent=present.percent)
+    return Jinja2Templates(env=env)
+
+
+def create_app(db_url: str, campaign_name: str | None, token: str | None = None, *, secure_cookie: bool = False):
+    """The application for one campaign of the database at `db_url`.
+
+    `campaign_name` None means "the only campaign there is", as in the CLI. With a
+    `token`, every request must carry it (see campaign.web.security).
+    """
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    from campaign.db.database import Database
+    from campaign.errors import CampaignError
+    from campaign.services.browse import campaign_identity
+    from campaign.web import routes_api, routes_pages
+    from campaign.web.errors import campaign_error, http_error
+    from campaign.web.feed import Feed
+    from campaign.web.security import Guard
+
+    db = Database(db_url)
+    campaign_id, name = campaign_identity(db, campaign_name)
+    templates = make_templates()
+    templates.env.globals["campaign_name"] = name
+    row_macro = templates.env.get_template("macros.html").module.entry_row
+
+    app = Starlette(
+        routes=[*routes_pages.routes(), *routes_api.routes(),
+                Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
+        exception_handlers={CampaignError: campaign_error, HTTPException: http_error},
+    )
+    app.state.db = db
+    app.state.campaign = name
+    app.state.templates = templates
+    app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)))
+    return Guard(app, token, secure_cookie=secure_cookie)

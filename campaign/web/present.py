@@ -1,0 +1,131 @@
+"""What a page says about an entry: the same words as `campaign history`'s roll column.
+
+Kept beside the templates (not imported from campaign.cli) so the web layer depends on
+services only. A secret roll is shown as anyone may see it: who rolled, for whom, and
+the commitment; its dice and result live in the GM-only table, which nothing here reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
+                  "critical_failure": "ファンブル"}
+CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
+
+KIND_LABELS = {"roll": "ロール", "fright": "恐怖判定", "table": "表", "check": "判定", "reunion": "合流判定",
+               "missing": "行方不明", "search": "捜索", "scenario": "シナリオ", "void": "取消", "seal": "封印",
+               "reveal": "公開", "trait": "特徴", "condition": "状態", "character": "キャラクター",
+               "player": "プレイヤー", "campaign": "キャンペーン", "setting": "設定", "relation": "関係",
+               "note": "メモ"}
+
+_OP_TEXT = {
+    "stat_set": lambda op: f"{op['stat']}={op['value']}",
+    "stat_delta": lambda op: f"{op['stat']} {op['delta']:+d}",
+    "cp_set": lambda op: f"CP={op['value']}",
+    "cp_delta": lambda op: f"CP {op['delta']:+d}",
+    "pool_set": lambda op: f"{op['pool']}={op['value']}",
+    "pool_delta": lambda op: f"{op['pool']} {op['delta']:+d}",
+    "trait_added": lambda op: f"+{op['trait']} {op['cp']:+d}",
+    "trait_cp": lambda op: f"trait CP={op['cp']}",
+}
+
+
+def outcome_label(kind: str | None, outcome: str | None) -> str:
+    if outcome is None:
+        return ""
+    labels = CHECK_OUTCOME_LABELS if kind == "check" else OUTCOME_LABELS
+    return labels.get(outcome, outcome)
+
+
+def outcome_text(outcome: str | None, kind: str | None = None) -> str:
+    """The `outcome_label` filter: {{ outcome|outcome_label(kind) }}."""
+    return outcome_label(kind, outcome)
+
+
+def commitment(entry: dict[str, Any]) -> str | None:
+    secret = (entry.get("detail") or {}).get("secret")
+    return secret.get("commitment") if isinstance(secret, dict) else None
+
+
+def ops_summary(ops: list[Any] | None) -> str:
+    parts = []
+    for op in ops or []:
+        render = _OP_TEXT.get(op.get("op")) if isinstance(op, dict) else None
+        if render is not None:
+            try:
+                parts.append(render(op))
+            except (KeyError, TypeError, ValueError):
+                continue
+    return " ".join(parts)
+
+
+def roll_text(entry: dict[str, Any]) -> str:
+    """The roll column: dice and result, a void's target, or what the entry changed."""
+    secret = commitment(entry)
+    if secret:
+        return f"秘密ロール / secret roll by {entry['actor']} (commitment {secret[:8]}…)"
+    if entry.get("expression"):
+        repeats = (entry.get("detail") or {}).get("repeats") or []
+        if repeats:
+            results = []
+            for repetition in repeats:
+                part = str(repetition.get("total"))
+                if repetition.get("outcome"):
+                    part += " " + outcome_label(None, repetition["outcome"])
+                results.append(part)
+            text = f"{entry['expression']} → {', '.join(results)}"
+        else:
+            dice = "" if entry.get("dice") is None else f" [{','.join(map(str, entry['dice']))}]"
+            text = f"{entry['expression']}{dice}={entry.get('total')}"
+        if entry.get("outcome"):
+            text += " " + outcome_label(entry["kind"], entry["outcome"])
+        if entry["kind"] == "reveal":
+            text = f"#{(entry.get('detail') or {}).get('reveals')} を公開 / reveals: {text}"
+        return text
+    if entry["kind"] == "void" and entry.get("voids_seq") is not None:
+        voided_kind = (entry.get("detail") or {}).get("voided_kind")
+        return f"#{entry['voids_seq']} を取消 / voids" + (f" ({voided_kind})" if voided_kind else "")
+    return ops_summary(entry.get("ops"))
+
+
+def kind_text(entry: dict[str, Any]) -> str:
+    label = KIND_LABELS.get(entry["kind"])
+    text = f"{label} {entry['kind']}" if label else entry["kind"]
+    return text + (" ⟨ccfolia⟩" if entry.get("source") == "ccfolia" else "")
+
+
+def short_time(at: str | None) -> str:
+    return (at or "")[5:16].replace("T", " ")
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    """A rate as a percentage; never "0%" or "100%" for a chance that is neither."""
+    if value is None:
+        return "—"
+    shown = f"{value * 100:.{digits}f}"
+    if 0 < value < 1 and float(shown) in (0.0, 100.0):
+        shown = f"{'<' if value < 0.5 else '>'}{shown}"
+    return shown + "%"
+
+
+def bars(values: list[float], expected: float | None = None, *, width: int = 320, height: int = 160,
+         labels: list[str] | None = None) -> dict[str, Any]:
+    """Geometry of a bar chart (the SVG markup itself is the `bar_chart` macro): one bar
+    per value, scaled so the tallest bar or the expected line fits, with a 20 px band
+    below for the labels and 14 px above for the counts."""
+    top, bottom = 14, 20
+    plot = height - top - bottom
+    peak = max([*values, expected or 0, 1])
+    step = width / max(len(values), 1)
+    out = []
+    for index, value in enumerate(values):
+        h = plot * value / peak
+        out.append({"x": round(index * step + step * 0.15, 1), "y": round(top + plot - h, 1),
+                    "w": round(step * 0.7, 1), "h": round(h, 1),
+                    "value": value if float(value).is_integer() else f"{value:.1f}",
+                    "label": labels[index] if labels else str(index + 1),
+                    "cx": round(index * step + step / 2, 1)})
+    line = None if expected is None else round(top + plot - plot * expected / peak, 1)
+    return {"width": width, "height": height, "bars": out, "expected_y": line, "expected": expected,
+            "base_y": top + plot, "label_y": height - 5}

@@ -1,0 +1,153 @@
+"""The HTML pages: overview, characters, missing board, scenarios, history, entry, luck.
+
+Handlers are plain functions (Starlette runs them in its thread pool): parse the query,
+call a service, render a template. Empty form fields mean "no filter".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign.errors import BadInput
+
+HISTORY_FILTERS = ("char", "player", "actor", "kind", "scenario", "outcome", "since", "until")
+
+
+def routes():
+    from starlette.routing import Route
+
+    return [
+        Route("/", overview),
+        Route("/characters", characters),
+        Route("/characters/{name:path}", character),
+        Route("/missing", missing),
+        Route("/scenarios", scenarios),
+        Route("/scenarios/{number:int}", scenario),
+        Route("/history", history),
+        Route("/entries/{seq:int}", entry),
+        Route("/luck", luck),
+    ]
+
+
+def _render(request, template: str, **context: Any):
+    return request.app.state.templates.TemplateResponse(request, template, context)
+
+
+def _ctx(request):
+    return request.app.state.db, request.app.state.campaign
+
+
+def _int(request, name: str) -> int | None:
+    text = request.query_params.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise BadInput(f"{name}: {text!r} is not a whole number") from None
+
+
+def _text(request, name: str) -> str | None:
+    text = request.query_params.get(name, "").strip()
+    return text or None
+
+
+def overview(request):
+    from campaign.services.browse import history_page
+    from campaign.services.characters import list_characters
+    from campaign.services.history import HistoryFilter
+    from campaign.services.missing import list_missing
+
+    db, name = _ctx(request)
+    latest = history_page(db, name, HistoryFilter(), size=10)["entries"]
+    return _render(request, "index.html", characters=list_characters(db, name, include_gone=True),
+                   missing=list_missing(db, name), latest=latest, head=latest[0]["seq"] if latest else 0)
+
+
+def characters(request):
+    from campaign.services.characters import list_characters
+
+    db, name = _ctx(request)
+    return _render(request, "characters.html", characters=list_characters(db, name, include_gone=True))
+
+
+def character(request):
+    from campaign.services.browse import source_kinds
+    from campaign.services.characters import show_character
+
+    db, name = _ctx(request)
+    view = show_character(db, name, request.path_params["name"])
+    kinds = source_kinds(db, name, [t["source_seq"] for t in view["traits"]]
+                        + [c["source_seq"] for c in view["conditions"]])
+    return _render(request, "character.html", c=view, kinds=kinds)
+
+
+def missing(request):
+    from campaign.services.missing import list_missing
+
+    db, name = _ctx(request)
+    return _render(request, "missing.html", missing=list_missing(db, name))
+
+
+def scenarios(request):
+    from campaign.services.scenarios import list_scenarios
+
+    db, name = _ctx(request)
+    return _render(request, "scenarios.html", scenarios=list_scenarios(db, name))
+
+
+def scenario(request):
+    from campaign.services.browse import scenario_by_number
+
+    db, name = _ctx(request)
+    return _render(request, "scenario.html", s=scenario_by_number(db, name, request.path_params["number"]))
+
+
+def history(request):
+    from urllib.parse import urlencode
+
+    from campaign.services.browse import history_page
+    from campaign.services.history import KINDS, OUTCOMES, HistoryFilter
+
+    db, name = _ctx(request)
+    given = {key: _text(request, key) for key in HISTORY_FILTERS}
+    flt = HistoryFilter(character=given["char"], player=given["player"], actor=given["actor"], kind=given["kind"],
+                        scenario=_int(request, "scenario"), outcome=given["outcome"], since=given["since"],
+                        until=given["until"])
+    before = _int(request, "before")
+    page = history_page(db, name, flt, before=before)
+    kept = [(key, value) for key, value in given.items() if value is not None]
+    older = None if page["older"] is None else "/history?" + urlencode([*kept, ("before", page["older"])])
+    filtered = bool(kept)
+    entries = page["entries"]
+    # The feed sends every new entry: only the unfiltered first page may take them all.
+    live = not filtered and before is None
+    return _render(request, "history.html", entries=entries, given=given, kinds=KINDS, outcomes=OUTCOMES,
+                   older=older, newest="/history" + ("?" + urlencode(kept) if kept else ""),
+                   paged=before is not None, live=live, head=entries[0]["seq"] if entries else 0,
+                   from_seq=entries[-1]["seq"] if entries else 1)
+
+
+def entry(request):
+    import json
+
+    from campaign.services.browse import chain_slice
+    from campaign.services.history import show_entry
+
+    db, name = _ctx(request)
+    seq = request.path_params["seq"]
+    view = show_entry(db, name, seq)
+    # The record as hashed (not the view of it), indented for reading.
+    stored = chain_slice(db, name, seq, seq)["entries"][0]["record"]
+    record = json.dumps(json.loads(stored), ensure_ascii=False, indent=2, sort_keys=True)
+    return _render(request, "entry.html", e=view, record=record)
+
+
+def luck(request):
+    from campaign.services.history import HistoryFilter
+    from campaign.services.stats import luck_report
+
+    db, name = _ctx(request)
+    char = _text(request, "char")
+    report = luck_report(db, name, HistoryFilter(character=char, limit=None))
+    return _render(request, "luck.html", report=report, char=char)
