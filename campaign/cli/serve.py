@@ -108,3 +108,4 @@ def _run(app, sock, tls_cert: str | None, tls_key: str | None) -> None:
         server.run(sockets=[sock])
     finally:
         sock.close()
+        app.app.state.db.close()  # SQLite checkpoints its log when the last connection closes

@@ -110,20 +110,21 @@ def percent(value: float | None, digits: int = 1) -> str:
 
 
 def bars(values: list[float], expected: float | None = None, *, width: int = 320, height: int = 160,
-         labels: list[str] | None = None) -> dict[str, Any]:
+         labels: list[str] | None = None, peak: float | None = None, suffix: str = "") -> dict[str, Any]:
     """Geometry of a bar chart (the SVG markup itself is the `bar_chart` macro): one bar
     per value, scaled so the tallest bar or the expected line fits, with a 20 px band
-    below for the labels and 14 px above for the counts."""
+    below for the labels and 14 px above for the counts. `peak` fixes the top of the
+    scale (100 for percentages, so two rates compare at a glance)."""
     top, bottom = 14, 20
     plot = height - top - bottom
-    peak = max([*values, expected or 0, 1])
+    peak = peak or max([*values, expected or 0, 1])
     step = width / max(len(values), 1)
     out = []
     for index, value in enumerate(values):
         h = plot * value / peak
         out.append({"x": round(index * step + step * 0.15, 1), "y": round(top + plot - h, 1),
                     "w": round(step * 0.7, 1), "h": round(h, 1),
-                    "value": value if float(value).is_integer() else f"{value:.1f}",
+                    "value": (f"{value:g}" if float(value).is_integer() else f"{value:.1f}") + suffix,
                     "label": labels[index] if labels else str(index + 1),
                     "cx": round(index * step + step / 2, 1)})
     line = None if expected is None else round(top + plot - plot * expected / peak, 1)

@@ -48,7 +48,11 @@ def _int(request, name: str) -> int | None:
 
 
 def _text(request, name: str) -> str | None:
+    """A filter as typed; NUL (which no name holds, and PostgreSQL refuses in a query
+    parameter) is malformed input, as the CLI's argv could never carry it."""
     text = request.query_params.get(name, "").strip()
+    if "\x00" in text:
+        raise BadInput(f"{name}: contains a NUL character")
     return text or None
 
 

@@ -78,14 +78,19 @@ class Guard:
 
     async def _set_cookie_and_redirect(self, scope, query, send) -> None:
         rest = urlencode([(key, value) for key, value in query if key != "token"], encoding="latin-1")
-        location = (scope.get("root_path", "") + scope["path"]) or "/"
+        from urllib.parse import quote
+
+        # The path as the browser sent it (percent-encoded), so a Location header stays ASCII.
+        raw = scope.get("raw_path")
+        path = raw.decode("latin-1") if raw else quote(scope["path"])
+        location = (scope.get("root_path", "") + path) or "/"
         if rest:
             location += "?" + rest
         cookie = f"{COOKIE}={self.token.decode('utf-8')}; Path=/; HttpOnly; SameSite=Strict"
         if self.secure_cookie:
             cookie += "; Secure"
         await send({"type": "http.response.start", "status": 303, "headers": [
-            (b"location", location.encode("utf-8")), (b"set-cookie", cookie.encode("utf-8")),
+            (b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode("utf-8")),
             (b"cache-control", b"no-store"), (b"content-length", b"0")]})
         await send({"type": "http.response.body", "body": b""})
 

@@ -116,7 +116,13 @@ def test_luck_page_draws_svg_charts_server_side(client):
     text = page.text
     assert text.count('<svg class="chart"') >= 2  # at least d6 faces and one success-rate chart
     assert '<rect class="bar"' in text and '<line class="expected"' in text
-    assert "manual" in text
+    # The d6 faces the fixed dice gave: 1,2,3 / 2,5 / 6,5,5 + 6,6,6 / reunion 4 (the secret
+    # roll's dice are not in the ledger): 1:1 2:2 3:1 4:1 5:3 6:4, expected 2 each.
+    d6 = text.split('<svg class="chart"')[1]
+    assert re.findall(r'<text class="count"[^>]*>([^<]*)</text>', d6) == ["1", "2", "1", "1", "3", "4"]
+    assert "d6: 12 個" in text and "manual" in text
+    rates = text.split('<svg class="chart"')[2]
+    assert re.findall(r'<text class="count"[^>]*>([^<]*)</text>', rates) == ["50%", "68.3%"]
 
 
 def test_every_text_is_escaped(table, client):
@@ -180,3 +186,11 @@ def test_every_page_renders_on_both_backends(db_url):
     assert "暗所恐怖症" in pages["/characters/鈴音"].text
     assert [seal["seq"] for seal in pages["/api/seals"].json()["seals"]] == [seqs["seal"]]
     assert "聞き耳ひみつ" not in pages["/history"].text
+    # Hostile query values are malformed input (400), never a server error.
+    for query in ("actor=%00", "char=a%00b", "kind=%00", "scenario=99999999999", "before=-5",
+                  "before=99999999999999", "since=2026-13-40"):
+        assert client.get("/history?" + query).status_code in (200, 400, 404), query
+    assert client.get("/history?actor=%00").status_code == 400
+    assert client.get("/entries/99999999999").status_code == 404
+    assert client.get("/scenarios/99999999999").status_code == 404
+    assert client.get("/api/chain?from=-3&to=99999999999").status_code == 200

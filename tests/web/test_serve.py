@@ -140,3 +140,22 @@ def test_the_cli_start_up_never_imports_the_web_stack(tmp_path):
         loaded = _modules(tmp_path / str(number), *args)
         assert not [name for name in loaded if name.split(".")[0] in ("starlette", "jinja2", "uvicorn", "httpx")
                     or name.startswith("campaign.web")], args
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_serve_over_https_with_a_secure_cookie(db_url, serve, tmp_path):
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.fail("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    Cli(db_url).run("init", "卓")
+    server = serve(db_url, "--host", "localhost", "--tls-cert", str(cert), "--tls-key", str(key), "--json")
+    started = json.loads(server.first_line)
+    assert started["url"].startswith(f"https://localhost:{started['port']}/?token=")
+    with httpx.Client(timeout=30, verify=False) as browser:
+        first = browser.get(started["url"])
+        assert first.status_code == 303 and "; Secure" in first.headers["set-cookie"]
+        assert browser.get(f"https://localhost:{started['port']}/").status_code == 200
