@@ -24,8 +24,10 @@ def _need_browser() -> None:
         pytest.skip(problem)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Module-scoped, not session: Playwright's sync API keeps an asyncio loop running in
+    this thread while it is open, and other test directories call asyncio.run()."""
     _need_browser()
     from playwright.sync_api import sync_playwright
 
