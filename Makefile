@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-test bench clean
+.PHONY: demo demo-web test install install-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,11 @@ install-test: $(BIN)/python
 
 demo: install
 	$(BIN)/campaign demo
+
+# The demo campaign served and photographed (overview and luck charts at 390 and 1280 px)
+# into docs/screenshots/ with Debian's headless Chromium (apt-get install chromium fonts-noto-cjk).
+demo-web: install-test
+	$(BIN)/python -m tests.browser.screenshots docs/screenshots
 
 test: install-test
 	CAMPAIGN_TEST_POSTGRES=$${CAMPAIGN_TEST_POSTGRES:-required} $(BIN)/python -m pytest -q

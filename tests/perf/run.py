@@ -406,6 +406,34 @@ class Bench:
              f"{idle.max_rss_kb / 1024:.0f} MB; `history --all --json` peaks at {history.max_rss_kb / 1024:.0f} MB"],
         ))
 
+    def row_web_history(self) -> None:
+        """The web history page (`campaign serve`, issue 16) at 1,000,000 entries against the
+        same page at 1,000, in one process through Starlette's TestClient, requests to the
+        two apps interleaved so load from elsewhere hits both alike."""
+        n, runs = self.sizes.big, max(20, self.sizes.latency_runs * 2)
+        targets = [[str(self.big_db), "Long Campaign", "/history"],
+                   [str(self.latency_db), "Night Parade", "/history"],
+                   [str(self.big_db), "Long Campaign", f"/history?before={n // 2}"],
+                   [str(self.big_db), "Long Campaign", f"/history?char={generate.QUERY_CHARACTER}&kind=fright"],
+                   [str(self.big_db), "Long Campaign", f"/entries/{n // 2}"],
+                   [str(self.big_db), "Long Campaign", "/static/style.css"]]
+        done = subprocess.run([self.python, "-c", WEB_BENCH, str(runs), json.dumps(targets)], capture_output=True,
+                              text=True, env=self.env)
+        if done.returncode != 0:
+            raise RuntimeError(f"the web history bench failed: {done.stderr.strip()[-2000:]}")
+        big, small, deep, filtered, entry, floor = json.loads(done.stdout)
+        self.rows.append(Row(
+            "web_history", "history page p50",
+            f"`GET /history` of `campaign serve` (first page) on {n:,} entries, Starlette TestClient in one "
+            f"process, median of {runs}",
+            f"{big * 1000:.1f} ms", f"{small * 1000:.1f} ms (same page, {self.sizes.small:,} entries)",
+            big / small, "< 50 ms", big < 0.050,
+            [f"same database: an older page (`?before={n // 2:,}`) {deep * 1000:.1f} ms, filtered "
+             f"(`?char={generate.QUERY_CHARACTER}&kind=fright`) {filtered * 1000:.1f} ms, an entry page "
+             f"(`/entries/{n // 2}`) {entry * 1000:.1f} ms (medians)",
+             f"request floor (a static file through the same TestClient): {floor * 1000:.1f} ms"],
+        ))
+
     # --- what dominates --------------------------------------------------------------
 
     def profile(self) -> None:
@@ -430,6 +458,34 @@ class Bench:
 
 # --- baselines and helpers ---------------------------------------------------------------
 
+
+# Times GET requests to `campaign serve` apps in this one process (argv: runs, targets as
+# JSON [[db, campaign, path], ...]); prints the median seconds of each target.
+WEB_BENCH = """
+import contextlib, json, statistics, sys, time
+from starlette.testclient import TestClient
+from campaign.web.app import create_app
+runs, targets = int(sys.argv[1]), json.loads(sys.argv[2])
+with contextlib.ExitStack() as stack:
+    apps = {}
+    for db, name, _ in targets:
+        if (db, name) not in apps:
+            apps[db, name] = stack.enter_context(TestClient(create_app(db, name, None)))
+    clients = [apps[db, name] for db, name, _ in targets]
+    for client, (_, _, path) in zip(clients, targets):
+        for _ in range(3):
+            response = client.get(path)
+            assert response.status_code == 200, (path, response.status_code, response.text[:500])
+    times = [[] for _ in targets]
+    for i in range(runs):
+        order = list(range(len(targets)))
+        for k in (order if i % 2 == 0 else order[::-1]):
+            start = time.perf_counter()
+            response = clients[k].get(targets[k][2])
+            times[k].append(time.perf_counter() - start)
+            assert response.status_code == 200
+print(json.dumps([statistics.median(t) for t in times]))
+"""
 
 def _median_run(runs: list[Run]) -> Run:
     ordered = sorted(runs, key=lambda r: r.wall)
@@ -830,8 +886,8 @@ _EVIDENCE = {
 
 # Which databases each row reads (`--only` builds just those; verify_state builds its own).
 DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
-             "memory": ("big",), "stats": ("big",), "verify_state": ()}
-ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats")
+             "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency")}
+ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -861,7 +917,8 @@ def main(argv: list[str] | None = None) -> int:
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify,
                  "verify_state": bench.row_verify_state, "dice": bench.row_dice,
-                 "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats}
+                 "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats,
+                 "web": bench.row_web_history}
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()

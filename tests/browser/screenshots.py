@@ -1,0 +1,83 @@
+"""`make demo-web`: the demo campaign served and photographed, for a reviewer to look at.
+
+    python -m tests.browser.screenshots docs/screenshots
+
+Builds the demo campaign (`campaign --db F demo`, fixed seed, then 刀矢 goes missing in a
+third scenario so the missing board has a card), starts `campaign serve
+--port 0` on it, and writes full-page PNGs of the overview and the luck charts at a
+phone's width (390 px) and a laptop's (1280 px) with Debian's headless Chromium.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.browser import support
+
+PAGES = (("overview", "/"), ("luck", "/luck"))
+WIDTHS = (390, 1280)
+
+
+def take(browser, base: str, outdir: Path, widths=WIDTHS, pages=PAGES) -> list[Path]:
+    """One PNG per page and width, named PAGE-WIDTH.png; the paths written."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for width in widths:
+        context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900},
+                                      device_scale_factor=1)
+        page = context.new_page()
+        for name, path in pages:
+            response = page.goto(base + path)
+            if response is None or response.status != 200:
+                raise RuntimeError(f"{path} answered {response and response.status}")
+            page.wait_for_timeout(300)  # webfonts and layout settle
+            target = outdir / f"{name}-{width}.png"
+            page.screenshot(path=str(target), full_page=True)
+            written.append(target)
+        context.close()
+    return written
+
+
+def build_demo(db: Path) -> None:
+    done = subprocess.run([*support.campaign_command(), "--db", str(db), "demo"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"campaign demo failed: {done.stderr.strip()[-2000:]}")
+    # The tour ends with everyone found; leave someone missing so the board has a card.
+    for step in AFTER_DEMO:
+        support.cli(db, *step)
+
+
+AFTER_DEMO = [
+    ["scenario", "start", "第三話 鏡の間", "--with", "鈴音", "--with", "刀矢"],
+    ["missing", "mark", "刀矢", "--reason", "鏡の向こうへ消えた"],
+]
+
+
+def main(argv: list[str]) -> int:
+    outdir = Path(argv[0] if argv else "docs/screenshots")
+    problem = support.chromium_problem()
+    if problem:
+        print(f"error: cannot take screenshots: {problem}", file=sys.stderr)
+        return 1
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="campaign-demo-web-") as work:
+        db = Path(work) / "demo.db"
+        print("building the demo campaign…", flush=True)
+        build_demo(db)
+        with support.Server(db) as server, sync_playwright() as playwright:
+            browser = support.launch_chromium(playwright)
+            try:
+                for path in take(browser, server.base, outdir):
+                    print(path)
+            finally:
+                browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
