@@ -29,6 +29,7 @@ from campaign.core.check_results import (
 from campaign.core.dice_source import DiceSource
 from campaign.errors import BadInput
 
+
 def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
     """Normalise any accepted modifier shape into labelled terms (zero ints dropped)."""
     if isinstance(modifiers, bool):

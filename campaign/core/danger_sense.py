@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from campaign.core.check_dice import beats, contestant_terms, modifier_terms, plain_check, roll_dice, stat_term
+from campaign.core.check_dice import (
+    beats,
+    contestant_terms,
+    modifier_terms,
+    plain_check,
+    roll_dice,
+    stat_term,
+)
 from campaign.core.check_results import (
     BASE_DICE,
     CRITICAL_FAILURE,
@@ -32,7 +39,6 @@ from campaign.core.check_results import (
     danger_band,
 )
 from campaign.core.dice_source import DiceSource
-
 
 
 def danger_sense(

@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Union
 
-from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
 from campaign.core.effects_vocabulary import (
     AttributeLoss,
     Check,
@@ -40,6 +39,7 @@ from campaign.core.effects_vocabulary import (
     Trait,
     TraitOption,
 )
+from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
 from campaign.core.table_model import Entry, EntryEffect, Table, expand_entry
 from campaign.errors import BadInput, RuleRefused
 

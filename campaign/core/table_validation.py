@@ -34,7 +34,8 @@ from campaign.core.effects_vocabulary import (
     Trait,
     TraitOption,
 )
-from campaign.core.table_model import Entry, SeedProblem as _Problem, Table, TextDice, expand_references
+from campaign.core.table_model import Entry, Table, TextDice, expand_references
+from campaign.core.table_model import SeedProblem as _Problem
 from campaign.errors import DataError
 
 _DICE_RE = re.compile(r"^([1-9][0-9]?)D$")

@@ -91,7 +91,8 @@ class CharacterAdded(Op):
         if d.get("kind") not in ("pc", "npc"):
             raise BadOp(f"character kind must be pc or npc, not {d.get('kind')!r}")
         return cls(field_name(d.get("character"), "character"), d["kind"], field_opt_name(d.get("player"), "player"),
-                   field_opt_name(d.get("summoner"), "summoner"), field_stats(d.get("stats"), "stats"), field_int(d.get("cp"), "cp"))
+                   field_opt_name(d.get("summoner"), "summoner"), field_stats(d.get("stats"), "stats"),
+                   field_int(d.get("cp"), "cp"))
 
     def apply(self, state, entry):
         if self.character in state.characters:
@@ -114,7 +115,8 @@ class RelationAdded(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("a"), "character"), field_name(d.get("b"), "character"), field_text(d.get("note"), "note"))
+        return cls(field_name(d.get("a"), "character"), field_name(d.get("b"), "character"),
+                   field_text(d.get("note"), "note"))
 
     @property
     def character_names(self):
@@ -140,7 +142,8 @@ class StatSet(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"), field_int(d.get("value"), "stat"))
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"),
+                   field_int(d.get("value"), "stat"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -159,7 +162,8 @@ class StatChanged(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"), field_int(d.get("delta"), "delta"))
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"),
+                   field_int(d.get("delta"), "delta"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -211,7 +215,8 @@ class PoolChanged(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("pool"), "pool"), field_int(d.get("delta"), "delta"))
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("pool"), "pool"),
+                   field_int(d.get("delta"), "delta"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -236,7 +241,8 @@ class PoolSet(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("pool"), "pool"), field_int(d.get("value"), "pool"))
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("pool"), "pool"),
+                   field_int(d.get("value"), "pool"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)

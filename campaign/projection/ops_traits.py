@@ -43,7 +43,8 @@ class TraitAdded(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")), field_name(d.get("trait"), "trait"),
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
+                   field_name(d.get("trait"), "trait"),
                    field_name(d.get("category"), "category"), field_int(d.get("cp"), "cp"),
                    field_bool(d.get("counts_toward_limit"), "counts_toward_limit"))
 
@@ -80,7 +81,8 @@ class TraitRenamed(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")), field_name(d.get("trait"), "trait"))
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
+                   field_name(d.get("trait"), "trait"))
 
     def apply(self, state, entry):
         trait = live_trait(state, self.origin, self.character)
@@ -97,7 +99,8 @@ class TraitCpSet(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")), field_int(d.get("cp"), "cp"))
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")), field_int(d.get("cp"),
+                   "cp"))
 
     def apply(self, state, entry):
         live_trait(state, self.origin, self.character).cp = self.cp
@@ -138,7 +141,8 @@ class ConditionAdded(Op):
             raise BadOp("condition detail must be an object")
         return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
                    field_name(d.get("condition"), "condition"), field_text(d.get("duration"), "duration"),
-                   field_json(d["detail"], "condition detail"), field_opt_int(d.get("length"), "length", 1, CLOCK_LIMIT))
+                   field_json(d["detail"], "condition detail"),
+                   field_opt_int(d.get("length"), "length", 1, CLOCK_LIMIT))
 
     def to_json(self):
         data = super().to_json()
@@ -189,7 +193,8 @@ class TraitUnlimitedChanged(Op):
 
     @classmethod
     def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")), field_int(d.get("delta"), "delta"))
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
+                   field_int(d.get("delta"), "delta"))
 
     def apply(self, state, entry):
         trait = live_trait(state, self.origin, self.character)
