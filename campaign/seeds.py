@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from campaign.core.reference import RefTable
     from campaign.core.table_model import Table
 
+
 def default_seed_dir() -> Path:
     """The installed package's seeds/ if there is one, else the source checkout's."""
     installed = Path(__file__).parent / "seeds"

@@ -122,13 +122,11 @@ def stat_term(stat: int, stat_name: str | None) -> Term:
     return Term(stat_name or "stat", stat)
 
 
-
 def scaled(total: int, doubles: int, halves: int) -> tuple[int, Scaling | None]:
     """The total after R6's x2 / x1/2 (no stacking) and the record of it (None if none asked)."""
     if not doubles and not halves:
         return total, None
     return apply_scaling(total, doubles, halves), Scaling(doubles, halves, total)
-
 
 
 def contestant_terms(side: Contestant, default_stat_name: str | None) -> tuple[Term, ...]:

@@ -125,7 +125,6 @@ class Scaling:
                 "halved": self.halved, "unscaled": self.unscaled}
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class CheckResult:
     """One rolled (or skipped) check.
@@ -342,7 +341,6 @@ class HideResult:
             "hider": self.hider.to_detail(),
             "observers": [obs.to_detail() for obs in self.observers],
         }
-
 
 
 # --------------------------------------------------------------------------- scaling

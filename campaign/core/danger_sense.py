@@ -99,7 +99,6 @@ def _with_band(result: DangerSenseResult) -> DangerSenseResult:
     return replace(result, band=DANGER_BANDS[index])
 
 
-
 def _against_hider(sensed: DangerSenseResult, hider_critical: str | None) -> DangerSenseResult:
     """An observer's outcome is whether it noticed: criticals first, then it must exceed
     the hider's total (R6/R7). One that took no dice never notices."""

@@ -67,7 +67,6 @@ _SYMBOL_SPELLINGS = str.maketrans(
 )
 
 
-
 # --- where the expression is and how it reads once normalised -----------------------
 
 
@@ -178,7 +177,6 @@ def parse(text: str) -> ParsedExpression:
         return parse_normalized(located.normalized)
     except ExpressionProblem as problem:
         raise located.error(problem) from None
-
 
 
 _OPERATOR_START = frozenset("<>=!+-*/≦≤≧≥≠×÷−＜＞＝！＋－＊／")

@@ -23,6 +23,7 @@ COMPARISONS = ("<=", ">=", "<", ">", "=", "!=")
 DIGITS = frozenset("0123456789")
 REPEAT_WORDS = ("REPEAT", "REP", "X")
 
+
 class ExpressionProblem(Exception):
     """A fault at a position in the normalised text, not yet mapped to a user column.
 

@@ -65,7 +65,6 @@ class TextDice:
         return int(rest) if rest else 0
 
 
-
 @dataclass(frozen=True, slots=True)
 class Entry:
     lo: int
@@ -116,7 +115,6 @@ class EntryEffect:
 
     effect: Effect
     entry: int  # `lo` of the declaring entry: 17 inside 26 = 18 + 22; 36 for 24's trait at -20 CP
-
 
 
 def expand_entry(table: Table, entry: Entry) -> tuple[EntryEffect, ...]:

@@ -249,8 +249,6 @@ class PoolSet(Op):
         row.pools = {**row.pools, self.pool: self.value}
 
 
-
-
 # --------------------------------------------------------------------------- names and lifecycle
 
 STATUSES = ("active", "dead", "retired")

@@ -47,8 +47,6 @@ class ClockAdvanced(Op):
         state.clock = clock_value(state.clock + self.seconds)
 
 
-
-
 @dataclass(frozen=True)
 class ScenarioStarted(Op):
     name: ClassVar[str] = "scenario_started"

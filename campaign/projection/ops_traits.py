@@ -179,8 +179,6 @@ class ConditionCleared(Op):
         row.cleared_seq = entry.seq
 
 
-
-
 @dataclass(frozen=True)
 class TraitUnlimitedChanged(Op):
     """The part of a trait's CP outside the disadvantage limit moves by `delta` (R2.5:

@@ -219,7 +219,6 @@ class CheckRecorder:
                 "scenario": self.scenario}
 
 
-
 def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[rules.Contestant, str | None]:
     """The core's view of one side; a side with no stat does not roll (result 0)."""
     rolls = spec.stat is not None

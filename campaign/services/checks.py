@@ -161,7 +161,6 @@ def cooperative_check(
         }
 
 
-
 def opposed_check(
     db: Database,
     campaign_name: str | None,
