@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from campaign.core.dice import roll_parsed
 from campaign.core.dice_parse import ArithmeticRoll, DiceTerm, parse
 from campaign.core.dice_source import ManualDice
-from campaign.core.tables import Table, table_for_command
+from campaign.core.table_model import Table
+from campaign.core.table_roll import table_for_command
 from campaign.errors import CampaignError
 
 SECRET_MARKS = ("secret dice", "シークレットダイス")

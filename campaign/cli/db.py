@@ -14,9 +14,9 @@ app = typer.Typer(help="The database itself: path, schema revision, upgrade, bac
 
 
 def _redacted(url: str) -> str:
-    from sqlalchemy.engine import make_url
+    from campaign.db.engine import redacted_url
 
-    return make_url(url).render_as_string(hide_password=True)
+    return redacted_url(url)
 
 
 @app.command("path")

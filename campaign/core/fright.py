@@ -28,23 +28,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Union
 
-from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
-from campaign.core.tables import (
+from campaign.core.effects_vocabulary import (
     AttributeLoss,
     Check,
     Condition,
-    Entry,
-    EntryEffect,
     EscalatePhobia,
     Fatigue,
     Injury,
     Stun,
-    Table,
     Trait,
     TraitOption,
-    expand_entry,
-    load_tables,
 )
+from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
+from campaign.core.table_model import Entry, EntryEffect, Table, expand_entry
 from campaign.errors import BadInput, RuleRefused
 
 if TYPE_CHECKING:
@@ -237,10 +233,11 @@ def resolve_fright_check(
     stats: Mapping[str, int] | None = None,
     pick: str | None = None,
     choice: int = 0,
-    table: Table | None = None,
+    table: Table,
 ) -> FrightResult:
-    """Roll a fright check and, on failure, the table entry and all it needs (R2)."""
-    table = table or load_tables()[FRIGHT_TABLE]
+    """Roll a fright check and, on failure, the table entry and all it needs (R2).
+
+    `table` is the fright table (campaign.seeds.fright_table() for the shipped one)."""
     _check_inputs(table, stats, choice)  # before any die is rolled
     target = effective_target(
         will, modifier, combat_reflexes=combat_reflexes, severe_phobia=severe_phobia, fright_cap=fright_cap

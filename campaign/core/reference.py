@@ -3,7 +3,8 @@
 Seed 000's modifier tables, seed 001's situation modifiers and object hardness, seed
 002's target-number guide: a GM wants them at hand during play. Each lives in its own
 `seeds/ref/*.toml` in our own short words and is checked when loaded (a DataError
-naming the file), like the roll tables in campaign.core.tables.
+naming the file), like the roll tables in campaign.core.table_validation. This module
+only checks and looks up data it is given; campaign.seeds reads the files.
 
 Format (one file per table):
 
@@ -28,10 +29,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from campaign.errors import DataError
@@ -108,40 +107,18 @@ class _Problem(Exception):
     pass
 
 
-# --- loading ---
+# --- checking ---
 
 
-def default_ref_dir() -> Path:
-    from campaign.core.tables import default_seed_dir
+def build_references(sources: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, RefTable]:
+    """Every reference table keyed by `key` from (file path, parsed TOML) pairs, in order.
 
-    return default_seed_dir() / "ref"
-
-
-def load_references(directory: Path | str | None = None) -> dict[str, RefTable]:
-    """Every reference table keyed by `key`, in file-name order; the shipped ones once."""
-    if directory is None:
-        return dict(_load_default())
-    return dict(_load_directory(Path(directory)))
-
-
-@lru_cache(maxsize=1)
-def _load_default() -> tuple[tuple[str, RefTable], ...]:
-    return _load_directory(default_ref_dir())
-
-
-def _load_directory(directory: Path) -> tuple[tuple[str, RefTable], ...]:
-    import tomllib
-
-    paths = sorted(directory.glob("*.toml"))
-    if not paths:
-        raise DataError(f"{directory}: no reference tables (*.toml) found")
+    Refuses a key used twice and a name (key, name, English name or alias) that two
+    tables share, since `ref show NAME` must find exactly one.
+    """
     tables: dict[str, RefTable] = {}
     names: dict[str, str] = {}
-    for path in paths:
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(f"{path}: not valid TOML: {exc}") from None
+    for path, data in sources:
         try:
             table = _build(path, data)
         except _Problem as problem:
@@ -154,7 +131,7 @@ def _load_directory(directory: Path) -> tuple[tuple[str, RefTable], ...]:
                 raise DataError(f"{path}: name {name!r} is already used by table {names[folded]!r}")
             names[folded] = table.key
         tables[table.key] = table
-    return tuple(tables.items())
+    return tables
 
 
 def fold(name: str) -> str:
@@ -168,7 +145,7 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
-def _build(path: Path, data: dict[str, Any]) -> RefTable:
+def _build(path: str, data: dict[str, Any]) -> RefTable:
     unknown = set(data) - _TABLE_KEYS
     if unknown:
         raise _Problem(f"unknown key(s) {', '.join(sorted(unknown))}")
@@ -264,10 +241,8 @@ def _rows(raw: Any, columns: tuple[Column, ...], *, rollable: bool) -> tuple[Row
 # --- finding and rolling ---
 
 
-def find_reference(name: str, tables: Mapping[str, RefTable] | None = None) -> RefTable | None:
+def find_reference(name: str, tables: Mapping[str, RefTable]) -> RefTable | None:
     """A table by key, name, English name or alias; else the one whose name contains it."""
-    if tables is None:
-        tables = load_references()
     wanted = fold(name)
     if not wanted:
         return None

@@ -69,6 +69,11 @@ def resolve_url(db: str | None) -> str:
                    "postgresql://USER@HOST/DATABASE")
 
 
+def redacted_url(url: str) -> str:
+    """The URL as it may be shown: its password replaced by ***."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def redact_url_text(text: str) -> str:
     """A URL-like text with whatever sits between 'user:' and the last '@' masked, for
     messages about URLs too broken to parse (so SQLAlchemy cannot redact them)."""

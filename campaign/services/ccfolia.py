@@ -23,10 +23,10 @@ from campaign import ledger
 from campaign.bridges.bcdice_lines import RollLine, TableLine, classify
 from campaign.bridges.ccfolia_log import LogReader, Message, read_chunks
 from campaign.bridges.ccfolia_piece import piece
-from campaign.core.tables import load_tables
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry
 from campaign.errors import BadInput, NotFound
+from campaign.seeds import load_tables
 from campaign.services.characters import character_view
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name
 from campaign.services.history import INT_MAX

@@ -43,7 +43,7 @@ def _check_stats(stats: dict[str, int]) -> dict[str, int]:
 
 
 def stat_aliases(campaign) -> dict[str, tuple[str, ...]]:
-    from campaign.core.tables import load_stat_aliases
+    from campaign.seeds import load_stat_aliases
 
     return load_stat_aliases().get(campaign.ruleset, {})
 

@@ -52,6 +52,7 @@ from campaign.core.gametime import unit_seconds
 from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
+from campaign.seeds import fright_table
 from campaign.services.characters import character_view
 from campaign.services.common import (
     campaign_transaction,
@@ -318,7 +319,7 @@ def fright_check(
         result = resolve_fright_check(
             will.value, source, modifier=modifier, combat_reflexes=combat_reflexes,
             severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
-            traits=known, stats=dict(character.stats), pick=pick, choice=choice,
+            traits=known, stats=dict(character.stats), pick=pick, choice=choice, table=fright_table(),
         )
         source.ensure_all_used()
 

@@ -11,9 +11,10 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.dice_source import DiceSource
-from campaign.core.reference import RefRoll, RefTable, find_reference, load_references
+from campaign.core.reference import RefRoll, RefTable, find_reference
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
+from campaign.seeds import load_references
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 
@@ -31,7 +32,7 @@ def list_references() -> list[dict[str, Any]]:
 
 def reference_named(name: str) -> RefTable:
     wanted = clean_text(name, "table name") or ""
-    table = find_reference(wanted)
+    table = find_reference(wanted, load_references())
     if table is None:
         known = ", ".join(t.name for t in load_references().values())
         raise NotFound(f"no reference table {wanted!r}; tables: {known}")

@@ -20,9 +20,10 @@ _TABLE_HEAD = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*[+-]")
 def _is_table_command(word: str) -> bool:
     """True for a table command; a table name with a modifier it does not take (CRT+1)
     is refused here with the same message as `table roll`, not read as dice."""
-    from campaign.core.tables import load_tables, table_for_command
+    from campaign.core.table_roll import table_for_command
+    from campaign.seeds import load_tables
 
-    if table_for_command(word) is not None:
+    if table_for_command(word, load_tables()) is not None:
         return True
     head = _TABLE_HEAD.match(word)
     if head and head.group(1).upper() in load_tables():

@@ -24,10 +24,11 @@ from campaign.services.history import HistoryFilter, check_filter, filter_clause
 
 def _table_dice(text: str) -> str | None:
     """The dice a table command rolls (`CRT`, `FEAR+5` roll the table's 3D6), else None."""
-    from campaign.core.tables import table_for_command
+    from campaign.core.table_roll import table_for_command
+    from campaign.seeds import load_tables
 
     try:
-        found = table_for_command(text.strip())
+        found = table_for_command(text.strip(), load_tables())
     except Exception:  # unreadable seed tables: the entry stays unclassified, the report goes on
         return None
     return None if found is None else found[0].dice

@@ -15,18 +15,12 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.dice_source import DiceSource
-from campaign.core.tables import (
-    DIRECTIVES,
-    Entry,
-    Table,
-    TableRoll,
-    TextRoll,
-    load_tables,
-    roll_on_table,
-    table_for_command,
-)
+from campaign.core.effects_vocabulary import DIRECTIVES
+from campaign.core.table_model import Entry, Table
+from campaign.core.table_roll import TableRoll, TextRoll, roll_on_table, table_for_command
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
+from campaign.seeds import load_tables
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.core.tables import MAX_DEPTH, load_tables
+from campaign.core.table_roll import MAX_DEPTH
+from campaign.seeds import load_tables
 
 TABLES = load_tables()
 COMMANDS = ["CRT", "FEAR", "FMB", "GFMB", "HCRT", "YFMB", "YSCRT", "YSFMB"]

@@ -40,7 +40,7 @@ def test_wheel_works_from_another_directory(tmp_path):
     assert json.loads(rolled.stdout)["outcome"] == "critical_success"
     seeds = subprocess.run(
         [str(env_dir / "bin" / "python"), "-c",
-         "from campaign.core.tables import load_tables, default_seed_dir; "
+         "from campaign.seeds import load_tables, default_seed_dir; "
          "print(default_seed_dir()); print(sorted(load_tables()))"],
         cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
     assert seeds.returncode == 0, seeds.stderr

@@ -46,9 +46,10 @@ def ledger(db_url, fast_cli):
 
 def _fails_with_subrolls(seed: int) -> bool:
     from campaign.core.fright import resolve_fright_check
+    from campaign.seeds import fright_table
 
     result = resolve_fright_check(10, SeededDice(seed), modifier=-6, combat_reflexes=False, severe_phobia=False,
-                                  fright_cap=None, traits=[], stats=STATS)
+                                  fright_cap=None, traits=[], stats=STATS, table=fright_table())
     return result.table is not None and len(result.sub_rolls) >= 1
 
 

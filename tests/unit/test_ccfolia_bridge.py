@@ -6,7 +6,7 @@ import pytest
 
 from campaign.bridges.bcdice_lines import classify
 from campaign.bridges.ccfolia_log import MAX_FIELD, LogReader
-from campaign.core.tables import load_tables
+from campaign.seeds import load_tables
 from tests.ccfolia_logs import GURPS_SESSION, build
 
 TABLES = load_tables()

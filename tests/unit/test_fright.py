@@ -17,7 +17,8 @@ from campaign.core.fright import (
     placeholder_name,
     resolve_fright_check,
 )
-from campaign.core.tables import TraitOption, load_tables
+from campaign.core.effects_vocabulary import TraitOption
+from campaign.seeds import load_tables
 from campaign.errors import BadInput, RuleRefused
 
 HT = {"HT": 10}
@@ -204,7 +205,7 @@ def test_each_entry_through_a_failed_check(value):
     """Check 17 vs target (20 - value) fails by value - 3; table dice 1,1,1 then land on value."""
     extra, effects, subs = CASES[value]
     dice = ManualDice([6, 6, 5, 1, 1, 1, *extra])
-    result = resolve_fright_check(10, dice, modifier=10 - value, stats=HT)
+    result = resolve_fright_check(10, dice, modifier=10 - value, stats=HT, table=FEAR)
     assert result.check.target == 20 - value
     assert result.check.total == 17
     assert result.check.outcome in ("failure", "critical_failure")
@@ -255,7 +256,7 @@ def test_entry_31_passed_ht_roll_costs_nothing_more():
 def test_clamped_at_4_when_an_automatic_failure_adds_no_margin():
     # target 20: a 17 fails automatically (R1) though it is under the target -> margin 0
     dice = ManualDice([6, 6, 5, 1, 1, 1])
-    result = resolve_fright_check(18, dice, combat_reflexes=True, stats=HT)
+    result = resolve_fright_check(18, dice, combat_reflexes=True, stats=HT, table=FEAR)
     assert result.check.target == 20
     assert result.check.outcome == "failure"
     assert result.table.margin_added == 0
@@ -266,7 +267,7 @@ def test_clamped_at_4_when_an_automatic_failure_adds_no_margin():
 
 def test_clamped_at_40_and_raw_kept():
     dice = ManualDice([6, 6, 6, 6, 6, 6])
-    result = resolve_fright_check(3, dice, modifier=-20, stats=HT)
+    result = resolve_fright_check(3, dice, modifier=-20, stats=HT, table=FEAR)
     assert result.check.outcome == "critical_failure"
     assert result.check.margin == -35
     assert result.table.margin_added == 35
@@ -278,7 +279,7 @@ def test_clamped_at_40_and_raw_kept():
 def test_critical_failure_reads_the_table_with_the_margin():
     # 18 vs target 12: critical failure, margin of failure 6; table 2,2,2 -> 12
     dice = ManualDice([6, 6, 6, 2, 2, 2])
-    result = resolve_fright_check(12, dice, stats=HT)
+    result = resolve_fright_check(12, dice, stats=HT, table=FEAR)
     assert result.check.outcome == "critical_failure"
     assert result.table.result == 12
     assert result.effects == (stun(15, "ht", 12),)
@@ -286,7 +287,7 @@ def test_critical_failure_reads_the_table_with_the_margin():
 
 def test_success_rolls_no_table():
     dice = ManualDice([3, 4, 3])
-    result = resolve_fright_check(10, dice, stats=HT)
+    result = resolve_fright_check(10, dice, stats=HT, table=FEAR)
     assert result.check.outcome == "success"
     assert result.check.margin == 0
     assert result.table is None and result.effects == () and result.sub_rolls == ()
@@ -294,23 +295,23 @@ def test_success_rolls_no_table():
 
 
 def test_combat_reflexes_adds_two():
-    result = resolve_fright_check(10, ManualDice([4, 4, 4]), combat_reflexes=True, stats=HT)
+    result = resolve_fright_check(10, ManualDice([4, 4, 4]), combat_reflexes=True, stats=HT, table=FEAR)
     assert result.check.target == 12
     assert result.check.outcome == "success"
-    failed = resolve_fright_check(10, ManualDice([4, 4, 4, 1, 1, 2]), stats=HT)
+    failed = resolve_fright_check(10, ManualDice([4, 4, 4, 1, 1, 2]), stats=HT, table=FEAR)
     assert failed.check.outcome == "failure"
     assert failed.table.raw == 4 + 2
 
 
 def test_severe_phobia_takes_four():
-    result = resolve_fright_check(12, ManualDice([3, 3, 3, 1, 1, 2]), severe_phobia=True, stats=HT)
+    result = resolve_fright_check(12, ManualDice([3, 3, 3, 1, 1, 2]), severe_phobia=True, stats=HT, table=FEAR)
     assert result.check.target == 8
     assert result.check.outcome == "failure"
     assert result.table.margin_added == 1
 
 
 def test_fright_cap_limits_the_target():
-    result = resolve_fright_check(16, ManualDice([5, 5, 4, 1, 1, 2]), combat_reflexes=True, fright_cap=13, stats=HT)
+    result = resolve_fright_check(16, ManualDice([5, 5, 4, 1, 1, 2]), combat_reflexes=True, fright_cap=13, stats=HT, table=FEAR)
     assert result.check.target == 13
     assert result.check.cap == 13
     assert result.check.outcome == "failure"
@@ -334,14 +335,14 @@ def test_choice_takes_the_second_option():
 def test_out_of_range_choice_is_refused_before_rolling():
     dice = ManualDice([6, 6, 6])
     with pytest.raises(BadInput):
-        resolve_fright_check(10, dice, stats=HT, choice=2)
+        resolve_fright_check(10, dice, stats=HT, choice=2, table=FEAR)
     assert dice.used == 0
 
 
 def test_missing_ht_is_refused_before_rolling():
     dice = ManualDice([6, 6, 6])
     with pytest.raises(RuleRefused, match="HT"):
-        resolve_fright_check(10, dice, stats={"IQ": 10})
+        resolve_fright_check(10, dice, stats={"IQ": 10}, table=FEAR)
     assert dice.used == 0
 
 

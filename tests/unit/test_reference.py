@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from campaign.core.dice_source import ManualDice
-from campaign.core.reference import find_reference, load_references, roll_reference
+from campaign.core.reference import find_reference, roll_reference
+from campaign.seeds import load_references
 from campaign.errors import DataError
 
 #: Issue 13 item 11: every table a GM asked for, by the name the issue uses.
@@ -27,20 +28,20 @@ def test_every_reference_table_is_shipped_in_seed_order():
     ("硬度", "objects"), ("目標値", "target_numbers"), ("四肢を損なう傷の効果", "crippling"), ("姿勢", "posture"),
 ])
 def test_names_aliases_and_unique_parts_resolve(name, key):
-    assert find_reference(name).key == key
+    assert find_reference(name, load_references()).key == key
 
 
 def test_unknown_or_ambiguous_names_find_nothing():
-    assert find_reference("nothing") is None
-    assert find_reference("表") is None  # part of several names
-    assert find_reference("  ") is None
+    assert find_reference("nothing", load_references()) is None
+    assert find_reference("表", load_references()) is None  # part of several names
+    assert find_reference("  ", load_references()) is None
 
 
 @pytest.mark.parametrize("faces, part", [((1, 1, 1), "頭 / skull"), ((1, 1, 2), "頭 / skull"), ((1, 2, 2), "顔 / face"),
                                          ((3, 3, 4), "胴体 / torso"), ((6, 6, 5), "重要器官 / vitals"),
                                          ((6, 6, 6), "武器攻撃 / weapon")])
 def test_hit_location_rolls_3d6(faces, part):
-    table = find_reference("HIT")
+    table = find_reference("HIT", load_references())
     source = ManualDice(list(faces))
     rolled = roll_reference(table, source)
     assert rolled.total == sum(faces) and rolled.dice == faces and rolled.row.cells[0] == part
@@ -49,7 +50,7 @@ def test_hit_location_rolls_3d6(faces, part):
 
 def test_only_rollable_tables_roll():
     with pytest.raises(ValueError):
-        roll_reference(find_reference("姿勢"), ManualDice([1, 1, 1]))
+        roll_reference(find_reference("姿勢", load_references()), ManualDice([1, 1, 1]))
 
 
 GOOD = """

@@ -8,18 +8,10 @@ from pathlib import Path
 import pytest
 
 from campaign.core.dice_source import ManualDice
-from campaign.core.tables import (
-    MAX_DEPTH,
-    AsEntry,
-    Reroll,
-    RollTable,
-    RollTwice,
-    default_seed_dir,
-    expand_entry,
-    load_tables,
-    roll_on_table,
-    table_for_command,
-)
+from campaign.core.effects_vocabulary import AsEntry, Reroll, RollTable, RollTwice
+from campaign.core.table_model import expand_entry
+from campaign.core.table_roll import MAX_DEPTH, roll_on_table, table_for_command
+from campaign.seeds import default_seed_dir, load_tables
 from campaign.errors import DataError
 
 COMMANDS = {"CRT", "FMB", "HCRT", "GFMB", "YSCRT", "YSFMB", "YFMB", "FEAR"}
@@ -110,38 +102,38 @@ def test_loading_is_cached(tables):
     ],
 )
 def test_table_for_command(text, command, modifier):
-    table, mod = table_for_command(text)
+    table, mod = table_for_command(text, load_tables())
     assert (table.command, mod) == (command, modifier)
 
 
 @pytest.mark.parametrize("text", ["CRT+1", "XYZ", "2D6", "", "FEAR+", "FEAR*2", "3D6<=10"])
 def test_not_a_table_command(text):
-    assert table_for_command(text) is None
+    assert table_for_command(text, load_tables()) is None
 
 
 # --- rolling ---
 
 
 def test_plain_roll(tables):
-    roll = roll_on_table(tables["CRT"], ManualDice([1, 1, 1]))
+    roll = roll_on_table(tables["CRT"], ManualDice([1, 1, 1]), tables=tables)
     assert (roll.dice, roll.raw, roll.result, roll.entry.lo) == ((1, 1, 1), 3, 3, 3)
     assert roll.sub_rolls == () and roll.directive is None
 
 
 def test_fear_modifier_is_added_and_clamped(tables):
     fear = tables["FEAR"]
-    high = roll_on_table(fear, ManualDice([6, 6, 6]), modifier=30)
+    high = roll_on_table(fear, ManualDice([6, 6, 6]), modifier=30, tables=tables)
     assert (high.raw, high.result, high.entry.lo) == (48, 40, 40)
-    low = roll_on_table(fear, ManualDice([1, 1, 1]), modifier=-5)
+    low = roll_on_table(fear, ManualDice([1, 1, 1]), modifier=-5, tables=tables)
     assert (low.raw, low.result, low.entry.lo) == (-2, 4, 4)
-    plain = roll_on_table(fear, ManualDice([2, 3, 4]), modifier=5)
+    plain = roll_on_table(fear, ManualDice([2, 3, 4]), modifier=5, tables=tables)
     assert (plain.raw, plain.result) == (14, 14)
     assert plain.sub_rolls == ()  # the FEAR command only looks up; fright.py applies
 
 
 def test_roll_twice_apply_both_makes_two_logged_sub_rolls(tables):
     dice = ManualDice([1, 1, 1, 2, 1, 1, 3, 3, 3, 5])  # 9 names 1d-2 damage: the 5 makes 3
-    roll = roll_on_table(tables["YSFMB"], dice)
+    roll = roll_on_table(tables["YSFMB"], dice, tables=tables)
     assert roll.entry.lo == 3
     first, second = roll.sub_rolls
     assert (first.dice, first.entry.lo, first.directive) == ((2, 1, 1), 4, RollTwice(apply="both"))
@@ -152,14 +144,14 @@ def test_roll_twice_apply_both_makes_two_logged_sub_rolls(tables):
 
 
 def test_roll_twice_player_chooses(tables):
-    roll = roll_on_table(tables["YSFMB"], ManualDice([6, 6, 6, 2, 2, 2, 5, 5, 5]))
+    roll = roll_on_table(tables["YSFMB"], ManualDice([6, 6, 6, 2, 2, 2, 5, 5, 5]), tables=tables)
     assert roll.entry.lo == 18
     assert [(r.entry.lo, r.directive.apply) for r in roll.sub_rolls] == [(6, "choose"), (15, "choose")]
 
 
 def test_roll_twice_again_nests(tables):
     dice = ManualDice([1, 1, 1, 1, 1, 1, 2, 1, 1, 2, 2, 1, 3, 3, 3, 1])  # 9's 1d-2 takes the last die
-    roll = roll_on_table(tables["YSFMB"], dice)
+    roll = roll_on_table(tables["YSFMB"], dice, tables=tables)
     first, second = roll.sub_rolls
     assert first.entry.lo == 3 and [r.entry.lo for r in first.sub_rolls] == [4, 5]
     assert second.entry.lo == 9
@@ -168,7 +160,7 @@ def test_roll_twice_again_nests(tables):
 
 
 def test_roll_on_another_table(tables):
-    roll = roll_on_table(tables["YSFMB"], ManualDice([6, 6, 5, 1, 2, 1]))
+    roll = roll_on_table(tables["YSFMB"], ManualDice([6, 6, 5, 1, 2, 1]), tables=tables)
     assert roll.entry.lo == 17
     (head,) = roll.sub_rolls
     assert (head.command, head.dice, head.entry.lo) == ("HCRT", (1, 2, 1), 4)
@@ -176,7 +168,7 @@ def test_roll_on_another_table(tables):
 
 
 def test_conditional_reroll_is_rolled_and_labelled(tables):
-    roll = roll_on_table(tables["FMB"], ManualDice([1, 1, 1, 4, 4, 4]))
+    roll = roll_on_table(tables["FMB"], ManualDice([1, 1, 1, 4, 4, 4]), tables=tables)
     assert roll.entry.lo == 3
     (again,) = roll.sub_rolls
     assert again.entry.lo == 12
@@ -186,14 +178,14 @@ def test_conditional_reroll_is_rolled_and_labelled(tables):
 
 def test_a_reroll_landing_on_a_reroll_result_stands(tables):
     dice = ManualDice([1, 1, 1, 6, 6, 6])
-    roll = roll_on_table(tables["FMB"], dice)
+    roll = roll_on_table(tables["FMB"], dice, tables=tables)
     (again,) = roll.sub_rolls
     assert again.entry.lo == 18 and again.sub_rolls == () and not again.truncated
     dice.ensure_all_used()
 
 
 def test_firearm_grenade_reroll(tables):
-    roll = roll_on_table(tables["GFMB"], ManualDice([3, 3, 4, 2, 2, 1]))
+    roll = roll_on_table(tables["GFMB"], ManualDice([3, 3, 4, 2, 2, 1]), tables=tables)
     assert roll.entry.lo == 9
     assert [(r.entry.lo, r.directive.only_if_en) for r in roll.sub_rolls] == [(5, "grenade")]
 
@@ -201,7 +193,7 @@ def test_firearm_grenade_reroll(tables):
 def test_directive_chains_stop_at_max_depth(tables):
     thirteen = [4, 4, 5]
     dice = ManualDice(thirteen * (MAX_DEPTH + 1))
-    roll = roll_on_table(tables["YFMB"], dice)
+    roll = roll_on_table(tables["YFMB"], dice, tables=tables)
     chain = [r for _, r in roll.walk()]
     assert len(chain) == MAX_DEPTH + 1
     assert all(r.entry.lo == 13 for r in chain)

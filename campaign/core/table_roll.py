@@ -1,0 +1,175 @@
+"""Rolling on a rule table: 3d6 looked up, and the rolls its entry's directives call for.
+
+`table_for_command` recognises a BCDice table command (`CRT`, `FEAR+5`); `roll_on_table`
+rolls it. Both take the loaded tables as an argument (campaign.seeds supplies them),
+so rolling reads nothing from disk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from campaign.core.effects_vocabulary import DIRECTIVES, Directive, Reroll, RollTwice
+from campaign.core.table_model import Entry, Table, TextDice
+from campaign.errors import DataError
+
+if TYPE_CHECKING:
+    from campaign.core.dice_source import DiceSource
+
+MAX_DEPTH = 5  # directive nesting followed by roll_on_table; deeper rolls are not made
+_INVOCATION_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:([+-])\s*([0-9]{1,4}))?\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class TextRoll:
+    """One TextDice rolled: `value` = max(minimum, sum(faces) + modifier)."""
+
+    spec: TextDice
+    faces: tuple[int, ...]
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableRoll:
+    """One 3d6 lookup; its sub_rolls are the extra rolls its directives called for."""
+
+    command: str
+    dice: tuple[int, ...]
+    modifier: int
+    raw: int  # sum of dice + modifier, before clamping
+    result: int  # clamped into the table's range: the value looked up
+    entry: Entry
+    directive: Directive | None = None  # why this roll was made; None for the first
+    sub_rolls: tuple[TableRoll, ...] = ()
+    truncated: bool = False  # directives not followed because MAX_DEPTH was reached
+    text_rolls: tuple[TextRoll, ...] = ()  # the entry text's dice, rolled after the 3d6
+    declined: tuple[Reroll, ...] = ()  # rerolls left to the GM that the GM declined
+    stood: bool = False  # a reroll result that stands (the table's repeat_reroll rule)
+
+    def walk(self, depth: int = 0) -> Iterator[tuple[int, TableRoll]]:
+        """Every table roll, depth first: the order the 3d6 were rolled in."""
+        yield depth, self
+        for sub in self.sub_rolls:
+            yield from sub.walk(depth + 1)
+
+    def steps(self, depth: int = 0) -> Iterator[tuple[int, TableRoll | TextRoll]]:
+        """Every roll including the text dice, in the order the dice were rolled: a
+        table roll, its text dice (one level deeper), then its extra table rolls."""
+        yield depth, self
+        for text_roll in self.text_rolls:
+            yield depth + 1, text_roll
+        for sub in self.sub_rolls:
+            yield from sub.steps(depth + 1)
+
+    def text(self, language: str) -> str:
+        """The entry's summary with each rolled value after the words it belongs to."""
+        text = self.entry.ja if language == "ja" else self.entry.en
+        for rolled in self.text_rolls:
+            words = rolled.spec.ja if language == "ja" else rolled.spec.en
+            text = text.replace(words, f"{words}[={rolled.value}]", 1)
+        return text
+
+
+def table_for_command(text: str, tables: Mapping[str, Table]) -> tuple[Table, int] | None:
+    """Recognise a BCDice table command (`CRT`, `fmb`, `FEAR+5`), case-insensitively.
+
+    Only tables marked `modifiable` (the fright table) accept `+n` / `-n`.
+    """
+    match = _INVOCATION_RE.match(text)
+    if not match:
+        return None
+    table = tables.get(match.group(1).upper())
+    if table is None:
+        return None
+    if match.group(2) is None:
+        return table, 0
+    if not table.modifiable:
+        return None
+    amount = int(match.group(3))
+    return table, amount if match.group(2) == "+" else -amount
+
+
+def roll_on_table(
+    table: Table,
+    source: DiceSource,
+    modifier: int = 0,
+    *,
+    tables: Mapping[str, Table],
+    gm_reroll: bool = True,
+) -> TableRoll:
+    """Roll 3d6 (+modifier, clamped to the table's range) and follow the entry's directives.
+
+    The entry's text dice (`rolls`) are rolled first, then its directives: roll_twice
+    makes two more rolls on the same table; reroll one (shown as conditional when the
+    seed says "only if"); roll_table one on the named table. A reroll that lands on a
+    reroll result again is rerolled again, except on a table whose `repeat_reroll` is
+    "stands" (the basic fumble table: the repeated result is applied). A reroll the
+    text leaves to the GM (`gm_choice`) is made unless `gm_reroll` is False, when it is
+    recorded as declined. `tables` (every loaded table by command) resolves roll_table.
+    """
+    return _roll(table, source, modifier, None, 0, tables, gm_reroll)
+
+
+def _roll_text_dice(spec: TextDice, source: DiceSource) -> TextRoll:
+    faces = tuple(source.roll(6) for _ in range(spec.count))
+    return TextRoll(spec=spec, faces=faces, value=max(spec.minimum, sum(faces) + spec.modifier))
+
+
+def _roll(
+    table: Table,
+    source: DiceSource,
+    modifier: int,
+    directive: Directive | None,
+    depth: int,
+    tables: Mapping[str, Table],
+    gm_reroll: bool = True,
+) -> TableRoll:
+    dice = (source.roll(6), source.roll(6), source.roll(6))
+    raw = sum(dice) + modifier
+    result = table.clamp(raw)
+    entry = table.entry_for(result)
+    text_rolls = tuple(_roll_text_dice(spec, source) for spec in entry.rolls)
+    subs: list[TableRoll] = []
+    declined: list[Reroll] = []
+    truncated = stood = False
+    for effect in entry.effects:
+        if not isinstance(effect, DIRECTIVES):
+            continue
+        if isinstance(effect, Reroll) and isinstance(directive, Reroll) and table.repeat_reroll == "stands":
+            stood = True
+            continue  # FMB: a repeated reroll result stands
+        if isinstance(effect, Reroll) and effect.gm_choice and not gm_reroll:
+            declined.append(effect)
+            continue
+        if depth >= MAX_DEPTH:
+            truncated = True
+            continue
+        if isinstance(effect, RollTwice):
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
+        elif isinstance(effect, Reroll):
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
+        else:
+            other = tables.get(effect.table)
+            if other is None:
+                raise DataError(
+                    f"{table.path}: entry {entry.label}: roll_table refers to unknown table {effect.table!r}"
+                )
+            subs.append(_roll(other, source, 0, effect, depth + 1, tables, gm_reroll))
+    return TableRoll(
+        command=table.command,
+        dice=dice,
+        modifier=modifier,
+        raw=raw,
+        result=result,
+        entry=entry,
+        directive=directive,
+        sub_rolls=tuple(subs),
+        truncated=truncated,
+        text_rolls=text_rolls,
+        declined=tuple(declined),
+        stood=stood,
+    )

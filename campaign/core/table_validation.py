@@ -1,0 +1,414 @@
+"""Seed validation: a rule table's TOML data checked into a Table, or a DataError.
+
+A broken seed is refused when it is loaded (a `DataError` naming the file and the
+entry) rather than in the middle of a session when the one bad entry finally comes up.
+This module only checks data it is given; campaign.seeds reads the files.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from campaign.core.effects_vocabulary import (
+    CONDITIONS,
+    RECOVERIES,
+    SEVERITIES,
+    STATS,
+    TRAIT_CATEGORIES,
+    UNITS,
+    Amount,
+    AsEntry,
+    AttributeLoss,
+    Check,
+    Condition,
+    Effect,
+    EscalatePhobia,
+    Fatigue,
+    Injury,
+    Reroll,
+    RollTable,
+    RollTwice,
+    Stun,
+    Trait,
+    TraitOption,
+)
+from campaign.core.table_model import Entry, Table, TextDice, expand_references
+from campaign.core.table_model import SeedProblem as _Problem
+from campaign.errors import DataError
+
+_DICE_RE = re.compile(r"^([1-9][0-9]?)D$")
+_TEXT_DICE_RE = re.compile(r"^([1-9])D([+-][0-9]{1,2})?$")
+_COMMAND_RE = re.compile(r"^[A-Z][A-Z0-9]*$")
+_TAG_RE = re.compile(r"^[a-z0-9_]+$")
+
+
+def build_tables(sources: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, Table]:
+    """Every table keyed by command from (file path, parsed TOML) pairs, in that order.
+
+    Refuses a command defined twice and a roll_table naming a table that is not there.
+    """
+    tables: dict[str, Table] = {}
+    for path, data in sources:
+        table = build_table(path, data)
+        if table.command in tables:
+            first = tables[table.command].path
+            raise DataError(f"{path}: command {table.command} is already defined in {first}")
+        tables[table.command] = table
+    for table in tables.values():
+        for entry in table.entries:
+            for effect in entry.effects:
+                if isinstance(effect, RollTable) and effect.table not in tables:
+                    raise DataError(
+                        f"{table.path}: entry {entry.label}: roll_table refers to unknown table {effect.table!r}"
+                    )
+    return tables
+
+
+_TABLE_KEYS = {"command", "name", "name_en", "dice", "range", "modifiable", "source", "note_ja", "note_en", "entries",
+               "repeat_reroll"}
+_ENTRY_KEYS = {"roll", "range", "ja", "en", "tags", "effects", "rolls"}
+REPEAT_REROLL = frozenset({"reroll", "stands"})
+
+
+def build_table(path: str, data: dict[str, Any]) -> Table:
+    def fail(message: str) -> DataError:
+        return DataError(f"{path}: {message}")
+
+    unknown = set(data) - _TABLE_KEYS
+    if unknown:
+        raise fail(f"unknown key(s) {', '.join(sorted(unknown))}")
+    for key in ("command", "name", "name_en", "dice", "range", "entries"):
+        if key not in data:
+            raise fail(f"missing {key!r}")
+    command = data["command"]
+    if not isinstance(command, str) or not _COMMAND_RE.match(command):
+        raise fail(f"command must be upper-case letters/digits, not {command!r}")
+    if data["dice"] != "3D6":
+        raise fail(f"dice must be \"3D6\", not {data['dice']!r}")
+    try:
+        lo, hi = _range(data["range"])
+        name, name_en = _text(data["name"]), _text(data["name_en"])
+        extras = {key: _text(data[key]) for key in ("source", "note_ja", "note_en") if key in data}
+        modifiable = _bool(data.get("modifiable", False))
+        repeat_reroll = _one_of(REPEAT_REROLL)(data.get("repeat_reroll", "reroll"))
+    except _Problem as problem:
+        raise fail(str(problem)) from None
+    raw_entries = data["entries"]
+    if not isinstance(raw_entries, list) or not raw_entries:
+        raise fail("entries must be a non-empty array of tables")
+
+    entries = [_build_entry(path, position, raw) for position, raw in enumerate(raw_entries, start=1)]
+    entries.sort(key=lambda entry: entry.lo)
+    expected = lo
+    previous: Entry | None = None
+    for entry in entries:
+        if entry.lo < expected:
+            if previous is None:
+                raise fail(f"entry {entry.label}: starts below the table's range {lo}..{hi}")
+            raise fail(f"entry {entry.label}: overlaps entry {previous.label}")
+        if entry.lo > expected:
+            after = f"after entry {previous.label}" if previous else "at the start of the range"
+            raise fail(f"entry {entry.label}: gap: {_span(expected, entry.lo - 1)} {after} is not covered")
+        expected = entry.hi + 1
+        previous = entry
+    if previous is not None and previous.hi > hi:
+        raise fail(f"entry {previous.label}: goes past the table's range {lo}..{hi}")
+    if expected <= hi:
+        last = previous.label if previous else "?"
+        raise fail(f"entry {last}: gap: {_span(expected, hi)} at the end is not covered")
+
+    table = Table(
+        command=command,
+        name=name,
+        name_en=name_en,
+        dice="3D6",
+        lo=lo,
+        hi=hi,
+        entries=tuple(entries),
+        modifiable=modifiable,
+        path=str(path),
+        repeat_reroll=repeat_reroll,
+        **extras,
+    )
+    for entry in table.entries:
+        try:
+            expand_references(table, entry, ())
+        except _Problem as problem:
+            raise fail(f"entry {entry.label}: {problem}") from None
+    return table
+
+
+def _span(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}..{hi}"
+
+
+def _build_entry(path: str, position: int, raw: Any) -> Entry:
+    label = f"#{position}"
+    try:
+        if not isinstance(raw, dict):
+            raise _Problem("must be a table")
+        if ("roll" in raw) == ("range" in raw):
+            raise _Problem("give exactly one of `roll = N` or `range = [lo, hi]`")
+        if "roll" in raw:
+            lo = hi = _int(raw["roll"])
+        else:
+            lo, hi = _range(raw["range"])
+        label = str(lo) if lo == hi else f"{lo}-{hi}"
+        unknown = set(raw) - _ENTRY_KEYS
+        if unknown:
+            raise _Problem(f"unknown key(s) {', '.join(sorted(unknown))}")
+        for key in ("ja", "en"):
+            if key not in raw:
+                raise _Problem(f"missing {key!r} summary")
+        tags = raw.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(t, str) and _TAG_RE.match(t) for t in tags):
+            raise _Problem("tags must be a list of lower_case_slugs")
+        effects = raw.get("effects", [])
+        if not isinstance(effects, list):
+            raise _Problem("effects must be an array")
+        ja, en = _text(raw["ja"]), _text(raw["en"])
+        rolls = raw.get("rolls", [])
+        if not isinstance(rolls, list):
+            raise _Problem("rolls must be an array")
+        return Entry(
+            lo=lo,
+            hi=hi,
+            ja=ja,
+            en=en,
+            effects=tuple(_effect(item, nested=False) for item in effects),
+            tags=tuple(tags),
+            rolls=tuple(_text_dice(item, ja, en) for item in rolls),
+        )
+    except _Problem as problem:
+        raise DataError(f"{path}: entry {label}: {problem}") from None
+
+
+def _text_dice(raw: Any, ja: str, en: str) -> TextDice:
+    if not isinstance(raw, dict):
+        raise _Problem("rolls: each item must be a table such as { dice = \"1D\", ja = ..., en = ... }")
+    values = _fields("rolls", raw, {"dice": (_text_dice_expression, True), "ja": (_text, True),
+                                    "en": (_text, True), "min": (_int, False)})
+    if values["ja"] not in ja:
+        raise _Problem(f"rolls: {values['ja']!r} does not occur in the entry's ja text")
+    if values["en"] not in en:
+        raise _Problem(f"rolls: {values['en']!r} does not occur in the entry's en text")
+    return TextDice(dice=values["dice"], ja=values["ja"], en=values["en"], minimum=values.get("min", 0))
+
+
+def _text_dice_expression(value: Any) -> str:
+    if not isinstance(value, str) or not _TEXT_DICE_RE.match(value):
+        raise _Problem(f"dice must look like \"1D\", \"3D\" or \"1D-3\", not {value!r}")
+    return value
+
+
+# --- field converters: raise _Problem with a short reason ---
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Problem(f"expected a whole number, not {value!r}")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Problem(f"expected true or false, not {value!r}")
+    return value
+
+
+def _positive(value: Any) -> int:
+    if _int(value) < 1:
+        raise _Problem(f"expected a positive number, not {value!r}")
+    return value
+
+
+def _negative(value: Any) -> int:
+    if _int(value) >= 0:
+        raise _Problem(f"CP of a disadvantage must be negative, not {value!r}")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _Problem(f"expected non-empty text, not {value!r}")
+    return value
+
+
+def _range(value: Any) -> tuple[int, int]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise _Problem(f"range must be [lo, hi], not {value!r}")
+    lo, hi = _int(value[0]), _int(value[1])
+    if lo > hi:
+        raise _Problem(f"range [{lo}, {hi}] is backwards")
+    return lo, hi
+
+
+def _amount(value: Any) -> Amount:
+    if isinstance(value, str):
+        if not _DICE_RE.match(value):
+            raise _Problem(f"dice must look like \"2D\", not {value!r}")
+        return value
+    return _positive(value)
+
+
+def _one_of(allowed: frozenset[str]) -> Callable[[Any], str]:
+    def convert(value: Any) -> str:
+        if value not in allowed:
+            raise _Problem(f"{value!r} is not one of {', '.join(sorted(allowed))}")
+        return value
+
+    return convert
+
+
+def _after_duration(value: Any) -> int | str:
+    return value if value == "same" else _positive(value)
+
+
+def _table_name(value: Any) -> str:
+    if not isinstance(value, str) or not _COMMAND_RE.match(value):
+        raise _Problem(f"table must be a command such as \"HCRT\", not {value!r}")
+    return value
+
+
+_Schema = dict[str, tuple[Callable[[Any], Any], bool]]  # field -> (converter, required)
+_unit = _one_of(UNITS)
+_recovery = _one_of(RECOVERIES)
+
+_SIMPLE_KINDS: dict[str, tuple[type, _Schema]] = {
+    "stun": (Stun, {"turns": (_amount, True), "recovery": (_recovery, True)}),
+    "fatigue": (Fatigue, {"amount": (_amount, True)}),
+    "injury": (Injury, {"amount": (_amount, True)}),
+    "condition": (
+        Condition,
+        {
+            "condition": (_one_of(CONDITIONS), True),
+            "recovery": (_recovery, True),
+            "duration": (_amount, False),
+            "unit": (_unit, False),
+            "every": (_positive, False),
+            "every_unit": (_unit, False),
+            "after_penalty": (_int, False),
+            "after_duration": (_after_duration, False),
+            "after_unit": (_unit, False),
+            "extend": (_amount, False),
+            "hp_drain": (_one_of(frozenset({"escalating_daily"})), False),
+            "severity_dice": (_amount, False),
+        },
+    ),
+    "lose_attribute": (
+        AttributeLoss,
+        {
+            "stat": (_one_of(STATS), True),
+            "amount": (_positive, True),
+            "cascade": (_one_of(frozenset({"mental"})), False),
+        },
+    ),
+    "roll_twice": (RollTwice, {"apply": (_one_of(frozenset({"both", "choose"})), True)}),
+    "reroll": (Reroll, {"only_if_ja": (_text, False), "only_if_en": (_text, False), "gm_choice": (_bool, False)}),
+    "roll_table": (
+        RollTable,
+        {"table": (_table_name, True), "only_if_ja": (_text, False), "only_if_en": (_text, False)},
+    ),
+}
+_OPTION_FIELDS = {
+    "category": (_one_of(TRAIT_CATEGORIES), True),
+    "cp": (_negative, True),
+    "severity": (_one_of(SEVERITIES), False),
+}
+# Fields an `as_entry` may override with `set = {...}`, and how to check the new value.
+_OVERRIDABLE: dict[str, Callable[[Any], Any]] = {
+    "cp": _negative,
+    "severity": _one_of(SEVERITIES),
+    "category": _one_of(TRAIT_CATEGORIES),
+    "condition": _one_of(CONDITIONS),
+    "recovery": _recovery,
+    "turns": _amount,
+    "duration": _amount,
+    "unit": _unit,
+    "every": _positive,
+    "every_unit": _unit,
+    "after_penalty": _int,
+    "after_duration": _after_duration,
+    "after_unit": _unit,
+}
+_NESTABLE = {"stun", "fatigue", "injury", "condition", "trait", "lose_attribute"}
+
+
+def _fields(kind: str, raw: dict[str, Any], schema: _Schema) -> dict[str, Any]:
+    unknown = set(raw) - set(schema)
+    if unknown:
+        raise _Problem(f"{kind}: unknown field(s) {', '.join(sorted(unknown))}")
+    values = {}
+    for name, (convert, required) in schema.items():
+        if name in raw:
+            try:
+                values[name] = convert(raw[name])
+            except _Problem as problem:
+                raise _Problem(f"{kind}.{name}: {problem}") from None
+        elif required:
+            raise _Problem(f"{kind}: missing field {name!r}")
+    return values
+
+
+def _option(raw: Any, kind: str) -> TraitOption:
+    if not isinstance(raw, dict):
+        raise _Problem(f"{kind}: a trait option must be a table")
+    return TraitOption(**_fields(kind, raw, _OPTION_FIELDS))
+
+
+def _effect(raw: Any, *, nested: bool) -> Effect:
+    if not isinstance(raw, dict):
+        raise _Problem(f"an effect must be a table, not {raw!r}")
+    kind = raw.get("kind")
+    rest = {key: value for key, value in raw.items() if key != "kind"}
+    if nested and kind not in _NESTABLE:
+        raise _Problem(f"effect kind {kind!r} cannot be nested inside a check")
+    if kind in _SIMPLE_KINDS:
+        cls, schema = _SIMPLE_KINDS[kind]
+        return cls(**_fields(kind, rest, schema))
+    if kind == "trait":
+        if "options" in rest:
+            if set(rest) != {"options"}:
+                raise _Problem("trait: give either options = [...] or category/cp/severity, not both")
+            options = rest["options"]
+            if not isinstance(options, list) or not options:
+                raise _Problem("trait.options must be a non-empty array")
+            return Trait(options=tuple(_option(option, "trait.options") for option in options))
+        return Trait(options=(_option(rest, "trait"),))
+    if kind == "phobia_escalation":
+        values = _fields(kind, rest, {"fallback": (lambda v: v, True), "factor": (_positive, False)})
+        values["fallback"] = _option(values["fallback"], "phobia_escalation.fallback")
+        return EscalatePhobia(**values)
+    if kind == "check":
+        schema = {
+            "stat": (_one_of(STATS), True),
+            "on_failure": (_effect_list, False),
+            "on_critical_failure": (_effect_list, False),
+        }
+        values = _fields(kind, rest, schema)
+        if not values.get("on_failure") and not values.get("on_critical_failure"):
+            raise _Problem("check: give on_failure and/or on_critical_failure")
+        return Check(**values)
+    if kind == "as_entry":
+        values = _fields(kind, rest, {"entry": (_int, True), "set": (lambda v: v, False)})
+        overrides = values.get("set", {})
+        if not isinstance(overrides, dict):
+            raise _Problem("as_entry.set must be a table such as { cp = -30 }")
+        checked = []
+        for name, value in sorted(overrides.items()):
+            if name not in _OVERRIDABLE:
+                raise _Problem(f"as_entry.set: {name!r} cannot be overridden")
+            try:
+                checked.append((name, _OVERRIDABLE[name](value)))
+            except _Problem as problem:
+                raise _Problem(f"as_entry.set.{name}: {problem}") from None
+        return AsEntry(entry=values["entry"], overrides=tuple(checked))
+    raise _Problem(f"unknown effect kind {kind!r}")
+
+
+def _effect_list(value: Any) -> tuple[Effect, ...]:
+    if not isinstance(value, list):
+        raise _Problem("expected an array of effects")
+    return tuple(_effect(item, nested=True) for item in value)

@@ -1,0 +1,387 @@
+"""Ops on the campaign, its players and characters: creation, settings, relations,
+stats, CP, HP/FP pools, renames and status (death, retirement).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from campaign.core.derived import pool_max
+from campaign.projection.op_base import (
+    BadOp,
+    Op,
+    OpConflict,
+    bounded,
+    character_row,
+    field_int,
+    field_json,
+    field_name,
+    field_opt_name,
+    field_stats,
+    field_text,
+    refuse_busy,
+)
+from campaign.projection.state import (
+    CharacterRow,
+)
+
+
+@dataclass(frozen=True)
+class CampaignCreated(Op):
+    name: ClassVar[str] = "campaign_created"
+    ruleset: str
+    settings: dict[str, Any]
+
+    @classmethod
+    def parse(cls, d):
+        if not isinstance(d.get("settings"), dict):
+            raise BadOp("settings must be an object")
+        return cls(field_name(d.get("ruleset"), "ruleset"), field_json(d["settings"], "settings"))
+
+    def apply(self, state, entry):
+        if state.ruleset is not None:
+            raise OpConflict("the campaign already exists")
+        state.ruleset = self.ruleset
+        state.settings = dict(self.settings)
+
+
+@dataclass(frozen=True)
+class SettingSet(Op):
+    name: ClassVar[str] = "setting"
+    key: str
+    value: Any
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("key"), "setting key"), field_json(d.get("value"), "setting value"))
+
+    def apply(self, state, entry):
+        state.settings = {**state.settings, self.key: self.value}
+
+
+@dataclass(frozen=True)
+class PlayerAdded(Op):
+    name: ClassVar[str] = "player_added"
+    player: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("player"), "player"))
+
+    def apply(self, state, entry):
+        if self.player in state.players:
+            raise OpConflict(f"a player named {self.player!r} already exists")
+        state.players[self.player] = None
+        state.player_born[self.player] = entry.seq
+
+
+@dataclass(frozen=True)
+class CharacterAdded(Op):
+    name: ClassVar[str] = "character_added"
+    character: str
+    kind: str
+    player: str | None
+    summoner: str | None
+    stats: dict[str, int]
+    cp: int
+
+    @classmethod
+    def parse(cls, d):
+        if d.get("kind") not in ("pc", "npc"):
+            raise BadOp(f"character kind must be pc or npc, not {d.get('kind')!r}")
+        return cls(field_name(d.get("character"), "character"), d["kind"], field_opt_name(d.get("player"), "player"),
+                   field_opt_name(d.get("summoner"), "summoner"), field_stats(d.get("stats"), "stats"),
+                   field_int(d.get("cp"), "cp"))
+
+    def apply(self, state, entry):
+        if self.character in state.characters:
+            raise OpConflict(f"a character named {self.character!r} already exists")
+        if self.player is not None and self.player not in state.players:
+            raise OpConflict(f"there is no player {self.player!r}")
+        if self.summoner is not None and character_row(state, self.summoner).kind != "pc":
+            raise OpConflict(f"the summoner {self.summoner!r} is not a PC")
+        state.characters[self.character] = CharacterRow(self.kind, self.player, self.summoner, dict(self.stats),
+                                                        self.cp, {})
+        state.born[self.character] = entry.seq
+
+
+@dataclass(frozen=True)
+class RelationAdded(Op):
+    name: ClassVar[str] = "relation_added"
+    a: str
+    b: str
+    note: str | None
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("a"), "character"), field_name(d.get("b"), "character"),
+                   field_text(d.get("note"), "note"))
+
+    @property
+    def character_names(self):
+        return (self.a, self.b)
+
+    def apply(self, state, entry):
+        character_row(state, self.a), character_row(state, self.b)
+        if self.a == self.b:
+            raise OpConflict("a character cannot be related to itself")
+        if (self.a, self.b) in state.relationships or (self.b, self.a) in state.relationships:
+            raise OpConflict(f"{self.a!r} and {self.b!r} are already related")
+        state.relationships[(self.a, self.b)] = self.note
+
+
+@dataclass(frozen=True)
+class StatSet(Op):
+    """The GM writes a stat's value (absolute: it stands whatever came before)."""
+
+    name: ClassVar[str] = "stat_set"
+    character: str
+    stat: str
+    value: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"),
+                   field_int(d.get("value"), "stat"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        row.stats = {**row.stats, self.stat: self.value}
+
+
+@dataclass(frozen=True)
+class StatChanged(Op):
+    """A rule moves a stat by an amount (entry 40's IQ loss): relative, so it survives
+    the void of an earlier change."""
+
+    name: ClassVar[str] = "stat_delta"
+    character: str
+    stat: str
+    delta: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"),
+                   field_int(d.get("delta"), "delta"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        if self.stat not in row.stats:
+            raise OpConflict(f"{self.character} has no {self.stat} stat")
+        row.stats = {**row.stats, self.stat: bounded(row.stats[self.stat] + self.delta, self.stat)}
+
+
+@dataclass(frozen=True)
+class CpChanged(Op):
+    name: ClassVar[str] = "cp_delta"
+    character: str
+    delta: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_int(d.get("delta"), "delta"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        row.cp_total = bounded(row.cp_total + self.delta, "CP total")
+
+
+@dataclass(frozen=True)
+class CpSet(Op):
+    name: ClassVar[str] = "cp_set"
+    character: str
+    value: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_int(d.get("value"), "cp"))
+
+    def apply(self, state, entry):
+        character_row(state, self.character).cp_total = self.value
+
+
+@dataclass(frozen=True)
+class PoolChanged(Op):
+    """FP or HP lost (negative) or regained: relative to the pool's current value, which
+    is its maximum (the stat of that name, or the ST/HT a 3e sheet derives it from) while
+    no entry has touched it. A heal never passes the maximum, so a heal depends on the
+    damage it healed: voiding that damage alone is refused."""
+
+    name: ClassVar[str] = "pool_delta"
+    character: str
+    pool: str
+    delta: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("pool"), "pool"),
+                   field_int(d.get("delta"), "delta"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        maximum = pool_max(row.stats, self.pool)  # the stat, or ST/HT on a 3e sheet (core.derived)
+        if maximum is None:
+            raise OpConflict(f"{self.character} has no {self.pool} stat (nor the stat it derives from)")
+        current = row.pools.get(self.pool, maximum)
+        if self.delta > 0 and current + self.delta > maximum:  # a heal stops at the maximum
+            raise OpConflict(f"healing {self.delta} {self.pool} would take {self.character} to "
+                             f"{current + self.delta}, above the maximum {maximum}")
+        row.pools = {**row.pools, self.pool: bounded(current + self.delta, self.pool)}
+
+
+@dataclass(frozen=True)
+class PoolSet(Op):
+    """A pool written as an absolute value (round-1 records say only the value after)."""
+
+    name: ClassVar[str] = "pool_set"
+    character: str
+    pool: str
+    value: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("pool"), "pool"),
+                   field_int(d.get("value"), "pool"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        row.pools = {**row.pools, self.pool: self.value}
+
+
+# --------------------------------------------------------------------------- names and lifecycle
+
+STATUSES = ("active", "dead", "retired")
+
+
+def _rekey(mapping: dict, old: Any, new: Any) -> dict:
+    """A copy of `mapping` with key `old` renamed to `new`, in the same position."""
+    return {(new if key == old else key): value for key, value in mapping.items()}
+
+
+@dataclass(frozen=True)
+class CharacterRenamed(Op):
+    """A character takes a new name. Rows are keyed by name, so every place the name
+    appears is re-keyed; entries before the rename keep the old name (replay applies
+    them first), entries after it use the new one."""
+
+    name: ClassVar[str] = "character_renamed"
+    character: str
+    new: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("new"), "new name"))
+
+    @property
+    def character_names(self):
+        return (self.character, self.new)
+
+    def apply(self, state, entry):
+        old, new = self.character, self.new
+        character_row(state, old)
+        if new in state.characters:
+            raise OpConflict(f"a character named {new!r} already exists")
+        state.characters = _rekey(state.characters, old, new)
+        for row in state.characters.values():
+            if row.summoner == old:
+                row.summoner = new
+        if old in state.born:
+            state.born = _rekey(state.born, old, new)
+        state.relationships = {(new if a == old else a, new if b == old else b): note
+                               for (a, b), note in state.relationships.items()}
+        for row in [*state.traits.values(), *state.conditions.values(), *state.disappearances.values()]:
+            if row.character == old:
+                row.character = new
+        for row in state.scenarios.values():
+            row.participants = [new if p == old else p for p in row.participants]
+        for row in state.searches.values():
+            if row.searcher == old:
+                row.searcher = new
+
+
+@dataclass(frozen=True)
+class PlayerRenamed(Op):
+    name: ClassVar[str] = "player_renamed"
+    player: str
+    new: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("player"), "player"), field_name(d.get("new"), "new name"))
+
+    def apply(self, state, entry):
+        old, new = self.player, self.new
+        if old not in state.players:
+            raise OpConflict(f"there is no player {old!r}")
+        if new in state.players:
+            raise OpConflict(f"a player named {new!r} already exists")
+        state.players = _rekey(state.players, old, new)
+        if old in state.player_born:
+            state.player_born = _rekey(state.player_born, old, new)
+        for row in state.characters.values():
+            if row.player == old:
+                row.player = new
+        for row in state.searches.values():
+            if row.player == old:
+                row.player = new
+
+
+@dataclass(frozen=True)
+class CharacterStatusSet(Op):
+    """Death or retirement (or, set back, active again). A character out on the rules'
+    business (missing, searching) must come back first."""
+
+    name: ClassVar[str] = "character_status"
+    character: str
+    status: str
+
+    @classmethod
+    def parse(cls, d):
+        if d.get("status") not in STATUSES:
+            raise BadOp(f"status must be one of {', '.join(STATUSES)}, not {d.get('status')!r}")
+        return cls(field_name(d.get("character"), "character"), d["status"])
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        if row.status == self.status:
+            raise OpConflict(f"{self.character} is already {self.status}")
+        if row.status == "active":
+            refuse_busy(state, self.character)
+        row.status = self.status
+
+
+@dataclass(frozen=True)
+class CpAwarded(Op):
+    """Character points given for play: they raise the CP total and are counted apart."""
+
+    name: ClassVar[str] = "cp_awarded"
+    character: str
+    cp: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_int(d.get("cp"), "cp"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        row.cp_total = bounded(row.cp_total + self.cp, "CP total")
+        row.cp_awarded = bounded(row.cp_awarded + self.cp, "awarded CP")
+
+
+@dataclass(frozen=True)
+class StatUnset(Op):
+    name: ClassVar[str] = "stat_unset"
+    character: str
+    stat: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        if self.stat not in row.stats:
+            raise OpConflict(f"{self.character} has no {self.stat} stat")
+        row.stats = {k: v for k, v in row.stats.items() if k != self.stat}
+        row.pools = {k: v for k, v in row.pools.items() if k != self.stat}

@@ -1,0 +1,227 @@
+"""Ops on campaign time and the rules' long-running business: the clock, scenarios,
+missing characters (RULES R4), searches for them and reunion checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from campaign.core.gametime import CLOCK_LIMIT
+from campaign.projection.op_base import (
+    BadOp,
+    Op,
+    OpConflict,
+    character_row,
+    clock_value,
+    field_bool,
+    field_int,
+    field_name,
+    field_opt_int,
+    field_text,
+    open_disappearance_row,
+    refuse_busy,
+)
+from campaign.projection.state import (
+    DisappearanceRow,
+    ReunionRow,
+    ScenarioRow,
+    SearchRow,
+)
+
+
+@dataclass(frozen=True)
+class ClockAdvanced(Op):
+    """Campaign time moves on by `seconds` (relative, so it survives the void of an
+    earlier advance). A time entry interleaves these with the ends of the conditions
+    that run out on the way, so each follow-up begins at the moment its cause ended."""
+
+    name: ClassVar[str] = "clock_advanced"
+    seconds: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("seconds"), "seconds", 1, CLOCK_LIMIT))
+
+    def apply(self, state, entry):
+        state.clock = clock_value(state.clock + self.seconds)
+
+
+@dataclass(frozen=True)
+class ScenarioStarted(Op):
+    name: ClassVar[str] = "scenario_started"
+    number: int
+    title: str
+    participants: list[str]
+
+    @classmethod
+    def parse(cls, d):
+        if not isinstance(d.get("participants"), list):
+            raise BadOp("participants must be a list of names")
+        return cls(field_int(d.get("number"), "scenario number", 1), field_name(d.get("title"), "title"),
+                   [field_name(p, "participant") for p in d["participants"]])
+
+    @property
+    def character_names(self):
+        return tuple(self.participants)
+
+    def apply(self, state, entry):
+        current = state.open_scenario()
+        if current is not None:
+            raise OpConflict(f"scenario #{current} is still open")
+        if self.number in state.scenarios:
+            raise OpConflict(f"scenario #{self.number} exists already")
+        for name in self.participants:
+            character_row(state, name)
+            refuse_busy(state, name)
+        state.scenarios[self.number] = ScenarioRow(self.title, entry.seq, entry.at, list(self.participants))
+
+
+@dataclass(frozen=True)
+class ScenarioEnded(Op):
+    name: ClassVar[str] = "scenario_ended"
+    number: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("number"), "scenario number", 1))
+
+    def apply(self, state, entry):
+        row = state.scenarios.get(self.number)
+        if row is None or row.ended_seq is not None:
+            raise OpConflict(f"scenario #{self.number} is not open")
+        row.ended_seq, row.ended_at = entry.seq, entry.at
+
+
+@dataclass(frozen=True)
+class MissingStarted(Op):
+    name: ClassVar[str] = "missing_started"
+    character: str
+    faces: int
+    reason: str | None
+    scenario: int | None
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_int(d.get("faces"), "faces", 1, 1000),
+                   field_text(d.get("reason"), "reason"), field_opt_int(d.get("scenario"), "scenario", 1))
+
+    def apply(self, state, entry):
+        character_row(state, self.character)
+        refuse_busy(state, self.character)
+        if self.scenario is not None and self.scenario not in state.scenarios:
+            raise OpConflict(f"there is no scenario #{self.scenario}")
+        state.disappearances[entry.seq] = DisappearanceRow(self.character, self.faces, self.reason, entry.at,
+                                                           self.scenario)
+
+
+@dataclass(frozen=True)
+class MissingEnded(Op):
+    name: ClassVar[str] = "missing_ended"
+    since_seq: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("since_seq"), "since_seq", 1))
+
+    def apply(self, state, entry):
+        open_disappearance_row(state, self.since_seq).reunited_seq = entry.seq
+
+
+@dataclass(frozen=True)
+class FacesSet(Op):
+    name: ClassVar[str] = "faces"
+    since_seq: int
+    faces: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("since_seq"), "since_seq", 1), field_int(d.get("faces"), "faces", 1, 1000))
+
+    def apply(self, state, entry):
+        open_disappearance_row(state, self.since_seq).faces = self.faces
+
+
+@dataclass(frozen=True)
+class SearchStarted(Op):
+    name: ClassVar[str] = "search_started"
+    since_seq: int
+    searcher: str
+    player: str
+    scenario: int | None
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("since_seq"), "since_seq", 1), field_name(d.get("searcher"), "searcher"),
+                   field_name(d.get("player"), "player"), field_opt_int(d.get("scenario"), "scenario", 1))
+
+    @property
+    def character_names(self):
+        return (self.searcher,)
+
+    def apply(self, state, entry):
+        open_disappearance_row(state, self.since_seq)
+        row = character_row(state, self.searcher)
+        if row.player != self.player:
+            raise OpConflict(f"{self.searcher} is not {self.player}'s character")
+        refuse_busy(state, self.searcher)
+        state.searches[entry.seq] = SearchRow(self.since_seq, self.searcher, self.player, self.scenario)
+
+
+@dataclass(frozen=True)
+class SearchEnded(Op):
+    name: ClassVar[str] = "search_ended"
+    started_seq: int
+    searcher: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("started_seq"), "started_seq", 1), field_name(d.get("searcher"), "searcher"))
+
+    @property
+    def character_names(self):
+        return (self.searcher,)
+
+    def apply(self, state, entry):
+        row = state.searches.get(self.started_seq)
+        if row is None or row.searcher != self.searcher:
+            raise OpConflict(f"{self.searcher} was not sent searching by #{self.started_seq}")
+        if row.ended_seq is not None:
+            raise OpConflict(f"{self.searcher} came back by #{row.ended_seq}")
+        row.ended_seq = entry.seq
+
+
+@dataclass(frozen=True)
+class ReunionChecked(Op):
+    """A reunion roll (R4). Replay re-judges it: the roll must fit the die, the threshold
+    must be 1 + the searchers out at that moment, success must be roll <= threshold."""
+
+    name: ClassVar[str] = "reunion_checked"
+    since_seq: int
+    scenario: int
+    roll: int
+    threshold: int
+    success: bool
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("since_seq"), "since_seq", 1), field_int(d.get("scenario"), "scenario", 1),
+                   field_int(d.get("roll"), "roll", 1, 1000), field_int(d.get("threshold"), "threshold", 1, 1000),
+                   field_bool(d.get("success"), "success"))
+
+    def apply(self, state, entry):
+        gone = open_disappearance_row(state, self.since_seq)
+        scenario = state.scenarios.get(self.scenario)
+        if scenario is None or scenario.ended_seq is None:
+            raise OpConflict(f"scenario #{self.scenario} has not ended")
+        if not 1 <= self.roll <= gone.faces:
+            raise OpConflict(f"a roll of {self.roll} does not fit 1d{gone.faces}")
+        searchers = len(state.active_searchers(self.since_seq))
+        if self.threshold != 1 + searchers:
+            raise OpConflict(f"the threshold is 1 + {searchers} searchers = {1 + searchers}, not {self.threshold}")
+        if self.success != (self.roll <= self.threshold):
+            raise OpConflict(f"{self.roll} against {self.threshold} is not a {'success' if self.success else 'failure'}")
+        for row in state.reunions.values():
+            if row.since_seq == self.since_seq and row.scenario == self.scenario:
+                raise OpConflict(f"{gone.character}'s reunion check for scenario #{self.scenario} was already rolled")
+        state.reunions[entry.seq] = ReunionRow(self.since_seq, self.scenario, self.roll, self.threshold, self.success)

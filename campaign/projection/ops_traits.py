@@ -1,0 +1,199 @@
+"""Ops on traits (disadvantages gained from play, renamed, re-costed, removed) and on
+conditions (stun, panic, coma ... added and cleared).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from campaign.core.gametime import CLOCK_LIMIT
+from campaign.projection.op_base import (
+    BadOp,
+    Op,
+    OpConflict,
+    bounded,
+    character_row,
+    clock_value,
+    field_bool,
+    field_int,
+    field_json,
+    field_name,
+    field_opt_int,
+    field_origin,
+    field_text,
+    live_trait,
+    refuse_name_clash,
+)
+from campaign.projection.state import (
+    ConditionRow,
+    TraitRow,
+)
+
+
+@dataclass(frozen=True)
+class TraitAdded(Op):
+    name: ClassVar[str] = "trait_added"
+    character: str
+    origin: str
+    trait: str
+    category: str
+    cp: int
+    counts_toward_limit: bool
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
+                   field_name(d.get("trait"), "trait"),
+                   field_name(d.get("category"), "category"), field_int(d.get("cp"), "cp"),
+                   field_bool(d.get("counts_toward_limit"), "counts_toward_limit"))
+
+    def apply(self, state, entry):
+        character_row(state, self.character)
+        if self.origin in state.traits:
+            raise OpConflict(f"trait {self.origin} exists already")
+        refuse_name_clash(state, self.character, self.trait, self.origin)
+        state.traits[self.origin] = TraitRow(self.character, self.trait, self.category, self.cp,
+                                             self.counts_toward_limit, entry.seq,
+                                             unlimited_cp=0 if self.counts_toward_limit else self.cp)
+
+
+@dataclass(frozen=True)
+class TraitRemoved(Op):
+    name: ClassVar[str] = "trait_removed"
+    character: str
+    origin: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")))
+
+    def apply(self, state, entry):
+        live_trait(state, self.origin, self.character).removed_seq = entry.seq
+
+
+@dataclass(frozen=True)
+class TraitRenamed(Op):
+    name: ClassVar[str] = "trait_renamed"
+    character: str
+    origin: str
+    trait: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
+                   field_name(d.get("trait"), "trait"))
+
+    def apply(self, state, entry):
+        trait = live_trait(state, self.origin, self.character)
+        refuse_name_clash(state, self.character, self.trait, self.origin)
+        trait.name = self.trait
+
+
+@dataclass(frozen=True)
+class TraitCpSet(Op):
+    name: ClassVar[str] = "trait_cp"
+    character: str
+    origin: str
+    cp: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")), field_int(d.get("cp"),
+                   "cp"))
+
+    def apply(self, state, entry):
+        live_trait(state, self.origin, self.character).cp = self.cp
+
+
+@dataclass(frozen=True)
+class TraitCategorySet(Op):
+    name: ClassVar[str] = "trait_category"
+    character: str
+    origin: str
+    category: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
+                   field_name(d.get("category"), "category"))
+
+    def apply(self, state, entry):
+        live_trait(state, self.origin, self.character).category = self.category
+
+
+@dataclass(frozen=True)
+class ConditionAdded(Op):
+    """A condition begins now (the campaign clock as it stands). With a `length` in
+    seconds it is timed: it runs out at now + length, and `time advance` ends it."""
+
+    name: ClassVar[str] = "condition_added"
+    character: str
+    origin: str
+    condition: str
+    duration: str | None
+    detail: dict[str, Any] = field(default_factory=dict)
+    length: int | None = None
+
+    @classmethod
+    def parse(cls, d):
+        if not isinstance(d.get("detail"), dict):
+            raise BadOp("condition detail must be an object")
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
+                   field_name(d.get("condition"), "condition"), field_text(d.get("duration"), "duration"),
+                   field_json(d["detail"], "condition detail"),
+                   field_opt_int(d.get("length"), "length", 1, CLOCK_LIMIT))
+
+    def to_json(self):
+        data = super().to_json()
+        if self.length is None:  # untimed: the record reads as it always has
+            del data["length"]
+        return data
+
+    def apply(self, state, entry):
+        character_row(state, self.character)
+        if self.origin in state.conditions:
+            raise OpConflict(f"condition {self.origin} exists already")
+        until = None if self.length is None else clock_value(state.clock + self.length)
+        state.conditions[self.origin] = ConditionRow(self.character, self.condition, self.duration,
+                                                     dict(self.detail), entry.seq, since_clock=state.clock,
+                                                     until_clock=until)
+
+
+@dataclass(frozen=True)
+class ConditionCleared(Op):
+    name: ClassVar[str] = "condition_cleared"
+    character: str
+    origin: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")))
+
+    def apply(self, state, entry):
+        row = state.conditions.get(self.origin)
+        if row is None or row.character != self.character:
+            raise OpConflict(f"{self.character} has no condition {self.origin}")
+        if row.cleared_seq is not None:
+            raise OpConflict(f"{self.character}'s condition {row.name!r} was cleared by #{row.cleared_seq}")
+        row.cleared_seq = entry.seq
+
+
+@dataclass(frozen=True)
+class TraitUnlimitedChanged(Op):
+    """The part of a trait's CP outside the disadvantage limit moves by `delta` (R2.5:
+    the CP a fright check added when it made a mild phobia severe)."""
+
+    name: ClassVar[str] = "trait_unlimited"
+    character: str
+    origin: str
+    delta: int
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
+                   field_int(d.get("delta"), "delta"))
+
+    def apply(self, state, entry):
+        trait = live_trait(state, self.origin, self.character)
+        trait.unlimited_cp = bounded(trait.unlimited_cp + self.delta, "CP outside the limit")

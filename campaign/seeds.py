@@ -1,0 +1,117 @@
+"""The one place that reads the shipped rule data from disk: seeds/*.toml, seeds/ref/,
+seeds/rulesets/stats.toml.
+
+Core (campaign.core) stays pure: it checks and rolls on tables it is given. This loader
+reads the TOML, hands it to core's validators (core.table_validation,
+core.reference.build_references, core.stat_names.build_stat_aliases) and caches the
+shipped seeds once per process, since every table roll and fright check needs them.
+Services call these functions and pass the result into core.
+
+In an installed wheel the data sits in the package directory `campaign/seeds/`
+(pyproject force-include); this module `campaign/seeds.py` takes precedence over that
+plain data directory on import, and `default_seed_dir` finds the directory.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from campaign.errors import DataError
+
+if TYPE_CHECKING:
+    from campaign.core.reference import RefTable
+    from campaign.core.table_model import Table
+
+
+def default_seed_dir() -> Path:
+    """The installed package's seeds/ if there is one, else the source checkout's."""
+    installed = Path(__file__).parent / "seeds"
+    if installed.is_dir():
+        return installed
+    return Path(__file__).parents[1] / "seeds"
+
+
+def _read_directory(directory: Path, what: str) -> list[tuple[str, dict[str, Any]]]:
+    """(path, parsed TOML) for every *.toml in the directory, in file-name order."""
+    import tomllib
+
+    paths = sorted(directory.glob("*.toml"))
+    if not paths:
+        raise DataError(f"{directory}: no {what} (*.toml) found")
+    sources = []
+    for path in paths:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise DataError(f"{path}: not valid TOML: {exc}") from None
+        sources.append((str(path), data))
+    return sources
+
+
+# --- rule tables (CRT, FMB, FEAR ...) ---
+
+
+def load_tables(directory: Path | str | None = None) -> dict[str, Table]:
+    """All tables keyed by command. The shipped seeds are read once per process."""
+    if directory is None:
+        return dict(_default_tables())
+    return _tables_in(Path(directory))
+
+
+def fright_table() -> Table:
+    """The fright check table (R2) of the shipped seeds."""
+    from campaign.core.fright import FRIGHT_TABLE
+
+    return _default_tables()[FRIGHT_TABLE]
+
+
+@lru_cache(maxsize=1)
+def _default_tables() -> dict[str, Table]:
+    return _tables_in(default_seed_dir())
+
+
+def _tables_in(directory: Path) -> dict[str, Table]:
+    from campaign.core.table_validation import build_tables
+
+    return build_tables(_read_directory(directory, "seed tables"))
+
+
+# --- reference tables (R7) ---
+
+
+def load_references(directory: Path | str | None = None) -> dict[str, RefTable]:
+    """Every reference table keyed by `key`, in file-name order; the shipped ones once."""
+    if directory is None:
+        return dict(_default_references())
+    return _references_in(Path(directory))
+
+
+@lru_cache(maxsize=1)
+def _default_references() -> dict[str, RefTable]:
+    return _references_in(default_seed_dir() / "ref")
+
+
+def _references_in(directory: Path) -> dict[str, RefTable]:
+    from campaign.core.reference import build_references
+
+    return build_references(_read_directory(directory, "reference tables"))
+
+
+# --- stat names per ruleset ---
+
+
+@lru_cache(maxsize=4)
+def load_stat_aliases(directory: Path | str | None = None) -> dict[str, dict[str, tuple[str, ...]]]:
+    """{ruleset: {canonical stat: (aliases...)}} from seeds/rulesets/stats.toml."""
+    import tomllib
+
+    from campaign.core.stat_names import build_stat_aliases
+
+    path = Path(directory or default_seed_dir()) / "rulesets" / "stats.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise DataError(f"{path}: cannot read stat names ({exc})") from None
+    return build_stat_aliases(str(path), data)

@@ -1,0 +1,234 @@
+"""What every logged 2d6 check shares: cleaning the user's input (occasions, stat names,
+modifiers, sides), finding a character's stat, the JSON view of a result, and the
+recorder that writes a check's ledger entries (services.checks, services.danger_checks).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.core import checks2d6 as rules
+from campaign.core.dice_source import DiceSource
+from campaign.db.models import Campaign, Character
+from campaign.errors import BadInput, NotFound
+
+#: 機会 labels (R5): recorded on the check, no rule depends on them. English aliases
+#: are accepted and stored as the Japanese label.
+OCCASIONS = {"簡易": "簡易", "標準": "標準", "作業": "作業", "瞬間": "瞬間",
+             "simple": "簡易", "standard": "標準", "work": "作業", "instant": "瞬間"}
+VALUE_LIMIT = 1_000_000
+EFFECT_RULES = ("halve", "vanish")
+_BRACKETS = ("【】", "『』", "「」", "[]", "［］")
+
+
+@dataclass(frozen=True)
+class SideSpec:
+    """One participant as the user named it: `stat=None` means it does not roll."""
+
+    character: str
+    stat: str | None
+    modifiers: tuple[tuple[str, int], ...] = ()
+    dice_modifier: int = 0
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def clean_occasion(value: str | None) -> str | None:
+    if value is None:
+        return None
+    key = unicodedata.normalize("NFC", value).strip()
+    found = OCCASIONS.get(key) or OCCASIONS.get(key.lower())
+    if found is None:
+        raise BadInput(f"--occasion: {value!r} is not one of 簡易, 標準, 作業, 瞬間")
+    return found
+
+
+def clean_stat_name(value: str) -> str:
+    """NFC, trimmed, and 【技】 / 『感』 written with their brackets accepted."""
+    name = unicodedata.normalize("NFC", value).strip()
+    for opening, closing in _BRACKETS:
+        if len(name) > 2 and name[0] == opening and name[-1] == closing:
+            name = name[1:-1].strip()
+    if not name:
+        raise BadInput("stat name must not be empty")
+    return name
+
+
+def bounded_value(value: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadInput(f"{what}: {value!r} is not a whole number")
+    if abs(value) > VALUE_LIMIT:
+        raise BadInput(f"{what}: {value} is out of range (at most ±{VALUE_LIMIT})")
+    return value
+
+
+def clean_modifiers(items: Sequence[tuple[str, int]], what: str = "--mod") -> tuple[tuple[str, int], ...]:
+    cleaned = []
+    for label, value in items:
+        label = unicodedata.normalize("NFC", str(label)).strip() or "mod"
+        cleaned.append((label, bounded_value(value, f"{what} {label}")))
+    return tuple(cleaned)
+
+
+def scaling_counts(doubles: int, halves: int) -> tuple[int, int]:
+    """How many x2 / x1/2 effects were named (R6 applies at most one of each)."""
+    doubles, halves = bounded_value(doubles, "--double"), bounded_value(halves, "--halve")
+    if doubles < 0 or halves < 0:
+        raise BadInput("--double / --halve count effects and cannot be negative")
+    return doubles, halves
+
+
+def clean_side(spec: SideSpec) -> SideSpec:
+    return SideSpec(
+        character=spec.character,
+        stat=clean_stat_name(spec.stat) if spec.stat is not None else None,
+        modifiers=clean_modifiers(spec.modifiers),
+        dice_modifier=bounded_value(spec.dice_modifier, "dice modifier"),
+    )
+
+
+def refuse_duplicates(characters: Sequence[Character], what: str) -> None:
+    seen: set[int] = set()
+    for character in characters:
+        if character.id in seen:
+            raise BadInput(f"{character.name} is listed twice in {what}")
+        seen.add(character.id)
+
+
+# --------------------------------------------------------------------------- lookups
+
+
+def stat_of(character: Character, stat: str) -> int:
+    """The stat's value; `stat` may be any spelling of it (心, WILL, ｗｉｌｌ ...)."""
+    from campaign.core.stat_names import resolve_stat
+
+    stats = character.stats or {}
+    stat = resolve_stat(stat, stats, {}).name
+    if stat not in stats:
+        listed = ", ".join(f"{k}={v}" for k, v in stats.items()) or "none"
+        raise NotFound(f"{character.name} has no stat {stat!r} (stats: {listed})")
+    return int(stats[stat])
+
+
+def criticals_of(campaign: Campaign) -> rules.CriticalRule:
+    return rules.CriticalRule(enabled=bool((campaign.settings or {}).get("criticals", True)))
+
+
+# --------------------------------------------------------------------------- shaping
+
+
+def check_expression(result: rules.CheckResult) -> str:
+    """BCDice-like text of one roll: `2D6+3>=10`, `3D6KH2+5>=12`, `2D6+2>9`."""
+    if result.skipped == rules.DID_NOT_ROLL:
+        return "no roll"
+    base = sum(term.value for term in result.terms)
+    dice = f"{result.dice_count}D6"
+    if len(result.kept_indices) != len(result.dice):
+        dice += f"KH{len(result.kept_indices)}"
+    text = dice + (f"{base:+d}" if base else "")
+    if result.scaling is not None:  # R6: one x2 then one x1/2 at most, on the total
+        text = f"({text})" + ("*2" if result.scaling.doubled else "") + ("/2" if result.scaling.halved else "")
+    if result.target is not None and not isinstance(result, rules.OpposedSideResult):
+        text += f"{result.compare}{result.target}"
+    return text
+
+
+def margin_of(result: rules.CheckResult) -> int | None:
+    return None if result.target is None else result.total - result.target
+
+
+def check_view(result: rules.CheckResult) -> dict[str, Any]:
+    """The JSON-able fields every rendered check shares."""
+    return {
+        "expression": check_expression(result),
+        "dice": list(result.dice),
+        "kept": list(result.kept),
+        "dice_count": result.dice_count,
+        "terms": [term.to_detail() for term in result.terms],
+        "total": result.total,
+        "target": result.target,
+        "compare": result.compare,
+        "outcome": result.outcome,
+        "success": result.success,
+        "critical": result.critical,
+        "margin": margin_of(result),
+        "skipped": result.skipped,
+        "scaling": result.scaling.to_detail() if result.scaling is not None else None,
+    }
+
+
+def dice_source_detail(source: DiceSource) -> dict[str, Any]:
+    seed = getattr(source, "seed", None)
+    return {"seed": seed} if seed is not None else {}
+
+
+class CheckRecorder:
+    """Writes a check's entries into the open transaction with the common fields."""
+
+    def __init__(self, session: Session, campaign: Campaign, actor: str, source: DiceSource,
+                 reason: str | None, occasion: str | None, secret: bool = False) -> None:
+        self.session, self.campaign, self.actor = session, campaign, actor
+        self.secret = secret  # `--secret`: the entry commits to the result (services.secret_rolls)
+        self.commitment: str | None = None
+        self.source_kind = source.kind
+        self.source_detail = dice_source_detail(source)
+        self.reason, self.occasion = reason, occasion
+        self.scenario = ledger.open_scenario_number(session, campaign.id)
+
+    def write(self, character: str, result: rules.CheckResult | None, detail: dict[str, Any], *,
+              parent_seq: int | None = None, outcome: str | None = None) -> int:
+        """One entry; `result=None` for a participant that took no part in the rolling."""
+        new = ledger.NewEntry(
+            kind="check",
+            character=character,
+            scenario=self.scenario,
+            parent_seq=parent_seq,
+            expression=check_expression(result) if result is not None else None,
+            dice=list(result.dice) if result is not None else None,
+            total=result.total if result is not None else None,
+            target=result.target if result is not None else None,
+            outcome=result.outcome if result is not None else outcome,
+            margin=margin_of(result) if result is not None else None,
+            source=self.source_kind,
+            reason=self.reason,
+            detail={**detail, "occasion": self.occasion, **self.source_detail},
+        )
+        if self.secret:
+            from campaign.services.secret_rolls import append_secret, secret_of
+
+            entry = append_secret(self.session, self.campaign, self.actor, new)
+            self.commitment = secret_of(entry.record)
+        else:
+            entry = ledger.append(self.session, self.campaign, self.actor, new)
+        return entry.seq
+
+    def secret_view(self, seq: int, check: str, character: str) -> dict[str, Any]:
+        """All a secret check may say before its reveal: nothing about the result."""
+        return {"seq": seq, "check": check, "character": character, "secret": True, "commitment": self.commitment,
+                "actor": self.actor, "scenario": self.scenario}
+
+    def common(self) -> dict[str, Any]:
+        return {"occasion": self.occasion, "source": self.source_kind, "reason": self.reason,
+                "scenario": self.scenario}
+
+
+def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[rules.Contestant, str | None]:
+    """The core's view of one side; a side with no stat does not roll (result 0)."""
+    rolls = spec.stat is not None
+    value = stat_of(row, spec.stat) if spec.stat is not None else 0
+    return rules.Contestant(
+        name=row.name, stat=value, modifiers=spec.modifiers, dice_modifier=spec.dice_modifier,
+        rolls=rolls, stat_name=spec.stat or default_stat,
+    ), spec.stat
+
+
+def side_view(result: rules.CheckResult, stat: str | None) -> dict[str, Any]:
+    return {"character": result.name, "stat": stat, "rolls": result.skipped != rules.DID_NOT_ROLL,
+            **check_view(result)}

@@ -1,0 +1,139 @@
+"""Danger sense and hiding (RULES R6) as logged use-cases; the rules are in
+campaign.core.danger_sense, the shared input cleaning and recording in
+services.check_records (see services.checks for the entries a check writes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from campaign.core import checks2d6 as rules
+from campaign.core.dice_source import DiceSource
+from campaign.db.database import Database
+from campaign.errors import BadInput
+from campaign.services.check_records import (
+    CheckRecorder,
+    SideSpec,
+    bounded_value,
+    check_view,
+    clean_modifiers,
+    clean_occasion,
+    clean_side,
+    clean_stat_name,
+    contestant_of,
+    criticals_of,
+    margin_of,
+    refuse_duplicates,
+    scaling_counts,
+    side_view,
+    stat_of,
+)
+from campaign.services.common import campaign_transaction, character_named, clean_text
+
+
+def _band_view(result: rules.DangerSenseResult) -> dict[str, Any]:
+    return {"band": result.band.label, "band_ja": result.band.ja, "band_en": result.band.en}
+
+
+def danger_sense(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    source: DiceSource,
+    *,
+    character: str,
+    difficulty: int,
+    stat: str = "感",
+    modifiers: Sequence[tuple[str, int]] = (),
+    dice_modifier: int = 0,
+    doubles: int = 0,
+    halves: int = 0,
+    occasion: str | None = None,
+    reason: str | None = None,
+    secret: bool = False,
+) -> dict[str, Any]:
+    """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the R6 band."""
+    stat = clean_stat_name(stat)
+    difficulty = bounded_value(difficulty, "--difficulty")
+    mods = clean_modifiers(modifiers)
+    dice_modifier = bounded_value(dice_modifier, "--dice-mod")
+    doubles, halves = scaling_counts(doubles, halves)
+    occasion = clean_occasion(occasion)
+    reason = clean_text(reason, "--reason")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        row = character_named(session, campaign, character)
+        value = stat_of(row, stat)
+        result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
+                                    criticals=criticals_of(campaign), stat_name=stat, name=row.name,
+                                    occasion=occasion, doubles=doubles, halves=halves)
+        source.ensure_all_used()
+        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, secret)
+        detail = {**result.to_detail(), "check": "danger", "stat": stat, "stat_value": value,
+                  "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
+        seq = recorder.write(row.name, result, detail)
+        if secret:
+            return recorder.secret_view(seq, "danger", row.name)
+        return {"seq": seq, "check": "danger", "character": row.name, "stat": stat,
+                "difficulty": difficulty, **check_view(result), **_band_view(result), **recorder.common()}
+
+
+def hide_check(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    source: DiceSource,
+    *,
+    hider: SideSpec,
+    observers: Sequence[SideSpec],
+    occasion: str | None = None,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """隠れる: the hider's 技 + 2d6 against each observer's danger sense (who must exceed it)."""
+    hider = clean_side(hider)
+    observers = [clean_side(spec) for spec in observers]
+    if hider.stat is None:
+        raise BadInput("the hider must roll: give its stat")
+    if not observers:
+        raise BadInput("a hide check needs at least one --observer")
+    occasion = clean_occasion(occasion)
+    reason = clean_text(reason, "--reason")
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        specs = [hider, *observers]
+        rows = [character_named(session, campaign, spec.character) for spec in specs]
+        refuse_duplicates(rows, "the hide check")
+        hider_side, hider_stat = contestant_of(rows[0], hider, "技")
+        observer_sides = [contestant_of(row, spec, "感") for row, spec in zip(rows[1:], observers)]
+        result = rules.hide_check(hider_side, [c for c, _ in observer_sides], source,
+                                  criticals=criticals_of(campaign), occasion=occasion)
+        source.ensure_all_used()
+        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion)
+        stats = [hider_stat] + [stat for _, stat in observer_sides]
+        detail = {**result.to_detail(), "check": "hide", "stats": stats}
+        seq = recorder.write(rows[0].name, result.hider, detail)
+        observed = []
+        if result.hider.skipped == rules.ZERO_DICE:
+            # The hider failed outright: nobody rolled and every observer noticed.
+            for row, (_, stat) in zip(rows[1:], observer_sides):
+                sub = recorder.write(row.name, None, {
+                    "check": "hide", "role": "observer", "stat": stat, "hider": rows[0].name,
+                    "noticed": True, "skipped": rules.ZERO_DICE,
+                }, parent_seq=seq, outcome=rules.SUCCESS)
+                observed.append({"seq": sub, "character": row.name, "stat": stat, "rolls": False,
+                                 "dice": [], "total": None, "target": None, "outcome": rules.SUCCESS,
+                                 "noticed": True, "skipped": rules.ZERO_DICE})
+        for obs, (_, stat) in zip(result.observers, observer_sides):
+            sub = recorder.write(obs.name or "", obs, {
+                **obs.to_detail(), "check": "hide", "role": "observer", "stat": stat,
+                "hider": rows[0].name, "noticed": obs.success,
+            }, parent_seq=seq)
+            observed.append({"seq": sub, **side_view(obs, stat), **_band_view(obs), "noticed": obs.success})
+        hider_view = side_view(result.hider, hider_stat)
+        return {
+            "seq": seq, "check": "hide", "character": rows[0].name, "stat": hider_stat,
+            "hidden": result.hidden, "noticed_by": list(result.noticed_by),
+            "dice": list(result.dice), "expression": hider_view["expression"],
+            "total": result.hider.total, "target": result.hider.target, "outcome": result.hider.outcome,
+            "margin": margin_of(result.hider), "hider": {"seq": seq, **hider_view},
+            "observers": observed, **recorder.common(),
+        }
