@@ -269,7 +269,7 @@ def show(ctx: typer.Context, seq: int = typer.Argument(..., help="Entry number."
     fields = [(key, entry[key]) for key in ("at", "actor", "kind", "character", "scenario", "parent_seq", "expression",
                                             "dice", "total", "target", "outcome", "margin", "source", "reason",
                                             "voided_by", "prev_hash", "hash") if entry[key] is not None]
-    fields.append(("detail", json.dumps(entry["detail"], ensure_ascii=False)))
+    fields.append(("detail", json.dumps(entry.get("detail_shown", entry["detail"]), ensure_ascii=False)))
     print_fields(f"#{entry['seq']}", fields)
     for sub in entry["sub_entries"]:
         print_fields(f"  #{sub['seq']} ({sub['kind']})", [(k, sub[k]) for k in ("expression", "dice", "total",
