@@ -188,11 +188,27 @@ def entry_reason(record: dict[str, Any]) -> str | None:
     return None
 
 
+def danger_band(band: Any) -> Any:
+    """A danger-sense band with its words: those it holds (older records), else by its label."""
+    if not isinstance(band, dict) or ("ja" in band and "en" in band):
+        return band
+    from campaign.core.checks2d6 import DANGER_BANDS
+
+    for known in DANGER_BANDS:
+        if known.label == band.get("label"):
+            return {**band, "ja": known.ja, "en": known.en}
+    return band
+
+
 def shown_detail(record: dict[str, Any]) -> dict[str, Any]:
     """An entry's detail as a person reads it: the record's codes with their words."""
     detail = record.get("detail") or {}
-    if record.get("kind") == "fright" and isinstance(detail, dict):
+    if not isinstance(detail, dict):
+        return detail
+    if record.get("kind") == "fright":
         return fright_detail(detail)
+    if record.get("kind") == "check" and isinstance(detail.get("band"), dict):
+        return {**detail, "band": danger_band(detail["band"])}
     return detail
 
 

@@ -80,7 +80,7 @@ def test_every_kind_of_effect_reads_the_same_from_its_codes(sqlite_gurps):
         result = sqlite_gurps.json(*command)
         shown = sqlite_gurps.json("history", "show", str(result["seq"]))
         # names are names (a new trait's placeholder is 未命名の… until renamed); the rest is codes
-        codes = [{k: v for k, v in e.items() if k not in ("name", "options")} for e in shown["detail"]["effects"]]
+        codes = [{k: v for k, v in e.items() if k != "name"} for e in shown["detail"]["effects"]]
         assert not JAPANESE.search(json.dumps(codes, ensure_ascii=False)), command
         assert shown["detail_shown"]["effects"] == result["effects"], command
         assert shown["detail_shown"]["notes"] == result["notes"], command
@@ -115,3 +115,22 @@ def test_old_records_keep_their_words_and_the_codes_give_the_same_words():
             subs += 1
             assert labels.entry_reason({**record, "reason": None}) == record["reason"]
     assert conditions and tables and subs
+
+
+def test_a_danger_sense_record_holds_its_band_and_shows_the_words(tmp_path):
+    """The band's own words live in campaign.core.checks2d6; the record names the band."""
+    from campaign.core.checks2d6 import DANGER_BANDS
+    from tests.cli.conftest import Cli
+    from tests.cli.test_checks import _seed
+
+    _seed(str(tmp_path / "campaign.db"))
+    cli = Cli(str(tmp_path / "campaign.db"))
+    result = cli.json("check", "danger", "鈴音", "--difficulty", "8", "--dice", "3,4")  # 9 > 8: band 1..3
+    band = next(b for b in DANGER_BANDS if b.label == "1..3")
+    assert (result["band"], result["band_ja"], result["band_en"]) == ("1..3", band.ja, band.en)
+    shown = cli.json("history", "show", str(result["seq"]))
+    assert shown["detail"]["band"] == {"lo": 1, "hi": 3, "label": "1..3"}
+    assert (shown["detail_shown"]["band"]["ja"], shown["detail_shown"]["band"]["en"]) == (band.ja, band.en)
+    assert band.ja in cli.run("history", "show", str(result["seq"])).stdout
+    old = {"kind": "check", "detail": {"band": {"lo": 1, "hi": 3, "label": "1..3", "ja": "昔の言葉", "en": "old"}}}
+    assert labels.shown_detail(old) == old["detail"]  # an older record keeps the words it holds
