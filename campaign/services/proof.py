@@ -175,7 +175,8 @@ def check_bundle(bundle: Any, head: str | None = None) -> dict[str, Any]:
     if head is not None and bundle["head"] != head:
         raise ProofRejected(f"the bundle ends at head {bundle['head']}, not at the head you gave ({head})")
 
-    walk, proven, record = Walk(campaign, first, bundle["anchor"], strict=True, anchor="the bundle's anchor"), None, None
+    walk = Walk(campaign, first, bundle["anchor"], strict=True, anchor="the bundle's anchor")
+    proven, record = None, None
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
             raise ProofRejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
