@@ -12,7 +12,6 @@ entry exists exactly when its effects do.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,20 +20,11 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from campaign.chain import GENESIS_HASH, Walk, canonical_json, chain_hash  # noqa: F401 (re-exported)
 from campaign.db.models import Campaign, LedgerEntry
 
-GENESIS_HASH = "0" * 64
 # Columns kept beside the record for indexing; verify checks each against the record.
 INDEXED_FIELDS = ("seq", "at", "actor", "kind", "character", "scenario", "outcome", "parent_seq", "voids_seq")
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no spaces, UTF-8 text: one spelling per value, so hashes are stable."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def chain_hash(prev_hash: str, record_json: str) -> str:
-    return hashlib.sha256((prev_hash + record_json).encode("utf-8")).hexdigest()
 
 
 def utc_now() -> str:
@@ -168,27 +158,6 @@ class VerifyReport:
     reason: str | None = None
 
 
-def _row_problem(row, campaign_name: str, expected_seq: int, prev_hash: str) -> str | None:
-    if row.seq != expected_seq:
-        if row.seq > expected_seq:
-            return f"entry {expected_seq} is missing (next stored entry is {row.seq})"
-        return f"entry {row.seq} is out of order (expected {expected_seq})"
-    if row.prev_hash != prev_hash:
-        return "prev_hash does not link to the previous entry"
-    if chain_hash(row.prev_hash, row.record) != row.hash:
-        return "hash does not match the entry's content (the entry was edited)"
-    try:
-        record = json.loads(row.record)
-    except ValueError:
-        return "record is not valid JSON"
-    if not isinstance(record, dict) or record.get("campaign") != campaign_name:
-        return "record belongs to another campaign"
-    for name in INDEXED_FIELDS:
-        if record.get(name) != getattr(row, name):
-            return f"column {name!r} differs from the hashed record"
-    return None
-
-
 def iter_chain(session: Session, campaign_id: int, batch: int = 5000, from_seq: int | None = None) -> Iterator[Any]:
     """Stream the chain in seq order without holding it in memory (Core rows, not ORM objects)."""
     table = LedgerEntry.__table__
@@ -198,185 +167,235 @@ def iter_chain(session: Session, campaign_id: int, batch: int = 5000, from_seq: 
     yield from session.execute(query.order_by(table.c.seq).execution_options(yield_per=batch))
 
 
+def _row_problem(walk: Walk, row) -> str | None:
+    """The exact rules for one stored row at walk.seq: the chain's (campaign.chain), then
+    the indexed columns against the hashed record."""
+    if row.seq != walk.seq:
+        if row.seq > walk.seq:
+            return f"entry {walk.seq} is missing (next stored entry is {row.seq})"
+        return f"entry {row.seq} is out of order (expected {walk.seq})"
+    problem = walk.link_problem(row.prev_hash, row.record, row.hash)
+    if problem:
+        return problem
+    record, problem = walk.record_problem(row.record)
+    if problem:
+        return problem
+    for name in INDEXED_FIELDS:
+        if record.get(name) != getattr(row, name):
+            return f"column {name!r} differs from the hashed record"
+    return None
+
+
 @dataclass
 class _Progress:
-    """Where a verification stands: everything before expected_seq has been proven."""
+    """Where a verification stands: everything before walk.seq has been proven."""
 
+    walk: Walk
     head_hash: str | None
-    expected_seq: int = 1
-    prev_hash: str = GENESIS_HASH
     head_seen: bool = False
     last_seal_seq: int | None = None
 
-    def failed(self, row, problem: str) -> VerifyReport:
-        return VerifyReport(False, self.expected_seq - 1, self.prev_hash, min(row.seq, self.expected_seq), problem)
+    def failed(self, row_seq: int, problem: str) -> VerifyReport:
+        walk = self.walk
+        return VerifyReport(False, walk.seq - 1, walk.prev_hash, min(row_seq, walk.seq), problem)
+
+    def passed(self, seq: int, digest: str, kind_is_seal: bool) -> None:
+        if digest == self.head_hash:
+            self.head_seen = True
+        if kind_is_seal:
+            self.last_seal_seq = seq
+        self.walk.advance(digest)
 
 
-def _check_rows(session: Session, campaign: Campaign, state: _Progress, until: int | None = None,
-                progress=None) -> VerifyReport | None:
-    """The exact rules, row by row, from state.expected_seq on (through `until`, if given)."""
-    for row in iter_chain(session, campaign.id, from_seq=state.expected_seq if state.expected_seq > 1 else None):
-        problem = _row_problem(row, campaign.name, state.expected_seq, state.prev_hash)
+def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=None) -> VerifyReport | None:
+    """The exact rules, row by row in seq order, from state.walk.seq to the end."""
+    walk = state.walk
+    for row in iter_chain(session, campaign_id, from_seq=walk.seq if walk.seq > 1 else None):
+        problem = _row_problem(walk, row)
         if problem:
-            return state.failed(row, problem)
-        if row.hash == state.head_hash:
-            state.head_seen = True
-        if row.kind == "seal":
-            state.last_seal_seq = row.seq
-        state.prev_hash = row.hash
-        state.expected_seq += 1
+            return state.failed(row.seq, problem)
+        state.passed(row.seq, row.hash, row.kind == "seal")
         if progress is not None:
             progress(1)
-        if until is not None and row.seq >= until:
-            break
     return None
 
 
-# Below this many entries a second process costs more than it saves.
-PARALLEL_MIN_ENTRIES = 100_000
+BATCH = 2048  # rows per fetch of the fast scan
+RANGE = 1 << 14  # entries per statement of the column check
 
 
-def _check_ranges_sqlite(session: Session, campaign: Campaign, state: _Progress, progress=None) -> VerifyReport | None:
-    """The fast path (campaign.chaincheck): ranges of the chain checked inside SQLite, from
-    the first on here and from the last on by a helper process on another core, for long
-    chains. A range that is not clean is re-checked row by row with the exact rules, so
-    the answer is always the one _check_rows alone would give."""
-    from campaign import chaincheck
+def _differs_sql() -> str:
+    """True when a row's indexed columns may not equal its record's values.
 
-    conn = session.connection()
-    first, last = conn.execute(
-        text("SELECT min(seq), max(seq) FROM ledger WHERE campaign_id = :c"), {"c": campaign.id}
-    ).one()
-    if first != 1:  # empty, or rows before seq 1: the exact path says what is wrong
-        return _check_rows(session, campaign, state, progress=progress)
-    ranges = chaincheck.plan(last)
-    raw = conn.connection.dbapi_connection
+    SQLite renders both sides as JSON (the record's values as spelled in the record, the
+    columns as it writes them), so equal text means equal values; it reads each record in
+    C, several times faster than json.loads. A REAL column renders with a decimal point,
+    never like the integer a writer records; a BLOB or malformed JSON makes the statement
+    fail. Only ever a hint: a flagged row is judged by the exact rules (_row_problem).
+    """
+    paths = ", ".join(f"'$.{name}'" for name in (*INDEXED_FIELDS, "campaign"))
+    return f"json_extract(record, {paths}) IS NOT json_array({', '.join((*INDEXED_FIELDS, ':name'))})"
 
-    def check(lo: int, hi: int) -> dict:
-        return chaincheck.check_range(raw, campaign.id, campaign.name, INDEXED_FIELDS, lo, hi, state.head_hash)
 
-    results: dict[int, dict] = {}
-    helper = _Helper.start(session, campaign, state.head_hash, ranges) if last >= PARALLEL_MIN_ENTRIES else None
+class _ColumnCheck:
+    """The columns-against-record half of the fast path, range by range.
+
+    A thread of this process runs the ranges from the first on while the scan hashes;
+    each statement runs inside SQLite without the GIL, so the two use two cores. When the
+    scan is done it takes the remaining ranges from the last one down, so the two meet
+    wherever the load on either core lets them. No second process, no protocol: a shared
+    list under a lock.
+    """
+
+    def __init__(self, campaign: Campaign, last: int) -> None:
+        import threading
+
+        self.params = {"c": campaign.id, "name": campaign.name}
+        self.ranges = [(lo, min(lo + RANGE - 1, last)) for lo in range(1, last + 1, RANGE)]
+        self.lock = threading.Lock()
+        self.flagged: list[int] = []
+        self.error = False
+        self.limit = last  # seqs above this need no check (the scan stopped before them)
+        self.thread = None
+        self.sql = f"SELECT seq FROM ledger WHERE campaign_id = :c AND seq BETWEEN :lo AND :hi AND {_differs_sql()}"
+
+    def _take(self, from_start: bool) -> tuple[int, int] | None:
+        with self.lock:
+            while self.ranges and not self.error:
+                lo, hi = self.ranges.pop(0) if from_start else self.ranges.pop()
+                if lo <= self.limit:
+                    return lo, hi
+            return None
+
+    def run(self, conn, from_start: bool) -> None:
+        import sqlite3
+
+        while (taken := self._take(from_start)) is not None:
+            try:
+                found = [seq for (seq,) in conn.execute(self.sql, {**self.params, "lo": taken[0], "hi": taken[1]})]
+            except sqlite3.Error:
+                self.error = True
+                return
+            with self.lock:
+                self.flagged.extend(found)
+
+    def start(self, path: str | None) -> None:
+        """Run from the first range on in a thread with its own read-only connection."""
+        import os
+        import threading
+
+        if not path or path == ":memory:" or (os.cpu_count() or 1) < 2 or len(self.ranges) < 2:
+            return
+
+        def work() -> None:
+            import sqlite3
+            from pathlib import Path
+
+            try:
+                conn = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True, timeout=60)
+            except sqlite3.Error:
+                return  # this process does every range itself
+            try:
+                self.run(conn, from_start=True)
+            finally:
+                conn.close()
+
+        self.thread = threading.Thread(target=work, name="verify-columns", daemon=True)
+        self.thread.start()
+
+    def finish(self, conn) -> None:
+        self.run(conn, from_start=False)
+        if self.thread is not None:
+            self.thread.join()
+
+
+def _scan_query(raw, campaign_id: int, count: int, last: int) -> str:
+    """Each row's seq, link, the bytes its hash covers and whether it is a seal.
+
+    Rows went in in seq order, so when the campaign's rows sit close together the scan
+    follows rowid order (a plain table scan, no lookup through the primary key per row);
+    a row out of that order makes the scan hand over to the exact rules.
+    """
+    select_list = "SELECT seq, prev_hash, hash, CAST(prev_hash || record AS BLOB), kind = 'seal' "
+    ends = [raw.execute("SELECT rowid FROM ledger WHERE campaign_id = ? AND seq = ?", (campaign_id, seq)).fetchone()
+            for seq in (1, last)]
+    if ends[0] and ends[1] and ends[0][0] <= ends[1][0] and ends[1][0] - ends[0][0] + 1 <= 2 * count:
+        return (select_list + "FROM ledger NOT INDEXED WHERE rowid BETWEEN %d AND %d AND campaign_id = :c "
+                "ORDER BY rowid" % (ends[0][0], ends[1][0]))
+    return select_list + "FROM ledger WHERE campaign_id = :c ORDER BY seq"
+
+
+def _scan(raw, campaign: Campaign, state: _Progress, count: int, last: int, progress=None) -> None:
+    """Seq, link and SHA-256 of every row, in batches through the raw cursor, hashing the
+    stored bytes with hashlib; stops (walk.seq left at the row) at the first that fails."""
+    import sqlite3
+
+    walk, sha256, head = state.walk, hashlib.sha256, state.head_hash
+    cursor = None
     try:
-        met = False
-        for lo, hi in ranges:
-            if helper is not None and not helper.claim(lo):
-                met = True
-                break
-            results[lo] = check(lo, hi)
-            if progress is not None:
-                progress(hi - lo + 1)
-        if met:
-            for result in helper.finish():
-                if result["lo"] not in results:
-                    results[result["lo"]] = result
-                    if progress is not None:
-                        progress(result["hi"] - result["lo"] + 1)
-    finally:
-        if helper is not None:
-            helper.stop()
-    for lo, hi in ranges:
-        result = results.get(lo) or check(lo, hi)  # a range the helper did not get to
-        if result["clean"] and result["prev"] == state.prev_hash and state.expected_seq == lo:
-            state.expected_seq, state.prev_hash = hi + 1, result["last"]
-            state.head_seen = state.head_seen or result["head_seen"]
-            continue
-        failed = _check_rows(session, campaign, state, until=hi)
-        if failed is not None:
-            return failed
-    if not state.head_seen:
-        state.last_seal_seq = conn.execute(
-            text("SELECT max(seq) FROM ledger WHERE campaign_id = :c AND kind = 'seal' AND seq <= :last"),
-            {"c": campaign.id, "last": last},
-        ).scalar()
-    return None
-
-
-class _Helper:
-    """`python -m campaign.chaincheck` checking ranges from the last one down (see its main)."""
-
-    def __init__(self, process) -> None:
-        import os
-
-        self.process = process
-        self.fd = process.stdout.fileno()
-        os.set_blocking(self.fd, False)
-        self.buffer = b""
-        self.started: set[int] = set()
-        self.results: list[dict] = []
-
-    @classmethod
-    def start(cls, session: Session, campaign: Campaign, head_hash: str | None, ranges) -> _Helper | None:
-        import os
-        import subprocess
-        import sys
-
-        path = session.get_bind().url.database
-        if os.name != "posix" or (os.cpu_count() or 1) < 2 or not path or path == ":memory:" or not sys.executable:
-            return None
-        job = {"path": path, "campaign_id": campaign.id, "name": campaign.name, "fields": INDEXED_FIELDS,
-               "head": head_hash, "ranges": ranges[::-1]}
-        try:
-            process = subprocess.Popen([sys.executable, "-m", "campaign.chaincheck"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            process.stdin.write(json.dumps(job).encode() + b"\n")
-            process.stdin.flush()
-        except OSError:
-            return None
-        return cls(process)
-
-    def _read(self, block: bool = False) -> None:
-        import os
-
-        while True:
-            try:
-                chunk = os.read(self.fd, 1 << 16)
-            except BlockingIOError:
-                if not block:
+        cursor = raw.execute(_scan_query(raw, campaign.id, count, last), {"c": campaign.id})
+        while rows := cursor.fetchmany(BATCH):
+            done = 0
+            for seq, prev_hash, digest, payload, seal in rows:
+                if seq != walk.seq or prev_hash != walk.prev_hash or sha256(payload).hexdigest() != digest:
                     break
-                import select
+                if digest == head:
+                    state.head_seen = True
+                if seal:
+                    state.last_seal_seq = seq
+                walk.prev_hash = digest
+                walk.seq += 1
+                done += 1
+            if progress is not None and done:
+                progress(done)
+            if done < len(rows):
+                return
+    except (sqlite3.Error, TypeError, ValueError):
+        return  # the exact rules name what is wrong
+    finally:
+        if cursor is not None:
+            cursor.close()
 
-                select.select([self.fd], [], [], 1.0)
-                continue
-            if not chunk:
-                break
-            self.buffer += chunk
-        *lines, self.buffer = self.buffer.split(b"\n")
-        for line in lines:
-            try:
-                item = json.loads(line)
-            except ValueError:
-                continue
-            if "start" in item:
-                self.started.add(item["start"])
-            elif "clean" in item:
-                self.results.append(item)
 
-    def claim(self, lo: int) -> bool:
-        """Take range lo unless the helper has started it; tell the helper."""
-        self._read()
-        if lo in self.started:
-            return False
-        try:
-            self.process.stdin.write(b"%d\n" % lo)
-            self.process.stdin.flush()
-        except OSError:
-            pass
-        return True
+def _check_sqlite(session: Session, campaign: Campaign, state: _Progress, progress=None) -> VerifyReport | None:
+    """The same rules, faster, for SQLite, in one process.
 
-    def finish(self) -> list[dict]:
-        try:
-            self.process.stdin.close()
-        except OSError:
-            pass
-        self._read(block=True)
-        self.process.wait()
-        return self.results
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+    The scan checks every row's seq, link and hash; the column check (_ColumnCheck, on
+    the second core) lists the rows whose columns may differ from their record, and the
+    exact rules judge each of those. Anything unexpected (a row out of order, a broken
+    link, a failed statement) hands the rest of the chain to _check_rows, which names the
+    seq and the reason, so the answer is always the one _check_rows alone gives. (One
+    reading could differ: a record with a key given twice, where SQLite takes the first
+    occurrence and Python the last; no writer produces one, and forging one means
+    rewriting the chain after it, which `verify --head` exposes.)
+    """
+    raw = session.connection().connection.dbapi_connection
+    first, last, count = raw.execute("SELECT min(seq), max(seq), count(*) FROM ledger WHERE campaign_id = ?",
+                                     (campaign.id,)).fetchone()
+    if first != 1 or last != count:  # empty, a gap or a stray seq: the exact rules say what is wrong
+        return _check_rows(session, state, campaign.id, progress)
+    columns = _ColumnCheck(campaign, last)
+    columns.start(session.get_bind().url.database)
+    walk = state.walk
+    try:
+        _scan(raw, campaign, state, count, last, progress)
+    finally:
+        columns.limit = walk.seq - 1 if walk.seq <= last else last
+        columns.finish(raw)
+    if columns.error:  # a BLOB or malformed JSON somewhere: the exact rules, from the start
+        state.walk, state.head_seen, state.last_seal_seq = Walk(campaign.name), state.head_hash is None, None
+        return _check_rows(session, state, campaign.id, progress=None)
+    table = LedgerEntry.__table__
+    for seq in sorted(columns.flagged):
+        if seq >= walk.seq:
+            break
+        row = session.execute(select(table).where(table.c.campaign_id == campaign.id, table.c.seq == seq)).one()
+        problem = _row_problem(Walk(campaign.name, seq, row.prev_hash), row)
+        if problem:
+            return VerifyReport(False, seq - 1, row.prev_hash, seq, problem)
+    if walk.seq == last + 1:
+        return None
+    return _check_rows(session, state, campaign.id, progress)
 
 
 def verify(session: Session, campaign: Campaign, head_hash: str | None = None, progress=None) -> VerifyReport:
@@ -385,14 +404,14 @@ def verify(session: Session, campaign: Campaign, head_hash: str | None = None, p
     With head_hash (printed by an earlier `history seal`), also prove that the chain
     still contains that head: a rewritten-and-rehashed or truncated history lacks it.
     """
-    state = _Progress(head_hash, head_seen=head_hash is None)
+    state = _Progress(Walk(campaign.name), head_hash, head_seen=head_hash is None)
     if session.get_bind().dialect.name == "sqlite":
-        failed = _check_ranges_sqlite(session, campaign, state, progress)
+        failed = _check_sqlite(session, campaign, state, progress)
     else:
-        failed = _check_rows(session, campaign, state, progress=progress)
+        failed = _check_rows(session, state, campaign.id, progress)
     if failed is not None:
         return failed
-    count, prev_hash = state.expected_seq - 1, state.prev_hash
+    count, prev_hash = state.walk.seq - 1, state.walk.prev_hash
     if not state.head_seen:
         if state.last_seal_seq is not None:
             return VerifyReport(

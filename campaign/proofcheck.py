@@ -13,7 +13,8 @@ session: a bundle proves the entry against that head, and against nothing else.
 
 Deliberately self-contained (no import from the rest of `campaign`), so a player can
 copy this one file and trust what it does by reading it. The project's tests check that
-it agrees with campaign/ledger.py and with `campaign proof check`.
+it agrees, verdict and words, with the project's one chain verifier (campaign/chain.py)
+as `campaign proof check` runs it.
 
 Exit status: 0 the proof holds, 1 it does not (the reason names the entry), 2 bad usage.
 """

@@ -14,7 +14,7 @@ from campaign.cli.output import (
     print_text,
     say,
 )
-from campaign.cli.labels import OUTCOME_LABELS, TIME_UNITS_JA, category_ja
+from campaign.labels import OUTCOME_LABELS, UNIT_JA, category_ja
 
 
 def fright(
@@ -69,7 +69,7 @@ def _every(effect: dict[str, Any]) -> tuple[str, str]:
         return "", ""
     n, unit = effect["every"], effect["every_unit"]
     return (f" every {unit}" if n == 1 else f" every {n} {unit}s",
-            f"毎{TIME_UNITS_JA[unit]}" if n == 1 else f"{n}{TIME_UNITS_JA[unit]}ごと")
+            f"毎{UNIT_JA[unit]}" if n == 1 else f"{n}{UNIT_JA[unit]}ごと")
 
 
 def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:

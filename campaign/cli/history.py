@@ -8,7 +8,6 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.errors import BadInput
 from campaign.cli.output import (
     BomOption,
     CsvOption,
@@ -18,9 +17,9 @@ from campaign.cli.output import (
     print_table,
     say,
 )
-from campaign.cli.labels import outcome_label
 from campaign.cli.roll import commitment_text, render_roll, repeat_results
-
+from campaign.errors import BadInput
+from campaign.labels import outcome_label
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
@@ -170,7 +169,7 @@ def show(ctx: typer.Context, seq: int = typer.Argument(..., help="Entry number."
     fields = [(key, entry[key]) for key in ("at", "actor", "kind", "character", "scenario", "parent_seq", "expression",
                                             "dice", "total", "target", "outcome", "margin", "source", "reason",
                                             "voided_by", "prev_hash", "hash") if entry[key] is not None]
-    fields.append(("detail", json.dumps(entry["detail"], ensure_ascii=False)))
+    fields.append(("detail", json.dumps(entry.get("detail_shown", entry["detail"]), ensure_ascii=False)))
     print_fields(f"#{entry['seq']}", fields)
     for sub in entry["sub_entries"]:
         print_fields(f"  #{sub['seq']} ({sub['kind']})", [(k, sub[k]) for k in ("expression", "dice", "total",

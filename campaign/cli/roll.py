@@ -13,7 +13,7 @@ from campaign.cli.output import (
     emit_json,
     say,
 )
-from campaign.cli.labels import OUTCOME_LABELS, outcome_label
+from campaign.labels import OUTCOME_LABELS, outcome_label
 
 
 def roll(

@@ -216,7 +216,9 @@ class DangerBand:
         return (self.lo is None or margin >= self.lo) and (self.hi is None or margin <= self.hi)
 
     def to_detail(self) -> dict[str, Any]:
-        return {"lo": self.lo, "hi": self.hi, "label": self.label, "ja": self.ja, "en": self.en}
+        """The band as a ledger record holds it: its bounds, not its words (campaign.labels
+        finds them again by label when the entry is shown)."""
+        return {"lo": self.lo, "hi": self.hi, "label": self.label}
 
 
 #: Danger sense: result - difficulty -> how well the character reacts (R6). The source

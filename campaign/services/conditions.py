@@ -30,6 +30,7 @@ from campaign.core.gametime import clock_text, parse_span, span_text, unit_secon
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Condition
 from campaign.errors import BadInput, NotFound
+from campaign.labels import CONDITION_LABELS_JA  # `condition clear` takes the slug or its label
 from campaign.services.common import (
     campaign_named,
     campaign_transaction,
@@ -39,20 +40,6 @@ from campaign.services.common import (
 )
 from campaign.services.effects import Recorder, recording
 
-# Conditions a fright check can leave, slug -> Japanese label. `condition clear` takes either.
-CONDITION_LABELS_JA = {
-    "stun": "朦朧",
-    "unconscious": "気絶",
-    "faint": "卒倒",
-    "panic": "パニック",
-    "major_panic": "大パニック",
-    "light_coma": "浅い昏睡",
-    "coma": "昏睡",
-    "catatonia": "硬直",
-    "seizure": "痙攣",
-    "heart_attack": "心臓発作",
-    FOLLOW_UP: FOLLOW_UP_JA,
-}
 PENALTY_LIMIT = 100
 
 

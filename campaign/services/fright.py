@@ -37,6 +37,7 @@ from campaign import ledger
 from campaign.core.derived import pool_current, stat_value
 from campaign.core.dice_source import DiceSource
 from campaign.core.fright import (
+    FRIGHT_TABLE,
     STAT_ALIASES,
     AddCondition,
     AddTrait,
@@ -53,6 +54,19 @@ from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
 from campaign.seeds import fright_table
+from campaign.labels import (  # the words live there (records hold codes); these names stay importable here
+    CASCADE_TEXTS,
+    RECOVERY_EN,  # noqa: F401
+    RECOVERY_JA,  # noqa: F401
+    SUB_ROLL_LABELS,  # noqa: F401
+    UNIT_EN,  # noqa: F401
+    UNIT_JA,  # noqa: F401
+    condition_texts,
+    duration_texts,  # noqa: F401
+    note_text,
+    strip_texts,
+    sub_roll_label,  # noqa: F401
+)
 from campaign.services.characters import character_view
 from campaign.services.common import (
     campaign_transaction,
@@ -61,7 +75,6 @@ from campaign.services.common import (
     clean_text,
 )
 from campaign.services.effects import Recorder, recording
-from campaign.services.conditions import CONDITION_LABELS_JA
 from campaign.services.tables import effect_data
 from campaign.services.traits import (
     active_traits,
@@ -73,33 +86,6 @@ from campaign.services.traits import (
 COMBAT_REFLEXES_NAMES = frozenset({"combat reflexes", "戦闘即応"})
 PLACEHOLDER_SUFFIX = " (恐怖判定)"
 MODIFIER_LIMIT = 100
-UNIT_EN = {"turn": "turn", "minute": "minute", "hour": "hour", "day": "day"}
-UNIT_JA = {"turn": "ターン", "minute": "分", "hour": "時間", "day": "日"}
-RECOVERY_EN = {
-    "auto": "recovers by itself",
-    "will_ignoring_penalties": "Will roll ignoring penalties",
-    "will": "Will roll",
-    "ht": "HT roll",
-    "iq": "IQ roll",
-    "iq_ignoring_penalties": "IQ roll ignoring penalties",
-    "gm": "as the GM rules",
-}
-RECOVERY_JA = {
-    "auto": "自動回復",
-    "will_ignoring_penalties": "修正無視の意思判定",
-    "will": "意思判定",
-    "ht": "生命力判定",
-    "iq": "知力判定",
-    "iq_ignoring_penalties": "修正無視の知力判定",
-    "gm": "GMの裁定",
-}
-SUB_ROLL_LABELS = {
-    "stun_turns": "朦朧のターン数 / stun turns",
-    "fatigue": "疲労 / fatigue (FP)",
-    "injury": "負傷 / injury (HP)",
-}
-
-
 def stat_key(stats: dict[str, int], canonical: str) -> str | None:
     """The character's own key for a stat (Will may be 意思), or None."""
     folded = {str(key).casefold(): key for key in stats}
@@ -107,37 +93,6 @@ def stat_key(stats: dict[str, int], canonical: str) -> str | None:
         if alias.casefold() in folded:
             return folded[alias.casefold()]
     return None
-
-
-def sub_roll_label(purpose: str) -> str:
-    if purpose in SUB_ROLL_LABELS:
-        return SUB_ROLL_LABELS[purpose]
-    kind, _, what = purpose.partition(":")
-    if kind == "duration":
-        return f"{CONDITION_LABELS_JA.get(what, what)}の時間 / {what} duration"
-    if kind == "severity":
-        return f"{CONDITION_LABELS_JA.get(what, what)}の程度 / {what} severity"
-    if kind == "check":
-        return f"{what}判定 / {what} roll"
-    return purpose
-
-
-def _plural(amount: int | str, unit: str) -> str:
-    return f"{amount} {unit}" + ("" if amount == 1 else "s")
-
-
-def duration_texts(effect: AddCondition) -> tuple[str, str]:
-    """("4 turns", "4ターン"), or how it ends when it has no fixed length."""
-    if effect.duration is not None:
-        return _plural(effect.duration, UNIT_EN[effect.unit]), f"{effect.duration}{UNIT_JA[effect.unit]}"
-    en, ja = RECOVERY_EN[effect.recovery], RECOVERY_JA[effect.recovery]
-    if effect.every == 1:
-        en += f" every {UNIT_EN[effect.every_unit]}"
-        ja = f"毎{UNIT_JA[effect.every_unit]}の{ja}"
-    elif effect.every is not None:
-        en += f" every {_plural(effect.every, UNIT_EN[effect.every_unit])}"
-        ja = f"{effect.every}{UNIT_JA[effect.every_unit]}ごとの{ja}"
-    return f"until recovered ({en})", f"回復するまで ({ja})"
 
 
 def _placeholder(name: str, seq: int) -> str:
@@ -156,7 +111,12 @@ class _Applier:
         self.records: list[dict[str, Any]] = []
         self.traits_added: list[dict[str, Any]] = []
         self.notes: list[str] = []
+        self.note_codes: list[dict[str, Any]] = []  # what a record holds of the notes (campaign.labels)
         self._names = {t.name.casefold() for t in active_traits(session, character)}
+
+    def _note(self, code: dict[str, Any]) -> None:
+        self.note_codes.append(code)
+        self.notes.append(note_text(code))
 
     def apply(self, effect: Any) -> None:
         if isinstance(effect, AddTrait):
@@ -185,7 +145,7 @@ class _Applier:
         if placeholder:
             name = _placeholder(name, self.seq)
         elif name.casefold() in self._names:
-            self.notes.append(f"--pick {name!r} names an existing trait; the new trait got a placeholder name")
+            self._note({"note": "pick_unused", "pick": name})
             name, placeholder = _placeholder(placeholder_name(effect.category, effect.severity), self.seq), True
         name = self._unique(name)
         self._names.add(name.casefold())
@@ -217,10 +177,9 @@ class _Applier:
                              "origin": trait.origin, "entry": effect.entry})
 
     def _condition(self, effect: AddCondition) -> None:
-        text_en, text_ja = duration_texts(effect)
-        label_ja = CONDITION_LABELS_JA.get(effect.condition, effect.condition)
-        data = {**effect_data(effect), "label_ja": label_ja, "duration_ja": text_ja,
-                "recovery_en": RECOVERY_EN[effect.recovery], "recovery_ja": RECOVERY_JA[effect.recovery]}
+        texts = condition_texts(effect)
+        text_en = texts.pop("duration_text")
+        data = {**effect_data(effect), **texts}  # the condition row's detail, as before
         # Ends by itself after its rolled time: timed on the campaign clock (`time advance`).
         length = (effect.duration * unit_seconds(effect.unit)
                   if effect.recovery == "auto" and effect.duration is not None else None)
@@ -242,21 +201,19 @@ class _Applier:
                           derived_from=maximum.derived_from)
         else:
             record["tracked"] = False
-            self.notes.append(f"{self.character.name} has no {effect.pool} stat (nor "
-                              f"{'ST' if effect.pool == 'FP' else 'HT'} to derive it from): the loss of "
-                              f"{effect.amount} {effect.pool} is recorded but no pool changed")
+            self._note({"note": "pool_untracked", "character": self.character.name, "pool": effect.pool,
+                        "amount": effect.amount})
         self.records.append(record)
 
     def _attribute(self, effect: LoseAttribute) -> None:
         record: dict[str, Any] = {"kind": "lose_attribute", "stat": effect.stat, "amount": effect.amount,
                                   "permanent": effect.permanent, "cascade": effect.cascade, "entry": effect.entry}
-        if effect.cascade == "mental":
-            record["cascade_ja"] = "精神系の技能・呪文・超能力も同じだけ下がる(GMが手で調整)"
-            record["cascade_en"] = "mental skills, spells and psionic powers drop by as much (adjust them by hand)"
+        if effect.cascade in CASCADE_TEXTS:
+            record["cascade_ja"], record["cascade_en"] = CASCADE_TEXTS[effect.cascade]
         key = stat_key(self.character.stats, effect.stat)
         if key is None:
             record["tracked"] = False
-            self.notes.append(f"{self.character.name} has no {effect.stat} stat: the permanent loss is recorded only")
+            self._note({"note": "stat_untracked", "character": self.character.name, "stat": effect.stat})
         else:
             before = self.character.stats[key]
             self.effects.change_stat(self.character, key, -effect.amount)
@@ -278,6 +235,14 @@ def _table_view(result: FrightResult) -> dict[str, Any] | None:
         return None
     return {"dice": list(table.dice), "margin_added": table.margin_added, "raw": table.raw, "entry": table.result,
             "range": [table.entry.lo, table.entry.hi], "ja": table.entry.ja, "en": table.entry.en}
+
+
+def _table_codes(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The table roll as a record holds it: the table and entry number, not the entry's text
+    (the seed table is its one home; campaign.labels looks it up to show it)."""
+    if view is None:
+        return None
+    return {"name": FRIGHT_TABLE, **{key: value for key, value in view.items() if key not in ("ja", "en")}}
 
 
 def fright_check(
@@ -332,9 +297,10 @@ def fright_check(
                 character=character.name, expression=f"3D6<={result.check.target}",
                 dice=list(result.check.dice), total=result.check.total, target=result.check.target,
                 outcome=result.check.outcome, margin=result.check.margin, source=source.kind, reason=reason,
-                detail={"check": check_view, "table": table_view, "effects": applier.records,
+                detail={"check": check_view, "table": _table_codes(table_view),
+                        "effects": [strip_texts(effect) for effect in applier.records],
                         "traits_added": applier.traits_added, "pick": pick, "choice": choice,
-                        "notes": applier.notes},
+                        "notes": applier.note_codes},
             )
         seq = entry.seq
 
@@ -344,8 +310,8 @@ def fright_check(
             sub = ledger.append(session, campaign, actor, ledger.NewEntry(
                 kind="fright", character=character.name, parent_seq=seq,
                 expression=f"FEAR+{table.margin_added}" if table.margin_added else "FEAR",
-                dice=list(table.dice), total=table.result, source=source.kind, reason="恐怖判定表 / fright table",
-                detail={"purpose": "table", **table_view},
+                dice=list(table.dice), total=table.result, source=source.kind,
+                detail={"purpose": "table", **_table_codes(table_view)},  # words: campaign.labels
             ))
             sub_rolls.append({"seq": sub.seq, "purpose": "table", "expression": sub.record["expression"],
                               "dice": list(table.dice), "total": table.result, "raw": table.raw,
@@ -355,8 +321,8 @@ def fright_check(
             sub = ledger.append(session, campaign, actor, ledger.NewEntry(
                 kind="fright", character=character.name, parent_seq=seq, expression=roll.expression,
                 dice=list(roll.faces), total=roll.total, target=roll.target, outcome=roll.outcome, margin=margin,
-                source=source.kind, reason=sub_roll_label(roll.purpose),
-                detail={"purpose": roll.purpose, "entry": roll.entry},
+                source=source.kind,
+                detail={"purpose": roll.purpose, "entry": roll.entry},  # words: labels.entry_reason
             ))
             sub_rolls.append({"seq": sub.seq, "purpose": roll.purpose, "expression": roll.expression,
                               "dice": list(roll.faces), "total": roll.total, "target": roll.target,

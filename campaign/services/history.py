@@ -16,6 +16,7 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Character, LedgerEntry
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.labels import entry_reason, shown_detail
 from campaign.services.common import (
     campaign_named,
     campaign_transaction,
@@ -38,8 +39,9 @@ def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: i
     """An entry as `history --json` shows it: the hashed record plus chain fields."""
     view = {key: record.get(key) for key in (
         "seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
-        "target", "outcome", "margin", "source", "reason",
+        "target", "outcome", "margin", "source",
     )}
+    view["reason"] = entry_reason(record)  # a sub-roll records its purpose; the words are made here
     view["voids_seq"] = record.get("voids_seq")
     view["voided_by"] = voided_by
     view["detail"] = record.get("detail") or {}
@@ -229,6 +231,7 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
         if found is None:
             raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
         view = entry_view(*found)
+        view["detail_shown"] = shown_detail(found[0])  # the codes with their words (campaign.labels)
         children = session.scalars(
             select(LedgerEntry.seq).where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.parent_seq == seq)
             .order_by(LedgerEntry.seq)

@@ -8,10 +8,10 @@ Recomputing the links from the anchor to the head shows the entry is the one the
 held when the seal was made: changing any byte of any record changes its hash, and so
 every later hash, and the head no longer matches.
 
-There are two checkers on purpose. `check_bundle` here uses the ledger's own
-canonical_json and chain_hash; campaign/proofcheck.py is a one-file, standard-library-only
-copy of the same rules that a player can read and run anywhere. The tests hold the two
-to the same verdicts.
+There are two checkers on purpose. `check_bundle` here walks the bundle with the
+project's one chain verifier (campaign.chain, strict: canonical JSON, no repeated keys);
+campaign/proofcheck.py is a one-file, standard-library-only copy of the same rules that a
+player can read and run anywhere. The tests hold the two to the same verdicts and words.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import IO, Any
 from sqlalchemy import text
 
 from campaign import ledger
+from campaign.chain import Broken, Walk, strict_loads
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named
@@ -99,19 +100,18 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
         out.write('{"format":"%s","version":%d,"campaign":%s,"seq":%d,"anchor":%s,"head":%s,"head_seq":%d,'
                   '"entries":[\n' % (FORMAT, VERSION, encode(campaign.name), seq, encode(first.prev_hash),
                                      encode(head), head_seq))
-        expected, prev_hash, written, last_hash = seq, first.prev_hash, 0, None
+        walk, written = Walk(campaign.name, seq, first.prev_hash), 0
         for row in _chain(first, rows):
-            if row.seq != expected or row.prev_hash != prev_hash or ledger.chain_hash(row.prev_hash, row.record) \
-                    != row.hash:
-                raise RuleRefused(f"the stored chain is broken at #{expected}: run `history verify`; "
+            if row.seq != walk.seq or walk.link_problem(row.prev_hash, row.record, row.hash):
+                raise RuleRefused(f"the stored chain is broken at #{walk.seq}: run `history verify`; "
                                   "no proof was written")
             out.write((",\n" if written else "") + encode({"prev_hash": row.prev_hash, "hash": row.hash,
                                                            "record": row.record}))
             written += 1
-            prev_hash = last_hash = row.hash
-            expected += 1
+            walk.advance(row.hash)
             if row.seq >= head_seq:
                 break
+        last_hash = walk.prev_hash if written else None
         out.write("\n]}\n")
         return {"campaign": campaign.name, "seq": seq, "head": last_hash, "head_seq": head_seq,
                 "entries": written, "anchor": first.prev_hash}
@@ -123,23 +123,6 @@ def _chain(first, rest):
 
 
 # --- checking --------------------------------------------------------------------------
-
-
-def _strict_object(pairs):
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ProofRejected(f"key {key!r} appears twice in one object")
-        seen[key] = value
-    return seen
-
-
-def _no_constants(name):
-    raise ProofRejected(f"{name} is not JSON")
-
-
-def _loads(text_value: str):
-    return json.loads(text_value, object_pairs_hook=_strict_object, parse_constant=_no_constants)
 
 
 def _is_hash(value: Any) -> bool:
@@ -156,7 +139,9 @@ def load_bundle(data: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise ProofRejected(f"the bundle is not UTF-8 text (byte {exc.start})") from None
     try:
-        return _loads(decoded)
+        return strict_loads(decoded)
+    except Broken as exc:
+        raise ProofRejected(exc.reason) from None
     except ValueError as exc:
         raise ProofRejected(f"the bundle is not valid JSON ({exc})") from None
 
@@ -190,33 +175,21 @@ def check_bundle(bundle: Any, head: str | None = None) -> dict[str, Any]:
     if head is not None and bundle["head"] != head:
         raise ProofRejected(f"the bundle ends at head {bundle['head']}, not at the head you gave ({head})")
 
-    prev_hash, proven, record = bundle["anchor"], None, None
+    walk = Walk(campaign, first, bundle["anchor"], strict=True, anchor="the bundle's anchor")
+    proven, record = None, None
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
             raise ProofRejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
         record_json, stored = entry["record"], entry["hash"]
         if not isinstance(record_json, str) or not _is_hash(stored) or not _is_hash(entry["prev_hash"]):
             raise ProofRejected("record is not text, or a hash is not 64 hex digits", seq)
-        if entry["prev_hash"] != prev_hash:
-            where = "the bundle's anchor" if seq == first else f"entry #{seq - 1}"
-            raise ProofRejected(f"prev_hash does not link to {where}", seq)
-        if ledger.chain_hash(prev_hash, record_json) != stored:
-            raise ProofRejected("hash does not match the entry's content (the entry was edited)", seq)
         try:
-            record = _loads(record_json)
-        except ValueError:
-            raise ProofRejected("record is not valid JSON", seq) from None
-        except ProofRejected as exc:
-            raise ProofRejected(f"record: {exc.reason}", seq) from None
-        if ledger.canonical_json(record) != record_json:
-            raise ProofRejected("record is not in canonical JSON (sorted keys, no spaces, UTF-8)", seq)
-        if not isinstance(record, dict) or record.get("campaign") != campaign:
-            raise ProofRejected(f"record does not belong to campaign {campaign!r}", seq)
-        if record.get("seq") != seq:
-            raise ProofRejected(f"record says seq {record.get('seq')!r}, expected {seq}", seq)
+            record = walk.step(entry["prev_hash"], record_json, stored)
+        except Broken as exc:
+            raise ProofRejected(exc.reason, exc.seq) from None
         if proven is None:
             proven = record
-        prev_hash = stored
+    prev_hash = walk.prev_hash
     if record.get("kind") != "seal":
         raise ProofRejected("the last entry is not a seal, so the head was never sealed", last)
     if prev_hash != bundle["head"]:

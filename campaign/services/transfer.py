@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.chain import GENESIS_HASH, Broken, Walk
 from campaign.db.database import Database
 from campaign.db.models import (
     Campaign,
@@ -167,11 +168,18 @@ class _Importer:
         self.campaign: Campaign | None = None
         self.claimed = State()
         self.entries: list[Entry] = []
-        self.expected_seq = 1
-        self.prev_hash = ledger.GENESIS_HASH
+        self.walk: Walk | None = None  # the chain's rules (campaign.chain), from the header on
         self.pending: list[dict[str, Any]] = []
         self.footer: dict[str, Any] | None = None
         self.seal_heads: list[dict[str, Any]] = []
+
+    @property
+    def expected_seq(self) -> int:
+        return self.walk.seq if self.walk is not None else 1
+
+    @property
+    def prev_hash(self) -> str:
+        return self.walk.prev_hash if self.walk is not None else GENESIS_HASH
 
     def feed(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
@@ -204,6 +212,7 @@ class _Importer:
         self.campaign = Campaign(name=name, ruleset=str(meta["ruleset"])[:50], settings={}, created_at=created_at)
         self.session.add(self.campaign)
         self.session.flush()
+        self.walk = Walk(name)
 
     def _player(self, item):
         self.claimed.players[item["name"]] = None
@@ -248,32 +257,22 @@ class _Importer:
                                                         item["threshold"], item["success"])
 
     def _entry(self, item):
-        record_json, prev_hash, digest = item["record"], item["prev_hash"], item["hash"]
-        if not all(isinstance(v, str) for v in (record_json, prev_hash, digest)):
-            raise ValueError(f"entry {self.expected_seq}: record, prev_hash and hash must be strings")
-        if prev_hash != self.prev_hash:
-            raise ValueError(f"entry {self.expected_seq}: prev_hash does not link to the previous entry")
-        if ledger.chain_hash(prev_hash, record_json) != digest:
-            raise ValueError(f"entry {self.expected_seq}: hash does not match its content (edited)")
-        record = json.loads(record_json)
-        if not isinstance(record, dict):
-            raise ValueError(f"entry {self.expected_seq}: the record is not an object")
-        if record.get("seq") != self.expected_seq:
-            raise ValueError(f"entry {record.get('seq')} found where entry {self.expected_seq} was expected")
-        if record.get("campaign") != self.campaign.name:
-            raise ValueError(f"entry {self.expected_seq} belongs to another campaign")
+        record_json, prev_hash, digest = item.get("record"), item.get("prev_hash"), item.get("hash")
+        seq = self.walk.seq
+        try:
+            record = self.walk.step(prev_hash, record_json, digest)
+        except Broken as exc:
+            raise ValueError(str(exc)) from None
         problem = _indexed_problem(record)
         if problem:
-            raise ValueError(f"entry {self.expected_seq}: {problem}")
+            raise ValueError(f"entry #{seq}: {problem}")
         if record.get("kind") not in STATELESS_KINDS:
             self.entries.append(entry_from_record(record))
         if record.get("kind") == "seal":  # the heads it printed: `verify --head` looks them up
-            self.seal_heads.append({"campaign_id": self.campaign.id, "seq": self.expected_seq, "hash": digest})
+            self.seal_heads.append({"campaign_id": self.campaign.id, "seq": seq, "hash": digest})
         row = {name: record.get(name) for name in ledger.INDEXED_FIELDS}
         row.update(campaign_id=self.campaign.id, record=record_json, prev_hash=prev_hash, hash=digest)
         self.pending.append(row)
-        self.expected_seq += 1
-        self.prev_hash = digest
         if len(self.pending) >= BATCH:
             self.flush_entries()
 

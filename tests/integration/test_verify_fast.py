@@ -1,20 +1,18 @@
-"""The SQLite fast path of verify (campaign.chaincheck) answers exactly as the row-by-row rules.
+"""The SQLite fast path of verify (ledger._check_sqlite) answers exactly as the row-by-row rules.
 
-Each case tampers with a generated chain, then compares `ledger.verify` as shipped (ranges
-checked inside SQLite, tiny ranges here so that every case spans several of them, and the
-helper process on, so that it takes part) with the exact path alone: the same ok, count,
-head, first bad seq and reason, with and without a sealed head.
+Each case tampers with a generated chain, then compares `ledger.verify` as shipped (one
+scan through the raw cursor, tiny batches here so that every case spans several of them)
+with the exact path alone (campaign.chain's rules row by row): the same ok, count, head,
+first bad seq and reason, with and without a sealed head.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import time
 
 import pytest
 
-from campaign import chaincheck, ledger
+from campaign import ledger
 from campaign.db.database import Database
 from campaign.services import history
 from campaign.services.transfer import import_campaign
@@ -31,8 +29,8 @@ def chain(tmp_path, monkeypatch):
     import_campaign(db, export_lines("Fast Path", ENTRIES))
     import_campaign(db, export_lines("Neighbour", 50))  # another campaign's rows interleave nothing but exist
     db.close()
-    monkeypatch.setattr(chaincheck, "RANGE_SIZE", 16)
-    monkeypatch.setattr(ledger, "PARALLEL_MIN_ENTRIES", 0)
+    monkeypatch.setattr(ledger, "BATCH", 16)
+    monkeypatch.setattr(ledger, "RANGE", 64)
     return url
 
 
@@ -40,13 +38,13 @@ def _both(url: str, head: str | None = None) -> tuple[dict, dict]:
     db = Database(url)
     try:
         fast = history.verify(db, "Fast Path", head)
-        original = ledger._check_ranges_sqlite
-        ledger._check_ranges_sqlite = lambda session, campaign, state, progress=None: ledger._check_rows(
-            session, campaign, state, progress=progress)
+        original = ledger._check_sqlite
+        ledger._check_sqlite = lambda session, campaign, state, progress=None: ledger._check_rows(
+            session, state, campaign.id, progress)
         try:
             exact = history.verify(db, "Fast Path", head)
         finally:
-            ledger._check_ranges_sqlite = original
+            ledger._check_sqlite = original
     finally:
         db.close()
     return fast, exact
@@ -162,51 +160,38 @@ def test_fast_path_answers_as_the_exact_rules_with_a_head(chain):
     assert fast == exact and not fast["ok"]
 
 
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the helper process is used with two cores or more")
-def test_a_long_chain_is_split_between_this_process_and_the_helper(chain, monkeypatch):
+def test_the_fast_path_reads_each_row_once_and_reports_progress(chain, monkeypatch):
+    """A clean chain is accepted by the fast scan alone: the exact rules never run."""
+    monkeypatch.setattr(ledger, "_check_rows", lambda *args, **kwargs: pytest.fail("exact path used"))
     seen = []
-    check_range = chaincheck.check_range
 
-    def slow_check_range(*args):  # this process only: the helper surely starts before it is done
-        time.sleep(0.05)
-        return check_range(*args)
+    class Progress:
+        def start(self, total):
+            seen.append(("start", total))
 
-    monkeypatch.setattr(chaincheck, "check_range", slow_check_range)
-    original = ledger._Helper.finish
+        def advance(self, n):
+            seen.append(n)
 
-    def finish(self):
-        results = original(self)
-        seen.extend(results)
-        return results
-
-    monkeypatch.setattr(ledger._Helper, "finish", finish)
-    fast, exact = _both(chain)
-    assert fast == exact and fast["ok"]
-    assert seen and all(result["clean"] for result in seen)
+    db = Database(chain)
+    try:
+        report = history.verify(db, "Fast Path", progress=Progress(), chain_only=True)
+    finally:
+        db.close()
+    assert report["ok"] and report["entries"] == ENTRIES
+    assert seen[0] == ("start", ENTRIES) and sum(seen[1:]) == ENTRIES and max(seen[1:]) == 16
 
 
-def test_a_helper_that_dies_halfway_changes_nothing(chain, monkeypatch):
-    """It announced the last ranges, then crashed: this process checks them itself."""
-    import subprocess
-    import sys
-
-    ranges = chaincheck.plan(ENTRIES)
-    started = [lo for lo, _ in ranges[::-1][:3]]
-    script = "import json, sys\n" + "".join(f"print(json.dumps({{'start': {lo}}}), flush=True)\n" for lo in started) \
-        + "sys.exit(3)\n"
-
-    def start(cls, session, campaign, head_hash, ranges):
-        return cls(subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE))
-
-    monkeypatch.setattr(ledger._Helper, "start", classmethod(start))
-    check_range = chaincheck.check_range
-
-    def slow_check_range(*args):  # let the fake helper's lines arrive before this process gets there
-        time.sleep(0.01)
-        return check_range(*args)
-
-    monkeypatch.setattr(chaincheck, "check_range", slow_check_range)
+def test_a_record_spelled_differently_is_judged_by_the_exact_rules_then_the_scan_goes_on(chain, monkeypatch):
+    """SQLite flags the row (its text differs), the exact rules accept it (the values agree)."""
     drop_ledger_guards(chain)
-    execute(chain, f"UPDATE ledger SET kind = 'check' WHERE campaign_id = 1 AND seq = {ENTRIES - 5}")
-    fast, exact = _both(chain)
-    assert fast == exact and not fast["ok"] and fast["bad_seq"] == ENTRIES - 5
+    _rehash_from(chain, 133, lambda r: r.replace('"actor":"GM"', '"actor":"\\u0047M"'))
+    judged = []
+    row_problem = ledger._row_problem
+    monkeypatch.setattr(ledger, "_row_problem", lambda walk, row: judged.append(row.seq) or row_problem(walk, row))
+    monkeypatch.setattr(ledger, "_check_rows", lambda *args, **kwargs: pytest.fail("exact path used"))
+    db = Database(chain)
+    try:
+        report = history.verify(db, "Fast Path", chain_only=True)
+    finally:
+        db.close()
+    assert report["ok"] and judged == [133]

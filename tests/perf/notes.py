@@ -37,17 +37,18 @@ the CLI now closes the database explicitly at the end of every command.)
 """,
     "verify": """
 Verify checks, per entry: the seq, the link to the previous hash, SHA-256 over
-prev_hash + record, and every indexed column against the record. The fast path
-(campaign.chaincheck) does all of it inside SQLite, one statement per range of 16,384
-entries: SQLite scans the rows in rowid order and compares the columns with the record's
-values through json_extract (about half of the CPU time: parsing each record), and a small
-Python function called per row does the link and the hash (about 40%: the hash itself, and
-crossing from SQLite into Python); reading the rows is the rest. For chains of 100,000 entries or more, a helper process
-(`python -m campaign.chaincheck`) checks ranges from the end while this process checks them
-from the start, so the figure needs the second core: with another process busy on it, the
-figure drops by up to half. A range that does not pass is re-checked row by row with the
-exact rules, which name the seq and the reason, so the answers are those of the row-by-row
-path (tests/integration/test_verify_fast.py compares them under 30 kinds of tampering).
+prev_hash + record, and every indexed column against the record, with one set of rules
+(campaign/chain.py) shared with import and proof bundles. On SQLite the fast path runs in
+one process: the main thread scans the rows in rowid order through the raw DB-API cursor
+in batches and hashes the stored bytes (prev_hash || record, cast to a blob by SQLite)
+with hashlib, no json.loads; a second thread runs the column check inside SQLite
+(json_extract against json_array of the columns, one statement per range of 16,384
+entries, without the GIL), and when the scan is done the main thread takes the remaining
+ranges from the end. A row the column check flags is judged by the exact rules; anything
+else unexpected hands the rest to the row-by-row path, which names the seq and the reason,
+so the answers are those of the row-by-row path (tests/integration/test_verify_fast.py
+compares them under 30 kinds of tampering). The figure needs the second core for the
+column check: with another process busy on it, it drops towards the one-core figure.
 The baseline hashes bytes already in memory; verify must also read ~1.3 GB of rows.
 """,
     "dice": """
@@ -111,9 +112,9 @@ OPTIMISATIONS = """
   two queries of every append); services.history loads services.effects only to void.
 - The console script closes the database when the command ends and freezes the garbage
   collector before exit (campaign/cli/app.py main, campaign/cli/context.py close).
-- Verify: campaign/chaincheck.py (ranges checked inside SQLite, a helper process on the
-  second core, exact re-check of anything unclear); the row-by-row path streams Core rows
-  instead of ORM objects.
+- Verify: one process (campaign/ledger.py _check_sqlite): a raw-cursor scan hashing the
+  stored bytes, the column check inside SQLite on a second thread, exact re-check of
+  anything flagged; the row-by-row path streams Core rows instead of ORM objects.
 - `history --json` and `export` encode with one JSON encoder per command instead of one
   per entry (campaign/cli/history.py, campaign/services/transfer.py).
 - The revision check on open is one SELECT; Alembic is imported only to upgrade.

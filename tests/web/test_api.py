@@ -7,7 +7,6 @@ import hashlib
 import re
 import sqlite3
 
-import pytest
 
 from campaign.ledger import GENESIS_HASH
 from tests.web.conftest import client_for

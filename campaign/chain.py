@@ -1,0 +1,137 @@
+"""The one chain verifier: the rules every reader of a hash chain applies, in one place.
+
+An entry's hash is SHA-256 over the previous entry's hash followed by the entry's
+canonical JSON (sorted keys, no spaces, UTF-8). `history verify` (rows of the database),
+`import` (lines of an export file) and proof bundles (`history proof`, `proof check`)
+all walk a chain with `Walk`: each entry must link to the one before, hash to its stored
+hash, be a JSON object of this campaign and carry the seq it sits at. What only one of
+them knows (a stored row's indexed columns, a bundle's field layout, an export's footer)
+stays with that caller; the reasons it gives for the chain itself come from here.
+
+campaign/proofcheck.py is a deliberate exception: a one-file, standard-library copy of
+these rules that a player runs without the rest of the project. The tests hold it to
+the same verdicts and the same words as `Walk(strict=True)`.
+
+Standard library only, so it is cheap to import on every command that writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 text: one spelling per value, so hashes are stable."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def chain_hash(prev_hash: str, record_json: str) -> str:
+    return hashlib.sha256((prev_hash + record_json).encode("utf-8")).hexdigest()
+
+
+class Broken(Exception):
+    """The chain does not hold at entry `seq` (None: the whole thing is not a chain)."""
+
+    def __init__(self, reason: str, seq: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.seq = seq
+
+    def __str__(self) -> str:
+        return self.reason if self.seq is None else f"entry #{self.seq}: {self.reason}"
+
+
+EDITED = "hash does not match the entry's content (the entry was edited)"
+
+
+def _strict_object(pairs):
+    """json.loads hook: a key given twice would let a reader and a checker see different values."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise Broken(f"key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def _no_constants(name):
+    raise Broken(f"{name} is not JSON")
+
+
+def strict_loads(text: str) -> Any:
+    """JSON that only one reading exists for: no repeated keys, no NaN/Infinity."""
+    return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants)
+
+
+class Walk:
+    """A chain read in order, entry `seq` first, hanging from `prev_hash`.
+
+    `strict` (proof bundles, which travel outside the database) also refuses records that
+    are not in canonical JSON or that a careful reader could read two ways. The ledger and
+    import compare values, as they always have: a record spelled differently with the same
+    values passes there.
+    """
+
+    __slots__ = ("campaign", "seq", "prev_hash", "strict", "anchor", "_first")
+
+    def __init__(self, campaign: str, seq: int = 1, prev_hash: str = GENESIS_HASH, *, strict: bool = False,
+                 anchor: str = "the genesis hash") -> None:
+        self.campaign = campaign
+        self.seq = seq
+        self.prev_hash = prev_hash
+        self.strict = strict
+        self.anchor = anchor  # what the first entry hangs from, for the reason a link fails
+        self._first = seq
+
+    def link_problem(self, prev_hash: Any, record_json: Any, digest: Any) -> str | None:
+        """Why this entry does not link to the last one, or None: the link and the hash."""
+        if prev_hash != self.prev_hash:
+            where = self.anchor if self.seq == self._first else f"entry #{self.seq - 1}"
+            return f"prev_hash does not link to {where}"
+        if not isinstance(record_json, str) or not isinstance(digest, str):
+            return "record or hash is not text"
+        if chain_hash(prev_hash, record_json) != digest:
+            return EDITED
+        return None
+
+    def record_problem(self, record_json: str) -> tuple[dict[str, Any] | None, str | None]:
+        """(record, None) when the hashed text is a record of this campaign at this seq."""
+        try:
+            record = strict_loads(record_json) if self.strict else json.loads(record_json)
+        except ValueError:
+            return None, "record is not valid JSON"
+        except Broken as exc:
+            return None, f"record: {exc.reason}"
+        if self.strict and canonical_json(record) != record_json:
+            return None, "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
+        if not isinstance(record, dict) or record.get("campaign") != self.campaign:
+            return None, f"record does not belong to campaign {self.campaign!r}"
+        if record.get("seq") != self.seq:
+            return None, f"record says seq {record.get('seq')!r}, expected {self.seq}"
+        return record, None
+
+    def link(self, prev_hash: Any, record_json: Any, digest: Any) -> None:
+        """Check the link and hash only (the caller trusts or checks the record itself); advance."""
+        problem = self.link_problem(prev_hash, record_json, digest)
+        if problem:
+            raise Broken(problem, self.seq)
+        self.advance(digest)
+
+    def step(self, prev_hash: Any, record_json: Any, digest: Any) -> dict[str, Any]:
+        """Check the next entry entirely and advance; its record, or Broken naming it."""
+        problem = self.link_problem(prev_hash, record_json, digest)
+        if problem:
+            raise Broken(problem, self.seq)
+        record, problem = self.record_problem(record_json)
+        if problem:
+            raise Broken(problem, self.seq)
+        self.advance(digest)
+        return record
+
+    def advance(self, digest: str) -> None:
+        self.prev_hash = digest
+        self.seq += 1

@@ -1,0 +1,241 @@
+"""Words for codes: the one place a ledger record's codes become Japanese and English text.
+
+Ledger records are hashed, so a sentence stored in one can never be corrected. New
+records hold codes and numbers ({"kind": "condition", "condition": "stun", "duration": 3,
+"unit": "turn", "recovery": "auto"}, a fright table entry by its number, a sub-roll by
+its purpose); the text is made here when something is shown. Records written before
+that hold the text themselves: every function keeps a text a record already has, so old
+history reads as it always did.
+
+No I/O of its own (the fright table's texts come from campaign.seeds' cached loader), so services and the CLI both use it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign.core.followup import FOLLOW_UP, FOLLOW_UP_JA
+
+# Conditions a fright check can leave, slug -> Japanese label. `condition clear` takes either.
+CONDITION_LABELS_JA = {
+    "stun": "朦朧",
+    "unconscious": "気絶",
+    "faint": "卒倒",
+    "panic": "パニック",
+    "major_panic": "大パニック",
+    "light_coma": "浅い昏睡",
+    "coma": "昏睡",
+    "catatonia": "硬直",
+    "seizure": "痙攣",
+    "heart_attack": "心臓発作",
+    FOLLOW_UP: FOLLOW_UP_JA,
+}
+#: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
+OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
+                  "critical_failure": "ファンブル"}
+#: The 2d6 checks (R5) call their criticals 大成功 / 大失敗.
+CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
+#: Trait categories as a fright-check result names them.
+CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "mental": "精神的特徴",
+               "physical": "肉体的特徴"}
+
+
+def outcome_label(kind: str | None, outcome: str) -> str:
+    """The Japanese word for an outcome code; a 2d6 check ("check") uses 大成功 / 大失敗."""
+    labels = CHECK_OUTCOME_LABELS if kind == "check" else OUTCOME_LABELS
+    return labels.get(outcome, outcome)
+
+
+def category_ja(category: str) -> str:
+    """'severe phobia' -> '強い恐怖症'; an unknown category is shown as it is."""
+    severe = category.startswith("severe ")
+    base = category[len("severe "):] if severe else category
+    return ("強い" if severe else "") + CATEGORY_JA.get(base, base)
+
+
+UNIT_EN = {"turn": "turn", "minute": "minute", "hour": "hour", "day": "day"}
+UNIT_JA = {"turn": "ターン", "minute": "分", "hour": "時間", "day": "日"}
+RECOVERY_EN = {
+    "auto": "recovers by itself",
+    "will_ignoring_penalties": "Will roll ignoring penalties",
+    "will": "Will roll",
+    "ht": "HT roll",
+    "iq": "IQ roll",
+    "iq_ignoring_penalties": "IQ roll ignoring penalties",
+    "gm": "as the GM rules",
+}
+RECOVERY_JA = {
+    "auto": "自動回復",
+    "will_ignoring_penalties": "修正無視の意思判定",
+    "will": "意思判定",
+    "ht": "生命力判定",
+    "iq": "知力判定",
+    "iq_ignoring_penalties": "修正無視の知力判定",
+    "gm": "GMの裁定",
+}
+SUB_ROLL_LABELS = {
+    "table": "恐怖判定表 / fright table",
+    "stun_turns": "朦朧のターン数 / stun turns",
+    "fatigue": "疲労 / fatigue (FP)",
+    "injury": "負傷 / injury (HP)",
+}
+CASCADE_TEXTS = {  # (ja, en) of what a lost attribute drags down with it
+    "mental": ("精神系の技能・呪文・超能力も同じだけ下がる(GMが手で調整)",
+               "mental skills, spells and psionic powers drop by as much (adjust them by hand)"),
+}
+# The fright condition texts a record may hold; new records hold only the codes.
+CONDITION_TEXT_KEYS = ("label_ja", "duration_ja", "duration_text", "recovery_en", "recovery_ja")
+CASCADE_TEXT_KEYS = ("cascade_ja", "cascade_en")
+TABLE_TEXT_KEYS = ("ja", "en")
+
+
+def sub_roll_label(purpose: str) -> str:
+    """"朦朧のターン数 / stun turns" for a fright sub-roll's purpose code."""
+    if purpose in SUB_ROLL_LABELS:
+        return SUB_ROLL_LABELS[purpose]
+    kind, _, what = purpose.partition(":")
+    if kind == "duration":
+        return f"{CONDITION_LABELS_JA.get(what, what)}の時間 / {what} duration"
+    if kind == "severity":
+        return f"{CONDITION_LABELS_JA.get(what, what)}の程度 / {what} severity"
+    if kind == "check":
+        return f"{what}判定 / {what} roll"
+    return purpose
+
+
+def _plural(amount: int | str, unit: str) -> str:
+    return f"{amount} {unit}" + ("" if amount == 1 else "s")
+
+
+def _get(effect: Any, name: str) -> Any:
+    return effect.get(name) if isinstance(effect, dict) else getattr(effect, name)
+
+
+def duration_texts(effect: Any) -> tuple[str, str]:
+    """("4 turns", "4ターン"), or how it ends when it has no fixed length.
+
+    `effect` is a core AddCondition or its recorded codes (duration, unit, recovery,
+    every, every_unit).
+    """
+    duration, unit, recovery = _get(effect, "duration"), _get(effect, "unit"), _get(effect, "recovery")
+    every, every_unit = _get(effect, "every"), _get(effect, "every_unit")
+    if duration is not None:
+        return _plural(duration, UNIT_EN[unit]), f"{duration}{UNIT_JA[unit]}"
+    en, ja = RECOVERY_EN[recovery], RECOVERY_JA[recovery]
+    if every == 1:
+        en += f" every {UNIT_EN[every_unit]}"
+        ja = f"毎{UNIT_JA[every_unit]}の{ja}"
+    elif every is not None:
+        en += f" every {_plural(every, UNIT_EN[every_unit])}"
+        ja = f"{every}{UNIT_JA[every_unit]}ごとの{ja}"
+    return f"until recovered ({en})", f"回復するまで ({ja})"
+
+
+def condition_texts(effect: Any) -> dict[str, str]:
+    """The words of a fright condition: label, duration and recovery in both languages."""
+    condition, recovery = _get(effect, "condition"), _get(effect, "recovery")
+    text_en, text_ja = duration_texts(effect)
+    return {"label_ja": CONDITION_LABELS_JA.get(condition, condition), "duration_ja": text_ja,
+            "duration_text": text_en, "recovery_en": RECOVERY_EN[recovery], "recovery_ja": RECOVERY_JA[recovery]}
+
+
+def fright_effect(effect: dict[str, Any]) -> dict[str, Any]:
+    """A recorded fright effect with its words: those it holds (older records), else made now."""
+    kind = effect.get("kind")
+    if kind == "condition" and not all(key in effect for key in CONDITION_TEXT_KEYS):
+        try:
+            return {**effect, **condition_texts(effect), **{k: effect[k] for k in CONDITION_TEXT_KEYS if k in effect}}
+        except (KeyError, TypeError):
+            return effect
+    if kind == "lose_attribute" and effect.get("cascade") in CASCADE_TEXTS and "cascade_ja" not in effect:
+        ja, en = CASCADE_TEXTS[effect["cascade"]]
+        return {**effect, "cascade_ja": ja, "cascade_en": en}
+    return effect
+
+
+def fright_table_entry(table: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The fright table's roll with the entry's own text, looked up by its number when the
+    record holds only the number (the seed table is the text's one home)."""
+    if not table or ("ja" in table and "en" in table) or not isinstance(table.get("entry"), int):
+        return table
+    from campaign.seeds import fright_table
+
+    try:
+        entry = fright_table().entry_for(table["entry"])
+    except (KeyError, ValueError):
+        return table
+    return {**table, "ja": entry.ja, "en": entry.en}
+
+
+def fright_detail(detail: dict[str, Any]) -> dict[str, Any]:
+    """A fright entry's detail as shown: its table entry and effects with their words."""
+    shown = dict(detail)
+    if isinstance(detail.get("table"), dict):
+        shown["table"] = fright_table_entry(detail["table"])
+    if detail.get("purpose") == "table" and "entry" in detail:  # the table roll's own sub-entry
+        shown.update(fright_table_entry(detail) or {})
+    if isinstance(detail.get("effects"), list):
+        shown["effects"] = [fright_effect(e) if isinstance(e, dict) else e for e in detail["effects"]]
+    if isinstance(detail.get("notes"), list):
+        shown["notes"] = [note_text(note) for note in detail["notes"]]
+    return shown
+
+
+def note_text(code: Any) -> str:
+    """A fright check's note: older records hold the sentence, newer ones its code."""
+    if not isinstance(code, dict):
+        return str(code)
+    note = code.get("note")
+    if note == "pick_unused":
+        return f"--pick {code['pick']!r} names an existing trait; the new trait got a placeholder name"
+    if note == "pool_untracked":
+        pool = code["pool"]
+        return (f"{code['character']} has no {pool} stat (nor {'ST' if pool == 'FP' else 'HT'} to derive it from): "
+                f"the loss of {code['amount']} {pool} is recorded but no pool changed")
+    if note == "stat_untracked":
+        return f"{code['character']} has no {code['stat']} stat: the permanent loss is recorded only"
+    return str(note)
+
+
+def entry_reason(record: dict[str, Any]) -> str | None:
+    """The reason shown for an entry: its own, else the label its codes stand for (a
+    fright sub-roll records its purpose, not the words)."""
+    reason = record.get("reason")
+    if reason is not None:
+        return reason
+    detail = record.get("detail") or {}
+    if record.get("kind") == "fright" and record.get("parent_seq") is not None \
+            and isinstance(detail.get("purpose"), str):
+        return sub_roll_label(detail["purpose"])
+    return None
+
+
+def danger_band(band: Any) -> Any:
+    """A danger-sense band with its words: those it holds (older records), else by its label."""
+    if not isinstance(band, dict) or ("ja" in band and "en" in band):
+        return band
+    from campaign.core.checks2d6 import DANGER_BANDS
+
+    for known in DANGER_BANDS:
+        if known.label == band.get("label"):
+            return {**band, "ja": known.ja, "en": known.en}
+    return band
+
+
+def shown_detail(record: dict[str, Any]) -> dict[str, Any]:
+    """An entry's detail as a person reads it: the record's codes with their words."""
+    detail = record.get("detail") or {}
+    if not isinstance(detail, dict):
+        return detail
+    if record.get("kind") == "fright":
+        return fright_detail(detail)
+    if record.get("kind") == "check" and isinstance(detail.get("band"), dict):
+        return {**detail, "band": danger_band(detail["band"])}
+    return detail
+
+
+def strip_texts(effect: dict[str, Any]) -> dict[str, Any]:
+    """A fright effect as a new record holds it: the codes, without the words made from them."""
+    drop = (CONDITION_TEXT_KEYS if effect.get("kind") == "condition"
+            else CASCADE_TEXT_KEYS if effect.get("kind") == "lose_attribute" else ())
+    return {key: value for key, value in effect.items() if key not in drop}
