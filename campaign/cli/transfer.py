@@ -9,34 +9,8 @@ from pathlib import Path
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import JsonOption, emit_json, say
+from campaign.cli.output import JsonOption, Progress, emit_json, say
 from campaign.errors import BadInput
-
-
-class _Counter:
-    """A Rich progress counter on a terminal; silent when piped."""
-
-    def __init__(self, label: str) -> None:
-        self._progress = None
-        self._pending = 0
-        if sys.stderr.isatty():
-            from rich.progress import Progress, SpinnerColumn, TextColumn
-
-            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description} {task.completed} lines"),
-                                      transient=True)
-            self._task = self._progress.add_task(label, total=None)
-            self._progress.start()
-
-    def __call__(self, n: int) -> None:
-        if self._progress is not None:
-            self._pending += n
-            if self._pending >= 2000:
-                self._progress.advance(self._task, self._pending)
-                self._pending = 0
-
-    def close(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
 
 
 def export(
@@ -56,7 +30,7 @@ def export(
     from campaign.services.transfer import export_campaign
 
     s = state(ctx)
-    counter = _Counter("exporting")
+    counter = Progress.counter("exporting")
     secrets_out = None
     if secrets is not None:
         target = Path(secrets).expanduser()
@@ -113,7 +87,7 @@ def import_(
 
     s = state(ctx)
     s.may_create = True
-    counter = _Counter("importing")
+    counter = Progress.counter("importing")
     hidden = None
     if secrets is not None:
         try:
