@@ -124,7 +124,7 @@ def append(
     behalf = getattr(actor, "on_behalf_of", None)
     detail = {**entry.detail, "on_behalf_of": behalf} if behalf else entry.detail
     record = {
-        "campaign": campaign.name,
+        "campaign": campaign.ledger_name,
         "seq": last_seq + 1,
         "at": at or utc_now(),
         "actor": str(actor),
@@ -216,7 +216,7 @@ def _check_rows(session: Session, campaign: Campaign, state: _Progress, until: i
                 progress=None) -> VerifyReport | None:
     """The exact rules, row by row, from state.expected_seq on (through `until`, if given)."""
     for row in iter_chain(session, campaign.id, from_seq=state.expected_seq if state.expected_seq > 1 else None):
-        problem = _row_problem(row, campaign.name, state.expected_seq, state.prev_hash)
+        problem = _row_problem(row, campaign.ledger_name, state.expected_seq, state.prev_hash)
         if problem:
             return state.failed(row, problem)
         if row.hash == state.head_hash:
@@ -253,7 +253,7 @@ def _check_ranges_sqlite(session: Session, campaign: Campaign, state: _Progress,
     raw = conn.connection.dbapi_connection
 
     def check(lo: int, hi: int) -> dict:
-        return chaincheck.check_range(raw, campaign.id, campaign.name, INDEXED_FIELDS, lo, hi, state.head_hash)
+        return chaincheck.check_range(raw, campaign.id, campaign.ledger_name, INDEXED_FIELDS, lo, hi, state.head_hash)
 
     results: dict[int, dict] = {}
     helper = _Helper.start(session, campaign, state.head_hash, ranges) if last >= PARALLEL_MIN_ENTRIES else None
@@ -314,7 +314,7 @@ class _Helper:
         path = session.get_bind().url.database
         if os.name != "posix" or (os.cpu_count() or 1) < 2 or not path or path == ":memory:" or not sys.executable:
             return None
-        job = {"path": path, "campaign_id": campaign.id, "name": campaign.name, "fields": INDEXED_FIELDS,
+        job = {"path": path, "campaign_id": campaign.id, "name": campaign.ledger_name, "fields": INDEXED_FIELDS,
                "head": head_hash, "ranges": ranges[::-1]}
         try:
             process = subprocess.Popen([sys.executable, "-m", "campaign.chaincheck"], stdin=subprocess.PIPE,

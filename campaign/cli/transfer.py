@@ -77,11 +77,17 @@ def import_(
     ctx: typer.Context,
     file: str = typer.Argument(..., help="A file written by `campaign export` ('-' for stdin)."),
     secrets: str = typer.Option(None, "--secrets", help="The secrets file written by `export --secrets`."),
+    as_name: str = typer.Option(None, "--as-name", metavar="NEW", help="Give the campaign this name here (e.g. "
+                                "when the name is taken); its history keeps verifying."),
     json_out: bool = JsonOption,
 ) -> None:
     """Recreate an exported campaign in this database, re-verifying its chain; all or nothing.
 
-    Example: campaign --db postgresql+psycopg://gm@server/group import night-parade.jsonl
+    With --as-name the campaign is renamed on the way in. Its ledger entries are hashed
+    with the name they were written under and keep it (new entries too), so `history
+    verify`, proofs and a later export and import all still check.
+
+    Example: campaign --db postgresql+psycopg://gm@server/group import night-parade.jsonl --as-name '夜行 (copy)'
     """
     from campaign.services.transfer import import_campaign
 
@@ -99,7 +105,7 @@ def import_(
             raise BadInput(f"{secrets} is not UTF-8 text") from None
     try:
         if file == "-":
-            summary = import_campaign(s.db, sys.stdin, counter, hidden)
+            summary = import_campaign(s.db, sys.stdin, counter, hidden, as_name)
         else:
             try:
                 handle = open(Path(file).expanduser(), encoding="utf-8")
@@ -107,7 +113,7 @@ def import_(
                 raise BadInput(f"cannot read {file}: {exc.strerror}") from None
             with handle:
                 try:
-                    summary = import_campaign(s.db, handle, counter, hidden)
+                    summary = import_campaign(s.db, handle, counter, hidden, as_name)
                 except UnicodeDecodeError:
                     raise BadInput(f"{file} is not UTF-8 text") from None
     finally:

@@ -95,9 +95,10 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
         if first is None or first.seq != seq:
             raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
         encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-        # Written by hand, key by key, so the entries can stream; one entry per line.
+        # Written by hand, key by key, so the entries can stream; one entry per line. The
+        # campaign is the name inside the records (a renamed import keeps its chain's name).
         out.write('{"format":"%s","version":%d,"campaign":%s,"seq":%d,"anchor":%s,"head":%s,"head_seq":%d,'
-                  '"entries":[\n' % (FORMAT, VERSION, encode(campaign.name), seq, encode(first.prev_hash),
+                  '"entries":[\n' % (FORMAT, VERSION, encode(campaign.ledger_name), seq, encode(first.prev_hash),
                                      encode(head), head_seq))
         expected, prev_hash, written, last_hash = seq, first.prev_hash, 0, None
         for row in _chain(first, rows):
