@@ -195,9 +195,16 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         ("voided by", f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
     ]
     for key, value in (entry["detail"] or {}).items():
+        repeated = entry.get(key) == value or (key == "comment" and value == entry["reason"])
+        if value is None or key in _SHOWN_ABOVE or repeated:
+            continue  # said above already (the raw record is `history show N --json`)
         fields.append((f"  {key}", _detail_text(value)))
     fields += [("prev_hash", entry["prev_hash"]), ("hash", entry["hash"])]
     return [(key, value) for key, value in fields if value is not None and value != ""]
+
+
+# Detail keys the roll line already says in words (the dice breakdown, the rule's working).
+_SHOWN_ABOVE = {"groups", "gurps", "faces", "comparison"}
 
 
 def _detail_text(value: Any) -> str:

@@ -106,22 +106,34 @@ def print_text(message: str, style: str | None = None) -> None:
 
 def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequence[Any]]) -> None:
     """A Rich table fitted to the terminal: long cells wrap (or fold, for Japanese) onto
-    more lines instead of being cut; columns marked `keep` (Column) are never broken."""
+    more lines instead of being cut; columns marked `keep` (Column) are never broken,
+    and headers are not folded mid-word. When even that does not fit in a box, the
+    table drops its vertical rules (they cost three columns per column)."""
+    from rich import box
     from rich.cells import cell_len
     from rich.table import Table
 
     specs = [_column(c) for c in columns]
     cells = [[_plain(cell) for cell in row] for row in rows]
-    table = Table(title=None if title is None else _plain(title), title_justify="left", header_style="bold")
+    minima = []
     for index, spec in enumerate(specs):
+        header = cell_len(spec.header)
         if spec.keep:  # as wide as its widest cell, so the other columns give way
-            widest = max([cell_len(row[index].plain) for row in cells if index < len(row)] + [cell_len(spec.header)])
-            table.add_column(spec.header, no_wrap=True, min_width=widest, justify=spec.justify)
+            minima.append(max([cell_len(row[index].plain) for row in cells if index < len(row)] + [header]))
         else:
-            table.add_column(spec.header, overflow="fold", justify=spec.justify)
+            minima.append(min(header, 12))
+    console = _console()
+    boxed = sum(minima) + 3 * len(specs) + 1 <= console.width
+    table = Table(title=None if title is None else _plain(title), title_justify="left", header_style="bold",
+                  **({} if boxed else {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False}))
+    for spec, minimum in zip(specs, minima):
+        if spec.keep:
+            table.add_column(spec.header, no_wrap=True, min_width=minimum, justify=spec.justify)
+        else:
+            table.add_column(spec.header, overflow="fold", min_width=minimum, justify=spec.justify)
     for row in cells:
         table.add_row(*row)
-    _console().print(table)
+    console.print(table)
 
 
 def _plain(value: Any):
