@@ -55,17 +55,25 @@ def option_value_name(param: Any) -> str | None:
     return longest.replace("-", "_").upper() or None
 
 
+def _patch_rich_help() -> None:
+    """Swap Typer's paragraph joiner for reflow(); done on the first --help only, as
+    typer.rich_utils loads Rich's console (which a roll or a --json listing never needs)."""
+    from typer import rich_utils
+
+    if not getattr(rich_utils._fix_linebreaks, "_campaign", False):
+        reflow._campaign = True
+        rich_utils._fix_linebreaks = reflow
+
+
 def install() -> None:
-    """Route Typer's help rendering through reflow() and option_value_name(). Idempotent."""
+    """Route Typer's help rendering through reflow() and option_value_name(). Idempotent,
+    and cheap at start-up: nothing of Rich is imported until help is printed."""
     try:
-        from typer import rich_utils
-        from typer.core import TyperArgument, TyperOption
-    except ImportError:  # pragma: no cover - a Typer without Rich help
+        from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+    except ImportError:  # pragma: no cover - a Typer without these classes
         return
-    if getattr(rich_utils._fix_linebreaks, "_campaign", False):
+    if getattr(TyperOption.display_type_rich, "_campaign", False):
         return
-    reflow._campaign = True
-    rich_utils._fix_linebreaks = reflow
 
     def option_type(self, ctx):
         return option_value_name(self)
@@ -73,5 +81,14 @@ def install() -> None:
     def argument_type(self, ctx):
         return None
 
+    option_type._campaign = True
     TyperOption.display_type_rich = option_type
     TyperArgument.display_type_rich = argument_type
+    for cls in (TyperCommand, TyperGroup):
+        original = cls.format_help
+
+        def format_help(self, ctx, formatter, _original=original):
+            _patch_rich_help()
+            return _original(self, ctx, formatter)
+
+        cls.format_help = format_help
