@@ -121,4 +121,6 @@ def import_(
     if json_out:
         emit_json(summary)
     else:
-        say(f"imported {summary['campaign']}: {summary['entries']} ledger entries, chain verified")
+        renamed = f" (its entries keep the name {summary['chain_name']})" \
+            if summary["chain_name"] != summary["campaign"] else ""
+        say(f"imported {summary['campaign']}: {summary['entries']} ledger entries, chain verified{renamed}")

@@ -391,8 +391,8 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                 from campaign.services.secret_rolls import load_secret_lines
 
                 restored = load_secret_lines(session, importer.campaign, secrets)
-            return {"campaign": importer.campaign.name, "entries": importer.expected_seq - 1,
-                    "head": importer.prev_hash, "secrets": restored}
+            return {"campaign": importer.campaign.name, "chain_name": importer.campaign.ledger_name,
+                    "entries": importer.expected_seq - 1, "head": importer.prev_hash, "secrets": restored}
     except IntegrityError as exc:
         raise DataError(f"line {line_number}: inconsistent content ({str(exc.orig).splitlines()[0]}); "
                         "nothing imported") from None

@@ -19,6 +19,10 @@ def _exported(cli: Cli, tmp_path, name: str, *extra: str) -> str:
     return str(target)
 
 
+def header_entries(path) -> int:
+    return json.loads(path.read_text(encoding="utf-8").splitlines()[-1])["entries"]
+
+
 def _party(cli: Cli) -> Cli:
     gurps_setup(cli)
     cli.run("roll", "3D6<=12", "回避", "--char", "鈴音", "--dice", "1,2,2")
@@ -34,7 +38,7 @@ def test_import_as_name_beside_the_original_verifies_and_keeps_writing(cli, tmp_
     assert "already exists" in message and "--as-name" in message
 
     done = cli.json("import", exported, "--as-name", "写しの卓")
-    assert done["campaign"] == "写しの卓"
+    assert done["campaign"] == "写しの卓" and done["chain_name"] == "テスト卓"
     assert done["entries"] == cli.json("-c", "テスト卓", "history", "verify")["entries"]
     assert {c["name"] for c in cli.json("list")} == {"テスト卓", "写しの卓"}
     assert cli.json("-c", "写しの卓", "history", "verify")["ok"] is True
@@ -61,7 +65,9 @@ def test_renamed_campaign_exports_and_imports_again(cli, tmp_path):
     assert header["campaign"]["chain_name"] == "テスト卓"
 
     fresh = Cli(str(tmp_path / "fresh.db"))
-    assert fresh.json("import", str(second))["campaign"] == "写しの卓"
+    said = fresh.run("import", str(second)).stderr
+    assert said.strip() == f"imported 写しの卓: {header_entries(second)} ledger entries, chain verified " \
+                           "(its entries keep the name テスト卓)"
     assert fresh.json("-c", "写しの卓", "history", "verify")["ok"] is True
     again = fresh.json("import", str(second), "--as-name", "三つ目")
     assert again["campaign"] == "三つ目"
