@@ -114,7 +114,7 @@ def append(
     behalf = getattr(actor, "on_behalf_of", None)
     detail = {**entry.detail, "on_behalf_of": behalf} if behalf else entry.detail
     record = {
-        "campaign": campaign.name,
+        "campaign": campaign.ledger_name,
         "seq": last_seq + 1,
         "at": at or utc_now(),
         "actor": str(actor),
@@ -250,7 +250,7 @@ class _ColumnCheck:
     def __init__(self, campaign: Campaign, last: int) -> None:
         import threading
 
-        self.params = {"c": campaign.id, "name": campaign.name}
+        self.params = {"c": campaign.id, "name": campaign.ledger_name}
         self.ranges = [(lo, min(lo + RANGE - 1, last)) for lo in range(1, last + 1, RANGE)]
         self.lock = threading.Lock()
         self.flagged: list[int] = []
@@ -383,14 +383,14 @@ def _check_sqlite(session: Session, campaign: Campaign, state: _Progress, progre
         columns.limit = walk.seq - 1 if walk.seq <= last else last
         columns.finish(raw)
     if columns.error:  # a BLOB or malformed JSON somewhere: the exact rules, from the start
-        state.walk, state.head_seen, state.last_seal_seq = Walk(campaign.name), state.head_hash is None, None
+        state.walk, state.head_seen, state.last_seal_seq = Walk(campaign.ledger_name), state.head_hash is None, None
         return _check_rows(session, state, campaign.id, progress=None)
     table = LedgerEntry.__table__
     for seq in sorted(columns.flagged):
         if seq >= walk.seq:
             break
         row = session.execute(select(table).where(table.c.campaign_id == campaign.id, table.c.seq == seq)).one()
-        problem = _row_problem(Walk(campaign.name, seq, row.prev_hash), row)
+        problem = _row_problem(Walk(campaign.ledger_name, seq, row.prev_hash), row)
         if problem:
             return VerifyReport(False, seq - 1, row.prev_hash, seq, problem)
     if walk.seq == last + 1:
@@ -404,7 +404,7 @@ def verify(session: Session, campaign: Campaign, head_hash: str | None = None, p
     With head_hash (printed by an earlier `history seal`), also prove that the chain
     still contains that head: a rewritten-and-rehashed or truncated history lacks it.
     """
-    state = _Progress(Walk(campaign.name), head_hash, head_seen=head_hash is None)
+    state = _Progress(Walk(campaign.ledger_name), head_hash, head_seen=head_hash is None)
     if session.get_bind().dialect.name == "sqlite":
         failed = _check_sqlite(session, campaign, state, progress)
     else:

@@ -5,7 +5,17 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import JsonOption, emit_json, print_table, say
+from campaign.cli.output import (
+    BomOption,
+    Column,
+    CsvOption,
+    JsonOption,
+    emit_json,
+    output_format,
+    print_table,
+    render_rows,
+    say,
+)
 
 
 def init(
@@ -55,25 +65,27 @@ def use(ctx: typer.Context, name: str = typer.Argument(..., help="Campaign to se
         say(f"now using campaign {found}")
 
 
-def list_(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+def list_(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption,
+          bom: bool = BomOption) -> None:
     """List the campaigns in this database; the selected one is starred.
 
     Example: campaign list --json
     """
     from campaign.services.campaigns import list_campaigns
 
+    fmt = output_format(json_out, csv_out)
     app_state = state(ctx)
     rows = list_campaigns(app_state.db)
     selected = app_state.campaign
     for row in rows:
         row["selected"] = row["name"] == selected
-    if json_out:
-        emit_json(rows)
-        return
-    print_table("campaigns", ["", "name", "ruleset", "players", "characters", "ledger entries"], (
-        ["*" if r["selected"] else "", r["name"], r["ruleset"], r["players"], r["characters"], r["entries"]]
-        for r in rows
-    ))
+    columns = ["", Column("name", keep=True), "ruleset", "players", "characters", "ledger entries"]
+    table = [["*" if r["selected"] else "", r["name"], r["ruleset"], r["players"], r["characters"], r["entries"]]
+             for r in rows]
+    if fmt == "csv":
+        columns[0] = "selected"
+    render_rows("campaigns", columns, table, fmt, records=rows,
+                empty="キャンペーンはありません (no campaigns: start one with `campaign init NAME`)")
 
 
 def settings(

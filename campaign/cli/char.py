@@ -6,14 +6,18 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import (
+    CSV,
     BomOption,
+    Column,
     CsvOption,
     JsonOption,
     emit_json,
-    print_csv,
+    local_time,
+    output_format,
     print_fields,
-    print_table,
+    render_rows,
     say,
+    use_campaign_time_zone,
 )
 from campaign.cli.parsing import parse_assignments
 
@@ -63,11 +67,9 @@ def char_list(
     """
     from campaign.services.characters import list_characters
 
+    fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_characters(s.db, s.campaign, status, include_gone=all_)
-    if json_out:
-        emit_json(rows)
-        return
 
     def player(r):
         return r["player"] or (f"(summoner {r['summoner']})" if r["summoner"] else "")
@@ -75,16 +77,17 @@ def char_list(
     def status_text(r):
         return r["status"] + (f" → {r['searching_for']}" if r["searching_for"] else "")
 
-    if csv_out:
+    if fmt == CSV:
         stats = list(dict.fromkeys(k for r in rows for k in r["stats"]))
         columns = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
-        print_csv(columns, [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
-                             r["cp_awarded"], *(r["stats"].get(k) for k in stats)] for r in rows])
-        return
-    columns = ["name", "kind", "player", "status", "CP", "stats"]
-    table = [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
-              " ".join(f"{k}={v}" for k, v in r["stats"].items())] for r in rows]
-    print_table("characters", columns, table)
+        table = [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
+                  r["cp_awarded"], *(r["stats"].get(k) for k in stats)] for r in rows]
+    else:
+        columns = [Column("name", keep=True), "kind", "player", "status", Column("CP", justify="right"), "stats"]
+        table = [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
+                  " ".join(f"{k}={v}" for k, v in r["stats"].items())] for r in rows]
+    render_rows("characters", columns, table, fmt, records=rows,
+                empty="キャラクターはいません (no characters)")
 
 
 def render_character(view: dict) -> None:
@@ -160,7 +163,7 @@ TIMELINE_COLUMNS = ["seq", "at", "actor", "kind", "voided_by", "what", "name", "
 
 @app.command("timeline")
 def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
-                  json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+                  json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
     """Every entry that changed the character, with the change (CP 150 → 140, +暗所恐怖症 -10, FP 11 → 8).
 
     Changes are as the ledger stood at each entry; an entry voided later is marked with
@@ -170,21 +173,21 @@ def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Char
     """
     from campaign.services.timetravel import timeline
 
+    fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = timeline(s.db, s.campaign, name)
-    if json_out:
-        emit_json(rows)
-    elif csv_out:
-        print_csv(TIMELINE_COLUMNS, ([r["seq"], r["at"], r["actor"], r["kind"], r["voided_by"], c["what"], c["name"],
-                                      c["before"], c["after"], c["text"]] for r in rows for c in r["changes"]))
-    elif not rows:
-        say(f"no entry changed {name}")
-    else:
-        print_table(f"{name}: timeline", ["#", "when (UTC)", "kind", "change"],
-                    ([str(r["seq"]) + (f" ✗#{r['voided_by']}" if r["voided_by"] else ""),
-                      r["at"][:16].replace("T", " "),
-                      r["kind"] + (f" of #{r['voids_seq']}" if r["voids_seq"] else ""),
-                      "; ".join(c["text"] for c in r["changes"])] for r in rows))
+    if fmt == CSV:
+        render_rows(None, TIMELINE_COLUMNS, ([r["seq"], r["at"], r["actor"], r["kind"], r["voided_by"], c["what"],
+                                              c["name"], c["before"], c["after"], c["text"]]
+                                             for r in rows for c in r["changes"]), fmt)
+        return
+    use_campaign_time_zone(s.db, s.campaign)
+    render_rows(f"{name}: timeline", ["#", "when", "kind", "change"],
+                ([str(r["seq"]) + (f" ✗#{r['voided_by']}" if r["voided_by"] else ""),
+                  local_time(r["at"]),
+                  r["kind"] + (f" of #{r['voids_seq']}" if r["voids_seq"] else ""),
+                  "; ".join(c["text"] for c in r["changes"])] for r in rows),
+                fmt, records=rows, empty=f"{name} を変えた記録はありません (no entry changed {name})")
 
 
 @app.command("set")

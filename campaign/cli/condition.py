@@ -9,12 +9,13 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import (
     BomOption,
+    Column,
     CsvOption,
     JsonOption,
     emit_json,
-    print_csv,
-    print_table,
+    output_format,
     print_text,
+    render_rows,
     say,
 )
 
@@ -45,21 +46,17 @@ def condition_list(ctx: typer.Context,
     """
     from campaign.services.conditions import list_conditions
 
+    fmt = output_format(json_out, csv_out)
     listed = list_conditions(state(ctx).db, state(ctx).campaign, char)
-    if json_out:
-        emit_json(listed)
-        return
     columns = ["condition", "duration", "since", "until", "from #"]
     if listed["character"] is None:
-        columns = ["character", *columns]
+        columns = [Column("character", keep=True), *columns]
         rows = [[c["character"], *_condition_row(c)] for c in listed["conditions"]]
     else:
         rows = [_condition_row(c) for c in listed["conditions"]]
-    if csv_out:
-        print_csv(columns, rows)
-        return
     who = listed["character"] or "all characters"
-    print_table(f"{who}: conditions (now {listed['now']['text_ja']})", columns, rows)
+    render_rows(f"{who}: conditions (now {listed['now']['text_ja']})", columns, rows, fmt, records=listed,
+                empty=f"状態異常はありません (no conditions; now {listed['now']['text_ja']})")
 
 
 @app.command("add")

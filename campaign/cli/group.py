@@ -8,7 +8,7 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_table, say
+from campaign.cli.output import BomOption, CsvOption, JsonOption, emit_json, output_format, print_table, render_rows, say
 
 app = typer.Typer(help="Group mode (PostgreSQL only): every player signs in as their own database role, "
                              "and the database records who acted and enforces what each role may do.\n\n"
@@ -65,7 +65,8 @@ def add_player(ctx: typer.Context, name: str = typer.Argument(..., help="Player 
 
 
 @app.command("status")
-def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, csv_out: bool = CsvOption,
+           bom: bool = BomOption) -> None:
     """List the campaign's roles, whether each may log in, and the tables each may
     write, as the database reports them.
 
@@ -73,17 +74,16 @@ def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, 
     """
     from campaign.services.group import status as status_service
 
+    fmt = output_format(json_out, csv_out)
     s = _state(ctx, db)
     result = status_service(s.db, s.campaign)
-    if json_out:
-        emit_json(result)
-        return
     columns = ["role", "player", "kind", "login", "writes"]
     rows = [(r["role"], r["player"], r["kind"], "yes" if r["login"] else "no",
              " ".join(f"{table}:{'/'.join(p for p in privileges if p != 'SELECT')}"
                       for table, privileges in r["rights"].items() if set(privileges) - {"SELECT"}))
             for r in result["roles"]]
-    print_csv(columns, rows) if csv_out else print_table(None, columns, rows)
+    render_rows(None, columns, rows, fmt, records=result,
+                empty="ロールはまだありません (no roles yet: run `campaign group setup`)")
 
 
 @app.command("revoke")

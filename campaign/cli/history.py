@@ -9,13 +9,20 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import (
+    JSON,
+    TABLE,
     BomOption,
+    Column,
     CsvOption,
     JsonOption,
+    Progress,
     emit_json,
+    local_time,
+    output_format,
     print_fields,
-    print_table,
+    render_rows,
     say,
+    use_campaign_time_zone,
 )
 from campaign.cli.roll import commitment_text, render_roll, repeat_results
 from campaign.errors import BadInput
@@ -34,20 +41,6 @@ app = typer.Typer(
 
 def _row(entry: dict[str, Any]) -> list[Any]:
     return [entry[c] if c != "dice" else " ".join(map(str, entry["dice"] or [])) for c in CSV_COLUMNS]
-
-
-def _stream_json(entries) -> None:
-    """A JSON array written entry by entry: constant memory however long the history."""
-    import json
-
-    encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder, not one per entry
-    out = sys.stdout
-    out.write("[")
-    for index, entry in enumerate(entries):
-        if index:
-            out.write(",\n")
-        out.write(encode(entry))
-    out.write("]\n")
 
 
 @app.callback()
@@ -76,21 +69,21 @@ def history(
         return
     from campaign.services.history import HistoryFilter, iter_history
 
+    fmt = output_format(json_out, csv_out)
     s = state(ctx)
     flt = HistoryFilter(character=char, player=player, actor=actor, kind=kind, scenario=scenario, outcome=outcome,
                         since=since, until=until, limit=None if all_ else limit)
     entries = iter_history(s.db, s.campaign, flt)
     first = next(entries, None)  # surfaces bad filters before any output
     stream = _chain(first, entries)
-    if json_out:
-        _stream_json(stream)
-    elif csv_out:
-        from campaign.cli.output import print_csv
-
-        print_csv(CSV_COLUMNS, (_row(e) for e in stream))
+    if fmt == JSON:
+        render_rows(None, CSV_COLUMNS, (), fmt, records=stream)  # streamed: constant memory
+    elif fmt == TABLE:
+        use_campaign_time_zone(s.db, s.campaign)
+        render_rows("history", ["#", "when", "actor", "kind", Column("character", keep=True), "roll", "reason"],
+                    (_human_row(e) for e in stream), fmt, empty="該当する記録はありません (no matching entries)")
     else:
-        print_table("history", ["#", "when (UTC)", "actor", "kind", "character", "roll", "reason"],
-                    (_human_row(e) for e in stream))
+        render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt)
 
 
 def _human_row(entry: dict[str, Any]) -> list[Any]:
@@ -114,8 +107,7 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
-    return [seq, entry["at"][5:16].replace("T", " "), entry["actor"], kind, entry["character"], roll,
-            entry["reason"]]
+    return [seq, local_time(entry["at"]), entry["actor"], kind, entry["character"], roll, entry["reason"]]
 
 
 # How the roll column names a change of a character's numbers (the ops of the entry).
@@ -153,7 +145,9 @@ def _chain(first, rest):
 
 @app.command("show")
 def show(ctx: typer.Context, seq: int = typer.Argument(..., help="Entry number."), json_out: bool = JsonOption) -> None:
-    """Show one entry with every die, what it applied, and its sub-entries.
+    """Show one entry as readable fields: when (local time), who, what was rolled, what
+    it changed and why; sub-entries follow. --json prints the raw record (UTC times,
+    every field, hashes), as the ledger holds it.
 
     Example: campaign history show 42
     """
@@ -164,43 +158,64 @@ def show(ctx: typer.Context, seq: int = typer.Argument(..., help="Entry number."
     if json_out:
         emit_json(entry)
         return
-    import json
-
-    fields = [(key, entry[key]) for key in ("at", "actor", "kind", "character", "scenario", "parent_seq", "expression",
-                                            "dice", "total", "target", "outcome", "margin", "source", "reason",
-                                            "voided_by", "prev_hash", "hash") if entry[key] is not None]
-    fields.append(("detail", json.dumps(entry.get("detail_shown", entry["detail"]), ensure_ascii=False)))
-    print_fields(f"#{entry['seq']}", fields)
+    use_campaign_time_zone(s.db, s.campaign)
+    print_fields(f"#{entry['seq']} {entry['kind']}", entry_fields(entry))
     for sub in entry["sub_entries"]:
         print_fields(f"  #{sub['seq']} ({sub['kind']})", [(k, sub[k]) for k in ("expression", "dice", "total",
                                                                                 "outcome", "reason") if sub[k]])
 
 
-class _Progress:
-    """A Rich progress bar on a terminal; nothing when piped."""
+def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The key/value view of one ledger entry: local time, the roll in one line, what
+    it changed (its ops) and its detail one key per line, then the hashes."""
+    roll = None
+    if entry["expression"]:
+        dice = "" if entry["dice"] is None else f" [{', '.join(map(str, entry['dice']))}]"
+        roll = f"{entry['expression']}{dice}"
+        if entry["total"] is not None:
+            roll += f" = {entry['total']}"
+        if entry["target"] is not None:
+            roll += f" (target {entry['target']})"
+        if entry["outcome"]:
+            roll += f": {outcome_label(entry['kind'], entry['outcome'])} / {entry['outcome']}"
+        if entry["margin"] is not None:
+            roll += f", margin {entry['margin']:+d}"
+    fields: list[tuple[str, Any]] = [
+        ("when", f"{local_time(entry['at'], seconds=True)} ({entry['at']})"),
+        ("actor", entry["actor"]),
+        ("character", entry["character"]),
+        ("scenario", entry["scenario"]),
+        ("part of", f"#{entry['parent_seq']}" if entry["parent_seq"] is not None else None),
+        ("voids", f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
+        ("roll", roll),
+        ("dice from", entry["source"]),
+        ("changed", ops_summary(entry.get("ops") or []) or None),
+        ("reason", entry["reason"]),
+        ("voided by", f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
+    ]
+    for key, value in (entry.get("detail_shown", entry["detail"]) or {}).items():
+        repeated = entry.get(key) == value or (key == "comment" and value == entry["reason"])
+        if value is None or key in _SHOWN_ABOVE or repeated:
+            continue  # said above already (the raw record is `history show N --json`)
+        fields.append((f"  {key}", _detail_text(value)))
+    fields += [("prev_hash", entry["prev_hash"]), ("hash", entry["hash"])]
+    return [(key, value) for key, value in fields if value is not None and value != ""]
 
-    def __init__(self) -> None:
-        self._bar = None
 
-    def start(self, total: int) -> None:
-        if sys.stderr.isatty() and total > 10_000:
-            from rich.progress import Progress
+# Detail keys the roll line already says in words (the dice breakdown, the rule's working).
+_SHOWN_ABOVE = {"groups", "gurps", "faces", "comparison"}
 
-            self._bar = Progress(transient=True)
-            self._bar.start()
-            self._task = self._bar.add_task("verifying", total=total)
-            self._pending = 0
 
-    def advance(self, n: int) -> None:
-        if self._bar is not None:
-            self._pending += n
-            if self._pending >= 5000:
-                self._bar.advance(self._task, self._pending)
-                self._pending = 0
+def _detail_text(value: Any) -> str:
+    """A detail value on one line: text as it is, a list of plain values comma-separated,
+    anything nested as compact JSON."""
+    import json
 
-    def stop(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        return ", ".join(map(str, value))
+    return json.dumps(value, ensure_ascii=False)
 
 
 @app.command("verify")
@@ -224,7 +239,7 @@ def verify(
     from campaign.services.history import verify as verify_service
 
     s = state(ctx)
-    progress = _Progress()
+    progress = Progress.bar("verifying", min_total=10_000)
     try:
         report = verify_service(s.db, s.campaign, head, progress=progress, chain_only=chain_only)
     finally:

@@ -7,12 +7,13 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import (
     BomOption,
+    Column,
     CsvOption,
     JsonOption,
     emit_json,
-    print_csv,
-    print_table,
+    output_format,
     print_text,
+    render_rows,
     say,
 )
 
@@ -126,15 +127,14 @@ def missing_list(ctx: typer.Context, json_out: bool = JsonOption,
     """
     from campaign.services.missing import list_missing
 
+    fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_missing(s.db, s.campaign)
-    if json_out:
-        emit_json(rows)
-        return
-    columns = ["character", "player", "searchers", "since", "reunion"]
+    columns = [Column("character", keep=True), "player", "searchers", "since", "reunion"]
     table = [
         [r["character"], r["player"], ", ".join(x["name"] for x in r["searchers"]),
          f"#{r['since_seq']}" + (f" (S{r['since_scenario']})" if r["since_scenario"] else ""), r["odds"]]
         for r in rows
     ]
-    print_csv(columns, table) if csv_out else print_table("missing", columns, table)
+    render_rows("missing", columns, table, fmt, records=rows,
+                empty="行方不明のキャラクターはいません (no missing characters)")

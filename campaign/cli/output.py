@@ -12,6 +12,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import typer
@@ -103,15 +104,36 @@ def print_text(message: str, style: str | None = None) -> None:
     _console().print(message, style=style, markup=False)
 
 
-def print_table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequence[Any]]) -> None:
+    """A Rich table fitted to the terminal: long cells wrap (or fold, for Japanese) onto
+    more lines instead of being cut; columns marked `keep` (Column) are never broken,
+    and headers are not folded mid-word. When even that does not fit in a box, the
+    table drops its vertical rules (they cost three columns per column)."""
+    from rich import box
+    from rich.cells import cell_len
     from rich.table import Table
 
-    table = Table(title=None if title is None else _plain(title), title_justify="left", header_style="bold")
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*(_plain(cell) for cell in row))
-    _console().print(table)
+    specs = [_column(c) for c in columns]
+    cells = [[_plain(cell) for cell in row] for row in rows]
+    minima = []
+    for index, spec in enumerate(specs):
+        header = cell_len(spec.header)
+        if spec.keep:  # as wide as its widest cell, so the other columns give way
+            minima.append(max([cell_len(row[index].plain) for row in cells if index < len(row)] + [header]))
+        else:
+            minima.append(min(header, 12))
+    console = _console()
+    boxed = sum(minima) + 3 * len(specs) + 1 <= console.width
+    table = Table(title=None if title is None else _plain(title), title_justify="left", header_style="bold",
+                  **({} if boxed else {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False}))
+    for spec, minimum in zip(specs, minima):
+        if spec.keep:
+            table.add_column(spec.header, no_wrap=True, min_width=minimum, justify=spec.justify)
+        else:
+            table.add_column(spec.header, overflow="fold", min_width=minimum, justify=spec.justify)
+    for row in cells:
+        table.add_row(*row)
+    console.print(table)
 
 
 def _plain(value: Any):
@@ -153,8 +175,207 @@ def print_fields(title: str, fields: Sequence[tuple[str, Any]]) -> None:
     from rich.table import Table
 
     table = Table(title=_plain(title), title_justify="left", show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")  # long values wrap at spaces, Japanese folds: nothing is cut
     for key, value in fields:
         table.add_row(_plain(key), _plain(value))
     _console().print(table)
+
+
+# --- One way to print a listing ----------------------------------------------------------
+# Every listing command resolves --json / --csv into one format, then hands its rows to
+# render_rows (sqlite-utils' output_rows is the model): the same rows become a Rich table
+# on a terminal, CSV for a spreadsheet, or one JSON document for a program.
+
+TABLE, JSON, CSV = "table", "json", "csv"
+
+
+def output_format(json_out: bool = False, csv_out: bool = False) -> str:
+    """The format a listing prints in; --json and --csv together is malformed input."""
+    if json_out and csv_out:
+        from campaign.errors import BadInput
+
+        raise BadInput("--json and --csv: choose one output format")
+    return JSON if json_out else CSV if csv_out else TABLE
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column. `keep` marks text that must stay whole on screen (a name: cutting
+    "百鬼夜翔・スペシャルファンブル表" in the middle makes a different word), so the
+    other columns wrap first; any other column folds long text onto more lines instead of
+    ending it with "…" (Japanese has no spaces to wrap at)."""
+
+    header: str
+    keep: bool = False
+    justify: str = "left"
+
+
+def _column(spec: str | Column) -> Column:
+    return spec if isinstance(spec, Column) else Column(spec)
+
+
+def render_rows(
+    title: str | None,
+    columns: Sequence[str | Column],
+    rows: Iterable[Sequence[Any]],
+    fmt: str,
+    *,
+    records: Any = None,
+    empty: str | None = None,
+) -> None:
+    """Print a listing in `fmt` (see output_format).
+
+    json: `records` (the service's own values, so field names stay stable) or, without
+    them, one object per row keyed by the column headers; an iterator is streamed as a
+    JSON array in constant memory. csv: a header line, then the rows. table: a Rich table
+    whose columns wrap to the terminal; with no rows, the one line `empty` instead of an
+    empty box (on stderr, like every message)."""
+    headers = [_column(c).header for c in columns]
+    if fmt == JSON:
+        if records is None:
+            records = [dict(zip(headers, row)) for row in rows]
+        if isinstance(records, (list, dict, tuple)):
+            emit_json(records)
+        else:
+            stream_json(records)
+        return
+    if fmt == CSV:
+        print_csv(headers, rows)
+        return
+    iterator = iter(rows)
+    first = next(iterator, None)
+    if first is None:
+        if empty is not None:
+            say(empty)
+        elif title is not None:
+            say(f"{title}: none")
+        return
+    print_table(title, columns, _prepend(first, iterator))
+
+
+def _prepend(first, rest):
+    yield first
+    yield from rest
+
+
+def stream_json(items: Iterable[Any]) -> None:
+    """A JSON array written item by item: constant memory however long the listing.
+    Escapes like emit_json."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder, not one per item
+    out = sys.stdout
+    out.write("[")
+    for index, item in enumerate(items):
+        if index:
+            out.write(",\n")
+        out.write(_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", encode(item)))
+    out.write("]\n")
+
+
+# --- Times --------------------------------------------------------------------------------
+# The ledger keeps UTC ISO 8601 (and JSON output shows it as stored); people read local
+# time with the year. The zone is the campaign's `timezone` setting, else the system's.
+
+_zone_name: str | None = None
+
+
+def use_time_zone(name: str | None) -> None:
+    """Show times in this IANA zone (e.g. "Asia/Tokyo"); None: the system's zone."""
+    global _zone_name
+    _zone_name = name or None
+
+
+def use_campaign_time_zone(db, campaign: str | None) -> None:
+    """The campaign's `timezone` setting for the times this command prints."""
+    from campaign.services.campaigns import time_zone_of
+
+    use_time_zone(time_zone_of(db, campaign))
+
+
+def local_time(at: str | None, *, seconds: bool = False) -> str:
+    """'2026-11-29T18:52:31.964013Z' -> '2026-11-30 03:52' in Asia/Tokyo (or the system's
+    zone): the one formatter every table and key/value view uses for ledger times."""
+    if not at:
+        return ""
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return at  # not ours to reinterpret: shown as stored
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    if _zone_name is not None:
+        from zoneinfo import ZoneInfo
+
+        moment = moment.astimezone(ZoneInfo(_zone_name))
+    else:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def time_zone_label() -> str:
+    """What local_time converts to, for a column header: "Asia/Tokyo" or "local"."""
+    return _zone_name or "local"
+
+
+# --- Progress ------------------------------------------------------------------------------
+
+class Progress:
+    """Progress of long work (verify, export, import) on a terminal; silent when piped.
+
+    Call it (or .advance) with the number of items just done; updates are batched, Rich
+    is told every `every` items. Two shapes: Progress.counter("importing") shows a running
+    count at once (the total is unknown while streaming); Progress.bar("verifying",
+    min_total=10_000) waits for .start(total) and draws a bar only for work long
+    enough to be worth the screen."""
+
+    def __init__(self, label: str, *, unit: str = "lines", min_total: int = 0, every: int = 2000) -> None:
+        self._label, self._unit, self._min_total, self._every = label, unit, min_total, every
+        self._bar = None
+        self._pending = 0
+
+    @classmethod
+    def counter(cls, label: str, unit: str = "lines") -> Progress:
+        progress = cls(label, unit=unit)
+        progress._open(None)
+        return progress
+
+    @classmethod
+    def bar(cls, label: str, *, min_total: int = 0, every: int = 5000) -> Progress:
+        return cls(label, min_total=min_total, every=every)
+
+    def start(self, total: int) -> None:
+        """The total is known (verify counts first): open a bar if it is worth it."""
+        if self._bar is None and total > self._min_total:
+            self._open(total)
+
+    def _open(self, total: int | None) -> None:
+        if not sys.stderr.isatty():
+            return
+        from rich.progress import Progress as RichProgress
+        from rich.progress import SpinnerColumn, TextColumn
+
+        if total is None:
+            columns = (SpinnerColumn(), TextColumn("{task.description} {task.completed} " + self._unit))
+            self._bar = RichProgress(*columns, transient=True)
+        else:
+            self._bar = RichProgress(transient=True)
+        self._task = self._bar.add_task(self._label, total=total)
+        self._bar.start()
+
+    def advance(self, n: int = 1) -> None:
+        if self._bar is not None:
+            self._pending += n
+            if self._pending >= self._every:
+                self._bar.advance(self._task, self._pending)
+                self._pending = 0
+
+    __call__ = advance
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    stop = close

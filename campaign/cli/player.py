@@ -7,11 +7,12 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import (
     BomOption,
+    Column,
     CsvOption,
     JsonOption,
     emit_json,
-    print_csv,
-    print_table,
+    output_format,
+    render_rows,
     say,
 )
 
@@ -42,13 +43,12 @@ def player_list(ctx: typer.Context, json_out: bool = JsonOption,
     """
     from campaign.services.characters import list_players
 
+    fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_players(s.db, s.campaign)
-    if json_out:
-        emit_json(rows)
-        return
     table = [[r["name"], ", ".join(r["characters"])] for r in rows]
-    print_csv(["name", "characters"], table) if csv_out else print_table("players", ["name", "characters"], table)
+    render_rows("players", [Column("name", keep=True), "characters"], table, fmt, records=rows,
+                empty="プレイヤーはいません (no players)")
 
 
 @app.command("rename")

@@ -11,7 +11,18 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import CsvOption, DiceOption, JsonOption, emit_json, print_csv, print_table, print_text
+from campaign.cli.output import (
+    BomOption,
+    Column,
+    CsvOption,
+    DiceOption,
+    JsonOption,
+    emit_json,
+    output_format,
+    print_csv,
+    print_text,
+    render_rows,
+)
 
 app = typer.Typer(
     help="Reference tables that change no state (R7): seed 000's modifier tables and hit "
@@ -22,20 +33,20 @@ app = typer.Typer(
 
 
 @app.command("list")
-def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption,
+             bom: bool = BomOption) -> None:
     """List the reference tables: name, English name, which seed they summarise, rows.
 
     Example: campaign ref list
     """
     from campaign.services.reference import list_references
 
+    fmt = output_format(json_out, csv_out)
     rows = list_references()
-    if json_out:
-        emit_json(rows)
-        return
-    columns = ["name", "name_en", "seed", "rows", "roll"]
+    columns = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
     table = [[r["name"], r["name_en"], r["origin"], r["rows"], r["command"] or ""] for r in rows]
-    print_csv(columns, table) if csv_out else print_table("reference tables / 参照表", columns, table)
+    render_rows("reference tables / 参照表", columns, table, fmt, records=rows,
+                empty="参照表はありません (no reference tables)")
 
 
 def _header(column: dict[str, Any]) -> str:
@@ -85,6 +96,7 @@ def ref_show(
     dice: str = DiceOption,
     json_out: bool = JsonOption,
     csv_out: bool = CsvOption,
+    bom: bool = BomOption,
 ) -> None:
     """Show a reference table; with --roll, roll on it (hit location) and record the roll.
 
@@ -92,6 +104,7 @@ def ref_show(
     """
     from campaign.errors import BadInput
 
+    output_format(json_out, csv_out)  # refuses --json with --csv before anything else
     if not roll:
         if char or reason or dice:
             raise BadInput("--char, --reason and --dice go with --roll")

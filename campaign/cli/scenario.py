@@ -7,14 +7,18 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import (
     BomOption,
+    CSV,
+    Column,
     CsvOption,
     JsonOption,
     emit_json,
-    print_csv,
+    local_time,
+    output_format,
     print_fields,
-    print_table,
     print_text,
+    render_rows,
     say,
+    use_campaign_time_zone,
 )
 from campaign.errors import BadInput
 
@@ -35,11 +39,6 @@ def _pairs(items: list[str], what: str, shape: str) -> list[tuple[str, str]]:
             raise BadInput(f"{what}: expected {shape}, got {item!r}")
         pairs.append((left.strip(), right.strip()))
     return pairs
-
-
-def _when(at: str | None) -> str | None:
-    """'2026-11-29T18:52:31.964013Z' -> '2026-11-29 18:52' for tables."""
-    return at[:16].replace("T", " ") if at else None
 
 
 @app.command("start")
@@ -120,15 +119,18 @@ def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
     """
     from campaign.services.scenarios import list_scenarios
 
+    fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_scenarios(s.db, s.campaign)
-    if json_out:
-        emit_json(rows)
-        return
-    columns = ["#", "title", "status", "participants", "started (UTC)"]
-    table = [[r["number"], r["title"], r["status"], ", ".join(r["participants"]), _when(r["started_at"])]
-             for r in rows]
-    print_csv(columns, table) if csv_out else print_table("scenarios", columns, table)
+    if fmt == CSV:  # a spreadsheet gets the stored UTC time, which it can convert
+        columns = ["#", "title", "status", "participants", "started (UTC)"]
+        table = [[r["number"], r["title"], r["status"], ", ".join(r["participants"]), r["started_at"]] for r in rows]
+    else:
+        use_campaign_time_zone(s.db, s.campaign)
+        columns = ["#", Column("title", keep=True), "status", "participants", "started"]
+        table = [[r["number"], r["title"], r["status"], ", ".join(r["participants"]), local_time(r["started_at"])]
+                 for r in rows]
+    render_rows("scenarios", columns, table, fmt, records=rows, empty="シナリオはまだありません (no scenarios yet)")
 
 
 @app.command("show")
@@ -148,10 +150,11 @@ def scenario_show(
     if json_out:
         emit_json(view)
         return
+    use_campaign_time_zone(s.db, s.campaign)
     fields = [
         ("status", view["status"]),
-        ("started", f"{view['started_at']} (ledger #{view['started_seq']})"),
-        ("ended", f"{view['ended_at']} (ledger #{view['ended_seq']})" if view["ended_seq"] else None),
+        ("started", f"{local_time(view['started_at'])} (ledger #{view['started_seq']})"),
+        ("ended", f"{local_time(view['ended_at'])} (ledger #{view['ended_seq']})" if view["ended_seq"] else None),
         ("participants", ", ".join(view["participants"])),
     ]
     for sent in view["searches"]:

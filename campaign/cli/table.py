@@ -8,12 +8,13 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import (
     BomOption,
+    Column,
     CsvOption,
     DiceOption,
     JsonOption,
     emit_json,
-    print_csv,
-    print_table,
+    output_format,
+    render_rows,
 )
 
 
@@ -30,14 +31,12 @@ def table_list(ctx: typer.Context, json_out: bool = JsonOption,
     """
     from campaign.services.tables import list_tables
 
+    fmt = output_format(json_out, csv_out)
     rows = list_tables()
-    if json_out:
-        emit_json(rows)
-        return
-    columns = ["command", "name", "name_en", "dice", "range", "entries"]
+    columns = ["command", Column("name", keep=True), "name_en", "dice", "range", Column("entries", justify="right")]
     table = [[r["command"] + ("+n" if r["modifiable"] else ""), r["name"], r["name_en"], r["dice"],
               f"{r['range'][0]}..{r['range'][1]}", r["entries"]] for r in rows]
-    print_csv(columns, table) if csv_out else print_table("tables", columns, table)
+    render_rows("tables", columns, table, fmt, records=rows, empty="表はありません (no tables)")
 
 
 @app.command("roll")

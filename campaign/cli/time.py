@@ -7,7 +7,17 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import CsvOption, JsonOption, emit_json, print_csv, print_table, print_text, say
+from campaign.cli.output import (
+    BomOption,
+    Column,
+    CsvOption,
+    JsonOption,
+    emit_json,
+    output_format,
+    print_text,
+    render_rows,
+    say,
+)
 
 app = typer.Typer(
     help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
@@ -57,26 +67,21 @@ def time_advance(
 
 
 @app.command("show")
-def time_show(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption) -> None:
+def time_show(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption,
+              bom: bool = BomOption) -> None:
     """Show the campaign clock and every timed condition, soonest to run out first.
 
     Example: campaign time show
     """
     from campaign.services.clock import show
 
+    fmt = output_format(json_out, csv_out)
     s = state(ctx)
     shown = show(s.db, s.campaign)
-    if json_out:
-        emit_json(shown)
-        return
-    columns = ["character", "condition", "label", "until", "remaining"]
+    columns = [Column("character", keep=True), "condition", "label", "until", "remaining"]
     rows = [[c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]]
             for c in shown["timed"]]
-    if csv_out:
-        print_csv(columns, rows)
-        return
-    print_text(f"now: {shown['now']['text_ja']} / {shown['now']['text']}")
-    if rows:
-        print_table("timed conditions", columns, rows)
-    else:
-        say("no timed conditions")
+    if fmt == "table":
+        print_text(f"now: {shown['now']['text_ja']} / {shown['now']['text']}")
+    render_rows("timed conditions", columns, rows, fmt, records=shown,
+                empty="時間制限のある状態異常はありません (no timed conditions)")

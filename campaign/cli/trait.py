@@ -8,11 +8,12 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import (
     BomOption,
+    Column,
     CsvOption,
     JsonOption,
     emit_json,
-    print_csv,
-    print_table,
+    output_format,
+    render_rows,
     say,
 )
 
@@ -31,17 +32,13 @@ def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Charact
     """
     from campaign.services.traits import list_traits
 
+    fmt = output_format(json_out, csv_out)
     listed = list_traits(state(ctx).db, state(ctx).campaign, char)
-    if json_out:
-        emit_json(listed)
-        return
-    columns = ["name", "category", "CP", "toward limit", "outside limit", "from #"]
+    columns = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
     rows = [[t["name"], t["category"], t["cp"], t["limit_cp"], t["unlimited_cp"], t["source_seq"]]
             for t in listed["traits"]]
-    if csv_out:
-        print_csv(columns, rows)
-    else:
-        print_table(f"{listed['character']} (CP total {listed['cp_total']})", columns, rows)
+    render_rows(f"{listed['character']} (CP total {listed['cp_total']})", columns, rows, fmt, records=listed,
+                empty=f"{listed['character']} に特徴はありません (no traits; CP total {listed['cp_total']})")
 
 
 @app.command("add")

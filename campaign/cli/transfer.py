@@ -9,34 +9,8 @@ from pathlib import Path
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import JsonOption, emit_json, say
+from campaign.cli.output import JsonOption, Progress, emit_json, say
 from campaign.errors import BadInput
-
-
-class _Counter:
-    """A Rich progress counter on a terminal; silent when piped."""
-
-    def __init__(self, label: str) -> None:
-        self._progress = None
-        self._pending = 0
-        if sys.stderr.isatty():
-            from rich.progress import Progress, SpinnerColumn, TextColumn
-
-            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description} {task.completed} lines"),
-                                      transient=True)
-            self._task = self._progress.add_task(label, total=None)
-            self._progress.start()
-
-    def __call__(self, n: int) -> None:
-        if self._progress is not None:
-            self._pending += n
-            if self._pending >= 2000:
-                self._progress.advance(self._task, self._pending)
-                self._pending = 0
-
-    def close(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
 
 
 def export(
@@ -56,7 +30,7 @@ def export(
     from campaign.services.transfer import export_campaign
 
     s = state(ctx)
-    counter = _Counter("exporting")
+    counter = Progress.counter("exporting")
     secrets_out = None
     if secrets is not None:
         target = Path(secrets).expanduser()
@@ -103,17 +77,23 @@ def import_(
     ctx: typer.Context,
     file: str = typer.Argument(..., help="A file written by `campaign export` ('-' for stdin)."),
     secrets: str = typer.Option(None, "--secrets", help="The secrets file written by `export --secrets`."),
+    as_name: str = typer.Option(None, "--as-name", metavar="NEW", help="Give the campaign this name here (e.g. "
+                                "when the name is taken); its history keeps verifying."),
     json_out: bool = JsonOption,
 ) -> None:
     """Recreate an exported campaign in this database, re-verifying its chain; all or nothing.
 
-    Example: campaign --db postgresql+psycopg://gm@server/group import night-parade.jsonl
+    With --as-name the campaign is renamed on the way in. Its ledger entries are hashed
+    with the name they were written under and keep it (new entries too), so `history
+    verify`, proofs and a later export and import all still check.
+
+    Example: campaign --db postgresql+psycopg://gm@server/group import night-parade.jsonl --as-name '夜行 (copy)'
     """
     from campaign.services.transfer import import_campaign
 
     s = state(ctx)
     s.may_create = True
-    counter = _Counter("importing")
+    counter = Progress.counter("importing")
     hidden = None
     if secrets is not None:
         try:
@@ -125,7 +105,7 @@ def import_(
             raise BadInput(f"{secrets} is not UTF-8 text") from None
     try:
         if file == "-":
-            summary = import_campaign(s.db, sys.stdin, counter, hidden)
+            summary = import_campaign(s.db, sys.stdin, counter, hidden, as_name)
         else:
             try:
                 handle = open(Path(file).expanduser(), encoding="utf-8")
@@ -133,7 +113,7 @@ def import_(
                 raise BadInput(f"cannot read {file}: {exc.strerror}") from None
             with handle:
                 try:
-                    summary = import_campaign(s.db, handle, counter, hidden)
+                    summary = import_campaign(s.db, handle, counter, hidden, as_name)
                 except UnicodeDecodeError:
                     raise BadInput(f"{file} is not UTF-8 text") from None
     finally:
@@ -141,4 +121,6 @@ def import_(
     if json_out:
         emit_json(summary)
     else:
-        say(f"imported {summary['campaign']}: {summary['entries']} ledger entries, chain verified")
+        renamed = f" (its entries keep the name {summary['chain_name']})" \
+            if summary["chain_name"] != summary["campaign"] else ""
+        say(f"imported {summary['campaign']}: {summary['entries']} ledger entries, chain verified{renamed}")

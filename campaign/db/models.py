@@ -51,6 +51,22 @@ class Campaign(Base):
     created_at: Mapped[str] = mapped_column(String(32))
     # Campaign time: seconds since day 1, 00:00 (campaign.core.gametime); moved by `time advance`.
     clock: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The name the ledger records carry when it differs from `name` (an import renamed
+    # the campaign, `import --as-name`); None: the chain carries `name`. See ledger_name.
+    chain_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+
+    @property
+    def ledger_name(self) -> str:
+        """The campaign name inside every hashed record of this campaign's chain.
+
+        Why a stored name rather than "whatever the first entry says": the records are
+        hashed, so a renamed campaign cannot rewrite them, and its chain must keep
+        verifying (`history verify`, proof bundles, export and re-import). The row says
+        which name its chain is written under; entries appended after a rename carry
+        that same name, so one chain never mixes two. Reading it from the first entry
+        would let a forged first entry decide what every later entry is checked
+        against; a column is one explicit fact, set only by import."""
+        return self.chain_name or self.name
 
 
 class Player(Base):

@@ -22,6 +22,8 @@ DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
     "gurps3-ja": {"fright_cap": None},
     "2d6-ja": {"criticals": True, "default_stats": ["心", "技", "体"]},
 }
+#: Settings of every campaign whatever its ruleset, unset (None) until the GM sets them.
+COMMON_SETTINGS: dict[str, Any] = {"timezone": None}
 
 
 def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> dict[str, Any]:
@@ -94,7 +96,36 @@ def _setting_names(key: str, text: str) -> list[str]:
     return names
 
 
-SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "default_stats": _setting_names}
+def _setting_zone(key: str, text: str) -> str | None:
+    """An IANA time zone (Asia/Tokyo) the CLI shows ledger times in; 'none' (or empty):
+    the system's zone. The ledger itself always stores UTC."""
+    name = text.strip()
+    if name.lower() in ("none", "null", "off", "system", ""):
+        return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise BadInput(f"setting {key}: {name!r} is not a time zone (e.g. Asia/Tokyo, UTC, or 'none')") from None
+    return name
+
+
+SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "default_stats": _setting_names,
+                   "timezone": _setting_zone}
+
+
+def time_zone_of(db: Database, campaign_name: str | None) -> str | None:
+    """The campaign's `timezone` setting (None: the system's zone, also when there is no
+    campaign to ask: a listing of an empty database still prints)."""
+    from campaign.errors import CampaignError
+
+    try:
+        with db.read() as session:
+            zone = (campaign_named(session, campaign_name).settings or {}).get("timezone")
+    except CampaignError:
+        return None
+    return zone if isinstance(zone, str) else None
 
 
 def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[str, str] | None = None,
@@ -102,14 +133,14 @@ def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[
     """Show the campaign's settings, or change some (one ledger entry, kind "setting", voidable).
 
     The keys a campaign takes are those of its ruleset's defaults (fright_cap for
-    gurps3-ja; criticals, default_stats for 2d6-ja).
+    gurps3-ja; criticals, default_stats for 2d6-ja; timezone for both).
     """
     reason = clean_text(reason, "--reason")
     if not changes:
         with db.read() as session:
             return campaign_summary(campaign_named(session, campaign_name), seq=None)
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        allowed = DEFAULT_SETTINGS.get(campaign.ruleset, {})
+        allowed = {**DEFAULT_SETTINGS.get(campaign.ruleset, {}), **COMMON_SETTINGS}
         parsed = {}
         for key, text in changes.items():
             if key not in allowed:

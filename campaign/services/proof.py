@@ -96,11 +96,12 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
         if first is None or first.seq != seq:
             raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
         encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-        # Written by hand, key by key, so the entries can stream; one entry per line.
+        # Written by hand, key by key, so the entries can stream; one entry per line. The
+        # campaign is the name inside the records (a renamed import keeps its chain's name).
         out.write('{"format":"%s","version":%d,"campaign":%s,"seq":%d,"anchor":%s,"head":%s,"head_seq":%d,'
-                  '"entries":[\n' % (FORMAT, VERSION, encode(campaign.name), seq, encode(first.prev_hash),
+                  '"entries":[\n' % (FORMAT, VERSION, encode(campaign.ledger_name), seq, encode(first.prev_hash),
                                      encode(head), head_seq))
-        walk, written = Walk(campaign.name, seq, first.prev_hash), 0
+        walk, written = Walk(campaign.ledger_name, seq, first.prev_hash), 0
         for row in _chain(first, rows):
             if row.seq != walk.seq or walk.link_problem(row.prev_hash, row.record, row.hash):
                 raise RuleRefused(f"the stored chain is broken at #{walk.seq}: run `history verify`; "

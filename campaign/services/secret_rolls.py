@@ -183,7 +183,7 @@ def secret_lines(session: Session, campaign) -> Iterator[str]:
     """The hidden rows as JSON Lines, for `export --secrets FILE` (GM only)."""
     from campaign.db.models import SecretRoll
 
-    yield json.dumps({"type": "header", "format": SECRETS_FORMAT, "version": 1, "campaign": campaign.name},
+    yield json.dumps({"type": "header", "format": SECRETS_FORMAT, "version": 1, "campaign": campaign.ledger_name},
                      ensure_ascii=False) + "\n"
     for row in session.scalars(select(SecretRoll).where(SecretRoll.campaign_id == campaign.id)
                                .order_by(SecretRoll.seq)):
@@ -211,7 +211,7 @@ def load_secret_lines(session: Session, campaign, lines: Iterable[str]) -> int:
         if not isinstance(item, dict):
             raise DataError(f"secrets line {number}: not a JSON object; nothing imported")
         if item.get("type") == "header":
-            if item.get("format") != SECRETS_FORMAT or item.get("campaign") != campaign.name:
+            if item.get("format") != SECRETS_FORMAT or item.get("campaign") != campaign.ledger_name:
                 raise DataError(f"secrets line {number}: not the secrets of campaign {campaign.name!r}; "
                                 "nothing imported")
             continue

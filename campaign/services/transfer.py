@@ -68,7 +68,9 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
     cid = campaign.id
     yield _line("header", format=FORMAT, version=VERSION,
                 campaign={"name": campaign.name, "ruleset": campaign.ruleset, "settings": campaign.settings,
-                          "created_at": campaign.created_at, "clock": campaign.clock})
+                          "created_at": campaign.created_at, "clock": campaign.clock,
+                          # only for a renamed campaign: the name its records carry
+                          **({"chain_name": campaign.chain_name} if campaign.chain_name else {})})
     players = {p.id: p.name for p in session.scalars(select(Player).where(Player.campaign_id == cid).order_by(Player.id))}
     for name in players.values():
         yield _line("player", name=name)
@@ -163,8 +165,10 @@ class _Importer:
     never rolled, a string where a number belongs) refuses the whole import.
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, as_name: str | None = None) -> None:
         self.session = session
+        self.as_name = as_name
+        self.chain_name = ""  # the name every record must carry (set by the header)
         self.campaign: Campaign | None = None
         self.claimed = State()
         self.entries: list[Entry] = []
@@ -198,21 +202,30 @@ class _Importer:
         if item.get("format") != FORMAT or item.get("version") != VERSION:
             raise ValueError(f"not a {FORMAT} version {VERSION} file")
         meta = item["campaign"]
-        name = meta["name"]
-        if not isinstance(name, str) or clean_name(name, "campaign") != name:
-            raise ValueError(f"campaign name {name!r} is not a clean name")
+        for key in ("name", "chain_name"):
+            value = meta.get(key)
+            if (key == "name" or value is not None) and (
+                    not isinstance(value, str) or clean_name(value, "campaign") != value):
+                raise ValueError(f"campaign {key} {value!r} is not a clean name")
+        # The records keep the name the chain was written under (they are hashed); the
+        # campaign row may be called something else (import --as-name, or a file exported
+        # from a campaign imported that way): Campaign.chain_name remembers the difference.
+        self.chain_name = meta.get("chain_name") or meta["name"]
+        name = self.as_name or meta["name"]
         created_at = meta["created_at"]
         if not isinstance(created_at, str) or len(created_at) > 32:
             raise ValueError("created_at must be a time stamp")
         if self.session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
-            raise RuleRefused(f"a campaign named {name!r} already exists in the target database")
+            hint = "" if self.as_name else " (import --as-name NEW to give it another name)"
+            raise RuleRefused(f"a campaign named {name!r} already exists in the target database{hint}")
         self.claimed.ruleset, self.claimed.settings = meta["ruleset"], meta["settings"]
         self.claimed.clock = meta.get("clock", 0)  # files from before the clock: never advanced
         # Ruleset and settings are written by the replay (sync_state); the row needs a start.
-        self.campaign = Campaign(name=name, ruleset=str(meta["ruleset"])[:50], settings={}, created_at=created_at)
+        self.campaign = Campaign(name=name, ruleset=str(meta["ruleset"])[:50], settings={}, created_at=created_at,
+                                 chain_name=self.chain_name if self.chain_name != name else None)
         self.session.add(self.campaign)
         self.session.flush()
-        self.walk = Walk(name)
+        self.walk = Walk(self.chain_name)  # records carry the name the chain was written under
 
     def _player(self, item):
         self.claimed.players[item["name"]] = None
@@ -338,12 +351,18 @@ def bounded_lines(source: Iterable[str]) -> Iterator[str]:
 
 
 def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int], None] | None = None,
-                    secrets: Iterable[str] | None = None) -> dict[str, Any]:
-    """Recreate a campaign from export lines; all or nothing, errors name the line."""
+                    secrets: Iterable[str] | None = None, as_name: str | None = None) -> dict[str, Any]:
+    """Recreate a campaign from export lines; all or nothing, errors name the line.
+
+    `as_name` renames it on the way in (a second copy beside the original, or a name
+    the group prefers); its ledger keeps verifying under the name it was written with
+    (Campaign.ledger_name)."""
+    if as_name is not None:
+        as_name = clean_name(as_name, "--as-name")
     line_number = 0
     try:
         with db.write() as session:
-            importer = _Importer(session)
+            importer = _Importer(session, as_name)
             for line_number, line in enumerate(bounded_lines(lines), start=1):
                 if not line.strip():
                     continue
@@ -371,8 +390,8 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                 from campaign.services.secret_rolls import load_secret_lines
 
                 restored = load_secret_lines(session, importer.campaign, secrets)
-            return {"campaign": importer.campaign.name, "entries": importer.expected_seq - 1,
-                    "head": importer.prev_hash, "secrets": restored}
+            return {"campaign": importer.campaign.name, "chain_name": importer.campaign.ledger_name,
+                    "entries": importer.expected_seq - 1, "head": importer.prev_hash, "secrets": restored}
     except IntegrityError as exc:
         raise DataError(f"line {line_number}: inconsistent content ({str(exc.orig).splitlines()[0]}); "
                         "nothing imported") from None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import typer.main
 from typer.testing import CliRunner
 
@@ -32,3 +34,40 @@ def test_every_leaf_command_takes_json():
             continue
         options = {opt for param in command.params for opt in getattr(param, "opts", [])}
         assert "--json" in options, f"`campaign {' '.join(path)}` lacks --json"
+
+
+# A type shown where a GM expects a value name: Typer's own labels (<bool>, <str>,
+# <list[str]>, <int>) and Click's (BOOLEAN, TEXT, INTEGER).
+_PLACEHOLDER = re.compile(r"<(bool|str|int|float|list\[\w+\])>|\b(BOOLEAN|TEXT|INTEGER)\b")
+
+
+def test_help_shows_no_type_placeholders_and_reflows_at_80_columns(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    root = typer.main.get_command(app)
+    for path, command in _walk(root):
+        result = CliRunner().invoke(app, [*path, "--help"])
+        assert result.exit_code == 0, path
+        found = _PLACEHOLDER.search(result.stdout)
+        assert found is None, f"`campaign {' '.join(path)} --help` shows {found.group()!r}"
+        for line in result.stdout.splitlines():
+            assert len(line) <= 80, f"`campaign {' '.join(path)} --help`: a line wider than 80 columns"
+
+
+def test_help_paragraphs_flow_instead_of_keeping_source_line_breaks(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    out = CliRunner().invoke(app, ["history", "verify", "--help"]).stdout
+    text = " ".join(line.strip(" │") for line in out.splitlines())
+    # the docstring breaks "... will do. A" / "hash that no seal ..." in the source
+    assert "will do. A hash that no seal printed" in " ".join(text.split())
+    lines = [line.rstrip() for line in out.splitlines()]
+    # no prose line ends after a lone word that the source broke at (the old "do. A")
+    assert not any(line.endswith(" A") for line in lines)
+
+
+def test_flags_show_no_value_and_options_name_their_value(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    out = CliRunner().invoke(app, ["char", "add", "--help"]).stdout
+    option_lines = {line.split()[1]: line for line in out.splitlines() if line.startswith("│ --")}
+    assert "PLAYER" in option_lines["--player"]
+    assert " N " in option_lines["--cp"]
+    assert option_lines["--json"].split()[2] == "Print"  # nothing between the flag and its help
