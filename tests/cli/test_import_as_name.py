@@ -107,7 +107,7 @@ def test_a_record_claiming_another_campaign_is_still_refused(cli, tmp_path):
     forged = tmp_path / "forged.jsonl"
     forged.write_text("\n".join([json.dumps(header, ensure_ascii=False), *lines[1:]]) + "\n", encoding="utf-8")
     message = cli.error("import", str(forged), "--as-name", "写しの卓", code=1)
-    assert "belongs to another campaign" in message
+    assert "does not belong to campaign" in message
     assert [c["name"] for c in cli.json("list")] == ["テスト卓"]
 
 

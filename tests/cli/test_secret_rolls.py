@@ -31,7 +31,8 @@ def _outputs(cli: Cli, seq: int, tmp_path) -> dict[str, str]:
         outputs[" ".join(args)] = result.stdout + result.stderr
     export = tmp_path / f"export-{seq}.jsonl"
     result = cli.run("export", str(export))
-    outputs["export"] = export.read_text(encoding="utf-8") + result.stderr
+    # The export reports its own path, whose tmp-dir numbering could hold any digits.
+    outputs["export"] = export.read_text(encoding="utf-8") + result.stderr.replace(str(export), "EXPORT")
     return outputs
 
 
