@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
+from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import DiceOption, JsonOption, emit_json
 from campaign.cli.parsing import parse_int
 from campaign.errors import BadInput
@@ -258,6 +259,7 @@ def ability(
     halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     reason: str = ReasonOption,
     secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
                                                         "result waits for `history reveal`."),
@@ -272,7 +274,7 @@ def ability(
 
     s = state(ctx)
     mods = parse_mods(mod)
-    view = ability_check(s.db, s.campaign, s.actor, s.dice(dice), character=character, stat=stat,
+    view = ability_check(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat,
                          target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
                          doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret)
     emit_json(view) if json_out else _render(view)
@@ -291,6 +293,7 @@ def coop(
     halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -303,7 +306,7 @@ def coop(
 
     s = state(ctx)
     mods = parse_mods(mod)
-    view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice), participants=with_, stat=stat,
+    view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice, physical), participants=with_, stat=stat,
                              target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
                              doubles=double, halves=halve, occasion=occasion, reason=reason)
     if json_out:
@@ -323,6 +326,7 @@ def oppose(
                                     "(半減, rounds down) or vanish (消滅, no effect)."),
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -338,7 +342,7 @@ def oppose(
     active_side = parse_side(active, "--active")
     passive_sides = [parse_side(item, "--passive") for item in passive]
     rule = {"半減": "halve", "消滅": "vanish"}.get(if_resisted.strip(), if_resisted.strip().lower())
-    view = opposed_check(s.db, s.campaign, s.actor, s.dice(dice), active=active_side, passives=passive_sides,
+    view = opposed_check(s.db, s.campaign, s.actor, s.dice(dice, physical), active=active_side, passives=passive_sides,
                          effect=effect, if_resisted=rule, occasion=occasion, reason=reason)
     emit_json(view) if json_out else render_opposed(view)
 
@@ -355,6 +359,7 @@ def danger(
     halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     reason: str = ReasonOption,
     secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
                                                         "result waits for `history reveal`."),
@@ -369,7 +374,7 @@ def danger(
 
     s = state(ctx)
     mods = parse_mods(mod)
-    view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice), character=character, difficulty=difficulty,
+    view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, difficulty=difficulty,
                         stat=stat, modifiers=mods, dice_modifier=dice_mod, doubles=double, halves=halve,
                         occasion=occasion, reason=reason, secret=secret)
     emit_json(view) if json_out else _render(view)
@@ -396,6 +401,7 @@ def hide(
     dice_mod: int = DiceModOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -411,6 +417,6 @@ def hide(
     hider = SideSpec(character, clean_stat_name(stat), tuple(parse_mods(mod)), dice_mod)
     default = clean_stat_name(observer_stat)
     observers = [parse_side(item, "--observer", default_stat=default) for item in observer]
-    view = hide_check(s.db, s.campaign, s.actor, s.dice(dice), hider=hider, observers=observers,
+    view = hide_check(s.db, s.campaign, s.actor, s.dice(dice, physical), hider=hider, observers=observers,
                       occasion=occasion, reason=reason)
     emit_json(view) if json_out else render_hide(view)

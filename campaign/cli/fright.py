@@ -7,6 +7,7 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
+from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
     DiceOption,
     JsonOption,
@@ -29,6 +30,7 @@ def fright(
                                                                       "character's severe phobia (-4)."),
     reason: str = typer.Option(None, "--reason", help="What frightened them (recorded)."),
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Roll a fright check (恐怖判定): Will roll, and on failure the fright table, applied.
@@ -44,7 +46,7 @@ def fright(
     from campaign.services.fright import fright_check
 
     s = state(ctx)
-    result = fright_check(s.db, s.campaign, s.actor, char, s.dice(dice), modifier=mod, pick=pick, choice=choice,
+    result = fright_check(s.db, s.campaign, s.actor, char, s.dice(dice, physical), modifier=mod, pick=pick, choice=choice,
                           severe_phobia=severe_phobia, reason=reason)
     if json_out:
         emit_json(result)

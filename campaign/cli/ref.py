@@ -11,6 +11,7 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
+from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import CsvOption, DiceOption, JsonOption, emit_json, print_csv, print_table, print_text
 
 app = typer.Typer(
@@ -83,6 +84,7 @@ def ref_show(
     char: str = typer.Option(None, "--char", help="With --roll: the character the roll is for (recorded)."),
     reason: str = typer.Option(None, "--reason", help="With --roll: why the roll is made."),
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
     csv_out: bool = CsvOption,
 ) -> None:
@@ -110,7 +112,7 @@ def ref_show(
     from campaign.services.reference import roll_reference_table
 
     s = state(ctx)
-    entry = roll_reference_table(s.db, s.campaign, s.actor, name, s.dice(dice), character=char, reason=reason)
+    entry = roll_reference_table(s.db, s.campaign, s.actor, name, s.dice(dice, physical), character=char, reason=reason)
     emit_json(entry) if json_out else render_roll(entry)
 
 

@@ -13,6 +13,7 @@ from campaign.cli.output import (
     emit_json,
     say,
 )
+from campaign.cli.physical import PhysicalOption
 from campaign.cli.labels import OUTCOME_LABELS, outcome_label
 
 
@@ -24,6 +25,7 @@ def roll(
     sorcery: bool = typer.Option(False, "--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
                                  "always a critical failure, whatever the target (GURPS 3D6<=N only)."),
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Roll BCDice-style dice and record the roll in the ledger.
@@ -31,14 +33,18 @@ def roll(
     3D6<=12 in a GURPS campaign is a success roll with criticals; also 2D6+3>=10,
     4D6KH3, D66, 3B6>=4, x3 2D6, and table commands such as CRT or FEAR+5.
     With --sorcery a GURPS success roll treats 17 and 18 as critical failure.
+    With --physical (on a terminal) each die is asked for as it is needed.
 
     Example: campaign roll '3D6<=12' 回避 --char 鈴音
     """
     from campaign.services.rolls import roll as roll_service
 
+    from campaign.cli.physical import reroll_asker
+
     s = state(ctx)
-    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason,
-                         sorcery=sorcery)
+    source = s.dice(dice, physical)
+    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), source, character=char, reason=reason,
+                         sorcery=sorcery, ask=reroll_asker(source, None, None, None))
     if entry.get("warning"):
         say(f"warning: {entry['warning']}")
     if json_out:

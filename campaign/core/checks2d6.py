@@ -415,8 +415,15 @@ def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
     return tuple(terms)
 
 
-def _roll(source: DiceSource, count: int) -> tuple[int, ...]:
-    return tuple(source.roll(SIDES) for _ in range(count))
+_PURPOSES = {"ability": "the ability check", "skill": "the skill check", "danger_sense": "the danger sense check",
+             "cooperative": "the cooperative check", "opposed": "the opposed check", "hide": "the hide check"}
+
+
+def _roll(source: DiceSource, count: int, kind: str, name: str | None = None) -> tuple[int, ...]:
+    from campaign.core.dice_source import roll_dice
+
+    purpose = _PURPOSES.get(kind, f"the {kind} check")
+    return roll_dice(source, count, SIDES, f"{purpose} of {name}" if name else purpose)
 
 
 def _best_two(dice: Sequence[int]) -> tuple[int, ...]:
@@ -473,7 +480,7 @@ def _plain(
             terms=terms, dice_count=0, compare=compare, criticals=criticals, name=name,
             occasion=occasion, skipped=ZERO_DICE, scaling=scaling, **extra,
         )
-    dice = _roll(source, count)
+    dice = _roll(source, count, kind, name)
     total, scaling = _scaled(base + sum(dice), doubles, halves)
     critical = criticals.judge(dice)
     return result_type(
@@ -574,7 +581,7 @@ def cooperative_check(
         total, scaling = _scaled(base, doubles, halves)
         return CooperativeResult(total=total, outcome=FAILURE, dice=(), kept_indices=(),
                                  skipped=ZERO_DICE, scaling=scaling, **common)
-    dice = _roll(source, count)
+    dice = _roll(source, count, "cooperative", "・".join(names) if names else None)
     kept_indices = _best_two(dice)
     kept = tuple(dice[i] for i in kept_indices)
     total, scaling = _scaled(base + sum(kept), doubles, halves)
@@ -618,7 +625,7 @@ def opposed_check(
         if not side.rolls or count == 0:
             rolled.append((0, (), terms, None, count, DID_NOT_ROLL if not side.rolls else ZERO_DICE))
             continue
-        dice = _roll(source, count)
+        dice = _roll(source, count, "opposed", side.name)
         total = sum(t.value for t in terms) + sum(dice)
         rolled.append((total, dice, terms, criticals.judge(dice), count, None))
 
@@ -782,7 +789,7 @@ def hide_check(
         hider_total, hider_dice, hider_critical = 0, (), None
     else:
         skipped = None
-        hider_dice = _roll(source, count)
+        hider_dice = _roll(source, count, "hide", hider.name)
         hider_total = sum(t.value for t in hider_terms) + sum(hider_dice)
         hider_critical = criticals.judge(hider_dice)
 

@@ -44,9 +44,11 @@ Effect kinds (fields; `amount`-like fields take an integer or dice such as "2D")
     as_entry          entry, set?   (the effects of another entry of this table, with
                       fields overridden by `set`, e.g. set = { cp = -30 })
     roll_twice        apply = "both" | "choose"
-    reroll            only_if_ja?, only_if_en?, gm_choice?
+    reroll            only_if_ja?, only_if_en?, gm_choice?, condition?
                       (conditional when only_if is present; gm_choice = true: the GM
-                      decides, `roll_on_table(gm_reroll=False)` declines it)
+                      decides, `roll_on_table(gm_reroll=False)` declines it; condition =
+                      crushing | impaling | grenade names the fact that decides it, so
+                      the GM can state it (--weapon, --grenade) or be asked)
     roll_table        table, only_if_ja?, only_if_en?
 The last three are directives that `roll_on_table` resolves itself by rolling again.
 """
@@ -81,6 +83,19 @@ CONDITIONS = frozenset(
         "heart_attack",
     }
 )
+# Facts that decide a conditional reroll: the weapon was a solid crushing one (FMB 3, 4,
+# 15, 16), an impaling or missile one (FMB 5, 6), a grenade (GFMB jam).
+REROLL_CONDITIONS = frozenset({"crushing", "impaling", "grenade"})
+
+# How a dice request names each table in errors and prompts ("3d6 for the fright table").
+TABLE_PURPOSES = {"FEAR": "the fright table", "CRT": "the critical table", "FMB": "the fumble table",
+                  "HCRT": "the head-blow critical table", "GFMB": "the firearm fumble table",
+                  "YSCRT": "the special critical table", "YSFMB": "the special fumble table",
+                  "YFMB": "the sorcery fumble table"}
+
+# ask(table, entry, reroll) -> True (reroll), False (declined) or None (the defaults)
+RerollQuestion = Callable[["Table", "Entry", "Reroll"], "bool | None"]
+
 TRAIT_CATEGORIES = frozenset({"quirk", "delusion", "phobia", "mental", "physical"})
 SEVERITIES = frozenset({"mild", "severe"})
 STATS = frozenset({"ST", "DX", "IQ", "HT", "Will"})
@@ -188,6 +203,7 @@ class Reroll:
     only_if_ja: str | None = None
     only_if_en: str | None = None
     gm_choice: bool = False  # the text leaves the reroll to the GM (YFMB 14, YSFMB 13)
+    condition: str | None = None  # a fact of the situation that decides it (REROLL_CONDITIONS)
     kind = "reroll"
 
 
@@ -645,7 +661,8 @@ _SIMPLE_KINDS: dict[str, tuple[type, _Schema]] = {
         },
     ),
     "roll_twice": (RollTwice, {"apply": (_one_of(frozenset({"both", "choose"})), True)}),
-    "reroll": (Reroll, {"only_if_ja": (_text, False), "only_if_en": (_text, False), "gm_choice": (_bool, False)}),
+    "reroll": (Reroll, {"only_if_ja": (_text, False), "only_if_en": (_text, False), "gm_choice": (_bool, False),
+                        "condition": (_one_of(REROLL_CONDITIONS), False)}),
     "roll_table": (
         RollTable,
         {"table": (_table_name, True), "only_if_ja": (_text, False), "only_if_en": (_text, False)},
@@ -839,6 +856,7 @@ def roll_on_table(
     *,
     tables: Mapping[str, Table] | None = None,
     gm_reroll: bool = True,
+    ask: RerollQuestion | None = None,
 ) -> TableRoll:
     """Roll 3d6 (+modifier, clamped to the table's range) and follow the entry's directives.
 
@@ -849,12 +867,23 @@ def roll_on_table(
     "stands" (the basic fumble table: the repeated result is applied). A reroll the
     text leaves to the GM (`gm_choice`) is made unless `gm_reroll` is False, when it is
     recorded as declined. `tables` resolves roll_table; by default the shipped seeds.
+
+    `ask(table, entry, reroll)` is consulted for every reroll the text makes conditional
+    (a condition, or the GM's choice) when the entry comes up: True rolls it, False
+    records it as declined, None leaves it to the defaults above (a conditional reroll
+    is rolled and shown as conditional). It is how the GM states or is asked the fact.
     """
-    return _roll(table, source, modifier, None, 0, tables, gm_reroll)
+    return _roll(table, source, modifier, None, 0, tables, gm_reroll, ask)
 
 
-def _roll_text_dice(spec: TextDice, source: DiceSource) -> TextRoll:
-    faces = tuple(source.roll(6) for _ in range(spec.count))
+def table_purpose(table: Table) -> str:
+    return TABLE_PURPOSES.get(table.command, f"the {table.command} table")
+
+
+def _roll_text_dice(spec: TextDice, source: DiceSource, table: Table, entry: Entry) -> TextRoll:
+    from campaign.core.dice_source import roll_dice
+
+    faces = roll_dice(source, spec.count, 6, f"the dice of {table_purpose(table)} entry {entry.label}")
     return TextRoll(spec=spec, faces=faces, value=max(spec.minimum, sum(faces) + spec.modifier))
 
 
@@ -866,12 +895,16 @@ def _roll(
     depth: int,
     tables: Mapping[str, Table] | None,
     gm_reroll: bool = True,
+    ask: RerollQuestion | None = None,
 ) -> TableRoll:
-    dice = (source.roll(6), source.roll(6), source.roll(6))
+    from campaign.core.dice_source import roll_dice
+
+    dice = roll_dice(source, 3, 6, table_purpose(table) if directive is None
+                     else f"{table_purpose(table)} ({directive.kind.replace('_', ' ')})")
     raw = sum(dice) + modifier
     result = table.clamp(raw)
     entry = table.entry_for(result)
-    text_rolls = tuple(_roll_text_dice(spec, source) for spec in entry.rolls)
+    text_rolls = tuple(_roll_text_dice(spec, source, table, entry) for spec in entry.rolls)
     subs: list[TableRoll] = []
     declined: list[Reroll] = []
     truncated = stood = False
@@ -881,17 +914,23 @@ def _roll(
         if isinstance(effect, Reroll) and isinstance(directive, Reroll) and table.repeat_reroll == "stands":
             stood = True
             continue  # FMB: a repeated reroll result stands
-        if isinstance(effect, Reroll) and effect.gm_choice and not gm_reroll:
+        answer = None
+        if isinstance(effect, Reroll) and ask is not None and (effect.gm_choice or effect.condition):
+            answer = ask(table, entry, effect)
+            if answer is False:
+                declined.append(effect)
+                continue
+        if isinstance(effect, Reroll) and effect.gm_choice and not gm_reroll and answer is None:
             declined.append(effect)
             continue
         if depth >= MAX_DEPTH:
             truncated = True
             continue
         if isinstance(effect, RollTwice):
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll, ask))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll, ask))
         elif isinstance(effect, Reroll):
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll, ask))
         else:
             if tables is None:
                 tables = load_tables()
@@ -900,7 +939,7 @@ def _roll(
                 raise DataError(
                     f"{table.path}: entry {entry.label}: roll_table refers to unknown table {effect.table!r}"
                 )
-            subs.append(_roll(other, source, 0, effect, depth + 1, tables, gm_reroll))
+            subs.append(_roll(other, source, 0, effect, depth + 1, tables, gm_reroll, ask))
     return TableRoll(
         command=table.command,
         dice=dice,

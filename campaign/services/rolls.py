@@ -42,6 +42,7 @@ def roll(
     character: str | None = None,
     reason: str | None = None,
     sorcery: bool = False,
+    ask: Any = None,
 ) -> dict[str, Any]:
     """Roll `text` and append it as one ledger entry; returns it as `history` shows it.
 
@@ -65,7 +66,7 @@ def roll(
             raise BadInput("--sorcery applies to a GURPS success roll such as 3D6<=12, not to a table")
         comment = words[1].strip() if len(words) > 1 else None
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
-                          reason=reason if reason is not None else comment or None)
+                          reason=reason if reason is not None else comment or None, ask=ask)
     hint = spaced_expression_hint(text)
     if hint is not None:
         rolled = split_comment(text)[0]
@@ -79,7 +80,10 @@ def roll(
             from campaign.services.characters import status_of
 
             absent = status_of(session, row)[0]
-        result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
+        from campaign.core.dice_source import about
+
+        with about(source, who):
+            result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
         entry = ledger.NewEntry(
             kind="roll",

@@ -14,8 +14,9 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from campaign import ledger
-from campaign.core.dice_source import DiceSource
+from campaign.core.dice_source import DiceSource, about
 from campaign.core.tables import (
+    RerollQuestion,
     DIRECTIVES,
     Entry,
     Table,
@@ -210,16 +211,19 @@ def roll_table(
     modifier: int = 0,
     reason: str | None = None,
     gm_reroll: bool = True,
+    ask: RerollQuestion | None = None,
 ) -> dict[str, Any]:
     """Roll on a table and log it; returns the parent entry (as `history` shows it) with
     its `sub_entries`. `gm_reroll=False`: the GM declines the rerolls a table leaves to
-    the GM (YFMB 14, YSFMB 13)."""
+    the GM (YFMB 14, YSFMB 13). `ask` decides conditional rerolls as the dice come up
+    (core.tables.roll_on_table): the GM's stated facts or questions at the table."""
     reason = clean_text(reason, "--reason")
     table, total_modifier = find_table(clean_text(command_or_name, "table") or "", modifier)
     tables = load_tables()
     with campaign_transaction(db, campaign_name) as (session, campaign):
         who = character_named(session, campaign, character).name if character else None
-        rolled = roll_on_table(table, source, total_modifier, tables=tables, gm_reroll=gm_reroll)
+        with about(source, who):
+            rolled = roll_on_table(table, source, total_modifier, tables=tables, gm_reroll=gm_reroll, ask=ask)
         source.ensure_all_used()
         seq = ledger.next_seq(session, campaign.id)
         steps = list(rolled.steps())
