@@ -13,6 +13,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.cli.output import DiceOption, JsonOption, emit_json
 from campaign.cli.parsing import parse_int
 from campaign.errors import BadInput
@@ -260,6 +261,7 @@ def ability(
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
                                                         "result waits for `history reveal`."),
@@ -276,7 +278,8 @@ def ability(
     mods = parse_mods(mod)
     view = ability_check(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat,
                          target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                         doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret)
+                         doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret, anyway=anyway)
+    say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
 
@@ -294,6 +297,7 @@ def coop(
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -308,7 +312,8 @@ def coop(
     mods = parse_mods(mod)
     view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice, physical), participants=with_, stat=stat,
                              target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                             doubles=double, halves=halve, occasion=occasion, reason=reason)
+                             doubles=double, halves=halve, occasion=occasion, reason=reason, anyway=anyway)
+    say_warnings(view)
     if json_out:
         emit_json(view)
     else:
@@ -327,6 +332,7 @@ def oppose(
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -343,7 +349,8 @@ def oppose(
     passive_sides = [parse_side(item, "--passive") for item in passive]
     rule = {"半減": "halve", "消滅": "vanish"}.get(if_resisted.strip(), if_resisted.strip().lower())
     view = opposed_check(s.db, s.campaign, s.actor, s.dice(dice, physical), active=active_side, passives=passive_sides,
-                         effect=effect, if_resisted=rule, occasion=occasion, reason=reason)
+                         effect=effect, if_resisted=rule, occasion=occasion, reason=reason, anyway=anyway)
+    say_warnings(view)
     emit_json(view) if json_out else render_opposed(view)
 
 
@@ -360,6 +367,7 @@ def danger(
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
                                                         "result waits for `history reveal`."),
@@ -376,7 +384,8 @@ def danger(
     mods = parse_mods(mod)
     view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, difficulty=difficulty,
                         stat=stat, modifiers=mods, dice_modifier=dice_mod, doubles=double, halves=halve,
-                        occasion=occasion, reason=reason, secret=secret)
+                        occasion=occasion, reason=reason, secret=secret, anyway=anyway)
+    say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
 
@@ -402,6 +411,7 @@ def hide(
     occasion: str = OccasionOption,
     dice: str = DiceOption,
     physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -418,5 +428,6 @@ def hide(
     default = clean_stat_name(observer_stat)
     observers = [parse_side(item, "--observer", default_stat=default) for item in observer]
     view = hide_check(s.db, s.campaign, s.actor, s.dice(dice, physical), hider=hider, observers=observers,
-                      occasion=occasion, reason=reason)
+                      occasion=occasion, reason=reason, anyway=anyway)
+    say_warnings(view)
     emit_json(view) if json_out else render_hide(view)

@@ -8,6 +8,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.cli.output import (
     DiceOption,
     JsonOption,
@@ -31,6 +32,7 @@ def fright(
     reason: str = typer.Option(None, "--reason", help="What frightened them (recorded)."),
     dice: str = DiceOption,
     physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Roll a fright check (恐怖判定): Will roll, and on failure the fright table, applied.
@@ -47,7 +49,8 @@ def fright(
 
     s = state(ctx)
     result = fright_check(s.db, s.campaign, s.actor, char, s.dice(dice, physical), modifier=mod, pick=pick, choice=choice,
-                          severe_phobia=severe_phobia, reason=reason)
+                          severe_phobia=severe_phobia, reason=reason, anyway=anyway)
+    say_warnings(result)
     if json_out:
         emit_json(result)
     else:

@@ -12,6 +12,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import say_warnings
 from campaign.cli.output import CsvOption, DiceOption, JsonOption, emit_json, print_csv, print_table, print_text
 
 app = typer.Typer(
@@ -113,6 +114,7 @@ def ref_show(
 
     s = state(ctx)
     entry = roll_reference_table(s.db, s.campaign, s.actor, name, s.dice(dice, physical), character=char, reason=reason)
+    say_warnings(entry)
     emit_json(entry) if json_out else render_roll(entry)
 
 

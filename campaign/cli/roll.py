@@ -14,6 +14,7 @@ from campaign.cli.output import (
     say,
 )
 from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import say_warnings
 from campaign.cli.labels import OUTCOME_LABELS, outcome_label
 
 
@@ -45,8 +46,7 @@ def roll(
     source = s.dice(dice, physical)
     entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), source, character=char, reason=reason,
                          sorcery=sorcery, ask=reroll_asker(source, None, None, None))
-    if entry.get("warning"):
-        say(f"warning: {entry['warning']}")
+    say_warnings(entry)
     if json_out:
         emit_json(entry)
     elif commitment_text(entry):

@@ -8,6 +8,7 @@ import typer
 from campaign.cli.context import state
 from campaign.errors import BadInput
 from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import say_warnings
 from campaign.cli.output import (
     BomOption,
     CsvOption,
@@ -86,4 +87,5 @@ def table_roll(
     source = s.dice(dice, physical)
     entry = roll_table(s.db, s.campaign, s.actor, name, source, character=char, modifier=mod, reason=reason,
                        ask=reroll_asker(source, weapon, grenade, gm_reroll))
+    say_warnings(entry)
     emit_json(entry) if json_out else render_roll(entry)

@@ -463,7 +463,7 @@ class _Resolution:
         target = _stat(self.stats, effect.stat)
         if target is None:  # _check_inputs refuses this before rolling
             raise RuleRefused(f"fright table entry {entry} needs the character's {effect.stat}")
-        judged = success_roll(target, self.source)
+        judged = success_roll(target, self.source, purpose=f"the {effect.stat} roll (fright entry {entry})")
         self.sub_rolls.append(
             SubRoll(
                 purpose=f"check:{effect.stat}", expression=f"3D6<={target}", faces=judged.faces,

@@ -36,6 +36,7 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
 from campaign.services.common import campaign_transaction, character_named, clean_text
+from campaign.services.presence import check_presence, with_warnings
 
 #: 機会 labels (R5): recorded on the check, no rule depends on them. English aliases
 #: are accepted and stored as the Japanese label.
@@ -192,8 +193,10 @@ class _Recorder:
     """Writes a check's entries into the open transaction with the common fields."""
 
     def __init__(self, session: Session, campaign: Campaign, actor: str, source: DiceSource,
-                 reason: str | None, occasion: str | None, secret: bool = False) -> None:
+                 reason: str | None, occasion: str | None, secret: bool = False, *,
+                 warnings: list[str] | None = None) -> None:
         self.session, self.campaign, self.actor = session, campaign, actor
+        self.warnings = warnings or []  # characters out of play (services.presence)
         self.secret = secret  # `--secret`: the entry commits to the result (services.secret_rolls)
         self.commitment: str | None = None
         self.source_kind = source.kind
@@ -230,12 +233,13 @@ class _Recorder:
 
     def secret_view(self, seq: int, check: str, character: str) -> dict[str, Any]:
         """All a secret check may say before its reveal: nothing about the result."""
-        return {"seq": seq, "check": check, "character": character, "secret": True, "commitment": self.commitment,
-                "actor": self.actor, "scenario": self.scenario}
+        return with_warnings({"seq": seq, "check": check, "character": character, "secret": True,
+                              "commitment": self.commitment, "actor": self.actor, "scenario": self.scenario},
+                             self.warnings)
 
     def common(self) -> dict[str, Any]:
-        return {"occasion": self.occasion, "source": self.source_kind, "reason": self.reason,
-                "scenario": self.scenario}
+        return with_warnings({"occasion": self.occasion, "source": self.source_kind, "reason": self.reason,
+                              "scenario": self.scenario}, self.warnings)
 
 
 # --------------------------------------------------------------------------- R5
@@ -258,6 +262,7 @@ def ability_check(
     occasion: str | None = None,
     reason: str | None = None,
     secret: bool = False,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """能力判定 (or 技能判定 with a skill level): stat + 2d6 + skill + modifiers >= target."""
     stat = clean_stat_name(stat)
@@ -270,6 +275,7 @@ def ability_check(
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
+        warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
         value = stat_of(row, stat)
         common = dict(modifiers=mods, dice_modifier=dice_modifier, criticals=_criticals(campaign),
                       stat_name=stat, name=row.name, occasion=occasion, doubles=doubles, halves=halves)
@@ -278,7 +284,7 @@ def ability_check(
         else:
             result = rules.skill_check(value, skill, target, source, **common)
         source.ensure_all_used()
-        recorder = _Recorder(session, campaign, actor, source, reason, occasion, secret)
+        recorder = _Recorder(session, campaign, actor, source, reason, occasion, secret, warnings=warnings)
         check = "ability" if skill is None else "skill"
         detail = {**result.to_detail(), "check": check, "stat": stat, "stat_value": value, "skill": skill,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
@@ -305,6 +311,7 @@ def cooperative_check(
     halves: int = 0,
     occasion: str | None = None,
     reason: str | None = None,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """協力判定: best stat among the participants, +1 per extra one, (n+1)d6 keep best two."""
     stat = clean_stat_name(stat)
@@ -318,6 +325,7 @@ def cooperative_check(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         rows = [character_named(session, campaign, name) for name in participants]
         _distinct(rows, "the cooperative check")
+        warnings = check_presence(session, rows, "a cooperative check", anyway=anyway)
         values = [stat_of(row, stat) for row in rows]
         result = rules.cooperative_check(
             values, target, source, skill=skill or 0, modifiers=mods, dice_modifier=dice_modifier,
@@ -325,7 +333,7 @@ def cooperative_check(
             occasion=occasion, doubles=doubles, halves=halves,
         )
         source.ensure_all_used()
-        recorder = _Recorder(session, campaign, actor, source, reason, occasion)
+        recorder = _Recorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
         detail = {**result.to_detail(), "check": "cooperative", "stat": stat, "skill": skill,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
         seq = recorder.write(rows[0].name, result, detail)
@@ -369,6 +377,7 @@ def opposed_check(
     if_resisted: str = "vanish",
     occasion: str | None = None,
     reason: str | None = None,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """対抗判定: the active side rolls first, highest result wins, a tie goes to the passive side.
 
@@ -389,6 +398,7 @@ def opposed_check(
         specs = [active, *passives]
         rows = [character_named(session, campaign, spec.character) for spec in specs]
         _distinct(rows, "the opposed check")
+        warnings = check_presence(session, rows, "an opposed check", anyway=anyway)
         contestants = [_contestant(row, spec, "stat") for row, spec in zip(rows, specs)]
         result = rules.opposed_check(contestants[0][0], [c for c, _ in contestants[1:]], source,
                                      criticals=_criticals(campaign), occasion=occasion)
@@ -399,7 +409,7 @@ def opposed_check(
             won = result.winner_index == 0
             value = effect if won else (rules.halve(effect) if if_resisted == "halve" else 0)
             applied = {"base": effect, "if_resisted": if_resisted, "resisted": not won, "applied": value}
-        recorder = _Recorder(session, campaign, actor, source, reason, occasion)
+        recorder = _Recorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
         detail = {**result.to_detail(), "check": "opposed", "role": "active", "stats": stats,
                   "effect": applied}
         seq = recorder.write(rows[0].name, result.active, detail)
@@ -442,6 +452,7 @@ def danger_sense(
     occasion: str | None = None,
     reason: str | None = None,
     secret: bool = False,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the R6 band."""
     stat = clean_stat_name(stat)
@@ -453,12 +464,13 @@ def danger_sense(
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
+        warnings = check_presence(session, [row], "a danger sense check", anyway=anyway)
         value = stat_of(row, stat)
         result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
                                     criticals=_criticals(campaign), stat_name=stat, name=row.name,
                                     occasion=occasion, doubles=doubles, halves=halves)
         source.ensure_all_used()
-        recorder = _Recorder(session, campaign, actor, source, reason, occasion, secret)
+        recorder = _Recorder(session, campaign, actor, source, reason, occasion, secret, warnings=warnings)
         detail = {**result.to_detail(), "check": "danger", "stat": stat, "stat_value": value,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
         seq = recorder.write(row.name, result, detail)
@@ -478,6 +490,7 @@ def hide_check(
     observers: Sequence[SideSpec],
     occasion: str | None = None,
     reason: str | None = None,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """隠れる: the hider's 技 + 2d6 against each observer's danger sense (who must exceed it)."""
     hider = _side(hider)
@@ -492,12 +505,13 @@ def hide_check(
         specs = [hider, *observers]
         rows = [character_named(session, campaign, spec.character) for spec in specs]
         _distinct(rows, "the hide check")
+        warnings = check_presence(session, rows, "a hide check", anyway=anyway)
         hider_side, hider_stat = _contestant(rows[0], hider, "技")
         observer_sides = [_contestant(row, spec, "感") for row, spec in zip(rows[1:], observers)]
         result = rules.hide_check(hider_side, [c for c, _ in observer_sides], source,
                                   criticals=_criticals(campaign), occasion=occasion)
         source.ensure_all_used()
-        recorder = _Recorder(session, campaign, actor, source, reason, occasion)
+        recorder = _Recorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
         stats = [hider_stat] + [stat for _, stat in observer_sides]
         detail = {**result.to_detail(), "check": "hide", "stats": stats}
         seq = recorder.write(rows[0].name, result.hider, detail)

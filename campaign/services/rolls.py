@@ -75,11 +75,11 @@ def roll(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character) if character else None
         who = row.name if row is not None else None
-        absent = "active"
-        if row is not None:  # only then pay for the state tables' models
-            from campaign.services.characters import status_of
+        warnings: list[str] = []
+        if row is not None:  # only then pay for the presence queries
+            from campaign.services.presence import roll_warnings
 
-            absent = status_of(session, row)[0]
+            warnings = roll_warnings(session, [row])
         from campaign.core.dice_source import about
 
         with about(source, who):
@@ -106,8 +106,8 @@ def roll(
         else:
             appended = ledger.append(session, campaign, actor, entry)
         view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
-        if absent != "active":  # logged all the same: the GM may mean it, but a slip shows at once
-            view["warning"] = f"{who} is {absent} and not in play"
+        if warnings:  # logged all the same: the GM may mean it, but a slip shows at once
+            view["warnings"] = warnings
         return view
 
 

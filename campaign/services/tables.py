@@ -30,6 +30,7 @@ from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
+from campaign.services.presence import roll_warnings, with_warnings
 
 MODIFIER_LIMIT = 100
 
@@ -221,7 +222,9 @@ def roll_table(
     table, total_modifier = find_table(clean_text(command_or_name, "table") or "", modifier)
     tables = load_tables()
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        who = character_named(session, campaign, character).name if character else None
+        row_of = character_named(session, campaign, character) if character else None
+        who = row_of.name if row_of is not None else None
+        warnings = roll_warnings(session, [row_of] if row_of is not None else [])
         with about(source, who):
             rolled = roll_on_table(table, source, total_modifier, tables=tables, gm_reroll=gm_reroll, ask=ask)
         source.ensure_all_used()
@@ -264,4 +267,4 @@ def roll_table(
             subs.append(entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None))
         view = entry_view(parent.record, parent.prev_hash, parent.hash, voided_by=None)
         view["sub_entries"] = subs
-        return view
+        return with_warnings(view, warnings)
