@@ -5,7 +5,9 @@ the Will roll fails, and a table's reroll only when the entry says so. On a term
 the GM can instead answer one prompt per die ("3d6 for the fright table, die 1 of 3: ")
 and one question per conditional reroll. The faces are recorded as `manual`, like
 --dice. An empty answer or Ctrl-D aborts: services roll inside their transaction before
-anything is written, so an abort leaves the database as it was.
+anything is written, so an abort leaves the database as it was. The price: the
+campaign's write lock is held while the GM answers (SQLite's BEGIN IMMEDIATE, the
+PostgreSQL row lock), so another writer waits (and may time out) until the dice are in.
 """
 
 from __future__ import annotations

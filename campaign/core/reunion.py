@@ -232,5 +232,7 @@ def check_can_roll_reunion(target: MissingFacts, *, already_rolled_this_scenario
 
 
 def reunion_actor(target: MissingFacts, gm: str = "GM") -> str:
-    """Who makes the reunion roll: the missing character's player (the GM for its own NPCs)."""
+    """Who makes the reunion roll under R4: the missing character's player (the GM for its
+    own NPCs). The ledger's actor is whoever typed the command (issue 14); services record
+    this player as the entry's `on_behalf_of`."""
     return target.player if target.player is not None else gm
