@@ -183,3 +183,23 @@ def test_physical_asks_each_die_on_a_terminal(tmp_path, monkeypatch):
     assert (result["check"]["dice"], result["sub_rolls"][0]["dice"], result["source"]) == ([6, 5, 5], [6, 6, 6],
                                                                                           "manual")
     assert entries(cli) > before and cli.json("history", "verify")["ok"]
+
+
+def test_the_reunion_die_is_asked_for_by_name(sqlite_gurps):
+    """`scenario end --physical` hands the service a PromptDice: each missing character's
+    die is asked for by name (driven here without a terminal, through the service)."""
+    from campaign.db.database import Database
+    from campaign.services.scenarios import end_scenario
+
+    sqlite_gurps.run("missing", "mark", "鈴音", "--faces", "8")
+    sqlite_gurps.run("scenario", "start", "一話", "--with", "刀矢")
+    asked = io.StringIO()
+    database = Database(sqlite_gurps.db)
+    try:
+        ended = end_scenario(database, None, "GM", [], PromptDice(read=io.StringIO("9\n1\n"), write=asked))
+    finally:
+        database.close()
+    assert asked.getvalue().startswith("1d8 for the reunion check of 鈴音, die 1 of 1: ")
+    assert "a d8 shows a whole number 1..8" in asked.getvalue()
+    assert [(r["character"], r["roll"], r["success"]) for r in ended["reunions"]] == [("鈴音", 1, True)]
+    assert sqlite_gurps.json("history", "--kind", "reunion")[0]["source"] == "manual"
