@@ -110,9 +110,11 @@ def append(
     last_seq, prev_hash = head(session, campaign.id)
     if expect_seq is not None and expect_seq != last_seq + 1:
         raise RuntimeError(f"ledger head moved: expected to write seq {expect_seq}, head is {last_seq}")
-    # The GM acting for a player in group mode (services.group.OnBehalf) is recorded as the GM.
+    # The actor is who typed the command; detail.on_behalf_of, for whom: the GM acting for
+    # a player in group mode (services.group.OnBehalf), or what a service names itself
+    # (the missing character's player for a reunion roll), which wins.
     behalf = getattr(actor, "on_behalf_of", None)
-    detail = {**entry.detail, "on_behalf_of": behalf} if behalf else entry.detail
+    detail = {"on_behalf_of": behalf, **entry.detail} if behalf else entry.detail
     record = {
         "campaign": campaign.ledger_name,
         "seq": last_seq + 1,

@@ -12,6 +12,8 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.cli.output import DiceOption, JsonOption, emit_json
 from campaign.cli.parsing import parse_int
 from campaign.errors import BadInput
@@ -258,6 +260,8 @@ def ability(
     halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
                                                         "result waits for `history reveal`."),
@@ -272,9 +276,10 @@ def ability(
 
     s = state(ctx)
     mods = parse_mods(mod)
-    view = ability_check(s.db, s.campaign, s.actor, s.dice(dice), character=character, stat=stat,
+    view = ability_check(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat,
                          target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                         doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret)
+                         doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret, anyway=anyway)
+    say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
 
@@ -291,6 +296,8 @@ def coop(
     halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -303,9 +310,10 @@ def coop(
 
     s = state(ctx)
     mods = parse_mods(mod)
-    view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice), participants=with_, stat=stat,
+    view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice, physical), participants=with_, stat=stat,
                              target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                             doubles=double, halves=halve, occasion=occasion, reason=reason)
+                             doubles=double, halves=halve, occasion=occasion, reason=reason, anyway=anyway)
+    say_warnings(view)
     if json_out:
         emit_json(view)
     else:
@@ -323,6 +331,8 @@ def oppose(
                                     "(半減, rounds down) or vanish (消滅, no effect)."),
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -338,8 +348,9 @@ def oppose(
     active_side = parse_side(active, "--active")
     passive_sides = [parse_side(item, "--passive") for item in passive]
     rule = {"半減": "halve", "消滅": "vanish"}.get(if_resisted.strip(), if_resisted.strip().lower())
-    view = opposed_check(s.db, s.campaign, s.actor, s.dice(dice), active=active_side, passives=passive_sides,
-                         effect=effect, if_resisted=rule, occasion=occasion, reason=reason)
+    view = opposed_check(s.db, s.campaign, s.actor, s.dice(dice, physical), active=active_side, passives=passive_sides,
+                         effect=effect, if_resisted=rule, occasion=occasion, reason=reason, anyway=anyway)
+    say_warnings(view)
     emit_json(view) if json_out else render_opposed(view)
 
 
@@ -355,6 +366,8 @@ def danger(
     halve: int = HalveOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
                                                         "result waits for `history reveal`."),
@@ -369,9 +382,10 @@ def danger(
 
     s = state(ctx)
     mods = parse_mods(mod)
-    view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice), character=character, difficulty=difficulty,
+    view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, difficulty=difficulty,
                         stat=stat, modifiers=mods, dice_modifier=dice_mod, doubles=double, halves=halve,
-                        occasion=occasion, reason=reason, secret=secret)
+                        occasion=occasion, reason=reason, secret=secret, anyway=anyway)
+    say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
 
@@ -396,6 +410,8 @@ def hide(
     dice_mod: int = DiceModOption,
     occasion: str = OccasionOption,
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     reason: str = ReasonOption,
     json_out: bool = JsonOption,
 ) -> None:
@@ -411,6 +427,7 @@ def hide(
     hider = SideSpec(character, clean_stat_name(stat), tuple(parse_mods(mod)), dice_mod)
     default = clean_stat_name(observer_stat)
     observers = [parse_side(item, "--observer", default_stat=default) for item in observer]
-    view = hide_check(s.db, s.campaign, s.actor, s.dice(dice), hider=hider, observers=observers,
-                      occasion=occasion, reason=reason)
+    view = hide_check(s.db, s.campaign, s.actor, s.dice(dice, physical), hider=hider, observers=observers,
+                      occasion=occasion, reason=reason, anyway=anyway)
+    say_warnings(view)
     emit_json(view) if json_out else render_hide(view)

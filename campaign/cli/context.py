@@ -65,14 +65,20 @@ class AppState:
         return selected_campaign(self.db.url)
 
 
-    def dice(self, manual: str | None):
-        """The dice source for a rolling command: --dice faces, else --seed, else the OS.
+    def dice(self, manual: str | None, physical: bool = False):
+        """The dice source for a rolling command: --dice faces, else --physical (asks for
+        each die on a terminal, cli.physical), else --seed, else the OS.
 
         Services call ensure_all_used() on a manual source after rolling, so leftover
         faces (a typo) refuse the command before it commits.
         """
         from campaign.core.dice_source import ManualDice, SeededDice, SystemDice
 
+        if physical:
+            from campaign.cli.physical import PromptDice, refuse_off_terminal
+
+            refuse_off_terminal(manual)
+            return PromptDice()
         if manual is not None:
             return ManualDice.parse(manual)
         if self.seed is not None:

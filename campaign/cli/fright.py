@@ -7,6 +7,8 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.cli.output import (
     DiceOption,
     JsonOption,
@@ -29,6 +31,8 @@ def fright(
                                                                       "character's severe phobia (-4)."),
     reason: str = typer.Option(None, "--reason", help="What frightened them (recorded)."),
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Roll a fright check (恐怖判定): Will roll, and on failure the fright table, applied.
@@ -44,8 +48,9 @@ def fright(
     from campaign.services.fright import fright_check
 
     s = state(ctx)
-    result = fright_check(s.db, s.campaign, s.actor, char, s.dice(dice), modifier=mod, pick=pick, choice=choice,
-                          severe_phobia=severe_phobia, reason=reason)
+    result = fright_check(s.db, s.campaign, s.actor, char, s.dice(dice, physical), modifier=mod, pick=pick, choice=choice,
+                          severe_phobia=severe_phobia, reason=reason, anyway=anyway)
+    say_warnings(result)
     if json_out:
         emit_json(result)
     else:

@@ -107,7 +107,10 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
-    return [seq, local_time(entry["at"]), entry["actor"], kind, entry["character"], roll, entry["reason"]]
+    # Who typed it, and for whom when that differs (a reunion roll for the missing PC's player).
+    behalf = (entry.get("detail") or {}).get("on_behalf_of")
+    actor = entry["actor"] if not behalf or behalf == entry["actor"] else f"{entry['actor']} (for {behalf})"
+    return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, entry["reason"]]
 
 
 # How the roll column names a change of a character's numbers (the ops of the entry).

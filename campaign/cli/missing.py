@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
+from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -75,6 +76,7 @@ def missing_reunion(
     scenario: str = typer.Option(None, "--scenario", help="Title or number of the ended scenario "
                                                           "(default: the last one that ended)."),
     dice: str = typer.Option(None, "--dice", help="The physical die's face."),
+    physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Roll a reunion check again for an ended scenario whose roll was voided.
@@ -84,7 +86,7 @@ def missing_reunion(
     from campaign.services.scenarios import roll_reunion_again
 
     s = state(ctx)
-    rolled = roll_reunion_again(s.db, s.campaign, name, s.dice(dice), scenario)
+    rolled = roll_reunion_again(s.db, s.campaign, name, s.dice(dice, physical), scenario, actor=s.actor)
     if json_out:
         emit_json(rolled)
         return

@@ -23,6 +23,8 @@ from campaign.cli.output import (
     print_text,
     render_rows,
 )
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import say_warnings
 
 app = typer.Typer(
     help="Reference tables that change no state (R7): seed 000's modifier tables and hit "
@@ -94,6 +96,7 @@ def ref_show(
     char: str = typer.Option(None, "--char", help="With --roll: the character the roll is for (recorded)."),
     reason: str = typer.Option(None, "--reason", help="With --roll: why the roll is made."),
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
     csv_out: bool = CsvOption,
     bom: bool = BomOption,
@@ -123,7 +126,8 @@ def ref_show(
     from campaign.services.reference import roll_reference_table
 
     s = state(ctx)
-    entry = roll_reference_table(s.db, s.campaign, s.actor, name, s.dice(dice), character=char, reason=reason)
+    entry = roll_reference_table(s.db, s.campaign, s.actor, name, s.dice(dice, physical), character=char, reason=reason)
+    say_warnings(entry)
     emit_json(entry) if json_out else render_roll(entry)
 
 

@@ -13,6 +13,8 @@ from campaign.cli.output import (
     emit_json,
     say,
 )
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import say_warnings
 from campaign.labels import OUTCOME_LABELS, outcome_label
 
 
@@ -24,6 +26,7 @@ def roll(
     sorcery: bool = typer.Option(False, "--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
                                  "always a critical failure, whatever the target (GURPS 3D6<=N only)."),
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Roll BCDice-style dice and record the roll in the ledger.
@@ -31,16 +34,19 @@ def roll(
     3D6<=12 in a GURPS campaign is a success roll with criticals; also 2D6+3>=10,
     4D6KH3, D66, 3B6>=4, x3 2D6, and table commands such as CRT or FEAR+5.
     With --sorcery a GURPS success roll treats 17 and 18 as critical failure.
+    With --physical (on a terminal) each die is asked for as it is needed.
 
     Example: campaign roll '3D6<=12' 回避 --char 鈴音
     """
     from campaign.services.rolls import roll as roll_service
 
+    from campaign.cli.physical import reroll_asker
+
     s = state(ctx)
-    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), s.dice(dice), character=char, reason=reason,
-                         sorcery=sorcery)
-    if entry.get("warning"):
-        say(f"warning: {entry['warning']}")
+    source = s.dice(dice, physical)
+    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), source, character=char, reason=reason,
+                         sorcery=sorcery, ask=reroll_asker(source, None, None, None))
+    say_warnings(entry)
     if json_out:
         emit_json(entry)
     elif commitment_text(entry):

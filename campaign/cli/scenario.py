@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
+from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
     BomOption,
     CSV,
@@ -76,6 +77,7 @@ def scenario_end(
     elapsed: str = typer.Option(None, "--elapsed", help="Also advance campaign time by this much (6h, 1d, "
                                                        "1d6h), as its own voidable entry: timed conditions "
                                                        "run out, see `time advance`."),
+    physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
 ) -> None:
     """End the open scenario and roll the reunion check of every missing character.
@@ -86,7 +88,7 @@ def scenario_end(
 
     s = state(ctx)
     manual = [(name, s.dice(face)) for name, face in _pairs(dice, "--dice", "CHAR=FACE")]
-    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None), award, elapsed=elapsed)
+    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None, physical), award, elapsed=elapsed)
     if json_out:
         emit_json(ended)
         return

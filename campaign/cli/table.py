@@ -6,6 +6,9 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
+from campaign.errors import BadInput
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import say_warnings
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -17,6 +20,8 @@ from campaign.cli.output import (
     render_rows,
 )
 
+
+WEAPONS = ("crushing", "impaling", "other")
 
 app = typer.Typer(help="The seed roll tables (criticals, fumbles, fright): list them, roll on one.\n\n"
                              "Example: campaign table roll CRT", no_args_is_help=True)
@@ -47,22 +52,39 @@ def table_roll(
     char: str = typer.Option(None, "--char", help="Character the roll is for (recorded)."),
     mod: int = typer.Option(0, "--mod", help="Added to the roll (the fright table only), clamped to its range."),
     reason: str = typer.Option(None, "--reason", help="Why the roll is made."),
-    gm_reroll: bool = typer.Option(True, "--reroll/--no-reroll", help="The GM's choice where a table leaves a "
-                                   "reroll to the GM (YFMB 14, YSFMB 13): --no-reroll declines it. Default: reroll."),
+    gm_reroll: bool = typer.Option(None, "--reroll/--no-reroll", help="The GM's choice where a table leaves a "
+                                   "reroll to the GM (YFMB 14, YSFMB 13): --no-reroll declines it. Default: reroll "
+                                   "(asked with --physical)."),
+    weapon: str = typer.Option(None, "--weapon", metavar="crushing|impaling|other",
+                               help="The weapon that fumbled (FMB): a solid crushing weapon rerolls a breakage, an "
+                                    "impaling or missile weapon a hit on oneself; other: neither. Unstated: such "
+                                    "rerolls are made and shown as conditional (asked with --physical)."),
+    grenade: bool = typer.Option(None, "--grenade/--no-grenade", help="The firearm was a grenade (GFMB: a jam is "
+                                 "ignored and rerolled). Unstated: the reroll is made and shown as conditional "
+                                 "(asked with --physical)."),
     dice: str = DiceOption,
+    physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
 ) -> None:
     """Roll 3d6 on a table and log it; extra rolls (roll twice, reroll) and the dice an entry
     names ("1d-3 turns") are rolled and logged too, as sub-entries.
 
     A table lookup changes no character: apply the result by hand or with other commands.
+    A reroll the entry makes conditional (a grenade, a crushing weapon, the GM's choice)
+    follows --grenade, --weapon, --reroll; with --physical it is asked when it comes up.
 
     Example: campaign table roll 百鬼夜翔・スペシャルファンブル表 --char 刀矢
     """
     from campaign.cli.roll import render_roll
     from campaign.services.tables import roll_table
 
+    from campaign.cli.physical import reroll_asker
+
     s = state(ctx)
-    entry = roll_table(s.db, s.campaign, s.actor, name, s.dice(dice), character=char, modifier=mod, reason=reason,
-                       gm_reroll=gm_reroll)
+    if weapon is not None and weapon not in WEAPONS:
+        raise BadInput(f"--weapon {weapon!r}: say crushing, impaling or other")
+    source = s.dice(dice, physical)
+    entry = roll_table(s.db, s.campaign, s.actor, name, source, character=char, modifier=mod, reason=reason,
+                       ask=reroll_asker(source, weapon, grenade, gm_reroll))
+    say_warnings(entry)
     emit_json(entry) if json_out else render_roll(entry)

@@ -49,8 +49,16 @@ def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
     return tuple(terms)
 
 
-def roll_dice(source: DiceSource, count: int) -> tuple[int, ...]:
-    return tuple(source.roll(SIDES) for _ in range(count))
+_PURPOSES = {"ability": "the ability check", "skill": "the skill check", "danger_sense": "the danger sense check",
+             "cooperative": "the cooperative check", "opposed": "the opposed check", "hide": "the hide check"}
+
+
+def roll_dice(source: DiceSource, count: int, kind: str, name: str | None = None) -> tuple[int, ...]:
+    """`count` d6 for one check, named for a person typing dice ("2d6 for the ability check of 鈴音")."""
+    from campaign.core.dice_source import roll_dice as request_dice
+
+    purpose = _PURPOSES.get(kind, f"the {kind} check")
+    return request_dice(source, count, SIDES, f"{purpose} of {name}" if name else purpose)
 
 
 def best_two(dice: Sequence[int]) -> tuple[int, ...]:
@@ -107,7 +115,7 @@ def plain_check(
             terms=terms, dice_count=0, compare=compare, criticals=criticals, name=name,
             occasion=occasion, skipped=ZERO_DICE, scaling=scaling, **extra,
         )
-    dice = roll_dice(source, count)
+    dice = roll_dice(source, count, kind, name)
     total, scaling = scaled(base + sum(dice), doubles, halves)
     critical = criticals.judge(dice)
     return result_type(

@@ -141,7 +141,7 @@ def hide_check(
         hider_total, hider_dice, hider_critical = 0, (), None
     else:
         skipped = None
-        hider_dice = roll_dice(source, count)
+        hider_dice = roll_dice(source, count, "hide", hider.name)
         hider_total = sum(t.value for t in hider_terms) + sum(hider_dice)
         hider_critical = criticals.judge(hider_dice)
 

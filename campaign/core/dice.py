@@ -52,6 +52,7 @@ from campaign.core.success import (
     SuccessJudgement,
     judge_success,
 )
+from campaign.core.dice_source import roll_dice as request_dice
 from campaign.errors import DiceError
 
 if TYPE_CHECKING:
@@ -217,7 +218,8 @@ def _describe_group(group: DiceGroup) -> str:
 # --- evaluation ---------------------------------------------------------------------
 
 
-def _value(node: Node, roll: Callable[[int], int], groups: list[DiceGroup]) -> int:
+def _value(node: Node, roll: Callable[[int, int], tuple[int, ...]], groups: list[DiceGroup]) -> int:
+    """`roll(count, sides)` gives that many faces as one request (see dice_source.roll_dice)."""
     kind = type(node)
     if kind is Number:
         return node.value  # type: ignore[union-attr]
@@ -246,16 +248,15 @@ def _value(node: Node, roll: Callable[[int], int], groups: list[DiceGroup]) -> i
         return -_value(node.operand, roll, groups)  # type: ignore[union-attr]
     if kind is not D66Term:
         raise TypeError(f"not a dice expression node: {node!r}")
-    tens = roll(6)
-    ones = roll(6)
+    tens, ones = roll(2, 6)
     value = tens * 10 + ones
     groups.append(DiceGroup("d66", 2, 6, (tens, ones), (0, 1), value))
     return value
 
 
-def _roll_term(term: DiceTerm, roll: Callable[[int], int], groups: list[DiceGroup]) -> int:
+def _roll_term(term: DiceTerm, roll: Callable[[int, int], tuple[int, ...]], groups: list[DiceGroup]) -> int:
     sides = term.sides
-    faces = tuple([roll(sides) for _ in range(term.count)])
+    faces = roll(term.count, sides)
     if term.keep is None:
         value = sum(faces)
         groups.append(DiceGroup("dice", term.count, sides, faces, tuple(range(term.count)), value))
@@ -278,12 +279,22 @@ def _margin(comparison: str, total: int, target: int) -> int | None:
     return None
 
 
+def _requester(source: DiceSource, text: str) -> Callable[[int, int], tuple[int, ...]]:
+    """Each dice term is one request, named after the expression ("2d6 for the roll 2D6+1")."""
+    purpose = f"the roll {text}"
+
+    def request(count: int, sides: int) -> tuple[int, ...]:
+        return request_dice(source, count, sides, purpose)
+
+    return request
+
+
 def _roll_arithmetic(
     spec: ArithmeticRoll, text: str, source: DiceSource, gurps: bool, comment: str | None,
     sorcery: bool = False,
 ) -> DiceResult:
     groups: list[DiceGroup] = []
-    total = _value(spec.expression, source.roll, groups)
+    total = _value(spec.expression, _requester(source, text), groups)
     faces = groups[0].faces if len(groups) == 1 else tuple(face for group in groups for face in group.faces)
     comparison = spec.comparison
     if comparison is None:
@@ -312,7 +323,7 @@ def _roll_arithmetic(
 
 
 def _roll_barabara(spec: BarabaraRoll, text: str, source: DiceSource, comment: str | None) -> DiceResult:
-    roll = source.roll
+    roll = _requester(source, text)
     comparison = spec.comparison
     compare = None if comparison is None else _COMPARE[comparison]
     target: int = spec.target  # type: ignore[assignment]
@@ -320,7 +331,7 @@ def _roll_barabara(spec: BarabaraRoll, text: str, source: DiceSource, comment: s
     successes = 0
     for term in spec.terms:
         sides = term.sides
-        faces = tuple([roll(sides) for _ in range(term.count)])
+        faces = roll(term.count, sides)
         hits = None if compare is None else tuple(i for i, face in enumerate(faces) if compare(face, target))
         if hits is not None:
             successes += len(hits)
@@ -420,14 +431,13 @@ def roll_parsed(
         raise DiceError(problem.message, column=problem.position + 1) from None
 
 
-def roll_dice(count: int, sides: int, source: DiceSource) -> tuple[int, ...]:
+def roll_dice(count: int, sides: int, source: DiceSource, purpose: str = "the dice") -> tuple[int, ...]:
     """`count` dice of `sides` faces, for services that need faces without an expression."""
     if not 0 <= count <= MAX_DICE_PER_TERM:
         raise DiceError(f"can roll 0..{MAX_DICE_PER_TERM} dice at once, not {count}")
     if not 1 <= sides <= MAX_SIDES:
         raise DiceError(f"a die has 1..{MAX_SIDES} sides, not {sides}")
-    roll = source.roll
-    return tuple([roll(sides) for _ in range(count)])
+    return request_dice(source, count, sides, purpose)
 
 
 def roll_expression_total(text: str, source: DiceSource) -> int:

@@ -8,7 +8,10 @@ source carries a `kind` that the ledger records: `rng` (OS randomness), `manual`
 from __future__ import annotations
 
 import random
+import re
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Protocol
 
 from campaign.errors import DiceError
@@ -24,6 +27,40 @@ class DiceSource(Protocol):
     def ensure_all_used(self) -> None:
         """Called by services after rolling, before they write anything."""
         ...
+
+
+def roll_dice(source: "DiceSource", count: int, sides: int, purpose: str) -> tuple[int, ...]:
+    """`count` dice of `sides` faces for one stated purpose ("the fright table").
+
+    Sources that deal with people (typed faces, prompts) implement `take` so a shortage
+    or a prompt can name the request ("need 3 more: 3d6 for the fright table"); any other
+    source (the OS, a seed, a test's fixed faces) just rolls die by die.
+    """
+    take = getattr(source, "take", None)
+    if take is not None:
+        return tuple(take(count, sides, purpose))
+    return tuple(source.roll(sides) for _ in range(count))
+
+
+def describe_request(count: int, sides: int, purpose: str, subject: str | None) -> str:
+    """`3d6 for the fright table of 鈴音`: how a request reads in errors and prompts."""
+    text = f"{count}d{sides} for {purpose}"
+    return f"{text} of {subject}" if subject and " of " not in purpose else text
+
+
+@contextmanager
+def about(source: "DiceSource", subject: str | None) -> Iterator[None]:
+    """Name whose roll this is (a character) while a service rolls, so requests read
+    "the reunion check of 鈴音". Sources without a `subject` attribute ignore it."""
+    if subject is None or not hasattr(source, "subject"):
+        yield
+        return
+    previous = source.subject  # type: ignore[attr-defined]
+    source.subject = subject  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        source.subject = previous  # type: ignore[attr-defined]
 
 
 class _Generated:
@@ -70,13 +107,15 @@ class ManualDice:
     def __init__(self, faces: list[int]) -> None:
         self.faces = list(faces)
         self.used = 0
+        self.subject: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> "ManualDice":
-        """Parse `3,5,6` (spaces allowed) into a source."""
+        """Parse `3,5,6`, `3 5 6` or `3, 5, 6` into a source (the order the dice came up)."""
         faces: list[int] = []
-        for position, part in enumerate(text.split(","), start=1):
-            part = part.strip()
+        stripped = text.strip()
+        parts = re.split(r"\s*,\s*|\s+", stripped) if stripped else [""]
+        for position, part in enumerate(parts, start=1):
             try:
                 faces.append(int(part))
             except ValueError:
@@ -84,15 +123,20 @@ class ManualDice:
         return cls(faces)
 
     def roll(self, sides: int) -> int:
-        if self.used >= len(self.faces):
-            raise DiceError(
-                f"--dice: not enough faces: {len(self.faces)} given, more needed (next die is a d{sides})"
-            )
-        face = self.faces[self.used]
-        if not 1 <= face <= sides:
-            raise DiceError(f"--dice: face {self.used + 1} is {face}, outside 1..{sides} for a d{sides}")
-        self.used += 1
-        return face
+        return self.take(1, sides, f"a d{sides}")[0]
+
+    def take(self, count: int, sides: int, purpose: str) -> list[int]:
+        """The next `count` faces; a shortage says how many more this request needs."""
+        available = self.faces[self.used:self.used + count]
+        for offset, face in enumerate(available):
+            if not 1 <= face <= sides:
+                raise DiceError(f"--dice: face {self.used + offset + 1} is {face}, outside 1..{sides} "
+                                f"for {describe_request(count, sides, purpose, self.subject)}")
+        if len(available) < count:
+            raise DiceError(f"--dice: not enough faces, need {count - len(available)} more: "
+                            f"{describe_request(count, sides, purpose, self.subject)}")
+        self.used += count
+        return available
 
     @property
     def remaining(self) -> int:

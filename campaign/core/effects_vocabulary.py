@@ -21,9 +21,11 @@ Effect kinds (fields; `amount`-like fields take an integer or dice such as "2D")
     as_entry          entry, set?   (the effects of another entry of this table, with
                       fields overridden by `set`, e.g. set = { cp = -30 })
     roll_twice        apply = "both" | "choose"
-    reroll            only_if_ja?, only_if_en?, gm_choice?
+    reroll            only_if_ja?, only_if_en?, gm_choice?, condition?
                       (conditional when only_if is present; gm_choice = true: the GM
-                      decides, `roll_on_table(gm_reroll=False)` declines it)
+                      decides, `roll_on_table(gm_reroll=False)` declines it; condition =
+                      crushing | impaling | grenade names the fact that decides it, so
+                      the GM can state it (--weapon, --grenade) or be asked)
     roll_table        table, only_if_ja?, only_if_en?
 The last three are directives that `roll_on_table` resolves itself by rolling again.
 """
@@ -49,6 +51,9 @@ CONDITIONS = frozenset(
         "heart_attack",
     }
 )
+# Facts that decide a conditional reroll: the weapon was a solid crushing one (FMB 3, 4,
+# 15, 16), an impaling or missile one (FMB 5, 6), a grenade (GFMB jam).
+REROLL_CONDITIONS = frozenset({"crushing", "impaling", "grenade"})
 TRAIT_CATEGORIES = frozenset({"quirk", "delusion", "phobia", "mental", "physical"})
 SEVERITIES = frozenset({"mild", "severe"})
 STATS = frozenset({"ST", "DX", "IQ", "HT", "Will"})
@@ -148,6 +153,7 @@ class Reroll:
     only_if_ja: str | None = None
     only_if_en: str | None = None
     gm_choice: bool = False  # the text leaves the reroll to the GM (YFMB 14, YSFMB 13)
+    condition: str | None = None  # a fact of the situation that decides it (REROLL_CONDITIONS)
     kind = "reroll"
 
 

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Union
 
+from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import (
     AttributeLoss,
     Check,
@@ -41,6 +42,7 @@ from campaign.core.effects_vocabulary import (
 )
 from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
 from campaign.core.table_model import Entry, EntryEffect, Table, expand_entry
+from campaign.core.table_roll import table_purpose
 from campaign.errors import BadInput, RuleRefused
 
 if TYPE_CHECKING:
@@ -242,7 +244,7 @@ def resolve_fright_check(
     target = effective_target(
         will, modifier, combat_reflexes=combat_reflexes, severe_phobia=severe_phobia, fright_cap=fright_cap
     )
-    judged = success_roll(target, source)
+    judged = success_roll(target, source, purpose="the Will roll")
     check = FrightCheck(
         will=will,
         modifier=modifier,
@@ -259,7 +261,7 @@ def resolve_fright_check(
         return FrightResult(check=check, table=None)
 
     margin_of_failure = max(0, judged.total - target)
-    dice = (source.roll(6), source.roll(6), source.roll(6))
+    dice = roll_dice(source, 3, 6, table_purpose(table))
     raw = sum(dice) + margin_of_failure
     result = table.clamp(raw)
     entry = table.entry_for(result)
@@ -332,6 +334,10 @@ def _stat(stats: Mapping[str, int], stat: str) -> int | None:
     return None
 
 
+_SUB_PURPOSES = {"stun_turns": "the stun turns", "fatigue": "the fatigue", "injury": "the injury",
+                 "duration": "the duration", "severity": "the severity"}
+
+
 def _dice_count(amount: str) -> int:
     return int(amount[:-1])  # seeds validate "nD"
 
@@ -358,7 +364,8 @@ class _Resolution:
     def roll(self, amount: int | str, purpose: str, entry: int) -> tuple[int, str | None]:
         if isinstance(amount, int):
             return amount, None
-        faces = tuple(self.source.roll(6) for _ in range(_dice_count(amount)))
+        faces = roll_dice(self.source, _dice_count(amount), 6, _SUB_PURPOSES.get(purpose.split(":")[0], purpose)
+                          + f" (fright entry {entry})")
         self.sub_rolls.append(
             SubRoll(purpose=purpose, expression=amount, faces=faces, total=sum(faces), entry=entry)
         )
@@ -453,7 +460,7 @@ class _Resolution:
         target = _stat(self.stats, effect.stat)
         if target is None:  # _check_inputs refuses this before rolling
             raise RuleRefused(f"fright table entry {entry} needs the character's {effect.stat}")
-        judged = success_roll(target, self.source)
+        judged = success_roll(target, self.source, purpose=f"the {effect.stat} roll (fright entry {entry})")
         self.sub_rolls.append(
             SubRoll(
                 purpose=f"check:{effect.stat}", expression=f"3D6<={target}", faces=judged.faces,

@@ -257,6 +257,8 @@ def roll_reference(table: RefTable, source: DiceSource) -> RefRoll:
     """Roll 3d6 on a rollable table: the row whose `roll` range holds the total."""
     if not table.rollable:
         raise ValueError(f"{table.key} cannot be rolled on")
-    dice = (source.roll(6), source.roll(6), source.roll(6))
+    from campaign.core.dice_source import roll_dice
+
+    dice = roll_dice(source, 3, 6, f"the {table.name_en or table.key} table")
     total = sum(dice)
     return RefRoll(table=table, dice=dice, total=total, row=table.row_for(total))

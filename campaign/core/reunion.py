@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Union
 
-from campaign.core.dice_source import DiceSource
+from campaign.core.dice_source import DiceSource, roll_dice
 from campaign.errors import BadInput, RuleRefused
 
 DEFAULT_FACES = 6
@@ -89,7 +89,7 @@ def reunion_check(faces: int, searchers: int, source: DiceSource) -> ReunionRoll
     """Roll the reunion die (one `source.roll(faces)`) and judge it."""
     _check_faces(faces)
     threshold = reunion_threshold(searchers)
-    roll = source.roll(faces)
+    (roll,) = roll_dice(source, 1, faces, "the reunion check")
     return ReunionRoll(faces=faces, roll=roll, threshold=threshold,
                        success=roll <= threshold, searchers=searchers)
 
@@ -232,5 +232,7 @@ def check_can_roll_reunion(target: MissingFacts, *, already_rolled_this_scenario
 
 
 def reunion_actor(target: MissingFacts, gm: str = "GM") -> str:
-    """Who makes the reunion roll: the missing character's player (the GM for its own NPCs)."""
+    """Who makes the reunion roll under R4: the missing character's player (the GM for its
+    own NPCs). The ledger's actor is whoever typed the command (issue 14); services record
+    this player as the entry's `on_behalf_of`."""
     return target.player if target.player is not None else gm

@@ -101,11 +101,14 @@ def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ..
     )
 
 
-def success_roll(target: int, source: DiceSource, modifier: int = 0, *, sorcery: bool = False) -> SuccessJudgement:
+def success_roll(target: int, source: DiceSource, modifier: int = 0, *, sorcery: bool = False,
+                 purpose: str = "the success roll") -> SuccessJudgement:
     """Roll 3d6 (+modifier, as in `3D6+modifier<=target`) and judge it by R1.
 
     A skill penalty such as "-2 to Will" belongs in `target`, not in `modifier`.
     """
-    faces = (source.roll(6), source.roll(6), source.roll(6))
+    from campaign.core.dice_source import roll_dice
+
+    faces = roll_dice(source, 3, 6, purpose)
     raw = faces[0] + faces[1] + faces[2]
     return judge_success(raw, raw + modifier, target, faces=faces, sorcery=sorcery)

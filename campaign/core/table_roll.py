@@ -8,10 +8,11 @@ so rolling reads nothing from disk.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import DIRECTIVES, Directive, Reroll, RollTwice
 from campaign.core.table_model import Entry, Table, TextDice
 from campaign.errors import DataError
@@ -21,6 +22,20 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 5  # directive nesting followed by roll_on_table; deeper rolls are not made
 _INVOCATION_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:([+-])\s*([0-9]{1,4}))?\s*$")
+
+# How a dice request names each table in errors and prompts ("3d6 for the fright table").
+TABLE_PURPOSES = {"FEAR": "the fright table", "CRT": "the critical table", "FMB": "the fumble table",
+                  "HCRT": "the head-blow critical table", "GFMB": "the firearm fumble table",
+                  "YSCRT": "the special critical table", "YSFMB": "the special fumble table",
+                  "YFMB": "the sorcery fumble table"}
+
+# ask(table, entry, reroll) -> True (reroll), False (declined) or None (the defaults)
+RerollQuestion = Callable[["Table", "Entry", "Reroll"], "bool | None"]
+
+
+def table_purpose(table: Table) -> str:
+    """How a dice request for this table reads: "the fright table"."""
+    return TABLE_PURPOSES.get(table.command, f"the {table.command} table")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +114,7 @@ def roll_on_table(
     *,
     tables: Mapping[str, Table],
     gm_reroll: bool = True,
+    ask: RerollQuestion | None = None,
 ) -> TableRoll:
     """Roll 3d6 (+modifier, clamped to the table's range) and follow the entry's directives.
 
@@ -109,12 +125,17 @@ def roll_on_table(
     "stands" (the basic fumble table: the repeated result is applied). A reroll the
     text leaves to the GM (`gm_choice`) is made unless `gm_reroll` is False, when it is
     recorded as declined. `tables` (every loaded table by command) resolves roll_table.
+
+    `ask(table, entry, reroll)` is consulted for every reroll the text makes conditional
+    (a condition, or the GM's choice) when the entry comes up: True rolls it, False
+    records it as declined, None leaves it to the defaults above (a conditional reroll
+    is rolled and shown as conditional). It is how the GM states or is asked the fact.
     """
-    return _roll(table, source, modifier, None, 0, tables, gm_reroll)
+    return _roll(table, source, modifier, None, 0, tables, gm_reroll, ask)
 
 
-def _roll_text_dice(spec: TextDice, source: DiceSource) -> TextRoll:
-    faces = tuple(source.roll(6) for _ in range(spec.count))
+def _roll_text_dice(spec: TextDice, source: DiceSource, table: Table, entry: Entry) -> TextRoll:
+    faces = roll_dice(source, spec.count, 6, f"the dice of {table_purpose(table)} entry {entry.label}")
     return TextRoll(spec=spec, faces=faces, value=max(spec.minimum, sum(faces) + spec.modifier))
 
 
@@ -126,12 +147,14 @@ def _roll(
     depth: int,
     tables: Mapping[str, Table],
     gm_reroll: bool = True,
+    ask: RerollQuestion | None = None,
 ) -> TableRoll:
-    dice = (source.roll(6), source.roll(6), source.roll(6))
+    dice = roll_dice(source, 3, 6, table_purpose(table) if directive is None
+                     else f"{table_purpose(table)} ({directive.kind.replace('_', ' ')})")
     raw = sum(dice) + modifier
     result = table.clamp(raw)
     entry = table.entry_for(result)
-    text_rolls = tuple(_roll_text_dice(spec, source) for spec in entry.rolls)
+    text_rolls = tuple(_roll_text_dice(spec, source, table, entry) for spec in entry.rolls)
     subs: list[TableRoll] = []
     declined: list[Reroll] = []
     truncated = stood = False
@@ -141,24 +164,30 @@ def _roll(
         if isinstance(effect, Reroll) and isinstance(directive, Reroll) and table.repeat_reroll == "stands":
             stood = True
             continue  # FMB: a repeated reroll result stands
-        if isinstance(effect, Reroll) and effect.gm_choice and not gm_reroll:
+        answer = None
+        if isinstance(effect, Reroll) and ask is not None and (effect.gm_choice or effect.condition):
+            answer = ask(table, entry, effect)
+            if answer is False:
+                declined.append(effect)
+                continue
+        if isinstance(effect, Reroll) and effect.gm_choice and not gm_reroll and answer is None:
             declined.append(effect)
             continue
         if depth >= MAX_DEPTH:
             truncated = True
             continue
         if isinstance(effect, RollTwice):
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll, ask))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll, ask))
         elif isinstance(effect, Reroll):
-            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll))
+            subs.append(_roll(table, source, modifier, effect, depth + 1, tables, gm_reroll, ask))
         else:
             other = tables.get(effect.table)
             if other is None:
                 raise DataError(
                     f"{table.path}: entry {entry.label}: roll_table refers to unknown table {effect.table!r}"
                 )
-            subs.append(_roll(other, source, 0, effect, depth + 1, tables, gm_reroll))
+            subs.append(_roll(other, source, 0, effect, depth + 1, tables, gm_reroll, ask))
     return TableRoll(
         command=table.command,
         dice=dice,

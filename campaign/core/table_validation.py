@@ -14,6 +14,7 @@ from typing import Any
 from campaign.core.effects_vocabulary import (
     CONDITIONS,
     RECOVERIES,
+    REROLL_CONDITIONS,
     SEVERITIES,
     STATS,
     TRAIT_CATEGORIES,
@@ -306,7 +307,8 @@ _SIMPLE_KINDS: dict[str, tuple[type, _Schema]] = {
         },
     ),
     "roll_twice": (RollTwice, {"apply": (_one_of(frozenset({"both", "choose"})), True)}),
-    "reroll": (Reroll, {"only_if_ja": (_text, False), "only_if_en": (_text, False), "gm_choice": (_bool, False)}),
+    "reroll": (Reroll, {"only_if_ja": (_text, False), "only_if_en": (_text, False), "gm_choice": (_bool, False),
+                        "condition": (_one_of(REROLL_CONDITIONS), False)}),
     "roll_table": (
         RollTable,
         {"table": (_table_name, True), "only_if_ja": (_text, False), "only_if_en": (_text, False)},

@@ -17,6 +17,7 @@ from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
+from campaign.services.presence import with_warnings
 
 #: 機会 labels (R5): recorded on the check, no rule depends on them. English aliases
 #: are accepted and stored as the Japanese label.
@@ -173,8 +174,10 @@ class CheckRecorder:
     """Writes a check's entries into the open transaction with the common fields."""
 
     def __init__(self, session: Session, campaign: Campaign, actor: str, source: DiceSource,
-                 reason: str | None, occasion: str | None, secret: bool = False) -> None:
+                 reason: str | None, occasion: str | None, secret: bool = False, *,
+                 warnings: list[str] | None = None) -> None:
         self.session, self.campaign, self.actor = session, campaign, actor
+        self.warnings = warnings or []  # characters out of play (services.presence)
         self.secret = secret  # `--secret`: the entry commits to the result (services.secret_rolls)
         self.commitment: str | None = None
         self.source_kind = source.kind
@@ -211,12 +214,13 @@ class CheckRecorder:
 
     def secret_view(self, seq: int, check: str, character: str) -> dict[str, Any]:
         """All a secret check may say before its reveal: nothing about the result."""
-        return {"seq": seq, "check": check, "character": character, "secret": True, "commitment": self.commitment,
-                "actor": self.actor, "scenario": self.scenario}
+        return with_warnings({"seq": seq, "check": check, "character": character, "secret": True,
+                              "commitment": self.commitment, "actor": self.actor, "scenario": self.scenario},
+                             self.warnings)
 
     def common(self) -> dict[str, Any]:
-        return {"occasion": self.occasion, "source": self.source_kind, "reason": self.reason,
-                "scenario": self.scenario}
+        return with_warnings({"occasion": self.occasion, "source": self.source_kind, "reason": self.reason,
+                              "scenario": self.scenario}, self.warnings)
 
 
 def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[rules.Contestant, str | None]:

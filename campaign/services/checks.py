@@ -52,6 +52,7 @@ from campaign.services.check_records import (
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.danger_checks import danger_sense, hide_check
+from campaign.services.presence import check_presence
 
 __all__ = ["EFFECT_RULES", "OCCASIONS", "VALUE_LIMIT", "SideSpec", "ability_check", "clean_occasion", "clean_stat_name",
            "cooperative_check", "danger_sense", "hide_check", "opposed_check", "stat_of"]
@@ -77,6 +78,7 @@ def ability_check(
     occasion: str | None = None,
     reason: str | None = None,
     secret: bool = False,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """能力判定 (or 技能判定 with a skill level): stat + 2d6 + skill + modifiers >= target."""
     stat = clean_stat_name(stat)
@@ -89,6 +91,8 @@ def ability_check(
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
+        warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
+        warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
         value = stat_of(row, stat)
         common = dict(modifiers=mods, dice_modifier=dice_modifier, criticals=criticals_of(campaign),
                       stat_name=stat, name=row.name, occasion=occasion, doubles=doubles, halves=halves)
@@ -97,7 +101,7 @@ def ability_check(
         else:
             result = rules.skill_check(value, skill, target, source, **common)
         source.ensure_all_used()
-        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, secret)
+        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, secret, warnings=warnings)
         check = "ability" if skill is None else "skill"
         detail = {**result.to_detail(), "check": check, "stat": stat, "stat_value": value, "skill": skill,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
@@ -124,6 +128,7 @@ def cooperative_check(
     halves: int = 0,
     occasion: str | None = None,
     reason: str | None = None,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """協力判定: best stat among the participants, +1 per extra one, (n+1)d6 keep best two."""
     stat = clean_stat_name(stat)
@@ -137,6 +142,7 @@ def cooperative_check(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         rows = [character_named(session, campaign, name) for name in participants]
         refuse_duplicates(rows, "the cooperative check")
+        warnings = check_presence(session, rows, "a cooperative check", anyway=anyway)
         values = [stat_of(row, stat) for row in rows]
         result = rules.cooperative_check(
             values, target, source, skill=skill or 0, modifiers=mods, dice_modifier=dice_modifier,
@@ -144,7 +150,7 @@ def cooperative_check(
             occasion=occasion, doubles=doubles, halves=halves,
         )
         source.ensure_all_used()
-        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion)
+        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
         detail = {**result.to_detail(), "check": "cooperative", "stat": stat, "skill": skill,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
         seq = recorder.write(rows[0].name, result, detail)
@@ -173,6 +179,7 @@ def opposed_check(
     if_resisted: str = "vanish",
     occasion: str | None = None,
     reason: str | None = None,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """対抗判定: the active side rolls first, highest result wins, a tie goes to the passive side.
 
@@ -193,6 +200,7 @@ def opposed_check(
         specs = [active, *passives]
         rows = [character_named(session, campaign, spec.character) for spec in specs]
         refuse_duplicates(rows, "the opposed check")
+        warnings = check_presence(session, rows, "an opposed check", anyway=anyway)
         contestants = [contestant_of(row, spec, "stat") for row, spec in zip(rows, specs)]
         result = rules.opposed_check(contestants[0][0], [c for c, _ in contestants[1:]], source,
                                      criticals=criticals_of(campaign), occasion=occasion)
@@ -203,7 +211,7 @@ def opposed_check(
             won = result.winner_index == 0
             value = effect if won else (rules.halve(effect) if if_resisted == "halve" else 0)
             applied = {"base": effect, "if_resisted": if_resisted, "resisted": not won, "applied": value}
-        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion)
+        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
         detail = {**result.to_detail(), "check": "opposed", "role": "active", "stats": stats,
                   "effect": applied}
         seq = recorder.write(rows[0].name, result.active, detail)

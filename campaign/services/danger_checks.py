@@ -30,6 +30,7 @@ from campaign.services.check_records import (
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
+from campaign.services.presence import check_presence
 
 
 def _band_view(result: rules.DangerSenseResult) -> dict[str, Any]:
@@ -52,6 +53,7 @@ def danger_sense(
     occasion: str | None = None,
     reason: str | None = None,
     secret: bool = False,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the R6 band."""
     stat = clean_stat_name(stat)
@@ -63,12 +65,13 @@ def danger_sense(
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
+        warnings = check_presence(session, [row], "a danger sense check", anyway=anyway)
         value = stat_of(row, stat)
         result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
                                     criticals=criticals_of(campaign), stat_name=stat, name=row.name,
                                     occasion=occasion, doubles=doubles, halves=halves)
         source.ensure_all_used()
-        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, secret)
+        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, secret, warnings=warnings)
         detail = {**result.to_detail(), "check": "danger", "stat": stat, "stat_value": value,
                   "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
         seq = recorder.write(row.name, result, detail)
@@ -88,6 +91,7 @@ def hide_check(
     observers: Sequence[SideSpec],
     occasion: str | None = None,
     reason: str | None = None,
+    anyway: bool = False,
 ) -> dict[str, Any]:
     """隠れる: the hider's 技 + 2d6 against each observer's danger sense (who must exceed it)."""
     hider = clean_side(hider)
@@ -102,12 +106,13 @@ def hide_check(
         specs = [hider, *observers]
         rows = [character_named(session, campaign, spec.character) for spec in specs]
         refuse_duplicates(rows, "the hide check")
+        warnings = check_presence(session, rows, "a hide check", anyway=anyway)
         hider_side, hider_stat = contestant_of(rows[0], hider, "技")
         observer_sides = [contestant_of(row, spec, "感") for row, spec in zip(rows[1:], observers)]
         result = rules.hide_check(hider_side, [c for c, _ in observer_sides], source,
                                   criticals=criticals_of(campaign), occasion=occasion)
         source.ensure_all_used()
-        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion)
+        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
         stats = [hider_stat] + [stat for _, stat in observer_sides]
         detail = {**result.to_detail(), "check": "hide", "stats": stats}
         seq = recorder.write(rows[0].name, result.hider, detail)

@@ -35,7 +35,8 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.derived import pool_current, stat_value
-from campaign.core.dice_source import DiceSource
+from campaign.core.dice_source import DiceSource, about
+from campaign.services.presence import check_presence, with_warnings
 from campaign.core.fright import (
     FRIGHT_TABLE,
     STAT_ALIASES,
@@ -257,14 +258,19 @@ def fright_check(
     choice: int = 0,
     severe_phobia: bool = False,
     reason: str | None = None,
+    anyway: bool = False,
 ) -> dict[str, Any]:
-    """Roll a fright check for a character and apply what the table says (R2)."""
+    """Roll a fright check for a character and apply what the table says (R2).
+
+    Refused for a dead or retired character, and for a missing one unless `anyway`
+    (services.presence); a searcher is warned about in the result's "warnings"."""
     reason = clean_text(reason, "--reason")
     pick = clean_name(pick, "--pick") if pick is not None else None
     if isinstance(modifier, bool) or not isinstance(modifier, int) or abs(modifier) > MODIFIER_LIMIT:
         raise BadInput(f"--mod must be a whole number within ±{MODIFIER_LIMIT}")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
+        warnings = check_presence(session, [character], "a fright check", anyway=anyway)
         will = stat_value(character.stats, "Will")  # a 3e sheet's Will is its IQ (R2.0)
         if will is None:
             have = ", ".join(character.stats) or "none"
@@ -281,11 +287,12 @@ def fright_check(
             if existing is not None and split_category(existing.category) != ("phobia", None):
                 raise RuleRefused(f"--pick {pick!r}: {character.name} already has a trait of that name "
                                   f"({existing.category}); give the new trait another name")
-        result = resolve_fright_check(
-            will.value, source, modifier=modifier, combat_reflexes=combat_reflexes,
-            severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
-            traits=known, stats=dict(character.stats), pick=pick, choice=choice, table=fright_table(),
-        )
+        with about(source, character.name):
+            result = resolve_fright_check(
+                will.value, source, modifier=modifier, combat_reflexes=combat_reflexes,
+                severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
+                traits=known, stats=dict(character.stats), pick=pick, choice=choice, table=fright_table(),
+            )
         source.ensure_all_used()
 
         with recording(session, campaign, actor, "fright") as entry:
@@ -328,7 +335,7 @@ def fright_check(
                               "dice": list(roll.faces), "total": roll.total, "target": roll.target,
                               "outcome": roll.outcome, "margin": margin, "entry": roll.entry})
         session.flush()
-        return {
+        return with_warnings({
             "seq": seq,
             "character": character.name,
             "check": check_view,
@@ -340,4 +347,4 @@ def fright_check(
             "reason": reason,
             "source": source.kind,
             "character_after": character_view(session, character),
-        }
+        }, warnings)

@@ -110,8 +110,9 @@ def _spans_condition(spans):
 def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
     """The WHERE clauses of a resolved filter (besides the campaign), each served by an
     index. `spans` (name, first seq, last seq): one character's entries under each name
-    it had (renames); `player_spans` the same for all of flt.player's characters, plus
-    every entry the player made (rolls for NPCs). Shared with `stats`."""
+    it had (renames); `player_spans` the same for all the characters flt.player plays
+    (owned, or summoned NPCs), plus every entry the player made (rolls for NPCs). Shared
+    with `stats`."""
     clauses = []
     if spans is not None:
         clauses.append(_spans_condition(spans))
@@ -176,7 +177,15 @@ def resolve_filter(session: Session, campaign, flt: HistoryFilter):
     if flt.player is not None:
         player = player_named(session, campaign, flt.player)
         flt = replace(flt, player=player.name)
+        # The characters the player plays: its own, and unowned NPCs its characters summoned
+        # (services.missing.playing_player). Reunion rolls and searches are recorded as who
+        # typed them, on behalf of that player, and always name such a character: the
+        # character spans find them, with the indexes the rest of the filter uses.
+        summoner = aliased(Character)
         owned = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
+        owned += session.scalars(
+            select(Character.name).join(summoner, Character.summoner_id == summoner.id)
+            .where(Character.player_id.is_(None), summoner.player_id == player.id))
         player_spans = [span for name in owned for span in name_spans(session, campaign.id, name)]
     if flt.actor is not None:
         flt = replace(flt, actor=unicodedata.normalize("NFC", flt.actor).strip())

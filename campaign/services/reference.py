@@ -69,6 +69,7 @@ def roll_reference_table(
     """Roll 3d6 on a rollable reference table and log it; returns the entry as `history`
     shows it, plus the table."""
     from campaign.core.reference import roll_reference
+    from campaign.services.presence import with_warnings
 
     reason = clean_text(reason, "--reason")
     table = reference_named(name)
@@ -76,8 +77,14 @@ def roll_reference_table(
         rollable = ", ".join(t.name for t in load_references().values() if t.rollable)
         raise BadInput(f"{table.name} is a look-up, not a roll table (rollable: {rollable})")
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        who = character_named(session, campaign, character).name if character else None
-        rolled: RefRoll = roll_reference(table, source)
+        from campaign.core.dice_source import about
+        from campaign.services.presence import roll_warnings
+
+        row_of = character_named(session, campaign, character) if character else None
+        who = row_of.name if row_of is not None else None
+        warnings = roll_warnings(session, [row_of] if row_of is not None else [])
+        with about(source, who):
+            rolled: RefRoll = roll_reference(table, source)
         source.ensure_all_used()
         index = table.rows.index(rolled.row)
         row = row_data(table, index)
@@ -90,4 +97,4 @@ def roll_reference_table(
         ))
         view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
         view["sub_entries"] = []
-        return view
+        return with_warnings(view, warnings)

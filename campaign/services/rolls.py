@@ -43,6 +43,7 @@ def roll(
     character: str | None = None,
     reason: str | None = None,
     sorcery: bool = False,
+    ask: Any = None,
 ) -> dict[str, Any]:
     """Roll `text` and append it as one ledger entry; returns it as `history` shows it.
 
@@ -66,7 +67,7 @@ def roll(
             raise BadInput("--sorcery applies to a GURPS success roll such as 3D6<=12, not to a table")
         comment = words[1].strip() if len(words) > 1 else None
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
-                          reason=reason if reason is not None else comment or None)
+                          reason=reason if reason is not None else comment or None, ask=ask)
     hint = spaced_expression_hint(text)
     if hint is not None:
         rolled = split_comment(text)[0]
@@ -75,12 +76,15 @@ def roll(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character) if character else None
         who = row.name if row is not None else None
-        absent = "active"
-        if row is not None:  # only then pay for the state tables' models
-            from campaign.services.characters import status_of
+        warnings: list[str] = []
+        if row is not None:  # only then pay for the presence queries
+            from campaign.services.presence import roll_warnings
 
-            absent = status_of(session, row)[0]
-        result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
+            warnings = roll_warnings(session, [row])
+        from campaign.core.dice_source import about
+
+        with about(source, who):
+            result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
         entry = ledger.NewEntry(
             kind="roll",
@@ -103,8 +107,8 @@ def roll(
         else:
             appended = ledger.append(session, campaign, actor, entry)
         view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
-        if absent != "active":  # logged all the same: the GM may mean it, but a slip shows at once
-            view["warning"] = f"{who} is {absent} and not in play"
+        if warnings:  # logged all the same: the GM may mean it, but a slip shows at once
+            view["warnings"] = warnings
         return view
 
 

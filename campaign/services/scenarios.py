@@ -20,13 +20,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
-from campaign.core.dice_source import DiceSource
+from campaign.core.dice_source import DiceSource, about
 from campaign.core.reunion import (
     ReunionRoll,
     check_can_join_scenario,
     check_can_roll_reunion,
     check_can_search,
-    reunion_actor,
     reunion_check,
     reunion_odds_text,
 )
@@ -173,15 +172,18 @@ def start_scenario(
         joining_ids = {c.id for c in joining}
         sent = []
         for searcher_name, target_name in searches:
-            sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids))
+            sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids,
+                                       actor))
         session.flush()
         return {**scenario_view(session, campaign, scenario), "seq": seq, "sent": sent}
 
 
 def _send_searcher(
     session: Session, campaign: Campaign, scenario: Scenario, start_seq: int,
-    searcher_name: str, target_name: str, joining_ids: set[int],
+    searcher_name: str, target_name: str, joining_ids: set[int], actor: str,
 ) -> dict[str, Any]:
+    """One search entry: recorded as who typed `scenario start` (the actor), on behalf of
+    the searcher's player, who sends it."""
     searcher = active_character_named(session, campaign, searcher_name, "search")
     target = character_named(session, campaign, target_name)
     disappearance = open_disappearance(session, target)
@@ -194,13 +196,14 @@ def _send_searcher(
             f"{searcher.name} takes part in this scenario and cannot also search for {target.name}; "
             "a searcher sits out every scenario until the reunion"
         )
-    with recording(session, campaign, searcher.player.name, "search") as entry:
+    with recording(session, campaign, actor, "search") as entry:
         entry.start_search(disappearance, searcher, scenario)
         session.flush()
         searchers = active_searches(session, disappearance)
         odds = reunion_odds_text(disappearance.faces, len(searchers))
         entry.describe(character=searcher.name, scenario=scenario.number, parent_seq=start_seq,
                        detail={"target": target.name, "player": searcher.player.name,
+                               "on_behalf_of": searcher.player.name,
                                "since_seq": disappearance.since_seq, "searchers": [s.name for _, s in searchers]})
     return {"searcher": searcher.name, "player": searcher.player.name, "target": target.name,
             "searchers": len(searchers), "odds": odds, "seq": entry.seq}
@@ -213,7 +216,8 @@ def _send_searcher(
 class _Planned:
     disappearance: Disappearance
     character: Character
-    actor: str
+    actor: str  # who typed the command
+    on_behalf_of: str | None  # the missing character's player, who makes the roll (R4)
     searches: list[tuple[Search, Character]]
     result: ReunionRoll
     source: str
@@ -263,9 +267,11 @@ def end_scenario(
             check_can_roll_reunion(facts, already_rolled_this_scenario=already is not None)
             source = sources.get(character.id, default)
             searchers = active_searches(session, disappearance)
+            with about(source, character.name):
+                result = reunion_check(disappearance.faces, len(searchers), source)
             planned.append(_Planned(
-                disappearance=disappearance, character=character, actor=reunion_actor(facts),
-                searches=searchers, result=reunion_check(disappearance.faces, len(searchers), source),
+                disappearance=disappearance, character=character, actor=actor, on_behalf_of=facts.player,
+                searches=searchers, result=result,
                 source=source.kind, odds=reunion_odds_text(disappearance.faces, len(searchers)),
             ))
         for source in sources.values():
@@ -322,7 +328,9 @@ def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
 
 def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,
                     plan: _Planned) -> dict[str, Any]:
-    """One reunion entry; its actor is the missing character's player, who makes the roll (R4)."""
+    """One reunion entry. Its actor is who typed the command (issue 14: the ledger says
+    who acted); detail.on_behalf_of names the missing character's player, who makes
+    the roll (R4), absent for the GM's own NPCs."""
     result = plan.result
     with recording(session, campaign, plan.actor, "reunion") as entry:
         entry.record_reunion_check(plan.disappearance, scenario, result.roll, result.threshold, result.success)
@@ -337,11 +345,12 @@ def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, pa
             outcome="success" if result.success else "failure", margin=result.threshold - result.roll,
             source=plan.source,
             detail={"faces": result.faces, "roll": result.roll, "threshold": result.threshold,
-                    "searchers": names, "success": result.success, "since_seq": plan.disappearance.since_seq},
+                    "searchers": names, "success": result.success, "since_seq": plan.disappearance.since_seq,
+                    **({"on_behalf_of": plan.on_behalf_of} if plan.on_behalf_of else {})},
         )
     return {"character": plan.character.name, "faces": result.faces, "roll": result.roll,
             "threshold": result.threshold, "searchers": names, "success": result.success,
-            "odds": plan.odds, "actor": plan.actor, "seq": entry.seq}
+            "odds": plan.odds, "actor": plan.actor, "on_behalf_of": plan.on_behalf_of, "seq": entry.seq}
 
 
 # --------------------------------------------------------------------------- read
@@ -388,7 +397,7 @@ def show_scenario(db: Database, campaign_name: str | None, title: str | None) ->
 
 
 def roll_reunion_again(db: Database, campaign_name: str | None, name: str, source: DiceSource,
-                       scenario_title: str | None = None) -> dict[str, Any]:
+                       scenario_title: str | None = None, actor: str = "GM") -> dict[str, Any]:
     """Roll a missing character's reunion check for an ended scenario that has none, e.g.
     after its roll was voided (a die fell off the table). Recorded like the original."""
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -415,9 +424,11 @@ def roll_reunion_again(db: Database, campaign_name: str | None, name: str, sourc
                               f"(#{done}); void it first to roll again")
         facts = missing_facts(session, character, disappearance)
         searchers = active_searches(session, disappearance)
+        with about(source, character.name):
+            result = reunion_check(disappearance.faces, len(searchers), source)
         plan = _Planned(
-            disappearance=disappearance, character=character, actor=reunion_actor(facts), searches=searchers,
-            result=reunion_check(disappearance.faces, len(searchers), source), source=source.kind,
+            disappearance=disappearance, character=character, actor=actor, on_behalf_of=facts.player,
+            searches=searchers, result=result, source=source.kind,
             odds=reunion_odds_text(disappearance.faces, len(searchers)),
         )
         source.ensure_all_used()

@@ -14,15 +14,16 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from campaign import ledger
-from campaign.core.dice_source import DiceSource
+from campaign.core.dice_source import DiceSource, about
 from campaign.core.effects_vocabulary import DIRECTIVES
 from campaign.core.table_model import Entry, Table
-from campaign.core.table_roll import TableRoll, TextRoll, roll_on_table, table_for_command
+from campaign.core.table_roll import RerollQuestion, TableRoll, TextRoll, roll_on_table, table_for_command
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
 from campaign.seeds import load_tables
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
+from campaign.services.presence import roll_warnings, with_warnings
 
 MODIFIER_LIMIT = 100
 
@@ -204,16 +205,21 @@ def roll_table(
     modifier: int = 0,
     reason: str | None = None,
     gm_reroll: bool = True,
+    ask: RerollQuestion | None = None,
 ) -> dict[str, Any]:
     """Roll on a table and log it; returns the parent entry (as `history` shows it) with
     its `sub_entries`. `gm_reroll=False`: the GM declines the rerolls a table leaves to
-    the GM (YFMB 14, YSFMB 13)."""
+    the GM (YFMB 14, YSFMB 13). `ask` decides conditional rerolls as the dice come up
+    (core.tables.roll_on_table): the GM's stated facts or questions at the table."""
     reason = clean_text(reason, "--reason")
     table, total_modifier = find_table(clean_text(command_or_name, "table") or "", modifier)
     tables = load_tables()
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        who = character_named(session, campaign, character).name if character else None
-        rolled = roll_on_table(table, source, total_modifier, tables=tables, gm_reroll=gm_reroll)
+        row_of = character_named(session, campaign, character) if character else None
+        who = row_of.name if row_of is not None else None
+        warnings = roll_warnings(session, [row_of] if row_of is not None else [])
+        with about(source, who):
+            rolled = roll_on_table(table, source, total_modifier, tables=tables, gm_reroll=gm_reroll, ask=ask)
         source.ensure_all_used()
         seq = ledger.next_seq(session, campaign.id)
         steps = list(rolled.steps())
@@ -254,4 +260,4 @@ def roll_table(
             subs.append(entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None))
         view = entry_view(parent.record, parent.prev_hash, parent.hash, voided_by=None)
         view["sub_entries"] = subs
-        return view
+        return with_warnings(view, warnings)

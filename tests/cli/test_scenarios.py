@@ -183,8 +183,8 @@ def test_npc_summoner_may_search_whoever_plays_it(party, db):
     assert [(s["searcher"], s["player"], s["target"]) for s in started["searches"]] == [
         ("鈴音", "Aki", "管狐"), ("刀矢", "Ren", "管狐")]
     ended = party.json("scenario", "end", "--dice", "管狐=3")
-    assert [(r["character"], r["threshold"], r["success"], r["actor"]) for r in ended["reunions"]] == [
-        ("管狐", 3, True, "Aki")]
+    assert [(r["character"], r["threshold"], r["success"], r["actor"], r["on_behalf_of"])
+            for r in ended["reunions"]] == [("管狐", 3, True, "GM", "Aki")]
     assert set(statuses(party).values()) == {("active", None)}
 
 
@@ -310,13 +310,14 @@ def test_state_after_several_scenarios(party):
     assert [(e["scenario"], e["dice"], e["target"], e["outcome"]) for e in rolls] == [
         (3, [3], 3, "success"), (2, [3], 2, "failure"), (1, [2], 1, "failure")]
     for entry in rolls:
-        assert (entry["actor"], entry["expression"], entry["source"], entry["character"]) == ("Aki", "1d6", "manual", "鈴音")
+        assert (entry["actor"], entry["detail"]["on_behalf_of"], entry["expression"], entry["source"],
+                entry["character"]) == ("GM", "Aki", "1d6", "manual", "鈴音")
         parent = party.json("history", "show", str(entry["parent_seq"]))
         assert (parent["kind"], parent["scenario"], parent["reason"]) == ("scenario", entry["scenario"], "end")
     assert rolls[0]["detail"]["searchers"] == ["刀矢", "美緒"] and rolls[0]["detail"]["faces"] == 6
     searches = party.json("history", "--kind", "search")
-    assert [(e["character"], e["actor"], e["detail"]["target"]) for e in searches] == [
-        ("美緒", "Mio", "鈴音"), ("刀矢", "Ren", "鈴音")]
+    assert [(e["character"], e["actor"], e["detail"]["on_behalf_of"], e["detail"]["target"]) for e in searches] == [
+        ("美緒", "GM", "Mio", "鈴音"), ("刀矢", "GM", "Ren", "鈴音")]
 
 
 def test_scenario_end_json_and_human_output(party):
@@ -327,9 +328,9 @@ def test_scenario_end_json_and_human_output(party):
     end_seq = ended["seq"]
     assert ended["reunions"] == [
         {"character": "鈴音", "faces": 6, "roll": 1, "threshold": 2, "searchers": ["刀矢"], "success": True,
-         "odds": "needs <= 2 on 1d6 (33%)", "actor": "Aki", "seq": end_seq + 1},
+         "odds": "needs <= 2 on 1d6 (33%)", "actor": "GM", "on_behalf_of": "Aki", "seq": end_seq + 1},
         {"character": "白露", "faces": 8, "roll": 5, "threshold": 1, "searchers": [], "success": False,
-         "odds": "needs <= 1 on 1d8 (13%)", "actor": "GM", "seq": end_seq + 2},
+         "odds": "needs <= 1 on 1d8 (13%)", "actor": "GM", "on_behalf_of": None, "seq": end_seq + 2},
     ]
     scenario = ended["scenario"]
     assert {k: scenario[k] for k in ("number", "title", "status", "ended_seq", "participants")} == {
@@ -431,8 +432,8 @@ def test_a_missing_npc_bars_no_player_S5(cli, db):
     assert cli.json("missing", "list")[0]["threshold"] == 2
     # the searcher counts at the reunion check: 2 <= 1 + 1, and Ren (N1's player) rolls
     ended = cli.json("scenario", "end", "--dice", "N1=2")
-    assert [(r["character"], r["roll"], r["threshold"], r["success"], r["actor"]) for r in ended["reunions"]] == [
-        ("N1", 2, 2, True, "Ren")]
+    assert [(r["character"], r["roll"], r["threshold"], r["success"], r["actor"], r["on_behalf_of"])
+            for r in ended["reunions"]] == [("N1", 2, 2, True, "GM", "Ren")]
     # a missing PC still bars its own player: Ren may not send R2 for R1
     relate(db, None, "R2", "R1", "GM", None)
     cli.run("missing", "mark", "R1")

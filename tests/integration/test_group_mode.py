@@ -136,6 +136,21 @@ def test_the_gm_acting_for_a_player_is_recorded_as_the_gm(group):
     assert group.owner.json("history", "verify")["ok"]
 
 
+def test_the_gms_scenario_end_is_the_gms_reunion_roll_for_the_player(group):
+    # issue 14: the signed-in GM role typed it; the missing PC's player (R4) is on_behalf_of
+    gm = group.cli("GM")
+    gm.run("char", "relate", "鈴音", "刀矢")
+    gm.run("missing", "mark", "鈴音")
+    gm.run("scenario", "start", "一話", "--with", "管狐", "--search", "刀矢=鈴音")
+    (reunion,) = gm.json("scenario", "end", "--dice", "鈴音=1")["reunions"]
+    shown = group.owner.json("history", "show", str(reunion["seq"]))
+    assert (shown["actor"], shown["detail"]["on_behalf_of"], shown["outcome"]) == ("GM", "Aki", "success")
+    search = group.owner.json("history", "--kind", "search")[0]
+    assert (search["actor"], search["detail"]["on_behalf_of"]) == ("GM", "Ren")
+    assert [e["seq"] for e in group.owner.json("history", "--player", "Aki", "--kind", "reunion")] == [reunion["seq"]]
+    assert group.owner.json("history", "verify")["ok"]
+
+
 @pytest.mark.parametrize("who, actor, record_actor", [
     ("Aki", "Ren", None),        # another player
     ("Aki", "GM", None),         # the GM

@@ -51,8 +51,9 @@ def test_scenario_end_writes_one_entry_per_roll_in_one_chain(db):
     rows = _rows(db, seq=end_seq) + _rows(db, parent_seq=end_seq)
     assert [(r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows] == [
         ("scenario", "GM", None, 2, None, None),
-        ("reunion", "Aki", "鈴音", 2, "success", end_seq),
+        ("reunion", "GM", "鈴音", 2, "success", end_seq),  # who typed it; on behalf of Aki (R4)
     ]
+    assert rows[1][7]["detail"]["on_behalf_of"] == "Aki"
     record = rows[1][7]
     assert (record["expression"], record["dice"], record["total"], record["target"], record["source"]) == (
         "1d8", [1], 1, 1, "manual")

@@ -1,0 +1,18 @@
+"""Presence at the table: `--anyway` and the one-line warnings (policy: services.presence)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+AnywayOption = typer.Option(False, "--anyway", help="Check a missing character all the same (the story brings "
+                            "them on stage); recorded, with a warning. The dead and retired are always refused.")
+
+
+def say_warnings(view: Any) -> None:
+    """Each warning of a result as one line on stderr, before the result itself."""
+    from campaign.cli.output import say
+
+    for warning in (view.get("warnings") or []) if isinstance(view, dict) else []:
+        say(f"warning: {warning}")

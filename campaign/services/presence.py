@@ -1,0 +1,70 @@
+"""Is a character in play? A roll or check for one who is not is usually a slip at the table.
+
+Issue 14 (plot overrides): catch the slip without getting in the story's way. The
+decision, per command and status (documented in README's tour):
+
+| status              | roll, table, ref (a lookup) | fright, 2d6 checks (need presence) |
+|---------------------|-----------------------------|------------------------------------|
+| dead, retired       | warned                      | refused                            |
+| missing             | warned                      | refused; `--anyway` warns instead  |
+| searching           | warned                      | warned                             |
+
+Dead and retired characters are out of the game: a check for them changes or records
+nothing meaningful, so it is refused outright. A missing character is away from the
+party, but the story may bring it on stage (a vision, a letter): `--anyway` says so.
+A searcher is off looking for someone, plausibly still rolling. A warning is one line;
+the command is logged all the same, and the JSON result carries it under "warnings".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from campaign.db.models import Character
+from campaign.errors import RuleRefused
+
+
+def _absence(session: Session, character: Character) -> tuple[str, str | None]:
+    from campaign.services.characters import status_of
+
+    return status_of(session, character)
+
+
+def _phrase(name: str, status: str, target: str | None) -> str:
+    where = f"searching for {target}" if status == "searching" and target else status
+    return f"{name} is {where} and not in play"
+
+
+def roll_warnings(session: Session, characters: Iterable[Character]) -> list[str]:
+    """Rolls and table lookups: every character out of play is a warning, nothing refused."""
+    warnings = []
+    for character in characters:
+        status, target = _absence(session, character)
+        if status != "active":
+            warnings.append(_phrase(character.name, status, target))
+    return warnings
+
+
+def check_presence(session: Session, characters: Iterable[Character], what: str, *,
+                   anyway: bool = False) -> list[str]:
+    """Checks that need the character present (`what`: "a fright check"): refuse the dead,
+    the retired and (unless `anyway`) the missing; warn for searchers and `--anyway`."""
+    warnings = []
+    for character in characters:
+        status, target = _absence(session, character)
+        if status in ("dead", "retired"):
+            raise RuleRefused(f"{character.name} is {status}: no {what} for a character out of the game")
+        if status == "missing" and not anyway:
+            raise RuleRefused(f"{character.name} is missing and not in play: {what} needs the character "
+                              "present (--anyway if the story brings them on stage)")
+        if status != "active":
+            warnings.append(_phrase(character.name, status, target))
+    return warnings
+
+
+def with_warnings(view: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """The JSON result with its "warnings" (only when there are some)."""
+    return {**view, "warnings": warnings} if warnings else view
