@@ -188,6 +188,7 @@ COMMANDS = {
     "condition": "condition:app",
     "group": "group:app",
     "time": "time:app",
+    "shell": "shell:shell",
     "demo": "demo:demo",
 }
 
