@@ -36,7 +36,10 @@ class Completer:
             import readline
 
             try:
-                self._matches = self.candidates(readline.get_line_buffer()[:readline.get_begidx()], text)
+                # Python's readline appends nothing to a completed word: the space that
+                # lets the next word start at once is added here.
+                self._matches = [word + " " for word in
+                                 self.candidates(readline.get_line_buffer()[:readline.get_begidx()], text)]
             except Exception:  # a completer must never raise into readline
                 self._matches = []
         return self._matches[index] if index < len(self._matches) else None
