@@ -66,7 +66,7 @@ class Completer:
         if rest and (option := _option(command, rest[-1])) is not None and _takes_value(option):
             return self._values(noun, option.name, text)
         if text.startswith("-"):
-            opts = [opt for param in command.params if param.param_type_name == "option"
+            opts = [opt for param in command.params if param.param_type_name == "option" and not param.hidden
                     for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--")]
             return _starting([*opts, "--help"], text)
         if hasattr(command, "list_commands"):

@@ -279,3 +279,31 @@ def test_ctrl_c_cancels_the_line_not_the_session(party_db):
         raise
     entries = json.loads(_campaign(party_db, "history", "--kind", "roll", "--json").stdout)
     assert [e["expression"] for e in entries] == ["1D6"]
+
+
+def test_completion_candidates_follow_the_command_tree_and_the_database(party_db):
+    """What Tab offers where (in process: the same Completer the terminal test drives)."""
+    import typer.main
+
+    from campaign.cli.context import AppState
+    from campaign.cli.shell import Session
+    from campaign.cli.shell_completion import Completer
+
+    root = typer.main.get_command(app).make_context("campaign", ["--db", str(party_db), "shell"])
+    root.obj = AppState(db_option=str(party_db))
+    try:
+        session = Session(root)
+        complete = Completer(session).candidates
+        assert complete("", "hi") == ["history"]
+        assert complete("history ", "ver") == ["verify"]  # a verb under a noun
+        assert complete("history ", "--ch") == ["--char"]  # the noun's own options
+        assert complete("roll ", "--") == ["--char", "--reason", "--sorcery", "--dice", "--json", "--help"]
+        assert complete("roll 3D6 --char ", "") == ["鈴音"]  # an option's value
+        assert complete("char add 刀矢 --player ", "") == ["Aki"]
+        assert complete("table roll ", "FE") == ["FEAR"]
+        assert complete("roll --dice ", "") == []  # faces: nothing to offer
+        assert complete("shell ", "--") == ["--json", "--help"]  # hidden options stay hidden
+        assert session.run("char add '白 狐' --npc --stat Will=10") == 0
+        assert complete("fright ", "") == ["'白 狐'", "鈴音"]  # reread after a write, quoted for the line
+    finally:
+        root.obj.close()
