@@ -187,8 +187,42 @@ def history_file() -> Path:
 
 
 def _interactive(session: Session) -> int:
-    import readline
+    try:
+        import readline
+    except ImportError:  # a Python built without it: a plain prompt, no Tab, no history
+        readline = None
+    path = _set_up_readline(readline, session) if readline is not None else None
+    try:
+        while True:
+            try:
+                line = input(PROMPT)
+            except KeyboardInterrupt:  # Ctrl-C: drop the line, keep the session
+                sys.stdout.write("\n")
+                continue
+            except EOFError:  # Ctrl-D
+                sys.stdout.write("\n")
+                break
+            if not line.strip():
+                continue
+            if path is not None:  # written as it goes: a killed session keeps its lines
+                try:
+                    readline.append_history_file(1, path)
+                except OSError:
+                    path = None
+            if line.strip() in LEAVE:
+                break
+            session.run(line)
+    finally:
+        if path is not None:
+            try:
+                readline.write_history_file(path)  # trimmed to the history length
+            except OSError:
+                pass
+    return 0
 
+
+def _set_up_readline(readline, session: Session) -> Path | None:
+    """Tab completion and the history file; the history's path, or None without one."""
     from campaign.cli.shell_completion import Completer
 
     path = history_file()
@@ -205,30 +239,4 @@ def _interactive(session: Session) -> int:
         readline.parse_and_bind("bind ^I rl_complete")
     else:
         readline.parse_and_bind("tab: complete")
-    try:
-        while True:
-            try:
-                line = input(PROMPT)
-            except KeyboardInterrupt:  # Ctrl-C: drop the line, keep the session
-                sys.stdout.write("\n")
-                continue
-            except EOFError:  # Ctrl-D
-                sys.stdout.write("\n")
-                break
-            if not line.strip():
-                continue
-            if path is not None:
-                try:
-                    readline.append_history_file(1, path)
-                except OSError:
-                    path = None
-            if line.strip() in LEAVE:
-                break
-            session.run(line)
-    finally:
-        if path is not None:
-            try:
-                readline.write_history_file(path)  # trimmed to the history length
-            except OSError:
-                pass
-    return 0
+    return path
