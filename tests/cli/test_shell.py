@@ -307,3 +307,15 @@ def test_completion_candidates_follow_the_command_tree_and_the_database(party_db
         assert complete("fright ", "") == ["'白 狐'", "鈴音"]  # reread after a write, quoted for the line
     finally:
         root.obj.close()
+
+
+def test_a_session_writes_and_verifies_on_either_backend(db_url):
+    """One connection pool for many write transactions, on SQLite and PostgreSQL alike."""
+    script = "\n".join([*PARTY, "roll 3D6<=12 --char 鈴音 --dice 6,6,5", "fright 鈴音 --dice 1,2,3",
+                        "char show 鈴音 --json", "history void 4 --yes --reason 振り直し", "history verify --json"]) + "\n"
+    result = CliRunner().invoke(app, ["--db", db_url, "shell"], input=script)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("#4 鈴音: 3D6<=12 → [6,6,5] = 17 → ファンブル critical failure (margin -5)\n")
+    documents = _documents(result.stdout[result.stdout.index('{"name"'):])  # after the roll's and fright's text
+    assert documents[0]["name"] == "鈴音"
+    assert documents[1]["ok"] is True and documents[1]["entries"] == 6 and documents[1]["state"]["ok"]
