@@ -37,11 +37,9 @@ class CampaignGroup(TyperGroup):
         off): "Did you mean ...?" here is chosen from every name list_commands gives."""
         from difflib import get_close_matches
 
-        from typer._click.exceptions import UsageError
-
         try:
             return super().resolve_command(ctx, args)
-        except UsageError as exc:
+        except typer.TyperException as exc:  # Click's UsageError: "No such command 'histroy'."
             matches = get_close_matches(args[0], self.list_commands(ctx)) if args else []
             if matches:
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
@@ -208,7 +206,7 @@ def _load(name: str) -> dict:
         scratch.command(name)(getattr(module, attribute))
     group = typer.main.get_group_from_info(
         typer.models.TyperInfo(scratch), pretty_exceptions_short=app.pretty_exceptions_short,
-        rich_markup_mode=app.rich_markup_mode, suggest_commands=True,
+        rich_markup_mode=app.rich_markup_mode, suggest_commands=True,  # a noun's verbs are all built at once
     )
     return dict(group.commands)
 
