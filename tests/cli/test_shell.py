@@ -268,8 +268,16 @@ def test_ctrl_c_cancels_the_line_not_the_session(party_db):
         term.expect("campaign> ")
         term.send("roll 3D6 --dice 6,6,6")
         term.expect("6,6,6")
+        time.sleep(0.3)  # let readline go back to waiting for a key
         term.send("\x03")  # Ctrl-C: the half-typed roll is dropped
-        term.expect("campaign> ")
+        try:
+            term.expect("campaign> ", timeout=5)
+        except AssertionError:
+            # CPython's readline loop can miss a SIGINT that lands between drawing a key and
+            # waiting for the next one (it checks signals only when its wait is interrupted);
+            # a person presses Ctrl-C again, and so does this test.
+            term.send("\x03")
+            term.expect("campaign> ")
         term.send("roll 1D6 --dice 2\r")
         term.expect("1D6 → [2] = 2")
         term.send("exit\r")
