@@ -21,9 +21,30 @@ helptext.install()  # help paragraphs reflow; options show CHAR / N, flags no <b
 
 
 class CampaignGroup(TyperGroup):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.commands = _LazyCommands(self.commands)
+    """The root group, lazy in Click's documented way: list_commands names every entry
+    of COMMANDS (in its order), get_command builds one on first use and keeps it."""
+
+    def list_commands(self, ctx) -> list[str]:
+        return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
+
+    def get_command(self, ctx, name: str):
+        if name in COMMANDS and name not in self.commands:
+            for loaded, command in _load(name).items():
+                self.commands.setdefault(loaded, command)
+        return self.commands.get(name)
+
+    def resolve_command(self, ctx, args):
+        """Typer's own suggestions read only the commands built so far (the app turns them
+        off): "Did you mean ...?" here is chosen from every name list_commands gives."""
+        from difflib import get_close_matches
+
+        try:
+            return super().resolve_command(ctx, args)
+        except typer.TyperException as exc:  # Click's UsageError: "No such command 'histroy'."
+            matches = get_close_matches(args[0], self.list_commands(ctx)) if args else []
+            if matches:
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
+            raise
 
     def main(self, args=None, *more, **options):
         # Bytes that are not UTF-8 arrive as lone surrogates (surrogateescape) and
@@ -100,6 +121,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     add_completion=False,
+    suggest_commands=False,  # CampaignGroup.resolve_command suggests from every command
 )
 
 
@@ -166,6 +188,7 @@ COMMANDS = {
     "group": "group:app",
     "time": "time:app",
     "serve": "serve:serve",
+    "shell": "shell:shell",
     "demo": "demo:demo",
 }
 
@@ -185,52 +208,9 @@ def _load(name: str) -> dict:
         scratch.command(name)(getattr(module, attribute))
     group = typer.main.get_group_from_info(
         typer.models.TyperInfo(scratch), pretty_exceptions_short=app.pretty_exceptions_short,
-        rich_markup_mode=app.rich_markup_mode, suggest_commands=app.suggest_commands,
+        rich_markup_mode=app.rich_markup_mode, suggest_commands=True,  # a noun's verbs are all built at once
     )
     return dict(group.commands)
-
-
-class _LazyCommands(dict):
-    """The root group's commands, built on first use (see COMMANDS)."""
-
-    def _want(self, name) -> None:
-        if name in COMMANDS and not dict.__contains__(self, name):
-            for loaded, command in _load(name).items():
-                dict.setdefault(self, loaded, command)
-
-    def _want_all(self) -> None:
-        for name in COMMANDS:
-            self._want(name)
-
-    def get(self, name, default=None):
-        self._want(name)
-        return dict.get(self, name, default)
-
-    def __getitem__(self, name):
-        self._want(name)
-        return dict.__getitem__(self, name)
-
-    def __contains__(self, name) -> bool:
-        return name in COMMANDS or dict.__contains__(self, name)
-
-    def __iter__(self):
-        self._want_all()
-        return iter(self.keys())
-
-    def __len__(self) -> int:
-        self._want_all()
-        return dict.__len__(self)
-
-    def keys(self):
-        self._want_all()
-        return [name for name in COMMANDS if dict.__contains__(self, name)] + \
-            [name for name in dict.keys(self) if name not in COMMANDS]
-
-    def items(self):
-        return [(name, dict.__getitem__(self, name)) for name in self.keys()]
-
-    def values(self):
-        return [command for _, command in self.items()]
 
 
 def main() -> None:

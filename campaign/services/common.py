@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
@@ -77,17 +77,23 @@ def clean_text(value: str | None, what: str, limit: int = 2000) -> str | None:
 # never stores one, and PostgreSQL refuses NUL in a query parameter (a traceback).
 
 
+# Built once: every command looks its campaign up, and building the statement anew costs
+# more than running it in a process that runs many commands (campaign shell).
+_CAMPAIGN_BY_NAME = select(Campaign).where(Campaign.name == bindparam("name"))
+_FIRST_CAMPAIGNS = select(Campaign).limit(2)
+
+
 def campaign_named(session: Session, name: str | None) -> Campaign:
     """The campaign to act on: the one named, else the only one there is."""
     if name is None:
-        campaigns = session.scalars(select(Campaign).limit(2)).all()
+        campaigns = session.scalars(_FIRST_CAMPAIGNS).all()
         if len(campaigns) == 1:
             return campaigns[0]
         if not campaigns:
             raise NotFound("no campaign yet: create one with `campaign init NAME`")
         raise RuleRefused("several campaigns exist: choose one with `campaign use NAME` or --campaign NAME")
     name = unicodedata.normalize("NFC", name).strip()
-    found = None if "\x00" in name else session.scalar(select(Campaign).where(Campaign.name == name))
+    found = None if "\x00" in name else session.scalar(_CAMPAIGN_BY_NAME, {"name": name})
     if found is None:
         raise NotFound(f"no campaign named {name!r}" + did_you_mean(name, session.scalars(select(Campaign.name))))
     return found

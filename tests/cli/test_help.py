@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import typer
 import typer.main
 from typer.testing import CliRunner
 
@@ -11,10 +12,13 @@ from campaign.cli.app import app
 
 
 def _walk(command, path: tuple[str, ...] = ()):
+    """Every command under `command`, through Click's group interface (the root builds its
+    commands lazily, so only list_commands/get_command see them all)."""
     yield path, command
-    if hasattr(command, "commands"):
-        for name, sub in command.commands.items():
-            yield from _walk(sub, path + (name,))
+    if hasattr(command, "list_commands"):
+        ctx = typer.Context(command)
+        for name in command.list_commands(ctx):
+            yield from _walk(command.get_command(ctx, name), path + (name,))
 
 
 def test_every_command_has_help_with_an_example():
@@ -30,7 +34,7 @@ def test_every_command_has_help_with_an_example():
 def test_every_leaf_command_takes_json():
     root = typer.main.get_command(app)
     for path, command in _walk(root):
-        if hasattr(command, "commands") or path == ("demo",):
+        if hasattr(command, "list_commands") or path == ("demo",):
             continue
         options = {opt for param in command.params for opt in getattr(param, "opts", [])}
         assert "--json" in options, f"`campaign {' '.join(path)}` lacks --json"

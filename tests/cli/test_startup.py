@@ -73,7 +73,9 @@ def _typer_params():
     while stack:
         command = stack.pop()
         yield from getattr(command, "params", [])
-        stack.extend(getattr(command, "commands", {}).values())
+        if hasattr(command, "list_commands"):  # a group: its commands through Click's interface
+            ctx = typer.Context(command)
+            stack.extend(command.get_command(ctx, name) for name in command.list_commands(ctx))
 
 
 @pytest.mark.parametrize("value", ["12", "-3", "0", "007", "+5", " 7", "1_000", "1e3", "12.0", "٣", "abc", "",

@@ -50,12 +50,13 @@ class Sizes:
     latency_runs: int
     scale_runs: int
     repeat: int  # runs of the long rows (verify, bulk append), median taken
+    shell_rolls: int = 100  # rolls of the shell row, on each side
 
 
 FULL = Sizes(big=1_000_000, campaigns=50, per_campaign=20_000, small=1_000, bulk=100_000,
-             latency_runs=30, scale_runs=30, repeat=3)
+             latency_runs=30, scale_runs=30, repeat=3, shell_rolls=200)
 QUICK = Sizes(big=100_000, campaigns=50, per_campaign=2_000, small=1_000, bulk=100_000,
-              latency_runs=10, scale_runs=10, repeat=1)
+              latency_runs=10, scale_runs=10, repeat=1, shell_rolls=100)
 
 
 @dataclass
@@ -432,6 +433,54 @@ class Bench:
              f"(`?char={generate.QUERY_CHARACTER}&kind=fright`) {filtered * 1000:.1f} ms, an entry page "
              f"(`/entries/{n // 2}`) {entry * 1000:.1f} ms (medians)",
              f"request floor (a static file through the same TestClient): {floor * 1000:.1f} ms"],
+        ))
+
+    def row_shell(self) -> None:
+        """N rolls typed into one `campaign shell` (a script on stdin) against the same N
+        rolls run one process each; every roll writes its ledger entry. The shell times
+        each command itself (hidden --timings), so the per-roll figure excludes start-up.
+        Two sessions, one before and one after the single-process runs, share the drift."""
+        n = self.sizes.shell_rolls
+        db = self.dir / "shell.db"
+        self.run(self.cli(db, "init", "Shell Bench"))
+        script = self.dir / "shell-rolls.txt"
+        script.write_text("roll 3D6<=12 the shell row\n" * n, encoding="utf-8")
+        sessions, per_roll, cpu_per_roll = [], [], []
+
+        def session(index: int) -> None:
+            timings = self.dir / f"shell-timings-{index}.txt"
+            with open(script, "rb") as stdin:
+                sessions.append(self.run(self.cli(db, "shell", "--timings", str(timings)), stdin=stdin))
+            got = [[float(x) for x in line.split()] for line in timings.read_text().splitlines()]
+            if len(got) != n:
+                raise RuntimeError(f"the shell timed {len(got)} commands, not {n}")
+            per_roll.extend(wall for wall, _ in got)
+            cpu_per_roll.extend(cpu for _, cpu in got)
+
+        session(0)
+        singles = [self.run(self.cli(db, "roll", "3D6<=12", "the", "shell", "row")) for _ in range(n)]
+        session(1)
+        entries = json.loads(subprocess.run(self.cli(db, "history", "verify", "--json"), capture_output=True,
+                                            env=self.env, check=True).stdout)
+        if not entries["ok"] or entries["entries"] != 1 + 3 * n:
+            raise RuntimeError(f"the shell row's ledger does not verify: {entries}")
+        shell_rate = n / statistics.median(run.wall for run in sessions)
+        single_rate = n / sum(run.wall for run in singles)
+        median = statistics.median(per_roll)
+        self.rows.append(Row(
+            "shell", "shell: roll with write",
+            f"{n} x `roll 3D6<=12` typed into one `campaign shell` (stdin script, whole session including start-up, "
+            f"median of 2 sessions) vs the same {n} rolls one process each; every roll appends its ledger entry",
+            f"{shell_rate:,.0f} commands/s, median {median:.2f} ms per roll inside the shell "
+            f"({statistics.median(cpu_per_roll):.2f} ms CPU)",
+            f"{single_rate:,.1f} commands/s (one `campaign roll` process per roll)",
+            shell_rate / single_rate, "< 5 ms median per roll", median < 5.0,
+            [f"per roll inside the shell (perf_counter around each command, {len(per_roll)} rolls): median "
+             f"{median:.2f} ms, 90th percentile {sorted(per_roll)[int(len(per_roll) * 0.9)]:.2f} ms; whole "
+             f"sessions {', '.join(f'{run.wall:.2f} s' for run in sessions)}; CPU of a session (user+sys) "
+             f"{statistics.median(run.cpu for run in sessions):.2f} s; one-process rolls: median "
+             f"{statistics.median(run.wall for run in singles) * 1000:.0f} ms each",
+             f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}"],
         ))
 
     # --- what dominates --------------------------------------------------------------
@@ -896,8 +945,8 @@ _EVIDENCE = {
 
 # Which databases each row reads (`--only` builds just those; verify_state builds its own).
 DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
-             "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency")}
-ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web")
+             "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency"), "shell": ()}
+ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web", "shell")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -922,13 +971,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate.self_check()
         _compile_bytecode()
-        if only - {"dice", "bulk", "verify_state"}:
+        if only - {"dice", "bulk", "verify_state", "shell"}:
             bench.build(only if args.only else None)
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify,
                  "verify_state": bench.row_verify_state, "dice": bench.row_dice,
                  "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats,
-                 "web": bench.row_web_history}
+                 "web": bench.row_web_history, "shell": bench.row_shell}
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()

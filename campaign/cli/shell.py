@@ -1,0 +1,242 @@
+"""`campaign shell`: one process, one open database, for a whole session at the table.
+
+A command run on its own pays the interpreter, the imports and opening the database
+(~280 ms); at the table the GM types dozens of rolls in a row. The shell pays that once:
+each line is run by the same command tree, inside the root context of the `campaign
+[global options] shell` that started it, so every command shares its AppState (one
+Database, one --campaign / --as) and nothing is imported twice. Readline (for Tab and
+history) is imported only on a terminal, and only when `shell` runs.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from campaign.cli.output import JsonOption
+
+PROMPT = "campaign> "
+LEAVE = ("exit", "quit")
+
+
+def shell(
+    ctx: typer.Context,
+    json_out: bool = JsonOption,
+    timings: str = typer.Option(None, "--timings", hidden=True,
+                                help="Write each command's wall and CPU time in ms, a line each, to this file (benchmarks)."),
+) -> None:
+    """A prompt that runs campaign commands on one open database, without start-up cost.
+
+    Type commands as after `campaign`: roll 3D6<=12 --char 鈴音, fright 鈴音,
+    history --char 鈴音 --json. Tab completes commands, options and character,
+    player and table names; history is kept across sessions. Global options given
+    before `shell` apply to every command. An error prints its line and the prompt
+    continues; Ctrl-C cancels the line, Ctrl-D or `exit` leaves. With --json every
+    command that can prints JSON. Off a terminal it reads one command per line from
+    stdin and prints only their output; its exit status is the last command's.
+
+    Example: campaign --db group.db -c 'Night Parade' shell
+    """
+    session = Session(ctx.find_root(), json_out=json_out)
+    try:
+        status = _interactive(session) if sys.stdin.isatty() else _scripted(session)
+    finally:
+        if timings:
+            Path(timings).write_text("".join(f"{wall:.3f} {cpu:.3f}\n" for wall, cpu in session.timings),
+                                     encoding="utf-8")
+    if status:
+        raise typer.Exit(status)
+
+
+class Session:
+    """Runs command lines in the shell's root context; never lets an exception out."""
+
+    def __init__(self, root: typer.Context, *, json_out: bool = False) -> None:
+        self.root = root
+        self.group = root.command
+        self.json_out = json_out
+        self.timings: list[tuple[float, float]] = []  # (wall, CPU) ms of each command
+        self.names_stale = True  # the completer rereads names after any command
+
+    def run(self, line: str) -> int:
+        """Run one line; its exit status (0 ok, 1 refused or a bug, 2 malformed)."""
+        import shlex
+
+        try:
+            args = shlex.split(line)
+        except ValueError as exc:  # an unclosed quote
+            _error(f"{exc}: {line}")
+            return 2
+        if not args:
+            return 0
+        start, cpu = time.perf_counter(), time.process_time()
+        try:
+            return self._invoke(args)
+        finally:
+            self.timings.append(((time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000))
+            self.names_stale = True
+            sys.stdout.flush()
+
+    def _invoke(self, args: list[str]) -> int:
+        from campaign.cli.app import _database_refusal, _environment_error
+        from campaign.cli.output import reset
+        from campaign.errors import CampaignError
+
+        state = self.root.obj
+        reset()
+        state.may_create = False  # as in a fresh process: only init and import create the file
+        try:
+            if args[0] in ("help", "-h", "--help"):
+                typer.echo(self.group.get_help(self.root))
+                return 0
+            if args[0].startswith("-"):
+                _error(f"{args[0]}: global options go before `shell` (campaign --db FILE -c NAME shell)")
+                return 2
+            name, command, rest = self.group.resolve_command(self.root, args)
+            if name == "shell":
+                _error("already in the shell")
+                return 1
+            if self.json_out:
+                rest = with_json(command, self.root, rest)
+            with command.make_context(name, rest, parent=self.root) as sub:
+                command.invoke(sub)
+            return 0
+        except CampaignError as exc:
+            _error(exc)
+            return exc.exit_code
+        except typer.Exit as exc:
+            return exc.exit_code
+        except typer.Abort:
+            _error("aborted")
+            return 1
+        except typer.TyperException as exc:  # Click's usage errors (exit 2), or a bare --help of a noun
+            from typer._click.exceptions import NoArgsIsHelpError
+
+            if isinstance(exc, NoArgsIsHelpError):
+                exc.show()
+                return 0
+            _error(exc.format_message())
+            return exc.exit_code
+        except KeyboardInterrupt:
+            _error("interrupted (a transaction cut short is rolled back)")
+            return 130
+        except Exception as exc:
+            refusal = _database_refusal(exc)
+            if refusal is not None:
+                _error(f"refused by the database: {refusal}")
+                return 1
+            message = _environment_error(exc)
+            if message is not None:
+                _error(message)
+                return 1
+            _bug(exc)
+            return 1
+
+
+def with_json(command, ctx: typer.Context, rest: list[str]) -> list[str]:
+    """`shell --json`: add --json to a command (or the verb under a noun) that takes it."""
+    if "--json" in rest or "--csv" in rest:
+        return rest
+    path: list[str] = []
+    while hasattr(command, "list_commands"):
+        verb = next((i for i, arg in enumerate(rest) if not arg.startswith("-")), None)
+        sub = command.get_command(ctx, rest[verb]) if verb is not None else None
+        if sub is None:
+            break
+        path, rest, command = [*path, *rest[:verb + 1]], rest[verb + 1:], sub
+    if any("--json" in getattr(param, "opts", ()) for param in command.params):
+        return [*path, "--json", *rest]
+    return [*path, *rest]
+
+
+def _error(message) -> None:
+    from campaign.cli.app import _error as one_line
+
+    one_line(message)
+
+
+def _bug(exc: BaseException) -> None:
+    """A bug: the last frames, enough to report it, and the session goes on."""
+    import traceback
+
+    sys.stderr.write("error: internal error (a bug, please report it); the shell goes on\n")
+    sys.stderr.write("".join(traceback.format_exception(exc, limit=-4)))
+
+
+def _scripted(session: Session) -> int:
+    """Commands from stdin, one per line; nothing echoed but their output."""
+    status = 0
+    for line in sys.stdin:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line in LEAVE:
+            break
+        status = session.run(line)
+    return status
+
+
+def history_file() -> Path:
+    """Shell history lives beside the default database, in the user data directory."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("campaign", appauthor=False)) / "shell_history"
+
+
+def _interactive(session: Session) -> int:
+    try:
+        import readline
+    except ImportError:  # a Python built without it: a plain prompt, no Tab, no history
+        readline = None
+    path = _set_up_readline(readline, session) if readline is not None else None
+    try:
+        while True:
+            try:
+                line = input(PROMPT)
+            except KeyboardInterrupt:  # Ctrl-C: drop the line, keep the session
+                sys.stdout.write("\n")
+                continue
+            except EOFError:  # Ctrl-D
+                sys.stdout.write("\n")
+                break
+            if not line.strip():
+                continue
+            if path is not None:  # written as it goes: a killed session keeps its lines
+                try:
+                    readline.append_history_file(1, path)
+                except OSError:
+                    path = None
+            if line.strip() in LEAVE:
+                break
+            session.run(line)
+    finally:
+        if path is not None:
+            try:
+                readline.write_history_file(path)  # trimmed to the history length
+            except OSError:
+                pass
+    return 0
+
+
+def _set_up_readline(readline, session: Session) -> Path | None:
+    """Tab completion and the history file; the history's path, or None without one."""
+    from campaign.cli.shell_completion import Completer
+
+    path = history_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(exist_ok=True)
+        readline.read_history_file(path)
+    except OSError:
+        path = None  # an unwritable data dir costs the history, not the session
+    readline.set_history_length(1000)
+    readline.set_completer_delims(" \t\n")
+    readline.set_completer(Completer(session).complete)
+    if "libedit" in (readline.__doc__ or ""):
+        readline.parse_and_bind("bind ^I rl_complete")
+    else:
+        readline.parse_and_bind("tab: complete")
+    return path
