@@ -73,7 +73,7 @@ def test_a_scripted_session_runs_every_command_and_survives_errors(tmp_path):
     assert [entry["seq"] for entry in history] == [4, 3]  # the roll for 鈴音, then her creation
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert errors == [
-        "error: --dice: not enough faces: 2 given, more needed (next die is a d6)",
+        "error: --dice: not enough faces, need 1 more: 3d6 for the roll 3D6<=12",
         "error: No such command 'nosuch'.",
         "error: No closing quotation: roll 'unclosed",
     ]
@@ -305,7 +305,7 @@ def test_completion_candidates_follow_the_command_tree_and_the_database(party_db
         assert complete("", "hi") == ["history"]
         assert complete("history ", "ver") == ["verify"]  # a verb under a noun
         assert complete("history ", "--ch") == ["--char"]  # the noun's own options
-        assert complete("roll ", "--") == ["--char", "--reason", "--sorcery", "--dice", "--json", "--help"]
+        assert complete("roll ", "--") == ["--char", "--reason", "--sorcery", "--dice", "--physical", "--json", "--help"]
         assert complete("roll 3D6 --char ", "") == ["鈴音"]  # an option's value
         assert complete("char add 刀矢 --player ", "") == ["Aki"]
         assert complete("table roll ", "FE") == ["FEAR"]
