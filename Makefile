@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo demo-web test install install-test bench clean
+.PHONY: demo demo-web test test-fast install install-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,13 @@ demo-web: install-test
 
 test: install-test
 	CAMPAIGN_TEST_POSTGRES=$${CAMPAIGN_TEST_POSTGRES:-required} $(BIN)/python -m pytest -q
+
+# The everyday check while developing (not CI): everything except tests marked `slow`,
+# SQLite only except tests marked `dialect`, on two xdist workers (each starts its own
+# throwaway PostgreSQL). Bytecode caching stays on here so a second run skips recompiling.
+test-fast: install-test
+	env -u PYTHONDONTWRITEBYTECODE CAMPAIGN_TEST_FAST=1 CAMPAIGN_TEST_POSTGRES=$${CAMPAIGN_TEST_POSTGRES:-required} \
+		$(BIN)/python -m pytest -q -m "not slow" -n $${CAMPAIGN_TEST_WORKERS:-2} --dist loadfile
 
 bench: install-test
 	$(BIN)/python -m tests.perf.run

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from dataclasses import dataclass
 
 import pytest
 from typer.testing import CliRunner
 
 from campaign.cli.app import app
+from tests.conftest import party_copy
 
 
 @dataclass
@@ -55,24 +55,17 @@ def gurps_setup(cli: Cli) -> Cli:
 
 
 @pytest.fixture
-def gurps(cli) -> Cli:
-    return gurps_setup(cli)
+def gurps(cli, request) -> Cli:
+    """The `gurps_setup` party on the test's backend: built once per session through the
+    CLI, copied per test, and selected for the test's user as its `init` would."""
+    party_copy(request, "gurps", cli.db, lambda db: gurps_setup(Cli(db)), campaign="テスト卓")
+    return cli
 
 
-@pytest.fixture(scope="module")
-def template_db(tmp_path_factory):
-    """The `gurps` party on SQLite, built once per module for tests with many cases."""
-    directory = tmp_path_factory.mktemp("gurps-template")
-    patch = pytest.MonkeyPatch()  # `init` selects the campaign in the user config dir
-    patch.setenv("XDG_CONFIG_HOME", str(directory / "config"))
-    patch.setenv("XDG_DATA_HOME", str(directory / "data"))
-    try:
-        gurps_setup(Cli(str(directory / "campaign.db")))
-    finally:
-        patch.undo()
-    with sqlite3.connect(directory / "campaign.db") as raw:
-        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return directory / "campaign.db"
+@pytest.fixture(scope="session")
+def template_db(party_templates):
+    """The `gurps` party on SQLite, built once per session for tests with many cases."""
+    return party_templates.template("gurps", "sqlite", lambda db: gurps_setup(Cli(db)))
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ import pytest
 
 from tests.integration.rawdb import raw_connection
 
+pytestmark = pytest.mark.dialect
+
 
 def _drop(db: str, sqlite_sql: list[str], pg_sql: list[str]) -> None:
     with raw_connection(db) as conn:

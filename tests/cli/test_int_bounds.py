@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.dialect
+
 BIG = str(2**31)
 HUGE = str(10**20)
 

@@ -17,6 +17,8 @@ import pytest
 from tests.cli.conftest import Cli
 from tests.integration.rawdb import execute
 
+pytestmark = pytest.mark.dialect
+
 FIXTURES = Path(__file__).resolve().parents[1] / "data"
 
 

@@ -11,7 +11,11 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from tests.ccfolia_logs import HEAD, TAIL, paragraph
+
+pytestmark = pytest.mark.slow
 
 TARGET_BYTES = 10 * 1024 * 1024
 RSS_LIMIT_KB = 150 * 1024

@@ -6,8 +6,12 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from campaign.db.database import Database
 from campaign.services import campaigns, history
+
+pytestmark = [pytest.mark.slow, pytest.mark.dialect]
 
 WORKERS = 8
 ROLLS_EACH = 100

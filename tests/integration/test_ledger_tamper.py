@@ -12,6 +12,8 @@ from campaign.db.database import Database
 from campaign.services import campaigns, characters, history, rolls
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 
+pytestmark = pytest.mark.dialect
+
 
 @pytest.fixture
 def rolled(db_url):

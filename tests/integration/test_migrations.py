@@ -16,6 +16,8 @@ from campaign.db.engine import make_engine, resolve_url
 from campaign.db.migrate import HEAD_REVISION, alembic_config, current_revision, downgrade, upgrade
 from campaign.errors import DataError
 
+pytestmark = pytest.mark.dialect
+
 
 def test_single_head_matches_the_code_constant():
     engine = make_engine("sqlite://")

@@ -12,6 +12,10 @@ import sys
 import venv
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # builds a wheel and installs it into a fresh venv
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

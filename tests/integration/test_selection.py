@@ -70,6 +70,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # six writer processes
 def test_parallel_writers_lose_nothing_and_never_fail(tmp_path):
     workers, rounds = 6, 40
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg-config")}

@@ -17,6 +17,8 @@ from campaign.services import campaigns, characters, history, transfer
 from tests.reliability import support
 from tests.reliability.worker import CAMPAIGN_BIN
 
+pytestmark = pytest.mark.dialect
+
 ROUNDS = 40
 
 SETTER = textwrap.dedent("""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,6 +17,8 @@ from campaign.services import characters
 from campaign.services.common import campaign_named
 from campaign.services.timetravel import character_at, timeline
 from tests.integration.test_projection_property import NAMES, PROGRAMS, _run, _setup, step
+
+pytestmark = pytest.mark.slow
 
 
 def _head(db: Database) -> int:

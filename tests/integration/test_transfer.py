@@ -8,6 +8,8 @@ import pytest
 
 from tests.cli.conftest import Cli
 
+pytestmark = pytest.mark.dialect
+
 
 def _populate(cli: Cli) -> None:
     cli.run("init", "移籍卓")

@@ -20,6 +20,8 @@ from campaign.db.database import Database
 from campaign.services import campaigns, history
 from tests.reliability.worker import CAMPAIGN_BIN
 
+pytestmark = pytest.mark.slow
+
 REASON = "x" * 1900  # a near-maximal reason: every roll adds pages to the log
 
 

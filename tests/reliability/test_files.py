@@ -22,6 +22,8 @@ from campaign.cli.app import app
 from campaign.db.database import Database
 from tests.reliability import support
 
+pytestmark = pytest.mark.dialect
+
 COMMANDS = [("char", "list"), ("init", "乗っ取り"), ("db", "upgrade"), ("history", "verify"), ("roll", "3D6"),
             ("export", "-"), ("db", "current")]
 

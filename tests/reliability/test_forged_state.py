@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import delete, select
 
 from campaign.db.database import Database
@@ -22,6 +23,8 @@ from campaign.services.state_tables import ledger_entries, sync_state
 from tests.cli.conftest import Cli
 from tests.integration.rawdb import execute
 from tests.reliability import support
+
+pytestmark = pytest.mark.dialect
 
 NAME = "偽造卓"
 

@@ -286,6 +286,8 @@ MATRIX = {
 }
 
 
+@pytest.mark.slow  # every command x every special value: ~20 s of CPU per backend
+@pytest.mark.dialect
 @pytest.mark.parametrize("target", sorted(MATRIX))
 def test_every_command_with_every_special_value(db_url, fast_cli, target):
     commands, values = MATRIX[target]

@@ -27,6 +27,8 @@ from campaign.services import history
 from tests.integration.rawdb import execute
 from tests.reliability import support
 
+pytestmark = pytest.mark.dialect
+
 CAMPAIGN = "移行卓"
 _names = itertools.count()
 

@@ -21,6 +21,8 @@ from tests.cli.conftest import Cli
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 from tests.reliability import support
 
+pytestmark = pytest.mark.dialect
+
 STATS = {"Will": 10, "IQ": 10, "HT": 10, "FP": 10, "HP": 10}
 
 

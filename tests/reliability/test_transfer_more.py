@@ -15,10 +15,14 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from campaign.db.database import Database
 from tests.cli.conftest import Cli
 from tests.reliability import support
 from tests.reliability.worker import CAMPAIGN_BIN
+
+pytestmark = pytest.mark.dialect
 
 NAME = "移行卓"
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaign.core.dice import evaluate, parse
 from campaign.core.dice_source import ManualDice, SeededDice
 from campaign.errors import CampaignError
+
+pytestmark = pytest.mark.slow
 
 FIXED = settings(
     derandomize=True,
