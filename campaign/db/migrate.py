@@ -29,6 +29,10 @@ def migrations_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "migrations"
 
 
+class ForeignDatabase(DataError):
+    """The database holds tables but no campaign revision (see current_revision)."""
+
+
 def current_revision(engine: Engine) -> str | None:
     """The database's revision, or None for a blank database.
 
@@ -48,7 +52,7 @@ def current_revision(engine: Engine) -> str | None:
     except DatabaseError as exc:
         raise DataError(f"cannot open the database: {_first_line(exc)}") from None
     if tables:
-        raise DataError("this database is not a campaign database (it has other tables); refusing to touch it")
+        raise ForeignDatabase("this database is not a campaign database (it has other tables); refusing to touch it")
     return None
 
 
@@ -144,7 +148,15 @@ MIGRATION_LOCK_KEY = int.from_bytes(b"campaign", "big") >> 1
 
 
 def ensure_current(engine: Engine) -> None:
-    revision = current_revision(engine)
+    try:
+        revision = current_revision(engine)
+    except ForeignDatabase:
+        if engine.dialect.name != "postgresql":
+            raise
+        # Tables but no revision yet can be another process's first migration half
+        # committed (alembic commits migration by migration): judge it under the lock
+        # below, once that process is done; a database truly not ours is refused there.
+        revision = None
     if revision == HEAD_REVISION:
         return
     if engine.dialect.name != "postgresql":
