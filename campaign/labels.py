@@ -239,3 +239,29 @@ def strip_texts(effect: dict[str, Any]) -> dict[str, Any]:
     drop = (CONDITION_TEXT_KEYS if effect.get("kind") == "condition"
             else CASCADE_TEXT_KEYS if effect.get("kind") == "lose_attribute" else ())
     return {key: value for key, value in effect.items() if key not in drop}
+
+
+# How the roll column names a change of a character's numbers (the ops of the entry).
+OP_TEXT = {
+    "stat_set": lambda op: f"{op['stat']}={op['value']}",
+    "stat_delta": lambda op: f"{op['stat']} {op['delta']:+d}",
+    "cp_set": lambda op: f"CP={op['value']}",
+    "cp_delta": lambda op: f"CP {op['delta']:+d}",
+    "pool_set": lambda op: f"{op['pool']}={op['value']}",
+    "pool_delta": lambda op: f"{op['pool']} {op['delta']:+d}",
+    "trait_added": lambda op: f"+{op['trait']} {op['cp']:+d}",
+    "trait_cp": lambda op: f"trait CP={op['cp']}",
+}
+
+
+def ops_summary(ops: list[Any] | None) -> str:
+    """`IQ=11 CP -10`: what an entry without dice changed, from its recorded ops."""
+    parts = []
+    for op in ops or []:
+        render = OP_TEXT.get(op.get("op")) if isinstance(op, dict) else None
+        if render is not None:
+            try:
+                parts.append(render(op))
+            except (KeyError, TypeError, ValueError):
+                continue
+    return " ".join(parts)

@@ -26,7 +26,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.roll import commitment_text, render_roll, repeat_results
 from campaign.errors import BadInput
-from campaign.labels import outcome_label
+from campaign.labels import ops_summary, outcome_label
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
@@ -111,32 +111,6 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     behalf = (entry.get("detail") or {}).get("on_behalf_of")
     actor = entry["actor"] if not behalf or behalf == entry["actor"] else f"{entry['actor']} (for {behalf})"
     return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, entry["reason"]]
-
-
-# How the roll column names a change of a character's numbers (the ops of the entry).
-_OP_TEXT = {
-    "stat_set": lambda op: f"{op['stat']}={op['value']}",
-    "stat_delta": lambda op: f"{op['stat']} {op['delta']:+d}",
-    "cp_set": lambda op: f"CP={op['value']}",
-    "cp_delta": lambda op: f"CP {op['delta']:+d}",
-    "pool_set": lambda op: f"{op['pool']}={op['value']}",
-    "pool_delta": lambda op: f"{op['pool']} {op['delta']:+d}",
-    "trait_added": lambda op: f"+{op['trait']} {op['cp']:+d}",
-    "trait_cp": lambda op: f"trait CP={op['cp']}",
-}
-
-
-def ops_summary(ops: list[dict[str, Any]]) -> str:
-    """`IQ=11 CP -10`: what an entry without dice changed, from its recorded ops."""
-    parts = []
-    for op in ops:
-        render = _OP_TEXT.get(op.get("op")) if isinstance(op, dict) else None
-        if render is not None:
-            try:
-                parts.append(render(op))
-            except (KeyError, TypeError, ValueError):
-                continue
-    return " ".join(parts)
 
 
 def _chain(first, rest):

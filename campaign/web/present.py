@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
-                  "critical_failure": "ファンブル"}
-CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
+from campaign import labels
+from campaign.labels import ops_summary
 
 KIND_LABELS = {"roll": "ロール", "fright": "恐怖判定", "table": "表", "check": "判定", "reunion": "合流判定",
                "missing": "行方不明", "search": "捜索", "scenario": "シナリオ", "void": "取消", "seal": "封印",
@@ -19,23 +18,8 @@ KIND_LABELS = {"roll": "ロール", "fright": "恐怖判定", "table": "表", "c
                "player": "プレイヤー", "campaign": "キャンペーン", "setting": "設定", "relation": "関係",
                "note": "メモ"}
 
-_OP_TEXT = {
-    "stat_set": lambda op: f"{op['stat']}={op['value']}",
-    "stat_delta": lambda op: f"{op['stat']} {op['delta']:+d}",
-    "cp_set": lambda op: f"CP={op['value']}",
-    "cp_delta": lambda op: f"CP {op['delta']:+d}",
-    "pool_set": lambda op: f"{op['pool']}={op['value']}",
-    "pool_delta": lambda op: f"{op['pool']} {op['delta']:+d}",
-    "trait_added": lambda op: f"+{op['trait']} {op['cp']:+d}",
-    "trait_cp": lambda op: f"trait CP={op['cp']}",
-}
-
-
 def outcome_label(kind: str | None, outcome: str | None) -> str:
-    if outcome is None:
-        return ""
-    labels = CHECK_OUTCOME_LABELS if kind == "check" else OUTCOME_LABELS
-    return labels.get(outcome, outcome)
+    return "" if outcome is None else labels.outcome_label(kind, outcome)
 
 
 def outcome_text(outcome: str | None, kind: str | None = None) -> str:
@@ -46,18 +30,6 @@ def outcome_text(outcome: str | None, kind: str | None = None) -> str:
 def commitment(entry: dict[str, Any]) -> str | None:
     secret = (entry.get("detail") or {}).get("secret")
     return secret.get("commitment") if isinstance(secret, dict) else None
-
-
-def ops_summary(ops: list[Any] | None) -> str:
-    parts = []
-    for op in ops or []:
-        render = _OP_TEXT.get(op.get("op")) if isinstance(op, dict) else None
-        if render is not None:
-            try:
-                parts.append(render(op))
-            except (KeyError, TypeError, ValueError):
-                continue
-    return " ".join(parts)
 
 
 def roll_text(entry: dict[str, Any]) -> str:
