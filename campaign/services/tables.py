@@ -210,7 +210,7 @@ def roll_table(
     """Roll on a table and log it; returns the parent entry (as `history` shows it) with
     its `sub_entries`. `gm_reroll=False`: the GM declines the rerolls a table leaves to
     the GM (YFMB 14, YSFMB 13). `ask` decides conditional rerolls as the dice come up
-    (core.tables.roll_on_table): the GM's stated facts or questions at the table."""
+    (core.table_roll.roll_on_table): the GM's stated facts or questions at the table."""
     reason = clean_text(reason, "--reason")
     table, total_modifier = find_table(clean_text(command_or_name, "table") or "", modifier)
     tables = load_tables()
