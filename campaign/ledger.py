@@ -11,7 +11,6 @@ entry exists exactly when its effects do.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -20,11 +19,10 @@ from typing import Any
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from campaign import ledger_scan
 from campaign.chain import GENESIS_HASH, Walk, canonical_json, chain_hash  # noqa: F401 (re-exported)
 from campaign.db.models import Campaign, LedgerEntry
-
-# Columns kept beside the record for indexing; verify checks each against the record.
-INDEXED_FIELDS = ("seq", "at", "actor", "kind", "character", "scenario", "outcome", "parent_seq", "voids_seq")
+from campaign.ledger_scan import INDEXED_FIELDS  # noqa: F401 (re-exported)
 
 
 def utc_now() -> str:
@@ -170,25 +168,6 @@ def iter_chain(session: Session, campaign_id: int, batch: int = 5000, from_seq: 
     yield from session.execute(query.order_by(table.c.seq).execution_options(yield_per=batch))
 
 
-def _row_problem(walk: Walk, row) -> str | None:
-    """The exact rules for one stored row at walk.seq: the chain's (campaign.chain), then
-    the indexed columns against the hashed record."""
-    if row.seq != walk.seq:
-        if row.seq > walk.seq:
-            return f"entry {walk.seq} is missing (next stored entry is {row.seq})"
-        return f"entry {row.seq} is out of order (expected {walk.seq})"
-    problem = walk.link_problem(row.prev_hash, row.record, row.hash)
-    if problem:
-        return problem
-    record, problem = walk.record_problem(row.record)
-    if problem:
-        return problem
-    for name in INDEXED_FIELDS:
-        if record.get(name) != getattr(row, name):
-            return f"column {name!r} differs from the hashed record"
-    return None
-
-
 @dataclass
 class _Progress:
     """Where a verification stands: everything before walk.seq has been proven."""
@@ -214,7 +193,7 @@ def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=N
     """The exact rules, row by row in seq order, from state.walk.seq to the end."""
     walk = state.walk
     for row in iter_chain(session, campaign_id, from_seq=walk.seq if walk.seq > 1 else None):
-        problem = _row_problem(walk, row)
+        problem = ledger_scan.row_problem(walk, row)
         if problem:
             return state.failed(row.seq, problem)
         state.passed(row.seq, row.hash, row.kind == "seal")
@@ -223,182 +202,98 @@ def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=N
     return None
 
 
-BATCH = 2048  # rows per fetch of the fast scan
-RANGE = 1 << 14  # entries per statement of the column check
-
-
-def _differs_sql() -> str:
-    """True when a row's indexed columns may not equal its record's values.
-
-    SQLite renders both sides as JSON (the record's values as spelled in the record, the
-    columns as it writes them), so equal text means equal values; it reads each record in
-    C, several times faster than json.loads. A REAL column renders with a decimal point,
-    never like the integer a writer records; a BLOB or malformed JSON makes the statement
-    fail. Only ever a hint: a flagged row is judged by the exact rules (_row_problem).
-    """
-    paths = ", ".join(f"'$.{name}'" for name in (*INDEXED_FIELDS, "campaign"))
-    return f"json_extract(record, {paths}) IS NOT json_array({', '.join((*INDEXED_FIELDS, ':name'))})"
-
-
-class _ColumnCheck:
-    """The columns-against-record half of the fast path, range by range.
-
-    A thread of this process runs the ranges from the first on while the scan hashes;
-    each statement runs inside SQLite without the GIL, so the two use two cores. When the
-    scan is done it takes the remaining ranges from the last one down, so the two meet
-    wherever the load on either core lets them. No second process, no protocol: a shared
-    list under a lock.
-    """
-
-    def __init__(self, campaign: Campaign, last: int) -> None:
-        import threading
-
-        self.params = {"c": campaign.id, "name": campaign.ledger_name}
-        self.ranges = [(lo, min(lo + RANGE - 1, last)) for lo in range(1, last + 1, RANGE)]
-        self.lock = threading.Lock()
-        self.flagged: list[int] = []
-        self.error = False
-        self.limit = last  # seqs above this need no check (the scan stopped before them)
-        self.thread = None
-        self.sql = f"SELECT seq FROM ledger WHERE campaign_id = :c AND seq BETWEEN :lo AND :hi AND {_differs_sql()}"
-
-    def _take(self, from_start: bool) -> tuple[int, int] | None:
-        with self.lock:
-            while self.ranges and not self.error:
-                lo, hi = self.ranges.pop(0) if from_start else self.ranges.pop()
-                if lo <= self.limit:
-                    return lo, hi
-            return None
-
-    def run(self, conn, from_start: bool) -> None:
-        import sqlite3
-
-        while (taken := self._take(from_start)) is not None:
-            try:
-                found = [seq for (seq,) in conn.execute(self.sql, {**self.params, "lo": taken[0], "hi": taken[1]})]
-            except sqlite3.Error:
-                self.error = True
-                return
-            with self.lock:
-                self.flagged.extend(found)
-
-    def start(self, path: str | None) -> None:
-        """Run from the first range on in a thread with its own read-only connection."""
-        import os
-        import threading
-
-        if not path or path == ":memory:" or (os.cpu_count() or 1) < 2 or len(self.ranges) < 2:
-            return
-
-        def work() -> None:
-            import sqlite3
-            from pathlib import Path
-
-            try:
-                conn = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True, timeout=60)
-            except sqlite3.Error:
-                return  # this process does every range itself
-            try:
-                self.run(conn, from_start=True)
-            finally:
-                conn.close()
-
-        self.thread = threading.Thread(target=work, name="verify-columns", daemon=True)
-        self.thread.start()
-
-    def finish(self, conn) -> None:
-        self.run(conn, from_start=False)
-        if self.thread is not None:
-            self.thread.join()
-
-
-def _scan_query(raw, campaign_id: int, count: int, last: int) -> str:
-    """Each row's seq, link, the bytes its hash covers and whether it is a seal.
-
-    Rows went in in seq order, so when the campaign's rows sit close together the scan
-    follows rowid order (a plain table scan, no lookup through the primary key per row);
-    a row out of that order makes the scan hand over to the exact rules.
-    """
-    select_list = "SELECT seq, prev_hash, hash, CAST(prev_hash || record AS BLOB), kind = 'seal' "
-    ends = [raw.execute("SELECT rowid FROM ledger WHERE campaign_id = ? AND seq = ?", (campaign_id, seq)).fetchone()
-            for seq in (1, last)]
-    if ends[0] and ends[1] and ends[0][0] <= ends[1][0] and ends[1][0] - ends[0][0] + 1 <= 2 * count:
-        return (select_list + "FROM ledger NOT INDEXED WHERE rowid BETWEEN %d AND %d AND campaign_id = :c "
-                "ORDER BY rowid" % (ends[0][0], ends[1][0]))
-    return select_list + "FROM ledger WHERE campaign_id = :c ORDER BY seq"
-
-
-def _scan(raw, campaign: Campaign, state: _Progress, count: int, last: int, progress=None) -> None:
-    """Seq, link and SHA-256 of every row, in batches through the raw cursor, hashing the
-    stored bytes with hashlib; stops (walk.seq left at the row) at the first that fails."""
-    import sqlite3
-
-    walk, sha256, head = state.walk, hashlib.sha256, state.head_hash
-    cursor = None
-    try:
-        cursor = raw.execute(_scan_query(raw, campaign.id, count, last), {"c": campaign.id})
-        while rows := cursor.fetchmany(BATCH):
-            done = 0
-            for seq, prev_hash, digest, payload, seal in rows:
-                if seq != walk.seq or prev_hash != walk.prev_hash or sha256(payload).hexdigest() != digest:
-                    break
-                if digest == head:
-                    state.head_seen = True
-                if seal:
-                    state.last_seal_seq = seq
-                walk.prev_hash = digest
-                walk.seq += 1
-                done += 1
-            if progress is not None and done:
-                progress(done)
-            if done < len(rows):
-                return
-    except (sqlite3.Error, TypeError, ValueError):
-        return  # the exact rules name what is wrong
-    finally:
-        if cursor is not None:
-            cursor.close()
+# Below this many entries a second process costs more than it saves.
+PARALLEL_MIN_ENTRIES = 50_000
 
 
 def _check_sqlite(session: Session, campaign: Campaign, state: _Progress, progress=None) -> VerifyReport | None:
-    """The same rules, faster, for SQLite, in one process.
-
-    The scan checks every row's seq, link and hash; the column check (_ColumnCheck, on
-    the second core) lists the rows whose columns may differ from their record, and the
-    exact rules judge each of those. Anything unexpected (a row out of order, a broken
-    link, a failed statement) hands the rest of the chain to _check_rows, which names the
-    seq and the reason, so the answer is always the one _check_rows alone gives. (One
-    reading could differ: a record with a key given twice, where SQLite takes the first
-    occurrence and Python the last; no writer produces one, and forging one means
-    rewriting the chain after it, which `verify --head` exposes.)
-    """
+    """The same rules, faster, for SQLite (campaign.ledger_scan): this process scans the
+    first half of a long chain while a second process scans the other half on the other
+    core. The halves are joined only when the second hangs from the hash the first ended
+    on; whatever the scans did not prove (a broken row, a gap, a second process that
+    failed) goes to _check_rows, which names the seq and the reason, so the answer is
+    always the one _check_rows alone gives."""
     raw = session.connection().connection.dbapi_connection
     first, last, count = raw.execute("SELECT min(seq), max(seq), count(*) FROM ledger WHERE campaign_id = ?",
                                      (campaign.id,)).fetchone()
     if first != 1 or last != count:  # empty, a gap or a stray seq: the exact rules say what is wrong
         return _check_rows(session, state, campaign.id, progress)
-    columns = _ColumnCheck(campaign, last)
-    columns.start(session.get_bind().url.database)
-    walk = state.walk
+    middle = last // 2 if last >= PARALLEL_MIN_ENTRIES else last
+    helper = _SecondHalf.start(session, campaign, middle + 1, last, state.head_hash) if middle < last else None
     try:
-        _scan(raw, campaign, state, count, last, progress)
+        _take(state, ledger_scan.scan(raw, campaign.id, campaign.ledger_name, 1, middle, state.walk.prev_hash,
+                                      state.head_hash, progress))
+        if state.walk.seq == middle + 1 and middle < last:
+            second = helper.result() if helper is not None else None
+            if second is not None and second.first_prev == state.walk.prev_hash:
+                _take(state, second)
+                if progress is not None:
+                    progress(second.next_seq - second.lo)
+            else:  # no second process, or it failed, or its half does not hang from this one: go on here
+                _take(state, ledger_scan.scan(raw, campaign.id, campaign.ledger_name, middle + 1, last,
+                                              state.walk.prev_hash, state.head_hash, progress))
     finally:
-        columns.limit = walk.seq - 1 if walk.seq <= last else last
-        columns.finish(raw)
-    if columns.error:  # a BLOB or malformed JSON somewhere: the exact rules, from the start
-        state.walk, state.head_seen, state.last_seal_seq = Walk(campaign.ledger_name), state.head_hash is None, None
-        return _check_rows(session, state, campaign.id, progress=None)
-    table = LedgerEntry.__table__
-    for seq in sorted(columns.flagged):
-        if seq >= walk.seq:
-            break
-        row = session.execute(select(table).where(table.c.campaign_id == campaign.id, table.c.seq == seq)).one()
-        problem = _row_problem(Walk(campaign.ledger_name, seq, row.prev_hash), row)
-        if problem:
-            return VerifyReport(False, seq - 1, row.prev_hash, seq, problem)
-    if walk.seq == last + 1:
+        if helper is not None:
+            helper.stop()
+    if state.walk.seq == last + 1:
         return None
     return _check_rows(session, state, campaign.id, progress)
+
+
+def _take(state: _Progress, scanned: ledger_scan.Scanned) -> None:
+    """Accept what a scan proved (it hangs from state.walk's head)."""
+    if scanned.next_seq == scanned.lo:
+        return
+    state.walk.seq, state.walk.prev_hash = scanned.next_seq, scanned.last_hash
+    state.head_seen = state.head_seen or scanned.head_seen
+    if scanned.last_seal_seq is not None:
+        state.last_seal_seq = scanned.last_seal_seq
+
+
+class _SecondHalf:
+    """`python -m campaign.ledger_scan` scanning seqs lo..hi on another core."""
+
+    def __init__(self, process) -> None:
+        self.process = process
+
+    @classmethod
+    def start(cls, session: Session, campaign: Campaign, lo: int, hi: int, head: str | None) -> _SecondHalf | None:
+        import json
+        import os
+        import subprocess
+        import sys
+
+        path = session.get_bind().url.database
+        if (os.cpu_count() or 1) < 2 or not path or path == ":memory:" or not sys.executable:
+            return None
+        job = {"path": path, "campaign_id": campaign.id, "name": campaign.ledger_name, "lo": lo, "hi": hi,
+               "head": head}
+        try:
+            process = subprocess.Popen([sys.executable, "-m", "campaign.ledger_scan"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            process.stdin.write(json.dumps(job).encode() + b"\n")
+            process.stdin.close()
+        except OSError:
+            return None
+        return cls(process)
+
+    def result(self) -> ledger_scan.Scanned | None:
+        """What it proved, or None when it failed in any way (this process then scans)."""
+        import json
+
+        try:
+            out = self.process.stdout.read()
+            if self.process.wait() != 0:
+                return None
+            return ledger_scan.Scanned(**json.loads(out))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.process.stdout.close()
 
 
 def verify(session: Session, campaign: Campaign, head_hash: str | None = None, progress=None) -> VerifyReport:

@@ -124,9 +124,11 @@ OPTIMISATIONS = """
   two queries of every append); services.history loads services.effects only to void.
 - The console script closes the database when the command ends and freezes the garbage
   collector before exit (campaign/cli/app.py main, campaign/cli/context.py close).
-- Verify: one process (campaign/ledger.py _check_sqlite): a raw-cursor scan hashing the
-  stored bytes, the column check inside SQLite on a second thread, exact re-check of
-  anything flagged; the row-by-row path streams Core rows instead of ORM objects.
+- Verify (campaign/ledger_scan.py, campaign/ledger.py _check_sqlite): a raw-cursor scan
+  hashing the stored bytes and reading the record's indexed fields with msgspec (one
+  JSON comparison with the columns per row), this process on the first half and a
+  second process on the other; exact re-check of anything the scan cannot vouch for;
+  the row-by-row path streams Core rows instead of ORM objects.
 - `history --json` and `export` encode with one JSON encoder per command instead of one
   per entry (campaign/cli/history.py, campaign/services/transfer.py).
 - The revision check on open is one SELECT; Alembic is imported only to upgrade.
