@@ -145,14 +145,15 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
     sha256 = hashlib.sha256
     expected, link = lo, prev  # the next seq and the hash it must hang from
     # A record stored as anything but text gives no payload, so its row is judged exactly.
+    # The source ends at row hi, so a row past it can only come out of order (and fail).
     cursor = conn.execute(
         "SELECT rowid, prev_hash, hash, CASE WHEN typeof(record) = 'text' THEN CAST(prev_hash || record AS BLOB) END, "
         f"{STORED} FROM " + _source(conn, campaign_id, lo, hi), {"c": campaign_id, "lo": lo, "hi": hi, "name": name})
     try:
         while rows := cursor.fetchmany(BATCH):
-            done = 0
+            first = expected
             for rowid, prev_hash, digest, payload, stored in rows:
-                if expected > hi or prev_hash != link:
+                if prev_hash != link:
                     break
                 try:
                     fast = sha256(payload).hexdigest() == digest
@@ -172,10 +173,9 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
                 if seal:
                     result.last_seal_seq = expected
                 expected, link = expected + 1, digest
-                done += 1
-            if progress is not None and done:
-                progress(done)
-            if done < len(rows):
+            if progress is not None and expected > first:
+                progress(expected - first)
+            if expected - first < len(rows):
                 break
     except sqlite3.Error:
         pass  # a column SQLite cannot render: the exact rules, from the row it stopped at
