@@ -37,19 +37,23 @@ the CLI now closes the database explicitly at the end of every command.)
 """,
     "verify": """
 Verify checks, per entry: the seq, the link to the previous hash, SHA-256 over
-prev_hash + record, and every indexed column against the record, with one set of rules
-(campaign/chain.py) shared with import and proof bundles. On SQLite the fast path runs in
-one process: the main thread scans the rows in rowid order through the raw DB-API cursor
-in batches and hashes the stored bytes (prev_hash || record, cast to a blob by SQLite)
-with hashlib, no json.loads; a second thread runs the column check inside SQLite
-(json_extract against json_array of the columns, one statement per range of 16,384
-entries, without the GIL), and when the scan is done the main thread takes the remaining
-ranges from the end. A row the column check flags is judged by the exact rules; anything
-else unexpected hands the rest to the row-by-row path, which names the seq and the reason,
-so the answers are those of the row-by-row path (tests/integration/test_verify_fast.py
-compares them under 30 kinds of tampering). The figure needs the second core for the
-column check: with another process busy on it, it drops towards the one-core figure.
-The baseline hashes bytes already in memory; verify must also read ~1.3 GB of rows.
+prev_hash + record, that the record is JSON of this campaign at this seq, and every
+indexed column against the record, with one set of rules (campaign/chain.py,
+campaign/ledger_scan.py row_problem) shared with import and proof bundles. On SQLite the
+fast path (campaign/ledger_scan.py scan) reads the rows in rowid order through the raw
+DB-API cursor in batches: the stored bytes (prev_hash || record, cast to a blob by
+SQLite) hashed with hashlib, the record read by msgspec for just the fields the columns
+copy (it checks the rest is JSON and skips it, several times faster than json.loads or
+SQLite's json_extract), and its values rendered as JSON and compared with one json_array
+SQLite makes of the columns. Hashing holds the GIL, so a long chain is split in two
+processes: this one scans the first half, `python -m campaign.ledger_scan` the second,
+and the halves are joined only when the second hangs from the hash the first ended on.
+A row the fast reading cannot vouch for is judged by the exact rules; anything else
+unexpected hands the rest to the row-by-row path, which names the seq and the reason, so
+the answers are those of the row-by-row path (tests/integration/test_verify_fast.py
+compares them under 45 kinds of tampering, on both halves). The figure needs the second
+core: with another process busy on it, it drops towards the one-core figure. The
+baseline hashes bytes already in memory; verify must also read ~1.3 GB of rows.
 """,
     "dice": """
 Both sides cache parsed expressions (ours: functools.lru_cache on the normalised text; d20:
