@@ -3,7 +3,8 @@
 Ledger records are hashed, so a sentence stored in one can never be corrected. New
 records hold codes and numbers ({"kind": "condition", "condition": "stun", "duration": 3,
 "unit": "turn", "recovery": "auto"}, a fright table entry by its number, a sub-roll by
-its purpose); the text is made here when something is shown. Records written before
+its purpose); the text is made here when something is shown (a table roll's, from the
+seed tables, in campaign.table_labels). Records written before
 that hold the text themselves: every function keeps a text a record already has, so old
 history reads as it always did.
 
@@ -207,6 +208,10 @@ def entry_reason(record: dict[str, Any]) -> str | None:
     if record.get("kind") == "fright" and record.get("parent_seq") is not None \
             and isinstance(detail.get("purpose"), str):
         return sub_roll_label(detail["purpose"])
+    if record.get("kind") == "table" and record.get("parent_seq") is not None:
+        from campaign.table_labels import sub_reason
+
+        return sub_reason(record)
     return None
 
 
@@ -222,13 +227,18 @@ def danger_band(band: Any) -> Any:
     return band
 
 
-def shown_detail(record: dict[str, Any]) -> dict[str, Any]:
-    """An entry's detail as a person reads it: the record's codes with their words."""
+def shown_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """An entry's detail as a person reads it: the record's codes with their words. A
+    table roll's printed lines also need its sub-entries' records (`sub_records`)."""
     detail = record.get("detail") or {}
     if not isinstance(detail, dict):
         return detail
     if record.get("kind") == "fright":
         return fright_detail(detail)
+    if record.get("kind") == "table":
+        from campaign.table_labels import table_detail
+
+        return table_detail(record, sub_records)
     if record.get("kind") == "check" and isinstance(detail.get("band"), dict):
         return {**detail, "band": danger_band(detail["band"])}
     return detail

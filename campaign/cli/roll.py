@@ -110,5 +110,5 @@ def render_roll(entry: dict[str, Any]) -> None:
     print_text(line)
     if gurps.get("sorcery_fumble"):
         print_text("  妖術では17・18は目標値に関係なくファンブル / sorcery: 17 and 18 always critically fail")
-    for line in entry["detail"].get("lines", []):
+    for line in (entry.get("detail_shown") or entry["detail"]).get("lines", []):  # words made from codes
         print_text("  " + line)

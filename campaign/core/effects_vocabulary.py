@@ -32,7 +32,7 @@ The last three are directives that `roll_on_table` resolves itself by rolling ag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, Union
 
 RECOVERIES = frozenset({"auto", "will_ignoring_penalties", "will", "ht", "iq", "iq_ignoring_penalties", "gm"})
@@ -172,3 +172,28 @@ Effect = Union[
 Directive = Union[RollTwice, Reroll, RollTable]
 DIRECTIVES = (RollTwice, Reroll, RollTable)
 
+
+#: The words a directive of a seed carries ("only if a grenade"); a record holds the rest.
+DIRECTIVE_TEXT_FIELDS = ("only_if_ja", "only_if_en")
+
+
+def effect_data(effect: Any) -> dict[str, Any]:
+    """A seed effect (or trait option) as JSON: its kind and every field that is set."""
+    out: dict[str, Any] = {}
+    kind = getattr(effect, "kind", None)
+    if kind is not None:
+        out["kind"] = kind
+    for field in fields(effect):
+        value = getattr(effect, field.name)
+        if value is None or value == () or (field.name == "gm_choice" and not value):
+            continue
+        out[field.name] = dict(value) if field.name == "overrides" else _plain(value)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value):
+        return effect_data(value)
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value

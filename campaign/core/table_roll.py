@@ -8,7 +8,7 @@ so rolling reads nothing from disk.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -81,11 +81,17 @@ class TableRoll:
 
     def text(self, language: str) -> str:
         """The entry's summary with each rolled value after the words it belongs to."""
-        text = self.entry.ja if language == "ja" else self.entry.en
-        for rolled in self.text_rolls:
-            words = rolled.spec.ja if language == "ja" else rolled.spec.en
-            text = text.replace(words, f"{words}[={rolled.value}]", 1)
-        return text
+        return entry_text(self.entry, self.text_rolls, language)
+
+
+def entry_text(entry: Entry, text_rolls: Iterable[TextRoll], language: str) -> str:
+    """An entry's summary ("ja" or "en") with each rolled value after the words it belongs
+    to: "blind for 1d-3 turns (at least 1)[=2]". Also how a record's codes are shown."""
+    text = entry.ja if language == "ja" else entry.en
+    for rolled in text_rolls:
+        words = rolled.spec.ja if language == "ja" else rolled.spec.en
+        text = text.replace(words, f"{words}[={rolled.value}]", 1)
+    return text
 
 
 def table_for_command(text: str, tables: Mapping[str, Table]) -> tuple[Table, int] | None:

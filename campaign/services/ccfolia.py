@@ -122,15 +122,15 @@ def _roll_entry(line: RollLine, who: str | None, scenario: int | None, origin: d
 
 
 def _table_entry(line: TableLine, tables, who: str | None, scenario: int | None, origin: dict) -> ledger.NewEntry:
-    from campaign.services.tables import entry_data, expression_for
+    from campaign.services.tables import expression_for
+    from campaign.table_labels import entry_code
 
     table = tables[line.command]
     result = table.clamp(line.result)
     entry = table.entry_for(result)
-    detail = {
-        "table": table.command, "name": table.name, "name_en": table.name_en, "modifier": line.modifier,
-        "raw": line.result, "result": result, "entry": entry_data(entry),
-        "lines": [f"{entry.label}: {entry.ja} / {entry.en}"], "source": SOURCE, SOURCE: origin,
+    detail = {  # codes: campaign.table_labels shows the entry's words
+        "table": table.command, "modifier": line.modifier, "raw": line.result, "result": result,
+        "entry": entry_code(entry), "source": SOURCE, SOURCE: origin,
     }
     return ledger.NewEntry(
         kind="table", character=who, scenario=scenario, expression=expression_for(table.command, line.modifier),

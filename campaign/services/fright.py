@@ -37,6 +37,7 @@ from campaign import ledger
 from campaign.core.derived import pool_current, stat_value
 from campaign.core.dice_source import DiceSource, about
 from campaign.services.presence import check_presence, with_warnings
+from campaign.core.effects_vocabulary import effect_data
 from campaign.core.fright import (
     FRIGHT_TABLE,
     STAT_ALIASES,
@@ -76,7 +77,6 @@ from campaign.services.common import (
     clean_text,
 )
 from campaign.services.effects import Recorder, recording
-from campaign.services.tables import effect_data
 from campaign.services.traits import (
     active_traits,
     find_trait,

@@ -240,16 +240,25 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
         if found is None:
             raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
         view = entry_view(*found)
-        shown = shown_detail(found[0])  # the codes with their words (campaign.labels)
-        if shown != view["detail"]:
-            view["detail_shown"] = shown
         # Sorted here, not by ORDER BY: ordering by seq lets SQLite walk the whole campaign
         # in seq order instead of using the parent_seq index (seconds at 1M entries).
         children = sorted(session.scalars(
             select(LedgerEntry.seq).where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.parent_seq == seq)
         ).all())
-        view["sub_entries"] = [entry_view(*_entry(session, campaign.id, child)) for child in children]
+        subs = [_entry(session, campaign.id, child) for child in children]
+        # the codes with their words (campaign.labels); a table roll's lines need its sub-entries
+        _add_shown(view, shown_detail(found[0], [sub[0] for sub in subs]))
+        view["sub_entries"] = []
+        for sub in subs:
+            sub_view = entry_view(*sub)
+            _add_shown(sub_view, shown_detail(sub[0]))
+            view["sub_entries"].append(sub_view)
         return view
+
+
+def _add_shown(view: dict[str, Any], shown: dict[str, Any]) -> None:
+    if shown != view["detail"]:
+        view["detail_shown"] = shown
 
 
 def verify(db: Database, campaign_name: str | None, head: str | None = None, progress=None, *,

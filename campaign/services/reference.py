@@ -2,7 +2,8 @@
 
 Reading a reference table changes nothing and writes nothing. Rolling on a rollable one
 (hit location) is logged like `table roll`: one ledger entry of kind "table" whose
-expression is the table's command (HIT) and whose detail names the reference table.
+expression is the table's command (HIT) and whose detail names the reference table and the row
+by its number (campaign.table_labels shows the row's words).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from campaign.errors import BadInput, NotFound
 from campaign.seeds import load_references
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
+from campaign.table_labels import reference_row, table_detail
 
 
 def _summary(table: RefTable) -> dict[str, Any]:
@@ -39,21 +41,12 @@ def reference_named(name: str) -> RefTable:
     return table
 
 
-def row_data(table: RefTable, index: int) -> dict[str, Any]:
-    row = table.rows[index]
-    data: dict[str, Any] = {"index": index + 1}
-    if table.rollable:
-        data["roll"] = [row.lo, row.hi] if row.lo is not None else None
-    data.update({column.key: cell for column, cell in zip(table.columns, row.cells)})
-    return data
-
-
 def show_reference(name: str) -> dict[str, Any]:
     """One table: its columns, notes and every row (cells keyed by column)."""
     table = reference_named(name)
     return {**_summary(table), "note_ja": table.note_ja or None, "note_en": table.note_en or None,
             "columns": [{"key": c.key, "ja": c.ja, "en": c.en} for c in table.columns],
-            "data": [row_data(table, i) for i in range(len(table.rows))]}
+            "data": [reference_row(table, i) for i in range(len(table.rows))]}
 
 
 def roll_reference_table(
@@ -87,14 +80,13 @@ def roll_reference_table(
             rolled: RefRoll = roll_reference(table, source)
         source.ensure_all_used()
         index = table.rows.index(rolled.row)
-        row = row_data(table, index)
-        cells = " / ".join(cell for cell in rolled.row.cells)
+        row = {"index": index + 1, "roll": [rolled.row.lo, rolled.row.hi]}  # the words: table_labels
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="table", character=who, expression=table.command, dice=list(rolled.dice), total=rolled.total,
             source=source.kind, reason=reason,
-            detail={"reference": table.key, "table": table.command, "name": table.name, "name_en": table.name_en,
-                    "result": rolled.total, "row": row, "lines": [f"{rolled.row.roll_label}: {cells}"]},
+            detail={"reference": table.key, "table": table.command, "result": rolled.total, "row": row},
         ))
         view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
+        view["detail_shown"] = table_detail(appended.record)
         view["sub_entries"] = []
         return with_warnings(view, warnings)

@@ -5,18 +5,21 @@ ledger entry (kind "table"); every extra roll its entry asked for (roll twice, r
 roll on another table) and every die its text names ("1d-3 turns", rolled when the
 entry comes up) is a sub-entry (kind "table", parent_seq = the parent), written in the
 same transaction, in the order the dice were rolled.
+
+The records hold codes and numbers (the table, the entry by its range, dice by their
+index in the entry); campaign.table_labels makes the texts and the printed lines from
+them and the seed tables, as `detail_shown`.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import fields, is_dataclass
 from typing import Any
 
 from campaign import ledger
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.effects_vocabulary import DIRECTIVES
-from campaign.core.table_model import Entry, Table
+from campaign.core.table_model import Table
 from campaign.core.table_roll import RerollQuestion, TableRoll, TextRoll, roll_on_table, table_for_command
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
@@ -24,6 +27,7 @@ from campaign.seeds import load_tables
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 from campaign.services.presence import roll_warnings, with_warnings
+from campaign.table_labels import directive_code, entry_code, table_detail, text_roll_code
 
 MODIFIER_LIMIT = 100
 
@@ -70,125 +74,33 @@ def expression_for(command: str, modifier: int) -> str:
     return f"{command}{modifier:+d}" if modifier else command
 
 
-# --- JSON for the ledger ---
+# --- the record: codes and numbers (campaign.table_labels makes the words) ---
 
 
-def _plain(value: Any) -> Any:
-    if is_dataclass(value):
-        return effect_data(value)
-    if isinstance(value, tuple):
-        return [_plain(item) for item in value]
-    return value
-
-
-def effect_data(effect: Any) -> dict[str, Any]:
-    """A seed effect (or trait option) as JSON: its kind and every field that is set."""
-    out: dict[str, Any] = {}
-    kind = getattr(effect, "kind", None)
-    if kind is not None:
-        out["kind"] = kind
-    for field in fields(effect):
-        value = getattr(effect, field.name)
-        if value is None or value == () or (field.name == "gm_choice" and not value):
-            continue
-        out[field.name] = dict(value) if field.name == "overrides" else _plain(value)
-    return out
-
-
-def entry_data(entry: Entry) -> dict[str, Any]:
-    data = {"range": [entry.lo, entry.hi], "label": entry.label, "ja": entry.ja, "en": entry.en,
-            "tags": list(entry.tags), "effects": [effect_data(e) for e in entry.effects]}
-    if entry.rolls:
-        data["rolls"] = [{"dice": d.dice, "min": d.minimum, "ja": d.ja, "en": d.en} for d in entry.rolls]
-    return data
-
-
-def text_roll_data(rolled: TextRoll) -> dict[str, Any]:
-    return {"dice": rolled.spec.dice, "faces": list(rolled.faces), "value": rolled.value,
-            "min": rolled.spec.minimum, "ja": rolled.spec.ja, "en": rolled.spec.en}
-
-
-def text_roll_label(rolled: TextRoll) -> str:
-    return f"本文のダイス / dice in the text: {rolled.spec.ja} / {rolled.spec.en}"
-
-
-def directive_text(directive: Any, tables: dict[str, Table]) -> str:
-    """A short bilingual label for why an extra roll was made."""
-    kind = directive.kind
-    if kind == "roll_twice":
-        text = "2回振って両方適用 / roll twice, apply both" if directive.apply == "both" else \
-            "2回振って選ぶ / roll twice, choose one"
-    elif kind == "reroll":
-        text = "振り直し / reroll"
-    else:
-        other = tables.get(directive.table)
-        text = f"{other.name if other else directive.table}を引く / roll on {other.name_en if other else directive.table}"
-    only_ja, only_en = getattr(directive, "only_if_ja", None), getattr(directive, "only_if_en", None)
-    if only_ja or only_en:
-        text += f" (「{only_ja}」の場合のみ / only if {only_en})"
-    if getattr(directive, "gm_choice", False):
-        text += " [GMの判断 / the GM's choice]"
-    return text
-
-
-def _summary(roll: TableRoll) -> str:
-    clamped = "" if roll.raw == roll.result else f" (raw {roll.raw})"
-    return f"{roll.entry.label}{clamped}: {roll.text('ja')} / {roll.text('en')}"
-
-
-def _notes(roll: TableRoll, tables: dict[str, Table], indent: str) -> list[str]:
-    lines = []
-    for declined in roll.declined:
-        lines.append(indent + f"  (GMは振り直さない / the GM declined: {directive_text(declined, tables)})")
-    if roll.stood:
-        lines.append(indent + "  (振り直しの結果がまた振り直しなので、そのまま適用 / "
-                              "a reroll gave a reroll result again: it stands)")
-    return lines
-
-
-def describe(rolled: TableRoll, first_sub_seq: int) -> list[str]:
-    """Human lines: the entry's summary (with its text dice), then each extra roll
-    (numbered by its seq)."""
-    tables = load_tables()
-    lines = []
-    for index, (depth, step) in enumerate(rolled.steps()):
-        indent = "  " * depth
-        if isinstance(step, TextRoll):
-            faces = ",".join(map(str, step.faces))
-            lines.append(indent + f"↳ #{first_sub_seq + index - 1} {text_roll_label(step)}: "
-                                  f"{step.spec.dice} [{faces}]={step.value}")
-            continue
-        if depth == 0:
-            lines.append(_summary(step))
-        else:
-            dice = ",".join(map(str, step.dice))
-            lines.append(indent + f"↳ #{first_sub_seq + index - 1} {directive_text(step.directive, tables)}: "
-                                  f"{expression_for(step.command, step.modifier)} [{dice}]={step.result}")
-            lines.append(indent + "  " + _summary(step))
-        lines.extend(_notes(step, tables, indent))
-    if any(r.truncated for _, r in rolled.walk()):
-        lines.append("(further rolls not made: nesting limit reached / 入れ子の上限に達したので打ち切り)")
-    return lines
-
-
-def roll_detail(roll: TableRoll, tables: dict[str, Table]) -> dict[str, Any]:
-    table = tables[roll.command]
+def roll_detail(roll: TableRoll) -> dict[str, Any]:
+    """One table roll as its record holds it: the table, modifier, raw and clamped result,
+    the entry by its range, its text dice and directives by their index in the entry."""
     return {
         "table": roll.command,
-        "name": table.name,
-        "name_en": table.name_en,
         "modifier": roll.modifier,
         "raw": roll.raw,
         "result": roll.result,
-        "entry": entry_data(roll.entry),
-        "text_ja": roll.text("ja"),
-        "text_en": roll.text("en"),
-        "text_rolls": [text_roll_data(t) for t in roll.text_rolls],
-        "directives": [effect_data(e) for e in roll.entry.effects if isinstance(e, DIRECTIVES)],
-        "declined": [effect_data(e) for e in roll.declined],
+        "entry": entry_code(roll.entry),
+        "text_rolls": [text_roll_code(t, roll.entry) for t in roll.text_rolls],
+        "directives": [directive_code(e, roll.entry) for e in roll.entry.effects if isinstance(e, DIRECTIVES)],
+        "declined": [directive_code(e, roll.entry) for e in roll.declined],
         "reroll_stands": roll.stood,
         "truncated": roll.truncated,
     }
+
+
+def shown_view(appended: Any, subs: list[Any] = ()) -> dict[str, Any]:
+    """An appended entry as `history show` shows it, with `detail_shown` (the words)."""
+    view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
+    shown = table_detail(appended.record, [sub.record for sub in subs])
+    if shown != view["detail"]:
+        view["detail_shown"] = shown
+    return view
 
 
 # --- rolling ---
@@ -223,41 +135,39 @@ def roll_table(
         source.ensure_all_used()
         seq = ledger.next_seq(session, campaign.id)
         steps = list(rolled.steps())
-        detail = roll_detail(rolled, tables)
+        detail = roll_detail(rolled)
         detail["sub_rolls"] = len(steps) - 1
-        detail["lines"] = describe(rolled, seq + 1)
         parent = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="table", character=who, expression=expression_for(table.command, total_modifier),
             dice=list(rolled.dice), total=rolled.result, source=source.kind, reason=reason, detail=detail,
         ), expect_seq=seq)
         # Which roll asked for each extra one: the nearest shallower roll before it.
-        subs = []
-        asked_by: list[int] = [seq]  # seq of the latest roll at each depth
+        appended_subs = []
+        asked_by: list[tuple[int, TableRoll]] = [(seq, rolled)]  # the latest roll at each depth
         for index, (depth, step) in enumerate(steps[1:], start=1):
             sub_seq = seq + index
+            asker_seq, asker = asked_by[depth - 1]
             if isinstance(step, TextRoll):  # dice the entry's text names: a leaf
-                sub_detail = {"text_roll": text_roll_data(step), "requested_by": asked_by[depth - 1],
-                              "depth": depth}
+                sub_detail = {"text_roll": text_roll_code(step, asker.entry), "table": asker.command,
+                              "entry": entry_code(asker.entry), "requested_by": asker_seq, "depth": depth}
                 new = ledger.NewEntry(
                     kind="table", character=who, parent_seq=seq, expression=step.spec.dice,
-                    dice=list(step.faces), total=step.value, source=source.kind,
-                    reason=text_roll_label(step), detail=sub_detail,
+                    dice=list(step.faces), total=step.value, source=source.kind, reason=None, detail=sub_detail,
                 )
             else:
-                sub_detail = roll_detail(step, tables)
-                sub_detail["directive"] = effect_data(step.directive)
-                sub_detail["requested_by"] = asked_by[depth - 1]
+                sub_detail = roll_detail(step)
+                sub_detail["directive"] = directive_code(step.directive, asker.entry)
+                sub_detail["requested_in"] = {"table": asker.command, "entry": entry_code(asker.entry)}
+                sub_detail["requested_by"] = asker_seq
                 sub_detail["depth"] = depth
                 del asked_by[depth:]
-                asked_by.append(sub_seq)
+                asked_by.append((sub_seq, step))
                 new = ledger.NewEntry(
                     kind="table", character=who, parent_seq=seq,
                     expression=expression_for(step.command, step.modifier), dice=list(step.dice),
-                    total=step.result, source=source.kind, reason=directive_text(step.directive, tables),
-                    detail=sub_detail,
+                    total=step.result, source=source.kind, reason=None, detail=sub_detail,
                 )
-            appended = ledger.append(session, campaign, actor, new, expect_seq=sub_seq)
-            subs.append(entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None))
-        view = entry_view(parent.record, parent.prev_hash, parent.hash, voided_by=None)
-        view["sub_entries"] = subs
+            appended_subs.append(ledger.append(session, campaign, actor, new, expect_seq=sub_seq))
+        view = shown_view(parent, appended_subs)
+        view["sub_entries"] = [shown_view(sub) for sub in appended_subs]
         return with_warnings(view, warnings)

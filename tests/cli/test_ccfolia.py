@@ -56,7 +56,7 @@ def test_gurps_session_imports_every_result_exactly_once(gurps, tmp_path):
         [tuple(row) for row in GURPS_ROLLS]
     tables = [e for e in entries if e["kind"] == "table"]
     assert [(e["character"], e["expression"], e["total"]) for e in tables] == GURPS_TABLES
-    assert tables[0]["detail"]["entry"]["range"][0] <= 15 <= tables[0]["detail"]["entry"]["range"][1]
+    assert tables[0]["detail"]["entry"][0] <= 15 <= tables[0]["detail"]["entry"][1]  # the entry by its range
     # Actors: a mapped PC's player; an unmapped speaker stays in the record, acted for by --as.
     assert {e["character"]: e["actor"] for e in entries} == {"鈴音": "Aki", "刀矢": "Ren", None: "GM"}
     assert tables[1]["detail"]["ccfolia"]["speaker"] == "GM"

@@ -41,10 +41,13 @@ def test_ref_roll_on_hit_location_is_logged(gurps: Cli):
     rolled = gurps.json("ref", "show", "命中部位", "--roll", "--char", "刀矢", "--dice", "3,3,4", "--reason", "狙わず")
     assert (rolled["kind"], rolled["expression"], rolled["dice"], rolled["total"]) == ("table", "HIT", [3, 3, 4], 10)
     assert (rolled["character"], rolled["reason"], rolled["source"]) == ("刀矢", "狙わず", "manual")
-    assert rolled["detail"]["reference"] == "hit_location"
-    assert rolled["detail"]["row"]["part"] == "胴体 / torso" and rolled["detail"]["row"]["roll"] == [9, 11]
+    # the record names the table and the row; the row's words are made when shown
+    assert rolled["detail"] == {"reference": "hit_location", "table": "HIT", "result": 10,
+                                "row": {"index": rolled["detail"]["row"]["index"], "roll": [9, 11]}}
+    assert rolled["detail_shown"]["row"]["part"] == "胴体 / torso" and rolled["detail_shown"]["row"]["roll"] == [9, 11]
     shown = gurps.json("history", "show", str(rolled["seq"]))
-    assert shown["total"] == 10 and shown["detail"]["row"]["mod"] == "0"
+    assert shown["total"] == 10 and shown["detail_shown"]["row"]["mod"] == "0"
+    assert shown["detail_shown"]["lines"] == ["9-11: 胴体 / torso / 0 / 特になし。"]
     out = gurps.run("ref", "show", "HIT", "--roll", "--dice", "1,1,2").stdout
     assert "HIT → [1,1,2] = 4" in out and "頭 / skull" in out
     assert gurps.json("history", "--kind", "table", "--limit", "1")[0]["total"] == 4

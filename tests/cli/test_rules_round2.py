@@ -40,7 +40,8 @@ def test_sorcery_fumble_14_reroll_is_the_gms_choice(gurps: Cli):
     # the GM declines: nothing more is rolled, the record says so
     declined = gurps.json("table", "roll", "YFMB", "--no-reroll", "--dice", "4,5,5")
     assert declined["sub_entries"] == []
-    assert declined["detail"]["declined"] == [{
+    assert declined["detail"]["declined"] == [{"kind": "reroll", "gm_choice": True, "index": 0}]  # codes
+    assert declined["detail_shown"]["declined"] == [{
         "kind": "reroll", "gm_choice": True, "only_if_ja": "正反対の効果を思いつかない",
         "only_if_en": "no opposite effect comes to mind"}]
     out = gurps.run("table", "roll", "YFMB", "--no-reroll", "--dice", "4,5,5").stdout
@@ -94,10 +95,11 @@ def test_dice_named_in_an_entry_are_rolled_and_logged(gurps: Cli):
     seq = blind["seq"]
     assert _subs(blind) == [(seq, "1D-3", [2], 1)]
     sub = blind["sub_entries"][0]
-    assert (sub["kind"], sub["character"], sub["detail"]["text_roll"]["min"]) == ("table", "刀矢", 1)
-    assert blind["detail"]["text_rolls"] == [{"dice": "1D-3", "faces": [2], "value": 1, "min": 1,
-                                              "ja": "1D-3ターン(最低1)", "en": "1d-3 turns (at least 1)"}]
-    assert "1D-3ターン(最低1)[=1]" in blind["detail"]["text_ja"]
+    assert (sub["kind"], sub["character"], sub["detail_shown"]["text_roll"]["min"]) == ("table", "刀矢", 1)
+    assert blind["detail"]["text_rolls"] == [{"index": 0, "dice": "1D-3", "faces": [2], "value": 1}]  # codes
+    assert blind["detail_shown"]["text_rolls"] == [{"dice": "1D-3", "faces": [2], "value": 1, "min": 1,
+                                                    "ja": "1D-3ターン(最低1)", "en": "1d-3 turns (at least 1)"}]
+    assert "1D-3ターン(最低1)[=1]" in blind["detail_shown"]["text_ja"] and "text_ja" not in blind["detail"]
     assert gurps.json("history", "show", str(seq))["sub_entries"][0]["total"] == 1
     # YFMB 3: the caster's 3d and the blast's 1d, in the order the text names them
     blast = gurps.json("table", "roll", "YFMB", "--dice", "1,1,1,6,5,4,3")

@@ -38,10 +38,10 @@ def test_table_roll_each_table_by_command_and_by_name(sqlite_gurps, command):
     for name in (command, command.lower(), table.name):
         rolled = sqlite_gurps.json("table", "roll", name, "--dice", SEVEN + text_dice)
         assert (rolled["kind"], rolled["expression"], rolled["dice"], rolled["total"]) == ("table", command, [2, 2, 3], 7)
-        detail = rolled["detail"]
+        detail, words = rolled["detail"], rolled["detail_shown"]
         assert (detail["table"], detail["raw"], detail["result"]) == (command, 7, 7)
-        assert detail["entry"]["range"] == [entry.lo, entry.hi]
-        assert (detail["entry"]["ja"], detail["entry"]["en"]) == (entry.ja, entry.en)
+        assert detail["entry"] == [entry.lo, entry.hi]  # the record names the entry; the words are made
+        assert (words["entry"]["ja"], words["entry"]["en"]) == (entry.ja, entry.en)
         assert [sub["total"] for sub in rolled["sub_entries"]] == [4] * len(entry.rolls)
         assert rolled["source"] == "manual"
 
@@ -57,9 +57,9 @@ def test_bcdice_table_commands_through_roll(sqlite_gurps, text, command, modifie
     expression = command if not modifier else f"{command}{modifier:+d}"
     assert (rolled["kind"], rolled["expression"], rolled["total"], rolled["character"], rolled["reason"]) == (
         "table", expression, total, "刀矢", "急所")
-    assert rolled["detail"]["entry"]["ja"] == TABLES[command].entry_for(total).ja
+    assert rolled["detail_shown"]["entry"]["ja"] == TABLES[command].entry_for(total).ja
     listed = sqlite_gurps.json("history", "--limit", str(1 + len(rolled["sub_entries"])))[-1]  # newest first
-    assert listed == {k: v for k, v in rolled.items() if k != "sub_entries"}
+    assert listed == {k: v for k, v in rolled.items() if k not in ("sub_entries", "detail_shown")}
 
 
 def test_human_output_of_a_table_roll(sqlite_gurps):
@@ -75,11 +75,18 @@ def test_roll_twice_nested_sub_entries(gurps):
     subs = rolled["sub_entries"]
     assert [(s["seq"], s["total"], s["dice"]) for s in subs] == [
         (seq + 1, 6, [2, 2, 2]), (seq + 2, 18, [6, 6, 6]), (seq + 3, 6, [1, 2, 3]), (seq + 4, 15, [4, 5, 6])]
-    assert [(s["detail"]["directive"], s["detail"]["requested_by"], s["detail"]["depth"]) for s in subs] == [
-        ({"kind": "roll_twice", "apply": "both"}, seq, 1), ({"kind": "roll_twice", "apply": "both"}, seq, 1),
-        ({"kind": "roll_twice", "apply": "choose"}, seq + 2, 2), ({"kind": "roll_twice", "apply": "choose"}, seq + 2, 2)]
+    # the directive by its codes and its place among the effects of the entry that asked
+    both, choose = {"kind": "roll_twice", "apply": "both", "index": 0}, {"kind": "roll_twice", "apply": "choose", "index": 0}
+    assert [(s["detail"]["directive"], s["detail"]["requested_in"], s["detail"]["requested_by"], s["detail"]["depth"])
+            for s in subs] == [
+        (both, {"table": "YSFMB", "entry": [3, 3]}, seq, 1), (both, {"table": "YSFMB", "entry": [3, 3]}, seq, 1),
+        (choose, {"table": "YSFMB", "entry": [18, 18]}, seq + 2, 2),
+        (choose, {"table": "YSFMB", "entry": [18, 18]}, seq + 2, 2)]
+    assert [s["reason"] for s in subs] == ["2回振って両方適用 / roll twice, apply both"] * 2 + [
+        "2回振って選ぶ / roll twice, choose one"] * 2
     assert all(s["kind"] == "table" and s["parent_seq"] == seq for s in subs)
-    assert rolled["detail"]["directives"] == [{"kind": "roll_twice", "apply": "both"}]
+    assert rolled["detail"]["directives"] == [both]
+    assert rolled["detail_shown"]["directives"] == [{"kind": "roll_twice", "apply": "both"}]
     shown = gurps.json("history", "show", str(seq))
     assert [s["seq"] for s in shown["sub_entries"]] == [seq + 1, seq + 2, seq + 3, seq + 4]
     assert shown["sub_entries"] == subs
@@ -100,7 +107,8 @@ def test_roll_on_another_table(sqlite_gurps):
     rolled = sqlite_gurps.json("roll", "YSFMB", "--dice", "6,6,5,2,2,3")  # 17: head blow table
     [sub] = rolled["sub_entries"]
     assert (sub["expression"], sub["total"], sub["detail"]["table"]) == ("HCRT", 7, "HCRT")
-    assert sub["detail"]["entry"]["ja"] == TABLES["HCRT"].entry_for(7).ja
+    assert sub["detail_shown"]["entry"]["ja"] == TABLES["HCRT"].entry_for(7).ja
+    assert sub["reason"] == "頭部打撃クリティカル表を引く / roll on Critical Head Blow Table"
 
 
 def test_self_referencing_table_stops_at_the_nesting_limit(sqlite_gurps):
@@ -110,7 +118,7 @@ def test_self_referencing_table_stops_at_the_nesting_limit(sqlite_gurps):
     assert len(subs) == MAX_DEPTH
     assert [s["detail"]["depth"] for s in subs] == list(range(1, MAX_DEPTH + 1))
     assert subs[-1]["detail"]["truncated"] is True
-    assert "nesting limit" in rolled["detail"]["lines"][-1]
+    assert "nesting limit" in rolled["detail_shown"]["lines"][-1] and "lines" not in rolled["detail"]
 
 
 def test_fright_table_clamps_and_keeps_raw(sqlite_gurps):

@@ -94,6 +94,23 @@ def test_history_filters_match_the_cli(table, client):
     assert client.get("/history?char=誰").status_code == 404
 
 
+def test_a_table_entry_page_shows_the_words_made_from_its_codes(table, client):
+    """The record holds codes (the entry by its range, no reason on the reroll); the page
+    shows the printed lines and the reroll's reason, made from them."""
+    cli, _ = table
+    rolled = cli.json("table", "roll", "FMB", "--weapon", "crushing", "--dice", "1,1,1,2,2,3")
+    seq = rolled["seq"]
+    text = client.get(f"/entries/{seq}").text
+    assert "3: 武器が壊れる。ただし硬い叩き武器(メイス等)は壊れず振り直し。" in text
+    assert f"  ↳ #{seq + 1} 振り直し / reroll (「硬い叩き武器」の場合のみ / only if solid crushing weapon): " \
+           "FMB [2,2,3]=7" in text
+    assert '<td class="reason">振り直し / reroll (「硬い叩き武器」の場合のみ' in text  # the sub-entry row
+    record = text[text.index('<pre class="record">'):text.index("</pre>")]
+    assert "&#34;table&#34;: &#34;FMB&#34;" in record and "武器" not in record  # the record: codes
+    sub = client.get(f"/entries/{seq + 1}").text
+    assert "<dd>振り直し / reroll (「硬い叩き武器」の場合のみ / only if solid crushing weapon)</dd>" in sub
+
+
 def test_entry_page_shows_dice_record_and_hashes(table, client):
     cli, seqs = table
     seq = seqs["fright"]
