@@ -46,7 +46,7 @@ def char_add(
     s = state(ctx)
     added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
                           stats=parse_assignments(stat, "--stat"), cp=cp)
-    emit_json(added) if json_out else say(f"added {added['kind'].upper()} {added['name']}")
+    emit_json(added) if json_out else say(f"added {added.kind.upper()} {added.name}")
 
 
 @app.command("list")
@@ -72,58 +72,59 @@ def char_list(
     rows = list_characters(s.db, s.campaign, status, include_gone=all_)
 
     def player(r):
-        return r["player"] or (f"(summoner {r['summoner']})" if r["summoner"] else "")
+        return r.player or (f"(summoner {r.summoner})" if r.summoner else "")
 
     def status_text(r):
-        return r["status"] + (f" → {r['searching_for']}" if r["searching_for"] else "")
+        return r.status + (f" → {r.searching_for}" if r.searching_for else "")
 
     if fmt == CSV:
-        stats = list(dict.fromkeys(k for r in rows for k in r["stats"]))
+        stats = list(dict.fromkeys(k for r in rows for k in r.stats))
         columns = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
-        table = [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
-                  r["cp_awarded"], *(r["stats"].get(k) for k in stats)] for r in rows]
+        table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
+                  r.cp_awarded, *(r.stats.get(k) for k in stats)] for r in rows]
     else:
         columns = [Column("name", keep=True), "kind", "player", "status", Column("CP", justify="right"), "stats"]
-        table = [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
-                  " ".join(f"{k}={v}" for k, v in r["stats"].items())] for r in rows]
+        table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
+                  " ".join(f"{k}={v}" for k, v in r.stats.items())] for r in rows]
     render_rows("characters", columns, table, fmt, records=rows,
                 empty="キャラクターはいません (no characters)")
 
 
-def render_character(view: dict) -> None:
+def render_character(view) -> None:
+    """A CharacterSheet (services.characters) as key/value lines."""
     fields = [
-        ("kind", view["kind"].upper()),
-        ("player", view["player"]),
-        ("summoner", view["summoner"]),
-        ("status", view["status"] + (f" (searching for {view['searching_for']})" if view["searching_for"] else "")),
-        ("CP total", view["cp_total"]),
-        ("CP awarded", view["cp_awarded"] or None),
-        ("stats", "  ".join(f"{k} {v}" for k, v in view["stats"].items())),
+        ("kind", view.kind.upper()),
+        ("player", view.player),
+        ("summoner", view.summoner),
+        ("status", view.status + (f" (searching for {view.searching_for})" if view.searching_for else "")),
+        ("CP total", view.cp_total),
+        ("CP awarded", view.cp_awarded or None),
+        ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
     ]
-    if view.get("derived"):  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
-        fields.append(("derived", "  ".join(f"{k} {d['value']} (= {d['from']})" for k, d in view["derived"].items())))
-    for pool, values in view["pools"].items():
-        derived = view.get("derived", {}).get(pool)
-        base = f" (max = {derived['from']})" if derived else ""
-        fields.append((pool, f"{values['current']}/{values['max']}{base}"))
-    for trait in view["traits"]:
-        if trait["unlimited_cp"] == 0:
+    if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
+        fields.append(("derived", "  ".join(f"{k} {d.value} (= {d.from_})" for k, d in view.derived.items())))
+    for pool, values in view.pools.items():
+        derived = view.derived.get(pool)
+        base = f" (max = {derived.from_})" if derived else ""
+        fields.append((pool, f"{values.current}/{values.max}{base}"))
+    for trait in view.traits:
+        if trait.unlimited_cp == 0:
             flag = ""
-        elif trait["limit_cp"] == 0:
+        elif trait.limit_cp == 0:
             flag = " (not counted toward the limit)"
         else:
-            flag = f" ({trait['limit_cp']} CP toward the limit, {trait['unlimited_cp']} CP outside)"
-        fields.append(("trait", f"{trait['name']} [{trait['category']}] {trait['cp']} CP{flag}"))
-    for condition in view["conditions"]:
+            flag = f" ({trait.limit_cp} CP toward the limit, {trait.unlimited_cp} CP outside)"
+        fields.append(("trait", f"{trait.name} [{trait.category}] {trait.cp} CP{flag}"))
+    for condition in view.conditions:
         until = ""
-        if condition.get("until_clock") is not None:
+        if condition.until_clock is not None:
             from campaign.core.gametime import clock_text
 
-            until = f" until {clock_text(condition['until_clock'])[1]}"
-        fields.append(("condition", f"{condition['name']} {condition['duration'] or ''}".rstrip() + until))
-    for relation in view["relations"]:
-        fields.append(("related to", relation["name"] + (f" — {relation['note']}" if relation["note"] else "")))
-    print_fields(view["name"], [(key, value) for key, value in fields if value is not None])
+            until = f" until {clock_text(condition.until_clock)[1]}"
+        fields.append(("condition", f"{condition.name} {condition.duration or ''}".rstrip() + until))
+    for relation in view.relations:
+        fields.append(("related to", relation.name + (f" — {relation.note}" if relation.note else "")))
+    print_fields(view.name, [(key, value) for key, value in fields if value is not None])
 
 
 @app.command("show")
@@ -153,8 +154,8 @@ def char_show(
     if json_out:
         emit_json(view)
         return
-    if "as_of" in view:
-        say(f"as the ledger stood after entry #{view['as_of']}")
+    if at is not None or before is not None:
+        say(f"as the ledger stood after entry #{view.as_of}")
     render_character(view)
 
 
@@ -211,7 +212,7 @@ def char_set(
 
     s = state(ctx)
     view = set_stats(s.db, s.campaign, name, s.actor, parse_assignments(stat, "--stat"), cp, unset, new_stat)
-    emit_json(view) if json_out else say(f"updated {view['name']} (ledger #{view['seq']})")
+    emit_json(view) if json_out else say(f"updated {view.name} (ledger #{view.seq})")
 
 
 @app.command("rename")
@@ -274,7 +275,7 @@ def char_relate(
 
     s = state(ctx)
     made = relate(s.db, s.campaign, a, b, s.actor, note)
-    emit_json(made) if json_out else say(f"related {made['from']} and {made['to']}")
+    emit_json(made) if json_out else say(f"related {made.from_} and {made.to}")
 
 
 @app.command("export")

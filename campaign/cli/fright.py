@@ -199,7 +199,7 @@ def render_fright(result: dict[str, Any]) -> None:
     delta = sum(t["cp"] for t in result["traits_added"]) + sum(
         e["cp_change"] for e in result["effects"] if e["kind"] == "phobia_escalation")
     if delta:
-        after = result["character_after"]["cp_total"]
+        after = result["character_after"].cp_total
         print_text(f"{name}: CP総計 / CP total {after - delta} → {after}")
     for note in result["notes"]:
         say(f"note: {note}")

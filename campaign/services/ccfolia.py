@@ -28,6 +28,7 @@ from campaign.db.models import Campaign, Character, LedgerEntry
 from campaign.errors import BadInput, NotFound
 from campaign.seeds import load_tables
 from campaign.services.characters import character_view
+from campaign.services.results import as_json
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name
 from campaign.services.history import INT_MAX
 
@@ -49,7 +50,8 @@ def export_pieces(db: Database, campaign_name: str | None, names: Iterable[str] 
         else:
             rows = [character_named(session, campaign, name) for name in names]
         tables = tuple(load_tables())
-        return [piece(character_view(session, row), campaign.ruleset, tables) for row in rows]
+        # The bridge reads the sheet as `char show --json` prints it (plain JSON values).
+        return [piece(as_json(character_view(session, row)), campaign.ruleset, tables) for row in rows]
 
 
 # --- logs in ---

@@ -81,8 +81,7 @@ def character(request):
 
     db, name = _ctx(request)
     view = show_character(db, name, request.path_params["name"])
-    kinds = source_kinds(db, name, [t["source_seq"] for t in view["traits"]]
-                        + [c["source_seq"] for c in view["conditions"]])
+    kinds = source_kinds(db, name, [t.source_seq for t in view.traits] + [c.source_seq for c in view.conditions])
     return _render(request, "character.html", c=view, kinds=kinds)
 
 

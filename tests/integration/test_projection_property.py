@@ -149,7 +149,7 @@ def played(tmp_path_factory):
     _setup(db)
     fright_check(db, None, "GM", "鈴音", SeededDice(1), modifier=-6)
     for seed in range(2, 40):  # until a condition is on someone
-        if any(c["conditions"] for c in characters.list_characters(db, None)):
+        if any(c.conditions for c in characters.list_characters(db, None)):
             break
         fright_check(db, None, "GM", "刀矢", SeededDice(seed), modifier=-8)
     traits.add_trait(db, None, "GM", "千早", "好奇心", -5)
