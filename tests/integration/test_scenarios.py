@@ -57,7 +57,7 @@ def test_scenario_end_writes_one_entry_per_roll_in_one_chain(db):
     record = rows[1][7]
     assert (record["expression"], record["dice"], record["total"], record["target"], record["source"]) == (
         "1d8", [1], 1, 1, "manual")
-    assert record["detail"]["since_seq"] == marked["seq"]
+    assert record["detail"]["since_seq"] == marked.seq
     assert record["ops"] == [
         {"op": "reunion_checked", "since_seq": marked["seq"], "scenario": 2, "roll": 1, "threshold": 1,
          "success": True},
