@@ -90,11 +90,11 @@ def missing_reunion(
     if json_out:
         emit_json(rolled)
         return
-    verdict = "reunited" if rolled["success"] else "still missing"
-    if rolled["success"] and rolled["searchers"]:
-        verdict += f"; {', '.join(rolled['searchers'])} {'returns' if len(rolled['searchers']) == 1 else 'return'}"
-    print_text(f"{rolled['character']} (scenario #{rolled['scenario']}): {rolled['odds']} → rolled "
-               f"{rolled['roll']}: {verdict} (ledger #{rolled['seq']})")
+    verdict = "reunited" if rolled.success else "still missing"
+    if rolled.success and rolled.searchers:
+        verdict += f"; {', '.join(rolled.searchers)} {'returns' if len(rolled.searchers) == 1 else 'return'}"
+    print_text(f"{rolled.character} (scenario #{rolled.scenario}): {rolled.odds} → rolled "
+               f"{rolled.roll}: {verdict} (ledger #{rolled.seq})")
 
 
 @app.command("found")

@@ -32,6 +32,7 @@ from campaign.services.history import (
     entry_view,
     resolve_filter,
 )
+from campaign.services.scenario_views import ScenarioDetail, scenario_view
 
 PAGE_SIZE = 50
 CHAIN_BATCH = 1000
@@ -96,9 +97,8 @@ def source_kinds(db: Database, campaign_name: str | None, seqs: list[int]) -> di
         return {seq: kind for seq, kind in rows}
 
 
-def scenario_by_number(db: Database, campaign_name: str | None, number: int) -> dict[str, Any]:
+def scenario_by_number(db: Database, campaign_name: str | None, number: int) -> ScenarioDetail:
     """`scenario show`'s view of scenario #number (by number only: a title never hides it)."""
-    from campaign.services.scenarios import scenario_view
 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
