@@ -231,7 +231,8 @@ def render_rows(
 ) -> None:
     """Print a listing in `fmt` (see output_format).
 
-    json: `records` (the service's own values, so field names stay stable) or, without
+    json: `records` (the service's own values: a result dataclass, a list of them, or an
+    iterator of record-shaped dicts, so field names stay stable) or, without
     them, one object per row keyed by the column headers; an iterator is streamed as a
     JSON array in constant memory. csv: a header line, then the rows. table: a Rich table
     whose columns wrap to the terminal; with no rows, the one line `empty` instead of an
@@ -240,7 +241,9 @@ def render_rows(
     if fmt == JSON:
         if records is None:
             records = [dict(zip(headers, row)) for row in rows]
-        if isinstance(records, (list, dict, tuple)):
+        from dataclasses import is_dataclass
+
+        if isinstance(records, (list, dict, tuple)) or is_dataclass(records):
             emit_json(records)
         else:
             stream_json(records)
