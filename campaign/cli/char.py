@@ -226,7 +226,7 @@ def char_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The cha
 
     s = state(ctx)
     done = rename_character(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"{done['from']} is now {done['to']} (ledger #{done['seq']})")
+    emit_json(done) if json_out else say(f"{done.from_} is now {done.to} (ledger #{done.seq})")
 
 
 def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, json_out: bool) -> None:
@@ -234,7 +234,7 @@ def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, 
 
     s = state(ctx)
     done = set_status(s.db, s.campaign, name, s.actor, status, reason)
-    emit_json(done) if json_out else say(f"{done['character']} is {done['status']} (ledger #{done['seq']})")
+    emit_json(done) if json_out else say(f"{done.character} is {done.status} (ledger #{done.seq})")
 
 
 @app.command("kill")

@@ -62,4 +62,4 @@ def player_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The p
 
     s = state(ctx)
     done = rename_player(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"player {done['from']} is now {done['to']} (ledger #{done['seq']})")
+    emit_json(done) if json_out else say(f"player {done.from_} is now {done.to} (ledger #{done.seq})")

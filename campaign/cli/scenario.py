@@ -105,7 +105,7 @@ def scenario_end(
     if not ended.reunions:
         say("no one is missing: no reunion checks")
     for a in ended.awards:
-        say(f"{a['character']}: +{a['cp']} CP → {a['cp_total']} (ledger #{a['seq']})")
+        say(f"{a.character}: +{a.cp} CP → {a.cp_total} (ledger #{a.seq})")
     if ended.time is not None:
         from campaign.cli.time import render_advance
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -23,6 +23,10 @@ from campaign.db.models import (
     ScenarioParticipant,
     Search,
 )
+
+if TYPE_CHECKING:  # annotations only: those modules load when a scenario ends
+    from campaign.services.clock import TimeAdvanced
+    from campaign.services.lifecycle import CpAwarded
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +142,9 @@ class ScenarioEnded:
 
     scenario: ScenarioDetail
     reunions: tuple[ReunionRolled, ...]
-    awards: tuple[Any, ...]
+    awards: tuple[CpAwarded, ...]
     seq: int
-    time: Any
+    time: TimeAdvanced | None
 
 
 @dataclass(frozen=True, slots=True)
