@@ -87,7 +87,8 @@ class Load:
             if via_cli:
                 out = self.cli("--seed", str(seed), "roll", expression, "--char", character)
             else:
-                out = rolls.roll(self.db, self.campaign, self.actor, expression, SeededDice(seed), character=character)
+                out = as_json(rolls.roll(self.db, self.campaign, self.actor, expression, SeededDice(seed),
+                                         character=character))
             return {"op": "roll", "seq": out["seq"], "subs": 0}
         if op == "fright":
             modifier, seed = self.rng.randint(-6, 2), self.seed()
@@ -108,11 +109,12 @@ class Load:
                 argv += ["--reason", "bought off"]
             out = self.cli(*argv)
         elif action == "add":
-            out = traits.add_trait(self.db, self.campaign, self.actor, self.own, args[0], int(args[1]))
+            out = as_json(traits.add_trait(self.db, self.campaign, self.actor, self.own, args[0], int(args[1])))
         elif action == "rename":
-            out = traits.rename_trait(self.db, self.campaign, self.actor, self.own, args[0], args[1])
+            out = as_json(traits.rename_trait(self.db, self.campaign, self.actor, self.own, args[0], args[1]))
         else:
-            out = traits.remove_trait(self.db, self.campaign, self.actor, self.own, args[0], reason="bought off")
+            out = as_json(traits.remove_trait(self.db, self.campaign, self.actor, self.own, args[0],
+                                              reason="bought off"))
         self.after_trait(action, args)
         return {"op": "trait", "action": action, "seq": out["seq"], "subs": 0}
 
