@@ -16,7 +16,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -27,6 +27,9 @@ from campaign.db.models import Campaign, Player
 from campaign.db.models_group import GroupRole
 from campaign.errors import NotFound, RuleRefused
 from campaign.services.common import campaign_named, clean_name
+
+if TYPE_CHECKING:  # loaded when a void is approved, not by every group-mode command
+    from campaign.services.voids import VoidApproved
 
 GM_NAME = "GM"
 # Every table of a campaign; row-level security covers these (migration 0007).
@@ -381,12 +384,14 @@ def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, 
         return {"seq": appended.seq, "kind": "void_request", "requested_void": seq, "reason": reason}
 
 
-def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *, cascade: bool = False) -> dict[str, Any]:
+def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *,
+            cascade: bool = False) -> VoidApproved:
     """The GM grants void request SEQ: the requested entry is voided (an ordinary void
     entry whose reason names the request)."""
     import json
 
-    from campaign.services.history import void
+    from campaign.services.results import extended
+    from campaign.services.voids import VoidApproved, void
 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
@@ -404,4 +409,4 @@ def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *, ca
     voided = void(db, campaign_name, actor, target,
                   f"approved void request #{seq} by {record['actor']}: {record.get('reason') or ''}".strip(),
                   cascade=cascade)
-    return {**voided, "request": seq}
+    return extended(VoidApproved, voided, request=seq)

@@ -15,6 +15,7 @@ import pytest
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.services import history
+from campaign.services.history import VerifyReport
 from campaign.services.transfer import import_campaign
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 from tests.perf.generate import export_lines
@@ -34,7 +35,7 @@ def chain(tmp_path, monkeypatch):
     return url
 
 
-def _both(url: str, head: str | None = None) -> tuple[dict, dict]:
+def _both(url: str, head: str | None = None) -> tuple[VerifyReport, VerifyReport]:
     db = Database(url)
     try:
         fast = history.verify(db, "Fast Path", head)
@@ -136,7 +137,7 @@ def test_fast_path_answers_as_the_exact_rules(chain, case):
     TAMPER[case](chain)
     fast, exact = _both(chain)
     assert fast == exact
-    assert fast["ok"] == (case in STILL_INTACT), fast
+    assert fast.ok == (case in STILL_INTACT), fast
 
 
 # A self-consistent rewrite or truncation passes plain verify (only --head exposes it), and
@@ -149,15 +150,15 @@ def test_fast_path_answers_as_the_exact_rules_with_a_head(chain):
     db = Database(chain)
     sealed = history.seal(db, "Fast Path", "GM")
     db.close()
-    fast, exact = _both(chain, sealed["head"])
-    assert fast == exact and fast["ok"]
+    fast, exact = _both(chain, sealed.head)
+    assert fast == exact and fast.ok
     drop_ledger_guards(chain)
     _rehash_from(chain, 200, _canonical(lambda r: {**r, "dice": [6, 6, 6]}))
-    fast, exact = _both(chain, sealed["head"])
-    assert fast == exact and not fast["ok"] and "rewritten" in fast["reason"]
+    fast, exact = _both(chain, sealed.head)
+    assert fast == exact and not fast.ok and "rewritten" in fast.reason
     execute(chain, "DELETE FROM ledger WHERE campaign_id = 1 AND seq > 250")
-    fast, exact = _both(chain, sealed["head"])
-    assert fast == exact and not fast["ok"]
+    fast, exact = _both(chain, sealed.head)
+    assert fast == exact and not fast.ok
 
 
 def test_the_fast_path_reads_each_row_once_and_reports_progress(chain, monkeypatch):
@@ -177,7 +178,7 @@ def test_the_fast_path_reads_each_row_once_and_reports_progress(chain, monkeypat
         report = history.verify(db, "Fast Path", progress=Progress(), chain_only=True)
     finally:
         db.close()
-    assert report["ok"] and report["entries"] == ENTRIES
+    assert report.ok and report.entries == ENTRIES
     assert seen[0] == ("start", ENTRIES) and sum(seen[1:]) == ENTRIES and max(seen[1:]) == 16
 
 
@@ -194,4 +195,4 @@ def test_a_record_spelled_differently_is_judged_by_the_exact_rules_then_the_scan
         report = history.verify(db, "Fast Path", chain_only=True)
     finally:
         db.close()
-    assert report["ok"] and judged == [133]
+    assert report.ok and judged == [133]
