@@ -420,7 +420,9 @@ def proof(
             if tmp.exists():
                 tmp.unlink()
     if json_out:
-        emit_json({**summary, "file": output})
+        from campaign.services.results import as_json
+
+        emit_json({**as_json(summary), "file": output})
     elif output != "-":
-        say(f"wrote the proof of #{summary['seq']} to {output}: {summary['entries']} entries up to the seal "
-            f"#{summary['head_seq']} (head {summary['head']})")
+        say(f"wrote the proof of #{summary.seq} to {output}: {summary.entries} entries up to the seal "
+            f"#{summary.head_seq} (head {summary.head})")
