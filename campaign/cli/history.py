@@ -315,8 +315,8 @@ def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
     if json_out:
         emit_json(requested)
     else:
-        say(f"void of #{seq} requested (entry #{requested['seq']}); the GM grants it with "
-            f"`campaign history approve {requested['seq']}`")
+        say(f"void of #{seq} requested (entry #{requested.seq}); the GM grants it with "
+            f"`campaign history approve {requested.seq}`")
     return True
 
 
