@@ -178,16 +178,16 @@ def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Char
     s = state(ctx)
     rows = timeline(s.db, s.campaign, name)
     if fmt == CSV:
-        render_rows(None, TIMELINE_COLUMNS, ([r["seq"], r["at"], r["actor"], r["kind"], r["voided_by"], c["what"],
+        render_rows(None, TIMELINE_COLUMNS, ([r.seq, r.at, r.actor, r.kind, r.voided_by, c["what"],
                                               c["name"], c["before"], c["after"], c["text"]]
-                                             for r in rows for c in r["changes"]), fmt)
+                                             for r in rows for c in r.changes), fmt)
         return
     use_campaign_time_zone(s.db, s.campaign)
     render_rows(f"{name}: timeline", ["#", "when", "kind", "change"],
-                ([str(r["seq"]) + (f" ✗#{r['voided_by']}" if r["voided_by"] else ""),
-                  local_time(r["at"]),
-                  r["kind"] + (f" of #{r['voids_seq']}" if r["voids_seq"] else ""),
-                  "; ".join(c["text"] for c in r["changes"])] for r in rows),
+                ([str(r.seq) + (f" ✗#{r.voided_by}" if r.voided_by else ""),
+                  local_time(r.at),
+                  r.kind + (f" of #{r.voids_seq}" if r.voids_seq else ""),
+                  "; ".join(c["text"] for c in r.changes)] for r in rows),
                 fmt, records=rows, empty=f"{name} を変えた記録はありません (no entry changed {name})")
 
 
@@ -329,9 +329,9 @@ def _pool_command(ctx: typer.Context, name: str, pool: str, amount: int, reason:
     if json_out:
         emit_json(done)
         return
-    capped = f" (capped at the maximum; {done['requested']} asked)" if heal and done["change"] != done["requested"] else ""
-    say(f"{done['character']}: {done['pool']} {done['before']} → {done['after']}/{done['max']}{capped} "
-        f"(ledger #{done['seq']})")
+    capped = f" (capped at the maximum; {done.requested} asked)" if heal and done.change != done.requested else ""
+    say(f"{done.character}: {done.pool} {done.before} → {done.after}/{done.max}{capped} "
+        f"(ledger #{done.seq})")
 
 
 @app.command("damage")

@@ -74,7 +74,22 @@ def character_at(db: Database, campaign_name: str | None, name: str, *, at: int 
         return extended(CharacterAsOf, character_view(state, name), as_of=as_of)
 
 
-def timeline(db: Database, campaign_name: str | None, name: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class TimelineRow:
+    """An entry that changed the character. `changes` are campaign.projection.timeline's
+    items ({"what", "name", "before", "after", "text"}), as the projection makes them."""
+
+    seq: int
+    at: str
+    actor: str | None
+    kind: str
+    reason: str | None
+    voids_seq: int | None
+    voided_by: int | None
+    changes: tuple[dict[str, Any], ...]
+
+
+def timeline(db: Database, campaign_name: str | None, name: str) -> list[TimelineRow]:
     """Every entry that changed the character, oldest first, with what it changed as
     the ledger stood then; `voided_by` names a later void that took the entry back."""
     from campaign.projection.timeline import character_changes, states_through
@@ -94,7 +109,8 @@ def timeline(db: Database, campaign_name: str | None, name: str) -> list[dict[st
             if not changes:
                 continue
             record = by_seq[entry.seq]
-            rows.append({"seq": entry.seq, "at": entry.at, "actor": record.get("actor"), "kind": entry.kind,
-                         "reason": record.get("reason"), "voids_seq": entry.voids_seq,
-                         "voided_by": voided.get(entry.seq, voided.get(entry.parent_seq)), "changes": changes})
+            rows.append(TimelineRow(seq=entry.seq, at=entry.at, actor=record.get("actor"), kind=entry.kind,
+                                    reason=record.get("reason"), voids_seq=entry.voids_seq,
+                                    voided_by=voided.get(entry.seq, voided.get(entry.parent_seq)),
+                                    changes=tuple(changes)))
         return rows

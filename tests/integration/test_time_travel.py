@@ -66,7 +66,7 @@ def test_time_travel_equals_the_tables_at_every_seq(tmp_path, program):
         # The timeline's last state of each change agrees with the tables.
         for name in NAMES:
             rows = timeline(db, None, name)
-            cp_changes = [c for r in rows for c in r["changes"] if c["what"] == "cp"]
+            cp_changes = [c for r in rows for c in r.changes if c["what"] == "cp"]
             if cp_changes:
                 assert cp_changes[-1]["after"] == characters.show_character(db, None, name).cp_total
     finally:
