@@ -31,5 +31,5 @@ def award(
     if json_out:
         emit_json(done)
         return
-    for a in done["awards"]:
-        say(f"{a['character']}: +{a['cp']} CP → {a['cp_total']} (awarded {a['cp_awarded']}) (ledger #{a['seq']})")
+    for a in done.awards:
+        say(f"{a.character}: +{a.cp} CP → {a.cp_total} (awarded {a.cp_awarded}) (ledger #{a.seq})")

@@ -35,15 +35,17 @@ def init(
     app_state.may_create = True
     created = create_campaign(app_state.db, name, ruleset, app_state.actor)
     previous = selected_campaign(app_state.db.url)
-    select_campaign(app_state.db.url, created["name"])
-    switched = previous is not None and previous != created["name"]
+    select_campaign(app_state.db.url, created.name)
+    switched = previous is not None and previous != created.name
     if json_out:
-        emit_json({**created, "selected": created["name"], "previously_selected": previous})
+        from campaign.services.results import as_json
+
+        emit_json({**as_json(created), "selected": created.name, "previously_selected": previous})
     else:
-        say(f"created campaign {created['name']} ({created['ruleset']}) and selected it")
+        say(f"created campaign {created.name} ({created.ruleset}) and selected it")
     if switched:
-        say(f"NOTE: the selected campaign of this database switched from {previous!r} to {created['name']!r}; "
-            f"commands without --campaign now act on {created['name']!r} (`campaign use {previous}` to go back)")
+        say(f"NOTE: the selected campaign of this database switched from {previous!r} to {created.name!r}; "
+            f"commands without --campaign now act on {created.name!r} (`campaign use {previous}` to go back)")
 
 
 def use(ctx: typer.Context, name: str = typer.Argument(..., help="Campaign to select."),
@@ -75,13 +77,9 @@ def list_(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOp
 
     fmt = output_format(json_out, csv_out)
     app_state = state(ctx)
-    rows = list_campaigns(app_state.db)
-    selected = app_state.campaign
-    for row in rows:
-        row["selected"] = row["name"] == selected
+    rows = list_campaigns(app_state.db, selected=app_state.campaign)
     columns = ["", Column("name", keep=True), "ruleset", "players", "characters", "ledger entries"]
-    table = [["*" if r["selected"] else "", r["name"], r["ruleset"], r["players"], r["characters"], r["entries"]]
-             for r in rows]
+    table = [["*" if r.selected else "", r.name, r.ruleset, r.players, r.characters, r.entries] for r in rows]
     if fmt == "csv":
         columns[0] = "selected"
     render_rows("campaigns", columns, table, fmt, records=rows,
@@ -115,7 +113,7 @@ def settings(
     if json_out:
         emit_json(shown)
         return
-    if shown["seq"] is not None:
-        say(f"settings changed (ledger #{shown['seq']})")
-    print_table(f"settings of {shown['name']}", ["key", "value"],
-                ([key, "none" if value is None else value] for key, value in shown["settings"].items()))
+    if shown.seq is not None:
+        say(f"settings changed (ledger #{shown.seq})")
+    print_table(f"settings of {shown.name}", ["key", "value"],
+                ([key, "none" if value is None else value] for key, value in shown.settings.items()))

@@ -103,15 +103,17 @@ def import_log(
         finally:
             bar.close()
     if json_out:
-        emit_json({**summary, "file": file, **({"entries": previews} if dry_run else {})})
+        from campaign.services.results import as_json
+
+        emit_json({**as_json(summary), "file": file, **({"entries": previews} if dry_run else {})})
         return
     verb = "would record" if dry_run else "recorded"
-    seqs = f" (#{summary['first_seq']}–#{summary['last_seq']})" if summary["first_seq"] is not None else ""
-    say(f"{verb} {summary['recorded']} entries{seqs}: {summary['rolls']} rolls, {summary['tables']} tables "
-        f"from {summary['messages']} messages")
-    say(f"skipped: {summary['duplicates']} already imported, {summary['secret']} secret dice, "
-        f"{summary['other_system']} other systems' lines, {summary['unreadable']} unreadable results, "
-        f"{summary['chat']} chat; {summary['malformed']} malformed paragraphs"
-        + (f" ({summary['repaired']} repaired)" if summary["repaired"] else ""))
-    if summary["unmapped_speakers"]:
-        say("no character for: " + ", ".join(summary["unmapped_speakers"]) + " (use --map 'ココフォリア名=キャラ名')")
+    seqs = f" (#{summary.first_seq}–#{summary.last_seq})" if summary.first_seq is not None else ""
+    say(f"{verb} {summary.recorded} entries{seqs}: {summary.rolls} rolls, {summary.tables} tables "
+        f"from {summary.messages} messages")
+    say(f"skipped: {summary.duplicates} already imported, {summary.secret} secret dice, "
+        f"{summary.other_system} other systems' lines, {summary.unreadable} unreadable results, "
+        f"{summary.chat} chat; {summary.malformed} malformed paragraphs"
+        + (f" ({summary.repaired} repaired)" if summary.repaired else ""))
+    if summary.unmapped_speakers:
+        say("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")

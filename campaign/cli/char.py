@@ -46,7 +46,7 @@ def char_add(
     s = state(ctx)
     added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
                           stats=parse_assignments(stat, "--stat"), cp=cp)
-    emit_json(added) if json_out else say(f"added {added['kind'].upper()} {added['name']}")
+    emit_json(added) if json_out else say(f"added {added.kind.upper()} {added.name}")
 
 
 @app.command("list")
@@ -72,58 +72,59 @@ def char_list(
     rows = list_characters(s.db, s.campaign, status, include_gone=all_)
 
     def player(r):
-        return r["player"] or (f"(summoner {r['summoner']})" if r["summoner"] else "")
+        return r.player or (f"(summoner {r.summoner})" if r.summoner else "")
 
     def status_text(r):
-        return r["status"] + (f" → {r['searching_for']}" if r["searching_for"] else "")
+        return r.status + (f" → {r.searching_for}" if r.searching_for else "")
 
     if fmt == CSV:
-        stats = list(dict.fromkeys(k for r in rows for k in r["stats"]))
+        stats = list(dict.fromkeys(k for r in rows for k in r.stats))
         columns = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
-        table = [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
-                  r["cp_awarded"], *(r["stats"].get(k) for k in stats)] for r in rows]
+        table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
+                  r.cp_awarded, *(r.stats.get(k) for k in stats)] for r in rows]
     else:
         columns = [Column("name", keep=True), "kind", "player", "status", Column("CP", justify="right"), "stats"]
-        table = [[r["name"], r["kind"].upper(), player(r), status_text(r), r["cp_total"],
-                  " ".join(f"{k}={v}" for k, v in r["stats"].items())] for r in rows]
+        table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
+                  " ".join(f"{k}={v}" for k, v in r.stats.items())] for r in rows]
     render_rows("characters", columns, table, fmt, records=rows,
                 empty="キャラクターはいません (no characters)")
 
 
-def render_character(view: dict) -> None:
+def render_character(view) -> None:
+    """A CharacterSheet (services.characters) as key/value lines."""
     fields = [
-        ("kind", view["kind"].upper()),
-        ("player", view["player"]),
-        ("summoner", view["summoner"]),
-        ("status", view["status"] + (f" (searching for {view['searching_for']})" if view["searching_for"] else "")),
-        ("CP total", view["cp_total"]),
-        ("CP awarded", view["cp_awarded"] or None),
-        ("stats", "  ".join(f"{k} {v}" for k, v in view["stats"].items())),
+        ("kind", view.kind.upper()),
+        ("player", view.player),
+        ("summoner", view.summoner),
+        ("status", view.status + (f" (searching for {view.searching_for})" if view.searching_for else "")),
+        ("CP total", view.cp_total),
+        ("CP awarded", view.cp_awarded or None),
+        ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
     ]
-    if view.get("derived"):  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
-        fields.append(("derived", "  ".join(f"{k} {d['value']} (= {d['from']})" for k, d in view["derived"].items())))
-    for pool, values in view["pools"].items():
-        derived = view.get("derived", {}).get(pool)
-        base = f" (max = {derived['from']})" if derived else ""
-        fields.append((pool, f"{values['current']}/{values['max']}{base}"))
-    for trait in view["traits"]:
-        if trait["unlimited_cp"] == 0:
+    if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
+        fields.append(("derived", "  ".join(f"{k} {d.value} (= {d.from_})" for k, d in view.derived.items())))
+    for pool, values in view.pools.items():
+        derived = view.derived.get(pool)
+        base = f" (max = {derived.from_})" if derived else ""
+        fields.append((pool, f"{values.current}/{values.max}{base}"))
+    for trait in view.traits:
+        if trait.unlimited_cp == 0:
             flag = ""
-        elif trait["limit_cp"] == 0:
+        elif trait.limit_cp == 0:
             flag = " (not counted toward the limit)"
         else:
-            flag = f" ({trait['limit_cp']} CP toward the limit, {trait['unlimited_cp']} CP outside)"
-        fields.append(("trait", f"{trait['name']} [{trait['category']}] {trait['cp']} CP{flag}"))
-    for condition in view["conditions"]:
+            flag = f" ({trait.limit_cp} CP toward the limit, {trait.unlimited_cp} CP outside)"
+        fields.append(("trait", f"{trait.name} [{trait.category}] {trait.cp} CP{flag}"))
+    for condition in view.conditions:
         until = ""
-        if condition.get("until_clock") is not None:
+        if condition.until_clock is not None:
             from campaign.core.gametime import clock_text
 
-            until = f" until {clock_text(condition['until_clock'])[1]}"
-        fields.append(("condition", f"{condition['name']} {condition['duration'] or ''}".rstrip() + until))
-    for relation in view["relations"]:
-        fields.append(("related to", relation["name"] + (f" — {relation['note']}" if relation["note"] else "")))
-    print_fields(view["name"], [(key, value) for key, value in fields if value is not None])
+            until = f" until {clock_text(condition.until_clock)[1]}"
+        fields.append(("condition", f"{condition.name} {condition.duration or ''}".rstrip() + until))
+    for relation in view.relations:
+        fields.append(("related to", relation.name + (f" — {relation.note}" if relation.note else "")))
+    print_fields(view.name, [(key, value) for key, value in fields if value is not None])
 
 
 @app.command("show")
@@ -153,8 +154,8 @@ def char_show(
     if json_out:
         emit_json(view)
         return
-    if "as_of" in view:
-        say(f"as the ledger stood after entry #{view['as_of']}")
+    if at is not None or before is not None:
+        say(f"as the ledger stood after entry #{view.as_of}")
     render_character(view)
 
 
@@ -177,16 +178,16 @@ def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Char
     s = state(ctx)
     rows = timeline(s.db, s.campaign, name)
     if fmt == CSV:
-        render_rows(None, TIMELINE_COLUMNS, ([r["seq"], r["at"], r["actor"], r["kind"], r["voided_by"], c["what"],
+        render_rows(None, TIMELINE_COLUMNS, ([r.seq, r.at, r.actor, r.kind, r.voided_by, c["what"],
                                               c["name"], c["before"], c["after"], c["text"]]
-                                             for r in rows for c in r["changes"]), fmt)
+                                             for r in rows for c in r.changes), fmt)
         return
     use_campaign_time_zone(s.db, s.campaign)
     render_rows(f"{name}: timeline", ["#", "when", "kind", "change"],
-                ([str(r["seq"]) + (f" ✗#{r['voided_by']}" if r["voided_by"] else ""),
-                  local_time(r["at"]),
-                  r["kind"] + (f" of #{r['voids_seq']}" if r["voids_seq"] else ""),
-                  "; ".join(c["text"] for c in r["changes"])] for r in rows),
+                ([str(r.seq) + (f" ✗#{r.voided_by}" if r.voided_by else ""),
+                  local_time(r.at),
+                  r.kind + (f" of #{r.voids_seq}" if r.voids_seq else ""),
+                  "; ".join(c["text"] for c in r.changes)] for r in rows),
                 fmt, records=rows, empty=f"{name} を変えた記録はありません (no entry changed {name})")
 
 
@@ -211,7 +212,7 @@ def char_set(
 
     s = state(ctx)
     view = set_stats(s.db, s.campaign, name, s.actor, parse_assignments(stat, "--stat"), cp, unset, new_stat)
-    emit_json(view) if json_out else say(f"updated {view['name']} (ledger #{view['seq']})")
+    emit_json(view) if json_out else say(f"updated {view.name} (ledger #{view.seq})")
 
 
 @app.command("rename")
@@ -225,7 +226,7 @@ def char_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The cha
 
     s = state(ctx)
     done = rename_character(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"{done['from']} is now {done['to']} (ledger #{done['seq']})")
+    emit_json(done) if json_out else say(f"{done.from_} is now {done.to} (ledger #{done.seq})")
 
 
 def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, json_out: bool) -> None:
@@ -233,7 +234,7 @@ def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, 
 
     s = state(ctx)
     done = set_status(s.db, s.campaign, name, s.actor, status, reason)
-    emit_json(done) if json_out else say(f"{done['character']} is {done['status']} (ledger #{done['seq']})")
+    emit_json(done) if json_out else say(f"{done.character} is {done.status} (ledger #{done.seq})")
 
 
 @app.command("kill")
@@ -274,7 +275,7 @@ def char_relate(
 
     s = state(ctx)
     made = relate(s.db, s.campaign, a, b, s.actor, note)
-    emit_json(made) if json_out else say(f"related {made['from']} and {made['to']}")
+    emit_json(made) if json_out else say(f"related {made.from_} and {made.to}")
 
 
 @app.command("export")
@@ -328,9 +329,9 @@ def _pool_command(ctx: typer.Context, name: str, pool: str, amount: int, reason:
     if json_out:
         emit_json(done)
         return
-    capped = f" (capped at the maximum; {done['requested']} asked)" if heal and done["change"] != done["requested"] else ""
-    say(f"{done['character']}: {done['pool']} {done['before']} → {done['after']}/{done['max']}{capped} "
-        f"(ledger #{done['seq']})")
+    capped = f" (capped at the maximum; {done.requested} asked)" if heal and done.change != done.requested else ""
+    say(f"{done.character}: {done.pool} {done.before} → {done.after}/{done.max}{capped} "
+        f"(ledger #{done.seq})")
 
 
 @app.command("damage")

@@ -111,30 +111,30 @@ def _signed(value: int, label: str = "") -> str:
     return f"{'+' if value >= 0 else '-'} {label}{abs(value)}"
 
 
-def _dice_text(view: dict[str, Any]) -> str:
-    if view.get("skipped") == "zero_dice":
+def _dice_text(view) -> str:
+    if view.skipped == "zero_dice":
         return "0D6(振らない)"
-    faces = ",".join(map(str, view["dice"]))
-    text = f"{view['dice_count']}D6[{faces}]"
-    if view["kept"] != view["dice"]:
-        text += "→[" + ",".join(map(str, view["kept"])) + "]"
+    faces = ",".join(map(str, view.dice))
+    text = f"{view.dice_count}D6[{faces}]"
+    if view.kept != view.dice:
+        text += "→[" + ",".join(map(str, view.kept)) + "]"
     return text
 
 
-def breakdown(view: dict[str, Any]) -> str:
+def breakdown(view) -> str:
     """`【技】3 + 2D6[4,5] + 技能Lv2 + 1`: the stat, the dice, then the other terms."""
-    if view.get("skipped") == "did_not_roll":
+    if view.skipped == "did_not_roll":
         return "判定しない no roll (0)"
-    first, *rest = view["terms"]
+    first, *rest = view.terms
     parts = [f"【{first['label']}】{first['value']}", "+ " + _dice_text(view)]
     parts += [_signed(term["value"], TERM_LABELS.get(term["label"], term["label"])) for term in rest]
     return " ".join(parts)
 
 
-def _result_text(view: dict[str, Any]) -> str:
-    if view.get("skipped") == "zero_dice":
+def _result_text(view) -> str:
+    if view.skipped == "zero_dice":
         return "自動失敗 failure (0D6)"
-    return OUTCOMES.get(view["outcome"], view["outcome"])
+    return OUTCOMES.get(view.outcome, view.outcome)
 
 
 def relation(total: int, target: int, compare: str) -> str:
@@ -145,9 +145,9 @@ def relation(total: int, target: int, compare: str) -> str:
     return "≥" if total >= target else "<"
 
 
-def _scaling_text(view: dict[str, Any]) -> str:
+def _scaling_text(view) -> str:
     """` = 9 ×2 ×½` after the unscaled total; notes the extra x2/x1/2 that did not stack."""
-    scaling = view.get("scaling")
+    scaling = view.scaling
     if not scaling:
         return ""
     text = f" = {scaling['unscaled']}" + (" ×2" if scaling["doubled"] else "") + (" ×½" if scaling["halved"] else "")
@@ -157,10 +157,10 @@ def _scaling_text(view: dict[str, Any]) -> str:
     return text
 
 
-def check_line(view: dict[str, Any]) -> str:
-    text = f"{breakdown(view)}{_scaling_text(view)} = {view['total']}"
-    if view.get("target") is not None:
-        text += f" {relation(view['total'], view['target'], view.get('compare') or '>=')} {view['target']}"
+def check_line(view) -> str:
+    text = f"{breakdown(view)}{_scaling_text(view)} = {view.total}"
+    if view.target is not None:
+        text += f" {relation(view.total, view.target, view.compare or '>=')} {view.target}"
     return f"{text} → {_result_text(view)}"
 
 
@@ -190,58 +190,58 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
 
 
 def _heading(view: dict[str, Any], who: str) -> str:
-    occasion = f" [{view['occasion']}]" if view.get("occasion") else ""
-    return f"{who} {CHECK_NAMES[view['check']]}{occasion} #{view['seq']}"
+    occasion = f" [{view.occasion}]" if view.occasion else ""
+    return f"{who} {CHECK_NAMES[view.check]}{occasion} #{view.seq}"
 
 
 def render_single(view: dict[str, Any], who: str) -> None:
     lines = [f"{_heading(view, who)}: {check_line(view)}"]
-    if view["check"] == "danger":
-        lines.append(f"  差 margin {view['margin']:+d} → 帯 band {view['band']}: {view['band_ja']} / {view['band_en']}")
+    if view.check == "danger":
+        lines.append(f"  差 margin {view.margin:+d} → 帯 band {view.band}: {view.band_ja} / {view.band_en}")
     _print(*lines)
 
 
-def _title(view: dict[str, Any]) -> str:
-    return f"{CHECK_NAMES[view['check']]} #{view['seq']}" + (f" [{view['occasion']}]" if view.get("occasion") else "")
+def _title(view) -> str:
+    return f"{CHECK_NAMES[view.check]} #{view.seq}" + (f" [{view.occasion}]" if view.occasion else "")
 
 
-def render_opposed(view: dict[str, Any]) -> None:
+def render_opposed(view) -> None:
     rows = [
-        ["能動" if side["role"] == "active" else "受動", side["character"], breakdown(side), str(side["total"]),
-         ("勝ち win" if side["character"] == view["winner"] else "負け lose") + _critical_mark(side)]
-        for side in view["sides"]
+        ["能動" if side.role == "active" else "受動", side.character, breakdown(side), str(side.total),
+         ("勝ち win" if side.character == view.winner else "負け lose") + _critical_mark(side)]
+        for side in view.sides
     ]
     _table(_title(view), ["", "キャラクター", "判定", "達成値", "勝敗"], rows)
     why = {"tie": " (同値は受動側の勝ち tie goes to the passive side)",
            "critical": " (クリティカルが達成値に優先 a critical decides before the totals)"}
-    lines = [f"勝者 winner: {view['winner']}" + why.get(view.get("decided_by"), "")]
-    if view.get("effect"):
-        effect = view["effect"]
-        how = " (全効果 full)" if not effect["resisted"] else (
-            " (半減 halved)" if effect["if_resisted"] == "halve" else " (消滅 vanished)")
-        lines.append(f"効果 effect: {effect['base']} → {effect['applied']}{how}")
+    lines = [f"勝者 winner: {view.winner}" + why.get(view.decided_by, "")]
+    if view.effect:
+        effect = view.effect
+        how = " (全効果 full)" if not effect.resisted else (
+            " (半減 halved)" if effect.if_resisted == "halve" else " (消滅 vanished)")
+        lines.append(f"効果 effect: {effect.base} → {effect.applied}{how}")
     _print(*lines)
 
 
-def _critical_mark(side: dict[str, Any]) -> str:
+def _critical_mark(side) -> str:
     """` (大成功)` / ` (大失敗)` after a contest result decided or flagged by the dice."""
-    return {"critical_success": " (大成功)", "critical_failure": " (大失敗)"}.get(side.get("critical") or "", "")
+    return {"critical_success": " (大成功)", "critical_failure": " (大失敗)"}.get(side.critical or "", "")
 
 
-def render_hide(view: dict[str, Any]) -> None:
-    rows = [["隠れる", view["character"], breakdown(view["hider"]), str(view["total"]), "",
-             ("隠れた hidden" if view["hidden"] else "見つかった found") + _critical_mark(view["hider"])]]
-    for obs in view["observers"]:
-        if obs.get("skipped") == "zero_dice":
-            rows.append(["観察", obs["character"], "振らない (隠れる側が自動失敗)", "", "", "発見 noticed"])
+def render_hide(view) -> None:
+    rows = [["隠れる", view.character, breakdown(view.hider), str(view.total), "",
+             ("隠れた hidden" if view.hidden else "見つかった found") + _critical_mark(view.hider)]]
+    for obs in view.observers:
+        if obs.skipped == "zero_dice":
+            rows.append(["観察", obs.character, "振らない (隠れる側が自動失敗)", "", "", "発見 noticed"])
             continue
-        rows.append(["観察", obs["character"], breakdown(obs), str(obs["total"]), obs["band"],
-                     ("発見 noticed" if obs["noticed"] else "見逃し missed") + _critical_mark(obs)])
+        rows.append(["観察", obs.character, breakdown(obs), str(obs.total), obs.band,
+                     ("発見 noticed" if obs.noticed else "見逃し missed") + _critical_mark(obs)])
     _table(_title(view), ["", "キャラクター", "判定", "達成値", "帯", "結果"], rows)
-    if view["hidden"]:
+    if view.hidden:
         _print("→ 隠れている hidden (誰も上回らなかった: no observer beat the hider)")
     else:
-        _print("→ 発見された noticed by: " + ", ".join(view["noticed_by"]))
+        _print("→ 発見された noticed by: " + ", ".join(view.noticed_by))
 
 
 # --------------------------------------------------------------------------- commands
@@ -317,7 +317,7 @@ def coop(
     if json_out:
         emit_json(view)
     else:
-        render_single(view, "・".join(p["character"] for p in view["participants"]))
+        render_single(view, "・".join(p.character for p in view.participants))
 
 
 @app.command("oppose")
@@ -389,13 +389,15 @@ def danger(
     emit_json(view) if json_out else _render(view)
 
 
-def _render(view: dict[str, Any]) -> None:
-    if view.get("secret"):
+def _render(view) -> None:
+    from campaign.services.check_records import SecretCheck
+
+    if isinstance(view, SecretCheck):
         from campaign.cli.roll import render_secret
 
-        render_secret(view)
+        render_secret(view.seq, view.actor, view.character, view.commitment)
     else:
-        render_single(view, view["character"])
+        render_single(view, view.character)
 
 
 @app.command("hide")

@@ -49,14 +49,14 @@ def condition_list(ctx: typer.Context,
     fmt = output_format(json_out, csv_out)
     listed = list_conditions(state(ctx).db, state(ctx).campaign, char)
     columns = ["condition", "duration", "since", "until", "from #"]
-    if listed["character"] is None:
+    if listed.character is None:
         columns = [Column("character", keep=True), *columns]
-        rows = [[c["character"], *_condition_row(c)] for c in listed["conditions"]]
+        rows = [[c["character"], *_condition_row(c)] for c in listed.conditions]
     else:
-        rows = [_condition_row(c) for c in listed["conditions"]]
-    who = listed["character"] or "all characters"
-    render_rows(f"{who}: conditions (now {listed['now']['text_ja']})", columns, rows, fmt, records=listed,
-                empty=f"状態異常はありません (no conditions; now {listed['now']['text_ja']})")
+        rows = [_condition_row(c) for c in listed.conditions]
+    who = listed.character or "all characters"
+    render_rows(f"{who}: conditions (now {listed.now['text_ja']})", columns, rows, fmt, records=listed,
+                empty=f"状態異常はありません (no conditions; now {listed.now['text_ja']})")
 
 
 @app.command("add")
@@ -84,10 +84,10 @@ def condition_add(
     if json_out:
         emit_json(done)
         return
-    c = done["condition"]
+    c = done.condition
     until = f" until {c['until']['text_ja']}" if c["until"] else ""
-    say(f"{done['character']}: {c['name']}{' ' + c['duration'] if c['duration'] else ''}{until} "
-        f"(ledger #{done['seq']})")
+    say(f"{done.character}: {c['name']}{' ' + c['duration'] if c['duration'] else ''}{until} "
+        f"(ledger #{done.seq})")
 
 
 @app.command("clear")
@@ -114,7 +114,7 @@ def condition_clear(
     if json_out:
         emit_json(done)
         return
-    say(f"{done['character']}: cleared {', '.join(c['name'] for c in done['cleared'])} (ledger #{done['seq']})")
-    for follow in done["follow_ups"]:
-        print_text(f"{done['character']}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
+    say(f"{done.character}: cleared {', '.join(c['name'] for c in done.cleared)} (ledger #{done.seq})")
+    for follow in done.follow_ups:
+        print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
         print_text(f"    {follow['detail']['summary_en']}")

@@ -57,7 +57,7 @@ def fright(
         render_fright(result)
 
 
-def _dice(faces: list[int]) -> str:
+def _dice(faces) -> str:
     return "[" + ",".join(map(str, faces)) + "]"
 
 
@@ -158,48 +158,48 @@ def _aligned(rows: list[list[str]]) -> list[str]:
     return ["  ".join(_pad(cell, widths[i]) for i, cell in enumerate(row[:-1])) + "  " + row[-1] for row in rows]
 
 
-def render_fright(result: dict[str, Any]) -> None:
+def render_fright(result) -> None:
     """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
-    what was written onto the character."""
+    what was written onto the character (a FrightCheckResult, services.fright)."""
     from campaign.services.fright import sub_roll_label
 
-    check, table = result["check"], result["table"]
-    mods = [f"Will {check['will']}" + (f" (={check['will_derived_from']})" if check.get("will_derived_from") else "")]
-    if check["modifier"]:
-        mods.append(f"{check['modifier']:+d}")
-    if check["combat_reflexes"]:
+    check, table = result.check, result.table
+    mods = [f"Will {check.will}" + (f" (={check.will_derived_from})" if check.will_derived_from else "")]
+    if check.modifier:
+        mods.append(f"{check.modifier:+d}")
+    if check.combat_reflexes:
         mods.append("+2 戦闘即応")
-    if check["severe_phobia"]:
+    if check.severe_phobia:
         mods.append("-4 強い恐怖症")
-    if check["cap"] is not None:
-        mods.append(f"上限/cap {check['cap']}")
-    rows = [[f"#{result['seq']}", "恐怖判定 / fright check", f"3D6<={check['target']}",
-             f"{_dice(check['dice'])}={check['total']}",
-             _outcome(check["outcome"], check["margin"]) + f"  [{' '.join(mods)}]"]]
-    for sub in result["sub_rolls"]:
-        if sub["purpose"] == "table":
-            raw = f" (raw {table['raw']})" if table["raw"] != table["entry"] else ""
-            rows.append([f"#{sub['seq']}", "恐怖判定表 / fright table", sub["expression"],
-                         f"{_dice(sub['dice'])}={table['entry']}", f"→ {table['entry']}{raw}"])
+    if check.cap is not None:
+        mods.append(f"上限/cap {check.cap}")
+    rows = [[f"#{result.seq}", "恐怖判定 / fright check", f"3D6<={check.target}",
+             f"{_dice(check.dice)}={check.total}",
+             _outcome(check.outcome, check.margin) + f"  [{' '.join(mods)}]"]]
+    for sub in result.sub_rolls:
+        if sub.purpose == "table":
+            raw = f" (raw {table.raw})" if table.raw != table.entry else ""
+            rows.append([f"#{sub.seq}", "恐怖判定表 / fright table", sub.expression,
+                         f"{_dice(sub.dice)}={table.entry}", f"→ {table.entry}{raw}"])
         else:
-            rows.append([f"#{sub['seq']}", sub_roll_label(sub["purpose"]), sub["expression"],
-                         f"{_dice(sub['dice'])}={sub['total']}", _outcome(sub["outcome"], sub["margin"])])
+            rows.append([f"#{sub.seq}", sub_roll_label(sub.purpose), sub.expression,
+                         f"{_dice(sub.dice)}={sub.total}", _outcome(sub.outcome, sub.margin)])
     lines = _aligned(rows)
     if table is not None:  # the entry's summary under the table roll
-        lines[1:2] = [lines[1], f"      {table['ja']}", f"      {table['en']}"]
+        lines[1:2] = [lines[1], f"      {table.ja}", f"      {table.en}"]
     for line in lines:
         print_text(line.rstrip())
-    name = result["character"]
+    name = result.character
     if table is None:
         print_text(f"{name}: 恐怖判定に成功、何も起きない / passed the fright check: nothing happens")
-    for effect in result["effects"]:
+    for effect in result.effects:
         for ja, en in effect_lines(name, effect):
             print_text(ja)
             print_text("    " + en)
-    delta = sum(t["cp"] for t in result["traits_added"]) + sum(
-        e["cp_change"] for e in result["effects"] if e["kind"] == "phobia_escalation")
+    delta = sum(t["cp"] for t in result.traits_added) + sum(
+        e["cp_change"] for e in result.effects if e["kind"] == "phobia_escalation")
     if delta:
-        after = result["character_after"]["cp_total"]
+        after = result.character_after.cp_total
         print_text(f"{name}: CP総計 / CP total {after - delta} → {after}")
-    for note in result["notes"]:
+    for note in result.notes:
         say(f"note: {note}")

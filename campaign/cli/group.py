@@ -25,15 +25,15 @@ def _state(ctx: typer.Context, db: str | None):
     return s
 
 
-def _show_issued(result: dict, json_out: bool) -> None:
+def _show_issued(result, json_out: bool) -> None:
     if json_out:
         emit_json(result)
         return
-    if not result["roles"]:
+    if not result.roles:
         say("every player already has a role; nothing to do")
         return
     say("passwords are shown once: hand each URL to its player now")
-    print_table(None, ["role", "player", "url"], [(r["role"], r["player"], r["url"]) for r in result["roles"]])
+    print_table(None, ["role", "player", "url"], [(r.role, r.player, r.url) for r in result.roles])
 
 
 @app.command("setup")
@@ -78,10 +78,10 @@ def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, 
     s = _state(ctx, db)
     result = status_service(s.db, s.campaign)
     columns = ["role", "player", "kind", "login", "writes"]
-    rows = [(r["role"], r["player"], r["kind"], "yes" if r["login"] else "no",
+    rows = [(r.role, r.player, r.kind, "yes" if r.login else "no",
              " ".join(f"{table}:{'/'.join(p for p in privileges if p != 'SELECT')}"
-                      for table, privileges in r["rights"].items() if set(privileges) - {"SELECT"}))
-            for r in result["roles"]]
+                      for table, privileges in r.rights.items() if set(privileges) - {"SELECT"}))
+            for r in result.roles]
     render_rows(None, columns, rows, fmt, records=result,
                 empty="ロールはまだありません (no roles yet: run `campaign group setup`)")
 
@@ -98,4 +98,4 @@ def revoke(ctx: typer.Context, name: str = typer.Argument(..., help="Player name
 
     s = _state(ctx, db)
     result = revoke_service(s.db, s.campaign, name)
-    emit_json(result) if json_out else say(f"revoked {result['role']} ({result['player']})")
+    emit_json(result) if json_out else say(f"revoked {result.role} ({result.player})")

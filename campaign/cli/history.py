@@ -223,19 +223,19 @@ def verify(
         progress.stop()
     if json_out:
         emit_json(report)
-    elif report["ok"]:
-        print(report["head"])
-        checked = "" if report["state"] is None else "; state tables equal its replay"
-        if report.get("secrets") and report["secrets"]["revealed"]:
-            checked += f"; {report['secrets']['revealed']} reveals match their commitments"
-        say(f"chain intact: {report['entries']} entries{checked}")
-    elif report.get("secrets") is not None and not report["secrets"]["ok"]:
-        say(f"secret rolls: {report['secrets']['problem']}")
-    elif report["state"] is not None:
-        say(f"state differs from the ledger: {report['state']['problem']}")
+    elif report.ok:
+        print(report.head)
+        checked = "" if report.state is None else "; state tables equal its replay"
+        if report.secrets and report.secrets.revealed:
+            checked += f"; {report.secrets.revealed} reveals match their commitments"
+        say(f"chain intact: {report.entries} entries{checked}")
+    elif report.secrets is not None and not report.secrets.ok:
+        say(f"secret rolls: {report.secrets.problem}")
+    elif report.state is not None:
+        say(f"state differs from the ledger: {report.state.problem}")
     else:
-        say(f"chain broken at #{report['bad_seq']}: {report['reason']}")
-    if not report["ok"]:
+        say(f"chain broken at #{report.bad_seq}: {report.reason}")
+    if not report.ok:
         raise typer.Exit(1)
 
 
@@ -253,8 +253,8 @@ def seal(ctx: typer.Context, reason: str = typer.Option(None, "--reason", help="
     if json_out:
         emit_json(sealed)
     else:
-        print(sealed["head"])
-        say(f"sealed at #{sealed['seq']}; keep this hash to check later with `history verify --head`")
+        print(sealed.head)
+        say(f"sealed at #{sealed.seq}; keep this hash to check later with `history verify --head`")
 
 
 @app.command("void")
@@ -275,8 +275,8 @@ def void(
 
     Example: campaign history void 42 --reason 'wrong character' --yes
     """
-    from campaign.services.history import preview_void
-    from campaign.services.history import void as void_service
+    from campaign.services.voids import preview_void
+    from campaign.services.voids import void as void_service
 
     s = state(ctx)
     if _request_void_instead(s, seq, reason, json_out):
@@ -286,21 +286,21 @@ def void(
         if not sys.stdin.isatty():
             raise BadInput("history void changes state: confirm with --yes (not on a terminal, nothing to ask)")
         plan = preview_void(s.db, s.campaign, seq, cascade)
-        say(f"voiding #{plan['voided']} ({plan['kind']})"
-            + (f" and, first, {', '.join(f'#{d}' for d in plan['cascade'])}" if plan["cascade"] else ""))
-        for line in plan["reversed"] or ["(no state changes)"]:
+        say(f"voiding #{plan.voided} ({plan.kind})"
+            + (f" and, first, {', '.join(f'#{d}' for d in plan.cascade)}" if plan.cascade else ""))
+        for line in plan.reversed or ["(no state changes)"]:
             say(f"  will reverse: {line}")
         if not typer.confirm("void it?", default=False, err=True):
             raise typer.Exit(1)
-        expect_head = plan["head"]
+        expect_head = plan.head
     voided = void_service(s.db, s.campaign, s.actor, seq, reason, cascade=cascade, expect_head=expect_head)
     if json_out:
         emit_json(voided)
     else:
-        for cascaded, void_seq in zip(voided["cascade"], voided["void_seqs"]):
-            say(f"voided #{cascaded} (entry #{void_seq}), which depended on #{voided['voided']}")
-        say(f"voided #{voided['voided']} (entry #{voided['seq']})")
-        for line in voided["reversed"]:
+        for cascaded, void_seq in zip(voided.cascade, voided.void_seqs):
+            say(f"voided #{cascaded} (entry #{void_seq}), which depended on #{voided.voided}")
+        say(f"voided #{voided.voided} (entry #{voided.seq})")
+        for line in voided.reversed:
             say(f"  reversed: {line}")
 
 
@@ -315,8 +315,8 @@ def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
     if json_out:
         emit_json(requested)
     else:
-        say(f"void of #{seq} requested (entry #{requested['seq']}); the GM grants it with "
-            f"`campaign history approve {requested['seq']}`")
+        say(f"void of #{seq} requested (entry #{requested.seq}); the GM grants it with "
+            f"`campaign history approve {requested.seq}`")
     return True
 
 
@@ -339,7 +339,7 @@ def approve(
     if json_out:
         emit_json(voided)
     else:
-        say(f"voided #{voided['voided']} (entry #{voided['seq']}) as requested in #{seq}")
+        say(f"voided #{voided.voided} (entry #{voided.seq}) as requested in #{seq}")
 
 
 @app.command("reveal")
@@ -420,7 +420,9 @@ def proof(
             if tmp.exists():
                 tmp.unlink()
     if json_out:
-        emit_json({**summary, "file": output})
+        from campaign.services.results import as_json
+
+        emit_json({**as_json(summary), "file": output})
     elif output != "-":
-        say(f"wrote the proof of #{summary['seq']} to {output}: {summary['entries']} entries up to the seal "
-            f"#{summary['head_seq']} (head {summary['head']})")
+        say(f"wrote the proof of #{summary.seq} to {output}: {summary.entries} entries up to the seal "
+            f"#{summary.head_seq} (head {summary.head})")

@@ -45,7 +45,7 @@ def missing_mark(
     if json_out:
         emit_json(view)
     else:
-        say(f"{view['character']} is missing: {view['odds']} at each scenario end (ledger #{view['seq']})")
+        say(f"{view.character} is missing: {view.odds} at each scenario end (ledger #{view.seq})")
 
 
 @app.command("faces")
@@ -66,7 +66,7 @@ def missing_faces(
     if json_out:
         emit_json(view)
     else:
-        say(f"{view['character']}: reunion die is now 1d{view['faces']}, {view['odds']} (ledger #{view['seq']})")
+        say(f"{view.character}: reunion die is now 1d{view.faces}, {view.odds} (ledger #{view.seq})")
 
 
 @app.command("reunion")
@@ -90,11 +90,11 @@ def missing_reunion(
     if json_out:
         emit_json(rolled)
         return
-    verdict = "reunited" if rolled["success"] else "still missing"
-    if rolled["success"] and rolled["searchers"]:
-        verdict += f"; {', '.join(rolled['searchers'])} {'returns' if len(rolled['searchers']) == 1 else 'return'}"
-    print_text(f"{rolled['character']} (scenario #{rolled['scenario']}): {rolled['odds']} → rolled "
-               f"{rolled['roll']}: {verdict} (ledger #{rolled['seq']})")
+    verdict = "reunited" if rolled.success else "still missing"
+    if rolled.success and rolled.searchers:
+        verdict += f"; {', '.join(rolled.searchers)} {'returns' if len(rolled.searchers) == 1 else 'return'}"
+    print_text(f"{rolled.character} (scenario #{rolled.scenario}): {rolled.odds} → rolled "
+               f"{rolled.roll}: {verdict} (ledger #{rolled.seq})")
 
 
 @app.command("found")
@@ -115,9 +115,9 @@ def missing_found(
     if json_out:
         emit_json(done)
         return
-    back = f"; {', '.join(done['searchers'])} {'returns' if len(done['searchers']) == 1 else 'return'}" \
-        if done["searchers"] else ""
-    say(f"{done['character']} is found{back} (ledger #{done['seq']})")
+    back = f"; {', '.join(done.searchers)} {'returns' if len(done.searchers) == 1 else 'return'}" \
+        if done.searchers else ""
+    say(f"{done.character} is found{back} (ledger #{done.seq})")
 
 
 @app.command("list")
@@ -134,8 +134,8 @@ def missing_list(ctx: typer.Context, json_out: bool = JsonOption,
     rows = list_missing(s.db, s.campaign)
     columns = [Column("character", keep=True), "player", "searchers", "since", "reunion"]
     table = [
-        [r["character"], r["player"], ", ".join(x["name"] for x in r["searchers"]),
-         f"#{r['since_seq']}" + (f" (S{r['since_scenario']})" if r["since_scenario"] else ""), r["odds"]]
+        [r.character, r.player, ", ".join(x.name for x in r.searchers),
+         f"#{r.since_seq}" + (f" (S{r.since_scenario})" if r.since_scenario else ""), r.odds]
         for r in rows
     ]
     render_rows("missing", columns, table, fmt, records=rows,

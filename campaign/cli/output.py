@@ -73,9 +73,14 @@ def safe_line(value: Any) -> str:
 
 
 def emit_json(value: Any) -> None:
-    """JSON escapes C0 itself; C1, DEL and bidi controls are escaped here as well (inside a
+    """A service's result (a dataclass, or plain JSON values holding some) as one document,
+    through the one conversion every result shares (services.results.as_json).
+
+    JSON escapes C0 itself; C1, DEL and bidi controls are escaped here as well (inside a
     JSON document they can only occur in strings, where \\uXXXX means the same)."""
-    document = json.dumps(value, ensure_ascii=False, indent=None)
+    from campaign.services.results import as_json
+
+    document = json.dumps(as_json(value), ensure_ascii=False, indent=None)
     document = _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
     sys.stdout.write(document + "\n")
 
@@ -226,7 +231,8 @@ def render_rows(
 ) -> None:
     """Print a listing in `fmt` (see output_format).
 
-    json: `records` (the service's own values, so field names stay stable) or, without
+    json: `records` (the service's own values: a result dataclass, a list of them, or an
+    iterator of record-shaped dicts, so field names stay stable) or, without
     them, one object per row keyed by the column headers; an iterator is streamed as a
     JSON array in constant memory. csv: a header line, then the rows. table: a Rich table
     whose columns wrap to the terminal; with no rows, the one line `empty` instead of an
@@ -235,7 +241,9 @@ def render_rows(
     if fmt == JSON:
         if records is None:
             records = [dict(zip(headers, row)) for row in rows]
-        if isinstance(records, (list, dict, tuple)):
+        from dataclasses import is_dataclass
+
+        if isinstance(records, (list, dict, tuple)) or is_dataclass(records):
             emit_json(records)
         else:
             stream_json(records)
@@ -261,13 +269,20 @@ def _prepend(first, rest):
 
 def stream_json(items: Iterable[Any]) -> None:
     """A JSON array written item by item: constant memory however long the listing.
-    Escapes like emit_json."""
+    Escapes like emit_json. Items are plain JSON values (the record-shaped history rows:
+    the hot path, passed as they are) or result dataclasses (as_json)."""
+    from dataclasses import is_dataclass
+
+    from campaign.services.results import as_json
+
     encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder, not one per item
     out = sys.stdout
     out.write("[")
     for index, item in enumerate(items):
         if index:
             out.write(",\n")
+        if is_dataclass(item):
+            item = as_json(item)
         out.write(_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", encode(item)))
     out.write("]\n")
 

@@ -31,7 +31,7 @@ def player_add(ctx: typer.Context, name: str = typer.Argument(..., help="Player 
 
     s = state(ctx)
     added = add_player(s.db, s.campaign, name, s.actor)
-    emit_json(added) if json_out else say(f"added player {added['name']}")
+    emit_json(added) if json_out else say(f"added player {added.name}")
 
 
 @app.command("list")
@@ -46,7 +46,7 @@ def player_list(ctx: typer.Context, json_out: bool = JsonOption,
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_players(s.db, s.campaign)
-    table = [[r["name"], ", ".join(r["characters"])] for r in rows]
+    table = [[r.name, ", ".join(r.characters)] for r in rows]
     render_rows("players", [Column("name", keep=True), "characters"], table, fmt, records=rows,
                 empty="プレイヤーはいません (no players)")
 
@@ -62,4 +62,4 @@ def player_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The p
 
     s = state(ctx)
     done = rename_player(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"player {done['from']} is now {done['to']} (ledger #{done['seq']})")
+    emit_json(done) if json_out else say(f"player {done.from_} is now {done.to} (ledger #{done.seq})")

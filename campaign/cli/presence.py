@@ -14,5 +14,6 @@ def say_warnings(view: Any) -> None:
     """Each warning of a result as one line on stderr, before the result itself."""
     from campaign.cli.output import say
 
-    for warning in (view.get("warnings") or []) if isinstance(view, dict) else []:
+    warnings = view.get("warnings") if isinstance(view, dict) else getattr(view, "warnings", None)
+    for warning in warnings or ():
         say(f"warning: {warning}")

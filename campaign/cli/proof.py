@@ -38,10 +38,10 @@ def check(
     if json_out:
         emit_json(result)
     else:
-        print_text(result["head"])
-        print_text(f"proof holds: entry #{result['seq']} is in the chain of {result['campaign']!r} sealed at "
-                   f"#{result['head_seq']} ({result['entries']} entries checked)")
-        print_text("  " + describe(result["entry"]))
-    if not result["head_given"]:
+        print_text(result.head)
+        print_text(f"proof holds: entry #{result.seq} is in the chain of {result.campaign!r} sealed at "
+                   f"#{result.head_seq} ({result.entries} entries checked)")
+        print_text("  " + describe(result.entry))
+    if not result.head_given:
         say("note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
             "the bundle proves the entry against that head only")

@@ -46,29 +46,33 @@ def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = Cs
     fmt = output_format(json_out, csv_out)
     rows = list_references()
     columns = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
-    table = [[r["name"], r["name_en"], r["origin"], r["rows"], r["command"] or ""] for r in rows]
+    table = [[r.name, r.name_en, r.origin, r.rows, r.command or ""] for r in rows]
     render_rows("reference tables / 参照表", columns, table, fmt, records=rows,
                 empty="参照表はありません (no reference tables)")
 
 
-def _header(column: dict[str, Any]) -> str:
-    return f"{column['ja']} / {column['en']}"
+def _header(column) -> str:
+    return f"{column.ja} / {column.en}"
 
 
-def render_reference(view: dict[str, Any]) -> None:
-    columns = ([{"key": "roll", "ja": "出目", "en": "3D6"}] if view["rollable"] else []) + view["columns"]
+def render_reference(view) -> None:
+    """A ReferenceShown (services.reference) as a folded table."""
+    from campaign.services.reference import ReferenceColumn
+
+    columns = [ReferenceColumn("roll", "出目", "3D6")] if view.rollable else []
+    columns += view.columns
     rows = []
-    for row in view["data"]:
+    for row in view.data:
         cells = []
         for column in columns:
-            if column["key"] == "roll":
+            if column.key == "roll":
                 span = row["roll"]
                 cells.append("" if span is None else (str(span[0]) if span[0] == span[1] else f"{span[0]}-{span[1]}"))
             else:
-                cells.append(row[column["key"]])
+                cells.append(row[column.key])
         rows.append(cells)
-    _folded_table(f"{view['name']} / {view['name_en']} ({view['source']})", [_header(c) for c in columns], rows)
-    for note in (view["note_ja"], view["note_en"]):
+    _folded_table(f"{view.name} / {view.name_en} ({view.source})", [_header(c) for c in columns], rows)
+    for note in (view.note_ja, view.note_en):
         if note:
             print_text(note)
 
@@ -117,8 +121,8 @@ def ref_show(
         if json_out:
             emit_json(view)
         elif csv_out:
-            keys = (["roll"] if view["rollable"] else []) + [c["key"] for c in view["columns"]]
-            print_csv(keys, ([_csv_cell(row.get(k)) for k in keys] for row in view["data"]))
+            keys = (["roll"] if view.rollable else []) + [c.key for c in view.columns]
+            print_csv(keys, ([_csv_cell(row.get(k)) for k in keys] for row in view.data))
         else:
             render_reference(view)
         return

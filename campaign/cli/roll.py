@@ -50,7 +50,7 @@ def roll(
     if json_out:
         emit_json(entry)
     elif commitment_text(entry):
-        render_secret(entry)
+        render_secret(entry["seq"], entry["actor"], entry.get("character"), commitment_text(entry))
     else:
         render_roll(entry)
 
@@ -60,12 +60,11 @@ def commitment_text(entry: dict[str, Any]) -> str | None:
     return secret.get("commitment") if isinstance(secret, dict) else None
 
 
-def render_secret(entry: dict[str, Any]) -> None:
+def render_secret(seq: int, actor: str, character: str | None, commitment: str) -> None:
     """A secret roll as anyone may see it: who, for whom, and the commitment."""
-    commitment = entry.get("commitment") or commitment_text(entry)
-    who = f" for {entry['character']}" if entry.get("character") else ""
-    say(f"#{entry['seq']} secret roll by {entry['actor']}{who} (commitment {commitment[:12]}…); "
-        f"the GM sees it with `history peek {entry['seq']}`, everyone with `history reveal {entry['seq']}`")
+    who = f" for {character}" if character else ""
+    say(f"#{seq} secret roll by {actor}{who} (commitment {commitment[:12]}…); "
+        f"the GM sees it with `history peek {seq}`, everyone with `history reveal {seq}`")
 
 
 def repeat_results(entry: dict[str, Any]) -> list[str]:

@@ -62,10 +62,10 @@ def scenario_start(
     if json_out:
         emit_json(view)
         return
-    say(f"scenario #{view['number']} {view['title']} started with {', '.join(view['participants'])} "
-        f"(ledger #{view['seq']})")
-    for sent in view["sent"]:
-        say(f"{sent['searcher']} ({sent['player']}) searches for {sent['target']}: now {sent['odds']}")
+    say(f"scenario #{view.number} {view.title} started with {', '.join(view.participants)} "
+        f"(ledger #{view.seq})")
+    for sent in view.sent:
+        say(f"{sent.searcher} ({sent.player}) searches for {sent.target}: now {sent.odds}")
 
 
 @app.command("end")
@@ -92,24 +92,24 @@ def scenario_end(
     if json_out:
         emit_json(ended)
         return
-    scenario = ended["scenario"]
-    say(f"scenario #{scenario['number']} {scenario['title']} ended (ledger #{ended['seq']})")
-    for r in ended["reunions"]:
-        if r["success"]:
-            verb = "returns" if len(r["searchers"]) == 1 else "return"
-            back = f"; {', '.join(r['searchers'])} {verb}" if r["searchers"] else ""
+    scenario = ended.scenario
+    say(f"scenario #{scenario.number} {scenario.title} ended (ledger #{ended.seq})")
+    for r in ended.reunions:
+        if r.success:
+            verb = "returns" if len(r.searchers) == 1 else "return"
+            back = f"; {', '.join(r.searchers)} {verb}" if r.searchers else ""
             verdict = f"reunited{back}"
         else:
             verdict = "still missing"
-        print_text(f"{r['character']}: {r['odds']} → rolled {r['roll']}: {verdict} (ledger #{r['seq']})")
-    if not ended["reunions"]:
+        print_text(f"{r.character}: {r.odds} → rolled {r.roll}: {verdict} (ledger #{r.seq})")
+    if not ended.reunions:
         say("no one is missing: no reunion checks")
-    for a in ended["awards"]:
-        say(f"{a['character']}: +{a['cp']} CP → {a['cp_total']} (ledger #{a['seq']})")
-    if ended.get("time") is not None:
+    for a in ended.awards:
+        say(f"{a.character}: +{a.cp} CP → {a.cp_total} (ledger #{a.seq})")
+    if ended.time is not None:
         from campaign.cli.time import render_advance
 
-        render_advance(ended["time"])
+        render_advance(ended.time)
 
 
 @app.command("list")
@@ -126,11 +126,11 @@ def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
     rows = list_scenarios(s.db, s.campaign)
     if fmt == CSV:  # a spreadsheet gets the stored UTC time, which it can convert
         columns = ["#", "title", "status", "participants", "started (UTC)"]
-        table = [[r["number"], r["title"], r["status"], ", ".join(r["participants"]), r["started_at"]] for r in rows]
+        table = [[r.number, r.title, r.status, ", ".join(r.participants), r.started_at] for r in rows]
     else:
         use_campaign_time_zone(s.db, s.campaign)
         columns = ["#", Column("title", keep=True), "status", "participants", "started"]
-        table = [[r["number"], r["title"], r["status"], ", ".join(r["participants"]), local_time(r["started_at"])]
+        table = [[r.number, r.title, r.status, ", ".join(r.participants), local_time(r.started_at)]
                  for r in rows]
     render_rows("scenarios", columns, table, fmt, records=rows, empty="シナリオはまだありません (no scenarios yet)")
 
@@ -154,26 +154,26 @@ def scenario_show(
         return
     use_campaign_time_zone(s.db, s.campaign)
     fields = [
-        ("status", view["status"]),
-        ("started", f"{local_time(view['started_at'])} (ledger #{view['started_seq']})"),
-        ("ended", f"{local_time(view['ended_at'])} (ledger #{view['ended_seq']})" if view["ended_seq"] else None),
-        ("participants", ", ".join(view["participants"])),
+        ("status", view.status),
+        ("started", f"{local_time(view.started_at)} (ledger #{view.started_seq})"),
+        ("ended", f"{local_time(view.ended_at)} (ledger #{view.ended_seq})" if view.ended_seq else None),
+        ("participants", ", ".join(view.participants)),
     ]
-    for sent in view["searches"]:
-        since = "carried over, " if sent["carried_over"] else ""
-        fields.append(("searcher", f"{sent['searcher']} ({sent['player']}) → {sent['target']} "
-                                   f"({since}ledger #{sent['seq']})"))
-    for gone in view["went_missing"]:
-        fields.append(("went missing", f"{gone['character']} (ledger #{gone['seq']})"))
-    for r in view["reunions"]:
-        verdict = "reunited" if r["success"] else "still missing"
-        voided = f", voided by #{r['voided_by']}" if r["voided_by"] else ""
-        fields.append(("reunion", f"{r['character']}: {r['roll']} on 1d{r['faces']} vs <= {r['threshold']}: "
-                                  f"{verdict} (ledger #{r['seq']}{voided})"))
-    for note in view["notes"]:
-        voided = f", voided by #{note['voided_by']}" if note["voided_by"] else ""
-        fields.append(("note", f"{note['note']} (ledger #{note['seq']}{voided})"))
-    print_fields(f"#{view['number']} {view['title']}", fields)
+    for sent in view.searches:
+        since = "carried over, " if sent.carried_over else ""
+        fields.append(("searcher", f"{sent.searcher} ({sent.player}) → {sent.target} "
+                                   f"({since}ledger #{sent.seq})"))
+    for gone in view.went_missing:
+        fields.append(("went missing", f"{gone.character} (ledger #{gone.seq})"))
+    for r in view.reunions:
+        verdict = "reunited" if r.success else "still missing"
+        voided = f", voided by #{r.voided_by}" if r.voided_by else ""
+        fields.append(("reunion", f"{r.character}: {r.roll} on 1d{r.faces} vs <= {r.threshold}: "
+                                  f"{verdict} (ledger #{r.seq}{voided})"))
+    for note in view.notes:
+        voided = f", voided by #{note.voided_by}" if note.voided_by else ""
+        fields.append(("note", f"{note.note} (ledger #{note.seq}{voided})"))
+    print_fields(f"#{view.number} {view.title}", fields)
 
 
 @app.command("note")
@@ -191,4 +191,4 @@ def scenario_note(
 
     s = state(ctx)
     done = add_note(s.db, s.campaign, text, s.actor, scenario)
-    emit_json(done) if json_out else say(f"noted on scenario #{done['scenario']} (ledger #{done['seq']})")
+    emit_json(done) if json_out else say(f"noted on scenario #{done.scenario} (ledger #{done.seq})")

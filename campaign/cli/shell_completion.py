@@ -84,7 +84,7 @@ class Completer:
         if kind == "tables":  # seed data: no database, read once
             from campaign.services.tables import list_tables
 
-            return tuple(row["command"] for row in list_tables())
+            return tuple(row.command for row in list_tables())
         if self._names is None or self.session.names_stale:
             from campaign.services.names import Names, names
 

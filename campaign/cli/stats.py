@@ -50,12 +50,12 @@ def _num(value, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
-def render(found: dict) -> None:
-    shown = ", ".join(f"{key} {value}" for key, value in found["filter"].items() if value is not None)
-    print_text(f"{found['campaign']}: {found['entries']:,} entries" + (f" ({shown})" if shown else ""))
-    if not found["sources"]:
+def render(found) -> None:
+    shown = ", ".join(f"{key} {value}" for key, value in found.filter.items() if value is not None)
+    print_text(f"{found.campaign}: {found.entries:,} entries" + (f" ({shown})" if shown else ""))
+    if not found.sources:
         print_text("no dice in these entries")
-    for source in found["sources"]:
+    for source in found.sources:
         name = source["source"]
         label = SOURCE_LABELS.get(name, "imported")
         print_text("")
@@ -82,11 +82,11 @@ def render(found: dict) -> None:
         if source["unclassified_entries"]:
             print_text(f"  {source['unclassified_dice']:,} dice in {source['unclassified_entries']:,} entries not "
                        "counted: their expression does not say which die each face came from")
-    if found["shared_entries"]:
-        print_text(f"({found['shared_entries']:,} cooperative-check entries repeat a shared roll, counted once "
+    if found.shared_entries:
+        print_text(f"({found.shared_entries:,} cooperative-check entries repeat a shared roll, counted once "
                    "on the first participant's entry)")
     print_text("")
-    print_text(found["note"])
+    print_text(found.note)
 
 
 def histogram(sides: int, faces: list[int], width: int = BAR_WIDTH) -> list[str]:

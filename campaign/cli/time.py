@@ -35,13 +35,13 @@ def _who(item: dict[str, Any]) -> str:
 
 
 def render_advance(done: dict[str, Any]) -> None:
-    say(f"time advances {done['span']} / {done['span_ja']}: {done['from']['text_ja']} → {done['to']['text_ja']} "
-        f"(ledger #{done['seq']})")
-    for item in done["ended"]:
-        print_text(f"ended  {_who(item)} (at {item['until']['text_ja'] if item['until'] else done['to']['text_ja']})")
-    for item in done["started"]:
+    say(f"time advances {done.span} / {done.span_ja}: {done.from_['text_ja']} → {done.to['text_ja']} "
+        f"(ledger #{done.seq})")
+    for item in done.ended:
+        print_text(f"ended  {_who(item)} (at {item['until']['text_ja'] if item['until'] else done.to['text_ja']})")
+    for item in done.started:
         print_text(f"began  {_who(item)} {item['detail'].get('summary_ja', '')} until {item['until']['text_ja']}")
-    for item in done["recovery_due"]:
+    for item in done.recovery_due:
         print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']} "
                    "(clear it with `condition clear` once it succeeds)")
 
@@ -80,8 +80,8 @@ def time_show(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = C
     shown = show(s.db, s.campaign)
     columns = [Column("character", keep=True), "condition", "label", "until", "remaining"]
     rows = [[c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]]
-            for c in shown["timed"]]
+            for c in shown.timed]
     if fmt == "table":
-        print_text(f"now: {shown['now']['text_ja']} / {shown['now']['text']}")
+        print_text(f"now: {shown.now['text_ja']} / {shown.now['text']}")
     render_rows("timed conditions", columns, rows, fmt, records=shown,
                 empty="時間制限のある状態異常はありません (no timed conditions)")

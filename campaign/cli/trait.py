@@ -35,10 +35,10 @@ def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Charact
     fmt = output_format(json_out, csv_out)
     listed = list_traits(state(ctx).db, state(ctx).campaign, char)
     columns = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
-    rows = [[t["name"], t["category"], t["cp"], t["limit_cp"], t["unlimited_cp"], t["source_seq"]]
-            for t in listed["traits"]]
-    render_rows(f"{listed['character']} (CP total {listed['cp_total']})", columns, rows, fmt, records=listed,
-                empty=f"{listed['character']} に特徴はありません (no traits; CP total {listed['cp_total']})")
+    rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq]
+            for t in listed.traits]
+    render_rows(f"{listed.character} (CP total {listed.cp_total})", columns, rows, fmt, records=listed,
+                empty=f"{listed.character} に特徴はありません (no traits; CP total {listed.cp_total})")
 
 
 @app.command("add")
@@ -65,9 +65,9 @@ def trait_add(
     if json_out:
         emit_json(done)
     else:
-        t = done["trait"]
-        say(f"{done['character']}: added '{t['name']}' [{t['category']}] {t['cp']} CP; "
-            f"CP total {done['cp_total']} (ledger #{done['seq']})")
+        t = done.trait
+        say(f"{done.character}: added '{t.name}' [{t.category}] {t.cp} CP; "
+            f"CP total {done.cp_total} (ledger #{done.seq})")
 
 
 @app.command("rename")
@@ -90,7 +90,7 @@ def trait_rename(
     if json_out:
         emit_json(done)
     else:
-        say(f"{done['character']}: renamed '{done['before']}' to '{done['trait']['name']}' (ledger #{done['seq']})")
+        say(f"{done.character}: renamed '{done.before}' to '{done.trait.name}' (ledger #{done.seq})")
 
 
 @app.command("remove")
@@ -112,5 +112,5 @@ def trait_remove(
     if json_out:
         emit_json(done)
     else:
-        say(f"{done['character']}: removed '{done['trait']['name']}' ({done['trait']['cp']} CP); "
-            f"CP total {done['cp_total']} (ledger #{done['seq']})")
+        say(f"{done.character}: removed '{done.trait.name}' ({done.trait.cp} CP); "
+            f"CP total {done.cp_total} (ledger #{done.seq})")

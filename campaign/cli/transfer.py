@@ -64,13 +64,15 @@ def export(
         counter.close()
         if secrets_out is not None:
             secrets_out.close()
-    if summary["secrets"] and not summary["secrets_exported"]:
-        say(f"note: {summary['secrets']} secret rolls' hidden results are not in the export; "
+    if summary.secrets and not summary.secrets_exported:
+        say(f"note: {summary.secrets} secret rolls' hidden results are not in the export; "
             "add --secrets FILE to keep them revealable after import")
     if json_out:
-        emit_json({**summary, "file": file})
+        from campaign.services.results import as_json
+
+        emit_json({**as_json(summary), "file": file})
     elif file != "-":
-        say(f"exported {summary['campaign']} ({summary['entries']} ledger entries) to {file}")
+        say(f"exported {summary.campaign} ({summary.entries} ledger entries) to {file}")
 
 
 def import_(
@@ -121,6 +123,6 @@ def import_(
     if json_out:
         emit_json(summary)
     else:
-        renamed = f" (its entries keep the name {summary['chain_name']})" \
-            if summary["chain_name"] != summary["campaign"] else ""
-        say(f"imported {summary['campaign']}: {summary['entries']} ledger entries, chain verified{renamed}")
+        renamed = f" (its entries keep the name {summary.chain_name})" \
+            if summary.chain_name != summary.campaign else ""
+        say(f"imported {summary.campaign}: {summary.entries} ledger entries, chain verified{renamed}")

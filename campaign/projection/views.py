@@ -2,12 +2,14 @@
 
 `char show` reads the state tables; `char show --at SEQ` replays the ledger up to SEQ
 and reads the resulting State with `character_view` below. Both must give the same
-document for the same state (a property test holds them together), so a field added
-to one view must be added here too.
+sheet for the same state (a property test holds them together), so a field added
+to one view must be added here too. The sheet is a frozen dataclass; `--json` prints it
+through services.results.as_json, the fields in the order declared below.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
@@ -38,9 +40,72 @@ def status(state: State, name: str) -> tuple[str, str | None]:
     return "active", None
 
 
-def character_view(state: State, name: str) -> dict[str, Any]:
-    """Everything `char show --json` promises, as plain JSON-able values; `char show`
-    (the tables) and `char show --at` (a replay) both read a State through this."""
+@dataclass(frozen=True, slots=True)
+class DerivedStat:
+    """A 3e stat the sheet lacks, read from another (Will = IQ): `from_` is "from" in JSON."""
+
+    value: int
+    from_: str
+
+
+@dataclass(frozen=True, slots=True)
+class PoolLevel:
+    max: int
+    current: int
+
+
+@dataclass(frozen=True, slots=True)
+class TraitLine:
+    name: str
+    category: str
+    cp: int
+    counts_toward_limit: bool
+    limit_cp: int
+    unlimited_cp: int
+    source_seq: int | None
+    origin: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionLine:
+    name: str
+    duration: str | None
+    detail: dict[str, Any] | None  # the condition row's detail, as the fright record wrote it
+    source_seq: int | None
+    origin: str
+    since_clock: int
+    until_clock: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    name: str
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterSheet:
+    """Everything `char show --json` promises, in its order (services.results.as_json)."""
+
+    name: str
+    kind: str
+    player: str | None
+    summoner: str | None
+    stats: dict[str, int]
+    derived: dict[str, DerivedStat]
+    cp_total: int
+    cp_awarded: int
+    status: str
+    searching_for: str | None
+    traits: tuple[TraitLine, ...]
+    conditions: tuple[ConditionLine, ...]
+    pools: dict[str, PoolLevel]
+    relations: tuple[Relation, ...]
+
+
+def character_view(state: State, name: str) -> CharacterSheet:
+    """The character's sheet; `char show` (the tables) and `char show --at` (a replay)
+    both read a State through this."""
     row = state.characters[name]
     current, searching_for = status(state, name)
     traits = [(origin, t) for origin, t in state.traits.items() if t.character == name and t.removed_seq is None]
@@ -49,35 +114,35 @@ def character_view(state: State, name: str) -> dict[str, Any]:
     relations = []
     for (a, b), note in state.relationships.items():
         if name in (a, b):
-            relations.append({"name": b if a == name else a, "note": note})
+            relations.append(Relation(name=b if a == name else a, note=note))
     pools = {}
     for pool in POOLS:  # a 3e sheet's FP/HP maximum is its ST/HT: "derived" says so
         maximum = stat_value(row.stats, pool)
         if maximum is not None:
-            pools[pool] = {"max": maximum.value, "current": pool_current(row.stats, row.pools, pool)}
-    return {
-        "name": name,
-        "kind": row.kind,
-        "player": row.player,
-        "summoner": row.summoner,
-        "stats": dict(row.stats),
-        "derived": {stat: {"value": value.value, "from": value.derived_from}
-                    for stat, value in derived_stats(row.stats).items()},
-        "cp_total": row.cp_total,
-        "cp_awarded": row.cp_awarded,
-        "status": current,
-        "searching_for": searching_for,
-        "traits": [
-            {"name": t.name, "category": t.category, "cp": t.cp, "counts_toward_limit": t.counts_toward_limit,
-             "limit_cp": t.cp - (t.unlimited_cp or 0), "unlimited_cp": t.unlimited_cp or 0,
-             "source_seq": t.source_seq, "origin": origin}
+            pools[pool] = PoolLevel(max=maximum.value, current=pool_current(row.stats, row.pools, pool))
+    return CharacterSheet(
+        name=name,
+        kind=row.kind,
+        player=row.player,
+        summoner=row.summoner,
+        stats=dict(row.stats),
+        derived={stat: DerivedStat(value=value.value, from_=value.derived_from)
+                 for stat, value in derived_stats(row.stats).items()},
+        cp_total=row.cp_total,
+        cp_awarded=row.cp_awarded,
+        status=current,
+        searching_for=searching_for,
+        traits=tuple(
+            TraitLine(name=t.name, category=t.category, cp=t.cp, counts_toward_limit=t.counts_toward_limit,
+                      limit_cp=t.cp - (t.unlimited_cp or 0), unlimited_cp=t.unlimited_cp or 0,
+                      source_seq=t.source_seq, origin=origin)
             for origin, t in sorted(traits, key=lambda pair: origin_key(pair[0]))
-        ],
-        "conditions": [
-            {"name": c.name, "duration": c.duration, "detail": c.detail, "source_seq": c.source_seq,
-             "origin": origin, "since_clock": c.since_clock or 0, "until_clock": c.until_clock}
+        ),
+        conditions=tuple(
+            ConditionLine(name=c.name, duration=c.duration, detail=c.detail, source_seq=c.source_seq,
+                          origin=origin, since_clock=c.since_clock or 0, until_clock=c.until_clock)
             for origin, c in sorted(conditions, key=lambda pair: origin_key(pair[0]))
-        ],
-        "pools": pools,
-        "relations": relations,
-    }
+        ),
+        pools=pools,
+        relations=tuple(relations),
+    )

@@ -14,7 +14,7 @@ byte-exact: a player's browser hashes exactly what the chain hashed.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select, text
@@ -32,9 +32,49 @@ from campaign.services.history import (
     entry_view,
     resolve_filter,
 )
+from campaign.services.scenario_views import ScenarioDetail, scenario_view
 
 PAGE_SIZE = 50
 CHAIN_BATCH = 1000
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """One page of history: the entries (history's entry views, the records 1:1) and
+    `older`, the `before` of the next page (None on the last)."""
+
+    entries: tuple[dict[str, Any], ...]
+    older: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChainLink:
+    """An entry as the chain hashed it: `record` is the stored canonical JSON text."""
+
+    seq: int
+    kind: str
+    prev_hash: str
+    hash: str
+    record: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChainSlice:
+    """`/api/chain`: links from `genesis` on; `next` is the seq to ask for next, or None."""
+
+    campaign: str
+    genesis: str
+    entries: tuple[ChainLink, ...]
+    next: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SealMark:
+    """A seal's head hash, the seq of its entry and when it was sealed."""
+
+    seq: int
+    hash: str
+    at: str
+
 
 _HEAD_SEQ = text("SELECT seq FROM ledger WHERE campaign_id = :c ORDER BY seq DESC LIMIT 1")
 
@@ -53,12 +93,9 @@ def head_seq(db: Database, campaign_id: int) -> int:
 
 
 def history_page(db: Database, campaign_name: str | None, flt: HistoryFilter, before: int | None = None,
-                 size: int = PAGE_SIZE) -> dict[str, Any]:
-    """One page of `history`, newest first, strictly below `before` when given.
-
-    {"entries": [...], "older": seq for the next page's `before` or None}. One extra row
-    is fetched to know whether an older page exists, instead of counting.
-    """
+                 size: int = PAGE_SIZE) -> HistoryPage:
+    """One page of `history`, newest first, strictly below `before` when given. One extra
+    row is fetched to know whether an older page exists, instead of counting."""
     flt = check_filter(replace(flt, limit=size + 1))
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
@@ -67,10 +104,10 @@ def history_page(db: Database, campaign_name: str | None, flt: HistoryFilter, be
         if before is not None:
             query = query.where(LedgerEntry.seq < max(min(before, INT_MAX), 0))
         rows = session.execute(query).all()
-    entries = [entry_view(json.loads(record), prev_hash, digest, voided_by)
-               for record, prev_hash, digest, voided_by in rows[:size]]
+    entries = tuple(entry_view(json.loads(record), prev_hash, digest, voided_by)
+                    for record, prev_hash, digest, voided_by in rows[:size])
     older = entries[-1]["seq"] if len(rows) > size else None
-    return {"entries": entries, "older": older}
+    return HistoryPage(entries=entries, older=older)
 
 
 def entries_after(db: Database, campaign_id: int, after: int, limit: int = 200) -> list[dict[str, Any]]:
@@ -96,9 +133,8 @@ def source_kinds(db: Database, campaign_name: str | None, seqs: list[int]) -> di
         return {seq: kind for seq, kind in rows}
 
 
-def scenario_by_number(db: Database, campaign_name: str | None, number: int) -> dict[str, Any]:
+def scenario_by_number(db: Database, campaign_name: str | None, number: int) -> ScenarioDetail:
     """`scenario show`'s view of scenario #number (by number only: a title never hides it)."""
-    from campaign.services.scenarios import scenario_view
 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
@@ -110,7 +146,7 @@ def scenario_by_number(db: Database, campaign_name: str | None, number: int) -> 
 
 
 def chain_slice(db: Database, campaign_name: str | None, first: int = 1, last: int | None = None,
-                batch: int = CHAIN_BATCH) -> dict[str, Any]:
+                batch: int = CHAIN_BATCH) -> ChainSlice:
     """Entries first..last (at most `batch`) as the chain hashed them: the stored
     canonical record text, unparsed, with prev_hash and hash. `next` is the seq to ask
     for next, or None when `last` (or the head) was reached."""
@@ -123,13 +159,13 @@ def chain_slice(db: Database, campaign_name: str | None, first: int = 1, last: i
         if last is not None:
             query = query.where(table.c.seq <= max(min(last, INT_MAX), 0))
         rows = session.execute(query.order_by(table.c.seq).limit(batch + 1)).all()
-    entries = [{"seq": seq, "kind": kind, "prev_hash": prev_hash, "hash": digest, "record": record}
-               for seq, kind, prev_hash, digest, record in rows[:batch]]
-    return {"campaign": campaign.name, "genesis": ledger.GENESIS_HASH, "entries": entries,
-            "next": rows[batch][0] if len(rows) > batch else None}
+    entries = tuple(ChainLink(seq=seq, kind=kind, prev_hash=prev_hash, hash=digest, record=record)
+                    for seq, kind, prev_hash, digest, record in rows[:batch])
+    return ChainSlice(campaign=campaign.name, genesis=ledger.GENESIS_HASH, entries=entries,
+                      next=rows[batch][0] if len(rows) > batch else None)
 
 
-def seals(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
+def seals(db: Database, campaign_name: str | None) -> list[SealMark]:
     """Every seal's head hash with its seq and time, oldest first."""
     from campaign.db.models import SealHead
 
@@ -139,4 +175,4 @@ def seals(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
             select(SealHead.seq, SealHead.hash, LedgerEntry.at)
             .join(LedgerEntry, (LedgerEntry.campaign_id == SealHead.campaign_id) & (LedgerEntry.seq == SealHead.seq))
             .where(SealHead.campaign_id == campaign.id).order_by(SealHead.seq))
-        return [{"seq": seq, "hash": digest, "at": at} for seq, digest, at in rows]
+        return [SealMark(seq=seq, hash=digest, at=at) for seq, digest, at in rows]

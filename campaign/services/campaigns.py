@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -26,7 +27,39 @@ DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
 COMMON_SETTINGS: dict[str, Any] = {"timezone": None}
 
 
-def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class CampaignSummary:
+    """A campaign as `init --json` shows it (its settings are the stored JSON object)."""
+
+    name: str
+    ruleset: str
+    settings: dict[str, Any]
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignRow(CampaignSummary):
+    """A row of `campaign list`; `selected` marks the campaign the caller acts on."""
+
+    characters: int
+    players: int
+    entries: int
+    selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignSettings(CampaignSummary):
+    """`settings`: the campaign after the change, and its entry (None when only shown)."""
+
+    seq: int | None
+
+
+def _summary_fields(campaign: Campaign) -> dict[str, Any]:
+    return dict(name=campaign.name, ruleset=campaign.ruleset, settings=campaign.settings,
+                created_at=campaign.created_at)
+
+
+def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> CampaignSummary:
     name = clean_name(name, "campaign")
     if ruleset not in RULESETS:
         raise BadInput(f"unknown ruleset {ruleset!r}; choose one of: {', '.join(RULESETS)}")
@@ -42,18 +75,14 @@ def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> dict[s
                 entry.created_campaign()
                 entry.describe(reason="created", detail={"name": name, "ruleset": ruleset})
             campaign.created_at = entry.at
-            return campaign_summary(campaign)
+            return CampaignSummary(**_summary_fields(campaign))
     except IntegrityError:
         # Another process created the same name between our check and our insert.
         raise RuleRefused(f"a campaign named {name!r} already exists") from None
 
 
-def campaign_summary(campaign: Campaign, **extra: Any) -> dict[str, Any]:
-    return {"name": campaign.name, "ruleset": campaign.ruleset, "settings": campaign.settings,
-            "created_at": campaign.created_at, **extra}
-
-
-def list_campaigns(db: Database) -> list[dict[str, Any]]:
+def list_campaigns(db: Database, selected: str | None = None) -> list[CampaignRow]:
+    """Every campaign with its counts; the one named `selected` is marked."""
     with db.read() as session:
         campaigns = session.scalars(select(Campaign).order_by(Campaign.name)).all()
         counts = {
@@ -62,7 +91,8 @@ def list_campaigns(db: Database) -> list[dict[str, Any]]:
             "entries": dict(session.execute(select(LedgerEntry.campaign_id, func.max(LedgerEntry.seq)).group_by(LedgerEntry.campaign_id)).all()),
         }
         return [
-            campaign_summary(c, **{key: counts[key].get(c.id, 0) for key in counts})
+            CampaignRow(**_summary_fields(c), **{key: counts[key].get(c.id, 0) for key in counts},
+                        selected=c.name == selected)
             for c in campaigns
         ]
 
@@ -129,7 +159,7 @@ def time_zone_of(db: Database, campaign_name: str | None) -> str | None:
 
 
 def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[str, str] | None = None,
-             reason: str | None = None) -> dict[str, Any]:
+             reason: str | None = None) -> CampaignSettings:
     """Show the campaign's settings, or change some (one ledger entry, kind "setting", voidable).
 
     The keys a campaign takes are those of its ruleset's defaults (fright_cap for
@@ -138,7 +168,7 @@ def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[
     reason = clean_text(reason, "--reason")
     if not changes:
         with db.read() as session:
-            return campaign_summary(campaign_named(session, campaign_name), seq=None)
+            return CampaignSettings(**_summary_fields(campaign_named(session, campaign_name)), seq=None)
     with campaign_transaction(db, campaign_name) as (session, campaign):
         allowed = {**DEFAULT_SETTINGS.get(campaign.ruleset, {}), **COMMON_SETTINGS}
         parsed = {}
@@ -154,4 +184,4 @@ def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[
             entry.describe(reason=reason or "settings changed",
                            detail={"changes": {key: {"before": before.get(key), "after": value}
                                                for key, value in parsed.items()}})
-        return campaign_summary(campaign, seq=entry.seq)
+        return CampaignSettings(**_summary_fields(campaign), seq=entry.seq)

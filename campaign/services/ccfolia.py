@@ -15,6 +15,7 @@ import json
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from sqlalchemy import select
@@ -28,12 +29,38 @@ from campaign.db.models import Campaign, Character, LedgerEntry
 from campaign.errors import BadInput, NotFound
 from campaign.seeds import load_tables
 from campaign.services.characters import character_view
+from campaign.services.results import as_json
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name
 from campaign.services.history import INT_MAX
 
 SOURCE = "ccfolia"
 COUNTS = ("messages", "recorded", "rolls", "tables", "duplicates", "secret", "chat", "other_system",
           "unreadable", "malformed", "repaired")
+
+
+@dataclass(frozen=True, slots=True)
+class LogImported:
+    """`import-log --ccfolia`: what was recorded (or, with dry_run, would be) and what
+    was skipped, message by message (COUNTS), and the entries' seq range."""
+
+    campaign: str
+    dry_run: bool
+    messages: int
+    recorded: int
+    rolls: int
+    tables: int
+    duplicates: int
+    secret: int
+    chat: int
+    other_system: int
+    unreadable: int
+    malformed: int
+    repaired: int
+    unmapped_speakers: tuple[str, ...]
+    first_seq: int | None
+    last_seq: int | None
+    scenario: int | None
+    undecodable: bool  # some bytes were not UTF-8
 
 
 # --- pieces out ---
@@ -49,7 +76,8 @@ def export_pieces(db: Database, campaign_name: str | None, names: Iterable[str] 
         else:
             rows = [character_named(session, campaign, name) for name in names]
         tables = tuple(load_tables())
-        return [piece(character_view(session, row), campaign.ruleset, tables) for row in rows]
+        # The bridge reads the sheet as `char show --json` prints it (plain JSON values).
+        return [piece(as_json(character_view(session, row)), campaign.ruleset, tables) for row in rows]
 
 
 # --- logs in ---
@@ -163,7 +191,7 @@ def import_log(
     dry_run: bool = False,
     progress: Callable[[int], None] | None = None,
     on_entry: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
+) -> LogImported:
     """Record every BCDice result of a ココフォリア log; returns the counts.
 
     Speakers become characters by --map, else by an exact character name; a speaker
@@ -232,6 +260,5 @@ def import_log(
         if reader.paragraphs == 0:
             raise BadInput("no ココフォリア messages found: expected an HTML log export "
                            "(<p> per message with tab, speaker and text spans)")
-        return {"campaign": campaign.name, "dry_run": dry_run, **counts, "unmapped_speakers": sorted(unmapped),
-                "first_seq": first_seq, "last_seq": last_seq, "scenario": number,
-                "undecodable": reader.undecodable}
+        return LogImported(campaign=campaign.name, dry_run=dry_run, **counts, unmapped_speakers=tuple(sorted(unmapped)),
+                           first_seq=first_seq, last_seq=last_seq, scenario=number, undecodable=reader.undecodable)

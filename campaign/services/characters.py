@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
@@ -25,9 +25,49 @@ from campaign.services.common import (
     clean_text,
     player_named,
 )
+from campaign.projection.views import CharacterSheet
 from campaign.services.effects import recording
+from campaign.services.results import extended
 
 STAT_LIMIT = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerAdded:
+    name: str
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    """A row of `player list`: the player and the names of their characters."""
+
+    name: str
+    characters: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterAdded(CharacterSheet):
+    """The new character's sheet and the entry that added it."""
+
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class StatsChanged(CharacterSheet):
+    """The sheet after `char set` and the entry that changed it."""
+
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Two characters tied by `char relate` (`from_` is "from" in JSON)."""
+
+    from_: str
+    to: str
+    note: str | None
+    seq: int
 
 
 def _check_stats(stats: dict[str, int]) -> dict[str, int]:
@@ -74,7 +114,7 @@ def _check_cp(cp: int) -> int:
     return cp
 
 
-def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> dict[str, Any]:
+def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> PlayerAdded:
     name = clean_name(name, "player")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name)):
@@ -82,10 +122,10 @@ def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -
         with recording(session, campaign, actor, "player", voidable=False) as entry:
             entry.add_player(name)
             entry.describe(reason="added", detail={"player": name})
-        return {"name": name, "seq": entry.seq}
+        return PlayerAdded(name=name, seq=entry.seq)
 
 
-def list_players(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
+def list_players(db: Database, campaign_name: str | None) -> list[PlayerSummary]:
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         players = session.scalars(select(Player).where(Player.campaign_id == campaign.id).order_by(Player.name)).all()
@@ -94,7 +134,7 @@ def list_players(db: Database, campaign_name: str | None) -> list[dict[str, Any]
             names = session.scalars(
                 select(Character.name).where(Character.player_id == player.id).order_by(Character.name)
             ).all()
-            rows.append({"name": player.name, "characters": list(names)})
+            rows.append(PlayerSummary(name=player.name, characters=tuple(names)))
         return rows
 
 
@@ -109,7 +149,7 @@ def add_character(
     summoner: str | None = None,
     stats: dict[str, int] | None = None,
     cp: int = 0,
-) -> dict[str, Any]:
+) -> CharacterAdded:
     name = clean_name(name, "character")
     stats = _check_stats(stats or {})
     cp = _check_cp(cp)
@@ -128,11 +168,11 @@ def add_character(
         with recording(session, campaign, actor, "character", voidable=False) as entry:
             character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp)
             entry.describe(character=name, reason="added")
-        return {**character_view(session, character), "seq": entry.seq}
+        return extended(CharacterAdded, character_view(session, character), seq=entry.seq)
 
 
 def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, stats: dict[str, int],
-              cp: int | None = None, unset: list[str] | None = None, new_stat: bool = False) -> dict[str, Any]:
+              cp: int | None = None, unset: list[str] | None = None, new_stat: bool = False) -> StatsChanged:
     """Write stats (names made canonical; a new name needs `new_stat`), remove the `unset`
     ones, or write the CP total: one entry."""
     stats = _check_stats(stats)
@@ -161,10 +201,10 @@ def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, st
             if cp is not None:
                 entry.set_cp(character, _check_cp(cp))
             entry.describe(character=character.name, reason="stats changed")
-        return {**character_view(session, character), "seq": entry.seq}
+        return extended(StatsChanged, character_view(session, character), seq=entry.seq)
 
 
-def relate(db: Database, campaign_name: str | None, a: str, b: str, actor: str, note: str | None) -> dict[str, Any]:
+def relate(db: Database, campaign_name: str | None, a: str, b: str, actor: str, note: str | None) -> Related:
     note = clean_text(note, "--note")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         first, second = character_named(session, campaign, a), character_named(session, campaign, b)
@@ -175,7 +215,7 @@ def relate(db: Database, campaign_name: str | None, a: str, b: str, actor: str, 
         with recording(session, campaign, actor, "relation", voidable=False) as entry:
             entry.relate(first, second, note)
             entry.describe(character=first.name, reason=note, detail={"from": first.name, "to": second.name})
-        return {"from": first.name, "to": second.name, "note": note, "seq": entry.seq}
+        return Related(from_=first.name, to=second.name, note=note, seq=entry.seq)
 
 
 def related(session: Session, first: Character, second: Character) -> bool:
@@ -212,9 +252,9 @@ def status_of(session: Session, character: Character) -> tuple[str, str | None]:
     return "active", None
 
 
-def character_view(session: Session, character: Character) -> dict[str, Any]:
-    """Everything `char show --json` promises: the tables read as a State, rendered by the
-    same view `char show --at` renders a replay with (campaign.projection.views)."""
+def character_view(session: Session, character: Character) -> CharacterSheet:
+    """Everything `char show --json` promises: the tables read as a State, made into the
+    same sheet `char show --at` makes of a replay (campaign.projection.views)."""
     from campaign.projection.views import character_view as view_of
     from campaign.services.state_tables import load_state
 
@@ -223,7 +263,7 @@ def character_view(session: Session, character: Character) -> dict[str, Any]:
                    character.name)
 
 
-def show_character(db: Database, campaign_name: str | None, name: str) -> dict[str, Any]:
+def show_character(db: Database, campaign_name: str | None, name: str) -> CharacterSheet:
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         return character_view(session, character_named(session, campaign, name))
@@ -233,7 +273,7 @@ STATUS_FILTERS = ("active", "missing", "searching", "dead", "retired")
 
 
 def list_characters(db: Database, campaign_name: str | None, status: str | None = None,
-                    include_gone: bool = False) -> list[dict[str, Any]]:
+                    include_gone: bool = False) -> list[CharacterSheet]:
     """Characters in play; dead and retired ones only with `include_gone` (--all) or when
     asked for by status."""
     if status is not None and status not in STATUS_FILTERS:
@@ -247,6 +287,6 @@ def list_characters(db: Database, campaign_name: str | None, status: str | None 
             view = character_view(session, character)
             if status is None and not include_gone and character.status != "active":
                 continue
-            if status is None or view["status"] == status:
+            if status is None or view.status == status:
                 rows.append(view)
         return rows

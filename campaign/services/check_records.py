@@ -1,6 +1,12 @@
 """What every logged 2d6 check shares: cleaning the user's input (occasions, stat names,
-modifiers, sides), finding a character's stat, the JSON view of a result, and the
-recorder that writes a check's ledger entries (services.checks, services.danger_checks).
+modifiers, sides), finding a character's stat, the result types, and the recorder that
+writes a check's ledger entries (services.checks, services.danger_checks).
+
+A check's result is flat JSON put together from field groups (the head, the roll, a
+danger band, the context), so each group is one dataclass and a result inherits the
+groups it has. Dataclasses take fields from the last base first: `class X(C, B, A)`
+has A's fields, then B's, then C's, then X's own, which is the JSON order. (No slots
+here: a class with several slotted bases cannot be laid out.)
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
-from campaign.services.presence import with_warnings
+from campaign.services.results import omitted_when_empty
 
 #: 機会 labels (R5): recorded on the check, no rule depends on them. English aliases
 #: are accepted and stored as the Japanese label.
@@ -36,6 +42,89 @@ class SideSpec:
     stat: str | None
     modifiers: tuple[tuple[str, int], ...] = ()
     dice_modifier: int = 0
+
+
+# --------------------------------------------------------------------------- result types
+
+
+@dataclass(frozen=True)
+class CheckRoll:
+    """One roll as every rendered check shows it. `terms` and `scaling` are the core's
+    to_detail() dicts, the same the ledger record holds."""
+
+    expression: str
+    dice: tuple[int, ...]
+    kept: tuple[int, ...]
+    dice_count: int
+    terms: tuple[dict[str, Any], ...]
+    total: int
+    target: int | None
+    compare: str | None
+    outcome: str | None
+    success: bool | None
+    critical: str | None
+    margin: int | None
+    skipped: str | None
+    scaling: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """Last in every check's result: where and why it was rolled."""
+
+    occasion: str | None
+    source: str
+    reason: str | None
+    scenario: int | None
+    warnings: tuple[str, ...] = omitted_when_empty()
+
+
+@dataclass(frozen=True)
+class DangerBand:
+    """R6's band of a danger sense result (how much the character senses)."""
+
+    band: str
+    band_ja: str
+    band_en: str
+
+
+@dataclass(frozen=True)
+class CheckHead:
+    seq: int
+    check: str  # ability, skill, cooperative, opposed, danger, hide
+    character: str
+
+
+@dataclass(frozen=True)
+class StatCheckHead(CheckHead):
+    stat: str
+
+
+@dataclass(frozen=True)
+class Sequenced:
+    """The seq of a participant's own entry (a sub-entry, or the main one)."""
+
+    seq: int
+
+
+@dataclass(frozen=True)
+class SideHead:
+    """A participant of an opposed or hide check; `rolls` is False for a side without a stat."""
+
+    character: str
+    stat: str | None
+    rolls: bool
+
+
+@dataclass(frozen=True)
+class SecretCheck(CheckHead):
+    """All a secret check may say before its reveal: nothing about the result."""
+
+    secret: bool
+    commitment: str | None
+    actor: str
+    scenario: int | None
+    warnings: tuple[str, ...] = omitted_when_empty()
 
 
 # --------------------------------------------------------------------------- validation
@@ -145,24 +234,28 @@ def margin_of(result: rules.CheckResult) -> int | None:
     return None if result.target is None else result.total - result.target
 
 
-def check_view(result: rules.CheckResult) -> dict[str, Any]:
-    """The JSON-able fields every rendered check shares."""
-    return {
-        "expression": check_expression(result),
-        "dice": list(result.dice),
-        "kept": list(result.kept),
-        "dice_count": result.dice_count,
-        "terms": [term.to_detail() for term in result.terms],
-        "total": result.total,
-        "target": result.target,
-        "compare": result.compare,
-        "outcome": result.outcome,
-        "success": result.success,
-        "critical": result.critical,
-        "margin": margin_of(result),
-        "skipped": result.skipped,
-        "scaling": result.scaling.to_detail() if result.scaling is not None else None,
-    }
+def roll_fields(result: rules.CheckResult) -> dict[str, Any]:
+    """The CheckRoll fields of a result, to build a result class that has them."""
+    return dict(
+        expression=check_expression(result),
+        dice=tuple(result.dice),
+        kept=tuple(result.kept),
+        dice_count=result.dice_count,
+        terms=tuple(term.to_detail() for term in result.terms),
+        total=result.total,
+        target=result.target,
+        compare=result.compare,
+        outcome=result.outcome,
+        success=result.success,
+        critical=result.critical,
+        margin=margin_of(result),
+        skipped=result.skipped,
+        scaling=result.scaling.to_detail() if result.scaling is not None else None,
+    )
+
+
+def band_fields(result: rules.DangerSenseResult) -> dict[str, Any]:
+    return dict(band=result.band.label, band_ja=result.band.ja, band_en=result.band.en)
 
 
 def dice_source_detail(source: DiceSource) -> dict[str, Any]:
@@ -212,15 +305,14 @@ class CheckRecorder:
             entry = ledger.append(self.session, self.campaign, self.actor, new)
         return entry.seq
 
-    def secret_view(self, seq: int, check: str, character: str) -> dict[str, Any]:
-        """All a secret check may say before its reveal: nothing about the result."""
-        return with_warnings({"seq": seq, "check": check, "character": character, "secret": True,
-                              "commitment": self.commitment, "actor": self.actor, "scenario": self.scenario},
-                             self.warnings)
+    def secret_view(self, seq: int, check: str, character: str) -> SecretCheck:
+        return SecretCheck(seq=seq, check=check, character=character, secret=True, commitment=self.commitment,
+                           actor=self.actor, scenario=self.scenario, warnings=tuple(self.warnings))
 
     def common(self) -> dict[str, Any]:
-        return with_warnings({"occasion": self.occasion, "source": self.source_kind, "reason": self.reason,
-                              "scenario": self.scenario}, self.warnings)
+        """The CheckContext fields."""
+        return dict(occasion=self.occasion, source=self.source_kind, reason=self.reason, scenario=self.scenario,
+                    warnings=tuple(self.warnings))
 
 
 def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[rules.Contestant, str | None]:
@@ -233,6 +325,6 @@ def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[ru
     ), spec.stat
 
 
-def side_view(result: rules.CheckResult, stat: str | None) -> dict[str, Any]:
-    return {"character": result.name, "stat": stat, "rolls": result.skipped != rules.DID_NOT_ROLL,
-            **check_view(result)}
+def side_fields(result: rules.CheckResult, stat: str | None) -> dict[str, Any]:
+    """The SideHead and CheckRoll fields of one participant."""
+    return dict(character=result.name, stat=stat, rolls=result.skipped != rules.DID_NOT_ROLL, **roll_fields(result))

@@ -24,7 +24,7 @@ The critical rule (大成功/大失敗) is the campaign setting `criticals` (def
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
@@ -34,10 +34,16 @@ from campaign.services.check_records import (
     EFFECT_RULES,
     OCCASIONS,
     VALUE_LIMIT,
+    CheckContext,
+    CheckHead,
     CheckRecorder,
+    CheckRoll,
+    SecretCheck,
+    Sequenced,
+    SideHead,
     SideSpec,
+    StatCheckHead,
     bounded_value,
-    check_view,
     clean_modifiers,
     clean_occasion,
     clean_side,
@@ -46,16 +52,85 @@ from campaign.services.check_records import (
     criticals_of,
     margin_of,
     refuse_duplicates,
+    roll_fields,
     scaling_counts,
-    side_view,
+    side_fields,
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.danger_checks import danger_sense, hide_check
 from campaign.services.presence import check_presence
+from campaign.services.results import as_json
 
 __all__ = ["EFFECT_RULES", "OCCASIONS", "VALUE_LIMIT", "SideSpec", "ability_check", "clean_occasion", "clean_stat_name",
            "cooperative_check", "danger_sense", "hide_check", "opposed_check", "stat_of"]
+
+
+# --------------------------------------------------------------------------- results
+# Field groups (services.check_records): `class X(C, B, A)` is A's fields, B's, C's.
+
+
+@dataclass(frozen=True)
+class AbilityCheck(CheckContext, CheckRoll, StatCheckHead):
+    """能力判定 / 技能判定 (check "ability" or "skill")."""
+
+
+@dataclass(frozen=True, slots=True)
+class CooperativeParticipant:
+    character: str
+    stat_value: int
+
+
+@dataclass(frozen=True)
+class _CooperativeHead(StatCheckHead):
+    participants: tuple[CooperativeParticipant, ...]
+    stat_from: str  # whose stat the shared roll used (the best)
+
+
+@dataclass(frozen=True)
+class CooperativeCheck(CheckContext, CheckRoll, _CooperativeHead):
+    """協力判定: one shared roll; the other participants' sub-entries repeat it."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpposedEffect:
+    """The active side's numeric effect: in full on a win, halved or vanished when resisted."""
+
+    base: int
+    if_resisted: str
+    resisted: bool
+    applied: int
+
+
+@dataclass(frozen=True)
+class _Role(Sequenced):
+    role: str  # "active" or "passive"
+
+
+@dataclass(frozen=True)
+class OpposedSide(CheckRoll, SideHead, _Role):
+    """One side of an opposed check, with the seq of its own entry."""
+
+
+@dataclass(frozen=True)
+class _OpposedHead(CheckHead):
+    winner: str
+    winner_role: str
+    decided_by: str | None
+    dice: tuple[int, ...]
+    total: int
+    target: int | None
+    outcome: str | None
+    margin: int | None
+    effect: OpposedEffect | None
+    sides: tuple[OpposedSide, ...]
+
+
+@dataclass(frozen=True)
+class OpposedCheck(CheckContext, _OpposedHead):
+    """対抗判定: the active side's roll in the head, every side in `sides`."""
+
+
 
 
 # --------------------------------------------------------------------------- R5
@@ -79,7 +154,7 @@ def ability_check(
     reason: str | None = None,
     secret: bool = False,
     anyway: bool = False,
-) -> dict[str, Any]:
+) -> AbilityCheck | SecretCheck:
     """能力判定 (or 技能判定 with a skill level): stat + 2d6 + skill + modifiers >= target."""
     stat = clean_stat_name(stat)
     target = bounded_value(target, "--target")
@@ -108,8 +183,8 @@ def ability_check(
         seq = recorder.write(row.name, result, detail)
         if secret:
             return recorder.secret_view(seq, check, row.name)
-        return {"seq": seq, "check": check, "character": row.name, "stat": stat, **check_view(result),
-                **recorder.common()}
+        return AbilityCheck(seq=seq, check=check, character=row.name, stat=stat, **roll_fields(result),
+                            **recorder.common())
 
 
 def cooperative_check(
@@ -129,7 +204,7 @@ def cooperative_check(
     occasion: str | None = None,
     reason: str | None = None,
     anyway: bool = False,
-) -> dict[str, Any]:
+) -> CooperativeCheck:
     """協力判定: best stat among the participants, +1 per extra one, (n+1)d6 keep best two."""
     stat = clean_stat_name(stat)
     target = bounded_value(target, "--target")
@@ -159,12 +234,13 @@ def cooperative_check(
                 "check": "cooperative", "role": "participant", "stat": stat, "stat_value": value,
                 "kind": result.kind, "total": result.total, "outcome": result.outcome,
             }, parent_seq=seq)
-        return {
-            "seq": seq, "check": "cooperative", "character": rows[0].name, "stat": stat,
-            "participants": [{"character": row.name, "stat_value": value} for row, value in zip(rows, values)],
-            "stat_from": result.participants[result.stat_from],
-            **check_view(result), **recorder.common(),
-        }
+        return CooperativeCheck(
+            seq=seq, check="cooperative", character=rows[0].name, stat=stat,
+            participants=tuple(CooperativeParticipant(character=row.name, stat_value=value)
+                               for row, value in zip(rows, values)),
+            stat_from=result.participants[result.stat_from],
+            **roll_fields(result), **recorder.common(),
+        )
 
 
 def opposed_check(
@@ -180,7 +256,7 @@ def opposed_check(
     occasion: str | None = None,
     reason: str | None = None,
     anyway: bool = False,
-) -> dict[str, Any]:
+) -> OpposedCheck:
     """対抗判定: the active side rolls first, highest result wins, a tie goes to the passive side.
 
     `effect` is the numeric effect (damage ...) of the active side's skill: in full when
@@ -210,22 +286,22 @@ def opposed_check(
         if effect is not None:
             won = result.winner_index == 0
             value = effect if won else (rules.halve(effect) if if_resisted == "halve" else 0)
-            applied = {"base": effect, "if_resisted": if_resisted, "resisted": not won, "applied": value}
+            applied = OpposedEffect(base=effect, if_resisted=if_resisted, resisted=not won, applied=value)
         recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
         detail = {**result.to_detail(), "check": "opposed", "role": "active", "stats": stats,
-                  "effect": applied}
+                  "effect": as_json(applied)}
         seq = recorder.write(rows[0].name, result.active, detail)
-        sides = [{"seq": seq, "role": "active", **side_view(result.active, stats[0])}]
+        sides = [OpposedSide(seq=seq, role="active", **side_fields(result.active, stats[0]))]
         for side, stat in zip(result.passives, stats[1:]):
             sub = recorder.write(side.name or "", side, {
                 **side.to_detail(), "check": "opposed", "stat": stat, "winner": result.winner,
             }, parent_seq=seq)
-            sides.append({"seq": sub, "role": "passive", **side_view(side, stat)})
-        return {
-            "seq": seq, "check": "opposed", "character": rows[0].name,
-            "winner": result.winner, "winner_role": "active" if result.winner_index == 0 else "passive",
-            "decided_by": result.decided_by, "dice": list(result.dice),
-            "total": result.active.total, "target": result.active.target,
-            "outcome": result.active.outcome, "margin": margin_of(result.active),
-            "effect": applied, "sides": sides, **recorder.common(),
-        }
+            sides.append(OpposedSide(seq=sub, role="passive", **side_fields(side, stat)))
+        return OpposedCheck(
+            seq=seq, check="opposed", character=rows[0].name,
+            winner=result.winner, winner_role="active" if result.winner_index == 0 else "passive",
+            decided_by=result.decided_by, dice=tuple(result.dice),
+            total=result.active.total, target=result.active.target,
+            outcome=result.active.outcome, margin=margin_of(result.active),
+            effect=applied, sides=tuple(sides), **recorder.common(),
+        )

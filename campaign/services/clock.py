@@ -14,6 +14,7 @@ the ones whose roll became due so the GM knows whom to roll for.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -26,13 +27,42 @@ from campaign.services.conditions import campaign_conditions, condition_view, du
 from campaign.services.effects import recording
 
 
+# Clock readings and condition views stay dicts: the time entry's record holds them
+# (detail.from / detail.to), see services.conditions.
+
+
+@dataclass(frozen=True, slots=True)
+class TimeAdvanced:
+    """`time advance` (or `scenario end --elapsed`): the span, the clock before and after
+    (`from_` is "from" in JSON), the conditions that ran out on the way, the follow-up
+    penalties that began, and those whose recovery roll is now due."""
+
+    seq: int
+    seconds: int
+    span: str
+    span_ja: str
+    from_: dict[str, Any]
+    to: dict[str, Any]
+    ended: tuple[dict[str, Any], ...]
+    started: tuple[dict[str, Any], ...]
+    recovery_due: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClockShown:
+    """`time show`: the clock now and every timed condition, soonest to run out first."""
+
+    now: dict[str, Any]
+    timed: tuple[dict[str, Any], ...]
+
+
 def _clock_view(clock: int) -> dict[str, Any]:
     en, ja = clock_text(clock)
     return {"clock": clock, "text": en, "text_ja": ja}
 
 
 def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
-               reason: str | None = None, scenario: int | None = None) -> dict[str, Any]:
+               reason: str | None = None, scenario: int | None = None) -> TimeAdvanced:
     """Append the time entry inside the caller's transaction (which holds the append lock)."""
     start = campaign.clock or 0
     target = start + seconds
@@ -66,11 +96,12 @@ def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
                                          for e in ended],
                                "started": [{"character": s["character"], "name": s["name"], "origin": s["origin"]}
                                            for s in started]})
-    return {"seq": entry.seq, **summary, "ended": ended, "started": started, "recovery_due": due}
+    return TimeAdvanced(seq=entry.seq, seconds=seconds, span=en, span_ja=ja, from_=summary["from"], to=summary["to"],
+                        ended=tuple(ended), started=tuple(started), recovery_due=tuple(due))
 
 
 def advance(db: Database, campaign_name: str | None, actor: str, span: str, *,
-            reason: str | None = None) -> dict[str, Any]:
+            reason: str | None = None) -> TimeAdvanced:
     """Move campaign time on by `span` ("6h", "2d", "3turns")."""
     seconds = parse_span(span, "time").seconds
     reason = clean_text(reason, "--reason")
@@ -78,12 +109,12 @@ def advance(db: Database, campaign_name: str | None, actor: str, span: str, *,
         return advance_in(session, campaign, actor, seconds, reason)
 
 
-def show(db: Database, campaign_name: str | None) -> dict[str, Any]:
+def show(db: Database, campaign_name: str | None) -> ClockShown:
     """The campaign clock and every timed condition, soonest to run out first."""
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         clock = campaign.clock or 0
         timed = sorted(((c.until_clock, c.id, character.name, c) for character, c in campaign_conditions(session, campaign)
                         if c.until_clock is not None), key=lambda item: (item[0], item[1]))
-        return {"now": _clock_view(clock),
-                "timed": [{"character": name, **condition_view(c, clock)} for _, _, name, c in timed]}
+        return ClockShown(now=_clock_view(clock),
+                          timed=tuple({"character": name, **condition_view(c, clock)} for _, _, name, c in timed))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -41,6 +42,40 @@ from campaign.services.common import (
 from campaign.services.effects import Recorder, recording
 
 PENALTY_LIMIT = 100
+
+# A condition's view (condition_view) and a clock reading ({"clock", "text", "text_ja"})
+# stay dicts: they are what the ledger records hold (detail.condition, detail.conditions,
+# detail.follow_ups, a time entry's from/to), and a listing shows the same shape.
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionListing:
+    """`condition list`: one character's conditions (or, with character None, everyone's,
+    each view then starting with its "character")."""
+
+    character: str | None
+    now: dict[str, Any]
+    conditions: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionAdded:
+    seq: int
+    action: str  # "add"
+    character: str
+    condition: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionsCleared:
+    """Every matching condition ended, and the follow-up penalties that began (R2.7)."""
+
+    seq: int
+    action: str  # "clear"
+    character: str
+    cleared: tuple[dict[str, Any], ...]
+    follow_ups: tuple[dict[str, Any], ...]
+    now: dict[str, Any]
 
 
 def label_ja(name: str, detail: dict[str, Any] | None) -> str | None:
@@ -93,19 +128,19 @@ def campaign_conditions(session: Session, campaign: Campaign) -> list[tuple[Char
     return [(character, condition) for character, condition in rows]
 
 
-def list_conditions(db: Database, campaign_name: str | None, character_name: str | None = None) -> dict[str, Any]:
+def list_conditions(db: Database, campaign_name: str | None, character_name: str | None = None) -> ConditionListing:
     """One character's active conditions, or (no name) every character's."""
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         clock = campaign.clock or 0
-        now = {"now": _clock_view(clock)}
+        now = _clock_view(clock)
         if character_name is not None:
             character = character_named(session, campaign, character_name)
-            return {"character": character.name, **now,
-                    "conditions": [condition_view(c, clock) for c in active_conditions(session, character)]}
-        return {"character": None, **now,
-                "conditions": [{"character": character.name, **condition_view(condition, clock)}
-                               for character, condition in campaign_conditions(session, campaign)]}
+            return ConditionListing(character=character.name, now=now, conditions=tuple(
+                condition_view(c, clock) for c in active_conditions(session, character)))
+        return ConditionListing(character=None, now=now, conditions=tuple(
+            {"character": character.name, **condition_view(condition, clock)}
+            for character, condition in campaign_conditions(session, campaign)))
 
 
 def _condition_matches(condition: Condition, wanted: str) -> bool:
@@ -131,7 +166,7 @@ def add_condition(
     db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
     *, lasts: str | None = None, then_penalty: int | None = None, then_for: str | None = None,
     reason: str | None = None,
-) -> dict[str, Any]:
+) -> ConditionAdded:
     """The GM puts a condition on a character, timed with `lasts` ("6h"), optionally with
     a penalty that follows it (`then_penalty` for `then_for`) once it ends."""
     name = clean_name(name, "condition")
@@ -155,7 +190,7 @@ def add_condition(
             view = condition_view(condition, campaign.clock or 0)
             entry.describe(character=character.name, reason=reason or "added",
                            detail={"action": "add", "condition": view})
-        return {"seq": entry.seq, "action": "add", "character": character.name, "condition": view}
+        return ConditionAdded(seq=entry.seq, action="add", character=character.name, condition=view)
 
 
 def end_condition(entry: Recorder, character: Character, condition: Condition, *,
@@ -186,7 +221,7 @@ def end_condition(entry: Recorder, character: Character, condition: Condition, *
 def clear_condition(
     db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
     *, reason: str | None = None, lasted: str | None = None,
-) -> dict[str, Any]:
+) -> ConditionsCleared:
     """End every active condition of that name (slug such as `stun`, or 朦朧); a penalty
     that follows recovery (R2.7) begins now as a timed condition."""
     name = clean_name(name, "condition")
@@ -204,5 +239,5 @@ def clear_condition(
             started = [e["follow_up"] for e in ended if e["follow_up"] is not None]
             entry.describe(character=character.name, reason=reason or "cleared",
                            detail={"action": "clear", "conditions": cleared, "follow_ups": started})
-        return {"seq": entry.seq, "action": "clear", "character": character.name, "cleared": cleared,
-                "follow_ups": started, "now": _clock_view(campaign.clock or 0)}
+        return ConditionsCleared(seq=entry.seq, action="clear", character=character.name, cleared=tuple(cleared),
+                                 follow_ups=tuple(started), now=_clock_view(campaign.clock or 0))

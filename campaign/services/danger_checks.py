@@ -6,17 +6,25 @@ services.check_records (see services.checks for the entries a check writes).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput
 from campaign.services.check_records import (
+    CheckContext,
+    CheckHead,
     CheckRecorder,
+    CheckRoll,
+    DangerBand,
+    SecretCheck,
+    Sequenced,
+    SideHead,
     SideSpec,
+    StatCheckHead,
+    band_fields,
     bounded_value,
-    check_view,
     clean_modifiers,
     clean_occasion,
     clean_side,
@@ -25,16 +33,74 @@ from campaign.services.check_records import (
     criticals_of,
     margin_of,
     refuse_duplicates,
+    roll_fields,
     scaling_counts,
-    side_view,
+    side_fields,
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.presence import check_presence
 
 
-def _band_view(result: rules.DangerSenseResult) -> dict[str, Any]:
-    return {"band": result.band.label, "band_ja": result.band.ja, "band_en": result.band.en}
+# Field groups (services.check_records): `class X(C, B, A)` is A's fields, B's, C's.
+
+
+@dataclass(frozen=True)
+class _DangerHead(StatCheckHead):
+    difficulty: int
+
+
+@dataclass(frozen=True)
+class DangerSenseCheck(CheckContext, DangerBand, CheckRoll, _DangerHead):
+    """危険感知 (check "danger"): the roll and the R6 band it reached."""
+
+
+@dataclass(frozen=True)
+class HiderRoll(CheckRoll, SideHead, Sequenced):
+    """The hider's roll, with the seq of the main entry."""
+
+
+@dataclass(frozen=True)
+class ObserverRoll(DangerBand, CheckRoll, SideHead, Sequenced):
+    """An observer's danger sense against the hider."""
+
+    noticed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class UnrolledObserver:
+    """An observer who did not roll: the hider failed outright (0D6) and everyone noticed."""
+
+    seq: int
+    character: str
+    stat: str | None
+    rolls: bool
+    dice: tuple[int, ...]
+    total: None
+    target: None
+    outcome: str
+    noticed: bool
+    skipped: str
+
+
+@dataclass(frozen=True)
+class _HideHead(CheckHead):
+    stat: str | None
+    hidden: bool
+    noticed_by: tuple[str, ...]
+    dice: tuple[int, ...]
+    expression: str
+    total: int
+    target: int | None
+    outcome: str | None
+    margin: int | None
+    hider: HiderRoll
+    observers: tuple[ObserverRoll | UnrolledObserver, ...]
+
+
+@dataclass(frozen=True)
+class HideCheck(CheckContext, _HideHead):
+    """隠れる (check "hide"): the hider's roll in the head and in `hider`, then each observer."""
 
 
 def danger_sense(
@@ -54,7 +120,7 @@ def danger_sense(
     reason: str | None = None,
     secret: bool = False,
     anyway: bool = False,
-) -> dict[str, Any]:
+) -> DangerSenseCheck | SecretCheck:
     """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the R6 band."""
     stat = clean_stat_name(stat)
     difficulty = bounded_value(difficulty, "--difficulty")
@@ -77,8 +143,8 @@ def danger_sense(
         seq = recorder.write(row.name, result, detail)
         if secret:
             return recorder.secret_view(seq, "danger", row.name)
-        return {"seq": seq, "check": "danger", "character": row.name, "stat": stat,
-                "difficulty": difficulty, **check_view(result), **_band_view(result), **recorder.common()}
+        return DangerSenseCheck(seq=seq, check="danger", character=row.name, stat=stat, difficulty=difficulty,
+                                **roll_fields(result), **band_fields(result), **recorder.common())
 
 
 def hide_check(
@@ -92,7 +158,7 @@ def hide_check(
     occasion: str | None = None,
     reason: str | None = None,
     anyway: bool = False,
-) -> dict[str, Any]:
+) -> HideCheck:
     """隠れる: the hider's 技 + 2d6 against each observer's danger sense (who must exceed it)."""
     hider = clean_side(hider)
     observers = [clean_side(spec) for spec in observers]
@@ -124,21 +190,21 @@ def hide_check(
                     "check": "hide", "role": "observer", "stat": stat, "hider": rows[0].name,
                     "noticed": True, "skipped": rules.ZERO_DICE,
                 }, parent_seq=seq, outcome=rules.SUCCESS)
-                observed.append({"seq": sub, "character": row.name, "stat": stat, "rolls": False,
-                                 "dice": [], "total": None, "target": None, "outcome": rules.SUCCESS,
-                                 "noticed": True, "skipped": rules.ZERO_DICE})
+                observed.append(UnrolledObserver(seq=sub, character=row.name, stat=stat, rolls=False, dice=(),
+                                                 total=None, target=None, outcome=rules.SUCCESS, noticed=True,
+                                                 skipped=rules.ZERO_DICE))
         for obs, (_, stat) in zip(result.observers, observer_sides):
             sub = recorder.write(obs.name or "", obs, {
                 **obs.to_detail(), "check": "hide", "role": "observer", "stat": stat,
                 "hider": rows[0].name, "noticed": obs.success,
             }, parent_seq=seq)
-            observed.append({"seq": sub, **side_view(obs, stat), **_band_view(obs), "noticed": obs.success})
-        hider_view = side_view(result.hider, hider_stat)
-        return {
-            "seq": seq, "check": "hide", "character": rows[0].name, "stat": hider_stat,
-            "hidden": result.hidden, "noticed_by": list(result.noticed_by),
-            "dice": list(result.dice), "expression": hider_view["expression"],
-            "total": result.hider.total, "target": result.hider.target, "outcome": result.hider.outcome,
-            "margin": margin_of(result.hider), "hider": {"seq": seq, **hider_view},
-            "observers": observed, **recorder.common(),
-        }
+            observed.append(ObserverRoll(seq=sub, **side_fields(obs, stat), **band_fields(obs), noticed=obs.success))
+        hider_view = HiderRoll(seq=seq, **side_fields(result.hider, hider_stat))
+        return HideCheck(
+            seq=seq, check="hide", character=rows[0].name, stat=hider_stat,
+            hidden=result.hidden, noticed_by=tuple(result.noticed_by),
+            dice=tuple(result.dice), expression=hider_view.expression,
+            total=result.hider.total, target=result.hider.target, outcome=result.hider.outcome,
+            margin=margin_of(result.hider), hider=hider_view,
+            observers=tuple(observed), **recorder.common(),
+        )

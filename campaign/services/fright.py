@@ -31,13 +31,14 @@ Decisions (beyond core.fright's own):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from campaign import ledger
 from campaign.core.derived import pool_current, stat_value
 from campaign.core.dice_source import DiceSource, about
-from campaign.services.presence import check_presence, with_warnings
 from campaign.core.effects_vocabulary import effect_data
+from campaign.services.presence import check_presence
 from campaign.core.fright import (
     FRIGHT_TABLE,
     STAT_ALIASES,
@@ -76,7 +77,9 @@ from campaign.services.common import (
     clean_name,
     clean_text,
 )
+from campaign.projection.views import CharacterSheet
 from campaign.services.effects import Recorder, recording
+from campaign.services.results import as_json, omitted_when_empty
 from campaign.services.traits import (
     active_traits,
     find_trait,
@@ -87,6 +90,87 @@ from campaign.services.traits import (
 COMBAT_REFLEXES_NAMES = frozenset({"combat reflexes", "戦闘即応"})
 PLACEHOLDER_SUFFIX = " (恐怖判定)"
 MODIFIER_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class WillRoll:
+    """The fright check itself (the record's detail holds it too, as_json)."""
+
+    target: int
+    dice: tuple[int, ...]
+    total: int
+    outcome: str
+    margin: int
+    will: int
+    will_stat: str
+    will_derived_from: str | None
+    modifier: int
+    combat_reflexes: bool
+    severe_phobia: bool
+    cap: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FrightTableRoll:
+    """The fright table roll on a failure: `entry` (raw roll, capped) and its words."""
+
+    dice: tuple[int, ...]
+    margin_added: int
+    raw: int
+    entry: int
+    range: tuple[int, int]
+    ja: str
+    en: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableSubRoll:
+    """The sub-entry that records the table roll."""
+
+    seq: int
+    purpose: str  # "table"
+    expression: str
+    dice: tuple[int, ...]
+    total: int
+    raw: int
+    entry: int
+
+
+@dataclass(frozen=True, slots=True)
+class EffectSubRoll:
+    """A sub-entry for a roll an effect needed (how long a stun lasts, fatigue ...)."""
+
+    seq: int
+    purpose: str
+    expression: str
+    dice: tuple[int, ...]
+    total: int
+    target: int | None
+    outcome: str | None
+    margin: int | None
+    entry: int
+
+
+@dataclass(frozen=True, slots=True)
+class FrightCheckResult:
+    """A fright check rolled and applied. `effects` and `traits_added` stay the dicts the
+    ledger record holds (one shape per effect kind; the record keeps them without the
+    words), `notes` the rendered notes."""
+
+    seq: int
+    character: str
+    check: WillRoll
+    table: FrightTableRoll | None
+    effects: tuple[dict[str, Any], ...]
+    traits_added: tuple[dict[str, Any], ...]
+    sub_rolls: tuple[TableSubRoll | EffectSubRoll, ...]
+    notes: tuple[str, ...]
+    reason: str | None
+    source: str
+    character_after: CharacterSheet
+    warnings: tuple[str, ...] = omitted_when_empty()
+
+
 def stat_key(stats: dict[str, int], canonical: str) -> str | None:
     """The character's own key for a stat (Will may be 意思), or None."""
     folded = {str(key).casefold(): key for key in stats}
@@ -222,28 +306,29 @@ class _Applier:
         self.records.append(record)
 
 
-def _check_view(result: FrightResult, will_stat: str, will_from: str | None) -> dict[str, Any]:
+def _check_view(result: FrightResult, will_stat: str, will_from: str | None) -> WillRoll:
     check = result.check
-    return {"target": check.target, "dice": list(check.dice), "total": check.total, "outcome": check.outcome,
-            "margin": check.margin, "will": check.will, "will_stat": will_stat, "will_derived_from": will_from,
-            "modifier": check.modifier,
-            "combat_reflexes": check.combat_reflexes, "severe_phobia": check.severe_phobia, "cap": check.cap}
+    return WillRoll(target=check.target, dice=tuple(check.dice), total=check.total, outcome=check.outcome,
+                    margin=check.margin, will=check.will, will_stat=will_stat, will_derived_from=will_from,
+                    modifier=check.modifier, combat_reflexes=check.combat_reflexes,
+                    severe_phobia=check.severe_phobia, cap=check.cap)
 
 
-def _table_view(result: FrightResult) -> dict[str, Any] | None:
+def _table_view(result: FrightResult) -> FrightTableRoll | None:
     table = result.table
     if table is None:
         return None
-    return {"dice": list(table.dice), "margin_added": table.margin_added, "raw": table.raw, "entry": table.result,
-            "range": [table.entry.lo, table.entry.hi], "ja": table.entry.ja, "en": table.entry.en}
+    return FrightTableRoll(dice=tuple(table.dice), margin_added=table.margin_added, raw=table.raw,
+                           entry=table.result, range=(table.entry.lo, table.entry.hi), ja=table.entry.ja,
+                           en=table.entry.en)
 
 
-def _table_codes(view: dict[str, Any] | None) -> dict[str, Any] | None:
+def _table_codes(view: FrightTableRoll | None) -> dict[str, Any] | None:
     """The table roll as a record holds it: the table and entry number, not the entry's text
     (the seed table is its one home; campaign.labels looks it up to show it)."""
     if view is None:
         return None
-    return {"name": FRIGHT_TABLE, **{key: value for key, value in view.items() if key not in ("ja", "en")}}
+    return {"name": FRIGHT_TABLE, **{key: value for key, value in as_json(view).items() if key not in ("ja", "en")}}
 
 
 def fright_check(
@@ -259,7 +344,7 @@ def fright_check(
     severe_phobia: bool = False,
     reason: str | None = None,
     anyway: bool = False,
-) -> dict[str, Any]:
+) -> FrightCheckResult:
     """Roll a fright check for a character and apply what the table says (R2).
 
     Refused for a dead or retired character, and for a missing one unless `anyway`
@@ -304,7 +389,7 @@ def fright_check(
                 character=character.name, expression=f"3D6<={result.check.target}",
                 dice=list(result.check.dice), total=result.check.total, target=result.check.target,
                 outcome=result.check.outcome, margin=result.check.margin, source=source.kind, reason=reason,
-                detail={"check": check_view, "table": _table_codes(table_view),
+                detail={"check": as_json(check_view), "table": _table_codes(table_view),
                         "effects": [strip_texts(effect) for effect in applier.records],
                         "traits_added": applier.traits_added, "pick": pick, "choice": choice,
                         "notes": applier.note_codes},
@@ -320,9 +405,9 @@ def fright_check(
                 dice=list(table.dice), total=table.result, source=source.kind,
                 detail={"purpose": "table", **_table_codes(table_view)},  # words: campaign.labels
             ))
-            sub_rolls.append({"seq": sub.seq, "purpose": "table", "expression": sub.record["expression"],
-                              "dice": list(table.dice), "total": table.result, "raw": table.raw,
-                              "entry": table.result})
+            sub_rolls.append(TableSubRoll(seq=sub.seq, purpose="table", expression=sub.record["expression"],
+                                          dice=tuple(table.dice), total=table.result, raw=table.raw,
+                                          entry=table.result))
         for roll in result.sub_rolls:
             margin = None if roll.target is None else roll.target - roll.total
             sub = ledger.append(session, campaign, actor, ledger.NewEntry(
@@ -331,20 +416,12 @@ def fright_check(
                 source=source.kind,
                 detail={"purpose": roll.purpose, "entry": roll.entry},  # words: labels.entry_reason
             ))
-            sub_rolls.append({"seq": sub.seq, "purpose": roll.purpose, "expression": roll.expression,
-                              "dice": list(roll.faces), "total": roll.total, "target": roll.target,
-                              "outcome": roll.outcome, "margin": margin, "entry": roll.entry})
+            sub_rolls.append(EffectSubRoll(seq=sub.seq, purpose=roll.purpose, expression=roll.expression,
+                                           dice=tuple(roll.faces), total=roll.total, target=roll.target,
+                                           outcome=roll.outcome, margin=margin, entry=roll.entry))
         session.flush()
-        return with_warnings({
-            "seq": seq,
-            "character": character.name,
-            "check": check_view,
-            "table": table_view,
-            "effects": applier.records,
-            "traits_added": applier.traits_added,
-            "sub_rolls": sub_rolls,
-            "notes": applier.notes,
-            "reason": reason,
-            "source": source.kind,
-            "character_after": character_view(session, character),
-        }, warnings)
+        return FrightCheckResult(
+            seq=seq, character=character.name, check=check_view, table=table_view,
+            effects=tuple(applier.records), traits_added=tuple(applier.traits_added), sub_rolls=tuple(sub_rolls),
+            notes=tuple(applier.notes), reason=reason, source=source.kind,
+            character_after=character_view(session, character), warnings=tuple(warnings))

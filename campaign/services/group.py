@@ -16,7 +16,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -27,6 +27,9 @@ from campaign.db.models import Campaign, Player
 from campaign.db.models_group import GroupRole
 from campaign.errors import NotFound, RuleRefused
 from campaign.services.common import campaign_named, clean_name
+
+if TYPE_CHECKING:  # loaded when a void is approved, not by every group-mode command
+    from campaign.services.voids import VoidApproved
 
 GM_NAME = "GM"
 # Every table of a campaign; row-level security covers these (migration 0007).
@@ -237,9 +240,70 @@ def _login_url(db: Database, role: str, password: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def _issued(db: Database, mapping: GroupRole, password: str) -> dict[str, Any]:
-    return {"role": mapping.role_name, "player": mapping.player_name, "kind": "gm" if mapping.is_gm else "player",
-            "password": password, "url": _login_url(db, mapping.role_name, password)}
+@dataclass(frozen=True, slots=True)
+class IssuedRole:
+    """A login role just made (or reopened): its password is shown this once."""
+
+    role: str
+    player: str
+    kind: str  # "gm" or "player"
+    password: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSetUp:
+    campaign: str
+    database: str
+    roles: tuple[IssuedRole, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RolesIssued:
+    """`group add-player`: the one role issued."""
+
+    campaign: str
+    roles: tuple[IssuedRole, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoleRevoked:
+    role: str
+    player: str
+    revoked_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoleStatus:
+    """A role as the database reports it: may it log in, and its privileges per table."""
+
+    role: str
+    player: str
+    kind: str
+    login: bool
+    revoked_at: str | None
+    rights: dict[str, list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupStatus:
+    campaign: str
+    roles: tuple[RoleStatus, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VoidRequested:
+    """A player's `history void` in group mode: a request entry for the GM to approve."""
+
+    seq: int
+    kind: str  # "void_request"
+    requested_void: int
+    reason: str | None
+
+
+def _issued(db: Database, mapping: GroupRole, password: str) -> IssuedRole:
+    return IssuedRole(role=mapping.role_name, player=mapping.player_name, kind="gm" if mapping.is_gm else "player",
+                      password=password, url=_login_url(db, mapping.role_name, password))
 
 
 def _map(session: Session, campaign: Campaign, role: str, player: Player | None) -> GroupRole:
@@ -250,7 +314,7 @@ def _map(session: Session, campaign: Campaign, role: str, player: Player | None)
     return mapping
 
 
-def setup(db: Database, campaign_name: str | None) -> dict[str, Any]:
+def setup(db: Database, campaign_name: str | None) -> GroupSetUp:
     """Create the GM's role and one per player that has none yet; returns the new
     roles with their passwords (shown once: only a hash is kept, by PostgreSQL)."""
     require_postgres(db)
@@ -272,10 +336,10 @@ def setup(db: Database, campaign_name: str | None) -> dict[str, Any]:
                 issued.append(_issued(db, _map(session, campaign, role, player),
                                       _create_login(session, role, names["players"])))
         session.flush()
-        return {"campaign": campaign.name, "database": names["database"], "roles": issued}
+        return GroupSetUp(campaign=campaign.name, database=names["database"], roles=tuple(issued))
 
 
-def add_player(db: Database, campaign_name: str | None, name: str) -> dict[str, Any]:
+def add_player(db: Database, campaign_name: str | None, name: str) -> RolesIssued:
     """A login role for one player (added with `player add` first, or made here); a
     revoked player's role is opened again with a new password."""
     require_postgres(db)
@@ -304,10 +368,10 @@ def add_player(db: Database, campaign_name: str | None, name: str) -> dict[str, 
             mapping = _map(session, campaign, role, player)
             password = _create_login(session, role, names["players"])
         session.flush()
-        return {"campaign": campaign.name, "roles": [_issued(db, mapping, password)]}
+        return RolesIssued(campaign=campaign.name, roles=(_issued(db, mapping, password),))
 
 
-def revoke(db: Database, campaign_name: str | None, name: str) -> dict[str, Any]:
+def revoke(db: Database, campaign_name: str | None, name: str) -> RoleRevoked:
     """Take a player's (or the GM's: NAME "GM") login away. The role and its mapping
     stay, so the ledger's actors still resolve; a revoked role can do nothing."""
     from psycopg import sql
@@ -330,13 +394,13 @@ def revoke(db: Database, campaign_name: str | None, name: str) -> dict[str, Any]
                                                              sql.Identifier(mapping.role_name)))
         mapping.revoked_at = ledger.utc_now()
         session.flush()
-        return {"role": mapping.role_name, "player": name, "revoked_at": mapping.revoked_at}
+        return RoleRevoked(role=mapping.role_name, player=name, revoked_at=mapping.revoked_at)
 
 
 _PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE")
 
 
-def status(db: Database, campaign_name: str | None) -> dict[str, Any]:
+def status(db: Database, campaign_name: str | None) -> GroupStatus:
     """Every role of the campaign, whether it may log in, and its rights per table as
     the database reports them (has_table_privilege), not as this code intends them."""
     require_postgres(db)
@@ -355,16 +419,16 @@ def status(db: Database, campaign_name: str | None) -> dict[str, Any]:
                          "has_any_column_privilege(:r, :t, 'UPDATE'))"),
                     {"r": mapping.role_name, "t": f'"{schema}"."{table}"', "p": p}).scalar()] if login is not None else []
                 rights[table] = granted
-            roles.append({"role": mapping.role_name, "player": mapping.player_name,
-                          "kind": "gm" if mapping.is_gm else "player", "login": bool(login),
-                          "revoked_at": mapping.revoked_at, "rights": rights})
-        return {"campaign": campaign.name, "roles": roles}
+            roles.append(RoleStatus(role=mapping.role_name, player=mapping.player_name,
+                                    kind="gm" if mapping.is_gm else "player", login=bool(login),
+                                    revoked_at=mapping.revoked_at, rights=rights))
+        return GroupStatus(campaign=campaign.name, roles=tuple(roles))
 
 
 # --- void requests
 
 
-def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str) -> dict[str, Any]:
+def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str) -> VoidRequested:
     """A player may not void; their `history void` appends a void request for the GM."""
     from campaign.services.common import campaign_transaction, clean_text
 
@@ -378,15 +442,17 @@ def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, 
             raise RuleRefused(f"entry #{seq} is a {target.kind}: only the GM can take it back")
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="void_request", reason=reason, detail={"requested_void": seq}, voidable=False))
-        return {"seq": appended.seq, "kind": "void_request", "requested_void": seq, "reason": reason}
+        return VoidRequested(seq=appended.seq, kind="void_request", requested_void=seq, reason=reason)
 
 
-def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *, cascade: bool = False) -> dict[str, Any]:
+def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *,
+            cascade: bool = False) -> VoidApproved:
     """The GM grants void request SEQ: the requested entry is voided (an ordinary void
     entry whose reason names the request)."""
     import json
 
-    from campaign.services.history import void
+    from campaign.services.results import extended
+    from campaign.services.voids import VoidApproved, void
 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
@@ -404,4 +470,4 @@ def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *, ca
     voided = void(db, campaign_name, actor, target,
                   f"approved void request #{seq} by {record['actor']}: {record.get('reason') or ''}".strip(),
                   cascade=cascade)
-    return {**voided, "request": seq}
+    return extended(VoidApproved, voided, request=seq)

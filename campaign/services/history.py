@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, exists, func, or_, select, text
 from sqlalchemy.orm import Session, aliased
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, aliased
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Character, LedgerEntry
-from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.errors import BadInput, NotFound
 from campaign.labels import entry_reason, shown_detail
 from campaign.services.common import (
     campaign_named,
@@ -24,6 +24,9 @@ from campaign.services.common import (
     clean_text,
     player_named,
 )
+
+if TYPE_CHECKING:
+    from campaign.services.secret_rolls import SecretsCheck
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
 # Entry kinds the services write (and round 1 wrote). `--kind` accepts these, and any
@@ -63,6 +66,52 @@ class HistoryFilter:
     since: str | None = None
     until: str | None = None
     limit: int | None = 50
+
+
+@dataclass(frozen=True, slots=True)
+class StateCheck:
+    """The state tables against the ledger's replay: ok, or the problem (in words), and
+    `table` the first table that differs (None when the ledger does not replay)."""
+
+    ok: bool
+    problem: str | None
+    table: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StateDifference(StateCheck):
+    """The first row and column that differ, with the replay's value and the table's."""
+
+    key: Any
+    column: str | None
+    expected: Any
+    found: Any
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """`history verify`. `bad_seq` and `reason` name the first problem; `state` is None
+    when not compared (--chain-only, or the chain already failed), `secrets` None when
+    the chain failed before the reveals were checked (services.secret_rolls.check)."""
+
+    campaign: str
+    ok: bool
+    entries: int
+    head: str | None
+    bad_seq: int | None
+    reason: str | None
+    state: StateCheck | None
+    sealed_head: str | None
+    secrets: SecretsCheck | None
+
+
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """A seal appended: `head` is its hash, the one players keep."""
+
+    campaign: str
+    seq: int
+    head: str
 
 
 def parse_when(text: str, *, end: bool, option: str) -> str:
@@ -262,12 +311,8 @@ def _add_shown(view: dict[str, Any], shown: dict[str, Any]) -> None:
 
 
 def verify(db: Database, campaign_name: str | None, head: str | None = None, progress=None, *,
-           chain_only: bool = False) -> dict[str, Any]:
-    """Recompute the chain; then (unless chain_only) replay it and compare the state tables.
-
-    `state` in the answer is None when not checked, else {"ok", "table", "key", "column",
-    "expected", "found", "problem"} for the first difference found.
-    """
+           chain_only: bool = False) -> VerifyReport:
+    """Recompute the chain; then (unless chain_only) replay it and compare the state tables."""
     if head is not None:
         head = head.strip().lower()
         if not MIN_HEAD_PREFIX <= len(head) <= 64 or any(ch not in "0123456789abcdef" for ch in head):
@@ -292,21 +337,19 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
             else:
                 reason, bad_seq = (f"seal #{seal_seq} printed this head; entries from #{report.entries + 1} on "
                                    "were removed"), report.entries + 1
-        result = {"campaign": campaign.name, "ok": report.ok, "entries": report.entries, "head": report.head_hash,
-                  "bad_seq": bad_seq, "reason": reason, "state": None,
-                  "sealed_head": None if sealed is None else sealed[1]}
-        result["secrets"] = None
+        ok, state, secrets = report.ok, None, None
         if report.ok:
             from campaign.services.secret_rolls import check as secrets_check
 
-            result["secrets"] = secrets_check(session, campaign)
-            if not result["secrets"]["ok"]:
-                result.update(ok=False, bad_seq=result["secrets"]["seq"], reason=result["secrets"]["problem"])
-                return result
-        if report.ok and not chain_only:
-            result["state"] = _state_check(session, campaign)
-            result["ok"] = result["state"]["ok"]
-        return result
+            secrets = secrets_check(session, campaign)
+            if not secrets.ok:
+                ok, bad_seq, reason = False, secrets.seq, secrets.problem
+            elif not chain_only:
+                state = _state_check(session, campaign)
+                ok = state.ok
+        return VerifyReport(campaign=campaign.name, ok=ok, entries=report.entries, head=report.head_hash,
+                            bad_seq=bad_seq, reason=reason, state=state,
+                            sealed_head=None if sealed is None else sealed[1], secrets=secrets)
 
 
 MIN_HEAD_PREFIX = 8
@@ -337,7 +380,7 @@ def _sealed_head(session: Session, campaign, prefix: str) -> tuple[int | None, s
                    f"{campaign.name!r} (typo?)")
 
 
-def _state_check(session: Session, campaign) -> dict[str, Any]:
+def _state_check(session: Session, campaign) -> StateCheck:
     from campaign.projection.ops import BadOp
     from campaign.projection.replay import ReplayConflict
     from campaign.services.state_tables import check_state
@@ -345,14 +388,14 @@ def _state_check(session: Session, campaign) -> dict[str, Any]:
     try:
         difference = check_state(session, campaign)
     except (BadOp, ReplayConflict) as exc:
-        return {"ok": False, "problem": f"the ledger does not replay: {exc}", "table": None}
+        return StateCheck(ok=False, problem=f"the ledger does not replay: {exc}", table=None)
     if difference is None:
-        return {"ok": True, "problem": None, "table": None}
-    return {"ok": False, "problem": difference.text(), "table": difference.table, "key": difference.key,
-            "column": difference.column, "expected": difference.expected, "found": difference.found}
+        return StateCheck(ok=True, problem=None, table=None)
+    return StateDifference(ok=False, problem=difference.text(), table=difference.table, key=difference.key,
+                           column=difference.column, expected=difference.expected, found=difference.found)
 
 
-def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None = None) -> dict[str, Any]:
+def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None = None) -> Sealed:
     """Append a seal entry; its hash is the head players keep to prove history later."""
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -363,120 +406,7 @@ def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None
         from campaign.db.models import SealHead
 
         session.add(SealHead(campaign_id=campaign.id, seq=appended.seq, hash=appended.hash))
-        return {"campaign": campaign.name, "seq": appended.seq, "head": appended.hash}
-
-
-@dataclass(frozen=True)
-class _VoidPlan:
-    seq: int
-    record: dict[str, Any]
-    dependents: tuple[int, ...]
-    reasons: dict[int, str]
-    state: Any
-    changes: list[str]
-    head: int
-    before: Any = None  # the replayed state the tables equal now (knows renames)
-
-
-def _voidable(record: dict[str, Any]) -> bool:
-    from campaign.projection.replay import entry_from_record
-
-    return entry_from_record(record).voidable
-
-
-def _plan_void(session: Session, campaign, seq: int, cascade: bool) -> _VoidPlan:
-    """Everything a void of `seq` would do, or RuleRefused saying why it may not."""
-    from campaign.projection.describe import describe_changes
-    from campaign.projection.replay import ReplayConflict, plan_void, project
-    from campaign.projection.state import first_difference
-    from campaign.services.state_tables import ledger_entries, load_state
-
-    found = _entry(session, campaign.id, seq)
-    if found is None:
-        raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
-    record, _prev, _hash, voided_by = found
-    if voided_by is not None:
-        raise RuleRefused(f"entry #{seq} is already voided (by #{voided_by})")
-    restored = record["voids_seq"] if record["kind"] == "void" else None
-    if restored is not None:
-        target = _entry(session, campaign.id, restored)
-        if target is not None and target[0]["kind"] == "void":
-            raise RuleRefused(f"entry #{seq} takes back a void; to void #{target[0]['voids_seq']} again, "
-                              f"void it directly")
-    if not _voidable(record):
-        if record["parent_seq"] is not None:
-            raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
-        raise RuleRefused(f"entry #{seq} ({record['kind']}) records structure, not a result; it cannot be voided")
-    entries = ledger_entries(session, campaign)
-    current = load_state(session, campaign)
-    try:
-        projected = project(entries)
-        drift = first_difference(projected, current)
-    except ReplayConflict as exc:
-        raise RuleRefused(f"cannot void: the ledger does not replay ({exc}); run `campaign history verify`") from None
-    if drift is not None:
-        raise RuleRefused(f"cannot void: the state tables differ from the ledger ({drift.text()}); "
-                          "run `campaign history verify`")
-    head = ledger.head(session, campaign.id)[0]
-    plan = plan_void(entries, [seq], head + 1)
-    kinds = {e.seq: e for e in entries}
-    for dependent in plan.dependents:
-        reason = plan.reasons[dependent]
-        if dependent == restored:
-            raise RuleRefused(f"cannot take back void #{seq}: #{restored} no longer applies ({reason})")
-        if not kinds[dependent].voidable:
-            raise RuleRefused(f"cannot void #{seq}: entry #{dependent} ({kinds[dependent].kind}) depends on it "
-                              f"({reason}) and cannot be voided")
-    if plan.dependents and not cascade:
-        listed = "; ".join(f"#{d} ({plan.reasons[d]})" for d in plan.dependents)
-        raise RuleRefused(f"cannot void #{seq}: later entries depend on it: {listed}. "
-                          f"Void them first, or add --cascade to void them too")
-    return _VoidPlan(seq, record, plan.dependents, plan.reasons, plan.state,
-                     describe_changes(projected, plan.state), head, projected)
-
-
-def _void_view(plan: _VoidPlan) -> dict[str, Any]:
-    return {"voided": plan.seq, "kind": plan.record["kind"], "cascade": list(reversed(plan.dependents)),
-            "reversed": plan.changes, "head": plan.head}
-
-
-def preview_void(db: Database, campaign_name: str | None, seq: int, cascade: bool = False) -> dict[str, Any]:
-    """What `history void` would do, without doing it (for the confirmation prompt)."""
-    with db.read() as session:
-        campaign = campaign_named(session, campaign_name)
-        return _void_view(_plan_void(session, campaign, seq, cascade))
-
-
-def void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str, *, cascade: bool = False,
-         expect_head: int | None = None) -> dict[str, Any]:
-    """Void an entry: the state becomes the ledger's projection without it.
-
-    The original row is never touched: "voided" is derived from the void entry. With
-    `cascade`, the later entries that depend on it are voided too, newest first, in the
-    same transaction. `expect_head` (from a preview the user confirmed) refuses if the
-    ledger moved on in between.
-    """
-    from campaign.services.state_tables import sync_state
-
-    reason = clean_text(reason, "--reason")
-    if not reason or not reason.strip():
-        raise BadInput("--reason is required: say why the entry is voided")
-    with campaign_transaction(db, campaign_name) as (session, campaign):
-        plan = _plan_void(session, campaign, seq, cascade)
-        if expect_head is not None and plan.head != expect_head:
-            raise RuleRefused("the ledger changed while you were deciding; run the void again")
-        seqs = []
-        for target in [*reversed(plan.dependents), seq]:
-            record = record_of(session, campaign.id, target)
-            appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-                kind="void", voids_seq=target, character=record["character"], scenario=record["scenario"],
-                reason=reason, voidable=True,
-                detail={"voided": target, "voided_kind": record["kind"],
-                        **({"cascade_of": seq} if target != seq else {})},
-            ))
-            seqs.append(appended.seq)
-        sync_state(session, campaign, plan.state, plan.before)
-        return {**_void_view(plan), "seq": seqs[-1], "void_seqs": seqs}
+        return Sealed(campaign=campaign.name, seq=appended.seq, head=appended.hash)
 
 
 def record_of(session: Session, campaign_id: int, seq: int) -> dict[str, Any]:

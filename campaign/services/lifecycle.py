@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -31,7 +31,46 @@ from campaign.services.effects import recording
 AWARD_LIMIT = 10_000
 
 
-def rename_character(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    """A character or player renamed (`from_` is "from" in JSON)."""
+
+    from_: str
+    to: str
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class StatusSet:
+    """`char kill` / `char retire`."""
+
+    character: str
+    status: str
+    reason: str | None
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class CpAwarded:
+    """One character's award entry, with the totals after it."""
+
+    character: str
+    cp: int
+    cp_total: int
+    cp_awarded: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class AwardGiven:
+    """`award`: the same CP to each character named, one entry each."""
+
+    cp: int
+    reason: str | None
+    awards: tuple[CpAwarded, ...]
+
+
+def rename_character(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> Renamed:
     new = clean_name(new, "character")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, old)
@@ -43,10 +82,10 @@ def rename_character(db: Database, campaign_name: str | None, old: str, new: str
         with recording(session, campaign, actor, "rename") as entry:
             entry.rename_character(character, new)
             entry.describe(character=new, reason="character renamed", detail={"from": before, "to": new})
-        return {"from": before, "to": new, "seq": entry.seq}
+        return Renamed(from_=before, to=new, seq=entry.seq)
 
 
-def rename_player(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> dict[str, Any]:
+def rename_player(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> Renamed:
     new = clean_name(new, "player")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         player = player_named(session, campaign, old)
@@ -58,11 +97,11 @@ def rename_player(db: Database, campaign_name: str | None, old: str, new: str, a
         with recording(session, campaign, actor, "rename") as entry:
             entry.rename_player(player, new)
             entry.describe(reason="player renamed", detail={"player_from": before, "player_to": new})
-        return {"from": before, "to": new, "seq": entry.seq}
+        return Renamed(from_=before, to=new, seq=entry.seq)
 
 
 def set_status(db: Database, campaign_name: str | None, name: str, actor: str, status: str,
-               reason: str | None) -> dict[str, Any]:
+               reason: str | None) -> StatusSet:
     """`char kill` (dead) and `char retire` (retired). A character out missing or searching
     must be brought back first (`missing found`, or the reunion), so no search is left
     pointing at someone who can no longer act."""
@@ -85,7 +124,7 @@ def set_status(db: Database, campaign_name: str | None, name: str, actor: str, s
         with recording(session, campaign, actor, "status") as entry:
             entry.set_status(character, status)
             entry.describe(character=character.name, reason=reason, detail={"status": status})
-        return {"character": character.name, "status": status, "reason": reason, "seq": entry.seq}
+        return StatusSet(character=character.name, status=status, reason=reason, seq=entry.seq)
 
 
 def check_award(cp: int) -> int:
@@ -95,19 +134,19 @@ def check_award(cp: int) -> int:
 
 
 def record_award(session: Session, campaign, actor: str, character: Character, cp: int, reason: str | None,
-                 scenario: int | None, parent_seq: int | None = None) -> dict[str, Any]:
+                 scenario: int | None, parent_seq: int | None = None) -> CpAwarded:
     """One "award" entry per character, so each can be voided alone."""
     with recording(session, campaign, actor, "award") as entry:
         entry.award_cp(character, cp)
         entry.describe(character=character.name, scenario=scenario, parent_seq=parent_seq, reason=reason,
                        total=cp, detail={"cp": cp, "cp_total": character.cp_total,
                                          "cp_awarded": character.cp_awarded})
-    return {"character": character.name, "cp": cp, "cp_total": character.cp_total,
-            "cp_awarded": character.cp_awarded, "seq": entry.seq}
+    return CpAwarded(character=character.name, cp=cp, cp_total=character.cp_total,
+                     cp_awarded=character.cp_awarded, seq=entry.seq)
 
 
 def award(db: Database, campaign_name: str | None, cp: int, names: Sequence[str], actor: str,
-          reason: str | None) -> dict[str, Any]:
+          reason: str | None) -> AwardGiven:
     from campaign.services.missing import open_scenario
 
     cp = check_award(cp)
@@ -124,7 +163,7 @@ def award(db: Database, campaign_name: str | None, cp: int, names: Sequence[str]
         scenario = open_scenario(session, campaign)
         number = scenario.number if scenario else None
         awards = [record_award(session, campaign, actor, c, cp, reason, number) for c in characters]
-        return {"cp": cp, "reason": reason, "awards": awards}
+        return AwardGiven(cp=cp, reason=reason, awards=tuple(awards))
 
 
 def name_spans(session: Session, campaign_id: int, name: str) -> list[tuple[str, int, int | None]]:

@@ -17,7 +17,7 @@ Where R4 is silent, these decisions stand:
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
@@ -50,8 +50,56 @@ from campaign.services.common import (
     clean_text,
 )
 from campaign.services.effects import recording
+from campaign.services.results import extended
 
 MAX_FACES = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Searcher:
+    name: str
+    player: str | None
+    since_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class MissingCharacter:
+    """One disappearance as `missing list` shows it, with the reunion chance right now."""
+
+    character: str
+    kind: str
+    player: str | None  # who plays it (an unowned NPC: its summoner's player)
+    summoner: str | None
+    faces: int
+    reason: str | None
+    since_seq: int
+    since_at: str
+    since_scenario: int | None
+    searchers: tuple[Searcher, ...]
+    threshold: int
+    chance: float
+    odds: str
+
+
+@dataclass(frozen=True, slots=True)
+class MarkedMissing(MissingCharacter):
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class FacesChanged(MissingCharacter):
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class FoundMissing:
+    """A disappearance ended by the story; `searchers` are the names that return."""
+
+    character: str
+    since_seq: int
+    searchers: tuple[str, ...]
+    reason: str
+    seq: int
 
 
 def check_faces(faces: int) -> int:
@@ -153,7 +201,7 @@ def missing_facts(session: Session, character: Character, disappearance: Disappe
 # --------------------------------------------------------------------------- views
 
 
-def missing_view(session: Session, disappearance: Disappearance) -> dict[str, Any]:
+def missing_view(session: Session, disappearance: Disappearance) -> MissingCharacter:
     character = session.get(Character, disappearance.character_id)
     searchers = active_searches(session, disappearance)
     since_scenario = (
@@ -161,25 +209,25 @@ def missing_view(session: Session, disappearance: Disappearance) -> dict[str, An
         if disappearance.since_scenario_id is not None else None
     )
     chance = reunion_chance(disappearance.faces, len(searchers))
-    return {
-        "character": character.name,
-        "kind": character.kind,
-        "player": playing_player(character),
-        "summoner": character.summoner.name if character.summoner else None,
-        "faces": disappearance.faces,
-        "reason": disappearance.reason,
-        "since_seq": disappearance.since_seq,
-        "since_at": disappearance.since_at,
-        "since_scenario": since_scenario,
-        "searchers": [
-            {"name": searcher.name, "player": searcher.player.name if searcher.player else None,
-             "since_seq": search.started_seq}
+    return MissingCharacter(
+        character=character.name,
+        kind=character.kind,
+        player=playing_player(character),
+        summoner=character.summoner.name if character.summoner else None,
+        faces=disappearance.faces,
+        reason=disappearance.reason,
+        since_seq=disappearance.since_seq,
+        since_at=disappearance.since_at,
+        since_scenario=since_scenario,
+        searchers=tuple(
+            Searcher(name=searcher.name, player=searcher.player.name if searcher.player else None,
+                     since_seq=search.started_seq)
             for search, searcher in searchers
-        ],
-        "threshold": reunion_threshold(len(searchers)),
-        "chance": round(float(chance), 4),
-        "odds": reunion_odds_text(disappearance.faces, len(searchers)),
-    }
+        ),
+        threshold=reunion_threshold(len(searchers)),
+        chance=round(float(chance), 4),
+        odds=reunion_odds_text(disappearance.faces, len(searchers)),
+    )
 
 
 # --------------------------------------------------------------------------- use-cases
@@ -188,7 +236,7 @@ def missing_view(session: Session, disappearance: Disappearance) -> dict[str, An
 def mark_missing(
     db: Database, campaign_name: str | None, name: str, actor: str,
     faces: int = DEFAULT_FACES, reason: str | None = None,
-) -> dict[str, Any]:
+) -> MarkedMissing:
     """A character goes missing. During an open scenario the disappearance belongs to it,
     so that scenario's end already rolls for it."""
     faces = check_faces(faces)
@@ -209,10 +257,10 @@ def mark_missing(
             disappearance = entry.start_missing(character, faces, reason, scenario)
             entry.describe(character=character.name, scenario=scenario.number if scenario else None, reason=reason,
                            detail={"action": "mark", "faces": faces})
-        return {**missing_view(session, disappearance), "seq": entry.seq}
+        return extended(MarkedMissing, missing_view(session, disappearance), seq=entry.seq)
 
 
-def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, faces: int) -> dict[str, Any]:
+def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, faces: int) -> FacesChanged:
     """The GM changes the reunion die of one disappearance."""
     faces = check_faces(faces)
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -228,16 +276,16 @@ def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, fa
             entry.set_faces(disappearance, faces)
             entry.describe(character=character.name, scenario=scenario.number if scenario else None,
                            reason="faces", detail={"action": "faces", "before": before, "faces": faces})
-        return {**missing_view(session, disappearance), "seq": entry.seq}
+        return extended(FacesChanged, missing_view(session, disappearance), seq=entry.seq)
 
 
-def list_missing(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
+def list_missing(db: Database, campaign_name: str | None) -> list[MissingCharacter]:
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         return [missing_view(session, d) for d in open_disappearances(session, campaign)]
 
 
-def found_missing(db: Database, campaign_name: str | None, name: str, actor: str, reason: str) -> dict[str, Any]:
+def found_missing(db: Database, campaign_name: str | None, name: str, actor: str, reason: str) -> FoundMissing:
     """The story brings a missing character back (a plot override, any time, even
     mid-scenario): the disappearance ends without a reunion roll and its searchers
     return. Recorded as a "missing" entry; voiding it makes them missing (and searching)
@@ -259,5 +307,5 @@ def found_missing(db: Database, campaign_name: str | None, name: str, actor: str
             entry.describe(character=character.name, scenario=scenario.number if scenario else None, reason=reason,
                            detail={"action": "found", "since_seq": disappearance.since_seq,
                                    "searchers": [s.name for _, s in searches]})
-        return {"character": character.name, "since_seq": disappearance.since_seq,
-                "searchers": [s.name for _, s in searches], "reason": reason, "seq": entry.seq}
+        return FoundMissing(character=character.name, since_seq=disappearance.since_seq,
+                            searchers=tuple(s.name for _, s in searches), reason=reason, seq=entry.seq)

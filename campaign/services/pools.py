@@ -8,7 +8,7 @@ pool already full is refused rather than recorded as a heal of nothing.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from campaign.core.derived import pool_current, pool_name, stat_value
 from campaign.db.database import Database
@@ -17,6 +17,23 @@ from campaign.services.common import campaign_transaction, character_named, clea
 from campaign.services.effects import recording
 
 AMOUNT_LIMIT = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class PoolChanged:
+    """`char damage` / `char heal` (action): `change` is what moved (a heal stops at the
+    maximum, so it can be less than `requested`); the record's detail holds the same."""
+
+    seq: int
+    action: str
+    character: str
+    pool: str
+    requested: int
+    change: int
+    before: int
+    after: int
+    max: int
+    derived_from: str | None
 
 
 def _clean(pool: str, amount: int) -> str:
@@ -31,7 +48,7 @@ def _clean(pool: str, amount: int) -> str:
 def change_pool(
     db: Database, campaign_name: str | None, actor: str, character_name: str, pool: str, amount: int,
     *, heal: bool, reason: str | None = None,
-) -> dict[str, Any]:
+) -> PoolChanged:
     """Lose (`heal=False`) or regain `amount` FP/HP."""
     pool = _clean(pool, amount)
     reason = clean_text(reason, "--reason")
@@ -53,4 +70,4 @@ def change_pool(
                     "max": maximum.value, "derived_from": maximum.derived_from}
             entry.describe(character=character.name, reason=reason or action,
                            detail={"action": action, **view})
-        return {"seq": entry.seq, "action": action, "character": character.name, **view}
+        return PoolChanged(seq=entry.seq, action=action, character=character.name, **view)

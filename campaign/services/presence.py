@@ -65,6 +65,13 @@ def check_presence(session: Session, characters: Iterable[Character], what: str,
     return warnings
 
 
-def with_warnings(view: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
-    """The JSON result with its "warnings" (only when there are some)."""
-    return {**view, "warnings": warnings} if warnings else view
+def with_warnings(view: Any, warnings: list[str]) -> Any:
+    """The result with its "warnings" (in JSON only when there are some): a result
+    dataclass gets its `warnings` field, a record-shaped dict the key."""
+    if not warnings:
+        return view
+    if isinstance(view, dict):
+        return {**view, "warnings": warnings}
+    from dataclasses import replace
+
+    return replace(view, warnings=tuple(warnings))

@@ -17,6 +17,7 @@ player can read and run anywhere. The tests hold the two to the same verdicts an
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import IO, Any
 
 from sqlalchemy import text
@@ -48,6 +49,33 @@ class ProofRejected(RuleRefused):
         super().__init__(reason if seq is None else f"entry #{seq}: {reason}")
 
 
+@dataclass(frozen=True, slots=True)
+class BundleWritten:
+    """`history proof`: the bundle written, from entry `seq` to the seal `head_seq`."""
+
+    campaign: str
+    seq: int
+    head: str | None
+    head_seq: int
+    entries: int
+    anchor: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProofHolds:
+    """`proof check`: the bundle proves entry `seq` (its record is `entry`, the parsed
+    JSON the chain hashed) in the chain sealed at `head`."""
+
+    ok: bool
+    campaign: str
+    seq: int
+    head: str
+    head_seq: int
+    entries: int
+    head_given: bool
+    entry: dict[str, Any]
+
+
 def clean_head(head: str | None) -> str | None:
     if head is None:
         return None
@@ -60,7 +88,7 @@ def clean_head(head: str | None) -> str | None:
 # --- writing ---------------------------------------------------------------------------
 
 
-def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | None, out: IO[str]) -> dict[str, Any]:
+def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | None, out: IO[str]) -> BundleWritten:
     """Write the bundle proving entry `seq` against the seal `head` (default: the latest seal).
 
     The entries stream from the database to `out` (constant memory however far the seal
@@ -114,8 +142,8 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
                 break
         last_hash = walk.prev_hash if written else None
         out.write("\n]}\n")
-        return {"campaign": campaign.name, "seq": seq, "head": last_hash, "head_seq": head_seq,
-                "entries": written, "anchor": first.prev_hash}
+        return BundleWritten(campaign=campaign.name, seq=seq, head=last_hash, head_seq=head_seq, entries=written,
+                             anchor=first.prev_hash)
 
 
 def _chain(first, rest):
@@ -147,7 +175,7 @@ def load_bundle(data: bytes) -> Any:
         raise ProofRejected(f"the bundle is not valid JSON ({exc})") from None
 
 
-def check_bundle(bundle: Any, head: str | None = None) -> dict[str, Any]:
+def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
     """What the bundle proves, or ProofRejected naming the first bad entry.
 
     The rules of campaign.proofcheck.check, in the same order, with the ledger's own hash.
@@ -195,11 +223,11 @@ def check_bundle(bundle: Any, head: str | None = None) -> dict[str, Any]:
         raise ProofRejected("the last entry is not a seal, so the head was never sealed", last)
     if prev_hash != bundle["head"]:
         raise ProofRejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)
-    return {"ok": True, "campaign": campaign, "seq": first, "head": prev_hash, "head_seq": last,
-            "entries": len(entries), "head_given": head is not None, "entry": proven}
+    return ProofHolds(ok=True, campaign=campaign, seq=first, head=prev_hash, head_seq=last, entries=len(entries),
+                      head_given=head is not None, entry=proven)
 
 
-def check_file(path: str, head: str | None = None) -> dict[str, Any]:
+def check_file(path: str, head: str | None = None) -> ProofHolds:
     head = clean_head(head)  # malformed --head is exit 2 before the file is read
     try:
         with open(path, "rb") as handle:

@@ -8,6 +8,7 @@ by its number (campaign.table_labels shows the row's words).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from campaign import ledger
@@ -21,15 +22,47 @@ from campaign.services.history import entry_view
 from campaign.table_labels import reference_row, table_detail
 
 
-def _summary(table: RefTable) -> dict[str, Any]:
-    return {"key": table.key, "name": table.name, "name_en": table.name_en, "origin": table.origin,
-            "source": table.source, "rows": len(table.rows), "rollable": table.rollable,
-            "command": table.command, "aliases": list(table.aliases)}
+@dataclass(frozen=True, slots=True)
+class ReferenceSummary:
+    """A row of `ref list`: `origin` the seed it summarises, `rows` how many it has."""
+
+    key: str
+    name: str
+    name_en: str
+    origin: str
+    source: str
+    rows: int
+    rollable: bool
+    command: str | None
+    aliases: tuple[str, ...]
 
 
-def list_references() -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class ReferenceColumn:
+    key: str
+    ja: str
+    en: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceShown(ReferenceSummary):
+    """`ref show`: the table's notes, columns and rows; each row of `data` stays a dict
+    keyed by the columns' keys (the table's own shape, as a roll's record holds it)."""
+
+    note_ja: str | None
+    note_en: str | None
+    columns: tuple[ReferenceColumn, ...]
+    data: tuple[dict[str, Any], ...]
+
+
+def _summary_fields(table: RefTable) -> dict[str, Any]:
+    return dict(key=table.key, name=table.name, name_en=table.name_en, origin=table.origin, source=table.source,
+                rows=len(table.rows), rollable=table.rollable, command=table.command, aliases=tuple(table.aliases))
+
+
+def list_references() -> list[ReferenceSummary]:
     """Every reference table, in seed order (000, 001, 002)."""
-    return [_summary(table) for table in load_references().values()]
+    return [ReferenceSummary(**_summary_fields(table)) for table in load_references().values()]
 
 
 def reference_named(name: str) -> RefTable:
@@ -41,12 +74,12 @@ def reference_named(name: str) -> RefTable:
     return table
 
 
-def show_reference(name: str) -> dict[str, Any]:
+def show_reference(name: str) -> ReferenceShown:
     """One table: its columns, notes and every row (cells keyed by column)."""
     table = reference_named(name)
-    return {**_summary(table), "note_ja": table.note_ja or None, "note_en": table.note_en or None,
-            "columns": [{"key": c.key, "ja": c.ja, "en": c.en} for c in table.columns],
-            "data": [reference_row(table, i) for i in range(len(table.rows))]}
+    return ReferenceShown(**_summary_fields(table), note_ja=table.note_ja or None, note_en=table.note_en or None,
+                          columns=tuple(ReferenceColumn(key=c.key, ja=c.ja, en=c.en) for c in table.columns),
+                          data=tuple(reference_row(table, i) for i in range(len(table.rows))))
 
 
 def roll_reference_table(

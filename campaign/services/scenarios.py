@@ -10,11 +10,9 @@ Ledger layout (one transaction per command):
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -34,7 +32,6 @@ from campaign.db.models import (
     Campaign,
     Character,
     Disappearance,
-    LedgerEntry,
     ReunionCheck,
     Scenario,
     ScenarioParticipant,
@@ -49,6 +46,19 @@ from campaign.services.common import (
     clean_name,
 )
 from campaign.services.effects import recording
+from campaign.services.results import extended
+from campaign.services.scenario_views import (  # the result types; also importable from here
+    NoteAdded,
+    ReunionRolled,
+    ReunionRolledAgain,
+    ScenarioDetail,
+    ScenarioEnded,
+    ScenarioStarted,
+    ScenarioSummary,
+    SearcherSent,
+    scenario_summary,
+    scenario_view,
+)
 from campaign.services.missing import (
     active_searches,
     character_facts,
@@ -58,91 +68,13 @@ from campaign.services.missing import (
     open_scenario,
 )
 
-# --------------------------------------------------------------------------- views
-
-
-def _participants(session: Session, scenario: Scenario) -> list[str]:
-    return list(session.scalars(
-        select(Character.name)
-        .join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
-        .where(ScenarioParticipant.scenario_id == scenario.id)
-        .order_by(Character.id)  # creation order: the same on every backend and collation
-    ))
-
-
-def scenario_summary(session: Session, scenario: Scenario) -> dict[str, Any]:
-    return {
-        "number": scenario.number,
-        "title": scenario.title,
-        "status": "open" if scenario.ended_seq is None else "ended",
-        "started_seq": scenario.started_seq,
-        "started_at": scenario.started_at,
-        "ended_seq": scenario.ended_seq,
-        "ended_at": scenario.ended_at,
-        "participants": _participants(session, scenario),
-    }
-
-
-def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> dict[str, Any]:
-    """Everything `scenario show --json` promises: who searched during it (sent at its
-    start or still out from before), who went missing, every reunion roll recorded for
-    it (voided ones marked, read from the ledger), and the GM's notes."""
-    from campaign.services.history import HistoryFilter, _query
-
-    started, ended = scenario.started_seq, scenario.ended_seq
-    conditions = [Search.started_seq < ended] if ended is not None else []
-    searches = session.execute(
-        select(Search, Character, Disappearance)
-        .join(Character, Search.searcher_id == Character.id)
-        .join(Disappearance, Search.disappearance_id == Disappearance.id)
-        .where(Disappearance.campaign_id == campaign.id, *conditions,
-               (Search.ended_seq.is_(None)) | (Search.ended_seq > started))
-        .order_by(Search.started_seq)
-    ).all()
-    went_missing = session.execute(
-        select(Character.name, Disappearance.since_seq)
-        .join(Disappearance, Disappearance.character_id == Character.id)
-        .where(Disappearance.since_scenario_id == scenario.id)
-        .order_by(Disappearance.since_seq)
-    ).all()
-
-    def logged(kind: str):
-        query = _query(session, campaign.id, HistoryFilter(kind=kind, scenario=scenario.number, limit=None))
-        rows = session.execute(query.order_by(None).order_by(LedgerEntry.seq)).all()
-        return [(json.loads(record), voided_by) for record, _prev, _hash, voided_by in rows]
-
-    reunions = []
-    for record, voided_by in logged("reunion"):  # what was rolled is read from the hashed record
-        detail = record["detail"]
-        reunions.append({
-            "character": record["character"], "faces": detail["faces"], "roll": detail["roll"],
-            "threshold": detail["threshold"], "searchers": detail["searchers"], "success": detail["success"],
-            "seq": record["seq"], "voided_by": voided_by,
-        })
-    notes = [{"note": record["reason"], "seq": record["seq"], "at": record["at"], "actor": record["actor"],
-              "voided_by": voided_by} for record, voided_by in logged("note")]
-    return {
-        **scenario_summary(session, scenario),
-        "searches": [
-            {"searcher": searcher.name, "player": searcher.player.name if searcher.player else None,
-             "target": session.get(Character, disappearance.character_id).name,
-             "seq": search.started_seq, "ended_seq": search.ended_seq,
-             "carried_over": search.scenario_id != scenario.id}
-            for search, searcher, disappearance in searches
-        ],
-        "went_missing": [{"character": name, "seq": seq} for name, seq in went_missing],
-        "reunions": reunions,
-        "notes": notes,
-    }
-
-
 # --------------------------------------------------------------------------- start
 
 
 def start_scenario(
     db: Database, campaign_name: str | None, title: str, actor: str,
     participants: Sequence[str], searches: Sequence[tuple[str, str]] = (),
-) -> dict[str, Any]:
+) -> ScenarioStarted:
     """Open a scenario with its participants and send searchers (R4: only at the start)."""
     title = clean_name(title, "scenario")
     if not participants:
@@ -175,13 +107,13 @@ def start_scenario(
             sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids,
                                        actor))
         session.flush()
-        return {**scenario_view(session, campaign, scenario), "seq": seq, "sent": sent}
+        return extended(ScenarioStarted, scenario_view(session, campaign, scenario), seq=seq, sent=tuple(sent))
 
 
 def _send_searcher(
     session: Session, campaign: Campaign, scenario: Scenario, start_seq: int,
     searcher_name: str, target_name: str, joining_ids: set[int], actor: str,
-) -> dict[str, Any]:
+) -> SearcherSent:
     """One search entry: recorded as who typed `scenario start` (the actor), on behalf of
     the searcher's player, who sends it."""
     searcher = active_character_named(session, campaign, searcher_name, "search")
@@ -205,8 +137,8 @@ def _send_searcher(
                        detail={"target": target.name, "player": searcher.player.name,
                                "on_behalf_of": searcher.player.name,
                                "since_seq": disappearance.since_seq, "searchers": [s.name for _, s in searchers]})
-    return {"searcher": searcher.name, "player": searcher.player.name, "target": target.name,
-            "searchers": len(searchers), "odds": odds, "seq": entry.seq}
+    return SearcherSent(searcher=searcher.name, player=searcher.player.name, target=target.name,
+                        searchers=len(searchers), odds=odds, seq=entry.seq)
 
 
 # --------------------------------------------------------------------------- end
@@ -228,7 +160,7 @@ def end_scenario(
     db: Database, campaign_name: str | None, actor: str,
     manual: Sequence[tuple[str, DiceSource]], default: DiceSource, award: int | None = None,
     elapsed: str | None = None,
-) -> dict[str, Any]:
+) -> ScenarioEnded:
     """Close the open scenario and roll one reunion check per missing character.
 
     `manual` gives a dice source per missing character (physical dice typed in);
@@ -306,12 +238,12 @@ def end_scenario(
             time = advance_in(session, campaign, actor, elapsed_seconds, f"scenario #{scenario.number} ends",
                               scenario=scenario.number)
         session.flush()
-        return {"scenario": scenario_view(session, campaign, scenario), "reunions": reunions, "awards": awards,
-                "seq": end_seq, "time": time}
+        return ScenarioEnded(scenario=scenario_view(session, campaign, scenario), reunions=tuple(reunions),
+                             awards=tuple(awards), seq=end_seq, time=time)
 
 
 def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
-             scenario_title: str | None = None) -> dict[str, Any]:
+             scenario_title: str | None = None) -> NoteAdded:
     """A GM note on a scenario (the open one by default): a ledger entry that changes
     nothing, so it is dated, hashed, and shown by `scenario show`."""
     from campaign.services.common import clean_text
@@ -323,11 +255,11 @@ def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
         scenario = _find_scenario(session, campaign, scenario_title)
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="note", scenario=scenario.number, reason=text, detail={"note": text}, voidable=True))
-        return {"scenario": scenario.number, "note": text, "seq": appended.seq}
+        return NoteAdded(scenario=scenario.number, note=text, seq=appended.seq)
 
 
 def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,
-                    plan: _Planned) -> dict[str, Any]:
+                    plan: _Planned) -> ReunionRolled:
     """One reunion entry. Its actor is who typed the command (issue 14: the ledger says
     who acted); detail.on_behalf_of names the missing character's player, who makes
     the roll (R4), absent for the GM's own NPCs."""
@@ -348,15 +280,15 @@ def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, pa
                     "searchers": names, "success": result.success, "since_seq": plan.disappearance.since_seq,
                     **({"on_behalf_of": plan.on_behalf_of} if plan.on_behalf_of else {})},
         )
-    return {"character": plan.character.name, "faces": result.faces, "roll": result.roll,
-            "threshold": result.threshold, "searchers": names, "success": result.success,
-            "odds": plan.odds, "actor": plan.actor, "on_behalf_of": plan.on_behalf_of, "seq": entry.seq}
+    return ReunionRolled(character=plan.character.name, faces=result.faces, roll=result.roll,
+                         threshold=result.threshold, searchers=tuple(names), success=result.success,
+                         odds=plan.odds, actor=plan.actor, on_behalf_of=plan.on_behalf_of, seq=entry.seq)
 
 
 # --------------------------------------------------------------------------- read
 
 
-def list_scenarios(db: Database, campaign_name: str | None) -> list[dict[str, Any]]:
+def list_scenarios(db: Database, campaign_name: str | None) -> list[ScenarioSummary]:
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         scenarios = session.scalars(
@@ -390,14 +322,14 @@ def _find_scenario(session: Session, campaign: Campaign, title: str | None) -> S
     raise NotFound(f"no scenario titled {title!r}")
 
 
-def show_scenario(db: Database, campaign_name: str | None, title: str | None) -> dict[str, Any]:
+def show_scenario(db: Database, campaign_name: str | None, title: str | None) -> ScenarioDetail:
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         return scenario_view(session, campaign, _find_scenario(session, campaign, title))
 
 
 def roll_reunion_again(db: Database, campaign_name: str | None, name: str, source: DiceSource,
-                       scenario_title: str | None = None, actor: str = "GM") -> dict[str, Any]:
+                       scenario_title: str | None = None, actor: str = "GM") -> ReunionRolledAgain:
     """Roll a missing character's reunion check for an ended scenario that has none, e.g.
     after its roll was voided (a die fell off the table). Recorded like the original."""
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -432,4 +364,5 @@ def roll_reunion_again(db: Database, campaign_name: str | None, name: str, sourc
             odds=reunion_odds_text(disappearance.faces, len(searchers)),
         )
         source.ensure_all_used()
-        return {**_record_reunion(session, campaign, scenario, None, plan), "scenario": scenario.number}
+        return extended(ReunionRolledAgain, _record_reunion(session, campaign, scenario, None, plan),
+                        scenario=scenario.number)

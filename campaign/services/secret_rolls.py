@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import secrets as random_bytes
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select, text
@@ -28,6 +29,23 @@ from campaign.core.commitment import COMMITTED_FIELDS, SALT_HEX, canonical, comm
 from campaign.db.database import Database
 from campaign.errors import DataError, NotFound, RuleRefused
 from campaign.services.common import campaign_named, campaign_transaction
+
+
+@dataclass(frozen=True, slots=True)
+class SecretsCheck:
+    """The reveals and hidden rows against their commitments: ok, or the first bad entry."""
+
+    ok: bool
+    seq: int | None
+    problem: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SecretsMatch(SecretsCheck):
+    """Every reveal and hidden row matched, with how many of each."""
+
+    revealed: int
+    hidden: int
 
 
 def secret_of(record: dict[str, Any]) -> str | None:
@@ -123,13 +141,13 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
         return entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
 
 
-def check(session: Session, campaign) -> dict[str, Any]:
+def check(session: Session, campaign) -> SecretsCheck:
     """Every reveal matches its commitment and repeats what it discloses; every hidden row
-    matches the commitment of its entry. Returns {"ok", "seq", "problem", counts}."""
+    matches the commitment of its entry (`history verify`)."""
     from campaign.db.models import SecretRoll
 
-    def failed(seq: int, problem: str) -> dict[str, Any]:
-        return {"ok": False, "seq": seq, "problem": problem}
+    def failed(seq: int, problem: str) -> SecretsCheck:
+        return SecretsCheck(ok=False, seq=seq, problem=problem)
 
     def record_at(seq: Any) -> dict[str, Any] | None:
         if isinstance(seq, bool) or not isinstance(seq, int):
@@ -171,7 +189,7 @@ def check(session: Session, campaign) -> dict[str, Any]:
         if commitment is None or not matches(commitment, row.salt, result):
             return failed(row.seq, f"the hidden result of secret roll #{row.seq} does not match its commitment")
         hidden += 1
-    return {"ok": True, "seq": None, "problem": None, "revealed": len(revealed), "hidden": hidden}
+    return SecretsMatch(ok=True, seq=None, problem=None, revealed=len(revealed), hidden=hidden)
 
 
 # --------------------------------------------------------------------------- transfer

@@ -10,7 +10,7 @@ shape the figures.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -53,7 +53,21 @@ def tally(db: Database, campaign_name: str | None, flt: HistoryFilter) -> tuple[
         return campaign.name, counter
 
 
-def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class LuckReport:
+    """`campaign stats`: the filter it was asked with, and core.luck.report's numbers
+    (its per-source rows stay the core's dicts: die sizes, success rolls, tests)."""
+
+    campaign: str
+    filter: dict[str, Any]
+    entries: int
+    shared_entries: int
+    sources: list[dict[str, Any]]
+    tests: int
+    note: str
+
+
+def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter) -> LuckReport:
     name, counter = tally(db, campaign_name, flt)
     shown = {key: getattr(flt, key) for key in ("character", "player", "kind", "scenario", "since", "until")}
-    return {"campaign": name, "filter": shown, **luck.report(counter)}
+    return LuckReport(campaign=name, filter=shown, **luck.report(counter))

@@ -14,6 +14,7 @@ them and the seed tables, as `detail_shown`.
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 from campaign import ledger
@@ -32,12 +33,29 @@ from campaign.table_labels import directive_code, entry_code, table_detail, text
 MODIFIER_LIMIT = 100
 
 
-def list_tables() -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class TableSummary:
+    """A row of `table list`: `range` the lowest and highest result, `modifiable` whether
+    the command takes a `+n` (FEAR+5)."""
+
+    command: str
+    name: str
+    name_en: str
+    dice: str
+    range: tuple[int, int]
+    entries: int
+    modifiable: bool
+    source: str | None
+    note_ja: str | None
+    note_en: str | None
+
+
+def list_tables() -> list[TableSummary]:
     """Every seed table: what `table list` shows."""
     return [
-        {"command": t.command, "name": t.name, "name_en": t.name_en, "dice": t.dice, "range": [t.lo, t.hi],
-         "entries": len(t.entries), "modifiable": t.modifiable, "source": t.source or None,
-         "note_ja": t.note_ja or None, "note_en": t.note_en or None}
+        TableSummary(command=t.command, name=t.name, name_en=t.name_en, dice=t.dice, range=(t.lo, t.hi),
+                     entries=len(t.entries), modifiable=t.modifiable, source=t.source or None,
+                     note_ja=t.note_ja or None, note_en=t.note_en or None)
         for t in sorted(load_tables().values(), key=lambda t: t.command)
     ]
 

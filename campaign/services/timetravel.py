@@ -7,6 +7,7 @@ so the answer is the one `history verify` proves the tables agree with.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import text
@@ -15,7 +16,9 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
 from campaign.projection.replay import effective_voids, entry_from_record, void_pairs
+from campaign.projection.views import CharacterSheet
 from campaign.services.common import campaign_named, character_named
+from campaign.services.results import extended
 
 _STATEFUL = text("SELECT record FROM ledger WHERE campaign_id = :c AND kind NOT IN ('roll', 'table', 'check', 'seal') "
                  "ORDER BY seq")
@@ -40,9 +43,16 @@ def _known_name(session, campaign, records, name: str) -> str:
         raise
 
 
+@dataclass(frozen=True, slots=True)
+class CharacterAsOf(CharacterSheet):
+    """The sheet as the ledger had it, and the last entry counted."""
+
+    as_of: int
+
+
 def character_at(db: Database, campaign_name: str | None, name: str, *, at: int | None = None,
-                 before: int | None = None) -> dict[str, Any]:
-    """The `char show --json` view as it stood right after entry `at` (or just before
+                 before: int | None = None) -> CharacterAsOf:
+    """The `char show --json` sheet as it stood right after entry `at` (or just before
     entry `before`), plus "as_of": the last entry counted."""
     from campaign.projection.timeline import state_at
     from campaign.projection.views import character_view
@@ -61,10 +71,25 @@ def character_at(db: Database, campaign_name: str | None, name: str, *, at: int 
         state = state_at([entry_from_record(r) for r in records], as_of)
         if name not in state.characters:
             raise NotFound(f"{name!r} did not exist yet after entry #{as_of}")
-        return {**character_view(state, name), "as_of": as_of}
+        return extended(CharacterAsOf, character_view(state, name), as_of=as_of)
 
 
-def timeline(db: Database, campaign_name: str | None, name: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class TimelineRow:
+    """An entry that changed the character. `changes` are campaign.projection.timeline's
+    items ({"what", "name", "before", "after", "text"}), as the projection makes them."""
+
+    seq: int
+    at: str
+    actor: str | None
+    kind: str
+    reason: str | None
+    voids_seq: int | None
+    voided_by: int | None
+    changes: tuple[dict[str, Any], ...]
+
+
+def timeline(db: Database, campaign_name: str | None, name: str) -> list[TimelineRow]:
     """Every entry that changed the character, oldest first, with what it changed as
     the ledger stood then; `voided_by` names a later void that took the entry back."""
     from campaign.projection.timeline import character_changes, states_through
@@ -84,7 +109,8 @@ def timeline(db: Database, campaign_name: str | None, name: str) -> list[dict[st
             if not changes:
                 continue
             record = by_seq[entry.seq]
-            rows.append({"seq": entry.seq, "at": entry.at, "actor": record.get("actor"), "kind": entry.kind,
-                         "reason": record.get("reason"), "voids_seq": entry.voids_seq,
-                         "voided_by": voided.get(entry.seq, voided.get(entry.parent_seq)), "changes": changes})
+            rows.append(TimelineRow(seq=entry.seq, at=entry.at, actor=record.get("actor"), kind=entry.kind,
+                                    reason=record.get("reason"), voids_seq=entry.voids_seq,
+                                    voided_by=voided.get(entry.seq, voided.get(entry.parent_seq)),
+                                    changes=tuple(changes)))
         return rows

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -39,7 +39,9 @@ from campaign.services.common import (
     clean_name,
     clean_text,
 )
+from campaign.projection.views import TraitLine
 from campaign.services.effects import recording
+from campaign.services.results import as_json
 
 SEVERE_PREFIX = "severe "
 CP_LIMIT = 1_000_000
@@ -98,11 +100,41 @@ def refuse_duplicate(session: Session, character: Character, name: str) -> None:
         raise RuleRefused(f"{character.name} already has a trait named {name!r}")
 
 
-def trait_view(trait: Trait) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class TraitListing:
+    character: str
+    cp_total: int
+    traits: tuple[TraitLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TraitChanged:
+    """`trait add` and `trait remove` (action "add" / "remove"): the trait as it was
+    written (the record's detail holds as_json of it) and the CP total after."""
+
+    seq: int
+    action: str
+    character: str
+    trait: TraitLine
+    cp_total: int
+
+
+@dataclass(frozen=True, slots=True)
+class TraitRenamed:
+    seq: int
+    action: str  # "rename"
+    character: str
+    before: str
+    trait: TraitLine
+    cp_total: int
+
+
+def trait_view(trait: Trait) -> TraitLine:
+    """The trait as `char show` lists it (the same line a replay makes)."""
     unlimited = trait.unlimited_cp or 0
-    return {"name": trait.name, "category": trait.category, "cp": trait.cp,
-            "counts_toward_limit": trait.counts_toward_limit, "limit_cp": trait.cp - unlimited,
-            "unlimited_cp": unlimited, "source_seq": trait.source_seq, "origin": trait.origin}
+    return TraitLine(name=trait.name, category=trait.category, cp=trait.cp,
+                     counts_toward_limit=trait.counts_toward_limit, limit_cp=trait.cp - unlimited,
+                     unlimited_cp=unlimited, source_seq=trait.source_seq, origin=trait.origin)
 
 
 def _clean_cp(cp: int) -> int:
@@ -130,12 +162,12 @@ def _write(db: Database, campaign_name: str | None, character_name: str) -> Iter
 # --- traits ---
 
 
-def list_traits(db: Database, campaign_name: str | None, character_name: str) -> dict[str, Any]:
+def list_traits(db: Database, campaign_name: str | None, character_name: str) -> TraitListing:
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         character = character_named(session, campaign, character_name)
-        return {"character": character.name, "cp_total": character.cp_total,
-                "traits": [trait_view(t) for t in active_traits(session, character)]}
+        return TraitListing(character=character.name, cp_total=character.cp_total,
+                            traits=tuple(trait_view(t) for t in active_traits(session, character)))
 
 
 def add_trait(
@@ -149,7 +181,7 @@ def add_trait(
     category: str | None = None,
     counts_toward_limit: bool = True,
     reason: str | None = None,
-) -> dict[str, Any]:
+) -> TraitChanged:
     """Give a character a trait; its CP is added to the CP total."""
     name = clean_name(name, "trait")
     cp = _clean_cp(cp)
@@ -161,15 +193,15 @@ def add_trait(
             trait = entry.add_trait(character, name, category, cp, counts_toward_limit=counts_toward_limit)
             entry.change_cp(character, cp)
             entry.describe(character=character.name, reason=reason or "added",
-                           detail={"action": "add", "trait": trait_view(trait)})
-        return {"seq": entry.seq, "action": "add", "character": character.name, "trait": trait_view(trait),
-                "cp_total": character.cp_total}
+                           detail={"action": "add", "trait": as_json(trait_view(trait))})
+        return TraitChanged(seq=entry.seq, action="add", character=character.name, trait=trait_view(trait),
+                            cp_total=character.cp_total)
 
 
 def rename_trait(
     db: Database, campaign_name: str | None, actor: str, character_name: str, old: str, new: str,
     *, reason: str | None = None,
-) -> dict[str, Any]:
+) -> TraitRenamed:
     """Rename a trait, typically the placeholder a fright check left for the GM to name."""
     new = clean_name(new, "trait")
     reason = clean_text(reason, "--reason")
@@ -184,14 +216,14 @@ def rename_trait(
         with recording(session, campaign, actor, "trait") as entry:
             entry.rename_trait(character, trait, new)
             entry.describe(character=character.name, reason=reason or "renamed",
-                           detail={"action": "rename", "before": before, "trait": trait_view(trait)})
-        return {"seq": entry.seq, "action": "rename", "character": character.name, "before": before,
-                "trait": trait_view(trait), "cp_total": character.cp_total}
+                           detail={"action": "rename", "before": before, "trait": as_json(trait_view(trait))})
+        return TraitRenamed(seq=entry.seq, action="rename", character=character.name, before=before,
+                            trait=trait_view(trait), cp_total=character.cp_total)
 
 
 def remove_trait(
     db: Database, campaign_name: str | None, actor: str, character_name: str, name: str, *, reason: str,
-) -> dict[str, Any]:
+) -> TraitChanged:
     """Remove (buy off) a trait: its CP comes back out of the CP total (-10 CP -> +10)."""
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
@@ -202,6 +234,6 @@ def remove_trait(
             entry.remove_trait(character, trait)
             entry.change_cp(character, -trait.cp)
             entry.describe(character=character.name, reason=reason,
-                           detail={"action": "remove", "trait": trait_view(trait)})
-        return {"seq": entry.seq, "action": "remove", "character": character.name, "trait": trait_view(trait),
-                "cp_total": character.cp_total}
+                           detail={"action": "remove", "trait": as_json(trait_view(trait))})
+        return TraitChanged(seq=entry.seq, action="remove", character=character.name, trait=trait_view(trait),
+                            cp_total=character.cp_total)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 from sqlalchemy import select
@@ -134,8 +135,32 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
     yield _line("footer", entries=count, head=head)
 
 
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """`export`: lines written, the ledger's length, and how many secret rolls there are
+    (their hidden results only in the --secrets file, when `secrets_exported`)."""
+
+    campaign: str
+    lines: int
+    entries: int
+    secrets: int
+    secrets_exported: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """`import`: the campaign made (`chain_name` the name its records keep), its ledger's
+    length and head, and how many hidden secret-roll results were restored."""
+
+    campaign: str
+    chain_name: str
+    entries: int
+    head: str
+    secrets: int
+
+
 def export_campaign(db: Database, campaign_name: str | None, out: IO[str],
-                    progress: Callable[[int], None] | None = None, secrets_out: IO[str] | None = None) -> dict[str, Any]:
+                    progress: Callable[[int], None] | None = None, secrets_out: IO[str] | None = None) -> Exported:
     """The campaign file never holds a secret roll's result; `secrets_out` (a separate,
     GM-only file) gets them, from the same read so both files describe one ledger."""
     from campaign.services.secret_rolls import count_secrets, secret_lines
@@ -149,8 +174,8 @@ def export_campaign(db: Database, campaign_name: str | None, out: IO[str],
         if secrets_out is not None:
             for line in secret_lines(session, campaign):
                 secrets_out.write(line)
-        return {"campaign": campaign.name, "lines": count, "entries": ledger.head(session, campaign.id)[0],
-                "secrets": count_secrets(session, campaign), "secrets_exported": secrets_out is not None}
+        return Exported(campaign=campaign.name, lines=count, entries=ledger.head(session, campaign.id)[0],
+                        secrets=count_secrets(session, campaign), secrets_exported=secrets_out is not None)
 
 
 MAX_LINE = 1 << 20  # characters; a longer line is refused rather than read into memory
@@ -351,7 +376,7 @@ def bounded_lines(source: Iterable[str]) -> Iterator[str]:
 
 
 def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int], None] | None = None,
-                    secrets: Iterable[str] | None = None, as_name: str | None = None) -> dict[str, Any]:
+                    secrets: Iterable[str] | None = None, as_name: str | None = None) -> Imported:
     """Recreate a campaign from export lines; all or nothing, errors name the line.
 
     `as_name` renames it on the way in (a second copy beside the original, or a name
@@ -390,8 +415,8 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                 from campaign.services.secret_rolls import load_secret_lines
 
                 restored = load_secret_lines(session, importer.campaign, secrets)
-            return {"campaign": importer.campaign.name, "chain_name": importer.campaign.ledger_name,
-                    "entries": importer.expected_seq - 1, "head": importer.prev_hash, "secrets": restored}
+            return Imported(campaign=importer.campaign.name, chain_name=importer.campaign.ledger_name,
+                            entries=importer.expected_seq - 1, head=importer.prev_hash, secrets=restored)
     except IntegrityError as exc:
         raise DataError(f"line {line_number}: inconsistent content ({str(exc.orig).splitlines()[0]}); "
                         "nothing imported") from None

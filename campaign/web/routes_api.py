@@ -32,9 +32,10 @@ def chain(request):
     from starlette.responses import JSONResponse
 
     from campaign.services.browse import chain_slice
+    from campaign.services.results import as_json
 
     first, last = _int(request, "from", 1), _int(request, "to", None)
-    return JSONResponse(chain_slice(request.app.state.db, request.app.state.campaign, first, last),
+    return JSONResponse(as_json(chain_slice(request.app.state.db, request.app.state.campaign, first, last)),
                         headers={"cache-control": "no-store"})
 
 
@@ -42,8 +43,9 @@ def seals(request):
     from starlette.responses import JSONResponse
 
     from campaign.services.browse import seals as seal_heads
+    from campaign.services.results import as_json
 
-    return JSONResponse({"seals": seal_heads(request.app.state.db, request.app.state.campaign)},
+    return JSONResponse({"seals": as_json(seal_heads(request.app.state.db, request.app.state.campaign))},
                         headers={"cache-control": "no-store"})
 
 

@@ -63,7 +63,7 @@ def overview(request):
     from campaign.services.missing import list_missing
 
     db, name = _ctx(request)
-    latest = history_page(db, name, HistoryFilter(), size=10)["entries"]
+    latest = history_page(db, name, HistoryFilter(), size=10).entries
     return _render(request, "index.html", characters=list_characters(db, name, include_gone=True),
                    missing=list_missing(db, name), latest=latest, head=latest[0]["seq"] if latest else 0)
 
@@ -81,8 +81,7 @@ def character(request):
 
     db, name = _ctx(request)
     view = show_character(db, name, request.path_params["name"])
-    kinds = source_kinds(db, name, [t["source_seq"] for t in view["traits"]]
-                        + [c["source_seq"] for c in view["conditions"]])
+    kinds = source_kinds(db, name, [t.source_seq for t in view.traits] + [c.source_seq for c in view.conditions])
     return _render(request, "character.html", c=view, kinds=kinds)
 
 
@@ -121,9 +120,9 @@ def history(request):
     before = _int(request, "before")
     page = history_page(db, name, flt, before=before)
     kept = [(key, value) for key, value in given.items() if value is not None]
-    older = None if page["older"] is None else "/history?" + urlencode([*kept, ("before", page["older"])])
+    older = None if page.older is None else "/history?" + urlencode([*kept, ("before", page.older)])
     filtered = bool(kept)
-    entries = page["entries"]
+    entries = page.entries
     # The feed sends every new entry: only the unfiltered first page may take them all.
     live = not filtered and before is None
     return _render(request, "history.html", entries=entries, given=given, kinds=KINDS, outcomes=OUTCOMES,
@@ -142,7 +141,7 @@ def entry(request):
     seq = request.path_params["seq"]
     view = show_entry(db, name, seq)
     # The record as hashed (not the view of it), indented for reading.
-    stored = chain_slice(db, name, seq, seq)["entries"][0]["record"]
+    stored = chain_slice(db, name, seq, seq).entries[0].record
     record = json.dumps(json.loads(stored), ensure_ascii=False, indent=2, sort_keys=True)
     return _render(request, "entry.html", e=view, record=record)
 

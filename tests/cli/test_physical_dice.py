@@ -201,5 +201,5 @@ def test_the_reunion_die_is_asked_for_by_name(sqlite_gurps):
         database.close()
     assert asked.getvalue().startswith("1d8 for the reunion check of 鈴音, die 1 of 1: ")
     assert "a d8 shows a whole number 1..8" in asked.getvalue()
-    assert [(r["character"], r["roll"], r["success"]) for r in ended["reunions"]] == [("鈴音", 1, True)]
+    assert [(r.character, r.roll, r.success) for r in ended.reunions] == [("鈴音", 1, True)]
     assert sqlite_gurps.json("history", "--kind", "reunion")[0]["source"] == "manual"

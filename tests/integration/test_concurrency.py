@@ -43,8 +43,8 @@ def test_parallel_appends_keep_one_gapless_chain(db_url, tmp_path):
         out, err = proc.communicate(timeout=600)
         assert proc.returncode == 0 and err == "", err
     report = history.verify(db, "race")
-    assert report["ok"], report
-    assert report["entries"] == 1 + WORKERS * ROLLS_EACH
+    assert report.ok, report
+    assert report.entries == 1 + WORKERS * ROLLS_EACH
     entries = list(history.iter_history(db, "race", history.HistoryFilter(kind="roll", limit=None)))
     assert sorted(e["seq"] for e in entries) == list(range(2, 2 + WORKERS * ROLLS_EACH))
     per_worker = {f"worker{n}": 0 for n in range(WORKERS)}

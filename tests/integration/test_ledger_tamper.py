@@ -24,7 +24,7 @@ def rolled(db_url):
     characters.add_character(db, None, "鈴音", "GM", player="Aki", stats={"Will": 11})
     for faces in ([1, 2, 3], [4, 5, 6], [6, 6, 6], [1, 1, 1], [2, 3, 4]):
         rolls.roll(db, None, "Aki", "3D6<=11", ManualDice(faces), character="鈴音")
-    assert history.verify(db, None)["entries"] == 8
+    assert history.verify(db, None).entries == 8
     return db_url, db
 
 
@@ -36,7 +36,7 @@ def test_raw_update_and_delete_are_refused(rolled):
     if db.dialect == "postgresql":
         with pytest.raises(Exception, match="append-only"):
             execute(db_url, "TRUNCATE ledger")
-    assert history.verify(db, None)["ok"]
+    assert history.verify(db, None).ok
 
 
 def _record(db_url: str, seq: int) -> dict:
@@ -61,8 +61,8 @@ def test_editing_the_record_is_detected(rolled, edit):
     execute(db_url, "UPDATE ledger SET record = ? WHERE seq = 5",
             (json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False),))
     report = history.verify(db, None)
-    assert (report["ok"], report["bad_seq"]) == (False, 5)
-    assert "edited" in report["reason"]
+    assert (report.ok, report.bad_seq) == (False, 5)
+    assert "edited" in report.reason
 
 
 @pytest.mark.parametrize("column,value", [
@@ -74,7 +74,7 @@ def test_editing_any_column_is_detected(rolled, column, value):
     drop_ledger_guards(db_url)
     execute(db_url, f"UPDATE ledger SET {column} = ? WHERE seq = 6", (value,))
     report = history.verify(db, None)
-    assert (report["ok"], report["bad_seq"]) == (False, 6), report
+    assert (report.ok, report.bad_seq) == (False, 6), report
 
 
 def test_deleting_a_row_is_detected(rolled):
@@ -82,8 +82,8 @@ def test_deleting_a_row_is_detected(rolled):
     drop_ledger_guards(db_url)
     execute(db_url, "DELETE FROM ledger WHERE seq = 4")
     report = history.verify(db, None)
-    assert (report["ok"], report["bad_seq"]) == (False, 4)
-    assert "missing" in report["reason"]
+    assert (report.ok, report.bad_seq) == (False, 4)
+    assert "missing" in report.reason
 
 
 def test_truncating_after_a_seal_is_detected_with_the_head(rolled):
@@ -91,10 +91,10 @@ def test_truncating_after_a_seal_is_detected_with_the_head(rolled):
     sealed = history.seal(db, None, "GM")
     rolls.roll(db, None, "GM", "2D6", ManualDice([1, 2]))
     drop_ledger_guards(db_url)
-    execute(db_url, "DELETE FROM ledger WHERE seq >= ?", (sealed["seq"],))
-    assert history.verify(db, None)["ok"]  # the shortened chain is self-consistent ...
-    report = history.verify(db, None, head=sealed["head"])  # ... but the sealed head is gone
-    assert (report["ok"], report["bad_seq"]) == (False, sealed["seq"])
+    execute(db_url, "DELETE FROM ledger WHERE seq >= ?", (sealed.seq,))
+    assert history.verify(db, None).ok  # the shortened chain is self-consistent ...
+    report = history.verify(db, None, head=sealed.head)  # ... but the sealed head is gone
+    assert (report.ok, report.bad_seq) == (False, sealed.seq)
 
 
 def test_recomputed_chain_after_a_seal_is_detected_with_the_head(rolled):
@@ -119,10 +119,10 @@ def test_recomputed_chain_after_a_seal_is_detected_with_the_head(rolled):
                          (record_json, prev, digest, seq))
             prev = digest
         conn.commit()
-    assert history.verify(db, None)["ok"]
-    report = history.verify(db, None, head=sealed["head"])
-    assert (report["ok"], report["bad_seq"]) == (False, sealed["seq"])
-    assert "rewritten" in report["reason"]
+    assert history.verify(db, None).ok
+    report = history.verify(db, None, head=sealed.head)
+    assert (report.ok, report.bad_seq) == (False, sealed.seq)
+    assert "rewritten" in report.reason
 
 
 def test_reordered_seq_is_detected(rolled):
@@ -132,4 +132,4 @@ def test_reordered_seq_is_detected(rolled):
     execute(db_url, "UPDATE ledger SET seq = 3 WHERE seq = 4")
     execute(db_url, "UPDATE ledger SET seq = 4 WHERE seq = 100")
     report = history.verify(db, None)
-    assert (report["ok"], report["bad_seq"]) == (False, 3)
+    assert (report.ok, report.bad_seq) == (False, 3)

@@ -21,8 +21,10 @@ from hypothesis import strategies as st
 from campaign.core.dice_source import SeededDice
 from campaign.db.database import Database
 from campaign.errors import CampaignError
-from campaign.services import campaigns, characters, clock, conditions, history, missing, pools, scenarios, traits
+from campaign.services import (campaigns, characters, clock, conditions, history, missing, pools, scenarios, traits,
+                               voids)
 from campaign.services.fright import fright_check
+from campaign.services.results import as_json
 
 PROGRAMS = settings(derandomize=True, max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -97,16 +99,16 @@ def _run(db: Database, action: tuple) -> None:
     elif kind == "end":
         scenarios.end_scenario(db, None, "GM", [], SeededDice(args[0]))
     elif kind == "void":
-        history.void(db, None, "GM", args[0], "property", cascade=args[1])
+        voids.void(db, None, "GM", args[0], "property", cascade=args[1])
     elif kind == "void_last_void":
-        voids = list(history.iter_history(db, None, history.HistoryFilter(kind="void", limit=1)))
-        if voids:
-            history.void(db, None, "GM", voids[0]["seq"], "take it back")
+        last_void = list(history.iter_history(db, None, history.HistoryFilter(kind="void", limit=1)))
+        if last_void:
+            voids.void(db, None, "GM", last_void[0]["seq"], "take it back")
 
 
 def _assert_projection(db: Database) -> None:
     report = history.verify(db, None)
-    assert report["ok"], report
+    assert report.ok, report
 
 
 @PROGRAMS
@@ -149,7 +151,7 @@ def played(tmp_path_factory):
     _setup(db)
     fright_check(db, None, "GM", "鈴音", SeededDice(1), modifier=-6)
     for seed in range(2, 40):  # until a condition is on someone
-        if any(c["conditions"] for c in characters.list_characters(db, None)):
+        if any(c.conditions for c in characters.list_characters(db, None)):
             break
         fright_check(db, None, "GM", "刀矢", SeededDice(seed), modifier=-8)
     traits.add_trait(db, None, "GM", "千早", "好奇心", -5)
@@ -175,6 +177,6 @@ def test_any_direct_edit_of_a_state_table_is_named_by_verify(played, tmp_path, t
     db = Database(str(path))
     try:
         report = history.verify(db, None)
-        assert not report["ok"] and report["state"]["table"] == table, json.dumps(report, ensure_ascii=False)
+        assert not report.ok and report.state.table == table, json.dumps(as_json(report), ensure_ascii=False)
     finally:
         db.close()

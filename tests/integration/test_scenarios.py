@@ -44,10 +44,10 @@ def test_scenario_end_writes_one_entry_per_roll_in_one_chain(db):
     marked = missing.mark_missing(db, None, "鈴音", "GM", faces=8)
     scenarios.end_scenario(db, None, "GM", [], ManualDice([5]))
     opened = scenarios.start_scenario(db, None, "二話", "GM", ["刀矢"])
-    assert opened["number"] == 2
+    assert opened.number == 2
     ended = scenarios.end_scenario(db, None, "GM", [("鈴音", ManualDice([1]))], ManualDice([]))
 
-    end_seq = ended["seq"]
+    end_seq = ended.seq
     rows = _rows(db, seq=end_seq) + _rows(db, parent_seq=end_seq)
     assert [(r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows] == [
         ("scenario", "GM", None, 2, None, None),
@@ -57,11 +57,11 @@ def test_scenario_end_writes_one_entry_per_roll_in_one_chain(db):
     record = rows[1][7]
     assert (record["expression"], record["dice"], record["total"], record["target"], record["source"]) == (
         "1d8", [1], 1, 1, "manual")
-    assert record["detail"]["since_seq"] == marked["seq"]
+    assert record["detail"]["since_seq"] == marked.seq
     assert record["ops"] == [
-        {"op": "reunion_checked", "since_seq": marked["seq"], "scenario": 2, "roll": 1, "threshold": 1,
+        {"op": "reunion_checked", "since_seq": marked.seq, "scenario": 2, "roll": 1, "threshold": 1,
          "success": True},
-        {"op": "missing_ended", "since_seq": marked["seq"]},
+        {"op": "missing_ended", "since_seq": marked.seq},
     ]
     # both scenario ends rolled for her (the first one is where she went missing)
     assert [(r[4], r[5]) for r in _rows(db, kind="reunion")] == [(1, "failure"), (2, "success")]

@@ -46,7 +46,7 @@ def test_concurrent_settings_lose_no_update(db_url):
     for proc in procs:
         _, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err
-    final = campaigns.settings(db, "卓", "GM")["settings"]
+    final = campaigns.settings(db, "卓", "GM").settings
     assert final == {"criticals": (ROUNDS - 1) % 2 == 1, "default_stats": [f"心{ROUNDS - 1}", "技", "体"]}
     # The ledger agrees, entry by entry: each change starts from what the previous left.
     replay = {"criticals": True, "default_stats": ["心", "技", "体"]}

@@ -5,6 +5,7 @@ generated campaign, and later entries (voids included) never change that answer.
 from __future__ import annotations
 
 import uuid
+from dataclasses import fields
 
 import pytest
 from hypothesis import given
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import CampaignError
+from campaign.projection.views import CharacterSheet
 from campaign.services import characters
 from campaign.services.common import campaign_named
 from campaign.services.timetravel import character_at, timeline
@@ -26,8 +28,13 @@ def _head(db: Database) -> int:
         return ledger.head(session, campaign_named(session, None).id)[0]
 
 
-def _snapshot(db: Database) -> dict[str, dict]:
+def _snapshot(db: Database) -> dict[str, CharacterSheet]:
     return {name: characters.show_character(db, None, name) for name in NAMES}
+
+
+def _sheet(travelled) -> CharacterSheet:
+    """The sheet of a CharacterAsOf, without its as_of."""
+    return CharacterSheet(**{spec.name: getattr(travelled, spec.name) for spec in fields(CharacterSheet)})
 
 
 @PROGRAMS
@@ -36,7 +43,7 @@ def test_time_travel_equals_the_tables_at_every_seq(tmp_path, program):
     db = Database(str(tmp_path / f"{uuid.uuid4().hex}.db"))
     try:
         _setup(db)
-        seen: dict[int, dict[str, dict]] = {}
+        seen: dict[int, dict[str, CharacterSheet]] = {}
         for action in program:
             try:
                 _run(db, action)
@@ -46,21 +53,21 @@ def test_time_travel_equals_the_tables_at_every_seq(tmp_path, program):
             seen[head] = _snapshot(db)
             for name, view in seen[head].items():
                 travelled = character_at(db, None, name, at=head)
-                assert travelled.pop("as_of") == head
-                assert travelled == view, (head, name)
+                assert travelled.as_of == head
+                assert _sheet(travelled) == view, (head, name)
         # Later entries, voids included, never rewrite what the sheet said then.
         last = _head(db)
         for head, views in seen.items():
             for name, view in views.items():
-                assert {k: v for k, v in character_at(db, None, name, at=head).items() if k != "as_of"} == view
+                assert _sheet(character_at(db, None, name, at=head)) == view
                 if head < last:  # "just before the next entry" is "right after this one"
                     before = character_at(db, None, name, before=head + 1)
-                    assert before.pop("as_of") == head and before == view
+                    assert before.as_of == head and _sheet(before) == view
         # The timeline's last state of each change agrees with the tables.
         for name in NAMES:
             rows = timeline(db, None, name)
-            cp_changes = [c for r in rows for c in r["changes"] if c["what"] == "cp"]
+            cp_changes = [c for r in rows for c in r.changes if c["what"] == "cp"]
             if cp_changes:
-                assert cp_changes[-1]["after"] == characters.show_character(db, None, name)["cp_total"]
+                assert cp_changes[-1]["after"] == characters.show_character(db, None, name).cp_total
     finally:
         db.close()

@@ -20,6 +20,7 @@ import pytest
 from campaign import ledger, ledger_scan
 from campaign.db.database import Database
 from campaign.services import history
+from campaign.services.history import VerifyReport
 from campaign.services.transfer import import_campaign
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 from tests.perf.generate import export_lines
@@ -49,7 +50,7 @@ def chain(generated_chain, tmp_path, monkeypatch):
     return url
 
 
-def _both(url: str, head: str | None = None) -> tuple[dict, dict]:
+def _both(url: str, head: str | None = None) -> tuple[VerifyReport, VerifyReport]:
     db = Database(url)
     try:
         fast = history.verify(db, "Fast Path", head)
@@ -165,7 +166,7 @@ def test_fast_path_answers_as_the_exact_rules(chain, case):
     TAMPER[case](chain)
     fast, exact = _both(chain)
     assert fast == exact
-    assert fast["ok"] == (case in STILL_INTACT), fast
+    assert fast.ok == (case in STILL_INTACT), fast
 
 
 # A self-consistent rewrite or truncation passes plain verify (only --head exposes it), and
@@ -179,15 +180,15 @@ def test_fast_path_answers_as_the_exact_rules_with_a_head(chain):
     db = Database(chain)
     sealed = history.seal(db, "Fast Path", "GM")
     db.close()
-    fast, exact = _both(chain, sealed["head"])
-    assert fast == exact and fast["ok"]
+    fast, exact = _both(chain, sealed.head)
+    assert fast == exact and fast.ok
     drop_ledger_guards(chain)
     _rehash_from(chain, 200, _canonical(lambda r: {**r, "dice": [6, 6, 6]}))
-    fast, exact = _both(chain, sealed["head"])
-    assert fast == exact and not fast["ok"] and "rewritten" in fast["reason"]
+    fast, exact = _both(chain, sealed.head)
+    assert fast == exact and not fast.ok and "rewritten" in fast.reason
     execute(chain, "DELETE FROM ledger WHERE campaign_id = 1 AND seq > 250")
-    fast, exact = _both(chain, sealed["head"])
-    assert fast == exact and not fast["ok"]
+    fast, exact = _both(chain, sealed.head)
+    assert fast == exact and not fast.ok
 
 
 def test_the_fast_path_reads_each_row_once_and_reports_progress(chain, monkeypatch):
@@ -212,7 +213,7 @@ def test_the_fast_path_reads_each_row_once_and_reports_progress(chain, monkeypat
         report = history.verify(db, "Fast Path", progress=Progress(), chain_only=True)
     finally:
         db.close()
-    assert report["ok"] and report["entries"] == ENTRIES
+    assert report.ok and report.entries == ENTRIES
     assert [(h.lo, h.next_seq) for h in halves] == [(151, ENTRIES + 1)]
     assert seen[0] == ("start", ENTRIES) and sum(seen[1:]) == ENTRIES
     assert seen[1:-1] == [16] * 9 + [6] and seen[-1] == 150  # this process in batches, then the other half
@@ -230,7 +231,7 @@ def test_a_second_process_that_cannot_help_leaves_the_work_to_this_one(chain, mo
         report = history.verify(db, "Fast Path", chain_only=True)
     finally:
         db.close()
-    assert report["ok"] and report["entries"] == ENTRIES
+    assert report.ok and report.entries == ENTRIES
 
 
 def test_a_record_the_fast_reading_refuses_is_judged_by_the_exact_rules_then_the_scan_goes_on(chain, monkeypatch):
@@ -246,4 +247,4 @@ def test_a_record_the_fast_reading_refuses_is_judged_by_the_exact_rules_then_the
         report = history.verify(db, "Fast Path", chain_only=True)
     finally:
         db.close()
-    assert report["ok"] and judged == [133]
+    assert report.ok and judged == [133]

@@ -90,7 +90,7 @@ def test_sigkill_during_fright_checks_never_half_applies(db_url, tmp_path):
             db = Database(db_url)  # opens after the kill
             try:
                 report = history.verify(db, CAMPAIGN)
-                assert report["ok"], (kill, report)
+                assert report.ok, (kill, report)
                 support.assert_state_matches_ledger(db, CAMPAIGN)
                 seen = [int(line) for line in log.read_text().split()[1:]]
                 rows = [r for r in support.ledger_rows(db, CAMPAIGN)
@@ -107,7 +107,7 @@ def test_sigkill_during_fright_checks_never_half_applies(db_url, tmp_path):
         parent.close()
     assert committed_total > KILLS, "the writers hardly wrote anything before being killed"
     db = Database(db_url)
-    entries = history.verify(db, CAMPAIGN)["entries"]
+    entries = history.verify(db, CAMPAIGN).entries
     db.close()
     support.record("crash", support.backend_of(db_url), kills=KILLS, fright_checks_committed=committed_total,
                    committed_unlogged_at_kill=in_flight, entries=entries)
@@ -212,14 +212,14 @@ def test_sigkill_during_db_backup_leaves_the_original_intact(db_url, tmp_path):
         assert _digest(source) == before, "the original changed"
         if target.exists():
             copy = Database(str(target))
-            assert history.verify(copy, CAMPAIGN)["ok"]
+            assert history.verify(copy, CAMPAIGN).ok
             copy.close()
 
     figures = _kill_while_writing([CAMPAIGN_BIN, "--db", str(source), "db", "backup", str(target)], target,
                                   random.Random(SEED), attempts=10, after_each=check)
     assert figures["mid_write"] >= 5, f"the kills rarely caught a backup in progress: {figures}"
     db = Database(str(source))
-    assert history.verify(db, CAMPAIGN)["ok"]
+    assert history.verify(db, CAMPAIGN).ok
     db.close()
     support.record("backup_kill", "sqlite", kills=figures["kills"], killed_mid_copy=figures["mid_write"],
                    database_megabytes=source.stat().st_size // 2**20)
@@ -279,10 +279,10 @@ def test_sigkill_during_the_first_migration_leaves_a_usable_database(db_url, tmp
             assert current_revision(db.engine) == HEAD_REVISION
             listed = campaigns.list_campaigns(db)
             if listed:
-                assert history.verify(db, "最初の卓")["ok"]
+                assert history.verify(db, "最初の卓").ok
             else:
                 campaigns.create_campaign(db, "最初の卓", "gurps3-ja", "GM")
-            assert history.verify(db, "最初の卓")["entries"] == 1
+            assert history.verify(db, "最初の卓").entries == 1
         finally:
             db.close()
     assert kills >= 1, "no kill caught init running"  # start-up time varies; the rest finish and are checked too

@@ -49,8 +49,8 @@ def _verified_entries(db: Path) -> int:
         report = history.verify(database, None)
     finally:
         database.close()
-    assert report["ok"], report
-    return report["entries"]
+    assert report.ok, report
+    return report.entries
 
 
 def test_file_size_limit_is_one_line_and_changes_nothing(tmp_path):

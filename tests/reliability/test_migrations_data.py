@@ -117,7 +117,7 @@ def _assert_healthy(url: str) -> None:
     db = Database(url)  # the path a user takes: opening migrates to head
     try:
         assert current_revision(db.engine) == HEAD_REVISION
-        assert history.verify(db, CAMPAIGN)["ok"]
+        assert history.verify(db, CAMPAIGN).ok
         support.assert_state_matches_ledger(db, CAMPAIGN)
         with db.engine.connect() as conn:
             command.check(alembic_config(conn))  # raises on drift

@@ -41,9 +41,9 @@ def ledger(db_url, fast_cli):
     rolls.roll(db, None, "Aki", "2D6", ManualDice([3, 4]))
     rolls.roll(db, None, "Aki", "2D6", ManualDice([5, 6]))
     db.close()
-    return {"url": db_url, "cli": Cli(db_url), "fright": checked["seq"],
-            "subs": [s["seq"] for s in checked["sub_rolls"]], "seal": sealed["seq"], "head": sealed["head"],
-            "last": sealed["seq"] + 2}
+    return {"url": db_url, "cli": Cli(db_url), "fright": checked.seq,
+            "subs": [s.seq for s in checked.sub_rolls], "seal": sealed.seq, "head": sealed.head,
+            "last": sealed.seq + 2}
 
 
 def _fails_with_subrolls(seed: int) -> bool:

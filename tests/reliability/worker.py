@@ -28,6 +28,7 @@ from pathlib import Path
 from campaign.core.dice_source import SeededDice
 from campaign.db.database import Database
 from campaign.services import fright, rolls, traits
+from campaign.services.results import as_json
 
 EXPRESSIONS = ("3D6<=11", "2D6+3", "1D100", "4D6KH3", "3D6", "3D6<=14 回避")
 CAMPAIGN_BIN = str(Path(sys.executable).with_name("campaign"))
@@ -86,15 +87,16 @@ class Load:
             if via_cli:
                 out = self.cli("--seed", str(seed), "roll", expression, "--char", character)
             else:
-                out = rolls.roll(self.db, self.campaign, self.actor, expression, SeededDice(seed), character=character)
+                out = as_json(rolls.roll(self.db, self.campaign, self.actor, expression, SeededDice(seed),
+                                         character=character))
             return {"op": "roll", "seq": out["seq"], "subs": 0}
         if op == "fright":
             modifier, seed = self.rng.randint(-6, 2), self.seed()
             if via_cli:
                 out = self.cli("--seed", str(seed), "fright", character, "--mod", str(modifier))
             else:
-                out = fright.fright_check(self.db, self.campaign, self.actor, character, SeededDice(seed),
-                                          modifier=modifier)
+                out = as_json(fright.fright_check(self.db, self.campaign, self.actor, character, SeededDice(seed),
+                                                  modifier=modifier))  # the document the CLI path parses
             return {"op": "fright", "seq": out["seq"], "subs": len(out["sub_rolls"])}
         action, args = self.trait_action()
         if via_cli:
@@ -107,11 +109,12 @@ class Load:
                 argv += ["--reason", "bought off"]
             out = self.cli(*argv)
         elif action == "add":
-            out = traits.add_trait(self.db, self.campaign, self.actor, self.own, args[0], int(args[1]))
+            out = as_json(traits.add_trait(self.db, self.campaign, self.actor, self.own, args[0], int(args[1])))
         elif action == "rename":
-            out = traits.rename_trait(self.db, self.campaign, self.actor, self.own, args[0], args[1])
+            out = as_json(traits.rename_trait(self.db, self.campaign, self.actor, self.own, args[0], args[1]))
         else:
-            out = traits.remove_trait(self.db, self.campaign, self.actor, self.own, args[0], reason="bought off")
+            out = as_json(traits.remove_trait(self.db, self.campaign, self.actor, self.own, args[0],
+                                              reason="bought off"))
         self.after_trait(action, args)
         return {"op": "trait", "action": action, "seq": out["seq"], "subs": 0}
 
@@ -159,7 +162,7 @@ def writer_loop(spec: dict) -> None:
         character = rng.choice(spec["characters"])
         out = fright.fright_check(db, spec["campaign"], spec["actor"], character, SeededDice(rng.randrange(2**31)),
                                   modifier=rng.randint(-8, 0))
-        os.write(log, f"{out['seq']}\n".encode())
+        os.write(log, f"{out.seq}\n".encode())
 
 
 def _warm_up() -> None:

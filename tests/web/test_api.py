@@ -43,8 +43,8 @@ def test_chain_ranges_and_the_thousand_entry_cap(table, client):
     db = Database(cli.db)
     try:
         first = chain_slice(db, None, 1, None, batch=4)
-        assert [e["seq"] for e in first["entries"]] == [1, 2, 3, 4] and first["next"] == 5
-        assert chain_slice(db, None, 1, 4, batch=4)["next"] is None
+        assert [e.seq for e in first.entries] == [1, 2, 3, 4] and first.next == 5
+        assert chain_slice(db, None, 1, 4, batch=4).next is None
     finally:
         db.close()
 

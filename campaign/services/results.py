@@ -1,0 +1,58 @@
+"""The one way a service's result becomes JSON.
+
+Services return small frozen dataclasses (one per use-case, defined beside the service),
+so callers read `result.seq`, not `result["seq"]`, and a typo is an AttributeError, not
+a silent None. `--json` prints `as_json(result)`: the fields in the order the class
+declares them, which is the document's key order, so a field's place in the class is
+part of the command's output.
+
+Two conventions, and nothing per class:
+- A name that would be a Python keyword ends in an underscore (`from_`); its JSON key is
+  the name without it ("from").
+- A field declared with `omitted_when_empty()` is left out of the document while it is
+  empty (a result's "warnings" appear only when there are some).
+
+Ledger records and the dicts that mirror them (`detail`, ops) stay plain dicts: they are
+JSON by nature, and `as_json` passes dicts, lists and tuples through, converting any
+dataclass found inside them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import field, fields, is_dataclass
+from typing import Any
+
+_OMIT_EMPTY = "campaign.omit_when_empty"
+
+
+def omitted_when_empty(default: Any = ()) -> Any:
+    """A field (last in its class, it has a default) left out of the JSON while empty."""
+    return field(default=default, metadata={_OMIT_EMPTY: True})
+
+
+def extended(cls: type, base: Any, **extra: Any) -> Any:
+    """A `cls` result holding every field of `base` (a dataclass it subclasses) and
+    `extra`: a character's sheet plus the seq of the entry that wrote it."""
+    return cls(**{spec.name: getattr(base, spec.name) for spec in fields(base)}, **extra)
+
+
+def json_key(name: str) -> str:
+    return name[:-1] if name.endswith("_") else name
+
+
+def as_json(value: Any) -> Any:
+    """Plain JSON values: dataclasses become objects (fields in declared order), tuples
+    become lists, dict values and list items are converted in turn."""
+    if is_dataclass(value) and not isinstance(value, type):
+        document = {}
+        for spec in fields(value):
+            item = getattr(value, spec.name)
+            if spec.metadata.get(_OMIT_EMPTY) and not item:
+                continue
+            document[json_key(spec.name)] = as_json(item)
+        return document
+    if isinstance(value, (list, tuple)):
+        return [as_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: as_json(item) for key, item in value.items()}
+    return value

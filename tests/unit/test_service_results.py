@@ -1,0 +1,138 @@
+"""Services return small dataclasses, not `dict[str, Any]` indexed by string keys (issue 12).
+
+Checked from the source, like test_import_graph: every public function (and public
+method of a public class) in campaign/services is parsed with `ast`, and a return
+annotation naming `dict[str, Any]` (bare, or inside list[...], Iterator[...] ...) is
+refused unless the function is in RECORD_SHAPED below, with the reason it stays a dict.
+Also: the one JSON conversion (services.results.as_json) does what `--json` relies on.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from campaign.services.results import as_json, extended, omitted_when_empty
+
+SERVICES = Path(__file__).parents[2] / "campaign" / "services"
+
+# module.function (or module.Class.method) -> why its result stays a dict.
+RECORD_SHAPED: dict[str, str] = {
+    # The ledger's own records and the views that mirror them 1:1 (plus chain fields).
+    "history.entry_view": "an entry as `history --json` shows it: the hashed record's fields and the chain's",
+    "history.iter_history": "streams entry views (constant memory, `history --json` rows)",
+    "history.show_entry": "an entry view with its sub-entries' views (and detail_shown, the words of its codes)",
+    "history.record_of": "the stored record itself, parsed",
+    "browse.entries_after": "the live feed's entry views",
+    "rolls.roll": "the roll's entry view (or table roll's, which tables.py returns)",
+    "secret_rolls.reveal": "the reveal entry's view",
+    "secret_rolls.peek": "the hidden result as stored: the committed fields of a record, plus its seq",
+    "reference.roll_reference_table": "the roll's entry view, as table roll's",
+    # Fragments of a record's detail.
+    "conditions.condition_view": "a condition as its records hold it (detail.condition, .conditions, .follow_ups)",
+    "conditions.end_condition": "a cleared condition as the clear and time-advance records hold it",
+    "check_records.dice_source_detail": "the seed part of a check's record detail",
+    # Keyword arguments for the field groups of a check's result class (check_records).
+    "check_records.roll_fields": "the CheckRoll fields of a result, passed on as keywords",
+    "check_records.band_fields": "the DangerBand fields, passed on as keywords",
+    "check_records.side_fields": "the SideHead and CheckRoll fields, passed on as keywords",
+    "check_records.CheckRecorder.common": "the CheckContext fields, passed on as keywords",
+    # An external format.
+    "ccfolia.export_pieces": "ココフォリア's clipboard documents (its Clipboard API's shape, not ours)",
+    # tables.py: a table roll's record detail, and the entry views `table roll` returns.
+    "tables.roll_detail": "a table roll's record detail: codes and numbers (campaign.table_labels words them)",
+    "tables.roll_table": "the parent entry's view with its sub-entries' views, as `history show` shows them",
+    "tables.shown_view": "an appended entry's view with detail_shown, as `history show` shows it",
+}
+
+
+def _public_functions():
+    """(qualified name, return annotation text) of every public function and method."""
+    for path in sorted(SERVICES.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found = [(f"{path.stem}.{node.name}", node)]
+            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                found = [(f"{path.stem}.{node.name}.{item.name}", item) for item in node.body
+                         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            else:
+                continue
+            for name, function in found:
+                if not function.name.startswith("_") and function.returns is not None:
+                    yield name, ast.unparse(function.returns)
+
+
+def _returns_a_dict(annotation: str) -> bool:
+    return "dict[str, Any]" in annotation or annotation in ("dict", "Dict")
+
+
+def test_services_return_dataclasses_not_dicts():
+    offenders = [f"{name} -> {annotation}" for name, annotation in _public_functions()
+                 if _returns_a_dict(annotation) and name not in RECORD_SHAPED]
+    assert not offenders, ("return a frozen dataclass (services.results), or add the function to "
+                           "RECORD_SHAPED with the reason its result is a record:\n" + "\n".join(offenders))
+
+
+def test_every_allowed_dict_is_still_one():
+    """An allow-list entry for a function that is gone or returns a dataclass now would
+    let the next dict in unnoticed."""
+    dicts = {name for name, annotation in _public_functions() if _returns_a_dict(annotation)}
+    stale = sorted(set(RECORD_SHAPED) - dicts)
+    assert not stale, f"drop these from RECORD_SHAPED: {stale}"
+
+
+def test_the_checker_sees_services():
+    names = dict(_public_functions())
+    assert names["fright.fright_check"] == "FrightCheckResult"
+    assert _returns_a_dict("list[dict[str, Any]]") and _returns_a_dict("Iterator[dict[str, Any]]")
+    assert not _returns_a_dict("dict[str, str]")
+
+
+# --- the one JSON conversion ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Inner:
+    from_: str
+    faces: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Outer:
+    seq: int
+    inner: _Inner | None
+    items: tuple[_Inner, ...]
+    detail: dict
+    warnings: tuple[str, ...] = omitted_when_empty()
+
+
+@dataclass(frozen=True, slots=True)
+class _Longer(_Outer):
+    as_of: int = 0
+
+
+def test_as_json_keeps_field_order_nests_and_lists():
+    inner = _Inner(from_="Aki", faces=(1, 4, 6))
+    value = _Outer(seq=9, inner=inner, items=(inner,), detail={"nested": inner, "none": None})
+    document = as_json(value)
+    assert list(document) == ["seq", "inner", "items", "detail"]  # no warnings: omitted while empty
+    assert document["inner"] == {"from": "Aki", "faces": [1, 4, 6]}
+    assert document["items"] == [{"from": "Aki", "faces": [1, 4, 6]}]
+    assert document["detail"] == {"nested": {"from": "Aki", "faces": [1, 4, 6]}, "none": None}
+    warned = as_json(_Outer(seq=9, inner=None, items=(), detail={}, warnings=("鈴音 is missing",)))
+    assert warned == {"seq": 9, "inner": None, "items": [], "detail": {}, "warnings": ["鈴音 is missing"]}
+
+
+def test_as_json_passes_plain_json_through():
+    plain = {"seq": 1, "dice": [1, 2], "detail": {"k": (3, 4)}}
+    assert as_json(plain) == {"seq": 1, "dice": [1, 2], "detail": {"k": [3, 4]}}
+    assert as_json([1, "a", None, True]) == [1, "a", None, True]
+
+
+def test_extended_adds_fields_after_the_base_ones():
+    base = _Outer(seq=1, inner=None, items=(), detail={})
+    longer = extended(_Longer, base, as_of=7)
+    assert list(as_json(longer)) == ["seq", "inner", "items", "detail", "as_of"]
+    assert longer.as_of == 7 and longer.seq == 1
