@@ -90,9 +90,12 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def db_url(request, tmp_path):
     if request.param == "sqlite":
-        return str(tmp_path / "campaign.db")
+        yield str(tmp_path / "campaign.db")
+        return
     cluster = request.getfixturevalue("pg_cluster")
-    return cluster.create_database(f"t{os.getpid()}_{next(_counter)}", template="campaign_template")
+    name = f"t{os.getpid()}_{next(_counter)}"
+    yield cluster.create_database(name, template="campaign_template")
+    cluster.drop_database(name)  # the cluster (in memory where it can be) keeps only what is in use
 
 
 # --- parties built once per session, copied per test -------------------------------
