@@ -130,8 +130,8 @@ def _assert_healthy(url: str) -> None:
 
 
 @pytest.fixture
-def populated(db_url):
-    support.populate(db_url, CAMPAIGN)
+def populated(db_url, request):
+    support.populated(request, db_url, CAMPAIGN)
     engine = make_engine(resolve_url(db_url))
     rows = _rows(engine)
     engine.dispose()
