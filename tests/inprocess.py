@@ -19,6 +19,13 @@ and the reliability suite's `fast_cli` run every command inside it):
   checkpoints its WAL, PostgreSQL holds no session). What carries over is the Engine
   object: its dialect and its compiled statements. So a test that edits, corrupts,
   replaces or deletes the database between commands gets what a fresh open gives.
+- a new SQLite file (`init` or `import` on a path that is not there) is created as a
+  fresh open creates it (owner-only, its folders made) and then given the bytes of a
+  blank database at head, made once per process by the real Database() and alembic,
+  instead of running the nine migrations again (~90 ms each, 280 times in a fast run).
+  PostgreSQL tests already start from a migrated template; the migrations themselves
+  are tested on blank databases in tests/integration/test_migrations.py and
+  tests/reliability/test_migrations_data.py, which do not come through here.
 
 The production CLI is untouched: outside `reusing()` every command opens its own
 Database. `forget()` (an autouse fixture in tests/conftest.py) drops the kept databases
@@ -27,8 +34,11 @@ when a test ends, so nothing is shared between tests.
 
 from __future__ import annotations
 
+import sqlite3
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import typer.main
 import typer.testing
@@ -40,6 +50,7 @@ from campaign.db.migrate import ensure_current
 
 _trees: dict[int, object] = {}  # id(Typer app) -> its Click group, built once per process
 _kept: dict[str, Database] = {}  # resolved URL -> the Database this test opened for it
+_blank: bytes | None = None  # a blank SQLite database at head, one file, made once per process
 
 
 def _command_tree(app: typer.Typer):
@@ -49,9 +60,30 @@ def _command_tree(app: typer.Typer):
     return tree
 
 
+def _blank_at_head() -> bytes:
+    global _blank
+    if _blank is None:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "blank.db"
+            Database(str(path)).close()
+            raw = sqlite3.connect(path)
+            try:
+                raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the one file
+            finally:
+                raw.close()
+            _blank = path.read_bytes()
+    return _blank
+
+
 def _database(db: str | None = None, *, migrate: bool = True) -> Database:
     """What `Database(db)` gives AppState.db, on the engine kept for this URL."""
     url = resolve_url(db)  # the first thing Database() does: a bad --db is refused the same way
+    path = sqlite_path(url)
+    if migrate and path is not None and not path.exists():
+        # AppState.db let this command create the file (init, import): as Database() would,
+        # then already at head, with the bytes alembic gave a blank file in this process.
+        _prepare_sqlite_file(path)
+        path.write_bytes(_blank_at_head())
     kept = _kept.get(url)
     if kept is None or not migrate:
         opened = Database(db, migrate=migrate)
@@ -59,7 +91,6 @@ def _database(db: str | None = None, *, migrate: bool = True) -> Database:
             _kept[url] = opened
         return opened
     # The checks of Database(db) again: make_engine's look at the file, then the revision.
-    path = sqlite_path(url)
     if path is not None:
         _prepare_sqlite_file(path)
     ensure_current(kept.engine)
