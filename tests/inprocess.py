@@ -60,7 +60,8 @@ def _command_tree(app: typer.Typer):
     return tree
 
 
-def _blank_at_head() -> bytes:
+def blank_at_head() -> bytes:
+    """A blank SQLite database at head, as one file's bytes: made by Database() once per process."""
     global _blank
     if _blank is None:
         with tempfile.TemporaryDirectory() as folder:
@@ -83,7 +84,7 @@ def _database(db: str | None = None, *, migrate: bool = True) -> Database:
         # AppState.db let this command create the file (init, import): as Database() would,
         # then already at head, with the bytes alembic gave a blank file in this process.
         _prepare_sqlite_file(path)
-        path.write_bytes(_blank_at_head())
+        path.write_bytes(blank_at_head())
     kept = _kept.get(url)
     if kept is None or not migrate:
         opened = Database(db, migrate=migrate)
