@@ -121,6 +121,7 @@ def test_dash_streams_through_stdout_and_stdin(db_url, tmp_path, fast_cli, reque
     assert _observable(Cli(db_url)) == _observable(source)
 
 
+@pytest.mark.slow  # three console-script runs and a shell
 def test_a_real_shell_pipe_moves_a_campaign(db_url, tmp_path, request):
     source = str(tmp_path / "source.db")
     support.populated(request, source, NAME)
