@@ -22,16 +22,26 @@ from tests.perf.generate import export_lines
 ENTRIES = 300
 
 
-@pytest.fixture
-def chain(tmp_path, monkeypatch):
-    url = str(tmp_path / "chain.db")
-    db = Database(url)
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> bytes:
+    """The two imported campaigns as one SQLite file's bytes, made once for the module."""
+    path = tmp_path_factory.mktemp("verify-fast") / "chain.db"
+    db = Database(str(path))
     import_campaign(db, export_lines("Fast Path", ENTRIES))
     import_campaign(db, export_lines("Neighbour", 50))  # another campaign's rows interleave nothing but exist
-    db.close()
+    db.close()  # the last connection: SQLite checkpoints the log into the file
+    assert not path.with_name("chain.db-wal").exists()
+    return path.read_bytes()
+
+
+@pytest.fixture
+def chain(generated, tmp_path, monkeypatch):
+    """A copy of the generated chain for one case to tamper with."""
+    path = tmp_path / "chain.db"
+    path.write_bytes(generated)
     monkeypatch.setattr(ledger, "BATCH", 16)
     monkeypatch.setattr(ledger, "RANGE", 64)
-    return url
+    return str(path)
 
 
 def _both(url: str, head: str | None = None) -> tuple[dict, dict]:
