@@ -14,8 +14,13 @@ $(BIN)/python:
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 
-install-test: $(BIN)/python
+# The install is editable, so code changes need none: pip runs again only when
+# pyproject.toml changes (or with `make clean`), not before every test run (3-6 s).
+install-test: $(VENV)/.installed-test
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
 
 demo: install
 	$(BIN)/campaign demo

@@ -22,6 +22,7 @@ import itertools
 import os
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -41,6 +42,10 @@ def isolated_user_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     for name in ("CAMPAIGN_DB", "CAMPAIGN", "CAMPAIGN_ACTOR"):
         monkeypatch.delenv(name, raising=False)
+    yield
+    inprocess = sys.modules.get("tests.inprocess")  # imported by the tests that run the CLI in-process
+    if inprocess is not None:
+        inprocess.forget()  # the engines this test's commands kept: nothing is shared between tests
 
 
 @pytest.fixture(scope="session")
@@ -85,9 +90,12 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def db_url(request, tmp_path):
     if request.param == "sqlite":
-        return str(tmp_path / "campaign.db")
+        yield str(tmp_path / "campaign.db")
+        return
     cluster = request.getfixturevalue("pg_cluster")
-    return cluster.create_database(f"t{os.getpid()}_{next(_counter)}", template="campaign_template")
+    name = f"t{os.getpid()}_{next(_counter)}"
+    yield cluster.create_database(name, template="campaign_template")
+    cluster.drop_database(name)  # the cluster (in memory where it can be) keeps only what is in use
 
 
 # --- parties built once per session, copied per test -------------------------------

@@ -20,7 +20,11 @@ class Database:
         self.url = resolve_url(db)
         self.engine = make_engine(self.url)
         if migrate:
-            ensure_current(self.engine)
+            try:
+                ensure_current(self.engine)
+            except BaseException:  # refused (not ours, newer, damaged): no connection stays open
+                self.engine.dispose()
+                raise
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         if self.engine.dialect.name == "postgresql":
             # A read that takes several queries (export, history with its counts, a

@@ -21,6 +21,10 @@ from tests.browser import support
 from tests.browser.support import XSS_NAME, Server, cli
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 
+# Chromium, a `campaign serve` process and CLI processes per test (3-7 s each, ~40 s
+# for the file on two cores): in `make test`, not in `make test-fast`.
+pytestmark = pytest.mark.slow
+
 TOKEN = "table-token-2026"
 RESULT = "#verify-result"
 

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from campaign.cli.app import app
+from tests import inprocess
 from tests.conftest import party_copy
 
 
@@ -18,7 +19,8 @@ class Cli:
     db: str
 
     def run(self, *args: str, expect: int | None = 0):
-        result = CliRunner().invoke(app, ["--db", self.db, *args], catch_exceptions=False)
+        with inprocess.reusing():  # one command tree, one engine per database: see tests/inprocess.py
+            result = CliRunner().invoke(app, ["--db", self.db, *args], catch_exceptions=False)
         if expect is not None:
             assert result.exit_code == expect, (
                 f"campaign {' '.join(args)} exited {result.exit_code}, expected {expect}\n"

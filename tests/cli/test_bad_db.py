@@ -59,6 +59,7 @@ def test_bad_url_from_the_environment_too():
     _assert_one_line(done, 2, "foo")
 
 
+@pytest.mark.slow  # 15 console-script runs (~8 s)
 def test_files_that_are_not_databases(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import itertools
-import os
-import sqlite3
-
 import pytest
 
 from tests.cli.conftest import Cli
-
-_counter = itertools.count()
+from tests.conftest import party_copy
 
 # 体 for the cooperative checks: 鈴音 2, 刀矢 4, 管狐 1, 灯 5, 陸 3
 CHARACTERS = {
@@ -39,35 +34,12 @@ def _seed(url: str) -> None:
         db.close()  # no pooled connection may stay open on a PostgreSQL template
 
 
-@pytest.fixture(scope="module")
-def seeded_sqlite(tmp_path_factory):
-    path = tmp_path_factory.mktemp("checks-seed") / "seed.db"
-    _seed(str(path))
-    return path
-
-
-@pytest.fixture(scope="module")
-def seeded_postgres(pg_cluster):
-    name = f"checks_seed_{os.getpid()}"
-    _seed(pg_cluster.create_database(name, template="campaign_template"))
-    return name
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def table(request, tmp_path) -> Cli:
+@pytest.fixture
+def table(db_url, request) -> Cli:
     """A fresh copy of a 2d6-ja campaign with five characters whose stats have Japanese
-    names (copying a seeded database keeps the suite fast on both backends)."""
-    if request.param == "sqlite":
-        source = sqlite3.connect(request.getfixturevalue("seeded_sqlite"))
-        target = sqlite3.connect(tmp_path / "campaign.db")
-        with target:
-            source.backup(target)
-        source.close()
-        target.close()
-        return Cli(str(tmp_path / "campaign.db"))
-    cluster = request.getfixturevalue("pg_cluster")
-    seed = request.getfixturevalue("seeded_postgres")
-    return Cli(cluster.create_database(f"checks_{os.getpid()}_{next(_counter)}", template=seed))
+    names, seeded once per session and backend (tests/conftest.party_copy), on the test's
+    backend: SQLite and PostgreSQL in `make test`, SQLite in `make test-fast`."""
+    return Cli(party_copy(request, "checks", db_url, _seed))
 
 
 def entries(cli) -> int:

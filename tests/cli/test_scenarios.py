@@ -9,14 +9,43 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import party_copy
+
+
+def _build_party(target: str) -> None:
+    """`init` and the setting above on a new database (through the CLI and the services)."""
+    from campaign.db.database import Database
+    from campaign.services.characters import add_character, add_player, relate
+    from tests.cli.conftest import Cli
+
+    Cli(target).run("init", "テスト卓")
+    db = Database(target)
+    try:
+        for player in ("Aki", "Ren", "Mio"):
+            add_player(db, None, player, "GM")
+        for name, player in [("鈴音", "Aki"), ("刀矢", "Ren"), ("千早", "Aki"), ("蓮二", "Ren"), ("美緒", "Mio")]:
+            add_character(db, None, name, "GM", player=player)
+        add_character(db, None, "管狐", "GM", npc=True, summoner="鈴音")
+        add_character(db, None, "白露", "GM", npc=True)
+        for a, b in [("鈴音", "刀矢"), ("鈴音", "千早"), ("鈴音", "蓮二"), ("鈴音", "美緒"),
+                     ("管狐", "千早"), ("管狐", "刀矢")]:
+            relate(db, None, a, b, "GM", None)
+    finally:
+        db.close()  # no pooled connection may stay open on a PostgreSQL template
+
 
 @pytest.fixture
-def db(cli):
+def db(cli, request):
     """The same database, opened once in-process: setting up and comparing state through the
-    services is much faster than one CLI process-equivalent per step."""
+    services is much faster than one CLI process-equivalent per step. A test that asks for
+    `party` gets the setting already there: built once per session and backend, copied
+    (tests/conftest.party_copy); any other gets just the campaign (`init`)."""
     from campaign.db.database import Database
 
-    cli.run("init", "テスト卓")
+    if "party" in request.fixturenames:
+        party_copy(request, "scenarios", cli.db, _build_party, campaign="テスト卓")
+    else:
+        cli.run("init", "テスト卓")
     database = Database(cli.db)
     yield database
     database.close()
@@ -24,17 +53,7 @@ def db(cli):
 
 @pytest.fixture
 def party(cli, db):
-    from campaign.services.characters import add_character, add_player, relate
-
-    for player in ("Aki", "Ren", "Mio"):
-        add_player(db, None, player, "GM")
-    for name, player in [("鈴音", "Aki"), ("刀矢", "Ren"), ("千早", "Aki"), ("蓮二", "Ren"), ("美緒", "Mio")]:
-        add_character(db, None, name, "GM", player=player)
-    add_character(db, None, "管狐", "GM", npc=True, summoner="鈴音")
-    add_character(db, None, "白露", "GM", npc=True)
-    for a, b in [("鈴音", "刀矢"), ("鈴音", "千早"), ("鈴音", "蓮二"), ("鈴音", "美緒"),
-                 ("管狐", "千早"), ("管狐", "刀矢")]:
-        relate(db, None, a, b, "GM", None)
+    """The setting of the module docstring (made by the `db` fixture); the test's Cli."""
     return cli
 
 

@@ -84,6 +84,7 @@ def test_a_scripted_session_runs_every_command_and_survives_errors(tmp_path):
     assert not (Path(os.environ["XDG_DATA_HOME"]) / "campaign" / "campaign.db").exists()
 
 
+@pytest.mark.slow  # three console-script runs
 def test_exit_status_is_the_last_commands_and_exit_stops_reading(tmp_path):
     db = tmp_path / "table.db"
     assert _shell(db, [*PARTY, "roll 3D6 --dice 9,9,9"]).returncode == 2
@@ -92,6 +93,7 @@ def test_exit_status_is_the_last_commands_and_exit_stops_reading(tmp_path):
     assert json.loads(_campaign(db, "history", "verify", "--json").stdout)["entries"] == 4
 
 
+@pytest.mark.slow  # three console-script runs
 def test_global_options_apply_to_every_command_inside(tmp_path):
     db = tmp_path / "two.db"
     assert _shell(db, ["init 第一部", "init 第二部"]).returncode == 0  # init selects 第二部
@@ -103,6 +105,7 @@ def test_global_options_apply_to_every_command_inside(tmp_path):
     assert [e["kind"] for e in other] == ["campaign"]  # nothing rolled in the selected campaign
 
 
+@pytest.mark.slow  # two console-script runs
 def test_shell_json_makes_every_command_print_json(tmp_path):
     db = tmp_path / "table.db"
     assert _shell(db, PARTY).returncode == 0
@@ -223,6 +226,7 @@ def party_db(tmp_path) -> Path:
     return db
 
 
+@pytest.mark.slow  # two sessions on a pseudo-terminal and two more runs
 def test_tab_completes_commands_and_character_names_and_history_persists(party_db):
     from campaign.cli.shell import history_file
 
@@ -262,6 +266,7 @@ def test_tab_completes_commands_and_character_names_and_history_persists(party_d
     assert len(frights) == 2
 
 
+@pytest.mark.slow  # a session on a pseudo-terminal and two more runs
 def test_ctrl_c_cancels_the_line_not_the_session(party_db):
     term = Terminal(party_db)
     try:

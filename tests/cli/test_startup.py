@@ -32,9 +32,12 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 
 
 def _modules(tmp_path, *args: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after `campaign --db DB ARGS` on an
+    up-to-date database (made in this process: only the probe needs to be fresh)."""
+    from tests.cli.conftest import Cli
+
     db = str(tmp_path / "startup.db")
-    subprocess.run([sys.executable, "-c", "from campaign.cli.app import main; main()", "--db", db, "init", "Probe"],
-                   check=True, capture_output=True)
+    Cli(db).run("init", "Probe")
     result = subprocess.run([sys.executable, "-c", PROBE, "--db", db, *args], capture_output=True, text=True)
     report = json.loads(result.stderr.strip().splitlines()[-1])
     assert report["code"] in (0, None), result.stderr

@@ -175,6 +175,7 @@ def test_human_output_has_tables_a_histogram_and_the_caveat(gurps, os_dice):
     assert "2 tests were made" in out and "by chance alone" in out
 
 
+@pytest.mark.slow  # three fresh interpreters, one importing scipy
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_only_stats_pays_for_scipy(cli, tmp_path):
     db = cli.db

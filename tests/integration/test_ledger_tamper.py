@@ -10,22 +10,33 @@ import pytest
 from campaign.core.dice_source import ManualDice
 from campaign.db.database import Database
 from campaign.services import campaigns, characters, history, rolls
+from tests.conftest import party_copy
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 
 pytestmark = pytest.mark.dialect
 
 
+def _roll_five(url: str) -> None:
+    db = Database(url)
+    try:
+        campaigns.create_campaign(db, "tamper", "gurps3-ja", "GM")
+        characters.add_player(db, None, "Aki", "GM")
+        characters.add_character(db, None, "鈴音", "GM", player="Aki", stats={"Will": 11})
+        for faces in ([1, 2, 3], [4, 5, 6], [6, 6, 6], [1, 1, 1], [2, 3, 4]):
+            rolls.roll(db, None, "Aki", "3D6<=11", ManualDice(faces), character="鈴音")
+    finally:
+        db.close()  # no pooled connection may stay open on a PostgreSQL template
+
+
 @pytest.fixture
-def rolled(db_url):
-    """A campaign with a character and five rolls: entries 1..8."""
+def rolled(db_url, request):
+    """A campaign with a character and five rolls: entries 1..8 (written once per session
+    and backend through the services, copied per test: tests/conftest.party_copy)."""
+    party_copy(request, "rolled", db_url, _roll_five)
     db = Database(db_url)
-    campaigns.create_campaign(db, "tamper", "gurps3-ja", "GM")
-    characters.add_player(db, None, "Aki", "GM")
-    characters.add_character(db, None, "鈴音", "GM", player="Aki", stats={"Will": 11})
-    for faces in ([1, 2, 3], [4, 5, 6], [6, 6, 6], [1, 1, 1], [2, 3, 4]):
-        rolls.roll(db, None, "Aki", "3D6<=11", ManualDice(faces), character="鈴音")
     assert history.verify(db, None).entries == 8
-    return db_url, db
+    yield db_url, db
+    db.close()
 
 
 def test_raw_update_and_delete_are_refused(rolled):

@@ -6,35 +6,18 @@ import json
 import os
 
 import pytest
-import typer.main
-import typer.testing
 
-import campaign.cli.context
-from campaign.db.database import Database
+from tests import inprocess
 from tests.reliability import support
 
 
 @pytest.fixture
-def fast_cli(monkeypatch):
-    """Build the Click command tree once: typer rebuilds it on every CliRunner.invoke,
-    which is 75% of an in-process run and would dominate thousands of fuzz examples."""
-    from campaign.cli.app import app
-
-    command = typer.main.get_command(app)
-    monkeypatch.setattr(typer.testing, "_get_command", lambda _app: command)
-    # One opened database per URL for the whole test, as a long-lived process would
-    # hold it: opening (engine, connection, revision check) is the rest of the cost.
-    opened: dict[str | None, Database] = {}
-
-    def database(db: str | None = None) -> Database:
-        if db not in opened:
-            opened[db] = Database(db)
-        return opened[db]
-
-    monkeypatch.setattr(campaign.cli.context, "Database", database)
-    yield command
-    for db in opened.values():
-        db.close()
+def fast_cli():
+    """Every in-process CliRunner run of the test on one command tree and one engine per
+    database (tests/inprocess.py): building both anew per command would dominate
+    thousands of fuzz examples."""
+    with inprocess.reusing():
+        yield
 
 
 def pytest_runtest_logreport(report):

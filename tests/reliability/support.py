@@ -5,6 +5,8 @@
   command can be proven to have changed nothing.
 - `assert_state_matches_ledger()` replays the ledger (campaign.projection) and compares
   every state table with it.
+- `populate()` builds a campaign with every kind of state through the CLI; `populated()`
+  copies one built once per session.
 - `cli_has()` tells whether a CLI command exists yet (fright/trait are landing), so
   the harness plugs them in as soon as they do.
 """
@@ -185,3 +187,13 @@ def populate(db_url: str, name: str = "移行卓") -> None:
     cli.run(*c, "scenario", "end", "--dice", "管狐=7")
     cli.run(*c, "history", "seal", "--reason", "第一話終了")
     cli.run(*c, "roll", "2D6", "--dice", "3,4")
+
+
+def populated(request, db_url: str, name: str = "移行卓") -> str:
+    """Make the fresh `db_url` a copy of `populate(name)`'s campaign, built once per session
+    through the CLI (tests/conftest.party_copy) and selected for the test's user as its
+    `init` would be. Returns db_url."""
+    from tests.conftest import party_copy
+
+    return party_copy(request, "populated_" + name.encode("utf-8").hex(), db_url, lambda db: populate(db, name),
+                      campaign=name)

@@ -9,7 +9,6 @@ one at an unknown revision and an unreachable server, likewise.
 
 from __future__ import annotations
 
-import gc
 import os
 import sqlite3
 import stat
@@ -29,9 +28,7 @@ COMMANDS = [("char", "list"), ("init", "乗っ取り"), ("db", "upgrade"), ("his
 
 
 def _run(db: str, *args: str):
-    result = CliRunner().invoke(app, ["--db", db, *args], catch_exceptions=False)
-    gc.collect()  # an in-process run leaves its engine to the garbage collector; close it now
-    return result
+    return CliRunner().invoke(app, ["--db", db, *args], catch_exceptions=False)
 
 
 def _mode(path: Path) -> int:

@@ -59,8 +59,8 @@ def _repair(db_url: str) -> None:
         db.close()
 
 
-def test_every_direct_edit_of_a_state_table_is_named(db_url):
-    support.populate(db_url, NAME)
+def test_every_direct_edit_of_a_state_table_is_named(db_url, request):
+    support.populated(request, db_url, NAME)
     cli = Cli(db_url)
     c = ("-c", NAME)
     assert cli.json(*c, "history", "verify")["ok"]
@@ -104,9 +104,9 @@ FORGERIES = ["CP total", "a stat", "a stat as a string", "NaN CP", "CP beyond 64
              "a reunion of 7 on 1d6 marked success", "an untracked trait"]
 
 
-def test_every_forged_state_line_refuses_the_import(db_url, tmp_path):
+def test_every_forged_state_line_refuses_the_import(db_url, tmp_path, request):
     source_url = str(tmp_path / "source.db")
-    support.populate(source_url, NAME)
+    support.populated(request, source_url, NAME)
     good = Cli(source_url).run("-c", NAME, "export", "-").stdout.splitlines()
     target = Cli(db_url)
     target.run("init", "先客")

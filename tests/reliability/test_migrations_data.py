@@ -129,14 +129,21 @@ def _assert_healthy(url: str) -> None:
         execute(url, "DELETE FROM ledger WHERE seq = 1")
 
 
+_POPULATED_ROWS: dict[str, dict] = {}  # backend -> _rows() of the populated party (the same in every copy)
+
+
 @pytest.fixture
-def populated(db_url):
-    support.populate(db_url, CAMPAIGN)
-    engine = make_engine(resolve_url(db_url))
-    rows = _rows(engine)
-    engine.dispose()
-    assert len(rows["ledger"]) > 40 and rows["traits"] and rows["conditions"] and rows["disappearances"]
-    return rows
+def populated(db_url, request):
+    """db_url made a copy of the populated party; its rows (read once per backend)."""
+    support.populated(request, db_url, CAMPAIGN)
+    backend = support.backend_of(db_url)
+    if backend not in _POPULATED_ROWS:
+        engine = make_engine(resolve_url(db_url))
+        rows = _rows(engine)
+        engine.dispose()
+        assert len(rows["ledger"]) > 40 and rows["traits"] and rows["conditions"] and rows["disappearances"]
+        _POPULATED_ROWS[backend] = rows
+    return _POPULATED_ROWS[backend]
 
 
 @pytest.mark.parametrize("earlier", revisions()[:-1])

@@ -18,6 +18,7 @@ from campaign.db.database import Database
 from campaign.ledger import canonical_json, chain_hash
 from campaign.services import campaigns, characters, fright, history, rolls
 from tests.cli.conftest import Cli
+from tests.conftest import party_copy
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 from tests.reliability import support
 
@@ -26,24 +27,36 @@ pytestmark = pytest.mark.dialect
 STATS = {"Will": 10, "IQ": 10, "HT": 10, "FP": 10, "HP": 10}
 
 
-@pytest.fixture
-def ledger(db_url, fast_cli):
+_BUILT: dict[str, dict] = {}  # backend -> what _write_ledger wrote there (seqs and the sealed head)
+
+
+def _write_ledger(url: str) -> None:
     """#1-3 setup, #4-8 rolls, a fright check with sub-entries, a seal, two more rolls."""
-    db = Database(db_url)
-    campaigns.create_campaign(db, "改竄", "gurps3-ja", "GM")
-    characters.add_player(db, None, "Aki", "GM")
-    characters.add_character(db, None, "鈴音", "GM", player="Aki", stats=STATS, cp=100)
-    for faces in ([1, 2, 3], [4, 5, 6], [6, 6, 6], [1, 1, 1], [2, 3, 4]):
-        rolls.roll(db, None, "Aki", "3D6<=11", ManualDice(faces), character="鈴音")
-    seed = next(s for s in range(1000) if _fails_with_subrolls(s))
-    checked = fright.fright_check(db, None, "GM", "鈴音", SeededDice(seed), modifier=-6)
-    sealed = history.seal(db, None, "GM", "end of session 1")
-    rolls.roll(db, None, "Aki", "2D6", ManualDice([3, 4]))
-    rolls.roll(db, None, "Aki", "2D6", ManualDice([5, 6]))
-    db.close()
-    return {"url": db_url, "cli": Cli(db_url), "fright": checked.seq,
-            "subs": [s.seq for s in checked.sub_rolls], "seal": sealed.seq, "head": sealed.head,
-            "last": sealed.seq + 2}
+    db = Database(url)
+    try:
+        campaigns.create_campaign(db, "改竄", "gurps3-ja", "GM")
+        characters.add_player(db, None, "Aki", "GM")
+        characters.add_character(db, None, "鈴音", "GM", player="Aki", stats=STATS, cp=100)
+        for faces in ([1, 2, 3], [4, 5, 6], [6, 6, 6], [1, 1, 1], [2, 3, 4]):
+            rolls.roll(db, None, "Aki", "3D6<=11", ManualDice(faces), character="鈴音")
+        seed = next(s for s in range(1000) if _fails_with_subrolls(s))
+        checked = fright.fright_check(db, None, "GM", "鈴音", SeededDice(seed), modifier=-6)
+        sealed = history.seal(db, None, "GM", "end of session 1")
+        rolls.roll(db, None, "Aki", "2D6", ManualDice([3, 4]))
+        rolls.roll(db, None, "Aki", "2D6", ManualDice([5, 6]))
+    finally:
+        db.close()  # no pooled connection may stay open on a PostgreSQL template
+    _BUILT[support.backend_of(url)] = {
+        "fright": checked.seq, "subs": [s.seq for s in checked.sub_rolls], "seal": sealed.seq,
+        "head": sealed.head, "last": sealed.seq + 2}
+
+
+@pytest.fixture
+def ledger(db_url, fast_cli, request):
+    """A copy of the ledger _write_ledger wrote once per session and backend (through the
+    services; tests/conftest.party_copy), with its seqs and sealed head."""
+    party_copy(request, "tamper_cli", db_url, _write_ledger)
+    return {"url": db_url, "cli": Cli(db_url), **_BUILT[support.backend_of(db_url)]}
 
 
 def _fails_with_subrolls(seed: int) -> bool:

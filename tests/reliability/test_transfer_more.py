@@ -50,9 +50,9 @@ def _state_matches_ledger(url: str, name: str = NAME) -> None:
         db.close()
 
 
-def test_round_trip_with_fright_state_sqlite_postgres_sqlite(tmp_path, pg_cluster, fast_cli):
+def test_round_trip_with_fright_state_sqlite_postgres_sqlite(tmp_path, pg_cluster, fast_cli, request):
     source = Cli(str(tmp_path / "source.db"))
-    support.populate(source.db, NAME)
+    support.populated(request, source.db, NAME)
     before = _observable(source)
     assert any(t["counts_toward_limit"] is False for t in before["chars"]["鈴音"]["traits"])
     assert before["chars"]["鈴音"]["conditions"] and before["missing"]
@@ -76,9 +76,9 @@ def test_round_trip_with_fright_state_sqlite_postgres_sqlite(tmp_path, pg_cluste
     support.record("transfer", "sqlite->postgresql->sqlite", round_trips=1, entries=len(before["history"]))
 
 
-def test_campaign_option_picks_one_of_several(db_url, tmp_path, fast_cli, monkeypatch):
+def test_campaign_option_picks_one_of_several(db_url, tmp_path, fast_cli, monkeypatch, request):
     cli = Cli(db_url)
-    support.populate(db_url, NAME)
+    support.populated(request, db_url, NAME)
     cli.run("init", "別の卓")
     cli.run("-c", "別の卓", "roll", "2D6", "--dice", "1,1")
     path = tmp_path / "one.jsonl"
@@ -100,9 +100,9 @@ def test_campaign_option_picks_one_of_several(db_url, tmp_path, fast_cli, monkey
     assert not refused.exists() and not list(tmp_path.glob(".none.jsonl*"))
 
 
-def test_dash_streams_through_stdout_and_stdin(db_url, tmp_path, fast_cli):
+def test_dash_streams_through_stdout_and_stdin(db_url, tmp_path, fast_cli, request):
     source = Cli(str(tmp_path / "source.db"))
-    support.populate(source.db, NAME)
+    support.populated(request, source.db, NAME)
     exported = source.run("-c", NAME, "export", "-")
     assert exported.stderr == ""
     lines = exported.stdout.splitlines()
@@ -121,9 +121,10 @@ def test_dash_streams_through_stdout_and_stdin(db_url, tmp_path, fast_cli):
     assert _observable(Cli(db_url)) == _observable(source)
 
 
-def test_a_real_shell_pipe_moves_a_campaign(db_url, tmp_path):
+@pytest.mark.slow  # three console-script runs and a shell
+def test_a_real_shell_pipe_moves_a_campaign(db_url, tmp_path, request):
     source = str(tmp_path / "source.db")
-    support.populate(source, NAME)
+    support.populated(request, source, NAME)
     pipe = subprocess.run(f'"{CAMPAIGN_BIN}" --db "{source}" -c {NAME} export - | "{CAMPAIGN_BIN}" --db "{db_url}" '
                           f'import - --json', shell=True, capture_output=True, text=True, timeout=300)
     assert pipe.returncode == 0 and "Traceback" not in pipe.stderr, pipe.stderr
@@ -169,9 +170,9 @@ BREAKS = ["fright sub-roll face", "trait of an unknown character", "applied ops 
           "second header"]
 
 
-def test_a_refused_import_changes_not_one_byte(db_url, tmp_path, fast_cli):
+def test_a_refused_import_changes_not_one_byte(db_url, tmp_path, fast_cli, request):
     source = Cli(str(tmp_path / "source.db"))
-    support.populate(source.db, NAME)
+    support.populated(request, source.db, NAME)
     good = source.run("-c", NAME, "export", "-").stdout.splitlines()
     target = Cli(db_url)
     target.run("init", "先客")

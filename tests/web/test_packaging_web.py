@@ -15,6 +15,7 @@ from tests.cli.conftest import Cli
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # builds a wheel (python -m build: an isolated environment, hatchling installed)
 def test_the_wheel_carries_templates_and_static_files(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],

@@ -132,6 +132,7 @@ def test_a_roll_committed_by_another_process_arrives_on_the_feed(db_url, serve):
     assert "&lt;b&gt;見る&lt;/b&gt;" in row and "<b>" not in row
 
 
+@pytest.mark.slow  # two fresh interpreters under -X importtime
 def test_the_cli_start_up_never_imports_the_web_stack(tmp_path):
     from tests.cli.test_startup import _modules
 

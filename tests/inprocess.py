@@ -1,0 +1,116 @@
+"""Running many CLI commands in one test process the way `campaign shell` runs them: one
+command tree, and one engine per database, instead of both built anew for every command.
+
+Typer's CliRunner builds the Click command tree again on every invoke, and AppState.db
+opens a new Database for every command: an engine, its dialect set-up on first connect,
+and, because SQLAlchemy's compiled-statement cache lives on the engine, every statement
+compiled again. In a test that runs twenty commands that was about two thirds of the time.
+
+`reusing()` changes both for the length of one invocation (tests/cli/conftest.py's Cli
+and the reliability suite's `fast_cli` run every command inside it):
+
+- the tree of `campaign.cli.app.app` is built once per process, as `campaign shell` runs
+  every line on one tree;
+- AppState.db gets the Database this test already opened for the same resolved URL, if
+  any. Every check that opening makes is made again on each reuse (the SQLite file is a
+  regular file and ours, the schema at head, migrated if it is behind; a refusal is
+  raised just as a fresh open raises it), and when the command ends AppState.close
+  closes its connections as it does a fresh Database's (engine.dispose: SQLite
+  checkpoints its WAL, PostgreSQL holds no session). What carries over is the Engine
+  object: its dialect and its compiled statements. So a test that edits, corrupts,
+  replaces or deletes the database between commands gets what a fresh open gives.
+- a new SQLite file (`init` or `import` on a path that is not there) is created as a
+  fresh open creates it (owner-only, its folders made) and then given the bytes of a
+  blank database at head, made once per process by the real Database() and alembic,
+  instead of running the nine migrations again (~90 ms each, 280 times in a fast run).
+  PostgreSQL tests already start from a migrated template; the migrations themselves
+  are tested on blank databases in tests/integration/test_migrations.py and
+  tests/reliability/test_migrations_data.py, which do not come through here.
+
+The production CLI is untouched: outside `reusing()` every command opens its own
+Database. `forget()` (an autouse fixture in tests/conftest.py) drops the kept databases
+when a test ends, so nothing is shared between tests.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer.main
+import typer.testing
+
+import campaign.cli.context
+from campaign.db.database import Database
+from campaign.db.engine import _prepare_sqlite_file, resolve_url, sqlite_path
+from campaign.db.migrate import ensure_current
+
+_trees: dict[int, object] = {}  # id(Typer app) -> its Click group, built once per process
+_kept: dict[str, Database] = {}  # resolved URL -> the Database this test opened for it
+_blank: bytes | None = None  # a blank SQLite database at head, one file, made once per process
+
+
+def _command_tree(app: typer.Typer):
+    tree = _trees.get(id(app))
+    if tree is None:
+        tree = _trees[id(app)] = typer.main.get_command(app)
+    return tree
+
+
+def blank_at_head() -> bytes:
+    """A blank SQLite database at head, as one file's bytes: made by Database() once per process."""
+    global _blank
+    if _blank is None:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "blank.db"
+            Database(str(path)).close()
+            raw = sqlite3.connect(path)
+            try:
+                raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the one file
+            finally:
+                raw.close()
+            _blank = path.read_bytes()
+    return _blank
+
+
+def _database(db: str | None = None, *, migrate: bool = True) -> Database:
+    """What `Database(db)` gives AppState.db, on the engine kept for this URL."""
+    url = resolve_url(db)  # the first thing Database() does: a bad --db is refused the same way
+    path = sqlite_path(url)
+    if migrate and path is not None and not path.exists():
+        # AppState.db let this command create the file (init, import): as Database() would,
+        # then already at head, with the bytes alembic gave a blank file in this process.
+        _prepare_sqlite_file(path)
+        path.write_bytes(blank_at_head())
+    kept = _kept.get(url)
+    if kept is None or not migrate:
+        opened = Database(db, migrate=migrate)
+        if migrate:
+            _kept[url] = opened
+        return opened
+    # The checks of Database(db) again: make_engine's look at the file, then the revision.
+    if path is not None:
+        _prepare_sqlite_file(path)
+    ensure_current(kept.engine)
+    return kept
+
+
+@contextmanager
+def reusing() -> Iterator[None]:
+    """Within: CliRunner.invoke(app, ...) runs on the kept tree and the kept databases."""
+    saved = typer.testing._get_command, campaign.cli.context.Database
+    typer.testing._get_command = _command_tree
+    campaign.cli.context.Database = _database
+    try:
+        yield
+    finally:
+        typer.testing._get_command, campaign.cli.context.Database = saved
+
+
+def forget() -> None:
+    """Drop every kept database (their connections are already closed; this frees them)."""
+    while _kept:
+        _kept.popitem()[1].close()
