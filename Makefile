@@ -33,9 +33,12 @@ demo-web: install-test
 test: install-test
 	CAMPAIGN_TEST_POSTGRES=$${CAMPAIGN_TEST_POSTGRES:-required} $(BIN)/python -m pytest -q
 
-# The everyday check while developing (not CI): everything except tests marked `slow`,
-# SQLite only except tests marked `dialect`, on two xdist workers (each starts its own
-# throwaway PostgreSQL). Bytecode caching stays on here so a second run skips recompiling.
+# The everyday check while developing (not CI): everything except tests marked `slow`
+# (crash/load/concurrency, packaging, the browser, multi-process CLI runs), SQLite only
+# except tests marked `dialect`, fewer hypothesis programs (CAMPAIGN_TEST_FAST), on two
+# xdist workers, each with its own throwaway PostgreSQL (in /dev/shm when it has room);
+# --dist loadfile builds each module's fixtures once (worksteal measured slower here).
+# Bytecode caching stays on here so a second run skips recompiling.
 test-fast: install-test
 	env -u PYTHONDONTWRITEBYTECODE CAMPAIGN_TEST_FAST=1 CAMPAIGN_TEST_POSTGRES=$${CAMPAIGN_TEST_POSTGRES:-required} \
 		$(BIN)/python -m pytest -q -m "not slow" -n $${CAMPAIGN_TEST_WORKERS:-2} --dist loadfile

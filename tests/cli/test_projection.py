@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import Cli
+from tests.conftest import party_copy
 from tests.integration.rawdb import execute
 
 pytestmark = pytest.mark.dialect
@@ -37,8 +38,10 @@ def phobia_party(cli: Cli) -> Cli:
 
 
 @pytest.fixture
-def party(cli) -> Cli:
-    return phobia_party(cli)
+def party(cli, request) -> Cli:
+    """phobia_party on the test's backend: built once per session, copied per test."""
+    party_copy(request, "phobia", cli.db, lambda db: phobia_party(Cli(db)), campaign="卓")
+    return cli
 
 
 # --- voids that used to corrupt state ---
@@ -125,8 +128,7 @@ def test_void_needs_yes_off_a_terminal_and_changes_nothing(party):
 # --- missing characters, searches and reunions ---
 
 
-@pytest.fixture
-def lost(cli) -> Cli:
+def lost_party(cli: Cli) -> None:
     cli.run("init", "卓")
     for player in ("Aki", "Ren"):
         cli.run("player", "add", player)
@@ -134,6 +136,12 @@ def lost(cli) -> Cli:
     cli.run("char", "add", "刀矢", "--player", "Ren")
     cli.run("char", "add", "千早", "--player", "Aki")
     cli.run("char", "relate", "鈴音", "刀矢")
+
+
+@pytest.fixture
+def lost(cli, request) -> Cli:
+    """lost_party on the test's backend: built once per session, copied per test."""
+    party_copy(request, "lost", cli.db, lambda db: lost_party(Cli(db)), campaign="卓")
     return cli
 
 
@@ -246,16 +254,22 @@ FORGERIES = ["CP 999", "Will 20", "reunion 7 on 1d6", "untracked trait", "stats 
              "settings as a list", "NaN", "10**30"]
 
 
+def forgery_source(cli: Cli) -> None:
+    """A campaign with a phobia, a relation and a failed reunion: what the forgeries edit."""
+    phobia_party(cli)
+    cli.run("fright", "鈴音", "--pick", "暗所恐怖症", "--dice", "6,5,5,6,6,6")
+    cli.run("player", "add", "Ren")
+    cli.run("char", "add", "刀矢", "--player", "Ren")
+    cli.run("char", "relate", "鈴音", "刀矢")
+    cli.run("missing", "mark", "鈴音")
+    cli.run("scenario", "start", "一話", "--with", "刀矢")
+    cli.run("scenario", "end", "--dice", "鈴音=3")
+
+
 @pytest.mark.parametrize("forgery", FORGERIES)
-def test_an_import_with_forged_state_lines_is_refused_and_changes_nothing(tmp_path, db_url, forgery):
-    source = phobia_party(Cli(str(tmp_path / "source.db")))
-    source.run("fright", "鈴音", "--pick", "暗所恐怖症", "--dice", "6,5,5,6,6,6")
-    source.run("player", "add", "Ren")
-    source.run("char", "add", "刀矢", "--player", "Ren")
-    source.run("char", "relate", "鈴音", "刀矢")
-    source.run("missing", "mark", "鈴音")
-    source.run("scenario", "start", "一話", "--with", "刀矢")
-    source.run("scenario", "end", "--dice", "鈴音=3")
+def test_an_import_with_forged_state_lines_is_refused_and_changes_nothing(tmp_path, db_url, forgery, request):
+    source = Cli(party_copy(request, "forgery_source", str(tmp_path / "source.db"),
+                            lambda db: forgery_source(Cli(db)), campaign="卓"))
     items = _forge(_exported(source, tmp_path), forgery)
     path = tmp_path / "forged.jsonl"
     path.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.cli.conftest import Cli
+from tests.conftest import party_copy
 
 pytestmark = pytest.mark.dialect
 
@@ -57,9 +58,10 @@ def test_round_trip_sqlite_postgres_sqlite_is_identical(tmp_path, pg_cluster):
 
 
 @pytest.fixture
-def exported(tmp_path):
-    source = Cli(str(tmp_path / "source.db"))
-    _populate(source)
+def exported(tmp_path, request):
+    """The export of the _populate campaign (built once per session, copied here)."""
+    source = Cli(party_copy(request, "transfer", str(tmp_path / "source.db"), lambda db: _populate(Cli(db)),
+                            campaign="移籍卓"))
     path = tmp_path / "campaign.jsonl"
     source.run("export", str(path))
     return path.read_text(encoding="utf-8").splitlines()
