@@ -55,11 +55,25 @@ def _blank(db_url: str, request) -> str:
     return cluster.create_database(f"blank_{os.getpid()}_{next(_names)}")
 
 
+_REFLECTED: dict[tuple[str, str | None], MetaData] = {}
+
+
+def _metadata(engine) -> MetaData:
+    """The reflected tables of the revision the database is at. A revision's tables are
+    the same in every database, so each (backend, revision) is reflected once; a round
+    trip that left anything different behind shows in `_schema`, which reads afresh."""
+    key = (engine.dialect.name, current_revision(engine))
+    if key not in _REFLECTED:
+        metadata = MetaData()
+        metadata.reflect(engine)
+        _REFLECTED[key] = metadata
+    return _REFLECTED[key]
+
+
 def _rows(engine, tables: dict[str, set[str]] | None = None) -> dict[str, list[tuple]]:
     """Every row of every table (but alembic_version) as typed values (JSON decoded),
     restricted to `tables` columns when given."""
-    metadata = MetaData()
-    metadata.reflect(engine)
+    metadata = _metadata(engine)
     out = {}
     with engine.connect().execution_options(sqlite_begin="DEFERRED") as conn:
         for table in sorted(metadata.tables.values(), key=lambda t: t.name):
@@ -73,21 +87,24 @@ def _rows(engine, tables: dict[str, set[str]] | None = None) -> dict[str, list[t
 
 
 def _schema(engine) -> dict:
-    """Tables, columns, keys, indexes, constraints and triggers: what a round trip must restore."""
+    """Tables, columns, keys, indexes, constraints and triggers: what a round trip must restore.
+    Read with the inspector's get_multi_* calls: one catalogue query per kind on PostgreSQL."""
     with engine.connect().execution_options(sqlite_begin="DEFERRED") as conn:
         inspector = inspect(conn)
+        columns, pks, fks = (inspector.get_multi_columns(), inspector.get_multi_pk_constraint(),
+                             inspector.get_multi_foreign_keys())
+        indexes, uniques, checks = (inspector.get_multi_indexes(), inspector.get_multi_unique_constraints(),
+                                    inspector.get_multi_check_constraints())
         tables = {}
-        for table in sorted(inspector.get_table_names()):
-            tables[table] = {
-                "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)],
-                "pk": inspector.get_pk_constraint(table)["constrained_columns"],
+        for key in sorted(columns, key=lambda k: k[1]):
+            tables[key[1]] = {
+                "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in columns[key]],
+                "pk": pks[key]["constrained_columns"],
                 "fks": sorted((fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"])
-                              for fk in inspector.get_foreign_keys(table)),
-                "indexes": sorted((ix["name"], tuple(ix["column_names"]), ix["unique"])
-                                  for ix in inspector.get_indexes(table)),
-                "unique": sorted((u["name"], tuple(u["column_names"]))
-                                 for u in inspector.get_unique_constraints(table)),
-                "checks": sorted(c["name"] or "" for c in inspector.get_check_constraints(table)),
+                              for fk in fks[key]),
+                "indexes": sorted((ix["name"], tuple(ix["column_names"]), ix["unique"]) for ix in indexes[key]),
+                "unique": sorted((u["name"], tuple(u["column_names"])) for u in uniques[key]),
+                "checks": sorted(c["name"] or "" for c in checks[key]),
             }
         if engine.dialect.name == "sqlite":
             triggers = conn.execute(text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
@@ -101,8 +118,7 @@ def _schema(engine) -> dict:
 def _insert_at(engine, rows: dict[str, list[tuple]]) -> int:
     """Insert head rows into a database at an earlier revision, in foreign-key order,
     keeping the columns that revision has. Returns how many rows went in."""
-    metadata = MetaData()
-    metadata.reflect(engine)
+    metadata = _metadata(engine)
     count = 0
     with engine.begin() as conn:
         for table in metadata.sorted_tables:

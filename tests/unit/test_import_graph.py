@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pytest
@@ -43,8 +44,16 @@ class Module:
     name: str  # campaign.core.fright
     path: Path
     relative: str  # campaign/core/fright.py
-    tree: ast.Module
-    lines: int
+    source: str
+
+    @property
+    def lines(self) -> int:
+        return len(self.source.splitlines())
+
+    @cached_property
+    def tree(self) -> ast.Module:
+        """Parsed when a test first asks, not while collecting: collection runs in every worker."""
+        return ast.parse(self.source, filename=str(self.path))
 
     def imports(self) -> list[tuple[str, int]]:
         """(imported module, line) for every import statement, relative ones resolved."""
@@ -73,9 +82,7 @@ def _modules() -> list[Module]:
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
-        text = path.read_text(encoding="utf-8")
-        modules.append(Module(".".join(parts), path, relative, ast.parse(text, filename=str(path)),
-                              len(text.splitlines())))
+        modules.append(Module(".".join(parts), path, relative, path.read_text(encoding="utf-8")))
     return modules
 
 
@@ -159,7 +166,7 @@ def test_every_exemption_is_still_needed():
 
 def _fake(name: str, source: str) -> Module:
     path = Path("/nowhere") / (name.replace(".", "/") + ".py")
-    return Module(name, path, name.replace(".", "/") + ".py", ast.parse(source), source.count("\n"))
+    return Module(name, path, name.replace(".", "/") + ".py", source)
 
 
 def test_checker_resolves_relative_and_lazy_imports():
