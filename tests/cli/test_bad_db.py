@@ -1,5 +1,10 @@
 """Every unusable --db is one line of error (never a traceback, never a hang), and the
-message never repeats a password. Real processes, so a hang is a timeout, not a freeze."""
+message never repeats a password.
+
+A URL refused as it is parsed reaches no server and cannot hang, so those cases run
+in-process, through the same command tree and error handling as the console script.
+What could hang (a connection attempt) and the console script itself run as real
+processes, so a hang is a timeout, not a freeze."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.conftest import Cli
 from tests.reliability.worker import CAMPAIGN_BIN
 
 SECRET = "hunter2secret"
@@ -24,8 +30,8 @@ BAD_URLS = [  # (--db, exit code, a word the message must contain)
     ("sqlite://user@host/db", 2, "SQLite"),
     ("sqlite://", 2, "in-memory"),
     ("://", 2, "not a database URL"),
-    (f"postgresql://gm:{SECRET}@127.0.0.1:1/x", 1, "cannot open"),
 ]
+CONNECTION_REFUSED = (f"postgresql://gm:{SECRET}@127.0.0.1:1/x", 1, "cannot open")  # a real attempt: a real process
 
 
 def _run(db: str, *args: str, env=None) -> subprocess.CompletedProcess:
@@ -33,8 +39,10 @@ def _run(db: str, *args: str, env=None) -> subprocess.CompletedProcess:
                           stdin=subprocess.DEVNULL, env=env)
 
 
-def _assert_one_line(done: subprocess.CompletedProcess, code: int, word: str) -> None:
-    assert done.returncode == code, (done.returncode, done.stderr)
+def _assert_one_line(done, code: int, word: str) -> None:
+    """`done`: a finished process, or an in-process run (Click's Result)."""
+    returncode = done.returncode if isinstance(done, subprocess.CompletedProcess) else done.exit_code
+    assert returncode == code, (returncode, done.stderr)
     assert "Traceback" not in done.stderr and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
@@ -44,13 +52,17 @@ def _assert_one_line(done: subprocess.CompletedProcess, code: int, word: str) ->
 
 @pytest.mark.parametrize(("db", "code", "word"), BAD_URLS)
 def test_bad_url_is_one_line_without_password(db, code, word):
-    _assert_one_line(_run(db, "list"), code, word)
+    _assert_one_line(Cli(db).run("list", expect=None), code, word)
 
 
 @pytest.mark.parametrize("command", [("init", "卓"), ("db", "current"), ("db", "path")])
 def test_bad_url_every_entry_point(command):
-    done = _run(f"mysql://gm:{SECRET}@localhost/x", *command)
-    _assert_one_line(done, 2, "mysql")
+    _assert_one_line(Cli(f"mysql://gm:{SECRET}@localhost/x").run(*command, expect=None), 2, "mysql")
+
+
+@pytest.mark.parametrize(("db", "code", "word"), [BAD_URLS[0], CONNECTION_REFUSED])
+def test_console_script_refuses_in_one_line_and_never_hangs(db, code, word):
+    _assert_one_line(_run(db, "list"), code, word)
 
 
 def test_bad_url_from_the_environment_too():

@@ -3,6 +3,7 @@ keep it so (lazy command modules, Typer's option conversion without Pydantic).""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -70,15 +71,18 @@ def test_unknown_commands_still_get_suggestions():
 
 
 # Plain conversion must give exactly what Typer's own (Pydantic) conversion gives, or defer to it.
-def _typer_params():
-    root = typer.main.get_command(app)
-    stack = [root]
+@functools.cache
+def _typer_params() -> tuple:
+    """Every parameter of the command tree (built once for all the values below)."""
+    found = []
+    stack = [typer.main.get_command(app)]
     while stack:
         command = stack.pop()
-        yield from getattr(command, "params", [])
+        found.extend(getattr(command, "params", []))
         if hasattr(command, "list_commands"):  # a group: its commands through Click's interface
             ctx = typer.Context(command)
             stack.extend(command.get_command(ctx, name) for name in command.list_commands(ctx))
+    return tuple(found)
 
 
 @pytest.mark.parametrize("value", ["12", "-3", "0", "007", "+5", " 7", "1_000", "1e3", "12.0", "٣", "abc", "",
