@@ -9,6 +9,13 @@ import typer.main
 from typer.testing import CliRunner
 
 from campaign.cli.app import app
+from tests import inprocess
+
+
+def _help(*path: str):
+    """`campaign <path> --help`, on the command tree built once (see tests/inprocess.py)."""
+    with inprocess.reusing():
+        return CliRunner().invoke(app, [*path, "--help"])
 
 
 def _walk(command, path: tuple[str, ...] = ()):
@@ -26,7 +33,7 @@ def test_every_command_has_help_with_an_example():
     commands = list(_walk(root))
     assert len(commands) > 10
     for path, command in commands:
-        result = CliRunner().invoke(app, [*path, "--help"])
+        result = _help(*path)
         assert result.exit_code == 0, path
         assert "Example" in result.stdout, f"`campaign {' '.join(path)} --help` shows no example"
 
@@ -49,7 +56,7 @@ def test_help_shows_no_type_placeholders_and_reflows_at_80_columns(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     root = typer.main.get_command(app)
     for path, command in _walk(root):
-        result = CliRunner().invoke(app, [*path, "--help"])
+        result = _help(*path)
         assert result.exit_code == 0, path
         found = _PLACEHOLDER.search(result.stdout)
         assert found is None, f"`campaign {' '.join(path)} --help` shows {found.group()!r}"

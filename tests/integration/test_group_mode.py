@@ -17,6 +17,7 @@ import pytest
 
 from campaign.services.group import role_prefix
 from tests.cli.conftest import Cli, gurps_setup
+from tests.conftest import party_copy
 
 TABLES = ("campaigns", "players", "characters", "ledger", "relationships", "traits", "conditions", "scenarios",
           "scenario_participants", "disappearances", "searches", "reunion_checks", "group_roles")
@@ -39,12 +40,11 @@ def _role_url(url: str, role: str) -> str:
 class Group:
     """The `gurps` party (Aki plays 鈴音, Ren plays 刀矢) with group mode set up."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, request) -> None:
         self.url = url
         self.owner = Cli(url)
-        gurps_setup(self.owner)
-        self.owner.run("player", "add", "葵")
-        self.setup = self.owner.json("group", "setup")
+        party_copy(request, "gurps-aoi", url, _gurps_and_aoi, campaign="テスト卓")  # built once, copied
+        self.setup = self.owner.json("group", "setup")  # roles belong to the cluster: made per test
         self.roles = {r["player"]: r["role"] for r in self.setup["roles"]}
 
     def cli(self, player: str) -> Cli:
@@ -69,12 +69,18 @@ class Group:
                 conn.execute(f'DROP ROLE "{role}"')
 
 
+def _gurps_and_aoi(url: str) -> None:
+    gurps_setup(Cli(url))
+    Cli(url).run("player", "add", "葵")
+
+
 _databases = itertools.count()
 
 
 @pytest.fixture
-def group(pg_cluster):
-    made = Group(pg_cluster.create_database(f"g{os.getpid()}_{next(_databases)}", template="campaign_template"))
+def group(pg_cluster, request):
+    made = Group(pg_cluster.create_database(f"g{os.getpid()}_{next(_databases)}", template="campaign_template"),
+                 request)
     yield made
     made.drop()
 
