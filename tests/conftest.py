@@ -48,6 +48,15 @@ def isolated_user_dirs(tmp_path, monkeypatch):
         inprocess.forget()  # the engines this test's commands kept: nothing is shared between tests
 
 
+@pytest.fixture(autouse=True, scope="session")
+def shared_compiled_statements():
+    """Compiled SQL shared by the engines of this test process (see tests/inprocess.py)."""
+    from tests import inprocess
+
+    with inprocess.sharing_compiled_statements():
+        yield
+
+
 @pytest.fixture(scope="session")
 def pg_cluster():
     if POSTGRES_MODE == "off":

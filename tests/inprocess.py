@@ -27,9 +27,14 @@ and the reliability suite's `fast_cli` run every command inside it):
   are tested on blank databases in tests/integration/test_migrations.py and
   tests/reliability/test_migrations_data.py, which do not come through here.
 
+Across tests, only compiled SQL is shared: `sharing_compiled_statements()` (held for
+the session by tests/conftest.py) gives every Database() of the test process the
+dialect object and statement cache of the first engine of its dialect, as one long
+`campaign shell` session would have; no connection, row or file is shared.
+
 The production CLI is untouched: outside `reusing()` every command opens its own
 Database. `forget()` (an autouse fixture in tests/conftest.py) drops the kept databases
-when a test ends, so nothing is shared between tests.
+when a test ends, so no database is shared between tests.
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ _compiled = LRUCache(20_000)  # compiled statements of every engine opened in th
 
 
 def _make_engine_sharing_compiled_statements(url: str):
-    """Let this engine use the statements that earlier engines of this process compiled.
+    """make_engine, with the statements that earlier engines of this process compiled.
 
     SQLAlchemy keeps compiled SQL in a cache on each engine, keyed by (dialect object,
     statement's cache key, ...), so a new engine compiles every statement again: a
@@ -66,7 +71,8 @@ def _make_engine_sharing_compiled_statements(url: str):
     statement depends only on the statement and the dialect's settings, and every engine
     here comes from the same make_engine with the same settings (one SQLite library, one
     test cluster), so engines of one dialect share the first one's dialect object and one
-    cache. Connections, pools, events and data stay the engine's own.
+    cache. Connections, pools, events and data stay the engine's own. A process of
+    its own (a worker, the console script) compiles afresh, as in production.
     """
     engine = make_engine(url)
     engine.dialect = _dialects.setdefault(engine.dialect.name, engine.dialect)
@@ -122,14 +128,25 @@ def _database(db: str | None = None, *, migrate: bool = True) -> Database:
 @contextmanager
 def reusing() -> Iterator[None]:
     """Within: CliRunner.invoke(app, ...) runs on the kept tree and the kept databases."""
-    saved = typer.testing._get_command, campaign.cli.context.Database, campaign.db.database.make_engine
+    saved = typer.testing._get_command, campaign.cli.context.Database
     typer.testing._get_command = _command_tree
     campaign.cli.context.Database = _database
+    try:
+        yield
+    finally:
+        typer.testing._get_command, campaign.cli.context.Database = saved
+
+
+@contextmanager
+def sharing_compiled_statements() -> Iterator[None]:
+    """Within: every Database() of this process shares compiled statements (see
+    _make_engine_sharing_compiled_statements). tests/conftest.py holds it for a session."""
+    saved = campaign.db.database.make_engine
     campaign.db.database.make_engine = _make_engine_sharing_compiled_statements
     try:
         yield
     finally:
-        typer.testing._get_command, campaign.cli.context.Database, campaign.db.database.make_engine = saved
+        campaign.db.database.make_engine = saved
 
 
 def forget() -> None:
