@@ -14,6 +14,7 @@ from datetime import date, timedelta
 import pytest
 
 from campaign.core.dice_source import SystemDice
+from tests.reference_stats import chi_square_tail
 
 REPORT_KEYS = {"campaign", "filter", "entries", "shared_entries", "sources", "tests", "note"}
 SOURCE_KEYS = {"source", "entries", "dice", "die_sizes", "success_rolls", "not_scored", "unclassified_entries",
@@ -75,9 +76,7 @@ def test_known_face_counts_and_reference_p_values(gurps, os_dice):
     # Reference computed here by the formula: sum((observed - expected)^2 / expected), chi2 tail.
     statistic = sum((count - 10) ** 2 / 10 for count in D6_COUNTS)
     assert d6["chi_square"] == pytest.approx(statistic)
-    from scipy import stats as scipy_stats  # here, not at the top: importing it costs every worker's collection ~1.5 s
-
-    assert d6["p_value"] == pytest.approx(scipy_stats.chi2.sf(statistic, 5), rel=1e-9)
+    assert d6["p_value"] == pytest.approx(chi_square_tail(5, statistic), rel=1e-9)
     mean = sum(face * count for face, count in enumerate(D6_COUNTS, start=1)) / 60
     assert d6["mean"] == pytest.approx(mean) and d6["expected_mean"] == 3.5
     assert d6["mean_z"] == pytest.approx((mean - 3.5) / math.sqrt(35 / 12 / 60))
