@@ -22,6 +22,11 @@ from campaign.errors import BadInput, DataError
 DB_ENV = "CAMPAIGN_DB"
 SQLITE_BUSY_TIMEOUT_S = 60.0
 SQLITE_HEADER = b"SQLite format 3\x00"
+# Header bytes 18-19 (file format write/read versions) are 2, 2 in WAL mode. Every
+# campaign database is; for such a file our connection's PRAGMA journal_mode=WAL
+# changes nothing, so the look before it (_refuse_foreign_sqlite) is not needed, and
+# a foreign database is refused by current_revision on that connection instead.
+WAL_VERSIONS = b"\x02\x02"
 
 
 def default_db_path() -> Path:
@@ -119,12 +124,12 @@ def _prepare_sqlite_file(path: Path) -> None:
             raise DataError(f"{path} is not a regular file (a device, pipe or socket), not a campaign database")
         try:
             with path.open("rb") as f:
-                header = f.read(len(SQLITE_HEADER))
+                header = f.read(20)
         except OSError as exc:
             raise DataError(f"cannot read {path}: {exc.strerror}") from None
-        if header and header != SQLITE_HEADER:
+        if header and header[:len(SQLITE_HEADER)] != SQLITE_HEADER:
             raise DataError(f"{path} is not an SQLite database; refusing to touch it")
-        if header:
+        if header and header[18:20] != WAL_VERSIONS:
             _refuse_foreign_sqlite(path)
         return
     try:

@@ -50,6 +50,9 @@ def current_revision(engine: Engine) -> str | None:
                 conn.rollback()
                 tables = set(inspect(conn).get_table_names())
     except DatabaseError as exc:
+        if engine.dialect.name == "sqlite":  # the words engine._refuse_foreign_sqlite uses for the same file
+            raise DataError(f"{engine.url.database} is damaged or not a database ({_first_line(exc)}); "
+                            "refusing to touch it") from None
         raise DataError(f"cannot open the database: {_first_line(exc)}") from None
     if tables:
         raise ForeignDatabase("this database is not a campaign database (it has other tables); refusing to touch it")
