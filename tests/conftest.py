@@ -152,14 +152,7 @@ class PartyTemplates:
             shutil.copyfile(source, db_url)
             return
         source = self.template(name, "postgres", build)
-        cluster = self.request.getfixturevalue("pg_cluster")
-        database = db_url.rsplit("/", 1)[1]
-        import psycopg
-
-        with psycopg.connect(f"host=127.0.0.1 port={cluster.port} user=postgres dbname=postgres",
-                             autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE "{database}"')
-            conn.execute(f'CREATE DATABASE "{database}" TEMPLATE "{source}"')
+        self.request.getfixturevalue("pg_cluster").replace_database(db_url.rsplit("/", 1)[1], source)
 
 
 @pytest.fixture(scope="session")

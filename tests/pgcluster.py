@@ -4,8 +4,8 @@ initdb + pg_ctl into a temporary directory, listening on a free loopback port, w
 durability switched off (it is thrown away). As root, the server runs as `postgres`.
 
 The directory is in /dev/shm when that is a memory file system with room to spare:
-each test gets its own database (CREATE DATABASE ... TEMPLATE), which on a disk costs
-150-250 ms of server time and on tmpfs about 30 ms. Tests drop their database when
+each test gets its own database (CREATE DATABASE ... TEMPLATE, STRATEGY FILE_COPY),
+which on a disk costs 150-250 ms of server time and on tmpfs about 25 ms. Tests drop their database when
 they end (tests/conftest.py) and WAL is kept small, so the cluster stays at a few
 hundred MB at most; a small /dev/shm (containers often have 64 MB) means the usual
 temporary directory instead.
@@ -77,7 +77,17 @@ class Cluster:
                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
                    "-c min_wal_size=32MB -c max_wal_size=256MB")
         self._run("pg_ctl", "-D", str(self.datadir), "-o", options, "-l", str(self.root / "log"), "-w", "start")
+        import psycopg
+
+        with psycopg.connect(self.admin_dsn(), autocommit=True) as conn:
+            version = conn.info.server_version
+        # PostgreSQL 15 copies a template through the WAL by default; FILE_COPY (one cheap
+        # checkpoint with fsync off) makes a test's database in half the time.
+        self._strategy = " STRATEGY FILE_COPY" if version >= 150000 else ""
         return self
+
+    def admin_dsn(self) -> str:
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres"
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
@@ -85,11 +95,18 @@ class Cluster:
     def create_database(self, name: str, template: str | None = None) -> str:
         import psycopg
 
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
-                             autocommit=True) as conn:
-            suffix = f" TEMPLATE {template}" if template else ""
+        with psycopg.connect(self.admin_dsn(), autocommit=True) as conn:
+            suffix = f' TEMPLATE "{template}"{self._strategy}' if template else ""
             conn.execute(f'CREATE DATABASE "{name}"{suffix}')
         return self.url(name)
+
+    def replace_database(self, name: str, template: str) -> None:
+        """Drop `name` and make it again as a copy of `template`."""
+        import psycopg
+
+        with psycopg.connect(self.admin_dsn(), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"{self._strategy}')
 
     def drop_database(self, name: str) -> None:
         """Drop a test's database, closing whatever connections it still has (PostgreSQL
@@ -97,8 +114,7 @@ class Cluster:
         import psycopg
 
         try:
-            with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
-                                 autocommit=True) as conn:
+            with psycopg.connect(self.admin_dsn(), autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         except psycopg.Error:
             pass
