@@ -87,6 +87,16 @@ def _foreign(path: Path) -> None:
     conn.close()
 
 
+def _foreign_in_wal_mode(path: Path) -> None:
+    """Another program's database that, like ours, is in WAL mode: opening skips the
+    look before the pragmas, so our own connection must refuse it."""
+    _foreign(path)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.close()
+    assert path.read_bytes()[18:20] == b"\x02\x02"
+
+
 def _corrupt(path: Path) -> None:
     _campaign_db(path)
     data = bytearray(path.read_bytes())
@@ -123,6 +133,7 @@ SQLITE_CASES = {
     "a text file": (lambda p: p.write_text("my session notes\n" * 200), "not an SQLite database"),
     "random bytes": (lambda p: p.write_bytes(os.urandom(10_000)), "not an SQLite database"),
     "another program's SQLite database": (_foreign, "not a campaign database"),
+    "another program's SQLite database in WAL mode": (_foreign_in_wal_mode, "not a campaign database"),
     "a campaign database with a wrecked schema page": (_corrupt, "damaged or not a database"),
     "a campaign database cut short": (_truncated, "database"),
     "an SQLite header and then junk": (_header_then_junk, "damaged or not a database"),
