@@ -5,10 +5,10 @@ durability switched off (it is thrown away). As root, the server runs as `postgr
 
 The directory is in /dev/shm when that is a memory file system with room to spare:
 each test gets its own database (CREATE DATABASE ... TEMPLATE, STRATEGY FILE_COPY),
-which on a disk costs 150-250 ms of server time and on tmpfs about 25 ms. Tests drop their database when
-they end (tests/conftest.py) and WAL is kept small, so the cluster stays at a few
-hundred MB at most; a small /dev/shm (containers often have 64 MB) means the usual
-temporary directory instead.
+which on a disk costs 150-250 ms of server time and on tmpfs about 25 ms. Tests drop
+their database when they end (tests/conftest.py) and WAL is kept small, so the cluster
+stays at a few hundred MB at most; a small /dev/shm (containers often have 64 MB)
+means the usual temporary directory instead.
 """
 
 from __future__ import annotations
