@@ -25,6 +25,7 @@ SAMPLE = 1 << 16
 NOT_EXPORT = "this is not a ココフォリア export"
 _PART = re.compile(r"_(\d+)\.(?:html?|json)$", re.IGNORECASE)
 MAX_PART = 1 << 30  # a ZIP member larger than this uncompressed is refused, not inflated
+_ODD = re.compile("[\x80-\x9f\ue000-\uf8ff]")
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
@@ -36,11 +37,28 @@ def _encoding(sample: bytes) -> str:
         raise BadInput(f"{NOT_EXPORT}; it holds binary data (UTF-16 is read only with a byte order mark)")
     for name in ("utf-8", "cp932"):
         try:
-            codecs.getincrementaldecoder(name)().decode(sample, final=len(sample) < SAMPLE)
+            # never final: a sample (or a cut-off file) may end inside a character
+            text = codecs.getincrementaldecoder(name)().decode(sample, final=False)
         except UnicodeDecodeError:
+            continue
+        # CP932 decodes almost any bytes: C1 controls and the private use area it maps
+        # the unassigned bytes to mean the bytes were not Shift_JIS text
+        if name == "cp932" and _ODD.search(text):
             continue
         return name
     raise BadInput(f"{NOT_EXPORT}; its bytes are not text in UTF-8, UTF-16 or Shift_JIS")
+
+
+def _sample(stream) -> bytes:
+    """The first SAMPLE bytes (fewer only at the end of the file): a read may return less."""
+    parts, size = [], 0
+    while size < SAMPLE:
+        chunk = stream.read(SAMPLE - size)
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
 
 
 def _shape(text: str) -> str:
@@ -82,7 +100,7 @@ class Export:
     incomplete = property(lambda self: self._sum("incomplete"))
 
     def __iter__(self) -> Iterator[Message]:
-        first = self._handle.read(SAMPLE)
+        first = _sample(self._handle)
         if first.startswith(b"PK\x03\x04") or first.startswith(b"PK\x05\x06"):
             yield from self._zip()
             return
@@ -107,7 +125,7 @@ class Export:
                     raise BadInput(f"{NOT_EXPORT}; {info.filename} would inflate to {info.file_size} bytes")
                 try:
                     with archive.open(info) as member:
-                        yield from self._part(member.read(SAMPLE), member, counted=False)
+                        yield from self._part(_sample(member), member, counted=False)
                 except (zipfile.BadZipFile, OSError, EOFError, RuntimeError) as exc:
                     raise BadInput(f"{NOT_EXPORT}; {info.filename} cannot be read from the ZIP ({exc})") from None
                 self.bytes_read = self._handle.tell() if self._handle.seekable() else self.bytes_read

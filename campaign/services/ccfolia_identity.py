@@ -42,6 +42,12 @@ def speaker_name(raw: str) -> str:
     return name or NO_NAME
 
 
+def speaker_key(name: str) -> str:
+    """What two names must share to be one speaker: the name without any whitespace
+    (ココフォリア users write "すずね", "すずね " and "す ず ね" for one person)."""
+    return "".join(unicodedata.normalize("NFC", name).split())
+
+
 def _sha(*parts: object) -> str:
     return hashlib.sha256("\t".join("" if p is None else str(p) for p in parts).encode("utf-8")).hexdigest()
 

@@ -26,7 +26,7 @@ from campaign.errors import BadInput
 from campaign.seeds import load_tables
 from campaign.services.ccfolia_fright import apply_fright, is_fright_roll
 from campaign.services.ccfolia_identity import OPENING, SOURCE, Identity, Known, answer_mark, opening_ids, \
-    speaker_name
+    speaker_key, speaker_name
 
 SKIPPED = ("secret", "chat", "other_system", "unreadable", "contradictory")
 SHOWN_TEXT = 120
@@ -101,8 +101,10 @@ class Importer:
         self.session_name, self.on_entry = session_name, on_entry
         rows = session.scalars(select(Character).where(Character.campaign_id == campaign.id)).all()
         self.rows = {row.name: row for row in rows}
-        self.characters = {row.name: (row.name, row.player.name if row.player else None) for row in rows}
-        self.by_speaker = {speaker_name(speaker): self.characters[name] for speaker, name in mapping.items()}
+        self.characters = {speaker_key(row.name): (row.name, row.player.name if row.player else None)
+                           for row in rows}
+        self.by_speaker = {speaker_key(speaker_name(speaker)): self.characters[speaker_key(name)]
+                           for speaker, name in mapping.items()}
         self.known = Known(session, campaign.id)
         self.tables = load_tables()
         self.gurps = campaign.ruleset == "gurps3-ja"
@@ -153,7 +155,8 @@ class Importer:
             return
         self.known.marks.add(mark)
         speaker = speaker_name(message.speaker)
-        who, player = self.by_speaker.get(speaker) or self.characters.get(speaker) or (None, None)
+        key = speaker_key(speaker)
+        who, player = self.by_speaker.get(key) or self.characters.get(key) or (None, None)
         if who is None:
             self.unmapped.add(speaker)
             self._explain(message, "unmapped_speaker", "recorded without a character", recorded=True)
