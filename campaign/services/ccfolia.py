@@ -167,7 +167,7 @@ def import_log(
         counts = importer.counts
         identity = importer.identity
         shown = None if identity is None else (f"session:{identity.session_name}" if identity.session_name
-                                               else identity.log)
+                                               else identity.log if identity.used_log else None)
         return LogImported(
             campaign=campaign.name, dry_run=dry_run, format=export.format, encoding=export.encoding,
             parts=export.parts, session=shown, messages=counts["messages"], recorded=counts["recorded"],

@@ -115,6 +115,7 @@ class Identity:
     def __init__(self, log: str | None, opening: int, session_name: str | None) -> None:
         self.log, self.opening, self.session_name = log, opening, session_name
         self._ordinals: dict[str, int] = {}
+        self.used_log = False  # some message had no time, so the log identity names it
         self._legacy_ordinals: dict[str, int] = {}
 
     def fingerprint(self, message: Message) -> tuple[str, dict]:
@@ -124,6 +125,7 @@ class Identity:
             key = _sha("t", self.session_name, speaker, message.text, message.result, message.timestamp)
             where = {"timestamp": message.timestamp}
         else:
+            self.used_log = True
             key = _sha("l", self.session_name or self.log, message.tab, speaker, message.text, message.result)
             where = {"log": self.log if self.session_name is None else f"session:{self.session_name}",
                      "opening": self.opening if self.session_name is None else 0}
