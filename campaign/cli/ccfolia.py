@@ -58,7 +58,7 @@ REASONS = {"chat": "chat", "other_system": "another system's line", "secret": "s
 def _explained(item: dict[str, Any]) -> str:
     why = f": {item['why']}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
     return (f"  message {item['message'] + 1} ({item['speaker']}) {REASONS.get(item['reason'], item['reason'])}"
-            f"{why}  « {item['text']} »")
+            f"{why}  « {' '.join(item['text'].split())} »")
 
 
 def import_log(
@@ -168,6 +168,6 @@ def _summary(summary, dry_run: bool, explain: bool) -> None:
             say(f"fright: message {fright['message'] + 1} ({fright['speaker']}): {fright['why']}")
     if explain:
         if summary.explain:
-            say("not recorded:")
+            say("not recorded (and recorded without a character):")
         for item in summary.explain:
             print_text(_explained(item))
