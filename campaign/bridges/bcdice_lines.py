@@ -316,6 +316,8 @@ def read_message(text: str, tables: Mapping, *, gurps: bool = False, result: str
     """Sort one message (typed text, and BCDice's answer when the export keeps it apart);
     never raises on odd input."""
     text = (text or "").strip()
+    if result and any(mark in text.casefold() for mark in SECRET_MARKS):
+        text, secret = "", True  # the export shows what the secret dice said: only the answer is read
     if result:
         text = f"{text}\n{result.strip()}" if text else result.strip()
     if not text:

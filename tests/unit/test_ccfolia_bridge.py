@@ -263,6 +263,12 @@ def test_revealed_secret_dice_are_read_and_marked():
     assert found.kind == "dice" and found.line.secret and found.line.total == 9
 
 
+def test_an_export_that_shows_secret_dice_is_read_as_secret():
+    found = read_message("シークレットダイス", TABLES, gurps=True, result="(3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1)")
+    assert found.kind == "dice" and found.line.secret and found.line.command is None
+    assert read_message("シークレットダイス", TABLES, gurps=True).kind == "secret"
+
+
 def test_bcdice_gurps_outcomes_at_their_boundaries():
     assert bcdice_gurps_outcome(5, 5, 15) == "critical_success" and bcdice_gurps_outcome(5, 5, 14) == "success"
     assert bcdice_gurps_outcome(6, 6, 16) == "critical_success" and bcdice_gurps_outcome(6, 6, 15) == "success"
