@@ -211,3 +211,29 @@ def test_old_fingerprints_stay_valid(db_url, tmp_path):
     # entry is matched by its text, N and position: the most that scheme recorded)
     other = [("main", "GM", "別の話"), ("main", "GM", "続き"), *GURPS_SESSION[1:3]]
     assert cli.json("import-log", write(tmp_path, build(other), "other.html"), "--ccfolia")["recorded"] == 2
+
+
+def test_a_fear_line_alone_adds_a_trait_with_a_placeholder_name(gurps, tmp_path):
+    log = write(tmp_path, build([("main", "すずね", "FEAR+8 恐怖表(23)：-10CPの軽い恐怖症を植え付けられる。")]))
+    cp = gurps.json("char", "show", "鈴音")["cp_total"]
+    dry = gurps.json("import-log", log, "--ccfolia", *MAP, "--apply-fright", "--dry-run")
+    assert dry["frights"][0]["why"] == "a dry run applies nothing" and dry["fright_applied"] == 0
+    summary = gurps.json("import-log", log, "--ccfolia", *MAP, "--apply-fright")
+    [fright] = summary["frights"]
+    assert fright["check_seq"] is None and fright["entry"] == [23, 23]
+    [trait] = [e for e in fright["effects"] if e["kind"] == "trait"]
+    assert trait["placeholder"] is True and trait["name"].endswith(f"(#{fright['seq']})")
+    sheet = gurps.json("char", "show", "鈴音")
+    assert sheet["cp_total"] == cp + trait["cp"] < cp
+    assert trait["name"] in {t["name"] for t in sheet["traits"]}
+    human = gurps.run("import-log", log, "--ccfolia", *MAP, "--apply-fright")  # once: the FEAR line is known
+    assert "recorded 0 entries" in human.stderr and "fright:" not in human.stderr
+    # the applied effects survive an export and an import into a new database
+    dump = tmp_path / "dump.jsonl"
+    gurps.run("export", str(dump))
+    from tests.cli.conftest import Cli
+
+    copy = Cli(str(tmp_path / "copy.db"))
+    copy.run("import", str(dump))
+    assert copy.json("history", "verify")["ok"] is True
+    assert {t["name"] for t in copy.json("char", "show", "鈴音")["traits"]} == {t["name"] for t in sheet["traits"]}
