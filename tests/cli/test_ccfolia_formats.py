@@ -237,3 +237,14 @@ def test_a_fear_line_alone_adds_a_trait_with_a_placeholder_name(gurps, tmp_path)
     copy.run("import", str(dump))
     assert copy.json("history", "verify")["ok"] is True
     assert {t["name"] for t in copy.json("char", "show", "鈴音")["traits"]} == {t["name"] for t in sheet["traits"]}
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_an_empty_speaker_is_mappable_and_a_dry_run_explains(gurps, tmp_path):
+    log = write(tmp_path, build(SHAPES_SESSION[:2]))
+    dry = gurps.run("import-log", log, "--ccfolia", "--map", "(no name)=刀矢", "--dry-run", "--explain")
+    assert "刀矢: 3D6<=12 [2,3,4] = 9 success" in dry.stdout
+    assert "message 2 ((no name)) chat" in dry.stdout and "would record 1 entries" in dry.stderr
+    summary = gurps.json("import-log", log, "--ccfolia", "--map", "(no name)=刀矢")
+    assert summary["unmapped_speakers"] == [] and imported(gurps)[0]["character"] == "刀矢"
+    assert imported(gurps)[0]["detail"]["ccfolia"]["speaker"] == ""  # the log's own (empty) name, kept
