@@ -60,7 +60,7 @@ class _Parser(HTMLParser):
         if tag == "article" and "message" in classes:
             if self._open is not None:
                 self._finish(repaired=True)
-            self._open = {"tab": attributes.get("data-channel"), "color": color_of(attributes.get("style")),
+            self._open = {"tab": attributes.get("data-channel-name") or attributes.get("data-channel"), "color": color_of(attributes.get("style")),
                           "cut": False}
             self._depth = 0
             return

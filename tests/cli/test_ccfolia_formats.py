@@ -53,6 +53,12 @@ def test_every_shape_of_the_issue(gurps, tmp_path):
     assert by_expression["YSCRT"]["ccfolia"]["table_name"] == "妖魔夜行スペシャルクリティカル表"
     assert by_expression["YSCRT"]["ccfolia"]["table_text"] == "ダメージ3倍。"
     assert by_expression["CRT"]["entry"] == [13, 13] and "bcdice_table" not in by_expression["CRT"]
+    ysc = next(e for e in tables if e["expression"] == "YSCRT")
+    shown = gurps.json("history", "show", str(ysc["seq"]))
+    assert shown["detail"]["ccfolia"]["table_text"] == "ダメージ3倍。" and "name" not in shown.get("detail_shown", {})
+    faceless = next(e for e in entries if e["expression"] == "3D6-1<=13")
+    assert faceless["detail"]["gurps"]["raw"] == 13 and faceless["dice"] is None
+    assert "3D6-1<=13" in gurps.run("history", "show", str(faceless["seq"])).stdout
     # a repeat's answers are entries of their own, each with its place
     assert [e["detail"]["ccfolia"].get("repeat") for e in rolls[1:4]] == [[1, 3], [2, 3], [3, 3]]
     assert len({e["detail"]["ccfolia"]["fingerprint"] for e in entries}) == len(entries)
