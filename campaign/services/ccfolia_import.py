@@ -83,7 +83,7 @@ def table_entry(line: TableLine, tables, who: str | None, scenario: int | None, 
                            total=result, source=SOURCE, reason=line.comment, detail=detail)
 
 
-def preview(entry: ledger.NewEntry, actor: str) -> dict[str, Any]:
+def _preview(entry: ledger.NewEntry, actor: str) -> dict[str, Any]:
     return {"actor": actor, "kind": entry.kind, "character": entry.character, "scenario": entry.scenario,
             "expression": entry.expression, "dice": entry.dice, "total": entry.total, "target": entry.target,
             "outcome": entry.outcome, "margin": entry.margin, "source": entry.source, "reason": entry.reason,
@@ -177,7 +177,7 @@ class Importer:
         self.counts["secret_recorded"] += bool(line.secret)
         entry_actor = player or self.actor
         if self.dry_run:
-            view, seq = preview(entry, entry_actor), None
+            view, seq = _preview(entry, entry_actor), None
         else:
             appended = ledger.append(self.session, self.campaign, entry_actor, entry)
             seq = appended.seq
