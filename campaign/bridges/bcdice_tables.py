@@ -84,8 +84,11 @@ def read_table(text: str, tables: Mapping) -> TableReading | None:
     words = text.split(None, 1)
     typed = typed_table(words[0]) if words and not text.startswith(name) else None
     answered = BY_NAME.get(name) or next((t.command for t in tables.values() if t.name == name), None)
-    if answered is None:
-        return TableReading("other_system", why=f"table {name}")
+    if answered is None:  # another system's table, or talk that mentions one
+        first = _fold(words[0]).upper() if words else ""
+        if text.startswith(name) or re.match(r"^[A-Z][A-Z0-9+\-]*$", first):
+            return TableReading("other_system", why=f"table {name}")
+        return None
     before = text[:found.start()]
     comment = before.split(None, 1)[1].strip() if typed and len(before.split(None, 1)) > 1 else None
     if typed is None:

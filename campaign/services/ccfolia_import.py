@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import select
 
 from campaign import ledger
-from campaign.bridges.bcdice_lines import Reading, RollLine, read_message
+from campaign.bridges.bcdice_lines import RollLine, read_message
 from campaign.bridges.bcdice_tables import TableLine
 from campaign.bridges.ccfolia_export import NOT_EXPORT, Export
 from campaign.bridges.ccfolia_log import Message

@@ -250,6 +250,8 @@ def test_tables_are_bcdice_s_own():
     ("3D6 (3D6) ＞ 99", "contradictory"),
     ("2D6 (2D6) ＞ 9[3,4] ＞ 9", "contradictory"),
     ("こんにちは", "chat"),
+    ("出目表(3)を見て", "chat"),
+    ("NC 判定表(3)：...", "other_system"),
     ("HPが減った (残り5) ＞ 次", "chat"),
     ("[ 鈴音 ] HP : 11 → 8", "chat"),
     ("", "chat"),
