@@ -86,7 +86,8 @@ def read_table(text: str, tables: Mapping) -> TableReading | None:
     answered = BY_NAME.get(name) or next((t.command for t in tables.values() if t.name == name), None)
     if answered is None:  # another system's table, or talk that mentions one
         first = _fold(words[0]).upper() if words else ""
-        if text.startswith(name) or re.match(r"^[A-Z][A-Z0-9+\-]*$", first):
+        answered_like = text.startswith(name) and found.group(0).rstrip()[-1:] in ("：", ":", "＞", ">")
+        if answered_like or re.match(r"^[A-Z][A-Z0-9+\-]*$", first):
             return TableReading("other_system", why=f"table {name}")
         return None
     before = text[:found.start()]
