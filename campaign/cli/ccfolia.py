@@ -151,8 +151,10 @@ def _summary(summary, dry_run: bool, explain: bool) -> None:
             "(the file ends inside it); --explain lists them")
     if summary.secret_recorded:
         say(f"{summary.secret_recorded} secret dice the log shows were recorded, marked secret")
-    if summary.session:
-        say(f"log: {summary.format}, {summary.encoding}; session {summary.session} (--session NAME to set it)")
+    known = f"session {summary.session} (--session NAME to set it)" if summary.session else \
+        "messages known by their times"
+    say(f"log: {summary.format}, {summary.encoding}" + (f", {summary.parts} parts" if summary.parts > 1 else "")
+        + f"; {known}")
     if summary.unmapped_speakers:
         say("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")
     if summary.fright_results and not summary.fright_applied:
