@@ -75,8 +75,9 @@ def test_every_shape_of_the_issue(gurps, tmp_path):
 def test_imported_gurps_rolls_are_scored_with_their_criticals(gurps, tmp_path):
     gurps.run("import-log", write(tmp_path, build(SHAPES_SESSION)), "--ccfolia", *MAP)
     crit = next(e for e in imported(gurps) if e["outcome"] == "critical_success")
-    assert crit["detail"]["gurps"] == {"rule": "R1", "outcome": "critical_success", "margin": 8, "raw": 4,
-                                       "total": 4, "target": 12, "effective_target": 12, "faces": [1, 1, 2]}
+    expected = {"rule": "R1", "outcome": "critical_success", "margin": 8, "raw": 4, "total": 4, "target": 12,
+                "faces": [1, 1, 2]}
+    assert {key: crit["detail"]["gurps"].get(key) for key in expected} == expected
     stats = gurps.json("stats")
     source = next(s for s in stats["sources"] if s["source"] == "ccfolia")
     success = {row["family"]: row for row in source["success_rolls"]}
