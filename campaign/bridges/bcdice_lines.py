@@ -1,20 +1,24 @@
 """What one chat message says about dice, as BCDice wrote it in ココフォリア's chat.
 
-ココフォリア shows the command as typed, then BCDice's answer, parts separated by " ＞ ":
+ココフォリア shows the command as typed, then BCDice's answer (on the same line in old
+exports, on the next line or in a field of its own in newer ones), parts separated by " ＞ ":
 
     3d6<=12 回避 (3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)       GURPS success roll
+    12-3d6 回避 (3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)        the same, typed T-3D6
     2d6+3 (2D6+3) ＞ 7[3,4]+3 ＞ 10                                  plain sum
-    2D6>=7 (2D6>=7) ＞ 9[4,5] ＞ 9 ＞ 成功                            comparison
     1d100 (1D100) ＞ 42                                              one die: no brackets
-    FEAR+5 恐怖表(23)：...                                           a table: its result, no dice
+    x3 3d6<=12 回避  #1 (3D6<=12) ＞ ... #2 ... #3 ...               a repeat: N answers
+    s3d6<=10 (3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1)            a secret roll, revealed
+    FEAR+5 恐怖表(23)：...                                           a table (bcdice_tables)
 
-`classify` sorts a message into roll / table / secret / other_system / unreadable /
-chat. Only rolls and tables this ruleset knows are read: the expression in brackets
-must parse with our own dice grammar (core.dice_parse), and the faces, replayed through
-our own dice engine, must give the total the log shows; anything else that looks like
-a dice bot's answer (CCB<=50, K20, REACT ...) is another system's. Full-width forms
-(＜＝, ０-９, （）) are folded with NFKC, part by part, after splitting on the
-separator, so a full-width "＞" inside an expression is never taken for one.
+`read_message` sorts a message into the lines to record (kind "dice") or the reason it
+is not recorded: secret (dice the log does not show), other_system, unreadable,
+contradictory (bcdice_judge), chat. Only what this ruleset knows is read: the bracketed
+expression must parse with our own dice grammar (core.dice_parse), and the faces,
+replayed through our own dice engine, must give the total the log shows. Full-width forms
+(＜＝, ０-９, （）) are folded with NFKC part by part, after splitting on the separator,
+so a full-width "＞" inside an expression is never taken for one; a spaced " ＞ " inside
+a typed comment is not taken for the answer, which starts at the first `(EXPR) ＞`.
 """
 
 from __future__ import annotations
@@ -22,13 +26,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from campaign.bridges.bcdice_judge import shown_sums_agree, value_range, word_agrees
+from campaign.bridges.bcdice_tables import TableLine, read_table
 from campaign.core.dice import roll_parsed
 from campaign.core.dice_parse import ArithmeticRoll, DiceTerm, parse
 from campaign.core.dice_source import ManualDice
-from campaign.core.table_model import Table
-from campaign.core.table_roll import table_for_command
+from campaign.core.success import judge_success
 from campaign.errors import CampaignError
 
 SECRET_MARKS = ("secret dice", "シークレットダイス")
@@ -36,30 +42,16 @@ _SEPARATOR = re.compile(r"\s+[＞>]\s+")
 _FACES = re.compile(r"\[([0-9,\s]+)\]")
 _INTEGER = re.compile(r"^-?[0-9]+$")
 _DEGREE = re.compile(r"^(.*?)\s*\((?:成功度|失敗度)\s*:\s*(-?[0-9]+)\)\s*$")
-_TABLE_RESULT = re.compile(r"(\S*?表)\s*[(（]\s*([0-9０-９]+)\s*[)）]")
 _COMMAND_LIKE = re.compile(r"^[A-Z0-9][A-Z0-9+\-*/()<>=!?@#.,\[\]:$]*$")
+_REPEAT = re.compile(r"^(S)?(?:X|REP|REPEAT)([0-9]+)$")
+_REPEAT_MARK = re.compile(r"(?:^|\s)#([0-9]+)(?=\s|\(|$)")
+_T3D6 = re.compile(r"^[0-9+\-]*[0-9]-3D6?([+\-][0-9]+)*$")
+MAX_REPEAT = 100  # BCDice's own limit
 
 OUTCOME_WORDS = {
-    "成功": "success",
-    "自動成功": "success",
-    "失敗": "failure",
-    "自動失敗": "failure",
-    "クリティカル": "critical_success",
-    "決定的成功": "critical_success",
-    "大成功": "critical_success",
-    "ファンブル": "critical_failure",
-    "致命的失敗": "critical_failure",
-    "大失敗": "critical_failure",
-}
-# BCDice's GURPS table names, beside the names of our own seed tables.
-BCDICE_TABLE_NAMES = {
-    "クリティカル表": "CRT",
-    "ファンブル表": "FMB",
-    "頭部打撃クリティカル表": "HCRT",
-    "妖魔夜行スペシャルクリティカル表": "YSCRT",
-    "妖魔夜行スペシャルファンブル表": "YSFMB",
-    "妖術ファンブル表": "YFMB",
-    "恐怖表": "FEAR",
+    "成功": "success", "自動成功": "success", "失敗": "failure", "自動失敗": "failure",
+    "クリティカル": "critical_success", "決定的成功": "critical_success", "大成功": "critical_success",
+    "ファンブル": "critical_failure", "致命的失敗": "critical_failure", "大失敗": "critical_failure",
 }
 
 
@@ -70,31 +62,31 @@ class RollLine:
     total: int
     comparison: str | None
     target: int | None
-    outcome: str | None  # success / failure / critical_success / critical_failure
+    outcome: str | None  # the log's: success / failure / critical_success / critical_failure
     outcome_text: str | None  # the log's word, e.g. "成功(成功度:1)"
-    margin: int | None
+    margin: int | None  # one convention: negative on failure (target - total for <=)
     command: str | None  # the echo of what was typed
     comment: str | None
-    rules_outcome: str | None  # our own judgement of the same faces (R1 for 3D6<=N)
+    rules_outcome: str | None  # our own judgement of the same dice (R1 for 3D6<=N)
+    detail: dict[str, Any] | None = None  # the record `roll` would write (with "gurps" for R1)
+    secret: bool = False  # rolled as BCDice's secret dice, shown in the log
+    log_degree: int | None = None  # the 成功度/失敗度 number the log printed
 
 
 @dataclass(frozen=True, slots=True)
-class TableLine:
-    command: str  # our seed command, e.g. "FEAR"
-    modifier: int
-    result: int  # the number the log shows, after the modifier
-    name: str  # the table's name as the log shows it
-    comment: str | None
+class Reading:
+    kind: str  # dice | secret | other_system | unreadable | contradictory | chat
+    lines: tuple[RollLine | TableLine, ...] = ()
+    why: str | None = None
+    repeat: int | None = None  # N of an xN repeat
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def line(self):  # the first (for one-result messages, the only) line
+        return self.lines[0] if self.lines else None
 
 
-@dataclass(frozen=True, slots=True)
-class Classified:
-    kind: str  # roll | table | secret | other_system | unreadable | chat
-    line: RollLine | TableLine | None = None
-    why: str | None = None  # for other_system / unreadable
-
-
-CHAT = Classified("chat")
+CHAT = Reading("chat")
 
 
 def _nfkc(text: str) -> str:
@@ -111,6 +103,16 @@ def _parses(word: str) -> bool:
     except CampaignError:
         return False
     return True
+
+
+def _typed_ok(command: str) -> tuple[bool, bool]:
+    """(a command of this ruleset, rolled secretly) for the echo of what was typed."""
+    folded = _nfkc(command).upper()
+    if _parses(folded) or _T3D6.match(folded):
+        return True, False
+    if folded.startswith("S") and (_parses(folded[1:]) or _T3D6.match(folded[1:])):
+        return True, True
+    return False, False
 
 
 def _trailing_group(head: str) -> tuple[str, str] | None:
@@ -131,45 +133,40 @@ def _trailing_group(head: str) -> tuple[str, str] | None:
     return None
 
 
+def _answer(text: str) -> tuple[str, str, list[str]] | None | str:
+    """(text before, bracketed expression, the parts after it) of the first `(EXPR) ＞`
+    whose EXPR parses; the bracketed text of the first that does not (a string) when
+    there is no such answer; None when nothing looks like one."""
+    unparsed = None
+    for match in _SEPARATOR.finditer(text):
+        group = _trailing_group(text[:match.start()])
+        if group is None:
+            continue
+        before, inner = group
+        if _parses(_nfkc(inner).upper()):
+            rest = text[match.end():].split("\n", 1)[0]
+            return before, inner, _SEPARATOR.split(rest)
+        unparsed = unparsed or inner
+    return unparsed
+
+
 def _echo(before: str) -> tuple[str | None, str | None]:
-    words = before.split(None, 1)
+    first = before.split("\n", 1)[0]
+    words = first.split(None, 1)
     if not words:
         return None, None
     return words[0], (words[1].strip() if len(words) > 1 else None) or None
 
 
-def _table(text: str, tables: Mapping[str, Table]) -> Classified | None:
-    first = text.split(None, 1)[0]
-    found = table_for_command(_nfkc(first), tables)
-    result = _TABLE_RESULT.search(text)
-    if found is None:
-        if result is None:
-            return None
-        name = result.group(1)
-        command = BCDICE_TABLE_NAMES.get(name) or next(
-            (t.command for t in tables.values() if t.name == name), None)
-        if command is None or command not in tables or not text.startswith(name):
-            return Classified("other_system", why=f"table {name}") if _command_like(first) or \
-                text.startswith(name) else None
-        table, modifier, comment = tables[command], 0, None
-    else:
-        if result is None:
-            return None  # the bot did not answer: a table command typed as chat
-        (table, modifier), comment = found, text[len(first):result.start()].strip() or None
-        name = result.group(1)
-    return Classified("table", TableLine(command=table.command, modifier=modifier,
-                                         result=int(_nfkc(result.group(2))), name=name, comment=comment))
-
-
-def _outcome(word: str) -> tuple[str | None, int | None] | None:
-    """The outcome and the log's own margin (成功度/失敗度), or None for a word this
+def _outcome(word: str) -> tuple[str, int | None] | None:
+    """The outcome and the log's own degree (成功度/失敗度), or None for a word this
     ruleset does not use (スペシャル, レギュラー成功 ...)."""
-    margin = None
-    degree = _DEGREE.match(word)
-    if degree:
-        word, margin = degree.group(1).strip(), int(degree.group(2))
+    degree = None
+    found = _DEGREE.match(word)
+    if found:
+        word, degree = found.group(1).strip(), int(found.group(2))
     outcome = OUTCOME_WORDS.get(word)
-    return None if outcome is None else (outcome, margin)
+    return None if outcome is None else (outcome, degree)
 
 
 def _faces(display: list[str], parsed, total: int) -> tuple[int, ...] | None:
@@ -183,78 +180,166 @@ def _faces(display: list[str], parsed, total: int) -> tuple[int, ...] | None:
     return None
 
 
-def _roll(text: str, gurps: bool) -> Classified:
-    first_line = text.split("\n", 1)[0]
-    parts = _SEPARATOR.split(first_line)
-    if len(parts) < 2:
-        return CHAT
-    group = _trailing_group(parts[0])
-    command_word = first_line.split(None, 1)[0]
-    if group is None:
-        return Classified("other_system", why="no bracketed expression") if _command_like(command_word) else CHAT
-    before, inner = group
-    command, comment = _echo(before)
-    if command is not None and _nfkc(command).upper().startswith("S") and _parses(_nfkc(command)[1:]):
-        return Classified("secret")
+def _margin(comparison: str | None, target: int | None, total: int) -> int | None:
+    if comparison in ("<=", "<"):
+        return target - total
+    if comparison in (">=", ">"):
+        return total - target
+    return None
+
+
+def read_roll(inner: str, parts: list[str], command: str | None, comment: str | None, gurps: bool,
+              secret: bool = False) -> Reading:
+    """One BCDice answer `(inner) ＞ parts...`, checked against itself and our dice engine."""
     expression = _nfkc(inner).upper()
-    if not _parses(expression) or (command is not None and not _parses(command)):
-        # BCDice echoes a command it ran in the brackets (`choice[a,b] (choice[a,b])`).
-        echoed = command is not None and _nfkc(command).upper() == expression
-        looks = echoed or _command_like(expression) or (command is not None and _command_like(command))
-        return Classified("other_system", why=f"not a dice expression of this ruleset: {expression}") if looks \
-            else CHAT
     parsed = parse(expression)
     spec = parsed.roll
     if parsed.repeat is not None or not isinstance(spec, ArithmeticRoll):
-        return Classified("other_system", why=f"unsupported shape: {expression}")
-    rest = [_nfkc(part) for part in parts[1:]]
-    outcome_text = outcome = margin = None
-    if not _INTEGER.match(rest[-1]):
+        return Reading("other_system", why=f"unsupported shape: {expression}")
+    rest = [_nfkc(part) for part in parts]
+    outcome_text = outcome = degree = None
+    if rest and not _INTEGER.match(rest[-1]):
         outcome_text = rest.pop()
         judged = _outcome(outcome_text)
         if judged is None:
-            return Classified("other_system", why=f"outcome {outcome_text!r}")
-        outcome, margin = judged
+            return Reading("other_system", why=f"outcome {outcome_text!r}")
+        outcome, degree = judged
         if not rest or spec.comparison is None:
-            return Classified("unreadable", why="an outcome without a comparison")
-    if not _INTEGER.match(rest[-1]):
-        return Classified("unreadable", why=f"total {rest[-1]!r} is not a number")
+            return Reading("unreadable", why="an outcome without a comparison")
+    if not rest or not _INTEGER.match(rest[-1]):
+        return Reading("unreadable", why=f"total {rest[-1] if rest else ''!r} is not a number")
     total = int(rest.pop())
+    if spec.comparison is not None and outcome is None:
+        return Reading("unreadable", why="a comparison without an outcome")
+    wrong = shown_sums_agree(" ".join(rest))
+    if wrong:
+        return Reading("contradictory", why=wrong)
     faces = _faces(rest, parsed, total)
+    modifier = spec.success_roll_modifier
+    detail = None
+    raw = None
     rules_outcome = None
     if faces is not None:
         if len(faces) != parsed.dice_count:
-            return Classified("unreadable", why=f"{len(faces)} faces for {parsed.dice_count} dice")
+            return Reading("contradictory", why=f"{len(faces)} faces for {parsed.dice_count} dice")
         try:
             replay = roll_parsed(parsed, ManualDice(list(faces)), gurps=gurps)
         except CampaignError as exc:
-            return Classified("unreadable", why=str(exc))
+            return Reading("contradictory", why=str(exc))
         if replay.total != total:
-            return Classified("unreadable", why=f"faces {list(faces)} do not make {total}")
-        rules_outcome = replay.outcome
-    if spec.comparison is not None and outcome is None:
-        return Classified("unreadable", why="a comparison without an outcome")
-    if margin is None and spec.comparison is not None:
-        margin = spec.target - total if spec.comparison in ("<=", "<") else \
-            total - spec.target if spec.comparison in (">=", ">") else None
-    return Classified("roll", RollLine(
+            return Reading("contradictory", why=f"faces {list(faces)} do not make {total}")
+        detail, rules_outcome = replay.to_detail(), replay.outcome
+        raw = sum(faces) if modifier is not None else None
+    else:
+        bounds = value_range(spec.expression)
+        if bounds is not None and not bounds[0] <= total <= bounds[1]:
+            return Reading("contradictory", why=f"{parsed.body_text} cannot make {total}")
+        if modifier is not None:
+            raw = total - modifier
+            if gurps and 3 <= raw <= 18:
+                judgement = judge_success(raw, total, spec.target)
+                rules_outcome = judgement.outcome
+                detail = {"expression": parsed.text, "total": total, "faces": [], "groups": [],
+                          "comparison": spec.comparison, "target": spec.target, "gurps": judgement.to_detail()}
+    if outcome is not None:
+        wrong = word_agrees(outcome, degree, comparison=spec.comparison, target=spec.target, total=total,
+                            raw=raw, gurps_roll=modifier is not None and parsed.dice_count == 3)
+        if wrong:
+            return Reading("contradictory", why=wrong)
+    margin = _margin(spec.comparison, spec.target, total)
+    if detail is not None:
+        detail = {**detail, "outcome": outcome, "margin": margin, "comment": comment, "source": "ccfolia"}
+    return Reading("dice", (RollLine(
         expression=parsed.text, faces=faces, total=total, comparison=spec.comparison, target=spec.target,
         outcome=outcome, outcome_text=outcome_text, margin=margin, command=command, comment=comment,
-        rules_outcome=rules_outcome,
-    ))
+        rules_outcome=rules_outcome, detail=detail, secret=secret, log_degree=degree),))
 
 
-def classify(text: str, tables: Mapping[str, Table], *, gurps: bool = False) -> Classified:
-    """Sort one message's text; never raises on odd input."""
-    text = text.strip()
+def _single(text: str, tables: Mapping, gurps: bool, typed: str | None = None,
+            comment: str | None = None, secret: bool = False) -> Reading:
+    """One answer: a table's or a roll's. `typed` is the command when the text holds only
+    the answer (a repeat's `#k` part)."""
+    if "表" in text:
+        table = read_table(text if typed is None else f"{typed} {text}", tables)
+        if table is not None:
+            if table.kind != "table":
+                return Reading(table.kind, why=table.why)
+            line = table.line
+            if secret or comment is not None:
+                from dataclasses import replace
+
+                line = replace(line, secret=line.secret or secret, comment=line.comment or comment)
+            return Reading("dice", (line,))
+    found = _answer(text)
+    first_word = text.split(None, 1)[0] if text.split() else ""
+    if found is None or isinstance(found, str):
+        if found is not None:
+            echoed = _nfkc(first_word).upper() == _nfkc(found).upper()
+            if echoed or _command_like(found) or _command_like(first_word):
+                return Reading("other_system", why=f"not a dice expression of this ruleset: {_nfkc(found)}")
+        elif _SEPARATOR.search(text) and _command_like(first_word) and typed is None:
+            return Reading("other_system", why="no bracketed expression")
+        return CHAT
+    before, inner, parts = found
+    command, said = _echo(before) if typed is None else (typed, comment)
+    if command is not None and typed is None:
+        known, rolled_secretly = _typed_ok(command)
+        if not known:
+            return Reading("other_system", why=f"not a command of this ruleset: {_nfkc(command)}") \
+                if _command_like(command) else CHAT
+        secret = secret or rolled_secretly
+    return read_roll(inner, parts, command, said, gurps, secret)
+
+
+def _repeat(count: int, command: str, comment: str | None, text: str, tables: Mapping, gurps: bool,
+            secret: bool) -> Reading:
+    marks = list(_REPEAT_MARK.finditer(text))
+    if not marks:
+        return Reading("unreadable", why=f"x{count}: no #1 ... answers")
+    lines: list = []
+    for number, mark in enumerate(marks, start=1):
+        if int(mark.group(1)) != number:
+            return Reading("contradictory", why=f"answer #{mark.group(1)} where #{number} belongs")
+        end = marks[number].start() if number < len(marks) else len(text)
+        part = text[mark.end():end].strip()
+        reading = _single(part, tables, gurps, typed=command, comment=comment, secret=secret)
+        if reading.kind != "dice":
+            return Reading(reading.kind, why=f"#{number}: {reading.why or reading.kind}", repeat=count)
+        lines.extend(reading.lines)
+    if len(lines) != count:
+        return Reading("contradictory", why=f"x{count} shows {len(lines)} answers", repeat=count)
+    return Reading("dice", tuple(lines), repeat=count)
+
+
+def read_message(text: str, tables: Mapping, *, gurps: bool = False, result: str | None = None,
+                 secret: bool = False) -> Reading:
+    """Sort one message (typed text, and BCDice's answer when the export keeps it apart);
+    never raises on odd input."""
+    text = (text or "").strip()
+    if result and any(mark in text.casefold() for mark in SECRET_MARKS):
+        text, secret = "", True  # the export shows what the secret dice said: only the answer is read
+    if result:
+        text = f"{text}\n{result.strip()}" if text else result.strip()
     if not text:
         return CHAT
-    folded = text.casefold()
-    if any(mark in folded for mark in SECRET_MARKS):
-        return Classified("secret")
+    if any(mark in text.casefold() for mark in SECRET_MARKS) and not result:
+        return Reading("secret")
     if "表" not in text and "＞" not in text and ">" not in text:
         return CHAT  # most of a log is talk: no bot answer without one of these
-    table = _table(text, tables)
-    if table is not None:
-        return table
-    return _roll(text, gurps)
+    words = text.split(None, 2)
+    repeat = _REPEAT.match(_nfkc(words[0]).upper()) if len(words) >= 2 else None
+    if repeat is not None:
+        count = int(repeat.group(2))
+        if not 1 <= count <= MAX_REPEAT:
+            return Reading("unreadable", why=f"a repeat of {count}")
+        first_line = text.split("\n", 1)[0].split(None, 2)
+        comment_part = first_line[2] if len(first_line) > 2 else ""
+        comment = _REPEAT_MARK.split(comment_part, 1)[0].strip() or None
+        return _repeat(count, words[1], comment, text[len(words[0]):].strip()[len(words[1]):], tables, gurps,
+                       secret or bool(repeat.group(1)))
+    return _single(text, tables, gurps, secret=secret)
+
+
+def classify(text: str, tables: Mapping, *, gurps: bool = False) -> Reading:
+    """read_message for a message whose answer is inside its text (the `<p>` exports)."""
+    return read_message(text, tables, gurps=gurps)

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import JsonOption, emit_json, print_text, say
+from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, say
 from campaign.errors import BadInput
 
 
@@ -50,24 +50,46 @@ def _line(entry: dict[str, Any]) -> str:
     return text
 
 
+REASONS = {"chat": "chat", "other_system": "another system's line", "secret": "secret dice (not shown)",
+           "incomplete": "incomplete (the file ends inside it)", "contradictory": "contradicts itself",
+           "unreadable": "unreadable", "duplicate": "imported before", "unmapped_speaker": "unmapped speaker"}
+
+
+def _explained(item: dict[str, Any]) -> str:
+    why = f": {item['why']}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
+    return (f"  message {item['message'] + 1} ({item['speaker']}) {REASONS.get(item['reason'], item['reason'])}"
+            f"{why}  « {' '.join(item['text'].split())} »")
+
+
 def import_log(
     ctx: typer.Context,
-    file: str = typer.Argument(..., help="The HTML log ココフォリア exported (ログ出力)."),
+    file: str = typer.Argument(..., help="The export: ルーム名.html (ログ出力), its ZIP of parts, or the JSON log."),
     ccfolia: bool = typer.Option(False, "--ccfolia", help="The file is a ココフォリア log (the only format so far)."),
     scenario: int = typer.Option(None, "--scenario", help="Record the rolls under scenario number N "
                                                           "(default: the scenario being played, if any)."),
     map_: list[str] = typer.Option([], "--map", help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
-                                                     "repeatable. Speakers named like a character need none."),
+                                                     "repeatable ('(no name)=…' for an empty speaker). "
+                                                     "Speakers named like a character need none."),
+    session_name: str = typer.Option(None, "--session", help="The session this log is (the identity its messages "
+                                                             "are known by; default: from the log itself)."),
+    apply_fright: bool = typer.Option(False, "--apply-fright", help="Apply each fright result (FEAR+n) to its "
+                                                                    "character, as `campaign fright` does."),
+    explain: bool = typer.Option(False, "--explain", help="List every message not recorded, and why."),
+    dice: str = DiceOption,
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be recorded; write nothing."),
     json_out: bool = JsonOption,
 ) -> None:
     """Record the BCDice results of a chat log as ledger entries (source ccfolia), once.
 
-    GURPS success rolls, sums, comparisons and the seed tables are recorded; secret
-    dice, chat and other game systems' lines are counted and skipped. Importing the
-    same log again adds nothing. All entries are written in one transaction.
+    Reads every ココフォリア export (the <p> and <article> HTML, a ZIP of its parts, the
+    JSON log) in UTF-8, UTF-16 or Shift_JIS. GURPS success rolls (also T-3D6, and
+    repeats: each answer), sums, comparisons and tables (BCDice's own, named as BCDice
+    names them) are recorded; secret dice the log shows are recorded marked secret. Chat,
+    other systems' lines, unshown secret dice, a line that contradicts itself and a last
+    message the file ends inside are not: --explain lists them. Importing the same log
+    (or a longer export of it) again adds only what is new. One transaction.
 
-    Example: campaign import-log 第12話.html --ccfolia --scenario 12 --map 'すずね=鈴音'
+    Example: campaign import-log 第12話.html --ccfolia --scenario 12 --map 'すずね=鈴音' --apply-fright
     """
     from campaign.services.ccfolia import import_log as import_service
     from campaign.services.ccfolia import parse_map
@@ -76,6 +98,9 @@ def import_log(
         raise BadInput("say which tool wrote the log: --ccfolia (the only format so far)")
     mapping = parse_map(map_)
     s = state(ctx)
+    source = s.dice(dice) if apply_fright else None
+    if dice is not None and not apply_fright:
+        raise BadInput("--dice gives the dice fright effects need: it goes with --apply-fright")
     path = Path(file).expanduser()
     try:
         handle = open(path, "rb")
@@ -97,7 +122,9 @@ def import_log(
         bar = _Bytes(size)
         try:
             summary = import_service(s.db, s.campaign, s.actor, handle, scenario=scenario, mapping=mapping,
-                                     dry_run=dry_run, progress=bar, on_entry=shown if dry_run else None)
+                                     dry_run=dry_run, session_name=session_name, apply_fright=apply_fright,
+                                     explain=explain or json_out, source=source, progress=bar,
+                                     on_entry=shown if dry_run else None)
         except IsADirectoryError:
             raise BadInput(f"cannot read {file}: it is a directory") from None
         finally:
@@ -107,6 +134,10 @@ def import_log(
 
         emit_json({**as_json(summary), "file": file, **({"entries": previews} if dry_run else {})})
         return
+    _summary(summary, dry_run, explain)
+
+
+def _summary(summary, dry_run: bool, explain: bool) -> None:
     verb = "would record" if dry_run else "recorded"
     seqs = f" (#{summary.first_seq}–#{summary.last_seq})" if summary.first_seq is not None else ""
     say(f"{verb} {summary.recorded} entries{seqs}: {summary.rolls} rolls, {summary.tables} tables "
@@ -115,5 +146,30 @@ def import_log(
         f"{summary.other_system} other systems' lines, {summary.unreadable} unreadable results, "
         f"{summary.chat} chat; {summary.malformed} malformed paragraphs"
         + (f" ({summary.repaired} repaired)" if summary.repaired else ""))
+    if summary.contradictory or summary.incomplete:
+        say(f"refused: {summary.contradictory} lines that contradict themselves, {summary.incomplete} incomplete "
+            "(the file ends inside it); --explain lists them")
+    if summary.secret_recorded:
+        say(f"{summary.secret_recorded} secret dice the log shows were recorded, marked secret")
+    known = f"session {summary.session} (--session NAME to set it)" if summary.session else \
+        "messages known by their times"
+    say(f"log: {summary.format}, {summary.encoding}" + (f", {summary.parts} parts" if summary.parts > 1 else "")
+        + f"; {known}")
     if summary.unmapped_speakers:
         say("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")
+    if summary.fright_results and not summary.fright_applied:
+        say(f"{summary.fright_results} fright results recorded but not applied "
+            "(--apply-fright applies them to the characters)")
+    for fright in summary.frights:
+        if fright.get("applied"):
+            effects = ", ".join(e.get("kind", "?") + (f" {e['name']}" if e.get("name") else "")
+                                for e in fright["effects"]) or "nothing to change"
+            say(f"fright: {fright['character']} FEAR {fright['result']} (entry {fright['entry'][0]}–"
+                f"{fright['entry'][1]}) applied as #{fright['seq']}: {effects}")
+        elif fright.get("why") and summary.fright_applied:
+            say(f"fright: message {fright['message'] + 1} ({fright['speaker']}): {fright['why']}")
+    if explain:
+        if summary.explain:
+            say("not recorded (and recorded without a character):")
+        for item in summary.explain:
+            print_text(_explained(item))

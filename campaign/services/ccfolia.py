@@ -1,18 +1,13 @@
 """ココフォリア (CCFOLIA): character pieces out, chat-log dice in.
 
-Imported results are ledger entries like any roll or table entry, with source
-`ccfolia` (never `rng` or `manual`), so statistics can keep a log's dice apart from
-dice this tool rolled. Each recorded message carries a fingerprint, SHA-256 of tab,
-speaker, text and the ordinal of that exact message among identical ones in the log,
-so importing the same log (or a longer export of the same room) twice adds nothing.
-A whole import is one transaction: all its entries or none.
+Pieces out are here; the log import is services.ccfolia_import (what it records and
+how), with services.ccfolia_identity (which messages were imported before) and
+services.ccfolia_fright (fright results applied). This module keeps the import's entry
+point and its result, so the CLI has one place to call.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,11 +16,9 @@ from typing import Any, BinaryIO
 from sqlalchemy import select
 
 from campaign import ledger
-from campaign.bridges.bcdice_lines import RollLine, TableLine, classify
-from campaign.bridges.ccfolia_log import LogReader, Message, read_chunks
 from campaign.bridges.ccfolia_piece import piece
 from campaign.db.database import Database
-from campaign.db.models import Campaign, Character, LedgerEntry
+from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
 from campaign.seeds import load_tables
 from campaign.services.characters import character_view
@@ -35,16 +28,22 @@ from campaign.services.history import INT_MAX
 
 SOURCE = "ccfolia"
 COUNTS = ("messages", "recorded", "rolls", "tables", "duplicates", "secret", "chat", "other_system",
-          "unreadable", "malformed", "repaired")
+          "unreadable", "contradictory", "incomplete", "malformed", "repaired")
 
 
 @dataclass(frozen=True, slots=True)
 class LogImported:
     """`import-log --ccfolia`: what was recorded (or, with dry_run, would be) and what
-    was skipped, message by message (COUNTS), and the entries' seq range."""
+    was not, message by message (COUNTS; `explain` names each message not recorded, and
+    those recorded without a character), the entries' seq range, and the log: its
+    format, encoding, parts and `session` (the identity its messages are known by)."""
 
     campaign: str
     dry_run: bool
+    format: str
+    encoding: str
+    parts: int
+    session: str | None
     messages: int
     recorded: int
     rolls: int
@@ -54,13 +53,20 @@ class LogImported:
     chat: int
     other_system: int
     unreadable: int
+    contradictory: int
+    incomplete: int
     malformed: int
     repaired: int
+    secret_recorded: int  # secret dice the log shows, recorded (marked secret)
+    fright_results: int
+    fright_applied: int
     unmapped_speakers: tuple[str, ...]
     first_seq: int | None
     last_seq: int | None
     scenario: int | None
-    undecodable: bool  # some bytes were not UTF-8
+    undecodable: bool  # some bytes were not text in the encoding read
+    explain: tuple[dict[str, Any], ...]
+    frights: tuple[dict[str, Any], ...]
 
 
 # --- pieces out ---
@@ -94,26 +100,6 @@ def parse_map(items: Iterable[str]) -> dict[str, str]:
     return mapping
 
 
-def fingerprint(message: Message, ordinal: int) -> str:
-    raw = f"{message.tab or ''}\t{message.speaker}\t{message.text}\t{ordinal}"
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
-
-
-def _known_fingerprints(session, campaign_id: int) -> set[str]:
-    """Fingerprints of every entry imported before: one pass over the campaign's roll and
-    table entries (the kind index), reading only those whose record says ccfolia."""
-    query = (select(LedgerEntry.record)
-             .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind.in_(("roll", "table")),
-                    LedgerEntry.record.like('%"source":"ccfolia"%'))
-             .execution_options(yield_per=2000))
-    known = set()
-    for (record,) in session.execute(query):
-        mark = (json.loads(record).get("detail") or {}).get(SOURCE) or {}
-        if mark.get("fingerprint"):
-            known.add(mark["fingerprint"])
-    return known
-
-
 def _scenario_number(session, campaign: Campaign, scenario: int | None) -> int | None:
     from campaign.db.models import Scenario
 
@@ -124,53 +110,6 @@ def _scenario_number(session, campaign: Campaign, scenario: int | None) -> int |
     if not found:
         raise NotFound(f"no scenario #{scenario} in campaign {campaign.name!r}")
     return scenario
-
-
-def _origin(message: Message, mark: str, line: Any) -> dict[str, Any]:
-    origin = {"fingerprint": mark, "tab": message.tab, "speaker": message.speaker, "line": message.text,
-              "message": message.index}
-    if isinstance(line, RollLine):
-        origin.update(command=line.command, outcome_text=line.outcome_text)
-    else:
-        origin.update(table_name=line.name)
-    return origin
-
-
-def _roll_entry(line: RollLine, who: str | None, scenario: int | None, origin: dict) -> ledger.NewEntry:
-    detail = {
-        "expression": line.expression, "total": line.total, "faces": None if line.faces is None else list(line.faces),
-        "comparison": line.comparison, "target": line.target, "outcome": line.outcome, "margin": line.margin,
-        "comment": line.comment, "source": SOURCE, "rules_outcome": line.rules_outcome, SOURCE: origin,
-    }
-    return ledger.NewEntry(
-        kind="roll", character=who, scenario=scenario, expression=line.expression,
-        dice=None if line.faces is None else list(line.faces), total=line.total, target=line.target,
-        outcome=line.outcome, margin=line.margin, source=SOURCE, reason=line.comment, detail=detail,
-    )
-
-
-def _table_entry(line: TableLine, tables, who: str | None, scenario: int | None, origin: dict) -> ledger.NewEntry:
-    from campaign.services.tables import expression_for
-    from campaign.table_labels import entry_code
-
-    table = tables[line.command]
-    result = table.clamp(line.result)
-    entry = table.entry_for(result)
-    detail = {  # codes: campaign.table_labels shows the entry's words
-        "table": table.command, "modifier": line.modifier, "raw": line.result, "result": result,
-        "entry": entry_code(entry), "source": SOURCE, SOURCE: origin,
-    }
-    return ledger.NewEntry(
-        kind="table", character=who, scenario=scenario, expression=expression_for(table.command, line.modifier),
-        dice=None, total=result, source=SOURCE, reason=line.comment, detail=detail,
-    )
-
-
-def _preview(entry: ledger.NewEntry, actor: str) -> dict[str, Any]:
-    return {"actor": actor, "kind": entry.kind, "character": entry.character, "scenario": entry.scenario,
-            "expression": entry.expression, "dice": entry.dice, "total": entry.total, "target": entry.target,
-            "outcome": entry.outcome, "margin": entry.margin, "source": entry.source, "reason": entry.reason,
-            "detail": entry.detail}
 
 
 @contextmanager
@@ -189,76 +128,54 @@ def import_log(
     scenario: int | None = None,
     mapping: dict[str, str] | None = None,
     dry_run: bool = False,
+    session_name: str | None = None,
+    apply_fright: bool = False,
+    explain: bool = False,
+    source: Any = None,
     progress: Callable[[int], None] | None = None,
     on_entry: Callable[[dict[str, Any]], None] | None = None,
 ) -> LogImported:
-    """Record every BCDice result of a ココフォリア log; returns the counts.
+    """Record every BCDice result of a ココフォリア export; returns the counts.
 
-    Speakers become characters by --map, else by an exact character name; a speaker
-    that is neither stays in the record (detail.ccfolia.speaker) with no character,
-    and the entry's actor is the importing actor. A mapped PC's actor is its player.
-    `on_entry` sees each entry as it is (or, with dry_run, would be) recorded.
+    Speakers become characters by --map, else by an exact character name (whitespace
+    runs count as one space; an empty speaker is "(no name)"); a speaker that is
+    neither stays in the record (detail.ccfolia.speaker) with no character, and the
+    entry's actor is the importing actor. A mapped PC's actor is its player.
+    `apply_fright` applies each FEAR result to its character (services.ccfolia_fright),
+    rolling what the entry asks for from `source`. `on_entry` sees each entry as it is
+    (or, with dry_run, would be) recorded.
     """
+    from campaign.services.ccfolia_import import run_import
+
     mapping = mapping or {}
+    if session_name is not None:
+        session_name = clean_name(session_name, "--session")
     context = _read_only(db, campaign_name) if dry_run else campaign_transaction(db, campaign_name)
     with context as (session, campaign):
-        characters = {row.name: (row.name, row.player.name if row.player else None)
-                      for row in session.scalars(select(Character).where(Character.campaign_id == campaign.id))}
-        by_speaker: dict[str, tuple[str, str | None]] = {}
+        names = set(session.scalars(select(Character.name).where(Character.campaign_id == campaign.id)))
         for speaker, name in mapping.items():
-            if name not in characters:
+            if name not in names:
                 raise NotFound(f"--map {speaker}={name}: no character named {name!r} in campaign {campaign.name!r}")
-            by_speaker[speaker] = characters[name]
         number = _scenario_number(session, campaign, scenario)
-        known = _known_fingerprints(session, campaign.id)
-        tables = load_tables()
-        gurps = campaign.ruleset == "gurps3-ja"
-        counts = dict.fromkeys(COUNTS, 0)
-        unmapped: set[str] = set()
-        ordinals: dict[bytes, int] = {}
-        first_seq = last_seq = None
-        reader = LogReader(read_chunks(handle))
-        for message in reader:
-            counts["messages"] += 1
-            if progress is not None:
-                progress(reader.bytes_read)
-            found = classify(message.text, tables, gurps=gurps)
-            if found.kind not in ("roll", "table"):
-                counts[found.kind] += 1
-                continue
-            same = hashlib.sha256(f"{message.tab}\t{message.speaker}\t{message.text}".encode()).digest()
-            ordinal = ordinals.get(same, 0)
-            ordinals[same] = ordinal + 1
-            mark = fingerprint(message, ordinal)
-            if mark in known:
-                counts["duplicates"] += 1
-                continue
-            known.add(mark)
-            speaker = unicodedata.normalize("NFC", message.speaker)
-            who, player = by_speaker.get(speaker) or characters.get(speaker) or (None, None)
-            if who is None:
-                unmapped.add(speaker)
-            origin = _origin(message, mark, found.line)
-            if found.kind == "roll":
-                entry = _roll_entry(found.line, who, number, origin)
-                counts["rolls"] += 1
-            else:
-                entry = _table_entry(found.line, tables, who, number, origin)
-                counts["tables"] += 1
-            counts["recorded"] += 1
-            entry_actor = player or actor
-            if dry_run:
-                view = _preview(entry, entry_actor)
-            else:
-                appended = ledger.append(session, campaign, entry_actor, entry)
-                first_seq = appended.seq if first_seq is None else first_seq
-                last_seq = appended.seq
-                view = {**appended.record}
-            if on_entry is not None:
-                on_entry(view)
-        counts["malformed"], counts["repaired"] = reader.malformed, reader.repaired
-        if reader.paragraphs == 0:
-            raise BadInput("no ココフォリア messages found: expected an HTML log export "
-                           "(<p> per message with tab, speaker and text spans)")
-        return LogImported(campaign=campaign.name, dry_run=dry_run, **counts, unmapped_speakers=tuple(sorted(unmapped)),
-                           first_seq=first_seq, last_seq=last_seq, scenario=number, undecodable=reader.undecodable)
+        if source is None:
+            from campaign.core.dice_source import SystemDice
+
+            source = SystemDice()
+        importer, export = run_import(
+            session, campaign, actor, handle, progress=progress, number=number, mapping=mapping, dry_run=dry_run,
+            explain=explain, apply=apply_fright, source=source, session_name=session_name, on_entry=on_entry)
+        counts = importer.counts
+        identity = importer.identity
+        shown = None if identity is None else (f"session:{identity.session_name}" if identity.session_name
+                                               else identity.log if identity.used_log else None)
+        return LogImported(
+            campaign=campaign.name, dry_run=dry_run, format=export.format, encoding=export.encoding,
+            parts=export.parts, session=shown, messages=counts["messages"], recorded=counts["recorded"],
+            rolls=counts["rolls"], tables=counts["tables"], duplicates=counts["duplicates"], secret=counts["secret"],
+            chat=counts["chat"], other_system=counts["other_system"], unreadable=counts["unreadable"],
+            contradictory=counts["contradictory"], incomplete=counts["incomplete"], malformed=export.malformed,
+            repaired=export.repaired, secret_recorded=counts["secret_recorded"],
+            fright_results=counts["fright_results"], fright_applied=counts["fright_applied"],
+            unmapped_speakers=tuple(sorted(importer.unmapped)), first_seq=importer.first_seq,
+            last_seq=importer.last_seq, scenario=number, undecodable=export.undecodable,
+            explain=tuple(importer.explained), frights=tuple(importer.frights))

@@ -65,7 +65,7 @@ def test_gurps_session_imports_every_result_exactly_once(gurps, tmp_path):
     assert first["detail"]["ccfolia"]["line"] == "3d6<=12 回避 (3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)"
     assert first["detail"]["ccfolia"]["tab"] == "main" and first["detail"]["ccfolia"]["speaker"] == "すずね"
     assert first["detail"]["rules_outcome"] == "success"
-    assert rolls[6]["detail"]["ccfolia"]["tab"] is None  # the paragraph without a tab span
+    assert rolls[7]["detail"]["ccfolia"]["tab"] is None  # the paragraph without a tab span
     fingerprints = [e["detail"]["ccfolia"]["fingerprint"] for e in entries]
     assert len(set(fingerprints)) == len(fingerprints) and all(len(f) == 64 for f in fingerprints)
 
@@ -105,7 +105,7 @@ def test_dry_run_shows_the_entries_and_writes_nothing(gurps, tmp_path):
     assert summary["first_seq"] is None
     human = gurps.run("import-log", log, "--ccfolia", "--dry-run")
     assert "(すずね): 3D6<=12 [1,4,6] = 11 success  « 回避 »" in human.stdout
-    assert "would record 11 entries" in human.stderr
+    assert "would record 12 entries" in human.stderr
     assert ledger_size(gurps) == before
     # and a real import afterwards still records everything
     assert gurps.json("import-log", log, "--ccfolia")["recorded"] == GURPS_EXPECTED["recorded"]
@@ -143,7 +143,7 @@ def test_refusals_change_nothing(gurps, tmp_path):
     assert "cannot read" in gurps.error("import-log", str(tmp_path), "--ccfolia", code=2)
     not_a_log = tmp_path / "notes.txt"
     not_a_log.write_text("ただのメモ 3D6<=12", encoding="utf-8")
-    assert "no ココフォリア messages" in gurps.error("import-log", str(not_a_log), "--ccfolia", code=2)
+    assert "this is not a ココフォリア export" in gurps.error("import-log", str(not_a_log), "--ccfolia", code=2)
     binary = tmp_path / "image.html"
     binary.write_bytes(bytes(range(256)) * 50)
     gurps.error("import-log", str(binary), "--ccfolia", code=2)

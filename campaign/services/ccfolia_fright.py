@@ -1,0 +1,81 @@
+"""Fright results read from a log, applied to the character as `campaign fright` would.
+
+A fright check in a log is a Will roll labelled 恐怖判定 (or "fright"), the same
+speaker's FEAR+n that follows it, or a FEAR+n alone. The log holds the table's number
+but not the rolls its entry asks for (how many turns of stun, how much fatigue): those
+are rolled from the import's dice source (`--dice` for physical dice), and each is a
+sub-entry as in `campaign fright`. The effects go through the fright service's own
+applier (services.fright), so traits get the same placeholder names, conditions the same
+timers, FP/HP and CP the same ops, and `history void` undoes them alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from campaign import ledger
+from campaign.core.dice_source import DiceSource, about
+from campaign.core.fright import FRIGHT_TABLE, KnownTrait, apply_entry
+from campaign.seeds import fright_table
+from campaign.services.effects import recording
+from campaign.services.fright import _Applier  # the one writer of fright effects (same package)
+from campaign.services.traits import active_traits, split_category
+
+FRIGHT_WORDS = ("恐怖判定", "fright")
+
+
+@dataclass(frozen=True, slots=True)
+class FrightApplied:
+    """One fright result applied: the imported table entry, the entry that applied it."""
+
+    character: str
+    table_seq: int | None
+    seq: int
+    result: int
+    entry: tuple[int, int]
+    effects: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...]
+
+
+def is_fright_roll(line: Any) -> bool:
+    comment = (getattr(line, "comment", None) or "").casefold()
+    return getattr(line, "comparison", None) == "<=" and any(word in comment for word in FRIGHT_WORDS)
+
+
+def apply_fright(session, campaign, actor: str, character, result: int, modifier: int, source: DiceSource,
+                 table_seq: int | None, check_seq: int | None) -> FrightApplied:
+    """Apply fright table entry `result` (as the log shows it) to `character`."""
+    table = fright_table()
+    known = []
+    for trait in active_traits(session, character):
+        category, severity = split_category(trait.category)
+        known.append(KnownTrait(name=trait.name, category=category, cp=trait.cp, severity=severity))
+    entry = table.entry_for(table.clamp(result))
+    with about(source, character.name):
+        effects, sub_rolls = apply_entry(table, result, source, traits=known, stats=dict(character.stats))
+    from campaign.labels import strip_texts
+
+    with recording(session, campaign, actor, "fright") as recorder:
+        applier = _Applier(session, character, recorder, recorder.seq)
+        for effect in effects:
+            applier.apply(effect)
+        codes = {"name": FRIGHT_TABLE, "dice": [], "margin_added": modifier, "raw": result,
+                 "entry": table.clamp(result), "range": [entry.lo, entry.hi]}
+        recorder.describe(
+            character=character.name, expression=f"FEAR+{modifier}" if modifier else "FEAR", dice=None,
+            total=table.clamp(result), source="ccfolia",
+            detail={"check": None, "table": codes, "effects": [strip_texts(e) for e in applier.records],
+                    "traits_added": applier.traits_added, "pick": None, "choice": 0, "notes": applier.note_codes,
+                    "imported": {"table_seq": table_seq, "check_seq": check_seq}},
+        )
+    seq = recorder.seq
+    for roll in sub_rolls:
+        margin = None if roll.target is None else roll.target - roll.total
+        ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="fright", character=character.name, parent_seq=seq, expression=roll.expression,
+            dice=list(roll.faces), total=roll.total, target=roll.target, outcome=roll.outcome, margin=margin,
+            source=source.kind, detail={"purpose": roll.purpose, "entry": roll.entry},
+        ))
+    return FrightApplied(character=character.name, table_seq=table_seq, seq=seq, result=result,
+                         entry=(entry.lo, entry.hi), effects=tuple(applier.records), notes=tuple(applier.notes))
