@@ -41,8 +41,14 @@ CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "men
                "physical": "肉体的特徴"}
 
 
-def outcome_label(kind: str | None, outcome: str) -> str:
-    """The Japanese word for an outcome code; a 2d6 check ("check") uses 大成功 / 大失敗."""
+def outcome_label(kind: str | None, outcome: str, gurps: dict[str, Any] | None = None) -> str:
+    """The Japanese word for an outcome code; a 2d6 check ("check") uses 大成功 / 大失敗.
+
+    `gurps` is a success roll's judgement record: a failure it marks `automatic` (a raw 17
+    at target 16 or more) is BCDice's 自動失敗 (docs/rules.md, "Success roll").
+    """
+    if outcome == "failure" and gurps and gurps.get("automatic"):
+        return "自動失敗"
     labels = CHECK_OUTCOME_LABELS if kind == "check" else OUTCOME_LABELS
     return labels.get(outcome, outcome)
 

@@ -15,7 +15,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
-from campaign.labels import OUTCOME_LABELS, outcome_label
+from campaign.labels import outcome_label
 
 
 def roll(
@@ -73,7 +73,7 @@ def repeat_results(entry: dict[str, Any]) -> list[str]:
     for repetition in (entry.get("detail") or {}).get("repeats") or []:
         text = str(repetition.get("total"))
         if repetition.get("outcome"):
-            text += " " + OUTCOME_LABELS.get(repetition["outcome"], repetition["outcome"])
+            text += " " + outcome_label(None, repetition["outcome"], repetition.get("gurps"))
         results.append(text)
     return results
 
@@ -92,16 +92,17 @@ def render_roll(entry: dict[str, Any]) -> None:
             dice = ",".join(str(face) for face in repetition["faces"])
             text = f"  #{number} {repetition['expression']} → [{dice}] = {repetition['total']}"
             if repetition.get("outcome"):
-                text += f" → {OUTCOME_LABELS.get(repetition['outcome'], repetition['outcome'])} {repetition['outcome']}"
+                label = outcome_label(None, repetition["outcome"], repetition.get("gurps"))
+                text += f" → {label} {repetition['outcome']}"
             print_text(text)
         return
     dice = ",".join(str(face) for face in entry["dice"] or [])
     line = f"#{entry['seq']} {who}{entry['expression']} → [{dice}] = {entry['total']}"
+    gurps = entry["detail"].get("gurps") or {}
     if entry["outcome"]:
-        line += f" → {outcome_label(entry['kind'], entry['outcome'])} {entry['outcome'].replace('_', ' ')}"
+        line += f" → {outcome_label(entry['kind'], entry['outcome'], gurps)} {entry['outcome'].replace('_', ' ')}"
         if entry["margin"] is not None:
             line += f" (margin {entry['margin']:+d})"
-    gurps = entry["detail"].get("gurps") or {}
     if gurps.get("sorcery"):
         line += " [妖術 sorcery]"
     if entry["reason"]:

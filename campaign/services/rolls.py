@@ -29,8 +29,16 @@ def _is_table_command(word: str) -> bool:
     if head and head.group(1).upper() in load_tables():
         from campaign.services.tables import find_table
 
-        find_table(word)  # raises: "table CRT takes no modifier (only FEAR+n does)"
+        find_table(word)  # raises: "table CRT takes no modifier (only FEAR+n and REACT±n do)"
     return False
+
+
+def _reference_command(word: str) -> bool:
+    """True for the command of a rollable reference table (`HIT`, any case)."""
+    from campaign.seeds import load_references
+
+    upper = word.upper()
+    return any(table.rollable and table.command == upper for table in load_references().values())
 
 
 def roll(
@@ -47,7 +55,7 @@ def roll(
 ) -> dict[str, Any]:
     """Roll `text` and append it as one ledger entry; returns it as `history` shows it.
 
-    A BCDice table command (`CRT`, `fmb`, `FEAR+5`) as the first word is a table roll
+    A BCDice table command (`CRT`, `fmb`, `FEAR+5`, `REACT-1`, `HIT`) as the first word is a table roll
     (services.tables): the same entry shape plus `sub_entries` for its extra rolls; the
     words after it are the comment, as for any expression.
 
@@ -60,12 +68,18 @@ def roll(
     words = text.split(None, 1)
     # Dice expressions mostly start with a digit; only a word starting with a letter
     # (CRT, FEAR+5, but also D66) pays for loading the seed tables.
-    if not secret and words and words[0][:1].isascii() and words[0][:1].isalpha() and _is_table_command(words[0]):
-        from campaign.services.tables import roll_table
-
+    if not secret and words and words[0][:1].isascii() and words[0][:1].isalpha() and (
+            _reference_command(words[0]) or _is_table_command(words[0])):
         if sorcery:
             raise BadInput("--sorcery applies to a GURPS success roll such as 3D6<=12, not to a table")
         comment = words[1].strip() if len(words) > 1 else None
+        if _reference_command(words[0]):  # BCDice's HIT: the seed's hit location table
+            from campaign.services.reference import roll_reference_table
+
+            return roll_reference_table(db, campaign_name, actor, words[0].upper(), source, character=character,
+                                        reason=reason if reason is not None else comment or None)
+        from campaign.services.tables import roll_table
+
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
                           reason=reason if reason is not None else comment or None, ask=ask)
     hint = spaced_expression_hint(text)
