@@ -30,6 +30,7 @@ CONDITION_LABELS_JA = {
     "seizure": "痙攣",
     "heart_attack": "心臓発作",
     FOLLOW_UP: FOLLOW_UP_JA,
+    "medical_care": "医学的処置",  # stops catatonia's HP drain (campaign.services.lingering)
 }
 #: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
 OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",

@@ -138,6 +138,10 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
                      f"permanent {effect['stat']} loss recorded only: no such stat")]
         lines = [(f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (永久)",
                   f"{effect['stat']} permanently -{effect['amount']}")]
+        for lowered in effect.get("with_it") or []:  # a listed Will / HP falls with its attribute
+            lines.append((f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} "
+                          f"({effect['stat']}とともに低下)",
+                          f"{lowered['stat']} -{effect['amount']} with {effect['stat']}"))
         if effect.get("cascade_ja"):
             lines.append((effect["cascade_ja"], effect["cascade_en"]))
         return lines

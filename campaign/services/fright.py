@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from campaign import ledger
-from campaign.core.derived import pool_current, stat_value
+from campaign.core.derived import DERIVATIONS, pool_current, stat_value
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.effects_vocabulary import effect_data
 from campaign.services.presence import check_presence
@@ -303,6 +303,17 @@ class _Applier:
             before = self.character.stats[key]
             self.effects.change_stat(self.character, key, -effect.amount)
             record.update(tracked=True, stat=key, before=before, after=before - effect.amount)
+            # A Will / HP / FP the sheet lists is the attribute plus what was bought on top,
+            # so it falls with it (docs/rules.md "Derived stats"); a derived one follows by itself.
+            lowered = []
+            for derived, base in DERIVATIONS:
+                own = stat_key(self.character.stats, derived) if base.casefold() == effect.stat.casefold() else None
+                if own is not None:
+                    was = self.character.stats[own]
+                    self.effects.change_stat(self.character, own, -effect.amount)
+                    lowered.append({"stat": own, "before": was, "after": was - effect.amount})
+            if lowered:
+                record["with_it"] = lowered
         self.records.append(record)
 
 

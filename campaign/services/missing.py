@@ -142,6 +142,19 @@ def active_searches(session: Session, disappearance: Disappearance) -> list[tupl
     ))
 
 
+def searches_at(session: Session, disappearance: Disappearance, seq: int) -> list[tuple[Search, Character]]:
+    """The searchers that were out for one disappearance when ledger entry `seq` was
+    written (a scenario's end): a reunion check re-rolled for that scenario counts these,
+    not searchers sent since (docs/rules.md, "Reunion check")."""
+    return list(session.execute(
+        select(Search, Character)
+        .join(Character, Search.searcher_id == Character.id)
+        .where(Search.disappearance_id == disappearance.id, Search.started_seq <= seq,
+               or_(Search.ended_seq.is_(None), Search.ended_seq > seq))
+        .order_by(Search.started_seq)
+    ))
+
+
 def active_search_of(session: Session, searcher: Character) -> tuple[Search, Character] | None:
     """(search, missing character) if `searcher` is out searching."""
     row = session.execute(
