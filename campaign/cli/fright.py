@@ -175,6 +175,8 @@ def render_fright(result) -> None:
         mods.append("+2 戦闘即応")
     if check.severe_phobia:
         mods.append("-4 強い恐怖症")
+    for penalty in check.penalties:  # docs/rules.md "Penalty after waking"
+        mods.append(f"{penalty['penalty']:+d} 回復後の不調/recovering")
     if check.cap is not None:
         mods.append(f"上限/cap {check.cap}")
     rows = [[f"#{result.seq}", "恐怖判定 / fright check", f"3D6<={check.target}",

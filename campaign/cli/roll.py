@@ -108,6 +108,10 @@ def render_roll(entry: dict[str, Any]) -> None:
     if entry["reason"]:
         line += f"  « {entry['reason']} »"
     print_text(line)
+    for penalty in entry["detail"].get("penalties") or []:  # docs/rules.md "Penalty after waking"
+        print_text(f"  回復後の不調 {penalty['penalty']:+d}: 目標値 {entry['detail']['written_target']} → "
+                   f"{entry['target']} / {penalty['penalty']:+d} to every roll after recovering "
+                   f"(condition {penalty['origin']})")
     if gurps.get("sorcery_fumble"):
         print_text("  妖術では17・18は目標値に関係なくファンブル / sorcery: 17 and 18 always critically fail")
     for line in (entry.get("detail_shown") or entry["detail"]).get("lines", []):  # words made from codes

@@ -137,6 +137,11 @@ class State:
         return [row.searcher for _, row in sorted(self.searches.items())
                 if row.since_seq == since_seq and row.ended_seq is None]
 
+    def searchers_at(self, since_seq: int, seq: int) -> list[str]:
+        """The searchers out for that disappearance when entry `seq` was written."""
+        return [row.searcher for started, row in sorted(self.searches.items())
+                if row.since_seq == since_seq and started <= seq and (row.ended_seq is None or row.ended_seq > seq)]
+
     def open_scenario(self) -> int | None:
         for number, row in self.scenarios.items():
             if row.ended_seq is None:

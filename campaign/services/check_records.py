@@ -317,10 +317,14 @@ class CheckRecorder:
 
 def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[rules.Contestant, str | None]:
     """The core's view of one side; a side with no stat does not roll (result 0)."""
+    from campaign.services.lingering import with_penalties
+
     rolls = spec.stat is not None
     value = stat_of(row, spec.stat) if spec.stat is not None else 0
+    # the -2 after waking applies by itself to a side that rolls (services.lingering)
+    modifiers = with_penalties(row, tuple(spec.modifiers)) if rolls else spec.modifiers
     return rules.Contestant(
-        name=row.name, stat=value, modifiers=spec.modifiers, dice_modifier=spec.dice_modifier,
+        name=row.name, stat=value, modifiers=modifiers, dice_modifier=spec.dice_modifier,
         rolls=rolls, stat_name=spec.stat or default_stat,
     ), spec.stat
 

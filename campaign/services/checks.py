@@ -58,6 +58,7 @@ from campaign.services.check_records import (
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
+from campaign.services.lingering import with_penalties
 from campaign.services.danger_checks import danger_sense, hide_check
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json
@@ -169,6 +170,7 @@ def ability_check(
         warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
         warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
         value = stat_of(row, stat)
+        mods = with_penalties(row, mods)  # the -2 after waking applies by itself (services.lingering)
         common = dict(modifiers=mods, dice_modifier=dice_modifier, criticals=criticals_of(campaign),
                       stat_name=stat, name=row.name, occasion=occasion, doubles=doubles, halves=halves)
         if skill is None:

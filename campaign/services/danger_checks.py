@@ -12,6 +12,7 @@ from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput
+from campaign.services.lingering import with_penalties
 from campaign.services.check_records import (
     CheckContext,
     CheckHead,
@@ -133,6 +134,7 @@ def danger_sense(
         row = character_named(session, campaign, character)
         warnings = check_presence(session, [row], "a danger sense check", anyway=anyway)
         value = stat_of(row, stat)
+        mods = with_penalties(row, mods)  # the -2 after waking applies by itself (services.lingering)
         result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
                                     criticals=criticals_of(campaign), stat_name=stat, name=row.name,
                                     occasion=occasion, doubles=doubles, halves=halves)

@@ -254,10 +254,12 @@ class Recorder:
         self.ops.append(o.SearchEnded(search.started_seq, searcher.name))
 
     def record_reunion_check(self, disappearance: Disappearance, scenario: Scenario, roll: int, threshold: int,
-                             success: bool) -> None:
+                             success: bool, counted_at: int | None = None) -> None:
+        """`counted_at`: a re-roll's searchers were counted at that seq (the scenario's end)."""
         self.session.add(ReunionCheck(disappearance_id=disappearance.id, scenario_id=scenario.id, seq=self.seq,
                                       roll=roll, threshold=threshold, success=success))
-        self.ops.append(o.ReunionChecked(disappearance.since_seq, scenario.number, roll, threshold, success))
+        self.ops.append(o.ReunionChecked(disappearance.since_seq, scenario.number, roll, threshold, success,
+                                         counted_at))
 
 
 @contextmanager

@@ -36,6 +36,7 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.derived import DERIVATIONS, pool_current, stat_value
+from campaign.services.lingering import penalty_total, roll_penalties
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.effects_vocabulary import effect_data
 from campaign.services.presence import check_presence
@@ -108,6 +109,8 @@ class WillRoll:
     combat_reflexes: bool
     severe_phobia: bool
     cap: int | None
+    # active penalties after waking ({"penalty", "origin", "follows"}), in the target already
+    penalties: tuple[dict[str, Any], ...] = omitted_when_empty()
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,12 +320,13 @@ class _Applier:
         self.records.append(record)
 
 
-def _check_view(result: FrightResult, will_stat: str, will_from: str | None) -> WillRoll:
+def _check_view(result: FrightResult, will_stat: str, will_from: str | None,
+                penalties: list[dict[str, Any]]) -> WillRoll:
     check = result.check
     return WillRoll(target=check.target, dice=tuple(check.dice), total=check.total, outcome=check.outcome,
                     margin=check.margin, will=check.will, will_stat=will_stat, will_derived_from=will_from,
-                    modifier=check.modifier, combat_reflexes=check.combat_reflexes,
-                    severe_phobia=check.severe_phobia, cap=check.cap)
+                    modifier=check.modifier - penalty_total(penalties), combat_reflexes=check.combat_reflexes,
+                    severe_phobia=check.severe_phobia, cap=check.cap, penalties=tuple(penalties))
 
 
 def _table_view(result: FrightResult) -> FrightTableRoll | None:
@@ -383,9 +387,10 @@ def fright_check(
             if existing is not None and split_category(existing.category) != ("phobia", None):
                 raise RuleRefused(f"--pick {pick!r}: {character.name} already has a trait of that name "
                                   f"({existing.category}); give the new trait another name")
+        penalties = roll_penalties(character, session)  # the -2 after waking applies by itself
         with about(source, character.name):
             result = resolve_fright_check(
-                will.value, source, modifier=modifier, combat_reflexes=combat_reflexes,
+                will.value, source, modifier=modifier + penalty_total(penalties), combat_reflexes=combat_reflexes,
                 severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
                 traits=known, stats=dict(character.stats), pick=pick, choice=choice, table=fright_table(),
             )
@@ -395,7 +400,7 @@ def fright_check(
             applier = _Applier(session, character, entry, entry.seq)
             for effect in result.effects:
                 applier.apply(effect)
-            check_view, table_view = _check_view(result, will.key, will.derived_from), _table_view(result)
+            check_view, table_view = _check_view(result, will.key, will.derived_from, penalties), _table_view(result)
             entry.describe(
                 character=character.name, expression=f"3D6<={result.check.target}",
                 dice=list(result.check.dice), total=result.check.total, target=result.check.target,

@@ -66,6 +66,21 @@ def with_penalties(character: Character, modifiers: tuple[tuple[str, int], ...])
     return (*modifiers, *penalty_modifiers(character))
 
 
+def penalized_roll(result: Any, penalties: list[dict[str, Any]]) -> Any:
+    """A GURPS success roll (core.dice.DiceResult with a judgement) judged again against
+    its target plus the character's penalties; the record keeps the written target."""
+    from dataclasses import replace
+
+    from campaign.core.success import judge_success
+
+    judged = result.judgement
+    if judged is None or not penalties or result.repeats:
+        return result
+    target = judged.target + penalty_total(penalties)
+    again = judge_success(judged.raw, judged.total, target, faces=judged.faces, sorcery=judged.sorcery)
+    return replace(result, target=target, outcome=again.outcome, margin=again.margin, judgement=again)
+
+
 # --------------------------------------------------------------------------- drain
 
 

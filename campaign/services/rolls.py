@@ -100,6 +100,16 @@ def roll(
         with about(source, who):
             result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
+        penalties: list[dict[str, Any]] = []
+        if row is not None and result.judgement is not None and not result.repeats:
+            from campaign.services.lingering import penalized_roll, roll_penalties
+
+            penalties = roll_penalties(row, session)  # the -2 after waking (docs/rules.md)
+            written, result = result.target, penalized_roll(result, penalties)
+        detail = result.to_detail()
+        if penalties:
+            detail["penalties"] = penalties
+            detail["written_target"] = written
         entry = ledger.NewEntry(
             kind="roll",
             character=who,
@@ -112,7 +122,7 @@ def roll(
             margin=result.margin,
             source=source.kind,
             reason=reason if reason is not None else result.comment,
-            detail=result.to_detail(),
+            detail=detail,
         )
         if secret:
             from campaign.services.secret_rolls import append_secret

@@ -158,6 +158,7 @@ class _Planned:
     # a re-roll for an earlier scenario: searchers sent since its end, not counted in the
     # threshold, who still come home if the character is found
     sent_since: tuple[tuple[Search, Character], ...] = ()
+    counted_at: int | None = None  # the seq the searchers were counted at (a re-roll: the scenario's end)
 
 
 def end_scenario(
@@ -269,7 +270,8 @@ def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, pa
     the roll (R4), absent for the GM's own NPCs."""
     result = plan.result
     with recording(session, campaign, plan.actor, "reunion") as entry:
-        entry.record_reunion_check(plan.disappearance, scenario, result.roll, result.threshold, result.success)
+        entry.record_reunion_check(plan.disappearance, scenario, result.roll, result.threshold, result.success,
+                                   plan.counted_at)
         if result.success:
             entry.end_missing(plan.disappearance)
             for search, searcher in (*plan.searches, *plan.sent_since):
@@ -372,6 +374,7 @@ def roll_reunion_again(db: Database, campaign_name: str | None, name: str, sourc
             disappearance=disappearance, character=character, actor=actor, on_behalf_of=facts.player,
             searches=searchers, result=result, source=source.kind,
             odds=reunion_odds_text(disappearance.faces, len(searchers)), sent_since=since,
+            counted_at=scenario.ended_seq,
         )
         source.ensure_all_used()
         return extended(ReunionRolledAgain, _record_reunion(session, campaign, scenario, None, plan),
