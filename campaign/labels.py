@@ -35,7 +35,7 @@ CONDITION_LABELS_JA = {
 #: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
 OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
                   "critical_failure": "ファンブル"}
-#: The 2d6 checks (R5) call their criticals 大成功 / 大失敗.
+#: The 2d6 checks (docs/rules.md "2d6 checks") call their criticals 大成功 / 大失敗.
 CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
 #: Trait categories as a fright-check result names them.
 CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "mental": "精神的特徴",

@@ -1,4 +1,5 @@
-"""`campaign check ...`: 2d6 action checks (R5), danger sense and hiding (R6).
+"""`campaign check ...`: 2d6 action checks, danger sense and hiding (docs/rules.md
+"2d6 checks", "Danger sense", "Hiding").
 
 Each command parses its options, calls one service in campaign.services.checks and
 renders the returned record: one JSON document with --json, else a Rich line or table.

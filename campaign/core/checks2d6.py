@@ -20,7 +20,7 @@ Decisions where the sources are silent (documented here once)
       fails whatever the total). A 1-die check can therefore never be critical.
     - Dice-count modifiers (e.g. "-1d6" in deep water): a plain check rolls 2 + modifier
       dice and adds *all* of them; "keep the best two" belongs to the cooperative check
-      only (R5). A cooperative check with a dice modifier still keeps the best two of
+      only. A cooperative check with a dice modifier still keeps the best two of
       whatever it rolls. When the count drops to 0 (or below) the check fails outright
       and nothing is rolled; its total is then the dice-free part (stat + skill + mods).
     - Opposed checks: the highest result wins; a tie between the active side and a
@@ -106,7 +106,7 @@ __all__ = [
     "danger_sense", "double", "halve", "hide_check", "modifier_terms", "opposed_check", "skill_check",
 ]
 
-# --------------------------------------------------------------------------- R5
+# --------------------------------------------------------------------------- 2d6 checks
 
 
 def ability_check(
@@ -242,7 +242,8 @@ def opposed_check(
         rolled.append((total, dice, terms, criticals.judge(dice), count, None))
 
     # Passive sides come after the active side, so a later index wins ties except
-    # among passives, where the first listed keeps the win. Criticals rank first (R7).
+    # among passives, where the first listed keeps the win. Criticals rank first
+    # (docs/rules.md "Opposed checks").
     keys = [(critical_rank(r[3]), r[0]) for r in rolled]
     winner = _contest_winner(keys)
     if winner != _contest_winner([(1, r[0]) for r in rolled]):

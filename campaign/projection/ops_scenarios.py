@@ -1,5 +1,5 @@
 """Ops on campaign time and the rules' long-running business: the clock, scenarios,
-missing characters (RULES R4), searches for them and reunion checks.
+missing characters (docs/rules.md "Missing and reunion check"), searches for them and reunion checks.
 """
 
 from __future__ import annotations
@@ -193,7 +193,8 @@ class SearchEnded(Op):
 
 @dataclass(frozen=True)
 class ReunionChecked(Op):
-    """A reunion roll (R4). Replay re-judges it: the roll must fit the die, the threshold
+    """A reunion roll (docs/rules.md "Missing and reunion check"). Replay re-judges it:
+    the roll must fit the die, the threshold
     must be 1 + the searchers out at that moment, success must be roll <= threshold."""
 
     name: ClassVar[str] = "reunion_checked"

@@ -1,8 +1,9 @@
-"""2d6 action checks (RULES R5) and danger sense / hiding (R6) as logged use-cases.
+"""2d6 action checks and danger sense / hiding as logged use-cases (docs/rules.md
+"2d6 checks", "Danger sense", "Hiding").
 
-The rules live in campaign.core.checks2d6; this module (R5) and services.danger_checks
-(R6, re-exported here) find the characters and their stats, roll through the caller's
-dice source, and write the ledger. Checks change no
+The rules live in campaign.core.checks2d6; this module (the 2d6 checks) and
+services.danger_checks (danger sense and hiding, re-exported here) find the characters
+and their stats, roll through the caller's dice source, and write the ledger. Checks change no
 state: the ledger entry *is* the outcome, so every check is one transaction that either
 records everything or nothing (a missing stat, an unknown character or leftover
 `--dice` faces refuse the whole command).
@@ -134,7 +135,7 @@ class OpposedCheck(CheckContext, _OpposedHead):
 
 
 
-# --------------------------------------------------------------------------- R5
+# --------------------------------------------------------------------------- 2d6 checks
 
 
 def ability_check(

@@ -3,7 +3,7 @@
 Advancing time is one voidable ledger entry (kind "time") whose ops walk the clock
 forward event by event: for each timed condition that runs out on the way, in the order
 they run out, the clock moves to that moment, the condition ends, and its follow-up
-penalty (R2.7) begins there, so a 6-hour penalty that starts two hours into a one-day
+penalty (docs/rules.md "Penalty after waking") begins there, so a 6-hour penalty that starts two hours into a one-day
 advance has run out by the end of it too. Voiding the entry brings every ended condition
 back and withdraws the penalties it started; voiding a condition that a later advance
 ended is refused (that advance depends on it) unless cascaded.

@@ -1,4 +1,4 @@
-"""Danger sense and hiding (RULES R6) as logged use-cases; the rules are in
+"""Danger sense and hiding (docs/rules.md "Danger sense") as logged use-cases; the rules are in
 campaign.core.danger_sense, the shared input cleaning and recording in
 services.check_records (see services.checks for the entries a check writes).
 """
@@ -53,7 +53,7 @@ class _DangerHead(StatCheckHead):
 
 @dataclass(frozen=True)
 class DangerSenseCheck(CheckContext, DangerBand, CheckRoll, _DangerHead):
-    """危険感知 (check "danger"): the roll and the R6 band it reached."""
+    """危険感知 (check "danger"): the roll and the danger-sense band it reached."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def danger_sense(
     secret: bool = False,
     anyway: bool = False,
 ) -> DangerSenseCheck | SecretCheck:
-    """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the R6 band."""
+    """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the danger-sense band."""
     stat = clean_stat_name(stat)
     difficulty = bounded_value(difficulty, "--difficulty")
     mods = clean_modifiers(modifiers)

@@ -168,7 +168,8 @@ class Recorder:
         self.ops.append(o.TraitCpSet(character.name, trait.origin, cp))
 
     def change_trait_unlimited(self, character: Character, trait: Trait, delta: int) -> None:
-        """Move part of a trait's CP outside the disadvantage limit (R2.5, an escalated phobia)."""
+        """Move part of a trait's CP outside the disadvantage limit (an escalated phobia:
+        docs/rules.md "Fright check")."""
         trait.unlimited_cp = _bounded((trait.unlimited_cp or 0) + delta, "CP outside the limit")
         self.ops.append(o.TraitUnlimitedChanged(character.name, trait.origin, delta))
 

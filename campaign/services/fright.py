@@ -1,4 +1,4 @@
-"""`campaign fright`: a fright check (R2) rolled, logged and applied in one transaction.
+"""`campaign fright`: a fright check (docs/rules.md "Fright check") rolled, logged and applied in one transaction.
 
 The rules are campaign.core.fright (pure); this module reads the character, rolls
 through the caller's dice source, writes what the result says onto the character with
@@ -8,7 +8,7 @@ table roll first, then each sub-roll in the order it was rolled).
 
 Decisions (beyond core.fright's own):
 - Will is the stat "Will" (or 意思 / 意志); a 3rd-edition sheet without one uses IQ
-  (campaign.core.derived, R2.0); with neither the check is refused before any die is
+  (campaign.core.derived; docs/rules.md "Derived stats"); with neither the check is refused before any die is
   rolled. Combat Reflexes is an active trait named "Combat Reflexes" or 戦闘即応.
 - A new trait gets the GM's `--pick` name, else the core's placeholder with the check's
   seq ("未命名の妄想 (#42)") to rename later with `trait rename`. A `--pick` that names
@@ -26,7 +26,7 @@ Decisions (beyond core.fright's own):
   psi drop too) is recorded in the effect; skills are not modelled, so the GM adjusts them.
 - An escalated phobia keeps its counts_toward_limit flag; its category becomes
   "severe phobia" (see services.traits about severity), and the CP the escalation adds
-  is outside the disadvantage limit (R2.5): its `unlimited_cp` grows by that much.
+  is outside the disadvantage limit (docs/rules.md "Fright check"): its `unlimited_cp` grows by that much.
 """
 
 from __future__ import annotations
@@ -255,7 +255,8 @@ class _Applier:
         added = effect.new_cp - effect.old_cp
         limit_before = trait.cp - (trait.unlimited_cp or 0)
         self.effects.set_trait_cp(self.character, trait, effect.new_cp)
-        self.effects.change_trait_unlimited(self.character, trait, added)  # only the added part (R2.5)
+        # only the added part is outside the limit (docs/rules.md "Fright check")
+        self.effects.change_trait_unlimited(self.character, trait, added)
         self.effects.change_cp(self.character, added)
         self.effects.set_trait_category(self.character, trait, stored_category("phobia", "severe"))
         self.records.append({"kind": "phobia_escalation", "trait": trait.name, "old_cp": effect.old_cp,
@@ -360,7 +361,7 @@ def fright_check(
     reason: str | None = None,
     anyway: bool = False,
 ) -> FrightCheckResult:
-    """Roll a fright check for a character and apply what the table says (R2).
+    """Roll a fright check for a character and apply what the table says (docs/rules.md "Fright check").
 
     Refused for a dead or retired character, and for a missing one unless `anyway`
     (services.presence); a searcher is warned about in the result's "warnings"."""
@@ -371,7 +372,7 @@ def fright_check(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
         warnings = check_presence(session, [character], "a fright check", anyway=anyway)
-        will = stat_value(character.stats, "Will")  # a 3e sheet's Will is its IQ (R2.0)
+        will = stat_value(character.stats, "Will")  # a 3e sheet's Will is its IQ (docs/rules.md "Derived stats")
         if will is None:
             have = ", ".join(character.stats) or "none"
             raise RuleRefused(f"{character.name} has no Will stat (Will / 意思) nor IQ to derive it from, to roll "

@@ -59,7 +59,7 @@ def roll(
     (services.tables): the same entry shape plus `sub_entries` for its extra rolls; the
     words after it are the comment, as for any expression.
 
-    `sorcery` flags a GURPS success roll as sorcery (R1: 17 and 18 always critically
+    `sorcery` flags a GURPS success roll as sorcery (docs/rules.md "Success roll": 17 and 18 always critically
     fail); any other expression is refused with it.
     """
     reason = clean_text(reason, "--reason")

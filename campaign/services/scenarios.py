@@ -76,7 +76,8 @@ def start_scenario(
     db: Database, campaign_name: str | None, title: str, actor: str,
     participants: Sequence[str], searches: Sequence[tuple[str, str]] = (),
 ) -> ScenarioStarted:
-    """Open a scenario with its participants and send searchers (R4: only at the start)."""
+    """Open a scenario with its participants and send searchers (only at the start:
+    docs/rules.md "Missing and reunion check")."""
     title = clean_name(title, "scenario")
     if not participants:
         raise BadInput("a scenario needs at least one participant: --with CHAR")
@@ -150,7 +151,7 @@ class _Planned:
     disappearance: Disappearance
     character: Character
     actor: str  # who typed the command
-    on_behalf_of: str | None  # the missing character's player, who makes the roll (R4)
+    on_behalf_of: str | None  # the missing character's player, who makes the roll
     searches: list[tuple[Search, Character]]
     result: ReunionRoll
     source: str
@@ -265,9 +266,9 @@ def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
 
 def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,
                     plan: _Planned) -> ReunionRolled:
-    """One reunion entry. Its actor is who typed the command (issue 14: the ledger says
+    """One reunion entry. Its actor is who typed the command (the ledger says
     who acted); detail.on_behalf_of names the missing character's player, who makes
-    the roll (R4), absent for the GM's own NPCs."""
+    the roll (docs/rules.md "Missing and reunion check"), absent for the GM's own NPCs."""
     result = plan.result
     with recording(session, campaign, plan.actor, "reunion") as entry:
         entry.record_reunion_check(plan.disappearance, scenario, result.roll, result.threshold, result.success,

@@ -1,4 +1,4 @@
-"""`table list` / `table roll` and the BCDice table commands of `campaign roll` (R3).
+"""`table list` / `table roll` and the BCDice table commands of `campaign roll` (docs/rules.md "Tables").
 
 A table roll is a lookup: it is logged and changes no state. The first 3d6 is the parent
 ledger entry (kind "table"); every extra roll its entry asked for (roll twice, reroll,
