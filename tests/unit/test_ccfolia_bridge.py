@@ -92,6 +92,9 @@ def test_tables():
     assert (crt.command, crt.result, crt.comment) == ("CRT", 18, "膝を狙う")
     assert line("妖魔夜行スペシャルファンブル表(3)：...").line.command == "YSFMB"
     assert line("CRT").kind == "chat"  # typed, but the bot did not answer
+    # BCDice's reaction table is a table of this ruleset now (seeds/react.toml), no other system's
+    react = line("REACT 反応表(18)：とても良い")
+    assert (react.kind, react.line.command, react.line.result) == ("table", "REACT", 18)
 
 
 @pytest.mark.parametrize(("text", "kind"), [
@@ -101,7 +104,6 @@ def test_tables():
     ("CCB<=50 (1D100<=50) ＞ 6 ＞ スペシャル", "other_system"),
     ("CC<=95 【知識】 (1D100<=95) ボーナス・ペナルティダイス[0] ＞ 92 ＞ 92 ＞ レギュラー成功", "other_system"),
     ("K20 KeyNo.20c[10] ＞ 2D:[5,3]=8 ＞ 6", "other_system"),
-    ("REACT 反応表(18)：とても良い", "other_system"),
     ("choice[右,左] (choice[右,左]) ＞ 左", "other_system"),
     ("x2 2d6 #1 (2D6) ＞ 5[1,4] ＞ 5 #2 (2D6) ＞ 7[3,4] ＞ 7", "other_system"),
     ("3d6<=12 (3D6<=12) ＞ 11[1,4,5] ＞ 11 ＞ 成功(成功度：1)", "unreadable"),

@@ -457,3 +457,13 @@ def test_scaling_reaches_cooperative_and_danger_checks():
     assert coop.total == 32 and coop.success  # (4 + 1 + 5 + 6) x2, one x2 only
     sensed = danger_sense(2, 4, dice(3, 4), halves=1)
     assert sensed.total == 4 and not sensed.success  # 9 -> 4, a tie fails
+
+
+@pytest.mark.parametrize("faces, critical", [((6, 6, 1), CRITICAL_SUCCESS), ((1, 6, 6), CRITICAL_SUCCESS),
+                                             ((6, 6, 6), CRITICAL_SUCCESS), ((1, 1, 1), CRITICAL_FAILURE),
+                                             ((1, 1, 2), None), ((6, 5, 6), CRITICAL_SUCCESS)])
+def test_cooperative_criticals_look_at_the_two_dice_kept(faces, critical):
+    # docs/rules.md "Cooperative checks": 6,6,x keeps 6,6; 1,1,1 keeps 1,1; 1,1,2 keeps 1,2
+    result = cooperative_check([2, 4], 40 if critical == CRITICAL_SUCCESS else 3, dice(*faces))
+    assert result.critical == critical
+    assert result.outcome == (critical or SUCCESS)
