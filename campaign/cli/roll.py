@@ -31,8 +31,10 @@ def roll(
 ) -> None:
     """Roll BCDice-style dice and record the roll in the ledger.
 
-    3D6<=12 in a GURPS campaign is a success roll with criticals; also 2D6+3>=10,
-    4D6KH3, D66, 3B6>=4, x3 2D6, and table commands such as CRT or FEAR+5.
+    3D6<=12 (or BCDice's 12-3D6) in a GURPS campaign is a success roll with criticals
+    judged on the raw 3d6; also 2D6+3>=10, 4D6KH3, D66, 3B6>=4, x3 2D6, and table
+    commands such as CRT, FEAR+5 (FEAR5), REACT-1 and HIT. With --char, an active
+    penalty after waking (回復後の不調) lowers a success roll's target by itself.
     With --sorcery a GURPS success roll treats 17 and 18 as critical failure.
     With --physical (on a terminal) each die is asked for as it is needed.
 
