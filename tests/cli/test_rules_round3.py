@@ -98,7 +98,7 @@ def test_entry_31_fumbled_ht_lowers_a_listed_hp_maximum(gurps: Cli):
     assert (after["pools"]["HP"]["max"], after["pools"]["HP"]["current"]) == (10, 9)
     # 刀矢 (Will 13, HT 12, no HP stat): his derived HP follows HT, nothing else is listed
     text = gurps.run("fright", "刀矢", "--mod", "-24", "--dice", dice(6, 6, 5, 1, 1, 1, 1, 1, 1, 6, 6, 6, 2)).stdout
-    assert "HT 12 → 11 (永久)" in text and "HP" not in text.split("HT 12 → 11")[1].split("\n")[1]
+    assert "HT 12 → 11 (永久)" in text and "とともに低下" not in text
 
 
 # ------------------------------------------------------------ 3: catatonia's HP drain
@@ -167,6 +167,7 @@ def test_the_penalty_after_waking_applies_to_fright_checks_and_rolls(gurps: Cli)
     # someone else, or a roll for nobody, is not touched
     assert gurps.json("roll", "3D6<=12", "--char", "刀矢", "--dice", dice(5, 4, 2))["outcome"] == "success"
     assert gurps.json("roll", "3D6<=12", "--dice", dice(5, 4, 2))["outcome"] == "success"
+    assert "chain intact" in gurps.run("history", "verify").output
     gurps.run("time", "advance", "6h")  # it has run out
     assert gurps.json("roll", "3D6<=12", "--char", "鈴音", "--dice", dice(5, 4, 2))["outcome"] == "success"
 
@@ -216,6 +217,8 @@ def test_a_17_at_target_16_or_more_is_an_automatic_failure(gurps: Cli):
     assert rolled["outcome"] == "failure" and rolled["detail"]["gurps"]["automatic"] is True
     assert "automatic" not in gurps.json("roll", "3D6<=16", "--dice", dice(6, 5, 5))["detail"]["gurps"]
     assert "ファンブル critical failure" in gurps.run("roll", "3D6<=15", "--dice", dice(6, 6, 5)).stdout
+    listed = gurps.run("history", "show", str(rolled["seq"])).stdout
+    assert "自動失敗" in listed
     repeated = gurps.run("roll", "x2 3D6<=16", "--dice", dice(6, 6, 5, 1, 1, 1)).stdout
     assert "→ 自動失敗 failure" in repeated and "クリティカル" in repeated
 
