@@ -325,3 +325,14 @@ def test_danger_and_hide_follow_the_presence_rules(gurps: Cli):
                                   "--dice", "3,4,3,4", code=1)
     sensed = gurps.json("check", "danger", "鈴音", "--stat", "IQ", "--difficulty", "10", "--anyway", "--dice", "3,4")
     assert sensed["warnings"] == ["鈴音 is missing and not in play"]
+
+
+def test_danger_and_hide_warn_about_a_searcher(gurps: Cli):
+    gurps.run("char", "relate", "鈴音", "刀矢")
+    gurps.run("missing", "mark", "鈴音")
+    gurps.run("scenario", "start", "一話", "--with", "管狐", "--search", "刀矢=鈴音")
+    warning = ["刀矢 is searching for 鈴音 and not in play"]
+    sensed = gurps.json("check", "danger", "刀矢", "--stat", "IQ", "--difficulty", "10", "--dice", "3,4")
+    assert sensed["warnings"] == warning
+    hidden = gurps.json("check", "hide", "管狐", "--stat", "Will", "--observer", "刀矢:IQ", "--dice", "3,4,3,4")
+    assert hidden["warnings"] == warning
