@@ -30,19 +30,26 @@ CONDITION_LABELS_JA = {
     "seizure": "痙攣",
     "heart_attack": "心臓発作",
     FOLLOW_UP: FOLLOW_UP_JA,
+    "medical_care": "医学的処置",  # stops catatonia's HP drain (campaign.services.lingering)
 }
 #: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
 OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
                   "critical_failure": "ファンブル"}
-#: The 2d6 checks (R5) call their criticals 大成功 / 大失敗.
+#: The 2d6 checks (docs/rules.md "2d6 checks") call their criticals 大成功 / 大失敗.
 CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
 #: Trait categories as a fright-check result names them.
 CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "mental": "精神的特徴",
                "physical": "肉体的特徴"}
 
 
-def outcome_label(kind: str | None, outcome: str) -> str:
-    """The Japanese word for an outcome code; a 2d6 check ("check") uses 大成功 / 大失敗."""
+def outcome_label(kind: str | None, outcome: str, gurps: dict[str, Any] | None = None) -> str:
+    """The Japanese word for an outcome code; a 2d6 check ("check") uses 大成功 / 大失敗.
+
+    `gurps` is a success roll's judgement record: a failure it marks `automatic` (a raw 17
+    at target 16 or more) is BCDice's 自動失敗 (docs/rules.md, "Success roll").
+    """
+    if outcome == "failure" and gurps and gurps.get("automatic"):
+        return "自動失敗"
     labels = CHECK_OUTCOME_LABELS if kind == "check" else OUTCOME_LABELS
     return labels.get(outcome, outcome)
 

@@ -2,9 +2,9 @@
 
 What BCDice names a table is what the group saw, so a line is recorded as BCDice's
 table: the seed table of the same command only where it *is* the same table (the basic
-criticals, fumbles, head blows and the fright table of 3rd edition). 妖魔夜行's special
-tables (YSCRT, YSFMB, YFMB), the spell fumbles (MFMB), hit locations (HIT) and reactions
-(REACT) come from other books than the seed's (百鬼夜翔 ...), so an entry of ours with the
+criticals, fumbles, head blows, the fright table of 3rd edition, and the reaction table,
+whose seed was written from BCDice's own bands). 妖魔夜行's special tables (YSCRT, YSFMB,
+YFMB), the spell fumbles (MFMB) and hit locations (HIT) come from other books than the seed's (百鬼夜翔 ...), so an entry of ours with the
 same number would say something else: they are recorded with BCDice's name, number and
 text, never mapped by number onto a seed entry.
 """
@@ -27,7 +27,7 @@ BCDICE_TABLES: dict[str, tuple[str, str | None, bool]] = {
     "YFMB": ("妖術ファンブル表", None, False),
     "HIT": ("命中部位表", None, False),
     "FEAR": ("恐怖表", "FEAR", True),
-    "REACT": ("反応表", None, True),
+    "REACT": ("反応表", "REACT", True),  # seeds/react.toml is BCDice's own bands
 }
 BY_NAME = {name: command for command, (name, _, _) in BCDICE_TABLES.items()}
 _RESULT = re.compile(r"(\S*?表)\s*[(（]\s*(-?[0-9０-９]+)\s*[)）]\s*(?:[:：]|[＞>])?\s*")

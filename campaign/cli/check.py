@@ -1,4 +1,5 @@
-"""`campaign check ...`: 2d6 action checks (R5), danger sense and hiding (R6).
+"""`campaign check ...`: 2d6 action checks, danger sense and hiding (docs/rules.md
+"2d6 checks", "Danger sense", "Hiding").
 
 Each command parses its options, calls one service in campaign.services.checks and
 renders the returned record: one JSON document with --json, else a Rich line or table.
@@ -303,6 +304,7 @@ def coop(
 ) -> None:
     """協力判定: the highest STAT among the participants, +1 per participant beyond the
     first, (n+1)d6 keeping the best two. --dice takes all n+1 faces in order.
+    Criticals look at the two dice kept: 6,6,x is 大成功 whatever x, 1,1,1 (kept 1,1) 大失敗.
 
     Example: campaign check coop 体 --with 鈴音 --with 刀矢 --target 12 --dice 2,5,6
     """

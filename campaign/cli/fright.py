@@ -138,6 +138,10 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
                      f"permanent {effect['stat']} loss recorded only: no such stat")]
         lines = [(f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (永久)",
                   f"{effect['stat']} permanently -{effect['amount']}")]
+        for lowered in effect.get("with_it") or []:  # a listed Will / HP falls with its attribute
+            lines.append((f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} "
+                          f"({effect['stat']}とともに低下)",
+                          f"{lowered['stat']} -{effect['amount']} with {effect['stat']}"))
         if effect.get("cascade_ja"):
             lines.append((effect["cascade_ja"], effect["cascade_en"]))
         return lines
@@ -171,6 +175,8 @@ def render_fright(result) -> None:
         mods.append("+2 戦闘即応")
     if check.severe_phobia:
         mods.append("-4 強い恐怖症")
+    for penalty in check.penalties:  # docs/rules.md "Penalty after waking"
+        mods.append(f"{penalty['penalty']:+d} 回復後の不調/recovering")
     if check.cap is not None:
         mods.append(f"上限/cap {check.cap}")
     rows = [[f"#{result.seq}", "恐怖判定 / fright check", f"3D6<={check.target}",

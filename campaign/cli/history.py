@@ -97,7 +97,7 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         repeats = repeat_results(entry)
         roll = f"{entry['expression']} → {', '.join(repeats)}" if repeats else f"{entry['expression']}{dice}={entry['total']}"
         if entry["outcome"]:
-            roll += " " + outcome_label(entry["kind"], entry["outcome"])
+            roll += " " + outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
         if entry["kind"] == "reveal":
             roll = f"reveals #{entry['detail'].get('reveals')}: {roll}"
     elif entry["kind"] == "void" and entry.get("voids_seq") is not None:
@@ -154,7 +154,8 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         if entry["target"] is not None:
             roll += f" (target {entry['target']})"
         if entry["outcome"]:
-            roll += f": {outcome_label(entry['kind'], entry['outcome'])} / {entry['outcome']}"
+            label = outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
+            roll += f": {label} / {entry['outcome']}"
         if entry["margin"] is not None:
             roll += f", margin {entry['margin']:+d}"
     fields: list[tuple[str, Any]] = [

@@ -15,7 +15,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
-from campaign.labels import OUTCOME_LABELS, outcome_label
+from campaign.labels import outcome_label
 
 
 def roll(
@@ -31,8 +31,10 @@ def roll(
 ) -> None:
     """Roll BCDice-style dice and record the roll in the ledger.
 
-    3D6<=12 in a GURPS campaign is a success roll with criticals; also 2D6+3>=10,
-    4D6KH3, D66, 3B6>=4, x3 2D6, and table commands such as CRT or FEAR+5.
+    3D6<=12 (or BCDice's 12-3D6) in a GURPS campaign is a success roll with criticals
+    judged on the raw 3d6; also 2D6+3>=10, 4D6KH3, D66, 3B6>=4, x3 2D6, and table
+    commands such as CRT, FEAR+5 (FEAR5), REACT-1 and HIT. With --char, an active
+    penalty after waking (回復後の不調) lowers a success roll's target by itself.
     With --sorcery a GURPS success roll treats 17 and 18 as critical failure.
     With --physical (on a terminal) each die is asked for as it is needed.
 
@@ -73,7 +75,7 @@ def repeat_results(entry: dict[str, Any]) -> list[str]:
     for repetition in (entry.get("detail") or {}).get("repeats") or []:
         text = str(repetition.get("total"))
         if repetition.get("outcome"):
-            text += " " + OUTCOME_LABELS.get(repetition["outcome"], repetition["outcome"])
+            text += " " + outcome_label(None, repetition["outcome"], repetition.get("gurps"))
         results.append(text)
     return results
 
@@ -92,21 +94,26 @@ def render_roll(entry: dict[str, Any]) -> None:
             dice = ",".join(str(face) for face in repetition["faces"])
             text = f"  #{number} {repetition['expression']} → [{dice}] = {repetition['total']}"
             if repetition.get("outcome"):
-                text += f" → {OUTCOME_LABELS.get(repetition['outcome'], repetition['outcome'])} {repetition['outcome']}"
+                label = outcome_label(None, repetition["outcome"], repetition.get("gurps"))
+                text += f" → {label} {repetition['outcome']}"
             print_text(text)
         return
     dice = ",".join(str(face) for face in entry["dice"] or [])
     line = f"#{entry['seq']} {who}{entry['expression']} → [{dice}] = {entry['total']}"
+    gurps = entry["detail"].get("gurps") or {}
     if entry["outcome"]:
-        line += f" → {outcome_label(entry['kind'], entry['outcome'])} {entry['outcome'].replace('_', ' ')}"
+        line += f" → {outcome_label(entry['kind'], entry['outcome'], gurps)} {entry['outcome'].replace('_', ' ')}"
         if entry["margin"] is not None:
             line += f" (margin {entry['margin']:+d})"
-    gurps = entry["detail"].get("gurps") or {}
     if gurps.get("sorcery"):
         line += " [妖術 sorcery]"
     if entry["reason"]:
         line += f"  « {entry['reason']} »"
     print_text(line)
+    for penalty in entry["detail"].get("penalties") or []:  # docs/rules.md "Penalty after waking"
+        print_text(f"  回復後の不調 {penalty['penalty']:+d}: 目標値 {entry['detail']['written_target']} → "
+                   f"{entry['target']} / {penalty['penalty']:+d} to every roll after recovering "
+                   f"(condition {penalty['origin']})")
     if gurps.get("sorcery_fumble"):
         print_text("  妖術では17・18は目標値に関係なくファンブル / sorcery: 17 and 18 always critically fail")
     for line in (entry.get("detail_shown") or entry["detail"]).get("lines", []):  # words made from codes

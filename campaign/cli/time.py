@@ -41,6 +41,10 @@ def render_advance(done: dict[str, Any]) -> None:
         print_text(f"ended  {_who(item)} (at {item['until']['text_ja'] if item['until'] else done.to['text_ja']})")
     for item in done.started:
         print_text(f"began  {_who(item)} {item['detail'].get('summary_ja', '')} until {item['until']['text_ja']}")
+    for item in done.hp_drains:  # untreated catatonia (docs/rules.md "Catatonia's HP drain")
+        hp = f"HP {item['before']} → {item['after']}" if item["tracked"] else "HP not tracked"
+        print_text(f"drain  {item['character']}: 硬直{item['day']}日目 生命力-{item['hp']} / catatonia day "
+                   f"{item['day']}: -{item['hp']} HP ({hp})")
     for item in done.recovery_due:
         print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']} "
                    "(clear it with `condition clear` once it succeeds)")
@@ -56,6 +60,8 @@ def time_advance(
     """Advance campaign time: timed conditions run out, follow-up penalties begin.
 
     Conditions end in the order they run out, and a penalty that follows recovery (fright table 28-30) begins where its cause ended. One voidable entry: voiding it brings the ended conditions back.
+    An untreated catatonia (fright table 30) loses 1 HP on its first day, 2 on the second ...:
+    each day that completes is applied and listed; `condition add CHAR medical_care` stops it.
 
     Example: campaign time advance 2d --reason '移動'
     """

@@ -1,7 +1,7 @@
 """The shared mechanics of a 2d6 check: normalising modifiers, taking dice from the
 source, keeping the best two, judging criticals and totals, and one plain check.
 
-Used by the R5 checks (core.checks2d6) and R6's danger sense and hiding
+Used by the 2d6 checks (core.checks2d6) and danger sense and hiding
 (core.danger_sense); the order dice are taken in is described in core.checks2d6.
 """
 
@@ -71,12 +71,14 @@ _CRITICAL_RANKS = {CRITICAL_FAILURE: 0, None: 1, CRITICAL_SUCCESS: 2}
 
 
 def critical_rank(critical: str | None) -> int:
-    """How a critical ranks in a contest (R7): failure 0 < none 1 < success 2."""
+    """How a critical ranks in a contest (docs/rules.md "Opposed checks"): failure 0 <
+    none 1 < success 2."""
     return _CRITICAL_RANKS[critical]
 
 
 def beats(critical: str | None, total: int, other_critical: str | None, other_total: int) -> bool:
-    """Whether one side strictly beats another: criticals first, then totals (R7)."""
+    """Whether one side strictly beats another: criticals first, then totals
+    (docs/rules.md "Opposed checks", "Hiding")."""
     return (critical_rank(critical), total) > (critical_rank(other_critical), other_total)
 
 
@@ -131,7 +133,8 @@ def stat_term(stat: int, stat_name: str | None) -> Term:
 
 
 def scaled(total: int, doubles: int, halves: int) -> tuple[int, Scaling | None]:
-    """The total after R6's x2 / x1/2 (no stacking) and the record of it (None if none asked)."""
+    """The total after the x2 / x1/2 (no stacking, docs/rules.md "2d6 checks") and the
+    record of it (None if none asked)."""
     if not doubles and not halves:
         return total, None
     return apply_scaling(total, doubles, halves), Scaling(doubles, halves, total)

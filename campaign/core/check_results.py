@@ -1,6 +1,7 @@
-"""What a 2d6 check (RULES R5, R6) is made of and what it returns: outcomes, the
+"""What a 2d6 check (docs/rules.md "2d6 checks", "Danger sense") is made of and what
+it returns: outcomes, the
 critical rule, terms and contestants, the frozen results, the danger-sense bands, and
-R6's doubling / halving.
+the doubling / halving of docs/rules.md "2d6 checks".
 
 Kept apart from the rolling (core.check_dice, core.checks2d6, core.danger_sense) so the
 services and the ledger views can name a result type without the rules that make it.
@@ -82,7 +83,8 @@ class Term:
 class Contestant:
     """One side of an opposed check, a hider or an observer.
 
-    `rolls=False` means the side cannot or does not roll: its result is 0 (R5).
+    `rolls=False` means the side cannot or does not roll: its result is 0
+    (docs/rules.md "Opposed checks").
     `dice_modifier` changes its number of dice (2 + modifier); at 0 it rolls nothing
     and, like a side that does not roll, has result 0.
     """
@@ -103,7 +105,7 @@ class Contestant:
 class Scaling:
     """Doubling and halving asked for a check's total (達成値), and what applied.
 
-    `doubles` / `halves` count every x2 and x1/2 effect named; R6's no-stacking rule
+    `doubles` / `halves` count every x2 and x1/2 effect named; the no-stacking rule
     applies at most one of each, so `doubled` / `halved` say whether one did.
     `unscaled` is the total before scaling.
     """
@@ -130,12 +132,13 @@ class CheckResult:
     """One rolled (or skipped) check.
 
     total = sum(terms) + sum(kept), except that a side of an opposed check or hide
-    that does not roll (or, in an opposed check, rolls 0 dice) has total 0, as R5
+    that does not roll (or, in an opposed check, rolls 0 dice) has total 0, as docs/rules.md
+    "Opposed checks"
     says. `dice` holds every face in roll order and
     `kept_indices` says which of them count (all of them unless cooperative).
     `critical` is what the counting dice showed under the critical rule, whether or
-    not it decided the outcome. `compare` is ">=" (R5: reach the target) or ">"
-    (R6 danger sense: exceed the difficulty). `skipped` says why no dice were rolled.
+    not it decided the outcome. `compare` is ">=" (2d6 checks: reach the target) or ">"
+    (danger sense: exceed the difficulty). `skipped` says why no dice were rolled.
     """
 
     kind: str
@@ -152,7 +155,7 @@ class CheckResult:
     name: str | None = None
     occasion: str | None = None
     skipped: str | None = None
-    scaling: Scaling | None = None  # x2 / x1/2 applied to the total (R6), if any were asked
+    scaling: Scaling | None = None  # x2 / x1/2 applied to the total (docs/rules.md "2d6 checks"), if asked
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -221,7 +224,8 @@ class DangerBand:
         return {"lo": self.lo, "hi": self.hi, "label": self.label}
 
 
-#: Danger sense: result - difficulty -> how well the character reacts (R6). The source
+#: Danger sense: result - difficulty -> how well the character reacts (docs/rules.md
+#: "Danger sense"). The source
 #: lists 1..3 and 3..6; 3 belongs to 1..3. Summaries are our own words.
 DANGER_BANDS: tuple[DangerBand, ...] = (
     DangerBand(None, -3, "<=-3",
@@ -288,7 +292,7 @@ class OpposedResult:
     sides: tuple[OpposedSideResult, ...]
     winner_index: int
     occasion: str | None = None
-    decided_by: str = "total"  # "critical" | "total" | "tie" (R7, R5)
+    decided_by: str = "total"  # "critical" | "total" | "tie" (docs/rules.md "Opposed checks")
 
     @property
     def active(self) -> OpposedSideResult:

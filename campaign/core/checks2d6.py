@@ -1,4 +1,4 @@
-"""2d6 action checks (RULES R5) and danger sense / hiding (RULES R6).
+"""2d6 action checks and danger sense / hiding (docs/rules.md "2d6 checks", "Hiding").
 
 Everything here is pure: plain numbers and a dice source in, frozen results out. The
 service layer turns a result into a ledger entry with `to_detail()`.
@@ -20,24 +20,24 @@ Decisions where the sources are silent (documented here once)
       fails whatever the total). A 1-die check can therefore never be critical.
     - Dice-count modifiers (e.g. "-1d6" in deep water): a plain check rolls 2 + modifier
       dice and adds *all* of them; "keep the best two" belongs to the cooperative check
-      only (R5). A cooperative check with a dice modifier still keeps the best two of
+      only. A cooperative check with a dice modifier still keeps the best two of
       whatever it rolls. When the count drops to 0 (or below) the check fails outright
       and nothing is rolled; its total is then the dice-free part (stat + skill + mods).
     - Opposed checks: the highest result wins; a tie between the active side and a
       passive side goes to the passive side; among tied passive sides the first listed
       wins. A side that cannot or does not roll, or whose dice drop to 0, has result 0.
-      Criticals decide before totals (R7): a critical success beats every side without
+      Criticals decide before totals: a critical success beats every side without
       one, a critical failure loses to every side without one (a side that does not
       roll included); sides with the same kind of critical compare totals as usual.
       `OpposedResult.decided_by` says whether a critical, the totals or the tie rule
       picked the winner.
     - Hiding: each observer rolls danger sense with the hider's total as the difficulty
-      and notices only by strictly beating the hider (a tie does not notice, as in R6's
-      danger sense; this overrides the opposed-check tie rule). Criticals decide before
-      totals, as R6 words it for hiding (it is more specific than R7's "equal criticals
-      compare totals"): the hider's 1-1 is noticed by every observer who rolls; the
-      hider's 6-6 is noticed only by an observer who also rolls 6-6; against a hider
-      without a critical an observer's 6-6 notices and its 1-1 misses. An observer's
+      and notices only by strictly beating the hider (a tie does not notice, as in
+      danger sense; this overrides the opposed-check tie rule). Criticals decide as in
+      opposed checks: a critical success beats a non-critical, a critical failure loses
+      to one, and equal criticals compare totals, a tie keeping the hider hidden (so a
+      hider's 1-1 is not noticed by an observer's 1-1 with a total no higher, and 6-6
+      against 6-6 is decided by the totals). An observer's
       outcome is whether it noticed; its `critical` keeps what its dice showed. An
       observer who does not roll (CHAR:-) never notices. A hider whose dice drop to 0 fails outright: nobody rolls and every
       observer counts as noticing. With no observers at all the character is hidden.
@@ -106,7 +106,7 @@ __all__ = [
     "danger_sense", "double", "halve", "hide_check", "modifier_terms", "opposed_check", "skill_check",
 ]
 
-# --------------------------------------------------------------------------- R5
+# --------------------------------------------------------------------------- 2d6 checks
 
 
 def ability_check(
@@ -169,7 +169,8 @@ def cooperative_check(
 
     Highest stat among them, +1 per participant beyond the first, one skill level
     (only one participant's skill counts), (n+1)d6 (+ dice_modifier) keeping the best
-    two; criticals are judged on the two kept dice.
+    two; criticals are judged on the two kept dice (6,6,x is a critical success whatever x;
+    1,1,1 keeps 1,1 and is a critical failure).
     """
     n = len(stats)
     if n < 2:
@@ -223,7 +224,7 @@ def opposed_check(
 
     Each side's result is stat + skill + modifiers + its dice (0 when it does not
     roll or its dice drop to 0). A critical success beats and a critical failure loses
-    to any side without one (R7); otherwise, and between equal criticals, the highest
+    to any side without one; otherwise, and between equal criticals, the highest
     result wins; ties go to a passive side, the first listed among tied passives.
     """
     if not passives:
@@ -241,7 +242,8 @@ def opposed_check(
         rolled.append((total, dice, terms, criticals.judge(dice), count, None))
 
     # Passive sides come after the active side, so a later index wins ties except
-    # among passives, where the first listed keeps the win. Criticals rank first (R7).
+    # among passives, where the first listed keeps the win. Criticals rank first
+    # (docs/rules.md "Opposed checks").
     keys = [(critical_rank(r[3]), r[0]) for r in rolled]
     winner = _contest_winner(keys)
     if winner != _contest_winner([(1, r[0]) for r in rolled]):

@@ -1,8 +1,8 @@
-"""Danger sense and hiding (RULES R6): 感 + 2d6 must exceed the difficulty, and a
-hider's 技 check that each observer's danger sense tries to beat.
+"""Danger sense and hiding (docs/rules.md "Danger sense", "Hiding"): 感 + 2d6 must
+exceed the difficulty, and a hider's 技 check that each observer's danger sense tries to beat.
 
 The decisions the sources leave open (ties, criticals against a hider, bands) are
-documented once in core.checks2d6.
+documented once in core.checks2d6 and in docs/rules.md.
 """
 
 from __future__ import annotations
@@ -101,16 +101,13 @@ def _with_band(result: DangerSenseResult) -> DangerSenseResult:
 
 def _against_hider(sensed: DangerSenseResult, hider_critical: str | None) -> DangerSenseResult:
     """An observer's outcome is whether it noticed: criticals first, then it must exceed
-    the hider's total (R6/R7). One that took no dice never notices."""
+    the hider's total. One that took no dice never notices."""
     if sensed.skipped is not None:
         return sensed
     assert sensed.target is not None  # the hider's total
-    if hider_critical == CRITICAL_FAILURE:
-        noticed = True
-    elif hider_critical == CRITICAL_SUCCESS:
-        noticed = sensed.critical == CRITICAL_SUCCESS
-    else:
-        noticed = beats(sensed.critical, sensed.total, None, sensed.target)
+    # one rule with contests: a critical beats a non-critical, equal criticals compare
+    # totals, and a tie keeps the hider hidden (docs/rules.md "Hiding")
+    noticed = beats(sensed.critical, sensed.total, hider_critical, sensed.target)
     if noticed:
         outcome = CRITICAL_SUCCESS if sensed.critical == CRITICAL_SUCCESS else SUCCESS
     else:

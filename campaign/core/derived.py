@@ -1,4 +1,5 @@
-"""Derived stats of GURPS 3rd-edition sheets (R2.0): Will from IQ, FP from ST, HP from HT.
+"""Derived stats of GURPS 3rd-edition sheets (docs/rules.md "Derived stats"): Will from
+IQ, FP from ST, HP from HT.
 
 A 3e sheet lists ST/DX/IQ/HT only; Will, fatigue and hit points are read off them. A
 sheet that gives its own Will (FP, HP) uses that instead, so 3e and 4e-style sheets both

@@ -52,6 +52,7 @@ from campaign.core.success import (
     SuccessJudgement,
     judge_success,
 )
+from campaign.core.dice_grammar import target_first
 from campaign.core.dice_source import roll_dice as request_dice
 from campaign.errors import DiceError
 
@@ -159,7 +160,7 @@ class DiceResult:
     repeats: tuple["DiceResult", ...] = ()
     comment: str | None = None
     source_kind: str | None = None
-    judgement: SuccessJudgement | None = None  # set when GURPS rules R1 judged the roll
+    judgement: SuccessJudgement | None = None  # set when a GURPS success roll was judged
 
     @property
     def succeeded(self) -> bool | None:
@@ -406,13 +407,20 @@ def _roll(parsed: ParsedExpression, source: DiceSource, gurps: bool, comment: st
 def evaluate(text: str, source: DiceSource, *, gurps: bool = False, sorcery: bool = False) -> DiceResult:
     """Parse `text` (expression plus optional comment) and roll it with `source`.
 
-    With `gurps=True`, `3D6[+-k]<=N` is judged by rules R1 (criticals, margin);
+    With `gurps=True`, `3D6[+-k]<=N` (and its target-first spelling `N-3D6[+-k]`) is
+    judged as a GURPS success roll (docs/rules.md "Success roll": criticals, margin);
     every other shape keeps plain success/failure. `sorcery=True` marks such a success
     roll as sorcery (17 and 18 always critically fail) and refuses any other shape.
     """
     located = LocatedExpression(text)
+    normalized = located.normalized
+    if gurps:  # `12-3D6+1` is BCDice GURPS's `3D6+1<=12`, also after a repeat prefix
+        head, _, body = normalized.rpartition(" ")
+        rewritten = target_first(body)
+        if rewritten is not None:
+            normalized = f"{head} {rewritten}" if head else rewritten
     try:
-        parsed = parse_normalized(located.normalized)
+        parsed = parse_normalized(normalized)
         return _roll(parsed, source, gurps, located.comment, sorcery)
     except ExpressionProblem as problem:
         raise located.error(problem) from None

@@ -9,6 +9,7 @@ expressions all night.
 from __future__ import annotations
 
 import functools
+import re
 from typing import NoReturn
 
 from campaign.core.dice_tree import (
@@ -360,3 +361,24 @@ def success_roll_modifier(expression: Node) -> int | None:
     if dice.count != 3 or dice.sides != 6 or dice.keep is not None:
         return None
     return modifier
+
+
+# BCDice GURPS's target-first success roll: `12-3D6` is `3D6<=12`, `12-3D6+1` is
+# `3D6+1<=12` (the target may be a sum, `10+2-3D6`; `3D` means `3D6`).
+_TARGET_FIRST = re.compile(r"(\d+(?:[+-]\d+)*)-3D6?((?:[+-]\d+)*)")
+_SIGNED = re.compile(r"[+-]?\d+")
+
+
+def target_first(text: str) -> str | None:
+    """The `3D6[+k]<=T` spelling of a normalised `T-3D6[+k]`, or None for any other text.
+
+    Only a GURPS campaign reads it so (docs/rules.md, "Success roll"); elsewhere `12-3D6`
+    stays arithmetic. The parts are digits joined by + and -, so the rewritten text
+    always parses.
+    """
+    match = _TARGET_FIRST.fullmatch(text)
+    if match is None:
+        return None
+    target = sum(int(term) for term in _SIGNED.findall(match.group(1)))
+    modifier = sum(int(term) for term in _SIGNED.findall(match.group(2)))
+    return f"3D6{modifier:+d}<={target}" if modifier else f"3D6<={target}"

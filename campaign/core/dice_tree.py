@@ -91,7 +91,8 @@ class ArithmeticRoll:
     expression: Node
     comparison: str | None
     target: int | None
-    # Set when the shape is `3D6[+-k]<=N`, the only shape GURPS rules R1 judge.
+    # Set when the shape is `3D6[+-k]<=N`, the only shape a GURPS success roll
+    # judges (docs/rules.md "Success roll").
     success_roll_modifier: int | None
 
 

@@ -1,4 +1,5 @@
-"""Penalties that follow recovery (R2.7): a timed condition that begins when another ends.
+"""Penalties that follow recovery (docs/rules.md "Penalty after waking"): a timed
+condition that begins when another ends.
 
 Entry 28 (and 29, 38-40, which include it) leaves -2 to every roll for 6 hours after
 waking; entry 30 leaves -2 for as many days as the catatonia lasted. A condition whose

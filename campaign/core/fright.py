@@ -1,4 +1,5 @@
-"""Fright check (恐怖判定), rules R2: Will roll, table lookup, and what it does.
+"""Fright check (恐怖判定, docs/rules.md "Fright check"): Will roll, table lookup, and
+what it does.
 
 Pure: values and a dice source in, a frozen `FrightResult` out. The result lists every
 change as a typed effect (AddCondition, LosePool, AddTrait, PhobiaEscalation,
@@ -122,7 +123,8 @@ class LosePool:
 
 @dataclass(frozen=True, slots=True)
 class AddTrait:
-    """A new disadvantage or quirk: lowers the CP total, grants nothing (R2 step 5)."""
+    """A new disadvantage or quirk: lowers the CP total, grants nothing (docs/rules.md
+    "Fright check")."""
 
     name: str
     category: str  # quirk | delusion | phobia | mental | physical
@@ -167,7 +169,7 @@ class SubRoll:
     total: int
     entry: int  # the table entry that needed it
     target: int | None = None  # for checks
-    outcome: str | None = None  # for checks (R1 outcome)
+    outcome: str | None = None  # for checks (a success roll's outcome)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +239,8 @@ def resolve_fright_check(
     choice: int = 0,
     table: Table,
 ) -> FrightResult:
-    """Roll a fright check and, on failure, the table entry and all it needs (R2).
+    """Roll a fright check and, on failure, the table entry and all it needs
+    (docs/rules.md "Fright check").
 
     `table` is the fright table (campaign.seeds.fright_table() for the shipped one)."""
     _check_inputs(table, stats, choice)  # before any die is rolled

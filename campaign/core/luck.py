@@ -78,7 +78,7 @@ class ExpressionInfo:
 
     sides: tuple[int, ...]  # die size of each face, in roll order
     uniform: int | None  # the one die size when all faces share it
-    r1_modifier: int | None  # `3D6[+-k]<=N`: the k GURPS R1 judges with
+    r1_modifier: int | None  # `3D6[+-k]<=N`: the k a GURPS success roll judges with
     plain: tuple[tuple[tuple[int, int, int], ...], int, str] | None  # ((sign, count, sides)...), constant, compare
 
 
@@ -162,7 +162,8 @@ def read_expression(text: str, table_dice: Callable[[str], str | None]) -> Expre
 
 @functools.lru_cache(maxsize=4096)
 def r1_probability(target: int, modifier: int = 0) -> Fraction:
-    """P(success) of `3D6+modifier<=target` under GURPS R1, over all 216 ways 3d6 fall."""
+    """P(success) of `3D6+modifier<=target` (docs/rules.md "Success roll"), over all 216
+    ways 3d6 fall."""
     hits = 0
     for faces in itertools.product(range(1, 7), repeat=3):
         raw = faces[0] + faces[1] + faces[2]

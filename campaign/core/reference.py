@@ -1,4 +1,5 @@
-"""Reference tables (RULES R7): look-ups that change no state, kept as data in seeds/ref/.
+"""Reference tables (docs/rules.md "Reference tables"): look-ups that change no state,
+kept as data in seeds/ref/.
 
 Seed 000's modifier tables, seed 001's situation modifiers and object hardness, seed
 002's target-number guide: a GM wants them at hand during play. Each lives in its own

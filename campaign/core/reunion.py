@@ -1,4 +1,5 @@
-"""Missing characters, searchers and the reunion check (RULES R4), as pure rules.
+"""Missing characters, searchers and the reunion check (docs/rules.md "Missing and
+reunion check"), as pure rules.
 
 The maths: at the end of every scenario each missing character's player rolls
 1d(faces) (faces 6 unless the GM set another number for that disappearance); the
@@ -189,7 +190,8 @@ def check_can_search(
             f"{searcher.name} is already searching for {searcher.searching_for.name}; "
             "a searcher looks for one missing character at a time"
         )
-    # R4 (amended): only a missing PC's own player is barred; when the missing character
+    # docs/rules.md "Missing and reunion check": only a missing PC's own player is barred;
+    # when the missing character
     # is an NPC nobody is, and its summoner counts as related (see is_related).
     if target.is_pc and target.player is not None and searcher.player == target.player:
         raise RuleRefused(
@@ -232,7 +234,7 @@ def check_can_roll_reunion(target: MissingFacts, *, already_rolled_this_scenario
 
 
 def reunion_actor(target: MissingFacts, gm: str = "GM") -> str:
-    """Who makes the reunion roll under R4: the missing character's player (the GM for its
-    own NPCs). The ledger's actor is whoever typed the command (issue 14); services record
-    this player as the entry's `on_behalf_of`."""
+    """Who makes the reunion roll (docs/rules.md "Missing and reunion check"): the missing
+    character's player (the GM for its own NPCs). The ledger's actor is whoever typed the
+    command; services record this player as the entry's `on_behalf_of`."""
     return target.player if target.player is not None else gm

@@ -1,13 +1,16 @@
-"""GURPS success roll, rules R1.
+"""GURPS success roll (docs/rules.md, "Success roll").
 
 Kept apart from the dice grammar because fright checks and other services judge a
 3d6 roll against a target without ever writing an expression.
 
-A dice modifier (`3D6+1<=12`) is read as a modifier to the effective skill with the
-opposite sign: the success test `total <= target` is unchanged, and the critical
-thresholds are applied to the raw 3d6 sum against `effective_target = target -
-modifier`, which is how the rules phrase them ("a 5 is a critical success if your
-effective skill is 15+"). With no modifier the two targets are the same number.
+A dice modifier (`3D6+1<=12`, a blessing that moves the dice) changes only the total that
+success is judged on. Every critical rule (3-6, 17, 18 and "10 or more over the target")
+compares the raw 3d6 with the target as written, as BCDice does ("the dice modifier does
+not affect criticals or fumbles"). `effective_target` (target - modifier) is kept in the
+record for what it tells a reader; no rule reads it.
+
+A 17 that is not a critical failure (target 16 or more) is an automatic failure:
+outcome "failure" with `automatic` set, shown as 自動失敗 as BCDice shows it.
 """
 
 from __future__ import annotations
@@ -40,9 +43,14 @@ class SuccessJudgement:
     sorcery: bool = False  # a sorcery (妖術) roll: 17 and 18 always critically fail
 
     @property
+    def automatic(self) -> bool:
+        """A failure because the raw 3d6 is 17 or 18 whatever the target (BCDice's 自動失敗)."""
+        return self.outcome == FAILURE and self.raw >= 17
+
+    @property
     def sorcery_fumble(self) -> bool:
         """True when only the sorcery rule made this a critical failure (17 at target 16+)."""
-        return self.sorcery and self.raw == 17 and self.target >= 16 and self.total < self.target + 10
+        return self.sorcery and self.raw == 17 and self.target >= 16
 
     @property
     def succeeded(self) -> bool:
@@ -54,7 +62,7 @@ class SuccessJudgement:
 
     def to_detail(self) -> dict[str, Any]:
         return {
-            "rule": "R1",
+            "rule": "R1",  # the code stored in records since the first release
             "outcome": self.outcome,
             "margin": self.margin,
             "raw": self.raw,
@@ -62,26 +70,27 @@ class SuccessJudgement:
             "target": self.target,
             "effective_target": self.effective_target,
             "faces": list(self.faces),
-            # only a sorcery roll says so: every other record stays as it was
+            # only an automatic failure / a sorcery roll says so: other records stay as they were
+            **({"automatic": True} if self.automatic else {}),
             **({"sorcery": True, "sorcery_fumble": self.sorcery_fumble} if self.sorcery else {}),
         }
 
 
 def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ...] = (),
                   sorcery: bool = False) -> SuccessJudgement:
-    """Judge a rolled 3d6 against a target (R1); pure, so every boundary is testable.
+    """Judge a rolled 3d6 against a target; pure, so every boundary is testable.
 
-    `sorcery` (R1, from the sorcery fumble table's preamble): 17 and 18 are a critical
+    `sorcery` (docs/rules.md "Sorcery rolls", from the sorcery fumble table's preamble): 17 and 18 are a critical
     failure whatever the target; nothing else changes.
     """
     if not 3 <= raw_3d6 <= 18:
         raise DiceError(f"a 3d6 sum is 3..18, not {raw_3d6}")
-    # RULES R1, as BCDice does it: the 5/6/17 thresholds compare the raw 3d6 with the
-    # target as written; "10 or more over the target" uses the modified total.
+    # docs/rules.md "Success roll", as BCDice does it: every critical threshold compares
+    # the raw 3d6 with the target as written; the dice modifier moves only the total.
     effective_target = target - (total - raw_3d6)
     if raw_3d6 <= 4 or (raw_3d6 == 5 and target >= 15) or (raw_3d6 == 6 and target >= 16):
         outcome = CRITICAL_SUCCESS
-    elif raw_3d6 == 18 or (raw_3d6 == 17 and (target <= 15 or sorcery)) or total >= target + 10:
+    elif raw_3d6 == 18 or (raw_3d6 == 17 and (target <= 15 or sorcery)) or raw_3d6 >= target + 10:
         outcome = CRITICAL_FAILURE
     elif raw_3d6 >= 17:
         outcome = FAILURE
@@ -103,7 +112,7 @@ def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ..
 
 def success_roll(target: int, source: DiceSource, modifier: int = 0, *, sorcery: bool = False,
                  purpose: str = "the success roll") -> SuccessJudgement:
-    """Roll 3d6 (+modifier, as in `3D6+modifier<=target`) and judge it by R1.
+    """Roll 3d6 (+modifier, as in `3D6+modifier<=target`) and judge it (docs/rules.md "Success roll").
 
     A skill penalty such as "-2 to Will" belongs in `target`, not in `modifier`.
     """

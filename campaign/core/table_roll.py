@@ -22,12 +22,13 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 5  # directive nesting followed by roll_on_table; deeper rolls are not made
 _INVOCATION_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:([+-])\s*([0-9]{1,4}))?\s*$")
+_GLUED_RE = re.compile(r"([A-Za-z]+?)([0-9]{1,4})")
 
 # How a dice request names each table in errors and prompts ("3d6 for the fright table").
 TABLE_PURPOSES = {"FEAR": "the fright table", "CRT": "the critical table", "FMB": "the fumble table",
                   "HCRT": "the head-blow critical table", "GFMB": "the firearm fumble table",
                   "YSCRT": "the special critical table", "YSFMB": "the special fumble table",
-                  "YFMB": "the sorcery fumble table"}
+                  "YFMB": "the sorcery fumble table", "REACT": "the reaction table"}
 
 # ask(table, entry, reroll) -> True (reroll), False (declined) or None (the defaults)
 RerollQuestion = Callable[["Table", "Entry", "Reroll"], "bool | None"]
@@ -95,16 +96,22 @@ def entry_text(entry: Entry, text_rolls: Iterable[TextRoll], language: str) -> s
 
 
 def table_for_command(text: str, tables: Mapping[str, Table]) -> tuple[Table, int] | None:
-    """Recognise a BCDice table command (`CRT`, `fmb`, `FEAR+5`), case-insensitively.
+    """Recognise a BCDice table command (`CRT`, `fmb`, `FEAR+5`, `REACT-1`), case-insensitively.
 
-    Only tables marked `modifiable` (the fright table) accept `+n` / `-n`.
+    Only tables marked `modifiable` (fright, reaction) accept `+n` / `-n`, or BCDice's
+    `FEAR5` (= `FEAR+5`).
     """
     match = _INVOCATION_RE.match(text)
     if not match:
         return None
     table = tables.get(match.group(1).upper())
     if table is None:
-        return None
+        # BCDice's FEAR5 / REACT2: digits right after a modifiable table's command are +n
+        glued = _GLUED_RE.fullmatch(match.group(1))
+        table = tables.get(glued.group(1).upper()) if glued and match.group(2) is None else None
+        if table is None or not table.modifiable:
+            return None
+        return table, int(glued.group(2))  # type: ignore[union-attr]
     if match.group(2) is None:
         return table, 0
     if not table.modifiable:

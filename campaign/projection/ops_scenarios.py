@@ -1,5 +1,5 @@
 """Ops on campaign time and the rules' long-running business: the clock, scenarios,
-missing characters (RULES R4), searches for them and reunion checks.
+missing characters (docs/rules.md "Missing and reunion check"), searches for them and reunion checks.
 """
 
 from __future__ import annotations
@@ -193,7 +193,8 @@ class SearchEnded(Op):
 
 @dataclass(frozen=True)
 class ReunionChecked(Op):
-    """A reunion roll (R4). Replay re-judges it: the roll must fit the die, the threshold
+    """A reunion roll (docs/rules.md "Missing and reunion check"). Replay re-judges it:
+    the roll must fit the die, the threshold
     must be 1 + the searchers out at that moment, success must be roll <= threshold."""
 
     name: ClassVar[str] = "reunion_checked"
@@ -202,12 +203,23 @@ class ReunionChecked(Op):
     roll: int
     threshold: int
     success: bool
+    # a re-roll for an ended scenario (`missing reunion --scenario N`) counts the searchers
+    # out at that scenario's end (this seq), not those sent since (docs/rules.md "Reunion check")
+    counted_at: int | None = None
 
     @classmethod
     def parse(cls, d):
+        counted_at = d.get("counted_at")
         return cls(field_int(d.get("since_seq"), "since_seq", 1), field_int(d.get("scenario"), "scenario", 1),
                    field_int(d.get("roll"), "roll", 1, 1000), field_int(d.get("threshold"), "threshold", 1, 1000),
-                   field_bool(d.get("success"), "success"))
+                   field_bool(d.get("success"), "success"),
+                   None if counted_at is None else field_int(counted_at, "counted_at", 1))
+
+    def to_json(self):
+        data = super().to_json()
+        if self.counted_at is None:  # a roll at the scenario's end reads as it always has
+            del data["counted_at"]
+        return data
 
     def apply(self, state, entry):
         gone = open_disappearance_row(state, self.since_seq)
@@ -216,7 +228,10 @@ class ReunionChecked(Op):
             raise OpConflict(f"scenario #{self.scenario} has not ended")
         if not 1 <= self.roll <= gone.faces:
             raise OpConflict(f"a roll of {self.roll} does not fit 1d{gone.faces}")
-        searchers = len(state.active_searchers(self.since_seq))
+        if self.counted_at is not None and self.counted_at != scenario.ended_seq:
+            raise OpConflict(f"the searchers are counted at scenario #{self.scenario}'s end (#{scenario.ended_seq})")
+        searchers = len(state.active_searchers(self.since_seq) if self.counted_at is None
+                        else state.searchers_at(self.since_seq, self.counted_at))
         if self.threshold != 1 + searchers:
             raise OpConflict(f"the threshold is 1 + {searchers} searchers = {1 + searchers}, not {self.threshold}")
         if self.success != (self.roll <= self.threshold):

@@ -39,7 +39,7 @@ class TraitRow:
     counts_toward_limit: bool
     source_seq: int
     removed_seq: int | None = None
-    unlimited_cp: int = 0  # the part of cp outside the disadvantage limit (R2.5)
+    unlimited_cp: int = 0  # the part of cp outside the disadvantage limit (docs/rules.md "Fright check")
 
 
 @dataclass
@@ -117,7 +117,8 @@ class State:
     def copy(self) -> State:
         return copy.deepcopy(self)
 
-    # Questions the rules ask of the state (R4), answered the same way everywhere.
+    # Questions the rules ask of the state (docs/rules.md "Missing and reunion check"),
+    # answered the same way everywhere.
 
     def open_disappearance(self, character: str) -> int | None:
         """The since_seq of the character's open disappearance, if it is missing."""
@@ -136,6 +137,11 @@ class State:
     def active_searchers(self, since_seq: int) -> list[str]:
         return [row.searcher for _, row in sorted(self.searches.items())
                 if row.since_seq == since_seq and row.ended_seq is None]
+
+    def searchers_at(self, since_seq: int, seq: int) -> list[str]:
+        """The searchers out for that disappearance when entry `seq` was written."""
+        return [row.searcher for started, row in sorted(self.searches.items())
+                if row.since_seq == since_seq and started <= seq and (row.ended_seq is None or row.ended_seq > seq)]
 
     def open_scenario(self) -> int | None:
         for number, row in self.scenarios.items():

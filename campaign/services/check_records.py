@@ -25,7 +25,7 @@ from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
 from campaign.services.results import omitted_when_empty
 
-#: 機会 labels (R5): recorded on the check, no rule depends on them. English aliases
+#: 機会 labels (docs/rules.md "2d6 checks"): recorded on the check, no rule depends on them. English aliases
 #: are accepted and stored as the Japanese label.
 OCCASIONS = {"簡易": "簡易", "標準": "標準", "作業": "作業", "瞬間": "瞬間",
              "simple": "簡易", "standard": "標準", "work": "作業", "instant": "瞬間"}
@@ -81,7 +81,7 @@ class CheckContext:
 
 @dataclass(frozen=True)
 class DangerBand:
-    """R6's band of a danger sense result (how much the character senses)."""
+    """The danger-sense band (docs/rules.md "Danger sense") of a result (how much the character senses)."""
 
     band: str
     band_ja: str
@@ -168,7 +168,7 @@ def clean_modifiers(items: Sequence[tuple[str, int]], what: str = "--mod") -> tu
 
 
 def scaling_counts(doubles: int, halves: int) -> tuple[int, int]:
-    """How many x2 / x1/2 effects were named (R6 applies at most one of each)."""
+    """How many x2 / x1/2 effects were named (docs/rules.md "2d6 checks": at most one of each applies)."""
     doubles, halves = bounded_value(doubles, "--double"), bounded_value(halves, "--halve")
     if doubles < 0 or halves < 0:
         raise BadInput("--double / --halve count effects and cannot be negative")
@@ -223,7 +223,7 @@ def check_expression(result: rules.CheckResult) -> str:
     if len(result.kept_indices) != len(result.dice):
         dice += f"KH{len(result.kept_indices)}"
     text = dice + (f"{base:+d}" if base else "")
-    if result.scaling is not None:  # R6: one x2 then one x1/2 at most, on the total
+    if result.scaling is not None:  # docs/rules.md "2d6 checks": one x2 then one x1/2 at most, on the total
         text = f"({text})" + ("*2" if result.scaling.doubled else "") + ("/2" if result.scaling.halved else "")
     if result.target is not None and not isinstance(result, rules.OpposedSideResult):
         text += f"{result.compare}{result.target}"
@@ -317,10 +317,14 @@ class CheckRecorder:
 
 def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[rules.Contestant, str | None]:
     """The core's view of one side; a side with no stat does not roll (result 0)."""
+    from campaign.services.lingering import with_penalties
+
     rolls = spec.stat is not None
     value = stat_of(row, spec.stat) if spec.stat is not None else 0
+    # the -2 after waking applies by itself to a side that rolls (services.lingering)
+    modifiers = with_penalties(row, tuple(spec.modifiers)) if rolls else spec.modifiers
     return rules.Contestant(
-        name=row.name, stat=value, modifiers=spec.modifiers, dice_modifier=spec.dice_modifier,
+        name=row.name, stat=value, modifiers=modifiers, dice_modifier=spec.dice_modifier,
         rolls=rolls, stat_name=spec.stat or default_stat,
     ), spec.stat
 

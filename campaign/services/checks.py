@@ -1,8 +1,9 @@
-"""2d6 action checks (RULES R5) and danger sense / hiding (R6) as logged use-cases.
+"""2d6 action checks and danger sense / hiding as logged use-cases (docs/rules.md
+"2d6 checks", "Danger sense", "Hiding").
 
-The rules live in campaign.core.checks2d6; this module (R5) and services.danger_checks
-(R6, re-exported here) find the characters and their stats, roll through the caller's
-dice source, and write the ledger. Checks change no
+The rules live in campaign.core.checks2d6; this module (the 2d6 checks) and
+services.danger_checks (danger sense and hiding, re-exported here) find the characters
+and their stats, roll through the caller's dice source, and write the ledger. Checks change no
 state: the ledger entry *is* the outcome, so every check is one transaction that either
 records everything or nothing (a missing stat, an unknown character or leftover
 `--dice` faces refuse the whole command).
@@ -58,6 +59,7 @@ from campaign.services.check_records import (
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
+from campaign.services.lingering import with_penalties
 from campaign.services.danger_checks import danger_sense, hide_check
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json
@@ -133,7 +135,7 @@ class OpposedCheck(CheckContext, _OpposedHead):
 
 
 
-# --------------------------------------------------------------------------- R5
+# --------------------------------------------------------------------------- 2d6 checks
 
 
 def ability_check(
@@ -169,6 +171,7 @@ def ability_check(
         warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
         warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
         value = stat_of(row, stat)
+        mods = with_penalties(row, mods)  # the -2 after waking applies by itself (services.lingering)
         common = dict(modifiers=mods, dice_modifier=dice_modifier, criticals=criticals_of(campaign),
                       stat_name=stat, name=row.name, occasion=occasion, doubles=doubles, halves=halves)
         if skill is None:

@@ -3,7 +3,7 @@
 Advancing time is one voidable ledger entry (kind "time") whose ops walk the clock
 forward event by event: for each timed condition that runs out on the way, in the order
 they run out, the clock moves to that moment, the condition ends, and its follow-up
-penalty (R2.7) begins there, so a 6-hour penalty that starts two hours into a one-day
+penalty (docs/rules.md "Penalty after waking") begins there, so a 6-hour penalty that starts two hours into a one-day
 advance has run out by the end of it too. Voiding the entry brings every ended condition
 back and withdraws the penalties it started; voiding a condition that a later advance
 ended is refused (that advance depends on it) unless cascaded.
@@ -25,6 +25,8 @@ from campaign.db.models import Campaign
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.conditions import campaign_conditions, condition_view, due_clock, end_condition
 from campaign.services.effects import recording
+from campaign.services.lingering import drain_catatonia, record_drains
+from campaign.services.results import omitted_when_empty
 
 
 # Clock readings and condition views stay dicts: the time entry's record holds them
@@ -46,6 +48,7 @@ class TimeAdvanced:
     ended: tuple[dict[str, Any], ...]
     started: tuple[dict[str, Any], ...]
     recovery_due: tuple[dict[str, Any], ...]
+    hp_drains: tuple[dict[str, Any], ...] = omitted_when_empty()  # untreated catatonia, a day each
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,7 @@ def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
             ended.append({key: value for key, value in result.items() if key != "follow_up"})
             if result["follow_up"] is not None:
                 started.append({"character": character.name, **result["follow_up"]})
+        drains = drain_catatonia(session, campaign, entry, start, target)  # services.lingering
         if target > (campaign.clock or 0):
             entry.advance_clock(target - campaign.clock)
         due = [{"character": character.name, **condition_view(c, target)}
@@ -95,9 +99,11 @@ def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
                                "ended": [{"character": e["character"], "name": e["name"], "origin": e["origin"]}
                                          for e in ended],
                                "started": [{"character": s["character"], "name": s["name"], "origin": s["origin"]}
-                                           for s in started]})
+                                           for s in started],
+                               **({"hp_drains": drains} if drains else {})})
+    record_drains(session, campaign, actor, entry.seq, drains, scenario)
     return TimeAdvanced(seq=entry.seq, seconds=seconds, span=en, span_ja=ja, from_=summary["from"], to=summary["to"],
-                        ended=tuple(ended), started=tuple(started), recovery_due=tuple(due))
+                        ended=tuple(ended), started=tuple(started), recovery_due=tuple(due), hp_drains=tuple(drains))
 
 
 def advance(db: Database, campaign_name: str | None, actor: str, span: str, *,

@@ -10,7 +10,8 @@ known campaign time and `time advance` ends it. A fright condition that ends onl
 recovery roll (unconscious: an HT roll each minute once its minutes are up) is not
 timed: `condition list` shows from when the roll is due, and the GM clears it.
 
-Ending a condition that carries a follow-up penalty (R2.7: entry 28's 6 hours at -2,
+Ending a condition that carries a follow-up penalty (docs/rules.md "Penalty after
+waking": entry 28's 6 hours at -2,
 entry 30's -2 for as many days as the catatonia lasted) starts that penalty as a new
 timed condition in the same entry, so voiding the clear (or the time advance) takes the
 penalty back with it. See campaign.core.followup for how "as long as it lasted" is read.
@@ -68,7 +69,8 @@ class ConditionAdded:
 
 @dataclass(frozen=True, slots=True)
 class ConditionsCleared:
-    """Every matching condition ended, and the follow-up penalties that began (R2.7)."""
+    """Every matching condition ended, and the follow-up penalties that began
+    (docs/rules.md "Penalty after waking")."""
 
     seq: int
     action: str  # "clear"
@@ -223,7 +225,8 @@ def clear_condition(
     *, reason: str | None = None, lasted: str | None = None,
 ) -> ConditionsCleared:
     """End every active condition of that name (slug such as `stun`, or 朦朧); a penalty
-    that follows recovery (R2.7) begins now as a timed condition."""
+    that follows recovery (docs/rules.md "Penalty after waking") begins now as a timed
+    condition."""
     name = clean_name(name, "condition")
     reason = clean_text(reason, "--reason")
     lasted_seconds = parse_span(lasted, "--lasted").seconds if lasted is not None else None

@@ -1,4 +1,4 @@
-"""Danger sense and hiding (RULES R6) as logged use-cases; the rules are in
+"""Danger sense and hiding (docs/rules.md "Danger sense") as logged use-cases; the rules are in
 campaign.core.danger_sense, the shared input cleaning and recording in
 services.check_records (see services.checks for the entries a check writes).
 """
@@ -12,6 +12,7 @@ from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput
+from campaign.services.lingering import with_penalties
 from campaign.services.check_records import (
     CheckContext,
     CheckHead,
@@ -52,7 +53,7 @@ class _DangerHead(StatCheckHead):
 
 @dataclass(frozen=True)
 class DangerSenseCheck(CheckContext, DangerBand, CheckRoll, _DangerHead):
-    """危険感知 (check "danger"): the roll and the R6 band it reached."""
+    """危険感知 (check "danger"): the roll and the danger-sense band it reached."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def danger_sense(
     secret: bool = False,
     anyway: bool = False,
 ) -> DangerSenseCheck | SecretCheck:
-    """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the R6 band."""
+    """危険感知: 感 + 2d6 + modifiers must exceed the difficulty; reports the danger-sense band."""
     stat = clean_stat_name(stat)
     difficulty = bounded_value(difficulty, "--difficulty")
     mods = clean_modifiers(modifiers)
@@ -133,6 +134,7 @@ def danger_sense(
         row = character_named(session, campaign, character)
         warnings = check_presence(session, [row], "a danger sense check", anyway=anyway)
         value = stat_of(row, stat)
+        mods = with_penalties(row, mods)  # the -2 after waking applies by itself (services.lingering)
         result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
                                     criticals=criticals_of(campaign), stat_name=stat, name=row.name,
                                     occasion=occasion, doubles=doubles, halves=halves)

@@ -168,7 +168,8 @@ class Recorder:
         self.ops.append(o.TraitCpSet(character.name, trait.origin, cp))
 
     def change_trait_unlimited(self, character: Character, trait: Trait, delta: int) -> None:
-        """Move part of a trait's CP outside the disadvantage limit (R2.5, an escalated phobia)."""
+        """Move part of a trait's CP outside the disadvantage limit (an escalated phobia:
+        docs/rules.md "Fright check")."""
         trait.unlimited_cp = _bounded((trait.unlimited_cp or 0) + delta, "CP outside the limit")
         self.ops.append(o.TraitUnlimitedChanged(character.name, trait.origin, delta))
 
@@ -254,10 +255,12 @@ class Recorder:
         self.ops.append(o.SearchEnded(search.started_seq, searcher.name))
 
     def record_reunion_check(self, disappearance: Disappearance, scenario: Scenario, roll: int, threshold: int,
-                             success: bool) -> None:
+                             success: bool, counted_at: int | None = None) -> None:
+        """`counted_at`: a re-roll's searchers were counted at that seq (the scenario's end)."""
         self.session.add(ReunionCheck(disappearance_id=disappearance.id, scenario_id=scenario.id, seq=self.seq,
                                       roll=roll, threshold=threshold, success=success))
-        self.ops.append(o.ReunionChecked(disappearance.since_seq, scenario.number, roll, threshold, success))
+        self.ops.append(o.ReunionChecked(disappearance.since_seq, scenario.number, roll, threshold, success,
+                                         counted_at))
 
 
 @contextmanager

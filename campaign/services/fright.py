@@ -1,4 +1,4 @@
-"""`campaign fright`: a fright check (R2) rolled, logged and applied in one transaction.
+"""`campaign fright`: a fright check (docs/rules.md "Fright check") rolled, logged and applied in one transaction.
 
 The rules are campaign.core.fright (pure); this module reads the character, rolls
 through the caller's dice source, writes what the result says onto the character with
@@ -8,7 +8,7 @@ table roll first, then each sub-roll in the order it was rolled).
 
 Decisions (beyond core.fright's own):
 - Will is the stat "Will" (or 意思 / 意志); a 3rd-edition sheet without one uses IQ
-  (campaign.core.derived, R2.0); with neither the check is refused before any die is
+  (campaign.core.derived; docs/rules.md "Derived stats"); with neither the check is refused before any die is
   rolled. Combat Reflexes is an active trait named "Combat Reflexes" or 戦闘即応.
 - A new trait gets the GM's `--pick` name, else the core's placeholder with the check's
   seq ("未命名の妄想 (#42)") to rename later with `trait rename`. A `--pick` that names
@@ -26,7 +26,7 @@ Decisions (beyond core.fright's own):
   psi drop too) is recorded in the effect; skills are not modelled, so the GM adjusts them.
 - An escalated phobia keeps its counts_toward_limit flag; its category becomes
   "severe phobia" (see services.traits about severity), and the CP the escalation adds
-  is outside the disadvantage limit (R2.5): its `unlimited_cp` grows by that much.
+  is outside the disadvantage limit (docs/rules.md "Fright check"): its `unlimited_cp` grows by that much.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from campaign import ledger
-from campaign.core.derived import pool_current, stat_value
+from campaign.core.derived import DERIVATIONS, pool_current, stat_value
+from campaign.services.lingering import penalty_total, roll_penalties
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.effects_vocabulary import effect_data
 from campaign.services.presence import check_presence
@@ -108,6 +109,8 @@ class WillRoll:
     combat_reflexes: bool
     severe_phobia: bool
     cap: int | None
+    # active penalties after waking ({"penalty", "origin", "follows"}), in the target already
+    penalties: tuple[dict[str, Any], ...] = omitted_when_empty()
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +255,8 @@ class _Applier:
         added = effect.new_cp - effect.old_cp
         limit_before = trait.cp - (trait.unlimited_cp or 0)
         self.effects.set_trait_cp(self.character, trait, effect.new_cp)
-        self.effects.change_trait_unlimited(self.character, trait, added)  # only the added part (R2.5)
+        # only the added part is outside the limit (docs/rules.md "Fright check")
+        self.effects.change_trait_unlimited(self.character, trait, added)
         self.effects.change_cp(self.character, added)
         self.effects.set_trait_category(self.character, trait, stored_category("phobia", "severe"))
         self.records.append({"kind": "phobia_escalation", "trait": trait.name, "old_cp": effect.old_cp,
@@ -303,15 +307,27 @@ class _Applier:
             before = self.character.stats[key]
             self.effects.change_stat(self.character, key, -effect.amount)
             record.update(tracked=True, stat=key, before=before, after=before - effect.amount)
+            # A Will / HP / FP the sheet lists is the attribute plus what was bought on top,
+            # so it falls with it (docs/rules.md "Derived stats"); a derived one follows by itself.
+            lowered = []
+            for derived, base in DERIVATIONS:
+                own = stat_key(self.character.stats, derived) if base.casefold() == effect.stat.casefold() else None
+                if own is not None:
+                    was = self.character.stats[own]
+                    self.effects.change_stat(self.character, own, -effect.amount)
+                    lowered.append({"stat": own, "before": was, "after": was - effect.amount})
+            if lowered:
+                record["with_it"] = lowered
         self.records.append(record)
 
 
-def _check_view(result: FrightResult, will_stat: str, will_from: str | None) -> WillRoll:
+def _check_view(result: FrightResult, will_stat: str, will_from: str | None,
+                penalties: list[dict[str, Any]]) -> WillRoll:
     check = result.check
     return WillRoll(target=check.target, dice=tuple(check.dice), total=check.total, outcome=check.outcome,
                     margin=check.margin, will=check.will, will_stat=will_stat, will_derived_from=will_from,
-                    modifier=check.modifier, combat_reflexes=check.combat_reflexes,
-                    severe_phobia=check.severe_phobia, cap=check.cap)
+                    modifier=check.modifier - penalty_total(penalties), combat_reflexes=check.combat_reflexes,
+                    severe_phobia=check.severe_phobia, cap=check.cap, penalties=tuple(penalties))
 
 
 def _table_view(result: FrightResult) -> FrightTableRoll | None:
@@ -345,7 +361,7 @@ def fright_check(
     reason: str | None = None,
     anyway: bool = False,
 ) -> FrightCheckResult:
-    """Roll a fright check for a character and apply what the table says (R2).
+    """Roll a fright check for a character and apply what the table says (docs/rules.md "Fright check").
 
     Refused for a dead or retired character, and for a missing one unless `anyway`
     (services.presence); a searcher is warned about in the result's "warnings"."""
@@ -356,7 +372,7 @@ def fright_check(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
         warnings = check_presence(session, [character], "a fright check", anyway=anyway)
-        will = stat_value(character.stats, "Will")  # a 3e sheet's Will is its IQ (R2.0)
+        will = stat_value(character.stats, "Will")  # a 3e sheet's Will is its IQ (docs/rules.md "Derived stats")
         if will is None:
             have = ", ".join(character.stats) or "none"
             raise RuleRefused(f"{character.name} has no Will stat (Will / 意思) nor IQ to derive it from, to roll "
@@ -372,9 +388,10 @@ def fright_check(
             if existing is not None and split_category(existing.category) != ("phobia", None):
                 raise RuleRefused(f"--pick {pick!r}: {character.name} already has a trait of that name "
                                   f"({existing.category}); give the new trait another name")
+        penalties = roll_penalties(character, session)  # the -2 after waking applies by itself
         with about(source, character.name):
             result = resolve_fright_check(
-                will.value, source, modifier=modifier, combat_reflexes=combat_reflexes,
+                will.value, source, modifier=modifier + penalty_total(penalties), combat_reflexes=combat_reflexes,
                 severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
                 traits=known, stats=dict(character.stats), pick=pick, choice=choice, table=fright_table(),
             )
@@ -384,7 +401,7 @@ def fright_check(
             applier = _Applier(session, character, entry, entry.seq)
             for effect in result.effects:
                 applier.apply(effect)
-            check_view, table_view = _check_view(result, will.key, will.derived_from), _table_view(result)
+            check_view, table_view = _check_view(result, will.key, will.derived_from, penalties), _table_view(result)
             entry.describe(
                 character=character.name, expression=f"3D6<={result.check.target}",
                 dice=list(result.check.dice), total=result.check.total, target=result.check.target,

@@ -1,10 +1,11 @@
-"""Missing characters (行方不明) and the facts the R4 rules are judged on.
+"""Missing characters (行方不明) and the facts the rules of docs/rules.md
+"Missing and reunion check" are judged on.
 
 The rules themselves live in campaign.core.reunion; this module reads what they need
 from the database (who is missing, who searches for whom, who is related to whom) and
 owns the transactions of `missing mark`, `missing faces` and `missing list`.
 
-Where R4 is silent, these decisions stand:
+Where the seed is silent, these decisions stand:
 - A character out searching cannot be marked missing: it takes part in no scenario, so
   nothing can happen to it (refused with one line; void its search entry first if the
   search itself was the mistake).
@@ -138,6 +139,19 @@ def active_searches(session: Session, disappearance: Disappearance) -> list[tupl
         select(Search, Character)
         .join(Character, Search.searcher_id == Character.id)
         .where(Search.disappearance_id == disappearance.id, Search.ended_seq.is_(None))
+        .order_by(Search.started_seq)
+    ))
+
+
+def searches_at(session: Session, disappearance: Disappearance, seq: int) -> list[tuple[Search, Character]]:
+    """The searchers that were out for one disappearance when ledger entry `seq` was
+    written (a scenario's end): a reunion check re-rolled for that scenario counts these,
+    not searchers sent since (docs/rules.md, "Reunion check")."""
+    return list(session.execute(
+        select(Search, Character)
+        .join(Character, Search.searcher_id == Character.id)
+        .where(Search.disappearance_id == disappearance.id, Search.started_seq <= seq,
+               or_(Search.ended_seq.is_(None), Search.ended_seq > seq))
         .order_by(Search.started_seq)
     ))
 

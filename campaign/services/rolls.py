@@ -29,8 +29,16 @@ def _is_table_command(word: str) -> bool:
     if head and head.group(1).upper() in load_tables():
         from campaign.services.tables import find_table
 
-        find_table(word)  # raises: "table CRT takes no modifier (only FEAR+n does)"
+        find_table(word)  # raises: "table CRT takes no modifier (only FEAR+n and REACT±n do)"
     return False
+
+
+def _reference_command(word: str) -> bool:
+    """True for the command of a rollable reference table (`HIT`, any case)."""
+    from campaign.seeds import load_references
+
+    upper = word.upper()
+    return any(table.rollable and table.command == upper for table in load_references().values())
 
 
 def roll(
@@ -47,11 +55,11 @@ def roll(
 ) -> dict[str, Any]:
     """Roll `text` and append it as one ledger entry; returns it as `history` shows it.
 
-    A BCDice table command (`CRT`, `fmb`, `FEAR+5`) as the first word is a table roll
+    A BCDice table command (`CRT`, `fmb`, `FEAR+5`, `REACT-1`, `HIT`) as the first word is a table roll
     (services.tables): the same entry shape plus `sub_entries` for its extra rolls; the
     words after it are the comment, as for any expression.
 
-    `sorcery` flags a GURPS success roll as sorcery (R1: 17 and 18 always critically
+    `sorcery` flags a GURPS success roll as sorcery (docs/rules.md "Success roll": 17 and 18 always critically
     fail); any other expression is refused with it.
     """
     reason = clean_text(reason, "--reason")
@@ -60,12 +68,18 @@ def roll(
     words = text.split(None, 1)
     # Dice expressions mostly start with a digit; only a word starting with a letter
     # (CRT, FEAR+5, but also D66) pays for loading the seed tables.
-    if not secret and words and words[0][:1].isascii() and words[0][:1].isalpha() and _is_table_command(words[0]):
-        from campaign.services.tables import roll_table
-
+    if not secret and words and words[0][:1].isascii() and words[0][:1].isalpha() and (
+            _reference_command(words[0]) or _is_table_command(words[0])):
         if sorcery:
             raise BadInput("--sorcery applies to a GURPS success roll such as 3D6<=12, not to a table")
         comment = words[1].strip() if len(words) > 1 else None
+        if _reference_command(words[0]):  # BCDice's HIT: the seed's hit location table
+            from campaign.services.reference import roll_reference_table
+
+            return roll_reference_table(db, campaign_name, actor, words[0].upper(), source, character=character,
+                                        reason=reason if reason is not None else comment or None)
+        from campaign.services.tables import roll_table
+
         return roll_table(db, campaign_name, actor, words[0], source, character=character,
                           reason=reason if reason is not None else comment or None, ask=ask)
     hint = spaced_expression_hint(text)
@@ -86,6 +100,16 @@ def roll(
         with about(source, who):
             result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
+        penalties: list[dict[str, Any]] = []
+        if row is not None and result.judgement is not None and not result.repeats:
+            from campaign.services.lingering import penalized_roll, roll_penalties
+
+            penalties = roll_penalties(row, session)  # the -2 after waking (docs/rules.md)
+            written, result = result.target, penalized_roll(result, penalties)
+        detail = result.to_detail()
+        if penalties:
+            detail["penalties"] = penalties
+            detail["written_target"] = written
         entry = ledger.NewEntry(
             kind="roll",
             character=who,
@@ -98,7 +122,7 @@ def roll(
             margin=result.margin,
             source=source.kind,
             reason=reason if reason is not None else result.comment,
-            detail=result.to_detail(),
+            detail=detail,
         )
         if secret:
             from campaign.services.secret_rolls import append_secret

@@ -66,6 +66,7 @@ from campaign.services.missing import (
     open_disappearance,
     open_disappearances,
     open_scenario,
+    searches_at,
 )
 
 # --------------------------------------------------------------------------- start
@@ -75,7 +76,8 @@ def start_scenario(
     db: Database, campaign_name: str | None, title: str, actor: str,
     participants: Sequence[str], searches: Sequence[tuple[str, str]] = (),
 ) -> ScenarioStarted:
-    """Open a scenario with its participants and send searchers (R4: only at the start)."""
+    """Open a scenario with its participants and send searchers (only at the start:
+    docs/rules.md "Missing and reunion check")."""
     title = clean_name(title, "scenario")
     if not participants:
         raise BadInput("a scenario needs at least one participant: --with CHAR")
@@ -149,11 +151,15 @@ class _Planned:
     disappearance: Disappearance
     character: Character
     actor: str  # who typed the command
-    on_behalf_of: str | None  # the missing character's player, who makes the roll (R4)
+    on_behalf_of: str | None  # the missing character's player, who makes the roll
     searches: list[tuple[Search, Character]]
     result: ReunionRoll
     source: str
     odds: str
+    # a re-roll for an earlier scenario: searchers sent since its end, not counted in the
+    # threshold, who still come home if the character is found
+    sent_since: tuple[tuple[Search, Character], ...] = ()
+    counted_at: int | None = None  # the seq the searchers were counted at (a re-roll: the scenario's end)
 
 
 def end_scenario(
@@ -260,17 +266,20 @@ def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
 
 def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,
                     plan: _Planned) -> ReunionRolled:
-    """One reunion entry. Its actor is who typed the command (issue 14: the ledger says
+    """One reunion entry. Its actor is who typed the command (the ledger says
     who acted); detail.on_behalf_of names the missing character's player, who makes
-    the roll (R4), absent for the GM's own NPCs."""
+    the roll (docs/rules.md "Missing and reunion check"), absent for the GM's own NPCs."""
     result = plan.result
     with recording(session, campaign, plan.actor, "reunion") as entry:
-        entry.record_reunion_check(plan.disappearance, scenario, result.roll, result.threshold, result.success)
+        entry.record_reunion_check(plan.disappearance, scenario, result.roll, result.threshold, result.success,
+                                   plan.counted_at)
         if result.success:
             entry.end_missing(plan.disappearance)
-            for search, searcher in plan.searches:
-                entry.end_search(search, searcher)
+            for search, searcher in (*plan.searches, *plan.sent_since):
+                if search.ended_seq is None:  # a counted searcher may have come back since
+                    entry.end_search(search, searcher)
         names = [searcher.name for _, searcher in plan.searches]
+        later = {"sent_since": [searcher.name for _, searcher in plan.sent_since]} if plan.sent_since else {}
         entry.describe(
             character=plan.character.name, scenario=scenario.number, parent_seq=parent_seq,
             expression=f"1d{result.faces}", dice=[result.roll], total=result.roll, target=result.threshold,
@@ -278,6 +287,7 @@ def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, pa
             source=plan.source,
             detail={"faces": result.faces, "roll": result.roll, "threshold": result.threshold,
                     "searchers": names, "success": result.success, "since_seq": plan.disappearance.since_seq,
+                    **later,
                     **({"on_behalf_of": plan.on_behalf_of} if plan.on_behalf_of else {})},
         )
     return ReunionRolled(character=plan.character.name, faces=result.faces, roll=result.roll,
@@ -355,13 +365,17 @@ def roll_reunion_again(db: Database, campaign_name: str | None, name: str, sourc
             raise RuleRefused(f"{character.name}'s reunion check for scenario #{scenario.number} was rolled "
                               f"(#{done}); void it first to roll again")
         facts = missing_facts(session, character, disappearance)
-        searchers = active_searches(session, disappearance)
+        # the threshold of scenario N's end: its searchers, not those sent since
+        searchers = searches_at(session, disappearance, scenario.ended_seq)
+        counted = {search.id for search, _ in searchers}
+        since = tuple(row for row in active_searches(session, disappearance) if row[0].id not in counted)
         with about(source, character.name):
             result = reunion_check(disappearance.faces, len(searchers), source)
         plan = _Planned(
             disappearance=disappearance, character=character, actor=actor, on_behalf_of=facts.player,
             searches=searchers, result=result, source=source.kind,
-            odds=reunion_odds_text(disappearance.faces, len(searchers)),
+            odds=reunion_odds_text(disappearance.faces, len(searchers)), sent_since=since,
+            counted_at=scenario.ended_seq,
         )
         source.ensure_all_used()
         return extended(ReunionRolledAgain, _record_reunion(session, campaign, scenario, None, plan),

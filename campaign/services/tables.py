@@ -1,4 +1,4 @@
-"""`table list` / `table roll` and the BCDice table commands of `campaign roll` (R3).
+"""`table list` / `table roll` and the BCDice table commands of `campaign roll` (docs/rules.md "Tables").
 
 A table roll is a lookup: it is logged and changes no state. The first 3d6 is the parent
 ledger entry (kind "table"); every extra roll its entry asked for (roll twice, reroll,
@@ -77,12 +77,12 @@ def find_table(text: str, modifier: int = 0) -> tuple[Table, int]:
         known = ", ".join(f"{t.command} ({t.name})" for t in sorted(tables.values(), key=lambda t: t.command))
         head = wanted.split("+")[0].split("-")[0].strip().upper()
         if head in tables and not tables[head].modifiable:
-            raise BadInput(f"table {head} takes no modifier (only FEAR+n does)")
+            raise BadInput(f"table {head} takes no modifier (only FEAR+n and REACT±n do)")
         raise NotFound(f"no table {wanted!r}; tables: {known}")
     table, from_command = found
     total = from_command + modifier
     if total and not table.modifiable:
-        raise BadInput(f"table {table.command} takes no modifier (only FEAR+n does)")
+        raise BadInput(f"table {table.command} takes no modifier (only FEAR+n and REACT±n do)")
     if abs(total) > MODIFIER_LIMIT:
         raise BadInput(f"table modifier {total:+d} is out of range (at most ±{MODIFIER_LIMIT})")
     return table, total

@@ -51,7 +51,7 @@ def roll_text(entry: dict[str, Any]) -> str:
             dice = "" if entry.get("dice") is None else f" [{','.join(map(str, entry['dice']))}]"
             text = f"{entry['expression']}{dice}={entry.get('total')}"
         if entry.get("outcome"):
-            text += " " + outcome_label(entry["kind"], entry["outcome"])
+            text += " " + labels.outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
         if entry["kind"] == "reveal":
             text = f"#{(entry.get('detail') or {}).get('reveals')} を公開 / reveals: {text}"
         return text

@@ -276,10 +276,10 @@ def test_hide_hidden_non_rolling_observer_and_zero_dice(table):
     hidden = check(table, "hide", "鈴音", "--observer", "刀矢", "--observer", "管狐:-", "--dice", "6,5,4,4")
     assert hidden["hidden"] is True and hidden["noticed_by"] == [] and hidden["outcome"] == "success"
     assert [o["rolls"] for o in hidden["observers"]] == [True, False]
-    # an observer's 6-6 notices whatever the hider rolled
+    # an observer's 6-6 notices a hider without a critical, whatever the totals
     crit = check(table, "hide", "鈴音", "--stat", "体", "--observer", "灯", "--observer-stat", "技",
-                 "--mod", "10", "--dice", "6,6,6,6")
-    assert crit["total"] == 24 and crit["noticed_by"] == ["灯"]
+                 "--mod", "10", "--dice", "5,4,6,6")
+    assert crit["total"] == 21 and crit["noticed_by"] == ["灯"]
     before = entries(table)
     exposed = check(table, "hide", "鈴音", "--observer", "刀矢", "--observer", "管狐", "--dice-mod", "-2")
     assert exposed["noticed_by"] == ["刀矢", "管狐"] and exposed["dice"] == []
@@ -386,7 +386,7 @@ def test_hide_criticals_decide_before_totals(table):
     # hider 6-6 (2 + 12 = 14) against 管狐 感4 + 10 + 6,5 = 25: still hidden
     crit = check(table, "hide", "鈴音", "--stat", "体", "--observer", "管狐:感+10", "--dice", "6,6,6,5")
     assert crit["hidden"] and crit["observers"][0]["total"] == 25 and not crit["observers"][0]["noticed"]
-    # unless the observer also rolls 6-6
+    # an observer's own 6-6 compares totals: 管狐 4 + 12 = 16 beats 14
     both = check(table, "hide", "鈴音", "--stat", "体", "--observer", "管狐", "--dice", "6,6,6,6")
     assert not both["hidden"] and both["noticed_by"] == ["管狐"]
     out = table.run("check", "hide", "鈴音", "--stat", "体", "--observer", "管狐:感+10", "--dice", "6,6,6,5").stdout

@@ -69,7 +69,7 @@ CASES = {
     37: case(traits=[("肉体的特徴", "physical", -30)]),
     38: case(conditions=[COMA], traits=[("強い妄想", "severe delusion", -15)]),
     39: case(conditions=[COMA], traits=[("強い恐怖症", "severe phobia", -30)]),
-    40: case(conditions=[COMA], traits=[("強い恐怖症", "severe phobia", -30)], stats={"IQ": 11}),
+    40: case(conditions=[COMA], traits=[("強い恐怖症", "severe phobia", -30)], stats={"IQ": 11, "Will": 10}),
 }
 
 
@@ -169,8 +169,9 @@ def test_critical_failure_reads_the_table_with_the_margin(gurps):
 def test_table_result_is_clamped_and_raw_kept(sqlite_gurps):
     result = sqlite_gurps.json("fright", "鈴音", "--mod", "-30", "--dice", "6,6,6,6,6,6")
     assert (result["table"]["raw"], result["table"]["entry"]) == (18 + 37, 40)
-    # 17 vs a Will above 17 fails automatically with no margin: 3 clamps to 4
-    result = sqlite_gurps.json("fright", "鈴音", "--mod", "8", "--dice", "6,6,5,1,1,1")
+    # 17 vs a Will above 17 fails automatically with no margin: 3 clamps to 4 (entry 40
+    # above lowered IQ and the listed Will to 10: +9 makes the target 19)
+    result = sqlite_gurps.json("fright", "鈴音", "--mod", "9", "--dice", "6,6,5,1,1,1")
     assert result["check"]["outcome"] == "failure" and result["check"]["margin"] == 2
     assert (result["table"]["raw"], result["table"]["entry"]) == (3, 4)
 

@@ -131,7 +131,7 @@ def test_gurps_outcomes_read_as_the_seed_tables_do(gurps: Cli):
 def test_roll_explains_that_tables_take_no_modifier(gurps: Cli):
     before = gurps.json("history", "--all")
     message = gurps.error("roll", "CRT+1", "--dice", "2,2,3", code=2)
-    assert message == "error: table CRT takes no modifier (only FEAR+n does)"
+    assert message == "error: table CRT takes no modifier (only FEAR+n and REACT±n do)"
     assert gurps.error("table", "roll", "CRT+1", "--dice", "2,2,3", code=2) == message
     assert gurps.json("history", "--all") == before
 

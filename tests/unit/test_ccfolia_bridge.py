@@ -224,7 +224,7 @@ def test_tables_are_bcdice_s_own():
     assert (crt.command, crt.result, crt.comment, crt.seed) == ("CRT", 18, "膝を狙う", "CRT")
     ysfmb = line("妖魔夜行スペシャルファンブル表(3)：...").line
     assert (ysfmb.command, ysfmb.seed, ysfmb.text) == ("YSFMB", None, "...")  # 妖魔夜行's, not the seed's 百鬼夜翔
-    for text, command in (("HIT 命中部位表(10)：胴体", "HIT"), ("REACT-2 反応表(1)：最悪", "REACT"),
+    for text, command in (("HIT 命中部位表(10)：胴体", "HIT"),
                           ("MFMB 呪文ファンブル表(8)：...", "MFMB"), ("YFMB\n妖術ファンブル表(3)：...", "YFMB")):
         found = line(text).line
         assert (found.command, found.seed) == (command, None), text
@@ -232,6 +232,9 @@ def test_tables_are_bcdice_s_own():
     assert line("CRT").kind == "chat"  # typed, but the bot did not answer
     assert line("FEAR+3 恐怖表(25)：...").kind == "contradictory"  # 3D6+3 never makes 25
     assert line("CRT ファンブル表(7)：...").kind == "contradictory"
+    # BCDice's reaction table is a table of this ruleset now (seeds/react.toml), no other system's
+    react = line("REACT 反応表(18)：とても良い")
+    assert (react.kind, react.line.command, react.line.result, react.line.seed) == ("dice", "REACT", 18, "REACT")
 
 
 @pytest.mark.parametrize(("text", "kind"), [

@@ -408,22 +408,29 @@ def test_hide_hider_critical_failure_is_noticed_by_every_rolling_observer():
     assert all(o.band.label == "1..3" for o in result.observers)  # clamped to agree with noticing
 
 
-def test_hide_hider_critical_success_hides_unless_an_observer_also_rolls_6_6():
+def test_hide_hider_critical_success_beats_every_observer_without_one():
     hidden = hide_check(Contestant("Aki", 0), [Contestant("Bo", 10)], dice(6, 6, 5, 6))
     assert hidden.observers[0].total == 21 and hidden.hider.total == 12
     assert hidden.hidden and hidden.observers[0].outcome == FAILURE
-    # an observer's own 6-6 notices it, even with a lower total (R6 as worded for hiding)
-    seen = hide_check(Contestant("Aki", 9), [Contestant("Bo", 0), Contestant("Cy", 20)], dice(6, 6, 6, 6, 6, 5))
-    assert seen.hider.total == 21 and [o.total for o in seen.observers] == [12, 31]
-    assert seen.noticed_by == ("Bo",) and seen.observers[0].outcome == CRITICAL_SUCCESS
-    assert seen.observers[1].outcome == FAILURE
 
 
-def test_hide_hider_critical_failure_is_noticed_even_by_a_fumbling_observer():
-    result = hide_check(Contestant("Aki", 9), [Contestant("Bo", 0), Contestant("Cy", 5, rolls=False)],
-                        dice(1, 1, 1, 1))
-    assert result.noticed_by == ("Bo",)  # Cy does not roll and never notices
-    assert result.observers[0].critical == CRITICAL_FAILURE and result.observers[0].outcome == SUCCESS
+def test_hide_equal_criticals_compare_totals_as_in_a_contest():
+    # 6-6 against 6-6: the totals decide (the old code let any observer's 6-6 notice)
+    seen = hide_check(Contestant("Aki", 9), [Contestant("Bo", 0), Contestant("Cy", 20), Contestant("Di", 9)],
+                      dice(6, 6, 6, 6, 6, 6, 6, 6))
+    assert seen.hider.total == 21 and [o.total for o in seen.observers] == [12, 32, 21]
+    assert seen.noticed_by == ("Cy",)  # Bo's 12 is lower, Di's 21 ties: a tie keeps the hider hidden
+    assert [o.outcome for o in seen.observers] == [FAILURE, CRITICAL_SUCCESS, FAILURE]
+    assert [o.critical for o in seen.observers] == [CRITICAL_SUCCESS] * 3  # what the dice showed
+
+
+def test_hide_a_fumbling_observer_notices_a_fumbling_hider_only_with_a_higher_total():
+    # hider 9 + 1,1 = 11; Bo 0 + 1,1 = 2 (lower), Cy 20 + 1,1 = 22 (higher), Di 9 + 1,1 = 11 (tie);
+    # Ed does not roll and never notices. The old code let every 1-1 notice a hider's 1-1.
+    result = hide_check(Contestant("Aki", 9), [Contestant("Bo", 0), Contestant("Cy", 20), Contestant("Di", 9),
+                                               Contestant("Ed", 5, rolls=False)], dice(1, 1, 1, 1, 1, 1, 1, 1))
+    assert result.noticed_by == ("Cy",)
+    assert [o.outcome for o in result.observers[:3]] == [CRITICAL_FAILURE, SUCCESS, CRITICAL_FAILURE]
 
 
 def test_hide_observer_critical_failure_misses_a_low_hider():
@@ -450,3 +457,13 @@ def test_scaling_reaches_cooperative_and_danger_checks():
     assert coop.total == 32 and coop.success  # (4 + 1 + 5 + 6) x2, one x2 only
     sensed = danger_sense(2, 4, dice(3, 4), halves=1)
     assert sensed.total == 4 and not sensed.success  # 9 -> 4, a tie fails
+
+
+@pytest.mark.parametrize("faces, critical", [((6, 6, 1), CRITICAL_SUCCESS), ((1, 6, 6), CRITICAL_SUCCESS),
+                                             ((6, 6, 6), CRITICAL_SUCCESS), ((1, 1, 1), CRITICAL_FAILURE),
+                                             ((1, 1, 2), None), ((6, 5, 6), CRITICAL_SUCCESS)])
+def test_cooperative_criticals_look_at_the_two_dice_kept(faces, critical):
+    # docs/rules.md "Cooperative checks": 6,6,x keeps 6,6; 1,1,1 keeps 1,1; 1,1,2 keeps 1,2
+    result = cooperative_check([2, 4], 40 if critical == CRITICAL_SUCCESS else 3, dice(*faces))
+    assert result.critical == critical
+    assert result.outcome == (critical or SUCCESS)

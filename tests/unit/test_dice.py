@@ -591,7 +591,8 @@ def test_gurps_success_roll_reports_criticals():
 def test_gurps_judges_criticals_on_the_raw_sum():
     result = roll("3D6+1<=12", 1, 1, 2, gurps=True)
     assert (result.total, result.outcome, result.margin) == (5, "critical_success", 7)
-    assert roll("3D6+5<=10", 6, 6, 3, gurps=True).outcome == "critical_failure"
+    assert roll("3D6+5<=10", 6, 6, 3, gurps=True).outcome == "failure"  # raw 15: 5 over, not 10
+    assert roll("3D6-10<=3", 6, 6, 1, gurps=True).outcome == "critical_failure"  # raw 13: 10 over
     assert roll("3D6-1<=16", 6, 6, 5, gurps=True).outcome == "failure"
 
 

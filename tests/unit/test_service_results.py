@@ -32,6 +32,8 @@ RECORD_SHAPED: dict[str, str] = {
     # Fragments of a record's detail.
     "conditions.condition_view": "a condition as its records hold it (detail.condition, .conditions, .follow_ups)",
     "conditions.end_condition": "a cleared condition as the clear and time-advance records hold it",
+    "lingering.roll_penalties": "the penalties after waking as a roll's record holds them (detail.penalties)",
+    "lingering.drain_catatonia": "each day's HP drain as the time entry's record holds it (detail.hp_drains)",
     "check_records.dice_source_detail": "the seed part of a check's record detail",
     # Keyword arguments for the field groups of a check's result class (check_records).
     "check_records.roll_fields": "the CheckRoll fields of a result, passed on as keywords",

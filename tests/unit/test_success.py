@@ -1,4 +1,4 @@
-"""GURPS success roll, rules R1, at every boundary."""
+"""GURPS success roll (docs/rules.md "Success roll"), at every boundary."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from campaign.errors import DiceError
 
 
 def expected_outcome(total: int, target: int) -> str:
-    """R1 restated as thresholds, independently of the implementation's branches."""
+    """The rule restated as thresholds, independently of the implementation's branches."""
     highest_critical_success = 6 if target >= 16 else 5 if target >= 15 else 4
     lowest_critical_failure = min(18 if target >= 16 else 17, target + 10)
     if total <= highest_critical_success:
@@ -87,15 +87,17 @@ def test_modifier_changes_the_total_but_criticals_use_the_raw_sum():
 @pytest.mark.parametrize(
     ("raw", "total", "target", "outcome"),
     [
-        # R1 (as BCDice): 5/6/17 thresholds compare the raw 3d6 with the written target.
+        # As BCDice: every critical threshold compares the raw 3d6 with the written target.
         (5, 6, 15, CRITICAL_SUCCESS),  # 3D6+1<=15, raw 5: critical although the total is 6
         (5, 4, 14, SUCCESS),  # 3D6-1<=14, raw 5: target below 15, not critical
         (6, 5, 15, SUCCESS),  # raw 6 needs a written target of 16
         (6, 7, 16, CRITICAL_SUCCESS),
         (17, 16, 16, FAILURE),  # within the target, but a raw 17 always fails; target 16 > 15
-        (17, 18, 16, FAILURE),  # target 16: a raw 17 is an ordinary failure
+        (17, 18, 16, FAILURE),  # target 16: a raw 17 is an automatic failure (自動失敗)
         (17, 16, 15, CRITICAL_FAILURE),  # target 15: a raw 17 is critical
-        (15, 20, 10, CRITICAL_FAILURE),  # total 10 over the target
+        (15, 20, 10, FAILURE),  # the total is 10 over the target, the raw 3d6 only 5
+        (13, 3, 3, CRITICAL_FAILURE),  # 3D6-10<=3 with 6,6,1: the raw 13 is 10 over
+        (12, 17, 5, FAILURE),  # 3D6+5<=5 with 4,4,4: the raw 12 is 7 over (was a fumble)
         (14, 19, 10, FAILURE),
         (10, 8, 8, SUCCESS),
         (10, 9, 8, FAILURE),

@@ -14,7 +14,7 @@ from campaign.core.table_roll import MAX_DEPTH, roll_on_table, table_for_command
 from campaign.seeds import default_seed_dir, load_tables
 from campaign.errors import DataError
 
-COMMANDS = {"CRT", "FMB", "HCRT", "GFMB", "YSCRT", "YSFMB", "YFMB", "FEAR"}
+COMMANDS = {"CRT", "FMB", "HCRT", "GFMB", "YSCRT", "YSFMB", "YFMB", "FEAR", "REACT"}
 DIRECTIVE_KINDS = (RollTwice, Reroll, RollTable)
 
 
@@ -23,7 +23,7 @@ def tables():
     return load_tables()
 
 
-def test_all_eight_tables_load(tables):
+def test_all_nine_tables_load(tables):
     assert set(tables) == COMMANDS
     assert default_seed_dir() == Path(__file__).parents[2] / "seeds"
     for table in tables.values():
@@ -34,7 +34,7 @@ def test_all_eight_tables_load(tables):
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_each_table_covers_its_range_exactly_once(tables, command):
     table = tables[command]
-    expected = (4, 40) if command == "FEAR" else (3, 18)
+    expected = {"FEAR": (4, 40), "REACT": (0, 19)}.get(command, (3, 18))  # REACT: 0 or less .. 19 or more
     assert (table.lo, table.hi) == expected
     for value in range(table.lo, table.hi + 1):
         assert sum(entry.covers(value) for entry in table.entries) == 1, value
