@@ -15,7 +15,7 @@ import pytest
 
 from campaign.ledger import READ_ONLY_ROLE
 from tests.cli.conftest import Cli
-from tests.integration.group_support import _role_url, group  # noqa: F401 (a fixture)
+from tests.integration.group_support import _role_url
 
 def test_setup_creates_a_gm_role_and_one_per_player(group):
     roles = group.setup["roles"]
