@@ -220,6 +220,8 @@ def upgrade() -> None:
     op.execute(_chain_function(schema))
     op.execute("""CREATE TRIGGER ledger_chain_holds BEFORE INSERT ON ledger
                   FOR EACH ROW EXECUTE FUNCTION ledger_check_chain()""")
+    # ALWAYS: it fires even under session_replication_role = replica (a superuser's bulk load)
+    op.execute("ALTER TABLE ledger ENABLE ALWAYS TRIGGER ledger_chain_holds")
     for table, policy in PLAYER_WRITE_POLICIES:
         op.execute(f"DROP POLICY IF EXISTS {policy} ON {table}")
     _narrow_existing_group(bind)
