@@ -111,11 +111,19 @@ def test_postgres_refuses_a_row_whose_hash_record_or_time_is_wrong(gurps, case):
             values = _rehashed(conn, "{not json" if changes == "not json" else "[1,2]")
             with pytest.raises(Exception) as refused:
                 insert(conn, values)
-        assert getattr(refused.value, "sqlstate", None) == "42501"
-        message = str(refused.value)
+        # a record that is not JSON fails the trigger's cast (no EXCEPTION block: see 0010)
+        assert getattr(refused.value, "sqlstate", None) == ("22P02" if changes == "not json" else "42501")
+        message = str(refused.value).splitlines()[0]
+        assert message.startswith("invalid input syntax for type json" if changes == "not json"
+                                  else "ledger chain: entry "), message
+    elif case == "time not a date":
+        with raw_connection(gurps.db) as conn:
+            with pytest.raises(Exception) as refused:
+                append_forged(conn, **changes)
+        assert getattr(refused.value, "sqlstate", None) == "22008"  # the cast's own refusal
     else:
         message = _refusal(gurps.db, **changes)
-    assert message.startswith("ledger chain: entry "), message
+        assert message.startswith("ledger chain: entry "), message
     assert gurps.json("history", "verify")["ok"]
 
 

@@ -77,7 +77,8 @@ def _try(db: str, changes) -> str:
         except Exception as exc:
             conn.rollback()
             sqlstate = getattr(exc, "sqlstate", None)
-            assert isinstance(exc, sqlite3.IntegrityError) or sqlstate == "42501", exc
+            # 42501: the trigger's refusal; 22P02 / 22008: text that is not JSON or not a date
+            assert isinstance(exc, sqlite3.IntegrityError) or sqlstate in ("42501", "22P02", "22008"), exc
             return "refused"
         stored = StoredRow(*conn.execute(
             "SELECT seq, prev_hash, hash, record, at, actor, kind, character, scenario, outcome, parent_seq, "
