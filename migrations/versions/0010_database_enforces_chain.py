@@ -85,7 +85,7 @@ def _chain_function(schema: str) -> str:
            RAISE EXCEPTION 'ledger chain: entry %: hash is not SHA-256(prev_hash || record)', NEW.seq
              USING ERRCODE = 'insufficient_privilege';
          END IF;
-         -- No EXCEPTION block (a subtransaction per row would double an import's time): text
+         -- No EXCEPTION block (it would start a subtransaction for every row inserted): text
          -- that is not JSON, or not a date, is refused by the cast's own error instead.
          rec := NEW.record::jsonb;
          IF jsonb_typeof(rec) <> 'object' THEN
