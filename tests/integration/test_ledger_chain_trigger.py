@@ -44,10 +44,6 @@ def _refusal(db: str, **changes) -> str:
     return str(error).splitlines()[0]
 
 
-def _is_postgres(db: str) -> bool:
-    return "://" in db
-
-
 def test_a_well_formed_row_goes_in_and_verifies(gurps):
     with raw_connection(gurps.db) as conn:
         values = append_forged(conn)
