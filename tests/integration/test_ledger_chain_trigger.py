@@ -158,3 +158,17 @@ def test_an_entry_never_goes_back_in_time(gurps, monkeypatch):
     assert gurps.json("history", "show", str(rolled["seq"]))["at"] == head_at
     assert gurps.json("history", "show", str(started["seq"]))["at"] == head_at
     assert gurps.json("history", "verify")["ok"]
+
+
+@pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
+def test_a_writer_whose_clock_runs_ahead_is_refused_in_one_line(gurps, monkeypatch):
+    """Honest code with a clock an hour fast: the database's clock decides, the command
+    says so in one line and changes nothing."""
+    before = gurps.json("history", "--limit", "1000")
+    ahead = _at(timedelta(hours=1))
+    monkeypatch.setattr(ledger, "utc_now", lambda: ahead)
+    message = gurps.error("roll", "3D6", "--dice", "1,2,3", code=1)
+    assert message == (f"error: refused by the database: ledger chain: entry {len(before) + 1}: time {ahead} "
+                       "is in the future")
+    monkeypatch.undo()
+    assert gurps.json("history", "--limit", "1000") == before
