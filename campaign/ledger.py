@@ -61,6 +61,10 @@ class Appended:
     record: dict[str, Any]
 
 
+READ_ONLY_ROLE = ("refused by the database: this role may not write to the campaign (in group mode a player's "
+                  "role reads only, until the table server)")
+
+
 def lock_campaign(session: Session, campaign_id: int) -> None:
     """Serialize writers of one campaign.
 
@@ -68,12 +72,21 @@ def lock_campaign(session: Session, campaign_id: int) -> None:
     with BEGIN IMMEDIATE (see db.engine), which holds the database's single write lock.
     """
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(select(Campaign.id).where(Campaign.id == campaign_id).with_for_update())
+        from sqlalchemy.exc import ProgrammingError
+
+        try:
+            session.execute(select(Campaign.id).where(Campaign.id == campaign_id).with_for_update())
+        except ProgrammingError as exc:  # the lock needs UPDATE on the row: a role that may not write
+            if getattr(exc.orig, "sqlstate", None) != "42501":
+                raise
+            from campaign.errors import RuleRefused
+
+            raise RuleRefused(READ_ONLY_ROLE) from None
 
 
 # The two queries of every append, as plain SQL: compiling them through the ORM would
 # cost more than running them, in a process that appends once.
-_HEAD = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c ORDER BY seq DESC LIMIT 1")
+_HEAD = text("SELECT seq, hash, at FROM ledger WHERE campaign_id = :c ORDER BY seq DESC LIMIT 1")
 _OPEN_SCENARIO = text(
     "SELECT number FROM scenarios WHERE campaign_id = :c AND ended_seq IS NULL ORDER BY number DESC LIMIT 1"
 )
@@ -87,6 +100,20 @@ _INSERT = LedgerEntry.__table__.insert()
 def head(session: Session, campaign_id: int) -> tuple[int, str]:
     row = session.execute(_HEAD, {"c": campaign_id}).first()
     return (row.seq, row.hash) if row else (0, GENESIS_HASH)
+
+
+def _not_before(head_at: object, now: str) -> str:
+    """Entry times never go back along the chain (PostgreSQL's trigger refuses one that
+    does, migration 0010): when this machine's clock is behind the head's time (it was
+    set back, or another writer's clock runs ahead), the entry takes the head's time."""
+    return head_at if isinstance(head_at, str) and len(head_at) == len(now) and head_at > now else now
+
+
+def next_entry(session: Session, campaign_id: int) -> tuple[int, str]:
+    """(seq, time) of the next append: lets a service key its state changes to the entry
+    that records them, and stamp them with its time, before writing it (services.effects)."""
+    row = session.execute(_HEAD, {"c": campaign_id}).first()
+    return (row.seq + 1, _not_before(row.at, utc_now())) if row else (1, utc_now())
 
 
 def open_scenario_number(session: Session, campaign_id: int) -> int | None:
@@ -110,7 +137,8 @@ def append(
     The caller must have called lock_campaign() in this transaction first.
     """
     session.flush()
-    last_seq, prev_hash = head(session, campaign.id)
+    row = session.execute(_HEAD, {"c": campaign.id}).first()
+    last_seq, prev_hash = (row.seq, row.hash) if row else (0, GENESIS_HASH)
     if expect_seq is not None and expect_seq != last_seq + 1:
         raise RuntimeError(f"ledger head moved: expected to write seq {expect_seq}, head is {last_seq}")
     # The actor is who typed the command; detail.on_behalf_of, for whom: the GM acting for
@@ -121,7 +149,7 @@ def append(
     record = {
         "campaign": campaign.ledger_name,
         "seq": last_seq + 1,
-        "at": at or utc_now(),
+        "at": at or _not_before(row.at if row else None, utc_now()),
         "actor": str(actor),
         "kind": entry.kind,
         "character": entry.character,

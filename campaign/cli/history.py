@@ -307,7 +307,8 @@ def void(
 
 def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
     """Group mode: a player's role may not void; its `history void` asks the GM instead."""
-    from campaign.services.group import request_void, signed_in
+    from campaign.services.group import signed_in
+    from campaign.services.void_requests import request_void
 
     who = signed_in(s.db)
     if who is None or who.kind != "player":
@@ -333,7 +334,7 @@ def approve(
 
     Example: campaign history approve 57
     """
-    from campaign.services.group import approve as approve_service
+    from campaign.services.void_requests import approve as approve_service
 
     s = state(ctx)
     voided = approve_service(s.db, s.campaign, s.actor, seq, cascade=cascade)

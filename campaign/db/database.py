@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from campaign.db.engine import make_engine, resolve_url
+from campaign.db.engine import lock_refusal, make_engine, resolve_url
 from campaign.db.migrate import ensure_current
 
 
@@ -25,7 +26,8 @@ class Database:
             except BaseException:  # refused (not ours, newer, damaged): no connection stays open
                 self.engine.dispose()
                 raise
-        self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        # campaign_writer: PostgreSQL write transactions get lock and statement timeouts (db.engine)
+        self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE", campaign_writer=True)
         if self.engine.dialect.name == "postgresql":
             # A read that takes several queries (export, history with its counts, a
             # character with its traits) must see one moment, not whatever each query
@@ -41,9 +43,16 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        """A transaction that commits on success and rolls back on any error."""
+        """A transaction that commits on success and rolls back on any error; a lock held
+        elsewhere past its timeout is a one-line refusal (nothing was changed)."""
         with Session(self._writer, expire_on_commit=False) as session, session.begin():
-            yield session
+            try:
+                yield session
+            except OperationalError as exc:
+                refusal = lock_refusal(exc)
+                if refusal is None:
+                    raise
+                raise refusal from None
 
     @contextmanager
     def read(self) -> Iterator[Session]:

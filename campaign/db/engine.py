@@ -3,7 +3,9 @@
 The location comes from --db, then CAMPAIGN_DB, then the user data dir, so a GM who
 never configures anything still has one durable file. SQLite gets the pragmas that make
 concurrent writers safe (WAL, busy timeout, immediate write transactions); PostgreSQL
-needs nothing special because appends lock the campaign row instead.
+appends lock the campaign row instead, and a write transaction there gives up on a lock
+held elsewhere (another session's `SELECT ... FOR UPDATE`) after WRITE_LOCK_TIMEOUT
+rather than waiting for ever (see write_timeouts).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from campaign.errors import BadInput, DataError
+from campaign.errors import BadInput, DataError, RuleRefused
 
 DB_ENV = "CAMPAIGN_DB"
 SQLITE_BUSY_TIMEOUT_S = 60.0
@@ -27,6 +29,12 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 # changes nothing, so the look before it (_refuse_foreign_sqlite) is not needed, and
 # a foreign database is refused by current_revision on that connection instead.
 WAL_VERSIONS = b"\x02\x02"
+# PostgreSQL write transactions: how long one waits for a lock (the campaign row another
+# session holds) and how long one statement may run. Long enough for any honest writer
+# queueing behind another, short enough that a held lock is an answer, not a hang.
+WRITE_LOCK_TIMEOUT = "10s"
+WRITE_STATEMENT_TIMEOUT = "60s"
+LOCKED = "the campaign is locked by another session; try again"
 
 
 def default_db_path() -> Path:
@@ -176,6 +184,23 @@ def _on_sqlite_begin(connection) -> None:
     connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+def _on_postgres_begin(connection) -> None:
+    # Only transactions marked as writes (Database.write): a migration or a long export
+    # keeps the server's defaults. SET LOCAL ends with the transaction, so a pooled
+    # connection carries nothing over.
+    if connection.get_execution_options().get("campaign_writer"):
+        connection.exec_driver_sql(
+            f"SELECT set_config('lock_timeout', '{WRITE_LOCK_TIMEOUT}', true), "
+            f"set_config('statement_timeout', '{WRITE_STATEMENT_TIMEOUT}', true)")
+
+
+def lock_refusal(exc: BaseException) -> RuleRefused | None:
+    """A PostgreSQL lock wait that ran out (SQLSTATE 55P03) as the one-line refusal it is."""
+    if getattr(getattr(exc, "orig", None), "sqlstate", None) == "55P03":
+        return RuleRefused(LOCKED)
+    return None
+
+
 def make_engine(url: str) -> Engine:
     path = sqlite_path(url)
     if path is not None:
@@ -189,4 +214,7 @@ def make_engine(url: str) -> Engine:
             import psycopg  # noqa: F401
         except ImportError:
             raise BadInput("PostgreSQL support needs the postgres extra: pip install 'campaign[postgres]'") from None
-    return create_engine(url, pool_pre_ping=False)
+    engine = create_engine(url, pool_pre_ping=False)
+    if engine.dialect.name == "postgresql":
+        event.listen(engine, "begin", _on_postgres_begin)
+    return engine

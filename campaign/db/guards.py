@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, text
 
-# By schema revision that created them (migrations/versions/0001*, 0002*).
-SQLITE_GUARDS = {"ledger_no_update": "0001", "ledger_no_delete": "0001", "ledger_no_replace": "0002"}
+# By schema revision that created them (migrations/versions/0001*, 0002*, 0010*).
+SQLITE_GUARDS = {"ledger_no_update": "0001", "ledger_no_delete": "0001", "ledger_no_replace": "0002",
+                 "ledger_append_follows_head": "0010"}
 POSTGRES_TRIGGERS = ("ledger_no_update_delete", "ledger_no_truncate")
 POSTGRES_FUNCTION = "ledger_refuse_change"
+# 0010: the insert trigger that refuses a row not extending the chain, and its function.
+POSTGRES_CHAIN = ("ledger_chain_holds", "ledger_check_chain", "0010")
 
 
 def missing_ledger_guards(engine: Engine, revision: str | None) -> list[str]:
@@ -42,4 +45,10 @@ def missing_ledger_guards(engine: Engine, revision: str | None) -> list[str]:
             problems.append(f"ledger trigger {name} calls {found[name][1]}(), not {POSTGRES_FUNCTION}()")
     if not function:
         problems.append(f"ledger trigger function {POSTGRES_FUNCTION}() is missing")
+    trigger, checker, since = POSTGRES_CHAIN
+    if revision >= since:
+        if trigger not in found:
+            problems.append(f"ledger trigger {trigger} is missing: rows that break the chain can be inserted")
+        elif found[trigger][0] == "D" or found[trigger][1] != checker:
+            problems.append(f"ledger trigger {trigger} is disabled or calls {found[trigger][1]}(), not {checker}()")
     return problems

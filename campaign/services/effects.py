@@ -271,7 +271,7 @@ def recording(session: Session, campaign: Campaign, actor: str, kind: str, *,
 
     The caller holds the campaign's append lock (services.common.campaign_transaction).
     """
-    recorder = Recorder(session, campaign, ledger.next_seq(session, campaign.id), ledger.utc_now())
+    recorder = Recorder(session, campaign, *ledger.next_entry(session, campaign.id))
     yield recorder
     session.flush()
     recorder.appended = ledger.append(

@@ -2,8 +2,9 @@
 
 The roles, their grants and the role -> player table are made here, by the database
 owner; what each role may then do is enforced by the database itself (the actor trigger
-and the row-level security policies of migration 0007), so a player's client cannot
-type its way past them. Role names are ASCII slugs of ids, never of player names
+and the row-level security policies of migration 0007, the chain trigger and pinned
+search_path of 0010), so a client cannot type its way past them. Since 0010 the GM's
+role writes and players' roles only read (void requests: services.void_requests). Role names are ASCII slugs of ids, never of player names
 (players may be Japanese), and every identifier and password reaches SQL through
 psycopg.sql, never by string formatting.
 
@@ -16,7 +17,6 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -28,9 +28,6 @@ from campaign.db.models_group import GroupRole
 from campaign.errors import NotFound, RuleRefused
 from campaign.services.common import campaign_named, clean_name
 
-if TYPE_CHECKING:  # loaded when a void is approved, not by every group-mode command
-    from campaign.services.voids import VoidApproved
-
 GM_NAME = "GM"
 # Every table of a campaign; row-level security covers these (migration 0007).
 CAMPAIGN_TABLES = ("campaigns", "players", "characters", "ledger", "relationships", "traits", "conditions",
@@ -41,13 +38,9 @@ READ_ONLY_TABLES = ("group_roles", "alembic_version")
 # the GM writes (only the GM seals).
 GM_ONLY_TABLES = ("secret_rolls",)
 GM_WRITES_ALL_READ = ("seal_heads",)
-# A player's role appends to the ledger and changes its own characters' pools, CP,
-# stats, traits and conditions (fright checks); row-level security narrows each to
-# the player's own characters.
-PLAYER_WRITES = {"ledger": ("INSERT",), "traits": ("INSERT", "UPDATE"), "conditions": ("INSERT", "UPDATE")}
-PLAYER_COLUMN_UPDATES = {"characters": ("stats", "cp_total", "pools"),
-                         # the append lock (SELECT ... FOR UPDATE); a policy refuses real updates
-                         "campaigns": ("id",)}
+# Players' roles read and write nothing (migration 0010): every write of theirs could
+# carry ops row-level security cannot see, and the table server (issue 29) replaces
+# them with writes through its own services. Until then a player reads.
 SINGLE_MODE = "group mode needs PostgreSQL: an SQLite database is single-GM mode (--as is self-declared there)"
 
 
@@ -136,10 +129,16 @@ def role_prefix(database_name: str) -> str:
     return f"campaign_{_slug(database_name, 24)}"
 
 
+def group_role_names(database: str) -> dict[str, str]:
+    """The two NOLOGIN group roles of a database (migration 0010 narrows existing ones)."""
+    prefix = role_prefix(database)
+    return {"players": f"{prefix}_players", "gms": f"{prefix}_gms"}
+
+
 def _names(session: Session, campaign: Campaign) -> dict[str, str]:
     database = session.execute(text("SELECT current_database()")).scalar_one()
     prefix = role_prefix(database)
-    return {"players": f"{prefix}_players", "gms": f"{prefix}_gms", "gm": f"{prefix}_{campaign.id}_gm",
+    return {**group_role_names(database), "gm": f"{prefix}_{campaign.id}_gm",
             "player": f"{prefix}_{campaign.id}_p{{id}}", "database": database}
 
 
@@ -193,21 +192,37 @@ def _grant_groups(session: Session, names: dict[str, str]) -> None:
             statements.append(sql.SQL("GRANT INSERT, UPDATE, DELETE ON {} TO {}").format(table(name), gms))
     statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(table("ledger"), gms))
     for name in GM_ONLY_TABLES:
-        statements.append(sql.SQL("REVOKE ALL ON {} FROM {}").format(table(name), players))
         statements.append(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(table(name), gms))
     for name in GM_WRITES_ALL_READ:
         statements.append(sql.SQL("GRANT SELECT ON {} TO {}, {}").format(table(name), players, gms))
         statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(table(name), gms))
-    for name, privileges in PLAYER_WRITES.items():
-        statements.append(sql.SQL("GRANT {} ON {} TO {}").format(
-            sql.SQL(", ").join(sql.SQL(p) for p in privileges), table(name), players))
-    for name, columns in PLAYER_COLUMN_UPDATES.items():
-        statements.append(sql.SQL("GRANT UPDATE ({}) ON {} TO {}").format(
-            sql.SQL(", ").join(sql.Identifier(c) for c in columns), table(name), players))
-    statements.append(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}, {}").format(
-        sql.Identifier(schema), players, gms))
+    statements.append(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), gms))
+    statements += narrowing_statements(names["database"], schema, names["players"])
     for statement in statements:
         _execute(session, statement)
+
+
+def narrowing_statements(database: str, schema: str, players: str | None) -> list:
+    """What takes write access away where group mode once gave it: every write grant of
+    the players' group role (table and column grants, sequences), and PUBLIC's TEMPORARY
+    on the database and CREATE on the schema, so no role but the owner makes objects
+    that could stand in for ours (the helpers pin search_path too, migration 0010)."""
+    from psycopg import sql
+
+    schema_id = sql.Identifier(schema)
+    statements = [sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)),
+                  sql.SQL("REVOKE CREATE ON SCHEMA {} FROM PUBLIC").format(schema_id)]
+    if players is not None:
+        role = sql.Identifier(players)
+        statements += [
+            sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM {}").format(sql.Identifier(database), role),
+            sql.SQL("REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA {} "
+                    "FROM {}").format(schema_id, role),
+            sql.SQL("REVOKE ALL ON ALL SEQUENCES IN SCHEMA {} FROM {}").format(schema_id, role),
+            sql.SQL("REVOKE ALL ON {} FROM {}").format(sql.SQL(", ").join(
+                sql.Identifier(schema, name) for name in GM_ONLY_TABLES), role),
+        ]
+    return statements
 
 
 def _create_login(session: Session, role: str, group: str) -> str:
@@ -289,16 +304,6 @@ class RoleStatus:
 class GroupStatus:
     campaign: str
     roles: tuple[RoleStatus, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class VoidRequested:
-    """A player's `history void` in group mode: a request entry for the GM to approve."""
-
-    seq: int
-    kind: str  # "void_request"
-    requested_void: int
-    reason: str | None
 
 
 def _issued(db: Database, mapping: GroupRole, password: str) -> IssuedRole:
@@ -423,51 +428,3 @@ def status(db: Database, campaign_name: str | None) -> GroupStatus:
                                     kind="gm" if mapping.is_gm else "player", login=bool(login),
                                     revoked_at=mapping.revoked_at, rights=rights))
         return GroupStatus(campaign=campaign.name, roles=tuple(roles))
-
-
-# --- void requests
-
-
-def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str) -> VoidRequested:
-    """A player may not void; their `history void` appends a void request for the GM."""
-    from campaign.services.common import campaign_transaction, clean_text
-
-    reason = clean_text(reason, "--reason")
-    with campaign_transaction(db, campaign_name) as (session, campaign):
-        target = session.execute(text("SELECT kind FROM ledger WHERE campaign_id = :c AND seq = :s"),
-                                 {"c": campaign.id, "s": seq}).first()
-        if target is None:
-            raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
-        if target.kind in ("void", "void_request"):
-            raise RuleRefused(f"entry #{seq} is a {target.kind}: only the GM can take it back")
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="void_request", reason=reason, detail={"requested_void": seq}, voidable=False))
-        return VoidRequested(seq=appended.seq, kind="void_request", requested_void=seq, reason=reason)
-
-
-def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *,
-            cascade: bool = False) -> VoidApproved:
-    """The GM grants void request SEQ: the requested entry is voided (an ordinary void
-    entry whose reason names the request)."""
-    import json
-
-    from campaign.services.results import extended
-    from campaign.services.voids import VoidApproved, void
-
-    with db.read() as session:
-        campaign = campaign_named(session, campaign_name)
-        who = identity(session)
-        row = session.execute(text("SELECT kind, record FROM ledger WHERE campaign_id = :c AND seq = :s"),
-                              {"c": campaign.id, "s": seq}).first()
-    if who is not None and who.kind != "gm":
-        raise RuleRefused("group mode: only the GM's role approves void requests")
-    if row is None:
-        raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
-    if row.kind != "void_request":
-        raise RuleRefused(f"entry #{seq} is a {row.kind}, not a void request")
-    record = json.loads(row.record)
-    target = record["detail"]["requested_void"]
-    voided = void(db, campaign_name, actor, target,
-                  f"approved void request #{seq} by {record['actor']}: {record.get('reason') or ''}".strip(),
-                  cascade=cascade)
-    return extended(VoidApproved, voided, request=seq)

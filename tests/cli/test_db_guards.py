@@ -48,3 +48,19 @@ def test_disabled_trigger_on_postgres_is_damage(cli, db_url):
     _drop(db_url, [], ["ALTER TABLE ledger DISABLE TRIGGER ledger_no_update_delete"])
     info = cli.json("db", "current", expect=1)
     assert len(info["damage"]) == 1 and "disabled" in info["damage"][0]
+
+
+def test_a_missing_chain_trigger_is_damage(cli, db_url):
+    """Migration 0010's insert trigger (the chain on PostgreSQL, the head on SQLite)."""
+    cli.run("init", "卓")
+    _drop(db_url, ["DROP TRIGGER ledger_append_follows_head"], ["DROP TRIGGER ledger_chain_holds ON ledger"])
+    (damage,) = cli.json("db", "current", expect=1)["damage"]
+    assert ("ledger_append_follows_head" if "://" not in db_url else "ledger_chain_holds") in damage
+
+
+@pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
+def test_the_chain_trigger_fires_for_replicas_too(cli, db_url):
+    cli.run("init", "卓")
+    with raw_connection(db_url) as conn:
+        enabled = conn.execute("SELECT tgenabled FROM pg_trigger WHERE tgname = 'ledger_chain_holds'").fetchone()
+    assert enabled == ("A",)

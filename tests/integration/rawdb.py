@@ -27,13 +27,17 @@ def raw_connection(db: str):
 
 
 def drop_ledger_guards(db: str) -> None:
+    """What a tamperer with the database owner's rights does first: drop the triggers
+    that refuse changes in place and rows that do not extend the chain (migration 0010)."""
     with raw_connection(db) as conn:
         if isinstance(conn, sqlite3.Connection):
             conn.execute("DROP TRIGGER ledger_no_update")
             conn.execute("DROP TRIGGER ledger_no_delete")
+            conn.execute("DROP TRIGGER IF EXISTS ledger_append_follows_head")
         else:
             conn.execute("DROP TRIGGER ledger_no_update_delete ON ledger")
             conn.execute("DROP TRIGGER ledger_no_truncate ON ledger")
+            conn.execute("DROP TRIGGER IF EXISTS ledger_chain_holds ON ledger")
         conn.commit()
 
 

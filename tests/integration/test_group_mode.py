@@ -7,83 +7,15 @@ tested is which role a connection is, and what the database lets that role do.
 
 from __future__ import annotations
 
-import itertools
-import os
 import subprocess
 import sys
 
 import psycopg
 import pytest
 
-from campaign.services.group import role_prefix
-from tests.cli.conftest import Cli, gurps_setup
-from tests.conftest import party_copy
-
-TABLES = ("campaigns", "players", "characters", "ledger", "relationships", "traits", "conditions", "scenarios",
-          "scenario_participants", "disappearances", "searches", "reunion_checks", "group_roles")
-
-
-def _dsn(url: str, user: str | None = None) -> str:
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    return (f"host={parsed.host} port={parsed.port} dbname={parsed.database} "
-            f"user={user or parsed.username}")
-
-
-def _role_url(url: str, role: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).set(username=role, password=None).render_as_string(hide_password=False)
-
-
-class Group:
-    """The `gurps` party (Aki plays 鈴音, Ren plays 刀矢) with group mode set up."""
-
-    def __init__(self, url: str, request) -> None:
-        self.url = url
-        self.owner = Cli(url)
-        party_copy(request, "gurps-aoi", url, _gurps_and_aoi, campaign="テスト卓")  # built once, copied
-        self.setup = self.owner.json("group", "setup")  # roles belong to the cluster: made per test
-        self.roles = {r["player"]: r["role"] for r in self.setup["roles"]}
-
-    def cli(self, player: str) -> Cli:
-        return Cli(_role_url(self.url, self.roles[player]))
-
-    def raw(self, player: str | None = None) -> psycopg.Connection:
-        return psycopg.connect(_dsn(self.url, self.roles[player] if player else None), autocommit=True)
-
-    def dump(self) -> dict:
-        with self.raw() as conn:
-            return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in TABLES}
-
-    def drop(self) -> None:
-        from sqlalchemy.engine import make_url
-
-        database = make_url(self.url).database
-        with psycopg.connect(_dsn(self.url).replace(f"dbname={database}", "dbname=postgres"),
-                             autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
-            for (role,) in conn.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE %s",
-                                        (role_prefix(database) + "%",)).fetchall():
-                conn.execute(f'DROP ROLE "{role}"')
-
-
-def _gurps_and_aoi(url: str) -> None:
-    gurps_setup(Cli(url))
-    Cli(url).run("player", "add", "葵")
-
-
-_databases = itertools.count()
-
-
-@pytest.fixture
-def group(pg_cluster, request):
-    made = Group(pg_cluster.create_database(f"g{os.getpid()}_{next(_databases)}", template="campaign_template"),
-                 request)
-    yield made
-    made.drop()
-
+from campaign.ledger import READ_ONLY_ROLE
+from tests.cli.conftest import Cli
+from tests.integration.group_support import _role_url
 
 def test_setup_creates_a_gm_role_and_one_per_player(group):
     roles = group.setup["roles"]
@@ -105,10 +37,10 @@ def test_setup_creates_a_gm_role_and_one_per_player(group):
 
 def _entry(conn: psycopg.Connection, actor: str, record_actor: str | None = None, kind: str = "roll") -> None:
     """Append one well-formed, correctly hashed entry through raw SQL."""
-    from campaign.ledger import canonical_json, chain_hash
+    from campaign.ledger import canonical_json, chain_hash, utc_now
 
     seq, prev = conn.execute("SELECT seq, hash FROM ledger WHERE campaign_id = 1 ORDER BY seq DESC LIMIT 1").fetchone()
-    record = {"campaign": "テスト卓", "seq": seq + 1, "at": "2026-12-01T00:00:00.000000Z",
+    record = {"campaign": "テスト卓", "seq": seq + 1, "at": utc_now(),
               "actor": record_actor or actor, "kind": kind, "character": None, "scenario": None, "parent_seq": None,
               "voids_seq": None, "expression": "3D6", "dice": [1, 2, 3], "total": 6, "target": None,
               "outcome": None, "margin": None, "source": "manual", "reason": None, "detail": {}, "ops": [],
@@ -119,16 +51,19 @@ def _entry(conn: psycopg.Connection, actor: str, record_actor: str | None = None
                  "%s, %s, %s)", (seq + 1, record["at"], actor, kind, text, prev, chain_hash(prev, text)))
 
 
-def test_the_database_records_the_signed_in_player(group):
+def test_a_players_role_reads_and_writes_nothing(group):
+    """Migration 0010: players' roles read only until the table server (issue 29)."""
     aki = group.cli("Aki")
-    rolled = aki.json("roll", "3D6", "--dice", "1,2,3")
-    assert group.owner.json("history", "show", str(rolled["seq"]))["actor"] == "Aki"
-    # CAMPAIGN_ACTOR / --as naming oneself is fine; naming anyone else is refused, changing nothing
-    assert aki.json("--as", "Aki", "roll", "3D6", "--dice", "1,2,3")["seq"] == rolled["seq"] + 1
     before = group.dump()
+    assert aki.error("roll", "3D6", "--dice", "1,2,3", code=1) == f"error: {READ_ONLY_ROLE}"
+    # CAMPAIGN_ACTOR / --as naming anyone else is still refused by the CLI first
     assert "only the GM's role may use --as" in aki.error("--as", "Ren", "roll", "3D6", "--dice", "1,2,3", code=1)
     assert "only the GM's role may use --as" in aki.error("--as", "GM", "roll", "3D6", "--dice", "1,2,3", code=1)
     assert group.dump() == before
+    # ... and reads: the history, an entry, a character
+    assert [e["seq"] for e in aki.json("history")] == [e["seq"] for e in group.owner.json("history")]
+    assert aki.json("history", "show", "1")["kind"] == "campaign"
+    assert aki.json("char", "show", "鈴音")["name"] == "鈴音"
 
 
 def test_the_gm_acting_for_a_player_is_recorded_as_the_gm(group):
@@ -157,25 +92,32 @@ def test_the_gms_scenario_end_is_the_gms_reunion_roll_for_the_player(group):
     assert group.owner.json("history", "verify")["ok"]
 
 
-@pytest.mark.parametrize("who, actor, record_actor", [
-    ("Aki", "Ren", None),        # another player
-    ("Aki", "GM", None),         # the GM
-    ("Aki", "Aki", "Ren"),       # right column, wrong hashed record
-    ("GM", "Aki", None),         # the GM may not write as a player either
+@pytest.mark.parametrize("actor, record_actor", [
+    ("Aki", None),          # the GM's role writing as a player
+    ("GM", "Aki"),          # right column, wrong hashed record
 ])
-def test_raw_sql_cannot_spoof_the_actor(group, who, actor, record_actor):
+def test_raw_sql_cannot_spoof_the_actor(group, actor, record_actor):
     before = group.dump()
-    with group.raw(who) as conn:
+    with group.raw("GM") as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="group mode"):
             _entry(conn, actor, record_actor)
     assert group.dump() == before
-    with group.raw(who) as conn:  # the same insert with the right actor goes through
-        _entry(conn, "GM" if who == "GM" else who)
+    with group.raw("GM") as conn:  # the same insert with the right actor goes through
+        _entry(conn, "GM")
     assert group.owner.json("history", "verify")["ok"]
 
 
+@pytest.mark.parametrize("kind", ["roll", "void", "void_request"])
+def test_a_players_raw_insert_is_refused_by_its_grants(group, kind):
+    before = group.dump()
+    with group.raw("Aki") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for table ledger"):
+            _entry(conn, "Aki", kind=kind)
+    assert group.dump() == before
+
+
 def test_nobody_updates_or_deletes_ledger_rows(group):
-    group.cli("Aki").json("roll", "3D6", "--dice", "1,2,3")
+    group.cli("GM").json("roll", "3D6", "--dice", "1,2,3")
     before = group.dump()
     for who in ("GM", "Aki"):
         with group.raw(who) as conn:
@@ -187,11 +129,11 @@ def test_nobody_updates_or_deletes_ledger_rows(group):
 
 
 FRIGHT_FAIL = "6,6,4,1,1,1,2,3"  # 16 vs Will 11 - 3: failure, table entry 11
-# (command, may a player's role run it for 鈴音 = Aki's own character?)
+# (command, may a player's role run it? Since migration 0010 none: players read only)
 MATRIX = [
-    (("roll", "3D6", "--char", "鈴音", "--dice", "1,2,3"), True),
+    (("roll", "3D6", "--char", "鈴音", "--dice", "1,2,3"), False),   # Aki's own character
     (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), False),   # Ren's character
-    (("fright", "鈴音", "--mod", "-3", "--dice", FRIGHT_FAIL), True),
+    (("fright", "鈴音", "--mod", "-3", "--dice", FRIGHT_FAIL), False),
     (("fright", "刀矢", "--mod", "-3", "--dice", "6,6,4,1,1,1"), False),
     (("missing", "mark", "刀矢"), False),
     (("scenario", "start", "霧の館", "--with", "鈴音"), False),
@@ -204,8 +146,8 @@ MATRIX = [
 
 @pytest.mark.slow
 def test_each_permission_as_each_role(group):
-    """A player's role: its own characters' rolls and fright checks only; every refusal
-    comes from the database and changes nothing. The GM's role: everything."""
+    """A player's role: nothing (migration 0010); every refusal comes from the database
+    and changes nothing. The GM's role: everything."""
     results = []
     for who in ("Aki", "GM"):
         cli = group.cli(who)
@@ -222,36 +164,26 @@ def test_each_permission_as_each_role(group):
                 assert "Traceback" not in result.output
                 assert group.dump() == before, (who, args)
     fright = [e for e in group.owner.json("history", "--kind", "fright") if e["parent_seq"] is None]
-    assert [(e["actor"], e["character"]) for e in fright] == [("GM", "刀矢"), ("GM", "鈴音"), ("Aki", "鈴音")]
+    assert [(e["actor"], e["character"]) for e in fright] == [("GM", "刀矢"), ("GM", "鈴音")]
     assert group.owner.json("history", "verify")["ok"]
 
 
-def test_a_player_void_becomes_a_request_the_gm_approves(group):
+def test_a_players_void_is_refused_with_what_to_do(group):
     aki, gm = group.cli("Aki"), group.cli("GM")
-    fright = aki.json("fright", "鈴音", "--mod", "-3", "--dice", FRIGHT_FAIL)
-    before = group.owner.json("char", "show", "鈴音")
-    request = aki.json("history", "void", str(fright["seq"]), "--reason", "wrong modifier", "--yes")
-    assert request["kind"] == "void_request" and request["requested_void"] == fright["seq"]
-    shown = group.owner.json("history", "show", str(request["seq"]))
-    assert (shown["actor"], shown["kind"], shown["detail"]) == ("Aki", "void_request", {"requested_void": fright["seq"]})
-    assert group.owner.json("char", "show", "鈴音") == before  # a request changes no state
-    # Through raw SQL a player's role cannot append a real void either
-    with group.raw("Aki") as conn:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
-            _entry(conn, "Aki", kind="void")
-    assert "only the GM" in aki.error("history", "approve", str(request["seq"]), code=1)
-    approved = gm.json("history", "approve", str(request["seq"]))
-    assert approved["voided"] == fright["seq"] and approved["request"] == request["seq"]
-    assert group.owner.json("history", "show", str(approved["seq"]))["actor"] == "GM"
-    assert group.owner.json("char", "show", "鈴音")["cp_total"] == 100
-    assert group.owner.json("history", "verify")["ok"]
+    fright = gm.json("--as", "Aki", "fright", "鈴音", "--mod", "-3", "--dice", FRIGHT_FAIL)
+    before = group.dump()
+    message = aki.error("history", "void", str(fright["seq"]), "--reason", "wrong modifier", "--yes", code=1)
+    assert message == (f"error: group mode: a player's role is read-only until the table server; ask the GM "
+                       f"(`campaign history void {fright['seq']}` on the GM's role)")
+    assert group.dump() == before
+    assert "only the GM" in aki.error("history", "approve", "1", code=1)
 
 
 def test_status_lists_roles_and_the_rights_the_database_reports(group):
     status = group.owner.json("group", "status")
     by_player = {r["player"]: r for r in status["roles"]}
     assert set(by_player) == {"GM", "Aki", "Ren", "葵"}
-    assert by_player["Aki"]["rights"]["ledger"] == ["SELECT", "INSERT"]
+    assert {table: rights for table, rights in by_player["Aki"]["rights"].items() if rights != ["SELECT"]} == {}
     assert by_player["GM"]["rights"]["ledger"] == ["SELECT", "INSERT"]
     assert by_player["Aki"]["rights"]["scenarios"] == ["SELECT"]
     assert by_player["GM"]["rights"]["scenarios"] == ["SELECT", "INSERT", "UPDATE", "DELETE"]
@@ -269,7 +201,7 @@ def test_revoke_and_add_player_again(group):
     assert status["Ren"]["login"] is False and status["Ren"]["rights"]["ledger"] == []
     again = group.owner.json("group", "add-player", "Ren")["roles"][0]
     assert again["role"] == revoked["role"]
-    assert group.cli("Ren").json("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3")["seq"] > 0
+    assert group.cli("Ren").json("char", "show", "刀矢")["name"] == "刀矢"
     added = group.owner.json("group", "add-player", "新人")["roles"][0]
     assert (added["player"], added["kind"]) == ("新人", "player")
     assert group.owner.error("group", "add-player", "新人", code=1).startswith("error: player '新人' already has")
@@ -292,7 +224,7 @@ from campaign.services.group import acting_name
 from campaign.services.rolls import roll
 
 db = Database(sys.argv[1])
-actor = acting_name(db, None)
+actor = acting_name(db, sys.argv[3] if len(sys.argv) > 3 else None)
 for i in range(int(sys.argv[2])):
     roll(db, None, actor, "3D6", SeededDice(i))
 db.close()
@@ -300,15 +232,16 @@ db.close()
 
 
 @pytest.mark.slow
-def test_four_players_and_the_gm_append_at_once(group):
-    """Five processes, each signed in as its own role, append concurrently: the chain
-    stays gapless and intact, and every entry's actor is the role that wrote it."""
-    group.roles.update({r["player"]: r["role"] for r in group.owner.json("group", "add-player", "Mio")["roles"]})
+def test_the_gm_role_and_the_owner_append_at_once(group):
+    """Five processes, two signed in as the GM's role and three as the owner (single-GM
+    `--as`), append concurrently through the chain trigger: the chain stays gapless and
+    intact, and every entry's actor is the one its writer recorded."""
     start = group.owner.json("history", "verify")["entries"]
     per_writer = 25
-    writers = ["GM", "Aki", "Ren", "葵", "Mio"]
-    processes = [subprocess.Popen([sys.executable, "-c", WRITER, _role_url(group.url, group.roles[who]),
-                                   str(per_writer)], stderr=subprocess.PIPE) for who in writers]
+    writers = [(group.roles["GM"], None), (group.roles["GM"], None), (None, "Aki"), (None, "Ren"), (None, "葵")]
+    processes = [subprocess.Popen([sys.executable, "-c", WRITER, _role_url(group.url, role) if role else group.url,
+                                   str(per_writer), *([actor] if actor else [])], stderr=subprocess.PIPE)
+                 for role, actor in writers]
     for process in processes:
         _, err = process.communicate(timeout=300)
         assert process.returncode == 0, err.decode()
@@ -318,8 +251,10 @@ def test_four_players_and_the_gm_append_at_once(group):
         seqs = [row[0] for row in conn.execute("SELECT seq FROM ledger WHERE campaign_id = 1 ORDER BY seq")]
         actors = conn.execute("SELECT actor, count(*) FROM ledger WHERE seq > %s GROUP BY actor",
                               (start,)).fetchall()
+        times = [row[0] for row in conn.execute("SELECT at FROM ledger WHERE campaign_id = 1 ORDER BY seq")]
     assert seqs == list(range(1, start + per_writer * len(writers) + 1))
-    assert dict(actors) == {who: per_writer for who in writers}
+    assert dict(actors) == {"GM": 2 * per_writer, "Aki": per_writer, "Ren": per_writer, "葵": per_writer}
+    assert times == sorted(times)
 
 
 def test_secret_roll_results_are_readable_by_the_gm_role_only(group):

@@ -19,6 +19,34 @@ def _get(figures: dict, section: str, backend: str, key: str, default: Any = "â€
     return figures.get(section, {}).get(backend, {}).get(key, default)
 
 
+_OUTCOME = {"refused": "refused by the database", "verify": "taken; `history verify` names it",
+            "taken": "taken (no check reads an entry's time)"}
+
+
+def _db_refusals(f: dict, w) -> None:
+    """Section 11: the forged rows of test_db_refusals.py, case by case."""
+    w("## 11. The database's own refusals (`test_db_refusals.py`, with `tests/integration/test_group_attacks.py`)\n")
+    w("Forged ledger rows inserted with the database owner's own connection, each with one thing wrong and "
+      "everything else right (seq, link, SHA-256, columns, time). On PostgreSQL an insert trigger (migration "
+      "0010) checks what `history verify` would, for every role; on SQLite a trigger checks seq and link only.\n")
+    w("| | SQLite | PostgreSQL |\n|---|---|---|")
+    w(f"| forged rows refused by the database | {_get(f, 'db_refusals', 'sqlite', 'refused')} of "
+      f"{_get(f, 'db_refusals', 'sqlite', 'tried')} | {_get(f, 'db_refusals', 'postgresql', 'refused')} of "
+      f"{_get(f, 'db_refusals', 'postgresql', 'tried')} |")
+    by_backend = {backend: dict(_get(f, "db_refusals", backend, "cases", [])) for backend in BACKENDS}
+    for case in dict.fromkeys(case for backend in BACKENDS for case in by_backend[backend]):
+        outcomes = [_OUTCOME.get(by_backend[backend].get(case), "â€“") for backend in BACKENDS]
+        w(f"| {case} | {outcomes[0]} | {outcomes[1]} |")
+    w("\nIn group mode (PostgreSQL, the owner a non-superuser with CREATEROLE) the integration tests try the "
+      "issue's attacks as the attacker would: a player's temporary `group_roles` table (TEMPORARY is revoked "
+      "from PUBLIC, and every SECURITY DEFINER function pins `search_path` with `pg_temp` last, so even a "
+      "granted temp table changes nothing), a player's raw fright entry with forged ops and the matching "
+      "update of its character (players' roles write nothing), a forged GM entry, a row at seq 2^31-1 and one "
+      "with a wrong hash from the GM's role and the owner (refused; the GM's next write and seal go on), and "
+      "a held campaign lock (players cannot take it; held by another session, a writer gives up after "
+      "10 s with \"the campaign is locked by another session; try again\").\n")
+
+
 def render(figures: dict[str, Any], seconds: float | None = None) -> str:
     f = figures
     out = []
@@ -196,6 +224,7 @@ def render(figures: dict[str, Any], seconds: float | None = None) -> str:
         w(f"| {label} | {_get(f, 'web_feed', 'sqlite', key)} | {_get(f, 'web_feed', 'postgresql', key)} |")
     w("\nChecked: every client received every entry exactly once and in seq order, no stream failed or "
       "stalled, the server logged no error.\n")
+    _db_refusals(f, w)
     w("## Bugs these tests found (all fixed)\n")
     for line in FOUND:
         w(f"- {line}")

@@ -232,8 +232,8 @@ def test_the_database_refuses_every_raw_edit(ledger):
     url = ledger["url"]
     before = support.dump(url)
     statements = RAW_EDITS + (SQLITE_ONLY if support.backend_of(url) == "sqlite" else POSTGRES_ONLY)
-    for statement in statements:
-        with pytest.raises(Exception, match="append-only"):
+    for statement in statements:  # a REPLACE onto seq 5 is also not a row after the head (0010)
+        with pytest.raises(Exception, match="append-only|ledger chain"):
             execute(url, statement)
     assert support.dump(url) == before
     ledger["cli"].run("history", "verify", "--head", ledger["head"])

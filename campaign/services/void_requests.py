@@ -1,0 +1,129 @@
+"""Void requests (group mode): a player asked, the GM grants.
+
+A request is a `void_request` entry naming the entry to take back; `history approve`
+voids that entry on the GM's role. Players' roles no longer append (migration 0010), so
+no new requests come from them until the table server; the requests already in ledgers
+were written by whoever could append then, and approval checks each of them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.db.database import Database
+from campaign.db.models import Campaign
+from campaign.errors import NotFound, RuleRefused
+from campaign.services.common import campaign_named
+from campaign.services.group import identity, signed_in
+
+if TYPE_CHECKING:  # loaded when a void is approved
+    from campaign.services.voids import VoidApproved
+
+
+@dataclass(frozen=True, slots=True)
+class VoidRequested:
+    """A player's `history void` in group mode: a request entry for the GM to approve."""
+
+    seq: int
+    kind: str  # "void_request"
+    requested_void: int
+    reason: str | None
+
+
+PLAYERS_READ_ONLY = ("group mode: a player's role is read-only until the table server; ask the GM "
+                     "(`campaign history void {seq}` on the GM's role)")
+# What a player's role could once append (migration 0007), so what a request may take back.
+PLAYER_KINDS = ("roll", "check", "fright", "table")
+
+
+def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str) -> VoidRequested:
+    """A void request entry for the GM to approve. A player's role may no longer append
+    (migration 0010), so in group mode a player is told to ask the GM; the entry kind
+    stays for the requests already in ledgers and for the table server."""
+    from campaign.services.common import campaign_transaction, clean_text
+
+    reason = clean_text(reason, "--reason")
+    who = signed_in(db)
+    if who is not None and who.kind == "player":
+        raise RuleRefused(PLAYERS_READ_ONLY.format(seq=seq))
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        target = session.execute(text("SELECT kind FROM ledger WHERE campaign_id = :c AND seq = :s"),
+                                 {"c": campaign.id, "s": seq}).first()
+        if target is None:
+            raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
+        if target.kind in ("void", "void_request"):
+            raise RuleRefused(f"entry #{seq} is a {target.kind}: only the GM can take it back")
+        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind="void_request", reason=reason, detail={"requested_void": seq}, voidable=False))
+        return VoidRequested(seq=appended.seq, kind="void_request", requested_void=seq, reason=reason)
+
+
+def _requested_target(session: Session, campaign: Campaign, seq: int, request: dict) -> tuple[int, str]:
+    """(target seq, requester) of void request #seq, checked now, at approval: whatever
+    the request entry says was written by whoever could append then, so nothing in it is
+    taken on trust. The target must exist, be live, be a top-level entry of a kind a
+    player could make (never a void: a request cannot undo the GM's void), and the
+    requester must be the one who made it."""
+    from campaign.services.history import _entry
+
+    def refused(why: str) -> RuleRefused:
+        return RuleRefused(f"void request #{seq} cannot be approved: {why}")
+
+    detail = request.get("detail")
+    target = detail.get("requested_void") if isinstance(detail, dict) else None
+    requester = request.get("actor")
+    if isinstance(target, bool) or not isinstance(target, int) or not isinstance(requester, str):
+        raise refused("it is malformed (no entry number or no requester)")
+    if not 0 < target < seq:
+        raise refused(f"it names #{target}, which is not an earlier entry")
+    found = _entry(session, campaign.id, target)
+    if found is None:
+        raise refused(f"entry #{target} does not exist")
+    record, _prev, _hash, voided_by = found
+    if voided_by is not None:
+        raise refused(f"entry #{target} is already voided (by #{voided_by})")
+    if record.get("kind") not in PLAYER_KINDS or record.get("parent_seq") is not None:
+        raise refused(f"entry #{target} is a {record.get('kind')}"
+                      f"{' sub-entry' if record.get('parent_seq') is not None else ''}, which only the GM takes back")
+    behalf = record.get("detail", {}).get("on_behalf_of") if isinstance(record.get("detail"), dict) else None
+    if requester not in (record.get("actor"), behalf):
+        raise refused(f"entry #{target} was made by {record.get('actor')}, not by {requester}")
+    return target, requester
+
+
+def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *,
+            cascade: bool = False) -> VoidApproved:
+    """The GM grants void request SEQ: the requested entry is voided (an ordinary void
+    entry whose reason names the request), once every check of _requested_target holds."""
+    import json
+
+    from campaign.services.results import extended
+    from campaign.services.voids import VoidApproved, void
+
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        who = identity(session)
+        if who is not None and who.kind != "gm":
+            raise RuleRefused("group mode: only the GM's role approves void requests")
+        row = session.execute(text("SELECT kind, record FROM ledger WHERE campaign_id = :c AND seq = :s"),
+                              {"c": campaign.id, "s": seq}).first()
+        if row is None:
+            raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
+        if row.kind != "void_request":
+            raise RuleRefused(f"entry #{seq} is a {row.kind}, not a void request")
+        try:
+            request = json.loads(row.record)
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            raise RuleRefused(f"void request #{seq} cannot be approved: its record is not a JSON object")
+        target, requester = _requested_target(session, campaign, seq, request)
+    reason = request.get("reason") if isinstance(request.get("reason"), str) else ""
+    voided = void(db, campaign_name, actor, target,
+                  f"approved void request #{seq} by {requester}: {reason}".strip(), cascade=cascade)
+    return extended(VoidApproved, voided, request=seq)

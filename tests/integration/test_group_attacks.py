@@ -1,0 +1,231 @@
+"""Issue 24's "forgery and bricking through the database", tried as the attacker would.
+
+Group mode as docs/group-mode.md sets it up: the database and its tables owned by a
+non-superuser role with CREATEROLE, which ran `group setup` (owned_group). Every attack
+goes through a raw connection of the role that tries it; every refusal comes from the
+database and leaves every table as it was.
+"""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+import pytest
+
+from campaign.chain import canonical_json, chain_hash
+from campaign.db import engine
+from tests.integration.forge import append_forged, forged_row, head, insert
+
+pytestmark = pytest.mark.dialect
+
+GM_ROW = "INSERT INTO pg_temp.group_roles SELECT session_user, 1, NULL, 'GM', true, '2026-01-01', NULL"
+SHADOW = ("CREATE TEMP TABLE group_roles (role_name text, campaign_id int, player_id int, player_name text, "
+          "is_gm boolean, created_at text, revoked_at text)")
+
+
+def _grant_temp(group, player: str) -> None:
+    """What a database where TEMPORARY was never revoked would let the player do."""
+    with group.raw() as conn:
+        database = conn.execute("SELECT current_database()").fetchone()[0]
+        conn.execute(f'GRANT TEMPORARY ON DATABASE "{database}" TO "{group.roles[player]}"')
+
+
+def test_setup_revokes_temporary_from_public(owned_group):
+    with owned_group.raw("Aki") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="temporary tables"):
+            conn.execute(SHADOW)
+    with owned_group.raw() as conn:
+        granted = conn.execute("SELECT has_database_privilege('public', current_database(), 'TEMPORARY'), "
+                               "has_schema_privilege('public', current_schema(), 'CREATE')").fetchone()
+    assert granted == (False, False)
+
+
+@pytest.mark.parametrize("gm_row", [True, False], ids=["a GM row", "empty"])
+def test_a_temp_group_roles_table_changes_nothing(owned_group, gm_row):
+    """The issue's attack: with TEMPORARY still allowed, a player's temp `group_roles`
+    (a GM row for itself, or no row: "single-GM mode") shadowed the real one inside the
+    SECURITY DEFINER helpers. Their search_path is pinned now (pg_temp last)."""
+    _grant_temp(owned_group, "Aki")
+    before = owned_group.dump()
+    with owned_group.raw("Aki") as conn:
+        conn.execute(SHADOW)
+        if gm_row:
+            conn.execute(GM_ROW)
+        assert conn.execute("SELECT campaign_group_kind(), campaign_group_owns_name(1, '刀矢')").fetchone() == (
+            "player", False)
+        for statement in ("UPDATE characters SET cp_total = 1100 WHERE name = '刀矢'",
+                          "INSERT INTO traits (character_id, name, category, cp, origin) "
+                          "SELECT id, 'x', 'advantage', 5, 'x' FROM characters WHERE name = '刀矢'"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            insert(conn, forged_row(conn))  # an entry as actor GM
+    assert owned_group.dump() == before
+    assert owned_group.owner.json("history", "verify")["ok"]
+
+
+def test_a_temp_ledger_cannot_fool_the_chain_trigger(owned_group):
+    """The GM's role (which may append) shadows the head the trigger reads: no effect."""
+    _grant_temp(owned_group, "GM")
+    before = owned_group.dump()
+    with owned_group.raw("GM") as conn:
+        real = forged_row(conn)
+        conn.execute("CREATE TEMP TABLE ledger AS SELECT * FROM public.ledger")
+        conn.execute("DELETE FROM pg_temp.ledger WHERE seq > 1")  # the head is entry 1 now, says the shadow
+        fake = forged_row(conn, record={"seq": 2})
+        assert (fake["seq"], fake["prev_hash"]) != (real["seq"], real["prev_hash"])
+        conn.execute("SET search_path = pg_temp, public")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="ledger chain"):
+            conn.execute("INSERT INTO public.ledger (campaign_id, seq, at, actor, kind, character, scenario, "
+                         "outcome, parent_seq, voids_seq, record, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, "
+                         "%s, %s, %s, %s, %s, %s, %s)", tuple(fake[c] for c in (
+                             "campaign_id", "seq", "at", "actor", "kind", "character", "scenario", "outcome",
+                             "parent_seq", "voids_seq", "record", "prev_hash", "hash")))
+    assert owned_group.dump() == before
+
+
+def test_every_security_definer_function_pins_its_search_path(owned_group):
+    with owned_group.raw() as conn:
+        rows = conn.execute("SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = "
+                            "p.pronamespace WHERE p.prosecdef AND n.nspname = current_schema()").fetchall()
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+    assert {name for name, _ in rows} == {"campaign_group_kind", "campaign_group_campaign", "campaign_group_owns",
+                                          "campaign_group_owns_name", "ledger_check_actor", "ledger_check_chain"}
+    assert {tuple(config) for _, config in rows} == {(f"search_path={schema}, pg_temp",)}
+
+
+def _fright(conn, ops: list) -> dict:
+    """A player's fright entry as the issue forged it: right seq, link and SHA-256, any ops."""
+    return forged_row(conn, record={"actor": "Aki", "kind": "fright", "character": "鈴音", "ops": ops,
+                                    "expression": "3D6<=8", "outcome": "failure"})
+
+
+@pytest.mark.parametrize("ops", [
+    [{"op": "cp_delta", "character": "鈴音", "delta": 1000}, {"op": "stat_set", "character": "鈴音",
+                                                              "stat": "Will", "value": 20}],
+    [{"op": "cp_delta", "character": "刀矢", "delta": -100}],  # another player's character: unverifiable
+], ids=["own character", "another player's character"])
+def test_a_players_forged_fright_entry_and_its_state_are_refused(owned_group, ops):
+    before = owned_group.dump()
+    with owned_group.raw("Aki") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for table ledger"):
+            insert(conn, _fright(conn, ops))
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for table characters"):
+            conn.execute("UPDATE characters SET cp_total = 1100, stats = stats WHERE name = '鈴音'")
+    assert owned_group.dump() == before
+    assert owned_group.owner.json("history", "verify")["ok"]
+
+
+@pytest.mark.parametrize("who", ["Aki", "GM", None], ids=["player", "GM role", "owner"])
+def test_a_forged_gm_entry_is_refused(owned_group, who):
+    """An entry as actor GM that the GM never made: by a player (no grant), or by a role
+    that may append but with a made-up hash or a record that is not its row's."""
+    before = owned_group.dump()
+    with owned_group.raw(who) as conn:
+        values = forged_row(conn, record={"kind": "trait", "ops": [{"op": "cp_delta", "character": "鈴音",
+                                                                      "delta": 500}]})
+        forgeries = [{**values, "hash": "ab" * 32}, {**values, "kind": "roll"}]
+        if who == "Aki":
+            forgeries.append(values)
+        for forged in forgeries:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                insert(conn, forged)
+    assert owned_group.dump() == before
+
+
+@pytest.mark.parametrize("who", ["GM", None], ids=["GM role", "owner"])
+def test_a_stray_row_no_longer_bricks_the_campaign(owned_group, who):
+    """One raw row at seq 2^31-1 made every later write overflow; a row at head+1 with
+    a wrong hash broke the chain under the GM's next seal. Both refused, for every role."""
+    before = owned_group.dump()
+    with owned_group.raw(who) as conn:
+        seq = head(conn)[0]
+        for changes in ({"record": {"seq": 2147483647}}, {"row": {"hash": "0" * 64}},
+                        {"row": {"prev_hash": "ab" * 32}}):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege, match="ledger chain"):
+                insert(conn, forged_row(conn, **changes))
+    assert owned_group.dump() == before
+    gm = owned_group.cli("GM")
+    assert gm.json("roll", "3D6", "--dice", "1,2,3")["seq"] == seq + 1
+    assert gm.json("history", "seal")["seq"] == seq + 2
+    assert owned_group.owner.json("history", "verify")["ok"]
+
+
+def test_the_owner_appends_a_well_formed_entry(owned_group):
+    """The trigger refuses what is wrong, not the owner: a right row goes in and verifies."""
+    with owned_group.raw() as conn:
+        values = append_forged(conn, record={"actor": "Aki", "reason": "owner's raw entry"})
+    assert owned_group.owner.json("history", "show", str(values["seq"]))["reason"] == "owner's raw entry"
+    assert owned_group.owner.json("history", "verify")["ok"]
+
+
+def test_a_player_cannot_lock_the_campaign(owned_group):
+    with owned_group.raw("Aki") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT id FROM campaigns WHERE id = 1 FOR UPDATE")
+        for table in ("ledger", "campaigns", "characters"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege), conn.transaction():
+                conn.execute(f"LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE")
+
+
+@pytest.mark.parametrize("holder", ["GM", None], ids=["GM role", "owner"])
+def test_a_held_campaign_lock_is_one_line_not_a_hang(owned_group, holder, monkeypatch):
+    """Another session holds the append lock (players can no longer take it: above). The
+    writer gives up after the lock timeout (10 s; shortened here) with one line."""
+    monkeypatch.setattr(engine, "WRITE_LOCK_TIMEOUT", "300ms")
+    gm = owned_group.cli("GM")
+    before = owned_group.dump()
+    with owned_group.raw(holder) as lock:
+        lock.autocommit = False
+        lock.execute("SELECT id FROM campaigns WHERE id = 1 FOR UPDATE")
+        started = time.monotonic()
+        message = gm.error("roll", "3D6", "--dice", "1,2,3", code=1)
+        waited = time.monotonic() - started
+        lock.rollback()
+    assert message == "error: the campaign is locked by another session; try again"
+    assert 0.3 <= waited < 5
+    assert owned_group.dump() == before
+    assert gm.json("roll", "3D6", "--dice", "1,2,3")["seq"] > 0  # released: writes go on
+
+
+def test_writes_run_under_the_timeouts_and_reads_do_not(owned_group):
+    from campaign.db.database import Database
+
+    db = Database(owned_group.url)
+    try:
+        with db.write() as session:
+            assert (session.connection().exec_driver_sql("SHOW lock_timeout").scalar(),
+                    session.connection().exec_driver_sql("SHOW statement_timeout").scalar()) == ("10s", "1min")
+        with db.read() as session:
+            assert session.connection().exec_driver_sql("SHOW lock_timeout").scalar() == "0"
+        with db.write() as session:  # SET LOCAL: nothing leaks into the next transaction on the connection
+            session.connection().exec_driver_sql("SELECT 1")
+        with db.engine.connect() as conn:
+            assert conn.exec_driver_sql("SHOW statement_timeout").scalar() == "0"
+    finally:
+        db.close()
+
+
+def test_a_player_reads_the_history(owned_group):
+    aki = owned_group.cli("Aki")
+    owned_group.cli("GM").run("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")  # a secret roll in the chain
+    assert [e["seq"] for e in aki.json("history")] == [e["seq"] for e in owned_group.owner.json("history")]
+    assert aki.json("history", "show", "1")["kind"] == "campaign"
+
+
+@pytest.mark.xfail(strict=True, reason="verify reads secret_rolls, which a player may not: the verifyproof "
+                                       "branch makes --chain-only skip it (remove this mark on merging it)")
+def test_a_player_verifies_the_chain_without_secret_rows(owned_group):
+    owned_group.cli("GM").run("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
+    assert owned_group.cli("Aki").json("history", "verify", "--chain-only")["ok"]
+
+
+def test_a_raw_record_is_hashed_by_postgresql_itself(owned_group):
+    """The database computes SHA-256(prev_hash || record) over UTF-8 (Japanese included)
+    exactly as campaign.chain does: the same text, the same digest."""
+    with owned_group.raw() as conn:
+        text = canonical_json({"名前": "鈴音", "n": 1})
+        prev = "ab" * 32
+        digest = conn.execute("SELECT encode(sha256(convert_to(%s || %s, 'UTF8')), 'hex')", (prev, text)).fetchone()
+    assert digest[0] == chain_hash(prev, text)

@@ -1,0 +1,82 @@
+"""A group set up before migration 0010 is narrowed by the upgrade itself.
+
+The database is made at revision 0009 with the grants `group setup` gave players then
+(appends, their characters' columns, the campaign row lock, sequences; TEMPORARY left
+to PUBLIC). The issue's temp-table attack works there; after the upgrade it does not,
+and the players' roles write nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+import psycopg
+import pytest
+
+from campaign.db.database import Database
+from campaign.db.migrate import upgrade
+
+pytestmark = pytest.mark.dialect
+
+OLD_PLAYER_GRANTS = [
+    "GRANT INSERT ON ledger TO {players}",
+    "GRANT INSERT, UPDATE ON traits, conditions TO {players}",
+    "GRANT UPDATE (stats, cp_total, pools) ON characters TO {players}",
+    "GRANT UPDATE (id) ON campaigns TO {players}",
+    "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {players}",
+    "GRANT TEMPORARY ON DATABASE {database} TO PUBLIC",
+    "GRANT CREATE ON SCHEMA public TO PUBLIC",
+]
+SHADOW = ["CREATE TEMP TABLE group_roles (role_name text, campaign_id int, player_id int, player_name text, "
+          "is_gm boolean, created_at text, revoked_at text)",
+          "INSERT INTO pg_temp.group_roles SELECT session_user, 1, NULL, 'GM', true, '2026-01-01', NULL"]
+
+
+def _dsn(cluster, database: str, user: str = "postgres") -> str:
+    return f"host=127.0.0.1 port={cluster.port} dbname={database} user={user}"
+
+
+def test_an_existing_group_is_narrowed_by_the_upgrade(pg_cluster):
+    from campaign.services.campaigns import create_campaign
+    from campaign.services.characters import add_player
+    from campaign.services.group import setup
+
+    name = f"up{os.getpid()}"
+    url = pg_cluster.create_database(name)
+    db = Database(url, migrate=False)
+    try:
+        upgrade(db.engine, "0009")
+        create_campaign(db, "古い卓", "gurps3-ja", "GM")
+        add_player(db, "古い卓", "Aki", "GM")
+        roles = {r.player: r.role for r in setup(db, "古い卓").roles}
+        players = roles["Aki"].rsplit("_", 2)[0] + "_players"
+        with psycopg.connect(_dsn(pg_cluster, name), autocommit=True) as conn:
+            for statement in OLD_PLAYER_GRANTS:
+                conn.execute(statement.format(players=f'"{players}"', database=f'"{name}"'))
+        with psycopg.connect(_dsn(pg_cluster, name, roles["Aki"]), autocommit=True) as aki:
+            for statement in SHADOW:
+                aki.execute(statement)
+            assert aki.execute("SELECT campaign_group_kind()").fetchone() == ("gm",)  # the bug, at 0009
+        upgrade(db.engine)
+    finally:
+        db.close()
+    with psycopg.connect(_dsn(pg_cluster, name), autocommit=True) as conn:
+        writes = conn.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = "
+            "'public' AND c.relkind IN ('r', 'S') AND (has_table_privilege(%s, c.oid, 'INSERT, UPDATE, DELETE, "
+            "TRUNCATE') OR (c.relkind = 'r' AND has_any_column_privilege(%s, c.oid, 'INSERT, UPDATE')))",
+            (roles["Aki"], roles["Aki"])).fetchall()
+        assert writes == []
+        assert conn.execute("SELECT has_database_privilege('public', current_database(), 'TEMPORARY')").fetchone() == (
+            False,)
+        policies = {row[0] for row in conn.execute("SELECT policyname FROM pg_policies")}
+        assert {policy for policy in policies if "_player_" in policy} == set() and "ledger_gm" in policies
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0010",)
+    with psycopg.connect(_dsn(pg_cluster, name, roles["Aki"]), autocommit=True) as aki:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="temporary tables"):
+            aki.execute(SHADOW[0])
+        assert aki.execute("SELECT campaign_group_kind()").fetchone() == ("player",)
+    with psycopg.connect(pg_cluster.admin_dsn(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        for role in [*roles.values(), players, players.replace("_players", "_gms")]:
+            conn.execute(f'DROP ROLE "{role}"')
