@@ -33,6 +33,25 @@ def chain_hash(prev_hash: str, record_json: str) -> str:
     return hashlib.sha256((prev_hash + record_json).encode("utf-8")).hexdigest()
 
 
+NOT_UTF8 = "record is not valid UTF-8 text (it holds a lone surrogate)"
+NOT_CANONICAL = "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
+
+
+def canonical_problem(record_json: str, value: Any) -> str | None:
+    """Why the hashed text is not the one spelling of `value` (its json.loads), or None.
+
+    The rule: the record's bytes equal canonical_json(value) encoded as strict UTF-8,
+    and both encodings succeed. An escaped lone surrogate (`\\ud800`) reads back as a
+    string no UTF-8 can hold: every later reader of the record would fail on it.
+    """
+    try:
+        record_json.encode("utf-8")
+        canonical = canonical_json(value).encode("utf-8")
+    except UnicodeEncodeError:
+        return NOT_UTF8
+    return None if canonical == record_json.encode("utf-8") else NOT_CANONICAL
+
+
 class Broken(Exception):
     """The chain does not hold at entry `seq` (None: the whole thing is not a chain)."""
 
@@ -94,7 +113,11 @@ class Walk:
             return f"prev_hash does not link to {where}"
         if not isinstance(record_json, str) or not isinstance(digest, str):
             return "record or hash is not text"
-        if chain_hash(prev_hash, record_json) != digest:
+        try:
+            digest_now = chain_hash(prev_hash, record_json)
+        except UnicodeEncodeError:  # a lone surrogate: no bytes were ever hashed for this text
+            return NOT_UTF8
+        if digest_now != digest:
             return EDITED
         return None
 
@@ -106,8 +129,12 @@ class Walk:
             return None, "record is not valid JSON"
         except Broken as exc:
             return None, f"record: {exc.reason}"
-        if self.strict and canonical_json(record) != record_json:
-            return None, "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
+        except RecursionError:
+            return None, "record is nested too deeply"
+        if self.strict:
+            problem = canonical_problem(record_json, record)
+            if problem:
+                return None, problem
         if not isinstance(record, dict) or record.get("campaign") != self.campaign:
             return None, f"record does not belong to campaign {self.campaign!r}"
         if record.get("seq") != self.seq:
