@@ -208,8 +208,8 @@ def verify(
     exit 1 naming the first bad entry or the first differing row.
 
     With --head, also prove the chain still contains the seal you kept, and say which
-    seal it is (seq, reason, time) and how many entries followed it. A prefix needs 16
-    or more hex digits and must name exactly one seal of this chain. Every `reveal` is
+    seal it is (seq, reason, time) and how many entries followed it; a prefix of 16
+    or more hex digits must name exactly one seal of this chain. Every `reveal` is
     checked against its secret roll's commitment. --chain-only skips the state
     comparison and the GM-only table, so a player can run it.
 
