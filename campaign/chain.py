@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 GENESIS_HASH = "0" * 64
@@ -34,6 +35,21 @@ def chain_hash(prev_hash: str, record_json: str) -> str:
 
 
 NOT_UTF8 = "record is not valid UTF-8 text (it holds a lone surrogate)"
+MAX_DEPTH = 64  # JSON nesting a strict reader accepts (json.loads recurses, one frame a level)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text nests arrays and objects more than `limit` levels, found without
+    parsing it (strings are taken out first, so brackets inside them do not count)."""
+    depth = 0
+    for bracket in _NOT_BRACKET.sub("", _STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        if depth > limit:
+            return True
+    return False
+
 NOT_CANONICAL = "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
 
 
@@ -123,6 +139,8 @@ class Walk:
 
     def record_problem(self, record_json: str) -> tuple[dict[str, Any] | None, str | None]:
         """(record, None) when the hashed text is a record of this campaign at this seq."""
+        if self.strict and too_deep(record_json):
+            return None, f"record is nested more than {MAX_DEPTH} levels deep"
         try:
             record = strict_loads(record_json) if self.strict else json.loads(record_json)
         except ValueError:
