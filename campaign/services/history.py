@@ -27,8 +27,6 @@ from campaign.services.common import (
 
 # `history verify` lives in services.verification; these names stay importable from here.
 from campaign.services.verification import (  # noqa: F401
-    MIN_HEAD_PREFIX,
-    HeadFound,
     StateCheck,
     StateDifference,
     VerifyReport,

@@ -110,7 +110,8 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
         if head is not None and len(head) < 64:
             from campaign.services.verification import candidate_head
 
-            head = candidate_head(session, campaign.id, head) or head
+            found = candidate_head(session, campaign.id, head)
+            head = head if found is None else found[1]
         params = {"c": campaign.id, "h": head}
         if head is not None:
             head_seq = session.execute(_SEAL_BY_HASH, params).scalar()

@@ -151,7 +151,6 @@ def check(session: Session, campaign, *, hidden_rows: bool = True) -> SecretsChe
     `hidden_rows`, every hidden row matches the commitment of its entry (`history
     verify`). The reveals need the ledger alone; a role refused the GM's table (a
     player's) gets the reveals checked and `unreadable` saying what was not."""
-    from campaign.db.models import SecretRoll
 
     def failed(seq: int, problem: str) -> SecretsCheck:
         return SecretsCheck(ok=False, seq=seq, problem=problem)

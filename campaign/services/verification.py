@@ -36,9 +36,10 @@ _HEX = frozenset("0123456789abcdef")
 SECRETS_MISMATCH = "secrets_mismatch"
 STATE_DIFFERS = "state_differs"
 
+# Seals through the (campaign_id, kind, seq) index; any entry's hash only when no seal has it.
 _SEALS_LIKE = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c AND kind = 'seal' AND hash LIKE :p "
                    "ORDER BY seq LIMIT 2")
-_ANY_BY_HASH = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c AND hash = :h ORDER BY seq LIMIT 2")
+_ANY_BY_HASH = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c AND hash = :h ORDER BY seq LIMIT 1")
 _ROW = text("SELECT prev_hash, hash, record FROM ledger WHERE campaign_id = :c AND seq = :s")
 
 
@@ -108,25 +109,24 @@ def parse_head(value: str, option: str = "--head") -> str:
     return head
 
 
-def candidate_head(session: Session, campaign_id: int, head: str) -> str | None:
-    """The full hash of the entry `head` names among the stored entries, or None.
+def candidate_head(session: Session, campaign_id: int, head: str) -> tuple[int, str] | None:
+    """(seq, full hash) of the entry `head` names among the stored entries, or None.
 
-    A prefix names seal entries only and must name one; the walk that follows proves the
-    row found is in the chain (a row outside it changes nothing: its hash is not seen)."""
-    if len(head) == 64:
+    A prefix names seal entries only and must name one; a full hash may be any entry's.
+    The walk that follows proves the row found is in the chain (a row outside it changes
+    nothing: its hash is never seen)."""
+    found = session.execute(_SEALS_LIKE, {"c": campaign_id, "p": head + "%"}).all()
+    if len(found) > 1:
+        raise BadInput(f"--head {head}: matches seals #{found[0].seq} and #{found[1].seq}; give more digits")
+    if not found and len(head) == 64:
         found = session.execute(_ANY_BY_HASH, {"c": campaign_id, "h": head}).all()
-    else:
-        found = session.execute(_SEALS_LIKE, {"c": campaign_id, "p": head + "%"}).all()
-        if len(found) > 1:
-            raise BadInput(f"--head {head}: matches seals #{found[0].seq} and #{found[1].seq}; give more digits")
-    return found[0].hash if found else None
+    return (found[0].seq, found[0].hash) if found else None
 
 
-def _head_entry(session: Session, campaign_id: int, digest: str, entries: int) -> HeadFound | None:
-    """The verified entry with hash `digest` (re-hashed here, so a row changed since the
-    walk is not believed)."""
-    seq = session.execute(_ANY_BY_HASH, {"c": campaign_id, "h": digest}).scalar()
-    row = None if seq is None else session.execute(_ROW, {"c": campaign_id, "s": seq}).first()
+def _head_entry(session: Session, campaign_id: int, seq: int, digest: str, entries: int) -> HeadFound | None:
+    """The verified entry `seq`, if its hash is `digest` (re-hashed here, so a row
+    changed since the walk is not believed)."""
+    row = session.execute(_ROW, {"c": campaign_id, "s": seq}).first()
     if row is None or row.hash != digest or ledger.chain_hash(row.prev_hash, row.record) != digest:
         return None
     record = json.loads(row.record)
@@ -146,10 +146,11 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
         target = None if wanted is None else candidate_head(session, campaign.id, wanted)
         if progress is not None:
             progress.start(ledger.head(session, campaign.id)[0])
-        chain = ledger.verify(session, campaign, target, progress=progress.advance if progress else None)
+        chain = ledger.verify(session, campaign, None if target is None else target[1],
+                              progress=progress.advance if progress else None)
         found = None
         if chain.ok and target is not None:
-            found = _head_entry(session, campaign.id, target, chain.entries)
+            found = _head_entry(session, campaign.id, *target, chain.entries)
         if chain.ok and wanted is not None and found is None:
             chain = ledger.ChainVerdict(False, chain.entries, chain.head_hash, None, ledger.NOT_CONTAINED,
                                         ledger.HEAD_NOT_IN_CHAIN)
