@@ -207,9 +207,13 @@ def _your_seal(seals: list, head: str | None) -> tuple:
 
 
 def _voided_by(records: dict, target: int, until: int):
-    """The void (up to seq `until`) that took `target` back and was not itself taken back."""
-    voids = {seq: r.get("voids_seq") for seq, r in records.items() if seq <= until and r.get("kind") == "void"}
-    live = [seq for seq, voided in voids.items() if voided == target and seq not in voids.values()]
+    """The void (up to seq `until`) that took `target` back, or the entry it is part of
+    (its parent_seq), and that no later void took back."""
+    voids = {seq: r.get("voids_seq") for seq, r in records.items()
+             if seq <= until and r.get("kind") == "void" and _is_int(r.get("voids_seq"))}
+    parent = records[target].get("parent_seq")
+    aims = (target, parent) if _is_int(parent) else (target,)
+    live = [seq for seq, voided in voids.items() if voided in aims and seq not in voids.values()]
     return max(live) if live else None
 
 

@@ -291,9 +291,13 @@ def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str
 
 
 def _voided_by(records: dict[int, dict[str, Any]], target: int, until: int) -> int | None:
-    """The void up to `until` that took `target` back and that no later void took back."""
-    voids = {seq: r.get("voids_seq") for seq, r in records.items() if seq <= until and r.get("kind") == "void"}
-    live = [seq for seq, voided in voids.items() if voided == target and seq not in voids.values()]
+    """The void up to `until` that took back `target` or the entry it is part of (its
+    parent_seq: a sub-roll goes with its check), and that no later void took back."""
+    voids = {seq: r.get("voids_seq") for seq, r in records.items()
+             if seq <= until and r.get("kind") == "void" and _is_int(r.get("voids_seq"))}
+    parent = records[target].get("parent_seq")
+    aims = (target, parent) if _is_int(parent) else (target,)
+    live = [seq for seq, voided in voids.items() if voided in aims and seq not in voids.values()]
     return max(live) if live else None
 
 

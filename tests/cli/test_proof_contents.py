@@ -262,3 +262,39 @@ def test_head_forms_are_those_of_verify(sqlite_gurps, tmp_path, monkeypatch):
         project.check_bundle(bundle, digit)
     assert "give more digits" in cli.error("proof", "check", str(tmp_path / f"proof-{rolled['seq']}.json"),
                                            "--head", digit, code=2)
+
+
+def test_a_sub_roll_is_voided_with_its_check(sqlite_gurps, tmp_path):
+    from tests.cli.test_fright import CASES, fright_for
+
+    cli = sqlite_gurps
+    checked = cli.json(*fright_for(sorted(CASES)[0]))
+    sub = next(e["seq"] for e in cli.json("history", "--all") if e["parent_seq"] == checked["seq"])
+    void = cli.json("history", "void", str(checked["seq"]), "--reason", "GM の読み違い", "--yes")
+    cli.json("history", "seal")
+    held = both_hold(_bundle(cli, tmp_path, sub))
+    assert (held["seq"], held["voided_by"]) == (sub, void["seq"])
+
+
+def test_odd_values_in_hashed_records_never_crash_a_checker(bundle_and_seq):
+    """A forger controls every record (and can hash it): odd types where a void, a
+    reveal or a parent is read are a verdict, not a traceback."""
+    bundle, seq = bundle_and_seq
+    odd = [
+        lambda r: r.update(parent_seq=True, dice=7),
+        lambda r: r.update(kind="void", voids_seq=[seq]),
+        lambda r: r.update(kind="void", voids_seq=True),
+        lambda r: r.update(kind="reveal", detail=[1]),
+        lambda r: r.update(kind="reveal", detail={"reveals": [seq]}),
+        lambda r: r.update(kind="reveal", detail={"reveals": seq - 1, "commitment": 5, "salt": None, "result": "x"}),
+        lambda r: r.update(kind="reveal", detail={"reveals": seq - 1, "commitment": "0" * 64, "salt": "a",
+                                                  "result": {}}),
+    ]
+    for change in odd:
+        forged = rechain(bundle, seq, edit_record(change))
+        try:
+            held = both_hold(forged)
+        except standalone.Rejected:
+            both_reject(forged)
+        else:
+            assert held["ok"] and standalone.summary(held)
