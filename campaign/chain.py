@@ -106,9 +106,10 @@ class Walk:
     """A chain read in order, entry `seq` first, hanging from `prev_hash`.
 
     `strict` (proof bundles, which travel outside the database) also refuses records that
-    are not in canonical JSON or that a careful reader could read two ways. The ledger and
-    import compare values, as they always have: a record spelled differently with the same
-    values passes there.
+    are not canonical JSON of valid UTF-8 (canonical_problem), that nest deeper than
+    MAX_DEPTH or that a careful reader could read two ways. The ledger and import compare
+    values, as they always have: a record spelled differently with the same values passes
+    there (campaign.ledger_scan and import apply canonical_problem themselves).
     """
 
     __slots__ = ("campaign", "seq", "prev_hash", "strict", "anchor", "_first")
