@@ -109,7 +109,7 @@ class Walk:
     are not canonical JSON of valid UTF-8 (canonical_problem), that nest deeper than
     MAX_DEPTH or that a careful reader could read two ways. The ledger and import compare
     values, as they always have: a record spelled differently with the same values passes
-    there (campaign.ledger_scan and import apply canonical_problem themselves).
+    there.
     """
 
     __slots__ = ("campaign", "seq", "prev_hash", "strict", "anchor", "_first")
