@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any
 
 GENESIS_HASH = "0" * 64
@@ -35,22 +34,26 @@ def chain_hash(prev_hash: str, record_json: str) -> str:
 
 
 NOT_UTF8 = "record is not valid UTF-8 text (it holds a lone surrogate)"
+NOT_CANONICAL = "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
 MAX_DEPTH = 64  # JSON nesting a strict reader accepts (json.loads recurses, one frame a level)
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
     """Whether JSON text nests arrays and objects more than `limit` levels, found without
-    parsing it (strings are taken out first, so brackets inside them do not count)."""
+    parsing it. Strings are taken out first (escaped backslashes and quotes removed, the
+    text split at the quotes left), so brackets inside them do not count."""
+    if text.count("[") + text.count("{") <= limit:  # no deeper than its openers: every record
+        return False
+    outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[0::2])
     depth = 0
-    for bracket in _NOT_BRACKET.sub("", _STRING.sub("", text)):
-        depth += 1 if bracket in "[{" else -1
-        if depth > limit:
-            return True
+    for char in outside:
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
     return False
-
-NOT_CANONICAL = "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
 
 
 def canonical_problem(record_json: str, value: Any) -> str | None:

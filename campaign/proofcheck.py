@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
 
 FORMAT = "campaign-proof"
@@ -44,8 +43,6 @@ NOT_UTF8 = "record is not valid UTF-8 text (it holds a lone surrogate)"
 NOT_CANONICAL = "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
 NOT_CONTAINED = ("this bundle does not contain your seal: the bundle ends before it, the history was "
                  "rewritten after it, or the hash is mistyped")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 class Rejected(Exception):
@@ -85,14 +82,21 @@ def canonical_problem(text: str, value) -> str | None:
     return None if canonical == exact else NOT_CANONICAL
 
 
-def too_deep(text: str) -> bool:
-    """Whether the JSON text nests arrays and objects more than MAX_DEPTH levels (strings
-    are removed first, so their brackets do not count)."""
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text nests arrays and objects more than `limit` levels, found without
+    parsing it. Strings are taken out first (escaped backslashes and quotes removed, the
+    text split at the quotes left), so brackets inside them do not count."""
+    if text.count("[") + text.count("{") <= limit:  # no deeper than its openers: every record
+        return False
+    outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[0::2])
     depth = 0
-    for bracket in _NOT_BRACKET.sub("", _STRING.sub("", text)):
-        depth += 1 if bracket in "[{" else -1
-        if depth > MAX_DEPTH:
-            return True
+    for char in outside:
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
     return False
 
 

@@ -298,3 +298,32 @@ def test_odd_values_in_hashed_records_never_crash_a_checker(bundle_and_seq):
             both_reject(forged)
         else:
             assert held["ok"] and standalone.summary(held)
+
+
+def _depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+def test_the_nesting_scan_counts_what_json_nests_and_not_what_strings_hold():
+    import random
+
+    generator = random.Random(2026)
+    tricky = ['\\', '"', '\\"', '\\\\', '[', ']', '{', '}', '"[', '\\\\"{', 'é', '\u2028', 'a']
+
+    def value(depth: int):
+        if depth == 0 or generator.random() < 0.2:
+            return "".join(generator.choice(tricky) for _ in range(generator.randrange(4)))
+        if generator.random() < 0.5:
+            return [value(depth - 1) for _ in range(generator.randrange(1, 3))]
+        return {value(0): value(depth - 1) for _ in range(generator.randrange(1, 3))}
+
+    for _ in range(2000):
+        doc = value(generator.randrange(1, 9))
+        for text in (json.dumps(doc), json.dumps(doc, ensure_ascii=False)):
+            for limit in (0, 1, 3, 6):
+                expected = _depth(doc) > limit
+                assert chain.too_deep(text, limit) is standalone.too_deep(text, limit) is expected, (text, limit)
