@@ -64,11 +64,11 @@ def canonical_problem(record_json: str, value: Any) -> str | None:
     string no UTF-8 can hold: every later reader of the record would fail on it.
     """
     try:
-        record_json.encode("utf-8")
+        exact = record_json.encode("utf-8")
         canonical = canonical_json(value).encode("utf-8")
     except UnicodeEncodeError:
         return NOT_UTF8
-    return None if canonical == record_json.encode("utf-8") else NOT_CANONICAL
+    return None if canonical == exact else NOT_CANONICAL
 
 
 class Broken(Exception):

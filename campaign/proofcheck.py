@@ -183,7 +183,7 @@ def _check_reveal(records: dict, first: int, seq: int, record: dict, revealed: d
     is in the bundle too, the commitment is the one that roll made (and it is revealed once)."""
     detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
     target, commitment, salt, result = (detail.get(k) for k in ("reveals", "commitment", "salt", "result"))
-    if not _is_int(target) or target >= seq or (target >= first and _commitment_of(records[target]) is None):
+    if not _is_int(target) or target >= seq or (target >= first and _commitment_of(records.get(target, {})) is None):
         raise Rejected(f"the reveal names #{target}, which is no earlier secret roll", seq)
     if target in revealed:
         raise Rejected(f"secret roll #{target} is revealed twice (#{revealed[target]}, #{seq})", seq)
@@ -208,6 +208,9 @@ def _your_seal(seals: list, head: str | None) -> tuple:
     if not found:
         raise Rejected(NOT_CONTAINED)
     return found[0]
+
+
+_KEPT = ("seal", "void", "reveal")  # the kinds of entry check() keeps beside the first and secret rolls
 
 
 def _voided_by(records: dict, target: int, until: int):
@@ -268,12 +271,15 @@ def check(bundle, head: str | None = None) -> dict:
             raise Rejected(NOT_UTF8, seq) from None
         if digest != stored:
             raise Rejected("hash does not match the entry's content (the entry was edited)", seq)
-        records[seq] = _record(text, campaign, seq)
-        if records[seq].get("kind") == "seal":
+        record = _record(text, campaign, seq)
+        kind = record.get("kind")
+        if seq == first or kind in _KEPT or _commitment_of(record) is not None:
+            records[seq] = record  # only what voids and reveals need: a long bundle stays small
+        if kind == "seal":
             seals.append((seq, stored))
         prev_hash = stored
 
-    if records[last].get("kind") != "seal":
+    if kind != "seal":
         raise Rejected("the last entry is not a seal, so the head was never sealed", last)
     if prev_hash != bundle["head"]:
         raise Rejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)

@@ -27,7 +27,9 @@ from campaign.chain import MAX_DEPTH, Broken, Walk, strict_loads, too_deep
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named
+from campaign.core.commitment import COMMITTED_FIELDS, matches
 from campaign.services.history import INT_MAX
+from campaign.services.secret_rolls import secret_of
 
 FORMAT = "campaign-proof"
 VERSION = 1
@@ -234,12 +236,15 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
         if not isinstance(record_json, str) or not _is_hash(stored) or not _is_hash(entry["prev_hash"]):
             raise ProofRejected("record is not text, or a hash is not 64 hex digits", seq)
         try:
-            records[seq] = walk.step(entry["prev_hash"], record_json, stored)
+            record = walk.step(entry["prev_hash"], record_json, stored)
         except Broken as exc:
             raise ProofRejected(exc.reason, exc.seq) from None
-        if records[seq].get("kind") == "seal":
+        kind = record.get("kind")
+        if seq == first or kind in ("seal", "void", "reveal") or secret_of(record) is not None:
+            records[seq] = record  # only what voids and reveals need: a long bundle stays small
+        if kind == "seal":
             seals.append((seq, stored))
-    if records[last].get("kind") != "seal":
+    if kind != "seal":
         raise ProofRejected("the last entry is not a seal, so the head was never sealed", last)
     if walk.prev_hash != bundle["head"]:
         raise ProofRejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)
@@ -259,13 +264,10 @@ def _check_reveal(records: dict[int, dict[str, Any]], first: int, seq: int, reco
                   revealed: dict[int, int]) -> None:
     """services.secret_rolls.check's rules for a reveal, as far as the bundle holds them:
     the commitment of a secret roll before the bundle is taken from the reveal itself."""
-    from campaign.core.commitment import COMMITTED_FIELDS, matches
-    from campaign.services.secret_rolls import secret_of
-
     detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
     target, commitment = detail.get("reveals"), detail.get("commitment")
     inside = _is_int(target) and first <= target < seq
-    if not _is_int(target) or target >= seq or (inside and secret_of(records[target]) is None):
+    if not _is_int(target) or target >= seq or (inside and secret_of(records.get(target, {})) is None):
         raise ProofRejected(f"the reveal names #{target}, which is no earlier secret roll", seq)
     if target in revealed:
         raise ProofRejected(f"secret roll #{target} is revealed twice (#{revealed[target]}, #{seq})", seq)
