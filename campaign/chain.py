@@ -33,6 +33,44 @@ def chain_hash(prev_hash: str, record_json: str) -> str:
     return hashlib.sha256((prev_hash + record_json).encode("utf-8")).hexdigest()
 
 
+NOT_UTF8 = "record is not valid UTF-8 text (it holds a lone surrogate)"
+NOT_CANONICAL = "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
+MAX_DEPTH = 64  # JSON nesting a strict reader accepts (json.loads recurses, one frame a level)
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text nests arrays and objects more than `limit` levels, found without
+    parsing it. Strings are taken out first (escaped backslashes and quotes removed, the
+    text split at the quotes left), so brackets inside them do not count."""
+    if text.count("[") + text.count("{") <= limit:  # no deeper than its openers: every record
+        return False
+    outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[0::2])
+    depth = 0
+    for char in outside:
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def canonical_problem(record_json: str, value: Any) -> str | None:
+    """Why the hashed text is not the one spelling of `value` (its json.loads), or None.
+
+    The rule: the record's bytes equal canonical_json(value) encoded as strict UTF-8,
+    and both encodings succeed. An escaped lone surrogate (`\\ud800`) reads back as a
+    string no UTF-8 can hold: every later reader of the record would fail on it.
+    """
+    try:
+        exact = record_json.encode("utf-8")
+        canonical = canonical_json(value).encode("utf-8")
+    except UnicodeEncodeError:
+        return NOT_UTF8
+    return None if canonical == exact else NOT_CANONICAL
+
+
 class Broken(Exception):
     """The chain does not hold at entry `seq` (None: the whole thing is not a chain)."""
 
@@ -71,9 +109,10 @@ class Walk:
     """A chain read in order, entry `seq` first, hanging from `prev_hash`.
 
     `strict` (proof bundles, which travel outside the database) also refuses records that
-    are not in canonical JSON or that a careful reader could read two ways. The ledger and
-    import compare values, as they always have: a record spelled differently with the same
-    values passes there.
+    are not canonical JSON of valid UTF-8 (canonical_problem), that nest deeper than
+    MAX_DEPTH or that a careful reader could read two ways. The ledger and import compare
+    values, as they always have: a record spelled differently with the same values passes
+    there.
     """
 
     __slots__ = ("campaign", "seq", "prev_hash", "strict", "anchor", "_first")
@@ -94,20 +133,30 @@ class Walk:
             return f"prev_hash does not link to {where}"
         if not isinstance(record_json, str) or not isinstance(digest, str):
             return "record or hash is not text"
-        if chain_hash(prev_hash, record_json) != digest:
+        try:
+            digest_now = chain_hash(prev_hash, record_json)
+        except UnicodeEncodeError:  # a lone surrogate: no bytes were ever hashed for this text
+            return NOT_UTF8
+        if digest_now != digest:
             return EDITED
         return None
 
     def record_problem(self, record_json: str) -> tuple[dict[str, Any] | None, str | None]:
         """(record, None) when the hashed text is a record of this campaign at this seq."""
+        if self.strict and too_deep(record_json):
+            return None, f"record is nested more than {MAX_DEPTH} levels deep"
         try:
             record = strict_loads(record_json) if self.strict else json.loads(record_json)
         except ValueError:
             return None, "record is not valid JSON"
         except Broken as exc:
             return None, f"record: {exc.reason}"
-        if self.strict and canonical_json(record) != record_json:
-            return None, "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
+        except RecursionError:
+            return None, "record is nested too deeply"
+        if self.strict:
+            problem = canonical_problem(record_json, record)
+            if problem:
+                return None, problem
         if not isinstance(record, dict) or record.get("campaign") != self.campaign:
             return None, f"record does not belong to campaign {self.campaign!r}"
         if record.get("seq") != self.seq:

@@ -178,13 +178,24 @@ def append(
     return Appended(seq=record["seq"], hash=digest, prev_hash=prev_hash, record=record)
 
 
+# Why a chain check failed, as codes callers branch on (the reason is for people).
+CHAIN_BROKEN = "chain_broken"  # entry bad_seq does not hold (edited, missing, unlinked ...)
+HEAD_NOT_IN_CHAIN = "head_not_in_chain"  # every entry holds, but none has the head hash given
+NOT_CONTAINED = ("this chain does not contain your seal: the history was rewritten after it, "
+                 "or the hash is mistyped")
+
+
 @dataclass(frozen=True)
-class VerifyReport:
+class ChainVerdict:
+    """What ledger.verify proved: the chain's `entries` and `head_hash`, or `code` and
+    the first bad seq (None when no one entry is to blame)."""
+
     ok: bool
     entries: int
     head_hash: str
     bad_seq: int | None = None
     reason: str | None = None
+    code: str | None = None
 
 
 def iter_chain(session: Session, campaign_id: int, batch: int = 5000, from_seq: int | None = None) -> Iterator[Any]:
@@ -205,9 +216,9 @@ class _Progress:
     head_seen: bool = False
     last_seal_seq: int | None = None
 
-    def failed(self, row_seq: int, problem: str) -> VerifyReport:
+    def failed(self, row_seq: int, problem: str) -> ChainVerdict:
         walk = self.walk
-        return VerifyReport(False, walk.seq - 1, walk.prev_hash, min(row_seq, walk.seq), problem)
+        return ChainVerdict(False, walk.seq - 1, walk.prev_hash, min(row_seq, walk.seq), problem, CHAIN_BROKEN)
 
     def passed(self, seq: int, digest: str, kind_is_seal: bool) -> None:
         if digest == self.head_hash:
@@ -217,7 +228,7 @@ class _Progress:
         self.walk.advance(digest)
 
 
-def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=None) -> VerifyReport | None:
+def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=None) -> ChainVerdict | None:
     """The exact rules, row by row in seq order, from state.walk.seq to the end."""
     walk = state.walk
     for row in iter_chain(session, campaign_id, from_seq=walk.seq if walk.seq > 1 else None):
@@ -234,7 +245,7 @@ def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=N
 PARALLEL_MIN_ENTRIES = 50_000
 
 
-def _check_sqlite(session: Session, campaign: Campaign, state: _Progress, progress=None) -> VerifyReport | None:
+def _check_sqlite(session: Session, campaign: Campaign, state: _Progress, progress=None) -> ChainVerdict | None:
     """The same rules, faster, for SQLite (campaign.ledger_scan): this process scans the
     first half of a long chain while a second process scans the other half on the other
     core. The halves are joined only when the second hangs from the hash the first ended
@@ -324,7 +335,7 @@ class _SecondHalf:
         self.process.stdout.close()
 
 
-def verify(session: Session, campaign: Campaign, head_hash: str | None = None, progress=None) -> VerifyReport:
+def verify(session: Session, campaign: Campaign, head_hash: str | None = None, progress=None) -> ChainVerdict:
     """Recompute the chain; report the first bad seq and why.
 
     With head_hash (printed by an earlier `history seal`), also prove that the chain
@@ -339,16 +350,9 @@ def verify(session: Session, campaign: Campaign, head_hash: str | None = None, p
         return failed
     count, prev_hash = state.walk.seq - 1, state.walk.prev_hash
     if not state.head_seen:
-        if state.last_seal_seq is not None:
-            return VerifyReport(
-                False, count, prev_hash, state.last_seal_seq,
-                "the sealed head is not in the chain: history up to this seal was rewritten",
-            )
-        return VerifyReport(
-            False, count, prev_hash, count + 1,
-            "the sealed head is not in the chain: entries from here on were removed",
-        )
-    return VerifyReport(True, count, prev_hash)
+        # No entry to blame: a rewrite after the seal and a mistyped hash look the same here.
+        return ChainVerdict(False, count, prev_hash, None, NOT_CONTAINED, HEAD_NOT_IN_CHAIN)
+    return ChainVerdict(True, count, prev_hash)
 
 
 def entry_count(session: Session, campaign_id: int) -> int:

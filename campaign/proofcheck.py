@@ -7,9 +7,12 @@ A proof bundle (written by `campaign history proof SEQ -o proof.json`) holds one
 entry and every entry after it up to a sealed head, each as the exact text that was
 hashed. This script recomputes the chain the way the ledger does (SHA-256 over the
 previous entry's hash followed by the entry's canonical JSON: sorted keys, no spaces,
-UTF-8) and accepts the bundle only if every link holds and the last entry is the seal
-whose hash is the head. Pass the head hash you wrote down when the GM sealed the
-session: a bundle proves the entry against that head, and against nothing else.
+UTF-8) and accepts the bundle only if every link holds and the last entry is a seal
+whose hash is the bundle's head. Pass the head hash you wrote down when the GM sealed
+the session (all 64 hex digits, or the first 16 or more): it may be any seal in the
+bundle, and the bundle proves the entry against that seal. It also says whether a void
+inside the bundle took the entry back, and checks every reveal in it against the
+commitment its secret roll made.
 
 Deliberately self-contained (no import from the rest of `campaign`), so a player can
 copy this one file and trust what it does by reading it. The project's tests check that
@@ -30,6 +33,16 @@ VERSION = 1
 BUNDLE_KEYS = {"format", "version", "campaign", "seq", "anchor", "head", "head_seq", "entries"}
 ENTRY_KEYS = {"prev_hash", "hash", "record"}
 HEX = frozenset("0123456789abcdef")
+MIN_HEAD_PREFIX = 16  # hex digits of a --head prefix: 2^64 hashes to grind for a look-alike
+MAX_BYTES = 256 * 2**20  # a bundle larger than this is refused unread
+MAX_DEPTH = 64  # JSON nesting, of the bundle and of each record (json.loads recurses)
+# What a secret roll commits to (SHA-256 over a salt and these fields' canonical JSON).
+COMMITTED_FIELDS = ("expression", "dice", "total", "target", "outcome", "margin", "reason", "detail")
+
+NOT_UTF8 = "record is not valid UTF-8 text (it holds a lone surrogate)"
+NOT_CANONICAL = "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
+NOT_CONTAINED = ("this bundle does not contain your seal: the bundle ends before it, the history was "
+                 "rewritten after it, or the hash is mistyped")
 
 
 class Rejected(Exception):
@@ -44,6 +57,10 @@ class Rejected(Exception):
         return self.reason if self.seq is None else f"entry #{self.seq}: {self.reason}"
 
 
+class BadHead(Exception):
+    """The --head given cannot name one seal: malformed, or a prefix of several (exit 2)."""
+
+
 def canonical_json(value) -> str:
     """The ledger's spelling of a record: sorted keys, no spaces, non-ASCII kept as UTF-8."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -52,6 +69,35 @@ def canonical_json(value) -> str:
 def chain_hash(prev_hash: str, record_json: str) -> str:
     """SHA-256 (hex) over the previous hash followed by the record's canonical JSON."""
     return hashlib.sha256((prev_hash + record_json).encode("utf-8")).hexdigest()
+
+
+def canonical_problem(text: str, value) -> str | None:
+    """None when the record's bytes are canonical_json(value) in strict UTF-8 (an escaped
+    lone surrogate reads back as a string no UTF-8 can hold)."""
+    try:
+        exact = text.encode("utf-8")
+        canonical = canonical_json(value).encode("utf-8")
+    except UnicodeEncodeError:
+        return NOT_UTF8
+    return None if canonical == exact else NOT_CANONICAL
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text nests arrays and objects more than `limit` levels, found without
+    parsing it. Strings are taken out first (escaped backslashes and quotes removed, the
+    text split at the quotes left), so brackets inside them do not count."""
+    if text.count("[") + text.count("{") <= limit:  # no deeper than its openers: every record
+        return False
+    outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[0::2])
+    depth = 0
+    for char in outside:
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
 
 
 def _strict_object(pairs):
@@ -68,6 +114,10 @@ def _no_constants(name):
     raise Rejected(f"{name} is not JSON")
 
 
+def _strict_loads(text: str):
+    return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants)
+
+
 def _is_hash(value) -> bool:
     return isinstance(value, str) and len(value) == 64 and all(ch in HEX for ch in value)
 
@@ -78,15 +128,100 @@ def _is_int(value) -> bool:
 
 def load(data: bytes) -> dict:
     """The bundle as JSON, refusing anything a careful reader could read two ways."""
+    if len(data) > MAX_BYTES:
+        raise Rejected(f"the bundle is larger than {MAX_BYTES // 2**20} MiB")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Rejected(f"the bundle is not UTF-8 text (byte {exc.start})") from None
+    if too_deep(text):
+        raise Rejected(f"the bundle is nested more than {MAX_DEPTH} levels deep")
     try:
-        bundle = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants)
+        return _strict_loads(text)
     except ValueError as exc:
         raise Rejected(f"the bundle is not valid JSON ({exc})") from None
-    return bundle
+
+
+def normalize_head(text: str) -> str | None:
+    """A --head as typed (any case, spaces around it): 64 hex digits or a prefix of
+    MIN_HEAD_PREFIX or more; None if it is neither."""
+    value = text.strip().lower()
+    if MIN_HEAD_PREFIX <= len(value) <= 64 and all(ch in HEX for ch in value):
+        return value
+    return None
+
+
+def _record(text: str, campaign: str, seq: int) -> dict:
+    """The entry's record, if its text is a canonical record of this campaign at `seq`."""
+    if too_deep(text):
+        raise Rejected(f"record is nested more than {MAX_DEPTH} levels deep", seq)
+    try:
+        record = _strict_loads(text)
+    except ValueError:
+        raise Rejected("record is not valid JSON", seq) from None
+    except Rejected as exc:
+        raise Rejected(f"record: {exc.reason}", seq) from None
+    problem = canonical_problem(text, record)
+    if problem:
+        raise Rejected(problem, seq)
+    if not isinstance(record, dict) or record.get("campaign") != campaign:
+        raise Rejected(f"record does not belong to campaign {campaign!r}", seq)
+    if record.get("seq") != seq:
+        raise Rejected(f"record says seq {record.get('seq')!r}, expected {seq}", seq)
+    return record
+
+
+def _commitment_of(record: dict):
+    detail = record.get("detail")
+    secret = detail.get("secret") if isinstance(detail, dict) else None
+    return secret.get("commitment") if isinstance(secret, dict) else None
+
+
+def _check_reveal(records: dict, first: int, seq: int, record: dict, revealed: dict) -> None:
+    """A reveal in the bundle discloses what its secret roll committed to: the salt and
+    result hash to the commitment, the entry repeats the result, and when the secret roll
+    is in the bundle too, the commitment is the one that roll made (and it is revealed once)."""
+    detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
+    target, commitment, salt, result = (detail.get(k) for k in ("reveals", "commitment", "salt", "result"))
+    if not _is_int(target) or target >= seq or (target >= first and _commitment_of(records.get(target, {})) is None):
+        raise Rejected(f"the reveal names #{target}, which is no earlier secret roll", seq)
+    if target in revealed:
+        raise Rejected(f"secret roll #{target} is revealed twice (#{revealed[target]}, #{seq})", seq)
+    if target >= first and _commitment_of(records[target]) != commitment:
+        raise Rejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
+    if not isinstance(salt, str) or not isinstance(result, dict) or not isinstance(commitment, str) or \
+            hashlib.sha256((salt + canonical_json(result)).encode("utf-8")).hexdigest() != commitment:
+        raise Rejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
+    for name in COMMITTED_FIELDS:
+        if name != "detail" and record.get(name) != result.get(name):
+            raise Rejected(f"the reveal shows a {name} other than the one committed", seq)
+    revealed[target] = seq
+
+
+def _your_seal(seals: list, head: str | None) -> tuple:
+    """(seq, hash) of the seal `head` names among the bundle's seals (None: the last)."""
+    if head is None:
+        return seals[-1]
+    found = [seal for seal in seals if seal[1].startswith(head)]
+    if len(found) > 1:
+        raise BadHead(f"--head {head}: matches seals #{found[0][0]} and #{found[1][0]}; give more digits")
+    if not found:
+        raise Rejected(NOT_CONTAINED)
+    return found[0]
+
+
+_KEPT = ("seal", "void", "reveal")  # the kinds of entry check() keeps beside the first and secret rolls
+
+
+def _voided_by(records: dict, target: int, until: int):
+    """The void (up to seq `until`) that took `target` back, or the entry it is part of
+    (its parent_seq), and that no later void took back."""
+    voids = {seq: r.get("voids_seq") for seq, r in records.items()
+             if seq <= until and r.get("kind") == "void" and _is_int(r.get("voids_seq"))}
+    parent = records[target].get("parent_seq")
+    aims = (target, parent) if _is_int(parent) else (target,)
+    live = [seq for seq, voided in voids.items() if voided in aims and seq not in voids.values()]
+    return max(live) if live else None
 
 
 def check(bundle, head: str | None = None) -> dict:
@@ -94,15 +229,17 @@ def check(bundle, head: str | None = None) -> dict:
 
     Rules, in order: the bundle's own fields are well formed; entry i (counting from the
     bundle's seq) links to the previous entry's hash (the first to the anchor), hashes to
-    its stored hash, is canonical JSON, is an object of this campaign with that seq; the
-    last entry is a seal and its hash is the bundle's head; with `head`, that is the head.
+    its stored hash, is canonical JSON of valid UTF-8, is an object of this campaign with
+    that seq; the last entry is a seal and its hash is the bundle's head; every reveal
+    matches its commitment; with `head` (normalize_head), a seal of the bundle has it.
+    The entry is proven against that seal; a void up to it is reported (voided_by).
     """
     if not isinstance(bundle, dict):
         raise Rejected("the bundle is not a JSON object")
     if set(bundle) != BUNDLE_KEYS:
         missing, extra = sorted(BUNDLE_KEYS - set(bundle)), sorted(set(bundle) - BUNDLE_KEYS)
         raise Rejected(f"the bundle's fields are wrong (missing {missing}, unexpected {extra})")
-    if bundle["format"] != FORMAT or bundle["version"] != VERSION or not _is_int(bundle["version"]):
+    if bundle["format"] != FORMAT or not _is_int(bundle["version"]) or bundle["version"] != VERSION:
         raise Rejected(f"not a {FORMAT} bundle of version {VERSION}")
     campaign, first, entries = bundle["campaign"], bundle["seq"], bundle["entries"]
     if not isinstance(campaign, str):
@@ -114,61 +251,59 @@ def check(bundle, head: str | None = None) -> dict:
             raise Rejected(f"the bundle's {name} is not a 64-hex SHA-256 hash")
     if not isinstance(entries, list) or not entries:
         raise Rejected("the bundle has no entries")
-    if bundle["head_seq"] != first + len(entries) - 1:
+    last = first + len(entries) - 1
+    if bundle["head_seq"] != last:
         raise Rejected(f"head_seq {bundle['head_seq']} does not match {len(entries)} entries from #{first}")
-    if head is not None and bundle["head"] != head:
-        raise Rejected(f"the bundle ends at head {bundle['head']}, not at the head you gave ({head})")
 
-    prev_hash = bundle["anchor"]
-    record = None
-    for offset, entry in enumerate(entries):
-        seq = first + offset
+    prev_hash, records, seals = bundle["anchor"], {}, []
+    for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
             raise Rejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
         text, stored = entry["record"], entry["hash"]
         if not isinstance(text, str) or not _is_hash(stored) or not _is_hash(entry["prev_hash"]):
             raise Rejected("record is not text, or a hash is not 64 hex digits", seq)
         if entry["prev_hash"] != prev_hash:
-            where = "the bundle's anchor" if offset == 0 else f"entry #{seq - 1}"
+            where = "the bundle's anchor" if seq == first else f"entry #{seq - 1}"
             raise Rejected(f"prev_hash does not link to {where}", seq)
-        if chain_hash(prev_hash, text) != stored:
-            raise Rejected("hash does not match the entry's content (the entry was edited)", seq)
         try:
-            record = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants)
-        except ValueError:
-            raise Rejected("record is not valid JSON", seq) from None
-        except Rejected as exc:
-            raise Rejected(f"record: {exc.reason}", seq) from None
-        if canonical_json(record) != text:
-            raise Rejected("record is not in canonical JSON (sorted keys, no spaces, UTF-8)", seq)
-        if not isinstance(record, dict) or record.get("campaign") != campaign:
-            raise Rejected(f"record does not belong to campaign {campaign!r}", seq)
-        if record.get("seq") != seq:
-            raise Rejected(f"record says seq {record.get('seq')!r}, expected {seq}", seq)
-        if offset == 0:
-            proven = record
+            digest = chain_hash(prev_hash, text)
+        except UnicodeEncodeError:
+            raise Rejected(NOT_UTF8, seq) from None
+        if digest != stored:
+            raise Rejected("hash does not match the entry's content (the entry was edited)", seq)
+        record = _record(text, campaign, seq)
+        kind = record.get("kind")
+        if seq == first or kind in _KEPT or _commitment_of(record) is not None:
+            records[seq] = record  # only what voids and reveals need: a long bundle stays small
+        if kind == "seal":
+            seals.append((seq, stored))
         prev_hash = stored
 
-    last = first + len(entries) - 1
-    if record.get("kind") != "seal":
+    if kind != "seal":
         raise Rejected("the last entry is not a seal, so the head was never sealed", last)
     if prev_hash != bundle["head"]:
         raise Rejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)
-    return {"ok": True, "campaign": campaign, "seq": first, "head": prev_hash, "head_seq": last,
-            "entries": len(entries), "head_given": head is not None, "entry": proven}
+    revealed = {}
+    for seq, record in records.items():
+        if record.get("kind") == "reveal":
+            _check_reveal(records, first, seq, record, revealed)
+    seal_seq, seal_hash = _your_seal(seals, head)
+    return {"ok": True, "campaign": campaign, "seq": first, "head": seal_hash, "head_seq": seal_seq,
+            "entries": len(entries), "head_given": head is not None, "entry": records[first],
+            "voided_by": _voided_by(records, first, seal_seq),
+            "revealed_by": next((r for t, r in revealed.items() if t == first and r <= seal_seq), None),
+            "bundle_head": bundle["head"], "bundle_head_seq": last}
+
+
+def _read(path: str) -> bytes:
+    """The file's bytes, at most MAX_BYTES + 1 of them (a larger file is refused unread)."""
+    with open(path, "rb") as handle:
+        return handle.read(MAX_BYTES + 1)
 
 
 def check_file(path: str, head: str | None = None) -> dict:
     """Read and check a bundle file; Rejected for any fault in it, OSError if unreadable."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    return check(load(data), head)
-
-
-def normalize_head(text: str) -> str | None:
-    """A --head as typed (any case, spaces around it), or None if it is not a SHA-256 hex."""
-    value = text.strip().lower()
-    return value if _is_hash(value) else None
+    return check(load(_read(path)), head)
 
 
 def describe(entry: dict) -> str:
@@ -177,7 +312,8 @@ def describe(entry: dict) -> str:
     if entry.get("character"):
         parts[-1] += f" {entry['character']}:"
     if entry.get("expression"):
-        dice = ",".join(str(face) for face in entry.get("dice") or [])
+        faces = entry.get("dice")
+        dice = ",".join(str(face) for face in faces) if isinstance(faces, list) else str(faces or "")
         parts.append(f"{entry['expression']} [{dice}] = {entry.get('total')}")
     if entry.get("outcome"):
         parts.append(str(entry["outcome"]))
@@ -187,25 +323,47 @@ def describe(entry: dict) -> str:
     return " ".join(parts)
 
 
+def summary(result: dict) -> list[str]:
+    """The lines a holding proof prints: the head it was checked against first."""
+    lines = [result["head"],
+             f"proof holds: entry #{result['seq']} is in the chain of {result['campaign']!r} sealed at "
+             f"#{result['head_seq']} ({result['entries']} entries checked)",
+             "  " + describe(result["entry"])]
+    if result["voided_by"] is not None:
+        lines.append(f"  voided: entry #{result['voided_by']} took entry #{result['seq']} back "
+                     f"(within seal #{result['head_seq']})")
+    if result["revealed_by"] is not None:
+        lines.append(f"  revealed by entry #{result['revealed_by']}, which matches its commitment")
+    if result["bundle_head_seq"] != result["head_seq"]:
+        lines.append(f"  the bundle runs on to seal #{result['bundle_head_seq']}; your seal "
+                     f"#{result['head_seq']} proves it up to there")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="proofcheck", description="Check a campaign proof bundle offline.")
     parser.add_argument("bundle", help="the JSON file written by `campaign history proof`")
-    parser.add_argument("--head", help="the head hash you kept from `campaign history seal`")
+    parser.add_argument("--head", help="the head hash you kept from `campaign history seal` (64 hex digits, "
+                                       "or the first 16 or more)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
     head = None
     if args.head is not None:
         head = normalize_head(args.head)
         if head is None:
-            print("error: --head must be the 64-hex hash printed by `history seal`", file=sys.stderr)
+            print(f"error: --head must be the hash printed by `history seal` (64 hex digits, or its first "
+                  f"{MIN_HEAD_PREFIX} or more)", file=sys.stderr)
             return 2
     try:
         result = check_file(args.bundle, head)
     except OSError as exc:
         print(f"error: cannot read {args.bundle}: {exc.strerror}", file=sys.stderr)
         return 1
+    except BadHead as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except Rejected as exc:
         if args.json:
             print(json.dumps({"ok": False, "bad_seq": exc.seq, "reason": exc.reason}, ensure_ascii=False))
@@ -214,10 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:
-        print(result["head"])
-        print(f"proof holds: entry #{result['seq']} is in the chain of {result['campaign']!r} sealed at "
-              f"#{result['head_seq']} ({result['entries']} entries checked)")
-        print("  " + describe(result["entry"]))
+        print("\n".join(summary(result)))
     if not result["head_given"]:
         print("note: compare the head above with the hash you kept from `history seal` "
               "(or pass it with --head): the bundle proves the entry against that head only", file=sys.stderr)

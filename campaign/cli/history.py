@@ -199,20 +199,22 @@ def _detail_text(value: Any) -> str:
 @app.command("verify")
 def verify(
     ctx: typer.Context,
-    head: str = typer.Option(None, "--head", help="A head hash printed earlier by `history seal` (or its first 8+ "
-                                                  "hex digits)."),
-    chain_only: bool = typer.Option(False, "--chain-only", help="Check the hash chain only, not the state tables."),
+    head: str = typer.Option(None, "--head", help="The head hash you kept from `history seal` (64 hex digits, "
+                                                  "or its first 16 or more)."),
+    chain_only: bool = typer.Option(False, "--chain-only", help="Check the hash chain (and reveals) only: not the "
+                                                                "state tables, not the GM's hidden rows."),
     json_out: bool = JsonOption,
 ) -> None:
     """Recompute the hash chain, then replay it and compare the state tables with it;
     exit 1 naming the first bad entry or the first differing row.
 
-    With --head, also prove the chain still contains that sealed head (detects a
-    rewritten or truncated history); a unique prefix of 8 or more hex digits will do. A
-    hash that no seal printed is reported as a typo, not as tampering. Every `reveal`
-    is checked against its secret roll's commitment. --chain-only skips the state comparison.
+    With --head, also prove the chain still contains the seal you kept, and say which
+    seal it is (seq, reason, time) and how many entries followed it; a prefix of 16
+    or more hex digits must name exactly one seal of this chain. Every `reveal` is
+    checked against its secret roll's commitment. --chain-only skips the state
+    comparison and the GM-only table, so a player can run it.
 
-    Example: campaign history verify --head 3f1c9a07
+    Example: campaign history verify --head 3f1c9a07e2b4d5c6
     """
     from campaign.services.history import verify as verify_service
 
@@ -226,18 +228,35 @@ def verify(
         emit_json(report)
     elif report.ok:
         print(report.head)
+        if report.head_entry is not None:
+            use_campaign_time_zone(s.db, s.campaign)
+            say(_head_line(report.head_entry))
         checked = "" if report.state is None else "; state tables equal its replay"
         if report.secrets and report.secrets.revealed:
             checked += f"; {report.secrets.revealed} reveals match their commitments"
         say(f"chain intact: {report.entries} entries{checked}")
-    elif report.secrets is not None and not report.secrets.ok:
-        say(f"secret rolls: {report.secrets.problem}")
-    elif report.state is not None:
+    elif report.code == "head_not_in_chain":
+        say(f"{report.reason} (the chain itself holds: {report.entries} entries, head {report.head[:16]}…)")
+    elif report.code == "secrets_mismatch":
+        say(f"secret rolls: {report.reason}")
+    elif report.code == "state_differs":
         say(f"state differs from the ledger: {report.state.problem}")
     else:
         say(f"chain broken at #{report.bad_seq}: {report.reason}")
+    for what in report.unchecked:
+        say(f"not checked: {what}")
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _head_line(found) -> str:
+    """`your seal #68 (第一話 終了, 2026-…) is in this chain; 12 entries since`."""
+    since = f"{found.since} entr{'y' if found.since == 1 else 'ies'} since"
+    when = local_time(found.at)
+    if found.kind != "seal":
+        return f"your head is entry #{found.seq} ({found.kind}, {when}; not a seal) in this chain; {since}"
+    about = f"{found.reason}, {when}" if found.reason else when
+    return f"your seal #{found.seq} ({about}) is in this chain; {since}"
 
 
 @app.command("seal")

@@ -16,17 +16,21 @@ app = typer.Typer(
 @app.command("check")
 def check(
     file: str = typer.Argument(..., help="A bundle written by `campaign history proof`."),
-    head: str = typer.Option(None, "--head", help="The head hash you kept from `history seal`."),
+    head: str = typer.Option(None, "--head", help="The head hash you kept from `history seal` (64 hex digits, or "
+                                                  "its first 16 or more): any seal inside the bundle."),
     json_out: bool = JsonOption,
 ) -> None:
     """Recompute the bundle's chain from its anchor to its sealed head; exit 1 naming a bad entry.
 
-    Opens no database: the bundle alone is checked, against the head you give.
+    Opens no database: the bundle alone is checked, against the seal you give (any
+    seal in the bundle). It says when a void inside the bundle took the entry back, and
+    checks every reveal in it against its secret roll's commitment.
 
-    Example: campaign proof check fright-9.json --head ae52be47…(64 hex digits)
+    Example: campaign proof check fright-9.json --head ae52be47c1d0f9e3
     """
-    from campaign.proofcheck import describe
+    from campaign.proofcheck import summary
     from campaign.services.proof import ProofRejected, check_file
+    from campaign.services.results import as_json
 
     try:
         result = check_file(file, head)
@@ -38,10 +42,8 @@ def check(
     if json_out:
         emit_json(result)
     else:
-        print_text(result.head)
-        print_text(f"proof holds: entry #{result.seq} is in the chain of {result.campaign!r} sealed at "
-                   f"#{result.head_seq} ({result.entries} entries checked)")
-        print_text("  " + describe(result.entry))
+        for line in summary(as_json(result)):
+            print_text(line)
     if not result.head_given:
         say("note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
             "the bundle proves the entry against that head only")

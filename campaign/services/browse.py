@@ -59,7 +59,8 @@ class ChainLink:
 
 @dataclass(frozen=True, slots=True)
 class ChainSlice:
-    """`/api/chain`: links from `genesis` on; `next` is the seq to ask for next, or None."""
+    """`/api/chain`: links from `genesis` on; `next` is the seq to ask for next, or None.
+    `campaign` is the name the records carry (the chain's), not the name shown."""
 
     campaign: str
     genesis: str
@@ -161,7 +162,8 @@ def chain_slice(db: Database, campaign_name: str | None, first: int = 1, last: i
         rows = session.execute(query.order_by(table.c.seq).limit(batch + 1)).all()
     entries = tuple(ChainLink(seq=seq, kind=kind, prev_hash=prev_hash, hash=digest, record=record)
                     for seq, kind, prev_hash, digest, record in rows[:batch])
-    return ChainSlice(campaign=campaign.name, genesis=ledger.GENESIS_HASH, entries=entries,
+    # The chain's own name, as every record holds it (an `import --as-name` shows another).
+    return ChainSlice(campaign=campaign.ledger_name, genesis=ledger.GENESIS_HASH, entries=entries,
                       next=rows[batch][0] if len(rows) > batch else None)
 
 

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import and_, exists, func, or_, select, text
 from sqlalchemy.orm import Session, aliased
@@ -25,8 +25,13 @@ from campaign.services.common import (
     player_named,
 )
 
-if TYPE_CHECKING:
-    from campaign.services.secret_rolls import SecretsCheck
+# `history verify` lives in services.verification; these names stay importable from here.
+from campaign.services.verification import (  # noqa: F401
+    StateCheck,
+    StateDifference,
+    VerifyReport,
+    verify,
+)
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
 # Entry kinds the services write (and round 1 wrote). `--kind` accepts these, and any
@@ -66,43 +71,6 @@ class HistoryFilter:
     since: str | None = None
     until: str | None = None
     limit: int | None = 50
-
-
-@dataclass(frozen=True, slots=True)
-class StateCheck:
-    """The state tables against the ledger's replay: ok, or the problem (in words), and
-    `table` the first table that differs (None when the ledger does not replay)."""
-
-    ok: bool
-    problem: str | None
-    table: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class StateDifference(StateCheck):
-    """The first row and column that differ, with the replay's value and the table's."""
-
-    key: Any
-    column: str | None
-    expected: Any
-    found: Any
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """`history verify`. `bad_seq` and `reason` name the first problem; `state` is None
-    when not compared (--chain-only, or the chain already failed), `secrets` None when
-    the chain failed before the reveals were checked (services.secret_rolls.check)."""
-
-    campaign: str
-    ok: bool
-    entries: int
-    head: str | None
-    bad_seq: int | None
-    reason: str | None
-    state: StateCheck | None
-    sealed_head: str | None
-    secrets: SecretsCheck | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,91 +276,6 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
 def _add_shown(view: dict[str, Any], shown: dict[str, Any]) -> None:
     if shown != view["detail"]:
         view["detail_shown"] = shown
-
-
-def verify(db: Database, campaign_name: str | None, head: str | None = None, progress=None, *,
-           chain_only: bool = False) -> VerifyReport:
-    """Recompute the chain; then (unless chain_only) replay it and compare the state tables."""
-    if head is not None:
-        head = head.strip().lower()
-        if not MIN_HEAD_PREFIX <= len(head) <= 64 or any(ch not in "0123456789abcdef" for ch in head):
-            raise BadInput(f"--head must be the hash printed by `history seal` (or its first {MIN_HEAD_PREFIX} "
-                           "or more hex digits)")
-    with db.read() as session:
-        campaign = campaign_named(session, campaign_name)
-        sealed = None if head is None else _sealed_head(session, campaign, head)
-        total = ledger.head(session, campaign.id)[0]
-        if progress is not None:
-            progress.start(total)
-        report = ledger.verify(session, campaign, None if sealed is None else sealed[1],
-                               progress=progress.advance if progress else None)
-        reason, bad_seq = report.reason, report.bad_seq
-        if sealed is not None and sealed[0] is not None and not report.ok \
-                and reason.startswith("the sealed head is not in the chain"):
-            # The chain itself is intact; the seal that printed this head says what happened.
-            seal_seq = sealed[0]
-            if seal_seq <= report.entries:
-                reason, bad_seq = (f"seal #{seal_seq} printed this head, and the chain no longer leads to it: "
-                                   f"history up to #{seal_seq} was rewritten"), seal_seq
-            else:
-                reason, bad_seq = (f"seal #{seal_seq} printed this head; entries from #{report.entries + 1} on "
-                                   "were removed"), report.entries + 1
-        ok, state, secrets = report.ok, None, None
-        if report.ok:
-            from campaign.services.secret_rolls import check as secrets_check
-
-            secrets = secrets_check(session, campaign)
-            if not secrets.ok:
-                ok, bad_seq, reason = False, secrets.seq, secrets.problem
-            elif not chain_only:
-                state = _state_check(session, campaign)
-                ok = state.ok
-        return VerifyReport(campaign=campaign.name, ok=ok, entries=report.entries, head=report.head_hash,
-                            bad_seq=bad_seq, reason=reason, state=state,
-                            sealed_head=None if sealed is None else sealed[1], secrets=secrets)
-
-
-MIN_HEAD_PREFIX = 8
-
-
-def _sealed_head(session: Session, campaign, prefix: str) -> tuple[int | None, str]:
-    """(seq of the seal that printed it, full hash) for a pasted head or prefix of one.
-
-    The seals this database printed are looked up first; then the chain itself (a head
-    printed by `history verify` is any entry's hash). A hash found in neither is a typo
-    or another campaign's, never proof of tampering.
-    """
-    from campaign.db.models import SealHead
-
-    seals = session.execute(select(SealHead.seq, SealHead.hash).where(
-        SealHead.campaign_id == campaign.id, SealHead.hash.like(prefix + "%")).limit(2)).all()
-    if len(seals) > 1:
-        raise BadInput(f"--head {prefix}: matches seals #{seals[0].seq} and #{seals[1].seq}; give more digits")
-    if seals:
-        return seals[0].seq, seals[0].hash
-    found = session.execute(select(LedgerEntry.seq, LedgerEntry.hash).where(
-        LedgerEntry.campaign_id == campaign.id, LedgerEntry.hash.like(prefix + "%")).limit(2)).all()
-    if len(found) > 1:
-        raise BadInput(f"--head {prefix}: matches entries #{found[0].seq} and #{found[1].seq}; give more digits")
-    if found:
-        return None, found[0].hash
-    raise NotFound(f"--head {prefix[:16]}{'…' if len(prefix) > 16 else ''}: this hash is not a seal of campaign "
-                   f"{campaign.name!r} (typo?)")
-
-
-def _state_check(session: Session, campaign) -> StateCheck:
-    from campaign.projection.ops import BadOp
-    from campaign.projection.replay import ReplayConflict
-    from campaign.services.state_tables import check_state
-
-    try:
-        difference = check_state(session, campaign)
-    except (BadOp, ReplayConflict) as exc:
-        return StateCheck(ok=False, problem=f"the ledger does not replay: {exc}", table=None)
-    if difference is None:
-        return StateCheck(ok=True, problem=None, table=None)
-    return StateDifference(ok=False, problem=difference.text(), table=difference.table, key=difference.key,
-                           column=difference.column, expected=difference.expected, found=difference.found)
 
 
 def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None = None) -> Sealed:

@@ -23,11 +23,13 @@ from typing import IO, Any
 from sqlalchemy import text
 
 from campaign import ledger
-from campaign.chain import Broken, Walk, strict_loads
+from campaign.chain import MAX_DEPTH, Broken, Walk, strict_loads, too_deep
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named
+from campaign.core.commitment import COMMITTED_FIELDS, matches
 from campaign.services.history import INT_MAX
+from campaign.services.secret_rolls import secret_of
 
 FORMAT = "campaign-proof"
 VERSION = 1
@@ -64,7 +66,10 @@ class BundleWritten:
 @dataclass(frozen=True, slots=True)
 class ProofHolds:
     """`proof check`: the bundle proves entry `seq` (its record is `entry`, the parsed
-    JSON the chain hashed) in the chain sealed at `head`."""
+    JSON the chain hashed) in the chain sealed at `head` (#`head_seq`: the seal given with
+    --head, else the bundle's last). `voided_by` is the void up to that seal that took
+    the entry back, `revealed_by` the reveal of a secret roll; `bundle_head` and
+    `bundle_head_seq` where the bundle itself ends."""
 
     ok: bool
     campaign: str
@@ -74,15 +79,21 @@ class ProofHolds:
     entries: int
     head_given: bool
     entry: dict[str, Any]
+    voided_by: int | None
+    revealed_by: int | None
+    bundle_head: str
+    bundle_head_seq: int
+
+
+NOT_CONTAINED = ("this bundle does not contain your seal: the bundle ends before it, the history was "
+                 "rewritten after it, or the hash is mistyped")
 
 
 def clean_head(head: str | None) -> str | None:
-    if head is None:
-        return None
-    value = head.strip().lower()
-    if len(value) != 64 or any(ch not in _HEX for ch in value):
-        raise BadInput("--head must be the 64-hex hash printed by `history seal`")
-    return value
+    """A --head as `history verify` takes it: 64 hex digits, or 16 or more (exit 2 else)."""
+    from campaign.services.verification import parse_head
+
+    return None if head is None else parse_head(head)
 
 
 # --- writing ---------------------------------------------------------------------------
@@ -98,6 +109,11 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
     head = clean_head(head)
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
+        if head is not None and len(head) < 64:
+            from campaign.services.verification import candidate_head
+
+            found = candidate_head(session, campaign.id, head)
+            head = head if found is None else found[1]
         params = {"c": campaign.id, "h": head}
         if head is not None:
             head_seq = session.execute(_SEAL_BY_HASH, params).scalar()
@@ -162,11 +178,18 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+MAX_BYTES = 256 * 2**20  # as campaign.proofcheck: a larger bundle is refused unread
+
+
 def load_bundle(data: bytes) -> Any:
+    if len(data) > MAX_BYTES:
+        raise ProofRejected(f"the bundle is larger than {MAX_BYTES // 2**20} MiB")
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProofRejected(f"the bundle is not UTF-8 text (byte {exc.start})") from None
+    if too_deep(decoded):
+        raise ProofRejected(f"the bundle is nested more than {MAX_DEPTH} levels deep")
     try:
         return strict_loads(decoded)
     except Broken as exc:
@@ -176,7 +199,8 @@ def load_bundle(data: bytes) -> Any:
 
 
 def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
-    """What the bundle proves, or ProofRejected naming the first bad entry.
+    """What the bundle proves, or ProofRejected naming the first bad entry (BadInput for
+    a --head prefix of several seals).
 
     The rules of campaign.proofcheck.check, in the same order, with the ledger's own hash.
     """
@@ -201,11 +225,10 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
     last = first + len(entries) - 1
     if bundle["head_seq"] != last:
         raise ProofRejected(f"head_seq {bundle['head_seq']} does not match {len(entries)} entries from #{first}")
-    if head is not None and bundle["head"] != head:
-        raise ProofRejected(f"the bundle ends at head {bundle['head']}, not at the head you gave ({head})")
 
     walk = Walk(campaign, first, bundle["anchor"], strict=True, anchor="the bundle's anchor")
-    proven, record = None, None
+    records: dict[int, dict[str, Any]] = {}
+    seals: list[tuple[int, str]] = []
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
             raise ProofRejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
@@ -216,22 +239,75 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
             record = walk.step(entry["prev_hash"], record_json, stored)
         except Broken as exc:
             raise ProofRejected(exc.reason, exc.seq) from None
-        if proven is None:
-            proven = record
-    prev_hash = walk.prev_hash
-    if record.get("kind") != "seal":
+        kind = record.get("kind")
+        if seq == first or kind in ("seal", "void", "reveal") or secret_of(record) is not None:
+            records[seq] = record  # only what voids and reveals need: a long bundle stays small
+        if kind == "seal":
+            seals.append((seq, stored))
+    if kind != "seal":
         raise ProofRejected("the last entry is not a seal, so the head was never sealed", last)
-    if prev_hash != bundle["head"]:
+    if walk.prev_hash != bundle["head"]:
         raise ProofRejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)
-    return ProofHolds(ok=True, campaign=campaign, seq=first, head=prev_hash, head_seq=last, entries=len(entries),
-                      head_given=head is not None, entry=proven)
+    revealed: dict[int, int] = {}
+    for seq, record in records.items():
+        if record.get("kind") == "reveal":
+            _check_reveal(records, first, seq, record, revealed)
+    seal_seq, seal_hash = _your_seal(seals, head)
+    return ProofHolds(ok=True, campaign=campaign, seq=first, head=seal_hash, head_seq=seal_seq,
+                      entries=len(entries), head_given=head is not None, entry=records[first],
+                      voided_by=_voided_by(records, first, seal_seq),
+                      revealed_by=revealed.get(first) if revealed.get(first, seal_seq + 1) <= seal_seq else None,
+                      bundle_head=bundle["head"], bundle_head_seq=last)
+
+
+def _check_reveal(records: dict[int, dict[str, Any]], first: int, seq: int, record: dict[str, Any],
+                  revealed: dict[int, int]) -> None:
+    """services.secret_rolls.check's rules for a reveal, as far as the bundle holds them:
+    the commitment of a secret roll before the bundle is taken from the reveal itself."""
+    detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
+    target, commitment = detail.get("reveals"), detail.get("commitment")
+    inside = _is_int(target) and first <= target < seq
+    if not _is_int(target) or target >= seq or (inside and secret_of(records.get(target, {})) is None):
+        raise ProofRejected(f"the reveal names #{target}, which is no earlier secret roll", seq)
+    if target in revealed:
+        raise ProofRejected(f"secret roll #{target} is revealed twice (#{revealed[target]}, #{seq})", seq)
+    if (inside and secret_of(records[target]) != commitment) or not isinstance(commitment, str) \
+            or not matches(commitment, detail.get("salt"), detail.get("result")):
+        raise ProofRejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
+    for name in COMMITTED_FIELDS:
+        if name != "detail" and record.get(name) != detail["result"].get(name):
+            raise ProofRejected(f"the reveal shows a {name} other than the one committed", seq)
+    revealed[target] = seq
+
+
+def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str]:
+    """(seq, hash) of the bundle's seal `head` names (None: the bundle's last)."""
+    if head is None:
+        return seals[-1]
+    found = [seal for seal in seals if seal[1].startswith(head)]
+    if len(found) > 1:
+        raise BadInput(f"--head {head}: matches seals #{found[0][0]} and #{found[1][0]}; give more digits")
+    if not found:
+        raise ProofRejected(NOT_CONTAINED)
+    return found[0]
+
+
+def _voided_by(records: dict[int, dict[str, Any]], target: int, until: int) -> int | None:
+    """The void up to `until` that took back `target` or the entry it is part of (its
+    parent_seq: a sub-roll goes with its check), and that no later void took back."""
+    voids = {seq: r.get("voids_seq") for seq, r in records.items()
+             if seq <= until and r.get("kind") == "void" and _is_int(r.get("voids_seq"))}
+    parent = records[target].get("parent_seq")
+    aims = (target, parent) if _is_int(parent) else (target,)
+    live = [seq for seq, voided in voids.items() if voided in aims and seq not in voids.values()]
+    return max(live) if live else None
 
 
 def check_file(path: str, head: str | None = None) -> ProofHolds:
     head = clean_head(head)  # malformed --head is exit 2 before the file is read
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            data = handle.read(MAX_BYTES + 1)
     except IsADirectoryError:
         raise BadInput(f"{path} is a directory") from None
     except OSError as exc:

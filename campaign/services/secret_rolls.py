@@ -38,14 +38,16 @@ class SecretsCheck:
     ok: bool
     seq: int | None
     problem: str | None
+    unreadable: str | None = None  # what was not checked because it could not be read
 
 
 @dataclass(frozen=True, slots=True)
 class SecretsMatch(SecretsCheck):
-    """Every reveal and hidden row matched, with how many of each."""
+    """Every reveal and hidden row matched, with how many of each (hidden None: the
+    hidden rows were not read)."""
 
-    revealed: int
-    hidden: int
+    revealed: int = 0
+    hidden: int | None = None
 
 
 def secret_of(record: dict[str, Any]) -> str | None:
@@ -141,10 +143,14 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
         return entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
 
 
-def check(session: Session, campaign) -> SecretsCheck:
-    """Every reveal matches its commitment and repeats what it discloses; every hidden row
-    matches the commitment of its entry (`history verify`)."""
-    from campaign.db.models import SecretRoll
+UNREADABLE = "the hidden results of secret rolls (this role may not read them)"
+
+
+def check(session: Session, campaign, *, hidden_rows: bool = True) -> SecretsCheck:
+    """Every reveal matches its commitment and repeats what it discloses; with
+    `hidden_rows`, every hidden row matches the commitment of its entry (`history
+    verify`). The reveals need the ledger alone; a role refused the GM's table (a
+    player's) gets the reveals checked and `unreadable` saying what was not."""
 
     def failed(seq: int, problem: str) -> SecretsCheck:
         return SecretsCheck(ok=False, seq=seq, problem=problem)
@@ -177,9 +183,14 @@ def check(session: Session, campaign) -> SecretsCheck:
             if name != "detail" and record.get(name) != result.get(name):
                 return failed(reveal_seq, f"reveal #{reveal_seq} shows a {name} other than the one committed")
         revealed[target] = reveal_seq
+    if not hidden_rows:
+        return SecretsMatch(ok=True, seq=None, problem=None, revealed=len(revealed), hidden=None)
+    rows = _hidden_rows(session, campaign.id)
+    if rows is None:
+        return SecretsMatch(ok=True, seq=None, problem=None, unreadable=UNREADABLE, revealed=len(revealed),
+                            hidden=None)
     hidden = 0
-    for row in session.scalars(select(SecretRoll).where(SecretRoll.campaign_id == campaign.id)
-                               .order_by(SecretRoll.seq)):
+    for row in rows:
         secret = record_at(row.seq)
         commitment = None if secret is None else secret_of(secret)
         try:
@@ -190,6 +201,23 @@ def check(session: Session, campaign) -> SecretsCheck:
             return failed(row.seq, f"the hidden result of secret roll #{row.seq} does not match its commitment")
         hidden += 1
     return SecretsMatch(ok=True, seq=None, problem=None, revealed=len(revealed), hidden=hidden)
+
+
+def _hidden_rows(session: Session, campaign_id: int) -> list[Any] | None:
+    """The GM's hidden rows, or None when this role is refused them (PostgreSQL grants):
+    read inside a savepoint, so the refusal does not end the caller's transaction."""
+    from sqlalchemy.exc import DBAPIError
+
+    from campaign.db.models import SecretRoll
+
+    try:
+        with session.begin_nested():
+            return list(session.scalars(select(SecretRoll).where(SecretRoll.campaign_id == campaign_id)
+                                        .order_by(SecretRoll.seq)))
+    except DBAPIError as exc:
+        if getattr(exc.orig, "sqlstate", None) == "42501":  # insufficient_privilege
+            return None
+        raise
 
 
 # --------------------------------------------------------------------------- transfer

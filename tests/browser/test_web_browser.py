@@ -33,9 +33,11 @@ def verify(page, head: str) -> dict:
     """Paste a head, press the button, wait for the verdict; the result's attributes and text."""
     page.fill("#verify-head", head)
     page.click("#verify-run")
-    page.wait_for_selector(f'{RESULT}[data-status="ok"], {RESULT}[data-status="fail"]', timeout=20_000)
+    page.wait_for_selector(", ".join(f'{RESULT}[data-status="{status}"]' for status in ("ok", "fail", "warn")),
+                           timeout=20_000)
     return page.eval_on_selector(RESULT, """el => ({status: el.dataset.status, seq: el.dataset.seq ?? null,
-        engine: el.dataset.engine ?? null, count: el.dataset.count ?? null, text: el.textContent})""")
+        engine: el.dataset.engine ?? null, count: el.dataset.count ?? null, code: el.dataset.code ?? null,
+        since: el.dataset.since ?? null, warning: el.dataset.warning ?? null, text: el.textContent})""")
 
 
 def tamper_record(db, seq: int) -> None:
@@ -104,22 +106,30 @@ def test_verification_in_the_browser(engine, table, page, request):
         assert secure == ([True, "object"] if engine == "WebCrypto" else [False, "undefined"])
 
         got = verify(page, info["head"])
-        assert (got["status"], got["engine"], got["seq"]) == ("ok", engine, str(info["seal_seq"])), got
-        assert got["count"] == str(info["seal_seq"])  # from the oldest entry on the page: #1 here
+        assert (got["status"], got["engine"], got["seq"], got["code"]) == ("ok", engine, str(info["seal_seq"]),
+                                                                           "ok"), got
+        assert got["count"] == str(info["last_seq"])  # the whole chain, from the genesis
+        assert got["since"] == str(info["last_seq"] - info["seal_seq"])
+        assert f"your seal #{info['seal_seq']} (第1話 終了, 20" in got["text"]
+        assert f"is in this chain; {info['last_seq'] - info['seal_seq']} entries since" in got["text"]
         assert "検証成功" in got["text"] and engine in got["text"]
 
-        # From an entry's page, with a head prefix of 8 digits (like `history verify --head`).
+        # From an entry's page, with a head prefix of 16 digits (like `history verify --head`).
         page.goto(_open_for(engine, server, lan_host, f"/entries/{info['roll_seq']}"))
-        got = verify(page, info["head"][:8].upper())
+        got = verify(page, info["head"][:16].upper())
         assert (got["status"], got["seq"]) == ("ok", str(info["seal_seq"])), got
-        assert got["count"] == str(info["seal_seq"] - info["roll_seq"] + 1)
+        assert "comes after your seal" not in got["text"]
+        page.goto(_open_for(engine, server, lan_host, f"/entries/{info['last_seq']}"))
+        got = verify(page, info["head"])
+        assert got["status"] == "ok" and f"entry #{info['last_seq']} on this page comes after your seal" in got["text"]
 
-        # Not a seal of this campaign: refused, no seq blamed.
+        # Not in this chain: refused, no seq blamed; 8 digits are too few.
         got = verify(page, "ab" * 32)
-        assert got["status"] == "fail" and got["seq"] is None
-        assert "封印ではありません" in got["text"] and "not a seal" in got["text"]
-        got = verify(page, "abc")
-        assert got["status"] == "fail" and "8" in got["text"]
+        assert (got["status"], got["seq"], got["code"]) == ("fail", None, "not_contained"), got
+        assert "この鎖にはあなたの封印がありません" in got["text"]
+        assert "this chain does not contain your seal: the history was rewritten after it" in got["text"]
+        got = verify(page, info["head"][:8])
+        assert (got["status"], got["code"]) == ("fail", "malformed") and "the first 16 or more" in got["text"]
 
         # A raw edit of one record in the SQLite file: the browser names that entry.
         tamper_record(db, info["roll_seq"])
@@ -160,7 +170,7 @@ def test_with_host_a_request_without_the_token_gets_401(table, page):
     db, _ = table
     with Server(db, "--host", "0.0.0.0", "--token", TOKEN) as server:
         assert server.token == TOKEN
-        for path in ("/", "/history", "/api/chain?from=1&to=5", "/api/seals", "/api/feed"):
+        for path in ("/", "/history", "/api/chain?from=1&to=5", "/api/seals", "/api/feed"):  # seals: an API only
             assert httpx.get(server.base + path, timeout=10).status_code == 401, path
         assert httpx.get(server.base + "/?token=wrong-token-1", timeout=10).status_code == 401
         # In the browser: refused, then the link with the token, then the cookie alone.
@@ -206,7 +216,7 @@ def test_verification_pages_through_a_long_chain(page, tmp_path):
     with Server(db) as server:
         page.goto(server.base + "/entries/1")
         got = verify(page, sealed["head"])
-        assert (got["status"], got["seq"], got["count"]) == ("ok", "2501", "2501"), got
+        assert (got["status"], got["seq"], got["count"], got["since"]) == ("ok", "2501", "2501", "0"), got
         k = next(seq for seq in range(1500, 2000) if _has_total(db, seq))
         tamper_record(db, k)
         page.goto(server.base + "/entries/1")
@@ -218,3 +228,56 @@ def _has_total(db, seq: int) -> bool:
     with raw_connection(str(db)) as conn:
         record = json.loads(conn.execute("SELECT record FROM ledger WHERE seq = ?", (seq,)).fetchone()[0])
     return isinstance(record.get("total"), int)
+
+
+def _forge_history(db, seq: int) -> str:
+    """Edit entry `seq` and re-hash every later entry (a history rewritten by whoever
+    holds the file); the forged chain's seal hash, which a forged server would offer."""
+    from tests.cli.test_verify_head import _rehash_from
+
+    _rehash_from(str(db), seq, lambda record: record.update(total=record["total"] + 1))
+    with raw_connection(str(db)) as conn:
+        return conn.execute("SELECT hash FROM ledger WHERE kind = 'seal' ORDER BY seq DESC LIMIT 1").fetchone()[0]
+
+
+def test_the_server_offers_no_heads_and_the_browser_remembers_yours(table, page):
+    """The page never asks which seals exist; the seal verified once is kept in the
+    browser, and a rewritten chain that lacks it is called out even when the head typed
+    now (the forged chain's own seal) is in it."""
+    db, info = table
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    with Server(db) as server:
+        page.goto(server.base + "/history")
+        assert page.locator('a[href*="seals"]').count() == 0
+        got = verify(page, info["head"])
+        assert got["status"] == "ok" and got["warning"] is None, got
+        kept = page.evaluate("localStorage.getItem('campaign-verified-seal:百鬼夜翔 夜桜編')")
+        assert json.loads(kept) == {"seq": info["seal_seq"], "hash": info["head"]}
+
+        forged = _forge_history(db, info["roll_seq"])
+        assert forged != info["head"]
+        page.goto(server.base + "/history")
+        got = verify(page, info["head"])  # the player's real head: not in the rewritten chain
+        assert (got["status"], got["code"], got["warning"]) == ("fail", "not_contained", "kept-seal-missing"), got
+        got = verify(page, forged)  # the forged chain's own seal "verifies", but the kept one is gone
+        assert (got["status"], got["code"], got["warning"]) == ("warn", "ok", "kept-seal-missing"), got
+        assert f"前回この端末で検証した封印 #{info['seal_seq']}" in got["text"]
+        assert f"the seal you verified last time in this browser (#{info['seal_seq']}, {info['head'][:16]}…) " \
+               "is not in this chain" in got["text"]
+        assert page.evaluate("localStorage.getItem('campaign-verified-seal:百鬼夜翔 夜桜編')") == kept
+    assert asked and not [url for url in asked if "/api/seals" in url], asked
+
+
+def test_verification_of_a_campaign_imported_under_another_name(table, page, tmp_path):
+    """`import --as-name`: the records carry the chain's name, which /api/chain sends."""
+    db, info = table
+    exported = tmp_path / "table.jsonl"
+    cli(db, "export", str(exported))
+    renamed = tmp_path / "renamed.db"
+    cli(renamed, "import", str(exported), "--as-name", "写しの卓")
+    with Server(renamed) as server:
+        page.goto(server.base + "/history")
+        assert "写しの卓" in page.title()
+        got = verify(page, info["head"])
+        assert (got["status"], got["seq"], got["count"]) == ("ok", str(info["seal_seq"]), str(info["last_seq"])), got

@@ -68,8 +68,8 @@ def test_help_paragraphs_flow_instead_of_keeping_source_line_breaks(monkeypatch)
     monkeypatch.setenv("COLUMNS", "80")
     out = CliRunner().invoke(app, ["history", "verify", "--help"]).stdout
     text = " ".join(line.strip(" │") for line in out.splitlines())
-    # the docstring breaks "... will do. A" / "hash that no seal ..." in the source
-    assert "will do. A hash that no seal printed" in " ".join(text.split())
+    # the docstring breaks "... a prefix of 16" / "or more hex digits ..." in the source
+    assert "a prefix of 16 or more hex digits must name" in " ".join(text.split())
     lines = [line.rstrip() for line in out.splitlines()]
     # no prose line ends after a lone word that the source broke at (the old "do. A")
     assert not any(line.endswith(" A") for line in lines)

@@ -39,32 +39,7 @@ def test_void_list_names_the_voided_entry_and_stat_changes_show(gurps, monkeypat
     assert [(r["seq"], r["voids_seq"]) for r in rows] == [(str(void["seq"]), str(changed["seq"]))]
 
 
-def test_seal_heads_by_prefix_and_typos(gurps):
-    sealed = gurps.json("history", "seal", "--reason", "session 1")
-    head = sealed["head"]
-    assert gurps.json("history", "verify", "--head", head[:8])["ok"]
-    assert gurps.json("history", "verify", "--head", head[:8].upper())["sealed_head"] == head
-    assert "8 or more hex digits" in gurps.error("history", "verify", "--head", head[:7], code=2)
-    typo = ("0" if head[0] != "0" else "1") + head[1:]
-    message = gurps.error("history", "verify", "--head", typo, code=1)
-    assert "not a seal of campaign" in message and "typo?" in message and "rewritten" not in message
-    # A head printed by `history verify` (any entry's hash) is in the chain too.
-    entry_head = gurps.json("history", "verify")["head"]
-    assert gurps.json("history", "verify", "--head", entry_head[:12])["ok"]
-
-
-def test_a_rewritten_seal_accuses_and_a_removed_one_says_removed(gurps):
-    gurps.json("roll", "2D6", "--dice", "1,2")
-    sealed = gurps.json("history", "seal")
-    drop_ledger_guards(gurps.db)
-    execute(gurps.db, "DELETE FROM ledger WHERE seq >= ?", (sealed["seq"],))
-    message = gurps.error("history", "verify", "--head", sealed["head"][:10], code=1)
-    assert f"chain broken at #{sealed['seq']}" in message and "removed" in message
-    resealed = gurps.json("history", "seal")  # a look-alike at the same seq: a new head
-    assert resealed["seq"] == sealed["seq"] and resealed["head"] != sealed["head"]
-    message = gurps.error("history", "verify", "--head", sealed["head"], code=1)
-    assert f"seal #{sealed['seq']} printed this head" in message and "rewritten" in message
-    assert gurps.json("history", "verify", "--head", resealed["head"][:8])["ok"]
+# `history verify --head` (prefixes, typos, rewrites): tests/cli/test_verify_head.py
 
 
 def test_roll_repeats_are_separate_results(gurps, monkeypatch):

@@ -70,9 +70,20 @@ def test_the_latest_seal_is_the_default_head_and_head_picks_an_earlier_one(sqlit
     latest = cli.json("history", "proof", str(seq), "-o", str(tmp_path / "a.json"))
     earlier = cli.json("history", "proof", str(seq), "--head", first, "-o", str(tmp_path / "b.json"))
     assert latest["head"] == second and earlier["head"] == first and latest["entries"] == earlier["entries"] + 2
-    # A bundle proves against its own head only.
+    # A bundle proves against the seals it holds only: b.json ends before the second seal.
     message = cli.error("proof", "check", str(tmp_path / "b.json"), "--head", second, code=1)
-    assert "not at the head you gave" in message
+    assert message == ("proof rejected: this bundle does not contain your seal: the bundle ends before it, "
+                       "the history was rewritten after it, or the hash is mistyped")
+    # a.json runs on to the second seal; checked against the first (inside it), it holds.
+    for given in (first, first[:16].upper()):
+        held = cli.json("proof", "check", str(tmp_path / "a.json"), "--head", given)
+        assert (held["head"], held["head_seq"], held["bundle_head"]) == (first, earlier["head_seq"], second)
+        assert held["bundle_head_seq"] == latest["head_seq"] and held["entries"] == latest["entries"]
+        assert standalone.check_file(str(tmp_path / "a.json"), given.lower()) == held
+    human = cli.run("proof", "check", str(tmp_path / "a.json"), "--head", first[:16]).stdout.splitlines()
+    assert human[0] == first and f"sealed at #{earlier['head_seq']} " in human[1]
+    assert human[-1] == (f"  the bundle runs on to seal #{latest['head_seq']}; your seal #{earlier['head_seq']} "
+                         "proves it up to there")
     # The seal itself can be proven (a bundle of one entry).
     seal_seq = earlier["head_seq"]
     alone = json.loads(cli.run("history", "proof", str(seal_seq), "--head", first, "-o", "-", "--json").stdout)
@@ -91,7 +102,8 @@ def test_proof_refusals_write_nothing(sqlite_gurps, tmp_path):
     assert "after the seal" in cli.error("history", "proof", str(last["seq"]), "-o", str(out), code=1)
     assert "not a seal" in cli.error("history", "proof", "1", "--head", last["hash"], "-o", str(out), code=1)
     assert "no seal with hash" in cli.error("history", "proof", "1", "--head", "ab" * 32, "-o", str(out), code=1)
-    assert "64-hex" in cli.error("history", "proof", "1", "--head", "abc", "-o", str(out), code=2)
+    assert "64 hex digits, or its first 16" in cli.error("history", "proof", "1", "--head", "abc", "-o", str(out),
+                                                         code=2)
     assert "no ledger entry #999" in cli.error("history", "proof", "999", "-o", str(out), code=1)
     assert "no ledger entry #0" in cli.error("history", "proof", "0", "-o", str(out), code=1)
     assert list((tmp_path / "out").iterdir()) == []
@@ -179,7 +191,7 @@ def test_reordered_missing_or_extra_entries_are_rejected(bundle_bytes):
     del dropped["entries"][1]
     dropped["head_seq"] -= 1
     assert f"entry #{bundle['seq'] + 1}: prev_hash does not link" in rejected(dropped)
-    with pytest.raises(standalone.Rejected, match="not at the head you gave"):
+    with pytest.raises(standalone.Rejected, match="does not contain your seal"):
         standalone.check(bundle, "0" * 64)
 
 
@@ -252,7 +264,8 @@ def test_proof_check_errors(sqlite_gurps, tmp_path):
     assert "cannot read" in cli.error("proof", "check", str(tmp_path / "missing.json"), code=1)
     (tmp_path / "junk.json").write_text("{not json", encoding="utf-8")
     assert "not valid JSON" in cli.error("proof", "check", str(tmp_path / "junk.json"), code=1)
-    assert "64-hex" in cli.error("proof", "check", str(tmp_path / "junk.json"), "--head", "12", code=2)
+    assert "64 hex digits, or its first 16" in cli.error("proof", "check", str(tmp_path / "junk.json"), "--head",
+                                                         "12", code=2)
     rejected = cli.run("proof", "check", str(tmp_path / "junk.json"), "--json", expect=1)
     assert json.loads(rejected.stdout) == {"ok": False, "bad_seq": None, "reason": rejected.stderr.split(": ", 1)[1]
                                            .strip()}

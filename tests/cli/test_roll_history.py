@@ -91,7 +91,7 @@ def test_show_verify_seal_void(gurps):
     assert "already voided" in gurps.error("history", "void", "--yes", str(rolled["seq"]), "--reason", "again", code=1)
     assert "cannot be voided" in gurps.error("history", "void", "--yes", str(sealed["seq"]), "--reason", "x", code=1)
     assert "no ledger entry" in gurps.error("history", "void", "--yes", "9999", "--reason", "x", code=1)
-    assert "8 or more hex digits" in gurps.error("history", "verify", "--head", "abc", code=2)
+    assert "16 or more" in gurps.error("history", "verify", "--head", "abc", code=2)
     assert gurps.json("history", "verify")["ok"]
 
 

@@ -105,7 +105,8 @@ def test_truncating_after_a_seal_is_detected_with_the_head(rolled):
     execute(db_url, "DELETE FROM ledger WHERE seq >= ?", (sealed.seq,))
     assert history.verify(db, None).ok  # the shortened chain is self-consistent ...
     report = history.verify(db, None, head=sealed.head)  # ... but the sealed head is gone
-    assert (report.ok, report.bad_seq) == (False, sealed.seq)
+    assert (report.ok, report.bad_seq, report.code) == (False, None, "head_not_in_chain")
+    assert report.reason.startswith("this chain does not contain your seal")
 
 
 def test_recomputed_chain_after_a_seal_is_detected_with_the_head(rolled):
@@ -132,8 +133,8 @@ def test_recomputed_chain_after_a_seal_is_detected_with_the_head(rolled):
         conn.commit()
     assert history.verify(db, None).ok
     report = history.verify(db, None, head=sealed.head)
-    assert (report.ok, report.bad_seq) == (False, sealed.seq)
-    assert "rewritten" in report.reason
+    assert (report.ok, report.bad_seq, report.code) == (False, None, "head_not_in_chain")
+    assert "rewritten after it" in report.reason
 
 
 def test_reordered_seq_is_detected(rolled):
@@ -144,3 +145,24 @@ def test_reordered_seq_is_detected(rolled):
     execute(db_url, "UPDATE ledger SET seq = 4 WHERE seq = 100")
     report = history.verify(db, None)
     assert (report.ok, report.bad_seq) == (False, 3)
+
+
+def test_the_verify_service_names_the_kept_seal_by_code_not_wording(rolled):
+    """Service level: `head_entry` names the seal; every failure carries a code."""
+    from campaign.errors import BadInput
+    from campaign.ledger import HEAD_NOT_IN_CHAIN
+
+    db_url, db = rolled
+    sealed = history.seal(db, None, "GM", "第一話 終了")
+    rolls.roll(db, None, "GM", "2D6", ManualDice([1, 2]))
+    report = history.verify(db, None, head=sealed.head[:16].upper())
+    assert (report.ok, report.code, report.head_entry.seq, report.head_entry.reason, report.head_entry.since) == (
+        True, None, sealed.seq, "第一話 終了", 1)
+    with pytest.raises(BadInput):
+        history.verify(db, None, head=sealed.head[:15])
+    missing = history.verify(db, None, head="0" * 64)
+    assert (missing.ok, missing.code, missing.bad_seq, missing.head_entry) == (False, HEAD_NOT_IN_CHAIN, None, None)
+    drop_ledger_guards(db_url)
+    execute(db_url, "UPDATE ledger SET actor = 'Mallory' WHERE seq = 3")
+    broken = history.verify(db, None, head=sealed.head)
+    assert (broken.ok, broken.code, broken.bad_seq, broken.head_entry) == (False, "chain_broken", 3, None)

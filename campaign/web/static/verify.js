@@ -3,11 +3,16 @@
  *
  * Why: a player should not have to take the server's word that the ledger is intact.
  * This script fetches the exact canonical record texts the server hashed
- * (GET /api/chain), recomputes every SHA-256 link here, and accepts the chain only if it
- * ends at the seal head the player pasted (the hash they wrote down when the GM sealed
- * the session). It mirrors campaign/proofcheck.py, the standalone Python checker:
+ * (GET /api/chain), recomputes every SHA-256 link here from the genesis on, and looks
+ * for the seal head the player typed or pasted (the hash they wrote down when the GM
+ * sealed the session) among the entries it hashed itself. The server is never asked
+ * which seals exist: a server that rewrote history would offer its own. It mirrors
+ * campaign/proofcheck.py, the standalone Python checker:
  *
  *   hash(entry) = SHA-256 hex over UTF-8 of (prev_hash + record)
+ *
+ * The browser remembers the last seal it verified for each chain (localStorage) and
+ * warns when a later chain no longer contains it, even if the head typed now is found.
  *
  * Hash engine: WebCrypto (crypto.subtle) exists only in secure contexts (https or
  * localhost). A phone opening http://192.168.x.y on the table's LAN has none, so the
@@ -19,14 +24,15 @@
   "use strict";
 
   var GENESIS = "0000000000000000000000000000000000000000000000000000000000000000";
-  var MIN_PREFIX = 8;
+  var MIN_PREFIX = 16;  // as `history verify --head`: 2^64 hashes to grind for a look-alike
   var HEX = /^[0-9a-f]+$/;
 
-  /** A verification failure: `seq` names the entry when there is one. */
-  function Failure(ja, en, seq) {
+  /** A verification failure: `seq` names the entry when there is one, `code` what kind. */
+  function Failure(ja, en, seq, code) {
     this.ja = ja;
     this.en = en;
     this.seq = seq === undefined ? null : seq;
+    this.code = code || "broken";
   }
 
   function isHash(value) {
@@ -84,31 +90,33 @@
     return url.toString();
   }
 
-  /** The seal a pasted head names: full 64 hex, or a unique prefix of 8+ hex digits. */
-  function resolveSeal(sealsUrl, typed) {
+  /** The head as the player typed or pasted it: 64 hex digits, or the first 16 or more. */
+  function parseHead(typed) {
     var head = typed.trim().toLowerCase();
     if (head.length < MIN_PREFIX || head.length > 64 || !HEX.test(head)) {
-      return Promise.reject(new Failure(
-        "封印ヘッド(16進 " + MIN_PREFIX + " 桁以上)を貼り付けてください",
-        "paste a seal head (at least " + MIN_PREFIX + " hex digits)"));
+      throw new Failure("あなたが控えた封印ハッシュ(16進 64 桁、または先頭 " + MIN_PREFIX + " 桁以上)を入れてください",
+                        "enter the seal head you kept (64 hex digits, or the first " + MIN_PREFIX + " or more)",
+                        null, "malformed");
     }
-    return fetchJson(sealsUrl).then(function (data) {
-      var seals = (data && Array.isArray(data.seals)) ? data.seals : [];
-      var found = seals.filter(function (seal) {
-        return isHash(seal.hash) && seal.hash.indexOf(head) === 0;
-      });
-      if (found.length > 1) {
-        throw new Failure("ヘッド " + head + " は封印 #" + found[0].seq + " と #" + found[1].seq +
-                          " の両方に一致します。もっと桁を入れてください",
-                          "head " + head + " matches seals #" + found[0].seq + " and #" + found[1].seq +
-                          "; give more digits");
-      }
-      if (found.length === 0) {
-        throw new Failure("このヘッドはこのキャンペーンの封印ではありません(打ち間違い?)",
-                          "this head is not a seal of this campaign (typo?)");
-      }
-      return { seq: found[0].seq, hash: found[0].hash, typed: head };
-    });
+    return head;
+  }
+
+  /** The player's last verified seal for this chain ({seq, hash}), kept in this browser. */
+  function storageKey(campaign) { return "campaign-verified-seal:" + campaign; }
+
+  function loadKept(campaign) {
+    try {
+      var kept = JSON.parse(window.localStorage.getItem(storageKey(campaign)) || "null");
+      return kept && typeof kept.seq === "number" && isHash(kept.hash) ? kept : null;
+    } catch (err) {
+      return null;  // storage off or unreadable: nothing remembered
+    }
+  }
+
+  function saveKept(campaign, seal) {
+    try {
+      window.localStorage.setItem(storageKey(campaign), JSON.stringify({ seq: seal.seq, hash: seal.hash }));
+    } catch (err) { /* storage off: nothing remembered */ }
   }
 
   /**
@@ -159,60 +167,84 @@
           throw new Failure("#" + seq + " の記録の番号またはキャンペーンが違います",
                             "entry #" + seq + " names another seq or campaign", seq);
         }
+        if (record.kind === "seal" && entry.hash.indexOf(state.head) === 0) {
+          state.matches.push({ seq: seq, hash: entry.hash, reason: record.reason || null, at: record.at || "" });
+        }
+        if (state.kept && state.kept.seq === seq) { state.keptFound = entry.hash === state.kept.hash; }
         state.prev = computed[i];
-        state.lastKind = record.kind;
         state.next = seq + 1;
         state.count += 1;
       }
     });
   }
 
+  /**
+   * Walk the whole chain from the genesis, page by page, and find the player's seal in
+   * it: the head is never looked up on the server's word (no list of seals is asked for),
+   * only among the entries whose hashes this browser computed itself.
+   */
   function run(panel, engine, report) {
     var chainUrl = panel.getAttribute("data-chain-url") || "/api/chain";
-    var sealsUrl = panel.getAttribute("data-seals-url") || new URL("seals", new URL(chainUrl, window.location.href)).toString();
-    var from = parseInt(panel.getAttribute("data-from-seq") || "1", 10);
-    if (!(from >= 1)) { from = 1; }
-    var typed = panel.querySelector("#verify-head").value;
-    var state = { next: from, prev: null, count: 0, lastKind: null, campaign: null };
-
-    return resolveSeal(sealsUrl, typed).then(function (seal) {
-      if (seal.seq < from) {
-        throw new Failure("この封印 (#" + seal.seq + ") はこの記録 (#" + from + ") より前です。後の封印のヘッドを貼ってください",
-                          "seal #" + seal.seq + " comes before entry #" + from + "; paste a later seal's head");
-      }
-      var total = seal.seq - from + 1;
-      function page() {
-        report.progress(state.count, total);
-        return fetchJson(withQuery(chainUrl, { from: state.next, to: seal.seq })).then(function (data) {
-          if (!data || !Array.isArray(data.entries)) {
-            throw new Failure("サーバーの応答が正しくありません", "the server's answer is malformed");
+    var shown = parseInt(panel.getAttribute("data-from-seq") || "1", 10);
+    var state = { next: 1, prev: null, count: 0, campaign: null, head: null, matches: [],
+                  kept: null, keptFound: null };
+    try {
+      state.head = parseHead(panel.querySelector("#verify-head").value);
+    } catch (failure) {
+      return Promise.reject(failure);
+    }
+    function page() {
+      report.progress(state.count);
+      return fetchJson(withQuery(chainUrl, { from: state.next })).then(function (data) {
+        if (!data || !Array.isArray(data.entries) || typeof data.campaign !== "string") {
+          throw new Failure("サーバーの応答が正しくありません", "the server's answer is malformed");
+        }
+        if (state.campaign === null) {
+          state.campaign = data.campaign;
+          state.kept = loadKept(data.campaign);
+        } else if (data.campaign !== state.campaign) {
+          throw new Failure("サーバーの応答が途中で別の鎖になりました", "the server switched chains midway");
+        }
+        if (data.genesis !== GENESIS) {
+          throw new Failure("起点のハッシュが違います", "the genesis hash is wrong");
+        }
+        return checkPage(engine, state, data.entries).then(function () {
+          if (data.next === null || data.next === undefined) { return; }
+          if (data.entries.length === 0 || data.next !== state.next) {
+            throw new Failure("#" + state.next + " 以降の記録が届きません", "entries from #" + state.next +
+                              " on did not arrive", state.next);
           }
-          if (state.campaign === null) { state.campaign = data.campaign; }
-          if (data.genesis !== undefined && data.genesis !== GENESIS) {
-            throw new Failure("起点のハッシュが違います", "the genesis hash is wrong");
-          }
-          var entries = data.entries.filter(function (e) { return e && e.seq <= seal.seq; });
-          return checkPage(engine, state, entries).then(function () {
-            if (state.next > seal.seq) { return; }
-            if (entries.length === 0 || data.next === null || data.next === undefined) {
-              throw new Failure("鎖が #" + (state.next - 1) + " で途切れ、封印 #" + seal.seq + " に届きません",
-                                "the chain stops at #" + (state.next - 1) + " before seal #" + seal.seq,
-                                state.next);
-            }
-            return page();
-          });
+          return page();
         });
-      }
-      return page().then(function () {
-        if (state.lastKind !== "seal") {
-          throw new Failure("#" + seal.seq + " は封印ではありません", "entry #" + seal.seq + " is not a seal", seal.seq);
-        }
-        if (state.prev !== seal.hash || state.prev.indexOf(seal.typed) !== 0) {
-          throw new Failure("計算したハッシュが貼り付けたヘッドと一致しません",
-                            "the computed head does not equal the head you pasted", seal.seq);
-        }
-        return { seal: seal, from: from, count: state.count };
       });
+    }
+    return page().then(function () {
+      var last = state.next - 1;
+      var keptLost = state.kept !== null && state.keptFound !== true;
+      if (state.matches.length > 1) {
+        throw new Failure("ヘッド " + state.head + " は封印 #" + state.matches[0].seq + " と #" +
+                          state.matches[1].seq + " の両方に一致します。もっと桁を入れてください",
+                          "head " + state.head + " matches seals #" + state.matches[0].seq + " and #" +
+                          state.matches[1].seq + "; give more digits", null, "ambiguous");
+      }
+      if (state.matches.length === 0) {
+        var failure = new Failure(
+          "この鎖にはあなたの封印がありません: 封印の後で履歴が書き換えられたか、ハッシュの打ち間違いです",
+          "this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped",
+          null, "not_contained");
+        failure.keptLost = keptLost ? state.kept : null;
+        throw failure;
+      }
+      var seal = state.matches[0];
+      var result = { seal: seal, count: state.count, since: last - seal.seq, shown: shown,
+                     keptLost: keptLost ? state.kept : null };
+      if (!keptLost && (state.kept === null || state.kept.seq <= seal.seq)) { saveKept(state.campaign, seal); }
+      return result;
+    }, function (failure) {
+      if (failure instanceof Failure && state.kept !== null && state.keptFound === false) {
+        failure.keptLost = state.kept;
+      }
+      throw failure;
     });
   }
 
@@ -222,34 +254,59 @@
       if (seq === null || seq === undefined) { output.removeAttribute("data-seq"); }
       else { output.setAttribute("data-seq", String(seq)); }
       output.textContent = "";
+      line(ja, en);
+    }
+    function line(ja, en) {
+      var block = document.createElement("span");
+      block.className = "verify-line";
       var first = document.createElement("span");
       first.lang = "ja";
       first.textContent = ja;
       var second = document.createElement("span");
       second.lang = "en";
       second.textContent = " / " + en;
-      output.appendChild(first);
-      output.appendChild(second);
+      block.appendChild(first);
+      block.appendChild(second);
+      output.appendChild(block);
+    }
+    function warnKept(kept) {
+      output.setAttribute("data-warning", "kept-seal-missing");
+      var short = kept.hash.slice(0, 16);
+      line("警告: 前回この端末で検証した封印 #" + kept.seq + " (" + short + "…) がこの鎖にありません。" +
+           "その後に履歴が書き換えられています",
+           "warning: the seal you verified last time in this browser (#" + kept.seq + ", " + short +
+           "…) is not in this chain: the history was rewritten after it");
     }
     return {
-      progress: function (done, total) {
-        set("running", null, "検証中… " + done + " / " + total + " 件", "checking " + done + " of " + total);
+      progress: function (done) {
+        set("running", null, "検証中… " + done + " 件", "checking… " + done + " entries");
       },
       ok: function (result, engine) {
-        var short = result.seal.hash.slice(0, 16);
+        var seal = result.seal;
+        var about = (seal.reason ? seal.reason + ", " : "") + seal.at;
         output.setAttribute("data-engine", engine.name);
         output.setAttribute("data-count", String(result.count));
-        set("ok", result.seal.seq,
-            "検証成功: #" + result.from + "〜#" + result.seal.seq + " の " + result.count +
-            " 件が封印 " + short + "… までつながっています(" + engine.name + ")",
-            "verified: " + result.count + " entries #" + result.from + "–#" + result.seal.seq +
-            " chain to seal " + short + "… (" + engine.name + ")");
+        output.setAttribute("data-since", String(result.since));
+        output.setAttribute("data-code", "ok");
+        set(result.keptLost ? "warn" : "ok", seal.seq,
+            "検証成功: あなたの封印 #" + seal.seq + " (" + about + ") はこの鎖にあります。その後 " + result.since +
+            " 件(全 " + result.count + " 件を " + engine.name + " で検算)",
+            "verified: your seal #" + seal.seq + " (" + about + ") is in this chain; " + result.since +
+            " entries since (" + result.count + " entries checked, " + engine.name + ")");
+        if (result.shown > seal.seq) {
+          line("このページの記録 #" + result.shown + " はこの封印より後です(封印はまだそれを守っていません)",
+               "entry #" + result.shown + " on this page comes after your seal, which does not cover it yet");
+        }
+        if (result.keptLost) { warnKept(result.keptLost); }
       },
       fail: function (failure, engine) {
         if (engine) { output.setAttribute("data-engine", engine.name); }
         if (failure instanceof Failure) {
+          output.setAttribute("data-code", failure.code);
           set("fail", failure.seq, "検証失敗: " + failure.ja, "verification failed: " + failure.en);
+          if (failure.keptLost) { warnKept(failure.keptLost); }
         } else {
+          output.setAttribute("data-code", "error");
           set("fail", null, "検証中にエラーが起きました", "verification stopped on an error: " + String(failure));
         }
       }
@@ -275,7 +332,9 @@
       }
       busy = true;
       button.disabled = true;
-      output.removeAttribute("data-count");
+      ["data-count", "data-since", "data-code", "data-warning"].forEach(function (name) {
+        output.removeAttribute(name);
+      });
       run(panel, engine, report).then(function (result) {
         report.ok(result, engine);
       }, function (failure) {

@@ -1,0 +1,39 @@
+"""A player's own database role verifies the chain without the GM's hidden rows.
+
+`secret_rolls` is the GM's table (a player's role is refused it by the grants), so
+`history verify --chain-only` must not read it, and the full check says what it could
+not check instead of failing on "permission denied". PostgreSQL group mode only: SQLite
+has no per-table rights.
+"""
+
+from __future__ import annotations
+
+from tests.integration.test_group_mode import group  # noqa: F401 (the fixture)
+
+def test_a_player_verifies_without_reading_secret_rows(group):  # noqa: F811
+    gm = group.cli("GM")
+    secret = gm.json("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
+    sealed = gm.json("history", "seal", "--reason", "第3話")
+    aki = group.cli("Aki")
+    aki.error("history", "peek", str(secret["seq"]), code=1)  # the hidden row stays hidden
+
+    chain_only = aki.json("history", "verify", "--chain-only", "--head", sealed["head"][:16])
+    assert chain_only["ok"] and chain_only["unchecked"] == [] and chain_only["secrets"]["hidden"] is None
+    assert chain_only["head_entry"]["seq"] == sealed["seq"]
+    said = aki.run("history", "verify", "--chain-only", "--head", sealed["head"]).stderr
+    assert f"your seal #{sealed['seq']} (第3話, " in said and "is in this chain; 0 entries since" in said
+    full = aki.json("history", "verify")
+    assert full["ok"] and full["state"]["ok"] and full["secrets"]["hidden"] is None
+    assert full["unchecked"] == ["the hidden results of secret rolls (this role may not read them)"]
+    human = aki.run("history", "verify")
+    assert "not checked: the hidden results of secret rolls" in human.stderr and "chain intact" in human.stderr
+    # The GM's role reads them and checks them.
+    assert gm.json("history", "verify")["secrets"]["hidden"] == 1 and gm.json("history", "verify")["unchecked"] == []
+
+
+def test_a_revealed_secret_is_checked_for_a_player_too(group):  # noqa: F811
+    gm = group.cli("GM")
+    secret = gm.json("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
+    gm.run("history", "reveal", str(secret["seq"]))
+    report = group.cli("Ren").json("history", "verify", "--chain-only")
+    assert report["ok"] and report["secrets"]["revealed"] == 1
