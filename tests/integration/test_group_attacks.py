@@ -214,8 +214,6 @@ def test_a_player_reads_the_history(owned_group):
     assert aki.json("history", "show", "1")["kind"] == "campaign"
 
 
-@pytest.mark.xfail(strict=True, reason="verify reads secret_rolls, which a player may not: the verifyproof "
-                                       "branch makes --chain-only skip it (remove this mark on merging it)")
 def test_a_player_verifies_the_chain_without_secret_rows(owned_group):
     owned_group.cli("GM").run("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
     assert owned_group.cli("Aki").json("history", "verify", "--chain-only")["ok"]

@@ -8,9 +8,8 @@ has no per-table rights.
 
 from __future__ import annotations
 
-from tests.integration.test_group_mode import group  # noqa: F401 (the fixture)
 
-def test_a_player_verifies_without_reading_secret_rows(group):  # noqa: F811
+def test_a_player_verifies_without_reading_secret_rows(group):
     gm = group.cli("GM")
     secret = gm.json("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
     sealed = gm.json("history", "seal", "--reason", "第3話")
@@ -31,7 +30,7 @@ def test_a_player_verifies_without_reading_secret_rows(group):  # noqa: F811
     assert gm.json("history", "verify")["secrets"]["hidden"] == 1 and gm.json("history", "verify")["unchecked"] == []
 
 
-def test_a_revealed_secret_is_checked_for_a_player_too(group):  # noqa: F811
+def test_a_revealed_secret_is_checked_for_a_player_too(group):
     gm = group.cli("GM")
     secret = gm.json("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
     gm.run("history", "reveal", str(secret["seq"]))
