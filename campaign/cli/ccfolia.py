@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import JsonOption, emit_json, print_text, say
+from campaign.cli.output import JsonOption, emit_json, print_text, say, warn
 from campaign.errors import BadInput
 
 
@@ -116,4 +116,4 @@ def import_log(
         f"{summary.chat} chat; {summary.malformed} malformed paragraphs"
         + (f" ({summary.repaired} repaired)" if summary.repaired else ""))
     if summary.unmapped_speakers:
-        say("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")
+        warn("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")

@@ -18,6 +18,7 @@ from campaign.cli.output import (
     render_rows,
     say,
     use_campaign_time_zone,
+    warn,
 )
 from campaign.cli.parsing import parse_assignments
 
@@ -316,7 +317,7 @@ def char_export(
         from campaign.cli.clipboard import copy_text
 
         tool = copy_text(json.dumps(pieces[0], ensure_ascii=False, separators=(",", ":")))
-        say(f"copied with {tool}" if tool else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); "
+        warn(f"copied with {tool}" if tool else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); "
                                                "copy the line above instead")
 
 

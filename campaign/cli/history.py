@@ -23,6 +23,7 @@ from campaign.cli.output import (
     render_rows,
     say,
     use_campaign_time_zone,
+    warn,
 )
 from campaign.cli.roll import commitment_text, render_roll, repeat_results
 from campaign.errors import BadInput
@@ -230,11 +231,11 @@ def verify(
             checked += f"; {report.secrets.revealed} reveals match their commitments"
         say(f"chain intact: {report.entries} entries{checked}")
     elif report.secrets is not None and not report.secrets.ok:
-        say(f"secret rolls: {report.secrets.problem}")
+        warn(f"secret rolls: {report.secrets.problem}")
     elif report.state is not None:
-        say(f"state differs from the ledger: {report.state.problem}")
+        warn(f"state differs from the ledger: {report.state.problem}")
     else:
-        say(f"chain broken at #{report.bad_seq}: {report.reason}")
+        warn(f"chain broken at #{report.bad_seq}: {report.reason}")
     if not report.ok:
         raise typer.Exit(1)
 
@@ -286,10 +287,10 @@ def void(
         if not sys.stdin.isatty():
             raise BadInput("history void changes state: confirm with --yes (not on a terminal, nothing to ask)")
         plan = preview_void(s.db, s.campaign, seq, cascade)
-        say(f"voiding #{plan.voided} ({plan.kind})"
+        warn(f"voiding #{plan.voided} ({plan.kind})"
             + (f" and, first, {', '.join(f'#{d}' for d in plan.cascade)}" if plan.cascade else ""))
         for line in plan.reversed or ["(no state changes)"]:
-            say(f"  will reverse: {line}")
+            warn(f"  will reverse: {line}")
         if not typer.confirm("void it?", default=False, err=True):
             raise typer.Exit(1)
         expect_head = plan.head

@@ -148,6 +148,18 @@ class ScenarioEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class RosterChanged:
+    """`scenario join` / `scenario leave` (action): who is in the open scenario now."""
+
+    action: str
+    scenario: int
+    title: str
+    character: str
+    participants: tuple[str, ...]
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
 class NoteAdded:
     scenario: int
     note: str

@@ -202,7 +202,7 @@ def test_an_expiring_condition_starts_its_follow_up_where_it_ended(third):
     entry = third.json("history", "show", str(whole["seq"]))
     assert [op["op"] for op in entry["ops"]] == ["clock_advanced", "condition_cleared", "condition_added",
                                                  "clock_advanced", "condition_cleared", "clock_advanced"]
-    out = third.run("time", "advance", "1turns").stderr
+    out = third.run("time", "advance", "1turns").stdout
     assert "2日目" not in out and "1日目 02:00 → 1日目 02:00:01" in out
     verified(third)
 
@@ -294,7 +294,7 @@ def test_human_output_of_time_and_conditions(third):
     out = third.run("time", "show").stdout
     assert "now: 1日目 00:00" in out and "poisoned" in out
     result = third.run("time", "advance", "7h")
-    assert "ended  千早: poisoned" in result.stdout and "1日目 00:00 → 1日目 07:00" in result.stderr
+    assert "ended  千早: poisoned" in result.stdout and "1日目 00:00 → 1日目 07:00" in result.stdout
     csv_rows = third.run("condition", "list", "千早", "--csv").stdout.splitlines()
     assert csv_rows[0] == "condition,duration,since,until,from #" and csv_rows[1].startswith("朦朧 stun,")
 
