@@ -51,7 +51,7 @@ def test_every_listing_prints_json_csv_with_bom_and_a_table(sqlite_gurps, comman
 def test_an_empty_listing_is_one_line_not_an_empty_box(sqlite_gurps, command, line):
     result = sqlite_gurps.run(*command)
     assert line in result.stdout and result.stderr == ""  # the listing's result: nothing
-    assert result.stdout.strip().splitlines()[-1] == line  # after `time show`'s "now:" line
+    assert line in result.stdout.strip().splitlines()[-1]  # after `time show`'s "now:" line
     assert "┏" not in result.stdout and "─" not in result.stdout
     # JSON and CSV of an empty listing stay data: an empty list, a header line
     assert sqlite_gurps.run(*command, "--csv").stdout.count("\n") == 1
