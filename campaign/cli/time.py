@@ -42,8 +42,21 @@ def render_advance(done: dict[str, Any]) -> None:
     for item in done.started:
         print_text(f"began  {_who(item)} {item['detail'].get('summary_ja', '')} until {item['until']['text_ja']}")
     for item in done.recovery_due:
-        print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']} "
-                   "(clear it with `condition clear` once it succeeds)")
+        print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']}: "
+                   f"{recover_command(item)}")
+
+
+def recover_command(item: dict[str, Any]) -> str:
+    """The command that makes a due recovery roll (or ends a condition without one)."""
+    import shlex
+
+    from campaign.services.recovery import recovery_stat
+
+    who, what = shlex.quote(item["character"]), shlex.quote(item["name"])
+    rolled = recovery_stat(item.get("detail"))
+    if rolled is None:
+        return f"`campaign condition clear {who} {what}` once it is over"
+    return f"{rolled[0]} roll, `campaign condition recover {who} {what}`"
 
 
 @app.command("advance")
