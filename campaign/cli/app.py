@@ -246,7 +246,8 @@ def _load(name: str) -> dict:
     if isinstance(getattr(module, attribute), typer.Typer):
         scratch.add_typer(getattr(module, attribute), name=name)
     else:
-        scratch.command(name)(getattr(module, attribute))
+        settings = getattr(getattr(module, attribute), "context_settings", None)  # e.g. award's -5
+        scratch.command(name, context_settings=settings)(getattr(module, attribute))
     group = typer.main.get_group_from_info(
         typer.models.TyperInfo(scratch), pretty_exceptions_short=app.pretty_exceptions_short,
         rich_markup_mode=app.rich_markup_mode, suggest_commands=True,  # a noun's verbs are all built at once

@@ -333,27 +333,41 @@ def _pool_command(ctx: typer.Context, name: str, pool: str, amount: int, reason:
     capped = f" (capped at the maximum; {done.requested} asked)" if heal and done.change != done.requested else ""
     say(f"{done.character}: {done.pool} {done.before} → {done.after}/{done.max}{capped} "
         f"(ledger #{done.seq})")
+    for note in done.notes:
+        say(f"  GURPS: {injury_note(done.character, note)}")
 
 
-@app.command("damage")
+def injury_note(name: str, note: dict) -> str:
+    """The words for an HP threshold a loss crossed (codes: campaign.core.injury)."""
+    if note["code"] == "unconscious_rolls":
+        return f"{name} is at 0 HP or below: an HT roll at the start of each turn to stay conscious"
+    if note["code"] == "death_roll":
+        times = "" if note["multiple"] == 1 else f"{note['multiple']}×"
+        return (f"{name} reached −{times}HT ({note['at']}): an HT roll ({note['ht']}) now, or die; "
+                "another at each further −HT")
+    return f"{name} reached −5×HT ({note['at']}): dead (`campaign char kill {name}` records it)"
+
+
+@app.command("damage", context_settings={"ignore_unknown_options": True})  # -3 is an amount, refused there
 def char_damage(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),
     pool: str = typer.Argument(..., help="HP (injury) or FP (fatigue)."),
-    amount: int = typer.Argument(..., help="How much is lost (1 or more)."),
+    amount: int = typer.Argument(..., help="How much is lost (1 or more; to give HP back, `char heal`)."),
     reason: str = typer.Option(None, "--reason", help="What did it (recorded)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Take HP or FP off a character (may go below zero, as in GURPS); logged and voidable.
 
-    On a 3rd-edition sheet without an HP (FP) stat the maximum is HT (ST).
+    On a 3rd-edition sheet without an HP (FP) stat the maximum is HT (ST). HP falling to
+    0, to −HT (and each further −HT) or to −5×HT prints what GURPS says happens there.
 
     Example: campaign char damage 鈴音 HP 4 --reason '爪'
     """
     _pool_command(ctx, name, pool, amount, reason, json_out, heal=False)
 
 
-@app.command("heal")
+@app.command("heal", context_settings={"ignore_unknown_options": True})  # -3: refused, pointing to damage
 def char_heal(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),
