@@ -65,17 +65,17 @@ def condition_add(
     ctx: typer.Context,
     char: str = typer.Argument(..., help="Character name."),
     name: str = typer.Argument(..., help="Condition (stun, unconscious, poisoned, 毒 ...)."),
-    lasts: str = typer.Option(None, "--for", help="Timed: runs out after this much campaign time (6h, 3d, "
+    lasts: str = typer.Option(None, "--for", help="Timed: runs out after this much campaign time (6h, 3day, "
                                                   "2turns; a turn is a second). Without it, until cleared."),
     then_penalty: int = typer.Option(None, "--then-penalty", help="A penalty to every roll that follows "
                                                                   "once it ends (e.g. -2); needs --then-for."),
-    then_for: str = typer.Option(None, "--then-for", help="How long that penalty lasts (6h, 2d)."),
+    then_for: str = typer.Option(None, "--then-for", help="How long that penalty lasts (6h, 2day)."),
     reason: str = typer.Option(None, "--reason", help="What caused it (recorded)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Put a condition on a character, optionally timed on the campaign clock; logged and voidable.
 
-    Example: campaign condition add 鈴音 poisoned --for 3d --reason '毒蛇'
+    Example: campaign condition add 鈴音 poisoned --for 3day --reason '毒蛇'
     """
     from campaign.services.conditions import add_condition
 
@@ -97,7 +97,7 @@ def condition_clear(
     char: str = typer.Argument(..., help="Character name."),
     name: str = typer.Argument(..., help="Condition (stun, unconscious ... or 朦朧, 気絶 ...)."),
     reason: str = typer.Option(None, "--reason", help="E.g. 'made the Will roll'."),
-    lasted: str = typer.Option(None, "--lasted", help="How long it really lasted (e.g. 5d), for a penalty "
+    lasted: str = typer.Option(None, "--lasted", help="How long it really lasted (e.g. 5day), for a penalty "
                                                       "that lasts as long (catatonia); default: the campaign "
                                                       "time since it began, at least its rolled time."),
     json_out: bool = JsonOption,

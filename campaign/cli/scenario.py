@@ -77,15 +77,15 @@ def scenario_end(
     searchers: bool = typer.Option(False, "--searchers", help="The award also goes to the PCs out searching "
                                                               "during the scenario."),
     npcs: bool = typer.Option(False, "--npcs", help="The award also goes to the participating NPCs."),
-    elapsed: str = typer.Option(None, "--elapsed", help="Also advance campaign time by this much (6h, 1d, "
-                                                       "1d6h), as its own voidable entry: timed conditions "
+    elapsed: str = typer.Option(None, "--elapsed", help="Also advance campaign time by this much (6h, 1day, "
+                                                       "1day6h), as its own voidable entry: timed conditions "
                                                        "run out, see `time advance`."),
     physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
 ) -> None:
     """End the open scenario and roll the reunion check of every missing character.
 
-    Example: campaign scenario end --dice 鈴音=2 --award 3 --searchers --elapsed 1d
+    Example: campaign scenario end --dice 鈴音=2 --award 3 --searchers --elapsed 1day
     """
     from campaign.services.scenarios import end_scenario
 

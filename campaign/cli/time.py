@@ -21,8 +21,9 @@ from campaign.cli.output import (
 
 app = typer.Typer(
     help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
-         "The clock starts at day 1, 00:00. Spans are a number and a unit: turns, s, m (minutes), h, d, w, "
-         "or several (1d6h). A turn is one second, as in GURPS combat, so advancing even a minute ends "
+         "The clock starts at day 1, 00:00. Spans are a number and a unit: turn, s, min (or m), h, day, week, "
+         "or several (1day6h); Japanese units too (3日, 2時間, 30分). Nothing that reads as dice: 1d6h and "
+         "3d are refused. A turn is one second, as in GURPS combat, so advancing even a minute ends "
          "every turn-long condition that ends by itself.\n\n"
          "Example: campaign time advance 6h",
     no_args_is_help=True,
@@ -62,7 +63,7 @@ def recover_command(item: dict[str, Any]) -> str:
 @app.command("advance")
 def time_advance(
     ctx: typer.Context,
-    span: str = typer.Argument(..., help="How much time passes: 6h, 30m, 2d, 3turns, 1d6h."),
+    span: str = typer.Argument(..., help="How much time passes: 6h, 30min, 2day, 3turns, 1day6h, 2日."),
     reason: str = typer.Option(None, "--reason", help="What happened meanwhile (recorded)."),
     json_out: bool = JsonOption,
 ) -> None:
@@ -70,7 +71,7 @@ def time_advance(
 
     Conditions end in the order they run out, and a penalty that follows recovery (fright table 28-30) begins where its cause ended. One voidable entry: voiding it brings the ended conditions back.
 
-    Example: campaign time advance 2d --reason '移動'
+    Example: campaign time advance 2day --reason '移動'
     """
     from campaign.services.clock import advance
 

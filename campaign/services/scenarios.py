@@ -169,7 +169,7 @@ def end_scenario(
     `award` gives that many CP to every participating PC still active (one "award" entry
     each, a child of the end entry, each voidable alone): CP are for the players' own
     characters, so NPCs get them only with `npcs`; `searchers` adds the PCs who were out
-    searching during the scenario (they sat it out for the group). `elapsed` ("1d") also
+    searching during the scenario (they sat it out for the group). `elapsed` ("1day") also
     advances campaign time, as its own voidable time entry after the reunion checks
     (services.clock).
     """

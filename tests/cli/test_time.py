@@ -248,14 +248,14 @@ def test_catatonia_penalty_lasts_as_many_days_as_the_catatonia(third):
     assert quick["follow_ups"][0]["until"]["clock"] == 3 * DAY and quick["follow_ups"][0]["detail"]["lasted"] == 3
     void(third, quick["seq"])
 
-    waited = third.json("time", "advance", "5d")
+    waited = third.json("time", "advance", "5day")
     [due] = waited["recovery_due"]
     assert (due["name"], due["recovery_due"]["text_ja"]) == ("catatonia", "4日目 00:00")
     late = third.json("condition", "clear", "千早", "硬直")
     assert late["follow_ups"][0]["detail"]["lasted"] == 5
     assert late["follow_ups"][0]["until"]["clock"] == 10 * DAY
     void(third, late["seq"])
-    told = third.json("condition", "clear", "千早", "catatonia", "--lasted", "4d")
+    told = third.json("condition", "clear", "千早", "catatonia", "--lasted", "4日")
     assert told["follow_ups"][0]["detail"]["lasted"] == 4
     assert told["follow_ups"][0]["duration"] == "4 days"
     verified(third)
@@ -264,7 +264,7 @@ def test_catatonia_penalty_lasts_as_many_days_as_the_catatonia(third):
 def test_scenario_end_can_advance_time(third):
     third.run("condition", "add", "千早", "bruised", "--for", "12h")
     third.run("scenario", "start", "霧の館", "--with", "千早")
-    ended = third.json("scenario", "end", "--elapsed", "1d")
+    ended = third.json("scenario", "end", "--elapsed", "1day")
     time = ended["time"]
     assert time["to"]["clock"] == DAY and [e["name"] for e in time["ended"]] == ["bruised"]
     entry = third.json("history", "show", str(time["seq"]))
@@ -345,7 +345,7 @@ def test_export_import_keeps_time_and_limits(tmp_path, db_url):
     source = third_setup(Cli(str(tmp_path / "source.db")))
     source.run("trait", "add", "千早", "暗所恐怖症", "--cp", "-10", "--category", "phobia")
     source.run("fright", "千早", "--mod", "-8", "--pick", "暗所恐怖症", "--dice", "6,6,6,4,4,3")
-    source.run("condition", "add", "千早", "poisoned", "--for", "1d")
+    source.run("condition", "add", "千早", "poisoned", "--for", "1day")
     source.run("time", "advance", "2h")
     source.run("char", "damage", "千早", "HP", "3")
     path = tmp_path / "out.jsonl"
