@@ -91,6 +91,16 @@ def char_list(
                 empty="キャラクターはいません (no characters)")
 
 
+def _missing_text(missing) -> str:
+    """Since when, at what odds, who is out looking: what the GM asks of a missing PC."""
+    from campaign.cli.output import local_time
+
+    searchers = ", ".join(missing.searchers) or "no one"
+    reason = f", {missing.reason}" if missing.reason else ""
+    return (f"since #{missing.since_seq} ({local_time(missing.since_at)}{reason}); {missing.odds} at the next "
+            f"scenario end; searching: {searchers}")
+
+
 def render_character(view) -> None:
     """A CharacterSheet (services.characters) as key/value lines."""
     fields = [
@@ -98,6 +108,7 @@ def render_character(view) -> None:
         ("player", view.player),
         ("summoner", view.summoner),
         ("status", view.status + (f" (searching for {view.searching_for})" if view.searching_for else "")),
+        ("missing", _missing_text(view.missing) if view.missing else None),
         ("CP total", view.cp_total),
         ("CP awarded", view.cp_awarded or None),
         ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),

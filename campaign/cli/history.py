@@ -82,7 +82,8 @@ def history(
         render_rows(None, CSV_COLUMNS, (), fmt, records=stream)  # streamed: constant memory
     elif fmt == TABLE:
         use_campaign_time_zone(s.db, s.campaign)
-        render_rows("history", ["#", "when", "actor", "kind", Column("character", keep=True), "roll", "reason"],
+        render_rows("history", ["#", Column("when", words=True), "actor", "kind", Column("character", keep=True),
+                                "roll", "reason"],
                     (_human_row(e) for e in stream), fmt, empty="該当する記録はありません (no matching entries)")
     else:
         render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt)

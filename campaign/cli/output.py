@@ -136,6 +136,9 @@ def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequen
         header = cell_len(spec.header)
         if spec.keep:  # as wide as its widest cell, so the other columns give way
             minima.append(max([cell_len(row[index].plain) for row in cells if index < len(row)] + [header]))
+        elif spec.words:  # as wide as its widest word: "2026-12-01" stays whole, the time wraps below
+            minima.append(max([cell_len(word) for row in cells if index < len(row)
+                               for word in row[index].plain.split()] + [min(header, 12)]))
         else:
             minima.append(min(header, 12))
     console = _console()
@@ -225,6 +228,7 @@ class Column:
     header: str
     keep: bool = False
     justify: str = "left"
+    words: bool = False  # may wrap only between words (a date and its time), never inside one
 
 
 def _column(spec: str | Column) -> Column:
