@@ -33,7 +33,9 @@ def shell(
     Type commands as after `campaign`: roll 3D6<=12 --char 鈴音, fright 鈴音,
     history --char 鈴音 --json. Tab completes commands, options and character,
     player and table names; history is kept across sessions. Global options given
-    before `shell` apply to every command. An error prints its line and the prompt
+    before `shell` apply to every command; `as Aki` makes the following commands act as
+    Aki (shown in the prompt; `as GM` switches back), `--as NAME` on a line acts for that
+    line only. An error prints its line and the prompt
     continues; Ctrl-C cancels the line, Ctrl-D or `exit` leaves. With --json every
     command that can prints JSON. Off a terminal it reads one command per line from
     stdin and prints only their output; its exit status is the last command's.
