@@ -76,3 +76,19 @@ def test_usage_errors_are_one_line_with_exit_2(gurps):
         assert "╭" not in result.stderr and "Usage:" not in result.stderr
         if line is not None:
             assert result.stderr.strip() == line
+
+
+def test_as_completes_players_and_join_completes_characters(gurps):
+    from click import Context
+
+    from campaign.cli.context import AppState
+    from campaign.cli.shell_completion import Completer
+
+    root = Context(app_command(), obj=AppState(db_option=gurps.db))
+    try:
+        complete = Completer(Session(root)).candidates
+        assert "as" in complete("", "a")
+        assert complete("as ", "") == ["GM", "Aki", "Ren"]
+        assert complete("scenario join ", "鈴") == ["鈴音"]
+    finally:
+        root.obj.close()
