@@ -217,6 +217,10 @@ def scenario_show(
         voided = f", voided by #{r.voided_by}" if r.voided_by else ""
         fields.append(("reunion", f"{r.character}: {r.roll} on 1d{r.faces} vs <= {r.threshold}: "
                                   f"{verdict} (ledger #{r.seq}{voided})"))
+    for change in view.roster:
+        voided = f", voided by #{change.voided_by}" if change.voided_by else ""
+        fields.append(("joined" if change.action == "join" else "left",
+                       f"{change.character} (ledger #{change.seq}{voided})"))
     for note in view.notes:
         voided = f", voided by #{note.voided_by}" if note.voided_by else ""
         fields.append(("note", f"{note.note} (ledger #{note.seq}{voided})"))

@@ -48,7 +48,11 @@ def test_join_and_leave_an_open_scenario(gurps):
     assert "刀矢: takes part in scenario #1 again" in done["reversed"]
     done = void(gurps, joined["seq"])
     assert "鈴音: no longer takes part in scenario #1" in done["reversed"]
-    assert gurps.json("scenario", "show")["participants"] == ["刀矢"]
+    shown = gurps.json("scenario", "show")
+    assert shown["participants"] == ["刀矢"]
+    assert [(r["character"], r["action"], r["voided_by"] is not None) for r in shown["roster"]] == [
+        ("鈴音", "join", True), ("刀矢", "leave", True)]
+    assert f"joined        鈴音 (ledger #{joined['seq']}, voided by #" in gurps.run("scenario", "show").stdout
     verified(gurps)
     gurps.run("scenario", "join", "鈴音")
     assert awarded(gurps.json("scenario", "end", "--award", "2")) == [("鈴音", 102), ("刀矢", 102)]
