@@ -268,6 +268,8 @@ OP_TEXT = {
     "pool_delta": lambda op: f"{op['pool']} {op['delta']:+d}",
     "trait_added": lambda op: f"+{op['trait']} {op['cp']:+d}",
     "trait_cp": lambda op: f"trait CP={op['cp']}",
+    "scenario_joined": lambda op: f"joins #{op['number']}",
+    "scenario_left": lambda op: f"leaves #{op['number']}",
 }
 
 

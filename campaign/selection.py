@@ -108,3 +108,24 @@ def select_campaign(db_url: str, name: str) -> None:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def forget_database(db_url: str) -> None:
+    """Drop a database's entry (`campaign demo` deletes its temporary database: the
+    choice made for it must not outlive it, or the file grows one stale line per run)."""
+    path = _selection_file()
+    if not path.exists():
+        return
+    with _locked(path):
+        old = _read(path)
+        choices = {key: value for key, value in old.items() if key not in (selection_key(db_url), db_url)}
+        if choices == old:
+            return
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".selected-", suffix=".tmp")  # mode 0600
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(json.dumps(choices, ensure_ascii=False, indent=1))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -49,13 +49,24 @@ class CampaignGroup(TyperGroup):
     def main(self, args=None, *more, **options):
         # Bytes that are not UTF-8 arrive as lone surrogates (surrogateescape) and
         # could not be stored or hashed: refuse them before anything runs.
-        for arg in sys.argv[1:] if args is None else args:
+        args = list(sys.argv[1:] if args is None else args)
+        for arg in args:
             try:
                 arg.encode("utf-8")
             except UnicodeEncodeError:
                 sys.stderr.write(f"error: an argument is not valid UTF-8 text: {arg!r}\n")
                 sys.exit(2)
-        return super().main(args, *more, **options)
+        from campaign.cli.actor import hoist_actor
+
+        try:
+            args = hoist_actor(args)  # `campaign roll ... --as Aki` = `campaign --as Aki roll ...`
+        except CampaignError as exc:
+            _error(exc)
+            sys.exit(exc.exit_code)
+        if options.get("standalone_mode", True) is False:
+            return super().main(args, *more, **options)
+        return _one_line_usage_errors(lambda: super(CampaignGroup, self).main(
+            args, *more, **{**options, "standalone_mode": False}))
 
     def invoke(self, ctx):
         try:
@@ -73,6 +84,36 @@ class CampaignGroup(TyperGroup):
                 raise
             _error(message)
             raise typer.Exit(1) from None
+
+
+def _one_line_usage_errors(run) -> None:
+    """Run the command line as Click's standalone mode would, except that a usage error
+    (an unknown option, a missing argument, a value of the wrong type) is one line on
+    stderr with exit 2, as every other error is, not Typer's boxed panel."""
+    from typer._click import exceptions as click  # the Click that Typer vendors and raises
+    from typer.exceptions import Abort
+
+    try:
+        code = run()
+    except click.NoArgsIsHelpError as exc:  # `campaign char`: the noun's help
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        _error(usage_line(exc))
+        sys.exit(exc.exit_code)
+    except Abort:
+        sys.stderr.write("aborted\n")
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def usage_line(exc) -> str:
+    """A usage error's message, and where the command's help is."""
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None and ctx.command.get_help_option(ctx) is not None:
+        message = f"{message.rstrip('.')} (see `{ctx.command_path} --help`)"
+    return message
 
 
 def _error(message) -> None:
@@ -205,7 +246,8 @@ def _load(name: str) -> dict:
     if isinstance(getattr(module, attribute), typer.Typer):
         scratch.add_typer(getattr(module, attribute), name=name)
     else:
-        scratch.command(name)(getattr(module, attribute))
+        settings = getattr(getattr(module, attribute), "context_settings", None)  # e.g. award's -5
+        scratch.command(name, context_settings=settings)(getattr(module, attribute))
     group = typer.main.get_group_from_info(
         typer.models.TyperInfo(scratch), pretty_exceptions_short=app.pretty_exceptions_short,
         rich_markup_mode=app.rich_markup_mode, suggest_commands=True,  # a noun's verbs are all built at once

@@ -14,12 +14,16 @@ from campaign.cli.output import (
 
 def award(
     ctx: typer.Context,
-    cp: int = typer.Argument(..., help="Character points for each character."),
+    cp: int = typer.Argument(..., help="Character points for each character (negative to take points "
+                                       "away, with --reason)."),
     to: str = typer.Option(..., "--to", help="Who gets them: NAME[,NAME...]."),
     reason: str = typer.Option(None, "--reason", help="What for, for the record."),
     json_out: bool = JsonOption,
 ) -> None:
     """Award character points (one ledger entry per character, each voidable).
+
+    A negative award (award -5 --to 鈴音 --reason ...) takes points away, e.g. a penalty
+    the table agreed on; it needs a reason. A mistaken award is voided, not reversed.
 
     Example: campaign award 3 --to 鈴音,刀矢 --reason '霧の館 クリア'
     """
@@ -32,4 +36,7 @@ def award(
         emit_json(done)
         return
     for a in done.awards:
-        say(f"{a.character}: +{a.cp} CP → {a.cp_total} (awarded {a.cp_awarded}) (ledger #{a.seq})")
+        say(f"{a.character}: {a.cp:+d} CP → {a.cp_total} (awarded {a.cp_awarded}) (ledger #{a.seq})")
+
+
+award.context_settings = {"ignore_unknown_options": True}  # `award -5 --to ...`: -5 is the amount

@@ -15,6 +15,7 @@ from campaign.cli.output import (
     print_table,
     render_rows,
     say,
+    warn,
 )
 
 
@@ -44,7 +45,7 @@ def init(
     else:
         say(f"created campaign {created.name} ({created.ruleset}) and selected it")
     if switched:
-        say(f"NOTE: the selected campaign of this database switched from {previous!r} to {created.name!r}; "
+        warn(f"NOTE: the selected campaign of this database switched from {previous!r} to {created.name!r}; "
             f"commands without --campaign now act on {created.name!r} (`campaign use {previous}` to go back)")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, say
+from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, say, warn
 from campaign.errors import BadInput
 
 
@@ -156,7 +156,7 @@ def _summary(summary, dry_run: bool, explain: bool) -> None:
     say(f"log: {summary.format}, {summary.encoding}" + (f", {summary.parts} parts" if summary.parts > 1 else "")
         + f"; {known}")
     if summary.unmapped_speakers:
-        say("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")
+        warn("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")
     if summary.fright_results and not summary.fright_applied:
         say(f"{summary.fright_results} fright results recorded but not applied "
             "(--apply-fright applies them to the characters)")

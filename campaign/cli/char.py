@@ -18,6 +18,7 @@ from campaign.cli.output import (
     render_rows,
     say,
     use_campaign_time_zone,
+    warn,
 )
 from campaign.cli.parsing import parse_assignments
 
@@ -90,6 +91,16 @@ def char_list(
                 empty="キャラクターはいません (no characters)")
 
 
+def _missing_text(missing) -> str:
+    """Since when, at what odds, who is out looking: what the GM asks of a missing PC."""
+    from campaign.cli.output import local_time
+
+    searchers = ", ".join(missing.searchers) or "no one"
+    reason = f", {missing.reason}" if missing.reason else ""
+    return (f"since #{missing.since_seq} ({local_time(missing.since_at)}{reason}); {missing.odds} at the next "
+            f"scenario end; searching: {searchers}")
+
+
 def render_character(view) -> None:
     """A CharacterSheet (services.characters) as key/value lines."""
     fields = [
@@ -97,6 +108,7 @@ def render_character(view) -> None:
         ("player", view.player),
         ("summoner", view.summoner),
         ("status", view.status + (f" (searching for {view.searching_for})" if view.searching_for else "")),
+        ("missing", _missing_text(view.missing) if view.missing else None),
         ("CP total", view.cp_total),
         ("CP awarded", view.cp_awarded or None),
         ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
@@ -316,7 +328,7 @@ def char_export(
         from campaign.cli.clipboard import copy_text
 
         tool = copy_text(json.dumps(pieces[0], ensure_ascii=False, separators=(",", ":")))
-        say(f"copied with {tool}" if tool else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); "
+        warn(f"copied with {tool}" if tool else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); "
                                                "copy the line above instead")
 
 
@@ -332,27 +344,41 @@ def _pool_command(ctx: typer.Context, name: str, pool: str, amount: int, reason:
     capped = f" (capped at the maximum; {done.requested} asked)" if heal and done.change != done.requested else ""
     say(f"{done.character}: {done.pool} {done.before} → {done.after}/{done.max}{capped} "
         f"(ledger #{done.seq})")
+    for note in done.notes:
+        say(f"  GURPS: {injury_note(done.character, note)}")
 
 
-@app.command("damage")
+def injury_note(name: str, note: dict) -> str:
+    """The words for an HP threshold a loss crossed (codes: campaign.core.injury)."""
+    if note["code"] == "unconscious_rolls":
+        return f"{name} is at 0 HP or below: an HT roll at the start of each turn to stay conscious"
+    if note["code"] == "death_roll":
+        times = "" if note["multiple"] == 1 else f"{note['multiple']}×"
+        return (f"{name} reached −{times}HT ({note['at']}): an HT roll ({note['ht']}) now, or die; "
+                "another at each further −HT")
+    return f"{name} reached −5×HT ({note['at']}): dead (`campaign char kill {name}` records it)"
+
+
+@app.command("damage", context_settings={"ignore_unknown_options": True})  # -3 is an amount, refused there
 def char_damage(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),
     pool: str = typer.Argument(..., help="HP (injury) or FP (fatigue)."),
-    amount: int = typer.Argument(..., help="How much is lost (1 or more)."),
+    amount: int = typer.Argument(..., help="How much is lost (1 or more; to give HP back, `char heal`)."),
     reason: str = typer.Option(None, "--reason", help="What did it (recorded)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Take HP or FP off a character (may go below zero, as in GURPS); logged and voidable.
 
-    On a 3rd-edition sheet without an HP (FP) stat the maximum is HT (ST).
+    On a 3rd-edition sheet without an HP (FP) stat the maximum is HT (ST). HP falling to
+    0, to −HT (and each further −HT) or to −5×HT prints what GURPS says happens there.
 
     Example: campaign char damage 鈴音 HP 4 --reason '爪'
     """
     _pool_command(ctx, name, pool, amount, reason, json_out, heal=False)
 
 
-@app.command("heal")
+@app.command("heal", context_settings={"ignore_unknown_options": True})  # -3: refused, pointing to damage
 def char_heal(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="Character name."),

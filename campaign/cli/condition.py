@@ -7,6 +7,7 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
+from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -64,17 +65,17 @@ def condition_add(
     ctx: typer.Context,
     char: str = typer.Argument(..., help="Character name."),
     name: str = typer.Argument(..., help="Condition (stun, unconscious, poisoned, 毒 ...)."),
-    lasts: str = typer.Option(None, "--for", help="Timed: runs out after this much campaign time (6h, 3d, "
+    lasts: str = typer.Option(None, "--for", help="Timed: runs out after this much campaign time (6h, 3day, "
                                                   "2turns; a turn is a second). Without it, until cleared."),
     then_penalty: int = typer.Option(None, "--then-penalty", help="A penalty to every roll that follows "
                                                                   "once it ends (e.g. -2); needs --then-for."),
-    then_for: str = typer.Option(None, "--then-for", help="How long that penalty lasts (6h, 2d)."),
+    then_for: str = typer.Option(None, "--then-for", help="How long that penalty lasts (6h, 2day)."),
     reason: str = typer.Option(None, "--reason", help="What caused it (recorded)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Put a condition on a character, optionally timed on the campaign clock; logged and voidable.
 
-    Example: campaign condition add 鈴音 poisoned --for 3d --reason '毒蛇'
+    Example: campaign condition add 鈴音 poisoned --for 3day --reason '毒蛇'
     """
     from campaign.services.conditions import add_condition
 
@@ -96,7 +97,7 @@ def condition_clear(
     char: str = typer.Argument(..., help="Character name."),
     name: str = typer.Argument(..., help="Condition (stun, unconscious ... or 朦朧, 気絶 ...)."),
     reason: str = typer.Option(None, "--reason", help="E.g. 'made the Will roll'."),
-    lasted: str = typer.Option(None, "--lasted", help="How long it really lasted (e.g. 5d), for a penalty "
+    lasted: str = typer.Option(None, "--lasted", help="How long it really lasted (e.g. 5day), for a penalty "
                                                       "that lasts as long (catatonia); default: the campaign "
                                                       "time since it began, at least its rolled time."),
     json_out: bool = JsonOption,
@@ -115,6 +116,42 @@ def condition_clear(
         emit_json(done)
         return
     say(f"{done.character}: cleared {', '.join(c['name'] for c in done.cleared)} (ledger #{done.seq})")
+    for follow in done.follow_ups:
+        print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
+        print_text(f"    {follow['detail']['summary_en']}")
+
+
+@app.command("recover")
+def condition_recover(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="Character name."),
+    name: str = typer.Argument(..., help="Condition (stun, unconscious ... or 朦朧, 気絶 ...)."),
+    dice: str = typer.Option(None, "--dice", help="The three physical dice, in order (e.g. 3,4,2)."),
+    mod: int = typer.Option(0, "--mod", help="Modifier to the stat (not for a roll that ignores penalties)."),
+    reason: str = typer.Option(None, "--reason", help="Recorded with the roll."),
+    physical: bool = PhysicalOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Roll a condition's recovery roll (Will, HT or IQ, as its fright table entry says) and
+    clear the condition on a success; one entry either way, voidable.
+
+    Example: campaign condition recover 鈴音 stun --dice 3,4,2
+    """
+    from campaign.cli.presence import say_warnings
+    from campaign.labels import outcome_label
+    from campaign.services.recovery import recover
+
+    s = state(ctx)
+    done = recover(s.db, s.campaign, s.actor, char, name, s.dice(dice, physical), modifier=mod, reason=reason)
+    if json_out:
+        emit_json(done)
+        return
+    say_warnings(done)
+    label = f"{done.label_ja} {done.condition}" if done.label_ja else done.condition
+    faces = ",".join(map(str, done.dice))
+    verdict = "recovered" if done.recovered else "still " + done.condition
+    say(f"#{done.seq} {done.character}: {done.stat} roll to recover from {label}: 3D6<={done.target} "
+        f"→ [{faces}] = {done.total} → {outcome_label(None, done.outcome)} {done.outcome.replace('_', ' ')} (margin {done.margin:+d}): {verdict}")
     for follow in done.follow_ups:
         print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
         print_text(f"    {follow['detail']['summary_en']}")

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import JsonOption, emit_json, print_text, say
+from campaign.cli.output import JsonOption, emit_json, print_text, say, warn
 
 app = typer.Typer(help="The database itself: path, schema revision, upgrade, backup.\n\n"
                           "Example: campaign db backup before-session-12.db", no_args_is_help=True)
@@ -59,7 +59,7 @@ def db_current(ctx: typer.Context, json_out: bool = JsonOption) -> None:
     else:
         print_text(f"{revision or '(blank)'} (head {HEAD_REVISION}{', up to date' if info['up_to_date'] else ''})")
         for line in damage:
-            say(f"damage: {line}")
+            warn(f"damage: {line}")
     if damage:
         raise typer.Exit(1)
 

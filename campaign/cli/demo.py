@@ -105,18 +105,24 @@ def demo(
     if db is None:
         workdir = tempfile.mkdtemp(prefix="campaign-demo-")
         db = str(Path(workdir) / "demo.db")
-    for step, argv in enumerate(_steps(db)):
-        argv = argv() if callable(argv) else argv  # a step naming an entry made earlier in the tour
-        print_text("\n$ campaign " + " ".join(shlex.quote(a) for a in argv[2:]), style="bold cyan")
-        sys.stdout.flush()
-        code = app(["--seed", str(DEMO_SEED + step), *argv], standalone_mode=False)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        if code:
-            raise typer.Exit(code)
+    try:
+        for step, argv in enumerate(_steps(db)):
+            argv = argv() if callable(argv) else argv  # a step naming an entry made earlier in the tour
+            print_text("\n$ campaign " + " ".join(shlex.quote(a) for a in argv[2:]), style="bold cyan")
+            sys.stdout.flush()
+            code = app(["--seed", str(DEMO_SEED + step), *argv], standalone_mode=False)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            if code:
+                raise typer.Exit(code)
+    finally:
+        if workdir and not keep:  # the temporary database goes, and with it its line in the selection file
+            import shutil
+
+            from campaign.db.engine import resolve_url
+            from campaign.selection import forget_database
+
+            shutil.rmtree(workdir, ignore_errors=True)
+            forget_database(resolve_url(db))
     if keep or s.db_option:
         print_text(f"\ndemo database: {db}")
-    elif workdir:
-        import shutil
-
-        shutil.rmtree(workdir, ignore_errors=True)

@@ -8,7 +8,9 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import BomOption, CsvOption, JsonOption, emit_json, output_format, print_table, render_rows, say
+from campaign.cli.output import (
+    BomOption, CsvOption, JsonOption, emit_json, output_format, print_table, render_rows, say, warn,
+)
 
 app = typer.Typer(help="Group mode (PostgreSQL only): every player signs in as their own database role, "
                              "and the database records who acted and enforces what each role may do.\n\n"
@@ -32,7 +34,7 @@ def _show_issued(result, json_out: bool) -> None:
     if not result.roles:
         say("every player already has a role; nothing to do")
         return
-    say("passwords are shown once: hand each URL to its player now")
+    warn("passwords are shown once: hand each URL to its player now")
     print_table(None, ["role", "player", "url"], [(r.role, r.player, r.url) for r in result.roles])
 
 

@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 import typer
+from typer.core import TyperCommand
 
 from campaign.cli.context import state
 from campaign.cli.output import (
@@ -23,6 +24,7 @@ from campaign.cli.output import (
     render_rows,
     say,
     use_campaign_time_zone,
+    warn,
 )
 from campaign.cli.roll import commitment_text, render_roll, repeat_results
 from campaign.errors import BadInput
@@ -80,7 +82,8 @@ def history(
         render_rows(None, CSV_COLUMNS, (), fmt, records=stream)  # streamed: constant memory
     elif fmt == TABLE:
         use_campaign_time_zone(s.db, s.campaign)
-        render_rows("history", ["#", "when", "actor", "kind", Column("character", keep=True), "roll", "reason"],
+        render_rows("history", ["#", Column("when", words=True), "actor", "kind", Column("character", keep=True),
+                                "roll", "reason"],
                     (_human_row(e) for e in stream), fmt, empty="該当する記録はありません (no matching entries)")
     else:
         render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt)
@@ -236,15 +239,15 @@ def verify(
             checked += f"; {report.secrets.revealed} reveals match their commitments"
         say(f"chain intact: {report.entries} entries{checked}")
     elif report.code == "head_not_in_chain":
-        say(f"{report.reason} (the chain itself holds: {report.entries} entries, head {report.head[:16]}…)")
+        warn(f"{report.reason} (the chain itself holds: {report.entries} entries, head {report.head[:16]}…)")
     elif report.code == "secrets_mismatch":
-        say(f"secret rolls: {report.reason}")
+        warn(f"secret rolls: {report.reason}")
     elif report.code == "state_differs":
-        say(f"state differs from the ledger: {report.state.problem}")
+        warn(f"state differs from the ledger: {report.state.problem}")
     else:
-        say(f"chain broken at #{report.bad_seq}: {report.reason}")
+        warn(f"chain broken at #{report.bad_seq}: {report.reason}")
     for what in report.unchecked:
-        say(f"not checked: {what}")
+        warn(f"not checked: {what}")
     if not report.ok:
         raise typer.Exit(1)
 
@@ -277,51 +280,80 @@ def seal(ctx: typer.Context, reason: str = typer.Option(None, "--reason", help="
         say(f"sealed at #{sealed.seq}; keep this hash to check later with `history verify --head`")
 
 
-@app.command("void")
+class _VoidCommand(TyperCommand):
+    """`--last` with its N left out means 1 (`history void --last --reason x`)."""
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        for i, arg in enumerate(args):
+            if arg == "--":
+                break
+            if arg == "--last" and (i + 1 == len(args) or not args[i + 1].lstrip("-").isdigit()):
+                args.insert(i + 1, "1")
+                break
+        return super().parse_args(ctx, args)
+
+
+@app.command("void", cls=_VoidCommand)
 def void(
     ctx: typer.Context,
-    seq: int = typer.Argument(..., help="Entry to void (a void entry: take that void back)."),
+    seqs: list[int] = typer.Argument(None, help="Entries to void, one or more (a void entry: take that void "
+                                                "back)."),
+    last: int = typer.Option(None, "--last", help="Void the newest N entries that can be voided (--last "
+                                                  "alone: the newest one).", metavar="[N]"),
     reason: str = typer.Option(..., "--reason", help="Why (required)."),
-    cascade: bool = typer.Option(False, "--cascade", help="Also void the later entries that depend on it."),
+    cascade: bool = typer.Option(False, "--cascade", help="Also void the later entries that depend on them."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation (needed when not on a terminal)."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Void an entry: it stays in the ledger, marked voided, and the state becomes what
-    the ledger makes without it.
+    """Void entries: they stay in the ledger, marked voided, and the state becomes what
+    the ledger makes without them. Several entries (or --last N) are voided in one
+    transaction, with one confirmation.
 
-    Refused when later entries depend on it (they are listed); --cascade voids them too,
-    newest first. Voiding a void entry restores what it voided. On a terminal it shows
-    what it will reverse and asks first; elsewhere it needs --yes.
+    Refused when later entries depend on them (they are listed); --cascade voids them
+    too, newest first. Voiding a void entry restores what it voided. On a terminal it
+    shows what it will reverse and asks first; elsewhere it needs --yes.
 
-    Example: campaign history void 42 --reason 'wrong character' --yes
+    Example: campaign history void 42 43 --reason 'test rolls' --yes; campaign history void --last 3 --reason '試し振り' --yes
     """
     from campaign.services.voids import preview_void
     from campaign.services.voids import void as void_service
 
     s = state(ctx)
-    if _request_void_instead(s, seq, reason, json_out):
+    count = last
+    targets = list(seqs or [])
+    if len(targets) == 1 and count is None and _request_void_instead(s, targets[0], reason, json_out):
         return
     expect_head = None
     if not yes:
         if not sys.stdin.isatty():
             raise BadInput("history void changes state: confirm with --yes (not on a terminal, nothing to ask)")
-        plan = preview_void(s.db, s.campaign, seq, cascade)
-        say(f"voiding #{plan.voided} ({plan.kind})"
-            + (f" and, first, {', '.join(f'#{d}' for d in plan.cascade)}" if plan.cascade else ""))
+        plan = preview_void(s.db, s.campaign, targets, cascade, last=count)
+        named = ", ".join(f"#{t}" for t in plan.targets)
+        warn((f"voiding {named} ({plan.kind})" if len(plan.targets) == 1 else f"voiding {named}")
+             + (f" and, first, {', '.join(f'#{d}' for d in plan.cascade)}" if plan.cascade else ""))
         for line in plan.reversed or ["(no state changes)"]:
-            say(f"  will reverse: {line}")
-        if not typer.confirm("void it?", default=False, err=True):
+            warn(f"  will reverse: {line}")
+        if not typer.confirm("void it?" if len(plan.targets) == 1 else f"void these {len(plan.targets)}?",
+                             default=False, err=True):
             raise typer.Exit(1)
         expect_head = plan.head
-    voided = void_service(s.db, s.campaign, s.actor, seq, reason, cascade=cascade, expect_head=expect_head)
+    voided = void_service(s.db, s.campaign, s.actor, targets, reason, cascade=cascade, expect_head=expect_head,
+                          last=count)
     if json_out:
         emit_json(voided)
     else:
-        for cascaded, void_seq in zip(voided.cascade, voided.void_seqs):
-            say(f"voided #{cascaded} (entry #{void_seq}), which depended on #{voided.voided}")
-        say(f"voided #{voided.voided} (entry #{voided.seq})")
+        entries = dict(zip(sorted({*voided.targets, *voided.cascade}, reverse=True), voided.void_seqs))
+        for target, void_seq in entries.items():
+            if target in voided.targets:
+                say(f"voided #{target} (entry #{void_seq})")
+            else:
+                say(f"voided #{target} (entry #{void_seq}), which depended on "
+                    + ", ".join(f"#{t}" for t in voided.targets if t < target))
         for line in voided.reversed:
             say(f"  reversed: {line}")
+
+
 
 
 def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:

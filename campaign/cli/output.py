@@ -92,13 +92,24 @@ def _console(stderr: bool = False):
 
 
 def say(message: str) -> None:
-    """A human message to stderr (never mixed into data on stdout), never hard-wrapped:
-    a message is one line however narrow the terminal or log it goes to."""
+    """One line of a command's result ("added PC 鈴音", "voided #9") to stdout, so
+    `campaign award 3 ... > session.log` logs it; never hard-wrapped: a result line is
+    one line however narrow the terminal or log it goes to. Diagnostics use `warn`."""
+    _line(message, sys.stdout)
+
+
+def warn(message: str) -> None:
+    """One line that is not the result (a warning, a note, a question's preamble) to
+    stderr, so a pipe or a redirect of stdout carries the results alone."""
+    _line(message, sys.stderr)
+
+
+def _line(message: str, stream) -> None:
     message = safe_line(message)
-    if not sys.stderr.isatty():  # a pipe or a log: the line as it is, without loading Rich
-        sys.stderr.write(message + "\n")
+    if not stream.isatty():  # a pipe or a log: the line as it is, without loading Rich
+        stream.write(message + "\n")
         return
-    _console(stderr=True).print(message, markup=False, soft_wrap=True)
+    _console(stderr=stream is sys.stderr).print(message, markup=False, soft_wrap=True)
 
 
 def print_text(message: str, style: str | None = None) -> None:
@@ -125,6 +136,9 @@ def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequen
         header = cell_len(spec.header)
         if spec.keep:  # as wide as its widest cell, so the other columns give way
             minima.append(max([cell_len(row[index].plain) for row in cells if index < len(row)] + [header]))
+        elif spec.words:  # as wide as its widest word: "2026-12-01" stays whole, the time wraps below
+            minima.append(max([cell_len(word) for row in cells if index < len(row)
+                               for word in row[index].plain.split()] + [min(header, 12)]))
         else:
             minima.append(min(header, 12))
     console = _console()
@@ -214,6 +228,7 @@ class Column:
     header: str
     keep: bool = False
     justify: str = "left"
+    words: bool = False  # may wrap only between words (a date and its time), never inside one
 
 
 def _column(spec: str | Column) -> Column:
@@ -236,7 +251,7 @@ def render_rows(
     them, one object per row keyed by the column headers; an iterator is streamed as a
     JSON array in constant memory. csv: a header line, then the rows. table: a Rich table
     whose columns wrap to the terminal; with no rows, the one line `empty` instead of an
-    empty box (on stderr, like every message)."""
+    empty box (on stdout: "nothing" is the listing's result)."""
     headers = [_column(c).header for c in columns]
     if fmt == JSON:
         if records is None:

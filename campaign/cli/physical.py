@@ -59,7 +59,7 @@ class _Asker:
 class PromptDice(_Asker):
     """A dice source that asks for each face (see the module notes)."""
 
-    kind = "manual"
+    kind = "prompted"  # recorded as its own source: `stats` tells asked-for dice from typed ones
 
     def __init__(self, read: TextIO | None = None, write: TextIO | None = None) -> None:
         super().__init__(read, write)

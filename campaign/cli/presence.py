@@ -12,8 +12,8 @@ AnywayOption = typer.Option(False, "--anyway", help="Check a missing character a
 
 def say_warnings(view: Any) -> None:
     """Each warning of a result as one line on stderr, before the result itself."""
-    from campaign.cli.output import say
+    from campaign.cli.output import warn
 
     warnings = view.get("warnings") if isinstance(view, dict) else getattr(view, "warnings", None)
     for warning in warnings or ():
-        say(f"warning: {warning}")
+        warn(f"warning: {warning}")

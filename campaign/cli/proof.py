@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from campaign.cli.output import JsonOption, emit_json, print_text, say
+from campaign.cli.output import JsonOption, emit_json, print_text, say, warn
 
 app = typer.Typer(
     help="Proof bundles written by `history proof`: check one without the database.\n\n"
@@ -37,7 +37,7 @@ def check(
     except ProofRejected as exc:
         if json_out:
             emit_json({"ok": False, "bad_seq": exc.seq, "reason": exc.reason})
-        say(f"proof rejected: {exc}")
+        warn(f"proof rejected: {exc}")
         raise typer.Exit(1) from None
     if json_out:
         emit_json(result)
@@ -45,5 +45,5 @@ def check(
         for line in summary(as_json(result)):
             print_text(line)
     if not result.head_given:
-        say("note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
+        warn("note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
             "the bundle proves the entry against that head only")

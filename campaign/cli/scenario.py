@@ -73,22 +73,28 @@ def scenario_end(
     ctx: typer.Context,
     dice: list[str] = typer.Option([], "--dice", help="CHAR=FACE: the physical reunion die of a missing "
                                                       "character, repeatable; others are rolled."),
-    award: int = typer.Option(None, "--award", help="Give every participant still in play this many CP."),
-    elapsed: str = typer.Option(None, "--elapsed", help="Also advance campaign time by this much (6h, 1d, "
-                                                       "1d6h), as its own voidable entry: timed conditions "
+    award: int = typer.Option(None, "--award", help="Give every participating PC still in play this many CP."),
+    searchers: bool = typer.Option(False, "--searchers", help="The award also goes to the PCs out searching "
+                                                              "during the scenario."),
+    npcs: bool = typer.Option(False, "--npcs", help="The award also goes to the participating NPCs."),
+    elapsed: str = typer.Option(None, "--elapsed", help="Also advance campaign time by this much (6h, 1day, "
+                                                       "1day6h), as its own voidable entry: timed conditions "
                                                        "run out, see `time advance`."),
     physical: bool = PhysicalOption,
     json_out: bool = JsonOption,
 ) -> None:
     """End the open scenario and roll the reunion check of every missing character.
 
-    Example: campaign scenario end --dice 鈴音=2 --award 3 --elapsed 1d
+    Example: campaign scenario end --dice 鈴音=2 --award 3 --searchers --elapsed 1day
     """
     from campaign.services.scenarios import end_scenario
 
     s = state(ctx)
     manual = [(name, s.dice(face)) for name, face in _pairs(dice, "--dice", "CHAR=FACE")]
-    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None, physical), award, elapsed=elapsed)
+    if (searchers or npcs) and award is None:
+        raise BadInput("--searchers and --npcs say who gets the award: give it with --award N")
+    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None, physical), award, elapsed=elapsed,
+                         searchers=searchers, npcs=npcs)
     if json_out:
         emit_json(ended)
         return
@@ -110,6 +116,47 @@ def scenario_end(
         from campaign.cli.time import render_advance
 
         render_advance(ended.time)
+
+
+def _roster(ctx: typer.Context, name: str, json_out: bool, *, join: bool) -> None:
+    from campaign.services.scenarios import change_roster
+
+    s = state(ctx)
+    done = change_roster(s.db, s.campaign, s.actor, name, join=join)
+    if json_out:
+        emit_json(done)
+        return
+    verb = "joins" if join else "leaves"
+    say(f"{done.character} {verb} scenario #{done.scenario} {done.title} (ledger #{done.seq}); "
+        f"taking part: {', '.join(done.participants) or 'no one'}")
+
+
+@app.command("join")
+def scenario_join(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The character joining the open scenario."),
+    json_out: bool = JsonOption,
+) -> None:
+    """A character joins the open scenario late (recorded, voidable); `scenario end
+    --award` then counts them.
+
+    Example: campaign scenario join 鈴音
+    """
+    _roster(ctx, name, json_out, join=True)
+
+
+@app.command("leave")
+def scenario_leave(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The character leaving the open scenario."),
+    json_out: bool = JsonOption,
+) -> None:
+    """A character leaves the open scenario before its end (recorded, voidable); they
+    get no share of `scenario end --award`.
+
+    Example: campaign scenario leave 管狐
+    """
+    _roster(ctx, name, json_out, join=False)
 
 
 @app.command("list")
@@ -170,6 +217,10 @@ def scenario_show(
         voided = f", voided by #{r.voided_by}" if r.voided_by else ""
         fields.append(("reunion", f"{r.character}: {r.roll} on 1d{r.faces} vs <= {r.threshold}: "
                                   f"{verdict} (ledger #{r.seq}{voided})"))
+    for change in view.roster:
+        voided = f", voided by #{change.voided_by}" if change.voided_by else ""
+        fields.append(("joined" if change.action == "join" else "left",
+                       f"{change.character} (ledger #{change.seq}{voided})"))
     for note in view.notes:
         voided = f", voided by #{note.voided_by}" if note.voided_by else ""
         fields.append(("note", f"{note.note} (ledger #{note.seq}{voided})"))

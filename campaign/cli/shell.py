@@ -33,7 +33,9 @@ def shell(
     Type commands as after `campaign`: roll 3D6<=12 --char 鈴音, fright 鈴音,
     history --char 鈴音 --json. Tab completes commands, options and character,
     player and table names; history is kept across sessions. Global options given
-    before `shell` apply to every command. An error prints its line and the prompt
+    before `shell` apply to every command; `as Aki` makes the following commands act as
+    Aki (shown in the prompt; `as GM` switches back), `--as NAME` on a line acts for that
+    line only. An error prints its line and the prompt
     continues; Ctrl-C cancels the line, Ctrl-D or `exit` leaves. With --json every
     command that can prints JSON. Off a terminal it reads one command per line from
     stdin and prints only their output; its exit status is the last command's.
@@ -85,16 +87,28 @@ class Session:
         from campaign.cli.output import reset
         from campaign.errors import CampaignError
 
+        from campaign.cli.actor import split_actor
+
         state = self.root.obj
         reset()
         state.may_create = False  # as in a fresh process: only init and import create the file
+        saved, for_this_line = (state.actor_option, state._actor), False
         try:
+            if args[0] == "--as" and len(args) > 2:  # `--as Aki roll ...`: this line only
+                args = [*args[2:], "--as", args[1]]
+            line_actor, args = split_actor(args)
             if args[0] in ("help", "-h", "--help"):
                 typer.echo(self.group.get_help(self.root))
                 return 0
+            if args[0] == "as":
+                return self._switch_actor(args[1:])
             if args[0].startswith("-"):
-                _error(f"{args[0]}: global options go before `shell` (campaign --db FILE -c NAME shell)")
+                _error(f"{args[0]}: global options go before `shell` (campaign --db FILE -c NAME shell); "
+                       "`as NAME` switches who is acting")
                 return 2
+            if line_actor is not None:
+                for_this_line = True
+                self._set_actor(line_actor)
             name, command, rest = self.group.resolve_command(self.root, args)
             if name == "shell":
                 _error("already in the shell")
@@ -134,6 +148,32 @@ class Session:
                 return 1
             _bug(exc)
             return 1
+        finally:
+            if for_this_line:
+                state.actor_option, state._actor = saved
+
+    def _set_actor(self, name: str) -> None:
+        """Who the following commands record as acting (checked as `--as` is)."""
+        from campaign.services.common import clean_name
+
+        state = self.root.obj
+        state.actor_option, state._actor = clean_name(name, "as"), None
+        if state.actor_option == "GM":
+            state.actor_option = None  # back to the default (in group mode: the signed-in role)
+
+    def _switch_actor(self, words: list[str]) -> int:
+        """`as NAME`: every following command acts as NAME (`as GM` switches back)."""
+        if len(words) != 1:
+            _error("as takes one name: as Aki (as GM switches back)")
+            return 2
+        self._set_actor(words[0])
+        return 0
+
+    @property
+    def prompt(self) -> str:
+        """`campaign> ` as the GM, `campaign (Aki)> ` once `as Aki` switched."""
+        actor = self.root.obj.actor_option
+        return PROMPT if actor in (None, "GM") else f"campaign ({actor})> "
 
 
 def with_json(command, ctx: typer.Context, rest: list[str]) -> list[str]:
@@ -195,7 +235,7 @@ def _interactive(session: Session) -> int:
     try:
         while True:
             try:
-                line = input(PROMPT)
+                line = input(session.prompt)
             except KeyboardInterrupt:  # Ctrl-C: drop the line, keep the session
                 sys.stdout.write("\n")
                 continue

@@ -18,7 +18,7 @@ _VALUE_KINDS = {
     (None, "with_"): "characters", (None, "names"): "characters", (None, "player"): "players",
     (None, "table"): "tables",
     ("char", "name"): "characters", ("char", "old"): "characters", ("char", "a"): "characters",
-    ("char", "b"): "characters", ("missing", "name"): "characters",
+    ("char", "b"): "characters", ("missing", "name"): "characters", ("scenario", "name"): "characters",
     ("player", "name"): "players", ("player", "old"): "players",
     ("table", "name"): "tables",
     ("use", "name"): "campaigns",
@@ -53,8 +53,10 @@ class Completer:
         root = self.session.root
         command, noun, rest = self.session.group, None, words
         if not words:
-            options = [*command.list_commands(root), "help", "exit"]
+            options = [*command.list_commands(root), "as", "help", "exit"]
             return _starting(options, text)
+        if words == ["as"]:  # who acts from now on: a player, or back to the GM
+            return [_quoted(name) for name in _starting(["GM", *self.names("players")], text)]
         # Walk down the nouns and verbs typed so far.
         while hasattr(command, "list_commands"):
             position = _first_positional(command, rest)

@@ -7,8 +7,6 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_table, print_text
 
-SOURCE_LABELS = {"rng": "rolled by the OS", "manual": "typed in with --dice", "seeded": "fixed seed (demos, tests)",
-                 "unknown": "no source recorded"}
 SHORT_FAMILIES = {"3d6": "3d6 (GURPS R1)", "2d6": "2d6 checks", "plain": "other targets"}
 BAR_WIDTH = 40
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -22,15 +20,18 @@ def stats(
     scenario: int = typer.Option(None, "--scenario", help="Only entries made during scenario number N."),
     since: str = typer.Option(None, "--since", help="From this date (YYYY-MM-DD) or ISO time, UTC."),
     until: str = typer.Option(None, "--until", help="Up to this date (inclusive) or ISO time, UTC."),
+    include_voided: bool = typer.Option(False, "--include-voided", help="Count voided entries too (their dice "
+                                                                        "were rolled all the same)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Luck statistics (alias: luck): face counts per die size and source, a chi-square test
     against a fair die, the mean against the expected mean, and success rates against the
     rates the targets predicted (exact 3d6/2d6 odds, criticals included).
 
-    Only dice the OS rolled (`rng`) speak to the program's fairness; dice typed in with
-    --dice, seeded and imported dice are counted apart and never mixed in. Filters are
-    history's. Voided entries count: their dice were rolled all the same.
+    Only dice the OS rolled (`rng`) speak to the program's fairness; each other source is
+    counted apart and never mixed in: typed (--dice), prompted (--physical), the table's
+    server, seeded, imported (ccfolia). Filters are history's. Voided entries are left
+    out unless --include-voided.
 
     Example: campaign stats --player Aki --scenario 2
     """
@@ -39,7 +40,7 @@ def stats(
 
     s = state(ctx)
     flt = HistoryFilter(character=char, player=player, kind=kind, scenario=scenario, since=since, until=until)
-    found = luck_report(s.db, s.campaign, flt)
+    found = luck_report(s.db, s.campaign, flt, include_voided)
     if json_out:
         emit_json(found)
     else:
@@ -52,12 +53,15 @@ def _num(value, spec: str) -> str:
 
 def render(found) -> None:
     shown = ", ".join(f"{key} {value}" for key, value in found.filter.items() if value is not None)
-    print_text(f"{found.campaign}: {found.entries:,} entries" + (f" ({shown})" if shown else ""))
+    voided = (" (voided ones included)" if found.include_voided else
+              f" ({found.voided_left_out:,} voided left out; --include-voided counts them)"
+              if found.voided_left_out else "")
+    print_text(f"{found.campaign}: {found.entries:,} entries" + (f" ({shown})" if shown else "") + voided)
     if not found.sources:
         print_text("no dice in these entries")
     for source in found.sources:
         name = source["source"]
-        label = SOURCE_LABELS.get(name, "imported")
+        label = source["words"]
         print_text("")
         print_table(f"{name} dice ({label}): {source['dice']:,} dice in {source['entries']:,} entries",
                     ["die", "dice", "mean (fair)", "mean z", "p (mean)", "chi² (df)", "p (chi²)"],

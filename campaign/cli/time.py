@@ -21,8 +21,9 @@ from campaign.cli.output import (
 
 app = typer.Typer(
     help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
-         "The clock starts at day 1, 00:00. Spans are a number and a unit: turns, s, m (minutes), h, d, w, "
-         "or several (1d6h). A turn is one second, as in GURPS combat, so advancing even a minute ends "
+         "The clock starts at day 1, 00:00. Spans are a number and a unit: turn, s, min (or m), h, day, week, "
+         "or several (1day6h); Japanese units too (3日, 2時間, 30分). Nothing that reads as dice: 1d6h and "
+         "3d are refused. A turn is one second, as in GURPS combat, so advancing even a minute ends "
          "every turn-long condition that ends by itself.\n\n"
          "Example: campaign time advance 6h",
     no_args_is_help=True,
@@ -46,14 +47,27 @@ def render_advance(done: dict[str, Any]) -> None:
         print_text(f"drain  {item['character']}: 硬直{item['day']}日目 生命力-{item['hp']} / catatonia day "
                    f"{item['day']}: -{item['hp']} HP ({hp})")
     for item in done.recovery_due:
-        print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']} "
-                   "(clear it with `condition clear` once it succeeds)")
+        print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']}: "
+                   f"{recover_command(item)}")
+
+
+def recover_command(item: dict[str, Any]) -> str:
+    """The command that makes a due recovery roll (or ends a condition without one)."""
+    import shlex
+
+    from campaign.services.recovery import recovery_stat
+
+    who, what = shlex.quote(item["character"]), shlex.quote(item["name"])
+    rolled = recovery_stat(item.get("detail"))
+    if rolled is None:
+        return f"`campaign condition clear {who} {what}` once it is over"
+    return f"{rolled[0]} roll, `campaign condition recover {who} {what}`"
 
 
 @app.command("advance")
 def time_advance(
     ctx: typer.Context,
-    span: str = typer.Argument(..., help="How much time passes: 6h, 30m, 2d, 3turns, 1d6h."),
+    span: str = typer.Argument(..., help="How much time passes: 6h, 30min, 2day, 3turns, 1day6h, 2日."),
     reason: str = typer.Option(None, "--reason", help="What happened meanwhile (recorded)."),
     json_out: bool = JsonOption,
 ) -> None:
@@ -63,7 +77,7 @@ def time_advance(
     An untreated catatonia (fright table 30) loses 1 HP on its first day, 2 on the second ...:
     each day that completes is applied and listed; `condition add CHAR medical_care` stops it.
 
-    Example: campaign time advance 2d --reason '移動'
+    Example: campaign time advance 2day --reason '移動'
     """
     from campaign.services.clock import advance
 

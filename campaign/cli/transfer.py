@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import JsonOption, Progress, emit_json, say
+from campaign.cli.output import JsonOption, Progress, emit_json, say, warn
 from campaign.errors import BadInput
 
 
@@ -65,7 +65,7 @@ def export(
         if secrets_out is not None:
             secrets_out.close()
     if summary.secrets and not summary.secrets_exported:
-        say(f"note: {summary.secrets} secret rolls' hidden results are not in the export; "
+        warn(f"note: {summary.secrets} secret rolls' hidden results are not in the export; "
             "add --secrets FILE to keep them revealable after import")
     if json_out:
         from campaign.services.results import as_json

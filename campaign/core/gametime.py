@@ -1,4 +1,4 @@
-"""Campaign time (the in-game clock) and spans of it: "6h", "3d", "2turns", "1d6h".
+"""Campaign time (the in-game clock) and spans of it: "6h", "3day", "2turns", "1day6h".
 
 The clock is a whole number of seconds since the campaign began (day 1, 00:00). GURPS
 counts a combat turn as one second, so a turn is a second here too: `time advance 6h`
@@ -6,7 +6,10 @@ ends a 4-turn stun along with everything else that runs out within those six hou
 and `time advance 3turns` moves the clock three seconds. A GM who runs combat without
 the clock simply clears turn-long conditions by hand (`condition clear`).
 
-Pure: text in, numbers and text out. Unknown units and zero spans are BadInput.
+No unit reads as dice: at a dice table "1d6h" is 1d6 hours and "3d" is 3d6, so a day
+is `day` (or 日), never `d`, and a span that looks like dice is refused with the spelling
+it probably meant. Pure: text in, numbers and text out. Unknown units and zero spans
+are BadInput.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ UNIT_NAMES = {
     "second": ("s", "sec", "secs", "second", "seconds", "秒"),
     "minute": ("m", "min", "mins", "minute", "minutes", "分"),
     "hour": ("h", "hr", "hrs", "hour", "hours", "時間"),
-    "day": ("d", "day", "days", "日"),
+    "day": ("day", "days", "日", "日間"),  # not "d": 1d6h and 3d are dice
     "week": ("w", "week", "weeks", "週", "週間"),
 }
 _UNIT_OF = {alias.casefold(): unit for unit, aliases in UNIT_NAMES.items() for alias in aliases}
@@ -32,12 +35,13 @@ UNIT_JA = {"turn": "ターン", "second": "秒", "minute": "分", "hour": "時�
 # A clock fits a 32-bit column like every other number here: about 68 years of play.
 CLOCK_LIMIT = 2**31 - 1
 _PART = re.compile(r"(\d+)\s*([^\d\s]+)")
-SPAN_EXAMPLES = "6h, 30m, 3d, 2turns, 1d6h"
+SPAN_EXAMPLES = "6h, 30min, 3day, 2turns, 1day6h, 3日"
+_DICE = re.compile(r"(\d*)\s*[dD]\s*(\d*)\s*(.*)")
 
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """A length of campaign time as typed ("1d6h") and in seconds."""
+    """A length of campaign time as typed ("1day6h") and in seconds."""
 
     seconds: int
     parts: tuple[tuple[int, str], ...]  # ((1, "day"), (6, "hour"))
@@ -52,8 +56,9 @@ class Span:
 
 
 def parse_span(text: str, option: str = "duration") -> Span:
-    """"6h" -> 6 hours. Several parts add up ("1d6h"); full-width digits are fine."""
+    """"6h" -> 6 hours. Several parts add up ("1day6h"); full-width digits are fine."""
     cleaned = unicodedata.normalize("NFKC", text or "").strip()
+    _refuse_dice(cleaned, text, option)
     parts: list[tuple[int, str]] = []
     position = 0
     for match in _PART.finditer(cleaned):
@@ -62,7 +67,7 @@ def parse_span(text: str, option: str = "duration") -> Span:
         unit = _UNIT_OF.get(match.group(2).casefold())
         if unit is None:
             raise BadInput(f"{option}: unknown unit {match.group(2)!r} in {text!r} "
-                           f"(turns, s, m, h, d, w; e.g. {SPAN_EXAMPLES})")
+                           f"(turn, s, min, h, day, week, ターン, 秒, 分, 時間, 日, 週; e.g. {SPAN_EXAMPLES})")
         parts.append((int(match.group(1)), unit))
         position = match.end()
     if not parts or cleaned[position:].strip():
@@ -73,6 +78,23 @@ def parse_span(text: str, option: str = "duration") -> Span:
     if seconds > CLOCK_LIMIT:
         raise BadInput(f"{option}: {text!r} is longer than the clock can count (about 68 years)")
     return Span(seconds, tuple(parts))
+
+
+def _refuse_dice(cleaned: str, text: str, option: str) -> None:
+    """`1d6h`, `3d`, `2D`: what a dice table reads as dice is not a span; say what to write."""
+    dice = _DICE.fullmatch(cleaned)
+    if dice is None or not dice.group(1) or (dice.group(3) and _UNIT_OF.get(dice.group(3).casefold()) is None):
+        return
+    count, faces, unit = dice.group(1), dice.group(2), dice.group(3)
+    if faces and unit:
+        raise BadInput(f"{option}: {text!r} reads as dice: did you mean {count}d{faces} {unit}? roll it first "
+                       f"(campaign roll {count}D{faces}) and give what it shows, e.g. 4{unit}; "
+                       f"for {count} day{'s' if count != '1' else ''} and {faces}{unit} write {count}day{faces}{unit}")
+    if faces and not unit:
+        raise BadInput(f"{option}: {text!r} is dice, not a span: roll it first (campaign roll {count}D{faces}) and "
+                       f"give what it shows with a unit, e.g. 4h")
+    if not faces and not unit:
+        raise BadInput(f"{option}: {text!r} reads as dice ({count}D); for days write {count}day or {count}日")
 
 
 def unit_seconds(unit: str) -> int:

@@ -52,7 +52,23 @@ from campaign.core.success import SUCCEEDING_OUTCOMES, judge_success
 from campaign.errors import DiceError
 
 OUTCOMES = frozenset({"success", "failure", "critical_success", "critical_failure"})
-SOURCE_ORDER = ("rng", "manual", "seeded")
+SOURCE_ORDER = ("rng", "server", "manual", "prompted", "seeded")
+# Each source in words (issue 28): what a reader needs to know to weigh its dice. A
+# `manual` entry recorded before `prompted` existed may also hold dice asked for with
+# --physical; the record did not tell them apart then.
+SOURCE_WORDS = {
+    "rng": "rolled by the OS",
+    "server": "rolled by the table's server",
+    "manual": "typed (--dice)",
+    "prompted": "prompted (--physical)",
+    "seeded": "seeded (demos and tests)",
+    "unknown": "no source recorded",
+}
+
+
+def source_words(name: str) -> str:
+    """What a dice source is, in words; every other source name is an import (ccfolia ...)."""
+    return SOURCE_WORDS.get(name, f"imported ({name})")
 FAMILIES = {
     "3d6": "3d6 success rolls (GURPS R1, criticals included)",
     "2d6": "2d6 checks (R5/R6, criticals as the campaign set them)",

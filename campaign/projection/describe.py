@@ -116,6 +116,15 @@ def _missing(before: State, after: State) -> list[str]:
     return lines
 
 
+def _scenarios(before: State, after: State) -> list[str]:
+    lines = []
+    for number in sorted(set(before.scenarios) & set(after.scenarios)):
+        old, new = set(before.scenarios[number].participants), set(after.scenarios[number].participants)
+        lines += [f"{name}: no longer takes part in scenario #{number}" for name in sorted(old - new)]
+        lines += [f"{name}: takes part in scenario #{number} again" for name in sorted(new - old)]
+    return lines
+
+
 def _settings(before: State, after: State) -> list[str]:
     lines = [f"setting {key}: {before.settings.get(key)!r} → {after.settings.get(key)!r}"
              for key in sorted(set(before.settings) | set(after.settings))
@@ -127,4 +136,4 @@ def _settings(before: State, after: State) -> list[str]:
 
 def describe_changes(before: State, after: State) -> list[str]:
     return (_renames(before, after) + _settings(before, after) + _characters(before, after) + _traits(before, after)
-            + _conditions(before, after) + _missing(before, after))
+            + _conditions(before, after) + _missing(before, after) + _scenarios(before, after))

@@ -94,6 +94,51 @@ class ScenarioEnded(Op):
 
 
 @dataclass(frozen=True)
+class ScenarioJoined(Op):
+    """A late arrival: a character joins the open scenario (`scenario join`)."""
+
+    name: ClassVar[str] = "scenario_joined"
+    number: int
+    character: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("number"), "scenario number", 1), field_name(d.get("character"), "character"))
+
+    def apply(self, state, entry):
+        row = state.scenarios.get(self.number)
+        if row is None or row.ended_seq is not None:
+            raise OpConflict(f"scenario #{self.number} is not open")
+        character_row(state, self.character)
+        refuse_busy(state, self.character)
+        if self.character in row.participants:
+            raise OpConflict(f"{self.character} already takes part in scenario #{self.number}")
+        row.participants.append(self.character)
+
+
+@dataclass(frozen=True)
+class ScenarioLeft(Op):
+    """A character leaves the open scenario before its end (`scenario leave`): no share of
+    its end-of-scenario award."""
+
+    name: ClassVar[str] = "scenario_left"
+    number: int
+    character: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_int(d.get("number"), "scenario number", 1), field_name(d.get("character"), "character"))
+
+    def apply(self, state, entry):
+        row = state.scenarios.get(self.number)
+        if row is None or row.ended_seq is not None:
+            raise OpConflict(f"scenario #{self.number} is not open")
+        if self.character not in row.participants:
+            raise OpConflict(f"{self.character} does not take part in scenario #{self.number}")
+        row.participants.remove(self.character)
+
+
+@dataclass(frozen=True)
 class MissingStarted(Op):
     name: ClassVar[str] = "missing_started"
     character: str

@@ -84,6 +84,19 @@ class Relation:
 
 
 @dataclass(frozen=True, slots=True)
+class MissingLine:
+    """A missing character's case: since which entry and when, the reunion die, the odds
+    at the next scenario end with the searchers out now."""
+
+    since_seq: int
+    since_at: str
+    reason: str | None
+    faces: int
+    odds: str
+    searchers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class CharacterSheet:
     """Everything `char show --json` promises, in its order (services.results.as_json)."""
 
@@ -101,6 +114,7 @@ class CharacterSheet:
     conditions: tuple[ConditionLine, ...]
     pools: dict[str, PoolLevel]
     relations: tuple[Relation, ...]
+    missing: MissingLine | None  # set while the status is "missing"
 
 
 def character_view(state: State, name: str) -> CharacterSheet:
@@ -145,4 +159,17 @@ def character_view(state: State, name: str) -> CharacterSheet:
         ),
         pools=pools,
         relations=tuple(relations),
+        missing=_missing_line(state, name) if current == "missing" else None,
     )
+
+
+def _missing_line(state: State, name: str) -> MissingLine | None:
+    from campaign.core.reunion import reunion_odds_text
+
+    since = state.open_disappearance(name)
+    if since is None:
+        return None
+    row = state.disappearances[since]
+    searchers = tuple(state.active_searchers(since))
+    return MissingLine(since_seq=since, since_at=row.since_at, reason=row.reason, faces=row.faces,
+                       odds=reunion_odds_text(row.faces, len(searchers)), searchers=searchers)

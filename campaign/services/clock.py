@@ -108,7 +108,7 @@ def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
 
 def advance(db: Database, campaign_name: str | None, actor: str, span: str, *,
             reason: str | None = None) -> TimeAdvanced:
-    """Move campaign time on by `span` ("6h", "2d", "3turns")."""
+    """Move campaign time on by `span` ("6h", "2day", "3turns")."""
     seconds = parse_span(span, "time").seconds
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):

@@ -220,6 +220,17 @@ class Recorder:
         self.ops.append(o.ScenarioStarted(number, title, [c.name for c in participants]))
         return scenario
 
+    def join_scenario(self, scenario: Scenario, character: Character) -> None:
+        self.session.add(ScenarioParticipant(scenario_id=scenario.id, character_id=character.id))
+        self.ops.append(o.ScenarioJoined(scenario.number, character.name))
+
+    def leave_scenario(self, scenario: Scenario, character: Character) -> None:
+        from sqlalchemy import delete
+
+        self.session.execute(delete(ScenarioParticipant).where(ScenarioParticipant.scenario_id == scenario.id,
+                                                               ScenarioParticipant.character_id == character.id))
+        self.ops.append(o.ScenarioLeft(scenario.number, character.name))
+
     def end_scenario(self, scenario: Scenario) -> None:
         scenario.ended_seq, scenario.ended_at = self.seq, self.at
         self.ops.append(o.ScenarioEnded(scenario.number))

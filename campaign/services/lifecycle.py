@@ -149,8 +149,12 @@ def award(db: Database, campaign_name: str | None, cp: int, names: Sequence[str]
           reason: str | None) -> AwardGiven:
     from campaign.services.missing import open_scenario
 
-    cp = check_award(cp)
     reason = clean_text(reason, "--reason")
+    if isinstance(cp, int) and not isinstance(cp, bool) and -AWARD_LIMIT <= cp < 0:
+        if not reason or not reason.strip():  # taking points away is a decision to record
+            raise BadInput("a negative award takes CP away: say why with --reason")
+    else:
+        cp = check_award(cp)
     if not names:
         raise BadInput("say who gets the award: --to NAME[,NAME...]")
     with campaign_transaction(db, campaign_name) as (session, campaign):

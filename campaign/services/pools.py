@@ -34,12 +34,17 @@ class PoolChanged:
     after: int
     max: int
     derived_from: str | None
+    notes: tuple[dict, ...] = ()  # HP thresholds crossed (campaign.core.injury), as codes
 
 
-def _clean(pool: str, amount: int) -> str:
+def _clean(pool: str, amount: int, name: str = "CHAR", *, heal: bool = False) -> str:
     canonical = pool_name(pool)
     if canonical is None:
         raise BadInput(f"pool must be HP or FP, not {pool!r}")
+    if isinstance(amount, int) and not isinstance(amount, bool) and -AMOUNT_LIMIT <= amount < 0:
+        other = "damage" if heal else "heal"
+        raise BadInput(f"the amount is 1 or more; to {other} instead: `campaign char {other} {name} {canonical} "
+                       f"{-amount}`")
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= AMOUNT_LIMIT:
         raise BadInput(f"the amount must be a whole number from 1 to {AMOUNT_LIMIT}, not {amount!r}")
     return canonical
@@ -50,7 +55,7 @@ def change_pool(
     *, heal: bool, reason: str | None = None,
 ) -> PoolChanged:
     """Lose (`heal=False`) or regain `amount` FP/HP."""
-    pool = _clean(pool, amount)
+    pool = _clean(pool, amount, character_name, heal=heal)
     reason = clean_text(reason, "--reason")
     action = "heal" if heal else "damage"
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -68,6 +73,17 @@ def change_pool(
             after = entry.change_pool(character, pool, delta)
             view = {"pool": pool, "requested": amount, "change": delta, "before": before, "after": after,
                     "max": maximum.value, "derived_from": maximum.derived_from}
+            notes = _hp_notes(character.stats, maximum.value, before, after) if pool == "HP" else []
             entry.describe(character=character.name, reason=reason or action,
-                           detail={"action": action, **view})
-        return PoolChanged(seq=entry.seq, action=action, character=character.name, **view)
+                           detail={"action": action, **view, **({"notes": notes} if notes else {})})
+        return PoolChanged(seq=entry.seq, action=action, character=character.name, **view, notes=tuple(notes))
+
+
+def _hp_notes(stats: dict[str, int], hp_max: int, before: int, after: int) -> list[dict]:
+    """The GURPS thresholds this loss crossed, against HT (the HP maximum on a sheet
+    without HT)."""
+    from campaign.core.injury import crossed
+
+    ht = stat_value(stats, "HT")
+    base = ht.value if ht is not None else hp_max
+    return [{"code": t.code, "at": t.at, "multiple": t.multiple, "ht": base} for t in crossed(before, after, base)]

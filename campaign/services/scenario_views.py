@@ -85,6 +85,16 @@ class ScenarioNote:
 
 
 @dataclass(frozen=True, slots=True)
+class RosterChange:
+    """A `scenario join` / `scenario leave` while the scenario was open."""
+
+    character: str
+    action: str  # "join" or "leave"
+    seq: int
+    voided_by: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class ScenarioDetail(ScenarioSummary):
     """Everything `scenario show --json` promises."""
 
@@ -92,6 +102,7 @@ class ScenarioDetail(ScenarioSummary):
     went_missing: tuple[WentMissing, ...]
     reunions: tuple[RecordedReunion, ...]
     notes: tuple[ScenarioNote, ...]
+    roster: tuple[RosterChange, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +156,18 @@ class ScenarioEnded:
     awards: tuple[CpAwarded, ...]
     seq: int
     time: TimeAdvanced | None
+
+
+@dataclass(frozen=True, slots=True)
+class RosterChanged:
+    """`scenario join` / `scenario leave` (action): who is in the open scenario now."""
+
+    action: str
+    scenario: int
+    title: str
+    character: str
+    participants: tuple[str, ...]
+    seq: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +250,10 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
         went_missing=tuple(WentMissing(character=name, seq=seq) for name, seq in went_missing),
         reunions=tuple(reunions),
         notes=notes,
+        roster=tuple(RosterChange(character=record["character"], action=record["detail"]["action"],
+                                  seq=record["seq"], voided_by=voided_by)
+                     for record, voided_by in logged("scenario")
+                     if (record.get("detail") or {}).get("action") in ("join", "leave")),
     )
 
 

@@ -51,6 +51,7 @@ from campaign.services.scenario_views import (  # the result types; also importa
     NoteAdded,
     ReunionRolled,
     ReunionRolledAgain,
+    RosterChanged,
     ScenarioDetail,
     ScenarioEnded,
     ScenarioStarted,
@@ -165,15 +166,18 @@ class _Planned:
 def end_scenario(
     db: Database, campaign_name: str | None, actor: str,
     manual: Sequence[tuple[str, DiceSource]], default: DiceSource, award: int | None = None,
-    elapsed: str | None = None,
+    elapsed: str | None = None, *, searchers: bool = False, npcs: bool = False,
 ) -> ScenarioEnded:
     """Close the open scenario and roll one reunion check per missing character.
 
     `manual` gives a dice source per missing character (physical dice typed in);
     everyone else rolls from `default`. All dice are rolled before anything is written.
-    `award` gives that many CP to every participant still active (one "award" entry each,
-    a child of the end entry, each voidable alone). `elapsed` ("1d") also advances campaign
-    time, as its own voidable time entry after the reunion checks (services.clock).
+    `award` gives that many CP to every participating PC still active (one "award" entry
+    each, a child of the end entry, each voidable alone): CP are for the players' own
+    characters, so NPCs get them only with `npcs`; `searchers` adds the PCs who were out
+    searching during the scenario (they sat it out for the group). `elapsed` ("1day") also
+    advances campaign time, as its own voidable time entry after the reunion checks
+    (services.clock).
     """
     from campaign.core.gametime import parse_span
     from campaign.services.lifecycle import check_award, record_award
@@ -196,6 +200,7 @@ def end_scenario(
                 raise RuleRefused(f"--dice: {character.name} is not missing, so there is no reunion check to roll")
             sources[character.id] = source
 
+        recipients = _award_recipients(session, scenario, searchers, npcs) if award is not None else []
         planned: list[_Planned] = []
         for disappearance in missing:
             character = session.get(Character, disappearance.character_id)
@@ -230,13 +235,9 @@ def end_scenario(
         for plan in planned:
             reunions.append(_record_reunion(session, campaign, scenario, end_seq, plan))
         awards = []
-        if award is not None:
-            for character in session.scalars(
-                    select(Character).join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
-                    .where(ScenarioParticipant.scenario_id == scenario.id).order_by(Character.id)):
-                if character.status == "active":
-                    awards.append(record_award(session, campaign, actor, character, award,
-                                               f"scenario #{scenario.number}", scenario.number, end_seq))
+        for character in recipients:
+            awards.append(record_award(session, campaign, actor, character, award,
+                                       f"scenario #{scenario.number}", scenario.number, end_seq))
         time = None
         if elapsed_seconds is not None:
             from campaign.services.clock import advance_in
@@ -246,6 +247,59 @@ def end_scenario(
         session.flush()
         return ScenarioEnded(scenario=scenario_view(session, campaign, scenario), reunions=tuple(reunions),
                              awards=tuple(awards), seq=end_seq, time=time)
+
+
+def _award_recipients(session: Session, scenario: Scenario, searchers: bool, npcs: bool) -> list[Character]:
+    """Who `scenario end --award` pays, read before the reunion checks end any search:
+    the active participants (PCs; NPCs with `npcs`), then with `searchers` the active PCs
+    whose search was under way at some moment of the scenario."""
+    chosen = [c for c in session.scalars(
+        select(Character).join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
+        .where(ScenarioParticipant.scenario_id == scenario.id).order_by(Character.id))
+        if c.status == "active" and (npcs or c.kind == "pc")]
+    if searchers:
+        out = session.scalars(
+            select(Character).join(Search, Search.searcher_id == Character.id)
+            .join(Disappearance, Disappearance.id == Search.disappearance_id)
+            .where(Disappearance.campaign_id == scenario.campaign_id,
+                   (Search.ended_seq.is_(None)) | (Search.ended_seq > scenario.started_seq))
+            .order_by(Search.started_seq)).all()
+        for character in out:
+            if character.status == "active" and character.kind == "pc" and character not in chosen:
+                chosen.append(character)
+    return chosen
+
+
+def change_roster(db: Database, campaign_name: str | None, actor: str, name: str, *, join: bool) -> RosterChanged:
+    """`scenario join` / `scenario leave`: one voidable "scenario" entry changing who takes
+    part in the open scenario (a late arrival, someone called away)."""
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        scenario = open_scenario(session, campaign)
+        if scenario is None:
+            raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
+        character = (active_character_named(session, campaign, name, "take part in a scenario") if join
+                     else character_named(session, campaign, name))
+        taking_part = session.get(ScenarioParticipant, (scenario.id, character.id)) is not None
+        if join:
+            if taking_part:
+                raise RuleRefused(f"{character.name} already takes part in scenario #{scenario.number}")
+            check_can_join_scenario(character_facts(session, character))
+        elif not taking_part:
+            raise RuleRefused(f"{character.name} does not take part in scenario #{scenario.number}")
+        action = "join" if join else "leave"
+        with recording(session, campaign, actor, "scenario") as entry:
+            if join:
+                entry.join_scenario(scenario, character)
+            else:
+                entry.leave_scenario(scenario, character)
+            entry.describe(character=character.name, scenario=scenario.number, reason=action,
+                           detail={"action": action, "number": scenario.number, "title": scenario.title})
+        session.flush()
+        participants = tuple(session.scalars(
+            select(Character.name).join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
+            .where(ScenarioParticipant.scenario_id == scenario.id).order_by(Character.id)))
+        return RosterChanged(action=action, scenario=scenario.number, title=scenario.title,
+                             character=character.name, participants=participants, seq=entry.seq)
 
 
 def add_note(db: Database, campaign_name: str | None, text: str, actor: str,

@@ -2,9 +2,12 @@
 
 The entries are chosen with `history`'s own filter (character, player, kind, scenario,
 date range) and read one batch at a time; each record goes into a
-campaign.core.luck.LuckTally, which keeps counts, never entries. Voided entries count
-too: their dice were rolled all the same, and leaving them out would let a GM's voids
-shape the figures.
+campaign.core.luck.LuckTally, which keeps counts, never entries.
+
+Voided entries are left out by default (issue 28): a voided `1000D6` test roll would
+otherwise be most of a small campaign's d6. `include_voided` counts them, for a reader
+who suspects a GM of voiding the rolls they disliked (their dice were rolled all the
+same). Sub-rolls of a voided entry (a fright check's table roll) go with it.
 """
 
 from __future__ import annotations
@@ -38,19 +41,32 @@ def read_expression(text: str) -> luck.ExpressionInfo | None:
     return luck.read_expression(text, _table_dice)
 
 
-def tally(db: Database, campaign_name: str | None, flt: HistoryFilter) -> tuple[str, luck.LuckTally]:
-    """Feed every matching entry's record to a LuckTally; returns the campaign's name and it."""
+def tally(db: Database, campaign_name: str | None, flt: HistoryFilter,
+          include_voided: bool = False) -> tuple[str, luck.LuckTally, int]:
+    """Feed every matching entry's record to a LuckTally; returns the campaign's name, it,
+    and how many matching entries were left out as voided."""
+    from campaign.projection.replay import effective_voids
+
     flt = check_filter(replace(flt, limit=None))
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         flt, spans, player_spans = resolve_filter(session, campaign, flt)
-        query = select(LedgerEntry.record).where(LedgerEntry.campaign_id == campaign.id,
-                                                 *filter_clauses(flt, spans, player_spans))
+        voided: set[int] = set()
+        if not include_voided:
+            voided = set(effective_voids(session.execute(
+                select(LedgerEntry.seq, LedgerEntry.voids_seq)
+                .where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.kind == "void")).all()))
+        query = select(LedgerEntry.seq, LedgerEntry.parent_seq, LedgerEntry.record).where(
+            LedgerEntry.campaign_id == campaign.id, *filter_clauses(flt, spans, player_spans))
         counter = luck.LuckTally(read_expression)
         add, loads = counter.add, json.loads
-        for record in session.scalars(query.execution_options(yield_per=5000)):
+        left_out = 0
+        for seq, parent_seq, record in session.execute(query.execution_options(yield_per=5000)):
+            if voided and (seq in voided or parent_seq in voided):
+                left_out += 1
+                continue
             add(loads(record))
-        return campaign.name, counter
+        return campaign.name, counter, left_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +81,16 @@ class LuckReport:
     sources: list[dict[str, Any]]
     tests: int
     note: str
+    include_voided: bool = False
+    voided_left_out: int = 0  # matching entries not counted because they are voided
 
 
-def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter) -> LuckReport:
-    name, counter = tally(db, campaign_name, flt)
+def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter,
+                include_voided: bool = False) -> LuckReport:
+    name, counter, left_out = tally(db, campaign_name, flt, include_voided)
     shown = {key: getattr(flt, key) for key in ("character", "player", "kind", "scenario", "since", "until")}
-    return LuckReport(campaign=name, filter=shown, **luck.report(counter))
+    report = luck.report(counter)
+    for source in report["sources"]:
+        source["words"] = luck.source_words(source["source"])
+    return LuckReport(campaign=name, filter=shown, **report, include_voided=include_voided,
+                      voided_left_out=left_out)

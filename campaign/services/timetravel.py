@@ -71,7 +71,21 @@ def character_at(db: Database, campaign_name: str | None, name: str, *, at: int 
         state = state_at([entry_from_record(r) for r in records], as_of)
         if name not in state.characters:
             raise NotFound(f"{name!r} did not exist yet after entry #{as_of}")
+        row = state.characters[name]
+        row.stats = _in_sheet_order(session, campaign, name, row.stats)
         return extended(CharacterAsOf, character_view(state, name), as_of=as_of)
+
+
+def _in_sheet_order(session, campaign, name: str, stats: dict[str, int]) -> dict[str, int]:
+    """The replayed stats in the order `char show` lists them (the sheet's, as typed):
+    a hashed record's keys are sorted, so a replay alone would list them alphabetically.
+    Stats the sheet no longer has follow, in the record's order."""
+    try:
+        order = list(character_named(session, campaign, name).stats)
+    except NotFound:
+        return stats
+    return {**{key: stats[key] for key in order if key in stats},
+            **{key: value for key, value in stats.items() if key not in order}}
 
 
 @dataclass(frozen=True, slots=True)

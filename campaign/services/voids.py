@@ -8,6 +8,7 @@ live entry depends on it, and written with the state tables synced to the plan.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,19 +23,22 @@ from campaign.services.history import _entry, record_of
 
 @dataclass(frozen=True, slots=True)
 class VoidPreview:
-    """What a void would do: `cascade` the dependents voided first (newest first),
-    `reversed` the state changes in words, `head` the ledger head it was planned on."""
+    """What a void would do: `voided` the entry named (the oldest of `targets` when several
+    are voided together), `cascade` the dependents voided too, `reversed` the state
+    changes in words, `head` the ledger head it was planned on."""
 
     voided: int
     kind: str
     cascade: tuple[int, ...]
     reversed: tuple[str, ...]
     head: int
+    targets: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Voided(VoidPreview):
-    """The void done: `void_seqs` one void entry per voided entry, `seq` the last one."""
+    """The void done: `void_seqs` one void entry per voided entry (newest voided first),
+    `seq` the last one."""
 
     seq: int
     void_seqs: tuple[int, ...]
@@ -42,14 +46,19 @@ class Voided(VoidPreview):
 
 @dataclass(frozen=True)
 class _VoidPlan:
-    seq: int
-    record: dict[str, Any]
+    targets: tuple[int, ...]
+    records: dict[int, dict[str, Any]]
     dependents: tuple[int, ...]
     reasons: dict[int, str]
     state: Any
     changes: list[str]
     head: int
     before: Any = None  # the replayed state the tables equal now (knows renames)
+
+    @property
+    def order(self) -> list[int]:
+        """Every entry the plan voids, newest first (a dependent before what it needs)."""
+        return sorted({*self.targets, *self.dependents}, reverse=True)
 
 
 def _voidable(record: dict[str, Any]) -> bool:
@@ -58,13 +67,8 @@ def _voidable(record: dict[str, Any]) -> bool:
     return entry_from_record(record).voidable
 
 
-def _plan_void(session: Session, campaign, seq: int, cascade: bool) -> _VoidPlan:
-    """Everything a void of `seq` would do, or RuleRefused saying why it may not."""
-    from campaign.projection.describe import describe_changes
-    from campaign.projection.replay import ReplayConflict, plan_void, project
-    from campaign.projection.state import first_difference
-    from campaign.services.state_tables import ledger_entries, load_state
-
+def _check_target(session: Session, campaign, seq: int) -> tuple[dict[str, Any], int | None]:
+    """The record of an entry that may be voided, and the seq it restores (a void's)."""
     found = _entry(session, campaign.id, seq)
     if found is None:
         raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
@@ -81,6 +85,57 @@ def _plan_void(session: Session, campaign, seq: int, cascade: bool) -> _VoidPlan
         if record["parent_seq"] is not None:
             raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
         raise RuleRefused(f"entry #{seq} ({record['kind']}) records structure, not a result; it cannot be voided")
+    return record, restored
+
+
+def last_entries(session: Session, campaign, count: int) -> list[int]:
+    """`--last N`: the N newest live entries a void can take back, skipping what cannot be
+    voided (structure, parts of another entry, seals) and void entries themselves (taking
+    a void back is said by its seq)."""
+    import json
+
+    from sqlalchemy import select
+
+    from campaign.db.models import LedgerEntry
+    from campaign.projection.replay import effective_voids
+
+    if count < 1:
+        raise BadInput(f"--last takes a number of entries, 1 or more, not {count}")
+    voided = effective_voids(session.execute(
+        select(LedgerEntry.seq, LedgerEntry.voids_seq)
+        .where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.kind == "void")).all())
+    rows = session.execute(
+        select(LedgerEntry.seq, LedgerEntry.kind, LedgerEntry.parent_seq, LedgerEntry.record)
+        .where(LedgerEntry.campaign_id == campaign.id).order_by(LedgerEntry.seq.desc())
+        .execution_options(yield_per=200))
+    chosen: list[int] = []
+    for seq, kind, parent_seq, record in rows:
+        if kind == "void" or seq in voided or parent_seq is not None:
+            continue
+        if _voidable(json.loads(record) if isinstance(record, str) else record):
+            chosen.append(seq)
+            if len(chosen) == count:
+                break
+    if not chosen:
+        raise RuleRefused("there is no entry left to void")
+    if len(chosen) < count:
+        raise RuleRefused(f"only {len(chosen)} entries can be voided, not {count}")
+    return chosen
+
+
+def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -> _VoidPlan:
+    """Everything a void of `seqs` (together) would do, or RuleRefused saying why it may not."""
+    from campaign.projection.describe import describe_changes
+    from campaign.projection.replay import ReplayConflict, plan_void, project
+    from campaign.projection.state import first_difference
+    from campaign.services.state_tables import ledger_entries, load_state
+
+    targets = tuple(sorted(set(seqs)))
+    records, restores = {}, {}
+    for seq in targets:
+        records[seq], restored = _check_target(session, campaign, seq)
+        if restored is not None:
+            restores[seq] = restored
     entries = ledger_entries(session, campaign)
     current = load_state(session, campaign)
     try:
@@ -92,65 +147,86 @@ def _plan_void(session: Session, campaign, seq: int, cascade: bool) -> _VoidPlan
         raise RuleRefused(f"cannot void: the state tables differ from the ledger ({drift.text()}); "
                           "run `campaign history verify`")
     head = ledger.head(session, campaign.id)[0]
-    plan = plan_void(entries, [seq], head + 1)
+    plan = plan_void(entries, sorted(targets, reverse=True), head + 1)
     kinds = {e.seq: e for e in entries}
+    named = ", ".join(f"#{t}" for t in targets)
     for dependent in plan.dependents:
         reason = plan.reasons[dependent]
-        if dependent == restored:
-            raise RuleRefused(f"cannot take back void #{seq}: #{restored} no longer applies ({reason})")
+        for seq, restored in restores.items():
+            if dependent == restored:
+                raise RuleRefused(f"cannot take back void #{seq}: #{restored} no longer applies ({reason})")
         if not kinds[dependent].voidable:
-            raise RuleRefused(f"cannot void #{seq}: entry #{dependent} ({kinds[dependent].kind}) depends on it "
+            raise RuleRefused(f"cannot void {named}: entry #{dependent} ({kinds[dependent].kind}) depends on it "
                               f"({reason}) and cannot be voided")
     if plan.dependents and not cascade:
         listed = "; ".join(f"#{d} ({plan.reasons[d]})" for d in plan.dependents)
-        raise RuleRefused(f"cannot void #{seq}: later entries depend on it: {listed}. "
+        raise RuleRefused(f"cannot void {named}: later entries depend on it: {listed}. "
                           f"Void them first, or add --cascade to void them too")
-    return _VoidPlan(seq, record, plan.dependents, plan.reasons, plan.state,
+    for dependent in plan.dependents:
+        records[dependent] = record_of(session, campaign.id, dependent)
+    return _VoidPlan(targets, records, plan.dependents, plan.reasons, plan.state,
                      describe_changes(projected, plan.state), head, projected)
 
 
 def _void_fields(plan: _VoidPlan) -> dict[str, Any]:
-    return dict(voided=plan.seq, kind=plan.record["kind"], cascade=tuple(reversed(plan.dependents)),
-                reversed=tuple(plan.changes), head=plan.head)
+    first = plan.targets[0]
+    return dict(voided=first, kind=plan.records[first]["kind"], cascade=tuple(reversed(plan.dependents)),
+                reversed=tuple(plan.changes), head=plan.head, targets=plan.targets)
 
 
-def preview_void(db: Database, campaign_name: str | None, seq: int, cascade: bool = False) -> VoidPreview:
+def _resolve(session: Session, campaign, seqs: Sequence[int], last: int | None) -> list[int]:
+    if last is not None:
+        if seqs:
+            raise BadInput("give entries to void or --last N, not both")
+        return last_entries(session, campaign, last)
+    if not seqs:
+        raise BadInput("say which entries to void: SEQ... or --last [N]")
+    return list(seqs)
+
+
+def preview_void(db: Database, campaign_name: str | None, seq: int | Sequence[int], cascade: bool = False,
+                 *, last: int | None = None) -> VoidPreview:
     """What `history void` would do, without doing it (for the confirmation prompt)."""
+    seqs = [seq] if isinstance(seq, int) else list(seq)
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        return VoidPreview(**_void_fields(_plan_void(session, campaign, seq, cascade)))
+        return VoidPreview(**_void_fields(_plan_void(session, campaign, _resolve(session, campaign, seqs, last),
+                                                     cascade)))
 
 
-def void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str, *, cascade: bool = False,
-         expect_head: int | None = None) -> Voided:
-    """Void an entry: the state becomes the ledger's projection without it.
+def void(db: Database, campaign_name: str | None, actor: str, seq: int | Sequence[int], reason: str, *,
+         cascade: bool = False, expect_head: int | None = None, last: int | None = None) -> Voided:
+    """Void entries (one, several, or the `last` N): the state becomes the ledger's
+    projection without them, in one transaction.
 
-    The original row is never touched: "voided" is derived from the void entry. With
-    `cascade`, the later entries that depend on it are voided too, newest first, in the
-    same transaction. `expect_head` (from a preview the user confirmed) refuses if the
-    ledger moved on in between.
+    The original rows are never touched: "voided" is derived from the void entries. With
+    `cascade`, the later entries that depend on them are voided too; every void entry is
+    written newest voided first. `expect_head` (from a preview the user confirmed)
+    refuses if the ledger moved on in between.
     """
     from campaign.services.state_tables import sync_state
 
+    seqs = [seq] if isinstance(seq, int) else list(seq)
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
         raise BadInput("--reason is required: say why the entry is voided")
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        plan = _plan_void(session, campaign, seq, cascade)
+        plan = _plan_void(session, campaign, _resolve(session, campaign, seqs, last), cascade)
         if expect_head is not None and plan.head != expect_head:
             raise RuleRefused("the ledger changed while you were deciding; run the void again")
-        seqs = []
-        for target in [*reversed(plan.dependents), seq]:
-            record = record_of(session, campaign.id, target)
+        void_seqs = []
+        for target in plan.order:
+            record = plan.records[target]
+            cause = max((t for t in plan.targets if t < target), default=plan.targets[0])
             appended = ledger.append(session, campaign, actor, ledger.NewEntry(
                 kind="void", voids_seq=target, character=record["character"], scenario=record["scenario"],
                 reason=reason, voidable=True,
                 detail={"voided": target, "voided_kind": record["kind"],
-                        **({"cascade_of": seq} if target != seq else {})},
+                        **({"cascade_of": cause} if target not in plan.targets else {})},
             ))
-            seqs.append(appended.seq)
+            void_seqs.append(appended.seq)
         sync_state(session, campaign, plan.state, plan.before)
-        return Voided(**_void_fields(plan), seq=seqs[-1], void_seqs=tuple(seqs))
+        return Voided(**_void_fields(plan), seq=void_seqs[-1], void_seqs=tuple(void_seqs))
 
 
 @dataclass(frozen=True, slots=True)

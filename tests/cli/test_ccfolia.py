@@ -105,7 +105,7 @@ def test_dry_run_shows_the_entries_and_writes_nothing(gurps, tmp_path):
     assert summary["first_seq"] is None
     human = gurps.run("import-log", log, "--ccfolia", "--dry-run")
     assert "(すずね): 3D6<=12 [1,4,6] = 11 success  « 回避 »" in human.stdout
-    assert "would record 12 entries" in human.stderr
+    assert "would record 12 entries" in human.stdout
     assert ledger_size(gurps) == before
     # and a real import afterwards still records everything
     assert gurps.json("import-log", log, "--ccfolia")["recorded"] == GURPS_EXPECTED["recorded"]

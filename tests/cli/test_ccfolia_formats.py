@@ -187,7 +187,7 @@ def test_apply_fright(gurps, tmp_path):
 def test_fright_without_the_flag_is_counted_not_applied(gurps, tmp_path):
     log = write(tmp_path, build([("main", "ソウ", "FEAR+3 恐怖表(14)：...")]))
     result = gurps.run("import-log", log, "--ccfolia", *MAP)
-    assert "1 fright results recorded but not applied" in result.stderr
+    assert "1 fright results recorded but not applied" in result.stdout
     assert "--dice" in gurps.error("import-log", log, "--ccfolia", "--dice", "1", code=2)
 
 
@@ -234,7 +234,7 @@ def test_a_fear_line_alone_adds_a_trait_with_a_placeholder_name(gurps, tmp_path)
     assert sheet["cp_total"] == cp + trait["cp"] < cp
     assert trait["name"] in {t["name"] for t in sheet["traits"]}
     human = gurps.run("import-log", log, "--ccfolia", *MAP, "--apply-fright")  # once: the FEAR line is known
-    assert "recorded 0 entries" in human.stderr and "fright:" not in human.stderr
+    assert "recorded 0 entries" in human.stdout and "fright:" not in human.stdout
     # the applied effects survive an export and an import into a new database
     dump = tmp_path / "dump.jsonl"
     gurps.run("export", str(dump))
@@ -251,7 +251,7 @@ def test_an_empty_speaker_is_mappable_and_a_dry_run_explains(gurps, tmp_path):
     log = write(tmp_path, build(SHAPES_SESSION[:2]))
     dry = gurps.run("import-log", log, "--ccfolia", "--map", "(no name)=刀矢", "--dry-run", "--explain")
     assert "刀矢: 3D6<=12 [2,3,4] = 9 success" in dry.stdout
-    assert "message 2 ((no name)) chat" in dry.stdout and "would record 1 entries" in dry.stderr
+    assert "message 2 ((no name)) chat" in dry.stdout and "would record 1 entries" in dry.stdout
     summary = gurps.json("import-log", log, "--ccfolia", "--map", "(no name)=刀矢")
     assert summary["unmapped_speakers"] == [] and imported(gurps)[0]["character"] == "刀矢"
     assert imported(gurps)[0]["detail"]["ccfolia"]["speaker"] == ""  # the log's own (empty) name, kept

@@ -26,7 +26,7 @@ def test_char_show_json_has_promised_fields(gurps):
         "cp_total": 100, "cp_awarded": 0, "status": "active", "searching_for": None,
         "traits": [], "conditions": [],
         "pools": {"FP": {"max": 11, "current": 11}, "HP": {"max": 11, "current": 11}},
-        "relations": [],
+        "relations": [], "missing": None,  # a missing character's case (issue 28)
     }
     npc = gurps.json("char", "show", "管狐")
     assert (npc["kind"], npc["player"], npc["summoner"]) == ("npc", None, "鈴音")

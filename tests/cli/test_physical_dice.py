@@ -181,7 +181,7 @@ def test_physical_asks_each_die_on_a_terminal(tmp_path, monkeypatch):
     assert code == 0, term.seen
     result = json.loads(stdout)
     assert (result["check"]["dice"], result["sub_rolls"][0]["dice"], result["source"]) == ([6, 5, 5], [6, 6, 6],
-                                                                                          "manual")
+                                                                                          "prompted")
     assert entries(cli) > before and cli.json("history", "verify")["ok"]
 
 
@@ -202,4 +202,4 @@ def test_the_reunion_die_is_asked_for_by_name(sqlite_gurps):
     assert asked.getvalue().startswith("1d8 for the reunion check of 鈴音, die 1 of 1: ")
     assert "a d8 shows a whole number 1..8" in asked.getvalue()
     assert [(r.character, r.roll, r.success) for r in ended.reunions] == [("鈴音", 1, True)]
-    assert sqlite_gurps.json("history", "--kind", "reunion")[0]["source"] == "manual"
+    assert sqlite_gurps.json("history", "--kind", "reunion")[0]["source"] == "prompted"  # not typed

@@ -113,14 +113,14 @@ def test_time_advance_drains_untreated_catatonia_day_by_day(gurps: Cli):
     _catatonic(gurps)
     first = gurps.json("time", "advance", "36h")  # day 1 completes: -1
     assert [(d["day"], d["hp"], d["before"], d["after"]) for d in first["hp_drains"]] == [(1, 1, 11, 10)]
-    second = gurps.json("time", "advance", "2d")  # days 2 and 3: -2, -3
+    second = gurps.json("time", "advance", "2day")  # days 2 and 3: -2, -3
     assert [(d["day"], d["hp"], d["after"]) for d in second["hp_drains"]] == [(2, 2, 8), (3, 3, 5)]
     assert gurps.json("char", "show", "鈴音")["pools"]["HP"]["current"] == 5  # the old code: 11
     subs = sorted((e for e in gurps.json("history", "--all") if e.get("parent_seq") == second["seq"]),
                   key=lambda e: e["seq"])
     assert [(e["kind"], e["character"], e["total"], e["detail"]["purpose"]) for e in subs] == [
         ("time", "鈴音", 2, "catatonia_drain"), ("time", "鈴音", 3, "catatonia_drain")]
-    out = gurps.run("time", "advance", "1d").stdout
+    out = gurps.run("time", "advance", "1day").stdout
     assert "硬直4日目 生命力-4 / catatonia day 4: -4 HP (HP 5 → 1)" in out
     gurps.run("history", "void", "--yes", str(second["seq"]), "--reason", "wrong span")
     assert gurps.json("char", "show", "鈴音")["pools"]["HP"]["current"] == 6  # 1 + the 5 it took
@@ -130,15 +130,15 @@ def test_time_advance_drains_untreated_catatonia_day_by_day(gurps: Cli):
 def test_medical_care_stops_the_drain(gurps: Cli):
     _catatonic(gurps)
     care = gurps.json("condition", "add", "鈴音", "医学的処置")
-    assert gurps.json("time", "advance", "2d").get("hp_drains") is None
+    assert gurps.json("time", "advance", "2day").get("hp_drains") is None
     gurps.run("condition", "clear", "鈴音", "医学的処置")
-    later = gurps.json("time", "advance", "1d")  # day 3 completes untreated: -3
+    later = gurps.json("time", "advance", "1day")  # day 3 completes untreated: -3
     assert [(d["day"], d["hp"], d["after"]) for d in later["hp_drains"]] == [(3, 3, 8)]
     assert care["condition"]["name"] == "医学的処置"
 
 
 def test_no_drain_without_catatonia_or_before_a_day_completes(gurps: Cli):
-    assert "hp_drains" not in gurps.json("time", "advance", "3d")
+    assert "hp_drains" not in gurps.json("time", "advance", "3day")
     _catatonic(gurps)
     assert "hp_drains" not in gurps.json("time", "advance", "23h")
 

@@ -99,7 +99,7 @@ def test_a_secret_check(gurps):
     view = gurps.json("check", "ability", "鈴音", "IQ", "--target", "15", "--dice", "4,5", "--secret")
     assert set(view) == {"seq", "check", "character", "secret", "commitment", "actor", "scenario"}
     human = gurps.run("check", "danger", "鈴音", "--stat", "IQ", "--difficulty", "14", "--dice", "6,6", "--secret")
-    assert "secret roll by GM for 鈴音" in human.stderr and "大成功" not in human.stdout + human.stderr
+    assert "secret roll by GM for 鈴音" in human.stdout and "大成功" not in human.stdout + human.stderr
     peeked = gurps.json("history", "peek", str(view["seq"]))
     assert (peeked["dice"], peeked["total"], peeked["target"], peeked["outcome"]) == ([4, 5], 21, 15, "success")
     revealed = gurps.json("history", "reveal", str(view["seq"]))

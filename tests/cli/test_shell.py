@@ -66,7 +66,9 @@ def test_a_scripted_session_runs_every_command_and_survives_errors(tmp_path):
         "history --char 鈴音 --json",
     ])
     assert done.returncode == 0, done.stderr
-    first, _, rest = done.stdout.partition("\n")
+    confirmations = "created campaign テスト卓 (gurps3-ja) and selected it\nadded player Aki\nadded PC 鈴音\n"
+    assert done.stdout.startswith(confirmations)  # results on stdout, confirmations too
+    first, _, rest = done.stdout[len(confirmations):].partition("\n")
     assert first == "#4 鈴音: 3D6<=12 → [3,4,5] = 12 → 成功 success (margin +0)"
     rolled, history = _documents(rest)  # nothing echoed: only the commands' output
     assert (rolled["seq"], rolled["expression"], rolled["dice"], rolled["total"]) == (5, "2D6+1", [6, 6], 13)
@@ -159,7 +161,8 @@ def test_the_session_keeps_one_database_open(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["--db", db, "shell"],
                                 input="init 卓\nroll 3D6 --dice 1,1,1 --json\nroll 3D6 --dice 2,2,2 --json\nhistory --json\n")
     assert result.exit_code == 0, result.output
-    assert len(_documents(result.stdout)[-1]) == 3
+    assert result.stdout.startswith("created campaign 卓 (gurps3-ja) and selected it\n")
+    assert len(_documents(result.stdout.partition("\n")[2])[-1]) == 3
     assert len(opened) == 1
 
 
@@ -328,7 +331,10 @@ def test_a_session_writes_and_verifies_on_either_backend(db_url):
                         "char show 鈴音 --json", "history void 4 --yes --reason 振り直し", "history verify --json"]) + "\n"
     result = CliRunner().invoke(app, ["--db", db_url, "shell"], input=script)
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("#4 鈴音: 3D6<=12 → [6,6,5] = 17 → ファンブル critical failure (margin -5)\n")
-    documents = _documents(result.stdout[result.stdout.index('{"name"'):])  # after the roll's and fright's text
+    assert result.stdout.startswith("created campaign テスト卓 (gurps3-ja) and selected it\nadded player Aki\n"
+                                    "added PC 鈴音\n#4 鈴音: 3D6<=12 → [6,6,5] = 17 → ファンブル critical failure (margin -5)\n")
+    shown = result.stdout[result.stdout.index('{"name"'):]  # after the roll's and fright's text
+    assert "voided #4 (entry #6)\n" in shown  # the void's result, on stdout
+    documents = _documents(shown.replace("voided #4 (entry #6)\n", ""))
     assert documents[0]["name"] == "鈴音"
     assert documents[1]["ok"] is True and documents[1]["entries"] == 6 and documents[1]["state"]["ok"]

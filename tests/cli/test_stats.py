@@ -16,9 +16,10 @@ import pytest
 from campaign.core.dice_source import SystemDice
 from tests.reference_stats import chi_square_tail
 
-REPORT_KEYS = {"campaign", "filter", "entries", "shared_entries", "sources", "tests", "note"}
+REPORT_KEYS = {"campaign", "filter", "entries", "shared_entries", "sources", "tests", "note", "include_voided",
+               "voided_left_out"}
 SOURCE_KEYS = {"source", "entries", "dice", "die_sizes", "success_rolls", "not_scored", "unclassified_entries",
-               "unclassified_dice"}
+               "unclassified_dice", "words"}
 DIE_KEYS = {"sides", "dice", "faces", "mean", "expected_mean", "mean_z", "mean_p", "chi_square", "df", "p_value",
             "tested"}
 SUCCESS_KEYS = {"family", "label", "rolls", "successes", "observed_rate", "expected_rate", "expected_successes", "z",

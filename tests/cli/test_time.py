@@ -202,7 +202,7 @@ def test_an_expiring_condition_starts_its_follow_up_where_it_ended(third):
     entry = third.json("history", "show", str(whole["seq"]))
     assert [op["op"] for op in entry["ops"]] == ["clock_advanced", "condition_cleared", "condition_added",
                                                  "clock_advanced", "condition_cleared", "clock_advanced"]
-    out = third.run("time", "advance", "1turns").stderr
+    out = third.run("time", "advance", "1turns").stdout
     assert "2日目" not in out and "1日目 02:00 → 1日目 02:00:01" in out
     verified(third)
 
@@ -248,14 +248,14 @@ def test_catatonia_penalty_lasts_as_many_days_as_the_catatonia(third):
     assert quick["follow_ups"][0]["until"]["clock"] == 3 * DAY and quick["follow_ups"][0]["detail"]["lasted"] == 3
     void(third, quick["seq"])
 
-    waited = third.json("time", "advance", "5d")
+    waited = third.json("time", "advance", "5day")
     [due] = waited["recovery_due"]
     assert (due["name"], due["recovery_due"]["text_ja"]) == ("catatonia", "4日目 00:00")
     late = third.json("condition", "clear", "千早", "硬直")
     assert late["follow_ups"][0]["detail"]["lasted"] == 5
     assert late["follow_ups"][0]["until"]["clock"] == 10 * DAY
     void(third, late["seq"])
-    told = third.json("condition", "clear", "千早", "catatonia", "--lasted", "4d")
+    told = third.json("condition", "clear", "千早", "catatonia", "--lasted", "4日")
     assert told["follow_ups"][0]["detail"]["lasted"] == 4
     assert told["follow_ups"][0]["duration"] == "4 days"
     verified(third)
@@ -264,7 +264,7 @@ def test_catatonia_penalty_lasts_as_many_days_as_the_catatonia(third):
 def test_scenario_end_can_advance_time(third):
     third.run("condition", "add", "千早", "bruised", "--for", "12h")
     third.run("scenario", "start", "霧の館", "--with", "千早")
-    ended = third.json("scenario", "end", "--elapsed", "1d")
+    ended = third.json("scenario", "end", "--elapsed", "1day")
     time = ended["time"]
     assert time["to"]["clock"] == DAY and [e["name"] for e in time["ended"]] == ["bruised"]
     entry = third.json("history", "show", str(time["seq"]))
@@ -294,7 +294,7 @@ def test_human_output_of_time_and_conditions(third):
     out = third.run("time", "show").stdout
     assert "now: 1日目 00:00" in out and "poisoned" in out
     result = third.run("time", "advance", "7h")
-    assert "ended  千早: poisoned" in result.stdout and "1日目 00:00 → 1日目 07:00" in result.stderr
+    assert "ended  千早: poisoned" in result.stdout and "1日目 00:00 → 1日目 07:00" in result.stdout
     csv_rows = third.run("condition", "list", "千早", "--csv").stdout.splitlines()
     assert csv_rows[0] == "condition,duration,since,until,from #" and csv_rows[1].startswith("朦朧 stun,")
 
@@ -345,7 +345,7 @@ def test_export_import_keeps_time_and_limits(tmp_path, db_url):
     source = third_setup(Cli(str(tmp_path / "source.db")))
     source.run("trait", "add", "千早", "暗所恐怖症", "--cp", "-10", "--category", "phobia")
     source.run("fright", "千早", "--mod", "-8", "--pick", "暗所恐怖症", "--dice", "6,6,6,4,4,3")
-    source.run("condition", "add", "千早", "poisoned", "--for", "1d")
+    source.run("condition", "add", "千早", "poisoned", "--for", "1day")
     source.run("time", "advance", "2h")
     source.run("char", "damage", "千早", "HP", "3")
     path = tmp_path / "out.jsonl"

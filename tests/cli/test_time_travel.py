@@ -33,7 +33,7 @@ def test_show_at_and_before_a_fright_check(cli):
     assert at_head.pop("as_of") == void and at_head == now
     assert now["cp_total"] == 150 and now["traits"] == []
     human = cli.run("char", "show", "鈴音", "--at", str(fright))
-    assert "暗所恐怖症" in human.stdout and f"after entry #{fright}" in human.stderr
+    assert "暗所恐怖症" in human.stdout and f"after entry #{fright}" in human.stdout
 
 
 def test_show_at_refuses_what_cannot_be(cli):

@@ -111,7 +111,7 @@ def test_conditions_list_clear_and_void(gurps):
 
 
 def test_human_output(sqlite_gurps):
-    assert "CP total 99" in sqlite_gurps.run("trait", "add", "鈴音", "甘党", "--cp", "-1").stderr
+    assert "CP total 99" in sqlite_gurps.run("trait", "add", "鈴音", "甘党", "--cp", "-1").stdout
     out = sqlite_gurps.run("trait", "list", "鈴音").stdout
     assert "甘党" in out and "quirk" in out and "CP total 99" in out
     sqlite_gurps.run("fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4")

@@ -58,19 +58,19 @@ def test_a_kept_head_names_its_seal_and_the_entries_since(gurps):
     assert found["at"] == gurps.json("history", "show", str(sealed["seq"]))["at"]
     assert report["entries"] == sealed["seq"] + 2
     human = gurps.run("history", "verify", "--head", "  " + sealed["head"][:16].upper() + " ")
-    lines = human.stderr.splitlines()
-    assert lines[0].startswith(f"your seal #{sealed['seq']} (第一話 終了, 20") and lines[0].endswith(
+    lines = human.stdout.splitlines()
+    assert lines[0] == report["head"]  # today's head, as before
+    assert lines[1].startswith(f"your seal #{sealed['seq']} (第一話 終了, 20") and lines[1].endswith(
         ") is in this chain; 2 entries since"), lines
-    assert lines[1].startswith(f"chain intact: {sealed['seq'] + 2} entries")
-    assert human.stdout.strip() == report["head"]  # today's head, as before
+    assert lines[2].startswith(f"chain intact: {sealed['seq'] + 2} entries")
 
 
 def test_a_seal_without_reason_and_no_entries_since(sqlite_gurps):
     sealed = sqlite_gurps.json("history", "seal")
-    line = sqlite_gurps.run("history", "verify", "--head", sealed["head"]).stderr.splitlines()[0]
+    line = sqlite_gurps.run("history", "verify", "--head", sealed["head"]).stdout.splitlines()[1]
     assert line.startswith(f"your seal #{sealed['seq']} (20") and line.endswith("is in this chain; 0 entries since")
     sqlite_gurps.run("roll", "1D6", "--dice", "2")
-    assert "; 1 entry since" in sqlite_gurps.run("history", "verify", "--head", sealed["head"]).stderr
+    assert "; 1 entry since" in sqlite_gurps.run("history", "verify", "--head", sealed["head"]).stdout
 
 
 def test_malformed_heads_are_exit_2(sqlite_gurps):
@@ -101,7 +101,7 @@ def test_prefixes_name_seals_only_and_a_full_hash_any_entry(sqlite_gurps):
     assert cli.error("history", "verify", "--head", roll["hash"][:40], code=1).startswith(NOT_CONTAINED)
     report = cli.json("history", "verify", "--head", roll["hash"])  # the head `history verify` printed once
     assert report["ok"] and (report["head_entry"]["kind"], report["head_entry"]["since"]) == ("roll", 0)
-    line = cli.run("history", "verify", "--head", roll["hash"]).stderr.splitlines()[0]
+    line = cli.run("history", "verify", "--head", roll["hash"]).stdout.splitlines()[1]
     assert line.startswith(f"your head is entry #{roll['seq']} (roll, ") and "; not a seal) in this chain" in line
 
 

@@ -42,8 +42,8 @@ step = st.one_of(
     st.tuples(st.just("trait_rename"), st.sampled_from(NAMES), st.sampled_from(TRAITS), st.sampled_from(TRAITS)),
     st.tuples(st.just("clear"), st.sampled_from(NAMES), st.sampled_from(("stun", "unconscious", "panic",
                                                                           "light_coma", "poisoned", "recovering"))),
-    st.tuples(st.just("timed"), st.sampled_from(NAMES), st.sampled_from(("10m", "6h", "2d")), st.booleans()),
-    st.tuples(st.just("advance"), st.sampled_from(("1turns", "30m", "5h", "3d"))),
+    st.tuples(st.just("timed"), st.sampled_from(NAMES), st.sampled_from(("10m", "6h", "2day")), st.booleans()),
+    st.tuples(st.just("advance"), st.sampled_from(("1turns", "30m", "5h", "3day"))),
     st.tuples(st.just("pool"), st.sampled_from(NAMES), st.sampled_from(("HP", "FP")), st.integers(1, 6),
               st.booleans()),
     st.tuples(st.just("stat"), st.sampled_from(NAMES), st.sampled_from(("Will", "IQ", "FP")), st.integers(8, 14)),
@@ -53,6 +53,12 @@ step = st.one_of(
     st.tuples(st.just("end"), st.integers(0, 10**6)),
     st.tuples(st.just("void"), st.integers(1, 60), st.booleans()),
     st.tuples(st.just("void_last_void"),),
+    # issue 28: roster changes, recovery rolls, several voids at once, awards to PCs and searchers
+    st.tuples(st.just("join"), st.sampled_from(NAMES), st.booleans()),
+    st.tuples(st.just("recover"), st.sampled_from(NAMES), st.sampled_from(("stun", "unconscious", "panic")),
+              st.integers(0, 10**6)),
+    st.tuples(st.just("void_last"), st.integers(1, 3), st.booleans()),
+    st.tuples(st.just("end_award"), st.integers(0, 10**6), st.booleans()),
 )
 
 
@@ -104,6 +110,16 @@ def _run(db: Database, action: tuple) -> None:
         scenarios.end_scenario(db, None, "GM", [], SeededDice(args[0]))
     elif kind == "void":
         voids.void(db, None, "GM", args[0], "property", cascade=args[1])
+    elif kind == "join":
+        scenarios.change_roster(db, None, "GM", args[0], join=args[1])
+    elif kind == "recover":
+        from campaign.services.recovery import recover
+
+        recover(db, None, "GM", args[0], args[1], SeededDice(args[2]))
+    elif kind == "void_last":
+        voids.void(db, None, "GM", [], "property", last=args[0], cascade=args[1])
+    elif kind == "end_award":
+        scenarios.end_scenario(db, None, "GM", [], SeededDice(args[0]), award=2, searchers=args[1])
     elif kind == "void_last_void":
         last_void = list(history.iter_history(db, None, history.HistoryFilter(kind="void", limit=1)))
         if last_void:

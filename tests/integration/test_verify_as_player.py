@@ -19,13 +19,13 @@ def test_a_player_verifies_without_reading_secret_rows(group):
     chain_only = aki.json("history", "verify", "--chain-only", "--head", sealed["head"][:16])
     assert chain_only["ok"] and chain_only["unchecked"] == [] and chain_only["secrets"]["hidden"] is None
     assert chain_only["head_entry"]["seq"] == sealed["seq"]
-    said = aki.run("history", "verify", "--chain-only", "--head", sealed["head"]).stderr
+    said = aki.run("history", "verify", "--chain-only", "--head", sealed["head"]).stdout
     assert f"your seal #{sealed['seq']} (第3話, " in said and "is in this chain; 0 entries since" in said
     full = aki.json("history", "verify")
     assert full["ok"] and full["state"]["ok"] and full["secrets"]["hidden"] is None
     assert full["unchecked"] == ["the hidden results of secret rolls (this role may not read them)"]
     human = aki.run("history", "verify")
-    assert "not checked: the hidden results of secret rolls" in human.stderr and "chain intact" in human.stderr
+    assert "not checked: the hidden results of secret rolls" in human.stderr and "chain intact" in human.stdout
     # The GM's role reads them and checks them.
     assert gm.json("history", "verify")["secrets"]["hidden"] == 1 and gm.json("history", "verify")["unchecked"] == []
 

@@ -14,11 +14,16 @@ HOUR, DAY = 3600, 86400
 
 @pytest.mark.parametrize("text, seconds, en, ja", [
     ("6h", 6 * HOUR, "6 hours", "6時間"),
-    ("3d", 3 * DAY, "3 days", "3日"),
+    ("3day", 3 * DAY, "3 days", "3日"),
+    ("2 weeks", 14 * DAY, "2 weeks", "2週間"),
+    ("1週", 7 * DAY, "1 week", "1週間"),
+    ("45秒", 45, "45 seconds", "45秒"),
+    ("3ターン", 3, "3 turns", "3ターン"),
+    ("10min", 600, "10 minutes", "10分"),
     ("2turns", 2, "2 turns", "2ターン"),
     ("1turn", 1, "1 turn", "1ターン"),
     ("30m", 1800, "30 minutes", "30分"),
-    ("1d6h", DAY + 6 * HOUR, "1 day 6 hours", "1日6時間"),
+    ("1day6h", DAY + 6 * HOUR, "1 day 6 hours", "1日6時間"),
     ("１日", DAY, "1 day", "1日"),  # full-width digit
     ("2 時間", 2 * HOUR, "2 hours", "2時間"),
     ("1w", 7 * DAY, "1 week", "1週間"),
@@ -32,6 +37,11 @@ def test_spans(text, seconds, en, ja):
     ("6", "not a span"), ("h", "not a span"), ("", "not a span"), ("6x", "unknown unit"),
     ("0h", "no time at all"), ("6h later", "not a span"), ("100000w", "longer than the clock"),
     ("-2h", "not a span"),
+    # nothing that a dice table reads as dice is a span (issue 28)
+    ("1d6h", r"'1d6h' reads as dice: did you mean 1d6 h\? roll it first \(campaign roll 1D6\) and give what "
+             r"it shows, e\.g\. 4h; for 1 day and 6h write 1day6h"),
+    ("3d", r"'3d' reads as dice \(3D\); for days write 3day or 3日"),
+    ("2D", "reads as dice"), ("1d6", "is dice, not a span: roll it first"),
 ])
 def test_bad_spans(text, message):
     with pytest.raises(BadInput, match=message):

@@ -1,0 +1,126 @@
+"""`condition recover`: the recovery roll a fright condition asks for, rolled and applied.
+
+A stun from the fright table ends "with a Will roll each turn", an unconscious spell
+"with an HT roll each minute once its minutes are up" (the entry's `recovery` code, kept
+in the condition's detail). Without this the GM rolled by hand and remembered to `condition
+clear`; here one entry holds the 3d6 roll (judged by R1, as any success roll) and, on a
+success, the clear with its follow-up penalty (services.conditions.end_condition), so
+voiding the entry takes the recovery back. A failure is recorded too: it changes nothing,
+and the roll can be made again (each turn, minute ... as the entry says).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from campaign.core.derived import stat_value
+from campaign.core.dice_source import DiceSource, about
+from campaign.core.success import CRITICAL_SUCCESS, SUCCESS, success_roll
+from campaign.db.database import Database
+from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.services.common import clean_name, clean_text
+from campaign.services.conditions import (
+    _clock_view,
+    _condition_matches,
+    _write,
+    active_conditions,
+    condition_view,
+    due_clock,
+    end_condition,
+    label_ja,
+)
+from campaign.services.effects import recording
+
+# recovery code -> (the stat rolled against, whether the roll ignores penalties)
+ROLLS = {"will": ("Will", False), "will_ignoring_penalties": ("Will", True), "ht": ("HT", False),
+         "iq": ("IQ", False), "iq_ignoring_penalties": ("IQ", True)}
+MODIFIER_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryRolled:
+    """One recovery roll: `recovered` says whether the condition ended (then `cleared`
+    and any `follow_ups` it started, as `condition clear` reports them)."""
+
+    seq: int
+    action: str  # "recover"
+    character: str
+    condition: str
+    label_ja: str | None
+    stat: str
+    target: int
+    dice: tuple[int, ...]
+    total: int
+    outcome: str
+    margin: int
+    recovered: bool
+    cleared: dict[str, Any] | None
+    follow_ups: tuple[dict[str, Any], ...]
+    source: str
+    warnings: tuple[str, ...]
+
+
+def recovery_stat(detail: dict[str, Any] | None) -> tuple[str, bool] | None:
+    """(stat, ignores penalties) of a condition's recovery roll, or None if it has none."""
+    return ROLLS.get((detail or {}).get("recovery"))
+
+
+def recover(
+    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str, source: DiceSource,
+    *, modifier: int = 0, reason: str | None = None,
+) -> RecoveryRolled:
+    name = clean_name(name, "condition")
+    reason = clean_text(reason, "--reason")
+    if isinstance(modifier, bool) or not isinstance(modifier, int) or abs(modifier) > MODIFIER_LIMIT:
+        raise BadInput(f"--mod must be a whole number within ±{MODIFIER_LIMIT}")
+    with _write(db, campaign_name, character_name) as (session, campaign, character):
+        matching = [c for c in active_conditions(session, character) if _condition_matches(c, name)]
+        if not matching:
+            have = ", ".join(c.name for c in active_conditions(session, character)) or "none"
+            raise NotFound(f"{character.name} has no active condition {name!r} (conditions: {have})")
+        condition = matching[0]  # the oldest of that name
+        recovery = (condition.detail or {}).get("recovery")
+        rolled = recovery_stat(condition.detail)
+        if rolled is None:
+            if recovery == "auto":
+                raise RuleRefused(f"{character.name}'s {condition.name} ends by itself: `campaign time advance` "
+                                  "runs it out")
+            raise RuleRefused(f"{character.name}'s {condition.name} has no recovery roll"
+                              + (" (the GM decides)" if recovery == "gm" else "")
+                              + f"; end it with `campaign condition clear {character.name} {condition.name}`")
+        stat, ignores_penalties = rolled
+        if modifier and ignores_penalties:
+            raise BadInput(f"this {stat} roll ignores penalties (the fright table says so): drop --mod")
+        value = stat_value(character.stats, stat)
+        if value is None:
+            raise RuleRefused(f"{character.name} has no {stat} stat to roll {condition.name}'s recovery against")
+        target = value.value + modifier
+        warnings = []
+        due = due_clock(condition)
+        clock = campaign.clock or 0
+        if due is not None and due > clock:
+            warnings.append(f"by the campaign clock the roll is due from {_clock_view(due)['text']} "
+                            f"(now {_clock_view(clock)['text']}); rolled all the same")
+        with about(source, character.name):
+            judged = success_roll(target, source, purpose=f"{character.name}'s {stat} roll to recover from "
+                                                          f"{condition.name}")
+        source.ensure_all_used()
+        recovered = judged.outcome in (SUCCESS, CRITICAL_SUCCESS)
+        with recording(session, campaign, actor, "condition") as entry:
+            ended = end_condition(entry, character, condition) if recovered else None
+            cleared = None if ended is None else {k: v for k, v in ended.items() if k != "follow_up"}
+            follow_ups = () if ended is None or ended["follow_up"] is None else (ended["follow_up"],)
+            entry.describe(
+                character=character.name, expression=f"3D6<={target}", dice=list(judged.faces),
+                total=judged.total, target=target, outcome=judged.outcome, margin=judged.margin,
+                source=source.kind, reason=reason or "recovery roll",
+                detail={"action": "recover", "stat": stat, "stat_value": value.value, "modifier": modifier,
+                        "condition": condition_view(condition), "recovered": recovered,
+                        "conditions": [cleared] if cleared else [], "follow_ups": list(follow_ups)})
+        return RecoveryRolled(
+            seq=entry.seq, action="recover", character=character.name, condition=condition.name,
+            label_ja=label_ja(condition.name, condition.detail), stat=stat, target=target,
+            dice=tuple(judged.faces), total=judged.total, outcome=judged.outcome, margin=judged.margin,
+            recovered=recovered, cleared=cleared, follow_ups=follow_ups, source=source.kind,
+            warnings=tuple(warnings))
