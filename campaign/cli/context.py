@@ -18,6 +18,8 @@ class AppState:
     # Only commands that make a campaign (init, import) may create the database file:
     # anything else on a mistyped --db says "no database at ..." and creates nothing.
     may_create: bool = False
+    # Commands that only read (`history verify`) open a read-only SQLite file as it is.
+    read_only_ok: bool = False
     _db: Database | None = field(default=None, repr=False)
     _actor: str | None = field(default=None, repr=False)
 
@@ -42,7 +44,7 @@ class AppState:
                 from campaign.db.engine import refuse_missing_database
 
                 refuse_missing_database(self.db_option)
-            self._db = Database(self.db_option)
+            self._db = Database(self.db_option, read_only_ok=self.read_only_ok)
         return self._db
 
     def close(self) -> None:

@@ -217,6 +217,7 @@ def verify(
     from campaign.services.history import verify as verify_service
 
     s = state(ctx)
+    s.read_only_ok = True  # a read-only copy (a mount, an archive) is verified as it is
     progress = Progress.bar("verifying", min_total=10_000)
     try:
         report = verify_service(s.db, s.campaign, head, progress=progress, chain_only=chain_only)

@@ -154,7 +154,10 @@ def _refuse_foreign_sqlite(path: Path) -> None:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        raise DataError(f"{path} is damaged or not a database ({exc}); refusing to touch it") from None
+        from campaign.db.storage import machine_trouble
+
+        raise DataError(machine_trouble(path, exc) or f"{path} is damaged or not a database ({exc}); "
+                        "refusing to touch it") from None
     if tables and "alembic_version" not in tables:
         raise DataError(f"{path} is not a campaign database (it has other tables); refusing to touch it")
 

@@ -51,12 +51,25 @@ def current_revision(engine: Engine) -> str | None:
                 tables = set(inspect(conn).get_table_names())
     except DatabaseError as exc:
         if engine.dialect.name == "sqlite":  # the words engine._refuse_foreign_sqlite uses for the same file
+            from campaign.db.storage import machine_trouble
+
+            trouble = machine_trouble(Path(engine.url.database), exc)  # a full disk, a read-only mount
+            if trouble is not None:
+                raise DataError(trouble) from None
             raise DataError(f"{engine.url.database} is damaged or not a database ({_first_line(exc)}); "
                             "refusing to touch it") from None
         raise DataError(f"cannot open the database: {_first_line(exc)}") from None
     if tables:
         raise ForeignDatabase("this database is not a campaign database (it has other tables); refusing to touch it")
     return None
+
+
+def refuse_behind(engine: Engine, path: Path) -> None:
+    """A read-only database must already be at this code's revision: it cannot be migrated."""
+    revision = current_revision(engine)
+    if revision != HEAD_REVISION:
+        raise DataError(f"the database is read-only: {path}, and at schema revision {revision}, which this "
+                        f"version ({HEAD_REVISION}) would have to upgrade: copy it somewhere writable first")
 
 
 def _first_line(exc: Exception) -> str:
