@@ -166,7 +166,8 @@ def root(
     except CampaignError as exc:
         _error(exc)
         raise typer.Exit(exc.exit_code) from None
-    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor_option=actor, seed=seed)
+    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor_option=actor, seed=seed,
+                       db_in_argv=db is not None and ctx.get_parameter_source("db").name == "COMMANDLINE")
     ctx.call_on_close(ctx.obj.close)
 
 

@@ -20,6 +20,7 @@ class AppState:
     may_create: bool = False
     # Commands that only read (`history verify`) open a read-only SQLite file as it is.
     read_only_ok: bool = False
+    db_in_argv: bool = False  # --db typed on the command line (not CAMPAIGN_DB): a password in it shows in ps
     _db: Database | None = field(default=None, repr=False)
     _actor: str | None = field(default=None, repr=False)
 
@@ -45,6 +46,9 @@ class AppState:
 
                 refuse_missing_database(self.db_option)
             self._db = Database(self.db_option, read_only_ok=self.read_only_ok)
+            if self.db_in_argv:
+                _warn_password_in_argv(self._db.url)
+                self.db_in_argv = False  # once per process (the shell opens it once too)
         return self._db
 
     def close(self) -> None:
@@ -86,6 +90,17 @@ class AppState:
         if self.seed is not None:
             return SeededDice(self.seed)
         return SystemDice()
+
+
+def _warn_password_in_argv(url: str) -> None:
+    """Every user of the machine can read a process's arguments (ps, /proc/PID/cmdline)."""
+    from sqlalchemy.engine import make_url
+
+    if make_url(url).password:
+        from campaign.cli.output import say
+
+        say("warning: the password in --db can be read by every user of this machine (ps); give the URL in "
+            "CAMPAIGN_DB instead, or leave the password out of it and keep it in a PGPASSFILE (~/.pgpass)")
 
 
 def state(ctx: typer.Context) -> AppState:
