@@ -94,9 +94,9 @@ class AppState:
 
 def _warn_password_in_argv(url: str) -> None:
     """Every user of the machine can read a process's arguments (ps, /proc/PID/cmdline)."""
-    from sqlalchemy.engine import make_url
+    from campaign.db.engine import has_password
 
-    if make_url(url).password:
+    if has_password(url):
         from campaign.cli.output import say
 
         say("warning: the password in --db can be read by every user of this machine (ps); give the URL in "

@@ -79,6 +79,11 @@ def redacted_url(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
+def has_password(url: str) -> bool:
+    """Whether the URL carries a password (shown by `ps` when typed as --db)."""
+    return bool(make_url(url).password)
+
+
 def redact_url_text(text: str) -> str:
     """A URL-like text with whatever sits between 'user:' and the last '@' masked, for
     messages about URLs too broken to parse (so SQLAlchemy cannot redact them)."""
