@@ -146,3 +146,45 @@ def test_sigkill_at_every_step_of_the_first_open_of_a_round_one_database(request
     # Every migration, the campaign's rebuild and the moment before the commit.
     assert kills == _migrations_after_round1() + 1 + 1, kills
     support.record("upgrade_crash", support.backend_of(url), kills=kills)
+
+
+def _upgraded_without_rebuild(url: str) -> None:
+    """What a kill between the last stamp and the rebuild left before: every migration
+    committed, the state never rebuilt from the ledger."""
+    from alembic import command
+
+    from campaign.db.migrate import alembic_config
+
+    engine = make_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name == "sqlite":
+                conn.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
+            command.upgrade(alembic_config(conn), "head")
+            conn.commit()
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_db_upgrade_rebuild_repairs_a_database_left_half_upgraded(request, tmp_path, backend):
+    from tests.cli.conftest import Cli
+
+    if backend == "postgres":
+        request.getfixturevalue("pg_cluster")
+    reference = _reopened(_fresh_round1(request, tmp_path, backend, 100))
+    url = _fresh_round1(request, tmp_path, backend, 101)
+    _upgraded_without_rebuild(url)
+    cli = Cli(url)
+    assert not cli.json("-c", CAMPAIGN, "history", "verify", expect=1)["ok"]  # as the issue found it
+    assert cli.json("db", "upgrade") == {"current": HEAD_REVISION}
+    assert not cli.json("-c", CAMPAIGN, "history", "verify", expect=1)["ok"]  # a plain upgrade has nothing to do
+    assert cli.json("db", "upgrade", "--rebuild") == {"current": HEAD_REVISION, "rebuilt": 1}
+    assert _reopened(url) == reference
+    # A broken chain is not rebuilt from: nothing changes.
+    from tests.integration.rawdb import drop_ledger_guards, execute
+
+    drop_ledger_guards(url)
+    execute(url, "UPDATE ledger SET hash = 'x' || substr(hash, 2) WHERE seq = 40")
+    message = cli.error("db", "upgrade", "--rebuild", code=1)
+    assert "is broken at #40" in message and "nothing was changed" in message
