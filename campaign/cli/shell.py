@@ -127,7 +127,7 @@ class Session:
             if refusal is not None:
                 _error(f"refused by the database: {refusal}")
                 return 1
-            message = _environment_error(exc)
+            message = _environment_error(exc, state.db_option)
             if message is not None:
                 _error(message)
                 return 1
