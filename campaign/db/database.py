@@ -11,8 +11,8 @@ from contextlib import contextmanager
 
 from sqlalchemy.orm import Session
 
-from campaign.db.engine import make_engine, resolve_url, sqlite_path
-from campaign.db.migrate import ensure_current, refuse_behind
+from campaign.db.engine import make_engine, resolve_url
+from campaign.db.migrate import ensure_current
 
 
 class Database:
@@ -22,6 +22,8 @@ class Database:
         self.url = resolve_url(db)
         self.read_only = read_only_ok and _open_read_only(self.url)
         if self.read_only:
+            from campaign.db.engine import sqlite_path
+            from campaign.db.migrate import refuse_behind
             from campaign.db.storage import read_only_engine
 
             self.engine = read_only_engine(sqlite_path(self.url))
@@ -70,9 +72,11 @@ class Database:
 
 def _open_read_only(url: str) -> bool:
     """An SQLite file this process cannot write (and that is there to be read)."""
+    from campaign.db.engine import sqlite_path
+    from campaign.db.storage import read_only_reason
+
     path = sqlite_path(url)
     if path is None or not path.is_file():
         return False
-    from campaign.db.storage import read_only_reason
 
     return read_only_reason(path) is not None
