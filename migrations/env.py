@@ -11,6 +11,7 @@ context.configure(
     target_metadata=Base.metadata,
     render_as_batch=True,
     compare_type=True,
+    on_version_apply=config.attributes.get("on_version_apply"),  # campaign.db.migrate counts the steps
 )
 with context.begin_transaction():
     context.run_migrations()

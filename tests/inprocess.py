@@ -51,7 +51,7 @@ from sqlalchemy.util import LRUCache
 
 import campaign.cli.context
 import campaign.db.database
-from campaign.db.database import Database
+from campaign.db.database import Database, _open_read_only
 from campaign.db.engine import _prepare_sqlite_file, make_engine, resolve_url, sqlite_path
 from campaign.db.migrate import ensure_current
 
@@ -103,10 +103,12 @@ def blank_at_head() -> bytes:
     return _blank
 
 
-def _database(db: str | None = None, *, migrate: bool = True) -> Database:
+def _database(db: str | None = None, *, migrate: bool = True, read_only_ok: bool = False) -> Database:
     """What `Database(db)` gives AppState.db, on the engine kept for this URL."""
     url = resolve_url(db)  # the first thing Database() does: a bad --db is refused the same way
     path = sqlite_path(url)
+    if read_only_ok and _open_read_only(url):  # a read-only file: its own engine, never kept
+        return Database(db, migrate=migrate, read_only_ok=True)
     if migrate and path is not None and not path.exists():
         # AppState.db let this command create the file (init, import): as Database() would,
         # then already at head, with the bytes alembic gave a blank file in this process.

@@ -79,7 +79,7 @@ class CampaignGroup(TyperGroup):
             if refusal is not None:
                 _error(f"refused by the database: {refusal}")
                 raise typer.Exit(1) from None
-            message = _environment_error(exc)
+            message = _environment_error(exc, getattr(ctx.obj, "db_option", None))
             if message is None:
                 raise
             _error(message)
@@ -124,7 +124,7 @@ def _error(message) -> None:
     sys.stderr.write(f"error: {safe_line(message)}\n")
 
 
-def _environment_error(exc: Exception) -> str | None:
+def _environment_error(exc: Exception, db_option: str | None = None) -> str | None:
     """One line for a failure of the machine rather than of the program: a full disk, a
     file size limit, a read-only or vanished file system, a lost database server. Such a
     command changed nothing (its transaction rolled back), and a traceback would only
@@ -137,6 +137,17 @@ def _environment_error(exc: Exception) -> str | None:
         return f"{exc.strerror}{where}; nothing was changed"
     sa_exc = sys.modules.get("sqlalchemy.exc")  # loaded only if a database was opened
     if sa_exc is not None and isinstance(exc, sa_exc.OperationalError):
+        if getattr(exc.orig, "sqlite_errorname", None):  # SQLite: a full disk or a read-only file, said so
+            from campaign.db.engine import resolve_url, sqlite_path
+            from campaign.db.storage import machine_trouble
+
+            try:
+                path = sqlite_path(resolve_url(db_option))
+            except CampaignError:
+                path = None
+            trouble = machine_trouble(path, exc)
+            if trouble is not None:
+                return trouble
         first = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__
         return f"the database failed: {first}; nothing was changed"
     return None
@@ -196,7 +207,8 @@ def root(
     except CampaignError as exc:
         _error(exc)
         raise typer.Exit(exc.exit_code) from None
-    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor_option=actor, seed=seed)
+    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor_option=actor, seed=seed,
+                       db_in_argv=db is not None and ctx.get_parameter_source("db").name == "COMMANDLINE")
     ctx.call_on_close(ctx.obj.close)
 
 

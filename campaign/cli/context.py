@@ -18,6 +18,9 @@ class AppState:
     # Only commands that make a campaign (init, import) may create the database file:
     # anything else on a mistyped --db says "no database at ..." and creates nothing.
     may_create: bool = False
+    # Commands that only read (`history verify`) open a read-only SQLite file as it is.
+    read_only_ok: bool = False
+    db_in_argv: bool = False  # --db typed on the command line (not CAMPAIGN_DB): a password in it shows in ps
     _db: Database | None = field(default=None, repr=False)
     _actor: str | None = field(default=None, repr=False)
 
@@ -42,7 +45,10 @@ class AppState:
                 from campaign.db.engine import refuse_missing_database
 
                 refuse_missing_database(self.db_option)
-            self._db = Database(self.db_option)
+            self._db = Database(self.db_option, read_only_ok=self.read_only_ok)
+            if self.db_in_argv:
+                _warn_password_in_argv(self._db.url)
+                self.db_in_argv = False  # once per process (the shell opens it once too)
         return self._db
 
     def close(self) -> None:
@@ -84,6 +90,17 @@ class AppState:
         if self.seed is not None:
             return SeededDice(self.seed)
         return SystemDice()
+
+
+def _warn_password_in_argv(url: str) -> None:
+    """Every user of the machine can read a process's arguments (ps, /proc/PID/cmdline)."""
+    from campaign.db.engine import has_password
+
+    if has_password(url):
+        from campaign.cli.output import say
+
+        say("warning: the password in --db can be read by every user of this machine (ps); give the URL in "
+            "CAMPAIGN_DB instead, or leave the password out of it and keep it in a PGPASSFILE (~/.pgpass)")
 
 
 def state(ctx: typer.Context) -> AppState:

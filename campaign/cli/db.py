@@ -65,16 +65,29 @@ def db_current(ctx: typer.Context, json_out: bool = JsonOption) -> None:
 
 
 @app.command("upgrade")
-def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption,
+               rebuild: bool = typer.Option(False, "--rebuild", help="Also rewrite every campaign's state as the "
+                                            "replay of its ledger (after checking each chain): repairs a "
+                                            "round-1 upgrade that an older version left half done.")) -> None:
     """Bring the database to the newest schema (commands also do this on their own).
 
-    Example: campaign db upgrade
+    Example: campaign db upgrade --rebuild
     """
     from campaign.db.migrate import HEAD_REVISION
 
     s = state(ctx)
     s.db  # opening migrates
-    emit_json({"current": HEAD_REVISION}) if json_out else say(f"database at revision {HEAD_REVISION}")
+    rebuilt = None
+    if rebuild:
+        from campaign.services.rebuild import rebuild_states
+
+        rebuilt = rebuild_states(s.db).campaigns
+    if json_out:
+        emit_json({"current": HEAD_REVISION, **({"rebuilt": rebuilt} if rebuild else {})})
+        return
+    say(f"database at revision {HEAD_REVISION}")
+    if rebuild:
+        say(f"rebuilt the state of {rebuilt} campaign(s) from their ledgers")
 
 
 @app.command("backup")

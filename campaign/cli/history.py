@@ -21,6 +21,7 @@ from campaign.cli.output import (
     local_time,
     output_format,
     print_fields,
+    print_text,
     render_rows,
     say,
     use_campaign_time_zone,
@@ -28,7 +29,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.roll import commitment_text, render_roll, repeat_results
 from campaign.errors import BadInput
-from campaign.labels import ops_summary, outcome_label
+from campaign.labels import ops_summary, outcome_label, shown_detail
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
@@ -222,6 +223,7 @@ def verify(
     from campaign.services.history import verify as verify_service
 
     s = state(ctx)
+    s.read_only_ok = True  # a read-only copy (a mount, an archive) is verified as it is
     progress = Progress.bar("verifying", min_total=10_000)
     try:
         report = verify_service(s.db, s.campaign, head, progress=progress, chain_only=chain_only)
@@ -430,7 +432,11 @@ def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret rol
         return
     say(f"hidden result of secret roll #{seq} (GM only)"
         + (f"; revealed in #{hidden['revealed_by']}" if hidden["revealed_by"] else ""))
-    render_roll({**hidden, "seq": seq})
+    render_roll({**hidden, "seq": seq, "detail_shown": shown_detail(hidden)})
+    band = shown_detail(hidden).get("band")
+    if isinstance(band, dict) and hidden.get("margin") is not None:  # a danger sense check's band, in words
+        print_text(f"  差 margin {hidden['margin']:+d} → 帯 band {band.get('label')}: "
+                   f"{band.get('ja', '')} / {band.get('en', '')}")
 
 
 @app.command("proof")

@@ -20,6 +20,8 @@ from campaign.cli.output import JsonOption
 from campaign.errors import BadInput, RuleRefused
 
 LOCAL = "127.0.0.1"
+TOKEN_ENV = "CAMPAIGN_WEB_TOKEN"
+TOKEN_FILE_LIMIT = 4096  # bytes read from --token-file: a token is at most 200 characters
 _TOKEN = re.compile(r"[A-Za-z0-9_\-.~]{8,200}")
 
 
@@ -28,8 +30,11 @@ def serve(
     host: str = typer.Option(LOCAL, "--host", help="Address to listen on (default 127.0.0.1, this machine only). "
                              "Any other address (0.0.0.0 for the table's LAN) requires a read token."),
     port: int = typer.Option(8000, "--port", help="Port to listen on; 0 picks a free one."),
-    token: str = typer.Option(None, "--token", help="The read token (8+ letters, digits, -_.~). With --host and "
-                              "no --token, one is generated and printed once."),
+    token: str = typer.Option(None, "--token", envvar=TOKEN_ENV, help="The read token (8+ letters, digits, "
+                              "-_.~). With --host and no token, one is generated and printed once. On the "
+                              "command line every user of the machine can read it (ps): prefer --token-file "
+                              f"or {TOKEN_ENV}."),
+    token_file: str = typer.Option(None, "--token-file", help="Read the token from this file (its first line)."),
     tls_cert: str = typer.Option(None, "--tls-cert", help="PEM certificate: serve HTTPS (gives phones WebCrypto)."),
     tls_key: str = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
     json_out: bool = JsonOption,
@@ -45,6 +50,7 @@ def serve(
         raise BadInput(f"--port must be 0..65535, not {port}")
     if (tls_cert is None) != (tls_key is None):
         raise BadInput("--tls-cert and --tls-key go together")
+    token = _token(ctx, token, token_file)
     if token is not None and not _TOKEN.fullmatch(token):
         raise BadInput("--token must be 8 to 200 letters, digits or -_.~")
     if host != LOCAL and token is None:
@@ -74,6 +80,29 @@ def serve(
         sys.stdout.write(url + "\n")
     sys.stdout.flush()
     _run(app, sock, tls_cert, tls_key)
+
+
+def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | None:
+    """The token from --token-file, CAMPAIGN_WEB_TOKEN or --token; a token typed on the
+    command line is in every process listing (ps, /proc/PID/cmdline), so that one is
+    accepted with a warning."""
+    if path is not None:
+        if given is not None:
+            raise BadInput(f"give the token once: --token-file or --token / {TOKEN_ENV}, not both")
+        try:
+            with open(path, "rb") as source:
+                lines = source.read(TOKEN_FILE_LIMIT).decode("utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BadInput(f"--token-file: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        if not lines or not lines[0].strip():
+            raise BadInput(f"--token-file: {path} is empty (the token goes on its first line)")
+        return lines[0].strip()
+    if given is not None and ctx.get_parameter_source("token").name == "COMMANDLINE":
+        from campaign.cli.output import say
+
+        say(f"warning: a --token on the command line can be read by every user of this machine (ps); "
+            f"use --token-file FILE or {TOKEN_ENV} instead")
+    return given
 
 
 def _bind(host: str, port: int):

@@ -17,9 +17,25 @@ from campaign.db.migrate import ensure_current
 
 
 class Database:
-    def __init__(self, db: str | None = None, *, migrate: bool = True) -> None:
+    def __init__(self, db: str | None = None, *, migrate: bool = True, read_only_ok: bool = False) -> None:
+        """`read_only_ok`: a command that only reads (`history verify`) opens a read-only
+        SQLite copy as it is, without migrating (campaign.db.storage)."""
         self.url = resolve_url(db)
-        self.engine = make_engine(self.url)
+        self.read_only = read_only_ok and _open_read_only(self.url)
+        if self.read_only:
+            from campaign.db.engine import sqlite_path
+            from campaign.db.migrate import refuse_behind
+            from campaign.db.storage import read_only_engine
+
+            self.engine = read_only_engine(sqlite_path(self.url))
+            try:
+                refuse_behind(self.engine, sqlite_path(self.url))
+            except BaseException:
+                self.engine.dispose()
+                raise
+            migrate = False
+        else:
+            self.engine = make_engine(self.url)
         if migrate:
             try:
                 ensure_current(self.engine)
@@ -61,3 +77,15 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _open_read_only(url: str) -> bool:
+    """An SQLite file this process cannot write (and that is there to be read)."""
+    from campaign.db.engine import sqlite_path
+    from campaign.db.storage import read_only_reason
+
+    path = sqlite_path(url)
+    if path is None or not path.is_file():
+        return False
+
+    return read_only_reason(path) is not None

@@ -87,6 +87,11 @@ def redacted_url(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
+def has_password(url: str) -> bool:
+    """Whether the URL carries a password (shown by `ps` when typed as --db)."""
+    return bool(make_url(url).password)
+
+
 def redact_url_text(text: str) -> str:
     """A URL-like text with whatever sits between 'user:' and the last '@' masked, for
     messages about URLs too broken to parse (so SQLAlchemy cannot redact them)."""
@@ -162,7 +167,10 @@ def _refuse_foreign_sqlite(path: Path) -> None:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        raise DataError(f"{path} is damaged or not a database ({exc}); refusing to touch it") from None
+        from campaign.db.storage import machine_trouble
+
+        raise DataError(machine_trouble(path, exc) or f"{path} is damaged or not a database ({exc}); "
+                        "refusing to touch it") from None
     if tables and "alembic_version" not in tables:
         raise DataError(f"{path} is not a campaign database (it has other tables); refusing to touch it")
 

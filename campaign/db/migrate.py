@@ -51,12 +51,25 @@ def current_revision(engine: Engine) -> str | None:
                 tables = set(inspect(conn).get_table_names())
     except DatabaseError as exc:
         if engine.dialect.name == "sqlite":  # the words engine._refuse_foreign_sqlite uses for the same file
+            from campaign.db.storage import machine_trouble
+
+            trouble = machine_trouble(Path(engine.url.database), exc)  # a full disk, a read-only mount
+            if trouble is not None:
+                raise DataError(trouble) from None
             raise DataError(f"{engine.url.database} is damaged or not a database ({_first_line(exc)}); "
                             "refusing to touch it") from None
         raise DataError(f"cannot open the database: {_first_line(exc)}") from None
     if tables:
         raise ForeignDatabase("this database is not a campaign database (it has other tables); refusing to touch it")
     return None
+
+
+def refuse_behind(engine: Engine, path: Path) -> None:
+    """A read-only database must already be at this code's revision: it cannot be migrated."""
+    revision = current_revision(engine)
+    if revision != HEAD_REVISION:
+        raise DataError(f"the database is read-only: {path}, and at schema revision {revision}, which this "
+                        f"version ({HEAD_REVISION}) would have to upgrade: copy it somewhere writable first")
 
 
 def _first_line(exc: Exception) -> str:
@@ -79,33 +92,71 @@ def alembic_config(connection):
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Run migrations, with SQLite foreign keys off around batch table rebuilds."""
+    """Run migrations, with SQLite foreign keys off around batch table rebuilds.
+
+    Every migration, the revision stamp and (from round 1) the rebuild of the state from
+    the ledger commit in ONE transaction: Alembic, finding the connection already in a
+    transaction, leaves committing to us. Committed one by one, a process killed after
+    the last stamp but before the rebuild left a database at the head revision whose
+    state was never rebuilt, which no later open or `db upgrade` would look at again.
+    """
     from alembic import command
     from alembic.util import CommandError
 
     sqlite = engine.dialect.name == "sqlite"
     before = current_revision(engine)
+    step = _KillSwitch()
     with engine.connect() as conn:
         if sqlite:
-            _set_sqlite_foreign_keys(conn, on=False)
+            _set_sqlite_foreign_keys(conn, on=False)  # outside the transaction, or SQLite ignores it
         try:
-            command.upgrade(alembic_config(conn), revision)
-        except CommandError as exc:  # a revision we do not know: written by a newer campaign
-            raise DataError(f"cannot upgrade the database: {_first_line(exc)}; it was probably written by a newer "
-                            f"version of campaign (this one knows schema revisions up to {HEAD_REVISION})") from None
-        if before is not None and before < PROJECTION_REVISION and revision == "head":
-            rebuild_projections(conn)
-        conn.commit()
-        if sqlite:
-            problems = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
-            conn.rollback()
-            _set_sqlite_foreign_keys(conn, on=True)
-            if problems:
-                raise DataError(f"migration left broken foreign keys: {problems[:3]}")
+            with conn.begin():
+                config = alembic_config(conn)
+                config.attributes["on_version_apply"] = step
+                try:
+                    command.upgrade(config, revision)
+                except CommandError as exc:  # a revision we do not know: written by a newer campaign
+                    raise DataError(f"cannot upgrade the database: {_first_line(exc)}; it was probably written by "
+                                    f"a newer version of campaign (this one knows schema revisions up to "
+                                    f"{HEAD_REVISION})") from None
+                if before is not None and before < PROJECTION_REVISION and revision == "head":
+                    rebuild_projections(conn, step)
+                if sqlite:
+                    problems = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if problems:
+                        raise DataError(f"migration left broken foreign keys: {problems[:3]}; nothing changed")
+                step()  # the last moment before the commit
+        finally:
+            if sqlite:
+                _set_sqlite_foreign_keys(conn, on=True)
 
 
-def rebuild_projections(conn) -> None:
-    """Rewrite every campaign's state tables as the replay of its ledger (revision 0003).
+# Test-only: with CAMPAIGN_TEST_UPGRADE_KILL_AT=N the process SIGKILLs itself at the
+# Nth step of an upgrade (after each migration, each campaign's rebuild, before the
+# commit), so tests/reliability/test_upgrade_crash.py can prove the next open recovers.
+KILL_AT_ENV = "CAMPAIGN_TEST_UPGRADE_KILL_AT"
+
+
+class _KillSwitch:
+    def __init__(self) -> None:
+        import os
+
+        value = os.environ.get(KILL_AT_ENV, "")
+        self.kill_at = int(value) if value.isdigit() else 0
+        self.count = 0
+
+    def __call__(self, *_args, **_kwargs) -> None:
+        self.count += 1
+        if self.count == self.kill_at:
+            import os
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def rebuild_projections(conn, step=lambda: None) -> None:
+    """Rewrite every campaign's state tables as the replay of its ledger (revision 0003),
+    inside the caller's transaction (the upgrade's: see upgrade).
 
     A ledger that does not replay is left as it was: `history verify` names its entry.
     """
@@ -125,7 +176,9 @@ def rebuild_projections(conn) -> None:
                     sync_state(session, campaign, project(ledger_entries(session, campaign)))
             except (BadOp, ReplayConflict, ValueError, KeyError):
                 continue
-        session.commit()
+            finally:
+                step()
+        session.flush()
 
 
 def downgrade(engine: Engine, revision: str) -> None:

@@ -12,7 +12,13 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
-from campaign.services.common import campaign_named, campaign_transaction, clean_name, clean_text
+from campaign.services.common import (
+    campaign_named,
+    campaign_transaction,
+    clean_campaign_name,
+    clean_name,
+    clean_text,
+)
 from campaign.services.effects import recording
 
 RULESETS = {
@@ -60,7 +66,7 @@ def _summary_fields(campaign: Campaign) -> dict[str, Any]:
 
 
 def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> CampaignSummary:
-    name = clean_name(name, "campaign")
+    name = clean_campaign_name(name)
     if ruleset not in RULESETS:
         raise BadInput(f"unknown ruleset {ruleset!r}; choose one of: {', '.join(RULESETS)}")
     try:

@@ -57,6 +57,16 @@ def clean_name(value: str, what: str) -> str:
     return name
 
 
+def clean_campaign_name(value: str, what: str = "campaign") -> str:
+    """A campaign's name, which `-c NAME` and `use NAME` must be able to take: one that
+    begins with '-' would be read as an option (`init -- --help` made a campaign named
+    `--help` that no later command could select). Import applies the same rule."""
+    name = clean_name(value, what)
+    if name.startswith("-"):
+        raise BadInput(f"{what} name must not begin with '-' (it would read as an option): {name!r}")
+    return name
+
+
 def clean_text(value: str | None, what: str, limit: int = 2000) -> str | None:
     """Free text: any length up to `limit`, tabs and newlines allowed, no other control
     character (an escape sequence in a reason would run in every terminal that shows it)."""

@@ -119,8 +119,12 @@ def peek(db: Database, campaign_name: str | None, seq: int, actor: str = GM) -> 
         record = _secret_record(session, campaign, seq)
         _may_see(record, actor, "peek at")
         salt, result = _hidden(session, campaign, seq)
-        return {"seq": seq, "character": record["character"], "commitment": secret_of(record),
-                "revealed_by": _reveal_of(session, campaign.id, seq), **result}
+        # The public fields of the entry (its kind, who rolled, when) with the hidden
+        # result over them: everything a roll's rendering reads, as the reveal will show it.
+        return {"seq": seq, "at": record.get("at"), "actor": record.get("actor"), "kind": record.get("kind"),
+                "character": record.get("character"), "scenario": record.get("scenario"),
+                "parent_seq": record.get("parent_seq"), "source": record.get("source"),
+                "commitment": secret_of(record), "revealed_by": _reveal_of(session, campaign.id, seq), **result}
 
 
 def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dict[str, Any]:

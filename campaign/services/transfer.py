@@ -49,7 +49,7 @@ from campaign.projection.state import (
     TraitRow,
     first_difference,
 )
-from campaign.services.common import campaign_named, clean_name
+from campaign.services.common import campaign_named, clean_campaign_name, clean_name
 from campaign.services.state_tables import STATELESS_KINDS, sync_state
 
 FORMAT = "campaign-export"
@@ -237,6 +237,9 @@ class _Importer:
         # from a campaign imported that way): Campaign.chain_name remembers the difference.
         self.chain_name = meta.get("chain_name") or meta["name"]
         name = self.as_name or meta["name"]
+        if self.as_name is None and meta["name"].startswith("-"):  # the rule of init (clean_campaign_name)
+            raise RuleRefused(f"the campaign's name {meta['name']!r} begins with '-' and would read as an option: "
+                              "import it under another name (import --as-name NEW)")
         created_at = meta["created_at"]
         if not isinstance(created_at, str) or len(created_at) > 32:
             raise ValueError("created_at must be a time stamp")
@@ -383,7 +386,7 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
     the group prefers); its ledger keeps verifying under the name it was written with
     (Campaign.ledger_name)."""
     if as_name is not None:
-        as_name = clean_name(as_name, "--as-name")
+        as_name = clean_campaign_name(as_name, "--as-name")
     line_number = 0
     try:
         with db.write() as session:

@@ -16,14 +16,32 @@ def routes():
     ]
 
 
+SEQ_DIGITS = 10  # a seq fits in the ledger's 32-bit column: INT_MAX has 10 digits
+
+
+def _seq_text(text: str) -> int | None:
+    """A seq as a header or parameter spells it (ASCII digits, at most INT_MAX), else None.
+    Checked before int(): a number of thousands of digits costs int() time, and beyond
+    4300 it raises (the 500 a long Last-Event-ID used to give)."""
+    from campaign.services.history import INT_MAX
+
+    if not 0 < len(text) <= SEQ_DIGITS or not text.isascii() or not text.isdigit():
+        return None
+    value = int(text)
+    return value if value <= INT_MAX else None
+
+
 def _int(request, name: str, default: int | None) -> int | None:
     text = request.query_params.get(name, "").strip()
     if not text:
         return default
     try:
+        if not text.isascii():  # int() would take other scripts' digits
+            raise ValueError(text)
         return int(text)
     except ValueError:
-        raise BadInput(f"{name}: {text!r} is not a whole number") from None
+        shown = text if len(text) <= 24 else text[:24] + "…"
+        raise BadInput(f"{name}: {shown!r} is not a whole number") from None
 
 
 def chain(request):
@@ -54,11 +72,17 @@ async def feed(request):
     EventSource wins; neither given: from the present head)."""
     from starlette.responses import StreamingResponse
 
+    from campaign.services.history import INT_MAX
+
     state = request.app.state
     after = _int(request, "after", None)
-    last_id = request.headers.get("last-event-id", "").strip()
-    if last_id.isdigit():
-        after = int(last_id)
+    if after is not None and after > INT_MAX:
+        raise BadInput(f"after: {after} is beyond any entry (at most {INT_MAX})")
+    # The id of the last event a reconnecting EventSource saw; anything else (not a seq,
+    # out of range, thousands of digits) is as if it sent none.
+    last_id = _seq_text(request.headers.get("last-event-id", "").strip())
+    if last_id is not None:
+        after = last_id
     if after is None:
         after = await state.feed.head()
     return StreamingResponse(state.feed.stream(max(after, 0)), media_type="text/event-stream",

@@ -83,7 +83,7 @@ class Guard:
         # The path as the browser sent it (percent-encoded), so a Location header stays ASCII.
         raw = scope.get("raw_path")
         path = raw.decode("latin-1") if raw else quote(scope["path"])
-        location = (scope.get("root_path", "") + path) or "/"
+        location = _on_this_server(scope.get("root_path", "") + path)
         if rest:
             location += "?" + rest
         cookie = f"{COOKIE}={self.token.decode('utf-8')}; Path=/; HttpOnly; SameSite=Strict"
@@ -99,6 +99,19 @@ class Guard:
             (b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-store"),
             (b"content-length", str(len(UNAUTHORIZED_PAGE)).encode())]})
         await send({"type": "http.response.body", "body": UNAUTHORIZED_PAGE})
+
+
+def _on_this_server(path: str) -> str:
+    """The redirect's target as a path on this server, whatever the request's path held.
+
+    A browser reads `//evil.example/` (and `/\\evil.example/`, backslashes counting as
+    slashes) in a Location header as another host: a link `//evil.example/?token=...`
+    would send the reader, cookie set, off to it. So the path starts with exactly one
+    slash, and anything that is not printable ASCII is percent-encoded."""
+    from urllib.parse import quote
+
+    path = "/" + path.lstrip("/\\")
+    return quote(path, safe="/%:@!$&'()*+,;=-._~", encoding="latin-1")
 
 
 def _cookie(scope) -> str | None:

@@ -195,3 +195,36 @@ def test_export_and_import_carry_hidden_results_in_their_own_file(gurps, tmp_pat
     assert "does not match the commitment" in third.error("import", str(plain_file), "--secrets", str(forged),
                                                           code=1)
     assert "no campaign" in third.error("history", code=1)
+
+
+@pytest.mark.parametrize("rolled, line, words", [
+    (("roll", "S3D6<=12", "聞き耳", "--char", "鈴音", "--dice", "6,5,4"),
+     "#{seq} 鈴音: 3D6<=12 → [6,5,4] = 15 → 失敗 failure (margin -3)  « 聞き耳 »", None),
+    (("roll", "S2D6", "--dice", "3,4"), "#{seq} 2D6 → [3,4] = 7", None),
+    (("check", "ability", "鈴音", "IQ", "--target", "15", "--dice", "4,5", "--secret"),
+     "#{seq} 鈴音: 2D6+12>=15 → [4,5] = 21 → 成功 success (margin +6)", None),
+    (("check", "danger", "鈴音", "--stat", "IQ", "--difficulty", "14", "--dice", "6,6", "--secret"),
+     "#{seq} 鈴音: 2D6+12>14 → [6,6] = 24 → 大成功 critical success (margin +10)", "差 margin +10 → 帯 band >=7: "),
+], ids=["roll-with-target", "roll-without-target", "check-ability", "check-danger"])
+def test_peek_shows_every_kind_of_secret_roll_to_the_gm(gurps, rolled, line, words):
+    """The human rendering needs the entry's kind and who rolled, which the hidden
+    result alone does not hold (it ended in KeyError: 'kind')."""
+    seq = gurps.json(*rolled)["seq"]
+    human = gurps.run("history", "peek", str(seq))
+    assert "Traceback" not in human.output
+    assert human.stderr.strip() == f"hidden result of secret roll #{seq} (GM only)"
+    printed = human.stdout.splitlines()
+    assert printed[0] == line.format(seq=seq)
+    assert (words is None and len(printed) == 1) or printed[1].strip().startswith(words)
+    peeked = gurps.json("history", "peek", str(seq))
+    public = gurps.json("history", "show", str(seq))
+    assert {key: peeked[key] for key in ("seq", "kind", "actor", "character", "at", "source")} == \
+        {key: public[key] for key in ("seq", "kind", "actor", "character", "at", "source")}
+    assert peeked["commitment"] == public["detail"]["secret"]["commitment"] and peeked["revealed_by"] is None
+    revealed = gurps.json("history", "reveal", str(seq))
+    for key in ("expression", "dice", "total", "target", "outcome", "margin", "reason"):
+        assert peeked[key] == revealed[key], key
+    # Once revealed, the GM's peek says where, and still renders.
+    after = gurps.run("history", "peek", str(seq))
+    assert after.stderr.strip().endswith(f"; revealed in #{revealed['seq']}")
+    assert after.stdout.splitlines()[0] == line.format(seq=seq)

@@ -92,6 +92,9 @@ def render(figures: dict[str, Any], seconds: float | None = None) -> str:
     w(f"| `campaign init` on a new database killed (before, during or after its migration) | "
       f"{_get(f, 'crash', 'sqlite', 'first_migration_kills')} | "
       f"{_get(f, 'crash', 'postgresql', 'first_migration_kills')} |")
+    w(f"| first open of a round-1 database killed at each step of its upgrade and rebuild "
+      f"(`test_upgrade_crash.py`) | {_get(f, 'upgrade_crash', 'sqlite', 'kills')} | "
+      f"{_get(f, 'upgrade_crash', 'postgresql', 'kills')} |")
     w(f"| `export FILE` runs killed mid-write | {_get(f, 'export_kill', 'sqlite', 'killed_mid_write')} | "
       f"{_get(f, 'export_kill', 'postgresql', 'killed_mid_write')} |")
     w(f"| `db backup` runs killed mid-copy ({_get(f, 'backup_kill', 'sqlite', 'database_megabytes')} MB "
