@@ -188,6 +188,7 @@ COMMANDS = {
     "group": "group:app",
     "time": "time:app",
     "serve": "serve:serve",
+    "invite": "invite:app",
     "shell": "shell:shell",
     "demo": "demo:demo",
 }
