@@ -8,7 +8,8 @@ highest dice included, d66 as two d6, a repeat's body again and again). Table co
 (`CRT`, `FEAR+5`) roll the table's dice, which the caller looks up.
 
 Faces are tallied per source and never mixed: `rng` (the OS rolled them: the only dice
-that say anything about the program's fairness), `manual` (typed in with --dice),
+that say anything about the program's fairness; `server`, the same generator drawn by
+the table server, is kept beside them), `manual` (typed in with --dice),
 `seeded` (demos) and imported sources such as `ccfolia` each get their own counts and
 their own tests.
 
@@ -52,7 +53,7 @@ from campaign.core.success import SUCCEEDING_OUTCOMES, judge_success
 from campaign.errors import DiceError
 
 OUTCOMES = frozenset({"success", "failure", "critical_success", "critical_failure"})
-SOURCE_ORDER = ("rng", "manual", "seeded")
+SOURCE_ORDER = ("rng", "server", "manual", "seeded")
 FAMILIES = {
     "3d6": "3d6 success rolls (GURPS R1, criticals included)",
     "2d6": "2d6 checks (R5/R6, criticals as the campaign set them)",
