@@ -189,6 +189,7 @@ COMMANDS = {
     "time": "time:app",
     "serve": "serve:serve",
     "invite": "invite:app",
+    "call": "call:app",
     "shell": "shell:shell",
     "demo": "demo:demo",
 }

@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.invites import Seat
@@ -148,9 +149,8 @@ class SeatRoll:
 
 
 def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, command: Any, character: Any,
-              key: Any) -> SeatRoll:
+              key: Any, source: DiceSource) -> SeatRoll:
     """Roll `command` for `character` with the server's dice, as the seat's player."""
-    from campaign.core.dice_source import ServerDice
     from campaign.services.rolls import roll
 
     key = idempotency_key(key)
@@ -164,7 +164,7 @@ def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, co
                               before=lambda session: owned_character(session, campaign_id, seat, character) and None)
     actor = SeatActor(seat.player, {"session": seat.session_id})
     try:
-        view = roll(guarded, campaign_name, actor, command, ServerDice(), character=character)
+        view = roll(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
         return entry_roll(db, campaign_name, seat, done.first_seq, replayed=True)
     return entry_roll(db, campaign_name, seat, view["seq"], replayed=False)

@@ -32,13 +32,14 @@ def make_templates():
 
 
 def create_app(db_url: str, campaign_name: str | None, token: str | None = None, *, secure_cookie: bool = False,
-               hosts: tuple[str, ...] = (), rate: tuple[int, float] | None = None):
+               hosts: tuple[str, ...] = (), rate: tuple[int, float] | None = None, dice=None):
     """The application for one campaign of the database at `db_url`.
 
     `campaign_name` None means "the only campaign there is", as in the CLI. With a
     `token`, every request must carry it or a session (see campaign.web.security).
     `hosts`: the host names answered besides IP addresses and localhost (DNS
-    rebinding); `rate`: (burst, per second) of each session's writes.
+    rebinding); `rate`: (burst, per second) of each session's writes; `dice`: makes
+    the dice source of each player's roll (tests give fixed faces; else ServerDice).
     """
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
@@ -72,6 +73,9 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     app.state.campaign_id = campaign_id
     app.state.secure_cookie = secure_cookie
     app.state.rate_limit = seats.RateLimit(*(rate or (seats.BURST, seats.RATE)))
+    if dice is None:
+        from campaign.core.dice_source import ServerDice as dice
+    app.state.dice = dice
     app.state.templates = templates
     app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)))
     return Guard(app, token, secure_cookie=secure_cookie, hosts=hosts,

@@ -42,7 +42,8 @@ async def post_roll(request):
     seat, body = await write_request(request, frozenset({"command", "character", "idempotency_key"}))
     state = request.app.state
     rolled = await run_in_threadpool(seat_roll, state.db, state.campaign_id, state.campaign, seat,
-                                     body.get("command"), body.get("character"), body.get("idempotency_key"))
+                                     body.get("command"), body.get("character"), body.get("idempotency_key"),
+                                     state.dice())
     return _json(rolled, 200 if rolled.replayed else 201)
 
 
@@ -70,7 +71,6 @@ async def calls(request):
 
 async def roll_call(request):
     """{"idempotency_key"} -> 201 and the entry that answers the call."""
-    from campaign.core.dice_source import ServerDice
     from campaign.services.calls import roll_call as roll
     from campaign.services.table_writes import entry_roll, idempotency_key
 
@@ -78,7 +78,7 @@ async def roll_call(request):
     key = idempotency_key(body.get("idempotency_key"))
     state, call_id = request.app.state, request.path_params["call_id"]
     done = await run_in_threadpool(lambda: roll(state.db, state.campaign_id, state.campaign, call_id,
-                                                seat.player, ServerDice(), seat=seat, key=key))
+                                                seat.player, state.dice(), seat=seat, key=key))
     rolled = await run_in_threadpool(lambda: entry_roll(state.db, state.campaign, seat, done.seq,
                                                         replayed=done.replayed))
     from campaign.services.results import as_json
