@@ -17,7 +17,7 @@ app = typer.Typer(help="Calls: the GM asks for a roll, the character's player ro
 ReasonOption = typer.Option(None, "--reason", help="What the call is about (shown to the player).")
 
 
-def _made(view, json_out: bool) -> None:
+def call_made(view, json_out: bool) -> None:
     if json_out:
         emit_json(view)
         return
@@ -43,7 +43,7 @@ def call_fright(
     from campaign.services.calls import make_call
 
     s = state(ctx)
-    _made(make_call(s.db, s.campaign, s.actor, "fright", char, {"modifier": mod, "severe_phobia": severe_phobia},
+    call_made(make_call(s.db, s.campaign, s.actor, "fright", char, {"modifier": mod, "severe_phobia": severe_phobia},
                     reason), json_out)
 
 
@@ -70,7 +70,7 @@ def call_check(
     params.update({name: value for name, value in (("target", target), ("skill", skill),
                                                     ("difficulty", difficulty)) if value is not None})
     s = state(ctx)
-    _made(make_call(s.db, s.campaign, s.actor, "check", char, params, reason), json_out)
+    call_made(make_call(s.db, s.campaign, s.actor, "check", char, params, reason), json_out)
 
 
 @app.command("list")

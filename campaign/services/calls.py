@@ -73,7 +73,8 @@ def prompt_of(kind: str, character: str, params: dict[str, Any]) -> str:
         what = {"ability": "能力判定", "skill": "技能判定", "danger": "危険感知"}[params["check"]]
         goal = f"目標 {params['target']}" if "target" in params else f"難易度 {params.get('difficulty')}"
         return f"{what}を振ってください: {character} {params.get('stat', '')} {goal}".replace("  ", " ")
-    return f"再会判定を振ってください: {character}"
+    names = "、".join(params.get("characters") or [character])
+    return f"再会判定を振ってください: {names}（シナリオ #{params.get('scenario')} の終わり）"
 
 
 def _view(row: TableCall) -> CallView:
@@ -112,7 +113,17 @@ def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
         out["modifier"] = _bounded(mods, "--mod")
         return out
     if kind == "reunion":
-        return {}
+        award = params.get("award")
+        elapsed = params.get("elapsed")
+        if award is not None:
+            from campaign.services.lifecycle import check_award
+
+            award = check_award(award)
+        if elapsed is not None:
+            from campaign.core.gametime import parse_span
+
+            parse_span(elapsed, "--elapsed")
+        return {"award": award, "elapsed": elapsed}
     raise BadInput(f"call kind: fright, check or reunion, not {kind!r}")
 
 
@@ -127,6 +138,43 @@ def make_call(db: Database, campaign_name: str | None, actor: str, kind: str, ch
         call = TableCall(campaign_id=campaign.id, kind=kind, character=row.name,
                          player=row.player.name if row.player is not None else None, params=params, reason=reason,
                          created_by=str(actor), created_at=ledger.utc_now(), state="pending")
+        session.add(call)
+        session.flush()
+        return _view(call)
+
+
+def call_scenario_end(db: Database, campaign_name: str | None, actor: str, award: int | None = None,
+                      elapsed: str | None = None) -> CallView:
+    """`scenario end --call`: the open scenario ends when the missing characters' player
+    taps the call, which rolls their reunion checks with the server's dice (R4: the
+    missing character's player rolls). One call for the whole end, since the end and its
+    reunion checks are one transaction; so the missing characters must share a player."""
+    from campaign.services.missing import open_disappearances, open_scenario, playing_player
+
+    params = check_params("reunion", {"award": award, "elapsed": elapsed})
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        scenario = open_scenario(session, campaign)
+        if scenario is None:
+            raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
+        from campaign.db.models import Character
+
+        missing = [session.get(Character, d.character_id) for d in open_disappearances(session, campaign)]
+        if not missing:
+            raise RuleRefused("nobody is missing, so there is no reunion roll to call for: end it without --call")
+        players = {playing_player(character) for character in missing}
+        if len(players) != 1 or None in players:
+            raise RuleRefused("--call: the missing characters have different players (or none); one call ends "
+                              "the scenario, so roll with `scenario end` (--dice CHAR=FACE) instead")
+        pending = session.scalar(select(TableCall.id).where(TableCall.campaign_id == campaign.id,
+                                                            TableCall.kind == "reunion",
+                                                            TableCall.state == "pending"))
+        if pending is not None:
+            raise RuleRefused(f"call #{pending} already ends this scenario")
+        params.update(scenario=scenario.number, characters=[c.name for c in missing])
+        call = TableCall(campaign_id=campaign.id, kind="reunion", character=missing[0].name,
+                         player=players.pop(), params=params, reason=None, created_by=str(actor),
+                         created_at=ledger.utc_now(), state="pending")
         session.add(call)
         session.flush()
         return _view(call)
@@ -184,6 +232,14 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
         if call.state != "pending":
             raise RuleRefused(f"call #{call_id} is already {call.state}"
                               + (f" (entry #{call.result_seq})" if call.result_seq else ""))
+        if call.kind == "reunion":
+            from campaign.db.models import Campaign
+            from campaign.services.missing import open_scenario
+
+            scenario = open_scenario(session, session.get(Campaign, campaign_id))
+            if scenario is None or scenario.number != call.params.get("scenario"):
+                raise RuleRefused(f"call #{call_id} ends scenario #{call.params.get('scenario')}, which is no "
+                                  "longer the open one: cancel it")
 
     def after(session: Session, first: int, last: int) -> None:
         call = _call(session, campaign_id, call_id)
@@ -219,4 +275,6 @@ def _dispatch(db, campaign_name, actor, source, kind: str, character: str, param
 
         return ability_check(db, campaign_name, actor, source, character=character, stat=params["stat"],
                              target=params["target"], skill=params.get("skill"), modifiers=mods).seq
-    raise RuleRefused("reunion calls are rolled with `scenario end` (not built yet)")
+    from campaign.services.scenarios import end_scenario
+
+    return end_scenario(db, campaign_name, actor, [], source, params.get("award"), elapsed=params.get("elapsed")).seq

@@ -238,3 +238,27 @@ def test_void_request_for_ones_own_entry_granted_by_the_gm(table):
     assert granted.status_code == 201, granted.text
     assert cli.json("history", "show", str(seq))["voided_by"] == granted.json()["seq"]
     cli.run("history", "verify")
+
+
+def test_scenario_end_call_the_missing_characters_player_rolls_the_reunion(table):
+    cli, _, faces, browser = table
+    aki, ren = browser("Aki"), browser("Ren")
+    cli.run("scenario", "start", "第一話", "--with", "鈴音", "--with", "刀矢")
+    cli.run("missing", "mark", "鈴音", "--reason", "霧の中に消えた")
+    call = cli.json("scenario", "end", "--call", "--award", "2")
+    assert call["kind"] == "reunion" and call["player"] == "Aki" and call["params"]["characters"] == ["鈴音"]
+    assert "再会判定" in call["prompt"]
+    assert cli.json("scenario", "list")[-1]["ended_seq"] is None  # still open until the player rolls
+    assert cli.error("scenario", "end", "--call", code=1).startswith("error: call #")
+    path = f"/api/calls/{call['call_id']}/roll"
+    assert ren.post(path, {}).status_code == 403
+    faces[:] = [1]  # 1d6 <= 1 (no searchers): 鈴音 comes back
+    rolled = aki.post(path, {})
+    assert rolled.status_code == 201, rolled.text
+    end = cli.json("history", "show", str(rolled.json()["seq"]))
+    assert end["kind"] == "scenario" and end["actor"] == "Aki" and end["detail"]["via"]["call"] == call["call_id"]
+    reunion = cli.json("history", "--kind", "reunion")[0]
+    assert reunion["dice"] == [1] and reunion["outcome"] == "success" and reunion["source"] == "server"
+    assert cli.json("missing", "list") == []
+    assert cli.json("char", "show", "鈴音")["cp_total"] == 102
+    cli.run("history", "verify")
