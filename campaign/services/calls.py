@@ -135,6 +135,10 @@ def make_call(db: Database, campaign_name: str | None, actor: str, kind: str, ch
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         row = active_character_named(session, campaign, character, "be called to roll")
+        if kind == "check":  # refused now, not when the player taps
+            from campaign.services.check_records import stat_of
+
+            stat_of(row, params["stat"])
         call = TableCall(campaign_id=campaign.id, kind=kind, character=row.name,
                          player=row.player.name if row.player is not None else None, params=params, reason=reason,
                          created_by=str(actor), created_at=ledger.utc_now(), state="pending")
