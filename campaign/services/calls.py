@@ -282,3 +282,14 @@ def _dispatch(db, campaign_name, actor, source, kind: str, character: str, param
     from campaign.services.scenarios import end_scenario
 
     return end_scenario(db, campaign_name, actor, [], source, params.get("award"), elapsed=params.get("elapsed")).seq
+
+
+def calls_signature(db: Database, campaign_id: int) -> tuple[int, int]:
+    """(newest pending id, pending count): changes whenever a call is made, rolled or
+    cancelled, so the live feed can tell pages to look again (calls are no entries)."""
+    from sqlalchemy import func
+
+    with db.read() as session:
+        newest, count = session.execute(select(func.max(TableCall.id), func.count()).where(
+            TableCall.campaign_id == campaign_id, TableCall.state == "pending")).one()
+        return newest or 0, count

@@ -236,3 +236,11 @@ def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: S
         return VoidAsked(seq=done.first_seq, requested_void=record["detail"]["requested_void"],
                          reason=record["reason"], replayed=True)
     return VoidAsked(seq=made.seq, requested_void=made.requested_void, reason=made.reason, replayed=False)
+
+
+def ruleset_of(db: Database, campaign_name: str | None) -> str:
+    """The campaign's ruleset (the table page fills the palette by it)."""
+    from campaign.services.common import campaign_named
+
+    with db.read() as session:
+        return campaign_named(session, campaign_name).ruleset

@@ -18,6 +18,7 @@ def routes():
     from starlette.routing import Route
 
     return [
+        Route("/api/table", table, methods=["GET"]),
         Route("/api/rolls", post_roll, methods=["POST"]),
         Route("/api/calls", calls, methods=["GET", "POST"]),
         Route("/api/calls/{call_id:int}/roll", roll_call, methods=["POST"]),
@@ -33,6 +34,15 @@ def _json(document, status: int = 200):
     from campaign.services.results import as_json
 
     return JSONResponse(as_json(document), status_code=status, headers={"cache-control": "no-store"})
+
+
+async def table(request):
+    """What the table pages show (campaign.web.table_state), for this session."""
+    from campaign.web.table_state import table_state
+
+    state = request.app.state
+    shown = await run_in_threadpool(table_state, state.db, state.campaign, seat_of(request))
+    return _json(shown)
 
 
 async def post_roll(request):
