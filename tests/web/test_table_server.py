@@ -262,3 +262,46 @@ def test_scenario_end_call_the_missing_characters_player_rolls_the_reunion(table
     assert cli.json("missing", "list") == []
     assert cli.json("char", "show", "鈴音")["cp_total"] == 102
     cli.run("history", "verify")
+
+
+def test_the_table_page_and_its_state_for_a_player_and_a_spectator(table):
+    cli, base, faces, browser = table
+    aki, spectator = browser("Aki"), browser()
+    home = aki.http.get("/")
+    assert home.status_code == 200 and 'id="table"' in home.text and 'data-player="Aki"' in home.text
+    assert '<script src="/static/table.js" defer></script>' in home.text
+    assert 'id="table"' not in spectator.http.get("/").text  # a spectator's home stays the overview
+    assert aki.http.get("/static/table.js").status_code == 200
+    call = cli.json("call", "fright", "鈴音", "--mod", "-2")
+    faces[:] = [6, 5, 5, 6, 5, 5]
+    aki.post(f"/api/calls/{call['call_id']}/roll", {})
+    state = aki.http.get("/api/table").json()
+    assert state["me"] == {"player": "Aki", "gm": False}
+    mine = state["characters"][0]
+    assert mine["name"] == "鈴音" and mine["mine"] is True and mine["hp"] == {"current": 11, "max": 11}
+    assert "3D6<=11 恐怖判定" in mine["palette"]
+    assert [t["cp"] for t in mine["traits"]] == [-10] and mine["traits"][0]["category"] == "恐怖症"
+    others = [c for c in state["characters"] if c["name"] == "刀矢"]
+    assert others[0]["mine"] is False and others[0]["palette"] == []
+    fright = next(e for e in state["latest"] if e["kind"] == "fright" and e["consequences"])
+    assert fright["consequences"] == [f"{mine['traits'][0]['name']} (−10 CP) を得た"]
+    watched = spectator.http.get("/api/table").json()
+    assert watched["me"] is None and watched["calls"] == [] and all(c["palette"] == [] for c in watched["characters"])
+
+
+def test_the_feed_tells_pages_when_calls_change(table):
+    cli, base, _, browser = table
+    aki = browser("Aki")
+    import time
+
+    with aki.http.stream("GET", "/api/feed", timeout=30) as stream:
+        lines = stream.iter_lines()
+        assert next(lines).startswith("retry:")
+        started = time.monotonic()
+        cli.json("call", "fright", "鈴音")
+        for line in lines:
+            if line == "event: calls":
+                assert next(lines) == 'data: {"pending": 1}'
+                break
+            assert time.monotonic() - started < 10, "no calls event"
+    assert time.monotonic() - started < 2
