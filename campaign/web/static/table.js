@@ -131,7 +131,7 @@
     ]);
     if (entry.voided) item.classList.add("voided");
     entry.consequences.forEach(function (line) { item.appendChild(el("p", { cls: "consequence", text: line })); });
-    if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.kind !== "void_request") {
+    if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
       var ask = el("button", { type: "button", cls: "small", text: "取消を依頼 / ask to void" });
       ask.addEventListener("click", function () {
         var reason = window.prompt("取消の理由 / reason");
