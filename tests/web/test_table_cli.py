@@ -110,3 +110,27 @@ def test_host_names_other_than_addresses_localhost_and_allowed_ones_are_refused(
                              (f"127.0.0.1.evil.example:{port}", 421), ("", 421)):
             answer = httpx.get(base + "/", headers={"host": host}, timeout=30)
             assert answer.status_code == status, host
+
+
+def test_seats_and_calls_are_not_exported_and_an_import_verifies(gurps, tmp_path):
+    path = gurps.json("invite", "Aki")["join_path"]
+    with served(gurps.db, [1, 2, 3]) as base:
+        aki = Browser(base)
+        aki.join(path)
+        token = aki.http.cookies["campaign_session"]
+        assert aki.post("/api/rolls", {"command": "3D6", "character": "鈴音"}).status_code == 201
+        aki.close()
+    gurps.json("call", "fright", "鈴音", "--reason", "呼び出し理由XYZ")
+    exported = tmp_path / "campaign.jsonl"
+    gurps.run("export", str(exported))
+    text = exported.read_text(encoding="utf-8")
+    code_hash = hashlib.sha256(path.removeprefix("/join/").encode()).hexdigest()
+    token_hash = hashlib.sha256(token.encode()).hexdigest()
+    for secret in (path, code_hash, token, token_hash, "呼び出し理由XYZ", "web_sessions", "table_calls"):
+        assert secret not in text
+    copy = Cli(str(tmp_path / "copy.db"))
+    copy.run("import", str(exported))
+    copy.run("history", "verify")
+    assert copy.json("invite", "list") == {"invites": [], "sessions": []}
+    assert copy.json("call", "list") == {"calls": []}
+    assert copy.json("history", "--kind", "roll")[0]["source"] == "server"
