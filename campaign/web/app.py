@@ -31,6 +31,19 @@ def make_templates():
     return Jinja2Templates(env=env)
 
 
+def overview_parts(templates, db, campaign_name: str) -> dict[str, str]:
+    """The overview's characters and missing board as the page renders them (same
+    partials, same escaping), for the feed's `state` event: live.js swaps them in."""
+    from campaign.services.characters import list_characters
+    from campaign.services.missing import list_missing
+
+    env = templates.env
+    context = {"characters": list_characters(db, campaign_name, include_gone=True),
+               "missing": list_missing(db, campaign_name)}
+    return {"characters": env.get_template("_overview_characters.html").render(context),
+            "missing": env.get_template("_overview_missing.html").render(context)}
+
+
 def create_app(db_url: str, campaign_name: str | None, token: str | None = None, *, secure_cookie: bool = False,
                hosts: tuple[str, ...] = (), rate: tuple[int, float] | None = None, dice=None):
     """The application for one campaign of the database at `db_url`.
@@ -77,6 +90,7 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
         from campaign.core.dice_source import ServerDice as dice
     app.state.dice = dice
     app.state.templates = templates
-    app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)))
+    app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)),
+                          lambda: overview_parts(templates, db, name))
     return Guard(app, token, secure_cookie=secure_cookie, hosts=hosts,
                  seat_of=lambda session_token: seat_for(db, campaign_id, session_token))

@@ -28,7 +28,8 @@ CACHE = 2000        # rendered rows kept for clients that lag behind
 
 
 class Feed:
-    def __init__(self, db, campaign_id: int, render_row: Callable[[dict[str, Any]], str]) -> None:
+    def __init__(self, db, campaign_id: int, render_row: Callable[[dict[str, Any]], str],
+                 render_state: Callable[[], dict[str, str]] | None = None) -> None:
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
 
@@ -37,6 +38,10 @@ class Feed:
         self._calls_sig = lambda: calls_signature(db, campaign_id)
         self.calls: tuple[int, int] = (0, 0)
         self._head_seq = lambda: head_seq(db, campaign_id)
+        # State after the newest entry (the overview's characters and missing board, as
+        # rendered HTML), computed once per head for every client: a `state` event.
+        self._render_state = render_state
+        self._state: tuple[int, str] | None = None
         self._entries_after = lambda after: entries_after(db, campaign_id, after)
         self._render_row = render_row
         self._head = 0
@@ -73,6 +78,17 @@ class Feed:
                 self._rows.popitem(last=False)
         return rendered
 
+    async def state_at(self, seq: int) -> str:
+        """The `state` event's data once the ledger reached `seq` (rendered once per head)."""
+        cached = self._state
+        if cached is None or cached[0] < seq:
+            async with self._lock:
+                cached = self._state
+                if cached is None or cached[0] < seq:
+                    parts = await anyio.to_thread.run_sync(self._render_state)
+                    cached = self._state = (seq, json.dumps({"seq": seq, **parts}))
+        return cached[1]
+
     async def stream(self, after: int) -> AsyncIterator[str]:
         """The text/event-stream body: one `entry` event per new entry, newest last."""
         yield "retry: 1000\n\n"
@@ -88,6 +104,8 @@ class Feed:
                 data = json.dumps({"seq": seq, "html": html})
                 yield f"id: {seq}\nevent: entry\ndata: {data}\n\n"
                 last = seq
+            if rows and self._render_state is not None:
+                yield f"event: state\ndata: {await self.state_at(last)}\n\n"
             now = time.monotonic()
             if rows:
                 quiet_since = now

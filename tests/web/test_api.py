@@ -197,8 +197,9 @@ def test_the_feed_stream_sends_entries_then_keepalives(table, client, monkeypatc
     async def first(n):
         return [await stream.__anext__() for _ in range(n)]
 
-    retry, entry, keepalive = asyncio.run(first(3))
+    retry, entry, state, keepalive = asyncio.run(first(4))
     assert retry == "retry: 1000\n\n"
     head, event, data = entry.splitlines()[:3]
     assert (head, event) == (f"id: {seqs['seal']}", "event: entry") and data.startswith(f'data: {{"seq": {seqs["seal"]}, ')
+    assert state.startswith(f'event: state\ndata: {{"seq": {seqs["seal"]}, "characters": ')
     assert keepalive == ": keepalive\n\n"

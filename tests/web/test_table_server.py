@@ -305,3 +305,29 @@ def test_the_feed_tells_pages_when_calls_change(table):
                 break
             assert time.monotonic() - started < 10, "no calls event"
     assert time.monotonic() - started < 2
+
+
+def test_the_feed_carries_the_state_after_each_entry(table):
+    """The overview's missing board and characters update without a reload: after the
+    entries, a `state` event holds both parts rendered by the page's own partials."""
+    import json
+    import time
+
+    cli, base, _, browser = table
+    spectator = browser()
+    cli.run("scenario", "start", "第一話", "--with", "鈴音", "--with", "刀矢")
+    overview = spectator.http.get("/").text
+    assert 'data-live="missing"' in overview and "行方不明者はいません" in overview
+    with spectator.http.stream("GET", "/api/feed", timeout=30) as stream:
+        lines = stream.iter_lines()
+        assert next(lines).startswith("retry:")
+        started = time.monotonic()
+        cli.run("missing", "mark", "鈴音", "--reason", "<b>霧</b>")
+        for line in lines:
+            if line == "event: state":
+                state = json.loads(next(lines).removeprefix("data: "))
+                break
+            assert time.monotonic() - started < 10, "no state event"
+    assert "鈴音" in state["missing"] and "合流率" in state["missing"] and "(1)" in state["missing"]
+    assert "&lt;b&gt;霧&lt;/b&gt;" in state["missing"] and "<b>" not in state["missing"]
+    assert "status-active" in state["characters"] and "刀矢" in state["characters"]
