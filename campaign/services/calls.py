@@ -135,6 +135,11 @@ def make_call(db: Database, campaign_name: str | None, actor: str, kind: str, ch
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         row = active_character_named(session, campaign, character, "be called to roll")
+        waiting = session.scalar(select(TableCall.id).where(
+            TableCall.campaign_id == campaign.id, TableCall.kind == kind, TableCall.character == row.name,
+            TableCall.state == "pending"))
+        if waiting is not None:  # a double tap on the GM's button, or a call made twice
+            raise RuleRefused(f"call #{waiting} ({kind}) for {row.name} is still pending: cancel it first")
         if kind == "check":  # refused now, not when the player taps
             from campaign.services.check_records import stat_of
 

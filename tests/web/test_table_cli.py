@@ -87,6 +87,8 @@ def test_call_cancel_and_gm_roll_for_an_absent_player(gurps):
     assert "no character named" in gurps.error("call", "fright", "誰か", code=1)
     assert "check: one of" in gurps.error("call", "check", "luck", "鈴音", "--target", "3", code=2)
     fright = gurps.json("call", "fright", "刀矢")
+    assert f"call #{fright['call_id']} (fright) for 刀矢 is still pending" in gurps.error("call", "fright", "刀矢",
+                                                                                         code=1)
     assert gurps.json("call", "cancel", str(fright["call_id"]))["state"] == "cancelled"
     assert "already cancelled" in gurps.error("call", "roll", str(fright["call_id"]), code=1)
     rolled = gurps.json("call", "roll", str(made["call_id"]), "--dice", "4,5")
