@@ -93,6 +93,9 @@ def test_a_player_rolls_with_the_servers_dice_as_themselves(table):
     assert shown["actor"] == "Aki" and shown["source"] == "server" and shown["reason"] == "回避"
     session_id = aki.http.get("/api/session").json()["session"]
     assert shown["detail"]["via"] == {"session": session_id}
+    # luck statistics keep the server's dice apart from the GM's own rng and typed dice
+    cli.run("roll", "3D6", "--dice", "6,6,6")
+    assert [s["source"] for s in cli.json("stats")["sources"]] == ["server", "manual"]
     cli.run("history", "verify")
 
 
