@@ -75,7 +75,11 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     templates.env.globals["campaign_name"] = name
     row_macro = templates.env.get_template("macros.html").module.entry_row
 
+    from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
+
     app = Starlette(
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # never the event stream (excluded)
         routes=[*routes_pages.routes(), *routes_api.routes(), *seats.routes(), *routes_table.routes(),
                 Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
         exception_handlers={CampaignError: campaign_error, HTTPException: http_error,

@@ -136,3 +136,18 @@ def test_seats_and_calls_are_not_exported_and_an_import_verifies(gurps, tmp_path
     assert copy.json("invite", "list") == {"invites": [], "sessions": []}
     assert copy.json("call", "list") == {"calls": []}
     assert copy.json("history", "--kind", "roll")[0]["source"] == "server"
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_pages_are_gzipped_the_feed_is_not_and_there_is_a_favicon(gurps):
+    import httpx
+
+    with served(gurps.db) as base:
+        page = httpx.get(base + "/history", headers={"accept-encoding": "gzip"}, timeout=30)
+        assert page.headers["content-encoding"] == "gzip" and "テスト卓" in page.text
+        assert 'rel="icon" href="/static/favicon.svg"' in page.text
+        icon = httpx.get(base + "/static/favicon.svg", timeout=30)
+        assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+        with httpx.stream("GET", base + "/api/feed", headers={"accept-encoding": "gzip"}, timeout=30) as feed:
+            assert "content-encoding" not in feed.headers
+            assert next(feed.iter_lines()).startswith("retry:")
