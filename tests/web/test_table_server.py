@@ -99,6 +99,7 @@ def test_a_player_rolls_with_the_servers_dice_as_themselves(table):
     cli.run("history", "verify")
 
 
+@pytest.mark.dialect  # one transaction with the append lock on each backend
 def test_a_double_tap_gives_one_entry(table):
     cli, _, faces, browser = table
     aki = browser("Aki")
@@ -172,6 +173,7 @@ def test_revoking_a_player_ends_their_sessions_at_once(table):
     assert head(cli) == before
 
 
+@pytest.mark.dialect
 def test_gm_call_fright_the_player_rolls_it_and_the_trait_lands_on_the_sheet(table):
     cli, _, faces, browser = table
     aki, ren, gm = browser("Aki"), browser("Ren"), browser("GM", "--gm")
