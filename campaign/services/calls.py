@@ -228,7 +228,7 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
 
     `seat` (the table server) must be the GM or the call's player; without one the
     caller is the CLI, i.e. the GM rolling for an absent player."""
-    from campaign.services.table_writes import GuardedDatabase, Replayed, SeatActor
+    from campaign.services.table_writes import GuardedDatabase, Replayed, seat_actor
 
     with db.read() as session:
         row = _call(session, campaign_id, call_id)
@@ -257,7 +257,7 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
 
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, after=after)
     via = {"call": call_id, **({"session": seat.session_id} if seat is not None else {})}
-    who = SeatActor(str(actor), via)
+    who = seat_actor(db, str(actor), via)
     replayed = False
     try:
         seq = _dispatch(guarded, campaign_name, who, source, kind, character, params)

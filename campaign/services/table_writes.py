@@ -48,6 +48,29 @@ class SeatActor(str):
         return made
 
 
+def seat_actor(db: Database, name: str, via: dict[str, Any]) -> SeatActor:
+    """The actor to record for `name` (the seat's player) coming through the server.
+
+    On a group-mode database the server signs in as the GM's role, which the ledger's
+    actor trigger (migration 0007) lets record only "GM": there the entry says actor GM,
+    on behalf of the player (detail.on_behalf_of), as for the GM's `--as`. Once group
+    mode drops player roles (issue 29 item 7) the trigger can let the server's role
+    record the seat's player itself."""
+    from campaign.services.group import signed_in
+
+    who = signed_in(db)
+    if who is not None and who.kind == "gm" and name != who.name:
+        actor = SeatActor(who.name, via)
+        actor.on_behalf_of = name  # type: ignore[attr-defined]
+        return actor
+    return SeatActor(name, via)
+
+
+def made_by(record: dict[str, Any], player: str) -> bool:
+    """Whether `player` made the entry: its actor, or the one the GM's role acted for."""
+    return record.get("actor") == player or (record.get("detail") or {}).get("on_behalf_of") == player
+
+
 class Replayed(Exception):
     """The idempotency key was used before: these are the entries it produced."""
 
@@ -162,7 +185,7 @@ def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, co
         raise BadInput("character: a name")
     guarded = GuardedDatabase(db, campaign_id, seat, key,
                               before=lambda session: owned_character(session, campaign_id, seat, character) and None)
-    actor = SeatActor(seat.player, {"session": seat.session_id})
+    actor = seat_actor(db, seat.player, {"session": seat.session_id})
     try:
         view = roll(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
@@ -178,7 +201,7 @@ def entry_roll(db: Database, campaign_name: str, seat: Seat, seq: int, *, replay
     view = show_entry(db, campaign_name, seq)
     secret = secret_of(view) is not None
     shown = dict(view)
-    if secret and (seat.gm or view["actor"] == seat.player):
+    if secret and (seat.gm or made_by(view, seat.player)):
         hidden = peek(db, campaign_name, seq, actor=GM if seat.gm else seat.player)
         shown.update({name: hidden.get(name) for name in ("expression", "dice", "total", "target", "outcome",
                                                           "reason")})
@@ -217,16 +240,17 @@ def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: S
         raise BadInput("reason: why the entry should be voided")
 
     def before(session: Session) -> None:
-        row = session.execute(text("SELECT actor FROM ledger WHERE campaign_id = :c AND seq = :s"),
+        row = session.execute(text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"),
                               {"c": campaign_id, "s": seq}).first()
         if row is None:
             raise NotFound(f"no entry #{seq}")
-        if not seat.gm and row.actor != seat.player:
-            raise NotYours(f"entry #{seq} was made by {row.actor}, not by {seat.player}")
+        record = json.loads(row.record)
+        if not seat.gm and not made_by(record, seat.player):
+            raise NotYours(f"entry #{seq} was made by {record.get('actor')}, not by {seat.player}")
 
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     try:
-        made = request_void(guarded, campaign_name, SeatActor(seat.player, {"session": seat.session_id}), seq,
+        made = request_void(guarded, campaign_name, seat_actor(db, seat.player, {"session": seat.session_id}), seq,
                             reason)
     except Replayed as done:
         with db.read() as session:

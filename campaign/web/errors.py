@@ -36,3 +36,17 @@ def campaign_error(request, exc):
 def http_error(request, exc):
     messages = {404: "ページが見つかりません / Not found", 405: "この方法では受け付けません / Method not allowed"}
     return _page(request, exc.status_code, messages.get(exc.status_code, exc.detail))
+
+
+def database_error(request, exc):
+    """A permission the database refused (SQLSTATE 42501: a grant, row-level security, the
+    group-mode actor trigger) is a refusal like any other; anything else stays a 500."""
+    original = getattr(exc, "orig", None)
+    if getattr(original, "sqlstate", None) != "42501":
+        raise exc
+    message = str(original).splitlines()[0] if str(original) else "permission denied"
+    if request.url.path.startswith("/api/"):
+        from campaign.web.refusals import Refusal, json_refusal
+
+        return json_refusal(Refusal("refused", f"refused by the database: {message}"))
+    return _page(request, 403, f"refused by the database: {message}")

@@ -83,10 +83,20 @@ class Guard:
         from campaign.services.invites import csrf_token
 
         token = _cookie(scope, SESSION_COOKIE)
-        seat = await anyio.to_thread.run_sync(self.seat_of, token) if token and self.seat_of else None
+        seat = await anyio.to_thread.run_sync(self._lookup, token) if token and self.seat_of else None
         state = scope.setdefault("state", {})
         state["seat"], state["csrf"] = seat, (csrf_token(token) if seat is not None else None)
         return seat is not None
+
+    def _lookup(self, token: str):
+        """The seat of a cookie; none when the database refuses this server's role the
+        seats (a server started on a player's role): that is no session, not a crash."""
+        try:
+            return self.seat_of(token)
+        except Exception as exc:
+            if getattr(getattr(exc, "orig", None), "sqlstate", None) == "42501":
+                return None
+            raise
 
     async def _check_token(self, scope, receive, send_with_headers) -> None:
         # latin-1 both ways keeps every byte of the other parameters as it came
