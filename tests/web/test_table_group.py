@@ -39,6 +39,7 @@ def test_a_server_on_a_players_role_is_refused_by_the_database_not_a_traceback(g
         ren = Browser(base)
         page = ren.http.get(path)
         assert page.status_code == 403 and "refused by the database" in page.text
-        answer = ren.http.get("/api/session", cookies={"campaign_session": "x" * 43})
+        ren.http.cookies.set("campaign_session", "x" * 43)
+        answer = ren.http.get("/api/session")
         assert answer.status_code == 401 and answer.json()["code"] == "no_session"
         ren.close()
