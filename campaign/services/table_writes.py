@@ -183,8 +183,10 @@ def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, co
         raise BadInput(f"command is too long ({len(command)} characters, at most {COMMAND_LIMIT})")
     if character is not None and not isinstance(character, str):
         raise BadInput("character: a name")
-    guarded = GuardedDatabase(db, campaign_id, seat, key,
-                              before=lambda session: owned_character(session, campaign_id, seat, character) and None)
+    def before(session: Session) -> None:
+        owned_character(session, campaign_id, seat, character)
+
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     actor = seat_actor(db, seat.player, {"session": seat.session_id})
     try:
         view = roll(guarded, campaign_name, actor, command, source, character=character)

@@ -10,7 +10,7 @@ hmac.compare_digest, which takes the same time whatever prefix matched.
 
 A seated player (a session cookie from an invite, campaign.services.invites) needs no
 read token: the session is the stronger credential. `/join/...` is open to everyone,
-since the invite code in the path is the credential there.
+since the invite code in the path is the credential there, and so is `/static/...`.
 
 Host names: a server on 127.0.0.1 is still reachable from any web page through DNS
 rebinding (evil.example resolves to 127.0.0.1 after the page loaded), and the page's
@@ -29,6 +29,10 @@ from urllib.parse import parse_qsl, urlencode
 
 COOKIE = "campaign_token"
 SESSION_COOKIE = "campaign_session"
+# Open without the read token: the invite is the credential of /join/, and the static
+# files (the stylesheet, the scripts, the icon) are the package's own, no campaign data,
+# so a player's first page, the confirmation, is styled like the rest.
+OPEN_PATHS = ("/join/", "/static/")
 
 SECURITY_HEADERS = [
     (b"content-security-policy",
@@ -71,7 +75,7 @@ class Guard:
         if not host_allowed(_header(scope, b"host"), self.hosts):
             await _send_json(send_with_headers, "host")
             return
-        if not await self._seat(scope) and self.token is not None and not scope["path"].startswith("/join/"):
+        if not await self._seat(scope) and self.token is not None and not scope["path"].startswith(OPEN_PATHS):
             await self._check_token(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)

@@ -142,8 +142,8 @@ def test_a_history_page_is_one_indexed_range_query(table):
 def test_without_the_token_every_path_is_refused(table):
     cli, seqs = table
     client = client_for(cli.db, TOKEN)
-    for path in ("/", "/history", "/entries/1", "/api/chain", "/api/seals", "/api/feed", "/static/style.css",
-                 "/?token=wrong", "/?token=" + TOKEN[:-1]):
+    for path in ("/", "/history", "/entries/1", "/api/chain", "/api/seals", "/api/feed", "/api/table",
+                 "/api/session", "/?token=wrong", "/?token=" + TOKEN[:-1]):
         answer = client.get(path)
         assert answer.status_code == 401, path
         assert "テスト卓" not in answer.text
@@ -154,6 +154,9 @@ def test_without_the_token_every_path_is_refused(table):
         assert answer.headers["referrer-policy"] == "same-origin"
     client.cookies.set("campaign_token", "wrong")
     assert client.get("/").status_code == 401
+    # the package's own static files hold no campaign data: the invite's confirmation page is styled
+    assert client.get("/static/style.css").status_code == 200
+    assert client.get("/join/" + "x" * 43).status_code == 404
 
 
 def test_the_token_link_sets_a_strict_cookie_and_drops_the_parameter(table):
