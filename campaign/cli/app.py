@@ -190,6 +190,7 @@ COMMANDS = {
     "serve": "serve:serve",
     "invite": "invite:app",
     "call": "call:app",
+    "requests": "requests:app",
     "shell": "shell:shell",
     "demo": "demo:demo",
 }

@@ -23,8 +23,9 @@ def routes():
         Route("/api/calls", calls, methods=["GET", "POST"]),
         Route("/api/calls/{call_id:int}/roll", roll_call, methods=["POST"]),
         Route("/api/calls/{call_id:int}/cancel", cancel_call, methods=["POST"]),
-        Route("/api/void-requests", post_void_request, methods=["POST"]),
+        Route("/api/void-requests", void_requests, methods=["GET", "POST"]),
         Route("/api/void-requests/{seq:int}/approve", approve_void_request, methods=["POST"]),
+        Route("/api/void-requests/{seq:int}/refuse", refuse_void_request, methods=["POST"]),
     ]
 
 
@@ -74,8 +75,8 @@ async def calls(request):
     if not isinstance(params, dict) or not isinstance(body.get("kind"), str) \
             or not isinstance(body.get("character"), str):
         raise Refusal("bad_input", "kind and character are text, params an object")
-    made = await run_in_threadpool(make_call, state.db, state.campaign, seat.player, body["kind"],
-                                   body["character"], params, body.get("reason"))
+    made = await run_in_threadpool(lambda: make_call(state.db, state.campaign, seat_actor_name(state, seat),
+                                                     body["kind"], body["character"], params, body.get("reason")))
     return _json(made, 201)
 
 
@@ -105,9 +106,17 @@ async def cancel_call(request):
     return _json(done)
 
 
-async def post_void_request(request):
-    """{"seq", "reason"}: ask the GM to void an entry of one's own (a `void_request` entry)."""
+async def void_requests(request):
+    """GET: the open void requests. POST {"seq", "reason"}: ask the GM to void an entry of
+    one's own (a `void_request` entry)."""
     from campaign.services.table_writes import request_own_void
+    from campaign.services.void_requests import list_requests
+
+    if request.method == "GET":
+        if seat_of(request) is None:
+            raise Refusal("no_session")
+        state = request.app.state
+        return _json({"requests": await run_in_threadpool(list_requests, state.db, state.campaign)})
 
     seat, body = await write_request(request, frozenset({"seq", "reason", "idempotency_key"}))
     state = request.app.state
@@ -121,5 +130,24 @@ async def approve_void_request(request):
 
     seat, _ = await write_request(request, frozenset(), gm_only=True)
     state = request.app.state
-    done = await run_in_threadpool(approve, state.db, state.campaign, seat.player, request.path_params["seq"])
+    done = await run_in_threadpool(lambda: approve(state.db, state.campaign, seat_actor_name(state, seat),
+                                                   request.path_params["seq"]))
     return _json(done, 201)
+
+
+async def refuse_void_request(request):
+    """(GM) {"reason"}: refuse the request with a `void_refusal` entry."""
+    from campaign.services.void_requests import refuse
+
+    seat, body = await write_request(request, frozenset({"reason"}), gm_only=True)
+    state = request.app.state
+    done = await run_in_threadpool(lambda: refuse(state.db, state.campaign, seat_actor_name(state, seat),
+                                                  request.path_params["seq"], body.get("reason") or ""))
+    return _json(done, 201)
+
+
+def seat_actor_name(state, seat):
+    """The actor a GM seat's write records (in a worker thread: it may ask the database)."""
+    from campaign.services.table_writes import seat_actor
+
+    return seat_actor(state.db, seat.player, {"session": seat.session_id})

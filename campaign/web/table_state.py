@@ -91,16 +91,19 @@ def table_state(db, campaign_name: str, seat) -> dict[str, Any]:
     from campaign.services.missing import list_missing
     from campaign.services.results import as_json
     from campaign.services.table_writes import ruleset_of
+    from campaign.services.void_requests import list_requests
 
     ruleset = ruleset_of(db, campaign_name)
     sheets = [as_json(sheet) for sheet in list_characters(db, campaign_name)]
     characters = [_character(sheet, ruleset, seat) for sheet in sheets]
     characters.sort(key=lambda c: (not c["mine"], c["name"]))
     calls = [] if seat is None else list_calls(db, campaign_name, player=None if seat.gm else seat.player)
+    requests = list_requests(db, campaign_name) if seat is not None and seat.gm else ()
     latest = history_page(db, campaign_name, HistoryFilter(), size=LATEST).entries
     return {
         "me": None if seat is None else {"player": seat.player, "gm": seat.gm},
         "calls": as_json(calls),
+        "void_requests": as_json(requests),  # the GM's: the open ones
         "characters": characters,
         "missing": [{"character": m.character, "player": m.player, "chance": present.percent(m.chance),
                      "searchers": [s.name for s in m.searchers]} for m in list_missing(db, campaign_name)],

@@ -239,9 +239,25 @@ def test_void_request_for_ones_own_entry_granted_by_the_gm(table):
     request_seq = asked.json()["seq"]
     assert cli.json("history", "show", str(request_seq))["kind"] == "void_request"
     assert aki.post(f"/api/void-requests/{request_seq}/approve", {}, key=None).json()["code"] == "gm_only"
+    assert [r["seq"] for r in gm.http.get("/api/void-requests").json()["requests"]] == [request_seq]
     granted = gm.post(f"/api/void-requests/{request_seq}/approve", {}, key=None)
     assert granted.status_code == 201, granted.text
     assert cli.json("history", "show", str(seq))["voided_by"] == granted.json()["seq"]
+    assert cli.json("history", "show", str(granted.json()["seq"]))["detail"]["via"]["session"]
+    # another request, refused: a void_refusal entry names it and the entry stays
+    faces[:] = [2, 2, 2]
+    kept = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音"}).json()["seq"]
+    second = aki.post("/api/void-requests", {"seq": kept, "reason": "やり直したい"}).json()["seq"]
+    assert [r["seq"] for r in cli.json("requests", "list")["requests"]] == [second]
+    assert aki.post(f"/api/void-requests/{second}/refuse", {"reason": "no"}, key=None).json()["code"] == "gm_only"
+    refused = gm.post(f"/api/void-requests/{second}/refuse", {"reason": "判定は有効"}, key=None)
+    assert refused.status_code == 201, refused.text
+    assert refused.json()["request"] == second and refused.json()["requested_void"] == kept
+    assert cli.json("history", "show", str(kept))["voided_by"] is None
+    assert cli.json("history", "show", str(refused.json()["seq"]))["kind"] == "void_refusal"
+    assert [r["state"] for r in cli.json("requests", "list", "--all")["requests"]] == ["approved", "refused"]
+    assert "already refused" in cli.error("requests", "refuse", str(second), "--reason", "again", code=1)
+    assert gm.http.get("/api/void-requests").json()["requests"] == []
     cli.run("history", "verify")
 
 

@@ -123,6 +123,28 @@
     return item;
   }
 
+  function requestItem(request) {
+    var item = el("li", { cls: "call" }, [
+      el("strong", { text: "#" + request.requested_void + " の取消 / void of #" + request.requested_void }),
+      el("span", { cls: "reason", text: " — " + (request.on_behalf_of || request.actor) + "「" +
+                                        (request.reason || "") + "」" })
+    ]);
+    var approve = el("button", { type: "button", cls: "gm", text: "認める / approve" });
+    approve.addEventListener("click", function () {
+      post("/api/void-requests/" + request.seq + "/approve", {}).then(function () { refresh(); }, failed);
+    });
+    var refuse = el("button", { type: "button", cls: "gm", text: "断る / refuse" });
+    refuse.addEventListener("click", function () {
+      var reason = window.prompt("断る理由 / reason");
+      if (!reason) return;
+      post("/api/void-requests/" + request.seq + "/refuse", { reason: reason }).then(function () { refresh(); },
+                                                                                     failed);
+    });
+    item.appendChild(approve);
+    item.appendChild(refuse);
+    return item;
+  }
+
   function latestItem(entry) {
     var item = el("li", { cls: "entry", "data-outcome": entry.outcome || "" }, [
       el("a", { href: "/entries/" + entry.seq, text: "#" + entry.seq }),
@@ -141,13 +163,6 @@
       });
       item.appendChild(ask);
     }
-    if (me && me.gm && entry.kind === "void_request") {
-      var approve = el("button", { type: "button", cls: "gm", text: "取消を認める / approve" });
-      approve.addEventListener("click", function () {
-        post("/api/void-requests/" + entry.seq + "/approve", {}).then(function () { refresh(); }, failed);
-      });
-      item.appendChild(approve);
-    }
     return item;
   }
 
@@ -162,6 +177,10 @@
     var shown = state.characters.filter(function (c) { return me && (me.gm || c.mine); });
     replace("call-list", state.calls.length ? state.calls.map(callItem)
       : [el("li", { cls: "none", text: "呼び出しはありません / no calls" })]);
+    if (document.getElementById("request-list")) {
+      replace("request-list", state.void_requests.length ? state.void_requests.map(requestItem)
+        : [el("li", { cls: "none", text: "依頼はありません / none" })]);
+    }
     replace("sheets", shown.map(sheet));
     var select = document.getElementById("roll-char");
     var chosen = select.value;
