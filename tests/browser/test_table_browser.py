@@ -65,6 +65,14 @@ def test_three_pages_at_one_table(browser, tmp_path, monkeypatch):
             expect(page.locator("#sheets")).to_contain_text("-10 CP", timeout=5_000)
         expect(ren.locator("#latest-list")).to_contain_text("を得た", timeout=5_000)
         assert len(cli.json("history", "--kind", "fright")) == 2  # the check and its table roll, once
+        # the GM calls a 2d6-style check from the page's form; Ren's page shows it
+        gm.select_option("#call-kind", "ability")
+        gm.select_option("#call-char", "刀矢")
+        gm.fill("#call-stat", "IQ")
+        gm.fill("#call-target", "12")
+        gm.click("#call-form button[type=submit]")
+        expect(ren.locator("#call-list li.call")).to_contain_text("能力判定を振ってください: 刀矢 IQ 目標 12",
+                                                                   timeout=5_000)
         for name, page in (("player", aki), ("gm", gm)):
             for width in (390, 1280):
                 page.set_viewport_size({"width": width, "height": 900})

@@ -182,6 +182,13 @@
         : [el("li", { cls: "none", text: "依頼はありません / none" })]);
     }
     replace("sheets", shown.map(sheet));
+    var callChar = document.getElementById("call-char");
+    if (callChar) {
+      var was = callChar.value;
+      replace("call-char", state.characters.filter(function (c) { return c.status === "active"; }).map(function (c) {
+        return el("option", { value: c.name, text: c.name }); }));
+      if (was) callChar.value = was;
+    }
     var select = document.getElementById("roll-char");
     var chosen = select.value;
     replace("roll-char", [el("option", { value: "", text: "（なし / none）" })].concat(shown.map(function (c) {
@@ -215,9 +222,33 @@
     source.addEventListener("calls", refresh);
   }
 
+  function number(id) {
+    var text = document.getElementById(id).value.trim();
+    return text === "" ? null : parseInt(text, 10);
+  }
+
+  function callFromForm(event) {  // the GM's form: the same call as `campaign call ...`
+    event.preventDefault();
+    var kind = document.getElementById("call-kind").value;
+    var body = { kind: kind === "fright" ? "fright" : "check", character: document.getElementById("call-char").value,
+                 reason: document.getElementById("call-reason").value.trim() || null };
+    var params = { modifier: number("call-mod") || 0 };
+    if (kind !== "fright") {
+      params.check = kind;
+      params.stat = document.getElementById("call-stat").value.trim() || null;
+      params[kind === "danger" ? "difficulty" : "target"] = number("call-target");
+      if (kind === "skill") params.skill = number("call-skill");
+    }
+    body.params = params;
+    post("/api/calls", body).then(function (call) { say("#" + call.call_id + " " + call.prompt); refresh(); },
+                                  failed);
+  }
+
   function start() {
     root = document.getElementById("table");
     if (!root) return;
+    var callForm = document.getElementById("call-form");
+    if (callForm) callForm.addEventListener("submit", callFromForm);
     document.getElementById("roll-form").addEventListener("submit", function (event) {
       event.preventDefault();
       var command = document.getElementById("roll-command").value.trim();
