@@ -151,3 +151,24 @@ def test_pages_are_gzipped_the_feed_is_not_and_there_is_a_favicon(gurps):
         with httpx.stream("GET", base + "/api/feed", headers={"accept-encoding": "gzip"}, timeout=30) as feed:
             assert "content-encoding" not in feed.headers
             assert next(feed.iter_lines()).startswith("retry:")
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_an_invite_seats_only_at_its_own_campaigns_server(gurps):
+    import warnings
+
+    from campaign.web.app import create_app
+
+    path = gurps.json("invite", "Aki")["join_path"]
+    gurps.run("init", "別の卓")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Starlette 1.x prefers httpx2 for its test client; httpx works
+        from starlette.testclient import TestClient
+
+        other = TestClient(create_app(gurps.db, "別の卓", hosts=("testserver",)), follow_redirects=False)
+        assert other.get(path).status_code == 404
+        assert other.post(path, data={"confirm": "1"}, headers={"origin": "http://testserver"}).status_code == 410
+        mine = TestClient(create_app(gurps.db, "テスト卓", hosts=("testserver",)), follow_redirects=False)
+        assert mine.post(path, data={"confirm": "1"}, headers={"origin": "http://testserver"}).status_code == 303
+        other.cookies.update(mine.cookies)  # the same browser, the other campaign's server
+        assert other.get("/api/session").status_code == 401
