@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.integration.test_group_mode import Group, _role_url, group  # noqa: F401 (fixture)
+from tests.integration.test_group_mode import _role_url, group  # noqa: F401 (fixture)
 from tests.web.table_server import Browser, served
 
 pytestmark = pytest.mark.postgres
