@@ -233,6 +233,10 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
     with db.read() as session:
         row = _call(session, campaign_id, call_id)
         kind, character, params = row.kind, row.character, dict(row.params or {})
+        # Ending a scenario is the GM's act (its awards, its time): the end and its reunion
+        # entries keep the GM who called as actor, and the reunion its player as
+        # on_behalf_of (R4, services.scenarios), while detail.via names the tap's session.
+        ender = row.created_by if kind == "reunion" else None
 
     def before(session: Session) -> None:
         call = _call(session, campaign_id, call_id)
@@ -257,7 +261,7 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
 
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, after=after)
     via = {"call": call_id, **({"session": seat.session_id} if seat is not None else {})}
-    who = seat_actor(db, str(actor), via)
+    who = seat_actor(db, ender or str(actor), via)
     replayed = False
     try:
         seq = _dispatch(guarded, campaign_name, who, source, kind, character, params)

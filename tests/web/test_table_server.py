@@ -277,9 +277,13 @@ def test_scenario_end_call_the_missing_characters_player_rolls_the_reunion(table
     rolled = aki.post(path, {})
     assert rolled.status_code == 201, rolled.text
     end = cli.json("history", "show", str(rolled.json()["seq"]))
-    assert end["kind"] == "scenario" and end["actor"] == "Aki" and end["detail"]["via"]["call"] == call["call_id"]
+    # the end is the GM's act (actor GM, who called); the reunion is rolled for Aki, through her session
+    session_id = aki.http.get("/api/session").json()["session"]
+    assert end["kind"] == "scenario" and end["actor"] == "GM"
+    assert end["detail"]["via"] == {"call": call["call_id"], "session": session_id}
     reunion = cli.json("history", "--kind", "reunion")[0]
     assert reunion["dice"] == [1] and reunion["outcome"] == "success" and reunion["source"] == "server"
+    assert reunion["detail"]["on_behalf_of"] == "Aki" and reunion["detail"]["via"]["session"] == session_id
     assert cli.json("missing", "list") == []
     assert cli.json("char", "show", "鈴音")["cp_total"] == 102
     cli.run("history", "verify")
