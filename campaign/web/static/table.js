@@ -209,7 +209,7 @@
       pending = null;
       fetch("/api/table", { credentials: "same-origin" }).then(function (r) { return r.json(); })
         .then(render, function () {});
-    }, 100);
+    }, 30);
   }
 
   function connect() {
