@@ -6,7 +6,10 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.integration.test_group_mode import _role_url, group  # noqa: F401 (fixture)
+try:  # where issue 24's branch keeps group mode's fixtures; before it, in the test module
+    from tests.integration.group_support import _role_url, group  # noqa: F401 (fixture)
+except ImportError:
+    from tests.integration.test_group_mode import _role_url, group  # noqa: F401 (fixture)
 from tests.web.table_server import Browser, served
 
 pytestmark = pytest.mark.postgres
