@@ -44,7 +44,7 @@ def test_three_pages_at_one_table(browser, tmp_path, monkeypatch):
         gm_context, gm = _join(browser, base, cli.json("invite", "GM", "--gm")["join_path"], width=1280)
         aki_context, aki = _join(browser, base, cli.json("invite", "Aki")["join_path"])
         ren_context, ren = _join(browser, base, cli.json("invite", "Ren")["join_path"])
-        assert aki.url == base + "/" and aki.text_content("footer").startswith("Aki")
+        assert aki.url == base + "/" and aki.text_content("header .seat").startswith("Aki")
         assert aki.locator("#sheets article.sheet").count() == 1  # only her own character
         assert gm.locator("#sheets article.sheet").count() == 3
 
