@@ -19,7 +19,7 @@ def requests_list(ctx: typer.Context, all_: bool = typer.Option(False, "--all", 
 
     Example: campaign requests list --json
     """
-    from campaign.services.void_requests import list_requests
+    from campaign.services.void_answers import list_requests
 
     s = state(ctx)
     found = list_requests(s.db, s.campaign, open_only=not all_)
@@ -40,10 +40,10 @@ def requests_approve(ctx: typer.Context, seq: int = typer.Argument(..., help="Th
 
     Example: campaign requests approve 57
     """
-    from campaign.services.group import approve
+    from campaign.services.void_answers import requests_service
 
     s = state(ctx)
-    voided = approve(s.db, s.campaign, s.actor, seq, cascade=cascade)
+    voided = requests_service().approve(s.db, s.campaign, s.actor, seq, cascade=cascade)
     emit_json(voided) if json_out else say(f"voided #{voided.voided} (entry #{voided.seq}) as requested in #{seq}")
 
 
@@ -55,7 +55,7 @@ def requests_refuse(ctx: typer.Context, seq: int = typer.Argument(..., help="The
 
     Example: campaign requests refuse 57 --reason '判定は有効'
     """
-    from campaign.services.void_requests import refuse
+    from campaign.services.void_answers import refuse
 
     s = state(ctx)
     done = refuse(s.db, s.campaign, s.actor, seq, reason)

@@ -34,6 +34,7 @@ from campaign.errors import BadInput, RuleRefused
 from campaign.services.invites import Seat
 
 COMMAND_LIMIT = 200
+REQUESTABLE = ("roll", "check", "fright", "table")  # what a void request may name (as approval checks)
 _KEY = re.compile(r"[A-Za-z0-9_\-]{8,100}")
 
 
@@ -233,7 +234,7 @@ def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: S
     from sqlalchemy import text
 
     from campaign.errors import NotFound
-    from campaign.services.group import request_void
+    from campaign.services.void_answers import requests_service
 
     key = idempotency_key(key)
     if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= 2**31 - 1:
@@ -249,10 +250,16 @@ def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: S
         record = json.loads(row.record)
         if not seat.gm and not made_by(record, seat.player):
             raise NotYours(f"entry #{seq} was made by {record.get('actor')}, not by {seat.player}")
+        # what the GM's approval takes back (services.void_requests, issue 24): a player's own
+        # top-level roll, check, fright check or table roll; anything else is refused now
+        if record.get("parent_seq") is not None or record.get("kind") not in REQUESTABLE:
+            raise RuleRefused(f"entry #{seq} is a {record.get('kind')}"
+                              f"{' sub-entry' if record.get('parent_seq') is not None else ''}: only the GM takes "
+                              "it back")
 
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     try:
-        made = request_void(guarded, campaign_name, seat_actor(db, seat.player, {"session": seat.session_id}), seq,
+        made = requests_service().request_void(guarded, campaign_name, seat_actor(db, seat.player, {"session": seat.session_id}), seq,
                             reason)
     except Replayed as done:
         with db.read() as session:

@@ -110,7 +110,7 @@ async def void_requests(request):
     """GET: the open void requests. POST {"seq", "reason"}: ask the GM to void an entry of
     one's own (a `void_request` entry)."""
     from campaign.services.table_writes import request_own_void
-    from campaign.services.void_requests import list_requests
+    from campaign.services.void_answers import list_requests
 
     if request.method == "GET":
         if seat_of(request) is None:
@@ -126,18 +126,18 @@ async def void_requests(request):
 
 
 async def approve_void_request(request):
-    from campaign.services.group import approve
+    from campaign.services.void_answers import requests_service
 
     seat, _ = await write_request(request, frozenset(), gm_only=True)
     state = request.app.state
-    done = await run_in_threadpool(lambda: approve(state.db, state.campaign, seat_actor_name(state, seat),
+    done = await run_in_threadpool(lambda: requests_service().approve(state.db, state.campaign, seat_actor_name(state, seat),
                                                    request.path_params["seq"]))
     return _json(done, 201)
 
 
 async def refuse_void_request(request):
     """(GM) {"reason"}: refuse the request with a `void_refusal` entry."""
-    from campaign.services.void_requests import refuse
+    from campaign.services.void_answers import refuse
 
     seat, body = await write_request(request, frozenset({"reason"}), gm_only=True)
     state = request.app.state

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from campaign import labels
+from campaign.services.table_writes import REQUESTABLE
 from campaign.web import present
 
 LATEST = 10
@@ -80,7 +81,8 @@ def _latest(entry: dict[str, Any]) -> dict[str, Any]:
             "outcome": entry.get("outcome"), "reason": entry.get("reason"), "source": entry.get("source"),
             "voided": entry.get("voided_by") is not None, "consequences": consequences(entry),
             # what a player may ask to void: a top-level entry the ledger lets be voided
-            "voidable": entry.get("parent_seq") is None and entry.get("voidable") is not False}
+            "voidable": entry.get("parent_seq") is None and entry.get("voidable") is not False
+            and entry["kind"] in REQUESTABLE}
 
 
 def table_state(db, campaign_name: str, seat) -> dict[str, Any]:
@@ -91,7 +93,7 @@ def table_state(db, campaign_name: str, seat) -> dict[str, Any]:
     from campaign.services.missing import list_missing
     from campaign.services.results import as_json
     from campaign.services.table_writes import ruleset_of
-    from campaign.services.void_requests import list_requests
+    from campaign.services.void_answers import list_requests
 
     ruleset = ruleset_of(db, campaign_name)
     sheets = [as_json(sheet) for sheet in list_characters(db, campaign_name)]

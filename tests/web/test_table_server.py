@@ -234,6 +234,9 @@ def test_void_request_for_ones_own_entry_granted_by_the_gm(table):
     seq = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音"}).json()["seq"]
     denied = ren.post("/api/void-requests", {"seq": seq, "reason": "押し間違い"})
     assert denied.status_code == 403 and denied.json()["code"] == "not_yours"
+    character_entry = cli.json("history", "--kind", "character")[0]["seq"]  # the GM's, not a roll
+    gm_only = gm.post("/api/void-requests", {"seq": character_entry, "reason": "x"})
+    assert gm_only.status_code == 409 and "only the GM takes it back" in gm_only.json()["error"]
     asked = aki.post("/api/void-requests", {"seq": seq, "reason": "押し間違い"})
     assert asked.status_code == 201 and asked.json()["requested_void"] == seq
     request_seq = asked.json()["seq"]

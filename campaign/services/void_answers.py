@@ -1,10 +1,9 @@
 """Players' void requests, seen from the GM's side: which are open, and refusing one.
 
-A request is a `void_request` entry (services.group.request_void, made by a player's
-`history void` in group mode or from the table server's page); the GM grants it with
-`history approve SEQ` (services.group.approve: an ordinary void whose reason names the
-request) or refuses it here, with a `void_refusal` entry that names the request and
-changes nothing. Both answers are in the chain, so "why is my roll still there?" has a
+A request is a `void_request` entry (request_void, from the table server's page, or a
+player's `history void` in older group mode); the GM grants it with `history approve
+SEQ` (approve: an ordinary void whose reason names the request) or refuses it here, with
+a `void_refusal` entry that names the request and changes nothing. Both answers are in the chain, so "why is my roll still there?" has a
 provable answer. A request is open while its entry is neither voided nor refused and
 no approval names it.
 """
@@ -21,6 +20,21 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
+
+def requests_service():
+    """The module holding request_void and approve: services.void_requests from issue 24
+    (migration 0010) on, services.group before it. One lookup, so this branch works on
+    either side of that merge."""
+    import importlib
+
+    try:
+        module = importlib.import_module("campaign.services.void_requests")
+        if hasattr(module, "approve") and hasattr(module, "request_void"):
+            return module
+    except ImportError:
+        pass
+    return importlib.import_module("campaign.services.group")
+
 
 _APPROVED = re.compile(r"^approved void request #(\d+)\b")
 _BY_KIND = text("SELECT seq, record FROM ledger WHERE campaign_id = :c AND kind = :k ORDER BY seq")
