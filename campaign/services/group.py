@@ -37,11 +37,9 @@ CAMPAIGN_TABLES = ("campaigns", "players", "characters", "ledger", "relationship
                    "scenarios", "scenario_participants", "disappearances", "searches", "reunion_checks")
 READ_ONLY_TABLES = ("group_roles", "alembic_version")
 # Hidden results of secret rolls: the GM's role only (players see the commitment in the
-# ledger and the result once a reveal entry appends it); so are the table server's rows
-# (invite and session hashes, calls: migration 0011), which it reads and writes as the
-# GM's role while players reach it only over HTTP. Seal heads: everyone reads,
+# ledger and the result once a reveal entry appends it). Seal heads: everyone reads,
 # the GM writes (only the GM seals).
-GM_ONLY_TABLES = ("secret_rolls", "web_invites", "web_sessions", "web_requests", "table_calls")
+GM_ONLY_TABLES = ("secret_rolls",)
 GM_WRITES_ALL_READ = ("seal_heads",)
 # A player's role appends to the ledger and changes its own characters' pools, CP,
 # stats, traits and conditions (fright checks); row-level security narrows each to
