@@ -146,6 +146,11 @@ def append(
     # (the missing character's player for a reunion roll), which wins.
     behalf = getattr(actor, "on_behalf_of", None)
     detail = {"on_behalf_of": behalf, **entry.detail} if behalf else entry.detail
+    # The table server's actor also says how the request came (its session, the call
+    # it answers): services.table_writes.SeatActor.
+    via = getattr(actor, "via", None)
+    if via:
+        detail = {**detail, "via": via}
     record = {
         "campaign": campaign.ledger_name,
         "seq": last_seq + 1,

@@ -241,6 +241,9 @@ COMMANDS = {
     "group": "group:app",
     "time": "time:app",
     "serve": "serve:serve",
+    "invite": "invite:app",
+    "call": "call:app",
+    "requests": "requests:app",
     "shell": "shell:shell",
     "demo": "demo:demo",
 }

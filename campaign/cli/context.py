@@ -97,10 +97,10 @@ def _warn_password_in_argv(url: str) -> None:
     from campaign.db.engine import has_password
 
     if has_password(url):
-        from campaign.cli.output import say
+        from campaign.cli.output import warn
 
-        say("warning: the password in --db can be read by every user of this machine (ps); give the URL in "
-            "CAMPAIGN_DB instead, or leave the password out of it and keep it in a PGPASSFILE (~/.pgpass)")
+        warn("warning: the password in --db can be read by every user of this machine (ps); give the URL in "
+             "CAMPAIGN_DB instead, or leave the password out of it and keep it in a PGPASSFILE (~/.pgpass)")
 
 
 def state(ctx: typer.Context) -> AppState:

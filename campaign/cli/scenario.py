@@ -81,6 +81,8 @@ def scenario_end(
                                                        "1day6h), as its own voidable entry: timed conditions "
                                                        "run out, see `time advance`."),
     physical: bool = PhysicalOption,
+    call: bool = typer.Option(False, "--call", help="Let the missing character's player roll the reunion check "
+                                                    "on the table server: the scenario ends when they tap it."),
     json_out: bool = JsonOption,
 ) -> None:
     """End the open scenario and roll the reunion check of every missing character.
@@ -90,6 +92,14 @@ def scenario_end(
     from campaign.services.scenarios import end_scenario
 
     s = state(ctx)
+    if call:
+        from campaign.cli.call import call_made
+        from campaign.services.calls import call_scenario_end
+
+        if dice or physical:
+            raise BadInput("--call lets the player roll on the table server: it takes no --dice")
+        call_made(call_scenario_end(s.db, s.campaign, s.actor, award, elapsed), json_out)
+        return
     manual = [(name, s.dice(face)) for name, face in _pairs(dice, "--dice", "CHAR=FACE")]
     if (searchers or npcs) and award is None:
         raise BadInput("--searchers and --npcs say who gets the award: give it with --award N")

@@ -37,10 +37,14 @@ def serve(
     token_file: str = typer.Option(None, "--token-file", help="Read the token from this file (its first line)."),
     tls_cert: str = typer.Option(None, "--tls-cert", help="PEM certificate: serve HTTPS (gives phones WebCrypto)."),
     tls_key: str = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
+    allow_host: list[str] = typer.Option([], "--allow-host", help="A host name the server answers to, besides IP "
+                                         "addresses and localhost (repeatable; e.g. gm-laptop.local). Other "
+                                         "names are refused: DNS rebinding."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Serve the campaign as a read-only web page: overview, characters, missing board,
-    scenarios, history with a live feed, entries with their hashes, and luck charts.
+    """Serve the campaign as the table's web page: overview, characters, missing board,
+    scenarios, history with a live feed, entries with their hashes, luck charts; players
+    signed in with `campaign invite` roll with the server's dice and answer the GM's calls.
 
     Prints the URL on the first line. Stop with Ctrl-C.
 
@@ -68,7 +72,8 @@ def serve(
     s = state(ctx)
     db_url, campaign = s.db.url, s.campaign  # refuses a missing database, like every reader
     s.close()
-    app = create_app(db_url, campaign, token, secure_cookie=tls_cert is not None)
+    hosts = tuple(name.strip().lower().rstrip(".") for name in allow_host if name.strip())
+    app = create_app(db_url, campaign, token, secure_cookie=tls_cert is not None, hosts=hosts)
     sock = _bind(host, port)
     url = _url(host, sock.getsockname()[1], token, tls_cert is not None)
     if json_out:
@@ -98,10 +103,10 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
             raise BadInput(f"--token-file: {path} is empty (the token goes on its first line)")
         return lines[0].strip()
     if given is not None and ctx.get_parameter_source("token").name == "COMMANDLINE":
-        from campaign.cli.output import say
+        from campaign.cli.output import warn
 
-        say(f"warning: a --token on the command line can be read by every user of this machine (ps); "
-            f"use --token-file FILE or {TOKEN_ENV} instead")
+        warn(f"warning: a --token on the command line can be read by every user of this machine (ps); "
+             f"use --token-file FILE or {TOKEN_ENV} instead")
     return given
 
 

@@ -2,7 +2,8 @@
 
 A roll's fairness is only provable if we know how its faces were produced, so every
 source carries a `kind` that the ledger records: `rng` (OS randomness), `manual`
-(physical dice typed in with --dice) or `seeded` (a fixed seed, for demos and tests).
+(physical dice typed in with --dice), `seeded` (a fixed seed, for demos and tests) or
+`server` (OS randomness drawn by the table server at the moment a player tapped).
 """
 
 from __future__ import annotations
@@ -80,6 +81,14 @@ class SystemDice(_Generated):
 
     def roll(self, sides: int) -> int:
         return self._rng.randint(1, sides)
+
+
+class ServerDice(SystemDice):
+    """The table server's dice for a signed-in player's roll: the same `secrets` RNG as
+    `rng`, recorded apart so the ledger says the roll happened at the server when the
+    player tapped, not at the GM's keyboard."""
+
+    kind = "server"
 
 
 class SeededDice(_Generated):

@@ -8,7 +8,8 @@ highest dice included, d66 as two d6, a repeat's body again and again). Table co
 (`CRT`, `FEAR+5`) roll the table's dice, which the caller looks up.
 
 Faces are tallied per source and never mixed: `rng` (the OS rolled them: the only dice
-that say anything about the program's fairness), `manual` (typed in with --dice),
+that say anything about the program's fairness; `server`, the same generator drawn by
+the table server, is kept beside them), `manual` (typed in with --dice),
 `seeded` (demos) and imported sources such as `ccfolia` each get their own counts and
 their own tests.
 

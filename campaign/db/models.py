@@ -152,6 +152,7 @@ def load_all() -> None:
     """Map every table (Base.metadata is then the whole schema)."""
     import campaign.db.models_group  # noqa: F401
     import campaign.db.models_state  # noqa: F401
+    import campaign.db.models_table  # noqa: F401
 
 
 def __getattr__(name: str):

@@ -31,11 +31,28 @@ def make_templates():
     return Jinja2Templates(env=env)
 
 
-def create_app(db_url: str, campaign_name: str | None, token: str | None = None, *, secure_cookie: bool = False):
+def overview_parts(templates, db, campaign_name: str) -> dict[str, str]:
+    """The overview's characters and missing board as the page renders them (same
+    partials, same escaping), for the feed's `state` event: live.js swaps them in."""
+    from campaign.services.characters import list_characters
+    from campaign.services.missing import list_missing
+
+    env = templates.env
+    context = {"characters": list_characters(db, campaign_name, include_gone=True),
+               "missing": list_missing(db, campaign_name)}
+    return {"characters": env.get_template("_overview_characters.html").render(context),
+            "missing": env.get_template("_overview_missing.html").render(context)}
+
+
+def create_app(db_url: str, campaign_name: str | None, token: str | None = None, *, secure_cookie: bool = False,
+               hosts: tuple[str, ...] = (), rate: tuple[int, float] | None = None, dice=None):
     """The application for one campaign of the database at `db_url`.
 
     `campaign_name` None means "the only campaign there is", as in the CLI. With a
-    `token`, every request must carry it (see campaign.web.security).
+    `token`, every request must carry it or a session (see campaign.web.security).
+    `hosts`: the host names answered besides IP addresses and localhost (DNS
+    rebinding); `rate`: (burst, per second) of each session's writes; `dice`: makes
+    the dice source of each player's roll (tests give fixed faces; else ServerDice).
     """
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
@@ -45,9 +62,13 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     from campaign.db.database import Database
     from campaign.errors import CampaignError
     from campaign.services.browse import campaign_identity
-    from campaign.web import routes_api, routes_pages
-    from campaign.web.errors import campaign_error, http_error
+    from campaign.services.invites import seat_for
+    from campaign.web import routes_api, routes_pages, routes_table, seats
+    from sqlalchemy.exc import DBAPIError
+
+    from campaign.web.errors import campaign_error, database_error, http_error
     from campaign.web.feed import Feed
+    from campaign.web.refusals import Refusal, json_refusal
     from campaign.web.security import Guard
 
     db = Database(db_url)
@@ -56,13 +77,26 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     templates.env.globals["campaign_name"] = name
     row_macro = templates.env.get_template("macros.html").module.entry_row
 
+    from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
+
     app = Starlette(
-        routes=[*routes_pages.routes(), *routes_api.routes(),
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # never the event stream (excluded)
+        routes=[*routes_pages.routes(), *routes_api.routes(), *seats.routes(), *routes_table.routes(),
                 Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
-        exception_handlers={CampaignError: campaign_error, HTTPException: http_error},
+        exception_handlers={CampaignError: campaign_error, HTTPException: http_error, DBAPIError: database_error,
+                            Refusal: lambda request, exc: json_refusal(exc)},
     )
     app.state.db = db
     app.state.campaign = name
+    app.state.campaign_id = campaign_id
+    app.state.secure_cookie = secure_cookie
+    app.state.rate_limit = seats.RateLimit(*(rate or (seats.BURST, seats.RATE)))
+    if dice is None:
+        from campaign.core.dice_source import ServerDice as dice
+    app.state.dice = dice
     app.state.templates = templates
-    app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)))
-    return Guard(app, token, secure_cookie=secure_cookie)
+    app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)),
+                          lambda: overview_parts(templates, db, name))
+    return Guard(app, token, secure_cookie=secure_cookie, hosts=hosts,
+                 seat_of=lambda session_token: seat_for(db, campaign_id, session_token))

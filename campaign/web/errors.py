@@ -16,16 +16,37 @@ def _page(request, status: int, message: str):
     if request.url.path.startswith("/api/"):
         from starlette.responses import JSONResponse
 
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse({"error": message, "code": _CODES.get(status, "refused")}, status_code=status)
     return templates.TemplateResponse(request, "error.html", {"status": status, "message": message},
                                       status_code=status)
 
 
+_CODES = {400: "bad_input", 404: "not_found", 405: "method", 409: "refused"}
+
+
 def campaign_error(request, exc):
+    if request.url.path.startswith("/api/"):  # the table API's shape: Japanese first, with a code
+        from campaign.web.refusals import from_campaign_error, json_refusal
+
+        return json_refusal(from_campaign_error(exc))
     status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 409)
     return _page(request, status, str(exc))
 
 
 def http_error(request, exc):
-    messages = {404: "ページが見つかりません / Not found", 405: "読み取り専用です / Read only"}
+    messages = {404: "ページが見つかりません / Not found", 405: "この方法では受け付けません / Method not allowed"}
     return _page(request, exc.status_code, messages.get(exc.status_code, exc.detail))
+
+
+def database_error(request, exc):
+    """A permission the database refused (SQLSTATE 42501: a grant, row-level security, the
+    group-mode actor trigger) is a refusal like any other; anything else stays a 500."""
+    original = getattr(exc, "orig", None)
+    if getattr(original, "sqlstate", None) != "42501":
+        raise exc
+    message = str(original).splitlines()[0] if str(original) else "permission denied"
+    if request.url.path.startswith("/api/"):
+        from campaign.web.refusals import Refusal, json_refusal
+
+        return json_refusal(Refusal("refused", f"refused by the database: {message}"))
+    return _page(request, 403, f"refused by the database: {message}")

@@ -28,10 +28,20 @@ CACHE = 2000        # rendered rows kept for clients that lag behind
 
 
 class Feed:
-    def __init__(self, db, campaign_id: int, render_row: Callable[[dict[str, Any]], str]) -> None:
+    def __init__(self, db, campaign_id: int, render_row: Callable[[dict[str, Any]], str],
+                 render_state: Callable[[], dict[str, str]] | None = None) -> None:
         from campaign.services.browse import entries_after, head_seq
+        from campaign.services.calls import calls_signature
 
+        # The table server's calls are rows, not entries: their signature is probed with
+        # the head, and a change is a `calls` event (the table pages fetch /api/table).
+        self._calls_sig = lambda: calls_signature(db, campaign_id)
+        self.calls: tuple[int, int] = (0, 0)
         self._head_seq = lambda: head_seq(db, campaign_id)
+        # State after the newest entry (the overview's characters and missing board, as
+        # rendered HTML), computed once per head for every client: a `state` event.
+        self._render_state = render_state
+        self._state: tuple[int, str] | None = None
         self._entries_after = lambda after: entries_after(db, campaign_id, after)
         self._render_row = render_row
         self._head = 0
@@ -45,6 +55,7 @@ class Feed:
             async with self._lock:
                 if time.monotonic() - self._checked >= POLL:
                     self._head = await anyio.to_thread.run_sync(self._head_seq)
+                    self.calls = await anyio.to_thread.run_sync(self._calls_sig)
                     self._checked = time.monotonic()
         return self._head
 
@@ -67,16 +78,34 @@ class Feed:
                 self._rows.popitem(last=False)
         return rendered
 
+    async def state_at(self, seq: int) -> str:
+        """The `state` event's data once the ledger reached `seq` (rendered once per head)."""
+        cached = self._state
+        if cached is None or cached[0] < seq:
+            async with self._lock:
+                cached = self._state
+                if cached is None or cached[0] < seq:
+                    parts = await anyio.to_thread.run_sync(self._render_state)
+                    cached = self._state = (seq, json.dumps({"seq": seq, **parts}))
+        return cached[1]
+
     async def stream(self, after: int) -> AsyncIterator[str]:
         """The text/event-stream body: one `entry` event per new entry, newest last."""
         yield "retry: 1000\n\n"
         last, quiet_since = after, time.monotonic()
+        await self.head()
+        calls = self.calls
         while True:
             rows = await self.rows_after(last)
+            if self.calls != calls:
+                calls = self.calls
+                yield f"event: calls\ndata: {json.dumps({'pending': calls[1]})}\n\n"
             for seq, html in rows:
                 data = json.dumps({"seq": seq, "html": html})
                 yield f"id: {seq}\nevent: entry\ndata: {data}\n\n"
                 last = seq
+            if rows and self._render_state is not None:
+                yield f"event: state\ndata: {await self.state_at(last)}\n\n"
             now = time.monotonic()
             if rows:
                 quiet_since = now

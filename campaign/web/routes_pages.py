@@ -17,7 +17,8 @@ def routes():
     from starlette.routing import Route
 
     return [
-        Route("/", overview),
+        Route("/", home),
+        Route("/overview", overview),
         Route("/characters", characters),
         Route("/characters/{name:path}", character),
         Route("/missing", missing),
@@ -54,6 +55,15 @@ def _text(request, name: str) -> str | None:
     if "\x00" in text:
         raise BadInput(f"{name}: contains a NUL character")
     return text or None
+
+
+def home(request):
+    """A seated player's or GM's home is the table page (static/table.js fills it from
+    /api/table); a spectator's, the overview."""
+    seat = request.scope.get("state", {}).get("seat")
+    if seat is not None:
+        return _render(request, "table.html", seat=seat)
+    return overview(request)
 
 
 def overview(request):

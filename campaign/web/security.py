@@ -7,21 +7,38 @@ SameSite=Strict cookie and a redirect to the same URL without it, so the token d
 stay in the address bar, the browser history or a screenshot. Referrer-Policy
 no-referrer keeps it out of any Referer header too. Tokens are compared with
 hmac.compare_digest, which takes the same time whatever prefix matched.
+
+A seated player (a session cookie from an invite, campaign.services.invites) needs no
+read token: the session is the stronger credential. `/join/...` is open to everyone,
+since the invite code in the path is the credential there, and so is `/static/...`.
+
+Host names: a server on 127.0.0.1 is still reachable from any web page through DNS
+rebinding (evil.example resolves to 127.0.0.1 after the page loaded), and the page's
+requests then carry `Host: evil.example`. So only IP literals (no name to rebind),
+`localhost` and the names given with `serve --allow-host` are answered; anything else
+gets 421. Referrer-Policy is same-origin, not no-referrer: under no-referrer browsers
+send `Origin: null` with a same-origin POST, and the write checks need its Origin.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qsl, urlencode
 
 COOKIE = "campaign_token"
+SESSION_COOKIE = "campaign_session"
+# Open without the read token: the invite is the credential of /join/, and the static
+# files (the stylesheet, the scripts, the icon) are the package's own, no campaign data,
+# so a player's first page, the confirmation, is styled like the rest.
+OPEN_PATHS = ("/join/", "/static/")
 
 SECURITY_HEADERS = [
     (b"content-security-policy",
      b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
 ]
 
@@ -29,8 +46,8 @@ UNAUTHORIZED_PAGE = (
     "<!doctype html><html lang=\"ja\"><head><meta charset=\"utf-8\">"
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>401</title></head>"
     "<body><h1>401 合言葉が必要です / Token required</h1>"
-    "<p>GMから受け取ったリンク（?token=…）で開いてください。"
-    " Open the link with ?token=… that the GM gave you.</p></body></html>"
+    "<p>GMから受け取った招待リンク（/join/…）か観戦リンク（?token=…）で開いてください。"
+    " Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you.</p></body></html>"
 ).encode("utf-8")
 
 
@@ -38,10 +55,12 @@ class Guard:
     """Adds the security headers to every HTTP response and, when a token is in force,
     lets through only requests that carry it (query once, then the cookie)."""
 
-    def __init__(self, app, token: str | None, secure_cookie: bool = False) -> None:
+    def __init__(self, app, token: str | None, secure_cookie: bool = False, *, hosts=(), seat_of=None) -> None:
         self.app = app
         self.token = token.encode("utf-8") if token else None
         self.secure_cookie = secure_cookie
+        self.hosts = frozenset(["localhost", *(name.lower() for name in hosts)])
+        self.seat_of = seat_of
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -53,9 +72,37 @@ class Guard:
                 message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
 
-        if self.token is None:
-            await self.app(scope, receive, send_with_headers)
+        if not host_allowed(_header(scope, b"host"), self.hosts):
+            await _send_json(send_with_headers, "host")
             return
+        if not await self._seat(scope) and self.token is not None and not scope["path"].startswith(OPEN_PATHS):
+            await self._check_token(scope, receive, send_with_headers)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+    async def _seat(self, scope) -> bool:
+        """Put the request's seat (or None) and its CSRF token into the request state."""
+        import anyio.to_thread
+
+        from campaign.services.invites import csrf_token
+
+        token = _cookie(scope, SESSION_COOKIE)
+        seat = await anyio.to_thread.run_sync(self._lookup, token) if token and self.seat_of else None
+        state = scope.setdefault("state", {})
+        state["seat"], state["csrf"] = seat, (csrf_token(token) if seat is not None else None)
+        return seat is not None
+
+    def _lookup(self, token: str):
+        """The seat of a cookie; none when the database refuses this server's role the
+        seats (a server started on a player's role): that is no session, not a crash."""
+        try:
+            return self.seat_of(token)
+        except Exception as exc:
+            if getattr(getattr(exc, "orig", None), "sqlstate", None) == "42501":
+                return None
+            raise
+
+    async def _check_token(self, scope, receive, send_with_headers) -> None:
         # latin-1 both ways keeps every byte of the other parameters as it came
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True,
                           encoding="latin-1")
@@ -64,12 +111,12 @@ class Guard:
             if self._matches(given[-1]):
                 await self._set_cookie_and_redirect(scope, query, send_with_headers)
             else:
-                await self._refuse(send_with_headers)
+                await self._refuse(scope, send_with_headers)
             return
-        if self._matches(_cookie(scope)):
+        if self._matches(_cookie(scope, COOKIE)):
             await self.app(scope, receive, send_with_headers)
         else:
-            await self._refuse(send_with_headers)
+            await self._refuse(scope, send_with_headers)
 
     def _matches(self, given: str | None) -> bool:
         if given is None:
@@ -94,7 +141,10 @@ class Guard:
             (b"cache-control", b"no-store"), (b"content-length", b"0")]})
         await send({"type": "http.response.body", "body": b""})
 
-    async def _refuse(self, send) -> None:
+    async def _refuse(self, scope, send) -> None:
+        if scope["path"].startswith("/api/"):
+            await _send_json(send, "no_session")
+            return
         await send({"type": "http.response.start", "status": 401, "headers": [
             (b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-store"),
             (b"content-length", str(len(UNAUTHORIZED_PAGE)).encode())]})
@@ -114,7 +164,7 @@ def _on_this_server(path: str) -> str:
     return quote(path, safe="/%:@!$&'()*+,;=-._~", encoding="latin-1")
 
 
-def _cookie(scope) -> str | None:
+def _cookie(scope, wanted: str) -> str | None:
     for name, value in scope.get("headers", []):
         if name == b"cookie":
             jar = SimpleCookie()
@@ -122,6 +172,49 @@ def _cookie(scope) -> str | None:
                 jar.load(value.decode("latin-1"))
             except Exception:  # a malformed Cookie header is no token
                 return None
-            if COOKIE in jar:
-                return jar[COOKIE].value
+            if wanted in jar:
+                return jar[wanted].value
     return None
+
+
+def _header(scope, wanted: bytes) -> str | None:
+    for name, value in scope.get("headers", []):
+        if name == wanted:
+            return value.decode("latin-1")
+    return None
+
+
+def host_name(host: str | None) -> str | None:
+    """The name part of a Host header ("[::1]:8000" -> "::1", "Table.local." -> "table.local")."""
+    if not host:
+        return None
+    host = host.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        return host[1:end] if end > 0 else None
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    return name.rstrip(".") or None
+
+
+def host_allowed(host: str | None, names: frozenset[str]) -> bool:
+    name = host_name(host)
+    if name is None:
+        return False
+    try:
+        ipaddress.ip_address(name)
+        return True  # an address names no DNS record an attacker could rebind
+    except ValueError:
+        return name in names
+
+
+async def _send_json(send, code: str) -> None:
+    import json
+
+    from campaign.web.refusals import MESSAGES
+
+    status, message = MESSAGES[code]
+    body = json.dumps({"error": message, "code": code}, ensure_ascii=False).encode("utf-8")
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+        (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -94,7 +94,7 @@ def test_the_database_password_comes_from_a_pgpassfile_or_the_environment(passwo
 def test_no_warning_without_a_password(tmp_path):
     db = str(tmp_path / "c.db")
     done = _run("--db", db, "init", "卓")
-    assert done.exit_code == 0 and done.stderr.splitlines() == ["created campaign 卓 (gurps3-ja) and selected it"]
+    assert done.exit_code == 0 and done.stderr == "" and "created campaign 卓" in done.stdout
 
 
 def test_the_second_verify_process_gets_its_job_on_stdin(tmp_path, monkeypatch):

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from campaign.db.database import Database
-from campaign.db.migrate import upgrade
+from campaign.db.migrate import HEAD_REVISION, upgrade
 
 pytestmark = pytest.mark.dialect
 
@@ -71,7 +71,7 @@ def test_an_existing_group_is_narrowed_by_the_upgrade(pg_cluster):
             False,)
         policies = {row[0] for row in conn.execute("SELECT policyname FROM pg_policies")}
         assert {policy for policy in policies if "_player_" in policy} == set() and "ledger_gm" in policies
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0010",)
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD_REVISION,)
     with psycopg.connect(_dsn(pg_cluster, name, roles["Aki"]), autocommit=True) as aki:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="temporary tables"):
             aki.execute(SHADOW[0])

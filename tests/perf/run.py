@@ -519,7 +519,7 @@ with contextlib.ExitStack() as stack:
     apps = {}
     for db, name, _ in targets:
         if (db, name) not in apps:
-            apps[db, name] = stack.enter_context(TestClient(create_app(db, name, None)))
+            apps[db, name] = stack.enter_context(TestClient(create_app(db, name, None, hosts=("testserver",))))
     clients = [apps[db, name] for db, name, _ in targets]
     for client, (_, _, path) in zip(clients, targets):
         for _ in range(3):

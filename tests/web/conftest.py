@@ -72,7 +72,7 @@ def client_for(db_url: str, token: str | None = None):
 
         from campaign.web.app import create_app
 
-        return TestClient(create_app(db_url, None, token), follow_redirects=False)
+        return TestClient(create_app(db_url, None, token, hosts=("testserver",)), follow_redirects=False)
 
 
 @pytest.fixture

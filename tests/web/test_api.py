@@ -142,14 +142,21 @@ def test_a_history_page_is_one_indexed_range_query(table):
 def test_without_the_token_every_path_is_refused(table):
     cli, seqs = table
     client = client_for(cli.db, TOKEN)
-    for path in ("/", "/history", "/entries/1", "/api/chain", "/api/seals", "/api/feed", "/static/style.css",
-                 "/?token=wrong", "/?token=" + TOKEN[:-1]):
+    for path in ("/", "/history", "/entries/1", "/api/chain", "/api/seals", "/api/feed", "/api/table",
+                 "/api/session", "/?token=wrong", "/?token=" + TOKEN[:-1]):
         answer = client.get(path)
         assert answer.status_code == 401, path
-        assert "Token required" in answer.text and "テスト卓" not in answer.text
-        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert "テスト卓" not in answer.text
+        if path.startswith("/api/"):  # the API's refusals are JSON with a code
+            assert answer.json()["code"] == "no_session"
+        else:
+            assert "Token required" in answer.text
+        assert answer.headers["referrer-policy"] == "same-origin"
     client.cookies.set("campaign_token", "wrong")
     assert client.get("/").status_code == 401
+    # the package's own static files hold no campaign data: the invite's confirmation page is styled
+    assert client.get("/static/style.css").status_code == 200
+    assert client.get("/join/" + "x" * 43).status_code == 404
 
 
 def test_the_token_link_sets_a_strict_cookie_and_drops_the_parameter(table):
@@ -193,8 +200,9 @@ def test_the_feed_stream_sends_entries_then_keepalives(table, client, monkeypatc
     async def first(n):
         return [await stream.__anext__() for _ in range(n)]
 
-    retry, entry, keepalive = asyncio.run(first(3))
+    retry, entry, state, keepalive = asyncio.run(first(4))
     assert retry == "retry: 1000\n\n"
     head, event, data = entry.splitlines()[:3]
     assert (head, event) == (f"id: {seqs['seal']}", "event: entry") and data.startswith(f'data: {{"seq": {seqs["seal"]}, ')
+    assert state.startswith(f'event: state\ndata: {{"seq": {seqs["seal"]}, "characters": ')
     assert keepalive == ": keepalive\n\n"

@@ -60,7 +60,8 @@ def test_an_after_that_is_no_seq_is_a_400(feed_client, after):
     answer = client.get("/api/feed", params={"after": after})
     assert answer.status_code == 400
     message = answer.json()["error"]
-    assert message.startswith("after: ") and "\n" not in message and len(message) < 120
+    assert "after: " in message and "\n" not in message
+    assert len(message) < 160
 
 
 def test_chain_bounds_are_400_or_clamped(table):
@@ -84,7 +85,7 @@ def _redirect(raw_path: bytes, root_path: str = "") -> str:
 
     path = raw_path.decode("latin-1")
     scope = {"type": "http", "method": "GET", "path": path, "raw_path": raw_path, "root_path": root_path,
-             "query_string": f"token={TOKEN}&kind=roll".encode(), "headers": []}
+             "query_string": f"token={TOKEN}&kind=roll".encode(), "headers": [(b"host", b"127.0.0.1:8000")]}
     asyncio.run(Guard(never, TOKEN)(scope, receive, send))
     assert sent[0]["status"] == 303
     return dict(sent[0]["headers"])[b"location"].decode("ascii")

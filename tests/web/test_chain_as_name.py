@@ -18,7 +18,7 @@ def _client(db_url: str, campaign: str):
 
         from campaign.web.app import create_app
 
-        return TestClient(create_app(db_url, campaign, None), follow_redirects=False)
+        return TestClient(create_app(db_url, campaign, None, hosts=("testserver",)), follow_redirects=False)
 
 
 def test_the_chain_of_a_renamed_import_names_the_chain(db_url, tmp_path):

@@ -174,7 +174,7 @@ def test_security_headers_on_every_response(client):
         assert headers["content-security-policy"] == \
             "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"
         assert headers["x-content-type-options"] == "nosniff"
-        assert headers["referrer-policy"] == "no-referrer"
+        assert headers["referrer-policy"] == "same-origin"
 
 
 def test_no_write_endpoints(client):

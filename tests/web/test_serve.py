@@ -160,3 +160,15 @@ def test_serve_over_https_with_a_secure_cookie(db_url, serve, tmp_path):
         first = browser.get(started["url"])
         assert first.status_code == 303 and "; Secure" in first.headers["set-cookie"]
         assert browser.get(f"https://localhost:{started['port']}/").status_code == 200
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_serve_answers_only_addresses_localhost_and_allowed_host_names(db_url, serve):
+    Cli(db_url).run("init", "卓")
+    server = serve(db_url, "--allow-host", "Table.Local")
+    port = server.first_line.rsplit(":", 1)[1].strip("/")
+    for host, status in ((f"127.0.0.1:{port}", 200), (f"localhost:{port}", 200), (f"table.local:{port}", 200),
+                         (f"evil.example:{port}", 421)):
+        answer = httpx.get(server.first_line, headers={"host": host}, timeout=30)
+        assert answer.status_code == status, host
+    assert httpx.get(server.first_line + "api/session", timeout=30).json()["code"] == "no_session"

@@ -21,6 +21,15 @@
       body.insertBefore(row, body.firstChild);
       table.dispatchEvent(new CustomEvent("campaign:entry", { detail: { seq: data.seq } }));
     });
+    // The state after the newest entry: the overview's characters and missing board,
+    // rendered and escaped by the server with the page's own partials.
+    source.addEventListener("state", function (event) {
+      var data;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      Array.prototype.forEach.call(document.querySelectorAll("[data-live]"), function (part) {
+        if (typeof data[part.dataset.live] === "string") part.innerHTML = data[part.dataset.live];
+      });
+    });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -1,0 +1,129 @@
+"""`campaign call ...`: the GM asks a player to roll; the player taps it on the table server.
+
+A call is a pending row, not a ledger entry (services.calls says why); the roll that
+answers it is one, made by the same service as `campaign fright` / `campaign check`.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import Column, DiceOption, JsonOption, emit_json, print_text, render_rows, say
+
+app = typer.Typer(help="Calls: the GM asks for a roll, the character's player rolls it on the table server "
+                       "(`campaign serve`).\n\nExample: campaign call fright 鈴音 --mod -2", no_args_is_help=True)
+
+ReasonOption = typer.Option(None, "--reason", help="What the call is about (shown to the player).")
+
+
+def call_made(view, json_out: bool) -> None:
+    if json_out:
+        emit_json(view)
+        return
+    print_text(f"call #{view.call_id}: {view.prompt}")
+    say(f"waiting for {view.player or 'the GM'} to roll it on the table server "
+        f"(or `campaign call roll {view.call_id}`)")
+
+
+@app.command("fright")
+def call_fright(
+    ctx: typer.Context,
+    char: str = typer.Argument(..., help="The character facing something frightening."),
+    mod: int = typer.Option(0, "--mod", help="GM's modifier to the Will roll (+2, -3 ...)."),
+    severe_phobia: bool = typer.Option(False, "--severe-phobia", help="The object of the character's severe "
+                                                                      "phobia (-4)."),
+    reason: str = ReasonOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Call for a fright check (恐怖判定): the player's tap rolls it as `campaign fright`.
+
+    Example: campaign call fright 鈴音 --mod -2 --reason '屋敷の地下'
+    """
+    from campaign.services.calls import make_call
+
+    s = state(ctx)
+    call_made(make_call(s.db, s.campaign, s.actor, "fright", char, {"modifier": mod, "severe_phobia": severe_phobia},
+                    reason), json_out)
+
+
+@app.command("check")
+def call_check(
+    ctx: typer.Context,
+    check: str = typer.Argument(..., help="ability, skill or danger."),
+    char: str = typer.Argument(..., help="The character making the check."),
+    stat: str = typer.Argument(None, help="Stat to use (心, 技, 体 ...; danger: 感 by default)."),
+    target: int = typer.Option(None, "--target", help="Target number (ability, skill)."),
+    skill: int = typer.Option(None, "--skill", help="Skill level (skill)."),
+    difficulty: int = typer.Option(None, "--difficulty", help="Difficulty to exceed (danger)."),
+    mod: int = typer.Option(0, "--mod", help="GM's modifier."),
+    reason: str = ReasonOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """Call for a 2d6 check (能力判定, 技能判定, 危険感知), rolled as `campaign check` would.
+
+    Example: campaign call check ability 鈴音 技 --target 12
+    """
+    from campaign.services.calls import make_call
+
+    params = {"check": check, "stat": stat, "modifier": mod}
+    params.update({name: value for name, value in (("target", target), ("skill", skill),
+                                                    ("difficulty", difficulty)) if value is not None})
+    s = state(ctx)
+    call_made(make_call(s.db, s.campaign, s.actor, "check", char, params, reason), json_out)
+
+
+@app.command("list")
+def call_list(ctx: typer.Context, all_: bool = typer.Option(False, "--all", help="Rolled and cancelled calls too."),
+              json_out: bool = JsonOption) -> None:
+    """Pending calls (with --all, every call).
+
+    Example: campaign call list --json
+    """
+    from campaign.services.calls import list_calls
+
+    s = state(ctx)
+    calls = list_calls(s.db, s.campaign, pending=not all_)
+    if json_out:
+        emit_json({"calls": calls})
+        return
+    rows = [[c.call_id, c.state, c.character, c.player or "GM", c.prompt, c.result_seq or ""] for c in calls]
+    render_rows("calls", ["id", "state", Column("character", keep=True), "player", "call", "entry"], rows, "table",
+                records=calls, empty="呼び出しはありません (no pending calls)")
+
+
+@app.command("cancel")
+def call_cancel(ctx: typer.Context, call_id: int = typer.Argument(..., help="The call's id."),
+                json_out: bool = JsonOption) -> None:
+    """Take a pending call back (it leaves nothing in the ledger).
+
+    Example: campaign call cancel 3
+    """
+    from campaign.services.calls import cancel_call
+
+    s = state(ctx)
+    done = cancel_call(s.db, s.campaign, call_id, s.actor)
+    emit_json(done) if json_out else say(f"call #{done.call_id} cancelled")
+
+
+@app.command("roll")
+def call_roll(ctx: typer.Context, call_id: int = typer.Argument(..., help="The call's id."),
+              dice: str = DiceOption, json_out: bool = JsonOption) -> None:
+    """Roll a pending call yourself (for an absent player), through the same service.
+
+    Example: campaign call roll 3 --dice 3,4,5
+    """
+    from campaign.services.browse import campaign_identity
+    from campaign.services.calls import roll_call
+    from campaign.services.history import show_entry
+
+    s = state(ctx)
+    campaign_id, name = campaign_identity(s.db, s.campaign)
+    done = roll_call(s.db, campaign_id, name, call_id, s.actor, s.dice(dice))
+    entry = show_entry(s.db, name, done.seq)
+    if json_out:
+        emit_json({"call_id": done.call.call_id, "seq": done.seq, "entry": entry})
+        return
+    outcome = entry.get("outcome") or ""
+    print_text(f"call #{done.call.call_id} → #{done.seq} {entry['kind']} {entry['character']} "
+               f"{entry.get('expression') or ''} {entry.get('dice')} {outcome}")

@@ -1,0 +1,100 @@
+"""`campaign invite PLAYER`: a one-time link that seats a player at `campaign serve`.
+
+`invite PLAYER` is the common case, so it needs no verb; `invite list` and `invite
+revoke PLAYER` are the other two (a player literally named "list" or "revoke" is
+invited with `invite new list`).
+"""
+
+from __future__ import annotations
+
+import typer
+from typer.core import TyperGroup
+
+from campaign.cli.context import state
+from campaign.cli.output import Column, JsonOption, emit_json, local_time, print_text, render_rows, say
+
+
+class _DefaultNew(TyperGroup):
+    """A first word that is no verb is the player to invite: `invite Aki` = `invite new Aki`."""
+
+    def resolve_command(self, ctx, args):
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            return "new", self.commands["new"], args
+        return super().resolve_command(ctx, args)
+
+
+app = typer.Typer(cls=_DefaultNew, no_args_is_help=True,
+                  help="Invite players to the table server (`campaign serve`): one-time links that become "
+                       "session cookies; list and revoke them.\n\nExample: campaign invite Aki --expires 2day")
+
+
+def _seconds(text: str) -> int:
+    from campaign.core.gametime import parse_span
+
+    return parse_span(text, "--expires").seconds
+
+
+@app.command("new")
+def invite_new(
+    ctx: typer.Context,
+    player: str = typer.Argument(..., help="The player to seat (a player of the campaign), or with --gm the "
+                                           "name the GM's entries carry (usually GM)."),
+    gm: bool = typer.Option(False, "--gm", help="The invite gives the GM's rights (calls, any character)."),
+    expires: str = typer.Option("7day", "--expires", help="How long the link stays good: 30min, 12h, 7day (at most 90day)."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Make a one-time invite link (shown once: only its hash is stored).
+
+    Share the path after the server's address: http://192.168.1.20:8000/join/....
+    Opening it asks to confirm; confirming signs the browser in as PLAYER.
+
+    Example: campaign invite Aki --expires 2day
+    """
+    from campaign.services.invites import invite
+
+    s = state(ctx)
+    made = invite(s.db, s.campaign, player, gm=gm, expires_in=_seconds(expires))
+    if json_out:
+        emit_json(made)
+        return
+    print_text(made.join_path)
+    say(f"invite for {made.player}{' (GM)' if made.gm else ''}, good once until {made.expires}: "
+        "give the server's address followed by this path")
+
+
+@app.command("list")
+def invite_list(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+    """Invites (pending, used, expired, revoked) and sessions of the campaign.
+
+    Example: campaign invite list --json
+    """
+    from campaign.services.invites import list_invites
+
+    s = state(ctx)
+    listed = list_invites(s.db, s.campaign)
+    if json_out:
+        emit_json(listed)
+        return
+    rows = [[r.player, "GM" if r.gm else "", r.state, local_time(r.created), local_time(r.expires)]
+            for r in listed.invites]
+    render_rows("invites", [Column("player", keep=True), "rights", "state", "created", "expires"], rows, "table",
+                records=listed.invites, empty="招待はありません (no invites)")
+    rows = [[r.id, r.player, "GM" if r.gm else "", local_time(r.created), local_time(r.revoked) if r.revoked else "active"]
+            for r in listed.sessions]
+    render_rows("sessions", ["id", Column("player", keep=True), "rights", "created", "state"], rows, "table",
+                records=listed.sessions, empty="セッションはありません (no sessions)")
+
+
+@app.command("revoke")
+def invite_revoke(ctx: typer.Context, player: str = typer.Argument(..., help="Whose seat to take away."),
+                  json_out: bool = JsonOption) -> None:
+    """End every session of PLAYER at once and cancel their unused invites.
+
+    Example: campaign invite revoke Aki
+    """
+    from campaign.services.invites import revoke
+
+    s = state(ctx)
+    done = revoke(s.db, s.campaign, player)
+    emit_json(done) if json_out else say(f"{done.player}: {done.sessions} session(s) ended, "
+                                         f"{done.invites} invite(s) cancelled")

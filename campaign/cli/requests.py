@@ -1,0 +1,62 @@
+"""`campaign requests ...`: players' void requests, for the GM to grant or refuse."""
+
+from __future__ import annotations
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import Column, JsonOption, emit_json, render_rows, say
+
+app = typer.Typer(help="Players' void requests (from the table server's page, or `history void` in group "
+                       "mode): list, approve, refuse.\n\nExample: campaign requests refuse 57 --reason '判定は有効'",
+                  no_args_is_help=True)
+
+
+@app.command("list")
+def requests_list(ctx: typer.Context, all_: bool = typer.Option(False, "--all", help="Answered requests too."),
+                  json_out: bool = JsonOption) -> None:
+    """Open void requests (with --all, every one and how it was answered).
+
+    Example: campaign requests list --json
+    """
+    from campaign.services.void_answers import list_requests
+
+    s = state(ctx)
+    found = list_requests(s.db, s.campaign, open_only=not all_)
+    if json_out:
+        emit_json({"requests": found})
+        return
+    rows = [[r.seq, r.state, r.on_behalf_of or r.actor, r.requested_void, r.reason or ""] for r in found]
+    render_rows("void requests", ["seq", "state", Column("player", keep=True), "entry", "reason"], rows, "table",
+                records=found, empty="取消の依頼はありません (no open void requests)")
+
+
+@app.command("approve")
+def requests_approve(ctx: typer.Context, seq: int = typer.Argument(..., help="The void request entry to grant."),
+                     cascade: bool = typer.Option(False, "--cascade", help="Also void the later entries that "
+                                                                           "depend on it."),
+                     json_out: bool = JsonOption) -> None:
+    """Grant a void request (as `history approve`): the requested entry is voided.
+
+    Example: campaign requests approve 57
+    """
+    from campaign.services.void_answers import requests_service
+
+    s = state(ctx)
+    voided = requests_service().approve(s.db, s.campaign, s.actor, seq, cascade=cascade)
+    emit_json(voided) if json_out else say(f"voided #{voided.voided} (entry #{voided.seq}) as requested in #{seq}")
+
+
+@app.command("refuse")
+def requests_refuse(ctx: typer.Context, seq: int = typer.Argument(..., help="The void request entry to refuse."),
+                    reason: str = typer.Option(..., "--reason", help="Why (recorded, shown to the player)."),
+                    json_out: bool = JsonOption) -> None:
+    """Refuse a void request: a `void_refusal` entry names it; the entry stays.
+
+    Example: campaign requests refuse 57 --reason '判定は有効'
+    """
+    from campaign.services.void_answers import refuse
+
+    s = state(ctx)
+    done = refuse(s.db, s.campaign, s.actor, seq, reason)
+    emit_json(done) if json_out else say(f"refused void request #{seq} (entry #{done.seq})")

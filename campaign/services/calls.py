@@ -1,0 +1,304 @@
+"""The GM calls, the player rolls: pending rows a single roll resolves.
+
+Why calls are not ledger entries: a call changes no state and rolls no die; it is a
+question ("roll your fright check, Will −2"). What a dispute needs is the answer, and
+the answer is an ordinary ledger entry (a fright check, a 2d6 check) made by the same
+service as `campaign fright` / `campaign check`, whose record says which call it
+answered (detail.via.call) and whose record holds the modifier the call set. A call
+that is cancelled leaves no trace in the chain, like a question the GM took back.
+The rows live in `table_calls` (migration 0011), outside the projection, not exported.
+
+At most one roll per call: the roll's write transaction takes the campaign's append
+lock, finds the call still pending, writes the entry and marks the call rolled with
+its seq before committing (services.table_writes.GuardedDatabase). A second tap, a
+retry or a GM's `call roll` racing the player find it rolled and are refused, or, with
+the same idempotency key, get the first roll back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.core.dice_source import DiceSource
+from campaign.db.database import Database
+from campaign.db.models_table import TableCall
+from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.services.common import active_character_named, campaign_named, clean_text
+from campaign.services.invites import Seat
+
+CHECKS = ("ability", "skill", "danger")
+_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class CallView:
+    call_id: int
+    kind: str
+    character: str
+    player: str | None
+    params: dict[str, Any]
+    reason: str | None
+    state: str
+    created_by: str
+    created_at: str
+    result_seq: int | None
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallRolled:
+    seq: int
+    call: CallView
+    replayed: bool
+
+
+class NotYourCall(RuleRefused):
+    """A player tried to answer a call made for someone else's character."""
+
+
+def prompt_of(kind: str, character: str, params: dict[str, Any]) -> str:
+    """What the player's page says: 「恐怖判定を振ってください: 鈴音 修正 −2」."""
+    def signed(n: int) -> str:
+        return f"{n:+d}".replace("-", "−")
+
+    if kind == "fright":
+        mod = params.get("modifier", 0)
+        return f"恐怖判定を振ってください: {character}" + (f" 修正 {signed(mod)}" if mod else "")
+    if kind == "check":
+        what = {"ability": "能力判定", "skill": "技能判定", "danger": "危険感知"}[params["check"]]
+        goal = f"目標 {params['target']}" if "target" in params else f"難易度 {params.get('difficulty')}"
+        return f"{what}を振ってください: {character} {params.get('stat', '')} {goal}".replace("  ", " ")
+    names = "、".join(params.get("characters") or [character])
+    return f"再会判定を振ってください: {names}（シナリオ #{params.get('scenario')} の終わり）"
+
+
+def _view(row: TableCall) -> CallView:
+    return CallView(call_id=row.id, kind=row.kind, character=row.character, player=row.player,
+                    params=dict(row.params or {}), reason=row.reason, state=row.state, created_by=row.created_by,
+                    created_at=row.created_at, result_seq=row.result_seq,
+                    prompt=prompt_of(row.kind, row.character, row.params or {}))
+
+
+def _bounded(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _LIMIT:
+        raise BadInput(f"{what} must be a whole number within ±{_LIMIT}")
+    return value
+
+
+def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters a call stores, checked now so a bad call is refused when made."""
+    if kind == "fright":
+        return {"modifier": _bounded(params.get("modifier", 0), "--mod"),
+                "severe_phobia": bool(params.get("severe_phobia", False))}
+    if kind == "check":
+        check = params.get("check")
+        if check not in CHECKS:
+            raise BadInput(f"check: one of {', '.join(CHECKS)}")
+        stat = params.get("stat") or ("感" if check == "danger" else None)
+        if not isinstance(stat, str) or not stat.strip() or len(stat) > 50:
+            raise BadInput("check: the stat to use (心, 技, 体 ...)")
+        out: dict[str, Any] = {"check": check, "stat": stat.strip()}
+        if check == "danger":
+            out["difficulty"] = _bounded(params.get("difficulty"), "--difficulty")
+        else:
+            out["target"] = _bounded(params.get("target"), "--target")
+        if check == "skill":
+            out["skill"] = _bounded(params.get("skill"), "--skill")
+        mods = params.get("modifier", 0)
+        out["modifier"] = _bounded(mods, "--mod")
+        return out
+    if kind == "reunion":
+        award = params.get("award")
+        elapsed = params.get("elapsed")
+        if award is not None:
+            from campaign.services.lifecycle import check_award
+
+            award = check_award(award)
+        if elapsed is not None:
+            from campaign.core.gametime import parse_span
+
+            parse_span(elapsed, "--elapsed")
+        return {"award": award, "elapsed": elapsed}
+    raise BadInput(f"call kind: fright, check or reunion, not {kind!r}")
+
+
+def make_call(db: Database, campaign_name: str | None, actor: str, kind: str, character: str,
+              params: dict[str, Any] | None = None, reason: str | None = None) -> CallView:
+    """A pending call for `character`, to be rolled by the character's player."""
+    params = check_params(kind, params or {})
+    reason = clean_text(reason, "--reason")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        row = active_character_named(session, campaign, character, "be called to roll")
+        waiting = session.scalar(select(TableCall.id).where(
+            TableCall.campaign_id == campaign.id, TableCall.kind == kind, TableCall.character == row.name,
+            TableCall.state == "pending"))
+        if waiting is not None:  # a double tap on the GM's button, or a call made twice
+            raise RuleRefused(f"call #{waiting} ({kind}) for {row.name} is still pending: cancel it first")
+        if kind == "check":  # refused now, not when the player taps
+            from campaign.services.check_records import stat_of
+
+            stat_of(row, params["stat"])
+        call = TableCall(campaign_id=campaign.id, kind=kind, character=row.name,
+                         player=row.player.name if row.player is not None else None, params=params, reason=reason,
+                         created_by=str(actor), created_at=ledger.utc_now(), state="pending")
+        session.add(call)
+        session.flush()
+        return _view(call)
+
+
+def call_scenario_end(db: Database, campaign_name: str | None, actor: str, award: int | None = None,
+                      elapsed: str | None = None) -> CallView:
+    """`scenario end --call`: the open scenario ends when the missing characters' player
+    taps the call, which rolls their reunion checks with the server's dice (R4: the
+    missing character's player rolls). One call for the whole end, since the end and its
+    reunion checks are one transaction; so the missing characters must share a player."""
+    from campaign.services.missing import open_disappearances, open_scenario, playing_player
+
+    params = check_params("reunion", {"award": award, "elapsed": elapsed})
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        scenario = open_scenario(session, campaign)
+        if scenario is None:
+            raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
+        from campaign.db.models import Character
+
+        missing = [session.get(Character, d.character_id) for d in open_disappearances(session, campaign)]
+        if not missing:
+            raise RuleRefused("nobody is missing, so there is no reunion roll to call for: end it without --call")
+        players = {playing_player(character) for character in missing}
+        if len(players) != 1 or None in players:
+            raise RuleRefused("--call: the missing characters have different players (or none); one call ends "
+                              "the scenario, so roll with `scenario end` (--dice CHAR=FACE) instead")
+        pending = session.scalar(select(TableCall.id).where(TableCall.campaign_id == campaign.id,
+                                                            TableCall.kind == "reunion",
+                                                            TableCall.state == "pending"))
+        if pending is not None:
+            raise RuleRefused(f"call #{pending} already ends this scenario")
+        params.update(scenario=scenario.number, characters=[c.name for c in missing])
+        call = TableCall(campaign_id=campaign.id, kind="reunion", character=missing[0].name,
+                         player=players.pop(), params=params, reason=None, created_by=str(actor),
+                         created_at=ledger.utc_now(), state="pending")
+        session.add(call)
+        session.flush()
+        return _view(call)
+
+
+def list_calls(db: Database, campaign_name: str | None, *, player: str | None = None,
+               pending: bool = True) -> tuple[CallView, ...]:
+    """The calls of the campaign (pending ones by default), oldest first; `player`: only
+    those for that player's characters."""
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        query = select(TableCall).where(TableCall.campaign_id == campaign.id)
+        if pending:
+            query = query.where(TableCall.state == "pending")
+        if player is not None:
+            query = query.where(TableCall.player == player)
+        return tuple(_view(row) for row in session.scalars(query.order_by(TableCall.id)))
+
+
+def _call(session: Session, campaign_id: int, call_id: int) -> TableCall:
+    row = session.get(TableCall, call_id)
+    if row is None or row.campaign_id != campaign_id:
+        raise NotFound(f"no call #{call_id}")
+    return row
+
+
+def cancel_call(db: Database, campaign_name: str | None, call_id: int, actor: str) -> CallView:
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        ledger.lock_campaign(session, campaign.id)
+        row = _call(session, campaign.id, call_id)
+        if row.state != "pending":
+            raise RuleRefused(f"call #{call_id} is already {row.state}")
+        row.state, row.resolved_by, row.resolved_at = "cancelled", str(actor), ledger.utc_now()
+        session.flush()
+        return _view(row)
+
+
+def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id: int, actor: str,
+              source: DiceSource, *, seat: Seat | None = None, key: str | None = None) -> CallRolled:
+    """Roll call `call_id` through its service: the entry's seq and the call, now rolled.
+
+    `seat` (the table server) must be the GM or the call's player; without one the
+    caller is the CLI, i.e. the GM rolling for an absent player."""
+    from campaign.services.table_writes import GuardedDatabase, Replayed, seat_actor
+
+    with db.read() as session:
+        row = _call(session, campaign_id, call_id)
+        kind, character, params = row.kind, row.character, dict(row.params or {})
+        # Ending a scenario is the GM's act (its awards, its time): the end and its reunion
+        # entries keep the GM who called as actor, and the reunion its player as
+        # on_behalf_of (R4, services.scenarios), while detail.via names the tap's session.
+        ender = row.created_by if kind == "reunion" else None
+
+    def before(session: Session) -> None:
+        call = _call(session, campaign_id, call_id)
+        if seat is not None and not seat.gm and call.player != seat.player:
+            raise NotYourCall(f"call #{call_id} is for {call.character}, not a character of {seat.player}")
+        if call.state != "pending":
+            raise RuleRefused(f"call #{call_id} is already {call.state}"
+                              + (f" (entry #{call.result_seq})" if call.result_seq else ""))
+        if call.kind == "reunion":
+            from campaign.db.models import Campaign
+            from campaign.services.missing import open_scenario
+
+            scenario = open_scenario(session, session.get(Campaign, campaign_id))
+            if scenario is None or scenario.number != call.params.get("scenario"):
+                raise RuleRefused(f"call #{call_id} ends scenario #{call.params.get('scenario')}, which is no "
+                                  "longer the open one: cancel it")
+
+    def after(session: Session, first: int, last: int) -> None:
+        call = _call(session, campaign_id, call_id)
+        call.state, call.result_seq = "rolled", first
+        call.resolved_by, call.resolved_at = str(actor), ledger.utc_now()
+
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, after=after)
+    via = {"call": call_id, **({"session": seat.session_id} if seat is not None else {})}
+    who = seat_actor(db, ender or str(actor), via)
+    replayed = False
+    try:
+        seq = _dispatch(guarded, campaign_name, who, source, kind, character, params)
+    except Replayed as done:  # the same request again: its roll, not a second one
+        seq, replayed = done.first_seq, True
+    with db.read() as session:
+        return CallRolled(seq=seq, call=_view(_call(session, campaign_id, call_id)), replayed=replayed)
+
+
+def _dispatch(db, campaign_name, actor, source, kind: str, character: str, params: dict[str, Any]) -> int:
+    if kind == "fright":
+        from campaign.services.fright import fright_check
+
+        return fright_check(db, campaign_name, actor, character, source, modifier=params.get("modifier", 0),
+                            severe_phobia=params.get("severe_phobia", False)).seq
+    if kind == "check":
+        mods = [("GM", params["modifier"])] if params.get("modifier") else []
+        if params["check"] == "danger":
+            from campaign.services.checks import danger_sense
+
+            return danger_sense(db, campaign_name, actor, source, character=character,
+                                difficulty=params["difficulty"], stat=params["stat"], modifiers=mods).seq
+        from campaign.services.checks import ability_check
+
+        return ability_check(db, campaign_name, actor, source, character=character, stat=params["stat"],
+                             target=params["target"], skill=params.get("skill"), modifiers=mods).seq
+    from campaign.services.scenarios import end_scenario
+
+    return end_scenario(db, campaign_name, actor, [], source, params.get("award"), elapsed=params.get("elapsed")).seq
+
+
+def calls_signature(db: Database, campaign_id: int) -> tuple[int, int]:
+    """(newest pending id, pending count): changes whenever a call is made, rolled or
+    cancelled, so the live feed can tell pages to look again (calls are no entries)."""
+    from sqlalchemy import func
+
+    with db.read() as session:
+        newest, count = session.execute(select(func.max(TableCall.id), func.count()).where(
+            TableCall.campaign_id == campaign_id, TableCall.state == "pending")).one()
+        return newest or 0, count

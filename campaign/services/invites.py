@@ -1,0 +1,221 @@
+"""Seats at the table: one-time invites that become session cookies, and their revocation.
+
+Why invites and not passwords: players join from a link the GM drops into the group's
+chat; nobody has to choose, remember or type a password on a phone. An invite is 256
+random bits (`secrets.token_urlsafe(32)`), good once, until it expires; opening it asks
+for a confirmation (a link preview bot that fetches the page consumes nothing), and
+confirming trades it for a session token of 256 bits more, set as an HttpOnly cookie.
+
+Only SHA-256 digests of codes and tokens are stored (campaign.db.models_table), so the
+database, a backup or a stolen copy of it opens no seat. Revoking a player ends every
+session of theirs at once: each request looks its session up (one indexed row), there
+is no cache to outlive a revocation.
+
+The CSRF token of a session is derived from its token (SHA-256 over a label and the
+token), so it needs no column and no server secret: only a holder of the cookie, or a
+page the server gave it to (GET /api/session), knows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import select, update
+
+from campaign.db.database import Database
+from campaign.db.models_table import WebInvite, WebSession
+from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.services.common import campaign_named, clean_name, player_named
+
+CODE_BYTES = 32  # 256 random bits per invite code and per session token
+DEFAULT_EXPIRY = 7 * 86400
+MAX_EXPIRY = 90 * 86400
+JOIN_PREFIX = "/join/"
+_STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def csrf_token(session_token: str) -> str:
+    return hashlib.sha256(b"campaign-csrf\x00" + session_token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Invited:
+    """`campaign invite PLAYER`: the link to share (shown once: only its hash is kept)."""
+
+    player: str
+    join_path: str
+    expires: str
+    gm: bool
+
+
+@dataclass(frozen=True, slots=True)
+class InviteRow:
+    player: str
+    gm: bool
+    state: str  # pending | used | expired | revoked
+    created: str
+    expires: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    id: int
+    player: str
+    gm: bool
+    created: str
+    revoked: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class InviteList:
+    invites: tuple[InviteRow, ...]
+    sessions: tuple[SessionRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Revoked:
+    player: str
+    invites: int
+    sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who a request comes from: the session's row id, the actor it records, GM or not."""
+
+    session_id: int
+    player: str
+    gm: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A consumed invite: the new session token (for the cookie, never stored) and seat."""
+
+    token: str
+    seat: Seat
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime(_STAMP)
+
+
+def invite(db: Database, campaign_name: str | None, player: str, *, gm: bool = False,
+           expires_in: int = DEFAULT_EXPIRY) -> Invited:
+    """A one-time invite for `player` (a player of the campaign; with `gm`, any name the
+    ledger should record for the GM's seat, usually "GM")."""
+    if isinstance(expires_in, bool) or not 60 <= expires_in <= MAX_EXPIRY:
+        raise BadInput(f"--expires must be between 1 minute and {MAX_EXPIRY // 86400} days")
+    code = secrets.token_urlsafe(CODE_BYTES)
+    now = _now()
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        name = clean_name(player, "player") if gm else player_named(session, campaign, player).name
+        row = WebInvite(campaign_id=campaign.id, player=name, is_gm=gm, code_hash=digest(code),
+                        created_at=_stamp(now), expires_at=_stamp(now + timedelta(seconds=expires_in)))
+        session.add(row)
+        session.flush()
+        return Invited(player=name, join_path=JOIN_PREFIX + code, expires=row.expires_at, gm=gm)
+
+
+def _state(row: WebInvite, now: str) -> str:
+    if row.revoked_at is not None:
+        return "revoked"
+    if row.used_at is not None:
+        return "used"
+    return "expired" if row.expires_at <= now else "pending"
+
+
+def list_invites(db: Database, campaign_name: str | None) -> InviteList:
+    now = _stamp(_now())
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        invites = session.scalars(select(WebInvite).where(WebInvite.campaign_id == campaign.id)
+                                  .order_by(WebInvite.id)).all()
+        sessions = session.scalars(select(WebSession).where(WebSession.campaign_id == campaign.id)
+                                   .order_by(WebSession.id)).all()
+        return InviteList(
+            invites=tuple(InviteRow(player=r.player, gm=r.is_gm, state=_state(r, now), created=r.created_at,
+                                    expires=r.expires_at) for r in invites),
+            sessions=tuple(SessionRow(id=r.id, player=r.player, gm=r.is_gm, created=r.created_at,
+                                      revoked=r.revoked_at) for r in sessions))
+
+
+def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
+    """End every session of `player` and cancel their unused invites, at once."""
+    name = clean_name(player, "player")
+    now = _stamp(_now())
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        invites = session.execute(update(WebInvite).where(
+            WebInvite.campaign_id == campaign.id, WebInvite.player == name, WebInvite.used_at.is_(None),
+            WebInvite.revoked_at.is_(None)).values(revoked_at=now)).rowcount
+        sessions = session.execute(update(WebSession).where(
+            WebSession.campaign_id == campaign.id, WebSession.player == name,
+            WebSession.revoked_at.is_(None)).values(revoked_at=now)).rowcount
+        if not invites and not sessions:
+            raise NotFound(f"{name!r} has no open invite or session in campaign {campaign.name!r}")
+        return Revoked(player=name, invites=invites, sessions=sessions)
+
+
+def _code_ok(code: str) -> bool:
+    return 16 <= len(code) <= 100 and code.isascii() and all(ch.isalnum() or ch in "-_" for ch in code)
+
+
+def pending_invite(db: Database, campaign_id: int, code: str) -> WebInvite | None:
+    """The invite a code opens, if it can still be used (the confirm page); consumes nothing."""
+    if not _code_ok(code):
+        return None
+    with db.read() as session:
+        row = session.scalar(select(WebInvite).where(WebInvite.code_hash == digest(code),
+                                                     WebInvite.campaign_id == campaign_id))
+        return row if row is not None and _state(row, _stamp(_now())) == "pending" else None
+
+
+def join(db: Database, campaign_id: int, code: str) -> Joined:
+    """Consume the invite and open a session. The consuming UPDATE names the invite's
+    unused state in its WHERE, so of two confirmations racing, exactly one wins."""
+    if not _code_ok(code):
+        raise NotFound("this invite does not exist")
+    now = _stamp(_now())
+    token = secrets.token_urlsafe(CODE_BYTES)
+    with db.write() as session:
+        row = session.scalar(select(WebInvite).where(WebInvite.code_hash == digest(code),
+                                                     WebInvite.campaign_id == campaign_id))
+        if row is None:
+            raise NotFound("this invite does not exist")
+        state = _state(row, now)
+        if state != "pending":
+            raise RuleRefused(f"this invite is {state}")
+        won = session.execute(update(WebInvite).where(WebInvite.id == row.id, WebInvite.used_at.is_(None))
+                              .values(used_at=now)).rowcount
+        if won != 1:
+            raise RuleRefused("this invite is used")
+        seat = WebSession(campaign_id=campaign_id, player=row.player, is_gm=row.is_gm, token_hash=digest(token),
+                          invite_id=row.id, created_at=now)
+        session.add(seat)
+        session.flush()
+        return Joined(token=token, seat=Seat(session_id=seat.id, player=seat.player, gm=seat.is_gm))
+
+
+def seat_for(db: Database, campaign_id: int, token: str | None) -> Seat | None:
+    """The live session a cookie token belongs to, else None (unknown, revoked, malformed)."""
+    if not token or not _code_ok(token):
+        return None
+    with db.read() as session:
+        row = session.execute(select(WebSession.id, WebSession.player, WebSession.is_gm).where(
+            WebSession.token_hash == digest(token), WebSession.campaign_id == campaign_id,
+            WebSession.revoked_at.is_(None))).first()
+    return None if row is None else Seat(session_id=row.id, player=row.player, gm=bool(row.is_gm))
+

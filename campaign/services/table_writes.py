@@ -1,0 +1,279 @@
+"""Writes that come through the table server: who, how, and at most once.
+
+Three things every write of a signed-in seat needs, whatever service it calls:
+
+- **Who.** The actor is the session's player (SeatActor), never a field of the request;
+  the entry records how it came (detail.via: the session's id, the call it answers).
+- **Whose character.** A player acts on their own characters only; the check runs in
+  the write transaction itself, under the campaign's append lock, so a character moved
+  to another player between two requests cannot slip through.
+- **At most once.** A phone on a bad connection retries, a thumb taps twice. Each write
+  carries an idempotency key; the key is stored (web_requests) in the same transaction
+  as the entries it produced, and a second request with the key finds the row and gets
+  the same entries back (Replayed) instead of rolling again.
+
+The services themselves (rolls, fright, checks) stay as the CLI uses them: they receive
+a GuardedDatabase, a Database whose first write transaction runs the checks above after
+taking the campaign lock and records the request before it commits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.core.dice_source import DiceSource
+from campaign.db.database import Database
+from campaign.errors import BadInput, RuleRefused
+from campaign.services.invites import Seat
+
+COMMAND_LIMIT = 200
+REQUESTABLE = ("roll", "check", "fright", "table")  # what a void request may name (as approval checks)
+_KEY = re.compile(r"[A-Za-z0-9_\-]{8,100}")
+
+
+class SeatActor(str):
+    """The player's name as the ledger's actor, carrying `via` for the entry's detail."""
+
+    via: dict[str, Any]
+
+    def __new__(cls, name: str, via: dict[str, Any]) -> SeatActor:
+        made = super().__new__(cls, name)
+        made.via = via
+        return made
+
+
+def seat_actor(db: Database, name: str, via: dict[str, Any]) -> SeatActor:
+    """The actor to record for `name` (the seat's player) coming through the server.
+
+    On a group-mode database the server signs in as the GM's role, which the ledger's
+    actor trigger (migration 0007) lets record only "GM": there the entry says actor GM,
+    on behalf of the player (detail.on_behalf_of), as for the GM's `--as`. Once group
+    mode drops player roles (issue 29 item 7) the trigger can let the server's role
+    record the seat's player itself."""
+    from campaign.services.group import signed_in
+
+    who = signed_in(db)
+    if who is not None and who.kind == "gm" and name != who.name:
+        actor = SeatActor(who.name, via)
+        actor.on_behalf_of = name  # type: ignore[attr-defined]
+        return actor
+    return SeatActor(name, via)
+
+
+def made_by(record: dict[str, Any], player: str) -> bool:
+    """Whether `player` made the entry: its actor, or the one the GM's role acted for."""
+    return record.get("actor") == player or (record.get("detail") or {}).get("on_behalf_of") == player
+
+
+class Replayed(Exception):
+    """The idempotency key was used before: these are the entries it produced."""
+
+    def __init__(self, first_seq: int, last_seq: int) -> None:
+        super().__init__(f"already done: #{first_seq}")
+        self.first_seq, self.last_seq = first_seq, last_seq
+
+
+class NotYours(RuleRefused):
+    """A seat asked to act on a character that is not its player's."""
+
+
+def idempotency_key(value: Any) -> str:
+    if not isinstance(value, str) or not _KEY.fullmatch(value):
+        raise BadInput("idempotency_key: 8 to 100 letters, digits, - or _")
+    return value
+
+
+class GuardedDatabase:
+    """`db` for one request: its first write() locks the campaign, runs `before` (refusals,
+    replays), lets the service write, then runs `after(session, first_seq, last_seq)`
+    and records the idempotency key, all in the service's own transaction. Without a
+    seat and key (the GM's CLI) only `before` and `after` run."""
+
+    def __init__(self, db: Database, campaign_id: int, seat: Seat | None, key: str | None,
+                 before: Callable[[Session], None] | None = None,
+                 after: Callable[[Session, int, int], None] | None = None) -> None:
+        self._db, self._campaign_id, self._seat, self._key = db, campaign_id, seat, key
+        self._before, self._after = before, after
+        self._used = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db, name)
+
+    def read(self):
+        return self._db.read()
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        from campaign.db.models_table import WebRequest
+
+        if self._used:  # every service this wraps writes in one transaction
+            raise RuntimeError("a guarded request writes once")
+        self._used = True
+        with self._db.write() as session:
+            ledger.lock_campaign(session, self._campaign_id)
+            keyed = self._seat is not None and self._key is not None
+            done = session.get(WebRequest, (self._seat.session_id, self._key)) if keyed else None
+            if done is not None:
+                raise Replayed(done.first_seq, done.last_seq)
+            if self._before is not None:
+                self._before(session)
+            first = ledger.head(session, self._campaign_id)[0] + 1
+            yield session
+            session.flush()
+            last = ledger.head(session, self._campaign_id)[0]
+            if last < first:
+                return
+            if self._after is not None:
+                self._after(session, first, last)
+            if keyed:
+                session.add(WebRequest(session_id=self._seat.session_id, key=self._key, first_seq=first,
+                                       last_seq=last, created_at=ledger.utc_now()))
+                session.flush()
+
+
+def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | None):
+    """The character `name` if the seat may act for it (the GM: any; a player: their own)."""
+    from campaign.db.models import Campaign
+    from campaign.services.common import character_named
+
+    if name is None:
+        return None
+    campaign = session.get(Campaign, campaign_id)
+    character = character_named(session, campaign, name)
+    if not seat.gm and (character.player is None or character.player.name != seat.player):
+        raise NotYours(f"{character.name} is not a character of {seat.player}")
+    return character
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRoll:
+    """POST /api/rolls: the entry as a player's page shows it (the hidden result of a
+    secret roll only to its roller and the GM, who are the only ones who get this)."""
+
+    seq: int
+    actor: str
+    character: str | None
+    kind: str
+    expression: str | None
+    dice: list[int] | None
+    total: int | None
+    target: int | None
+    outcome: str | None
+    source: str | None
+    reason: str | None
+    secret: bool
+    replayed: bool
+
+
+def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, command: Any, character: Any,
+              key: Any, source: DiceSource) -> SeatRoll:
+    """Roll `command` for `character` with the server's dice, as the seat's player."""
+    from campaign.services.rolls import roll
+
+    key = idempotency_key(key)
+    if not isinstance(command, str) or not command.strip():
+        raise BadInput("command: a dice command such as 3D6<=12")
+    if len(command) > COMMAND_LIMIT:
+        raise BadInput(f"command is too long ({len(command)} characters, at most {COMMAND_LIMIT})")
+    if character is not None and not isinstance(character, str):
+        raise BadInput("character: a name")
+    def before(session: Session) -> None:
+        owned_character(session, campaign_id, seat, character)
+
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
+    actor = seat_actor(db, seat.player, {"session": seat.session_id})
+    try:
+        view = roll(guarded, campaign_name, actor, command, source, character=character)
+    except Replayed as done:
+        return entry_roll(db, campaign_name, seat, done.first_seq, replayed=True)
+    return entry_roll(db, campaign_name, seat, view["seq"], replayed=False)
+
+
+def entry_roll(db: Database, campaign_name: str, seat: Seat, seq: int, *, replayed: bool) -> SeatRoll:
+    """Entry `seq` as a SeatRoll; a secret roll's hidden result for its roller or the GM."""
+    from campaign.services.history import show_entry
+    from campaign.services.secret_rolls import GM, peek, secret_of
+
+    view = show_entry(db, campaign_name, seq)
+    secret = secret_of(view) is not None
+    shown = dict(view)
+    if secret and (seat.gm or made_by(view, seat.player)):
+        hidden = peek(db, campaign_name, seq, actor=GM if seat.gm else seat.player)
+        shown.update({name: hidden.get(name) for name in ("expression", "dice", "total", "target", "outcome",
+                                                          "reason")})
+    return SeatRoll(seq=view["seq"], actor=view["actor"], character=view["character"], kind=view["kind"],
+                    expression=shown["expression"], dice=shown["dice"], total=shown["total"], target=shown["target"],
+                    outcome=shown["outcome"], source=view["source"], reason=shown["reason"], secret=secret,
+                    replayed=replayed)
+
+
+
+@dataclass(frozen=True, slots=True)
+class VoidAsked:
+    """POST /api/void-requests: the `void_request` entry the GM approves with
+    `campaign history approve SEQ` (or the GM's page)."""
+
+    seq: int
+    requested_void: int
+    reason: str | None
+    replayed: bool
+
+
+def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: Seat, seq: Any, reason: Any,
+                     key: Any) -> VoidAsked:
+    """Ask for a void of an entry the seat's player made (the GM may ask for any)."""
+    import json
+
+    from sqlalchemy import text
+
+    from campaign.errors import NotFound
+    from campaign.services.void_answers import requests_service
+
+    key = idempotency_key(key)
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= 2**31 - 1:
+        raise BadInput("seq: the number of the entry to void")
+    if not isinstance(reason, str) or not reason.strip():
+        raise BadInput("reason: why the entry should be voided")
+
+    def before(session: Session) -> None:
+        row = session.execute(text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"),
+                              {"c": campaign_id, "s": seq}).first()
+        if row is None:
+            raise NotFound(f"no entry #{seq}")
+        record = json.loads(row.record)
+        if not seat.gm and not made_by(record, seat.player):
+            raise NotYours(f"entry #{seq} was made by {record.get('actor')}, not by {seat.player}")
+        # what the GM's approval takes back (services.void_requests, issue 24): a player's own
+        # top-level roll, check, fright check or table roll; anything else is refused now
+        if record.get("parent_seq") is not None or record.get("kind") not in REQUESTABLE:
+            raise RuleRefused(f"entry #{seq} is a {record.get('kind')}"
+                              f"{' sub-entry' if record.get('parent_seq') is not None else ''}: only the GM takes "
+                              "it back")
+
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
+    try:
+        made = requests_service().request_void(guarded, campaign_name, seat_actor(db, seat.player, {"session": seat.session_id}), seq,
+                            reason)
+    except Replayed as done:
+        with db.read() as session:
+            record = json.loads(session.execute(text(
+                "SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"),
+                {"c": campaign_id, "s": done.first_seq}).scalar_one())
+        return VoidAsked(seq=done.first_seq, requested_void=record["detail"]["requested_void"],
+                         reason=record["reason"], replayed=True)
+    return VoidAsked(seq=made.seq, requested_void=made.requested_void, reason=made.reason, replayed=False)
+
+
+def ruleset_of(db: Database, campaign_name: str | None) -> str:
+    """The campaign's ruleset (the table page fills the palette by it)."""
+    from campaign.services.common import campaign_named
+
+    with db.read() as session:
+        return campaign_named(session, campaign_name).ruleset

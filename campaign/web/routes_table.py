@@ -1,0 +1,153 @@
+"""The table's write API: players' rolls, the GM's calls and their answers, void requests.
+
+Every handler goes through seats.write_request (Origin, session, CSRF, rate, body) and
+then one service in a worker thread, with the actor taken from the session. Writes
+answer 201 with the entry; a retried request (same idempotency key) answers 200 with
+the entry the first one made.
+"""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+
+from campaign.web.refusals import Refusal
+from campaign.web.seats import seat_of, write_request
+
+
+def routes():
+    from starlette.routing import Route
+
+    return [
+        Route("/api/table", table, methods=["GET"]),
+        Route("/api/rolls", post_roll, methods=["POST"]),
+        Route("/api/calls", calls, methods=["GET", "POST"]),
+        Route("/api/calls/{call_id:int}/roll", roll_call, methods=["POST"]),
+        Route("/api/calls/{call_id:int}/cancel", cancel_call, methods=["POST"]),
+        Route("/api/void-requests", void_requests, methods=["GET", "POST"]),
+        Route("/api/void-requests/{seq:int}/approve", approve_void_request, methods=["POST"]),
+        Route("/api/void-requests/{seq:int}/refuse", refuse_void_request, methods=["POST"]),
+    ]
+
+
+def _json(document, status: int = 200):
+    from starlette.responses import JSONResponse
+
+    from campaign.services.results import as_json
+
+    return JSONResponse(as_json(document), status_code=status, headers={"cache-control": "no-store"})
+
+
+async def table(request):
+    """What the table pages show (campaign.web.table_state), for this session."""
+    from campaign.web.table_state import table_state
+
+    state = request.app.state
+    shown = await run_in_threadpool(table_state, state.db, state.campaign, seat_of(request))
+    return _json(shown)
+
+
+async def post_roll(request):
+    """{"command", "character", "idempotency_key"} -> the entry (server dice, actor = session)."""
+    from campaign.services.table_writes import seat_roll
+
+    seat, body = await write_request(request, frozenset({"command", "character", "idempotency_key"}))
+    state = request.app.state
+    rolled = await run_in_threadpool(seat_roll, state.db, state.campaign_id, state.campaign, seat,
+                                     body.get("command"), body.get("character"), body.get("idempotency_key"),
+                                     state.dice())
+    return _json(rolled, 200 if rolled.replayed else 201)
+
+
+async def calls(request):
+    """GET: the session's pending calls (the GM's: all). POST (GM): make a call."""
+    from campaign.services.calls import list_calls, make_call
+
+    state = request.app.state
+    if request.method == "GET":
+        seat = seat_of(request)
+        if seat is None:
+            raise Refusal("no_session")
+        found = await run_in_threadpool(lambda: list_calls(state.db, state.campaign,
+                                                           player=None if seat.gm else seat.player))
+        return _json({"calls": found})
+    seat, body = await write_request(request, frozenset({"kind", "character", "params", "reason"}), gm_only=True)
+    params = body.get("params") or {}
+    if not isinstance(params, dict) or not isinstance(body.get("kind"), str) \
+            or not isinstance(body.get("character"), str):
+        raise Refusal("bad_input", "kind and character are text, params an object")
+    made = await run_in_threadpool(lambda: make_call(state.db, state.campaign, seat_actor_name(state, seat),
+                                                     body["kind"], body["character"], params, body.get("reason")))
+    return _json(made, 201)
+
+
+async def roll_call(request):
+    """{"idempotency_key"} -> 201 and the entry that answers the call."""
+    from campaign.services.calls import roll_call as roll
+    from campaign.services.table_writes import entry_roll, idempotency_key
+
+    seat, body = await write_request(request, frozenset({"idempotency_key"}))
+    key = idempotency_key(body.get("idempotency_key"))
+    state, call_id = request.app.state, request.path_params["call_id"]
+    done = await run_in_threadpool(lambda: roll(state.db, state.campaign_id, state.campaign, call_id,
+                                                seat.player, state.dice(), seat=seat, key=key))
+    rolled = await run_in_threadpool(lambda: entry_roll(state.db, state.campaign, seat, done.seq,
+                                                        replayed=done.replayed))
+    from campaign.services.results import as_json
+
+    return _json({**as_json(rolled), "call_id": done.call.call_id}, 200 if done.replayed else 201)
+
+
+async def cancel_call(request):
+    from campaign.services.calls import cancel_call as cancel
+
+    seat, _ = await write_request(request, frozenset(), gm_only=True)
+    state = request.app.state
+    done = await run_in_threadpool(cancel, state.db, state.campaign, request.path_params["call_id"], seat.player)
+    return _json(done)
+
+
+async def void_requests(request):
+    """GET: the open void requests. POST {"seq", "reason"}: ask the GM to void an entry of
+    one's own (a `void_request` entry)."""
+    from campaign.services.table_writes import request_own_void
+    from campaign.services.void_answers import list_requests
+
+    if request.method == "GET":
+        if seat_of(request) is None:
+            raise Refusal("no_session")
+        state = request.app.state
+        return _json({"requests": await run_in_threadpool(list_requests, state.db, state.campaign)})
+
+    seat, body = await write_request(request, frozenset({"seq", "reason", "idempotency_key"}))
+    state = request.app.state
+    made = await run_in_threadpool(request_own_void, state.db, state.campaign_id, state.campaign, seat,
+                                   body.get("seq"), body.get("reason"), body.get("idempotency_key"))
+    return _json(made, 200 if made.replayed else 201)
+
+
+async def approve_void_request(request):
+    from campaign.services.void_answers import requests_service
+
+    seat, _ = await write_request(request, frozenset(), gm_only=True)
+    state = request.app.state
+    done = await run_in_threadpool(lambda: requests_service().approve(state.db, state.campaign, seat_actor_name(state, seat),
+                                                   request.path_params["seq"]))
+    return _json(done, 201)
+
+
+async def refuse_void_request(request):
+    """(GM) {"reason"}: refuse the request with a `void_refusal` entry."""
+    from campaign.services.void_answers import refuse
+
+    seat, body = await write_request(request, frozenset({"reason"}), gm_only=True)
+    state = request.app.state
+    done = await run_in_threadpool(lambda: refuse(state.db, state.campaign, seat_actor_name(state, seat),
+                                                  request.path_params["seq"], body.get("reason") or ""))
+    return _json(done, 201)
+
+
+def seat_actor_name(state, seat):
+    """The actor a GM seat's write records (in a worker thread: it may ask the database)."""
+    from campaign.services.table_writes import seat_actor
+
+    return seat_actor(state.db, seat.player, {"session": seat.session_id})

@@ -1,0 +1,267 @@
+// The table page (player and GM): state from GET /api/table, writes as POSTs with the
+// session's CSRF token, and the live feed (/api/feed) saying when to look again: an
+// `entry` event (the ledger moved) or a `calls` event (a call made, rolled, cancelled).
+// Text is always set with textContent, never parsed as HTML. No build step.
+(function () {
+  "use strict";
+  var root, csrf = null, me = null, pending = null, tableState = null;
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (name === "text") node.textContent = attrs[name];
+      else if (name === "cls") node.className = attrs[name];
+      else node.setAttribute(name, attrs[name]);
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+
+  function newKey() {  // getRandomValues works on plain http:// LAN pages too (randomUUID does not)
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  function post(path, body) {
+    return fetch(path, {
+      method: "POST", credentials: "same-origin",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf || "" },
+      body: JSON.stringify(body || {})
+    }).then(function (response) {
+      return response.json().catch(function () { return { error: "応答が読めません / unreadable answer" }; })
+        .then(function (data) { if (!response.ok) throw data; return data; });
+    });
+  }
+
+  function say(text, outcome) {
+    var out = document.getElementById("roll-result");
+    out.textContent = text;
+    out.dataset.outcome = outcome || "";
+  }
+
+  function failed(error) { say((error && error.error) || String(error), "error"); }
+
+  function rollText(entry) {
+    var text = "#" + entry.seq + " " + (entry.character || entry.actor) + ": " + (entry.expression || entry.kind);
+    if (entry.dice) text += " [" + entry.dice.join(",") + "]";
+    if (entry.total !== null && entry.total !== undefined) text += " = " + entry.total;
+    if (entry.outcome) text += " " + ({ success: "成功", failure: "失敗", critical_success: "クリティカル",
+                                        critical_failure: "ファンブル" }[entry.outcome] || entry.outcome);
+    if (entry.secret) text += "（秘密 / secret）";
+    return text;
+  }
+
+  function roll(command, character) {
+    post("/api/rolls", { command: command, character: character || null, idempotency_key: newKey() })
+      .then(function (entry) { say(rollText(entry), entry.outcome); refresh(); }, failed);
+  }
+
+  function meter(label, pool) {
+    if (!pool) return null;
+    var id = "m" + newKey().slice(0, 8);
+    return el("div", { cls: "pool" }, [
+      el("label", { "for": id, text: label + " " + pool.current + " / " + pool.max }),
+      el("meter", { id: id, min: "0", max: String(Math.max(pool.max, 1)), value: String(Math.max(pool.current, 0)),
+                    low: String(Math.ceil(pool.max / 3)), optimum: String(pool.max) })
+    ]);
+  }
+
+  function sheet(c) {
+    var box = el("article", { cls: "sheet" + (c.mine ? " mine" : "") }, [
+      el("h3", { text: c.name + (c.player ? "（" + c.player + "）" : "") }),
+      meter("HP", c.hp), meter("FP", c.fp)
+    ]);
+    if (c.conditions.length) {
+      box.appendChild(el("p", { cls: "conditions", text: "状態: " + c.conditions.map(function (k) {
+        return k.label + (k.duration ? " (" + k.duration + ")" : ""); }).join("、") }));
+    }
+    if (c.traits.length) {
+      box.appendChild(el("ul", { cls: "traits" }, c.traits.map(function (t) {
+        return el("li", { text: t.name + " [" + t.category + "] " + t.cp + " CP" }); })));
+    }
+    if (c.palette.length) {
+      box.appendChild(el("div", { cls: "palette" }, c.palette.map(function (line) {
+        var button = el("button", { type: "button", text: line });
+        button.addEventListener("click", function () { roll(line, c.name); });
+        return button;
+      })));
+    }
+    if (me && me.gm && c.status === "active") {
+      var call = el("button", { type: "button", cls: "gm", text: "恐怖判定を呼ぶ / call fright" });
+      call.addEventListener("click", function () {
+        post("/api/calls", { kind: "fright", character: c.name }).then(function () { refresh(); }, failed);
+      });
+      box.appendChild(call);
+    }
+    return box;
+  }
+
+  function callItem(call) {
+    var item = el("li", { cls: "call" }, [el("strong", { text: call.prompt })]);
+    if (call.reason) item.appendChild(el("span", { cls: "reason", text: " — " + call.reason }));
+    var mineToRoll = me && (call.player === me.player || me.gm);
+    if (mineToRoll) {
+      var key = newKey();  // one key per call shown: a double tap or a retry rolls once
+      var button = el("button", { type: "button", cls: "roll-call",
+                                  text: me.gm && call.player !== me.player ? "代わりに振る / roll for them" : "振る / Roll" });
+      button.addEventListener("click", function () {
+        button.disabled = true;
+        post("/api/calls/" + call.call_id + "/roll", { idempotency_key: key })
+          .then(function (entry) { say(rollText(entry), entry.outcome); refresh(); },
+                function (error) { button.disabled = false; failed(error); });
+      });
+      item.appendChild(button);
+    }
+    if (me && me.gm) {
+      var cancel = el("button", { type: "button", cls: "gm", text: "取消 / cancel" });
+      cancel.addEventListener("click", function () {
+        post("/api/calls/" + call.call_id + "/cancel", {}).then(function () { refresh(); }, failed);
+      });
+      item.appendChild(cancel);
+    }
+    return item;
+  }
+
+  function requestItem(request) {
+    var item = el("li", { cls: "call" }, [
+      el("strong", { text: "#" + request.requested_void + " の取消 / void of #" + request.requested_void }),
+      el("span", { cls: "reason", text: " — " + (request.on_behalf_of || request.actor) + "「" +
+                                        (request.reason || "") + "」" })
+    ]);
+    var approve = el("button", { type: "button", cls: "gm", text: "認める / approve" });
+    approve.addEventListener("click", function () {
+      post("/api/void-requests/" + request.seq + "/approve", {}).then(function () { refresh(); }, failed);
+    });
+    var refuse = el("button", { type: "button", cls: "gm", text: "断る / refuse" });
+    refuse.addEventListener("click", function () {
+      var reason = window.prompt("断る理由 / reason");
+      if (!reason) return;
+      post("/api/void-requests/" + request.seq + "/refuse", { reason: reason }).then(function () { refresh(); },
+                                                                                     failed);
+    });
+    item.appendChild(approve);
+    item.appendChild(refuse);
+    return item;
+  }
+
+  function latestItem(entry) {
+    var item = el("li", { cls: "entry", "data-outcome": entry.outcome || "" }, [
+      el("a", { href: "/entries/" + entry.seq, text: "#" + entry.seq }),
+      el("span", { text: " " + entry.kind_label + " " + (entry.character || "") + " " + entry.text +
+                         (entry.reason ? " 「" + entry.reason + "」" : "") + " — " + entry.actor })
+    ]);
+    if (entry.voided) item.classList.add("voided");
+    entry.consequences.forEach(function (line) { item.appendChild(el("p", { cls: "consequence", text: line })); });
+    if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
+      var ask = el("button", { type: "button", cls: "small", text: "取消を依頼 / ask to void" });
+      ask.addEventListener("click", function () {
+        var reason = window.prompt("取消の理由 / reason");
+        if (!reason) return;
+        post("/api/void-requests", { seq: entry.seq, reason: reason, idempotency_key: newKey() })
+          .then(function () { refresh(); }, failed);
+      });
+      item.appendChild(ask);
+    }
+    return item;
+  }
+
+  function replace(id, nodes) {
+    var holder = document.getElementById(id);
+    while (holder.firstChild) holder.removeChild(holder.firstChild);
+    nodes.forEach(function (node) { holder.appendChild(node); });
+  }
+
+  function render(state) {
+    tableState = state;
+    var shown = state.characters.filter(function (c) { return me && (me.gm || c.mine); });
+    replace("call-list", state.calls.length ? state.calls.map(callItem)
+      : [el("li", { cls: "none", text: "呼び出しはありません / no calls" })]);
+    if (document.getElementById("request-list")) {
+      replace("request-list", state.void_requests.length ? state.void_requests.map(requestItem)
+        : [el("li", { cls: "none", text: "依頼はありません / none" })]);
+    }
+    replace("sheets", shown.map(sheet));
+    var callChar = document.getElementById("call-char");
+    if (callChar) {
+      var was = callChar.value;
+      replace("call-char", state.characters.filter(function (c) { return c.status === "active"; }).map(function (c) {
+        return el("option", { value: c.name, text: c.name }); }));
+      if (was) callChar.value = was;
+    }
+    var select = document.getElementById("roll-char");
+    var chosen = select.value;
+    replace("roll-char", [el("option", { value: "", text: "（なし / none）" })].concat(shown.map(function (c) {
+      return el("option", { value: c.name, text: c.name }); })));
+    if (chosen) select.value = chosen;
+    else if (shown.length && !me.gm) select.value = shown[0].name;
+    replace("missing-list", state.missing.length ? state.missing.map(function (m) {
+      return el("li", { text: m.character + "（合流 " + m.chance + (m.searchers.length ? "、捜索: " +
+        m.searchers.join("、") : "") + "）" }); }) : [el("li", { cls: "none", text: "いません / nobody" })]);
+    replace("latest-list", state.latest.map(latestItem));
+    root.dataset.head = String(state.head);
+    root.dataset.calls = String(state.calls.length);
+  }
+
+  function refresh() {  // several events in a burst: one fetch
+    if (pending) return;
+    pending = setTimeout(function () {
+      pending = null;
+      fetch("/api/table", { credentials: "same-origin" }).then(function (r) { return r.json(); })
+        .then(render, function () {});
+    }, 30);
+  }
+
+  function connect() {
+    var conn = document.getElementById("conn");
+    var source = new EventSource(root.dataset.feed);
+    function status(state, text) { conn.dataset.state = state; conn.textContent = text; }
+    source.addEventListener("open", function () { status("connected", "接続中 / live"); refresh(); });
+    source.addEventListener("error", function () { status("disconnected", "切断されました。再接続しています… / reconnecting"); });
+    source.addEventListener("entry", refresh);
+    source.addEventListener("calls", refresh);
+  }
+
+  function number(id) {
+    var text = document.getElementById(id).value.trim();
+    return text === "" ? null : parseInt(text, 10);
+  }
+
+  function callFromForm(event) {  // the GM's form: the same call as `campaign call ...`
+    event.preventDefault();
+    var kind = document.getElementById("call-kind").value;
+    var body = { kind: kind === "fright" ? "fright" : "check", character: document.getElementById("call-char").value,
+                 reason: document.getElementById("call-reason").value.trim() || null };
+    var params = { modifier: number("call-mod") || 0 };
+    if (kind !== "fright") {
+      params.check = kind;
+      params.stat = document.getElementById("call-stat").value.trim() || null;
+      params[kind === "danger" ? "difficulty" : "target"] = number("call-target");
+      if (kind === "skill") params.skill = number("call-skill");
+    }
+    body.params = params;
+    post("/api/calls", body).then(function (call) { say("#" + call.call_id + " " + call.prompt); refresh(); },
+                                  failed);
+  }
+
+  function start() {
+    root = document.getElementById("table");
+    if (!root) return;
+    var callForm = document.getElementById("call-form");
+    if (callForm) callForm.addEventListener("submit", callFromForm);
+    document.getElementById("roll-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      var command = document.getElementById("roll-command").value.trim();
+      if (command) roll(command, document.getElementById("roll-char").value);
+    });
+    fetch("/api/session", { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (s) {
+      if (!s.csrf) return;
+      csrf = s.csrf;
+      me = { player: s.player, gm: s.gm };
+      refresh();
+      if (typeof EventSource !== "undefined") connect();
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
