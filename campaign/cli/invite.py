@@ -41,18 +41,26 @@ def invite_new(
                                            "name the GM's entries carry (usually GM)."),
     gm: bool = typer.Option(False, "--gm", help="The invite gives the GM's rights (calls, any character)."),
     expires: str = typer.Option("7d", "--expires", help="How long the link stays good: 30m, 12h, 7d (at most 90d)."),
+    bcdice: bool = typer.Option(False, "--bcdice", help="Make a BCDice-API token for a dice bot instead, named "
+                                                        "PLAYER (docs/bcdice-api.md); good until revoked."),
+    bcdice_player: str = typer.Option(None, "--player", help="With --bcdice: the player its rolls are recorded for."),
+    bcdice_character: str = typer.Option(None, "--character", help="With --bcdice: the character its rolls are for."),
     json_out: bool = JsonOption,
 ) -> None:
     """Make a one-time invite link (shown once: only its hash is stored).
 
     Share the path after the server's address: http://192.168.1.20:8000/join/....
     Opening it asks to confirm; confirming signs the browser in as PLAYER.
+    With --bcdice, print a dice bot's server path /bcdice/<token>/ instead.
 
     Example: campaign invite Aki --expires 2d
     """
     from campaign.services.invites import invite
 
     s = state(ctx)
+    if bcdice or bcdice_player is not None or bcdice_character is not None:
+        _bcdice_token(s, player, bcdice, gm, bcdice_player, bcdice_character, json_out)
+        return
     made = invite(s.db, s.campaign, player, gm=gm, expires_in=_seconds(expires))
     if json_out:
         emit_json(made)
@@ -60,6 +68,26 @@ def invite_new(
     print_text(made.join_path)
     say(f"invite for {made.player}{' (GM)' if made.gm else ''}, good once until {made.expires}: "
         "give the server's address followed by this path")
+
+
+def _bcdice_token(s, name: str, bcdice: bool, gm: bool, player: str | None, character: str | None,
+                  json_out: bool) -> None:
+    from campaign.errors import BadInput
+    from campaign.services.bcdice_api import make_token
+
+    if not bcdice:
+        raise BadInput("--player and --character go with --bcdice")
+    if gm:
+        raise BadInput("--gm does not go with --bcdice (a token rolls dice, it has no GM rights)")
+    made = make_token(s.db, s.campaign, name, player=player, character=character)
+    if json_out:
+        emit_json(made)
+        return
+    print_text(made.base_path)
+    who = made.player or f"{made.name} (integration)"
+    say(f"BCDice-API token {made.name!r}: rolls recorded as {who}"
+        f"{' for ' + made.character if made.character else ''}; the bot's server URL is http://HOST:PORT"
+        f"{made.base_path} (revoke: campaign invite revoke {made.name})")
 
 
 @app.command("list")
@@ -97,4 +125,6 @@ def invite_revoke(ctx: typer.Context, player: str = typer.Argument(..., help="Wh
     s = state(ctx)
     done = revoke(s.db, s.campaign, player)
     emit_json(done) if json_out else say(f"{done.player}: {done.sessions} session(s) ended, "
-                                         f"{done.invites} invite(s) cancelled")
+                                         f"{done.invites} invite(s) cancelled"
+                                         + (f", {done.bcdice_tokens} BCDice-API token(s) ended"
+                                            if done.bcdice_tokens else ""))

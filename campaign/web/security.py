@@ -10,7 +10,8 @@ hmac.compare_digest, which takes the same time whatever prefix matched.
 
 A seated player (a session cookie from an invite, campaign.services.invites) needs no
 read token: the session is the stronger credential. `/join/...` is open to everyone,
-since the invite code in the path is the credential there.
+since the invite code in the path is the credential there; so is `/bcdice/<token>/`
+(campaign.web.routes_bcdice), the BCDice-API for dice bots.
 
 Host names: a server on 127.0.0.1 is still reachable from any web page through DNS
 rebinding (evil.example resolves to 127.0.0.1 after the page loaded), and the page's
@@ -71,7 +72,7 @@ class Guard:
         if not host_allowed(_header(scope, b"host"), self.hosts):
             await _send_json(send_with_headers, "host")
             return
-        if not await self._seat(scope) and self.token is not None and not scope["path"].startswith("/join/"):
+        if not await self._seat(scope) and self.token is not None and not scope["path"].startswith(("/join/", "/bcdice/")):
             await self._check_token(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
