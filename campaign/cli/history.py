@@ -53,6 +53,8 @@ def history(
     kind: str = typer.Option(None, "--kind", help="roll, fright, table, check, reunion, missing, search, void ..."),
     scenario: int = typer.Option(None, "--scenario", help="Only entries made during scenario number N."),
     outcome: str = typer.Option(None, "--outcome", help="success, failure, critical_success, critical_failure."),
+    source: str = typer.Option(None, "--source", help="Where the dice came from: rng, server, manual, seeded, "
+                                                      "bcdice-api (a dice bot's token), ccfolia (an imported log)."),
     since: str = typer.Option(None, "--since", help="From this date (YYYY-MM-DD) or ISO time, UTC."),
     until: str = typer.Option(None, "--until", help="Up to this date (inclusive) or ISO time, UTC."),
     limit: int = typer.Option(50, "--limit", help="At most N entries, newest first."),
@@ -72,7 +74,8 @@ def history(
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     flt = HistoryFilter(character=char, player=player, actor=actor, kind=kind, scenario=scenario, outcome=outcome,
-                        since=since, until=until, limit=None if all_ else limit)
+                        since=since, until=until, limit=None if all_ else limit,
+                        source=source)
     entries = iter_history(s.db, s.campaign, flt)
     first = next(entries, None)  # surfaces bad filters before any output
     stream = _chain(first, entries)

@@ -71,19 +71,21 @@ def command_pattern(system: str, tables: Sequence[str] = ()) -> str:
     return rf"^(S)?(?:{'|'.join(alternatives)})"
 
 
-def prepared(system: str, command: str) -> tuple[bool, str]:
-    """(secret, the command as the ledger's engine takes it): BCDice's `S` prefix, and
-    GURPS's `12-3D6` (effective skill first), which BCDice itself reads as `3D6<=12`."""
+def prepared(system: str, command: str) -> tuple[bool, str, str | None]:
+    """(secret, the command as the ledger's engine takes it, the trailing words):
+    BCDice's `S` prefix; GURPS's `12-3D6` (effective skill first), which BCDice itself
+    reads as `3D6<=12`; and everything after the first space, which BCDice ignores and
+    we record as the roll's reason (`3D6<=12 回避`)."""
     text = unicodedata.normalize("NFKC", command).strip()
     secret = len(text) > 1 and text[0] in "Ss" and (text[1].isdigit() or text[1] in "Dd(")
     if secret:
         text = text[1:]
+    head, _, rest = text.partition(" ")
     if system == "GURPS":
-        head, _, rest = text.partition(" ")
         target_first = _TARGET_FIRST.match(head.upper())
         if target_first:
-            text = f"3D6<={target_first.group(1)}" + (f" {rest}" if rest else "")
-    return secret, ("S" if secret else "") + text
+            head = f"3D6<={target_first.group(1)}"
+    return secret, ("S" if secret else "") + head, rest.strip() or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +100,9 @@ class Answer:
 
 
 def dice_answer(system: str, expression: str, faces: Sequence[int], total: int | None, target: int | None,
-                outcome: str | None, margin: int | None, *, target_first: bool = False) -> Answer:
-    """A dice roll as BCDice answers it under `system`, from the recorded roll.
-
-    `target_first`: the command was GURPS's `12-3D6`, for which BCDice sets its flags
-    its own way (critical never, fumble on every failure); we answer the same flags,
-    since clients compare them with BCDice's, while the ledger keeps our outcome.
-    """
+                outcome: str | None, margin: int | None) -> Answer:
+    """A dice roll as BCDice answers it under `system`, from the recorded roll (the
+    words and flags follow the outcome our rules recorded)."""
     expression = expression.upper()
     middle = _middle(expression, faces)
     parts = [f"({expression})"]
@@ -124,8 +122,6 @@ def dice_answer(system: str, expression: str, faces: Sequence[int], total: int |
             label = "成功度" if success else "失敗度"
             parts.append(f"{word}({label}：{margin if margin is not None else 0})")
             critical, fumble = outcome == "critical_success", outcome == "critical_failure"
-            if target_first:
-                critical, fumble = False, failure
         else:
             word = {"critical_success": "大成功", "critical_failure": "大失敗"}.get(outcome or "")
             parts.append(word if system == "Campaign2D6" and word else ("成功" if success else "失敗"))

@@ -169,12 +169,14 @@ class _Actor(str):
         return made
 
 
-def api_roll(db: Database, campaign_name: str, holder: Holder, command: str, source: DiceSource) -> dict[str, Any]:
+def api_roll(db: Database, campaign_name: str, holder: Holder, command: str, comment: str | None,
+             source: DiceSource) -> dict[str, Any]:
     """Roll `command` for the holder and return the entry as `history show` has it (a
     secret roll's hidden result included: its roller is the one asking)."""
     from campaign.services.rolls import roll
 
-    view = roll(db, campaign_name, _Actor(holder), command, AsBcdice(source), character=holder.character)
+    view = roll(db, campaign_name, _Actor(holder), command, AsBcdice(source), character=holder.character,
+                reason=comment)
     if view.get("commitment") is not None or view.get("expression") is None:
         from campaign.services.secret_rolls import peek
 

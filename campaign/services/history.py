@@ -66,6 +66,7 @@ class HistoryFilter:
     since: str | None = None
     until: str | None = None
     limit: int | None = 50
+    source: str | None = None  # where the dice came from: rng, server, manual, bcdice-api, ccfolia ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +179,11 @@ def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
         clauses.append(LedgerEntry.scenario == flt.scenario)
     if flt.outcome is not None:
         clauses.append(LedgerEntry.outcome == flt.outcome)
+    if flt.source is not None:
+        # The source has no column of its own: the canonical record (sorted keys, no
+        # spaces) holds it as `"source":"..."`, and iter_history drops the rare record
+        # that holds the pair only inside its detail. A scan, bounded by the other filters.
+        clauses.append(LedgerEntry.record.contains('"source":' + json.dumps(flt.source), autoescape=True))
     if flt.since is not None:
         clauses.append(LedgerEntry.at >= parse_when(flt.since, end=False, option="--since"))
     if flt.until is not None:
@@ -253,7 +259,9 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
         result = session.execute(query.execution_options(yield_per=1000))
         # The first fetch happens here, so option errors surface before any output.
         for record, prev_hash, digest, voided_by in result:
-            yield entry_view(json.loads(record), prev_hash, digest, voided_by)
+            view = entry_view(json.loads(record), prev_hash, digest, voided_by)
+            if flt.source is None or view["source"] == flt.source:
+                yield view
 
 
 def _known_kind(session: Session, campaign_id: int, kind: str) -> str:

@@ -32,9 +32,11 @@ COMMAND_LIMIT = 200
 FORM_LIMIT = 16 * 1024
 BURST, RATE = 20, 5.0  # a bot may send 20 rolls at once, then 5 a second
 _CORS = {"access-control-allow-origin": "*", "cache-control": "no-store"}
-# A `+` in a raw (unencoded) query between parts of a dice expression is a plus
-# (`2D6+1`); anywhere else it is the form encoding of a space (`3D6<=12+回避`).
-_RAW_PLUS = re.compile(r"(?<=[0-9A-Za-z)])\+(?=[0-9A-Za-z(])")
+# Clients send the command encoded (`3D6%3C%3D12+%E5%9B%9E%E9%81%BF`: a `+` is a
+# space) or raw (`3D6<=12`, `2D6+1`: a `+` is a plus). A value with a %-escape is
+# encoded; in one without, a `+` before a number, a die or a parenthesis is a plus,
+# any other (`2D6+dodge`) a space.
+_RAW_PLUS = re.compile(r"\+(?=[0-9(]|[Dd][0-9])")
 
 
 def routes():
@@ -154,8 +156,9 @@ async def _command(request) -> str | None:
     for piece in raw.split("&"):
         key, sep, value = piece.partition("=")
         if sep and key == "command":
-            value = _RAW_PLUS.sub("%2B", value).replace("+", " ")
-            return unquote(value, encoding="utf-8", errors="replace")
+            if "%" not in value:
+                value = _RAW_PLUS.sub("%2B", value)
+            return unquote(value.replace("+", " "), encoding="utf-8", errors="replace")
     return None
 
 
@@ -196,19 +199,19 @@ async def _roll(request, holder, system: str):
     from campaign.core.bcdice_text import prepared
     from campaign.services.bcdice_api import api_roll
 
-    secret, prepared_command = prepared(system, command)
-    target_first = system == "GURPS" and re.match(r"^\s*S?\d{1,3}-3D6(\s|$)", command, re.IGNORECASE) is not None
+    secret, prepared_command, comment = prepared(system, command)
     state = request.app.state
     try:
-        view = await run_in_threadpool(api_roll, state.db, state.campaign, holder, prepared_command, state.dice())
+        view = await run_in_threadpool(api_roll, state.db, state.campaign, holder, prepared_command, comment,
+                                       state.dice())
     except BadInput:
         return _error(400, "unsupported command")
     except CampaignError as refused:
         return _error(400, str(refused))
-    return _answer(roll_answer(system, view, secret=secret, target_first=target_first))
+    return _answer(roll_answer(system, view, secret=secret))
 
 
-def roll_answer(system: str, view: dict[str, Any], *, secret: bool, target_first: bool = False) -> dict[str, Any]:
+def roll_answer(system: str, view: dict[str, Any], *, secret: bool) -> dict[str, Any]:
     """The roll route's document for one recorded entry."""
     from campaign.core import bcdice_text
 
@@ -217,7 +220,8 @@ def roll_answer(system: str, view: dict[str, Any], *, secret: bool, target_first
         shown = view.get("detail_shown") or {}
         subs = [((sub.get("detail") or {}).get("table", ""), (sub.get("detail") or {}).get("raw", sub.get("total")),
                  (sub.get("detail_shown") or {}).get("text_ja", ""))
-                for sub in view.get("sub_entries") or [] if (sub.get("detail") or {}).get("table")]
+                for sub in view.get("sub_entries") or []
+                if (sub.get("detail") or {}).get("table") and "text_roll" not in (sub.get("detail") or {})]
         text = bcdice_text.table_answer(detail.get("table", view["expression"]), detail.get("raw", view["total"]),
                                         shown.get("text_ja", ""), subs)
         flags = dict(success=False, failure=False, critical=False, fumble=False)
@@ -225,8 +229,7 @@ def roll_answer(system: str, view: dict[str, Any], *, secret: bool, target_first
         faces += [{"sides": 6, "faces": sub.get("dice") or []} for sub in view.get("sub_entries") or []]
     else:
         made = bcdice_text.dice_answer(system, view["expression"], view.get("dice") or [], view.get("total"),
-                                       view.get("target"), view.get("outcome"), view.get("margin"),
-                                       target_first=target_first)
+                                       view.get("target"), view.get("outcome"), view.get("margin"))
         text = made.text
         flags = dict(success=made.success, failure=made.failure, critical=made.critical, fumble=made.fumble)
         faces = _groups(detail)
