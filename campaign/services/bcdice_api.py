@@ -177,8 +177,9 @@ def api_roll(db: Database, campaign_name: str, holder: Holder, command: str, com
 
     view = roll(db, campaign_name, _Actor(holder), command, AsBcdice(source), character=holder.character,
                 reason=comment)
-    if view.get("commitment") is not None or view.get("expression") is None:
-        from campaign.services.secret_rolls import peek
+    from campaign.services.secret_rolls import peek, secret_of
+
+    if secret_of(view) is not None:
 
         hidden = peek(db, campaign_name, view["seq"], actor=holder.actor)
         view = {**view, **{key: hidden.get(key) for key in ("expression", "dice", "total", "target", "outcome",
