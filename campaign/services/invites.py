@@ -170,7 +170,7 @@ def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
 
         tokens = revoke_tokens(session, campaign.id, name)
         if not invites and not sessions and not tokens:
-            raise NotFound(f"{name!r} has no open invite, session or BCDice-API token in campaign {campaign.name!r}")
+            raise NotFound(f"{name!r} has no open invite or session in campaign {campaign.name!r}")
         return Revoked(player=name, invites=invites, sessions=sessions, bcdice_tokens=tokens)
 
 

@@ -249,3 +249,45 @@ def test_a_2d6_homebrew_campaign_answers_with_its_words(cli):
     assert good["text"].startswith("(2D6+3>=10) ＞ 12[6,6]+3 ＞ 15 ＞ ") and good["success"] is True
     assert bad["text"] == "(2D6+3>=10) ＞ 5[2,3]+3 ＞ 8 ＞ 失敗" and bad["failure"] is True
 
+
+
+@pytest.mark.slow
+def test_twenty_bots_fifty_rolls_each_lose_nothing(gurps, monkeypatch):
+    """20 clients (a token each) x 50 rolls at once: 1000 entries, each with its dice,
+    a chain without gaps, `history verify` passing. OS dice here (ServerDice's RNG)."""
+    import threading
+
+    monkeypatch.setattr(routes_bcdice, "RATE", 1000.0)
+    monkeypatch.setattr(routes_bcdice, "BURST", 1000)
+    paths = [token(gurps, f"bot{n}") for n in range(20)]
+    start = gurps.json("history", "--limit", "1")[0]["seq"]
+    answers: dict[int, list[dict]] = {n: [] for n in range(20)}
+    errors: list[str] = []
+    with served(gurps.db) as base:
+        gate = threading.Barrier(20)
+
+        def client(n: int) -> None:
+            with httpx.Client(base_url=base + paths[n], timeout=60) as http:
+                gate.wait()
+                for _ in range(50):
+                    answer = http.get("v2/game_system/GURPS/roll", params={"command": "3D6<=12"})
+                    if answer.status_code != 200:
+                        errors.append(f"{answer.status_code} {answer.text[:100]}")
+                        continue
+                    answers[n].append(answer.json())
+
+        threads = [threading.Thread(target=client, args=(n,)) for n in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == []
+    made = {answer["campaign_seq"]: (n, answer) for n, each in answers.items() for answer in each}
+    assert len(made) == 1000 and sorted(made) == list(range(start + 1, start + 1001))
+    entries = gurps.json("history", "--source", "bcdice-api", "--all")
+    assert len(entries) == 1000
+    for entry in entries:
+        n, answer = made[entry["seq"]]
+        assert entry["actor"] == f"bot{n}" and entry["dice"] == [die["value"] for die in answer["rands"]]
+        assert answer["text"].startswith(f"(3D6<=12) ＞ {sum(entry['dice'])}[")
+    assert gurps.json("history", "verify")["ok"] is True
