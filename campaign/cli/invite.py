@@ -111,6 +111,14 @@ def invite_list(ctx: typer.Context, json_out: bool = JsonOption) -> None:
             for r in listed.sessions]
     render_rows("sessions", ["id", Column("player", keep=True), "rights", "created", "state"], rows, "table",
                 records=listed.sessions, empty="セッションはありません (no sessions)")
+    from campaign.services.bcdice_api import list_tokens
+
+    tokens = list_tokens(s.db, s.campaign)
+    if tokens:  # BCDice-API tokens (--bcdice): shown here, revoked by name like a seat
+        rows = [[t.name, t.player or "(integration)", t.character or "", local_time(t.created),
+                 local_time(t.revoked) if t.revoked else "active"] for t in tokens]
+        render_rows("BCDice-API tokens", [Column("name", keep=True), "player", "character", "created", "state"],
+                    rows, "table", records=tokens)
 
 
 @app.command("revoke")

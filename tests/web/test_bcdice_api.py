@@ -122,6 +122,9 @@ def test_a_bot_session_as_discord_bcdicebot_makes_it(bot):
     assert secret["detail"]["secret"]["commitment"] and secret["dice"] is None and secret["expression"] is None
     assert cli.json("history", "--source", "manual", "--all") == []
     assert cli.json("history", "verify")["ok"] is True
+    page = httpx.get(f"{base}/history").text  # the web page marks where the dice came from
+    assert page.count("⟨bcdice-api⟩") == 5 and "aki-bot" not in page
+    assert "⟨bcdice-api⟩" in cli.run("history", "--limit", "1").stdout
 
 
 def test_a_token_without_player_records_its_name_as_an_integration(gurps):
