@@ -8,6 +8,7 @@ from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_table, print_text
 
 SOURCE_LABELS = {"rng": "rolled by the OS", "server": "rolled by the table server (OS)",
+                 "bcdice-api": "rolled by the table server for a dice bot (OS)",
                  "manual": "typed in with --dice", "seeded": "fixed seed (demos, tests)",
                  "unknown": "no source recorded"}
 SHORT_FAMILIES = {"3d6": "3d6 (GURPS R1)", "2d6": "2d6 checks", "plain": "other targets"}

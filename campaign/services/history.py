@@ -55,6 +55,10 @@ def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: i
     return view
 
 
+#: Where dice come from (campaign.core.dice_source kinds, and the bridges').
+SOURCES = ("rng", "server", "manual", "seeded", "bcdice-api", "ccfolia")
+
+
 @dataclass(frozen=True)
 class HistoryFilter:
     character: str | None = None
@@ -211,6 +215,8 @@ def check_filter(flt: HistoryFilter) -> HistoryFilter:
     """Refuse malformed filter values before any query (exit 2)."""
     if flt.outcome is not None and flt.outcome not in OUTCOMES:
         raise BadInput(f"--outcome must be one of {', '.join(OUTCOMES)}")
+    if flt.source is not None and flt.source not in SOURCES:
+        raise BadInput(f"--source must be one of {', '.join(SOURCES)}")
     if flt.limit is not None and flt.limit < 1:
         raise BadInput("--limit must be at least 1")
     if flt.limit is not None and flt.limit > INT_MAX:

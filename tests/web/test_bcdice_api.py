@@ -121,6 +121,7 @@ def test_a_bot_session_as_discord_bcdicebot_makes_it(bot):
     secret = entries[posted["campaign_seq"]]  # the chain holds a secret roll's commitment, not its dice
     assert secret["detail"]["secret"]["commitment"] and secret["dice"] is None and secret["expression"] is None
     assert cli.json("history", "--source", "manual", "--all") == []
+    assert "--source must be one of" in cli.error("history", "--source", "bcdice", code=2)
     assert cli.json("history", "verify")["ok"] is True
     page = httpx.get(f"{base}/history").text  # the web page marks where the dice came from
     assert page.count("⟨bcdice-api⟩") == 5 and "aki-bot" not in page
