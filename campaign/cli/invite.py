@@ -122,17 +122,29 @@ def invite_list(ctx: typer.Context, json_out: bool = JsonOption) -> None:
 
 
 @app.command("revoke")
-def invite_revoke(ctx: typer.Context, player: str = typer.Argument(..., help="Whose seat to take away."),
+def invite_revoke(ctx: typer.Context, player: str = typer.Argument(..., help="Whose seat (or which BCDice-API "
+                                                                        "token's name) to take away."),
                   json_out: bool = JsonOption) -> None:
-    """End every session of PLAYER at once and cancel their unused invites.
+    """End every session of PLAYER at once and cancel their unused invites; end the
+    BCDice-API tokens of that name (--bcdice) too.
 
     Example: campaign invite revoke Aki
     """
-    from campaign.services.invites import revoke
+    from campaign.errors import NotFound
+    from campaign.services.bcdice_api import revoke_tokens
+    from campaign.services.invites import Revoked, revoke
+    from campaign.services.results import as_json
 
     s = state(ctx)
-    done = revoke(s.db, s.campaign, player)
-    emit_json(done) if json_out else say(f"{done.player}: {done.sessions} session(s) ended, "
-                                         f"{done.invites} invite(s) cancelled"
-                                         + (f", {done.bcdice_tokens} BCDice-API token(s) ended"
-                                            if done.bcdice_tokens else ""))
+    tokens = revoke_tokens(s.db, s.campaign, player)
+    try:
+        done = revoke(s.db, s.campaign, player)
+    except NotFound:
+        if not tokens:
+            raise
+        done = Revoked(player=player.strip(), invites=0, sessions=0)
+    if json_out:
+        emit_json({**as_json(done), "bcdice_tokens": tokens} if tokens else done)
+        return
+    say(f"{done.player}: {done.sessions} session(s) ended, {done.invites} invite(s) cancelled"
+        + (f", {tokens} BCDice-API token(s) ended" if tokens else ""))

@@ -136,13 +136,17 @@ def list_tokens(db: Database, campaign_name: str | None) -> tuple[BcdiceTokenRow
                                     revoked=r.revoked_at) for r in rows)
 
 
-def revoke_tokens(session, campaign_id: int, name: str) -> int:
-    """End every live token named `name` (in the caller's transaction); how many."""
+def revoke_tokens(db: Database, campaign_name: str | None, name: str) -> int:
+    """End every live token named `name` at once; how many (0: none of that name).
+    `invite revoke NAME` calls it before ending seats of the same name."""
     from campaign.db.models_bcdice import BcdiceToken
 
-    return session.execute(update(BcdiceToken).where(
-        BcdiceToken.campaign_id == campaign_id, BcdiceToken.name == name,
-        BcdiceToken.revoked_at.is_(None)).values(revoked_at=_now())).rowcount
+    name = clean_name(name, "token name")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        return session.execute(update(BcdiceToken).where(
+            BcdiceToken.campaign_id == campaign.id, BcdiceToken.name == name,
+            BcdiceToken.revoked_at.is_(None)).values(revoked_at=_now())).rowcount
 
 
 def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:

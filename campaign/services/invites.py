@@ -84,7 +84,6 @@ class Revoked:
     player: str
     invites: int
     sessions: int
-    bcdice_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +153,7 @@ def list_invites(db: Database, campaign_name: str | None) -> InviteList:
 
 
 def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
-    """End every session of `player`, cancel their unused invites and end the
-    BCDice-API tokens of that name, at once."""
+    """End every session of `player` and cancel their unused invites, at once."""
     name = clean_name(player, "player")
     now = _stamp(_now())
     with db.write() as session:
@@ -166,12 +164,9 @@ def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
         sessions = session.execute(update(WebSession).where(
             WebSession.campaign_id == campaign.id, WebSession.player == name,
             WebSession.revoked_at.is_(None)).values(revoked_at=now)).rowcount
-        from campaign.services.bcdice_api import revoke_tokens
-
-        tokens = revoke_tokens(session, campaign.id, name)
-        if not invites and not sessions and not tokens:
+        if not invites and not sessions:
             raise NotFound(f"{name!r} has no open invite or session in campaign {campaign.name!r}")
-        return Revoked(player=name, invites=invites, sessions=sessions, bcdice_tokens=tokens)
+        return Revoked(player=name, invites=invites, sessions=sessions)
 
 
 def _code_ok(code: str) -> bool:
