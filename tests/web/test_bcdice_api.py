@@ -295,3 +295,31 @@ def test_twenty_bots_fifty_rolls_each_lose_nothing(gurps, monkeypatch):
         assert entry["actor"] == f"bot{n}" and entry["dice"] == [die["value"] for die in answer["rands"]]
         assert answer["text"].startswith(f"(3D6<=12) ＞ {sum(entry['dice'])}[")
     assert gurps.json("history", "verify")["ok"] is True
+
+
+def test_token_refusals_change_nothing_and_the_token_is_stored_hashed(gurps):
+    assert "is not a character of Aki" in gurps.error("invite", "b", "--bcdice", "--player", "Aki",
+                                                      "--character", "刀矢", code=1)
+    assert "no player named 'Bob'" in gurps.error("invite", "b", "--bcdice", "--player", "Bob", code=1)
+    assert "go with --bcdice" in gurps.error("invite", "Aki", "--player", "Aki", code=2)
+    assert "--gm does not go with --bcdice" in gurps.error("invite", "GM", "--gm", "--bcdice", code=2)
+    assert "no open invite or session" in gurps.error("invite", "revoke", "b", code=1)
+    path = token(gurps, "b", "--character", "刀矢")
+    secret = path.removeprefix("/bcdice/").rstrip("/")
+    if "://" not in gurps.db:  # SQLite: the whole file holds no trace of the token itself
+        import sqlite3
+
+        with sqlite3.connect(gurps.db) as raw:
+            dump = "\n".join(raw.iterdump())
+        assert secret not in dump and "bcdice_tokens" in dump
+    assert "BCDice-API tokens" in gurps.run("invite", "list").stdout
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_admin_comes_from_the_servers_environment(gurps, monkeypatch):
+    path = token(gurps, "b")
+    monkeypatch.setenv("BCDICE_API_ADMIN_NAME", "卓のGM")
+    monkeypatch.setenv("BCDICE_API_ADMIN_EMAIL", "gm@example.org")
+    with served(gurps.db) as base:
+        admin = httpx.get(f"{base}{path}v2/admin").json()
+    assert admin == {"name": "卓のGM", "url": "", "email": "gm@example.org"}
