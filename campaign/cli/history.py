@@ -109,7 +109,8 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     else:
         roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
-    kind = entry["kind"] if entry["source"] not in ("ccfolia", "bcdice-api") else f"{entry['kind']} ⟨{entry['source']}⟩"
+    marked = entry["source"] in ("ccfolia", "bcdice-api")  # dice the GM's machine did not roll
+    kind = f"{entry['kind']} ⟨{entry['source']}⟩" if marked else entry["kind"]
     # Who typed it, and for whom when that differs (a reunion roll for the missing PC's player).
     behalf = (entry.get("detail") or {}).get("on_behalf_of")
     actor = entry["actor"] if not behalf or behalf == entry["actor"] else f"{entry['actor']} (for {behalf})"
