@@ -56,6 +56,8 @@ def history(
     kind: str = typer.Option(None, "--kind", help="roll, fright, table, check, reunion, missing, search, void ..."),
     scenario: int = typer.Option(None, "--scenario", help="Only entries made during scenario number N."),
     outcome: str = typer.Option(None, "--outcome", help="success, failure, critical_success, critical_failure."),
+    source: str = typer.Option(None, "--source", help="Where the dice came from: rng, server, manual, seeded, "
+                                                      "bcdice-api (a dice bot's token), ccfolia (an imported log)."),
     since: str = typer.Option(None, "--since", help="From this date (YYYY-MM-DD) or ISO time, UTC."),
     until: str = typer.Option(None, "--until", help="Up to this date (inclusive) or ISO time, UTC."),
     limit: int = typer.Option(50, "--limit", help="At most N entries, newest first."),
@@ -75,7 +77,8 @@ def history(
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     flt = HistoryFilter(character=char, player=player, actor=actor, kind=kind, scenario=scenario, outcome=outcome,
-                        since=since, until=until, limit=None if all_ else limit)
+                        since=since, until=until, limit=None if all_ else limit,
+                        source=source)
     entries = iter_history(s.db, s.campaign, flt)
     first = next(entries, None)  # surfaces bad filters before any output
     stream = _chain(first, entries)
@@ -110,7 +113,8 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     else:
         roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
-    kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
+    marked = entry["source"] in ("ccfolia", "bcdice-api")  # dice the GM's machine did not roll
+    kind = f"{entry['kind']} ⟨{entry['source']}⟩" if marked else entry["kind"]
     # Who typed it, and for whom when that differs (a reunion roll for the missing PC's player).
     behalf = (entry.get("detail") or {}).get("on_behalf_of")
     actor = entry["actor"] if not behalf or behalf == entry["actor"] else f"{entry['actor']} (for {behalf})"

@@ -41,18 +41,26 @@ def invite_new(
                                            "name the GM's entries carry (usually GM)."),
     gm: bool = typer.Option(False, "--gm", help="The invite gives the GM's rights (calls, any character)."),
     expires: str = typer.Option("7day", "--expires", help="How long the link stays good: 30min, 12h, 7day (at most 90day)."),
+    bcdice: bool = typer.Option(False, "--bcdice", help="Make a BCDice-API token for a dice bot instead, named "
+                                                        "PLAYER (docs/bcdice-api.md); good until revoked."),
+    bcdice_player: str = typer.Option(None, "--player", help="With --bcdice: the player its rolls are recorded for."),
+    bcdice_character: str = typer.Option(None, "--character", help="With --bcdice: the character its rolls are for."),
     json_out: bool = JsonOption,
 ) -> None:
     """Make a one-time invite link (shown once: only its hash is stored).
 
     Share the path after the server's address: http://192.168.1.20:8000/join/....
     Opening it asks to confirm; confirming signs the browser in as PLAYER.
+    With --bcdice, print a dice bot's server path /bcdice/<token>/ instead.
 
     Example: campaign invite Aki --expires 2day
     """
     from campaign.services.invites import invite
 
     s = state(ctx)
+    if bcdice or bcdice_player is not None or bcdice_character is not None:
+        _bcdice_token(s, player, bcdice, gm, bcdice_player, bcdice_character, json_out)
+        return
     made = invite(s.db, s.campaign, player, gm=gm, expires_in=_seconds(expires))
     if json_out:
         emit_json(made)
@@ -60,6 +68,26 @@ def invite_new(
     print_text(made.join_path)
     say(f"invite for {made.player}{' (GM)' if made.gm else ''}, good once until {made.expires}: "
         "give the server's address followed by this path")
+
+
+def _bcdice_token(s, name: str, bcdice: bool, gm: bool, player: str | None, character: str | None,
+                  json_out: bool) -> None:
+    from campaign.errors import BadInput
+    from campaign.services.bcdice_api import make_token
+
+    if not bcdice:
+        raise BadInput("--player and --character go with --bcdice")
+    if gm:
+        raise BadInput("--gm does not go with --bcdice (a token rolls dice, it has no GM rights)")
+    made = make_token(s.db, s.campaign, name, player=player, character=character)
+    if json_out:
+        emit_json(made)
+        return
+    print_text(made.base_path)
+    who = made.player or f"{made.name} (integration)"
+    say(f"BCDice-API token {made.name!r}: rolls recorded as {who}"
+        f"{' for ' + made.character if made.character else ''}; the bot's server URL is http://HOST:PORT"
+        f"{made.base_path} (revoke: campaign invite revoke {made.name})")
 
 
 @app.command("list")
@@ -83,18 +111,40 @@ def invite_list(ctx: typer.Context, json_out: bool = JsonOption) -> None:
             for r in listed.sessions]
     render_rows("sessions", ["id", Column("player", keep=True), "rights", "created", "state"], rows, "table",
                 records=listed.sessions, empty="セッションはありません (no sessions)")
+    from campaign.services.bcdice_api import list_tokens
+
+    tokens = list_tokens(s.db, s.campaign)
+    if tokens:  # BCDice-API tokens (--bcdice): shown here, revoked by name like a seat
+        rows = [[t.name, t.player or "(integration)", t.character or "", local_time(t.created),
+                 local_time(t.revoked) if t.revoked else "active"] for t in tokens]
+        render_rows("BCDice-API tokens", [Column("name", keep=True), "player", "character", "created", "state"],
+                    rows, "table", records=tokens)
 
 
 @app.command("revoke")
-def invite_revoke(ctx: typer.Context, player: str = typer.Argument(..., help="Whose seat to take away."),
+def invite_revoke(ctx: typer.Context, player: str = typer.Argument(..., help="Whose seat (or which BCDice-API "
+                                                                        "token's name) to take away."),
                   json_out: bool = JsonOption) -> None:
-    """End every session of PLAYER at once and cancel their unused invites.
+    """End every session of PLAYER at once and cancel their unused invites; end the
+    BCDice-API tokens of that name (--bcdice) too.
 
     Example: campaign invite revoke Aki
     """
-    from campaign.services.invites import revoke
+    from campaign.errors import NotFound
+    from campaign.services.bcdice_api import revoke_tokens
+    from campaign.services.invites import Revoked, revoke
+    from campaign.services.results import as_json
 
     s = state(ctx)
-    done = revoke(s.db, s.campaign, player)
-    emit_json(done) if json_out else say(f"{done.player}: {done.sessions} session(s) ended, "
-                                         f"{done.invites} invite(s) cancelled")
+    tokens = revoke_tokens(s.db, s.campaign, player)
+    try:
+        done = revoke(s.db, s.campaign, player)
+    except NotFound:
+        if not tokens:
+            raise
+        done = Revoked(player=player.strip(), invites=0, sessions=0)
+    if json_out:
+        emit_json({**as_json(done), "bcdice_tokens": tokens} if tokens else done)
+        return
+    say(f"{done.player}: {done.sessions} session(s) ended, {done.invites} invite(s) cancelled"
+        + (f", {tokens} BCDice-API token(s) ended" if tokens else ""))

@@ -53,13 +53,14 @@ from campaign.core.success import SUCCEEDING_OUTCOMES, judge_success
 from campaign.errors import DiceError
 
 OUTCOMES = frozenset({"success", "failure", "critical_success", "critical_failure"})
-SOURCE_ORDER = ("rng", "server", "manual", "prompted", "seeded")
+SOURCE_ORDER = ("rng", "server", "bcdice-api", "manual", "prompted", "seeded")
 # Each source in words (issue 28): what a reader needs to know to weigh its dice. A
 # `manual` entry recorded before `prompted` existed may also hold dice asked for with
 # --physical; the record did not tell them apart then.
 SOURCE_WORDS = {
     "rng": "rolled by the OS",
     "server": "rolled by the table's server",
+    "bcdice-api": "rolled by the table's server for a dice bot",
     "manual": "typed (--dice)",
     "prompted": "prompted (--physical)",
     "seeded": "seeded (demos and tests)",

@@ -60,6 +60,10 @@ def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: i
     return view
 
 
+#: Where dice come from (campaign.core.dice_source kinds, and the bridges').
+SOURCES = ("rng", "server", "manual", "seeded", "bcdice-api", "ccfolia")
+
+
 @dataclass(frozen=True)
 class HistoryFilter:
     character: str | None = None
@@ -71,6 +75,7 @@ class HistoryFilter:
     since: str | None = None
     until: str | None = None
     limit: int | None = 50
+    source: str | None = None  # where the dice came from: rng, server, manual, bcdice-api, ccfolia ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +151,11 @@ def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
         clauses.append(LedgerEntry.scenario == flt.scenario)
     if flt.outcome is not None:
         clauses.append(LedgerEntry.outcome == flt.outcome)
+    if flt.source is not None:
+        # The source has no column of its own: the canonical record (sorted keys, no
+        # spaces) holds it as `"source":"..."`, and iter_history drops the rare record
+        # that holds the pair only inside its detail. A scan, bounded by the other filters.
+        clauses.append(LedgerEntry.record.contains('"source":' + json.dumps(flt.source), autoescape=True))
     if flt.since is not None:
         clauses.append(LedgerEntry.at >= parse_when(flt.since, end=False, option="--since"))
     if flt.until is not None:
@@ -173,6 +183,8 @@ def check_filter(flt: HistoryFilter) -> HistoryFilter:
     """Refuse malformed filter values before any query (exit 2)."""
     if flt.outcome is not None and flt.outcome not in OUTCOMES:
         raise BadInput(f"--outcome must be one of {', '.join(OUTCOMES)}")
+    if flt.source is not None and flt.source not in SOURCES:
+        raise BadInput(f"--source must be one of {', '.join(SOURCES)}")
     if flt.limit is not None and flt.limit < 1:
         raise BadInput("--limit must be at least 1")
     if flt.limit is not None and flt.limit > INT_MAX:
@@ -221,7 +233,9 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
         result = session.execute(query.execution_options(yield_per=1000))
         # The first fetch happens here, so option errors surface before any output.
         for record, prev_hash, digest, voided_by in result:
-            yield entry_view(json.loads(record), prev_hash, digest, voided_by)
+            view = entry_view(json.loads(record), prev_hash, digest, voided_by)
+            if flt.source is None or view["source"] == flt.source:
+                yield view
 
 
 def _known_kind(session: Session, campaign_id: int, kind: str) -> str:

@@ -63,7 +63,7 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     from campaign.errors import CampaignError
     from campaign.services.browse import campaign_identity
     from campaign.services.invites import seat_for
-    from campaign.web import routes_api, routes_pages, routes_table, seats
+    from campaign.web import routes_api, routes_bcdice, routes_pages, routes_table, seats
     from sqlalchemy.exc import DBAPIError
 
     from campaign.web.errors import campaign_error, database_error, http_error
@@ -83,6 +83,7 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     app = Starlette(
         middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # never the event stream (excluded)
         routes=[*routes_pages.routes(), *routes_api.routes(), *seats.routes(), *routes_table.routes(),
+                *routes_bcdice.routes(),
                 Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
         exception_handlers={CampaignError: campaign_error, HTTPException: http_error, DBAPIError: database_error,
                             Refusal: lambda request, exc: json_refusal(exc)},

@@ -10,7 +10,8 @@ hmac.compare_digest, which takes the same time whatever prefix matched.
 
 A seated player (a session cookie from an invite, campaign.services.invites) needs no
 read token: the session is the stronger credential. `/join/...` is open to everyone,
-since the invite code in the path is the credential there, and so is `/static/...`.
+since the invite code in the path is the credential there, and so is `/static/...`;
+so is `/bcdice/<token>/` (campaign.web.routes_bcdice), the BCDice-API for dice bots.
 
 Host names: a server on 127.0.0.1 is still reachable from any web page through DNS
 rebinding (evil.example resolves to 127.0.0.1 after the page loaded), and the page's
@@ -32,7 +33,7 @@ SESSION_COOKIE = "campaign_session"
 # Open without the read token: the invite is the credential of /join/, and the static
 # files (the stylesheet, the scripts, the icon) are the package's own, no campaign data,
 # so a player's first page, the confirmation, is styled like the rest.
-OPEN_PATHS = ("/join/", "/static/")
+OPEN_PATHS = ("/join/", "/static/", "/bcdice/")
 
 SECURITY_HEADERS = [
     (b"content-security-policy",

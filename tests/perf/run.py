@@ -483,6 +483,29 @@ class Bench:
              f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}"],
         ))
 
+    def row_bcdice(self) -> None:
+        """A dice bot's roll through the BCDice-API route (issue 30) against the same roll
+        as the shell runs it (the roll service, no process start-up), in one process,
+        interleaved; the route's own cost is the token lookup, the pattern and the answer."""
+        n = self.sizes.shell_rolls
+        db = self.dir / "bcdice.db"
+        self.run(self.cli(db, "init", "BCDice Bench"))
+        made = subprocess.run(self.cli(db, "invite", "bench-bot", "--bcdice", "--json"), capture_output=True,
+                              text=True, env=self.env, check=True)
+        done = subprocess.run([self.python, "-c", BCDICE_BENCH, str(db), json.loads(made.stdout)["base_path"],
+                               str(n)], capture_output=True, text=True, env=self.env)
+        if done.returncode != 0:
+            raise RuntimeError(f"the BCDice-API bench failed: {done.stderr.strip()[-2000:]}")
+        api, shell = json.loads(done.stdout)
+        self.rows.append(Row(
+            "bcdice", "BCDice-API roll",
+            f"{n} x `GET /bcdice/<token>/v2/game_system/GURPS/roll?command=3D6<=12` (Starlette TestClient, one "
+            f"process; each appends its entry) vs {n} x the shell's `roll 3D6<=12` (the roll service), interleaved",
+            f"{api * 1000:.2f} ms median", f"{shell * 1000:.2f} ms median (shell roll)", api / shell,
+            "< 50 ms median", api < 0.050,
+            ["over real TCP add uvicorn's request cost (the same for every route of `campaign serve`)"],
+        ))
+
     # --- what dominates --------------------------------------------------------------
 
     def profile(self) -> None:
@@ -535,6 +558,36 @@ with contextlib.ExitStack() as stack:
             assert response.status_code == 200
 print(json.dumps([statistics.median(t) for t in times]))
 """
+
+# Times BCDice-API rolls and shell-style rolls in this one process (argv: db, base path, n);
+# prints [median API roll seconds, median service roll seconds].
+BCDICE_BENCH = """
+import json, statistics, sys, time, warnings
+warnings.simplefilter("ignore")
+import campaign.web.routes_bcdice as routes
+routes.BURST, routes.RATE = 10**6, 10**6
+from starlette.testclient import TestClient
+from campaign.core.dice_source import SystemDice
+from campaign.db.database import Database
+from campaign.services.rolls import roll
+from campaign.web.app import create_app
+db_path, base, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+client = TestClient(create_app(db_path, None), base_url="http://127.0.0.1")
+db = Database(db_path)
+api, shell = [], []
+for i in range(n + 5):
+    start = time.perf_counter()
+    answer = client.get(base + "v2/game_system/GURPS/roll", params={"command": "3D6<=12"})
+    took = time.perf_counter() - start
+    assert answer.status_code == 200 and answer.json()["ok"] is True, answer.text
+    start = time.perf_counter()
+    roll(db, None, "GM", "3D6<=12", SystemDice())
+    if i >= 5:
+        api.append(took)
+        shell.append(time.perf_counter() - start)
+print(json.dumps([statistics.median(api), statistics.median(shell)]))
+"""
+
 
 def _median_run(runs: list[Run]) -> Run:
     ordered = sorted(runs, key=lambda r: r.wall)
@@ -949,8 +1002,10 @@ _EVIDENCE = {
 
 # Which databases each row reads (`--only` builds just those; verify_state builds its own).
 DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
-             "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency"), "shell": ()}
-ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web", "shell")
+             "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency"), "shell": (),
+             "bcdice": ()}
+ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web", "shell",
+        "bcdice")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -975,13 +1030,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate.self_check()
         _compile_bytecode()
-        if only - {"dice", "bulk", "verify_state", "shell"}:
+        if only - {"dice", "bulk", "verify_state", "shell", "bcdice"}:
             bench.build(only if args.only else None)
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify,
                  "verify_state": bench.row_verify_state, "dice": bench.row_dice,
                  "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats,
-                 "web": bench.row_web_history, "shell": bench.row_shell}
+                 "web": bench.row_web_history, "shell": bench.row_shell, "bcdice": bench.row_bcdice}
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()

@@ -1,0 +1,249 @@
+"""BCDice-API tokens and the rolls dice bots make through them.
+
+Dice bots and VTT add-ons send a chat line's command to a BCDice-API server and show
+its answer; they never say who typed it. So the GM makes one token per bot (or per
+player's add-on): `campaign invite NAME --bcdice [--player P] [--character C]`. The
+token is 256 random bits, shown once, stored as its SHA-256 digest, and ended by
+`invite revoke NAME`. Every roll through it is rolled here, by the server's OS RNG, at
+the moment the request arrives, and recorded like any roll with source `bcdice-api`,
+actor the token's player (else the token's name, marked `integration` in detail.via)
+and the token's character. What that proves, and what it does not: docs/bcdice-api.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, update
+
+from campaign.core.dice_source import DiceSource, SystemDice
+from campaign.db.database import Database
+from campaign.errors import BadInput, RuleRefused
+from campaign.services.common import campaign_named, character_named, clean_name, player_named
+
+TOKEN_BYTES = 32
+BASE_PREFIX = "/bcdice/"
+SOURCE = "bcdice-api"
+_STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(b"campaign-bcdice\x00" + token.encode("utf-8")).hexdigest()
+
+
+def _now() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).strftime(_STAMP)
+
+
+class BcdiceDice(SystemDice):
+    """The OS RNG, recorded as `bcdice-api`: rolled by the server for a token's request."""
+
+    kind = SOURCE
+
+
+class AsBcdice:
+    """Any dice source (a test's fixed faces) recorded as `bcdice-api`."""
+
+    kind = SOURCE
+
+    def __init__(self, inner: DiceSource) -> None:
+        self._inner = inner
+
+    def roll(self, sides: int) -> int:
+        return self._inner.roll(sides)
+
+    def ensure_all_used(self) -> None:
+        return None  # a test's queue may hold the next request's faces
+
+
+@dataclass(frozen=True, slots=True)
+class BcdiceInvited:
+    """`invite NAME --bcdice`: the base path for the bot's server URL (shown once)."""
+
+    name: str
+    player: str | None
+    character: str | None
+    base_path: str
+    created: str
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Whom a token's rolls are for: its row id (rate limit), name, player, character."""
+
+    token_id: int
+    name: str
+    player: str | None
+    character: str | None
+
+    @property
+    def actor(self) -> str:
+        return self.player or self.name
+
+    @property
+    def via(self) -> dict[str, Any]:
+        return {"bcdice_token": self.token_id, "token_name": self.name, "integration": self.player is None}
+
+
+@dataclass(frozen=True, slots=True)
+class BcdiceTokenRow:
+    name: str
+    player: str | None
+    character: str | None
+    created: str
+    revoked: str | None
+
+
+def make_token(db: Database, campaign_name: str | None, name: str, *, player: str | None = None,
+               character: str | None = None) -> BcdiceInvited:
+    """A new token named `name`; `player` must be a player of the campaign and
+    `character` a character (of that player, when both are given)."""
+    name = clean_name(name, "token name")
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    now = _now()
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        player_name = player_named(session, campaign, player).name if player is not None else None
+        character_name = None
+        if character is not None:
+            row = character_named(session, campaign, character)
+            owner = row.player.name if row.player is not None else None
+            if player_name is not None and owner != player_name:
+                raise RuleRefused(f"{row.name} is not a character of {player_name}")
+            character_name = row.name
+        from campaign.db.models_bcdice import BcdiceToken
+
+        session.add(BcdiceToken(campaign_id=campaign.id, name=name, player=player_name, character=character_name,
+                                token_hash=_digest(token), created_at=now))
+        session.flush()
+    return BcdiceInvited(name=name, player=player_name, character=character_name,
+                         base_path=f"{BASE_PREFIX}{token}/", created=now)
+
+
+def list_tokens(db: Database, campaign_name: str | None) -> tuple[BcdiceTokenRow, ...]:
+    from campaign.db.models_bcdice import BcdiceToken
+
+    with db.read() as session:
+        campaign = campaign_named(session, campaign_name)
+        rows = session.scalars(select(BcdiceToken).where(BcdiceToken.campaign_id == campaign.id)
+                               .order_by(BcdiceToken.id)).all()
+        return tuple(BcdiceTokenRow(name=r.name, player=r.player, character=r.character, created=r.created_at,
+                                    revoked=r.revoked_at) for r in rows)
+
+
+def revoke_tokens(db: Database, campaign_name: str | None, name: str) -> int:
+    """End every live token named `name` at once; how many (0: none of that name).
+    `invite revoke NAME` calls it before ending seats of the same name."""
+    from campaign.db.models_bcdice import BcdiceToken
+
+    name = clean_name(name, "token name")
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        return session.execute(update(BcdiceToken).where(
+            BcdiceToken.campaign_id == campaign.id, BcdiceToken.name == name,
+            BcdiceToken.revoked_at.is_(None)).values(revoked_at=_now())).rowcount
+
+
+def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:
+    """The live token's holder, else None (unknown, revoked, malformed)."""
+    from campaign.db.models_bcdice import BcdiceToken
+
+    if not 16 <= len(token) <= 100 or not token.isascii() or not all(ch.isalnum() or ch in "-_" for ch in token):
+        return None
+    with db.read() as session:
+        row = session.execute(select(BcdiceToken.id, BcdiceToken.name, BcdiceToken.player, BcdiceToken.character)
+                              .where(BcdiceToken.token_hash == _digest(token), BcdiceToken.campaign_id == campaign_id,
+                                     BcdiceToken.revoked_at.is_(None))).first()
+    return None if row is None else Holder(token_id=row.id, name=row.name, player=row.player, character=row.character)
+
+
+class _Actor(str):
+    """The holder's actor name carrying `via` (campaign.ledger puts it in detail.via)."""
+
+    via: dict[str, Any]
+
+    def __new__(cls, holder: Holder) -> _Actor:
+        made = super().__new__(cls, holder.actor)
+        made.via = holder.via
+        return made
+
+
+def api_roll(db: Database, campaign_name: str, holder: Holder, command: str, comment: str | None,
+             source: DiceSource) -> dict[str, Any]:
+    """Roll `command` for the holder and return the entry as `history show` has it (a
+    secret roll's hidden result included: its roller is the one asking)."""
+    from campaign.services.rolls import roll
+
+    view = roll(db, campaign_name, _Actor(holder), command, AsBcdice(source), character=holder.character,
+                reason=comment)
+    from campaign.services.secret_rolls import peek, secret_of
+
+    if secret_of(view) is not None:
+
+        hidden = peek(db, campaign_name, view["seq"], actor=holder.actor)
+        view = {**view, **{key: hidden.get(key) for key in ("expression", "dice", "total", "target", "outcome",
+                                                             "margin", "reason", "detail") if key in hidden}}
+    return view
+
+
+@dataclass(frozen=True, slots=True)
+class OriginalTable:
+    title: str
+    dice: str  # 2D6, 1D100, D66
+    rows: dict[int, str]
+
+
+def parse_original_table(text: str) -> OriginalTable:
+    """BCDice's original-table text: a title line, a dice line (NdM or D66), then
+    `value:words` lines. Malformed text is BadInput (the API's unsupported command)."""
+    import re
+
+    lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+    if len(lines) < 3:
+        raise BadInput("an original table needs a title, a dice line and rows")
+    title, dice = lines[0], lines[1].upper()
+    if not re.fullmatch(r"(?:[1-9]\d?D(?:[1-9]\d{0,2})|D66)", dice):
+        raise BadInput(f"original table: {lines[1]!r} is not a dice line such as 2D6 or D66")
+    rows: dict[int, str] = {}
+    for line in lines[2:]:
+        key, sep, words = line.partition(":")
+        if not sep or not key.strip().isdigit():
+            raise BadInput(f"original table: {line[:40]!r} is not a `value:text` row")
+        rows[int(key)] = words.strip()
+    return OriginalTable(title=title[:100], dice=dice, rows=rows)
+
+
+def roll_original_table(db: Database, campaign_name: str, holder: Holder, text: str,
+                        source: DiceSource) -> dict[str, Any]:
+    """Roll an original table and record it as a table roll (kind `table`) that holds
+    its own words: the table is the group's text, not a seed, so the record keeps the
+    row it landed on and the SHA-256 of the whole table it was sent."""
+    from campaign import ledger
+    from campaign.services.common import campaign_transaction
+
+    table = parse_original_table(text)
+    dice = AsBcdice(source)
+    if table.dice == "D66":
+        faces = [dice.roll(6), dice.roll(6)]
+        value, sides = faces[0] * 10 + faces[1], 6
+    else:
+        count, sides = map(int, table.dice.split("D"))
+        faces = [dice.roll(sides) for _ in range(count)]
+        value = sum(faces)
+    if value not in table.rows:
+        raise BadInput(f"original table: no row for {value}")
+    words = table.rows[value]
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        who = character_named(session, campaign, holder.character).name if holder.character else None
+        appended = ledger.append(session, campaign, _Actor(holder), ledger.NewEntry(
+            kind="table", character=who, expression=table.dice, dice=faces, total=value, source=SOURCE,
+            reason=table.title, detail={"name": table.title, "lines": [f"{value}: {words}"],
+                                        "original_table": {"dice": table.dice, "sides": sides, "value": value,
+                                                           "sha256": hashlib.sha256(text.encode()).hexdigest()}}))
+    return {"seq": appended.seq, "title": table.title, "value": value, "faces": faces, "sides": sides,
+            "words": words}

@@ -1,0 +1,268 @@
+"""BCDice-API v2 under a token: `/bcdice/<token>/v2/...` for dice bots and VTT add-ons.
+
+The routes answer what bcdice-api's docs/api_v2.md defines (version, admin, game
+systems, roll, original table, its `{"ok": false, "reason"}` errors), so a bot whose
+server URL is `http://HOST:PORT/bcdice/<token>/` works unchanged, while every roll is
+made by this server and appended to the ledger (campaign.services.bcdice_api).
+
+Why no CSRF check and no Origin check here, unlike every other write of the server:
+these routes read no cookie and set none. The credential is the token in the path,
+which a page of another origin cannot know, and a browser attaches nothing that would
+let such a page act with someone else's rights; what a cross-origin page can do with a
+token it was given is exactly what the token's holder can do. So the answers carry
+`Access-Control-Allow-Origin: *` (browser-based clients call from their own origin)
+and only on these routes. Only GET and POST are answered (405 otherwise, OPTIONS
+included: every call a client makes is a CORS simple request, which needs no
+preflight). A command is at most COMMAND_LIMIT characters (414, as BCDice-API answers
+an over-long URL), and each token has its own rate limit (429).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+from urllib.parse import parse_qsl, unquote
+
+from starlette.concurrency import run_in_threadpool
+
+API_VERSION = "2.0.0"
+COMMAND_LIMIT = 200
+FORM_LIMIT = 16 * 1024
+BURST, RATE = 20, 5.0  # a bot may send 20 rolls at once, then 5 a second
+_CORS = {"access-control-allow-origin": "*", "cache-control": "no-store"}
+# Clients send the command encoded (`3D6%3C%3D12+%E5%9B%9E%E9%81%BF`: a `+` is a
+# space) or raw (`3D6<=12`, `2D6+1`: a `+` is a plus). A value with a %-escape is
+# encoded; in one without, a `+` before a number, a die or a parenthesis is a plus,
+# any other (`2D6+dodge`) a space.
+_RAW_PLUS = re.compile(r"\+(?=[0-9(]|[Dd][0-9])")
+
+
+def routes():
+    from starlette.routing import Route
+
+    return [Route("/bcdice/{token}/{rest:path}", dispatch,
+                  methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])]
+
+
+def _answer(document: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None):
+    from starlette.responses import Response
+
+    body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Response(body, status_code=status, media_type="application/json",
+                    headers={**_CORS, **(headers or {})})
+
+
+def _error(status: int, reason: str, headers: dict[str, str] | None = None):
+    return _answer({"ok": False, "reason": reason}, status, headers)
+
+
+async def dispatch(request):
+    from campaign.web.refusals import Refusal
+
+    if request.method not in ("GET", "POST"):
+        return _error(405, "method not allowed", {"allow": "GET, POST"})
+    try:
+        return await _dispatch(request)
+    except Refusal:  # only the form body's size limit raises it here
+        return _error(413, "request too large")
+
+
+async def _dispatch(request):
+    from campaign.services.bcdice_api import holder_for
+
+    state = request.app.state
+    holder = await run_in_threadpool(holder_for, state.db, state.campaign_id, request.path_params["token"])
+    if holder is None:
+        return _error(401, "unauthorized")
+    rest = request.path_params["rest"].strip("/")
+    if rest == "v2/version":
+        return _answer({"api": API_VERSION, "bcdice": _bcdice_version()})
+    if rest == "v2/admin":
+        return _answer({key: os.environ.get(f"BCDICE_API_ADMIN_{key.upper()}", "") for key in ("name", "url", "email")})
+    if rest == "v2/game_system":
+        return _answer({"game_system": _systems()})
+    if rest == "v2/original_table":
+        if request.method != "POST":
+            return _error(405, "method not allowed", {"allow": "POST"})
+        return await _original_table(request, holder)
+    parts = rest.split("/")
+    if len(parts) in (3, 4) and parts[:2] == ["v2", "game_system"]:
+        system = _system_id(parts[2])
+        if system is None:
+            return _error(400, "unsupported game system")
+        if len(parts) == 3:
+            return _answer(_system_info(system))
+        if parts[3] == "roll":
+            return await _roll(request, holder, system)
+    return _error(404, "not found")
+
+
+def _bcdice_version() -> str:
+    """The BCDice version whose answers ours match (the parity oracle's)."""
+    return "3.16.1"
+
+
+def _systems() -> list[dict[str, str]]:
+    from campaign.core.bcdice_text import GAME_SYSTEMS
+
+    listed = [{"id": key, "name": name, "sort_key": sort_key} for key, (name, sort_key) in GAME_SYSTEMS.items()]
+    return sorted(listed, key=lambda system: system["sort_key"])
+
+
+def _system_id(given: str) -> str | None:
+    from campaign.core.bcdice_text import GAME_SYSTEMS
+
+    folded = {key.lower(): key for key in GAME_SYSTEMS}
+    return folded.get(given.lower())
+
+
+def _table_commands() -> list[str]:
+    from campaign.seeds import load_tables
+
+    return list(load_tables())
+
+
+def pattern_of(system: str) -> str:
+    from campaign.core.bcdice_text import command_pattern
+
+    return command_pattern(system, _table_commands() if system == "GURPS" else ())
+
+
+def _system_info(system: str) -> dict[str, Any]:
+    from campaign.core.bcdice_text import GAME_SYSTEMS
+
+    name, sort_key = GAME_SYSTEMS[system]
+    return {"ok": True, "id": system, "name": name, "sort_key": sort_key, "command_pattern": pattern_of(system),
+            "help_message": _help(system)}
+
+
+def _help(system: str) -> str:
+    lines = ["このサーバーのダイスはcampaignの台帳に記録されます。 / Every roll here is recorded in the campaign's ledger.",
+             "例) 2D6+1 / 3D6<=12 回避 / S3D6<=12 (シークレット)"]
+    if system == "GURPS":
+        lines.append("成功判定: 3D6<=技能値 または 技能値-3D6。表: " + " ".join(_table_commands()) + " (FEAR+n)")
+    elif system == "Campaign2D6":
+        lines.append("行為判定: 2D6+能力値>=目標値")
+    return "\n".join(lines) + "\n"
+
+
+async def _command(request) -> str | None:
+    """The `command` parameter, raw or encoded, from the query or a POSTed form."""
+    raw = request.scope.get("query_string", b"").decode("latin-1")
+    if request.method == "POST" and not raw:
+        raw = (await _form_body(request)).decode("latin-1")
+    for piece in raw.split("&"):
+        key, sep, value = piece.partition("=")
+        if sep and key == "command":
+            if "%" not in value:
+                value = _RAW_PLUS.sub("%2B", value)
+            return unquote(value.replace("+", " "), encoding="utf-8", errors="replace")
+    return None
+
+
+async def _form_body(request) -> bytes:
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > FORM_LIMIT:
+            from campaign.web.refusals import Refusal
+
+            raise Refusal("too_large")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _rate_ok(request, holder) -> bool:
+    state = request.app.state
+    limit = getattr(state, "bcdice_rate", None)
+    if limit is None:
+        from campaign.web.seats import RateLimit
+
+        limit = state.bcdice_rate = RateLimit(*getattr(state, "bcdice_rate_limits", (BURST, RATE)))
+    return limit.take(holder.token_id)
+
+
+async def _roll(request, holder, system: str):
+    from campaign.errors import BadInput, CampaignError
+
+    command = await _command(request)
+    if command is None or not command.strip():
+        return _error(400, "unsupported command")
+    if len(command) > COMMAND_LIMIT:
+        return _error(414, "command too long")
+    if re.match(pattern_of(system), command.strip(), re.IGNORECASE) is None:
+        return _error(400, "unsupported command")
+    if not _rate_ok(request, holder):
+        return _error(429, "too many requests", {"retry-after": "1"})
+    from campaign.core.bcdice_text import prepared
+    from campaign.services.bcdice_api import api_roll
+
+    secret, prepared_command, comment = prepared(system, command)
+    state = request.app.state
+    try:
+        view = await run_in_threadpool(api_roll, state.db, state.campaign, holder, prepared_command, comment,
+                                       state.dice())
+    except BadInput:
+        return _error(400, "unsupported command")
+    except CampaignError as refused:
+        return _error(400, str(refused))
+    return _answer(roll_answer(system, view, secret=secret))
+
+
+def roll_answer(system: str, view: dict[str, Any], *, secret: bool) -> dict[str, Any]:
+    """The roll route's document for one recorded entry."""
+    from campaign.core import bcdice_text
+
+    detail = view.get("detail") or {}
+    if view["kind"] == "table":
+        shown = view.get("detail_shown") or {}
+        subs = [((sub.get("detail") or {}).get("table", ""), (sub.get("detail") or {}).get("raw", sub.get("total")),
+                 (sub.get("detail_shown") or {}).get("text_ja", ""))
+                for sub in view.get("sub_entries") or []
+                if (sub.get("detail") or {}).get("table") and "text_roll" not in (sub.get("detail") or {})]
+        text = bcdice_text.table_answer(detail.get("table", view["expression"]), detail.get("raw", view["total"]),
+                                        shown.get("text_ja", ""), subs)
+        flags = dict(success=False, failure=False, critical=False, fumble=False)
+        faces = [{"sides": 6, "faces": view.get("dice") or []}]
+        faces += [{"sides": 6, "faces": sub.get("dice") or []} for sub in view.get("sub_entries") or []]
+    else:
+        made = bcdice_text.dice_answer(system, view["expression"], view.get("dice") or [], view.get("total"),
+                                       view.get("target"), view.get("outcome"), view.get("margin"))
+        text = made.text
+        flags = dict(success=made.success, failure=made.failure, critical=made.critical, fumble=made.fumble)
+        faces = _groups(detail)
+    return {"ok": True, "text": text, "secret": secret, **flags, "rands": bcdice_text.rands(faces),
+            "campaign_seq": view["seq"]}
+
+
+def _groups(detail: dict[str, Any]) -> list[dict[str, Any]]:
+    groups = [group for group in detail.get("groups") or [] if "sides" in group]
+    for repeat in detail.get("repeats") or []:
+        groups += [group for group in (repeat.get("groups") or []) if "sides" in group]
+    return groups
+
+
+async def _original_table(request, holder):
+    from campaign.errors import BadInput, CampaignError
+    from campaign.services.bcdice_api import roll_original_table
+
+    form = dict(parse_qsl((await _form_body(request)).decode("utf-8", "replace"), keep_blank_values=True))
+    table = form.get("table")
+    if not table:
+        return _error(400, "unsupported command")
+    if not _rate_ok(request, holder):
+        return _error(429, "too many requests", {"retry-after": "1"})
+    state = request.app.state
+    try:
+        made = await run_in_threadpool(roll_original_table, state.db, state.campaign, holder, table, state.dice())
+    except BadInput:
+        return _error(400, "unsupported command")
+    except CampaignError as refused:
+        return _error(400, str(refused))
+    from campaign.core.bcdice_text import original_table_answer, rands
+
+    return _answer({"ok": True, "text": original_table_answer(made["title"], made["value"], made["faces"],
+                                                                made["words"]),
+                    "rands": rands([{"sides": made["sides"], "faces": made["faces"]}]), "campaign_seq": made["seq"]})

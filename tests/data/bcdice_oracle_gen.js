@@ -1,0 +1,121 @@
+/*
+ * Generates tests/data/bcdice_api_oracle.json: what BCDice 3.x (the npm `bcdice`
+ * package, its JavaScript port) answers for fixed dice, so tests/web/test_bcdice_parity.py
+ * can hold the BCDice-API endpoint to it. Run by hand, outside the project (the
+ * package is not a dependency of campaign):
+ *
+ *   mkdir -p /tmp/bcdice-oracle && cd /tmp/bcdice-oracle && npm install bcdice
+ *   node /path/to/campaign/tests/data/bcdice_oracle_gen.js > /path/to/campaign/tests/data/bcdice_api_oracle.json
+ *
+ * Only the dice, the flags, the success-roll and plain-dice texts, and for table
+ * commands the frame (`クリティカル表(13) ＞ `) and entry number are stored: the
+ * table entries' texts are BCDice's and stay out of the project. The commands are
+ * generated here (a seeded generator, so the file is reproducible), of the kinds the
+ * GURPS system's own test data exercises: success rolls, `N-3D6`, tables with and
+ * without a modifier, the secret `S` prefix, trailing text; and plain DiceBot dice.
+ */
+'use strict';
+const path = require('path');
+const bcdice = require(require.resolve('bcdice', { paths: [process.cwd()] }));
+
+let state = 20261201;
+function random() { // mulberry32: small, seeded, good enough to pick dice
+  state = (state + 0x6D2B79F5) | 0;
+  let t = Math.imul(state ^ (state >>> 15), 1 | state);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const pick = (list) => list[Math.floor(random() * list.length)];
+const die = (sides) => 1 + Math.floor(random() * sides);
+
+// Dice of a 3d6 roll, half of them at the edges where criticals and fumbles live.
+function threeD6() {
+  if (random() < 0.5) {
+    const sum = pick([3, 4, 5, 6, 7, 16, 17, 18]);
+    for (;;) {
+      const faces = [die(6), die(6), die(6)];
+      if (faces[0] + faces[1] + faces[2] === sum) return faces;
+    }
+  }
+  return [die(6), die(6), die(6)];
+}
+
+function run(System, command, faces) {
+  const game = new System(command);
+  const queue = faces.slice();
+  const used = [];
+  Object.assign(game.randomizer, {
+    $random: (sides) => {
+      if (!queue.length) throw new Error(`${command}: more dice asked than given`);
+      const face = queue.shift();
+      used.push({ sides: Number(sides), value: face });
+      return face;
+    },
+  });
+  const result = game.eval();
+  if (queue.length) throw new Error(`${command}: ${queue.length} dice left over`);
+  return { result, used };
+}
+
+function caseOf(system, kind, command, result, used) {
+  const row = {
+    system, kind, command, rands: used.map((r) => [r.value, r.sides]),
+    secret: result.secret, success: result.success, failure: result.failure,
+    critical: result.critical, fumble: result.fumble,
+  };
+  if (kind === 'table') {
+    const frame = /^(.*?)\((-?\d+)\) ＞ /.exec(result.text);
+    if (!frame) throw new Error(`${command}: no table frame in ${result.text}`);
+    row.frame = frame[0];
+    row.table_name = frame[1];
+    row.entry = Number(frame[2]);
+  } else {
+    row.text = result.text;
+  }
+  return row;
+}
+
+async function main() {
+  const loader = new bcdice.DynamicLoader();
+  const GURPS = await loader.dynamicLoad('GURPS');
+  const DiceBot = await loader.dynamicLoad('DiceBot');
+  const cases = [];
+  const add = (System, system, kind, command, faces) => {
+    const { result, used } = run(System, command, faces);
+    if (result === null) throw new Error(`${system} does not take ${command}`);
+    cases.push(caseOf(system, kind, command, result, used));
+  };
+  for (let i = 0; i < 260; i++) { // 3D6±m<=t
+    const target = 3 + Math.floor(random() * 18);
+    const modifier = random() < 0.45 ? 0 : pick([-5, -4, -3, -2, -1, 1, 2, 3, 4, 5]);
+    const mod = modifier === 0 ? '' : (modifier > 0 ? `+${modifier}` : `${modifier}`);
+    add(GURPS, 'GURPS', 'success', `${pick(['3D6', '3d6'])}${mod}<=${target}`, threeD6());
+  }
+  for (let i = 0; i < 30; i++) add(GURPS, 'GURPS', 'success', `${3 + Math.floor(random() * 18)}-3D6`, threeD6());
+  for (let i = 0; i < 20; i++) add(GURPS, 'GURPS', 'success', `S3D6<=${6 + Math.floor(random() * 12)}`, threeD6());
+  for (const words of ['回避', '受け 盾あり', 'dodge']) {
+    add(GURPS, 'GURPS', 'success', `3D6<=12 ${words}`, threeD6());
+  }
+  const tables = ['CRT', 'FMB', 'HCRT', 'YSCRT', 'YSFMB', 'YFMB', 'FEAR', 'HIT', 'REACT'];
+  for (let i = 0; i < 130; i++) {
+    let command = pick(tables);
+    if (command === 'FEAR' && random() < 0.6) command += `+${1 + Math.floor(random() * 25)}`;
+    if (command === 'REACT' && random() < 0.5) command += pick(['+1', '+3', '-2']);
+    add(GURPS, 'GURPS', 'table', command, threeD6());
+  }
+  for (let i = 0; i < 60; i++) {
+    const shape = pick(['2D6', '3D6', '1D6+2', '2D6-1', '2D6>=8', '3D6<=12', '1D20', '2D6+1>=9']);
+    const sides = [...shape.matchAll(/(\d+)D(\d+)/g)].map((m) => Array(Number(m[1])).fill(Number(m[2]))).flat();
+    add(DiceBot, 'DiceBot', 'dice', shape, sides.map((s) => die(s)));
+  }
+  const out = {
+    about: 'BCDice answers for fixed dice; generated by tests/data/bcdice_oracle_gen.js (run by hand)',
+    bcdice: bcdice.Version, package: require(path.join(path.dirname(require.resolve('bcdice', { paths: [process.cwd()] })), '..', 'package.json')).version,
+    game_systems: { GURPS: { name: GURPS.NAME, sort_key: GURPS.SORT_KEY }, DiceBot: { name: DiceBot.NAME, sort_key: DiceBot.SORT_KEY } },
+  };
+  // One case a line, so a diff of a regenerated file reads case by case.
+  const head = JSON.stringify(out).replace(/}$/, ', "cases": [\n');
+  process.stdout.write(head + cases.map((c) => JSON.stringify(c)).join(',\n') + '\n]}\n');
+}
+
+main().catch((error) => { console.error(error.message); process.exit(1); });
