@@ -228,9 +228,13 @@ def verify(
         checked = "" if report.state is None else "; state tables equal its replay"
         if report.secrets and report.secrets.revealed:
             checked += f"; {report.secrets.revealed} reveals match their commitments"
+        if report.fair and report.fair.checked:
+            checked += f"; {report.fair.checked} fair-dice entries recompute from their seeds"
         say(f"chain intact: {report.entries} entries{checked}")
     elif report.secrets is not None and not report.secrets.ok:
         say(f"secret rolls: {report.secrets.problem}")
+    elif report.fair is not None and not report.fair.ok:
+        say(f"fair dice: {report.fair.problem}")
     elif report.state is not None:
         say(f"state differs from the ledger: {report.state.problem}")
     else:
@@ -359,6 +363,25 @@ def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret r
     else:
         say(f"revealed secret roll #{seq} (entry #{entry['seq']}); it matches its commitment")
         render_roll(entry)
+
+
+@app.command("reveal-seed")
+def reveal_seed(ctx: typer.Context,
+                scenario: int = typer.Argument(None, help="The scenario whose seed to reveal (default: the open seed)."),
+                json_out: bool = JsonOption) -> None:
+    """Reveal the committed seed of fair dice (`scenario end` does it too): append a
+    `seed_reveal` entry, after which anyone can recompute every derived die.
+
+    Example: campaign history reveal-seed 3
+    """
+    from campaign.services.fair_seeds import reveal_seed as reveal_service
+
+    s = state(ctx)
+    revealed = reveal_service(s.db, s.campaign, s.actor, scenario)
+    if json_out:
+        emit_json(revealed)
+    else:
+        say(f"seed of commitment #{revealed.reveals} revealed (entry #{revealed.seq}): {revealed.seed}")
 
 
 @app.command("peek")

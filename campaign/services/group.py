@@ -41,7 +41,7 @@ READ_ONLY_TABLES = ("group_roles", "alembic_version")
 # (invite and session hashes, calls: migration 0011), which it reads and writes as the
 # GM's role while players reach it only over HTTP. Seal heads: everyone reads,
 # the GM writes (only the GM seals).
-GM_ONLY_TABLES = ("secret_rolls", "web_invites", "web_sessions", "web_requests", "table_calls")
+GM_ONLY_TABLES = ("secret_rolls", "fair_seeds", "web_invites", "web_sessions", "web_requests", "table_calls")
 GM_WRITES_ALL_READ = ("seal_heads",)
 # A player's role appends to the ledger and changes its own characters' pools, CP,
 # stats, traits and conditions (fright checks); row-level security narrows each to

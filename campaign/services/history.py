@@ -26,13 +26,15 @@ from campaign.services.common import (
 )
 
 if TYPE_CHECKING:
+    from campaign.services.fair_verify import FairCheck
     from campaign.services.secret_rolls import SecretsCheck
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
 # Entry kinds the services write (and round 1 wrote). `--kind` accepts these, and any
 # other kind this campaign's ledger holds; anything else is a typo worth naming.
 KINDS = ("campaign", "setting", "player", "character", "relation", "roll", "table", "check", "fright", "trait",
-         "condition", "missing", "search", "scenario", "reunion", "void", "seal", "reveal")
+         "condition", "missing", "search", "scenario", "reunion", "void", "seal", "reveal",
+         "seed_commit", "seed_reveal")
 # seq, limits and scenario numbers are 32-bit INTEGER columns (PostgreSQL); SQLite refuses
 # Python ints beyond 64 bits outright. Numbers outside this range never match anything.
 INT_MAX = 2**31 - 1
@@ -44,6 +46,9 @@ def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: i
         "seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
         "target", "outcome", "margin", "source",
     )}
+    from campaign.services.fair_seeds import fairness_of
+
+    view["fairness"] = fairness_of(record)  # provable / server / typed / imported (docs/fair-dice.md)
     view["reason"] = entry_reason(record)  # a sub-roll records its purpose; the words are made here
     view["voids_seq"] = record.get("voids_seq")
     view["voided_by"] = voided_by
@@ -103,6 +108,7 @@ class VerifyReport:
     state: StateCheck | None
     sealed_head: str | None
     secrets: SecretsCheck | None
+    fair: FairCheck | None = None  # derived dice against revealed seeds (services.fair_verify)
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,19 +343,24 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
             else:
                 reason, bad_seq = (f"seal #{seal_seq} printed this head; entries from #{report.entries + 1} on "
                                    "were removed"), report.entries + 1
-        ok, state, secrets = report.ok, None, None
+        ok, state, secrets, fair = report.ok, None, None, None
         if report.ok:
             from campaign.services.secret_rolls import check as secrets_check
 
+            from campaign.services.fair_verify import check as fair_check
+
             secrets = secrets_check(session, campaign)
+            fair = fair_check(session, campaign) if secrets.ok else None
             if not secrets.ok:
                 ok, bad_seq, reason = False, secrets.seq, secrets.problem
+            elif not fair.ok:
+                ok, bad_seq, reason = False, fair.seq, fair.problem
             elif not chain_only:
                 state = _state_check(session, campaign)
                 ok = state.ok
         return VerifyReport(campaign=campaign.name, ok=ok, entries=report.entries, head=report.head_hash,
                             bad_seq=bad_seq, reason=reason, state=state,
-                            sealed_head=None if sealed is None else sealed[1], secrets=secrets)
+                            sealed_head=None if sealed is None else sealed[1], secrets=secrets, fair=fair)
 
 
 MIN_HEAD_PREFIX = 8

@@ -169,11 +169,14 @@ class SeatRoll:
     reason: str | None
     secret: bool
     replayed: bool
+    fairness: str | None = None
 
 
 def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, command: Any, character: Any,
-              key: Any, source: DiceSource) -> SeatRoll:
-    """Roll `command` for `character` with the server's dice, as the seat's player."""
+              key: Any, source: DiceSource, share: Any = None) -> SeatRoll:
+    """Roll `command` for `character` with the server's dice, as the seat's player
+    (derived from the committed seed and the player's `share` while one is open)."""
+    from campaign.services.fair_seeds import fair_request
     from campaign.services.rolls import roll
 
     key = idempotency_key(key)
@@ -183,9 +186,10 @@ def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, co
         raise BadInput(f"command is too long ({len(command)} characters, at most {COMMAND_LIMIT})")
     if character is not None and not isinstance(character, str):
         raise BadInput("character: a name")
-    guarded = GuardedDatabase(db, campaign_id, seat, key,
-                              before=lambda session: owned_character(session, campaign_id, seat, character) and None)
     actor = seat_actor(db, seat.player, {"session": seat.session_id})
+    source, before = fair_request(source, share, actor, campaign_id,
+                                  lambda session: owned_character(session, campaign_id, seat, character) and None)
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     try:
         view = roll(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
@@ -208,7 +212,7 @@ def entry_roll(db: Database, campaign_name: str, seat: Seat, seq: int, *, replay
     return SeatRoll(seq=view["seq"], actor=view["actor"], character=view["character"], kind=view["kind"],
                     expression=shown["expression"], dice=shown["dice"], total=shown["total"], target=shown["target"],
                     outcome=shown["outcome"], source=view["source"], reason=shown["reason"], secret=secret,
-                    replayed=replayed)
+                    replayed=replayed, fairness=view.get("fairness"))
 
 
 
