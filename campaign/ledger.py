@@ -126,7 +126,7 @@ def append(
     # Dice derived from a committed seed say how (services.fair_seeds.FairDice); never
     # on a secret roll, whose public entry must not show its dice.
     fair = getattr(actor, "fair", None)
-    fair = fair() if fair is not None else None
+    fair = fair(entry.dice) if fair is not None else None
     if fair and "secret" not in detail:
         detail = {**detail, "fair": fair}
     record = {

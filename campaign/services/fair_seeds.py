@@ -174,13 +174,23 @@ class FairDice:
     def ensure_all_used(self) -> None:
         self.fallback.ensure_all_used()
 
-    def entry_fair(self) -> dict[str, Any] | None:
-        """detail.fair of the next entry: the inputs and the draws since the last entry."""
+    def entry_fair(self, dice: Any) -> dict[str, Any] | None:
+        """detail.fair of the next entry: the request's inputs and the entry's own draws.
+
+        A service often rolls a check and its sub-rolls before appending any of them
+        (the fright check and its table), so an entry claims as many draws as it
+        records dice, when their faces agree in order; otherwise (an expression whose
+        recorded dice are not its draws one for one) it takes every draw left."""
         if self.seed is None:
             return None
-        first, self.recorded = self.recorded, len(self.draws)
+        first = self.recorded
+        count = len(dice) if isinstance(dice, (list, tuple)) else 0
+        claimed = self.draws[first:first + count]
+        if not count or [face for _, face in claimed] != list(dice):
+            claimed = self.draws[first:]
+        self.recorded = first + len(claimed)
         return {"commit": self.commit_seq, "seq": self.seq, "share": self.share, "from": first,
-                "draws": self.draws[first:]}
+                "draws": claimed}
 
 
 def fair_request(source: DiceSource, share: Any, actor: Any, campaign_id: int,

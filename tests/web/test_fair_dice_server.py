@@ -78,3 +78,26 @@ def test_a_players_share_makes_provable_dice_that_verify_recomputes(table):
     assert report["ok"] and report["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
                                                "checked": 4, "pending": 0}
     assert "4 fair-dice entries recompute from their seeds" in cli.run("history", "verify").stderr
+
+
+def test_a_called_fright_check_and_its_table_roll_share_the_requests_inputs(table):
+    """Sub-rolls (the fright table after a failed check) use the request's first seq and
+    continue its index sequence, each entry recording its own draws."""
+    cli, browser = table
+    aki = browser("Aki")
+    commit = start_fair(cli)
+    call = cli.json("call", "fright", "鈴音", "--mod", "-10")  # Will 1: it fails, the table rolls
+    before = head(cli)
+    rolled = aki.post(f"/api/calls/{call['call_id']}/roll", {"share": SHARE_A})
+    assert rolled.status_code == 201, rolled.text
+    assert rolled.json()["fairness"] == "provable"
+    entries = [cli.json("history", "show", str(seq)) for seq in range(before + 1, head(cli) + 1)]
+    assert len(entries) >= 2 and entries[1]["parent_seq"] == entries[0]["seq"]
+    fairs = [e["detail"]["fair"] for e in entries]
+    assert {f["seq"] for f in fairs} == {before + 1} and {f["share"] for f in fairs} == {SHARE_A}
+    starts = [f["from"] for f in fairs]
+    assert starts == [sum(len(e["dice"]) for e in entries[:n]) for n in range(len(entries))]
+    seed = end_fair(cli, commit)
+    for entry, start in zip(entries, starts):
+        assert entry["dice"] == [face(seed, before + 1, SHARE_A, start + i, 6) for i in range(len(entry["dice"]))]
+    assert cli.json("history", "verify")["fair"]["checked"] == len(entries)

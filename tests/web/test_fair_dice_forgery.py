@@ -1,0 +1,127 @@
+"""Fair dice a forger changed, each caught by `history verify` even when the whole chain
+was re-hashed after the change (SQLite and PostgreSQL); and the seed shows nowhere a
+player can read before its reveal."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from campaign.core.fair_dice import face
+from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
+from campaign.ledger import canonical_json, chain_hash
+from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
+from tests.web.test_fair_dice_server import SHARE_A, SHARE_B, end_fair, start_fair, table  # noqa: F401
+from tests.web.test_table_server import head
+
+
+def _record(cli: Cli, seq: int) -> dict:
+    with raw_connection(cli.db) as conn:
+        return json.loads(conn.execute(f"SELECT record FROM ledger WHERE seq = {seq}").fetchone()[0])
+
+
+def _rehash_from(db: str, first: int, change) -> None:
+    """Edit entry `first` and recompute every later hash, as a careful forger would (the
+    ledger's guards are dropped once, by the test)."""
+    with raw_connection(db) as conn:
+        marker = "?" if hasattr(conn, "create_function") else "%s"
+        rows = conn.execute("SELECT seq, record, prev_hash FROM ledger ORDER BY seq").fetchall()
+        prev = None
+        for seq, record_json, prev_hash in rows:
+            if seq < first:
+                continue
+            prev = prev_hash if prev is None else prev
+            record = json.loads(record_json)
+            if seq == first:
+                change(record)
+            record_json = canonical_json(record)
+            digest = chain_hash(prev, record_json)
+            conn.execute(f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} "
+                         f"WHERE seq = {marker}", (record_json, prev, digest, seq))
+            prev = digest
+        conn.commit()
+
+
+def _forged(cli: Cli, seq: int, change) -> dict:
+    """Rewrite entry `seq` with `change` and re-hash everything after it; verify's report.
+    The entry is put back (re-hashed again) before returning."""
+    original = _record(cli, seq)
+    _rehash_from(cli.db, seq, change)
+    report = cli.json("history", "verify", expect=1)
+    assert report["secrets"] is not None, "the re-hashed chain itself must be intact"
+    _rehash_from(cli.db, seq, lambda record: (record.clear(), record.update(copy.deepcopy(original))))
+    return report
+
+
+def test_forged_dice_shares_and_seeds_are_caught(table):
+    cli, browser = table
+    aki = browser("Aki")
+    commit = start_fair(cli)
+    rolled = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A}).json()
+    seq = rolled["seq"]
+    seed = end_fair(cli, commit)
+    reveal_seq = head(cli)
+    second = start_fair(cli)  # a second scenario's seed, to reveal for the wrong commitment
+    cli.json("scenario", "end")
+    cli.run("roll", "2D6", "--dice", "1,1")  # a later entry: every forger re-hashes it too
+    assert cli.json("history", "verify")["ok"]
+    drop_ledger_guards(cli.db)
+
+    def other_face(value: int) -> int:
+        return value % 6 + 1
+
+    def fudge_both(record):  # the die and its draw, consistently: only the seed tells
+        record["dice"][0] = other_face(record["dice"][0])
+        record["detail"]["fair"]["draws"][0][1] = record["dice"][0]
+        record["total"] = sum(record["dice"])
+
+    def fudge_dice(record):
+        record["dice"][0] = other_face(record["dice"][0])
+        record["total"] = sum(record["dice"])
+
+    share = next(s for s in ("c3" * 16, "d4" * 16, "e5" * 16)
+                 if [face(seed, seq, s, i, 6) for i in range(3)] != rolled["dice"])
+
+    def change_share(record):
+        record["detail"]["fair"]["share"] = share
+
+    def drop_a_die(record):
+        record["detail"]["fair"]["from"] = 1
+
+    def swap_seed(record):
+        record["detail"]["seed"] = "0" * 64
+
+    def wrong_commitment(record):  # the second scenario's seed, revealed for the first commitment
+        record["detail"]["seed"] = _second_seed(cli, second["seq"])
+
+    for target, change, words in [
+        (seq, fudge_both, f"entry #{seq}: die 1 (d6) shows"),
+        (seq, fudge_dice, "are not the derived draws"),
+        (seq, change_share, "the die was changed"),
+        (seq, drop_a_die, "start at index 1, expected 0"),
+        (reveal_seq, swap_seed, f"does not match commitment #{commit['seq']}"),
+        (reveal_seq, wrong_commitment, f"does not match commitment #{commit['seq']}"),
+    ]:
+        report = _forged(cli, target, change)
+        assert not report["ok"] and report["bad_seq"] == target and words in report["reason"], (words, report)
+    assert cli.json("history", "verify")["ok"]  # every forgery put back: intact again
+    _rehash_from(cli.db, seq, fudge_both)
+    assert cli.error("history", "verify", code=1).startswith(f"fair dice: entry #{seq}: die 1 (d6) shows")
+
+
+def test_a_kept_seed_swapped_before_its_reveal_is_caught(gurps):
+    commit = start_fair(gurps)
+    execute(gurps.db, "UPDATE fair_seeds SET seed = '" + "1" * 64 + "'")
+    report = gurps.json("history", "verify", expect=1)
+    assert report["bad_seq"] == commit["seq"] and "it was swapped" in report["reason"]
+
+
+def _second_seed(cli: Cli, commit_seq: int) -> str:
+    with raw_connection(cli.db) as conn:
+        for (raw,) in conn.execute("SELECT record FROM ledger WHERE kind = 'seed_reveal'").fetchall():
+            detail = json.loads(raw)["detail"]
+            if detail["reveals"] == commit_seq:
+                return detail["seed"]
+    raise AssertionError("no reveal")
