@@ -125,3 +125,58 @@ def _second_seed(cli: Cli, commit_seq: int) -> str:
             if detail["reveals"] == commit_seq:
                 return detail["seed"]
     raise AssertionError("no reveal")
+
+
+def _kept_seed(cli: Cli) -> str:
+    with raw_connection(cli.db) as conn:
+        return conn.execute("SELECT seed FROM fair_seeds").fetchone()[0]
+
+
+def _tables_but_seeds(cli: Cli) -> str:
+    """Every row of every table but fair_seeds, as text (a dump a player might get)."""
+    from campaign.db.models import Base, load_all
+
+    load_all()
+    dumped = []
+    with raw_connection(cli.db) as conn:
+        for name in sorted(Base.metadata.tables):
+            if name != "fair_seeds":
+                dumped.append(f"{name}: {conn.execute(f'SELECT * FROM {name}').fetchall()!r}")
+    return "\n".join(dumped)
+
+
+def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
+    cli, browser = table
+    aki = browser("Aki")
+    started = cli.run("scenario", "start", "第一話", "--with", "鈴音", "--fair")
+    seed = _kept_seed(cli)
+    outputs = {"scenario start": started.stdout + started.stderr}
+    with aki.http.stream("GET", "/api/feed", timeout=30) as stream:
+        lines = stream.iter_lines()
+        next(lines)
+        rolled = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A})
+        feed = []
+        for line in lines:
+            feed.append(line)
+            if line == "event: state":
+                feed.append(next(lines))
+                break
+    seq = rolled.json()["seq"]
+    outputs["roll answer"] = rolled.text
+    outputs["feed"] = "\n".join(feed)
+    for path in ("/", "/history", f"/entries/{seq}", f"/entries/{seq - 1}", "/scenarios/1", "/luck",
+                 "/api/chain", "/api/table"):
+        outputs[path] = aki.http.get(path).text
+    for args in (("history", "--json"), ("history", "--csv"), ("history", "show", str(seq - 1), "--json"),
+                 ("history", "verify", "--json"), ("stats", "--json")):
+        result = cli.run(*args)
+        outputs[" ".join(args)] = result.stdout + result.stderr
+    export = tmp_path / "export.jsonl"
+    cli.run("export", str(export))
+    outputs["export"] = export.read_text(encoding="utf-8")
+    outputs["database but fair_seeds"] = _tables_but_seeds(cli)
+    for name, text in outputs.items():
+        assert seed not in text and seed.upper() not in text, f"the seed leaks in {name}"
+    assert outputs["/api/table"] and "provable" in outputs["roll answer"]
+    cli.run("scenario", "end")
+    assert seed in cli.run("history", "--json").stdout and seed in _tables_but_seeds(cli)
