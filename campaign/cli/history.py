@@ -107,6 +107,8 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     kind = entry["kind"] if entry["source"] != "ccfolia" else f"{entry['kind']} ⟨ccfolia⟩"
+    if entry.get("fairness") == "provable":  # derived from a committed seed and the player's share
+        kind += " ⟨fair⟩"
     # Who typed it, and for whom when that differs (a reunion roll for the missing PC's player).
     behalf = (entry.get("detail") or {}).get("on_behalf_of")
     actor = entry["actor"] if not behalf or behalf == entry["actor"] else f"{entry['actor']} (for {behalf})"
@@ -166,6 +168,7 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         ("voids", f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
         ("roll", roll),
         ("dice from", entry["source"]),
+        ("fairness", entry.get("fairness")),  # provable / server / typed / imported (docs/fair-dice.md)
         ("changed", ops_summary(entry.get("ops") or []) or None),
         ("reason", entry["reason"]),
         ("voided by", f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),

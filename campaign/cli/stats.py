@@ -8,6 +8,7 @@ from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_table, print_text
 
 SOURCE_LABELS = {"rng": "rolled by the OS", "server": "rolled by the table server (OS)",
+                 "provable": "derived from a committed seed and the player's share: provably fair",
                  "manual": "typed in with --dice", "seeded": "fixed seed (demos, tests)",
                  "unknown": "no source recorded"}
 SHORT_FAMILIES = {"3d6": "3d6 (GURPS R1)", "2d6": "2d6 checks", "plain": "other targets"}
@@ -23,6 +24,8 @@ def stats(
     scenario: int = typer.Option(None, "--scenario", help="Only entries made during scenario number N."),
     since: str = typer.Option(None, "--since", help="From this date (YYYY-MM-DD) or ISO time, UTC."),
     until: str = typer.Option(None, "--until", help="Up to this date (inclusive) or ISO time, UTC."),
+    fair_only: bool = typer.Option(False, "--fair-only", help="Only provably fair dice (a committed seed and "
+                                                              "the player's share, docs/fair-dice.md)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Luck statistics (alias: luck): face counts per die size and source, a chi-square test
@@ -30,8 +33,9 @@ def stats(
     rates the targets predicted (exact 3d6/2d6 odds, criticals included).
 
     Only dice the OS rolled (`rng`) speak to the program's fairness; dice typed in with
-    --dice, seeded and imported dice are counted apart and never mixed in. Filters are
-    history's. Voided entries count: their dice were rolled all the same.
+    --dice, seeded and imported dice are counted apart and never mixed in; provably fair
+    dice (`provable`) apart from the server's others, and --fair-only counts only them.
+    Filters are history's. Voided entries count: their dice were rolled all the same.
 
     Example: campaign stats --player Aki --scenario 2
     """
@@ -40,7 +44,7 @@ def stats(
 
     s = state(ctx)
     flt = HistoryFilter(character=char, player=player, kind=kind, scenario=scenario, since=since, until=until)
-    found = luck_report(s.db, s.campaign, flt)
+    found = luck_report(s.db, s.campaign, flt, fair_only)
     if json_out:
         emit_json(found)
     else:

@@ -38,8 +38,14 @@ def read_expression(text: str) -> luck.ExpressionInfo | None:
     return luck.read_expression(text, _table_dice)
 
 
-def tally(db: Database, campaign_name: str | None, flt: HistoryFilter) -> tuple[str, luck.LuckTally]:
-    """Feed every matching entry's record to a LuckTally; returns the campaign's name and it."""
+def tally(db: Database, campaign_name: str | None, flt: HistoryFilter,
+          fair_only: bool = False) -> tuple[str, luck.LuckTally]:
+    """Feed every matching entry's record to a LuckTally; returns the campaign's name and it.
+
+    Provably fair dice (services.fair_seeds) are counted as their own source,
+    `provable`, apart from the server's other dice; `fair_only` counts nothing else."""
+    from campaign.services.fair_seeds import fairness_of
+
     flt = check_filter(replace(flt, limit=None))
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
@@ -48,8 +54,13 @@ def tally(db: Database, campaign_name: str | None, flt: HistoryFilter) -> tuple[
                                                  *filter_clauses(flt, spans, player_spans))
         counter = luck.LuckTally(read_expression)
         add, loads = counter.add, json.loads
-        for record in session.scalars(query.execution_options(yield_per=5000)):
-            add(loads(record))
+        for raw in session.scalars(query.execution_options(yield_per=5000)):
+            record = loads(raw)
+            if '"fair":{' in raw and fairness_of(record) == "provable":
+                record["source"] = "provable"
+            elif fair_only:
+                continue
+            add(record)
         return campaign.name, counter
 
 
@@ -67,7 +78,7 @@ class LuckReport:
     note: str
 
 
-def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter) -> LuckReport:
-    name, counter = tally(db, campaign_name, flt)
+def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter, fair_only: bool = False) -> LuckReport:
+    name, counter = tally(db, campaign_name, flt, fair_only)
     shown = {key: getattr(flt, key) for key in ("character", "player", "kind", "scenario", "since", "until")}
     return LuckReport(campaign=name, filter=shown, **luck.report(counter))

@@ -78,6 +78,14 @@ def test_a_players_share_makes_provable_dice_that_verify_recomputes(table):
     assert report["ok"] and report["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
                                                "checked": 4, "pending": 0}
     assert "4 fair-dice entries recompute from their seeds" in cli.run("history", "verify").stderr
+    # honest labels: history marks them, stats keeps them apart and can count only them
+    listed = cli.run("history", "--limit", "8").stdout
+    assert listed.count("⟨fair⟩") == 3
+    shown = cli.run("history", "show", str(entries[0]["seq"])).stdout
+    assert "provable" in shown
+    counted = {row["source"]: row["dice"] for row in cli.json("stats")["sources"]}
+    assert counted["provable"] == 9 and counted["server"] == 1
+    assert [row["source"] for row in cli.json("stats", "--fair-only")["sources"]] == ["provable"]
 
 
 def test_a_called_fright_check_and_its_table_roll_share_the_requests_inputs(table):
