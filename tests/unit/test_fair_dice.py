@@ -72,3 +72,23 @@ def test_share_spelling(share, cleaned):
 
 def test_seed_spelling():
     assert valid_seed(SEED) and not valid_seed(SEED.upper()) and not valid_seed(SEED[:-2]) and not valid_seed(None)
+
+
+def test_the_docs_vectors_and_snippet_agree_with_the_code():
+    """docs/fair-dice.md: its Python snippet and its table give the faces the code gives."""
+    import re
+    from pathlib import Path
+
+    from campaign import fair_check
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md").read_text(encoding="utf-8")
+    assert SEED in text and SHARE in text and seed_commitment(SEED) in text
+    namespace: dict = {}
+    exec(re.search(r"```python\n(.*?)```", text, re.S).group(1), namespace)
+    rows = re.findall(r"^\| d(\d+) +\| (\d+) +\| (above|\(none\)) +\| (\d+) +\| (\d+) +\| (\d) \|$", text, re.M)
+    assert len(rows) == 11
+    for sides, seq, share, index, expected, rejected in rows:
+        share = SHARE if share == "above" else ""
+        args = (SEED, int(seq), share, int(index), int(sides))
+        assert (namespace["face"](*args), fair_check.derive(*args)) == (int(expected), int(expected))
+        assert (derive(*args).face, derive(*args).rejected) == (int(expected), int(rejected))
