@@ -10,12 +10,19 @@ die was changed is consistent as a chain and still fails here.
 Self-contained on purpose (its own few lines of derivation, no import from the rest of
 `campaign`): a player can copy it next to proofcheck.py and read all of it. The tests
 check it against campaign.core.fair_dice and the vectors of the docs.
+
+    python proofcheck.py proof.json --head 3f1c...   (the chain: run it first)
+    python fair_check.py proof.json                  (the fair dice in the bundle)
+
+Exit status: 0 every die recomputes (or none can yet), 1 a die or seed is wrong, 2 bad usage.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -51,17 +58,20 @@ class Unfair(Exception):
         self.seq, self.problem = seq, problem
 
 
-def check_records(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def check_records(records: Iterable[dict[str, Any]], partial: bool = False) -> dict[str, Any]:
     """{"ok", "seq", "problem", "revealed", "checked", "pending"}: the first entry whose
     fair dice or seed reveal is wrong, or counts of what was recomputed (`checked` dice
-    entries whose seed is revealed, `pending` those whose seed is still secret)."""
+    entries whose seed is revealed, `pending` those whose seed is still secret).
+
+    `partial`: the records are a stretch of the chain (a proof bundle), so a commitment
+    may lie before it; a reveal is then checked against the commitment it repeats."""
     try:
-        return {"ok": True, "seq": None, "problem": None, **_check(records)}
+        return {"ok": True, "seq": None, "problem": None, **_check(records, partial)}
     except Unfair as bad:
         return {"ok": False, "seq": bad.seq, "problem": bad.problem, "revealed": 0, "checked": 0, "pending": 0}
 
 
-def _check(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
     commits: dict[int, str] = {}
     seeds: dict[int, tuple[str, int]] = {}  # commit seq -> (seed, reveal seq)
     fair_entries: list[dict[str, Any]] = []
@@ -74,6 +84,9 @@ def _check(records: Iterable[dict[str, Any]]) -> dict[str, int]:
             commits[seq] = detail["commitment"]
         elif kind == REVEAL:
             target, seed = detail.get("reveals"), detail.get("seed")
+            if partial and _is_int(target) and target < seq and target not in commits \
+                    and _hex(detail.get("commitment"), 64):
+                commits[target] = detail["commitment"]  # before the bundle: as the reveal repeats it
             if not _is_int(target) or target not in commits:
                 raise Unfair(seq, f"seed reveal #{seq} names #{target}, which is no earlier seed commitment")
             if target in seeds:
@@ -90,7 +103,7 @@ def _check(records: Iterable[dict[str, Any]]) -> dict[str, int]:
         seq = record["seq"]
         fair = record["detail"]["fair"]
         commit, base, share, first, draws = (fair.get(name) for name in ("commit", "seq", "share", "from", "draws"))
-        if not _is_int(commit) or commit not in commits or commit >= seq:
+        if not _is_int(commit) or commit >= seq or (commit not in commits and not partial):
             raise Unfair(seq, f"entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment")
         if not _is_int(base) or not commit < base <= seq or not _is_int(first) or not isinstance(draws, list) \
                 or (share is not None and not _hex(share)):
@@ -110,7 +123,7 @@ def _check(records: Iterable[dict[str, Any]]) -> dict[str, int]:
                 raise Unfair(seq, f"entry #{seq}: die {offset + 1} is malformed")
             faces.append(draw[1])
         dice = record.get("dice")
-        if _recorded_dice(record) != faces and dice is not None and len(draws) == len(dice):
+        if dice != faces and dice is not None and len(draws) == len(dice):
             raise Unfair(seq, f"entry #{seq}: its dice {dice} are not the derived draws {faces}")
         if commit not in seeds:
             pending += 1
@@ -125,5 +138,36 @@ def _check(records: Iterable[dict[str, Any]]) -> dict[str, int]:
     return {"revealed": len(seeds), "checked": checked, "pending": pending}
 
 
-def _recorded_dice(record: dict[str, Any]) -> Any:
-    return record.get("dice")
+
+def check_bundle_file(path: str) -> dict[str, Any]:
+    """The fair dice of a proof bundle (`campaign history proof -o FILE`): its records are
+    read as they are; proofcheck.py is what proves they are the chain's."""
+    with open(path, "rb") as handle:
+        bundle = json.loads(handle.read().decode("utf-8"))
+    entries = bundle.get("entries") if isinstance(bundle, dict) else None
+    if not isinstance(entries, list):
+        raise ValueError("not a proof bundle (no entries)")
+    records = [json.loads(entry["record"]) for entry in entries]
+    return check_records(records, partial=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1 or args[0].startswith("-"):
+        print("usage: python fair_check.py PROOF.json", file=sys.stderr)
+        return 2
+    try:
+        found = check_bundle_file(args[0])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"error: cannot read {args[0]}: {exc}", file=sys.stderr)
+        return 1
+    if not found["ok"]:
+        print(f"fair dice rejected: {found['problem']}", file=sys.stderr)
+        return 1
+    print(f"fair dice hold: {found['checked']} entries recomputed from {found['revealed']} revealed seeds"
+          f" ({found['pending']} wait for their seed)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

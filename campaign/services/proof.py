@@ -205,7 +205,7 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
         raise ProofRejected(f"the bundle ends at head {bundle['head']}, not at the head you gave ({head})")
 
     walk = Walk(campaign, first, bundle["anchor"], strict=True, anchor="the bundle's anchor")
-    proven, record = None, None
+    proven, record, records = None, None, []
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
             raise ProofRejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
@@ -218,11 +218,17 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
             raise ProofRejected(exc.reason, exc.seq) from None
         if proven is None:
             proven = record
+        records.append(record)
     prev_hash = walk.prev_hash
     if record.get("kind") != "seal":
         raise ProofRejected("the last entry is not a seal, so the head was never sealed", last)
     if prev_hash != bundle["head"]:
         raise ProofRejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)
+    from campaign.fair_check import check_records  # provably fair dice, recomputed (docs/fair-dice.md)
+
+    fair = check_records(records, partial=True)
+    if not fair["ok"]:
+        raise ProofRejected(f"fair dice: {fair['problem']}", fair["seq"])
     return ProofHolds(ok=True, campaign=campaign, seq=first, head=prev_hash, head_seq=last, entries=len(entries),
                       head_given=head is not None, entry=proven)
 

@@ -180,3 +180,51 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     assert outputs["/api/table"] and "provable" in outputs["roll answer"]
     cli.run("scenario", "end")
     assert seed in cli.run("history", "--json").stdout and seed in _tables_but_seeds(cli)
+
+
+def test_proof_check_and_the_standalone_fair_check_recompute_a_bundles_dice(table, tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import campaign.fair_check as standalone
+
+    cli, browser = table
+    aki = browser("Aki")
+    commit = start_fair(cli)
+    seq = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A}).json()["seq"]
+    end_fair(cli, commit)
+    cli.run("history", "seal")
+    good = tmp_path / "proof.json"
+    cli.run("history", "proof", str(seq), "-o", str(good))
+    assert cli.json("proof", "check", str(good))["ok"]
+    assert standalone.check_bundle_file(str(good))["checked"] == 1
+
+    bundle = json.loads(good.read_text(encoding="utf-8"))
+    prev = bundle["anchor"]
+    for entry in bundle["entries"]:  # a forger who re-hashes the bundle after changing the die
+        record = json.loads(entry["record"])
+        if record["seq"] == seq:
+            record["dice"][0] = record["dice"][0] % 6 + 1
+            record["detail"]["fair"]["draws"][0][1] = record["dice"][0]
+            record["total"] = sum(record["dice"])
+        entry["record"] = canonical_json(record)
+        entry["prev_hash"], entry["hash"] = prev, chain_hash(prev, entry["record"])
+        prev = entry["hash"]
+    bundle["head"] = prev
+    bad = tmp_path / "forged.json"
+    bad.write_text(json.dumps(bundle, ensure_ascii=False), encoding="utf-8")
+    assert f"fair dice: entry #{seq}: die 1 (d6) shows" in cli.error("proof", "check", str(bad), code=1)
+
+    elsewhere = tmp_path / "player"
+    elsewhere.mkdir()
+    shutil.copy(Path(standalone.__file__), elsewhere / "fair_check.py")
+
+    def run(path):  # -I: isolated, nothing of the project's checkout is importable
+        return subprocess.run([sys.executable, "-I", str(elsewhere / "fair_check.py"), str(path)],
+                              capture_output=True, text=True, cwd=elsewhere)
+
+    held, rejected = run(good), run(bad)
+    assert held.returncode == 0 and "1 entries recomputed from 1 revealed seeds" in held.stdout, held.stderr
+    assert rejected.returncode == 1 and f"entry #{seq}: die 1 (d6) shows" in rejected.stderr
