@@ -180,6 +180,12 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     assert outputs["/api/table"] and "provable" in outputs["roll answer"]
     cli.run("scenario", "end")
     assert seed in cli.run("history", "--json").stdout and seed in _tables_but_seeds(cli)
+    # after the reveal the dice survive export and import: the copy recomputes them too
+    cli.run("export", str(export))
+    fresh = Cli(str(tmp_path / "imported.db"))
+    fresh.run("import", str(export))
+    assert fresh.json("history", "verify")["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
+                                                      "checked": 1, "pending": 0}
 
 
 def test_proof_check_and_the_standalone_fair_check_recompute_a_bundles_dice(table, tmp_path):
