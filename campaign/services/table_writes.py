@@ -177,7 +177,7 @@ def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, co
     """Roll `command` for `character` with the server's dice, as the seat's player
     (derived from the committed seed and the player's `share` while one is open)."""
     from campaign.services.fair_seeds import fair_request
-    from campaign.services.rolls import roll
+    from campaign.services.rolls import roll, secret_prefix
 
     key = idempotency_key(key)
     if not isinstance(command, str) or not command.strip():
@@ -187,8 +187,9 @@ def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, co
     if character is not None and not isinstance(character, str):
         raise BadInput("character: a name")
     actor = seat_actor(db, seat.player, {"session": seat.session_id})
-    source, before = fair_request(source, share, actor, campaign_id,
-                                  lambda session: owned_character(session, campaign_id, seat, character) and None)
+    before = lambda session: owned_character(session, campaign_id, seat, character) and None  # noqa: E731
+    if not secret_prefix(command)[0]:  # a secret roll's dice must not be recomputable after the reveal
+        source, before = fair_request(source, share, actor, campaign_id, before)
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     try:
         view = roll(guarded, campaign_name, actor, command, source, character=character)

@@ -7,13 +7,11 @@ from __future__ import annotations
 import copy
 import json
 
-import pytest
-
 from campaign.core.fair_dice import face
-from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
 from campaign.ledger import canonical_json, chain_hash
+from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
-from tests.web.test_fair_dice_server import SHARE_A, SHARE_B, end_fair, start_fair, table  # noqa: F401
+from tests.web.test_fair_dice_server import SHARE_A, end_fair, start_fair, table  # noqa: F401 (fixture)
 from tests.web.test_table_server import head
 
 

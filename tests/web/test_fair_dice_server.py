@@ -109,3 +109,18 @@ def test_a_called_fright_check_and_its_table_roll_share_the_requests_inputs(tabl
     for entry, start in zip(entries, starts):
         assert entry["dice"] == [face(seed, before + 1, SHARE_A, start + i, 6) for i in range(len(entry["dice"]))]
     assert cli.json("history", "verify")["fair"]["checked"] == len(entries)
+
+
+def test_a_bad_share_is_refused_and_a_secret_roll_is_never_derived(table):
+    cli, browser = table
+    aki = browser("Aki")
+    start_fair(cli)
+    before = head(cli)
+    for share in ("abc", "zz" * 16, "a" * 129, 12):
+        refused = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "share": share})
+        assert refused.status_code == 400 and "share" in refused.json()["error"], refused.text
+    assert head(cli) == before
+    secret = aki.post("/api/rolls", {"command": "S3D6<=12", "character": "鈴音", "share": SHARE_A})
+    assert secret.status_code == 201 and secret.json()["fairness"] == "server"
+    record = cli.json("history", "show", str(secret.json()["seq"]))
+    assert "fair" not in record["detail"] and set(record["detail"]) == {"secret", "via"}
