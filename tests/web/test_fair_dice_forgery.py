@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
+
 from campaign.core.fair_dice import face
 from campaign.ledger import canonical_json, chain_hash
 from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
@@ -53,6 +55,7 @@ def _forged(cli: Cli, seq: int, change) -> dict:
     return report
 
 
+@pytest.mark.dialect  # raw edits of the ledger and the seed table on each backend
 def test_forged_dice_shares_and_seeds_are_caught(table):
     cli, browser = table
     aki = browser("Aki")
@@ -143,6 +146,7 @@ def _tables_but_seeds(cli: Cli) -> str:
     return "\n".join(dumped)
 
 
+@pytest.mark.dialect  # every table of each backend's dump
 def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     cli, browser = table
     aki = browser("Aki")
