@@ -60,9 +60,15 @@ def scenario_start(
     """
     from campaign.services.scenarios import start_scenario
 
+    from campaign.services import fair_seeds
+
     s = state(ctx)
+    if fair is None:
+        fair = fair_seeds.fair_by_setting(s.db, s.campaign)
+    if fair:
+        fair_seeds.check_can_commit(s.db, s.campaign)
     view = start_scenario(s.db, s.campaign, title, s.actor, with_, _pairs(search, "--search", "SEARCHER=TARGET"))
-    committed = _commit_fair_seed(s, view.number, fair)
+    committed = fair_seeds.commit_seed(s.db, s.campaign, s.actor, view.number) if fair else None
     if json_out:
         from campaign.services.results import as_json
 
@@ -74,15 +80,6 @@ def scenario_start(
         say(f"fair dice: seed committed (ledger #{committed.seq}, SHA-256 {committed.commitment})")
     for sent in view.sent:
         say(f"{sent.searcher} ({sent.player}) searches for {sent.target}: now {sent.odds}")
-
-
-def _commit_fair_seed(s, number: int, fair: bool | None):
-    """The seed_commit entry of a scenario just started, when --fair or the setting asks."""
-    from campaign.services import fair_seeds
-
-    if fair is None:
-        fair = fair_seeds.fair_by_setting(s.db, s.campaign)
-    return fair_seeds.commit_seed(s.db, s.campaign, s.actor, number) if fair else None
 
 
 @app.command("end")

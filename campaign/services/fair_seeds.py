@@ -69,15 +69,27 @@ def open_commitment(session: Session, campaign_id: int) -> dict[str, Any] | None
     return None if newest["seq"] in revealed else newest
 
 
+def refuse_open_seed(session: Session, campaign_id: int) -> None:
+    """One committed seed at a time: a second would leave players unsure which one the
+    dice come from."""
+    earlier = open_commitment(session, campaign_id)
+    if earlier is not None:
+        raise RuleRefused(f"seed #{earlier['seq']} is still committed: reveal it first "
+                          "(campaign history reveal-seed)")
+
+
+def check_can_commit(db: Database, campaign_name: str | None) -> None:
+    """Refuse before `scenario start --fair` writes anything (the start is its own transaction)."""
+    with db.read() as session:
+        refuse_open_seed(session, campaign_named(session, campaign_name).id)
+
+
 def commit_seed(db: Database, campaign_name: str | None, actor: str, scenario: int | None = None) -> SeedCommitted:
     """Draw a seed, keep it in fair_seeds, append its commitment."""
     from campaign.db.models_fair import FairSeed
 
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        earlier = open_commitment(session, campaign.id)
-        if earlier is not None:
-            raise RuleRefused(f"seed #{earlier['seq']} is still committed: reveal it first "
-                              "(campaign history reveal-seed)")
+        refuse_open_seed(session, campaign.id)
         seed = fair_dice.new_seed()
         commitment = fair_dice.seed_commitment(seed)
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
@@ -103,7 +115,8 @@ def reveal_seed(db: Database, campaign_name: str | None, actor: str, scenario: i
                 *, quiet: bool = False) -> SeedRevealed | None:
     """Append a seed_reveal entry for the open commitment (of `scenario`, if given).
 
-    `quiet`: nothing to reveal is no error (scenario end reveals only if a seed is open)."""
+    `quiet`: nothing to reveal is no error (scenario end reveals only if a seed is open and
+    kept here; a campaign imported from a file never has the seed of an open commitment)."""
     from campaign.db.models_fair import FairSeed
 
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -114,6 +127,8 @@ def reveal_seed(db: Database, campaign_name: str | None, actor: str, scenario: i
             where = f" for scenario #{scenario}" if scenario is not None else ""
             raise RuleRefused(f"no committed seed is open{where}")
         row = session.get(FairSeed, (campaign.id, record["seq"]))
+        if row is None and quiet:
+            return None
         if row is None:
             raise NotFound(f"the seed of commitment #{record['seq']} is not in this database "
                            "(imported from a file? seeds are never exported)")

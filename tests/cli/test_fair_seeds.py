@@ -41,3 +41,15 @@ def test_no_fair_overrides_the_setting_and_reveal_seed_needs_an_open_seed(gurps)
 def test_fair_is_off_by_default(gurps):
     assert gurps.json("scenario", "start", "第一話", "--with", "鈴音")["seed_commit"] is None
     assert "not true or false" in gurps.error("settings", "fair_dice=maybe", code=2)
+
+
+def test_a_seed_still_open_refuses_the_next_fair_start_before_it_starts(gurps):
+    commit = gurps.json("scenario", "start", "第一話", "--with", "鈴音", "--fair")["seed_commit"]
+    gurps.run("missing", "mark", "鈴音")
+    call = gurps.json("scenario", "end", "--call")  # ended by the call's roll: the seed stays open
+    gurps.run("call", "roll", str(call["call_id"]), "--dice", "1")
+    assert gurps.json("scenario", "list")[0]["status"] != "open"
+    before = gurps.json("history", "--limit", "1")[0]["seq"]
+    message = gurps.error("scenario", "start", "第二話", "--with", "鈴音", "--fair", code=1)
+    assert message == f"error: seed #{commit['seq']} is still committed: reveal it first (campaign history reveal-seed)"
+    assert gurps.json("history", "--limit", "1")[0]["seq"] == before
