@@ -242,6 +242,9 @@ def fairness_of(record: dict[str, Any]) -> str | None:
         return None
     if source == "manual":
         return "typed"
-    if source in ("rng", "server", "seeded"):
-        return "server"
-    return "imported"
+    if source in IMPORTED_SOURCES or source.startswith("import"):
+        return "imported"
+    return "server"  # rng, server, seeded, a dice bot's API roll: some machine's RNG
+
+
+IMPORTED_SOURCES = ("ccfolia",)  # dice read from another tool's log (campaign.bridges)

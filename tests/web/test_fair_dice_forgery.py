@@ -180,6 +180,7 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     for name, text in outputs.items():
         assert seed not in text and seed.upper() not in text, f"the seed leaks in {name}"
     assert outputs["/api/table"] and "provable" in outputs["roll answer"]
+    assert "provably fair" in outputs[f"/entries/{seq}"] and "provably fair" in outputs["/history"]
     cli.run("scenario", "end")
     assert seed in cli.run("history", "--json").stdout and seed in _tables_but_seeds(cli)
     # after the reveal the dice survive export and import: the copy recomputes them too
