@@ -345,9 +345,8 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
                                    "were removed"), report.entries + 1
         ok, state, secrets, fair = report.ok, None, None, None
         if report.ok:
-            from campaign.services.secret_rolls import check as secrets_check
-
             from campaign.services.fair_verify import check as fair_check
+            from campaign.services.secret_rolls import check as secrets_check
 
             secrets = secrets_check(session, campaign)
             fair = fair_check(session, campaign) if secrets.ok else None
