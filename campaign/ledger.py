@@ -151,6 +151,12 @@ def append(
     via = getattr(actor, "via", None)
     if via:
         detail = {**detail, "via": via}
+    # Dice derived from a committed seed say how (services.fair_seeds.FairDice); never
+    # on a secret roll, whose public entry must not show its dice.
+    fair = getattr(actor, "fair", None)
+    fair = fair(entry.dice) if fair is not None else None
+    if fair and "secret" not in detail:
+        detail = {**detail, "fair": fair}
     record = {
         "campaign": campaign.ledger_name,
         "seq": last_seq + 1,

@@ -21,15 +21,14 @@ from campaign.cli.output import (
     local_time,
     output_format,
     print_fields,
-    print_text,
     render_rows,
     say,
     use_campaign_time_zone,
     warn,
 )
-from campaign.cli.roll import commitment_text, render_roll, repeat_results
+from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
-from campaign.labels import ops_summary, outcome_label, shown_detail
+from campaign.labels import ops_summary, outcome_label
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
@@ -115,6 +114,8 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     marked = entry["source"] in ("ccfolia", "bcdice-api")  # dice the GM's machine did not roll
     kind = f"{entry['kind']} ⟨{entry['source']}⟩" if marked else entry["kind"]
+    if entry.get("fairness") == "provable":  # derived from a committed seed and the player's share
+        kind += " ⟨fair⟩"
     # Who typed it, and for whom when that differs (a reunion roll for the missing PC's player).
     behalf = (entry.get("detail") or {}).get("on_behalf_of")
     actor = entry["actor"] if not behalf or behalf == entry["actor"] else f"{entry['actor']} (for {behalf})"
@@ -175,6 +176,7 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         ("voids", f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
         ("roll", roll),
         ("dice from", entry["source"]),
+        ("fairness", entry.get("fairness")),  # provable / server / typed / imported (docs/fair-dice.md)
         ("changed", ops_summary(entry.get("ops") or []) or None),
         ("reason", entry["reason"]),
         ("voided by", f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
@@ -243,6 +245,8 @@ def verify(
         checked = "" if report.state is None else "; state tables equal its replay"
         if report.secrets and report.secrets.revealed:
             checked += f"; {report.secrets.revealed} reveals match their commitments"
+        if report.fair and report.fair.checked:
+            checked += f"; {report.fair.checked} fair-dice entries recompute from their seeds"
         say(f"chain intact: {report.entries} entries{checked}")
     elif report.code == "head_not_in_chain":
         warn(f"{report.reason} (the chain itself holds: {report.entries} entries, head {report.head[:16]}…)")
@@ -250,6 +254,8 @@ def verify(
         warn(f"secret rolls: {report.reason}")
     elif report.code == "state_differs":
         warn(f"state differs from the ledger: {report.state.problem}")
+    elif report.code == "fair_dice":
+        warn(f"fair dice: {report.reason}")
     else:
         warn(f"chain broken at #{report.bad_seq}: {report.reason}")
     for what in report.unchecked:
@@ -401,48 +407,6 @@ def approve(
         say(f"voided #{voided.voided} (entry #{voided.seq}) as requested in #{seq}")
 
 
-@app.command("reveal")
-def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
-           json_out: bool = JsonOption) -> None:
-    """Reveal a secret roll: append an entry with its result and salt, which anyone can
-    check against the commitment the roll recorded (`history verify` does).
-
-    Example: campaign history reveal 42
-    """
-    from campaign.services.secret_rolls import reveal as reveal_service
-
-    s = state(ctx)
-    entry = reveal_service(s.db, s.campaign, s.actor, seq)
-    if json_out:
-        emit_json(entry)
-    else:
-        say(f"revealed secret roll #{seq} (entry #{entry['seq']}); it matches its commitment")
-        render_roll(entry)
-
-
-@app.command("peek")
-def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
-         json_out: bool = JsonOption) -> None:
-    """Show the GM the hidden result of a secret roll, without revealing it (writes nothing).
-
-    Example: campaign history peek 42
-    """
-    from campaign.services.secret_rolls import peek as peek_service
-
-    s = state(ctx)
-    hidden = peek_service(s.db, s.campaign, seq, s.actor)
-    if json_out:
-        emit_json(hidden)
-        return
-    say(f"hidden result of secret roll #{seq} (GM only)"
-        + (f"; revealed in #{hidden['revealed_by']}" if hidden["revealed_by"] else ""))
-    render_roll({**hidden, "seq": seq, "detail_shown": shown_detail(hidden)})
-    band = shown_detail(hidden).get("band")
-    if isinstance(band, dict) and hidden.get("margin") is not None:  # a danger sense check's band, in words
-        print_text(f"  差 margin {hidden['margin']:+d} → 帯 band {band.get('label')}: "
-                   f"{band.get('ja', '')} / {band.get('en', '')}")
-
-
 @app.command("proof")
 def proof(
     ctx: typer.Context,
@@ -489,3 +453,7 @@ def proof(
     elif output != "-":
         say(f"wrote the proof of #{summary.seq} to {output}: {summary.entries} entries up to the seal "
             f"#{summary.head_seq} (head {summary.head})")
+
+
+# reveal, reveal-seed and peek: the commands about hidden values, on this same `history` app.
+from campaign.cli import history_hidden  # noqa: E402, F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from campaign.cli.output import JsonOption, emit_json, print_text, say, warn
+from campaign.cli.output import JsonOption, emit_json, print_text, warn
 
 app = typer.Typer(
     help="Proof bundles written by `history proof`: check one without the database.\n\n"

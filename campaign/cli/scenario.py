@@ -49,21 +49,35 @@ def scenario_start(
     with_: list[str] = typer.Option([], "--with", "-w", help="A participating character, repeatable."),
     search: list[str] = typer.Option([], "--search", help="SEARCHER=TARGET: send a PC to search for a "
                                                           "missing character, repeatable."),
+    fair: bool = typer.Option(None, "--fair/--no-fair", help="Commit a seed for provably fair server dice "
+                                                             "(docs/fair-dice.md); default: the fair_dice "
+                                                             "setting, off unless set."),
     json_out: bool = JsonOption,
 ) -> None:
     """Open a scenario with its participants, and send searchers for missing characters.
 
-    Example: campaign scenario start '霧の館' --with 刀矢 --with 管狐 --search 鈴音=白露
+    Example: campaign scenario start '霧の館' --with 刀矢 --with 管狐 --search 鈴音=白露 --fair
     """
     from campaign.services.scenarios import start_scenario
 
+    from campaign.services import fair_seeds
+
     s = state(ctx)
+    if fair is None:
+        fair = fair_seeds.fair_by_setting(s.db, s.campaign)
+    if fair:
+        fair_seeds.check_can_commit(s.db, s.campaign)
     view = start_scenario(s.db, s.campaign, title, s.actor, with_, _pairs(search, "--search", "SEARCHER=TARGET"))
+    committed = fair_seeds.commit_seed(s.db, s.campaign, s.actor, view.number) if fair else None
     if json_out:
-        emit_json(view)
+        from campaign.services.results import as_json
+
+        emit_json({**as_json(view), "seed_commit": None if committed is None else as_json(committed)})
         return
     say(f"scenario #{view.number} {view.title} started with {', '.join(view.participants)} "
         f"(ledger #{view.seq})")
+    if committed is not None:
+        say(f"fair dice: seed committed (ledger #{committed.seq}, SHA-256 {committed.commitment})")
     for sent in view.sent:
         say(f"{sent.searcher} ({sent.player}) searches for {sent.target}: now {sent.odds}")
 
@@ -105,11 +119,18 @@ def scenario_end(
         raise BadInput("--searchers and --npcs say who gets the award: give it with --award N")
     ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None, physical), award, elapsed=elapsed,
                          searchers=searchers, npcs=npcs)
+    from campaign.services.fair_seeds import reveal_seed
+
+    revealed = reveal_seed(s.db, s.campaign, s.actor, ended.scenario.number, quiet=True)
     if json_out:
-        emit_json(ended)
+        from campaign.services.results import as_json
+
+        emit_json({**as_json(ended), "seed_reveal": None if revealed is None else as_json(revealed)})
         return
     scenario = ended.scenario
     say(f"scenario #{scenario.number} {scenario.title} ended (ledger #{ended.seq})")
+    if revealed is not None:
+        say(f"fair dice: seed revealed (ledger #{revealed.seq}): {revealed.seed}")
     for r in ended.reunions:
         if r.success:
             verb = "returns" if len(r.searchers) == 1 else "return"

@@ -22,6 +22,8 @@ def stats(
     until: str = typer.Option(None, "--until", help="Up to this date (inclusive) or ISO time, UTC."),
     include_voided: bool = typer.Option(False, "--include-voided", help="Count voided entries too (their dice "
                                                                         "were rolled all the same)."),
+    fair_only: bool = typer.Option(False, "--fair-only", help="Only provably fair dice (a committed seed and "
+                                                              "the player's share, docs/fair-dice.md)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Luck statistics (alias: luck): face counts per die size and source, a chi-square test
@@ -30,7 +32,8 @@ def stats(
 
     Only dice the OS rolled (`rng`) speak to the program's fairness; each other source is
     counted apart and never mixed in: typed (--dice), prompted (--physical), the table's
-    server, seeded, imported (ccfolia). Filters are history's. Voided entries are left
+    server, provably fair dice (a committed seed and the player's share; --fair-only counts
+    only them), seeded, imported (ccfolia). Filters are history's. Voided entries are left
     out unless --include-voided.
 
     Example: campaign stats --player Aki --scenario 2
@@ -40,7 +43,7 @@ def stats(
 
     s = state(ctx)
     flt = HistoryFilter(character=char, player=player, kind=kind, scenario=scenario, since=since, until=until)
-    found = luck_report(s.db, s.campaign, flt, include_voided)
+    found = luck_report(s.db, s.campaign, flt, include_voided, fair_only)
     if json_out:
         emit_json(found)
     else:

@@ -154,6 +154,7 @@ def load_all() -> None:
     import campaign.db.models_group  # noqa: F401
     import campaign.db.models_state  # noqa: F401
     import campaign.db.models_table  # noqa: F401
+    import campaign.db.models_fair  # noqa: F401
 
 
 def __getattr__(name: str):

@@ -223,8 +223,10 @@ def cancel_call(db: Database, campaign_name: str | None, call_id: int, actor: st
 
 
 def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id: int, actor: str,
-              source: DiceSource, *, seat: Seat | None = None, key: str | None = None) -> CallRolled:
-    """Roll call `call_id` through its service: the entry's seq and the call, now rolled.
+              source: DiceSource, *, seat: Seat | None = None, key: str | None = None,
+              share: Any = None) -> CallRolled:
+    """Roll call `call_id` through its service: the entry's seq and the call, now rolled
+    (server dice derived from the committed seed and the player's `share` while one is open).
 
     `seat` (the table server) must be the GM or the call's player; without one the
     caller is the CLI, i.e. the GM rolling for an absent player."""
@@ -259,9 +261,12 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
         call.state, call.result_seq = "rolled", first
         call.resolved_by, call.resolved_at = str(actor), ledger.utc_now()
 
-    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, after=after)
+    from campaign.services.fair_seeds import fair_request
+
     via = {"call": call_id, **({"session": seat.session_id} if seat is not None else {})}
     who = seat_actor(db, ender or str(actor), via)
+    source, armed = fair_request(source, share, who, campaign_id, before)
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=armed, after=after)
     replayed = False
     try:
         seq = _dispatch(guarded, campaign_name, who, source, kind, character, params)

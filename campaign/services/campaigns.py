@@ -30,7 +30,7 @@ DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
     "2d6-ja": {"criticals": True, "default_stats": ["心", "技", "体"]},
 }
 #: Settings of every campaign whatever its ruleset, unset (None) until the GM sets them.
-COMMON_SETTINGS: dict[str, Any] = {"timezone": None}
+COMMON_SETTINGS: dict[str, Any] = {"timezone": None, "fair_dice": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +148,7 @@ def _setting_zone(key: str, text: str) -> str | None:
 
 
 SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "default_stats": _setting_names,
-                   "timezone": _setting_zone}
+                   "timezone": _setting_zone, "fair_dice": _setting_bool}
 
 
 def time_zone_of(db: Database, campaign_name: str | None) -> str | None:

@@ -36,7 +36,7 @@ READ_ONLY_TABLES = ("group_roles", "alembic_version")
 # Hidden results of secret rolls: the GM's role only (players see the commitment in the
 # ledger and the result once a reveal entry appends it). Seal heads: everyone reads,
 # the GM writes (only the GM seals).
-GM_ONLY_TABLES = ("secret_rolls",)
+GM_ONLY_TABLES = ("secret_rolls", "fair_seeds", "web_invites", "web_sessions", "web_requests", "table_calls")
 GM_WRITES_ALL_READ = ("seal_heads",)
 # Players' roles read and write nothing (migration 0010): every write of theirs could
 # carry ops row-level security cannot see, and the table server (issue 29) replaces
@@ -202,11 +202,14 @@ def _grant_groups(session: Session, names: dict[str, str]) -> None:
         _execute(session, statement)
 
 
-def narrowing_statements(database: str, schema: str, players: str | None) -> list:
+def narrowing_statements(database: str, schema: str, players: str | None,
+                         gm_only: tuple[str, ...] | None = None) -> list:
     """What takes write access away where group mode once gave it: every write grant of
     the players' group role (table and column grants, sequences), and PUBLIC's TEMPORARY
     on the database and CREATE on the schema, so no role but the owner makes objects
-    that could stand in for ours (the helpers pin search_path too, migration 0010)."""
+    that could stand in for ours (the helpers pin search_path too, migration 0010).
+    `gm_only` names the GM's own tables as they stand when a migration calls this
+    (default: today's GM_ONLY_TABLES)."""
     from psycopg import sql
 
     schema_id = sql.Identifier(schema)
@@ -220,7 +223,7 @@ def narrowing_statements(database: str, schema: str, players: str | None) -> lis
                     "FROM {}").format(schema_id, role),
             sql.SQL("REVOKE ALL ON ALL SEQUENCES IN SCHEMA {} FROM {}").format(schema_id, role),
             sql.SQL("REVOKE ALL ON {} FROM {}").format(sql.SQL(", ").join(
-                sql.Identifier(schema, name) for name in GM_ONLY_TABLES), role),
+                sql.Identifier(schema, name) for name in gm_only or GM_ONLY_TABLES), role),
         ]
     return statements
 

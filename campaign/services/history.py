@@ -37,7 +37,8 @@ OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
 # Entry kinds the services write (and round 1 wrote). `--kind` accepts these, and any
 # other kind this campaign's ledger holds; anything else is a typo worth naming.
 KINDS = ("campaign", "setting", "player", "character", "relation", "roll", "table", "check", "fright", "trait",
-         "condition", "missing", "search", "scenario", "reunion", "void", "seal", "reveal")
+         "condition", "missing", "search", "scenario", "reunion", "void", "seal", "reveal",
+         "seed_commit", "seed_reveal")
 # seq, limits and scenario numbers are 32-bit INTEGER columns (PostgreSQL); SQLite refuses
 # Python ints beyond 64 bits outright. Numbers outside this range never match anything.
 INT_MAX = 2**31 - 1
@@ -49,6 +50,9 @@ def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: i
         "seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
         "target", "outcome", "margin", "source",
     )}
+    from campaign.services.fair_seeds import fairness_of
+
+    view["fairness"] = fairness_of(record)  # provable / server / typed / imported (docs/fair-dice.md)
     view["reason"] = entry_reason(record)  # a sub-roll records its purpose; the words are made here
     view["voids_seq"] = record.get("voids_seq")
     view["voided_by"] = voided_by

@@ -229,6 +229,7 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
     walk = Walk(campaign, first, bundle["anchor"], strict=True, anchor="the bundle's anchor")
     records: dict[int, dict[str, Any]] = {}
     seals: list[tuple[int, str]] = []
+    fair_records: list[dict[str, Any]] = []  # what docs/fair-dice.md recomputes
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
             raise ProofRejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
@@ -242,6 +243,8 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
         kind = record.get("kind")
         if seq == first or kind in ("seal", "void", "reveal") or secret_of(record) is not None:
             records[seq] = record  # only what voids and reveals need: a long bundle stays small
+        if kind in ("seed_commit", "seed_reveal") or '"fair":{' in record_json:
+            fair_records.append(record)
         if kind == "seal":
             seals.append((seq, stored))
     if kind != "seal":
@@ -253,6 +256,11 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
         if record.get("kind") == "reveal":
             _check_reveal(records, first, seq, record, revealed)
     seal_seq, seal_hash = _your_seal(seals, head)
+    from campaign.fair_check import check_records  # provably fair dice, recomputed (docs/fair-dice.md)
+
+    fair = check_records(fair_records, partial=True)
+    if not fair["ok"]:
+        raise ProofRejected(f"fair dice: {fair['problem']}", fair["seq"])
     return ProofHolds(ok=True, campaign=campaign, seq=first, head=seal_hash, head_seq=seal_seq,
                       entries=len(entries), head_given=head is not None, entry=records[first],
                       voided_by=_voided_by(records, first, seal_seq),

@@ -42,10 +42,14 @@ def read_expression(text: str) -> luck.ExpressionInfo | None:
 
 
 def tally(db: Database, campaign_name: str | None, flt: HistoryFilter,
-          include_voided: bool = False) -> tuple[str, luck.LuckTally, int]:
+          include_voided: bool = False, fair_only: bool = False) -> tuple[str, luck.LuckTally, int]:
     """Feed every matching entry's record to a LuckTally; returns the campaign's name, it,
-    and how many matching entries were left out as voided."""
+    and how many matching entries were left out as voided.
+
+    Provably fair dice (services.fair_seeds) are counted as their own source,
+    `provable`, apart from the server's other dice; `fair_only` counts nothing else."""
     from campaign.projection.replay import effective_voids
+    from campaign.services.fair_seeds import fairness_of
 
     flt = check_filter(replace(flt, limit=None))
     with db.read() as session:
@@ -61,11 +65,16 @@ def tally(db: Database, campaign_name: str | None, flt: HistoryFilter,
         counter = luck.LuckTally(read_expression)
         add, loads = counter.add, json.loads
         left_out = 0
-        for seq, parent_seq, record in session.execute(query.execution_options(yield_per=5000)):
+        for seq, parent_seq, raw in session.execute(query.execution_options(yield_per=5000)):
             if voided and (seq in voided or parent_seq in voided):
                 left_out += 1
                 continue
-            add(loads(record))
+            record = loads(raw)
+            if '"fair":{' in raw and fairness_of(record) == "provable":
+                record["source"] = "provable"
+            elif fair_only:
+                continue
+            add(record)
         return campaign.name, counter, left_out
 
 
@@ -86,8 +95,8 @@ class LuckReport:
 
 
 def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter,
-                include_voided: bool = False) -> LuckReport:
-    name, counter, left_out = tally(db, campaign_name, flt, include_voided)
+                include_voided: bool = False, fair_only: bool = False) -> LuckReport:
+    name, counter, left_out = tally(db, campaign_name, flt, include_voided, fair_only)
     shown = {key: getattr(flt, key) for key in ("character", "player", "kind", "scenario", "since", "until")}
     report = luck.report(counter)
     for source in report["sources"]:

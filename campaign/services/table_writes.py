@@ -170,12 +170,15 @@ class SeatRoll:
     reason: str | None
     secret: bool
     replayed: bool
+    fairness: str | None = None
 
 
 def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, command: Any, character: Any,
-              key: Any, source: DiceSource) -> SeatRoll:
-    """Roll `command` for `character` with the server's dice, as the seat's player."""
-    from campaign.services.rolls import roll
+              key: Any, source: DiceSource, share: Any = None) -> SeatRoll:
+    """Roll `command` for `character` with the server's dice, as the seat's player
+    (derived from the committed seed and the player's `share` while one is open)."""
+    from campaign.services.fair_seeds import fair_request
+    from campaign.services.rolls import roll, secret_prefix
 
     key = idempotency_key(key)
     if not isinstance(command, str) or not command.strip():
@@ -184,11 +187,14 @@ def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, co
         raise BadInput(f"command is too long ({len(command)} characters, at most {COMMAND_LIMIT})")
     if character is not None and not isinstance(character, str):
         raise BadInput("character: a name")
-    def before(session: Session) -> None:
+    def owned(session: Session) -> None:
         owned_character(session, campaign_id, seat, character)
 
-    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     actor = seat_actor(db, seat.player, {"session": seat.session_id})
+    before = owned
+    if not secret_prefix(command)[0]:  # a secret roll's dice must not be recomputable after the reveal
+        source, before = fair_request(source, share, actor, campaign_id, before)
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     try:
         view = roll(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
@@ -211,7 +217,7 @@ def entry_roll(db: Database, campaign_name: str, seat: Seat, seq: int, *, replay
     return SeatRoll(seq=view["seq"], actor=view["actor"], character=view["character"], kind=view["kind"],
                     expression=shown["expression"], dice=shown["dice"], total=shown["total"], target=shown["target"],
                     outcome=shown["outcome"], source=view["source"], reason=shown["reason"], secret=secret,
-                    replayed=replayed)
+                    replayed=replayed, fairness=view.get("fairness"))
 
 
 

@@ -27,6 +27,7 @@ from campaign.errors import BadInput
 from campaign.services.common import campaign_named
 
 if TYPE_CHECKING:
+    from campaign.services.fair_verify import FairCheck
     from campaign.services.secret_rolls import SecretsCheck
 
 MIN_HEAD_PREFIX = 16
@@ -35,6 +36,7 @@ _HEX = frozenset("0123456789abcdef")
 # Codes of VerifyReport.code, besides ledger.CHAIN_BROKEN and ledger.HEAD_NOT_IN_CHAIN.
 SECRETS_MISMATCH = "secrets_mismatch"
 STATE_DIFFERS = "state_differs"
+FAIR_DICE_WRONG = "fair_dice"  # a derived die or a seed that its commitment does not match
 
 # Seals through the (campaign_id, kind, seq) index; any entry's hash only when no seal has it.
 _SEALS_LIKE = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c AND kind = 'seal' AND hash LIKE :p "
@@ -80,7 +82,7 @@ class HeadFound:
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
     """`history verify`. `code` and `reason` say why it failed (codes: ledger.CHAIN_BROKEN,
-    ledger.HEAD_NOT_IN_CHAIN, SECRETS_MISMATCH, STATE_DIFFERS), `bad_seq` the first bad
+    ledger.HEAD_NOT_IN_CHAIN, SECRETS_MISMATCH, FAIR_DICE_WRONG, STATE_DIFFERS), `bad_seq` the first bad
     entry when one is to blame. `head_entry` is the entry --head named; `state` is None when
     not compared (--chain-only, or the chain already failed), `secrets` None when the
     chain failed before the reveals were checked; `unchecked` what could not be read."""
@@ -97,6 +99,7 @@ class VerifyReport:
     code: str | None = None
     head_entry: HeadFound | None = None
     unchecked: tuple[str, ...] = ()
+    fair: FairCheck | None = None  # derived dice against revealed seeds (services.fair_verify)
 
 
 def parse_head(value: str, option: str = "--head") -> str:
@@ -166,10 +169,22 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
         if not secrets.ok:
             return VerifyReport(ok=False, bad_seq=secrets.seq, reason=secrets.problem, secrets=secrets,
                                 code=SECRETS_MISMATCH, unchecked=unchecked, **base)
+        from campaign.services.fair_verify import check as fair_check
+
+        # The GM's kept seeds sit beside the hidden results: a role that may not read one
+        # may not read the other.
+        kept_seeds = not chain_only and secrets.unreadable is None
+        if not chain_only and not kept_seeds:
+            unchecked += ("the unrevealed seeds of fair dice (this role may not read them)",)
+        fair = fair_check(session, campaign, kept_seeds=kept_seeds)
+        if not fair.ok:
+            return VerifyReport(ok=False, bad_seq=fair.seq, reason=fair.problem, secrets=secrets, fair=fair,
+                                code=FAIR_DICE_WRONG, unchecked=unchecked, **base)
         if chain_only:
-            return VerifyReport(ok=True, bad_seq=None, reason=None, secrets=secrets, unchecked=unchecked, **base)
+            return VerifyReport(ok=True, bad_seq=None, reason=None, secrets=secrets, fair=fair, unchecked=unchecked,
+                                **base)
         state = _state_check(session, campaign)
-        return VerifyReport(ok=state.ok, bad_seq=None, reason=None, secrets=secrets, unchecked=unchecked,
+        return VerifyReport(ok=state.ok, bad_seq=None, reason=None, secrets=secrets, fair=fair, unchecked=unchecked,
                             code=None if state.ok else STATE_DIFFERS, **{**base, "state": state})
 
 

@@ -64,7 +64,8 @@ def roll_text(entry: dict[str, Any]) -> str:
 def kind_text(entry: dict[str, Any]) -> str:
     label = KIND_LABELS.get(entry["kind"])
     text = f"{label} {entry['kind']}" if label else entry["kind"]
-    return text + (f" ⟨{entry['source']}⟩" if entry.get("source") in ("ccfolia", "bcdice-api") else "")
+    text += f" ⟨{entry['source']}⟩" if entry.get("source") in ("ccfolia", "bcdice-api") else ""
+    return text + (" ⟨公正 / provably fair⟩" if entry.get("fairness") == "provable" else "")
 
 
 def short_time(at: str | None) -> str:

@@ -47,14 +47,15 @@ async def table(request):
 
 
 async def post_roll(request):
-    """{"command", "character", "idempotency_key"} -> the entry (server dice, actor = session)."""
+    """{"command", "character", "idempotency_key", "share"?} -> the entry (server dice, actor =
+    session; derived from the committed seed and the share while one is open)."""
     from campaign.services.table_writes import seat_roll
 
-    seat, body = await write_request(request, frozenset({"command", "character", "idempotency_key"}))
+    seat, body = await write_request(request, frozenset({"command", "character", "idempotency_key", "share"}))
     state = request.app.state
     rolled = await run_in_threadpool(seat_roll, state.db, state.campaign_id, state.campaign, seat,
                                      body.get("command"), body.get("character"), body.get("idempotency_key"),
-                                     state.dice())
+                                     state.dice(), body.get("share"))
     return _json(rolled, 200 if rolled.replayed else 201)
 
 
@@ -81,15 +82,16 @@ async def calls(request):
 
 
 async def roll_call(request):
-    """{"idempotency_key"} -> 201 and the entry that answers the call."""
+    """{"idempotency_key", "share"?} -> 201 and the entry that answers the call."""
     from campaign.services.calls import roll_call as roll
     from campaign.services.table_writes import entry_roll, idempotency_key
 
-    seat, body = await write_request(request, frozenset({"idempotency_key"}))
+    seat, body = await write_request(request, frozenset({"idempotency_key", "share"}))
     key = idempotency_key(body.get("idempotency_key"))
     state, call_id = request.app.state, request.path_params["call_id"]
     done = await run_in_threadpool(lambda: roll(state.db, state.campaign_id, state.campaign, call_id,
-                                                seat.player, state.dice(), seat=seat, key=key))
+                                                seat.player, state.dice(), seat=seat, key=key,
+                                                share=body.get("share")))
     rolled = await run_in_threadpool(lambda: entry_roll(state.db, state.campaign, seat, done.seq,
                                                         replayed=done.replayed))
     from campaign.services.results import as_json

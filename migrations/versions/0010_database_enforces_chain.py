@@ -204,7 +204,8 @@ def _narrow_existing_group(bind) -> None:
     exists = bind.exec_driver_sql("SELECT 1 FROM pg_roles WHERE rolname = %(r)s", {"r": names["players"]}).first()
     raw = bind.connection.dbapi_connection
     with raw.cursor() as cursor:
-        for statement in narrowing_statements(database, schema, names["players"] if exists else None):
+        for statement in narrowing_statements(database, schema, names["players"] if exists else None,
+                                              gm_only=("secret_rolls",)):
             cursor.execute(statement if isinstance(statement, sql.Composable) else sql.SQL(statement))
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 
-from tests.integration.rawdb import drop_ledger_guards, execute
 
 
 def test_actor_and_player_filters(gurps):

@@ -23,7 +23,7 @@ def test_the_wheel_carries_templates_and_static_files(tmp_path):
     names = set(zipfile.ZipFile(next(dist.glob("campaign-*.whl"))).namelist())
     for name in ("templates/base.html", "templates/macros.html", "templates/history.html", "static/live.js",
                  "static/sha256.js", "static/verify.js", "static/style.css", "templates/table.html",
-                 "templates/join.html", "static/table.js", "static/favicon.svg"):
+                 "templates/join.html", "static/table.js", "static/favicon.svg", "static/fair_check.js"):
         assert f"campaign/web/{name}" in names, name
     metadata = next(name for name in names if name.endswith("METADATA"))
     text = zipfile.ZipFile(next(dist.glob("campaign-*.whl"))).read(metadata).decode()

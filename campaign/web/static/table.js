@@ -23,6 +23,10 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
+  // The player's share of a provably fair roll (docs/fair-dice.md): 256 bits from this
+  // browser, mixed into the server's committed seed, so neither side picks the dice alone.
+  function newShare() { return newKey() + newKey(); }
+
   function post(path, body) {
     return fetch(path, {
       method: "POST", credentials: "same-origin",
@@ -49,11 +53,13 @@
     if (entry.outcome) text += " " + ({ success: "成功", failure: "失敗", critical_success: "クリティカル",
                                         critical_failure: "ファンブル" }[entry.outcome] || entry.outcome);
     if (entry.secret) text += "（秘密 / secret）";
+    if (entry.fairness === "provable") text += "（公正証明つき / provably fair）";
     return text;
   }
 
   function roll(command, character) {
-    post("/api/rolls", { command: command, character: character || null, idempotency_key: newKey() })
+    post("/api/rolls", { command: command, character: character || null, idempotency_key: newKey(),
+                         share: newShare() })
       .then(function (entry) { say(rollText(entry), entry.outcome); refresh(); }, failed);
   }
 
@@ -102,12 +108,12 @@
     if (call.reason) item.appendChild(el("span", { cls: "reason", text: " — " + call.reason }));
     var mineToRoll = me && (call.player === me.player || me.gm);
     if (mineToRoll) {
-      var key = newKey();  // one key per call shown: a double tap or a retry rolls once
+      var key = newKey(), share = newShare();  // one key per call shown: a double tap or a retry rolls once
       var button = el("button", { type: "button", cls: "roll-call",
                                   text: me.gm && call.player !== me.player ? "代わりに振る / roll for them" : "振る / Roll" });
       button.addEventListener("click", function () {
         button.disabled = true;
-        post("/api/calls/" + call.call_id + "/roll", { idempotency_key: key })
+        post("/api/calls/" + call.call_id + "/roll", { idempotency_key: key, share: share })
           .then(function (entry) { say(rollText(entry), entry.outcome); refresh(); },
                 function (error) { button.disabled = false; failed(error); });
       });

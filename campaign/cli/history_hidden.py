@@ -1,0 +1,73 @@
+"""`history reveal`, `reveal-seed` and `peek`: the commands about values kept hidden
+until their reveal (secret rolls' results, fair dice's seeds), on the `history` app."""
+
+from __future__ import annotations
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.history import app
+from campaign.cli.output import JsonOption, emit_json, print_text, say
+from campaign.cli.roll import render_roll
+from campaign.labels import shown_detail
+
+
+@app.command("reveal")
+def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
+           json_out: bool = JsonOption) -> None:
+    """Reveal a secret roll: append an entry with its result and salt, which anyone can
+    check against the commitment the roll recorded (`history verify` does).
+
+    Example: campaign history reveal 42
+    """
+    from campaign.services.secret_rolls import reveal as reveal_service
+
+    s = state(ctx)
+    entry = reveal_service(s.db, s.campaign, s.actor, seq)
+    if json_out:
+        emit_json(entry)
+    else:
+        say(f"revealed secret roll #{seq} (entry #{entry['seq']}); it matches its commitment")
+        render_roll(entry)
+
+
+@app.command("reveal-seed")
+def reveal_seed(ctx: typer.Context,
+                scenario: int = typer.Argument(None, help="The scenario whose seed to reveal (default: the open seed)."),
+                json_out: bool = JsonOption) -> None:
+    """Reveal the committed seed of fair dice (`scenario end` does it too): append a
+    `seed_reveal` entry, after which anyone can recompute every derived die.
+
+    Example: campaign history reveal-seed 3
+    """
+    from campaign.services.fair_seeds import reveal_seed as reveal_service
+
+    s = state(ctx)
+    revealed = reveal_service(s.db, s.campaign, s.actor, scenario)
+    if json_out:
+        emit_json(revealed)
+    else:
+        say(f"seed of commitment #{revealed.reveals} revealed (entry #{revealed.seq}): {revealed.seed}")
+
+
+@app.command("peek")
+def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
+         json_out: bool = JsonOption) -> None:
+    """Show the GM the hidden result of a secret roll, without revealing it (writes nothing).
+
+    Example: campaign history peek 42
+    """
+    from campaign.services.secret_rolls import peek as peek_service
+
+    s = state(ctx)
+    hidden = peek_service(s.db, s.campaign, seq, s.actor)
+    if json_out:
+        emit_json(hidden)
+        return
+    say(f"hidden result of secret roll #{seq} (GM only)"
+        + (f"; revealed in #{hidden['revealed_by']}" if hidden["revealed_by"] else ""))
+    render_roll({**hidden, "seq": seq, "detail_shown": shown_detail(hidden)})
+    band = shown_detail(hidden).get("band")
+    if isinstance(band, dict) and hidden.get("margin") is not None:  # a danger sense check's band, in words
+        print_text(f"  差 margin {hidden['margin']:+d} → 帯 band {band.get('label')}: "
+                   f"{band.get('ja', '')} / {band.get('en', '')}")

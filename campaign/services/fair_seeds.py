@@ -1,0 +1,250 @@
+"""Committed seeds and the dice derived from them (docs/fair-dice.md).
+
+`scenario start --fair` (or the campaign setting fair_dice=on) draws a 256-bit seed and
+appends a `seed_commit` entry with only SHA-256 of it; the seed waits in the GM-only
+`fair_seeds` table (campaign.db.models_fair). While a commitment is open, the table
+server's dice (a player's roll, a call's answer) are not drawn but derived from the seed,
+the request's first seq, the player's share and each die's index (campaign.core.fair_dice),
+and every entry records what it needs to be recomputed in detail.fair. `scenario end`
+(or `history reveal-seed`) appends a `seed_reveal` entry with the seed; `history verify`
+then recomputes every die (services.fair_verify).
+
+The GM's own CLI dice stay `rng`: the GM can always type any die with --dice, so only the
+server's dice, made while a player watches, have anything to prove.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from campaign import ledger
+from campaign.core import fair_dice
+from campaign.core.dice_source import DiceSource
+from campaign.db.database import Database
+from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.services.common import campaign_named, campaign_transaction
+
+COMMIT, REVEAL = "seed_commit", "seed_reveal"
+SETTING = "fair_dice"
+
+
+@dataclass(frozen=True, slots=True)
+class SeedCommitted:
+    """A seed_commit entry: its seq, the commitment, the scenario it serves."""
+
+    seq: int
+    commitment: str
+    scenario: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed:
+    """A seed_reveal entry: its seq, the commitment it opens, and the seed."""
+
+    seq: int
+    reveals: int
+    commitment: str
+    seed: str
+    scenario: int | None
+
+
+def _records(session: Session, campaign_id: int, kind: str) -> list[dict[str, Any]]:
+    rows = session.execute(text("SELECT record FROM ledger WHERE campaign_id = :c AND kind = :k ORDER BY seq"),
+                           {"c": campaign_id, "k": kind})
+    return [json.loads(raw) for (raw,) in rows]
+
+
+def open_commitment(session: Session, campaign_id: int) -> dict[str, Any] | None:
+    """The newest seed_commit record no seed_reveal has opened, else None."""
+    commits = _records(session, campaign_id, COMMIT)
+    if not commits:
+        return None
+    revealed = {(record.get("detail") or {}).get("reveals") for record in _records(session, campaign_id, REVEAL)}
+    newest = commits[-1]
+    return None if newest["seq"] in revealed else newest
+
+
+def refuse_open_seed(session: Session, campaign_id: int) -> None:
+    """One committed seed at a time: a second would leave players unsure which one the
+    dice come from."""
+    earlier = open_commitment(session, campaign_id)
+    if earlier is not None:
+        raise RuleRefused(f"seed #{earlier['seq']} is still committed: reveal it first "
+                          "(campaign history reveal-seed)")
+
+
+def check_can_commit(db: Database, campaign_name: str | None) -> None:
+    """Refuse before `scenario start --fair` writes anything (the start is its own transaction)."""
+    with db.read() as session:
+        refuse_open_seed(session, campaign_named(session, campaign_name).id)
+
+
+def commit_seed(db: Database, campaign_name: str | None, actor: str, scenario: int | None = None) -> SeedCommitted:
+    """Draw a seed, keep it in fair_seeds, append its commitment."""
+    from campaign.db.models_fair import FairSeed
+
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        refuse_open_seed(session, campaign.id)
+        seed = fair_dice.new_seed()
+        commitment = fair_dice.seed_commitment(seed)
+        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind=COMMIT, scenario=scenario, detail={"commitment": commitment, "scheme": "hmac-sha256-v1"},
+            voidable=False,
+        ))
+        session.add(FairSeed(campaign_id=campaign.id, seq=appended.seq, seed=seed))
+        return SeedCommitted(seq=appended.seq, commitment=commitment, scenario=appended.record["scenario"])
+
+
+def fair_by_setting(db: Database, campaign_name: str | None) -> bool:
+    """Whether the campaign setting fair_dice is on (scenario start commits then)."""
+    from campaign.db.models import Campaign
+
+    with db.read() as session:
+        campaign: Campaign = campaign_named(session, campaign_name)
+        settings = getattr(campaign, "settings", None) or {}
+        value = settings.get(SETTING) if isinstance(settings, dict) else None
+        return str(value).lower() in ("on", "true", "1", "yes")
+
+
+def reveal_seed(db: Database, campaign_name: str | None, actor: str, scenario: int | None = None,
+                *, quiet: bool = False) -> SeedRevealed | None:
+    """Append a seed_reveal entry for the open commitment (of `scenario`, if given).
+
+    `quiet`: nothing to reveal is no error (scenario end reveals only if a seed is open and
+    kept here; a campaign imported from a file never has the seed of an open commitment)."""
+    from campaign.db.models_fair import FairSeed
+
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        record = open_commitment(session, campaign.id)
+        if record is None or (scenario is not None and record.get("scenario") != scenario):
+            if quiet:
+                return None
+            where = f" for scenario #{scenario}" if scenario is not None else ""
+            raise RuleRefused(f"no committed seed is open{where}")
+        row = session.get(FairSeed, (campaign.id, record["seq"]))
+        if row is None and quiet:
+            return None
+        if row is None:
+            raise NotFound(f"the seed of commitment #{record['seq']} is not in this database "
+                           "(imported from a file? seeds are never exported)")
+        commitment = record["detail"]["commitment"]
+        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
+            kind=REVEAL, scenario=record.get("scenario"),
+            detail={"reveals": record["seq"], "commitment": commitment, "seed": row.seed}, voidable=False,
+        ))
+        return SeedRevealed(seq=appended.seq, reveals=record["seq"], commitment=commitment, seed=row.seed,
+                            scenario=record.get("scenario"))
+
+
+def share_of(value: Any) -> str | None:
+    """A request's `share`: None when absent, else 32-128 hex digits (BadInput otherwise)."""
+    if value is None:
+        return None
+    cleaned = fair_dice.clean_share(value)
+    if cleaned is None:
+        raise BadInput("share: 32 to 128 hex digits (crypto.getRandomValues, say)")
+    return cleaned
+
+
+class FairDice:
+    """The server's dice for one request: derived while a seed is open, else `fallback`.
+
+    `arm(session, campaign_id)` runs in the request's write transaction after the campaign
+    lock (GuardedDatabase's `before`), so the request's first seq is known and cannot
+    move. Each ledger entry of the request then takes the draws made since the previous
+    one (`entry_fair`, which ledger.append reads from the actor) as its detail.fair.
+    Only the table server's dice (kind `server`) are derived: typed faces stay typed."""
+
+    def __init__(self, fallback: DiceSource, share: str | None) -> None:
+        self.fallback, self.share = fallback, share
+        self.kind = fallback.kind
+        self.seed: str | None = None
+        self.commit_seq = self.seq = 0
+        self.draws: list[list[int]] = []
+        self.recorded = 0
+
+    def arm(self, session: Session, campaign_id: int) -> None:
+        from campaign.db.models_fair import FairSeed
+
+        record = open_commitment(session, campaign_id)
+        row = None if record is None else session.get(FairSeed, (campaign_id, record["seq"]))
+        if row is None:
+            return
+        self.seed, self.commit_seq = row.seed, record["seq"]
+        self.seq = ledger.head(session, campaign_id)[0] + 1
+        self.draws, self.recorded = [], 0
+
+    def roll(self, sides: int) -> int:
+        if self.seed is None:
+            return self.fallback.roll(sides)
+        face = fair_dice.face(self.seed, self.seq, self.share or "", len(self.draws), sides)
+        self.draws.append([sides, face])
+        return face
+
+    def ensure_all_used(self) -> None:
+        self.fallback.ensure_all_used()
+
+    def entry_fair(self, dice: Any) -> dict[str, Any] | None:
+        """detail.fair of the next entry: the request's inputs and the entry's own draws.
+
+        A service often rolls a check and its sub-rolls before appending any of them
+        (the fright check and its table), so an entry claims as many draws as it
+        records dice, when their faces agree in order; otherwise (an expression whose
+        recorded dice are not its draws one for one) it takes every draw left."""
+        if self.seed is None:
+            return None
+        first = self.recorded
+        count = len(dice) if isinstance(dice, (list, tuple)) else 0
+        claimed = self.draws[first:first + count]
+        if not count or [face for _, face in claimed] != list(dice):
+            claimed = self.draws[first:]
+        self.recorded = first + len(claimed)
+        return {"commit": self.commit_seq, "seq": self.seq, "share": self.share, "from": first,
+                "draws": claimed}
+
+
+def fair_request(source: DiceSource, share: Any, actor: Any, campaign_id: int,
+                 before: Any = None) -> tuple[DiceSource, Any]:
+    """(the request's FairDice, a `before` that runs `before` then arms it); ties the
+    source to `actor` so each entry of the request records its draws."""
+    share = share_of(share)
+    if source.kind != "server":  # typed faces, the GM's own rng: nothing to derive
+        return source, before
+    fair = FairDice(source, share)
+    actor.fair = fair.entry_fair
+
+    def armed(session: Session) -> None:
+        if before is not None:
+            before(session)
+        fair.arm(session, campaign_id)
+
+    return fair, armed
+
+
+FAIRNESS = ("provable", "server", "typed", "imported")
+
+
+def fairness_of(record: dict[str, Any]) -> str | None:
+    """How far an entry's dice can be trusted: provable (committed seed and the player's
+    share), server (a machine's RNG, or a seed without a share), typed (--dice), imported
+    (read from a chat log); None for an entry without dice."""
+    source = record.get("source")
+    detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
+    fair = detail.get("fair")
+    if isinstance(fair, dict):
+        return "provable" if fair.get("share") else "server"
+    if source is None:
+        return None
+    if source == "manual":
+        return "typed"
+    if source in IMPORTED_SOURCES or source.startswith("import"):
+        return "imported"
+    return "server"  # rng, server, seeded, a dice bot's API roll: some machine's RNG
+
+
+IMPORTED_SOURCES = ("ccfolia",)  # dice read from another tool's log (campaign.bridges)

@@ -1,0 +1,52 @@
+"""`history verify` for fair dice: recompute every derived die from its revealed seed.
+
+The chain check proves no entry changed after it was written, unless the whole chain
+was re-hashed; this one proves each provable die is the one the committed seed and the
+player's share give, which no re-hashing can fake (campaign.fair_check does the
+recomputation, standard library only, so the standalone checker shares it). Seeds still
+secret are checked against their commitments too, so a swapped row in fair_seeds is
+caught before the reveal would show it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+
+@dataclass(frozen=True, slots=True)
+class FairCheck:
+    """ok, or the first entry whose fair dice or seed is wrong; counts of what was checked."""
+
+    ok: bool
+    seq: int | None
+    problem: str | None
+    revealed: int
+    checked: int
+    pending: int
+
+
+def check(session: Session, campaign, *, kept_seeds: bool = True) -> FairCheck:
+    """Every derived die against its revealed seed; with kept_seeds, the GM's unrevealed
+    seeds against their commitments too (--chain-only reads the ledger alone)."""
+    from campaign.core.fair_dice import seed_commitment, valid_seed
+    from campaign.db.models_fair import FairSeed
+    from campaign.fair_check import check_records
+
+    rows = session.execute(text(
+        "SELECT record FROM ledger WHERE campaign_id = :c AND (kind IN ('seed_commit', 'seed_reveal') "
+        "OR record LIKE :fair) ORDER BY seq"), {"c": campaign.id, "fair": '%"fair":{%'})
+    records = [json.loads(raw) for (raw,) in rows]
+    found = check_records(records)
+    if found["ok"] and kept_seeds:
+        commitments = {r["seq"]: (r.get("detail") or {}).get("commitment") for r in records
+                       if r.get("kind") == "seed_commit"}
+        for row in session.scalars(select(FairSeed).where(FairSeed.campaign_id == campaign.id)
+                                   .order_by(FairSeed.seq)):
+            if not valid_seed(row.seed) or commitments.get(row.seq) != seed_commitment(row.seed):
+                return FairCheck(ok=False, seq=row.seq, problem=f"the kept seed of commitment #{row.seq} does "
+                                 "not match it: it was swapped", revealed=0, checked=0, pending=0)
+    return FairCheck(**found)

@@ -1,0 +1,55 @@
+"""Committed seeds from the CLI (SQLite and PostgreSQL): `scenario start --fair` or the
+fair_dice setting commits, `scenario end` and `history reveal-seed` reveal; the GM's own
+dice stay `rng` or typed, labelled honestly."""
+
+from __future__ import annotations
+
+from campaign.core.fair_dice import seed_commitment
+
+
+def test_the_setting_commits_and_scenario_end_reveals(gurps):
+    gurps.run("settings", "fair_dice=on")
+    started = gurps.json("scenario", "start", "第一話", "--with", "鈴音")
+    commit = started["seed_commit"]
+    assert commit["seq"] == started["seq"] + 1 and commit["scenario"] == 1
+    typed = gurps.json("roll", "3D6", "--dice", "1,2,3")
+    rolled = gurps.json("roll", "3D6")
+    assert (typed["source"], typed["fairness"]) == ("manual", "typed")
+    assert (rolled["source"], rolled["fairness"]) == ("rng", "server") and "fair" not in rolled["detail"]
+    ended = gurps.json("scenario", "end")
+    reveal = ended["seed_reveal"]
+    assert reveal["reveals"] == commit["seq"] and seed_commitment(reveal["seed"]) == commit["commitment"]
+    assert [e["kind"] for e in gurps.json("history", "--kind", "seed_reveal")] == ["seed_reveal"]
+    report = gurps.json("history", "verify")
+    assert report["ok"] and report["fair"]["revealed"] == 1
+
+
+def test_no_fair_overrides_the_setting_and_reveal_seed_needs_an_open_seed(gurps):
+    gurps.run("settings", "fair_dice=on")
+    assert gurps.json("scenario", "start", "第一話", "--with", "鈴音", "--no-fair")["seed_commit"] is None
+    assert gurps.json("scenario", "end")["seed_reveal"] is None
+    assert gurps.error("history", "reveal-seed", code=1) == "error: no committed seed is open"
+    human = gurps.run("scenario", "start", "第二話", "--with", "鈴音", "--fair").stdout
+    assert "fair dice: seed committed (ledger #" in human
+    assert gurps.error("history", "reveal-seed", "1", code=1) == "error: no committed seed is open for scenario #1"
+    revealed = gurps.json("history", "reveal-seed", "2")
+    assert revealed["scenario"] == 2 and len(revealed["seed"]) == 64
+    assert gurps.json("scenario", "end")["seed_reveal"] is None  # already revealed
+    assert gurps.json("history", "verify")["ok"]
+
+
+def test_fair_is_off_by_default(gurps):
+    assert gurps.json("scenario", "start", "第一話", "--with", "鈴音")["seed_commit"] is None
+    assert "not true or false" in gurps.error("settings", "fair_dice=maybe", code=2)
+
+
+def test_a_seed_still_open_refuses_the_next_fair_start_before_it_starts(gurps):
+    commit = gurps.json("scenario", "start", "第一話", "--with", "鈴音", "--fair")["seed_commit"]
+    gurps.run("missing", "mark", "鈴音")
+    call = gurps.json("scenario", "end", "--call")  # ended by the call's roll: the seed stays open
+    gurps.run("call", "roll", str(call["call_id"]), "--dice", "1")
+    assert gurps.json("scenario", "list")[0]["status"] != "open"
+    before = gurps.json("history", "--limit", "1")[0]["seq"]
+    message = gurps.error("scenario", "start", "第二話", "--with", "鈴音", "--fair", code=1)
+    assert message == f"error: seed #{commit['seq']} is still committed: reveal it first (campaign history reveal-seed)"
+    assert gurps.json("history", "--limit", "1")[0]["seq"] == before

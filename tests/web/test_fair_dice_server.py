@@ -1,0 +1,126 @@
+"""Provably fair dice through the table server, SQLite and PostgreSQL: a committed seed
+per scenario, dice derived from it and the player's share, the seed revealed at the end,
+and `history verify` recomputing every die (docs/fair-dice.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.core.fair_dice import face, seed_commitment
+from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
+from tests.cli.test_secret_rolls import _rehash_from
+from tests.web.table_server import Browser, served
+from tests.web.test_table_server import head, invite
+
+SHARE_A = "a1" * 16
+SHARE_B = "b2" * 20
+
+
+@pytest.fixture
+def table(gurps):
+    """The gurps party served with the server's real dice source; (cli, browser)."""
+    opened: list[Browser] = []
+    with served(gurps.db) as base:
+        def browser(player: str, *extra: str) -> Browser:
+            opened.append(Browser(base))
+            assert opened[-1].join(invite(gurps, player, *extra)).status_code == 303
+            return opened[-1]
+
+        yield gurps, browser
+        for each in opened:
+            each.close()
+
+
+def start_fair(cli: Cli) -> dict:
+    started = cli.json("scenario", "start", "第一話", "--with", "鈴音", "--with", "刀矢", "--fair")
+    commit = started["seed_commit"]
+    assert commit["seq"] == started["seq"] + 1 and len(commit["commitment"]) == 64
+    shown = cli.json("history", "show", str(commit["seq"]))
+    assert shown["kind"] == "seed_commit" and shown["detail"]["commitment"] == commit["commitment"]
+    return commit
+
+
+def end_fair(cli: Cli, commit: dict) -> str:
+    ended = cli.json("scenario", "end")
+    reveal = ended["seed_reveal"]
+    assert reveal["reveals"] == commit["seq"] and seed_commitment(reveal["seed"]) == commit["commitment"]
+    assert cli.json("history", "show", str(reveal["seq"]))["kind"] == "seed_reveal"
+    return reveal["seed"]
+
+
+def test_a_players_share_makes_provable_dice_that_verify_recomputes(table):
+    cli, browser = table
+    aki, ren = browser("Aki"), browser("Ren")
+    commit = start_fair(cli)
+    first = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A.upper()})
+    again = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A})
+    other = ren.post("/api/rolls", {"command": "3D6<=12", "character": "刀矢", "share": SHARE_B})
+    bare = ren.post("/api/rolls", {"command": "1D20", "character": "刀矢"})
+    assert [r.status_code for r in (first, again, other, bare)] == [201] * 4, first.text
+    entries = [r.json() for r in (first, again, other, bare)]
+    assert [e["fairness"] for e in entries] == ["provable", "provable", "provable", "server"]
+    shown = cli.json("history", "show", str(entries[0]["seq"]))
+    assert shown["fairness"] == "provable" and shown["detail"]["fair"] == {
+        "commit": commit["seq"], "seq": entries[0]["seq"], "share": SHARE_A, "from": 0,
+        "draws": [[6, d] for d in entries[0]["dice"]]}
+    assert {e["seq"]: e["fairness"] for e in cli.json("history", "--json")}[entries[3]["seq"]] == "server"
+    seed = end_fair(cli, commit)
+    for entry, share in zip(entries, (SHARE_A, SHARE_A, SHARE_B, "")):
+        sides = 20 if entry["expression"] == "1D20" else 6
+        assert entry["dice"] == [face(seed, entry["seq"], share, i, sides) for i in range(len(entry["dice"]))]
+    # the same share twice: other dice, because the seq differs
+    assert [face(seed, entries[1]["seq"], SHARE_A, i, 6) for i in range(12)] != \
+        [face(seed, entries[0]["seq"], SHARE_A, i, 6) for i in range(12)]
+    # another player's share changes the dice of the same seq
+    assert [face(seed, entries[2]["seq"], SHARE_A, i, 6) for i in range(12)] != \
+        [face(seed, entries[2]["seq"], SHARE_B, i, 6) for i in range(12)]
+    report = cli.json("history", "verify")
+    assert report["ok"] and report["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
+                                               "checked": 4, "pending": 0}
+    assert "4 fair-dice entries recompute from their seeds" in cli.run("history", "verify").stdout
+    # honest labels: history marks them, stats keeps them apart and can count only them
+    listed = cli.run("history", "--limit", "8").stdout
+    assert listed.count("⟨fair⟩") == 3
+    shown = cli.run("history", "show", str(entries[0]["seq"])).stdout
+    assert "provable" in shown
+    counted = {row["source"]: row["dice"] for row in cli.json("stats")["sources"]}
+    assert counted["provable"] == 9 and counted["server"] == 1
+    assert [row["source"] for row in cli.json("stats", "--fair-only")["sources"]] == ["provable"]
+
+
+def test_a_called_fright_check_and_its_table_roll_share_the_requests_inputs(table):
+    """Sub-rolls (the fright table after a failed check) use the request's first seq and
+    continue its index sequence, each entry recording its own draws."""
+    cli, browser = table
+    aki = browser("Aki")
+    commit = start_fair(cli)
+    call = cli.json("call", "fright", "鈴音", "--mod", "-10")  # Will 1: it fails, the table rolls
+    before = head(cli)
+    rolled = aki.post(f"/api/calls/{call['call_id']}/roll", {"share": SHARE_A})
+    assert rolled.status_code == 201, rolled.text
+    assert rolled.json()["fairness"] == "provable"
+    entries = [cli.json("history", "show", str(seq)) for seq in range(before + 1, head(cli) + 1)]
+    assert len(entries) >= 2 and entries[1]["parent_seq"] == entries[0]["seq"]
+    fairs = [e["detail"]["fair"] for e in entries]
+    assert {f["seq"] for f in fairs} == {before + 1} and {f["share"] for f in fairs} == {SHARE_A}
+    starts = [f["from"] for f in fairs]
+    assert starts == [sum(len(e["dice"]) for e in entries[:n]) for n in range(len(entries))]
+    seed = end_fair(cli, commit)
+    for entry, start in zip(entries, starts):
+        assert entry["dice"] == [face(seed, before + 1, SHARE_A, start + i, 6) for i in range(len(entry["dice"]))]
+    assert cli.json("history", "verify")["fair"]["checked"] == len(entries)
+
+
+def test_a_bad_share_is_refused_and_a_secret_roll_is_never_derived(table):
+    cli, browser = table
+    aki = browser("Aki")
+    start_fair(cli)
+    before = head(cli)
+    for share in ("abc", "zz" * 16, "a" * 129, 12):
+        refused = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "share": share})
+        assert refused.status_code == 400 and "share" in refused.json()["error"], refused.text
+    assert head(cli) == before
+    secret = aki.post("/api/rolls", {"command": "S3D6<=12", "character": "鈴音", "share": SHARE_A})
+    assert secret.status_code == 201 and secret.json()["fairness"] == "server"
+    record = cli.json("history", "show", str(secret.json()["seq"]))
+    assert "fair" not in record["detail"] and set(record["detail"]) == {"secret", "via"}
