@@ -81,7 +81,7 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
     for character in sorted(characters, key=lambda c: (c.summoner_id is not None, c.id)):
         yield _line("character", name=character.name, kind=character.kind, player=players.get(character.player_id),
                     summoner=names.get(character.summoner_id), stats=character.stats, cp_total=character.cp_total,
-                    pools=character.pools)
+                    pools=character.pools, status=character.status, cp_awarded=character.cp_awarded)
     for rel in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
         yield _line("relationship", **{"from": names[rel.from_id], "to": names[rel.to_id], "note": rel.note})
     char_ids = list(names)
@@ -256,8 +256,11 @@ class _Importer:
         self.claimed.players[item["name"]] = None
 
     def _character(self, item):
+        # Files from before status and awards: an active character never awarded CP
+        # (the replay refuses the claim otherwise, as it refused such files then).
         self.claimed.characters[item["name"]] = CharacterRow(item["kind"], item["player"], item["summoner"],
-                                                            item["stats"], item["cp_total"], item["pools"])
+                                                            item["stats"], item["cp_total"], item["pools"],
+                                                            item.get("status", "active"), item.get("cp_awarded", 0))
 
     def _relationship(self, item):
         self.claimed.relationships[(item["from"], item["to"])] = item["note"]
