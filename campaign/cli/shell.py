@@ -213,10 +213,14 @@ def _interactive(session: Session) -> int:
                 break
             session.run(line)
     finally:
-        if path is not None:
+        if path is not None:  # trimmed to the history length, replaced whole (campaign.safe_files)
+            from campaign.errors import CampaignError
+            from campaign.safe_files import replacing_paths
+
             try:
-                readline.write_history_file(path)  # trimmed to the history length
-            except OSError:
+                with replacing_paths([path]) as (tmp,):
+                    readline.write_history_file(tmp)
+            except (OSError, CampaignError):
                 pass
     return 0
 
