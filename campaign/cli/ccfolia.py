@@ -77,8 +77,10 @@ def import_log(
     mapping = parse_map(map_)
     s = state(ctx)
     path = Path(file).expanduser()
+    from campaign.read_limits import LOG_BYTES, BoundedBinary
+
     try:
-        handle = open(path, "rb")
+        handle = BoundedBinary(open(path, "rb"), LOG_BYTES, file)  # /dev/zero or a huge file: one line
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from None
     previews: list[dict[str, Any]] = []

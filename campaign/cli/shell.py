@@ -168,8 +168,10 @@ def _bug(exc: BaseException) -> None:
 
 def _scripted(session: Session) -> int:
     """Commands from stdin, one per line; nothing echoed but their output."""
+    from campaign.read_limits import SHELL_CHARS, lines
+
     status = 0
-    for line in sys.stdin:
+    for line in lines(sys.stdin, label="shell line", total=SHELL_CHARS):  # /dev/zero ends in one line
         line = line.strip()
         if not line or line.startswith("#"):
             continue

@@ -12,6 +12,16 @@ from campaign.cli.output import JsonOption, Progress, emit_json, say
 from campaign.errors import BadInput
 
 
+def _opened(name: str):
+    """A text file to import from (read lazily, line by line, within campaign.read_limits)."""
+    from campaign.read_limits import TextFile
+
+    try:
+        return TextFile(open(Path(name).expanduser(), encoding="utf-8"), name)
+    except OSError as exc:
+        raise BadInput(f"cannot read {name}: {exc.strerror}") from None
+
+
 def export(
     ctx: typer.Context,
     file: str = typer.Argument(..., help="Where to write the JSON Lines file ('-' for stdout)."),
@@ -73,35 +83,21 @@ def import_(
 
     Example: campaign --db postgresql+psycopg://gm@server/group import night-parade.jsonl --as-name '夜行 (copy)'
     """
+    from contextlib import ExitStack
+
+    from campaign.read_limits import TextFile
     from campaign.services.transfer import import_campaign
 
     s = state(ctx)
     s.may_create = True
     counter = Progress.counter("importing")
-    hidden = None
-    if secrets is not None:
+    with ExitStack() as files:
+        hidden = None if secrets is None else files.enter_context(_opened(secrets))
+        source = TextFile(sys.stdin, "stdin") if file == "-" else files.enter_context(_opened(file))
         try:
-            with open(Path(secrets).expanduser(), encoding="utf-8") as handle:
-                hidden = handle.read().splitlines()
-        except OSError as exc:
-            raise BadInput(f"cannot read {secrets}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise BadInput(f"{secrets} is not UTF-8 text") from None
-    try:
-        if file == "-":
-            summary = import_campaign(s.db, sys.stdin, counter, hidden, as_name)
-        else:
-            try:
-                handle = open(Path(file).expanduser(), encoding="utf-8")
-            except OSError as exc:
-                raise BadInput(f"cannot read {file}: {exc.strerror}") from None
-            with handle:
-                try:
-                    summary = import_campaign(s.db, handle, counter, hidden, as_name)
-                except UnicodeDecodeError:
-                    raise BadInput(f"{file} is not UTF-8 text") from None
-    finally:
-        counter.close()
+            summary = import_campaign(s.db, source, counter, hidden, as_name)
+        finally:
+            counter.close()
     if json_out:
         emit_json(summary)
     else:

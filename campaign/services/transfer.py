@@ -9,6 +9,7 @@ Both directions stream: memory stays flat however long the ledger is.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from campaign import ledger
+from campaign import ledger, read_limits
 from campaign.chain import GENESIS_HASH, Broken, Walk
 from campaign.db.database import Database
 from campaign.db.models import (
@@ -176,9 +177,6 @@ def export_campaign(db: Database, campaign_name: str | None, out: IO[str],
                 secrets_out.write(line)
         return Exported(campaign=campaign.name, lines=count, entries=ledger.head(session, campaign.id)[0],
                         secrets=count_secrets(session, campaign), secrets_exported=secrets_out is not None)
-
-
-MAX_LINE = 1 << 20  # characters; a longer line is refused rather than read into memory
 
 
 class _Importer:
@@ -369,13 +367,25 @@ def _indexed_problem(record: dict[str, Any]) -> str | None:
 
 
 def bounded_lines(source: Iterable[str]) -> Iterator[str]:
-    """Lines of at most MAX_LINE characters; a file is read line by line with that limit."""
-    readline = getattr(source, "readline", None)
-    lines = iter(lambda: readline(MAX_LINE + 1), "") if readline is not None else iter(source)
+    """An export's lines, each and all within campaign.read_limits' bounds."""
+    return read_limits.lines(source, total=read_limits.EXPORT_CHARS, suffix="; nothing imported")
+
+
+def _shallow(lines: Iterator[str]) -> Iterator[str]:
     for number, line in enumerate(lines, start=1):
-        if len(line) > MAX_LINE:
-            raise DataError(f"line {number}: longer than {MAX_LINE} characters; nothing imported")
+        deep = read_limits.depth_problem(line)
+        if deep:
+            raise DataError(f"secrets line {number}: {deep}; nothing imported")
         yield line
+
+
+def _bounded_secrets(secrets: Iterable[str]) -> Iterator[str]:
+    """A secrets file's lines within bounds; its first line is read at once, so a file
+    that is no secrets file at all (/dev/zero) is refused before the import begins."""
+    lines = _shallow(read_limits.lines(secrets, label="secrets line", total=read_limits.SECRETS_CHARS,
+                                       suffix="; nothing imported"))
+    first = next(lines, None)
+    return itertools.chain(() if first is None else (first,), lines)
 
 
 def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int], None] | None = None,
@@ -388,6 +398,7 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
     if as_name is not None:
         as_name = clean_name(as_name, "--as-name")
     line_number = 0
+    hidden = None if secrets is None else _bounded_secrets(secrets)
     try:
         with db.write() as session:
             importer = _Importer(session, as_name)
@@ -395,6 +406,9 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                 if not line.strip():
                     continue
                 try:
+                    deep = read_limits.depth_problem(line)
+                    if deep:
+                        raise ValueError(deep)
                     item = json.loads(line)
                     if not isinstance(item, dict):
                         raise ValueError("not a JSON object")
@@ -414,10 +428,10 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
             except ValueError as exc:
                 raise DataError(f"{exc}; nothing imported") from None
             restored = 0
-            if secrets is not None:  # secret rolls' hidden results, each checked against its commitment
+            if hidden is not None:  # secret rolls' hidden results, each checked against its commitment
                 from campaign.services.secret_rolls import load_secret_lines
 
-                restored = load_secret_lines(session, importer.campaign, secrets)
+                restored = load_secret_lines(session, importer.campaign, hidden)
             return Imported(campaign=importer.campaign.name, chain_name=importer.campaign.ledger_name,
                             entries=importer.expected_seq - 1, head=importer.prev_hash, secrets=restored)
     except IntegrityError as exc:
