@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from campaign import ledger, read_limits
+from campaign import ledger, ledger_scan, read_limits
 from campaign.chain import GENESIS_HASH, Broken, Walk
 from campaign.db.database import Database
 from campaign.db.models import (
@@ -298,6 +298,11 @@ class _Importer:
     def _entry(self, item):
         record_json, prev_hash, digest = item.get("record"), item.get("prev_hash"), item.get("hash")
         seq = self.walk.seq
+        # The one record rule (valid UTF-8, canonical, shallow) first: hashing a lone
+        # surrogate would fail, and a record spelled two ways would break later proofs.
+        problem = ledger_scan.record_text_problem(record_json) if isinstance(record_json, str) else None
+        if problem:
+            raise ValueError(f"entry #{seq}: {problem}")
         try:
             record = self.walk.step(prev_hash, record_json, digest)
         except Broken as exc:
