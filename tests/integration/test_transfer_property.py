@@ -73,7 +73,8 @@ EVERY_OP = [
     ("phobia", "鈴音", "暗所恐怖症", -10),
     ("fright_dice", "鈴音", 0, [6, 6, 6, 6, 6, 6]),  # 18 against 11, then 18+7 on the table: made severe
     ("fright_dice", "刀矢", -15, [6, 6, 6, 6, 6, 6]),  # 18+22 = 40: IQ drops by 1 for good
-    ("trait_add", "千早", "好奇心", -5), ("trait_rename", "千早", "好奇心", "甘党"), ("trait_remove", "千早", "甘党"),
+    ("trait_add", "千早", "好奇心", -5), ("trait_rename", "千早", "好奇心", "甘党"),
+    ("trait_remove", "千早", "甘党"),
     ("timed", "刀矢", "10m", True), ("advance", "30m"), ("clear", "刀矢", "stun"),
     ("pool", "鈴音", "HP", 3, False), ("pool", "鈴音", "HP", 1, True),
     ("stat", "鈴音", "Will", 12), ("unset", "千早", "FP"), ("new_stat", "千早", "FP", 10), ("cp", "千早", 140),
