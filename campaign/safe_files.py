@@ -1,5 +1,7 @@
-"""Every file the CLI writes (export, `export --secrets`, `history proof -o`, `db backup`)
-is written here, one way.
+"""Every file the CLI writes where the user points it (export, `export --secrets`,
+`history proof -o`, `db backup`; the shell's history too) is written here, one way.
+(The campaign selection in the config directory keeps its own atomic write in
+campaign.selection: a link there is the user's dotfiles, not a target they named.)
 
 The new content goes to a temporary file beside the target (same directory, so the
 rename cannot cross file systems), is flushed and fsynced, and only then renamed over
