@@ -242,13 +242,14 @@ class _Progress:
 def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=None) -> ChainVerdict | None:
     """The exact rules, row by row in seq order, from state.walk.seq to the end."""
     walk = state.walk
-    for row in iter_chain(session, campaign_id, from_seq=walk.seq if walk.seq > 1 else None):
-        problem = ledger_scan.row_problem(walk, row)
-        if problem:
-            return state.failed(row.seq, problem)
-        state.passed(row.seq, row.hash, row.kind == "seal")
-        if progress is not None:
-            progress(1)
+    with ledger_scan.text_as_stored(session):  # bytes that are not UTF-8: named, not a crash
+        for row in iter_chain(session, campaign_id, from_seq=walk.seq if walk.seq > 1 else None):
+            problem = ledger_scan.row_problem(walk, row)
+            if problem:
+                return state.failed(row.seq, problem)
+            state.passed(row.seq, row.hash, row.kind == "seal")
+            if progress is not None:
+                progress(1)
     return None
 
 

@@ -2,38 +2,86 @@
 
 A stored row holds the hashed record (text), its hash, the previous entry's hash and,
 for the history filters' indexes, copies of a few record fields (INDEXED_FIELDS).
-`row_problem` is the exact rule for one row: the chain's (campaign.chain.Walk), then each
-indexed column against the record as json.loads reads it.
+`row_problem` is the exact rule for one row: the chain's (campaign.chain.Walk), the
+record rule (`record_text_problem`: exactly canonical JSON, valid UTF-8, no lone
+surrogates, shallow; import applies the same function to every line), then each indexed
+column against the record as json.loads reads it.
 
 `scan` proves a range of rows by the same rules at a fraction of their cost, for
 `history verify` on SQLite: one pass through the raw cursor, SHA-256 over the stored bytes,
-and msgspec decoding only the record fields the columns copy (it still checks the whole
-text is JSON, several times faster than json.loads or SQLite's JSON functions). A row
-the fast reading cannot vouch for (a value msgspec refuses such as NaN, a column that
-differs) is judged by `row_problem`; the scan stops at the first row that fails, or at a
-gap or a row out of order, and leaves the naming of the problem to the exact rules. So
-the fast path can make verify faster but never changes its answer.
+and msgspec reading the record and writing it back with sorted keys, which must give the
+stored bytes again (the record rule, several times faster than json.loads and
+json.dumps), then comparing the fields the columns copy. A row the fast reading cannot
+vouch for (bytes msgspec refuses, a float, a column that differs) is judged by
+`row_problem`; the scan stops at the first row that fails, or at a gap or a row out of
+order, and leaves the naming of the problem to the exact rules. So the fast path can
+make verify faster but never changes its answer.
 
 A long chain is split in two: campaign.ledger scans the first half while this module,
 run as `python -m campaign.ledger_scan` (a job on stdin, the result on stdout), scans the
 second on the other core. Hashing holds the GIL, so a thread could not share it. The
-child imports only the standard library, campaign.chain and msgspec.
+child imports only the standard library, campaign.chain, campaign.read_limits and msgspec.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
-from campaign.chain import Walk
+from campaign.chain import Broken, Walk, canonical_json, strict_loads
+from campaign.read_limits import JSON_DEPTH, json_too_deep
 
 # Columns kept beside the record for indexing; verify checks each against the record.
 INDEXED_FIELDS = ("seq", "at", "actor", "kind", "character", "scenario", "outcome", "parent_seq", "voids_seq")
 BATCH = 2048  # rows per fetch
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = "record holds a lone surrogate (a \\ud800-style escape: not text UTF-8 can carry)"
+
+
+def record_text_problem(text: Any) -> str | None:
+    """The one rule for a record's text, wherever a record is read (a stored row in
+    `history verify`, fast path or exact; an export line in `import`): None when `text`
+    is exactly the canonical JSON of its own value, else why not.
+
+    Canonical is campaign.chain.canonical_json, the encoding every record is written
+    in: sorted keys, no spaces, characters as UTF-8 (not escaped), only the escapes
+    json.dumps makes. So the text of a value is unique, and it is valid UTF-8: a lone
+    surrogate (raw, or as a `\\ud800` escape) can never be canonical, since no UTF-8 can
+    carry it and a canonical text holds characters, not escapes. Also refused on the way:
+    a key twice in one object, NaN or Infinity, and nesting deeper than
+    read_limits.JSON_DEPTH (measured before parsing, so never a RecursionError)."""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            return "record is not valid UTF-8"
+    if not isinstance(text, str):
+        return "record is not text"
+    if _SURROGATE.search(text):
+        return LONE_SURROGATE
+    if json_too_deep(text):
+        return f"record nests JSON more than {JSON_DEPTH} levels deep"
+    try:
+        value = strict_loads(text)
+    except Broken as exc:
+        return f"record: {exc.reason}"
+    except ValueError:
+        return "record is not valid JSON"
+    canonical = canonical_json(value)
+    if canonical != text:
+        if _SURROGATE.search(canonical):  # an escape decoded to half a character
+            return LONE_SURROGATE
+        return "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
+    return None
 
 
 def row_problem(walk: Walk, row: Any) -> str | None:
@@ -43,7 +91,9 @@ def row_problem(walk: Walk, row: Any) -> str | None:
         if row.seq > walk.seq:
             return f"entry {walk.seq} is missing (next stored entry is {row.seq})"
         return f"entry {row.seq} is out of order (expected {walk.seq})"
-    problem = walk.link_problem(row.prev_hash, row.record, row.hash)
+    if isinstance(row.record, bytes):  # stored bytes that are not UTF-8 (see text_as_stored), or a BLOB
+        return record_text_problem(row.record) or "record is not text"
+    problem = walk.link_problem(row.prev_hash, row.record, row.hash) or record_text_problem(row.record)
     if problem:
         return problem
     record, problem = walk.record_problem(row.record)
@@ -53,6 +103,32 @@ def row_problem(walk: Walk, row: Any) -> str | None:
         if record.get(name) != getattr(row, name):
             return f"column {name!r} differs from the hashed record"
     return None
+
+
+def _text_or_bytes(data: bytes) -> str | bytes:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
+@contextmanager
+def text_as_stored(session: Any) -> Iterator[None]:
+    """SQLite keeps whatever bytes a TEXT column was given, and its driver raises on the
+    first row that is not UTF-8, mid-batch, losing the rows before it. Inside this block
+    (a Session on SQLite; anything else is left alone) such a value reads as the bytes it
+    is, so the exact rules can name its row ("record is not valid UTF-8")."""
+    bind = session.get_bind()
+    if bind.dialect.name != "sqlite":
+        yield
+        return
+    raw = session.connection().connection.dbapi_connection
+    previous = raw.text_factory
+    raw.text_factory = _text_or_bytes
+    try:
+        yield
+    finally:
+        raw.text_factory = previous
 
 
 class StoredRow(NamedTuple):
@@ -85,35 +161,62 @@ class Scanned:
     last_seal_seq: int | None = None
 
 
-def _indexed_reader():
-    """(decode, render, refused). decode reads just the record fields the row's columns
-    copy (the rest of the text is still checked to be JSON, and skipped), as json.loads
-    would read them, but only with the types a writer gives them; render turns what it
-    read into the JSON that STORED makes of the row's columns."""
+def _no_float(text: str) -> float:
+    raise ValueError("a float: the exact rules judge it")  # msgspec spells some floats unlike json.dumps
+
+
+def _fast_reader():
+    """(decode, encode, render, refused) for the fast reading of a record's bytes.
+
+    The record rule: msgspec reads the bytes as a record written by ledger.append (every
+    field, with the types append gives them; anything else is refused and left to the
+    exact rules, old records included), refusing text that is not UTF-8, lone surrogate
+    escapes and anything json.loads would not read; `encode` writes it back, fields and
+    keys in sorted order, which must give the same bytes. For strings, integers,
+    booleans and nulls msgspec writes exactly what canonical_json writes
+    (tests/unit/test_fast_record_rule.py holds it to that); a float, which it may spell
+    differently, is refused, and so is a record with more brackets than
+    read_limits.JSON_DEPTH (the caller counts them). `render` gives the JSON text of the
+    fields the row's columns copy, to compare with STORED's."""
+    from operator import attrgetter
+
     import msgspec
 
-    class Indexed(msgspec.Struct):  # in STORED's order
-        campaign: str | None = None
-        seq: int | None = None
-        at: str | None = None
-        actor: str | None = None
-        kind: str | None = None
-        character: str | None = None
-        scenario: int | None = None
-        outcome: str | None = None
-        parent_seq: int | None = None
-        voids_seq: int | None = None
+    class Record(msgspec.Struct, forbid_unknown_fields=True):  # every field, in sorted order
+        actor: str
+        at: str
+        campaign: str
+        character: str | None
+        detail: Any
+        dice: Any
+        expression: str | None
+        kind: str
+        margin: int | None
+        ops: Any
+        outcome: str | None
+        parent_seq: int | None
+        reason: str | None
+        scenario: int | None
+        seq: int
+        source: str | None
+        target: int | None
+        total: int | None
+        voidable: bool
+        voids_seq: int | None
 
-    encode, astuple = msgspec.json.Encoder().encode, msgspec.structs.astuple
-    return msgspec.json.Decoder(Indexed).decode, lambda got: encode(astuple(got)), (msgspec.DecodeError, TypeError)
+    plain, indexed = msgspec.json.Encoder().encode, attrgetter("campaign", *INDEXED_FIELDS)
+    return (msgspec.json.Decoder(Record, float_hook=_no_float).decode, msgspec.json.Encoder(order="sorted").encode,
+            lambda record: plain(indexed(record)), (msgspec.DecodeError, TypeError, ValueError))
 
 
 # The campaign's name and a row's indexed columns as SQLite renders them in JSON, to
 # compare with the record's values rendered by msgspec. Equal text means equal values:
-# the record side holds only ints, strings and nulls (the decoder's types), a REAL
-# column always renders with a decimal point or an exponent, and two JSON texts that
-# are the same decode to the same value. A BLOB column makes the statement fail (the
-# scan stops there and the exact rules take over).
+# SQLite renders a TEXT column as a JSON string, an INTEGER as digits, NULL as null and a
+# REAL always with a decimal point or an exponent (the record side holds no floats: they
+# go to the exact rules), so a record value that is a list, an object, a boolean, or of
+# another type than its column never renders the same; and two JSON texts that are the
+# same decode to the same value. A BLOB column makes the statement fail (the scan stops
+# there and the exact rules take over).
 STORED = "CAST(json_array(:name, %s) AS BLOB)" % ", ".join(INDEXED_FIELDS)
 
 
@@ -141,7 +244,7 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
     result = Scanned(lo, lo, prev, prev)
     if prev is None:
         return result
-    decode, render, refused = _indexed_reader()
+    decode, encode, render, refused = _fast_reader()
     sha256 = hashlib.sha256
     expected, link = lo, prev  # the next seq and the hash it must hang from
     # A record stored as anything but text gives no payload, so its row is judged exactly.
@@ -156,9 +259,12 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
                 if prev_hash != link:
                     break
                 try:
-                    fast = sha256(payload).hexdigest() == digest
-                    got = decode(memoryview(payload)[len(link):])
-                    fast = fast and got.seq == expected and render(got) == stored
+                    fast = sha256(payload).hexdigest() == digest and \
+                        payload.count(b"[") + payload.count(b"{") <= JSON_DEPTH
+                    if fast:
+                        body = payload[len(link):]  # a copy: comparing a memoryview costs more
+                        got = decode(body)
+                        fast = got.seq == expected and encode(got) == body and render(got) == stored
                 except refused:
                     fast = False
                 if fast:
@@ -187,11 +293,15 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
 
 def _stored_row(conn: sqlite3.Connection, rowid: int) -> StoredRow | None:
     """A row read again for the exact rules (rare: one the fast reading could not vouch for)."""
+    previous = conn.text_factory
+    conn.text_factory = _text_or_bytes  # a record that is not UTF-8 reads as its bytes (and fails)
     try:
         row = conn.execute("SELECT seq, prev_hash, hash, record, " + ", ".join(INDEXED_FIELDS[1:]) +
                            " FROM ledger WHERE rowid = ?", (rowid,)).fetchone()
-    except sqlite3.Error:  # e.g. a record that is not UTF-8
+    except sqlite3.Error:
         return None
+    finally:
+        conn.text_factory = previous
     return None if row is None else StoredRow(*row)
 
 

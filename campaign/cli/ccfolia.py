@@ -102,8 +102,10 @@ def import_log(
     if dice is not None and not apply_fright:
         raise BadInput("--dice gives the dice fright effects need: it goes with --apply-fright")
     path = Path(file).expanduser()
+    from campaign.read_limits import LOG_BYTES, BoundedBinary
+
     try:
-        handle = open(path, "rb")
+        handle = BoundedBinary(open(path, "rb"), LOG_BYTES, file)  # /dev/zero or a huge file: one line
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from None
     previews: list[dict[str, Any]] = []

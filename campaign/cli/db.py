@@ -104,12 +104,13 @@ def db_backup(ctx: typer.Context, file: Path = typer.Argument(..., help="Where t
     from campaign.db.backup import backup_sqlite, refuse_non_sqlite
     from campaign.db.engine import resolve_url, sqlite_path
     from campaign.errors import RuleRefused
+    from campaign.safe_files import target_path
     from campaign.selection import select_campaign, selected_campaign
 
     s = state(ctx)
     db = s.db
     refuse_non_sqlite(db.dialect)
-    target = file.expanduser().absolute()
+    target = target_path(file)  # a link, a FIFO or a device is refused, --force or not
     if target.exists() and not target.is_dir() and not force:
         raise RuleRefused(f"{target} exists; add --force to overwrite it")
     size = backup_sqlite(sqlite_path(db.url), file)

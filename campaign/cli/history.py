@@ -422,30 +422,17 @@ def proof(
 
     Example: campaign history proof 9 --head ae52be47…(64 hex digits) -o fright-9.json
     """
-    import os
-    from pathlib import Path
-
-    from campaign.errors import BadInput
+    from campaign.safe_files import replacing_one, target_path
     from campaign.services.proof import write_bundle
 
     s = state(ctx)
     if output == "-":  # the bundle is the one JSON document on stdout
         write_bundle(s.db, s.campaign, seq, head, sys.stdout)
         return
-    else:
-        target = Path(output).expanduser()
-        if target.is_dir():
-            raise BadInput(f"{target} is a directory")
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
-        try:
-            with open(tmp, "w", encoding="utf-8") as out:
-                summary = write_bundle(s.db, s.campaign, seq, head, out)
-            os.replace(tmp, target)  # a refused proof leaves no file behind
-        except FileNotFoundError:
-            raise BadInput(f"cannot write {target}: no such directory") from None
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+    # Beside the target, fsynced, then renamed (campaign.safe_files): a refused proof
+    # leaves no file behind and whatever was there untouched. Bundles are for sharing.
+    with replacing_one(target_path(output), mode=0o644) as out:
+        summary = write_bundle(s.db, s.campaign, seq, head, out)
     if json_out:
         from campaign.services.results import as_json
 

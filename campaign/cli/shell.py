@@ -270,8 +270,10 @@ def _bug(exc: BaseException) -> None:
 
 def _scripted(session: Session) -> int:
     """Commands from stdin, one per line; nothing echoed but their output."""
+    from campaign.read_limits import SHELL_CHARS, lines
+
     status = 0
-    for line in sys.stdin:
+    for line in lines(sys.stdin, label="shell line", total=SHELL_CHARS):  # /dev/zero ends in one line
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -315,10 +317,14 @@ def _interactive(session: Session) -> int:
                 break
             session.run(line)
     finally:
-        if path is not None:
+        if path is not None:  # trimmed to the history length, replaced whole (campaign.safe_files)
+            from campaign.errors import CampaignError
+            from campaign.safe_files import replacing_paths
+
             try:
-                readline.write_history_file(path)  # trimmed to the history length
-            except OSError:
+                with replacing_paths([path]) as (tmp,):
+                    readline.write_history_file(tmp)
+            except (OSError, CampaignError):
                 pass
     return 0
 

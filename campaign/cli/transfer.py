@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -11,6 +10,16 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, Progress, emit_json, say, warn
 from campaign.errors import BadInput
+
+
+def _opened(name: str):
+    """A text file to import from (read lazily, line by line, within campaign.read_limits)."""
+    from campaign.read_limits import TextFile
+
+    try:
+        return TextFile(open(Path(name).expanduser(), encoding="utf-8"), name)
+    except OSError as exc:
+        raise BadInput(f"cannot read {name}: {exc.strerror}") from None
 
 
 def export(
@@ -27,43 +36,26 @@ def export(
 
     Example: campaign -c 'Night Parade' export night-parade.jsonl --secrets night-parade.secrets.jsonl
     """
+    from campaign.safe_files import replacing, same_file, target_path
     from campaign.services.transfer import export_campaign
 
     s = state(ctx)
-    counter = Progress.counter("exporting")
-    secrets_out = None
+    # Every target is checked before anything is read, and replaced only once all are
+    # written (campaign.safe_files): a refused or failed export leaves each file as it was.
+    targets = [] if file == "-" else [target_path(file)]
     if secrets is not None:
-        target = Path(secrets).expanduser()
-        if target.is_dir() or secrets == "-" or secrets == file:
+        if secrets == "-" or (file != "-" and same_file(secrets, file)):
             raise BadInput("--secrets needs a file of its own (not '-', a directory or the export file)")
-        try:
-            secrets_out = os.fdopen(os.open(target, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600), "w",
-                                    encoding="utf-8")
-        except FileNotFoundError:
-            raise BadInput(f"cannot write {target}: no such directory") from None
+        targets.append(target_path(secrets, "--secrets"))
+    counter = Progress.counter("exporting")
     try:
-        if file == "-":
-            summary = export_campaign(s.db, s.campaign, sys.stdout, counter, secrets_out)
-        else:
-            target = Path(file).expanduser()
-            if target.is_dir():
-                raise BadInput(f"{target} is a directory")
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
-            try:
-                # The whole campaign is in there: owner-only, like the database itself.
-                with os.fdopen(os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600), "w",
-                               encoding="utf-8") as out:
-                    summary = export_campaign(s.db, s.campaign, out, counter, secrets_out)
-                os.replace(tmp, target)
-            except FileNotFoundError:
-                raise BadInput(f"cannot write {target}: no such directory") from None
-            finally:
-                if tmp.exists():
-                    tmp.unlink()
+        # The whole campaign is in there: owner-only, like the database itself.
+        with replacing(targets) as handles:
+            out = sys.stdout if file == "-" else handles[0]
+            secrets_out = handles[-1] if secrets is not None else None
+            summary = export_campaign(s.db, s.campaign, out, counter, secrets_out)
     finally:
         counter.close()
-        if secrets_out is not None:
-            secrets_out.close()
     if summary.secrets and not summary.secrets_exported:
         warn(f"note: {summary.secrets} secret rolls' hidden results are not in the export; "
             "add --secrets FILE to keep them revealable after import")
@@ -91,35 +83,21 @@ def import_(
 
     Example: campaign --db postgresql+psycopg://gm@server/group import night-parade.jsonl --as-name '夜行 (copy)'
     """
+    from contextlib import ExitStack
+
+    from campaign.read_limits import TextFile
     from campaign.services.transfer import import_campaign
 
     s = state(ctx)
     s.may_create = True
     counter = Progress.counter("importing")
-    hidden = None
-    if secrets is not None:
+    with ExitStack() as files:
+        hidden = None if secrets is None else files.enter_context(_opened(secrets))
+        source = TextFile(sys.stdin, "stdin") if file == "-" else files.enter_context(_opened(file))
         try:
-            with open(Path(secrets).expanduser(), encoding="utf-8") as handle:
-                hidden = handle.read().splitlines()
-        except OSError as exc:
-            raise BadInput(f"cannot read {secrets}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise BadInput(f"{secrets} is not UTF-8 text") from None
-    try:
-        if file == "-":
-            summary = import_campaign(s.db, sys.stdin, counter, hidden, as_name)
-        else:
-            try:
-                handle = open(Path(file).expanduser(), encoding="utf-8")
-            except OSError as exc:
-                raise BadInput(f"cannot read {file}: {exc.strerror}") from None
-            with handle:
-                try:
-                    summary = import_campaign(s.db, handle, counter, hidden, as_name)
-                except UnicodeDecodeError:
-                    raise BadInput(f"{file} is not UTF-8 text") from None
-    finally:
-        counter.close()
+            summary = import_campaign(s.db, source, counter, hidden, as_name)
+        finally:
+            counter.close()
     if json_out:
         emit_json(summary)
     else:

@@ -272,7 +272,7 @@ def load_secret_lines(session: Session, campaign, lines: Iterable[str]) -> int:
         commitment = None if row is None else secret_of(json.loads(row[0]))
         try:
             parsed = json.loads(result) if isinstance(result, str) else None
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past any commitment's depth: not one
             parsed = None
         if commitment is None or not isinstance(salt, str) or len(salt) > 64 \
                 or not matches(commitment, salt, parsed) or canonical(parsed) != result:

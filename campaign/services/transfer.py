@@ -9,6 +9,7 @@ Both directions stream: memory stays flat however long the ledger is.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from campaign import ledger
+from campaign import ledger, ledger_scan, read_limits
 from campaign.chain import GENESIS_HASH, Broken, Walk
 from campaign.db.database import Database
 from campaign.db.models import (
@@ -81,7 +82,7 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
     for character in sorted(characters, key=lambda c: (c.summoner_id is not None, c.id)):
         yield _line("character", name=character.name, kind=character.kind, player=players.get(character.player_id),
                     summoner=names.get(character.summoner_id), stats=character.stats, cp_total=character.cp_total,
-                    pools=character.pools)
+                    pools=character.pools, status=character.status, cp_awarded=character.cp_awarded)
     for rel in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
         yield _line("relationship", **{"from": names[rel.from_id], "to": names[rel.to_id], "note": rel.note})
     char_ids = list(names)
@@ -178,9 +179,6 @@ def export_campaign(db: Database, campaign_name: str | None, out: IO[str],
                         secrets=count_secrets(session, campaign), secrets_exported=secrets_out is not None)
 
 
-MAX_LINE = 1 << 20  # characters; a longer line is refused rather than read into memory
-
-
 class _Importer:
     """Builds one campaign from export lines inside the caller's transaction.
 
@@ -259,8 +257,11 @@ class _Importer:
         self.claimed.players[item["name"]] = None
 
     def _character(self, item):
+        # Files from before status and awards: an active character never awarded CP
+        # (the replay refuses the claim otherwise, as it refused such files then).
         self.claimed.characters[item["name"]] = CharacterRow(item["kind"], item["player"], item["summoner"],
-                                                            item["stats"], item["cp_total"], item["pools"])
+                                                            item["stats"], item["cp_total"], item["pools"],
+                                                            item.get("status", "active"), item.get("cp_awarded", 0))
 
     def _relationship(self, item):
         self.claimed.relationships[(item["from"], item["to"])] = item["note"]
@@ -300,6 +301,11 @@ class _Importer:
     def _entry(self, item):
         record_json, prev_hash, digest = item.get("record"), item.get("prev_hash"), item.get("hash")
         seq = self.walk.seq
+        # The one record rule (valid UTF-8, canonical, shallow) first: hashing a lone
+        # surrogate would fail, and a record spelled two ways would break later proofs.
+        problem = ledger_scan.record_text_problem(record_json) if isinstance(record_json, str) else None
+        if problem:
+            raise ValueError(f"entry #{seq}: {problem}")
         try:
             record = self.walk.step(prev_hash, record_json, digest)
         except Broken as exc:
@@ -369,13 +375,25 @@ def _indexed_problem(record: dict[str, Any]) -> str | None:
 
 
 def bounded_lines(source: Iterable[str]) -> Iterator[str]:
-    """Lines of at most MAX_LINE characters; a file is read line by line with that limit."""
-    readline = getattr(source, "readline", None)
-    lines = iter(lambda: readline(MAX_LINE + 1), "") if readline is not None else iter(source)
+    """An export's lines, each and all within campaign.read_limits' bounds."""
+    return read_limits.lines(source, total=read_limits.EXPORT_CHARS, suffix="; nothing imported")
+
+
+def _shallow(lines: Iterator[str]) -> Iterator[str]:
     for number, line in enumerate(lines, start=1):
-        if len(line) > MAX_LINE:
-            raise DataError(f"line {number}: longer than {MAX_LINE} characters; nothing imported")
+        deep = read_limits.depth_problem(line)
+        if deep:
+            raise DataError(f"secrets line {number}: {deep}; nothing imported")
         yield line
+
+
+def _bounded_secrets(secrets: Iterable[str]) -> Iterator[str]:
+    """A secrets file's lines within bounds; its first line is read at once, so a file
+    that is no secrets file at all (/dev/zero) is refused before the import begins."""
+    lines = _shallow(read_limits.lines(secrets, label="secrets line", total=read_limits.SECRETS_CHARS,
+                                       suffix="; nothing imported"))
+    first = next(lines, None)
+    return itertools.chain(() if first is None else (first,), lines)
 
 
 def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int], None] | None = None,
@@ -388,6 +406,7 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
     if as_name is not None:
         as_name = clean_campaign_name(as_name, "--as-name")
     line_number = 0
+    hidden = None if secrets is None else _bounded_secrets(secrets)
     try:
         with db.write() as session:
             importer = _Importer(session, as_name)
@@ -395,6 +414,9 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                 if not line.strip():
                     continue
                 try:
+                    deep = read_limits.depth_problem(line)
+                    if deep:
+                        raise ValueError(deep)
                     item = json.loads(line)
                     if not isinstance(item, dict):
                         raise ValueError("not a JSON object")
@@ -414,10 +436,10 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
             except ValueError as exc:
                 raise DataError(f"{exc}; nothing imported") from None
             restored = 0
-            if secrets is not None:  # secret rolls' hidden results, each checked against its commitment
+            if hidden is not None:  # secret rolls' hidden results, each checked against its commitment
                 from campaign.services.secret_rolls import load_secret_lines
 
-                restored = load_secret_lines(session, importer.campaign, secrets)
+                restored = load_secret_lines(session, importer.campaign, hidden)
             return Imported(campaign=importer.campaign.name, chain_name=importer.campaign.ledger_name,
                             entries=importer.expected_seq - 1, head=importer.prev_hash, secrets=restored)
     except IntegrityError as exc:

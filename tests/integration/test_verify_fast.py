@@ -88,6 +88,25 @@ def _rehash_from(url: str, seq: int, change) -> None:
         conn.commit()
 
 
+def _rehash_bytes(url: str, seq: int, junk: bytes) -> None:
+    """Entry seq's record with bytes that are not UTF-8 inside a string, stored as TEXT
+    (SQLite does not check), hashed over those bytes, and every later hash recomputed."""
+    import hashlib
+
+    with raw_connection(url) as conn:
+        rows = conn.execute("SELECT seq, CAST(record AS BLOB), prev_hash FROM ledger WHERE campaign_id = 1 "
+                            "AND seq >= ? ORDER BY seq", (seq,)).fetchall()
+        prev = rows[0][2]
+        for row_seq, record, _ in rows:
+            if row_seq == seq:
+                record = record.replace(b'"actor":"GM"', b'"actor":"GM' + junk + b'"')
+            digest = hashlib.sha256(prev.encode() + record).hexdigest()
+            conn.execute("UPDATE ledger SET record = CAST(? AS TEXT), prev_hash = ?, hash = ? WHERE campaign_id = 1 "
+                         "AND seq = ?", (record, prev, digest, row_seq))
+            prev = digest
+        conn.commit()
+
+
 def _canonical(change):
     return lambda record_json: ledger.canonical_json(change(json.loads(record_json)))
 
@@ -130,6 +149,19 @@ TAMPER = {
         url, 133, lambda r: r.replace('"actor":"GM"', '"actor":"\\u0047M"')),
     "record with a float seq, chain recomputed": lambda url: _rehash_from(
         url, 134, lambda r: r.replace('"seq":134,', '"seq":134.0,')),
+    # The record rule (ledger_scan.record_text_problem): exactly canonical JSON, valid UTF-8.
+    "record with a lone surrogate escape, chain recomputed": lambda url: _rehash_from(
+        url, 135, lambda r: r.replace('"actor":"GM"', '"actor":"GM\\ud800"')),
+    "record with keys out of order, chain recomputed": lambda url: _rehash_from(
+        url, 136, lambda r: json.dumps(dict(reversed(json.loads(r).items())), ensure_ascii=False,
+                                       separators=(",", ":"))),
+    "record with a space, chain recomputed": lambda url: _rehash_from(url, 137, lambda r: r.replace(",", ", ", 1)),
+    "record nested too deep, chain recomputed": lambda url: _rehash_from(
+        url, 138, lambda r: r[:-1] + ',"zz":' + "[" * 70 + "]" * 70 + "}"),
+    "record not UTF-8, chain recomputed": lambda url: _rehash_bytes(url, 139, b"\xff"),
+    "second half: record not UTF-8, chain recomputed": lambda url: _rehash_bytes(url, 290, b"\xed\xa0\x80"),
+    "second half: record with a lone surrogate escape, chain recomputed": lambda url: _rehash_from(
+        url, 291, lambda r: r.replace('"actor":"GM"', '"actor":"\\udc00"')),
     "first row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 1"),
     "middle row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 64"),
     "range boundary row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 48"),
@@ -167,13 +199,22 @@ def test_fast_path_answers_as_the_exact_rules(chain, case):
     fast, exact = _both(chain)
     assert fast == exact
     assert fast.ok == (case in STILL_INTACT), fast
+    for words, reason in RULE_REASONS.items():
+        if words in case:
+            assert reason in fast.reason, fast
 
 
-# A self-consistent rewrite or truncation passes plain verify (only --head exposes it), and
-# so does a record spelled differently with the same values: the rules compare values.
-STILL_INTACT = {"nothing", "record rewritten and chain recomputed", "record with an escaped spelling, chain recomputed",
-                "record with a float seq, chain recomputed", "last row deleted", "tail truncated",
-                "second half: record with NaN, chain recomputed"}
+# A self-consistent rewrite or truncation passes plain verify (only --head exposes it); a
+# record spelled other than canonically (an escape, NaN, keys out of order ...) does not.
+STILL_INTACT = {"nothing", "record rewritten and chain recomputed", "last row deleted", "tail truncated",
+                "record with a float seq, chain recomputed"}  # canonical: 134.0 is its own spelling
+
+
+# What the record rule says of each spelling it refuses.
+RULE_REASONS = {"not UTF-8": "record is not valid UTF-8", "lone surrogate": "record holds a lone surrogate",
+                "keys out of order": "not in canonical JSON", "a space": "not in canonical JSON",
+                "escaped spelling": "not in canonical JSON", "NaN": "NaN is not JSON",
+                "nested too deep": "nests JSON more than 64 levels deep"}
 
 
 def test_fast_path_answers_as_the_exact_rules_with_a_head(chain):
@@ -235,9 +276,10 @@ def test_a_second_process_that_cannot_help_leaves_the_work_to_this_one(chain, mo
 
 
 def test_a_record_the_fast_reading_refuses_is_judged_by_the_exact_rules_then_the_scan_goes_on(chain, monkeypatch):
-    """msgspec refuses NaN, json.loads reads it: the exact rules judge that row and accept it."""
+    """The fast reading leaves floats to the exact rules (msgspec spells some unlike
+    json.dumps): they judge that row, a canonical one, and accept it."""
     drop_ledger_guards(chain)
-    _rehash_from(chain, 133, lambda r: r[:-1] + ',"zz":NaN}')
+    _rehash_from(chain, 133, lambda r: r[:-1] + ',"zz":1.5}')
     judged = []
     row_problem = ledger_scan.row_problem
     monkeypatch.setattr(ledger_scan, "row_problem", lambda walk, row: judged.append(row.seq) or row_problem(walk, row))
