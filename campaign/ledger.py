@@ -253,39 +253,18 @@ def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=N
     return None
 
 
-# Below this many entries a second process costs more than it saves.
-PARALLEL_MIN_ENTRIES = 50_000
-
-
 def _check_sqlite(session: Session, campaign: Campaign, state: _Progress, progress=None) -> ChainVerdict | None:
-    """The same rules, faster, for SQLite (campaign.ledger_scan): this process scans the
-    first half of a long chain while a second process scans the other half on the other
-    core. The halves are joined only when the second hangs from the hash the first ended
-    on; whatever the scans did not prove (a broken row, a gap, a second process that
-    failed) goes to _check_rows, which names the seq and the reason, so the answer is
-    always the one _check_rows alone gives."""
+    """The same rules, faster, for SQLite (campaign.ledger_scan), in this process: the scan
+    proves rows until the first one it cannot vouch for, and whatever it did not prove
+    (a broken row, a gap) goes to _check_rows, which names the seq and the reason, so the
+    answer is always the one _check_rows alone gives."""
     raw = session.connection().connection.dbapi_connection
     first, last, count = raw.execute("SELECT min(seq), max(seq), count(*) FROM ledger WHERE campaign_id = ?",
                                      (campaign.id,)).fetchone()
     if first != 1 or last != count:  # empty, a gap or a stray seq: the exact rules say what is wrong
         return _check_rows(session, state, campaign.id, progress)
-    middle = last // 2 if last >= PARALLEL_MIN_ENTRIES else last
-    helper = _SecondHalf.start(session, campaign, middle + 1, last, state.head_hash) if middle < last else None
-    try:
-        _take(state, ledger_scan.scan(raw, campaign.id, campaign.ledger_name, 1, middle, state.walk.prev_hash,
-                                      state.head_hash, progress))
-        if state.walk.seq == middle + 1 and middle < last:
-            second = helper.result() if helper is not None else None
-            if second is not None and second.first_prev == state.walk.prev_hash:
-                _take(state, second)
-                if progress is not None:
-                    progress(second.next_seq - second.lo)
-            else:  # no second process, or it failed, or its half does not hang from this one: go on here
-                _take(state, ledger_scan.scan(raw, campaign.id, campaign.ledger_name, middle + 1, last,
-                                              state.walk.prev_hash, state.head_hash, progress))
-    finally:
-        if helper is not None:
-            helper.stop()
+    _take(state, ledger_scan.scan(raw, campaign.id, campaign.ledger_name, 1, last, state.walk.prev_hash,
+                                  state.head_hash, progress))
     if state.walk.seq == last + 1:
         return None
     return _check_rows(session, state, campaign.id, progress)
@@ -299,52 +278,6 @@ def _take(state: _Progress, scanned: ledger_scan.Scanned) -> None:
     state.head_seen = state.head_seen or scanned.head_seen
     if scanned.last_seal_seq is not None:
         state.last_seal_seq = scanned.last_seal_seq
-
-
-class _SecondHalf:
-    """`python -m campaign.ledger_scan` scanning seqs lo..hi on another core."""
-
-    def __init__(self, process) -> None:
-        self.process = process
-
-    @classmethod
-    def start(cls, session: Session, campaign: Campaign, lo: int, hi: int, head: str | None) -> _SecondHalf | None:
-        import json
-        import os
-        import subprocess
-        import sys
-
-        path = session.get_bind().url.database
-        if (os.cpu_count() or 1) < 2 or not path or path == ":memory:" or not sys.executable:
-            return None
-        job = {"path": path, "campaign_id": campaign.id, "name": campaign.ledger_name, "lo": lo, "hi": hi,
-               "head": head}
-        try:
-            process = subprocess.Popen([sys.executable, "-m", "campaign.ledger_scan"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            process.stdin.write(json.dumps(job).encode() + b"\n")
-            process.stdin.close()
-        except OSError:
-            return None
-        return cls(process)
-
-    def result(self) -> ledger_scan.Scanned | None:
-        """What it proved, or None when it failed in any way (this process then scans)."""
-        import json
-
-        try:
-            out = self.process.stdout.read()
-            if self.process.wait() != 0:
-                return None
-            return ledger_scan.Scanned(**json.loads(out))
-        except (OSError, ValueError, TypeError):
-            return None
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        self.process.stdout.close()
 
 
 def verify(session: Session, campaign: Campaign, head_hash: str | None = None, progress=None) -> ChainVerdict:

@@ -17,22 +17,16 @@ vouch for (bytes msgspec refuses, a float, a column that differs) is judged by
 order, and leaves the naming of the problem to the exact rules. So the fast path can
 make verify faster but never changes its answer.
 
-A long chain is split in two: campaign.ledger scans the first half while this module,
-run as `python -m campaign.ledger_scan` (a job on stdin, the result on stdout), scans the
-second on the other core. Hashing holds the GIL, so a thread could not share it. The
-child imports only the standard library, campaign.chain, campaign.read_limits and msgspec.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import sqlite3
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from campaign.chain import Broken, Walk, canonical_json, strict_loads
@@ -150,13 +144,12 @@ class StoredRow(NamedTuple):
 
 @dataclass
 class Scanned:
-    """How far a scan of lo..hi got: every row before next_seq is proven, hanging from
-    `first_prev` (the stored prev_hash of row lo) and ending at `last_hash`."""
+    """How far a scan of lo..hi got: every row before next_seq is proven, ending at
+    `last_hash`."""
 
     lo: int
     next_seq: int
-    first_prev: str | None
-    last_hash: str | None
+    last_hash: str
     head_seen: bool = False
     last_seal_seq: int | None = None
 
@@ -232,18 +225,11 @@ def _source(conn: sqlite3.Connection, campaign_id: int, lo: int, hi: int) -> str
     return "ledger WHERE campaign_id = :c AND seq BETWEEN :lo AND :hi ORDER BY seq"
 
 
-def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int, prev: str | None,
+def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int, prev: str,
          head: str | None, progress=None) -> Scanned:
-    """Prove rows lo..hi of the campaign's chain, hanging from `prev` (None: from the
-    stored prev_hash of row lo, which the caller must check links); stop at the first
+    """Prove rows lo..hi of the campaign's chain, hanging from `prev`; stop at the first
     row that does not hold."""
-    if prev is None:
-        found = conn.execute("SELECT prev_hash FROM ledger WHERE campaign_id = ? AND seq = ?",
-                             (campaign_id, lo)).fetchone()
-        prev = found[0] if found is not None and isinstance(found[0], str) else None
-    result = Scanned(lo, lo, prev, prev)
-    if prev is None:
-        return result
+    result = Scanned(lo, lo, prev)
     decode, encode, render, refused = _fast_reader()
     sha256 = hashlib.sha256
     expected, link = lo, prev  # the next seq and the hash it must hang from
@@ -303,22 +289,3 @@ def _stored_row(conn: sqlite3.Connection, rowid: int) -> StoredRow | None:
     finally:
         conn.text_factory = previous
     return None if row is None else StoredRow(*row)
-
-
-def main() -> int:
-    """The second process: one job (JSON on stdin), its Scanned as JSON on stdout."""
-    from pathlib import Path
-
-    job = json.loads(sys.stdin.readline())
-    conn = sqlite3.connect(Path(job["path"]).absolute().as_uri() + "?mode=ro", uri=True, timeout=60)
-    try:
-        conn.execute("BEGIN")  # one snapshot for the whole range
-        result = scan(conn, job["campaign_id"], job["name"], job["lo"], job["hi"], None, job["head"])
-    finally:
-        conn.close()
-    sys.stdout.write(json.dumps(asdict(result)) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

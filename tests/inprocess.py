@@ -73,10 +73,15 @@ def _make_engine_sharing_compiled_statements(url: str):
     test cluster), so engines of one dialect share the first one's dialect object and one
     cache. Connections, pools, events and data stay the engine's own. A process of
     its own (a worker, the console script) compiles afresh, as in production.
+
+    The cache is handed over through SQLAlchemy's public `compiled_cache` execution
+    option. The dialect has no public way in (create_engine always makes its own, and
+    the cache key holds the dialect object), so `Engine.dialect` is set here and
+    pyproject.toml keeps SQLAlchemy below its next minor version.
     """
     engine = make_engine(url)
     engine.dialect = _dialects.setdefault(engine.dialect.name, engine.dialect)
-    engine._compiled_cache = _compiled
+    engine.update_execution_options(compiled_cache=_compiled)
     return engine
 
 

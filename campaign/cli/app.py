@@ -12,11 +12,10 @@ import typer
 from typer.core import TyperGroup
 
 from campaign import __version__
-from campaign.cli import coercion, helptext
+from campaign.cli import helptext
 from campaign.cli.context import AppState
 from campaign.errors import CampaignError
 
-coercion.install()  # plain option values skip Typer's Pydantic adapters (~80 ms per run)
 helptext.install()  # help paragraphs reflow; options show CHAR / N, flags no <bool>
 
 

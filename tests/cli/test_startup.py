@@ -1,24 +1,20 @@
-"""Start-up is the budget (DESIGN.md): what a command must not load, and the shortcuts that
-keep it so (lazy command modules, Typer's option conversion without Pydantic)."""
+"""Start-up is the budget (DESIGN.md): what a command must not load, and the shortcut that
+keeps it so (lazy command modules)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import subprocess
 import sys
 
 import pytest
-import typer
-import typer.main
 from typer.testing import CliRunner
 
 from campaign.cli import app as app_module
 from campaign.cli.app import COMMANDS, app
-from campaign.cli.coercion import PlainParam
 
 # Never needed by a roll or a JSON listing on an up-to-date database.
-HEAVY = ("pydantic", "alembic", "rich.console", "rich.table", "campaign.db.models_state", "campaign.cli.check",
+HEAVY = ("alembic", "rich.console", "rich.table", "campaign.db.models_state", "campaign.cli.check",
          "campaign.cli.scenario", "campaign.cli.demo", "campaign.services.effects")
 
 PROBE = r"""
@@ -68,43 +64,3 @@ def test_help_lists_every_command_in_order():
 def test_unknown_commands_still_get_suggestions():
     result = CliRunner().invoke(app, ["histroy"])
     assert result.exit_code == 2 and "history" in result.output
-
-
-# Plain conversion must give exactly what Typer's own (Pydantic) conversion gives, or defer to it.
-@functools.cache
-def _typer_params() -> tuple:
-    """Every parameter of the command tree (built once for all the values below)."""
-    found = []
-    stack = [typer.main.get_command(app)]
-    while stack:
-        command = stack.pop()
-        found.extend(getattr(command, "params", []))
-        if hasattr(command, "list_commands"):  # a group: its commands through Click's interface
-            ctx = typer.Context(command)
-            stack.extend(command.get_command(ctx, name) for name in command.list_commands(ctx))
-    return tuple(found)
-
-
-@pytest.mark.parametrize("value", ["12", "-3", "0", "007", "+5", " 7", "1_000", "1e3", "12.0", "٣", "abc", "",
-                                   "9" * 19, "x" * 3, "鈴音", "a\udcff", 5, True])
-def test_plain_conversion_matches_typer(value):
-    from typer._coercion import build_runtime_param
-
-    checked = 0
-    for param in _typer_params():
-        plain = param.get_runtime_param()
-        if not isinstance(plain, PlainParam):
-            continue
-        original = build_runtime_param(param.type_descriptor)
-        values = [value, value] if plain.many else value
-        try:
-            expected = ("ok", original.coerce(values, param=param, ctx=None))
-        except Exception as exc:
-            expected = ("error", type(exc), str(exc))
-        try:
-            got = ("ok", plain.coerce(values, param=param, ctx=None))
-        except Exception as exc:
-            got = ("error", type(exc), str(exc))
-        assert got == expected, (param.name, value)
-        checked += 1
-    assert checked > 20

@@ -1,10 +1,9 @@
 """The SQLite fast path of verify (ledger._check_sqlite) answers exactly as the row-by-row rules.
 
-Each case tampers with a generated chain, then compares `ledger.verify` as shipped (this
-process scans the first half, in tiny batches here so that every case spans several of
-them, and `python -m campaign.ledger_scan` the second) with the exact path alone
-(campaign.ledger_scan.row_problem row by row): the same ok, count, head, first bad seq
-and reason, with and without a sealed head.
+Each case tampers with a generated chain, then compares `ledger.verify` as shipped (one
+scan in this process, in tiny batches here so that every case spans several of them)
+with the exact path alone (campaign.ledger_scan.row_problem row by row): the same ok,
+count, head, first bad seq and reason, with and without a sealed head.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
@@ -46,7 +44,6 @@ def chain(generated_chain, tmp_path, monkeypatch):
     url = str(tmp_path / "chain.db")
     shutil.copyfile(generated_chain, url)
     monkeypatch.setattr(ledger_scan, "BATCH", 16)
-    monkeypatch.setattr(ledger, "PARALLEL_MIN_ENTRIES", 100)  # seqs 151-300 go to the second process
     return url
 
 
@@ -119,19 +116,19 @@ TAMPER = {
                            ("character", None), ("outcome", "success"), ("at", "2020-01-01T00:00:00.000000Z"),
                            ("scenario", 3), ("scenario", None), ("parent_seq", 1), ("voids_seq", 2),
                            ("hash", "0" * 64), ("prev_hash", "f" * 64), ("seq", 5000)]},
-    **{f"second half: column {name}": (lambda name, value: lambda url: execute(
+    **{f"late row: column {name}": (lambda name, value: lambda url: execute(
         url, f"UPDATE ledger SET {name} = ? WHERE campaign_id = 1 AND seq = 230", (value,)))(name, value)
        for name, value in [("actor", "Mallory"), ("kind", "fright"), ("scenario", None), ("hash", "0" * 64),
                            ("prev_hash", "f" * 64), ("at", 5)]},
-    "second half: scenario as a REAL": lambda url: execute(
+    "late row: scenario as a REAL": lambda url: execute(
         url, "UPDATE ledger SET scenario = 2.5 WHERE campaign_id = 1 AND seq = 240"),
-    "second half: record edited": lambda url: execute(
+    "late row: record edited": lambda url: execute(
         url, "UPDATE ledger SET record = replace(record, '\"total\":', '\"total\":1') WHERE campaign_id = 1 AND seq = 260"),
-    "second half: record made invalid JSON, chain recomputed": lambda url: _rehash_from(url, 270, lambda r: r[:-1]),
-    "second half: record with NaN, chain recomputed": lambda url: _rehash_from(url, 280, lambda r: r[:-1] + ',"zz":NaN}'),
-    "first row of the second half deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 151"),
-    "last row of the first half deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 150"),
-    "first row of the second half relinked": lambda url: execute(
+    "late row: record made invalid JSON, chain recomputed": lambda url: _rehash_from(url, 270, lambda r: r[:-1]),
+    "late row: record with NaN, chain recomputed": lambda url: _rehash_from(url, 280, lambda r: r[:-1] + ',"zz":NaN}'),
+    "row 151 deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 151"),
+    "row 150 deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 150"),
+    "row 151 relinked": lambda url: execute(
         url, "UPDATE ledger SET prev_hash = ? WHERE campaign_id = 1 AND seq = 151", ("e" * 64,)),
     "scenario as a REAL": lambda url: execute(url, "UPDATE ledger SET scenario = 1.5 WHERE campaign_id = 1 AND seq = 40"),
     "character as a BLOB": lambda url: execute(url, "UPDATE ledger SET character = x'00ff' WHERE campaign_id = 1 AND seq = 41"),
@@ -233,13 +230,9 @@ def test_fast_path_answers_as_the_exact_rules_with_a_head(chain):
 
 
 def test_the_fast_path_reads_each_row_once_and_reports_progress(chain, monkeypatch):
-    """A clean chain is accepted by the two scans alone: the exact rules never run, and
-    the second process proves the second half."""
+    """A clean chain is accepted by the one scan alone: the exact rules never run."""
     monkeypatch.setattr(ledger, "_check_rows", lambda *args, **kwargs: pytest.fail("exact path used"))
     monkeypatch.setattr(ledger_scan, "row_problem", lambda *args: pytest.fail("a row judged exactly"))
-    halves = []
-    result = ledger._SecondHalf.result
-    monkeypatch.setattr(ledger._SecondHalf, "result", lambda self: halves.append(result(self)) or halves[-1])
     seen = []
 
     class Progress:
@@ -255,24 +248,7 @@ def test_the_fast_path_reads_each_row_once_and_reports_progress(chain, monkeypat
     finally:
         db.close()
     assert report.ok and report.entries == ENTRIES
-    assert [(h.lo, h.next_seq) for h in halves] == [(151, ENTRIES + 1)]
-    assert seen[0] == ("start", ENTRIES) and sum(seen[1:]) == ENTRIES
-    assert seen[1:-1] == [16] * 9 + [6] and seen[-1] == 150  # this process in batches, then the other half
-
-
-@pytest.mark.parametrize("broken", ["no interpreter", "fails"])
-def test_a_second_process_that_cannot_help_leaves_the_work_to_this_one(chain, monkeypatch, broken):
-    if broken == "no interpreter":
-        monkeypatch.setattr(sys, "executable", "")
-    else:
-        monkeypatch.setattr(ledger._SecondHalf, "result", lambda self: None)
-    monkeypatch.setattr(ledger, "_check_rows", lambda *args, **kwargs: pytest.fail("exact path used"))
-    db = Database(chain)
-    try:
-        report = history.verify(db, "Fast Path", chain_only=True)
-    finally:
-        db.close()
-    assert report.ok and report.entries == ENTRIES
+    assert seen == [("start", ENTRIES)] + [16] * 18 + [12]  # in batches of 16, one scan
 
 
 def test_a_record_the_fast_reading_refuses_is_judged_by_the_exact_rules_then_the_scan_goes_on(chain, monkeypatch):

@@ -63,7 +63,9 @@ def _spellings(record: dict) -> list[str]:
 def test_the_fast_reading_vouches_exactly_for_canonical_records(record):
     text = canonical_json(record)
     assert record_text_problem(text) is None
-    assert fast_vouches(text.encode("utf-8"))
+    data = text.encode("utf-8")
+    # Past JSON_DEPTH brackets (strings' included) the scan leaves a row to the exact rules.
+    assert fast_vouches(data) == (data.count(b"[") + data.count(b"{") <= JSON_DEPTH)
     for spelling in _spellings(record):
         if spelling != text and fast_vouches(spelling.encode("utf-8", "surrogatepass")):
             raise AssertionError(f"the fast reading vouched for {spelling!r}")
