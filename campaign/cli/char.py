@@ -19,7 +19,7 @@ from campaign.cli.output import (
     say,
     use_campaign_time_zone,
 )
-from campaign.cli.parsing import parse_assignments
+from campaign.cli.parsing import parse_stat_assignments
 
 
 app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
@@ -33,11 +33,15 @@ def char_add(
     player: str = typer.Option(None, "--player", "-p", help="The player who owns this PC."),
     npc: bool = typer.Option(False, "--npc", help="A non-player character."),
     summoner: str = typer.Option(None, "--summoner", help="The PC who summoned this NPC."),
-    stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3)."),
+    stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3, Speed=5.25)."),
     cp: int = typer.Option(0, "--cp", help="Character point total."),
+    new_stat: bool = typer.Option(False, "--new-stat", help="Allow a stat the ruleset does not know "
+                                                            "(without it such a name is refused as a likely typo)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Add a PC (with --player) or an NPC (with --npc, optionally --summoner).
+
+    Stat names are canonical (意志力, ＷＩＬＬ and 意思 are Will); Basic Speed takes quarters.
 
     Example: campaign char add 鈴音 --player Aki --stat IQ=12 --stat HT=11 --stat Will=12 --cp 100
     """
@@ -45,7 +49,7 @@ def char_add(
 
     s = state(ctx)
     added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
-                          stats=parse_assignments(stat, "--stat"), cp=cp)
+                          stats=parse_stat_assignments(stat, "--stat"), cp=cp, new_stat=new_stat)
     emit_json(added) if json_out else say(f"added {added.kind.upper()} {added.name}")
 
 
@@ -211,7 +215,7 @@ def char_set(
     from campaign.services.characters import set_stats
 
     s = state(ctx)
-    view = set_stats(s.db, s.campaign, name, s.actor, parse_assignments(stat, "--stat"), cp, unset, new_stat)
+    view = set_stats(s.db, s.campaign, name, s.actor, parse_stat_assignments(stat, "--stat"), cp, unset, new_stat)
     emit_json(view) if json_out else say(f"updated {view.name} (ledger #{view.seq})")
 
 

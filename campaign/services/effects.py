@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.derived import pool_current
+from campaign.seeds import stat_names_for
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import (
     Campaign,
@@ -140,7 +141,8 @@ class Recorder:
 
     def change_pool(self, character: Character, pool: str, delta: int) -> int:
         """Lose (negative) or regain FP/HP; returns the new current value."""
-        current = pool_current(character.stats, character.pools, pool)  # a 3e sheet's max is ST/HT
+        current = pool_current(character.stats, character.pools, pool,
+                               stat_names_for(self.campaign.ruleset).aliases)  # a 3e sheet's max is ST/HT
         after = _bounded(current + delta, pool)
         character.pools = {**character.pools, pool: after}
         self.ops.append(o.PoolChanged(character.name, pool, delta))

@@ -1,0 +1,94 @@
+"""Characters as GURPS players write them (issue 27): one stat-name resolver, stats of
+each kind the ruleset declares (Basic Speed in quarters, stored exactly)."""
+
+from __future__ import annotations
+
+
+import pytest
+
+from campaign.core.stat_names import resolve_stat, stat_number
+from campaign.errors import BadInput
+from campaign.seeds import load_stat_names
+
+
+def _full_width(text: str) -> str:
+    """ASCII letters and digits in their full-width forms (ＷＩＬＬ): NFKC folds them back."""
+    return "".join(chr(ord(ch) + 0xFEE0) if "!" <= ch <= "~" else ch for ch in text)
+
+
+def _every_alias():
+    for ruleset, names in load_stat_names().items():
+        for canonical, aliases in names.aliases.items():
+            for spelling in (canonical, *aliases):
+                for form in {spelling, spelling.upper(), spelling.lower(), _full_width(spelling)}:
+                    yield ruleset, canonical, form
+
+
+@pytest.mark.parametrize("ruleset", sorted(load_stat_names()))
+def test_every_alias_of_the_ruleset_files_resolves_to_its_stat(ruleset):
+    names = load_stat_names()[ruleset]
+    checked = 0
+    for rs, canonical, form in _every_alias():
+        if rs != ruleset:
+            continue
+        assert resolve_stat(form, {}, names.aliases).name == canonical, form
+        # a sheet that stores the alias is read by the canonical name too
+        assert resolve_stat(canonical, {form: 1}, names.aliases).name == form
+        checked += 1
+    assert checked >= 3 * len(names.aliases)
+
+
+def test_the_issue_spellings_of_will():
+    names = load_stat_names()["gurps3-ja"]
+    for spelling in ("意志力", "意志", "意思", "意思力", "ＷＩＬＬ", "will", "Will"):
+        assert resolve_stat(spelling, {}, names.aliases).name == "Will"
+    assert names.kind("Speed") == "quarter" and names.kind("Will") == "derived" and names.kind("IQ") == "integer"
+
+
+def test_quarter_values_are_exact():
+    assert stat_number("5.5", "Speed", "quarter") == "5.5"
+    assert stat_number("5.250", "Speed", "quarter") == "5.25"
+    assert stat_number("6.0", "Speed", "quarter") == 6
+    assert stat_number(5.75, "Speed", "quarter") == "5.75"
+    for bad in ("5.3", "5.125", "abc", "", "1e3"):
+        with pytest.raises(BadInput, match="not a whole or quarter number"):
+            stat_number(bad, "Speed", "quarter")
+    with pytest.raises(BadInput, match="not a whole number"):
+        stat_number("5.5", "IQ", "integer")
+
+
+def test_char_add_refuses_an_unknown_stat_as_char_set_does(gurps):
+    message = gurps.error("char", "add", "凛", "--npc", "--stat", "Wil=14", code=1)
+    assert message == "error: 凛 has no stat 'Wil': did you mean 'Will'? add --new-stat to create it"
+    assert "凛" not in gurps.run("char", "list").stdout
+    added = gurps.json("char", "add", "凛", "--npc", "--stat", "Luck=3", "--new-stat")
+    assert added["stats"] == {"Luck": 3}
+
+
+def test_will_spellings_are_stored_as_will_and_rolled_as_will(gurps):
+    added = gurps.json("char", "add", "凛", "--npc", "--stat", "意志力=14", "--stat", "ＩＱ=9", "--stat", "生命力=10")
+    assert added["stats"] == {"Will": 14, "IQ": 9, "HT": 10}
+    fright = gurps.json("fright", "凛", "--dice", "3,3,3")
+    assert fright["check"]["target"] == 14  # against Will, not the IQ of 9
+
+
+def test_basic_speed_in_quarters_is_stored_exactly(gurps):
+    added = gurps.json("char", "add", "凛", "--npc", "--stat", "DX=12", "--stat", "基本移動速度=5.25",
+                       "--stat", "Move=5")
+    assert added["stats"] == {"DX": 12, "Speed": "5.25", "Move": 5}
+    changed = gurps.json("char", "set", "凛", "--stat", "Speed=5.5")
+    assert changed["stats"]["Speed"] == "5.5"
+    gurps.json("char", "set", "凛", "--stat", "speed=6.00")
+    assert gurps.json("char", "show", "凛")["stats"]["Speed"] == 6
+    assert "Speed 6" in gurps.run("char", "show", "凛").stdout
+    assert gurps.error("char", "set", "凛", "--stat", "Speed=5.3", code=2) == (
+        "error: stat Speed: '5.3' is not a whole or quarter number (5, 5.25, 5.5, 5.75)")
+    assert gurps.error("char", "set", "凛", "--stat", "DX=12.5", code=2) == (
+        "error: stat DX: '12.5' is not a whole number")
+    record = gurps.run("history", "show", str(added["seq"]), "--json").stdout
+    assert '"5.25"' in record and "5.25," not in record  # a decimal string, never a float
+    gurps.run("history", "verify")
+    seq = gurps.json("char", "set", "凛", "--stat", "Speed=5.75")["seq"]
+    gurps.run("history", "void", str(seq), "--reason", "typo", "--yes")
+    assert gurps.json("char", "show", "凛")["stats"]["Speed"] == 6
+    gurps.run("history", "verify")
