@@ -105,6 +105,7 @@ def render_character(view) -> None:
         ("CP awarded", view.cp_awarded or None),
         ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
     ]
+    fields += sheet_lines.sheet_fields(view)
     if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
         fields.append(("derived", "  ".join(f"{k} {d.value} (= {d.from_})" for k, d in view.derived.items())))
     for pool, values in view.pools.items():
@@ -370,3 +371,10 @@ def char_heal(
     Example: campaign char heal 鈴音 FP 3 --reason '休息'
     """
     _pool_command(ctx, name, pool, amount, reason, json_out, heal=True)
+
+
+# Sheet lines (issue 27), defined in campaign.cli.sheet_lines.
+from campaign.cli import sheet_lines  # noqa: E402
+
+app.command("note")(sheet_lines.char_note)
+app.add_typer(sheet_lines.item_app, name="item")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from campaign.core.derived import pool_max
 from campaign.core.gametime import clock_text
 from campaign.seeds import stat_names_for
+from campaign.projection.ops_sheet import sheet_changes
 from campaign.projection.state import State, renamed_between
 
 
@@ -41,6 +42,7 @@ def _characters(before: State, after: State) -> list[str]:
         for stat in sorted(set(old.stats) | set(new.stats)):
             if old.stats.get(stat) != new.stats.get(stat):
                 lines.append(f"{name}: {stat} {old.stats.get(stat)} → {new.stats.get(stat)}")
+        lines += [f"{name}: {change[-1]}" for change in sheet_changes(old, new)]
         for pool in sorted(set(old.pools) | set(new.pools)):
             if old.pools.get(pool) != new.pools.get(pool) and pool_max(new.stats, pool, aliases) is not None \
                     and pool_max(old.stats, pool, aliases) is not None:

@@ -98,6 +98,9 @@ class CharacterSheet:
     cp_awarded: int
     status: str
     searching_for: str | None
+    skills: dict[str, dict[str, Any]]  # name -> {"level", "attr", "difficulty"} (projection.ops_sheet)
+    notes: tuple[str, ...]
+    items: tuple[str, ...]
     traits: tuple[TraitLine, ...]
     conditions: tuple[ConditionLine, ...]
     pools: dict[str, PoolLevel]
@@ -134,6 +137,9 @@ def character_view(state: State, name: str) -> CharacterSheet:
         cp_awarded=row.cp_awarded,
         status=current,
         searching_for=searching_for,
+        skills={name: dict(skill) for name, skill in row.skills.items()},
+        notes=tuple(row.notes),
+        items=tuple(row.items),
         traits=tuple(
             TraitLine(name=t.name, category=t.category, cp=t.cp, counts_toward_limit=t.counts_toward_limit,
                       limit_cp=t.cp - (t.unlimited_cp or 0), unlimited_cp=t.unlimited_cp or 0,

@@ -122,6 +122,22 @@ class Recorder:
         character.pools = {k: v for k, v in character.pools.items() if k != stat}
         self.ops.append(o.StatUnset(character.name, stat))
 
+    def sheet(self, character: Character, op: o.Op) -> None:
+        """A sheet op (projection.ops_sheet: skills, notes, items), applied to the row
+        exactly as replay applies it, so the tables cannot drift from the ledger."""
+        from campaign.projection.state import CharacterRow, State
+
+        row = CharacterRow(character.kind, None, None, {}, 0, skills=dict(character.skills or {}),
+                           notes=list(character.notes or []), items=list(character.items or []))
+        state = State(characters={character.name: row})
+        try:
+            op.apply(state, None)
+        except o.OpConflict as exc:
+            raise RuleRefused(str(exc)) from None
+        character.skills, character.notes = dict(row.skills) or None, list(row.notes) or None
+        character.items = list(row.items) or None
+        self.ops.append(op)
+
     def award_cp(self, character: Character, cp: int) -> None:
         character.cp_total = _bounded(character.cp_total + cp, "the CP total")
         character.cp_awarded = _bounded(character.cp_awarded + cp, "the awarded CP")

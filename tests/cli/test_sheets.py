@@ -92,3 +92,36 @@ def test_basic_speed_in_quarters_is_stored_exactly(gurps):
     gurps.run("history", "void", str(seq), "--reason", "typo", "--yes")
     assert gurps.json("char", "show", "凛")["stats"]["Speed"] == 6
     gurps.run("history", "verify")
+
+
+def test_skills_notes_items_are_ops_voidable_and_shown(gurps):
+    added = gurps.json("skill", "add", "鈴音", "回避", "12", "--attr", "dx", "--difficulty", "a")
+    assert added["skills"] == {"回避": {"level": 12, "attr": "DX", "difficulty": "A"}}
+    gurps.run("skill", "add", "鈴音", "聞き耳", "14")
+    changed = gurps.json("skill", "set", "鈴音", "回避", "13")
+    assert changed["skills"]["回避"] == {"level": 13, "attr": "DX", "difficulty": "A"}  # kept
+    assert gurps.error("skill", "add", "鈴音", "回避", "9", code=1) == (
+        "error: 鈴音 already has the skill '回避' (13); change it with `skill set`")
+    assert gurps.error("skill", "set", "鈴音", "回選", "9", code=1) == (
+        "error: 鈴音 has no skill '回選' (did you mean '回避'?)")
+    gurps.run("skill", "add", "鈴音", "刀", "x", expect=2)  # a level is a whole number
+    assert gurps.error("skill", "add", "鈴音", "刀", "12", "--difficulty", "Z", code=2) == (
+        "error: --difficulty must be one of E, A, H, VH, not 'Z'")
+    gurps.run("char", "note", "鈴音", "祖母の形見の鏡")
+    gurps.run("char", "item", "add", "鈴音", "懐中電灯")
+    gurps.run("char", "item", "add", "鈴音", "脇差")
+    removed = gurps.json("char", "item", "remove", "鈴音", "懐中電灯")
+    assert removed["items"] == ["脇差"] and removed["notes"] == ["祖母の形見の鏡"]
+    shown = gurps.run("char", "show", "鈴音").stdout
+    assert "回避 13 (DX/A)" in shown and "聞き耳 14" in shown and "脇差" in shown and "祖母の形見の鏡" in shown
+    # void of the skill change restores the previous sheet; the tables match the ledger
+    gurps.run("history", "void", str(changed["seq"]), "--reason", "typo", "--yes")
+    assert gurps.json("char", "show", "鈴音")["skills"]["回避"]["level"] == 12
+    at = gurps.json("char", "show", "鈴音", "--at", str(changed["seq"]))
+    assert at["skills"]["回避"]["level"] == 13  # the sheet as that entry left it
+    timeline = gurps.run("char", "timeline", "鈴音").stdout
+    assert "skill 回避 12 → 13" in timeline and "item removed: 懐中電灯" in timeline
+    gurps.run("history", "verify")
+    gurps.run("skill", "remove", "鈴音", "聞き耳")
+    assert list(gurps.json("char", "show", "鈴音")["skills"]) == ["回避"]
+    gurps.run("history", "verify")
