@@ -21,6 +21,7 @@ from campaign.services.characters import character_view
 from campaign.services.common import campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.effects import recording
 from campaign.services.results import extended
+from campaign.services.skill_rolls import skill_key
 
 LINE_LIMIT = 500
 
@@ -30,12 +31,6 @@ class SheetChanged(CharacterSheet):
     """The sheet after a skill, note or item change, and the entry that made it."""
 
     seq: int
-
-
-def skill_key(skills, typed: str) -> str | None:
-    """The sheet's own name of the skill `typed` means (folded match), or None."""
-    target = fold(typed)
-    return next((name for name in skills if fold(name) == target), None)
 
 
 def _level(level: int) -> int:

@@ -125,3 +125,34 @@ def test_skills_notes_items_are_ops_voidable_and_shown(gurps):
     gurps.run("skill", "remove", "鈴音", "聞き耳")
     assert list(gurps.json("char", "show", "鈴音")["skills"]) == ["回避"]
     gurps.run("history", "verify")
+
+
+def test_roll_a_skill_or_a_stat_from_the_sheet(gurps):
+    gurps.run("skill", "add", "鈴音", "回避", "12")
+    plain = gurps.json("roll", "回避", "--char", "鈴音", "--dice", "4,4,4")
+    assert (plain["expression"], plain["target"], plain["outcome"]) == ("3D6<=12", 12, "success")
+    assert plain["detail"]["from_sheet"] == {"skill": "回避", "level": 12, "modifier": 0}
+    line = gurps.run("roll", "回避-2", "--char", "鈴音", "--dice", "4,4,3").stdout
+    assert "3D6<=10 (回避 12 −2) → [4,4,3] = 11" in line and "failure" in line
+    minus = gurps.json("roll", "回避−2", "とっさに", "--char", "鈴音", "--dice", "1,2,3")  # U+2212, a comment
+    assert (minus["target"], minus["reason"], minus["detail"]["from_sheet"]["modifier"]) == (10, "とっさに", -2)
+    will = gurps.json("roll", "意志力+1", "--char", "刀矢", "--dice", "5,5,4")  # no such skill: the stat
+    assert (will["target"], will["detail"]["from_sheet"]) == (14, {"stat": "Will", "level": 13, "modifier": 1})
+    derived = gurps.json("roll", "意志", "--char", "鈴音", "--dice", "3,3,3")
+    assert derived["target"] == 11
+    # without --char (or for a word that is neither) nothing is read off a sheet
+    assert gurps.error("roll", "回避", code=2).startswith("error:")
+    assert gurps.error("roll", "跳躍", "--char", "鈴音", code=2).startswith("error:")
+
+
+def test_2d6_check_skill_takes_the_level_from_the_sheet(cli):
+    cli.run("init", "夜桜", "--ruleset", "2d6-ja")
+    cli.run("char", "add", "陸", "--npc", "--stat", "技=3")
+    cli.run("skill", "add", "陸", "運転", "2")
+    checked = cli.json("check", "skill", "陸", "技", "運転", "--target", "12", "--dice", "3,4")
+    assert (checked["total"], checked["outcome"]) == (12, "success")  # 3 + 7 + 2
+    assert cli.error("check", "skill", "陸", "技", "運伝", "--target", "12", "--dice", "3,4", code=1) == (
+        "error: 陸 has no skill '運伝' on the sheet (did you mean '運転'?); give its level with --skill N "
+        "or record it with `skill add`")
+    given = cli.json("check", "skill", "陸", "技", "操縦", "--skill", "1", "--target", "12", "--dice", "3,4")
+    assert given["total"] == 11
