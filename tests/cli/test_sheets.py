@@ -156,3 +156,16 @@ def test_2d6_check_skill_takes_the_level_from_the_sheet(cli):
         "or record it with `skill add`")
     given = cli.json("check", "skill", "陸", "技", "操縦", "--skill", "1", "--target", "12", "--dice", "3,4")
     assert given["total"] == 11
+
+
+def test_a_paid_trait_leaves_the_cp_total_as_the_sheet_says(gurps):
+    paid = gurps.json("trait", "add", "刀矢", "戦闘即応", "--cp", "15", "--paid")
+    assert paid["cp_total"] == 100 and paid["trait"]["cp"] == 15
+    unpaid = gurps.json("trait", "add", "刀矢", "鋭敏視覚", "--cp", "4")
+    assert unpaid["cp_total"] == 104
+    assert gurps.json("char", "show", "刀矢")["cp_total"] == 104
+    fright = gurps.json("fright", "刀矢", "--dice", "6,6,3")  # 15 vs Will 13 + 2 for 戦闘即応
+    assert fright["check"]["target"] == 15
+    gurps.run("history", "void", str(paid["seq"]), "--reason", "typo", "--yes", "--cascade")
+    assert gurps.json("char", "show", "刀矢")["cp_total"] == 104
+    gurps.run("history", "verify")
