@@ -81,7 +81,7 @@ def stat_aliases(campaign) -> dict[str, tuple[str, ...]]:
 
 
 def canonical_stats(campaign, stats: dict, sheet: dict, *, new_stat: bool = True,
-                    who: str = "") -> dict:
+                    who: str = "") -> dict[str, int | str]:
     """The stats with their names as the sheet stores them and their values as the
     stat's kind allows (see core.stat_names: Basic Speed 5.25 is kept exactly).
 
@@ -90,7 +90,7 @@ def canonical_stats(campaign, stats: dict, sheet: dict, *, new_stat: bool = True
     from campaign.seeds import stat_names_for
 
     names = stat_names_for(campaign.ruleset)
-    resolved: dict = {}
+    resolved: dict[str, int | str] = {}
     for typed, value in stats.items():
         found = resolve_stat(typed, sheet, names.aliases)
         if not found.known and not new_stat:

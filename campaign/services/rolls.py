@@ -103,7 +103,7 @@ def roll(
 
             found = skill_roll(text, row, campaign.ruleset)
             if found is not None:
-                text, skill = found
+                text, skill = found.text, found.source
         with about(source, who):
             result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing

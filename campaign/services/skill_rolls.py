@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 from campaign.core.derived import stat_value
@@ -28,7 +29,16 @@ def skill_key(skills, typed: str) -> str | None:
     return next((name for name in skills if fold(name) == target), None)
 
 
-def skill_roll(text: str, character, ruleset: str) -> tuple[str, dict[str, Any]] | None:
+@dataclass(frozen=True, slots=True)
+class SheetRoll:
+    """The success roll to make (`text`, its comment kept) and what it was read from
+    (`source`: the skill or stat, its level and the modifier, as the record keeps it)."""
+
+    text: str
+    source: dict[str, Any]
+
+
+def skill_roll(text: str, character, ruleset: str) -> SheetRoll | None:
     """(the success roll to make, what it came from) when `text` starts with a skill or
     stat of the character; None for anything else (a dice expression is rolled as written)."""
     if ruleset != "gurps3-ja":
@@ -55,7 +65,7 @@ def skill_roll(text: str, character, ruleset: str) -> tuple[str, dict[str, Any]]
         source = {"stat": value.key if not value.derived else value.name, "level": value.value}
     source["modifier"] = modifier
     rolled = f"3D6<={source['level'] + modifier}"
-    return (rolled if comment is None else f"{rolled} {comment}"), source
+    return SheetRoll(rolled if comment is None else f"{rolled} {comment}", source)
 
 
 def skill_label(source: dict[str, Any]) -> str:
