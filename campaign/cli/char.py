@@ -374,7 +374,9 @@ def char_heal(
 
 
 # Sheet lines (issue 27), defined in campaign.cli.sheet_lines.
-from campaign.cli import sheet_lines  # noqa: E402
+from campaign.cli import sheet_io, sheet_lines  # noqa: E402
 
 app.command("note")(sheet_lines.char_note)
 app.add_typer(sheet_lines.item_app, name="item")
+app.command("import")(sheet_io.char_import)
+app.command("export")(sheet_io.char_export)

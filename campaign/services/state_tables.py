@@ -209,6 +209,12 @@ def sync_state(session: Session, campaign: Campaign, target: State, before: Stat
         session.execute(delete(Trait).where(Trait.character_id.in_(char_ids), Trait.origin == origin))
     for origin in [o for o in current.conditions if o not in target.conditions]:
         session.execute(delete(Condition).where(Condition.character_id.in_(char_ids), Condition.origin == origin))
+    # A voided sheet import (services.sheet_transfer) takes its character away again; its
+    # traits went above, and nothing else can hold it (a later entry using it depends on it).
+    gone_characters = [name for name in current.characters if name not in target.characters]
+    if gone_characters:
+        session.execute(delete(Character).where(Character.campaign_id == cid, Character.name.in_(gone_characters)))
+        current.characters = {k: v for k, v in current.characters.items() if k not in gone_characters}
     for gone in ("players", "characters", "relationships", "scenarios"):
         extra = set(getattr(current, gone)) - set(getattr(target, gone))
         if extra:  # never made by a voidable entry: the tables were edited by hand
