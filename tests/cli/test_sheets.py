@@ -4,6 +4,9 @@ each kind the ruleset declares (Basic Speed in quarters, stored exactly)."""
 from __future__ import annotations
 
 
+import json
+from pathlib import Path
+
 import pytest
 
 from campaign.core.stat_names import resolve_stat, stat_number
@@ -169,3 +172,74 @@ def test_a_paid_trait_leaves_the_cp_total_as_the_sheet_says(gurps):
     gurps.run("history", "void", str(paid["seq"]), "--reason", "typo", "--yes", "--cascade")
     assert gurps.json("char", "show", "刀矢")["cp_total"] == 104
     gurps.run("history", "verify")
+
+
+PARTY = Path(__file__).parents[1] / "data" / "party_3e.csv"  # five third-edition sheets, written from the rules
+
+
+def _sheet(view: dict) -> dict:
+    """A sheet without what differs between two campaigns (seqs, trait origins)."""
+    view = {k: v for k, v in view.items() if k != "seq"}
+    view["traits"] = [{k: v for k, v in t.items() if k not in ("origin", "source_seq")} for t in view["traits"]]
+    return view
+
+
+def _party_campaign(cli, name: str) -> None:
+    cli.run("init", name)
+    for player in ("Aki", "Ren", "Mio", "Sho", "Yu"):
+        cli.run("player", "add", player)
+
+
+def test_a_party_enters_by_csv_rolls_from_the_sheet_and_round_trips(cli, tmp_path):
+    _party_campaign(cli, "卓A")
+    dry = cli.json("char", "import", str(PARTY), "--format", "csv", "--dry-run")
+    assert dry["dry_run"] is True and [c["seq"] for c in dry["characters"]] == [None] * 5
+    assert cli.json("char", "list") == []  # a dry run writes nothing
+    done = cli.json("char", "import", str(PARTY), "--format", "csv")
+    seqs = [c["seq"] for c in done["characters"]]
+    assert len(set(seqs)) == 5  # one entry per character
+    suzune = cli.json("char", "show", "鈴音")
+    assert suzune["stats"] == {"ST": 9, "DX": 12, "IQ": 13, "HT": 11, "Will": 14, "Speed": "5.75"}
+    assert suzune["cp_total"] == 100  # traits were already paid for
+    assert suzune["skills"]["応急手当"] == {"level": 14, "attr": "IQ", "difficulty": "E"}
+    assert len(suzune["skills"]) == 10 and suzune["items"] == ["懐中電灯", "手帳"]
+    assert {t["name"]: t["cp"] for t in suzune["traits"]} == {"鋭敏聴覚": 4, "好奇心": -5, "高所恐怖症": -10}
+    rolled = cli.json("roll", "聞き耳-3", "--char", "鈴音", "--dice", "4,4,4")
+    assert (rolled["target"], rolled["outcome"]) == (12, "success")
+    cli.run("history", "verify")
+    # out, and into another campaign: the same sheets
+    exported = cli.run("char", "export", "--format", "csv").stdout
+    (tmp_path / "out.csv").write_text(exported, encoding="utf-8")
+    as_json = cli.run("char", "export", "--format", "json").stdout
+    (tmp_path / "out.json").write_text(as_json, encoding="utf-8")
+    before = {c["name"]: _sheet(c) for c in cli.json("char", "list")}
+    for fmt in ("csv", "json"):
+        _party_campaign(cli, f"卓{fmt}")
+        cli.run("char", "import", str(tmp_path / f"out.{fmt}"), "--format", fmt)
+        assert {c["name"]: _sheet(c) for c in cli.json("char", "list")} == before
+        assert cli.run("char", "export", "--format", fmt).stdout == (exported if fmt == "csv" else as_json)
+        cli.run("history", "verify")
+    # a voided import takes its character away again
+    cli.run("use", "卓A")
+    cli.run("history", "void", str(seqs[0]), "--reason", "wrong file", "--yes")
+    assert "鈴音" not in [c["name"] for c in cli.json("char", "list")]
+    cli.run("history", "verify")
+
+
+def test_import_refuses_unknown_fields_and_writes_nothing(cli, tmp_path):
+    _party_campaign(cli, "卓A")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,player,IQ,Luck,skill:回避\n凛,Aki,12,3,6\n", encoding="utf-8")
+    assert cli.error("char", "import", str(bad), "--format", "csv", code=2) == (
+        "error: character 1 (凛): unknown field(s) 'Luck' (not a stat of the ruleset; "
+        "a skill is skill:NAME, a trait trait:NAME)")
+    bad.write_text("name,IQ,skill:回避\n凛,12,six\n", encoding="utf-8")
+    assert "is not a skill level" in cli.error("char", "import", str(bad), "--format", "csv", code=2)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps([{"name": "凛", "IQ": 12, "skill:回避": 6},
+                                {"name": "鈴音", "kind": "npc", "DX": 10}], ensure_ascii=False), encoding="utf-8")
+    assert cli.error("char", "import", str(good), "--format", "json", code=2) == (
+        "error: 凛: a PC needs a player (a player column, or --player)")
+    cli.run("char", "import", str(good), "--format", "json", "--player", "Aki")
+    assert sorted(c["name"] for c in cli.json("char", "list")) == ["凛", "鈴音"]
+    assert "already in" in cli.error("char", "import", str(good), "--format", "json", "--player", "Aki", code=1)
