@@ -53,6 +53,7 @@ from campaign.core.fright import (
     resolve_fright_check,
 )
 from campaign.core.gametime import unit_seconds
+from campaign.core.suggest import closest, fold
 from campaign.core.stat_names import canonical_view, sheet_key
 from campaign.db.database import Database
 from campaign.db.models import Character
@@ -91,6 +92,7 @@ from campaign.services.traits import (
 COMBAT_REFLEXES_NAMES = frozenset({"combat reflexes", "戦闘即応"})
 PLACEHOLDER_SUFFIX = " (恐怖判定)"
 MODIFIER_LIMIT = 100
+ESCALATION_ENTRY = 25  # the fright table entry that worsens a mild phobia (docs/rules.md "Fright check")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +174,18 @@ class FrightCheckResult:
     source: str
     character_after: CharacterSheet
     warnings: tuple[str, ...] = omitted_when_empty()
+
+
+def _near_phobia(pick: str, mild: list[str]) -> str | None:
+    """The mild phobia a --pick probably meant: one name inside the other (高所恐怖 for
+    高所恐怖症), or for a Latin-letter name a one-letter slip. Edit distance alone would
+    take 閉所恐怖症 (claustrophobia) for 高所恐怖症 (acrophobia): one kanji apart."""
+    folded = fold(pick)
+    for name in mild:
+        if folded in fold(name) or fold(name) in folded:
+            return name
+    latin = [name for name in mild if name.isascii()]
+    return closest(pick, latin) if pick.isascii() else None
 
 
 def _placeholder(name: str, seq: int) -> str:
@@ -376,8 +390,13 @@ def fright_check(
         for trait in traits:
             category, severity = split_category(trait.category)
             known.append(KnownTrait(name=trait.name, category=category, cp=trait.cp, severity=severity))
+        mild = [t.name for t in traits if split_category(t.category) == ("phobia", None)]
         if pick is not None:
             existing = find_trait(session, character, pick)
+            near = _near_phobia(pick, mild) if existing is None else None
+            if near is not None:  # 高所恐怖 for 高所恐怖症: a slip, not a new -10 CP disadvantage
+                raise RuleRefused(f"--pick {pick!r}: did you mean {near!r}? ({character.name}'s mild phobia: its "
+                                  f"exact name worsens it on entry {ESCALATION_ENTRY}; another name adds a new trait)")
             if existing is not None and split_category(existing.category) != ("phobia", None):
                 raise RuleRefused(f"--pick {pick!r}: {character.name} already has a trait of that name "
                                   f"({existing.category}); give the new trait another name")
@@ -395,6 +414,8 @@ def fright_check(
             applier.aliases = aliases
             for effect in result.effects:
                 applier.apply(effect)
+            if pick is None and mild and result.table is not None and result.table.result == ESCALATION_ENTRY:
+                applier._note({"note": "mild_phobias", "character": character.name, "phobias": mild})
             check_view, table_view = _check_view(result, will.key, will.derived_from, penalties), _table_view(result)
             entry.describe(
                 character=character.name, expression=f"3D6<={result.check.target}",

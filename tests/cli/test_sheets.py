@@ -243,3 +243,18 @@ def test_import_refuses_unknown_fields_and_writes_nothing(cli, tmp_path):
     cli.run("char", "import", str(good), "--format", "json", "--player", "Aki")
     assert sorted(c["name"] for c in cli.json("char", "list")) == ["凛", "鈴音"]
     assert "already in" in cli.error("char", "import", str(good), "--format", "json", "--player", "Aki", code=1)
+
+
+def test_entry_25_pick_near_a_mild_phobia_is_refused_and_no_pick_names_them(gurps):
+    gurps.run("trait", "add", "鈴音", "高所恐怖症", "--cp", "-10", "--category", "phobia", "--paid")
+    head = gurps.json("list")[0]["entries"]
+    assert gurps.error("fright", "鈴音", "--pick", "高所恐怖", "--mod", "-16", "--dice", "6,6,5,1,1,1", code=1) == (
+        "error: --pick '高所恐怖': did you mean '高所恐怖症'? (鈴音's mild phobia: its exact name worsens it on "
+        "entry 25; another name adds a new trait)")
+    assert gurps.json("list")[0]["entries"] == head  # refused before any die
+    unpicked = gurps.json("fright", "鈴音", "--mod", "-16", "--dice", "6,6,5,1,1,1")
+    assert unpicked["table"]["entry"] == 25
+    assert ("鈴音 has the mild phobia(s) 高所恐怖症: to worsen one instead of the new trait, void this check and "
+            "roll again with --pick NAME, or change it with `trait` commands") in unpicked["notes"]
+    other = gurps.json("fright", "鈴音", "--pick", "閉所恐怖症", "--mod", "-16", "--dice", "6,6,5,1,1,1")
+    assert [t["name"] for t in other["traits_added"]] == ["閉所恐怖症"]  # far from it: a new trait, as asked
