@@ -290,9 +290,12 @@ def char_export(
     all_: bool = typer.Option(False, "--all", help="Every character of the campaign."),
     ccfolia: bool = typer.Option(False, "--ccfolia", help="As ココフォリア pieces (clipboard JSON)."),
     copy: bool = typer.Option(False, "--copy", help="Also put the piece on the clipboard (one character)."),
+    fmt: str = typer.Option(None, "--format", help="csv or json: the sheet template `char import` reads "
+                                                   "(docs/sheets.md)."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Print characters as ココフォリア pieces: paste a line onto the board to make the piece.
+    """Print characters as ココフォリア pieces: paste a line onto the board to make the piece;
+    or, with --format csv|json, as sheets in the template `char import` reads.
 
     Each line is one piece's clipboard JSON (status HP/FP, params for every stat, a chat
     palette of the character's rolls in BCDice syntax); --json prints them as one list.
@@ -304,10 +307,14 @@ def char_export(
     from campaign.errors import BadInput
     from campaign.services.ccfolia import export_pieces
 
-    if not ccfolia:
-        raise BadInput("say which format: --ccfolia (the only one so far)")
+    if not ccfolia and fmt is None:
+        raise BadInput("say which format: --ccfolia, or --format csv|json")
     if all_ == bool(names):
         raise BadInput("name characters or give --all (not both)")
+    if fmt is not None:
+        if ccfolia or copy or json_out:
+            raise BadInput("--format writes a sheet file: not with --ccfolia, --copy or --json")
+        return sheet_io.write_sheets(ctx, fmt, None if all_ else names)
     if copy and (all_ or len(names) != 1):
         raise BadInput("--copy takes one character: a paste makes one piece")
     s = state(ctx)
@@ -379,4 +386,3 @@ from campaign.cli import sheet_io, sheet_lines  # noqa: E402
 app.command("note")(sheet_lines.char_note)
 app.add_typer(sheet_lines.item_app, name="item")
 app.command("import")(sheet_io.char_import)
-app.command("export")(sheet_io.char_export)

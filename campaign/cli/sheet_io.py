@@ -34,7 +34,8 @@ def _read(file: str) -> str:
 def char_import(
     ctx: typer.Context,
     file: str = typer.Argument(..., help="The sheet file ('-' for stdin)."),
-    fmt: str = typer.Option(..., "--format", help="csv or json (the template of docs/sheets.md)."),
+    fmt: str = typer.Option(..., "--format", help="csv or json (the template of docs/sheets.md), or ccfolia "
+                                                 "(ココフォリア piece JSON, one or a list or one per line)."),
     player: str = typer.Option(None, "--player", "-p", help="The player of every PC the file does not name one for."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the file and show what would be created."),
     json_out: bool = JsonOption,
@@ -59,17 +60,9 @@ def char_import(
             + ("" if c.seq is None else f" (ledger #{c.seq})"))
 
 
-def char_export(
-    ctx: typer.Context,
-    names: list[str] = typer.Argument(None, help="Characters to export (default: all)."),
-    fmt: str = typer.Option("csv", "--format", help="csv or json (the template of docs/sheets.md)."),
-    json_out: bool = typer.Option(False, "--json", help="The same as --format json."),
-) -> None:
-    """Print characters' sheets in the template `char import` reads (a round trip is identical).
-
-    Example: campaign char export --format csv > party.csv
-    """
+def write_sheets(ctx: typer.Context, fmt: str, names: list[str] | None) -> None:
+    """`char export --format csv|json`: the sheets on stdout (campaign.cli.char has the command)."""
     from campaign.services.sheet_transfer import export_sheets
 
     s = state(ctx)
-    sys.stdout.write(export_sheets(s.db, s.campaign, "json" if json_out else fmt, names or None))
+    sys.stdout.write(export_sheets(s.db, s.campaign, fmt, names))

@@ -30,6 +30,7 @@ from campaign.services.effects import recording
 from campaign.services.sheets import _difficulty, _level, _line
 
 FORMATS = ("csv", "json")
+IMPORT_FORMATS = (*FORMATS, "ccfolia")
 RECORD_LIMIT = 500  # characters in one file
 
 
@@ -51,11 +52,28 @@ class SheetImport:
     characters: tuple[ImportedSheet, ...]
 
 
-def read_records(text: str, fmt: str) -> list[dict[str, Any]]:
-    """The template records of a CSV or JSON file (a list, or {"characters": [...]})."""
-    if fmt not in FORMATS:
-        raise BadInput(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    if fmt == "json":
+def _pieces(text: str) -> list[Any]:
+    """ココフォリア pieces: one document, a JSON list, or one per line (`char export --ccfolia`)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError as exc:
+            raise BadInput(f"not a ココフォリア piece (JSON): {exc}") from None
+    return data if isinstance(data, list) else [data]
+
+
+def read_records(text: str, fmt: str, is_stat=None) -> list[dict[str, Any]]:
+    """The template records of a CSV or JSON file (a list, or {"characters": [...]}), or
+    of ココフォリア pieces (bridges.ccfolia_sheet; `is_stat` tells stats from skills)."""
+    if fmt not in IMPORT_FORMATS:
+        raise BadInput(f"--format must be one of {', '.join(IMPORT_FORMATS)}, not {fmt!r}")
+    if fmt == "ccfolia":
+        from campaign.bridges.ccfolia_sheet import piece_record
+
+        records = [piece_record(doc, f"piece {i}", is_stat) for i, doc in enumerate(_pieces(text), 1)]
+    elif fmt == "json":
         try:
             data = json.loads(text)
         except ValueError as exc:
@@ -79,9 +97,6 @@ def read_records(text: str, fmt: str) -> list[dict[str, Any]]:
 
 def import_sheets(db: Database, campaign_name: str | None, actor: str, text: str, fmt: str, *,
                   player: str | None = None, dry_run: bool = False) -> SheetImport:
-    records = read_records(text, fmt)
-    if not records:
-        raise BadInput("the file holds no character")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         from campaign.seeds import stat_names_for
 
@@ -89,6 +104,10 @@ def import_sheets(db: Database, campaign_name: str | None, actor: str, text: str
 
         def is_stat(key: str) -> bool:
             return resolve_stat(key, (), aliases).known
+
+        records = read_records(text, fmt, is_stat)
+        if not records:
+            raise BadInput("the file holds no character")
 
         drafts = [parse_record(r, f"character {i} ({r.get('name') or '?'})", is_stat, player)
                   for i, r in enumerate(records, 1)]

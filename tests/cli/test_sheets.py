@@ -208,16 +208,16 @@ def test_a_party_enters_by_csv_rolls_from_the_sheet_and_round_trips(cli, tmp_pat
     assert (rolled["target"], rolled["outcome"]) == (12, "success")
     cli.run("history", "verify")
     # out, and into another campaign: the same sheets
-    exported = cli.run("char", "export", "--format", "csv").stdout
+    exported = cli.run("char", "export", "--all", "--format", "csv").stdout
     (tmp_path / "out.csv").write_text(exported, encoding="utf-8")
-    as_json = cli.run("char", "export", "--format", "json").stdout
+    as_json = cli.run("char", "export", "--all", "--format", "json").stdout
     (tmp_path / "out.json").write_text(as_json, encoding="utf-8")
     before = {c["name"]: _sheet(c) for c in cli.json("char", "list")}
     for fmt in ("csv", "json"):
         _party_campaign(cli, f"卓{fmt}")
         cli.run("char", "import", str(tmp_path / f"out.{fmt}"), "--format", fmt)
         assert {c["name"]: _sheet(c) for c in cli.json("char", "list")} == before
-        assert cli.run("char", "export", "--format", fmt).stdout == (exported if fmt == "csv" else as_json)
+        assert cli.run("char", "export", "--all", "--format", fmt).stdout == (exported if fmt == "csv" else as_json)
         cli.run("history", "verify")
     # a voided import takes its character away again
     cli.run("use", "卓A")
@@ -258,3 +258,41 @@ def test_entry_25_pick_near_a_mild_phobia_is_refused_and_no_pick_names_them(gurp
             "roll again with --pick NAME, or change it with `trait` commands") in unpicked["notes"]
     other = gurps.json("fright", "鈴音", "--pick", "閉所恐怖症", "--mod", "-16", "--dice", "6,6,5,1,1,1")
     assert [t["name"] for t in other["traits_added"]] == ["閉所恐怖症"]  # far from it: a new trait, as asked
+
+
+def test_ccfolia_pieces_enter_and_the_palette_rolls_what_the_rules_roll(cli, tmp_path):
+    _party_campaign(cli, "卓A")
+    piece = {"kind": "character", "data": {
+        "name": "凛", "memo": "PL: Aki\n探索者", "initiative": 6,
+        "status": [{"label": "HP", "value": 9, "max": 12}],
+        "params": [{"label": "DX", "value": "12"}, {"label": "IQ", "value": "13"}, {"label": "ＨＴ", "value": "11"},
+                   {"label": "意志力", "value": "14"}, {"label": "基本移動速度", "value": "5.75"},
+                   {"label": "回避", "value": "6"}],
+        "commands": "3D6<={意志力} 恐怖判定\n3D6<={回避} 回避\n3D6<=15 聞き耳\n3D6<={DX} 【DX】判定\nCRT"}}
+    path = tmp_path / "piece.json"
+    path.write_text(json.dumps(piece, ensure_ascii=False), encoding="utf-8")
+    cli.run("char", "import", str(path), "--format", "ccfolia")
+    rin = cli.json("char", "show", "凛")
+    assert rin["player"] == "Aki"
+    assert rin["stats"] == {"HP": 12, "DX": 12, "IQ": 13, "HT": 11, "Will": 14, "Speed": "5.75"}
+    assert {k: v["level"] for k, v in rin["skills"].items()} == {"回避": 6, "聞き耳": 15}
+    cli.run("trait", "add", "凛", "高所恐怖症", "--cp", "-20", "--category", "severe phobia", "--paid")
+    out = json.loads(cli.run("char", "export", "凛", "--ccfolia").stdout)["data"]
+    assert out["initiative"] == 5.75  # Basic Speed where the sheet records it
+    assert out["commands"].split("\n") == [
+        "3D6<={Will} 恐怖判定", "3D6<={Will}-4 恐怖判定（強い恐怖症）", "3D6<={DX} 【DX】判定", "3D6<={IQ} 【IQ】判定",
+        "3D6<={HT} 【HT】判定", "3D6<={Will} 【Will】判定", "3D6<={回避} 回避", "3D6<={聞き耳} 聞き耳",
+        "CRT", "FMB", "HCRT", "YSCRT", "YSFMB", "YFMB", "FEAR"]  # no HP, no Speed: nobody rolls against them
+    # the exported piece comes back in as the same sheet (in another campaign)
+    (tmp_path / "back.json").write_text(json.dumps({"kind": "character", "data": out}, ensure_ascii=False),
+                                        encoding="utf-8")
+    _party_campaign(cli, "卓B")
+    cli.run("char", "import", str(tmp_path / "back.json"), "--format", "ccfolia")
+    again = cli.json("char", "show", "凛")
+    assert again["stats"] == rin["stats"] and again["skills"] == {k: {**v, "attr": None, "difficulty": None}
+                                                                  for k, v in rin["skills"].items()}
+    odd = dict(piece, data={**piece["data"], "name": "澪", "params": [*piece["data"]["params"],
+                                                                      {"label": "SAN", "value": "50"}]})
+    path.write_text(json.dumps(odd, ensure_ascii=False), encoding="utf-8")
+    assert cli.error("char", "import", str(path), "--format", "ccfolia", code=2) == (
+        "error: piece 1: param(s) 'SAN' are neither a stat of the ruleset nor a skill the palette rolls (3D6<={NAME})")
