@@ -296,3 +296,18 @@ def test_ccfolia_pieces_enter_and_the_palette_rolls_what_the_rules_roll(cli, tmp
     path.write_text(json.dumps(odd, ensure_ascii=False), encoding="utf-8")
     assert cli.error("char", "import", str(path), "--format", "ccfolia", code=2) == (
         "error: piece 1: param(s) 'SAN' are neither a stat of the ruleset nor a skill the palette rolls (3D6<={NAME})")
+
+
+def test_campaign_export_import_carries_skills_notes_and_items(gurps, tmp_path):
+    gurps.run("skill", "add", "鈴音", "回避", "12", "--attr", "DX", "--difficulty", "A")
+    gurps.run("char", "note", "鈴音", "左利き")
+    gurps.run("char", "item", "add", "鈴音", "懐中電灯")
+    gurps.run("char", "set", "鈴音", "--stat", "Speed=5.25")
+    before = gurps.json("char", "show", "鈴音")
+    dump = tmp_path / "c.jsonl"
+    gurps.run("export", str(dump))
+    other = type(gurps)(str(tmp_path / "other.db"))
+    other.run("import", str(dump))
+    other.run("history", "verify")
+    other.run("use", "テスト卓")
+    assert other.json("char", "show", "鈴音") == before
