@@ -311,3 +311,32 @@ def test_campaign_export_import_carries_skills_notes_and_items(gurps, tmp_path):
     other.run("history", "verify")
     other.run("use", "テスト卓")
     assert other.json("char", "show", "鈴音") == before
+
+
+@pytest.mark.parametrize("ruleset", ["gurps3-ja", "2d6-ja"])
+def test_every_palette_line_is_a_dice_command_once_its_params_are_filled(cli, ruleset):
+    """What ココフォリア sends is the line with {label} replaced by the piece's value: that
+    must parse with the grammar the log import uses (core.dice_parse), or be a table name."""
+    from campaign.core.dice_parse import parse, split_comment
+    from campaign.seeds import load_tables
+
+    cli.run("init", "卓", "--ruleset", ruleset)
+    if ruleset == "gurps3-ja":
+        cli.run("char", "add", "凛", "--npc", "--stat", "DX=12", "--stat", "IQ=13", "--stat", "Speed=5.5",
+                "--stat", "Move=5", "--stat", "HP=12")
+        cli.run("skill", "add", "凛", "回避", "6")
+        cli.run("trait", "add", "凛", "高所恐怖症", "--cp", "-20", "--category", "severe phobia", "--paid")
+    else:
+        cli.run("char", "add", "凛", "--npc", "--stat", "心=3", "--stat", "感=2")
+    data = json.loads(cli.run("char", "export", "凛", "--ccfolia").stdout)["data"]
+    values = {p["label"]: p["value"] for p in data["params"]}
+    tables = set(load_tables())
+    for line in data["commands"].split("\n"):
+        filled = line
+        for label, value in values.items():
+            filled = filled.replace("{" + label + "}", value)
+        assert "{" not in filled, line
+        expression = split_comment(filled)[0]
+        if expression in tables:
+            continue
+        parse(expression)  # raises on anything BCDice-style dice would not read
