@@ -196,6 +196,10 @@ def note_text(code: Any) -> str:
     note = code.get("note")
     if note == "pick_unused":
         return f"--pick {code['pick']!r} names an existing trait; the new trait got a placeholder name"
+    if note == "mild_phobias":
+        names = ", ".join(code["phobias"])
+        return (f"{code['character']} has the mild phobia(s) {names}: to worsen one instead of the new trait, void "
+                f"this check and roll again with --pick NAME, or change it with `trait` commands")
     if note == "pool_untracked":
         pool = code["pool"]
         return (f"{code['character']} has no {pool} stat (nor {'ST' if pool == 'FP' else 'HT'} to derive it from): "

@@ -102,16 +102,28 @@ def _references_in(directory: Path) -> dict[str, RefTable]:
 # --- stat names per ruleset ---
 
 
-@lru_cache(maxsize=4)
 def load_stat_aliases(directory: Path | str | None = None) -> dict[str, dict[str, tuple[str, ...]]]:
     """{ruleset: {canonical stat: (aliases...)}} from seeds/rulesets/stats.toml."""
+    return {ruleset: dict(names.aliases) for ruleset, names in load_stat_names(directory).items()}
+
+
+def stat_names_for(ruleset: str | None):
+    """The ruleset's core.stat_names.StatNames (no names at all for an unknown ruleset)."""
+    from campaign.core.stat_names import StatNames
+
+    return load_stat_names().get(ruleset or "", StatNames({}, {}))
+
+
+@lru_cache(maxsize=4)
+def load_stat_names(directory: Path | str | None = None):
+    """{ruleset: core.stat_names.StatNames} from seeds/rulesets/stats.toml."""
     import tomllib
 
-    from campaign.core.stat_names import build_stat_aliases
+    from campaign.core.stat_names import build_stat_names
 
     path = Path(directory or default_seed_dir()) / "rulesets" / "stats.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise DataError(f"{path}: cannot read stat names ({exc})") from None
-    return build_stat_aliases(str(path), data)
+    return build_stat_names(str(path), data)

@@ -9,9 +9,12 @@ are numbers; params values are strings.
 The chat palette is BCDice syntax with `{label}` references, which ココフォリア fills
 from the piece's status and params when the line is sent, so a palette keeps working
 after a stat changes on the board:
-- gurps3-ja: `3D6<={Will} 恐怖判定` (R2: Will is IQ when the sheet has no Will), one
-  `3D6<={X} 【X】判定` per rollable stat (HP and FP are pools, not rolled against), and
-  the seed tables BCDice knows (CRT FMB HCRT YSCRT YSFMB YFMB FEAR).
+- gurps3-ja: `3D6<={Will} 恐怖判定` (R2: Will is IQ when the sheet has no Will), with
+  `3D6<={Will}-4` after it when the character has a severe phobia, one
+  `3D6<={X} 【X】判定` per rollable stat (HP and FP are pools, Basic Speed and Move are
+  not rolled against), one `3D6<={回避} 回避` per skill (its level is a param), and
+  the seed tables BCDice knows (CRT FMB HCRT YSCRT YSFMB YFMB FEAR). Initiative is
+  Basic Speed where the sheet records it, else DX.
 - 2d6-ja: `2D6+{心}>={目標値} 【心】判定` per stat (R5; `>` for 感, R6), with a 目標値
   param the table edits before rolling (BCDice needs a number after `>=`).
 """
@@ -21,21 +24,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from campaign.core.stat_names import sheet_key
+
 POOLS = ("HP", "FP")
 # R2: third-edition sheets derive the pools when the sheet has no stat of that name.
 DERIVED_POOLS = {"HP": "HT", "FP": "ST"}
-WILL_NAMES = ("Will", "意思", "意志")
-IQ_NAMES = ("IQ", "知力")
+NOT_ROLLED = ("HP", "FP", "Speed", "Move")  # pools, Basic Speed and Move: nobody rolls 3D6 against them
+SEVERE_PHOBIA = "severe phobia"
 # Seed tables that BCDice's GURPS system also has: a palette line for GFMB would do
 # nothing in ココフォリア's chat.
 BCDICE_TABLES = ("CRT", "FMB", "HCRT", "YSCRT", "YSFMB", "YFMB", "FEAR")
 TARGET_PARAM = "目標値"
 DANGER_SENSE = "感"
 DEFAULT_TARGET = 10
-
-
-def _first(stats: Mapping[str, int], names: Iterable[str]) -> str | None:
-    return next((name for name in names if name in stats), None)
 
 
 def status_entries(view: Mapping[str, Any], gurps: bool) -> list[dict[str, Any]]:
@@ -70,15 +71,22 @@ def memo(view: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def palette(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDICE_TABLES) -> list[str]:
-    """The chat palette lines, one per check the character can make, then the tables."""
+def palette(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDICE_TABLES,
+            aliases: Mapping[str, Iterable[str]] | None = None) -> list[str]:
+    """The chat palette lines, one per check the character can make, then the tables.
+    `aliases`: the ruleset's stat names (core.stat_names), so 意志力 is found as Will."""
     stats = view["stats"]
     lines = []
     if ruleset == "gurps3-ja":
-        will = _first(stats, WILL_NAMES) or _first(stats, IQ_NAMES)
+        will = sheet_key(stats, "Will", aliases) or sheet_key(stats, "IQ", aliases)
         if will is not None:
             lines.append(f"3D6<={{{will}}} 恐怖判定")
-        lines.extend(f"3D6<={{{stat}}} 【{stat}】判定" for stat in stats if stat not in POOLS)
+            if any(t.get("category") == SEVERE_PHOBIA for t in view.get("traits", [])):
+                lines.append(f"3D6<={{{will}}}-4 恐怖判定（強い恐怖症）")
+        skipped = {sheet_key(stats, name, aliases) for name in NOT_ROLLED}
+        lines.extend(f"3D6<={{{stat}}} 【{stat}】判定" for stat, value in stats.items()
+                     if stat not in skipped and isinstance(value, int))
+        lines.extend(f"3D6<={{{skill}}} {skill}" for skill in view.get("skills", {}))
         available = set(tables)
         lines.extend(table for table in BCDICE_TABLES if table in available)
     else:
@@ -91,15 +99,23 @@ def palette(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDIC
     return lines
 
 
-def piece(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDICE_TABLES) -> dict[str, Any]:
+def piece(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDICE_TABLES,
+          aliases: Mapping[str, Iterable[str]] | None = None) -> dict[str, Any]:
     """The clipboard document for one character (`char show --json`'s view)."""
     gurps = ruleset == "gurps3-ja"
     stats = view["stats"]
     params = [{"label": stat, "value": str(value)} for stat, value in stats.items()]
+    params += [{"label": name, "value": str(skill["level"])} for name, skill in view.get("skills", {}).items()
+               if name not in stats]
     if not gurps:
         params.append({"label": TARGET_PARAM, "value": str(DEFAULT_TARGET)})
-    # GURPS acts in order of Basic Speed, which follows DX; the 2d6 rules name no order.
-    initiative = stats.get("DX", stats.get("敏捷力", 0)) if gurps else 0
+    # GURPS acts in order of Basic Speed (a quarter: exact in a binary float), else DX;
+    # the 2d6 rules name no order.
+    initiative: float | int = 0
+    if gurps:
+        speed, dx = sheet_key(stats, "Speed", aliases), sheet_key(stats, "DX", aliases)
+        value = stats[speed] if speed is not None else (stats[dx] if dx is not None else 0)
+        initiative = value if isinstance(value, int) else float(value)
     return {
         "kind": "character",
         "data": {
@@ -109,7 +125,7 @@ def piece(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDICE_
             "externalUrl": "",
             "status": status_entries(view, gurps),
             "params": params,
-            "commands": "\n".join(palette(view, ruleset, tables)),
+            "commands": "\n".join(palette(view, ruleset, tables, aliases)),
             "secret": False,
             "invisible": False,
             "hideStatus": False,

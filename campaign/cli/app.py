@@ -236,6 +236,7 @@ COMMANDS = {
     "table": "table:app",
     "ref": "ref:app",
     "trait": "trait:app",
+    "skill": "skill:app",
     "condition": "condition:app",
     "group": "group:app",
     "time": "time:app",

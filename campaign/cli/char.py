@@ -20,7 +20,7 @@ from campaign.cli.output import (
     use_campaign_time_zone,
     warn,
 )
-from campaign.cli.parsing import parse_assignments
+from campaign.cli.parsing import parse_stat_assignments
 
 
 app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
@@ -34,11 +34,15 @@ def char_add(
     player: str = typer.Option(None, "--player", "-p", help="The player who owns this PC."),
     npc: bool = typer.Option(False, "--npc", help="A non-player character."),
     summoner: str = typer.Option(None, "--summoner", help="The PC who summoned this NPC."),
-    stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3)."),
+    stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3, Speed=5.25)."),
     cp: int = typer.Option(0, "--cp", help="Character point total."),
+    new_stat: bool = typer.Option(False, "--new-stat", help="Allow a stat the ruleset does not know "
+                                                            "(without it such a name is refused as a likely typo)."),
     json_out: bool = JsonOption,
 ) -> None:
     """Add a PC (with --player) or an NPC (with --npc, optionally --summoner).
+
+    Stat names are canonical (意志力, ＷＩＬＬ and 意思 are Will); Basic Speed takes quarters.
 
     Example: campaign char add 鈴音 --player Aki --stat IQ=12 --stat HT=11 --stat Will=12 --cp 100
     """
@@ -46,7 +50,7 @@ def char_add(
 
     s = state(ctx)
     added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
-                          stats=parse_assignments(stat, "--stat"), cp=cp)
+                          stats=parse_stat_assignments(stat, "--stat"), cp=cp, new_stat=new_stat)
     emit_json(added) if json_out else say(f"added {added.kind.upper()} {added.name}")
 
 
@@ -113,6 +117,7 @@ def render_character(view) -> None:
         ("CP awarded", view.cp_awarded or None),
         ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
     ]
+    fields += sheet_lines.sheet_fields(view)
     if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
         fields.append(("derived", "  ".join(f"{k} {d.value} (= {d.from_})" for k, d in view.derived.items())))
     for pool, values in view.pools.items():
@@ -223,7 +228,7 @@ def char_set(
     from campaign.services.characters import set_stats
 
     s = state(ctx)
-    view = set_stats(s.db, s.campaign, name, s.actor, parse_assignments(stat, "--stat"), cp, unset, new_stat)
+    view = set_stats(s.db, s.campaign, name, s.actor, parse_stat_assignments(stat, "--stat"), cp, unset, new_stat)
     emit_json(view) if json_out else say(f"updated {view.name} (ledger #{view.seq})")
 
 
@@ -297,9 +302,12 @@ def char_export(
     all_: bool = typer.Option(False, "--all", help="Every character of the campaign."),
     ccfolia: bool = typer.Option(False, "--ccfolia", help="As ココフォリア pieces (clipboard JSON)."),
     copy: bool = typer.Option(False, "--copy", help="Also put the piece on the clipboard (one character)."),
+    fmt: str = typer.Option(None, "--format", help="csv or json: the sheet template `char import` reads "
+                                                   "(docs/sheets.md)."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Print characters as ココフォリア pieces: paste a line onto the board to make the piece.
+    """Print characters as ココフォリア pieces: paste a line onto the board to make the piece;
+    or, with --format csv|json, as sheets in the template `char import` reads.
 
     Each line is one piece's clipboard JSON (status HP/FP, params for every stat, a chat
     palette of the character's rolls in BCDice syntax); --json prints them as one list.
@@ -311,10 +319,14 @@ def char_export(
     from campaign.errors import BadInput
     from campaign.services.ccfolia import export_pieces
 
-    if not ccfolia:
-        raise BadInput("say which format: --ccfolia (the only one so far)")
+    if not ccfolia and fmt is None:
+        raise BadInput("say which format: --ccfolia, or --format csv|json")
     if all_ == bool(names):
         raise BadInput("name characters or give --all (not both)")
+    if fmt is not None:
+        if ccfolia or copy or json_out:
+            raise BadInput("--format writes a sheet file: not with --ccfolia, --copy or --json")
+        return sheet_io.write_sheets(ctx, fmt, None if all_ else names)
     if copy and (all_ or len(names) != 1):
         raise BadInput("--copy takes one character: a paste makes one piece")
     s = state(ctx)
@@ -392,3 +404,11 @@ def char_heal(
     Example: campaign char heal 鈴音 FP 3 --reason '休息'
     """
     _pool_command(ctx, name, pool, amount, reason, json_out, heal=True)
+
+
+# Sheet lines (issue 27), defined in campaign.cli.sheet_lines.
+from campaign.cli import sheet_io, sheet_lines  # noqa: E402
+
+app.command("note")(sheet_lines.char_note)
+app.add_typer(sheet_lines.item_app, name="item")
+app.command("import")(sheet_io.char_import)

@@ -284,6 +284,35 @@ def ability(
     emit_json(view) if json_out else _render(view)
 
 
+@app.command("skill")
+def skill_check(
+    ctx: typer.Context,
+    character: str = typer.Argument(..., help="The character making the check."),
+    stat: str = typer.Argument(..., help="Stat to use: 心, 技, 体 or any stat the character has."),
+    skill_name: str = typer.Argument(..., help="The skill; its level comes from the sheet (`skill add`)."),
+    target: int = TargetOption,
+    skill: int = typer.Option(None, "--skill", help="The level, when the sheet records none."),
+    mod: list[str] = ModOption,
+    dice: str = DiceOption,
+    physical: bool = PhysicalOption,
+    anyway: bool = AnywayOption,
+    reason: str = ReasonOption,
+    json_out: bool = JsonOption,
+) -> None:
+    """技能判定 with the skill level read off the sheet: STAT + 2d6 + level + modifiers >= target.
+
+    Example: campaign check skill 鈴音 技 運転 --target 10 --dice 4,5
+    """
+    from campaign.services.checks import ability_check
+
+    s = state(ctx)
+    view = ability_check(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat,
+                         target=target, skill=skill, modifiers=parse_mods(mod), reason=reason, anyway=anyway,
+                         skill_name=skill_name)
+    say_warnings(view)
+    emit_json(view) if json_out else _render(view)
+
+
 @app.command("coop")
 def coop(
     ctx: typer.Context,

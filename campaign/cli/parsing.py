@@ -17,6 +17,18 @@ def parse_int(text: str, what: str) -> int:
     return value
 
 
+def parse_stat_assignments(items: list[str], what: str) -> dict[str, str]:
+    """`KEY=VALUE` stat pairs with the value kept as text: the service knows each stat's
+    kind (Basic Speed takes 5.25; core.stat_names.stat_number checks it)."""
+    result: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise BadInput(f"{what}: expected KEY=VALUE, got {item!r}")
+        result[key.strip()] = value.strip()
+    return result
+
+
 def parse_assignments(items: list[str], what: str) -> dict[str, int]:
     """`KEY=VALUE` pairs with integer values, e.g. `--stat 心=3 --stat HT=10`."""
     result: dict[str, int] = {}

@@ -99,7 +99,12 @@ def render_roll(entry: dict[str, Any]) -> None:
             print_text(text)
         return
     dice = ",".join(str(face) for face in entry["dice"] or [])
-    line = f"#{entry['seq']} {who}{entry['expression']} → [{dice}] = {entry['total']}"
+    expression = entry["expression"]
+    if entry["detail"].get("from_sheet"):  # 3D6<=10 (回避 12 −2)
+        from campaign.services.skill_rolls import skill_label
+
+        expression += f" ({skill_label(entry['detail']['from_sheet'])})"
+    line = f"#{entry['seq']} {who}{expression} → [{dice}] = {entry['total']}"
     gurps = entry["detail"].get("gurps") or {}
     if entry["outcome"]:
         line += f" → {outcome_label(entry['kind'], entry['outcome'], gurps)} {entry['outcome'].replace('_', ' ')}"

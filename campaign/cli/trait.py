@@ -51,9 +51,12 @@ def trait_add(
                                                           "mental, physical ... (default from --cp)."),
     counts: bool = typer.Option(True, "--counts/--no-counts", help="Counts toward the disadvantage limit."),
     reason: str = typer.Option(None, "--reason", help="Why (recorded)."),
+    paid: bool = typer.Option(False, "--paid", "--no-cp", help="The sheet's CP total already includes it "
+                                                                "(entering a finished sheet): no CP change."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Give a character a trait; its CP is added to the CP total (a -10 CP one lowers it by 10).
+    """Give a character a trait; its CP is added to the CP total (a -10 CP one lowers it by 10),
+    unless --paid says the total already includes it.
 
     Example: campaign trait add 鈴音 戦闘即応 --cp 15 --category advantage
     """
@@ -61,7 +64,7 @@ def trait_add(
 
     s = state(ctx)
     done = add_trait(s.db, s.campaign, s.actor, char, name, cp, category=category, counts_toward_limit=counts,
-                     reason=reason)
+                     reason=reason, paid=paid)
     if json_out:
         emit_json(done)
     else:

@@ -12,10 +12,12 @@ Pure: a mapping of the sheet's stats in, numbers and names out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from campaign.core.fright import STAT_ALIASES
+from campaign.core.stat_names import sheet_key
+
+Aliases = Mapping[str, Iterable[str]] | None  # the ruleset's names (core.stat_names); None: the name only
 
 # (derived stat, the base stat it equals when the sheet has no stat of its own)
 DERIVATIONS: tuple[tuple[str, str], ...] = (("Will", "IQ"), ("FP", "ST"), ("HP", "HT"))
@@ -37,13 +39,9 @@ class StatValue:
         return self.derived_from is not None
 
 
-def find_stat(stats: Mapping[str, int], canonical: str) -> str | None:
-    """The sheet's own key for a stat (Will may be 意思; case does not matter), or None."""
-    folded = {str(key).casefold(): key for key in stats}
-    for alias in STAT_ALIASES.get(canonical, (canonical,)):
-        if alias.casefold() in folded:
-            return folded[alias.casefold()]
-    return None
+def find_stat(stats: Mapping[str, int], canonical: str, aliases: Aliases = None) -> str | None:
+    """The sheet's own key for a stat (Will may be 意思 or ＷＩＬＬ), or None."""
+    return sheet_key(stats, canonical, aliases)
 
 
 def _base_of(canonical: str) -> str | None:
@@ -53,24 +51,24 @@ def _base_of(canonical: str) -> str | None:
     return None
 
 
-def stat_value(stats: Mapping[str, int], canonical: str) -> StatValue | None:
+def stat_value(stats: Mapping[str, int], canonical: str, aliases: Aliases = None) -> StatValue | None:
     """The sheet's own stat if it has one, else the derived value, else None."""
-    key = find_stat(stats, canonical)
+    key = find_stat(stats, canonical, aliases)
     if key is not None:
         return StatValue(canonical, int(stats[key]), key)
     base = _base_of(canonical)
     if base is not None:
-        base_key = find_stat(stats, base)
+        base_key = find_stat(stats, base, aliases)
         if base_key is not None:
             return StatValue(canonical, int(stats[base_key]), base_key, derived_from=base)
     return None
 
 
-def derived_stats(stats: Mapping[str, int]) -> dict[str, StatValue]:
+def derived_stats(stats: Mapping[str, int], aliases: Aliases = None) -> dict[str, StatValue]:
     """Every stat this sheet derives (it lacks the stat and has its base), in rule order."""
     found = {}
     for derived, _base in DERIVATIONS:
-        value = stat_value(stats, derived)
+        value = stat_value(stats, derived, aliases)
         if value is not None and value.derived:
             found[derived] = value
     return found
@@ -84,15 +82,16 @@ def pool_name(text: str) -> str | None:
     return None
 
 
-def pool_max(stats: Mapping[str, int], pool: str) -> int | None:
+def pool_max(stats: Mapping[str, int], pool: str, aliases: Aliases = None) -> int | None:
     """The pool's maximum: the sheet's FP/HP stat, else ST/HT (3e); None without either."""
-    value = stat_value(stats, pool)
+    value = stat_value(stats, pool, aliases)
     return None if value is None else value.value
 
 
-def pool_current(stats: Mapping[str, int], pools: Mapping[str, int], pool: str) -> int | None:
+def pool_current(stats: Mapping[str, int], pools: Mapping[str, int], pool: str,
+                 aliases: Aliases = None) -> int | None:
     """The pool's current value: full (its maximum) until something changed it."""
-    maximum = pool_max(stats, pool)
+    maximum = pool_max(stats, pool, aliases)
     if maximum is None:
         return None
     return int(pools.get(pool, maximum))

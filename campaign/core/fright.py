@@ -41,6 +41,7 @@ from campaign.core.effects_vocabulary import (
     Trait,
     TraitOption,
 )
+from campaign.core.stat_names import sheet_key
 from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
 from campaign.core.table_model import Entry, EntryEffect, Table, expand_entry
 from campaign.core.table_roll import table_purpose
@@ -53,14 +54,6 @@ COMBAT_REFLEXES_BONUS = 2
 SEVERE_PHOBIA_PENALTY = -4
 FRIGHT_TABLE = "FEAR"
 
-# Stat names accepted for the character's stats, in the order they are tried.
-STAT_ALIASES: dict[str, tuple[str, ...]] = {
-    "HT": ("HT", "生命力"),
-    "IQ": ("IQ", "知力"),
-    "Will": ("Will", "意思", "意志"),
-    "DX": ("DX", "敏捷力"),
-    "ST": ("ST", "体力"),
-}
 CATEGORY_LABELS_JA = {
     "quirk": "癖",
     "delusion": "妄想",
@@ -321,8 +314,7 @@ def _check_inputs(table: Table, stats: Mapping[str, int] | None, choice: int) ->
     needed = sorted({e.effect.stat for e in _all_effects(table) if isinstance(e.effect, Check)})
     for stat in needed:
         if _stat(stats or {}, stat) is None:
-            names = " / ".join(STAT_ALIASES.get(stat, (stat,)))
-            raise RuleRefused(f"a fright check needs the character's {names} (some table entries roll against it)")
+            raise RuleRefused(f"a fright check needs the character's {stat} (some table entries roll against it)")
 
 
 def _all_effects(table: Table) -> list[EntryEffect]:
@@ -330,11 +322,9 @@ def _all_effects(table: Table) -> list[EntryEffect]:
 
 
 def _stat(stats: Mapping[str, int], stat: str) -> int | None:
-    folded = {str(key).casefold(): value for key, value in stats.items()}
-    for alias in STAT_ALIASES.get(stat, (stat,)):
-        if alias.casefold() in folded:
-            return int(folded[alias.casefold()])
-    return None
+    """`stats` is keyed canonically by the caller (core.stat_names.canonical_view)."""
+    key = sheet_key(stats, stat)
+    return None if key is None else int(stats[key])
 
 
 _SUB_PURPOSES = {"stun_turns": "the stun turns", "fatigue": "the fatigue", "injury": "the injury",

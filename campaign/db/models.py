@@ -103,6 +103,11 @@ class Character(Base):
     status: Mapped[str] = mapped_column(String(10), default="active", server_default="active")
     # CP given by awards (scenario end --award, `award`), already included in cp_total.
     cp_awarded: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The sheet as players write it (projection.ops_sheet): skill name -> {"level", "attr",
+    # "difficulty"}, and note / equipment lines. NULL: none (rows older than revision 0015).
+    skills: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    notes: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    items: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
     player: Mapped[Player | None] = relationship(lazy="joined")
     summoner: Mapped[Character | None] = relationship(remote_side="Character.id", lazy="joined")

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from campaign.core.derived import pool_max
 from campaign.core.gametime import clock_text
+from campaign.seeds import stat_names_for
+from campaign.projection.ops_sheet import sheet_changes
 from campaign.projection.state import State, renamed_between
 
 
 def _pool_text(state: State, name: str, pool: str) -> str:
     row = state.characters[name]
-    maximum = pool_max(row.stats, pool)
+    maximum = pool_max(row.stats, pool, stat_names_for(state.ruleset).aliases)
     return f"{row.pools.get(pool, maximum)}/{maximum}"
 
 
@@ -26,6 +28,7 @@ def _renames(before: State, after: State) -> list[str]:
 def _characters(before: State, after: State) -> list[str]:
     lines = []
     renamed = renamed_between(before, after)[0]
+    aliases = stat_names_for(after.ruleset).aliases
     for name, old in before.characters.items():
         new = after.characters.get(renamed.get(name, name))
         if new is None:
@@ -39,9 +42,10 @@ def _characters(before: State, after: State) -> list[str]:
         for stat in sorted(set(old.stats) | set(new.stats)):
             if old.stats.get(stat) != new.stats.get(stat):
                 lines.append(f"{name}: {stat} {old.stats.get(stat)} → {new.stats.get(stat)}")
+        lines += [f"{name}: {change[-1]}" for change in sheet_changes(old, new)]
         for pool in sorted(set(old.pools) | set(new.pools)):
-            if old.pools.get(pool) != new.pools.get(pool) and pool_max(new.stats, pool) is not None \
-                    and pool_max(old.stats, pool) is not None:
+            if old.pools.get(pool) != new.pools.get(pool) and pool_max(new.stats, pool, aliases) is not None \
+                    and pool_max(old.stats, pool, aliases) is not None:
                 lines.append(f"{name}: {pool} {_pool_text(before, name, pool)} → "
                              f"{_pool_text(after, renamed.get(name, name), pool)}")
     return lines

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from campaign.core.gametime import CLOCK_LIMIT
+from campaign.core.stat_names import is_stat_value
 from campaign.projection.state import (
     CharacterRow,
     DisappearanceRow,
@@ -104,10 +105,20 @@ def field_json(value: Any, what: str, depth: int = 0) -> Any:
     raise BadOp(f"{what} holds a value of type {type(value).__name__}")
 
 
-def field_stats(value: Any, what: str) -> dict[str, int]:
+def field_stat_value(value: Any, what: str) -> int | str:
+    """A stat's value: a whole number, or a quarter as its exact decimal text ("5.25",
+    core.stat_names); a binary float is never a stat."""
+    if isinstance(value, str):
+        if not is_stat_value(value):
+            raise BadOp(f"{what} must be a whole number or a quarter such as '5.25', not {value!r}")
+        return value
+    return field_int(value, what)
+
+
+def field_stats(value: Any, what: str) -> dict[str, int | str]:
     if not isinstance(value, dict):
         raise BadOp(f"{what} must be an object of stat name -> whole number")
-    return {field_name(key, f"{what} name"): field_int(item, f"{what} {key}") for key, item in value.items()}
+    return {field_name(key, f"{what} name"): field_stat_value(item, f"{what} {key}") for key, item in value.items()}
 
 
 def field_origin(value: Any) -> str:

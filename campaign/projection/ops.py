@@ -13,7 +13,7 @@ on the voided one; during verify, that the ledger does not describe a possible h
 Parsing (`parse_op`) checks every field's type and range, because a ledger can come
 from a file: a record whose hash is right can still have been written by anyone.
 
-Each op family has its own module (ops_characters, ops_traits, ops_scenarios; the base
+Each op family has its own module (ops_characters, ops_traits, ops_scenarios, ops_sheet; the base
 class, registry and checks in op_base). This module is the one callers import: it
 gathers every op (importing the families registers them in OPS) and parses any op.
 """
@@ -63,6 +63,14 @@ from campaign.projection.ops_scenarios import (
     ScenarioStarted,
     SearchEnded,
     SearchStarted,
+)
+from campaign.projection.ops_sheet import (
+    ItemAdded,
+    ItemRemoved,
+    NoteAdded,
+    SkillAdded,
+    SkillRemoved,
+    SkillSet,
 )
 from campaign.projection.ops_traits import (
     ConditionAdded,
@@ -120,6 +128,12 @@ __all__ = [
     "SearchStarted",
     "SearchEnded",
     "ReunionChecked",
+    "SkillAdded",
+    "SkillSet",
+    "SkillRemoved",
+    "NoteAdded",
+    "ItemAdded",
+    "ItemRemoved",
     "parse_op",
 ]
 

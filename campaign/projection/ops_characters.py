@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from campaign.core.derived import pool_max
+from campaign.seeds import stat_names_for
 from campaign.projection.op_base import (
     BadOp,
     Op,
@@ -18,6 +19,7 @@ from campaign.projection.op_base import (
     field_json,
     field_name,
     field_opt_name,
+    field_stat_value,
     field_stats,
     field_text,
     refuse_busy,
@@ -138,12 +140,12 @@ class StatSet(Op):
     name: ClassVar[str] = "stat_set"
     character: str
     stat: str
-    value: int
+    value: int | str  # a quarter stat (Basic Speed 5.25) as its exact decimal text
 
     @classmethod
     def parse(cls, d):
         return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"),
-                   field_int(d.get("value"), "stat"))
+                   field_stat_value(d.get("value"), "stat"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -169,6 +171,8 @@ class StatChanged(Op):
         row = character_row(state, self.character)
         if self.stat not in row.stats:
             raise OpConflict(f"{self.character} has no {self.stat} stat")
+        if not isinstance(row.stats[self.stat], int):
+            raise OpConflict(f"{self.character}'s {self.stat} is {row.stats[self.stat]}, not a whole number to move")
         row.stats = {**row.stats, self.stat: bounded(row.stats[self.stat] + self.delta, self.stat)}
 
 
@@ -220,7 +224,7 @@ class PoolChanged(Op):
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
-        maximum = pool_max(row.stats, self.pool)  # the stat, or ST/HT on a 3e sheet (core.derived)
+        maximum = pool_max(row.stats, self.pool, stat_names_for(state.ruleset).aliases)  # the stat, or ST/HT on a 3e sheet (core.derived)
         if maximum is None:
             raise OpConflict(f"{self.character} has no {self.pool} stat (nor the stat it derives from)")
         current = row.pools.get(self.pool, maximum)

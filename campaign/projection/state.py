@@ -28,6 +28,10 @@ class CharacterRow:
     pools: dict[str, int] = field(default_factory=dict)
     status: str = "active"  # active, dead or retired
     cp_awarded: int = 0
+    # skill name -> {"level": int, "attr": str | None, "difficulty": str | None}
+    skills: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -13,8 +13,10 @@ from typing import Any
 
 from campaign.projection.replay import Entry, ReplayConflict, effective_voids, project, void_pairs
 from campaign.projection.ops import OpConflict
+from campaign.projection.ops_sheet import sheet_changes
 from campaign.projection.state import State
 from campaign.core.derived import POOLS, pool_current
+from campaign.seeds import stat_names_for
 from campaign.projection.views import status
 
 
@@ -75,9 +77,11 @@ def character_changes(before: State, after: State, name: str) -> list[dict[str, 
         if a != b:
             changes.append(_change("stat", stat, a, b, f"{stat} {'—' if a is None else a} → {'—' if b is None else b}"))
     for pool in POOLS:  # a derived maximum (3e: HP is HT) counts too
-        a, b = pool_current(old.stats, old.pools, pool), pool_current(new.stats, new.pools, pool)
+        aliases = stat_names_for(after.ruleset).aliases
+        a, b = pool_current(old.stats, old.pools, pool, aliases), pool_current(new.stats, new.pools, pool, aliases)
         if a is not None and b is not None and a != b:
                 changes.append(_change("pool", pool, a, b, f"{pool} {a} → {b}"))
+    changes += [_change(*change) for change in sheet_changes(old, new)]
     changes += _trait_changes(before, after, name)
     changes += _condition_changes(before, after, name)
     was, now = status(before, name), status(after, name)

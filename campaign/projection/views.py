@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from campaign.seeds import stat_names_for
 from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
 from campaign.projection.state import State
 
@@ -110,6 +111,9 @@ class CharacterSheet:
     cp_awarded: int
     status: str
     searching_for: str | None
+    skills: dict[str, dict[str, Any]]  # name -> {"level", "attr", "difficulty"} (projection.ops_sheet)
+    notes: tuple[str, ...]
+    items: tuple[str, ...]
     traits: tuple[TraitLine, ...]
     conditions: tuple[ConditionLine, ...]
     pools: dict[str, PoolLevel]
@@ -130,10 +134,11 @@ def character_view(state: State, name: str) -> CharacterSheet:
         if name in (a, b):
             relations.append(Relation(name=b if a == name else a, note=note))
     pools = {}
+    aliases = stat_names_for(state.ruleset).aliases
     for pool in POOLS:  # a 3e sheet's FP/HP maximum is its ST/HT: "derived" says so
-        maximum = stat_value(row.stats, pool)
+        maximum = stat_value(row.stats, pool, aliases)
         if maximum is not None:
-            pools[pool] = PoolLevel(max=maximum.value, current=pool_current(row.stats, row.pools, pool))
+            pools[pool] = PoolLevel(max=maximum.value, current=pool_current(row.stats, row.pools, pool, aliases))
     return CharacterSheet(
         name=name,
         kind=row.kind,
@@ -141,11 +146,14 @@ def character_view(state: State, name: str) -> CharacterSheet:
         summoner=row.summoner,
         stats=dict(row.stats),
         derived={stat: DerivedStat(value=value.value, from_=value.derived_from)
-                 for stat, value in derived_stats(row.stats).items()},
+                 for stat, value in derived_stats(row.stats, aliases).items()},
         cp_total=row.cp_total,
         cp_awarded=row.cp_awarded,
         status=current,
         searching_for=searching_for,
+        skills={name: dict(skill) for name, skill in row.skills.items()},
+        notes=tuple(row.notes),
+        items=tuple(row.items),
         traits=tuple(
             TraitLine(name=t.name, category=t.category, cp=t.cp, counts_toward_limit=t.counts_toward_limit,
                       limit_cp=t.cp - (t.unlimited_cp or 0), unlimited_cp=t.unlimited_cp or 0,

@@ -83,7 +83,10 @@ def export_pieces(db: Database, campaign_name: str | None, names: Iterable[str] 
             rows = [character_named(session, campaign, name) for name in names]
         tables = tuple(load_tables())
         # The bridge reads the sheet as `char show --json` prints it (plain JSON values).
-        return [piece(as_json(character_view(session, row)), campaign.ruleset, tables) for row in rows]
+        from campaign.seeds import stat_names_for
+
+        aliases = stat_names_for(campaign.ruleset).aliases
+        return [piece(as_json(character_view(session, row)), campaign.ruleset, tables, aliases) for row in rows]
 
 
 # --- logs in ---

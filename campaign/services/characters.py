@@ -70,41 +70,36 @@ class Related:
     seq: int
 
 
-def _check_stats(stats: dict[str, int]) -> dict[str, int]:
-    cleaned = {}
-    for key, value in stats.items():
-        key = clean_name(key, "stat")
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise BadInput(f"stat {key}: {value!r} is not a whole number")
-        if abs(value) > STAT_LIMIT:
-            raise BadInput(f"stat {key}: {value} is out of range (at most ±{STAT_LIMIT})")
-        cleaned[key] = value
-    return cleaned
+def _check_stats(stats: dict) -> dict:
+    return {clean_name(key, "stat"): value for key, value in stats.items()}
 
 
 def stat_aliases(campaign) -> dict[str, tuple[str, ...]]:
-    from campaign.seeds import load_stat_aliases
+    from campaign.seeds import stat_names_for
 
-    return load_stat_aliases().get(campaign.ruleset, {})
+    return dict(stat_names_for(campaign.ruleset).aliases)
 
 
-def canonical_stats(campaign, stats: dict[str, int], sheet: dict[str, int], *, new_stat: bool = True,
-                    who: str = "") -> dict[str, int]:
-    """The stats with their names as the sheet stores them (see core.stat_names).
+def canonical_stats(campaign, stats: dict, sheet: dict, *, new_stat: bool = True,
+                    who: str = "") -> dict[str, int | str]:
+    """The stats with their names as the sheet stores them and their values as the
+    stat's kind allows (see core.stat_names: Basic Speed 5.25 is kept exactly).
 
     Unless `new_stat`, a name that matches nothing known is refused as a likely typo."""
-    from campaign.core.stat_names import resolve_stat
+    from campaign.core.stat_names import resolve_stat, stat_number
+    from campaign.seeds import stat_names_for
 
-    aliases = stat_aliases(campaign)
-    resolved: dict[str, int] = {}
+    names = stat_names_for(campaign.ruleset)
+    resolved: dict[str, int | str] = {}
     for typed, value in stats.items():
-        found = resolve_stat(typed, sheet, aliases)
+        found = resolve_stat(typed, sheet, names.aliases)
         if not found.known and not new_stat:
             hint = f"did you mean {found.suggestion!r}? " if found.suggestion else ""
-            raise RuleRefused(f"{who} has no stat {typed!r}: {hint}add --new-stat to create it")
+            raise RuleRefused(f"{who or 'the sheet'} has no stat {typed!r}: {hint}add --new-stat to create it")
         if found.name in resolved:
             raise BadInput(f"stat {found.name} is given twice ({typed!r} is the same stat)")
-        resolved[found.name] = value
+        canonical = resolve_stat(found.name, (), names.aliases).name
+        resolved[found.name] = stat_number(value, found.name, names.kind(canonical))
     return resolved
 
 
@@ -149,7 +144,10 @@ def add_character(
     summoner: str | None = None,
     stats: dict[str, int] | None = None,
     cp: int = 0,
+    new_stat: bool = True,
 ) -> CharacterAdded:
+    """A new PC or NPC; unless `new_stat`, a stat name the ruleset does not know is
+    refused as a likely typo (as `char set` does)."""
     name = clean_name(name, "character")
     stats = _check_stats(stats or {})
     cp = _check_cp(cp)
@@ -164,7 +162,7 @@ def add_character(
         summoner_row = character_named(session, campaign, summoner) if summoner is not None else None
         if summoner_row is not None and summoner_row.kind != "pc":
             raise RuleRefused(f"the summoner must be a PC; {summoner_row.name!r} is an NPC")
-        stats = canonical_stats(campaign, stats, {})
+        stats = canonical_stats(campaign, stats, {}, new_stat=new_stat, who=name)
         with recording(session, campaign, actor, "character", voidable=False) as entry:
             character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp)
             entry.describe(character=name, reason="added")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from campaign import ledger
 from campaign.core import checks2d6 as rules
@@ -196,11 +196,14 @@ def refuse_duplicates(characters: Sequence[Character], what: str) -> None:
 
 
 def stat_of(character: Character, stat: str) -> int:
-    """The stat's value; `stat` may be any spelling of it (心, WILL, ｗｉｌｌ ...)."""
+    """The stat's value; `stat` may be any spelling of it (心, こころ, WILL, ｗｉｌｌ ...)."""
     from campaign.core.stat_names import resolve_stat
+    from campaign.db.models import Campaign
+    from campaign.seeds import stat_names_for
 
     stats = character.stats or {}
-    stat = resolve_stat(stat, stats, {}).name
+    campaign = object_session(character).get(Campaign, character.campaign_id)
+    stat = resolve_stat(stat, stats, stat_names_for(campaign.ruleset).aliases).name
     if stat not in stats:
         listed = ", ".join(f"{k}={v}" for k, v in stats.items()) or "none"
         raise NotFound(f"{character.name} has no stat {stat!r} (stats: {listed})")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
-from campaign.errors import BadInput
+from campaign.errors import BadInput, RuleRefused
 from campaign.services.check_records import (
     EFFECT_RULES,
     OCCASIONS,
@@ -138,6 +138,21 @@ class OpposedCheck(CheckContext, _OpposedHead):
 # --------------------------------------------------------------------------- 2d6 checks
 
 
+def sheet_skill_level(row, name: str, given: int | None) -> int:
+    """The level of the skill the sheet records under `name`, else `given`."""
+    from campaign.services.skill_rolls import skill_key
+
+    key = skill_key(row.skills or {}, name)
+    if key is not None:
+        return (row.skills or {})[key]["level"]
+    if given is None:
+        from campaign.core.suggest import did_you_mean
+
+        raise RuleRefused(f"{row.name} has no skill {name!r} on the sheet{did_you_mean(name, row.skills or {})}; "
+                          f"give its level with --skill N or record it with `skill add`")
+    return given
+
+
 def ability_check(
     db: Database,
     campaign_name: str | None,
@@ -156,8 +171,12 @@ def ability_check(
     reason: str | None = None,
     secret: bool = False,
     anyway: bool = False,
+    skill_name: str | None = None,
 ) -> AbilityCheck | SecretCheck:
-    """能力判定 (or 技能判定 with a skill level): stat + 2d6 + skill + modifiers >= target."""
+    """能力判定 (or 技能判定 with a skill level): stat + 2d6 + skill + modifiers >= target.
+
+    With `skill_name` the level is the sheet's (`skill add`), or `skill` when the sheet
+    records none; one of them must say it."""
     stat = clean_stat_name(stat)
     target = bounded_value(target, "--target")
     skill = bounded_value(skill, "--skill") if skill is not None else None
@@ -170,6 +189,8 @@ def ability_check(
         row = character_named(session, campaign, character)
         warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
         warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
+        if skill_name is not None:
+            skill = sheet_skill_level(row, skill_name, skill)
         value = stat_of(row, stat)
         mods = with_penalties(row, mods)  # the -2 after waking applies by itself (services.lingering)
         common = dict(modifiers=mods, dice_modifier=dice_modifier, criticals=criticals_of(campaign),

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.derived import pool_current
+from campaign.seeds import stat_names_for
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import (
     Campaign,
@@ -121,6 +122,22 @@ class Recorder:
         character.pools = {k: v for k, v in character.pools.items() if k != stat}
         self.ops.append(o.StatUnset(character.name, stat))
 
+    def sheet(self, character: Character, op: o.Op) -> None:
+        """A sheet op (projection.ops_sheet: skills, notes, items), applied to the row
+        exactly as replay applies it, so the tables cannot drift from the ledger."""
+        from campaign.projection.state import CharacterRow, State
+
+        row = CharacterRow(character.kind, None, None, {}, 0, skills=dict(character.skills or {}),
+                           notes=list(character.notes or []), items=list(character.items or []))
+        state = State(characters={character.name: row})
+        try:
+            op.apply(state, None)
+        except o.OpConflict as exc:
+            raise RuleRefused(str(exc)) from None
+        character.skills, character.notes = dict(row.skills) or None, list(row.notes) or None
+        character.items = list(row.items) or None
+        self.ops.append(op)
+
     def award_cp(self, character: Character, cp: int) -> None:
         character.cp_total = _bounded(character.cp_total + cp, "the CP total")
         character.cp_awarded = _bounded(character.cp_awarded + cp, "the awarded CP")
@@ -140,7 +157,8 @@ class Recorder:
 
     def change_pool(self, character: Character, pool: str, delta: int) -> int:
         """Lose (negative) or regain FP/HP; returns the new current value."""
-        current = pool_current(character.stats, character.pools, pool)  # a 3e sheet's max is ST/HT
+        current = pool_current(character.stats, character.pools, pool,
+                               stat_names_for(self.campaign.ruleset).aliases)  # a 3e sheet's max is ST/HT
         after = _bounded(current + delta, pool)
         character.pools = {**character.pools, pool: after}
         self.ops.append(o.PoolChanged(character.name, pool, delta))

@@ -42,7 +42,6 @@ from campaign.core.effects_vocabulary import effect_data
 from campaign.services.presence import check_presence
 from campaign.core.fright import (
     FRIGHT_TABLE,
-    STAT_ALIASES,
     AddCondition,
     AddTrait,
     FrightResult,
@@ -54,10 +53,12 @@ from campaign.core.fright import (
     resolve_fright_check,
 )
 from campaign.core.gametime import unit_seconds
+from campaign.core.suggest import closest, fold
+from campaign.core.stat_names import canonical_view, sheet_key
 from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
-from campaign.seeds import fright_table
+from campaign.seeds import fright_table, stat_names_for
 from campaign.labels import (  # the words live there (records hold codes); these names stay importable here
     CASCADE_TEXTS,
     RECOVERY_EN,  # noqa: F401
@@ -91,6 +92,7 @@ from campaign.services.traits import (
 COMBAT_REFLEXES_NAMES = frozenset({"combat reflexes", "戦闘即応"})
 PLACEHOLDER_SUFFIX = " (恐怖判定)"
 MODIFIER_LIMIT = 100
+ESCALATION_ENTRY = 25  # the fright table entry that worsens a mild phobia (docs/rules.md "Fright check")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,13 +176,16 @@ class FrightCheckResult:
     warnings: tuple[str, ...] = omitted_when_empty()
 
 
-def stat_key(stats: dict[str, int], canonical: str) -> str | None:
-    """The character's own key for a stat (Will may be 意思), or None."""
-    folded = {str(key).casefold(): key for key in stats}
-    for alias in STAT_ALIASES.get(canonical, (canonical,)):
-        if alias.casefold() in folded:
-            return folded[alias.casefold()]
-    return None
+def _near_phobia(pick: str, mild: list[str]) -> str | None:
+    """The mild phobia a --pick probably meant: one name inside the other (高所恐怖 for
+    高所恐怖症), or for a Latin-letter name a one-letter slip. Edit distance alone would
+    take 閉所恐怖症 (claustrophobia) for 高所恐怖症 (acrophobia): one kanji apart."""
+    folded = fold(pick)
+    for name in mild:
+        if folded in fold(name) or fold(name) in folded:
+            return name
+    latin = [name for name in mild if name.isascii()]
+    return closest(pick, latin) if pick.isascii() else None
 
 
 def _placeholder(name: str, seq: int) -> str:
@@ -197,6 +202,7 @@ class _Applier:
         self.effects = effects
         self.seq = seq
         self.records: list[dict[str, Any]] = []
+        self.aliases: dict[str, tuple[str, ...]] = {}  # the ruleset's stat names (core.stat_names)
         self.traits_added: list[dict[str, Any]] = []
         self.notes: list[str] = []
         self.note_codes: list[dict[str, Any]] = []  # what a record holds of the notes (campaign.labels)
@@ -281,9 +287,9 @@ class _Applier:
         record: dict[str, Any] = {"kind": kind, "pool": effect.pool, "amount": effect.amount, "dice": effect.dice,
                                   "entry": effect.entry}
         stats = self.character.stats
-        maximum = stat_value(stats, effect.pool)  # the sheet's FP/HP, or ST/HT on a 3e sheet
+        maximum = stat_value(stats, effect.pool, self.aliases)  # the sheet's FP/HP, or ST/HT on a 3e sheet
         if maximum is not None:
-            before = pool_current(stats, self.character.pools, effect.pool)
+            before = pool_current(stats, self.character.pools, effect.pool, self.aliases)
             after = before - effect.amount  # GURPS FP and HP may go below zero: no clamp
             self.effects.change_pool(self.character, effect.pool, -effect.amount)
             record.update(tracked=True, before=before, after=after, max=maximum.value,
@@ -299,7 +305,7 @@ class _Applier:
                                   "permanent": effect.permanent, "cascade": effect.cascade, "entry": effect.entry}
         if effect.cascade in CASCADE_TEXTS:
             record["cascade_ja"], record["cascade_en"] = CASCADE_TEXTS[effect.cascade]
-        key = stat_key(self.character.stats, effect.stat)
+        key = sheet_key(self.character.stats, effect.stat, self.aliases)
         if key is None:
             record["tracked"] = False
             self._note({"note": "stat_untracked", "character": self.character.name, "stat": effect.stat})
@@ -311,7 +317,7 @@ class _Applier:
             # so it falls with it (docs/rules.md "Derived stats"); a derived one follows by itself.
             lowered = []
             for derived, base in DERIVATIONS:
-                own = stat_key(self.character.stats, derived) if base.casefold() == effect.stat.casefold() else None
+                own = sheet_key(self.character.stats, derived, self.aliases) if base.casefold() == effect.stat.casefold() else None
                 if own is not None:
                     was = self.character.stats[own]
                     self.effects.change_stat(self.character, own, -effect.amount)
@@ -372,7 +378,8 @@ def fright_check(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
         warnings = check_presence(session, [character], "a fright check", anyway=anyway)
-        will = stat_value(character.stats, "Will")  # a 3e sheet's Will is its IQ (docs/rules.md "Derived stats")
+        aliases = stat_names_for(campaign.ruleset).aliases
+        will = stat_value(character.stats, "Will", aliases)  # a 3e sheet's Will is its IQ (docs/rules.md "Derived stats")
         if will is None:
             have = ", ".join(character.stats) or "none"
             raise RuleRefused(f"{character.name} has no Will stat (Will / 意思) nor IQ to derive it from, to roll "
@@ -383,8 +390,13 @@ def fright_check(
         for trait in traits:
             category, severity = split_category(trait.category)
             known.append(KnownTrait(name=trait.name, category=category, cp=trait.cp, severity=severity))
+        mild = [t.name for t in traits if split_category(t.category) == ("phobia", None)]
         if pick is not None:
             existing = find_trait(session, character, pick)
+            near = _near_phobia(pick, mild) if existing is None else None
+            if near is not None:  # 高所恐怖 for 高所恐怖症: a slip, not a new -10 CP disadvantage
+                raise RuleRefused(f"--pick {pick!r}: did you mean {near!r}? ({character.name}'s mild phobia: its "
+                                  f"exact name worsens it on entry {ESCALATION_ENTRY}; another name adds a new trait)")
             if existing is not None and split_category(existing.category) != ("phobia", None):
                 raise RuleRefused(f"--pick {pick!r}: {character.name} already has a trait of that name "
                                   f"({existing.category}); give the new trait another name")
@@ -393,14 +405,17 @@ def fright_check(
             result = resolve_fright_check(
                 will.value, source, modifier=modifier + penalty_total(penalties), combat_reflexes=combat_reflexes,
                 severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
-                traits=known, stats=dict(character.stats), pick=pick, choice=choice, table=fright_table(),
+                traits=known, stats=canonical_view(character.stats, aliases), pick=pick, choice=choice, table=fright_table(),
             )
         source.ensure_all_used()
 
         with recording(session, campaign, actor, "fright") as entry:
             applier = _Applier(session, character, entry, entry.seq)
+            applier.aliases = aliases
             for effect in result.effects:
                 applier.apply(effect)
+            if pick is None and mild and result.table is not None and result.table.result == ESCALATION_ENTRY:
+                applier._note({"note": "mild_phobias", "character": character.name, "phobias": mild})
             check_view, table_view = _check_view(result, will.key, will.derived_from, penalties), _table_view(result)
             entry.describe(
                 character=character.name, expression=f"3D6<={result.check.target}",

@@ -93,6 +93,7 @@ def drain_catatonia(session: Session, campaign: Campaign, entry: Recorder, start
     """Apply, inside a time entry, the HP every untreated catatonia loses for each day
     that completes between `start` and `target` (campaign clock seconds)."""
     from campaign.core.derived import pool_current, stat_value
+    from campaign.seeds import stat_names_for
     from campaign.services.conditions import campaign_conditions
 
     drains: list[dict[str, Any]] = []
@@ -106,8 +107,9 @@ def drain_catatonia(session: Session, campaign: Campaign, entry: Recorder, start
             continue
         since = condition.since_clock or 0
         for day in range(max(0, start - since) // DAY + 1, max(0, target - since) // DAY + 1):
-            tracked = stat_value(character.stats, "HP") is not None
-            before = pool_current(character.stats, character.pools, "HP") if tracked else None
+            aliases = stat_names_for(campaign.ruleset).aliases
+            tracked = stat_value(character.stats, "HP", aliases) is not None
+            before = pool_current(character.stats, character.pools, "HP", aliases) if tracked else None
             after = entry.change_pool(character, "HP", -day) if tracked else None
             drains.append({"character": character.name, "condition": condition.name, "origin": condition.origin,
                            "day": day, "hp": day, "at_clock": since + day * DAY, "tracked": tracked,

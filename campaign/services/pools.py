@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campaign.core.derived import pool_current, pool_name, stat_value
+from campaign.seeds import stat_names_for
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.common import campaign_transaction, character_named, clean_text
@@ -60,12 +61,13 @@ def change_pool(
     action = "heal" if heal else "damage"
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
-        maximum = stat_value(character.stats, pool)
+        aliases = stat_names_for(campaign.ruleset).aliases
+        maximum = stat_value(character.stats, pool, aliases)
         if maximum is None:
             base = "ST" if pool == "FP" else "HT"
             raise RuleRefused(f"{character.name} has no {pool} stat nor {base} to derive it from; "
                               f"give one with `char set {character.name} --stat {pool}=N`")
-        before = pool_current(character.stats, character.pools, pool)
+        before = pool_current(character.stats, character.pools, pool, aliases)
         delta = min(amount, maximum.value - before) if heal else -amount
         if heal and delta <= 0:
             raise RuleRefused(f"{character.name}'s {pool} is {before}/{maximum.value}: nothing to heal")

@@ -97,6 +97,13 @@ def roll(
             warnings = roll_warnings(session, [row])
         from campaign.core.dice_source import about
 
+        skill = None
+        if row is not None:  # `roll 回避-2 --char 鈴音`: 3D6 against the sheet's level (services.skill_rolls)
+            from campaign.services.skill_rolls import skill_roll
+
+            found = skill_roll(text, row, campaign.ruleset)
+            if found is not None:
+                text, skill = found.text, found.source
         with about(source, who):
             result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
@@ -107,6 +114,8 @@ def roll(
             penalties = roll_penalties(row, session)  # the -2 after waking (docs/rules.md)
             written, result = result.target, penalized_roll(result, penalties)
         detail = result.to_detail()
+        if skill is not None:
+            detail["from_sheet"] = skill
         if penalties:
             detail["penalties"] = penalties
             detail["written_target"] = written

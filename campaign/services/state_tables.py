@@ -76,7 +76,8 @@ def load_state(session: Session, campaign: Campaign, only: str | None = None) ->
     for c in characters:
         state.characters[c.name] = CharacterRow(c.kind, players.get(c.player_id), names.get(c.summoner_id),
                                                 dict(c.stats or {}), c.cp_total, dict(c.pools or {}), c.status,
-                                                c.cp_awarded)
+                                                c.cp_awarded, dict(c.skills or {}), list(c.notes or []),
+                                                list(c.items or []))
     for r in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
         state.relationships[(names.get(r.from_id), names.get(r.to_id))] = r.note
     ids = list(names) if only is None else [i for i, name in names.items() if name == only]
@@ -166,6 +167,11 @@ def _same_order(old: dict, new: dict) -> dict:
     return {**{key: new[key] for key in old if key in new}, **new}
 
 
+def _sheet_columns(row: CharacterRow) -> dict:
+    """Skills, notes and items as the columns hold them: NULL when empty (revision 0015)."""
+    return {"skills": dict(row.skills) or None, "notes": list(row.notes) or None, "items": list(row.items) or None}
+
+
 def sync_state(session: Session, campaign: Campaign, target: State, before: State | None = None) -> None:
     """Make the tables equal `target`, changing only what differs.
 
@@ -203,6 +209,12 @@ def sync_state(session: Session, campaign: Campaign, target: State, before: Stat
         session.execute(delete(Trait).where(Trait.character_id.in_(char_ids), Trait.origin == origin))
     for origin in [o for o in current.conditions if o not in target.conditions]:
         session.execute(delete(Condition).where(Condition.character_id.in_(char_ids), Condition.origin == origin))
+    # A voided sheet import (services.sheet_transfer) takes its character away again; its
+    # traits went above, and nothing else can hold it (a later entry using it depends on it).
+    gone_characters = [name for name in current.characters if name not in target.characters]
+    if gone_characters:
+        session.execute(delete(Character).where(Character.campaign_id == cid, Character.name.in_(gone_characters)))
+        current.characters = {k: v for k, v in current.characters.items() if k not in gone_characters}
     for gone in ("players", "characters", "relationships", "scenarios"):
         extra = set(getattr(current, gone)) - set(getattr(target, gone))
         if extra:  # never made by a voidable entry: the tables were edited by hand
@@ -219,7 +231,7 @@ def sync_state(session: Session, campaign: Campaign, target: State, before: Stat
             character = Character(campaign_id=cid, name=name, kind=row.kind, player_id=ids.of(ids.players, row.player),
                                   summoner_id=ids.of(ids.characters, row.summoner), stats=dict(row.stats),
                                   cp_total=row.cp_total, pools=dict(row.pools), status=row.status,
-                                  cp_awarded=row.cp_awarded)
+                                  cp_awarded=row.cp_awarded, **_sheet_columns(row))
             session.add(character)
             session.flush()
             ids.characters[name] = character.id
@@ -229,6 +241,8 @@ def sync_state(session: Session, campaign: Campaign, target: State, before: Stat
             character.stats, character.cp_total = _same_order(old.stats, row.stats), row.cp_total
             character.pools = _same_order(old.pools, row.pools)
             character.status, character.cp_awarded = row.status, row.cp_awarded
+            for column, value in _sheet_columns(row).items():
+                setattr(character, column, value)
             character.player_id = ids.of(ids.players, row.player)
             character.summoner_id = ids.of(ids.characters, row.summoner)
     for (a, b), note in target.relationships.items():

@@ -181,8 +181,10 @@ def add_trait(
     category: str | None = None,
     counts_toward_limit: bool = True,
     reason: str | None = None,
+    paid: bool = False,
 ) -> TraitChanged:
-    """Give a character a trait; its CP is added to the CP total."""
+    """Give a character a trait; its CP is added to the CP total, unless `paid`: a
+    finished sheet's total already includes it (its removal still takes it out)."""
     name = clean_name(name, "trait")
     cp = _clean_cp(cp)
     category = _clean_category(category, cp)
@@ -191,9 +193,11 @@ def add_trait(
         refuse_duplicate(session, character, name)
         with recording(session, campaign, actor, "trait") as entry:
             trait = entry.add_trait(character, name, category, cp, counts_toward_limit=counts_toward_limit)
-            entry.change_cp(character, cp)
+            if not paid:
+                entry.change_cp(character, cp)
             entry.describe(character=character.name, reason=reason or "added",
-                           detail={"action": "add", "trait": as_json(trait_view(trait))})
+                           detail={"action": "add", "trait": as_json(trait_view(trait)),
+                                   **({"paid": True} if paid else {})})
         return TraitChanged(seq=entry.seq, action="add", character=character.name, trait=trait_view(trait),
                             cp_total=character.cp_total)
 

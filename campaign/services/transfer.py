@@ -65,6 +65,13 @@ def _line(line_type: str, /, **fields: Any) -> str:
     return _encode({"type": line_type, **fields}) + "\n"
 
 
+def _sheet_fields(character: Character) -> dict[str, Any]:
+    """Skills, notes and items (revision 0015) when the sheet has any: an export of a
+    campaign without them stays as it was."""
+    fields = {"skills": character.skills, "notes": character.notes, "items": character.items}
+    return {key: value for key, value in fields.items() if value}
+
+
 def export_lines(session: Session, campaign: Campaign, progress: Callable[[int], None] | None = None) -> Iterator[str]:
     """Yield the export file line by line (header, state, ledger, footer)."""
     cid = campaign.id
@@ -82,7 +89,8 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
     for character in sorted(characters, key=lambda c: (c.summoner_id is not None, c.id)):
         yield _line("character", name=character.name, kind=character.kind, player=players.get(character.player_id),
                     summoner=names.get(character.summoner_id), stats=character.stats, cp_total=character.cp_total,
-                    pools=character.pools, status=character.status, cp_awarded=character.cp_awarded)
+                    pools=character.pools, status=character.status, cp_awarded=character.cp_awarded,
+                    **_sheet_fields(character))
     for rel in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
         yield _line("relationship", **{"from": names[rel.from_id], "to": names[rel.to_id], "note": rel.note})
     char_ids = list(names)
@@ -261,7 +269,9 @@ class _Importer:
         # (the replay refuses the claim otherwise, as it refused such files then).
         self.claimed.characters[item["name"]] = CharacterRow(item["kind"], item["player"], item["summoner"],
                                                             item["stats"], item["cp_total"], item["pools"],
-                                                            item.get("status", "active"), item.get("cp_awarded", 0))
+                                                            item.get("status", "active"), item.get("cp_awarded", 0),
+                                                            skills=item.get("skills", {}),
+                                                            notes=item.get("notes", []), items=item.get("items", []))
 
     def _relationship(self, item):
         self.claimed.relationships[(item["from"], item["to"])] = item["note"]

@@ -148,8 +148,8 @@ def test_filters(gurps, os_dice):
 
 
 def test_checks_sub_entries_and_shared_rolls(gurps):
-    gurps.run("char", "add", "甲", "--npc", "--stat", "体=3")
-    gurps.run("char", "add", "乙", "--npc", "--stat", "体=2")
+    gurps.run("char", "add", "甲", "--npc", "--stat", "体=3", "--new-stat")
+    gurps.run("char", "add", "乙", "--npc", "--stat", "体=2", "--new-stat")
     gurps.run("check", "ability", "甲", "体", "--target", "10", "--dice", "6,1")
     gurps.run("check", "coop", "体", "--with", "甲", "--with", "乙", "--target", "12", "--dice", "6,6,1")
     gurps.run("roll", "CRT", "--dice", "3,4,6")  # a table roll: 3d6 from the table's definition

@@ -31,7 +31,7 @@ from campaign.chain import canonical_json
 from campaign.core.dice_source import ManualDice, SeededDice
 from campaign.db.database import Database
 from campaign.errors import CampaignError
-from campaign.services import characters, history, lifecycle, missing, rolls, secret_rolls, traits, voids
+from campaign.services import characters, history, lifecycle, missing, rolls, secret_rolls, sheets, traits, voids
 from campaign.services.fright import fright_check
 from campaign.services.results import as_json
 from campaign.services.transfer import export_campaign, import_campaign
@@ -85,6 +85,10 @@ EVERY_OP = [
     ("award", ["鈴音", "刀矢"], 3), ("rename", "千早"), ("rename_player", "Mio"),
     ("secret", "刀矢", 7), ("reveal",), ("seal",),
     ("void_latest", "award", True), ("void_last_void",), ("void_latest", "fright", True),
+    ("skill", "刀矢", "刀", "add", 13), ("skill", "刀矢", "刀", "set", 14), ("skill", "刀矢", "回避", "add", 9),
+    ("skill", "刀矢", "回避", "remove", None), ("line", "刀矢", "note", "左利き", False),
+    ("line", "刀矢", "item", "日本刀", False), ("line", "刀矢", "item", "懐中電灯", False),
+    ("line", "刀矢", "item", "懐中電灯", True),
     ("status", "刀矢", "dead"), ("status", "鈴音", "retired"),
 ]
 
@@ -95,6 +99,10 @@ def _run(db: Database, action: tuple) -> None:
         fright_check(db, None, "GM", args[0], ManualDice(args[2]), modifier=args[1], pick="暗所恐怖症")
     elif kind == "phobia":  # a GM's mild phobia, which a fright check may make severe
         traits.add_trait(db, None, "GM", args[0], args[1], args[2], category="phobia")
+    elif kind == "skill":
+        sheets.change_skill(db, None, "GM", args[0], args[1], action=args[2], level=args[3])
+    elif kind == "line":
+        sheets.change_line(db, None, "GM", args[0], args[2], kind=args[1], remove=args[3])
     elif kind == "award":
         lifecycle.award(db, None, args[1], args[0], "GM", "property")
     elif kind == "status":

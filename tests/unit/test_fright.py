@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from campaign.core.stat_names import canonical_view
+from campaign.seeds import load_stat_aliases
+
 import pytest
 
 from campaign.core.dice_source import ManualDice
@@ -347,7 +350,9 @@ def test_missing_ht_is_refused_before_rolling():
 
 
 def test_japanese_stat_name_is_accepted():
-    effects, subs = apply_entry(FEAR, 18, ManualDice(HT_PASS + [1]), stats={"生命力": 12})
+    """The service hands core the stats keyed canonically (core.stat_names.canonical_view)."""
+    stats = canonical_view({"生命力": 12}, load_stat_aliases()["gurps3-ja"])
+    effects, subs = apply_entry(FEAR, 18, ManualDice(HT_PASS + [1]), stats=stats)
     assert subs[0].expression == "3D6<=12" and subs[0].target == 12
 
 

@@ -12,7 +12,7 @@ from campaign.seeds import fright_table, load_stat_aliases, load_tables
 def test_shipped_stat_names_per_ruleset():
     aliases = load_stat_aliases()
     assert set(aliases) == {"gurps3-ja", "2d6-ja"}
-    assert aliases["gurps3-ja"]["Will"] == ("意思", "意志", "意思力")
+    assert aliases["gurps3-ja"]["Will"] == ("意思", "意志", "意思力", "意志力")
     assert aliases["2d6-ja"]["心"] == ("こころ", "kokoro", "Mind")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from campaign.seeds import load_stat_aliases
 from campaign.core.derived import derived_stats, pool_current, pool_max, pool_name, stat_value
 from campaign.core.followup import after_texts, follow_up
 from campaign.core.gametime import clock_text, parse_span, span_text, whole_units
@@ -86,13 +87,17 @@ def test_3e_sheet_derives_will_fp_hp():
 
 
 def test_own_stats_win_and_aliases_count():
+    names = load_stat_aliases()["gurps3-ja"]  # the ruleset's names, passed in: core reads no file
     sheet = {"知力": 12, "意思": 14, "生命力": 10, "hp": 13}
-    assert derived_stats(sheet) == {}  # Will and HP given; no ST, so no FP at all
-    will = stat_value(sheet, "Will")
+    assert derived_stats(sheet, names) == {}  # Will and HP given; no ST, so no FP at all
+    will = stat_value(sheet, "Will", names)
     assert (will.value, will.key, will.derived) == (14, "意思", False)
-    assert pool_max(sheet, "HP") == 13 and pool_max(sheet, "FP") is None
-    assert stat_value({"知力": 9}, "Will").derived_from == "IQ"
-    assert stat_value({"DX": 9}, "Will") is None
+    assert pool_max(sheet, "HP", names) == 13 and pool_max(sheet, "FP", names) is None
+    assert stat_value({"知力": 9}, "Will", names).derived_from == "IQ"
+    assert stat_value({"DX": 9}, "Will", names) is None
+    for spelling in ("意志力", "意思力", "ＷＩＬＬ", "ｗｉｌｌ", "意志"):  # every alias, any width
+        assert stat_value({spelling: 15, "IQ": 10}, "Will", names).value == 15
+    assert stat_value({"ＷＩＬＬ": 15, "IQ": 10}, "Will").value == 15  # without names: the folded name only
 
 
 def test_pool_names():

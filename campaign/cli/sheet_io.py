@@ -1,0 +1,68 @@
+"""`campaign char import` / `char export`: whole sheets in the documented template
+(docs/sheets.md), registered by campaign.cli.char."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from campaign.cli.context import state
+from campaign.cli.output import JsonOption, emit_json, say
+from campaign.errors import BadInput
+
+FILE_LIMIT = 5_000_000  # bytes: far above any party's sheets
+
+
+def _read(file: str) -> str:
+    try:
+        if file == "-":
+            data = sys.stdin.buffer.read(FILE_LIMIT + 1)
+        else:
+            with open(file, "rb") as handle:
+                data = handle.read(FILE_LIMIT + 1)
+    except OSError as exc:
+        raise BadInput(f"cannot read {file}: {exc.strerror or exc}") from None
+    if len(data) > FILE_LIMIT:
+        raise BadInput(f"{file} is larger than {FILE_LIMIT} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise BadInput(f"{file} is not UTF-8 text (save the sheet as UTF-8 CSV)") from None
+
+
+def char_import(
+    ctx: typer.Context,
+    file: str = typer.Argument(..., help="The sheet file ('-' for stdin)."),
+    fmt: str = typer.Option(..., "--format", help="csv or json (the template of docs/sheets.md), or ccfolia "
+                                                 "(ココフォリア piece JSON, one or a list or one per line)."),
+    player: str = typer.Option(None, "--player", "-p", help="The player of every PC the file does not name one for."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the file and show what would be created."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Create characters from a sheet file: stats, CP total, paid traits, skills, notes, items.
+
+    Each character is one ledger entry (voidable). Unknown columns are refused by name.
+
+    Example: campaign char import party.csv --format csv --player Aki --dry-run
+    """
+    from campaign.services.sheet_transfer import import_sheets
+
+    s = state(ctx)
+    done = import_sheets(s.db, s.campaign, s.actor, _read(file), fmt, player=player, dry_run=dry_run)
+    if json_out:
+        emit_json(done)
+        return
+    for c in done.characters:
+        where = "would add" if done.dry_run else "added"
+        stats = " ".join(f"{k}={v}" for k, v in c.stats.items())
+        say(f"{where} {c.kind.upper()} {c.name}: CP {c.cp_total}, {stats}, {c.skills} skills, {c.traits} traits"
+            + ("" if c.seq is None else f" (ledger #{c.seq})"))
+
+
+def write_sheets(ctx: typer.Context, fmt: str, names: list[str] | None) -> None:
+    """`char export --format csv|json`: the sheets on stdout (campaign.cli.char has the command)."""
+    from campaign.services.sheet_transfer import export_sheets
+
+    s = state(ctx)
+    sys.stdout.write(export_sheets(s.db, s.campaign, fmt, names))

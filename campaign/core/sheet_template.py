@@ -1,0 +1,129 @@
+"""The sheet template (docs/sheets.md): one character per record, one key per field.
+
+The same flat record is a CSV row (one column per key) or a JSON object, so a
+spreadsheet and a script write the same thing:
+
+    name, kind (pc|npc), player, cp        the character and its CP total
+    ST, DX, 意志力, Speed ...              a stat (any name or alias of the ruleset)
+    skill:回避 = 14 | "14 DX/A"            a skill's level, optionally its stat / difficulty
+    trait:戦闘即応 = 15 | "15 advantage"   a trait the CP total already includes, optionally its category
+    note, item                            lines (several separated by newlines in one cell)
+
+Pure: records in, drafts out; which names are stats is the caller's (core.stat_names).
+Nothing is guessed: an unknown key is listed as an error, not dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from campaign.errors import BadInput
+
+SKILL, TRAIT = "skill:", "trait:"
+FIXED = ("name", "kind", "player", "cp")
+_SKILL = re.compile(r"\s*([+-]?\d{1,4})(?:\s+([^/\s]+)?(?:/(E|A|H|VH))?)?\s*", re.IGNORECASE)
+_TRAIT = re.compile(r"\s*([+-]?\d{1,7})(?:\s+(.+?))?\s*")
+
+
+@dataclass(frozen=True)
+class SkillDraft:
+    name: str
+    level: int
+    attr: str | None = None
+    difficulty: str | None = None
+
+
+@dataclass(frozen=True)
+class TraitDraft:
+    name: str
+    cp: int
+    category: str | None = None
+
+
+@dataclass(frozen=True)
+class SheetDraft:
+    """One character as the template says it, names not yet resolved."""
+
+    name: str
+    kind: str
+    player: str | None
+    cp: int
+    stats: dict[str, Any] = field(default_factory=dict)
+    skills: tuple[SkillDraft, ...] = ()
+    traits: tuple[TraitDraft, ...] = ()
+    notes: tuple[str, ...] = ()
+    items: tuple[str, ...] = ()
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _lines(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(_text(v) for v in value if _text(v))
+    return tuple(line.strip() for line in _text(value).splitlines() if line.strip())
+
+
+def _int(value: Any, what: str) -> int:
+    text = _text(value)
+    if isinstance(value, bool) or not re.fullmatch(r"[+-]?\d{1,7}", text):
+        raise BadInput(f"{what}: {value!r} is not a whole number")
+    return int(text)
+
+
+def parse_record(record: Mapping[str, Any], where: str, is_stat: Callable[[str], bool],
+                 player: str | None = None) -> SheetDraft:
+    """A SheetDraft from one template record; `where` names it in errors ("row 3")."""
+    unknown = [key for key in record if key not in FIXED and not key.startswith((SKILL, TRAIT))
+               and key not in ("note", "item") and not is_stat(key)]
+    if unknown:
+        raise BadInput(f"{where}: unknown field(s) {', '.join(map(repr, unknown))} (not a stat of the ruleset; "
+                       f"a skill is skill:NAME, a trait trait:NAME)")
+    name = _text(record.get("name"))
+    if not name:
+        raise BadInput(f"{where}: no name")
+    kind = _text(record.get("kind")).lower() or "pc"
+    if kind not in ("pc", "npc"):
+        raise BadInput(f"{where}: kind must be pc or npc, not {record.get('kind')!r}")
+    owner = _text(record.get("player")) or player
+    stats, skills, traits = {}, [], []
+    for key, value in record.items():
+        if key in FIXED or key in ("note", "item") or _text(value) == "":
+            continue
+        if key.startswith(SKILL):
+            match = _SKILL.fullmatch(_text(value))
+            if not match or not key[len(SKILL):].strip():
+                raise BadInput(f"{where}: {key}: {value!r} is not a skill level (14, or 14 DX/A)")
+            skills.append(SkillDraft(key[len(SKILL):].strip(), int(match[1]), match[2],
+                                     match[3].upper() if match[3] else None))
+        elif key.startswith(TRAIT):
+            match = _TRAIT.fullmatch(_text(value))
+            if not match or not key[len(TRAIT):].strip():
+                raise BadInput(f"{where}: {key}: {value!r} is not a trait's CP (15, or 15 advantage)")
+            traits.append(TraitDraft(key[len(TRAIT):].strip(), int(match[1]), match[2]))
+        else:
+            stats[key] = value if isinstance(value, int) and not isinstance(value, bool) else _text(value)
+    cp = _int(record.get("cp") or 0, f"{where}: cp")
+    return SheetDraft(name, kind, owner, cp, stats, tuple(skills), tuple(traits),
+                      _lines(record.get("note")), _lines(record.get("item")))
+
+
+def sheet_record(sheet) -> dict[str, Any]:
+    """A CharacterSheet (projection.views) as one template record: what `char export` writes."""
+    record: dict[str, Any] = {"name": sheet.name, "kind": sheet.kind, "player": sheet.player or "",
+                              "cp": sheet.cp_total}
+    record.update(sheet.stats)
+    for name, skill in sheet.skills.items():
+        base = "/".join(part for part in (skill.get("attr") or "", skill.get("difficulty") or "") if part)
+        if skill.get("difficulty") and not skill.get("attr"):
+            base = "/" + skill["difficulty"]
+        record[SKILL + name] = skill["level"] if not base else f"{skill['level']} {base}"
+    for trait in sheet.traits:
+        record[TRAIT + trait.name] = f"{trait.cp} {trait.category}"
+    record["note"] = "\n".join(sheet.notes)
+    record["item"] = "\n".join(sheet.items)
+    return record

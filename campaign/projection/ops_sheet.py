@@ -1,0 +1,181 @@
+"""Ops on the sheet as players write it (issue 27): skills, notes and equipment lines.
+
+A skill is keyed by its name as the sheet writes it (回避, 聞き耳, 刀); its value is its
+level with, optionally, the stat it is based on and its difficulty (GURPS: E, A, H,
+VH). `skill_added` and `skill_set` carry absolute values, so voiding a change leaves
+the level the earlier entry wrote. Notes and items are plain lines, kept in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from campaign.projection.op_base import (
+    BadOp,
+    Op,
+    OpConflict,
+    character_row,
+    field_int,
+    field_name,
+    field_opt_name,
+    field_text,
+)
+
+SKILL_LIMIT = 1000  # far above any GURPS skill level; keeps a record's numbers sane
+DIFFICULTIES = ("E", "A", "H", "VH")
+
+
+def skill_value(level: int, attr: str | None, difficulty: str | None) -> dict[str, Any]:
+    """A skill as the state (and `char show --json`) holds it."""
+    return {"level": level, "attr": attr, "difficulty": difficulty}
+
+
+def _fields(d: dict[str, Any]) -> tuple[str, str, int, str | None, str | None]:
+    difficulty = d.get("difficulty")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise BadOp(f"skill difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+    return (field_name(d.get("character"), "character"), field_name(d.get("skill"), "skill"),
+            field_int(d.get("level"), "skill level", -SKILL_LIMIT, SKILL_LIMIT),
+            field_opt_name(d.get("attr"), "skill attribute"), difficulty)
+
+
+def _line(value: Any, what: str) -> str:
+    text = field_text(value, what)
+    if not text or not text.strip():
+        raise BadOp(f"{what} must be a non-empty line")
+    return text
+
+
+@dataclass(frozen=True)
+class SkillAdded(Op):
+    name: ClassVar[str] = "skill_added"
+    character: str
+    skill: str
+    level: int
+    attr: str | None
+    difficulty: str | None
+
+    @classmethod
+    def parse(cls, d):
+        return cls(*_fields(d))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        if self.skill in row.skills:
+            raise OpConflict(f"{self.character} already has the skill {self.skill!r}")
+        row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
+
+
+@dataclass(frozen=True)
+class SkillSet(Op):
+    name: ClassVar[str] = "skill_set"
+    character: str
+    skill: str
+    level: int
+    attr: str | None
+    difficulty: str | None
+
+    @classmethod
+    def parse(cls, d):
+        return cls(*_fields(d))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        if self.skill not in row.skills:
+            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
+        row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
+
+
+@dataclass(frozen=True)
+class SkillRemoved(Op):
+    name: ClassVar[str] = "skill_removed"
+    character: str
+    skill: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), field_name(d.get("skill"), "skill"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        if self.skill not in row.skills:
+            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
+        row.skills = {k: v for k, v in row.skills.items() if k != self.skill}
+
+
+@dataclass(frozen=True)
+class NoteAdded(Op):
+    name: ClassVar[str] = "note_added"
+    character: str
+    text: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), _line(d.get("text"), "note"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        row.notes = [*row.notes, self.text]
+
+
+@dataclass(frozen=True)
+class ItemAdded(Op):
+    name: ClassVar[str] = "item_added"
+    character: str
+    text: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), _line(d.get("text"), "item"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        row.items = [*row.items, self.text]
+
+
+@dataclass(frozen=True)
+class ItemRemoved(Op):
+    """The first line equal to `text` goes (two identical lines are two items)."""
+
+    name: ClassVar[str] = "item_removed"
+    character: str
+    text: str
+
+    @classmethod
+    def parse(cls, d):
+        return cls(field_name(d.get("character"), "character"), _line(d.get("text"), "item"))
+
+    def apply(self, state, entry):
+        row = character_row(state, self.character)
+        if self.text not in row.items:
+            raise OpConflict(f"{self.character} has no item {self.text!r}")
+        index = row.items.index(self.text)
+        row.items = row.items[:index] + row.items[index + 1:]
+
+
+def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
+    """(what, name, before, after, text) for each skill, note and item that differs
+    between two CharacterRows: `char timeline` and a void's preview show these."""
+    changes = []
+    for skill in [*old.skills, *(s for s in new.skills if s not in old.skills)]:
+        a, b = old.skills.get(skill), new.skills.get(skill)
+        if a != b:
+            level_a, level_b = (None if a is None else a["level"]), (None if b is None else b["level"])
+            changes.append(("skill", skill, level_a, level_b,
+                            f"skill {skill} {'—' if a is None else level_a} → {'—' if b is None else level_b}"))
+    for what, before, after in (("note", old.notes, new.notes), ("item", old.items, new.items)):
+        for line in after[len(before):] if after[:len(before)] == before else []:
+            changes.append((what, line, None, line, f"{what} added: {line}"))
+        if after[:len(before)] != before:
+            gone = list(before)
+            for line in after:
+                if line in gone:
+                    gone.remove(line)
+            changes += [(what, line, line, None, f"{what} removed: {line}") for line in gone]
+            added = list(after)
+            for line in before:
+                if line in added:
+                    added.remove(line)
+            changes += [(what, line, None, line, f"{what} added: {line}") for line in added]
+    return changes

@@ -1,0 +1,200 @@
+"""`char import` / `char export`: whole sheets in and out, in the template of
+core.sheet_template (CSV or JSON).
+
+Everything is checked before anything is written: names resolved through the one stat
+resolver, unknown fields refused with their names, duplicates refused. Each character
+is then one ledger entry (its stats, CP total, paid traits, skills, notes and items),
+voidable like any other; `dry_run` returns the same plan and writes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from campaign.core.sheet_template import FIXED, SKILL, TRAIT, SheetDraft, parse_record, sheet_record
+from campaign.core.stat_names import resolve_stat
+from campaign.db.database import Database
+from campaign.db.models import Character
+from campaign.errors import BadInput, RuleRefused
+from campaign.projection import ops as o
+from campaign.services.characters import canonical_stats, list_characters, show_character
+from campaign.services.common import campaign_transaction, clean_name, player_named
+from campaign.services.effects import recording
+from campaign.services.sheets import _difficulty, _level, _line
+
+FORMATS = ("csv", "json")
+IMPORT_FORMATS = (*FORMATS, "ccfolia")
+RECORD_LIMIT = 500  # characters in one file
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedSheet:
+    name: str
+    kind: str
+    player: str | None
+    cp_total: int
+    stats: dict[str, Any]
+    skills: int
+    traits: int
+    seq: int | None  # None in a dry run
+
+
+@dataclass(frozen=True, slots=True)
+class SheetImport:
+    dry_run: bool
+    characters: tuple[ImportedSheet, ...]
+
+
+def _pieces(text: str) -> list[Any]:
+    """ココフォリア pieces: one document, a JSON list, or one per line (`char export --ccfolia`)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError as exc:
+            raise BadInput(f"not a ココフォリア piece (JSON): {exc}") from None
+    return data if isinstance(data, list) else [data]
+
+
+def read_records(text: str, fmt: str, is_stat=None) -> list[dict[str, Any]]:
+    """The template records of a CSV or JSON file (a list, or {"characters": [...]}), or
+    of ココフォリア pieces (bridges.ccfolia_sheet; `is_stat` tells stats from skills)."""
+    if fmt not in IMPORT_FORMATS:
+        raise BadInput(f"--format must be one of {', '.join(IMPORT_FORMATS)}, not {fmt!r}")
+    if fmt == "ccfolia":
+        from campaign.bridges.ccfolia_sheet import piece_record
+
+        records = [piece_record(doc, f"piece {i}", is_stat) for i, doc in enumerate(_pieces(text), 1)]
+    elif fmt == "json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise BadInput(f"not JSON: {exc}") from None
+        records = data.get("characters") if isinstance(data, dict) else data
+        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+            raise BadInput('a JSON sheet file is a list of objects (or {"characters": [...]})')
+    else:
+        reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+        if reader.fieldnames is None:
+            raise BadInput("the CSV file is empty")
+        if len(set(reader.fieldnames)) != len(reader.fieldnames) or any(not f for f in reader.fieldnames):
+            raise BadInput("the CSV header has an empty or repeated column")
+        records = [dict(row) for row in reader]
+        if any(None in row for row in records):
+            raise BadInput("a CSV row has more cells than the header")
+    if len(records) > RECORD_LIMIT:
+        raise BadInput(f"at most {RECORD_LIMIT} characters in one file")
+    return records
+
+
+def import_sheets(db: Database, campaign_name: str | None, actor: str, text: str, fmt: str, *,
+                  player: str | None = None, dry_run: bool = False) -> SheetImport:
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        from campaign.seeds import stat_names_for
+
+        aliases = stat_names_for(campaign.ruleset).aliases
+
+        def is_stat(key: str) -> bool:
+            return resolve_stat(key, (), aliases).known
+
+        records = read_records(text, fmt, is_stat)
+        if not records:
+            raise BadInput("the file holds no character")
+
+        drafts = [parse_record(r, f"character {i} ({r.get('name') or '?'})", is_stat, player)
+                  for i, r in enumerate(records, 1)]
+        names = [clean_name(d.name, "character") for d in drafts]
+        if len(set(names)) != len(names):
+            raise BadInput("the file names a character twice")
+        existing = set(session.scalars(select(Character.name).where(Character.campaign_id == campaign.id)))
+        clash = [n for n in names if n in existing]
+        if clash:
+            raise RuleRefused(f"{', '.join(map(repr, clash))} already in {campaign.name!r}: nothing imported")
+        planned = [_plan(session, campaign, d, name, aliases) for d, name in zip(drafts, names)]
+        results = []
+        for draft, name, (stats, owner, skills, traits, notes, items) in zip(drafts, names, planned):
+            seq = None
+            if not dry_run:
+                with recording(session, campaign, actor, "character") as entry:
+                    character = entry.add_character(name, draft.kind, owner, None, stats, draft.cp)
+                    for trait_name, category, cp in traits:
+                        entry.add_trait(character, trait_name, category, cp, counts_toward_limit=True)
+                    for skill in skills:
+                        entry.sheet(character, o.SkillAdded(name, *skill))
+                    for line in notes:
+                        entry.sheet(character, o.NoteAdded(name, line))
+                    for line in items:
+                        entry.sheet(character, o.ItemAdded(name, line))
+                    entry.describe(character=name, reason="sheet imported",
+                                   detail={"action": "import", "format": fmt})
+                seq = entry.seq
+            results.append(ImportedSheet(name, draft.kind, owner.name if owner else None, draft.cp, stats,
+                                         len(skills), len(traits), seq))
+        return SheetImport(dry_run=dry_run, characters=tuple(results))
+
+
+def _plan(session, campaign, draft: SheetDraft, name: str, aliases: Mapping) -> tuple:
+    from campaign.services.traits import _clean_category, _clean_cp
+
+    if draft.kind == "pc" and draft.player is None:
+        raise BadInput(f"{name}: a PC needs a player (a player column, or --player)")
+    owner = player_named(session, campaign, draft.player) if draft.player else None
+    stats = canonical_stats(campaign, draft.stats, {}, new_stat=False, who=name)
+    skills, seen = [], set()
+    for skill in draft.skills:
+        skill_name = clean_name(skill.name, "skill")
+        if skill_name.casefold() in seen:
+            raise BadInput(f"{name}: the skill {skill_name!r} is given twice")
+        seen.add(skill_name.casefold())
+        attr = None
+        if skill.attr is not None:
+            found = resolve_stat(skill.attr, stats, aliases)
+            if not found.known:
+                raise RuleRefused(f"{name}: skill {skill_name}: {skill.attr!r} is not a stat")
+            attr = found.name
+        skills.append((skill_name, _level(skill.level), attr, _difficulty(skill.difficulty)))
+    traits, seen = [], set()
+    for trait in draft.traits:
+        trait_name = clean_name(trait.name, "trait")
+        if trait_name.casefold() in seen:
+            raise BadInput(f"{name}: the trait {trait_name!r} is given twice")
+        seen.add(trait_name.casefold())
+        cp = _clean_cp(trait.cp)
+        traits.append((trait_name, _clean_category(trait.category, cp), cp))
+    notes = [_line(line, "note") for line in draft.notes]
+    items = [_line(line, "item") for line in draft.items]
+    return stats, owner, skills, traits, notes, items
+
+
+def export_sheets(db: Database, campaign_name: str | None, fmt: str, names: list[str] | None = None) -> str:
+    """The characters (all, dead and retired included, or `names`) in the template."""
+    if fmt not in FORMATS:
+        raise BadInput(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if names:
+        sheets = [show_character(db, campaign_name, n) for n in names]
+    else:
+        sheets = list_characters(db, campaign_name, include_gone=True)
+    records = [sheet_record(s) for s in sheets]
+    if fmt == "json":
+        return json.dumps({"characters": records}, ensure_ascii=False, indent=2) + "\n"
+    columns = list(FIXED)
+    for record in records:
+        for key in record:
+            if key not in columns and not key.startswith((SKILL, TRAIT)) and key not in ("note", "item"):
+                columns.append(key)
+    for prefix in (SKILL, TRAIT):
+        columns += [k for k in dict.fromkeys(k for r in records for k in r) if k.startswith(prefix)]
+    columns += ["note", "item"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    return out.getvalue()
