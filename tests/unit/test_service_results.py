@@ -33,6 +33,10 @@ RECORD_SHAPED: dict[str, str] = {
     "conditions.condition_view": "a condition as its records hold it (detail.condition, .conditions, .follow_ups)",
     "conditions.end_condition": "a cleared condition as the clear and time-advance records hold it",
     "lingering.roll_penalties": "the penalties after waking as a roll's record holds them (detail.penalties)",
+    "bcdice_api.Holder.via": "the token's part of a record's detail.via",
+    "fair_seeds.FairDice.entry_fair": "an entry's detail.fair: the seed's commitment, the share and the draws",
+    "fair_seeds.open_commitment": "the stored seed_commit record itself, parsed",
+    "calls.check_params": "a call's parameters as its row stores them (a JSON column), checked",
     "lingering.drain_catatonia": "each day's HP drain as the time entry's record holds it (detail.hp_drains)",
     "check_records.dice_source_detail": "the seed part of a check's record detail",
     # Keyword arguments for the field groups of a check's result class (check_records).
@@ -41,6 +45,9 @@ RECORD_SHAPED: dict[str, str] = {
     "check_records.side_fields": "the SideHead and CheckRoll fields, passed on as keywords",
     "check_records.CheckRecorder.common": "the CheckContext fields, passed on as keywords",
     # An external format.
+    "bcdice_api.api_roll": "BCDice-API v2's roll answer (its documented shape, which bots read)",
+    "bcdice_api.roll_original_table": "BCDice-API v2's original_table answer",
+    "sheet_transfer.read_records": "a sheet file's records as read (docs/sheets.md's template), before checking",
     "ccfolia.export_pieces": "ココフォリア's clipboard documents (its Clipboard API's shape, not ours)",
     # tables.py: a table roll's record detail, and the entry views `table roll` returns.
     "tables.roll_detail": "a table roll's record detail: codes and numbers (campaign.table_labels words them)",
