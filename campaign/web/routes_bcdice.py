@@ -119,9 +119,10 @@ def _system_id(given: str) -> str | None:
 
 
 def _table_commands() -> list[str]:
+    """The seed tables, and HIT, which `roll` reads from the 命中部位 reference table."""
     from campaign.seeds import load_tables
 
-    return list(load_tables())
+    return [*load_tables(), "HIT"]
 
 
 def pattern_of(system: str) -> str:
@@ -223,7 +224,7 @@ def roll_answer(system: str, view: dict[str, Any], *, secret: bool) -> dict[str,
                 for sub in view.get("sub_entries") or []
                 if (sub.get("detail") or {}).get("table") and "text_roll" not in (sub.get("detail") or {})]
         text = bcdice_text.table_answer(detail.get("table", view["expression"]), detail.get("raw", view["total"]),
-                                        shown.get("text_ja", ""), subs)
+                                        shown.get("text_ja") or _reference_words(shown), subs)
         flags = dict(success=False, failure=False, critical=False, fumble=False)
         faces = [{"sides": 6, "faces": view.get("dice") or []}]
         faces += [{"sides": 6, "faces": sub.get("dice") or []} for sub in view.get("sub_entries") or []]
@@ -235,6 +236,14 @@ def roll_answer(system: str, view: dict[str, Any], *, secret: bool) -> dict[str,
         faces = _groups(detail)
     return {"ok": True, "text": text, "secret": secret, **flags, "rands": bcdice_text.rands(faces),
             "campaign_seq": view["seq"]}
+
+
+def _reference_words(shown: dict[str, Any]) -> str:
+    """A reference table's row (HIT: 命中部位) in the words `history show` gives it:
+    the part, its modifier and what a hit there does."""
+    row = shown.get("row") or {}
+    part = str(row.get("part", "")).split(" / ")[0]
+    return " ".join(str(piece) for piece in (part, row.get("mod", ""), row.get("effect", "")) if piece)
 
 
 def _groups(detail: dict[str, Any]) -> list[dict[str, Any]]:
