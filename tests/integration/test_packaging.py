@@ -50,7 +50,7 @@ def test_wheel_works_from_another_directory(tmp_path):
     assert seeds.returncode == 0, seeds.stderr
     seed_dir, tables = seeds.stdout.splitlines()
     assert str(env_dir) in seed_dir  # loaded from inside the installed package
-    assert tables == str(sorted(["CRT", "FEAR", "FMB", "GFMB", "HCRT", "YFMB", "YSCRT", "YSFMB"]))
+    assert tables == str(sorted(["CRT", "FEAR", "FMB", "GFMB", "HCRT", "REACT", "YFMB", "YSCRT", "YSFMB"]))
     refs = run("ref", "list", "--json")  # seeds/ref/ ships too
     assert refs.returncode == 0, refs.stderr
     assert len(json.loads(refs.stdout)) == 12
