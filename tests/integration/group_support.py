@@ -121,3 +121,28 @@ def owned_group(pg_cluster, owned_template):
     made = Group(url)
     yield made
     made.drop()
+
+
+def old_player_roles(conn: psycopg.Connection, database: str, campaign_id: int = 1,
+                     revoked: tuple[str, ...] = ()) -> dict[str, str]:
+    """What `group setup` made for players before migration 0016 (the database at 0015,
+    `conn` the owner's): the players' NOLOGIN group role reading every table, one LOGIN
+    role per player in it, and their group_roles rows; `revoked` players' roles as
+    `group revoke` left them (NOLOGIN, out of the group). Returns player -> role."""
+    prefix = role_prefix(database)
+    players = f"{prefix}_players"
+    conn.execute(f'CREATE ROLE "{players}" NOLOGIN')
+    conn.execute(f'GRANT CONNECT ON DATABASE "{database}" TO "{players}"')
+    conn.execute(f'GRANT USAGE ON SCHEMA public TO "{players}"')
+    conn.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{players}"')
+    conn.execute(f'REVOKE ALL ON secret_rolls, fair_seeds, web_invites, web_sessions, web_requests, table_calls '
+                 f'FROM "{players}"')
+    roles = {}
+    for player_id, name in conn.execute("SELECT id, name FROM players WHERE campaign_id = %s ORDER BY id",
+                                        (campaign_id,)).fetchall():
+        role = roles[name] = f"{prefix}_{campaign_id}_p{player_id}"
+        gone = name in revoked
+        conn.execute(f'CREATE ROLE "{role}" {"NOLOGIN" if gone else "LOGIN"}' + ("" if gone else f' IN ROLE "{players}"'))
+        conn.execute("INSERT INTO group_roles VALUES (%s, %s, %s, %s, false, '2026-11-01T00:00:00.000000Z', %s)",
+                     (role, campaign_id, player_id, name, "2026-11-02T00:00:00.000000Z" if gone else None))
+    return roles
