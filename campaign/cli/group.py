@@ -14,7 +14,15 @@ import typer
 
 from campaign.cli.context import AppState, state
 from campaign.cli.output import (
-    BomOption, CsvOption, JsonOption, emit_json, output_format, print_table, render_rows, say, warn,
+    BomOption,
+    CsvOption,
+    JsonOption,
+    emit_json,
+    output_format,
+    print_table,
+    render_rows,
+    say,
+    warn,
 )
 
 app = typer.Typer(help="Group mode (PostgreSQL only): the GM's database role, which `campaign serve` signs in as; "

@@ -31,7 +31,6 @@ import sys
 
 from alembic import op
 
-
 revision = '0016'
 down_revision = '0015'
 branch_labels = None

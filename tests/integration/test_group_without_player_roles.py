@@ -118,8 +118,12 @@ def test_a_fresh_setup_makes_only_the_gms_role(group):
     role; the commands that made players' roles say what to do instead."""
     assert [(r["player"], r["kind"]) for r in group.setup["roles"]] == [("GM", "gm")]
     assert group.setup["invites"] == []
+    from campaign.services.group import role_prefix
+
     with group.raw() as conn:
-        logins = conn.execute("SELECT rolname FROM pg_roles WHERE rolcanlogin AND rolname LIKE 'campaign_%'").fetchall()
+        prefix = role_prefix(conn.execute("SELECT current_database()").fetchone()[0])
+        logins = conn.execute("SELECT rolname FROM pg_roles WHERE rolcanlogin AND starts_with(rolname, %s)",
+                              (prefix,)).fetchall()
     assert logins == [(group.roles["GM"],)]
     message = group.owner.error("group", "add-player", "葵", code=1)
     assert message == ("error: players have no database role since migration 0016: they join the table server "

@@ -103,7 +103,7 @@ def test_the_notification_is_sent_at_commit_and_not_for_a_rollback(party):
     from sqlalchemy.engine import make_url
 
     parsed = make_url(party)
-    dsn = dict(host=parsed.host, port=parsed.port, dbname=parsed.database, user=parsed.username)
+    dsn = {"host": parsed.host, "port": parsed.port, "dbname": parsed.database, "user": parsed.username}
     with psycopg.connect(**dsn, autocommit=True) as listener:
         listener.execute("LISTEN campaign_feed")
         with psycopg.connect(**dsn) as writer:
