@@ -178,26 +178,35 @@ def _grant_gms(session: Session, names: dict[str, str]) -> None:
     from psycopg import sql
 
     schema = session.execute(text("SELECT current_schema()")).scalar_one()
-    gms = sql.Identifier(names["gms"])
     if not _role_exists(session, names["gms"]):
-        _execute(session, sql.SQL("CREATE ROLE {} NOLOGIN").format(gms))
+        _execute(session, sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(names["gms"])))
+    for statement in gm_grant_statements(names["database"], schema, schema_tables(session), names["gms"]):
+        _execute(session, statement)
+
+
+def gm_grant_statements(database: str, schema: str, tables: list[str], gms: str) -> list[Any]:
+    """The GM's group role's grants on `tables` (also run by migration 0016 for a group
+    set up before the table server's tables existed): everything on the state and the
+    server's tables, appends only on the ledger and seal heads, reads on the rest; and
+    the narrowing of PUBLIC (narrowing_statements)."""
+    from psycopg import sql
+
+    role, schema_id = sql.Identifier(gms), sql.Identifier(schema)
     statements = [
-        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(names["database"]), gms),
-        sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), gms),
-        sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), gms),
+        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), role),
+        sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(schema_id, role),
+        sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(schema_id, role),
     ]
-    for name in schema_tables(session):
+    for name in tables:
         table = sql.Identifier(schema, name)
         if name in READ_ONLY_TABLES + APPEND_ONLY_TABLES:
             # Nobody but the owner changes or removes these rows (the triggers refuse too).
-            statements.append(sql.SQL("REVOKE UPDATE, DELETE, TRUNCATE ON {} FROM {}").format(table, gms))
+            statements.append(sql.SQL("REVOKE UPDATE, DELETE, TRUNCATE ON {} FROM {}").format(table, role))
             privileges = "SELECT" if name in READ_ONLY_TABLES else "SELECT, INSERT"
         else:
             privileges = "SELECT, INSERT, UPDATE, DELETE"
-        statements.append(sql.SQL(f"GRANT {privileges} ON {{}} TO {{}}").format(table, gms))
-    statements += narrowing_statements(names["database"], schema, None)
-    for statement in statements:
-        _execute(session, statement)
+        statements.append(sql.SQL(f"GRANT {privileges} ON {{}} TO {{}}").format(table, role))
+    return statements + narrowing_statements(database, schema, None)
 
 
 def narrowing_statements(database: str, schema: str, players: str | None,

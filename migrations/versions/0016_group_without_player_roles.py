@@ -21,6 +21,10 @@ row as an invite owed to them, and `campaign group setup` (or `group migrate-pla
 turns each into a one-time `campaign invite` link, printed once. Roles revoked before
 this revision were out already; their rows go. The upgrade says so on stderr.
 
+The GM's group role, where one exists, is granted every table as `group setup` does now
+(the table server's tables of 0011, 0013 and 0014 included: a group set up before them
+lacks them, and the server signs in as the GM's role).
+
 The live feed (issue 29 item 5): AFTER INSERT on ledger, and after any change of
 table_calls or web_requests, a trigger sends NOTIFY campaign_feed with the campaign id
 and the new seq (or "calls"), in the same transaction as the write, so it is delivered
@@ -142,6 +146,22 @@ def _drop_player_roles(bind) -> int:
     return sum(1 for _, revoked in rows if revoked is None)
 
 
+def _grant_gms(bind) -> None:
+    """A group set up before the table server's tables (0011, 0013, 0014): its GM's role,
+    which the server now signs in as, gets them (what `group setup` grants today)."""
+    from campaign.services.group import gm_grant_statements, group_role_names
+
+    database, schema = bind.exec_driver_sql("SELECT current_database(), current_schema()").one()
+    gms = group_role_names(database)["gms"]
+    if not bind.exec_driver_sql("SELECT 1 FROM pg_roles WHERE rolname = %(r)s", {"r": gms}).first():
+        return
+    tables = [name for (name,) in bind.exec_driver_sql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename").all()]
+    with bind.connection.dbapi_connection.cursor() as cursor:
+        for statement in gm_grant_statements(database, schema, tables, gms):
+            cursor.execute(statement)
+
+
 def upgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name != "postgresql":
@@ -157,6 +177,7 @@ def upgrade() -> None:
     for helper in PLAYER_HELPERS:
         op.execute(f"DROP FUNCTION IF EXISTS {helper}")
     owed = _drop_player_roles(bind)
+    _grant_gms(bind)
     for statement in _notify_functions(schema):
         op.execute(statement)
     if owed:

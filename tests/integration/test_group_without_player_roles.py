@@ -45,6 +45,8 @@ def old_group(pg_cluster):
     gm = setup(db, "古い卓").roles[0]
     with _admin(pg_cluster, name) as conn:
         players = old_player_roles(conn, name, revoked=("葵",))
+        # a group set up before 0013: its GM's role has no grant on the dice bots' tokens
+        conn.execute(f'REVOKE ALL ON bcdice_tokens FROM "{role_prefix(name)}_gms"')
     yield {"db": db, "url": url, "name": name, "gm": gm.role, "players": players}
     db.close()
     with psycopg.connect(pg_cluster.admin_dsn(), autocommit=True) as conn:
@@ -55,6 +57,8 @@ def old_group(pg_cluster):
 
 
 def test_an_old_group_upgrades_and_each_former_player_gets_one_invite(pg_cluster, old_group, capfd):
+    from campaign.services.group import role_prefix
+
     name, players = old_group["name"], old_group["players"]
     with psycopg.connect(f"host=127.0.0.1 port={pg_cluster.port} dbname={name} user={players['Aki']}") as aki:
         assert aki.execute("SELECT count(*) FROM characters").fetchone() == (1,)  # the old read access
@@ -71,6 +75,8 @@ def test_an_old_group_upgrades_and_each_former_player_gets_one_invite(pg_cluster
         assert conn.execute("SELECT proname FROM pg_proc WHERE proname LIKE 'campaign_group%'").fetchall() == []
         assert sorted(conn.execute("SELECT player_name, is_gm FROM group_roles").fetchall()) == [
             ("Aki", False), ("GM", True), ("Ren", False)]
+        assert conn.execute("SELECT has_table_privilege(%s, 'bcdice_tokens', 'SELECT, INSERT, UPDATE, DELETE')",
+                            (role_prefix(name) + "_gms",)).fetchone() == (True,)  # granted by the upgrade
     with pytest.raises(psycopg.OperationalError):
         psycopg.connect(f"host=127.0.0.1 port={pg_cluster.port} dbname={name} user={players['Aki']}").close()
 
