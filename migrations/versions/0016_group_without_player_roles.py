@@ -54,6 +54,7 @@ def _actor_function(s: str) -> str:
        DECLARE
          r {s}.group_roles%ROWTYPE;
          recorded text;
+         via_session text;
        BEGIN
          SELECT * INTO r FROM {s}.group_roles WHERE role_name = session_user;
          IF NOT FOUND THEN
@@ -79,9 +80,11 @@ def _actor_function(s: str) -> str:
          -- a live session of that player (detail.via.session, written by the table server),
          -- and a reunion roll in the missing character's player's name as ledgers before
          -- issue 14 hold them.
+         via_session := NEW.record::jsonb #>> '{{detail,via,session}}';
          IF NEW.actor <> 'GM' AND NOT EXISTS (
                SELECT 1 FROM {s}.web_sessions w WHERE w.campaign_id = NEW.campaign_id AND w.player = NEW.actor
-                 AND w.revoked_at IS NULL AND w.id::text = NEW.record::jsonb #>> '{{detail,via,session}}')
+                 AND w.revoked_at IS NULL
+                 AND w.id = CASE WHEN via_session ~ '^[0-9]{{1,9}}$' THEN via_session::integer END)
              AND NOT (NEW.kind = 'reunion' AND EXISTS (
                SELECT 1 FROM {s}.players p WHERE p.campaign_id = NEW.campaign_id AND p.name = NEW.actor)) THEN
            RAISE EXCEPTION 'group mode: the GM''s role records actor GM, or a player through their session, not %',
