@@ -14,7 +14,8 @@ On PostgreSQL this revision removes what group mode made for players:
   the GM's role and the owner may do), and the helpers only the policies used;
 * the actor trigger refuses any mapped role but the GM's, which records actor GM, or a
   player's name only for an entry that names a live table-server session of that
-  player (detail.via.session): the server writes what a seat did in its player's name.
+  player (detail.via.session), or a live BCDice-API token of theirs
+  (detail.via.bcdice_token): the server writes what a seat or a bot did in its name.
 
 Access is never lost silently: a player whose role was live keeps their `group_roles`
 row as an invite owed to them, and `campaign group setup` (or `group migrate-players`)
@@ -55,6 +56,7 @@ def _actor_function(s: str) -> str:
          r {s}.group_roles%ROWTYPE;
          recorded text;
          via_session text;
+         via_token text;
        BEGIN
          SELECT * INTO r FROM {s}.group_roles WHERE role_name = session_user;
          IF NOT FOUND THEN
@@ -78,13 +80,19 @@ def _actor_function(s: str) -> str:
          END IF;
          -- The GM's role records actor GM; a seat's player only for an entry that came through
          -- a live session of that player (detail.via.session, written by the table server),
+         -- a dice bot's holder through its live BCDice-API token (detail.via.bcdice_token),
          -- and a reunion roll in the missing character's player's name as ledgers before
          -- issue 14 hold them.
          via_session := NEW.record::jsonb #>> '{{detail,via,session}}';
+         via_token := NEW.record::jsonb #>> '{{detail,via,bcdice_token}}';
          IF NEW.actor <> 'GM' AND NOT EXISTS (
                SELECT 1 FROM {s}.web_sessions w WHERE w.campaign_id = NEW.campaign_id AND w.player = NEW.actor
                  AND w.revoked_at IS NULL
                  AND w.id = CASE WHEN via_session ~ '^[0-9]{{1,9}}$' THEN via_session::integer END)
+             AND NOT EXISTS (
+               SELECT 1 FROM {s}.bcdice_tokens b WHERE b.campaign_id = NEW.campaign_id
+                 AND coalesce(b.player, b.name) = NEW.actor AND b.revoked_at IS NULL
+                 AND b.id = CASE WHEN via_token ~ '^[0-9]{{1,9}}$' THEN via_token::integer END)
              AND NOT (NEW.kind = 'reunion' AND EXISTS (
                SELECT 1 FROM {s}.players p WHERE p.campaign_id = NEW.campaign_id AND p.name = NEW.actor)) THEN
            RAISE EXCEPTION 'group mode: the GM''s role records actor GM, or a player through their session, not %',

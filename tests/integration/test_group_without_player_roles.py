@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import httpx
 import psycopg
 import pytest
 
@@ -114,6 +115,14 @@ def test_an_old_group_upgrades_and_each_former_player_gets_one_invite(pg_cluster
         assert asked.status_code == 201, asked.text
         aki.close()
         ren.close()
+        # a dice bot's token for Aki, rolling through the same server (actor Aki: 0016's trigger)
+        bot = gm.json("-c", "古い卓", "invite", "aki-bot", "--bcdice", "--player", "Aki", "--character", "鈴音")
+        faces[:] = [2, 3, 5]
+        answer = httpx.get(f"{base}{bot['base_path']}v2/game_system/GURPS/roll", params={"command": "3D6<=12"},
+                           timeout=30)
+        assert answer.status_code == 200 and answer.json()["ok"], answer.text
+        entry = owner.json("-c", "古い卓", "history", "show", str(answer.json()["campaign_seq"]))
+        assert (entry["actor"], entry["source"]) == ("Aki", "bcdice-api")
     sheet = owner.json("-c", "古い卓", "char", "show", "鈴音")
     assert sheet["cp_total"] == 90
     assert owner.json("-c", "古い卓", "history", "verify")["ok"]
