@@ -86,12 +86,7 @@ def test_a_commit_elsewhere_wakes_the_feed_without_polling(party, monkeypatch):
     with served(party) as base:
         events = Events(f"{base}/api/feed?after={head}")
         time.sleep(0.5)  # the listener connects (its first wake-up probes once)
-        from sqlalchemy.engine import make_url
-
-        parsed = make_url(party)
-        with psycopg.connect(host=parsed.host, port=parsed.port, dbname=parsed.database, user=parsed.username) as conn:
-            conn.execute("SET application_name = 'another process'")
-        Cli(party).run("roll", "3D6", "--dice", "1,2,3")
+        Cli(party).run("roll", "3D6", "--dice", "1,2,3")  # another connection, as another process's
         committed = time.monotonic()
         data, ident, arrived = events.entry(timeout=5)
         events.closed = True
