@@ -349,27 +349,32 @@ def setup(db: Database, campaign_name: str | None) -> GroupSetUp:
                            is_gm=True, created_at=ledger.utc_now(), revoked_at=None)
             session.add(gm)
             issued.append(_issued(db, gm, _create_login(session, names["gm"], names["gms"])))
+        invites = _issue_owed(session, campaign)
         session.flush()
-        database, campaign_label = names["database"], campaign.name
-    return GroupSetUp(campaign=campaign_label, database=database, roles=tuple(issued),
-                      invites=migrate_players(db, campaign_name).invites)
+        return GroupSetUp(campaign=campaign.name, database=names["database"], roles=tuple(issued),
+                          invites=invites)
+
+
+def _issue_owed(session: Session, campaign: Campaign) -> tuple[Invited, ...]:
+    """An invite per owed mapping; the mapping goes in the transaction that stores the
+    invite, so each former player is given one once and none is lost."""
+    from campaign.services.invites import issue_invite
+
+    invites = []
+    for mapping in _owed(session, campaign):
+        invites.append(issue_invite(session, campaign, mapping.player_name))
+        session.delete(mapping)
+    return tuple(invites)
 
 
 def migrate_players(db: Database, campaign_name: str | None) -> PlayersMigrated:
-    """An invite for each player whose database role migration 0016 removed; the owed
-    mapping goes in the same transaction as the invite is stored, so each is issued
-    once and none is lost."""
-    from campaign.services.invites import issue_invite
-
+    """An invite for each player whose database role migration 0016 removed."""
     require_postgres(db)
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        invites = []
-        for mapping in _owed(session, campaign):
-            invites.append(issue_invite(session, campaign, mapping.player_name))
-            session.delete(mapping)
+        invites = _issue_owed(session, campaign)
         session.flush()
-        return PlayersMigrated(campaign=campaign.name, invites=tuple(invites))
+        return PlayersMigrated(campaign=campaign.name, invites=invites)
 
 
 PLAYERS_HAVE_NO_ROLE = ("players have no database role since migration 0016: they join the table server "

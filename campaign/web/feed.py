@@ -20,10 +20,13 @@ import json
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
+
+if TYPE_CHECKING:  # started on the first stream, PostgreSQL only
+    from campaign.web.feed_listen import Listener
 
 POLL = 0.2          # seconds between head probes: a commit shows within about this much
 KEEPALIVE = 15.0    # seconds of silence before a comment line keeps proxies from closing
@@ -54,7 +57,7 @@ class Feed:
         # under an older generation is stale whatever its age.
         self._listen_url = db.url if db.dialect == "postgresql" else None
         self._campaign_id = campaign_id
-        self._listener: Any = None
+        self._listener: Listener | None = None
         self._generation = 0
         self._probed_generation = -1
         self._woken_event: asyncio.Event | None = None
