@@ -61,11 +61,14 @@ def test_an_old_group_upgrades_and_each_former_player_gets_one_invite(pg_cluster
     from campaign.services.group import role_prefix
 
     name, players = old_group["name"], old_group["players"]
-    with psycopg.connect(f"host=127.0.0.1 port={pg_cluster.port} dbname={name} user={players['Aki']}") as aki:
-        assert aki.execute("SELECT count(*) FROM characters").fetchone() == (1,)  # the old read access
+    still_open = psycopg.connect(f"host=127.0.0.1 port={pg_cluster.port} dbname={name} user={players['Aki']}",
+                                 autocommit=True)
+    assert still_open.execute("SELECT count(*) FROM characters").fetchone() == (1,)  # the old read access
     capfd.readouterr()
     upgrade(old_group["db"].engine)
     assert "2 player database role(s) removed" in capfd.readouterr().err
+    with still_open, pytest.raises(psycopg.errors.InsufficientPrivilege):  # a session left open: PUBLIC's rights
+        still_open.execute("SELECT count(*) FROM characters")
     with _admin(pg_cluster, name) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD_REVISION,)
         left = conn.execute("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
