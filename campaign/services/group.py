@@ -1,12 +1,16 @@
-"""Group mode (PostgreSQL only): one database login role per player and one for the GM.
+"""Group mode (PostgreSQL only): the GM's database role, which the table server signs in as.
 
-The roles, their grants and the role -> player table are made here, by the database
-owner; what each role may then do is enforced by the database itself (the actor trigger
-and the row-level security policies of migration 0007, the chain trigger and pinned
-search_path of 0010), so a client cannot type its way past them. Since 0010 the GM's
-role writes and players' roles only read (void requests: services.void_requests). Role names are ASCII slugs of ids, never of player names
-(players may be Japanese), and every identifier and password reaches SQL through
-psycopg.sql, never by string formatting.
+Players hold no database role (migration 0016): they join `campaign serve` with a
+one-time invite and every write of theirs goes through the server's services, which
+check the session, so nothing a player sends reaches SQL on their own authority. What
+stays in the database is what no client may type past: the chain trigger (0010) refuses
+a forged or malformed ledger row from any role, the actor trigger keeps the GM's role to
+actor GM, and grants keep everyone but the owner from changing or removing ledger rows.
+
+The owner makes the GM's role and its grants here. Role names are ASCII slugs of ids,
+never of names, and every identifier and password reaches SQL through psycopg.sql.
+Players whose roles 0016 removed are owed an invite: `setup` and `migrate_players`
+issue them (services.invites), once.
 
 SQLite has no roles: it stays single-GM mode, and every command here says so.
 """
@@ -17,30 +21,28 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.db.database import Database
-from campaign.db.models import Campaign, Player
+from campaign.db.models import Campaign
 from campaign.db.models_group import GroupRole
 from campaign.errors import NotFound, RuleRefused
 from campaign.services.common import campaign_named, clean_name
 
+if TYPE_CHECKING:  # loaded when invites are issued
+    from campaign.services.invites import Invited
+
 GM_NAME = "GM"
-# Every table of a campaign; row-level security covers these (migration 0007).
-CAMPAIGN_TABLES = ("campaigns", "players", "characters", "ledger", "relationships", "traits", "conditions",
-                   "scenarios", "scenario_participants", "disappearances", "searches", "reunion_checks")
+# The GM's role reads these and writes none (the ledger: appends only, below).
 READ_ONLY_TABLES = ("group_roles", "alembic_version")
-# Hidden results of secret rolls: the GM's role only (players see the commitment in the
-# ledger and the result once a reveal entry appends it). Seal heads: everyone reads,
-# the GM writes (only the GM seals).
+# Appended, never changed: the triggers refuse UPDATE/DELETE too, for every role.
+APPEND_ONLY_TABLES = ("ledger", "seal_heads")
+# What 0010 narrowed for the players' group role then (its own tables as they were).
 GM_ONLY_TABLES = ("secret_rolls", "fair_seeds", "web_invites", "web_sessions", "web_requests", "table_calls")
-GM_WRITES_ALL_READ = ("seal_heads",)
-# Players' roles read and write nothing (migration 0010): every write of theirs could
-# carry ops row-level security cannot see, and the table server (issue 29) replaces
-# them with writes through its own services. Until then a player reads.
 SINGLE_MODE = "group mode needs PostgreSQL: an SQLite database is single-GM mode (--as is self-declared there)"
 
 
@@ -113,7 +115,7 @@ def acting_name(db: Database, requested: str | None) -> str:
     return OnBehalf(GM_NAME, requested)
 
 
-# --- setting roles up
+# --- setting the GM's role up
 
 
 def _slug(value: str, limit: int) -> str:
@@ -130,7 +132,8 @@ def role_prefix(database_name: str) -> str:
 
 
 def group_role_names(database: str) -> dict[str, str]:
-    """The two NOLOGIN group roles of a database (migration 0010 narrows existing ones)."""
+    """The NOLOGIN group roles of a database: `gms` holds the GM's grants; `players` is
+    the one migrations 0010 narrowed and 0016 dropped."""
     prefix = role_prefix(database)
     return {"players": f"{prefix}_players", "gms": f"{prefix}_gms"}
 
@@ -138,16 +141,15 @@ def group_role_names(database: str) -> dict[str, str]:
 def _names(session: Session, campaign: Campaign) -> dict[str, str]:
     database = session.execute(text("SELECT current_database()")).scalar_one()
     prefix = role_prefix(database)
-    return {**group_role_names(database), "gm": f"{prefix}_{campaign.id}_gm",
-            "player": f"{prefix}_{campaign.id}_p{{id}}", "database": database}
+    return {**group_role_names(database), "gm": f"{prefix}_{campaign.id}_gm", "database": database}
 
 
-def _raw(session: Session):
+def _raw(session: Session) -> Any:
     """The psycopg connection under the session, in the session's transaction."""
     return session.connection().connection.dbapi_connection
 
 
-def _execute(session: Session, statement, params: tuple = ()) -> list[tuple]:
+def _execute(session: Session, statement: Any, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     with _raw(session).cursor() as cursor:
         cursor.execute(statement, params)
         return cursor.fetchall() if cursor.description else []
@@ -163,53 +165,57 @@ def _require_owner(session: Session) -> None:
         raise RuleRefused(f"group setup is for the database owner, not for the group role {who.role}")
 
 
-def _grant_groups(session: Session, names: dict[str, str]) -> None:
-    """(Re)grant the two group roles their rights; idempotent, so setup can run again
-    after an upgrade adds a table."""
+def schema_tables(session: Session) -> list[str]:
+    """Every table of the schema as the database has it (new tables of later revisions
+    included: the server needs them all)."""
+    return list(session.execute(text(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")).scalars())
+
+
+def _grant_gms(session: Session, names: dict[str, str]) -> None:
+    """(Re)grant the GM's group role what the table server does; idempotent, so setup
+    can run again after an upgrade adds a table."""
     from psycopg import sql
 
     schema = session.execute(text("SELECT current_schema()")).scalar_one()
-    players, gms = sql.Identifier(names["players"]), sql.Identifier(names["gms"])
-    for group in (names["players"], names["gms"]):
-        if not _role_exists(session, group):
-            _execute(session, sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(group)))
-
-    def table(name: str):
-        return sql.Identifier(schema, name)
-
-    statements = [
-        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}, {}").format(sql.Identifier(names["database"]), players, gms),
-        sql.SQL("GRANT USAGE ON SCHEMA {} TO {}, {}").format(sql.Identifier(schema), players, gms),
-    ]
-    for name in CAMPAIGN_TABLES + READ_ONLY_TABLES:
-        statements.append(sql.SQL("GRANT SELECT ON {} TO {}, {}").format(table(name), players, gms))
-    for name in ("ledger",) + READ_ONLY_TABLES:
-        # Nobody but the owner changes or removes ledger rows (the triggers refuse too).
-        statements.append(sql.SQL("REVOKE UPDATE, DELETE, TRUNCATE ON {} FROM {}, {}").format(
-            table(name), players, gms))
-    for name in CAMPAIGN_TABLES:
-        if name != "ledger":
-            statements.append(sql.SQL("GRANT INSERT, UPDATE, DELETE ON {} TO {}").format(table(name), gms))
-    statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(table("ledger"), gms))
-    for name in GM_ONLY_TABLES:
-        statements.append(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(table(name), gms))
-    for name in GM_WRITES_ALL_READ:
-        statements.append(sql.SQL("GRANT SELECT ON {} TO {}, {}").format(table(name), players, gms))
-        statements.append(sql.SQL("GRANT INSERT ON {} TO {}").format(table(name), gms))
-    statements.append(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), gms))
-    statements += narrowing_statements(names["database"], schema, names["players"])
-    for statement in statements:
+    if not _role_exists(session, names["gms"]):
+        _execute(session, sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(names["gms"])))
+    for statement in gm_grant_statements(names["database"], schema, schema_tables(session), names["gms"]):
         _execute(session, statement)
 
 
+def gm_grant_statements(database: str, schema: str, tables: list[str], gms: str) -> list[Any]:
+    """The GM's group role's grants on `tables` (also run by migration 0016 for a group
+    set up before the table server's tables existed): everything on the state and the
+    server's tables, appends only on the ledger and seal heads, reads on the rest; and
+    the narrowing of PUBLIC (narrowing_statements)."""
+    from psycopg import sql
+
+    role, schema_id = sql.Identifier(gms), sql.Identifier(schema)
+    statements = [
+        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), role),
+        sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(schema_id, role),
+        sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(schema_id, role),
+    ]
+    for name in tables:
+        table = sql.Identifier(schema, name)
+        if name in READ_ONLY_TABLES + APPEND_ONLY_TABLES:
+            # Nobody but the owner changes or removes these rows (the triggers refuse too).
+            statements.append(sql.SQL("REVOKE UPDATE, DELETE, TRUNCATE ON {} FROM {}").format(table, role))
+            privileges = "SELECT" if name in READ_ONLY_TABLES else "SELECT, INSERT"
+        else:
+            privileges = "SELECT, INSERT, UPDATE, DELETE"
+        statements.append(sql.SQL(f"GRANT {privileges} ON {{}} TO {{}}").format(table, role))
+    return statements + narrowing_statements(database, schema, None)
+
+
 def narrowing_statements(database: str, schema: str, players: str | None,
-                         gm_only: tuple[str, ...] | None = None) -> list:
-    """What takes write access away where group mode once gave it: every write grant of
-    the players' group role (table and column grants, sequences), and PUBLIC's TEMPORARY
+                         gm_only: tuple[str, ...] | None = None) -> list[Any]:
+    """What takes write access away where group mode once gave it: PUBLIC's TEMPORARY
     on the database and CREATE on the schema, so no role but the owner makes objects
-    that could stand in for ours (the helpers pin search_path too, migration 0010).
-    `gm_only` names the GM's own tables as they stand when a migration calls this
-    (default: today's GM_ONLY_TABLES)."""
+    that could stand in for ours (the helpers pin search_path too, migration 0010), and
+    for migration 0010 every write grant of the players' group role (table and column
+    grants, sequences, `gm_only`: the GM's own tables as they stood then)."""
     from psycopg import sql
 
     schema_id = sql.Identifier(schema)
@@ -260,28 +266,32 @@ def _login_url(db: Database, role: str, password: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class IssuedRole:
-    """A login role just made (or reopened): its password is shown this once."""
+    """The GM's login role just made (or reopened): its password is shown this once."""
 
     role: str
     player: str
-    kind: str  # "gm" or "player"
+    kind: str  # "gm"
     password: str
     url: str
 
 
 @dataclass(frozen=True, slots=True)
 class GroupSetUp:
+    """`group setup`: the GM's role if new, and the invites owed to players whose
+    database roles migration 0016 removed (each link shown this once)."""
+
     campaign: str
     database: str
     roles: tuple[IssuedRole, ...]
+    invites: tuple[Invited, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class RolesIssued:
-    """`group add-player`: the one role issued."""
+class PlayersMigrated:
+    """`group migrate-players`: one invite per former player role, shown once."""
 
     campaign: str
-    roles: tuple[IssuedRole, ...]
+    invites: tuple[Invited, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,127 +317,137 @@ class RoleStatus:
 class GroupStatus:
     campaign: str
     roles: tuple[RoleStatus, ...]
+    # Players whose database role migration 0016 removed and who have no invite yet.
+    owed_invites: tuple[str, ...]
 
 
 def _issued(db: Database, mapping: GroupRole, password: str) -> IssuedRole:
-    return IssuedRole(role=mapping.role_name, player=mapping.player_name, kind="gm" if mapping.is_gm else "player",
-                      password=password, url=_login_url(db, mapping.role_name, password))
+    return IssuedRole(role=mapping.role_name, player=mapping.player_name, kind="gm", password=password,
+                      url=_login_url(db, mapping.role_name, password))
 
 
-def _map(session: Session, campaign: Campaign, role: str, player: Player | None) -> GroupRole:
-    mapping = GroupRole(role_name=role, campaign_id=campaign.id, player_id=player.id if player else None,
-                        player_name=player.name if player else GM_NAME, is_gm=player is None,
-                        created_at=ledger.utc_now(), revoked_at=None)
-    session.add(mapping)
-    return mapping
+def _owed(session: Session, campaign: Campaign) -> list[GroupRole]:
+    """Former players' mappings (migration 0016 dropped their roles): invites owed."""
+    return list(session.scalars(select(GroupRole).where(GroupRole.campaign_id == campaign.id,
+                                                        GroupRole.is_gm.is_(False)).order_by(GroupRole.player_name)))
 
 
 def setup(db: Database, campaign_name: str | None) -> GroupSetUp:
-    """Create the GM's role and one per player that has none yet; returns the new
-    roles with their passwords (shown once: only a hash is kept, by PostgreSQL)."""
+    """Create the GM's (the server's) login role if it has none and refresh its grants;
+    returns the new role with its password (shown once: PostgreSQL keeps only a hash),
+    and an invite for each player whose role migration 0016 removed."""
     require_postgres(db)
     with db.write() as session:
         _require_owner(session)
         campaign = campaign_named(session, campaign_name)
         names = _names(session, campaign)
-        _grant_groups(session, names)
-        mapped = {m.role_name: m for m in session.scalars(
-            select(GroupRole).where(GroupRole.campaign_id == campaign.id))}
+        _grant_gms(session, names)
+        gm = session.get(GroupRole, names["gm"])
         issued = []
-        if names["gm"] not in mapped:
-            issued.append(_issued(db, _map(session, campaign, names["gm"], None),
-                                  _create_login(session, names["gm"], names["gms"])))
-        players = session.scalars(select(Player).where(Player.campaign_id == campaign.id).order_by(Player.id)).all()
-        for player in players:
-            role = names["player"].format(id=player.id)
-            if role not in mapped:
-                issued.append(_issued(db, _map(session, campaign, role, player),
-                                      _create_login(session, role, names["players"])))
+        if gm is None:
+            gm = GroupRole(role_name=names["gm"], campaign_id=campaign.id, player_id=None, player_name=GM_NAME,
+                           is_gm=True, created_at=ledger.utc_now(), revoked_at=None)
+            session.add(gm)
+            issued.append(_issued(db, gm, _create_login(session, names["gm"], names["gms"])))
+        invites = _issue_owed(session, campaign)
         session.flush()
-        return GroupSetUp(campaign=campaign.name, database=names["database"], roles=tuple(issued))
+        return GroupSetUp(campaign=campaign.name, database=names["database"], roles=tuple(issued),
+                          invites=invites)
 
 
-def add_player(db: Database, campaign_name: str | None, name: str) -> RolesIssued:
-    """A login role for one player (added with `player add` first, or made here); a
-    revoked player's role is opened again with a new password."""
+def _issue_owed(session: Session, campaign: Campaign) -> tuple[Invited, ...]:
+    """An invite per owed mapping; the mapping goes in the transaction that stores the
+    invite, so each former player is given one once and none is lost."""
+    from campaign.services.invites import issue_invite
+
+    invites = []
+    for mapping in _owed(session, campaign):
+        invites.append(issue_invite(session, campaign, mapping.player_name))
+        session.delete(mapping)
+    return tuple(invites)
+
+
+def migrate_players(db: Database, campaign_name: str | None) -> PlayersMigrated:
+    """An invite for each player whose database role migration 0016 removed."""
     require_postgres(db)
-    name = clean_name(name, "player")
-    with db.read() as session:
-        _require_owner(session)
-        campaign = campaign_named(session, campaign_name)
-        exists = session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name))
-    if exists is None:
-        from campaign.services.characters import add_player as add_player_entry
-
-        add_player_entry(db, campaign_name, name, GM_NAME)
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        names = _names(session, campaign)
-        if session.scalar(select(GroupRole).where(GroupRole.campaign_id == campaign.id, GroupRole.is_gm)) is None:
-            raise RuleRefused("group mode is not set up for this campaign: run `campaign group setup` first")
-        player = session.scalar(select(Player).where(Player.campaign_id == campaign.id, Player.name == name))
-        mapping = session.scalar(select(GroupRole).where(GroupRole.player_id == player.id))
-        if mapping is not None and mapping.revoked_at is None:
-            raise RuleRefused(f"player {name!r} already has the role {mapping.role_name}")
-        if mapping is not None:
-            password = _reenable(session, mapping, names["players"])
-        else:
-            role = names["player"].format(id=player.id)
-            mapping = _map(session, campaign, role, player)
-            password = _create_login(session, role, names["players"])
+        invites = _issue_owed(session, campaign)
         session.flush()
-        return RolesIssued(campaign=campaign.name, roles=(_issued(db, mapping, password),))
+        return PlayersMigrated(campaign=campaign.name, invites=invites)
+
+
+PLAYERS_HAVE_NO_ROLE = ("players have no database role since migration 0016: they join the table server "
+                        "with `campaign invite {name}` (revoke one with `campaign invite revoke {name}`)")
 
 
 def revoke(db: Database, campaign_name: str | None, name: str) -> RoleRevoked:
-    """Take a player's (or the GM's: NAME "GM") login away. The role and its mapping
-    stay, so the ledger's actors still resolve; a revoked role can do nothing."""
+    """Take the GM's role's login away (NAME "GM"). Its mapping stays, so a revoked role
+    still connected is refused by the actor trigger; players have no role to revoke."""
     from psycopg import sql
 
     require_postgres(db)
     name = clean_name(name, "player")
+    if name != GM_NAME:
+        raise RuleRefused(PLAYERS_HAVE_NO_ROLE.format(name=name))
     with db.write() as session:
         _require_owner(session)
         campaign = campaign_named(session, campaign_name)
         names = _names(session, campaign)
-        mapping = session.scalar(select(GroupRole).where(GroupRole.campaign_id == campaign.id,
-                                                         GroupRole.player_name == name))
+        mapping = session.scalar(select(GroupRole).where(GroupRole.campaign_id == campaign.id, GroupRole.is_gm))
         if mapping is None:
             raise NotFound(f"no group role for {name!r} in campaign {campaign.name!r}")
         if mapping.revoked_at is not None:
             raise RuleRefused(f"the role of {name!r} ({mapping.role_name}) is already revoked")
-        group = names["gms"] if mapping.is_gm else names["players"]
         _execute(session, sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(mapping.role_name)))
-        _execute(session, sql.SQL("REVOKE {} FROM {}").format(sql.Identifier(group),
+        _execute(session, sql.SQL("REVOKE {} FROM {}").format(sql.Identifier(names["gms"]),
                                                              sql.Identifier(mapping.role_name)))
         mapping.revoked_at = ledger.utc_now()
         session.flush()
         return RoleRevoked(role=mapping.role_name, player=name, revoked_at=mapping.revoked_at)
 
 
+def reopen(db: Database, campaign_name: str | None) -> GroupSetUp:
+    """The revoked GM's role opened again with a new password."""
+    require_postgres(db)
+    with db.write() as session:
+        _require_owner(session)
+        campaign = campaign_named(session, campaign_name)
+        names = _names(session, campaign)
+        mapping = session.scalar(select(GroupRole).where(GroupRole.campaign_id == campaign.id, GroupRole.is_gm))
+        if mapping is None:
+            raise RuleRefused("group mode is not set up for this campaign: run `campaign group setup` first")
+        if mapping.revoked_at is None:
+            raise RuleRefused(f"the GM's role {mapping.role_name} is not revoked")
+        issued = _issued(db, mapping, _reenable(session, mapping, names["gms"]))
+        session.flush()
+        return GroupSetUp(campaign=campaign.name, database=names["database"], roles=(issued,), invites=())
+
+
 _PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE")
 
 
 def status(db: Database, campaign_name: str | None) -> GroupStatus:
-    """Every role of the campaign, whether it may log in, and its rights per table as
-    the database reports them (has_table_privilege), not as this code intends them."""
+    """The campaign's roles, whether each may log in, and its rights per table as the
+    database reports them (has_table_privilege), not as this code intends them; and
+    the players still owed an invite."""
     require_postgres(db)
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         schema = session.execute(text("SELECT current_schema()")).scalar_one()
+        tables = schema_tables(session)
         roles = []
-        for mapping in session.scalars(select(GroupRole).where(GroupRole.campaign_id == campaign.id)
-                                       .order_by(GroupRole.is_gm.desc(), GroupRole.player_name)):
+        for mapping in session.scalars(select(GroupRole).where(GroupRole.campaign_id == campaign.id,
+                                                               GroupRole.is_gm)):
             login = session.execute(text("SELECT rolcanlogin FROM pg_roles WHERE rolname = :r"),
                                     {"r": mapping.role_name}).scalar()
             rights = {}
-            for table in CAMPAIGN_TABLES:
+            for table in tables:
                 granted = [p for p in _PRIVILEGES if session.execute(
-                    text("SELECT has_table_privilege(:r, :t, :p) OR (:p = 'UPDATE' AND "
-                         "has_any_column_privilege(:r, :t, 'UPDATE'))"),
+                    text("SELECT has_table_privilege(:r, :t, :p)"),
                     {"r": mapping.role_name, "t": f'"{schema}"."{table}"', "p": p}).scalar()] if login is not None else []
                 rights[table] = granted
-            roles.append(RoleStatus(role=mapping.role_name, player=mapping.player_name,
-                                    kind="gm" if mapping.is_gm else "player", login=bool(login),
-                                    revoked_at=mapping.revoked_at, rights=rights))
-        return GroupStatus(campaign=campaign.name, roles=tuple(roles))
+            roles.append(RoleStatus(role=mapping.role_name, player=mapping.player_name, kind="gm",
+                                    login=bool(login), revoked_at=mapping.revoked_at, rights=rights))
+        owed = tuple(m.player_name for m in _owed(session, campaign))
+        return GroupStatus(campaign=campaign.name, roles=tuple(roles), owed_invites=owed)

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from campaign.db.database import Database
+from campaign.db.models import Campaign
 from campaign.db.models_table import WebInvite, WebSession
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named, clean_name, player_named
@@ -117,16 +119,23 @@ def invite(db: Database, campaign_name: str | None, player: str, *, gm: bool = F
     ledger should record for the GM's seat, usually "GM")."""
     if isinstance(expires_in, bool) or not 60 <= expires_in <= MAX_EXPIRY:
         raise BadInput(f"--expires must be between 1 minute and {MAX_EXPIRY // 86400} days")
-    code = secrets.token_urlsafe(CODE_BYTES)
-    now = _now()
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         name = clean_name(player, "player") if gm else player_named(session, campaign, player).name
-        row = WebInvite(campaign_id=campaign.id, player=name, is_gm=gm, code_hash=digest(code),
-                        created_at=_stamp(now), expires_at=_stamp(now + timedelta(seconds=expires_in)))
-        session.add(row)
-        session.flush()
-        return Invited(player=name, join_path=JOIN_PREFIX + code, expires=row.expires_at, gm=gm)
+        return issue_invite(session, campaign, name, gm=gm, expires_in=expires_in)
+
+
+def issue_invite(session: Session, campaign: Campaign, name: str, *, gm: bool = False,
+                 expires_in: int = DEFAULT_EXPIRY) -> Invited:
+    """The invite row, in the caller's transaction (group mode's migrate-players issues
+    one per former player role in the transaction that drops the role's mapping)."""
+    code = secrets.token_urlsafe(CODE_BYTES)
+    now = _now()
+    row = WebInvite(campaign_id=campaign.id, player=name, is_gm=gm, code_hash=digest(code),
+                    created_at=_stamp(now), expires_at=_stamp(now + timedelta(seconds=expires_in)))
+    session.add(row)
+    session.flush()
+    return Invited(player=name, join_path=JOIN_PREFIX + code, expires=row.expires_at, gm=gm)
 
 
 def _state(row: WebInvite, now: str) -> str:

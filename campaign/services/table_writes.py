@@ -52,18 +52,9 @@ class SeatActor(str):
 def seat_actor(db: Database, name: str, via: dict[str, Any]) -> SeatActor:
     """The actor to record for `name` (the seat's player) coming through the server.
 
-    On a group-mode database the server signs in as the GM's role, which the ledger's
-    actor trigger (migration 0007) lets record only "GM": there the entry says actor GM,
-    on behalf of the player (detail.on_behalf_of), as for the GM's `--as`. Once group
-    mode drops player roles (issue 29 item 7) the trigger can let the server's role
-    record the seat's player itself."""
-    from campaign.services.group import signed_in
-
-    who = signed_in(db)
-    if who is not None and who.kind == "gm" and name != who.name:
-        actor = SeatActor(who.name, via)
-        actor.on_behalf_of = name  # type: ignore[attr-defined]
-        return actor
+    The entry is the player's, on every backend: in group mode the server signs in as
+    the GM's role, and the actor trigger (migration 0016) lets that role record a
+    player's name only for an entry whose detail.via names a live session of theirs."""
     return SeatActor(name, via)
 
 

@@ -2,29 +2,36 @@
 
 Commits come from any process (the GM's CLI, another server, a script) on the same
 SQLite file or PostgreSQL database, so the server cannot wait for a signal of its own:
-it watches the ledger head. One shared watcher asks the database for the head seq at
-most every POLL seconds (a primary-key probe, in a worker thread), however many
-browsers are connected; when the head moved, the new entries are read once, rendered
-once by the history page's own Jinja macro (escaping done server-side) and kept in a
-small cache that every client's stream reads from. PostgreSQL's LISTEN/NOTIFY would
-avoid the polling, but it needs a trigger and a dedicated connection, and a probe five
-times a second costs nothing worth saving; polling also behaves the same on SQLite.
+it watches the ledger head. One shared watcher asks the database for the head seq
+(a primary-key probe, in a worker thread), however many browsers are connected; when
+the head moved, the new entries are read once, rendered once by the history page's own
+Jinja macro (escaping done server-side) and kept in a small cache that every client's
+stream reads from. On SQLite the watcher probes every POLL seconds. On PostgreSQL it
+probes when told: migration 0016's triggers NOTIFY at each commit, from any process,
+and a listener thread (campaign.web.feed_listen) wakes the streams, so several server
+processes on one database show each other's writes at once; it still probes every
+LISTEN_SAFETY seconds, and polls while its connection is down.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 
+if TYPE_CHECKING:  # started on the first stream, PostgreSQL only
+    from campaign.web.feed_listen import Listener
+
 POLL = 0.2          # seconds between head probes: a commit shows within about this much
 KEEPALIVE = 15.0    # seconds of silence before a comment line keeps proxies from closing
 CACHE = 2000        # rendered rows kept for clients that lag behind
+LISTEN_SAFETY = 5.0  # PostgreSQL: seconds a stream waits for a notification before probing anyway
 
 
 class Feed:
@@ -46,18 +53,62 @@ class Feed:
         self._render_row = render_row
         self._head = 0
         self._checked = 0.0
+        # PostgreSQL's wake-ups: each notification bumps the generation; a head probed
+        # under an older generation is stale whatever its age.
+        self._listen_url = db.url if db.dialect == "postgresql" else None
+        self._campaign_id = campaign_id
+        self._listener: Listener | None = None
+        self._generation = 0
+        self._probed_generation = -1
+        self._woken_event: asyncio.Event | None = None
         self._lock = anyio.Lock()
         self._rows: OrderedDict[int, str] = OrderedDict()
 
+    def _stale(self) -> bool:
+        return time.monotonic() - self._checked >= POLL or self._probed_generation != self._generation
+
     async def head(self) -> int:
-        """The ledger head, at most POLL seconds old."""
-        if time.monotonic() - self._checked >= POLL:
+        """The ledger head, at most POLL seconds old and probed after the last notification."""
+        if self._stale():
             async with self._lock:
-                if time.monotonic() - self._checked >= POLL:
+                if self._stale():
+                    generation = self._generation
                     self._head = await anyio.to_thread.run_sync(self._head_seq)
                     self.calls = await anyio.to_thread.run_sync(self._calls_sig)
-                    self._checked = time.monotonic()
+                    self._checked, self._probed_generation = time.monotonic(), generation
         return self._head
+
+    def _listen(self) -> None:
+        """Start the PostgreSQL listener once, on the event loop that serves the streams."""
+        if self._listen_url is None or self._listener is not None:
+            return
+        from campaign.web.feed_listen import Listener
+
+        loop = asyncio.get_running_loop()
+        self._woken_event = asyncio.Event()
+        self._listener = Listener(self._listen_url, self._campaign_id,
+                                  lambda payload: loop.call_soon_threadsafe(self._woken),
+                                  wanted=lambda: not loop.is_closed())
+
+    def _woken(self) -> None:
+        self._generation += 1
+        event, self._woken_event = self._woken_event, asyncio.Event()
+        if event is not None:
+            event.set()
+
+    async def _pause(self, seen: int) -> None:
+        """Until the next notification (PostgreSQL, listener up) or POLL seconds."""
+        event, listener = self._woken_event, self._listener
+        if listener is None or event is None:
+            await anyio.sleep(POLL)
+        elif self._generation == seen:
+            # While the listener (re)connects the feed polls; its connect wakes it too.
+            with anyio.move_on_after(LISTEN_SAFETY if listener.alive else POLL):
+                await event.wait()
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
 
     async def rows_after(self, after: int) -> list[tuple[int, str]]:
         """(seq, row html) of the entries after `after` that exist now, oldest first."""
@@ -92,10 +143,12 @@ class Feed:
     async def stream(self, after: int) -> AsyncIterator[str]:
         """The text/event-stream body: one `entry` event per new entry, newest last."""
         yield "retry: 1000\n\n"
+        self._listen()
         last, quiet_since = after, time.monotonic()
         await self.head()
         calls = self.calls
         while True:
+            seen = self._generation
             rows = await self.rows_after(last)
             if self.calls != calls:
                 calls = self.calls
@@ -112,4 +165,4 @@ class Feed:
             elif now - quiet_since >= KEEPALIVE:
                 yield ": keepalive\n\n"
                 quiet_since = now
-            await anyio.sleep(POLL)
+            await self._pause(seen)

@@ -21,6 +21,9 @@ from tests.conftest import party_copy
 
 TABLES = ("campaigns", "players", "characters", "ledger", "relationships", "traits", "conditions", "scenarios",
           "scenario_participants", "disappearances", "searches", "reunion_checks", "group_roles")
+HAND_MADE = ("stranger", "auditor")
+# What only the GM's role reads: hidden results, seeds, the table server's credentials.
+GM_OWN = ("secret_rolls", "fair_seeds", "web_invites", "web_sessions", "web_requests", "table_calls", "bcdice_tokens")
 # The owner docs/group-mode.md asks for: not a superuser, may create roles.
 OWNER = "campaign_owner"
 
@@ -41,7 +44,8 @@ def _role_url(url: str, role: str) -> str:
 
 class Group:
     """The `gurps` party (Aki plays 鈴音, Ren plays 刀矢, 葵 plays nobody) with group
-    mode set up by `owner_url`'s role."""
+    mode set up by `owner_url`'s role: the GM's role (players have none since 0016),
+    and on demand the hand-made roles of HAND_MADE."""
 
     def __init__(self, url: str, owner_url: str | None = None) -> None:
         self.url = owner_url or url
@@ -49,11 +53,29 @@ class Group:
         self.setup = self.owner.json("group", "setup")  # roles belong to the cluster: made per test
         self.roles = {r["player"]: r["role"] for r in self.setup["roles"]}
 
+    def raw(self, player: str | None = None) -> psycopg.Connection:
+        if player in HAND_MADE and player not in self.roles:
+            self._hand_made(player)
+        return psycopg.connect(_dsn(self.url, self.roles[player] if player else None), autocommit=True)
+
     def cli(self, player: str) -> Cli:
+        if player in HAND_MADE and player not in self.roles:
+            self._hand_made(player)
         return Cli(_role_url(self.url, self.roles[player]))
 
-    def raw(self, player: str | None = None) -> psycopg.Connection:
-        return psycopg.connect(_dsn(self.url, self.roles[player] if player else None), autocommit=True)
+    def _hand_made(self, kind: str) -> None:
+        """A LOGIN role no `campaign` command makes (players have no database role since
+        migration 0016): `stranger` holds no grant at all, only what PUBLIC has;
+        `auditor` reads every table but the GM's own, as someone who checks the chain."""
+        from sqlalchemy.engine import make_url
+
+        role = self.roles[kind] = f"{role_prefix(make_url(self.url).database)}_{kind}"
+        with psycopg.connect(_dsn(self.url), autocommit=True) as conn:
+            conn.execute(f'CREATE ROLE "{role}" LOGIN')
+            if kind == "auditor":
+                tables = [name for (name,) in conn.execute(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall() if name not in GM_OWN]
+                conn.execute(f'GRANT SELECT ON {", ".join(tables)} TO "{role}"')
 
     def dump(self) -> dict:
         with self.raw() as conn:
@@ -121,3 +143,29 @@ def owned_group(pg_cluster, owned_template):
     made = Group(url)
     yield made
     made.drop()
+
+
+def old_player_roles(conn: psycopg.Connection, database: str, campaign_id: int = 1,
+                     revoked: tuple[str, ...] = ()) -> dict[str, str]:
+    """What `group setup` made for players before migration 0016 (the database at 0015,
+    `conn` the owner's): the players' NOLOGIN group role reading every table, one LOGIN
+    role per player in it, and their group_roles rows; `revoked` players' roles as
+    `group revoke` left them (NOLOGIN, out of the group). Returns player -> role."""
+    prefix = role_prefix(database)
+    players = f"{prefix}_players"
+    conn.execute(f'CREATE ROLE "{players}" NOLOGIN')
+    conn.execute(f'GRANT CONNECT ON DATABASE "{database}" TO "{players}"')
+    conn.execute(f'GRANT USAGE ON SCHEMA public TO "{players}"')
+    conn.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{players}"')
+    hidden = [name for (name,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+              if name in GM_OWN]
+    conn.execute(f'REVOKE ALL ON {", ".join(hidden)} FROM "{players}"')
+    roles = {}
+    for player_id, name in conn.execute("SELECT id, name FROM players WHERE campaign_id = %s ORDER BY id",
+                                        (campaign_id,)).fetchall():
+        role = roles[name] = f"{prefix}_{campaign_id}_p{player_id}"
+        gone = name in revoked
+        conn.execute(f'CREATE ROLE "{role}" {"NOLOGIN" if gone else "LOGIN"}' + ("" if gone else f' IN ROLE "{players}"'))
+        conn.execute("INSERT INTO group_roles VALUES (%s, %s, %s, %s, false, '2026-11-01T00:00:00.000000Z', %s)",
+                     (role, campaign_id, player_id, name, "2026-11-02T00:00:00.000000Z" if gone else None))
+    return roles

@@ -32,7 +32,7 @@ def _grant_temp(group, player: str) -> None:
 
 
 def test_setup_revokes_temporary_from_public(owned_group):
-    with owned_group.raw("Aki") as conn:
+    with owned_group.raw("stranger") as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="temporary tables"):
             conn.execute(SHADOW)
     with owned_group.raw() as conn:
@@ -43,24 +43,18 @@ def test_setup_revokes_temporary_from_public(owned_group):
 
 @pytest.mark.parametrize("gm_row", [True, False], ids=["a GM row", "empty"])
 def test_a_temp_group_roles_table_changes_nothing(owned_group, gm_row):
-    """The issue's attack: with TEMPORARY still allowed, a player's temp `group_roles`
-    (a GM row for itself, or no row: "single-GM mode") shadowed the real one inside the
-    SECURITY DEFINER helpers. Their search_path is pinned now (pg_temp last)."""
-    _grant_temp(owned_group, "Aki")
+    """The issue's attack, on what is left of group mode since 0016: with TEMPORARY
+    allowed, the GM's role shadows `group_roles` (no row: "single-GM mode", where any
+    actor goes; or a GM row of its own) to write a player's entry it did not get through
+    that player's session. The actor trigger's search_path is pinned (pg_temp last)."""
+    _grant_temp(owned_group, "GM")
     before = owned_group.dump()
-    with owned_group.raw("Aki") as conn:
+    with owned_group.raw("GM") as conn:
         conn.execute(SHADOW)
         if gm_row:
             conn.execute(GM_ROW)
-        assert conn.execute("SELECT campaign_group_kind(), campaign_group_owns_name(1, '刀矢')").fetchone() == (
-            "player", False)
-        for statement in ("UPDATE characters SET cp_total = 1100 WHERE name = '刀矢'",
-                          "INSERT INTO traits (character_id, name, category, cp, origin) "
-                          "SELECT id, 'x', 'advantage', 5, 'x' FROM characters WHERE name = '刀矢'"):
-            with pytest.raises(psycopg.errors.InsufficientPrivilege):
-                conn.execute(statement)
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            insert(conn, forged_row(conn))  # an entry as actor GM
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="group mode"):
+            insert(conn, forged_row(conn, record={"actor": "Aki"}))
     assert owned_group.dump() == before
     assert owned_group.owner.json("history", "verify")["ok"]
 
@@ -90,15 +84,24 @@ def test_every_security_definer_function_pins_its_search_path(owned_group):
         rows = conn.execute("SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = "
                             "p.pronamespace WHERE p.prosecdef AND n.nspname = current_schema()").fetchall()
         schema = conn.execute("SELECT current_schema()").fetchone()[0]
-    assert {name for name, _ in rows} == {"campaign_group_kind", "campaign_group_campaign", "campaign_group_owns",
-                                          "campaign_group_owns_name", "ledger_check_actor", "ledger_check_chain"}
+    assert {name for name, _ in rows} == {"ledger_check_actor", "ledger_check_chain"}  # 0016 dropped the rest
     assert {tuple(config) for _, config in rows} == {(f"search_path={schema}, pg_temp",)}
 
 
-def _fright(conn, ops: list) -> dict:
+def _fright(conn, ops: list, via: dict | None = None) -> dict:
     """A player's fright entry as the issue forged it: right seq, link and SHA-256, any ops."""
     return forged_row(conn, record={"actor": "Aki", "kind": "fright", "character": "鈴音", "ops": ops,
-                                    "expression": "3D6<=8", "outcome": "failure"})
+                                    "expression": "3D6<=8", "outcome": "failure",
+                                    "detail": {"via": via} if via else {}})
+
+
+def _session(owned_group, player: str, revoked: bool = False) -> int:
+    """A table-server session row of `player` (as joining with an invite makes one)."""
+    with owned_group.raw() as conn:
+        return conn.execute(
+            "INSERT INTO web_sessions (campaign_id, player, is_gm, token_hash, created_at, revoked_at) "
+            "VALUES (1, %s, false, md5(random()::text) || md5(random()::text), '2026-12-01T00:00:00.000000Z', %s) "
+            "RETURNING id", (player, "2026-12-01T01:00:00.000000Z" if revoked else None)).fetchone()[0]
 
 
 @pytest.mark.parametrize("ops", [
@@ -106,27 +109,43 @@ def _fright(conn, ops: list) -> dict:
                                                               "stat": "Will", "value": 20}],
     [{"op": "cp_delta", "character": "刀矢", "delta": -100}],  # another player's character: unverifiable
 ], ids=["own character", "another player's character"])
-def test_a_players_forged_fright_entry_and_its_state_are_refused(owned_group, ops):
+@pytest.mark.parametrize("via", [None, "Ren's session", "a revoked session"])
+def test_a_players_forged_fright_entry_is_refused(owned_group, ops, via):
+    """The issue's +1000 CP entry in Aki's name: players have no role to write it with
+    (0016), and the GM's role may write Aki's name only through a live session of
+    Aki's (detail.via.session), never one of Ren's or a revoked one."""
+    session = {None: None, "Ren's session": lambda: _session(owned_group, "Ren"),
+               "a revoked session": lambda: _session(owned_group, "Aki", revoked=True)}[via]
+    via_detail = {"session": session()} if session else None
     before = owned_group.dump()
-    with owned_group.raw("Aki") as conn:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for table ledger"):
-            insert(conn, _fright(conn, ops))
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for table characters"):
+    with owned_group.raw("GM") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="group mode"):
+            insert(conn, _fright(conn, ops, via_detail))
+    with owned_group.raw("stranger") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for table"):
             conn.execute("UPDATE characters SET cp_total = 1100, stats = stats WHERE name = '鈴音'")
     assert owned_group.dump() == before
     assert owned_group.owner.json("history", "verify")["ok"]
 
 
-@pytest.mark.parametrize("who", ["Aki", "GM", None], ids=["player", "GM role", "owner"])
+def test_the_gms_role_writes_a_players_entry_through_their_live_session(owned_group):
+    """What the table server does: Aki's entry, on the GM's role, naming Aki's session."""
+    session = _session(owned_group, "Aki")
+    with owned_group.raw("GM") as conn:
+        insert(conn, forged_row(conn, record={"actor": "Aki", "detail": {"via": {"session": session}}}))
+    assert owned_group.owner.json("history", "verify")["ok"]
+
+
+@pytest.mark.parametrize("who", ["auditor", "GM", None], ids=["a read-only role", "GM role", "owner"])
 def test_a_forged_gm_entry_is_refused(owned_group, who):
-    """An entry as actor GM that the GM never made: by a player (no grant), or by a role
+    """An entry as actor GM that the GM never made: by a role that only reads, or by a role
     that may append but with a made-up hash or a record that is not its row's."""
     before = owned_group.dump()
     with owned_group.raw(who) as conn:
         values = forged_row(conn, record={"kind": "trait", "ops": [{"op": "cp_delta", "character": "鈴音",
                                                                       "delta": 500}]})
         forgeries = [{**values, "hash": "ab" * 32}, {**values, "kind": "roll"}]
-        if who == "Aki":
+        if who == "auditor":
             forgeries.append(values)
         for forged in forgeries:
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -160,8 +179,8 @@ def test_the_owner_appends_a_well_formed_entry(owned_group):
     assert owned_group.owner.json("history", "verify")["ok"]
 
 
-def test_a_player_cannot_lock_the_campaign(owned_group):
-    with owned_group.raw("Aki") as conn:
+def test_a_role_without_grants_cannot_lock_the_campaign(owned_group):
+    with owned_group.raw("stranger") as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("SELECT id FROM campaigns WHERE id = 1 FOR UPDATE")
         for table in ("ledger", "campaigns", "characters"):
@@ -207,16 +226,11 @@ def test_writes_run_under_the_timeouts_and_reads_do_not(owned_group):
         db.close()
 
 
-def test_a_player_reads_the_history(owned_group):
-    aki = owned_group.cli("Aki")
-    owned_group.cli("GM").run("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")  # a secret roll in the chain
-    assert [e["seq"] for e in aki.json("history")] == [e["seq"] for e in owned_group.owner.json("history")]
-    assert aki.json("history", "show", "1")["kind"] == "campaign"
-
-
-def test_a_player_verifies_the_chain_without_secret_rows(owned_group):
+def test_a_read_only_role_verifies_the_chain_without_secret_rows(owned_group):
     owned_group.cli("GM").run("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
-    assert owned_group.cli("Aki").json("history", "verify", "--chain-only")["ok"]
+    auditor = owned_group.cli("auditor")
+    assert [e["seq"] for e in auditor.json("history")] == [e["seq"] for e in owned_group.owner.json("history")]
+    assert auditor.json("history", "verify", "--chain-only")["ok"]
 
 
 def test_a_raw_record_is_hashed_by_postgresql_itself(owned_group):

@@ -1,5 +1,6 @@
-"""Group mode on PostgreSQL (issue 17): roles per player, the database records the actor
-and enforces permissions, concurrent appends from several roles keep the chain.
+"""Group mode on PostgreSQL (issue 17; players' roles gone since migration 0016): the
+GM's role, the database records the actor and enforces permissions, concurrent appends
+from several roles keep the chain.
 
 The throwaway cluster trusts 127.0.0.1, so role passwords are not checked here: what is
 tested is which role a connection is, and what the database lets that role do.
@@ -13,25 +14,21 @@ import sys
 import psycopg
 import pytest
 
-from campaign.ledger import READ_ONLY_ROLE
 from tests.cli.conftest import Cli
 from tests.integration.group_support import _role_url
 
-def test_setup_creates_a_gm_role_and_one_per_player(group):
+def test_setup_creates_the_gms_role_only(group):
     roles = group.setup["roles"]
-    assert [(r["player"], r["kind"]) for r in roles] == [("GM", "gm"), ("Aki", "player"), ("Ren", "player"),
-                                                         ("葵", "player")]
-    for r in roles:
-        assert r["role"].isascii() and len(r["role"]) <= 63
-        assert r["url"].startswith(f"postgresql://{r['role']}:{r['password']}@")
-        assert len(r["password"]) >= 20
-    assert len({r["password"] for r in roles}) == 4
-    # Passwords are stored by PostgreSQL (as a hash) for LOGIN roles
+    assert [(r["player"], r["kind"]) for r in roles] == [("GM", "gm")]
+    (gm,) = roles
+    assert gm["role"].isascii() and len(gm["role"]) <= 63
+    assert gm["url"].startswith(f"postgresql://{gm['role']}:{gm['password']}@") and len(gm["password"]) >= 20
+    # The password is stored by PostgreSQL (as a hash) for the LOGIN role
     with group.raw() as conn:
         rows = conn.execute("SELECT rolname, rolcanlogin, rolpassword IS NOT NULL FROM pg_authid "
-                            "WHERE rolname = ANY(%s)", ([r["role"] for r in roles],)).fetchall()
-    assert sorted(rows) == sorted((r["role"], True, True) for r in roles)
-    # Run again: nothing new, no passwords shown again
+                            "WHERE rolname = %s", (gm["role"],)).fetchall()
+    assert rows == [(gm["role"], True, True)]
+    # Run again: nothing new, no password shown again
     assert group.owner.json("group", "setup")["roles"] == []
 
 
@@ -49,21 +46,6 @@ def _entry(conn: psycopg.Connection, actor: str, record_actor: str | None = None
     conn.execute("INSERT INTO ledger (campaign_id, seq, at, actor, kind, character, scenario, outcome, parent_seq, "
                  "voids_seq, record, prev_hash, hash) VALUES (1, %s, %s, %s, %s, NULL, NULL, NULL, NULL, NULL, "
                  "%s, %s, %s)", (seq + 1, record["at"], actor, kind, text, prev, chain_hash(prev, text)))
-
-
-def test_a_players_role_reads_and_writes_nothing(group):
-    """Migration 0010: players' roles read only until the table server (issue 29)."""
-    aki = group.cli("Aki")
-    before = group.dump()
-    assert aki.error("roll", "3D6", "--dice", "1,2,3", code=1) == f"error: {READ_ONLY_ROLE}"
-    # CAMPAIGN_ACTOR / --as naming anyone else is still refused by the CLI first
-    assert "only the GM's role may use --as" in aki.error("--as", "Ren", "roll", "3D6", "--dice", "1,2,3", code=1)
-    assert "only the GM's role may use --as" in aki.error("--as", "GM", "roll", "3D6", "--dice", "1,2,3", code=1)
-    assert group.dump() == before
-    # ... and reads: the history, an entry, a character
-    assert [e["seq"] for e in aki.json("history")] == [e["seq"] for e in group.owner.json("history")]
-    assert aki.json("history", "show", "1")["kind"] == "campaign"
-    assert aki.json("char", "show", "鈴音")["name"] == "鈴音"
 
 
 def test_the_gm_acting_for_a_player_is_recorded_as_the_gm(group):
@@ -108,9 +90,10 @@ def test_raw_sql_cannot_spoof_the_actor(group, actor, record_actor):
 
 
 @pytest.mark.parametrize("kind", ["roll", "void", "void_request"])
-def test_a_players_raw_insert_is_refused_by_its_grants(group, kind):
+def test_a_role_without_grants_appends_nothing(group, kind):
+    """Players hold no role; any other login of the cluster has only PUBLIC's rights."""
     before = group.dump()
-    with group.raw("Aki") as conn:
+    with group.raw("stranger") as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for table ledger"):
             _entry(conn, "Aki", kind=kind)
     assert group.dump() == before
@@ -119,7 +102,7 @@ def test_a_players_raw_insert_is_refused_by_its_grants(group, kind):
 def test_nobody_updates_or_deletes_ledger_rows(group):
     group.cli("GM").json("roll", "3D6", "--dice", "1,2,3")
     before = group.dump()
-    for who in ("GM", "Aki"):
+    for who in ("GM", "stranger"):
         with group.raw(who) as conn:
             for statement in ("UPDATE ledger SET actor = 'X' WHERE seq = 1", "DELETE FROM ledger WHERE seq = 1",
                               "TRUNCATE ledger"):
@@ -129,7 +112,7 @@ def test_nobody_updates_or_deletes_ledger_rows(group):
 
 
 FRIGHT_FAIL = "6,6,4,1,1,1,2,3"  # 16 vs Will 11 - 3: failure, table entry 11
-# (command, may a player's role run it? Since migration 0010 none: players read only)
+# (command, may a read-only role run it? None: players have no role since 0016)
 MATRIX = [
     (("roll", "3D6", "--char", "鈴音", "--dice", "1,2,3"), False),   # Aki's own character
     (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), False),   # Ren's character
@@ -146,10 +129,10 @@ MATRIX = [
 
 @pytest.mark.slow
 def test_each_permission_as_each_role(group):
-    """A player's role: nothing (migration 0010); every refusal comes from the database
-    and changes nothing. The GM's role: everything."""
+    """A role that only reads (made by hand: players have none): nothing; every refusal
+    comes from the database and changes nothing. The GM's role: everything."""
     results = []
-    for who in ("Aki", "GM"):
+    for who in ("auditor", "GM"):
         cli = group.cli(who)
         for args, player_may in MATRIX:
             before = group.dump()
@@ -168,49 +151,36 @@ def test_each_permission_as_each_role(group):
     assert group.owner.json("history", "verify")["ok"]
 
 
-def test_a_players_void_is_refused_with_what_to_do(group):
-    aki, gm = group.cli("Aki"), group.cli("GM")
-    fright = gm.json("--as", "Aki", "fright", "鈴音", "--mod", "-3", "--dice", FRIGHT_FAIL)
-    before = group.dump()
-    message = aki.error("history", "void", str(fright["seq"]), "--reason", "wrong modifier", "--yes", code=1)
-    assert message == (f"error: group mode: a player's role is read-only until the table server; ask the GM "
-                       f"(`campaign history void {fright['seq']}` on the GM's role)")
-    assert group.dump() == before
-    assert "only the GM" in aki.error("history", "approve", "1", code=1)
-
-
 def test_status_lists_roles_and_the_rights_the_database_reports(group):
     status = group.owner.json("group", "status")
-    by_player = {r["player"]: r for r in status["roles"]}
-    assert set(by_player) == {"GM", "Aki", "Ren", "葵"}
-    assert {table: rights for table, rights in by_player["Aki"]["rights"].items() if rights != ["SELECT"]} == {}
-    assert by_player["GM"]["rights"]["ledger"] == ["SELECT", "INSERT"]
-    assert by_player["Aki"]["rights"]["scenarios"] == ["SELECT"]
-    assert by_player["GM"]["rights"]["scenarios"] == ["SELECT", "INSERT", "UPDATE", "DELETE"]
-    assert all(r["login"] for r in status["roles"])
+    (gm,) = status["roles"]
+    assert (gm["player"], gm["kind"], gm["login"]) == ("GM", "gm", True)
+    assert gm["rights"]["ledger"] == ["SELECT", "INSERT"]
+    assert gm["rights"]["scenarios"] == ["SELECT", "INSERT", "UPDATE", "DELETE"]
+    assert status["owed_invites"] == []
 
 
-def test_revoke_and_add_player_again(group):
-    revoked = group.owner.json("group", "revoke", "Ren")
-    assert revoked["player"] == "Ren"
+def test_revoke_and_reopen_the_gms_role(group):
+    revoked = group.owner.json("group", "revoke", "GM")
+    assert revoked["player"] == "GM"
     before = group.dump()
     with pytest.raises(psycopg.OperationalError):  # NOLOGIN
-        group.raw("Ren").close()
+        group.raw("GM").close()
     assert group.dump() == before
-    status = {r["player"]: r for r in group.owner.json("group", "status")["roles"]}
-    assert status["Ren"]["login"] is False and status["Ren"]["rights"]["ledger"] == []
-    again = group.owner.json("group", "add-player", "Ren")["roles"][0]
+    (status,) = group.owner.json("group", "status")["roles"]
+    assert status["login"] is False and status["rights"]["ledger"] == []
+    assert group.owner.error("group", "revoke", "GM", code=1).startswith("error: the role of 'GM'")
+    again = group.owner.json("group", "reopen")["roles"][0]
     assert again["role"] == revoked["role"]
-    assert group.cli("Ren").json("char", "show", "刀矢")["name"] == "刀矢"
-    added = group.owner.json("group", "add-player", "新人")["roles"][0]
-    assert (added["player"], added["kind"]) == ("新人", "player")
-    assert group.owner.error("group", "add-player", "新人", code=1).startswith("error: player '新人' already has")
+    assert group.cli("GM").json("roll", "3D6", "--dice", "1,2,3")["total"] == 6
+    assert group.owner.error("group", "reopen", code=1) == f"error: the GM's role {again['role']} is not revoked"
 
 
 def test_group_commands_refuse_on_sqlite(tmp_path):
     cli = Cli(str(tmp_path / "c.db"))
     cli.run("init", "卓")
-    for args in (("group", "setup"), ("group", "status"), ("group", "add-player", "A"), ("group", "revoke", "A")):
+    for args in (("group", "setup"), ("group", "status"), ("group", "add-player", "A"), ("group", "revoke", "GM"),
+                 ("group", "migrate-players"), ("group", "reopen")):
         message = cli.error(*args, code=1)
         assert message == ("error: group mode needs PostgreSQL: an SQLite database is single-GM mode "
                            "(--as is self-declared there)")
@@ -260,15 +230,16 @@ def test_the_gm_role_and_the_owner_append_at_once(group):
 def test_secret_roll_results_are_readable_by_the_gm_role_only(group):
     gm = group.cli("GM")
     secret = gm.json("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
-    aki = group.cli("Aki")
-    with group.raw("Aki") as conn:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute("SELECT * FROM secret_rolls").fetchall()
+    for other in ("stranger", "auditor"):
+        with group.raw(other) as conn:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("SELECT * FROM secret_rolls").fetchall()
     with group.raw("GM") as conn:
         assert len(conn.execute("SELECT * FROM secret_rolls").fetchall()) == 1
-    assert "may peek" in aki.error("history", "peek", str(secret["seq"]), code=1)  # and the database refuses too
-    shown = aki.json("history", "show", str(secret["seq"]))
+    auditor = group.cli("auditor")
+    assert "refused by the database" in auditor.error("history", "peek", str(secret["seq"]), code=1)
+    shown = auditor.json("history", "show", str(secret["seq"]))
     assert shown["dice"] is None and shown["total"] is None  # only the commitment
     gm.run("history", "reveal", str(secret["seq"]))
-    revealed = aki.json("history", "--kind", "reveal")[0]
+    revealed = auditor.json("history", "--kind", "reveal")[0]
     assert revealed["dice"] == [2, 3, 4]

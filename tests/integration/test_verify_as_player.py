@@ -1,6 +1,8 @@
-"""A player's own database role verifies the chain without the GM's hidden rows.
+"""A read-only database role verifies the chain without the GM's hidden rows.
 
-`secret_rolls` is the GM's table (a player's role is refused it by the grants), so
+Players hold no database role since migration 0016; a group may still make a role by
+hand that reads every table but the GM's own (tests' `auditor`), for whoever wants to
+check the chain with the CLI. `secret_rolls` is the GM's table (refused by the grants), so
 `history verify --chain-only` must not read it, and the full check says what it could
 not check instead of failing on "permission denied". PostgreSQL group mode only: SQLite
 has no per-table rights.
@@ -9,11 +11,11 @@ has no per-table rights.
 from __future__ import annotations
 
 
-def test_a_player_verifies_without_reading_secret_rows(group):
+def test_a_read_only_role_verifies_without_reading_secret_rows(group):
     gm = group.cli("GM")
     secret = gm.json("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
     sealed = gm.json("history", "seal", "--reason", "第3話")
-    aki = group.cli("Aki")
+    aki = group.cli("auditor")
     aki.error("history", "peek", str(secret["seq"]), code=1)  # the hidden row stays hidden
 
     chain_only = aki.json("history", "verify", "--chain-only", "--head", sealed["head"][:16])
@@ -31,9 +33,9 @@ def test_a_player_verifies_without_reading_secret_rows(group):
     assert gm.json("history", "verify")["secrets"]["hidden"] == 1 and gm.json("history", "verify")["unchecked"] == []
 
 
-def test_a_revealed_secret_is_checked_for_a_player_too(group):
+def test_a_revealed_secret_is_checked_for_a_read_only_role_too(group):
     gm = group.cli("GM")
     secret = gm.json("roll", "S3D6<=12", "聞き耳", "--dice", "2,3,4")
     gm.run("history", "reveal", str(secret["seq"]))
-    report = group.cli("Ren").json("history", "verify", "--chain-only")
+    report = group.cli("auditor").json("history", "verify", "--chain-only")
     assert report["ok"] and report["secrets"]["revealed"] == 1

@@ -37,14 +37,15 @@ def _db_refusals(f: dict, w) -> None:
     for case in dict.fromkeys(case for backend in BACKENDS for case in by_backend[backend]):
         outcomes = [_OUTCOME.get(by_backend[backend].get(case), "–") for backend in BACKENDS]
         w(f"| {case} | {outcomes[0]} | {outcomes[1]} |")
-    w("\nIn group mode (PostgreSQL, the owner a non-superuser with CREATEROLE) the integration tests try the "
-      "issue's attacks as the attacker would: a player's temporary `group_roles` table (TEMPORARY is revoked "
-      "from PUBLIC, and every SECURITY DEFINER function pins `search_path` with `pg_temp` last, so even a "
-      "granted temp table changes nothing), a player's raw fright entry with forged ops and the matching "
-      "update of its character (players' roles write nothing), a forged GM entry, a row at seq 2^31-1 and one "
-      "with a wrong hash from the GM's role and the owner (refused; the GM's next write and seal go on), and "
-      "a held campaign lock (players cannot take it; held by another session, a writer gives up after "
-      "10 s with \"the campaign is locked by another session; try again\").\n")
+    w("\nIn group mode (PostgreSQL, the owner a non-superuser with CREATEROLE; players hold no database role "
+      "since migration 0016) the integration tests try the issue's attacks as the attacker would: the GM's "
+      "role with a temporary `group_roles` table (TEMPORARY is revoked from PUBLIC, and every SECURITY DEFINER "
+      "function pins `search_path` with `pg_temp` last, so even a granted temp table changes nothing), a "
+      "fright entry with +1000 CP in a player's name written on the GM's role without that player's live "
+      "session, with another player's or a revoked one (refused by the actor trigger), a forged GM entry, a "
+      "row at seq 2^31-1 and one with a wrong hash from the GM's role and the owner (refused; the GM's next "
+      "write and seal go on), and a held campaign lock (a role without grants cannot take it; held by another "
+      "session, a writer gives up after 10 s with \"the campaign is locked by another session; try again\").\n")
 
 
 def render(figures: dict[str, Any], seconds: float | None = None) -> str:

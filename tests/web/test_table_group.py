@@ -1,9 +1,9 @@
-"""The table server on a group-mode PostgreSQL database (migration 0007 roles).
+"""The table server on a group-mode PostgreSQL database.
 
-The table server's four tables get no grant from `group setup` yet (issue 29 item 7
-gives the GM's role, then the server's, its rights), so: the owner's URL serves; a
-player's role reads no seat hash and no call; the GM's role, once granted them as item 7
-will, records actor GM on behalf of the seat's player (the actor trigger's rule)."""
+Players hold no database role (migration 0016): `group setup` grants the GM's role,
+which the server signs in as, every table the server writes, and the actor trigger lets
+that role record the seat's player for an entry made through that player's session. The
+owner's URL serves too; a read-only role reads no seat hash and no call."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ pytestmark = pytest.mark.postgres
 TABLES = ("web_invites", "web_sessions", "web_requests", "table_calls")
 
 
-def test_a_players_role_cannot_read_seats_or_calls(group):
+def test_a_read_only_role_cannot_read_seats_or_calls(group):
     for table in TABLES:
-        with group.raw("Aki") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        with group.raw("auditor") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(f"SELECT * FROM {table}")
 
 
@@ -39,10 +39,7 @@ def test_the_owner_serves_a_group_campaign(group):
     group.owner.run("history", "verify")
 
 
-def test_the_gm_role_records_gm_on_behalf_of_the_seats_player(group):
-    with group.raw() as conn:  # what issue 29 item 7's `group setup` will grant the GM's role
-        conn.execute(f'GRANT SELECT, INSERT, UPDATE ON {", ".join(TABLES)} TO "{group.roles["GM"]}"')
-        conn.execute(f'GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO "{group.roles["GM"]}"')
+def test_the_gm_role_serves_and_records_the_seats_player(group):
     gm = group.cli("GM")
     path = gm.json("invite", "Aki")["join_path"]
     with served(_role_url(group.url, group.roles["GM"]), [1, 2, 3]) as base:
@@ -50,19 +47,20 @@ def test_the_gm_role_records_gm_on_behalf_of_the_seats_player(group):
         assert aki.join(path).status_code == 303
         rolled = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音"})
         assert rolled.status_code == 201, rolled.text
-        # the GM's role records actor GM (migration 0007's trigger), on behalf of the seat's player
-        assert rolled.json()["actor"] == "GM" and rolled.json()["source"] == "server"
+        # the seat's player is the actor (migration 0016's trigger: through Aki's live session)
+        assert rolled.json()["actor"] == "Aki" and rolled.json()["source"] == "server"
         record = gm.json("history", "show", str(rolled.json()["seq"]))
-        assert record["detail"]["on_behalf_of"] == "Aki" and "session" in record["detail"]["via"]
+        assert "on_behalf_of" not in record["detail"] and "session" in record["detail"]["via"]
         asked = aki.post("/api/void-requests", {"seq": rolled.json()["seq"], "reason": "押し間違い"})
         assert asked.status_code == 201, asked.text
         aki.close()
     gm.run("history", "verify")
 
 
-def test_a_server_on_a_players_role_is_refused_by_the_database_not_a_traceback(group):
+def test_a_server_on_a_read_only_role_is_refused_by_the_database_not_a_traceback(group):
     path = group.owner.json("invite", "Ren")["join_path"]
-    with served(_role_url(group.url, group.roles["Aki"])) as base:
+    group.raw("auditor").close()
+    with served(_role_url(group.url, group.roles["auditor"])) as base:
         ren = Browser(base)
         page = ren.http.get(path)
         assert page.status_code == 403 and "refused by the database" in page.text
