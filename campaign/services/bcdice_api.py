@@ -174,13 +174,25 @@ class _Actor(str):
 
 
 def api_roll(db: Database, campaign_name: str, holder: Holder, command: str, comment: str | None,
-             source: DiceSource) -> dict[str, Any]:
+             source: DiceSource, *, share: Any = None) -> dict[str, Any]:
     """Roll `command` for the holder and return the entry as `history show` has it (a
-    secret roll's hidden result included: its roller is the one asking)."""
-    from campaign.services.rolls import roll
+    secret roll's hidden result included: its roller is the one asking).
 
-    view = roll(db, campaign_name, _Actor(holder), command, AsBcdice(source), character=holder.character,
-                reason=comment)
+    While a seed is committed the dice are derived from it and the request's `share`
+    (docs/fair-dice.md): `provable` with a share, `server` without one; a secret roll's
+    dice never are (its reveal would let anyone recompute them early)."""
+    from campaign.services.browse import campaign_identity
+    from campaign.services.fair_seeds import fair_request
+    from campaign.services.rolls import roll, secret_prefix
+    from campaign.services.table_writes import GuardedDatabase
+
+    actor, dice = _Actor(holder), AsBcdice(source)
+    writer: Any = db
+    if not secret_prefix(command)[0]:
+        campaign_id = campaign_identity(db, campaign_name)[0]
+        dice, before = fair_request(dice, share, actor, campaign_id)
+        writer = GuardedDatabase(db, campaign_id, None, None, before=before)
+    view = roll(writer, campaign_name, actor, command, dice, character=holder.character, reason=comment)
     from campaign.services.secret_rolls import peek, secret_of
 
     if secret_of(view) is not None:
