@@ -237,3 +237,30 @@ def test_proof_check_and_the_standalone_fair_check_recompute_a_bundles_dice(tabl
     held, rejected = run(good), run(bad)
     assert held.returncode == 0 and "1 entries recomputed from 1 revealed seeds" in held.stdout, held.stderr
     assert rejected.returncode == 1 and f"entry #{seq}: die 1 (d6) shows" in rejected.stderr
+
+
+@pytest.mark.slow  # a real `campaign serve` process, its own log on stderr
+def test_the_seed_is_not_in_the_servers_log_before_its_reveal(gurps):
+    """The log a GM's `campaign serve` writes (its stderr, through rolls, a refusal, the
+    pages and a 404) never holds the seed while it is secret."""
+    from tests.browser.support import Server
+    from tests.web.table_server import Browser
+    from tests.web.test_table_server import invite
+
+    gurps.run("scenario", "start", "第一話", "--with", "鈴音", "--fair")
+    seed = _kept_seed(gurps)
+    path = invite(gurps, "Aki")
+    with Server(gurps.db) as server:
+        aki = Browser(server.base)
+        assert aki.join(path).status_code == 303
+        rolled = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A})
+        assert rolled.json()["fairness"] == "provable"
+        assert aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "share": "zz"}).status_code == 400
+        for page in ("/", "/history", f"/entries/{rolled.json()['seq']}", "/api/chain", "/api/table", "/nowhere"):
+            aki.http.get(page)
+        log = server.stderr()
+        server.stop()
+        log += server.stderr()
+    # serve keeps no access log (uvicorn at warning level): what it writes is warnings and errors
+    assert seed not in log and seed.upper() not in log, "the seed leaks in the server's log"
+    assert seed in gurps.run("scenario", "end", "--json").stdout
