@@ -231,28 +231,33 @@ def parse_original_table(text: str) -> OriginalTable:
 
 
 def roll_original_table(db: Database, campaign_name: str, holder: Holder, text: str,
-                        source: DiceSource) -> dict[str, Any]:
+                        source: DiceSource, *, share: Any = None) -> dict[str, Any]:
     """Roll an original table and record it as a table roll (kind `table`) that holds
     its own words: the table is the group's text, not a seed, so the record keeps the
-    row it landed on and the SHA-256 of the whole table it was sent."""
+    row it landed on and the SHA-256 of the whole table it was sent. Its dice are
+    derived from a committed seed and `share` like a roll's (api_roll)."""
     from campaign import ledger
     from campaign.services.common import campaign_transaction
+    from campaign.services.fair_seeds import fair_request
 
     table = parse_original_table(text)
-    dice = AsBcdice(source)
-    if table.dice == "D66":
-        faces = [dice.roll(6), dice.roll(6)]
-        value, sides = faces[0] * 10 + faces[1], 6
-    else:
-        count, sides = map(int, table.dice.split("D"))
-        faces = [dice.roll(sides) for _ in range(count)]
-        value = sum(faces)
-    if value not in table.rows:
-        raise BadInput(f"original table: no row for {value}")
-    words = table.rows[value]
+    actor = _Actor(holder)
     with campaign_transaction(db, campaign_name) as (session, campaign):
+        dice, arm = fair_request(AsBcdice(source), share, actor, campaign.id)
+        if arm is not None:
+            arm(session)  # the campaign is locked: the entry's seq is the next one
+        if table.dice == "D66":
+            faces = [dice.roll(6), dice.roll(6)]
+            value, sides = faces[0] * 10 + faces[1], 6
+        else:
+            count, sides = map(int, table.dice.split("D"))
+            faces = [dice.roll(sides) for _ in range(count)]
+            value = sum(faces)
+        if value not in table.rows:
+            raise BadInput(f"original table: no row for {value}")
+        words = table.rows[value]
         who = character_named(session, campaign, holder.character).name if holder.character else None
-        appended = ledger.append(session, campaign, _Actor(holder), ledger.NewEntry(
+        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="table", character=who, expression=table.dice, dice=faces, total=value, source=SOURCE,
             reason=table.title, detail={"name": table.title, "lines": [f"{value}: {words}"],
                                         "original_table": {"dice": table.dice, "sides": sides, "value": value,

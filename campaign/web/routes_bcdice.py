@@ -267,11 +267,17 @@ async def _original_table(request, holder):
     table = form.get("table")
     if not table:
         return _error(400, "unsupported command")
+    from campaign.core.fair_dice import clean_share
+
+    share = form.get("share")
+    if share is not None and clean_share(share) is None:
+        return _error(400, "share: 32 to 128 hex digits")
     if not _rate_ok(request, holder):
         return _error(429, "too many requests", {"retry-after": "1"})
     state = request.app.state
     try:
-        made = await run_in_threadpool(roll_original_table, state.db, state.campaign, holder, table, state.dice())
+        made = await run_in_threadpool(lambda: roll_original_table(state.db, state.campaign, holder, table,
+                                                                   state.dice(), share=share))
     except BadInput:
         return _error(400, "unsupported command")
     except CampaignError as refused:

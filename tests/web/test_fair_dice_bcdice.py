@@ -1,7 +1,7 @@
 """A dice bot's BCDice-API roll while a seed is committed (SQLite and PostgreSQL): with a
 `share` its dice are derived and `provable`, recomputed after the reveal; without one
 they are derived too but labelled `server`; a bad share is refused and writes nothing;
-a secret roll is never derived."""
+a secret roll is never derived; an original table's dice are derived like a roll's."""
 
 from __future__ import annotations
 
@@ -58,3 +58,22 @@ def test_without_a_committed_seed_a_bcdice_roll_is_the_servers(gurps):
         answer = bot.get("v2/game_system/GURPS/roll", params={"command": "3D6", "share": SHARE_A})
     entry = gurps.json("history", "show", str(answer.json()["campaign_seq"]))
     assert (entry["fairness"], entry["source"]) == ("server", "bcdice-api") and "fair" not in entry["detail"]
+
+
+def test_an_original_table_with_a_share_is_provable(gurps):
+    path = token(gurps, "aki-bot", "--player", "Aki", "--character", "鈴音")
+    commit = start_fair(gurps)
+    table = "飲み物表\nD66\n" + "".join(f"{a}{b}:飲み物{a}{b}\n" for a in range(1, 7) for b in range(1, 7))
+    with served(gurps.db) as base, httpx.Client(base_url=base + path, timeout=30) as bot:
+        answer = bot.post("v2/original_table", data={"table": table, "share": SHARE_A})
+        before = _last(gurps)["seq"]
+        refused = bot.post("v2/original_table", data={"table": table, "share": "12"})
+        assert (refused.status_code, _last(gurps)["seq"]) == (400, before)
+    assert answer.status_code == 200, answer.text
+    entry = gurps.json("history", "show", str(answer.json()["campaign_seq"]))
+    assert (entry["kind"], entry["fairness"], entry["detail"]["fair"]["share"]) == ("table", "provable", SHARE_A)
+    seed = end_fair(gurps, commit)
+    assert entry["dice"] == [face(seed, entry["seq"], SHARE_A, i, 6) for i in range(2)]
+    a, b = entry["dice"]
+    assert answer.json()["text"] == f"飲み物表({a}{b}) ＞ 飲み物{a}{b}"
+    assert gurps.json("history", "verify")["fair"]["checked"] == 1
