@@ -16,6 +16,16 @@ from tests.web.table_server import served
 
 pytestmark = pytest.mark.slow
 
+DRAWN = """(() => {
+  const draw = crypto.getRandomValues.bind(crypto);
+  window.__drawn = [];
+  crypto.getRandomValues = (array) => {
+    const filled = draw(array);
+    window.__drawn.push(Array.from(filled, (b) => b.toString(16).padStart(2, "0")).join(""));
+    return filled;
+  };
+})();"""
+
 
 def test_a_tap_is_provably_fair_and_the_page_recomputes_it(browser, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
@@ -23,6 +33,9 @@ def test_a_tap_is_provably_fair_and_the_page_recomputes_it(browser, tmp_path, mo
     commit = cli.json("scenario", "start", "第一話", "--with", "鈴音", "--fair")["seed_commit"]
     with served(cli.db) as base:
         context, aki = _join(browser, base, cli.json("invite", "Aki")["join_path"])
+        aki.add_init_script(DRAWN)  # what crypto.getRandomValues gives the page, recorded
+        aki.reload()
+        aki.wait_for_selector("#sheets .palette button >> nth=1")
         sent = []
         aki.on("request", lambda request: sent.append(request.post_data_json)
                if request.url.endswith("/api/rolls") else None)
@@ -31,6 +44,8 @@ def test_a_tap_is_provably_fair_and_the_page_recomputes_it(browser, tmp_path, mo
         assert "provably fair" in aki.text_content("#roll-result")
         share = sent[0]["share"]
         assert len(share) == 64 and int(share, 16) >= 0
+        drawn = aki.evaluate("window.__drawn")
+        assert share in {a + b for a, b in zip(drawn, drawn[1:])}, "the share is the browser's own random bytes"
         entry = cli.json("history", "--limit", "1")[0]
         assert entry["fairness"] == "provable" and entry["detail"]["fair"]["share"] == share
         assert aki.evaluate("fairCheck.checkChain()")["pending"] == 1
