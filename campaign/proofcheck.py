@@ -12,7 +12,8 @@ whose hash is the bundle's head. Pass the head hash you wrote down when the GM s
 the session (all 64 hex digits, or the first 16 or more): it may be any seal in the
 bundle, and the bundle proves the entry against that seal. It also says whether a void
 inside the bundle took the entry back, and checks every reveal in it against the
-commitment its secret roll made.
+commitment its secret roll made, and recomputes every provably fair die in it from the
+revealed seed and the player's share (docs/fair-dice.md; the same rules as fair_check.py).
 
 Deliberately self-contained (no import from the rest of `campaign`), so a player can
 copy this one file and trust what it does by reading it. The project's tests check that
@@ -25,6 +26,7 @@ Exit status: 0 the proof holds, 1 it does not (the reason names the entry), 2 ba
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import sys
 
@@ -210,6 +212,75 @@ def _your_seal(seals: list, head: str | None) -> tuple:
     return found[0]
 
 
+def fair_face(seed: str, seq: int, share: str, index: int, sides: int) -> int:
+    """The face docs/fair-dice.md derives: HMAC-SHA-256(seed bytes, "seq:share:index:counter"),
+    its first n bytes big-endian, rejection sampling (no face more likely than another)."""
+    width = max(1, ((sides - 1).bit_length() + 7) // 8)
+    limit = 256 ** width - 256 ** width % sides
+    for counter in range(1000):
+        message = f"{seq}:{share}:{index}:{counter}".encode("ascii")
+        value = int.from_bytes(hmac.new(bytes.fromhex(seed), message, hashlib.sha256).digest()[:width], "big")
+        if value < limit:
+            return value % sides + 1
+    raise ArithmeticError("no face after 1000 tries")
+
+
+def _fair_problem(records: list) -> tuple:
+    """(seq, problem) of the first fair-dice fault among a bundle's seed entries and fair
+    entries (in seq order), else (None, None). A commitment before the bundle is taken
+    from the reveal that repeats it; a die whose seed is not revealed yet waits."""
+    commits, seeds, next_index = {}, {}, {}
+    for record in records:
+        seq, detail = record.get("seq"), record.get("detail") if isinstance(record.get("detail"), dict) else {}
+        if record.get("kind") == "seed_commit":
+            if not _is_hash(detail.get("commitment")):
+                return seq, f"seed commitment #{seq} holds no SHA-256 hex digest"
+            commits[seq] = detail["commitment"]
+        elif record.get("kind") == "seed_reveal":
+            target, seed, commitment = detail.get("reveals"), detail.get("seed"), detail.get("commitment")
+            if _is_int(target) and target < seq and target not in commits and _is_hash(commitment):
+                commits[target] = commitment
+            if not _is_int(target) or target not in commits:
+                return seq, f"seed reveal #{seq} names #{target}, which is no earlier seed commitment"
+            if target in seeds:
+                return seq, f"seed commitment #{target} is revealed twice (#{seeds[target][1]}, #{seq})"
+            if not _is_hash(seed) or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commits[target] \
+                    or commitment != commits[target]:
+                return seq, f"seed reveal #{seq} does not match commitment #{target}: the seed was swapped"
+            seeds[target] = (seed, seq)
+    for record in records:
+        fair, seq = (record.get("detail") or {}).get("fair"), record.get("seq")
+        if not isinstance(fair, dict):
+            continue
+        commit, base, share, first, draws = (fair.get(name) for name in ("commit", "seq", "share", "from", "draws"))
+        if not _is_int(commit) or commit >= seq:
+            return seq, f"entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment"
+        if not _is_int(base) or not commit < base <= seq or not _is_int(first) or not isinstance(draws, list) \
+                or (share is not None and not (isinstance(share, str) and all(c in HEX for c in share))):
+            return seq, f"entry #{seq}: its fair-dice inputs are malformed"
+        if commit in seeds and seeds[commit][1] < seq:
+            return seq, (f"entry #{seq} derives its dice from seed #{commit}, revealed before it "
+                         f"(#{seeds[commit][1]}): anyone could foresee them")
+        expected = next_index.get((commit, base), 0)
+        if first != expected:
+            return seq, (f"entry #{seq}: its dice start at index {first}, expected {expected} "
+                         "(a die was drawn and dropped)")
+        next_index[(commit, base)] = first + len(draws)
+        for offset, draw in enumerate(draws):
+            if not isinstance(draw, list) or len(draw) != 2 or not all(_is_int(v) for v in draw) \
+                    or not 1 <= draw[0] <= 10**6:
+                return seq, f"entry #{seq}: die {offset + 1} is malformed"
+        faces, dice = [face for _, face in draws], record.get("dice")
+        if dice is not None and dice != faces and len(draws) == len(dice):
+            return seq, f"entry #{seq}: its dice {dice} are not the derived draws {faces}"
+        for offset, (sides, face) in enumerate(draws if commit in seeds else ()):
+            should = fair_face(seeds[commit][0], base, share or "", first + offset, sides)
+            if face != should:
+                return seq, (f"entry #{seq}: die {offset + 1} (d{sides}) shows {face}, the seed gives {should}: "
+                             "the die was changed")
+    return None, None
+
+
 _KEPT = ("seal", "void", "reveal")  # the kinds of entry check() keeps beside the first and secret rolls
 
 
@@ -255,7 +326,7 @@ def check(bundle, head: str | None = None) -> dict:
     if bundle["head_seq"] != last:
         raise Rejected(f"head_seq {bundle['head_seq']} does not match {len(entries)} entries from #{first}")
 
-    prev_hash, records, seals = bundle["anchor"], {}, []
+    prev_hash, records, seals, fair_records = bundle["anchor"], {}, [], []
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
             raise Rejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
@@ -275,6 +346,8 @@ def check(bundle, head: str | None = None) -> dict:
         kind = record.get("kind")
         if seq == first or kind in _KEPT or _commitment_of(record) is not None:
             records[seq] = record  # only what voids and reveals need: a long bundle stays small
+        if kind in ("seed_commit", "seed_reveal") or '"fair":{' in text:
+            fair_records.append(record)
         if kind == "seal":
             seals.append((seq, stored))
         prev_hash = stored
@@ -288,6 +361,9 @@ def check(bundle, head: str | None = None) -> dict:
         if record.get("kind") == "reveal":
             _check_reveal(records, first, seq, record, revealed)
     seal_seq, seal_hash = _your_seal(seals, head)
+    bad_seq, problem = _fair_problem(fair_records)
+    if problem is not None:
+        raise Rejected(f"fair dice: {problem}", bad_seq)
     return {"ok": True, "campaign": campaign, "seq": first, "head": seal_hash, "head_seq": seal_seq,
             "entries": len(entries), "head_given": head is not None, "entry": records[first],
             "voided_by": _voided_by(records, first, seal_seq),

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from campaign.core.sheet_template import skill_value, trait_value
 from campaign.core.stat_names import sheet_key
 
 POOLS = ("HP", "FP")
@@ -61,10 +62,21 @@ def memo(view: Mapping[str, Any]) -> str:
     if view.get("status") and view["status"] != "active":
         target = f" → {view['searching_for']}" if view.get("searching_for") else ""
         lines.append(f"状態 / status: {view['status']}{target}")
+    if view.get("kind") == "npc":
+        lines.append("種別: npc")
     if view.get("cp_total") is not None:
         lines.append(f"CP: {view['cp_total']}")
+    # The rest of the sheet, in the template's words (core.sheet_template), so that
+    # `char import --format ccfolia` reads the piece back as the same sheet.
     for trait in view.get("traits", []):
-        lines.append(f"特徴: {trait['name']} [{trait['category']}] {trait['cp']}CP")
+        value = trait_value(trait["cp"], trait["category"], trait.get("counts_toward_limit", True),
+                            trait.get("unlimited_cp", 0))
+        lines.append(f"特徴: {trait['name']} = {value}")
+    for name, skill in view.get("skills", {}).items():
+        if skill.get("attr") or skill.get("difficulty"):
+            lines.append(f"技能: {name} = {skill_value(skill)}")
+    lines.extend(f"メモ: {line}" for line in view.get("notes", []))
+    lines.extend(f"所持品: {line}" for line in view.get("items", []))
     for condition in view.get("conditions", []):
         duration = f" ({condition['duration']})" if condition.get("duration") else ""
         lines.append(f"状態異常: {condition['name']}{duration}")

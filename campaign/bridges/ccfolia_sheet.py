@@ -6,7 +6,11 @@ sheet-template record (core.sheet_template), for `char import --format ccfolia`.
 - the palette (`commands`) gives the skills: `3D6<=14 回避` (a level written out) or
   `3D6<={回避} 回避` (a param that is not a stat: its value is the level). A line may
   carry a modifier (`3D6<={回避}-2`): the level is still the param's.
-- `name` and `memo` (a `PL: name` line names the player) are read too.
+- `name` and `memo` (a `PL: name` line names the player) are read too, and the memo
+  lines `char export --format ccfolia` writes for the rest of the sheet: `CP: 100`,
+  `種別: npc`, `特徴: NAME = -10 phobia; uncounted`, `技能: 回避 = 12 DX/A` (the stat and
+  difficulty the palette cannot say), `メモ: ...`, `所持品: ...`. Other memo lines are
+  the player's own text and are left alone.
 
 Nothing is guessed: a param that is neither a stat nor used as a skill by the palette
 is reported by name, and the import refuses the piece.
@@ -18,12 +22,14 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from campaign.core.sheet_template import SKILL
+from campaign.core.sheet_template import SKILL, TRAIT
 from campaign.errors import BadInput
 
 _LINE = re.compile(r"^\s*(?:S)?3D6\s*<=\s*(?:\{(?P<ref>[^}]+)\}|(?P<level>\d{1,3}))\s*(?:[+-]\d+)?\s*(?P<label>.*)$",
                    re.IGNORECASE)
 _PLAYER = re.compile(r"^\s*PL\s*[:：]\s*(.+?)\s*$", re.MULTILINE)
+_SHEET_LINE = re.compile(r"^\s*(CP|種別|特徴|技能|メモ|所持品)\s*[:：]\s*(.*?)\s*$", re.MULTILINE)
+_NAMED = re.compile(r"(.+?)\s*=\s*(.+)")
 IGNORED = ("目標値",)  # the 2d6 palette's difficulty param: the table's, not the character's
 
 
@@ -39,15 +45,12 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
     player = _PLAYER.search(str(data.get("memo") or ""))
     if player:
         record["player"] = player[1]
+    memo_skills = _memo_sheet(str(data.get("memo") or ""), record, where)
     params: dict[str, str] = {}
     for item in data.get("params") or []:
         if not isinstance(item, Mapping) or not isinstance(item.get("label"), str):
             raise BadInput(f"{where}: a param without a label")
         params[item["label"].strip()] = str(item.get("value", "")).strip()
-    for item in data.get("status") or []:
-        if isinstance(item, Mapping) and isinstance(item.get("label"), str) and is_stat(item["label"].strip()):
-            if item.get("max") is not None:
-                record.setdefault(item["label"].strip(), str(item["max"]))
     used: set[str] = set()
     commands = data.get("commands") or ""
     if not isinstance(commands, str):
@@ -74,4 +77,30 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
     if unknown:
         raise BadInput(f"{where}: param(s) {', '.join(map(repr, unknown))} are neither a stat of the ruleset nor a "
                        f"skill the palette rolls (3D6<={{NAME}})")
+    for item in data.get("status") or []:  # after the params: the stats keep the piece's order
+        if isinstance(item, Mapping) and isinstance(item.get("label"), str) and is_stat(item["label"].strip()):
+            if item.get("max") is not None:
+                record.setdefault(item["label"].strip(), str(item["max"]))
+    record.update(memo_skills)  # the memo's `技能:` line says the stat and difficulty too
     return record
+
+
+def _memo_sheet(memo: str, record: dict[str, Any], where: str) -> dict[str, str]:
+    """The memo's sheet lines into `record` (template keys); its `技能:` lines returned."""
+    skills: dict[str, str] = {}
+    for key, value in _SHEET_LINE.findall(memo):
+        if key == "CP":
+            record["cp"] = value
+        elif key == "種別":
+            record["kind"] = value
+        elif key in ("メモ", "所持品"):
+            record.setdefault("note" if key == "メモ" else "item", []).append(value)
+        else:
+            named = _NAMED.fullmatch(value)
+            if named is None:
+                raise BadInput(f"{where}: memo line {key}: {value!r} is not NAME = VALUE")
+            if key == "特徴":
+                record[TRAIT + named[1]] = named[2]
+            else:
+                skills[SKILL + named[1]] = named[2]
+    return skills

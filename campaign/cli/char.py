@@ -303,7 +303,7 @@ def char_export(
     ccfolia: bool = typer.Option(False, "--ccfolia", help="As ココフォリア pieces (clipboard JSON)."),
     copy: bool = typer.Option(False, "--copy", help="Also put the piece on the clipboard (one character)."),
     fmt: str = typer.Option(None, "--format", help="csv or json: the sheet template `char import` reads "
-                                                   "(docs/sheets.md)."),
+                                                   "(docs/sheets.md); ccfolia: as --ccfolia."),
     json_out: bool = JsonOption,
 ) -> None:
     """Print characters as ココフォリア pieces: paste a line onto the board to make the piece;
@@ -319,6 +319,8 @@ def char_export(
     from campaign.errors import BadInput
     from campaign.services.ccfolia import export_pieces
 
+    if fmt == "ccfolia":  # the name `char import --format ccfolia` reads it back by
+        ccfolia, fmt = True, None
     if not ccfolia and fmt is None:
         raise BadInput("say which format: --ccfolia, or --format csv|json")
     if all_ == bool(names):

@@ -7,6 +7,9 @@ spreadsheet and a script write the same thing:
     ST, DX, 意志力, Speed ...              a stat (any name or alias of the ruleset)
     skill:回避 = 14 | "14 DX/A"            a skill's level, optionally its stat / difficulty
     trait:戦闘即応 = 15 | "15 advantage"   a trait the CP total already includes, optionally its category
+    trait:高所恐怖症 = "-10 phobia; uncounted" / "-15 severe phobia; outside -5"
+                                          the disadvantage-limit split: not counted toward the
+                                          limit (a fright check's), or N CP outside it
     note, item                            lines (several separated by newlines in one cell)
 
 Pure: records in, drafts out; which names are stats is the caller's (core.stat_names).
@@ -26,6 +29,8 @@ SKILL, TRAIT = "skill:", "trait:"
 FIXED = ("name", "kind", "player", "cp")
 _SKILL = re.compile(r"\s*([+-]?\d{1,4})(?:\s+([^/\s]+)?(?:/(E|A|H|VH))?)?\s*", re.IGNORECASE)
 _TRAIT = re.compile(r"\s*([+-]?\d{1,7})(?:\s+(.+?))?\s*")
+_OUTSIDE = re.compile(r"outside\s+([+-]?\d{1,7})", re.IGNORECASE)
+UNCOUNTED = "uncounted"
 
 
 @dataclass(frozen=True)
@@ -38,9 +43,14 @@ class SkillDraft:
 
 @dataclass(frozen=True)
 class TraitDraft:
+    """`counted`: counts toward the disadvantage limit; `outside`: its CP outside the limit
+    (None: the default, none when counted, all of it when not; services.traits)."""
+
     name: str
     cp: int
     category: str | None = None
+    counted: bool = True
+    outside: int | None = None
 
 
 @dataclass(frozen=True)
@@ -101,15 +111,50 @@ def parse_record(record: Mapping[str, Any], where: str, is_stat: Callable[[str],
             skills.append(SkillDraft(key[len(SKILL):].strip(), int(match[1]), match[2],
                                      match[3].upper() if match[3] else None))
         elif key.startswith(TRAIT):
-            match = _TRAIT.fullmatch(_text(value))
-            if not match or not key[len(TRAIT):].strip():
-                raise BadInput(f"{where}: {key}: {value!r} is not a trait's CP (15, or 15 advantage)")
-            traits.append(TraitDraft(key[len(TRAIT):].strip(), int(match[1]), match[2]))
+            traits.append(_trait(key, value, where))
         else:
             stats[key] = value if isinstance(value, int) and not isinstance(value, bool) else _text(value)
     cp = _int(record.get("cp") or 0, f"{where}: cp")
     return SheetDraft(name, kind, owner, cp, stats, tuple(skills), tuple(traits),
                       _lines(record.get("note")), _lines(record.get("item")))
+
+
+def _trait(key: str, value: Any, where: str) -> TraitDraft:
+    """`trait:NAME` = "CP [CATEGORY][; uncounted][; outside N]"."""
+    head, *clauses = _text(value).split(";")
+    match = _TRAIT.fullmatch(head)
+    if not match or not key[len(TRAIT):].strip():
+        raise BadInput(f"{where}: {key}: {value!r} is not a trait's CP (15, or 15 advantage)")
+    counted, outside = True, None
+    for clause in (c.strip() for c in clauses):
+        found = _OUTSIDE.fullmatch(clause)
+        if clause.lower() == UNCOUNTED:
+            counted = False
+        elif found:
+            outside = int(found[1])
+        else:
+            raise BadInput(f"{where}: {key}: {clause!r} is neither 'uncounted' nor 'outside N' (the CP outside "
+                           "the disadvantage limit)")
+    return TraitDraft(key[len(TRAIT):].strip(), int(match[1]), match[2], counted, outside)
+
+
+def trait_value(cp: int, category: str, counted: bool, unlimited: int) -> str:
+    """A trait as its template value; the disadvantage-limit split only where it is not
+    the default of its flag (none outside when counted, all of it when not)."""
+    value = f"{cp} {category}"
+    if not counted:
+        value += f"; {UNCOUNTED}"
+    if unlimited != (0 if counted else cp):
+        value += f"; outside {unlimited}"
+    return value
+
+
+def skill_value(skill: Mapping[str, Any]) -> str | int:
+    """A skill ({level, attr, difficulty}) as its template value: 14, "14 DX/A" or "14 /A"."""
+    base = "/".join(part for part in (skill.get("attr") or "", skill.get("difficulty") or "") if part)
+    if skill.get("difficulty") and not skill.get("attr"):
+        base = "/" + skill["difficulty"]
+    return skill["level"] if not base else f"{skill['level']} {base}"
 
 
 def sheet_record(sheet) -> dict[str, Any]:
@@ -118,12 +163,10 @@ def sheet_record(sheet) -> dict[str, Any]:
                               "cp": sheet.cp_total}
     record.update(sheet.stats)
     for name, skill in sheet.skills.items():
-        base = "/".join(part for part in (skill.get("attr") or "", skill.get("difficulty") or "") if part)
-        if skill.get("difficulty") and not skill.get("attr"):
-            base = "/" + skill["difficulty"]
-        record[SKILL + name] = skill["level"] if not base else f"{skill['level']} {base}"
+        record[SKILL + name] = skill_value(skill)
     for trait in sheet.traits:
-        record[TRAIT + trait.name] = f"{trait.cp} {trait.category}"
+        record[TRAIT + trait.name] = trait_value(trait.cp, trait.category, trait.counts_toward_limit,
+                                                 trait.unlimited_cp)
     record["note"] = "\n".join(sheet.notes)
     record["item"] = "\n".join(sheet.items)
     return record

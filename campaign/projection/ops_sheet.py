@@ -168,14 +168,15 @@ def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
         for line in after[len(before):] if after[:len(before)] == before else []:
             changes.append((what, line, None, line, f"{what} added: {line}"))
         if after[:len(before)] != before:
-            gone = list(before)
-            for line in after:
-                if line in gone:
-                    gone.remove(line)
-            changes += [(what, line, line, None, f"{what} removed: {line}") for line in gone]
-            added = list(after)
-            for line in before:
-                if line in added:
-                    added.remove(line)
-            changes += [(what, line, None, line, f"{what} added: {line}") for line in added]
+            changes += [(what, line, line, None, f"{what} removed: {line}") for line in _without(before, after)]
+            changes += [(what, line, None, line, f"{what} added: {line}") for line in _without(after, before)]
     return changes
+
+
+def _without(lines: list[str], taken: list[str]) -> list[str]:
+    """`lines` less one copy of each line of `taken` (two identical lines are two items)."""
+    left = list(lines)
+    for line in taken:
+        if line in left:
+            left.remove(line)
+    return left

@@ -174,13 +174,25 @@ class _Actor(str):
 
 
 def api_roll(db: Database, campaign_name: str, holder: Holder, command: str, comment: str | None,
-             source: DiceSource) -> dict[str, Any]:
+             source: DiceSource, *, share: Any = None) -> dict[str, Any]:
     """Roll `command` for the holder and return the entry as `history show` has it (a
-    secret roll's hidden result included: its roller is the one asking)."""
-    from campaign.services.rolls import roll
+    secret roll's hidden result included: its roller is the one asking).
 
-    view = roll(db, campaign_name, _Actor(holder), command, AsBcdice(source), character=holder.character,
-                reason=comment)
+    While a seed is committed the dice are derived from it and the request's `share`
+    (docs/fair-dice.md): `provable` with a share, `server` without one; a secret roll's
+    dice never are (its reveal would let anyone recompute them early)."""
+    from campaign.services.browse import campaign_identity
+    from campaign.services.fair_seeds import fair_request
+    from campaign.services.rolls import roll, secret_prefix
+    from campaign.services.table_writes import GuardedDatabase
+
+    actor, dice = _Actor(holder), AsBcdice(source)
+    writer: Any = db
+    if not secret_prefix(command)[0]:
+        campaign_id = campaign_identity(db, campaign_name)[0]
+        dice, before = fair_request(dice, share, actor, campaign_id)
+        writer = GuardedDatabase(db, campaign_id, None, None, before=before)
+    view = roll(writer, campaign_name, actor, command, dice, character=holder.character, reason=comment)
     from campaign.services.secret_rolls import peek, secret_of
 
     if secret_of(view) is not None:
@@ -219,28 +231,33 @@ def parse_original_table(text: str) -> OriginalTable:
 
 
 def roll_original_table(db: Database, campaign_name: str, holder: Holder, text: str,
-                        source: DiceSource) -> dict[str, Any]:
+                        source: DiceSource, *, share: Any = None) -> dict[str, Any]:
     """Roll an original table and record it as a table roll (kind `table`) that holds
     its own words: the table is the group's text, not a seed, so the record keeps the
-    row it landed on and the SHA-256 of the whole table it was sent."""
+    row it landed on and the SHA-256 of the whole table it was sent. Its dice are
+    derived from a committed seed and `share` like a roll's (api_roll)."""
     from campaign import ledger
     from campaign.services.common import campaign_transaction
+    from campaign.services.fair_seeds import fair_request
 
     table = parse_original_table(text)
-    dice = AsBcdice(source)
-    if table.dice == "D66":
-        faces = [dice.roll(6), dice.roll(6)]
-        value, sides = faces[0] * 10 + faces[1], 6
-    else:
-        count, sides = map(int, table.dice.split("D"))
-        faces = [dice.roll(sides) for _ in range(count)]
-        value = sum(faces)
-    if value not in table.rows:
-        raise BadInput(f"original table: no row for {value}")
-    words = table.rows[value]
+    actor = _Actor(holder)
     with campaign_transaction(db, campaign_name) as (session, campaign):
+        dice, arm = fair_request(AsBcdice(source), share, actor, campaign.id)
+        if arm is not None:
+            arm(session)  # the campaign is locked: the entry's seq is the next one
+        if table.dice == "D66":
+            faces = [dice.roll(6), dice.roll(6)]
+            value, sides = faces[0] * 10 + faces[1], 6
+        else:
+            count, sides = map(int, table.dice.split("D"))
+            faces = [dice.roll(sides) for _ in range(count)]
+            value = sum(faces)
+        if value not in table.rows:
+            raise BadInput(f"original table: no row for {value}")
+        words = table.rows[value]
         who = character_named(session, campaign, holder.character).name if holder.character else None
-        appended = ledger.append(session, campaign, _Actor(holder), ledger.NewEntry(
+        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="table", character=who, expression=table.dice, dice=faces, total=value, source=SOURCE,
             reason=table.title, detail={"name": table.title, "lines": [f"{value}: {words}"],
                                         "original_table": {"dice": table.dice, "sides": sides, "value": value,

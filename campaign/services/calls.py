@@ -55,6 +55,7 @@ class CallRolled:
     seq: int
     call: CallView
     replayed: bool
+    seed_reveal: Any = None  # a reunion call ends the scenario: its seed's reveal (services.fair_seeds)
 
 
 class NotYourCall(RuleRefused):
@@ -272,8 +273,14 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
         seq = _dispatch(guarded, campaign_name, who, source, kind, character, params)
     except Replayed as done:  # the same request again: its roll, not a second one
         seq, replayed = done.first_seq, True
+    revealed = None
+    if kind == "reunion" and not replayed:  # the scenario ended: its seed is revealed, as `scenario end` does
+        from campaign.services.fair_seeds import reveal_seed
+
+        revealed = reveal_seed(db, campaign_name, ender or str(actor), params.get("scenario"), quiet=True)
     with db.read() as session:
-        return CallRolled(seq=seq, call=_view(_call(session, campaign_id, call_id)), replayed=replayed)
+        return CallRolled(seq=seq, call=_view(_call(session, campaign_id, call_id)), replayed=replayed,
+                          seed_reveal=revealed)
 
 
 def _dispatch(db, campaign_name, actor, source, kind: str, character: str, params: dict[str, Any]) -> int:

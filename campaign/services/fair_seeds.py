@@ -31,6 +31,7 @@ from campaign.services.common import campaign_named, campaign_transaction
 
 COMMIT, REVEAL = "seed_commit", "seed_reveal"
 SETTING = "fair_dice"
+DERIVED_KINDS = ("server", "bcdice-api")  # the table server's dice and a dice bot's (services.bcdice_api)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +214,7 @@ def fair_request(source: DiceSource, share: Any, actor: Any, campaign_id: int,
     """(the request's FairDice, a `before` that runs `before` then arms it); ties the
     source to `actor` so each entry of the request records its draws."""
     share = share_of(share)
-    if source.kind != "server":  # typed faces, the GM's own rng: nothing to derive
+    if source.kind not in DERIVED_KINDS:  # typed faces, the GM's own rng: nothing to derive
         return source, before
     fair = FairDice(source, share)
     actor.fair = fair.entry_fair

@@ -125,8 +125,10 @@ def import_sheets(db: Database, campaign_name: str | None, actor: str, text: str
             if not dry_run:
                 with recording(session, campaign, actor, "character") as entry:
                     character = entry.add_character(name, draft.kind, owner, None, stats, draft.cp)
-                    for trait_name, category, cp in traits:
-                        entry.add_trait(character, trait_name, category, cp, counts_toward_limit=True)
+                    for trait_name, category, cp, counted, outside in traits:
+                        trait = entry.add_trait(character, trait_name, category, cp, counts_toward_limit=counted)
+                        if outside is not None and outside != trait.unlimited_cp:  # the sheet's limit split
+                            entry.change_trait_unlimited(character, trait, outside - trait.unlimited_cp)
                     for skill in skills:
                         entry.sheet(character, o.SkillAdded(name, *skill))
                     for line in notes:
@@ -168,7 +170,7 @@ def _plan(session, campaign, draft: SheetDraft, name: str, aliases: Mapping) -> 
             raise BadInput(f"{name}: the trait {trait_name!r} is given twice")
         seen.add(trait_name.casefold())
         cp = _clean_cp(trait.cp)
-        traits.append((trait_name, _clean_category(trait.category, cp), cp))
+        traits.append((trait_name, _clean_category(trait.category, cp), cp, trait.counted, trait.outside))
     notes = [_line(line, "note") for line in draft.notes]
     items = [_line(line, "item") for line in draft.items]
     return stats, owner, skills, traits, notes, items

@@ -149,18 +149,20 @@ def _help(system: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def _command(request) -> str | None:
-    """The `command` parameter, raw or encoded, from the query or a POSTed form."""
+async def _command(request) -> tuple[str | None, str | None]:
+    """The `command` parameter, raw or encoded, and the `share` (a provably fair roll's
+    player share, docs/fair-dice.md), from the query or a POSTed form."""
     raw = request.scope.get("query_string", b"").decode("latin-1")
     if request.method == "POST" and not raw:
         raw = (await _form_body(request)).decode("latin-1")
+    found: dict[str, str] = {}
     for piece in raw.split("&"):
         key, sep, value = piece.partition("=")
-        if sep and key == "command":
+        if sep and key in ("command", "share") and key not in found:
             if "%" not in value:
                 value = _RAW_PLUS.sub("%2B", value)
-            return unquote(value.replace("+", " "), encoding="utf-8", errors="replace")
-    return None
+            found[key] = unquote(value.replace("+", " "), encoding="utf-8", errors="replace")
+    return found.get("command"), found.get("share")
 
 
 async def _form_body(request) -> bytes:
@@ -188,13 +190,17 @@ def _rate_ok(request, holder) -> bool:
 async def _roll(request, holder, system: str):
     from campaign.errors import BadInput, CampaignError
 
-    command = await _command(request)
+    command, share = await _command(request)
     if command is None or not command.strip():
         return _error(400, "unsupported command")
     if len(command) > COMMAND_LIMIT:
         return _error(414, "command too long")
     if re.match(pattern_of(system), command.strip(), re.IGNORECASE) is None:
         return _error(400, "unsupported command")
+    from campaign.core.fair_dice import clean_share
+
+    if share is not None and clean_share(share) is None:
+        return _error(400, "share: 32 to 128 hex digits")
     if not _rate_ok(request, holder):
         return _error(429, "too many requests", {"retry-after": "1"})
     from campaign.core.bcdice_text import prepared
@@ -203,8 +209,8 @@ async def _roll(request, holder, system: str):
     secret, prepared_command, comment = prepared(system, command)
     state = request.app.state
     try:
-        view = await run_in_threadpool(api_roll, state.db, state.campaign, holder, prepared_command, comment,
-                                       state.dice())
+        view = await run_in_threadpool(lambda: api_roll(state.db, state.campaign, holder, prepared_command, comment,
+                                                        state.dice(), share=share))
     except BadInput:
         return _error(400, "unsupported command")
     except CampaignError as refused:
@@ -261,11 +267,17 @@ async def _original_table(request, holder):
     table = form.get("table")
     if not table:
         return _error(400, "unsupported command")
+    from campaign.core.fair_dice import clean_share
+
+    share = form.get("share")
+    if share is not None and clean_share(share) is None:
+        return _error(400, "share: 32 to 128 hex digits")
     if not _rate_ok(request, holder):
         return _error(429, "too many requests", {"retry-after": "1"})
     state = request.app.state
     try:
-        made = await run_in_threadpool(roll_original_table, state.db, state.campaign, holder, table, state.dice())
+        made = await run_in_threadpool(lambda: roll_original_table(state.db, state.campaign, holder, table,
+                                                                   state.dice(), share=share))
     except BadInput:
         return _error(400, "unsupported command")
     except CampaignError as refused:

@@ -76,9 +76,12 @@ def _cp(value: Any) -> str:
 
 
 def _latest(entry: dict[str, Any]) -> dict[str, Any]:
+    from campaign.services.fair_seeds import fairness_of
+
     return {"seq": entry["seq"], "actor": entry["actor"], "character": entry["character"], "kind": entry["kind"],
             "kind_label": present.KIND_LABELS.get(entry["kind"], entry["kind"]), "text": present.roll_text(entry),
             "outcome": entry.get("outcome"), "reason": entry.get("reason"), "source": entry.get("source"),
+            "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
             "voided": entry.get("voided_by") is not None, "consequences": consequences(entry),
             # what a player may ask to void: a top-level entry the ledger lets be voided
             "voidable": entry.get("parent_seq") is None and entry.get("voidable") is not False

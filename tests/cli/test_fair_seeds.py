@@ -43,13 +43,31 @@ def test_fair_is_off_by_default(gurps):
     assert "not true or false" in gurps.error("settings", "fair_dice=maybe", code=2)
 
 
-def test_a_seed_still_open_refuses_the_next_fair_start_before_it_starts(gurps):
+def test_a_scenario_ended_by_its_reunion_call_reveals_its_seed(gurps):
     commit = gurps.json("scenario", "start", "第一話", "--with", "鈴音", "--fair")["seed_commit"]
     gurps.run("missing", "mark", "鈴音")
-    call = gurps.json("scenario", "end", "--call")  # ended by the call's roll: the seed stays open
+    call = gurps.json("scenario", "end", "--call")
+    assert gurps.json("history", "--limit", "1")[0]["kind"] != "seed_reveal"  # the call waits: nothing ended yet
     gurps.run("call", "roll", str(call["call_id"]), "--dice", "1")
     assert gurps.json("scenario", "list")[0]["status"] != "open"
-    before = gurps.json("history", "--limit", "1")[0]["seq"]
-    message = gurps.error("scenario", "start", "第二話", "--with", "鈴音", "--fair", code=1)
+    reveal = gurps.json("history", "--limit", "1")[0]
+    assert reveal["kind"] == "seed_reveal" and reveal["detail"]["reveals"] == commit["seq"]
+    assert seed_commitment(reveal["detail"]["seed"]) == commit["commitment"] and reveal["actor"] == "GM"
+    assert gurps.json("history", "verify")["fair"]["revealed"] == 1
+    assert gurps.json("scenario", "start", "第二話", "--with", "鈴音", "--fair")["seed_commit"] is not None
+
+
+def test_a_seed_still_open_refuses_the_next_fair_start_before_it_starts(gurps, tmp_path):
+    """A campaign imported while its seed was committed has no seed to reveal (seeds are
+    never exported): the commitment stays open and refuses a second one."""
+    from tests.cli.conftest import Cli
+
+    commit = gurps.json("scenario", "start", "第一話", "--with", "鈴音", "--fair")["seed_commit"]
+    gurps.run("export", str(tmp_path / "open.jsonl"))
+    copy = Cli(str(tmp_path / "copy.db"))
+    copy.run("import", str(tmp_path / "open.jsonl"))
+    assert copy.json("scenario", "end")["seed_reveal"] is None
+    before = copy.json("history", "--limit", "1")[0]["seq"]
+    message = copy.error("scenario", "start", "第二話", "--with", "鈴音", "--fair", code=1)
     assert message == f"error: seed #{commit['seq']} is still committed: reveal it first (campaign history reveal-seed)"
-    assert gurps.json("history", "--limit", "1")[0]["seq"] == before
+    assert copy.json("history", "--limit", "1")[0]["seq"] == before

@@ -313,12 +313,17 @@ def test_campaign_export_import_carries_skills_notes_and_items(gurps, tmp_path):
     assert other.json("char", "show", "鈴音") == before
 
 
-@pytest.mark.parametrize("ruleset", ["gurps3-ja", "2d6-ja"])
+@pytest.mark.parametrize("ruleset", sorted(load_stat_names()))  # every ruleset the seeds define
 def test_every_palette_line_is_a_dice_command_once_its_params_are_filled(cli, ruleset):
     """What ココフォリア sends is the line with {label} replaced by the piece's value: that
     must parse with the grammar the log import uses (core.dice_parse), or be a table name."""
+    import re
+
     from campaign.core.dice_parse import parse, split_comment
     from campaign.seeds import load_tables
+    from campaign.web.routes_bcdice import pattern_of
+
+    SYSTEMS = {"gurps3-ja": "GURPS", "2d6-ja": "Campaign2D6"}  # noqa: N806 (the test's table)
 
     cli.run("init", "卓", "--ruleset", ruleset)
     if ruleset == "gurps3-ja":
@@ -336,6 +341,8 @@ def test_every_palette_line_is_a_dice_command_once_its_params_are_filled(cli, ru
         for label, value in values.items():
             filled = filled.replace("{" + label + "}", value)
         assert "{" not in filled, line
+        # a command of the ruleset's BCDice system, as this server's BCDice-API takes it
+        assert re.match(pattern_of(SYSTEMS[ruleset]), filled, re.IGNORECASE), (SYSTEMS[ruleset], filled)
         expression = split_comment(filled)[0]
         if expression in tables:
             continue

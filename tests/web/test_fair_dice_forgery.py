@@ -176,10 +176,20 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     export = tmp_path / "export.jsonl"
     cli.run("export", str(export))
     outputs["export"] = export.read_text(encoding="utf-8")
+    call = cli.json("call", "fright", "鈴音")
+    outputs["call answer"] = aki.post(f"/api/calls/{call['call_id']}/roll", {"idempotency_key": "k" * 16,
+                                                                          "share": SHARE_A}).text
+    bot = cli.json("invite", "aki-bot", "--bcdice", "--player", "Aki", "--character", "鈴音")["base_path"]
+    outputs["bcdice answer"] = aki.http.get(bot + "v2/game_system/GURPS/roll",
+                                            params={"command": "3D6<=12", "share": SHARE_A}).text
+    cli.run("history", "seal")
+    cli.run("history", "proof", str(seq), "-o", str(tmp_path / "proof.json"))
+    outputs["proof bundle"] = (tmp_path / "proof.json").read_text(encoding="utf-8")
     outputs["database but fair_seeds"] = _tables_but_seeds(cli)
     for name, text in outputs.items():
         assert seed not in text and seed.upper() not in text, f"the seed leaks in {name}"
-    assert outputs["/api/table"] and "provable" in outputs["roll answer"]
+    assert outputs["/api/table"] and "provable" in outputs["roll answer"] and "provable" in outputs["call answer"]
+    assert '"campaign_seq"' in outputs["bcdice answer"] and '"fair":{' in outputs["proof bundle"].replace('\\"', '"')
     assert "provably fair" in outputs[f"/entries/{seq}"] and "provably fair" in outputs["/history"]
     cli.run("scenario", "end")
     assert seed in cli.run("history", "--json").stdout and seed in _tables_but_seeds(cli)
@@ -187,8 +197,10 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     cli.run("export", str(export))
     fresh = Cli(str(tmp_path / "imported.db"))
     fresh.run("import", str(export))
+    derived = [e for e in cli.json("history") if "fair" in (e.get("detail") or {})]
+    assert len(derived) >= 3  # the roll, the called check (and its table roll on a failure), the bot's
     assert fresh.json("history", "verify")["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
-                                                      "checked": 1, "pending": 0}
+                                                      "checked": len(derived), "pending": 0}
 
 
 def test_proof_check_and_the_standalone_fair_check_recompute_a_bundles_dice(table, tmp_path):
@@ -237,3 +249,30 @@ def test_proof_check_and_the_standalone_fair_check_recompute_a_bundles_dice(tabl
     held, rejected = run(good), run(bad)
     assert held.returncode == 0 and "1 entries recomputed from 1 revealed seeds" in held.stdout, held.stderr
     assert rejected.returncode == 1 and f"entry #{seq}: die 1 (d6) shows" in rejected.stderr
+
+
+@pytest.mark.slow  # a real `campaign serve` process, its own log on stderr
+def test_the_seed_is_not_in_the_servers_log_before_its_reveal(gurps):
+    """The log a GM's `campaign serve` writes (its stderr, through rolls, a refusal, the
+    pages and a 404) never holds the seed while it is secret."""
+    from tests.browser.support import Server
+    from tests.web.table_server import Browser
+    from tests.web.test_table_server import invite
+
+    gurps.run("scenario", "start", "第一話", "--with", "鈴音", "--fair")
+    seed = _kept_seed(gurps)
+    path = invite(gurps, "Aki")
+    with Server(gurps.db) as server:
+        aki = Browser(server.base)
+        assert aki.join(path).status_code == 303
+        rolled = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A})
+        assert rolled.json()["fairness"] == "provable"
+        assert aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "share": "zz"}).status_code == 400
+        for page in ("/", "/history", f"/entries/{rolled.json()['seq']}", "/api/chain", "/api/table", "/nowhere"):
+            aki.http.get(page)
+        log = server.stderr()
+        server.stop()
+        log += server.stderr()
+    # serve keeps no access log (uvicorn at warning level): what it writes is warnings and errors
+    assert seed not in log and seed.upper() not in log, "the seed leaks in the server's log"
+    assert seed in gurps.run("scenario", "end", "--json").stdout

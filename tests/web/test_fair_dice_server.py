@@ -124,3 +124,33 @@ def test_a_bad_share_is_refused_and_a_secret_roll_is_never_derived(table):
     assert secret.status_code == 201 and secret.json()["fairness"] == "server"
     record = cli.json("history", "show", str(secret.json()["seq"]))
     assert "fair" not in record["detail"] and set(record["detail"]) == {"secret", "via"}
+
+
+def test_a_reunion_call_tapped_with_a_share_ends_the_scenario_and_reveals_its_seed(table):
+    """`scenario end --call`: the player's tap rolls the reunion from the committed seed
+    and their share, ends the scenario, and the seed is revealed right after, so the
+    reunion's own die is recomputed by `history verify`."""
+    cli, browser = table
+    aki = browser("Aki")
+    commit = start_fair(cli)
+    cli.run("missing", "mark", "鈴音")
+    call = cli.json("scenario", "end", "--call")
+    rolled = aki.post(f"/api/calls/{call['call_id']}/roll", {"share": SHARE_B, "idempotency_key": "r" * 16})
+    assert rolled.status_code == 201, rolled.text
+    assert head(cli) > rolled.json()["seq"]
+    reveal = cli.json("history", "--limit", "1")[0]
+    assert reveal["kind"] == "seed_reveal" and reveal["detail"]["reveals"] == commit["seq"]
+    seed = reveal["detail"]["seed"]
+    assert seed_commitment(seed) == commit["commitment"]
+    derived = [e for e in cli.json("history") if (e.get("detail") or {}).get("fair")]
+    assert derived and all(e["fairness"] == "provable" and e["detail"]["fair"]["share"] == SHARE_B for e in derived)
+    for entry in derived:
+        fair = entry["detail"]["fair"]
+        assert [f for _, f in fair["draws"]] == [face(seed, fair["seq"], SHARE_B, fair["from"] + i, s)
+                                                 for i, (s, _) in enumerate(fair["draws"])]
+    again = aki.post(f"/api/calls/{call['call_id']}/roll", {"share": SHARE_B, "idempotency_key": "r" * 16})
+    assert again.status_code in (200, 409), again.text  # answered or refused: never rolled twice
+    assert len(cli.json("history", "--kind", "seed_reveal")) == 1  # and nothing revealed twice
+    report = cli.json("history", "verify")
+    assert report["ok"] and report["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
+                                               "checked": len(derived), "pending": 0}

@@ -7,10 +7,20 @@
  *
  *   fairCheck.face(seed, seq, share, index, sides)  -> face
  *   fairCheck.checkRecords(records)                 -> {ok, seq, problem, revealed, checked, pending}
- *   fairCheck.checkChain("/api/chain")              -> Promise of the same, over the whole chain
+ *   fairCheck.checkChain("/api/chain")              -> Promise of the same, over the whole chain,
+ *                                                      with `lost`: what this browser was shown before
+ *   fairCheck.compareShown(campaign, shown)         -> lost [{kind, seq, value}] (and keeps `shown`)
+ *
+ * What the page was shown: every seed commitment and seal head of a chain it checked is
+ * kept in this browser (localStorage), and a later chain that no longer holds one of
+ * them, at its seq with its value, is called out. A history rewritten with a new seed
+ * and re-hashed from end to end is consistent in itself; it cannot contain the
+ * commitment the table saw before the dice were rolled, nor the seal heads after them.
+ * On the table page the check runs by itself and after each new roll (#fair-status).
  */
 (function () {
   "use strict";
+  if (window.fairCheck) return;  // loaded by the base page and by the table page
 
   function bytes(hex) {
     var out = [];
@@ -105,18 +115,113 @@
     }
   }
 
+  function shownKey(campaign) { return "campaign-shown:" + campaign; }
+
+  function loadShown(campaign) {
+    try {
+      var kept = JSON.parse(window.localStorage.getItem(shownKey(campaign)) || "null");
+      return kept && typeof kept === "object" && !Array.isArray(kept) ? kept : {};
+    } catch (err) {
+      return {};  // storage off or unreadable: nothing remembered
+    }
+  }
+
+  /** What a chain shows that must never change: {"seed_commit:8": commitment, "seal:12": head}. */
+  function shownOf(entries) {
+    var shown = {};
+    entries.forEach(function (entry) {
+      var record = entry.parsed;
+      if (record.kind === "seed_commit" && record.detail) shown["seed_commit:" + record.seq] = record.detail.commitment;
+      if (record.kind === "seal") shown["seal:" + record.seq] = entry.hash;
+    });
+    return shown;
+  }
+
+  /** The commitments and seal heads this browser kept for `campaign` that `shown` lacks;
+   * when none is lost, `shown` is added to what is kept (a lost one stays kept, and warned of). */
+  function compareShown(campaign, shown) {
+    var kept = loadShown(campaign), lost = [];
+    Object.keys(kept).sort(function (a, b) { return parseInt(a.split(":")[1], 10) - parseInt(b.split(":")[1], 10); })
+      .forEach(function (name) {
+        if (shown[name] !== kept[name]) {
+          lost.push({ kind: name.split(":")[0], seq: parseInt(name.split(":")[1], 10), value: kept[name] });
+        }
+      });
+    if (!lost.length) {
+      Object.keys(shown).forEach(function (name) { kept[name] = shown[name]; });
+      try { window.localStorage.setItem(shownKey(campaign), JSON.stringify(kept)); } catch (err) { /* off */ }
+    }
+    return lost;
+  }
+
   function checkChain(url) {
-    var records = [];
+    var entries = [], campaign = null;
     function page(from) {
       return fetch((url || "/api/chain") + "?from=" + from, { credentials: "same-origin" })
         .then(function (response) { return response.json(); })
         .then(function (data) {
-          (data.entries || []).forEach(function (entry) { records.push(JSON.parse(entry.record)); });
-          return data.next ? page(data.next) : checkRecords(records);
+          campaign = data.campaign;
+          (data.entries || []).forEach(function (entry) {
+            entries.push({ hash: entry.hash, parsed: JSON.parse(entry.record) });
+          });
+          if (data.next) return page(data.next);
+          var found = checkRecords(entries.map(function (entry) { return entry.parsed; }));
+          found.lost = compareShown(campaign, shownOf(entries));
+          return found;
         });
     }
     return page(1);
   }
 
-  window.fairCheck = { face: face, checkRecords: checkRecords, checkChain: checkChain };
+  function lostWords(lost) {
+    var names = lost.map(function (item) {
+      return (item.kind === "seal" ? "seal #" : "seed commitment #") + item.seq + " (" + item.value.slice(0, 16) + "…)";
+    }).join(", ");
+    return ["警告: この端末で以前に見た " + names + " がこの鎖にありません。履歴が書き換えられています",
+            "warning: " + names + ", shown to this browser before, is not in this chain: the history was rewritten"];
+  }
+
+  /** The table page's own line: the check's verdict, run on load and after each new roll. */
+  function status() {
+    var table = document.getElementById("table");
+    if (!table || !window.sha256) return;
+    var out = document.createElement("p");
+    out.id = "fair-status";
+    out.className = "fair-status";
+    out.setAttribute("role", "status");
+    table.appendChild(out);
+    var running = false, again = false;
+    function show(found) {
+      out.setAttribute("data-status", !found.ok ? "fail" : found.lost.length ? "warn" : "ok");
+      out.setAttribute("data-checked", String(found.checked));
+      if (found.lost.length) out.setAttribute("data-warning", "shown-missing");
+      else out.removeAttribute("data-warning");
+      var words = !found.ok
+        ? ["公正ダイスの検算に失敗: " + found.problem, "fair dice rejected: " + found.problem]
+        : ["公正ダイス: " + found.checked + " 件を検算、" + found.pending + " 件は種の公開待ち",
+           "provably fair: " + found.checked + " entries recomputed in this browser, " + found.pending +
+           " wait for their seed"];
+      out.textContent = words[0] + " / " + words[1];
+      if (found.lost.length) out.textContent += " " + lostWords(found.lost).join(" / ");
+    }
+    function run() {
+      if (running) { again = true; return; }
+      running = true;
+      checkChain().then(show, function (error) {
+        out.setAttribute("data-status", "error");
+        out.textContent = "公正ダイスを検算できません / cannot check the fair dice: " + String(error);
+      }).then(function () {
+        running = false;
+        if (again) { again = false; run(); }
+      });
+    }
+    var latest = document.getElementById("latest-list");
+    if (latest && window.MutationObserver) new MutationObserver(run).observe(latest, { childList: true });
+    run();
+  }
+
+  window.fairCheck = { face: face, checkRecords: checkRecords, checkChain: checkChain, compareShown: compareShown,
+                       shownOf: shownOf, lostWords: lostWords };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", status);
+  else status();
 })();

@@ -155,7 +155,8 @@
     var item = el("li", { cls: "entry", "data-outcome": entry.outcome || "" }, [
       el("a", { href: "/entries/" + entry.seq, text: "#" + entry.seq }),
       el("span", { text: " " + entry.kind_label + " " + (entry.character || "") + " " + entry.text +
-                         (entry.reason ? " 「" + entry.reason + "」" : "") + " — " + entry.actor })
+                         (entry.reason ? " 「" + entry.reason + "」" : "") + " — " + entry.actor +
+                         (entry.fairness === "provable" ? "（公正証明つき / provably fair）" : "") })
     ]);
     if (entry.voided) item.classList.add("voided");
     entry.consequences.forEach(function (line) { item.appendChild(el("p", { cls: "consequence", text: line })); });

@@ -14,6 +14,13 @@
  * The browser remembers the last seal it verified for each chain (localStorage) and
  * warns when a later chain no longer contains it, even if the head typed now is found.
  *
+ * Fair dice (docs/fair-dice.md): with static/fair_check.js loaded, every seed reveal is
+ * checked against its commitment and every provably fair die recomputed from the
+ * revealed seed and the player's share; a die or seed that does not match fails the
+ * verification (code "unfair") even when the whole chain was re-hashed. Every seed
+ * commitment and seal head checked here is kept too, and a later chain lacking one is
+ * warned of ("shown-missing").
+ *
  * Hash engine: WebCrypto (crypto.subtle) exists only in secure contexts (https or
  * localhost). A phone opening http://192.168.x.y on the table's LAN has none, so the
  * vendored js-sha256 (static/sha256.js, loaded before this file) is used there.
@@ -171,6 +178,10 @@
           state.matches.push({ seq: seq, hash: entry.hash, reason: record.reason || null, at: record.at || "" });
         }
         if (state.kept && state.kept.seq === seq) { state.keptFound = entry.hash === state.kept.hash; }
+        if (record.kind === "seed_commit" || record.kind === "seed_reveal" || (record.detail && record.detail.fair)) {
+          state.fairRecords.push(record);
+        }
+        if (record.kind === "seal" || record.kind === "seed_commit") { state.shown.push({ hash: entry.hash, parsed: record }); }
         state.prev = computed[i];
         state.next = seq + 1;
         state.count += 1;
@@ -187,7 +198,7 @@
     var chainUrl = panel.getAttribute("data-chain-url") || "/api/chain";
     var shown = parseInt(panel.getAttribute("data-from-seq") || "1", 10);
     var state = { next: 1, prev: null, count: 0, campaign: null, head: null, matches: [],
-                  kept: null, keptFound: null };
+                  kept: null, keptFound: null, fairRecords: [], shown: [] };
     try {
       state.head = parseHead(panel.querySelector("#verify-head").value);
     } catch (failure) {
@@ -221,6 +232,16 @@
     return page().then(function () {
       var last = state.next - 1;
       var keptLost = state.kept !== null && state.keptFound !== true;
+      var fair = null, shownLost = [];
+      if (window.fairCheck) {
+        fair = window.fairCheck.checkRecords(state.fairRecords);
+        if (!fair.ok) {
+          var unfair = new Failure("公正ダイス: " + fair.problem, "fair dice: " + fair.problem, fair.seq, "unfair");
+          unfair.keptLost = keptLost ? state.kept : null;
+          throw unfair;
+        }
+        shownLost = window.fairCheck.compareShown(state.campaign, window.fairCheck.shownOf(state.shown));
+      }
       if (state.matches.length > 1) {
         throw new Failure("ヘッド " + state.head + " は封印 #" + state.matches[0].seq + " と #" +
                           state.matches[1].seq + " の両方に一致します。もっと桁を入れてください",
@@ -237,7 +258,7 @@
       }
       var seal = state.matches[0];
       var result = { seal: seal, count: state.count, since: last - seal.seq, shown: shown,
-                     keptLost: keptLost ? state.kept : null };
+                     keptLost: keptLost ? state.kept : null, fair: fair, shownLost: shownLost };
       if (!keptLost && (state.kept === null || state.kept.seq <= seal.seq)) { saveKept(state.campaign, seal); }
       return result;
     }, function (failure) {
@@ -288,7 +309,7 @@
         output.setAttribute("data-count", String(result.count));
         output.setAttribute("data-since", String(result.since));
         output.setAttribute("data-code", "ok");
-        set(result.keptLost ? "warn" : "ok", seal.seq,
+        set(result.keptLost || result.shownLost.length ? "warn" : "ok", seal.seq,
             "検証成功: あなたの封印 #" + seal.seq + " (" + about + ") はこの鎖にあります。その後 " + result.since +
             " 件(全 " + result.count + " 件を " + engine.name + " で検算)",
             "verified: your seal #" + seal.seq + " (" + about + ") is in this chain; " + result.since +
@@ -297,7 +318,18 @@
           line("このページの記録 #" + result.shown + " はこの封印より後です(封印はまだそれを守っていません)",
                "entry #" + result.shown + " on this page comes after your seal, which does not cover it yet");
         }
+        if (result.fair && result.fair.revealed + result.fair.pending > 0) {
+          output.setAttribute("data-fair-checked", String(result.fair.checked));
+          line("公正ダイス: " + result.fair.checked + " 件を公開された種から検算(" + result.fair.pending + " 件は公開待ち)",
+               "provably fair dice: " + result.fair.checked + " entries recomputed from their revealed seeds (" +
+               result.fair.pending + " wait for their seed)");
+        }
         if (result.keptLost) { warnKept(result.keptLost); }
+        if (result.shownLost.length) {
+          if (!result.keptLost) { output.setAttribute("data-warning", "shown-missing"); }
+          var words = window.fairCheck.lostWords(result.shownLost);
+          line(words[0], words[1]);
+        }
       },
       fail: function (failure, engine) {
         if (engine) { output.setAttribute("data-engine", engine.name); }
@@ -332,7 +364,7 @@
       }
       busy = true;
       button.disabled = true;
-      ["data-count", "data-since", "data-code", "data-warning"].forEach(function (name) {
+      ["data-count", "data-since", "data-code", "data-warning", "data-fair-checked"].forEach(function (name) {
         output.removeAttribute(name);
       });
       run(panel, engine, report).then(function (result) {

@@ -1,0 +1,84 @@
+"""A whole sheet out and back in (issue 27), on SQLite and PostgreSQL: a ココフォリア piece
+(`char export --format ccfolia` -> `char import --format ccfolia` into another
+campaign) and the CSV/JSON template give the identical sheet: stats with quarters,
+skills with their stat and difficulty, paid traits with their disadvantage-limit split
+(counted, uncounted, partly outside after an escalation), notes, items, and the
+piece's initiative."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli.test_sheets import _sheet
+
+
+def _entered(gurps) -> dict:
+    """鈴音 as a finished sheet: every kind of line the template carries."""
+    gurps.run("char", "set", "鈴音", "--stat", "Speed=5.75", "--stat", "DX=12")
+    gurps.run("skill", "add", "鈴音", "回避", "9", "--attr", "DX", "--difficulty", "A")
+    gurps.run("skill", "add", "鈴音", "聞き耳", "13")
+    gurps.run("skill", "add", "鈴音", "応急手当", "12", "--difficulty", "E")
+    gurps.run("trait", "add", "鈴音", "好奇心", "--cp", "-5", "--paid")
+    gurps.run("trait", "add", "鈴音", "閉所恐怖症", "--cp", "-10", "--category", "phobia", "--no-counts", "--paid")
+    gurps.run("trait", "add", "鈴音", "高所恐怖症", "--cp", "-10", "--category", "phobia", "--paid")
+    escalated = gurps.json("fright", "鈴音", "--pick", "高所恐怖症", "--mod", "-16", "--dice", "6,6,5,1,1,1")
+    assert [e["kind"] for e in escalated["effects"]] == ["phobia_escalation"]
+    gurps.run("char", "note", "鈴音", "左利き")
+    gurps.run("char", "item", "add", "鈴音", "懐中電灯")
+    gurps.run("char", "item", "add", "鈴音", "手帳")
+    sheet = gurps.json("char", "show", "鈴音")
+    split = {t["name"]: (t["cp"], t["counts_toward_limit"], t["limit_cp"], t["unlimited_cp"]) for t in sheet["traits"]}
+    assert split == {"好奇心": (-5, True, -5, 0), "閉所恐怖症": (-10, False, 0, -10),
+                     "高所恐怖症": (-20, True, -10, -10)}
+    return sheet
+
+
+def _another_campaign(cli, name: str) -> None:
+    cli.run("init", name)
+    cli.run("player", "add", "Aki")
+
+
+def test_a_ccfolia_piece_comes_back_as_the_identical_sheet(gurps, tmp_path):
+    before = _entered(gurps)
+    piece = gurps.run("char", "export", "鈴音", "--format", "ccfolia").stdout
+    assert piece == gurps.run("char", "export", "鈴音", "--ccfolia").stdout
+    data = json.loads(piece)["data"]
+    assert data["initiative"] == 5.75
+    memo = data["memo"].split("\n")
+    assert "特徴: 閉所恐怖症 = -10 phobia; uncounted" in memo
+    assert "特徴: 高所恐怖症 = -20 severe phobia; outside -10" in memo
+    assert {"技能: 回避 = 9 DX/A", "技能: 応急手当 = 12 /E", "メモ: 左利き", "所持品: 懐中電灯"} <= set(memo)
+    (tmp_path / "piece.json").write_text(piece, encoding="utf-8")
+    _another_campaign(gurps, "卓B")
+    gurps.run("char", "import", str(tmp_path / "piece.json"), "--format", "ccfolia")
+    after = gurps.json("char", "show", "鈴音")
+    assert _sheet(after) == _sheet(before)
+    assert gurps.run("char", "export", "鈴音", "--format", "ccfolia").stdout == piece  # the same piece again
+    gurps.run("history", "verify")
+
+
+def test_the_template_carries_the_trait_limit_split(gurps, tmp_path):
+    before = _entered(gurps)
+    for fmt in ("csv", "json"):
+        out = gurps.run("char", "export", "鈴音", "--format", fmt).stdout
+        assert "-10 phobia; uncounted" in out and "-20 severe phobia; outside -10" in out
+        (tmp_path / f"s.{fmt}").write_text(out, encoding="utf-8")
+    for fmt in ("csv", "json"):
+        gurps.run("use", "テスト卓")
+        _another_campaign(gurps, f"卓{fmt}")
+        gurps.run("char", "import", str(tmp_path / f"s.{fmt}"), "--format", fmt)
+        assert _sheet(gurps.json("char", "show", "鈴音")) == _sheet(before)
+        assert gurps.run("char", "export", "鈴音", "--format", fmt).stdout == (tmp_path / f"s.{fmt}").read_text(
+            encoding="utf-8")
+        gurps.run("history", "verify")
+
+
+def test_a_limit_clause_the_template_does_not_know_is_refused(gurps, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"name": "凛", "player": "Aki", "trait:閉所恐怖症": "-10 phobia; maybe"}],
+                              ensure_ascii=False), encoding="utf-8")
+    head = gurps.json("list")[0]["entries"]
+    assert gurps.error("char", "import", str(bad), "--format", "json", code=2) == (
+        "error: character 1 (凛): trait:閉所恐怖症: 'maybe' is neither 'uncounted' nor 'outside N' (the CP "
+        "outside the disadvantage limit)")
+    assert gurps.json("list")[0]["entries"] == head
