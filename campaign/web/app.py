@@ -97,7 +97,10 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
         from campaign.core.dice_source import ServerDice as dice
     app.state.dice = dice
     app.state.templates = templates
+    from campaign.web.table_state import shared_state
+
+    # the `state` event: the overview's partials and the table pages' shared JSON (`table`)
     app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)),
-                          lambda: overview_parts(templates, db, name))
+                          lambda: {**overview_parts(templates, db, name), "table": shared_state(db, campaign_id, name)})
     return Guard(app, token, secure_cookie=secure_cookie, hosts=hosts,
                  seat_of=lambda session_token: seat_for(db, campaign_id, session_token))

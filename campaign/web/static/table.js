@@ -1,6 +1,8 @@
 // The table page (player and GM): state from GET /api/table, writes as POSTs with the
-// session's CSRF token, and the live feed (/api/feed) saying when to look again: an
-// `entry` event (the ledger moved) or a `calls` event (a call made, rolled, cancelled).
+// session's CSRF token, and the live feed (/api/feed): its `state` event carries the part
+// of the table every seat sees alike (characters, missing board, void requests, latest
+// entries) after each new entry, applied without a fetch; a `calls` event (a call made,
+// rolled, cancelled: calls are rows, not entries) makes the page fetch its own calls.
 // Text is always set with textContent, never parsed as HTML. No build step.
 (function () {
   "use strict";
@@ -82,11 +84,21 @@
       box.appendChild(el("p", { cls: "conditions", text: "状態: " + c.conditions.map(function (k) {
         return k.label + (k.duration ? " (" + k.duration + ")" : ""); }).join("、") }));
     }
+    box.appendChild(el("p", { cls: "cp", text: "CP " + c.cp_total }));
     if (c.traits.length) {
       box.appendChild(el("ul", { cls: "traits" }, c.traits.map(function (t) {
         return el("li", { text: t.name + " [" + t.category + "] " + t.cp + " CP" }); })));
     }
-    if (c.palette.length) {
+    if (c.skills && c.skills.length) {  // issue 27: the sheet's skills, one tap rolls 3D6 against the level
+      box.appendChild(el("div", { cls: "skills" }, c.skills.map(function (k) {
+        var canRoll = c.mine || (me && me.gm);
+        var button = el("button", { type: "button", cls: "skill", text: k.name + " " + k.level });
+        if (!canRoll) button.disabled = true;
+        button.addEventListener("click", function () { roll(k.name, c.name); });
+        return button;
+      })));
+    }
+    if (c.palette.length && (c.mine || (me && me.gm))) {
       box.appendChild(el("div", { cls: "palette" }, c.palette.map(function (line) {
         var button = el("button", { type: "button", text: line });
         button.addEventListener("click", function () { roll(line, c.name); });
@@ -159,6 +171,10 @@
     ]);
     if (entry.voided) item.classList.add("voided");
     entry.consequences.forEach(function (line) { item.appendChild(el("p", { cls: "consequence", text: line })); });
+    if (entry.record && Object.keys(entry.record).length) {  // the raw record, folded away
+      item.appendChild(el("details", { cls: "record" }, [el("summary", { text: "記録 / record" }),
+        el("pre", { cls: "record", text: JSON.stringify(entry.record, null, 1) })]));
+    }
     if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
       var ask = el("button", { type: "button", cls: "small", text: "取消を依頼 / ask to void" });
       ask.addEventListener("click", function () {
@@ -180,6 +196,8 @@
 
   function render(state) {
     tableState = state;
+    state.characters.forEach(function (c) { c.mine = !!me && c.player === me.player; });
+    state.characters.sort(function (a, b) { return (b.mine - a.mine) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0); });
     var shown = state.characters.filter(function (c) { return me && (me.gm || c.mine); });
     replace("call-list", state.calls.length ? state.calls.map(callItem)
       : [el("li", { cls: "none", text: "呼び出しはありません / no calls" })]);
@@ -205,6 +223,8 @@
       return el("li", { text: m.character + "（合流 " + m.chance + (m.searchers.length ? "、捜索: " +
         m.searchers.join("、") : "") + "）" }); }) : [el("li", { cls: "none", text: "いません / nobody" })]);
     replace("latest-list", state.latest.map(latestItem));
+    var reunion = document.getElementById("reunion-form");
+    if (reunion) reunion.hidden = !state.missing.length;
     root.dataset.head = String(state.head);
     root.dataset.calls = String(state.calls.length);
   }
@@ -224,7 +244,14 @@
     function status(state, text) { conn.dataset.state = state; conn.textContent = text; }
     source.addEventListener("open", function () { status("connected", "接続中 / live"); refresh(); });
     source.addEventListener("error", function () { status("disconnected", "切断されました。再接続しています… / reconnecting"); });
-    source.addEventListener("entry", refresh);
+    source.addEventListener("state", function (event) {  // the shared part, as every seat sees it
+      var data;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      if (!data.table || !tableState || data.seq < (tableState.head || 0)) return;
+      var next = Object.assign({}, tableState, data.table);
+      if (!(me && me.gm)) next.void_requests = [];
+      render(next);
+    });
     source.addEventListener("calls", refresh);
   }
 
@@ -250,11 +277,22 @@
                                   failed);
   }
 
+  function reunionFromForm(event) {  // `scenario end --call`: the missing characters' player rolls the reunion
+    event.preventDefault();
+    var params = { award: number("reunion-award") };
+    var elapsed = document.getElementById("reunion-elapsed").value.trim();
+    if (elapsed) params.elapsed = elapsed;
+    post("/api/calls", { kind: "reunion", character: "", params: params })
+      .then(function (call) { say("#" + call.call_id + " " + call.prompt); refresh(); }, failed);
+  }
+
   function start() {
     root = document.getElementById("table");
     if (!root) return;
     var callForm = document.getElementById("call-form");
     if (callForm) callForm.addEventListener("submit", callFromForm);
+    var reunionForm = document.getElementById("reunion-form");
+    if (reunionForm) reunionForm.addEventListener("submit", reunionFromForm);
     document.getElementById("roll-form").addEventListener("submit", function (event) {
       event.preventDefault();
       var command = document.getElementById("roll-command").value.trim();
