@@ -90,13 +90,16 @@
         return el("li", { text: t.name + " [" + t.category + "] " + t.cp + " CP" }); })));
     }
     if (c.skills && c.skills.length) {  // issue 27: the sheet's skills, one tap rolls 3D6 against the level
-      box.appendChild(el("div", { cls: "skills" }, c.skills.map(function (k) {
-        var canRoll = c.mine || (me && me.gm);
-        var button = el("button", { type: "button", cls: "skill", text: k.name + " " + k.level });
-        if (!canRoll) button.disabled = true;
-        button.addEventListener("click", function () { roll(k.name, c.name); });
-        return button;
-      })));
+      if (c.mine || (me && me.gm)) {
+        box.appendChild(el("div", { cls: "skills" }, c.skills.map(function (k) {
+          var button = el("button", { type: "button", cls: "skill", text: k.name + " " + k.level });
+          button.addEventListener("click", function () { roll(k.name, c.name); });
+          return button;
+        })));
+      } else {
+        box.appendChild(el("p", { cls: "skills-text", text: "技能: " + c.skills.map(function (k) {
+          return k.name + " " + k.level; }).join("、") }));
+      }
     }
     if (c.palette.length && (c.mine || (me && me.gm))) {
       box.appendChild(el("div", { cls: "palette" }, c.palette.map(function (line) {
@@ -198,14 +201,16 @@
     tableState = state;
     state.characters.forEach(function (c) { c.mine = !!me && c.player === me.player; });
     state.characters.sort(function (a, b) { return (b.mine - a.mine) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0); });
+    // a player's own characters first, then the rest of the table (no buttons on those)
     var shown = state.characters.filter(function (c) { return me && (me.gm || c.mine); });
+    var sheets = state.characters.filter(function (c) { return c.mine || c.status === "active" || (me && me.gm); });
     replace("call-list", state.calls.length ? state.calls.map(callItem)
       : [el("li", { cls: "none", text: "呼び出しはありません / no calls" })]);
     if (document.getElementById("request-list")) {
       replace("request-list", state.void_requests.length ? state.void_requests.map(requestItem)
         : [el("li", { cls: "none", text: "依頼はありません / none" })]);
     }
-    replace("sheets", shown.map(sheet));
+    replace("sheets", sheets.map(sheet));
     var callChar = document.getElementById("call-char");
     if (callChar) {
       var was = callChar.value;
