@@ -30,9 +30,11 @@ def _palette(sheet: dict[str, Any], ruleset: str) -> list[str]:
 
     values = {name: str(value) for name, value in sheet["stats"].items()}
     values.update({name: str(d["value"]) for name, d in (sheet.get("derived") or {}).items()})
-    values.update({name: str(s["level"]) for name, s in (sheet.get("skills") or {}).items()})
+    skills = {f"3D6<={{{name}}} {name}" for name in sheet.get("skills") or {}}
     lines = []
     for line in palette(sheet, ruleset, ()):
+        if line in skills:  # the page shows each skill as its own button (回避 12)
+            continue
         filled = _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), line)
         if "{" not in filled:
             lines.append(filled)

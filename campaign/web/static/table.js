@@ -102,11 +102,14 @@
       }
     }
     if (c.palette.length && (c.mine || (me && me.gm))) {
-      box.appendChild(el("div", { cls: "palette" }, c.palette.map(function (line) {
+      var palette = el("div", { cls: "palette" }, c.palette.map(function (line) {
         var button = el("button", { type: "button", text: line });
         button.addEventListener("click", function () { roll(line, c.name); });
         return button;
-      })));
+      }));
+      // the player's own palette is open; the GM's page folds every character's away
+      box.appendChild(c.mine ? palette : el("details", { cls: "palette-fold" },
+        [el("summary", { text: "パレット / palette (" + c.palette.length + ")" }), palette]));
     }
     if (me && me.gm && c.status === "active") {
       var call = el("button", { type: "button", cls: "gm", text: "恐怖判定を呼ぶ / call fright" });
@@ -229,7 +232,7 @@
         m.searchers.join("、") : "") + "）" }); }) : [el("li", { cls: "none", text: "いません / nobody" })]);
     replace("latest-list", state.latest.map(latestItem));
     var reunion = document.getElementById("reunion-form");
-    if (reunion) reunion.hidden = !state.missing.length;
+    if (reunion) reunion.closest("section").hidden = !state.missing.length;
     root.dataset.head = String(state.head);
     root.dataset.calls = String(state.calls.length);
   }
@@ -282,6 +285,16 @@
                                   failed);
   }
 
+  function callFields() {  // the call form shows the fields the chosen check uses
+    var kind = document.getElementById("call-kind").value;
+    var uses = { "call-stat": kind !== "fright", "call-target": kind !== "fright", "call-skill": kind === "skill" };
+    Object.keys(uses).forEach(function (id) {
+      var input = document.getElementById(id);
+      input.hidden = !uses[id];
+      document.querySelector('label[for="' + id + '"]').hidden = !uses[id];
+    });
+  }
+
   function reunionFromForm(event) {  // `scenario end --call`: the missing characters' player rolls the reunion
     event.preventDefault();
     var params = { award: number("reunion-award") };
@@ -295,7 +308,11 @@
     root = document.getElementById("table");
     if (!root) return;
     var callForm = document.getElementById("call-form");
-    if (callForm) callForm.addEventListener("submit", callFromForm);
+    if (callForm) {
+      callForm.addEventListener("submit", callFromForm);
+      document.getElementById("call-kind").addEventListener("change", callFields);
+      callFields();
+    }
     var reunionForm = document.getElementById("reunion-form");
     if (reunionForm) reunionForm.addEventListener("submit", reunionFromForm);
     document.getElementById("roll-form").addEventListener("submit", function (event) {
