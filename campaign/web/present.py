@@ -17,7 +17,8 @@ KIND_LABELS = {"roll": "ロール", "fright": "恐怖判定", "table": "表", "c
                "reveal": "公開", "trait": "特徴", "condition": "状態", "character": "キャラクター",
                "player": "プレイヤー", "campaign": "キャンペーン", "setting": "設定", "relation": "関係",
                "note": "メモ", "damage": "ダメージ", "heal": "回復", "award": "成長点",
-               "void_request": "取消の依頼", "void_refusal": "取消の却下"}
+               "void_request": "取消の依頼", "void_refusal": "取消の却下",
+               "rename": "改名"}
 
 def outcome_label(kind: str | None, outcome: str | None) -> str:
     return "" if outcome is None else labels.outcome_label(kind, outcome)

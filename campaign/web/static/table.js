@@ -77,7 +77,9 @@
 
   function sheet(c) {
     var box = el("article", { cls: "sheet" + (c.mine ? " mine" : "") }, [
-      el("h3", { text: c.name + (c.player ? "（" + c.player + "）" : "") }),
+      el("h3", { text: c.name + (c.player ? "（" + c.player + "）" : "") },
+         [c.status === "active" ? null : el("span", { cls: "status status-" + c.status,
+           text: { missing: "行方不明", dead: "死亡", retired: "引退" }[c.status] || c.status })]),
       meter("HP", c.hp), meter("FP", c.fp)
     ]);
     if (c.conditions.length) {
