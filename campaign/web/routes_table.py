@@ -42,7 +42,8 @@ async def table(request):
     from campaign.web.table_state import table_state
 
     state = request.app.state
-    shown = await run_in_threadpool(table_state, state.db, state.campaign, seat_of(request), state.campaign_id)
+    seat = seat_of(request)
+    shown = await run_in_threadpool(table_state, state.db, state.campaign, seat, state.campaign_id)
     return _json(shown)
 
 

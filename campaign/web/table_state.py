@@ -14,11 +14,15 @@ every open page; only the calls and the `mine` marks depend on the session.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campaign import labels
 from campaign.services.table_writes import REQUESTABLE
 from campaign.web import present
+
+if TYPE_CHECKING:
+    from campaign.db.database import Database
+    from campaign.services.invites import Seat
 
 LATEST = 10
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -31,7 +35,7 @@ def _palette(sheet: dict[str, Any], ruleset: str) -> list[str]:
     values = {name: str(value) for name, value in sheet["stats"].items()}
     values.update({name: str(d["value"]) for name, d in (sheet.get("derived") or {}).items()})
     skills = {f"3D6<={{{name}}} {name}" for name in sheet.get("skills") or {}}
-    lines = []
+    lines: list[str] = []
     for line in palette(sheet, ruleset, ()):
         if line in skills:  # the page shows each skill as its own button (回避 12)
             continue
@@ -70,7 +74,7 @@ def _will(sheet: dict[str, Any]) -> int | None:
 def consequences(entry: dict[str, Any], cp: tuple[int, int] | None = None) -> list[str]:
     """A fright check's effects as sentences, in Japanese; `cp` (before, after) adds the CP line."""
     detail = entry.get("detail") or {}
-    lines = []
+    lines: list[str] = []
     for effect in detail.get("effects") or []:
         kind = effect.get("kind")
         if kind == "trait":
@@ -105,7 +109,8 @@ def _cp_spans(everything_after: list[dict[str, Any]], now: dict[str, int]) -> di
     """seq -> (character, CP before, CP after) for the entries that changed a CP total,
     walking back from today's totals over every entry since the oldest shown (sub-entries
     included). A void undoes ops its record does not list, so the walk stops at one."""
-    running, spans = dict(now), {}
+    running: dict[str, int] = dict(now)
+    spans: dict[int, tuple[str, int, int]] = {}
     for entry in reversed(everything_after):
         if entry["kind"] == "void" or entry.get("voided_by") is not None:
             break
@@ -130,7 +135,7 @@ def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str,
             and entry["kind"] in REQUESTABLE}
 
 
-def shared_state(db, campaign_id: int, campaign_name: str) -> dict[str, Any]:
+def shared_state(db: Database, campaign_id: int, campaign_name: str) -> dict[str, Any]:
     """What every seat's table page shows alike: the characters, missing board, open void
     requests and latest entries (the feed's `table` state, computed once per head)."""
     from campaign.services.browse import entries_after, history_page
@@ -144,7 +149,7 @@ def shared_state(db, campaign_id: int, campaign_name: str) -> dict[str, Any]:
     ruleset = ruleset_of(db, campaign_name)
     sheets = [as_json(sheet) for sheet in list_characters(db, campaign_name)]
     latest = history_page(db, campaign_name, HistoryFilter(), size=LATEST).entries
-    spans = {}
+    spans: dict[int, tuple[str, int, int]] = {}
     if latest:
         since = entries_after(db, campaign_id, latest[-1]["seq"] - 1)
         spans = _cp_spans(since, {sheet["name"]: sheet["cp_total"] for sheet in sheets})
@@ -158,7 +163,8 @@ def shared_state(db, campaign_id: int, campaign_name: str) -> dict[str, Any]:
     }
 
 
-def calls_for(db, campaign_name: str, seat, characters: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def calls_for(db: Database, campaign_name: str, seat: Seat | None,
+              characters: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The seat's pending calls (the GM's: all), a fright call's prompt naming the Will
     rolled against: 「恐怖判定を振ってください: 鈴音 意志 11 −2」."""
     from campaign.services.calls import list_calls, prompt_of
@@ -173,7 +179,8 @@ def calls_for(db, campaign_name: str, seat, characters: list[dict[str, Any]]) ->
     return calls
 
 
-def table_state(db, campaign_name: str, seat, campaign_id: int | None = None) -> dict[str, Any]:
+def table_state(db: Database, campaign_name: str, seat: Seat | None,
+                campaign_id: int | None = None) -> dict[str, Any]:
     if campaign_id is None:
         from campaign.services.browse import campaign_identity
 

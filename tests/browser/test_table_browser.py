@@ -107,7 +107,8 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
 
         # refusals change nothing
         unchanged = head(cli)
-        status, text = csrf_post(aki, "/api/rolls", {"command": "3D6", "character": "刀矢", "idempotency_key": "k1234567"})
+        status, text = csrf_post(aki, "/api/rolls", {"command": "3D6", "character": "刀矢",
+                                                      "idempotency_key": "k1234567"})
         assert status == 403 and "not_yours" in text
         status, text = csrf_post(aki, "/api/rolls", {"command": "3D6", "character": "鈴音",
                                                       "idempotency_key": "k7654321"}, **{"x-csrf-token": ""})
@@ -116,7 +117,8 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
                                           data={"command": "3D6", "character": "鈴音", "idempotency_key": "k1111111"})
         assert forged.status == 403 and forged.json()["code"] == "origin"
         cli.run("invite", "revoke", "Ren")
-        status, text = csrf_post(ren, "/api/rolls", {"command": "3D6", "character": "刀矢", "idempotency_key": "k2222222"})
+        status, text = csrf_post(ren, "/api/rolls", {"command": "3D6", "character": "刀矢",
+                                                      "idempotency_key": "k2222222"})
         assert status == 401 and "no_session" in text
         assert head(cli) == unchanged
 
