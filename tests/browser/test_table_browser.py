@@ -42,6 +42,9 @@ def join(browser, base: str, join_path: str, width: int = 390):
     return context, page
 
 
+_join = join  # the name tests/browser/test_fair_dice_browser.py imports
+
+
 def head(cli: Cli) -> int:
     return cli.json("history", "--limit", "1")[0]["seq"]
 
