@@ -22,6 +22,7 @@ from campaign.web import present
 
 if TYPE_CHECKING:
     from campaign.db.database import Database
+    from campaign.projection.views import CharacterSheet
     from campaign.services.invites import Seat
 
 LATEST = 10
@@ -135,10 +136,13 @@ def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str,
             and entry["kind"] in REQUESTABLE}
 
 
-def shared_state(db: Database, campaign_id: int, campaign_name: str) -> dict[str, Any]:
+def shared_state(db: Database, campaign_id: int, campaign_name: str,
+                 characters: list[CharacterSheet] | None = None) -> dict[str, Any]:
     """What every seat's table page shows alike: the characters, missing board, open void
-    requests and latest entries (the feed's `table` state, computed once per head)."""
-    from campaign.services.browse import entries_after, history_page
+    requests and latest entries (the feed's `table` state, computed once per head).
+    `characters`: the sheets in play when the caller has read them already (the feed
+    reads them once for the overview's partials and this)."""
+    from campaign.services.browse import history_page
     from campaign.services.characters import list_characters
     from campaign.services.history import HistoryFilter
     from campaign.services.missing import list_missing
@@ -147,12 +151,14 @@ def shared_state(db: Database, campaign_id: int, campaign_name: str) -> dict[str
     from campaign.services.void_answers import list_requests
 
     ruleset = ruleset_of(db, campaign_name)
-    sheets = [as_json(sheet) for sheet in list_characters(db, campaign_name)]
+    if characters is None:
+        characters = list_characters(db, campaign_name)
+    sheets = [as_json(sheet) for sheet in characters]
     latest = history_page(db, campaign_name, HistoryFilter(), size=LATEST).entries
-    spans: dict[int, tuple[str, int, int]] = {}
-    if latest:
-        since = entries_after(db, campaign_id, latest[-1]["seq"] - 1)
-        spans = _cp_spans(since, {sheet["name"]: sheet["cp_total"] for sheet in sheets})
+    # the page lists sub-entries too, so the shown run is every entry since its oldest:
+    # walk it while it has no gap
+    run = [entry for n, entry in enumerate(latest) if entry["seq"] == latest[0]["seq"] - n]
+    spans = _cp_spans(list(reversed(run)), {sheet["name"]: sheet["cp_total"] for sheet in sheets})
     return {
         "characters": [_character(sheet, ruleset) for sheet in sheets],
         "missing": [{"character": m.character, "player": m.player, "chance": present.percent(m.chance),

@@ -124,3 +124,17 @@ def test_a_skill_button_rolls_3d6_against_the_sheets_level(table):
     entry = rolled.json()
     assert (entry["dice"], entry["total"], entry["target"], entry["outcome"]) == ([4, 4, 5], 13, 12, "failure")
     assert entry["actor"] == "Aki" and entry["source"] == "server"
+
+
+def test_the_cp_line_walks_back_from_todays_totals_and_stops_at_a_void():
+    from campaign.web.table_state import _cp_spans, consequences
+
+    fright = {"seq": 5, "kind": "fright", "ops": [{"op": "cp_delta", "character": "鈴音", "delta": -10}],
+              "detail": {"effects": [{"kind": "trait", "name": "暗所恐怖症", "cp": -10}]}}
+    award = {"seq": 6, "kind": "award", "ops": [{"op": "cp_delta", "character": "鈴音", "delta": 3}]}
+    spans = _cp_spans([fright, award], {"鈴音": 93})
+    assert spans == {6: ("鈴音", 90, 93), 5: ("鈴音", 100, 90)}
+    assert consequences(fright, spans[5][1:]) == ["暗所恐怖症 (−10 CP) を得た; CP 100 → 90"]
+    void = {"seq": 7, "kind": "void", "ops": []}
+    assert _cp_spans([fright, award, void], {"鈴音": 90}) == {}  # a void's undoing is not in its ops
+    assert consequences(fright) == ["暗所恐怖症 (−10 CP) を得た"]
