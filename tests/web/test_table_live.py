@@ -138,3 +138,12 @@ def test_the_cp_line_walks_back_from_todays_totals_and_stops_at_a_void():
     void = {"seq": 7, "kind": "void", "ops": []}
     assert _cp_spans([fright, award, void], {"鈴音": 90}) == {}  # a void's undoing is not in its ops
     assert consequences(fright) == ["暗所恐怖症 (−10 CP) を得た"]
+
+
+def test_the_character_page_lists_the_skills(table):
+    cli, _, _, browser = table
+    cli.run("skill", "add", "鈴音", "回避", "12")
+    cli.run("skill", "add", "鈴音", "刀", "13", "--attr", "DX", "--difficulty", "A")
+    page = browser().http.get("/characters/鈴音").text
+    assert "技能 <span class=\"en\">Skills</span>" in page
+    assert "<dt>刀 <small>(DX/A)</small></dt><dd>13</dd>" in page and "<dt>回避</dt><dd>12</dd>" in page

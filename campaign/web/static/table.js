@@ -283,7 +283,7 @@
       if (kind === "skill") params.skill = number("call-skill");
     }
     body.params = params;
-    post("/api/calls", body).then(function (call) { say("#" + call.call_id + " " + call.prompt); refresh(); },
+    post("/api/calls", body).then(function (call) { say("呼びました / called #" + call.call_id + ": " + call.prompt); refresh(); },
                                   failed);
   }
 
@@ -303,7 +303,7 @@
     var elapsed = document.getElementById("reunion-elapsed").value.trim();
     if (elapsed) params.elapsed = elapsed;
     post("/api/calls", { kind: "reunion", character: "", params: params })
-      .then(function (call) { say("#" + call.call_id + " " + call.prompt); refresh(); }, failed);
+      .then(function (call) { say("呼びました / called #" + call.call_id + ": " + call.prompt); refresh(); }, failed);
   }
 
   function start() {
