@@ -5,7 +5,8 @@ roll shows on the GM's page within a second; a fright check the GM calls from th
 tapped twice by the player, rolls once and puts the trait on the sheet on all three
 pages without a reload, as does any CLI write; another player's character (403), a
 revoked session (401), a POST without the CSRF token or from another Origin (403)
-change nothing; `history verify` passes afterwards. Screenshots of both homes at 390 and
+change nothing; a stopped server shows as disconnected and, once back, the page catches
+up; `history verify` passes afterwards. Screenshots of both homes at 390 and
 1280 px (into docs/screenshots/ when CAMPAIGN_WRITE_SCREENSHOTS=1, else tmp)."""
 
 from __future__ import annotations
@@ -131,6 +132,13 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
                 page.set_viewport_size({"width": width, "height": 900})
                 page.screenshot(path=str(shots / f"table-{name}-{width}.png"), full_page=True)
                 assert (shots / f"table-{name}-{width}.png").stat().st_size > 10_000
+
+    # the server stops: the page says so; a write meanwhile shows once it is back (Last-Event-ID)
+    expect(aki.locator("#conn")).to_have_attribute("data-state", "disconnected", timeout=5_000)
+    cli.run("char", "heal", "鈴音", "HP", "2")
+    with served(cli.db, faces, port=int(base.rsplit(":", 1)[1])):
+        expect(aki.locator("#conn")).to_have_attribute("data-state", "connected", timeout=10_000)
+        expect(aki.locator("#sheets article.mine")).to_contain_text("HP 9 / 11", timeout=5_000)
         for context in (gm_context, aki_context, ren_context):
             context.close()
     cli.run("history", "verify")
