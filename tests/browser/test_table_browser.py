@@ -5,7 +5,7 @@ roll shows on the GM's page within a second; a fright check the GM calls from th
 tapped twice by the player, rolls once and puts the trait on the sheet on all three
 pages without a reload, as does any CLI write; another player's character (403), a
 revoked session (401), a POST without the CSRF token or from another Origin (403)
-change nothing; a stopped server shows as disconnected and, once back, the page catches
+change nothing; a void request made on Aki's page is approved on the GM's; a stopped server shows as disconnected and, once back, the page catches
 up; `history verify` passes afterwards. Screenshots of both homes at 390 and
 1280 px (into docs/screenshots/ when CAMPAIGN_WRITE_SCREENSHOTS=1, else tmp)."""
 
@@ -125,6 +125,16 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
                                                       "idempotency_key": "k2222222"})
         assert status == 401 and "no_session" in text
         assert head(cli) == unchanged
+
+        # Aki asks to void her skill roll from her page; the GM approves it from theirs
+        aki.once("dialog", lambda dialog: dialog.accept("押し間違い"))
+        aki.locator("#latest-list li").filter(has_text="[2,3,4]").locator("button").click()
+        gm.wait_for_selector("#request-list li.call button.gm", timeout=5_000)
+        assert "押し間違い" in gm.text_content("#request-list")
+        gm.locator("#request-list li.call button.gm").first.click()  # 認める / approve
+        expect(aki.locator("#latest-list li.voided")).to_contain_text("[2,3,4]", timeout=5_000)
+        expect(gm.locator("#request-list")).to_contain_text("依頼はありません", timeout=5_000)
+        assert [e["kind"] for e in cli.json("history", "--limit", "2")] == ["void", "void_request"]
 
         shots = SHOTS if os.environ.get("CAMPAIGN_WRITE_SCREENSHOTS") == "1" else tmp_path
         for name, page in (("player", aki), ("gm", gm)):
