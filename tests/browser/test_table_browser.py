@@ -5,7 +5,8 @@ roll shows on the GM's page within a second; a fright check the GM calls from th
 tapped twice by the player, rolls once and puts the trait on the sheet on all three
 pages without a reload, as does any CLI write; another player's character (403), a
 revoked session (401), a POST without the CSRF token or from another Origin (403)
-change nothing; a void request made on Aki's page is approved on the GM's; a stopped server shows as disconnected and, once back, the page catches
+change nothing; a void request made on Aki's page is approved on the GM's; the GM cancels a
+call and rolls one for an absent player from the page; a stopped server shows as disconnected and, once back, the page catches
 up; `history verify` passes afterwards. Screenshots of both homes at 390 and
 1280 px (into docs/screenshots/ when CAMPAIGN_WRITE_SCREENSHOTS=1, else tmp)."""
 
@@ -135,6 +136,20 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
         expect(aki.locator("#latest-list li.voided")).to_contain_text("[2,3,4]", timeout=5_000)
         expect(gm.locator("#request-list")).to_contain_text("依頼はありません", timeout=5_000)
         assert [e["kind"] for e in cli.json("history", "--limit", "2")] == ["void", "void_request"]
+
+        # the GM calls 刀矢's fright check from his card, cancels it, calls again and rolls it for Ren
+        ren_card = gm.locator("#sheets article.sheet").filter(has_text="刀矢")
+        ren_card.locator("button.gm").click()
+        gm.locator("#call-list li.call").filter(has_text="刀矢").locator("button.gm").click()  # 取消 / cancel
+        expect(gm.locator("#call-list")).to_contain_text("呼び出しはありません", timeout=5_000)
+        ren_card.locator("button.gm").click()
+        faces[:] = [3, 3, 3]  # 9 <= Will 13: no fright table
+        gm.locator("#call-list li.call").filter(has_text="刀矢").locator("button.roll-call").click()
+        expect(gm.locator("#latest-list li").first).to_contain_text("刀矢", timeout=5_000)
+        rolled = cli.json("history", "--limit", "1")[0]
+        assert (rolled["kind"], rolled["character"], rolled["dice"], rolled["outcome"]) == (
+            "fright", "刀矢", [3, 3, 3], "success")
+        assert cli.json("call", "list", "--all")["calls"][-1]["state"] == "rolled"
 
         shots = SHOTS if os.environ.get("CAMPAIGN_WRITE_SCREENSHOTS") == "1" else tmp_path
         for name, page in (("player", aki), ("gm", gm)):
