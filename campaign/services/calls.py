@@ -62,13 +62,16 @@ class NotYourCall(RuleRefused):
     """A player tried to answer a call made for someone else's character."""
 
 
-def prompt_of(kind: str, character: str, params: dict[str, Any]) -> str:
-    """What the player's page says: 「恐怖判定を振ってください: 鈴音 修正 −2」."""
+def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | None = None) -> str:
+    """What the player's page says: 「恐怖判定を振ってください: 鈴音 修正 −2」, or with the
+    Will the check rolls against (the table page knows the sheet): 「… 鈴音 意志 11 −2」."""
     def signed(n: int) -> str:
         return f"{n:+d}".replace("-", "−")
 
     if kind == "fright":
         mod = params.get("modifier", 0)
+        if will is not None:
+            return f"恐怖判定を振ってください: {character} 意志 {will}" + (f" {signed(mod)}" if mod else "")
         return f"恐怖判定を振ってください: {character}" + (f" 修正 {signed(mod)}" if mod else "")
     if kind == "check":
         what = {"ability": "能力判定", "skill": "技能判定", "danger": "危険感知"}[params["check"]]

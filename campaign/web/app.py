@@ -31,17 +31,31 @@ def make_templates():
     return Jinja2Templates(env=env)
 
 
-def overview_parts(templates, db, campaign_name: str) -> dict[str, str]:
+def overview_parts(templates, db, campaign_name: str, characters: list | None = None) -> dict[str, str]:
     """The overview's characters and missing board as the page renders them (same
     partials, same escaping), for the feed's `state` event: live.js swaps them in."""
     from campaign.services.characters import list_characters
     from campaign.services.missing import list_missing
 
     env = templates.env
-    context = {"characters": list_characters(db, campaign_name, include_gone=True),
+    if characters is None:
+        characters = list_characters(db, campaign_name, include_gone=True)
+    context = {"characters": characters,
                "missing": list_missing(db, campaign_name)}
     return {"characters": env.get_template("_overview_characters.html").render(context),
             "missing": env.get_template("_overview_missing.html").render(context)}
+
+
+def feed_state(templates, db, campaign_id: int, campaign_name: str) -> dict[str, object]:
+    """The `state` event's parts: the overview's partials and the table pages' shared
+    JSON (`table`), from one read of the characters."""
+    from campaign.services.characters import list_characters
+    from campaign.web.table_state import shared_state
+
+    characters = list_characters(db, campaign_name, include_gone=True)
+    in_play = [sheet for sheet in characters if sheet.status not in ("dead", "retired")]
+    return {**overview_parts(templates, db, campaign_name, characters),
+            "table": shared_state(db, campaign_id, campaign_name, in_play)}
 
 
 def create_app(db_url: str, campaign_name: str | None, token: str | None = None, *, secure_cookie: bool = False,
@@ -98,6 +112,6 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     app.state.dice = dice
     app.state.templates = templates
     app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)),
-                          lambda: overview_parts(templates, db, name))
+                          lambda: feed_state(templates, db, campaign_id, name))
     return Guard(app, token, secure_cookie=secure_cookie, hosts=hosts,
                  seat_of=lambda session_token: seat_for(db, campaign_id, session_token))

@@ -36,7 +36,7 @@ LISTEN_SAFETY = 5.0  # PostgreSQL: seconds a stream waits for a notification bef
 
 class Feed:
     def __init__(self, db, campaign_id: int, render_row: Callable[[dict[str, Any]], str],
-                 render_state: Callable[[], dict[str, str]] | None = None) -> None:
+                 render_state: Callable[[], dict[str, Any]] | None = None) -> None:
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
 
@@ -45,8 +45,9 @@ class Feed:
         self._calls_sig = lambda: calls_signature(db, campaign_id)
         self.calls: tuple[int, int] = (0, 0)
         self._head_seq = lambda: head_seq(db, campaign_id)
-        # State after the newest entry (the overview's characters and missing board, as
-        # rendered HTML), computed once per head for every client: a `state` event.
+        # State after the newest entry (the overview's characters and missing board as
+        # rendered HTML, the table pages' shared JSON as `table`), computed once per head
+        # for every client: a `state` event.
         self._render_state = render_state
         self._state: tuple[int, str] | None = None
         self._entries_after = lambda after: entries_after(db, campaign_id, after)

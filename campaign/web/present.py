@@ -16,7 +16,9 @@ KIND_LABELS = {"roll": "ロール", "fright": "恐怖判定", "table": "表", "c
                "missing": "行方不明", "search": "捜索", "scenario": "シナリオ", "void": "取消", "seal": "封印",
                "reveal": "公開", "trait": "特徴", "condition": "状態", "character": "キャラクター",
                "player": "プレイヤー", "campaign": "キャンペーン", "setting": "設定", "relation": "関係",
-               "note": "メモ"}
+               "note": "メモ", "damage": "ダメージ", "heal": "回復", "award": "成長点",
+               "void_request": "取消の依頼", "void_refusal": "取消の却下",
+               "rename": "改名"}
 
 def outcome_label(kind: str | None, outcome: str | None) -> str:
     return "" if outcome is None else labels.outcome_label(kind, outcome)

@@ -42,7 +42,8 @@ async def table(request):
     from campaign.web.table_state import table_state
 
     state = request.app.state
-    shown = await run_in_threadpool(table_state, state.db, state.campaign, seat_of(request))
+    seat = seat_of(request)
+    shown = await run_in_threadpool(table_state, state.db, state.campaign, seat, state.campaign_id)
     return _json(shown)
 
 
@@ -76,6 +77,13 @@ async def calls(request):
     if not isinstance(params, dict) or not isinstance(body.get("kind"), str) \
             or not isinstance(body.get("character"), str):
         raise Refusal("bad_input", "kind and character are text, params an object")
+    if body["kind"] == "reunion":  # `scenario end --call`: the open scenario's missing characters
+        from campaign.services.calls import call_scenario_end
+
+        made = await run_in_threadpool(lambda: call_scenario_end(state.db, state.campaign,
+                                                                 seat_actor_name(state, seat), params.get("award"),
+                                                                 params.get("elapsed")))
+        return _json(made, 201)
     made = await run_in_threadpool(lambda: make_call(state.db, state.campaign, seat_actor_name(state, seat),
                                                      body["kind"], body["character"], params, body.get("reason")))
     return _json(made, 201)

@@ -1,21 +1,29 @@
-"""`GET /api/table`: what the player's and the GM's table pages show, as one JSON document.
+"""`GET /api/table` and the feed's `table` state: what the table pages show, as JSON.
 
 Read through the services (characters, calls, missing board, history) and shaped for a
 phone: HP/FP as current and maximum, conditions and traits with their Japanese words,
-the palette with the character's numbers filled in, the session's pending calls first,
-and the latest entries as sentences (a fright check's consequences read 「暗所恐怖症
-(−10 CP) を得た」, never as raw JSON). Everything here is what any page of the server
-already shows anyone who may read it; a secret roll is a commitment, as in history.
+skills and the palette with the character's numbers filled in, the session's pending
+calls first, and the latest entries as sentences (a fright check's consequences read
+「暗所恐怖症 (−10 CP) を得た; CP 100 → 90」, never as raw JSON; the record stays behind a
+details fold). Everything here is what any page of the server already shows anyone who
+may read it (a secret roll is a commitment, as in history), so the part that is the same
+for every seat (`shared_state`) is computed once per ledger head and sent by the feed to
+every open page; only the calls and the `mine` marks depend on the session.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campaign import labels
 from campaign.services.table_writes import REQUESTABLE
 from campaign.web import present
+
+if TYPE_CHECKING:
+    from campaign.db.database import Database
+    from campaign.projection.views import CharacterSheet
+    from campaign.services.invites import Seat
 
 LATEST = 10
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -27,34 +35,47 @@ def _palette(sheet: dict[str, Any], ruleset: str) -> list[str]:
 
     values = {name: str(value) for name, value in sheet["stats"].items()}
     values.update({name: str(d["value"]) for name, d in (sheet.get("derived") or {}).items()})
-    lines = []
+    skills = {f"3D6<={{{name}}} {name}" for name in sheet.get("skills") or {}}
+    lines: list[str] = []
     for line in palette(sheet, ruleset, ()):
+        if line in skills:  # the page shows each skill as its own button (回避 12)
+            continue
         filled = _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), line)
         if "{" not in filled:
             lines.append(filled)
     return lines
 
 
-def _character(sheet: dict[str, Any], ruleset: str, me: Any) -> dict[str, Any]:
+def _character(sheet: dict[str, Any], ruleset: str) -> dict[str, Any]:
     pools = {name: {"current": level["current"], "max": level["max"]} for name, level in sheet["pools"].items()}
-    mine = me is not None and (me.gm or sheet["player"] == me.player)
     return {
         "name": sheet["name"], "player": sheet["player"], "kind": sheet["kind"], "status": sheet["status"],
-        "mine": bool(mine and sheet["player"] == getattr(me, "player", None)),
-        "cp_total": sheet["cp_total"], "hp": pools.get("HP"), "fp": pools.get("FP"),
+        "mine": False, "cp_total": sheet["cp_total"], "hp": pools.get("HP"), "fp": pools.get("FP"),
         "conditions": [{"name": c["name"], "label": labels.CONDITION_LABELS_JA.get(c["name"], c["name"]),
                         "duration": c["duration"]} for c in sheet["conditions"]],
         "traits": [{"name": t["name"], "category": labels.CATEGORY_JA.get(t["category"].split(" ")[0],
                                                                           t["category"]),
                     "cp": t["cp"], "seq": t["source_seq"]} for t in sheet["traits"]],
-        "palette": _palette(sheet, ruleset) if mine else [],
+        # issue 27: the sheet's skills, each a one-tap roll (`回避` rolls 3D6 against 回避's level)
+        "skills": [{"name": name, "level": s["level"], "attr": s.get("attr"), "difficulty": s.get("difficulty")}
+                   for name, s in sorted((sheet.get("skills") or {}).items())],
+        "palette": _palette(sheet, ruleset),
+        "will": _will(sheet),
     }
 
 
-def consequences(entry: dict[str, Any]) -> list[str]:
-    """A fright check's effects as sentences, in Japanese."""
+def _will(sheet: dict[str, Any]) -> int | None:
+    """The Will a fright check rolls against (a stat, or derived from IQ), for the call's prompt."""
+    value = sheet["stats"].get("Will")
+    if value is None:
+        value = ((sheet.get("derived") or {}).get("Will") or {}).get("value")
+    return value if isinstance(value, int) else None
+
+
+def consequences(entry: dict[str, Any], cp: tuple[int, int] | None = None) -> list[str]:
+    """A fright check's effects as sentences, in Japanese; `cp` (before, after) adds the CP line."""
     detail = entry.get("detail") or {}
-    lines = []
+    lines: list[str] = []
     for effect in detail.get("effects") or []:
         kind = effect.get("kind")
         if kind == "trait":
@@ -68,6 +89,8 @@ def consequences(entry: dict[str, Any]) -> list[str]:
             lines.append(f"{effect.get('pool')} {effect.get('amount', '')} 減少".strip())
         elif kind == "lose_attribute":
             lines.append(f"{effect.get('stat')} {effect.get('amount', '')} 低下".strip())
+    if lines and cp is not None and cp[0] != cp[1]:
+        lines[-1] += f"; CP {cp[0]} → {cp[1]}"
     return lines
 
 
@@ -75,22 +98,54 @@ def _cp(value: Any) -> str:
     return f"{value:+d} CP".replace("-", "−") if isinstance(value, int) else f"{value} CP"
 
 
-def _latest(entry: dict[str, Any]) -> dict[str, Any]:
+def _cp_deltas(entry: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for op in entry.get("ops") or []:
+        if op.get("op") == "cp_delta" and isinstance(op.get("delta"), int):
+            out[op.get("character")] = out.get(op.get("character"), 0) + op["delta"]
+    return out
+
+
+def _cp_spans(everything_after: list[dict[str, Any]], now: dict[str, int]) -> dict[int, tuple[str, int, int]]:
+    """seq -> (character, CP before, CP after) for the entries that changed a CP total,
+    walking back from today's totals over every entry since the oldest shown (sub-entries
+    included). A void undoes ops its record does not list, so the walk stops at one."""
+    running: dict[str, int] = dict(now)
+    spans: dict[int, tuple[str, int, int]] = {}
+    for entry in reversed(everything_after):
+        if entry["kind"] == "void" or entry.get("voided_by") is not None:
+            break
+        for character, delta in _cp_deltas(entry).items():
+            if character in running:
+                spans[entry["seq"]] = (character, running[character] - delta, running[character])
+                running[character] -= delta
+    return spans
+
+
+def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str, Any]:
     from campaign.services.fair_seeds import fairness_of
 
     return {"seq": entry["seq"], "actor": entry["actor"], "character": entry["character"], "kind": entry["kind"],
             "kind_label": present.KIND_LABELS.get(entry["kind"], entry["kind"]), "text": present.roll_text(entry),
             "outcome": entry.get("outcome"), "reason": entry.get("reason"), "source": entry.get("source"),
             "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
-            "voided": entry.get("voided_by") is not None, "consequences": consequences(entry),
+            "voided": entry.get("voided_by") is not None,
+            "consequences": consequences(entry, None if cp is None else cp[1:]),
+            # the hashed record, for the page's details fold (what /entries/SEQ shows)
+            "record": {key: entry.get(key) for key in ("expression", "dice", "total", "target", "margin",
+                                                       "detail", "ops") if entry.get(key) is not None},
             # what a player may ask to void: a top-level entry the ledger lets be voided
             "voidable": entry.get("parent_seq") is None and entry.get("voidable") is not False
             and entry["kind"] in REQUESTABLE}
 
 
-def table_state(db, campaign_name: str, seat) -> dict[str, Any]:
+def shared_state(db: Database, campaign_id: int, campaign_name: str,
+                 characters: list[CharacterSheet] | None = None) -> dict[str, Any]:
+    """What every seat's table page shows alike: the characters, missing board, open void
+    requests and latest entries (the feed's `table` state, computed once per head).
+    `characters`: the sheets in play when the caller has read them already (the feed
+    reads them once for the overview's partials and this)."""
     from campaign.services.browse import history_page
-    from campaign.services.calls import list_calls
     from campaign.services.characters import list_characters
     from campaign.services.history import HistoryFilter
     from campaign.services.missing import list_missing
@@ -99,19 +154,56 @@ def table_state(db, campaign_name: str, seat) -> dict[str, Any]:
     from campaign.services.void_answers import list_requests
 
     ruleset = ruleset_of(db, campaign_name)
-    sheets = [as_json(sheet) for sheet in list_characters(db, campaign_name)]
-    characters = [_character(sheet, ruleset, seat) for sheet in sheets]
-    characters.sort(key=lambda c: (not c["mine"], c["name"]))
-    calls = [] if seat is None else list_calls(db, campaign_name, player=None if seat.gm else seat.player)
-    requests = list_requests(db, campaign_name) if seat is not None and seat.gm else ()
+    if characters is None:
+        characters = list_characters(db, campaign_name)
+    sheets = [as_json(sheet) for sheet in characters]
     latest = history_page(db, campaign_name, HistoryFilter(), size=LATEST).entries
+    # the page lists sub-entries too, so the shown run is every entry since its oldest:
+    # walk it while it has no gap
+    run = [entry for n, entry in enumerate(latest) if entry["seq"] == latest[0]["seq"] - n]
+    spans = _cp_spans(list(reversed(run)), {sheet["name"]: sheet["cp_total"] for sheet in sheets})
     return {
-        "me": None if seat is None else {"player": seat.player, "gm": seat.gm},
-        "calls": as_json(calls),
-        "void_requests": as_json(requests),  # the GM's: the open ones
-        "characters": characters,
+        "characters": [_character(sheet, ruleset) for sheet in sheets],
         "missing": [{"character": m.character, "player": m.player, "chance": present.percent(m.chance),
                      "searchers": [s.name for s in m.searchers]} for m in list_missing(db, campaign_name)],
-        "latest": [_latest(entry) for entry in latest],
+        "void_requests": as_json(list_requests(db, campaign_name)),
+        "latest": [_latest(entry, spans.get(entry["seq"])) for entry in latest],
         "head": latest[0]["seq"] if latest else 0,
+    }
+
+
+def calls_for(db: Database, campaign_name: str, seat: Seat | None,
+              characters: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The seat's pending calls (the GM's: all), a fright call's prompt naming the Will
+    rolled against: 「恐怖判定を振ってください: 鈴音 意志 11 −2」."""
+    from campaign.services.calls import list_calls, prompt_of
+    from campaign.services.results import as_json
+
+    if seat is None:
+        return []
+    wills = {c["name"]: c["will"] for c in characters}
+    calls = as_json(list_calls(db, campaign_name, player=None if seat.gm else seat.player))
+    for call in calls:
+        call["prompt"] = prompt_of(call["kind"], call["character"], call["params"], will=wills.get(call["character"]))
+    return calls
+
+
+def table_state(db: Database, campaign_name: str, seat: Seat | None,
+                campaign_id: int | None = None) -> dict[str, Any]:
+    if campaign_id is None:
+        from campaign.services.browse import campaign_identity
+
+        campaign_id = campaign_identity(db, campaign_name)[0]
+    shared = shared_state(db, campaign_id, campaign_name)
+    characters = shared["characters"]
+    for c in characters:
+        c["mine"] = seat is not None and c["player"] == seat.player
+        if not (c["mine"] or (seat is not None and seat.gm)):
+            c["palette"] = []
+    characters.sort(key=lambda c: (not c["mine"], c["name"]))
+    return {
+        **shared,
+        "me": None if seat is None else {"player": seat.player, "gm": seat.gm},
+        "calls": calls_for(db, campaign_name, seat, characters),
+        "void_requests": shared["void_requests"] if seat is not None and seat.gm else [],  # the GM's: open ones
     }

@@ -5,7 +5,9 @@
 Builds the demo campaign (`campaign --db F demo`, fixed seed, then 刀矢 goes missing in a
 third scenario so the missing board has a card), starts `campaign serve
 --port 0` on it, and writes full-page PNGs of the overview and the luck charts at a
-phone's width (390 px) and a laptop's (1280 px) with Debian's headless Chromium.
+phone's width (390 px) and a laptop's (1280 px) with Debian's headless Chromium; then
+signs in as Aki and as the GM through invites (with a fright call pending for 鈴音) and
+photographs both table homes the same way (table-player-*.png, table-gm-*.png).
 """
 
 from __future__ import annotations
@@ -35,6 +37,30 @@ def take(browser, base: str, outdir: Path, widths=WIDTHS, pages=PAGES) -> list[P
                 raise RuntimeError(f"{path} answered {response and response.status}")
             page.wait_for_timeout(300)  # webfonts and layout settle
             target = outdir / f"{name}-{width}.png"
+            page.screenshot(path=str(target), full_page=True)
+            written.append(target)
+        context.close()
+    return written
+
+
+def take_homes(browser, base: str, db: Path, outdir: Path, widths=WIDTHS) -> list[Path]:
+    """The player's (Aki's) and the GM's table home, each signed in through an invite."""
+    written = []
+    support.cli(db, "skill", "add", "鈴音", "回避", "12")
+    support.cli(db, "skill", "add", "鈴音", "聞き耳", "13")
+    support.cli(db, "call", "fright", "鈴音", "--mod", "-2", "--reason", "鏡の間で自分の影が笑った")
+    for name, invite in (("player", ["invite", "Aki"]), ("gm", ["invite", "GM", "--gm"])):
+        join_path = support.cli(db, *invite, json_out=True)["join_path"]
+        context = browser.new_context(viewport={"width": widths[0], "height": 844}, device_scale_factor=1)
+        page = context.new_page()
+        page.goto(base + join_path)
+        page.click("form button[type=submit]")
+        page.wait_for_selector("#call-list li.call", timeout=10_000)
+        page.wait_for_selector('#conn[data-state="connected"]', timeout=10_000)
+        for width in widths:
+            page.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
+            page.wait_for_timeout(300)
+            target = outdir / f"table-{name}-{width}.png"
             page.screenshot(path=str(target), full_page=True)
             written.append(target)
         context.close()
@@ -72,7 +98,7 @@ def main(argv: list[str]) -> int:
         with support.Server(db) as server, sync_playwright() as playwright:
             browser = support.launch_chromium(playwright)
             try:
-                for path in take(browser, server.base, outdir):
+                for path in [*take(browser, server.base, outdir), *take_homes(browser, server.base, db, outdir)]:
                     print(path)
             finally:
                 browser.close()

@@ -34,8 +34,10 @@ class Faces:
 
 
 @contextmanager
-def served(db_url: str, faces: list[int] | None = None, **options):
-    """A real HTTP server on 127.0.0.1 for the campaign; yields its base URL."""
+def served(db_url: str, faces: list[int] | None = None, port: int = 0, **options):
+    """A real HTTP server on 127.0.0.1 for the campaign; yields its base URL. `port`: a
+    fixed one (a test that stops the server and starts it again on the same address);
+    open event streams are cut a second after the stop."""
     import uvicorn
 
     from campaign.web.app import create_app
@@ -46,9 +48,11 @@ def served(db_url: str, faces: list[int] | None = None, **options):
         warnings.simplefilter("ignore")
         app = create_app(db_url, None, dice=dice, **options)
     sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
     sock.listen(64)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                                          timeout_graceful_shutdown=1))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -312,7 +312,7 @@ def test_the_table_page_and_its_state_for_a_player_and_a_spectator(table):
     others = [c for c in state["characters"] if c["name"] == "刀矢"]
     assert others[0]["mine"] is False and others[0]["palette"] == []
     fright = next(e for e in state["latest"] if e["kind"] == "fright" and e["consequences"])
-    assert fright["consequences"] == [f"{mine['traits'][0]['name']} (−10 CP) を得た"]
+    assert fright["consequences"] == [f"{mine['traits'][0]['name']} (−10 CP) を得た; CP 100 → 90"]
     watched = spectator.http.get("/api/table").json()
     assert watched["me"] is None and watched["calls"] == [] and all(c["palette"] == [] for c in watched["characters"])
 

@@ -1,6 +1,8 @@
 // The table page (player and GM): state from GET /api/table, writes as POSTs with the
-// session's CSRF token, and the live feed (/api/feed) saying when to look again: an
-// `entry` event (the ledger moved) or a `calls` event (a call made, rolled, cancelled).
+// session's CSRF token, and the live feed (/api/feed): its `state` event carries the part
+// of the table every seat sees alike (characters, missing board, void requests, latest
+// entries) after each new entry, applied without a fetch; a `calls` event (a call made,
+// rolled, cancelled: calls are rows, not entries) makes the page fetch its own calls.
 // Text is always set with textContent, never parsed as HTML. No build step.
 (function () {
   "use strict";
@@ -75,23 +77,41 @@
 
   function sheet(c) {
     var box = el("article", { cls: "sheet" + (c.mine ? " mine" : "") }, [
-      el("h3", { text: c.name + (c.player ? "（" + c.player + "）" : "") }),
+      el("h3", { text: c.name + (c.player ? "（" + c.player + "）" : "") },
+         [c.status === "active" ? null : el("span", { cls: "status status-" + c.status,
+           text: { missing: "行方不明", dead: "死亡", retired: "引退" }[c.status] || c.status })]),
       meter("HP", c.hp), meter("FP", c.fp)
     ]);
     if (c.conditions.length) {
       box.appendChild(el("p", { cls: "conditions", text: "状態: " + c.conditions.map(function (k) {
         return k.label + (k.duration ? " (" + k.duration + ")" : ""); }).join("、") }));
     }
+    box.appendChild(el("p", { cls: "cp", text: "CP " + c.cp_total }));
     if (c.traits.length) {
       box.appendChild(el("ul", { cls: "traits" }, c.traits.map(function (t) {
         return el("li", { text: t.name + " [" + t.category + "] " + t.cp + " CP" }); })));
     }
-    if (c.palette.length) {
-      box.appendChild(el("div", { cls: "palette" }, c.palette.map(function (line) {
+    if (c.skills && c.skills.length) {  // issue 27: the sheet's skills, one tap rolls 3D6 against the level
+      if (c.mine || (me && me.gm)) {
+        box.appendChild(el("div", { cls: "skills" }, c.skills.map(function (k) {
+          var button = el("button", { type: "button", cls: "skill", text: k.name + " " + k.level });
+          button.addEventListener("click", function () { roll(k.name, c.name); });
+          return button;
+        })));
+      } else {
+        box.appendChild(el("p", { cls: "skills-text", text: "技能: " + c.skills.map(function (k) {
+          return k.name + " " + k.level; }).join("、") }));
+      }
+    }
+    if (c.palette.length && (c.mine || (me && me.gm))) {
+      var palette = el("div", { cls: "palette" }, c.palette.map(function (line) {
         var button = el("button", { type: "button", text: line });
         button.addEventListener("click", function () { roll(line, c.name); });
         return button;
-      })));
+      }));
+      // the player's own palette is open; the GM's page folds every character's away
+      box.appendChild(c.mine ? palette : el("details", { cls: "palette-fold" },
+        [el("summary", { text: "パレット / palette (" + c.palette.length + ")" }), palette]));
     }
     if (me && me.gm && c.status === "active") {
       var call = el("button", { type: "button", cls: "gm", text: "恐怖判定を呼ぶ / call fright" });
@@ -160,6 +180,10 @@
     ]);
     if (entry.voided) item.classList.add("voided");
     entry.consequences.forEach(function (line) { item.appendChild(el("p", { cls: "consequence", text: line })); });
+    if (entry.record && Object.keys(entry.record).length) {  // the raw record, folded away
+      item.appendChild(el("details", { cls: "record" }, [el("summary", { text: "記録 / record" }),
+        el("pre", { cls: "record", text: JSON.stringify(entry.record, null, 1) })]));
+    }
     if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
       var ask = el("button", { type: "button", cls: "small", text: "取消を依頼 / ask to void" });
       ask.addEventListener("click", function () {
@@ -181,14 +205,18 @@
 
   function render(state) {
     tableState = state;
+    state.characters.forEach(function (c) { c.mine = !!me && c.player === me.player; });
+    state.characters.sort(function (a, b) { return (b.mine - a.mine) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0); });
+    // a player's own characters first, then the rest of the table (no buttons on those)
     var shown = state.characters.filter(function (c) { return me && (me.gm || c.mine); });
+    var sheets = state.characters.filter(function (c) { return c.mine || c.status === "active" || (me && me.gm); });
     replace("call-list", state.calls.length ? state.calls.map(callItem)
       : [el("li", { cls: "none", text: "呼び出しはありません / no calls" })]);
     if (document.getElementById("request-list")) {
       replace("request-list", state.void_requests.length ? state.void_requests.map(requestItem)
         : [el("li", { cls: "none", text: "依頼はありません / none" })]);
     }
-    replace("sheets", shown.map(sheet));
+    replace("sheets", sheets.map(sheet));
     var callChar = document.getElementById("call-char");
     if (callChar) {
       var was = callChar.value;
@@ -206,6 +234,8 @@
       return el("li", { text: m.character + "（合流 " + m.chance + (m.searchers.length ? "、捜索: " +
         m.searchers.join("、") : "") + "）" }); }) : [el("li", { cls: "none", text: "いません / nobody" })]);
     replace("latest-list", state.latest.map(latestItem));
+    var reunion = document.getElementById("reunion-form");
+    if (reunion) reunion.closest("section").hidden = !state.missing.length;
     root.dataset.head = String(state.head);
     root.dataset.calls = String(state.calls.length);
   }
@@ -225,7 +255,14 @@
     function status(state, text) { conn.dataset.state = state; conn.textContent = text; }
     source.addEventListener("open", function () { status("connected", "接続中 / live"); refresh(); });
     source.addEventListener("error", function () { status("disconnected", "切断されました。再接続しています… / reconnecting"); });
-    source.addEventListener("entry", refresh);
+    source.addEventListener("state", function (event) {  // the shared part, as every seat sees it
+      var data;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      if (!data.table || !tableState || data.seq < (tableState.head || 0)) return;
+      var next = Object.assign({}, tableState, data.table);
+      if (!(me && me.gm)) next.void_requests = [];
+      render(next);
+    });
     source.addEventListener("calls", refresh);
   }
 
@@ -247,15 +284,40 @@
       if (kind === "skill") params.skill = number("call-skill");
     }
     body.params = params;
-    post("/api/calls", body).then(function (call) { say("#" + call.call_id + " " + call.prompt); refresh(); },
+    post("/api/calls", body).then(function (call) { say("呼びました / called #" + call.call_id + ": " + call.prompt); refresh(); },
                                   failed);
+  }
+
+  function callFields() {  // the call form shows the fields the chosen check uses
+    var kind = document.getElementById("call-kind").value;
+    var uses = { "call-stat": kind !== "fright", "call-target": kind !== "fright", "call-skill": kind === "skill" };
+    Object.keys(uses).forEach(function (id) {
+      var input = document.getElementById(id);
+      input.hidden = !uses[id];
+      document.querySelector('label[for="' + id + '"]').hidden = !uses[id];
+    });
+  }
+
+  function reunionFromForm(event) {  // `scenario end --call`: the missing characters' player rolls the reunion
+    event.preventDefault();
+    var params = { award: number("reunion-award") };
+    var elapsed = document.getElementById("reunion-elapsed").value.trim();
+    if (elapsed) params.elapsed = elapsed;
+    post("/api/calls", { kind: "reunion", character: "", params: params })
+      .then(function (call) { say("呼びました / called #" + call.call_id + ": " + call.prompt); refresh(); }, failed);
   }
 
   function start() {
     root = document.getElementById("table");
     if (!root) return;
     var callForm = document.getElementById("call-form");
-    if (callForm) callForm.addEventListener("submit", callFromForm);
+    if (callForm) {
+      callForm.addEventListener("submit", callFromForm);
+      document.getElementById("call-kind").addEventListener("change", callFields);
+      callFields();
+    }
+    var reunionForm = document.getElementById("reunion-form");
+    if (reunionForm) reunionForm.addEventListener("submit", reunionFromForm);
     document.getElementById("roll-form").addEventListener("submit", function (event) {
       event.preventDefault();
       var command = document.getElementById("roll-command").value.trim();
