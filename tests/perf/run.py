@@ -507,6 +507,54 @@ class Bench:
             ["over real TCP add uvicorn's request cost (the same for every route of `campaign serve`)"],
         ))
 
+    def row_write_cost(self) -> None:
+        """What one write costs inside `campaign shell` (no start-up): `roll`, `fright` and
+        `scenario end`, each against a read typed into the same session (`history --limit
+        1 --json`), so the write path's own cost reads as a ratio; the one-write-path refactor
+        (issue 25 item 1) compares these rows before and after. Rounds of commands are
+        interleaved with the reads, so load from elsewhere hits both alike."""
+        rounds = max(10, self.sizes.shell_rolls // 4)
+        db = self.dir / "write.db"
+        for argv in (["init", "Write Bench"], ["player", "add", "Aki"], ["player", "add", "Ren"],
+                     ["char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "HT=11", "--cp", "100"],
+                     ["char", "add", "刀矢", "--player", "Ren", "--stat", "Will=13", "--stat", "HT=12", "--cp", "100"]):
+            self.run(self.cli(db, *argv))
+        # Each round: a roll, a fright check that passes, one that fails into the table
+        # (a condition on the sheet), and a scenario's end with its awards.
+        block = [("start", "scenario start 第{i}話 --with 鈴音 --with 刀矢"), ("read", "history --limit 1 --json"),
+                 ("roll", "roll 3D6<=12 write row"), ("read", "history --limit 1 --json"),
+                 ("fright", "fright 鈴音 --dice 3,3,3"), ("read", "history --limit 1 --json"),
+                 ("fright", "fright 刀矢 --dice 6,5,4,1,3,3"), ("read", "history --limit 1 --json"),
+                 ("end", "scenario end --award 1"), ("read", "history --limit 1 --json")]
+        script = self.dir / "write-script.txt"
+        lines = [(kind, text.format(i=i)) for i in range(rounds + 2) for kind, text in block]
+        script.write_text("".join(text + "\n" for _, text in lines), encoding="utf-8")
+        timings = self.dir / "write-timings.txt"
+        with open(script, "rb") as stdin:
+            self.run(self.cli(db, "shell", "--timings", str(timings)), stdin=stdin)
+        walls = [float(line.split()[0]) for line in timings.read_text().splitlines()]
+        if len(walls) != len(lines):
+            raise RuntimeError(f"the shell timed {len(walls)} commands, not {len(lines)}")
+        got: dict[str, list[float]] = {}
+        for (kind, _), wall in list(zip(lines, walls))[2 * len(block):]:  # the first two rounds warm up
+            got.setdefault(kind, []).append(wall)
+        report = json.loads(subprocess.run(self.cli(db, "history", "verify", "--json"), capture_output=True,
+                                           env=self.env, check=True).stdout)
+        if not report["ok"]:
+            raise RuntimeError(f"the write row's ledger does not verify: {report}")
+        read = statistics.median(got["read"])
+        for kind, what, command in (("roll", "write cost: roll", "`roll 3D6<=12` (one entry)"),
+                                    ("fright", "write cost: fright", "`fright` (half pass, half fail into the "
+                                                                     "table and a condition)"),
+                                    ("end", "write cost: scenario end", "`scenario end --award 1` (two PCs)")):
+            median = statistics.median(got[kind])
+            self.rows.append(Row(
+                f"write_{kind}", what,
+                f"{command} typed into one `campaign shell`, median of {len(got[kind])} after 2 warm-up rounds",
+                f"{median:.2f} ms", f"{read:.2f} ms (`history --limit 1 --json` in the same session)", median / read,
+                "— (before/after figure)", True,
+                [f"90th percentile {sorted(got[kind])[int(len(got[kind]) * 0.9)]:.2f} ms"]))
+
     # --- what dominates --------------------------------------------------------------
 
     def profile(self) -> None:
@@ -1001,9 +1049,9 @@ _EVIDENCE = {
 # Which databases each row reads (`--only` builds just those; verify_state builds its own).
 DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
              "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency"), "shell": (),
-             "bcdice": ()}
+             "bcdice": (), "write": ()}
 ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web", "shell",
-        "bcdice")
+        "bcdice", "write")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1028,13 +1076,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate.self_check()
         _compile_bytecode()
-        if only - {"dice", "bulk", "verify_state", "shell", "bcdice"}:
+        if only - {"dice", "bulk", "verify_state", "shell", "bcdice", "write"}:
             bench.build(only if args.only else None)
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify,
                  "verify_state": bench.row_verify_state, "dice": bench.row_dice,
                  "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats,
-                 "web": bench.row_web_history, "shell": bench.row_shell, "bcdice": bench.row_bcdice}
+                 "web": bench.row_web_history, "shell": bench.row_shell, "bcdice": bench.row_bcdice,
+                 "write": bench.row_write_cost}
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()
