@@ -418,12 +418,13 @@ class Bench:
                    [str(self.big_db), "Long Campaign", f"/history?before={n // 2}"],
                    [str(self.big_db), "Long Campaign", f"/history?char={generate.QUERY_CHARACTER}&kind=fright"],
                    [str(self.big_db), "Long Campaign", f"/entries/{n // 2}"],
-                   [str(self.big_db), "Long Campaign", "/static/style.css"]]
+                   [str(self.big_db), "Long Campaign", "/static/style.css"],
+                   [str(self.big_db), "Long Campaign", "/luck"]]
         done = subprocess.run([self.python, "-c", WEB_BENCH, str(runs), json.dumps(targets)], capture_output=True,
                               text=True, env=self.env)
         if done.returncode != 0:
             raise RuntimeError(f"the web history bench failed: {done.stderr.strip()[-2000:]}")
-        big, small, deep, filtered, entry, floor = json.loads(done.stdout)
+        big, small, deep, filtered, entry, floor, luck = json.loads(done.stdout)
         self.rows.append(Row(
             "web_history", "history page p50",
             f"`GET /history` of `campaign serve` (first page) on {n:,} entries, Starlette TestClient in one "
@@ -434,6 +435,13 @@ class Bench:
              f"(`?char={generate.QUERY_CHARACTER}&kind=fright`) {filtered * 1000:.1f} ms, an entry page "
              f"(`/entries/{n // 2}`) {entry * 1000:.1f} ms (medians)",
              f"request floor (a static file through the same TestClient): {floor * 1000:.1f} ms"],
+        ))
+        self.rows.append(Row(
+            "web_luck", "luck page p50",
+            f"`GET /luck` on {n:,} entries from the tally the server keeps (services.luck_kept; its first tally is "
+            f"made in the warm-up), median of {runs}, interleaved with the history pages",
+            f"{luck * 1000:.1f} ms", f"{big * 1000:.1f} ms (the history page above)", luck / big, "<= 2.0x",
+            luck <= 2.0 * big,
         ))
 
     def row_shell(self) -> None:
