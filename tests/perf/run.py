@@ -515,6 +515,33 @@ class Bench:
             ["over real TCP add uvicorn's request cost (the same for every route of `campaign serve`)"],
         ))
 
+    def row_table_load(self) -> None:
+        """Issue 29's table server under load (tests.perf.table_load): 5 campaigns x 4 players
+        each rolling once a second through `POST /api/rolls` for 60 s against one uvicorn
+        server, a feed client per campaign; latency as a ratio to a `campaign shell` roll
+        measured in the same run, on the same database."""
+        from tests.perf.table_load import run_load
+
+        seconds = 20.0 if self.quick else 60.0
+        work = self.dir / "table-load"
+        work.mkdir(exist_ok=True)
+        result = run_load(5, 4, seconds, work)
+        got = result.summary()
+        ok = not result.errors and result.lost == 0 and result.undelivered == 0
+        self.rows.append(Row(
+            "table_load", "table server under load",
+            f"5 campaigns x 4 players, each rolling `3D6<=12` once a second through `POST /api/rolls` for "
+            f"{seconds:.0f} s against one uvicorn server (its own process, one SQLite database), one SSE feed client "
+            f"per campaign; {got['rolls']:,} rolls",
+            f"p50 {got['p50_ms']:.1f} ms, p95 {got['p95_ms']:.1f} ms; {got['errors']} errors, {got['lost']} lost; "
+            f"SSE delivery p95 {got['sse_p95_ms']:.0f} ms",
+            f"{got['shell_ms']:.2f} ms (median `roll 3D6<=12` inside `campaign shell`, same database, after the load)",
+            got["p50_ratio"], "0 errors, 0 lost, every event delivered", ok,
+            [f"p95 roll latency {got['p95_ratio']:.1f}x the shell roll; entries never delivered to the feed: "
+             f"{got['undelivered']}; first errors: {result.errors[:3] or 'none'}",
+             f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}"],
+        ))
+
     def row_write_cost(self) -> None:
         """What one write costs inside `campaign shell` (no start-up): `roll`, `fright` and
         `scenario end`, each against a read typed into the same session (`history --limit
@@ -1057,9 +1084,9 @@ _EVIDENCE = {
 # Which databases each row reads (`--only` builds just those; verify_state builds its own).
 DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
              "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency"), "shell": (),
-             "bcdice": (), "write": ()}
+             "bcdice": (), "write": (), "table_load": ()}
 ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web", "shell",
-        "bcdice", "write")
+        "bcdice", "write", "table_load")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1084,14 +1111,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate.self_check()
         _compile_bytecode()
-        if only - {"dice", "bulk", "verify_state", "shell", "bcdice", "write"}:
+        if only - {"dice", "bulk", "verify_state", "shell", "bcdice", "write", "table_load"}:
             bench.build(only if args.only else None)
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify,
                  "verify_state": bench.row_verify_state, "dice": bench.row_dice,
                  "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats,
                  "web": bench.row_web_history, "shell": bench.row_shell, "bcdice": bench.row_bcdice,
-                 "write": bench.row_write_cost}
+                 "write": bench.row_write_cost, "table_load": bench.row_table_load}
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()

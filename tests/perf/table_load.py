@@ -9,8 +9,9 @@ and the p95 of SSE delivery (from a roll's POST being sent to its entry's event 
 the campaign's feed client).
 
 The server runs in its own process (the clients would otherwise share its GIL): one
-uvicorn serving every campaign's app, each under its own path prefix (`/c1/...`), all on
-one SQLite database, the shape of one `campaign serve` per campaign but one process.
+uvicorn serving every campaign's app, each under its own path prefix (`/c1/...`) and on
+its own SQLite file (two apps over one SQLite file in one process answered "disk I/O
+error" under this load: see docs/performance-notes.md).
 
     python -m tests.perf.table_load --campaigns 5 --players 4 --seconds 60
 """
@@ -31,14 +32,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The server process (argv: db, port file, campaign names...): campaign i's app under /c<i>.
+# The server process (argv: port file, then db and campaign name of each): campaign i's app under /c<i>.
 SERVER = r"""
 import socket, sys, warnings
 warnings.simplefilter("ignore")
 import uvicorn
 from campaign.web.app import create_app
-db, port_file, names = sys.argv[1], sys.argv[2], sys.argv[3:]
-apps = {f"c{i}": create_app(db, name, None) for i, name in enumerate(names, 1)}
+port_file, pairs = sys.argv[1], sys.argv[2:]
+apps = {f"c{i // 2 + 1}": create_app(pairs[i], pairs[i + 1], None) for i in range(0, len(pairs), 2)}
 
 async def dispatch(scope, receive, send):
     prefix, _, rest = scope["path"].lstrip("/").partition("/")
@@ -92,11 +93,11 @@ def _campaign_command() -> list[str]:
     return [sys.executable, "-c", "from campaign.cli.app import main; main()"]
 
 
-def _setup(db: Path, names: list[str], players: int, env: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+def _setup(dbs: dict[str, Path], players: int, env: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
     """Each campaign with its players, a PC each and an invite each, typed into one
     `campaign shell` per campaign; returns {campaign: [(character, join path)]}."""
     seats: dict[str, list[tuple[str, str]]] = {}
-    for name in names:
+    for name, db in dbs.items():
         lines = [f"init '{name}'"]
         for p in range(1, players + 1):
             lines += [f"player add P{p}", f"char add PC{p} --player P{p} --stat Will=11 --stat HT=11 --cp 100",
@@ -143,7 +144,7 @@ class _Player(threading.Thread):
         if warm.status_code != 201:
             raise RuntimeError(f"warm-up roll: {warm.status_code} {warm.text[:300]}")
         with self.lock:
-            self.sent[warm.json()["seq"]] = time.perf_counter()
+            self.sent[warm.json()["seq"]] = -1.0  # in the ledger count, not in the delivery times
 
     def run(self) -> None:
         key = 0
@@ -209,21 +210,22 @@ def run_load(campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdi
     work = Path(tempfile.mkdtemp(prefix="campaign-load-")) if workdir is None else workdir
     env = {**os.environ, "XDG_CONFIG_HOME": str(work / "config"), "XDG_DATA_HOME": str(work / "data"),
            "XDG_STATE_HOME": str(work / "state")}
-    db = work / "table.db"
     names = [f"卓{i}" for i in range(1, campaigns + 1)]
-    seats = _setup(db, names, players, env)
+    dbs = {name: work / f"table{i}.db" for i, name in enumerate(names, 1)}
+    seats = _setup(dbs, players, env)
     port_file = work / "port"
-    server = subprocess.Popen([sys.executable, "-c", SERVER, str(db), str(port_file), *names], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    pairs = [str(x) for name in names for x in (dbs[name], name)]
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(port_file), *pairs], env=env,
+                              stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
     result = LoadResult(campaigns, players, seconds, 0, [], 0, [], [], 0)
     try:
         deadline = time.monotonic() + 60
         while not port_file.exists() or not port_file.read_text():
             if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the server did not start: {server.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(f"the server did not start: {(work / 'server.log').read_text()[-2000:]}")
             time.sleep(0.05)
         root = f"http://127.0.0.1:{port_file.read_text()}"
-        heads = _heads(db, names)
+        heads = _heads(dbs)
         feeds = [_FeedClient(f"{root}/c{i}/", heads[name]) for i, name in enumerate(names, 1)]
         for client in feeds:
             client.start()
@@ -247,6 +249,8 @@ def run_load(campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdi
             client.stop.set()
         for name, client in zip(names, feeds):
             for seq, start in sent[name].items():
+                if start < 0:
+                    continue
                 if seq in client.arrived:
                     result.deliveries.append(max(0.0, client.arrived[seq] - start))
                 else:
@@ -254,12 +258,12 @@ def run_load(campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdi
     finally:
         server.terminate()
         server.wait(30)
-    after = _heads(db, names)
+    after = _heads(dbs)
     result.lost = sum(len(sent[name]) for name in names) - sum(
-        _entries_among(db, name, sent[name]) for name in names)
+        _entries_among(dbs[name], name, sent[name]) for name in names)
     if after and sum(after.values()) < sum(heads.values()) + result.rolls:
         result.errors.append(f"ledger heads {after} hold fewer than {result.rolls} new entries")
-    result.shell_rolls = _shell_roll_times(db, names[0], shell_rolls, env, work)
+    result.shell_rolls = _shell_roll_times(dbs[names[0]], names[0], shell_rolls, env, work)
     if own:
         import shutil
 
@@ -267,10 +271,14 @@ def run_load(campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdi
     return result
 
 
-def _heads(db: Path, names: list[str]) -> dict[str, int]:
+def _heads(dbs: dict[str, Path]) -> dict[str, int]:
+    return {name: _head(db, name) for name, db in dbs.items()}
+
+
+def _head(db: Path, name: str) -> int:
     with sqlite3.connect(db) as conn:
-        return {name: conn.execute("SELECT coalesce(max(seq), 0) FROM ledger JOIN campaigns c ON c.id = campaign_id "
-                                   "WHERE c.name = ?", (name,)).fetchone()[0] for name in names}
+        return conn.execute("SELECT coalesce(max(seq), 0) FROM ledger JOIN campaigns c ON c.id = campaign_id "
+                            "WHERE c.name = ?", (name,)).fetchone()[0]
 
 
 def _entries_among(db: Path, name: str, seqs: dict[int, float]) -> int:
