@@ -9,8 +9,9 @@ column against the record as json.loads reads it.
 
 `scan` proves a range of rows by the same rules at a fraction of their cost, for
 `history verify` on SQLite: one pass through the raw cursor, SHA-256 over the stored bytes,
-and msgspec reading the record and writing it back with sorted keys, which must give the
-stored bytes again (the record rule, several times faster than json.loads and
+and msgspec reading the record (by its kind's shape in campaign.ledger_shapes when it has
+one, which builds no dict per object) and writing it back with sorted keys, which must
+give the stored bytes again (the record rule, several times faster than json.loads and
 json.dumps), then comparing the fields the columns copy. A row the fast reading cannot
 vouch for (bytes msgspec refuses, a float, a column that differs) is judged by
 `row_problem`; the scan stops at the first row that fails, or at a gap or a row out of
@@ -170,7 +171,8 @@ def _fast_reader():
     (tests/unit/test_fast_record_rule.py holds it to that); a float, which it may spell
     differently, is refused, and so is a record with more brackets than
     read_limits.JSON_DEPTH (the caller counts them). `render` gives the JSON text of the
-    fields the row's columns copy, to compare with STORED's."""
+    campaign and the fields the row's columns copy (the scan compares those values with
+    the columns directly). The scan tries its kind's shape (campaign.ledger_shapes) first."""
     from operator import attrgetter
 
     import msgspec

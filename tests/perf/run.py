@@ -193,6 +193,8 @@ class Bench:
         self.query_campaign = f"Campaign {s.campaigns // 2:02d}"
         needed = {"small", "latency", "multi", "big"} if rows is None else \
             {db for row in rows for db in DATABASES.get(row, ())}
+        if rows is not None:  # some rows only: a kept work directory's databases are reused (--keep --workdir)
+            needed = {db for db in needed if not (self.dir / f"{db}.db").exists()}
         start = time.perf_counter()
         if "small" in needed:
             self.import_generated(self.small_db, self.query_campaign, s.small)
