@@ -9,8 +9,9 @@ column against the record as json.loads reads it.
 
 `scan` proves a range of rows by the same rules at a fraction of their cost, for
 `history verify` on SQLite: one pass through the raw cursor, SHA-256 over the stored bytes,
-and msgspec reading the record and writing it back with sorted keys, which must give the
-stored bytes again (the record rule, several times faster than json.loads and
+and msgspec reading the record (by its kind's shape in campaign.ledger_shapes when it has
+one, which builds no dict per object) and writing it back with sorted keys, which must
+give the stored bytes again (the record rule, several times faster than json.loads and
 json.dumps), then comparing the fields the columns copy. A row the fast reading cannot
 vouch for (bytes msgspec refuses, a float, a column that differs) is judged by
 `row_problem`; the scan stops at the first row that fails, or at a gap or a row out of
@@ -24,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -170,7 +171,8 @@ def _fast_reader():
     (tests/unit/test_fast_record_rule.py holds it to that); a float, which it may spell
     differently, is refused, and so is a record with more brackets than
     read_limits.JSON_DEPTH (the caller counts them). `render` gives the JSON text of the
-    fields the row's columns copy, to compare with STORED's."""
+    campaign and the fields the row's columns copy (the scan compares those values with
+    the columns directly). The scan tries its kind's shape (campaign.ledger_shapes) first."""
     from operator import attrgetter
 
     import msgspec
@@ -202,17 +204,6 @@ def _fast_reader():
             lambda record: plain(indexed(record)), (msgspec.DecodeError, TypeError, ValueError))
 
 
-# The campaign's name and a row's indexed columns as SQLite renders them in JSON, to
-# compare with the record's values rendered by msgspec. Equal text means equal values:
-# SQLite renders a TEXT column as a JSON string, an INTEGER as digits, NULL as null and a
-# REAL always with a decimal point or an exponent (the record side holds no floats: they
-# go to the exact rules), so a record value that is a list, an object, a boolean, or of
-# another type than its column never renders the same; and two JSON texts that are the
-# same decode to the same value. A BLOB column makes the statement fail (the scan stops
-# there and the exact rules take over).
-STORED = "CAST(json_array(:name, %s) AS BLOB)" % ", ".join(INDEXED_FIELDS)
-
-
 def _source(conn: sqlite3.Connection, campaign_id: int, lo: int, hi: int) -> str:
     """Rows went in in seq order, so when the range's rows sit close together the scan
     follows rowid order (a plain table scan, no lookup through the primary key per row);
@@ -226,40 +217,65 @@ def _source(conn: sqlite3.Connection, campaign_id: int, lo: int, hi: int) -> str
 
 
 def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int, prev: str,
-         head: str | None, progress=None) -> Scanned:
+         head: str | None, progress: Callable[[int], None] | None = None) -> Scanned:
     """Prove rows lo..hi of the campaign's chain, hanging from `prev`; stop at the first
-    row that does not hold."""
+    row that does not hold.
+
+    Per row: the link, SHA-256 over the stored bytes, then the record read by its kind's
+    shape (campaign.ledger_shapes: the engine's rolls and passed fright checks, read
+    without a dict per object and nested too little to need the bracket count) or else by
+    the generic reader (after the bracket count), written back, which must give the
+    stored bytes again; then the campaign, the seq and the indexed columns compared with
+    the record's values as the exact rule compares them (Python equality of the values
+    json.loads would give, which msgspec's are)."""
+    from operator import attrgetter
+
+    from campaign.ledger_shapes import readers
+
     result = Scanned(lo, lo, prev)
-    decode, encode, render, refused = _fast_reader()
+    decode, encode, _, refused = _fast_reader()
+    shaped, indexed = readers(), attrgetter(*INDEXED_FIELDS)
     sha256 = hashlib.sha256
     expected, link = lo, prev  # the next seq and the hash it must hang from
     # A record stored as anything but text gives no payload, so its row is judged exactly.
     # The source ends at row hi, so a row past it can only come out of order (and fail).
     cursor = conn.execute(
         "SELECT rowid, prev_hash, hash, CASE WHEN typeof(record) = 'text' THEN CAST(prev_hash || record AS BLOB) END, "
-        f"{STORED} FROM " + _source(conn, campaign_id, lo, hi), {"c": campaign_id, "lo": lo, "hi": hi, "name": name})
+        + ", ".join(INDEXED_FIELDS) + " FROM " + _source(conn, campaign_id, lo, hi),
+        {"c": campaign_id, "lo": lo, "hi": hi})
     try:
         while rows := cursor.fetchmany(BATCH):
             first = expected
-            for rowid, prev_hash, digest, payload, stored in rows:
+            for row in rows:
+                rowid, prev_hash, digest, payload = row[:4]
                 if prev_hash != link:
                     break
                 try:
-                    fast = sha256(payload).hexdigest() == digest and \
-                        payload.count(b"[") + payload.count(b"{") <= JSON_DEPTH
+                    fast = sha256(payload).hexdigest() == digest
                     if fast:
                         body = payload[len(link):]  # a copy: comparing a memoryview costs more
-                        got = decode(body)
-                        fast = got.seq == expected and encode(got) == body and render(got) == stored
+                        got = None
+                        reader = shaped.get(row[7])  # the kind column picks a shape; the record must agree
+                        if reader is not None:
+                            try:
+                                got = reader(body)
+                            except refused:
+                                got = None
+                        if got is None:
+                            fast = payload.count(b"[") + payload.count(b"{") <= JSON_DEPTH
+                            if fast:
+                                got = decode(body)
+                        fast = fast and got.seq == expected and got.campaign == name and encode(got) == body \
+                            and indexed(got) == row[4:]
                 except refused:
                     fast = False
                 if fast:
                     seal = got.kind == "seal"
                 else:
-                    row = _stored_row(conn, rowid)
-                    if row is None or row_problem(Walk(name, expected, link), row) is not None:
+                    stored = _stored_row(conn, rowid)
+                    if stored is None or row_problem(Walk(name, expected, link), stored) is not None:
                         break
-                    seal = row.kind == "seal"
+                    seal = stored.kind == "seal"
                 if digest == head:
                     result.head_seen = True
                 if seal:
@@ -270,7 +286,7 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
             if expected - first < len(rows):
                 break
     except sqlite3.Error:
-        pass  # a column SQLite cannot render: the exact rules, from the row it stopped at
+        pass  # a value SQLite cannot read out: the exact rules, from the row it stopped at
     finally:
         cursor.close()
     result.next_seq, result.last_hash = expected, link

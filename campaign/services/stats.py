@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from campaign.core import luck
 from campaign.db.database import Database
@@ -48,34 +49,46 @@ def tally(db: Database, campaign_name: str | None, flt: HistoryFilter,
 
     Provably fair dice (services.fair_seeds) are counted as their own source,
     `provable`, apart from the server's other dice; `fair_only` counts nothing else."""
-    from campaign.projection.replay import effective_voids
-    from campaign.services.fair_seeds import fairness_of
-
     flt = check_filter(replace(flt, limit=None))
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         flt, spans, player_spans = resolve_filter(session, campaign, flt)
-        voided: set[int] = set()
-        if not include_voided:
-            voided = set(effective_voids(session.execute(
-                select(LedgerEntry.seq, LedgerEntry.voids_seq)
-                .where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.kind == "void")).all()))
-        query = select(LedgerEntry.seq, LedgerEntry.parent_seq, LedgerEntry.record).where(
-            LedgerEntry.campaign_id == campaign.id, *filter_clauses(flt, spans, player_spans))
+        voided = voided_seqs(session, campaign.id, include_voided)
         counter = luck.LuckTally(read_expression)
-        add, loads = counter.add, json.loads
-        left_out = 0
-        for seq, parent_seq, raw in session.execute(query.execution_options(yield_per=5000)):
-            if voided and (seq in voided or parent_seq in voided):
-                left_out += 1
-                continue
-            record = loads(raw)
-            if '"fair":{' in raw and fairness_of(record) == "provable":
-                record["source"] = "provable"
-            elif fair_only:
-                continue
-            add(record)
+        left_out = feed(session, campaign.id, filter_clauses(flt, spans, player_spans), voided, counter, fair_only)
         return campaign.name, counter, left_out
+
+
+def voided_seqs(session: Session, campaign_id: int, include_voided: bool) -> set[int]:
+    from campaign.projection.replay import effective_voids
+
+    if include_voided:
+        return set()
+    return set(effective_voids(session.execute(
+        select(LedgerEntry.seq, LedgerEntry.voids_seq)
+        .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void")).all()))
+
+
+def feed(session: Session, campaign_id: int, clauses: list[Any], voided: set[int], counter: luck.LuckTally,
+          fair_only: bool) -> int:
+    """Add the entries `clauses` choose to `counter`; how many were left out as voided."""
+    from campaign.services.fair_seeds import fairness_of
+
+    query = select(LedgerEntry.seq, LedgerEntry.parent_seq, LedgerEntry.record).where(
+        LedgerEntry.campaign_id == campaign_id, *clauses)
+    add, loads = counter.add, json.loads
+    left_out = 0
+    for seq, parent_seq, raw in session.execute(query.execution_options(yield_per=5000)):
+        if voided and (seq in voided or parent_seq in voided):
+            left_out += 1
+            continue
+        record = loads(raw)
+        if '"fair":{' in raw and fairness_of(record) == "provable":
+            record["source"] = "provable"
+        elif fair_only:
+            continue
+        add(record)
+    return left_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +110,12 @@ class LuckReport:
 def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter,
                 include_voided: bool = False, fair_only: bool = False) -> LuckReport:
     name, counter, left_out = tally(db, campaign_name, flt, include_voided, fair_only)
+    return as_report(name, flt, counter, left_out, include_voided)
+
+
+def as_report(name: str, flt: HistoryFilter, counter: luck.LuckTally, left_out: int,
+              include_voided: bool = False) -> LuckReport:
+    """A LuckReport of a tally already made (here, or kept by services.luck_kept)."""
     shown = {key: getattr(flt, key) for key in ("character", "player", "kind", "scenario", "since", "until")}
     report = luck.report(counter)
     for source in report["sources"]:

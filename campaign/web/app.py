@@ -77,6 +77,7 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     from campaign.errors import CampaignError
     from campaign.services.browse import campaign_identity
     from campaign.services.invites import seat_for
+    from campaign.services.luck_kept import KeptTallies
     from campaign.web import routes_api, routes_bcdice, routes_pages, routes_table, seats
     from sqlalchemy.exc import DBAPIError
 
@@ -111,6 +112,7 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
         from campaign.core.dice_source import ServerDice as dice
     app.state.dice = dice
     app.state.templates = templates
+    app.state.luck = KeptTallies()  # the luck page's tally, kept in step with the ledger
     app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)),
                           lambda: feed_state(templates, db, campaign_id, name))
     return Guard(app, token, secure_cookie=secure_cookie, hosts=hosts,

@@ -158,9 +158,9 @@ def entry(request):
 
 def luck(request):
     from campaign.services.history import HistoryFilter
-    from campaign.services.stats import luck_report
 
     db, name = _ctx(request)
     char = _text(request, "char")
-    report = luck_report(db, name, HistoryFilter(character=char, limit=None))
+    # A tally the server keeps (services.luck_kept), not a re-tally of the ledger per request.
+    report = request.app.state.luck.report(db, name, HistoryFilter(character=char, limit=None))
     return _render(request, "luck.html", report=report, char=char)

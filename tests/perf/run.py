@@ -193,6 +193,8 @@ class Bench:
         self.query_campaign = f"Campaign {s.campaigns // 2:02d}"
         needed = {"small", "latency", "multi", "big"} if rows is None else \
             {db for row in rows for db in DATABASES.get(row, ())}
+        if rows is not None:  # some rows only: a kept work directory's databases are reused (--keep --workdir)
+            needed = {db for db in needed if not (self.dir / f"{db}.db").exists()}
         start = time.perf_counter()
         if "small" in needed:
             self.import_generated(self.small_db, self.query_campaign, s.small)
@@ -418,12 +420,13 @@ class Bench:
                    [str(self.big_db), "Long Campaign", f"/history?before={n // 2}"],
                    [str(self.big_db), "Long Campaign", f"/history?char={generate.QUERY_CHARACTER}&kind=fright"],
                    [str(self.big_db), "Long Campaign", f"/entries/{n // 2}"],
-                   [str(self.big_db), "Long Campaign", "/static/style.css"]]
+                   [str(self.big_db), "Long Campaign", "/static/style.css"],
+                   [str(self.big_db), "Long Campaign", "/luck"]]
         done = subprocess.run([self.python, "-c", WEB_BENCH, str(runs), json.dumps(targets)], capture_output=True,
                               text=True, env=self.env)
         if done.returncode != 0:
             raise RuntimeError(f"the web history bench failed: {done.stderr.strip()[-2000:]}")
-        big, small, deep, filtered, entry, floor = json.loads(done.stdout)
+        big, small, deep, filtered, entry, floor, luck = json.loads(done.stdout)
         self.rows.append(Row(
             "web_history", "history page p50",
             f"`GET /history` of `campaign serve` (first page) on {n:,} entries, Starlette TestClient in one "
@@ -434,6 +437,13 @@ class Bench:
              f"(`?char={generate.QUERY_CHARACTER}&kind=fright`) {filtered * 1000:.1f} ms, an entry page "
              f"(`/entries/{n // 2}`) {entry * 1000:.1f} ms (medians)",
              f"request floor (a static file through the same TestClient): {floor * 1000:.1f} ms"],
+        ))
+        self.rows.append(Row(
+            "web_luck", "luck page p50",
+            f"`GET /luck` on {n:,} entries from the tally the server keeps (services.luck_kept; its first tally is "
+            f"made in the warm-up), median of {runs}, interleaved with the history pages",
+            f"{luck * 1000:.1f} ms", f"{big * 1000:.1f} ms (the history page above)", luck / big, "<= 2.0x",
+            luck <= 2.0 * big,
         ))
 
     def row_shell(self) -> None:
@@ -506,6 +516,81 @@ class Bench:
             "< 50 ms median", api < 0.050,
             ["over real TCP add uvicorn's request cost (the same for every route of `campaign serve`)"],
         ))
+
+    def row_table_load(self) -> None:
+        """Issue 29's table server under load (tests.perf.table_load): 5 campaigns x 4 players
+        each rolling once a second through `POST /api/rolls` for 60 s against one uvicorn
+        server, a feed client per campaign; latency as a ratio to a `campaign shell` roll
+        measured in the same run, on the same database."""
+        from tests.perf.table_load import run_load
+
+        seconds = 20.0 if self.quick else 60.0
+        work = self.dir / "table-load"
+        work.mkdir(exist_ok=True)
+        result = run_load(5, 4, seconds, work)
+        got = result.summary()
+        ok = not result.errors and result.lost == 0 and result.undelivered == 0
+        self.rows.append(Row(
+            "table_load", "table server under load",
+            f"5 campaigns x 4 players, each rolling `3D6<=12` once a second through `POST /api/rolls` for "
+            f"{seconds:.0f} s against one uvicorn server (its own process, one SQLite database), one SSE feed client "
+            f"per campaign; {got['rolls']:,} rolls",
+            f"p50 {got['p50_ms']:.1f} ms, p95 {got['p95_ms']:.1f} ms; {got['errors']} errors, {got['lost']} lost; "
+            f"SSE delivery p95 {got['sse_p95_ms']:.0f} ms",
+            f"{got['shell_ms']:.2f} ms (median `roll 3D6<=12` inside `campaign shell`, same database, after the load)",
+            got["p50_ratio"], "0 errors, 0 lost, every event delivered", ok,
+            [f"p95 roll latency {got['p95_ratio']:.1f}x the shell roll; entries never delivered to the feed: "
+             f"{got['undelivered']}; first errors: {result.errors[:3] or 'none'}",
+             f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}"],
+        ))
+
+    def row_write_cost(self) -> None:
+        """What one write costs inside `campaign shell` (no start-up): `roll`, `fright` and
+        `scenario end`, each against a read typed into the same session (`history --limit
+        1 --json`), so the write path's own cost reads as a ratio; the one-write-path refactor
+        (issue 25 item 1) compares these rows before and after. Rounds of commands are
+        interleaved with the reads, so load from elsewhere hits both alike."""
+        rounds = max(10, self.sizes.shell_rolls // 4)
+        db = self.dir / "write.db"
+        for argv in (["init", "Write Bench"], ["player", "add", "Aki"], ["player", "add", "Ren"],
+                     ["char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "HT=11", "--cp", "100"],
+                     ["char", "add", "刀矢", "--player", "Ren", "--stat", "Will=13", "--stat", "HT=12", "--cp", "100"]):
+            self.run(self.cli(db, *argv))
+        # Each round: a roll, a fright check that passes, one that fails into the table
+        # (a condition on the sheet), and a scenario's end with its awards.
+        block = [("start", "scenario start 第{i}話 --with 鈴音 --with 刀矢"), ("read", "history --limit 1 --json"),
+                 ("roll", "roll 3D6<=12 write row"), ("read", "history --limit 1 --json"),
+                 ("fright", "fright 鈴音 --dice 3,3,3"), ("read", "history --limit 1 --json"),
+                 ("fright", "fright 刀矢 --dice 6,5,4,1,3,3"), ("read", "history --limit 1 --json"),
+                 ("end", "scenario end --award 1"), ("read", "history --limit 1 --json")]
+        script = self.dir / "write-script.txt"
+        lines = [(kind, text.format(i=i)) for i in range(rounds + 2) for kind, text in block]
+        script.write_text("".join(text + "\n" for _, text in lines), encoding="utf-8")
+        timings = self.dir / "write-timings.txt"
+        with open(script, "rb") as stdin:
+            self.run(self.cli(db, "shell", "--timings", str(timings)), stdin=stdin)
+        walls = [float(line.split()[0]) for line in timings.read_text().splitlines()]
+        if len(walls) != len(lines):
+            raise RuntimeError(f"the shell timed {len(walls)} commands, not {len(lines)}")
+        got: dict[str, list[float]] = {}
+        for (kind, _), wall in list(zip(lines, walls))[2 * len(block):]:  # the first two rounds warm up
+            got.setdefault(kind, []).append(wall)
+        report = json.loads(subprocess.run(self.cli(db, "history", "verify", "--json"), capture_output=True,
+                                           env=self.env, check=True).stdout)
+        if not report["ok"]:
+            raise RuntimeError(f"the write row's ledger does not verify: {report}")
+        read = statistics.median(got["read"])
+        for kind, what, command in (("roll", "write cost: roll", "`roll 3D6<=12` (one entry)"),
+                                    ("fright", "write cost: fright", "`fright` (half pass, half fail into the "
+                                                                     "table and a condition)"),
+                                    ("end", "write cost: scenario end", "`scenario end --award 1` (two PCs)")):
+            median = statistics.median(got[kind])
+            self.rows.append(Row(
+                f"write_{kind}", what,
+                f"{command} typed into one `campaign shell`, median of {len(got[kind])} after 2 warm-up rounds",
+                f"{median:.2f} ms", f"{read:.2f} ms (`history --limit 1 --json` in the same session)", median / read,
+                "— (before/after figure)", True,
+                [f"90th percentile {sorted(got[kind])[int(len(got[kind]) * 0.9)]:.2f} ms"]))
 
     # --- what dominates --------------------------------------------------------------
 
@@ -820,15 +905,24 @@ def _verify_breakdown(db: Path, rows: int = 1 << 16) -> list[str]:
     first entries, in one process."""
     from campaign import ledger_scan
     from campaign.chain import GENESIS_HASH
+    from campaign.ledger_shapes import readers
 
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         campaign_id, name = conn.execute("SELECT id, name FROM campaigns ORDER BY id LIMIT 1").fetchone()
         rows = min(rows, conn.execute("SELECT max(seq) FROM ledger WHERE campaign_id = ?", (campaign_id,)).fetchone()[0])
         params = {"c": campaign_id, "n": rows, "name": name}
-        query = (f"SELECT rowid, prev_hash, hash, CAST(prev_hash || record AS BLOB), {ledger_scan.STORED} "
-                 "FROM ledger WHERE campaign_id = :c AND seq BETWEEN 1 AND :n")
-        decode, render, _ = ledger_scan._indexed_reader()
+        query = ("SELECT rowid, prev_hash, hash, CAST(prev_hash || record AS BLOB), " + ", ".join(
+            ledger_scan.INDEXED_FIELDS) + " FROM ledger WHERE campaign_id = :c AND seq BETWEEN 1 AND :n")
+        decode, encode, _, refused = ledger_scan._fast_reader()
+        shaped = readers()
+
+        def read_back(row) -> None:
+            body = row[3][64:]
+            try:
+                encode(shaped[row[7]](body)) == body
+            except (KeyError, *refused):
+                encode(decode(body)) == body
 
         def each_row(work):
             def run():
@@ -846,8 +940,7 @@ def _verify_breakdown(db: Path, rows: int = 1 << 16) -> list[str]:
         for label, work in (("the whole scan of one process", whole_scan),
                             ("reading the rows alone", each_row(lambda row: None)),
                             ("reading + SHA-256", each_row(lambda row: hashlib.sha256(row[3]).hexdigest())),
-                            ("reading + msgspec reading the indexed fields",
-                             each_row(lambda row: render(decode(memoryview(row[3])[64:]))))):
+                            ("reading + msgspec reading the record and writing it back", each_row(read_back))):
             best = None
             for _ in range(3):
                 start = time.process_time()
@@ -1001,9 +1094,9 @@ _EVIDENCE = {
 # Which databases each row reads (`--only` builds just those; verify_state builds its own).
 DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
              "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency"), "shell": (),
-             "bcdice": ()}
+             "bcdice": (), "write": (), "table_load": ()}
 ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web", "shell",
-        "bcdice")
+        "bcdice", "write", "table_load")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1028,13 +1121,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate.self_check()
         _compile_bytecode()
-        if only - {"dice", "bulk", "verify_state", "shell", "bcdice"}:
+        if only - {"dice", "bulk", "verify_state", "shell", "bcdice", "write", "table_load"}:
             bench.build(only if args.only else None)
         steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
                  "scale": bench.row_history_scale, "verify": bench.row_verify,
                  "verify_state": bench.row_verify_state, "dice": bench.row_dice,
                  "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats,
-                 "web": bench.row_web_history, "shell": bench.row_shell, "bcdice": bench.row_bcdice}
+                 "web": bench.row_web_history, "shell": bench.row_shell, "bcdice": bench.row_bcdice,
+                 "write": bench.row_write_cost, "table_load": bench.row_table_load}
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()

@@ -1,0 +1,306 @@
+"""The table-server load row (issue 29): C campaigns x P players, each player rolling once
+a second through the HTTP API (`POST /api/rolls`, signed in from an invite like a phone)
+for S seconds against one uvicorn server, with one feed client (SSE) per campaign.
+
+What it reports: errors (any answer but 201, or a failed request), lost entries (rolls
+answered 201 whose entry is not in the ledger afterwards, counted in the database), the
+p50/p95 roll latency as a ratio to a `campaign shell` roll measured in the same run,
+and the p95 of SSE delivery (from a roll's POST being sent to its entry's event reaching
+the campaign's feed client).
+
+The server runs in its own process (the clients would otherwise share its GIL): one
+uvicorn serving every campaign's app, each under its own path prefix (`/c1/...`) and on
+its own SQLite file (two apps over one SQLite file in one process answered "disk I/O
+error" under this load: see docs/performance-notes.md).
+
+    python -m tests.perf.table_load --campaigns 5 --players 4 --seconds 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# The server process (argv: port file, then db and campaign name of each): campaign i's app under /c<i>.
+SERVER = r"""
+import socket, sys, warnings
+warnings.simplefilter("ignore")
+import uvicorn
+from campaign.web.app import create_app
+port_file, pairs = sys.argv[1], sys.argv[2:]
+apps = {f"c{i // 2 + 1}": create_app(pairs[i], pairs[i + 1], None) for i in range(0, len(pairs), 2)}
+
+async def dispatch(scope, receive, send):
+    prefix, _, rest = scope["path"].lstrip("/").partition("/")
+    app = apps.get(prefix)
+    if app is None or scope["type"] not in ("http", "websocket"):
+        await send({"type": "http.response.start", "status": 404, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    path = "/" + rest
+    await app({**scope, "path": path, "raw_path": path.encode()}, receive, send)
+
+sock = socket.socket()
+sock.bind(("127.0.0.1", 0))
+sock.listen(256)
+with open(port_file, "w") as out:
+    out.write(str(sock.getsockname()[1]))
+uvicorn.Server(uvicorn.Config(dispatch, log_level="warning", access_log=False, lifespan="off")).run(sockets=[sock])
+"""
+
+
+@dataclass
+class LoadResult:
+    campaigns: int
+    players: int
+    seconds: float
+    rolls: int  # answered 201
+    errors: list[str]
+    lost: int  # answered 201, not in the ledger afterwards
+    latencies: list[float]  # seconds per roll (POST sent to answer read)
+    deliveries: list[float]  # seconds from a roll's POST sent to its event at the feed client
+    undelivered: int  # rolls answered 201 whose event never reached the feed client
+    shell_rolls: list[float] = field(default_factory=list)  # seconds per `roll` inside `campaign shell`
+
+    def summary(self) -> dict[str, float | int]:
+        p = _percentile
+        shell = statistics.median(self.shell_rolls) if self.shell_rolls else float("nan")
+        return {"rolls": self.rolls, "errors": len(self.errors), "lost": self.lost, "undelivered": self.undelivered,
+                "p50_ms": p(self.latencies, 50) * 1000, "p95_ms": p(self.latencies, 95) * 1000,
+                "shell_ms": shell * 1000, "p50_ratio": p(self.latencies, 50) / shell,
+                "p95_ratio": p(self.latencies, 95) / shell, "sse_p95_ms": p(self.deliveries, 95) * 1000}
+
+
+def _percentile(values: list[float], pct: int) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * pct / 100))]
+
+
+def _campaign_command() -> list[str]:
+    return [sys.executable, "-c", "from campaign.cli.app import main; main()"]
+
+
+def _setup(dbs: dict[str, Path], players: int, env: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """Each campaign with its players, a PC each and an invite each, typed into one
+    `campaign shell` per campaign; returns {campaign: [(character, join path)]}."""
+    seats: dict[str, list[tuple[str, str]]] = {}
+    for name, db in dbs.items():
+        lines = [f"init '{name}'"]
+        for p in range(1, players + 1):
+            lines += [f"player add P{p}", f"char add PC{p} --player P{p} --stat Will=11 --stat HT=11 --cp 100",
+                      f"invite P{p} --json"]
+        done = subprocess.run([*_campaign_command(), "--db", str(db), "shell"], input="\n".join(lines) + "\n",
+                              capture_output=True, text=True, env=env, check=True)
+        joins = [json.loads(line)["join_path"] for line in done.stdout.splitlines() if '"join_path"' in line]
+        if len(joins) != players:
+            raise RuntimeError(f"setup of {name} made {len(joins)} invites: {done.stdout[-1000:]} {done.stderr[-1000:]}")
+        seats[name] = [(f"PC{p}", joins[p - 1]) for p in range(1, players + 1)]
+    return seats
+
+
+def _shell_roll_times(db: Path, name: str, rolls: int, env: dict[str, str], workdir: Path) -> list[float]:
+    """Seconds per `roll 3D6<=12` typed into one `campaign shell` (no start-up), the baseline."""
+    timings = workdir / "shell-timings.txt"
+    script = "roll 3D6<=12 baseline\n" * rolls
+    subprocess.run([*_campaign_command(), "--db", str(db), "-c", name, "shell", "--timings", str(timings)],
+                   input=script, capture_output=True, text=True, env=env, check=True)
+    return [float(line.split()[0]) / 1000 for line in timings.read_text().splitlines()][5:]
+
+
+class _Player(threading.Thread):
+    def __init__(self, base: str, character: str, join_path: str, until: float, sent: dict[int, float],
+                 result: LoadResult, lock: threading.Lock) -> None:
+        super().__init__(daemon=True)
+        import httpx
+
+        self.http = httpx.Client(base_url=base, timeout=30, follow_redirects=False)
+        self.base, self.character, self.join_path, self.until = base, character, join_path, until
+        self.sent, self.result, self.lock = sent, result, lock
+        self.origin = base.split("/c", 1)[0]
+
+    def sign_in(self) -> None:
+        answer = self.http.post(self.join_path.lstrip("/"), data={"confirm": "1"}, headers={"origin": self.origin})
+        if answer.status_code != 303:
+            raise RuntimeError(f"join {self.join_path}: {answer.status_code} {answer.text[:300]}")
+        self.csrf = self.http.get("api/session").json()["csrf"]
+        # One roll before the clock starts (the server's first roll imports the dice engine);
+        # its entry is still counted among those that must be in the ledger.
+        warm = self.http.post("api/rolls", json={"command": "3D6", "character": self.character,
+                                                 "idempotency_key": f"warm-{self.character}-{id(self)}"},
+                              headers={"origin": self.origin, "x-csrf-token": self.csrf})
+        if warm.status_code != 201:
+            raise RuntimeError(f"warm-up roll: {warm.status_code} {warm.text[:300]}")
+        with self.lock:
+            self.sent[warm.json()["seq"]] = -1.0  # in the ledger count, not in the delivery times
+
+    def run(self) -> None:
+        key = 0
+        next_at = time.monotonic() + random.random()  # players do not tap in step
+        while next_at < self.until:
+            time.sleep(max(0.0, next_at - time.monotonic()))
+            key += 1
+            body = {"command": "3D6<=12 回避", "character": self.character,
+                    "idempotency_key": f"{self.character}-{key}-{id(self)}"}
+            start = time.perf_counter()
+            try:
+                answer = self.http.post("api/rolls", json=body, headers={"origin": self.origin,
+                                                                         "x-csrf-token": self.csrf})
+                took = time.perf_counter() - start
+                ok, detail = answer.status_code == 201, f"{answer.status_code} {answer.text[:200]}"
+            except Exception as exc:  # a failed request is an error of the row, not of the harness
+                took, ok, detail = time.perf_counter() - start, False, repr(exc)
+            with self.lock:
+                if ok:
+                    self.result.rolls += 1
+                    self.result.latencies.append(took)
+                    self.sent[answer.json()["seq"]] = start
+                else:
+                    self.result.errors.append(detail)
+            next_at += 1.0
+        self.http.close()
+
+
+class _FeedClient(threading.Thread):
+    """One campaign's SSE client: when each entry's event arrived (perf_counter)."""
+
+    def __init__(self, base: str, after: int) -> None:
+        super().__init__(daemon=True)
+        self.base, self.after = base, after
+        self.arrived: dict[int, float] = {}
+        self.stop = threading.Event()
+        self.ready = threading.Event()
+
+    def run(self) -> None:
+        import httpx
+
+        with httpx.Client(base_url=self.base, timeout=httpx.Timeout(5.0, read=2.0)) as http:
+            while not self.stop.is_set():
+                try:
+                    with http.stream("GET", f"api/feed?after={self.after}") as events:
+                        self.ready.set()
+                        seq = None
+                        for line in events.iter_lines():
+                            if line.startswith("id: "):
+                                seq = int(line[4:])
+                            elif line.startswith("event: entry") and seq is not None:
+                                self.arrived.setdefault(seq, time.perf_counter())
+                                self.after = max(self.after, seq)
+                            if self.stop.is_set():
+                                return
+                except httpx.ReadTimeout:
+                    continue  # no event for a while: reconnect from the last seen
+
+
+def run_load(campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdir: Path | None = None,
+             shell_rolls: int = 100) -> LoadResult:
+    own = workdir is None
+    work = Path(tempfile.mkdtemp(prefix="campaign-load-")) if workdir is None else workdir
+    env = {**os.environ, "XDG_CONFIG_HOME": str(work / "config"), "XDG_DATA_HOME": str(work / "data"),
+           "XDG_STATE_HOME": str(work / "state")}
+    names = [f"卓{i}" for i in range(1, campaigns + 1)]
+    dbs = {name: work / f"table{i}.db" for i, name in enumerate(names, 1)}
+    seats = _setup(dbs, players, env)
+    port_file = work / "port"
+    pairs = [str(x) for name in names for x in (dbs[name], name)]
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(port_file), *pairs], env=env,
+                              stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+    result = LoadResult(campaigns, players, seconds, 0, [], 0, [], [], 0)
+    try:
+        deadline = time.monotonic() + 60
+        while not port_file.exists() or not port_file.read_text():
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start: {(work / 'server.log').read_text()[-2000:]}")
+            time.sleep(0.05)
+        root = f"http://127.0.0.1:{port_file.read_text()}"
+        heads = _heads(dbs)
+        feeds = [_FeedClient(f"{root}/c{i}/", heads[name]) for i, name in enumerate(names, 1)]
+        for client in feeds:
+            client.start()
+        for client in feeds:
+            client.ready.wait(30)
+        lock = threading.Lock()
+        sent: dict[str, dict[int, float]] = {name: {} for name in names}
+        until = time.monotonic() + seconds
+        threads = [_Player(f"{root}/c{i}/", character, join, until, sent[name], result, lock)
+                   for i, name in enumerate(names, 1) for character, join in seats[name]]
+        for player in threads:
+            player.sign_in()
+        until = time.monotonic() + seconds
+        for player in threads:
+            player.until = until
+            player.start()
+        for player in threads:
+            player.join()
+        time.sleep(2.0)  # let the feeds deliver the last events
+        for client in feeds:
+            client.stop.set()
+        for name, client in zip(names, feeds):
+            for seq, start in sent[name].items():
+                if start < 0:
+                    continue
+                if seq in client.arrived:
+                    result.deliveries.append(max(0.0, client.arrived[seq] - start))
+                else:
+                    result.undelivered += 1
+    finally:
+        server.terminate()
+        server.wait(30)
+    after = _heads(dbs)
+    result.lost = sum(len(sent[name]) for name in names) - sum(
+        _entries_among(dbs[name], name, sent[name]) for name in names)
+    if after and sum(after.values()) < sum(heads.values()) + result.rolls:
+        result.errors.append(f"ledger heads {after} hold fewer than {result.rolls} new entries")
+    result.shell_rolls = _shell_roll_times(dbs[names[0]], names[0], shell_rolls, env, work)
+    if own:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def _heads(dbs: dict[str, Path]) -> dict[str, int]:
+    return {name: _head(db, name) for name, db in dbs.items()}
+
+
+def _head(db: Path, name: str) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT coalesce(max(seq), 0) FROM ledger JOIN campaigns c ON c.id = campaign_id "
+                            "WHERE c.name = ?", (name,)).fetchone()[0]
+
+
+def _entries_among(db: Path, name: str, seqs: dict[int, float]) -> int:
+    """How many of `seqs` are rolls in the campaign's ledger (an entry answered 201 is there)."""
+    if not seqs:
+        return 0
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT seq FROM ledger JOIN campaigns c ON c.id = campaign_id WHERE c.name = ? "
+                            "AND kind = 'roll'", (name,)).fetchall()
+    return len(set(seqs) & {seq for (seq,) in rows})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--campaigns", type=int, default=5)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    result = run_load(args.campaigns, args.players, args.seconds)
+    print(json.dumps({**result.summary(), "first_errors": result.errors[:5]}, indent=2))
+    return 0 if not result.errors and not result.lost else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
