@@ -65,7 +65,7 @@ DEFAULT_CRITICALS = CriticalRule()
 
 #: A check's modifiers: one number, {label: value}, or a sequence of numbers and
 #: (label, value) pairs. Unlabelled numbers are labelled "mod".
-Modifiers = Union[int, Mapping[str, int], Iterable[Union[int, tuple[str, int]]]]
+Modifiers = Union[int, Mapping[str, int], Iterable[int | tuple[str, int]]]
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ class DiceSource(Protocol):
         ...
 
 
-def roll_dice(source: "DiceSource", count: int, sides: int, purpose: str) -> tuple[int, ...]:
+def roll_dice(source: DiceSource, count: int, sides: int, purpose: str) -> tuple[int, ...]:
     """`count` dice of `sides` faces for one stated purpose ("the fright table").
 
     Sources that deal with people (typed faces, prompts) implement `take` so a shortage
@@ -50,7 +50,7 @@ def describe_request(count: int, sides: int, purpose: str, subject: str | None) 
 
 
 @contextmanager
-def about(source: "DiceSource", subject: str | None) -> Iterator[None]:
+def about(source: DiceSource, subject: str | None) -> Iterator[None]:
     """Name whose roll this is (a character) while a service rolls, so requests read
     "the reunion check of 鈴音". Sources without a `subject` attribute ignore it."""
     if subject is None or not hasattr(source, "subject"):
@@ -119,7 +119,7 @@ class ManualDice:
         self.subject: str | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "ManualDice":
+    def parse(cls, text: str) -> ManualDice:
         """Parse `3,5,6`, `3 5 6` or `3, 5, 6` into a source (the order the dice came up)."""
         faces: list[int] = []
         stripped = text.strip()

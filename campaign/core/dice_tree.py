@@ -67,20 +67,20 @@ class D66Term:
 
 @dataclass(frozen=True, slots=True)
 class Negation:
-    operand: "Node"
+    operand: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Sum:
     """Flat rather than nested, so a long `1+1+...` cannot exhaust the recursion limit."""
 
-    terms: tuple[tuple[int, "Node"], ...]  # (sign +1/-1, term)
+    terms: tuple[tuple[int, Node], ...]  # (sign +1/-1, term)
 
 
 @dataclass(frozen=True, slots=True)
 class Product:
-    first: "Node"
-    rest: tuple[tuple[str, "Node", int], ...]  # (operator, operand, operator position)
+    first: Node
+    rest: tuple[tuple[str, Node, int], ...]  # (operator, operand, operator position)
 
 
 Node = Union[Number, DiceTerm, D66Term, Negation, Sum, Product]
