@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from campaign.seeds import stat_names_for
 from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
 from campaign.projection.state import State
+from campaign.seeds import stat_names_for
 
 
 def origin_key(origin: str) -> tuple:
