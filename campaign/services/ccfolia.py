@@ -22,9 +22,9 @@ from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
 from campaign.seeds import load_tables
 from campaign.services.characters import character_view
-from campaign.services.results import as_json
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name
 from campaign.services.history import INT_MAX
+from campaign.services.results import as_json
 
 SOURCE = "ccfolia"
 COUNTS = ("messages", "recorded", "rolls", "tables", "duplicates", "secret", "chat", "other_system",

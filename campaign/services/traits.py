@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from campaign.db.database import Database
 from campaign.db.models import Character, Trait
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.projection.views import TraitLine
 from campaign.services.common import (
     campaign_named,
     campaign_transaction,
@@ -39,7 +40,6 @@ from campaign.services.common import (
     clean_name,
     clean_text,
 )
-from campaign.projection.views import TraitLine
 from campaign.services.effects import recording
 from campaign.services.results import as_json
 
