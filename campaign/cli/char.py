@@ -22,7 +22,6 @@ from campaign.cli.output import (
 )
 from campaign.cli.parsing import parse_stat_assignments
 
-
 app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
                             "Example: campaign char add 鈴音 --player Aki --stat 心=3", no_args_is_help=True)
 

@@ -13,10 +13,10 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
-from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.cli.output import DiceOption, JsonOption, emit_json
 from campaign.cli.parsing import parse_int
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.errors import BadInput
 
 app = typer.Typer(

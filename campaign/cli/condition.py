@@ -7,7 +7,6 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -19,7 +18,7 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
-
+from campaign.cli.physical import PhysicalOption
 
 app = typer.Typer(help="A character's temporary conditions (stunned, unconscious ...), timed ones "
                                  "on the campaign clock (see `time`).\n\n"

@@ -7,8 +7,6 @@ from typing import Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
-from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.cli.output import (
     DiceOption,
     JsonOption,
@@ -16,6 +14,8 @@ from campaign.cli.output import (
     print_text,
     say,
 )
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.labels import OUTCOME_LABELS, UNIT_JA, category_ja
 
 

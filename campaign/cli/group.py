@@ -9,7 +9,15 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import (
-    BomOption, CsvOption, JsonOption, emit_json, output_format, print_table, render_rows, say, warn,
+    BomOption,
+    CsvOption,
+    JsonOption,
+    emit_json,
+    output_format,
+    print_table,
+    render_rows,
+    say,
+    warn,
 )
 
 app = typer.Typer(help="Group mode (PostgreSQL only): every player signs in as their own database role, "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -17,7 +16,7 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
-
+from campaign.cli.physical import PhysicalOption
 
 app = typer.Typer(
     help="Missing characters (行方不明): mark them, set their reunion die, list them.\n\n"

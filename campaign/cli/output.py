@@ -13,6 +13,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 import typer
@@ -327,14 +328,14 @@ def local_time(at: str | None, *, seconds: bool = False) -> str:
     zone): the one formatter every table and key/value view uses for ledger times."""
     if not at:
         return ""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
         moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
     except ValueError:
         return at  # not ours to reinterpret: shown as stored
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     if _zone_name is not None:
         from zoneinfo import ZoneInfo
 

@@ -13,7 +13,8 @@ PostgreSQL row lock), so another writer waits (and may time out) until the dice 
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 import typer
 

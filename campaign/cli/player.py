@@ -16,7 +16,6 @@ from campaign.cli.output import (
     say,
 )
 
-
 app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)
 
 

@@ -40,9 +40,8 @@ def roll(
 
     Example: campaign roll '3D6<=12' 回避 --char 鈴音
     """
-    from campaign.services.rolls import roll as roll_service
-
     from campaign.cli.physical import reroll_asker
+    from campaign.services.rolls import roll as roll_service
 
     s = state(ctx)
     source = s.dice(dice, physical)

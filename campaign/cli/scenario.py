@@ -5,10 +5,9 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
-    BomOption,
     CSV,
+    BomOption,
     Column,
     CsvOption,
     JsonOption,
@@ -21,8 +20,8 @@ from campaign.cli.output import (
     say,
     use_campaign_time_zone,
 )
+from campaign.cli.physical import PhysicalOption
 from campaign.errors import BadInput
-
 
 app = typer.Typer(
     help="Scenarios: start one with its participants and search parties, end it with the reunion checks.\n\n"
@@ -58,9 +57,8 @@ def scenario_start(
 
     Example: campaign scenario start '霧の館' --with 刀矢 --with 管狐 --search 鈴音=白露 --fair
     """
-    from campaign.services.scenarios import start_scenario
-
     from campaign.services import fair_seeds
+    from campaign.services.scenarios import start_scenario
 
     s = state(ctx)
     if fair is None:

@@ -82,11 +82,10 @@ class Session:
             sys.stdout.flush()
 
     def _invoke(self, args: list[str]) -> int:
+        from campaign.cli.actor import split_actor
         from campaign.cli.app import _database_refusal, _environment_error
         from campaign.cli.output import reset
         from campaign.errors import CampaignError
-
-        from campaign.cli.actor import split_actor
 
         state = self.root.obj
         reset()

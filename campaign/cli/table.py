@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-
 import typer
 
 from campaign.cli.context import state
-from campaign.errors import BadInput
-from campaign.cli.physical import PhysicalOption
-from campaign.cli.presence import say_warnings
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -19,7 +15,9 @@ from campaign.cli.output import (
     output_format,
     render_rows,
 )
-
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import say_warnings
+from campaign.errors import BadInput
 
 WEAPONS = ("crushing", "impaling", "other")
 
@@ -75,10 +73,9 @@ def table_roll(
 
     Example: campaign table roll 百鬼夜翔・スペシャルファンブル表 --char 刀矢
     """
+    from campaign.cli.physical import reroll_asker
     from campaign.cli.roll import render_roll
     from campaign.services.tables import roll_table
-
-    from campaign.cli.physical import reroll_asker
 
     s = state(ctx)
     if weapon is not None and weapon not in WEAPONS:

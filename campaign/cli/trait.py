@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import typer
 
 from campaign.cli.context import state
@@ -16,7 +15,6 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
-
 
 app = typer.Typer(help="A character's advantages, disadvantages and quirks; every change is logged.\n\n"
                              "Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'",
