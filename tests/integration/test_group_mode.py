@@ -17,6 +17,7 @@ from campaign.ledger import READ_ONLY_ROLE
 from tests.cli.conftest import Cli
 from tests.integration.group_support import _role_url
 
+
 def test_setup_creates_a_gm_role_and_one_per_player(group):
     roles = group.setup["roles"]
     assert [(r["player"], r["kind"]) for r in roles] == [("GM", "gm"), ("Aki", "player"), ("Ren", "player"),

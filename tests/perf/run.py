@@ -937,7 +937,7 @@ def machine() -> list[tuple[str, str]]:
         ("Python", f"{platform.python_implementation()} {platform.python_version()}"),
         ("SQLite", sqlite3.sqlite_version),
         ("libraries", libs),
-        ("date", dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        ("date", dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")),
         ("load average at start (1/5/15 min)", load),
     ]
 
