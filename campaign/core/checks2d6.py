@@ -39,7 +39,8 @@ Decisions where the sources are silent (documented here once)
       hider's 1-1 is not noticed by an observer's 1-1 with a total no higher, and 6-6
       against 6-6 is decided by the totals). An observer's
       outcome is whether it noticed; its `critical` keeps what its dice showed. An
-      observer who does not roll (CHAR:-) never notices. A hider whose dice drop to 0 fails outright: nobody rolls and every
+      observer who does not roll (CHAR:-) never notices. A hider whose dice drop to 0
+      fails outright: nobody rolls and every
       observer counts as noticing. With no observers at all the character is hidden.
     - Danger-sense bands come from result - difficulty, then are clamped so they never
       contradict the outcome: a (critical) success shows at least the "1..3" band, a

@@ -92,10 +92,7 @@ def _danger(
 def _with_band(result: DangerSenseResult) -> DangerSenseResult:
     """Band from the margin, clamped so it agrees with the outcome (see module notes)."""
     index = DANGER_BANDS.index(danger_band(result.margin))
-    if result.success:
-        index = max(index, FIRST_SUCCESS_BAND)
-    else:
-        index = min(index, FIRST_SUCCESS_BAND - 1)
+    index = max(index, FIRST_SUCCESS_BAND) if result.success else min(index, FIRST_SUCCESS_BAND - 1)
     return replace(result, band=DANGER_BANDS[index])
 
 

@@ -84,10 +84,7 @@ class ExpressionParser:
             if char in "<>=!":
                 left = left[:index]
                 break
-        if "B" in left:
-            roll = self.parse_barabara()
-        else:
-            roll = self.parse_arithmetic_roll()
+        roll = self.parse_barabara() if "B" in left else self.parse_arithmetic_roll()
         if self.pos < self.length:
             self.fail_here()
         return ParsedExpression(

@@ -8,7 +8,6 @@ that can be rolled without running out of bounds halfway.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 MAX_DICE_PER_TERM = 1000
 MAX_SIDES = 1000
@@ -83,7 +82,7 @@ class Product:
     rest: tuple[tuple[str, Node, int], ...]  # (operator, operand, operator position)
 
 
-Node = Union[Number, DiceTerm, D66Term, Negation, Sum, Product]
+Node = Number | DiceTerm | D66Term | Negation | Sum | Product
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Union
+from typing import TYPE_CHECKING, Protocol
 
 from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import (
@@ -151,7 +151,7 @@ class LoseAttribute:
     entry: int = 0
 
 
-FrightEffect = Union[AddCondition, LosePool, AddTrait, PhobiaEscalation, LoseAttribute]
+FrightEffect = AddCondition | LosePool | AddTrait | PhobiaEscalation | LoseAttribute
 
 
 @dataclass(frozen=True, slots=True)
