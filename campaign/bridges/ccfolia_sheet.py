@@ -45,9 +45,9 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
             raise BadInput(f"{where}: a param without a label")
         params[item["label"].strip()] = str(item.get("value", "")).strip()
     for item in data.get("status") or []:
-        if isinstance(item, Mapping) and isinstance(item.get("label"), str) and is_stat(item["label"].strip()):
-            if item.get("max") is not None:
-                record.setdefault(item["label"].strip(), str(item["max"]))
+        label = item.get("label") if isinstance(item, Mapping) else None
+        if isinstance(label, str) and is_stat(label.strip()) and item.get("max") is not None:
+            record.setdefault(label.strip(), str(item["max"]))
     used: set[str] = set()
     commands = data.get("commands") or ""
     if not isinstance(commands, str):
