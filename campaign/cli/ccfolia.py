@@ -105,7 +105,7 @@ def import_log(
     from campaign.read_limits import LOG_BYTES, BoundedBinary
 
     try:
-        handle = BoundedBinary(open(path, "rb"), LOG_BYTES, file)  # /dev/zero or a huge file: one line
+        handle = BoundedBinary(open(path, "rb"), LOG_BYTES, file)  # noqa: SIM115 - closed by the with below
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from None
     previews: list[dict[str, Any]] = []

@@ -103,7 +103,8 @@ def condition_clear(
 ) -> None:
     """End a condition (every active one of that name); logged, so it can be voided.
 
-    A penalty that follows recovery (fright table 28-30: -2 for 6 hours, or for as many days as a catatonia lasted) begins now as a timed condition.
+    A penalty that follows recovery (fright table 28-30: -2 for 6 hours, or for as many days
+    as a catatonia lasted) begins now as a timed condition.
 
     Example: campaign condition clear 鈴音 朦朧 --reason '意思判定に成功'
     """
@@ -150,7 +151,8 @@ def condition_recover(
     faces = ",".join(map(str, done.dice))
     verdict = "recovered" if done.recovered else "still " + done.condition
     say(f"#{done.seq} {done.character}: {done.stat} roll to recover from {label}: 3D6<={done.target} "
-        f"→ [{faces}] = {done.total} → {outcome_label(None, done.outcome)} {done.outcome.replace('_', ' ')} (margin {done.margin:+d}): {verdict}")
+        f"→ [{faces}] = {done.total} → {outcome_label(None, done.outcome)} {done.outcome.replace('_', ' ')} "
+        f"(margin {done.margin:+d}): {verdict}")
     for follow in done.follow_ups:
         print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
         print_text(f"    {follow['detail']['summary_en']}")

@@ -76,7 +76,7 @@ def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption,
     from campaign.db.migrate import HEAD_REVISION
 
     s = state(ctx)
-    s.db  # opening migrates
+    s.db  # noqa: B018 - opening migrates
     rebuilt = None
     if rebuild:
         from campaign.services.rebuild import rebuild_states

@@ -327,7 +327,7 @@ def void(
     shows what it will reverse and asks first; elsewhere it needs --yes.
 
     Example: campaign history void 42 43 --reason 'test rolls' --yes; campaign history void --last 3 --reason '試し振り' --yes
-    """
+    """  # noqa: E501 - one example line, kept whole in --help
     from campaign.services.voids import preview_void
     from campaign.services.voids import void as void_service
 

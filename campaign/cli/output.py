@@ -176,9 +176,8 @@ def csv_cell(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     text = safe_text(value)
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        if not _NUMBER.fullmatch(text):
-            text = "'" + text
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(text):
+        text = "'" + text
     return text
 
 

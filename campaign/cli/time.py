@@ -73,7 +73,9 @@ def time_advance(
 ) -> None:
     """Advance campaign time: timed conditions run out, follow-up penalties begin.
 
-    Conditions end in the order they run out, and a penalty that follows recovery (fright table 28-30) begins where its cause ended. One voidable entry: voiding it brings the ended conditions back.
+    Conditions end in the order they run out, and a penalty that follows recovery (fright
+    table 28-30) begins where its cause ended. One voidable entry: voiding it brings the
+    ended conditions back.
     An untreated catatonia (fright table 30) loses 1 HP on its first day, 2 on the second ...:
     each day that completes is applied and listed; `condition add CHAR medical_care` stops it.
 
