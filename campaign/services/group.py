@@ -4,7 +4,8 @@ The roles, their grants and the role -> player table are made here, by the datab
 owner; what each role may then do is enforced by the database itself (the actor trigger
 and the row-level security policies of migration 0007, the chain trigger and pinned
 search_path of 0010), so a client cannot type its way past them. Since 0010 the GM's
-role writes and players' roles only read (void requests: services.void_requests). Role names are ASCII slugs of ids, never of player names
+role writes and players' roles only read (void requests: services.void_requests). Role
+names are ASCII slugs of ids, never of player names
 (players may be Japanese), and every identifier and password reaches SQL through
 psycopg.sql, never by string formatting.
 

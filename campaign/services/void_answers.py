@@ -3,7 +3,8 @@
 A request is a `void_request` entry (request_void, from the table server's page, or a
 player's `history void` in older group mode); the GM grants it with `history approve
 SEQ` (approve: an ordinary void whose reason names the request) or refuses it here, with
-a `void_refusal` entry that names the request and changes nothing. Both answers are in the chain, so "why is my roll still there?" has a
+a `void_refusal` entry that names the request and changes nothing. Both answers are in
+the chain, so "why is my roll still there?" has a
 provable answer. A request is open while its entry is neither voided nor refused and
 no approval names it.
 """
