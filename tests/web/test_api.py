@@ -183,7 +183,7 @@ def test_the_feed_row_is_the_history_row(table, client):
     sent = asyncio.run(feed.rows_after(seqs["seal"] - 2))
     assert [seq for seq, _ in sent] == [seqs["seal"] - 1, seqs["seal"]]
     page = client.get("/history").text
-    for seq, html in sent:
+    for _seq, html in sent:
         assert html.strip() in page
 
 
