@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -63,21 +63,21 @@ def _explained(item: dict[str, Any]) -> str:
 
 def import_log(
     ctx: typer.Context,
-    file: str = typer.Argument(..., help="The export: ルーム名.html (ログ出力), its ZIP of parts, or the JSON log."),
-    ccfolia: bool = typer.Option(False, "--ccfolia", help="The file is a ココフォリア log (the only format so far)."),
-    scenario: int = typer.Option(None, "--scenario", help="Record the rolls under scenario number N "
-                                                          "(default: the scenario being played, if any)."),
-    map_: list[str] = typer.Option([], "--map", help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
+    file: Annotated[str, typer.Argument(help="The export: ルーム名.html (ログ出力), its ZIP of parts, or the JSON log.")],
+    ccfolia: Annotated[bool, typer.Option("--ccfolia", help="The file is a ココフォリア log (the only format so far).")] = False,
+    scenario: Annotated[int | None, typer.Option("--scenario", help="Record the rolls under scenario number N "
+                                                          "(default: the scenario being played, if any).")] = None,
+    map_: Annotated[list[str], typer.Option("--map", help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
                                                      "repeatable ('(no name)=…' for an empty speaker). "
-                                                     "Speakers named like a character need none."),
-    session_name: str = typer.Option(None, "--session", help="The session this log is (the identity its messages "
-                                                             "are known by; default: from the log itself)."),
-    apply_fright: bool = typer.Option(False, "--apply-fright", help="Apply each fright result (FEAR+n) to its "
-                                                                    "character, as `campaign fright` does."),
-    explain: bool = typer.Option(False, "--explain", help="List every message not recorded, and why."),
-    dice: str = DiceOption,
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be recorded; write nothing."),
-    json_out: bool = JsonOption,
+                                                     "Speakers named like a character need none.")] = [],
+    session_name: Annotated[str | None, typer.Option("--session", help="The session this log is (the identity its messages "
+                                                             "are known by; default: from the log itself).")] = None,
+    apply_fright: Annotated[bool, typer.Option("--apply-fright", help="Apply each fright result (FEAR+n) to its "
+                                                                    "character, as `campaign fright` does.")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="List every message not recorded, and why.")] = False,
+    dice: DiceOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be recorded; write nothing.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Record the BCDice results of a chat log as ledger entries (source ccfolia), once.
 

@@ -5,6 +5,8 @@ Run by the database owner. SQLite databases are single-GM mode: these commands r
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
@@ -25,7 +27,7 @@ app = typer.Typer(help="Group mode (PostgreSQL only): every player signs in as t
                              "Example: campaign group setup --db postgresql://owner@db.example/campaign",
                         no_args_is_help=True)
 
-DbOption = typer.Option(None, "--db", help="The database URL (same as the global --db).")
+DbOption = Annotated[str | None, typer.Option("--db", help="The database URL (same as the global --db).")]
 
 
 def _state(ctx: typer.Context, db: str | None):
@@ -47,7 +49,7 @@ def _show_issued(result, json_out: bool) -> None:
 
 
 @app.command("setup")
-def setup(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption) -> None:
+def setup(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False) -> None:
     """Create the GM's login role and one per player of the campaign, with generated
     passwords (shown once). Run it as the database owner; safe to run again (it only
     adds what is missing and refreshes the grants).
@@ -61,8 +63,8 @@ def setup(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption) -
 
 
 @app.command("add-player")
-def add_player(ctx: typer.Context, name: str = typer.Argument(..., help="Player name (added if new)."),
-               db: str = DbOption, json_out: bool = JsonOption) -> None:
+def add_player(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Player name (added if new).")],
+               db: DbOption = None, json_out: JsonOption = False) -> None:
     """Give one player a login role (a new player is added to the campaign first; a
     revoked player's role is opened again with a new password).
 
@@ -75,8 +77,8 @@ def add_player(ctx: typer.Context, name: str = typer.Argument(..., help="Player 
 
 
 @app.command("status")
-def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, csv_out: bool = CsvOption,
-           bom: bool = BomOption) -> None:
+def status(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False, csv_out: CsvOption = False,
+           bom: BomOption = False) -> None:
     """List the campaign's roles, whether each may log in, and the tables each may
     write, as the database reports them.
 
@@ -97,8 +99,8 @@ def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, 
 
 
 @app.command("revoke")
-def revoke(ctx: typer.Context, name: str = typer.Argument(..., help="Player name, or GM."),
-           db: str = DbOption, json_out: bool = JsonOption) -> None:
+def revoke(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Player name, or GM.")],
+           db: DbOption = None, json_out: JsonOption = False) -> None:
     """Take a role's login and rights away (its entries keep their actor; `add-player`
     opens it again with a new password).
 

@@ -14,12 +14,12 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
-JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
-CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of a table.")]
+CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV (one row per line) instead of a table.")]
 _bom_wanted = False  # set by --bom, reset by the root callback at every invocation
 
 
@@ -34,9 +34,9 @@ def _want_bom(value: bool) -> bool:
     return value
 
 
-BomOption = typer.Option(False, "--bom", callback=_want_bom,
+BomOption = Annotated[bool, typer.Option("--bom", callback=_want_bom,
                          help="With --csv: start with a UTF-8 byte order mark, so Excel on Japanese Windows "
-                              "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).")
+                              "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).")]
 
 
 def csv_bom() -> bool:
@@ -44,7 +44,7 @@ def csv_bom() -> bool:
     return _bom_wanted or os.environ.get("CAMPAIGN_CSV_BOM", "").strip().lower() in ("1", "yes", "true", "on")
 
 
-DiceOption = typer.Option(None, "--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
+DiceOption = Annotated[str | None, typer.Option("--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")]
 
 
 # What user text may not bring to a terminal: C0 controls and DEL (ESC starts the escape

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Annotated, Any, TextIO
 
 import typer
 
 from campaign.errors import BadInput, CampaignError
 
-PhysicalOption = typer.Option(False, "--physical", help="On a terminal: ask for each physical die as it is needed "
-                              "(and whether a conditional reroll applies), instead of --dice.")
+PhysicalOption = Annotated[bool, typer.Option("--physical", help="On a terminal: ask for each physical die as it is needed "
+                              "(and whether a conditional reroll applies), instead of --dice.")]
 
 _YES = {"y", "yes", "はい"}
 _NO = {"n", "no", "いいえ"}

@@ -6,7 +6,7 @@ Look-ups print aligned Rich tables (or --json / --csv) and write nothing; `ref s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -35,8 +35,8 @@ app = typer.Typer(
 
 
 @app.command("list")
-def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption,
-             bom: bool = BomOption) -> None:
+def ref_list(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
+             bom: BomOption = False) -> None:
     """List the reference tables: name, English name, which seed they summarise, rows.
 
     Example: campaign ref list
@@ -95,15 +95,15 @@ def _folded_table(title: str, columns: list[str], rows: list[list[str]]) -> None
 @app.command("show")
 def ref_show(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The table's name, English name or a short form (命中部位, 姿勢, HIT)."),
-    roll: bool = typer.Option(False, "--roll", help="Roll 3d6 on a rollable table (hit location) and log it."),
-    char: str = typer.Option(None, "--char", help="With --roll: the character the roll is for (recorded)."),
-    reason: str = typer.Option(None, "--reason", help="With --roll: why the roll is made."),
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    json_out: bool = JsonOption,
-    csv_out: bool = CsvOption,
-    bom: bool = BomOption,
+    name: Annotated[str, typer.Argument(help="The table's name, English name or a short form (命中部位, 姿勢, HIT).")],
+    roll: Annotated[bool, typer.Option("--roll", help="Roll 3d6 on a rollable table (hit location) and log it.")] = False,
+    char: Annotated[str | None, typer.Option("--char", help="With --roll: the character the roll is for (recorded).")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="With --roll: why the roll is made.")] = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    bom: BomOption = False,
 ) -> None:
     """Show a reference table; with --roll, roll on it (hit location) and record the roll.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -20,14 +20,14 @@ from campaign.labels import outcome_label
 
 def roll(
     ctx: typer.Context,
-    expression: list[str] = typer.Argument(..., help="Dice expression; words after it are a comment."),
-    char: str = typer.Option(None, "--char", help="Character making the roll."),
-    reason: str = typer.Option(None, "--reason", help="Why the roll is made (else the comment)."),
-    sorcery: bool = typer.Option(False, "--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
-                                 "always a critical failure, whatever the target (GURPS 3D6<=N only)."),
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    json_out: bool = JsonOption,
+    expression: Annotated[list[str], typer.Argument(help="Dice expression; words after it are a comment.")],
+    char: Annotated[str | None, typer.Option("--char", help="Character making the roll.")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why the roll is made (else the comment).")] = None,
+    sorcery: Annotated[bool, typer.Option("--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
+                                 "always a critical failure, whatever the target (GURPS 3D6<=N only).")] = False,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Roll BCDice-style dice and record the roll in the ledger.
 

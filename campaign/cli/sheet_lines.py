@@ -4,6 +4,8 @@ They live apart from campaign.cli.char (which registers them) to keep that modul
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
@@ -13,8 +15,8 @@ item_app = typer.Typer(help="Equipment lines on a character's sheet.\n\n"
                             "Example: campaign char item add 鈴音 '脇差（小）'", no_args_is_help=True)
 
 
-def char_note(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-              text: str = typer.Argument(..., help="The note, one line."), json_out: bool = JsonOption) -> None:
+def char_note(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+              text: Annotated[str, typer.Argument(help="The note, one line.")], json_out: JsonOption = False) -> None:
     """Add a note line to a character's sheet (logged and voidable; shown by `char show`).
 
     Example: campaign char note 鈴音 '祖母の形見の鏡を持ち歩く'
@@ -27,8 +29,8 @@ def char_note(ctx: typer.Context, char: str = typer.Argument(..., help="Characte
 
 
 @item_app.command("add")
-def item_add(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-             text: str = typer.Argument(..., help="The equipment line."), json_out: bool = JsonOption) -> None:
+def item_add(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+             text: Annotated[str, typer.Argument(help="The equipment line.")], json_out: JsonOption = False) -> None:
     """Add an equipment line.
 
     Example: campaign char item add 鈴音 '懐中電灯'
@@ -41,9 +43,9 @@ def item_add(ctx: typer.Context, char: str = typer.Argument(..., help="Character
 
 
 @item_app.command("remove")
-def item_remove(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-                text: str = typer.Argument(..., help="The equipment line, as listed."),
-                json_out: bool = JsonOption) -> None:
+def item_remove(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+                text: Annotated[str, typer.Argument(help="The equipment line, as listed.")],
+                json_out: JsonOption = False) -> None:
     """Remove an equipment line (the first one with this text).
 
     Example: campaign char item remove 鈴音 '懐中電灯'

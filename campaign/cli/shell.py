@@ -14,6 +14,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -25,9 +26,9 @@ LEAVE = ("exit", "quit")
 
 def shell(
     ctx: typer.Context,
-    json_out: bool = JsonOption,
-    timings: str = typer.Option(None, "--timings", hidden=True,
-                                help="Write each command's wall and CPU time in ms, a line each, to this file (benchmarks)."),
+    json_out: JsonOption = False,
+    timings: Annotated[str | None, typer.Option("--timings", hidden=True,
+                                help="Write each command's wall and CPU time in ms, a line each, to this file (benchmarks).")] = None,
 ) -> None:
     """A prompt that runs campaign commands on one open database, without start-up cost.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -67,9 +67,9 @@ def recover_command(item: dict[str, Any]) -> str:
 @app.command("advance")
 def time_advance(
     ctx: typer.Context,
-    span: str = typer.Argument(..., help="How much time passes: 6h, 30min, 2day, 3turns, 1day6h, 2日."),
-    reason: str = typer.Option(None, "--reason", help="What happened meanwhile (recorded)."),
-    json_out: bool = JsonOption,
+    span: Annotated[str, typer.Argument(help="How much time passes: 6h, 30min, 2day, 3turns, 1day6h, 2日.")],
+    reason: Annotated[str | None, typer.Option("--reason", help="What happened meanwhile (recorded).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Advance campaign time: timed conditions run out, follow-up penalties begin.
 
@@ -89,8 +89,8 @@ def time_advance(
 
 
 @app.command("show")
-def time_show(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption,
-              bom: bool = BomOption) -> None:
+def time_show(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
+              bom: BomOption = False) -> None:
     """Show the campaign clock and every timed condition, soonest to run out first.
 
     Example: campaign time show
