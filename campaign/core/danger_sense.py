@@ -127,6 +127,7 @@ def hide_check(
     """
     hider_terms = contestant_terms(hider, "技")
     count = max(0, BASE_DICE + hider.dice_modifier)
+    hider_dice: tuple[int, ...]
     if count == 0:  # fails outright: nobody rolls, everyone notices
         skipped = ZERO_DICE
         hider_total, hider_dice, hider_critical = sum(t.value for t in hider_terms), (), None

@@ -308,7 +308,7 @@ def _roll_arithmetic(
         outcome, margin = judgement.outcome, judgement.margin
     else:
         outcome = SUCCESS if _COMPARE[comparison](total, target) else FAILURE
-        margin = _margin(comparison, total, target)
+        margin = _margin(comparison, total, target)  # type: ignore[assignment]  # None only for an unknown comparison
     return DiceResult(
         text,
         total,

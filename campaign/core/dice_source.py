@@ -56,12 +56,12 @@ def about(source: DiceSource, subject: str | None) -> Iterator[None]:
     if subject is None or not hasattr(source, "subject"):
         yield
         return
-    previous = source.subject  # type: ignore[attr-defined]
-    source.subject = subject  # type: ignore[attr-defined]
+    previous = getattr(source, "subject")  # noqa: B009 - hasattr above: a source with a subject
+    setattr(source, "subject", subject)  # noqa: B010
     try:
         yield
     finally:
-        source.subject = previous  # type: ignore[attr-defined]
+        setattr(source, "subject", previous)  # noqa: B010
 
 
 class _Generated:

@@ -257,7 +257,8 @@ def resolve_fright_check(
         return FrightResult(check=check, table=None)
 
     margin_of_failure = max(0, judged.total - target)
-    dice = roll_dice(source, 3, 6, table_purpose(table))
+    first, second, third = roll_dice(source, 3, 6, table_purpose(table))
+    dice = (first, second, third)
     raw = sum(dice) + margin_of_failure
     result = table.clamp(raw)
     entry = table.entry_for(result)
@@ -425,7 +426,7 @@ class _Resolution:
 
     def _add_trait(self, option: TraitOption, options: tuple[TraitOption, ...], index: int, entry: int) -> None:
         placeholder = self.pick is None
-        name = placeholder_name(option.category, option.severity) if placeholder else self.pick
+        name = placeholder_name(option.category, option.severity) if self.pick is None else self.pick
         self.pick = None  # only the first new trait takes the GM's name
         self.effects.append(
             AddTrait(

@@ -112,7 +112,7 @@ def parse_record(record: Mapping[str, Any], where: str, is_stat: Callable[[str],
                       _lines(record.get("note")), _lines(record.get("item")))
 
 
-def sheet_record(sheet) -> dict[str, Any]:
+def sheet_record(sheet: Any) -> dict[str, Any]:  # core may not import projection.views
     """A CharacterSheet (projection.views) as one template record: what `char export` writes."""
     record: dict[str, Any] = {"name": sheet.name, "kind": sheet.kind, "player": sheet.player or "",
                               "cp": sheet.cp_total}
