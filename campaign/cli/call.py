@@ -6,12 +6,15 @@ answers it is one, made by the same service as `campaign fright` / `campaign che
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import Column, DiceOption, JsonOption, emit_json, print_text, render_rows, say
+
+if TYPE_CHECKING:
+    from campaign.services.calls import CallView
 
 app = typer.Typer(help="Calls: the GM asks for a roll, the character's player rolls it on the table server "
                        "(`campaign serve`).\n\nExample: campaign call fright 鈴音 --mod -2", no_args_is_help=True)
@@ -19,7 +22,7 @@ app = typer.Typer(help="Calls: the GM asks for a roll, the character's player ro
 ReasonOption = Annotated[str | None, typer.Option("--reason", help="What the call is about (shown to the player).")]
 
 
-def call_made(view, json_out: bool) -> None:
+def call_made(view: CallView, json_out: bool) -> None:
     if json_out:
         emit_json(view)
         return

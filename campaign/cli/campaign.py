@@ -81,7 +81,7 @@ def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption =
     fmt = output_format(json_out, csv_out)
     app_state = state(ctx)
     rows = list_campaigns(app_state.db, selected=app_state.campaign)
-    columns = ["", Column("name", keep=True), "ruleset", "players", "characters", "ledger entries"]
+    columns: list[str | Column] = ["", Column("name", keep=True), "ruleset", "players", "characters", "ledger entries"]
     table = [["*" if r.selected else "", r.name, r.ruleset, r.players, r.characters, r.entries] for r in rows]
     if fmt == "csv":
         columns[0] = "selected"

@@ -48,7 +48,7 @@ def condition_list(ctx: typer.Context,
 
     fmt = output_format(json_out, csv_out)
     listed = list_conditions(state(ctx).db, state(ctx).campaign, char)
-    columns = ["condition", "duration", "since", "until", "from #"]
+    columns: list[str | Column] = ["condition", "duration", "since", "until", "from #"]
     if listed.character is None:
         columns = [Column("character", keep=True), *columns]
         rows = [[c["character"], *_condition_row(c)] for c in listed.conditions]

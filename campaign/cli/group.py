@@ -5,7 +5,7 @@ Run by the database owner. SQLite databases are single-GM mode: these commands r
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,10 @@ from campaign.cli.output import (
     warn,
 )
 
+if TYPE_CHECKING:
+    from campaign.cli.context import AppState
+    from campaign.services.group import GroupSetUp, RolesIssued
+
 app = typer.Typer(help="Group mode (PostgreSQL only): every player signs in as their own database role, "
                              "and the database records who acted and enforces what each role may do.\n\n"
                              "Example: campaign group setup --db postgresql://owner@db.example/campaign",
@@ -30,14 +34,14 @@ app = typer.Typer(help="Group mode (PostgreSQL only): every player signs in as t
 DbOption = Annotated[str | None, typer.Option("--db", help="The database URL (same as the global --db).")]
 
 
-def _state(ctx: typer.Context, db: str | None):
+def _state(ctx: typer.Context, db: str | None) -> AppState:
     s = state(ctx)
     if db is not None:
         s.db_option = db
     return s
 
 
-def _show_issued(result, json_out: bool) -> None:
+def _show_issued(result: GroupSetUp | RolesIssued, json_out: bool) -> None:
     if json_out:
         emit_json(result)
         return

@@ -133,7 +133,7 @@ def missing_list(ctx: typer.Context, json_out: JsonOption = False,
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_missing(s.db, s.campaign)
-    columns = [Column("character", keep=True), "player", "searchers", "since", "reunion"]
+    columns: list[str | Column] = [Column("character", keep=True), "player", "searchers", "since", "reunion"]
     table = [
         [r.character, r.player, ", ".join(x.name for x in r.searchers),
          f"#{r.since_seq}" + (f" (S{r.since_scenario})" if r.since_scenario else ""), r.odds]

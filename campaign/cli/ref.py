@@ -6,7 +6,7 @@ Look-ups print aligned Rich tables (or --json / --csv) and write nothing; `ref s
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,6 +25,9 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
+
+if TYPE_CHECKING:
+    from campaign.services.reference import ReferenceColumn, ReferenceShown
 
 app = typer.Typer(
     help="Reference tables that change no state (R7): seed 000's modifier tables and hit "
@@ -45,17 +48,17 @@ def ref_list(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOptio
 
     fmt = output_format(json_out, csv_out)
     rows = list_references()
-    columns = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
+    columns: list[str | Column] = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
     table = [[r.name, r.name_en, r.origin, r.rows, r.command or ""] for r in rows]
     render_rows("reference tables / 参照表", columns, table, fmt, records=rows,
                 empty="参照表はありません (no reference tables)")
 
 
-def _header(column) -> str:
+def _header(column: ReferenceColumn) -> str:
     return f"{column.ja} / {column.en}"
 
 
-def render_reference(view) -> None:
+def render_reference(view: ReferenceShown) -> None:
     """A ReferenceShown (services.reference) as a folded table."""
     from campaign.services.reference import ReferenceColumn
 

@@ -203,7 +203,7 @@ def scenario_list(ctx: typer.Context, json_out: JsonOption = False,
     s = state(ctx)
     rows = list_scenarios(s.db, s.campaign)
     if fmt == CSV:  # a spreadsheet gets the stored UTC time, which it can convert
-        columns = ["#", "title", "status", "participants", "started (UTC)"]
+        columns: list[str | Column] = ["#", "title", "status", "participants", "started (UTC)"]
         table = [[r.number, r.title, r.status, ", ".join(r.participants), r.started_at] for r in rows]
     else:
         use_campaign_time_zone(s.db, s.campaign)

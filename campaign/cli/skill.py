@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, say
+
+if TYPE_CHECKING:
+    from campaign.services.sheets import SheetChanged
 
 app = typer.Typer(help="A character's skills (回避 12, 聞き耳 14 ...); every change is logged and voidable.\n\n"
                        "Example: campaign skill add 鈴音 回避 12 --attr DX --difficulty A",
@@ -17,7 +20,7 @@ AttrOption = Annotated[str | None, typer.Option("--attr", help="The stat the ski
 DifficultyOption = Annotated[str | None, typer.Option("--difficulty", help="E, A, H or VH.")]
 
 
-def _done(view, json_out: bool, text: str) -> None:
+def _done(view: SheetChanged, json_out: bool, text: str) -> None:
     emit_json(view) if json_out else say(f"{text} (ledger #{view.seq})")
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_table, print_text
+
+if TYPE_CHECKING:
+    from campaign.services.stats import LuckReport
 
 SHORT_FAMILIES = {"3d6": "3d6 (GURPS R1)", "2d6": "2d6 checks", "plain": "other targets"}
 BAR_WIDTH = 40
@@ -52,11 +55,11 @@ def stats(
         render(found)
 
 
-def _num(value, spec: str) -> str:
+def _num(value: float | None, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
-def render(found) -> None:
+def render(found: LuckReport) -> None:
     shown = ", ".join(f"{key} {value}" for key, value in found.filter.items() if value is not None)
     voided = (" (voided ones included)" if found.include_voided else
               f" ({found.voided_left_out:,} voided left out; --include-voided counts them)"

@@ -34,7 +34,7 @@ def trait_list(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Cha
 
     fmt = output_format(json_out, csv_out)
     listed = list_traits(state(ctx).db, state(ctx).campaign, char)
-    columns = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
+    columns: list[str | Column] = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
     rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq]
             for t in listed.traits]
     render_rows(f"{listed.character} (CP total {listed.cp_total})", columns, rows, fmt, records=listed,

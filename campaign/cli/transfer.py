@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,8 +12,11 @@ from campaign.cli.context import state
 from campaign.cli.output import JsonOption, Progress, emit_json, say, warn
 from campaign.errors import BadInput
 
+if TYPE_CHECKING:
+    from campaign.read_limits import TextFile
 
-def _opened(name: str):
+
+def _opened(name: str) -> TextFile:
     """A text file to import from (read lazily, line by line, within campaign.read_limits)."""
     from campaign.read_limits import TextFile
 
