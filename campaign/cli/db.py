@@ -114,7 +114,9 @@ def db_backup(ctx: typer.Context, file: Annotated[Path, typer.Argument(help="Whe
     target = target_path(file)  # a link, a FIFO or a device is refused, --force or not
     if target.exists() and not target.is_dir() and not force:
         raise RuleRefused(f"{target} exists; add --force to overwrite it")
-    size = backup_sqlite(sqlite_path(db.url), file)
+    source = sqlite_path(db.url)
+    assert source is not None  # refuse_non_sqlite above
+    size = backup_sqlite(source, file)
     selected = selected_campaign(db.url)
     if selected is not None:
         select_campaign(resolve_url(str(target)), selected)

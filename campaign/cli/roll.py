@@ -50,8 +50,8 @@ def roll(
     say_warnings(entry)
     if json_out:
         emit_json(entry)
-    elif commitment_text(entry):
-        render_secret(entry["seq"], entry["actor"], entry.get("character"), commitment_text(entry))
+    elif commitment := commitment_text(entry):
+        render_secret(entry["seq"], entry["actor"], entry.get("character"), commitment)
     else:
         render_roll(entry)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,6 +18,9 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
+
+if TYPE_CHECKING:
+    from campaign.services.clock import TimeAdvanced
 
 app = typer.Typer(
     help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
@@ -35,7 +38,7 @@ def _who(item: dict[str, Any]) -> str:
     return f"{item['character']}: {item['name']}{label}"
 
 
-def render_advance(done: dict[str, Any]) -> None:
+def render_advance(done: TimeAdvanced) -> None:
     say(f"time advances {done.span} / {done.span_ja}: {done.from_['text_ja']} → {done.to['text_ja']} "
         f"(ledger #{done.seq})")
     for item in done.ended:

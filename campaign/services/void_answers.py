@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
@@ -22,8 +23,11 @@ from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 
+if TYPE_CHECKING:
+    from types import ModuleType
 
-def requests_service():
+
+def requests_service() -> ModuleType:
     """The module holding request_void and approve: services.void_requests from issue 24
     (migration 0010) on, services.group before it. One lookup, so this branch works on
     either side of that merge."""
