@@ -16,6 +16,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 # command: (BCDice's name, the seed table that is the same table, takes a modifier)
 BCDICE_TABLES: dict[str, tuple[str, str | None, bool]] = {
@@ -75,7 +76,7 @@ def typed_table(word: str) -> tuple[str, int, bool] | None:
     return command, int(modifier or 0), bool(secret)
 
 
-def read_table(text: str, tables: Mapping) -> TableReading | None:
+def read_table(text: str, tables: Mapping[str, Any]) -> TableReading | None:
     """A table answer in `text` (the typed command first, the answer after it or on the
     next line); None when `text` holds none."""
     found = _RESULT.search(text)
