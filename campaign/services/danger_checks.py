@@ -183,7 +183,7 @@ def hide_check(
         stats = [hider_stat] + [stat for _, stat in observer_sides]
         detail = {**result.to_detail(), "check": "hide", "stats": stats}
         seq = recorder.write(rows[0].name, result.hider, detail)
-        observed = []
+        observed: list[UnrolledObserver | ObserverRoll] = []
         if result.hider.skipped == rules.ZERO_DICE:
             # The hider failed outright: nobody rolled and every observer noticed.
             for row, (_, stat) in zip(rows[1:], observer_sides):

@@ -11,11 +11,15 @@ already shows anyone who may read it; a secret roll is a commitment, as in histo
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campaign import labels
 from campaign.services.table_writes import REQUESTABLE
 from campaign.web import present
+
+if TYPE_CHECKING:
+    from campaign.db.database import Database
+    from campaign.services.invites import Seat
 
 LATEST = 10
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -85,7 +89,7 @@ def _latest(entry: dict[str, Any]) -> dict[str, Any]:
             and entry["kind"] in REQUESTABLE}
 
 
-def table_state(db, campaign_name: str, seat) -> dict[str, Any]:
+def table_state(db: Database, campaign_name: str, seat: Seat | None) -> dict[str, Any]:
     from campaign.services.browse import history_page
     from campaign.services.calls import list_calls
     from campaign.services.characters import list_characters
