@@ -17,7 +17,7 @@ from campaign.projection.state import State
 from campaign.seeds import stat_names_for
 
 
-def origin_key(origin: str) -> tuple:
+def origin_key(origin: str) -> tuple[int | str, ...]:
     """Traits and conditions in the order they came about ("12.2" before "104.1"),
     the same in the tables and in a replay (database ids change when a void of a void
     re-inserts a row; origins never do)."""
