@@ -162,7 +162,7 @@ def load_all() -> None:
     import campaign.db.models_table  # noqa: F401
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _STATE_MODELS:
         from campaign.db import models_state
 
