@@ -64,11 +64,15 @@ CATEGORY_LABELS_JA = {
 
 
 class TraitLike(Protocol):
-    """Anything with a trait's name, category and cp (a DB row will do)."""
+    """Anything with a trait's name, category and cp (a DB row will do; read only, so a
+    frozen KnownTrait does too)."""
 
-    name: str
-    category: str
-    cp: int
+    @property
+    def name(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def cp(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.bridges.ccfolia_piece import piece
@@ -103,7 +104,7 @@ def parse_map(items: Iterable[str]) -> dict[str, str]:
     return mapping
 
 
-def _scenario_number(session, campaign: Campaign, scenario: int | None) -> int | None:
+def _scenario_number(session: Session, campaign: Campaign, scenario: int | None) -> int | None:
     from campaign.db.models import Scenario
 
     if scenario is None:
