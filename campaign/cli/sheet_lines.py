@@ -4,12 +4,15 @@ They live apart from campaign.cli.char (which registers them) to keep that modul
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, say
+
+if TYPE_CHECKING:
+    from campaign.projection.views import CharacterSheet
 
 item_app = typer.Typer(help="Equipment lines on a character's sheet.\n\n"
                             "Example: campaign char item add 鈴音 '脇差（小）'", no_args_is_help=True)
@@ -57,9 +60,9 @@ def item_remove(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Ch
     emit_json(view) if json_out else say(f"{view.name}: item removed (ledger #{view.seq})")
 
 
-def sheet_fields(view) -> list[tuple[str, str]]:
+def sheet_fields(view: CharacterSheet) -> list[tuple[str, str]]:
     """`char show` lines for the skills, items and notes of a CharacterSheet."""
-    def skill(name: str, value: dict) -> str:
+    def skill(name: str, value: dict[str, Any]) -> str:
         base = "/".join(part for part in (value.get("attr"), value.get("difficulty")) if part)
         return f"{name} {value['level']}" + (f" ({base})" if base else "")
 

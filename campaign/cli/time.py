@@ -103,7 +103,7 @@ def time_show(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOpti
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     shown = show(s.db, s.campaign)
-    columns = [Column("character", keep=True), "condition", "label", "until", "remaining"]
+    columns: list[str | Column] = [Column("character", keep=True), "condition", "label", "until", "remaining"]
     rows = [[c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]]
             for c in shown.timed]
     if fmt == "table":
