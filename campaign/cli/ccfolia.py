@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, say, warn
 from campaign.errors import BadInput
+
+if TYPE_CHECKING:
+    from campaign.services.ccfolia import LogImported
 
 
 class _Bytes:
@@ -139,7 +142,7 @@ def import_log(
     _summary(summary, dry_run, explain)
 
 
-def _summary(summary, dry_run: bool, explain: bool) -> None:
+def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
     verb = "would record" if dry_run else "recorded"
     seqs = f" (#{summary.first_seq}–#{summary.last_seq})" if summary.first_seq is not None else ""
     say(f"{verb} {summary.recorded} entries{seqs}: {summary.rolls} rolls, {summary.tables} tables "

@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption
 from campaign.errors import BadInput, RuleRefused
+
+if TYPE_CHECKING:
+    import socket
+
+    from starlette.applications import Starlette
+
 
 LOCAL = "127.0.0.1"
 TOKEN_ENV = "CAMPAIGN_WEB_TOKEN"
@@ -111,7 +117,7 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
     return given
 
 
-def _bind(host: str, port: int):
+def _bind(host: str, port: int) -> socket.socket:
     import socket
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -133,7 +139,7 @@ def _url(host: str, port: int, token: str | None, tls: bool) -> str:
     return url + (f"?token={token}" if token else "")
 
 
-def _run(app, sock, tls_cert: str | None, tls_key: str | None) -> None:
+def _run(app: Starlette, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
