@@ -1,11 +1,12 @@
 # Two entry points for a fresh machine with python3 and make:
 #   make demo  - install and run the guided tour on the embedded SQLite default
 #   make test  - install with test extras and run the whole suite (SQLite + PostgreSQL)
+#   make lint  - ruff (check and format) and mypy, configured in pyproject.toml; CI runs it first
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo demo-web test test-fast install install-test bench clean
+.PHONY: demo demo-web test test-fast lint install install-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +43,20 @@ test: install-test
 test-fast: install-test
 	env -u PYTHONDONTWRITEBYTECODE CAMPAIGN_TEST_FAST=1 CAMPAIGN_TEST_POSTGRES=$${CAMPAIGN_TEST_POSTGRES:-required} \
 		$(BIN)/python -m pytest -q -m "not slow" -n $${CAMPAIGN_TEST_WORKERS:-2} --dist loadfile
+
+# Commit subjects stay within 72 characters from SUBJECTS_SINCE on (the commits before it
+# are history); skipped outside a git checkout or in a clone too shallow to hold it.
+SUBJECTS_SINCE := 599c6ef
+
+lint: install-test
+	$(BIN)/ruff check campaign tests
+	$(BIN)/ruff format --check campaign tests
+	$(BIN)/mypy campaign
+	@if git rev-parse -q --verify '$(SUBJECTS_SINCE)^{commit}' >/dev/null 2>&1; then \
+		git log --no-merges --format=%s '$(SUBJECTS_SINCE)..HEAD' | $(BIN)/python -c 'import sys; \
+		long = [s for s in sys.stdin.read().splitlines() if len(s) > 72]; \
+		[print("commit subject over 72 characters:", s) for s in long]; sys.exit(bool(long))'; \
+	fi
 
 bench: install-test
 	$(BIN)/python -m tests.perf.run

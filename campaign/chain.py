@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 GENESIS_HASH = "0" * 64
 
@@ -86,7 +86,7 @@ class Broken(Exception):
 EDITED = "hash does not match the entry's content (the entry was edited)"
 
 
-def _strict_object(pairs):
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """json.loads hook: a key given twice would let a reader and a checker see different values."""
     seen: dict[str, Any] = {}
     for key, value in pairs:
@@ -96,7 +96,7 @@ def _strict_object(pairs):
     return seen
 
 
-def _no_constants(name):
+def _no_constants(name: str) -> NoReturn:
     raise Broken(f"{name} is not JSON")
 
 
@@ -178,6 +178,7 @@ class Walk:
         record, problem = self.record_problem(record_json)
         if problem:
             raise Broken(problem, self.seq)
+        assert record is not None  # record_problem returns one whenever it finds no problem
         self.advance(digest)
         return record
 

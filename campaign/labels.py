@@ -8,7 +8,8 @@ seed tables, in campaign.table_labels). Records written before
 that hold the text themselves: every function keeps a text a record already has, so old
 history reads as it always did.
 
-No I/O of its own (the fright table's texts come from campaign.seeds' cached loader), so services and the CLI both use it.
+No I/O of its own (the fright table's texts come from campaign.seeds' cached loader), so
+services and the CLI both use it.
 """
 
 from __future__ import annotations

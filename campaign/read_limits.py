@@ -59,7 +59,8 @@ class TextFile:
 
     def readline(self, size: int = -1) -> str:
         try:
-            return self._handle.readline(size)
+            line: str = self._handle.readline(size)
+            return line
         except UnicodeDecodeError:
             raise BadInput(f"{self.name} is not UTF-8 text") from None
 

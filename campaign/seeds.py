@@ -22,6 +22,7 @@ from campaign.errors import DataError
 
 if TYPE_CHECKING:
     from campaign.core.reference import RefTable
+    from campaign.core.stat_names import StatNames
     from campaign.core.table_model import Table
 
 
@@ -107,7 +108,7 @@ def load_stat_aliases(directory: Path | str | None = None) -> dict[str, dict[str
     return {ruleset: dict(names.aliases) for ruleset, names in load_stat_names(directory).items()}
 
 
-def stat_names_for(ruleset: str | None):
+def stat_names_for(ruleset: str | None) -> StatNames:
     """The ruleset's core.stat_names.StatNames (no names at all for an unknown ruleset)."""
     from campaign.core.stat_names import StatNames
 
@@ -115,7 +116,7 @@ def stat_names_for(ruleset: str | None):
 
 
 @lru_cache(maxsize=4)
-def load_stat_names(directory: Path | str | None = None):
+def load_stat_names(directory: Path | str | None = None) -> dict[str, StatNames]:
     """{ruleset: core.stat_names.StatNames} from seeds/rulesets/stats.toml."""
     import tomllib
 

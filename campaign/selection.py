@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -75,7 +76,7 @@ def selected_campaign(db_url: str) -> str | None:
 
 
 @contextmanager
-def _locked(path: Path):
+def _locked(path: Path) -> Iterator[None]:
     """An exclusive lock for the read-modify-write of the selection file."""
     import fcntl
 

@@ -86,8 +86,8 @@ def directive_text(directive: dict[str, Any], tables: dict[str, Table]) -> str:
     elif kind == "reroll":
         text = "振り直し / reroll"
     else:
-        other = tables.get(directive.get("table"))
         named = directive.get("table")
+        other = tables.get(named) if isinstance(named, str) else None
         text = f"{other.name if other else named}を引く / roll on {other.name_en if other else named}"
     only_ja, only_en = directive.get("only_if_ja"), directive.get("only_if_en")
     if only_ja or only_en:

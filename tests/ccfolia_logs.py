@@ -17,7 +17,7 @@ HEAD = """<!DOCTYPE html>
     <title>ccfolia - logs</title>
   </head>
   <body>
-    
+
 """
 TAIL = """
   </body>

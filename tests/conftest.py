@@ -23,8 +23,8 @@ import os
 import shutil
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

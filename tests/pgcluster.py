@@ -67,7 +67,7 @@ class Cluster:
             command = ["runuser", "-u", "postgres", "--", *command]
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
 
-    def start(self) -> "Cluster":
+    def start(self) -> Cluster:
         if self.as_postgres:
             shutil.chown(self.root, "postgres")
             os.chmod(self.root, 0o755)

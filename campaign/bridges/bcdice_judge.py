@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from campaign.core.dice_tree import DiceTerm, Negation, Number, Sum
+from campaign.core.dice_tree import DiceTerm, Negation, Node, Number, Sum
 
 _SUMMED = re.compile(r"(-?[0-9]+)\[([0-9,\s]+)\]")
 
@@ -34,7 +34,7 @@ def compares(total: int, comparison: str, target: int) -> bool:
             }.get(comparison, True)
 
 
-def value_range(node) -> tuple[int, int] | None:
+def value_range(node: Node) -> tuple[int, int] | None:
     """(lowest, highest) an expression of sums of plain dice and numbers can make; None
     for anything else (products, kept dice ...), which is then not range-checked."""
     if isinstance(node, Number):

@@ -4,7 +4,8 @@ What BCDice names a table is what the group saw, so a line is recorded as BCDice
 table: the seed table of the same command only where it *is* the same table (the basic
 criticals, fumbles, head blows, the fright table of 3rd edition, and the reaction table,
 whose seed was written from BCDice's own bands). 妖魔夜行's special tables (YSCRT, YSFMB,
-YFMB), the spell fumbles (MFMB) and hit locations (HIT) come from other books than the seed's (百鬼夜翔 ...), so an entry of ours with the
+YFMB), the spell fumbles (MFMB) and hit locations (HIT) come from other books than the
+seed's (百鬼夜翔 ...), so an entry of ours with the
 same number would say something else: they are recorded with BCDice's name, number and
 text, never mapped by number onto a seed entry.
 """
@@ -15,6 +16,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 # command: (BCDice's name, the seed table that is the same table, takes a modifier)
 BCDICE_TABLES: dict[str, tuple[str, str | None, bool]] = {
@@ -74,7 +76,7 @@ def typed_table(word: str) -> tuple[str, int, bool] | None:
     return command, int(modifier or 0), bool(secret)
 
 
-def read_table(text: str, tables: Mapping) -> TableReading | None:
+def read_table(text: str, tables: Mapping[str, Any]) -> TableReading | None:
     """A table answer in `text` (the typed command first, the answer after it or on the
     next line); None when `text` holds none."""
     found = _RESULT.search(text)

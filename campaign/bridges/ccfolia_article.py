@@ -17,7 +17,7 @@ field is malformed, one the file ends inside is yielded marked incomplete.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 from campaign.bridges.ccfolia_log import MAX_FIELD, Message, clean, color_of
@@ -39,8 +39,8 @@ def utc_second(value: str | None) -> str | None:
     except ValueError:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class _Parser(HTMLParser):

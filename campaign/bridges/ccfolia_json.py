@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from campaign.bridges.ccfolia_log import MAX_FIELD, Message, clean
 from campaign.errors import BadInput
@@ -95,7 +95,7 @@ def _time(value) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
-        moment = datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        moment = datetime.fromtimestamp(value / 1000, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

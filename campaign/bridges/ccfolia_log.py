@@ -27,6 +27,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import BinaryIO
 
 CHUNK = 1 << 16
 # A field longer than this is not a chat message (a pasted document or a broken file
@@ -94,7 +95,7 @@ class _Parser(HTMLParser):
         self._cut = False
 
     # A <p> inside a <p> cannot exist in HTML: the open one ended without its </p>.
-    def handle_starttag(self, tag: str, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "p":
             if self._fields is not None:
                 self._finish(broken=True)
@@ -109,7 +110,7 @@ class _Parser(HTMLParser):
         elif tag == "br" and self._depth:
             self._add("\n")
 
-    def handle_startendtag(self, tag: str, attrs) -> None:
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "br" and self._fields is not None and self._depth:
             self._add("\n")
 
@@ -222,7 +223,7 @@ class LogReader:
                        legacy_index=legacy)
 
 
-def read_chunks(handle, size: int = CHUNK) -> Iterator[bytes]:
+def read_chunks(handle: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:
     """A binary file as chunks, for the readers."""
     while True:
         chunk = handle.read(size)

@@ -7,6 +7,7 @@ Commands only translate: parse options, call one service, render. Expected error
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -185,15 +186,15 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    db: str = typer.Option(None, "--db", envvar="CAMPAIGN_DB", help="Database file path or SQLAlchemy URL "
-                           "(postgresql+psycopg://...). Default: a file in your user data directory."),
-    campaign: str = typer.Option(None, "--campaign", "-c", envvar="CAMPAIGN",
-                                 help="Campaign to act on (default: the one chosen with `use`)."),
-    actor: str = typer.Option(None, "--as", envvar="CAMPAIGN_ACTOR", help="Who is acting, recorded in the ledger "
-                              "(default GM; in group mode the signed-in role decides, see `campaign group`)."),
-    seed: int = typer.Option(None, "--seed", envvar="CAMPAIGN_SEED", hidden=True,
-                             help="Roll from a fixed seed (demos and tests only; recorded as 'seeded')."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    db: Annotated[str | None, typer.Option("--db", envvar="CAMPAIGN_DB", help="Database file path or SQLAlchemy URL "
+                           "(postgresql+psycopg://...). Default: a file in your user data directory.")] = None,
+    campaign: Annotated[str | None, typer.Option("--campaign", "-c", envvar="CAMPAIGN",
+                                 help="Campaign to act on (default: the one chosen with `use`).")] = None,
+    actor: Annotated[str | None, typer.Option("--as", envvar="CAMPAIGN_ACTOR", help="Who is acting, recorded in the ledger "
+                              "(default GM; in group mode the signed-in role decides, see `campaign group`).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", envvar="CAMPAIGN_SEED", hidden=True,
+                             help="Roll from a fixed seed (demos and tests only; recorded as 'seeded').")] = None,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
     from campaign.cli.output import reset

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
@@ -14,11 +16,11 @@ from campaign.cli.output import (
 
 def award(
     ctx: typer.Context,
-    cp: int = typer.Argument(..., help="Character points for each character (negative to take points "
-                                       "away, with --reason)."),
-    to: str = typer.Option(..., "--to", help="Who gets them: NAME[,NAME...]."),
-    reason: str = typer.Option(None, "--reason", help="What for, for the record."),
-    json_out: bool = JsonOption,
+    cp: Annotated[int, typer.Argument(help="Character points for each character (negative to take points "
+                                       "away, with --reason).")],
+    to: Annotated[str, typer.Option("--to", help="Who gets them: NAME[,NAME...].")],
+    reason: Annotated[str | None, typer.Option("--reason", help="What for, for the record.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Award character points (one ledger entry per character, each voidable).
 
@@ -39,4 +41,4 @@ def award(
         say(f"{a.character}: {a.cp:+d} CP → {a.cp_total} (awarded {a.cp_awarded}) (ledger #{a.seq})")
 
 
-award.context_settings = {"ignore_unknown_options": True}  # `award -5 --to ...`: -5 is the amount
+award.context_settings = {"ignore_unknown_options": True}  # type: ignore[attr-defined]  # read by app.py; -5 is the amount

@@ -6,18 +6,23 @@ answers it is one, made by the same service as `campaign fright` / `campaign che
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import Column, DiceOption, JsonOption, emit_json, print_text, render_rows, say
 
+if TYPE_CHECKING:
+    from campaign.services.calls import CallView
+
 app = typer.Typer(help="Calls: the GM asks for a roll, the character's player rolls it on the table server "
                        "(`campaign serve`).\n\nExample: campaign call fright 鈴音 --mod -2", no_args_is_help=True)
 
-ReasonOption = typer.Option(None, "--reason", help="What the call is about (shown to the player).")
+ReasonOption = Annotated[str | None, typer.Option("--reason", help="What the call is about (shown to the player).")]
 
 
-def call_made(view, json_out: bool) -> None:
+def call_made(view: CallView, json_out: bool) -> None:
     if json_out:
         emit_json(view)
         return
@@ -29,12 +34,12 @@ def call_made(view, json_out: bool) -> None:
 @app.command("fright")
 def call_fright(
     ctx: typer.Context,
-    char: str = typer.Argument(..., help="The character facing something frightening."),
-    mod: int = typer.Option(0, "--mod", help="GM's modifier to the Will roll (+2, -3 ...)."),
-    severe_phobia: bool = typer.Option(False, "--severe-phobia", help="The object of the character's severe "
-                                                                      "phobia (-4)."),
-    reason: str = ReasonOption,
-    json_out: bool = JsonOption,
+    char: Annotated[str, typer.Argument(help="The character facing something frightening.")],
+    mod: Annotated[int, typer.Option("--mod", help="GM's modifier to the Will roll (+2, -3 ...).")] = 0,
+    severe_phobia: Annotated[bool, typer.Option("--severe-phobia", help="The object of the character's severe "
+                                                                      "phobia (-4).")] = False,
+    reason: ReasonOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Call for a fright check (恐怖判定): the player's tap rolls it as `campaign fright`.
 
@@ -50,15 +55,15 @@ def call_fright(
 @app.command("check")
 def call_check(
     ctx: typer.Context,
-    check: str = typer.Argument(..., help="ability, skill or danger."),
-    char: str = typer.Argument(..., help="The character making the check."),
-    stat: str = typer.Argument(None, help="Stat to use (心, 技, 体 ...; danger: 感 by default)."),
-    target: int = typer.Option(None, "--target", help="Target number (ability, skill)."),
-    skill: int = typer.Option(None, "--skill", help="Skill level (skill)."),
-    difficulty: int = typer.Option(None, "--difficulty", help="Difficulty to exceed (danger)."),
-    mod: int = typer.Option(0, "--mod", help="GM's modifier."),
-    reason: str = ReasonOption,
-    json_out: bool = JsonOption,
+    check: Annotated[str, typer.Argument(help="ability, skill or danger.")],
+    char: Annotated[str, typer.Argument(help="The character making the check.")],
+    stat: Annotated[str | None, typer.Argument(help="Stat to use (心, 技, 体 ...; danger: 感 by default).")] = None,
+    target: Annotated[int | None, typer.Option("--target", help="Target number (ability, skill).")] = None,
+    skill: Annotated[int | None, typer.Option("--skill", help="Skill level (skill).")] = None,
+    difficulty: Annotated[int | None, typer.Option("--difficulty", help="Difficulty to exceed (danger).")] = None,
+    mod: Annotated[int, typer.Option("--mod", help="GM's modifier.")] = 0,
+    reason: ReasonOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Call for a 2d6 check (能力判定, 技能判定, 危険感知), rolled as `campaign check` would.
 
@@ -74,8 +79,8 @@ def call_check(
 
 
 @app.command("list")
-def call_list(ctx: typer.Context, all_: bool = typer.Option(False, "--all", help="Rolled and cancelled calls too."),
-              json_out: bool = JsonOption) -> None:
+def call_list(ctx: typer.Context, all_: Annotated[bool, typer.Option("--all", help="Rolled and cancelled calls too.")] = False,
+              json_out: JsonOption = False) -> None:
     """Pending calls (with --all, every call).
 
     Example: campaign call list --json
@@ -93,8 +98,8 @@ def call_list(ctx: typer.Context, all_: bool = typer.Option(False, "--all", help
 
 
 @app.command("cancel")
-def call_cancel(ctx: typer.Context, call_id: int = typer.Argument(..., help="The call's id."),
-                json_out: bool = JsonOption) -> None:
+def call_cancel(ctx: typer.Context, call_id: Annotated[int, typer.Argument(help="The call's id.")],
+                json_out: JsonOption = False) -> None:
     """Take a pending call back (it leaves nothing in the ledger).
 
     Example: campaign call cancel 3
@@ -107,8 +112,8 @@ def call_cancel(ctx: typer.Context, call_id: int = typer.Argument(..., help="The
 
 
 @app.command("roll")
-def call_roll(ctx: typer.Context, call_id: int = typer.Argument(..., help="The call's id."),
-              dice: str = DiceOption, json_out: bool = JsonOption) -> None:
+def call_roll(ctx: typer.Context, call_id: Annotated[int, typer.Argument(help="The call's id.")],
+              dice: DiceOption = None, json_out: JsonOption = False) -> None:
     """Roll a pending call yourself (for an absent player), through the same service.
 
     Example: campaign call roll 3 --dice 3,4,5

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
@@ -21,9 +23,9 @@ from campaign.cli.output import (
 
 def init(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="Campaign name (any text, Japanese welcome)."),
-    ruleset: str = typer.Option("gurps3-ja", "--ruleset", help="gurps3-ja or 2d6-ja."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="Campaign name (any text, Japanese welcome).")],
+    ruleset: Annotated[str, typer.Option("--ruleset", help="gurps3-ja or 2d6-ja.")] = "gurps3-ja",
+    json_out: JsonOption = False,
 ) -> None:
     """Create a campaign and select it.
 
@@ -49,8 +51,8 @@ def init(
             f"commands without --campaign now act on {created.name!r} (`campaign use {previous}` to go back)")
 
 
-def use(ctx: typer.Context, name: str = typer.Argument(..., help="Campaign to select."),
-        json_out: bool = JsonOption) -> None:
+def use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Campaign to select.")],
+        json_out: JsonOption = False) -> None:
     """Select the campaign later commands act on (per user, per database).
 
     Example: campaign use 'Night Parade'
@@ -68,8 +70,8 @@ def use(ctx: typer.Context, name: str = typer.Argument(..., help="Campaign to se
         say(f"now using campaign {found}")
 
 
-def list_(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption,
-          bom: bool = BomOption) -> None:
+def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
+          bom: BomOption = False) -> None:
     """List the campaigns in this database; the selected one is starred.
 
     Example: campaign list --json
@@ -79,7 +81,7 @@ def list_(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOp
     fmt = output_format(json_out, csv_out)
     app_state = state(ctx)
     rows = list_campaigns(app_state.db, selected=app_state.campaign)
-    columns = ["", Column("name", keep=True), "ruleset", "players", "characters", "ledger entries"]
+    columns: list[str | Column] = ["", Column("name", keep=True), "ruleset", "players", "characters", "ledger entries"]
     table = [["*" if r.selected else "", r.name, r.ruleset, r.players, r.characters, r.entries] for r in rows]
     if fmt == "csv":
         columns[0] = "selected"
@@ -89,9 +91,9 @@ def list_(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOp
 
 def settings(
     ctx: typer.Context,
-    assignments: list[str] = typer.Argument(None, help="KEY=VALUE pairs to change; none: show the settings."),
-    reason: str = typer.Option(None, "--reason", help="Why (recorded in the ledger)."),
-    json_out: bool = JsonOption,
+    assignments: Annotated[list[str] | None, typer.Argument(help="KEY=VALUE pairs to change; none: show the settings.")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why (recorded in the ledger).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Show or change the campaign's settings (fright_cap; criticals, default_stats).
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, say, warn
 from campaign.errors import BadInput
+
+if TYPE_CHECKING:
+    from campaign.services.ccfolia import LogImported
 
 
 class _Bytes:
@@ -63,21 +66,21 @@ def _explained(item: dict[str, Any]) -> str:
 
 def import_log(
     ctx: typer.Context,
-    file: str = typer.Argument(..., help="The export: ルーム名.html (ログ出力), its ZIP of parts, or the JSON log."),
-    ccfolia: bool = typer.Option(False, "--ccfolia", help="The file is a ココフォリア log (the only format so far)."),
-    scenario: int = typer.Option(None, "--scenario", help="Record the rolls under scenario number N "
-                                                          "(default: the scenario being played, if any)."),
-    map_: list[str] = typer.Option([], "--map", help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
+    file: Annotated[str, typer.Argument(help="The export: ルーム名.html (ログ出力), its ZIP of parts, or the JSON log.")],
+    ccfolia: Annotated[bool, typer.Option("--ccfolia", help="The file is a ココフォリア log (the only format so far).")] = False,
+    scenario: Annotated[int | None, typer.Option("--scenario", help="Record the rolls under scenario number N "
+                                                          "(default: the scenario being played, if any).")] = None,
+    map_: Annotated[list[str], typer.Option("--map", help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
                                                      "repeatable ('(no name)=…' for an empty speaker). "
-                                                     "Speakers named like a character need none."),
-    session_name: str = typer.Option(None, "--session", help="The session this log is (the identity its messages "
-                                                             "are known by; default: from the log itself)."),
-    apply_fright: bool = typer.Option(False, "--apply-fright", help="Apply each fright result (FEAR+n) to its "
-                                                                    "character, as `campaign fright` does."),
-    explain: bool = typer.Option(False, "--explain", help="List every message not recorded, and why."),
-    dice: str = DiceOption,
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be recorded; write nothing."),
-    json_out: bool = JsonOption,
+                                                     "Speakers named like a character need none.")] = [],
+    session_name: Annotated[str | None, typer.Option("--session", help="The session this log is (the identity its messages "
+                                                             "are known by; default: from the log itself).")] = None,
+    apply_fright: Annotated[bool, typer.Option("--apply-fright", help="Apply each fright result (FEAR+n) to its "
+                                                                    "character, as `campaign fright` does.")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="List every message not recorded, and why.")] = False,
+    dice: DiceOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be recorded; write nothing.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Record the BCDice results of a chat log as ledger entries (source ccfolia), once.
 
@@ -105,7 +108,7 @@ def import_log(
     from campaign.read_limits import LOG_BYTES, BoundedBinary
 
     try:
-        handle = BoundedBinary(open(path, "rb"), LOG_BYTES, file)  # /dev/zero or a huge file: one line
+        handle = BoundedBinary(open(path, "rb"), LOG_BYTES, file)  # noqa: SIM115 - closed by the with below
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from None
     previews: list[dict[str, Any]] = []
@@ -139,7 +142,7 @@ def import_log(
     _summary(summary, dry_run, explain)
 
 
-def _summary(summary, dry_run: bool, explain: bool) -> None:
+def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
     verb = "would record" if dry_run else "recorded"
     seqs = f" (#{summary.first_seq}–#{summary.last_seq})" if summary.first_seq is not None else ""
     say(f"{verb} {summary.recorded} entries{seqs}: {summary.rolls} rolls, {summary.tables} tables "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
@@ -22,7 +24,6 @@ from campaign.cli.output import (
 )
 from campaign.cli.parsing import parse_stat_assignments
 
-
 app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
                             "Example: campaign char add 鈴音 --player Aki --stat 心=3", no_args_is_help=True)
 
@@ -30,15 +31,15 @@ app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships
 @app.command("add")
 def char_add(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="Character name."),
-    player: str = typer.Option(None, "--player", "-p", help="The player who owns this PC."),
-    npc: bool = typer.Option(False, "--npc", help="A non-player character."),
-    summoner: str = typer.Option(None, "--summoner", help="The PC who summoned this NPC."),
-    stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3, Speed=5.25)."),
-    cp: int = typer.Option(0, "--cp", help="Character point total."),
-    new_stat: bool = typer.Option(False, "--new-stat", help="Allow a stat the ruleset does not know "
-                                                            "(without it such a name is refused as a likely typo)."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="Character name.")],
+    player: Annotated[str | None, typer.Option("--player", "-p", help="The player who owns this PC.")] = None,
+    npc: Annotated[bool, typer.Option("--npc", help="A non-player character.")] = False,
+    summoner: Annotated[str | None, typer.Option("--summoner", help="The PC who summoned this NPC.")] = None,
+    stat: Annotated[list[str], typer.Option("--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3, Speed=5.25).")] = [],
+    cp: Annotated[int, typer.Option("--cp", help="Character point total.")] = 0,
+    new_stat: Annotated[bool, typer.Option("--new-stat", help="Allow a stat the ruleset does not know "
+                                                            "(without it such a name is refused as a likely typo).")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Add a PC (with --player) or an NPC (with --npc, optionally --summoner).
 
@@ -57,12 +58,12 @@ def char_add(
 @app.command("list")
 def char_list(
     ctx: typer.Context,
-    status: str = typer.Option(None, "--status", help="Only active, missing, searching, dead or retired "
-                                                      "characters."),
-    all_: bool = typer.Option(False, "--all", help="Also dead and retired characters."),
-    json_out: bool = JsonOption,
-    csv_out: bool = CsvOption,
-    bom: bool = BomOption,
+    status: Annotated[str | None, typer.Option("--status", help="Only active, missing, searching, dead or retired "
+                                                      "characters.")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Also dead and retired characters.")] = False,
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    bom: BomOption = False,
 ) -> None:
     """List characters with their player, status and CP (dead and retired ones with --all).
 
@@ -147,10 +148,10 @@ def render_character(view) -> None:
 @app.command("show")
 def char_show(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="Character name."),
-    at: int = typer.Option(None, "--at", help="As the ledger stood right after entry SEQ (later voids not applied)."),
-    before: int = typer.Option(None, "--before", help="As it stood just before entry SEQ."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="Character name.")],
+    at: Annotated[int | None, typer.Option("--at", help="As the ledger stood right after entry SEQ (later voids not applied).")] = None,
+    before: Annotated[int | None, typer.Option("--before", help="As it stood just before entry SEQ.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Show a character: stats, CP, status, traits, conditions, pools, relations.
 
@@ -180,8 +181,8 @@ TIMELINE_COLUMNS = ["seq", "at", "actor", "kind", "voided_by", "what", "name", "
 
 
 @app.command("timeline")
-def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
-                  json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+def char_timeline(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Character name.")],
+                  json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False) -> None:
     """Every entry that changed the character, with the change (CP 150 → 140, +暗所恐怖症 -10, FP 11 → 8).
 
     Changes are as the ledger stood at each entry; an entry voided later is marked with
@@ -211,13 +212,13 @@ def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Char
 @app.command("set")
 def char_set(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="Character name."),
-    stat: list[str] = typer.Option([], "--stat", "-s", help="KEY=VALUE, repeatable."),
-    unset: list[str] = typer.Option([], "--unset", help="Remove this stat, repeatable."),
-    new_stat: bool = typer.Option(False, "--new-stat", help="Allow a stat the sheet and the ruleset do not know "
-                                                            "(without it such a name is refused as a likely typo)."),
-    cp: int = typer.Option(None, "--cp", help="New CP total."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="Character name.")],
+    stat: Annotated[list[str], typer.Option("--stat", "-s", help="KEY=VALUE, repeatable.")] = [],
+    unset: Annotated[list[str], typer.Option("--unset", help="Remove this stat, repeatable.")] = [],
+    new_stat: Annotated[bool, typer.Option("--new-stat", help="Allow a stat the sheet and the ruleset do not know "
+                                                            "(without it such a name is refused as a likely typo).")] = False,
+    cp: Annotated[int | None, typer.Option("--cp", help="New CP total.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Change or remove stats (or the CP total) of a character; logged so it can be voided.
 
@@ -233,8 +234,8 @@ def char_set(
 
 
 @app.command("rename")
-def char_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The character's present name."),
-                new: str = typer.Argument(..., help="The new name."), json_out: bool = JsonOption) -> None:
+def char_rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="The character's present name.")],
+                new: Annotated[str, typer.Argument(help="The new name.")], json_out: JsonOption = False) -> None:
     """Rename a character; history keeps the old name in old entries, `history --char NEW` finds both.
 
     Example: campaign char rename 名無しの狐 管狐
@@ -255,9 +256,9 @@ def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, 
 
 
 @app.command("kill")
-def char_kill(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
-              reason: str = typer.Option(..., "--reason", help="How they died, for the record."),
-              json_out: bool = JsonOption) -> None:
+def char_kill(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Character name.")],
+              reason: Annotated[str, typer.Option("--reason", help="How they died, for the record.")],
+              json_out: JsonOption = False) -> None:
     """Mark a character dead: kept in history and `char list --all`, out of scenarios and searches.
 
     Example: campaign char kill 刀矢 --reason '館の崩落'
@@ -266,9 +267,9 @@ def char_kill(ctx: typer.Context, name: str = typer.Argument(..., help="Characte
 
 
 @app.command("retire")
-def char_retire(ctx: typer.Context, name: str = typer.Argument(..., help="Character name."),
-                reason: str = typer.Option(None, "--reason", help="Why, for the record."),
-                json_out: bool = JsonOption) -> None:
+def char_retire(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Character name.")],
+                reason: Annotated[str | None, typer.Option("--reason", help="Why, for the record.")] = None,
+                json_out: JsonOption = False) -> None:
     """Retire a character: kept in history and `char list --all`, out of scenarios and searches.
 
     Example: campaign char retire 鈴音 --reason '故郷に帰った'
@@ -279,10 +280,10 @@ def char_retire(ctx: typer.Context, name: str = typer.Argument(..., help="Charac
 @app.command("relate")
 def char_relate(
     ctx: typer.Context,
-    a: str = typer.Argument(..., help="One character."),
-    b: str = typer.Argument(..., help="The other character."),
-    note: str = typer.Option(None, "--note", help="What ties them (幼馴染, 師匠 ...)."),
-    json_out: bool = JsonOption,
+    a: Annotated[str, typer.Argument(help="One character.")],
+    b: Annotated[str, typer.Argument(help="The other character.")],
+    note: Annotated[str | None, typer.Option("--note", help="What ties them (幼馴染, 師匠 ...).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Record that two characters are related (both ways); needed to search for each other.
 
@@ -298,13 +299,13 @@ def char_relate(
 @app.command("export")
 def char_export(
     ctx: typer.Context,
-    names: list[str] = typer.Argument(None, help="Character names (or --all)."),
-    all_: bool = typer.Option(False, "--all", help="Every character of the campaign."),
-    ccfolia: bool = typer.Option(False, "--ccfolia", help="As ココフォリア pieces (clipboard JSON)."),
-    copy: bool = typer.Option(False, "--copy", help="Also put the piece on the clipboard (one character)."),
-    fmt: str = typer.Option(None, "--format", help="csv or json: the sheet template `char import` reads "
-                                                   "(docs/sheets.md); ccfolia: as --ccfolia."),
-    json_out: bool = JsonOption,
+    names: Annotated[list[str] | None, typer.Argument(help="Character names (or --all).")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Every character of the campaign.")] = False,
+    ccfolia: Annotated[bool, typer.Option("--ccfolia", help="As ココフォリア pieces (clipboard JSON).")] = False,
+    copy: Annotated[bool, typer.Option("--copy", help="Also put the piece on the clipboard (one character).")] = False,
+    fmt: Annotated[str | None, typer.Option("--format", help="csv or json: the sheet template `char import` reads "
+                                                   "(docs/sheets.md); ccfolia: as --ccfolia.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Print characters as ココフォリア pieces: paste a line onto the board to make the piece;
     or, with --format csv|json, as sheets in the template `char import` reads.
@@ -376,11 +377,11 @@ def injury_note(name: str, note: dict) -> str:
 @app.command("damage", context_settings={"ignore_unknown_options": True})  # -3 is an amount, refused there
 def char_damage(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="Character name."),
-    pool: str = typer.Argument(..., help="HP (injury) or FP (fatigue)."),
-    amount: int = typer.Argument(..., help="How much is lost (1 or more; to give HP back, `char heal`)."),
-    reason: str = typer.Option(None, "--reason", help="What did it (recorded)."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="Character name.")],
+    pool: Annotated[str, typer.Argument(help="HP (injury) or FP (fatigue).")],
+    amount: Annotated[int, typer.Argument(help="How much is lost (1 or more; to give HP back, `char heal`).")],
+    reason: Annotated[str | None, typer.Option("--reason", help="What did it (recorded).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Take HP or FP off a character (may go below zero, as in GURPS); logged and voidable.
 
@@ -395,11 +396,11 @@ def char_damage(
 @app.command("heal", context_settings={"ignore_unknown_options": True})  # -3: refused, pointing to damage
 def char_heal(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="Character name."),
-    pool: str = typer.Argument(..., help="HP or FP."),
-    amount: int = typer.Argument(..., help="How much is regained (stops at the maximum)."),
-    reason: str = typer.Option(None, "--reason", help="How (recorded): rest, first aid ..."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="Character name.")],
+    pool: Annotated[str, typer.Argument(help="HP or FP.")],
+    amount: Annotated[int, typer.Argument(help="How much is regained (stops at the maximum).")],
+    reason: Annotated[str | None, typer.Option("--reason", help="How (recorded): rest, first aid ...")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Give HP or FP back, up to the maximum; a full pool is refused. Logged and voidable.
 

@@ -8,15 +8,15 @@ renders the returned record: one JSON document with --json, else a Rich line or 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
-from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.cli.output import DiceOption, JsonOption, emit_json
 from campaign.cli.parsing import parse_int
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.errors import BadInput
 
 app = typer.Typer(
@@ -26,17 +26,17 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-TargetOption = typer.Option(..., "--target", "-t", help="Target number (目標値): the total must reach it.")
-SkillOption = typer.Option(None, "--skill", help="Skill level (技能レベル): makes it a skill check.")
-ModOption = typer.Option([], "--mod", "-m", help="Modifier N or LABEL=N (道具=2), repeatable.")
-DiceModOption = typer.Option(0, "--dice-mod", help="Change the number of dice (-1 for 1d6). At 0 dice the "
-                             "check fails without rolling.")
-DoubleOption = typer.Option(0, "--double", count=True, help="A x2 effect on the result (倍化), repeatable; "
-                            "x2 effects never stack: one applies however many are given.")
-HalveOption = typer.Option(0, "--halve", count=True, help="A x1/2 effect on the result (半減, rounds down), "
-                           "repeatable; never stacks: one applies however many are given.")
-OccasionOption = typer.Option(None, "--occasion", help="機会: 簡易, 標準, 作業 or 瞬間 (a label only).")
-ReasonOption = typer.Option(None, "--reason", help="Why the check was made, kept in the ledger.")
+TargetOption = Annotated[int, typer.Option("--target", "-t", help="Target number (目標値): the total must reach it.")]
+SkillOption = Annotated[int | None, typer.Option("--skill", help="Skill level (技能レベル): makes it a skill check.")]
+ModOption = Annotated[list[str], typer.Option("--mod", "-m", help="Modifier N or LABEL=N (道具=2), repeatable.")]
+DiceModOption = Annotated[int, typer.Option("--dice-mod", help="Change the number of dice (-1 for 1d6). At 0 dice the "
+                             "check fails without rolling.")]
+DoubleOption = Annotated[int, typer.Option("--double", count=True, help="A x2 effect on the result (倍化), repeatable; "
+                            "x2 effects never stack: one applies however many are given.")]
+HalveOption = Annotated[int, typer.Option("--halve", count=True, help="A x1/2 effect on the result (半減, rounds down), "
+                           "repeatable; never stacks: one applies however many are given.")]
+OccasionOption = Annotated[str | None, typer.Option("--occasion", help="機会: 簡易, 標準, 作業 or 瞬間 (a label only).")]
+ReasonOption = Annotated[str | None, typer.Option("--reason", help="Why the check was made, kept in the ledger.")]
 
 SIDE_HELP = ("CHAR:STAT[+MOD...][±ND], e.g. 鈴音:技+2 or 刀矢:体-1D (one die fewer); "
              "CHAR:- for a side that does not (or cannot) roll: its result is 0.")
@@ -251,22 +251,22 @@ def render_hide(view) -> None:
 @app.command("ability")
 def ability(
     ctx: typer.Context,
-    character: str = typer.Argument(..., help="The character making the check."),
-    stat: str = typer.Argument(..., help="Stat to use: 心, 技, 体 or any stat the character has."),
-    target: int = TargetOption,
-    skill: int = SkillOption,
-    mod: list[str] = ModOption,
-    dice_mod: int = DiceModOption,
-    double: int = DoubleOption,
-    halve: int = HalveOption,
-    occasion: str = OccasionOption,
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    anyway: bool = AnywayOption,
-    reason: str = ReasonOption,
-    secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
-                                                        "result waits for `history reveal`."),
-    json_out: bool = JsonOption,
+    character: Annotated[str, typer.Argument(help="The character making the check.")],
+    stat: Annotated[str, typer.Argument(help="Stat to use: 心, 技, 体 or any stat the character has.")],
+    target: TargetOption,
+    skill: SkillOption = None,
+    mod: ModOption = [],
+    dice_mod: DiceModOption = 0,
+    double: DoubleOption = 0,
+    halve: HalveOption = 0,
+    occasion: OccasionOption = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    anyway: AnywayOption = False,
+    reason: ReasonOption = None,
+    secret: Annotated[bool, typer.Option("--secret", help="Roll in secret: the ledger keeps a commitment, the "
+                                                        "result waits for `history reveal`.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """能力判定: STAT + 2d6 + modifiers >= target (技能判定 with --skill). 6-6 is a critical
     success and 1-1 a critical failure whatever the total (campaign setting `criticals`).
@@ -287,17 +287,17 @@ def ability(
 @app.command("skill")
 def skill_check(
     ctx: typer.Context,
-    character: str = typer.Argument(..., help="The character making the check."),
-    stat: str = typer.Argument(..., help="Stat to use: 心, 技, 体 or any stat the character has."),
-    skill_name: str = typer.Argument(..., help="The skill; its level comes from the sheet (`skill add`)."),
-    target: int = TargetOption,
-    skill: int = typer.Option(None, "--skill", help="The level, when the sheet records none."),
-    mod: list[str] = ModOption,
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    anyway: bool = AnywayOption,
-    reason: str = ReasonOption,
-    json_out: bool = JsonOption,
+    character: Annotated[str, typer.Argument(help="The character making the check.")],
+    stat: Annotated[str, typer.Argument(help="Stat to use: 心, 技, 体 or any stat the character has.")],
+    skill_name: Annotated[str, typer.Argument(help="The skill; its level comes from the sheet (`skill add`).")],
+    target: TargetOption,
+    skill: Annotated[int | None, typer.Option("--skill", help="The level, when the sheet records none.")] = None,
+    mod: ModOption = [],
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    anyway: AnywayOption = False,
+    reason: ReasonOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """技能判定 with the skill level read off the sheet: STAT + 2d6 + level + modifiers >= target.
 
@@ -316,20 +316,20 @@ def skill_check(
 @app.command("coop")
 def coop(
     ctx: typer.Context,
-    stat: str = typer.Argument(..., help="The stat everyone uses; the highest among them counts."),
-    with_: list[str] = typer.Option([], "--with", "-w", help="A participant, repeatable (2 or more)."),
-    target: int = TargetOption,
-    skill: int = typer.Option(None, "--skill", help="One participant's skill level (only one counts)."),
-    mod: list[str] = ModOption,
-    dice_mod: int = DiceModOption,
-    double: int = DoubleOption,
-    halve: int = HalveOption,
-    occasion: str = OccasionOption,
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    anyway: bool = AnywayOption,
-    reason: str = ReasonOption,
-    json_out: bool = JsonOption,
+    stat: Annotated[str, typer.Argument(help="The stat everyone uses; the highest among them counts.")],
+    *, with_: Annotated[list[str], typer.Option("--with", "-w", help="A participant, repeatable (2 or more).")] = [],
+    target: TargetOption,
+    skill: Annotated[int | None, typer.Option("--skill", help="One participant's skill level (only one counts).")] = None,
+    mod: ModOption = [],
+    dice_mod: DiceModOption = 0,
+    double: DoubleOption = 0,
+    halve: HalveOption = 0,
+    occasion: OccasionOption = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    anyway: AnywayOption = False,
+    reason: ReasonOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """協力判定: the highest STAT among the participants, +1 per participant beyond the
     first, (n+1)d6 keeping the best two. --dice takes all n+1 faces in order.
@@ -354,18 +354,18 @@ def coop(
 @app.command("oppose")
 def oppose(
     ctx: typer.Context,
-    active: str = typer.Option(..., "--active", "-a", help="The acting side (rolls first): " + SIDE_HELP),
-    passive: list[str] = typer.Option([], "--passive", "-p", help="A responding side, repeatable: " + SIDE_HELP),
-    effect: int = typer.Option(None, "--effect", help="The active skill's numeric effect (damage ...), "
-                               "applied in full if the active side wins."),
-    if_resisted: str = typer.Option("vanish", "--if-resisted", help="When the active side loses: halve "
-                                    "(半減, rounds down) or vanish (消滅, no effect)."),
-    occasion: str = OccasionOption,
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    anyway: bool = AnywayOption,
-    reason: str = ReasonOption,
-    json_out: bool = JsonOption,
+    active: Annotated[str, typer.Option("--active", "-a", help="The acting side (rolls first): " + SIDE_HELP)],
+    passive: Annotated[list[str], typer.Option("--passive", "-p", help="A responding side, repeatable: " + SIDE_HELP)] = [],
+    effect: Annotated[int | None, typer.Option("--effect", help="The active skill's numeric effect (damage ...), "
+                               "applied in full if the active side wins.")] = None,
+    if_resisted: Annotated[str, typer.Option("--if-resisted", help="When the active side loses: halve "
+                                    "(半減, rounds down) or vanish (消滅, no effect).")] = "vanish",
+    occasion: OccasionOption = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    anyway: AnywayOption = False,
+    reason: ReasonOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """対抗判定: each side's result is STAT + 2d6 + MOD; the highest wins and a tie goes to
     the passive side. A side written CHAR:- does not roll and has result 0. --dice takes
@@ -388,21 +388,21 @@ def oppose(
 @app.command("danger")
 def danger(
     ctx: typer.Context,
-    character: str = typer.Argument(..., help="The character sensing danger."),
-    difficulty: int = typer.Option(..., "--difficulty", "-d", help="Difficulty: the result must EXCEED it."),
-    stat: str = typer.Option("感", "--stat", help="Stat to use."),
-    mod: list[str] = ModOption,
-    dice_mod: int = DiceModOption,
-    double: int = DoubleOption,
-    halve: int = HalveOption,
-    occasion: str = OccasionOption,
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    anyway: bool = AnywayOption,
-    reason: str = ReasonOption,
-    secret: bool = typer.Option(False, "--secret", help="Roll in secret: the ledger keeps a commitment, the "
-                                                        "result waits for `history reveal`."),
-    json_out: bool = JsonOption,
+    character: Annotated[str, typer.Argument(help="The character sensing danger.")],
+    difficulty: Annotated[int, typer.Option("--difficulty", "-d", help="Difficulty: the result must EXCEED it.")],
+    stat: Annotated[str, typer.Option("--stat", help="Stat to use.")] = "感",
+    mod: ModOption = [],
+    dice_mod: DiceModOption = 0,
+    double: DoubleOption = 0,
+    halve: HalveOption = 0,
+    occasion: OccasionOption = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    anyway: AnywayOption = False,
+    reason: ReasonOption = None,
+    secret: Annotated[bool, typer.Option("--secret", help="Roll in secret: the ledger keeps a commitment, the "
+                                                        "result waits for `history reveal`.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """危険感知: 感 + 2d6 + modifiers must exceed the difficulty (a tie fails). Prints which
     band the difference falls in: <=-3, -2..0, 1..3, 4..6, >=7.
@@ -434,19 +434,19 @@ def _render(view) -> None:
 @app.command("hide")
 def hide(
     ctx: typer.Context,
-    character: str = typer.Argument(..., help="The character hiding."),
-    observer: list[str] = typer.Option([], "--observer", "-o", help="Someone who might notice, repeatable: "
-                                       "NAME (uses --observer-stat), NAME:STAT[+MOD] or NAME:- (does not roll)."),
-    stat: str = typer.Option("技", "--stat", help="The hider's stat."),
-    observer_stat: str = typer.Option("感", "--observer-stat", help="The observers' stat (danger sense)."),
-    mod: list[str] = ModOption,
-    dice_mod: int = DiceModOption,
-    occasion: str = OccasionOption,
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    anyway: bool = AnywayOption,
-    reason: str = ReasonOption,
-    json_out: bool = JsonOption,
+    character: Annotated[str, typer.Argument(help="The character hiding.")],
+    observer: Annotated[list[str], typer.Option("--observer", "-o", help="Someone who might notice, repeatable: "
+                                       "NAME (uses --observer-stat), NAME:STAT[+MOD] or NAME:- (does not roll).")] = [],
+    stat: Annotated[str, typer.Option("--stat", help="The hider's stat.")] = "技",
+    observer_stat: Annotated[str, typer.Option("--observer-stat", help="The observers' stat (danger sense).")] = "感",
+    mod: ModOption = [],
+    dice_mod: DiceModOption = 0,
+    occasion: OccasionOption = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    anyway: AnywayOption = False,
+    reason: ReasonOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """隠れる: the hider's 技 + 2d6 against each observer's danger sense (感 + 2d6); an
     observer notices only by exceeding the hider's result. --dice takes the hider's

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -19,7 +18,7 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
-
+from campaign.cli.physical import PhysicalOption
 
 app = typer.Typer(help="A character's temporary conditions (stunned, unconscious ...), timed ones "
                                  "on the campaign clock (see `time`).\n\n"
@@ -39,8 +38,8 @@ def _condition_row(c: dict[str, Any]) -> list[Any]:
 
 @app.command("list")
 def condition_list(ctx: typer.Context,
-                   char: str = typer.Argument(None, help="Character name (default: every character)."),
-                   json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+                   char: Annotated[str | None, typer.Argument(help="Character name (default: every character).")] = None,
+                   json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False) -> None:
     """List active conditions, how long they last and, for timed ones, until when (campaign time).
 
     Example: campaign condition list 鈴音
@@ -49,7 +48,7 @@ def condition_list(ctx: typer.Context,
 
     fmt = output_format(json_out, csv_out)
     listed = list_conditions(state(ctx).db, state(ctx).campaign, char)
-    columns = ["condition", "duration", "since", "until", "from #"]
+    columns: list[str | Column] = ["condition", "duration", "since", "until", "from #"]
     if listed.character is None:
         columns = [Column("character", keep=True), *columns]
         rows = [[c["character"], *_condition_row(c)] for c in listed.conditions]
@@ -63,15 +62,15 @@ def condition_list(ctx: typer.Context,
 @app.command("add")
 def condition_add(
     ctx: typer.Context,
-    char: str = typer.Argument(..., help="Character name."),
-    name: str = typer.Argument(..., help="Condition (stun, unconscious, poisoned, 毒 ...)."),
-    lasts: str = typer.Option(None, "--for", help="Timed: runs out after this much campaign time (6h, 3day, "
-                                                  "2turns; a turn is a second). Without it, until cleared."),
-    then_penalty: int = typer.Option(None, "--then-penalty", help="A penalty to every roll that follows "
-                                                                  "once it ends (e.g. -2); needs --then-for."),
-    then_for: str = typer.Option(None, "--then-for", help="How long that penalty lasts (6h, 2day)."),
-    reason: str = typer.Option(None, "--reason", help="What caused it (recorded)."),
-    json_out: bool = JsonOption,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    name: Annotated[str, typer.Argument(help="Condition (stun, unconscious, poisoned, 毒 ...).")],
+    lasts: Annotated[str | None, typer.Option("--for", help="Timed: runs out after this much campaign time (6h, 3day, "
+                                                  "2turns; a turn is a second). Without it, until cleared.")] = None,
+    then_penalty: Annotated[int | None, typer.Option("--then-penalty", help="A penalty to every roll that follows "
+                                                                  "once it ends (e.g. -2); needs --then-for.")] = None,
+    then_for: Annotated[str | None, typer.Option("--then-for", help="How long that penalty lasts (6h, 2day).")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="What caused it (recorded).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Put a condition on a character, optionally timed on the campaign clock; logged and voidable.
 
@@ -94,17 +93,18 @@ def condition_add(
 @app.command("clear")
 def condition_clear(
     ctx: typer.Context,
-    char: str = typer.Argument(..., help="Character name."),
-    name: str = typer.Argument(..., help="Condition (stun, unconscious ... or 朦朧, 気絶 ...)."),
-    reason: str = typer.Option(None, "--reason", help="E.g. 'made the Will roll'."),
-    lasted: str = typer.Option(None, "--lasted", help="How long it really lasted (e.g. 5day), for a penalty "
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    name: Annotated[str, typer.Argument(help="Condition (stun, unconscious ... or 朦朧, 気絶 ...).")],
+    reason: Annotated[str | None, typer.Option("--reason", help="E.g. 'made the Will roll'.")] = None,
+    lasted: Annotated[str | None, typer.Option("--lasted", help="How long it really lasted (e.g. 5day), for a penalty "
                                                       "that lasts as long (catatonia); default: the campaign "
-                                                      "time since it began, at least its rolled time."),
-    json_out: bool = JsonOption,
+                                                      "time since it began, at least its rolled time.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """End a condition (every active one of that name); logged, so it can be voided.
 
-    A penalty that follows recovery (fright table 28-30: -2 for 6 hours, or for as many days as a catatonia lasted) begins now as a timed condition.
+    A penalty that follows recovery (fright table 28-30: -2 for 6 hours, or for as many days
+    as a catatonia lasted) begins now as a timed condition.
 
     Example: campaign condition clear 鈴音 朦朧 --reason '意思判定に成功'
     """
@@ -124,13 +124,13 @@ def condition_clear(
 @app.command("recover")
 def condition_recover(
     ctx: typer.Context,
-    char: str = typer.Argument(..., help="Character name."),
-    name: str = typer.Argument(..., help="Condition (stun, unconscious ... or 朦朧, 気絶 ...)."),
-    dice: str = typer.Option(None, "--dice", help="The three physical dice, in order (e.g. 3,4,2)."),
-    mod: int = typer.Option(0, "--mod", help="Modifier to the stat (not for a roll that ignores penalties)."),
-    reason: str = typer.Option(None, "--reason", help="Recorded with the roll."),
-    physical: bool = PhysicalOption,
-    json_out: bool = JsonOption,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    name: Annotated[str, typer.Argument(help="Condition (stun, unconscious ... or 朦朧, 気絶 ...).")],
+    dice: Annotated[str | None, typer.Option("--dice", help="The three physical dice, in order (e.g. 3,4,2).")] = None,
+    mod: Annotated[int, typer.Option("--mod", help="Modifier to the stat (not for a roll that ignores penalties).")] = 0,
+    reason: Annotated[str | None, typer.Option("--reason", help="Recorded with the roll.")] = None,
+    physical: PhysicalOption = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Roll a condition's recovery roll (Will, HT or IQ, as its fright table entry says) and
     clear the condition on a success; one entry either way, voidable.
@@ -151,7 +151,8 @@ def condition_recover(
     faces = ",".join(map(str, done.dice))
     verdict = "recovered" if done.recovered else "still " + done.condition
     say(f"#{done.seq} {done.character}: {done.stat} roll to recover from {label}: 3D6<={done.target} "
-        f"→ [{faces}] = {done.total} → {outcome_label(None, done.outcome)} {done.outcome.replace('_', ' ')} (margin {done.margin:+d}): {verdict}")
+        f"→ [{faces}] = {done.total} → {outcome_label(None, done.outcome)} {done.outcome.replace('_', ' ')} "
+        f"(margin {done.margin:+d}): {verdict}")
     for follow in done.follow_ups:
         print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
         print_text(f"    {follow['detail']['summary_en']}")

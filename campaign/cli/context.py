@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import typer
 
 from campaign.db.database import Database
+
+if TYPE_CHECKING:
+    from campaign.core.dice_source import DiceSource
 
 
 @dataclass
@@ -71,7 +75,7 @@ class AppState:
         return selected_campaign(self.db.url)
 
 
-    def dice(self, manual: str | None, physical: bool = False):
+    def dice(self, manual: str | None, physical: bool = False) -> DiceSource:
         """The dice source for a rolling command: --dice faces, else --physical (asks for
         each die on a terminal, cli.physical), else --seed, else the OS.
 

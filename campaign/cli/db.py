@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -20,7 +21,7 @@ def _redacted(url: str) -> str:
 
 
 @app.command("path")
-def db_path(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+def db_path(ctx: typer.Context, json_out: JsonOption = False) -> None:
     """Print where the database is (a file path, or the URL without its password).
 
     Example: campaign db path
@@ -35,7 +36,7 @@ def db_path(ctx: typer.Context, json_out: bool = JsonOption) -> None:
 
 
 @app.command("current")
-def db_current(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+def db_current(ctx: typer.Context, json_out: JsonOption = False) -> None:
     """Print the schema revision of the database and the newest this version knows, and
     report any missing ledger trigger as damage (one line each, exit 1).
 
@@ -65,10 +66,10 @@ def db_current(ctx: typer.Context, json_out: bool = JsonOption) -> None:
 
 
 @app.command("upgrade")
-def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption,
-               rebuild: bool = typer.Option(False, "--rebuild", help="Also rewrite every campaign's state as the "
+def db_upgrade(ctx: typer.Context, json_out: JsonOption = False,
+               rebuild: Annotated[bool, typer.Option("--rebuild", help="Also rewrite every campaign's state as the "
                                             "replay of its ledger (after checking each chain): repairs a "
-                                            "round-1 upgrade that an older version left half done.")) -> None:
+                                            "round-1 upgrade that an older version left half done.")] = False) -> None:
     """Bring the database to the newest schema (commands also do this on their own).
 
     Example: campaign db upgrade --rebuild
@@ -76,7 +77,7 @@ def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption,
     from campaign.db.migrate import HEAD_REVISION
 
     s = state(ctx)
-    s.db  # opening migrates
+    s.db  # noqa: B018 - opening migrates
     rebuilt = None
     if rebuild:
         from campaign.services.rebuild import rebuild_states
@@ -91,9 +92,9 @@ def db_upgrade(ctx: typer.Context, json_out: bool = JsonOption,
 
 
 @app.command("backup")
-def db_backup(ctx: typer.Context, file: Path = typer.Argument(..., help="Where to write the copy."),
-              force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
-              json_out: bool = JsonOption) -> None:
+def db_backup(ctx: typer.Context, file: Annotated[Path, typer.Argument(help="Where to write the copy.")],
+              force: Annotated[bool, typer.Option("--force", help="Overwrite FILE if it exists.")] = False,
+              json_out: JsonOption = False) -> None:
     """Write a consistent copy of the SQLite database, safe while others are writing.
 
     The copy keeps this database's selected campaign (`use`), so commands on the copy
@@ -113,7 +114,9 @@ def db_backup(ctx: typer.Context, file: Path = typer.Argument(..., help="Where t
     target = target_path(file)  # a link, a FIFO or a device is refused, --force or not
     if target.exists() and not target.is_dir() and not force:
         raise RuleRefused(f"{target} exists; add --force to overwrite it")
-    size = backup_sqlite(sqlite_path(db.url), file)
+    source = sqlite_path(db.url)
+    assert source is not None  # refuse_non_sqlite above
+    size = backup_sqlite(source, file)
     selected = selected_campaign(db.url)
     if selected is not None:
         select_campaign(resolve_url(str(target)), selected)

@@ -6,6 +6,7 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -86,7 +87,7 @@ def _first_seq(db: str, kind: str, latest: bool = False) -> int:
 
 def demo(
     ctx: typer.Context,
-    keep: bool = typer.Option(False, "--keep", help="Print where the demo database is and keep it."),
+    keep: Annotated[bool, typer.Option("--keep", help="Print where the demo database is and keep it.")] = False,
 ) -> None:
     """Build a sample campaign and walk through what the tool does, printing each step.
 

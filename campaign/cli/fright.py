@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
-from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.cli.output import (
     DiceOption,
     JsonOption,
@@ -16,24 +14,26 @@ from campaign.cli.output import (
     print_text,
     say,
 )
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.labels import OUTCOME_LABELS, UNIT_JA, category_ja
 
 
 def fright(
     ctx: typer.Context,
-    char: str = typer.Argument(..., help="The character facing something frightening."),
-    mod: int = typer.Option(0, "--mod", help="GM's modifier to the Will roll (+2, -3 ...)."),
-    pick: str = typer.Option(None, "--pick", help="Name for the new trait (else a placeholder to rename); "
-                                                  "on entry 25, the mild phobia that worsens."),
-    choice: int = typer.Option(0, "--choice", help="Where the entry offers a choice (phobia or mental "
-                                                   "disadvantage): 0 = the first, 1 = the second."),
-    severe_phobia: bool = typer.Option(False, "--severe-phobia", help="The fright is the object of the "
-                                                                      "character's severe phobia (-4)."),
-    reason: str = typer.Option(None, "--reason", help="What frightened them (recorded)."),
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    anyway: bool = AnywayOption,
-    json_out: bool = JsonOption,
+    char: Annotated[str, typer.Argument(help="The character facing something frightening.")],
+    mod: Annotated[int, typer.Option("--mod", help="GM's modifier to the Will roll (+2, -3 ...).")] = 0,
+    pick: Annotated[str | None, typer.Option("--pick", help="Name for the new trait (else a placeholder to rename); "
+                                                  "on entry 25, the mild phobia that worsens.")] = None,
+    choice: Annotated[int, typer.Option("--choice", help="Where the entry offers a choice (phobia or mental "
+                                                   "disadvantage): 0 = the first, 1 = the second.")] = 0,
+    severe_phobia: Annotated[bool, typer.Option("--severe-phobia", help="The fright is the object of the "
+                                                                      "character's severe phobia (-4).")] = False,
+    reason: Annotated[str | None, typer.Option("--reason", help="What frightened them (recorded).")] = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    anyway: AnywayOption = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Roll a fright check (恐怖判定): Will roll, and on failure the fright table, applied.
 

@@ -47,7 +47,7 @@ def _show_invites(invites: Any) -> None:
 
 
 @app.command("setup")
-def setup(ctx: typer.Context, db: DbOption = None, json_out: bool = JsonOption) -> None:
+def setup(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False) -> None:
     """Create the GM's login role (the one `campaign serve` uses) with a generated
     password (shown once) and grant it every table the server writes; players whose
     database roles an upgrade removed get their invite links here. Run it as the
@@ -71,7 +71,7 @@ def setup(ctx: typer.Context, db: DbOption = None, json_out: bool = JsonOption) 
 
 
 @app.command("migrate-players")
-def migrate_players(ctx: typer.Context, db: DbOption = None, json_out: bool = JsonOption) -> None:
+def migrate_players(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False) -> None:
     """Give each player whose database role migration 0016 removed a one-time invite
     link to the table server (shown once; each player is given one only once).
 
@@ -91,7 +91,7 @@ def migrate_players(ctx: typer.Context, db: DbOption = None, json_out: bool = Js
 
 @app.command("add-player")
 def add_player(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Player name.")],
-               db: DbOption = None, json_out: bool = JsonOption) -> None:
+               db: DbOption = None, json_out: JsonOption = False) -> None:
     """Players have no database role any more: this says how to invite NAME instead
     (`campaign invite NAME`) and changes nothing.
 
@@ -105,8 +105,8 @@ def add_player(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Pla
 
 
 @app.command("status")
-def status(ctx: typer.Context, db: DbOption = None, json_out: bool = JsonOption, csv_out: bool = CsvOption,
-           bom: bool = BomOption) -> None:
+def status(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False, csv_out: CsvOption = False,
+           bom: BomOption = False) -> None:
     """List the GM's role, whether it may log in and the tables it may write, as the
     database reports them; and the players still owed an invite.
 
@@ -130,7 +130,7 @@ def status(ctx: typer.Context, db: DbOption = None, json_out: bool = JsonOption,
 
 @app.command("revoke")
 def revoke(ctx: typer.Context, name: Annotated[str, typer.Argument(help="GM (players: `campaign invite revoke`).")],
-           db: DbOption = None, json_out: bool = JsonOption) -> None:
+           db: DbOption = None, json_out: JsonOption = False) -> None:
     """Take the GM's role's login and rights away (its entries keep their actor;
     `group reopen` opens it again with a new password). A player's seat is revoked
     with `campaign invite revoke NAME`.
@@ -145,7 +145,7 @@ def revoke(ctx: typer.Context, name: Annotated[str, typer.Argument(help="GM (pla
 
 
 @app.command("reopen")
-def reopen(ctx: typer.Context, db: DbOption = None, json_out: bool = JsonOption) -> None:
+def reopen(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False) -> None:
     """Open the revoked GM's role again with a new password (shown once).
 
     Example: campaign group reopen --json

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand
@@ -48,22 +48,22 @@ def _row(entry: dict[str, Any]) -> list[Any]:
 @app.callback()
 def history(
     ctx: typer.Context,
-    char: str = typer.Option(None, "--char", help="Only this character's entries."),
-    player: str = typer.Option(None, "--player", help="Entries of this player's characters, and every entry "
-                                                      "the player made (rolls for NPCs included)."),
-    actor: str = typer.Option(None, "--actor", help="Only entries made by this actor (GM, a player's name)."),
-    kind: str = typer.Option(None, "--kind", help="roll, fright, table, check, reunion, missing, search, void ..."),
-    scenario: int = typer.Option(None, "--scenario", help="Only entries made during scenario number N."),
-    outcome: str = typer.Option(None, "--outcome", help="success, failure, critical_success, critical_failure."),
-    source: str = typer.Option(None, "--source", help="Where the dice came from: rng, server, manual, seeded, "
-                                                      "bcdice-api (a dice bot's token), ccfolia (an imported log)."),
-    since: str = typer.Option(None, "--since", help="From this date (YYYY-MM-DD) or ISO time, UTC."),
-    until: str = typer.Option(None, "--until", help="Up to this date (inclusive) or ISO time, UTC."),
-    limit: int = typer.Option(50, "--limit", help="At most N entries, newest first."),
-    all_: bool = typer.Option(False, "--all", help="Every matching entry (streamed)."),
-    json_out: bool = JsonOption,
-    csv_out: bool = CsvOption,
-    bom: bool = BomOption,
+    char: Annotated[str | None, typer.Option("--char", help="Only this character's entries.")] = None,
+    player: Annotated[str | None, typer.Option("--player", help="Entries of this player's characters, and every entry "
+                                                      "the player made (rolls for NPCs included).")] = None,
+    actor: Annotated[str | None, typer.Option("--actor", help="Only entries made by this actor (GM, a player's name).")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", help="roll, fright, table, check, reunion, missing, search, void ...")] = None,
+    scenario: Annotated[int | None, typer.Option("--scenario", help="Only entries made during scenario number N.")] = None,
+    outcome: Annotated[str | None, typer.Option("--outcome", help="success, failure, critical_success, critical_failure.")] = None,
+    source: Annotated[str | None, typer.Option("--source", help="Where the dice came from: rng, server, manual, seeded, "
+                                                      "bcdice-api (a dice bot's token), ccfolia (an imported log).")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, UTC.")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, UTC.")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="At most N entries, newest first.")] = 50,
+    all_: Annotated[bool, typer.Option("--all", help="Every matching entry (streamed).")] = False,
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    bom: BomOption = False,
 ) -> None:
     """List ledger entries, newest first, filtered; `history show|verify|seal|void` act on it.
 
@@ -130,7 +130,7 @@ def _chain(first, rest):
 
 
 @app.command("show")
-def show(ctx: typer.Context, seq: int = typer.Argument(..., help="Entry number."), json_out: bool = JsonOption) -> None:
+def show(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="Entry number.")], json_out: JsonOption = False) -> None:
     """Show one entry as readable fields: when (local time), who, what was rolled, what
     it changed and why; sub-entries follow. --json prints the raw record (UTC times,
     every field, hashes), as the ledger holds it.
@@ -209,11 +209,11 @@ def _detail_text(value: Any) -> str:
 @app.command("verify")
 def verify(
     ctx: typer.Context,
-    head: str = typer.Option(None, "--head", help="The head hash you kept from `history seal` (64 hex digits, "
-                                                  "or its first 16 or more)."),
-    chain_only: bool = typer.Option(False, "--chain-only", help="Check the hash chain (and reveals) only: not the "
-                                                                "state tables, not the GM's hidden rows."),
-    json_out: bool = JsonOption,
+    head: Annotated[str | None, typer.Option("--head", help="The head hash you kept from `history seal` (64 hex digits, "
+                                                  "or its first 16 or more).")] = None,
+    chain_only: Annotated[bool, typer.Option("--chain-only", help="Check the hash chain (and reveals) only: not the "
+                                                                "state tables, not the GM's hidden rows.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Recompute the hash chain, then replay it and compare the state tables with it;
     exit 1 naming the first bad entry or the first differing row.
@@ -275,8 +275,8 @@ def _head_line(found) -> str:
 
 
 @app.command("seal")
-def seal(ctx: typer.Context, reason: str = typer.Option(None, "--reason", help="E.g. 'end of session 12'."),
-         json_out: bool = JsonOption) -> None:
+def seal(ctx: typer.Context, reason: Annotated[str | None, typer.Option("--reason", help="E.g. 'end of session 12'.")] = None,
+         json_out: JsonOption = False) -> None:
     """Append a seal entry and print the head hash for the players to keep.
 
     Example: campaign history seal --reason 'end of session 12'
@@ -309,14 +309,14 @@ class _VoidCommand(TyperCommand):
 @app.command("void", cls=_VoidCommand)
 def void(
     ctx: typer.Context,
-    seqs: list[int] = typer.Argument(None, help="Entries to void, one or more (a void entry: take that void "
-                                                "back)."),
-    last: int = typer.Option(None, "--last", help="Void the newest N entries that can be voided (--last "
-                                                  "alone: the newest one).", metavar="[N]"),
-    reason: str = typer.Option(..., "--reason", help="Why (required)."),
-    cascade: bool = typer.Option(False, "--cascade", help="Also void the later entries that depend on them."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation (needed when not on a terminal)."),
-    json_out: bool = JsonOption,
+    *, seqs: Annotated[list[int] | None, typer.Argument(help="Entries to void, one or more (a void entry: take that void "
+                                                "back).")] = None,
+    last: Annotated[int | None, typer.Option("--last", help="Void the newest N entries that can be voided (--last "
+                                                  "alone: the newest one).", metavar="[N]")] = None,
+    reason: Annotated[str, typer.Option("--reason", help="Why (required).")],
+    cascade: Annotated[bool, typer.Option("--cascade", help="Also void the later entries that depend on them.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation (needed when not on a terminal).")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Void entries: they stay in the ledger, marked voided, and the state becomes what
     the ledger makes without them. Several entries (or --last N) are voided in one
@@ -327,7 +327,7 @@ def void(
     shows what it will reverse and asks first; elsewhere it needs --yes.
 
     Example: campaign history void 42 43 --reason 'test rolls' --yes; campaign history void --last 3 --reason '試し振り' --yes
-    """
+    """  # noqa: E501 - one example line, kept whole in --help
     from campaign.services.voids import preview_void
     from campaign.services.voids import void as void_service
 
@@ -388,9 +388,9 @@ def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
 @app.command("approve")
 def approve(
     ctx: typer.Context,
-    seq: int = typer.Argument(..., help="The void request entry to grant."),
-    cascade: bool = typer.Option(False, "--cascade", help="Also void the later entries that depend on it."),
-    json_out: bool = JsonOption,
+    seq: Annotated[int, typer.Argument(help="The void request entry to grant.")],
+    cascade: Annotated[bool, typer.Option("--cascade", help="Also void the later entries that depend on it.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Grant a player's void request (group mode): the requested entry is voided, the
     void's reason naming the request.
@@ -410,10 +410,10 @@ def approve(
 @app.command("proof")
 def proof(
     ctx: typer.Context,
-    seq: int = typer.Argument(..., help="The entry to prove."),
-    head: str = typer.Option(None, "--head", help="Prove against this seal's hash (default: the latest seal)."),
-    output: str = typer.Option(..., "--output", "-o", help="Where to write the bundle (a .json file, '-' for stdout)."),
-    json_out: bool = JsonOption,
+    seq: Annotated[int, typer.Argument(help="The entry to prove.")],
+    *, head: Annotated[str | None, typer.Option("--head", help="Prove against this seal's hash (default: the latest seal).")] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help="Where to write the bundle (a .json file, '-' for stdout).")],
+    json_out: JsonOption = False,
 ) -> None:
     """Write a proof bundle: the entry and every entry from it to a sealed head.
 

@@ -3,6 +3,8 @@ until their reveal (secret rolls' results, fair dice's seeds), on the `history` 
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
@@ -13,8 +15,8 @@ from campaign.labels import shown_detail
 
 
 @app.command("reveal")
-def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
-           json_out: bool = JsonOption) -> None:
+def reveal(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The secret roll's entry number.")],
+           json_out: JsonOption = False) -> None:
     """Reveal a secret roll: append an entry with its result and salt, which anyone can
     check against the commitment the roll recorded (`history verify` does).
 
@@ -33,8 +35,8 @@ def reveal(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret r
 
 @app.command("reveal-seed")
 def reveal_seed(ctx: typer.Context,
-                scenario: int = typer.Argument(None, help="The scenario whose seed to reveal (default: the open seed)."),
-                json_out: bool = JsonOption) -> None:
+                scenario: Annotated[int | None, typer.Argument(help="The scenario whose seed to reveal (default: the open seed).")] = None,
+                json_out: JsonOption = False) -> None:
     """Reveal the committed seed of fair dice (`scenario end` does it too): append a
     `seed_reveal` entry, after which anyone can recompute every derived die.
 
@@ -51,8 +53,8 @@ def reveal_seed(ctx: typer.Context,
 
 
 @app.command("peek")
-def peek(ctx: typer.Context, seq: int = typer.Argument(..., help="The secret roll's entry number."),
-         json_out: bool = JsonOption) -> None:
+def peek(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The secret roll's entry number.")],
+         json_out: JsonOption = False) -> None:
     """Show the GM the hidden result of a secret roll, without revealing it (writes nothing).
 
     Example: campaign history peek 42

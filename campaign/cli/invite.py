@@ -7,6 +7,8 @@ invited with `invite new list`).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 from typer.core import TyperGroup
 
@@ -37,15 +39,15 @@ def _seconds(text: str) -> int:
 @app.command("new")
 def invite_new(
     ctx: typer.Context,
-    player: str = typer.Argument(..., help="The player to seat (a player of the campaign), or with --gm the "
-                                           "name the GM's entries carry (usually GM)."),
-    gm: bool = typer.Option(False, "--gm", help="The invite gives the GM's rights (calls, any character)."),
-    expires: str = typer.Option("7day", "--expires", help="How long the link stays good: 30min, 12h, 7day (at most 90day)."),
-    bcdice: bool = typer.Option(False, "--bcdice", help="Make a BCDice-API token for a dice bot instead, named "
-                                                        "PLAYER (docs/bcdice-api.md); good until revoked."),
-    bcdice_player: str = typer.Option(None, "--player", help="With --bcdice: the player its rolls are recorded for."),
-    bcdice_character: str = typer.Option(None, "--character", help="With --bcdice: the character its rolls are for."),
-    json_out: bool = JsonOption,
+    player: Annotated[str, typer.Argument(help="The player to seat (a player of the campaign), or with --gm the "
+                                           "name the GM's entries carry (usually GM).")],
+    gm: Annotated[bool, typer.Option("--gm", help="The invite gives the GM's rights (calls, any character).")] = False,
+    expires: Annotated[str, typer.Option("--expires", help="How long the link stays good: 30min, 12h, 7day (at most 90day).")] = "7day",
+    bcdice: Annotated[bool, typer.Option("--bcdice", help="Make a BCDice-API token for a dice bot instead, named "
+                                                        "PLAYER (docs/bcdice-api.md); good until revoked.")] = False,
+    bcdice_player: Annotated[str | None, typer.Option("--player", help="With --bcdice: the player its rolls are recorded for.")] = None,
+    bcdice_character: Annotated[str | None, typer.Option("--character", help="With --bcdice: the character its rolls are for.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Make a one-time invite link (shown once: only its hash is stored).
 
@@ -91,7 +93,7 @@ def _bcdice_token(s, name: str, bcdice: bool, gm: bool, player: str | None, char
 
 
 @app.command("list")
-def invite_list(ctx: typer.Context, json_out: bool = JsonOption) -> None:
+def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
     """Invites (pending, used, expired, revoked) and sessions of the campaign.
 
     Example: campaign invite list --json
@@ -122,9 +124,9 @@ def invite_list(ctx: typer.Context, json_out: bool = JsonOption) -> None:
 
 
 @app.command("revoke")
-def invite_revoke(ctx: typer.Context, player: str = typer.Argument(..., help="Whose seat (or which BCDice-API "
-                                                                        "token's name) to take away."),
-                  json_out: bool = JsonOption) -> None:
+def invite_revoke(ctx: typer.Context, player: Annotated[str, typer.Argument(help="Whose seat (or which BCDice-API "
+                                                                        "token's name) to take away.")],
+                  json_out: JsonOption = False) -> None:
     """End every session of PLAYER at once and cancel their unused invites; end the
     BCDice-API tokens of that name (--bcdice) too.
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -17,7 +18,7 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
-
+from campaign.cli.physical import PhysicalOption
 
 app = typer.Typer(
     help="Missing characters (行方不明): mark them, set their reunion die, list them.\n\n"
@@ -29,10 +30,10 @@ app = typer.Typer(
 @app.command("mark")
 def missing_mark(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The character that went missing."),
-    faces: int = typer.Option(6, "--faces", help="Faces of its reunion die (default 6)."),
-    reason: str = typer.Option(None, "--reason", help="What happened, for the record."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="The character that went missing.")],
+    faces: Annotated[int, typer.Option("--faces", help="Faces of its reunion die (default 6).")] = 6,
+    reason: Annotated[str | None, typer.Option("--reason", help="What happened, for the record.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Mark a character missing; it is rolled for at the end of every scenario until it returns.
 
@@ -51,9 +52,9 @@ def missing_mark(
 @app.command("faces")
 def missing_faces(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="A missing character."),
-    faces: int = typer.Argument(..., help="New number of faces of its reunion die."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="A missing character.")],
+    faces: Annotated[int, typer.Argument(help="New number of faces of its reunion die.")],
+    json_out: JsonOption = False,
 ) -> None:
     """Change the reunion die of a missing character (the GM's call).
 
@@ -72,12 +73,12 @@ def missing_faces(
 @app.command("reunion")
 def missing_reunion(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The missing character."),
-    scenario: str = typer.Option(None, "--scenario", help="Title or number of the ended scenario "
-                                                          "(default: the last one that ended)."),
-    dice: str = typer.Option(None, "--dice", help="The physical die's face."),
-    physical: bool = PhysicalOption,
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="The missing character.")],
+    scenario: Annotated[str | None, typer.Option("--scenario", help="Title or number of the ended scenario "
+                                                          "(default: the last one that ended).")] = None,
+    dice: Annotated[str | None, typer.Option("--dice", help="The physical die's face.")] = None,
+    physical: PhysicalOption = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Roll a reunion check again for an ended scenario whose roll was voided.
 
@@ -100,9 +101,9 @@ def missing_reunion(
 @app.command("found")
 def missing_found(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The missing character."),
-    reason: str = typer.Option(..., "--reason", help="How the story brings them back."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="The missing character.")],
+    reason: Annotated[str, typer.Option("--reason", help="How the story brings them back.")],
+    json_out: JsonOption = False,
 ) -> None:
     """End a missing status for story reasons, at any time (its searchers return); voidable.
 
@@ -121,8 +122,8 @@ def missing_found(
 
 
 @app.command("list")
-def missing_list(ctx: typer.Context, json_out: bool = JsonOption,
-                 csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+def missing_list(ctx: typer.Context, json_out: JsonOption = False,
+                 csv_out: CsvOption = False, bom: BomOption = False) -> None:
     """List missing characters: reunion die, searchers, since when, and the current chance.
 
     Example: campaign missing list --json
@@ -132,7 +133,7 @@ def missing_list(ctx: typer.Context, json_out: bool = JsonOption,
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_missing(s.db, s.campaign)
-    columns = [Column("character", keep=True), "player", "searchers", "since", "reunion"]
+    columns: list[str | Column] = [Column("character", keep=True), "player", "searchers", "since", "reunion"]
     table = [
         [r.character, r.player, ", ".join(x.name for x in r.searchers),
          f"#{r.since_seq}" + (f" (S{r.since_scenario})" if r.since_scenario else ""), r.odds]

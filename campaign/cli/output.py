@@ -13,12 +13,13 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC
+from typing import Annotated, Any
 
 import typer
 
-JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
-CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of a table.")]
+CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV (one row per line) instead of a table.")]
 _bom_wanted = False  # set by --bom, reset by the root callback at every invocation
 
 
@@ -33,9 +34,9 @@ def _want_bom(value: bool) -> bool:
     return value
 
 
-BomOption = typer.Option(False, "--bom", callback=_want_bom,
+BomOption = Annotated[bool, typer.Option("--bom", callback=_want_bom,
                          help="With --csv: start with a UTF-8 byte order mark, so Excel on Japanese Windows "
-                              "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).")
+                              "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).")]
 
 
 def csv_bom() -> bool:
@@ -43,7 +44,7 @@ def csv_bom() -> bool:
     return _bom_wanted or os.environ.get("CAMPAIGN_CSV_BOM", "").strip().lower() in ("1", "yes", "true", "on")
 
 
-DiceOption = typer.Option(None, "--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
+DiceOption = Annotated[str | None, typer.Option("--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")]
 
 
 # What user text may not bring to a terminal: C0 controls and DEL (ESC starts the escape
@@ -175,9 +176,8 @@ def csv_cell(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     text = safe_text(value)
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        if not _NUMBER.fullmatch(text):
-            text = "'" + text
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(text):
+        text = "'" + text
     return text
 
 
@@ -327,14 +327,14 @@ def local_time(at: str | None, *, seconds: bool = False) -> str:
     zone): the one formatter every table and key/value view uses for ledger times."""
     if not at:
         return ""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
         moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
     except ValueError:
         return at  # not ours to reinterpret: shown as stored
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     if _zone_name is not None:
         from zoneinfo import ZoneInfo
 

@@ -13,14 +13,15 @@ PostgreSQL row lock), so another writer waits (and may time out) until the dice 
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Annotated, Any, TextIO
 
 import typer
 
 from campaign.errors import BadInput, CampaignError
 
-PhysicalOption = typer.Option(False, "--physical", help="On a terminal: ask for each physical die as it is needed "
-                              "(and whether a conditional reroll applies), instead of --dice.")
+PhysicalOption = Annotated[bool, typer.Option("--physical", help="On a terminal: ask for each physical die as it is needed "
+                              "(and whether a conditional reroll applies), instead of --dice.")]
 
 _YES = {"y", "yes", "はい"}
 _NO = {"n", "no", "いいえ"}

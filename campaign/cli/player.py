@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
@@ -16,13 +18,12 @@ from campaign.cli.output import (
     say,
 )
 
-
 app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)
 
 
 @app.command("add")
-def player_add(ctx: typer.Context, name: str = typer.Argument(..., help="Player name."),
-               json_out: bool = JsonOption) -> None:
+def player_add(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Player name.")],
+               json_out: JsonOption = False) -> None:
     """Add a player.
 
     Example: campaign player add Aki
@@ -35,8 +36,8 @@ def player_add(ctx: typer.Context, name: str = typer.Argument(..., help="Player 
 
 
 @app.command("list")
-def player_list(ctx: typer.Context, json_out: bool = JsonOption,
-                csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+def player_list(ctx: typer.Context, json_out: JsonOption = False,
+                csv_out: CsvOption = False, bom: BomOption = False) -> None:
     """List players and their characters.
 
     Example: campaign player list --csv
@@ -52,8 +53,8 @@ def player_list(ctx: typer.Context, json_out: bool = JsonOption,
 
 
 @app.command("rename")
-def player_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The player's present name."),
-                  new: str = typer.Argument(..., help="The new name."), json_out: bool = JsonOption) -> None:
+def player_rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="The player's present name.")],
+                  new: Annotated[str, typer.Argument(help="The new name.")], json_out: JsonOption = False) -> None:
     """Rename a player; history keeps the old name in the entries made before.
 
     Example: campaign player rename Aki Akiko

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
-AnywayOption = typer.Option(False, "--anyway", help="Check a missing character all the same (the story brings "
-                            "them on stage); recorded, with a warning. The dead and retired are always refused.")
+AnywayOption = Annotated[bool, typer.Option("--anyway", help="Check a missing character all the same (the story brings "
+                            "them on stage); recorded, with a warning. The dead and retired are always refused.")]
 
 
 def say_warnings(view: Any) -> None:

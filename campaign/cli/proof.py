@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.output import JsonOption, emit_json, print_text, warn
@@ -15,10 +17,10 @@ app = typer.Typer(
 
 @app.command("check")
 def check(
-    file: str = typer.Argument(..., help="A bundle written by `campaign history proof`."),
-    head: str = typer.Option(None, "--head", help="The head hash you kept from `history seal` (64 hex digits, or "
-                                                  "its first 16 or more): any seal inside the bundle."),
-    json_out: bool = JsonOption,
+    file: Annotated[str, typer.Argument(help="A bundle written by `campaign history proof`.")],
+    head: Annotated[str | None, typer.Option("--head", help="The head hash you kept from `history seal` (64 hex digits, or "
+                                                  "its first 16 or more): any seal inside the bundle.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Recompute the bundle's chain from its anchor to its sealed head; exit 1 naming a bad entry.
 

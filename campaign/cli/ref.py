@@ -6,7 +6,7 @@ Look-ups print aligned Rich tables (or --json / --csv) and write nothing; `ref s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,6 +26,9 @@ from campaign.cli.output import (
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
 
+if TYPE_CHECKING:
+    from campaign.services.reference import ReferenceColumn, ReferenceShown
+
 app = typer.Typer(
     help="Reference tables that change no state (R7): seed 000's modifier tables and hit "
     "location, seed 001's situation modifiers and object hardness, seed 002's target numbers.\n\n"
@@ -35,8 +38,8 @@ app = typer.Typer(
 
 
 @app.command("list")
-def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption,
-             bom: bool = BomOption) -> None:
+def ref_list(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
+             bom: BomOption = False) -> None:
     """List the reference tables: name, English name, which seed they summarise, rows.
 
     Example: campaign ref list
@@ -45,17 +48,17 @@ def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = Cs
 
     fmt = output_format(json_out, csv_out)
     rows = list_references()
-    columns = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
+    columns: list[str | Column] = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
     table = [[r.name, r.name_en, r.origin, r.rows, r.command or ""] for r in rows]
     render_rows("reference tables / 参照表", columns, table, fmt, records=rows,
                 empty="参照表はありません (no reference tables)")
 
 
-def _header(column) -> str:
+def _header(column: ReferenceColumn) -> str:
     return f"{column.ja} / {column.en}"
 
 
-def render_reference(view) -> None:
+def render_reference(view: ReferenceShown) -> None:
     """A ReferenceShown (services.reference) as a folded table."""
     from campaign.services.reference import ReferenceColumn
 
@@ -95,15 +98,15 @@ def _folded_table(title: str, columns: list[str], rows: list[list[str]]) -> None
 @app.command("show")
 def ref_show(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The table's name, English name or a short form (命中部位, 姿勢, HIT)."),
-    roll: bool = typer.Option(False, "--roll", help="Roll 3d6 on a rollable table (hit location) and log it."),
-    char: str = typer.Option(None, "--char", help="With --roll: the character the roll is for (recorded)."),
-    reason: str = typer.Option(None, "--reason", help="With --roll: why the roll is made."),
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    json_out: bool = JsonOption,
-    csv_out: bool = CsvOption,
-    bom: bool = BomOption,
+    name: Annotated[str, typer.Argument(help="The table's name, English name or a short form (命中部位, 姿勢, HIT).")],
+    roll: Annotated[bool, typer.Option("--roll", help="Roll 3d6 on a rollable table (hit location) and log it.")] = False,
+    char: Annotated[str | None, typer.Option("--char", help="With --roll: the character the roll is for (recorded).")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="With --roll: why the roll is made.")] = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    bom: BomOption = False,
 ) -> None:
     """Show a reference table; with --roll, roll on it (hit location) and record the roll.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
@@ -13,8 +15,8 @@ app = typer.Typer(help="Players' void requests (from the table server's page, or
 
 
 @app.command("list")
-def requests_list(ctx: typer.Context, all_: bool = typer.Option(False, "--all", help="Answered requests too."),
-                  json_out: bool = JsonOption) -> None:
+def requests_list(ctx: typer.Context, all_: Annotated[bool, typer.Option("--all", help="Answered requests too.")] = False,
+                  json_out: JsonOption = False) -> None:
     """Open void requests (with --all, every one and how it was answered).
 
     Example: campaign requests list --json
@@ -32,10 +34,10 @@ def requests_list(ctx: typer.Context, all_: bool = typer.Option(False, "--all", 
 
 
 @app.command("approve")
-def requests_approve(ctx: typer.Context, seq: int = typer.Argument(..., help="The void request entry to grant."),
-                     cascade: bool = typer.Option(False, "--cascade", help="Also void the later entries that "
-                                                                           "depend on it."),
-                     json_out: bool = JsonOption) -> None:
+def requests_approve(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The void request entry to grant.")],
+                     cascade: Annotated[bool, typer.Option("--cascade", help="Also void the later entries that "
+                                                                           "depend on it.")] = False,
+                     json_out: JsonOption = False) -> None:
     """Grant a void request (as `history approve`): the requested entry is voided.
 
     Example: campaign requests approve 57
@@ -48,9 +50,9 @@ def requests_approve(ctx: typer.Context, seq: int = typer.Argument(..., help="Th
 
 
 @app.command("refuse")
-def requests_refuse(ctx: typer.Context, seq: int = typer.Argument(..., help="The void request entry to refuse."),
-                    reason: str = typer.Option(..., "--reason", help="Why (recorded, shown to the player)."),
-                    json_out: bool = JsonOption) -> None:
+def requests_refuse(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The void request entry to refuse.")],
+                    reason: Annotated[str, typer.Option("--reason", help="Why (recorded, shown to the player).")],
+                    json_out: JsonOption = False) -> None:
     """Refuse a void request: a `void_refusal` entry names it; the entry stays.
 
     Example: campaign requests refuse 57 --reason '判定は有効'

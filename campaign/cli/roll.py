@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -20,14 +20,14 @@ from campaign.labels import outcome_label
 
 def roll(
     ctx: typer.Context,
-    expression: list[str] = typer.Argument(..., help="Dice expression; words after it are a comment."),
-    char: str = typer.Option(None, "--char", help="Character making the roll."),
-    reason: str = typer.Option(None, "--reason", help="Why the roll is made (else the comment)."),
-    sorcery: bool = typer.Option(False, "--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
-                                 "always a critical failure, whatever the target (GURPS 3D6<=N only)."),
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    json_out: bool = JsonOption,
+    expression: Annotated[list[str], typer.Argument(help="Dice expression; words after it are a comment.")],
+    char: Annotated[str | None, typer.Option("--char", help="Character making the roll.")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why the roll is made (else the comment).")] = None,
+    sorcery: Annotated[bool, typer.Option("--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
+                                 "always a critical failure, whatever the target (GURPS 3D6<=N only).")] = False,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Roll BCDice-style dice and record the roll in the ledger.
 
@@ -40,9 +40,8 @@ def roll(
 
     Example: campaign roll '3D6<=12' 回避 --char 鈴音
     """
-    from campaign.services.rolls import roll as roll_service
-
     from campaign.cli.physical import reroll_asker
+    from campaign.services.rolls import roll as roll_service
 
     s = state(ctx)
     source = s.dice(dice, physical)
@@ -51,8 +50,8 @@ def roll(
     say_warnings(entry)
     if json_out:
         emit_json(entry)
-    elif commitment_text(entry):
-        render_secret(entry["seq"], entry["actor"], entry.get("character"), commitment_text(entry))
+    elif commitment := commitment_text(entry):
+        render_secret(entry["seq"], entry["actor"], entry.get("character"), commitment)
     else:
         render_roll(entry)
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.physical import PhysicalOption
 from campaign.cli.output import (
-    BomOption,
     CSV,
+    BomOption,
     Column,
     CsvOption,
     JsonOption,
@@ -21,8 +22,8 @@ from campaign.cli.output import (
     say,
     use_campaign_time_zone,
 )
+from campaign.cli.physical import PhysicalOption
 from campaign.errors import BadInput
-
 
 app = typer.Typer(
     help="Scenarios: start one with its participants and search parties, end it with the reunion checks.\n\n"
@@ -45,22 +46,21 @@ def _pairs(items: list[str], what: str, shape: str) -> list[tuple[str, str]]:
 @app.command("start")
 def scenario_start(
     ctx: typer.Context,
-    title: str = typer.Argument(..., help="Scenario title."),
-    with_: list[str] = typer.Option([], "--with", "-w", help="A participating character, repeatable."),
-    search: list[str] = typer.Option([], "--search", help="SEARCHER=TARGET: send a PC to search for a "
-                                                          "missing character, repeatable."),
-    fair: bool = typer.Option(None, "--fair/--no-fair", help="Commit a seed for provably fair server dice "
+    title: Annotated[str, typer.Argument(help="Scenario title.")],
+    with_: Annotated[list[str], typer.Option("--with", "-w", help="A participating character, repeatable.")] = [],
+    search: Annotated[list[str], typer.Option("--search", help="SEARCHER=TARGET: send a PC to search for a "
+                                                          "missing character, repeatable.")] = [],
+    fair: Annotated[bool | None, typer.Option("--fair/--no-fair", help="Commit a seed for provably fair server dice "
                                                              "(docs/fair-dice.md); default: the fair_dice "
-                                                             "setting, off unless set."),
-    json_out: bool = JsonOption,
+                                                             "setting, off unless set.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Open a scenario with its participants, and send searchers for missing characters.
 
     Example: campaign scenario start '霧の館' --with 刀矢 --with 管狐 --search 鈴音=白露 --fair
     """
-    from campaign.services.scenarios import start_scenario
-
     from campaign.services import fair_seeds
+    from campaign.services.scenarios import start_scenario
 
     s = state(ctx)
     if fair is None:
@@ -85,19 +85,19 @@ def scenario_start(
 @app.command("end")
 def scenario_end(
     ctx: typer.Context,
-    dice: list[str] = typer.Option([], "--dice", help="CHAR=FACE: the physical reunion die of a missing "
-                                                      "character, repeatable; others are rolled."),
-    award: int = typer.Option(None, "--award", help="Give every participating PC still in play this many CP."),
-    searchers: bool = typer.Option(False, "--searchers", help="The award also goes to the PCs out searching "
-                                                              "during the scenario."),
-    npcs: bool = typer.Option(False, "--npcs", help="The award also goes to the participating NPCs."),
-    elapsed: str = typer.Option(None, "--elapsed", help="Also advance campaign time by this much (6h, 1day, "
+    dice: Annotated[list[str], typer.Option("--dice", help="CHAR=FACE: the physical reunion die of a missing "
+                                                      "character, repeatable; others are rolled.")] = [],
+    award: Annotated[int | None, typer.Option("--award", help="Give every participating PC still in play this many CP.")] = None,
+    searchers: Annotated[bool, typer.Option("--searchers", help="The award also goes to the PCs out searching "
+                                                              "during the scenario.")] = False,
+    npcs: Annotated[bool, typer.Option("--npcs", help="The award also goes to the participating NPCs.")] = False,
+    elapsed: Annotated[str | None, typer.Option("--elapsed", help="Also advance campaign time by this much (6h, 1day, "
                                                        "1day6h), as its own voidable entry: timed conditions "
-                                                       "run out, see `time advance`."),
-    physical: bool = PhysicalOption,
-    call: bool = typer.Option(False, "--call", help="Let the missing character's player roll the reunion check "
-                                                    "on the table server: the scenario ends when they tap it."),
-    json_out: bool = JsonOption,
+                                                       "run out, see `time advance`.")] = None,
+    physical: PhysicalOption = False,
+    call: Annotated[bool, typer.Option("--call", help="Let the missing character's player roll the reunion check "
+                                                    "on the table server: the scenario ends when they tap it.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """End the open scenario and roll the reunion check of every missing character.
 
@@ -165,8 +165,8 @@ def _roster(ctx: typer.Context, name: str, json_out: bool, *, join: bool) -> Non
 @app.command("join")
 def scenario_join(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The character joining the open scenario."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="The character joining the open scenario.")],
+    json_out: JsonOption = False,
 ) -> None:
     """A character joins the open scenario late (recorded, voidable); `scenario end
     --award` then counts them.
@@ -179,8 +179,8 @@ def scenario_join(
 @app.command("leave")
 def scenario_leave(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="The character leaving the open scenario."),
-    json_out: bool = JsonOption,
+    name: Annotated[str, typer.Argument(help="The character leaving the open scenario.")],
+    json_out: JsonOption = False,
 ) -> None:
     """A character leaves the open scenario before its end (recorded, voidable); they
     get no share of `scenario end --award`.
@@ -191,8 +191,8 @@ def scenario_leave(
 
 
 @app.command("list")
-def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
-                  csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+def scenario_list(ctx: typer.Context, json_out: JsonOption = False,
+                  csv_out: CsvOption = False, bom: BomOption = False) -> None:
     """List scenarios with their status and participants.
 
     Example: campaign scenario list --csv
@@ -203,7 +203,7 @@ def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
     s = state(ctx)
     rows = list_scenarios(s.db, s.campaign)
     if fmt == CSV:  # a spreadsheet gets the stored UTC time, which it can convert
-        columns = ["#", "title", "status", "participants", "started (UTC)"]
+        columns: list[str | Column] = ["#", "title", "status", "participants", "started (UTC)"]
         table = [[r.number, r.title, r.status, ", ".join(r.participants), r.started_at] for r in rows]
     else:
         use_campaign_time_zone(s.db, s.campaign)
@@ -216,8 +216,8 @@ def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
 @app.command("show")
 def scenario_show(
     ctx: typer.Context,
-    title: str = typer.Argument(None, help="Title or number (#3); default: the open or latest scenario."),
-    json_out: bool = JsonOption,
+    title: Annotated[str | None, typer.Argument(help="Title or number (#3); default: the open or latest scenario.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Show a scenario: participants, searchers out during it, who went missing, reunion rolls, notes.
 
@@ -261,9 +261,9 @@ def scenario_show(
 @app.command("note")
 def scenario_note(
     ctx: typer.Context,
-    text: str = typer.Argument(..., help="The note."),
-    scenario: str = typer.Option(None, "--scenario", help="Title or number (default: the open or latest one)."),
-    json_out: bool = JsonOption,
+    text: Annotated[str, typer.Argument(help="The note.")],
+    scenario: Annotated[str | None, typer.Option("--scenario", help="Title or number (default: the open or latest one).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Add a GM note to a scenario (dated and hashed in the ledger; shown by `scenario show`).
 

@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption
 from campaign.errors import BadInput, RuleRefused
+
+if TYPE_CHECKING:
+    import socket
+
+    from starlette.applications import Starlette
+
 
 LOCAL = "127.0.0.1"
 TOKEN_ENV = "CAMPAIGN_WEB_TOKEN"
@@ -27,20 +34,20 @@ _TOKEN = re.compile(r"[A-Za-z0-9_\-.~]{8,200}")
 
 def serve(
     ctx: typer.Context,
-    host: str = typer.Option(LOCAL, "--host", help="Address to listen on (default 127.0.0.1, this machine only). "
-                             "Any other address (0.0.0.0 for the table's LAN) requires a read token."),
-    port: int = typer.Option(8000, "--port", help="Port to listen on; 0 picks a free one."),
-    token: str = typer.Option(None, "--token", envvar=TOKEN_ENV, help="The read token (8+ letters, digits, "
+    host: Annotated[str, typer.Option("--host", help="Address to listen on (default 127.0.0.1, this machine only). "
+                             "Any other address (0.0.0.0 for the table's LAN) requires a read token.")] = LOCAL,
+    port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 8000,
+    token: Annotated[str | None, typer.Option("--token", envvar=TOKEN_ENV, help="The read token (8+ letters, digits, "
                               "-_.~). With --host and no token, one is generated and printed once. On the "
                               "command line every user of the machine can read it (ps): prefer --token-file "
-                              f"or {TOKEN_ENV}."),
-    token_file: str = typer.Option(None, "--token-file", help="Read the token from this file (its first line)."),
-    tls_cert: str = typer.Option(None, "--tls-cert", help="PEM certificate: serve HTTPS (gives phones WebCrypto)."),
-    tls_key: str = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
-    allow_host: list[str] = typer.Option([], "--allow-host", help="A host name the server answers to, besides IP "
+                              f"or {TOKEN_ENV}.")] = None,
+    token_file: Annotated[str | None, typer.Option("--token-file", help="Read the token from this file (its first line).")] = None,
+    tls_cert: Annotated[str | None, typer.Option("--tls-cert", help="PEM certificate: serve HTTPS (gives phones WebCrypto).")] = None,
+    tls_key: Annotated[str | None, typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
+    allow_host: Annotated[list[str], typer.Option("--allow-host", help="A host name the server answers to, besides IP "
                                          "addresses and localhost (repeatable; e.g. gm-laptop.local). Other "
-                                         "names are refused: DNS rebinding."),
-    json_out: bool = JsonOption,
+                                         "names are refused: DNS rebinding.")] = [],
+    json_out: JsonOption = False,
 ) -> None:
     """Serve the campaign as the table's web page: overview, characters, missing board,
     scenarios, history with a live feed, entries with their hashes, luck charts; players
@@ -110,7 +117,7 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
     return given
 
 
-def _bind(host: str, port: int):
+def _bind(host: str, port: int) -> socket.socket:
     import socket
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -132,7 +139,7 @@ def _url(host: str, port: int, token: str | None, tls: bool) -> str:
     return url + (f"?token={token}" if token else "")
 
 
-def _run(app, sock, tls_cert: str | None, tls_key: str | None) -> None:
+def _run(app: Starlette, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",

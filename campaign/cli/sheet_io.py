@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -33,12 +34,12 @@ def _read(file: str) -> str:
 
 def char_import(
     ctx: typer.Context,
-    file: str = typer.Argument(..., help="The sheet file ('-' for stdin)."),
-    fmt: str = typer.Option(..., "--format", help="csv or json (the template of docs/sheets.md), or ccfolia "
-                                                 "(ココフォリア piece JSON, one or a list or one per line)."),
-    player: str = typer.Option(None, "--player", "-p", help="The player of every PC the file does not name one for."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Check the file and show what would be created."),
-    json_out: bool = JsonOption,
+    file: Annotated[str, typer.Argument(help="The sheet file ('-' for stdin).")],
+    fmt: Annotated[str, typer.Option("--format", help="csv or json (the template of docs/sheets.md), or ccfolia "
+                                                 "(ココフォリア piece JSON, one or a list or one per line).")],
+    player: Annotated[str | None, typer.Option("--player", "-p", help="The player of every PC the file does not name one for.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check the file and show what would be created.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Create characters from a sheet file: stats, CP total, paid traits, skills, notes, items.
 

@@ -4,17 +4,22 @@ They live apart from campaign.cli.char (which registers them) to keep that modul
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, say
 
+if TYPE_CHECKING:
+    from campaign.projection.views import CharacterSheet
+
 item_app = typer.Typer(help="Equipment lines on a character's sheet.\n\n"
                             "Example: campaign char item add 鈴音 '脇差（小）'", no_args_is_help=True)
 
 
-def char_note(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-              text: str = typer.Argument(..., help="The note, one line."), json_out: bool = JsonOption) -> None:
+def char_note(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+              text: Annotated[str, typer.Argument(help="The note, one line.")], json_out: JsonOption = False) -> None:
     """Add a note line to a character's sheet (logged and voidable; shown by `char show`).
 
     Example: campaign char note 鈴音 '祖母の形見の鏡を持ち歩く'
@@ -27,8 +32,8 @@ def char_note(ctx: typer.Context, char: str = typer.Argument(..., help="Characte
 
 
 @item_app.command("add")
-def item_add(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-             text: str = typer.Argument(..., help="The equipment line."), json_out: bool = JsonOption) -> None:
+def item_add(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+             text: Annotated[str, typer.Argument(help="The equipment line.")], json_out: JsonOption = False) -> None:
     """Add an equipment line.
 
     Example: campaign char item add 鈴音 '懐中電灯'
@@ -41,9 +46,9 @@ def item_add(ctx: typer.Context, char: str = typer.Argument(..., help="Character
 
 
 @item_app.command("remove")
-def item_remove(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-                text: str = typer.Argument(..., help="The equipment line, as listed."),
-                json_out: bool = JsonOption) -> None:
+def item_remove(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+                text: Annotated[str, typer.Argument(help="The equipment line, as listed.")],
+                json_out: JsonOption = False) -> None:
     """Remove an equipment line (the first one with this text).
 
     Example: campaign char item remove 鈴音 '懐中電灯'
@@ -55,9 +60,9 @@ def item_remove(ctx: typer.Context, char: str = typer.Argument(..., help="Charac
     emit_json(view) if json_out else say(f"{view.name}: item removed (ledger #{view.seq})")
 
 
-def sheet_fields(view) -> list[tuple[str, str]]:
+def sheet_fields(view: CharacterSheet) -> list[tuple[str, str]]:
     """`char show` lines for the skills, items and notes of a CharacterSheet."""
-    def skill(name: str, value: dict) -> str:
+    def skill(name: str, value: dict[str, Any]) -> str:
         base = "/".join(part for part in (value.get("attr"), value.get("difficulty")) if part)
         return f"{name} {value['level']}" + (f" ({base})" if base else "")
 

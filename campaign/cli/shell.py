@@ -14,6 +14,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -25,9 +26,9 @@ LEAVE = ("exit", "quit")
 
 def shell(
     ctx: typer.Context,
-    json_out: bool = JsonOption,
-    timings: str = typer.Option(None, "--timings", hidden=True,
-                                help="Write each command's wall and CPU time in ms, a line each, to this file (benchmarks)."),
+    json_out: JsonOption = False,
+    timings: Annotated[str | None, typer.Option("--timings", hidden=True,
+                                help="Write each command's wall and CPU time in ms, a line each, to this file (benchmarks).")] = None,
 ) -> None:
     """A prompt that runs campaign commands on one open database, without start-up cost.
 
@@ -82,11 +83,10 @@ class Session:
             sys.stdout.flush()
 
     def _invoke(self, args: list[str]) -> int:
+        from campaign.cli.actor import split_actor
         from campaign.cli.app import _database_refusal, _environment_error
         from campaign.cli.output import reset
         from campaign.errors import CampaignError
-
-        from campaign.cli.actor import split_actor
 
         state = self.root.obj
         reset()

@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, say
 
+if TYPE_CHECKING:
+    from campaign.services.sheets import SheetChanged
+
 app = typer.Typer(help="A character's skills (回避 12, 聞き耳 14 ...); every change is logged and voidable.\n\n"
                        "Example: campaign skill add 鈴音 回避 12 --attr DX --difficulty A",
                   no_args_is_help=True)
 
-AttrOption = typer.Option(None, "--attr", help="The stat the skill is based on (DX, IQ ...).")
-DifficultyOption = typer.Option(None, "--difficulty", help="E, A, H or VH.")
+AttrOption = Annotated[str | None, typer.Option("--attr", help="The stat the skill is based on (DX, IQ ...).")]
+DifficultyOption = Annotated[str | None, typer.Option("--difficulty", help="E, A, H or VH.")]
 
 
-def _done(view, json_out: bool, text: str) -> None:
+def _done(view: SheetChanged, json_out: bool, text: str) -> None:
     emit_json(view) if json_out else say(f"{text} (ledger #{view.seq})")
 
 
 @app.command("add")
-def skill_add(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-              name: str = typer.Argument(..., help="Skill name as the sheet writes it."),
-              level: int = typer.Argument(..., help="Skill level (the number rolled against)."),
-              attr: str = AttrOption, difficulty: str = DifficultyOption, json_out: bool = JsonOption) -> None:
+def skill_add(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+              name: Annotated[str, typer.Argument(help="Skill name as the sheet writes it.")],
+              level: Annotated[int, typer.Argument(help="Skill level (the number rolled against).")],
+              attr: AttrOption = None, difficulty: DifficultyOption = None, json_out: JsonOption = False) -> None:
     """Give a character a skill at a level; `roll 回避 --char 鈴音` then rolls 3D6 against it.
 
     Example: campaign skill add 鈴音 回避 12 --attr DX --difficulty A
@@ -37,10 +42,10 @@ def skill_add(ctx: typer.Context, char: str = typer.Argument(..., help="Characte
 
 
 @app.command("set")
-def skill_set(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-              name: str = typer.Argument(..., help="A skill the character has."),
-              level: int = typer.Argument(..., help="The new level."),
-              attr: str = AttrOption, difficulty: str = DifficultyOption, json_out: bool = JsonOption) -> None:
+def skill_set(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+              name: Annotated[str, typer.Argument(help="A skill the character has.")],
+              level: Annotated[int, typer.Argument(help="The new level.")],
+              attr: AttrOption = None, difficulty: DifficultyOption = None, json_out: JsonOption = False) -> None:
     """Change a skill's level (and, when given, its stat or difficulty; else they are kept).
 
     Example: campaign skill set 鈴音 回避 13
@@ -54,9 +59,9 @@ def skill_set(ctx: typer.Context, char: str = typer.Argument(..., help="Characte
 
 
 @app.command("remove")
-def skill_remove(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-                 name: str = typer.Argument(..., help="A skill the character has."),
-                 json_out: bool = JsonOption) -> None:
+def skill_remove(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+                 name: Annotated[str, typer.Argument(help="A skill the character has.")],
+                 json_out: JsonOption = False) -> None:
     """Take a skill off the sheet (a void of this entry brings it back).
 
     Example: campaign skill remove 鈴音 聞き耳

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
 import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_table, print_text
+
+if TYPE_CHECKING:
+    from campaign.services.stats import LuckReport
 
 SHORT_FAMILIES = {"3d6": "3d6 (GURPS R1)", "2d6": "2d6 checks", "plain": "other targets"}
 BAR_WIDTH = 40
@@ -14,17 +19,17 @@ _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 def stats(
     ctx: typer.Context,
-    char: str = typer.Option(None, "--char", help="Only this character's entries."),
-    player: str = typer.Option(None, "--player", help="Only entries of this player's characters."),
-    kind: str = typer.Option(None, "--kind", help="Only entries of this kind (roll, fright, check, table ...)."),
-    scenario: int = typer.Option(None, "--scenario", help="Only entries made during scenario number N."),
-    since: str = typer.Option(None, "--since", help="From this date (YYYY-MM-DD) or ISO time, UTC."),
-    until: str = typer.Option(None, "--until", help="Up to this date (inclusive) or ISO time, UTC."),
-    include_voided: bool = typer.Option(False, "--include-voided", help="Count voided entries too (their dice "
-                                                                        "were rolled all the same)."),
-    fair_only: bool = typer.Option(False, "--fair-only", help="Only provably fair dice (a committed seed and "
-                                                              "the player's share, docs/fair-dice.md)."),
-    json_out: bool = JsonOption,
+    char: Annotated[str | None, typer.Option("--char", help="Only this character's entries.")] = None,
+    player: Annotated[str | None, typer.Option("--player", help="Only entries of this player's characters.")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", help="Only entries of this kind (roll, fright, check, table ...).")] = None,
+    scenario: Annotated[int | None, typer.Option("--scenario", help="Only entries made during scenario number N.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, UTC.")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, UTC.")] = None,
+    include_voided: Annotated[bool, typer.Option("--include-voided", help="Count voided entries too (their dice "
+                                                                        "were rolled all the same).")] = False,
+    fair_only: Annotated[bool, typer.Option("--fair-only", help="Only provably fair dice (a committed seed and "
+                                                              "the player's share, docs/fair-dice.md).")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Luck statistics (alias: luck): face counts per die size and source, a chi-square test
     against a fair die, the mean against the expected mean, and success rates against the
@@ -50,11 +55,11 @@ def stats(
         render(found)
 
 
-def _num(value, spec: str) -> str:
+def _num(value: float | None, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
-def render(found) -> None:
+def render(found: LuckReport) -> None:
     shown = ", ".join(f"{key} {value}" for key, value in found.filter.items() if value is not None)
     voided = (" (voided ones included)" if found.include_voided else
               f" ({found.voided_left_out:,} voided left out; --include-voided counts them)"

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
 
 import typer
 
 from campaign.cli.context import state
-from campaign.errors import BadInput
-from campaign.cli.physical import PhysicalOption
-from campaign.cli.presence import say_warnings
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -19,7 +17,9 @@ from campaign.cli.output import (
     output_format,
     render_rows,
 )
-
+from campaign.cli.physical import PhysicalOption
+from campaign.cli.presence import say_warnings
+from campaign.errors import BadInput
 
 WEAPONS = ("crushing", "impaling", "other")
 
@@ -28,8 +28,8 @@ app = typer.Typer(help="The seed roll tables (criticals, fumbles, fright): list 
 
 
 @app.command("list")
-def table_list(ctx: typer.Context, json_out: bool = JsonOption,
-               csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+def table_list(ctx: typer.Context, json_out: JsonOption = False,
+               csv_out: CsvOption = False, bom: BomOption = False) -> None:
     """List the roll tables: BCDice command, names, dice, range and number of entries.
 
     Example: campaign table list
@@ -38,7 +38,7 @@ def table_list(ctx: typer.Context, json_out: bool = JsonOption,
 
     fmt = output_format(json_out, csv_out)
     rows = list_tables()
-    columns = ["command", Column("name", keep=True), "name_en", "dice", "range", Column("entries", justify="right")]
+    columns: list[str | Column] = ["command", Column("name", keep=True), "name_en", "dice", "range", Column("entries", justify="right")]
     table = [[r.command + ("+n" if r.modifiable else ""), r.name, r.name_en, r.dice, f"{r.range[0]}..{r.range[1]}",
               r.entries] for r in rows]
     render_rows("tables", columns, table, fmt, records=rows, empty="表はありません (no tables)")
@@ -47,24 +47,24 @@ def table_list(ctx: typer.Context, json_out: bool = JsonOption,
 @app.command("roll")
 def table_roll(
     ctx: typer.Context,
-    name: str = typer.Argument(..., help="BCDice command (CRT, FMB, HCRT, GFMB, YSCRT, YSFMB, YFMB, FEAR, "
-                                         "FEAR+5) or the table's Japanese name."),
-    char: str = typer.Option(None, "--char", help="Character the roll is for (recorded)."),
-    mod: int = typer.Option(0, "--mod", help="Added to the roll (the fright table only), clamped to its range."),
-    reason: str = typer.Option(None, "--reason", help="Why the roll is made."),
-    gm_reroll: bool = typer.Option(None, "--reroll/--no-reroll", help="The GM's choice where a table leaves a "
+    name: Annotated[str, typer.Argument(help="BCDice command (CRT, FMB, HCRT, GFMB, YSCRT, YSFMB, YFMB, FEAR, "
+                                         "FEAR+5) or the table's Japanese name.")],
+    char: Annotated[str | None, typer.Option("--char", help="Character the roll is for (recorded).")] = None,
+    mod: Annotated[int, typer.Option("--mod", help="Added to the roll (the fright table only), clamped to its range.")] = 0,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why the roll is made.")] = None,
+    gm_reroll: Annotated[bool | None, typer.Option("--reroll/--no-reroll", help="The GM's choice where a table leaves a "
                                    "reroll to the GM (YFMB 14, YSFMB 13): --no-reroll declines it. Default: reroll "
-                                   "(asked with --physical)."),
-    weapon: str = typer.Option(None, "--weapon", metavar="crushing|impaling|other",
+                                   "(asked with --physical).")] = None,
+    weapon: Annotated[str | None, typer.Option("--weapon", metavar="crushing|impaling|other",
                                help="The weapon that fumbled (FMB): a solid crushing weapon rerolls a breakage, an "
                                     "impaling or missile weapon a hit on oneself; other: neither. Unstated: such "
-                                    "rerolls are made and shown as conditional (asked with --physical)."),
-    grenade: bool = typer.Option(None, "--grenade/--no-grenade", help="The firearm was a grenade (GFMB: a jam is "
+                                    "rerolls are made and shown as conditional (asked with --physical).")] = None,
+    grenade: Annotated[bool | None, typer.Option("--grenade/--no-grenade", help="The firearm was a grenade (GFMB: a jam is "
                                  "ignored and rerolled). Unstated: the reroll is made and shown as conditional "
-                                 "(asked with --physical)."),
-    dice: str = DiceOption,
-    physical: bool = PhysicalOption,
-    json_out: bool = JsonOption,
+                                 "(asked with --physical).")] = None,
+    dice: DiceOption = None,
+    physical: PhysicalOption = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Roll 3d6 on a table and log it; extra rolls (roll twice, reroll) and the dice an entry
     names ("1d-3 turns") are rolled and logged too, as sub-entries.
@@ -75,10 +75,9 @@ def table_roll(
 
     Example: campaign table roll 百鬼夜翔・スペシャルファンブル表 --char 刀矢
     """
+    from campaign.cli.physical import reroll_asker
     from campaign.cli.roll import render_roll
     from campaign.services.tables import roll_table
-
-    from campaign.cli.physical import reroll_asker
 
     s = state(ctx)
     if weapon is not None and weapon not in WEAPONS:

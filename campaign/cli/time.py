@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,6 +18,9 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
+
+if TYPE_CHECKING:
+    from campaign.services.clock import TimeAdvanced
 
 app = typer.Typer(
     help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
@@ -35,7 +38,7 @@ def _who(item: dict[str, Any]) -> str:
     return f"{item['character']}: {item['name']}{label}"
 
 
-def render_advance(done: dict[str, Any]) -> None:
+def render_advance(done: TimeAdvanced) -> None:
     say(f"time advances {done.span} / {done.span_ja}: {done.from_['text_ja']} → {done.to['text_ja']} "
         f"(ledger #{done.seq})")
     for item in done.ended:
@@ -67,13 +70,15 @@ def recover_command(item: dict[str, Any]) -> str:
 @app.command("advance")
 def time_advance(
     ctx: typer.Context,
-    span: str = typer.Argument(..., help="How much time passes: 6h, 30min, 2day, 3turns, 1day6h, 2日."),
-    reason: str = typer.Option(None, "--reason", help="What happened meanwhile (recorded)."),
-    json_out: bool = JsonOption,
+    span: Annotated[str, typer.Argument(help="How much time passes: 6h, 30min, 2day, 3turns, 1day6h, 2日.")],
+    reason: Annotated[str | None, typer.Option("--reason", help="What happened meanwhile (recorded).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Advance campaign time: timed conditions run out, follow-up penalties begin.
 
-    Conditions end in the order they run out, and a penalty that follows recovery (fright table 28-30) begins where its cause ended. One voidable entry: voiding it brings the ended conditions back.
+    Conditions end in the order they run out, and a penalty that follows recovery (fright
+    table 28-30) begins where its cause ended. One voidable entry: voiding it brings the
+    ended conditions back.
     An untreated catatonia (fright table 30) loses 1 HP on its first day, 2 on the second ...:
     each day that completes is applied and listed; `condition add CHAR medical_care` stops it.
 
@@ -87,8 +92,8 @@ def time_advance(
 
 
 @app.command("show")
-def time_show(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = CsvOption,
-              bom: bool = BomOption) -> None:
+def time_show(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
+              bom: BomOption = False) -> None:
     """Show the campaign clock and every timed condition, soonest to run out first.
 
     Example: campaign time show
@@ -98,7 +103,7 @@ def time_show(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = C
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     shown = show(s.db, s.campaign)
-    columns = [Column("character", keep=True), "condition", "label", "until", "remaining"]
+    columns: list[str | Column] = [Column("character", keep=True), "condition", "label", "until", "remaining"]
     rows = [[c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]]
             for c in shown.timed]
     if fmt == "table":

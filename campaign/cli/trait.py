@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Annotated
 
 import typer
 
@@ -17,15 +18,14 @@ from campaign.cli.output import (
     say,
 )
 
-
 app = typer.Typer(help="A character's advantages, disadvantages and quirks; every change is logged.\n\n"
                              "Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'",
                         no_args_is_help=True)
 
 
 @app.command("list")
-def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Character name."),
-               json_out: bool = JsonOption, csv_out: bool = CsvOption, bom: bool = BomOption) -> None:
+def trait_list(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
+               json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False) -> None:
     """List a character's active traits with their CP and where they came from.
 
     Example: campaign trait list 鈴音
@@ -34,7 +34,7 @@ def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Charact
 
     fmt = output_format(json_out, csv_out)
     listed = list_traits(state(ctx).db, state(ctx).campaign, char)
-    columns = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
+    columns: list[str | Column] = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
     rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq]
             for t in listed.traits]
     render_rows(f"{listed.character} (CP total {listed.cp_total})", columns, rows, fmt, records=listed,
@@ -44,16 +44,16 @@ def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Charact
 @app.command("add")
 def trait_add(
     ctx: typer.Context,
-    char: str = typer.Argument(..., help="Character name."),
-    name: str = typer.Argument(..., help="Trait name (unique among the character's traits)."),
-    cp: int = typer.Option(..., "--cp", help="CP value: negative for a disadvantage, -1 for a quirk."),
-    category: str = typer.Option(None, "--category", help="advantage, disadvantage, quirk, phobia, delusion, "
-                                                          "mental, physical ... (default from --cp)."),
-    counts: bool = typer.Option(True, "--counts/--no-counts", help="Counts toward the disadvantage limit."),
-    reason: str = typer.Option(None, "--reason", help="Why (recorded)."),
-    paid: bool = typer.Option(False, "--paid", "--no-cp", help="The sheet's CP total already includes it "
-                                                                "(entering a finished sheet): no CP change."),
-    json_out: bool = JsonOption,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    name: Annotated[str, typer.Argument(help="Trait name (unique among the character's traits).")],
+    cp: Annotated[int, typer.Option("--cp", help="CP value: negative for a disadvantage, -1 for a quirk.")],
+    category: Annotated[str | None, typer.Option("--category", help="advantage, disadvantage, quirk, phobia, delusion, "
+                                                          "mental, physical ... (default from --cp).")] = None,
+    counts: Annotated[bool, typer.Option("--counts/--no-counts", help="Counts toward the disadvantage limit.")] = True,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why (recorded).")] = None,
+    paid: Annotated[bool, typer.Option("--paid", "--no-cp", help="The sheet's CP total already includes it "
+                                                                "(entering a finished sheet): no CP change.")] = False,
+    json_out: JsonOption = False,
 ) -> None:
     """Give a character a trait; its CP is added to the CP total (a -10 CP one lowers it by 10),
     unless --paid says the total already includes it.
@@ -76,11 +76,11 @@ def trait_add(
 @app.command("rename")
 def trait_rename(
     ctx: typer.Context,
-    char: str = typer.Argument(..., help="Character name."),
-    old: str = typer.Argument(..., help="Current trait name (e.g. a placeholder)."),
-    new: str = typer.Argument(..., help="New name."),
-    reason: str = typer.Option(None, "--reason", help="Why (recorded)."),
-    json_out: bool = JsonOption,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    old: Annotated[str, typer.Argument(help="Current trait name (e.g. a placeholder).")],
+    new: Annotated[str, typer.Argument(help="New name.")],
+    reason: Annotated[str | None, typer.Option("--reason", help="Why (recorded).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Rename a trait, e.g. the placeholder a fright check left for the GM to name.
 
@@ -99,10 +99,10 @@ def trait_rename(
 @app.command("remove")
 def trait_remove(
     ctx: typer.Context,
-    char: str = typer.Argument(..., help="Character name."),
-    name: str = typer.Argument(..., help="Trait to remove."),
-    reason: str = typer.Option(..., "--reason", help="Why (required): bought off, cured ..."),
-    json_out: bool = JsonOption,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    name: Annotated[str, typer.Argument(help="Trait to remove.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (required): bought off, cured ...")],
+    json_out: JsonOption = False,
 ) -> None:
     """Remove (buy off) a trait: its CP comes back out of the CP total (-10 CP -> +10).
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,8 +12,11 @@ from campaign.cli.context import state
 from campaign.cli.output import JsonOption, Progress, emit_json, say, warn
 from campaign.errors import BadInput
 
+if TYPE_CHECKING:
+    from campaign.read_limits import TextFile
 
-def _opened(name: str):
+
+def _opened(name: str) -> TextFile:
     """A text file to import from (read lazily, line by line, within campaign.read_limits)."""
     from campaign.read_limits import TextFile
 
@@ -24,10 +28,10 @@ def _opened(name: str):
 
 def export(
     ctx: typer.Context,
-    file: str = typer.Argument(..., help="Where to write the JSON Lines file ('-' for stdout)."),
-    secrets: str = typer.Option(None, "--secrets", help="Also write secret rolls' hidden results to this "
-                                                        "separate GM-only file (the campaign file never has them)."),
-    json_out: bool = JsonOption,
+    file: Annotated[str, typer.Argument(help="Where to write the JSON Lines file ('-' for stdout).")],
+    secrets: Annotated[str | None, typer.Option("--secrets", help="Also write secret rolls' hidden results to this "
+                                                        "separate GM-only file (the campaign file never has them).")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Write the campaign (characters, state and the whole ledger) as JSON Lines, streaming.
 
@@ -69,11 +73,11 @@ def export(
 
 def import_(
     ctx: typer.Context,
-    file: str = typer.Argument(..., help="A file written by `campaign export` ('-' for stdin)."),
-    secrets: str = typer.Option(None, "--secrets", help="The secrets file written by `export --secrets`."),
-    as_name: str = typer.Option(None, "--as-name", metavar="NEW", help="Give the campaign this name here (e.g. "
-                                "when the name is taken); its history keeps verifying."),
-    json_out: bool = JsonOption,
+    file: Annotated[str, typer.Argument(help="A file written by `campaign export` ('-' for stdin).")],
+    secrets: Annotated[str | None, typer.Option("--secrets", help="The secrets file written by `export --secrets`.")] = None,
+    as_name: Annotated[str | None, typer.Option("--as-name", metavar="NEW", help="Give the campaign this name here (e.g. "
+                                "when the name is taken); its history keeps verifying.")] = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Recreate an exported campaign in this database, re-verifying its chain; all or nothing.
 

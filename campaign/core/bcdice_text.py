@@ -123,8 +123,8 @@ def dice_answer(system: str, expression: str, faces: Sequence[int], total: int |
             parts.append(f"{word}({label}：{margin if margin is not None else 0})")
             critical, fumble = outcome == "critical_success", outcome == "critical_failure"
         else:
-            word = {"critical_success": "大成功", "critical_failure": "大失敗"}.get(outcome or "")
-            parts.append(word if system == "Campaign2D6" and word else ("成功" if success else "失敗"))
+            special = {"critical_success": "大成功", "critical_failure": "大失敗"}.get(outcome or "")
+            parts.append(special if system == "Campaign2D6" and special else ("成功" if success else "失敗"))
             if system == "Campaign2D6":
                 critical, fumble = outcome == "critical_success", outcome == "critical_failure"
     return Answer(text=" ＞ ".join(parts), success=success, failure=failure, critical=critical, fumble=fumble)

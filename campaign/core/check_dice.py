@@ -141,7 +141,7 @@ def scaled(total: int, doubles: int, halves: int) -> tuple[int, Scaling | None]:
 
 
 def contestant_terms(side: Contestant, default_stat_name: str | None) -> tuple[Term, ...]:
-    terms = (stat_term(side.stat, side.stat_name or default_stat_name),)
+    terms: tuple[Term, ...] = (stat_term(side.stat, side.stat_name or default_stat_name),)
     if side.skill:
         terms += (Term("skill", side.skill),)
     return terms + modifier_terms(side.modifiers)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from campaign.errors import BadInput
 
@@ -65,7 +65,7 @@ DEFAULT_CRITICALS = CriticalRule()
 
 #: A check's modifiers: one number, {label: value}, or a sequence of numbers and
 #: (label, value) pairs. Unlabelled numbers are labelled "mod".
-Modifiers = Union[int, Mapping[str, int], Iterable[Union[int, tuple[str, int]]]]
+Modifiers = int | Mapping[str, int] | Iterable[int | tuple[str, int]]
 
 
 @dataclass(frozen=True)

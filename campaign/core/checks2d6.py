@@ -39,7 +39,8 @@ Decisions where the sources are silent (documented here once)
       hider's 1-1 is not noticed by an observer's 1-1 with a total no higher, and 6-6
       against 6-6 is decided by the totals). An observer's
       outcome is whether it noticed; its `critical` keeps what its dice showed. An
-      observer who does not roll (CHAR:-) never notices. A hider whose dice drop to 0 fails outright: nobody rolls and every
+      observer who does not roll (CHAR:-) never notices. A hider whose dice drop to 0
+      fails outright: nobody rolls and every
       observer counts as noticing. With no observers at all the character is hidden.
     - Danger-sense bands come from result - difficulty, then are clamped so they never
       contradict the outcome: a (critical) success shows at least the "1..3" band, a
@@ -51,6 +52,7 @@ Decisions where the sources are silent (documented here once)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from campaign.core.check_dice import (
     beats,
@@ -125,8 +127,9 @@ def ability_check(
 ) -> CheckResult:
     """能力判定: stat + 2d6 + modifiers >= target (the total x2 / x1/2 first, if asked)."""
     terms = (stat_term(stat, stat_name),) + modifier_terms(modifiers)
-    return plain_check("ability", terms, target, source, dice_modifier=dice_modifier,
+    result: CheckResult = plain_check("ability", terms, target, source, dice_modifier=dice_modifier,
                   criticals=criticals, name=name, occasion=occasion, doubles=doubles, halves=halves)
+    return result
 
 
 def skill_check(
@@ -146,8 +149,9 @@ def skill_check(
 ) -> CheckResult:
     """技能判定: stat + skill level + 2d6 + modifiers >= target (scaled first, if asked)."""
     terms = (stat_term(stat, stat_name), Term("skill", skill)) + modifier_terms(modifiers)
-    return plain_check("skill", terms, target, source, dice_modifier=dice_modifier,
+    result: CheckResult = plain_check("skill", terms, target, source, dice_modifier=dice_modifier,
                   criticals=criticals, name=name, occasion=occasion, doubles=doubles, halves=halves)
+    return result
 
 
 def cooperative_check(
@@ -179,13 +183,13 @@ def cooperative_check(
     if len(names) != n:
         raise BadInput(f"{len(names)} participant names for {n} stats")
     stat_from = max(range(n), key=lambda i: (stats[i], -i))
-    terms = (stat_term(stats[stat_from], stat_name),)
+    terms: tuple[Term, ...] = (stat_term(stats[stat_from], stat_name),)
     if skill:
         terms += (Term("skill", skill),)
     terms += (Term("cooperation", n - 1),) + modifier_terms(modifiers)
     base = sum(term.value for term in terms)
     count = max(0, n + 1 + dice_modifier)
-    common = dict(
+    common: dict[str, Any] = dict(
         kind="cooperative", target=target, terms=terms, dice_count=count, criticals=criticals,
         occasion=occasion, participants=names, stats=tuple(stats), stat_from=stat_from,
     )

@@ -92,10 +92,7 @@ def _danger(
 def _with_band(result: DangerSenseResult) -> DangerSenseResult:
     """Band from the margin, clamped so it agrees with the outcome (see module notes)."""
     index = DANGER_BANDS.index(danger_band(result.margin))
-    if result.success:
-        index = max(index, FIRST_SUCCESS_BAND)
-    else:
-        index = min(index, FIRST_SUCCESS_BAND - 1)
+    index = max(index, FIRST_SUCCESS_BAND) if result.success else min(index, FIRST_SUCCESS_BAND - 1)
     return replace(result, band=DANGER_BANDS[index])
 
 
@@ -130,6 +127,7 @@ def hide_check(
     """
     hider_terms = contestant_terms(hider, "技")
     count = max(0, BASE_DICE + hider.dice_modifier)
+    hider_dice: tuple[int, ...]
     if count == 0:  # fails outright: nobody rolls, everyone notices
         skipped = ZERO_DICE
         hider_total, hider_dice, hider_critical = sum(t.value for t in hider_terms), (), None

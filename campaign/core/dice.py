@@ -15,9 +15,11 @@ Grammar summary (case-insensitive, full-width accepted):
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
+from campaign.core.dice_grammar import target_first
 from campaign.core.dice_parse import (
     COMPARISONS,
     MAX_DICE_PER_TERM,
@@ -43,6 +45,7 @@ from campaign.core.dice_parse import (
     parse_normalized,
     split_comment,
 )
+from campaign.core.dice_source import roll_dice as request_dice
 from campaign.core.success import (
     CRITICAL_FAILURE,
     CRITICAL_SUCCESS,
@@ -52,8 +55,6 @@ from campaign.core.success import (
     SuccessJudgement,
     judge_success,
 )
-from campaign.core.dice_grammar import target_first
-from campaign.core.dice_source import roll_dice as request_dice
 from campaign.errors import DiceError
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ class DiceResult:
     outcome: str | None = None
     margin: int | None = None
     successes: int | None = None
-    repeats: tuple["DiceResult", ...] = ()
+    repeats: tuple[DiceResult, ...] = ()
     comment: str | None = None
     source_kind: str | None = None
     judgement: SuccessJudgement | None = None  # set when a GURPS success roll was judged
@@ -307,7 +308,7 @@ def _roll_arithmetic(
         outcome, margin = judgement.outcome, judgement.margin
     else:
         outcome = SUCCESS if _COMPARE[comparison](total, target) else FAILURE
-        margin = _margin(comparison, total, target)
+        margin = _margin(comparison, total, target)  # type: ignore[assignment]  # None only for an unknown comparison
     return DiceResult(
         text,
         total,

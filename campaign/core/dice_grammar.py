@@ -84,10 +84,7 @@ class ExpressionParser:
             if char in "<>=!":
                 left = left[:index]
                 break
-        if "B" in left:
-            roll = self.parse_barabara()
-        else:
-            roll = self.parse_arithmetic_roll()
+        roll = self.parse_barabara() if "B" in left else self.parse_arithmetic_roll()
         if self.pos < self.length:
             self.fail_here()
         return ParsedExpression(
@@ -217,8 +214,9 @@ class ExpressionParser:
         while (char := self.peek()) in ("+", "-"):
             self.pos += 1
             terms.append((1 if char == "+" else -1, self.parse_product()))
-        if all(isinstance(term, Number) for _, term in terms):
-            return Number(sum(sign * term.value for sign, term in terms))  # type: ignore[union-attr]
+        numbers = [(sign, term) for sign, term in terms if isinstance(term, Number)]
+        if len(numbers) == len(terms):
+            return Number(sum(sign * term.value for sign, term in numbers))
         return Sum(tuple(terms))
 
     def parse_product(self) -> Node:
@@ -358,7 +356,7 @@ def success_roll_modifier(expression: Node) -> int | None:
             return None
     else:
         return None
-    if dice.count != 3 or dice.sides != 6 or dice.keep is not None:
+    if dice is None or dice.count != 3 or dice.sides != 6 or dice.keep is not None:
         return None
     return modifier
 

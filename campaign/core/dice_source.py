@@ -30,7 +30,7 @@ class DiceSource(Protocol):
         ...
 
 
-def roll_dice(source: "DiceSource", count: int, sides: int, purpose: str) -> tuple[int, ...]:
+def roll_dice(source: DiceSource, count: int, sides: int, purpose: str) -> tuple[int, ...]:
     """`count` dice of `sides` faces for one stated purpose ("the fright table").
 
     Sources that deal with people (typed faces, prompts) implement `take` so a shortage
@@ -50,18 +50,18 @@ def describe_request(count: int, sides: int, purpose: str, subject: str | None) 
 
 
 @contextmanager
-def about(source: "DiceSource", subject: str | None) -> Iterator[None]:
+def about(source: DiceSource, subject: str | None) -> Iterator[None]:
     """Name whose roll this is (a character) while a service rolls, so requests read
     "the reunion check of 鈴音". Sources without a `subject` attribute ignore it."""
     if subject is None or not hasattr(source, "subject"):
         yield
         return
-    previous = source.subject  # type: ignore[attr-defined]
-    source.subject = subject  # type: ignore[attr-defined]
+    previous = getattr(source, "subject")  # noqa: B009 - hasattr above: a source with a subject
+    setattr(source, "subject", subject)  # noqa: B010
     try:
         yield
     finally:
-        source.subject = previous  # type: ignore[attr-defined]
+        setattr(source, "subject", previous)  # noqa: B010
 
 
 class _Generated:
@@ -119,7 +119,7 @@ class ManualDice:
         self.subject: str | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "ManualDice":
+    def parse(cls, text: str) -> ManualDice:
         """Parse `3,5,6`, `3 5 6` or `3, 5, 6` into a source (the order the dice came up)."""
         faces: list[int] = []
         stripped = text.strip()

@@ -8,7 +8,6 @@ that can be rolled without running out of bounds halfway.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 MAX_DICE_PER_TERM = 1000
 MAX_SIDES = 1000
@@ -67,23 +66,23 @@ class D66Term:
 
 @dataclass(frozen=True, slots=True)
 class Negation:
-    operand: "Node"
+    operand: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Sum:
     """Flat rather than nested, so a long `1+1+...` cannot exhaust the recursion limit."""
 
-    terms: tuple[tuple[int, "Node"], ...]  # (sign +1/-1, term)
+    terms: tuple[tuple[int, Node], ...]  # (sign +1/-1, term)
 
 
 @dataclass(frozen=True, slots=True)
 class Product:
-    first: "Node"
-    rest: tuple[tuple[str, "Node", int], ...]  # (operator, operand, operator position)
+    first: Node
+    rest: tuple[tuple[str, Node, int], ...]  # (operator, operand, operator position)
 
 
-Node = Union[Number, DiceTerm, D66Term, Negation, Sum, Product]
+Node = Number | DiceTerm | D66Term | Negation | Sum | Product
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ The last three are directives that `roll_on_table` resolves itself by rolling ag
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any, Union
+from typing import Any
 
 RECOVERIES = frozenset({"auto", "will_ignoring_penalties", "will", "ht", "iq", "iq_ignoring_penalties", "gm"})
 UNITS = frozenset({"turn", "minute", "hour", "day"})
@@ -58,7 +58,7 @@ TRAIT_CATEGORIES = frozenset({"quirk", "delusion", "phobia", "mental", "physical
 SEVERITIES = frozenset({"mild", "severe"})
 STATS = frozenset({"ST", "DX", "IQ", "HT", "Will"})
 
-Amount = Union[int, str]  # a fixed number, or dice such as "2D" (d6s)
+Amount = int | str  # a fixed number, or dice such as "2D" (d6s)
 
 # --- effect specifications (what a seed says; fright.py turns them into changes) ---
 
@@ -165,11 +165,11 @@ class RollTable:
     kind = "roll_table"
 
 
-Effect = Union[
-    Stun, Fatigue, Injury, Condition, Trait, EscalatePhobia, AttributeLoss, Check, AsEntry,
-    RollTwice, Reroll, RollTable,
-]
-Directive = Union[RollTwice, Reroll, RollTable]
+Effect = (
+    Stun | Fatigue | Injury | Condition | Trait | EscalatePhobia | AttributeLoss | Check | AsEntry
+    | RollTwice | Reroll | RollTable
+)
+Directive = RollTwice | Reroll | RollTable
 DIRECTIVES = (RollTwice, Reroll, RollTable)
 
 

@@ -45,7 +45,7 @@ def follow_up(detail: Mapping[str, Any], lasted_seconds: int) -> FollowUp | None
         floor = rolled * unit_seconds(detail["unit"]) if isinstance(rolled, int) and detail.get("unit") else 0
         lasted = max(1, whole_units(max(lasted_seconds, floor), unit))
         return FollowUp(int(penalty), lasted * unit_seconds(unit), lasted)
-    return FollowUp(int(penalty), int(amount) * unit_seconds(unit))
+    return FollowUp(int(penalty), int(amount or 0) * unit_seconds(unit))
 
 
 def after_texts(detail: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -56,5 +56,5 @@ def after_texts(detail: Mapping[str, Any]) -> tuple[str, str] | None:
     amount, unit = detail.get("after_duration"), detail.get("after_unit") or "second"
     if amount == SAME:
         return f"for as many {unit}s as it lasted", f"同じ{UNIT_JA[unit]}数"
-    en, ja = span_text(int(amount) * unit_seconds(unit))
+    en, ja = span_text(int(amount or 0) * unit_seconds(unit))
     return f"for {en}", ja

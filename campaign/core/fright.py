@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Union
+from typing import TYPE_CHECKING, Protocol
 
 from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import (
@@ -64,11 +64,15 @@ CATEGORY_LABELS_JA = {
 
 
 class TraitLike(Protocol):
-    """Anything with a trait's name, category and cp (a DB row will do)."""
+    """Anything with a trait's name, category and cp (a DB row will do; read only, so a
+    frozen KnownTrait does too)."""
 
-    name: str
-    category: str
-    cp: int
+    @property
+    def name(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def cp(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +155,7 @@ class LoseAttribute:
     entry: int = 0
 
 
-FrightEffect = Union[AddCondition, LosePool, AddTrait, PhobiaEscalation, LoseAttribute]
+FrightEffect = AddCondition | LosePool | AddTrait | PhobiaEscalation | LoseAttribute
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +261,8 @@ def resolve_fright_check(
         return FrightResult(check=check, table=None)
 
     margin_of_failure = max(0, judged.total - target)
-    dice = roll_dice(source, 3, 6, table_purpose(table))
+    first, second, third = roll_dice(source, 3, 6, table_purpose(table))
+    dice = (first, second, third)
     raw = sum(dice) + margin_of_failure
     result = table.clamp(raw)
     entry = table.entry_for(result)
@@ -425,7 +430,7 @@ class _Resolution:
 
     def _add_trait(self, option: TraitOption, options: tuple[TraitOption, ...], index: int, entry: int) -> None:
         placeholder = self.pick is None
-        name = placeholder_name(option.category, option.severity) if placeholder else self.pick
+        name = placeholder_name(option.category, option.severity) if self.pick is None else self.pick
         self.pick = None  # only the first new trait takes the GM's name
         self.effects.append(
             AddTrait(

@@ -102,33 +102,33 @@ class ExpressionInfo:
 
 def _node_sides(node: Node, out: list[int]) -> None:
     """Die sizes in the order campaign.core.dice._value rolls them."""
-    kind = type(node)
-    if kind is DiceTerm:
+    if isinstance(node, DiceTerm):
         out.extend([node.sides] * node.count)
-    elif kind is D66Term:
+    elif isinstance(node, D66Term):
         out.extend((6, 6))
-    elif kind is Sum:
+    elif isinstance(node, Sum):
         for _sign, term in node.terms:
             _node_sides(term, out)
-    elif kind is Product:
+    elif isinstance(node, Product):
         _node_sides(node.first, out)
         for _operator, operand, _position in node.rest:
             _node_sides(operand, out)
-    elif kind is Negation:
+    elif isinstance(node, Negation):
         _node_sides(node.operand, out)
-    elif kind is not Number:
+    elif not isinstance(node, Number):
         raise TypeError(f"not a dice expression node: {node!r}")
 
 
-def _plain_shape(roll: ArithmeticRoll):
+def _plain_shape(roll: ArithmeticRoll) -> tuple[tuple[tuple[int, int, int], ...], int] | None:
     """((sign, count, sides)...), constant when the left side is a plain sum of dice."""
     node = roll.expression
-    parts = node.terms if type(node) is Sum else ((1, node),)
-    terms, constant = [], 0
+    parts = node.terms if isinstance(node, Sum) else ((1, node),)
+    terms: list[tuple[int, int, int]] = []
+    constant = 0
     for sign, term in parts:
-        if type(term) is Number:
+        if isinstance(term, Number):
             constant += sign * term.value
-        elif type(term) is DiceTerm and term.keep is None:
+        elif isinstance(term, DiceTerm) and term.keep is None:
             terms.append((sign, term.count, term.sides))
         else:
             return None
@@ -140,7 +140,7 @@ def _plain_shape(roll: ArithmeticRoll):
 def expression_info(parsed: ParsedExpression) -> ExpressionInfo:
     roll = parsed.roll
     sides: list[int] = []
-    if type(roll) is BarabaraRoll:
+    if isinstance(roll, BarabaraRoll):
         for term in roll.terms:
             sides.extend([term.sides] * term.count)
     else:
@@ -148,7 +148,8 @@ def expression_info(parsed: ParsedExpression) -> ExpressionInfo:
     sides_t = tuple(sides) * (parsed.repeat or 1)
     uniform = sides_t[0] if sides_t and all(s == sides_t[0] for s in sides_t) else None
     r1 = plain = None
-    if parsed.repeat is None and type(roll) is ArithmeticRoll and roll.comparison is not None:
+    if parsed.repeat is None and isinstance(roll, ArithmeticRoll) and roll.comparison is not None \
+            and roll.target is not None:
         r1 = roll.success_roll_modifier
         shape = _plain_shape(roll)
         if shape is not None:
@@ -214,6 +215,7 @@ def check_probability(dice: int, need: int, compare: str, cooperative: bool, cri
     hits = 0
     for faces in itertools.combinations_with_replacement(range(1, 7), dice):
         source = ManualDice(list(faces))
+        result: checks2d6.CheckResult
         if cooperative:  # two participants of stat -1: stat -1, +1 for cooperation, (2+1)+mod dice
             result = checks2d6.cooperative_check([-1, -1], need, source, dice_modifier=dice - 3, criticals=rule)
         elif compare == ">":
@@ -253,7 +255,7 @@ def plain_probability(terms: tuple[tuple[int, int, int], ...], need: int, compar
 
 
 @functools.lru_cache(maxsize=8192)
-def _as_float(function, *args) -> float:
+def _as_float(function: Callable[..., Fraction], *args: Any) -> float:
     """The float of an exact probability, cached: a long ledger asks for the same few."""
     return float(function(*args))
 
@@ -266,7 +268,7 @@ class SourceTally:
     entries: int = 0
     dice: int = 0
     faces: dict[int, list[int]] = field(default_factory=dict)  # sides -> [unused, count of 1, of 2, ...]
-    success: dict[str, list] = field(default_factory=dict)  # family -> [rolls, successes, sum p, sum p(1-p)]
+    success: dict[str, list[float]] = field(default_factory=dict)  # family -> [rolls, successes, sum p, sum p(1-p)]
     not_scored: int = 0
     unclassified_entries: int = 0
     unclassified_dice: int = 0
@@ -353,7 +355,7 @@ class LuckTally:
         tally.dice += len(dice)
 
         outcome, target = record.get("outcome"), record.get("target")
-        if outcome not in OUTCOMES or type(target) is not int:
+        if outcome not in OUTCOMES or type(target) is not int or not isinstance(kind, str):
             return
         scored = self._probability(kind, detail, info, len(dice), target, outcome)
         if scored is None:
@@ -369,7 +371,7 @@ class LuckTally:
         acc[3] += p * (1.0 - p)
 
     @staticmethod
-    def _probability(kind, detail: dict, info: ExpressionInfo, dice: int, target: int,
+    def _probability(kind: str, detail: dict[str, Any], info: ExpressionInfo, dice: int, target: int,
                      outcome: str) -> tuple[str, float] | None:
         if kind == "check":
             if detail.get("kind") not in SCORED_CHECKS or detail.get("skipped") or dice > MAX_CHECK_DICE:
@@ -411,7 +413,7 @@ def _two_sided_normal_p(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2))
 
 
-def die_report(sides: int, counts: list[int], chi_square_tail) -> dict[str, Any]:
+def die_report(sides: int, counts: list[int], chi_square_tail: Callable[[int, float], float]) -> dict[str, Any]:
     faces = counts[1:]
     n = sum(faces)
     mean = sum(face * count for face, count in enumerate(faces, start=1)) / n
@@ -428,7 +430,7 @@ def die_report(sides: int, counts: list[int], chi_square_tail) -> dict[str, Any]
     return row
 
 
-def success_report(family: str, acc: list) -> dict[str, Any]:
+def success_report(family: str, acc: list[float]) -> dict[str, Any]:
     rolls, successes, expected, variance = acc
     row: dict[str, Any] = {"family": family, "label": FAMILIES[family], "rolls": rolls, "successes": successes,
                            "observed_rate": successes / rolls, "expected_rate": expected / rolls,

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any
 
 from campaign.core.dice_source import DiceSource, roll_dice
 from campaign.errors import BadInput, RuleRefused
 
 DEFAULT_FACES = 6
 
-CharacterId = Union[int, str]
+CharacterId = int | str
 
 
 # --------------------------------------------------------------------------- maths

@@ -157,7 +157,7 @@ def skill_value(skill: Mapping[str, Any]) -> str | int:
     return skill["level"] if not base else f"{skill['level']} {base}"
 
 
-def sheet_record(sheet) -> dict[str, Any]:
+def sheet_record(sheet: Any) -> dict[str, Any]:  # core may not import projection.views
     """A CharacterSheet (projection.views) as one template record: what `char export` writes."""
     record: dict[str, Any] = {"name": sheet.name, "kind": sheet.kind, "player": sheet.player or "",
                               "cp": sheet.cp_total}

@@ -167,7 +167,7 @@ def _override(effect: Effect, name: str, value: Any) -> tuple[Effect, bool]:
         return replace(effect, options=tuple(replace(o, **{name: value}) for o in effect.options)), True
     if isinstance(effect, EscalatePhobia) and name in option_fields:
         return replace(effect, fallback=replace(effect.fallback, **{name: value})), True
-    if name in {f.name for f in fields(effect)}:  # type: ignore[arg-type]
+    if name in {f.name for f in fields(effect)}:
         return replace(effect, **{name: value}), True
     return effect, False
 

@@ -222,13 +222,13 @@ def _bool(value: Any) -> bool:
 def _positive(value: Any) -> int:
     if _int(value) < 1:
         raise _Problem(f"expected a positive number, not {value!r}")
-    return value
+    return _int(value)
 
 
 def _negative(value: Any) -> int:
     if _int(value) >= 0:
         raise _Problem(f"CP of a disadvantage must be negative, not {value!r}")
-    return value
+    return _int(value)
 
 
 def _text(value: Any) -> str:
@@ -258,7 +258,7 @@ def _one_of(allowed: frozenset[str]) -> Callable[[Any], str]:
     def convert(value: Any) -> str:
         if value not in allowed:
             raise _Problem(f"{value!r} is not one of {', '.join(sorted(allowed))}")
-        return value
+        return str(value)
 
     return convert
 
@@ -277,7 +277,7 @@ _Schema = dict[str, tuple[Callable[[Any], Any], bool]]  # field -> (converter, r
 _unit = _one_of(UNITS)
 _recovery = _one_of(RECOVERIES)
 
-_SIMPLE_KINDS: dict[str, tuple[type, _Schema]] = {
+_SIMPLE_KINDS: dict[str, tuple[Callable[..., Effect], _Schema]] = {
     "stun": (Stun, {"turns": (_amount, True), "recovery": (_recovery, True)}),
     "fatigue": (Fatigue, {"amount": (_amount, True)}),
     "injury": (Injury, {"amount": (_amount, True)}),

@@ -27,9 +27,11 @@ class Database:
             from campaign.db.migrate import refuse_behind
             from campaign.db.storage import read_only_engine
 
-            self.engine = read_only_engine(sqlite_path(self.url))
+            path = sqlite_path(self.url)
+            assert path is not None  # _open_read_only is true only for a SQLite file
+            self.engine = read_only_engine(path)
             try:
-                refuse_behind(self.engine, sqlite_path(self.url))
+                refuse_behind(self.engine, path)
             except BaseException:
                 self.engine.dispose()
                 raise
@@ -55,7 +57,7 @@ class Database:
 
     @property
     def dialect(self) -> str:
-        return self.engine.dialect.name
+        return str(self.engine.dialect.name)
 
     @contextmanager
     def write(self) -> Iterator[Session]:

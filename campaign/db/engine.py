@@ -15,7 +15,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -175,7 +175,7 @@ def _refuse_foreign_sqlite(path: Path) -> None:
         raise DataError(f"{path} is not a campaign database (it has other tables); refusing to touch it")
 
 
-def _on_sqlite_connect(dbapi_connection: sqlite3.Connection, _record) -> None:
+def _on_sqlite_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     # Let SQLAlchemy's "begin" event decide how a transaction starts (see below).
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
@@ -185,14 +185,14 @@ def _on_sqlite_connect(dbapi_connection: sqlite3.Connection, _record) -> None:
     cursor.close()
 
 
-def _on_sqlite_begin(connection) -> None:
+def _on_sqlite_begin(connection: Connection) -> None:
     # Writers take the write lock up front (BEGIN IMMEDIATE) so two appends can never
     # both read the same chain head; readers use a plain deferred transaction.
     mode = connection.get_execution_options().get("sqlite_begin", "IMMEDIATE")
     connection.exec_driver_sql(f"BEGIN {mode}")
 
 
-def _on_postgres_begin(connection) -> None:
+def _on_postgres_begin(connection: Connection) -> None:
     # Only transactions marked as writes (Database.write): a migration or a long export
     # keeps the server's defaults. SET LOCAL ends with the transaction, so a pooled
     # connection carries nothing over.

@@ -156,13 +156,13 @@ _STATE_MODELS = frozenset({"Relationship", "Trait", "Condition", "Scenario", "Sc
 def load_all() -> None:
     """Map every table (Base.metadata is then the whole schema)."""
     import campaign.db.models_bcdice  # noqa: F401
+    import campaign.db.models_fair  # noqa: F401
     import campaign.db.models_group  # noqa: F401
     import campaign.db.models_state  # noqa: F401
     import campaign.db.models_table  # noqa: F401
-    import campaign.db.models_fair  # noqa: F401
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _STATE_MODELS:
         from campaign.db import models_state
 

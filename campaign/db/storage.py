@@ -16,6 +16,10 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
 
 # Less room than this on the file system and SQLite cannot add a page and its log frame.
 FULL_BELOW_BYTES = 64 * 1024
@@ -78,7 +82,7 @@ def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str 
     return None
 
 
-def read_only_engine(path: Path):
+def read_only_engine(path: Path) -> Engine:
     """An engine that only reads `path`: SQLite's `mode=ro`, or `immutable=1` when the
     log's index cannot be created beside the file (then nobody can be writing it
     through this folder either). Nothing is set that would write."""
@@ -95,11 +99,11 @@ def read_only_engine(path: Path):
     engine = create_engine(f"sqlite:///{path.absolute()}", creator=connect)
 
     @event.listens_for(engine, "connect")
-    def _autocommit(dbapi_connection, _record) -> None:
+    def _autocommit(dbapi_connection: sqlite3.Connection, _record: object) -> None:
         dbapi_connection.isolation_level = None  # transactions begin as below, like the writable engine's
 
     @event.listens_for(engine, "begin")
-    def _begin(connection) -> None:
+    def _begin(connection: Connection) -> None:
         connection.exec_driver_sql("BEGIN DEFERRED")
 
     return engine

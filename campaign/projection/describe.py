@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from campaign.core.derived import pool_max
 from campaign.core.gametime import clock_text
-from campaign.seeds import stat_names_for
 from campaign.projection.ops_sheet import sheet_changes
 from campaign.projection.state import State, renamed_between
+from campaign.seeds import stat_names_for
 
 
 def _pool_text(state: State, name: str, pool: str) -> str:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from campaign.core.derived import pool_max
-from campaign.seeds import stat_names_for
 from campaign.projection.op_base import (
     BadOp,
     Op,
@@ -27,6 +26,7 @@ from campaign.projection.op_base import (
 from campaign.projection.state import (
     CharacterRow,
 )
+from campaign.seeds import stat_names_for
 
 
 @dataclass(frozen=True)

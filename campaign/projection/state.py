@@ -213,7 +213,7 @@ def _columns(row: Any) -> dict[str, Any]:
     return values
 
 
-def _sort_key(key: Any) -> tuple:
+def _sort_key(key: Any) -> tuple[int, Any, str]:
     return (0, key, "") if isinstance(key, int) else (1, 0, str(key))
 
 

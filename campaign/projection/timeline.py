@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from campaign.projection.replay import Entry, ReplayConflict, effective_voids, project, void_pairs
+from campaign.core.derived import POOLS, pool_current
 from campaign.projection.ops import OpConflict
 from campaign.projection.ops_sheet import sheet_changes
+from campaign.projection.replay import Entry, ReplayConflict, effective_voids, project, void_pairs
 from campaign.projection.state import State
-from campaign.core.derived import POOLS, pool_current
-from campaign.seeds import stat_names_for
 from campaign.projection.views import status
+from campaign.seeds import stat_names_for
 
 
 def state_at(entries: Sequence[Entry], seq: int) -> State:

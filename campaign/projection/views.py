@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from campaign.seeds import stat_names_for
 from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
 from campaign.projection.state import State
+from campaign.seeds import stat_names_for
 
 
-def origin_key(origin: str) -> tuple:
+def origin_key(origin: str) -> tuple[int | str, ...]:
     """Traits and conditions in the order they came about ("12.2" before "104.1"),
     the same in the tables and in a replay (database ids change when a void of a void
     re-inserts a row; origins never do)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from sqlalchemy import select, update
@@ -35,9 +36,9 @@ def _digest(token: str) -> str:
 
 
 def _now() -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc).strftime(_STAMP)
+    return datetime.now(UTC).strftime(_STAMP)
 
 
 class BcdiceDice(SystemDice):

@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import select, text
 
-from campaign import ledger
+from campaign.chain import GENESIS_HASH
 from campaign.db.database import Database
 from campaign.db.models import LedgerEntry, Scenario
 from campaign.errors import NotFound
@@ -163,7 +163,7 @@ def chain_slice(db: Database, campaign_name: str | None, first: int = 1, last: i
     entries = tuple(ChainLink(seq=seq, kind=kind, prev_hash=prev_hash, hash=digest, record=record)
                     for seq, kind, prev_hash, digest, record in rows[:batch])
     # The chain's own name, as every record holds it (an `import --as-name` shows another).
-    return ChainSlice(campaign=campaign.ledger_name, genesis=ledger.GENESIS_HASH, entries=entries,
+    return ChainSlice(campaign=campaign.ledger_name, genesis=GENESIS_HASH, entries=entries,
                       next=rows[batch][0] if len(rows) > batch else None)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.bridges.ccfolia_piece import piece
@@ -22,9 +23,9 @@ from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
 from campaign.seeds import load_tables
 from campaign.services.characters import character_view
-from campaign.services.results import as_json
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name
 from campaign.services.history import INT_MAX
+from campaign.services.results import as_json
 
 SOURCE = "ccfolia"
 COUNTS = ("messages", "recorded", "rolls", "tables", "duplicates", "secret", "chat", "other_system",
@@ -103,7 +104,7 @@ def parse_map(items: Iterable[str]) -> dict[str, str]:
     return mapping
 
 
-def _scenario_number(session, campaign: Campaign, scenario: int | None) -> int | None:
+def _scenario_number(session: Session, campaign: Campaign, scenario: int | None) -> int | None:
     from campaign.db.models import Scenario
 
     if scenario is None:

@@ -14,9 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from campaign import ledger
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.fright import FRIGHT_TABLE, KnownTrait, apply_entry
+from campaign.db.models import Campaign, Character
 from campaign.seeds import fright_table
 from campaign.services.effects import recording
 from campaign.services.fright import _Applier  # the one writer of fright effects (same package)
@@ -43,7 +46,7 @@ def is_fright_roll(line: Any) -> bool:
     return getattr(line, "comparison", None) == "<=" and any(word in comment for word in FRIGHT_WORDS)
 
 
-def apply_fright(session, campaign, actor: str, character, result: int, modifier: int, source: DiceSource,
+def apply_fright(session: Session, campaign: Campaign, actor: str, character: Character, result: int, modifier: int, source: DiceSource,
                  table_seq: int | None, check_seq: int | None) -> FrightApplied:
     """Apply fright table entry `result` (as the log shows it) to `character`."""
     table = fright_table()

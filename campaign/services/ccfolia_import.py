@@ -25,8 +25,16 @@ from campaign.db.models import Character
 from campaign.errors import BadInput
 from campaign.seeds import load_tables
 from campaign.services.ccfolia_fright import apply_fright, is_fright_roll
-from campaign.services.ccfolia_identity import OPENING, SOURCE, Identity, Known, answer_mark, opening_ids, \
-    speaker_key, speaker_name
+from campaign.services.ccfolia_identity import (
+    OPENING,
+    SOURCE,
+    Identity,
+    Known,
+    answer_mark,
+    opening_ids,
+    speaker_key,
+    speaker_name,
+)
 
 SKIPPED = ("secret", "chat", "other_system", "unreadable", "contradictory")
 SHOWN_TEXT = 120

@@ -17,6 +17,7 @@ from campaign.db.models import (
     Search,
 )
 from campaign.errors import BadInput, RuleRefused
+from campaign.projection.views import CharacterSheet
 from campaign.services.common import (
     campaign_named,
     campaign_transaction,
@@ -25,7 +26,6 @@ from campaign.services.common import (
     clean_text,
     player_named,
 )
-from campaign.projection.views import CharacterSheet
 from campaign.services.effects import recording
 from campaign.services.results import extended
 

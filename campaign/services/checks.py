@@ -59,8 +59,8 @@ from campaign.services.check_records import (
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
-from campaign.services.lingering import with_penalties
 from campaign.services.danger_checks import danger_sense, hide_check
+from campaign.services.lingering import with_penalties
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json
 

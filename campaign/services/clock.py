@@ -28,7 +28,6 @@ from campaign.services.effects import recording
 from campaign.services.lingering import drain_catatonia, record_drains
 from campaign.services.results import omitted_when_empty
 
-
 # Clock readings and condition views stay dicts: the time entry's record holds them
 # (detail.from / detail.to), see services.conditions.
 

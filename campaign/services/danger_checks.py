@@ -12,7 +12,6 @@ from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput
-from campaign.services.lingering import with_penalties
 from campaign.services.check_records import (
     CheckContext,
     CheckHead,
@@ -40,8 +39,8 @@ from campaign.services.check_records import (
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
+from campaign.services.lingering import with_penalties
 from campaign.services.presence import check_presence
-
 
 # Field groups (services.check_records): `class X(C, B, A)` is A's fields, B's, C's.
 
@@ -184,7 +183,7 @@ def hide_check(
         stats = [hider_stat] + [stat for _, stat in observer_sides]
         detail = {**result.to_detail(), "check": "hide", "stats": stats}
         seq = recorder.write(rows[0].name, result.hider, detail)
-        observed = []
+        observed: list[UnrolledObserver | ObserverRoll] = []
         if result.hider.skipped == rules.ZERO_DICE:
             # The hider failed outright: nobody rolled and every observer noticed.
             for row, (_, stat) in zip(rows[1:], observer_sides):

@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.derived import pool_current
-from campaign.seeds import stat_names_for
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import (
     Campaign,
@@ -37,6 +36,7 @@ from campaign.db.models import (
 from campaign.errors import RuleRefused
 from campaign.projection import ops as o
 from campaign.projection.ops import INT_LIMIT
+from campaign.seeds import stat_names_for
 from campaign.services.common import check_cp_total
 
 

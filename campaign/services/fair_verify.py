@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from campaign.db.models import Campaign
+
 
 @dataclass(frozen=True, slots=True)
 class FairCheck:
@@ -29,7 +31,7 @@ class FairCheck:
     pending: int
 
 
-def check(session: Session, campaign, *, kept_seeds: bool = True) -> FairCheck:
+def check(session: Session, campaign: Campaign, *, kept_seeds: bool = True) -> FairCheck:
     """Every derived die against its revealed seed; with kept_seeds, the GM's unrevealed
     seeds against their commitments too (--chain-only reads the ledger alone)."""
     from campaign.core.fair_dice import seed_commitment, valid_seed

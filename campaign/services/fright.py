@@ -36,10 +36,8 @@ from typing import Any
 
 from campaign import ledger
 from campaign.core.derived import DERIVATIONS, pool_current, stat_value
-from campaign.services.lingering import penalty_total, roll_penalties
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.effects_vocabulary import effect_data
-from campaign.services.presence import check_presence
 from campaign.core.fright import (
     FRIGHT_TABLE,
     AddCondition,
@@ -53,12 +51,11 @@ from campaign.core.fright import (
     resolve_fright_check,
 )
 from campaign.core.gametime import unit_seconds
-from campaign.core.suggest import closest, fold
 from campaign.core.stat_names import canonical_view, sheet_key
+from campaign.core.suggest import closest, fold
 from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
-from campaign.seeds import fright_table, stat_names_for
 from campaign.labels import (  # the words live there (records hold codes); these names stay importable here
     CASCADE_TEXTS,
     RECOVERY_EN,  # noqa: F401
@@ -72,6 +69,8 @@ from campaign.labels import (  # the words live there (records hold codes); thes
     strip_texts,
     sub_roll_label,  # noqa: F401
 )
+from campaign.projection.views import CharacterSheet
+from campaign.seeds import fright_table, stat_names_for
 from campaign.services.characters import character_view
 from campaign.services.common import (
     campaign_transaction,
@@ -79,8 +78,9 @@ from campaign.services.common import (
     clean_name,
     clean_text,
 )
-from campaign.projection.views import CharacterSheet
 from campaign.services.effects import Recorder, recording
+from campaign.services.lingering import penalty_total, roll_penalties
+from campaign.services.presence import check_presence
 from campaign.services.results import as_json, omitted_when_empty
 from campaign.services.traits import (
     active_traits,

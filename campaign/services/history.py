@@ -6,7 +6,7 @@ import json
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, exists, func, or_, select, text
@@ -99,14 +99,14 @@ def parse_when(text: str, *, end: bool, option: str) -> str:
     try:
         if len(text) == 10:
             day = date.fromisoformat(text)
-            moment = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+            moment = datetime(day.year, day.month, day.day, tzinfo=UTC)
             if end:
                 moment += timedelta(days=1)
         else:
             moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
             if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=timezone.utc)
-            moment = moment.astimezone(timezone.utc)
+                moment = moment.replace(tzinfo=UTC)
+            moment = moment.astimezone(UTC)
     except ValueError:
         raise BadInput(f"{option}: {text!r} is not a date (YYYY-MM-DD) or ISO time") from None
     except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before year 1 in UTC

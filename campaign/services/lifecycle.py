@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from campaign.db.database import Database
-from campaign.db.models import Character, LedgerEntry, Player
+from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.common import (
     active_character_named,
@@ -133,7 +133,7 @@ def check_award(cp: int) -> int:
     return cp
 
 
-def record_award(session: Session, campaign, actor: str, character: Character, cp: int, reason: str | None,
+def record_award(session: Session, campaign: Campaign, actor: str, character: Character, cp: int, reason: str | None,
                  scenario: int | None, parent_seq: int | None = None) -> CpAwarded:
     """One "award" entry per character, so each can be voided alone."""
     with recording(session, campaign, actor, "award") as entry:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campaign.core.derived import pool_current, pool_name, stat_value
-from campaign.seeds import stat_names_for
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
+from campaign.seeds import stat_names_for
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.effects import recording
 

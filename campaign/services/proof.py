@@ -24,10 +24,10 @@ from sqlalchemy import text
 
 from campaign import ledger
 from campaign.chain import MAX_DEPTH, Broken, Walk, strict_loads, too_deep
+from campaign.core.commitment import COMMITTED_FIELDS, matches
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named
-from campaign.core.commitment import COMMITTED_FIELDS, matches
 from campaign.services.history import INT_MAX
 from campaign.services.secret_rolls import secret_of
 

@@ -8,9 +8,9 @@ from typing import Any
 from campaign import ledger
 from campaign.core.dice import evaluate
 from campaign.core.dice_parse import spaced_expression_hint, split_comment
-from campaign.errors import BadInput
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
+from campaign.errors import BadInput
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 

@@ -223,7 +223,7 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
         .order_by(Disappearance.since_seq)
     ).all()
 
-    def logged(kind: str):
+    def logged(kind: str) -> list[tuple[dict[str, Any], int | None]]:
         query = _query(session, campaign.id, HistoryFilter(kind=kind, scenario=scenario.number, limit=None))
         rows = session.execute(query.order_by(None).order_by(LedgerEntry.seq)).all()
         return [(json.loads(record), voided_by) for record, _prev, _hash, voided_by in rows]

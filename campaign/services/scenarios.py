@@ -46,6 +46,15 @@ from campaign.services.common import (
     clean_name,
 )
 from campaign.services.effects import recording
+from campaign.services.missing import (
+    active_searches,
+    character_facts,
+    missing_facts,
+    open_disappearance,
+    open_disappearances,
+    open_scenario,
+    searches_at,
+)
 from campaign.services.results import extended
 from campaign.services.scenario_views import (  # the result types; also importable from here
     NoteAdded,
@@ -59,15 +68,6 @@ from campaign.services.scenario_views import (  # the result types; also importa
     SearcherSent,
     scenario_summary,
     scenario_view,
-)
-from campaign.services.missing import (
-    active_searches,
-    character_facts,
-    missing_facts,
-    open_disappearance,
-    open_disappearances,
-    open_scenario,
-    searches_at,
 )
 
 # --------------------------------------------------------------------------- start

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campaign.core.derived import stat_value
 from campaign.core.dice_parse import split_comment
 from campaign.core.stat_names import resolve_stat
 from campaign.core.suggest import fold
 
+if TYPE_CHECKING:
+    from campaign.db.models import Character
+
 _WORD = re.compile(r"(?P<name>.+?)(?:(?P<sign>[+-])(?P<mod>\d{1,3}))?")
 MINUS = "\N{MINUS SIGN}"
 
 
-def skill_key(skills, typed: str) -> str | None:
+def skill_key(skills: Iterable[str], typed: str) -> str | None:
     """The sheet's own name of the skill `typed` means (folded: ＫＡＴＡＮＡ is Katana), or None."""
     target = fold(typed)
     return next((name for name in skills if fold(name) == target), None)
@@ -38,7 +42,7 @@ class SheetRoll:
     source: dict[str, Any]
 
 
-def skill_roll(text: str, character, ruleset: str) -> SheetRoll | None:
+def skill_roll(text: str, character: Character, ruleset: str) -> SheetRoll | None:
     """(the success roll to make, what it came from) when `text` starts with a skill or
     stat of the character; None for anything else (a dice expression is rolled as written)."""
     if ruleset != "gurps3-ja":

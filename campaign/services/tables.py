@@ -14,6 +14,7 @@ them and the seed tables, as `detail_shown`.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,7 +113,7 @@ def roll_detail(roll: TableRoll) -> dict[str, Any]:
     }
 
 
-def shown_view(appended: Any, subs: list[Any] = ()) -> dict[str, Any]:
+def shown_view(appended: Any, subs: Sequence[Any] = ()) -> dict[str, Any]:
     """An appended entry as `history show` shows it, with `detail_shown` (the words)."""
     view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
     shown = table_detail(appended.record, [sub.record for sub in subs])

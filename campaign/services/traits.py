@@ -30,8 +30,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from campaign.db.database import Database
-from campaign.db.models import Character, Trait
+from campaign.db.models import Campaign, Character, Trait
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.projection.views import TraitLine
 from campaign.services.common import (
     campaign_named,
     campaign_transaction,
@@ -39,7 +40,6 @@ from campaign.services.common import (
     clean_name,
     clean_text,
 )
-from campaign.projection.views import TraitLine
 from campaign.services.effects import recording
 from campaign.services.results import as_json
 
@@ -153,7 +153,7 @@ def _clean_category(category: str | None, cp: int) -> str:
 
 
 @contextmanager
-def _write(db: Database, campaign_name: str | None, character_name: str) -> Iterator[tuple]:
+def _write(db: Database, campaign_name: str | None, character_name: str) -> Iterator[tuple[Session, Campaign, Character]]:
     """A write transaction locked on the campaign: (session, campaign, character)."""
     with campaign_transaction(db, campaign_name) as (session, campaign):
         yield session, campaign, character_named(session, campaign, character_name)
@@ -229,7 +229,7 @@ def remove_trait(
     db: Database, campaign_name: str | None, actor: str, character_name: str, name: str, *, reason: str,
 ) -> TraitChanged:
     """Remove (buy off) a trait: its CP comes back out of the CP total (-10 CP -> +10)."""
-    reason = clean_text(reason, "--reason")
+    reason = clean_text(reason, "--reason") or ""
     if not reason or not reason.strip():
         raise BadInput("--reason is required: say why the trait goes (bought off, cured ...)")
     with _write(db, campaign_name, character_name) as (session, campaign, character):

@@ -3,7 +3,8 @@
 A request is a `void_request` entry (request_void, from the table server's page, or a
 player's `history void` in older group mode); the GM grants it with `history approve
 SEQ` (approve: an ordinary void whose reason names the request) or refuses it here, with
-a `void_refusal` entry that names the request and changes nothing. Both answers are in the chain, so "why is my roll still there?" has a
+a `void_refusal` entry that names the request and changes nothing. Both answers are in
+the chain, so "why is my roll still there?" has a
 provable answer. A request is open while its entry is neither voided nor refused and
 no approval names it.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
@@ -21,7 +23,11 @@ from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 
-def requests_service():
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def requests_service() -> ModuleType:
     """The module holding request_void and approve: services.void_requests from issue 24
     (migration 0010) on, services.group before it. One lookup, so this branch works on
     either side of that merge."""

@@ -68,6 +68,7 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     rebinding); `rate`: (burst, per second) of each session's writes; `dice`: makes
     the dice source of each player's roll (tests give fixed faces; else ServerDice).
     """
+    from sqlalchemy.exc import DBAPIError
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.routing import Mount
@@ -79,8 +80,6 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     from campaign.services.invites import seat_for
     from campaign.services.luck_kept import KeptTallies
     from campaign.web import routes_api, routes_bcdice, routes_pages, routes_table, seats
-    from sqlalchemy.exc import DBAPIError
-
     from campaign.web.errors import campaign_error, database_error, http_error
     from campaign.web.feed import Feed
     from campaign.web.refusals import Refusal, json_refusal

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-if TYPE_CHECKING:  # started on the first stream, PostgreSQL only
-    from campaign.web.feed_listen import Listener
+if TYPE_CHECKING:
+    from campaign.db.database import Database
+    from campaign.web.feed_listen import Listener  # started on the first stream, PostgreSQL only
 
 POLL = 0.2          # seconds between head probes: a commit shows within about this much
 KEEPALIVE = 15.0    # seconds of silence before a comment line keeps proxies from closing
@@ -35,7 +36,7 @@ LISTEN_SAFETY = 5.0  # PostgreSQL: seconds a stream waits for a notification bef
 
 
 class Feed:
-    def __init__(self, db, campaign_id: int, render_row: Callable[[dict[str, Any]], str],
+    def __init__(self, db: Database, campaign_id: int, render_row: Callable[[dict[str, Any]], str],
                  render_state: Callable[[], dict[str, Any]] | None = None) -> None:
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
@@ -137,6 +138,7 @@ class Feed:
             async with self._lock:
                 cached = self._state
                 if cached is None or cached[0] < seq:
+                    assert self._render_state is not None  # events() asks only a feed that renders state
                     parts = await anyio.to_thread.run_sync(self._render_state)
                     cached = self._state = (seq, json.dumps({"seq": seq, **parts}))
         return cached[1]

@@ -8,7 +8,12 @@ which then rolls back: a refused request changes nothing.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from campaign.errors import BadInput, NotFound
+
+if TYPE_CHECKING:
+    from starlette.responses import JSONResponse
 
 MESSAGES = {
     "no_session": (401, "ログインしていません。GMから届いた招待リンクを開いてください / not signed in: open the "
@@ -38,19 +43,19 @@ class Refusal(Exception):
         super().__init__(self.message)
 
 
-def response(code: str, detail: str | None = None):
+def response(code: str, detail: str | None = None) -> JSONResponse:
     refusal = Refusal(code, detail)
     return json_refusal(refusal)
 
 
-def json_refusal(refusal: Refusal):
+def json_refusal(refusal: Refusal) -> JSONResponse:
     from starlette.responses import JSONResponse
 
     return JSONResponse({"error": refusal.message, "code": refusal.code}, status_code=refusal.status,
                         headers={"cache-control": "no-store"})
 
 
-def from_campaign_error(exc) -> Refusal:
+def from_campaign_error(exc: Exception) -> Refusal:
     """A service's refusal (its message is the CLI's English line) as an API refusal."""
     from campaign.services.calls import NotYourCall
     from campaign.services.table_writes import NotYours

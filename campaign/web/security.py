@@ -49,7 +49,7 @@ UNAUTHORIZED_PAGE = (
     "<body><h1>401 合言葉が必要です / Token required</h1>"
     "<p>GMから受け取った招待リンク（/join/…）か観戦リンク（?token=…）で開いてください。"
     " Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you.</p></body></html>"
-).encode("utf-8")
+).encode()
 
 
 class Guard:

@@ -32,7 +32,7 @@ def test_every_command_has_help_with_an_example():
     root = typer.main.get_command(app)
     commands = list(_walk(root))
     assert len(commands) > 10
-    for path, command in commands:
+    for path, _command in commands:
         result = _help(*path)
         assert result.exit_code == 0, path
         assert "Example" in result.stdout, f"`campaign {' '.join(path)} --help` shows no example"
@@ -55,7 +55,7 @@ _PLACEHOLDER = re.compile(r"<(bool|str|int|float|list\[\w+\])>|\b(BOOLEAN|TEXT|I
 def test_help_shows_no_type_placeholders_and_reflows_at_80_columns(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     root = typer.main.get_command(app)
-    for path, command in _walk(root):
+    for path, _command in _walk(root):
         result = _help(*path)
         assert result.exit_code == 0, path
         found = _PLACEHOLDER.search(result.stdout)

@@ -7,7 +7,6 @@ import csv
 import io
 
 
-
 def test_actor_and_player_filters(gurps):
     mine = gurps.json("--as", "Aki", "roll", "2D6", "--char", "鈴音", "--dice", "1,2")
     for_npc = gurps.json("--as", "Aki", "roll", "2D6", "--char", "管狐", "--dice", "3,4")

@@ -359,7 +359,7 @@ def test_scenario_end_json_and_human_output(party):
     # human output, with the seeded source for the one roll not typed in
     party.run("scenario", "start", "二話", "--with", "千早")
     human = party.run("--seed", "7", "scenario", "end")
-    line = [l for l in human.stdout.splitlines() if l.startswith("白露")][0]
+    line = [ln for ln in human.stdout.splitlines() if ln.startswith("白露")][0]
     assert line.startswith("白露: needs <= 1 on 1d8 (13%) → rolled ")
     assert party.json("history", "--kind", "reunion", "--char", "白露")[0]["source"] == "seeded"
 

@@ -3,7 +3,6 @@ each kind the ruleset declares (Basic Speed in quarters, stored exactly)."""
 
 from __future__ import annotations
 
-
 import json
 from pathlib import Path
 

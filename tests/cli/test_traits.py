@@ -7,7 +7,6 @@ out, so buying off a -10 CP disadvantage raises the total by 10.
 from __future__ import annotations
 
 
-
 def traits(cli, name="鈴音"):
     return [(t["name"], t["category"], t["cp"], t["counts_toward_limit"]) for t in cli.json("trait", "list", name)["traits"]]
 

@@ -9,7 +9,7 @@ the owner's raw connection: the owner is refused too.
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -25,7 +25,7 @@ INT_MAX = 2147483647
 
 
 def _at(delta: timedelta) -> str:
-    return (datetime.now(timezone.utc) + delta).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return (datetime.now(UTC) + delta).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _refusal(db: str, **changes) -> str:

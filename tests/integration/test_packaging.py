@@ -33,8 +33,9 @@ def test_wheel_works_from_another_directory(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPAIGN")}
     env.update(XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"))
     exe = str(env_dir / "bin" / "campaign")
-    run = lambda *a: subprocess.run([exe, "--db", "X.db", *a], cwd=elsewhere, env=env,  # noqa: E731
-                                    capture_output=True, text=True, timeout=120)
+    def run(*a):
+        return subprocess.run([exe, "--db", "X.db", *a], cwd=elsewhere, env=env,
+                              capture_output=True, text=True, timeout=120)
     created = run("init", "T", "--json")
     assert created.returncode == 0, created.stderr
     assert json.loads(created.stdout)["name"] == "T"

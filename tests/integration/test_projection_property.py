@@ -21,8 +21,18 @@ from hypothesis import strategies as st
 from campaign.core.dice_source import SeededDice
 from campaign.db.database import Database
 from campaign.errors import CampaignError
-from campaign.services import (campaigns, characters, clock, conditions, history, missing, pools, scenarios, traits,
-                               voids)
+from campaign.services import (
+    campaigns,
+    characters,
+    clock,
+    conditions,
+    history,
+    missing,
+    pools,
+    scenarios,
+    traits,
+    voids,
+)
 from campaign.services.fright import fright_check
 from campaign.services.results import as_json
 from tests.conftest import FAST

@@ -17,7 +17,7 @@ import hashlib
 import json
 import random
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from campaign.core.dice import evaluate
 from campaign.core.dice_source import SeededDice
@@ -85,7 +85,7 @@ def export_lines(name: str, entries: int, *, seed: int = 0, ruleset: str = "gurp
     rng = random.Random(f"{seed}:{name}")
     rolls = _roll_pool(rng)
     frights = _fright_pool(rng)
-    start = datetime(2024, 4, 1, 19, 0, tzinfo=timezone.utc)
+    start = datetime(2024, 4, 1, 19, 0, tzinfo=UTC)
     created = start.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     header = {"type": "header", "format": "campaign-export", "version": 1,
               "campaign": {"name": name, "ruleset": ruleset, "settings": {"fright_cap": None},
@@ -122,7 +122,7 @@ def export_lines(name: str, entries: int, *, seed: int = 0, ruleset: str = "gurp
         record = dict(base)
         record["seq"] = seq
         seconds += 37.25
-        record["at"] = datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        record["at"] = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         if seq == 1:
             record.update(kind="campaign", reason="created", voidable=False, detail={"name": name, "ruleset": ruleset},
                           ops=[{"op": "campaign_created", "ruleset": ruleset, "settings": {"fright_cap": None}}])

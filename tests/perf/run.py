@@ -406,8 +406,9 @@ class Bench:
             f"{stats.wall:.1f} s, peak RSS {mb:.0f} MB", f"{history.wall:.1f} s (`history --all --json`, same database)",
             ratio, "<= 2.0x, < 150 MB", ratio <= 2.0 and mb < 150,
             [f"CPU time (user+sys, median): {stats.cpu:.1f} s vs {history.cpu:.1f} s",
-             f"with nothing to tally (`stats --kind seal`, an index range of no rows): {idle.wall:.1f} s, peak RSS "
-             f"{idle.max_rss_kb / 1024:.0f} MB; `history --all --json` peaks at {history.max_rss_kb / 1024:.0f} MB"],
+             f"with nothing to tally (`stats --kind seal`, an index range of no rows): {idle.wall:.1f} s, "
+             f"peak RSS {idle.max_rss_kb / 1024:.0f} MB; `history --all --json` peaks at "
+             f"{history.max_rss_kb / 1024:.0f} MB"],
         ))
 
     def row_web_history(self) -> None:
@@ -480,8 +481,9 @@ class Bench:
         median = statistics.median(per_roll)
         self.rows.append(Row(
             "shell", "shell: roll with write",
-            f"{n} x `roll 3D6<=12` typed into one `campaign shell` (stdin script, whole session including start-up, "
-            f"median of 2 sessions) vs the same {n} rolls one process each; every roll appends its ledger entry",
+            f"{n} x `roll 3D6<=12` typed into one `campaign shell` (stdin script, whole session including "
+            f"start-up, median of 2 sessions) vs the same {n} rolls one process each; every roll appends its "
+            "ledger entry",
             f"{shell_rate:,.0f} commands/s, median {median:.2f} ms per roll inside the shell "
             f"({statistics.median(cpu_per_roll):.2f} ms CPU)",
             f"{single_rate:,.1f} commands/s (one `campaign roll` process per roll)",
@@ -1030,7 +1032,7 @@ def machine() -> list[tuple[str, str]]:
         ("Python", f"{platform.python_implementation()} {platform.python_version()}"),
         ("SQLite", sqlite3.sqlite_version),
         ("libraries", libs),
-        ("date", dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        ("date", dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")),
         ("load average at start (1/5/15 min)", load),
     ]
 

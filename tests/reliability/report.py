@@ -201,7 +201,8 @@ def render(figures: dict[str, Any], seconds: float | None = None) -> str:
     w("## 9. Concurrent writers on one campaign (`tests/integration/test_snapshots.py`)\n")
     w("| | SQLite | PostgreSQL |\n|---|---|---|")
     w(f"| settings changes by 2 processes at once / lost updates | "
-      f"{_get(f, 'concurrency', 'sqlite', 'settings_changes')} / {_get(f, 'concurrency', 'sqlite', 'lost_updates')} | "
+      f"{_get(f, 'concurrency', 'sqlite', 'settings_changes')} / "
+      f"{_get(f, 'concurrency', 'sqlite', 'lost_updates')} | "
       f"{_get(f, 'concurrency', 'postgresql', 'settings_changes')} / "
       f"{_get(f, 'concurrency', 'postgresql', 'lost_updates')} |")
     w(f"| exports under a concurrent writer / consistent with their own ledger | "

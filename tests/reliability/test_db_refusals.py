@@ -12,7 +12,7 @@ feed the section "The database's own refusals" of docs/reliability.md.
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -25,7 +25,7 @@ from tests.reliability import support
 pytestmark = pytest.mark.dialect
 
 NAME = "拒否卓"
-LATER = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+LATER = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _rehashed(text: str):

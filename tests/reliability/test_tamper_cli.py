@@ -93,7 +93,7 @@ def _rehash_from(url: str, first: int, change) -> None:
         marker = "?" if isinstance(conn, sqlite3.Connection) else "%s"
         rows = conn.execute("SELECT seq, record, prev_hash FROM ledger ORDER BY seq").fetchall()
         prev = None
-        for seq, record_json, prev_hash in rows:
+        for seq, record_json, _prev_hash in rows:
             if seq < first:
                 prev = conn.execute(f"SELECT hash FROM ledger WHERE seq = {seq}").fetchone()[0]
                 continue

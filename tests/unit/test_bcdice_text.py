@@ -35,8 +35,9 @@ def test_gurps_words_follow_the_recorded_outcome():
 
 def test_table_frame_and_extra_rolls():
     assert table_answer("crt", 13, "要約") == "クリティカル表(13) ＞ 要約"
-    assert table_answer("YSFMB", 3, "二回", [("YSFMB", 9, "甲"), ("YSFMB", 11, "乙")]) == \
-        "妖魔夜行スペシャルファンブル表(3) ＞ 二回 ／ 妖魔夜行スペシャルファンブル表(9) ＞ 甲 ／ 妖魔夜行スペシャルファンブル表(11) ＞ 乙"
+    assert table_answer("YSFMB", 3, "二回", [("YSFMB", 9, "甲"), ("YSFMB", 11, "乙")]) == (
+        "妖魔夜行スペシャルファンブル表(3) ＞ 二回 ／ 妖魔夜行スペシャルファンブル表(9) ＞ 甲 ／ "
+        "妖魔夜行スペシャルファンブル表(11) ＞ 乙")
 
 
 def test_command_pattern_tables_are_whole_words():

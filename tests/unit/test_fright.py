@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from campaign.core.stat_names import canonical_view
-from campaign.seeds import load_stat_aliases
-
 import pytest
 
 from campaign.core.dice_source import ManualDice
+from campaign.core.effects_vocabulary import TraitOption
 from campaign.core.fright import (
     AddCondition,
     AddTrait,
@@ -20,9 +18,9 @@ from campaign.core.fright import (
     placeholder_name,
     resolve_fright_check,
 )
-from campaign.core.effects_vocabulary import TraitOption
-from campaign.seeds import load_tables
+from campaign.core.stat_names import canonical_view
 from campaign.errors import BadInput, RuleRefused
+from campaign.seeds import load_stat_aliases, load_tables
 
 HT = {"HT": 10}
 FEAR = load_tables()["FEAR"]

@@ -7,8 +7,8 @@ import pytest
 
 from campaign.core.dice_source import ManualDice
 from campaign.core.reference import find_reference, roll_reference
-from campaign.seeds import load_references
 from campaign.errors import DataError
+from campaign.seeds import load_references
 
 #: Issue 13 item 11: every table a GM asked for, by the name the issue uses.
 WANTED = ["行動表", "命中部位表", "四肢を損なう傷", "姿勢表", "命中修正表", "水中戦闘", "高低差", "長射程",

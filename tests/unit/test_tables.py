@@ -11,8 +11,8 @@ from campaign.core.dice_source import ManualDice
 from campaign.core.effects_vocabulary import AsEntry, Reroll, RollTable, RollTwice
 from campaign.core.table_model import expand_entry
 from campaign.core.table_roll import MAX_DEPTH, roll_on_table, table_for_command
-from campaign.seeds import default_seed_dir, load_tables
 from campaign.errors import DataError
+from campaign.seeds import default_seed_dir, load_tables
 
 COMMANDS = {"CRT", "FMB", "HCRT", "GFMB", "YSCRT", "YSFMB", "YFMB", "FEAR", "REACT"}
 DIRECTIVE_KINDS = (RollTwice, Reroll, RollTable)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.seeds import load_stat_aliases
 from campaign.core.derived import derived_stats, pool_current, pool_max, pool_name, stat_value
 from campaign.core.followup import after_texts, follow_up
 from campaign.core.gametime import clock_text, parse_span, span_text, whole_units
 from campaign.errors import BadInput
+from campaign.seeds import load_stat_aliases
 
 HOUR, DAY = 3600, 86400
 

@@ -7,7 +7,6 @@ import hashlib
 import re
 import sqlite3
 
-
 from campaign.ledger import GENESIS_HASH
 from tests.web.conftest import client_for
 from tests.web.test_pages import rows
@@ -50,9 +49,9 @@ def test_chain_ranges_and_the_thousand_entry_cap(table, client):
 
 
 def test_chain_answers_at_most_a_thousand_entries(table, client):
+    from campaign.core.dice_source import ManualDice
     from campaign.db.database import Database
     from campaign.services.rolls import roll
-    from campaign.core.dice_source import ManualDice
 
     cli, seqs = table
     db = Database(cli.db)
@@ -79,9 +78,9 @@ def test_seals_list_every_seal_head(table, client):
 
 
 def test_history_pages_by_seq_without_gaps_or_repeats(table, client):
+    from campaign.core.dice_source import ManualDice
     from campaign.db.database import Database
     from campaign.services.rolls import roll
-    from campaign.core.dice_source import ManualDice
 
     cli, seqs = table
     db = Database(cli.db)
@@ -184,7 +183,7 @@ def test_the_feed_row_is_the_history_row(table, client):
     sent = asyncio.run(feed.rows_after(seqs["seal"] - 2))
     assert [seq for seq, _ in sent] == [seqs["seal"] - 1, seqs["seal"]]
     page = client.get("/history").text
-    for seq, html in sent:
+    for _seq, html in sent:
         assert html.strip() in page
 
 

@@ -8,7 +8,6 @@ import pytest
 
 from campaign.core.fair_dice import face, seed_commitment
 from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
-from tests.cli.test_secret_rolls import _rehash_from
 from tests.web.table_server import Browser, served
 from tests.web.test_table_server import head, invite
 
