@@ -28,6 +28,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.chain import GENESIS_HASH
 from campaign.core import luck
 from campaign.db.database import Database
 from campaign.db.models import LedgerEntry
@@ -74,7 +75,7 @@ class KeptTallies:
             kept = self._kept.get(key)
             if kept is None or not _still_holds(session, campaign.id, kept, voids):
                 kept = _Kept(luck.LuckTally(read_expression), 0, voided_seqs(session, campaign.id, include_voided),
-                             0, ledger.GENESIS_HASH, voids)
+                             0, GENESIS_HASH, voids)
                 self.full_tallies += 1
             if head_seq > kept.seq:
                 window = [LedgerEntry.seq > kept.seq, LedgerEntry.seq <= head_seq]

@@ -182,7 +182,7 @@ def calls_for(db: Database, campaign_name: str, seat: Seat | None,
     if seat is None:
         return []
     wills = {c["name"]: c["will"] for c in characters}
-    calls = as_json(list_calls(db, campaign_name, player=None if seat.gm else seat.player))
+    calls: list[dict[str, Any]] = as_json(list_calls(db, campaign_name, player=None if seat.gm else seat.player))
     for call in calls:
         call["prompt"] = prompt_of(call["kind"], call["character"], call["params"], will=wills.get(call["character"]))
     return calls

@@ -33,9 +33,10 @@ def test_overview_shows_characters_missing_board_and_latest_entries(table, clien
 def test_scripts_load_in_order_with_defer_and_css_is_external(client):
     text = client.get("/characters").text
     scripts = re.findall(r'<script src="([^"]+)" defer></script>', text)
-    assert scripts == ["/static/sha256.js", "/static/verify.js", "/static/live.js"]
+    assert scripts == ["/static/sha256.js", "/static/verify.js", "/static/fair_check.js", "/static/live.js"]
     assert "<style" not in text and " style=" not in text and "<script>" not in text
-    for path in ("/static/sha256.js", "/static/verify.js", "/static/live.js", "/static/style.css"):
+    for path in ("/static/sha256.js", "/static/verify.js", "/static/fair_check.js", "/static/live.js",
+                 "/static/style.css"):
         assert client.get(path).status_code == 200
 
 
