@@ -17,6 +17,8 @@ from typing import Any
 
 import typer
 
+from campaign.core.text_rule import visible, visible_in_json
+
 JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
 CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
 _bom_wanted = False  # set by --bom, reset by the root callback at every invocation
@@ -46,26 +48,11 @@ def csv_bom() -> bool:
 DiceOption = typer.Option(None, "--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
 
 
-# What user text may not bring to a terminal: C0 controls and DEL (ESC starts the escape
-# sequences that move the cursor, recolour, retitle the window), C1 controls (0x9B is a
-# one-byte CSI on some terminals) and the bidi controls that reorder what is displayed.
-# Names refuse all of these on input; older data, imports and reasons may still hold some.
-_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}]")
-_UNSAFE_IN_LINES = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")  # tab, newline kept
-
-
-def _escape(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def safe_text(value: Any, *, keep_lines: bool = True) -> str:
-    """User text made harmless for a terminal: every unsafe character shown as an escape
-    (\\x1b), so it is visible rather than obeyed. Tabs and newlines stay unless the text
-    must be one line (messages, errors)."""
-    text = "" if value is None else str(value)
-    return (_UNSAFE_IN_LINES if keep_lines else _UNSAFE).sub(_escape, text)
+    """User text made harmless for a terminal (core.text_rule.visible): every unsafe
+    character shown as an escape (\\x1b, \\u2028), so it is visible rather than obeyed.
+    Tabs and newlines stay unless the text must be one line (messages, errors)."""
+    return visible("" if value is None else str(value), keep_lines=keep_lines)
 
 
 def safe_line(value: Any) -> str:
@@ -76,12 +63,12 @@ def emit_json(value: Any) -> None:
     """A service's result (a dataclass, or plain JSON values holding some) as one document,
     through the one conversion every result shares (services.results.as_json).
 
-    JSON escapes C0 itself; C1, DEL and bidi controls are escaped here as well (inside a
-    JSON document they can only occur in strings, where \\uXXXX means the same)."""
+    JSON escapes C0 itself; C1, DEL, bidi controls and U+2028/2029 are escaped here as well
+    (core.text_rule.visible_in_json)."""
     from campaign.services.results import as_json
 
     document = json.dumps(as_json(value), ensure_ascii=False, indent=None)
-    document = _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
+    document = visible_in_json(document)
     sys.stdout.write(document + "\n")
 
 
@@ -298,7 +285,7 @@ def stream_json(items: Iterable[Any]) -> None:
             out.write(",\n")
         if is_dataclass(item):
             item = as_json(item)
-        out.write(_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", encode(item)))
+        out.write(visible_in_json(encode(item)))
     out.write("]\n")
 
 

@@ -9,12 +9,12 @@ ops_scenarios); campaign.projection.ops gathers them and parses any op.
 from __future__ import annotations
 
 import math
-import unicodedata
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.core.stat_names import is_stat_value
+from campaign.core.text_rule import NAME_LIMIT, TEXT_LIMIT, is_normal_name, name_fault, text_fault
 from campaign.projection.state import (
     CharacterRow,
     DisappearanceRow,
@@ -24,8 +24,6 @@ from campaign.projection.state import (
 
 # Both backends store these in 32-bit INTEGER columns; a larger number is refused everywhere.
 INT_LIMIT = 2**31 - 1
-NAME_LIMIT = 200
-TEXT_LIMIT = 2000
 
 
 class OpConflict(Exception):
@@ -59,12 +57,15 @@ def field_opt_int(value: Any, what: str, lo: int = -INT_LIMIT, hi: int = INT_LIM
 
 
 def field_name(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value or len(value) > NAME_LIMIT:
+    """A name as the services store it (core.text_rule): a ledger read from a file holds
+    only what `char add` and the other commands would have taken."""
+    if not isinstance(value, str):
         raise BadOp(f"{what} must be a name of 1..{NAME_LIMIT} characters, not {value!r}")
-    if unicodedata.normalize("NFC", value) != value or value.strip() != value:
+    if not is_normal_name(value):
         raise BadOp(f"{what} {value!r} is not in normal form")
-    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in value):
-        raise BadOp(f"{what} {value!r} holds control or invisible characters")
+    fault = name_fault(value)
+    if fault is not None:
+        raise BadOp(f"{what} name {fault}: {value[:NAME_LIMIT]!r}")
     return value
 
 
@@ -73,10 +74,14 @@ def field_opt_name(value: Any, what: str) -> str | None:
 
 
 def field_text(value: Any, what: str) -> str | None:
+    """Free text (a note, an item): the services' rule (core.text_rule)."""
     if value is None:
         return None
-    if not isinstance(value, str) or len(value) > TEXT_LIMIT or "\x00" in value:
+    if not isinstance(value, str):
         raise BadOp(f"{what} must be text of at most {TEXT_LIMIT} characters")
+    fault = text_fault(value, TEXT_LIMIT)
+    if fault is not None:
+        raise BadOp(f"{what} {fault}")
     return value
 
 
