@@ -16,6 +16,7 @@ HERE = Path(__file__).parent
 def make_templates():
     """Jinja2 with autoescape on for .html: every name and reason is text, never markup."""
     import jinja2
+    from markupsafe import Markup
     from starlette.templating import Jinja2Templates
 
     from campaign.core.text_rule import visible
@@ -24,7 +25,7 @@ def make_templates():
     def shown(value: object) -> object:
         """Text a page shows: bidi controls and U+2028/2029 as escapes (core.text_rule), as
         the terminal shows them; markup the templates built passes as it is."""
-        if isinstance(value, str) and not isinstance(value, jinja2.utils.markupsafe.Markup):
+        if isinstance(value, str) and not isinstance(value, Markup):
             return visible(value)
         return value
 
