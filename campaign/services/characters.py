@@ -47,7 +47,7 @@ class PlayerSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class CharacterAdded(CharacterSheet):
+class CharacterAddedResult(CharacterSheet):
     """The new character's sheet and the entry that added it."""
 
     seq: int
@@ -145,7 +145,7 @@ def add_character(
     stats: dict[str, int] | None = None,
     cp: int = 0,
     new_stat: bool = True,
-) -> CharacterAdded:
+) -> CharacterAddedResult:
     """A new PC or NPC; unless `new_stat`, a stat name the ruleset does not know is
     refused as a likely typo (as `char set` does)."""
     name = clean_name(name, "character")
@@ -166,7 +166,7 @@ def add_character(
         with recording(session, campaign, actor, "character", voidable=False) as entry:
             character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp)
             entry.describe(character=name, reason="added")
-        return extended(CharacterAdded, character_view(session, character), seq=entry.seq)
+        return extended(CharacterAddedResult, character_view(session, character), seq=entry.seq)
 
 
 def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, stats: dict[str, int],
