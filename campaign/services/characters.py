@@ -33,7 +33,7 @@ STAT_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerAdded:
+class PlayerAddedResult:
     name: str
     seq: int
 
@@ -109,7 +109,7 @@ def _check_cp(cp: int) -> int:
     return cp
 
 
-def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> PlayerAdded:
+def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> PlayerAddedResult:
     name = clean_name(name, "player")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name)):
@@ -117,7 +117,7 @@ def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -
         with recording(session, campaign, actor, "player", voidable=False) as entry:
             entry.add_player(name)
             entry.describe(reason="added", detail={"player": name})
-        return PlayerAdded(name=name, seq=entry.seq)
+        return PlayerAddedResult(name=name, seq=entry.seq)
 
 
 def list_players(db: Database, campaign_name: str | None) -> list[PlayerSummary]:
