@@ -26,7 +26,7 @@ from campaign.db.models import (
 
 if TYPE_CHECKING:  # annotations only: those modules load when a scenario ends
     from campaign.services.clock import TimeAdvanced
-    from campaign.services.lifecycle import CpAwarded
+    from campaign.services.lifecycle import CpAwardResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +153,7 @@ class ScenarioEnded:
 
     scenario: ScenarioDetail
     reunions: tuple[ReunionRolled, ...]
-    awards: tuple[CpAwarded, ...]
+    awards: tuple[CpAwardResult, ...]
     seq: int
     time: TimeAdvanced | None
 
