@@ -171,7 +171,7 @@ class RosterChanged:
 
 
 @dataclass(frozen=True, slots=True)
-class NoteAdded:
+class NoteAddedResult:
     scenario: int
     note: str
     seq: int

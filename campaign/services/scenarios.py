@@ -48,7 +48,7 @@ from campaign.services.common import (
 from campaign.services.effects import recording
 from campaign.services.results import extended
 from campaign.services.scenario_views import (  # the result types; also importable from here
-    NoteAdded,
+    NoteAddedResult,
     ReunionRolled,
     ReunionRolledAgain,
     RosterChanged,
@@ -303,7 +303,7 @@ def change_roster(db: Database, campaign_name: str | None, actor: str, name: str
 
 
 def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
-             scenario_title: str | None = None) -> NoteAdded:
+             scenario_title: str | None = None) -> NoteAddedResult:
     """A GM note on a scenario (the open one by default): a ledger entry that changes
     nothing, so it is dated, hashed, and shown by `scenario show`."""
     from campaign.services.common import clean_text
@@ -315,7 +315,7 @@ def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
         scenario = _find_scenario(session, campaign, scenario_title)
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="note", scenario=scenario.number, reason=text, detail={"note": text}, voidable=True))
-        return NoteAdded(scenario=scenario.number, note=text, seq=appended.seq)
+        return NoteAddedResult(scenario=scenario.number, note=text, seq=appended.seq)
 
 
 def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,
