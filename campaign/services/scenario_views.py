@@ -147,7 +147,7 @@ class ReunionRolledAgain(ReunionRolled):
 
 
 @dataclass(frozen=True, slots=True)
-class ScenarioEnded:
+class ScenarioEndResult:
     """The scenario as it ended, its reunion checks, the CP awards (services.lifecycle)
     and the campaign time advanced by --elapsed (services.clock), if any."""
 

@@ -53,7 +53,7 @@ from campaign.services.scenario_views import (  # the result types; also importa
     ReunionRolledAgain,
     RosterChanged,
     ScenarioDetail,
-    ScenarioEnded,
+    ScenarioEndResult,
     ScenarioStarted,
     ScenarioSummary,
     SearcherSent,
@@ -167,7 +167,7 @@ def end_scenario(
     db: Database, campaign_name: str | None, actor: str,
     manual: Sequence[tuple[str, DiceSource]], default: DiceSource, award: int | None = None,
     elapsed: str | None = None, *, searchers: bool = False, npcs: bool = False,
-) -> ScenarioEnded:
+) -> ScenarioEndResult:
     """Close the open scenario and roll one reunion check per missing character.
 
     `manual` gives a dice source per missing character (physical dice typed in);
@@ -245,7 +245,7 @@ def end_scenario(
             time = advance_in(session, campaign, actor, elapsed_seconds, f"scenario #{scenario.number} ends",
                               scenario=scenario.number)
         session.flush()
-        return ScenarioEnded(scenario=scenario_view(session, campaign, scenario), reunions=tuple(reunions),
+        return ScenarioEndResult(scenario=scenario_view(session, campaign, scenario), reunions=tuple(reunions),
                              awards=tuple(awards), seq=end_seq, time=time)
 
 
