@@ -118,7 +118,7 @@ class SearcherSent:
 
 
 @dataclass(frozen=True, slots=True)
-class ScenarioStarted(ScenarioDetail):
+class ScenarioStartResult(ScenarioDetail):
     seq: int
     sent: tuple[SearcherSent, ...]
 

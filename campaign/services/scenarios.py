@@ -54,7 +54,7 @@ from campaign.services.scenario_views import (  # the result types; also importa
     RosterChanged,
     ScenarioDetail,
     ScenarioEndResult,
-    ScenarioStarted,
+    ScenarioStartResult,
     ScenarioSummary,
     SearcherSent,
     scenario_summary,
@@ -76,7 +76,7 @@ from campaign.services.missing import (
 def start_scenario(
     db: Database, campaign_name: str | None, title: str, actor: str,
     participants: Sequence[str], searches: Sequence[tuple[str, str]] = (),
-) -> ScenarioStarted:
+) -> ScenarioStartResult:
     """Open a scenario with its participants and send searchers (only at the start:
     docs/rules.md "Missing and reunion check")."""
     title = clean_name(title, "scenario")
@@ -110,7 +110,7 @@ def start_scenario(
             sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids,
                                        actor))
         session.flush()
-        return extended(ScenarioStarted, scenario_view(session, campaign, scenario), seq=seq, sent=tuple(sent))
+        return extended(ScenarioStartResult, scenario_view(session, campaign, scenario), seq=seq, sent=tuple(sent))
 
 
 def _send_searcher(
