@@ -120,7 +120,7 @@ class TraitChanged:
 
 
 @dataclass(frozen=True, slots=True)
-class TraitRenamed:
+class TraitRenameResult:
     seq: int
     action: str  # "rename"
     character: str
@@ -205,7 +205,7 @@ def add_trait(
 def rename_trait(
     db: Database, campaign_name: str | None, actor: str, character_name: str, old: str, new: str,
     *, reason: str | None = None,
-) -> TraitRenamed:
+) -> TraitRenameResult:
     """Rename a trait, typically the placeholder a fright check left for the GM to name."""
     new = clean_name(new, "trait")
     reason = clean_text(reason, "--reason")
@@ -221,7 +221,7 @@ def rename_trait(
             entry.rename_trait(character, trait, new)
             entry.describe(character=character.name, reason=reason or "renamed",
                            detail={"action": "rename", "before": before, "trait": as_json(trait_view(trait))})
-        return TraitRenamed(seq=entry.seq, action="rename", character=character.name, before=before,
+        return TraitRenameResult(seq=entry.seq, action="rename", character=character.name, before=before,
                             trait=trait_view(trait), cp_total=character.cp_total)
 
 
