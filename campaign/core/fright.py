@@ -43,7 +43,7 @@ from campaign.core.effects_vocabulary import (
 )
 from campaign.core.stat_names import sheet_key
 from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
-from campaign.core.table_model import Entry, EntryEffect, Table, expand_entry
+from campaign.core.table_model import EntryEffect, Table, TableEntry, expand_entry
 from campaign.core.table_roll import table_purpose
 from campaign.errors import BadInput, RuleRefused
 
@@ -189,7 +189,7 @@ class FrightTableRoll:
     margin_added: int  # the margin of failure (>= 0) added to the dice
     raw: int  # sum(dice) + margin_added, before clamping
     result: int  # clamped to 4..40: the entry looked up
-    entry: Entry
+    entry: TableEntry
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from campaign.core.effects_vocabulary import (
     Trait,
     TraitOption,
 )
-from campaign.core.table_model import Entry, Table, TextDice, expand_references
+from campaign.core.table_model import Table, TableEntry, TextDice, expand_references
 from campaign.core.table_model import SeedProblem as _Problem
 from campaign.errors import DataError
 
@@ -103,7 +103,7 @@ def build_table(path: str, data: dict[str, Any]) -> Table:
     entries = [_build_entry(path, position, raw) for position, raw in enumerate(raw_entries, start=1)]
     entries.sort(key=lambda entry: entry.lo)
     expected = lo
-    previous: Entry | None = None
+    previous: TableEntry | None = None
     for entry in entries:
         if entry.lo < expected:
             if previous is None:
@@ -145,7 +145,7 @@ def _span(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo}..{hi}"
 
 
-def _build_entry(path: str, position: int, raw: Any) -> Entry:
+def _build_entry(path: str, position: int, raw: Any) -> TableEntry:
     label = f"#{position}"
     try:
         if not isinstance(raw, dict):
@@ -173,7 +173,7 @@ def _build_entry(path: str, position: int, raw: Any) -> Entry:
         rolls = raw.get("rolls", [])
         if not isinstance(rolls, list):
             raise _Problem("rolls must be an array")
-        return Entry(
+        return TableEntry(
             lo=lo,
             hi=hi,
             ja=ja,
