@@ -33,12 +33,12 @@ from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import (
     AttributeLoss,
     Check,
-    Condition,
+    ConditionEffect,
     EscalatePhobia,
     Fatigue,
     Injury,
     Stun,
-    Trait,
+    TraitEffect,
     TraitOption,
 )
 from campaign.core.stat_names import sheet_key
@@ -308,7 +308,7 @@ def placeholder_name(category: str, severity: str | None = None) -> str:
 def _check_inputs(table: Table, stats: Mapping[str, int] | None, choice: int) -> None:
     if isinstance(choice, bool) or not isinstance(choice, int) or choice < 0:
         raise BadInput(f"option choice must be 0 or more, not {choice!r}")
-    offered = max((len(e.effect.options) for e in _all_effects(table) if isinstance(e.effect, Trait)), default=1)
+    offered = max((len(e.effect.options) for e in _all_effects(table) if isinstance(e.effect, TraitEffect)), default=1)
     if choice >= offered:
         raise BadInput(f"option choice {choice} is out of range: entries offer options 0..{offered - 1}")
     needed = sorted({e.effect.stat for e in _all_effects(table) if isinstance(e.effect, Check)})
@@ -382,7 +382,7 @@ class _Resolution:
             pool, purpose = ("FP", "fatigue") if isinstance(effect, Fatigue) else ("HP", "injury")
             amount, dice = self.roll(effect.amount, purpose, entry)
             self.effects.append(LosePool(pool=pool, amount=amount, dice=dice, entry=entry))
-        elif isinstance(effect, Condition):
+        elif isinstance(effect, ConditionEffect):
             duration, dice = (None, None)
             if effect.duration is not None:
                 duration, dice = self.roll(effect.duration, f"duration:{effect.condition}", entry)
@@ -398,7 +398,7 @@ class _Resolution:
                     severity=severity, entry=entry,
                 )
             )
-        elif isinstance(effect, Trait):
+        elif isinstance(effect, TraitEffect):
             index = self.choice if self.choice < len(effect.options) else 0
             self._add_trait(effect.options[index], effect.options, index, entry)
         elif isinstance(effect, EscalatePhobia):

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from campaign.core.effects_vocabulary import AsEntry, Effect, EscalatePhobia, Trait, TraitOption
+from campaign.core.effects_vocabulary import AsEntry, Effect, EscalatePhobia, TraitEffect, TraitOption
 from campaign.errors import DataError
 
 
@@ -163,7 +163,7 @@ def expand_references(table: Table, entry: TableEntry, seen: tuple[int, ...]) ->
 
 def _override(effect: Effect, name: str, value: Any) -> tuple[Effect, bool]:
     option_fields = {f.name for f in fields(TraitOption)}
-    if isinstance(effect, Trait) and name in option_fields:
+    if isinstance(effect, TraitEffect) and name in option_fields:
         return replace(effect, options=tuple(replace(o, **{name: value}) for o in effect.options)), True
     if isinstance(effect, EscalatePhobia) and name in option_fields:
         return replace(effect, fallback=replace(effect.fallback, **{name: value})), True

@@ -23,7 +23,7 @@ from campaign.core.effects_vocabulary import (
     AsEntry,
     AttributeLoss,
     Check,
-    Condition,
+    ConditionEffect,
     Effect,
     EscalatePhobia,
     Fatigue,
@@ -32,7 +32,7 @@ from campaign.core.effects_vocabulary import (
     RollTable,
     RollTwice,
     Stun,
-    Trait,
+    TraitEffect,
     TraitOption,
 )
 from campaign.core.table_model import Table, TableEntry, TextDice, expand_references
@@ -282,7 +282,7 @@ _SIMPLE_KINDS: dict[str, tuple[type, _Schema]] = {
     "fatigue": (Fatigue, {"amount": (_amount, True)}),
     "injury": (Injury, {"amount": (_amount, True)}),
     "condition": (
-        Condition,
+        ConditionEffect,
         {
             "condition": (_one_of(CONDITIONS), True),
             "recovery": (_recovery, True),
@@ -377,8 +377,8 @@ def _effect(raw: Any, *, nested: bool) -> Effect:
             options = rest["options"]
             if not isinstance(options, list) or not options:
                 raise _Problem("trait.options must be a non-empty array")
-            return Trait(options=tuple(_option(option, "trait.options") for option in options))
-        return Trait(options=(_option(rest, "trait"),))
+            return TraitEffect(options=tuple(_option(option, "trait.options") for option in options))
+        return TraitEffect(options=(_option(rest, "trait"),))
     if kind == "phobia_escalation":
         values = _fields(kind, rest, {"fallback": (lambda v: v, True), "factor": (_positive, False)})
         values["fallback"] = _option(values["fallback"], "phobia_escalation.fallback")
