@@ -25,7 +25,7 @@ from campaign.db.models import Character
 from campaign.errors import BadInput
 from campaign.seeds import load_tables
 from campaign.services.ccfolia_fright import apply_fright, is_fright_roll
-from campaign.services.ccfolia_identity import OPENING, SOURCE, Identity, Known, answer_mark, opening_ids, \
+from campaign.services.ccfolia_identity import OPENING, SOURCE, LogIdentity, Known, answer_mark, opening_ids, \
     speaker_key, speaker_name
 
 SKIPPED = ("secret", "chat", "other_system", "unreadable", "contradictory")
@@ -115,7 +115,7 @@ class Importer:
         self.frights: list[dict[str, Any]] = []
         self.pending: dict[str, dict[str, Any]] = {}  # speaker -> a failed fright check
         self.first_seq = self.last_seq = None
-        self.identity: Identity | None = None
+        self.identity: LogIdentity | None = None
 
     def _explain(self, message: Message, reason: str, why: str | None = None, recorded: bool = False) -> None:
         if self.explain:
@@ -129,7 +129,7 @@ class Importer:
         opening = list(itertools.islice(messages, OPENING + 1))
         ids = opening_ids(opening)
         log, count = self.known.log_identity(ids)
-        self.identity = Identity(log, count, self.session_name)
+        self.identity = LogIdentity(log, count, self.session_name)
         for message in itertools.chain(opening, messages):
             if progress is not None:
                 progress(export.bytes_read)
