@@ -8,8 +8,13 @@ ops_scenarios); campaign.projection.ops gathers them and parses any op.
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import asdict, dataclass
+import operator
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 from campaign.core.gametime import CLOCK_LIMIT
@@ -197,6 +202,115 @@ def open_disappearance_row(state: State, since_seq: int) -> DisappearanceRow:
     return row
 
 
+# --------------------------------------------------------------------------- decoding
+# An op's JSON is decoded from its dataclass's field types: the type says which check a
+# field gets (a `str` is a name, an `int` a 32-bit whole number, `X | None` may be null
+# or absent ...). Where a rule is more than a type, a field's name says which: the same
+# name means the same thing in every op (an `origin` is always '<seq>.<n>', a `since_seq`
+# a seq). An op with a rule of its own (a choice of codes) lists it in its `rules`.
+
+Rule = Callable[[Any, str], Any]
+
+
+def _object(value: Any, what: str) -> Any:
+    if not isinstance(value, dict):
+        raise BadOp(f"{what} must be an object")
+    return field_json(value, what)
+
+
+def _names(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list):
+        raise BadOp(f"{what} must be a list of names")
+    return [field_name(item, what) for item in value]
+
+
+def _seq_or_number(value: Any, what: str) -> int:
+    return field_int(value, what, 1)
+
+
+def _die_number(value: Any, what: str) -> int:
+    """Faces of a reunion die, and a roll or threshold on it."""
+    return field_int(value, what, 1, 1000)
+
+
+def _seconds(value: Any, what: str) -> int:
+    return field_int(value, what, 1, CLOCK_LIMIT)
+
+
+def _origin(value: Any, what: str) -> str:
+    return field_origin(value)
+
+
+def choice(*codes: str) -> Rule:
+    """A rule for a field that holds one of a few codes."""
+    def check(value: Any, what: str) -> str:
+        if value not in codes:
+            raise BadOp(f"{what} must be one of {', '.join(codes)}, not {value!r}")
+        return typing.cast(str, value)
+    return check
+
+
+# The check each field type gets.
+TYPE_RULES: dict[object, Rule] = {
+    int: field_int,
+    bool: field_bool,
+    str: field_name,
+    Any: field_json,
+    dict[str, Any]: _object,
+    dict[str, int]: field_stats,
+    int | str: field_stat_value,
+    list[str]: _names,
+}
+
+# Rules that are more than a type, by field name (the same in every op).
+FIELD_RULES: dict[str, Rule] = {
+    "origin": _origin,
+    "note": field_text,
+    "reason": field_text,
+    "duration": field_text,
+    "number": _seq_or_number,
+    "scenario": _seq_or_number,
+    "since_seq": _seq_or_number,
+    "started_seq": _seq_or_number,
+    "counted_at": _seq_or_number,
+    "faces": _die_number,
+    "roll": _die_number,
+    "threshold": _die_number,
+    "seconds": _seconds,
+    "length": _seconds,
+}
+
+
+@functools.cache
+def decoding_plan(cls: type[Op]) -> tuple[tuple[str, bool, Rule], ...]:
+    """(field, may be null, rule) for each field of `cls`, in declaration order. A field
+    type without a rule is a programming error, raised the first time the op is parsed
+    (the round-trip test parses every op kind)."""
+    hints = typing.get_type_hints(cls)
+    rules = {**FIELD_RULES, **cls.rules}
+    plan = []
+    for item in fields(cls):
+        kind = hints[item.name]
+        optional = isinstance(kind, types.UnionType) and type(None) in kind.__args__
+        if optional:
+            kind = functools.reduce(operator.or_, [arg for arg in kind.__args__ if arg is not type(None)])
+        rule = rules.get(item.name) or TYPE_RULES.get(kind)
+        if rule is None:
+            raise TypeError(f"op {cls.name!r}: no rule decodes field {item.name!r} of type {kind}")
+        plan.append((item.name, optional, rule))
+    return tuple(plan)
+
+
+def decode(cls: type[Op], data: Mapping[str, Any]) -> Op:
+    """The op `cls` from its JSON object, every field checked (an absent field reads as
+    null, so a field that may be null may also be left out)."""
+    values: dict[str, Any] = {}
+    for name, optional, rule in decoding_plan(cls):
+        value = data.get(name)
+        values[name] = None if optional and value is None else rule(value, name)
+    return cls(**values)
+
+
 # --------------------------------------------------------------------------- ops
 
 OPS: dict[str, type[Op]] = {}
@@ -204,9 +318,12 @@ OPS: dict[str, type[Op]] = {}
 
 @dataclass(frozen=True)
 class Op:
-    """One change. Subclasses declare `name`, their fields, `parse` and `apply`."""
+    """One change. Subclasses declare `name`, their fields and `apply`; parsing is
+    derived from the field types (decode), with `rules` for a field whose rule is an
+    op's own."""
 
     name: ClassVar[str] = ""
+    rules: ClassVar[Mapping[str, Rule]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -216,8 +333,8 @@ class Op:
         return {"op": self.name, **asdict(self)}
 
     @classmethod
-    def parse(cls, data: dict[str, Any]) -> Op:  # pragma: no cover - every op overrides it
-        raise NotImplementedError
+    def parse(cls, data: Mapping[str, Any]) -> Op:
+        return decode(cls, data)
 
     def apply(self, state: State, entry: EntryContext) -> None:  # pragma: no cover
         raise NotImplementedError
