@@ -196,10 +196,7 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
-    from campaign.cli.output import reset
     from campaign.services.common import clean_name
-
-    reset()
 
     try:
         actor = clean_name(actor, "--as") if actor is not None else None

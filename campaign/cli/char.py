@@ -91,7 +91,7 @@ def char_list(
         columns = [Column("name", keep=True), "kind", "player", "status", Column("CP", justify="right"), "stats"]
         table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
                   " ".join(f"{k}={v}" for k, v in r.stats.items())] for r in rows]
-    render_rows("characters", columns, table, fmt, records=rows,
+    render_rows("characters", columns, table, fmt, bom=bom, records=rows,
                 empty="キャラクターはいません (no characters)")
 
 
@@ -197,7 +197,7 @@ def char_timeline(ctx: typer.Context, name: str = typer.Argument(..., help="Char
     if fmt == CSV:
         render_rows(None, TIMELINE_COLUMNS, ([r.seq, r.at, r.actor, r.kind, r.voided_by, c["what"],
                                               c["name"], c["before"], c["after"], c["text"]]
-                                             for r in rows for c in r.changes), fmt)
+                                             for r in rows for c in r.changes), fmt, bom=bom)
         return
     use_campaign_time_zone(s.db, s.campaign)
     render_rows(f"{name}: timeline", ["#", "when", "kind", "change"],

@@ -84,7 +84,7 @@ def status(ctx: typer.Context, db: str = DbOption, json_out: bool = JsonOption, 
              " ".join(f"{table}:{'/'.join(p for p in privileges if p != 'SELECT')}"
                       for table, privileges in r.rights.items() if set(privileges) - {"SELECT"}))
             for r in result.roles]
-    render_rows(None, columns, rows, fmt, records=result,
+    render_rows(None, columns, rows, fmt, bom=bom, records=result,
                 empty="ロールはまだありません (no roles yet: run `campaign group setup`)")
 
 

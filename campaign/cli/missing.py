@@ -138,5 +138,5 @@ def missing_list(ctx: typer.Context, json_out: bool = JsonOption,
          f"#{r.since_seq}" + (f" (S{r.since_scenario})" if r.since_scenario else ""), r.odds]
         for r in rows
     ]
-    render_rows("missing", columns, table, fmt, records=rows,
+    render_rows("missing", columns, table, fmt, bom=bom, records=rows,
                 empty="行方不明のキャラクターはいません (no missing characters)")

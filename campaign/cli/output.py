@@ -21,28 +21,14 @@ from campaign.core.text_rule import visible, visible_in_json
 
 JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
 CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
-_bom_wanted = False  # set by --bom, reset by the root callback at every invocation
-
-
-def reset() -> None:
-    global _bom_wanted
-    _bom_wanted = False
-
-
-def _want_bom(value: bool) -> bool:
-    global _bom_wanted
-    _bom_wanted = _bom_wanted or bool(value)
-    return value
-
-
-BomOption = typer.Option(False, "--bom", callback=_want_bom,
+BomOption = typer.Option(False, "--bom",
                          help="With --csv: start with a UTF-8 byte order mark, so Excel on Japanese Windows "
                               "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).")
 
 
-def csv_bom() -> bool:
+def csv_bom(bom: bool = False) -> bool:
     """--bom on this command, or the setting CAMPAIGN_CSV_BOM=1 (yes/true/on)."""
-    return _bom_wanted or os.environ.get("CAMPAIGN_CSV_BOM", "").strip().lower() in ("1", "yes", "true", "on")
+    return bom or os.environ.get("CAMPAIGN_CSV_BOM", "").strip().lower() in ("1", "yes", "true", "on")
 
 
 DiceOption = typer.Option(None, "--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
@@ -168,8 +154,8 @@ def csv_cell(value: Any) -> Any:
     return text
 
 
-def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    if csv_bom():
+def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, bom: bool = False) -> None:
+    if csv_bom(bom):
         sys.stdout.write("\ufeff")
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow([csv_cell(column) for column in columns])
@@ -230,13 +216,15 @@ def render_rows(
     *,
     records: Any = None,
     empty: str | None = None,
+    bom: bool = False,
 ) -> None:
     """Print a listing in `fmt` (see output_format).
 
     json: `records` (the service's own values: a result dataclass, a list of them, or an
     iterator of record-shaped dicts, so field names stay stable) or, without
     them, one object per row keyed by the column headers; an iterator is streamed as a
-    JSON array in constant memory. csv: a header line, then the rows. table: a Rich table
+    JSON array in constant memory. csv: a header line (after a byte order mark with
+    `bom`, see csv_bom), then the rows. table: a Rich table
     whose columns wrap to the terminal; with no rows, the one line `empty` instead of an
     empty box (on stdout: "nothing" is the listing's result)."""
     headers = [_column(c).header for c in columns]
@@ -251,7 +239,7 @@ def render_rows(
             stream_json(records)
         return
     if fmt == CSV:
-        print_csv(headers, rows)
+        print_csv(headers, rows, bom=bom)
         return
     iterator = iter(rows)
     first = next(iterator, None)

@@ -47,7 +47,7 @@ def ref_list(ctx: typer.Context, json_out: bool = JsonOption, csv_out: bool = Cs
     rows = list_references()
     columns = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
     table = [[r.name, r.name_en, r.origin, r.rows, r.command or ""] for r in rows]
-    render_rows("reference tables / 参照表", columns, table, fmt, records=rows,
+    render_rows("reference tables / 参照表", columns, table, fmt, bom=bom, records=rows,
                 empty="参照表はありません (no reference tables)")
 
 
@@ -122,7 +122,7 @@ def ref_show(
             emit_json(view)
         elif csv_out:
             keys = (["roll"] if view.rollable else []) + [c.key for c in view.columns]
-            print_csv(keys, ([_csv_cell(row.get(k)) for k in keys] for row in view.data))
+            print_csv(keys, ([_csv_cell(row.get(k)) for k in keys] for row in view.data), bom=bom)
         else:
             render_reference(view)
         return

@@ -210,7 +210,8 @@ def scenario_list(ctx: typer.Context, json_out: bool = JsonOption,
         columns = ["#", Column("title", keep=True), "status", "participants", "started"]
         table = [[r.number, r.title, r.status, ", ".join(r.participants), local_time(r.started_at)]
                  for r in rows]
-    render_rows("scenarios", columns, table, fmt, records=rows, empty="シナリオはまだありません (no scenarios yet)")
+    render_rows("scenarios", columns, table, fmt, bom=bom, records=rows,
+                empty="シナリオはまだありません (no scenarios yet)")
 
 
 @app.command("show")
