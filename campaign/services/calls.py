@@ -289,10 +289,11 @@ def _dispatch(db, campaign_name, actor, source, kind: str, character: str, param
 
             return danger_sense(db, campaign_name, actor, source, character=character,
                                 difficulty=params["difficulty"], stat=params["stat"], modifiers=mods).seq
-        from campaign.services.checks import ability_check
+        from campaign.services.checks import CheckOptions, ability_check
 
+        options = CheckOptions(target=params["target"], skill=params.get("skill"), modifiers=mods)
         return ability_check(db, campaign_name, actor, source, character=character, stat=params["stat"],
-                             target=params["target"], skill=params.get("skill"), modifiers=mods).seq
+                             options=options).seq
     from campaign.services.scenarios import end_scenario
 
     return end_scenario(db, campaign_name, actor, [], source, params.get("award"), elapsed=params.get("elapsed")).seq
