@@ -64,7 +64,8 @@ from campaign.services.danger_checks import danger_sense, hide_check
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json
 
-__all__ = ["EFFECT_RULES", "OCCASIONS", "VALUE_LIMIT", "CheckOptions", "SideSpec", "ability_check", "clean_occasion", "clean_stat_name",
+__all__ = ["EFFECT_RULES", "OCCASIONS", "VALUE_LIMIT", "CheckOptions", "SideSpec", "ability_check", "clean_occasion",
+           "clean_stat_name",
            "cooperative_check", "danger_sense", "hide_check", "opposed_check", "stat_of"]
 
 
@@ -202,8 +203,8 @@ def ability_check(
     skill = o.skill
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
-        warnings = check_presence(session, [row], "an ability check" if skill is None and skill_name is None else "a skill check",
-                                  anyway=o.anyway)
+        doing = "an ability check" if skill is None and skill_name is None else "a skill check"
+        warnings = check_presence(session, [row], doing, anyway=o.anyway)
         if skill_name is not None:
             skill = sheet_skill_level(row, skill_name, skill)
         value = stat_of(row, stat)
