@@ -118,7 +118,7 @@ def render_character(view) -> None:
         ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
     ]
     fields += sheet_lines.sheet_fields(view)
-    if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
+    if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (docs/rules.md "Derived stats")
         fields.append(("derived", "  ".join(f"{k} {d.value} (= {d.from_})" for k, d in view.derived.items())))
     for pool, values in view.pools.items():
         derived = view.derived.get(pool)
@@ -406,7 +406,7 @@ def char_heal(
     _pool_command(ctx, name, pool, amount, reason, json_out, heal=True)
 
 
-# Sheet lines (issue 27), defined in campaign.cli.sheet_lines.
+# Sheet lines, defined in campaign.cli.sheet_lines.
 from campaign.cli import sheet_io, sheet_lines  # noqa: E402
 
 app.command("note")(sheet_lines.char_note)

@@ -1,4 +1,5 @@
-"""`campaign missing ...`: missing characters (RULES R4), their reunion die and plot overrides."""
+"""`campaign missing ...`: missing characters (docs/rules.md "Missing and reunion check"),
+their reunion die and plot overrides."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`campaign ref ...`: the reference tables (R7) — modifiers, hit location, target numbers.
+"""`campaign ref ...`: the reference tables (docs/rules.md "Reference tables") — modifiers,
+hit location, target numbers.
 
 Look-ups print aligned Rich tables (or --json / --csv) and write nothing; `ref show
 命中部位 --roll` rolls on the hit location table and logs it like `table roll`.
@@ -27,7 +28,7 @@ from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
 
 app = typer.Typer(
-    help="Reference tables that change no state (R7): seed 000's modifier tables and hit "
+    help="Reference tables that change no state: seed 000's modifier tables and hit "
     "location, seed 001's situation modifiers and object hardness, seed 002's target numbers.\n\n"
     "Example: campaign ref show 姿勢表",
     no_args_is_help=True,

@@ -1,4 +1,5 @@
-"""`campaign scenario ...`: start a scenario with its search parties, end it with the reunion checks (RULES R4)."""
+"""`campaign scenario ...`: start a scenario with its search parties, end it with the
+reunion checks (docs/rules.md "Missing and reunion check")."""
 
 from __future__ import annotations
 

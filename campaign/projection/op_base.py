@@ -180,7 +180,8 @@ def refuse_name_clash(state: State, character: str, name: str, origin: str) -> N
 
 
 def refuse_busy(state: State, character: str) -> None:
-    """R4: nobody is missing twice, and a missing character does not search (nor the reverse);
+    """docs/rules.md "Missing and reunion check": nobody is missing twice, and a missing
+    character does not search (nor the reverse);
     a dead or retired character does none of it (nor takes part in a scenario)."""
     status = state.characters[character].status if character in state.characters else "active"
     if status != "active":

@@ -1,4 +1,4 @@
-"""Ops on the sheet as players write it (issue 27): skills, notes and equipment lines.
+"""Ops on the sheet as players write it: skills, notes and equipment lines.
 
 A skill is keyed by its name as the sheet writes it (回避, 聞き耳, 刀); its value is its
 level with, optionally, the stat it is based on and its difficulty (GURPS: E, A, H,

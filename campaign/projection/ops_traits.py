@@ -133,7 +133,7 @@ class ConditionCleared(Op):
 
 @dataclass(frozen=True)
 class TraitUnlimitedChanged(Op):
-    """The part of a trait's CP outside the disadvantage limit moves by `delta` (R2.5:
+    """The part of a trait's CP outside the disadvantage limit moves by `delta` (docs/rules.md "Fright check":
     the CP a fright check added when it made a mild phobia severe)."""
 
     name: ClassVar[str] = "trait_unlimited"

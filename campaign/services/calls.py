@@ -155,8 +155,8 @@ def make_call(db: Database, campaign_name: str | None, actor: str, kind: str, ch
 def call_scenario_end(db: Database, campaign_name: str | None, actor: str, award: int | None = None,
                       elapsed: str | None = None) -> CallView:
     """`scenario end --call`: the open scenario ends when the missing characters' player
-    taps the call, which rolls their reunion checks with the server's dice (R4: the
-    missing character's player rolls). One call for the whole end, since the end and its
+    taps the call, which rolls their reunion checks with the server's dice
+    (docs/rules.md "Missing and reunion check": the missing character's player rolls). One call for the whole end, since the end and its
     reunion checks are one transaction; so the missing characters must share a player."""
     from campaign.services.missing import open_disappearances, open_scenario, playing_player
 
@@ -237,7 +237,8 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
         kind, character, params = row.kind, row.character, dict(row.params or {})
         # Ending a scenario is the GM's act (its awards, its time): the end and its reunion
         # entries keep the GM who called as actor, and the reunion its player as
-        # on_behalf_of (R4, services.scenarios), while detail.via names the tap's session.
+        # on_behalf_of (docs/rules.md "Missing and reunion check", services.scenarios), while
+        # detail.via names the tap's session.
         ender = row.created_by if kind == "reunion" else None
 
     def before(session: Session) -> None:

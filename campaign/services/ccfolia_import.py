@@ -2,7 +2,7 @@
 
 Imported results are ledger entries like any roll or table entry, with source `ccfolia`
 (never `rng` or `manual`), so statistics keep a log's dice apart from dice this tool
-rolled; a GURPS success roll carries the detail `roll` writes (its R1 judgement, so
+rolled; a GURPS success roll carries the detail `roll` writes (its "Success roll" judgement, docs/rules.md, so
 `stats` scores it with its criticals). Which messages were recorded before is
 services.ccfolia_identity's; what a line says, campaign.bridges. A whole import is one
 transaction: all its entries (and, with apply_fright, their effects) or none.

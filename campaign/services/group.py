@@ -39,7 +39,7 @@ READ_ONLY_TABLES = ("group_roles", "alembic_version")
 GM_ONLY_TABLES = ("secret_rolls", "fair_seeds", "web_invites", "web_sessions", "web_requests", "table_calls")
 GM_WRITES_ALL_READ = ("seal_heads",)
 # Players' roles read and write nothing (migration 0010): every write of theirs could
-# carry ops row-level security cannot see, and the table server (issue 29) replaces
+# carry ops row-level security cannot see, and the table server (campaign serve) replaces
 # them with writes through its own services. Until then a player reads.
 SINGLE_MODE = "group mode needs PostgreSQL: an SQLite database is single-GM mode (--as is self-declared there)"
 

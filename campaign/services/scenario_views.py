@@ -135,7 +135,8 @@ class ReunionRolled:
     success: bool
     odds: str
     actor: str  # who typed the command
-    on_behalf_of: str | None  # the missing character's player, who makes the roll (R4)
+    # the missing character's player, who makes the roll (docs/rules.md "Missing and reunion check")
+    on_behalf_of: str | None
     seq: int
 
 

@@ -55,7 +55,7 @@ def seat_actor(db: Database, name: str, via: dict[str, Any]) -> SeatActor:
     On a group-mode database the server signs in as the GM's role, which the ledger's
     actor trigger (migration 0007) lets record only "GM": there the entry says actor GM,
     on behalf of the player (detail.on_behalf_of), as for the GM's `--as`. Once group
-    mode drops player roles (issue 29 item 7) the trigger can let the server's role
+    mode drops player roles the trigger can let the server's role
     record the seat's player itself."""
     from campaign.services.group import signed_in
 
@@ -256,7 +256,7 @@ def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: S
         record = json.loads(row.record)
         if not seat.gm and not made_by(record, seat.player):
             raise NotYours(f"entry #{seq} was made by {record.get('actor')}, not by {seat.player}")
-        # what the GM's approval takes back (services.void_requests, issue 24): a player's own
+        # what the GM's approval takes back (services.void_requests): a player's own
         # top-level roll, check, fright check or table roll; anything else is refused now
         if record.get("parent_seq") is not None or record.get("kind") not in REQUESTABLE:
             raise RuleRefused(f"entry #{seq} is a {record.get('kind')}"

@@ -8,7 +8,7 @@ its point value, so gaining a trait adds the trait's CP to it (a -10 CP disadvan
 lowers it by 10) and removing a trait takes it back out (buying off a -10 CP
 disadvantage raises the total by 10: the points the player spends on it). Renaming
 changes nothing but the name. `counts_toward_limit` is only a flag: fright-check
-disadvantages carry False (R2 step 5); the GM's own additions default to True.
+disadvantages carry False (docs/rules.md "Fright check"); the GM's own additions default to True.
 `unlimited_cp` is the part of a trait's CP outside the disadvantage limit: all of it for
 a fright-check trait, none for the GM's, and for a GM's mild phobia that entry 25 made
 severe, the CP the escalation added (the original part still counts as it did).

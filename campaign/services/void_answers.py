@@ -22,7 +22,7 @@ from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 
 def requests_service():
-    """The module holding request_void and approve: services.void_requests from issue 24
+    """The module holding request_void and approve: services.void_requests
     (migration 0010) on, services.group before it. One lookup, so this branch works on
     either side of that merge."""
     import importlib
