@@ -156,8 +156,9 @@ def call_scenario_end(db: Database, campaign_name: str | None, actor: str, award
                       elapsed: str | None = None) -> CallView:
     """`scenario end --call`: the open scenario ends when the missing characters' player
     taps the call, which rolls their reunion checks with the server's dice
-    (docs/rules.md "Missing and reunion check": the missing character's player rolls). One call for the whole end, since the end and its
-    reunion checks are one transaction; so the missing characters must share a player."""
+    (docs/rules.md "Missing and reunion check": the missing character's player rolls). One
+    call for the whole end, since the end and its reunion checks are one transaction; so
+    the missing characters must share a player."""
     from campaign.services.missing import open_disappearances, open_scenario, playing_player
 
     params = check_params("reunion", {"award": award, "elapsed": elapsed})
