@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -86,24 +87,26 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
     return found
 
 
-def player_named(session: Session, campaign: Campaign, name: str) -> Player:
+_Named = TypeVar("_Named", Player, Character)
+
+
+def _named(session: Session, campaign: Campaign, model: type[_Named], name: str, what: str) -> _Named:
+    """The campaign's player or character of this name, else NotFound with a did-you-mean."""
     name = normal_name(name)
     found = None if "\x00" in name else session.scalar(
-        select(Player).where(Player.campaign_id == campaign.id, Player.name == name))
+        select(model).where(model.campaign_id == campaign.id, model.name == name))
     if found is None:
-        known = session.scalars(select(Player.name).where(Player.campaign_id == campaign.id))
-        raise NotFound(f"no player named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
+        known = session.scalars(select(model.name).where(model.campaign_id == campaign.id))
+        raise NotFound(f"no {what} named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
     return found
+
+
+def player_named(session: Session, campaign: Campaign, name: str) -> Player:
+    return _named(session, campaign, Player, name, "player")
 
 
 def character_named(session: Session, campaign: Campaign, name: str) -> Character:
-    name = normal_name(name)
-    found = None if "\x00" in name else session.scalar(
-        select(Character).where(Character.campaign_id == campaign.id, Character.name == name))
-    if found is None:
-        known = session.scalars(select(Character.name).where(Character.campaign_id == campaign.id))
-        raise NotFound(f"no character named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
-    return found
+    return _named(session, campaign, Character, name, "character")
 
 
 def active_character_named(session: Session, campaign: Campaign, name: str, doing: str) -> Character:
