@@ -289,7 +289,7 @@ def decoding_plan(cls: type[Op]) -> tuple[tuple[str, bool, Rule], ...]:
     (the round-trip test parses every op kind)."""
     hints = typing.get_type_hints(cls)
     rules = {**FIELD_RULES, **cls.rules}
-    plan = []
+    plan: list[tuple[str, bool, Rule]] = []
     for item in fields(cls):
         kind = hints[item.name]
         optional = isinstance(kind, types.UnionType) and type(None) in kind.__args__
