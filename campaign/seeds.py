@@ -62,7 +62,7 @@ def load_tables(directory: Path | str | None = None) -> dict[str, Table]:
 
 
 def fright_table() -> Table:
-    """The fright check table (R2) of the shipped seeds."""
+    """The fright check table (docs/rules.md "Fright check") of the shipped seeds."""
     from campaign.core.fright import FRIGHT_TABLE
 
     return _default_tables()[FRIGHT_TABLE]
@@ -79,7 +79,7 @@ def _tables_in(directory: Path) -> dict[str, Table]:
     return build_tables(_read_directory(directory, "seed tables"))
 
 
-# --- reference tables (R7) ---
+# --- reference tables (docs/rules.md "Reference tables") ---
 
 
 def load_references(directory: Path | str | None = None) -> dict[str, RefTable]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from campaign.core.effects_vocabulary import DIRECTIVE_TEXT_FIELDS, DIRECTIVES, effect_data
 from campaign.core.reference import RefTable
-from campaign.core.table_model import Entry, Table
+from campaign.core.table_model import Table, TableEntry
 from campaign.core.table_roll import TextRoll, entry_text
 
 TRUNCATED_LINE = "(further rolls not made: nesting limit reached / 入れ子の上限に達したので打ち切り)"
@@ -34,18 +34,18 @@ def _tables() -> dict[str, Table]:
 # --- codes, as a new record holds them ---
 
 
-def entry_code(entry: Entry) -> list[int]:
+def entry_code(entry: TableEntry) -> list[int]:
     """An entry's identity within its table: its range, [lo, hi]."""
     return [entry.lo, entry.hi]
 
 
-def text_roll_code(rolled: TextRoll, entry: Entry) -> dict[str, Any]:
+def text_roll_code(rolled: TextRoll, entry: TableEntry) -> dict[str, Any]:
     """Dice of an entry's text: which of its `rolls` (index), the dice, faces and value."""
     return {"index": _position(entry.rolls, rolled.spec), "dice": rolled.spec.dice, "faces": list(rolled.faces),
             "value": rolled.value}
 
 
-def directive_code(directive: Any, entry: Entry) -> dict[str, Any]:
+def directive_code(directive: Any, entry: TableEntry) -> dict[str, Any]:
     """A directive of an entry: its codes (kind, apply, table, condition, gm_choice) and its
     index among the entry's effects, where its words ("only if ...") are."""
     data = {k: v for k, v in effect_data(directive).items() if k not in DIRECTIVE_TEXT_FIELDS}
@@ -63,7 +63,7 @@ def _position(items: tuple[Any, ...], item: Any) -> int:
 # --- words, from the seed tables ---
 
 
-def entry_words(entry: Entry) -> dict[str, Any]:
+def entry_words(entry: TableEntry) -> dict[str, Any]:
     """An entry as a record written before held it: range, label, texts, tags, effects."""
     data = {"range": [entry.lo, entry.hi], "label": entry.label, "ja": entry.ja, "en": entry.en,
             "tags": list(entry.tags), "effects": [effect_data(e) for e in entry.effects]}
@@ -97,7 +97,7 @@ def directive_text(directive: dict[str, Any], tables: dict[str, Table]) -> str:
     return text
 
 
-def _entry(tables: dict[str, Table], command: Any, code: Any) -> tuple[Table, Entry]:
+def _entry(tables: dict[str, Table], command: Any, code: Any) -> tuple[Table, TableEntry]:
     """The table and entry a record names; KeyError when the seeds no longer have it."""
     table = tables[command]
     if not (isinstance(code, list) and len(code) == 2 and all(isinstance(n, int) for n in code)):
@@ -108,7 +108,7 @@ def _entry(tables: dict[str, Table], command: Any, code: Any) -> tuple[Table, En
     raise KeyError(code)
 
 
-def _directive_words(code: Any, entry: Entry) -> dict[str, Any]:
+def _directive_words(code: Any, entry: TableEntry) -> dict[str, Any]:
     """A directive's seed data (with its "only if" words), by its index in the entry."""
     index = code.get("index") if isinstance(code, dict) else None
     if not isinstance(index, int) or not 0 <= index < len(entry.effects) \
@@ -117,7 +117,7 @@ def _directive_words(code: Any, entry: Entry) -> dict[str, Any]:
     return effect_data(entry.effects[index])
 
 
-def _text_rolls(codes: list[Any], entry: Entry) -> list[TextRoll]:
+def _text_rolls(codes: list[Any], entry: TableEntry) -> list[TextRoll]:
     rolls = []
     for code in codes:
         if not isinstance(code["index"], int) or not 0 <= code["index"] < len(entry.rolls):

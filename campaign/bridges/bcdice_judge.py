@@ -3,7 +3,7 @@
 A log line is what the group saw, but a line can contradict itself (hand-edited, pasted
 from another tool, or cut short): `3D6<=12 ＞ 18[6,6,6] ＞ 18 ＞ 成功`, `(3D6) ＞ 99`.
 Such a line is refused, never recorded as given. The checks judge the line by BCDice's
-own GURPS rules (what the bot printed), which are not quite the campaign's R1 (BCDice
+own GURPS rules (what the bot printed), which are not quite the campaign's (docs/rules.md "Success roll") (BCDice
 judges "10 over the target" on the raw dice): the campaign's own judgement is recorded
 beside the log's word, as `rules_outcome`.
 """

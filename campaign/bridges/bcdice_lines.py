@@ -67,8 +67,8 @@ class RollLine:
     margin: int | None  # one convention: negative on failure (target - total for <=)
     command: str | None  # the echo of what was typed
     comment: str | None
-    rules_outcome: str | None  # our own judgement of the same dice (R1 for 3D6<=N)
-    detail: dict[str, Any] | None = None  # the record `roll` would write (with "gurps" for R1)
+    rules_outcome: str | None  # our own judgement of the same dice (docs/rules.md "Success roll" for 3D6<=N)
+    detail: dict[str, Any] | None = None  # the record `roll` would write (with "gurps" for a success roll)
     secret: bool = False  # rolled as BCDice's secret dice, shown in the log
     log_degree: int | None = None  # the 成功度/失敗度 number the log printed
 

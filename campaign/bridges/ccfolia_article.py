@@ -43,7 +43,7 @@ def utc_second(value: str | None) -> str | None:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class _Parser(HTMLParser):
+class _ArticleParser(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.done: list[tuple[dict, bool, bool]] = []  # (fields, repaired, at the end of the file)
@@ -135,14 +135,14 @@ class ArticleReader:
         self.index = start
 
     def __iter__(self) -> Iterator[Message]:
-        parser = _Parser()
+        parser = _ArticleParser()
         for chunk in self._chunks:
             parser.feed(chunk)
             yield from self._drain(parser)
         parser.close()
         yield from self._drain(parser)
 
-    def _drain(self, parser: _Parser) -> Iterator[Message]:
+    def _drain(self, parser: _ArticleParser) -> Iterator[Message]:
         done, parser.done = parser.done, []
         for fields, repaired, at_end in done:
             self.paragraphs += 1

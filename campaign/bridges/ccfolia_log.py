@@ -80,7 +80,7 @@ def color_of(style: str | None) -> str | None:
     return None
 
 
-class _Parser(HTMLParser):
+class _LogParser(HTMLParser):
     """Collects the top-level spans of each <p>; nested markup only adds its text."""
 
     def __init__(self) -> None:
@@ -177,7 +177,7 @@ class LogReader:
         self.legacy_index = legacy_start
 
     def __iter__(self) -> Iterator[Message]:
-        parser = _Parser()
+        parser = _LogParser()
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         for chunk in self._chunks:
             if isinstance(chunk, bytes):
@@ -193,7 +193,7 @@ class LogReader:
         parser.close()
         yield from self._drain(parser)
 
-    def _drain(self, parser: _Parser) -> Iterator[Message]:
+    def _drain(self, parser: _LogParser) -> Iterator[Message]:
         done, parser.done = parser.done, []
         for fields, color, repaired, cut, at_end in done:
             self.paragraphs += 1

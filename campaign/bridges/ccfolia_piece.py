@@ -9,13 +9,14 @@ are numbers; params values are strings.
 The chat palette is BCDice syntax with `{label}` references, which ココフォリア fills
 from the piece's status and params when the line is sent, so a palette keeps working
 after a stat changes on the board:
-- gurps3-ja: `3D6<={Will} 恐怖判定` (R2: Will is IQ when the sheet has no Will), with
+- gurps3-ja: `3D6<={Will} 恐怖判定` (docs/rules.md "Derived stats": Will is IQ when the sheet has no Will), with
   `3D6<={Will}-4` after it when the character has a severe phobia, one
   `3D6<={X} 【X】判定` per rollable stat (HP and FP are pools, Basic Speed and Move are
   not rolled against), one `3D6<={回避} 回避` per skill (its level is a param), and
   the seed tables BCDice knows (CRT FMB HCRT YSCRT YSFMB YFMB FEAR). Initiative is
   Basic Speed where the sheet records it, else DX.
-- 2d6-ja: `2D6+{心}>={目標値} 【心】判定` per stat (R5; `>` for 感, R6), with a 目標値
+- 2d6-ja: `2D6+{心}>={目標値} 【心】判定` per stat (docs/rules.md "2d6 checks"; `>` for 感,
+  "Danger sense"), with a 目標値
   param the table edits before rolling (BCDice needs a number after `>=`).
 """
 
@@ -28,7 +29,7 @@ from campaign.core.sheet_template import skill_value, trait_value
 from campaign.core.stat_names import sheet_key
 
 POOLS = ("HP", "FP")
-# R2: third-edition sheets derive the pools when the sheet has no stat of that name.
+# docs/rules.md "Derived stats": third-edition sheets derive the pools when the sheet has no stat of that name.
 DERIVED_POOLS = {"HP": "HT", "FP": "ST"}
 NOT_ROLLED = ("HP", "FP", "Speed", "Move")  # pools, Basic Speed and Move: nobody rolls 3D6 against them
 SEVERE_PHOBIA = "severe phobia"
@@ -41,7 +42,8 @@ DEFAULT_TARGET = 10
 
 
 def status_entries(view: Mapping[str, Any], gurps: bool) -> list[dict[str, Any]]:
-    """HP and FP with their current value and maximum (the pools, else R2's derivation)."""
+    """HP and FP with their current value and maximum (the pools, else the derivation in
+    docs/rules.md "Derived stats")."""
     stats, pools = view["stats"], view["pools"]
     status = []
     for pool in POOLS:
@@ -105,7 +107,7 @@ def palette(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDIC
         for stat in stats:
             if stat in POOLS:
                 continue
-            # R6: danger sense (感) succeeds only when it exceeds the difficulty.
+            # docs/rules.md "Danger sense": danger sense (感) succeeds only when it exceeds the difficulty.
             compare = ">" if stat == DANGER_SENSE else ">="
             lines.append(f"2D6+{{{stat}}}{compare}{{{TARGET_PARAM}}} 【{stat}】判定")
     return lines

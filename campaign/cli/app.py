@@ -197,10 +197,7 @@ def root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
-    from campaign.cli.output import reset
     from campaign.services.common import clean_name
-
-    reset()
 
     try:
         actor = clean_name(actor, "--as") if actor is not None else None

@@ -85,7 +85,7 @@ def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption =
     table = [["*" if r.selected else "", r.name, r.ruleset, r.players, r.characters, r.entries] for r in rows]
     if fmt == "csv":
         columns[0] = "selected"
-    render_rows("campaigns", columns, table, fmt, records=rows,
+    render_rows("campaigns", columns, table, fmt, bom=bom, records=rows,
                 empty="キャンペーンはありません (no campaigns: start one with `campaign init NAME`)")
 
 

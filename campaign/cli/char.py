@@ -92,7 +92,7 @@ def char_list(
         columns = [Column("name", keep=True), "kind", "player", "status", Column("CP", justify="right"), "stats"]
         table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
                   " ".join(f"{k}={v}" for k, v in r.stats.items())] for r in rows]
-    render_rows("characters", columns, table, fmt, records=rows,
+    render_rows("characters", columns, table, fmt, bom=bom, records=rows,
                 empty="キャラクターはいません (no characters)")
 
 
@@ -119,7 +119,7 @@ def render_character(view) -> None:
         ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
     ]
     fields += sheet_lines.sheet_fields(view)
-    if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (R2.0)
+    if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (docs/rules.md "Derived stats")
         fields.append(("derived", "  ".join(f"{k} {d.value} (= {d.from_})" for k, d in view.derived.items())))
     for pool, values in view.pools.items():
         derived = view.derived.get(pool)
@@ -198,7 +198,7 @@ def char_timeline(ctx: typer.Context, name: Annotated[str, typer.Argument(help="
     if fmt == CSV:
         render_rows(None, TIMELINE_COLUMNS, ([r.seq, r.at, r.actor, r.kind, r.voided_by, c["what"],
                                               c["name"], c["before"], c["after"], c["text"]]
-                                             for r in rows for c in r.changes), fmt)
+                                             for r in rows for c in r.changes), fmt, bom=bom)
         return
     use_campaign_time_zone(s.db, s.campaign)
     render_rows(f"{name}: timeline", ["#", "when", "kind", "change"],
@@ -409,7 +409,7 @@ def char_heal(
     _pool_command(ctx, name, pool, amount, reason, json_out, heal=True)
 
 
-# Sheet lines (issue 27), defined in campaign.cli.sheet_lines.
+# Sheet lines, defined in campaign.cli.sheet_lines.
 from campaign.cli import sheet_io, sheet_lines  # noqa: E402
 
 app.command("note")(sheet_lines.char_note)

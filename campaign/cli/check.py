@@ -273,13 +273,14 @@ def ability(
 
     Example: campaign check ability 鈴音 技 --target 12 --skill 2 --mod 1 --dice 4,5
     """
-    from campaign.services.checks import ability_check
+    from campaign.services.checks import CheckOptions, ability_check
 
     s = state(ctx)
-    mods = parse_mods(mod)
+    options = CheckOptions(target=target, skill=skill, modifiers=parse_mods(mod), dice_modifier=dice_mod,
+                           doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret,
+                           anyway=anyway)
     view = ability_check(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat,
-                         target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                         doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret, anyway=anyway)
+                         options=options)
     say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
@@ -303,12 +304,12 @@ def skill_check(
 
     Example: campaign check skill 鈴音 技 運転 --target 10 --dice 4,5
     """
-    from campaign.services.checks import ability_check
+    from campaign.services.checks import CheckOptions, ability_check
 
     s = state(ctx)
+    options = CheckOptions(target=target, skill=skill, modifiers=parse_mods(mod), reason=reason, anyway=anyway)
     view = ability_check(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat,
-                         target=target, skill=skill, modifiers=parse_mods(mod), reason=reason, anyway=anyway,
-                         skill_name=skill_name)
+                         options=options, skill_name=skill_name)
     say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
@@ -337,13 +338,13 @@ def coop(
 
     Example: campaign check coop 体 --with 鈴音 --with 刀矢 --target 12 --dice 2,5,6
     """
-    from campaign.services.checks import cooperative_check
+    from campaign.services.checks import CheckOptions, cooperative_check
 
     s = state(ctx)
-    mods = parse_mods(mod)
+    options = CheckOptions(target=target, skill=skill, modifiers=parse_mods(mod), dice_modifier=dice_mod,
+                           doubles=double, halves=halve, occasion=occasion, reason=reason, anyway=anyway)
     view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice, physical), participants=with_, stat=stat,
-                             target=target, skill=skill, modifiers=mods, dice_modifier=dice_mod,
-                             doubles=double, halves=halve, occasion=occasion, reason=reason, anyway=anyway)
+                             options=options)
     say_warnings(view)
     if json_out:
         emit_json(view)

@@ -55,7 +55,7 @@ def condition_list(ctx: typer.Context,
     else:
         rows = [_condition_row(c) for c in listed.conditions]
     who = listed.character or "all characters"
-    render_rows(f"{who}: conditions (now {listed.now['text_ja']})", columns, rows, fmt, records=listed,
+    render_rows(f"{who}: conditions (now {listed.now['text_ja']})", columns, rows, fmt, bom=bom, records=listed,
                 empty=f"状態異常はありません (no conditions; now {listed.now['text_ja']})")
 
 

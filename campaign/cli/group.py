@@ -122,7 +122,7 @@ def status(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False
              " ".join(f"{table}:{'/'.join(p for p in privileges if p != 'SELECT')}"
                       for table, privileges in r.rights.items() if set(privileges) - {"SELECT"}))
             for r in result.roles]
-    render_rows(None, columns, rows, fmt, records=result,
+    render_rows(None, columns, rows, fmt, bom=bom, records=result,
                 empty="ロールはまだありません (no roles yet: run `campaign group setup`)")
     if result.owed_invites and fmt == "table":
         warn("owed an invite (run `campaign group migrate-players`): " + ", ".join(result.owed_invites))

@@ -82,14 +82,15 @@ def history(
     first = next(entries, None)  # surfaces bad filters before any output
     stream = _chain(first, entries)
     if fmt == JSON:
-        render_rows(None, CSV_COLUMNS, (), fmt, records=stream)  # streamed: constant memory
+        render_rows(None, CSV_COLUMNS, (), fmt, bom=bom, records=stream)  # streamed: constant memory
     elif fmt == TABLE:
         use_campaign_time_zone(s.db, s.campaign)
         render_rows("history", ["#", Column("when", words=True), "actor", "kind", Column("character", keep=True),
                                 "roll", "reason"],
-                    (_human_row(e) for e in stream), fmt, empty="該当する記録はありません (no matching entries)")
+                    (_human_row(e) for e in stream), fmt, bom=bom,
+                    empty="該当する記録はありません (no matching entries)")
     else:
-        render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt)
+        render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt, bom=bom)
 
 
 def _human_row(entry: dict[str, Any]) -> list[Any]:

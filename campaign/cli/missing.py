@@ -1,4 +1,5 @@
-"""`campaign missing ...`: missing characters (RULES R4), their reunion die and plot overrides."""
+"""`campaign missing ...`: missing characters (docs/rules.md "Missing and reunion check"),
+their reunion die and plot overrides."""
 
 from __future__ import annotations
 
@@ -139,5 +140,5 @@ def missing_list(ctx: typer.Context, json_out: JsonOption = False,
          f"#{r.since_seq}" + (f" (S{r.since_scenario})" if r.since_scenario else ""), r.odds]
         for r in rows
     ]
-    render_rows("missing", columns, table, fmt, records=rows,
+    render_rows("missing", columns, table, fmt, bom=bom, records=rows,
                 empty="行方不明のキャラクターはいません (no missing characters)")

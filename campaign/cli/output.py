@@ -18,55 +18,28 @@ from typing import Annotated, Any
 
 import typer
 
+from campaign.core.text_rule import visible, visible_in_json
+
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of a table.")]
 CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV (one row per line) instead of a table.")]
-_bom_wanted = False  # set by --bom, reset by the root callback at every invocation
-
-
-def reset() -> None:
-    global _bom_wanted
-    _bom_wanted = False
-
-
-def _want_bom(value: bool) -> bool:
-    global _bom_wanted
-    _bom_wanted = _bom_wanted or bool(value)
-    return value
-
-
-BomOption = Annotated[bool, typer.Option("--bom", callback=_want_bom,
+BomOption = Annotated[bool, typer.Option("--bom",
                          help="With --csv: start with a UTF-8 byte order mark, so Excel on Japanese Windows "
                               "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).")]
 
 
-def csv_bom() -> bool:
+def csv_bom(bom: bool = False) -> bool:
     """--bom on this command, or the setting CAMPAIGN_CSV_BOM=1 (yes/true/on)."""
-    return _bom_wanted or os.environ.get("CAMPAIGN_CSV_BOM", "").strip().lower() in ("1", "yes", "true", "on")
+    return bom or os.environ.get("CAMPAIGN_CSV_BOM", "").strip().lower() in ("1", "yes", "true", "on")
 
 
 DiceOption = Annotated[str | None, typer.Option("--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")]
 
 
-# What user text may not bring to a terminal: C0 controls and DEL (ESC starts the escape
-# sequences that move the cursor, recolour, retitle the window), C1 controls (0x9B is a
-# one-byte CSI on some terminals) and the bidi controls that reorder what is displayed.
-# Names refuse all of these on input; older data, imports and reasons may still hold some.
-_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}]")
-_UNSAFE_IN_LINES = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")  # tab, newline kept
-
-
-def _escape(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def safe_text(value: Any, *, keep_lines: bool = True) -> str:
-    """User text made harmless for a terminal: every unsafe character shown as an escape
-    (\\x1b), so it is visible rather than obeyed. Tabs and newlines stay unless the text
-    must be one line (messages, errors)."""
-    text = "" if value is None else str(value)
-    return (_UNSAFE_IN_LINES if keep_lines else _UNSAFE).sub(_escape, text)
+    """User text made harmless for a terminal (core.text_rule.visible): every unsafe
+    character shown as an escape (\\x1b, \\u2028), so it is visible rather than obeyed.
+    Tabs and newlines stay unless the text must be one line (messages, errors)."""
+    return visible("" if value is None else str(value), keep_lines=keep_lines)
 
 
 def safe_line(value: Any) -> str:
@@ -77,12 +50,12 @@ def emit_json(value: Any) -> None:
     """A service's result (a dataclass, or plain JSON values holding some) as one document,
     through the one conversion every result shares (services.results.as_json).
 
-    JSON escapes C0 itself; C1, DEL and bidi controls are escaped here as well (inside a
-    JSON document they can only occur in strings, where \\uXXXX means the same)."""
+    JSON escapes C0 itself; C1, DEL, bidi controls and U+2028/2029 are escaped here as well
+    (core.text_rule.visible_in_json)."""
     from campaign.services.results import as_json
 
     document = json.dumps(as_json(value), ensure_ascii=False, indent=None)
-    document = _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
+    document = visible_in_json(document)
     sys.stdout.write(document + "\n")
 
 
@@ -181,8 +154,8 @@ def csv_cell(value: Any) -> Any:
     return text
 
 
-def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    if csv_bom():
+def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, bom: bool = False) -> None:
+    if csv_bom(bom):
         sys.stdout.write("\ufeff")
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow([csv_cell(column) for column in columns])
@@ -243,13 +216,15 @@ def render_rows(
     *,
     records: Any = None,
     empty: str | None = None,
+    bom: bool = False,
 ) -> None:
     """Print a listing in `fmt` (see output_format).
 
     json: `records` (the service's own values: a result dataclass, a list of them, or an
     iterator of record-shaped dicts, so field names stay stable) or, without
     them, one object per row keyed by the column headers; an iterator is streamed as a
-    JSON array in constant memory. csv: a header line, then the rows. table: a Rich table
+    JSON array in constant memory. csv: a header line (after a byte order mark with
+    `bom`, see csv_bom), then the rows. table: a Rich table
     whose columns wrap to the terminal; with no rows, the one line `empty` instead of an
     empty box (on stdout: "nothing" is the listing's result)."""
     headers = [_column(c).header for c in columns]
@@ -264,7 +239,7 @@ def render_rows(
             stream_json(records)
         return
     if fmt == CSV:
-        print_csv(headers, rows)
+        print_csv(headers, rows, bom=bom)
         return
     iterator = iter(rows)
     first = next(iterator, None)
@@ -298,7 +273,7 @@ def stream_json(items: Iterable[Any]) -> None:
             out.write(",\n")
         if is_dataclass(item):
             item = as_json(item)
-        out.write(_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", encode(item)))
+        out.write(visible_in_json(encode(item)))
     out.write("]\n")
 
 

@@ -48,7 +48,7 @@ def player_list(ctx: typer.Context, json_out: JsonOption = False,
     s = state(ctx)
     rows = list_players(s.db, s.campaign)
     table = [[r.name, ", ".join(r.characters)] for r in rows]
-    render_rows("players", [Column("name", keep=True), "characters"], table, fmt, records=rows,
+    render_rows("players", [Column("name", keep=True), "characters"], table, fmt, bom=bom, records=rows,
                 empty="プレイヤーはいません (no players)")
 
 

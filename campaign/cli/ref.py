@@ -1,4 +1,5 @@
-"""`campaign ref ...`: the reference tables (R7) — modifiers, hit location, target numbers.
+"""`campaign ref ...`: the reference tables (docs/rules.md "Reference tables") — modifiers,
+hit location, target numbers.
 
 Look-ups print aligned Rich tables (or --json / --csv) and write nothing; `ref show
 命中部位 --roll` rolls on the hit location table and logs it like `table roll`.
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from campaign.services.reference import ReferenceColumn, ReferenceShown
 
 app = typer.Typer(
-    help="Reference tables that change no state (R7): seed 000's modifier tables and hit "
+    help="Reference tables that change no state: seed 000's modifier tables and hit "
     "location, seed 001's situation modifiers and object hardness, seed 002's target numbers.\n\n"
     "Example: campaign ref show 姿勢表",
     no_args_is_help=True,
@@ -50,7 +51,7 @@ def ref_list(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOptio
     rows = list_references()
     columns: list[str | Column] = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
     table = [[r.name, r.name_en, r.origin, r.rows, r.command or ""] for r in rows]
-    render_rows("reference tables / 参照表", columns, table, fmt, records=rows,
+    render_rows("reference tables / 参照表", columns, table, fmt, bom=bom, records=rows,
                 empty="参照表はありません (no reference tables)")
 
 
@@ -125,7 +126,7 @@ def ref_show(
             emit_json(view)
         elif csv_out:
             keys = (["roll"] if view.rollable else []) + [c.key for c in view.columns]
-            print_csv(keys, ([_csv_cell(row.get(k)) for k in keys] for row in view.data))
+            print_csv(keys, ([_csv_cell(row.get(k)) for k in keys] for row in view.data), bom=bom)
         else:
             render_reference(view)
         return

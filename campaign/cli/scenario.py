@@ -1,4 +1,5 @@
-"""`campaign scenario ...`: start a scenario with its search parties, end it with the reunion checks (RULES R4)."""
+"""`campaign scenario ...`: start a scenario with its search parties, end it with the
+reunion checks (docs/rules.md "Missing and reunion check")."""
 
 from __future__ import annotations
 
@@ -210,7 +211,8 @@ def scenario_list(ctx: typer.Context, json_out: JsonOption = False,
         columns = ["#", Column("title", keep=True), "status", "participants", "started"]
         table = [[r.number, r.title, r.status, ", ".join(r.participants), local_time(r.started_at)]
                  for r in rows]
-    render_rows("scenarios", columns, table, fmt, records=rows, empty="シナリオはまだありません (no scenarios yet)")
+    render_rows("scenarios", columns, table, fmt, bom=bom, records=rows,
+                empty="シナリオはまだありません (no scenarios yet)")
 
 
 @app.command("show")

@@ -85,11 +85,9 @@ class Session:
     def _invoke(self, args: list[str]) -> int:
         from campaign.cli.actor import split_actor
         from campaign.cli.app import _database_refusal, _environment_error
-        from campaign.cli.output import reset
         from campaign.errors import CampaignError
 
         state = self.root.obj
-        reset()
         state.may_create = False  # as in a fresh process: only init and import create the file
         saved, for_this_line = (state.actor_option, state._actor), False
         try:

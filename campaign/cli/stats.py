@@ -12,7 +12,7 @@ from campaign.cli.output import JsonOption, emit_json, print_table, print_text
 if TYPE_CHECKING:
     from campaign.services.stats import LuckReport
 
-SHORT_FAMILIES = {"3d6": "3d6 (GURPS R1)", "2d6": "2d6 checks", "plain": "other targets"}
+SHORT_FAMILIES = {"3d6": "3d6 success rolls", "2d6": "2d6 checks", "plain": "other targets"}
 BAR_WIDTH = 40
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 

@@ -41,7 +41,7 @@ def table_list(ctx: typer.Context, json_out: JsonOption = False,
     columns: list[str | Column] = ["command", Column("name", keep=True), "name_en", "dice", "range", Column("entries", justify="right")]
     table = [[r.command + ("+n" if r.modifiable else ""), r.name, r.name_en, r.dice, f"{r.range[0]}..{r.range[1]}",
               r.entries] for r in rows]
-    render_rows("tables", columns, table, fmt, records=rows, empty="表はありません (no tables)")
+    render_rows("tables", columns, table, fmt, bom=bom, records=rows, empty="表はありません (no tables)")
 
 
 @app.command("roll")

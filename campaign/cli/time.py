@@ -108,5 +108,5 @@ def time_show(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOpti
             for c in shown.timed]
     if fmt == "table":
         print_text(f"now: {shown.now['text_ja']} / {shown.now['text']}")
-    render_rows("timed conditions", columns, rows, fmt, records=shown,
+    render_rows("timed conditions", columns, rows, fmt, bom=bom, records=shown,
                 empty="時間制限のある状態異常はありません (no timed conditions)")

@@ -37,7 +37,7 @@ def trait_list(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Cha
     columns: list[str | Column] = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
     rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq]
             for t in listed.traits]
-    render_rows(f"{listed.character} (CP total {listed.cp_total})", columns, rows, fmt, records=listed,
+    render_rows(f"{listed.character} (CP total {listed.cp_total})", columns, rows, fmt, bom=bom, records=listed,
                 empty=f"{listed.character} に特徴はありません (no traits; CP total {listed.cp_total})")
 
 

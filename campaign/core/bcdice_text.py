@@ -118,7 +118,7 @@ def dice_answer(system: str, expression: str, faces: Sequence[int], total: int |
         if system == "GURPS":
             word = _SUCCESS_WORDS.get(outcome or "", "失敗")
             if outcome == "failure" and sum(faces[:3]) >= 17:
-                word = "自動失敗"  # 17 or 18 fails whatever the skill (R1)
+                word = "自動失敗"  # 17 or 18 fails whatever the skill (docs/rules.md "Success roll")
             label = "成功度" if success else "失敗度"
             parts.append(f"{word}({label}：{margin if margin is not None else 0})")
             critical, fumble = outcome == "critical_success", outcome == "critical_failure"

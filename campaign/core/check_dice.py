@@ -53,7 +53,7 @@ _PURPOSES = {"ability": "the ability check", "skill": "the skill check", "danger
              "cooperative": "the cooperative check", "opposed": "the opposed check", "hide": "the hide check"}
 
 
-def roll_dice(source: DiceSource, count: int, kind: str, name: str | None = None) -> tuple[int, ...]:
+def roll_check_dice(source: DiceSource, count: int, kind: str, name: str | None = None) -> tuple[int, ...]:
     """`count` d6 for one check, named for a person typing dice ("2d6 for the ability check of 鈴音")."""
     from campaign.core.dice_source import roll_dice as request_dice
 
@@ -117,7 +117,7 @@ def plain_check(
             terms=terms, dice_count=0, compare=compare, criticals=criticals, name=name,
             occasion=occasion, skipped=ZERO_DICE, scaling=scaling, **extra,
         )
-    dice = roll_dice(source, count, kind, name)
+    dice = roll_check_dice(source, count, kind, name)
     total, scaling = scaled(base + sum(dice), doubles, halves)
     critical = criticals.judge(dice)
     return result_type(

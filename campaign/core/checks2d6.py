@@ -62,7 +62,7 @@ from campaign.core.check_dice import (
     judge,
     modifier_terms,
     plain_check,
-    roll_dice,
+    roll_check_dice,
     scaled,
     stat_term,
 )
@@ -197,7 +197,7 @@ def cooperative_check(
         total, scaling = scaled(base, doubles, halves)
         return CooperativeResult(total=total, outcome=FAILURE, dice=(), kept_indices=(),
                                  skipped=ZERO_DICE, scaling=scaling, **common)
-    dice = roll_dice(source, count, "cooperative", "・".join(names) if names else None)
+    dice = roll_check_dice(source, count, "cooperative", "・".join(names) if names else None)
     kept_indices = best_two(dice)
     kept = tuple(dice[i] for i in kept_indices)
     total, scaling = scaled(base + sum(kept), doubles, halves)
@@ -241,7 +241,7 @@ def opposed_check(
         if not side.rolls or count == 0:
             rolled.append((0, (), terms, None, count, DID_NOT_ROLL if not side.rolls else ZERO_DICE))
             continue
-        dice = roll_dice(source, count, "opposed", side.name)
+        dice = roll_check_dice(source, count, "opposed", side.name)
         total = sum(t.value for t in terms) + sum(dice)
         rolled.append((total, dice, terms, criticals.judge(dice), count, None))
 

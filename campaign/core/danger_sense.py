@@ -15,7 +15,7 @@ from campaign.core.check_dice import (
     contestant_terms,
     modifier_terms,
     plain_check,
-    roll_dice,
+    roll_check_dice,
     stat_term,
 )
 from campaign.core.check_results import (
@@ -136,7 +136,7 @@ def hide_check(
         hider_total, hider_dice, hider_critical = 0, (), None
     else:
         skipped = None
-        hider_dice = roll_dice(source, count, "hide", hider.name)
+        hider_dice = roll_check_dice(source, count, "hide", hider.name)
         hider_total = sum(t.value for t in hider_terms) + sum(hider_dice)
         hider_critical = criticals.judge(hider_dice)
 

@@ -39,11 +39,6 @@ class StatValue:
         return self.derived_from is not None
 
 
-def find_stat(stats: Mapping[str, int], canonical: str, aliases: Aliases = None) -> str | None:
-    """The sheet's own key for a stat (Will may be 意思 or ＷＩＬＬ), or None."""
-    return sheet_key(stats, canonical, aliases)
-
-
 def _base_of(canonical: str) -> str | None:
     for derived, base in DERIVATIONS:
         if derived.casefold() == canonical.casefold():
@@ -53,12 +48,12 @@ def _base_of(canonical: str) -> str | None:
 
 def stat_value(stats: Mapping[str, int], canonical: str, aliases: Aliases = None) -> StatValue | None:
     """The sheet's own stat if it has one, else the derived value, else None."""
-    key = find_stat(stats, canonical, aliases)
+    key = sheet_key(stats, canonical, aliases)
     if key is not None:
         return StatValue(canonical, int(stats[key]), key)
     base = _base_of(canonical)
     if base is not None:
-        base_key = find_stat(stats, base, aliases)
+        base_key = sheet_key(stats, base, aliases)
         if base_key is not None:
             return StatValue(canonical, int(stats[base_key]), base_key, derived_from=base)
     return None

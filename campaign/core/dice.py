@@ -79,7 +79,6 @@ __all__ = [
     "evaluate",
     "normalize_expression",
     "parse",
-    "roll_dice",
     "roll_expression_total",
     "roll_parsed",
     "split_comment",
@@ -438,15 +437,6 @@ def roll_parsed(
         return _roll(parsed, source, gurps, comment)
     except ExpressionProblem as problem:
         raise DiceError(problem.message, column=problem.position + 1) from None
-
-
-def roll_dice(count: int, sides: int, source: DiceSource, purpose: str = "the dice") -> tuple[int, ...]:
-    """`count` dice of `sides` faces, for services that need faces without an expression."""
-    if not 0 <= count <= MAX_DICE_PER_TERM:
-        raise DiceError(f"can roll 0..{MAX_DICE_PER_TERM} dice at once, not {count}")
-    if not 1 <= sides <= MAX_SIDES:
-        raise DiceError(f"a die has 1..{MAX_SIDES} sides, not {sides}")
-    return request_dice(source, count, sides, purpose)
 
 
 def roll_expression_total(text: str, source: DiceSource) -> int:

@@ -83,7 +83,7 @@ class Injury:
 
 
 @dataclass(frozen=True, slots=True)
-class Condition:
+class ConditionEffect:
     condition: str
     recovery: str
     duration: Amount | None = None  # None: lasts until the recovery roll succeeds
@@ -107,7 +107,7 @@ class TraitOption:
 
 
 @dataclass(frozen=True, slots=True)
-class Trait:
+class TraitEffect:
     options: tuple[TraitOption, ...]  # the first is the default choice
     kind = "trait"
 
@@ -166,7 +166,7 @@ class RollTable:
 
 
 Effect = (
-    Stun | Fatigue | Injury | Condition | Trait | EscalatePhobia | AttributeLoss | Check | AsEntry
+    Stun | Fatigue | Injury | ConditionEffect | TraitEffect | EscalatePhobia | AttributeLoss | Check | AsEntry
     | RollTwice | Reroll | RollTable
 )
 Directive = RollTwice | Reroll | RollTable

@@ -33,17 +33,17 @@ from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import (
     AttributeLoss,
     Check,
-    Condition,
+    ConditionEffect,
     EscalatePhobia,
     Fatigue,
     Injury,
     Stun,
-    Trait,
+    TraitEffect,
     TraitOption,
 )
 from campaign.core.stat_names import sheet_key
 from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
-from campaign.core.table_model import Entry, EntryEffect, Table, expand_entry
+from campaign.core.table_model import EntryEffect, Table, TableEntry, expand_entry
 from campaign.core.table_roll import table_purpose
 from campaign.errors import BadInput, RuleRefused
 
@@ -193,7 +193,7 @@ class FrightTableRoll:
     margin_added: int  # the margin of failure (>= 0) added to the dice
     raw: int  # sum(dice) + margin_added, before clamping
     result: int  # clamped to 4..40: the entry looked up
-    entry: Entry
+    entry: TableEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +313,7 @@ def placeholder_name(category: str, severity: str | None = None) -> str:
 def _check_inputs(table: Table, stats: Mapping[str, int] | None, choice: int) -> None:
     if isinstance(choice, bool) or not isinstance(choice, int) or choice < 0:
         raise BadInput(f"option choice must be 0 or more, not {choice!r}")
-    offered = max((len(e.effect.options) for e in _all_effects(table) if isinstance(e.effect, Trait)), default=1)
+    offered = max((len(e.effect.options) for e in _all_effects(table) if isinstance(e.effect, TraitEffect)), default=1)
     if choice >= offered:
         raise BadInput(f"option choice {choice} is out of range: entries offer options 0..{offered - 1}")
     needed = sorted({e.effect.stat for e in _all_effects(table) if isinstance(e.effect, Check)})
@@ -387,7 +387,7 @@ class _Resolution:
             pool, purpose = ("FP", "fatigue") if isinstance(effect, Fatigue) else ("HP", "injury")
             amount, dice = self.roll(effect.amount, purpose, entry)
             self.effects.append(LosePool(pool=pool, amount=amount, dice=dice, entry=entry))
-        elif isinstance(effect, Condition):
+        elif isinstance(effect, ConditionEffect):
             duration, dice = (None, None)
             if effect.duration is not None:
                 duration, dice = self.roll(effect.duration, f"duration:{effect.condition}", entry)
@@ -403,7 +403,7 @@ class _Resolution:
                     severity=severity, entry=entry,
                 )
             )
-        elif isinstance(effect, Trait):
+        elif isinstance(effect, TraitEffect):
             index = self.choice if self.choice < len(effect.options) else 0
             self._add_trait(effect.options[index], effect.options, index, entry)
         elif isinstance(effect, EscalatePhobia):

@@ -54,7 +54,7 @@ from campaign.errors import DiceError
 
 OUTCOMES = frozenset({"success", "failure", "critical_success", "critical_failure"})
 SOURCE_ORDER = ("rng", "server", "bcdice-api", "manual", "prompted", "seeded")
-# Each source in words (issue 28): what a reader needs to know to weigh its dice. A
+# Each source in words: what a reader needs to know to weigh its dice. A
 # `manual` entry recorded before `prompted` existed may also hold dice asked for with
 # --physical; the record did not tell them apart then.
 SOURCE_WORDS = {
@@ -72,8 +72,8 @@ def source_words(name: str) -> str:
     """What a dice source is, in words; every other source name is an import (ccfolia ...)."""
     return SOURCE_WORDS.get(name, f"imported ({name})")
 FAMILIES = {
-    "3d6": "3d6 success rolls (GURPS R1, criticals included)",
-    "2d6": "2d6 checks (R5/R6, criticals as the campaign set them)",
+    "3d6": "3d6 success rolls (GURPS, criticals included)",
+    "2d6": "2d6 checks (criticals as the campaign set them)",
     "plain": "other rolls against a target (plain comparison)",
 }
 # A test needs enough data for its distribution to hold: at least this many expected

@@ -48,7 +48,7 @@ ROLL_LO, ROLL_HI = 3, 18
 
 
 @dataclass(frozen=True, slots=True)
-class Column:
+class ReferenceColumn:
     key: str
     ja: str
     en: str
@@ -74,7 +74,7 @@ class RefTable:
     name_en: str
     origin: str
     source: str
-    columns: tuple[Column, ...]
+    columns: tuple[ReferenceColumn, ...]
     rows: tuple[Row, ...]
     aliases: tuple[str, ...] = ()
     note_ja: str = ""
@@ -182,10 +182,10 @@ def _build(path: str, data: dict[str, Any]) -> RefTable:
     )
 
 
-def _columns(raw: Any) -> tuple[Column, ...]:
+def _columns(raw: Any) -> tuple[ReferenceColumn, ...]:
     if not isinstance(raw, list) or not raw:
         raise _Problem("columns must be a non-empty array")
-    columns: list[Column] = []
+    columns: list[ReferenceColumn] = []
     for position, item in enumerate(raw, start=1):
         if not isinstance(item, dict) or set(item) != {"key", "ja", "en"}:
             raise _Problem(f"column {position} must be {{ key = ..., ja = ..., en = ... }}")
@@ -193,12 +193,12 @@ def _columns(raw: Any) -> tuple[Column, ...]:
             raise _Problem(f"column {position}: key {item['key']!r} must be lower_case (and not 'roll')")
         if any(column.key == item["key"] for column in columns):
             raise _Problem(f"column {position}: key {item['key']!r} is used twice")
-        columns.append(Column(item["key"], _text(item["ja"], f"column {item['key']} ja"),
+        columns.append(ReferenceColumn(item["key"], _text(item["ja"], f"column {item['key']} ja"),
                               _text(item["en"], f"column {item['key']} en")))
     return tuple(columns)
 
 
-def _rows(raw: Any, columns: tuple[Column, ...], *, rollable: bool) -> tuple[Row, ...]:
+def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> tuple[Row, ...]:
     if not isinstance(raw, list) or not raw:
         raise _Problem("rows must be a non-empty array of tables")
     keys = {column.key for column in columns}

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from campaign.core.effects_vocabulary import AsEntry, Effect, EscalatePhobia, Trait, TraitOption
+from campaign.core.effects_vocabulary import AsEntry, Effect, EscalatePhobia, TraitEffect, TraitOption
 from campaign.errors import DataError
 
 
@@ -66,7 +66,7 @@ class TextDice:
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class TableEntry:
     lo: int
     hi: int
     ja: str
@@ -91,7 +91,7 @@ class Table:
     dice: str
     lo: int
     hi: int
-    entries: tuple[Entry, ...]
+    entries: tuple[TableEntry, ...]
     modifiable: bool = False
     source: str = ""
     note_ja: str = ""
@@ -102,7 +102,7 @@ class Table:
     def clamp(self, value: int) -> int:
         return max(self.lo, min(self.hi, value))
 
-    def entry_for(self, value: int) -> Entry:
+    def entry_for(self, value: int) -> TableEntry:
         for entry in self.entries:
             if entry.covers(value):
                 return entry
@@ -117,7 +117,7 @@ class EntryEffect:
     entry: int  # `lo` of the declaring entry: 17 inside 26 = 18 + 22; 36 for 24's trait at -20 CP
 
 
-def expand_entry(table: Table, entry: Entry) -> tuple[EntryEffect, ...]:
+def expand_entry(table: Table, entry: TableEntry) -> tuple[EntryEffect, ...]:
     """The entry's effects with every `as_entry` replaced by what it refers to, in order.
 
     Directives (roll_twice, reroll, roll_table) are kept as they are.
@@ -128,7 +128,7 @@ def expand_entry(table: Table, entry: Entry) -> tuple[EntryEffect, ...]:
         raise DataError(f"{table.path}: entry {entry.label}: {problem}") from None
 
 
-def expand_references(table: Table, entry: Entry, seen: tuple[int, ...]) -> tuple[EntryEffect, ...]:
+def expand_references(table: Table, entry: TableEntry, seen: tuple[int, ...]) -> tuple[EntryEffect, ...]:
     """`expand_entry` without the DataError wrapping: a bad reference raises SeedProblem,
     which seed validation reports with the file and entry (every entry is expanded once
     when the seeds are loaded, so a loop or dangling reference never reaches play)."""
@@ -163,7 +163,7 @@ def expand_references(table: Table, entry: Entry, seen: tuple[int, ...]) -> tupl
 
 def _override(effect: Effect, name: str, value: Any) -> tuple[Effect, bool]:
     option_fields = {f.name for f in fields(TraitOption)}
-    if isinstance(effect, Trait) and name in option_fields:
+    if isinstance(effect, TraitEffect) and name in option_fields:
         return replace(effect, options=tuple(replace(o, **{name: value}) for o in effect.options)), True
     if isinstance(effect, EscalatePhobia) and name in option_fields:
         return replace(effect, fallback=replace(effect.fallback, **{name: value})), True

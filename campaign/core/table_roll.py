@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import DIRECTIVES, Directive, Reroll, RollTwice
-from campaign.core.table_model import Entry, Table, TextDice
+from campaign.core.table_model import Table, TableEntry, TextDice
 from campaign.errors import DataError
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ TABLE_PURPOSES = {"FEAR": "the fright table", "CRT": "the critical table", "FMB"
                   "YFMB": "the sorcery fumble table", "REACT": "the reaction table"}
 
 # ask(table, entry, reroll) -> True (reroll), False (declined) or None (the defaults)
-RerollQuestion = Callable[["Table", "Entry", "Reroll"], "bool | None"]
+RerollQuestion = Callable[["Table", "TableEntry", "Reroll"], "bool | None"]
 
 
 def table_purpose(table: Table) -> str:
@@ -57,7 +57,7 @@ class TableRoll:
     modifier: int
     raw: int  # sum of dice + modifier, before clamping
     result: int  # clamped into the table's range: the value looked up
-    entry: Entry
+    entry: TableEntry
     directive: Directive | None = None  # why this roll was made; None for the first
     sub_rolls: tuple[TableRoll, ...] = ()
     truncated: bool = False  # directives not followed because MAX_DEPTH was reached
@@ -85,7 +85,7 @@ class TableRoll:
         return entry_text(self.entry, self.text_rolls, language)
 
 
-def entry_text(entry: Entry, text_rolls: Iterable[TextRoll], language: str) -> str:
+def entry_text(entry: TableEntry, text_rolls: Iterable[TextRoll], language: str) -> str:
     """An entry's summary ("ja" or "en") with each rolled value after the words it belongs
     to: "blind for 1d-3 turns (at least 1)[=2]". Also how a record's codes are shown."""
     text = entry.ja if language == "ja" else entry.en
@@ -147,7 +147,7 @@ def roll_on_table(
     return _roll(table, source, modifier, None, 0, tables, gm_reroll, ask)
 
 
-def _roll_text_dice(spec: TextDice, source: DiceSource, table: Table, entry: Entry) -> TextRoll:
+def _roll_text_dice(spec: TextDice, source: DiceSource, table: Table, entry: TableEntry) -> TextRoll:
     faces = roll_dice(source, spec.count, 6, f"the dice of {table_purpose(table)} entry {entry.label}")
     return TextRoll(spec=spec, faces=faces, value=max(spec.minimum, sum(faces) + spec.modifier))
 

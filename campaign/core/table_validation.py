@@ -23,7 +23,7 @@ from campaign.core.effects_vocabulary import (
     AsEntry,
     AttributeLoss,
     Check,
-    Condition,
+    ConditionEffect,
     Effect,
     EscalatePhobia,
     Fatigue,
@@ -32,10 +32,10 @@ from campaign.core.effects_vocabulary import (
     RollTable,
     RollTwice,
     Stun,
-    Trait,
+    TraitEffect,
     TraitOption,
 )
-from campaign.core.table_model import Entry, Table, TextDice, expand_references
+from campaign.core.table_model import Table, TableEntry, TextDice, expand_references
 from campaign.core.table_model import SeedProblem as _Problem
 from campaign.errors import DataError
 
@@ -103,7 +103,7 @@ def build_table(path: str, data: dict[str, Any]) -> Table:
     entries = [_build_entry(path, position, raw) for position, raw in enumerate(raw_entries, start=1)]
     entries.sort(key=lambda entry: entry.lo)
     expected = lo
-    previous: Entry | None = None
+    previous: TableEntry | None = None
     for entry in entries:
         if entry.lo < expected:
             if previous is None:
@@ -145,7 +145,7 @@ def _span(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo}..{hi}"
 
 
-def _build_entry(path: str, position: int, raw: Any) -> Entry:
+def _build_entry(path: str, position: int, raw: Any) -> TableEntry:
     label = f"#{position}"
     try:
         if not isinstance(raw, dict):
@@ -173,7 +173,7 @@ def _build_entry(path: str, position: int, raw: Any) -> Entry:
         rolls = raw.get("rolls", [])
         if not isinstance(rolls, list):
             raise _Problem("rolls must be an array")
-        return Entry(
+        return TableEntry(
             lo=lo,
             hi=hi,
             ja=ja,
@@ -282,7 +282,7 @@ _SIMPLE_KINDS: dict[str, tuple[Callable[..., Effect], _Schema]] = {
     "fatigue": (Fatigue, {"amount": (_amount, True)}),
     "injury": (Injury, {"amount": (_amount, True)}),
     "condition": (
-        Condition,
+        ConditionEffect,
         {
             "condition": (_one_of(CONDITIONS), True),
             "recovery": (_recovery, True),
@@ -377,8 +377,8 @@ def _effect(raw: Any, *, nested: bool) -> Effect:
             options = rest["options"]
             if not isinstance(options, list) or not options:
                 raise _Problem("trait.options must be a non-empty array")
-            return Trait(options=tuple(_option(option, "trait.options") for option in options))
-        return Trait(options=(_option(rest, "trait"),))
+            return TraitEffect(options=tuple(_option(option, "trait.options") for option in options))
+        return TraitEffect(options=(_option(rest, "trait"),))
     if kind == "phobia_escalation":
         values = _fields(kind, rest, {"fallback": (lambda v: v, True), "factor": (_positive, False)})
         values["fallback"] = _option(values["fallback"], "phobia_escalation.fallback")

@@ -94,7 +94,7 @@ def alembic_config(connection):
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Run migrations, with SQLite foreign keys off around batch table rebuilds.
 
-    Every migration, the revision stamp and (from round 1) the rebuild of the state from
+    Every migration, the revision stamp and (from the first releases) the rebuild of the state from
     the ledger commit in ONE transaction: Alembic, finding the connection already in a
     transaction, leaves committing to us. Committed one by one, a process killed after
     the last stamp but before the rebuild left a database at the head revision whose

@@ -50,7 +50,7 @@ class Trait(Base):
     cp: Mapped[int] = mapped_column(Integer)
     # Fright-check disadvantages lower the CP total but do not count toward the limit.
     counts_toward_limit: Mapped[bool] = mapped_column(Boolean, default=True)
-    # The part of `cp` outside the disadvantage limit (R2.5): all of a fright-check trait's
+    # The part of `cp` outside the disadvantage limit (docs/rules.md "Fright check"): all of a fright-check trait's
     # CP; for a GM's mild phobia that a fright check made severe, only the added part.
     unlimited_cp: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # "<seq>.<n>": the n-th trait made by ledger entry <seq>; stable across export/import.

@@ -1,4 +1,4 @@
-"""Ops for entries written before records carried them (round 1).
+"""Ops for entries written before records carried them (the first releases).
 
 Those records kept their changes in `detail["applied"]`, in a shorter form that named
 the thing changed and left its facts (a trait's name and CP, a search's player) in the

@@ -8,13 +8,20 @@ ops_scenarios); campaign.projection.ops gathers them and parses any op.
 
 from __future__ import annotations
 
+import functools
 import math
-import unicodedata
-from dataclasses import asdict, dataclass
+import operator
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.core.stat_names import is_stat_value
+from campaign.core.text_rule import NAME_LIMIT as NAME_LIMIT
+from campaign.core.text_rule import TEXT_LIMIT as TEXT_LIMIT
+from campaign.core.text_rule import is_normal_name, name_fault, text_fault
 from campaign.projection.state import (
     CharacterRow,
     DisappearanceRow,
@@ -24,8 +31,6 @@ from campaign.projection.state import (
 
 # Both backends store these in 32-bit INTEGER columns; a larger number is refused everywhere.
 INT_LIMIT = 2**31 - 1
-NAME_LIMIT = 200
-TEXT_LIMIT = 2000
 
 
 class OpConflict(Exception):
@@ -59,12 +64,15 @@ def field_opt_int(value: Any, what: str, lo: int = -INT_LIMIT, hi: int = INT_LIM
 
 
 def field_name(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value or len(value) > NAME_LIMIT:
+    """A name as the services store it (core.text_rule): a ledger read from a file holds
+    only what `char add` and the other commands would have taken."""
+    if not isinstance(value, str):
         raise BadOp(f"{what} must be a name of 1..{NAME_LIMIT} characters, not {value!r}")
-    if unicodedata.normalize("NFC", value) != value or value.strip() != value:
+    if not is_normal_name(value):
         raise BadOp(f"{what} {value!r} is not in normal form")
-    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in value):
-        raise BadOp(f"{what} {value!r} holds control or invisible characters")
+    fault = name_fault(value)
+    if fault is not None:
+        raise BadOp(f"{what} name {fault}: {value[:NAME_LIMIT]!r}")
     return value
 
 
@@ -73,10 +81,14 @@ def field_opt_name(value: Any, what: str) -> str | None:
 
 
 def field_text(value: Any, what: str) -> str | None:
+    """Free text (a note, an item): the services' rule (core.text_rule)."""
     if value is None:
         return None
-    if not isinstance(value, str) or len(value) > TEXT_LIMIT or "\x00" in value:
+    if not isinstance(value, str):
         raise BadOp(f"{what} must be text of at most {TEXT_LIMIT} characters")
+    fault = text_fault(value, TEXT_LIMIT)
+    if fault is not None:
+        raise BadOp(f"{what} {fault}")
     return value
 
 
@@ -170,7 +182,8 @@ def refuse_name_clash(state: State, character: str, name: str, origin: str) -> N
 
 
 def refuse_busy(state: State, character: str) -> None:
-    """R4: nobody is missing twice, and a missing character does not search (nor the reverse);
+    """docs/rules.md "Missing and reunion check": nobody is missing twice, and a missing
+    character does not search (nor the reverse);
     a dead or retired character does none of it (nor takes part in a scenario)."""
     status = state.characters[character].status if character in state.characters else "active"
     if status != "active":
@@ -192,6 +205,116 @@ def open_disappearance_row(state: State, since_seq: int) -> DisappearanceRow:
     return row
 
 
+# --------------------------------------------------------------------------- decoding
+# An op's JSON is decoded from its dataclass's field types: the type says which check a
+# field gets (a `str` is a name, an `int` a 32-bit whole number, `X | None` may be null
+# or absent ...). Where a rule is more than a type, a field's name says which: the same
+# name means the same thing in every op (an `origin` is always '<seq>.<n>', a `since_seq`
+# a seq). An op with a rule of its own (a choice of codes) lists it in its `rules`.
+
+Rule = Callable[[Any, str], Any]
+
+
+def _object(value: Any, what: str) -> Any:
+    if not isinstance(value, dict):
+        raise BadOp(f"{what} must be an object")
+    return field_json(value, what)
+
+
+def _names(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list):
+        raise BadOp(f"{what} must be a list of names")
+    return [field_name(item, what) for item in value]
+
+
+def _seq_or_number(value: Any, what: str) -> int:
+    return field_int(value, what, 1)
+
+
+def _die_number(value: Any, what: str) -> int:
+    """Faces of a reunion die, and a roll or threshold on it."""
+    return field_int(value, what, 1, 1000)
+
+
+def _seconds(value: Any, what: str) -> int:
+    return field_int(value, what, 1, CLOCK_LIMIT)
+
+
+def _origin(value: Any, what: str) -> str:
+    return field_origin(value)
+
+
+def choice(*codes: str) -> Rule:
+    """A rule for a field that holds one of a few codes."""
+    def check(value: Any, what: str) -> str:
+        if value not in codes:
+            raise BadOp(f"{what} must be one of {', '.join(codes)}, not {value!r}")
+        return typing.cast(str, value)
+    return check
+
+
+# The check each field type gets.
+TYPE_RULES: dict[object, Rule] = {
+    int: field_int,
+    bool: field_bool,
+    str: field_name,
+    Any: field_json,
+    dict[str, Any]: _object,
+    dict[str, int]: field_stats,
+    int | str: field_stat_value,
+    list[str]: _names,
+}
+
+# Rules that are more than a type, by field name (the same in every op).
+FIELD_RULES: dict[str, Rule] = {
+    "origin": _origin,
+    "note": field_text,
+    "reason": field_text,
+    "duration": field_text,
+    "number": _seq_or_number,
+    "scenario": _seq_or_number,
+    "since_seq": _seq_or_number,
+    "started_seq": _seq_or_number,
+    "counted_at": _seq_or_number,
+    "faces": _die_number,
+    "roll": _die_number,
+    "threshold": _die_number,
+    "seconds": _seconds,
+    "length": _seconds,
+}
+
+
+@functools.cache
+def decoding_plan(cls: type[Op]) -> tuple[tuple[str, bool, Rule], ...]:
+    """(field, may be null, rule) for each field of `cls`, in declaration order. A field
+    type without a rule is a programming error, raised the first time the op is parsed
+    (the round-trip test parses every op kind)."""
+    hints = typing.get_type_hints(cls)
+    rules = {**FIELD_RULES, **cls.rules}
+    plan: list[tuple[str, bool, Rule]] = []
+    for item in fields(cls):
+        kind = hints[item.name]
+        optional = isinstance(kind, types.UnionType) and type(None) in kind.__args__
+        if optional:
+            kind = functools.reduce(operator.or_, [arg for arg in kind.__args__ if arg is not type(None)])
+        rule = rules.get(item.name) or TYPE_RULES.get(kind)
+        if rule is None:
+            raise TypeError(f"op {cls.name!r}: no rule decodes field {item.name!r} of type {kind}")
+        plan.append((item.name, optional, rule))
+    return tuple(plan)
+
+
+def decode(cls: type[Op], data: Mapping[str, Any]) -> Op:
+    """The op `cls` from its JSON object, every field checked (an absent field reads as
+    null, so a field that may be null may also be left out)."""
+    values: dict[str, Any] = {}
+    # a class is hashable; mypy checks type[Op] against Op's instance __hash__
+    for name, optional, rule in decoding_plan(cls):  # type: ignore[arg-type]
+        value = data.get(name)
+        values[name] = None if optional and value is None else rule(value, name)
+    return cls(**values)
+
+
 # --------------------------------------------------------------------------- ops
 
 OPS: dict[str, type[Op]] = {}
@@ -199,9 +322,12 @@ OPS: dict[str, type[Op]] = {}
 
 @dataclass(frozen=True)
 class Op:
-    """One change. Subclasses declare `name`, their fields, `parse` and `apply`."""
+    """One change. Subclasses declare `name`, their fields and `apply`; parsing is
+    derived from the field types (decode), with `rules` for a field whose rule is an
+    op's own."""
 
     name: ClassVar[str] = ""
+    rules: ClassVar[Mapping[str, Rule]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -211,8 +337,8 @@ class Op:
         return {"op": self.name, **asdict(self)}
 
     @classmethod
-    def parse(cls, data: dict[str, Any]) -> Op:  # pragma: no cover - every op overrides it
-        raise NotImplementedError
+    def parse(cls, data: Mapping[str, Any]) -> Op:
+        return decode(cls, data)
 
     def apply(self, state: State, entry: EntryContext) -> None:  # pragma: no cover
         raise NotImplementedError

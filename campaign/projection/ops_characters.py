@@ -4,23 +4,18 @@ stats, CP, HP/FP pools, renames and status (death, retirement).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from campaign.core.derived import pool_max
 from campaign.projection.op_base import (
-    BadOp,
     Op,
     OpConflict,
+    Rule,
     bounded,
     character_row,
-    field_int,
-    field_json,
-    field_name,
-    field_opt_name,
-    field_stat_value,
-    field_stats,
-    field_text,
+    choice,
     refuse_busy,
 )
 from campaign.projection.state import (
@@ -35,12 +30,6 @@ class CampaignCreated(Op):
     ruleset: str
     settings: dict[str, Any]
 
-    @classmethod
-    def parse(cls, d):
-        if not isinstance(d.get("settings"), dict):
-            raise BadOp("settings must be an object")
-        return cls(field_name(d.get("ruleset"), "ruleset"), field_json(d["settings"], "settings"))
-
     def apply(self, state, entry):
         if state.ruleset is not None:
             raise OpConflict("the campaign already exists")
@@ -54,10 +43,6 @@ class SettingSet(Op):
     key: str
     value: Any
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("key"), "setting key"), field_json(d.get("value"), "setting value"))
-
     def apply(self, state, entry):
         state.settings = {**state.settings, self.key: self.value}
 
@@ -66,10 +51,6 @@ class SettingSet(Op):
 class PlayerAdded(Op):
     name: ClassVar[str] = "player_added"
     player: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("player"), "player"))
 
     def apply(self, state, entry):
         if self.player in state.players:
@@ -81,20 +62,13 @@ class PlayerAdded(Op):
 @dataclass(frozen=True)
 class CharacterAdded(Op):
     name: ClassVar[str] = "character_added"
+    rules: ClassVar[Mapping[str, Rule]] = {"kind": choice("pc", "npc")}
     character: str
     kind: str
     player: str | None
     summoner: str | None
     stats: dict[str, int]
     cp: int
-
-    @classmethod
-    def parse(cls, d):
-        if d.get("kind") not in ("pc", "npc"):
-            raise BadOp(f"character kind must be pc or npc, not {d.get('kind')!r}")
-        return cls(field_name(d.get("character"), "character"), d["kind"], field_opt_name(d.get("player"), "player"),
-                   field_opt_name(d.get("summoner"), "summoner"), field_stats(d.get("stats"), "stats"),
-                   field_int(d.get("cp"), "cp"))
 
     def apply(self, state, entry):
         if self.character in state.characters:
@@ -114,11 +88,6 @@ class RelationAdded(Op):
     a: str
     b: str
     note: str | None
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("a"), "character"), field_name(d.get("b"), "character"),
-                   field_text(d.get("note"), "note"))
 
     @property
     def character_names(self):
@@ -142,11 +111,6 @@ class StatSet(Op):
     stat: str
     value: int | str  # a quarter stat (Basic Speed 5.25) as its exact decimal text
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"),
-                   field_stat_value(d.get("value"), "stat"))
-
     def apply(self, state, entry):
         row = character_row(state, self.character)
         row.stats = {**row.stats, self.stat: self.value}
@@ -161,11 +125,6 @@ class StatChanged(Op):
     character: str
     stat: str
     delta: int
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"),
-                   field_int(d.get("delta"), "delta"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -182,10 +141,6 @@ class CpChanged(Op):
     character: str
     delta: int
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_int(d.get("delta"), "delta"))
-
     def apply(self, state, entry):
         row = character_row(state, self.character)
         row.cp_total = bounded(row.cp_total + self.delta, "CP total")
@@ -196,10 +151,6 @@ class CpSet(Op):
     name: ClassVar[str] = "cp_set"
     character: str
     value: int
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_int(d.get("value"), "cp"))
 
     def apply(self, state, entry):
         character_row(state, self.character).cp_total = self.value
@@ -216,11 +167,6 @@ class PoolChanged(Op):
     character: str
     pool: str
     delta: int
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("pool"), "pool"),
-                   field_int(d.get("delta"), "delta"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -242,11 +188,6 @@ class PoolSet(Op):
     character: str
     pool: str
     value: int
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("pool"), "pool"),
-                   field_int(d.get("value"), "pool"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -272,10 +213,6 @@ class CharacterRenamed(Op):
     name: ClassVar[str] = "character_renamed"
     character: str
     new: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("new"), "new name"))
 
     @property
     def character_names(self):
@@ -310,10 +247,6 @@ class PlayerRenamed(Op):
     player: str
     new: str
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("player"), "player"), field_name(d.get("new"), "new name"))
-
     def apply(self, state, entry):
         old, new = self.player, self.new
         if old not in state.players:
@@ -337,14 +270,9 @@ class CharacterStatusSet(Op):
     business (missing, searching) must come back first."""
 
     name: ClassVar[str] = "character_status"
+    rules: ClassVar[Mapping[str, Rule]] = {"status": choice(*STATUSES)}
     character: str
     status: str
-
-    @classmethod
-    def parse(cls, d):
-        if d.get("status") not in STATUSES:
-            raise BadOp(f"status must be one of {', '.join(STATUSES)}, not {d.get('status')!r}")
-        return cls(field_name(d.get("character"), "character"), d["status"])
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -363,10 +291,6 @@ class CpAwarded(Op):
     character: str
     cp: int
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_int(d.get("cp"), "cp"))
-
     def apply(self, state, entry):
         row = character_row(state, self.character)
         row.cp_total = bounded(row.cp_total + self.cp, "CP total")
@@ -378,10 +302,6 @@ class StatUnset(Op):
     name: ClassVar[str] = "stat_unset"
     character: str
     stat: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("stat"), "stat"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)

@@ -7,18 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from campaign.core.gametime import CLOCK_LIMIT
 from campaign.projection.op_base import (
-    BadOp,
     Op,
     OpConflict,
     character_row,
     clock_value,
-    field_bool,
-    field_int,
-    field_name,
-    field_opt_int,
-    field_text,
     open_disappearance_row,
     refuse_busy,
 )
@@ -39,10 +32,6 @@ class ClockAdvanced(Op):
     name: ClassVar[str] = "clock_advanced"
     seconds: int
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_int(d.get("seconds"), "seconds", 1, CLOCK_LIMIT))
-
     def apply(self, state, entry):
         state.clock = clock_value(state.clock + self.seconds)
 
@@ -53,13 +42,6 @@ class ScenarioStarted(Op):
     number: int
     title: str
     participants: list[str]
-
-    @classmethod
-    def parse(cls, d):
-        if not isinstance(d.get("participants"), list):
-            raise BadOp("participants must be a list of names")
-        return cls(field_int(d.get("number"), "scenario number", 1), field_name(d.get("title"), "title"),
-                   [field_name(p, "participant") for p in d["participants"]])
 
     @property
     def character_names(self):
@@ -82,10 +64,6 @@ class ScenarioEnded(Op):
     name: ClassVar[str] = "scenario_ended"
     number: int
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_int(d.get("number"), "scenario number", 1))
-
     def apply(self, state, entry):
         row = state.scenarios.get(self.number)
         if row is None or row.ended_seq is not None:
@@ -100,10 +78,6 @@ class ScenarioJoined(Op):
     name: ClassVar[str] = "scenario_joined"
     number: int
     character: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_int(d.get("number"), "scenario number", 1), field_name(d.get("character"), "character"))
 
     def apply(self, state, entry):
         row = state.scenarios.get(self.number)
@@ -125,10 +99,6 @@ class ScenarioLeft(Op):
     number: int
     character: str
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_int(d.get("number"), "scenario number", 1), field_name(d.get("character"), "character"))
-
     def apply(self, state, entry):
         row = state.scenarios.get(self.number)
         if row is None or row.ended_seq is not None:
@@ -146,11 +116,6 @@ class MissingStarted(Op):
     reason: str | None
     scenario: int | None
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_int(d.get("faces"), "faces", 1, 1000),
-                   field_text(d.get("reason"), "reason"), field_opt_int(d.get("scenario"), "scenario", 1))
-
     def apply(self, state, entry):
         character_row(state, self.character)
         refuse_busy(state, self.character)
@@ -165,10 +130,6 @@ class MissingEnded(Op):
     name: ClassVar[str] = "missing_ended"
     since_seq: int
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_int(d.get("since_seq"), "since_seq", 1))
-
     def apply(self, state, entry):
         open_disappearance_row(state, self.since_seq).reunited_seq = entry.seq
 
@@ -178,10 +139,6 @@ class FacesSet(Op):
     name: ClassVar[str] = "faces"
     since_seq: int
     faces: int
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_int(d.get("since_seq"), "since_seq", 1), field_int(d.get("faces"), "faces", 1, 1000))
 
     def apply(self, state, entry):
         open_disappearance_row(state, self.since_seq).faces = self.faces
@@ -194,11 +151,6 @@ class SearchStarted(Op):
     searcher: str
     player: str
     scenario: int | None
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_int(d.get("since_seq"), "since_seq", 1), field_name(d.get("searcher"), "searcher"),
-                   field_name(d.get("player"), "player"), field_opt_int(d.get("scenario"), "scenario", 1))
 
     @property
     def character_names(self):
@@ -218,10 +170,6 @@ class SearchEnded(Op):
     name: ClassVar[str] = "search_ended"
     started_seq: int
     searcher: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_int(d.get("started_seq"), "started_seq", 1), field_name(d.get("searcher"), "searcher"))
 
     @property
     def character_names(self):
@@ -251,14 +199,6 @@ class ReunionChecked(Op):
     # a re-roll for an ended scenario (`missing reunion --scenario N`) counts the searchers
     # out at that scenario's end (this seq), not those sent since (docs/rules.md "Reunion check")
     counted_at: int | None = None
-
-    @classmethod
-    def parse(cls, d):
-        counted_at = d.get("counted_at")
-        return cls(field_int(d.get("since_seq"), "since_seq", 1), field_int(d.get("scenario"), "scenario", 1),
-                   field_int(d.get("roll"), "roll", 1, 1000), field_int(d.get("threshold"), "threshold", 1, 1000),
-                   field_bool(d.get("success"), "success"),
-                   None if counted_at is None else field_int(counted_at, "counted_at", 1))
 
     def to_json(self):
         data = super().to_json()

@@ -1,4 +1,4 @@
-"""Ops on the sheet as players write it (issue 27): skills, notes and equipment lines.
+"""Ops on the sheet as players write it: skills, notes and equipment lines.
 
 A skill is keyed by its name as the sheet writes it (回避, 聞き耳, 刀); its value is its
 level with, optionally, the stat it is based on and its difficulty (GURPS: E, A, H,
@@ -8,6 +8,7 @@ the level the earlier entry wrote. Notes and items are plain lines, kept in orde
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -15,10 +16,10 @@ from campaign.projection.op_base import (
     BadOp,
     Op,
     OpConflict,
+    Rule,
     character_row,
+    choice,
     field_int,
-    field_name,
-    field_opt_name,
     field_text,
 )
 
@@ -31,13 +32,8 @@ def skill_value(level: int, attr: str | None, difficulty: str | None) -> dict[st
     return {"level": level, "attr": attr, "difficulty": difficulty}
 
 
-def _fields(d: dict[str, Any]) -> tuple[str, str, int, str | None, str | None]:
-    difficulty = d.get("difficulty")
-    if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise BadOp(f"skill difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
-    return (field_name(d.get("character"), "character"), field_name(d.get("skill"), "skill"),
-            field_int(d.get("level"), "skill level", -SKILL_LIMIT, SKILL_LIMIT),
-            field_opt_name(d.get("attr"), "skill attribute"), difficulty)
+def _level(value: Any, what: str) -> int:
+    return field_int(value, what, -SKILL_LIMIT, SKILL_LIMIT)
 
 
 def _line(value: Any, what: str) -> str:
@@ -47,18 +43,19 @@ def _line(value: Any, what: str) -> str:
     return text
 
 
+_SKILL_RULES: Mapping[str, Rule] = {"level": _level, "difficulty": choice(*DIFFICULTIES)}
+_LINE_RULES: Mapping[str, Rule] = {"text": _line}
+
+
 @dataclass(frozen=True)
 class SkillAdded(Op):
     name: ClassVar[str] = "skill_added"
+    rules: ClassVar[Mapping[str, Rule]] = _SKILL_RULES
     character: str
     skill: str
     level: int
     attr: str | None
     difficulty: str | None
-
-    @classmethod
-    def parse(cls, d):
-        return cls(*_fields(d))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -70,15 +67,12 @@ class SkillAdded(Op):
 @dataclass(frozen=True)
 class SkillSet(Op):
     name: ClassVar[str] = "skill_set"
+    rules: ClassVar[Mapping[str, Rule]] = _SKILL_RULES
     character: str
     skill: str
     level: int
     attr: str | None
     difficulty: str | None
-
-    @classmethod
-    def parse(cls, d):
-        return cls(*_fields(d))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -93,10 +87,6 @@ class SkillRemoved(Op):
     character: str
     skill: str
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_name(d.get("skill"), "skill"))
-
     def apply(self, state, entry):
         row = character_row(state, self.character)
         if self.skill not in row.skills:
@@ -107,12 +97,9 @@ class SkillRemoved(Op):
 @dataclass(frozen=True)
 class NoteAdded(Op):
     name: ClassVar[str] = "note_added"
+    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
     character: str
     text: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), _line(d.get("text"), "note"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -122,12 +109,9 @@ class NoteAdded(Op):
 @dataclass(frozen=True)
 class ItemAdded(Op):
     name: ClassVar[str] = "item_added"
+    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
     character: str
     text: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), _line(d.get("text"), "item"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
@@ -139,12 +123,9 @@ class ItemRemoved(Op):
     """The first line equal to `text` goes (two identical lines are two items)."""
 
     name: ClassVar[str] = "item_removed"
+    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
     character: str
     text: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), _line(d.get("text"), "item"))
 
     def apply(self, state, entry):
         row = character_row(state, self.character)

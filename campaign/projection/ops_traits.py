@@ -7,21 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from campaign.core.gametime import CLOCK_LIMIT
 from campaign.projection.op_base import (
-    BadOp,
     Op,
     OpConflict,
     bounded,
     character_row,
     clock_value,
-    field_bool,
-    field_int,
-    field_json,
-    field_name,
-    field_opt_int,
-    field_origin,
-    field_text,
     live_trait,
     refuse_name_clash,
 )
@@ -41,13 +32,6 @@ class TraitAdded(Op):
     cp: int
     counts_toward_limit: bool
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
-                   field_name(d.get("trait"), "trait"),
-                   field_name(d.get("category"), "category"), field_int(d.get("cp"), "cp"),
-                   field_bool(d.get("counts_toward_limit"), "counts_toward_limit"))
-
     def apply(self, state, entry):
         character_row(state, self.character)
         if self.origin in state.traits:
@@ -64,10 +48,6 @@ class TraitRemoved(Op):
     character: str
     origin: str
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")))
-
     def apply(self, state, entry):
         live_trait(state, self.origin, self.character).removed_seq = entry.seq
 
@@ -78,11 +58,6 @@ class TraitRenamed(Op):
     character: str
     origin: str
     trait: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
-                   field_name(d.get("trait"), "trait"))
 
     def apply(self, state, entry):
         trait = live_trait(state, self.origin, self.character)
@@ -97,11 +72,6 @@ class TraitCpSet(Op):
     origin: str
     cp: int
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")), field_int(d.get("cp"),
-                   "cp"))
-
     def apply(self, state, entry):
         live_trait(state, self.origin, self.character).cp = self.cp
 
@@ -112,11 +82,6 @@ class TraitCategorySet(Op):
     character: str
     origin: str
     category: str
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
-                   field_name(d.get("category"), "category"))
 
     def apply(self, state, entry):
         live_trait(state, self.origin, self.character).category = self.category
@@ -134,15 +99,6 @@ class ConditionAdded(Op):
     duration: str | None
     detail: dict[str, Any] = field(default_factory=dict)
     length: int | None = None
-
-    @classmethod
-    def parse(cls, d):
-        if not isinstance(d.get("detail"), dict):
-            raise BadOp("condition detail must be an object")
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
-                   field_name(d.get("condition"), "condition"), field_text(d.get("duration"), "duration"),
-                   field_json(d["detail"], "condition detail"),
-                   field_opt_int(d.get("length"), "length", 1, CLOCK_LIMIT))
 
     def to_json(self):
         data = super().to_json()
@@ -166,10 +122,6 @@ class ConditionCleared(Op):
     character: str
     origin: str
 
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")))
-
     def apply(self, state, entry):
         row = state.conditions.get(self.origin)
         if row is None or row.character != self.character:
@@ -181,18 +133,13 @@ class ConditionCleared(Op):
 
 @dataclass(frozen=True)
 class TraitUnlimitedChanged(Op):
-    """The part of a trait's CP outside the disadvantage limit moves by `delta` (R2.5:
+    """The part of a trait's CP outside the disadvantage limit moves by `delta` (docs/rules.md "Fright check":
     the CP a fright check added when it made a mild phobia severe)."""
 
     name: ClassVar[str] = "trait_unlimited"
     character: str
     origin: str
     delta: int
-
-    @classmethod
-    def parse(cls, d):
-        return cls(field_name(d.get("character"), "character"), field_origin(d.get("origin")),
-                   field_int(d.get("delta"), "delta"))
 
     def apply(self, state, entry):
         trait = live_trait(state, self.origin, self.character)

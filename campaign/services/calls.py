@@ -159,9 +159,10 @@ def make_call(db: Database, campaign_name: str | None, actor: str, kind: str, ch
 def call_scenario_end(db: Database, campaign_name: str | None, actor: str, award: int | None = None,
                       elapsed: str | None = None) -> CallView:
     """`scenario end --call`: the open scenario ends when the missing characters' player
-    taps the call, which rolls their reunion checks with the server's dice (R4: the
-    missing character's player rolls). One call for the whole end, since the end and its
-    reunion checks are one transaction; so the missing characters must share a player."""
+    taps the call, which rolls their reunion checks with the server's dice
+    (docs/rules.md "Missing and reunion check": the missing character's player rolls). One
+    call for the whole end, since the end and its reunion checks are one transaction; so
+    the missing characters must share a player."""
     from campaign.services.missing import open_disappearances, open_scenario, playing_player
 
     params = check_params("reunion", {"award": award, "elapsed": elapsed})
@@ -241,7 +242,8 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
         kind, character, params = row.kind, row.character, dict(row.params or {})
         # Ending a scenario is the GM's act (its awards, its time): the end and its reunion
         # entries keep the GM who called as actor, and the reunion its player as
-        # on_behalf_of (R4, services.scenarios), while detail.via names the tap's session.
+        # on_behalf_of (docs/rules.md "Missing and reunion check", services.scenarios), while
+        # detail.via names the tap's session.
         ender = row.created_by if kind == "reunion" else None
 
     def before(session: Session) -> None:
@@ -299,10 +301,11 @@ def _dispatch(db, campaign_name, actor, source, kind: str, character: str, param
 
             return danger_sense(db, campaign_name, actor, source, character=character,
                                 difficulty=params["difficulty"], stat=params["stat"], modifiers=mods).seq
-        from campaign.services.checks import ability_check
+        from campaign.services.checks import CheckOptions, ability_check
 
+        options = CheckOptions(target=params["target"], skill=params.get("skill"), modifiers=mods)
         return ability_check(db, campaign_name, actor, source, character=character, stat=params["stat"],
-                             target=params["target"], skill=params.get("skill"), modifiers=mods).seq
+                             options=options).seq
     from campaign.services.scenarios import end_scenario
 
     return end_scenario(db, campaign_name, actor, [], source, params.get("award"), elapsed=params.get("elapsed")).seq

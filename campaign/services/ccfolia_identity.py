@@ -109,7 +109,7 @@ class Known:
         return mark in self.legacy and self.legacy[mark] == message.legacy_index
 
 
-class Identity:
+class LogIdentity:
     """Fingerprints for the messages of one log, in order."""
 
     def __init__(self, log: str | None, opening: int, session_name: str | None) -> None:

@@ -2,7 +2,7 @@
 
 Imported results are ledger entries like any roll or table entry, with source `ccfolia`
 (never `rng` or `manual`), so statistics keep a log's dice apart from dice this tool
-rolled; a GURPS success roll carries the detail `roll` writes (its R1 judgement, so
+rolled; a GURPS success roll carries the detail `roll` writes (its "Success roll" judgement, docs/rules.md, so
 `stats` scores it with its criticals). Which messages were recorded before is
 services.ccfolia_identity's; what a line says, campaign.bridges. A whole import is one
 transaction: all its entries (and, with apply_fright, their effects) or none.
@@ -28,8 +28,8 @@ from campaign.services.ccfolia_fright import apply_fright, is_fright_roll
 from campaign.services.ccfolia_identity import (
     OPENING,
     SOURCE,
-    Identity,
     Known,
+    LogIdentity,
     answer_mark,
     opening_ids,
     speaker_key,
@@ -123,7 +123,7 @@ class Importer:
         self.frights: list[dict[str, Any]] = []
         self.pending: dict[str, dict[str, Any]] = {}  # speaker -> a failed fright check
         self.first_seq = self.last_seq = None
-        self.identity: Identity | None = None
+        self.identity: LogIdentity | None = None
 
     def _explain(self, message: Message, reason: str, why: str | None = None, recorded: bool = False) -> None:
         if self.explain:
@@ -137,7 +137,7 @@ class Importer:
         opening = list(itertools.islice(messages, OPENING + 1))
         ids = opening_ids(opening)
         log, count = self.known.log_identity(ids)
-        self.identity = Identity(log, count, self.session_name)
+        self.identity = LogIdentity(log, count, self.session_name)
         for message in itertools.chain(opening, messages):
             if progress is not None:
                 progress(export.bytes_read)

@@ -33,7 +33,7 @@ STAT_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerAdded:
+class PlayerAddedResult:
     name: str
     seq: int
 
@@ -47,7 +47,7 @@ class PlayerSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class CharacterAdded(CharacterSheet):
+class CharacterAddedResult(CharacterSheet):
     """The new character's sheet and the entry that added it."""
 
     seq: int
@@ -109,7 +109,7 @@ def _check_cp(cp: int) -> int:
     return cp
 
 
-def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> PlayerAdded:
+def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> PlayerAddedResult:
     name = clean_name(name, "player")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name)):
@@ -117,7 +117,7 @@ def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -
         with recording(session, campaign, actor, "player", voidable=False) as entry:
             entry.add_player(name)
             entry.describe(reason="added", detail={"player": name})
-        return PlayerAdded(name=name, seq=entry.seq)
+        return PlayerAddedResult(name=name, seq=entry.seq)
 
 
 def list_players(db: Database, campaign_name: str | None) -> list[PlayerSummary]:
@@ -145,7 +145,7 @@ def add_character(
     stats: dict[str, int] | None = None,
     cp: int = 0,
     new_stat: bool = True,
-) -> CharacterAdded:
+) -> CharacterAddedResult:
     """A new PC or NPC; unless `new_stat`, a stat name the ruleset does not know is
     refused as a likely typo (as `char set` does)."""
     name = clean_name(name, "character")
@@ -166,7 +166,7 @@ def add_character(
         with recording(session, campaign, actor, "character", voidable=False) as entry:
             character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp)
             entry.describe(character=name, reason="added")
-        return extended(CharacterAdded, character_view(session, character), seq=entry.seq)
+        return extended(CharacterAddedResult, character_view(session, character), seq=entry.seq)
 
 
 def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, stats: dict[str, int],

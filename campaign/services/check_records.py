@@ -80,7 +80,7 @@ class CheckContext:
 
 
 @dataclass(frozen=True)
-class DangerBand:
+class DangerBandResult:
     """The danger-sense band (docs/rules.md "Danger sense") of a result (how much the character senses)."""
 
     band: str

@@ -25,7 +25,7 @@ The critical rule (大成功/大失敗) is the campaign setting `criticals` (def
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
@@ -64,7 +64,8 @@ from campaign.services.lingering import with_penalties
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json
 
-__all__ = ["EFFECT_RULES", "OCCASIONS", "VALUE_LIMIT", "SideSpec", "ability_check", "clean_occasion", "clean_stat_name",
+__all__ = ["EFFECT_RULES", "OCCASIONS", "VALUE_LIMIT", "CheckOptions", "SideSpec", "ability_check", "clean_occasion",
+           "clean_stat_name",
            "cooperative_check", "danger_sense", "hide_check", "opposed_check", "stat_of"]
 
 
@@ -153,6 +154,35 @@ def sheet_skill_level(row, name: str, given: int | None) -> int:
     return given
 
 
+@dataclass(frozen=True)
+class CheckOptions:
+    """How a 2d6 check is asked (docs/rules.md "2d6 checks"), apart from who rolls which
+    stat: built once by the caller (the CLI from its options, a call from its stored
+    parameters) and checked once (`checked`) before the transaction opens."""
+
+    target: int
+    skill: int | None = None
+    modifiers: Sequence[tuple[str, int]] = ()
+    dice_modifier: int = 0
+    doubles: int = 0
+    halves: int = 0
+    occasion: str | None = None
+    reason: str | None = None
+    secret: bool = False
+    anyway: bool = False  # roll although a character is away (services.presence)
+
+    def checked(self) -> CheckOptions:
+        """The same options with every value bounded and cleaned (BadInput otherwise)."""
+        target = bounded_value(self.target, "--target")  # checked in the order the options are listed
+        skill = bounded_value(self.skill, "--skill") if self.skill is not None else None
+        modifiers = tuple(clean_modifiers(self.modifiers))
+        dice_modifier = bounded_value(self.dice_modifier, "--dice-mod")
+        doubles, halves = scaling_counts(self.doubles, self.halves)
+        return replace(self, target=target, skill=skill, modifiers=modifiers, dice_modifier=dice_modifier,
+                       doubles=doubles, halves=halves, occasion=clean_occasion(self.occasion),
+                       reason=clean_text(self.reason, "--reason"))
+
+
 def ability_check(
     db: Database,
     campaign_name: str | None,
@@ -161,51 +191,37 @@ def ability_check(
     *,
     character: str,
     stat: str,
-    target: int,
-    skill: int | None = None,
-    modifiers: Sequence[tuple[str, int]] = (),
-    dice_modifier: int = 0,
-    doubles: int = 0,
-    halves: int = 0,
-    occasion: str | None = None,
-    reason: str | None = None,
-    secret: bool = False,
-    anyway: bool = False,
+    options: CheckOptions,
     skill_name: str | None = None,
 ) -> AbilityCheck | SecretCheck:
     """能力判定 (or 技能判定 with a skill level): stat + 2d6 + skill + modifiers >= target.
 
-    With `skill_name` the level is the sheet's (`skill add`), or `skill` when the sheet
-    records none; one of them must say it."""
+    With `skill_name` the level is the sheet's (`skill add`), or `options.skill` when the
+    sheet records none; one of them must say it."""
     stat = clean_stat_name(stat)
-    target = bounded_value(target, "--target")
-    skill = bounded_value(skill, "--skill") if skill is not None else None
-    mods = clean_modifiers(modifiers)
-    dice_modifier = bounded_value(dice_modifier, "--dice-mod")
-    doubles, halves = scaling_counts(doubles, halves)
-    occasion = clean_occasion(occasion)
-    reason = clean_text(reason, "--reason")
+    o = options.checked()
+    skill = o.skill
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
-        warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
-        warnings = check_presence(session, [row], f"an {'ability' if skill is None else 'skill'} check", anyway=anyway)
+        doing = "an ability check" if skill is None and skill_name is None else "a skill check"
+        warnings = check_presence(session, [row], doing, anyway=o.anyway)
         if skill_name is not None:
             skill = sheet_skill_level(row, skill_name, skill)
         value = stat_of(row, stat)
-        mods = with_penalties(row, mods)  # the -2 after waking applies by itself (services.lingering)
-        common = dict(modifiers=mods, dice_modifier=dice_modifier, criticals=criticals_of(campaign),
-                      stat_name=stat, name=row.name, occasion=occasion, doubles=doubles, halves=halves)
+        mods = with_penalties(row, list(o.modifiers))  # the -2 after waking applies by itself (services.lingering)
+        common = dict(modifiers=mods, dice_modifier=o.dice_modifier, criticals=criticals_of(campaign),
+                      stat_name=stat, name=row.name, occasion=o.occasion, doubles=o.doubles, halves=o.halves)
         if skill is None:
-            result = rules.ability_check(value, target, source, **common)
+            result = rules.ability_check(value, o.target, source, **common)
         else:
-            result = rules.skill_check(value, skill, target, source, **common)
+            result = rules.skill_check(value, skill, o.target, source, **common)
         source.ensure_all_used()
-        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, secret, warnings=warnings)
+        recorder = CheckRecorder(session, campaign, actor, source, o.reason, o.occasion, o.secret, warnings=warnings)
         check = "ability" if skill is None else "skill"
         detail = {**result.to_detail(), "check": check, "stat": stat, "stat_value": value, "skill": skill,
-                  "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
+                  "modifiers": [list(m) for m in mods], "dice_modifier": o.dice_modifier}
         seq = recorder.write(row.name, result, detail)
-        if secret:
+        if o.secret:
             return recorder.secret_view(seq, check, row.name)
         return AbilityCheck(seq=seq, check=check, character=row.name, stat=stat, **roll_fields(result),
                             **recorder.common())
@@ -219,39 +235,29 @@ def cooperative_check(
     *,
     participants: Sequence[str],
     stat: str,
-    target: int,
-    skill: int | None = None,
-    modifiers: Sequence[tuple[str, int]] = (),
-    dice_modifier: int = 0,
-    doubles: int = 0,
-    halves: int = 0,
-    occasion: str | None = None,
-    reason: str | None = None,
-    anyway: bool = False,
+    options: CheckOptions,
 ) -> CooperativeCheck:
-    """協力判定: best stat among the participants, +1 per extra one, (n+1)d6 keep best two."""
+    """協力判定: best stat among the participants, +1 per extra one, (n+1)d6 keep best two.
+    Never secret (`options.secret` is refused)."""
+    if options.secret:
+        raise BadInput("a cooperative check is never secret")
     stat = clean_stat_name(stat)
-    target = bounded_value(target, "--target")
-    skill = bounded_value(skill, "--skill") if skill is not None else None
-    mods = clean_modifiers(modifiers)
-    dice_modifier = bounded_value(dice_modifier, "--dice-mod")
-    doubles, halves = scaling_counts(doubles, halves)
-    occasion = clean_occasion(occasion)
-    reason = clean_text(reason, "--reason")
+    o = options.checked()
+    mods = list(o.modifiers)
     with campaign_transaction(db, campaign_name) as (session, campaign):
         rows = [character_named(session, campaign, name) for name in participants]
         refuse_duplicates(rows, "the cooperative check")
-        warnings = check_presence(session, rows, "a cooperative check", anyway=anyway)
+        warnings = check_presence(session, rows, "a cooperative check", anyway=o.anyway)
         values = [stat_of(row, stat) for row in rows]
         result = rules.cooperative_check(
-            values, target, source, skill=skill or 0, modifiers=mods, dice_modifier=dice_modifier,
+            values, o.target, source, skill=o.skill or 0, modifiers=mods, dice_modifier=o.dice_modifier,
             criticals=criticals_of(campaign), participants=[row.name for row in rows], stat_name=stat,
-            occasion=occasion, doubles=doubles, halves=halves,
+            occasion=o.occasion, doubles=o.doubles, halves=o.halves,
         )
         source.ensure_all_used()
-        recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
-        detail = {**result.to_detail(), "check": "cooperative", "stat": stat, "skill": skill,
-                  "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
+        recorder = CheckRecorder(session, campaign, actor, source, o.reason, o.occasion, warnings=warnings)
+        detail = {**result.to_detail(), "check": "cooperative", "stat": stat, "skill": o.skill,
+                  "modifiers": [list(m) for m in mods], "dice_modifier": o.dice_modifier}
         seq = recorder.write(rows[0].name, result, detail)
         for row, value in zip(rows[1:], values[1:]):
             recorder.write(row.name, result, {

@@ -5,19 +5,19 @@ Each lookup raises NotFound with the name the user typed, so the CLI can print i
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.suggest import did_you_mean
+from campaign.core.text_rule import TEXT_LIMIT, name_fault, normal_name, text_fault
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
 
-MAX_NAME = 200
 # Every stored integer must fit PostgreSQL's 32-bit INTEGER (SQLite would take 64 bits):
 # a CP total that only grows by trait adds is refused at this bound on both backends, so
 # the same command never succeeds on one and fails with an overflow on the other.
@@ -30,30 +30,13 @@ def check_cp_total(value: int, who: str) -> int:
     return value
 
 
-# Characters a name must not hold: controls (C0, DEL, C1: a terminal obeys them, so a name
-# could move the cursor or recolour the screen), format characters (zero-width spaces and
-# joiners, bidi overrides: two names that look identical), line and paragraph separators,
-# surrogates and unassigned code points.
-_NAME_REFUSED = {"Cc", "Cf", "Cs", "Cn", "Zl", "Zp"}
-# Free text (reasons, notes) may span lines and hold tabs, nothing else of C0/C1.
-_TEXT_ALLOWED_CONTROLS = {"\t", "\n"}
-
-
 def clean_name(value: str, what: str) -> str:
-    """Names are free text (Japanese, emoji, quotes) but not empty and nothing invisible.
-
-    NFC normalisation makes "が" typed two ways the same name.
-    """
-    name = unicodedata.normalize("NFC", value).strip()
-    if not name:
-        raise BadInput(f"{what} name must not be empty")
-    if len(name) > MAX_NAME:
-        raise BadInput(f"{what} name is too long ({len(name)} characters, at most {MAX_NAME})")
-    for ch in name:
-        category = unicodedata.category(ch)
-        if category in _NAME_REFUSED:
-            kind = "control" if category == "Cc" else "invisible or format"
-            raise BadInput(f"{what} name must not contain {kind} characters (U+{ord(ch):04X})")
+    """Names are free text (Japanese, emoji, quotes) but not empty and nothing invisible
+    (core.text_rule, the rule op parsing applies to a ledger too)."""
+    name = normal_name(value)
+    fault = name_fault(name)
+    if fault is not None:
+        raise BadInput(f"{what} name {fault}")
     return name
 
 
@@ -67,19 +50,14 @@ def clean_campaign_name(value: str, what: str = "campaign") -> str:
     return name
 
 
-def clean_text(value: str | None, what: str, limit: int = 2000) -> str | None:
+def clean_text(value: str | None, what: str, limit: int = TEXT_LIMIT) -> str | None:
     """Free text: any length up to `limit`, tabs and newlines allowed, no other control
-    character (an escape sequence in a reason would run in every terminal that shows it)."""
+    character (core.text_rule)."""
     if value is None:
         return None
-    if "\x00" in value:
-        raise BadInput(f"{what} must not contain NUL characters")
-    if len(value) > limit:
-        raise BadInput(f"{what} is too long ({len(value)} characters, at most {limit})")
-    for ch in value:
-        if ch not in _TEXT_ALLOWED_CONTROLS and unicodedata.category(ch) in ("Cc", "Cs"):
-            raise BadInput(f"{what} must not contain control characters (U+{ord(ch):04X}); "
-                           "tabs and line breaks are fine")
+    fault = text_fault(value, limit)
+    if fault is not None:
+        raise BadInput(f"{what} {fault}")
     return value
 
 
@@ -102,31 +80,33 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
         if not campaigns:
             raise NotFound("no campaign yet: create one with `campaign init NAME`")
         raise RuleRefused("several campaigns exist: choose one with `campaign use NAME` or --campaign NAME")
-    name = unicodedata.normalize("NFC", name).strip()
+    name = normal_name(name)
     found = None if "\x00" in name else session.scalar(_CAMPAIGN_BY_NAME, {"name": name})
     if found is None:
         raise NotFound(f"no campaign named {name!r}" + did_you_mean(name, session.scalars(select(Campaign.name))))
     return found
 
 
-def player_named(session: Session, campaign: Campaign, name: str) -> Player:
-    name = unicodedata.normalize("NFC", name).strip()
+_Named = TypeVar("_Named", Player, Character)
+
+
+def _named(session: Session, campaign: Campaign, model: type[_Named], name: str, what: str) -> _Named:
+    """The campaign's player or character of this name, else NotFound with a did-you-mean."""
+    name = normal_name(name)
     found = None if "\x00" in name else session.scalar(
-        select(Player).where(Player.campaign_id == campaign.id, Player.name == name))
+        select(model).where(model.campaign_id == campaign.id, model.name == name))
     if found is None:
-        known = session.scalars(select(Player.name).where(Player.campaign_id == campaign.id))
-        raise NotFound(f"no player named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
+        known = session.scalars(select(model.name).where(model.campaign_id == campaign.id))
+        raise NotFound(f"no {what} named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
     return found
+
+
+def player_named(session: Session, campaign: Campaign, name: str) -> Player:
+    return _named(session, campaign, Player, name, "player")
 
 
 def character_named(session: Session, campaign: Campaign, name: str) -> Character:
-    name = unicodedata.normalize("NFC", name).strip()
-    found = None if "\x00" in name else session.scalar(
-        select(Character).where(Character.campaign_id == campaign.id, Character.name == name))
-    if found is None:
-        known = session.scalars(select(Character.name).where(Character.campaign_id == campaign.id))
-        raise NotFound(f"no character named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
-    return found
+    return _named(session, campaign, Character, name, "character")
 
 
 def active_character_named(session: Session, campaign: Campaign, name: str, doing: str) -> Character:

@@ -60,7 +60,7 @@ class ConditionListing:
 
 
 @dataclass(frozen=True, slots=True)
-class ConditionAdded:
+class ConditionAddedResult:
     seq: int
     action: str  # "add"
     character: str
@@ -168,7 +168,7 @@ def add_condition(
     db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
     *, lasts: str | None = None, then_penalty: int | None = None, then_for: str | None = None,
     reason: str | None = None,
-) -> ConditionAdded:
+) -> ConditionAddedResult:
     """The GM puts a condition on a character, timed with `lasts` ("6h"), optionally with
     a penalty that follows it (`then_penalty` for `then_for`) once it ends."""
     name = clean_name(name, "condition")
@@ -192,7 +192,7 @@ def add_condition(
             view = condition_view(condition, campaign.clock or 0)
             entry.describe(character=character.name, reason=reason or "added",
                            detail={"action": "add", "condition": view})
-        return ConditionAdded(seq=entry.seq, action="add", character=character.name, condition=view)
+        return ConditionAddedResult(seq=entry.seq, action="add", character=character.name, condition=view)
 
 
 def end_condition(entry: Recorder, character: Character, condition: Condition, *,

@@ -17,7 +17,7 @@ from campaign.services.check_records import (
     CheckHead,
     CheckRecorder,
     CheckRoll,
-    DangerBand,
+    DangerBandResult,
     SecretCheck,
     Sequenced,
     SideHead,
@@ -51,7 +51,7 @@ class _DangerHead(StatCheckHead):
 
 
 @dataclass(frozen=True)
-class DangerSenseCheck(CheckContext, DangerBand, CheckRoll, _DangerHead):
+class DangerSenseCheck(CheckContext, DangerBandResult, CheckRoll, _DangerHead):
     """危険感知 (check "danger"): the roll and the danger-sense band it reached."""
 
 
@@ -61,7 +61,7 @@ class HiderRoll(CheckRoll, SideHead, Sequenced):
 
 
 @dataclass(frozen=True)
-class ObserverRoll(DangerBand, CheckRoll, SideHead, Sequenced):
+class ObserverRoll(DangerBandResult, CheckRoll, SideHead, Sequenced):
     """An observer's danger sense against the hider."""
 
     noticed: bool

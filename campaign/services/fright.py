@@ -116,7 +116,7 @@ class WillRoll:
 
 
 @dataclass(frozen=True, slots=True)
-class FrightTableRoll:
+class FrightTableResult:
     """The fright table roll on a failure: `entry` (raw roll, capped) and its words."""
 
     dice: tuple[int, ...]
@@ -165,7 +165,7 @@ class FrightCheckResult:
     seq: int
     character: str
     check: WillRoll
-    table: FrightTableRoll | None
+    table: FrightTableResult | None
     effects: tuple[dict[str, Any], ...]
     traits_added: tuple[dict[str, Any], ...]
     sub_rolls: tuple[TableSubRoll | EffectSubRoll, ...]
@@ -336,16 +336,16 @@ def _check_view(result: FrightResult, will_stat: str, will_from: str | None,
                     severe_phobia=check.severe_phobia, cap=check.cap, penalties=tuple(penalties))
 
 
-def _table_view(result: FrightResult) -> FrightTableRoll | None:
+def _table_view(result: FrightResult) -> FrightTableResult | None:
     table = result.table
     if table is None:
         return None
-    return FrightTableRoll(dice=tuple(table.dice), margin_added=table.margin_added, raw=table.raw,
+    return FrightTableResult(dice=tuple(table.dice), margin_added=table.margin_added, raw=table.raw,
                            entry=table.result, range=(table.entry.lo, table.entry.hi), ja=table.entry.ja,
                            en=table.entry.en)
 
 
-def _table_codes(view: FrightTableRoll | None) -> dict[str, Any] | None:
+def _table_codes(view: FrightTableResult | None) -> dict[str, Any] | None:
     """The table roll as a record holds it: the table and entry number, not the entry's text
     (the seed table is its one home; campaign.labels looks it up to show it)."""
     if view is None:

@@ -34,7 +34,7 @@ from campaign.services.verification import (  # noqa: F401
 )
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
-# Entry kinds the services write (and round 1 wrote). `--kind` accepts these, and any
+# Entry kinds the services write (and the first releases wrote). `--kind` accepts these, and any
 # other kind this campaign's ledger holds; anything else is a typo worth naming.
 KINDS = ("campaign", "setting", "player", "character", "relation", "roll", "table", "check", "fright", "trait",
          "condition", "missing", "search", "scenario", "reunion", "void", "seal", "reveal",

@@ -51,7 +51,7 @@ class StatusSet:
 
 
 @dataclass(frozen=True, slots=True)
-class CpAwarded:
+class CpAwardResult:
     """One character's award entry, with the totals after it."""
 
     character: str
@@ -67,7 +67,7 @@ class AwardGiven:
 
     cp: int
     reason: str | None
-    awards: tuple[CpAwarded, ...]
+    awards: tuple[CpAwardResult, ...]
 
 
 def rename_character(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> Renamed:
@@ -134,14 +134,14 @@ def check_award(cp: int) -> int:
 
 
 def record_award(session: Session, campaign: Campaign, actor: str, character: Character, cp: int, reason: str | None,
-                 scenario: int | None, parent_seq: int | None = None) -> CpAwarded:
+                 scenario: int | None, parent_seq: int | None = None) -> CpAwardResult:
     """One "award" entry per character, so each can be voided alone."""
     with recording(session, campaign, actor, "award") as entry:
         entry.award_cp(character, cp)
         entry.describe(character=character.name, scenario=scenario, parent_seq=parent_seq, reason=reason,
                        total=cp, detail={"cp": cp, "cp_total": character.cp_total,
                                          "cp_awarded": character.cp_awarded})
-    return CpAwarded(character=character.name, cp=cp, cp_total=character.cp_total,
+    return CpAwardResult(character=character.name, cp=cp, cp_total=character.cp_total,
                      cp_awarded=character.cp_awarded, seq=entry.seq)
 
 

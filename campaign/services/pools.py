@@ -21,7 +21,7 @@ AMOUNT_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
-class PoolChanged:
+class PoolChangeResult:
     """`char damage` / `char heal` (action): `change` is what moved (a heal stops at the
     maximum, so it can be less than `requested`); the record's detail holds the same."""
 
@@ -54,7 +54,7 @@ def _clean(pool: str, amount: int, name: str = "CHAR", *, heal: bool = False) ->
 def change_pool(
     db: Database, campaign_name: str | None, actor: str, character_name: str, pool: str, amount: int,
     *, heal: bool, reason: str | None = None,
-) -> PoolChanged:
+) -> PoolChangeResult:
     """Lose (`heal=False`) or regain `amount` FP/HP."""
     pool = _clean(pool, amount, character_name, heal=heal)
     reason = clean_text(reason, "--reason")
@@ -78,7 +78,7 @@ def change_pool(
             notes = _hp_notes(character.stats, maximum.value, before, after) if pool == "HP" else []
             entry.describe(character=character.name, reason=reason or action,
                            detail={"action": action, **view, **({"notes": notes} if notes else {})})
-        return PoolChanged(seq=entry.seq, action=action, character=character.name, **view, notes=tuple(notes))
+        return PoolChangeResult(seq=entry.seq, action=action, character=character.name, **view, notes=tuple(notes))
 
 
 def _hp_notes(stats: dict[str, int], hp_max: int, before: int, after: int) -> list[dict]:

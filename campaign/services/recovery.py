@@ -3,7 +3,7 @@
 A stun from the fright table ends "with a Will roll each turn", an unconscious spell
 "with an HT roll each minute once its minutes are up" (the entry's `recovery` code, kept
 in the condition's detail). Without this the GM rolled by hand and remembered to `condition
-clear`; here one entry holds the 3d6 roll (judged by R1, as any success roll) and, on a
+clear`; here one entry holds the 3d6 roll (judged as any success roll, docs/rules.md "Success roll") and, on a
 success, the clear with its follow-up penalty (services.conditions.end_condition), so
 voiding the entry takes the recovery back. A failure is recorded too: it changes nothing,
 and the roll can be made again (each turn, minute ... as the entry says).

@@ -1,4 +1,4 @@
-"""`ref list` / `ref show [--roll]`: the reference tables of RULES R7.
+"""`ref list` / `ref show [--roll]`: the reference tables of docs/rules.md "Reference tables".
 
 Reading a reference table changes nothing and writes nothing. Rolling on a rollable one
 (hit location) is logged like `table roll`: one ledger entry of kind "table" whose

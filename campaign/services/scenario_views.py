@@ -26,7 +26,7 @@ from campaign.db.models import (
 
 if TYPE_CHECKING:  # annotations only: those modules load when a scenario ends
     from campaign.services.clock import TimeAdvanced
-    from campaign.services.lifecycle import CpAwarded
+    from campaign.services.lifecycle import CpAwardResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +118,7 @@ class SearcherSent:
 
 
 @dataclass(frozen=True, slots=True)
-class ScenarioStarted(ScenarioDetail):
+class ScenarioStartResult(ScenarioDetail):
     seq: int
     sent: tuple[SearcherSent, ...]
 
@@ -135,7 +135,8 @@ class ReunionRolled:
     success: bool
     odds: str
     actor: str  # who typed the command
-    on_behalf_of: str | None  # the missing character's player, who makes the roll (R4)
+    # the missing character's player, who makes the roll (docs/rules.md "Missing and reunion check")
+    on_behalf_of: str | None
     seq: int
 
 
@@ -147,13 +148,13 @@ class ReunionRolledAgain(ReunionRolled):
 
 
 @dataclass(frozen=True, slots=True)
-class ScenarioEnded:
+class ScenarioEndResult:
     """The scenario as it ended, its reunion checks, the CP awards (services.lifecycle)
     and the campaign time advanced by --elapsed (services.clock), if any."""
 
     scenario: ScenarioDetail
     reunions: tuple[ReunionRolled, ...]
-    awards: tuple[CpAwarded, ...]
+    awards: tuple[CpAwardResult, ...]
     seq: int
     time: TimeAdvanced | None
 
@@ -171,7 +172,7 @@ class RosterChanged:
 
 
 @dataclass(frozen=True, slots=True)
-class NoteAdded:
+class NoteAddedResult:
     scenario: int
     note: str
     seq: int

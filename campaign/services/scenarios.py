@@ -57,13 +57,13 @@ from campaign.services.missing import (
 )
 from campaign.services.results import extended
 from campaign.services.scenario_views import (  # the result types; also importable from here
-    NoteAdded,
+    NoteAddedResult,
     ReunionRolled,
     ReunionRolledAgain,
     RosterChanged,
     ScenarioDetail,
-    ScenarioEnded,
-    ScenarioStarted,
+    ScenarioEndResult,
+    ScenarioStartResult,
     ScenarioSummary,
     SearcherSent,
     scenario_summary,
@@ -76,7 +76,7 @@ from campaign.services.scenario_views import (  # the result types; also importa
 def start_scenario(
     db: Database, campaign_name: str | None, title: str, actor: str,
     participants: Sequence[str], searches: Sequence[tuple[str, str]] = (),
-) -> ScenarioStarted:
+) -> ScenarioStartResult:
     """Open a scenario with its participants and send searchers (only at the start:
     docs/rules.md "Missing and reunion check")."""
     title = clean_name(title, "scenario")
@@ -110,7 +110,7 @@ def start_scenario(
             sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids,
                                        actor))
         session.flush()
-        return extended(ScenarioStarted, scenario_view(session, campaign, scenario), seq=seq, sent=tuple(sent))
+        return extended(ScenarioStartResult, scenario_view(session, campaign, scenario), seq=seq, sent=tuple(sent))
 
 
 def _send_searcher(
@@ -167,7 +167,7 @@ def end_scenario(
     db: Database, campaign_name: str | None, actor: str,
     manual: Sequence[tuple[str, DiceSource]], default: DiceSource, award: int | None = None,
     elapsed: str | None = None, *, searchers: bool = False, npcs: bool = False,
-) -> ScenarioEnded:
+) -> ScenarioEndResult:
     """Close the open scenario and roll one reunion check per missing character.
 
     `manual` gives a dice source per missing character (physical dice typed in);
@@ -245,7 +245,7 @@ def end_scenario(
             time = advance_in(session, campaign, actor, elapsed_seconds, f"scenario #{scenario.number} ends",
                               scenario=scenario.number)
         session.flush()
-        return ScenarioEnded(scenario=scenario_view(session, campaign, scenario), reunions=tuple(reunions),
+        return ScenarioEndResult(scenario=scenario_view(session, campaign, scenario), reunions=tuple(reunions),
                              awards=tuple(awards), seq=end_seq, time=time)
 
 
@@ -303,7 +303,7 @@ def change_roster(db: Database, campaign_name: str | None, actor: str, name: str
 
 
 def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
-             scenario_title: str | None = None) -> NoteAdded:
+             scenario_title: str | None = None) -> NoteAddedResult:
     """A GM note on a scenario (the open one by default): a ledger entry that changes
     nothing, so it is dated, hashed, and shown by `scenario show`."""
     from campaign.services.common import clean_text
@@ -315,7 +315,7 @@ def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
         scenario = _find_scenario(session, campaign, scenario_title)
         appended = ledger.append(session, campaign, actor, ledger.NewEntry(
             kind="note", scenario=scenario.number, reason=text, detail={"note": text}, voidable=True))
-        return NoteAdded(scenario=scenario.number, note=text, seq=appended.seq)
+        return NoteAddedResult(scenario=scenario.number, note=text, seq=appended.seq)
 
 
 def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,

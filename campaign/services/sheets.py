@@ -1,4 +1,4 @@
-"""The sheet as players write it (issue 27): skills with their levels, notes and
+"""The sheet as players write it: skills with their levels, notes and
 equipment lines. Each change is one ledger entry of projection.ops_sheet ops, so it is
 voidable, shows in `char timeline` and `char show --at`, and survives export/import.
 

@@ -4,7 +4,7 @@ The entries are chosen with `history`'s own filter (character, player, kind, sce
 date range) and read one batch at a time; each record goes into a
 campaign.core.luck.LuckTally, which keeps counts, never entries.
 
-Voided entries are left out by default (issue 28): a voided `1000D6` test roll would
+Voided entries are left out by default: a voided `1000D6` test roll would
 otherwise be most of a small campaign's d6. `include_voided` counts them, for a reader
 who suspects a GM of voiding the rolls they disliked (their dice were rolled all the
 same). Sub-rolls of a voided entry (a fright check's table roll) go with it.

@@ -247,7 +247,7 @@ def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: S
         record = json.loads(row.record)
         if not seat.gm and not made_by(record, seat.player):
             raise NotYours(f"entry #{seq} was made by {record.get('actor')}, not by {seat.player}")
-        # what the GM's approval takes back (services.void_requests, issue 24): a player's own
+        # what the GM's approval takes back (services.void_requests): a player's own
         # top-level roll, check, fright check or table roll; anything else is refused now
         if record.get("parent_seq") is not None or record.get("kind") not in REQUESTABLE:
             raise RuleRefused(f"entry #{seq} is a {record.get('kind')}"

@@ -8,7 +8,7 @@ its point value, so gaining a trait adds the trait's CP to it (a -10 CP disadvan
 lowers it by 10) and removing a trait takes it back out (buying off a -10 CP
 disadvantage raises the total by 10: the points the player spends on it). Renaming
 changes nothing but the name. `counts_toward_limit` is only a flag: fright-check
-disadvantages carry False (R2 step 5); the GM's own additions default to True.
+disadvantages carry False (docs/rules.md "Fright check"); the GM's own additions default to True.
 `unlimited_cp` is the part of a trait's CP outside the disadvantage limit: all of it for
 a fright-check trait, none for the GM's, and for a GM's mild phobia that entry 25 made
 severe, the CP the escalation added (the original part still counts as it did).
@@ -120,7 +120,7 @@ class TraitChanged:
 
 
 @dataclass(frozen=True, slots=True)
-class TraitRenamed:
+class TraitRenameResult:
     seq: int
     action: str  # "rename"
     character: str
@@ -205,7 +205,7 @@ def add_trait(
 def rename_trait(
     db: Database, campaign_name: str | None, actor: str, character_name: str, old: str, new: str,
     *, reason: str | None = None,
-) -> TraitRenamed:
+) -> TraitRenameResult:
     """Rename a trait, typically the placeholder a fright check left for the GM to name."""
     new = clean_name(new, "trait")
     reason = clean_text(reason, "--reason")
@@ -221,7 +221,7 @@ def rename_trait(
             entry.rename_trait(character, trait, new)
             entry.describe(character=character.name, reason=reason or "renamed",
                            detail={"action": "rename", "before": before, "trait": as_json(trait_view(trait))})
-        return TraitRenamed(seq=entry.seq, action="rename", character=character.name, before=before,
+        return TraitRenameResult(seq=entry.seq, action="rename", character=character.name, before=before,
                             trait=trait_view(trait), cp_total=character.cp_total)
 
 

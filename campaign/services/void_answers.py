@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def requests_service() -> ModuleType:
-    """The module holding request_void and approve: services.void_requests from issue 24
+    """The module holding request_void and approve: services.void_requests
     (migration 0010) on, services.group before it. One lookup, so this branch works on
     either side of that merge."""
     import importlib

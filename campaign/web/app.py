@@ -16,14 +16,24 @@ HERE = Path(__file__).parent
 def make_templates():
     """Jinja2 with autoescape on for .html: every name and reason is text, never markup."""
     import jinja2
+    from markupsafe import Markup
     from starlette.templating import Jinja2Templates
 
+    from campaign.core.text_rule import visible
     from campaign.web import present
+
+    def shown(value: object) -> object:
+        """Text a page shows: bidi controls and U+2028/2029 as escapes (core.text_rule), as
+        the terminal shows them; markup the templates built passes as it is."""
+        if isinstance(value, str) and not isinstance(value, Markup):
+            return visible(value)
+        return value
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=jinja2.select_autoescape(["html", "svg"], default_for_string=True),
         trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+        finalize=shown,
     )
     env.filters.update(roll_text=present.roll_text, kind_text=present.kind_text,
                        short_time=present.short_time, outcome_label=present.outcome_text)

@@ -54,6 +54,19 @@ def check(cli, *args: str) -> dict:
 # --------------------------------------------------------------------- ability / skill
 
 
+def test_an_ability_check_asks_where_everyone_is_once(table, monkeypatch):
+    """The presence check (services.presence) runs once per check, not once per caller's
+    habit: `ability_check` used to ask twice and keep the second answer."""
+    from campaign.services import checks
+
+    asked = []
+    real = checks.check_presence
+    monkeypatch.setattr(checks, "check_presence", lambda *a, **k: asked.append(a[2]) or real(*a, **k))
+    check(table, "ability", "鈴音", "技", "--target", "12", "--dice", "4,5")
+    check(table, "skill", "鈴音", "技", "運転", "--target", "10", "--skill", "1", "--dice", "4,5")
+    assert asked == ["an ability check", "a skill check"]
+
+
 def test_ability_reaching_the_target_succeeds_one_short_fails(table):
     before = entries(table)
     hit = check(table, "ability", "鈴音", "技", "--target", "12", "--dice", "4,5")

@@ -4,11 +4,13 @@ safe to show (terminal, JSON) and to open in a spreadsheet (CSV)."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 
 import pytest
 
+from tests.cli.conftest import Cli
 from tests.integration.rawdb import raw_connection
 
 INVISIBLE_NAMES = [
@@ -72,3 +74,54 @@ def test_controls_already_stored_are_shown_escaped(gurps, db_url):
     # An error naming it is one line, escaped too.
     result = gurps.run("char", "add", "鈴\x1b]0;pwned\x07音\x9b2J\u202e", "--player", "Aki", expect=2)
     assert "\x1b" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def _rechained(lines: list[str], old: str, new: str) -> str:
+    """An export with every `old` (names in state lines and hashed records) replaced by
+    `new`, every hash recomputed and the footer's head with them: what a forger who can
+    compute SHA-256 hands over."""
+    items = [json.loads(line) for line in lines]
+    prev = "0" * 64
+    for item in items:
+        if item["type"] == "character" and item["name"] == old:
+            item["name"] = new
+        elif item["type"] == "entry":
+            item["record"] = item["record"].replace(old, new)
+            item["prev_hash"] = prev
+            item["hash"] = prev = hashlib.sha256((prev + item["record"]).encode("utf-8")).hexdigest()
+        elif item["type"] == "footer":
+            item["head"] = prev
+    return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
+
+
+@pytest.mark.parametrize("name", ["A\u2028B", "A\u2029B", "鈴\u200b音", "\u202e音鈴"])
+def test_an_import_refuses_a_name_char_add_refuses(cli, tmp_path, name):
+    """One text rule: a chain that verifies but holds a name no command would take (an
+    NPC named A<U+2028>B) is refused by import, and nothing is imported."""
+    cli.run("init", "源卓")
+    cli.run("char", "add", "鈴音", "--npc")
+    honest = cli.run("export", "-").stdout.splitlines()
+    assert "U+" in cli.error("char", "add", name, "--npc", code=2)
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text(_rechained(honest, "鈴音", name), encoding="utf-8")
+    target = Cli(str(tmp_path / "target.db"))
+    message = target.error("import", str(forged), code=1)
+    assert "nothing imported" in message and "U+" in message, message
+    assert "\u2028" not in message and "\u202e" not in message
+    assert target.json("list") == []
+    # the same export with an honest name imports (the forgery is the only difference)
+    fair = tmp_path / "fair.jsonl"
+    fair.write_text(_rechained(honest, "鈴音", "鈴音2"), encoding="utf-8")
+    target.run("import", str(fair))
+    assert target.json("-c", "源卓", "history", "verify")["ok"] is True
+    assert [c["name"] for c in target.json("-c", "源卓", "char", "list")] == ["鈴音2"]
+
+
+def test_separators_in_stored_text_are_shown_escaped(gurps):
+    """U+2028/2029 end a line for some readers: output shows them as escapes, so a
+    one-line message stays one line (free text may hold them; names may not)."""
+    done = gurps.json("roll", "3D6", "--dice", "1,2,3", "--reason", "一\u2028二\u2029三")
+    shown = gurps.run("history", "show", str(done["seq"])).stdout
+    assert "\u2028" not in shown and "\u2029" not in shown and "一\\u2028二\\u2029三" in shown
+    as_json = gurps.run("history", "show", str(done["seq"]), "--json").stdout
+    assert "\u2028" not in as_json and json.loads(as_json)["reason"] == "一\u2028二\u2029三"

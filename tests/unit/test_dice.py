@@ -12,7 +12,6 @@ from campaign.core.dice import (
     evaluate,
     normalize_expression,
     parse,
-    roll_dice,
     roll_expression_total,
     roll_parsed,
     split_comment,
@@ -555,16 +554,6 @@ def test_describe_is_one_line():
     assert roll("2D6>=7", 3, 4).describe() == "2D6>=7 → [3,4] = 7 → success (margin 0)"
     assert roll("3D6KH2", 1, 5, 6).describe() == "3D6KH2 → [(1),5,6] = 11"
     assert roll("3B6>=4", 4, 3, 6).describe() == "3B6>=4 → [4,3,6] = 2 successes"
-
-
-def test_roll_dice_helper():
-    source = ManualDice([1, 2, 3])
-    assert roll_dice(3, 6, source) == (1, 2, 3)
-    assert roll_dice(0, 6, source) == ()
-    with pytest.raises(DiceError):
-        roll_dice(1001, 6, source)
-    with pytest.raises(DiceError):
-        roll_dice(1, 0, source)
 
 
 def test_roll_expression_total_helper():

@@ -41,7 +41,7 @@ RECORD_SHAPED: dict[str, str] = {
     "check_records.dice_source_detail": "the seed part of a check's record detail",
     # Keyword arguments for the field groups of a check's result class (check_records).
     "check_records.roll_fields": "the CheckRoll fields of a result, passed on as keywords",
-    "check_records.band_fields": "the DangerBand fields, passed on as keywords",
+    "check_records.band_fields": "the DangerBandResult fields, passed on as keywords",
     "check_records.side_fields": "the SideHead and CheckRoll fields, passed on as keywords",
     "check_records.CheckRecorder.common": "the CheckContext fields, passed on as keywords",
     # An external format.

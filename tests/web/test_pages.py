@@ -212,3 +212,13 @@ def test_every_page_renders_on_both_backends(db_url):
     assert client.get("/entries/99999999999").status_code == 404
     assert client.get("/scenarios/99999999999").status_code == 404
     assert client.get("/api/chain?from=-3&to=99999999999").status_code == 200
+
+
+def test_bidi_controls_and_separators_in_text_show_as_escapes(table, client):
+    """One text rule for output: a reason may hold a right-to-left override or U+2028
+    (free text), but a page shows them as escapes, as the terminal does."""
+    cli, _ = table
+    seq = cli.json("roll", "2D6", "--reason", "右\u202e左\u2028次", "--dice", "2,5")["seq"]
+    text = client.get(f"/entries/{seq}").text
+    assert "\u202e" not in text and "\u2028" not in text
+    assert "右\\u202e左\\u2028次" in text

@@ -1,0 +1,92 @@
+"""The one rule for text people type: what a name may hold, what free text may hold, and
+what output shows as an escape instead of letting a terminal obey it.
+
+Every path that takes a name or a reason uses it: the services (`char add`, `trait add`),
+op parsing (a ledger read from an export or replayed by `history verify`) and every
+output (terminal lines, table cells, JSON, CSV). Before there was one rule, an export
+could carry an NPC named "A\\u2028B" that import accepted and `char add` refused.
+
+The functions here return the fault as words (or None) and never raise: the caller
+knows whether a fault is malformed input (BadInput) or a malformed ledger (BadOp).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+NAME_LIMIT = 200
+TEXT_LIMIT = 2000
+
+# Characters a name must not hold: controls (C0, DEL, C1: a terminal obeys them, so a name
+# could move the cursor or recolour the screen), format characters (zero-width spaces and
+# joiners, bidi overrides: two names that look identical), line and paragraph separators
+# (U+2028/2029 end a line in JavaScript and in some editors), surrogates and unassigned
+# code points.
+_NAME_REFUSED = frozenset({"Cc", "Cf", "Cs", "Cn", "Zl", "Zp"})
+# Free text (reasons, notes) may span lines and hold tabs, nothing else of C0/C1.
+_TEXT_ALLOWED_CONTROLS = frozenset("\t\n")
+
+# What output never passes through as it is: C0 controls and DEL (ESC starts the escape
+# sequences that move the cursor, recolour, retitle the window), C1 controls (0x9B is a
+# one-byte CSI on some terminals), the bidi controls that reorder what is displayed, and
+# the line and paragraph separators (a one-line message must stay one line).
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+SEPARATORS = "\u2028\u2029"
+_UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}{SEPARATORS}]")
+_UNSAFE_IN_LINES = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}{SEPARATORS}]")
+
+
+def normal_name(value: str) -> str:
+    """NFC, without surrounding space: "が" typed two ways is one name."""
+    return unicodedata.normalize("NFC", value).strip()
+
+
+def is_normal_name(value: str) -> bool:
+    return normal_name(value) == value
+
+
+def name_fault(name: str, limit: int = NAME_LIMIT) -> str | None:
+    """Why `name` (already normal_name'd) cannot be a name, as the words after
+    "<what> name ...", or None when it can."""
+    if not name:
+        return "must not be empty"
+    if len(name) > limit:
+        return f"is too long ({len(name)} characters, at most {limit})"
+    for ch in name:
+        category = unicodedata.category(ch)
+        if category in _NAME_REFUSED:
+            kind = "control" if category == "Cc" else "invisible or format"
+            return f"must not contain {kind} characters (U+{ord(ch):04X})"
+    return None
+
+
+def text_fault(value: str, limit: int = TEXT_LIMIT) -> str | None:
+    """Why `value` cannot be free text (a reason, a note), as the words after "<what> ...",
+    or None. Tabs and newlines are fine; no other control character (an escape sequence
+    in a reason would run in every terminal that shows it), nor half a surrogate pair."""
+    if "\x00" in value:
+        return "must not contain NUL characters"
+    if len(value) > limit:
+        return f"is too long ({len(value)} characters, at most {limit})"
+    for ch in value:
+        if ch not in _TEXT_ALLOWED_CONTROLS and unicodedata.category(ch) in ("Cc", "Cs"):
+            return f"must not contain control characters (U+{ord(ch):04X}); tabs and line breaks are fine"
+    return None
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, keep_lines: bool = True) -> str:
+    """`text` with every unsafe character shown as an escape (\\x1b, \\u2028), so it is
+    seen rather than obeyed. Tabs and newlines stay unless the text must be one line."""
+    return (_UNSAFE_IN_LINES if keep_lines else _UNSAFE).sub(_escape, text)
+
+
+def visible_in_json(document: str) -> str:
+    """A JSON document with the unsafe characters as \\uXXXX (inside a JSON document they can
+    only occur in strings, where the escape means the same character)."""
+    return _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
