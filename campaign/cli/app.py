@@ -120,7 +120,9 @@ def _error(message) -> None:
     line nor send control sequences to the terminal."""
     from campaign.cli.output import safe_line
 
-    sys.stderr.write(f"error: {safe_line(message)}\n")
+    from campaign.i18n import _
+
+    sys.stderr.write(_("error: {message}").format(message=safe_line(message)) + "\n")
 
 
 def _environment_error(exc: Exception, db_option: str | None = None) -> str | None:
@@ -194,14 +196,19 @@ def root(
     seed: int = typer.Option(None, "--seed", envvar="CAMPAIGN_SEED", hidden=True,
                              help="Roll from a fixed seed (demos and tests only; recorded as 'seeded')."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    lang: str = typer.Option(None, "--lang", metavar="ja|en", help="The language of what is printed "
+                             "(default: the campaign's `lang` setting, else the locale, else its ruleset; "
+                             "or CAMPAIGN_LANG)."),
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
+    from campaign import i18n
     from campaign.cli.output import reset
     from campaign.services.common import clean_name
 
     reset()
 
     try:
+        i18n.begin(lang)
         actor = clean_name(actor, "--as") if actor is not None else None
     except CampaignError as exc:
         _error(exc)

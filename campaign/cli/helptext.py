@@ -19,8 +19,13 @@ tests/cli/test_help.py fails, which is the point).
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from campaign.i18n import N_, _
 
 _LIST_LINE = re.compile(r"\s*([-*•]|\d+[.)])\s")
 
@@ -53,6 +58,67 @@ def option_value_name(param: Any) -> str | None:
         return "N"
     longest = max(param.opts, key=len).lstrip("-")
     return longest.replace("-", "_").upper() or None
+
+
+# Typer's own words around the help (its panels, the marks after an option).
+TYPER_WORDS = {
+    "ARGUMENTS_PANEL_TITLE": N_("Arguments"), "OPTIONS_PANEL_TITLE": N_("Options"),
+    "COMMANDS_PANEL_TITLE": N_("Commands"), "REQUIRED_LONG_STRING": N_("[required]"),
+    "DEFAULT_STRING": N_("[default: {}]"), "ENVVAR_STRING": N_("[env var: {}]"),
+}
+HELP_OPTION = N_("Show this message and exit.")
+USAGE = N_("Usage: ")
+
+
+def help_key(text: str) -> str:
+    """A help text as the catalog knows it: dedented (a docstring's indentation is not
+    part of the message), cut at Click's \\f."""
+    return inspect.cleandoc(text).partition("\f")[0].strip()
+
+
+def translated_help(text: str | None) -> str | None:
+    """A command's or option's help in the language of this output (as written without a translation)."""
+    if not text:
+        return text
+    key = help_key(text)
+    shown = _(key)
+    return text if shown == key else shown
+
+
+@contextmanager
+def _translated(command: Any, ctx: Any) -> Iterator[None]:
+    """The command, its parameters and its subcommands with translated help while it prints."""
+    from typer import rich_utils
+
+    saved: list[tuple[Any, str, Any]] = []
+
+    def swap(obj: Any, attribute: str, value: Any) -> None:
+        saved.append((obj, attribute, getattr(obj, attribute)))
+        setattr(obj, attribute, value)
+
+    swap(command, "help", translated_help(command.help))
+    for param in command.get_params(ctx):
+        if getattr(param, "help", None):
+            swap(param, "help", _(HELP_OPTION) if param.help == HELP_OPTION else translated_help(param.help))
+    for sub in getattr(command, "commands", {}).values():
+        swap(sub, "help", translated_help(sub.help))
+        if sub.short_help:
+            swap(sub, "short_help", translated_help(sub.short_help))
+    for name, english in TYPER_WORDS.items():
+        swap(rich_utils, name, _(english))
+    from typer._click.formatting import HelpFormatter
+
+    write_usage = HelpFormatter.write_usage
+
+    def usage(self: Any, prog: str, args: str = "", prefix: str | None = None) -> None:
+        write_usage(self, prog, args, _(USAGE) if prefix is None else prefix)
+
+    swap(HelpFormatter, "write_usage", usage)
+    try:
+        yield
+    finally:
+        for obj, attribute, value in reversed(saved):
+            setattr(obj, attribute, value)
 
 
 def _patch_rich_help() -> None:
@@ -89,6 +155,7 @@ def install() -> None:
 
         def format_help(self, ctx, formatter, _original=original):
             _patch_rich_help()
-            return _original(self, ctx, formatter)
+            with _translated(self, ctx):
+                return _original(self, ctx, formatter)
 
         cls.format_help = format_help

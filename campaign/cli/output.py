@@ -17,7 +17,18 @@ from typing import Any
 
 import typer
 
-JsonOption = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
+def _json_is_neutral(value: bool) -> bool:
+    """--json: the document is codes, and the few words in it (a sub-roll's reason) are
+    English whatever the language of the terminal (campaign.i18n), so a program reads the
+    same document for every player."""
+    if value:
+        from campaign import i18n
+
+        i18n.use("en")
+    return value
+
+
+JsonOption = typer.Option(False, "--json", callback=_json_is_neutral, help="Print one JSON document instead of a table.")
 CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
 _bom_wanted = False  # set by --bom, reset by the root callback at every invocation
 

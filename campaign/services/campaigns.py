@@ -30,7 +30,7 @@ DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
     "2d6-ja": {"criticals": True, "default_stats": ["心", "技", "体"]},
 }
 #: Settings of every campaign whatever its ruleset, unset (None) until the GM sets them.
-COMMON_SETTINGS: dict[str, Any] = {"timezone": None, "fair_dice": None}
+COMMON_SETTINGS: dict[str, Any] = {"timezone": None, "fair_dice": None, "lang": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +147,31 @@ def _setting_zone(key: str, text: str) -> str | None:
     return name
 
 
+def _setting_lang(key: str, text: str) -> str | None:
+    """ja or en: the language this campaign's output reads in (campaign.i18n); 'none': by locale and ruleset."""
+    if text.strip().lower() in ("none", "null", "off", "auto", ""):
+        return None
+    from campaign.i18n import parse_language
+
+    return parse_language(text, f"setting {key}")
+
+
 SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "default_stats": _setting_names,
-                   "timezone": _setting_zone, "fair_dice": _setting_bool}
+                   "timezone": _setting_zone, "fair_dice": _setting_bool, "lang": _setting_lang}
+
+
+def language_facts(db: Database, campaign_name: str | None) -> tuple[str | None, str | None]:
+    """(the `lang` setting, the ruleset) of the campaign, for campaign.i18n; (None, None)
+    when there is none to ask."""
+    from campaign.errors import CampaignError
+
+    try:
+        with db.read() as session:
+            campaign = campaign_named(session, campaign_name)
+            lang = (campaign.settings or {}).get("lang")
+            return (lang if isinstance(lang, str) else None), campaign.ruleset
+    except CampaignError:
+        return None, None
 
 
 def time_zone_of(db: Database, campaign_name: str | None) -> str | None:
