@@ -55,9 +55,11 @@ class CampaignGroup(TyperGroup):
             except UnicodeEncodeError:
                 sys.stderr.write(f"error: an argument is not valid UTF-8 text: {arg!r}\n")
                 sys.exit(2)
+        from campaign import i18n
         from campaign.cli.actor import hoist_actor
 
         try:
+            i18n.begin(None)  # CAMPAIGN_LANG, else decided later; --lang (eager) then overrides it
             args = hoist_actor(args)  # `campaign roll ... --as Aki` = `campaign --as Aki roll ...`
         except CampaignError as exc:
             _error(exc)
@@ -178,6 +180,19 @@ app = typer.Typer(
 )
 
 
+def _language(value: str | None) -> str | None:
+    """--lang, read before --help prints (both are eager, in the order typed)."""
+    if value is not None:
+        from campaign import i18n
+
+        try:
+            i18n.begin(value)
+        except CampaignError as exc:
+            _error(exc)
+            raise typer.Exit(exc.exit_code) from None
+    return value
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"campaign {__version__}")
@@ -196,19 +211,17 @@ def root(
     seed: int = typer.Option(None, "--seed", envvar="CAMPAIGN_SEED", hidden=True,
                              help="Roll from a fixed seed (demos and tests only; recorded as 'seeded')."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
-    lang: str = typer.Option(None, "--lang", metavar="ja|en", help="The language of what is printed "
+    lang: str = typer.Option(None, "--lang", metavar="ja|en", callback=_language, is_eager=True, help="The language of what is printed "
                              "(default: the campaign's `lang` setting, else the locale, else its ruleset; "
                              "or CAMPAIGN_LANG)."),
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
-    from campaign import i18n
     from campaign.cli.output import reset
     from campaign.services.common import clean_name
 
     reset()
 
     try:
-        i18n.begin(lang)
         actor = clean_name(actor, "--as") if actor is not None else None
     except CampaignError as exc:
         _error(exc)

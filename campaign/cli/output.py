@@ -140,7 +140,11 @@ def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequen
     from rich.cells import cell_len
     from rich.table import Table
 
-    specs = [_column(c) for c in columns]
+    from dataclasses import replace
+
+    from campaign.i18n import _
+
+    specs = [replace(spec, header=_(spec.header)) if spec.header else spec for spec in map(_column, columns)]
     cells = [[_plain(cell) for cell in row] for row in rows]
     minima = []
     for index, spec in enumerate(specs):

@@ -332,7 +332,7 @@ def test_a_session_writes_and_verifies_on_either_backend(db_url):
     result = CliRunner().invoke(app, ["--db", db_url, "shell"], input=script)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("created campaign テスト卓 (gurps3-ja) and selected it\nadded player Aki\n"
-                                    "added PC 鈴音\n#4 鈴音: 3D6<=12 → [6,6,5] = 17 → ファンブル critical failure (margin -5)\n")
+                                    "added PC 鈴音\n#4 鈴音: 3D6<=12 → [6,6,5] = 17 → critical failure (margin -5)\n")
     shown = result.stdout[result.stdout.index('{"name"'):]  # after the roll's and fright's text
     assert "voided #4 (entry #6)\n" in shown  # the void's result, on stdout
     documents = _documents(shown.replace("voided #4 (entry #6)\n", ""))

@@ -1,0 +1,127 @@
+"""Issue 32: one language per output, chosen by --lang, CAMPAIGN_LANG, the campaign's
+`lang` setting, the locale and the ruleset; --json stays the same whatever the language;
+--since/--until read in the campaign's time zone."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from campaign import i18n
+from campaign.services.history import parse_when
+from tests.cli.conftest import Cli
+
+ROLL = ("roll", "3D6<=12", "--dice", "1,4,6")
+
+
+def _line(cli: Cli, *global_options: str) -> str:
+    return cli.run(*global_options, *ROLL).stdout.strip().split(" ", 1)[1]  # without the seq
+
+
+def test_the_order_that_decides_the_language():
+    environ = {"LANG": "C.UTF-8"}
+    assert i18n.resolve(None, None, "gurps3-ja", environ) == "ja"  # a Japanese ruleset
+    assert i18n.resolve(None, None, None, environ) == "en"  # nothing says anything
+    assert i18n.resolve(None, None, "gurps3-ja", {"LANG": "en_US.UTF-8"}) == "en"  # the locale first
+    assert i18n.resolve(None, None, None, {"LANG": "ja_JP.UTF-8"}) == "ja"
+    assert i18n.resolve(None, None, None, {"LC_ALL": "en_GB.UTF-8", "LANG": "ja_JP.UTF-8"}) == "en"
+    assert i18n.resolve(None, "en", "gurps3-ja", {"LANG": "ja_JP.UTF-8"}) == "en"  # the setting over the locale
+    assert i18n.resolve(None, "ja", None, {"LANG": "en_US.UTF-8", "CAMPAIGN_LANG": "en"}) == "en"  # env over it
+    assert i18n.resolve("ja", "en", None, {"CAMPAIGN_LANG": "en"}) == "ja"  # --lang over everything
+    assert [i18n.parse_language(t) for t in ("JA", "ja_JP.UTF-8", "english", "日本語")] == ["ja", "ja", "en", "ja"]
+
+
+def test_setting_locale_ruleset_and_overrides_through_the_cli(gurps: Cli, monkeypatch):
+    monkeypatch.delenv("CAMPAIGN_LANG")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    assert _line(gurps) == "3D6<=12 → [1,4,6] = 11 → 成功 (差分 +1)"  # gurps3-ja: Japanese
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    assert _line(gurps) == "3D6<=12 → [1,4,6] = 11 → success (margin +1)"  # the locale says English
+    assert gurps.run("settings", "lang=ja").stdout.startswith("設定を変更しました")
+    assert _line(gurps) == "3D6<=12 → [1,4,6] = 11 → 成功 (差分 +1)"  # the campaign's setting
+    assert _line(gurps, "--lang", "en") == "3D6<=12 → [1,4,6] = 11 → success (margin +1)"
+    monkeypatch.setenv("CAMPAIGN_LANG", "en")
+    assert _line(gurps) == "3D6<=12 → [1,4,6] = 11 → success (margin +1)"
+    assert _line(gurps, "--lang", "ja") == "3D6<=12 → [1,4,6] = 11 → 成功 (差分 +1)"
+    # the setting is a ledger entry: voided, the locale decides again
+    seq = next(e["seq"] for e in gurps.json("history", "--kind", "setting"))
+    gurps.run("history", "void", str(seq), "--yes", "--reason", "test")
+    monkeypatch.delenv("CAMPAIGN_LANG")
+    assert _line(gurps) == "3D6<=12 → [1,4,6] = 11 → success (margin +1)"
+
+
+def test_a_bad_language_is_malformed_input_and_changes_nothing(gurps: Cli, monkeypatch):
+    before = gurps.json("history", "--all")
+    assert gurps.error("settings", "lang=fr", code=2) == "error: setting lang: 'fr' is not a language (ja or en)"
+    assert gurps.error("--lang", "klingon", *ROLL, code=2) == "error: --lang: 'klingon' is not a language (ja or en)"
+    monkeypatch.setenv("CAMPAIGN_LANG", "xx")
+    assert "CAMPAIGN_LANG: 'xx' is not a language" in gurps.error(*ROLL, code=2)
+    monkeypatch.setenv("CAMPAIGN_LANG", "en")
+    assert gurps.json("history", "--all") == before
+
+
+def test_json_is_the_same_document_in_both_languages(gurps: Cli):
+    gurps.run("fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4")  # entry 10: stunned, with a sub-roll
+    documents = [gurps.run("--lang", lang, "history", "--all", "--json").stdout for lang in ("ja", "en")]
+    assert documents[0] == documents[1] and "fright table" in documents[0]
+
+
+def test_errors_read_in_japanese_with_lang_ja(gurps: Cli):
+    message = gurps.error("--lang", "ja", "roll", "3D6<=12", "--dice", "1,4", code=2)
+    assert message.startswith("エラー: ") and "\n" not in message
+
+
+def test_help_follows_the_language():
+    from typer.testing import CliRunner
+
+    from campaign.cli.app import app
+
+    shown = CliRunner().invoke(app, ["--lang", "ja", "--help"], env={"COLUMNS": "80"}).stdout
+    assert "使い方: campaign" in shown and "オプション" in shown and "コマンド" in shown
+    assert "Usage:" not in shown and "Options" not in shown
+    english = CliRunner().invoke(app, ["--lang", "en", "--help"], env={"COLUMNS": "80"}).stdout
+    assert "Usage: campaign" in english and "使い方" not in english
+
+
+# ------------------------------------------------------------------ times in one zone
+
+
+def test_a_bare_date_is_midnight_in_the_campaign_zone():
+    assert parse_when("2026-12-02", end=False, option="--since", zone="Asia/Tokyo") == "2026-12-01T15:00:00.000000Z"
+    assert parse_when("2026-12-02", end=True, option="--until", zone="Asia/Tokyo") == "2026-12-02T15:00:00.000000Z"
+    assert parse_when("2026-12-02T09:30", end=False, option="--since", zone="Asia/Tokyo") == \
+        "2026-12-02T00:30:00.000000Z"
+    # an explicit offset is kept; the zone's own offset follows its rules (DST in New York)
+    assert parse_when("2026-12-02T09:30+00:00", end=False, option="--since", zone="Asia/Tokyo") == \
+        "2026-12-02T09:30:00.000000Z"
+    assert parse_when("2026-07-01", end=False, option="--since", zone="America/New_York") == \
+        "2026-07-01T04:00:00.000000Z"
+
+
+def test_since_and_until_read_in_the_campaign_zone(gurps: Cli):
+    # a zone whose date differs from UTC's right now, so reading the date in UTC would answer otherwise
+    now = datetime.now(timezone.utc)
+    zone = "Etc/GMT+12" if now.hour < 12 else "Pacific/Kiritimati"  # UTC-12 / UTC+14
+    gurps.run("settings", f"timezone={zone}")
+    seq = gurps.json(*ROLL)["seq"]
+    from zoneinfo import ZoneInfo
+
+    local_day = datetime.fromisoformat(gurps.json("history", "show", str(seq))["at"].replace("Z", "+00:00")) \
+        .astimezone(ZoneInfo(zone)).date()
+    assert local_day != now.date()
+
+    def seqs(*options: str) -> list[int]:
+        return [e["seq"] for e in gurps.json("history", "--all", *options)]
+
+    assert seq in seqs("--since", local_day.isoformat(), "--until", local_day.isoformat())
+    assert seq not in seqs("--until", (local_day - timedelta(days=1)).isoformat())
+    assert seq not in seqs("--since", (local_day + timedelta(days=1)).isoformat())
+
+
+@pytest.fixture
+def gurps_ja(gurps: Cli, monkeypatch) -> Cli:
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    return gurps
