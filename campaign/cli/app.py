@@ -6,7 +6,9 @@ Commands only translate: parse options, call one service, render. Expected error
 
 from __future__ import annotations
 
+import re
 import sys
+import unicodedata
 
 import typer
 from typer.core import TyperGroup
@@ -55,6 +57,7 @@ class CampaignGroup(TyperGroup):
             except UnicodeEncodeError:
                 sys.stderr.write(f"error: an argument is not valid UTF-8 text: {arg!r}\n")
                 sys.exit(2)
+        args = [half_width_number(arg) for arg in args]
         from campaign import i18n
         from campaign.cli.actor import hoist_actor
 
@@ -85,6 +88,23 @@ class CampaignGroup(TyperGroup):
                 raise
             _error(message)
             raise typer.Exit(1) from None
+
+
+_NUMBER_LIKE = re.compile(r"[+-]?\d+(\.\d+)?|\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?|[+-]?\d+[a-z]*")
+_MINUS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-", "\u30fc": "-"})
+
+
+def half_width_number(arg: str) -> str:
+    """`－２`, `＋３`, `２０２６－１２－０２` as ココフォリア users type them (a Japanese IME
+    writes full-width forms): the ASCII form when NFKC makes the argument a number, a
+    date or a span (`１ｈ`); any other argument (a name, free text) is kept exactly as typed."""
+    if arg.isascii():
+        return arg
+    if arg.startswith("--") and "=" in arg:  # --mod=－２
+        option, _sep, value = arg.partition("=")
+        return f"{option}={half_width_number(value)}"
+    folded = unicodedata.normalize("NFKC", arg).translate(_MINUS).strip()
+    return folded if folded.isascii() and _NUMBER_LIKE.fullmatch(folded) else arg
 
 
 def _one_line_usage_errors(run) -> None:

@@ -6,16 +6,17 @@ Each lookup raises NotFound with the name the user typed, so the CLI can print i
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
-from campaign.core.suggest import did_you_mean
+from campaign.core import suggest
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
 
 MAX_NAME = 200
 # Every stored integer must fit PostgreSQL's 32-bit INTEGER (SQLite would take 64 bits):
@@ -26,7 +27,7 @@ CP_TOTAL_LIMIT = 10_000_000
 
 def check_cp_total(value: int, who: str) -> int:
     if abs(value) > CP_TOTAL_LIMIT:
-        raise RuleRefused(f"{who}: the CP total would be {value}, beyond ±{CP_TOTAL_LIMIT:,}")
+        raise RuleRefused(_("{who}: the CP total would be {value}, beyond ±{limit:,}").format(who=who, value=value, limit=CP_TOTAL_LIMIT))
     return value
 
 
@@ -46,9 +47,9 @@ def clean_name(value: str, what: str) -> str:
     """
     name = unicodedata.normalize("NFC", value).strip()
     if not name:
-        raise BadInput(f"{what} name must not be empty")
+        raise BadInput(_("{what} name must not be empty").format(what=what))
     if len(name) > MAX_NAME:
-        raise BadInput(f"{what} name is too long ({len(name)} characters, at most {MAX_NAME})")
+        raise BadInput(_("{what} name is too long ({length} characters, at most {limit})").format(what=what, length=len(name), limit=MAX_NAME))
     for ch in name:
         category = unicodedata.category(ch)
         if category in _NAME_REFUSED:
@@ -93,6 +94,13 @@ _CAMPAIGN_BY_NAME = select(Campaign).where(Campaign.name == bindparam("name"))
 _FIRST_CAMPAIGNS = select(Campaign).limit(2)
 
 
+def did_you_mean(name: str, known: Iterable[str], readings: Mapping[str, str] | None = None) -> str:
+    """' (did you mean 'X'?)' in the output's language, or '' (campaign.core.suggest chooses)."""
+    from campaign.i18n import _
+
+    return suggest.did_you_mean(name, known, readings, phrase=_(" (did you mean {found!r}?)"))
+
+
 def campaign_named(session: Session, name: str | None) -> Campaign:
     """The campaign to act on: the one named, else the only one there is."""
     if name is None:
@@ -100,12 +108,13 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
         if len(campaigns) == 1:
             return campaigns[0]
         if not campaigns:
-            raise NotFound("no campaign yet: create one with `campaign init NAME`")
-        raise RuleRefused("several campaigns exist: choose one with `campaign use NAME` or --campaign NAME")
+            raise NotFound(_("no campaign yet: create one with `campaign init NAME`"))
+        raise RuleRefused(_("several campaigns exist: choose one with `campaign use NAME` or --campaign NAME"))
     name = unicodedata.normalize("NFC", name).strip()
     found = None if "\x00" in name else session.scalar(_CAMPAIGN_BY_NAME, {"name": name})
     if found is None:
-        raise NotFound(f"no campaign named {name!r}" + did_you_mean(name, session.scalars(select(Campaign.name))))
+        raise NotFound(_("no campaign named {name!r}").format(name=name)
+                       + did_you_mean(name, session.scalars(select(Campaign.name))))
     return found
 
 
@@ -115,7 +124,8 @@ def player_named(session: Session, campaign: Campaign, name: str) -> Player:
         select(Player).where(Player.campaign_id == campaign.id, Player.name == name))
     if found is None:
         known = session.scalars(select(Player.name).where(Player.campaign_id == campaign.id))
-        raise NotFound(f"no player named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
+        raise NotFound(_("no player named {name!r} in campaign {campaign!r}").format(name=name, campaign=campaign.name)
+                       + did_you_mean(name, known))
     return found
 
 
@@ -125,7 +135,8 @@ def character_named(session: Session, campaign: Campaign, name: str) -> Characte
         select(Character).where(Character.campaign_id == campaign.id, Character.name == name))
     if found is None:
         known = session.scalars(select(Character.name).where(Character.campaign_id == campaign.id))
-        raise NotFound(f"no character named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
+        raise NotFound(_("no character named {name!r} in campaign {campaign!r}").format(name=name, campaign=campaign.name)
+                       + did_you_mean(name, known))
     return found
 
 

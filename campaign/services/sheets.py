@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campaign.core.stat_names import resolve_stat
-from campaign.core.suggest import did_you_mean, fold
+from campaign.core.suggest import fold
+from campaign.services.common import did_you_mean
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.projection import ops as o

@@ -125,3 +125,47 @@ def test_since_and_until_read_in_the_campaign_zone(gurps: Cli):
 def gurps_ja(gurps: Cli, monkeypatch) -> Cli:
     monkeypatch.setenv("CAMPAIGN_LANG", "ja")
     return gurps
+
+
+# ------------------------------------------------------------------ Japanese-aware matching
+
+
+def test_did_you_mean_prefers_a_prefix_and_a_reading():
+    from campaign.core.suggest import closest
+
+    assert closest("鈴", ["朔", "鈴音"]) == "鈴音"  # by edit distance 朔 (1) was as close as 鈴音 (1)
+    assert closest("鈴", ["朔", "鈴音", "鈴"]) == "鈴"  # the same name first
+    assert closest("すず", ["朔", "鈴音"], {"鈴音": "すずね"}) == "鈴音"
+    assert closest("スズネ", ["朔", "鈴音"], {"鈴音": "すずね", "朔": "さく"}) == "鈴音"  # katakana reads as hiragana
+    assert closest("ＡＫ", ["Aki", "Ren"]) == "Aki"  # full-width, and a prefix
+    assert closest("刀", ["朔", "鈴音"]) is None  # nothing like it: no suggestion
+
+
+def test_not_found_suggests_by_prefix_in_both_languages(gurps: Cli):
+    assert gurps.error("char", "show", "鈴", code=1) == \
+        "error: no character named '鈴' in campaign 'テスト卓' (did you mean '鈴音'?)"
+    assert gurps.error("--lang", "ja", "char", "show", "鈴", code=1) == \
+        "エラー: キャンペーン 'テスト卓' にキャラクター '鈴' はいません ('鈴音' のことですか?)"
+
+
+def test_full_width_numbers_dates_and_dice_are_read_as_typed_in_ココフォリア(gurps: Cli):
+    rolled = gurps.json("roll", "３Ｄ６＜＝１２", "--dice", "１,４,６")
+    assert (rolled["expression"], rolled["total"], rolled["outcome"]) == ("3D6<=12", 11, "success")
+    checked = gurps.json("fright", "鈴音", "--mod", "－２", "--dice", "1,1,1")
+    assert checked["check"]["modifier"] == -2 and checked["check"]["target"] == 9
+    assert gurps.json("fright", "鈴音", "--mod=＋１", "--dice", "1,1,1")["check"]["modifier"] == 1
+    day = rolled["at"][:10]
+    wide = "".join(chr(ord(c) + 0xFEE0) if c.isdigit() else "－" for c in day)
+    assert [e["seq"] for e in gurps.json("history", "--since", wide, "--kind", "roll")] == [rolled["seq"]]
+    # a name is never rewritten: ２号 stays ２号
+    gurps.run("char", "add", "２号", "--npc")
+    assert gurps.json("char", "show", "２号")["name"] == "２号"
+
+
+def test_half_width_number_leaves_text_alone():
+    from campaign.cli.app import half_width_number
+
+    assert [half_width_number(a) for a in ("－２", "＋３", "１ｈ", "２０２６－１２－０２", "−2", "--mod=－２")] == [
+        "-2", "+3", "1h", "2026-12-02", "-2", "--mod=-2"]
+    assert [half_width_number(a) for a in ("鈴音", "ＡＫＩ", "ｶﾀﾅ", "２号", "暗所恐怖症")] == [
+        "鈴音", "ＡＫＩ", "ｶﾀﾅ", "２号", "暗所恐怖症"]
