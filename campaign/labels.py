@@ -133,6 +133,23 @@ CASCADE_TEXT_KEYS = ("cascade_ja", "cascade_en")
 TABLE_TEXT_KEYS = ("ja", "en")
 
 
+_ODDS = None
+
+
+def odds_label(odds: str) -> str:
+    """'needs <= 3 on 1d6 (50%)' (campaign.core.reunion's words, kept in results and
+    --json) in the output's language."""
+    import re
+
+    global _ODDS
+    _ODDS = _ODDS or re.compile(r"needs <= (\d+) on 1d(\d+) \(([^)]*)\)")
+    match = _ODDS.fullmatch(odds or "")
+    if match is None:
+        return odds
+    return _("needs <= {threshold} on 1d{faces} ({chance})").format(
+        threshold=match.group(1), faces=match.group(2), chance=match.group(3))
+
+
 def sub_roll_label(purpose: str) -> str:
     """"stun turns" (朦朧のターン数) for a fright sub-roll's purpose code."""
     if purpose in SUB_ROLL_LABELS:

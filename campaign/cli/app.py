@@ -231,7 +231,8 @@ def root(
     seed: int = typer.Option(None, "--seed", envvar="CAMPAIGN_SEED", hidden=True,
                              help="Roll from a fixed seed (demos and tests only; recorded as 'seeded')."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
-    lang: str = typer.Option(None, "--lang", metavar="ja|en", callback=_language, is_eager=True, help="The language of what is printed "
+    lang: str = typer.Option(None, "--lang", metavar="ja|en", callback=_language, is_eager=True,
+                             help="The language of what is printed "
                              "(default: the campaign's `lang` setting, else the locale, else its ruleset; "
                              "or CAMPAIGN_LANG)."),
 ) -> None:

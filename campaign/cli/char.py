@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
+from campaign.i18n import _
 from campaign.cli.output import (
     CSV,
     BomOption,
@@ -51,7 +52,10 @@ def char_add(
     s = state(ctx)
     added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
                           stats=parse_stat_assignments(stat, "--stat"), cp=cp, new_stat=new_stat)
-    emit_json(added) if json_out else say(f"added {added.kind.upper()} {added.name}")
+    if json_out:
+        emit_json(added)
+    else:
+        say((_("added PC {name}") if added.kind == "pc" else _("added NPC {name}")).format(name=added.name))
 
 
 @app.command("list")
@@ -172,7 +176,7 @@ def char_show(
         emit_json(view)
         return
     if at is not None or before is not None:
-        say(f"as the ledger stood after entry #{view.as_of}")
+        say(_("as the ledger stood after entry #{seq}").format(seq=view.as_of))
     render_character(view)
 
 
@@ -229,7 +233,7 @@ def char_set(
 
     s = state(ctx)
     view = set_stats(s.db, s.campaign, name, s.actor, parse_stat_assignments(stat, "--stat"), cp, unset, new_stat)
-    emit_json(view) if json_out else say(f"updated {view.name} (ledger #{view.seq})")
+    emit_json(view) if json_out else say(_("updated {name} (ledger #{seq})").format(name=view.name, seq=view.seq))
 
 
 @app.command("rename")
@@ -243,7 +247,8 @@ def char_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The cha
 
     s = state(ctx)
     done = rename_character(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"{done.from_} is now {done.to} (ledger #{done.seq})")
+    emit_json(done) if json_out else say(_("{old} is now {new} (ledger #{seq})").format(
+        old=done.from_, new=done.to, seq=done.seq))
 
 
 def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, json_out: bool) -> None:
@@ -292,7 +297,7 @@ def char_relate(
 
     s = state(ctx)
     made = relate(s.db, s.campaign, a, b, s.actor, note)
-    emit_json(made) if json_out else say(f"related {made.from_} and {made.to}")
+    emit_json(made) if json_out else say(_("related {one} and {other}").format(one=made.from_, other=made.to))
 
 
 @app.command("export")

@@ -28,7 +28,8 @@ def _json_is_neutral(value: bool) -> bool:
     return value
 
 
-JsonOption = typer.Option(False, "--json", callback=_json_is_neutral, help="Print one JSON document instead of a table.")
+JsonOption = typer.Option(False, "--json", callback=_json_is_neutral,
+                          help="Print one JSON document instead of a table.")
 CsvOption = typer.Option(False, "--csv", help="Print CSV (one row per line) instead of a table.")
 _bom_wanted = False  # set by --bom, reset by the root callback at every invocation
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
+from campaign.i18n import _
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -31,7 +32,7 @@ def player_add(ctx: typer.Context, name: str = typer.Argument(..., help="Player 
 
     s = state(ctx)
     added = add_player(s.db, s.campaign, name, s.actor)
-    emit_json(added) if json_out else say(f"added player {added.name}")
+    emit_json(added) if json_out else say(_("added player {name}").format(name=added.name))
 
 
 @app.command("list")
@@ -62,4 +63,5 @@ def player_rename(ctx: typer.Context, old: str = typer.Argument(..., help="The p
 
     s = state(ctx)
     done = rename_player(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"player {done.from_} is now {done.to} (ledger #{done.seq})")
+    emit_json(done) if json_out else say(_("player {old} is now {new} (ledger #{seq})").format(
+        old=done.from_, new=done.to, seq=done.seq))

@@ -27,7 +27,8 @@ CP_TOTAL_LIMIT = 10_000_000
 
 def check_cp_total(value: int, who: str) -> int:
     if abs(value) > CP_TOTAL_LIMIT:
-        raise RuleRefused(_("{who}: the CP total would be {value}, beyond ±{limit:,}").format(who=who, value=value, limit=CP_TOTAL_LIMIT))
+        raise RuleRefused(_("{who}: the CP total would be {value}, beyond ±{limit:,}").format(
+            who=who, value=value, limit=CP_TOTAL_LIMIT))
     return value
 
 
@@ -49,7 +50,8 @@ def clean_name(value: str, what: str) -> str:
     if not name:
         raise BadInput(_("{what} name must not be empty").format(what=what))
     if len(name) > MAX_NAME:
-        raise BadInput(_("{what} name is too long ({length} characters, at most {limit})").format(what=what, length=len(name), limit=MAX_NAME))
+        raise BadInput(_("{what} name is too long ({length} characters, at most {limit})").format(
+            what=what, length=len(name), limit=MAX_NAME))
     for ch in name:
         category = unicodedata.category(ch)
         if category in _NAME_REFUSED:
@@ -135,7 +137,8 @@ def character_named(session: Session, campaign: Campaign, name: str) -> Characte
         select(Character).where(Character.campaign_id == campaign.id, Character.name == name))
     if found is None:
         known = session.scalars(select(Character.name).where(Character.campaign_id == campaign.id))
-        raise NotFound(_("no character named {name!r} in campaign {campaign!r}").format(name=name, campaign=campaign.name)
+        raise NotFound(_("no character named {name!r} in campaign {campaign!r}").format(
+            name=name, campaign=campaign.name)
                        + did_you_mean(name, known))
     return found
 
