@@ -80,8 +80,21 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     from starlette.middleware import Middleware
     from starlette.middleware.gzip import GZipMiddleware
 
+    from campaign import i18n
+    from campaign.services.campaigns import language_facts
+
+    language = i18n.resolve(None, *language_facts(db, name))  # CAMPAIGN_LANG, the setting, locale, ruleset
+
+    def speaking(inner):
+        """Each request in the campaign's language (campaign.i18n; a context variable, so
+        the worker threads of sync endpoints read it too)."""
+        async def middleware(scope, receive, send):
+            i18n.use(language)
+            await inner(scope, receive, send)
+        return middleware
+
     app = Starlette(
-        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # never the event stream (excluded)
+        middleware=[Middleware(speaking), Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream
         routes=[*routes_pages.routes(), *routes_api.routes(), *seats.routes(), *routes_table.routes(),
                 *routes_bcdice.routes(),
                 Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
