@@ -133,6 +133,54 @@ CASCADE_TEXT_KEYS = ("cascade_ja", "cascade_en")
 TABLE_TEXT_KEYS = ("ja", "en")
 
 
+#: Ledger entry kinds as a table column names them (English shows the code itself).
+KIND_WORDS = {kind: kind for kind in (
+    N_("campaign"), N_("setting"), N_("player"), N_("character"), N_("relation"), N_("roll"), N_("table"),
+    N_("check"), N_("fright"), N_("trait"), N_("condition"), N_("missing"), N_("search"), N_("scenario"),
+    N_("reunion"), N_("void"), N_("seal"), N_("reveal"), N_("seed_commit"), N_("seed_reveal"), N_("award"),
+    N_("time"), N_("skill"))}
+#: Where dice came from (codes: campaign.core.dice_source), in words a player understands
+#: in Japanese (「GMが入力した出目」); English shows the code.
+SOURCE_WORDS = {source: source for source in (
+    N_("manual"), N_("rng"), N_("server"), N_("seeded"), N_("ccfolia"), N_("bcdice-api"))}
+#: Stat names a sentence spells out (the abbreviations ST, DX, IQ, HT, HP, FP stay as they are).
+STAT_WORDS = {"Will": N_("Will"), "Per": N_("Per")}
+
+
+def kind_label(kind: str) -> str:
+    return _(KIND_WORDS[kind]) if kind in KIND_WORDS else kind
+
+
+def source_label(source: str) -> str:
+    return _(SOURCE_WORDS[source]) if source in SOURCE_WORDS else source
+
+
+def stat_label(stat: str) -> str:
+    return _(STAT_WORDS[stat]) if stat in STAT_WORDS else stat
+
+
+#: The reasons services record when the GM gives none (older records hold them too).
+DEFAULT_REASONS = {reason: reason for reason in (
+    N_("added"), N_("created"), N_("settings changed"), N_("stats changed"), N_("start"), N_("end"),
+    N_("sheet imported"), N_("player renamed"), N_("character renamed"), N_("renamed"), N_("cleared"),
+    N_("recovery roll"), N_("faces"))}
+
+
+def reason_label(reason: str | None) -> str | None:
+    """A recorded reason as shown: a service's default ("settings changed", "scenario #3")
+    in the output's language; the GM's own words as written."""
+    if reason is None:
+        return None
+    if reason in DEFAULT_REASONS:
+        return _(DEFAULT_REASONS[reason])
+    import re
+
+    match = re.fullmatch(r"scenario #(\d+)", reason)
+    if match:
+        return _("scenario #{number}").format(number=match.group(1))
+    return reason
+
+
 _ODDS = None
 
 

@@ -151,14 +151,14 @@ def condition_recover(
         return
     say_warnings(done)
     from campaign.i18n import _, pick
-    from campaign.labels import condition_label
+    from campaign.labels import condition_label, stat_label
 
     label = pick(done.label_ja or done.condition, condition_label(done.condition))
     faces = ",".join(map(str, done.dice))
     verdict = _("recovered") if done.recovered else _("still {condition}").format(condition=label)
     say(_("#{seq} {character}: {stat} roll to recover from {condition}: 3D6<={target} → [{faces}] = {total} → "
           "{outcome} (margin {margin:+d}): {verdict}").format(
-        seq=done.seq, character=done.character, stat=done.stat, condition=label, target=done.target, faces=faces,
+        seq=done.seq, character=done.character, stat=stat_label(done.stat), condition=label, target=done.target, faces=faces,
         total=done.total, outcome=outcome_label(None, done.outcome), margin=done.margin, verdict=verdict))
     for follow in done.follow_ups:
         print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")

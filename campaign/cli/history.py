@@ -28,7 +28,8 @@ from campaign.cli.output import (
 )
 from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
-from campaign.labels import ops_summary, outcome_label
+from campaign.i18n import N_, _
+from campaign.labels import kind_label, ops_summary, outcome_label, reason_label, source_label
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
@@ -85,9 +86,9 @@ def history(
         render_rows(None, CSV_COLUMNS, (), fmt, records=stream)  # streamed: constant memory
     elif fmt == TABLE:
         use_campaign_time_zone(s.db, s.campaign)
-        render_rows("history", ["#", Column("when", words=True), "actor", "kind", Column("character", keep=True),
-                                "roll", "reason"],
-                    (_human_row(e) for e in stream), fmt, empty="該当する記録はありません (no matching entries)")
+        render_rows(_("history"), ["#", Column(N_("when"), words=True), N_("actor"), N_("kind"),
+                                   Column(N_("character"), keep=True), N_("roll"), N_("reason")],
+                    (_human_row(e) for e in stream), fmt, empty=_("no matching entries"))
     else:
         render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt)
 
@@ -97,7 +98,8 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     roll = ""
     commitment = commitment_text(entry)
     if commitment:
-        roll = f"secret roll by {entry['actor']} (commitment {commitment[:8]}…)"
+        roll = _("secret roll by {actor} (commitment {commitment}…)").format(actor=entry["actor"],
+                                                                             commitment=commitment[:8])
     elif entry["expression"]:
         dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
         repeats = repeat_results(entry)
@@ -105,21 +107,25 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         if entry["outcome"]:
             roll += " " + outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
         if entry["kind"] == "reveal":
-            roll = f"reveals #{entry['detail'].get('reveals')}: {roll}"
+            roll = _("reveals #{seq}: {roll}").format(seq=entry["detail"].get("reveals"), roll=roll)
     elif entry["kind"] == "void" and entry.get("voids_seq") is not None:
         voided_kind = (entry["detail"] or {}).get("voided_kind")
-        roll = f"voids #{entry['voids_seq']}" + (f" ({voided_kind})" if voided_kind else "")
+        roll = _("voids #{seq}").format(seq=entry["voids_seq"]) + (
+            f" ({kind_label(voided_kind)})" if voided_kind else "")
     else:
         roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     marked = entry["source"] in ("ccfolia", "bcdice-api")  # dice the GM's machine did not roll
-    kind = f"{entry['kind']} ⟨{entry['source']}⟩" if marked else entry["kind"]
+    kind = kind_label(entry["kind"])
+    if marked:
+        kind += f" ⟨{source_label(entry['source'])}⟩"
     if entry.get("fairness") == "provable":  # derived from a committed seed and the player's share
-        kind += " ⟨fair⟩"
+        kind += " ⟨" + _("fair") + "⟩"
     # Who typed it, and for whom when that differs (a reunion roll for the missing PC's player).
     behalf = (entry.get("detail") or {}).get("on_behalf_of")
-    actor = entry["actor"] if not behalf or behalf == entry["actor"] else f"{entry['actor']} (for {behalf})"
-    return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, entry["reason"]]
+    actor = entry["actor"] if not behalf or behalf == entry["actor"] else \
+        _("{actor} (for {behalf})").format(actor=entry["actor"], behalf=behalf)
+    return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, reason_label(entry["reason"])]
 
 
 def _chain(first, rest):

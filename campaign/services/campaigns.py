@@ -153,7 +153,9 @@ def _setting_lang(key: str, text: str) -> str | None:
         return None
     from campaign.i18n import parse_language
 
-    return parse_language(text, f"setting {key}")
+    from campaign.i18n import _
+
+    return parse_language(text, _("setting {key}").format(key=key))
 
 
 SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "default_stats": _setting_names,
