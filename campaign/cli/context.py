@@ -47,7 +47,7 @@ class AppState:
                 refuse_missing_database(self.db_option)
             self._db = Database(self.db_option, read_only_ok=self.read_only_ok)
             from campaign.i18n import campaign_known
-            from campaign.services.campaigns import language_facts
+            from campaign.services.common import language_facts
 
             campaign_known(*language_facts(self._db, self.campaign))  # its `lang` and ruleset, before any transaction
             if self.db_in_argv:

@@ -167,25 +167,25 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         if entry["total"] is not None:
             roll += f" = {entry['total']}"
         if entry["target"] is not None:
-            roll += f" (target {entry['target']})"
+            roll += " " + _("(target {target})").format(target=entry["target"])
         if entry["outcome"]:
             label = outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
-            roll += f": {label} / {entry['outcome']}"
+            roll += f": {label}"
         if entry["margin"] is not None:
-            roll += f", margin {entry['margin']:+d}"
+            roll += ", " + _("margin {margin:+d}").format(margin=entry["margin"])
     fields: list[tuple[str, Any]] = [
-        ("when", f"{local_time(entry['at'], seconds=True)} ({entry['at']})"),
-        ("actor", entry["actor"]),
-        ("character", entry["character"]),
-        ("scenario", entry["scenario"]),
-        ("part of", f"#{entry['parent_seq']}" if entry["parent_seq"] is not None else None),
-        ("voids", f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
-        ("roll", roll),
-        ("dice from", entry["source"]),
-        ("fairness", entry.get("fairness")),  # provable / server / typed / imported (docs/fair-dice.md)
-        ("changed", ops_summary(entry.get("ops") or []) or None),
-        ("reason", entry["reason"]),
-        ("voided by", f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
+        (_("when"), f"{local_time(entry['at'], seconds=True)} ({entry['at']})"),
+        (_("actor"), entry["actor"]),
+        (_("character"), entry["character"]),
+        (_("scenario"), entry["scenario"]),
+        (_("part of"), f"#{entry['parent_seq']}" if entry["parent_seq"] is not None else None),
+        (_("voids"), f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
+        (_("roll"), roll),
+        (_("dice from"), source_label(entry["source"]) if entry["source"] else None),
+        (_("fairness"), entry.get("fairness")),  # provable / server / typed / imported (docs/fair-dice.md)
+        (_("changed"), ops_summary(entry.get("ops") or []) or None),
+        (_("reason"), reason_label(entry["reason"])),
+        (_("voided by"), f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
     ]
     for key, value in (entry.get("detail_shown", entry["detail"]) or {}).items():
         repeated = entry.get(key) == value or (key == "comment" and value == entry["reason"])

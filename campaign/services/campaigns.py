@@ -162,19 +162,6 @@ SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "defa
                    "timezone": _setting_zone, "fair_dice": _setting_bool, "lang": _setting_lang}
 
 
-def language_facts(db: Database, campaign_name: str | None) -> tuple[str | None, str | None]:
-    """(the `lang` setting, the ruleset) of the campaign, for campaign.i18n; (None, None)
-    when there is none to ask."""
-    from campaign.errors import CampaignError
-
-    try:
-        with db.read() as session:
-            campaign = campaign_named(session, campaign_name)
-            lang = (campaign.settings or {}).get("lang")
-            return (lang if isinstance(lang, str) else None), campaign.ruleset
-    except CampaignError:
-        return None, None
-
 
 def time_zone_of(db: Database, campaign_name: str | None) -> str | None:
     """The campaign's `timezone` setting (None: the system's zone, also when there is no

@@ -8,6 +8,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -118,6 +119,21 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
         raise NotFound(_("no campaign named {name!r}").format(name=name)
                        + did_you_mean(name, session.scalars(select(Campaign.name))))
     return found
+
+
+def language_facts(db: Any, campaign_name: str | None) -> tuple[str | None, str | None]:
+    """(the `lang` setting, the ruleset) of the campaign, for campaign.i18n; (None, None)
+    when there is none to ask. Here, not in services.campaigns, so that every command
+    can ask without loading what changing a campaign needs."""
+    from campaign.errors import CampaignError
+
+    try:
+        with db.read() as session:
+            campaign = campaign_named(session, campaign_name)
+            lang = (campaign.settings or {}).get("lang")
+            return (lang if isinstance(lang, str) else None), campaign.ruleset
+    except CampaignError:
+        return None, None
 
 
 def player_named(session: Session, campaign: Campaign, name: str) -> Player:

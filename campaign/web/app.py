@@ -81,7 +81,7 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     from starlette.middleware.gzip import GZipMiddleware
 
     from campaign import i18n
-    from campaign.services.campaigns import language_facts
+    from campaign.services.common import language_facts
 
     language = i18n.resolve(None, *language_facts(db, name))  # CAMPAIGN_LANG, the setting, locale, ruleset
 
