@@ -28,7 +28,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
-from campaign.i18n import N_, _
+from campaign.i18n import N_, _, ngettext
 from campaign.labels import kind_label, ops_summary, outcome_label, reason_label, source_label
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
@@ -248,36 +248,38 @@ def verify(
         if report.head_entry is not None:
             use_campaign_time_zone(s.db, s.campaign)
             say(_head_line(report.head_entry))
-        checked = "" if report.state is None else "; state tables equal its replay"
+        checked = "" if report.state is None else _("; state tables equal its replay")
         if report.secrets and report.secrets.revealed:
-            checked += f"; {report.secrets.revealed} reveals match their commitments"
+            checked += _("; {n} reveals match their commitments").format(n=report.secrets.revealed)
         if report.fair and report.fair.checked:
-            checked += f"; {report.fair.checked} fair-dice entries recompute from their seeds"
-        say(f"chain intact: {report.entries} entries{checked}")
+            checked += _("; {n} fair-dice entries recompute from their seeds").format(n=report.fair.checked)
+        say(_("chain intact: {n} entries{checked}").format(n=report.entries, checked=checked))
     elif report.code == "head_not_in_chain":
-        warn(f"{report.reason} (the chain itself holds: {report.entries} entries, head {report.head[:16]}…)")
+        warn(_("{reason} (the chain itself holds: {n} entries, head {head}…)").format(
+            reason=report.reason, n=report.entries, head=report.head[:16]))
     elif report.code == "secrets_mismatch":
-        warn(f"secret rolls: {report.reason}")
+        warn(_("secret rolls: {reason}").format(reason=report.reason))
     elif report.code == "state_differs":
-        warn(f"state differs from the ledger: {report.state.problem}")
+        warn(_("state differs from the ledger: {problem}").format(problem=report.state.problem))
     elif report.code == "fair_dice":
-        warn(f"fair dice: {report.reason}")
+        warn(_("fair dice: {reason}").format(reason=report.reason))
     else:
-        warn(f"chain broken at #{report.bad_seq}: {report.reason}")
+        warn(_("chain broken at #{seq}: {reason}").format(seq=report.bad_seq, reason=report.reason))
     for what in report.unchecked:
-        warn(f"not checked: {what}")
+        warn(_("not checked: {what}").format(what=what))
     if not report.ok:
         raise typer.Exit(1)
 
 
 def _head_line(found) -> str:
     """`your seal #68 (第一話 終了, 2026-…) is in this chain; 12 entries since`."""
-    since = f"{found.since} entr{'y' if found.since == 1 else 'ies'} since"
+    since = ngettext("{n} entry since", "{n} entries since", found.since).format(n=found.since)
     when = local_time(found.at)
     if found.kind != "seal":
-        return f"your head is entry #{found.seq} ({found.kind}, {when}; not a seal) in this chain; {since}"
+        return _("your head is entry #{seq} ({kind}, {when}; not a seal) in this chain; {since}").format(
+            seq=found.seq, kind=kind_label(found.kind), when=when, since=since)
     about = f"{found.reason}, {when}" if found.reason else when
-    return f"your seal #{found.seq} ({about}) is in this chain; {since}"
+    return _("your seal #{seq} ({about}) is in this chain; {since}").format(seq=found.seq, about=about, since=since)
 
 
 @app.command("seal")
@@ -295,7 +297,7 @@ def seal(ctx: typer.Context, reason: str = typer.Option(None, "--reason", help="
         emit_json(sealed)
     else:
         print(sealed.head)
-        say(f"sealed at #{sealed.seq}; keep this hash to check later with `history verify --head`")
+        say(_("sealed at #{seq}; keep this hash to check later with `history verify --head`").format(seq=sealed.seq))
 
 
 class _VoidCommand(TyperCommand):
@@ -345,15 +347,16 @@ def void(
     expect_head = None
     if not yes:
         if not sys.stdin.isatty():
-            raise BadInput("history void changes state: confirm with --yes (not on a terminal, nothing to ask)")
+            raise BadInput(_("history void changes state: confirm with --yes (not on a terminal, nothing to ask)"))
         plan = preview_void(s.db, s.campaign, targets, cascade, last=count)
         named = ", ".join(f"#{t}" for t in plan.targets)
-        warn((f"voiding {named} ({plan.kind})" if len(plan.targets) == 1 else f"voiding {named}")
-             + (f" and, first, {', '.join(f'#{d}' for d in plan.cascade)}" if plan.cascade else ""))
-        for line in plan.reversed or ["(no state changes)"]:
-            warn(f"  will reverse: {line}")
-        if not typer.confirm("void it?" if len(plan.targets) == 1 else f"void these {len(plan.targets)}?",
-                             default=False, err=True):
+        warn((_("voiding {named} ({kind})").format(named=named, kind=kind_label(plan.kind)) if len(plan.targets) == 1
+              else _("voiding {named}").format(named=named))
+             + (_(" and, first, {seqs}").format(seqs=", ".join(f"#{d}" for d in plan.cascade)) if plan.cascade else ""))
+        for line in plan.reversed or [_("(no state changes)")]:
+            warn("  " + _("will reverse: {line}").format(line=line))
+        if not typer.confirm(_("void it?") if len(plan.targets) == 1
+                             else _("void these {n}?").format(n=len(plan.targets)), default=False, err=True):
             raise typer.Exit(1)
         expect_head = plan.head
     voided = void_service(s.db, s.campaign, s.actor, targets, reason, cascade=cascade, expect_head=expect_head,
@@ -364,12 +367,12 @@ def void(
         entries = dict(zip(sorted({*voided.targets, *voided.cascade}, reverse=True), voided.void_seqs))
         for target, void_seq in entries.items():
             if target in voided.targets:
-                say(f"voided #{target} (entry #{void_seq})")
+                say(_("voided #{seq} (entry #{entry})").format(seq=target, entry=void_seq))
             else:
-                say(f"voided #{target} (entry #{void_seq}), which depended on "
-                    + ", ".join(f"#{t}" for t in voided.targets if t < target))
+                say(_("voided #{seq} (entry #{entry}), which depended on {seqs}").format(
+                    seq=target, entry=void_seq, seqs=", ".join(f"#{t}" for t in voided.targets if t < target)))
         for line in voided.reversed:
-            say(f"  reversed: {line}")
+            say("  " + _("reversed: {line}").format(line=line))
 
 
 
