@@ -169,3 +169,22 @@ def test_half_width_number_leaves_text_alone():
         "-2", "+3", "1h", "2026-12-02", "-2", "--mod=-2"]
     assert [half_width_number(a) for a in ("鈴音", "ＡＫＩ", "ｶﾀﾅ", "２号", "暗所恐怖症")] == [
         "鈴音", "ＡＫＩ", "ｶﾀﾅ", "２号", "暗所恐怖症"]
+
+
+def test_the_physical_dice_prompt_asks_in_the_output_language():
+    import io
+
+    from campaign.cli.physical import PromptDice
+
+    asked = {}
+    for lang in ("ja", "en"):
+        i18n.use(lang)
+        out = io.StringIO()
+        assert PromptDice(io.StringIO("７\n3\n"), out).take(1, 6, "the reunion check") == [3]
+        asked[lang] = out.getvalue()
+    i18n.use(None)
+    # (the request's own words, "1d6 for the reunion check", come from campaign.core and are not converted yet)
+    assert asked["ja"] == ("1d6 for the reunion check、1個中1個目: "
+                           "  '７': d6 の出目は 1..6 の整数です。もう一度\n1d6 for the reunion check、1個中1個目: ")
+    assert asked["en"] == ("1d6 for the reunion check, die 1 of 1:   '７': a d6 shows a whole number 1..6; again\n"
+                           "1d6 for the reunion check, die 1 of 1: ")
