@@ -50,7 +50,7 @@ def code_messages() -> dict[Key, str]:
 def help_messages() -> dict[Key, str]:
     """Every command's and option's help text as `--help` shows it -> the command path."""
     from campaign.cli.app import COMMANDS, _load, app
-    from campaign.cli.helptext import help_key
+    from campaign.cli.helptext import help_key, summary_key
 
     import typer.main
 
@@ -64,6 +64,8 @@ def help_messages() -> dict[Key, str]:
             if text:
                 found.setdefault((None, help_key(text)), f"{path} {param.opts[0] if param.opts else param.name}")
         for name, sub in getattr(command, "commands", {}).items():
+            if sub.help and summary_key(sub.help) != help_key(sub.help):  # what the list of commands shows
+                found.setdefault((None, summary_key(sub.help)), f"{path} {name}")
             visit(sub, f"{path} {name}")
 
     root = typer.main.get_command(app)
@@ -71,6 +73,8 @@ def help_messages() -> dict[Key, str]:
     visit(visit_root, "campaign")
     for name in COMMANDS:
         for loaded, command in _load(name).items():
+            if command.help and summary_key(command.help) != help_key(command.help):
+                found.setdefault((None, summary_key(command.help)), f"campaign {loaded}")
             visit(command, f"campaign {loaded}")
     return found
 

@@ -85,6 +85,24 @@ def translated_help(text: str | None) -> str | None:
     return text if shown == key else shown
 
 
+def summary_key(text: str) -> str:
+    """The first paragraph of a command's help, one line: what a list of commands shows
+    (a message of its own, so the list reads translated before every full text is)."""
+    return " ".join(help_key(text).split("\n\n")[0].split())
+
+
+def translated_summary(text: str | None) -> str | None:
+    """A listed command's help: its full translation, else its first paragraph's, else as written."""
+    if not text:
+        return text
+    shown = translated_help(text)
+    if shown is not text:
+        return shown
+    key = summary_key(text)
+    summary = _(key)
+    return text if summary == key else summary
+
+
 @contextmanager
 def _translated(command: Any, ctx: Any) -> Iterator[None]:
     """The command, its parameters and its subcommands with translated help while it prints."""
@@ -100,10 +118,12 @@ def _translated(command: Any, ctx: Any) -> Iterator[None]:
     for param in command.get_params(ctx):
         if getattr(param, "help", None):
             swap(param, "help", _(HELP_OPTION) if param.help == HELP_OPTION else translated_help(param.help))
-    for sub in getattr(command, "commands", {}).values():
-        swap(sub, "help", translated_help(sub.help))
+    listed = [command.get_command(ctx, name) for name in command.list_commands(ctx)] \
+        if hasattr(command, "list_commands") else []
+    for sub in [sub for sub in listed if sub is not None]:
+        swap(sub, "help", translated_summary(sub.help))
         if sub.short_help:
-            swap(sub, "short_help", translated_help(sub.short_help))
+            swap(sub, "short_help", translated_summary(sub.short_help))
     for name, english in TYPER_WORDS.items():
         swap(rich_utils, name, _(english))
     from typer._click.formatting import HelpFormatter
@@ -129,6 +149,18 @@ def _patch_rich_help() -> None:
     if not getattr(rich_utils._fix_linebreaks, "_campaign", False):
         reflow._campaign = True
         rich_utils._fix_linebreaks = reflow
+    if not getattr(rich_utils._make_rich_text, "_campaign", False):
+        make_text = rich_utils._make_rich_text
+
+        def folding_text(**options: Any) -> Any:
+            """Help text that folds where it has no space to break at (Japanese runs), never "…"."""
+            made = make_text(**options)
+            if hasattr(made, "overflow"):
+                made.overflow = "fold"
+            return made
+
+        folding_text._campaign = True  # type: ignore[attr-defined]
+        rich_utils._make_rich_text = folding_text
 
 
 def install() -> None:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -84,6 +85,22 @@ def test_help_follows_the_language():
     assert "Usage:" not in shown and "Options" not in shown
     english = CliRunner().invoke(app, ["--lang", "en", "--help"], env={"COLUMNS": "80"}).stdout
     assert "Usage: campaign" in english and "使い方" not in english
+
+
+def test_japanese_help_fits_80_columns_by_east_asian_width_and_lists_every_command_in_japanese():
+    from rich.cells import cell_len
+    from typer.testing import CliRunner
+
+    from campaign.cli.app import COMMANDS, app
+
+    shown = CliRunner().invoke(app, ["--lang", "ja", "--help"], env={"COLUMNS": "80"}).stdout
+    lines = shown.splitlines()
+    assert max(cell_len(line) for line in lines) <= 80 and "…" not in shown  # folded, never cut
+    listed = {line.split()[1]: line for line in lines if line.startswith("│ ") and line.split()[1] in COMMANDS}
+    assert set(listed) == set(COMMANDS)
+    untranslated = [name for name, line in listed.items()
+                    if not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line.split(name, 1)[1])]
+    assert not untranslated
 
 
 # ------------------------------------------------------------------ times in one zone
