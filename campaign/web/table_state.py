@@ -77,7 +77,7 @@ def _cp(value: Any) -> str:
 
 def _latest(entry: dict[str, Any]) -> dict[str, Any]:
     return {"seq": entry["seq"], "actor": entry["actor"], "character": entry["character"], "kind": entry["kind"],
-            "kind_label": present.KIND_LABELS.get(entry["kind"], entry["kind"]), "text": present.roll_text(entry),
+            "kind_label": labels.kind_label(entry["kind"]), "text": present.roll_text(entry),
             "outcome": entry.get("outcome"), "reason": entry.get("reason"), "source": entry.get("source"),
             "voided": entry.get("voided_by") is not None, "consequences": consequences(entry),
             # what a player may ask to void: a top-level entry the ledger lets be voided

@@ -126,7 +126,11 @@ def test_time_advance_drains_untreated_catatonia_day_by_day(gurps: Cli):
     assert [(e["kind"], e["character"], e["total"], e["detail"]["purpose"]) for e in subs] == [
         ("time", "鈴音", 2, "catatonia_drain"), ("time", "鈴音", 3, "catatonia_drain")]
     out = gurps.run("time", "advance", "1day").stdout
-    assert "硬直4日目 生命力-4 / catatonia day 4: -4 HP (HP 5 → 1)" in out
+    assert "drain  鈴音: catatonia day 4: -4 HP (HP 5 → 1)\n" in out  # the drain line in English alone
+    fourth = gurps.json("history", "--limit", "1")[0]
+    gurps.run("history", "void", "--yes", str(fourth["parent_seq"] or fourth["seq"]), "--reason", "again in Japanese")
+    out = gurps.run("--lang", "ja", "time", "advance", "1day").stdout
+    assert "drain  鈴音: 硬直4日目 生命力-4 (HP 5 → 1)\n" in out
     gurps.run("history", "void", "--yes", str(second["seq"]), "--reason", "wrong span")
     assert gurps.json("char", "show", "鈴音")["pools"]["HP"]["current"] == 6  # 1 + the 5 it took
     assert "chain intact" in gurps.run("history", "verify").output
