@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
+from campaign.i18n import _
 from campaign.cli.output import (
     JsonOption,
     emit_json,
@@ -36,7 +37,8 @@ def award(
         emit_json(done)
         return
     for a in done.awards:
-        say(f"{a.character}: {a.cp:+d} CP → {a.cp_total} (awarded {a.cp_awarded}) (ledger #{a.seq})")
+        say(_("{character}: {cp:+d} CP → {total} (awarded {awarded}) (ledger #{seq})").format(
+            character=a.character, cp=a.cp, total=a.cp_total, awarded=a.cp_awarded, seq=a.seq))
 
 
 award.context_settings = {"ignore_unknown_options": True}  # `award -5 --to ...`: -5 is the amount

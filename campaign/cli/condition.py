@@ -118,10 +118,22 @@ def condition_clear(
     if json_out:
         emit_json(done)
         return
-    say(f"{done.character}: cleared {', '.join(c['name'] for c in done.cleared)} (ledger #{done.seq})")
+    from campaign.i18n import _
+    from campaign.labels import condition_label
+
+    say(_("{character}: cleared {conditions} (ledger #{seq})").format(
+        character=done.character, conditions=", ".join(condition_label(c["name"]) for c in done.cleared), seq=done.seq))
+    _follow_ups(done)
+
+
+def _follow_ups(done: Any) -> None:
+    """The penalty after waking that a cleared or recovered condition leaves, in one language."""
+    from campaign.i18n import _, pick
+
     for follow in done.follow_ups:
-        print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
-        print_text(f"    {follow['detail']['summary_en']}")
+        print_text(pick(_("{character}: {summary} (until {until})").format(
+            character=done.character, summary=follow["detail"]["summary_ja"], until=follow["until"]["text_ja"]),
+            f"{done.character}: {follow['detail']['summary_en']}"))
 
 
 @app.command("recover")
@@ -160,6 +172,4 @@ def condition_recover(
           "{outcome} (margin {margin:+d}): {verdict}").format(
         seq=done.seq, character=done.character, stat=stat_label(done.stat), condition=label, target=done.target, faces=faces,
         total=done.total, outcome=outcome_label(None, done.outcome), margin=done.margin, verdict=verdict))
-    for follow in done.follow_ups:
-        print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
-        print_text(f"    {follow['detail']['summary_en']}")
+    _follow_ups(done)

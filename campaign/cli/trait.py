@@ -6,6 +6,8 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
+from campaign.i18n import _
+from campaign.labels import category_label
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -37,8 +39,10 @@ def trait_list(ctx: typer.Context, char: str = typer.Argument(..., help="Charact
     columns = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
     rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq]
             for t in listed.traits]
-    render_rows(f"{listed.character} (CP total {listed.cp_total})", columns, rows, fmt, records=listed,
-                empty=f"{listed.character} に特徴はありません (no traits; CP total {listed.cp_total})")
+    render_rows(_("{character} (CP total {total})").format(character=listed.character, total=listed.cp_total),
+                columns, rows, fmt, records=listed,
+                empty=_("{character} has no traits (CP total {total})").format(character=listed.character,
+                                                                              total=listed.cp_total))
 
 
 @app.command("add")
@@ -69,8 +73,9 @@ def trait_add(
         emit_json(done)
     else:
         t = done.trait
-        say(f"{done.character}: added '{t.name}' [{t.category}] {t.cp} CP; "
-            f"CP total {done.cp_total} (ledger #{done.seq})")
+        say(_("{character}: added '{trait}' [{category}] {cp} CP; CP total {total} (ledger #{seq})").format(
+            character=done.character, trait=t.name, category=category_label(t.category), cp=t.cp,
+            total=done.cp_total, seq=done.seq))
 
 
 @app.command("rename")
@@ -93,7 +98,8 @@ def trait_rename(
     if json_out:
         emit_json(done)
     else:
-        say(f"{done.character}: renamed '{done.before}' to '{done.trait.name}' (ledger #{done.seq})")
+        say(_("{character}: renamed '{old}' to '{new}' (ledger #{seq})").format(
+            character=done.character, old=done.before, new=done.trait.name, seq=done.seq))
 
 
 @app.command("remove")
@@ -115,5 +121,5 @@ def trait_remove(
     if json_out:
         emit_json(done)
     else:
-        say(f"{done.character}: removed '{done.trait.name}' ({done.trait.cp} CP); "
-            f"CP total {done.cp_total} (ledger #{done.seq})")
+        say(_("{character}: removed '{trait}' ({cp} CP); CP total {total} (ledger #{seq})").format(
+            character=done.character, trait=done.trait.name, cp=done.trait.cp, total=done.cp_total, seq=done.seq))
