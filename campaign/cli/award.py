@@ -5,12 +5,12 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.i18n import _
 from campaign.cli.output import (
     JsonOption,
     emit_json,
     say,
 )
+from campaign.i18n import _
 
 
 def award(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.i18n import _
 from campaign.cli.output import (
     CSV,
     BomOption,
@@ -22,6 +21,7 @@ from campaign.cli.output import (
     warn,
 )
 from campaign.cli.parsing import parse_stat_assignments
+from campaign.i18n import _
 
 
 app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"

@@ -6,8 +6,6 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.physical import PhysicalOption
-from campaign.i18n import _, ngettext
-from campaign.labels import odds_label
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -19,6 +17,8 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
+from campaign.i18n import _, ngettext
+from campaign.labels import odds_label
 
 
 app = typer.Typer(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.i18n import _
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -16,6 +15,7 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
+from campaign.i18n import _
 
 
 app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)

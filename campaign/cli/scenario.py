@@ -6,8 +6,6 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.physical import PhysicalOption
-from campaign.i18n import _
-from campaign.labels import odds_label
 from campaign.cli.output import (
     BomOption,
     CSV,
@@ -24,6 +22,8 @@ from campaign.cli.output import (
     use_campaign_time_zone,
 )
 from campaign.errors import BadInput
+from campaign.i18n import _
+from campaign.labels import odds_label
 
 
 app = typer.Typer(

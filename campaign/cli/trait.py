@@ -6,8 +6,6 @@ from __future__ import annotations
 import typer
 
 from campaign.cli.context import state
-from campaign.i18n import _
-from campaign.labels import category_label
 from campaign.cli.output import (
     BomOption,
     Column,
@@ -18,6 +16,8 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
+from campaign.i18n import _
+from campaign.labels import category_label
 
 
 app = typer.Typer(help="A character's advantages, disadvantages and quirks; every change is logged.\n\n"

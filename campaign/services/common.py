@@ -8,7 +8,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -18,6 +18,9 @@ from campaign.core import suggest
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
+
+if TYPE_CHECKING:
+    from campaign.db.database import Database
 
 MAX_NAME = 200
 # Every stored integer must fit PostgreSQL's 32-bit INTEGER (SQLite would take 64 bits):
@@ -121,7 +124,7 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
     return found
 
 
-def language_facts(db: Any, campaign_name: str | None) -> tuple[str | None, str | None]:
+def language_facts(db: "Database", campaign_name: str | None) -> tuple[str | None, str | None]:
     """(the `lang` setting, the ruleset) of the campaign, for campaign.i18n; (None, None)
     when there is none to ask. Here, not in services.campaigns, so that every command
     can ask without loading what changing a campaign needs."""

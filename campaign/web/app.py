@@ -9,6 +9,7 @@ while a browser is slow, and the CLI can commit between two page loads.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 
@@ -85,10 +86,10 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
 
     language = i18n.resolve(None, *language_facts(db, name))  # CAMPAIGN_LANG, the setting, locale, ruleset
 
-    def speaking(inner):
+    def speaking(inner: Any) -> Any:
         """Each request in the campaign's language (campaign.i18n; a context variable, so
         the worker threads of sync endpoints read it too)."""
-        async def middleware(scope, receive, send):
+        async def middleware(scope: Any, receive: Any, send: Any) -> None:
             i18n.use(language)
             await inner(scope, receive, send)
         return middleware
