@@ -91,6 +91,11 @@ def begin(option: str | None) -> None:
     _choice.set(_Choice(override=parse_language(text, where) if text else None))
 
 
+def decided() -> bool:
+    """True when --lang or CAMPAIGN_LANG already chose: the campaign need not be asked."""
+    return bool(_choice.get().override or os.environ.get("CAMPAIGN_LANG", "").strip())
+
+
 def campaign_known(setting: str | None, ruleset: str | None) -> None:
     """The campaign this command acts on says `lang` = setting and plays `ruleset`."""
     _choice.set(_Choice(override=_choice.get().override, setting=setting, ruleset=ruleset, campaign_known=True))

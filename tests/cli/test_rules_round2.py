@@ -123,11 +123,12 @@ def test_dice_named_in_an_entry_are_rolled_and_logged(gurps: Cli):
 # --------------------------------------------------------------------- item 12: wording
 
 
-def test_gurps_outcomes_read_as_the_seed_tables_do(gurps: Cli):
+def test_gurps_outcomes_read_as_the_seed_tables_do(gurps: Cli, monkeypatch):
     out = gurps.run("--lang", "ja", "roll", "3D6<=12", "--dice", "1,1,2").stdout
     assert "クリティカル" in out and "決定的" not in out
     out = gurps.run("--lang", "ja", "roll", "3D6<=12", "--dice", "6,6,6").stdout
     assert "ファンブル" in out and "致命的" not in out
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough that no word of the table folds
     listing = gurps.run("--lang", "ja", "history").stdout
     assert "ファンブル" in listing and "クリティカル" in listing
     out = gurps.run("--lang", "ja", "fright", "鈴音", "--dice", "1,1,1").stdout
