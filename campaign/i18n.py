@@ -91,6 +91,11 @@ def begin(option: str | None) -> None:
     _choice.set(_Choice(override=parse_language(text, where) if text else None))
 
 
+def override() -> str | None:
+    """The language --lang (or a web request) chose for this command, else None."""
+    return _choice.get().override
+
+
 def decided() -> bool:
     """True when --lang or CAMPAIGN_LANG already chose: the campaign need not be asked."""
     return bool(_choice.get().override or os.environ.get("CAMPAIGN_LANG", "").strip())
