@@ -147,6 +147,14 @@ SOURCE_WORDS = {source: source for source in (
 STAT_WORDS = {"Will": N_("Will"), "Per": N_("Per")}
 
 
+def status_label(status: str) -> str:
+    """A character's status in the output's language (English shows the code; "active" is
+    a context of its own: an opposed check's active side is another word in Japanese)."""
+    words = {"active": lambda: pgettext("status", "active"), "missing": lambda: pgettext("status", "missing"),
+             "dead": lambda: pgettext("status", "dead"), "retired": lambda: pgettext("status", "retired")}
+    return words[status]() if status in words else status
+
+
 def kind_label(kind: str) -> str:
     return _(KIND_WORDS[kind]) if kind in KIND_WORDS else kind
 

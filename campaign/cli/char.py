@@ -21,7 +21,8 @@ from campaign.cli.output import (
     warn,
 )
 from campaign.cli.parsing import parse_stat_assignments
-from campaign.i18n import _
+from campaign.i18n import N_, _
+from campaign.labels import status_label
 
 
 app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
@@ -81,22 +82,23 @@ def char_list(
     rows = list_characters(s.db, s.campaign, status, include_gone=all_)
 
     def player(r):
-        return r.player or (f"(summoner {r.summoner})" if r.summoner else "")
+        return r.player or (_("(summoner {name})").format(name=r.summoner) if r.summoner else "")
 
     def status_text(r):
-        return r.status + (f" → {r.searching_for}" if r.searching_for else "")
+        return status_label(r.status) + (f" → {r.searching_for}" if r.searching_for else "")
 
     if fmt == CSV:
         stats = list(dict.fromkeys(k for r in rows for k in r.stats))
         columns = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
-        table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
-                  r.cp_awarded, *(r.stats.get(k) for k in stats)] for r in rows]
+        table = [[r.name, r.kind.upper(), r.player or (f"(summoner {r.summoner})" if r.summoner else ""),
+                  r.status + (f" → {r.searching_for}" if r.searching_for else ""), r.cp_total,
+                  r.cp_awarded, *(r.stats.get(k) for k in stats)] for r in rows]  # CSV: codes, as before
     else:
-        columns = [Column("name", keep=True), "kind", "player", "status", Column("CP", justify="right"), "stats"]
+        columns = [Column(N_("name"), keep=True), N_("kind"), N_("player"), N_("status"),
+                   Column("CP", justify="right"), N_("stats")]
         table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
                   " ".join(f"{k}={v}" for k, v in r.stats.items())] for r in rows]
-    render_rows("characters", columns, table, fmt, records=rows,
-                empty="キャラクターはいません (no characters)")
+    render_rows(_("characters"), columns, table, fmt, records=rows, empty=_("no characters"))
 
 
 def _missing_text(missing) -> str:
