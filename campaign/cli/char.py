@@ -40,6 +40,8 @@ def char_add(
     cp: int = typer.Option(0, "--cp", help="Character point total."),
     new_stat: bool = typer.Option(False, "--new-stat", help="Allow a stat the ruleset does not know "
                                                             "(without it such a name is refused as a likely typo)."),
+    reading: str = typer.Option(None, "--reading", help="How the name is read, in kana (すずね): listings sort by "
+                                                        "it and a mistyped name is matched by it."),
     json_out: bool = JsonOption,
 ) -> None:
     """Add a PC (with --player) or an NPC (with --npc, optionally --summoner).
@@ -52,7 +54,7 @@ def char_add(
 
     s = state(ctx)
     added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
-                          stats=parse_stat_assignments(stat, "--stat"), cp=cp, new_stat=new_stat)
+                          stats=parse_stat_assignments(stat, "--stat"), cp=cp, new_stat=new_stat, reading=reading)
     if json_out:
         emit_json(added)
     else:

@@ -155,10 +155,11 @@ def character_named(session: Session, campaign: Campaign, name: str) -> Characte
     found = None if "\x00" in name else session.scalar(
         select(Character).where(Character.campaign_id == campaign.id, Character.name == name))
     if found is None:
-        known = session.scalars(select(Character.name).where(Character.campaign_id == campaign.id))
+        known = dict(session.execute(select(Character.name, Character.reading)
+                                     .where(Character.campaign_id == campaign.id)).all())
         raise NotFound(_("no character named {name!r} in campaign {campaign!r}").format(
             name=name, campaign=campaign.name)
-                       + did_you_mean(name, known))
+                       + did_you_mean(name, known, {n: r for n, r in known.items() if r}))
     return found
 
 

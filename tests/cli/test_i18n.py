@@ -205,3 +205,24 @@ def test_the_physical_dice_prompt_asks_in_the_output_language():
                            "  '７': d6 の出目は 1..6 の整数です。もう一度\n1d6 for the reunion check、1個中1個目: ")
     assert asked["en"] == ("1d6 for the reunion check, die 1 of 1:   '７': a d6 shows a whole number 1..6; again\n"
                            "1d6 for the reunion check, die 1 of 1: ")
+
+
+def test_a_reading_sorts_the_list_matches_a_typo_and_survives_export_and_import(cli: Cli, tmp_path):
+    cli.run("init", "読み")
+    cli.run("char", "add", "朔", "--npc", "--reading", "さく")
+    cli.run("char", "add", "刀矢", "--npc")
+    cli.run("char", "add", "鈴音", "--npc", "--reading", "すずね")
+    # by reading where one is recorded (さく, すずね), then the others
+    assert [c["name"] for c in cli.json("char", "list")] == ["朔", "鈴音", "刀矢"]
+    assert cli.error("char", "show", "スズ", code=1).endswith("(did you mean '鈴音'?)")  # katakana finds すずね
+    [op] = cli.json("history", "show", "4")["ops"]
+    assert op["reading"] == "すずね" and "reading" not in cli.json("history", "show", "3")["ops"][0]
+    export = tmp_path / "out.jsonl"
+    cli.run("export", str(export))
+    again = Cli(str(tmp_path / "again.db")) if cli.db.endswith(".db") else cli
+    if again is not cli:
+        again.run("import", str(export))
+        assert [c["name"] for c in again.json("char", "list")] == ["朔", "鈴音", "刀矢"]
+        assert again.json("history", "verify")["ok"]
+    assert cli.json("history", "verify")["ok"]  # the tables equal the replay, reading included
+    assert "--reading" in cli.error("char", "add", "陸", "--npc", "--reading", "", code=2)
