@@ -8,8 +8,10 @@ seed tables, in campaign.table_labels). Records written before
 that hold the text themselves: every function keeps a text a record already has, so old
 history reads as it always did.
 
-No I/O of its own (the fright table's texts come from campaign.seeds' cached loader), so
-services and the CLI both use it.
+Words are in the language of the output (campaign.i18n): English in the code, the
+Japanese in the catalog (campaign/locale), one language per line.
+
+No I/O of its own (the fright table's texts come from campaign.seeds' cached loader), so services and the CLI both use it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from campaign.core.followup import FOLLOW_UP, FOLLOW_UP_JA
+from campaign.i18n import N_, _, pgettext
 
 # Conditions a fright check can leave, slug -> Japanese label. `condition clear` takes either.
 CONDITION_LABELS_JA = {
@@ -33,6 +36,17 @@ CONDITION_LABELS_JA = {
     FOLLOW_UP: FOLLOW_UP_JA,
     "medical_care": "医学的処置",  # stops catatonia's HP drain (campaign.services.lingering)
 }
+#: Conditions as an English reader sees them; the catalog holds their Japanese, which is
+#: CONDITION_LABELS_JA (tests/unit/test_catalog.py checks the two agree).
+CONDITION_WORDS = {
+    "stun": N_("stunned"), "unconscious": N_("unconscious"), "faint": N_("fainted"), "panic": N_("panic"),
+    "major_panic": N_("major panic"), "light_coma": N_("light coma"), "coma": N_("coma"),
+    "catatonia": N_("catatonia"), "seizure": N_("seizure"), "heart_attack": N_("heart attack"),
+    FOLLOW_UP: N_("recovering"), "medical_care": N_("medical care"),
+}
+#: Outcome words as BCDice prints them (成功 / 失敗 / クリティカル / ファンブル) in Japanese.
+OUTCOME_WORDS = {"success": N_("success"), "failure": N_("failure"), "critical_success": N_("critical success"),
+                 "critical_failure": N_("critical failure")}
 #: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
 OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
                   "critical_failure": "ファンブル"}
@@ -44,15 +58,36 @@ CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "men
 
 
 def outcome_label(kind: str | None, outcome: str, gurps: dict[str, Any] | None = None) -> str:
-    """The Japanese word for an outcome code; a 2d6 check ("check") uses 大成功 / 大失敗.
+    """The word for an outcome code in the output's language; a 2d6 check ("check") says
+    大成功 / 大失敗 in Japanese.
 
     `gurps` is a success roll's judgement record: a failure it marks `automatic` (a raw 17
     at target 16 or more) is BCDice's 自動失敗 (docs/rules.md, "Success roll").
     """
     if outcome == "failure" and gurps and gurps.get("automatic"):
-        return "自動失敗"
-    labels = CHECK_OUTCOME_LABELS if kind == "check" else OUTCOME_LABELS
-    return labels.get(outcome, outcome)
+        return _("automatic failure")
+    if kind == "check" and outcome == "critical_success":
+        return pgettext("2d6", "critical success")
+    if kind == "check" and outcome == "critical_failure":
+        return pgettext("2d6", "critical failure")
+    return _(OUTCOME_WORDS[outcome]) if outcome in OUTCOME_WORDS else outcome
+
+
+def condition_label(condition: str) -> str:
+    """'stun' -> 'stunned' / '朦朧'; a condition the GM named is shown as named."""
+    return _(CONDITION_WORDS[condition]) if condition in CONDITION_WORDS else condition
+
+
+CATEGORY_WORDS = {"quirk": N_("quirk"), "delusion": N_("delusion"), "phobia": N_("phobia"),
+                  "mental": N_("mental disadvantage"), "physical": N_("physical disadvantage")}
+
+
+def category_label(category: str) -> str:
+    """'severe phobia' -> 'severe phobia' / '強い恐怖症' in the output's language."""
+    severe = category.startswith("severe ")
+    base = category[len("severe "):] if severe else category
+    word = _(CATEGORY_WORDS[base]) if base in CATEGORY_WORDS else base
+    return _("severe {category}").format(category=word) if severe else word
 
 
 def category_ja(category: str) -> str:
@@ -83,10 +118,10 @@ RECOVERY_JA = {
     "gm": "GMの裁定",
 }
 SUB_ROLL_LABELS = {
-    "table": "恐怖判定表 / fright table",
-    "stun_turns": "朦朧のターン数 / stun turns",
-    "fatigue": "疲労 / fatigue (FP)",
-    "injury": "負傷 / injury (HP)",
+    "table": N_("fright table"),
+    "stun_turns": N_("stun turns"),
+    "fatigue": N_("fatigue (FP)"),
+    "injury": N_("injury (HP)"),
 }
 CASCADE_TEXTS = {  # (ja, en) of what a lost attribute drags down with it
     "mental": ("精神系の技能・呪文・超能力も同じだけ下がる(GMが手で調整)",
@@ -98,17 +133,91 @@ CASCADE_TEXT_KEYS = ("cascade_ja", "cascade_en")
 TABLE_TEXT_KEYS = ("ja", "en")
 
 
+#: Ledger entry kinds as a table column names them (English shows the code itself).
+KIND_WORDS = {kind: kind for kind in (
+    N_("campaign"), N_("setting"), N_("player"), N_("character"), N_("relation"), N_("roll"), N_("table"),
+    N_("check"), N_("fright"), N_("trait"), N_("condition"), N_("missing"), N_("search"), N_("scenario"),
+    N_("reunion"), N_("void"), N_("seal"), N_("reveal"), N_("seed_commit"), N_("seed_reveal"), N_("award"),
+    N_("time"), N_("skill"), N_("damage"), N_("heal"), N_("note"), N_("rename"), N_("void_request"),
+    N_("void_refusal"))}
+#: Where dice came from (codes: campaign.core.dice_source), in words a player understands
+#: in Japanese (「GMが入力した出目」); English shows the code.
+SOURCE_WORDS = {source: source for source in (
+    N_("manual"), N_("rng"), N_("server"), N_("seeded"), N_("ccfolia"), N_("bcdice-api"))}
+#: Stat names a sentence spells out (the abbreviations ST, DX, IQ, HT, HP, FP stay as they are).
+STAT_WORDS = {"Will": N_("Will"), "Per": N_("Per")}
+
+
+def status_label(status: str) -> str:
+    """A character's status in the output's language (English shows the code; "active" is
+    a context of its own: an opposed check's active side is another word in Japanese)."""
+    words = {"active": lambda: pgettext("status", "active"), "missing": lambda: pgettext("status", "missing"),
+             "dead": lambda: pgettext("status", "dead"), "retired": lambda: pgettext("status", "retired")}
+    return words[status]() if status in words else status
+
+
+def kind_label(kind: str) -> str:
+    return _(KIND_WORDS[kind]) if kind in KIND_WORDS else kind
+
+
+def source_label(source: str) -> str:
+    return _(SOURCE_WORDS[source]) if source in SOURCE_WORDS else source
+
+
+def stat_label(stat: str) -> str:
+    return _(STAT_WORDS[stat]) if stat in STAT_WORDS else stat
+
+
+#: The reasons services record when the GM gives none (older records hold them too).
+DEFAULT_REASONS = {reason: reason for reason in (
+    N_("added"), N_("created"), N_("settings changed"), N_("stats changed"), N_("start"), N_("end"),
+    N_("sheet imported"), N_("player renamed"), N_("character renamed"), N_("renamed"), N_("cleared"),
+    N_("recovery roll"), N_("faces"))}
+
+
+def reason_label(reason: str | None) -> str | None:
+    """A recorded reason as shown: a service's default ("settings changed", "scenario #3")
+    in the output's language; the GM's own words as written."""
+    if reason is None:
+        return None
+    if reason in DEFAULT_REASONS:
+        return _(DEFAULT_REASONS[reason])
+    import re
+
+    match = re.fullmatch(r"scenario #(\d+)", reason)
+    if match:
+        return _("scenario #{number}").format(number=match.group(1))
+    return reason
+
+
+_ODDS = None
+
+
+def odds_label(odds: str) -> str:
+    """'needs <= 3 on 1d6 (50%)' (campaign.core.reunion's words, kept in results and
+    --json) in the output's language."""
+    import re
+
+    global _ODDS
+    _ODDS = _ODDS or re.compile(r"needs <= (\d+) on 1d(\d+) \(([^)]*)\)")
+    match = _ODDS.fullmatch(odds or "")
+    if match is None:
+        return odds
+    return _("needs <= {threshold} on 1d{faces} ({chance})").format(
+        threshold=match.group(1), faces=match.group(2), chance=match.group(3))
+
+
 def sub_roll_label(purpose: str) -> str:
-    """"朦朧のターン数 / stun turns" for a fright sub-roll's purpose code."""
+    """"stun turns" (朦朧のターン数) for a fright sub-roll's purpose code."""
     if purpose in SUB_ROLL_LABELS:
-        return SUB_ROLL_LABELS[purpose]
-    kind, _, what = purpose.partition(":")
+        return _(SUB_ROLL_LABELS[purpose])
+    kind, _sep, what = purpose.partition(":")
     if kind == "duration":
-        return f"{CONDITION_LABELS_JA.get(what, what)}の時間 / {what} duration"
+        return _("{condition} duration").format(condition=condition_label(what))
     if kind == "severity":
-        return f"{CONDITION_LABELS_JA.get(what, what)}の程度 / {what} severity"
+        return _("{condition} severity").format(condition=condition_label(what))
     if kind == "check":
-        return f"{what}判定 / {what} roll"
+        return _("{stat} roll").format(stat=what)
     return purpose
 
 
@@ -196,17 +305,20 @@ def note_text(code: Any) -> str:
         return str(code)
     note = code.get("note")
     if note == "pick_unused":
-        return f"--pick {code['pick']!r} names an existing trait; the new trait got a placeholder name"
+        return _("--pick {pick!r} names an existing trait; the new trait got a placeholder name").format(
+            pick=code["pick"])
     if note == "mild_phobias":
-        names = ", ".join(code["phobias"])
-        return (f"{code['character']} has the mild phobia(s) {names}: to worsen one instead of the new trait, void "
-                f"this check and roll again with --pick NAME, or change it with `trait` commands")
+        return _("{character} has the mild phobia(s) {names}: to worsen one instead of the new trait, void this "
+                 "check and roll again with --pick NAME, or change it with `trait` commands").format(
+            character=code["character"], names=", ".join(code["phobias"]))
     if note == "pool_untracked":
         pool = code["pool"]
-        return (f"{code['character']} has no {pool} stat (nor {'ST' if pool == 'FP' else 'HT'} to derive it from): "
-                f"the loss of {code['amount']} {pool} is recorded but no pool changed")
+        return _("{character} has no {pool} stat (nor {base} to derive it from): the loss of {amount} {pool} is "
+                 "recorded but no pool changed").format(character=code["character"], pool=pool, amount=code["amount"],
+                                                        base="ST" if pool == "FP" else "HT")
     if note == "stat_untracked":
-        return f"{code['character']} has no {code['stat']} stat: the permanent loss is recorded only"
+        return _("{character} has no {stat} stat: the permanent loss is recorded only").format(
+            character=code["character"], stat=code["stat"])
     return str(note)
 
 
@@ -272,9 +384,9 @@ OP_TEXT = {
     "pool_set": lambda op: f"{op['pool']}={op['value']}",
     "pool_delta": lambda op: f"{op['pool']} {op['delta']:+d}",
     "trait_added": lambda op: f"+{op['trait']} {op['cp']:+d}",
-    "trait_cp": lambda op: f"trait CP={op['cp']}",
-    "scenario_joined": lambda op: f"joins #{op['number']}",
-    "scenario_left": lambda op: f"leaves #{op['number']}",
+    "trait_cp": lambda op: _("trait CP={cp}").format(cp=op["cp"]),
+    "scenario_joined": lambda op: _("joins #{number}").format(number=op["number"]),
+    "scenario_left": lambda op: _("leaves #{number}").format(number=op["number"]),
 }
 
 

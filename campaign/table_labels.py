@@ -20,9 +20,10 @@ from campaign.core.effects_vocabulary import DIRECTIVE_TEXT_FIELDS, DIRECTIVES, 
 from campaign.core.reference import RefTable
 from campaign.core.table_model import Table, TableEntry
 from campaign.core.table_roll import TextRoll, entry_text
+from campaign.i18n import N_, _, pick
 
-TRUNCATED_LINE = "(further rolls not made: nesting limit reached / 入れ子の上限に達したので打ち切り)"
-STANDS_NOTE = "(振り直しの結果がまた振り直しなので、そのまま適用 / a reroll gave a reroll result again: it stands)"
+TRUNCATED_LINE = N_("(further rolls not made: nesting limit reached)")
+STANDS_NOTE = N_("(a reroll gave a reroll result again: it stands)")
 
 
 def _tables() -> dict[str, Table]:
@@ -74,26 +75,25 @@ def entry_words(entry: TableEntry) -> dict[str, Any]:
 
 def text_roll_label(ja: str, en: str) -> str:
     """The reason shown for a text-dice sub-entry, from the words the dice belong to."""
-    return f"本文のダイス / dice in the text: {ja} / {en}"
+    return _("dice in the text: {words}").format(words=pick(ja, en))
 
 
 def directive_text(directive: dict[str, Any], tables: dict[str, Table]) -> str:
-    """A short bilingual label for why an extra roll was made (a directive with its words)."""
+    """A short label for why an extra roll was made (a directive with its words)."""
     kind = directive.get("kind")
     if kind == "roll_twice":
-        text = "2回振って両方適用 / roll twice, apply both" if directive.get("apply") == "both" else \
-            "2回振って選ぶ / roll twice, choose one"
+        text = _("roll twice, apply both") if directive.get("apply") == "both" else _("roll twice, choose one")
     elif kind == "reroll":
-        text = "振り直し / reroll"
+        text = _("reroll")
     else:
         named = directive.get("table")
         other = tables.get(named) if isinstance(named, str) else None
-        text = f"{other.name if other else named}を引く / roll on {other.name_en if other else named}"
+        text = _("roll on {table}").format(table=(pick(other.name, other.name_en) if other else named))
     only_ja, only_en = directive.get("only_if_ja"), directive.get("only_if_en")
     if only_ja or only_en:
-        text += f" (「{only_ja}」の場合のみ / only if {only_en})"
+        text += " " + _("(only if {condition})").format(condition=pick(str(only_ja or only_en), str(only_en or only_ja)))
     if directive.get("gm_choice"):
-        text += " [GMの判断 / the GM's choice]"
+        text += " " + _("[the GM's choice]")
     return text
 
 
@@ -143,27 +143,27 @@ def _roll_words(detail: dict[str, Any], tables: dict[str, Table]) -> dict[str, A
              "declined": [_directive_words(d, entry) for d in detail.get("declined") or []]}
     if isinstance(detail.get("directive"), dict):  # a sub-roll: the directive of the roll that asked
         asker = detail.get("requested_in") or {}
-        _, asking = _entry(tables, asker.get("table"), asker.get("entry"))
+        _table, asking = _entry(tables, asker.get("table"), asker.get("entry"))
         shown["directive"] = _directive_words(detail["directive"], asking)
     return shown
 
 
 def _text_sub_words(detail: dict[str, Any], tables: dict[str, Table]) -> dict[str, Any]:
-    _, entry = _entry(tables, detail.get("table"), detail.get("entry"))
+    _table, entry = _entry(tables, detail.get("table"), detail.get("entry"))
     [rolled] = _text_rolls([detail["text_roll"]], entry)
     return {**detail, "entry": entry_words(entry), "text_roll": _text_roll_words(rolled)}
 
 
 def _summary(shown: dict[str, Any]) -> str:
-    clamped = "" if shown["raw"] == shown["result"] else f" (raw {shown['raw']})"
-    return f"{shown['entry']['label']}{clamped}: {shown['text_ja']} / {shown['text_en']}"
+    clamped = "" if shown["raw"] == shown["result"] else " " + _("(raw {raw})").format(raw=shown["raw"])
+    return f"{shown['entry']['label']}{clamped}: {pick(shown['text_ja'], shown['text_en'])}"
 
 
 def _notes(shown: dict[str, Any], tables: dict[str, Table], indent: str) -> list[str]:
-    lines = [indent + f"  (GMは振り直さない / the GM declined: {directive_text(d, tables)})"
+    lines = [indent + "  " + _("(the GM declined: {directive})").format(directive=directive_text(d, tables))
              for d in shown["declined"]]
     if shown.get("reroll_stands"):
-        lines.append(indent + "  " + STANDS_NOTE)
+        lines.append(indent + "  " + _(STANDS_NOTE))
     return lines
 
 
@@ -187,7 +187,7 @@ def table_lines(shown: dict[str, Any], subs: list[tuple[dict[str, Any], dict[str
         lines.extend(_notes(sub, tables, indent))
         truncated = truncated or bool(sub.get("truncated"))
     if truncated:
-        lines.append(TRUNCATED_LINE)
+        lines.append(_(TRUNCATED_LINE))
     return lines
 
 
@@ -214,7 +214,7 @@ def table_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
         if detail.get("source") == "ccfolia":  # an imported result: the entry, no dice of ours
             table, entry = _entry(tables, detail.get("table"), detail.get("entry"))
             return _sorted({**detail, "name": table.name, "name_en": table.name_en, "entry": entry_words(entry),
-                            "lines": [f"{entry.label}: {entry.ja} / {entry.en}"]})
+                            "lines": [f"{entry.label}: {pick(entry.ja, entry.en)}"]})
         shown = _roll_words(detail, tables)
         subs = sub_records or []
         if record.get("parent_seq") is None and len(subs) == detail.get("sub_rolls", 0):
@@ -237,12 +237,12 @@ def sub_reason(record: dict[str, Any]) -> str | None:
     try:
         tables = _tables()
         if "text_roll" in detail:
-            _, entry = _entry(tables, detail.get("table"), detail.get("entry"))
+            _table, entry = _entry(tables, detail.get("table"), detail.get("entry"))
             spec = entry.rolls[detail["text_roll"]["index"]]
             return text_roll_label(spec.ja, spec.en)
         if isinstance(detail.get("directive"), dict):
             asker = detail.get("requested_in") or {}
-            _, asking = _entry(tables, asker.get("table"), asker.get("entry"))
+            _table, asking = _entry(tables, asker.get("table"), asker.get("entry"))
             return directive_text(_directive_words(detail["directive"], asking), tables)
     except (KeyError, IndexError, TypeError, ValueError):
         return None

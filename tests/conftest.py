@@ -33,6 +33,9 @@ from tests.pgcluster import Cluster
 POSTGRES_MODE = os.environ.get("CAMPAIGN_TEST_POSTGRES", "auto")  # auto | required | off
 FAST = os.environ.get("CAMPAIGN_TEST_FAST", "") not in ("", "0")
 _counter = itertools.count()
+# The suite's expectations are the English texts: every command (also the session's party
+# builders, which run before any fixture) reads English unless a test asks for Japanese.
+os.environ["CAMPAIGN_LANG"] = "en"
 
 
 @pytest.fixture(autouse=True)
@@ -42,6 +45,7 @@ def isolated_user_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     for name in ("CAMPAIGN_DB", "CAMPAIGN", "CAMPAIGN_ACTOR"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CAMPAIGN_LANG", "en")  # a test that reads Japanese sets ja (or deletes it)
     yield
     inprocess = sys.modules.get("tests.inprocess")  # imported by the tests that run the CLI in-process
     if inprocess is not None:

@@ -6,7 +6,9 @@ Commands only translate: parse options, call one service, render. Expected error
 
 from __future__ import annotations
 
+import re
 import sys
+import unicodedata
 from typing import Annotated
 
 import typer
@@ -56,9 +58,12 @@ class CampaignGroup(TyperGroup):
             except UnicodeEncodeError:
                 sys.stderr.write(f"error: an argument is not valid UTF-8 text: {arg!r}\n")
                 sys.exit(2)
+        args = [half_width_number(arg) for arg in args]
+        from campaign import i18n
         from campaign.cli.actor import hoist_actor
 
         try:
+            i18n.begin(None)  # CAMPAIGN_LANG, else decided later; --lang (eager) then overrides it
             args = hoist_actor(args)  # `campaign roll ... --as Aki` = `campaign --as Aki roll ...`
         except CampaignError as exc:
             _error(exc)
@@ -84,6 +89,23 @@ class CampaignGroup(TyperGroup):
                 raise
             _error(message)
             raise typer.Exit(1) from None
+
+
+_NUMBER_LIKE = re.compile(r"[+-]?\d+(\.\d+)?|\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?|[+-]?\d+[a-z]*")
+_MINUS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-", "\u30fc": "-"})
+
+
+def half_width_number(arg: str) -> str:
+    """`－２`, `＋３`, `２０２６－１２－０２` as ココフォリア users type them (a Japanese IME
+    writes full-width forms): the ASCII form when NFKC makes the argument a number, a
+    date or a span (`１ｈ`); any other argument (a name, free text) is kept exactly as typed."""
+    if arg.isascii():
+        return arg
+    if arg.startswith("--") and "=" in arg:  # --mod=－２
+        option, _sep, value = arg.partition("=")
+        return f"{option}={half_width_number(value)}"
+    folded = unicodedata.normalize("NFKC", arg).translate(_MINUS).strip()
+    return folded if folded.isascii() and _NUMBER_LIKE.fullmatch(folded) else arg
 
 
 def _one_line_usage_errors(run) -> None:
@@ -120,8 +142,9 @@ def _error(message) -> None:
     """The one line of an error: user text in it (a name, a URL) can neither break the
     line nor send control sequences to the terminal."""
     from campaign.cli.output import safe_line
+    from campaign.i18n import _
 
-    sys.stderr.write(f"error: {safe_line(message)}\n")
+    sys.stderr.write(_("error: {message}").format(message=safe_line(message)) + "\n")
 
 
 def _environment_error(exc: Exception, db_option: str | None = None) -> str | None:
@@ -177,6 +200,19 @@ app = typer.Typer(
 )
 
 
+def _language(value: str | None) -> str | None:
+    """--lang, read before --help prints (both are eager, in the order typed)."""
+    if value is not None:
+        from campaign import i18n
+
+        try:
+            i18n.begin(value)
+        except CampaignError as exc:
+            _error(exc)
+            raise typer.Exit(exc.exit_code) from None
+    return value
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"campaign {__version__}")
@@ -195,6 +231,10 @@ def root(
     seed: Annotated[int | None, typer.Option("--seed", envvar="CAMPAIGN_SEED", hidden=True,
                              help="Roll from a fixed seed (demos and tests only; recorded as 'seeded').")] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+    lang: Annotated[str | None, typer.Option("--lang", metavar="ja|en", callback=_language, is_eager=True,
+                             help="The language of what is printed "
+                             "(default: the campaign's `lang` setting, else the locale, else its ruleset; "
+                             "or CAMPAIGN_LANG).")] = None,
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
     from campaign.services.common import clean_name

@@ -12,6 +12,7 @@ from campaign.cli.output import (
     emit_json,
     say,
 )
+from campaign.i18n import _
 
 
 def award(
@@ -38,7 +39,8 @@ def award(
         emit_json(done)
         return
     for a in done.awards:
-        say(f"{a.character}: {a.cp:+d} CP → {a.cp_total} (awarded {a.cp_awarded}) (ledger #{a.seq})")
+        say(_("{character}: {cp:+d} CP → {total} (awarded {awarded}) (ledger #{seq})").format(
+            character=a.character, cp=a.cp, total=a.cp_total, awarded=a.cp_awarded, seq=a.seq))
 
 
 award.context_settings = {"ignore_unknown_options": True}  # type: ignore[attr-defined]  # read by app.py; -5 is the amount

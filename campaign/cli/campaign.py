@@ -19,6 +19,7 @@ from campaign.cli.output import (
     say,
     warn,
 )
+from campaign.i18n import N_, _
 
 
 def init(
@@ -45,10 +46,12 @@ def init(
 
         emit_json({**as_json(created), "selected": created.name, "previously_selected": previous})
     else:
-        say(f"created campaign {created.name} ({created.ruleset}) and selected it")
+        say(_("created campaign {name} ({ruleset}) and selected it").format(name=created.name,
+                                                                             ruleset=created.ruleset))
     if switched:
-        warn(f"NOTE: the selected campaign of this database switched from {previous!r} to {created.name!r}; "
-            f"commands without --campaign now act on {created.name!r} (`campaign use {previous}` to go back)")
+        warn(_("NOTE: the selected campaign of this database switched from {previous!r} to {name!r}; commands "
+               "without --campaign now act on {name!r} (`campaign use {previous}` to go back)").format(
+            previous=previous, name=created.name))
 
 
 def use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Campaign to select.")],
@@ -67,7 +70,7 @@ def use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Campaign t
     if json_out:
         emit_json({"selected": found})
     else:
-        say(f"now using campaign {found}")
+        say(_("now using campaign {name}").format(name=found))
 
 
 def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
@@ -81,12 +84,12 @@ def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption =
     fmt = output_format(json_out, csv_out)
     app_state = state(ctx)
     rows = list_campaigns(app_state.db, selected=app_state.campaign)
-    columns: list[str | Column] = ["", Column("name", keep=True), "ruleset", "players", "characters", "ledger entries"]
+    columns: list[str | Column] = ["", Column(N_("name"), keep=True), N_("ruleset"), N_("players"), N_("characters"), N_("ledger entries")]
     table = [["*" if r.selected else "", r.name, r.ruleset, r.players, r.characters, r.entries] for r in rows]
     if fmt == "csv":
         columns[0] = "selected"
-    render_rows("campaigns", columns, table, fmt, bom=bom, records=rows,
-                empty="キャンペーンはありません (no campaigns: start one with `campaign init NAME`)")
+    render_rows(_("campaigns"), columns, table, fmt, bom=bom, records=rows,
+                empty=_("no campaigns: start one with `campaign init NAME`"))
 
 
 def settings(
@@ -109,14 +112,18 @@ def settings(
     for item in assignments or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise BadInput(f"expected KEY=VALUE, got {item!r}")
+            raise BadInput(_("expected KEY=VALUE, got {item!r}").format(item=item))
         changes[key.strip()] = value.strip()
     app_state = state(ctx)
     shown = settings_service(app_state.db, app_state.campaign, app_state.actor, changes, reason)
     if json_out:
         emit_json(shown)
         return
+    if "lang" in changes:  # the campaign's new language speaks from this line on
+        from campaign.i18n import campaign_known
+
+        campaign_known(shown.settings.get("lang"), shown.ruleset)
     if shown.seq is not None:
-        say(f"settings changed (ledger #{shown.seq})")
-    print_table(f"settings of {shown.name}", ["key", "value"],
+        say(_("settings changed (ledger #{seq})").format(seq=shown.seq))
+    print_table(_("settings of {name}").format(name=shown.name), [_("key"), _("value")],
                 ([key, "none" if value is None else value] for key, value in shown.settings.items()))

@@ -23,6 +23,8 @@ from campaign.cli.output import (
     warn,
 )
 from campaign.cli.parsing import parse_stat_assignments
+from campaign.i18n import N_, _
+from campaign.labels import status_label
 
 app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
                             "Example: campaign char add 鈴音 --player Aki --stat 心=3", no_args_is_help=True)
@@ -39,6 +41,8 @@ def char_add(
     cp: Annotated[int, typer.Option("--cp", help="Character point total.")] = 0,
     new_stat: Annotated[bool, typer.Option("--new-stat", help="Allow a stat the ruleset does not know "
                                                             "(without it such a name is refused as a likely typo).")] = False,
+    reading: Annotated[str | None, typer.Option("--reading", help="How the name is read, in kana (すずね): listings sort by "
+                                                        "it and a mistyped name is matched by it.")] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Add a PC (with --player) or an NPC (with --npc, optionally --summoner).
@@ -51,8 +55,11 @@ def char_add(
 
     s = state(ctx)
     added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
-                          stats=parse_stat_assignments(stat, "--stat"), cp=cp, new_stat=new_stat)
-    emit_json(added) if json_out else say(f"added {added.kind.upper()} {added.name}")
+                          stats=parse_stat_assignments(stat, "--stat"), cp=cp, new_stat=new_stat, reading=reading)
+    if json_out:
+        emit_json(added)
+    else:
+        say((_("added PC {name}") if added.kind == "pc" else _("added NPC {name}")).format(name=added.name))
 
 
 @app.command("list")
@@ -78,22 +85,23 @@ def char_list(
     rows = list_characters(s.db, s.campaign, status, include_gone=all_)
 
     def player(r):
-        return r.player or (f"(summoner {r.summoner})" if r.summoner else "")
+        return r.player or (_("(summoner {name})").format(name=r.summoner) if r.summoner else "")
 
     def status_text(r):
-        return r.status + (f" → {r.searching_for}" if r.searching_for else "")
+        return status_label(r.status) + (f" → {r.searching_for}" if r.searching_for else "")
 
     if fmt == CSV:
         stats = list(dict.fromkeys(k for r in rows for k in r.stats))
         columns = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
-        table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
-                  r.cp_awarded, *(r.stats.get(k) for k in stats)] for r in rows]
+        table = [[r.name, r.kind.upper(), r.player or (f"(summoner {r.summoner})" if r.summoner else ""),
+                  r.status + (f" → {r.searching_for}" if r.searching_for else ""), r.cp_total,
+                  r.cp_awarded, *(r.stats.get(k) for k in stats)] for r in rows]  # CSV: codes, as before
     else:
-        columns = [Column("name", keep=True), "kind", "player", "status", Column("CP", justify="right"), "stats"]
+        columns = [Column(N_("name"), keep=True), N_("kind"), N_("player"), N_("status"),
+                   Column("CP", justify="right"), N_("stats")]
         table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
                   " ".join(f"{k}={v}" for k, v in r.stats.items())] for r in rows]
-    render_rows("characters", columns, table, fmt, bom=bom, records=rows,
-                empty="キャラクターはいません (no characters)")
+    render_rows(_("characters"), columns, table, fmt, bom=bom, records=rows, empty=_("no characters"))
 
 
 def _missing_text(missing) -> str:
@@ -173,7 +181,7 @@ def char_show(
         emit_json(view)
         return
     if at is not None or before is not None:
-        say(f"as the ledger stood after entry #{view.as_of}")
+        say(_("as the ledger stood after entry #{seq}").format(seq=view.as_of))
     render_character(view)
 
 
@@ -230,7 +238,7 @@ def char_set(
 
     s = state(ctx)
     view = set_stats(s.db, s.campaign, name, s.actor, parse_stat_assignments(stat, "--stat"), cp, unset, new_stat)
-    emit_json(view) if json_out else say(f"updated {view.name} (ledger #{view.seq})")
+    emit_json(view) if json_out else say(_("updated {name} (ledger #{seq})").format(name=view.name, seq=view.seq))
 
 
 @app.command("rename")
@@ -244,7 +252,8 @@ def char_rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="The
 
     s = state(ctx)
     done = rename_character(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"{done.from_} is now {done.to} (ledger #{done.seq})")
+    emit_json(done) if json_out else say(_("{old} is now {new} (ledger #{seq})").format(
+        old=done.from_, new=done.to, seq=done.seq))
 
 
 def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, json_out: bool) -> None:
@@ -293,7 +302,7 @@ def char_relate(
 
     s = state(ctx)
     made = relate(s.db, s.campaign, a, b, s.actor, note)
-    emit_json(made) if json_out else say(f"related {made.from_} and {made.to}")
+    emit_json(made) if json_out else say(_("related {one} and {other}").format(one=made.from_, other=made.to))
 
 
 @app.command("export")

@@ -18,6 +18,8 @@ from campaign.cli.parsing import parse_int
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.errors import BadInput
+from campaign.i18n import N_, _, pick
+from campaign.labels import outcome_label
 
 app = typer.Typer(
     help="2d6 action checks: ability/skill, cooperative, opposed, danger sense and hiding. "
@@ -97,15 +99,9 @@ def parse_side(text: str, what: str, default_stat: str | None = None):
 
 # --------------------------------------------------------------------------- rendering
 
-OUTCOMES = {
-    "success": "成功 success",
-    "failure": "失敗 failure",
-    "critical_success": "大成功 critical success",
-    "critical_failure": "大失敗 critical failure",
-}
-CHECK_NAMES = {"ability": "能力判定", "skill": "技能判定", "cooperative": "協力判定",
-               "opposed": "対抗判定", "danger": "危険感知", "hide": "隠れる"}
-TERM_LABELS = {"skill": "技能Lv", "cooperation": "協力", "mod": ""}
+CHECK_NAMES = {"ability": N_("ability check"), "skill": N_("skill check"), "cooperative": N_("cooperative check"),
+               "opposed": N_("opposed check"), "danger": N_("danger sense"), "hide": N_("hiding")}
+TERM_LABELS = {"skill": N_("skill "), "cooperation": N_("cooperation "), "mod": ""}
 
 
 def _signed(value: int, label: str = "") -> str:
@@ -114,7 +110,7 @@ def _signed(value: int, label: str = "") -> str:
 
 def _dice_text(view) -> str:
     if view.skipped == "zero_dice":
-        return "0D6(振らない)"
+        return _("0D6 (not rolled)")
     faces = ",".join(map(str, view.dice))
     text = f"{view.dice_count}D6[{faces}]"
     if view.kept != view.dice:
@@ -122,20 +118,27 @@ def _dice_text(view) -> str:
     return text
 
 
+def _term_label(label: str) -> str:
+    """A term's label as printed: ours in the output's language ("技能Lv"), the GM's as typed."""
+    if label not in TERM_LABELS:
+        return label
+    return _(TERM_LABELS[label]) if TERM_LABELS[label] else ""
+
+
 def breakdown(view) -> str:
     """`【技】3 + 2D6[4,5] + 技能Lv2 + 1`: the stat, the dice, then the other terms."""
     if view.skipped == "did_not_roll":
-        return "判定しない no roll (0)"
+        return _("no roll (0)")
     first, *rest = view.terms
     parts = [f"【{first['label']}】{first['value']}", "+ " + _dice_text(view)]
-    parts += [_signed(term["value"], TERM_LABELS.get(term["label"], term["label"])) for term in rest]
+    parts += [_signed(term["value"], _term_label(term["label"])) for term in rest]
     return " ".join(parts)
 
 
 def _result_text(view) -> str:
     if view.skipped == "zero_dice":
-        return "自動失敗 failure (0D6)"
-    return OUTCOMES.get(view.outcome, view.outcome)
+        return _("automatic failure (0D6)")
+    return outcome_label("check", view.outcome)
 
 
 def relation(total: int, target: int, compare: str) -> str:
@@ -154,7 +157,7 @@ def _scaling_text(view) -> str:
     text = f" = {scaling['unscaled']}" + (" ×2" if scaling["doubled"] else "") + (" ×½" if scaling["halved"] else "")
     ignored = max(0, scaling["doubles"] - 1) + max(0, scaling["halves"] - 1)
     if ignored:
-        text += f" (重複しない: {ignored}件は無効 / {ignored} more did not stack)"
+        text += " " + _("({ignored} more did not stack)").format(ignored=ignored)
     return text
 
 
@@ -192,57 +195,60 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
 
 def _heading(view: dict[str, Any], who: str) -> str:
     occasion = f" [{view.occasion}]" if view.occasion else ""
-    return f"{who} {CHECK_NAMES[view.check]}{occasion} #{view.seq}"
+    return f"{who} {_(CHECK_NAMES[view.check])}{occasion} #{view.seq}"
 
 
 def render_single(view: dict[str, Any], who: str) -> None:
     lines = [f"{_heading(view, who)}: {check_line(view)}"]
     if view.check == "danger":
-        lines.append(f"  差 margin {view.margin:+d} → 帯 band {view.band}: {view.band_ja} / {view.band_en}")
+        lines.append("  " + _("margin {margin:+d} → band {band}: {words}").format(
+            margin=view.margin, band=view.band, words=pick(view.band_ja, view.band_en)))
     _print(*lines)
 
 
 def _title(view) -> str:
-    return f"{CHECK_NAMES[view.check]} #{view.seq}" + (f" [{view.occasion}]" if view.occasion else "")
+    return f"{_(CHECK_NAMES[view.check])} #{view.seq}" + (f" [{view.occasion}]" if view.occasion else "")
 
 
 def render_opposed(view) -> None:
     rows = [
-        ["能動" if side.role == "active" else "受動", side.character, breakdown(side), str(side.total),
-         ("勝ち win" if side.character == view.winner else "負け lose") + _critical_mark(side)]
+        [_("active") if side.role == "active" else _("passive"), side.character, breakdown(side), str(side.total),
+         (_("win") if side.character == view.winner else _("lose")) + _critical_mark(side)]
         for side in view.sides
     ]
-    _table(_title(view), ["", "キャラクター", "判定", "達成値", "勝敗"], rows)
-    why = {"tie": " (同値は受動側の勝ち tie goes to the passive side)",
-           "critical": " (クリティカルが達成値に優先 a critical decides before the totals)"}
-    lines = [f"勝者 winner: {view.winner}" + why.get(view.decided_by, "")]
+    _table(_title(view), ["", _("character"), _("check"), _("total"), _("result")], rows)
+    why = {"tie": " " + _("(a tie goes to the passive side)"),
+           "critical": " " + _("(a critical decides before the totals)")}
+    lines = [_("winner: {winner}").format(winner=view.winner) + why.get(view.decided_by, "")]
     if view.effect:
         effect = view.effect
-        how = " (全効果 full)" if not effect.resisted else (
-            " (半減 halved)" if effect.if_resisted == "halve" else " (消滅 vanished)")
-        lines.append(f"効果 effect: {effect.base} → {effect.applied}{how}")
+        how = " " + (_("(full)") if not effect.resisted else (
+            _("(halved)") if effect.if_resisted == "halve" else _("(vanished)")))
+        lines.append(_("effect: {base} → {applied}").format(base=effect.base, applied=effect.applied) + how)
     _print(*lines)
 
 
 def _critical_mark(side) -> str:
     """` (大成功)` / ` (大失敗)` after a contest result decided or flagged by the dice."""
-    return {"critical_success": " (大成功)", "critical_failure": " (大失敗)"}.get(side.critical or "", "")
+    return f" ({outcome_label('check', side.critical)})" if side.critical in ("critical_success",
+                                                                              "critical_failure") else ""
 
 
 def render_hide(view) -> None:
-    rows = [["隠れる", view.character, breakdown(view.hider), str(view.total), "",
-             ("隠れた hidden" if view.hidden else "見つかった found") + _critical_mark(view.hider)]]
+    rows = [[_("hides"), view.character, breakdown(view.hider), str(view.total), "",
+             (_("hidden") if view.hidden else _("found")) + _critical_mark(view.hider)]]
     for obs in view.observers:
         if obs.skipped == "zero_dice":
-            rows.append(["観察", obs.character, "振らない (隠れる側が自動失敗)", "", "", "発見 noticed"])
+            rows.append([_("watches"), obs.character, _("not rolled (the hider failed automatically)"), "", "",
+                         _("noticed")])
             continue
-        rows.append(["観察", obs.character, breakdown(obs), str(obs.total), obs.band,
-                     ("発見 noticed" if obs.noticed else "見逃し missed") + _critical_mark(obs)])
-    _table(_title(view), ["", "キャラクター", "判定", "達成値", "帯", "結果"], rows)
+        rows.append([_("watches"), obs.character, breakdown(obs), str(obs.total), obs.band,
+                     (_("noticed") if obs.noticed else _("missed")) + _critical_mark(obs)])
+    _table(_title(view), ["", _("character"), _("check"), _("total"), _("band"), _("result")], rows)
     if view.hidden:
-        _print("→ 隠れている hidden (誰も上回らなかった: no observer beat the hider)")
+        _print("→ " + _("hidden (no observer beat the hider)"))
     else:
-        _print("→ 発見された noticed by: " + ", ".join(view.noticed_by))
+        _print("→ " + _("noticed by: {names}").format(names=", ".join(view.noticed_by)))
 
 
 # --------------------------------------------------------------------------- commands

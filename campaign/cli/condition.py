@@ -32,7 +32,10 @@ def _condition_row(c: dict[str, Any]) -> list[Any]:
         until = f"roll due {c['recovery_due']['text_ja']}"
     else:
         until = "until cleared"
-    name = f"{c['label_ja']} {c['name']}" if c["label_ja"] else c["name"]
+    from campaign.i18n import pick
+    from campaign.labels import condition_label
+
+    name = pick(c["label_ja"] or c["name"], condition_label(c["name"]))
     return [name, c["duration"] or "", c["since"]["text_ja"], until, c["source_seq"]]
 
 
@@ -115,10 +118,22 @@ def condition_clear(
     if json_out:
         emit_json(done)
         return
-    say(f"{done.character}: cleared {', '.join(c['name'] for c in done.cleared)} (ledger #{done.seq})")
+    from campaign.i18n import _
+    from campaign.labels import condition_label
+
+    say(_("{character}: cleared {conditions} (ledger #{seq})").format(
+        character=done.character, conditions=", ".join(condition_label(c["name"]) for c in done.cleared), seq=done.seq))
+    _follow_ups(done)
+
+
+def _follow_ups(done: Any) -> None:
+    """The penalty after waking that a cleared or recovered condition leaves, in one language."""
+    from campaign.i18n import _, pick
+
     for follow in done.follow_ups:
-        print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
-        print_text(f"    {follow['detail']['summary_en']}")
+        print_text(pick(_("{character}: {summary} (until {until})").format(
+            character=done.character, summary=follow["detail"]["summary_ja"], until=follow["until"]["text_ja"]),
+            f"{done.character}: {follow['detail']['summary_en']}"))
 
 
 @app.command("recover")
@@ -147,12 +162,14 @@ def condition_recover(
         emit_json(done)
         return
     say_warnings(done)
-    label = f"{done.label_ja} {done.condition}" if done.label_ja else done.condition
+    from campaign.i18n import _, pick
+    from campaign.labels import condition_label, stat_label
+
+    label = pick(done.label_ja or done.condition, condition_label(done.condition))
     faces = ",".join(map(str, done.dice))
-    verdict = "recovered" if done.recovered else "still " + done.condition
-    say(f"#{done.seq} {done.character}: {done.stat} roll to recover from {label}: 3D6<={done.target} "
-        f"→ [{faces}] = {done.total} → {outcome_label(None, done.outcome)} {done.outcome.replace('_', ' ')} "
-        f"(margin {done.margin:+d}): {verdict}")
-    for follow in done.follow_ups:
-        print_text(f"{done.character}: {follow['detail']['summary_ja']} (until {follow['until']['text_ja']})")
-        print_text(f"    {follow['detail']['summary_en']}")
+    verdict = _("recovered") if done.recovered else _("still {condition}").format(condition=label)
+    say(_("#{seq} {character}: {stat} roll to recover from {condition}: 3D6<={target} → [{faces}] = {total} → "
+          "{outcome} (margin {margin:+d}): {verdict}").format(
+        seq=done.seq, character=done.character, stat=stat_label(done.stat), condition=label, target=done.target, faces=faces,
+        total=done.total, outcome=outcome_label(None, done.outcome), margin=done.margin, verdict=verdict))
+    _follow_ups(done)

@@ -96,9 +96,12 @@ def demo(
 
     Example: campaign demo
     """
+    from campaign import i18n
     from campaign.cli.app import app
     from campaign.cli.context import state
     from campaign.cli.output import print_text
+
+    lang = ["--lang", i18n.override()] if i18n.override() else []  # each step is its own command: keep --lang
 
     s = state(ctx)
     workdir = None
@@ -111,7 +114,7 @@ def demo(
             argv = argv() if callable(argv) else argv  # a step naming an entry made earlier in the tour
             print_text("\n$ campaign " + " ".join(shlex.quote(a) for a in argv[2:]), style="bold cyan")
             sys.stdout.flush()
-            code = app(["--seed", str(DEMO_SEED + step), *argv], standalone_mode=False)
+            code = app([*lang, "--seed", str(DEMO_SEED + step), *argv], standalone_mode=False)
             sys.stdout.flush()
             sys.stderr.flush()
             if code:
@@ -126,4 +129,4 @@ def demo(
             shutil.rmtree(workdir, ignore_errors=True)
             forget_database(resolve_url(db))
     if keep or s.db_option:
-        print_text(f"\ndemo database: {db}")
+        print_text("\n" + i18n._("demo database: {db}").format(db=db))

@@ -16,7 +16,8 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import AnywayOption, say_warnings
-from campaign.labels import OUTCOME_LABELS, UNIT_JA, category_ja
+from campaign.i18n import _, pick
+from campaign.labels import UNIT_JA, category_ja, condition_label, outcome_label
 
 
 def fright(
@@ -64,8 +65,8 @@ def _dice(faces) -> str:
 def _outcome(outcome: str | None, margin: int | None) -> str:
     if outcome is None:
         return ""
-    text = f"{OUTCOME_LABELS.get(outcome, outcome)} {outcome.replace('_', ' ')}"
-    return text + (f" (margin {margin:+d})" if margin is not None else "")
+    text = outcome_label(None, outcome)
+    return text + (" " + _("(margin {margin:+d})").format(margin=margin) if margin is not None else "")
 
 
 def _every(effect: dict[str, Any]) -> tuple[str, str]:
@@ -85,15 +86,15 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
     if kind == "trait":
         lines = [(f"{name}: 新しい{category_ja(effect['category'])} '{effect['name']}' ({effect['cp']} CP, "
                   "上限に数えない) を得た",
-                  f"gained {effect['category']} '{effect['name']}' ({effect['cp']} CP, no points, "
+                  f"{name}: gained {effect['category']} '{effect['name']}' ({effect['cp']} CP, no points, "
                   "not counted toward the limit)")]
         if effect["placeholder"]:
             lines.append((f"仮の名前: campaign trait rename {name} '{effect['name']}' 新しい名前",
-                          "a placeholder name: rename it with `trait rename`"))
+                          f"a placeholder name: campaign trait rename {name} '{effect['name']}' NEW_NAME"))
         return lines
     if kind == "phobia_escalation":
         lines = [(f"{name}: '{effect['trait']}' が強い恐怖症に悪化 ({effect['old_cp']} → {effect['new_cp']} CP)",
-                  f"'{effect['trait']}' worsened to a severe phobia ({effect['cp_change']:+d} CP)")]
+                  f"{name}: '{effect['trait']}' worsened to a severe phobia ({effect['cp_change']:+d} CP)")]
         if "limit_cp" in effect:
             lines.append((f"    上限に数える {effect['limit_cp']} CP / 数えない {effect['unlimited_cp']} CP",
                           f"    {effect['limit_cp']} CP counts toward the limit, {effect['unlimited_cp']} CP "
@@ -103,14 +104,14 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
         every_en, every_ja = _every(effect)
         if effect.get("duration") is not None:
             ja = f"{name}: {effect['label_ja']} {effect['duration_ja']}"
-            en = f"{effect['condition']} for {effect['duration_text']}"
+            en = f"{name}: {condition_label(effect['condition'])} for {effect['duration_text']}"
             if effect["recovery"] != "auto":
                 ja += f"、以後{every_ja}の{effect['recovery_ja']}で回復"
                 en += f", then {effect['recovery_en']}{every_en} to recover"
         else:
             ja = f"{name}: {effect['label_ja']} ({every_ja}の{effect['recovery_ja']}で回復)" if every_ja else \
                 f"{name}: {effect['label_ja']} ({effect['recovery_ja']}で回復)"
-            en = f"{effect['condition']} until recovered ({effect['recovery_en']}{every_en})"
+            en = f"{name}: {condition_label(effect['condition'])} until recovered ({effect['recovery_en']}{every_en})"
         if effect.get("defense_penalty") is not None:
             ja += f"、能動防御{effect['defense_penalty']}"
             en += f", active defense {effect['defense_penalty']}"
@@ -129,19 +130,20 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
         label = "疲労" if kind == "fatigue" else "負傷"
         if not effect["tracked"]:
             return [(f"{name}: {label} {effect['amount']} ({effect['pool']} がないので記録のみ)",
-                     f"{kind} {effect['amount']} recorded only: no {effect['pool']} stat")]
+                     f"{name}: {kind} {effect['amount']} recorded only: no {effect['pool']} stat")]
         return [(f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({label} {effect['amount']})",
-                 f"{kind}: {effect['pool']} -{effect['amount']}")]
+                 f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({kind} {effect['amount']})")]
     if kind == "lose_attribute":
         if not effect["tracked"]:
             return [(f"{name}: {effect['stat']} -{effect['amount']} (永久。能力値がないので記録のみ)",
-                     f"permanent {effect['stat']} loss recorded only: no such stat")]
+                     f"{name}: permanent {effect['stat']} loss recorded only: no such stat")]
         lines = [(f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (永久)",
-                  f"{effect['stat']} permanently -{effect['amount']}")]
+                  f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (permanent)")]
         for lowered in effect.get("with_it") or []:  # a listed Will / HP falls with its attribute
             lines.append((f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} "
                           f"({effect['stat']}とともに低下)",
-                          f"{lowered['stat']} -{effect['amount']} with {effect['stat']}"))
+                          f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} "
+                          f"(with {effect['stat']})"))
         if effect.get("cascade_ja"):
             lines.append((effect["cascade_ja"], effect["cascade_en"]))
         return lines
@@ -168,44 +170,44 @@ def render_fright(result) -> None:
     from campaign.services.fright import sub_roll_label
 
     check, table = result.check, result.table
-    mods = [f"Will {check.will}" + (f" (={check.will_derived_from})" if check.will_derived_from else "")]
+    mods = [_("Will {will}").format(will=check.will)
+            + (f" (={check.will_derived_from})" if check.will_derived_from else "")]
     if check.modifier:
         mods.append(f"{check.modifier:+d}")
     if check.combat_reflexes:
-        mods.append("+2 戦闘即応")
+        mods.append(_("+2 Combat Reflexes"))
     if check.severe_phobia:
-        mods.append("-4 強い恐怖症")
+        mods.append(_("-4 severe phobia"))
     for penalty in check.penalties:  # docs/rules.md "Penalty after waking"
-        mods.append(f"{penalty['penalty']:+d} 回復後の不調/recovering")
+        mods.append(_("{penalty:+d} recovering").format(penalty=penalty["penalty"]))
     if check.cap is not None:
-        mods.append(f"上限/cap {check.cap}")
-    rows = [[f"#{result.seq}", "恐怖判定 / fright check", f"3D6<={check.target}",
+        mods.append(_("cap {cap}").format(cap=check.cap))
+    rows = [[f"#{result.seq}", _("fright check"), f"3D6<={check.target}",
              f"{_dice(check.dice)}={check.total}",
              _outcome(check.outcome, check.margin) + f"  [{' '.join(mods)}]"]]
     for sub in result.sub_rolls:
         if sub.purpose == "table":
-            raw = f" (raw {table.raw})" if table.raw != table.entry else ""
-            rows.append([f"#{sub.seq}", "恐怖判定表 / fright table", sub.expression,
+            raw = " " + _("(raw {raw})").format(raw=table.raw) if table.raw != table.entry else ""
+            rows.append([f"#{sub.seq}", _("fright table"), sub.expression,
                          f"{_dice(sub.dice)}={table.entry}", f"→ {table.entry}{raw}"])
         else:
             rows.append([f"#{sub.seq}", sub_roll_label(sub.purpose), sub.expression,
                          f"{_dice(sub.dice)}={sub.total}", _outcome(sub.outcome, sub.margin)])
     lines = _aligned(rows)
     if table is not None:  # the entry's summary under the table roll
-        lines[1:2] = [lines[1], f"      {table.ja}", f"      {table.en}"]
+        lines[1:2] = [lines[1], f"      {pick(table.ja, table.en)}"]
     for line in lines:
         print_text(line.rstrip())
     name = result.character
     if table is None:
-        print_text(f"{name}: 恐怖判定に成功、何も起きない / passed the fright check: nothing happens")
+        print_text(_("{name}: passed the fright check: nothing happens").format(name=name))
     for effect in result.effects:
         for ja, en in effect_lines(name, effect):
-            print_text(ja)
-            print_text("    " + en)
+            print_text(pick(ja, en))
     delta = sum(t["cp"] for t in result.traits_added) + sum(
         e["cp_change"] for e in result.effects if e["kind"] == "phobia_escalation")
     if delta:
         after = result.character_after.cp_total
-        print_text(f"{name}: CP総計 / CP total {after - delta} → {after}")
+        print_text(_("{name}: CP total {before} → {after}").format(name=name, before=after - delta, after=after))
     for note in result.notes:
-        say(f"note: {note}")
+        say(_("note: {note}").format(note=note))

@@ -19,8 +19,13 @@ tests/cli/test_help.py fails, which is the point).
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from campaign.i18n import N_, _
 
 _LIST_LINE = re.compile(r"\s*([-*•]|\d+[.)])\s")
 
@@ -55,6 +60,87 @@ def option_value_name(param: Any) -> str | None:
     return longest.replace("-", "_").upper() or None
 
 
+# Typer's own words around the help (its panels, the marks after an option).
+TYPER_WORDS = {
+    "ARGUMENTS_PANEL_TITLE": N_("Arguments"), "OPTIONS_PANEL_TITLE": N_("Options"),
+    "COMMANDS_PANEL_TITLE": N_("Commands"), "REQUIRED_LONG_STRING": N_("[required]"),
+    "DEFAULT_STRING": N_("[default: {}]"), "ENVVAR_STRING": N_("[env var: {}]"),
+}
+HELP_OPTION = N_("Show this message and exit.")
+USAGE = N_("Usage: ")
+
+
+def help_key(text: str) -> str:
+    """A help text as the catalog knows it: dedented (a docstring's indentation is not
+    part of the message), cut at Click's \\f."""
+    return inspect.cleandoc(text).partition("\f")[0].strip()
+
+
+def translated_help(text: str | None) -> str | None:
+    """A command's or option's help in the language of this output (as written without a translation)."""
+    if not text:
+        return text
+    key = help_key(text)
+    shown = _(key)
+    return text if shown == key else shown
+
+
+def summary_key(text: str) -> str:
+    """The first paragraph of a command's help, one line: what a list of commands shows
+    (a message of its own, so the list reads translated before every full text is)."""
+    return " ".join(help_key(text).split("\n\n")[0].split())
+
+
+def translated_summary(text: str | None) -> str | None:
+    """A listed command's help: its full translation, else its first paragraph's, else as written."""
+    if not text:
+        return text
+    shown = translated_help(text)
+    if shown is not text:
+        return shown
+    key = summary_key(text)
+    summary = _(key)
+    return text if summary == key else summary
+
+
+@contextmanager
+def _translated(command: Any, ctx: Any) -> Iterator[None]:
+    """The command, its parameters and its subcommands with translated help while it prints."""
+    from typer import rich_utils
+
+    saved: list[tuple[Any, str, Any]] = []
+
+    def swap(obj: Any, attribute: str, value: Any) -> None:
+        saved.append((obj, attribute, getattr(obj, attribute)))
+        setattr(obj, attribute, value)
+
+    swap(command, "help", translated_help(command.help))
+    for param in command.get_params(ctx):
+        if getattr(param, "help", None):
+            swap(param, "help", _(HELP_OPTION) if param.help == HELP_OPTION else translated_help(param.help))
+    listed = [command.get_command(ctx, name) for name in command.list_commands(ctx)] \
+        if hasattr(command, "list_commands") else []
+    for sub in [sub for sub in listed if sub is not None]:
+        swap(sub, "help", translated_summary(sub.help))
+        if sub.short_help:
+            swap(sub, "short_help", translated_summary(sub.short_help))
+    for name, english in TYPER_WORDS.items():
+        swap(rich_utils, name, _(english))
+    from typer._click.formatting import HelpFormatter
+
+    write_usage = HelpFormatter.write_usage
+
+    def usage(self: Any, prog: str, args: str = "", prefix: str | None = None) -> None:
+        write_usage(self, prog, args, _(USAGE) if prefix is None else prefix)
+
+    swap(HelpFormatter, "write_usage", usage)
+    try:
+        yield
+    finally:
+        for obj, attribute, value in reversed(saved):
+            setattr(obj, attribute, value)
+
+
 def _patch_rich_help() -> None:
     """Swap Typer's paragraph joiner for reflow(); done on the first --help only, as
     typer.rich_utils loads Rich's console (which a roll or a --json listing never needs)."""
@@ -63,6 +149,18 @@ def _patch_rich_help() -> None:
     if not getattr(rich_utils._fix_linebreaks, "_campaign", False):
         reflow._campaign = True
         rich_utils._fix_linebreaks = reflow
+    if not getattr(rich_utils._make_rich_text, "_campaign", False):
+        make_text = rich_utils._make_rich_text
+
+        def folding_text(**options: Any) -> Any:
+            """Help text that folds where it has no space to break at (Japanese runs), never "…"."""
+            made = make_text(**options)
+            if hasattr(made, "overflow"):
+                made.overflow = "fold"
+            return made
+
+        folding_text._campaign = True  # type: ignore[attr-defined]
+        rich_utils._make_rich_text = folding_text
 
 
 def install() -> None:
@@ -89,6 +187,7 @@ def install() -> None:
 
         def format_help(self, ctx, formatter, _original=original):
             _patch_rich_help()
-            return _original(self, ctx, formatter)
+            with _translated(self, ctx):
+                return _original(self, ctx, formatter)
 
         cls.format_help = format_help

@@ -28,7 +28,8 @@ from campaign.cli.output import (
 )
 from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
-from campaign.labels import ops_summary, outcome_label
+from campaign.i18n import N_, _, ngettext
+from campaign.labels import kind_label, ops_summary, outcome_label, reason_label, source_label
 
 CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
                "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
@@ -85,10 +86,9 @@ def history(
         render_rows(None, CSV_COLUMNS, (), fmt, bom=bom, records=stream)  # streamed: constant memory
     elif fmt == TABLE:
         use_campaign_time_zone(s.db, s.campaign)
-        render_rows("history", ["#", Column("when", words=True), "actor", "kind", Column("character", keep=True),
-                                "roll", "reason"],
-                    (_human_row(e) for e in stream), fmt, bom=bom,
-                    empty="該当する記録はありません (no matching entries)")
+        render_rows(_("history"), ["#", Column(N_("when"), words=True), N_("actor"), N_("kind"),
+                                   Column(N_("character"), keep=True), N_("roll"), N_("reason")],
+                    (_human_row(e) for e in stream), fmt, bom=bom, empty=_("no matching entries"))
     else:
         render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt, bom=bom)
 
@@ -98,7 +98,8 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     roll = ""
     commitment = commitment_text(entry)
     if commitment:
-        roll = f"secret roll by {entry['actor']} (commitment {commitment[:8]}…)"
+        roll = _("secret roll by {actor} (commitment {commitment}…)").format(actor=entry["actor"],
+                                                                             commitment=commitment[:8])
     elif entry["expression"]:
         dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
         repeats = repeat_results(entry)
@@ -106,21 +107,25 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         if entry["outcome"]:
             roll += " " + outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
         if entry["kind"] == "reveal":
-            roll = f"reveals #{entry['detail'].get('reveals')}: {roll}"
+            roll = _("reveals #{seq}: {roll}").format(seq=entry["detail"].get("reveals"), roll=roll)
     elif entry["kind"] == "void" and entry.get("voids_seq") is not None:
         voided_kind = (entry["detail"] or {}).get("voided_kind")
-        roll = f"voids #{entry['voids_seq']}" + (f" ({voided_kind})" if voided_kind else "")
+        roll = _("voids #{seq}").format(seq=entry["voids_seq"]) + (
+            f" ({kind_label(voided_kind)})" if voided_kind else "")
     else:
         roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
     marked = entry["source"] in ("ccfolia", "bcdice-api")  # dice the GM's machine did not roll
-    kind = f"{entry['kind']} ⟨{entry['source']}⟩" if marked else entry["kind"]
+    kind = kind_label(entry["kind"])
+    if marked:
+        kind += f" ⟨{source_label(entry['source'])}⟩"
     if entry.get("fairness") == "provable":  # derived from a committed seed and the player's share
-        kind += " ⟨fair⟩"
+        kind += " ⟨" + _("fair") + "⟩"
     # Who typed it, and for whom when that differs (a reunion roll for the missing PC's player).
     behalf = (entry.get("detail") or {}).get("on_behalf_of")
-    actor = entry["actor"] if not behalf or behalf == entry["actor"] else f"{entry['actor']} (for {behalf})"
-    return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, entry["reason"]]
+    actor = entry["actor"] if not behalf or behalf == entry["actor"] else \
+        _("{actor} (for {behalf})").format(actor=entry["actor"], behalf=behalf)
+    return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, reason_label(entry["reason"])]
 
 
 def _chain(first, rest):
@@ -162,25 +167,25 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         if entry["total"] is not None:
             roll += f" = {entry['total']}"
         if entry["target"] is not None:
-            roll += f" (target {entry['target']})"
+            roll += " " + _("(target {target})").format(target=entry["target"])
         if entry["outcome"]:
             label = outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
-            roll += f": {label} / {entry['outcome']}"
+            roll += f": {label}"
         if entry["margin"] is not None:
-            roll += f", margin {entry['margin']:+d}"
+            roll += ", " + _("margin {margin:+d}").format(margin=entry["margin"])
     fields: list[tuple[str, Any]] = [
-        ("when", f"{local_time(entry['at'], seconds=True)} ({entry['at']})"),
-        ("actor", entry["actor"]),
-        ("character", entry["character"]),
-        ("scenario", entry["scenario"]),
-        ("part of", f"#{entry['parent_seq']}" if entry["parent_seq"] is not None else None),
-        ("voids", f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
-        ("roll", roll),
-        ("dice from", entry["source"]),
-        ("fairness", entry.get("fairness")),  # provable / server / typed / imported (docs/fair-dice.md)
-        ("changed", ops_summary(entry.get("ops") or []) or None),
-        ("reason", entry["reason"]),
-        ("voided by", f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
+        (_("when"), f"{local_time(entry['at'], seconds=True)} ({entry['at']})"),
+        (_("actor"), entry["actor"]),
+        (_("character"), entry["character"]),
+        (_("scenario"), entry["scenario"]),
+        (_("part of"), f"#{entry['parent_seq']}" if entry["parent_seq"] is not None else None),
+        (_("voids"), f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
+        (_("roll"), roll),
+        (_("dice from"), source_label(entry["source"]) if entry["source"] else None),
+        (_("fairness"), entry.get("fairness")),  # provable / server / typed / imported (docs/fair-dice.md)
+        (_("changed"), ops_summary(entry.get("ops") or []) or None),
+        (_("reason"), reason_label(entry["reason"])),
+        (_("voided by"), f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
     ]
     for key, value in (entry.get("detail_shown", entry["detail"]) or {}).items():
         repeated = entry.get(key) == value or (key == "comment" and value == entry["reason"])
@@ -243,36 +248,38 @@ def verify(
         if report.head_entry is not None:
             use_campaign_time_zone(s.db, s.campaign)
             say(_head_line(report.head_entry))
-        checked = "" if report.state is None else "; state tables equal its replay"
+        checked = "" if report.state is None else _("; state tables equal its replay")
         if report.secrets and report.secrets.revealed:
-            checked += f"; {report.secrets.revealed} reveals match their commitments"
+            checked += _("; {n} reveals match their commitments").format(n=report.secrets.revealed)
         if report.fair and report.fair.checked:
-            checked += f"; {report.fair.checked} fair-dice entries recompute from their seeds"
-        say(f"chain intact: {report.entries} entries{checked}")
+            checked += _("; {n} fair-dice entries recompute from their seeds").format(n=report.fair.checked)
+        say(_("chain intact: {n} entries{checked}").format(n=report.entries, checked=checked))
     elif report.code == "head_not_in_chain":
-        warn(f"{report.reason} (the chain itself holds: {report.entries} entries, head {report.head[:16]}…)")
+        warn(_("{reason} (the chain itself holds: {n} entries, head {head}…)").format(
+            reason=report.reason, n=report.entries, head=report.head[:16]))
     elif report.code == "secrets_mismatch":
-        warn(f"secret rolls: {report.reason}")
+        warn(_("secret rolls: {reason}").format(reason=report.reason))
     elif report.code == "state_differs":
-        warn(f"state differs from the ledger: {report.state.problem}")
+        warn(_("state differs from the ledger: {problem}").format(problem=report.state.problem))
     elif report.code == "fair_dice":
-        warn(f"fair dice: {report.reason}")
+        warn(_("fair dice: {reason}").format(reason=report.reason))
     else:
-        warn(f"chain broken at #{report.bad_seq}: {report.reason}")
+        warn(_("chain broken at #{seq}: {reason}").format(seq=report.bad_seq, reason=report.reason))
     for what in report.unchecked:
-        warn(f"not checked: {what}")
+        warn(_("not checked: {what}").format(what=what))
     if not report.ok:
         raise typer.Exit(1)
 
 
 def _head_line(found) -> str:
     """`your seal #68 (第一話 終了, 2026-…) is in this chain; 12 entries since`."""
-    since = f"{found.since} entr{'y' if found.since == 1 else 'ies'} since"
+    since = ngettext("{n} entry since", "{n} entries since", found.since).format(n=found.since)
     when = local_time(found.at)
     if found.kind != "seal":
-        return f"your head is entry #{found.seq} ({found.kind}, {when}; not a seal) in this chain; {since}"
+        return _("your head is entry #{seq} ({kind}, {when}; not a seal) in this chain; {since}").format(
+            seq=found.seq, kind=kind_label(found.kind), when=when, since=since)
     about = f"{found.reason}, {when}" if found.reason else when
-    return f"your seal #{found.seq} ({about}) is in this chain; {since}"
+    return _("your seal #{seq} ({about}) is in this chain; {since}").format(seq=found.seq, about=about, since=since)
 
 
 @app.command("seal")
@@ -290,7 +297,7 @@ def seal(ctx: typer.Context, reason: Annotated[str | None, typer.Option("--reaso
         emit_json(sealed)
     else:
         print(sealed.head)
-        say(f"sealed at #{sealed.seq}; keep this hash to check later with `history verify --head`")
+        say(_("sealed at #{seq}; keep this hash to check later with `history verify --head`").format(seq=sealed.seq))
 
 
 class _VoidCommand(TyperCommand):
@@ -340,15 +347,16 @@ def void(
     expect_head = None
     if not yes:
         if not sys.stdin.isatty():
-            raise BadInput("history void changes state: confirm with --yes (not on a terminal, nothing to ask)")
+            raise BadInput(_("history void changes state: confirm with --yes (not on a terminal, nothing to ask)"))
         plan = preview_void(s.db, s.campaign, targets, cascade, last=count)
         named = ", ".join(f"#{t}" for t in plan.targets)
-        warn((f"voiding {named} ({plan.kind})" if len(plan.targets) == 1 else f"voiding {named}")
-             + (f" and, first, {', '.join(f'#{d}' for d in plan.cascade)}" if plan.cascade else ""))
-        for line in plan.reversed or ["(no state changes)"]:
-            warn(f"  will reverse: {line}")
-        if not typer.confirm("void it?" if len(plan.targets) == 1 else f"void these {len(plan.targets)}?",
-                             default=False, err=True):
+        warn((_("voiding {named} ({kind})").format(named=named, kind=kind_label(plan.kind)) if len(plan.targets) == 1
+              else _("voiding {named}").format(named=named))
+             + (_(" and, first, {seqs}").format(seqs=", ".join(f"#{d}" for d in plan.cascade)) if plan.cascade else ""))
+        for line in plan.reversed or [_("(no state changes)")]:
+            warn("  " + _("will reverse: {line}").format(line=line))
+        if not typer.confirm(_("void it?") if len(plan.targets) == 1
+                             else _("void these {n}?").format(n=len(plan.targets)), default=False, err=True):
             raise typer.Exit(1)
         expect_head = plan.head
     voided = void_service(s.db, s.campaign, s.actor, targets, reason, cascade=cascade, expect_head=expect_head,
@@ -359,12 +367,12 @@ def void(
         entries = dict(zip(sorted({*voided.targets, *voided.cascade}, reverse=True), voided.void_seqs))
         for target, void_seq in entries.items():
             if target in voided.targets:
-                say(f"voided #{target} (entry #{void_seq})")
+                say(_("voided #{seq} (entry #{entry})").format(seq=target, entry=void_seq))
             else:
-                say(f"voided #{target} (entry #{void_seq}), which depended on "
-                    + ", ".join(f"#{t}" for t in voided.targets if t < target))
+                say(_("voided #{seq} (entry #{entry}), which depended on {seqs}").format(
+                    seq=target, entry=void_seq, seqs=", ".join(f"#{t}" for t in voided.targets if t < target)))
         for line in voided.reversed:
-            say(f"  reversed: {line}")
+            say("  " + _("reversed: {line}").format(line=line))
 
 
 

@@ -66,10 +66,14 @@ def peek(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The secret
     if json_out:
         emit_json(hidden)
         return
-    say(f"hidden result of secret roll #{seq} (GM only)"
-        + (f"; revealed in #{hidden['revealed_by']}" if hidden["revealed_by"] else ""))
+    from campaign.i18n import _
+
+    say(_("hidden result of secret roll #{seq} (GM only)").format(seq=seq)
+        + (_("; revealed in #{seq}").format(seq=hidden["revealed_by"]) if hidden["revealed_by"] else ""))
     render_roll({**hidden, "seq": seq, "detail_shown": shown_detail(hidden)})
     band = shown_detail(hidden).get("band")
     if isinstance(band, dict) and hidden.get("margin") is not None:  # a danger sense check's band, in words
-        print_text(f"  差 margin {hidden['margin']:+d} → 帯 band {band.get('label')}: "
-                   f"{band.get('ja', '')} / {band.get('en', '')}")
+        from campaign.i18n import _, pick
+
+        print_text("  " + _("margin {margin:+d} → band {band}: {words}").format(
+            margin=hidden["margin"], band=band.get("label"), words=pick(band.get("ja", ""), band.get("en", ""))))

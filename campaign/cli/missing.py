@@ -3,6 +3,7 @@ their reunion die and plot overrides."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -20,6 +21,8 @@ from campaign.cli.output import (
     say,
 )
 from campaign.cli.physical import PhysicalOption
+from campaign.i18n import _, ngettext
+from campaign.labels import odds_label
 
 app = typer.Typer(
     help="Missing characters (行方不明): mark them, set their reunion die, list them.\n\n"
@@ -47,7 +50,8 @@ def missing_mark(
     if json_out:
         emit_json(view)
     else:
-        say(f"{view.character} is missing: {view.odds} at each scenario end (ledger #{view.seq})")
+        say(_("{character} is missing: {odds} at each scenario end (ledger #{seq})").format(
+            character=view.character, odds=odds_label(view.odds), seq=view.seq))
 
 
 @app.command("faces")
@@ -68,7 +72,8 @@ def missing_faces(
     if json_out:
         emit_json(view)
     else:
-        say(f"{view.character}: reunion die is now 1d{view.faces}, {view.odds} (ledger #{view.seq})")
+        say(_("{character}: reunion die is now 1d{faces}, {odds} (ledger #{seq})").format(
+            character=view.character, faces=view.faces, odds=odds_label(view.odds), seq=view.seq))
 
 
 @app.command("reunion")
@@ -92,11 +97,20 @@ def missing_reunion(
     if json_out:
         emit_json(rolled)
         return
-    verdict = "reunited" if rolled.success else "still missing"
-    if rolled.success and rolled.searchers:
-        verdict += f"; {', '.join(rolled.searchers)} {'returns' if len(rolled.searchers) == 1 else 'return'}"
-    print_text(f"{rolled.character} (scenario #{rolled.scenario}): {rolled.odds} → rolled "
-               f"{rolled.roll}: {verdict} (ledger #{rolled.seq})")
+    verdict = reunion_verdict(rolled.success, rolled.searchers)
+    print_text(_("{character} (scenario #{scenario}): {odds} → rolled {roll}: {verdict} (ledger #{seq})").format(
+        character=rolled.character, scenario=rolled.scenario, odds=odds_label(rolled.odds), roll=rolled.roll,
+        verdict=verdict, seq=rolled.seq))
+
+
+def reunion_verdict(success: bool, searchers: Sequence[str]) -> str:
+    """"reunited; 刀矢 returns" / "still missing", in the output's language."""
+    if not success:
+        return _("still missing")
+    if not searchers:
+        return _("reunited")
+    return ngettext("reunited; {names} returns", "reunited; {names} return", len(searchers)).format(
+        names=", ".join(searchers))
 
 
 @app.command("found")
@@ -117,9 +131,12 @@ def missing_found(
     if json_out:
         emit_json(done)
         return
-    back = f"; {', '.join(done.searchers)} {'returns' if len(done.searchers) == 1 else 'return'}" \
-        if done.searchers else ""
-    say(f"{done.character} is found{back} (ledger #{done.seq})")
+    if done.searchers:
+        say(ngettext("{character} is found; {names} returns (ledger #{seq})",
+                     "{character} is found; {names} return (ledger #{seq})", len(done.searchers)).format(
+            character=done.character, names=", ".join(done.searchers), seq=done.seq))
+    else:
+        say(_("{character} is found (ledger #{seq})").format(character=done.character, seq=done.seq))
 
 
 @app.command("list")

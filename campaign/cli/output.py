@@ -18,9 +18,22 @@ from typing import Annotated, Any
 
 import typer
 
+
+def _json_is_neutral(value: bool) -> bool:
+    """--json: the document is codes, and the few words in it (a sub-roll's reason) are
+    English whatever the language of the terminal (campaign.i18n), so a program reads the
+    same document for every player."""
+    if value:
+        from campaign import i18n
+
+        i18n.use("en")
+    return value
+
+
 from campaign.core.text_rule import visible, visible_in_json
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of a table.")]
+JsonOption = Annotated[bool, typer.Option("--json", callback=_json_is_neutral,
+                                          help="Print one JSON document instead of a table.")]
 CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV (one row per line) instead of a table.")]
 BomOption = Annotated[bool, typer.Option("--bom",
                          help="With --csv: start with a UTF-8 byte order mark, so Excel on Japanese Windows "
@@ -99,11 +112,15 @@ def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequen
     more lines instead of being cut; columns marked `keep` (Column) are never broken,
     and headers are not folded mid-word. When even that does not fit in a box, the
     table drops its vertical rules (they cost three columns per column)."""
+    from dataclasses import replace
+
     from rich import box
     from rich.cells import cell_len
     from rich.table import Table
 
-    specs = [_column(c) for c in columns]
+    from campaign.i18n import _
+
+    specs = [replace(spec, header=_(spec.header)) if spec.header else spec for spec in map(_column, columns)]
     cells = [[_plain(cell) for cell in row] for row in rows]
     minima = []
     for index, spec in enumerate(specs):

@@ -19,6 +19,7 @@ from typing import Annotated, Any, TextIO
 import typer
 
 from campaign.errors import BadInput, CampaignError
+from campaign.i18n import _, pick
 
 PhysicalOption = Annotated[bool, typer.Option("--physical", help="On a terminal: ask for each physical die as it is needed "
                               "(and whether a conditional reroll applies), instead of --dice.")]
@@ -53,7 +54,7 @@ class _Asker:
         if not line.strip():  # "" is end of input (Ctrl-D), "\n" an empty answer
             if not line:
                 self._out.write("\n")
-            raise Aborted("aborted: no answer given, nothing was recorded")
+            raise Aborted(_("aborted: no answer given, nothing was recorded"))
         return line.strip()
 
 
@@ -76,7 +77,8 @@ class PromptDice(_Asker):
         faces = []
         for number in range(1, count + 1):
             while True:
-                text = self._answer(f"{label}, die {number} of {count}: ")
+                text = self._answer(_("{request}, die {number} of {count}: ").format(
+                    request=label, number=number, count=count))
                 try:
                     face = int(text.translate(_FULL_WIDTH_DIGITS))
                 except ValueError:
@@ -84,7 +86,8 @@ class PromptDice(_Asker):
                 if 1 <= face <= sides:
                     faces.append(face)
                     break
-                self._out.write(f"  {text!r}: a d{sides} shows a whole number 1..{sides}; again\n")
+                self._out.write("  " + _("{text!r}: a d{sides} shows a whole number 1..{sides}; again").format(
+                    text=text, sides=sides) + "\n")
         return faces
 
     def ensure_all_used(self) -> None:
@@ -95,16 +98,19 @@ class PromptDice(_Asker):
 
         def ask(table: Any, entry: Any, reroll: Any) -> bool | None:
             if reroll.gm_choice:
-                question = f"reroll? the GM's choice ({reroll.only_if_en or 'the text leaves it to the GM'})"
+                question = _("reroll? the GM's choice ({condition})").format(
+                    condition=pick(reroll.only_if_ja, reroll.only_if_en) if reroll.only_if_en
+                    else _("the text leaves it to the GM"))
             else:
-                question = f"reroll only if {reroll.only_if_en} ({reroll.only_if_ja}): does that hold?"
+                question = _("reroll only if {condition}: does that hold?").format(
+                    condition=pick(reroll.only_if_ja or reroll.only_if_en, reroll.only_if_en))
             while True:
                 text = self._answer(f"{table.command} {entry.label}: {question} [y/n] ").lower()
                 if text in _YES:
                     return True
                 if text in _NO:
                     return False
-                self._out.write("  answer y or n\n")
+                self._out.write("  " + _("answer y or n") + "\n")
 
         return ask
 

@@ -17,6 +17,7 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
+from campaign.i18n import _
 
 app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)
 
@@ -32,7 +33,7 @@ def player_add(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Pla
 
     s = state(ctx)
     added = add_player(s.db, s.campaign, name, s.actor)
-    emit_json(added) if json_out else say(f"added player {added.name}")
+    emit_json(added) if json_out else say(_("added player {name}").format(name=added.name))
 
 
 @app.command("list")
@@ -63,4 +64,5 @@ def player_rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="T
 
     s = state(ctx)
     done = rename_player(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(f"player {done.from_} is now {done.to} (ledger #{done.seq})")
+    emit_json(done) if json_out else say(_("player {old} is now {new} (ledger #{seq})").format(
+        old=done.from_, new=done.to, seq=done.seq))

@@ -15,6 +15,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
+from campaign.i18n import _
 from campaign.labels import outcome_label
 
 
@@ -63,9 +64,14 @@ def commitment_text(entry: dict[str, Any]) -> str | None:
 
 def render_secret(seq: int, actor: str, character: str | None, commitment: str) -> None:
     """A secret roll as anyone may see it: who, for whom, and the commitment."""
-    who = f" for {character}" if character else ""
-    say(f"#{seq} secret roll by {actor}{who} (commitment {commitment[:12]}…); "
-        f"the GM sees it with `history peek {seq}`, everyone with `history reveal {seq}`")
+    if character:
+        say(_("#{seq} secret roll by {actor} for {character} (commitment {commitment}…); the GM sees it with "
+              "`history peek {seq}`, everyone with `history reveal {seq}`").format(
+            seq=seq, actor=actor, character=character, commitment=commitment[:12]))
+    else:
+        say(_("#{seq} secret roll by {actor} (commitment {commitment}…); the GM sees it with "
+              "`history peek {seq}`, everyone with `history reveal {seq}`").format(
+            seq=seq, actor=actor, commitment=commitment[:12]))
 
 
 def repeat_results(entry: dict[str, Any]) -> list[str]:
@@ -94,7 +100,7 @@ def render_roll(entry: dict[str, Any]) -> None:
             text = f"  #{number} {repetition['expression']} → [{dice}] = {repetition['total']}"
             if repetition.get("outcome"):
                 label = outcome_label(None, repetition["outcome"], repetition.get("gurps"))
-                text += f" → {label} {repetition['outcome']}"
+                text += f" → {label}"
             print_text(text)
         return
     dice = ",".join(str(face) for face in entry["dice"] or [])
@@ -106,19 +112,18 @@ def render_roll(entry: dict[str, Any]) -> None:
     line = f"#{entry['seq']} {who}{expression} → [{dice}] = {entry['total']}"
     gurps = entry["detail"].get("gurps") or {}
     if entry["outcome"]:
-        line += f" → {outcome_label(entry['kind'], entry['outcome'], gurps)} {entry['outcome'].replace('_', ' ')}"
+        line += f" → {outcome_label(entry['kind'], entry['outcome'], gurps)}"
         if entry["margin"] is not None:
-            line += f" (margin {entry['margin']:+d})"
+            line += " " + _("(margin {margin:+d})").format(margin=entry["margin"])
     if gurps.get("sorcery"):
-        line += " [妖術 sorcery]"
+        line += " " + _("[sorcery]")
     if entry["reason"]:
         line += f"  « {entry['reason']} »"
     print_text(line)
     for penalty in entry["detail"].get("penalties") or []:  # docs/rules.md "Penalty after waking"
-        print_text(f"  回復後の不調 {penalty['penalty']:+d}: 目標値 {entry['detail']['written_target']} → "
-                   f"{entry['target']} / {penalty['penalty']:+d} to every roll after recovering "
-                   f"(condition {penalty['origin']})")
+        print_text("  " + _("{penalty:+d} to every roll after recovering: target {before} → {after}").format(
+            penalty=penalty["penalty"], before=entry["detail"]["written_target"], after=entry["target"]))
     if gurps.get("sorcery_fumble"):
-        print_text("  妖術では17・18は目標値に関係なくファンブル / sorcery: 17 and 18 always critically fail")
+        print_text("  " + _("sorcery: 17 and 18 always critically fail"))
     for line in (entry.get("detail_shown") or entry["detail"]).get("lines", []):  # words made from codes
         print_text("  " + line)

@@ -25,6 +25,8 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.errors import BadInput
+from campaign.i18n import _
+from campaign.labels import odds_label
 
 app = typer.Typer(
     help="Scenarios: start one with its participants and search parties, end it with the reunion checks.\n\n"
@@ -75,12 +77,13 @@ def scenario_start(
 
         emit_json({**as_json(view), "seed_commit": None if committed is None else as_json(committed)})
         return
-    say(f"scenario #{view.number} {view.title} started with {', '.join(view.participants)} "
-        f"(ledger #{view.seq})")
+    say(_("scenario #{number} {title} started with {names} (ledger #{seq})").format(
+        number=view.number, title=view.title, names=", ".join(view.participants), seq=view.seq))
     if committed is not None:
         say(f"fair dice: seed committed (ledger #{committed.seq}, SHA-256 {committed.commitment})")
     for sent in view.sent:
-        say(f"{sent.searcher} ({sent.player}) searches for {sent.target}: now {sent.odds}")
+        say(_("{searcher} ({player}) searches for {target}: now {odds}").format(
+            searcher=sent.searcher, player=sent.player, target=sent.target, odds=odds_label(sent.odds)))
 
 
 @app.command("end")
@@ -129,21 +132,21 @@ def scenario_end(
         emit_json({**as_json(ended), "seed_reveal": None if revealed is None else as_json(revealed)})
         return
     scenario = ended.scenario
-    say(f"scenario #{scenario.number} {scenario.title} ended (ledger #{ended.seq})")
+    say(_("scenario #{number} {title} ended (ledger #{seq})").format(
+        number=scenario.number, title=scenario.title, seq=ended.seq))
     if revealed is not None:
         say(f"fair dice: seed revealed (ledger #{revealed.seq}): {revealed.seed}")
+    from campaign.cli.missing import reunion_verdict
+
     for r in ended.reunions:
-        if r.success:
-            verb = "returns" if len(r.searchers) == 1 else "return"
-            back = f"; {', '.join(r.searchers)} {verb}" if r.searchers else ""
-            verdict = f"reunited{back}"
-        else:
-            verdict = "still missing"
-        print_text(f"{r.character}: {r.odds} → rolled {r.roll}: {verdict} (ledger #{r.seq})")
+        print_text(_("{character}: {odds} → rolled {roll}: {verdict} (ledger #{seq})").format(
+            character=r.character, odds=odds_label(r.odds), roll=r.roll,
+            verdict=reunion_verdict(r.success, r.searchers), seq=r.seq))
     if not ended.reunions:
-        say("no one is missing: no reunion checks")
+        say(_("no one is missing: no reunion checks"))
     for a in ended.awards:
-        say(f"{a.character}: +{a.cp} CP → {a.cp_total} (ledger #{a.seq})")
+        say(_("{character}: +{cp} CP → {total} (ledger #{seq})").format(
+            character=a.character, cp=a.cp, total=a.cp_total, seq=a.seq))
     if ended.time is not None:
         from campaign.cli.time import render_advance
 
@@ -158,9 +161,10 @@ def _roster(ctx: typer.Context, name: str, json_out: bool, *, join: bool) -> Non
     if json_out:
         emit_json(done)
         return
-    verb = "joins" if join else "leaves"
-    say(f"{done.character} {verb} scenario #{done.scenario} {done.title} (ledger #{done.seq}); "
-        f"taking part: {', '.join(done.participants) or 'no one'}")
+    line = _("{character} joins scenario #{number} {title} (ledger #{seq}); taking part: {names}") if join else \
+        _("{character} leaves scenario #{number} {title} (ledger #{seq}); taking part: {names}")
+    say(line.format(character=done.character, number=done.scenario, title=done.title, seq=done.seq,
+                    names=", ".join(done.participants) or _("no one")))
 
 
 @app.command("join")

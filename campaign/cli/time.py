@@ -47,8 +47,10 @@ def render_advance(done: TimeAdvanced) -> None:
         print_text(f"began  {_who(item)} {item['detail'].get('summary_ja', '')} until {item['until']['text_ja']}")
     for item in done.hp_drains:  # untreated catatonia (docs/rules.md "Catatonia's HP drain")
         hp = f"HP {item['before']} → {item['after']}" if item["tracked"] else "HP not tracked"
-        print_text(f"drain  {item['character']}: 硬直{item['day']}日目 生命力-{item['hp']} / catatonia day "
-                   f"{item['day']}: -{item['hp']} HP ({hp})")
+        from campaign.i18n import pick
+
+        print_text(pick(f"drain  {item['character']}: 硬直{item['day']}日目 生命力-{item['hp']} ({hp})",
+                        f"drain  {item['character']}: catatonia day {item['day']}: -{item['hp']} HP ({hp})"))
     for item in done.recovery_due:
         print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']}: "
                    f"{recover_command(item)}")

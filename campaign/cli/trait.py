@@ -17,6 +17,8 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
+from campaign.i18n import _
+from campaign.labels import category_label
 
 app = typer.Typer(help="A character's advantages, disadvantages and quirks; every change is logged.\n\n"
                              "Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'",
@@ -37,8 +39,10 @@ def trait_list(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Cha
     columns: list[str | Column] = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
     rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq]
             for t in listed.traits]
-    render_rows(f"{listed.character} (CP total {listed.cp_total})", columns, rows, fmt, bom=bom, records=listed,
-                empty=f"{listed.character} に特徴はありません (no traits; CP total {listed.cp_total})")
+    render_rows(_("{character} (CP total {total})").format(character=listed.character, total=listed.cp_total),
+                columns, rows, fmt, bom=bom, records=listed,
+                empty=_("{character} has no traits (CP total {total})").format(character=listed.character,
+                                                                              total=listed.cp_total))
 
 
 @app.command("add")
@@ -69,8 +73,9 @@ def trait_add(
         emit_json(done)
     else:
         t = done.trait
-        say(f"{done.character}: added '{t.name}' [{t.category}] {t.cp} CP; "
-            f"CP total {done.cp_total} (ledger #{done.seq})")
+        say(_("{character}: added '{trait}' [{category}] {cp} CP; CP total {total} (ledger #{seq})").format(
+            character=done.character, trait=t.name, category=category_label(t.category), cp=t.cp,
+            total=done.cp_total, seq=done.seq))
 
 
 @app.command("rename")
@@ -93,7 +98,8 @@ def trait_rename(
     if json_out:
         emit_json(done)
     else:
-        say(f"{done.character}: renamed '{done.before}' to '{done.trait.name}' (ledger #{done.seq})")
+        say(_("{character}: renamed '{old}' to '{new}' (ledger #{seq})").format(
+            character=done.character, old=done.before, new=done.trait.name, seq=done.seq))
 
 
 @app.command("remove")
@@ -115,5 +121,5 @@ def trait_remove(
     if json_out:
         emit_json(done)
     else:
-        say(f"{done.character}: removed '{done.trait.name}' ({done.trait.cp} CP); "
-            f"CP total {done.cp_total} (ledger #{done.seq})")
+        say(_("{character}: removed '{trait}' ({cp} CP); CP total {total} (ledger #{seq})").format(
+            character=done.character, trait=done.trait.name, cp=done.trait.cp, total=done.cp_total, seq=done.seq))

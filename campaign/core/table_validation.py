@@ -35,8 +35,8 @@ from campaign.core.effects_vocabulary import (
     TraitEffect,
     TraitOption,
 )
-from campaign.core.table_model import Table, TableEntry, TextDice, expand_references
 from campaign.core.table_model import SeedProblem as _Problem
+from campaign.core.table_model import Table, TableEntry, TextDice, expand_references
 from campaign.errors import DataError
 
 _DICE_RE = re.compile(r"^([1-9][0-9]?)D$")

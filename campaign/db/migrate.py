@@ -15,7 +15,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
 from campaign.errors import DataError
 
 # Must equal the newest revision in migrations/versions (a test checks it).
-HEAD_REVISION = "0016"
+HEAD_REVISION = "0018"
 # Upgrading from before this revision rebuilds state from the ledger (see 0003; 0004's new
 # columns, such as a fright trait's CP outside the limit, are the replay's to fill).
 PROJECTION_REVISION = "0004"

@@ -108,6 +108,9 @@ class Character(Base):
     skills: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     notes: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     items: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    # How the name is read, in kana (`char add 鈴音 --reading すずね`): listings sort by it and
+    # "did you mean" matches it (campaign.core.suggest). NULL: none recorded (revision 0018).
+    reading: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
     player: Mapped[Player | None] = relationship(lazy="joined")
     summoner: Mapped[Character | None] = relationship(remote_side="Character.id", lazy="joined")

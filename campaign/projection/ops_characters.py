@@ -69,6 +69,13 @@ class CharacterAdded(Op):
     summoner: str | None
     stats: dict[str, int]
     cp: int
+    reading: str | None = None  # recorded only when given (older records have no such key)
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        if self.reading is None:
+            del data["reading"]  # the record a character without a reading always had
+        return data
 
     def apply(self, state, entry):
         if self.character in state.characters:
@@ -78,7 +85,7 @@ class CharacterAdded(Op):
         if self.summoner is not None and character_row(state, self.summoner).kind != "pc":
             raise OpConflict(f"the summoner {self.summoner!r} is not a PC")
         state.characters[self.character] = CharacterRow(self.kind, self.player, self.summoner, dict(self.stats),
-                                                        self.cp, {})
+                                                        self.cp, {}, reading=self.reading)
         state.born[self.character] = entry.seq
 
 

@@ -32,6 +32,7 @@ class CharacterRow:
     skills: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     items: list[str] = field(default_factory=list)
+    reading: str | None = None  # the name read in kana (char add --reading), None when not recorded
 
 
 @dataclass

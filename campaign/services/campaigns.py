@@ -30,7 +30,7 @@ DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
     "2d6-ja": {"criticals": True, "default_stats": ["心", "技", "体"]},
 }
 #: Settings of every campaign whatever its ruleset, unset (None) until the GM sets them.
-COMMON_SETTINGS: dict[str, Any] = {"timezone": None, "fair_dice": None}
+COMMON_SETTINGS: dict[str, Any] = {"timezone": None, "fair_dice": None, "lang": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +147,18 @@ def _setting_zone(key: str, text: str) -> str | None:
     return name
 
 
+def _setting_lang(key: str, text: str) -> str | None:
+    """ja or en: the language this campaign's output reads in (campaign.i18n); 'none': by locale and ruleset."""
+    if text.strip().lower() in ("none", "null", "off", "auto", ""):
+        return None
+    from campaign.i18n import _, parse_language
+
+    return parse_language(text, _("setting {key}").format(key=key))
+
+
 SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "default_stats": _setting_names,
-                   "timezone": _setting_zone, "fair_dice": _setting_bool}
+                   "timezone": _setting_zone, "fair_dice": _setting_bool, "lang": _setting_lang}
+
 
 
 def time_zone_of(db: Database, campaign_name: str | None) -> str | None:

@@ -145,10 +145,12 @@ def add_character(
     stats: dict[str, int] | None = None,
     cp: int = 0,
     new_stat: bool = True,
+    reading: str | None = None,
 ) -> CharacterAddedResult:
     """A new PC or NPC; unless `new_stat`, a stat name the ruleset does not know is
     refused as a likely typo (as `char set` does)."""
     name = clean_name(name, "character")
+    reading = clean_name(reading, "--reading") if reading is not None else None
     stats = _check_stats(stats or {})
     cp = _check_cp(cp)
     if not npc and player is None:
@@ -164,7 +166,7 @@ def add_character(
             raise RuleRefused(f"the summoner must be a PC; {summoner_row.name!r} is an NPC")
         stats = canonical_stats(campaign, stats, {}, new_stat=new_stat, who=name)
         with recording(session, campaign, actor, "character", voidable=False) as entry:
-            character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp)
+            character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp, reading)
             entry.describe(character=name, reason="added")
         return extended(CharacterAddedResult, character_view(session, character), seq=entry.seq)
 
@@ -279,9 +281,12 @@ def list_characters(db: Database, campaign_name: str | None, status: str | None 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         rows = []
-        for character in session.scalars(
-            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.kind, Character.name)
-        ):
+        from campaign.core.suggest import kana
+
+        characters = session.scalars(
+            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.kind, Character.name))
+        # by reading where one is recorded (すずね before とうや), the others after them as before
+        for character in sorted(characters, key=lambda c: (c.kind, c.reading is None, kana(c.reading or ""))):
             view = character_view(session, character)
             if status is None and not include_gone and character.status != "active":
                 continue

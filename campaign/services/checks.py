@@ -147,7 +147,7 @@ def sheet_skill_level(row, name: str, given: int | None) -> int:
     if key is not None:
         return (row.skills or {})[key]["level"]
     if given is None:
-        from campaign.core.suggest import did_you_mean
+        from campaign.services.common import did_you_mean
 
         raise RuleRefused(f"{row.name} has no skill {name!r} on the sheet{did_you_mean(name, row.skills or {})}; "
                           f"give its level with --skill N or record it with `skill add`")

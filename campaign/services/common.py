@@ -5,18 +5,22 @@ Each lookup raises NotFound with the name the user typed, so the CLI can print i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
-from campaign.core.suggest import did_you_mean
+from campaign.core import suggest
 from campaign.core.text_rule import TEXT_LIMIT, name_fault, normal_name, text_fault
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
+
+if TYPE_CHECKING:
+    from campaign.db.database import Database
 
 # Every stored integer must fit PostgreSQL's 32-bit INTEGER (SQLite would take 64 bits):
 # a CP total that only grows by trait adds is refused at this bound on both backends, so
@@ -26,7 +30,8 @@ CP_TOTAL_LIMIT = 10_000_000
 
 def check_cp_total(value: int, who: str) -> int:
     if abs(value) > CP_TOTAL_LIMIT:
-        raise RuleRefused(f"{who}: the CP total would be {value}, beyond ±{CP_TOTAL_LIMIT:,}")
+        raise RuleRefused(_("{who}: the CP total would be {value}, beyond ±{limit:,}").format(
+            who=who, value=value, limit=CP_TOTAL_LIMIT))
     return value
 
 
@@ -71,6 +76,13 @@ _CAMPAIGN_BY_NAME = select(Campaign).where(Campaign.name == bindparam("name"))
 _FIRST_CAMPAIGNS = select(Campaign).limit(2)
 
 
+def did_you_mean(name: str, known: Iterable[str], readings: Mapping[str, str] | None = None) -> str:
+    """' (did you mean 'X'?)' in the output's language, or '' (campaign.core.suggest chooses)."""
+    from campaign.i18n import _
+
+    return suggest.did_you_mean(name, known, readings, phrase=_(" (did you mean {found!r}?)"))
+
+
 def campaign_named(session: Session, name: str | None) -> Campaign:
     """The campaign to act on: the one named, else the only one there is."""
     if name is None:
@@ -78,13 +90,29 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
         if len(campaigns) == 1:
             return campaigns[0]
         if not campaigns:
-            raise NotFound("no campaign yet: create one with `campaign init NAME`")
-        raise RuleRefused("several campaigns exist: choose one with `campaign use NAME` or --campaign NAME")
+            raise NotFound(_("no campaign yet: create one with `campaign init NAME`"))
+        raise RuleRefused(_("several campaigns exist: choose one with `campaign use NAME` or --campaign NAME"))
     name = normal_name(name)
     found = None if "\x00" in name else session.scalar(_CAMPAIGN_BY_NAME, {"name": name})
     if found is None:
-        raise NotFound(f"no campaign named {name!r}" + did_you_mean(name, session.scalars(select(Campaign.name))))
+        raise NotFound(_("no campaign named {name!r}").format(name=name)
+                       + did_you_mean(name, session.scalars(select(Campaign.name))))
     return found
+
+
+def language_facts(db: "Database", campaign_name: str | None) -> tuple[str | None, str | None]:
+    """(the `lang` setting, the ruleset) of the campaign, for campaign.i18n; (None, None)
+    when there is none to ask. Here, not in services.campaigns, so that every command
+    can ask without loading what changing a campaign needs."""
+    from campaign.errors import CampaignError
+
+    try:
+        with db.read() as session:
+            campaign = campaign_named(session, campaign_name)
+            lang = (campaign.settings or {}).get("lang")
+            return (lang if isinstance(lang, str) else None), campaign.ruleset
+    except CampaignError:
+        return None, None
 
 
 _Named = TypeVar("_Named", Player, Character)
@@ -96,8 +124,15 @@ def _named(session: Session, campaign: Campaign, model: type[_Named], name: str,
     found = None if "\x00" in name else session.scalar(
         select(model).where(model.campaign_id == campaign.id, model.name == name))
     if found is None:
-        known = session.scalars(select(model.name).where(model.campaign_id == campaign.id))
-        raise NotFound(f"no {what} named {name!r} in campaign {campaign.name!r}" + did_you_mean(name, known))
+        if model is Character:
+            rows = session.execute(select(Character.name, Character.reading).where(Character.campaign_id == campaign.id))
+            known: dict[str, str | None] = dict(rows.tuples().all())
+            message = _("no character named {name!r} in campaign {campaign!r}")
+        else:
+            known = dict.fromkeys(session.scalars(select(Player.name).where(Player.campaign_id == campaign.id)))
+            message = _("no player named {name!r} in campaign {campaign!r}")
+        readings = {n: r for n, r in known.items() if r}
+        raise NotFound(message.format(name=name, campaign=campaign.name) + did_you_mean(name, known, readings))
     return found
 
 

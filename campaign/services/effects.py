@@ -81,14 +81,14 @@ class Recorder:
         return player
 
     def add_character(self, name: str, kind: str, player: Player | None, summoner: Character | None,
-                      stats: dict[str, int], cp: int) -> Character:
+                      stats: dict[str, int], cp: int, reading: str | None = None) -> Character:
         character = Character(campaign_id=self.campaign.id, name=name, kind=kind,
                               player_id=player.id if player else None, summoner_id=summoner.id if summoner else None,
-                              stats=dict(stats), cp_total=cp, pools={})
+                              stats=dict(stats), cp_total=cp, pools={}, reading=reading)
         self.session.add(character)
         self.session.flush()
         self.ops.append(o.CharacterAdded(name, kind, player.name if player else None,
-                                         summoner.name if summoner else None, dict(stats), cp))
+                                         summoner.name if summoner else None, dict(stats), cp, reading))
         return character
 
     def relate(self, first: Character, second: Character, note: str | None) -> None:

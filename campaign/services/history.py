@@ -80,6 +80,7 @@ class HistoryFilter:
     until: str | None = None
     limit: int | None = 50
     source: str | None = None  # where the dice came from: rng, server, manual, bcdice-api, ccfolia ...
+    zone: str | None = None  # --since / --until read in it: the campaign's `timezone` (resolve_filter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,27 +92,39 @@ class Sealed:
     head: str
 
 
-def parse_when(text: str, *, end: bool, option: str) -> str:
+def parse_when(text: str, *, end: bool, option: str, zone: str | None = None) -> str:
     """A date (2026-11-29) or ISO time, as the comparable UTC text stored in `at`.
 
-    --until with a bare date includes that whole day.
+    A date, or a time without an offset, is read in `zone` (the campaign's `timezone`
+    setting; None: the system's zone), the zone every table shows times in, so
+    `--since 2026-12-02` starts at midnight where the table plays, not in UTC. --until
+    with a bare date includes that whole day.
     """
     try:
         if len(text) == 10:
             day = date.fromisoformat(text)
-            moment = datetime(day.year, day.month, day.day, tzinfo=UTC)
+            moment = _in_zone(datetime(day.year, day.month, day.day), zone)
             if end:
-                moment += timedelta(days=1)
+                moment = _in_zone(datetime(day.year, day.month, day.day) + timedelta(days=1), zone)
         else:
             moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
             if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=UTC)
-            moment = moment.astimezone(UTC)
+                moment = _in_zone(moment, zone)
+        moment = moment.astimezone(UTC)
     except ValueError:
         raise BadInput(f"{option}: {text!r} is not a date (YYYY-MM-DD) or ISO time") from None
     except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before year 1 in UTC
         raise BadInput(f"{option}: {text!r} is out of range (years 1 to 9999, UTC)") from None
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _in_zone(moment: datetime, zone: str | None) -> datetime:
+    """A wall-clock time in `zone` (None: the system's zone) as an aware datetime."""
+    if zone is None:
+        return moment.astimezone()
+    from zoneinfo import ZoneInfo
+
+    return moment.replace(tzinfo=ZoneInfo(zone))
 
 
 def _live_void_of(voider, target_seq):
@@ -161,9 +174,9 @@ def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
         # that holds the pair only inside its detail. A scan, bounded by the other filters.
         clauses.append(LedgerEntry.record.contains('"source":' + json.dumps(flt.source), autoescape=True))
     if flt.since is not None:
-        clauses.append(LedgerEntry.at >= parse_when(flt.since, end=False, option="--since"))
+        clauses.append(LedgerEntry.at >= parse_when(flt.since, end=False, option="--since", zone=flt.zone))
     if flt.until is not None:
-        bound = parse_when(flt.until, end=True, option="--until")
+        bound = parse_when(flt.until, end=True, option="--until", zone=flt.zone)
         clauses.append(LedgerEntry.at < bound if len(flt.until) == 10 else LedgerEntry.at <= bound)
     return clauses
 
@@ -224,6 +237,9 @@ def resolve_filter(session: Session, campaign, flt: HistoryFilter):
         flt = replace(flt, actor=unicodedata.normalize("NFC", flt.actor).strip())
     if flt.kind is not None:
         flt = replace(flt, kind=_known_kind(session, campaign.id, flt.kind))
+    if flt.zone is None and (flt.since is not None or flt.until is not None):
+        zone = (campaign.settings or {}).get("timezone")
+        flt = replace(flt, zone=zone if isinstance(zone, str) else None)
     return flt, spans, player_spans
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campaign.core.stat_names import resolve_stat
-from campaign.core.suggest import did_you_mean, fold
+from campaign.core.suggest import fold
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.projection import ops as o
 from campaign.projection.ops_sheet import DIFFICULTIES, SKILL_LIMIT
 from campaign.projection.views import CharacterSheet
 from campaign.services.characters import character_view
-from campaign.services.common import campaign_transaction, character_named, clean_name, clean_text
+from campaign.services.common import campaign_transaction, character_named, clean_name, clean_text, did_you_mean
 from campaign.services.effects import recording
 from campaign.services.results import extended
 from campaign.services.skill_rolls import skill_key

@@ -77,7 +77,7 @@ def load_state(session: Session, campaign: Campaign, only: str | None = None) ->
         state.characters[c.name] = CharacterRow(c.kind, players.get(c.player_id), names.get(c.summoner_id),
                                                 dict(c.stats or {}), c.cp_total, dict(c.pools or {}), c.status,
                                                 c.cp_awarded, dict(c.skills or {}), list(c.notes or []),
-                                                list(c.items or []))
+                                                list(c.items or []), c.reading)
     for r in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
         state.relationships[(names.get(r.from_id), names.get(r.to_id))] = r.note
     ids = list(names) if only is None else [i for i, name in names.items() if name == only]
@@ -169,7 +169,8 @@ def _same_order(old: dict, new: dict) -> dict:
 
 def _sheet_columns(row: CharacterRow) -> dict:
     """Skills, notes and items as the columns hold them: NULL when empty (revision 0015)."""
-    return {"skills": dict(row.skills) or None, "notes": list(row.notes) or None, "items": list(row.items) or None}
+    return {"skills": dict(row.skills) or None, "notes": list(row.notes) or None, "items": list(row.items) or None,
+            "reading": row.reading}
 
 
 def sync_state(session: Session, campaign: Campaign, target: State, before: State | None = None) -> None:

@@ -68,7 +68,8 @@ def _line(line_type: str, /, **fields: Any) -> str:
 def _sheet_fields(character: Character) -> dict[str, Any]:
     """Skills, notes and items (revision 0015) when the sheet has any: an export of a
     campaign without them stays as it was."""
-    fields = {"skills": character.skills, "notes": character.notes, "items": character.items}
+    fields = {"skills": character.skills, "notes": character.notes, "items": character.items,
+              "reading": character.reading}  # revision 0018
     return {key: value for key, value in fields.items() if value}
 
 
@@ -271,7 +272,8 @@ class _Importer:
                                                             item["stats"], item["cp_total"], item["pools"],
                                                             item.get("status", "active"), item.get("cp_awarded", 0),
                                                             skills=item.get("skills", {}),
-                                                            notes=item.get("notes", []), items=item.get("items", []))
+                                                            notes=item.get("notes", []), items=item.get("items", []),
+                                                            reading=item.get("reading"))
 
     def _relationship(self, item):
         self.claimed.relationships[(item["from"], item["to"])] = item["note"]

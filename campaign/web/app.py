@@ -9,6 +9,7 @@ while a browser is slow, and the CLI can commit between two page loads.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 
@@ -104,8 +105,21 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     from starlette.middleware import Middleware
     from starlette.middleware.gzip import GZipMiddleware
 
+    from campaign import i18n
+    from campaign.services.common import language_facts
+
+    language = i18n.resolve(None, *language_facts(db, name))  # CAMPAIGN_LANG, the setting, locale, ruleset
+
+    def speaking(inner: Any) -> Any:
+        """Each request in the campaign's language (campaign.i18n; a context variable, so
+        the worker threads of sync endpoints read it too)."""
+        async def middleware(scope: Any, receive: Any, send: Any) -> None:
+            i18n.use(language)
+            await inner(scope, receive, send)
+        return middleware
+
     app = Starlette(
-        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # never the event stream (excluded)
+        middleware=[Middleware(speaking), Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream
         routes=[*routes_pages.routes(), *routes_api.routes(), *seats.routes(), *routes_table.routes(),
                 *routes_bcdice.routes(),
                 Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],

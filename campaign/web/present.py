@@ -10,15 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from campaign import labels
+from campaign.i18n import _
 from campaign.labels import ops_summary
 
-KIND_LABELS = {"roll": "ロール", "fright": "恐怖判定", "table": "表", "check": "判定", "reunion": "合流判定",
-               "missing": "行方不明", "search": "捜索", "scenario": "シナリオ", "void": "取消", "seal": "封印",
-               "reveal": "公開", "trait": "特徴", "condition": "状態", "character": "キャラクター",
-               "player": "プレイヤー", "campaign": "キャンペーン", "setting": "設定", "relation": "関係",
-               "note": "メモ", "damage": "ダメージ", "heal": "回復", "award": "成長点",
-               "void_request": "取消の依頼", "void_refusal": "取消の却下",
-               "rename": "改名"}
 
 def outcome_label(kind: str | None, outcome: str | None) -> str:
     return "" if outcome is None else labels.outcome_label(kind, outcome)
@@ -38,7 +32,8 @@ def roll_text(entry: dict[str, Any]) -> str:
     """The roll column: dice and result, a void's target, or what the entry changed."""
     secret = commitment(entry)
     if secret:
-        return f"秘密ロール / secret roll by {entry['actor']} (commitment {secret[:8]}…)"
+        return _("secret roll by {actor} (commitment {commitment}…)").format(actor=entry["actor"],
+                                                                             commitment=secret[:8])
     if entry.get("expression"):
         repeats = (entry.get("detail") or {}).get("repeats") or []
         if repeats:
@@ -55,19 +50,20 @@ def roll_text(entry: dict[str, Any]) -> str:
         if entry.get("outcome"):
             text += " " + labels.outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
         if entry["kind"] == "reveal":
-            text = f"#{(entry.get('detail') or {}).get('reveals')} を公開 / reveals: {text}"
+            text = _("reveals #{seq}: {roll}").format(seq=(entry.get("detail") or {}).get("reveals"), roll=text)
         return text
     if entry["kind"] == "void" and entry.get("voids_seq") is not None:
         voided_kind = (entry.get("detail") or {}).get("voided_kind")
-        return f"#{entry['voids_seq']} を取消 / voids" + (f" ({voided_kind})" if voided_kind else "")
+        return _("voids #{seq}").format(seq=entry["voids_seq"]) + (
+            f" ({labels.kind_label(voided_kind)})" if voided_kind else "")
     return ops_summary(entry.get("ops"))
 
 
 def kind_text(entry: dict[str, Any]) -> str:
-    label = KIND_LABELS.get(entry["kind"])
-    text = f"{label} {entry['kind']}" if label else entry["kind"]
-    text += f" ⟨{entry['source']}⟩" if entry.get("source") in ("ccfolia", "bcdice-api") else ""
-    return text + (" ⟨公正 / provably fair⟩" if entry.get("fairness") == "provable" else "")
+    """An entry's kind in the page's language, with where its dice came from when not from us."""
+    text = labels.kind_label(entry["kind"])
+    text += f" ⟨{labels.source_label(entry['source'])}⟩" if entry.get("source") in ("ccfolia", "bcdice-api") else ""
+    return text + (" ⟨" + _("provably fair") + "⟩" if entry.get("fairness") == "provable" else "")
 
 
 def short_time(at: str | None) -> str:

@@ -126,7 +126,7 @@ def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str,
     from campaign.services.fair_seeds import fairness_of
 
     return {"seq": entry["seq"], "actor": entry["actor"], "character": entry["character"], "kind": entry["kind"],
-            "kind_label": present.KIND_LABELS.get(entry["kind"], entry["kind"]), "text": present.roll_text(entry),
+            "kind_label": labels.kind_label(entry["kind"]), "text": present.roll_text(entry),
             "outcome": entry.get("outcome"), "reason": entry.get("reason"), "source": entry.get("source"),
             "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
             "voided": entry.get("voided_by") is not None,

@@ -27,8 +27,8 @@ def test_recover_rolls_will_and_clears_on_success(gurps):
         ("Will", 11, 12, "failure", False)
     assert conditions(gurps) == ["stun"]
     done = gurps.run("condition", "recover", "鈴音", "朦朧", "--dice", "3,4,4")
-    assert done.stdout == (f"#{failed['seq'] + 1} 鈴音: Will roll to recover from 朦朧 stun: 3D6<=11 → [3,4,4] = 11 "
-                           "→ 成功 success (margin +0): recovered\n")
+    assert done.stdout == (f"#{failed['seq'] + 1} 鈴音: Will roll to recover from stunned: 3D6<=11 → [3,4,4] = 11 "
+                           "→ success (margin +0): recovered\n")
     assert conditions(gurps) == []
     entry = gurps.json("history", "show", str(failed["seq"] + 1))
     assert (entry["kind"], entry["expression"], entry["dice"], entry["source"]) == \

@@ -228,12 +228,19 @@ def test_pick_names_the_trait_and_cp_arithmetic(gurps):
 
 
 def test_human_output_says_what_was_written(sqlite_gurps):
-    out = sqlite_gurps.run("fright", "鈴音", "--pick", "暗闇が怖い", "--mod", "-4", "--dice", "6,6,5,1,1,1").stdout
+    out = sqlite_gurps.run("--lang", "ja", "fright", "鈴音", "--pick", "暗闇が怖い", "--mod", "-4",
+                           "--dice", "6,6,5,1,1,1").stdout
     assert "3D6<=7" in out and "[6,6,5]=17" in out and "FEAR+10" in out
     assert "鈴音: 新しい癖 '暗闇が怖い' (-1 CP, 上限に数えない) を得た" in out
-    assert "CP total 100 → 99" in out
-    out = sqlite_gurps.run("fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4").stdout  # entry 10
-    assert "朦朧 4ターン" in out and "stun for 4 turns" in out and "1D" in out
+    assert "CP総計 100 → 99" in out and "gained" not in out  # one language per output
+    sqlite_gurps.run("history", "void", "7", "--yes", "--reason", "test")
+    out = sqlite_gurps.run("fright", "鈴音", "--pick", "暗闇が怖い", "--mod", "-4", "--dice", "6,6,5,1,1,1").stdout
+    assert "鈴音: gained quirk '暗闇が怖い' (-1 CP, no points, not counted toward the limit)" in out
+    assert "CP total 100 → 99" in out and "上限" not in out
+    out = sqlite_gurps.run("--lang", "ja", "fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4").stdout  # entry 10
+    assert "朦朧 4ターン" in out and "1D" in out and "stunned" not in out
+    out = sqlite_gurps.run("fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4").stdout
+    assert "stunned for 4 turns" in out and "朦朧" not in out
 
 
 def test_choice_takes_the_second_option(sqlite_gurps):

@@ -44,8 +44,8 @@ def test_every_listing_prints_json_csv_with_bom_and_a_table(sqlite_gurps, comman
     (("missing", "list"), "行方不明のキャラクターはいません (no missing characters)"),
     (("scenario", "list"), "シナリオはまだありません (no scenarios yet)"),
     (("condition", "list"), "状態異常はありません"),
-    (("trait", "list", "鈴音"), "鈴音 に特徴はありません"),
-    (("history", "--kind", "fright"), "該当する記録はありません (no matching entries)"),
+    (("trait", "list", "鈴音"), "鈴音 has no traits (CP total 100)"),
+    (("history", "--kind", "fright"), "no matching entries"),
     (("time", "show"), "時間制限のある状態異常はありません (no timed conditions)"),
 ])
 def test_an_empty_listing_is_one_line_not_an_empty_box(sqlite_gurps, command, line):
@@ -101,7 +101,7 @@ def test_history_show_is_key_value_and_json_is_the_raw_record(sqlite_gurps, monk
     for line in out.splitlines()[1:]:
         key, _, value = line.strip().partition("  ")
         fields[key] = value.strip()
-    assert fields["roll"] == "3D6<=12 [1, 2, 2] = 5 (target 12): 成功 / success, margin +7"
+    assert fields["roll"] == "3D6<=12 [1, 2, 2] = 5 (target 12): success, margin +7"
     assert fields["reason"] == "回避" and fields["character"] == "鈴音" and fields["dice from"] == "manual"
     assert "groups" not in out and "{" not in out  # no raw JSON in the human view
     raw = sqlite_gurps.json("history", "show", str(rolled["seq"]))

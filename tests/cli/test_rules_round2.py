@@ -45,7 +45,9 @@ def test_sorcery_fumble_14_reroll_is_the_gms_choice(gurps: Cli):
         "kind": "reroll", "gm_choice": True, "only_if_ja": "正反対の効果を思いつかない",
         "only_if_en": "no opposite effect comes to mind"}]
     out = gurps.run("table", "roll", "YFMB", "--no-reroll", "--dice", "4,5,5").stdout
-    assert "GMは振り直さない / the GM declined" in out
+    assert "(the GM declined: reroll (only if no opposite effect comes to mind) [the GM's choice])" in out
+    out = gurps.run("--lang", "ja", "table", "roll", "YFMB", "--no-reroll", "--dice", "4,5,5").stdout
+    assert "(GMは振らない: 振り直し (「正反対の効果を思いつかない」の場合のみ) [GMの判断])" in out
     assert "only 3 used" in gurps.error("table", "roll", "YFMB", "--no-reroll", "--dice", "4,5,5,2,2,3", code=2)
 
 
@@ -65,8 +67,10 @@ def test_sorcery_rolls_fumble_on_17_and_18_whatever_the_target(gurps: Cli):
     assert gurps.json("roll", "3D6<=17", "--sorcery", "--dice", "6,5,5")["outcome"] == "success"
     assert gurps.json("roll", "3D6<=17", "--sorcery", "--dice", "1,1,2")["outcome"] == "critical_success"
     out = gurps.run("roll", "3D6<=17", "--sorcery", "--dice", "6,6,5").stdout
-    assert "ファンブル critical failure" in out and "[妖術 sorcery]" in out
+    assert "critical failure" in out and "[sorcery]" in out
     assert "sorcery: 17 and 18 always critically fail" in out
+    out = gurps.run("--lang", "ja", "roll", "3D6<=17", "--sorcery", "--dice", "6,6,5").stdout
+    assert "ファンブル" in out and "[妖術]" in out and "妖術では17・18は目標値に関係なくファンブル" in out
     before = gurps.json("history", "--all")
     assert "GURPS success roll" in gurps.error("roll", "2D6>=7", "--sorcery", "--dice", "1,1", code=2)
     assert "not to a table" in gurps.error("roll", "YFMB", "--sorcery", "--dice", "1,1,1", code=2)
@@ -111,21 +115,25 @@ def test_dice_named_in_an_entry_are_rolled_and_logged(gurps: Cli):
                             (s, "1D-3", [6], 3)]
     assert [e["detail"]["requested_by"] for e in twice["sub_entries"]] == [s, s + 1, s, s + 3]
     out = gurps.run("table", "roll", "GFMB", "--dice", "1,1,2,4").stdout
-    assert "1D時間[=4]" in out and "1d hours[=4]" in out and "1D [4]=4" in out
+    assert "1d hours[=4]" in out and "1D [4]=4" in out
+    out = gurps.run("--lang", "ja", "table", "roll", "GFMB", "--dice", "1,1,2,4").stdout
+    assert "1D時間[=4]" in out and "1D [4]=4" in out
 
 
 # --------------------------------------------------------------------- item 12: wording
 
 
-def test_gurps_outcomes_read_as_the_seed_tables_do(gurps: Cli):
-    out = gurps.run("roll", "3D6<=12", "--dice", "1,1,2").stdout
-    assert "クリティカル critical success" in out and "決定的" not in out
-    out = gurps.run("roll", "3D6<=12", "--dice", "6,6,6").stdout
-    assert "ファンブル critical failure" in out and "致命的" not in out
-    listing = gurps.run("history").stdout
+def test_gurps_outcomes_read_as_the_seed_tables_do(gurps: Cli, monkeypatch):
+    out = gurps.run("--lang", "ja", "roll", "3D6<=12", "--dice", "1,1,2").stdout
+    assert "クリティカル" in out and "決定的" not in out
+    out = gurps.run("--lang", "ja", "roll", "3D6<=12", "--dice", "6,6,6").stdout
+    assert "ファンブル" in out and "致命的" not in out
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough that no word of the table folds
+    listing = gurps.run("--lang", "ja", "history").stdout
     assert "ファンブル" in listing and "クリティカル" in listing
-    out = gurps.run("fright", "鈴音", "--dice", "1,1,1").stdout
-    assert "クリティカル critical success" in out
+    out = gurps.run("--lang", "ja", "fright", "鈴音", "--dice", "1,1,1").stdout
+    assert "クリティカル" in out
+    assert "critical success" in gurps.run("roll", "3D6<=12", "--dice", "1,1,2").stdout  # lang=en
 
 
 def test_roll_explains_that_tables_take_no_modifier(gurps: Cli):
@@ -143,8 +151,10 @@ def test_stun_records_active_defense_minus_4(gurps: Cli):
     assert (stun["condition"], stun["defense_penalty"]) == ("stun", -4)
     [listed] = gurps.json("condition", "list", "鈴音")["conditions"]
     assert listed["detail"]["defense_penalty"] == -4
+    out = gurps.run("--lang", "ja", "fright", "鈴音", "--mod", "5", "--dice", "6,6,5,1,1,1").stdout
+    assert "朦朧 1ターン、能動防御-4" in out
     out = gurps.run("fright", "鈴音", "--mod", "5", "--dice", "6,6,5,1,1,1").stdout
-    assert "朦朧 1ターン、能動防御-4" in out and "active defense -4" in out
+    assert "stunned for 1 turn, active defense -4" in out
 
 
 def test_table_list_shows_the_notes_written_out(gurps: Cli):

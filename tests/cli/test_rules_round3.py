@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from campaign import i18n
 from campaign.labels import outcome_label
 from tests.cli.conftest import Cli
 from tests.cli.test_projection import lost_party
@@ -79,8 +80,11 @@ def test_entry_40_lowers_a_listed_will_with_iq(gurps: Cli):
     gurps.run("history", "void", "--yes", str(result["seq"]), "--reason", "test")
     stats = gurps.json("char", "show", "鈴音")["stats"]
     assert (stats["IQ"], stats["Will"]) == (12, 11)
-    out = gurps.run("fright", "鈴音", "--mod", "-31", "--dice", dice(6, 6, 5, 1, 1, 1)).stdout
+    out = gurps.run("--lang", "ja", "fright", "鈴音", "--mod", "-31", "--dice", dice(6, 6, 5, 1, 1, 1)).stdout
     assert "Will 11 → 10 (IQとともに低下)" in out
+    gurps.run("history", "void", "--yes", str(result["seq"] + 3), "--reason", "test")
+    out = gurps.run("fright", "鈴音", "--mod", "-31", "--dice", dice(6, 6, 5, 1, 1, 1)).stdout
+    assert "鈴音: Will 11 → 10 (with IQ)" in out
 
 
 def test_entry_40_on_a_sheet_without_will_lowers_the_derived_one(gurps: Cli):
@@ -97,7 +101,8 @@ def test_entry_31_fumbled_ht_lowers_a_listed_hp_maximum(gurps: Cli):
     assert (after["stats"]["HT"], after["stats"]["HP"]) == (10, 10)  # the old code left HP 11
     assert (after["pools"]["HP"]["max"], after["pools"]["HP"]["current"]) == (10, 9)
     # 刀矢 (Will 13, HT 12, no HP stat): his derived HP follows HT, nothing else is listed
-    text = gurps.run("fright", "刀矢", "--mod", "-24", "--dice", dice(6, 6, 5, 1, 1, 1, 1, 1, 1, 6, 6, 6, 2)).stdout
+    text = gurps.run("--lang", "ja", "fright", "刀矢", "--mod", "-24",
+                     "--dice", dice(6, 6, 5, 1, 1, 1, 1, 1, 1, 6, 6, 6, 2)).stdout
     assert "HT 12 → 11 (永久)" in text and "とともに低下" not in text
 
 
@@ -121,7 +126,11 @@ def test_time_advance_drains_untreated_catatonia_day_by_day(gurps: Cli):
     assert [(e["kind"], e["character"], e["total"], e["detail"]["purpose"]) for e in subs] == [
         ("time", "鈴音", 2, "catatonia_drain"), ("time", "鈴音", 3, "catatonia_drain")]
     out = gurps.run("time", "advance", "1day").stdout
-    assert "硬直4日目 生命力-4 / catatonia day 4: -4 HP (HP 5 → 1)" in out
+    assert "drain  鈴音: catatonia day 4: -4 HP (HP 5 → 1)\n" in out  # the drain line in English alone
+    fourth = gurps.json("history", "--limit", "1")[0]
+    gurps.run("history", "void", "--yes", str(fourth["parent_seq"] or fourth["seq"]), "--reason", "again in Japanese")
+    out = gurps.run("--lang", "ja", "time", "advance", "1day").stdout
+    assert "drain  鈴音: 硬直4日目 生命力-4 (HP 5 → 1)\n" in out
     gurps.run("history", "void", "--yes", str(second["seq"]), "--reason", "wrong span")
     assert gurps.json("char", "show", "鈴音")["pools"]["HP"]["current"] == 6  # 1 + the 5 it took
     assert "chain intact" in gurps.run("history", "verify").output
@@ -158,11 +167,14 @@ def test_the_penalty_after_waking_applies_to_fright_checks_and_rolls(gurps: Cli)
     assert fright["check"]["modifier"] == 0 and [p["penalty"] for p in fright["check"]["penalties"]] == [-2]
     gurps.run("history", "void", "--yes", str(fright["seq"]), "--reason", "test")
     out = gurps.run("fright", "鈴音", "--dice", dice(3, 3, 3)).stdout
-    assert "3D6<=9" in out and "-2 回復後の不調/recovering" in out
+    assert "3D6<=9" in out and "[Will 11 -2 recovering]" in out
+    gurps.run("history", "void", "--yes", str(fright["seq"] + 2), "--reason", "test")
+    out = gurps.run("--lang", "ja", "fright", "鈴音", "--dice", dice(3, 3, 3)).stdout
+    assert "[意志 11 -2 回復後の不調]" in out
     rolled = gurps.json("roll", "3D6<=12", "--char", "鈴音", "--dice", dice(5, 4, 2))  # 11 > 10
     assert (rolled["target"], rolled["outcome"], rolled["margin"]) == (10, "failure", -1)
     assert rolled["detail"]["written_target"] == 12 and rolled["detail"]["gurps"]["target"] == 10
-    text = gurps.run("roll", "3D6<=12", "--char", "鈴音", "--dice", dice(5, 4, 2)).stdout
+    text = gurps.run("--lang", "ja", "roll", "3D6<=12", "--char", "鈴音", "--dice", dice(5, 4, 2)).stdout
     assert "回復後の不調 -2: 目標値 12 → 10" in text
     # someone else, or a roll for nobody, is not touched
     assert gurps.json("roll", "3D6<=12", "--char", "刀矢", "--dice", dice(5, 4, 2))["outcome"] == "success"
@@ -212,15 +224,17 @@ def test_the_target_first_form_is_a_success_roll(gurps: Cli):
 
 def test_a_17_at_target_16_or_more_is_an_automatic_failure(gurps: Cli):
     out = gurps.run("roll", "3D6<=16", "--dice", dice(6, 6, 5)).stdout
-    assert "自動失敗 failure (margin -1)" in out  # the old code: 失敗
+    assert "automatic failure (margin -1)" in out  # the old code: 失敗
+    assert "自動失敗 (差分 -1)" in gurps.run("--lang", "ja", "roll", "3D6<=16", "--dice", dice(6, 6, 5)).stdout
     rolled = gurps.json("roll", "3D6<=20", "--dice", dice(6, 6, 5))
     assert rolled["outcome"] == "failure" and rolled["detail"]["gurps"]["automatic"] is True
     assert "automatic" not in gurps.json("roll", "3D6<=16", "--dice", dice(6, 5, 5))["detail"]["gurps"]
-    assert "ファンブル critical failure" in gurps.run("roll", "3D6<=15", "--dice", dice(6, 6, 5)).stdout
-    listed = gurps.run("history", "show", str(rolled["seq"])).stdout
+    assert "ファンブル" in gurps.run("--lang", "ja", "roll", "3D6<=15", "--dice", dice(6, 6, 5)).stdout
+    assert "critical failure" in gurps.run("roll", "3D6<=15", "--dice", dice(6, 6, 5)).stdout
+    listed = gurps.run("--lang", "ja", "history", "show", str(rolled["seq"])).stdout
     assert "自動失敗" in listed
-    repeated = gurps.run("roll", "x2 3D6<=16", "--dice", dice(6, 6, 5, 1, 1, 1)).stdout
-    assert "→ 自動失敗 failure" in repeated and "クリティカル" in repeated
+    repeated = gurps.run("--lang", "ja", "roll", "x2 3D6<=16", "--dice", dice(6, 6, 5, 1, 1, 1)).stdout
+    assert "→ 自動失敗" in repeated and "クリティカル" in repeated
 
 
 # ------------------------------------------------------------ 7: hiding against criticals
@@ -272,8 +286,10 @@ def test_bcdice_commands_hit_fear5_and_react(gurps: Cli):
                                               ("react-5", (1, 1, 1), -2, 0, [0, 0])):
         rolled = gurps.json("roll", command, "--dice", dice(*faces))
         assert (rolled["detail"]["raw"], rolled["detail"]["result"], rolled["detail"]["entry"]) == (raw, result, band)
+    out = gurps.run("--lang", "ja", "roll", "REACT-5", "--dice", dice(1, 1, 1)).stdout
+    assert "最悪" in out and "修正前 -2" in out
     out = gurps.run("roll", "REACT-5", "--dice", dice(1, 1, 1)).stdout
-    assert "最悪" in out and "raw -2" in out
+    assert "Disastrous" in out and "raw -2" in out
     assert "REACT±n" in gurps.error("roll", "CRT+1", "--dice", dice(1, 1, 1), code=2)
 
 
@@ -289,7 +305,9 @@ def test_a_parity_sample_through_the_cli(sqlite_gurps: Cli):
         rolled = sqlite_gurps.json("roll", case["command"], "--dice", dice(*case["dice"]))
         theirs = oracle_answer(case)
         if case["kind"] == "success":
+            i18n.use("ja")  # BCDice's words are the Japanese ones
             word = outcome_label("roll", rolled["outcome"], rolled["detail"]["gurps"])
+            i18n.use(None)
             assert (rolled["total"], rolled["margin"], word, f"({rolled['expression']})") == (
                 theirs["total"], theirs["margin"], theirs["word"], theirs["expression"]), case
         elif case["kind"] == "HIT":

@@ -70,7 +70,7 @@ def test_a_secret_roll_shows_nothing_of_its_result_until_revealed(gurps, tmp_pat
         entry["detail"]["secret"]["commitment"]
     after = _outputs(gurps, seq, tmp_path)
     assert "6,5,4" in after["history --csv"].replace(" ", ",") or "6 5 4" in after["history --csv"]
-    assert f"reveals #{seq}: 3D6<=12 [6,5,4]=15 失敗" in after["history"]
+    assert f"reveals #{seq}: 3D6<=12 [6,5,4]=15 failure" in after["history"]
     report = gurps.json("history", "verify")
     assert report["ok"] and report["secrets"]["revealed"] == 1 and report["secrets"]["hidden"] == 2
 
@@ -199,12 +199,12 @@ def test_export_and_import_carry_hidden_results_in_their_own_file(gurps, tmp_pat
 
 @pytest.mark.parametrize("rolled, line, words", [
     (("roll", "S3D6<=12", "聞き耳", "--char", "鈴音", "--dice", "6,5,4"),
-     "#{seq} 鈴音: 3D6<=12 → [6,5,4] = 15 → 失敗 failure (margin -3)  « 聞き耳 »", None),
+     "#{seq} 鈴音: 3D6<=12 → [6,5,4] = 15 → failure (margin -3)  « 聞き耳 »", None),
     (("roll", "S2D6", "--dice", "3,4"), "#{seq} 2D6 → [3,4] = 7", None),
     (("check", "ability", "鈴音", "IQ", "--target", "15", "--dice", "4,5", "--secret"),
-     "#{seq} 鈴音: 2D6+12>=15 → [4,5] = 21 → 成功 success (margin +6)", None),
+     "#{seq} 鈴音: 2D6+12>=15 → [4,5] = 21 → success (margin +6)", None),
     (("check", "danger", "鈴音", "--stat", "IQ", "--difficulty", "14", "--dice", "6,6", "--secret"),
-     "#{seq} 鈴音: 2D6+12>14 → [6,6] = 24 → 大成功 critical success (margin +10)", "差 margin +10 → 帯 band >=7: "),
+     "#{seq} 鈴音: 2D6+12>14 → [6,6] = 24 → critical success (margin +10)", "margin +10 → band >=7: "),
 ], ids=["roll-with-target", "roll-without-target", "check-ability", "check-danger"])
 def test_peek_shows_every_kind_of_secret_roll_to_the_gm(gurps, rolled, line, words):
     """The human rendering needs the entry's kind and who rolled, which the hidden

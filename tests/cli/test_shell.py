@@ -69,7 +69,7 @@ def test_a_scripted_session_runs_every_command_and_survives_errors(tmp_path):
     confirmations = "created campaign テスト卓 (gurps3-ja) and selected it\nadded player Aki\nadded PC 鈴音\n"
     assert done.stdout.startswith(confirmations)  # results on stdout, confirmations too
     first, _, rest = done.stdout[len(confirmations):].partition("\n")
-    assert first == "#4 鈴音: 3D6<=12 → [3,4,5] = 12 → 成功 success (margin +0)"
+    assert first == "#4 鈴音: 3D6<=12 → [3,4,5] = 12 → success (margin +0)"
     rolled, history = _documents(rest)  # nothing echoed: only the commands' output
     assert (rolled["seq"], rolled["expression"], rolled["dice"], rolled["total"]) == (5, "2D6+1", [6, 6], 13)
     assert [entry["seq"] for entry in history] == [4, 3]  # the roll for 鈴音, then her creation
@@ -332,7 +332,7 @@ def test_a_session_writes_and_verifies_on_either_backend(db_url):
     result = CliRunner().invoke(app, ["--db", db_url, "shell"], input=script)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("created campaign テスト卓 (gurps3-ja) and selected it\nadded player Aki\n"
-                                    "added PC 鈴音\n#4 鈴音: 3D6<=12 → [6,6,5] = 17 → ファンブル critical failure (margin -5)\n")
+                                    "added PC 鈴音\n#4 鈴音: 3D6<=12 → [6,6,5] = 17 → critical failure (margin -5)\n")
     shown = result.stdout[result.stdout.index('{"name"'):]  # after the roll's and fright's text
     assert "voided #4 (entry #6)\n" in shown  # the void's result, on stdout
     documents = _documents(shown.replace("voided #4 (entry #6)\n", ""))

@@ -4,8 +4,10 @@ A `table roll` records the table, modifier, raw and clamped result, the entry by
 range, its text dice and directives by their index in that entry, and its sub-entries
 with no reason: not one Japanese or English sentence. `table roll`, `history show` and
 the web page still read as before. tests/data/table_prose.json holds what the code before
-this change printed and recorded for 35 table commands; the same commands today print
-the same, and the words made from today's codes are the words those records hold.
+this change printed and recorded for 35 table commands, both languages side by side
+(one line "ja / en"); the same commands today print one language at a time (issue 32),
+each the old output's own words in that language, and the words made from today's codes
+are the words those records hold.
 """
 
 from __future__ import annotations
@@ -16,12 +18,41 @@ import sqlite3
 
 import pytest
 
-from campaign import labels
+from campaign import i18n, labels
 from tests.cli.conftest import Cli
 from tests.cli.test_record_codes import ROUND1, _raw_records
 from tests.data import table_prose
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+JAPANESE_RUN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]+")
+ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _catalog_words() -> set[str]:
+    """The Japanese runs of the catalog's translations: words a Japanese output may add
+    where the old output said them in English only ("(raw 48)" is now "(修正前 48)")."""
+    import gettext
+
+    from campaign.i18n import LOCALE_DIR
+
+    with (LOCALE_DIR / "ja" / "LC_MESSAGES" / "campaign.mo").open("rb") as handle:
+        catalog = gettext.GNUTranslations(handle)._catalog  # type: ignore[attr-defined]
+    return {run for text in catalog.values() if isinstance(text, str) for run in JAPANESE_RUN.findall(text)}
+
+
+CATALOG_WORDS = _catalog_words()
+
+
+def one_language_each(ja: str, en: str, old: str) -> None:
+    """`ja` and `en` say what the bilingual `old` said, each in one language: every
+    Japanese run of `ja` is in `old` (or is the catalog's word for what `old` said in
+    English), every English word of `en` is in `old`, and `en` adds no Japanese (what it
+    keeps, beyond names, is the seed's own text: a reference table's cells)."""
+    assert [run for run in JAPANESE_RUN.findall(ja) if run not in old and run not in CATALOG_WORDS] == [], (ja, old)
+    assert [word for word in ENGLISH_WORD.findall(en) if word not in old] == [], (en, old)
+    for name in ("鈴音", "刀矢", "管狐", "テスト卓", "急所", "回避"):
+        en = en.replace(name, "")
+    assert len(JAPANESE.findall(en)) <= len(JAPANESE.findall(old)), (en, old)  # a reference row's cells stay
 FIXTURE = json.loads(table_prose.FIXTURE.read_text(encoding="utf-8"))
 OLD = {record["seq"]: record for record in (json.loads(line["record"]) for line in FIXTURE["export"]
                                             if line["type"] == "entry")}
@@ -52,19 +83,23 @@ def test_an_fmb_reroll_records_codes_and_reads_as_before(gurps, tmp_path):
     assert (parent["reason"], sub["reason"]) == (None, None)
     assert not JAPANESE.search(json.dumps([parent, sub], ensure_ascii=False).replace(parent["campaign"], ""))
 
-    reason = "振り直し / reroll (「硬い叩き武器」の場合のみ / only if solid crushing weapon)"
-    lines = ["3: 武器が壊れる。ただし硬い叩き武器(メイス等)は壊れず振り直し。 / The weapon breaks; a solid crushing "
-             "weapon (mace and the like) does not: reroll.",
+    reason = "reroll (only if solid crushing weapon)"
+    lines = ["3: The weapon breaks; a solid crushing weapon (mace and the like) does not: reroll.",
              f"  ↳ #{seq + 1} {reason}: FMB [2,2,3]=7",
-             "    7: 体勢を崩す。次ターンは行動できず、その手番まで能動防御-2。 / Lose your balance: no action next "
-             "turn, active defences -2 until then."]
+             "    7: Lose your balance: no action next turn, active defences -2 until then."]
     assert out == f"#{seq} FMB → [1,1,1] = 3\n" + "".join(f"  {line}\n" for line in lines)
-    shown = gurps.json("history", "show", str(seq))
+    shown = gurps.json("history", "show", str(seq))  # --json: English
     assert shown["detail"] == parent["detail"] and shown["detail_shown"]["lines"] == lines
     assert shown["detail_shown"]["name"] == "ベーシック・ファンブル表"
     assert [s["reason"] for s in shown["sub_entries"]] == [reason]
-    human = gurps.run("history", "show", str(seq)).stdout
+    japanese = ["3: 武器が壊れる。ただし硬い叩き武器(メイス等)は壊れず振り直し。",
+                f"  ↳ #{seq + 1} 振り直し (「硬い叩き武器」の場合のみ): FMB [2,2,3]=7",
+                "    7: 体勢を崩す。次ターンは行動できず、その手番まで能動防御-2。"]
+    human = gurps.run("--lang", "ja", "history", "show", str(seq)).stdout
     assert "武器が壊れる" in human and "「硬い叩き武器」の場合のみ" in human  # (Rich folds the long lines)
+    out = gurps.run("--lang", "ja", "table", "roll", "FMB", "--weapon", "crushing", "--dice", "1,1,1,2,2,3").stdout
+    assert out == f"#{seq + 2} FMB → [1,1,1] = 3\n" + "".join(f"  {line}\n" for line in japanese).replace(
+        f"#{seq + 1} ", f"#{seq + 3} ")
     assert {e["seq"]: e["reason"] for e in gurps.json("history", "--all")}[seq + 1] == reason
     assert gurps.json("history", "verify")["ok"]
 
@@ -77,6 +112,9 @@ def replayed(tmp_path_factory):
     patch.setenv("XDG_CONFIG_HOME", str(directory / "config"))
     patch.setenv("XDG_DATA_HOME", str(directory / "data"))
     try:
+        patch.setenv("CAMPAIGN_LANG", "ja")
+        japanese, _export = table_prose.run(str(directory / "japanese.db"), directory)
+        patch.setenv("CAMPAIGN_LANG", "en")
         outputs, export = table_prose.run(str(directory / "campaign.db"), directory)
         shown = {seq: Cli(str(directory / "campaign.db")).json("history", "show", str(seq))
                  for seq, record in OLD.items() if record["kind"] == "table" and record["parent_seq"] is None}
@@ -84,14 +122,15 @@ def replayed(tmp_path_factory):
         patch.undo()
     records = {record["seq"]: record for record in (json.loads(line["record"]) for line in export
                                                     if line["type"] == "entry")}
-    return outputs, records, shown
+    return (outputs, japanese), records, shown
 
 
-def test_the_commands_print_exactly_what_they_printed_before(replayed):
-    outputs, _, _ = replayed
-    assert len(outputs) == len(FIXTURE["outputs"]) == len(table_prose.COMMANDS)
-    for command, before, now in zip(table_prose.COMMANDS, FIXTURE["outputs"], outputs):
-        assert now == before, command
+def test_the_commands_print_what_they_printed_before_one_language_at_a_time(replayed):
+    (outputs, japanese), _, _ = replayed
+    assert len(outputs) == len(japanese) == len(FIXTURE["outputs"]) == len(table_prose.COMMANDS)
+    for command, before, ja, en in zip(table_prose.COMMANDS, FIXTURE["outputs"], japanese, outputs):
+        assert ja.splitlines()[0] == en.splitlines()[0] == before.splitlines()[0], command  # the dice line
+        one_language_each(ja, en, before)
 
 
 def test_new_table_records_hold_no_words(replayed):
@@ -124,15 +163,25 @@ def test_the_words_made_from_codes_are_the_words_the_old_records_hold(replayed):
         new = records[seq]
         assert {k: new[k] for k in ("kind", "expression", "dice", "total", "parent_seq", "source")} == {
             k: old[k] for k in ("kind", "expression", "dice", "total", "parent_seq", "source")}
-        words = labels.shown_detail(new, sorted(children.get(seq, []), key=lambda r: r["seq"]))
-        assert {k: words.get(k) for k in old["detail"] if k != "ccfolia"} == {
-            k: v for k, v in old["detail"].items() if k != "ccfolia"}, seq
-        assert labels.entry_reason(new) == old["reason"], seq
+        subs = sorted(children.get(seq, []), key=lambda r: r["seq"])
+        words = labels.shown_detail(new, subs)  # English (CAMPAIGN_LANG=en)
+        assert {k: words.get(k) for k in old["detail"] if k not in ("ccfolia", "lines")} == {
+            k: v for k, v in old["detail"].items() if k not in ("ccfolia", "lines")}, seq
+        i18n.use("ja")
+        japanese_words, japanese_reason = labels.shown_detail(new, subs), labels.entry_reason(new)
+        i18n.use(None)
+        if "lines" in old["detail"]:
+            one_language_each("\n".join(japanese_words["lines"]), "\n".join(words["lines"]),
+                              "\n".join(old["detail"]["lines"]))
+        if old["reason"] is None or not old["parent_seq"]:
+            assert labels.entry_reason(new) == old["reason"], seq
+        else:  # a sub-entry's reason, made from its codes: one language of the old "ja / en"
+            one_language_each(japanese_reason, labels.entry_reason(new), old["reason"])
         compared |= set(old["detail"]) | ({"reason"} if old["reason"] and old["parent_seq"] else set())
         if seq in shown:  # `history show`: the same words, the sub-entries' reasons too
             assert shown[seq]["detail_shown"] == words
-            assert [s["reason"] for s in shown[seq]["sub_entries"]] == [
-                OLD[s["seq"]]["reason"] for s in shown[seq]["sub_entries"]]
+            for sub in shown[seq]["sub_entries"]:
+                one_language_each("", sub["reason"], OLD[sub["seq"]]["reason"])
     assert {"name", "name_en", "entry", "text_ja", "text_en", "text_rolls", "directives", "declined", "directive",
             "text_roll", "lines", "row", "reason"} <= compared, compared
 

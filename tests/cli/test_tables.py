@@ -63,9 +63,11 @@ def test_bcdice_table_commands_through_roll(sqlite_gurps, text, command, modifie
 
 
 def test_human_output_of_a_table_roll(sqlite_gurps):
-    out = sqlite_gurps.run("roll", "FEAR+5", "--dice", "1,2,3").stdout
+    out = sqlite_gurps.run("--lang", "ja", "roll", "FEAR+5", "--dice", "1,2,3").stdout
     entry = TABLES["FEAR"].entry_for(11)
-    assert "FEAR+5 → [1,2,3] = 11" in out and entry.ja[:10] in out
+    assert "FEAR+5 → [1,2,3] = 11" in out and entry.ja[:10] in out and entry.en[:10] not in out
+    out = sqlite_gurps.run("roll", "FEAR+5", "--dice", "1,2,3").stdout
+    assert "FEAR+5 → [1,2,3] = 11" in out and entry.en[:10] in out and entry.ja[:10] not in out
 
 
 def test_roll_twice_nested_sub_entries(gurps):
@@ -82,8 +84,7 @@ def test_roll_twice_nested_sub_entries(gurps):
         (both, {"table": "YSFMB", "entry": [3, 3]}, seq, 1), (both, {"table": "YSFMB", "entry": [3, 3]}, seq, 1),
         (choose, {"table": "YSFMB", "entry": [18, 18]}, seq + 2, 2),
         (choose, {"table": "YSFMB", "entry": [18, 18]}, seq + 2, 2)]
-    assert [s["reason"] for s in subs] == ["2回振って両方適用 / roll twice, apply both"] * 2 + [
-        "2回振って選ぶ / roll twice, choose one"] * 2
+    assert [s["reason"] for s in subs] == ["roll twice, apply both"] * 2 + ["roll twice, choose one"] * 2  # --json: English
     assert all(s["kind"] == "table" and s["parent_seq"] == seq for s in subs)
     assert rolled["detail"]["directives"] == [both]
     assert rolled["detail_shown"]["directives"] == [{"kind": "roll_twice", "apply": "both"}]
@@ -108,7 +109,9 @@ def test_roll_on_another_table(sqlite_gurps):
     [sub] = rolled["sub_entries"]
     assert (sub["expression"], sub["total"], sub["detail"]["table"]) == ("HCRT", 7, "HCRT")
     assert sub["detail_shown"]["entry"]["ja"] == TABLES["HCRT"].entry_for(7).ja
-    assert sub["reason"] == "頭部打撃クリティカル表を引く / roll on Critical Head Blow Table"
+    assert sub["reason"] == "roll on Critical Head Blow Table"  # --json: English
+    out = sqlite_gurps.run("--lang", "ja", "roll", "YSFMB", "--dice", "6,6,5,2,2,3").stdout
+    assert f"↳ #{sub['seq'] + 2} 頭部打撃クリティカル表を引く: HCRT" in out  # the second YSFMB roll
 
 
 def test_self_referencing_table_stops_at_the_nesting_limit(sqlite_gurps):

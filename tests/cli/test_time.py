@@ -209,9 +209,14 @@ def test_an_expiring_condition_starts_its_follow_up_where_it_ended(third):
 
 def test_light_coma_cleared_starts_six_hours_at_minus_two(third):
     # 18 vs 4: margin 14; table 5+5+4 + 14 = 28: light coma
-    out = third.run("fright", "千早", "--mod", "-8", "--dice", "6,6,6,5,5,4").stdout
-    assert "回復後 6時間 全判定-2" in out and "for 6 hours after recovering" in out
+    out = third.run("--lang", "ja", "fright", "千早", "--mod", "-8", "--dice", "6,6,6,5,5,4").stdout
+    assert "回復後 6時間 全判定-2" in out and "after recovering" not in out
     seq = next(e["seq"] for e in third.json("history", "--all") if e["kind"] == "fright" and e["parent_seq"] is None)
+    third.run("history", "void", str(seq), "--yes", "--reason", "test")
+    out = third.run("fright", "千早", "--mod", "-8", "--dice", "6,6,6,5,5,4").stdout
+    assert "-2 to all rolls for 6 hours after recovering" in out and "回復後" not in out
+    seq = next(e["seq"] for e in third.json("history", "--all") if e["kind"] == "fright" and e["parent_seq"] is None
+               and e["voided_by"] is None)
     coma = third.json("history", "show", str(seq))["detail"]["effects"][0]
     assert (coma["condition"], coma["timed"], coma["after_penalty"], coma["after_duration"]) == (
         "light_coma", False, -2, 6)
@@ -296,7 +301,7 @@ def test_human_output_of_time_and_conditions(third):
     result = third.run("time", "advance", "7h")
     assert "ended  千早: poisoned" in result.stdout and "1日目 00:00 → 1日目 07:00" in result.stdout
     csv_rows = third.run("condition", "list", "千早", "--csv").stdout.splitlines()
-    assert csv_rows[0] == "condition,duration,since,until,from #" and csv_rows[1].startswith("朦朧 stun,")
+    assert csv_rows[0] == "condition,duration,since,until,from #" and csv_rows[1].startswith("stunned,")
 
 
 # --- R2.5: an escalated phobia's CP, partly outside the limit ---

@@ -115,4 +115,5 @@ def test_human_output(sqlite_gurps):
     assert "甘党" in out and "quirk" in out and "CP total 99" in out
     sqlite_gurps.run("fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4")
     out = sqlite_gurps.run("condition", "list", "鈴音").stdout
-    assert "stun" in out and "朦朧" in out and "4 turns" in out
+    assert "stunned" in out and "4 turns" in out and "朦朧" not in out
+    assert "朦朧" in sqlite_gurps.run("--lang", "ja", "condition", "list", "鈴音").stdout

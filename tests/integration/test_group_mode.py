@@ -17,6 +17,7 @@ import pytest
 from tests.cli.conftest import Cli
 from tests.integration.group_support import _role_url
 
+
 def test_setup_creates_the_gms_role_only(group):
     roles = group.setup["roles"]
     assert [(r["player"], r["kind"]) for r in roles] == [("GM", "gm")]

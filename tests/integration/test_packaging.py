@@ -52,6 +52,11 @@ def test_wheel_works_from_another_directory(tmp_path):
     seed_dir, tables = seeds.stdout.splitlines()
     assert str(env_dir) in seed_dir  # loaded from inside the installed package
     assert tables == str(sorted(["CRT", "FEAR", "FMB", "GFMB", "HCRT", "REACT", "YFMB", "YSCRT", "YSFMB"]))
+    import zipfile
+
+    assert "campaign/locale/ja/LC_MESSAGES/campaign.mo" in zipfile.ZipFile(wheel).namelist()  # the catalog ships
+    japanese = run("--lang", "ja", "roll", "3D6<=12", "--dice", "1,1,2")
+    assert japanese.returncode == 0 and "→ クリティカル (差分 +8)" in japanese.stdout, japanese.stderr
     refs = run("ref", "list", "--json")  # seeds/ref/ ships too
     assert refs.returncode == 0, refs.stderr
     assert len(json.loads(refs.stdout)) == 12

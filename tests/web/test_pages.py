@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from tests.web.conftest import XSS
+from tests.web.conftest import XSS, client_for
 
 
 def rows(page: str) -> list[int]:
@@ -95,21 +95,27 @@ def test_history_filters_match_the_cli(table, client):
     assert client.get("/history?char=誰").status_code == 404
 
 
-def test_a_table_entry_page_shows_the_words_made_from_its_codes(table, client):
+def test_a_table_entry_page_shows_the_words_made_from_its_codes(table, client, monkeypatch):
     """The record holds codes (the entry by its range, no reason on the reroll); the page
-    shows the printed lines and the reroll's reason, made from them."""
-    cli, _ = table
+    shows the printed lines and the reroll's reason, made from them, in the campaign's
+    language (here English, CAMPAIGN_LANG=en; Japanese for a server started with ja)."""
+    cli, _seqs = table
     rolled = cli.json("table", "roll", "FMB", "--weapon", "crushing", "--dice", "1,1,1,2,2,3")
     seq = rolled["seq"]
     text = client.get(f"/entries/{seq}").text
-    assert "3: 武器が壊れる。ただし硬い叩き武器(メイス等)は壊れず振り直し。" in text
-    assert f"  ↳ #{seq + 1} 振り直し / reroll (「硬い叩き武器」の場合のみ / only if solid crushing weapon): " \
-           "FMB [2,2,3]=7" in text
-    assert '<td class="reason">振り直し / reroll (「硬い叩き武器」の場合のみ' in text  # the sub-entry row
+    assert "3: The weapon breaks" in text and "武器が壊れる" not in text
+    assert f"  ↳ #{seq + 1} reroll (only if solid crushing weapon): FMB [2,2,3]=7" in text
+    assert '<td class="reason">reroll (only if solid crushing weapon)' in text  # the sub-entry row
     record = text[text.index('<pre class="record">'):text.index("</pre>")]
     assert "&#34;table&#34;: &#34;FMB&#34;" in record and "武器" not in record  # the record: codes
     sub = client.get(f"/entries/{seq + 1}").text
-    assert "<dd>振り直し / reroll (「硬い叩き武器」の場合のみ / only if solid crushing weapon)</dd>" in sub
+    assert "<dd>reroll (only if solid crushing weapon)</dd>" in sub
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    with client_for(cli.db) as japanese:
+        text = japanese.get(f"/entries/{seq}").text
+        assert "3: 武器が壊れる。ただし硬い叩き武器(メイス等)は壊れず振り直し。" in text
+        assert f"  ↳ #{seq + 1} 振り直し (「硬い叩き武器」の場合のみ): FMB [2,2,3]=7" in text
+        assert "<dd>振り直し (「硬い叩き武器」の場合のみ)</dd>" in japanese.get(f"/entries/{seq + 1}").text
 
 
 def test_entry_page_shows_dice_record_and_hashes(table, client):
