@@ -46,6 +46,9 @@ def isolated_user_dirs(tmp_path, monkeypatch):
     for name in ("CAMPAIGN_DB", "CAMPAIGN", "CAMPAIGN_ACTOR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CAMPAIGN_LANG", "en")  # a test that reads Japanese sets ja (or deletes it)
+    from campaign import i18n
+
+    i18n.use(None)  # an in-process --json or web request of an earlier test chose its language
     yield
     inprocess = sys.modules.get("tests.inprocess")  # imported by the tests that run the CLI in-process
     if inprocess is not None:

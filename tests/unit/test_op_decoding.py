@@ -18,7 +18,7 @@ SAMPLES: dict[str, typing.Any] = {
     "counted_at": 12, "counts_toward_limit": True, "cp": -10, "delta": -3, "detail": {"penalty": -2, "why": ["x"]},
     "difficulty": "VH", "duration": "1時間", "faces": 6, "key": "fright_cap", "kind": "npc", "length": 3600,
     "level": 12, "new": "新名", "note": "幼馴染\n二行目", "number": 3, "origin": "7.2", "participants": ["鈴音", "刀矢"],
-    "player": "Aki", "pool": "HP", "reason": "森で", "roll": 2, "ruleset": "gurps3-ja", "scenario": 3,
+    "player": "Aki", "pool": "HP", "reading": "すずね", "reason": "森で", "roll": 2, "ruleset": "gurps3-ja", "scenario": 3,
     "searcher": "刀矢", "seconds": 600, "settings": {"fright_cap": 30, "timezone": "Asia/Tokyo"},
     "since_seq": 5, "skill": "回避", "started_seq": 9, "stat": "Will", "stats": {"IQ": 11, "Basic Speed": "5.25"},
     "status": "dead", "success": True, "summoner": "刀矢", "text": "ロープ 10m", "threshold": 2, "title": "雨の森",
