@@ -19,8 +19,6 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from campaign import ledger
-from campaign.core.derived import pool_current
-from campaign.seeds import stat_names_for
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import (
     Campaign,
@@ -34,24 +32,17 @@ from campaign.db.models import (
 )
 from campaign.errors import RuleRefused
 from campaign.projection import ops as o
-from campaign.projection.ops import INT_LIMIT
 from campaign.projection.state import State
 from campaign.services.common import check_cp_total
 from campaign.services.state_mapping import StateTables
 
 
-def _bounded(value: int, what: str) -> int:
-    """Both backends store 32-bit integers: refuse what PostgreSQL would overflow."""
-    if not -INT_LIMIT <= value <= INT_LIMIT:
-        raise RuleRefused(f"{what} would be {value}, beyond the ±{INT_LIMIT} a database column holds")
-    return value
-
-
 class Recorder:
     """Builds the ops of one ledger entry and applies each as it comes: to the working
     state (the op's own `apply`, as replay applies it), then to the tables
-    (services.state_mapping writes the rows that changed). The checks here only word a
-    refusal for the user before the op would refuse it less clearly."""
+    (services.state_mapping writes the rows that changed). An op that does not apply
+    (a number past what a column holds, a trait that is gone) is a refusal; the checks
+    left here are the services' rules (the CP total's limit) and the clock's wording."""
 
     def __init__(self, session: Session, campaign: Campaign, seq: int, at: str) -> None:
         self.session = session
@@ -125,7 +116,6 @@ class Recorder:
         self._apply(o.StatSet(self._character(character), stat, value))
 
     def change_stat(self, character: Character, stat: str, delta: int) -> None:
-        _bounded(character.stats[stat] + delta, stat)
         self._apply(o.StatChanged(self._character(character), stat, delta))
 
     def set_cp(self, character: Character, value: int) -> None:
@@ -145,8 +135,6 @@ class Recorder:
         self._apply(op)
 
     def award_cp(self, character: Character, cp: int) -> None:
-        _bounded(character.cp_total + cp, "the CP total")
-        _bounded(character.cp_awarded + cp, "the awarded CP")
         self._apply(o.CpAwarded(self._character(character), cp))
 
     def rename_character(self, character: Character, new: str) -> None:
@@ -161,9 +149,6 @@ class Recorder:
 
     def change_pool(self, character: Character, pool: str, delta: int) -> int:
         """Lose (negative) or regain FP/HP; returns the new current value."""
-        current = pool_current(character.stats, character.pools, pool,
-                               stat_names_for(self.campaign.ruleset).aliases)  # a 3e sheet's max is ST/HT
-        _bounded(current + delta, pool)
         state = self._apply(o.PoolChanged(self._character(character), pool, delta))
         return state.characters[character.name].pools[pool]
 
@@ -187,7 +172,6 @@ class Recorder:
     def change_trait_unlimited(self, character: Character, trait: Trait, delta: int) -> None:
         """Move part of a trait's CP outside the disadvantage limit (an escalated phobia:
         docs/rules.md "Fright check")."""
-        _bounded((trait.unlimited_cp or 0) + delta, "CP outside the limit")
         self._apply(o.TraitUnlimitedChanged(*self._trait(character, trait), delta))
 
     def set_trait_category(self, character: Character, trait: Trait, category: str) -> None:

@@ -18,6 +18,7 @@ than rows and are spelled out below: relationships and scenario participants.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -75,10 +76,22 @@ class Table:
 
     def plain(self) -> tuple[str, ...]:
         """The row model's fields stored as they are, in a column of the same name."""
-        if self.row is None:
-            return ()
-        skip = {ref.field for ref in self.refs} | {"participants"}
-        return tuple(f.name for f in fields(self.row) if f.name not in skip)
+        return _plain(self)
+
+
+@functools.cache
+def _plain(table: Table) -> tuple[str, ...]:
+    if table.row is None:
+        return ()
+    skip = {ref.field for ref in table.refs} | {"participants"}
+    return tuple(f.name for f in fields(table.row) if f.name not in skip)
+
+
+@functools.cache
+def _empty(row: type, name: str) -> Any:
+    """What a NULL in a JSON column reads as: {} for a dict field, [] for a list, else None."""
+    kind = str(next(f.type for f in fields(row) if f.name == name))
+    return dict if kind.startswith("dict") else list if kind.startswith("list") else None
 
 
 _CHARACTER = Ref("character", "character_id", "characters")
@@ -121,12 +134,29 @@ def _value(table: Table, name: str, value: Any) -> Any:
     if isinstance(value, (dict, list)):
         return copy.deepcopy(value)
     if value is None and table.row is not None:
-        kind = str(next(f.type for f in fields(table.row) if f.name == name))
-        if kind.startswith("dict"):
-            return {}
-        if kind.startswith("list"):
-            return []
+        empty = _empty(table.row, name)
+        return empty() if empty is not None else None
     return value
+
+
+def _row_copy(row: Any) -> Any:
+    """A row as it stands: ops rebind a row's fields (never change a dict or list in
+    place), so a shallow copy keeps what the row was."""
+    if row is None:
+        return None
+    made = copy.copy(row)
+    if isinstance(row, ScenarioRow):
+        made.participants = list(row.participants)
+    return made
+
+
+def _snapshot(state: State) -> State:
+    """What `state` holds now, cheaply: the sections' dicts and rows copied, not the values."""
+    made = copy.copy(state)
+    for name in ("relationships", "born", "player_born", *(t.section for t in TABLES)):
+        setattr(made, name, {key: _row_copy(row) if name in BY_SECTION else row
+                             for key, row in getattr(state, name).items()})
+    return made
 
 
 class StateTables:
@@ -144,6 +174,9 @@ class StateTables:
         self.keys: dict[str, dict[int, Any]] = {table.section: {} for table in TABLES}
         self.loaded: set[str] = set()
         self._traits_of: set[str] = set()
+        # Whose participants a scenario row holds: "open" scenarios' (the only ones an op
+        # changes: a live write), "all" (verify, a void, an import) or "none" (a sheet).
+        self.participants = "open"
 
     # --------------------------------------------------------------------- reading
 
@@ -195,8 +228,8 @@ class StateTables:
         self.rows[section][key] = orm
         self.ids[section][key], self.keys[section][orm.id] = orm.id, key
         row = self._row(table, orm)
-        for state in (self.state, self.written):
-            getattr(state, section)[key] = copy.deepcopy(row)
+        self.state_section(section)[key] = row
+        getattr(self.written, section)[key] = _row_copy(row)
         if section == "characters":
             self.state.born[key] = self.written.born[key] = -orm.id  # identity across renames, never a seq
         elif section == "players":
@@ -223,8 +256,9 @@ class StateTables:
                 self._load_relationships()
             else:
                 found = self._load(section)
-                if section == "scenarios":
-                    self._load_participants([s.id for s in found])
+                if section == "scenarios" and self.participants != "none":
+                    self._load_participants([s.id for s in found
+                                             if self.participants == "all" or s.ended_seq is None])
             self.loaded.add(section)
         return self.state
 
@@ -260,6 +294,7 @@ class StateTables:
 
     def load_all(self) -> State:
         """Every state table of the campaign (verify, a void, an import)."""
+        self.participants = "all"
         return self.need("players", "characters", "relationships", *(t.section for t in TABLES))
 
     def orm(self, section: str, key: Any) -> Any:
@@ -268,10 +303,13 @@ class StateTables:
 
     # --------------------------------------------------------------------- writing
 
+    def state_section(self, section: str) -> dict[Any, Any]:
+        return getattr(self.state, section)
+
     def flush(self) -> None:
         """Write what the working state changed since the last flush; then they agree."""
         self._write(self.written, self.state)
-        self.written = self.state.copy()
+        self.written = _snapshot(self.state)
 
     def write_target(self, target: State, before: State | None = None) -> None:
         """Make the tables equal `target` (all sections loaded first). `before`, the

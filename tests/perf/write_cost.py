@@ -10,8 +10,8 @@ touches does not. The campaign is built through the CLI with fixed dice: four PC
 traits, scenarios with fright checks, conditions, a missing character and searchers.
 
 Every figure is the median wall time of `runs` commands divided by the median of a
-baseline measured interleaved in the same run (`char show`, a read of one character),
-so load from elsewhere hits both alike. Nothing is written to docs/.
+baseline measured interleaved in the same run (`history show 1`, a read of one entry,
+which no write path touches), so load from elsewhere hits both alike. Nothing is written to docs/.
 """
 
 from __future__ import annotations
@@ -72,12 +72,12 @@ def measure(bench: Bench, runs: int) -> dict[str, tuple[float, float]]:
     times: dict[str, list[float]] = {"baseline": [], "roll": [], "fright": [], "scenario end": []}
     who = PCS[0][0]
     for _ in range(runs):
-        times["baseline"].append(bench.run("char", "show", who, "--json"))
+        times["baseline"].append(bench.run("history", "show", "1", "--json"))
         times["roll"].append(bench.run("roll", "3D6<=12", "--char", who, "--dice", "3,4,5"))
-        times["baseline"].append(bench.run("char", "show", who, "--json"))
+        times["baseline"].append(bench.run("history", "show", "1", "--json"))
         times["fright"].append(bench.run("fright", who, "--mod", "0", "--dice", "6,6,5,1,1,1"))
         bench.run("scenario", "start", "計測", *[a for name, _ in PCS for a in ("--with", name)])
-        times["baseline"].append(bench.run("char", "show", who, "--json"))
+        times["baseline"].append(bench.run("history", "show", "1", "--json"))
         times["scenario end"].append(bench.run("scenario", "end"))
     base = statistics.median(times["baseline"])
     return {row: (statistics.median(t) * 1e3, statistics.median(t) / base) for row, t in times.items()}

@@ -165,3 +165,18 @@ def test_each_kind_of_write_is_caught(snippet, what):
 ])
 def test_other_tables_and_reads_are_not_state_writes(snippet):
     assert writes(snippet, "campaign/services/elsewhere.py") == []
+
+
+def test_the_mapping_covers_every_state_column():
+    """Each state table's columns are its row model's fields (by name, or through a Ref),
+    its key, its id and its campaign: a column without a field, or a field without a
+    column, would be a state the ledger cannot rebuild (or a table replay cannot fill)."""
+    from campaign.services.state_mapping import CAMPAIGN_COLUMNS, TABLES
+
+    for table in TABLES:
+        columns = {column.key for column in table.model.__table__.columns}
+        mapped = set(table.plain()) | {ref.column for ref in table.refs} | {"id", table.key}
+        if table.scope == "campaign":
+            mapped.add("campaign_id")
+        assert columns == mapped, table.section
+    assert set(CAMPAIGN_COLUMNS) <= {column.key for column in models.Campaign.__table__.columns}
