@@ -69,6 +69,7 @@ class Recorder:
         try:
             op.apply(state, o.EntryContext(self.seq, self.at, self.fields.get("scenario")))
         except o.OpConflict as exc:
+            self.tables.discard()  # whatever the op changed before it refused is not written
             raise RuleRefused(str(exc)) from None
         self.tables.flush()
         self.ops.append(op)

@@ -306,6 +306,10 @@ class StateTables:
     def state_section(self, section: str) -> dict[Any, Any]:
         return getattr(self.state, section)
 
+    def discard(self) -> None:
+        """Forget what the working state changed since the last flush (an op that refused)."""
+        self.state = _snapshot(self.written)
+
     def flush(self) -> None:
         """Write what the working state changed since the last flush; then they agree."""
         self._write(self.written, self.state)
