@@ -204,29 +204,30 @@ class Recorder:
 
     # --- scenarios, missing characters, searches
 
-    def _scenarios(self) -> None:
-        self.tables.need("characters", "scenarios", "disappearances", "searches")
+    def _scenarios(self, number: int | None = None) -> None:
+        self.tables.need("characters")
+        self.tables.open_rows(number)
 
     def start_scenario(self, number: int, title: str, participants: list[Character]) -> Scenario:
-        self._scenarios()
+        self._scenarios(number)
         self._apply(o.ScenarioStarted(number, title, [c.name for c in participants]))
         return self.tables.orm("scenarios", number)
 
     def join_scenario(self, scenario: Scenario, character: Character) -> None:
-        self._scenarios()
+        self._scenarios(scenario.number)
         self._apply(o.ScenarioJoined(scenario.number, character.name))
 
     def leave_scenario(self, scenario: Scenario, character: Character) -> None:
-        self._scenarios()
+        self._scenarios(scenario.number)
         self._apply(o.ScenarioLeft(scenario.number, character.name))
 
     def end_scenario(self, scenario: Scenario) -> None:
-        self.tables.need("scenarios")
+        self.tables.open_rows(scenario.number)
         self._apply(o.ScenarioEnded(scenario.number))
 
     def start_missing(self, character: Character, faces: int, reason: str | None,
                       scenario: Scenario | None) -> Disappearance:
-        self._scenarios()
+        self._scenarios(scenario.number if scenario else None)
         self._apply(o.MissingStarted(character.name, faces, reason, scenario.number if scenario else None))
         return self.tables.orm("disappearances", self.seq)
 
@@ -239,7 +240,7 @@ class Recorder:
         self._apply(o.FacesSet(disappearance.since_seq, faces))
 
     def start_search(self, disappearance: Disappearance, searcher: Character, scenario: Scenario | None) -> Search:
-        self._scenarios()
+        self._scenarios(scenario.number if scenario else None)
         self._apply(o.SearchStarted(disappearance.since_seq, searcher.name, searcher.player.name,
                                     scenario.number if scenario else None))
         return self.tables.orm("searches", self.seq)

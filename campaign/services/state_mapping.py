@@ -22,7 +22,7 @@ import functools
 from dataclasses import dataclass, fields
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.orm import Session
 
 from campaign.db.models import (
@@ -129,13 +129,21 @@ def _same_order(old: Any, new: Any) -> Any:
     return {**{key: new[key] for key in old if key in new}, **new}
 
 
-def _value(table: Table, name: str, value: Any) -> Any:
-    """A column's value as the row model holds it: JSON columns as fresh dicts and lists."""
-    if isinstance(value, (dict, list)):
-        return copy.deepcopy(value)
-    if value is None and table.row is not None:
-        empty = _empty(table.row, name)
+@functools.cache
+def _reading(table: Table) -> tuple[tuple[str, Any], ...]:
+    """(field, what a NULL reads as) for each plain field of the table's row model."""
+    return tuple((name, _empty(table.row, name)) for name in table.plain()) if table.row is not None else ()
+
+
+def _value(value: Any, empty: Any) -> Any:
+    """A column's value as the row model holds it: JSON columns as fresh dicts and lists
+    (shallow: ops rebind a field, they never change what it holds in place)."""
+    if value is None:
         return empty() if empty is not None else None
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, list):
+        return list(value)
     return value
 
 
@@ -177,6 +185,8 @@ class StateTables:
         # Whose participants a scenario row holds: "open" scenarios' (the only ones an op
         # changes: a live write), "all" (verify, a void, an import) or "none" (a sheet).
         self.participants = "open"
+        self._with_participants: set[int] = set()
+        self.tracking = True  # False: a read (a sheet), nothing will be written
 
     # --------------------------------------------------------------------- reading
 
@@ -212,7 +222,7 @@ class StateTables:
         return known[key]
 
     def _row(self, table: Table, orm: Any) -> Any:
-        values = {name: _value(table, name, getattr(orm, name)) for name in table.plain()}
+        values = {name: _value(getattr(orm, name), empty) for name, empty in _reading(table)}
         for ref in table.refs:
             values[ref.field] = self.key_of(ref.section, getattr(orm, ref.column))
         if table.section == "scenarios":
@@ -229,7 +239,8 @@ class StateTables:
         self.ids[section][key], self.keys[section][orm.id] = orm.id, key
         row = self._row(table, orm)
         self.state_section(section)[key] = row
-        getattr(self.written, section)[key] = _row_copy(row)
+        if self.tracking:
+            getattr(self.written, section)[key] = _row_copy(row)
         if section == "characters":
             self.state.born[key] = self.written.born[key] = -orm.id  # identity across renames, never a seq
         elif section == "players":
@@ -257,8 +268,8 @@ class StateTables:
             else:
                 found = self._load(section)
                 if section == "scenarios" and self.participants != "none":
-                    self._load_participants([s.id for s in found
-                                             if self.participants == "all" or s.ended_seq is None])
+                    self._load_participants([s.id for s in found if s.id not in self._with_participants
+                                             and (self.participants == "all" or s.ended_seq is None)])
             self.loaded.add(section)
         return self.state
 
@@ -267,6 +278,18 @@ class StateTables:
         if name not in self._traits_of and "traits" not in self.loaded:
             self._load("traits", Trait.character_id == self.id_of("characters", name), Trait.removed_seq.is_(None))
             self._traits_of.add(name)
+
+    def open_rows(self, number: int | None) -> None:
+        """What the busy checks and a scenario's start, join or leave read: the open
+        scenarios (with their participants) and scenario `number`, the disappearances
+        not yet ended and the searches still out."""
+        if "scenarios" not in self.loaded:
+            found = self._load("scenarios", or_(Scenario.ended_seq.is_(None), Scenario.number == number))
+            self._load_participants([row.id for row in found if row.id not in self._with_participants])
+        if "disappearances" not in self.loaded:
+            self._load("disappearances", Disappearance.reunited_seq.is_(None))
+        if "searches" not in self.loaded:
+            self._load("searches", Search.ended_seq.is_(None))
 
     def rows_of(self, name: str) -> None:
         """All the character's traits and conditions, removed and cleared ones too (its sheet)."""
@@ -281,6 +304,7 @@ class StateTables:
             select(ScenarioParticipant.scenario_id, Character.name)
             .join(Character, ScenarioParticipant.character_id == Character.id)
             .where(ScenarioParticipant.scenario_id.in_(scenario_ids)).order_by(Character.id))
+        self._with_participants.update(scenario_ids)
         for scenario_id, name in pairs:
             number = self.key_of("scenarios", scenario_id)
             for state in (self.state, self.written):

@@ -51,7 +51,7 @@ def load_state(session: Session, campaign: Campaign, only: str | None = None) ->
     tables = StateTables(session, campaign)
     if only is None:
         return tables.load_all()
-    tables.participants = "none"
+    tables.participants, tables.tracking = "none", False
     tables.need("players", "characters", "relationships", "scenarios", "disappearances", "searches")
     tables.rows_of(only)
     return tables.state
