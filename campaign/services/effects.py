@@ -76,7 +76,10 @@ class Recorder:
         return state
 
     def _character(self, character: Character, *more: str) -> str:
-        self.tables.need("characters", *more)
+        """The character's row (and `more` sections) in the working state: an op on one
+        character reads only it (a rename or a new character read them all)."""
+        self.tables.adopt("characters", character)
+        self.tables.need(*more)
         return character.name
 
     def _trait(self, character: Character, trait: Trait) -> tuple[str, str]:
@@ -139,7 +142,7 @@ class Recorder:
         self._apply(o.CpAwarded(self._character(character), cp))
 
     def rename_character(self, character: Character, new: str) -> None:
-        self._apply(o.CharacterRenamed(self._character(character), new))
+        self._apply(o.CharacterRenamed(self._character(character, "characters"), new))
 
     def rename_player(self, player: Player, new: str) -> None:
         self.tables.need("characters")
