@@ -225,7 +225,7 @@ class Recorder:
         self._apply(o.ScenarioLeft(scenario.number, character.name))
 
     def end_scenario(self, scenario: Scenario) -> None:
-        self.tables.open_rows(scenario.number)
+        self.tables.adopt("scenarios", scenario)  # its participants are not read: an end keeps them
         self._apply(o.ScenarioEnded(scenario.number))
 
     def start_missing(self, character: Character, faces: int, reason: str | None,
