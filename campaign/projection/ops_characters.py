@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from campaign.core.derived import pool_max
 from campaign.projection.op_base import (
+    EntryContext,
     Op,
     OpConflict,
     Rule,
@@ -20,6 +21,7 @@ from campaign.projection.op_base import (
 )
 from campaign.projection.state import (
     CharacterRow,
+    State,
 )
 from campaign.seeds import stat_names_for
 
@@ -225,7 +227,7 @@ class CharacterRenamed(Op):
     def character_names(self):
         return (self.character, self.new)
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         old, new = self.character, self.new
         character_row(state, old)
         if new in state.characters:
@@ -254,7 +256,7 @@ class PlayerRenamed(Op):
     player: str
     new: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         old, new = self.player, self.new
         if old not in state.players:
             raise OpConflict(f"there is no player {old!r}")

@@ -87,7 +87,7 @@ class ScenarioJoined(Op):
         refuse_busy(state, self.character)
         if self.character in row.participants:
             raise OpConflict(f"{self.character} already takes part in scenario #{self.number}")
-        row.participants.append(self.character)
+        row.participants = [*row.participants, self.character]
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class ScenarioLeft(Op):
             raise OpConflict(f"scenario #{self.number} is not open")
         if self.character not in row.participants:
             raise OpConflict(f"{self.character} does not take part in scenario #{self.number}")
-        row.participants.remove(self.character)
+        row.participants = [p for p in row.participants if p != self.character]
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """The campaign's state as plain values: what the state tables hold, keyed by stable names.
 
 Two things produce a `State`: replaying the ledger (campaign.projection.replay) and
-reading the tables (campaign.services.state_tables). The tables are right exactly when
-the two are equal, and `differences()` names the first place where they are not.
+reading the tables (campaign.services.state_mapping, which also writes them: live, an
+op's `apply` changes a working State and the mapping writes the rows that differ). The
+tables are right exactly when the two are equal, and `differences()` names the first
+place where they are not. Each row model's fields are its table's columns by name.
 
 Keys never involve database ids, so a state survives export and import: characters by
 name, traits and conditions by origin ("<seq>.<n>"), scenarios by number,

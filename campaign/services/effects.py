@@ -2,11 +2,12 @@
 
 A use-case opens `recording(session, campaign, actor, kind)`, which fixes the entry's
 seq and time up front; every change goes through the recorder's methods, each of which
-writes the table rows and records the matching op (campaign.projection.ops); on exit
-the entry is appended with those ops in its hashed record. So an entry's ops are, by
-construction, what it did to the tables, and replaying them rebuilds the tables
-(`history verify` checks exactly that). Reversing a change has no code here at all:
-a void is the projection without the voided entry (services.history).
+builds the op (campaign.projection.ops), applies it to a working state loaded for the
+rows it touches, and lets services.state_mapping write the rows that changed; on exit
+the entry is appended with those ops in its hashed record. So the op's `apply` is the
+only code that decides what a change does, live as in replay, and the tables are what
+replaying the ops makes (`history verify` checks exactly that). Reversing a change has
+no code here at all: a void is the projection without the voided entry (services.voids).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from campaign import ledger
-from campaign.core.derived import pool_current
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import (
     Campaign,
@@ -26,29 +26,23 @@ from campaign.db.models import (
     Condition,
     Disappearance,
     Player,
-    Relationship,
-    ReunionCheck,
     Scenario,
-    ScenarioParticipant,
     Search,
     Trait,
 )
 from campaign.errors import RuleRefused
 from campaign.projection import ops as o
-from campaign.projection.ops import INT_LIMIT
-from campaign.seeds import stat_names_for
+from campaign.projection.state import State
 from campaign.services.common import check_cp_total
-
-
-def _bounded(value: int, what: str) -> int:
-    """Both backends store 32-bit integers: refuse what PostgreSQL would overflow."""
-    if not -INT_LIMIT <= value <= INT_LIMIT:
-        raise RuleRefused(f"{what} would be {value}, beyond the ±{INT_LIMIT} a database column holds")
-    return value
+from campaign.services.state_mapping import StateTables
 
 
 class Recorder:
-    """Applies the changes of one ledger entry and remembers them as ops."""
+    """Builds the ops of one ledger entry and applies each as it comes: to the working
+    state (the op's own `apply`, as replay applies it), then to the tables
+    (services.state_mapping writes the rows that changed). An op that does not apply
+    (a number past what a column holds, a trait that is gone) is a refusal; the checks
+    left here are the services' rules (the CP total's limit) and the clock's wording."""
 
     def __init__(self, session: Session, campaign: Campaign, seq: int, at: str) -> None:
         self.session = session
@@ -59,6 +53,7 @@ class Recorder:
         self._ordinal = 0
         self.fields: dict[str, Any] = {}
         self.appended: ledger.Appended | None = None
+        self.tables = StateTables(session, campaign)
 
     def describe(self, **fields: Any) -> None:
         """Set fields of the entry (NewEntry's): character, reason, detail, dice ..."""
@@ -68,228 +63,201 @@ class Recorder:
         self._ordinal += 1
         return f"{self.seq}.{self._ordinal}"
 
+    def _apply(self, op: o.Op) -> State:
+        """The op changes the working state, the tables follow; a conflict is a refusal."""
+        state = self.tables.state
+        try:
+            op.apply(state, o.EntryContext(self.seq, self.at, self.fields.get("scenario")))
+        except o.OpConflict as exc:
+            self.tables.discard()  # whatever the op changed before it refused is not written
+            raise RuleRefused(str(exc)) from None
+        self.tables.flush()
+        self.ops.append(op)
+        return state
+
+    def _character(self, character: Character, *more: str) -> str:
+        """The character's row (and `more` sections) in the working state: an op on one
+        character reads only it (a rename or a new character read them all)."""
+        self.tables.adopt("characters", character)
+        self.tables.need(*more)
+        return character.name
+
+    def _trait(self, character: Character, trait: Trait) -> tuple[str, str]:
+        name = self._character(character)
+        self.tables.traits_of(name)
+        self.tables.adopt("traits", trait)
+        return name, trait.origin
+
     # --- structure
 
     def created_campaign(self) -> None:
         """The campaign row exists (it holds the chain); record what it starts with."""
-        self.ops.append(o.CampaignCreated(self.campaign.ruleset, dict(self.campaign.settings or {})))
+        self.tables.state.ruleset = self.tables.written.ruleset = None  # the op begins it
+        self._apply(o.CampaignCreated(self.campaign.ruleset, dict(self.campaign.settings or {})))
 
     def add_player(self, name: str) -> Player:
-        player = Player(campaign_id=self.campaign.id, name=name)
-        self.session.add(player)
-        self.ops.append(o.PlayerAdded(name))
-        return player
+        self.tables.need("players")
+        self._apply(o.PlayerAdded(name))
+        return self.tables.orm("players", name)
 
     def add_character(self, name: str, kind: str, player: Player | None, summoner: Character | None,
                       stats: dict[str, int], cp: int, reading: str | None = None) -> Character:
-        character = Character(campaign_id=self.campaign.id, name=name, kind=kind,
-                              player_id=player.id if player else None, summoner_id=summoner.id if summoner else None,
-                              stats=dict(stats), cp_total=cp, pools={}, reading=reading)
-        self.session.add(character)
-        self.session.flush()
-        self.ops.append(o.CharacterAdded(name, kind, player.name if player else None,
-                                         summoner.name if summoner else None, dict(stats), cp, reading))
-        return character
+        self.tables.need("characters")
+        self._apply(o.CharacterAdded(name, kind, player.name if player else None,
+                                     summoner.name if summoner else None, dict(stats), cp, reading))
+        return self.tables.orm("characters", name)
 
     def relate(self, first: Character, second: Character, note: str | None) -> None:
-        self.session.add(Relationship(campaign_id=self.campaign.id, from_id=first.id, to_id=second.id, note=note))
-        self.ops.append(o.RelationAdded(first.name, second.name, note))
+        self.tables.need("relationships")
+        self._apply(o.RelationAdded(first.name, second.name, note))
 
     def set_setting(self, key: str, value: Any) -> None:
-        self.campaign.settings = {**(self.campaign.settings or {}), key: value}
-        self.ops.append(o.SettingSet(key, value))
+        self._apply(o.SettingSet(key, value))
 
     # --- characters
 
     def set_stat(self, character: Character, stat: str, value: int) -> None:
-        character.stats = {**character.stats, stat: value}
-        self.ops.append(o.StatSet(character.name, stat, value))
+        self._apply(o.StatSet(self._character(character), stat, value))
 
     def change_stat(self, character: Character, stat: str, delta: int) -> None:
-        character.stats = {**character.stats, stat: _bounded(character.stats[stat] + delta, stat)}
-        self.ops.append(o.StatChanged(character.name, stat, delta))
+        self._apply(o.StatChanged(self._character(character), stat, delta))
 
     def set_cp(self, character: Character, value: int) -> None:
-        character.cp_total = check_cp_total(value, character.name)
-        self.ops.append(o.CpSet(character.name, value))
+        check_cp_total(value, character.name)
+        self._apply(o.CpSet(self._character(character), value))
 
     def change_cp(self, character: Character, delta: int) -> None:
-        character.cp_total = check_cp_total(character.cp_total + delta, character.name)
-        self.ops.append(o.CpChanged(character.name, delta))
+        check_cp_total(character.cp_total + delta, character.name)
+        self._apply(o.CpChanged(self._character(character), delta))
 
     def unset_stat(self, character: Character, stat: str) -> None:
-        character.stats = {k: v for k, v in character.stats.items() if k != stat}
-        character.pools = {k: v for k, v in character.pools.items() if k != stat}
-        self.ops.append(o.StatUnset(character.name, stat))
+        self._apply(o.StatUnset(self._character(character), stat))
 
     def sheet(self, character: Character, op: o.Op) -> None:
-        """A sheet op (projection.ops_sheet: skills, notes, items), applied to the row
-        exactly as replay applies it, so the tables cannot drift from the ledger."""
-        from campaign.projection.state import CharacterRow, State
-
-        row = CharacterRow(character.kind, None, None, {}, 0, skills=dict(character.skills or {}),
-                           notes=list(character.notes or []), items=list(character.items or []))
-        state = State(characters={character.name: row})
-        try:
-            op.apply(state, None)
-        except o.OpConflict as exc:
-            raise RuleRefused(str(exc)) from None
-        character.skills, character.notes = dict(row.skills) or None, list(row.notes) or None
-        character.items = list(row.items) or None
-        self.ops.append(op)
+        """A sheet op (projection.ops_sheet: skills, notes, items)."""
+        self._character(character)
+        self._apply(op)
 
     def award_cp(self, character: Character, cp: int) -> None:
-        character.cp_total = _bounded(character.cp_total + cp, "the CP total")
-        character.cp_awarded = _bounded(character.cp_awarded + cp, "the awarded CP")
-        self.ops.append(o.CpAwarded(character.name, cp))
+        self._apply(o.CpAwarded(self._character(character), cp))
 
     def rename_character(self, character: Character, new: str) -> None:
-        old, character.name = character.name, new
-        self.ops.append(o.CharacterRenamed(old, new))
+        self._apply(o.CharacterRenamed(self._character(character, "characters"), new))
 
     def rename_player(self, player: Player, new: str) -> None:
-        old, player.name = player.name, new
-        self.ops.append(o.PlayerRenamed(old, new))
+        self.tables.need("characters")
+        self._apply(o.PlayerRenamed(player.name, new))
 
     def set_status(self, character: Character, status: str) -> None:
-        character.status = status
-        self.ops.append(o.CharacterStatusSet(character.name, status))
+        self._apply(o.CharacterStatusSet(self._character(character, "disappearances", "searches"), status))
 
     def change_pool(self, character: Character, pool: str, delta: int) -> int:
         """Lose (negative) or regain FP/HP; returns the new current value."""
-        current = pool_current(character.stats, character.pools, pool,
-                               stat_names_for(self.campaign.ruleset).aliases)  # a 3e sheet's max is ST/HT
-        after = _bounded(current + delta, pool)
-        character.pools = {**character.pools, pool: after}
-        self.ops.append(o.PoolChanged(character.name, pool, delta))
-        return after
+        state = self._apply(o.PoolChanged(self._character(character), pool, delta))
+        return state.characters[character.name].pools[pool]
 
     def add_trait(self, character: Character, name: str, category: str, cp: int, *,
                   counts_toward_limit: bool) -> Trait:
-        trait = Trait(character_id=character.id, name=name, category=category, cp=cp,
-                      counts_toward_limit=counts_toward_limit, origin=self._next_origin(), source_seq=self.seq,
-                      unlimited_cp=0 if counts_toward_limit else cp)
-        self.session.add(trait)
-        self.ops.append(o.TraitAdded(character.name, trait.origin, name, category, cp, counts_toward_limit))
-        return trait
+        who = self._character(character)
+        self.tables.traits_of(who)
+        origin = self._next_origin()
+        self._apply(o.TraitAdded(who, origin, name, category, cp, counts_toward_limit))
+        return self.tables.orm("traits", origin)
 
     def remove_trait(self, character: Character, trait: Trait) -> None:
-        trait.removed_seq = self.seq
-        self.ops.append(o.TraitRemoved(character.name, trait.origin))
+        self._apply(o.TraitRemoved(*self._trait(character, trait)))
 
     def rename_trait(self, character: Character, trait: Trait, new_name: str) -> None:
-        trait.name = new_name
-        self.ops.append(o.TraitRenamed(character.name, trait.origin, new_name))
+        self._apply(o.TraitRenamed(*self._trait(character, trait), new_name))
 
     def set_trait_cp(self, character: Character, trait: Trait, cp: int) -> None:
-        trait.cp = cp
-        self.ops.append(o.TraitCpSet(character.name, trait.origin, cp))
+        self._apply(o.TraitCpSet(*self._trait(character, trait), cp))
 
     def change_trait_unlimited(self, character: Character, trait: Trait, delta: int) -> None:
         """Move part of a trait's CP outside the disadvantage limit (an escalated phobia:
         docs/rules.md "Fright check")."""
-        trait.unlimited_cp = _bounded((trait.unlimited_cp or 0) + delta, "CP outside the limit")
-        self.ops.append(o.TraitUnlimitedChanged(character.name, trait.origin, delta))
+        self._apply(o.TraitUnlimitedChanged(*self._trait(character, trait), delta))
 
     def set_trait_category(self, character: Character, trait: Trait, category: str) -> None:
         """E.g. a mild phobia that a fright check made severe ("phobia" -> "severe phobia")."""
-        trait.category = category
-        self.ops.append(o.TraitCategorySet(character.name, trait.origin, category))
+        self._apply(o.TraitCategorySet(*self._trait(character, trait), category))
 
     def add_condition(self, character: Character, name: str, duration: str | None,
                       detail: dict[str, Any], length: int | None = None) -> Condition:
         """A condition beginning at the campaign clock; with `length` (seconds) it is timed."""
         clock = self.campaign.clock or 0
-        until = None if length is None else clock + length
-        if until is not None and until > CLOCK_LIMIT:
+        if length is not None and clock + length > CLOCK_LIMIT:
             raise RuleRefused(f"the condition would run past the end of the campaign clock ({CLOCK_LIMIT} seconds)")
-        condition = Condition(character_id=character.id, name=name, duration=duration, detail=dict(detail),
-                              origin=self._next_origin(), source_seq=self.seq, since_clock=clock,
-                              until_clock=until)
-        self.session.add(condition)
-        self.ops.append(o.ConditionAdded(character.name, condition.origin, name, duration, dict(detail), length))
-        return condition
+        origin = self._next_origin()
+        self._apply(o.ConditionAdded(self._character(character), origin, name, duration, dict(detail), length))
+        return self.tables.orm("conditions", origin)
 
     def clear_condition(self, character: Character, condition: Condition) -> None:
-        condition.cleared_seq = self.seq
-        self.ops.append(o.ConditionCleared(character.name, condition.origin))
+        self.tables.adopt("conditions", condition)
+        self._apply(o.ConditionCleared(self._character(character), condition.origin))
 
     # --- campaign time
 
     def advance_clock(self, seconds: int) -> int:
         """Campaign time moves on; returns the new clock."""
-        after = (self.campaign.clock or 0) + seconds
-        if after > CLOCK_LIMIT:
+        if (self.campaign.clock or 0) + seconds > CLOCK_LIMIT:
             raise RuleRefused(f"the campaign clock would pass {CLOCK_LIMIT} seconds (about 68 years), "
                               "as far as it counts")
-        self.campaign.clock = after
-        self.ops.append(o.ClockAdvanced(seconds))
-        return after
+        return self._apply(o.ClockAdvanced(seconds)).clock
 
     # --- scenarios, missing characters, searches
 
+    def _scenarios(self, number: int | None = None) -> None:
+        self.tables.need("characters")
+        self.tables.open_rows(number)
+
     def start_scenario(self, number: int, title: str, participants: list[Character]) -> Scenario:
-        scenario = Scenario(campaign_id=self.campaign.id, number=number, title=title, started_seq=self.seq,
-                            started_at=self.at)
-        self.session.add(scenario)
-        self.session.flush()
-        for character in participants:
-            self.session.add(ScenarioParticipant(scenario_id=scenario.id, character_id=character.id))
-        self.ops.append(o.ScenarioStarted(number, title, [c.name for c in participants]))
-        return scenario
+        self._scenarios(number)
+        self._apply(o.ScenarioStarted(number, title, [c.name for c in participants]))
+        return self.tables.orm("scenarios", number)
 
     def join_scenario(self, scenario: Scenario, character: Character) -> None:
-        self.session.add(ScenarioParticipant(scenario_id=scenario.id, character_id=character.id))
-        self.ops.append(o.ScenarioJoined(scenario.number, character.name))
+        self._scenarios(scenario.number)
+        self._apply(o.ScenarioJoined(scenario.number, character.name))
 
     def leave_scenario(self, scenario: Scenario, character: Character) -> None:
-        from sqlalchemy import delete
-
-        self.session.execute(delete(ScenarioParticipant).where(ScenarioParticipant.scenario_id == scenario.id,
-                                                               ScenarioParticipant.character_id == character.id))
-        self.ops.append(o.ScenarioLeft(scenario.number, character.name))
+        self._scenarios(scenario.number)
+        self._apply(o.ScenarioLeft(scenario.number, character.name))
 
     def end_scenario(self, scenario: Scenario) -> None:
-        scenario.ended_seq, scenario.ended_at = self.seq, self.at
-        self.ops.append(o.ScenarioEnded(scenario.number))
+        self.tables.adopt("scenarios", scenario)  # its participants are not read: an end keeps them
+        self._apply(o.ScenarioEnded(scenario.number))
 
     def start_missing(self, character: Character, faces: int, reason: str | None,
                       scenario: Scenario | None) -> Disappearance:
-        disappearance = Disappearance(campaign_id=self.campaign.id, character_id=character.id, faces=faces,
-                                      reason=reason, since_seq=self.seq, since_at=self.at,
-                                      since_scenario_id=scenario.id if scenario else None)
-        self.session.add(disappearance)
-        self.session.flush()
-        self.ops.append(o.MissingStarted(character.name, faces, reason, scenario.number if scenario else None))
-        return disappearance
+        self._scenarios(scenario.number if scenario else None)
+        self._apply(o.MissingStarted(character.name, faces, reason, scenario.number if scenario else None))
+        return self.tables.orm("disappearances", self.seq)
 
     def end_missing(self, disappearance: Disappearance) -> None:
-        disappearance.reunited_seq = self.seq
-        self.ops.append(o.MissingEnded(disappearance.since_seq))
+        self.tables.need("disappearances")
+        self._apply(o.MissingEnded(disappearance.since_seq))
 
     def set_faces(self, disappearance: Disappearance, faces: int) -> None:
-        disappearance.faces = faces
-        self.ops.append(o.FacesSet(disappearance.since_seq, faces))
+        self.tables.need("disappearances")
+        self._apply(o.FacesSet(disappearance.since_seq, faces))
 
     def start_search(self, disappearance: Disappearance, searcher: Character, scenario: Scenario | None) -> Search:
-        search = Search(disappearance_id=disappearance.id, searcher_id=searcher.id, player_id=searcher.player_id,
-                        started_seq=self.seq, scenario_id=scenario.id if scenario else None)
-        self.session.add(search)
-        self.ops.append(o.SearchStarted(disappearance.since_seq, searcher.name, searcher.player.name,
-                                        scenario.number if scenario else None))
-        return search
+        self._scenarios(scenario.number if scenario else None)
+        self._apply(o.SearchStarted(disappearance.since_seq, searcher.name, searcher.player.name,
+                                    scenario.number if scenario else None))
+        return self.tables.orm("searches", self.seq)
 
     def end_search(self, search: Search, searcher: Character) -> None:
-        search.ended_seq = self.seq
-        self.ops.append(o.SearchEnded(search.started_seq, searcher.name))
+        self.tables.need("searches")
+        self._apply(o.SearchEnded(search.started_seq, searcher.name))
 
     def record_reunion_check(self, disappearance: Disappearance, scenario: Scenario, roll: int, threshold: int,
                              success: bool, counted_at: int | None = None) -> None:
         """`counted_at`: a re-roll's searchers were counted at that seq (the scenario's end)."""
-        self.session.add(ReunionCheck(disappearance_id=disappearance.id, scenario_id=scenario.id, seq=self.seq,
-                                      roll=roll, threshold=threshold, success=success))
-        self.ops.append(o.ReunionChecked(disappearance.since_seq, scenario.number, roll, threshold, success,
-                                         counted_at))
+        self.tables.need("scenarios", "disappearances", "searches", "reunions")
+        self._apply(o.ReunionChecked(disappearance.since_seq, scenario.number, roll, threshold, success,
+                                     counted_at))
 
 
 @contextmanager
