@@ -126,7 +126,7 @@ def _named(session: Session, campaign: Campaign, model: type[_Named], name: str,
     if found is None:
         if model is Character:
             rows = session.execute(select(Character.name, Character.reading).where(Character.campaign_id == campaign.id))
-            known: dict[str, str | None] = dict(rows.tuples().all())
+            known: dict[str, str | None] = {name: reading for name, reading in rows}
             message = _("no character named {name!r} in campaign {campaign!r}")
         else:
             known = dict.fromkeys(session.scalars(select(Player.name).where(Player.campaign_id == campaign.id)))
