@@ -117,8 +117,15 @@ class Walk:
 
     __slots__ = ("campaign", "seq", "prev_hash", "strict", "anchor", "_first")
 
-    def __init__(self, campaign: str, seq: int = 1, prev_hash: str = GENESIS_HASH, *, strict: bool = False,
-                 anchor: str = "the genesis hash") -> None:
+    def __init__(
+        self,
+        campaign: str,
+        seq: int = 1,
+        prev_hash: str = GENESIS_HASH,
+        *,
+        strict: bool = False,
+        anchor: str = "the genesis hash",
+    ) -> None:
         self.campaign = campaign
         self.seq = seq
         self.prev_hash = prev_hash

@@ -33,7 +33,7 @@ def derive(seed: str, seq: int, share: str, index: int, sides: int) -> int:
     """HMAC-SHA-256(seed bytes, "seq:share:index:counter"), first n bytes, rejection sampling."""
     key = bytes.fromhex(seed)
     width = max(1, ((sides - 1).bit_length() + 7) // 8)
-    span = 256 ** width
+    span = 256**width
     limit = span - span % sides
     for counter in range(1000):
         digest = hmac.new(key, f"{seq}:{share}:{index}:{counter}".encode("ascii"), hashlib.sha256).digest()
@@ -48,8 +48,11 @@ def _is_int(value: Any) -> bool:
 
 
 def _hex(value: Any, length: int | None = None) -> bool:
-    return isinstance(value, str) and (length is None or len(value) == length) \
+    return (
+        isinstance(value, str)
+        and (length is None or len(value) == length)
         and all(c in "0123456789abcdef" for c in value)
+    )
 
 
 class Unfair(Exception):
@@ -84,15 +87,23 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
             commits[seq] = detail["commitment"]
         elif kind == REVEAL:
             target, seed = detail.get("reveals"), detail.get("seed")
-            if partial and _is_int(target) and target < seq and target not in commits \
-                    and _hex(detail.get("commitment"), 64):
+            if (
+                partial
+                and _is_int(target)
+                and target < seq
+                and target not in commits
+                and _hex(detail.get("commitment"), 64)
+            ):
                 commits[target] = detail["commitment"]  # before the bundle: as the reveal repeats it
             if not _is_int(target) or target not in commits:
                 raise Unfair(seq, f"seed reveal #{seq} names #{target}, which is no earlier seed commitment")
             if target in seeds:
                 raise Unfair(seq, f"seed commitment #{target} is revealed twice (#{seeds[target][1]}, #{seq})")
-            if not _hex(seed, 64) or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commits[target] \
-                    or detail.get("commitment") != commits[target]:
+            if (
+                not _hex(seed, 64)
+                or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commits[target]
+                or detail.get("commitment") != commits[target]
+            ):
                 raise Unfair(seq, f"seed reveal #{seq} does not match commitment #{target}: the seed was swapped")
             seeds[target] = (seed, seq)
         if isinstance(detail.get("fair"), dict):
@@ -105,21 +116,34 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
         commit, base, share, first, draws = (fair.get(name) for name in ("commit", "seq", "share", "from", "draws"))
         if not _is_int(commit) or commit >= seq or (commit not in commits and not partial):
             raise Unfair(seq, f"entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment")
-        if not _is_int(base) or not commit < base <= seq or not _is_int(first) or not isinstance(draws, list) \
-                or (share is not None and not _hex(share)):
+        if (
+            not _is_int(base)
+            or not commit < base <= seq
+            or not _is_int(first)
+            or not isinstance(draws, list)
+            or (share is not None and not _hex(share))
+        ):
             raise Unfair(seq, f"entry #{seq}: its fair-dice inputs are malformed")
         if commit in seeds and seeds[commit][1] < seq:
-            raise Unfair(seq, f"entry #{seq} derives its dice from seed #{commit}, revealed before it "
-                              f"(#{seeds[commit][1]}): anyone could foresee them")
+            raise Unfair(
+                seq,
+                f"entry #{seq} derives its dice from seed #{commit}, revealed before it "
+                f"(#{seeds[commit][1]}): anyone could foresee them",
+            )
         expected = next_index.get((commit, base), 0)
         if first != expected:
-            raise Unfair(seq, f"entry #{seq}: its dice start at index {first}, expected {expected} "
-                              "(a die was drawn and dropped)")
+            raise Unfair(
+                seq, f"entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)"
+            )
         next_index[(commit, base)] = first + len(draws)
         faces = []
         for offset, draw in enumerate(draws):
-            if not isinstance(draw, list) or len(draw) != 2 or not all(_is_int(v) for v in draw) \
-                    or not 1 <= draw[0] <= 10**6:
+            if (
+                not isinstance(draw, list)
+                or len(draw) != 2
+                or not all(_is_int(v) for v in draw)
+                or not 1 <= draw[0] <= 10**6
+            ):
                 raise Unfair(seq, f"entry #{seq}: die {offset + 1} is malformed")
             faces.append(draw[1])
         dice = record.get("dice")
@@ -132,11 +156,13 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
         for offset, (sides, face) in enumerate(draws):
             should = derive(seed, base, share or "", first + offset, sides)
             if face != should:
-                raise Unfair(seq, f"entry #{seq}: die {offset + 1} (d{sides}) shows {face}, the seed gives "
-                                  f"{should}: the die was changed")
+                raise Unfair(
+                    seq,
+                    f"entry #{seq}: die {offset + 1} (d{sides}) shows {face}, the seed gives "
+                    f"{should}: the die was changed",
+                )
         checked += 1
     return {"revealed": len(seeds), "checked": checked, "pending": pending}
-
 
 
 def check_bundle_file(path: str) -> dict[str, Any]:
@@ -164,8 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     if not found["ok"]:
         print(f"fair dice rejected: {found['problem']}", file=sys.stderr)
         return 1
-    print(f"fair dice hold: {found['checked']} entries recomputed from {found['revealed']} revealed seeds"
-          f" ({found['pending']} wait for their seed)")
+    print(
+        f"fair dice hold: {found['checked']} entries recomputed from {found['revealed']} revealed seeds"
+        f" ({found['pending']} wait for their seed)"
+    )
     return 0
 
 

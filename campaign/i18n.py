@@ -25,7 +25,7 @@ import os
 from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LANGUAGES = ("ja", "en")
@@ -44,7 +44,7 @@ class _Choice:
     campaign_known: bool = False
 
 
-_choice: ContextVar[_Choice] = ContextVar("campaign_language", default=_Choice())
+_choice: ContextVar[_Choice] = ContextVar("campaign_language", default=_Choice())  # noqa: B039 - frozen
 
 
 def parse_language(text: str, where: str = "lang") -> str:
@@ -69,8 +69,9 @@ def locale_language(environ: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
-def resolve(override: str | None, setting: str | None, ruleset: str | None,
-            environ: Mapping[str, str] | None = None) -> str:
+def resolve(
+    override: str | None, setting: str | None, ruleset: str | None, environ: Mapping[str, str] | None = None
+) -> str:
     """The language, by the order the module docstring gives."""
     environ = os.environ if environ is None else environ
     if override:
@@ -117,7 +118,7 @@ def language() -> str:
     return resolve(choice.override, choice.setting, choice.ruleset)
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(lang: str) -> gettext.NullTranslations:
     """The compiled catalog of `lang` (English is the source language: no catalog)."""
     if lang == "en":

@@ -11,7 +11,8 @@ history reads as it always did.
 Words are in the language of the output (campaign.i18n): English in the code, the
 Japanese in the catalog (campaign/locale), one language per line.
 
-No I/O of its own (the fright table's texts come from campaign.seeds' cached loader), so services and the CLI both use it.
+No I/O of its own (the fright table's texts come from campaign.seeds' cached loader), so
+services and the CLI both use it.
 """
 
 from __future__ import annotations
@@ -39,22 +40,37 @@ CONDITION_LABELS_JA = {
 #: Conditions as an English reader sees them; the catalog holds their Japanese, which is
 #: CONDITION_LABELS_JA (tests/unit/test_catalog.py checks the two agree).
 CONDITION_WORDS = {
-    "stun": N_("stunned"), "unconscious": N_("unconscious"), "faint": N_("fainted"), "panic": N_("panic"),
-    "major_panic": N_("major panic"), "light_coma": N_("light coma"), "coma": N_("coma"),
-    "catatonia": N_("catatonia"), "seizure": N_("seizure"), "heart_attack": N_("heart attack"),
-    FOLLOW_UP: N_("recovering"), "medical_care": N_("medical care"),
+    "stun": N_("stunned"),
+    "unconscious": N_("unconscious"),
+    "faint": N_("fainted"),
+    "panic": N_("panic"),
+    "major_panic": N_("major panic"),
+    "light_coma": N_("light coma"),
+    "coma": N_("coma"),
+    "catatonia": N_("catatonia"),
+    "seizure": N_("seizure"),
+    "heart_attack": N_("heart attack"),
+    FOLLOW_UP: N_("recovering"),
+    "medical_care": N_("medical care"),
 }
 #: Outcome words as BCDice prints them (成功 / 失敗 / クリティカル / ファンブル) in Japanese.
-OUTCOME_WORDS = {"success": N_("success"), "failure": N_("failure"), "critical_success": N_("critical success"),
-                 "critical_failure": N_("critical failure")}
+OUTCOME_WORDS = {
+    "success": N_("success"),
+    "failure": N_("failure"),
+    "critical_success": N_("critical success"),
+    "critical_failure": N_("critical failure"),
+}
 #: GURPS outcomes in the words of the seed tables (クリティカル表 / ファンブル表).
-OUTCOME_LABELS = {"success": "成功", "failure": "失敗", "critical_success": "クリティカル",
-                  "critical_failure": "ファンブル"}
+OUTCOME_LABELS = {
+    "success": "成功",
+    "failure": "失敗",
+    "critical_success": "クリティカル",
+    "critical_failure": "ファンブル",
+}
 #: The 2d6 checks (docs/rules.md "2d6 checks") call their criticals 大成功 / 大失敗.
 CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
 #: Trait categories as a fright-check result names them.
-CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "mental": "精神的特徴",
-               "physical": "肉体的特徴"}
+CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "mental": "精神的特徴", "physical": "肉体的特徴"}
 
 
 def outcome_label(kind: str | None, outcome: str, gurps: dict[str, Any] | None = None) -> str:
@@ -78,14 +94,19 @@ def condition_label(condition: str) -> str:
     return _(CONDITION_WORDS[condition]) if condition in CONDITION_WORDS else condition
 
 
-CATEGORY_WORDS = {"quirk": N_("quirk"), "delusion": N_("delusion"), "phobia": N_("phobia"),
-                  "mental": N_("mental disadvantage"), "physical": N_("physical disadvantage")}
+CATEGORY_WORDS = {
+    "quirk": N_("quirk"),
+    "delusion": N_("delusion"),
+    "phobia": N_("phobia"),
+    "mental": N_("mental disadvantage"),
+    "physical": N_("physical disadvantage"),
+}
 
 
 def category_label(category: str) -> str:
     """'severe phobia' -> 'severe phobia' / '強い恐怖症' in the output's language."""
     severe = category.startswith("severe ")
-    base = category[len("severe "):] if severe else category
+    base = category[len("severe ") :] if severe else category
     word = _(CATEGORY_WORDS[base]) if base in CATEGORY_WORDS else base
     return _("severe {category}").format(category=word) if severe else word
 
@@ -93,7 +114,7 @@ def category_label(category: str) -> str:
 def category_ja(category: str) -> str:
     """'severe phobia' -> '強い恐怖症'; an unknown category is shown as it is."""
     severe = category.startswith("severe ")
-    base = category[len("severe "):] if severe else category
+    base = category[len("severe ") :] if severe else category
     return ("強い" if severe else "") + CATEGORY_JA.get(base, base)
 
 
@@ -124,8 +145,10 @@ SUB_ROLL_LABELS = {
     "injury": N_("injury (HP)"),
 }
 CASCADE_TEXTS = {  # (ja, en) of what a lost attribute drags down with it
-    "mental": ("精神系の技能・呪文・超能力も同じだけ下がる(GMが手で調整)",
-               "mental skills, spells and psionic powers drop by as much (adjust them by hand)"),
+    "mental": (
+        "精神系の技能・呪文・超能力も同じだけ下がる(GMが手で調整)",
+        "mental skills, spells and psionic powers drop by as much (adjust them by hand)",
+    )
 }
 # The fright condition texts a record may hold; new records hold only the codes.
 CONDITION_TEXT_KEYS = ("label_ja", "duration_ja", "duration_text", "recovery_en", "recovery_ja")
@@ -134,16 +157,45 @@ TABLE_TEXT_KEYS = ("ja", "en")
 
 
 #: Ledger entry kinds as a table column names them (English shows the code itself).
-KIND_WORDS = {kind: kind for kind in (
-    N_("campaign"), N_("setting"), N_("player"), N_("character"), N_("relation"), N_("roll"), N_("table"),
-    N_("check"), N_("fright"), N_("trait"), N_("condition"), N_("missing"), N_("search"), N_("scenario"),
-    N_("reunion"), N_("void"), N_("seal"), N_("reveal"), N_("seed_commit"), N_("seed_reveal"), N_("award"),
-    N_("time"), N_("skill"), N_("damage"), N_("heal"), N_("note"), N_("rename"), N_("void_request"),
-    N_("void_refusal"))}
+KIND_WORDS = {
+    kind: kind
+    for kind in (
+        N_("campaign"),
+        N_("setting"),
+        N_("player"),
+        N_("character"),
+        N_("relation"),
+        N_("roll"),
+        N_("table"),
+        N_("check"),
+        N_("fright"),
+        N_("trait"),
+        N_("condition"),
+        N_("missing"),
+        N_("search"),
+        N_("scenario"),
+        N_("reunion"),
+        N_("void"),
+        N_("seal"),
+        N_("reveal"),
+        N_("seed_commit"),
+        N_("seed_reveal"),
+        N_("award"),
+        N_("time"),
+        N_("skill"),
+        N_("damage"),
+        N_("heal"),
+        N_("note"),
+        N_("rename"),
+        N_("void_request"),
+        N_("void_refusal"),
+    )
+}
 #: Where dice came from (codes: campaign.core.dice_source), in words a player understands
 #: in Japanese (「GMが入力した出目」); English shows the code.
-SOURCE_WORDS = {source: source for source in (
-    N_("manual"), N_("rng"), N_("server"), N_("seeded"), N_("ccfolia"), N_("bcdice-api"))}
+SOURCE_WORDS = {
+    source: source for source in (N_("manual"), N_("rng"), N_("server"), N_("seeded"), N_("ccfolia"), N_("bcdice-api"))
+}
 #: Stat names a sentence spells out (the abbreviations ST, DX, IQ, HT, HP, FP stay as they are).
 STAT_WORDS = {"Will": N_("Will"), "Per": N_("Per")}
 
@@ -151,8 +203,12 @@ STAT_WORDS = {"Will": N_("Will"), "Per": N_("Per")}
 def status_label(status: str) -> str:
     """A character's status in the output's language (English shows the code; "active" is
     a context of its own: an opposed check's active side is another word in Japanese)."""
-    words = {"active": lambda: pgettext("status", "active"), "missing": lambda: pgettext("status", "missing"),
-             "dead": lambda: pgettext("status", "dead"), "retired": lambda: pgettext("status", "retired")}
+    words = {
+        "active": lambda: pgettext("status", "active"),
+        "missing": lambda: pgettext("status", "missing"),
+        "dead": lambda: pgettext("status", "dead"),
+        "retired": lambda: pgettext("status", "retired"),
+    }
     return words[status]() if status in words else status
 
 
@@ -169,10 +225,24 @@ def stat_label(stat: str) -> str:
 
 
 #: The reasons services record when the GM gives none (older records hold them too).
-DEFAULT_REASONS = {reason: reason for reason in (
-    N_("added"), N_("created"), N_("settings changed"), N_("stats changed"), N_("start"), N_("end"),
-    N_("sheet imported"), N_("player renamed"), N_("character renamed"), N_("renamed"), N_("cleared"),
-    N_("recovery roll"), N_("faces"))}
+DEFAULT_REASONS = {
+    reason: reason
+    for reason in (
+        N_("added"),
+        N_("created"),
+        N_("settings changed"),
+        N_("stats changed"),
+        N_("start"),
+        N_("end"),
+        N_("sheet imported"),
+        N_("player renamed"),
+        N_("character renamed"),
+        N_("renamed"),
+        N_("cleared"),
+        N_("recovery roll"),
+        N_("faces"),
+    )
+}
 
 
 def reason_label(reason: str | None) -> str | None:
@@ -204,11 +274,12 @@ def odds_label(odds: str) -> str:
     if match is None:
         return odds
     return _("needs <= {threshold} on 1d{faces} ({chance})").format(
-        threshold=match.group(1), faces=match.group(2), chance=match.group(3))
+        threshold=match.group(1), faces=match.group(2), chance=match.group(3)
+    )
 
 
 def sub_roll_label(purpose: str) -> str:
-    """"stun turns" (朦朧のターン数) for a fright sub-roll's purpose code."""
+    """ "stun turns" (朦朧のターン数) for a fright sub-roll's purpose code."""
     if purpose in SUB_ROLL_LABELS:
         return _(SUB_ROLL_LABELS[purpose])
     kind, _sep, what = purpose.partition(":")
@@ -253,8 +324,13 @@ def condition_texts(effect: Any) -> dict[str, str]:
     """The words of a fright condition: label, duration and recovery in both languages."""
     condition, recovery = _get(effect, "condition"), _get(effect, "recovery")
     text_en, text_ja = duration_texts(effect)
-    return {"label_ja": CONDITION_LABELS_JA.get(condition, condition), "duration_ja": text_ja,
-            "duration_text": text_en, "recovery_en": RECOVERY_EN[recovery], "recovery_ja": RECOVERY_JA[recovery]}
+    return {
+        "label_ja": CONDITION_LABELS_JA.get(condition, condition),
+        "duration_ja": text_ja,
+        "duration_text": text_en,
+        "recovery_en": RECOVERY_EN[recovery],
+        "recovery_ja": RECOVERY_JA[recovery],
+    }
 
 
 def fright_effect(effect: dict[str, Any]) -> dict[str, Any]:
@@ -306,19 +382,23 @@ def note_text(code: Any) -> str:
     note = code.get("note")
     if note == "pick_unused":
         return _("--pick {pick!r} names an existing trait; the new trait got a placeholder name").format(
-            pick=code["pick"])
+            pick=code["pick"]
+        )
     if note == "mild_phobias":
-        return _("{character} has the mild phobia(s) {names}: to worsen one instead of the new trait, void this "
-                 "check and roll again with --pick NAME, or change it with `trait` commands").format(
-            character=code["character"], names=", ".join(code["phobias"]))
+        return _(
+            "{character} has the mild phobia(s) {names}: to worsen one instead of the new trait, void this "
+            "check and roll again with --pick NAME, or change it with `trait` commands"
+        ).format(character=code["character"], names=", ".join(code["phobias"]))
     if note == "pool_untracked":
         pool = code["pool"]
-        return _("{character} has no {pool} stat (nor {base} to derive it from): the loss of {amount} {pool} is "
-                 "recorded but no pool changed").format(character=code["character"], pool=pool, amount=code["amount"],
-                                                        base="ST" if pool == "FP" else "HT")
+        return _(
+            "{character} has no {pool} stat (nor {base} to derive it from): the loss of {amount} {pool} is "
+            "recorded but no pool changed"
+        ).format(character=code["character"], pool=pool, amount=code["amount"], base="ST" if pool == "FP" else "HT")
     if note == "stat_untracked":
         return _("{character} has no {stat} stat: the permanent loss is recorded only").format(
-            character=code["character"], stat=code["stat"])
+            character=code["character"], stat=code["stat"]
+        )
     return str(note)
 
 
@@ -329,8 +409,11 @@ def entry_reason(record: dict[str, Any]) -> str | None:
     if reason is not None:
         return reason
     detail = record.get("detail") or {}
-    if record.get("kind") == "fright" and record.get("parent_seq") is not None \
-            and isinstance(detail.get("purpose"), str):
+    if (
+        record.get("kind") == "fright"
+        and record.get("parent_seq") is not None
+        and isinstance(detail.get("purpose"), str)
+    ):
         return sub_roll_label(detail["purpose"])
     if record.get("kind") == "table" and record.get("parent_seq") is not None:
         from campaign.table_labels import sub_reason
@@ -370,8 +453,13 @@ def shown_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
 
 def strip_texts(effect: dict[str, Any]) -> dict[str, Any]:
     """A fright effect as a new record holds it: the codes, without the words made from them."""
-    drop = (CONDITION_TEXT_KEYS if effect.get("kind") == "condition"
-            else CASCADE_TEXT_KEYS if effect.get("kind") == "lose_attribute" else ())
+    drop = (
+        CONDITION_TEXT_KEYS
+        if effect.get("kind") == "condition"
+        else CASCADE_TEXT_KEYS
+        if effect.get("kind") == "lose_attribute"
+        else ()
+    )
     return {key: value for key, value in effect.items() if key not in drop}
 
 

@@ -61,8 +61,10 @@ class Appended:
     record: dict[str, Any]
 
 
-READ_ONLY_ROLE = ("refused by the database: this role may not write to the campaign (in group mode a player's "
-                  "role reads only, until the table server)")
+READ_ONLY_ROLE = (
+    "refused by the database: this role may not write to the campaign (in group mode a player's "
+    "role reads only, until the table server)"
+)
 
 
 def lock_campaign(session: Session, campaign_id: int) -> None:
@@ -129,7 +131,12 @@ def next_seq(session: Session, campaign_id: int) -> int:
 
 
 def append(
-    session: Session, campaign: Campaign, actor: str, entry: NewEntry, *, expect_seq: int | None = None,
+    session: Session,
+    campaign: Campaign,
+    actor: str,
+    entry: NewEntry,
+    *,
+    expect_seq: int | None = None,
     at: str | None = None,
 ) -> Appended:
     """Add one entry to the campaign's chain in the caller's transaction.
@@ -183,8 +190,13 @@ def append(
     digest = chain_hash(prev_hash, record_json)
     session.execute(
         _INSERT,
-        {"campaign_id": campaign.id, "record": record_json, "prev_hash": prev_hash, "hash": digest,
-         **{name: record[name] for name in INDEXED_FIELDS}},
+        {
+            "campaign_id": campaign.id,
+            "record": record_json,
+            "prev_hash": prev_hash,
+            "hash": digest,
+            **{name: record[name] for name in INDEXED_FIELDS},
+        },
     )
     return Appended(seq=record["seq"], hash=digest, prev_hash=prev_hash, record=record)
 
@@ -192,8 +204,7 @@ def append(
 # Why a chain check failed, as codes callers branch on (the reason is for people).
 CHAIN_BROKEN = "chain_broken"  # entry bad_seq does not hold (edited, missing, unlinked ...)
 HEAD_NOT_IN_CHAIN = "head_not_in_chain"  # every entry holds, but none has the head hash given
-NOT_CONTAINED = ("this chain does not contain your seal: the history was rewritten after it, "
-                 "or the hash is mistyped")
+NOT_CONTAINED = "this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped"
 
 
 @dataclass(frozen=True)
@@ -259,12 +270,17 @@ def _check_sqlite(session: Session, campaign: Campaign, state: _Progress, progre
     (a broken row, a gap) goes to _check_rows, which names the seq and the reason, so the
     answer is always the one _check_rows alone gives."""
     raw = session.connection().connection.dbapi_connection
-    first, last, count = raw.execute("SELECT min(seq), max(seq), count(*) FROM ledger WHERE campaign_id = ?",
-                                     (campaign.id,)).fetchone()
+    first, last, count = raw.execute(
+        "SELECT min(seq), max(seq), count(*) FROM ledger WHERE campaign_id = ?", (campaign.id,)
+    ).fetchone()
     if first != 1 or last != count:  # empty, a gap or a stray seq: the exact rules say what is wrong
         return _check_rows(session, state, campaign.id, progress)
-    _take(state, ledger_scan.scan(raw, campaign.id, campaign.ledger_name, 1, last, state.walk.prev_hash,
-                                  state.head_hash, progress))
+    _take(
+        state,
+        ledger_scan.scan(
+            raw, campaign.id, campaign.ledger_name, 1, last, state.walk.prev_hash, state.head_hash, progress
+        ),
+    )
     if state.walk.seq == last + 1:
         return None
     return _check_rows(session, state, campaign.id, progress)
@@ -301,6 +317,4 @@ def verify(session: Session, campaign: Campaign, head_hash: str | None = None, p
 
 
 def entry_count(session: Session, campaign_id: int) -> int:
-    return session.execute(
-        text("SELECT count(*) FROM ledger WHERE campaign_id = :c"), {"c": campaign_id}
-    ).scalar_one()
+    return session.execute(text("SELECT count(*) FROM ledger WHERE campaign_id = :c"), {"c": campaign_id}).scalar_one()

@@ -200,24 +200,40 @@ def _fast_reader():
         voids_seq: int | None
 
     plain, indexed = msgspec.json.Encoder().encode, attrgetter("campaign", *INDEXED_FIELDS)
-    return (msgspec.json.Decoder(Record, float_hook=_no_float).decode, msgspec.json.Encoder(order="sorted").encode,
-            lambda record: plain(indexed(record)), (msgspec.DecodeError, TypeError, ValueError))
+    return (
+        msgspec.json.Decoder(Record, float_hook=_no_float).decode,
+        msgspec.json.Encoder(order="sorted").encode,
+        lambda record: plain(indexed(record)),
+        (msgspec.DecodeError, TypeError, ValueError),
+    )
 
 
 def _source(conn: sqlite3.Connection, campaign_id: int, lo: int, hi: int) -> str:
     """Rows went in in seq order, so when the range's rows sit close together the scan
     follows rowid order (a plain table scan, no lookup through the primary key per row);
     a row out of that order stops the scan, and the exact rules take over."""
-    ends = [conn.execute("SELECT rowid FROM ledger WHERE campaign_id = ? AND seq = ?", (campaign_id, seq)).fetchone()
-            for seq in (lo, hi)]
+    ends = [
+        conn.execute("SELECT rowid FROM ledger WHERE campaign_id = ? AND seq = ?", (campaign_id, seq)).fetchone()
+        for seq in (lo, hi)
+    ]
     if ends[0] and ends[1] and ends[0][0] <= ends[1][0] and ends[1][0] - ends[0][0] + 1 <= 2 * (hi - lo + 1):
         return "ledger NOT INDEXED WHERE rowid BETWEEN %d AND %d AND campaign_id = :c ORDER BY rowid" % (
-            ends[0][0], ends[1][0])
+            ends[0][0],
+            ends[1][0],
+        )
     return "ledger WHERE campaign_id = :c AND seq BETWEEN :lo AND :hi ORDER BY seq"
 
 
-def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int, prev: str,
-         head: str | None, progress: Callable[[int], None] | None = None) -> Scanned:
+def scan(
+    conn: sqlite3.Connection,
+    campaign_id: int,
+    name: str,
+    lo: int,
+    hi: int,
+    prev: str,
+    head: str | None,
+    progress: Callable[[int], None] | None = None,
+) -> Scanned:
     """Prove rows lo..hi of the campaign's chain, hanging from `prev`; stop at the first
     row that does not hold.
 
@@ -241,8 +257,11 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
     # The source ends at row hi, so a row past it can only come out of order (and fail).
     cursor = conn.execute(
         "SELECT rowid, prev_hash, hash, CASE WHEN typeof(record) = 'text' THEN CAST(prev_hash || record AS BLOB) END, "
-        + ", ".join(INDEXED_FIELDS) + " FROM " + _source(conn, campaign_id, lo, hi),
-        {"c": campaign_id, "lo": lo, "hi": hi})
+        + ", ".join(INDEXED_FIELDS)
+        + " FROM "
+        + _source(conn, campaign_id, lo, hi),
+        {"c": campaign_id, "lo": lo, "hi": hi},
+    )
     try:
         while rows := cursor.fetchmany(BATCH):
             first = expected
@@ -253,7 +272,7 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
                 try:
                     fast = sha256(payload).hexdigest() == digest
                     if fast:
-                        body = payload[len(link):]  # a copy: comparing a memoryview costs more
+                        body = payload[len(link) :]  # a copy: comparing a memoryview costs more
                         got = None
                         reader = shaped.get(row[7])  # the kind column picks a shape; the record must agree
                         if reader is not None:
@@ -265,8 +284,13 @@ def scan(conn: sqlite3.Connection, campaign_id: int, name: str, lo: int, hi: int
                             fast = payload.count(b"[") + payload.count(b"{") <= JSON_DEPTH
                             if fast:
                                 got = decode(body)
-                        fast = fast and got.seq == expected and got.campaign == name and encode(got) == body \
+                        fast = (
+                            fast
+                            and got.seq == expected
+                            and got.campaign == name
+                            and encode(got) == body
                             and indexed(got) == row[4:]
+                        )
                 except refused:
                     fast = False
                 if fast:
@@ -298,8 +322,10 @@ def _stored_row(conn: sqlite3.Connection, rowid: int) -> StoredRow | None:
     previous = conn.text_factory
     conn.text_factory = _text_or_bytes  # a record that is not UTF-8 reads as its bytes (and fails)
     try:
-        row = conn.execute("SELECT seq, prev_hash, hash, record, " + ", ".join(INDEXED_FIELDS[1:]) +
-                           " FROM ledger WHERE rowid = ?", (rowid,)).fetchone()
+        row = conn.execute(
+            "SELECT seq, prev_hash, hash, record, " + ", ".join(INDEXED_FIELDS[1:]) + " FROM ledger WHERE rowid = ?",
+            (rowid,),
+        ).fetchone()
     except sqlite3.Error:
         return None
     finally:

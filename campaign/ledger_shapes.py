@@ -112,16 +112,38 @@ class PassedFright(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 def _record(name: str, detail: Any) -> type[msgspec.Struct]:
     """A record type (every field ledger.append writes, sorted) with this detail and no ops."""
-    return msgspec.defstruct(name, [
-        ("actor", str), ("at", str), ("campaign", str), ("character", str | None), ("detail", detail),
-        ("dice", list[int] | None), ("expression", str | None), ("kind", str), ("margin", int | None),
-        ("ops", tuple[()]), ("outcome", str | None), ("parent_seq", int | None), ("reason", str | None),
-        ("scenario", int | None), ("seq", int), ("source", str | None), ("target", int | None),
-        ("total", int | None), ("voidable", bool), ("voids_seq", int | None)], forbid_unknown_fields=True)
+    return msgspec.defstruct(
+        name,
+        [
+            ("actor", str),
+            ("at", str),
+            ("campaign", str),
+            ("character", str | None),
+            ("detail", detail),
+            ("dice", list[int] | None),
+            ("expression", str | None),
+            ("kind", str),
+            ("margin", int | None),
+            ("ops", tuple[()]),
+            ("outcome", str | None),
+            ("parent_seq", int | None),
+            ("reason", str | None),
+            ("scenario", int | None),
+            ("seq", int),
+            ("source", str | None),
+            ("target", int | None),
+            ("total", int | None),
+            ("voidable", bool),
+            ("voids_seq", int | None),
+        ],
+        forbid_unknown_fields=True,
+    )
 
 
-SHAPES: dict[str, type[msgspec.Struct]] = {"roll": _record("RollRecord", RollDetail),
-                                           "fright": _record("FrightRecord", PassedFright)}
+SHAPES: dict[str, type[msgspec.Struct]] = {
+    "roll": _record("RollRecord", RollDetail),
+    "fright": _record("FrightRecord", PassedFright),
+}
 STRUCTS = (Group, Gurps, Repeat, RollDetail, FrightCheck, PassedFright, *SHAPES.values())
 
 

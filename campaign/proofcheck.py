@@ -43,8 +43,10 @@ COMMITTED_FIELDS = ("expression", "dice", "total", "target", "outcome", "margin"
 
 NOT_UTF8 = "record is not valid UTF-8 text (it holds a lone surrogate)"
 NOT_CANONICAL = "record is not in canonical JSON (sorted keys, no spaces, UTF-8)"
-NOT_CONTAINED = ("this bundle does not contain your seal: the bundle ends before it, the history was "
-                 "rewritten after it, or the hash is mistyped")
+NOT_CONTAINED = (
+    "this bundle does not contain your seal: the bundle ends before it, the history was "
+    "rewritten after it, or the hash is mistyped"
+)
 
 
 class Rejected(Exception):
@@ -191,8 +193,12 @@ def _check_reveal(records: dict, first: int, seq: int, record: dict, revealed: d
         raise Rejected(f"secret roll #{target} is revealed twice (#{revealed[target]}, #{seq})", seq)
     if target >= first and _commitment_of(records[target]) != commitment:
         raise Rejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
-    if not isinstance(salt, str) or not isinstance(result, dict) or not isinstance(commitment, str) or \
-            hashlib.sha256((salt + canonical_json(result)).encode("utf-8")).hexdigest() != commitment:
+    if (
+        not isinstance(salt, str)
+        or not isinstance(result, dict)
+        or not isinstance(commitment, str)
+        or hashlib.sha256((salt + canonical_json(result)).encode("utf-8")).hexdigest() != commitment
+    ):
         raise Rejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
     for name in COMMITTED_FIELDS:
         if name != "detail" and record.get(name) != result.get(name):
@@ -216,7 +222,7 @@ def fair_face(seed: str, seq: int, share: str, index: int, sides: int) -> int:
     """The face docs/fair-dice.md derives: HMAC-SHA-256(seed bytes, "seq:share:index:counter"),
     its first n bytes big-endian, rejection sampling (no face more likely than another)."""
     width = max(1, ((sides - 1).bit_length() + 7) // 8)
-    limit = 256 ** width - 256 ** width % sides
+    limit = 256**width - 256**width % sides
     for counter in range(1000):
         message = f"{seq}:{share}:{index}:{counter}".encode("ascii")
         value = int.from_bytes(hmac.new(bytes.fromhex(seed), message, hashlib.sha256).digest()[:width], "big")
@@ -244,8 +250,11 @@ def _fair_problem(records: list) -> tuple:
                 return seq, f"seed reveal #{seq} names #{target}, which is no earlier seed commitment"
             if target in seeds:
                 return seq, f"seed commitment #{target} is revealed twice (#{seeds[target][1]}, #{seq})"
-            if not _is_hash(seed) or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commits[target] \
-                    or commitment != commits[target]:
+            if (
+                not _is_hash(seed)
+                or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commits[target]
+                or commitment != commits[target]
+            ):
                 return seq, f"seed reveal #{seq} does not match commitment #{target}: the seed was swapped"
             seeds[target] = (seed, seq)
     for record in records:
@@ -255,20 +264,32 @@ def _fair_problem(records: list) -> tuple:
         commit, base, share, first, draws = (fair.get(name) for name in ("commit", "seq", "share", "from", "draws"))
         if not _is_int(commit) or commit >= seq:
             return seq, f"entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment"
-        if not _is_int(base) or not commit < base <= seq or not _is_int(first) or not isinstance(draws, list) \
-                or (share is not None and not (isinstance(share, str) and all(c in HEX for c in share))):
+        if (
+            not _is_int(base)
+            or not commit < base <= seq
+            or not _is_int(first)
+            or not isinstance(draws, list)
+            or (share is not None and not (isinstance(share, str) and all(c in HEX for c in share)))
+        ):
             return seq, f"entry #{seq}: its fair-dice inputs are malformed"
         if commit in seeds and seeds[commit][1] < seq:
-            return seq, (f"entry #{seq} derives its dice from seed #{commit}, revealed before it "
-                         f"(#{seeds[commit][1]}): anyone could foresee them")
+            return seq, (
+                f"entry #{seq} derives its dice from seed #{commit}, revealed before it "
+                f"(#{seeds[commit][1]}): anyone could foresee them"
+            )
         expected = next_index.get((commit, base), 0)
         if first != expected:
-            return seq, (f"entry #{seq}: its dice start at index {first}, expected {expected} "
-                         "(a die was drawn and dropped)")
+            return seq, (
+                f"entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)"
+            )
         next_index[(commit, base)] = first + len(draws)
         for offset, draw in enumerate(draws):
-            if not isinstance(draw, list) or len(draw) != 2 or not all(_is_int(v) for v in draw) \
-                    or not 1 <= draw[0] <= 10**6:
+            if (
+                not isinstance(draw, list)
+                or len(draw) != 2
+                or not all(_is_int(v) for v in draw)
+                or not 1 <= draw[0] <= 10**6
+            ):
                 return seq, f"entry #{seq}: die {offset + 1} is malformed"
         faces, dice = [face for _, face in draws], record.get("dice")
         if dice is not None and dice != faces and len(draws) == len(dice):
@@ -276,8 +297,10 @@ def _fair_problem(records: list) -> tuple:
         for offset, (sides, face) in enumerate(draws if commit in seeds else ()):
             should = fair_face(seeds[commit][0], base, share or "", first + offset, sides)
             if face != should:
-                return seq, (f"entry #{seq}: die {offset + 1} (d{sides}) shows {face}, the seed gives {should}: "
-                             "the die was changed")
+                return seq, (
+                    f"entry #{seq}: die {offset + 1} (d{sides}) shows {face}, the seed gives {should}: "
+                    "the die was changed"
+                )
     return None, None
 
 
@@ -287,8 +310,11 @@ _KEPT = ("seal", "void", "reveal")  # the kinds of entry check() keeps beside th
 def _voided_by(records: dict, target: int, until: int):
     """The void (up to seq `until`) that took `target` back, or the entry it is part of
     (its parent_seq), and that no later void took back."""
-    voids = {seq: r.get("voids_seq") for seq, r in records.items()
-             if seq <= until and r.get("kind") == "void" and _is_int(r.get("voids_seq"))}
+    voids = {
+        seq: r.get("voids_seq")
+        for seq, r in records.items()
+        if seq <= until and r.get("kind") == "void" and _is_int(r.get("voids_seq"))
+    }
     parent = records[target].get("parent_seq")
     aims = (target, parent) if _is_int(parent) else (target,)
     live = [seq for seq, voided in voids.items() if voided in aims and seq not in voids.values()]
@@ -364,11 +390,20 @@ def check(bundle, head: str | None = None) -> dict:
     bad_seq, problem = _fair_problem(fair_records)
     if problem is not None:
         raise Rejected(f"fair dice: {problem}", bad_seq)
-    return {"ok": True, "campaign": campaign, "seq": first, "head": seal_hash, "head_seq": seal_seq,
-            "entries": len(entries), "head_given": head is not None, "entry": records[first],
-            "voided_by": _voided_by(records, first, seal_seq),
-            "revealed_by": next((r for t, r in revealed.items() if t == first and r <= seal_seq), None),
-            "bundle_head": bundle["head"], "bundle_head_seq": last}
+    return {
+        "ok": True,
+        "campaign": campaign,
+        "seq": first,
+        "head": seal_hash,
+        "head_seq": seal_seq,
+        "entries": len(entries),
+        "head_given": head is not None,
+        "entry": records[first],
+        "voided_by": _voided_by(records, first, seal_seq),
+        "revealed_by": next((r for t, r in revealed.items() if t == first and r <= seal_seq), None),
+        "bundle_head": bundle["head"],
+        "bundle_head_seq": last,
+    }
 
 
 def _read(path: str) -> bytes:
@@ -401,18 +436,24 @@ def describe(entry: dict) -> str:
 
 def summary(result: dict) -> list[str]:
     """The lines a holding proof prints: the head it was checked against first."""
-    lines = [result["head"],
-             f"proof holds: entry #{result['seq']} is in the chain of {result['campaign']!r} sealed at "
-             f"#{result['head_seq']} ({result['entries']} entries checked)",
-             "  " + describe(result["entry"])]
+    lines = [
+        result["head"],
+        f"proof holds: entry #{result['seq']} is in the chain of {result['campaign']!r} sealed at "
+        f"#{result['head_seq']} ({result['entries']} entries checked)",
+        "  " + describe(result["entry"]),
+    ]
     if result["voided_by"] is not None:
-        lines.append(f"  voided: entry #{result['voided_by']} took entry #{result['seq']} back "
-                     f"(within seal #{result['head_seq']})")
+        lines.append(
+            f"  voided: entry #{result['voided_by']} took entry #{result['seq']} back "
+            f"(within seal #{result['head_seq']})"
+        )
     if result["revealed_by"] is not None:
         lines.append(f"  revealed by entry #{result['revealed_by']}, which matches its commitment")
     if result["bundle_head_seq"] != result["head_seq"]:
-        lines.append(f"  the bundle runs on to seal #{result['bundle_head_seq']}; your seal "
-                     f"#{result['head_seq']} proves it up to there")
+        lines.append(
+            f"  the bundle runs on to seal #{result['bundle_head_seq']}; your seal "
+            f"#{result['head_seq']} proves it up to there"
+        )
     return lines
 
 
@@ -421,16 +462,20 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="proofcheck", description="Check a campaign proof bundle offline.")
     parser.add_argument("bundle", help="the JSON file written by `campaign history proof`")
-    parser.add_argument("--head", help="the head hash you kept from `campaign history seal` (64 hex digits, "
-                                       "or the first 16 or more)")
+    parser.add_argument(
+        "--head", help="the head hash you kept from `campaign history seal` (64 hex digits, or the first 16 or more)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
     head = None
     if args.head is not None:
         head = normalize_head(args.head)
         if head is None:
-            print(f"error: --head must be the hash printed by `history seal` (64 hex digits, or its first "
-                  f"{MIN_HEAD_PREFIX} or more)", file=sys.stderr)
+            print(
+                f"error: --head must be the hash printed by `history seal` (64 hex digits, or its first "
+                f"{MIN_HEAD_PREFIX} or more)",
+                file=sys.stderr,
+            )
             return 2
     try:
         result = check_file(args.bundle, head)
@@ -450,8 +495,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("\n".join(summary(result)))
     if not result["head_given"]:
-        print("note: compare the head above with the hash you kept from `history seal` "
-              "(or pass it with --head): the bundle proves the entry against that head only", file=sys.stderr)
+        print(
+            "note: compare the head above with the hash you kept from `history seal` "
+            "(or pass it with --head): the bundle proves the entry against that head only",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -32,8 +32,9 @@ LOG_BYTES = 1 << 28
 JSON_DEPTH = 64
 
 
-def lines(source: Iterable[str], *, label: str = "line", total: int = EXPORT_CHARS, line: int = LINE_CHARS,
-          suffix: str = "") -> Iterator[str]:
+def lines(
+    source: Iterable[str], *, label: str = "line", total: int = EXPORT_CHARS, line: int = LINE_CHARS, suffix: str = ""
+) -> Iterator[str]:
     """The lines of `source` (a text file, read with a bounded readline, or any iterable
     of lines), refused once one is longer than `line` characters or all together pass
     `total`. The refusal names the line: "{label} 7: longer than ... characters{suffix}"."""

@@ -49,8 +49,7 @@ def target_path(name: str | os.PathLike[str], what: str = "") -> Path:
         if stat.S_ISDIR(found.st_mode):
             raise BadInput(f"{label} is a directory")
         if not stat.S_ISREG(found.st_mode):
-            raise BadInput(f"{label} exists and is not a regular file ({_kind(found.st_mode)}); "
-                           "refusing to replace it")
+            raise BadInput(f"{label} exists and is not a regular file ({_kind(found.st_mode)}); refusing to replace it")
     if not path.parent.is_dir():
         raise BadInput(f"cannot write {label}: no such directory")
     return path
@@ -68,8 +67,13 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
-                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "not a plain file"
@@ -142,8 +146,7 @@ def replacing_paths(targets: Sequence[Path], mode: int = 0o600) -> Iterator[list
                 os.close(item.fd)
         _commit(pending)
     except OSError as exc:
-        raise WriteFailed(f"cannot write {exc.filename or targets[0]}: {exc.strerror}; "
-                          "nothing was replaced") from None
+        raise WriteFailed(f"cannot write {exc.filename or targets[0]}: {exc.strerror}; nothing was replaced") from None
     finally:
         for item in pending:
             item.discard()

@@ -42,8 +42,12 @@ def entry_code(entry: TableEntry) -> list[int]:
 
 def text_roll_code(rolled: TextRoll, entry: TableEntry) -> dict[str, Any]:
     """Dice of an entry's text: which of its `rolls` (index), the dice, faces and value."""
-    return {"index": _position(entry.rolls, rolled.spec), "dice": rolled.spec.dice, "faces": list(rolled.faces),
-            "value": rolled.value}
+    return {
+        "index": _position(entry.rolls, rolled.spec),
+        "dice": rolled.spec.dice,
+        "faces": list(rolled.faces),
+        "value": rolled.value,
+    }
 
 
 def directive_code(directive: Any, entry: TableEntry) -> dict[str, Any]:
@@ -66,8 +70,14 @@ def _position(items: tuple[Any, ...], item: Any) -> int:
 
 def entry_words(entry: TableEntry) -> dict[str, Any]:
     """An entry as a record written before held it: range, label, texts, tags, effects."""
-    data = {"range": [entry.lo, entry.hi], "label": entry.label, "ja": entry.ja, "en": entry.en,
-            "tags": list(entry.tags), "effects": [effect_data(e) for e in entry.effects]}
+    data = {
+        "range": [entry.lo, entry.hi],
+        "label": entry.label,
+        "ja": entry.ja,
+        "en": entry.en,
+        "tags": list(entry.tags),
+        "effects": [effect_data(e) for e in entry.effects],
+    }
     if entry.rolls:
         data["rolls"] = [{"dice": d.dice, "min": d.minimum, "ja": d.ja, "en": d.en} for d in entry.rolls]
     return data
@@ -91,7 +101,9 @@ def directive_text(directive: dict[str, Any], tables: dict[str, Table]) -> str:
         text = _("roll on {table}").format(table=(pick(other.name, other.name_en) if other else named))
     only_ja, only_en = directive.get("only_if_ja"), directive.get("only_if_en")
     if only_ja or only_en:
-        text += " " + _("(only if {condition})").format(condition=pick(str(only_ja or only_en), str(only_en or only_ja)))
+        text += " " + _("(only if {condition})").format(
+            condition=pick(str(only_ja or only_en), str(only_en or only_ja))
+        )
     if directive.get("gm_choice"):
         text += " " + _("[the GM's choice]")
     return text
@@ -111,8 +123,11 @@ def _entry(tables: dict[str, Table], command: Any, code: Any) -> tuple[Table, Ta
 def _directive_words(code: Any, entry: TableEntry) -> dict[str, Any]:
     """A directive's seed data (with its "only if" words), by its index in the entry."""
     index = code.get("index") if isinstance(code, dict) else None
-    if not isinstance(index, int) or not 0 <= index < len(entry.effects) \
-            or not isinstance(entry.effects[index], DIRECTIVES):
+    if (
+        not isinstance(index, int)
+        or not 0 <= index < len(entry.effects)
+        or not isinstance(entry.effects[index], DIRECTIVES)
+    ):
         raise KeyError(index)
     return effect_data(entry.effects[index])
 
@@ -128,19 +143,31 @@ def _text_rolls(codes: list[Any], entry: TableEntry) -> list[TextRoll]:
 
 
 def _text_roll_words(rolled: TextRoll) -> dict[str, Any]:
-    return {"dice": rolled.spec.dice, "faces": list(rolled.faces), "value": rolled.value,
-            "min": rolled.spec.minimum, "ja": rolled.spec.ja, "en": rolled.spec.en}
+    return {
+        "dice": rolled.spec.dice,
+        "faces": list(rolled.faces),
+        "value": rolled.value,
+        "min": rolled.spec.minimum,
+        "ja": rolled.spec.ja,
+        "en": rolled.spec.en,
+    }
 
 
 def _roll_words(detail: dict[str, Any], tables: dict[str, Table]) -> dict[str, Any]:
     """A table roll's record with its words: names, entry, texts, text dice, directives."""
     table, entry = _entry(tables, detail.get("table"), detail.get("entry"))
     text_rolls = _text_rolls(detail.get("text_rolls") or [], entry)
-    shown = {**detail, "name": table.name, "name_en": table.name_en, "entry": entry_words(entry),
-             "text_ja": entry_text(entry, text_rolls, "ja"), "text_en": entry_text(entry, text_rolls, "en"),
-             "text_rolls": [_text_roll_words(t) for t in text_rolls],
-             "directives": [_directive_words(d, entry) for d in detail.get("directives") or []],
-             "declined": [_directive_words(d, entry) for d in detail.get("declined") or []]}
+    shown = {
+        **detail,
+        "name": table.name,
+        "name_en": table.name_en,
+        "entry": entry_words(entry),
+        "text_ja": entry_text(entry, text_rolls, "ja"),
+        "text_en": entry_text(entry, text_rolls, "en"),
+        "text_rolls": [_text_roll_words(t) for t in text_rolls],
+        "directives": [_directive_words(d, entry) for d in detail.get("directives") or []],
+        "declined": [_directive_words(d, entry) for d in detail.get("declined") or []],
+    }
     if isinstance(detail.get("directive"), dict):  # a sub-roll: the directive of the roll that asked
         asker = detail.get("requested_in") or {}
         _table, asking = _entry(tables, asker.get("table"), asker.get("entry"))
@@ -160,15 +187,18 @@ def _summary(shown: dict[str, Any]) -> str:
 
 
 def _notes(shown: dict[str, Any], tables: dict[str, Table], indent: str) -> list[str]:
-    lines = [indent + "  " + _("(the GM declined: {directive})").format(directive=directive_text(d, tables))
-             for d in shown["declined"]]
+    lines = [
+        indent + "  " + _("(the GM declined: {directive})").format(directive=directive_text(d, tables))
+        for d in shown["declined"]
+    ]
     if shown.get("reroll_stands"):
         lines.append(indent + "  " + _(STANDS_NOTE))
     return lines
 
 
-def table_lines(shown: dict[str, Any], subs: list[tuple[dict[str, Any], dict[str, Any]]],
-                tables: dict[str, Table]) -> list[str]:
+def table_lines(
+    shown: dict[str, Any], subs: list[tuple[dict[str, Any], dict[str, Any]]], tables: dict[str, Table]
+) -> list[str]:
     """The lines `table roll` prints: the entry, then each extra roll (numbered by its
     seq), in the order the dice were rolled. `shown` is the parent's detail with its
     words; `subs` are the sub-entries as (record, detail with its words)."""
@@ -178,11 +208,15 @@ def table_lines(shown: dict[str, Any], subs: list[tuple[dict[str, Any], dict[str
         indent = "  " * sub["depth"]
         if "text_roll" in sub:
             rolled = sub["text_roll"]
-            lines.append(indent + f"↳ #{record['seq']} {text_roll_label(rolled['ja'], rolled['en'])}: "
-                                  f"{rolled['dice']} [{','.join(map(str, rolled['faces']))}]={rolled['value']}")
+            lines.append(
+                indent + f"↳ #{record['seq']} {text_roll_label(rolled['ja'], rolled['en'])}: "
+                f"{rolled['dice']} [{','.join(map(str, rolled['faces']))}]={rolled['value']}"
+            )
             continue
-        lines.append(indent + f"↳ #{record['seq']} {directive_text(sub['directive'], tables)}: "
-                              f"{record['expression']} [{','.join(map(str, record['dice']))}]={sub['result']}")
+        lines.append(
+            indent + f"↳ #{record['seq']} {directive_text(sub['directive'], tables)}: "
+            f"{record['expression']} [{','.join(map(str, record['dice']))}]={sub['result']}"
+        )
         lines.append(indent + "  " + _summary(sub))
         lines.extend(_notes(sub, tables, indent))
         truncated = truncated or bool(sub.get("truncated"))
@@ -213,8 +247,15 @@ def table_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
             return _sorted(_text_sub_words(detail, tables))
         if detail.get("source") == "ccfolia":  # an imported result: the entry, no dice of ours
             table, entry = _entry(tables, detail.get("table"), detail.get("entry"))
-            return _sorted({**detail, "name": table.name, "name_en": table.name_en, "entry": entry_words(entry),
-                            "lines": [f"{entry.label}: {pick(entry.ja, entry.en)}"]})
+            return _sorted(
+                {
+                    **detail,
+                    "name": table.name,
+                    "name_en": table.name_en,
+                    "entry": entry_words(entry),
+                    "lines": [f"{entry.label}: {pick(entry.ja, entry.en)}"],
+                }
+            )
         shown = _roll_words(detail, tables)
         subs = sub_records or []
         if record.get("parent_seq") is None and len(subs) == detail.get("sub_rolls", 0):
@@ -271,5 +312,10 @@ def reference_detail(detail: dict[str, Any]) -> dict[str, Any]:
     if not 0 <= index < len(table.rows):
         raise IndexError(index)
     row = table.rows[index]
-    return {**detail, "name": table.name, "name_en": table.name_en, "row": reference_row(table, index),
-            "lines": [f"{row.roll_label}: {' / '.join(row.cells)}"]}
+    return {
+        **detail,
+        "name": table.name,
+        "name_en": table.name_en,
+        "row": reference_row(table, index),
+        "lines": [f"{row.roll_label}: {' / '.join(row.cells)}"],
+    }

@@ -39,11 +39,13 @@ def code_messages() -> dict[Key, str]:
     method_map = [("**.py", "python"), ("**/templates/**.html", "jinja2")]
     options = {"**/templates/**.html": {"extensions": "", "trimmed": "true"}}
     for filename, lineno, message, _comments, context in extract_from_dir(
-            str(ROOT / "campaign"), method_map, options_map=options, keywords=KEYWORDS, comment_tags=()):
+        str(ROOT / "campaign"), method_map, options_map=options, keywords=KEYWORDS, comment_tags=()
+    ):
         if not message:
             continue
-        found.setdefault((context, message if isinstance(message, str) else tuple(message)),
-                         f"campaign/{filename}:{lineno}")
+        found.setdefault(
+            (context, message if isinstance(message, str) else tuple(message)), f"campaign/{filename}:{lineno}"
+        )
     return found
 
 
@@ -116,10 +118,8 @@ def update() -> tuple[int, int]:
     for (context, message), where in sorted(all_messages().items(), key=lambda item: repr(item[0])):
         msgid = message if isinstance(message, str) else message[0]
         previous = old.get(msgid, context=context)
-        if previous is not None:
-            translation = previous.string
-        else:
-            translation = ("",) if isinstance(message, tuple) else ""
+        blank = ("",) if isinstance(message, tuple) else ""
+        translation = previous.string if previous is not None else blank
         file, _, line = where.partition(":")
         new.add(message, translation, locations=[(file, int(line) if line else None)], context=context)
         if not translated(new.get(msgid, context=context)):

@@ -30,8 +30,10 @@ def paragraph(tab: str | None, speaker: str, text: str) -> str:
     """One message as the export writes it: tab, speaker and text spans, `<br>` for lines."""
     body = "<br>".join(escape(line, quote=False) for line in text.split("\n"))
     tab_span = f"  <span> [{escape(tab)}]</span>\n" if tab is not None else ""
-    return (f'\n<p style="color:{COLORS.get(speaker, "#212121")};">\n{tab_span}'
-            f"  <span>{escape(speaker)}</span> :\n  <span>\n    {body}\n  </span>\n</p>\n")
+    return (
+        f'\n<p style="color:{COLORS.get(speaker, "#212121")};">\n{tab_span}'
+        f"  <span>{escape(speaker)}</span> :\n  <span>\n    {body}\n  </span>\n</p>\n"
+    )
 
 
 def build(items) -> str:
@@ -76,9 +78,21 @@ GURPS_SESSION = [
     ("main", "すずね", "3d6<=12 (3D6<=12) ＞ 11[1,4,5] ＞ 11 ＞ 成功(成功度：1)"),  # faces do not add up
     ("雑談", "ソウ", "おつかれさまでした！ 次回は ＞ 来週"),
 ]
-GURPS_EXPECTED = {"messages": 17, "recorded": 12, "rolls": 10, "tables": 2, "duplicates": 0, "secret": 1,
-                  "chat": 2, "other_system": 1, "unreadable": 0, "contradictory": 1, "incomplete": 0,
-                  "malformed": 1, "repaired": 1}
+GURPS_EXPECTED = {
+    "messages": 17,
+    "recorded": 12,
+    "rolls": 10,
+    "tables": 2,
+    "duplicates": 0,
+    "secret": 1,
+    "chat": 2,
+    "other_system": 1,
+    "unreadable": 0,
+    "contradictory": 1,
+    "incomplete": 0,
+    "malformed": 1,
+    "repaired": 1,
+}
 
 # The 2d6 homebrew on ココフォリア's generic dice bot; players ミオ (心技体感) and ソウ.
 TWO_D6_ROLLS = [
@@ -100,9 +114,21 @@ TWO_D6_SESSION = [
     ("main", "GM", "シークレットダイス"),
     "<p><span> [main]</span><span>GM</span> : <span>truncated &lt;= (2D6",  # the file ends mid-message
 ]
-TWO_D6_EXPECTED = {"messages": 10, "recorded": 5, "rolls": 5, "tables": 0, "duplicates": 0, "secret": 1,
-                   "chat": 2, "other_system": 2, "unreadable": 0, "contradictory": 0, "incomplete": 0,
-                   "malformed": 0, "repaired": 1}
+TWO_D6_EXPECTED = {
+    "messages": 10,
+    "recorded": 5,
+    "rolls": 5,
+    "tables": 0,
+    "duplicates": 0,
+    "secret": 1,
+    "chat": 2,
+    "other_system": 2,
+    "unreadable": 0,
+    "contradictory": 0,
+    "incomplete": 0,
+    "malformed": 0,
+    "repaired": 1,
+}
 
 
 # --- the other export formats, from ココフォリア's published description of them ---
@@ -112,29 +138,43 @@ def paragraph_compact(tab: str | None, speaker: str, text: str) -> str:
     """The `<p>` export's other indentation: the whole message on one line."""
     body = "<br>".join(escape(line, quote=False) for line in text.split("\n"))
     tab_span = f"<span>[{escape(tab)}]</span>" if tab is not None else ""
-    return f'<p style="color:{COLORS.get(speaker, "#212121")};">{tab_span}<span>{escape(speaker)}</span> : ' \
-           f"<span>{body}</span></p>\n"
+    return (
+        f'<p style="color:{COLORS.get(speaker, "#212121")};">{tab_span}<span>{escape(speaker)}</span> : '
+        f"<span>{body}</span></p>\n"
+    )
 
 
 def build_compact(items) -> str:
     return HEAD + "".join(item if isinstance(item, str) else paragraph_compact(*item) for item in items) + TAIL
 
 
-def article(tab: str, speaker: str, text: str, result: str | None = None, at: str = "2025-04-12T12:00:00.000Z",
-            element: str = "div") -> str:
+def article(
+    tab: str,
+    speaker: str,
+    text: str,
+    result: str | None = None,
+    at: str = "2025-04-12T12:00:00.000Z",
+    element: str = "div",
+) -> str:
     """One v1.37+ message: speaker, time, the typed text (`div` or `p`), BCDice's answer apart."""
     body = "<br>".join(escape(line, quote=False) for line in text.split("\n"))
     answer = f'\n    <span class="roll-result">{escape(result, quote=False)}</span>' if result else ""
-    return (f'<article class="message" data-channel="{escape(tab)}" style="color:{COLORS.get(speaker, "#212121")}">\n'
-            f'  <header><span class="speaker">{escape(speaker)}</span>\n'
-            f'  <time class="timestamp" datetime="{at}">21:00</time></header>\n'
-            f'  <{element} class="message-text">{body}</{element}>{answer}\n</article>\n')
+    return (
+        f'<article class="message" data-channel="{escape(tab)}" style="color:{COLORS.get(speaker, "#212121")}">\n'
+        f'  <header><span class="speaker">{escape(speaker)}</span>\n'
+        f'  <time class="timestamp" datetime="{at}">21:00</time></header>\n'
+        f'  <{element} class="message-text">{body}</{element}>{answer}\n</article>\n'
+    )
 
 
 def build_articles(items) -> str:
     """items: (tab, speaker, text, result, at[, element]) tuples, or raw fragments."""
-    return HEAD.replace("<body>", '<body>\n<main class="log">') + \
-        "".join(item if isinstance(item, str) else article(*item) for item in items) + "</main>" + TAIL
+    return (
+        HEAD.replace("<body>", '<body>\n<main class="log">')
+        + "".join(item if isinstance(item, str) else article(*item) for item in items)
+        + "</main>"
+        + TAIL
+    )
 
 
 def json_log(items, images: dict | None = None) -> str:
@@ -144,13 +184,23 @@ def json_log(items, images: dict | None = None) -> str:
     messages = []
     for item in items:
         channel, name, text, result, created = item[:5]
-        message = {"name": name, "text": text, "channel": channel, "channelName": channel, "createdAt": created,
-                   "color": COLORS.get(name, "#212121"), "type": "text"}
+        message = {
+            "name": name,
+            "text": text,
+            "channel": channel,
+            "channelName": channel,
+            "createdAt": created,
+            "color": COLORS.get(name, "#212121"),
+            "type": "text",
+        }
         if result is not None:
             message["extend"] = {"roll": {"result": result, **({"secret": True} if len(item) > 5 and item[5] else {})}}
         messages.append(message)
-    return json.dumps({"messages": messages, "images": images or {"bg": "https://example.invalid/bg.png"}},
-                      ensure_ascii=False, indent=1)
+    return json.dumps(
+        {"messages": messages, "images": images or {"bg": "https://example.invalid/bg.png"}},
+        ensure_ascii=False,
+        indent=1,
+    )
 
 
 def zip_parts(path, parts: list[str], name: str = "ルーム") -> None:
@@ -166,11 +216,19 @@ def zip_parts(path, parts: list[str], name: str = "ルーム") -> None:
 SHAPES_SESSION = [
     ("main", "", "3d6<=12 (3D6<=12) ＞ 9[2,3,4] ＞ 9 ＞ 成功(成功度：3)"),  # an empty speaker
     ("main", "", ""),  # blank: chat
-    ("main", "すずね", "x3 3d6<=12 回避\n#1\n(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)\n\n#2\n"
-     "(3D6<=12) ＞ 13[6,6,1] ＞ 13 ＞ 失敗(失敗度：-1)\n\n#3\n(3D6<=12) ＞ 4[1,1,2] ＞ 4 ＞ クリティカル(成功度：8)"),
+    (
+        "main",
+        "すずね",
+        "x3 3d6<=12 回避\n#1\n(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)\n\n#2\n"
+        "(3D6<=12) ＞ 13[6,6,1] ＞ 13 ＞ 失敗(失敗度：-1)\n\n#3\n(3D6<=12) ＞ 4[1,1,2] ＞ 4 ＞ クリティカル(成功度：8)",
+    ),
     ("main", "すずね", "repeat2 2d6 ダメージ #1 (2D6) ＞ 7[3,4] ＞ 7 #2 (2D6) ＞ 5[1,4] ＞ 5"),
-    ("main", "GM", "sx2 3d6<=10 #1 (3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1) #2 (3D6<=10) ＞ 12[4,4,4] ＞ 12 ＞ "
-     "失敗(失敗度：-2)"),  # secret repeat, revealed
+    (
+        "main",
+        "GM",
+        "sx2 3d6<=10 #1 (3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1) #2 (3D6<=10) ＞ 12[4,4,4] ＞ 12 ＞ "
+        "失敗(失敗度：-2)",
+    ),  # secret repeat, revealed
     ("main", "ソウ", "3d6<=13 知覚\n(3D6<=13) ＞ 10[2,4,4] ＞ 10 ＞ 成功(成功度：3)"),  # the answer on the next line
     ("main", "ソウ", "13-3d6 隠密 (3D6<=13) ＞ 14[5,5,4] ＞ 14 ＞ 失敗(失敗度：-1)"),  # T-3D6
     ("main", "ソウ", "3d6-1<=13 (3D6-1<=13) ＞ 12 ＞ 成功(成功度：1)"),  # no bracketed dice
@@ -179,7 +237,11 @@ SHAPES_SESSION = [
     ("main", "GM", "MFMB 呪文ファンブル表(8)：呪文が術者にかかる。"),
     ("main", "GM", "YSCRT 妖魔夜行スペシャルクリティカル表(6) ＞ ダメージ3倍。"),
     ("main", "GM", "CRT クリティカル表(13) ＞ 相手の防御点を無視。"),
-    ("main", "すずね", "3d6<=12 回避 ＞ 頼む (3D6<=12) ＞ 8[1,3,4] ＞ 8 ＞ 成功(成功度：4)"),  # a spaced ＞ in the comment
+    (
+        "main",
+        "すずね",
+        "3d6<=12 回避 ＞ 頼む (3D6<=12) ＞ 8[1,3,4] ＞ 8 ＞ 成功(成功度：4)",
+    ),  # a spaced ＞ in the comment
     ("main", "す ず ね", "3d6<=12 (3D6<=12) ＞ 10[3,3,4] ＞ 10 ＞ 成功(成功度：2)"),  # whitespace: the same speaker
     ("main", "すずね　", "3d6<=12 (3D6<=12) ＞ 6[1,2,3] ＞ 6 ＞ 成功(成功度：6)"),  # a trailing full-width space
     ("main", "ソウ", "3D6<=12 (3D6<=12) ＞ 18[6,6,6] ＞ 18 ＞ 成功"),  # contradictory
@@ -207,8 +269,26 @@ SHAPES_ROLLS = [
     ("鈴音", "3D6<=12", [1, 2, 3], 6, "success", 6, False),
     ("刀矢", "3D6<=12", [5, 5, 5], 15, "failure", -3, False),
 ]
-SHAPES_TABLES = [("刀矢", "HIT", 10), ("鈴音", "REACT+2", 14), (None, "MFMB", 8), (None, "YSCRT", 6), (None, "CRT", 13),
-                 ("刀矢", "FEAR+3", 14)]
-SHAPES_EXPECTED = {"messages": 22, "recorded": 21, "rolls": 15, "tables": 6, "duplicates": 0, "secret": 1,
-                   "chat": 1, "other_system": 1, "unreadable": 0, "contradictory": 2, "incomplete": 0,
-                   "malformed": 0, "repaired": 0}
+SHAPES_TABLES = [
+    ("刀矢", "HIT", 10),
+    ("鈴音", "REACT+2", 14),
+    (None, "MFMB", 8),
+    (None, "YSCRT", 6),
+    (None, "CRT", 13),
+    ("刀矢", "FEAR+3", 14),
+]
+SHAPES_EXPECTED = {
+    "messages": 22,
+    "recorded": 21,
+    "rolls": 15,
+    "tables": 6,
+    "duplicates": 0,
+    "secret": 1,
+    "chat": 1,
+    "other_system": 1,
+    "unreadable": 0,
+    "contradictory": 2,
+    "incomplete": 0,
+    "malformed": 0,
+    "repaired": 0,
+}

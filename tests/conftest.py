@@ -116,6 +116,7 @@ def db_url(request, tmp_path):
 
 # --- parties built once per session, copied per test -------------------------------
 
+
 class PartyTemplates:
     """Databases built once per session by a builder (given a --db value), keyed by
     (party name, backend). The builder runs with its own user dirs, so whatever it

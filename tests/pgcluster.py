@@ -37,8 +37,11 @@ MEMORY_DIR_NEEDED = 2 * 1024**3  # bytes free before the cluster goes there
 def scratch_root() -> str | None:
     """Where the cluster's directory goes: /dev/shm if it has room, else the default."""
     try:
-        if MEMORY_DIR.is_dir() and os.access(MEMORY_DIR, os.W_OK) \
-                and shutil.disk_usage(MEMORY_DIR).free >= MEMORY_DIR_NEEDED:
+        if (
+            MEMORY_DIR.is_dir()
+            and os.access(MEMORY_DIR, os.W_OK)
+            and shutil.disk_usage(MEMORY_DIR).free >= MEMORY_DIR_NEEDED
+        ):
             return str(MEMORY_DIR)
     except OSError:
         pass
@@ -71,11 +74,12 @@ class Cluster:
         if self.as_postgres:
             shutil.chown(self.root, "postgres")
             os.chmod(self.root, 0o755)
-        self._run("initdb", "-D", str(self.datadir), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-                  "--locale=C.UTF-8")
-        options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.root} "
-                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
-                   "-c min_wal_size=32MB -c max_wal_size=256MB")
+        self._run("initdb", "-D", str(self.datadir), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.root} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
+            "-c min_wal_size=32MB -c max_wal_size=256MB"
+        )
         self._run("pg_ctl", "-D", str(self.datadir), "-o", options, "-l", str(self.root / "log"), "-w", "start")
         import psycopg
 

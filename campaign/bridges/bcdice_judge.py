@@ -29,9 +29,16 @@ def bcdice_gurps_outcome(raw: int, total: int, target: int) -> str:
 
 
 def compares(total: int, comparison: str, target: int) -> bool:
-    return {"<=": total <= target, "<": total < target, ">=": total >= target, ">": total > target,
-            "=": total == target, "==": total == target, "!=": total != target, "<>": total != target
-            }.get(comparison, True)
+    return {
+        "<=": total <= target,
+        "<": total < target,
+        ">=": total >= target,
+        ">": total > target,
+        "=": total == target,
+        "==": total == target,
+        "!=": total != target,
+        "<>": total != target,
+    }.get(comparison, True)
 
 
 def value_range(node: Node) -> tuple[int, int] | None:
@@ -66,8 +73,16 @@ def shown_sums_agree(display: str) -> str | None:
     return None
 
 
-def word_agrees(outcome: str, degree: int | None, *, comparison: str | None, target: int | None, total: int,
-                raw: int | None, gurps_roll: bool) -> str | None:
+def word_agrees(
+    outcome: str,
+    degree: int | None,
+    *,
+    comparison: str | None,
+    target: int | None,
+    total: int,
+    raw: int | None,
+    gurps_roll: bool,
+) -> str | None:
     """Why the log's outcome word (and its 成功度/失敗度) cannot be so, or None.
 
     A word with a degree is the GURPS bot's: judged by its rules. A plain 成功/失敗 (the

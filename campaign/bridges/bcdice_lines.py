@@ -49,9 +49,16 @@ _T3D6 = re.compile(r"^[0-9+\-]*[0-9]-3D6?([+\-][0-9]+)*$")
 MAX_REPEAT = 100  # BCDice's own limit
 
 OUTCOME_WORDS = {
-    "成功": "success", "自動成功": "success", "失敗": "failure", "自動失敗": "failure",
-    "クリティカル": "critical_success", "決定的成功": "critical_success", "大成功": "critical_success",
-    "ファンブル": "critical_failure", "致命的失敗": "critical_failure", "大失敗": "critical_failure",
+    "成功": "success",
+    "自動成功": "success",
+    "失敗": "failure",
+    "自動失敗": "failure",
+    "クリティカル": "critical_success",
+    "決定的成功": "critical_success",
+    "大成功": "critical_success",
+    "ファンブル": "critical_failure",
+    "致命的失敗": "critical_failure",
+    "大失敗": "critical_failure",
 }
 
 
@@ -129,7 +136,7 @@ def _trailing_group(head: str) -> tuple[str, str] | None:
         elif char in "(（":
             depth -= 1
             if depth == 0:
-                return head[:position].strip(), head[position + 1:-1].strip()
+                return head[:position].strip(), head[position + 1 : -1].strip()
     return None
 
 
@@ -139,12 +146,12 @@ def _answer(text: str) -> tuple[str, str, list[str]] | None | str:
     there is no such answer; None when nothing looks like one."""
     unparsed = None
     for match in _SEPARATOR.finditer(text):
-        group = _trailing_group(text[:match.start()])
+        group = _trailing_group(text[: match.start()])
         if group is None:
             continue
         before, inner = group
         if _parses(_nfkc(inner).upper()):
-            rest = text[match.end():].split("\n", 1)[0]
+            rest = text[match.end() :].split("\n", 1)[0]
             return before, inner, _SEPARATOR.split(rest)
         unparsed = unparsed or inner
     return unparsed
@@ -170,8 +177,9 @@ def _outcome(word: str) -> tuple[str, int | None] | None:
 
 
 def _faces(display: list[str], parsed, total: int) -> tuple[int, ...] | None:
-    faces = [int(face) for group in _FACES.findall(" ".join(display))
-             for face in group.replace(" ", "").split(",") if face]
+    faces = [
+        int(face) for group in _FACES.findall(" ".join(display)) for face in group.replace(" ", "").split(",") if face
+    ]
     if faces:
         return tuple(faces)
     spec = parsed.roll
@@ -188,8 +196,9 @@ def _margin(comparison: str | None, target: int | None, total: int) -> int | Non
     return None
 
 
-def read_roll(inner: str, parts: list[str], command: str | None, comment: str | None, gurps: bool,
-              secret: bool = False) -> Reading:
+def read_roll(
+    inner: str, parts: list[str], command: str | None, comment: str | None, gurps: bool, secret: bool = False
+) -> Reading:
     """One BCDice answer `(inner) ＞ parts...`, checked against itself and our dice engine."""
     expression = _nfkc(inner).upper()
     parsed = parse(expression)
@@ -239,24 +248,56 @@ def read_roll(inner: str, parts: list[str], command: str | None, comment: str | 
             if gurps and 3 <= raw <= 18:
                 judgement = judge_success(raw, total, spec.target)
                 rules_outcome = judgement.outcome
-                detail = {"expression": parsed.text, "total": total, "faces": [], "groups": [],
-                          "comparison": spec.comparison, "target": spec.target, "gurps": judgement.to_detail()}
+                detail = {
+                    "expression": parsed.text,
+                    "total": total,
+                    "faces": [],
+                    "groups": [],
+                    "comparison": spec.comparison,
+                    "target": spec.target,
+                    "gurps": judgement.to_detail(),
+                }
     if outcome is not None:
-        wrong = word_agrees(outcome, degree, comparison=spec.comparison, target=spec.target, total=total,
-                            raw=raw, gurps_roll=modifier is not None and parsed.dice_count == 3)
+        wrong = word_agrees(
+            outcome,
+            degree,
+            comparison=spec.comparison,
+            target=spec.target,
+            total=total,
+            raw=raw,
+            gurps_roll=modifier is not None and parsed.dice_count == 3,
+        )
         if wrong:
             return Reading("contradictory", why=wrong)
     margin = _margin(spec.comparison, spec.target, total)
     if detail is not None:
         detail = {**detail, "outcome": outcome, "margin": margin, "comment": comment, "source": "ccfolia"}
-    return Reading("dice", (RollLine(
-        expression=parsed.text, faces=faces, total=total, comparison=spec.comparison, target=spec.target,
-        outcome=outcome, outcome_text=outcome_text, margin=margin, command=command, comment=comment,
-        rules_outcome=rules_outcome, detail=detail, secret=secret, log_degree=degree),))
+    return Reading(
+        "dice",
+        (
+            RollLine(
+                expression=parsed.text,
+                faces=faces,
+                total=total,
+                comparison=spec.comparison,
+                target=spec.target,
+                outcome=outcome,
+                outcome_text=outcome_text,
+                margin=margin,
+                command=command,
+                comment=comment,
+                rules_outcome=rules_outcome,
+                detail=detail,
+                secret=secret,
+                log_degree=degree,
+            ),
+        ),
+    )
 
 
-def _single(text: str, tables: Mapping, gurps: bool, typed: str | None = None,
-            comment: str | None = None, secret: bool = False) -> Reading:
+def _single(
+    text: str, tables: Mapping, gurps: bool, typed: str | None = None, comment: str | None = None, secret: bool = False
+) -> Reading:
     """One answer: a table's or a roll's. `typed` is the command when the text holds only
     the answer (a repeat's `#k` part)."""
     if "表" in text:
@@ -285,14 +326,18 @@ def _single(text: str, tables: Mapping, gurps: bool, typed: str | None = None,
     if command is not None and typed is None:
         known, rolled_secretly = _typed_ok(command)
         if not known:
-            return Reading("other_system", why=f"not a command of this ruleset: {_nfkc(command)}") \
-                if _command_like(command) else CHAT
+            return (
+                Reading("other_system", why=f"not a command of this ruleset: {_nfkc(command)}")
+                if _command_like(command)
+                else CHAT
+            )
         secret = secret or rolled_secretly
     return read_roll(inner, parts, command, said, gurps, secret)
 
 
-def _repeat(count: int, command: str, comment: str | None, text: str, tables: Mapping, gurps: bool,
-            secret: bool) -> Reading:
+def _repeat(
+    count: int, command: str, comment: str | None, text: str, tables: Mapping, gurps: bool, secret: bool
+) -> Reading:
     marks = list(_REPEAT_MARK.finditer(text))
     if not marks:
         return Reading("unreadable", why=f"x{count}: no #1 ... answers")
@@ -301,7 +346,7 @@ def _repeat(count: int, command: str, comment: str | None, text: str, tables: Ma
         if int(mark.group(1)) != number:
             return Reading("contradictory", why=f"answer #{mark.group(1)} where #{number} belongs")
         end = marks[number].start() if number < len(marks) else len(text)
-        part = text[mark.end():end].strip()
+        part = text[mark.end() : end].strip()
         reading = _single(part, tables, gurps, typed=command, comment=comment, secret=secret)
         if reading.kind != "dice":
             return Reading(reading.kind, why=f"#{number}: {reading.why or reading.kind}", repeat=count)
@@ -311,8 +356,9 @@ def _repeat(count: int, command: str, comment: str | None, text: str, tables: Ma
     return Reading("dice", tuple(lines), repeat=count)
 
 
-def read_message(text: str, tables: Mapping, *, gurps: bool = False, result: str | None = None,
-                 secret: bool = False) -> Reading:
+def read_message(
+    text: str, tables: Mapping, *, gurps: bool = False, result: str | None = None, secret: bool = False
+) -> Reading:
     """Sort one message (typed text, and BCDice's answer when the export keeps it apart);
     never raises on odd input."""
     text = (text or "").strip()
@@ -335,8 +381,15 @@ def read_message(text: str, tables: Mapping, *, gurps: bool = False, result: str
         first_line = text.split("\n", 1)[0].split(None, 2)
         comment_part = first_line[2] if len(first_line) > 2 else ""
         comment = _REPEAT_MARK.split(comment_part, 1)[0].strip() or None
-        return _repeat(count, words[1], comment, text[len(words[0]):].strip()[len(words[1]):], tables, gurps,
-                       secret or bool(repeat.group(1)))
+        return _repeat(
+            count,
+            words[1],
+            comment,
+            text[len(words[0]) :].strip()[len(words[1]) :],
+            tables,
+            gurps,
+            secret or bool(repeat.group(1)),
+        )
     return _single(text, tables, gurps, secret=secret)
 
 

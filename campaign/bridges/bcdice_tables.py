@@ -92,7 +92,7 @@ def read_table(text: str, tables: Mapping[str, Any]) -> TableReading | None:
         if answered_like or re.match(r"^[A-Z][A-Z0-9+\-]*$", first):
             return TableReading("other_system", why=f"table {name}")
         return None
-    before = text[:found.start()]
+    before = text[: found.start()]
     comment = before.split(None, 1)[1].strip() if typed and len(before.split(None, 1)) > 1 else None
     if typed is None:
         if before.strip():
@@ -104,16 +104,31 @@ def read_table(text: str, tables: Mapping[str, Any]) -> TableReading | None:
         command, modifier, secret = typed
         if command != answered:
             return TableReading("contradictory", why=f"{words[0]} was answered from {name}")
-    body = text[found.end():].split("\n", 1)[0].strip()
+    body = text[found.end() :].split("\n", 1)[0].strip()
     low, high = 3 + modifier, 18 + modifier  # every GURPS table here rolls 3D6 (+ the modifier)
     if typed is None and BCDICE_TABLES.get(command, ("", None, False))[2]:
         low, high = 3 - 100, 18 + 100  # FEAR+n / REACT±n without the typed n: any n
     if not low <= number <= high:
-        return TableReading("contradictory", why=f"{name}({number}) cannot come of 3D6{modifier:+d}"
-                            if modifier else f"{name}({number}) cannot come of 3D6")
+        return TableReading(
+            "contradictory",
+            why=f"{name}({number}) cannot come of 3D6{modifier:+d}"
+            if modifier
+            else f"{name}({number}) cannot come of 3D6",
+        )
     seed = BCDICE_TABLES[command][1] if command in BCDICE_TABLES else command
     if seed is not None and seed not in tables:
         seed = None
-    return TableReading("table", TableLine(command=command, modifier=modifier, result=number, name=name,
-                                           comment=comment, text=body, seed=seed, secret=secret,
-                                           typed=typed is not None))
+    return TableReading(
+        "table",
+        TableLine(
+            command=command,
+            modifier=modifier,
+            result=number,
+            name=name,
+            comment=comment,
+            text=body,
+            seed=seed,
+            secret=secret,
+            typed=typed is not None,
+        ),
+    )

@@ -60,8 +60,11 @@ class _ArticleParser(HTMLParser):
         if tag == "article" and "message" in classes:
             if self._open is not None:
                 self._finish(repaired=True)
-            self._open = {"tab": attributes.get("data-channel-name") or attributes.get("data-channel"), "color": color_of(attributes.get("style")),
-                          "cut": False}
+            self._open = {
+                "tab": attributes.get("data-channel-name") or attributes.get("data-channel"),
+                "color": color_of(attributes.get("style")),
+                "cut": False,
+            }
             self._depth = 0
             return
         if self._open is None:
@@ -109,7 +112,7 @@ class _ArticleParser(HTMLParser):
             return
         room = MAX_FIELD - self._size
         if len(data) > room:
-            data = data[:max(room, 0)]
+            data = data[: max(room, 0)]
             self._open["cut"] = True
         self._parts.append(data)
         self._size += len(data)
@@ -155,7 +158,14 @@ class ArticleReader:
                 self.repaired += repaired
             result = clean(fields.get("result") or "")
             tab = (fields.get("tab") or "").strip() or None
-            yield Message(index=self.index, tab=tab, speaker=clean(fields["speaker"]),
-                          text=clean(fields.get("text") or ""), color=fields.get("color"), result=result or None,
-                          timestamp=utc_second(fields.get("time")), incomplete=at_end)
+            yield Message(
+                index=self.index,
+                tab=tab,
+                speaker=clean(fields["speaker"]),
+                text=clean(fields.get("text") or ""),
+                color=fields.get("color"),
+                result=result or None,
+                timestamp=utc_second(fields.get("time")),
+                incomplete=at_end,
+            )
             self.index += 1

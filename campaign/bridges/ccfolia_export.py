@@ -70,8 +70,9 @@ def _shape(text: str) -> str:
         return "html-article"
     if "<p" in lowered and "<span" in lowered:
         return "html-p"
-    raise BadInput(f"{NOT_EXPORT}; expected the HTML log ココフォリア exports (ログ出力), a ZIP of its parts "
-                   "or its JSON log")
+    raise BadInput(
+        f"{NOT_EXPORT}; expected the HTML log ココフォリア exports (ログ出力), a ZIP of its parts or its JSON log"
+    )
 
 
 class Export:
@@ -110,13 +111,19 @@ class Export:
         self._handle.seek(0)
         try:
             archive = zipfile.ZipFile(self._handle)
-            members = [info for info in archive.infolist() if not info.is_dir()
-                       and info.filename.lower().endswith((".html", ".htm", ".json"))]
+            members = [
+                info
+                for info in archive.infolist()
+                if not info.is_dir() and info.filename.lower().endswith((".html", ".htm", ".json"))
+            ]
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
             raise BadInput(f"{NOT_EXPORT}; a damaged ZIP ({exc})") from None
         numbered = [info for info in members if _PART.search(info.filename)]
-        parts = sorted(numbered, key=lambda info: int(_PART.search(info.filename).group(1))) if numbered \
+        parts = (
+            sorted(numbered, key=lambda info: int(_PART.search(info.filename).group(1)))
+            if numbered
             else sorted(members, key=lambda info: info.filename)
+        )
         if not parts:
             raise BadInput(f"{NOT_EXPORT}; a ZIP without HTML or JSON log parts")
         with archive:

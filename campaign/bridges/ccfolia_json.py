@@ -39,7 +39,7 @@ class _Buffer:
         if self.eof:
             return False
         if self.pos > CHUNK_TRIM:
-            self.text, self.pos = self.text[self.pos:], 0
+            self.text, self.pos = self.text[self.pos :], 0
         for chunk in self._chunks:
             if chunk:
                 self.text += chunk
@@ -73,8 +73,9 @@ class _Buffer:
                 value, end = decoder.raw_decode(self.text, self.pos)
             except json.JSONDecodeError:
                 if len(self.text) - self.pos > MAX_VALUE:
-                    raise BadInput("this is not a ココフォリア export; one JSON value is larger than "
-                                   f"{MAX_VALUE >> 20} MB") from None
+                    raise BadInput(
+                        f"this is not a ココフォリア export; one JSON value is larger than {MAX_VALUE >> 20} MB"
+                    ) from None
                 if not self.more():
                     raise _Truncated from None
                 continue
@@ -171,8 +172,13 @@ class JsonReader:
         extend = item.get("extend") if isinstance(item.get("extend"), dict) else {}
         roll = extend.get("roll") if isinstance(extend.get("roll"), dict) else {}
         tab = item.get("channelName") or item.get("channel")
-        return Message(index=self.index, tab=tab.strip() or None if isinstance(tab, str) else None,
-                       speaker=_text(item.get("name")), text=_text(item.get("text")),
-                       color=item.get("color") if isinstance(item.get("color"), str) else None,
-                       result=_text(roll.get("result")) or None, timestamp=_time(item.get("createdAt")),
-                       secret=roll.get("secret") is True)
+        return Message(
+            index=self.index,
+            tab=tab.strip() or None if isinstance(tab, str) else None,
+            speaker=_text(item.get("name")),
+            text=_text(item.get("text")),
+            color=item.get("color") if isinstance(item.get("color"), str) else None,
+            result=_text(roll.get("result")) or None,
+            timestamp=_time(item.get("createdAt")),
+            secret=roll.get("secret") is True,
+        )

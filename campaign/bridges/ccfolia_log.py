@@ -219,8 +219,9 @@ class LogReader:
         legacy = None
         if speaker and text:  # what the reader before log identities read, and how it numbered it
             legacy, self.legacy_index = self.legacy_index, self.legacy_index + 1
-        return Message(index=self.index, tab=tab, speaker=speaker, text=text, color=color, incomplete=at_end,
-                       legacy_index=legacy)
+        return Message(
+            index=self.index, tab=tab, speaker=speaker, text=text, color=color, incomplete=at_end, legacy_index=legacy
+        )
 
 
 def read_chunks(handle: BinaryIO, size: int = CHUNK) -> Iterator[bytes]:

@@ -71,8 +71,9 @@ def memo(view: Mapping[str, Any]) -> str:
     # The rest of the sheet, in the template's words (core.sheet_template), so that
     # `char import --format ccfolia` reads the piece back as the same sheet.
     for trait in view.get("traits", []):
-        value = trait_value(trait["cp"], trait["category"], trait.get("counts_toward_limit", True),
-                            trait.get("unlimited_cp", 0))
+        value = trait_value(
+            trait["cp"], trait["category"], trait.get("counts_toward_limit", True), trait.get("unlimited_cp", 0)
+        )
         lines.append(f"特徴: {trait['name']} = {value}")
     for name, skill in view.get("skills", {}).items():
         if skill.get("attr") or skill.get("difficulty"):
@@ -85,8 +86,12 @@ def memo(view: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def palette(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDICE_TABLES,
-            aliases: Mapping[str, Iterable[str]] | None = None) -> list[str]:
+def palette(
+    view: Mapping[str, Any],
+    ruleset: str,
+    tables: Iterable[str] = BCDICE_TABLES,
+    aliases: Mapping[str, Iterable[str]] | None = None,
+) -> list[str]:
     """The chat palette lines, one per check the character can make, then the tables.
     `aliases`: the ruleset's stat names (core.stat_names), so 意志力 is found as Will."""
     stats = view["stats"]
@@ -98,8 +103,11 @@ def palette(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDIC
             if any(t.get("category") == SEVERE_PHOBIA for t in view.get("traits", [])):
                 lines.append(f"3D6<={{{will}}}-4 恐怖判定（強い恐怖症）")
         skipped = {sheet_key(stats, name, aliases) for name in NOT_ROLLED}
-        lines.extend(f"3D6<={{{stat}}} 【{stat}】判定" for stat, value in stats.items()
-                     if stat not in skipped and isinstance(value, int))
+        lines.extend(
+            f"3D6<={{{stat}}} 【{stat}】判定"
+            for stat, value in stats.items()
+            if stat not in skipped and isinstance(value, int)
+        )
         lines.extend(f"3D6<={{{skill}}} {skill}" for skill in view.get("skills", {}))
         available = set(tables)
         lines.extend(table for table in BCDICE_TABLES if table in available)
@@ -113,14 +121,21 @@ def palette(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDIC
     return lines
 
 
-def piece(view: Mapping[str, Any], ruleset: str, tables: Iterable[str] = BCDICE_TABLES,
-          aliases: Mapping[str, Iterable[str]] | None = None) -> dict[str, Any]:
+def piece(
+    view: Mapping[str, Any],
+    ruleset: str,
+    tables: Iterable[str] = BCDICE_TABLES,
+    aliases: Mapping[str, Iterable[str]] | None = None,
+) -> dict[str, Any]:
     """The clipboard document for one character (`char show --json`'s view)."""
     gurps = ruleset == "gurps3-ja"
     stats = view["stats"]
     params = [{"label": stat, "value": str(value)} for stat, value in stats.items()]
-    params += [{"label": name, "value": str(skill["level"])} for name, skill in view.get("skills", {}).items()
-               if name not in stats]
+    params += [
+        {"label": name, "value": str(skill["level"])}
+        for name, skill in view.get("skills", {}).items()
+        if name not in stats
+    ]
     if not gurps:
         params.append({"label": TARGET_PARAM, "value": str(DEFAULT_TARGET)})
     # GURPS acts in order of Basic Speed (a quarter: exact in a binary float), else DX;

@@ -25,8 +25,9 @@ from typing import Any
 from campaign.core.sheet_template import SKILL, TRAIT
 from campaign.errors import BadInput
 
-_LINE = re.compile(r"^\s*(?:S)?3D6\s*<=\s*(?:\{(?P<ref>[^}]+)\}|(?P<level>\d{1,3}))\s*(?:[+-]\d+)?\s*(?P<label>.*)$",
-                   re.IGNORECASE)
+_LINE = re.compile(
+    r"^\s*(?:S)?3D6\s*<=\s*(?:\{(?P<ref>[^}]+)\}|(?P<level>\d{1,3}))\s*(?:[+-]\d+)?\s*(?P<label>.*)$", re.IGNORECASE
+)
 _PLAYER = re.compile(r"^\s*PL\s*[:：]\s*(.+?)\s*$", re.MULTILINE)
 _SHEET_LINE = re.compile(r"^\s*(CP|種別|特徴|技能|メモ|所持品)\s*[:：]\s*(.*?)\s*$", re.MULTILINE)
 _NAMED = re.compile(r"(.+?)\s*=\s*(.+)")
@@ -34,13 +35,16 @@ IGNORED = ("目標値",)  # the 2d6 palette's difficulty param: the table's, not
 
 
 def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> dict[str, Any]:
-    if isinstance(document, Mapping) and document.get("kind") == "character" and isinstance(document.get("data"),
-                                                                                           Mapping):
+    if (
+        isinstance(document, Mapping)
+        and document.get("kind") == "character"
+        and isinstance(document.get("data"), Mapping)
+    ):
         data = document["data"]
     elif isinstance(document, Mapping) and "name" in document:
         data = document  # the bare Character object, as some tools copy it
     else:
-        raise BadInput(f"{where}: not a ココフォリア character piece (kind \"character\" with data)")
+        raise BadInput(f'{where}: not a ココフォリア character piece (kind "character" with data)')
     record: dict[str, Any] = {"name": str(data.get("name") or "").strip()}
     player = _PLAYER.search(str(data.get("memo") or ""))
     if player:
@@ -75,12 +79,14 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
         elif label not in used and label not in IGNORED:
             unknown.append(label)
     if unknown:
-        raise BadInput(f"{where}: param(s) {', '.join(map(repr, unknown))} are neither a stat of the ruleset nor a "
-                       f"skill the palette rolls (3D6<={{NAME}})")
+        raise BadInput(
+            f"{where}: param(s) {', '.join(map(repr, unknown))} are neither a stat of the ruleset nor a "
+            f"skill the palette rolls (3D6<={{NAME}})"
+        )
     for item in data.get("status") or []:  # after the params: the stats keep the piece's order
-        if isinstance(item, Mapping) and isinstance(item.get("label"), str) and is_stat(item["label"].strip()):
-            if item.get("max") is not None:
-                record.setdefault(item["label"].strip(), str(item["max"]))
+        label = item.get("label") if isinstance(item, Mapping) else None
+        if isinstance(label, str) and is_stat(label.strip()) and item.get("max") is not None:
+            record.setdefault(label.strip(), str(item["max"]))
     record.update(memo_skills)  # the memo's `技能:` line says the stat and difficulty too
     return record
 

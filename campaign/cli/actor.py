@@ -37,7 +37,7 @@ def split_actor(args: Sequence[str]) -> tuple[str | None, list[str]]:
     if start is None:
         return None, args
     found: str | None = None
-    rest = args[:start + 1]
+    rest = args[: start + 1]
     i = start + 1
     while i < len(args):
         arg = args[i]
@@ -50,7 +50,7 @@ def split_actor(args: Sequence[str]) -> tuple[str | None, list[str]]:
                     raise BadInput("--as needs a name: --as NAME")
                 value, i = args[i + 1], i + 2
             else:
-                value, i = arg[len("--as="):], i + 1
+                value, i = arg[len("--as=") :], i + 1
             if found is not None and found != value:
                 raise BadInput(f"--as is given twice ({found!r} and {value!r})")
             found = value
@@ -69,8 +69,11 @@ def hoist_actor(args: Sequence[str]) -> list[str]:
     start = command_index(rest) or 0
     before = rest[:start]
     for i, arg in enumerate(before):
-        given = before[i + 1] if arg == "--as" and i + 1 < len(before) else (
-            arg[len("--as="):] if arg.startswith("--as=") else None)
+        given = (
+            before[i + 1]
+            if arg == "--as" and i + 1 < len(before)
+            else (arg[len("--as=") :] if arg.startswith("--as=") else None)
+        )
         if given is not None and given != found:
             raise BadInput(f"--as is given twice ({given!r} and {found!r})")
     return ["--as", found, *rest]

@@ -70,8 +70,9 @@ class CampaignGroup(TyperGroup):
             sys.exit(exc.exit_code)
         if options.get("standalone_mode", True) is False:
             return super().main(args, *more, **options)
-        return _one_line_usage_errors(lambda: super(CampaignGroup, self).main(
-            args, *more, **{**options, "standalone_mode": False}))
+        return _one_line_usage_errors(
+            lambda: super(CampaignGroup, self).main(args, *more, **{**options, "standalone_mode": False})
+        )
 
     def invoke(self, ctx):
         try:
@@ -154,8 +155,15 @@ def _environment_error(exc: Exception, db_option: str | None = None) -> str | No
     hide the one fact the user needs. Anything else is a bug and keeps its traceback."""
     import errno
 
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS,
-                                                  errno.EIO, errno.EACCES, errno.EPERM):
+    if isinstance(exc, OSError) and exc.errno in (
+        errno.ENOSPC,
+        errno.EFBIG,
+        errno.EDQUOT,
+        errno.EROFS,
+        errno.EIO,
+        errno.EACCES,
+        errno.EPERM,
+    ):
         where = f": {exc.filename}" if exc.filename else ""
         return f"{exc.strerror}{where}; nothing was changed"
     sa_exc = sys.modules.get("sqlalchemy.exc")  # loaded only if a database was opened
@@ -222,19 +230,54 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    db: Annotated[str | None, typer.Option("--db", envvar="CAMPAIGN_DB", help="Database file path or SQLAlchemy URL "
-                           "(postgresql+psycopg://...). Default: a file in your user data directory.")] = None,
-    campaign: Annotated[str | None, typer.Option("--campaign", "-c", envvar="CAMPAIGN",
-                                 help="Campaign to act on (default: the one chosen with `use`).")] = None,
-    actor: Annotated[str | None, typer.Option("--as", envvar="CAMPAIGN_ACTOR", help="Who is acting, recorded in the ledger "
-                              "(default GM; in group mode the signed-in role decides, see `campaign group`).")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", envvar="CAMPAIGN_SEED", hidden=True,
-                             help="Roll from a fixed seed (demos and tests only; recorded as 'seeded').")] = None,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
-    lang: Annotated[str | None, typer.Option("--lang", metavar="ja|en", callback=_language, is_eager=True,
-                             help="The language of what is printed "
-                             "(default: the campaign's `lang` setting, else the locale, else its ruleset; "
-                             "or CAMPAIGN_LANG).")] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            envvar="CAMPAIGN_DB",
+            help="Database file path or SQLAlchemy URL "
+            "(postgresql+psycopg://...). Default: a file in your user data directory.",
+        ),
+    ] = None,
+    campaign: Annotated[
+        str | None,
+        typer.Option(
+            "--campaign", "-c", envvar="CAMPAIGN", help="Campaign to act on (default: the one chosen with `use`)."
+        ),
+    ] = None,
+    actor: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            envvar="CAMPAIGN_ACTOR",
+            help="Who is acting, recorded in the ledger "
+            "(default GM; in group mode the signed-in role decides, see `campaign group`).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            envvar="CAMPAIGN_SEED",
+            hidden=True,
+            help="Roll from a fixed seed (demos and tests only; recorded as 'seeded').",
+        ),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            metavar="ja|en",
+            callback=_language,
+            is_eager=True,
+            help="The language of what is printed "
+            "(default: the campaign's `lang` setting, else the locale, else its ruleset; "
+            "or CAMPAIGN_LANG).",
+        ),
+    ] = None,
 ) -> None:
     """Global options come before the command: campaign --db group.db -c 'Night Parade' char list"""
     from campaign.services.common import clean_name
@@ -244,8 +287,13 @@ def root(
     except CampaignError as exc:
         _error(exc)
         raise typer.Exit(exc.exit_code) from None
-    ctx.obj = AppState(db_option=db, campaign_option=campaign, actor_option=actor, seed=seed,
-                       db_in_argv=db is not None and ctx.get_parameter_source("db").name == "COMMANDLINE")
+    ctx.obj = AppState(
+        db_option=db,
+        campaign_option=campaign,
+        actor_option=actor,
+        seed=seed,
+        db_in_argv=db is not None and ctx.get_parameter_source("db").name == "COMMANDLINE",
+    )
     ctx.call_on_close(ctx.obj.close)
 
 
@@ -255,12 +303,15 @@ def root(
 # lists them, so `campaign roll` never pays for the scenario, check or demo modules.
 # The order is the order `campaign --help` lists them in. Add new commands here.
 COMMANDS = {
-    "init": "campaign:init", "use": "campaign:use", "list": "campaign:list_",
+    "init": "campaign:init",
+    "use": "campaign:use",
+    "list": "campaign:list_",
     "settings": "campaign:settings",
     "roll": "roll:roll",
     "history": "history:app",
     "proof": "proof:app",
-    "stats": "stats:stats", "luck": "stats:stats",
+    "stats": "stats:stats",
+    "luck": "stats:stats",
     "player": "player:app",
     "char": "char:app",
     "award": "award:award",
@@ -268,7 +319,8 @@ COMMANDS = {
     "check": "check:app",
     "missing": "missing:app",
     "scenario": "scenario:app",
-    "export": "transfer:export", "import": "transfer:import_",
+    "export": "transfer:export",
+    "import": "transfer:import_",
     "import-log": "ccfolia:import_log",
     "fright": "fright:fright",
     "table": "table:app",
@@ -302,8 +354,10 @@ def _load(name: str) -> dict:
         settings = getattr(getattr(module, attribute), "context_settings", None)  # e.g. award's -5
         scratch.command(name, context_settings=settings)(getattr(module, attribute))
     group = typer.main.get_group_from_info(
-        typer.models.TyperInfo(scratch), pretty_exceptions_short=app.pretty_exceptions_short,
-        rich_markup_mode=app.rich_markup_mode, suggest_commands=True,  # a noun's verbs are all built at once
+        typer.models.TyperInfo(scratch),
+        pretty_exceptions_short=app.pretty_exceptions_short,
+        rich_markup_mode=app.rich_markup_mode,
+        suggest_commands=True,  # a noun's verbs are all built at once
     )
     return dict(group.commands)
 

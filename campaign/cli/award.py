@@ -7,18 +7,15 @@ from typing import Annotated
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import (
-    JsonOption,
-    emit_json,
-    say,
-)
+from campaign.cli.output import JsonOption, emit_json, say
 from campaign.i18n import _
 
 
 def award(
     ctx: typer.Context,
-    cp: Annotated[int, typer.Argument(help="Character points for each character (negative to take points "
-                                       "away, with --reason).")],
+    cp: Annotated[
+        int, typer.Argument(help="Character points for each character (negative to take points away, with --reason).")
+    ],
     to: Annotated[str, typer.Option("--to", help="Who gets them: NAME[,NAME...].")],
     reason: Annotated[str | None, typer.Option("--reason", help="What for, for the record.")] = None,
     json_out: JsonOption = False,
@@ -39,8 +36,11 @@ def award(
         emit_json(done)
         return
     for a in done.awards:
-        say(_("{character}: {cp:+d} CP → {total} (awarded {awarded}) (ledger #{seq})").format(
-            character=a.character, cp=a.cp, total=a.cp_total, awarded=a.cp_awarded, seq=a.seq))
+        say(
+            _("{character}: {cp:+d} CP → {total} (awarded {awarded}) (ledger #{seq})").format(
+                character=a.character, cp=a.cp, total=a.cp_total, awarded=a.cp_awarded, seq=a.seq
+            )
+        )
 
 
 award.context_settings = {"ignore_unknown_options": True}  # type: ignore[attr-defined]  # read by app.py; -5 is the amount

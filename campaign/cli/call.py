@@ -16,8 +16,11 @@ from campaign.cli.output import Column, DiceOption, JsonOption, emit_json, print
 if TYPE_CHECKING:
     from campaign.services.calls import CallView
 
-app = typer.Typer(help="Calls: the GM asks for a roll, the character's player rolls it on the table server "
-                       "(`campaign serve`).\n\nExample: campaign call fright 鈴音 --mod -2", no_args_is_help=True)
+app = typer.Typer(
+    help="Calls: the GM asks for a roll, the character's player rolls it on the table server "
+    "(`campaign serve`).\n\nExample: campaign call fright 鈴音 --mod -2",
+    no_args_is_help=True,
+)
 
 ReasonOption = Annotated[str | None, typer.Option("--reason", help="What the call is about (shown to the player).")]
 
@@ -27,8 +30,9 @@ def call_made(view: CallView, json_out: bool) -> None:
         emit_json(view)
         return
     print_text(f"call #{view.call_id}: {view.prompt}")
-    say(f"waiting for {view.player or 'the GM'} to roll it on the table server "
-        f"(or `campaign call roll {view.call_id}`)")
+    say(
+        f"waiting for {view.player or 'the GM'} to roll it on the table server (or `campaign call roll {view.call_id}`)"
+    )
 
 
 @app.command("fright")
@@ -36,8 +40,9 @@ def call_fright(
     ctx: typer.Context,
     char: Annotated[str, typer.Argument(help="The character facing something frightening.")],
     mod: Annotated[int, typer.Option("--mod", help="GM's modifier to the Will roll (+2, -3 ...).")] = 0,
-    severe_phobia: Annotated[bool, typer.Option("--severe-phobia", help="The object of the character's severe "
-                                                                      "phobia (-4).")] = False,
+    severe_phobia: Annotated[
+        bool, typer.Option("--severe-phobia", help="The object of the character's severe phobia (-4).")
+    ] = False,
     reason: ReasonOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -48,8 +53,10 @@ def call_fright(
     from campaign.services.calls import make_call
 
     s = state(ctx)
-    call_made(make_call(s.db, s.campaign, s.actor, "fright", char, {"modifier": mod, "severe_phobia": severe_phobia},
-                    reason), json_out)
+    call_made(
+        make_call(s.db, s.campaign, s.actor, "fright", char, {"modifier": mod, "severe_phobia": severe_phobia}, reason),
+        json_out,
+    )
 
 
 @app.command("check")
@@ -72,15 +79,23 @@ def call_check(
     from campaign.services.calls import make_call
 
     params = {"check": check, "stat": stat, "modifier": mod}
-    params.update({name: value for name, value in (("target", target), ("skill", skill),
-                                                    ("difficulty", difficulty)) if value is not None})
+    params.update(
+        {
+            name: value
+            for name, value in (("target", target), ("skill", skill), ("difficulty", difficulty))
+            if value is not None
+        }
+    )
     s = state(ctx)
     call_made(make_call(s.db, s.campaign, s.actor, "check", char, params, reason), json_out)
 
 
 @app.command("list")
-def call_list(ctx: typer.Context, all_: Annotated[bool, typer.Option("--all", help="Rolled and cancelled calls too.")] = False,
-              json_out: JsonOption = False) -> None:
+def call_list(
+    ctx: typer.Context,
+    all_: Annotated[bool, typer.Option("--all", help="Rolled and cancelled calls too.")] = False,
+    json_out: JsonOption = False,
+) -> None:
     """Pending calls (with --all, every call).
 
     Example: campaign call list --json
@@ -93,13 +108,20 @@ def call_list(ctx: typer.Context, all_: Annotated[bool, typer.Option("--all", he
         emit_json({"calls": calls})
         return
     rows = [[c.call_id, c.state, c.character, c.player or "GM", c.prompt, c.result_seq or ""] for c in calls]
-    render_rows("calls", ["id", "state", Column("character", keep=True), "player", "call", "entry"], rows, "table",
-                records=calls, empty="呼び出しはありません (no pending calls)")
+    render_rows(
+        "calls",
+        ["id", "state", Column("character", keep=True), "player", "call", "entry"],
+        rows,
+        "table",
+        records=calls,
+        empty="呼び出しはありません (no pending calls)",
+    )
 
 
 @app.command("cancel")
-def call_cancel(ctx: typer.Context, call_id: Annotated[int, typer.Argument(help="The call's id.")],
-                json_out: JsonOption = False) -> None:
+def call_cancel(
+    ctx: typer.Context, call_id: Annotated[int, typer.Argument(help="The call's id.")], json_out: JsonOption = False
+) -> None:
     """Take a pending call back (it leaves nothing in the ledger).
 
     Example: campaign call cancel 3
@@ -112,8 +134,12 @@ def call_cancel(ctx: typer.Context, call_id: Annotated[int, typer.Argument(help=
 
 
 @app.command("roll")
-def call_roll(ctx: typer.Context, call_id: Annotated[int, typer.Argument(help="The call's id.")],
-              dice: DiceOption = None, json_out: JsonOption = False) -> None:
+def call_roll(
+    ctx: typer.Context,
+    call_id: Annotated[int, typer.Argument(help="The call's id.")],
+    dice: DiceOption = None,
+    json_out: JsonOption = False,
+) -> None:
     """Roll a pending call yourself (for an absent player), through the same service.
 
     Example: campaign call roll 3 --dice 3,4,5
@@ -130,5 +156,7 @@ def call_roll(ctx: typer.Context, call_id: Annotated[int, typer.Argument(help="T
         emit_json({"call_id": done.call.call_id, "seq": done.seq, "entry": entry})
         return
     outcome = entry.get("outcome") or ""
-    print_text(f"call #{done.call.call_id} → #{done.seq} {entry['kind']} {entry['character']} "
-               f"{entry.get('expression') or ''} {entry.get('dice')} {outcome}")
+    print_text(
+        f"call #{done.call.call_id} → #{done.seq} {entry['kind']} {entry['character']} "
+        f"{entry.get('expression') or ''} {entry.get('dice')} {outcome}"
+    )

@@ -46,16 +46,19 @@ def init(
 
         emit_json({**as_json(created), "selected": created.name, "previously_selected": previous})
     else:
-        say(_("created campaign {name} ({ruleset}) and selected it").format(name=created.name,
-                                                                             ruleset=created.ruleset))
+        say(_("created campaign {name} ({ruleset}) and selected it").format(name=created.name, ruleset=created.ruleset))
     if switched:
-        warn(_("NOTE: the selected campaign of this database switched from {previous!r} to {name!r}; commands "
-               "without --campaign now act on {name!r} (`campaign use {previous}` to go back)").format(
-            previous=previous, name=created.name))
+        warn(
+            _(
+                "NOTE: the selected campaign of this database switched from {previous!r} to {name!r}; commands "
+                "without --campaign now act on {name!r} (`campaign use {previous}` to go back)"
+            ).format(previous=previous, name=created.name)
+        )
 
 
-def use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Campaign to select.")],
-        json_out: JsonOption = False) -> None:
+def use(
+    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Campaign to select.")], json_out: JsonOption = False
+) -> None:
     """Select the campaign later commands act on (per user, per database).
 
     Example: campaign use 'Night Parade'
@@ -73,8 +76,7 @@ def use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Campaign t
         say(_("now using campaign {name}").format(name=found))
 
 
-def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
-          bom: BomOption = False) -> None:
+def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False) -> None:
     """List the campaigns in this database; the selected one is starred.
 
     Example: campaign list --json
@@ -84,17 +86,33 @@ def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption =
     fmt = output_format(json_out, csv_out)
     app_state = state(ctx)
     rows = list_campaigns(app_state.db, selected=app_state.campaign)
-    columns: list[str | Column] = ["", Column(N_("name"), keep=True), N_("ruleset"), N_("players"), N_("characters"), N_("ledger entries")]
+    columns: list[str | Column] = [
+        "",
+        Column(N_("name"), keep=True),
+        N_("ruleset"),
+        N_("players"),
+        N_("characters"),
+        N_("ledger entries"),
+    ]
     table = [["*" if r.selected else "", r.name, r.ruleset, r.players, r.characters, r.entries] for r in rows]
     if fmt == "csv":
         columns[0] = "selected"
-    render_rows(_("campaigns"), columns, table, fmt, bom=bom, records=rows,
-                empty=_("no campaigns: start one with `campaign init NAME`"))
+    render_rows(
+        _("campaigns"),
+        columns,
+        table,
+        fmt,
+        bom=bom,
+        records=rows,
+        empty=_("no campaigns: start one with `campaign init NAME`"),
+    )
 
 
 def settings(
     ctx: typer.Context,
-    assignments: Annotated[list[str] | None, typer.Argument(help="KEY=VALUE pairs to change; none: show the settings.")] = None,
+    assignments: Annotated[
+        list[str] | None, typer.Argument(help="KEY=VALUE pairs to change; none: show the settings.")
+    ] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why (recorded in the ledger).")] = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -125,5 +143,8 @@ def settings(
         campaign_known(shown.settings.get("lang"), shown.ruleset)
     if shown.seq is not None:
         say(_("settings changed (ledger #{seq})").format(seq=shown.seq))
-    print_table(_("settings of {name}").format(name=shown.name), [_("key"), _("value")],
-                ([key, "none" if value is None else value] for key, value in shown.settings.items()))
+    print_table(
+        _("settings of {name}").format(name=shown.name),
+        [_("key"), _("value")],
+        ([key, "none" if value is None else value] for key, value in shown.settings.items()),
+    )

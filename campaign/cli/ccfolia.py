@@ -53,30 +53,62 @@ def _line(entry: dict[str, Any]) -> str:
     return text
 
 
-REASONS = {"chat": "chat", "other_system": "another system's line", "secret": "secret dice (not shown)",
-           "incomplete": "incomplete (the file ends inside it)", "contradictory": "contradicts itself",
-           "unreadable": "unreadable", "duplicate": "imported before", "unmapped_speaker": "unmapped speaker"}
+REASONS = {
+    "chat": "chat",
+    "other_system": "another system's line",
+    "secret": "secret dice (not shown)",
+    "incomplete": "incomplete (the file ends inside it)",
+    "contradictory": "contradicts itself",
+    "unreadable": "unreadable",
+    "duplicate": "imported before",
+    "unmapped_speaker": "unmapped speaker",
+}
 
 
 def _explained(item: dict[str, Any]) -> str:
     why = f": {item['why']}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
-    return (f"  message {item['message'] + 1} ({item['speaker']}) {REASONS.get(item['reason'], item['reason'])}"
-            f"{why}  « {' '.join(item['text'].split())} »")
+    return (
+        f"  message {item['message'] + 1} ({item['speaker']}) {REASONS.get(item['reason'], item['reason'])}"
+        f"{why}  « {' '.join(item['text'].split())} »"
+    )
 
 
 def import_log(
     ctx: typer.Context,
-    file: Annotated[str, typer.Argument(help="The export: ルーム名.html (ログ出力), its ZIP of parts, or the JSON log.")],
-    ccfolia: Annotated[bool, typer.Option("--ccfolia", help="The file is a ココフォリア log (the only format so far).")] = False,
-    scenario: Annotated[int | None, typer.Option("--scenario", help="Record the rolls under scenario number N "
-                                                          "(default: the scenario being played, if any).")] = None,
-    map_: Annotated[list[str], typer.Option("--map", help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
-                                                     "repeatable ('(no name)=…' for an empty speaker). "
-                                                     "Speakers named like a character need none.")] = [],
-    session_name: Annotated[str | None, typer.Option("--session", help="The session this log is (the identity its messages "
-                                                             "are known by; default: from the log itself).")] = None,
-    apply_fright: Annotated[bool, typer.Option("--apply-fright", help="Apply each fright result (FEAR+n) to its "
-                                                                    "character, as `campaign fright` does.")] = False,
+    file: Annotated[
+        str, typer.Argument(help="The export: ルーム名.html (ログ出力), its ZIP of parts, or the JSON log.")
+    ],
+    ccfolia: Annotated[
+        bool, typer.Option("--ccfolia", help="The file is a ココフォリア log (the only format so far).")
+    ] = False,
+    scenario: Annotated[
+        int | None,
+        typer.Option(
+            "--scenario", help="Record the rolls under scenario number N (default: the scenario being played, if any)."
+        ),
+    ] = None,
+    map_: Annotated[
+        list[str],
+        typer.Option(
+            "--map",
+            help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
+            "repeatable ('(no name)=…' for an empty speaker). "
+            "Speakers named like a character need none.",
+        ),
+    ] = [],
+    session_name: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            help="The session this log is (the identity its messages are known by; default: from the log itself).",
+        ),
+    ] = None,
+    apply_fright: Annotated[
+        bool,
+        typer.Option(
+            "--apply-fright", help="Apply each fright result (FEAR+n) to its character, as `campaign fright` does."
+        ),
+    ] = False,
     explain: Annotated[bool, typer.Option("--explain", help="List every message not recorded, and why.")] = False,
     dice: DiceOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be recorded; write nothing.")] = False,
@@ -126,10 +158,21 @@ def import_log(
             size = 0
         bar = _Bytes(size)
         try:
-            summary = import_service(s.db, s.campaign, s.actor, handle, scenario=scenario, mapping=mapping,
-                                     dry_run=dry_run, session_name=session_name, apply_fright=apply_fright,
-                                     explain=explain or json_out, source=source, progress=bar,
-                                     on_entry=shown if dry_run else None)
+            summary = import_service(
+                s.db,
+                s.campaign,
+                s.actor,
+                handle,
+                scenario=scenario,
+                mapping=mapping,
+                dry_run=dry_run,
+                session_name=session_name,
+                apply_fright=apply_fright,
+                explain=explain or json_out,
+                source=source,
+                progress=bar,
+                on_entry=shown if dry_run else None,
+            )
         except IsADirectoryError:
             raise BadInput(f"cannot read {file}: it is a directory") from None
         finally:
@@ -145,32 +188,48 @@ def import_log(
 def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
     verb = "would record" if dry_run else "recorded"
     seqs = f" (#{summary.first_seq}–#{summary.last_seq})" if summary.first_seq is not None else ""
-    say(f"{verb} {summary.recorded} entries{seqs}: {summary.rolls} rolls, {summary.tables} tables "
-        f"from {summary.messages} messages")
-    say(f"skipped: {summary.duplicates} already imported, {summary.secret} secret dice, "
+    say(
+        f"{verb} {summary.recorded} entries{seqs}: {summary.rolls} rolls, {summary.tables} tables "
+        f"from {summary.messages} messages"
+    )
+    say(
+        f"skipped: {summary.duplicates} already imported, {summary.secret} secret dice, "
         f"{summary.other_system} other systems' lines, {summary.unreadable} unreadable results, "
         f"{summary.chat} chat; {summary.malformed} malformed paragraphs"
-        + (f" ({summary.repaired} repaired)" if summary.repaired else ""))
+        + (f" ({summary.repaired} repaired)" if summary.repaired else "")
+    )
     if summary.contradictory or summary.incomplete:
-        say(f"refused: {summary.contradictory} lines that contradict themselves, {summary.incomplete} incomplete "
-            "(the file ends inside it); --explain lists them")
+        say(
+            f"refused: {summary.contradictory} lines that contradict themselves, {summary.incomplete} incomplete "
+            "(the file ends inside it); --explain lists them"
+        )
     if summary.secret_recorded:
         say(f"{summary.secret_recorded} secret dice the log shows were recorded, marked secret")
-    known = f"session {summary.session} (--session NAME to set it)" if summary.session else \
-        "messages known by their times"
-    say(f"log: {summary.format}, {summary.encoding}" + (f", {summary.parts} parts" if summary.parts > 1 else "")
-        + f"; {known}")
+    known = (
+        f"session {summary.session} (--session NAME to set it)" if summary.session else "messages known by their times"
+    )
+    say(
+        f"log: {summary.format}, {summary.encoding}"
+        + (f", {summary.parts} parts" if summary.parts > 1 else "")
+        + f"; {known}"
+    )
     if summary.unmapped_speakers:
         warn("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")
     if summary.fright_results and not summary.fright_applied:
-        say(f"{summary.fright_results} fright results recorded but not applied "
-            "(--apply-fright applies them to the characters)")
+        say(
+            f"{summary.fright_results} fright results recorded but not applied "
+            "(--apply-fright applies them to the characters)"
+        )
     for fright in summary.frights:
         if fright.get("applied"):
-            effects = ", ".join(e.get("kind", "?") + (f" {e['name']}" if e.get("name") else "")
-                                for e in fright["effects"]) or "nothing to change"
-            say(f"fright: {fright['character']} FEAR {fright['result']} (entry {fright['entry'][0]}–"
-                f"{fright['entry'][1]}) applied as #{fright['seq']}: {effects}")
+            effects = (
+                ", ".join(e.get("kind", "?") + (f" {e['name']}" if e.get("name") else "") for e in fright["effects"])
+                or "nothing to change"
+            )
+            say(
+                f"fright: {fright['character']} FEAR {fright['result']} (entry {fright['entry'][0]}–"
+                f"{fright['entry'][1]}) applied as #{fright['seq']}: {effects}"
+            )
         elif fright.get("why") and summary.fright_applied:
             say(f"fright: message {fright['message'] + 1} ({fright['speaker']}): {fright['why']}")
     if explain:

@@ -26,8 +26,11 @@ from campaign.cli.parsing import parse_stat_assignments
 from campaign.i18n import N_, _
 from campaign.labels import status_label
 
-app = typer.Typer(help="Characters (PCs and NPCs), their stats and relationships.\n\n"
-                            "Example: campaign char add 鈴音 --player Aki --stat 心=3", no_args_is_help=True)
+app = typer.Typer(
+    help="Characters (PCs and NPCs), their stats and relationships.\n\n"
+    "Example: campaign char add 鈴音 --player Aki --stat 心=3",
+    no_args_is_help=True,
+)
 
 
 @app.command("add")
@@ -37,12 +40,24 @@ def char_add(
     player: Annotated[str | None, typer.Option("--player", "-p", help="The player who owns this PC.")] = None,
     npc: Annotated[bool, typer.Option("--npc", help="A non-player character.")] = False,
     summoner: Annotated[str | None, typer.Option("--summoner", help="The PC who summoned this NPC.")] = None,
-    stat: Annotated[list[str], typer.Option("--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3, Speed=5.25).")] = [],
+    stat: Annotated[
+        list[str], typer.Option("--stat", "-s", help="KEY=VALUE, repeatable (IQ=12, 心=3, Speed=5.25).")
+    ] = [],
     cp: Annotated[int, typer.Option("--cp", help="Character point total.")] = 0,
-    new_stat: Annotated[bool, typer.Option("--new-stat", help="Allow a stat the ruleset does not know "
-                                                            "(without it such a name is refused as a likely typo).")] = False,
-    reading: Annotated[str | None, typer.Option("--reading", help="How the name is read, in kana (すずね): listings sort by "
-                                                        "it and a mistyped name is matched by it.")] = None,
+    new_stat: Annotated[
+        bool,
+        typer.Option(
+            "--new-stat",
+            help="Allow a stat the ruleset does not know (without it such a name is refused as a likely typo).",
+        ),
+    ] = False,
+    reading: Annotated[
+        str | None,
+        typer.Option(
+            "--reading",
+            help="How the name is read, in kana (すずね): listings sort by it and a mistyped name is matched by it.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Add a PC (with --player) or an NPC (with --npc, optionally --summoner).
@@ -54,8 +69,19 @@ def char_add(
     from campaign.services.characters import add_character
 
     s = state(ctx)
-    added = add_character(s.db, s.campaign, name, s.actor, player=player, npc=npc, summoner=summoner,
-                          stats=parse_stat_assignments(stat, "--stat"), cp=cp, new_stat=new_stat, reading=reading)
+    added = add_character(
+        s.db,
+        s.campaign,
+        name,
+        s.actor,
+        player=player,
+        npc=npc,
+        summoner=summoner,
+        stats=parse_stat_assignments(stat, "--stat"),
+        cp=cp,
+        new_stat=new_stat,
+        reading=reading,
+    )
     if json_out:
         emit_json(added)
     else:
@@ -65,8 +91,9 @@ def char_add(
 @app.command("list")
 def char_list(
     ctx: typer.Context,
-    status: Annotated[str | None, typer.Option("--status", help="Only active, missing, searching, dead or retired "
-                                                      "characters.")] = None,
+    status: Annotated[
+        str | None, typer.Option("--status", help="Only active, missing, searching, dead or retired characters.")
+    ] = None,
     all_: Annotated[bool, typer.Option("--all", help="Also dead and retired characters.")] = False,
     json_out: JsonOption = False,
     csv_out: CsvOption = False,
@@ -93,14 +120,38 @@ def char_list(
     if fmt == CSV:
         stats = list(dict.fromkeys(k for r in rows for k in r.stats))
         columns = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
-        table = [[r.name, r.kind.upper(), r.player or (f"(summoner {r.summoner})" if r.summoner else ""),
-                  r.status + (f" → {r.searching_for}" if r.searching_for else ""), r.cp_total,
-                  r.cp_awarded, *(r.stats.get(k) for k in stats)] for r in rows]  # CSV: codes, as before
+        table = [
+            [
+                r.name,
+                r.kind.upper(),
+                r.player or (f"(summoner {r.summoner})" if r.summoner else ""),
+                r.status + (f" → {r.searching_for}" if r.searching_for else ""),
+                r.cp_total,
+                r.cp_awarded,
+                *(r.stats.get(k) for k in stats),
+            ]
+            for r in rows
+        ]  # CSV: codes, as before
     else:
-        columns = [Column(N_("name"), keep=True), N_("kind"), N_("player"), N_("status"),
-                   Column("CP", justify="right"), N_("stats")]
-        table = [[r.name, r.kind.upper(), player(r), status_text(r), r.cp_total,
-                  " ".join(f"{k}={v}" for k, v in r.stats.items())] for r in rows]
+        columns = [
+            Column(N_("name"), keep=True),
+            N_("kind"),
+            N_("player"),
+            N_("status"),
+            Column("CP", justify="right"),
+            N_("stats"),
+        ]
+        table = [
+            [
+                r.name,
+                r.kind.upper(),
+                player(r),
+                status_text(r),
+                r.cp_total,
+                " ".join(f"{k}={v}" for k, v in r.stats.items()),
+            ]
+            for r in rows
+        ]
     render_rows(_("characters"), columns, table, fmt, bom=bom, records=rows, empty=_("no characters"))
 
 
@@ -110,8 +161,10 @@ def _missing_text(missing) -> str:
 
     searchers = ", ".join(missing.searchers) or "no one"
     reason = f", {missing.reason}" if missing.reason else ""
-    return (f"since #{missing.since_seq} ({local_time(missing.since_at)}{reason}); {missing.odds} at the next "
-            f"scenario end; searching: {searchers}")
+    return (
+        f"since #{missing.since_seq} ({local_time(missing.since_at)}{reason}); {missing.odds} at the next "
+        f"scenario end; searching: {searchers}"
+    )
 
 
 def render_character(view) -> None:
@@ -157,7 +210,9 @@ def render_character(view) -> None:
 def char_show(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Character name.")],
-    at: Annotated[int | None, typer.Option("--at", help="As the ledger stood right after entry SEQ (later voids not applied).")] = None,
+    at: Annotated[
+        int | None, typer.Option("--at", help="As the ledger stood right after entry SEQ (later voids not applied).")
+    ] = None,
     before: Annotated[int | None, typer.Option("--before", help="As it stood just before entry SEQ.")] = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -189,8 +244,13 @@ TIMELINE_COLUMNS = ["seq", "at", "actor", "kind", "voided_by", "what", "name", "
 
 
 @app.command("timeline")
-def char_timeline(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Character name.")],
-                  json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False) -> None:
+def char_timeline(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Character name.")],
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    bom: BomOption = False,
+) -> None:
     """Every entry that changed the character, with the change (CP 150 → 140, +暗所恐怖症 -10, FP 11 → 8).
 
     Changes are as the ledger stood at each entry; an entry voided later is marked with
@@ -204,17 +264,35 @@ def char_timeline(ctx: typer.Context, name: Annotated[str, typer.Argument(help="
     s = state(ctx)
     rows = timeline(s.db, s.campaign, name)
     if fmt == CSV:
-        render_rows(None, TIMELINE_COLUMNS, ([r.seq, r.at, r.actor, r.kind, r.voided_by, c["what"],
-                                              c["name"], c["before"], c["after"], c["text"]]
-                                             for r in rows for c in r.changes), fmt, bom=bom)
+        render_rows(
+            None,
+            TIMELINE_COLUMNS,
+            (
+                [r.seq, r.at, r.actor, r.kind, r.voided_by, c["what"], c["name"], c["before"], c["after"], c["text"]]
+                for r in rows
+                for c in r.changes
+            ),
+            fmt,
+            bom=bom,
+        )
         return
     use_campaign_time_zone(s.db, s.campaign)
-    render_rows(f"{name}: timeline", ["#", "when", "kind", "change"],
-                ([str(r.seq) + (f" ✗#{r.voided_by}" if r.voided_by else ""),
-                  local_time(r.at),
-                  r.kind + (f" of #{r.voids_seq}" if r.voids_seq else ""),
-                  "; ".join(c["text"] for c in r.changes)] for r in rows),
-                fmt, records=rows, empty=f"{name} を変えた記録はありません (no entry changed {name})")
+    render_rows(
+        f"{name}: timeline",
+        ["#", "when", "kind", "change"],
+        (
+            [
+                str(r.seq) + (f" ✗#{r.voided_by}" if r.voided_by else ""),
+                local_time(r.at),
+                r.kind + (f" of #{r.voids_seq}" if r.voids_seq else ""),
+                "; ".join(c["text"] for c in r.changes),
+            ]
+            for r in rows
+        ),
+        fmt,
+        records=rows,
+        empty=f"{name} を変えた記録はありません (no entry changed {name})",
+    )
 
 
 @app.command("set")
@@ -223,8 +301,14 @@ def char_set(
     name: Annotated[str, typer.Argument(help="Character name.")],
     stat: Annotated[list[str], typer.Option("--stat", "-s", help="KEY=VALUE, repeatable.")] = [],
     unset: Annotated[list[str], typer.Option("--unset", help="Remove this stat, repeatable.")] = [],
-    new_stat: Annotated[bool, typer.Option("--new-stat", help="Allow a stat the sheet and the ruleset do not know "
-                                                            "(without it such a name is refused as a likely typo).")] = False,
+    new_stat: Annotated[
+        bool,
+        typer.Option(
+            "--new-stat",
+            help="Allow a stat the sheet and the ruleset do not know "
+            "(without it such a name is refused as a likely typo).",
+        ),
+    ] = False,
     cp: Annotated[int | None, typer.Option("--cp", help="New CP total.")] = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -242,8 +326,12 @@ def char_set(
 
 
 @app.command("rename")
-def char_rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="The character's present name.")],
-                new: Annotated[str, typer.Argument(help="The new name.")], json_out: JsonOption = False) -> None:
+def char_rename(
+    ctx: typer.Context,
+    old: Annotated[str, typer.Argument(help="The character's present name.")],
+    new: Annotated[str, typer.Argument(help="The new name.")],
+    json_out: JsonOption = False,
+) -> None:
     """Rename a character; history keeps the old name in old entries, `history --char NEW` finds both.
 
     Example: campaign char rename 名無しの狐 管狐
@@ -252,8 +340,9 @@ def char_rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="The
 
     s = state(ctx)
     done = rename_character(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(_("{old} is now {new} (ledger #{seq})").format(
-        old=done.from_, new=done.to, seq=done.seq))
+    emit_json(done) if json_out else say(
+        _("{old} is now {new} (ledger #{seq})").format(old=done.from_, new=done.to, seq=done.seq)
+    )
 
 
 def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, json_out: bool) -> None:
@@ -265,9 +354,12 @@ def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, 
 
 
 @app.command("kill")
-def char_kill(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Character name.")],
-              reason: Annotated[str, typer.Option("--reason", help="How they died, for the record.")],
-              json_out: JsonOption = False) -> None:
+def char_kill(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Character name.")],
+    reason: Annotated[str, typer.Option("--reason", help="How they died, for the record.")],
+    json_out: JsonOption = False,
+) -> None:
     """Mark a character dead: kept in history and `char list --all`, out of scenarios and searches.
 
     Example: campaign char kill 刀矢 --reason '館の崩落'
@@ -276,9 +368,12 @@ def char_kill(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Char
 
 
 @app.command("retire")
-def char_retire(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Character name.")],
-                reason: Annotated[str | None, typer.Option("--reason", help="Why, for the record.")] = None,
-                json_out: JsonOption = False) -> None:
+def char_retire(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Character name.")],
+    reason: Annotated[str | None, typer.Option("--reason", help="Why, for the record.")] = None,
+    json_out: JsonOption = False,
+) -> None:
     """Retire a character: kept in history and `char list --all`, out of scenarios and searches.
 
     Example: campaign char retire 鈴音 --reason '故郷に帰った'
@@ -312,8 +407,13 @@ def char_export(
     all_: Annotated[bool, typer.Option("--all", help="Every character of the campaign.")] = False,
     ccfolia: Annotated[bool, typer.Option("--ccfolia", help="As ココフォリア pieces (clipboard JSON).")] = False,
     copy: Annotated[bool, typer.Option("--copy", help="Also put the piece on the clipboard (one character).")] = False,
-    fmt: Annotated[str | None, typer.Option("--format", help="csv or json: the sheet template `char import` reads "
-                                                   "(docs/sheets.md); ccfolia: as --ccfolia.")] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="csv or json: the sheet template `char import` reads (docs/sheets.md); ccfolia: as --ccfolia.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Print characters as ココフォリア pieces: paste a line onto the board to make the piece;
@@ -352,12 +452,16 @@ def char_export(
         from campaign.cli.clipboard import copy_text
 
         tool = copy_text(json.dumps(pieces[0], ensure_ascii=False, separators=(",", ":")))
-        warn(f"copied with {tool}" if tool else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); "
-                                               "copy the line above instead")
+        warn(
+            f"copied with {tool}"
+            if tool
+            else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); copy the line above instead"
+        )
 
 
-def _pool_command(ctx: typer.Context, name: str, pool: str, amount: int, reason: str | None, json_out: bool,
-                  *, heal: bool) -> None:
+def _pool_command(
+    ctx: typer.Context, name: str, pool: str, amount: int, reason: str | None, json_out: bool, *, heal: bool
+) -> None:
     from campaign.services.pools import change_pool
 
     s = state(ctx)
@@ -366,8 +470,7 @@ def _pool_command(ctx: typer.Context, name: str, pool: str, amount: int, reason:
         emit_json(done)
         return
     capped = f" (capped at the maximum; {done.requested} asked)" if heal and done.change != done.requested else ""
-    say(f"{done.character}: {done.pool} {done.before} → {done.after}/{done.max}{capped} "
-        f"(ledger #{done.seq})")
+    say(f"{done.character}: {done.pool} {done.before} → {done.after}/{done.max}{capped} (ledger #{done.seq})")
     for note in done.notes:
         say(f"  GURPS: {injury_note(done.character, note)}")
 
@@ -378,8 +481,10 @@ def injury_note(name: str, note: dict) -> str:
         return f"{name} is at 0 HP or below: an HT roll at the start of each turn to stay conscious"
     if note["code"] == "death_roll":
         times = "" if note["multiple"] == 1 else f"{note['multiple']}×"
-        return (f"{name} reached −{times}HT ({note['at']}): an HT roll ({note['ht']}) now, or die; "
-                "another at each further −HT")
+        return (
+            f"{name} reached −{times}HT ({note['at']}): an HT roll ({note['ht']}) now, or die; "
+            "another at each further −HT"
+        )
     return f"{name} reached −5×HT ({note['at']}): dead (`campaign char kill {name}` records it)"
 
 

@@ -31,17 +31,39 @@ app = typer.Typer(
 TargetOption = Annotated[int, typer.Option("--target", "-t", help="Target number (目標値): the total must reach it.")]
 SkillOption = Annotated[int | None, typer.Option("--skill", help="Skill level (技能レベル): makes it a skill check.")]
 ModOption = Annotated[list[str], typer.Option("--mod", "-m", help="Modifier N or LABEL=N (道具=2), repeatable.")]
-DiceModOption = Annotated[int, typer.Option("--dice-mod", help="Change the number of dice (-1 for 1d6). At 0 dice the "
-                             "check fails without rolling.")]
-DoubleOption = Annotated[int, typer.Option("--double", count=True, help="A x2 effect on the result (倍化), repeatable; "
-                            "x2 effects never stack: one applies however many are given.")]
-HalveOption = Annotated[int, typer.Option("--halve", count=True, help="A x1/2 effect on the result (半減, rounds down), "
-                           "repeatable; never stacks: one applies however many are given.")]
-OccasionOption = Annotated[str | None, typer.Option("--occasion", help="機会: 簡易, 標準, 作業 or 瞬間 (a label only).")]
+DiceModOption = Annotated[
+    int,
+    typer.Option(
+        "--dice-mod", help="Change the number of dice (-1 for 1d6). At 0 dice the check fails without rolling."
+    ),
+]
+DoubleOption = Annotated[
+    int,
+    typer.Option(
+        "--double",
+        count=True,
+        help="A x2 effect on the result (倍化), repeatable; "
+        "x2 effects never stack: one applies however many are given.",
+    ),
+]
+HalveOption = Annotated[
+    int,
+    typer.Option(
+        "--halve",
+        count=True,
+        help="A x1/2 effect on the result (半減, rounds down), "
+        "repeatable; never stacks: one applies however many are given.",
+    ),
+]
+OccasionOption = Annotated[
+    str | None, typer.Option("--occasion", help="機会: 簡易, 標準, 作業 or 瞬間 (a label only).")
+]
 ReasonOption = Annotated[str | None, typer.Option("--reason", help="Why the check was made, kept in the ledger.")]
 
-SIDE_HELP = ("CHAR:STAT[+MOD...][±ND], e.g. 鈴音:技+2 or 刀矢:体-1D (one die fewer); "
-             "CHAR:- for a side that does not (or cannot) roll: its result is 0.")
+SIDE_HELP = (
+    "CHAR:STAT[+MOD...][±ND], e.g. 鈴音:技+2 or 刀矢:体-1D (one die fewer); "
+    "CHAR:- for a side that does not (or cannot) roll: its result is 0."
+)
 _SIGNS = "+-＋－−"
 _MOD_RE = re.compile(rf"\s*([{_SIGNS}])\s*(\d+)\s*([dDｄＤ][6６]?)?\s*")
 _SIDE_RE = re.compile(rf"^(?P<stat>.*?)(?P<mods>(?:\s*[{_SIGNS}]\s*\d+\s*(?:[dDｄＤ][6６]?)?)*)\s*$")
@@ -78,7 +100,7 @@ def parse_side(text: str, what: str, default_stat: str | None = None):
         if default_stat is None or not raw:
             raise BadInput(f"{what}: expected CHAR:STAT[+MOD], got {text!r}")
         return SideSpec(raw, default_stat)
-    name, rest = raw[:cut].strip(), raw[cut + 1:].strip()
+    name, rest = raw[:cut].strip(), raw[cut + 1 :].strip()
     if not name:
         raise BadInput(f"{what}: no character name in {text!r} (expected CHAR:STAT[+MOD])")
     if rest in ("-", "－", "−"):
@@ -99,8 +121,14 @@ def parse_side(text: str, what: str, default_stat: str | None = None):
 
 # --------------------------------------------------------------------------- rendering
 
-CHECK_NAMES = {"ability": N_("ability check"), "skill": N_("skill check"), "cooperative": N_("cooperative check"),
-               "opposed": N_("opposed check"), "danger": N_("danger sense"), "hide": N_("hiding")}
+CHECK_NAMES = {
+    "ability": N_("ability check"),
+    "skill": N_("skill check"),
+    "cooperative": N_("cooperative check"),
+    "opposed": N_("opposed check"),
+    "danger": N_("danger sense"),
+    "hide": N_("hiding"),
+}
 TERM_LABELS = {"skill": N_("skill "), "cooperation": N_("cooperation "), "mod": ""}
 
 
@@ -201,8 +229,12 @@ def _heading(view: dict[str, Any], who: str) -> str:
 def render_single(view: dict[str, Any], who: str) -> None:
     lines = [f"{_heading(view, who)}: {check_line(view)}"]
     if view.check == "danger":
-        lines.append("  " + _("margin {margin:+d} → band {band}: {words}").format(
-            margin=view.margin, band=view.band, words=pick(view.band_ja, view.band_en)))
+        lines.append(
+            "  "
+            + _("margin {margin:+d} → band {band}: {words}").format(
+                margin=view.margin, band=view.band, words=pick(view.band_ja, view.band_en)
+            )
+        )
     _print(*lines)
 
 
@@ -212,38 +244,68 @@ def _title(view) -> str:
 
 def render_opposed(view) -> None:
     rows = [
-        [_("active") if side.role == "active" else _("passive"), side.character, breakdown(side), str(side.total),
-         (_("win") if side.character == view.winner else _("lose")) + _critical_mark(side)]
+        [
+            _("active") if side.role == "active" else _("passive"),
+            side.character,
+            breakdown(side),
+            str(side.total),
+            (_("win") if side.character == view.winner else _("lose")) + _critical_mark(side),
+        ]
         for side in view.sides
     ]
     _table(_title(view), ["", _("character"), _("check"), _("total"), _("result")], rows)
-    why = {"tie": " " + _("(a tie goes to the passive side)"),
-           "critical": " " + _("(a critical decides before the totals)")}
+    why = {
+        "tie": " " + _("(a tie goes to the passive side)"),
+        "critical": " " + _("(a critical decides before the totals)"),
+    }
     lines = [_("winner: {winner}").format(winner=view.winner) + why.get(view.decided_by, "")]
     if view.effect:
         effect = view.effect
-        how = " " + (_("(full)") if not effect.resisted else (
-            _("(halved)") if effect.if_resisted == "halve" else _("(vanished)")))
+        how = " " + (
+            _("(full)")
+            if not effect.resisted
+            else (_("(halved)") if effect.if_resisted == "halve" else _("(vanished)"))
+        )
         lines.append(_("effect: {base} → {applied}").format(base=effect.base, applied=effect.applied) + how)
     _print(*lines)
 
 
 def _critical_mark(side) -> str:
     """` (大成功)` / ` (大失敗)` after a contest result decided or flagged by the dice."""
-    return f" ({outcome_label('check', side.critical)})" if side.critical in ("critical_success",
-                                                                              "critical_failure") else ""
+    return (
+        f" ({outcome_label('check', side.critical)})"
+        if side.critical in ("critical_success", "critical_failure")
+        else ""
+    )
 
 
 def render_hide(view) -> None:
-    rows = [[_("hides"), view.character, breakdown(view.hider), str(view.total), "",
-             (_("hidden") if view.hidden else _("found")) + _critical_mark(view.hider)]]
+    rows = [
+        [
+            _("hides"),
+            view.character,
+            breakdown(view.hider),
+            str(view.total),
+            "",
+            (_("hidden") if view.hidden else _("found")) + _critical_mark(view.hider),
+        ]
+    ]
     for obs in view.observers:
         if obs.skipped == "zero_dice":
-            rows.append([_("watches"), obs.character, _("not rolled (the hider failed automatically)"), "", "",
-                         _("noticed")])
+            rows.append(
+                [_("watches"), obs.character, _("not rolled (the hider failed automatically)"), "", "", _("noticed")]
+            )
             continue
-        rows.append([_("watches"), obs.character, breakdown(obs), str(obs.total), obs.band,
-                     (_("noticed") if obs.noticed else _("missed")) + _critical_mark(obs)])
+        rows.append(
+            [
+                _("watches"),
+                obs.character,
+                breakdown(obs),
+                str(obs.total),
+                obs.band,
+                (_("noticed") if obs.noticed else _("missed")) + _critical_mark(obs),
+            ]
+        )
     _table(_title(view), ["", _("character"), _("check"), _("total"), _("band"), _("result")], rows)
     if view.hidden:
         _print("→ " + _("hidden (no observer beat the hider)"))
@@ -270,8 +332,12 @@ def ability(
     physical: PhysicalOption = False,
     anyway: AnywayOption = False,
     reason: ReasonOption = None,
-    secret: Annotated[bool, typer.Option("--secret", help="Roll in secret: the ledger keeps a commitment, the "
-                                                        "result waits for `history reveal`.")] = False,
+    secret: Annotated[
+        bool,
+        typer.Option(
+            "--secret", help="Roll in secret: the ledger keeps a commitment, the result waits for `history reveal`."
+        ),
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """能力判定: STAT + 2d6 + modifiers >= target (技能判定 with --skill). 6-6 is a critical
@@ -282,11 +348,21 @@ def ability(
     from campaign.services.checks import CheckOptions, ability_check
 
     s = state(ctx)
-    options = CheckOptions(target=target, skill=skill, modifiers=parse_mods(mod), dice_modifier=dice_mod,
-                           doubles=double, halves=halve, occasion=occasion, reason=reason, secret=secret,
-                           anyway=anyway)
-    view = ability_check(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat,
-                         options=options)
+    options = CheckOptions(
+        target=target,
+        skill=skill,
+        modifiers=parse_mods(mod),
+        dice_modifier=dice_mod,
+        doubles=double,
+        halves=halve,
+        occasion=occasion,
+        reason=reason,
+        secret=secret,
+        anyway=anyway,
+    )
+    view = ability_check(
+        s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat, options=options
+    )
     say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
@@ -314,8 +390,16 @@ def skill_check(
 
     s = state(ctx)
     options = CheckOptions(target=target, skill=skill, modifiers=parse_mods(mod), reason=reason, anyway=anyway)
-    view = ability_check(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, stat=stat,
-                         options=options, skill_name=skill_name)
+    view = ability_check(
+        s.db,
+        s.campaign,
+        s.actor,
+        s.dice(dice, physical),
+        character=character,
+        stat=stat,
+        options=options,
+        skill_name=skill_name,
+    )
     say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
@@ -324,9 +408,12 @@ def skill_check(
 def coop(
     ctx: typer.Context,
     stat: Annotated[str, typer.Argument(help="The stat everyone uses; the highest among them counts.")],
-    *, with_: Annotated[list[str], typer.Option("--with", "-w", help="A participant, repeatable (2 or more).")] = [],
+    *,
+    with_: Annotated[list[str], typer.Option("--with", "-w", help="A participant, repeatable (2 or more).")] = [],
     target: TargetOption,
-    skill: Annotated[int | None, typer.Option("--skill", help="One participant's skill level (only one counts).")] = None,
+    skill: Annotated[
+        int | None, typer.Option("--skill", help="One participant's skill level (only one counts).")
+    ] = None,
     mod: ModOption = [],
     dice_mod: DiceModOption = 0,
     double: DoubleOption = 0,
@@ -347,10 +434,20 @@ def coop(
     from campaign.services.checks import CheckOptions, cooperative_check
 
     s = state(ctx)
-    options = CheckOptions(target=target, skill=skill, modifiers=parse_mods(mod), dice_modifier=dice_mod,
-                           doubles=double, halves=halve, occasion=occasion, reason=reason, anyway=anyway)
-    view = cooperative_check(s.db, s.campaign, s.actor, s.dice(dice, physical), participants=with_, stat=stat,
-                             options=options)
+    options = CheckOptions(
+        target=target,
+        skill=skill,
+        modifiers=parse_mods(mod),
+        dice_modifier=dice_mod,
+        doubles=double,
+        halves=halve,
+        occasion=occasion,
+        reason=reason,
+        anyway=anyway,
+    )
+    view = cooperative_check(
+        s.db, s.campaign, s.actor, s.dice(dice, physical), participants=with_, stat=stat, options=options
+    )
     say_warnings(view)
     if json_out:
         emit_json(view)
@@ -362,11 +459,21 @@ def coop(
 def oppose(
     ctx: typer.Context,
     active: Annotated[str, typer.Option("--active", "-a", help="The acting side (rolls first): " + SIDE_HELP)],
-    passive: Annotated[list[str], typer.Option("--passive", "-p", help="A responding side, repeatable: " + SIDE_HELP)] = [],
-    effect: Annotated[int | None, typer.Option("--effect", help="The active skill's numeric effect (damage ...), "
-                               "applied in full if the active side wins.")] = None,
-    if_resisted: Annotated[str, typer.Option("--if-resisted", help="When the active side loses: halve "
-                                    "(半減, rounds down) or vanish (消滅, no effect).")] = "vanish",
+    passive: Annotated[
+        list[str], typer.Option("--passive", "-p", help="A responding side, repeatable: " + SIDE_HELP)
+    ] = [],
+    effect: Annotated[
+        int | None,
+        typer.Option(
+            "--effect", help="The active skill's numeric effect (damage ...), applied in full if the active side wins."
+        ),
+    ] = None,
+    if_resisted: Annotated[
+        str,
+        typer.Option(
+            "--if-resisted", help="When the active side loses: halve (半減, rounds down) or vanish (消滅, no effect)."
+        ),
+    ] = "vanish",
     occasion: OccasionOption = None,
     dice: DiceOption = None,
     physical: PhysicalOption = False,
@@ -386,8 +493,19 @@ def oppose(
     active_side = parse_side(active, "--active")
     passive_sides = [parse_side(item, "--passive") for item in passive]
     rule = {"半減": "halve", "消滅": "vanish"}.get(if_resisted.strip(), if_resisted.strip().lower())
-    view = opposed_check(s.db, s.campaign, s.actor, s.dice(dice, physical), active=active_side, passives=passive_sides,
-                         effect=effect, if_resisted=rule, occasion=occasion, reason=reason, anyway=anyway)
+    view = opposed_check(
+        s.db,
+        s.campaign,
+        s.actor,
+        s.dice(dice, physical),
+        active=active_side,
+        passives=passive_sides,
+        effect=effect,
+        if_resisted=rule,
+        occasion=occasion,
+        reason=reason,
+        anyway=anyway,
+    )
     say_warnings(view)
     emit_json(view) if json_out else render_opposed(view)
 
@@ -407,8 +525,12 @@ def danger(
     physical: PhysicalOption = False,
     anyway: AnywayOption = False,
     reason: ReasonOption = None,
-    secret: Annotated[bool, typer.Option("--secret", help="Roll in secret: the ledger keeps a commitment, the "
-                                                        "result waits for `history reveal`.")] = False,
+    secret: Annotated[
+        bool,
+        typer.Option(
+            "--secret", help="Roll in secret: the ledger keeps a commitment, the result waits for `history reveal`."
+        ),
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """危険感知: 感 + 2d6 + modifiers must exceed the difficulty (a tie fails). Prints which
@@ -420,9 +542,23 @@ def danger(
 
     s = state(ctx)
     mods = parse_mods(mod)
-    view = danger_sense(s.db, s.campaign, s.actor, s.dice(dice, physical), character=character, difficulty=difficulty,
-                        stat=stat, modifiers=mods, dice_modifier=dice_mod, doubles=double, halves=halve,
-                        occasion=occasion, reason=reason, secret=secret, anyway=anyway)
+    view = danger_sense(
+        s.db,
+        s.campaign,
+        s.actor,
+        s.dice(dice, physical),
+        character=character,
+        difficulty=difficulty,
+        stat=stat,
+        modifiers=mods,
+        dice_modifier=dice_mod,
+        doubles=double,
+        halves=halve,
+        occasion=occasion,
+        reason=reason,
+        secret=secret,
+        anyway=anyway,
+    )
     say_warnings(view)
     emit_json(view) if json_out else _render(view)
 
@@ -442,8 +578,15 @@ def _render(view) -> None:
 def hide(
     ctx: typer.Context,
     character: Annotated[str, typer.Argument(help="The character hiding.")],
-    observer: Annotated[list[str], typer.Option("--observer", "-o", help="Someone who might notice, repeatable: "
-                                       "NAME (uses --observer-stat), NAME:STAT[+MOD] or NAME:- (does not roll).")] = [],
+    observer: Annotated[
+        list[str],
+        typer.Option(
+            "--observer",
+            "-o",
+            help="Someone who might notice, repeatable: "
+            "NAME (uses --observer-stat), NAME:STAT[+MOD] or NAME:- (does not roll).",
+        ),
+    ] = [],
     stat: Annotated[str, typer.Option("--stat", help="The hider's stat.")] = "技",
     observer_stat: Annotated[str, typer.Option("--observer-stat", help="The observers' stat (danger sense).")] = "感",
     mod: ModOption = [],
@@ -467,7 +610,16 @@ def hide(
     hider = SideSpec(character, clean_stat_name(stat), tuple(parse_mods(mod)), dice_mod)
     default = clean_stat_name(observer_stat)
     observers = [parse_side(item, "--observer", default_stat=default) for item in observer]
-    view = hide_check(s.db, s.campaign, s.actor, s.dice(dice, physical), hider=hider, observers=observers,
-                      occasion=occasion, reason=reason, anyway=anyway)
+    view = hide_check(
+        s.db,
+        s.campaign,
+        s.actor,
+        s.dice(dice, physical),
+        hider=hider,
+        observers=observers,
+        occasion=occasion,
+        reason=reason,
+        anyway=anyway,
+    )
     say_warnings(view)
     emit_json(view) if json_out else render_hide(view)

@@ -6,8 +6,13 @@ import shutil
 import subprocess
 
 # (program, arguments), tried in order: macOS, Wayland, X11 (two tools), Windows/WSL.
-TOOLS = (("pbcopy", ()), ("wl-copy", ()), ("xclip", ("-selection", "clipboard")),
-         ("xsel", ("--clipboard", "--input")), ("clip.exe", ()))
+TOOLS = (
+    ("pbcopy", ()),
+    ("wl-copy", ()),
+    ("xclip", ("-selection", "clipboard")),
+    ("xsel", ("--clipboard", "--input")),
+    ("clip.exe", ()),
+)
 
 
 def copy_text(text: str) -> str | None:
@@ -17,8 +22,14 @@ def copy_text(text: str) -> str | None:
         if path is None:
             continue
         try:
-            subprocess.run([path, *args], input=text.encode("utf-8"), check=True, timeout=5,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                [path, *args],
+                input=text.encode("utf-8"),
+                check=True,
+                timeout=5,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         except (OSError, subprocess.SubprocessError):
             continue
         return program

@@ -20,9 +20,12 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 
-app = typer.Typer(help="A character's temporary conditions (stunned, unconscious ...), timed ones "
-                                 "on the campaign clock (see `time`).\n\n"
-                                 "Example: campaign condition clear 鈴音 stun", no_args_is_help=True)
+app = typer.Typer(
+    help="A character's temporary conditions (stunned, unconscious ...), timed ones "
+    "on the campaign clock (see `time`).\n\n"
+    "Example: campaign condition clear 鈴音 stun",
+    no_args_is_help=True,
+)
 
 
 def _condition_row(c: dict[str, Any]) -> list[Any]:
@@ -40,9 +43,13 @@ def _condition_row(c: dict[str, Any]) -> list[Any]:
 
 
 @app.command("list")
-def condition_list(ctx: typer.Context,
-                   char: Annotated[str | None, typer.Argument(help="Character name (default: every character).")] = None,
-                   json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False) -> None:
+def condition_list(
+    ctx: typer.Context,
+    char: Annotated[str | None, typer.Argument(help="Character name (default: every character).")] = None,
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    bom: BomOption = False,
+) -> None:
     """List active conditions, how long they last and, for timed ones, until when (campaign time).
 
     Example: campaign condition list 鈴音
@@ -58,8 +65,15 @@ def condition_list(ctx: typer.Context,
     else:
         rows = [_condition_row(c) for c in listed.conditions]
     who = listed.character or "all characters"
-    render_rows(f"{who}: conditions (now {listed.now['text_ja']})", columns, rows, fmt, bom=bom, records=listed,
-                empty=f"状態異常はありません (no conditions; now {listed.now['text_ja']})")
+    render_rows(
+        f"{who}: conditions (now {listed.now['text_ja']})",
+        columns,
+        rows,
+        fmt,
+        bom=bom,
+        records=listed,
+        empty=f"状態異常はありません (no conditions; now {listed.now['text_ja']})",
+    )
 
 
 @app.command("add")
@@ -67,10 +81,20 @@ def condition_add(
     ctx: typer.Context,
     char: Annotated[str, typer.Argument(help="Character name.")],
     name: Annotated[str, typer.Argument(help="Condition (stun, unconscious, poisoned, 毒 ...).")],
-    lasts: Annotated[str | None, typer.Option("--for", help="Timed: runs out after this much campaign time (6h, 3day, "
-                                                  "2turns; a turn is a second). Without it, until cleared.")] = None,
-    then_penalty: Annotated[int | None, typer.Option("--then-penalty", help="A penalty to every roll that follows "
-                                                                  "once it ends (e.g. -2); needs --then-for.")] = None,
+    lasts: Annotated[
+        str | None,
+        typer.Option(
+            "--for",
+            help="Timed: runs out after this much campaign time (6h, 3day, "
+            "2turns; a turn is a second). Without it, until cleared.",
+        ),
+    ] = None,
+    then_penalty: Annotated[
+        int | None,
+        typer.Option(
+            "--then-penalty", help="A penalty to every roll that follows once it ends (e.g. -2); needs --then-for."
+        ),
+    ] = None,
     then_for: Annotated[str | None, typer.Option("--then-for", help="How long that penalty lasts (6h, 2day).")] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="What caused it (recorded).")] = None,
     json_out: JsonOption = False,
@@ -82,15 +106,15 @@ def condition_add(
     from campaign.services.conditions import add_condition
 
     s = state(ctx)
-    done = add_condition(s.db, s.campaign, s.actor, char, name, lasts=lasts, then_penalty=then_penalty,
-                         then_for=then_for, reason=reason)
+    done = add_condition(
+        s.db, s.campaign, s.actor, char, name, lasts=lasts, then_penalty=then_penalty, then_for=then_for, reason=reason
+    )
     if json_out:
         emit_json(done)
         return
     c = done.condition
     until = f" until {c['until']['text_ja']}" if c["until"] else ""
-    say(f"{done.character}: {c['name']}{' ' + c['duration'] if c['duration'] else ''}{until} "
-        f"(ledger #{done.seq})")
+    say(f"{done.character}: {c['name']}{' ' + c['duration'] if c['duration'] else ''}{until} (ledger #{done.seq})")
 
 
 @app.command("clear")
@@ -99,9 +123,15 @@ def condition_clear(
     char: Annotated[str, typer.Argument(help="Character name.")],
     name: Annotated[str, typer.Argument(help="Condition (stun, unconscious ... or 朦朧, 気絶 ...).")],
     reason: Annotated[str | None, typer.Option("--reason", help="E.g. 'made the Will roll'.")] = None,
-    lasted: Annotated[str | None, typer.Option("--lasted", help="How long it really lasted (e.g. 5day), for a penalty "
-                                                      "that lasts as long (catatonia); default: the campaign "
-                                                      "time since it began, at least its rolled time.")] = None,
+    lasted: Annotated[
+        str | None,
+        typer.Option(
+            "--lasted",
+            help="How long it really lasted (e.g. 5day), for a penalty "
+            "that lasts as long (catatonia); default: the campaign "
+            "time since it began, at least its rolled time.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """End a condition (every active one of that name); logged, so it can be voided.
@@ -121,8 +151,13 @@ def condition_clear(
     from campaign.i18n import _
     from campaign.labels import condition_label
 
-    say(_("{character}: cleared {conditions} (ledger #{seq})").format(
-        character=done.character, conditions=", ".join(condition_label(c["name"]) for c in done.cleared), seq=done.seq))
+    say(
+        _("{character}: cleared {conditions} (ledger #{seq})").format(
+            character=done.character,
+            conditions=", ".join(condition_label(c["name"]) for c in done.cleared),
+            seq=done.seq,
+        )
+    )
     _follow_ups(done)
 
 
@@ -131,9 +166,14 @@ def _follow_ups(done: Any) -> None:
     from campaign.i18n import _, pick
 
     for follow in done.follow_ups:
-        print_text(pick(_("{character}: {summary} (until {until})").format(
-            character=done.character, summary=follow["detail"]["summary_ja"], until=follow["until"]["text_ja"]),
-            f"{done.character}: {follow['detail']['summary_en']}"))
+        print_text(
+            pick(
+                _("{character}: {summary} (until {until})").format(
+                    character=done.character, summary=follow["detail"]["summary_ja"], until=follow["until"]["text_ja"]
+                ),
+                f"{done.character}: {follow['detail']['summary_en']}",
+            )
+        )
 
 
 @app.command("recover")
@@ -142,7 +182,9 @@ def condition_recover(
     char: Annotated[str, typer.Argument(help="Character name.")],
     name: Annotated[str, typer.Argument(help="Condition (stun, unconscious ... or 朦朧, 気絶 ...).")],
     dice: Annotated[str | None, typer.Option("--dice", help="The three physical dice, in order (e.g. 3,4,2).")] = None,
-    mod: Annotated[int, typer.Option("--mod", help="Modifier to the stat (not for a roll that ignores penalties).")] = 0,
+    mod: Annotated[
+        int, typer.Option("--mod", help="Modifier to the stat (not for a roll that ignores penalties).")
+    ] = 0,
     reason: Annotated[str | None, typer.Option("--reason", help="Recorded with the roll.")] = None,
     physical: PhysicalOption = False,
     json_out: JsonOption = False,
@@ -168,8 +210,21 @@ def condition_recover(
     label = pick(done.label_ja or done.condition, condition_label(done.condition))
     faces = ",".join(map(str, done.dice))
     verdict = _("recovered") if done.recovered else _("still {condition}").format(condition=label)
-    say(_("#{seq} {character}: {stat} roll to recover from {condition}: 3D6<={target} → [{faces}] = {total} → "
-          "{outcome} (margin {margin:+d}): {verdict}").format(
-        seq=done.seq, character=done.character, stat=stat_label(done.stat), condition=label, target=done.target, faces=faces,
-        total=done.total, outcome=outcome_label(None, done.outcome), margin=done.margin, verdict=verdict))
+    say(
+        _(
+            "#{seq} {character}: {stat} roll to recover from {condition}: 3D6<={target} → [{faces}] = {total} → "
+            "{outcome} (margin {margin:+d}): {verdict}"
+        ).format(
+            seq=done.seq,
+            character=done.character,
+            stat=stat_label(done.stat),
+            condition=label,
+            target=done.target,
+            faces=faces,
+            total=done.total,
+            outcome=outcome_label(None, done.outcome),
+            margin=done.margin,
+            verdict=verdict,
+        )
+    )
     _follow_ups(done)

@@ -80,7 +80,6 @@ class AppState:
 
         return selected_campaign(self.db.url)
 
-
     def dice(self, manual: str | None, physical: bool = False) -> DiceSource:
         """The dice source for a rolling command: --dice faces, else --physical (asks for
         each die on a terminal, cli.physical), else --seed, else the OS.
@@ -109,8 +108,10 @@ def _warn_password_in_argv(url: str) -> None:
     if has_password(url):
         from campaign.cli.output import warn
 
-        warn("warning: the password in --db can be read by every user of this machine (ps); give the URL in "
-             "CAMPAIGN_DB instead, or leave the password out of it and keep it in a PGPASSFILE (~/.pgpass)")
+        warn(
+            "warning: the password in --db can be read by every user of this machine (ps); give the URL in "
+            "CAMPAIGN_DB instead, or leave the password out of it and keep it in a PGPASSFILE (~/.pgpass)"
+        )
 
 
 def state(ctx: typer.Context) -> AppState:

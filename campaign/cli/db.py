@@ -10,8 +10,11 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_text, say, warn
 
-app = typer.Typer(help="The database itself: path, schema revision, upgrade, backup.\n\n"
-                          "Example: campaign db backup before-session-12.db", no_args_is_help=True)
+app = typer.Typer(
+    help="The database itself: path, schema revision, upgrade, backup.\n\n"
+    "Example: campaign db backup before-session-12.db",
+    no_args_is_help=True,
+)
 
 
 def _redacted(url: str) -> str:
@@ -53,8 +56,7 @@ def db_current(ctx: typer.Context, json_out: JsonOption = False) -> None:
         damage = missing_ledger_guards(engine, revision)
     finally:
         engine.dispose()
-    info = {"current": revision, "head": HEAD_REVISION, "up_to_date": revision == HEAD_REVISION,
-            "damage": damage}
+    info = {"current": revision, "head": HEAD_REVISION, "up_to_date": revision == HEAD_REVISION, "damage": damage}
     if json_out:
         emit_json(info)
     else:
@@ -66,10 +68,19 @@ def db_current(ctx: typer.Context, json_out: JsonOption = False) -> None:
 
 
 @app.command("upgrade")
-def db_upgrade(ctx: typer.Context, json_out: JsonOption = False,
-               rebuild: Annotated[bool, typer.Option("--rebuild", help="Also rewrite every campaign's state as the "
-                                            "replay of its ledger (after checking each chain): repairs a "
-                                            "round-1 upgrade that an older version left half done.")] = False) -> None:
+def db_upgrade(
+    ctx: typer.Context,
+    json_out: JsonOption = False,
+    rebuild: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild",
+            help="Also rewrite every campaign's state as the "
+            "replay of its ledger (after checking each chain): repairs a "
+            "round-1 upgrade that an older version left half done.",
+        ),
+    ] = False,
+) -> None:
     """Bring the database to the newest schema (commands also do this on their own).
 
     Example: campaign db upgrade --rebuild
@@ -92,9 +103,12 @@ def db_upgrade(ctx: typer.Context, json_out: JsonOption = False,
 
 
 @app.command("backup")
-def db_backup(ctx: typer.Context, file: Annotated[Path, typer.Argument(help="Where to write the copy.")],
-              force: Annotated[bool, typer.Option("--force", help="Overwrite FILE if it exists.")] = False,
-              json_out: JsonOption = False) -> None:
+def db_backup(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Where to write the copy.")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite FILE if it exists.")] = False,
+    json_out: JsonOption = False,
+) -> None:
     """Write a consistent copy of the SQLite database, safe while others are writing.
 
     The copy keeps this database's selected campaign (`use`), so commands on the copy

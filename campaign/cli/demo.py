@@ -19,10 +19,42 @@ def _steps(db: str) -> list[list[str]]:
         g + ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja"],
         g + ["player", "add", "Aki"],
         g + ["player", "add", "Ren"],
-        g + ["char", "add", "鈴音", "--player", "Aki", "--stat", "IQ=12", "--stat", "HT=11",
-             "--stat", "Will=11", "--stat", "FP=11", "--stat", "HP=11", "--cp", "100"],
-        g + ["char", "add", "刀矢", "--player", "Ren", "--stat", "IQ=10", "--stat", "HT=12",
-             "--stat", "Will=13", "--cp", "100"],
+        g
+        + [
+            "char",
+            "add",
+            "鈴音",
+            "--player",
+            "Aki",
+            "--stat",
+            "IQ=12",
+            "--stat",
+            "HT=11",
+            "--stat",
+            "Will=11",
+            "--stat",
+            "FP=11",
+            "--stat",
+            "HP=11",
+            "--cp",
+            "100",
+        ],
+        g
+        + [
+            "char",
+            "add",
+            "刀矢",
+            "--player",
+            "Ren",
+            "--stat",
+            "IQ=10",
+            "--stat",
+            "HT=12",
+            "--stat",
+            "Will=13",
+            "--cp",
+            "100",
+        ],
         g + ["char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "IQ=8", "--stat", "Will=10"],
         g + ["char", "relate", "鈴音", "刀矢", "--note", "幼馴染"],
         g + ["char", "list"],
@@ -78,8 +110,9 @@ def _first_seq(db: str, kind: str, latest: bool = False) -> int:
 
     database = Database(db)
     try:
-        entries = [e for e in iter_history(database, None, HistoryFilter(kind=kind, limit=None))
-                   if e["parent_seq"] is None]
+        entries = [
+            e for e in iter_history(database, None, HistoryFilter(kind=kind, limit=None)) if e["parent_seq"] is None
+        ]
     finally:
         database.close()
     return entries[0]["seq"] if latest else entries[-1]["seq"]

@@ -7,13 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import (
-    DiceOption,
-    JsonOption,
-    emit_json,
-    print_text,
-    say,
-)
+from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, say
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.i18n import _, pick
@@ -24,12 +18,23 @@ def fright(
     ctx: typer.Context,
     char: Annotated[str, typer.Argument(help="The character facing something frightening.")],
     mod: Annotated[int, typer.Option("--mod", help="GM's modifier to the Will roll (+2, -3 ...).")] = 0,
-    pick: Annotated[str | None, typer.Option("--pick", help="Name for the new trait (else a placeholder to rename); "
-                                                  "on entry 25, the mild phobia that worsens.")] = None,
-    choice: Annotated[int, typer.Option("--choice", help="Where the entry offers a choice (phobia or mental "
-                                                   "disadvantage): 0 = the first, 1 = the second.")] = 0,
-    severe_phobia: Annotated[bool, typer.Option("--severe-phobia", help="The fright is the object of the "
-                                                                      "character's severe phobia (-4).")] = False,
+    pick: Annotated[
+        str | None,
+        typer.Option(
+            "--pick",
+            help="Name for the new trait (else a placeholder to rename); on entry 25, the mild phobia that worsens.",
+        ),
+    ] = None,
+    choice: Annotated[
+        int,
+        typer.Option(
+            "--choice",
+            help="Where the entry offers a choice (phobia or mental disadvantage): 0 = the first, 1 = the second.",
+        ),
+    ] = 0,
+    severe_phobia: Annotated[
+        bool, typer.Option("--severe-phobia", help="The fright is the object of the character's severe phobia (-4).")
+    ] = False,
     reason: Annotated[str | None, typer.Option("--reason", help="What frightened them (recorded).")] = None,
     dice: DiceOption = None,
     physical: PhysicalOption = False,
@@ -49,8 +54,19 @@ def fright(
     from campaign.services.fright import fright_check
 
     s = state(ctx)
-    result = fright_check(s.db, s.campaign, s.actor, char, s.dice(dice, physical), modifier=mod, pick=pick, choice=choice,
-                          severe_phobia=severe_phobia, reason=reason, anyway=anyway)
+    result = fright_check(
+        s.db,
+        s.campaign,
+        s.actor,
+        char,
+        s.dice(dice, physical),
+        modifier=mod,
+        pick=pick,
+        choice=choice,
+        severe_phobia=severe_phobia,
+        reason=reason,
+        anyway=anyway,
+    )
     say_warnings(result)
     if json_out:
         emit_json(result)
@@ -74,8 +90,10 @@ def _every(effect: dict[str, Any]) -> tuple[str, str]:
     if effect.get("every") is None:
         return "", ""
     n, unit = effect["every"], effect["every_unit"]
-    return (f" every {unit}" if n == 1 else f" every {n} {unit}s",
-            f"毎{UNIT_JA[unit]}" if n == 1 else f"{n}{UNIT_JA[unit]}ごと")
+    return (
+        f" every {unit}" if n == 1 else f" every {n} {unit}s",
+        f"毎{UNIT_JA[unit]}" if n == 1 else f"{n}{UNIT_JA[unit]}ごと",
+    )
 
 
 def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
@@ -84,21 +102,37 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
 
     kind = effect["kind"]
     if kind == "trait":
-        lines = [(f"{name}: 新しい{category_ja(effect['category'])} '{effect['name']}' ({effect['cp']} CP, "
-                  "上限に数えない) を得た",
-                  f"{name}: gained {effect['category']} '{effect['name']}' ({effect['cp']} CP, no points, "
-                  "not counted toward the limit)")]
+        lines = [
+            (
+                f"{name}: 新しい{category_ja(effect['category'])} '{effect['name']}' ({effect['cp']} CP, "
+                "上限に数えない) を得た",
+                f"{name}: gained {effect['category']} '{effect['name']}' ({effect['cp']} CP, no points, "
+                "not counted toward the limit)",
+            )
+        ]
         if effect["placeholder"]:
-            lines.append((f"仮の名前: campaign trait rename {name} '{effect['name']}' 新しい名前",
-                          f"a placeholder name: campaign trait rename {name} '{effect['name']}' NEW_NAME"))
+            lines.append(
+                (
+                    f"仮の名前: campaign trait rename {name} '{effect['name']}' 新しい名前",
+                    f"a placeholder name: campaign trait rename {name} '{effect['name']}' NEW_NAME",
+                )
+            )
         return lines
     if kind == "phobia_escalation":
-        lines = [(f"{name}: '{effect['trait']}' が強い恐怖症に悪化 ({effect['old_cp']} → {effect['new_cp']} CP)",
-                  f"{name}: '{effect['trait']}' worsened to a severe phobia ({effect['cp_change']:+d} CP)")]
+        lines = [
+            (
+                f"{name}: '{effect['trait']}' が強い恐怖症に悪化 ({effect['old_cp']} → {effect['new_cp']} CP)",
+                f"{name}: '{effect['trait']}' worsened to a severe phobia ({effect['cp_change']:+d} CP)",
+            )
+        ]
         if "limit_cp" in effect:
-            lines.append((f"    上限に数える {effect['limit_cp']} CP / 数えない {effect['unlimited_cp']} CP",
-                          f"    {effect['limit_cp']} CP counts toward the limit, {effect['unlimited_cp']} CP "
-                          "(from the fright check) does not"))
+            lines.append(
+                (
+                    f"    上限に数える {effect['limit_cp']} CP / 数えない {effect['unlimited_cp']} CP",
+                    f"    {effect['limit_cp']} CP counts toward the limit, {effect['unlimited_cp']} CP "
+                    "(from the fright check) does not",
+                )
+            )
         return lines
     if kind == "condition":
         every_en, every_ja = _every(effect)
@@ -109,8 +143,11 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
                 ja += f"、以後{every_ja}の{effect['recovery_ja']}で回復"
                 en += f", then {effect['recovery_en']}{every_en} to recover"
         else:
-            ja = f"{name}: {effect['label_ja']} ({every_ja}の{effect['recovery_ja']}で回復)" if every_ja else \
-                f"{name}: {effect['label_ja']} ({effect['recovery_ja']}で回復)"
+            ja = (
+                f"{name}: {effect['label_ja']} ({every_ja}の{effect['recovery_ja']}で回復)"
+                if every_ja
+                else f"{name}: {effect['label_ja']} ({effect['recovery_ja']}で回復)"
+            )
             en = f"{name}: {condition_label(effect['condition'])} until recovered ({effect['recovery_en']}{every_en})"
         if effect.get("defense_penalty") is not None:
             ja += f"、能動防御{effect['defense_penalty']}"
@@ -129,21 +166,40 @@ def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
     if kind in ("fatigue", "injury"):
         label = "疲労" if kind == "fatigue" else "負傷"
         if not effect["tracked"]:
-            return [(f"{name}: {label} {effect['amount']} ({effect['pool']} がないので記録のみ)",
-                     f"{name}: {kind} {effect['amount']} recorded only: no {effect['pool']} stat")]
-        return [(f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({label} {effect['amount']})",
-                 f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({kind} {effect['amount']})")]
+            return [
+                (
+                    f"{name}: {label} {effect['amount']} ({effect['pool']} がないので記録のみ)",
+                    f"{name}: {kind} {effect['amount']} recorded only: no {effect['pool']} stat",
+                )
+            ]
+        return [
+            (
+                f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({label} {effect['amount']})",
+                f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({kind} {effect['amount']})",
+            )
+        ]
     if kind == "lose_attribute":
         if not effect["tracked"]:
-            return [(f"{name}: {effect['stat']} -{effect['amount']} (永久。能力値がないので記録のみ)",
-                     f"{name}: permanent {effect['stat']} loss recorded only: no such stat")]
-        lines = [(f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (永久)",
-                  f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (permanent)")]
+            return [
+                (
+                    f"{name}: {effect['stat']} -{effect['amount']} (永久。能力値がないので記録のみ)",
+                    f"{name}: permanent {effect['stat']} loss recorded only: no such stat",
+                )
+            ]
+        lines = [
+            (
+                f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (永久)",
+                f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (permanent)",
+            )
+        ]
         for lowered in effect.get("with_it") or []:  # a listed Will / HP falls with its attribute
-            lines.append((f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} "
-                          f"({effect['stat']}とともに低下)",
-                          f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} "
-                          f"(with {effect['stat']})"))
+            lines.append(
+                (
+                    f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} "
+                    f"({effect['stat']}とともに低下)",
+                    f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} (with {effect['stat']})",
+                )
+            )
         if effect.get("cascade_ja"):
             lines.append((effect["cascade_ja"], effect["cascade_en"]))
         return lines
@@ -170,8 +226,9 @@ def render_fright(result) -> None:
     from campaign.services.fright import sub_roll_label
 
     check, table = result.check, result.table
-    mods = [_("Will {will}").format(will=check.will)
-            + (f" (={check.will_derived_from})" if check.will_derived_from else "")]
+    mods = [
+        _("Will {will}").format(will=check.will) + (f" (={check.will_derived_from})" if check.will_derived_from else "")
+    ]
     if check.modifier:
         mods.append(f"{check.modifier:+d}")
     if check.combat_reflexes:
@@ -182,17 +239,37 @@ def render_fright(result) -> None:
         mods.append(_("{penalty:+d} recovering").format(penalty=penalty["penalty"]))
     if check.cap is not None:
         mods.append(_("cap {cap}").format(cap=check.cap))
-    rows = [[f"#{result.seq}", _("fright check"), f"3D6<={check.target}",
-             f"{_dice(check.dice)}={check.total}",
-             _outcome(check.outcome, check.margin) + f"  [{' '.join(mods)}]"]]
+    rows = [
+        [
+            f"#{result.seq}",
+            _("fright check"),
+            f"3D6<={check.target}",
+            f"{_dice(check.dice)}={check.total}",
+            _outcome(check.outcome, check.margin) + f"  [{' '.join(mods)}]",
+        ]
+    ]
     for sub in result.sub_rolls:
         if sub.purpose == "table":
             raw = " " + _("(raw {raw})").format(raw=table.raw) if table.raw != table.entry else ""
-            rows.append([f"#{sub.seq}", _("fright table"), sub.expression,
-                         f"{_dice(sub.dice)}={table.entry}", f"→ {table.entry}{raw}"])
+            rows.append(
+                [
+                    f"#{sub.seq}",
+                    _("fright table"),
+                    sub.expression,
+                    f"{_dice(sub.dice)}={table.entry}",
+                    f"→ {table.entry}{raw}",
+                ]
+            )
         else:
-            rows.append([f"#{sub.seq}", sub_roll_label(sub.purpose), sub.expression,
-                         f"{_dice(sub.dice)}={sub.total}", _outcome(sub.outcome, sub.margin)])
+            rows.append(
+                [
+                    f"#{sub.seq}",
+                    sub_roll_label(sub.purpose),
+                    sub.expression,
+                    f"{_dice(sub.dice)}={sub.total}",
+                    _outcome(sub.outcome, sub.margin),
+                ]
+            )
     lines = _aligned(rows)
     if table is not None:  # the entry's summary under the table roll
         lines[1:2] = [lines[1], f"      {pick(table.ja, table.en)}"]
@@ -205,7 +282,8 @@ def render_fright(result) -> None:
         for ja, en in effect_lines(name, effect):
             print_text(pick(ja, en))
     delta = sum(t["cp"] for t in result.traits_added) + sum(
-        e["cp_change"] for e in result.effects if e["kind"] == "phobia_escalation")
+        e["cp_change"] for e in result.effects if e["kind"] == "phobia_escalation"
+    )
     if delta:
         after = result.character_after.cp_total
         print_text(_("{name}: CP total {before} → {after}").format(name=name, before=after - delta, after=after))

@@ -25,10 +25,12 @@ from campaign.cli.output import (
     warn,
 )
 
-app = typer.Typer(help="Group mode (PostgreSQL only): the GM's database role, which `campaign serve` signs in as; "
-                       "players join the server with `campaign invite`, never with a database role.\n\n"
-                       "Example: campaign group setup --db postgresql://owner@db.example/campaign",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Group mode (PostgreSQL only): the GM's database role, which `campaign serve` signs in as; "
+    "players join the server with `campaign invite`, never with a database role.\n\n"
+    "Example: campaign group setup --db postgresql://owner@db.example/campaign",
+    no_args_is_help=True,
+)
 
 DbOption = Annotated[str | None, typer.Option("--db", help="The database URL (same as the global --db).")]
 
@@ -90,8 +92,12 @@ def migrate_players(ctx: typer.Context, db: DbOption = None, json_out: JsonOptio
 
 
 @app.command("add-player")
-def add_player(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Player name.")],
-               db: DbOption = None, json_out: JsonOption = False) -> None:
+def add_player(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Player name.")],
+    db: DbOption = None,
+    json_out: JsonOption = False,
+) -> None:
     """Players have no database role any more: this says how to invite NAME instead
     (`campaign invite NAME`) and changes nothing.
 
@@ -105,8 +111,13 @@ def add_player(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Pla
 
 
 @app.command("status")
-def status(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False, csv_out: CsvOption = False,
-           bom: BomOption = False) -> None:
+def status(
+    ctx: typer.Context,
+    db: DbOption = None,
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    bom: BomOption = False,
+) -> None:
     """List the GM's role, whether it may log in and the tables it may write, as the
     database reports them; and the players still owed an invite.
 
@@ -118,19 +129,40 @@ def status(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False
     s = _state(ctx, db)
     result = status_service(s.db, s.campaign)
     columns = ["role", "player", "kind", "login", "writes"]
-    rows = [(r.role, r.player, r.kind, "yes" if r.login else "no",
-             " ".join(f"{table}:{'/'.join(p for p in privileges if p != 'SELECT')}"
-                      for table, privileges in r.rights.items() if set(privileges) - {"SELECT"}))
-            for r in result.roles]
-    render_rows(None, columns, rows, fmt, bom=bom, records=result,
-                empty="ロールはまだありません (no roles yet: run `campaign group setup`)")
+    rows = [
+        (
+            r.role,
+            r.player,
+            r.kind,
+            "yes" if r.login else "no",
+            " ".join(
+                f"{table}:{'/'.join(p for p in privileges if p != 'SELECT')}"
+                for table, privileges in r.rights.items()
+                if set(privileges) - {"SELECT"}
+            ),
+        )
+        for r in result.roles
+    ]
+    render_rows(
+        None,
+        columns,
+        rows,
+        fmt,
+        bom=bom,
+        records=result,
+        empty="ロールはまだありません (no roles yet: run `campaign group setup`)",
+    )
     if result.owed_invites and fmt == "table":
         warn("owed an invite (run `campaign group migrate-players`): " + ", ".join(result.owed_invites))
 
 
 @app.command("revoke")
-def revoke(ctx: typer.Context, name: Annotated[str, typer.Argument(help="GM (players: `campaign invite revoke`).")],
-           db: DbOption = None, json_out: JsonOption = False) -> None:
+def revoke(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="GM (players: `campaign invite revoke`).")],
+    db: DbOption = None,
+    json_out: JsonOption = False,
+) -> None:
     """Take the GM's role's login and rights away (its entries keep their actor;
     `group reopen` opens it again with a new password). A player's seat is revoked
     with `campaign invite revoke NAME`.

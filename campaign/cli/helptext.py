@@ -52,8 +52,11 @@ def option_value_name(param: Any) -> str | None:
     if descriptor is not None and descriptor.is_choice:
         return "|".join(str(choice) for choice in descriptor.choices or ())
     annotation = getattr(descriptor, "annotation", None)
-    leaf = getattr(annotation, "__args__", (annotation,))[0] if descriptor is not None and descriptor.is_list \
+    leaf = (
+        getattr(annotation, "__args__", (annotation,))[0]
+        if descriptor is not None and descriptor.is_list
         else annotation
+    )
     if leaf is int:
         return "N"
     longest = max(param.opts, key=len).lstrip("-")
@@ -62,9 +65,12 @@ def option_value_name(param: Any) -> str | None:
 
 # Typer's own words around the help (its panels, the marks after an option).
 TYPER_WORDS = {
-    "ARGUMENTS_PANEL_TITLE": N_("Arguments"), "OPTIONS_PANEL_TITLE": N_("Options"),
-    "COMMANDS_PANEL_TITLE": N_("Commands"), "REQUIRED_LONG_STRING": N_("[required]"),
-    "DEFAULT_STRING": N_("[default: {}]"), "ENVVAR_STRING": N_("[env var: {}]"),
+    "ARGUMENTS_PANEL_TITLE": N_("Arguments"),
+    "OPTIONS_PANEL_TITLE": N_("Options"),
+    "COMMANDS_PANEL_TITLE": N_("Commands"),
+    "REQUIRED_LONG_STRING": N_("[required]"),
+    "DEFAULT_STRING": N_("[default: {}]"),
+    "ENVVAR_STRING": N_("[env var: {}]"),
 }
 HELP_OPTION = N_("Show this message and exit.")
 USAGE = N_("Usage: ")
@@ -118,8 +124,11 @@ def _translated(command: Any, ctx: Any) -> Iterator[None]:
     for param in command.get_params(ctx):
         if getattr(param, "help", None):
             swap(param, "help", _(HELP_OPTION) if param.help == HELP_OPTION else translated_help(param.help))
-    listed = [command.get_command(ctx, name) for name in command.list_commands(ctx)] \
-        if hasattr(command, "list_commands") else []
+    listed = (
+        [command.get_command(ctx, name) for name in command.list_commands(ctx)]
+        if hasattr(command, "list_commands")
+        else []
+    )
     for sub in [sub for sub in listed if sub is not None]:
         swap(sub, "help", translated_summary(sub.help))
         if sub.short_help:

@@ -31,13 +31,31 @@ from campaign.errors import BadInput
 from campaign.i18n import N_, _, ngettext
 from campaign.labels import kind_label, ops_summary, outcome_label, reason_label, source_label
 
-CSV_COLUMNS = ["seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
-               "target", "outcome", "margin", "source", "reason", "voids_seq", "voided_by", "hash"]
+CSV_COLUMNS = [
+    "seq",
+    "at",
+    "actor",
+    "kind",
+    "character",
+    "scenario",
+    "parent_seq",
+    "expression",
+    "dice",
+    "total",
+    "target",
+    "outcome",
+    "margin",
+    "source",
+    "reason",
+    "voids_seq",
+    "voided_by",
+    "hash",
+]
 
 
 app = typer.Typer(
     help="The roll ledger: list and filter entries, show one, verify the chain, seal, void.\n\n"
-         "Example: campaign history --char 鈴音 --kind fright --scenario 12",
+    "Example: campaign history --char 鈴音 --kind fright --scenario 12",
     invoke_without_command=True,
 )
 
@@ -50,14 +68,33 @@ def _row(entry: dict[str, Any]) -> list[Any]:
 def history(
     ctx: typer.Context,
     char: Annotated[str | None, typer.Option("--char", help="Only this character's entries.")] = None,
-    player: Annotated[str | None, typer.Option("--player", help="Entries of this player's characters, and every entry "
-                                                      "the player made (rolls for NPCs included).")] = None,
-    actor: Annotated[str | None, typer.Option("--actor", help="Only entries made by this actor (GM, a player's name).")] = None,
-    kind: Annotated[str | None, typer.Option("--kind", help="roll, fright, table, check, reunion, missing, search, void ...")] = None,
-    scenario: Annotated[int | None, typer.Option("--scenario", help="Only entries made during scenario number N.")] = None,
-    outcome: Annotated[str | None, typer.Option("--outcome", help="success, failure, critical_success, critical_failure.")] = None,
-    source: Annotated[str | None, typer.Option("--source", help="Where the dice came from: rng, server, manual, seeded, "
-                                                      "bcdice-api (a dice bot's token), ccfolia (an imported log).")] = None,
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player",
+            help="Entries of this player's characters, and every entry the player made (rolls for NPCs included).",
+        ),
+    ] = None,
+    actor: Annotated[
+        str | None, typer.Option("--actor", help="Only entries made by this actor (GM, a player's name).")
+    ] = None,
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="roll, fright, table, check, reunion, missing, search, void ...")
+    ] = None,
+    scenario: Annotated[
+        int | None, typer.Option("--scenario", help="Only entries made during scenario number N.")
+    ] = None,
+    outcome: Annotated[
+        str | None, typer.Option("--outcome", help="success, failure, critical_success, critical_failure.")
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            help="Where the dice came from: rng, server, manual, seeded, "
+            "bcdice-api (a dice bot's token), ccfolia (an imported log).",
+        ),
+    ] = None,
     since: Annotated[str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, UTC.")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, UTC.")] = None,
     limit: Annotated[int, typer.Option("--limit", help="At most N entries, newest first.")] = 50,
@@ -76,9 +113,18 @@ def history(
 
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
-    flt = HistoryFilter(character=char, player=player, actor=actor, kind=kind, scenario=scenario, outcome=outcome,
-                        since=since, until=until, limit=None if all_ else limit,
-                        source=source)
+    flt = HistoryFilter(
+        character=char,
+        player=player,
+        actor=actor,
+        kind=kind,
+        scenario=scenario,
+        outcome=outcome,
+        since=since,
+        until=until,
+        limit=None if all_ else limit,
+        source=source,
+    )
     entries = iter_history(s.db, s.campaign, flt)
     first = next(entries, None)  # surfaces bad filters before any output
     stream = _chain(first, entries)
@@ -86,9 +132,22 @@ def history(
         render_rows(None, CSV_COLUMNS, (), fmt, bom=bom, records=stream)  # streamed: constant memory
     elif fmt == TABLE:
         use_campaign_time_zone(s.db, s.campaign)
-        render_rows(_("history"), ["#", Column(N_("when"), words=True), N_("actor"), N_("kind"),
-                                   Column(N_("character"), keep=True), N_("roll"), N_("reason")],
-                    (_human_row(e) for e in stream), fmt, bom=bom, empty=_("no matching entries"))
+        render_rows(
+            _("history"),
+            [
+                "#",
+                Column(N_("when"), words=True),
+                N_("actor"),
+                N_("kind"),
+                Column(N_("character"), keep=True),
+                N_("roll"),
+                N_("reason"),
+            ],
+            (_human_row(e) for e in stream),
+            fmt,
+            bom=bom,
+            empty=_("no matching entries"),
+        )
     else:
         render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt, bom=bom)
 
@@ -98,12 +157,17 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     roll = ""
     commitment = commitment_text(entry)
     if commitment:
-        roll = _("secret roll by {actor} (commitment {commitment}…)").format(actor=entry["actor"],
-                                                                             commitment=commitment[:8])
+        roll = _("secret roll by {actor} (commitment {commitment}…)").format(
+            actor=entry["actor"], commitment=commitment[:8]
+        )
     elif entry["expression"]:
         dice = "" if entry["dice"] is None else f" [{','.join(map(str, entry['dice']))}]"  # a log's table: no dice
         repeats = repeat_results(entry)
-        roll = f"{entry['expression']} → {', '.join(repeats)}" if repeats else f"{entry['expression']}{dice}={entry['total']}"
+        roll = (
+            f"{entry['expression']} → {', '.join(repeats)}"
+            if repeats
+            else f"{entry['expression']}{dice}={entry['total']}"
+        )
         if entry["outcome"]:
             roll += " " + outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
         if entry["kind"] == "reveal":
@@ -111,7 +175,8 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     elif entry["kind"] == "void" and entry.get("voids_seq") is not None:
         voided_kind = (entry["detail"] or {}).get("voided_kind")
         roll = _("voids #{seq}").format(seq=entry["voids_seq"]) + (
-            f" ({kind_label(voided_kind)})" if voided_kind else "")
+            f" ({kind_label(voided_kind)})" if voided_kind else ""
+        )
     else:
         roll = ops_summary(entry.get("ops") or [])
     # Dice read from a chat log (import-log) are marked: this tool did not roll them.
@@ -123,8 +188,11 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         kind += " ⟨" + _("fair") + "⟩"
     # Who typed it, and for whom when that differs (a reunion roll for the missing PC's player).
     behalf = (entry.get("detail") or {}).get("on_behalf_of")
-    actor = entry["actor"] if not behalf or behalf == entry["actor"] else \
-        _("{actor} (for {behalf})").format(actor=entry["actor"], behalf=behalf)
+    actor = (
+        entry["actor"]
+        if not behalf or behalf == entry["actor"]
+        else _("{actor} (for {behalf})").format(actor=entry["actor"], behalf=behalf)
+    )
     return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, reason_label(entry["reason"])]
 
 
@@ -136,7 +204,9 @@ def _chain(first, rest):
 
 
 @app.command("show")
-def show(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="Entry number.")], json_out: JsonOption = False) -> None:
+def show(
+    ctx: typer.Context, seq: Annotated[int, typer.Argument(help="Entry number.")], json_out: JsonOption = False
+) -> None:
     """Show one entry as readable fields: when (local time), who, what was rolled, what
     it changed and why; sub-entries follow. --json prints the raw record (UTC times,
     every field, hashes), as the ledger holds it.
@@ -153,8 +223,10 @@ def show(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="Entry numb
     use_campaign_time_zone(s.db, s.campaign)
     print_fields(f"#{entry['seq']} {entry['kind']}", entry_fields(entry))
     for sub in entry["sub_entries"]:
-        print_fields(f"  #{sub['seq']} ({sub['kind']})", [(k, sub[k]) for k in ("expression", "dice", "total",
-                                                                                "outcome", "reason") if sub[k]])
+        print_fields(
+            f"  #{sub['seq']} ({sub['kind']})",
+            [(k, sub[k]) for k in ("expression", "dice", "total", "outcome", "reason") if sub[k]],
+        )
 
 
 def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -215,10 +287,19 @@ def _detail_text(value: Any) -> str:
 @app.command("verify")
 def verify(
     ctx: typer.Context,
-    head: Annotated[str | None, typer.Option("--head", help="The head hash you kept from `history seal` (64 hex digits, "
-                                                  "or its first 16 or more).")] = None,
-    chain_only: Annotated[bool, typer.Option("--chain-only", help="Check the hash chain (and reveals) only: not the "
-                                                                "state tables, not the GM's hidden rows.")] = False,
+    head: Annotated[
+        str | None,
+        typer.Option(
+            "--head", help="The head hash you kept from `history seal` (64 hex digits, or its first 16 or more)."
+        ),
+    ] = None,
+    chain_only: Annotated[
+        bool,
+        typer.Option(
+            "--chain-only",
+            help="Check the hash chain (and reveals) only: not the state tables, not the GM's hidden rows.",
+        ),
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Recompute the hash chain, then replay it and compare the state tables with it;
@@ -255,8 +336,11 @@ def verify(
             checked += _("; {n} fair-dice entries recompute from their seeds").format(n=report.fair.checked)
         say(_("chain intact: {n} entries{checked}").format(n=report.entries, checked=checked))
     elif report.code == "head_not_in_chain":
-        warn(_("{reason} (the chain itself holds: {n} entries, head {head}…)").format(
-            reason=report.reason, n=report.entries, head=report.head[:16]))
+        warn(
+            _("{reason} (the chain itself holds: {n} entries, head {head}…)").format(
+                reason=report.reason, n=report.entries, head=report.head[:16]
+            )
+        )
     elif report.code == "secrets_mismatch":
         warn(_("secret rolls: {reason}").format(reason=report.reason))
     elif report.code == "state_differs":
@@ -277,14 +361,18 @@ def _head_line(found) -> str:
     when = local_time(found.at)
     if found.kind != "seal":
         return _("your head is entry #{seq} ({kind}, {when}; not a seal) in this chain; {since}").format(
-            seq=found.seq, kind=kind_label(found.kind), when=when, since=since)
+            seq=found.seq, kind=kind_label(found.kind), when=when, since=since
+        )
     about = f"{found.reason}, {when}" if found.reason else when
     return _("your seal #{seq} ({about}) is in this chain; {since}").format(seq=found.seq, about=about, since=since)
 
 
 @app.command("seal")
-def seal(ctx: typer.Context, reason: Annotated[str | None, typer.Option("--reason", help="E.g. 'end of session 12'.")] = None,
-         json_out: JsonOption = False) -> None:
+def seal(
+    ctx: typer.Context,
+    reason: Annotated[str | None, typer.Option("--reason", help="E.g. 'end of session 12'.")] = None,
+    json_out: JsonOption = False,
+) -> None:
     """Append a seal entry and print the head hash for the players to keep.
 
     Example: campaign history seal --reason 'end of session 12'
@@ -317,13 +405,23 @@ class _VoidCommand(TyperCommand):
 @app.command("void", cls=_VoidCommand)
 def void(
     ctx: typer.Context,
-    *, seqs: Annotated[list[int] | None, typer.Argument(help="Entries to void, one or more (a void entry: take that void "
-                                                "back).")] = None,
-    last: Annotated[int | None, typer.Option("--last", help="Void the newest N entries that can be voided (--last "
-                                                  "alone: the newest one).", metavar="[N]")] = None,
+    *,
+    seqs: Annotated[
+        list[int] | None, typer.Argument(help="Entries to void, one or more (a void entry: take that void back).")
+    ] = None,
+    last: Annotated[
+        int | None,
+        typer.Option(
+            "--last", help="Void the newest N entries that can be voided (--last alone: the newest one).", metavar="[N]"
+        ),
+    ] = None,
     reason: Annotated[str, typer.Option("--reason", help="Why (required).")],
-    cascade: Annotated[bool, typer.Option("--cascade", help="Also void the later entries that depend on them.")] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation (needed when not on a terminal).")] = False,
+    cascade: Annotated[
+        bool, typer.Option("--cascade", help="Also void the later entries that depend on them.")
+    ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Do not ask for confirmation (needed when not on a terminal).")
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Void entries: they stay in the ledger, marked voided, and the state becomes what
@@ -350,17 +448,26 @@ def void(
             raise BadInput(_("history void changes state: confirm with --yes (not on a terminal, nothing to ask)"))
         plan = preview_void(s.db, s.campaign, targets, cascade, last=count)
         named = ", ".join(f"#{t}" for t in plan.targets)
-        warn((_("voiding {named} ({kind})").format(named=named, kind=kind_label(plan.kind)) if len(plan.targets) == 1
-              else _("voiding {named}").format(named=named))
-             + (_(" and, first, {seqs}").format(seqs=", ".join(f"#{d}" for d in plan.cascade)) if plan.cascade else ""))
+        warn(
+            (
+                _("voiding {named} ({kind})").format(named=named, kind=kind_label(plan.kind))
+                if len(plan.targets) == 1
+                else _("voiding {named}").format(named=named)
+            )
+            + (_(" and, first, {seqs}").format(seqs=", ".join(f"#{d}" for d in plan.cascade)) if plan.cascade else "")
+        )
         for line in plan.reversed or [_("(no state changes)")]:
             warn("  " + _("will reverse: {line}").format(line=line))
-        if not typer.confirm(_("void it?") if len(plan.targets) == 1
-                             else _("void these {n}?").format(n=len(plan.targets)), default=False, err=True):
+        if not typer.confirm(
+            _("void it?") if len(plan.targets) == 1 else _("void these {n}?").format(n=len(plan.targets)),
+            default=False,
+            err=True,
+        ):
             raise typer.Exit(1)
         expect_head = plan.head
-    voided = void_service(s.db, s.campaign, s.actor, targets, reason, cascade=cascade, expect_head=expect_head,
-                          last=count)
+    voided = void_service(
+        s.db, s.campaign, s.actor, targets, reason, cascade=cascade, expect_head=expect_head, last=count
+    )
     if json_out:
         emit_json(voided)
     else:
@@ -369,12 +476,13 @@ def void(
             if target in voided.targets:
                 say(_("voided #{seq} (entry #{entry})").format(seq=target, entry=void_seq))
             else:
-                say(_("voided #{seq} (entry #{entry}), which depended on {seqs}").format(
-                    seq=target, entry=void_seq, seqs=", ".join(f"#{t}" for t in voided.targets if t < target)))
+                say(
+                    _("voided #{seq} (entry #{entry}), which depended on {seqs}").format(
+                        seq=target, entry=void_seq, seqs=", ".join(f"#{t}" for t in voided.targets if t < target)
+                    )
+                )
         for line in voided.reversed:
             say("  " + _("reversed: {line}").format(line=line))
-
-
 
 
 def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
@@ -389,8 +497,10 @@ def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
     if json_out:
         emit_json(requested)
     else:
-        say(f"void of #{seq} requested (entry #{requested.seq}); the GM grants it with "
-            f"`campaign history approve {requested.seq}`")
+        say(
+            f"void of #{seq} requested (entry #{requested.seq}); the GM grants it with "
+            f"`campaign history approve {requested.seq}`"
+        )
     return True
 
 
@@ -420,8 +530,13 @@ def approve(
 def proof(
     ctx: typer.Context,
     seq: Annotated[int, typer.Argument(help="The entry to prove.")],
-    *, head: Annotated[str | None, typer.Option("--head", help="Prove against this seal's hash (default: the latest seal).")] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="Where to write the bundle (a .json file, '-' for stdout).")],
+    *,
+    head: Annotated[
+        str | None, typer.Option("--head", help="Prove against this seal's hash (default: the latest seal).")
+    ] = None,
+    output: Annotated[
+        str, typer.Option("--output", "-o", help="Where to write the bundle (a .json file, '-' for stdout).")
+    ],
     json_out: JsonOption = False,
 ) -> None:
     """Write a proof bundle: the entry and every entry from it to a sealed head.
@@ -447,8 +562,10 @@ def proof(
 
         emit_json({**as_json(summary), "file": output})
     elif output != "-":
-        say(f"wrote the proof of #{summary.seq} to {output}: {summary.entries} entries up to the seal "
-            f"#{summary.head_seq} (head {summary.head})")
+        say(
+            f"wrote the proof of #{summary.seq} to {output}: {summary.entries} entries up to the seal "
+            f"#{summary.head_seq} (head {summary.head})"
+        )
 
 
 # reveal, reveal-seed and peek: the commands about hidden values, on this same `history` app.

@@ -15,8 +15,11 @@ from campaign.labels import shown_detail
 
 
 @app.command("reveal")
-def reveal(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The secret roll's entry number.")],
-           json_out: JsonOption = False) -> None:
+def reveal(
+    ctx: typer.Context,
+    seq: Annotated[int, typer.Argument(help="The secret roll's entry number.")],
+    json_out: JsonOption = False,
+) -> None:
     """Reveal a secret roll: append an entry with its result and salt, which anyone can
     check against the commitment the roll recorded (`history verify` does).
 
@@ -34,9 +37,13 @@ def reveal(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The secr
 
 
 @app.command("reveal-seed")
-def reveal_seed(ctx: typer.Context,
-                scenario: Annotated[int | None, typer.Argument(help="The scenario whose seed to reveal (default: the open seed).")] = None,
-                json_out: JsonOption = False) -> None:
+def reveal_seed(
+    ctx: typer.Context,
+    scenario: Annotated[
+        int | None, typer.Argument(help="The scenario whose seed to reveal (default: the open seed).")
+    ] = None,
+    json_out: JsonOption = False,
+) -> None:
     """Reveal the committed seed of fair dice (`scenario end` does it too): append a
     `seed_reveal` entry, after which anyone can recompute every derived die.
 
@@ -53,8 +60,11 @@ def reveal_seed(ctx: typer.Context,
 
 
 @app.command("peek")
-def peek(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The secret roll's entry number.")],
-         json_out: JsonOption = False) -> None:
+def peek(
+    ctx: typer.Context,
+    seq: Annotated[int, typer.Argument(help="The secret roll's entry number.")],
+    json_out: JsonOption = False,
+) -> None:
     """Show the GM the hidden result of a secret roll, without revealing it (writes nothing).
 
     Example: campaign history peek 42
@@ -68,12 +78,18 @@ def peek(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The secret
         return
     from campaign.i18n import _
 
-    say(_("hidden result of secret roll #{seq} (GM only)").format(seq=seq)
-        + (_("; revealed in #{seq}").format(seq=hidden["revealed_by"]) if hidden["revealed_by"] else ""))
+    say(
+        _("hidden result of secret roll #{seq} (GM only)").format(seq=seq)
+        + (_("; revealed in #{seq}").format(seq=hidden["revealed_by"]) if hidden["revealed_by"] else "")
+    )
     render_roll({**hidden, "seq": seq, "detail_shown": shown_detail(hidden)})
     band = shown_detail(hidden).get("band")
     if isinstance(band, dict) and hidden.get("margin") is not None:  # a danger sense check's band, in words
         from campaign.i18n import _, pick
 
-        print_text("  " + _("margin {margin:+d} → band {band}: {words}").format(
-            margin=hidden["margin"], band=band.get("label"), words=pick(band.get("ja", ""), band.get("en", ""))))
+        print_text(
+            "  "
+            + _("margin {margin:+d} → band {band}: {words}").format(
+                margin=hidden["margin"], band=band.get("label"), words=pick(band.get("ja", ""), band.get("en", ""))
+            )
+        )

@@ -25,9 +25,12 @@ class _DefaultNew(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
-app = typer.Typer(cls=_DefaultNew, no_args_is_help=True,
-                  help="Invite players to the table server (`campaign serve`): one-time links that become "
-                       "session cookies; list and revoke them.\n\nExample: campaign invite Aki --expires 2day")
+app = typer.Typer(
+    cls=_DefaultNew,
+    no_args_is_help=True,
+    help="Invite players to the table server (`campaign serve`): one-time links that become "
+    "session cookies; list and revoke them.\n\nExample: campaign invite Aki --expires 2day",
+)
 
 
 def _seconds(text: str) -> int:
@@ -39,14 +42,31 @@ def _seconds(text: str) -> int:
 @app.command("new")
 def invite_new(
     ctx: typer.Context,
-    player: Annotated[str, typer.Argument(help="The player to seat (a player of the campaign), or with --gm the "
-                                           "name the GM's entries carry (usually GM).")],
+    player: Annotated[
+        str,
+        typer.Argument(
+            help="The player to seat (a player of the campaign), or with --gm the "
+            "name the GM's entries carry (usually GM)."
+        ),
+    ],
     gm: Annotated[bool, typer.Option("--gm", help="The invite gives the GM's rights (calls, any character).")] = False,
-    expires: Annotated[str, typer.Option("--expires", help="How long the link stays good: 30min, 12h, 7day (at most 90day).")] = "7day",
-    bcdice: Annotated[bool, typer.Option("--bcdice", help="Make a BCDice-API token for a dice bot instead, named "
-                                                        "PLAYER (docs/bcdice-api.md); good until revoked.")] = False,
-    bcdice_player: Annotated[str | None, typer.Option("--player", help="With --bcdice: the player its rolls are recorded for.")] = None,
-    bcdice_character: Annotated[str | None, typer.Option("--character", help="With --bcdice: the character its rolls are for.")] = None,
+    expires: Annotated[
+        str, typer.Option("--expires", help="How long the link stays good: 30min, 12h, 7day (at most 90day).")
+    ] = "7day",
+    bcdice: Annotated[
+        bool,
+        typer.Option(
+            "--bcdice",
+            help="Make a BCDice-API token for a dice bot instead, named "
+            "PLAYER (docs/bcdice-api.md); good until revoked.",
+        ),
+    ] = False,
+    bcdice_player: Annotated[
+        str | None, typer.Option("--player", help="With --bcdice: the player its rolls are recorded for.")
+    ] = None,
+    bcdice_character: Annotated[
+        str | None, typer.Option("--character", help="With --bcdice: the character its rolls are for.")
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Make a one-time invite link (shown once: only its hash is stored).
@@ -68,12 +88,15 @@ def invite_new(
         emit_json(made)
         return
     print_text(made.join_path)
-    say(f"invite for {made.player}{' (GM)' if made.gm else ''}, good once until {made.expires}: "
-        "give the server's address followed by this path")
+    say(
+        f"invite for {made.player}{' (GM)' if made.gm else ''}, good once until {made.expires}: "
+        "give the server's address followed by this path"
+    )
 
 
-def _bcdice_token(s, name: str, bcdice: bool, gm: bool, player: str | None, character: str | None,
-                  json_out: bool) -> None:
+def _bcdice_token(
+    s, name: str, bcdice: bool, gm: bool, player: str | None, character: str | None, json_out: bool
+) -> None:
     from campaign.errors import BadInput
     from campaign.services.bcdice_api import make_token
 
@@ -87,9 +110,11 @@ def _bcdice_token(s, name: str, bcdice: bool, gm: bool, player: str | None, char
         return
     print_text(made.base_path)
     who = made.player or f"{made.name} (integration)"
-    say(f"BCDice-API token {made.name!r}: rolls recorded as {who}"
+    say(
+        f"BCDice-API token {made.name!r}: rolls recorded as {who}"
         f"{' for ' + made.character if made.character else ''}; the bot's server URL is http://HOST:PORT"
-        f"{made.base_path} (revoke: campaign invite revoke {made.name})")
+        f"{made.base_path} (revoke: campaign invite revoke {made.name})"
+    )
 
 
 @app.command("list")
@@ -105,28 +130,58 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
     if json_out:
         emit_json(listed)
         return
-    rows = [[r.player, "GM" if r.gm else "", r.state, local_time(r.created), local_time(r.expires)]
-            for r in listed.invites]
-    render_rows("invites", [Column("player", keep=True), "rights", "state", "created", "expires"], rows, "table",
-                records=listed.invites, empty="招待はありません (no invites)")
-    rows = [[r.id, r.player, "GM" if r.gm else "", local_time(r.created), local_time(r.revoked) if r.revoked else "active"]
-            for r in listed.sessions]
-    render_rows("sessions", ["id", Column("player", keep=True), "rights", "created", "state"], rows, "table",
-                records=listed.sessions, empty="セッションはありません (no sessions)")
+    rows = [
+        [r.player, "GM" if r.gm else "", r.state, local_time(r.created), local_time(r.expires)] for r in listed.invites
+    ]
+    render_rows(
+        "invites",
+        [Column("player", keep=True), "rights", "state", "created", "expires"],
+        rows,
+        "table",
+        records=listed.invites,
+        empty="招待はありません (no invites)",
+    )
+    rows = [
+        [r.id, r.player, "GM" if r.gm else "", local_time(r.created), local_time(r.revoked) if r.revoked else "active"]
+        for r in listed.sessions
+    ]
+    render_rows(
+        "sessions",
+        ["id", Column("player", keep=True), "rights", "created", "state"],
+        rows,
+        "table",
+        records=listed.sessions,
+        empty="セッションはありません (no sessions)",
+    )
     from campaign.services.bcdice_api import list_tokens
 
     tokens = list_tokens(s.db, s.campaign)
     if tokens:  # BCDice-API tokens (--bcdice): shown here, revoked by name like a seat
-        rows = [[t.name, t.player or "(integration)", t.character or "", local_time(t.created),
-                 local_time(t.revoked) if t.revoked else "active"] for t in tokens]
-        render_rows("BCDice-API tokens", [Column("name", keep=True), "player", "character", "created", "state"],
-                    rows, "table", records=tokens)
+        rows = [
+            [
+                t.name,
+                t.player or "(integration)",
+                t.character or "",
+                local_time(t.created),
+                local_time(t.revoked) if t.revoked else "active",
+            ]
+            for t in tokens
+        ]
+        render_rows(
+            "BCDice-API tokens",
+            [Column("name", keep=True), "player", "character", "created", "state"],
+            rows,
+            "table",
+            records=tokens,
+        )
 
 
 @app.command("revoke")
-def invite_revoke(ctx: typer.Context, player: Annotated[str, typer.Argument(help="Whose seat (or which BCDice-API "
-                                                                        "token's name) to take away.")],
-                  json_out: JsonOption = False) -> None:
+def invite_revoke(
+    ctx: typer.Context,
+    player: Annotated[str, typer.Argument(help="Whose seat (or which BCDice-API token's name) to take away.")],
+    json_out: JsonOption = False,
+) -> None:
     """End every session of PLAYER at once and cancel their unused invites; end the
     BCDice-API tokens of that name (--bcdice) too.
 
@@ -148,5 +203,7 @@ def invite_revoke(ctx: typer.Context, player: Annotated[str, typer.Argument(help
     if json_out:
         emit_json({**as_json(done), "bcdice_tokens": tokens} if tokens else done)
         return
-    say(f"{done.player}: {done.sessions} session(s) ended, {done.invites} invite(s) cancelled"
-        + (f", {tokens} BCDice-API token(s) ended" if tokens else ""))
+    say(
+        f"{done.player}: {done.sessions} session(s) ended, {done.invites} invite(s) cancelled"
+        + (f", {tokens} BCDice-API token(s) ended" if tokens else "")
+    )

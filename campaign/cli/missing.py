@@ -26,7 +26,7 @@ from campaign.labels import odds_label
 
 app = typer.Typer(
     help="Missing characters (行方不明): mark them, set their reunion die, list them.\n\n"
-         "Example: campaign missing mark 鈴音 --reason '霧の中で'",
+    "Example: campaign missing mark 鈴音 --reason '霧の中で'",
     no_args_is_help=True,
 )
 
@@ -50,8 +50,11 @@ def missing_mark(
     if json_out:
         emit_json(view)
     else:
-        say(_("{character} is missing: {odds} at each scenario end (ledger #{seq})").format(
-            character=view.character, odds=odds_label(view.odds), seq=view.seq))
+        say(
+            _("{character} is missing: {odds} at each scenario end (ledger #{seq})").format(
+                character=view.character, odds=odds_label(view.odds), seq=view.seq
+            )
+        )
 
 
 @app.command("faces")
@@ -72,16 +75,21 @@ def missing_faces(
     if json_out:
         emit_json(view)
     else:
-        say(_("{character}: reunion die is now 1d{faces}, {odds} (ledger #{seq})").format(
-            character=view.character, faces=view.faces, odds=odds_label(view.odds), seq=view.seq))
+        say(
+            _("{character}: reunion die is now 1d{faces}, {odds} (ledger #{seq})").format(
+                character=view.character, faces=view.faces, odds=odds_label(view.odds), seq=view.seq
+            )
+        )
 
 
 @app.command("reunion")
 def missing_reunion(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="The missing character.")],
-    scenario: Annotated[str | None, typer.Option("--scenario", help="Title or number of the ended scenario "
-                                                          "(default: the last one that ended).")] = None,
+    scenario: Annotated[
+        str | None,
+        typer.Option("--scenario", help="Title or number of the ended scenario (default: the last one that ended)."),
+    ] = None,
     dice: Annotated[str | None, typer.Option("--dice", help="The physical die's face.")] = None,
     physical: PhysicalOption = False,
     json_out: JsonOption = False,
@@ -98,19 +106,27 @@ def missing_reunion(
         emit_json(rolled)
         return
     verdict = reunion_verdict(rolled.success, rolled.searchers)
-    print_text(_("{character} (scenario #{scenario}): {odds} → rolled {roll}: {verdict} (ledger #{seq})").format(
-        character=rolled.character, scenario=rolled.scenario, odds=odds_label(rolled.odds), roll=rolled.roll,
-        verdict=verdict, seq=rolled.seq))
+    print_text(
+        _("{character} (scenario #{scenario}): {odds} → rolled {roll}: {verdict} (ledger #{seq})").format(
+            character=rolled.character,
+            scenario=rolled.scenario,
+            odds=odds_label(rolled.odds),
+            roll=rolled.roll,
+            verdict=verdict,
+            seq=rolled.seq,
+        )
+    )
 
 
 def reunion_verdict(success: bool, searchers: Sequence[str]) -> str:
-    """"reunited; 刀矢 returns" / "still missing", in the output's language."""
+    """ "reunited; 刀矢 returns" / "still missing", in the output's language."""
     if not success:
         return _("still missing")
     if not searchers:
         return _("reunited")
     return ngettext("reunited; {names} returns", "reunited; {names} return", len(searchers)).format(
-        names=", ".join(searchers))
+        names=", ".join(searchers)
+    )
 
 
 @app.command("found")
@@ -132,16 +148,21 @@ def missing_found(
         emit_json(done)
         return
     if done.searchers:
-        say(ngettext("{character} is found; {names} returns (ledger #{seq})",
-                     "{character} is found; {names} return (ledger #{seq})", len(done.searchers)).format(
-            character=done.character, names=", ".join(done.searchers), seq=done.seq))
+        say(
+            ngettext(
+                "{character} is found; {names} returns (ledger #{seq})",
+                "{character} is found; {names} return (ledger #{seq})",
+                len(done.searchers),
+            ).format(character=done.character, names=", ".join(done.searchers), seq=done.seq)
+        )
     else:
         say(_("{character} is found (ledger #{seq})").format(character=done.character, seq=done.seq))
 
 
 @app.command("list")
-def missing_list(ctx: typer.Context, json_out: JsonOption = False,
-                 csv_out: CsvOption = False, bom: BomOption = False) -> None:
+def missing_list(
+    ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False
+) -> None:
     """List missing characters: reunion die, searchers, since when, and the current chance.
 
     Example: campaign missing list --json
@@ -153,9 +174,21 @@ def missing_list(ctx: typer.Context, json_out: JsonOption = False,
     rows = list_missing(s.db, s.campaign)
     columns: list[str | Column] = [Column("character", keep=True), "player", "searchers", "since", "reunion"]
     table = [
-        [r.character, r.player, ", ".join(x.name for x in r.searchers),
-         f"#{r.since_seq}" + (f" (S{r.since_scenario})" if r.since_scenario else ""), r.odds]
+        [
+            r.character,
+            r.player,
+            ", ".join(x.name for x in r.searchers),
+            f"#{r.since_seq}" + (f" (S{r.since_scenario})" if r.since_scenario else ""),
+            r.odds,
+        ]
         for r in rows
     ]
-    render_rows("missing", columns, table, fmt, bom=bom, records=rows,
-                empty="行方不明のキャラクターはいません (no missing characters)")
+    render_rows(
+        "missing",
+        columns,
+        table,
+        fmt,
+        bom=bom,
+        records=rows,
+        empty="行方不明のキャラクターはいません (no missing characters)",
+    )

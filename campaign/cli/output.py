@@ -18,6 +18,8 @@ from typing import Annotated, Any
 
 import typer
 
+from campaign.core.text_rule import visible, visible_in_json
+
 
 def _json_is_neutral(value: bool) -> bool:
     """--json: the document is codes, and the few words in it (a sub-roll's reason) are
@@ -30,14 +32,18 @@ def _json_is_neutral(value: bool) -> bool:
     return value
 
 
-from campaign.core.text_rule import visible, visible_in_json
-
-JsonOption = Annotated[bool, typer.Option("--json", callback=_json_is_neutral,
-                                          help="Print one JSON document instead of a table.")]
+JsonOption = Annotated[
+    bool, typer.Option("--json", callback=_json_is_neutral, help="Print one JSON document instead of a table.")
+]
 CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV (one row per line) instead of a table.")]
-BomOption = Annotated[bool, typer.Option("--bom",
-                         help="With --csv: start with a UTF-8 byte order mark, so Excel on Japanese Windows "
-                              "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).")]
+BomOption = Annotated[
+    bool,
+    typer.Option(
+        "--bom",
+        help="With --csv: start with a UTF-8 byte order mark, so Excel on Japanese Windows "
+        "reads the file as UTF-8 (or set CAMPAIGN_CSV_BOM=1).",
+    ),
+]
 
 
 def csv_bom(bom: bool = False) -> bool:
@@ -45,7 +51,9 @@ def csv_bom(bom: bool = False) -> bool:
     return bom or os.environ.get("CAMPAIGN_CSV_BOM", "").strip().lower() in ("1", "yes", "true", "on")
 
 
-DiceOption = Annotated[str | None, typer.Option("--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")]
+DiceOption = Annotated[
+    str | None, typer.Option("--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
+]
 
 
 def safe_text(value: Any, *, keep_lines: bool = True) -> str:
@@ -128,14 +136,22 @@ def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequen
         if spec.keep:  # as wide as its widest cell, so the other columns give way
             minima.append(max([cell_len(row[index].plain) for row in cells if index < len(row)] + [header]))
         elif spec.words:  # as wide as its widest word: "2026-12-01" stays whole, the time wraps below
-            minima.append(max([cell_len(word) for row in cells if index < len(row)
-                               for word in row[index].plain.split()] + [min(header, 12)]))
+            minima.append(
+                max(
+                    [cell_len(word) for row in cells if index < len(row) for word in row[index].plain.split()]
+                    + [min(header, 12)]
+                )
+            )
         else:
             minima.append(min(header, 12))
     console = _console()
     boxed = sum(minima) + 3 * len(specs) + 1 <= console.width
-    table = Table(title=None if title is None else _plain(title), title_justify="left", header_style="bold",
-                  **({} if boxed else {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False}))
+    table = Table(
+        title=None if title is None else _plain(title),
+        title_justify="left",
+        header_style="bold",
+        **({} if boxed else {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False}),
+    )
     for spec, minimum in zip(specs, minima):
         if spec.keep:
             table.add_column(spec.header, no_wrap=True, min_width=minimum, justify=spec.justify)
@@ -342,6 +358,7 @@ def time_zone_label() -> str:
 
 
 # --- Progress ------------------------------------------------------------------------------
+
 
 class Progress:
     """Progress of long work (verify, export, import) on a terminal; silent when piped.

@@ -21,8 +21,14 @@ import typer
 from campaign.errors import BadInput, CampaignError
 from campaign.i18n import _, pick
 
-PhysicalOption = Annotated[bool, typer.Option("--physical", help="On a terminal: ask for each physical die as it is needed "
-                              "(and whether a conditional reroll applies), instead of --dice.")]
+PhysicalOption = Annotated[
+    bool,
+    typer.Option(
+        "--physical",
+        help="On a terminal: ask for each physical die as it is needed "
+        "(and whether a conditional reroll applies), instead of --dice.",
+    ),
+]
 
 _YES = {"y", "yes", "はい"}
 _NO = {"n", "no", "いいえ"}
@@ -38,8 +44,10 @@ def refuse_off_terminal(manual: str | None, stdin: TextIO | None = None) -> None
         raise BadInput("--physical asks for each die; with --dice the faces are already given: use one of them")
     stdin = stdin or sys.stdin
     if not stdin.isatty():
-        raise BadInput("--physical needs a terminal to ask for each die; off a terminal, give the faces "
-                       "with --dice (e.g. --dice '3 5 6')")
+        raise BadInput(
+            "--physical needs a terminal to ask for each die; off a terminal, give the faces "
+            "with --dice (e.g. --dice '3 5 6')"
+        )
 
 
 class _Asker:
@@ -77,8 +85,9 @@ class PromptDice(_Asker):
         faces = []
         for number in range(1, count + 1):
             while True:
-                text = self._answer(_("{request}, die {number} of {count}: ").format(
-                    request=label, number=number, count=count))
+                text = self._answer(
+                    _("{request}, die {number} of {count}: ").format(request=label, number=number, count=count)
+                )
                 try:
                     face = int(text.translate(_FULL_WIDTH_DIGITS))
                 except ValueError:
@@ -86,8 +95,11 @@ class PromptDice(_Asker):
                 if 1 <= face <= sides:
                     faces.append(face)
                     break
-                self._out.write("  " + _("{text!r}: a d{sides} shows a whole number 1..{sides}; again").format(
-                    text=text, sides=sides) + "\n")
+                self._out.write(
+                    "  "
+                    + _("{text!r}: a d{sides} shows a whole number 1..{sides}; again").format(text=text, sides=sides)
+                    + "\n"
+                )
         return faces
 
     def ensure_all_used(self) -> None:
@@ -99,11 +111,14 @@ class PromptDice(_Asker):
         def ask(table: Any, entry: Any, reroll: Any) -> bool | None:
             if reroll.gm_choice:
                 question = _("reroll? the GM's choice ({condition})").format(
-                    condition=pick(reroll.only_if_ja, reroll.only_if_en) if reroll.only_if_en
-                    else _("the text leaves it to the GM"))
+                    condition=pick(reroll.only_if_ja, reroll.only_if_en)
+                    if reroll.only_if_en
+                    else _("the text leaves it to the GM")
+                )
             else:
                 question = _("reroll only if {condition}: does that hold?").format(
-                    condition=pick(reroll.only_if_ja or reroll.only_if_en, reroll.only_if_en))
+                    condition=pick(reroll.only_if_ja or reroll.only_if_en, reroll.only_if_en)
+                )
             while True:
                 text = self._answer(f"{table.command} {entry.label}: {question} [y/n] ").lower()
                 if text in _YES:
@@ -118,8 +133,9 @@ class PromptDice(_Asker):
 _FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
-def stated_conditions(weapon: str | None = None, grenade: bool | None = None,
-                      gm_reroll: bool | None = None) -> Callable[[Any, Any, Any], bool | None]:
+def stated_conditions(
+    weapon: str | None = None, grenade: bool | None = None, gm_reroll: bool | None = None
+) -> Callable[[Any, Any, Any], bool | None]:
     """The core's `ask` from flags: --weapon crushing|impaling|other, --grenade/--no-grenade,
     --reroll/--no-reroll. A fact not stated answers None (the table's default)."""
     facts: dict[str, bool] = {}
@@ -137,8 +153,9 @@ def stated_conditions(weapon: str | None = None, grenade: bool | None = None,
     return ask
 
 
-def reroll_asker(source: Any, weapon: str | None, grenade: bool | None,
-                 gm_reroll: bool | None) -> Callable[[Any, Any, Any], bool | None]:
+def reroll_asker(
+    source: Any, weapon: str | None, grenade: bool | None, gm_reroll: bool | None
+) -> Callable[[Any, Any, Any], bool | None]:
     """Flags first; what they leave open is asked when the dice are asked for (--physical)."""
     stated = stated_conditions(weapon, grenade, gm_reroll)
     if not isinstance(source, PromptDice):

@@ -7,24 +7,16 @@ from typing import Annotated
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import (
-    BomOption,
-    Column,
-    CsvOption,
-    JsonOption,
-    emit_json,
-    output_format,
-    render_rows,
-    say,
-)
+from campaign.cli.output import BomOption, Column, CsvOption, JsonOption, emit_json, output_format, render_rows, say
 from campaign.i18n import _
 
 app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)
 
 
 @app.command("add")
-def player_add(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Player name.")],
-               json_out: JsonOption = False) -> None:
+def player_add(
+    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Player name.")], json_out: JsonOption = False
+) -> None:
     """Add a player.
 
     Example: campaign player add Aki
@@ -37,8 +29,9 @@ def player_add(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Pla
 
 
 @app.command("list")
-def player_list(ctx: typer.Context, json_out: JsonOption = False,
-                csv_out: CsvOption = False, bom: BomOption = False) -> None:
+def player_list(
+    ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False
+) -> None:
     """List players and their characters.
 
     Example: campaign player list --csv
@@ -49,13 +42,24 @@ def player_list(ctx: typer.Context, json_out: JsonOption = False,
     s = state(ctx)
     rows = list_players(s.db, s.campaign)
     table = [[r.name, ", ".join(r.characters)] for r in rows]
-    render_rows("players", [Column("name", keep=True), "characters"], table, fmt, bom=bom, records=rows,
-                empty="プレイヤーはいません (no players)")
+    render_rows(
+        "players",
+        [Column("name", keep=True), "characters"],
+        table,
+        fmt,
+        bom=bom,
+        records=rows,
+        empty="プレイヤーはいません (no players)",
+    )
 
 
 @app.command("rename")
-def player_rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="The player's present name.")],
-                  new: Annotated[str, typer.Argument(help="The new name.")], json_out: JsonOption = False) -> None:
+def player_rename(
+    ctx: typer.Context,
+    old: Annotated[str, typer.Argument(help="The player's present name.")],
+    new: Annotated[str, typer.Argument(help="The new name.")],
+    json_out: JsonOption = False,
+) -> None:
     """Rename a player; history keeps the old name in the entries made before.
 
     Example: campaign player rename Aki Akiko
@@ -64,5 +68,6 @@ def player_rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="T
 
     s = state(ctx)
     done = rename_player(s.db, s.campaign, old, new, s.actor)
-    emit_json(done) if json_out else say(_("player {old} is now {new} (ledger #{seq})").format(
-        old=done.from_, new=done.to, seq=done.seq))
+    emit_json(done) if json_out else say(
+        _("player {old} is now {new} (ledger #{seq})").format(old=done.from_, new=done.to, seq=done.seq)
+    )

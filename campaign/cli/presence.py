@@ -6,8 +6,14 @@ from typing import Annotated, Any
 
 import typer
 
-AnywayOption = Annotated[bool, typer.Option("--anyway", help="Check a missing character all the same (the story brings "
-                            "them on stage); recorded, with a warning. The dead and retired are always refused.")]
+AnywayOption = Annotated[
+    bool,
+    typer.Option(
+        "--anyway",
+        help="Check a missing character all the same (the story brings "
+        "them on stage); recorded, with a warning. The dead and retired are always refused.",
+    ),
+]
 
 
 def say_warnings(view: Any) -> None:

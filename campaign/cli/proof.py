@@ -10,7 +10,7 @@ from campaign.cli.output import JsonOption, emit_json, print_text, warn
 
 app = typer.Typer(
     help="Proof bundles written by `history proof`: check one without the database.\n\n"
-         "Example: campaign proof check fright-9.json --head ae52be47…",
+    "Example: campaign proof check fright-9.json --head ae52be47…",
     no_args_is_help=True,
 )
 
@@ -18,8 +18,14 @@ app = typer.Typer(
 @app.command("check")
 def check(
     file: Annotated[str, typer.Argument(help="A bundle written by `campaign history proof`.")],
-    head: Annotated[str | None, typer.Option("--head", help="The head hash you kept from `history seal` (64 hex digits, or "
-                                                  "its first 16 or more): any seal inside the bundle.")] = None,
+    head: Annotated[
+        str | None,
+        typer.Option(
+            "--head",
+            help="The head hash you kept from `history seal` (64 hex digits, or "
+            "its first 16 or more): any seal inside the bundle.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Recompute the bundle's chain from its anchor to its sealed head; exit 1 naming a bad entry.
@@ -47,5 +53,7 @@ def check(
         for line in summary(as_json(result)):
             print_text(line)
     if not result.head_given:
-        warn("note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
-            "the bundle proves the entry against that head only")
+        warn(
+            "note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
+            "the bundle proves the entry against that head only"
+        )

@@ -39,8 +39,9 @@ app = typer.Typer(
 
 
 @app.command("list")
-def ref_list(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
-             bom: BomOption = False) -> None:
+def ref_list(
+    ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False
+) -> None:
     """List the reference tables: name, English name, which seed they summarise, rows.
 
     Example: campaign ref list
@@ -51,8 +52,15 @@ def ref_list(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOptio
     rows = list_references()
     columns: list[str | Column] = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
     table = [[r.name, r.name_en, r.origin, r.rows, r.command or ""] for r in rows]
-    render_rows("reference tables / 参照表", columns, table, fmt, bom=bom, records=rows,
-                empty="参照表はありません (no reference tables)")
+    render_rows(
+        "reference tables / 参照表",
+        columns,
+        table,
+        fmt,
+        bom=bom,
+        records=rows,
+        empty="参照表はありません (no reference tables)",
+    )
 
 
 def _header(column: ReferenceColumn) -> str:
@@ -100,8 +108,12 @@ def _folded_table(title: str, columns: list[str], rows: list[list[str]]) -> None
 def ref_show(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="The table's name, English name or a short form (命中部位, 姿勢, HIT).")],
-    roll: Annotated[bool, typer.Option("--roll", help="Roll 3d6 on a rollable table (hit location) and log it.")] = False,
-    char: Annotated[str | None, typer.Option("--char", help="With --roll: the character the roll is for (recorded).")] = None,
+    roll: Annotated[
+        bool, typer.Option("--roll", help="Roll 3d6 on a rollable table (hit location) and log it.")
+    ] = False,
+    char: Annotated[
+        str | None, typer.Option("--char", help="With --roll: the character the roll is for (recorded).")
+    ] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="With --roll: why the roll is made.")] = None,
     dice: DiceOption = None,
     physical: PhysicalOption = False,

@@ -9,14 +9,19 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import Column, JsonOption, emit_json, render_rows, say
 
-app = typer.Typer(help="Players' void requests (from the table server's page, or `history void` in group "
-                       "mode): list, approve, refuse.\n\nExample: campaign requests refuse 57 --reason '判定は有効'",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Players' void requests (from the table server's page, or `history void` in group "
+    "mode): list, approve, refuse.\n\nExample: campaign requests refuse 57 --reason '判定は有効'",
+    no_args_is_help=True,
+)
 
 
 @app.command("list")
-def requests_list(ctx: typer.Context, all_: Annotated[bool, typer.Option("--all", help="Answered requests too.")] = False,
-                  json_out: JsonOption = False) -> None:
+def requests_list(
+    ctx: typer.Context,
+    all_: Annotated[bool, typer.Option("--all", help="Answered requests too.")] = False,
+    json_out: JsonOption = False,
+) -> None:
     """Open void requests (with --all, every one and how it was answered).
 
     Example: campaign requests list --json
@@ -29,15 +34,23 @@ def requests_list(ctx: typer.Context, all_: Annotated[bool, typer.Option("--all"
         emit_json({"requests": found})
         return
     rows = [[r.seq, r.state, r.on_behalf_of or r.actor, r.requested_void, r.reason or ""] for r in found]
-    render_rows("void requests", ["seq", "state", Column("player", keep=True), "entry", "reason"], rows, "table",
-                records=found, empty="取消の依頼はありません (no open void requests)")
+    render_rows(
+        "void requests",
+        ["seq", "state", Column("player", keep=True), "entry", "reason"],
+        rows,
+        "table",
+        records=found,
+        empty="取消の依頼はありません (no open void requests)",
+    )
 
 
 @app.command("approve")
-def requests_approve(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The void request entry to grant.")],
-                     cascade: Annotated[bool, typer.Option("--cascade", help="Also void the later entries that "
-                                                                           "depend on it.")] = False,
-                     json_out: JsonOption = False) -> None:
+def requests_approve(
+    ctx: typer.Context,
+    seq: Annotated[int, typer.Argument(help="The void request entry to grant.")],
+    cascade: Annotated[bool, typer.Option("--cascade", help="Also void the later entries that depend on it.")] = False,
+    json_out: JsonOption = False,
+) -> None:
     """Grant a void request (as `history approve`): the requested entry is voided.
 
     Example: campaign requests approve 57
@@ -50,9 +63,12 @@ def requests_approve(ctx: typer.Context, seq: Annotated[int, typer.Argument(help
 
 
 @app.command("refuse")
-def requests_refuse(ctx: typer.Context, seq: Annotated[int, typer.Argument(help="The void request entry to refuse.")],
-                    reason: Annotated[str, typer.Option("--reason", help="Why (recorded, shown to the player).")],
-                    json_out: JsonOption = False) -> None:
+def requests_refuse(
+    ctx: typer.Context,
+    seq: Annotated[int, typer.Argument(help="The void request entry to refuse.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (recorded, shown to the player).")],
+    json_out: JsonOption = False,
+) -> None:
     """Refuse a void request: a `void_refusal` entry names it; the entry stays.
 
     Example: campaign requests refuse 57 --reason '判定は有効'

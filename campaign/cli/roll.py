@@ -7,12 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import (
-    DiceOption,
-    JsonOption,
-    emit_json,
-    say,
-)
+from campaign.cli.output import DiceOption, JsonOption, emit_json, say
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
 from campaign.i18n import _
@@ -24,8 +19,14 @@ def roll(
     expression: Annotated[list[str], typer.Argument(help="Dice expression; words after it are a comment.")],
     char: Annotated[str | None, typer.Option("--char", help="Character making the roll.")] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why the roll is made (else the comment).")] = None,
-    sorcery: Annotated[bool, typer.Option("--sorcery", help="A sorcery (妖術) success roll: 17 and 18 are "
-                                 "always a critical failure, whatever the target (GURPS 3D6<=N only).")] = False,
+    sorcery: Annotated[
+        bool,
+        typer.Option(
+            "--sorcery",
+            help="A sorcery (妖術) success roll: 17 and 18 are "
+            "always a critical failure, whatever the target (GURPS 3D6<=N only).",
+        ),
+    ] = False,
     dice: DiceOption = None,
     physical: PhysicalOption = False,
     json_out: JsonOption = False,
@@ -46,8 +47,17 @@ def roll(
 
     s = state(ctx)
     source = s.dice(dice, physical)
-    entry = roll_service(s.db, s.campaign, s.actor, " ".join(expression), source, character=char, reason=reason,
-                         sorcery=sorcery, ask=reroll_asker(source, None, None, None))
+    entry = roll_service(
+        s.db,
+        s.campaign,
+        s.actor,
+        " ".join(expression),
+        source,
+        character=char,
+        reason=reason,
+        sorcery=sorcery,
+        ask=reroll_asker(source, None, None, None),
+    )
     say_warnings(entry)
     if json_out:
         emit_json(entry)
@@ -65,13 +75,19 @@ def commitment_text(entry: dict[str, Any]) -> str | None:
 def render_secret(seq: int, actor: str, character: str | None, commitment: str) -> None:
     """A secret roll as anyone may see it: who, for whom, and the commitment."""
     if character:
-        say(_("#{seq} secret roll by {actor} for {character} (commitment {commitment}…); the GM sees it with "
-              "`history peek {seq}`, everyone with `history reveal {seq}`").format(
-            seq=seq, actor=actor, character=character, commitment=commitment[:12]))
+        say(
+            _(
+                "#{seq} secret roll by {actor} for {character} (commitment {commitment}…); the GM sees it with "
+                "`history peek {seq}`, everyone with `history reveal {seq}`"
+            ).format(seq=seq, actor=actor, character=character, commitment=commitment[:12])
+        )
     else:
-        say(_("#{seq} secret roll by {actor} (commitment {commitment}…); the GM sees it with "
-              "`history peek {seq}`, everyone with `history reveal {seq}`").format(
-            seq=seq, actor=actor, commitment=commitment[:12]))
+        say(
+            _(
+                "#{seq} secret roll by {actor} (commitment {commitment}…); the GM sees it with "
+                "`history peek {seq}`, everyone with `history reveal {seq}`"
+            ).format(seq=seq, actor=actor, commitment=commitment[:12])
+        )
 
 
 def repeat_results(entry: dict[str, Any]) -> list[str]:
@@ -121,8 +137,12 @@ def render_roll(entry: dict[str, Any]) -> None:
         line += f"  « {entry['reason']} »"
     print_text(line)
     for penalty in entry["detail"].get("penalties") or []:  # docs/rules.md "Penalty after waking"
-        print_text("  " + _("{penalty:+d} to every roll after recovering: target {before} → {after}").format(
-            penalty=penalty["penalty"], before=entry["detail"]["written_target"], after=entry["target"]))
+        print_text(
+            "  "
+            + _("{penalty:+d} to every roll after recovering: target {before} → {after}").format(
+                penalty=penalty["penalty"], before=entry["detail"]["written_target"], after=entry["target"]
+            )
+        )
     if gurps.get("sorcery_fumble"):
         print_text("  " + _("sorcery: 17 and 18 always critically fail"))
     for line in (entry.get("detail_shown") or entry["detail"]).get("lines", []):  # words made from codes

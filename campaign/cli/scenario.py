@@ -30,7 +30,7 @@ from campaign.labels import odds_label
 
 app = typer.Typer(
     help="Scenarios: start one with its participants and search parties, end it with the reunion checks.\n\n"
-         "Example: campaign scenario start '霧の館' --with 刀矢 --search 刀矢=鈴音",
+    "Example: campaign scenario start '霧の館' --with 刀矢 --search 刀矢=鈴音",
     no_args_is_help=True,
 )
 
@@ -51,11 +51,19 @@ def scenario_start(
     ctx: typer.Context,
     title: Annotated[str, typer.Argument(help="Scenario title.")],
     with_: Annotated[list[str], typer.Option("--with", "-w", help="A participating character, repeatable.")] = [],
-    search: Annotated[list[str], typer.Option("--search", help="SEARCHER=TARGET: send a PC to search for a "
-                                                          "missing character, repeatable.")] = [],
-    fair: Annotated[bool | None, typer.Option("--fair/--no-fair", help="Commit a seed for provably fair server dice "
-                                                             "(docs/fair-dice.md); default: the fair_dice "
-                                                             "setting, off unless set.")] = None,
+    search: Annotated[
+        list[str],
+        typer.Option("--search", help="SEARCHER=TARGET: send a PC to search for a missing character, repeatable."),
+    ] = [],
+    fair: Annotated[
+        bool | None,
+        typer.Option(
+            "--fair/--no-fair",
+            help="Commit a seed for provably fair server dice "
+            "(docs/fair-dice.md); default: the fair_dice "
+            "setting, off unless set.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Open a scenario with its participants, and send searchers for missing characters.
@@ -77,30 +85,55 @@ def scenario_start(
 
         emit_json({**as_json(view), "seed_commit": None if committed is None else as_json(committed)})
         return
-    say(_("scenario #{number} {title} started with {names} (ledger #{seq})").format(
-        number=view.number, title=view.title, names=", ".join(view.participants), seq=view.seq))
+    say(
+        _("scenario #{number} {title} started with {names} (ledger #{seq})").format(
+            number=view.number, title=view.title, names=", ".join(view.participants), seq=view.seq
+        )
+    )
     if committed is not None:
         say(f"fair dice: seed committed (ledger #{committed.seq}, SHA-256 {committed.commitment})")
     for sent in view.sent:
-        say(_("{searcher} ({player}) searches for {target}: now {odds}").format(
-            searcher=sent.searcher, player=sent.player, target=sent.target, odds=odds_label(sent.odds)))
+        say(
+            _("{searcher} ({player}) searches for {target}: now {odds}").format(
+                searcher=sent.searcher, player=sent.player, target=sent.target, odds=odds_label(sent.odds)
+            )
+        )
 
 
 @app.command("end")
 def scenario_end(
     ctx: typer.Context,
-    dice: Annotated[list[str], typer.Option("--dice", help="CHAR=FACE: the physical reunion die of a missing "
-                                                      "character, repeatable; others are rolled.")] = [],
-    award: Annotated[int | None, typer.Option("--award", help="Give every participating PC still in play this many CP.")] = None,
-    searchers: Annotated[bool, typer.Option("--searchers", help="The award also goes to the PCs out searching "
-                                                              "during the scenario.")] = False,
+    dice: Annotated[
+        list[str],
+        typer.Option(
+            "--dice", help="CHAR=FACE: the physical reunion die of a missing character, repeatable; others are rolled."
+        ),
+    ] = [],
+    award: Annotated[
+        int | None, typer.Option("--award", help="Give every participating PC still in play this many CP.")
+    ] = None,
+    searchers: Annotated[
+        bool, typer.Option("--searchers", help="The award also goes to the PCs out searching during the scenario.")
+    ] = False,
     npcs: Annotated[bool, typer.Option("--npcs", help="The award also goes to the participating NPCs.")] = False,
-    elapsed: Annotated[str | None, typer.Option("--elapsed", help="Also advance campaign time by this much (6h, 1day, "
-                                                       "1day6h), as its own voidable entry: timed conditions "
-                                                       "run out, see `time advance`.")] = None,
+    elapsed: Annotated[
+        str | None,
+        typer.Option(
+            "--elapsed",
+            help="Also advance campaign time by this much (6h, 1day, "
+            "1day6h), as its own voidable entry: timed conditions "
+            "run out, see `time advance`.",
+        ),
+    ] = None,
     physical: PhysicalOption = False,
-    call: Annotated[bool, typer.Option("--call", help="Let the missing character's player roll the reunion check "
-                                                    "on the table server: the scenario ends when they tap it.")] = False,
+    call: Annotated[
+        bool,
+        typer.Option(
+            "--call",
+            help="Let the missing character's player roll the reunion check "
+            "on the table server: the scenario ends when they tap it.",
+        ),
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """End the open scenario and roll the reunion check of every missing character.
@@ -121,8 +154,17 @@ def scenario_end(
     manual = [(name, s.dice(face)) for name, face in _pairs(dice, "--dice", "CHAR=FACE")]
     if (searchers or npcs) and award is None:
         raise BadInput("--searchers and --npcs say who gets the award: give it with --award N")
-    ended = end_scenario(s.db, s.campaign, s.actor, manual, s.dice(None, physical), award, elapsed=elapsed,
-                         searchers=searchers, npcs=npcs)
+    ended = end_scenario(
+        s.db,
+        s.campaign,
+        s.actor,
+        manual,
+        s.dice(None, physical),
+        award,
+        elapsed=elapsed,
+        searchers=searchers,
+        npcs=npcs,
+    )
     from campaign.services.fair_seeds import reveal_seed
 
     revealed = reveal_seed(s.db, s.campaign, s.actor, ended.scenario.number, quiet=True)
@@ -132,21 +174,33 @@ def scenario_end(
         emit_json({**as_json(ended), "seed_reveal": None if revealed is None else as_json(revealed)})
         return
     scenario = ended.scenario
-    say(_("scenario #{number} {title} ended (ledger #{seq})").format(
-        number=scenario.number, title=scenario.title, seq=ended.seq))
+    say(
+        _("scenario #{number} {title} ended (ledger #{seq})").format(
+            number=scenario.number, title=scenario.title, seq=ended.seq
+        )
+    )
     if revealed is not None:
         say(f"fair dice: seed revealed (ledger #{revealed.seq}): {revealed.seed}")
     from campaign.cli.missing import reunion_verdict
 
     for r in ended.reunions:
-        print_text(_("{character}: {odds} → rolled {roll}: {verdict} (ledger #{seq})").format(
-            character=r.character, odds=odds_label(r.odds), roll=r.roll,
-            verdict=reunion_verdict(r.success, r.searchers), seq=r.seq))
+        print_text(
+            _("{character}: {odds} → rolled {roll}: {verdict} (ledger #{seq})").format(
+                character=r.character,
+                odds=odds_label(r.odds),
+                roll=r.roll,
+                verdict=reunion_verdict(r.success, r.searchers),
+                seq=r.seq,
+            )
+        )
     if not ended.reunions:
         say(_("no one is missing: no reunion checks"))
     for a in ended.awards:
-        say(_("{character}: +{cp} CP → {total} (ledger #{seq})").format(
-            character=a.character, cp=a.cp, total=a.cp_total, seq=a.seq))
+        say(
+            _("{character}: +{cp} CP → {total} (ledger #{seq})").format(
+                character=a.character, cp=a.cp, total=a.cp_total, seq=a.seq
+            )
+        )
     if ended.time is not None:
         from campaign.cli.time import render_advance
 
@@ -161,10 +215,20 @@ def _roster(ctx: typer.Context, name: str, json_out: bool, *, join: bool) -> Non
     if json_out:
         emit_json(done)
         return
-    line = _("{character} joins scenario #{number} {title} (ledger #{seq}); taking part: {names}") if join else \
-        _("{character} leaves scenario #{number} {title} (ledger #{seq}); taking part: {names}")
-    say(line.format(character=done.character, number=done.scenario, title=done.title, seq=done.seq,
-                    names=", ".join(done.participants) or _("no one")))
+    line = (
+        _("{character} joins scenario #{number} {title} (ledger #{seq}); taking part: {names}")
+        if join
+        else _("{character} leaves scenario #{number} {title} (ledger #{seq}); taking part: {names}")
+    )
+    say(
+        line.format(
+            character=done.character,
+            number=done.scenario,
+            title=done.title,
+            seq=done.seq,
+            names=", ".join(done.participants) or _("no one"),
+        )
+    )
 
 
 @app.command("join")
@@ -196,8 +260,9 @@ def scenario_leave(
 
 
 @app.command("list")
-def scenario_list(ctx: typer.Context, json_out: JsonOption = False,
-                  csv_out: CsvOption = False, bom: BomOption = False) -> None:
+def scenario_list(
+    ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False
+) -> None:
     """List scenarios with their status and participants.
 
     Example: campaign scenario list --csv
@@ -213,16 +278,18 @@ def scenario_list(ctx: typer.Context, json_out: JsonOption = False,
     else:
         use_campaign_time_zone(s.db, s.campaign)
         columns = ["#", Column("title", keep=True), "status", "participants", "started"]
-        table = [[r.number, r.title, r.status, ", ".join(r.participants), local_time(r.started_at)]
-                 for r in rows]
-    render_rows("scenarios", columns, table, fmt, bom=bom, records=rows,
-                empty="シナリオはまだありません (no scenarios yet)")
+        table = [[r.number, r.title, r.status, ", ".join(r.participants), local_time(r.started_at)] for r in rows]
+    render_rows(
+        "scenarios", columns, table, fmt, bom=bom, records=rows, empty="シナリオはまだありません (no scenarios yet)"
+    )
 
 
 @app.command("show")
 def scenario_show(
     ctx: typer.Context,
-    title: Annotated[str | None, typer.Argument(help="Title or number (#3); default: the open or latest scenario.")] = None,
+    title: Annotated[
+        str | None, typer.Argument(help="Title or number (#3); default: the open or latest scenario.")
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Show a scenario: participants, searchers out during it, who went missing, reunion rolls, notes.
@@ -245,19 +312,23 @@ def scenario_show(
     ]
     for sent in view.searches:
         since = "carried over, " if sent.carried_over else ""
-        fields.append(("searcher", f"{sent.searcher} ({sent.player}) → {sent.target} "
-                                   f"({since}ledger #{sent.seq})"))
+        fields.append(("searcher", f"{sent.searcher} ({sent.player}) → {sent.target} ({since}ledger #{sent.seq})"))
     for gone in view.went_missing:
         fields.append(("went missing", f"{gone.character} (ledger #{gone.seq})"))
     for r in view.reunions:
         verdict = "reunited" if r.success else "still missing"
         voided = f", voided by #{r.voided_by}" if r.voided_by else ""
-        fields.append(("reunion", f"{r.character}: {r.roll} on 1d{r.faces} vs <= {r.threshold}: "
-                                  f"{verdict} (ledger #{r.seq}{voided})"))
+        fields.append(
+            (
+                "reunion",
+                f"{r.character}: {r.roll} on 1d{r.faces} vs <= {r.threshold}: {verdict} (ledger #{r.seq}{voided})",
+            )
+        )
     for change in view.roster:
         voided = f", voided by #{change.voided_by}" if change.voided_by else ""
-        fields.append(("joined" if change.action == "join" else "left",
-                       f"{change.character} (ledger #{change.seq}{voided})"))
+        fields.append(
+            ("joined" if change.action == "join" else "left", f"{change.character} (ledger #{change.seq}{voided})")
+        )
     for note in view.notes:
         voided = f", voided by #{note.voided_by}" if note.voided_by else ""
         fields.append(("note", f"{note.note} (ledger #{note.seq}{voided})"))
@@ -268,7 +339,9 @@ def scenario_show(
 def scenario_note(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="The note.")],
-    scenario: Annotated[str | None, typer.Option("--scenario", help="Title or number (default: the open or latest one).")] = None,
+    scenario: Annotated[
+        str | None, typer.Option("--scenario", help="Title or number (default: the open or latest one).")
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Add a GM note to a scenario (dated and hashed in the ledger; shown by `scenario show`).

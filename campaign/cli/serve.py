@@ -34,19 +34,42 @@ _TOKEN = re.compile(r"[A-Za-z0-9_\-.~]{8,200}")
 
 def serve(
     ctx: typer.Context,
-    host: Annotated[str, typer.Option("--host", help="Address to listen on (default 127.0.0.1, this machine only). "
-                             "Any other address (0.0.0.0 for the table's LAN) requires a read token.")] = LOCAL,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host",
+            help="Address to listen on (default 127.0.0.1, this machine only). "
+            "Any other address (0.0.0.0 for the table's LAN) requires a read token.",
+        ),
+    ] = LOCAL,
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 8000,
-    token: Annotated[str | None, typer.Option("--token", envvar=TOKEN_ENV, help="The read token (8+ letters, digits, "
-                              "-_.~). With --host and no token, one is generated and printed once. On the "
-                              "command line every user of the machine can read it (ps): prefer --token-file "
-                              f"or {TOKEN_ENV}.")] = None,
-    token_file: Annotated[str | None, typer.Option("--token-file", help="Read the token from this file (its first line).")] = None,
-    tls_cert: Annotated[str | None, typer.Option("--tls-cert", help="PEM certificate: serve HTTPS (gives phones WebCrypto).")] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar=TOKEN_ENV,
+            help="The read token (8+ letters, digits, "
+            "-_.~). With --host and no token, one is generated and printed once. On the "
+            "command line every user of the machine can read it (ps): prefer --token-file "
+            f"or {TOKEN_ENV}.",
+        ),
+    ] = None,
+    token_file: Annotated[
+        str | None, typer.Option("--token-file", help="Read the token from this file (its first line).")
+    ] = None,
+    tls_cert: Annotated[
+        str | None, typer.Option("--tls-cert", help="PEM certificate: serve HTTPS (gives phones WebCrypto).")
+    ] = None,
     tls_key: Annotated[str | None, typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
-    allow_host: Annotated[list[str], typer.Option("--allow-host", help="A host name the server answers to, besides IP "
-                                         "addresses and localhost (repeatable; e.g. gm-laptop.local). Other "
-                                         "names are refused: DNS rebinding.")] = [],
+    allow_host: Annotated[
+        list[str],
+        typer.Option(
+            "--allow-host",
+            help="A host name the server answers to, besides IP "
+            "addresses and localhost (repeatable; e.g. gm-laptop.local). Other "
+            "names are refused: DNS rebinding.",
+        ),
+    ] = [],
     json_out: JsonOption = False,
 ) -> None:
     """Serve the campaign as the table's web page: overview, characters, missing board,
@@ -73,8 +96,9 @@ def serve(
 
         from campaign.web.app import create_app
     except ImportError as exc:
-        raise RuleRefused(f"the web page needs the `web` extra ({exc.name} is missing): "
-                          "pip install 'campaign[web]'") from None
+        raise RuleRefused(
+            f"the web page needs the `web` extra ({exc.name} is missing): pip install 'campaign[web]'"
+        ) from None
 
     s = state(ctx)
     db_url, campaign = s.db.url, s.campaign  # refuses a missing database, like every reader
@@ -86,8 +110,7 @@ def serve(
     if json_out:
         import json
 
-        sys.stdout.write(json.dumps({"url": url, "host": host, "port": sock.getsockname()[1],
-                                     "token": token}) + "\n")
+        sys.stdout.write(json.dumps({"url": url, "host": host, "port": sock.getsockname()[1], "token": token}) + "\n")
     else:
         sys.stdout.write(url + "\n")
     sys.stdout.flush()
@@ -112,8 +135,10 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
     if given is not None and ctx.get_parameter_source("token").name == "COMMANDLINE":
         from campaign.cli.output import warn
 
-        warn(f"warning: a --token on the command line can be read by every user of this machine (ps); "
-             f"use --token-file FILE or {TOKEN_ENV} instead")
+        warn(
+            f"warning: a --token on the command line can be read by every user of this machine (ps); "
+            f"use --token-file FILE or {TOKEN_ENV} instead"
+        )
     return given
 
 
@@ -142,8 +167,15 @@ def _url(host: str, port: int, token: str | None, tls: bool) -> str:
 def _run(app: Starlette, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=1, ssl_certfile=tls_cert, ssl_keyfile=tls_key)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=1,
+        ssl_certfile=tls_cert,
+        ssl_keyfile=tls_key,
+    )
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

@@ -35,9 +35,17 @@ def _read(file: str) -> str:
 def char_import(
     ctx: typer.Context,
     file: Annotated[str, typer.Argument(help="The sheet file ('-' for stdin).")],
-    fmt: Annotated[str, typer.Option("--format", help="csv or json (the template of docs/sheets.md), or ccfolia "
-                                                 "(ココフォリア piece JSON, one or a list or one per line).")],
-    player: Annotated[str | None, typer.Option("--player", "-p", help="The player of every PC the file does not name one for.")] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="csv or json (the template of docs/sheets.md), or ccfolia "
+            "(ココフォリア piece JSON, one or a list or one per line).",
+        ),
+    ],
+    player: Annotated[
+        str | None, typer.Option("--player", "-p", help="The player of every PC the file does not name one for.")
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Check the file and show what would be created.")] = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -57,8 +65,10 @@ def char_import(
     for c in done.characters:
         where = "would add" if done.dry_run else "added"
         stats = " ".join(f"{k}={v}" for k, v in c.stats.items())
-        say(f"{where} {c.kind.upper()} {c.name}: CP {c.cp_total}, {stats}, {c.skills} skills, {c.traits} traits"
-            + ("" if c.seq is None else f" (ledger #{c.seq})"))
+        say(
+            f"{where} {c.kind.upper()} {c.name}: CP {c.cp_total}, {stats}, {c.skills} skills, {c.traits} traits"
+            + ("" if c.seq is None else f" (ledger #{c.seq})")
+        )
 
 
 def write_sheets(ctx: typer.Context, fmt: str, names: list[str] | None) -> None:

@@ -14,12 +14,18 @@ from campaign.cli.output import JsonOption, emit_json, say
 if TYPE_CHECKING:
     from campaign.projection.views import CharacterSheet
 
-item_app = typer.Typer(help="Equipment lines on a character's sheet.\n\n"
-                            "Example: campaign char item add 鈴音 '脇差（小）'", no_args_is_help=True)
+item_app = typer.Typer(
+    help="Equipment lines on a character's sheet.\n\nExample: campaign char item add 鈴音 '脇差（小）'",
+    no_args_is_help=True,
+)
 
 
-def char_note(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
-              text: Annotated[str, typer.Argument(help="The note, one line.")], json_out: JsonOption = False) -> None:
+def char_note(
+    ctx: typer.Context,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    text: Annotated[str, typer.Argument(help="The note, one line.")],
+    json_out: JsonOption = False,
+) -> None:
     """Add a note line to a character's sheet (logged and voidable; shown by `char show`).
 
     Example: campaign char note 鈴音 '祖母の形見の鏡を持ち歩く'
@@ -32,8 +38,12 @@ def char_note(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Char
 
 
 @item_app.command("add")
-def item_add(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
-             text: Annotated[str, typer.Argument(help="The equipment line.")], json_out: JsonOption = False) -> None:
+def item_add(
+    ctx: typer.Context,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    text: Annotated[str, typer.Argument(help="The equipment line.")],
+    json_out: JsonOption = False,
+) -> None:
     """Add an equipment line.
 
     Example: campaign char item add 鈴音 '懐中電灯'
@@ -46,9 +56,12 @@ def item_add(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Chara
 
 
 @item_app.command("remove")
-def item_remove(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
-                text: Annotated[str, typer.Argument(help="The equipment line, as listed.")],
-                json_out: JsonOption = False) -> None:
+def item_remove(
+    ctx: typer.Context,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    text: Annotated[str, typer.Argument(help="The equipment line, as listed.")],
+    json_out: JsonOption = False,
+) -> None:
     """Remove an equipment line (the first one with this text).
 
     Example: campaign char item remove 鈴音 '懐中電灯'
@@ -62,6 +75,7 @@ def item_remove(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Ch
 
 def sheet_fields(view: CharacterSheet) -> list[tuple[str, str]]:
     """`char show` lines for the skills, items and notes of a CharacterSheet."""
+
     def skill(name: str, value: dict[str, Any]) -> str:
         base = "/".join(part for part in (value.get("attr"), value.get("difficulty")) if part)
         return f"{name} {value['level']}" + (f" ({base})" if base else "")

@@ -27,8 +27,14 @@ LEAVE = ("exit", "quit")
 def shell(
     ctx: typer.Context,
     json_out: JsonOption = False,
-    timings: Annotated[str | None, typer.Option("--timings", hidden=True,
-                                help="Write each command's wall and CPU time in ms, a line each, to this file (benchmarks).")] = None,
+    timings: Annotated[
+        str | None,
+        typer.Option(
+            "--timings",
+            hidden=True,
+            help="Write each command's wall and CPU time in ms, a line each, to this file (benchmarks).",
+        ),
+    ] = None,
 ) -> None:
     """A prompt that runs campaign commands on one open database, without start-up cost.
 
@@ -49,8 +55,9 @@ def shell(
         status = _interactive(session) if sys.stdin.isatty() else _scripted(session)
     finally:
         if timings:
-            Path(timings).write_text("".join(f"{wall:.3f} {cpu:.3f}\n" for wall, cpu in session.timings),
-                                     encoding="utf-8")
+            Path(timings).write_text(
+                "".join(f"{wall:.3f} {cpu:.3f}\n" for wall, cpu in session.timings), encoding="utf-8"
+            )
     if status:
         raise typer.Exit(status)
 
@@ -100,8 +107,10 @@ class Session:
             if args[0] == "as":
                 return self._switch_actor(args[1:])
             if args[0].startswith("-"):
-                _error(f"{args[0]}: global options go before `shell` (campaign --db FILE -c NAME shell); "
-                       "`as NAME` switches who is acting")
+                _error(
+                    f"{args[0]}: global options go before `shell` (campaign --db FILE -c NAME shell); "
+                    "`as NAME` switches who is acting"
+                )
                 return 2
             if line_actor is not None:
                 for_this_line = True
@@ -208,7 +217,7 @@ def split_line(line: str) -> list[str]:
             close = line.find("'", i + 1)
             if close < 0:
                 raise ValueError("No closing quotation")
-            parts.append(line[i + 1:close])
+            parts.append(line[i + 1 : close])
             i = close + 1
         elif char == '"':
             i += 1
@@ -246,7 +255,7 @@ def with_json(command, ctx: typer.Context, rest: list[str]) -> list[str]:
         sub = command.get_command(ctx, rest[verb]) if verb is not None else None
         if sub is None:
             break
-        path, rest, command = [*path, *rest[:verb + 1]], rest[verb + 1:], sub
+        path, rest, command = [*path, *rest[: verb + 1]], rest[verb + 1 :], sub
     if any("--json" in getattr(param, "opts", ()) for param in command.params):
         return [*path, "--json", *rest]
     return [*path, *rest]

@@ -14,12 +14,21 @@ from typing import Any
 
 # Which parameters take which names: (noun or None for any, parameter name) -> kind.
 _VALUE_KINDS = {
-    (None, "char"): "characters", (None, "character"): "characters", (None, "summoner"): "characters",
-    (None, "with_"): "characters", (None, "names"): "characters", (None, "player"): "players",
+    (None, "char"): "characters",
+    (None, "character"): "characters",
+    (None, "summoner"): "characters",
+    (None, "with_"): "characters",
+    (None, "names"): "characters",
+    (None, "player"): "players",
     (None, "table"): "tables",
-    ("char", "name"): "characters", ("char", "old"): "characters", ("char", "a"): "characters",
-    ("char", "b"): "characters", ("missing", "name"): "characters", ("scenario", "name"): "characters",
-    ("player", "name"): "players", ("player", "old"): "players",
+    ("char", "name"): "characters",
+    ("char", "old"): "characters",
+    ("char", "a"): "characters",
+    ("char", "b"): "characters",
+    ("missing", "name"): "characters",
+    ("scenario", "name"): "characters",
+    ("player", "name"): "players",
+    ("player", "old"): "players",
     ("table", "name"): "tables",
     ("use", "name"): "campaigns",
 }
@@ -38,8 +47,9 @@ class Completer:
             try:
                 # Python's readline appends nothing to a completed word: the space that
                 # lets the next word start at once is added here.
-                self._matches = [word + " " for word in
-                                 self.candidates(readline.get_line_buffer()[:readline.get_begidx()], text)]
+                self._matches = [
+                    word + " " for word in self.candidates(readline.get_line_buffer()[: readline.get_begidx()], text)
+                ]
             except Exception:  # a completer must never raise into readline
                 self._matches = []
         return self._matches[index] if index < len(self._matches) else None
@@ -64,12 +74,17 @@ class Completer:
             if sub is None:
                 break
             noun = noun or rest[position]
-            command, rest = sub, rest[position + 1:]
+            command, rest = sub, rest[position + 1 :]
         if rest and (option := _option(command, rest[-1])) is not None and _takes_value(option):
             return self._values(noun, option.name, text)
         if text.startswith("-"):
-            opts = [opt for param in command.params if param.param_type_name == "option" and not param.hidden
-                    for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--")]
+            opts = [
+                opt
+                for param in command.params
+                if param.param_type_name == "option" and not param.hidden
+                for opt in (*param.opts, *param.secondary_opts)
+                if opt.startswith("--")
+            ]
             return _starting([*opts, "--help"], text)
         if hasattr(command, "list_commands"):
             return _starting(command.list_commands(root), text)
@@ -109,8 +124,14 @@ def _quoted(name: str) -> str:
 
 
 def _option(command, word: str):
-    return next((param for param in command.params
-                 if param.param_type_name == "option" and word in (*param.opts, *param.secondary_opts)), None)
+    return next(
+        (
+            param
+            for param in command.params
+            if param.param_type_name == "option" and word in (*param.opts, *param.secondary_opts)
+        ),
+        None,
+    )
 
 
 def _takes_value(option) -> bool:

@@ -23,13 +23,17 @@ from campaign.errors import BadInput
 
 WEAPONS = ("crushing", "impaling", "other")
 
-app = typer.Typer(help="The seed roll tables (criticals, fumbles, fright): list them, roll on one.\n\n"
-                             "Example: campaign table roll CRT", no_args_is_help=True)
+app = typer.Typer(
+    help="The seed roll tables (criticals, fumbles, fright): list them, roll on one.\n\n"
+    "Example: campaign table roll CRT",
+    no_args_is_help=True,
+)
 
 
 @app.command("list")
-def table_list(ctx: typer.Context, json_out: JsonOption = False,
-               csv_out: CsvOption = False, bom: BomOption = False) -> None:
+def table_list(
+    ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False
+) -> None:
     """List the roll tables: BCDice command, names, dice, range and number of entries.
 
     Example: campaign table list
@@ -38,30 +42,70 @@ def table_list(ctx: typer.Context, json_out: JsonOption = False,
 
     fmt = output_format(json_out, csv_out)
     rows = list_tables()
-    columns: list[str | Column] = ["command", Column("name", keep=True), "name_en", "dice", "range", Column("entries", justify="right")]
-    table = [[r.command + ("+n" if r.modifiable else ""), r.name, r.name_en, r.dice, f"{r.range[0]}..{r.range[1]}",
-              r.entries] for r in rows]
+    columns: list[str | Column] = [
+        "command",
+        Column("name", keep=True),
+        "name_en",
+        "dice",
+        "range",
+        Column("entries", justify="right"),
+    ]
+    table = [
+        [
+            r.command + ("+n" if r.modifiable else ""),
+            r.name,
+            r.name_en,
+            r.dice,
+            f"{r.range[0]}..{r.range[1]}",
+            r.entries,
+        ]
+        for r in rows
+    ]
     render_rows("tables", columns, table, fmt, bom=bom, records=rows, empty="表はありません (no tables)")
 
 
 @app.command("roll")
 def table_roll(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="BCDice command (CRT, FMB, HCRT, GFMB, YSCRT, YSFMB, YFMB, FEAR, "
-                                         "FEAR+5) or the table's Japanese name.")],
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="BCDice command (CRT, FMB, HCRT, GFMB, YSCRT, YSFMB, YFMB, FEAR, FEAR+5) or the table's Japanese name."
+        ),
+    ],
     char: Annotated[str | None, typer.Option("--char", help="Character the roll is for (recorded).")] = None,
-    mod: Annotated[int, typer.Option("--mod", help="Added to the roll (the fright table only), clamped to its range.")] = 0,
+    mod: Annotated[
+        int, typer.Option("--mod", help="Added to the roll (the fright table only), clamped to its range.")
+    ] = 0,
     reason: Annotated[str | None, typer.Option("--reason", help="Why the roll is made.")] = None,
-    gm_reroll: Annotated[bool | None, typer.Option("--reroll/--no-reroll", help="The GM's choice where a table leaves a "
-                                   "reroll to the GM (YFMB 14, YSFMB 13): --no-reroll declines it. Default: reroll "
-                                   "(asked with --physical).")] = None,
-    weapon: Annotated[str | None, typer.Option("--weapon", metavar="crushing|impaling|other",
-                               help="The weapon that fumbled (FMB): a solid crushing weapon rerolls a breakage, an "
-                                    "impaling or missile weapon a hit on oneself; other: neither. Unstated: such "
-                                    "rerolls are made and shown as conditional (asked with --physical).")] = None,
-    grenade: Annotated[bool | None, typer.Option("--grenade/--no-grenade", help="The firearm was a grenade (GFMB: a jam is "
-                                 "ignored and rerolled). Unstated: the reroll is made and shown as conditional "
-                                 "(asked with --physical).")] = None,
+    gm_reroll: Annotated[
+        bool | None,
+        typer.Option(
+            "--reroll/--no-reroll",
+            help="The GM's choice where a table leaves a "
+            "reroll to the GM (YFMB 14, YSFMB 13): --no-reroll declines it. Default: reroll "
+            "(asked with --physical).",
+        ),
+    ] = None,
+    weapon: Annotated[
+        str | None,
+        typer.Option(
+            "--weapon",
+            metavar="crushing|impaling|other",
+            help="The weapon that fumbled (FMB): a solid crushing weapon rerolls a breakage, an "
+            "impaling or missile weapon a hit on oneself; other: neither. Unstated: such "
+            "rerolls are made and shown as conditional (asked with --physical).",
+        ),
+    ] = None,
+    grenade: Annotated[
+        bool | None,
+        typer.Option(
+            "--grenade/--no-grenade",
+            help="The firearm was a grenade (GFMB: a jam is "
+            "ignored and rerolled). Unstated: the reroll is made and shown as conditional "
+            "(asked with --physical).",
+        ),
+    ] = None,
     dice: DiceOption = None,
     physical: PhysicalOption = False,
     json_out: JsonOption = False,
@@ -83,7 +127,16 @@ def table_roll(
     if weapon is not None and weapon not in WEAPONS:
         raise BadInput(f"--weapon {weapon!r}: say crushing, impaling or other")
     source = s.dice(dice, physical)
-    entry = roll_table(s.db, s.campaign, s.actor, name, source, character=char, modifier=mod, reason=reason,
-                       ask=reroll_asker(source, weapon, grenade, gm_reroll))
+    entry = roll_table(
+        s.db,
+        s.campaign,
+        s.actor,
+        name,
+        source,
+        character=char,
+        modifier=mod,
+        reason=reason,
+        ask=reroll_asker(source, weapon, grenade, gm_reroll),
+    )
     say_warnings(entry)
     emit_json(entry) if json_out else render_roll(entry)

@@ -24,11 +24,11 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
-         "The clock starts at day 1, 00:00. Spans are a number and a unit: turn, s, min (or m), h, day, week, "
-         "or several (1day6h); Japanese units too (3日, 2時間, 30分). Nothing that reads as dice: 1d6h and "
-         "3d are refused. A turn is one second, as in GURPS combat, so advancing even a minute ends "
-         "every turn-long condition that ends by itself.\n\n"
-         "Example: campaign time advance 6h",
+    "The clock starts at day 1, 00:00. Spans are a number and a unit: turn, s, min (or m), h, day, week, "
+    "or several (1day6h); Japanese units too (3日, 2時間, 30分). Nothing that reads as dice: 1d6h and "
+    "3d are refused. A turn is one second, as in GURPS combat, so advancing even a minute ends "
+    "every turn-long condition that ends by itself.\n\n"
+    "Example: campaign time advance 6h",
     no_args_is_help=True,
 )
 
@@ -39,8 +39,10 @@ def _who(item: dict[str, Any]) -> str:
 
 
 def render_advance(done: TimeAdvanced) -> None:
-    say(f"time advances {done.span} / {done.span_ja}: {done.from_['text_ja']} → {done.to['text_ja']} "
-        f"(ledger #{done.seq})")
+    say(
+        f"time advances {done.span} / {done.span_ja}: {done.from_['text_ja']} → {done.to['text_ja']} "
+        f"(ledger #{done.seq})"
+    )
     for item in done.ended:
         print_text(f"ended  {_who(item)} (at {item['until']['text_ja'] if item['until'] else done.to['text_ja']})")
     for item in done.started:
@@ -49,11 +51,16 @@ def render_advance(done: TimeAdvanced) -> None:
         hp = f"HP {item['before']} → {item['after']}" if item["tracked"] else "HP not tracked"
         from campaign.i18n import pick
 
-        print_text(pick(f"drain  {item['character']}: 硬直{item['day']}日目 生命力-{item['hp']} ({hp})",
-                        f"drain  {item['character']}: catatonia day {item['day']}: -{item['hp']} HP ({hp})"))
+        print_text(
+            pick(
+                f"drain  {item['character']}: 硬直{item['day']}日目 生命力-{item['hp']} ({hp})",
+                f"drain  {item['character']}: catatonia day {item['day']}: -{item['hp']} HP ({hp})",
+            )
+        )
     for item in done.recovery_due:
-        print_text(f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']}: "
-                   f"{recover_command(item)}")
+        print_text(
+            f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']}: {recover_command(item)}"
+        )
 
 
 def recover_command(item: dict[str, Any]) -> str:
@@ -94,8 +101,9 @@ def time_advance(
 
 
 @app.command("show")
-def time_show(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False,
-              bom: BomOption = False) -> None:
+def time_show(
+    ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False
+) -> None:
     """Show the campaign clock and every timed condition, soonest to run out first.
 
     Example: campaign time show
@@ -106,9 +114,17 @@ def time_show(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOpti
     s = state(ctx)
     shown = show(s.db, s.campaign)
     columns: list[str | Column] = [Column("character", keep=True), "condition", "label", "until", "remaining"]
-    rows = [[c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]]
-            for c in shown.timed]
+    rows = [
+        [c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]] for c in shown.timed
+    ]
     if fmt == "table":
         print_text(f"now: {shown.now['text_ja']} / {shown.now['text']}")
-    render_rows("timed conditions", columns, rows, fmt, bom=bom, records=shown,
-                empty="時間制限のある状態異常はありません (no timed conditions)")
+    render_rows(
+        "timed conditions",
+        columns,
+        rows,
+        fmt,
+        bom=bom,
+        records=shown,
+        empty="時間制限のある状態異常はありません (no timed conditions)",
+    )

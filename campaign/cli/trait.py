@@ -7,27 +7,25 @@ from typing import Annotated
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import (
-    BomOption,
-    Column,
-    CsvOption,
-    JsonOption,
-    emit_json,
-    output_format,
-    render_rows,
-    say,
-)
+from campaign.cli.output import BomOption, Column, CsvOption, JsonOption, emit_json, output_format, render_rows, say
 from campaign.i18n import _
 from campaign.labels import category_label
 
-app = typer.Typer(help="A character's advantages, disadvantages and quirks; every change is logged.\n\n"
-                             "Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'",
-                        no_args_is_help=True)
+app = typer.Typer(
+    help="A character's advantages, disadvantages and quirks; every change is logged.\n\n"
+    "Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'",
+    no_args_is_help=True,
+)
 
 
 @app.command("list")
-def trait_list(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Character name.")],
-               json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False) -> None:
+def trait_list(
+    ctx: typer.Context,
+    char: Annotated[str, typer.Argument(help="Character name.")],
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    bom: BomOption = False,
+) -> None:
     """List a character's active traits with their CP and where they came from.
 
     Example: campaign trait list 鈴音
@@ -36,13 +34,26 @@ def trait_list(ctx: typer.Context, char: Annotated[str, typer.Argument(help="Cha
 
     fmt = output_format(json_out, csv_out)
     listed = list_traits(state(ctx).db, state(ctx).campaign, char)
-    columns: list[str | Column] = [Column("name", keep=True), "category", "CP", "toward limit", "outside limit", "from #"]
-    rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq]
-            for t in listed.traits]
-    render_rows(_("{character} (CP total {total})").format(character=listed.character, total=listed.cp_total),
-                columns, rows, fmt, bom=bom, records=listed,
-                empty=_("{character} has no traits (CP total {total})").format(character=listed.character,
-                                                                              total=listed.cp_total))
+    columns: list[str | Column] = [
+        Column("name", keep=True),
+        "category",
+        "CP",
+        "toward limit",
+        "outside limit",
+        "from #",
+    ]
+    rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq] for t in listed.traits]
+    render_rows(
+        _("{character} (CP total {total})").format(character=listed.character, total=listed.cp_total),
+        columns,
+        rows,
+        fmt,
+        bom=bom,
+        records=listed,
+        empty=_("{character} has no traits (CP total {total})").format(
+            character=listed.character, total=listed.cp_total
+        ),
+    )
 
 
 @app.command("add")
@@ -51,12 +62,23 @@ def trait_add(
     char: Annotated[str, typer.Argument(help="Character name.")],
     name: Annotated[str, typer.Argument(help="Trait name (unique among the character's traits).")],
     cp: Annotated[int, typer.Option("--cp", help="CP value: negative for a disadvantage, -1 for a quirk.")],
-    category: Annotated[str | None, typer.Option("--category", help="advantage, disadvantage, quirk, phobia, delusion, "
-                                                          "mental, physical ... (default from --cp).")] = None,
+    category: Annotated[
+        str | None,
+        typer.Option(
+            "--category",
+            help="advantage, disadvantage, quirk, phobia, delusion, mental, physical ... (default from --cp).",
+        ),
+    ] = None,
     counts: Annotated[bool, typer.Option("--counts/--no-counts", help="Counts toward the disadvantage limit.")] = True,
     reason: Annotated[str | None, typer.Option("--reason", help="Why (recorded).")] = None,
-    paid: Annotated[bool, typer.Option("--paid", "--no-cp", help="The sheet's CP total already includes it "
-                                                                "(entering a finished sheet): no CP change.")] = False,
+    paid: Annotated[
+        bool,
+        typer.Option(
+            "--paid",
+            "--no-cp",
+            help="The sheet's CP total already includes it (entering a finished sheet): no CP change.",
+        ),
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Give a character a trait; its CP is added to the CP total (a -10 CP one lowers it by 10),
@@ -67,15 +89,32 @@ def trait_add(
     from campaign.services.traits import add_trait
 
     s = state(ctx)
-    done = add_trait(s.db, s.campaign, s.actor, char, name, cp, category=category, counts_toward_limit=counts,
-                     reason=reason, paid=paid)
+    done = add_trait(
+        s.db,
+        s.campaign,
+        s.actor,
+        char,
+        name,
+        cp,
+        category=category,
+        counts_toward_limit=counts,
+        reason=reason,
+        paid=paid,
+    )
     if json_out:
         emit_json(done)
     else:
         t = done.trait
-        say(_("{character}: added '{trait}' [{category}] {cp} CP; CP total {total} (ledger #{seq})").format(
-            character=done.character, trait=t.name, category=category_label(t.category), cp=t.cp,
-            total=done.cp_total, seq=done.seq))
+        say(
+            _("{character}: added '{trait}' [{category}] {cp} CP; CP total {total} (ledger #{seq})").format(
+                character=done.character,
+                trait=t.name,
+                category=category_label(t.category),
+                cp=t.cp,
+                total=done.cp_total,
+                seq=done.seq,
+            )
+        )
 
 
 @app.command("rename")
@@ -98,8 +137,11 @@ def trait_rename(
     if json_out:
         emit_json(done)
     else:
-        say(_("{character}: renamed '{old}' to '{new}' (ledger #{seq})").format(
-            character=done.character, old=done.before, new=done.trait.name, seq=done.seq))
+        say(
+            _("{character}: renamed '{old}' to '{new}' (ledger #{seq})").format(
+                character=done.character, old=done.before, new=done.trait.name, seq=done.seq
+            )
+        )
 
 
 @app.command("remove")
@@ -121,5 +163,8 @@ def trait_remove(
     if json_out:
         emit_json(done)
     else:
-        say(_("{character}: removed '{trait}' ({cp} CP); CP total {total} (ledger #{seq})").format(
-            character=done.character, trait=done.trait.name, cp=done.trait.cp, total=done.cp_total, seq=done.seq))
+        say(
+            _("{character}: removed '{trait}' ({cp} CP); CP total {total} (ledger #{seq})").format(
+                character=done.character, trait=done.trait.name, cp=done.trait.cp, total=done.cp_total, seq=done.seq
+            )
+        )

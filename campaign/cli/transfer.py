@@ -29,8 +29,14 @@ def _opened(name: str) -> TextFile:
 def export(
     ctx: typer.Context,
     file: Annotated[str, typer.Argument(help="Where to write the JSON Lines file ('-' for stdout).")],
-    secrets: Annotated[str | None, typer.Option("--secrets", help="Also write secret rolls' hidden results to this "
-                                                        "separate GM-only file (the campaign file never has them).")] = None,
+    secrets: Annotated[
+        str | None,
+        typer.Option(
+            "--secrets",
+            help="Also write secret rolls' hidden results to this "
+            "separate GM-only file (the campaign file never has them).",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Write the campaign (characters, state and the whole ledger) as JSON Lines, streaming.
@@ -61,8 +67,10 @@ def export(
     finally:
         counter.close()
     if summary.secrets and not summary.secrets_exported:
-        warn(f"note: {summary.secrets} secret rolls' hidden results are not in the export; "
-            "add --secrets FILE to keep them revealable after import")
+        warn(
+            f"note: {summary.secrets} secret rolls' hidden results are not in the export; "
+            "add --secrets FILE to keep them revealable after import"
+        )
     if json_out:
         from campaign.services.results import as_json
 
@@ -74,9 +82,17 @@ def export(
 def import_(
     ctx: typer.Context,
     file: Annotated[str, typer.Argument(help="A file written by `campaign export` ('-' for stdin).")],
-    secrets: Annotated[str | None, typer.Option("--secrets", help="The secrets file written by `export --secrets`.")] = None,
-    as_name: Annotated[str | None, typer.Option("--as-name", metavar="NEW", help="Give the campaign this name here (e.g. "
-                                "when the name is taken); its history keeps verifying.")] = None,
+    secrets: Annotated[
+        str | None, typer.Option("--secrets", help="The secrets file written by `export --secrets`.")
+    ] = None,
+    as_name: Annotated[
+        str | None,
+        typer.Option(
+            "--as-name",
+            metavar="NEW",
+            help="Give the campaign this name here (e.g. when the name is taken); its history keeps verifying.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Recreate an exported campaign in this database, re-verifying its chain; all or nothing.
@@ -105,6 +121,5 @@ def import_(
     if json_out:
         emit_json(summary)
     else:
-        renamed = f" (its entries keep the name {summary.chain_name})" \
-            if summary.chain_name != summary.campaign else ""
+        renamed = f" (its entries keep the name {summary.chain_name})" if summary.chain_name != summary.campaign else ""
         say(f"imported {summary.campaign}: {summary.entries} ledger entries, chain verified{renamed}")

@@ -34,9 +34,15 @@ GAME_SYSTEMS: dict[str, tuple[str, str]] = {
 #: BCDice's names of the GURPS tables, for the frame `名前(出目) ＞ `. Only the names:
 #: the entries' texts are the seeds' own summaries.
 TABLE_NAMES: dict[str, str] = {
-    "CRT": "クリティカル表", "FMB": "ファンブル表", "HCRT": "頭部打撃クリティカル表",
-    "YSCRT": "妖魔夜行スペシャルクリティカル表", "YSFMB": "妖魔夜行スペシャルファンブル表",
-    "YFMB": "妖術ファンブル表", "FEAR": "恐怖表", "HIT": "命中部位表", "REACT": "反応表",
+    "CRT": "クリティカル表",
+    "FMB": "ファンブル表",
+    "HCRT": "頭部打撃クリティカル表",
+    "YSCRT": "妖魔夜行スペシャルクリティカル表",
+    "YSFMB": "妖魔夜行スペシャルファンブル表",
+    "YFMB": "妖術ファンブル表",
+    "FEAR": "恐怖表",
+    "HIT": "命中部位表",
+    "REACT": "反応表",
     "GFMB": "銃器ファンブル表",
 }
 
@@ -47,8 +53,12 @@ _DICE = r"\d*D\d+"
 _TERM = rf"(?:{_DICE}|\d+)"
 _COMPARE = r"(?:<=|>=|<>|=<|=>|<|>|=)"
 _SIMPLE = re.compile(rf"^(?P<sum>{_TERM}(?:[+-]{_TERM})*)(?:(?P<op>{_COMPARE})(?P<target>-?\d+))?$")
-_SUCCESS_WORDS = {"critical_success": "クリティカル", "success": "成功", "failure": "失敗",
-                  "critical_failure": "ファンブル"}
+_SUCCESS_WORDS = {
+    "critical_success": "クリティカル",
+    "success": "成功",
+    "failure": "失敗",
+    "critical_failure": "ファンブル",
+}
 _TARGET_FIRST = re.compile(r"^(\d{1,3})-3D6$")  # BCDice's `12-3D6` = `3D6<=12`
 
 # What a client's chat line must look like to be sent to us (BCDice-API's
@@ -99,8 +109,15 @@ class Answer:
     fumble: bool
 
 
-def dice_answer(system: str, expression: str, faces: Sequence[int], total: int | None, target: int | None,
-                outcome: str | None, margin: int | None) -> Answer:
+def dice_answer(
+    system: str,
+    expression: str,
+    faces: Sequence[int],
+    total: int | None,
+    target: int | None,
+    outcome: str | None,
+    margin: int | None,
+) -> Answer:
     """A dice roll as BCDice answers it under `system`, from the recorded roll (the
     words and flags follow the outcome our rules recorded)."""
     expression = expression.upper()
@@ -142,7 +159,7 @@ def _middle(expression: str, faces: Sequence[int]) -> str | None:
         sign, body = (term[0], term[1:]) if term[0] in "+-" else ("", term)
         if "D" in body:
             count = int(body.split("D")[0] or 1)
-            rolled = list(faces[used:used + count])
+            rolled = list(faces[used : used + count])
             used += count
             dice_terms += 1
             shown.append(f"{sign}{sum(rolled)}[{','.join(map(str, rolled))}]")
@@ -175,5 +192,8 @@ def original_table_answer(title: str, value: int, faces: Sequence[int], words: s
 
 def rands(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """BCDice-API's `rands` from (sides, faces) groups: one {"kind","sides","value"} a die."""
-    return [{"kind": "normal", "sides": int(group["sides"]), "value": int(face)}
-            for group in groups for face in group["faces"]]
+    return [
+        {"kind": "normal", "sides": int(group["sides"]), "value": int(face)}
+        for group in groups
+        for face in group["faces"]
+    ]

@@ -49,8 +49,14 @@ def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
     return tuple(terms)
 
 
-_PURPOSES = {"ability": "the ability check", "skill": "the skill check", "danger_sense": "the danger sense check",
-             "cooperative": "the cooperative check", "opposed": "the opposed check", "hide": "the hide check"}
+_PURPOSES = {
+    "ability": "the ability check",
+    "skill": "the skill check",
+    "danger_sense": "the danger sense check",
+    "cooperative": "the cooperative check",
+    "opposed": "the opposed check",
+    "hide": "the hide check",
+}
 
 
 def roll_check_dice(source: DiceSource, count: int, kind: str, name: str | None = None) -> tuple[int, ...]:
@@ -113,18 +119,41 @@ def plain_check(
     if count == 0:
         total, scaling = scaled(base, doubles, halves)
         return result_type(
-            kind=kind, total=total, target=target, outcome=FAILURE, dice=(), kept_indices=(),
-            terms=terms, dice_count=0, compare=compare, criticals=criticals, name=name,
-            occasion=occasion, skipped=ZERO_DICE, scaling=scaling, **extra,
+            kind=kind,
+            total=total,
+            target=target,
+            outcome=FAILURE,
+            dice=(),
+            kept_indices=(),
+            terms=terms,
+            dice_count=0,
+            compare=compare,
+            criticals=criticals,
+            name=name,
+            occasion=occasion,
+            skipped=ZERO_DICE,
+            scaling=scaling,
+            **extra,
         )
     dice = roll_check_dice(source, count, kind, name)
     total, scaling = scaled(base + sum(dice), doubles, halves)
     critical = criticals.judge(dice)
     return result_type(
-        kind=kind, total=total, target=target, outcome=judge(total, target, critical, compare),
-        dice=dice, kept_indices=tuple(range(count)), terms=terms, dice_count=count,
-        critical=critical, compare=compare, criticals=criticals, name=name, occasion=occasion,
-        scaling=scaling, **extra,
+        kind=kind,
+        total=total,
+        target=target,
+        outcome=judge(total, target, critical, compare),
+        dice=dice,
+        kept_indices=tuple(range(count)),
+        terms=terms,
+        dice_count=count,
+        critical=critical,
+        compare=compare,
+        criticals=criticals,
+        name=name,
+        occasion=occasion,
+        scaling=scaling,
+        **extra,
     )
 
 

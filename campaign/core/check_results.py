@@ -123,8 +123,13 @@ class Scaling:
         return self.halves > 0
 
     def to_detail(self) -> dict[str, Any]:
-        return {"doubles": self.doubles, "halves": self.halves, "doubled": self.doubled,
-                "halved": self.halved, "unscaled": self.unscaled}
+        return {
+            "doubles": self.doubles,
+            "halves": self.halves,
+            "doubled": self.doubled,
+            "halved": self.halved,
+            "unscaled": self.unscaled,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -198,9 +203,7 @@ class CooperativeResult(CheckResult):
     def to_detail(self) -> dict[str, Any]:
         detail = super().to_detail()
         detail.update(
-            participants=list(self.participants),
-            stats=list(self.stats),
-            stat_from=self.participants[self.stat_from],
+            participants=list(self.participants), stats=list(self.stats), stat_from=self.participants[self.stat_from]
         )
         return detail
 
@@ -228,21 +231,41 @@ class DangerBand:
 #: "Danger sense"). The source
 #: lists 1..3 and 3..6; 3 belongs to 1..3. Summaries are our own words.
 DANGER_BANDS: tuple[DangerBand, ...] = (
-    DangerBand(None, -3, "<=-3",
-               "全く察知できない。何が起きたか分からないまま襲われる。",
-               "Completely unaware: hit without knowing what happened."),
-    DangerBand(-2, 0, "-2..0",
-               "あと一歩で察知できない。奇襲を受けたことだけは分かる。",
-               "Misses it by a hair: realises it was an ambush only once struck."),
-    DangerBand(1, 3, "1..3",
-               "辛うじて察知する。相手に先手を取られるかもしれない。",
-               "Barely notices: the ambushers may still act first."),
-    DangerBand(4, 6, "4..6",
-               "余裕を持って察知する。待ち伏せされても普段通りに戦闘を始める。",
-               "Notices with ease: combat starts normally despite the ambush."),
-    DangerBand(7, None, ">=7",
-               "即座に察知する。待ち伏せ側に先んじて攻撃できるほど。",
-               "Notices instantly: could even strike the ambushers first."),
+    DangerBand(
+        None,
+        -3,
+        "<=-3",
+        "全く察知できない。何が起きたか分からないまま襲われる。",
+        "Completely unaware: hit without knowing what happened.",
+    ),
+    DangerBand(
+        -2,
+        0,
+        "-2..0",
+        "あと一歩で察知できない。奇襲を受けたことだけは分かる。",
+        "Misses it by a hair: realises it was an ambush only once struck.",
+    ),
+    DangerBand(
+        1,
+        3,
+        "1..3",
+        "辛うじて察知する。相手に先手を取られるかもしれない。",
+        "Barely notices: the ambushers may still act first.",
+    ),
+    DangerBand(
+        4,
+        6,
+        "4..6",
+        "余裕を持って察知する。待ち伏せされても普段通りに戦闘を始める。",
+        "Notices with ease: combat starts normally despite the ambush.",
+    ),
+    DangerBand(
+        7,
+        None,
+        ">=7",
+        "即座に察知する。待ち伏せ側に先んじて攻撃できるほど。",
+        "Notices instantly: could even strike the ambushers first.",
+    ),
 )
 FIRST_SUCCESS_BAND = 2  # index of "1..3"
 

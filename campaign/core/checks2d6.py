@@ -101,11 +101,41 @@ from campaign.errors import BadInput, RuleRefused
 # Callers use this module as the one name for the 2d6 rules (`checks2d6.danger_sense`,
 # `checks2d6.CheckResult`); the pieces live in the modules imported above.
 __all__ = [
-    "BASE_DICE", "CRITICAL_FAILURE", "CRITICAL_SUCCESS", "DANGER_BANDS", "DEFAULT_CRITICALS", "DID_NOT_ROLL",
-    "FAILURE", "SIDES", "SUCCESS", "ZERO_DICE", "CheckResult", "Contestant", "CooperativeResult", "CriticalRule",
-    "DangerBand", "DangerSenseResult", "HideResult", "Modifiers", "OpposedResult", "OpposedSideResult", "Scaling",
-    "Term", "ability_check", "apply_scaling", "beats", "cooperative_check", "critical_rank", "danger_band",
-    "danger_sense", "double", "halve", "hide_check", "modifier_terms", "opposed_check", "skill_check",
+    "BASE_DICE",
+    "CRITICAL_FAILURE",
+    "CRITICAL_SUCCESS",
+    "DANGER_BANDS",
+    "DEFAULT_CRITICALS",
+    "DID_NOT_ROLL",
+    "FAILURE",
+    "SIDES",
+    "SUCCESS",
+    "ZERO_DICE",
+    "CheckResult",
+    "Contestant",
+    "CooperativeResult",
+    "CriticalRule",
+    "DangerBand",
+    "DangerSenseResult",
+    "HideResult",
+    "Modifiers",
+    "OpposedResult",
+    "OpposedSideResult",
+    "Scaling",
+    "Term",
+    "ability_check",
+    "apply_scaling",
+    "beats",
+    "cooperative_check",
+    "critical_rank",
+    "danger_band",
+    "danger_sense",
+    "double",
+    "halve",
+    "hide_check",
+    "modifier_terms",
+    "opposed_check",
+    "skill_check",
 ]
 
 # --------------------------------------------------------------------------- 2d6 checks
@@ -127,8 +157,18 @@ def ability_check(
 ) -> CheckResult:
     """能力判定: stat + 2d6 + modifiers >= target (the total x2 / x1/2 first, if asked)."""
     terms = (stat_term(stat, stat_name),) + modifier_terms(modifiers)
-    result: CheckResult = plain_check("ability", terms, target, source, dice_modifier=dice_modifier,
-                  criticals=criticals, name=name, occasion=occasion, doubles=doubles, halves=halves)
+    result: CheckResult = plain_check(
+        "ability",
+        terms,
+        target,
+        source,
+        dice_modifier=dice_modifier,
+        criticals=criticals,
+        name=name,
+        occasion=occasion,
+        doubles=doubles,
+        halves=halves,
+    )
     return result
 
 
@@ -149,8 +189,18 @@ def skill_check(
 ) -> CheckResult:
     """技能判定: stat + skill level + 2d6 + modifiers >= target (scaled first, if asked)."""
     terms = (stat_term(stat, stat_name), Term("skill", skill)) + modifier_terms(modifiers)
-    result: CheckResult = plain_check("skill", terms, target, source, dice_modifier=dice_modifier,
-                  criticals=criticals, name=name, occasion=occasion, doubles=doubles, halves=halves)
+    result: CheckResult = plain_check(
+        "skill",
+        terms,
+        target,
+        source,
+        dice_modifier=dice_modifier,
+        criticals=criticals,
+        name=name,
+        occasion=occasion,
+        doubles=doubles,
+        halves=halves,
+    )
     return result
 
 
@@ -190,21 +240,35 @@ def cooperative_check(
     base = sum(term.value for term in terms)
     count = max(0, n + 1 + dice_modifier)
     common: dict[str, Any] = dict(
-        kind="cooperative", target=target, terms=terms, dice_count=count, criticals=criticals,
-        occasion=occasion, participants=names, stats=tuple(stats), stat_from=stat_from,
+        kind="cooperative",
+        target=target,
+        terms=terms,
+        dice_count=count,
+        criticals=criticals,
+        occasion=occasion,
+        participants=names,
+        stats=tuple(stats),
+        stat_from=stat_from,
     )
     if count == 0:
         total, scaling = scaled(base, doubles, halves)
-        return CooperativeResult(total=total, outcome=FAILURE, dice=(), kept_indices=(),
-                                 skipped=ZERO_DICE, scaling=scaling, **common)
+        return CooperativeResult(
+            total=total, outcome=FAILURE, dice=(), kept_indices=(), skipped=ZERO_DICE, scaling=scaling, **common
+        )
     dice = roll_check_dice(source, count, "cooperative", "・".join(names) if names else None)
     kept_indices = best_two(dice)
     kept = tuple(dice[i] for i in kept_indices)
     total, scaling = scaled(base + sum(kept), doubles, halves)
     critical = criticals.judge(kept)
-    return CooperativeResult(total=total, outcome=judge(total, target, critical, ">="),
-                             dice=dice, kept_indices=kept_indices, critical=critical,
-                             scaling=scaling, **common)
+    return CooperativeResult(
+        total=total,
+        outcome=judge(total, target, critical, ">="),
+        dice=dice,
+        kept_indices=kept_indices,
+        critical=critical,
+        scaling=scaling,
+        **common,
+    )
 
 
 def _contest_winner(keys: Sequence[tuple[int, int]]) -> int:
@@ -260,10 +324,22 @@ def opposed_check(
     sides = []
     for index, (side, (total, dice, terms, critical, count, skipped)) in enumerate(zip(contestants, rolled)):
         best_other = max(r[0] for i, r in enumerate(rolled) if i != index)
-        sides.append(OpposedSideResult(
-            kind="opposed", role="active" if index == 0 else "passive", name=side.name,
-            total=total, target=best_other, outcome=SUCCESS if index == winner else FAILURE,
-            dice=dice, kept_indices=tuple(range(len(dice))), terms=terms, dice_count=count,
-            critical=critical, criticals=criticals, occasion=occasion, skipped=skipped,
-        ))
+        sides.append(
+            OpposedSideResult(
+                kind="opposed",
+                role="active" if index == 0 else "passive",
+                name=side.name,
+                total=total,
+                target=best_other,
+                outcome=SUCCESS if index == winner else FAILURE,
+                dice=dice,
+                kept_indices=tuple(range(len(dice))),
+                terms=terms,
+                dice_count=count,
+                critical=critical,
+                criticals=criticals,
+                occasion=occasion,
+                skipped=skipped,
+            )
+        )
     return OpposedResult(sides=tuple(sides), winner_index=winner, occasion=occasion, decided_by=decided_by)

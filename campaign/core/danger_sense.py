@@ -10,14 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from campaign.core.check_dice import (
-    beats,
-    contestant_terms,
-    modifier_terms,
-    plain_check,
-    roll_check_dice,
-    stat_term,
-)
+from campaign.core.check_dice import beats, contestant_terms, modifier_terms, plain_check, roll_check_dice, stat_term
 from campaign.core.check_results import (
     BASE_DICE,
     CRITICAL_FAILURE,
@@ -57,8 +50,17 @@ def danger_sense(
 ) -> DangerSenseResult:
     """危険感知/感知判定: 感 + 2d6 + modifiers must EXCEED the difficulty (tie fails)."""
     terms = (stat_term(stat, stat_name),) + modifier_terms(modifiers)
-    return _danger(terms, difficulty, source, dice_modifier=dice_modifier, criticals=criticals,
-                   name=name, occasion=occasion, doubles=doubles, halves=halves)
+    return _danger(
+        terms,
+        difficulty,
+        source,
+        dice_modifier=dice_modifier,
+        criticals=criticals,
+        name=name,
+        occasion=occasion,
+        doubles=doubles,
+        halves=halves,
+    )
 
 
 def _danger(
@@ -75,16 +77,37 @@ def _danger(
     halves: int = 0,
 ) -> DangerSenseResult:
     if rolls:
-        result = plain_check("danger_sense", terms, difficulty, source, dice_modifier=dice_modifier,
-                        criticals=criticals, compare=">", name=name, occasion=occasion,
-                        result_type=DangerSenseResult, band=DANGER_BANDS[0],
-                        doubles=doubles, halves=halves)
+        result = plain_check(
+            "danger_sense",
+            terms,
+            difficulty,
+            source,
+            dice_modifier=dice_modifier,
+            criticals=criticals,
+            compare=">",
+            name=name,
+            occasion=occasion,
+            result_type=DangerSenseResult,
+            band=DANGER_BANDS[0],
+            doubles=doubles,
+            halves=halves,
+        )
     else:
         result = DangerSenseResult(
-            kind="danger_sense", total=0, target=difficulty, outcome=FAILURE, dice=(),
-            kept_indices=(), terms=terms, dice_count=max(0, BASE_DICE + dice_modifier),
-            compare=">", criticals=criticals, name=name, occasion=occasion,
-            skipped=DID_NOT_ROLL, band=DANGER_BANDS[0],
+            kind="danger_sense",
+            total=0,
+            target=difficulty,
+            outcome=FAILURE,
+            dice=(),
+            kept_indices=(),
+            terms=terms,
+            dice_count=max(0, BASE_DICE + dice_modifier),
+            compare=">",
+            criticals=criticals,
+            name=name,
+            occasion=occasion,
+            skipped=DID_NOT_ROLL,
+            band=DANGER_BANDS[0],
         )
     return _with_band(result)
 
@@ -146,17 +169,32 @@ def hide_check(
     else:
         for obs in observers:
             sensed = _danger(
-                contestant_terms(obs, "感"), hider_total, source, dice_modifier=obs.dice_modifier,
-                criticals=criticals, name=obs.name, occasion=occasion, rolls=obs.rolls,
+                contestant_terms(obs, "感"),
+                hider_total,
+                source,
+                dice_modifier=obs.dice_modifier,
+                criticals=criticals,
+                name=obs.name,
+                occasion=occasion,
+                rolls=obs.rolls,
             )
             results.append(_against_hider(sensed, hider_critical))
         noticed_by = tuple(r.name or "" for r in results if r.success)
 
     best_observer = max((r.total for r in results), default=None)
     hider_result = CheckResult(
-        kind="hide", name=hider.name, total=hider_total, target=best_observer,
-        outcome=FAILURE if noticed_by else SUCCESS, dice=hider_dice,
-        kept_indices=tuple(range(len(hider_dice))), terms=hider_terms, dice_count=count,
-        critical=hider_critical, criticals=criticals, occasion=occasion, skipped=skipped,
+        kind="hide",
+        name=hider.name,
+        total=hider_total,
+        target=best_observer,
+        outcome=FAILURE if noticed_by else SUCCESS,
+        dice=hider_dice,
+        kept_indices=tuple(range(len(hider_dice))),
+        terms=hider_terms,
+        dice_count=count,
+        critical=hider_critical,
+        criticals=criticals,
+        occasion=occasion,
+        skipped=skipped,
     )
     return HideResult(hider=hider_result, observers=tuple(results), noticed_by=noticed_by)

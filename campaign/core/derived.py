@@ -70,7 +70,7 @@ def derived_stats(stats: Mapping[str, int], aliases: Aliases = None) -> dict[str
 
 
 def pool_name(text: str) -> str | None:
-    """"hp" -> "HP": the canonical pool a user means, or None when it is not a pool."""
+    """ "hp" -> "HP": the canonical pool a user means, or None when it is not a pool."""
     for pool in POOLS:
         if text.strip().casefold() == pool.casefold():
             return pool
@@ -83,8 +83,7 @@ def pool_max(stats: Mapping[str, int], pool: str, aliases: Aliases = None) -> in
     return None if value is None else value.value
 
 
-def pool_current(stats: Mapping[str, int], pools: Mapping[str, int], pool: str,
-                 aliases: Aliases = None) -> int | None:
+def pool_current(stats: Mapping[str, int], pools: Mapping[str, int], pool: str, aliases: Aliases = None) -> int | None:
     """The pool's current value: full (its maximum) until something changed it."""
     maximum = pool_max(stats, pool, aliases)
     if maximum is None:

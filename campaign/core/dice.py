@@ -210,9 +210,7 @@ def _describe_group(group: DiceGroup) -> str:
     if group.kind == "d66":
         return f"[{group.faces[0]}{group.faces[1]}]"
     kept = set(group.kept_indices)
-    marked = (
-        str(face) if index in kept else f"({face})" for index, face in enumerate(group.faces)
-    )
+    marked = (str(face) if index in kept else f"({face})" for index, face in enumerate(group.faces))
     return "[" + ",".join(marked) + "]"
 
 
@@ -266,9 +264,7 @@ def _roll_term(term: DiceTerm, roll: Callable[[int, int], tuple[int, ...]], grou
     ranked = sorted(range(term.count), key=faces.__getitem__, reverse=term.keep == "KH")
     kept_indices = tuple(sorted(ranked[: term.keep_count]))
     value = sum(faces[index] for index in kept_indices)
-    groups.append(
-        DiceGroup("dice", term.count, sides, faces, kept_indices, value, term.keep, term.keep_count)
-    )
+    groups.append(DiceGroup("dice", term.count, sides, faces, kept_indices, value, term.keep, term.keep_count))
     return value
 
 
@@ -291,8 +287,7 @@ def _requester(source: DiceSource, text: str) -> Callable[[int, int], tuple[int,
 
 
 def _roll_arithmetic(
-    spec: ArithmeticRoll, text: str, source: DiceSource, gurps: bool, comment: str | None,
-    sorcery: bool = False,
+    spec: ArithmeticRoll, text: str, source: DiceSource, gurps: bool, comment: str | None, sorcery: bool = False
 ) -> DiceResult:
     groups: list[DiceGroup] = []
     total = _value(spec.expression, _requester(source, text), groups)
@@ -366,12 +361,12 @@ def _roll_barabara(spec: BarabaraRoll, text: str, source: DiceSource, comment: s
     )
 
 
-def _roll(parsed: ParsedExpression, source: DiceSource, gurps: bool, comment: str | None,
-          sorcery: bool = False) -> DiceResult:
+def _roll(
+    parsed: ParsedExpression, source: DiceSource, gurps: bool, comment: str | None, sorcery: bool = False
+) -> DiceResult:
     spec = parsed.roll
     if sorcery and not (gurps and type(spec) is ArithmeticRoll and spec.success_roll_modifier is not None):
-        raise DiceError("--sorcery applies only to a GURPS success roll such as 3D6<=12 "
-                        "(in a gurps3-ja campaign)")
+        raise DiceError("--sorcery applies only to a GURPS success roll such as 3D6<=12 (in a gurps3-ja campaign)")
     if parsed.repeat is None:
         if type(spec) is ArithmeticRoll:
             return _roll_arithmetic(spec, parsed.text, source, gurps, comment, sorcery)

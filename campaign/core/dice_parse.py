@@ -46,25 +46,36 @@ from campaign.errors import DiceError
 # The tree (core.dice_tree) and the grammar (core.dice_grammar) are re-exported: callers
 # import everything about reading an expression from here.
 __all__ = [
-    "COMPARISONS", "DEFAULT_SIDES", "MAX_DICE_PER_TERM", "MAX_EXPRESSION_LENGTH", "MAX_NESTING", "MAX_REPEAT",
-    "MAX_SIDES", "MAX_TOTAL_DICE", "ArithmeticRoll", "BarabaraRoll", "BarabaraTerm", "D66Term", "DiceTerm",
-    "ExpressionProblem", "LocatedExpression", "Negation", "Node", "Number", "ParsedExpression", "Product", "Sum",
-    "normalize_expression", "parse", "parse_normalized", "spaced_expression_hint", "split_comment",
+    "COMPARISONS",
+    "DEFAULT_SIDES",
+    "MAX_DICE_PER_TERM",
+    "MAX_EXPRESSION_LENGTH",
+    "MAX_NESTING",
+    "MAX_REPEAT",
+    "MAX_SIDES",
+    "MAX_TOTAL_DICE",
+    "ArithmeticRoll",
+    "BarabaraRoll",
+    "BarabaraTerm",
+    "D66Term",
+    "DiceTerm",
+    "ExpressionProblem",
+    "LocatedExpression",
+    "Negation",
+    "Node",
+    "Number",
+    "ParsedExpression",
+    "Product",
+    "Sum",
+    "normalize_expression",
+    "parse",
+    "parse_normalized",
+    "spaced_expression_hint",
+    "split_comment",
 ]
 
 # Symbols Japanese IMEs produce that NFKC leaves alone but every player means as ASCII.
-_SYMBOL_SPELLINGS = str.maketrans(
-    {
-        "≦": "<=",
-        "≤": "<=",
-        "≧": ">=",
-        "≥": ">=",
-        "≠": "!=",
-        "×": "*",
-        "÷": "/",
-        "−": "-",
-    }
-)
+_SYMBOL_SPELLINGS = str.maketrans({"≦": "<=", "≤": "<=", "≧": ">=", "≥": ">=", "≠": "!=", "×": "*", "÷": "/", "−": "-"})
 
 
 # --- where the expression is and how it reads once normalised -----------------------
@@ -150,7 +161,7 @@ class LocatedExpression:
             if problem.names_word:  # the whole word typed there, e.g. 'abc' of 3D6<=abc
                 while end < len(self.text) and not self.text[end].isspace() and self.text[end].isalnum():
                     end += 1
-            message = f"{message} {self.text[column - 1:end]!r}"
+            message = f"{message} {self.text[column - 1 : end]!r}"
         return DiceError(message, column=column)
 
 

@@ -136,14 +136,18 @@ class ManualDice:
 
     def take(self, count: int, sides: int, purpose: str) -> list[int]:
         """The next `count` faces; a shortage says how many more this request needs."""
-        available = self.faces[self.used:self.used + count]
+        available = self.faces[self.used : self.used + count]
         for offset, face in enumerate(available):
             if not 1 <= face <= sides:
-                raise DiceError(f"--dice: face {self.used + offset + 1} is {face}, outside 1..{sides} "
-                                f"for {describe_request(count, sides, purpose, self.subject)}")
+                raise DiceError(
+                    f"--dice: face {self.used + offset + 1} is {face}, outside 1..{sides} "
+                    f"for {describe_request(count, sides, purpose, self.subject)}"
+                )
         if len(available) < count:
-            raise DiceError(f"--dice: not enough faces, need {count - len(available)} more: "
-                            f"{describe_request(count, sides, purpose, self.subject)}")
+            raise DiceError(
+                f"--dice: not enough faces, need {count - len(available)} more: "
+                f"{describe_request(count, sides, purpose, self.subject)}"
+            )
         self.used += count
         return available
 
@@ -154,6 +158,4 @@ class ManualDice:
     def ensure_all_used(self) -> None:
         """Refuse leftover faces: a surplus usually means a typo in --dice."""
         if self.remaining:
-            raise DiceError(
-                f"--dice: {len(self.faces)} faces given but only {self.used} used; remove the extra ones"
-            )
+            raise DiceError(f"--dice: {len(self.faces)} faces given but only {self.used} used; remove the extra ones")

@@ -166,8 +166,18 @@ class RollTable:
 
 
 Effect = (
-    Stun | Fatigue | Injury | ConditionEffect | TraitEffect | EscalatePhobia | AttributeLoss | Check | AsEntry
-    | RollTwice | Reroll | RollTable
+    Stun
+    | Fatigue
+    | Injury
+    | ConditionEffect
+    | TraitEffect
+    | EscalatePhobia
+    | AttributeLoss
+    | Check
+    | AsEntry
+    | RollTwice
+    | Reroll
+    | RollTable
 )
 Directive = RollTwice | Reroll | RollTable
 DIRECTIVES = (RollTwice, Reroll, RollTable)

@@ -75,7 +75,7 @@ def derive(seed: str, seq: int, share: str, index: int, sides: int) -> Derived:
         raise ValueError("a die has at least one side")
     key = bytes.fromhex(seed)
     width = max(1, (sides - 1).bit_length() + 7 >> 3)
-    span = 256 ** width
+    span = 256**width
     limit = span - span % sides
     for counter in range(MAX_COUNTER):
         digest = hmac.new(key, message(seq, share, index, counter), hashlib.sha256).digest()

@@ -266,9 +266,7 @@ def resolve_fright_check(
     raw = sum(dice) + margin_of_failure
     result = table.clamp(raw)
     entry = table.entry_for(result)
-    effects, sub_rolls = apply_entry(
-        table, result, source, traits=traits, stats=stats, pick=pick, choice=choice
-    )
+    effects, sub_rolls = apply_entry(table, result, source, traits=traits, stats=stats, pick=pick, choice=choice)
     return FrightResult(
         check=check,
         table=FrightTableRoll(dice=dice, margin_added=margin_of_failure, raw=raw, result=result, entry=entry),
@@ -332,8 +330,13 @@ def _stat(stats: Mapping[str, int], stat: str) -> int | None:
     return None if key is None else int(stats[key])
 
 
-_SUB_PURPOSES = {"stun_turns": "the stun turns", "fatigue": "the fatigue", "injury": "the injury",
-                 "duration": "the duration", "severity": "the severity"}
+_SUB_PURPOSES = {
+    "stun_turns": "the stun turns",
+    "fatigue": "the fatigue",
+    "injury": "the injury",
+    "duration": "the duration",
+    "severity": "the severity",
+}
 
 
 def _dice_count(amount: str) -> int:
@@ -344,12 +347,7 @@ class _Resolution:
     """Walks an expanded entry, rolling in order and collecting effects."""
 
     def __init__(
-        self,
-        source: DiceSource,
-        traits: Sequence[TraitLike],
-        stats: Mapping[str, int],
-        pick: str | None,
-        choice: int,
+        self, source: DiceSource, traits: Sequence[TraitLike], stats: Mapping[str, int], pick: str | None, choice: int
     ) -> None:
         self.source = source
         self.traits = traits
@@ -362,11 +360,13 @@ class _Resolution:
     def roll(self, amount: int | str, purpose: str, entry: int) -> tuple[int, str | None]:
         if isinstance(amount, int):
             return amount, None
-        faces = roll_dice(self.source, _dice_count(amount), 6, _SUB_PURPOSES.get(purpose.split(":")[0], purpose)
-                          + f" (fright entry {entry})")
-        self.sub_rolls.append(
-            SubRoll(purpose=purpose, expression=amount, faces=faces, total=sum(faces), entry=entry)
+        faces = roll_dice(
+            self.source,
+            _dice_count(amount),
+            6,
+            _SUB_PURPOSES.get(purpose.split(":")[0], purpose) + f" (fright entry {entry})",
         )
+        self.sub_rolls.append(SubRoll(purpose=purpose, expression=amount, faces=faces, total=sum(faces), entry=entry))
         return sum(faces), amount
 
     def apply(self, item: EntryEffect) -> None:
@@ -377,9 +377,14 @@ class _Resolution:
             turns, dice = self.roll(effect.turns, "stun_turns", entry)
             self.effects.append(
                 AddCondition(
-                    condition="stun", recovery=effect.recovery, duration=turns, unit="turn",
-                    duration_dice=dice, every=None if effect.recovery == "auto" else 1,
-                    every_unit=None if effect.recovery == "auto" else "turn", entry=entry,
+                    condition="stun",
+                    recovery=effect.recovery,
+                    duration=turns,
+                    unit="turn",
+                    duration_dice=dice,
+                    every=None if effect.recovery == "auto" else 1,
+                    every_unit=None if effect.recovery == "auto" else "turn",
+                    entry=entry,
                     defense_penalty=STUN_DEFENSE_PENALTY,
                 )
             )
@@ -396,11 +401,20 @@ class _Resolution:
                 severity, _ = self.roll(effect.severity_dice, f"severity:{effect.condition}", entry)
             self.effects.append(
                 AddCondition(
-                    condition=effect.condition, recovery=effect.recovery, duration=duration, unit=effect.unit,
-                    duration_dice=dice, every=effect.every, every_unit=effect.every_unit,
-                    after_penalty=effect.after_penalty, after_duration=effect.after_duration,
-                    after_unit=effect.after_unit, extend=effect.extend, hp_drain=effect.hp_drain,
-                    severity=severity, entry=entry,
+                    condition=effect.condition,
+                    recovery=effect.recovery,
+                    duration=duration,
+                    unit=effect.unit,
+                    duration_dice=dice,
+                    every=effect.every,
+                    every_unit=effect.every_unit,
+                    after_penalty=effect.after_penalty,
+                    after_duration=effect.after_duration,
+                    after_unit=effect.after_unit,
+                    extend=effect.extend,
+                    hp_drain=effect.hp_drain,
+                    severity=severity,
+                    entry=entry,
                 )
             )
         elif isinstance(effect, TraitEffect):
@@ -434,8 +448,14 @@ class _Resolution:
         self.pick = None  # only the first new trait takes the GM's name
         self.effects.append(
             AddTrait(
-                name=name, category=option.category, cp=option.cp, severity=option.severity,
-                placeholder=placeholder, options=options, choice=index, entry=entry,
+                name=name,
+                category=option.category,
+                cp=option.cp,
+                severity=option.severity,
+                placeholder=placeholder,
+                options=options,
+                choice=index,
+                entry=entry,
             )
         )
 
@@ -461,8 +481,13 @@ class _Resolution:
         judged = success_roll(target, self.source, purpose=f"the {effect.stat} roll (fright entry {entry})")
         self.sub_rolls.append(
             SubRoll(
-                purpose=f"check:{effect.stat}", expression=f"3D6<={target}", faces=judged.faces,
-                total=judged.total, entry=entry, target=target, outcome=judged.outcome,
+                purpose=f"check:{effect.stat}",
+                expression=f"3D6<={target}",
+                faces=judged.faces,
+                total=judged.total,
+                entry=entry,
+                target=target,
+                outcome=judged.outcome,
             )
         )
         if judged.outcome in (FAILURE, CRITICAL_FAILURE):

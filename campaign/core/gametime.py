@@ -56,18 +56,20 @@ class Span:
 
 
 def parse_span(text: str, option: str = "duration") -> Span:
-    """"6h" -> 6 hours. Several parts add up ("1day6h"); full-width digits are fine."""
+    """ "6h" -> 6 hours. Several parts add up ("1day6h"); full-width digits are fine."""
     cleaned = unicodedata.normalize("NFKC", text or "").strip()
     _refuse_dice(cleaned, text, option)
     parts: list[tuple[int, str]] = []
     position = 0
     for match in _PART.finditer(cleaned):
-        if cleaned[position:match.start()].strip():
+        if cleaned[position : match.start()].strip():
             break
         unit = _UNIT_OF.get(match.group(2).casefold())
         if unit is None:
-            raise BadInput(f"{option}: unknown unit {match.group(2)!r} in {text!r} "
-                           f"(turn, s, min, h, day, week, ターン, 秒, 分, 時間, 日, 週; e.g. {SPAN_EXAMPLES})")
+            raise BadInput(
+                f"{option}: unknown unit {match.group(2)!r} in {text!r} "
+                f"(turn, s, min, h, day, week, ターン, 秒, 分, 時間, 日, 週; e.g. {SPAN_EXAMPLES})"
+            )
         parts.append((int(match.group(1)), unit))
         position = match.end()
     if not parts or cleaned[position:].strip():
@@ -87,12 +89,16 @@ def _refuse_dice(cleaned: str, text: str, option: str) -> None:
         return
     count, faces, unit = dice.group(1), dice.group(2), dice.group(3)
     if faces and unit:
-        raise BadInput(f"{option}: {text!r} reads as dice: did you mean {count}d{faces} {unit}? roll it first "
-                       f"(campaign roll {count}D{faces}) and give what it shows, e.g. 4{unit}; "
-                       f"for {count} day{'s' if count != '1' else ''} and {faces}{unit} write {count}day{faces}{unit}")
+        raise BadInput(
+            f"{option}: {text!r} reads as dice: did you mean {count}d{faces} {unit}? roll it first "
+            f"(campaign roll {count}D{faces}) and give what it shows, e.g. 4{unit}; "
+            f"for {count} day{'s' if count != '1' else ''} and {faces}{unit} write {count}day{faces}{unit}"
+        )
     if faces and not unit:
-        raise BadInput(f"{option}: {text!r} is dice, not a span: roll it first (campaign roll {count}D{faces}) and "
-                       f"give what it shows with a unit, e.g. 4h")
+        raise BadInput(
+            f"{option}: {text!r} is dice, not a span: roll it first (campaign roll {count}D{faces}) and "
+            f"give what it shows with a unit, e.g. 4h"
+        )
     if not faces and not unit:
         raise BadInput(f"{option}: {text!r} reads as dice ({count}D); for days write {count}day or {count}日")
 

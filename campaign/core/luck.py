@@ -71,6 +71,8 @@ SOURCE_WORDS = {
 def source_words(name: str) -> str:
     """What a dice source is, in words; every other source name is an import (ccfolia ...)."""
     return SOURCE_WORDS.get(name, f"imported ({name})")
+
+
 FAMILIES = {
     "3d6": "3d6 success rolls (GURPS, criticals included)",
     "2d6": "2d6 checks (criticals as the campaign set them)",
@@ -148,8 +150,12 @@ def expression_info(parsed: ParsedExpression) -> ExpressionInfo:
     sides_t = tuple(sides) * (parsed.repeat or 1)
     uniform = sides_t[0] if sides_t and all(s == sides_t[0] for s in sides_t) else None
     r1 = plain = None
-    if parsed.repeat is None and isinstance(roll, ArithmeticRoll) and roll.comparison is not None \
-            and roll.target is not None:
+    if (
+        parsed.repeat is None
+        and isinstance(roll, ArithmeticRoll)
+        and roll.comparison is not None
+        and roll.target is not None
+    ):
         r1 = roll.success_roll_modifier
         shape = _plain_shape(roll)
         if shape is not None:
@@ -242,8 +248,7 @@ def _sum_distribution(terms: tuple[tuple[int, int, int], ...]) -> tuple[dict[int
     return ways, math.prod(sides**count for _, count, sides in terms)
 
 
-_COMPARE = {"<=": int.__le__, ">=": int.__ge__, "<": int.__lt__, ">": int.__gt__, "=": int.__eq__,
-            "!=": int.__ne__}
+_COMPARE = {"<=": int.__le__, ">=": int.__ge__, "<": int.__lt__, ">": int.__gt__, "=": int.__eq__, "!=": int.__ne__}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -371,8 +376,9 @@ class LuckTally:
         acc[3] += p * (1.0 - p)
 
     @staticmethod
-    def _probability(kind: str, detail: dict[str, Any], info: ExpressionInfo, dice: int, target: int,
-                     outcome: str) -> tuple[str, float] | None:
+    def _probability(
+        kind: str, detail: dict[str, Any], info: ExpressionInfo, dice: int, target: int, outcome: str
+    ) -> tuple[str, float] | None:
         if kind == "check":
             if detail.get("kind") not in SCORED_CHECKS or detail.get("skipped") or dice > MAX_CHECK_DICE:
                 return None
@@ -418,23 +424,47 @@ def die_report(sides: int, counts: list[int], chi_square_tail: Callable[[int, fl
     n = sum(faces)
     mean = sum(face * count for face, count in enumerate(faces, start=1)) / n
     expected_mean = (sides + 1) / 2
-    row: dict[str, Any] = {"sides": sides, "dice": n, "faces": faces, "mean": mean, "expected_mean": expected_mean,
-                           "mean_z": None, "mean_p": None, "chi_square": None, "df": sides - 1, "p_value": None,
-                           "tested": False}
+    row: dict[str, Any] = {
+        "sides": sides,
+        "dice": n,
+        "faces": faces,
+        "mean": mean,
+        "expected_mean": expected_mean,
+        "mean_z": None,
+        "mean_p": None,
+        "chi_square": None,
+        "df": sides - 1,
+        "p_value": None,
+        "tested": False,
+    }
     if sides >= 2 and n / sides >= MIN_EXPECTED:
         each = n / sides  # a fair die's expected count per face
         statistic = sum((count - each) ** 2 / each for count in faces)
         z = (mean - expected_mean) / math.sqrt((sides * sides - 1) / 12 / n)
-        row.update(chi_square=_finite(statistic), p_value=_finite(chi_square_tail(sides - 1, statistic)), mean_z=z,
-                   mean_p=_finite(_two_sided_normal_p(z)), tested=True)
+        row.update(
+            chi_square=_finite(statistic),
+            p_value=_finite(chi_square_tail(sides - 1, statistic)),
+            mean_z=z,
+            mean_p=_finite(_two_sided_normal_p(z)),
+            tested=True,
+        )
     return row
 
 
 def success_report(family: str, acc: list[float]) -> dict[str, Any]:
     rolls, successes, expected, variance = acc
-    row: dict[str, Any] = {"family": family, "label": FAMILIES[family], "rolls": rolls, "successes": successes,
-                           "observed_rate": successes / rolls, "expected_rate": expected / rolls,
-                           "expected_successes": expected, "z": None, "p_value": None, "tested": False}
+    row: dict[str, Any] = {
+        "family": family,
+        "label": FAMILIES[family],
+        "rolls": rolls,
+        "successes": successes,
+        "observed_rate": successes / rolls,
+        "expected_rate": expected / rolls,
+        "expected_successes": expected,
+        "z": None,
+        "p_value": None,
+        "tested": False,
+    }
     if expected >= MIN_EXPECTED and rolls - expected >= MIN_EXPECTED and variance > 0:
         z = (successes - expected) / math.sqrt(variance)
         row.update(z=z, p_value=_finite(_two_sided_normal_p(z)), tested=True)
@@ -443,13 +473,17 @@ def success_report(family: str, acc: list[float]) -> dict[str, Any]:
 
 def honest_note(tests: int) -> str:
     if tests == 0:
-        return ("No test was made: too few dice (a test needs at least 5 expected per face, or 5 expected "
-                "successes and failures).")
-    return (f"{tests} tests were made (each p-value is one). Even with perfectly fair dice a p-value falls below "
-            f"0.05 one time in 20, so about {tests * 0.05:.1f} of these are expected below 0.05 by chance alone: "
-            f"a low p-value here and there is not evidence of unfair dice. Across {tests} tests only a p-value "
-            f"below {0.05 / tests:.2g} (0.05 / {tests}) stands out. Only `rng` dice (rolled by the OS) speak to "
-            "the program's fairness; typed-in, seeded and imported dice are tallied apart.")
+        return (
+            "No test was made: too few dice (a test needs at least 5 expected per face, or 5 expected "
+            "successes and failures)."
+        )
+    return (
+        f"{tests} tests were made (each p-value is one). Even with perfectly fair dice a p-value falls below "
+        f"0.05 one time in 20, so about {tests * 0.05:.1f} of these are expected below 0.05 by chance alone: "
+        f"a low p-value here and there is not evidence of unfair dice. Across {tests} tests only a p-value "
+        f"below {0.05 / tests:.2g} (0.05 / {tests}) stands out. Only `rng` dice (rolled by the OS) speak to "
+        "the program's fairness; typed-in, seeded and imported dice are tallied apart."
+    )
 
 
 def report(tally: LuckTally) -> dict[str, Any]:
@@ -460,14 +494,31 @@ def report(tally: LuckTally) -> dict[str, Any]:
     tests = 0
     for name in sorted(tally.sources, key=_source_key):
         source = tally.sources[name]
-        dice_rows = [die_report(sides, source.faces[sides], chdtrc) for sides in sorted(source.faces)
-                     if sum(source.faces[sides]) > 0]
-        success_rows = [success_report(family, source.success[family]) for family in FAMILIES
-                        if family in source.success]
+        dice_rows = [
+            die_report(sides, source.faces[sides], chdtrc)
+            for sides in sorted(source.faces)
+            if sum(source.faces[sides]) > 0
+        ]
+        success_rows = [
+            success_report(family, source.success[family]) for family in FAMILIES if family in source.success
+        ]
         tests += sum(2 for row in dice_rows if row["tested"]) + sum(1 for row in success_rows if row["tested"])
-        sources.append({"source": name, "entries": source.entries, "dice": source.dice, "die_sizes": dice_rows,
-                        "success_rolls": success_rows, "not_scored": source.not_scored,
-                        "unclassified_entries": source.unclassified_entries,
-                        "unclassified_dice": source.unclassified_dice})
-    return {"entries": tally.entries, "shared_entries": tally.shared_entries, "sources": sources, "tests": tests,
-            "note": honest_note(tests)}
+        sources.append(
+            {
+                "source": name,
+                "entries": source.entries,
+                "dice": source.dice,
+                "die_sizes": dice_rows,
+                "success_rolls": success_rows,
+                "not_scored": source.not_scored,
+                "unclassified_entries": source.unclassified_entries,
+                "unclassified_dice": source.unclassified_dice,
+            }
+        )
+    return {
+        "entries": tally.entries,
+        "shared_entries": tally.shared_entries,
+        "sources": sources,
+        "tests": tests,
+        "note": honest_note(tests),
+    }

@@ -42,8 +42,20 @@ if TYPE_CHECKING:
 ORIGINS = frozenset({"000", "001", "002"})
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _COMMAND_RE = re.compile(r"^[A-Z][A-Z0-9]*$")
-_TABLE_KEYS = {"key", "name", "name_en", "aliases", "origin", "source", "note_ja", "note_en", "command", "roll",
-               "columns", "rows"}
+_TABLE_KEYS = {
+    "key",
+    "name",
+    "name_en",
+    "aliases",
+    "origin",
+    "source",
+    "note_ja",
+    "note_en",
+    "command",
+    "roll",
+    "columns",
+    "rows",
+}
 ROLL_LO, ROLL_HI = 3, 18
 
 
@@ -164,7 +176,7 @@ def _build(path: str, data: dict[str, Any]) -> RefTable:
     aliases = [_text(alias, "an alias") for alias in aliases]
     roll = data.get("roll")
     if roll is not None and roll != "3D6":
-        raise _Problem(f"roll must be \"3D6\", not {roll!r}")
+        raise _Problem(f'roll must be "3D6", not {roll!r}')
     command = data.get("command")
     if command is not None and (not isinstance(command, str) or not _COMMAND_RE.match(command)):
         raise _Problem(f"command must be upper-case letters/digits, not {command!r}")
@@ -173,12 +185,19 @@ def _build(path: str, data: dict[str, Any]) -> RefTable:
     columns = _columns(data["columns"])
     rows = _rows(data["rows"], columns, rollable=roll is not None)
     return RefTable(
-        key=key, name=_text(data["name"], "name"), name_en=_text(data["name_en"], "name_en"),
-        origin=data["origin"], source=_text(data["source"], "source"), columns=columns, rows=rows,
+        key=key,
+        name=_text(data["name"], "name"),
+        name_en=_text(data["name_en"], "name_en"),
+        origin=data["origin"],
+        source=_text(data["source"], "source"),
+        columns=columns,
+        rows=rows,
         aliases=tuple(aliases),
         note_ja=_text(data["note_ja"], "note_ja") if "note_ja" in data else "",
         note_en=_text(data["note_en"], "note_en") if "note_en" in data else "",
-        command=command, roll=roll, path=str(path),
+        command=command,
+        roll=roll,
+        path=str(path),
     )
 
 
@@ -193,8 +212,13 @@ def _columns(raw: Any) -> tuple[ReferenceColumn, ...]:
             raise _Problem(f"column {position}: key {item['key']!r} must be lower_case (and not 'roll')")
         if any(column.key == item["key"] for column in columns):
             raise _Problem(f"column {position}: key {item['key']!r} is used twice")
-        columns.append(ReferenceColumn(item["key"], _text(item["ja"], f"column {item['key']} ja"),
-                              _text(item["en"], f"column {item['key']} en")))
+        columns.append(
+            ReferenceColumn(
+                item["key"],
+                _text(item["ja"], f"column {item['key']} ja"),
+                _text(item["en"], f"column {item['key']} en"),
+            )
+        )
     return tuple(columns)
 
 
@@ -216,11 +240,14 @@ def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> 
         lo = hi = None
         if "roll" in item:
             if not rollable:
-                raise _Problem(f"row {position}: `roll` is only for a table with roll = \"3D6\"")
+                raise _Problem(f'row {position}: `roll` is only for a table with roll = "3D6"')
             span = item["roll"]
-            if (not isinstance(span, list) or len(span) != 2
-                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)
-                    or not ROLL_LO <= span[0] <= span[1] <= ROLL_HI):
+            if (
+                not isinstance(span, list)
+                or len(span) != 2
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)
+                or not ROLL_LO <= span[0] <= span[1] <= ROLL_HI
+            ):
                 raise _Problem(f"row {position}: roll must be [lo, hi] within {ROLL_LO}..{ROLL_HI}, not {span!r}")
             lo, hi = span
         rows.append(Row(cells, lo, hi))

@@ -91,8 +91,7 @@ def reunion_check(faces: int, searchers: int, source: DiceSource) -> ReunionRoll
     _check_faces(faces)
     threshold = reunion_threshold(searchers)
     (roll,) = roll_dice(source, 1, faces, "the reunion check")
-    return ReunionRoll(faces=faces, roll=roll, threshold=threshold,
-                       success=roll <= threshold, searchers=searchers)
+    return ReunionRoll(faces=faces, roll=roll, threshold=threshold, success=roll <= threshold, searchers=searchers)
 
 
 # --------------------------------------------------------------------------- facts
@@ -161,9 +160,7 @@ def is_related(searcher: CharacterFacts, target: MissingFacts) -> bool:
     )
 
 
-def check_can_search(
-    searcher: CharacterFacts, target: MissingFacts, *, at_scenario_start: bool
-) -> None:
+def check_can_search(searcher: CharacterFacts, target: MissingFacts, *, at_scenario_start: bool) -> None:
     """Raise RuleRefused unless `searcher` may start searching for `target` now.
 
     The sending player is the searcher's owner. Rules, checked in this order:
@@ -176,9 +173,7 @@ def check_can_search(
     missing character.
     """
     if not at_scenario_start:
-        raise RuleRefused(
-            f"searchers for {target.name} can only be sent at the start of a scenario"
-        )
+        raise RuleRefused(f"searchers for {target.name} can only be sent at the start of a scenario")
     if not searcher.is_pc:
         raise RuleRefused(f"{searcher.name} is an NPC; only PCs can search for missing characters")
     if searcher.missing or searcher.id == target.id:
@@ -195,8 +190,7 @@ def check_can_search(
     # is an NPC nobody is, and its summoner counts as related (see is_related).
     if target.is_pc and target.player is not None and searcher.player == target.player:
         raise RuleRefused(
-            f"{searcher.player} plays the missing {target.name} and cannot send "
-            "their own characters to search for it"
+            f"{searcher.player} plays the missing {target.name} and cannot send their own characters to search for it"
         )
     if not is_related(searcher, target):
         raise RuleRefused(
@@ -214,10 +208,7 @@ def check_can_search(
 def check_can_join_scenario(character: CharacterFacts) -> None:
     """Raise RuleRefused if the character is missing or out searching."""
     if character.missing:
-        raise RuleRefused(
-            f"{character.name} is missing and cannot join a scenario until "
-            "its reunion check succeeds"
-        )
+        raise RuleRefused(f"{character.name} is missing and cannot join a scenario until its reunion check succeeds")
     if character.searching_for is not None:
         raise RuleRefused(
             f"{character.name} is searching for {character.searching_for.name} and cannot "
@@ -228,9 +219,7 @@ def check_can_join_scenario(character: CharacterFacts) -> None:
 def check_can_roll_reunion(target: MissingFacts, *, already_rolled_this_scenario: bool) -> None:
     """One reunion check per missing character per scenario end."""
     if already_rolled_this_scenario:
-        raise RuleRefused(
-            f"{target.name}'s reunion check for this scenario has already been rolled"
-        )
+        raise RuleRefused(f"{target.name}'s reunion check for this scenario has already been rolled")
 
 
 def reunion_actor(target: MissingFacts, gm: str = "GM") -> str:

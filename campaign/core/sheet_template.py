@@ -85,14 +85,20 @@ def _int(value: Any, what: str) -> int:
     return int(text)
 
 
-def parse_record(record: Mapping[str, Any], where: str, is_stat: Callable[[str], bool],
-                 player: str | None = None) -> SheetDraft:
+def parse_record(
+    record: Mapping[str, Any], where: str, is_stat: Callable[[str], bool], player: str | None = None
+) -> SheetDraft:
     """A SheetDraft from one template record; `where` names it in errors ("row 3")."""
-    unknown = [key for key in record if key not in FIXED and not key.startswith((SKILL, TRAIT))
-               and key not in ("note", "item") and not is_stat(key)]
+    unknown = [
+        key
+        for key in record
+        if key not in FIXED and not key.startswith((SKILL, TRAIT)) and key not in ("note", "item") and not is_stat(key)
+    ]
     if unknown:
-        raise BadInput(f"{where}: unknown field(s) {', '.join(map(repr, unknown))} (not a stat of the ruleset; "
-                       f"a skill is skill:NAME, a trait trait:NAME)")
+        raise BadInput(
+            f"{where}: unknown field(s) {', '.join(map(repr, unknown))} (not a stat of the ruleset; "
+            f"a skill is skill:NAME, a trait trait:NAME)"
+        )
     name = _text(record.get("name"))
     if not name:
         raise BadInput(f"{where}: no name")
@@ -106,24 +112,34 @@ def parse_record(record: Mapping[str, Any], where: str, is_stat: Callable[[str],
             continue
         if key.startswith(SKILL):
             match = _SKILL.fullmatch(_text(value))
-            if not match or not key[len(SKILL):].strip():
+            if not match or not key[len(SKILL) :].strip():
                 raise BadInput(f"{where}: {key}: {value!r} is not a skill level (14, or 14 DX/A)")
-            skills.append(SkillDraft(key[len(SKILL):].strip(), int(match[1]), match[2],
-                                     match[3].upper() if match[3] else None))
+            skills.append(
+                SkillDraft(key[len(SKILL) :].strip(), int(match[1]), match[2], match[3].upper() if match[3] else None)
+            )
         elif key.startswith(TRAIT):
             traits.append(_trait(key, value, where))
         else:
             stats[key] = value if isinstance(value, int) and not isinstance(value, bool) else _text(value)
     cp = _int(record.get("cp") or 0, f"{where}: cp")
-    return SheetDraft(name, kind, owner, cp, stats, tuple(skills), tuple(traits),
-                      _lines(record.get("note")), _lines(record.get("item")))
+    return SheetDraft(
+        name,
+        kind,
+        owner,
+        cp,
+        stats,
+        tuple(skills),
+        tuple(traits),
+        _lines(record.get("note")),
+        _lines(record.get("item")),
+    )
 
 
 def _trait(key: str, value: Any, where: str) -> TraitDraft:
     """`trait:NAME` = "CP [CATEGORY][; uncounted][; outside N]"."""
     head, *clauses = _text(value).split(";")
     match = _TRAIT.fullmatch(head)
-    if not match or not key[len(TRAIT):].strip():
+    if not match or not key[len(TRAIT) :].strip():
         raise BadInput(f"{where}: {key}: {value!r} is not a trait's CP (15, or 15 advantage)")
     counted, outside = True, None
     for clause in (c.strip() for c in clauses):
@@ -133,9 +149,11 @@ def _trait(key: str, value: Any, where: str) -> TraitDraft:
         elif found:
             outside = int(found[1])
         else:
-            raise BadInput(f"{where}: {key}: {clause!r} is neither 'uncounted' nor 'outside N' (the CP outside "
-                           "the disadvantage limit)")
-    return TraitDraft(key[len(TRAIT):].strip(), int(match[1]), match[2], counted, outside)
+            raise BadInput(
+                f"{where}: {key}: {clause!r} is neither 'uncounted' nor 'outside N' (the CP outside "
+                "the disadvantage limit)"
+            )
+    return TraitDraft(key[len(TRAIT) :].strip(), int(match[1]), match[2], counted, outside)
 
 
 def trait_value(cp: int, category: str, counted: bool, unlimited: int) -> str:
@@ -159,14 +177,19 @@ def skill_value(skill: Mapping[str, Any]) -> str | int:
 
 def sheet_record(sheet: Any) -> dict[str, Any]:  # core may not import projection.views
     """A CharacterSheet (projection.views) as one template record: what `char export` writes."""
-    record: dict[str, Any] = {"name": sheet.name, "kind": sheet.kind, "player": sheet.player or "",
-                              "cp": sheet.cp_total}
+    record: dict[str, Any] = {
+        "name": sheet.name,
+        "kind": sheet.kind,
+        "player": sheet.player or "",
+        "cp": sheet.cp_total,
+    }
     record.update(sheet.stats)
     for name, skill in sheet.skills.items():
         record[SKILL + name] = skill_value(skill)
     for trait in sheet.traits:
-        record[TRAIT + trait.name] = trait_value(trait.cp, trait.category, trait.counts_toward_limit,
-                                                 trait.unlimited_cp)
+        record[TRAIT + trait.name] = trait_value(
+            trait.cp, trait.category, trait.counts_toward_limit, trait.unlimited_cp
+        )
     record["note"] = "\n".join(sheet.notes)
     record["item"] = "\n".join(sheet.items)
     return record

@@ -37,8 +37,8 @@ StatValue = int | str  # an int, or a quarter's decimal string ("5.25")
 
 @dataclass(frozen=True)
 class StatName:
-    name: str            # the key to store or read
-    known: bool          # on the sheet or in the ruleset (False: a new stat)
+    name: str  # the key to store or read
+    known: bool  # on the sheet or in the ruleset (False: a new stat)
     suggestion: str | None = None
 
 
@@ -152,8 +152,10 @@ def build_stat_names(path: str, data: Mapping[str, Any]) -> dict[str, StatNames]
             if isinstance(spec, dict):
                 kind = spec.get("kind", "integer")
                 if kind not in KINDS or set(spec) - {"aliases", "kind"}:
-                    raise DataError(f"{path}: [{ruleset}] {canonical}: kind must be one of {', '.join(KINDS)}"
-                                    " and only aliases/kind are allowed")
+                    raise DataError(
+                        f"{path}: [{ruleset}] {canonical}: kind must be one of {', '.join(KINDS)}"
+                        " and only aliases/kind are allowed"
+                    )
                 spec = spec.get("aliases", [])
             if not isinstance(spec, list) or not all(isinstance(a, str) and a for a in spec):
                 raise DataError(f"{path}: [{ruleset}] must map each stat to a list of names")

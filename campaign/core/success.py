@@ -76,8 +76,9 @@ class SuccessJudgement:
         }
 
 
-def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ...] = (),
-                  sorcery: bool = False) -> SuccessJudgement:
+def judge_success(
+    raw_3d6: int, total: int, target: int, *, faces: tuple[int, ...] = (), sorcery: bool = False
+) -> SuccessJudgement:
     """Judge a rolled 3d6 against a target; pure, so every boundary is testable.
 
     `sorcery` (docs/rules.md "Sorcery rolls", from the sorcery fumble table's preamble): 17 and 18 are a critical
@@ -110,8 +111,9 @@ def judge_success(raw_3d6: int, total: int, target: int, *, faces: tuple[int, ..
     )
 
 
-def success_roll(target: int, source: DiceSource, modifier: int = 0, *, sorcery: bool = False,
-                 purpose: str = "the success roll") -> SuccessJudgement:
+def success_roll(
+    target: int, source: DiceSource, modifier: int = 0, *, sorcery: bool = False, purpose: str = "the success roll"
+) -> SuccessJudgement:
     """Roll 3d6 (+modifier, as in `3D6+modifier<=target`) and judge it (docs/rules.md "Success roll").
 
     A skill penalty such as "-2 to Will" belongs in `target`, not in `modifier`.

@@ -1,4 +1,4 @@
-""""Did you mean …?": the known name closest to one that was mistyped.
+""" "Did you mean …?": the known name closest to one that was mistyped.
 
 Names are compared folded (NFKC, so full-width ＡＫＩ and half-width ｶﾀﾅ meet their
 usual forms, then case-folded), by edit distance. A suggestion is offered only when
@@ -70,8 +70,12 @@ def closest(name: str, known: Iterable[str], readings: Mapping[str, str] | None 
     return None if best is None else best[1]
 
 
-def did_you_mean(name: str, known: Iterable[str], readings: Mapping[str, str] | None = None,
-                 phrase: str = " (did you mean {found!r}?)") -> str:
+def did_you_mean(
+    name: str,
+    known: Iterable[str],
+    readings: Mapping[str, str] | None = None,
+    phrase: str = " (did you mean {found!r}?)",
+) -> str:
     """' (did you mean 'X'?)' or '' — to append to a not-found message (services pass the
     phrase in the output's language)."""
     found = closest(name, known, readings)

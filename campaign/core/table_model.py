@@ -170,5 +170,3 @@ def _override(effect: Effect, name: str, value: Any) -> tuple[Effect, bool]:
     if name in {f.name for f in fields(effect)}:
         return replace(effect, **{name: value}), True
     return effect, False
-
-

@@ -25,10 +25,17 @@ _INVOCATION_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:([+-])\s*([0-9]{1,
 _GLUED_RE = re.compile(r"([A-Za-z]+?)([0-9]{1,4})")
 
 # How a dice request names each table in errors and prompts ("3d6 for the fright table").
-TABLE_PURPOSES = {"FEAR": "the fright table", "CRT": "the critical table", "FMB": "the fumble table",
-                  "HCRT": "the head-blow critical table", "GFMB": "the firearm fumble table",
-                  "YSCRT": "the special critical table", "YSFMB": "the special fumble table",
-                  "YFMB": "the sorcery fumble table", "REACT": "the reaction table"}
+TABLE_PURPOSES = {
+    "FEAR": "the fright table",
+    "CRT": "the critical table",
+    "FMB": "the fumble table",
+    "HCRT": "the head-blow critical table",
+    "GFMB": "the firearm fumble table",
+    "YSCRT": "the special critical table",
+    "YSFMB": "the special fumble table",
+    "YFMB": "the sorcery fumble table",
+    "REACT": "the reaction table",
+}
 
 # ask(table, entry, reroll) -> True (reroll), False (declined) or None (the defaults)
 RerollQuestion = Callable[["Table", "TableEntry", "Reroll"], "bool | None"]
@@ -162,8 +169,12 @@ def _roll(
     gm_reroll: bool = True,
     ask: RerollQuestion | None = None,
 ) -> TableRoll:
-    dice = roll_dice(source, 3, 6, table_purpose(table) if directive is None
-                     else f"{table_purpose(table)} ({directive.kind.replace('_', ' ')})")
+    dice = roll_dice(
+        source,
+        3,
+        6,
+        table_purpose(table) if directive is None else f"{table_purpose(table)} ({directive.kind.replace('_', ' ')})",
+    )
     raw = sum(dice) + modifier
     result = table.clamp(raw)
     entry = table.entry_for(result)

@@ -67,8 +67,19 @@ def build_tables(sources: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, Tab
     return tables
 
 
-_TABLE_KEYS = {"command", "name", "name_en", "dice", "range", "modifiable", "source", "note_ja", "note_en", "entries",
-               "repeat_reroll"}
+_TABLE_KEYS = {
+    "command",
+    "name",
+    "name_en",
+    "dice",
+    "range",
+    "modifiable",
+    "source",
+    "note_ja",
+    "note_en",
+    "entries",
+    "repeat_reroll",
+}
 _ENTRY_KEYS = {"roll", "range", "ja", "en", "tags", "effects", "rolls"}
 REPEAT_REROLL = frozenset({"reroll", "stands"})
 
@@ -87,7 +98,7 @@ def build_table(path: str, data: dict[str, Any]) -> Table:
     if not isinstance(command, str) or not _COMMAND_RE.match(command):
         raise fail(f"command must be upper-case letters/digits, not {command!r}")
     if data["dice"] != "3D6":
-        raise fail(f"dice must be \"3D6\", not {data['dice']!r}")
+        raise fail(f'dice must be "3D6", not {data["dice"]!r}')
     try:
         lo, hi = _range(data["range"])
         name, name_en = _text(data["name"]), _text(data["name_en"])
@@ -188,9 +199,12 @@ def _build_entry(path: str, position: int, raw: Any) -> TableEntry:
 
 def _text_dice(raw: Any, ja: str, en: str) -> TextDice:
     if not isinstance(raw, dict):
-        raise _Problem("rolls: each item must be a table such as { dice = \"1D\", ja = ..., en = ... }")
-    values = _fields("rolls", raw, {"dice": (_text_dice_expression, True), "ja": (_text, True),
-                                    "en": (_text, True), "min": (_int, False)})
+        raise _Problem('rolls: each item must be a table such as { dice = "1D", ja = ..., en = ... }')
+    values = _fields(
+        "rolls",
+        raw,
+        {"dice": (_text_dice_expression, True), "ja": (_text, True), "en": (_text, True), "min": (_int, False)},
+    )
     if values["ja"] not in ja:
         raise _Problem(f"rolls: {values['ja']!r} does not occur in the entry's ja text")
     if values["en"] not in en:
@@ -200,7 +214,7 @@ def _text_dice(raw: Any, ja: str, en: str) -> TextDice:
 
 def _text_dice_expression(value: Any) -> str:
     if not isinstance(value, str) or not _TEXT_DICE_RE.match(value):
-        raise _Problem(f"dice must look like \"1D\", \"3D\" or \"1D-3\", not {value!r}")
+        raise _Problem(f'dice must look like "1D", "3D" or "1D-3", not {value!r}')
     return value
 
 
@@ -249,7 +263,7 @@ def _range(value: Any) -> tuple[int, int]:
 def _amount(value: Any) -> Amount:
     if isinstance(value, str):
         if not _DICE_RE.match(value):
-            raise _Problem(f"dice must look like \"2D\", not {value!r}")
+            raise _Problem(f'dice must look like "2D", not {value!r}')
         return value
     return _positive(value)
 
@@ -269,7 +283,7 @@ def _after_duration(value: Any) -> int | str:
 
 def _table_name(value: Any) -> str:
     if not isinstance(value, str) or not _COMMAND_RE.match(value):
-        raise _Problem(f"table must be a command such as \"HCRT\", not {value!r}")
+        raise _Problem(f'table must be a command such as "HCRT", not {value!r}')
     return value
 
 
@@ -307,8 +321,15 @@ _SIMPLE_KINDS: dict[str, tuple[Callable[..., Effect], _Schema]] = {
         },
     ),
     "roll_twice": (RollTwice, {"apply": (_one_of(frozenset({"both", "choose"})), True)}),
-    "reroll": (Reroll, {"only_if_ja": (_text, False), "only_if_en": (_text, False), "gm_choice": (_bool, False),
-                        "condition": (_one_of(REROLL_CONDITIONS), False)}),
+    "reroll": (
+        Reroll,
+        {
+            "only_if_ja": (_text, False),
+            "only_if_en": (_text, False),
+            "gm_choice": (_bool, False),
+            "condition": (_one_of(REROLL_CONDITIONS), False),
+        },
+    ),
     "roll_table": (
         RollTable,
         {"table": (_table_name, True), "only_if_ja": (_text, False), "only_if_en": (_text, False)},

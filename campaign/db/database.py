@@ -50,8 +50,7 @@ class Database:
             # A read that takes several queries (export, history with its counts, a
             # character with its traits) must see one moment, not whatever each query
             # finds committed when it runs: one REPEATABLE READ snapshot, read only.
-            self._reader = self.engine.execution_options(isolation_level="REPEATABLE READ",
-                                                         postgresql_readonly=True)
+            self._reader = self.engine.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
         else:  # SQLite: one deferred transaction already reads one snapshot (WAL)
             self._reader = self.engine.execution_options(sqlite_begin="DEFERRED")
 

@@ -65,8 +65,10 @@ def resolve_url(db: str | None) -> str:
         raise BadInput(f"--db: port {port} is outside 1..65535")
     if backend in ("postgresql", "postgres"):
         if driver not in ("", "psycopg"):
-            raise BadInput(f"--db: the PostgreSQL driver {driver!r} is not supported; "
-                           "use postgresql://USER@HOST/DATABASE (psycopg 3)")
+            raise BadInput(
+                f"--db: the PostgreSQL driver {driver!r} is not supported; "
+                "use postgresql://USER@HOST/DATABASE (psycopg 3)"
+            )
         # psycopg 3 is the driver we ship; plain URLs would ask for psycopg2.
         return "postgresql+psycopg://" + target.split("://", 1)[1]
     if backend == "sqlite":
@@ -75,11 +77,13 @@ def resolve_url(db: str | None) -> str:
         if url.username or url.password or url.host or url.port:
             raise BadInput("--db: an SQLite URL names a file (sqlite:///PATH), not a user or a host")
         if not url.database or url.database == ":memory:":
-            raise BadInput("--db: an in-memory SQLite database would vanish when the command ends; "
-                           "give a file (sqlite:///PATH)")
+            raise BadInput(
+                "--db: an in-memory SQLite database would vanish when the command ends; give a file (sqlite:///PATH)"
+            )
         return target
-    raise BadInput(f"--db: unsupported database {backend!r}: give a file path, sqlite:///PATH or "
-                   "postgresql://USER@HOST/DATABASE")
+    raise BadInput(
+        f"--db: unsupported database {backend!r}: give a file path, sqlite:///PATH or postgresql://USER@HOST/DATABASE"
+    )
 
 
 def redacted_url(url: str) -> str:
@@ -140,7 +144,7 @@ def _prepare_sqlite_file(path: Path) -> None:
                 header = f.read(20)
         except OSError as exc:
             raise DataError(f"cannot read {path}: {exc.strerror}") from None
-        if header and header[:len(SQLITE_HEADER)] != SQLITE_HEADER:
+        if header and header[: len(SQLITE_HEADER)] != SQLITE_HEADER:
             raise DataError(f"{path} is not an SQLite database; refusing to touch it")
         if header and header[18:20] != WAL_VERSIONS:
             _refuse_foreign_sqlite(path)
@@ -169,8 +173,9 @@ def _refuse_foreign_sqlite(path: Path) -> None:
     except sqlite3.DatabaseError as exc:
         from campaign.db.storage import machine_trouble
 
-        raise DataError(machine_trouble(path, exc) or f"{path} is damaged or not a database ({exc}); "
-                        "refusing to touch it") from None
+        raise DataError(
+            machine_trouble(path, exc) or f"{path} is damaged or not a database ({exc}); refusing to touch it"
+        ) from None
     if tables and "alembic_version" not in tables:
         raise DataError(f"{path} is not a campaign database (it has other tables); refusing to touch it")
 
@@ -199,7 +204,8 @@ def _on_postgres_begin(connection: Connection) -> None:
     if connection.get_execution_options().get("campaign_writer"):
         connection.exec_driver_sql(
             f"SELECT set_config('lock_timeout', '{WRITE_LOCK_TIMEOUT}', true), "
-            f"set_config('statement_timeout', '{WRITE_STATEMENT_TIMEOUT}', true)")
+            f"set_config('statement_timeout', '{WRITE_STATEMENT_TIMEOUT}', true)"
+        )
 
 
 def lock_refusal(exc: BaseException) -> RuleRefused | None:

@@ -56,8 +56,9 @@ def current_revision(engine: Engine) -> str | None:
             trouble = machine_trouble(Path(engine.url.database), exc)  # a full disk, a read-only mount
             if trouble is not None:
                 raise DataError(trouble) from None
-            raise DataError(f"{engine.url.database} is damaged or not a database ({_first_line(exc)}); "
-                            "refusing to touch it") from None
+            raise DataError(
+                f"{engine.url.database} is damaged or not a database ({_first_line(exc)}); refusing to touch it"
+            ) from None
         raise DataError(f"cannot open the database: {_first_line(exc)}") from None
     if tables:
         raise ForeignDatabase("this database is not a campaign database (it has other tables); refusing to touch it")
@@ -68,8 +69,10 @@ def refuse_behind(engine: Engine, path: Path) -> None:
     """A read-only database must already be at this code's revision: it cannot be migrated."""
     revision = current_revision(engine)
     if revision != HEAD_REVISION:
-        raise DataError(f"the database is read-only: {path}, and at schema revision {revision}, which this "
-                        f"version ({HEAD_REVISION}) would have to upgrade: copy it somewhere writable first")
+        raise DataError(
+            f"the database is read-only: {path}, and at schema revision {revision}, which this "
+            f"version ({HEAD_REVISION}) would have to upgrade: copy it somewhere writable first"
+        )
 
 
 def _first_line(exc: Exception) -> str:
@@ -116,9 +119,11 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
                 try:
                     command.upgrade(config, revision)
                 except CommandError as exc:  # a revision we do not know: written by a newer campaign
-                    raise DataError(f"cannot upgrade the database: {_first_line(exc)}; it was probably written by "
-                                    f"a newer version of campaign (this one knows schema revisions up to "
-                                    f"{HEAD_REVISION})") from None
+                    raise DataError(
+                        f"cannot upgrade the database: {_first_line(exc)}; it was probably written by "
+                        f"a newer version of campaign (this one knows schema revisions up to "
+                        f"{HEAD_REVISION})"
+                    ) from None
                 if before is not None and before < PROJECTION_REVISION and revision == "head":
                     rebuild_projections(conn, step)
                 if sqlite:

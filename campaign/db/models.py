@@ -15,17 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    CheckConstraint,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Text,
-    UniqueConstraint,
-)
+from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 NAMING_CONVENTION = {
@@ -152,8 +142,20 @@ class LedgerEntry(Base):
     hash: Mapped[str] = mapped_column(String(64))
 
 
-_STATE_MODELS = frozenset({"Relationship", "Trait", "Condition", "Scenario", "ScenarioParticipant", "Disappearance",
-                           "Search", "ReunionCheck", "SealHead", "SecretRoll"})
+_STATE_MODELS = frozenset(
+    {
+        "Relationship",
+        "Trait",
+        "Condition",
+        "Scenario",
+        "ScenarioParticipant",
+        "Disappearance",
+        "Search",
+        "ReunionCheck",
+        "SealHead",
+        "SecretRoll",
+    }
+)
 
 
 def load_all() -> None:

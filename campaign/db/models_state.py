@@ -8,16 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    Boolean,
-    CheckConstraint,
-    ForeignKey,
-    Integer,
-    String,
-    Text,
-    UniqueConstraint,
-)
+from sqlalchemy import JSON, Boolean, CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from campaign.db.models import Base
@@ -37,6 +28,7 @@ class Relationship(Base):
     from_id: Mapped[int] = mapped_column(ForeignKey("characters.id"))
     to_id: Mapped[int] = mapped_column(ForeignKey("characters.id"))
     note: Mapped[str | None] = mapped_column(Text)
+
 
 class Trait(Base):
     """An advantage, disadvantage or quirk. Removal is soft so a void can restore it."""
@@ -58,6 +50,7 @@ class Trait(Base):
     source_seq: Mapped[int | None] = mapped_column(Integer)
     removed_seq: Mapped[int | None] = mapped_column(Integer)
 
+
 class Condition(Base):
     """A temporary state (stunned, unconscious ...) with its rolled duration."""
 
@@ -75,6 +68,7 @@ class Condition(Base):
     since_clock: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     until_clock: Mapped[int | None] = mapped_column(Integer)
 
+
 class Scenario(Base):
     __tablename__ = "scenarios"
     __table_args__ = (UniqueConstraint("campaign_id", "number", name="uq_scenarios_campaign_number"),)
@@ -88,11 +82,13 @@ class Scenario(Base):
     started_at: Mapped[str] = mapped_column(String(32))
     ended_at: Mapped[str | None] = mapped_column(String(32))
 
+
 class ScenarioParticipant(Base):
     __tablename__ = "scenario_participants"
 
     scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id"), primary_key=True)
     character_id: Mapped[int] = mapped_column(ForeignKey("characters.id"), primary_key=True)
+
 
 class Disappearance(Base):
     """A character gone missing (行方不明) until a reunion check succeeds."""
@@ -109,6 +105,7 @@ class Disappearance(Base):
     since_scenario_id: Mapped[int | None] = mapped_column(ForeignKey("scenarios.id"))
     reunited_seq: Mapped[int | None] = mapped_column(Integer)
 
+
 class Search(Base):
     """One PC out searching (捜索) for one missing character."""
 
@@ -122,13 +119,12 @@ class Search(Base):
     scenario_id: Mapped[int | None] = mapped_column(ForeignKey("scenarios.id"))
     ended_seq: Mapped[int | None] = mapped_column(Integer)
 
+
 class ReunionCheck(Base):
     """At most one reunion check per disappearance per scenario end."""
 
     __tablename__ = "reunion_checks"
-    __table_args__ = (
-        UniqueConstraint("disappearance_id", "scenario_id", name="uq_reunion_checks_once"),
-    )
+    __table_args__ = (UniqueConstraint("disappearance_id", "scenario_id", name="uq_reunion_checks_once"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     disappearance_id: Mapped[int] = mapped_column(ForeignKey("disappearances.id"))

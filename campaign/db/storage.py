@@ -57,8 +57,10 @@ def read_only_reason(path: Path) -> str | None:
 
 
 def read_only_message(path: Path, reason: str) -> str:
-    return (f"the database is read-only: {path} ({reason}); `campaign --db {path} history verify` can still "
-            "check it; to change it, copy it somewhere writable or make it writable")
+    return (
+        f"the database is read-only: {path} ({reason}); `campaign --db {path} history verify` can still "
+        "check it; to change it, copy it somewhere writable or make it writable"
+    )
 
 
 def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str | None:
@@ -77,8 +79,11 @@ def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str 
     if reason is None and name.startswith("SQLITE_READONLY"):
         reason = "this process may not write it"
     if reason is not None:
-        return read_only_message(path, reason) if path is not None else \
-            f"the database is read-only ({reason}): copy it somewhere writable; nothing was changed"
+        return (
+            read_only_message(path, reason)
+            if path is not None
+            else f"the database is read-only ({reason}): copy it somewhere writable; nothing was changed"
+        )
     return None
 
 
@@ -90,7 +95,8 @@ def read_only_engine(path: Path) -> Engine:
 
     wal, shm = _sidecars(path)
     can_index = (wal.exists() and shm.exists()) or (
-        os.access(path.parent, os.W_OK | os.X_OK) and not os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+        os.access(path.parent, os.W_OK | os.X_OK) and not os.statvfs(path.parent).f_flag & os.ST_RDONLY
+    )
     uri = path.absolute().as_uri() + ("?mode=ro" if can_index else "?mode=ro&immutable=1")
 
     def connect() -> sqlite3.Connection:

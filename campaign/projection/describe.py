@@ -21,8 +21,9 @@ def _pool_text(state: State, name: str, pool: str) -> str:
 
 def _renames(before: State, after: State) -> list[str]:
     characters, players = renamed_between(before, after)
-    return ([f"character {old} renamed back to {new}" for old, new in characters.items()]
-            + [f"player {old} renamed back to {new}" for old, new in players.items()])
+    return [f"character {old} renamed back to {new}" for old, new in characters.items()] + [
+        f"player {old} renamed back to {new}" for old, new in players.items()
+    ]
 
 
 def _characters(before: State, after: State) -> list[str]:
@@ -44,10 +45,15 @@ def _characters(before: State, after: State) -> list[str]:
                 lines.append(f"{name}: {stat} {old.stats.get(stat)} → {new.stats.get(stat)}")
         lines += [f"{name}: {change[-1]}" for change in sheet_changes(old, new)]
         for pool in sorted(set(old.pools) | set(new.pools)):
-            if old.pools.get(pool) != new.pools.get(pool) and pool_max(new.stats, pool, aliases) is not None \
-                    and pool_max(old.stats, pool, aliases) is not None:
-                lines.append(f"{name}: {pool} {_pool_text(before, name, pool)} → "
-                             f"{_pool_text(after, renamed.get(name, name), pool)}")
+            if (
+                old.pools.get(pool) != new.pools.get(pool)
+                and pool_max(new.stats, pool, aliases) is not None
+                and pool_max(old.stats, pool, aliases) is not None
+            ):
+                lines.append(
+                    f"{name}: {pool} {_pool_text(before, name, pool)} → "
+                    f"{_pool_text(after, renamed.get(name, name), pool)}"
+                )
     return lines
 
 
@@ -95,8 +101,11 @@ def _missing(before: State, after: State) -> list[str]:
         open_old = old is not None and old.reunited_seq is None
         open_new = new is not None and new.reunited_seq is None
         if open_old and not open_new:
-            lines.append(f"{shown.character}: missing status withdrawn" if new is None
-                         else f"{shown.character}: no longer missing")
+            lines.append(
+                f"{shown.character}: missing status withdrawn"
+                if new is None
+                else f"{shown.character}: no longer missing"
+            )
         elif open_new and not open_old:
             lines.append(f"{shown.character}: missing again (since #{since})")
         elif old is not None and new is not None and old.faces != new.faces:
@@ -130,14 +139,23 @@ def _scenarios(before: State, after: State) -> list[str]:
 
 
 def _settings(before: State, after: State) -> list[str]:
-    lines = [f"setting {key}: {before.settings.get(key)!r} → {after.settings.get(key)!r}"
-             for key in sorted(set(before.settings) | set(after.settings))
-             if before.settings.get(key) != after.settings.get(key)]
+    lines = [
+        f"setting {key}: {before.settings.get(key)!r} → {after.settings.get(key)!r}"
+        for key in sorted(set(before.settings) | set(after.settings))
+        if before.settings.get(key) != after.settings.get(key)
+    ]
     if before.clock != after.clock:
         lines.append(f"campaign time {clock_text(before.clock)[0]} → {clock_text(after.clock)[0]}")
     return lines
 
 
 def describe_changes(before: State, after: State) -> list[str]:
-    return (_renames(before, after) + _settings(before, after) + _characters(before, after) + _traits(before, after)
-            + _conditions(before, after) + _missing(before, after) + _scenarios(before, after))
+    return (
+        _renames(before, after)
+        + _settings(before, after)
+        + _characters(before, after)
+        + _traits(before, after)
+        + _conditions(before, after)
+        + _missing(before, after)
+        + _scenarios(before, after)
+    )

@@ -48,9 +48,16 @@ def _applied(record: dict[str, Any], op: dict[str, Any]) -> o.Op:
         return o.PoolSet.parse({"character": who, "pool": op.get("pool"), "value": op.get("after")})
     if kind == "trait_added":
         facts = _trait_facts(detail, op.get("origin"))
-        return o.TraitAdded.parse({"character": who, "origin": op.get("origin"), "trait": facts.get("name"),
-                                   "category": facts.get("category"), "cp": facts.get("cp"),
-                                   "counts_toward_limit": facts.get("counts_toward_limit")})
+        return o.TraitAdded.parse(
+            {
+                "character": who,
+                "origin": op.get("origin"),
+                "trait": facts.get("name"),
+                "category": facts.get("category"),
+                "cp": facts.get("cp"),
+                "counts_toward_limit": facts.get("counts_toward_limit"),
+            }
+        )
     if kind == "trait_removed":
         return o.TraitRemoved.parse({"character": who, "origin": op.get("origin")})
     if kind == "trait_renamed":
@@ -63,26 +70,45 @@ def _applied(record: dict[str, Any], op: dict[str, Any]) -> o.Op:
         return o.SettingSet.parse({"key": op.get("key"), "value": op.get("after")})
     if kind == "condition_added":
         name, duration, data = _condition_facts(detail, op.get("origin"))
-        return o.ConditionAdded.parse({"character": who, "origin": op.get("origin"), "condition": name,
-                                       "duration": duration, "detail": data})
+        return o.ConditionAdded.parse(
+            {"character": who, "origin": op.get("origin"), "condition": name, "duration": duration, "detail": data}
+        )
     if kind == "condition_cleared":
         return o.ConditionCleared.parse({"character": who, "origin": op.get("origin")})
     if kind == "missing_started":
-        return o.MissingStarted.parse({"character": record.get("character"), "faces": detail.get("faces"),
-                                       "reason": record.get("reason"), "scenario": record.get("scenario")})
+        return o.MissingStarted.parse(
+            {
+                "character": record.get("character"),
+                "faces": detail.get("faces"),
+                "reason": record.get("reason"),
+                "scenario": record.get("scenario"),
+            }
+        )
     if kind == "missing_ended":
         return o.MissingEnded.parse({"since_seq": op.get("since_seq")})
     if kind == "faces":
         return o.FacesSet.parse({"since_seq": op.get("since_seq"), "faces": op.get("after")})
     if kind == "search_started":
-        return o.SearchStarted.parse({"since_seq": detail.get("since_seq"), "searcher": op.get("searcher"),
-                                      "player": detail.get("player"), "scenario": record.get("scenario")})
+        return o.SearchStarted.parse(
+            {
+                "since_seq": detail.get("since_seq"),
+                "searcher": op.get("searcher"),
+                "player": detail.get("player"),
+                "scenario": record.get("scenario"),
+            }
+        )
     if kind == "search_ended":
         return o.SearchEnded.parse({"started_seq": op.get("started_seq"), "searcher": op.get("searcher")})
     if kind == "reunion_check":
-        return o.ReunionChecked.parse({"since_seq": detail.get("since_seq"), "scenario": record.get("scenario"),
-                                       "roll": detail.get("roll"), "threshold": detail.get("threshold"),
-                                       "success": detail.get("success")})
+        return o.ReunionChecked.parse(
+            {
+                "since_seq": detail.get("since_seq"),
+                "scenario": record.get("scenario"),
+                "roll": detail.get("roll"),
+                "threshold": detail.get("threshold"),
+                "success": detail.get("success"),
+            }
+        )
     raise BadOp(f"unknown round-1 op {kind!r}")
 
 
@@ -99,16 +125,33 @@ def legacy_ops(record: dict[str, Any]) -> tuple[list[o.Op], bool]:
     if kind == "player":
         return [o.PlayerAdded.parse({"player": detail.get("player")})], False
     if kind == "character" and applied is None:
-        return [o.CharacterAdded.parse({"character": record.get("character"), "kind": detail.get("kind"),
-                                        "player": detail.get("player"), "summoner": detail.get("summoner"),
-                                        "stats": detail.get("stats"), "cp": detail.get("cp_total")})], False
+        return [
+            o.CharacterAdded.parse(
+                {
+                    "character": record.get("character"),
+                    "kind": detail.get("kind"),
+                    "player": detail.get("player"),
+                    "summoner": detail.get("summoner"),
+                    "stats": detail.get("stats"),
+                    "cp": detail.get("cp_total"),
+                }
+            )
+        ], False
     if kind == "relation":
-        return [o.RelationAdded.parse({"a": detail.get("from"), "b": detail.get("to"),
-                                       "note": record.get("reason")})], False
+        return [
+            o.RelationAdded.parse({"a": detail.get("from"), "b": detail.get("to"), "note": record.get("reason")})
+        ], False
     if kind == "scenario":
         if (detail.get("action") or record.get("reason")) == "start":
-            return [o.ScenarioStarted.parse({"number": detail.get("number"), "title": detail.get("title"),
-                                             "participants": detail.get("participants")})], False
+            return [
+                o.ScenarioStarted.parse(
+                    {
+                        "number": detail.get("number"),
+                        "title": detail.get("title"),
+                        "participants": detail.get("participants"),
+                    }
+                )
+            ], False
         return [o.ScenarioEnded.parse({"number": detail.get("number")})], False
     ops = [_applied(record, op if isinstance(op, dict) else {}) for op in applied or []]
     voidable = kind not in STRUCTURE_KINDS and (record.get("parent_seq") is None or applied is not None)

@@ -22,12 +22,7 @@ from campaign.core.stat_names import is_stat_value
 from campaign.core.text_rule import NAME_LIMIT as NAME_LIMIT
 from campaign.core.text_rule import TEXT_LIMIT as TEXT_LIMIT
 from campaign.core.text_rule import is_normal_name, name_fault, text_fault
-from campaign.projection.state import (
-    CharacterRow,
-    DisappearanceRow,
-    State,
-    TraitRow,
-)
+from campaign.projection.state import CharacterRow, DisappearanceRow, State, TraitRow
 
 # Both backends store these in 32-bit INTEGER columns; a larger number is refused everywhere.
 INT_LIMIT = 2**31 - 1
@@ -176,8 +171,12 @@ def live_trait(state: State, origin: str, character: str) -> TraitRow:
 def refuse_name_clash(state: State, character: str, name: str, origin: str) -> None:
     folded = name.casefold()
     for other_origin, trait in state.traits.items():
-        if (trait.character == character and trait.removed_seq is None and other_origin != origin
-                and trait.name.casefold() == folded):
+        if (
+            trait.character == character
+            and trait.removed_seq is None
+            and other_origin != origin
+            and trait.name.casefold() == folded
+        ):
             raise OpConflict(f"{character} already has a trait named {trait.name!r}")
 
 
@@ -246,10 +245,12 @@ def _origin(value: Any, what: str) -> str:
 
 def choice(*codes: str) -> Rule:
     """A rule for a field that holds one of a few codes."""
+
     def check(value: Any, what: str) -> str:
         if value not in codes:
             raise BadOp(f"{what} must be one of {', '.join(codes)}, not {value!r}")
         return typing.cast(str, value)
+
     return check
 
 

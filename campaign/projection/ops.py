@@ -22,16 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from campaign.projection.op_base import (
-    INT_LIMIT,
-    NAME_LIMIT,
-    OPS,
-    TEXT_LIMIT,
-    BadOp,
-    EntryContext,
-    Op,
-    OpConflict,
-)
+from campaign.projection.op_base import INT_LIMIT, NAME_LIMIT, OPS, TEXT_LIMIT, BadOp, EntryContext, Op, OpConflict
 from campaign.projection.ops_characters import (
     STATUSES,
     CampaignCreated,
@@ -64,14 +55,7 @@ from campaign.projection.ops_scenarios import (
     SearchEnded,
     SearchStarted,
 )
-from campaign.projection.ops_sheet import (
-    ItemAdded,
-    ItemRemoved,
-    NoteAdded,
-    SkillAdded,
-    SkillRemoved,
-    SkillSet,
-)
+from campaign.projection.ops_sheet import ItemAdded, ItemRemoved, NoteAdded, SkillAdded, SkillRemoved, SkillSet
 from campaign.projection.ops_traits import (
     ConditionAdded,
     ConditionCleared,

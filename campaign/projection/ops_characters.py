@@ -9,20 +9,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from campaign.core.derived import pool_max
-from campaign.projection.op_base import (
-    EntryContext,
-    Op,
-    OpConflict,
-    Rule,
-    bounded,
-    character_row,
-    choice,
-    refuse_busy,
-)
-from campaign.projection.state import (
-    CharacterRow,
-    State,
-)
+from campaign.projection.op_base import EntryContext, Op, OpConflict, Rule, bounded, character_row, choice, refuse_busy
+from campaign.projection.state import CharacterRow, State
 from campaign.seeds import stat_names_for
 
 
@@ -86,8 +74,9 @@ class CharacterAdded(Op):
             raise OpConflict(f"there is no player {self.player!r}")
         if self.summoner is not None and character_row(state, self.summoner).kind != "pc":
             raise OpConflict(f"the summoner {self.summoner!r} is not a PC")
-        state.characters[self.character] = CharacterRow(self.kind, self.player, self.summoner, dict(self.stats),
-                                                        self.cp, {}, reading=self.reading)
+        state.characters[self.character] = CharacterRow(
+            self.kind, self.player, self.summoner, dict(self.stats), self.cp, {}, reading=self.reading
+        )
         state.born[self.character] = entry.seq
 
 
@@ -179,13 +168,17 @@ class PoolChanged(Op):
 
     def apply(self, state, entry):
         row = character_row(state, self.character)
-        maximum = pool_max(row.stats, self.pool, stat_names_for(state.ruleset).aliases)  # the stat, or ST/HT on a 3e sheet (core.derived)
+        maximum = pool_max(
+            row.stats, self.pool, stat_names_for(state.ruleset).aliases
+        )  # the stat, or ST/HT on a 3e sheet (core.derived)
         if maximum is None:
             raise OpConflict(f"{self.character} has no {self.pool} stat (nor the stat it derives from)")
         current = row.pools.get(self.pool, maximum)
         if self.delta > 0 and current + self.delta > maximum:  # a heal stops at the maximum
-            raise OpConflict(f"healing {self.delta} {self.pool} would take {self.character} to "
-                             f"{current + self.delta}, above the maximum {maximum}")
+            raise OpConflict(
+                f"healing {self.delta} {self.pool} would take {self.character} to "
+                f"{current + self.delta}, above the maximum {maximum}"
+            )
         row.pools = {**row.pools, self.pool: bounded(current + self.delta, self.pool)}
 
 
@@ -238,8 +231,9 @@ class CharacterRenamed(Op):
                 row.summoner = new
         if old in state.born:
             state.born = _rekey(state.born, old, new)
-        state.relationships = {(new if a == old else a, new if b == old else b): note
-                               for (a, b), note in state.relationships.items()}
+        state.relationships = {
+            (new if a == old else a, new if b == old else b): note for (a, b), note in state.relationships.items()
+        }
         for row in [*state.traits.values(), *state.conditions.values(), *state.disappearances.values()]:
             if row.character == old:
                 row.character = new

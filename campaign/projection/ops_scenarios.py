@@ -7,20 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from campaign.projection.op_base import (
-    Op,
-    OpConflict,
-    character_row,
-    clock_value,
-    open_disappearance_row,
-    refuse_busy,
-)
-from campaign.projection.state import (
-    DisappearanceRow,
-    ReunionRow,
-    ScenarioRow,
-    SearchRow,
-)
+from campaign.projection.op_base import Op, OpConflict, character_row, clock_value, open_disappearance_row, refuse_busy
+from campaign.projection.state import DisappearanceRow, ReunionRow, ScenarioRow, SearchRow
 
 
 @dataclass(frozen=True)
@@ -121,8 +109,9 @@ class MissingStarted(Op):
         refuse_busy(state, self.character)
         if self.scenario is not None and self.scenario not in state.scenarios:
             raise OpConflict(f"there is no scenario #{self.scenario}")
-        state.disappearances[entry.seq] = DisappearanceRow(self.character, self.faces, self.reason, entry.at,
-                                                           self.scenario)
+        state.disappearances[entry.seq] = DisappearanceRow(
+            self.character, self.faces, self.reason, entry.at, self.scenario
+        )
 
 
 @dataclass(frozen=True)
@@ -215,12 +204,17 @@ class ReunionChecked(Op):
             raise OpConflict(f"a roll of {self.roll} does not fit 1d{gone.faces}")
         if self.counted_at is not None and self.counted_at != scenario.ended_seq:
             raise OpConflict(f"the searchers are counted at scenario #{self.scenario}'s end (#{scenario.ended_seq})")
-        searchers = len(state.active_searchers(self.since_seq) if self.counted_at is None
-                        else state.searchers_at(self.since_seq, self.counted_at))
+        searchers = len(
+            state.active_searchers(self.since_seq)
+            if self.counted_at is None
+            else state.searchers_at(self.since_seq, self.counted_at)
+        )
         if self.threshold != 1 + searchers:
             raise OpConflict(f"the threshold is 1 + {searchers} searchers = {1 + searchers}, not {self.threshold}")
         if self.success != (self.roll <= self.threshold):
-            raise OpConflict(f"{self.roll} against {self.threshold} is not a {'success' if self.success else 'failure'}")
+            raise OpConflict(
+                f"{self.roll} against {self.threshold} is not a {'success' if self.success else 'failure'}"
+            )
         for row in state.reunions.values():
             if row.since_seq == self.since_seq and row.scenario == self.scenario:
                 raise OpConflict(f"{gone.character}'s reunion check for scenario #{self.scenario} was already rolled")

@@ -12,16 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from campaign.projection.op_base import (
-    BadOp,
-    Op,
-    OpConflict,
-    Rule,
-    character_row,
-    choice,
-    field_int,
-    field_text,
-)
+from campaign.projection.op_base import BadOp, Op, OpConflict, Rule, character_row, choice, field_int, field_text
 
 SKILL_LIMIT = 1000  # far above any GURPS skill level; keeps a record's numbers sane
 DIFFICULTIES = ("E", "A", "H", "VH")
@@ -132,7 +123,7 @@ class ItemRemoved(Op):
         if self.text not in row.items:
             raise OpConflict(f"{self.character} has no item {self.text!r}")
         index = row.items.index(self.text)
-        row.items = row.items[:index] + row.items[index + 1:]
+        row.items = row.items[:index] + row.items[index + 1 :]
 
 
 def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
@@ -143,12 +134,19 @@ def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
         a, b = old.skills.get(skill), new.skills.get(skill)
         if a != b:
             level_a, level_b = (None if a is None else a["level"]), (None if b is None else b["level"])
-            changes.append(("skill", skill, level_a, level_b,
-                            f"skill {skill} {'—' if a is None else level_a} → {'—' if b is None else level_b}"))
+            changes.append(
+                (
+                    "skill",
+                    skill,
+                    level_a,
+                    level_b,
+                    f"skill {skill} {'—' if a is None else level_a} → {'—' if b is None else level_b}",
+                )
+            )
     for what, before, after in (("note", old.notes, new.notes), ("item", old.items, new.items)):
-        for line in after[len(before):] if after[:len(before)] == before else []:
+        for line in after[len(before) :] if after[: len(before)] == before else []:
             changes.append((what, line, None, line, f"{what} added: {line}"))
-        if after[:len(before)] != before:
+        if after[: len(before)] != before:
             changes += [(what, line, line, None, f"{what} removed: {line}") for line in _without(before, after)]
             changes += [(what, line, None, line, f"{what} added: {line}") for line in _without(after, before)]
     return changes

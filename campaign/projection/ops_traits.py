@@ -16,10 +16,7 @@ from campaign.projection.op_base import (
     live_trait,
     refuse_name_clash,
 )
-from campaign.projection.state import (
-    ConditionRow,
-    TraitRow,
-)
+from campaign.projection.state import ConditionRow, TraitRow
 
 
 @dataclass(frozen=True)
@@ -37,9 +34,15 @@ class TraitAdded(Op):
         if self.origin in state.traits:
             raise OpConflict(f"trait {self.origin} exists already")
         refuse_name_clash(state, self.character, self.trait, self.origin)
-        state.traits[self.origin] = TraitRow(self.character, self.trait, self.category, self.cp,
-                                             self.counts_toward_limit, entry.seq,
-                                             unlimited_cp=0 if self.counts_toward_limit else self.cp)
+        state.traits[self.origin] = TraitRow(
+            self.character,
+            self.trait,
+            self.category,
+            self.cp,
+            self.counts_toward_limit,
+            entry.seq,
+            unlimited_cp=0 if self.counts_toward_limit else self.cp,
+        )
 
 
 @dataclass(frozen=True)
@@ -111,9 +114,15 @@ class ConditionAdded(Op):
         if self.origin in state.conditions:
             raise OpConflict(f"condition {self.origin} exists already")
         until = None if self.length is None else clock_value(state.clock + self.length)
-        state.conditions[self.origin] = ConditionRow(self.character, self.condition, self.duration,
-                                                     dict(self.detail), entry.seq, since_clock=state.clock,
-                                                     until_clock=until)
+        state.conditions[self.origin] = ConditionRow(
+            self.character,
+            self.condition,
+            self.duration,
+            dict(self.detail),
+            entry.seq,
+            since_clock=state.clock,
+            until_clock=until,
+        )
 
 
 @dataclass(frozen=True)

@@ -68,9 +68,17 @@ def entry_from_record(record: dict) -> Entry:
         raise BadOp(f"entry #{seq}: {exc}") from None
     except (TypeError, AttributeError, KeyError) as exc:
         raise BadOp(f"entry #{seq}: malformed record ({exc})") from None
-    return Entry(seq=seq, kind=record.get("kind"), at=record.get("at"), scenario=record.get("scenario"),
-                 parent_seq=record.get("parent_seq"), voids_seq=record.get("voids_seq"), ops=tuple(ops),
-                 voidable=voidable, legacy="ops" not in record)
+    return Entry(
+        seq=seq,
+        kind=record.get("kind"),
+        at=record.get("at"),
+        scenario=record.get("scenario"),
+        parent_seq=record.get("parent_seq"),
+        voids_seq=record.get("voids_seq"),
+        ops=tuple(ops),
+        voidable=voidable,
+        legacy="ops" not in record,
+    )
 
 
 def effective_voids(pairs: Iterable[tuple[int, int]]) -> dict[int, int]:

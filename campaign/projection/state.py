@@ -142,13 +142,19 @@ class State:
         return None
 
     def active_searchers(self, since_seq: int) -> list[str]:
-        return [row.searcher for _, row in sorted(self.searches.items())
-                if row.since_seq == since_seq and row.ended_seq is None]
+        return [
+            row.searcher
+            for _, row in sorted(self.searches.items())
+            if row.since_seq == since_seq and row.ended_seq is None
+        ]
 
     def searchers_at(self, since_seq: int, seq: int) -> list[str]:
         """The searchers out for that disappearance when entry `seq` was written."""
-        return [row.searcher for started, row in sorted(self.searches.items())
-                if row.since_seq == since_seq and started <= seq and (row.ended_seq is None or row.ended_seq > seq)]
+        return [
+            row.searcher
+            for started, row in sorted(self.searches.items())
+            if row.since_seq == since_seq and started <= seq and (row.ended_seq is None or row.ended_seq > seq)
+        ]
 
     def open_scenario(self) -> int | None:
         for number, row in self.scenarios.items():
@@ -163,6 +169,7 @@ class State:
 def renamed_between(before: State, after: State) -> tuple[dict[str, str], dict[str, str]]:
     """({old character name: new}, {old player name: new}) for rows that are the same
     character or player (same `born` seq) under another name in `after`."""
+
     def pairs(a: dict[str, int], b: dict[str, int]) -> dict[str, str]:
         by_seq = {seq: name for name, seq in b.items()}
         return {name: by_seq[seq] for name, seq in a.items() if seq in by_seq and by_seq[seq] != name}
@@ -171,8 +178,18 @@ def renamed_between(before: State, after: State) -> tuple[dict[str, str], dict[s
 
 
 # Tables in the order differences are reported (parents before children).
-TABLES = ("campaign", "players", "characters", "relationships", "traits", "conditions", "scenarios",
-          "disappearances", "searches", "reunion_checks")
+TABLES = (
+    "campaign",
+    "players",
+    "characters",
+    "relationships",
+    "traits",
+    "conditions",
+    "scenarios",
+    "disappearances",
+    "searches",
+    "reunion_checks",
+)
 
 
 @dataclass(frozen=True)
@@ -190,8 +207,10 @@ class Difference:
             if self.found is None:
                 return f"{self.table} {self.key}: the ledger says this row exists, the table lacks it"
             return f"{self.table} {self.key}: the table has this row, the ledger never made it"
-        return (f"{self.table} {self.key}, column {self.column}: the ledger says {self.expected!r}, "
-                f"the table has {self.found!r}")
+        return (
+            f"{self.table} {self.key}, column {self.column}: the ledger says {self.expected!r}, "
+            f"the table has {self.found!r}"
+        )
 
 
 def _rows(state: State) -> Iterator[tuple[str, dict[Any, Any]]]:

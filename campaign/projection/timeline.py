@@ -65,8 +65,15 @@ def character_changes(before: State, after: State, name: str) -> list[dict[str, 
         return []
     if old is None:
         stats = " ".join(f"{k}={v}" for k, v in new.stats.items())
-        return [_change("character", name, None, new.kind, f"added as {new.kind.upper()}, CP {new.cp_total}"
-                        + (f", {stats}" if stats else ""))]
+        return [
+            _change(
+                "character",
+                name,
+                None,
+                new.kind,
+                f"added as {new.kind.upper()}, CP {new.cp_total}" + (f", {stats}" if stats else ""),
+            )
+        ]
     if new is None:
         return [_change("character", name, old.kind, None, "removed")]
     changes = []
@@ -80,14 +87,17 @@ def character_changes(before: State, after: State, name: str) -> list[dict[str, 
         aliases = stat_names_for(after.ruleset).aliases
         a, b = pool_current(old.stats, old.pools, pool, aliases), pool_current(new.stats, new.pools, pool, aliases)
         if a is not None and b is not None and a != b:
-                changes.append(_change("pool", pool, a, b, f"{pool} {a} → {b}"))
+            changes.append(_change("pool", pool, a, b, f"{pool} {a} → {b}"))
     changes += [_change(*change) for change in sheet_changes(old, new)]
     changes += _trait_changes(before, after, name)
     changes += _condition_changes(before, after, name)
     was, now = status(before, name), status(after, name)
     if was != now:
-        changes.append(_change("status", "status", _status_text(was), _status_text(now),
-                               f"{_status_text(was)} → {_status_text(now)}"))
+        changes.append(
+            _change(
+                "status", "status", _status_text(was), _status_text(now), f"{_status_text(was)} → {_status_text(now)}"
+            )
+        )
     return changes
 
 
@@ -97,8 +107,9 @@ def _status_text(value: tuple[str, str | None]) -> str:
 
 def _trait_changes(before: State, after: State, name: str) -> list[dict[str, Any]]:
     changes = []
-    origins = [o for o in {**before.traits, **after.traits}
-               if (before.traits.get(o) or after.traits.get(o)).character == name]
+    origins = [
+        o for o in {**before.traits, **after.traits} if (before.traits.get(o) or after.traits.get(o)).character == name
+    ]
     for origin in origins:
         old, new = before.traits.get(origin), after.traits.get(origin)
         live_old = old is not None and old.removed_seq is None
@@ -113,15 +124,21 @@ def _trait_changes(before: State, after: State, name: str) -> list[dict[str, Any
             if old.cp != new.cp:
                 changes.append(_change("trait", new.name, old.cp, new.cp, f"{new.name} {old.cp:+d} → {new.cp:+d}"))
             if old.category != new.category:
-                changes.append(_change("trait", new.name, old.category, new.category,
-                                       f"{new.name} {old.category} → {new.category}"))
+                changes.append(
+                    _change(
+                        "trait", new.name, old.category, new.category, f"{new.name} {old.category} → {new.category}"
+                    )
+                )
     return changes
 
 
 def _condition_changes(before: State, after: State, name: str) -> list[dict[str, Any]]:
     changes = []
-    origins = [o for o in {**before.conditions, **after.conditions}
-               if (before.conditions.get(o) or after.conditions.get(o)).character == name]
+    origins = [
+        o
+        for o in {**before.conditions, **after.conditions}
+        if (before.conditions.get(o) or after.conditions.get(o)).character == name
+    ]
     for origin in origins:
         old, new = before.conditions.get(origin), after.conditions.get(origin)
         live_old = old is not None and old.cleared_seq is None

@@ -127,8 +127,9 @@ def character_view(state: State, name: str) -> CharacterSheet:
     row = state.characters[name]
     current, searching_for = status(state, name)
     traits = [(origin, t) for origin, t in state.traits.items() if t.character == name and t.removed_seq is None]
-    conditions = [(origin, c) for origin, c in state.conditions.items()
-                  if c.character == name and c.cleared_seq is None]
+    conditions = [
+        (origin, c) for origin, c in state.conditions.items() if c.character == name and c.cleared_seq is None
+    ]
     relations = []
     for (a, b), note in state.relationships.items():
         if name in (a, b):
@@ -145,8 +146,10 @@ def character_view(state: State, name: str) -> CharacterSheet:
         player=row.player,
         summoner=row.summoner,
         stats=dict(row.stats),
-        derived={stat: DerivedStat(value=value.value, from_=value.derived_from)
-                 for stat, value in derived_stats(row.stats, aliases).items()},
+        derived={
+            stat: DerivedStat(value=value.value, from_=value.derived_from)
+            for stat, value in derived_stats(row.stats, aliases).items()
+        },
         cp_total=row.cp_total,
         cp_awarded=row.cp_awarded,
         status=current,
@@ -155,14 +158,28 @@ def character_view(state: State, name: str) -> CharacterSheet:
         notes=tuple(row.notes),
         items=tuple(row.items),
         traits=tuple(
-            TraitLine(name=t.name, category=t.category, cp=t.cp, counts_toward_limit=t.counts_toward_limit,
-                      limit_cp=t.cp - (t.unlimited_cp or 0), unlimited_cp=t.unlimited_cp or 0,
-                      source_seq=t.source_seq, origin=origin)
+            TraitLine(
+                name=t.name,
+                category=t.category,
+                cp=t.cp,
+                counts_toward_limit=t.counts_toward_limit,
+                limit_cp=t.cp - (t.unlimited_cp or 0),
+                unlimited_cp=t.unlimited_cp or 0,
+                source_seq=t.source_seq,
+                origin=origin,
+            )
             for origin, t in sorted(traits, key=lambda pair: origin_key(pair[0]))
         ),
         conditions=tuple(
-            ConditionLine(name=c.name, duration=c.duration, detail=c.detail, source_seq=c.source_seq,
-                          origin=origin, since_clock=c.since_clock or 0, until_clock=c.until_clock)
+            ConditionLine(
+                name=c.name,
+                duration=c.duration,
+                detail=c.detail,
+                source_seq=c.source_seq,
+                origin=origin,
+                since_clock=c.since_clock or 0,
+                until_clock=c.until_clock,
+            )
             for origin, c in sorted(conditions, key=lambda pair: origin_key(pair[0]))
         ),
         pools=pools,
@@ -179,5 +196,11 @@ def _missing_line(state: State, name: str) -> MissingLine | None:
         return None
     row = state.disappearances[since]
     searchers = tuple(state.active_searchers(since))
-    return MissingLine(since_seq=since, since_at=row.since_at, reason=row.reason, faces=row.faces,
-                       odds=reunion_odds_text(row.faces, len(searchers)), searchers=searchers)
+    return MissingLine(
+        since_seq=since,
+        since_at=row.since_at,
+        reason=row.reason,
+        faces=row.faces,
+        odds=reunion_odds_text(row.faces, len(searchers)),
+        searchers=searchers,
+    )

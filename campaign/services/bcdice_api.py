@@ -100,8 +100,9 @@ class BcdiceTokenRow:
     revoked: str | None
 
 
-def make_token(db: Database, campaign_name: str | None, name: str, *, player: str | None = None,
-               character: str | None = None) -> BcdiceInvited:
+def make_token(
+    db: Database, campaign_name: str | None, name: str, *, player: str | None = None, character: str | None = None
+) -> BcdiceInvited:
     """A new token named `name`; `player` must be a player of the campaign and
     `character` a character (of that player, when both are given)."""
     name = clean_name(name, "token name")
@@ -119,11 +120,20 @@ def make_token(db: Database, campaign_name: str | None, name: str, *, player: st
             character_name = row.name
         from campaign.db.models_bcdice import BcdiceToken
 
-        session.add(BcdiceToken(campaign_id=campaign.id, name=name, player=player_name, character=character_name,
-                                token_hash=_digest(token), created_at=now))
+        session.add(
+            BcdiceToken(
+                campaign_id=campaign.id,
+                name=name,
+                player=player_name,
+                character=character_name,
+                token_hash=_digest(token),
+                created_at=now,
+            )
+        )
         session.flush()
-    return BcdiceInvited(name=name, player=player_name, character=character_name,
-                         base_path=f"{BASE_PREFIX}{token}/", created=now)
+    return BcdiceInvited(
+        name=name, player=player_name, character=character_name, base_path=f"{BASE_PREFIX}{token}/", created=now
+    )
 
 
 def list_tokens(db: Database, campaign_name: str | None) -> tuple[BcdiceTokenRow, ...]:
@@ -131,10 +141,15 @@ def list_tokens(db: Database, campaign_name: str | None) -> tuple[BcdiceTokenRow
 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        rows = session.scalars(select(BcdiceToken).where(BcdiceToken.campaign_id == campaign.id)
-                               .order_by(BcdiceToken.id)).all()
-        return tuple(BcdiceTokenRow(name=r.name, player=r.player, character=r.character, created=r.created_at,
-                                    revoked=r.revoked_at) for r in rows)
+        rows = session.scalars(
+            select(BcdiceToken).where(BcdiceToken.campaign_id == campaign.id).order_by(BcdiceToken.id)
+        ).all()
+        return tuple(
+            BcdiceTokenRow(
+                name=r.name, player=r.player, character=r.character, created=r.created_at, revoked=r.revoked_at
+            )
+            for r in rows
+        )
 
 
 def revoke_tokens(db: Database, campaign_name: str | None, name: str) -> int:
@@ -145,9 +160,11 @@ def revoke_tokens(db: Database, campaign_name: str | None, name: str) -> int:
     name = clean_name(name, "token name")
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        return session.execute(update(BcdiceToken).where(
-            BcdiceToken.campaign_id == campaign.id, BcdiceToken.name == name,
-            BcdiceToken.revoked_at.is_(None)).values(revoked_at=_now())).rowcount
+        return session.execute(
+            update(BcdiceToken)
+            .where(BcdiceToken.campaign_id == campaign.id, BcdiceToken.name == name, BcdiceToken.revoked_at.is_(None))
+            .values(revoked_at=_now())
+        ).rowcount
 
 
 def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:
@@ -157,9 +174,13 @@ def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:
     if not 16 <= len(token) <= 100 or not token.isascii() or not all(ch.isalnum() or ch in "-_" for ch in token):
         return None
     with db.read() as session:
-        row = session.execute(select(BcdiceToken.id, BcdiceToken.name, BcdiceToken.player, BcdiceToken.character)
-                              .where(BcdiceToken.token_hash == _digest(token), BcdiceToken.campaign_id == campaign_id,
-                                     BcdiceToken.revoked_at.is_(None))).first()
+        row = session.execute(
+            select(BcdiceToken.id, BcdiceToken.name, BcdiceToken.player, BcdiceToken.character).where(
+                BcdiceToken.token_hash == _digest(token),
+                BcdiceToken.campaign_id == campaign_id,
+                BcdiceToken.revoked_at.is_(None),
+            )
+        ).first()
     return None if row is None else Holder(token_id=row.id, name=row.name, player=row.player, character=row.character)
 
 
@@ -174,8 +195,16 @@ class _Actor(str):
         return made
 
 
-def api_roll(db: Database, campaign_name: str, holder: Holder, command: str, comment: str | None,
-             source: DiceSource, *, share: Any = None) -> dict[str, Any]:
+def api_roll(
+    db: Database,
+    campaign_name: str,
+    holder: Holder,
+    command: str,
+    comment: str | None,
+    source: DiceSource,
+    *,
+    share: Any = None,
+) -> dict[str, Any]:
     """Roll `command` for the holder and return the entry as `history show` has it (a
     secret roll's hidden result included: its roller is the one asking).
 
@@ -197,10 +226,15 @@ def api_roll(db: Database, campaign_name: str, holder: Holder, command: str, com
     from campaign.services.secret_rolls import peek, secret_of
 
     if secret_of(view) is not None:
-
         hidden = peek(db, campaign_name, view["seq"], actor=holder.actor)
-        view = {**view, **{key: hidden.get(key) for key in ("expression", "dice", "total", "target", "outcome",
-                                                             "margin", "reason", "detail") if key in hidden}}
+        view = {
+            **view,
+            **{
+                key: hidden.get(key)
+                for key in ("expression", "dice", "total", "target", "outcome", "margin", "reason", "detail")
+                if key in hidden
+            },
+        }
     return view
 
 
@@ -231,8 +265,9 @@ def parse_original_table(text: str) -> OriginalTable:
     return OriginalTable(title=title[:100], dice=dice, rows=rows)
 
 
-def roll_original_table(db: Database, campaign_name: str, holder: Holder, text: str,
-                        source: DiceSource, *, share: Any = None) -> dict[str, Any]:
+def roll_original_table(
+    db: Database, campaign_name: str, holder: Holder, text: str, source: DiceSource, *, share: Any = None
+) -> dict[str, Any]:
     """Roll an original table and record it as a table roll (kind `table`) that holds
     its own words: the table is the group's text, not a seed, so the record keeps the
     row it landed on and the SHA-256 of the whole table it was sent. Its dice are
@@ -258,10 +293,28 @@ def roll_original_table(db: Database, campaign_name: str, holder: Holder, text: 
             raise BadInput(f"original table: no row for {value}")
         words = table.rows[value]
         who = character_named(session, campaign, holder.character).name if holder.character else None
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="table", character=who, expression=table.dice, dice=faces, total=value, source=SOURCE,
-            reason=table.title, detail={"name": table.title, "lines": [f"{value}: {words}"],
-                                        "original_table": {"dice": table.dice, "sides": sides, "value": value,
-                                                           "sha256": hashlib.sha256(text.encode()).hexdigest()}}))
-    return {"seq": appended.seq, "title": table.title, "value": value, "faces": faces, "sides": sides,
-            "words": words}
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind="table",
+                character=who,
+                expression=table.dice,
+                dice=faces,
+                total=value,
+                source=SOURCE,
+                reason=table.title,
+                detail={
+                    "name": table.title,
+                    "lines": [f"{value}: {words}"],
+                    "original_table": {
+                        "dice": table.dice,
+                        "sides": sides,
+                        "value": value,
+                        "sha256": hashlib.sha256(text.encode()).hexdigest(),
+                    },
+                },
+            ),
+        )
+    return {"seq": appended.seq, "title": table.title, "value": value, "faces": faces, "sides": sides, "words": words}

@@ -24,18 +24,12 @@ from campaign.db.database import Database
 from campaign.db.models import LedgerEntry, Scenario
 from campaign.errors import NotFound
 from campaign.services.common import campaign_named
-from campaign.services.history import (
-    INT_MAX,
-    HistoryFilter,
-    _query,
-    check_filter,
-    entry_view,
-    resolve_filter,
-)
+from campaign.services.history import INT_MAX, HistoryFilter, _query, check_filter, entry_view, resolve_filter
 from campaign.services.scenario_views import ScenarioDetail, scenario_view
 
 PAGE_SIZE = 50
 CHAIN_BATCH = 1000
+
 
 @dataclass(frozen=True, slots=True)
 class HistoryPage:
@@ -93,8 +87,9 @@ def head_seq(db: Database, campaign_id: int) -> int:
         return session.execute(_HEAD_SEQ, {"c": campaign_id}).scalar() or 0
 
 
-def history_page(db: Database, campaign_name: str | None, flt: HistoryFilter, before: int | None = None,
-                 size: int = PAGE_SIZE) -> HistoryPage:
+def history_page(
+    db: Database, campaign_name: str | None, flt: HistoryFilter, before: int | None = None, size: int = PAGE_SIZE
+) -> HistoryPage:
     """One page of `history`, newest first, strictly below `before` when given. One extra
     row is fetched to know whether an older page exists, instead of counting."""
     flt = check_filter(replace(flt, limit=size + 1))
@@ -105,8 +100,10 @@ def history_page(db: Database, campaign_name: str | None, flt: HistoryFilter, be
         if before is not None:
             query = query.where(LedgerEntry.seq < max(min(before, INT_MAX), 0))
         rows = session.execute(query).all()
-    entries = tuple(entry_view(json.loads(record), prev_hash, digest, voided_by)
-                    for record, prev_hash, digest, voided_by in rows[:size])
+    entries = tuple(
+        entry_view(json.loads(record), prev_hash, digest, voided_by)
+        for record, prev_hash, digest, voided_by in rows[:size]
+    )
     older = entries[-1]["seq"] if len(rows) > size else None
     return HistoryPage(entries=entries, older=older)
 
@@ -117,8 +114,9 @@ def entries_after(db: Database, campaign_id: int, after: int, limit: int = 200) 
     with db.read() as session:
         query = _query(session, campaign_id, HistoryFilter(limit=None)).where(LedgerEntry.seq > after)
         rows = session.execute(query.order_by(None).order_by(LedgerEntry.seq).limit(limit)).all()
-    return [entry_view(json.loads(record), prev_hash, digest, voided_by)
-            for record, prev_hash, digest, voided_by in rows]
+    return [
+        entry_view(json.loads(record), prev_hash, digest, voided_by) for record, prev_hash, digest, voided_by in rows
+    ]
 
 
 def source_kinds(db: Database, campaign_name: str | None, seqs: list[int]) -> dict[int, str]:
@@ -129,8 +127,11 @@ def source_kinds(db: Database, campaign_name: str | None, seqs: list[int]) -> di
         return {}
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        rows = session.execute(select(LedgerEntry.seq, LedgerEntry.kind).where(
-            LedgerEntry.campaign_id == campaign.id, LedgerEntry.seq.in_(wanted)))
+        rows = session.execute(
+            select(LedgerEntry.seq, LedgerEntry.kind).where(
+                LedgerEntry.campaign_id == campaign.id, LedgerEntry.seq.in_(wanted)
+            )
+        )
         return {seq: kind for seq, kind in rows}
 
 
@@ -139,15 +140,19 @@ def scenario_by_number(db: Database, campaign_name: str | None, number: int) -> 
 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        scenario = None if not 0 <= number <= INT_MAX else session.scalar(
-            select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.number == number))
+        scenario = (
+            None
+            if not 0 <= number <= INT_MAX
+            else session.scalar(select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.number == number))
+        )
         if scenario is None:
             raise NotFound(f"no scenario #{number}")
         return scenario_view(session, campaign, scenario)
 
 
-def chain_slice(db: Database, campaign_name: str | None, first: int = 1, last: int | None = None,
-                batch: int = CHAIN_BATCH) -> ChainSlice:
+def chain_slice(
+    db: Database, campaign_name: str | None, first: int = 1, last: int | None = None, batch: int = CHAIN_BATCH
+) -> ChainSlice:
     """Entries first..last (at most `batch`) as the chain hashed them: the stored
     canonical record text, unparsed, with prev_hash and hash. `next` is the seq to ask
     for next, or None when `last` (or the head) was reached."""
@@ -155,16 +160,23 @@ def chain_slice(db: Database, campaign_name: str | None, first: int = 1, last: i
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         table = LedgerEntry.__table__
-        query = (select(table.c.seq, table.c.kind, table.c.prev_hash, table.c.hash, table.c.record)
-                 .where(table.c.campaign_id == campaign.id, table.c.seq >= min(first, INT_MAX)))
+        query = select(table.c.seq, table.c.kind, table.c.prev_hash, table.c.hash, table.c.record).where(
+            table.c.campaign_id == campaign.id, table.c.seq >= min(first, INT_MAX)
+        )
         if last is not None:
             query = query.where(table.c.seq <= max(min(last, INT_MAX), 0))
         rows = session.execute(query.order_by(table.c.seq).limit(batch + 1)).all()
-    entries = tuple(ChainLink(seq=seq, kind=kind, prev_hash=prev_hash, hash=digest, record=record)
-                    for seq, kind, prev_hash, digest, record in rows[:batch])
+    entries = tuple(
+        ChainLink(seq=seq, kind=kind, prev_hash=prev_hash, hash=digest, record=record)
+        for seq, kind, prev_hash, digest, record in rows[:batch]
+    )
     # The chain's own name, as every record holds it (an `import --as-name` shows another).
-    return ChainSlice(campaign=campaign.ledger_name, genesis=GENESIS_HASH, entries=entries,
-                      next=rows[batch][0] if len(rows) > batch else None)
+    return ChainSlice(
+        campaign=campaign.ledger_name,
+        genesis=GENESIS_HASH,
+        entries=entries,
+        next=rows[batch][0] if len(rows) > batch else None,
+    )
 
 
 def seals(db: Database, campaign_name: str | None) -> list[SealMark]:
@@ -176,5 +188,7 @@ def seals(db: Database, campaign_name: str | None) -> list[SealMark]:
         rows = session.execute(
             select(SealHead.seq, SealHead.hash, LedgerEntry.at)
             .join(LedgerEntry, (LedgerEntry.campaign_id == SealHead.campaign_id) & (LedgerEntry.seq == SealHead.seq))
-            .where(SealHead.campaign_id == campaign.id).order_by(SealHead.seq))
+            .where(SealHead.campaign_id == campaign.id)
+            .order_by(SealHead.seq)
+        )
         return [SealMark(seq=seq, hash=digest, at=at) for seq, digest, at in rows]

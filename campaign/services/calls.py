@@ -65,6 +65,7 @@ class NotYourCall(RuleRefused):
 def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | None = None) -> str:
     """What the player's page says: 「恐怖判定を振ってください: 鈴音 修正 −2」, or with the
     Will the check rolls against (the table page knows the sheet): 「… 鈴音 意志 11 −2」."""
+
     def signed(n: int) -> str:
         return f"{n:+d}".replace("-", "−")
 
@@ -82,10 +83,19 @@ def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | Non
 
 
 def _view(row: TableCall) -> CallView:
-    return CallView(call_id=row.id, kind=row.kind, character=row.character, player=row.player,
-                    params=dict(row.params or {}), reason=row.reason, state=row.state, created_by=row.created_by,
-                    created_at=row.created_at, result_seq=row.result_seq,
-                    prompt=prompt_of(row.kind, row.character, row.params or {}))
+    return CallView(
+        call_id=row.id,
+        kind=row.kind,
+        character=row.character,
+        player=row.player,
+        params=dict(row.params or {}),
+        reason=row.reason,
+        state=row.state,
+        created_by=row.created_by,
+        created_at=row.created_at,
+        result_seq=row.result_seq,
+        prompt=prompt_of(row.kind, row.character, row.params or {}),
+    )
 
 
 def _bounded(value: Any, what: str) -> int:
@@ -97,8 +107,10 @@ def _bounded(value: Any, what: str) -> int:
 def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
     """The parameters a call stores, checked now so a bad call is refused when made."""
     if kind == "fright":
-        return {"modifier": _bounded(params.get("modifier", 0), "--mod"),
-                "severe_phobia": bool(params.get("severe_phobia", False))}
+        return {
+            "modifier": _bounded(params.get("modifier", 0), "--mod"),
+            "severe_phobia": bool(params.get("severe_phobia", False)),
+        }
     if kind == "check":
         check = params.get("check")
         if check not in CHECKS:
@@ -131,33 +143,54 @@ def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
     raise BadInput(f"call kind: fright, check or reunion, not {kind!r}")
 
 
-def make_call(db: Database, campaign_name: str | None, actor: str, kind: str, character: str,
-              params: dict[str, Any] | None = None, reason: str | None = None) -> CallView:
+def make_call(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    kind: str,
+    character: str,
+    params: dict[str, Any] | None = None,
+    reason: str | None = None,
+) -> CallView:
     """A pending call for `character`, to be rolled by the character's player."""
     params = check_params(kind, params or {})
     reason = clean_text(reason, "--reason")
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         row = active_character_named(session, campaign, character, "be called to roll")
-        waiting = session.scalar(select(TableCall.id).where(
-            TableCall.campaign_id == campaign.id, TableCall.kind == kind, TableCall.character == row.name,
-            TableCall.state == "pending"))
+        waiting = session.scalar(
+            select(TableCall.id).where(
+                TableCall.campaign_id == campaign.id,
+                TableCall.kind == kind,
+                TableCall.character == row.name,
+                TableCall.state == "pending",
+            )
+        )
         if waiting is not None:  # a double tap on the GM's button, or a call made twice
             raise RuleRefused(f"call #{waiting} ({kind}) for {row.name} is still pending: cancel it first")
         if kind == "check":  # refused now, not when the player taps
             from campaign.services.check_records import stat_of
 
             stat_of(row, params["stat"])
-        call = TableCall(campaign_id=campaign.id, kind=kind, character=row.name,
-                         player=row.player.name if row.player is not None else None, params=params, reason=reason,
-                         created_by=str(actor), created_at=ledger.utc_now(), state="pending")
+        call = TableCall(
+            campaign_id=campaign.id,
+            kind=kind,
+            character=row.name,
+            player=row.player.name if row.player is not None else None,
+            params=params,
+            reason=reason,
+            created_by=str(actor),
+            created_at=ledger.utc_now(),
+            state="pending",
+        )
         session.add(call)
         session.flush()
         return _view(call)
 
 
-def call_scenario_end(db: Database, campaign_name: str | None, actor: str, award: int | None = None,
-                      elapsed: str | None = None) -> CallView:
+def call_scenario_end(
+    db: Database, campaign_name: str | None, actor: str, award: int | None = None, elapsed: str | None = None
+) -> CallView:
     """`scenario end --call`: the open scenario ends when the missing characters' player
     taps the call, which rolls their reunion checks with the server's dice
     (docs/rules.md "Missing and reunion check": the missing character's player rolls). One
@@ -178,24 +211,37 @@ def call_scenario_end(db: Database, campaign_name: str | None, actor: str, award
             raise RuleRefused("nobody is missing, so there is no reunion roll to call for: end it without --call")
         players = {playing_player(character) for character in missing}
         if len(players) != 1 or None in players:
-            raise RuleRefused("--call: the missing characters have different players (or none); one call ends "
-                              "the scenario, so roll with `scenario end` (--dice CHAR=FACE) instead")
-        pending = session.scalar(select(TableCall.id).where(TableCall.campaign_id == campaign.id,
-                                                            TableCall.kind == "reunion",
-                                                            TableCall.state == "pending"))
+            raise RuleRefused(
+                "--call: the missing characters have different players (or none); one call ends "
+                "the scenario, so roll with `scenario end` (--dice CHAR=FACE) instead"
+            )
+        pending = session.scalar(
+            select(TableCall.id).where(
+                TableCall.campaign_id == campaign.id, TableCall.kind == "reunion", TableCall.state == "pending"
+            )
+        )
         if pending is not None:
             raise RuleRefused(f"call #{pending} already ends this scenario")
         params.update(scenario=scenario.number, characters=[c.name for c in missing])
-        call = TableCall(campaign_id=campaign.id, kind="reunion", character=missing[0].name,
-                         player=players.pop(), params=params, reason=None, created_by=str(actor),
-                         created_at=ledger.utc_now(), state="pending")
+        call = TableCall(
+            campaign_id=campaign.id,
+            kind="reunion",
+            character=missing[0].name,
+            player=players.pop(),
+            params=params,
+            reason=None,
+            created_by=str(actor),
+            created_at=ledger.utc_now(),
+            state="pending",
+        )
         session.add(call)
         session.flush()
         return _view(call)
 
 
-def list_calls(db: Database, campaign_name: str | None, *, player: str | None = None,
-               pending: bool = True) -> tuple[CallView, ...]:
+def list_calls(
+    db: Database, campaign_name: str | None, *, player: str | None = None, pending: bool = True
+) -> tuple[CallView, ...]:
     """The calls of the campaign (pending ones by default), oldest first; `player`: only
     those for that player's characters."""
     with db.read() as session:
@@ -227,9 +273,18 @@ def cancel_call(db: Database, campaign_name: str | None, call_id: int, actor: st
         return _view(row)
 
 
-def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id: int, actor: str,
-              source: DiceSource, *, seat: Seat | None = None, key: str | None = None,
-              share: Any = None) -> CallRolled:
+def roll_call(
+    db: Database,
+    campaign_id: int,
+    campaign_name: str | None,
+    call_id: int,
+    actor: str,
+    source: DiceSource,
+    *,
+    seat: Seat | None = None,
+    key: str | None = None,
+    share: Any = None,
+) -> CallRolled:
     """Roll call `call_id` through its service: the entry's seq and the call, now rolled
     (server dice derived from the committed seed and the player's `share` while one is open).
 
@@ -251,16 +306,19 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
         if seat is not None and not seat.gm and call.player != seat.player:
             raise NotYourCall(f"call #{call_id} is for {call.character}, not a character of {seat.player}")
         if call.state != "pending":
-            raise RuleRefused(f"call #{call_id} is already {call.state}"
-                              + (f" (entry #{call.result_seq})" if call.result_seq else ""))
+            raise RuleRefused(
+                f"call #{call_id} is already {call.state}" + (f" (entry #{call.result_seq})" if call.result_seq else "")
+            )
         if call.kind == "reunion":
             from campaign.db.models import Campaign
             from campaign.services.missing import open_scenario
 
             scenario = open_scenario(session, session.get(Campaign, campaign_id))
             if scenario is None or scenario.number != call.params.get("scenario"):
-                raise RuleRefused(f"call #{call_id} ends scenario #{call.params.get('scenario')}, which is no "
-                                  "longer the open one: cancel it")
+                raise RuleRefused(
+                    f"call #{call_id} ends scenario #{call.params.get('scenario')}, which is no "
+                    "longer the open one: cancel it"
+                )
 
     def after(session: Session, first: int, last: int) -> None:
         call = _call(session, campaign_id, call_id)
@@ -284,28 +342,45 @@ def roll_call(db: Database, campaign_id: int, campaign_name: str | None, call_id
 
         revealed = reveal_seed(db, campaign_name, ender or str(actor), params.get("scenario"), quiet=True)
     with db.read() as session:
-        return CallRolled(seq=seq, call=_view(_call(session, campaign_id, call_id)), replayed=replayed,
-                          seed_reveal=revealed)
+        return CallRolled(
+            seq=seq, call=_view(_call(session, campaign_id, call_id)), replayed=replayed, seed_reveal=revealed
+        )
 
 
 def _dispatch(db, campaign_name, actor, source, kind: str, character: str, params: dict[str, Any]) -> int:
     if kind == "fright":
         from campaign.services.fright import fright_check
 
-        return fright_check(db, campaign_name, actor, character, source, modifier=params.get("modifier", 0),
-                            severe_phobia=params.get("severe_phobia", False)).seq
+        return fright_check(
+            db,
+            campaign_name,
+            actor,
+            character,
+            source,
+            modifier=params.get("modifier", 0),
+            severe_phobia=params.get("severe_phobia", False),
+        ).seq
     if kind == "check":
         mods = [("GM", params["modifier"])] if params.get("modifier") else []
         if params["check"] == "danger":
             from campaign.services.checks import danger_sense
 
-            return danger_sense(db, campaign_name, actor, source, character=character,
-                                difficulty=params["difficulty"], stat=params["stat"], modifiers=mods).seq
+            return danger_sense(
+                db,
+                campaign_name,
+                actor,
+                source,
+                character=character,
+                difficulty=params["difficulty"],
+                stat=params["stat"],
+                modifiers=mods,
+            ).seq
         from campaign.services.checks import CheckOptions, ability_check
 
         options = CheckOptions(target=params["target"], skill=params.get("skill"), modifiers=mods)
-        return ability_check(db, campaign_name, actor, source, character=character, stat=params["stat"],
-                             options=options).seq
+        return ability_check(
+            db, campaign_name, actor, source, character=character, stat=params["stat"], options=options
+        ).seq
     from campaign.services.scenarios import end_scenario
 
     return end_scenario(db, campaign_name, actor, [], source, params.get("award"), elapsed=params.get("elapsed")).seq
@@ -317,6 +392,9 @@ def calls_signature(db: Database, campaign_id: int) -> tuple[int, int]:
     from sqlalchemy import func
 
     with db.read() as session:
-        newest, count = session.execute(select(func.max(TableCall.id), func.count()).where(
-            TableCall.campaign_id == campaign_id, TableCall.state == "pending")).one()
+        newest, count = session.execute(
+            select(func.max(TableCall.id), func.count()).where(
+                TableCall.campaign_id == campaign_id, TableCall.state == "pending"
+            )
+        ).one()
         return newest or 0, count

@@ -12,13 +12,7 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
-from campaign.services.common import (
-    campaign_named,
-    campaign_transaction,
-    clean_campaign_name,
-    clean_name,
-    clean_text,
-)
+from campaign.services.common import campaign_named, campaign_transaction, clean_campaign_name, clean_name, clean_text
 from campaign.services.effects import recording
 
 RULESETS = {
@@ -61,8 +55,9 @@ class CampaignSettings(CampaignSummary):
 
 
 def _summary_fields(campaign: Campaign) -> dict[str, Any]:
-    return dict(name=campaign.name, ruleset=campaign.ruleset, settings=campaign.settings,
-                created_at=campaign.created_at)
+    return dict(
+        name=campaign.name, ruleset=campaign.ruleset, settings=campaign.settings, created_at=campaign.created_at
+    )
 
 
 def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> CampaignSummary:
@@ -73,8 +68,9 @@ def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> Campai
         with db.write() as session:
             if session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
                 raise RuleRefused(f"a campaign named {name!r} already exists")
-            campaign = Campaign(name=name, ruleset=ruleset, settings=dict(DEFAULT_SETTINGS[ruleset]),
-                                created_at=ledger.utc_now())
+            campaign = Campaign(
+                name=name, ruleset=ruleset, settings=dict(DEFAULT_SETTINGS[ruleset]), created_at=ledger.utc_now()
+            )
             session.add(campaign)
             session.flush()
             with recording(session, campaign, actor, "campaign", voidable=False) as entry:
@@ -92,13 +88,22 @@ def list_campaigns(db: Database, selected: str | None = None) -> list[CampaignRo
     with db.read() as session:
         campaigns = session.scalars(select(Campaign).order_by(Campaign.name)).all()
         counts = {
-            "characters": dict(session.execute(select(Character.campaign_id, func.count()).group_by(Character.campaign_id)).all()),
-            "players": dict(session.execute(select(Player.campaign_id, func.count()).group_by(Player.campaign_id)).all()),
-            "entries": dict(session.execute(select(LedgerEntry.campaign_id, func.max(LedgerEntry.seq)).group_by(LedgerEntry.campaign_id)).all()),
+            "characters": dict(
+                session.execute(select(Character.campaign_id, func.count()).group_by(Character.campaign_id)).all()
+            ),
+            "players": dict(
+                session.execute(select(Player.campaign_id, func.count()).group_by(Player.campaign_id)).all()
+            ),
+            "entries": dict(
+                session.execute(
+                    select(LedgerEntry.campaign_id, func.max(LedgerEntry.seq)).group_by(LedgerEntry.campaign_id)
+                ).all()
+            ),
         }
         return [
-            CampaignRow(**_summary_fields(c), **{key: counts[key].get(c.id, 0) for key in counts},
-                        selected=c.name == selected)
+            CampaignRow(
+                **_summary_fields(c), **{key: counts[key].get(c.id, 0) for key in counts}, selected=c.name == selected
+            )
             for c in campaigns
         ]
 
@@ -156,9 +161,14 @@ def _setting_lang(key: str, text: str) -> str | None:
     return parse_language(text, _("setting {key}").format(key=key))
 
 
-SETTING_PARSERS = {"fright_cap": _setting_int, "criticals": _setting_bool, "default_stats": _setting_names,
-                   "timezone": _setting_zone, "fair_dice": _setting_bool, "lang": _setting_lang}
-
+SETTING_PARSERS = {
+    "fright_cap": _setting_int,
+    "criticals": _setting_bool,
+    "default_stats": _setting_names,
+    "timezone": _setting_zone,
+    "fair_dice": _setting_bool,
+    "lang": _setting_lang,
+}
 
 
 def time_zone_of(db: Database, campaign_name: str | None) -> str | None:
@@ -174,8 +184,13 @@ def time_zone_of(db: Database, campaign_name: str | None) -> str | None:
     return zone if isinstance(zone, str) else None
 
 
-def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[str, str] | None = None,
-             reason: str | None = None) -> CampaignSettings:
+def settings(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    changes: dict[str, str] | None = None,
+    reason: str | None = None,
+) -> CampaignSettings:
     """Show the campaign's settings, or change some (one ledger entry, kind "setting", voidable).
 
     The keys a campaign takes are those of its ruleset's defaults (fright_cap for
@@ -190,14 +205,17 @@ def settings(db: Database, campaign_name: str | None, actor: str, changes: dict[
         parsed = {}
         for key, text in changes.items():
             if key not in allowed:
-                raise BadInput(f"unknown setting {key!r} for a {campaign.ruleset} campaign; "
-                               f"settings: {', '.join(allowed) or 'none'}")
+                raise BadInput(
+                    f"unknown setting {key!r} for a {campaign.ruleset} campaign; "
+                    f"settings: {', '.join(allowed) or 'none'}"
+                )
             parsed[key] = SETTING_PARSERS[key](key, text)
         before = dict(campaign.settings or {})
         with recording(session, campaign, actor, "setting") as entry:
             for key, value in parsed.items():
                 entry.set_setting(key, value)
-            entry.describe(reason=reason or "settings changed",
-                           detail={"changes": {key: {"before": before.get(key), "after": value}
-                                               for key, value in parsed.items()}})
+            entry.describe(
+                reason=reason or "settings changed",
+                detail={"changes": {key: {"before": before.get(key), "after": value} for key, value in parsed.items()}},
+            )
         return CampaignSettings(**_summary_fields(campaign), seq=entry.seq)

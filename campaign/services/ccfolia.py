@@ -28,8 +28,21 @@ from campaign.services.history import INT_MAX
 from campaign.services.results import as_json
 
 SOURCE = "ccfolia"
-COUNTS = ("messages", "recorded", "rolls", "tables", "duplicates", "secret", "chat", "other_system",
-          "unreadable", "contradictory", "incomplete", "malformed", "repaired")
+COUNTS = (
+    "messages",
+    "recorded",
+    "rolls",
+    "tables",
+    "duplicates",
+    "secret",
+    "chat",
+    "other_system",
+    "unreadable",
+    "contradictory",
+    "incomplete",
+    "malformed",
+    "repaired",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +91,9 @@ def export_pieces(db: Database, campaign_name: str | None, names: Iterable[str] 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         if names is None:
-            rows = session.scalars(select(Character).where(Character.campaign_id == campaign.id)
-                                   .order_by(Character.kind, Character.name)).all()
+            rows = session.scalars(
+                select(Character).where(Character.campaign_id == campaign.id).order_by(Character.kind, Character.name)
+            ).all()
         else:
             rows = [character_named(session, campaign, name) for name in names]
         tables = tuple(load_tables())
@@ -110,7 +124,8 @@ def _scenario_number(session: Session, campaign: Campaign, scenario: int | None)
     if scenario is None:
         return ledger.open_scenario_number(session, campaign.id)
     found = abs(scenario) <= INT_MAX and session.scalar(
-        select(Scenario.id).where(Scenario.campaign_id == campaign.id, Scenario.number == scenario))
+        select(Scenario.id).where(Scenario.campaign_id == campaign.id, Scenario.number == scenario)
+    )
     if not found:
         raise NotFound(f"no scenario #{scenario} in campaign {campaign.name!r}")
     return scenario
@@ -166,20 +181,61 @@ def import_log(
 
             source = SystemDice()
         importer, export = run_import(
-            session, campaign, actor, handle, progress=progress, number=number, mapping=mapping, dry_run=dry_run,
-            explain=explain, apply=apply_fright, source=source, session_name=session_name, on_entry=on_entry)
+            session,
+            campaign,
+            actor,
+            handle,
+            progress=progress,
+            number=number,
+            mapping=mapping,
+            dry_run=dry_run,
+            explain=explain,
+            apply=apply_fright,
+            source=source,
+            session_name=session_name,
+            on_entry=on_entry,
+        )
         counts = importer.counts
         identity = importer.identity
-        shown = None if identity is None else (f"session:{identity.session_name}" if identity.session_name
-                                               else identity.log if identity.used_log else None)
+        shown = (
+            None
+            if identity is None
+            else (
+                f"session:{identity.session_name}"
+                if identity.session_name
+                else identity.log
+                if identity.used_log
+                else None
+            )
+        )
         return LogImported(
-            campaign=campaign.name, dry_run=dry_run, format=export.format, encoding=export.encoding,
-            parts=export.parts, session=shown, messages=counts["messages"], recorded=counts["recorded"],
-            rolls=counts["rolls"], tables=counts["tables"], duplicates=counts["duplicates"], secret=counts["secret"],
-            chat=counts["chat"], other_system=counts["other_system"], unreadable=counts["unreadable"],
-            contradictory=counts["contradictory"], incomplete=counts["incomplete"], malformed=export.malformed,
-            repaired=export.repaired, secret_recorded=counts["secret_recorded"],
-            fright_results=counts["fright_results"], fright_applied=counts["fright_applied"],
-            unmapped_speakers=tuple(sorted(importer.unmapped)), first_seq=importer.first_seq,
-            last_seq=importer.last_seq, scenario=number, undecodable=export.undecodable,
-            explain=tuple(importer.explained), frights=tuple(importer.frights))
+            campaign=campaign.name,
+            dry_run=dry_run,
+            format=export.format,
+            encoding=export.encoding,
+            parts=export.parts,
+            session=shown,
+            messages=counts["messages"],
+            recorded=counts["recorded"],
+            rolls=counts["rolls"],
+            tables=counts["tables"],
+            duplicates=counts["duplicates"],
+            secret=counts["secret"],
+            chat=counts["chat"],
+            other_system=counts["other_system"],
+            unreadable=counts["unreadable"],
+            contradictory=counts["contradictory"],
+            incomplete=counts["incomplete"],
+            malformed=export.malformed,
+            repaired=export.repaired,
+            secret_recorded=counts["secret_recorded"],
+            fright_results=counts["fright_results"],
+            fright_applied=counts["fright_applied"],
+            unmapped_speakers=tuple(sorted(importer.unmapped)),
+            first_seq=importer.first_seq,
+            last_seq=importer.last_seq,
+            scenario=number,
+            undecodable=export.undecodable,
+            explain=tuple(importer.explained),
+            frights=tuple(importer.frights),
+        )

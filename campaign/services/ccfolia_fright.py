@@ -46,8 +46,17 @@ def is_fright_roll(line: Any) -> bool:
     return getattr(line, "comparison", None) == "<=" and any(word in comment for word in FRIGHT_WORDS)
 
 
-def apply_fright(session: Session, campaign: Campaign, actor: str, character: Character, result: int, modifier: int, source: DiceSource,
-                 table_seq: int | None, check_seq: int | None) -> FrightApplied:
+def apply_fright(
+    session: Session,
+    campaign: Campaign,
+    actor: str,
+    character: Character,
+    result: int,
+    modifier: int,
+    source: DiceSource,
+    table_seq: int | None,
+    check_seq: int | None,
+) -> FrightApplied:
     """Apply fright table entry `result` (as the log shows it) to `character`."""
     table = fright_table()
     known = []
@@ -63,22 +72,58 @@ def apply_fright(session: Session, campaign: Campaign, actor: str, character: Ch
         applier = _Applier(session, character, recorder, recorder.seq)
         for effect in effects:
             applier.apply(effect)
-        codes = {"name": FRIGHT_TABLE, "dice": [], "margin_added": modifier, "raw": result,
-                 "entry": table.clamp(result), "range": [entry.lo, entry.hi]}
+        codes = {
+            "name": FRIGHT_TABLE,
+            "dice": [],
+            "margin_added": modifier,
+            "raw": result,
+            "entry": table.clamp(result),
+            "range": [entry.lo, entry.hi],
+        }
         recorder.describe(
-            character=character.name, expression=f"FEAR+{modifier}" if modifier else "FEAR", dice=None,
-            total=table.clamp(result), source="ccfolia",
-            detail={"check": None, "table": codes, "effects": [strip_texts(e) for e in applier.records],
-                    "traits_added": applier.traits_added, "pick": None, "choice": 0, "notes": applier.note_codes,
-                    "imported": {"table_seq": table_seq, "check_seq": check_seq}},
+            character=character.name,
+            expression=f"FEAR+{modifier}" if modifier else "FEAR",
+            dice=None,
+            total=table.clamp(result),
+            source="ccfolia",
+            detail={
+                "check": None,
+                "table": codes,
+                "effects": [strip_texts(e) for e in applier.records],
+                "traits_added": applier.traits_added,
+                "pick": None,
+                "choice": 0,
+                "notes": applier.note_codes,
+                "imported": {"table_seq": table_seq, "check_seq": check_seq},
+            },
         )
     seq = recorder.seq
     for roll in sub_rolls:
         margin = None if roll.target is None else roll.target - roll.total
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="fright", character=character.name, parent_seq=seq, expression=roll.expression,
-            dice=list(roll.faces), total=roll.total, target=roll.target, outcome=roll.outcome, margin=margin,
-            source=source.kind, detail={"purpose": roll.purpose, "entry": roll.entry},
-        ))
-    return FrightApplied(character=character.name, table_seq=table_seq, seq=seq, result=result,
-                         entry=(entry.lo, entry.hi), effects=tuple(applier.records), notes=tuple(applier.notes))
+        ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind="fright",
+                character=character.name,
+                parent_seq=seq,
+                expression=roll.expression,
+                dice=list(roll.faces),
+                total=roll.total,
+                target=roll.target,
+                outcome=roll.outcome,
+                margin=margin,
+                source=source.kind,
+                detail={"purpose": roll.purpose, "entry": roll.entry},
+            ),
+        )
+    return FrightApplied(
+        character=character.name,
+        table_seq=table_seq,
+        seq=seq,
+        result=result,
+        entry=(entry.lo, entry.hi),
+        effects=tuple(applier.records),
+        notes=tuple(applier.notes),
+    )

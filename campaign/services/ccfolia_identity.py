@@ -79,10 +79,15 @@ class Known:
         self.marks: set[str] = set()
         self.legacy: dict[str, int | None] = {}  # old fingerprint -> the message position it held
         self.logs: set[tuple[str, int]] = set()  # (log identity, messages it was taken over)
-        query = (select(LedgerEntry.record)
-                 .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind.in_(("roll", "table")),
-                        LedgerEntry.record.like('%"source":"ccfolia"%'))
-                 .execution_options(yield_per=2000))
+        query = (
+            select(LedgerEntry.record)
+            .where(
+                LedgerEntry.campaign_id == campaign_id,
+                LedgerEntry.kind.in_(("roll", "table")),
+                LedgerEntry.record.like('%"source":"ccfolia"%'),
+            )
+            .execution_options(yield_per=2000)
+        )
         for (record,) in session.execute(query):
             mark = (json.loads(record).get("detail") or {}).get(SOURCE) or {}
             fingerprint = mark.get("fingerprint")
@@ -127,8 +132,10 @@ class LogIdentity:
         else:
             self.used_log = True
             key = _sha("l", self.session_name or self.log, message.tab, speaker, message.text, message.result)
-            where = {"log": self.log if self.session_name is None else f"session:{self.session_name}",
-                     "opening": self.opening if self.session_name is None else 0}
+            where = {
+                "log": self.log if self.session_name is None else f"session:{self.session_name}",
+                "opening": self.opening if self.session_name is None else 0,
+            }
         ordinal = self._ordinals.get(key, 0)
         self._ordinals[key] = ordinal + 1
         return _sha("ccfolia/2", key, ordinal), {"scheme": 2, **where}

@@ -42,8 +42,14 @@ SHOWN_TEXT = 120
 
 def _origin(message: Message, mark: str, where: dict, line: Any, k: int, count: int | None) -> dict[str, Any]:
     text = message.text if message.result is None else f"{message.text}\n{message.result}".strip()
-    origin = {"fingerprint": mark, **where, "tab": message.tab, "speaker": message.speaker, "line": text,
-              "message": message.index}
+    origin = {
+        "fingerprint": mark,
+        **where,
+        "tab": message.tab,
+        "speaker": message.speaker,
+        "line": text,
+        "message": message.index,
+    }
     if isinstance(line, RollLine):
         origin.update(command=line.command, outcome_text=line.outcome_text)
         if line.log_degree is not None:
@@ -60,15 +66,35 @@ def _origin(message: Message, mark: str, where: dict, line: Any, k: int, count: 
 
 
 def roll_entry(line: RollLine, who: str | None, scenario: int | None, origin: dict) -> ledger.NewEntry:
-    detail = dict(line.detail) if line.detail is not None else {
-        "expression": line.expression, "total": line.total, "comparison": line.comparison, "target": line.target,
-        "outcome": line.outcome, "margin": line.margin, "comment": line.comment, "source": SOURCE}
+    detail = (
+        dict(line.detail)
+        if line.detail is not None
+        else {
+            "expression": line.expression,
+            "total": line.total,
+            "comparison": line.comparison,
+            "target": line.target,
+            "outcome": line.outcome,
+            "margin": line.margin,
+            "comment": line.comment,
+            "source": SOURCE,
+        }
+    )
     detail.update(faces=None if line.faces is None else list(line.faces), rules_outcome=line.rules_outcome)
     detail[SOURCE] = origin
     return ledger.NewEntry(
-        kind="roll", character=who, scenario=scenario, expression=line.expression,
-        dice=None if line.faces is None else list(line.faces), total=line.total, target=line.target,
-        outcome=line.outcome, margin=line.margin, source=SOURCE, reason=line.comment, detail=detail,
+        kind="roll",
+        character=who,
+        scenario=scenario,
+        expression=line.expression,
+        dice=None if line.faces is None else list(line.faces),
+        total=line.total,
+        target=line.target,
+        outcome=line.outcome,
+        margin=line.margin,
+        source=SOURCE,
+        reason=line.comment,
+        detail=detail,
     )
 
 
@@ -79,45 +105,104 @@ def table_entry(line: TableLine, tables, who: str | None, scenario: int | None, 
     if line.seed is not None:
         table = tables[line.seed]
         result = table.clamp(line.result)
-        detail = {"table": table.command, "modifier": line.modifier, "raw": line.result, "result": result,
-                  "entry": entry_code(table.entry_for(result)), "source": SOURCE, SOURCE: origin}
+        detail = {
+            "table": table.command,
+            "modifier": line.modifier,
+            "raw": line.result,
+            "result": result,
+            "entry": entry_code(table.entry_for(result)),
+            "source": SOURCE,
+            SOURCE: origin,
+        }
         expression = expression_for(table.command, line.modifier)
     else:  # the words are the log's (in detail.ccfolia): no seed entry stands for them
         result = line.result
-        detail = {"table": line.command, "modifier": line.modifier, "raw": line.result, "result": result,
-                  "bcdice_table": True, "source": SOURCE, SOURCE: origin}
+        detail = {
+            "table": line.command,
+            "modifier": line.modifier,
+            "raw": line.result,
+            "result": result,
+            "bcdice_table": True,
+            "source": SOURCE,
+            SOURCE: origin,
+        }
         expression = line.command + (f"{line.modifier:+d}" if line.modifier else "")
-    return ledger.NewEntry(kind="table", character=who, scenario=scenario, expression=expression, dice=None,
-                           total=result, source=SOURCE, reason=line.comment, detail=detail)
+    return ledger.NewEntry(
+        kind="table",
+        character=who,
+        scenario=scenario,
+        expression=expression,
+        dice=None,
+        total=result,
+        source=SOURCE,
+        reason=line.comment,
+        detail=detail,
+    )
 
 
 def _preview(entry: ledger.NewEntry, actor: str) -> dict[str, Any]:
-    return {"actor": actor, "kind": entry.kind, "character": entry.character, "scenario": entry.scenario,
-            "expression": entry.expression, "dice": entry.dice, "total": entry.total, "target": entry.target,
-            "outcome": entry.outcome, "margin": entry.margin, "source": entry.source, "reason": entry.reason,
-            "detail": entry.detail}
+    return {
+        "actor": actor,
+        "kind": entry.kind,
+        "character": entry.character,
+        "scenario": entry.scenario,
+        "expression": entry.expression,
+        "dice": entry.dice,
+        "total": entry.total,
+        "target": entry.target,
+        "outcome": entry.outcome,
+        "margin": entry.margin,
+        "source": entry.source,
+        "reason": entry.reason,
+        "detail": entry.detail,
+    }
 
 
 class Importer:
     """One import's state: counts, what it explains, fright checks waiting for a FEAR line."""
 
-    def __init__(self, session, campaign, actor: str, *, number: int | None, mapping: dict[str, str],
-                 dry_run: bool, explain: bool, apply: bool, source, session_name: str | None,
-                 on_entry: Callable[[dict[str, Any]], None] | None) -> None:
+    def __init__(
+        self,
+        session,
+        campaign,
+        actor: str,
+        *,
+        number: int | None,
+        mapping: dict[str, str],
+        dry_run: bool,
+        explain: bool,
+        apply: bool,
+        source,
+        session_name: str | None,
+        on_entry: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
         self.session, self.campaign, self.actor = session, campaign, actor
         self.number, self.dry_run, self.explain, self.apply, self.source = number, dry_run, explain, apply, source
         self.session_name, self.on_entry = session_name, on_entry
         rows = session.scalars(select(Character).where(Character.campaign_id == campaign.id)).all()
         self.rows = {row.name: row for row in rows}
-        self.characters = {speaker_key(row.name): (row.name, row.player.name if row.player else None)
-                           for row in rows}
-        self.by_speaker = {speaker_key(speaker_name(speaker)): self.characters[speaker_key(name)]
-                           for speaker, name in mapping.items()}
+        self.characters = {speaker_key(row.name): (row.name, row.player.name if row.player else None) for row in rows}
+        self.by_speaker = {
+            speaker_key(speaker_name(speaker)): self.characters[speaker_key(name)] for speaker, name in mapping.items()
+        }
         self.known = Known(session, campaign.id)
         self.tables = load_tables()
         self.gurps = campaign.ruleset == "gurps3-ja"
-        self.counts = dict.fromkeys(("messages", "recorded", "rolls", "tables", "duplicates", *SKIPPED,
-                                     "incomplete", "secret_recorded", "fright_results", "fright_applied"), 0)
+        self.counts = dict.fromkeys(
+            (
+                "messages",
+                "recorded",
+                "rolls",
+                "tables",
+                "duplicates",
+                *SKIPPED,
+                "incomplete",
+                "secret_recorded",
+                "fright_results",
+                "fright_applied",
+            ),
+            0,
+        )
         self.unmapped: set[str] = set()
         self.explained: list[dict[str, Any]] = []
         self.frights: list[dict[str, Any]] = []
@@ -128,9 +213,16 @@ class Importer:
     def _explain(self, message: Message, reason: str, why: str | None = None, recorded: bool = False) -> None:
         if self.explain:
             text = message.text if message.result is None else f"{message.text} {message.result}"
-            self.explained.append({"message": message.index, "speaker": speaker_name(message.speaker),
-                                   "reason": reason, "why": why, "recorded": recorded,
-                                   "text": text[:SHOWN_TEXT]})
+            self.explained.append(
+                {
+                    "message": message.index,
+                    "speaker": speaker_name(message.speaker),
+                    "reason": reason,
+                    "why": why,
+                    "recorded": recorded,
+                    "text": text[:SHOWN_TEXT],
+                }
+            )
 
     def run(self, export: Export, progress: Callable[[int], None] | None) -> None:
         messages = iter(export)
@@ -150,8 +242,9 @@ class Importer:
             self.counts["incomplete"] += 1
             self._explain(message, "incomplete", "the file ends inside this message")
             return
-        reading = read_message(message.text, self.tables, gurps=self.gurps, result=message.result,
-                               secret=message.secret)
+        reading = read_message(
+            message.text, self.tables, gurps=self.gurps, result=message.result, secret=message.secret
+        )
         if reading.kind != "dice":
             self.counts[reading.kind] += 1
             self._explain(message, reading.kind, reading.why)
@@ -200,8 +293,11 @@ class Importer:
         if isinstance(line, RollLine):
             if is_fright_roll(line):
                 if line.outcome in ("failure", "critical_failure"):
-                    self.pending[speaker] = {"check_seq": seq, "margin": line.total - line.target,
-                                             "message": message.index}
+                    self.pending[speaker] = {
+                        "check_seq": seq,
+                        "margin": line.total - line.target,
+                        "message": message.index,
+                    }
                 else:
                     self.pending.pop(speaker, None)
             return
@@ -209,10 +305,19 @@ class Importer:
             return
         check = self.pending.pop(speaker, None)
         self.counts["fright_results"] += 1
-        found = {"message": message.index, "speaker": speaker, "character": who, "table_seq": seq,
-                 "result": line.result, "check_seq": None if check is None else check["check_seq"],
-                 "check_message": None if check is None else check["message"], "applied": False,
-                 "seq": None, "effects": [], "notes": []}
+        found = {
+            "message": message.index,
+            "speaker": speaker,
+            "character": who,
+            "table_seq": seq,
+            "result": line.result,
+            "check_seq": None if check is None else check["check_seq"],
+            "check_message": None if check is None else check["message"],
+            "applied": False,
+            "seq": None,
+            "effects": [],
+            "notes": [],
+        }
         if not self.apply:
             found["why"] = "not applied (--apply-fright applies it)"
         elif who is None:
@@ -220,28 +325,52 @@ class Importer:
         elif self.dry_run:
             found["why"] = "a dry run applies nothing"
         else:
-            applied = apply_fright(self.session, self.campaign, self.actor, self.rows[who], line.result,
-                                   line.modifier, self.source, seq, found["check_seq"])
-            found.update(applied=True, seq=applied.seq, entry=list(applied.entry), effects=list(applied.effects),
-                         notes=list(applied.notes), why=None)
+            applied = apply_fright(
+                self.session,
+                self.campaign,
+                self.actor,
+                self.rows[who],
+                line.result,
+                line.modifier,
+                self.source,
+                seq,
+                found["check_seq"],
+            )
+            found.update(
+                applied=True,
+                seq=applied.seq,
+                entry=list(applied.entry),
+                effects=list(applied.effects),
+                notes=list(applied.notes),
+                why=None,
+            )
             self.counts["fright_applied"] += 1
             self.last_seq = max(self.last_seq or 0, applied.seq)
         self.frights.append(found)
 
     def finish(self, export: Export) -> None:
         for speaker, check in self.pending.items():  # a failed check the log rolled no table for
-            self.frights.append({"message": check["message"], "speaker": speaker, "check_seq": check["check_seq"],
-                                 "applied": False, "why": f"failed by {check['margin']}: no FEAR line followed"})
+            self.frights.append(
+                {
+                    "message": check["message"],
+                    "speaker": speaker,
+                    "check_seq": check["check_seq"],
+                    "applied": False,
+                    "why": f"failed by {check['margin']}: no FEAR line followed",
+                }
+            )
         if self.counts["messages"] == 0 or (export.malformed > 10 and export.malformed > self.counts["messages"]):
-            raise BadInput(f"{NOT_EXPORT}; of its {export.paragraphs} paragraphs {export.malformed} are not "
-                           "messages (a formatter's output, or another tool's log?)" if export.paragraphs
-                           else f"{NOT_EXPORT}; no messages found in it")
+            raise BadInput(
+                f"{NOT_EXPORT}; of its {export.paragraphs} paragraphs {export.malformed} are not "
+                "messages (a formatter's output, or another tool's log?)"
+                if export.paragraphs
+                else f"{NOT_EXPORT}; no messages found in it"
+            )
         if self.apply and self.counts["fright_applied"] and hasattr(self.source, "ensure_all_used"):
             self.source.ensure_all_used()
 
 
-def run_import(session, campaign, actor: str, handle: BinaryIO, *, progress=None, **options) -> tuple[Importer,
-                                                                                                     Export]:
+def run_import(session, campaign, actor: str, handle: BinaryIO, *, progress=None, **options) -> tuple[Importer, Export]:
     importer = Importer(session, campaign, actor, **options)
     export = Export(handle)
     importer.run(export, progress)

@@ -8,14 +8,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from campaign.db.database import Database
-from campaign.db.models import (
-    Campaign,
-    Character,
-    Disappearance,
-    Player,
-    Relationship,
-    Search,
-)
+from campaign.db.models import Campaign, Character, Disappearance, Player, Relationship, Search
 from campaign.errors import BadInput, RuleRefused
 from campaign.projection.views import CharacterSheet
 from campaign.services.common import (
@@ -80,8 +73,9 @@ def stat_aliases(campaign) -> dict[str, tuple[str, ...]]:
     return dict(stat_names_for(campaign.ruleset).aliases)
 
 
-def canonical_stats(campaign, stats: dict, sheet: dict, *, new_stat: bool = True,
-                    who: str = "") -> dict[str, int | str]:
+def canonical_stats(
+    campaign, stats: dict, sheet: dict, *, new_stat: bool = True, who: str = ""
+) -> dict[str, int | str]:
     """The stats with their names as the sheet stores them and their values as the
     stat's kind allows (see core.stat_names: Basic Speed 5.25 is kept exactly).
 
@@ -171,8 +165,16 @@ def add_character(
         return extended(CharacterAddedResult, character_view(session, character), seq=entry.seq)
 
 
-def set_stats(db: Database, campaign_name: str | None, name: str, actor: str, stats: dict[str, int],
-              cp: int | None = None, unset: list[str] | None = None, new_stat: bool = False) -> StatsChanged:
+def set_stats(
+    db: Database,
+    campaign_name: str | None,
+    name: str,
+    actor: str,
+    stats: dict[str, int],
+    cp: int | None = None,
+    unset: list[str] | None = None,
+    new_stat: bool = False,
+) -> StatsChanged:
     """Write stats (names made canonical; a new name needs `new_stat`), remove the `unset`
     ones, or write the CP total: one entry."""
     stats = _check_stats(stats)
@@ -222,14 +224,17 @@ def related(session: Session, first: Character, second: Character) -> bool:
     """Relationships are symmetric; an NPC's summoner always counts as related to it."""
     if first.summoner_id == second.id or second.summoner_id == first.id:
         return True
-    return session.scalar(
-        select(Relationship.id).where(
-            or_(
-                (Relationship.from_id == first.id) & (Relationship.to_id == second.id),
-                (Relationship.from_id == second.id) & (Relationship.to_id == first.id),
+    return (
+        session.scalar(
+            select(Relationship.id).where(
+                or_(
+                    (Relationship.from_id == first.id) & (Relationship.to_id == second.id),
+                    (Relationship.from_id == second.id) & (Relationship.to_id == first.id),
+                )
             )
         )
-    ) is not None
+        is not None
+    )
 
 
 def status_of(session: Session, character: Character) -> tuple[str, str | None]:
@@ -259,8 +264,9 @@ def character_view(session: Session, character: Character) -> CharacterSheet:
     from campaign.services.state_tables import load_state
 
     session.flush()
-    return view_of(load_state(session, session.get(Campaign, character.campaign_id), only=character.name),
-                   character.name)
+    return view_of(
+        load_state(session, session.get(Campaign, character.campaign_id), only=character.name), character.name
+    )
 
 
 def show_character(db: Database, campaign_name: str | None, name: str) -> CharacterSheet:
@@ -272,8 +278,9 @@ def show_character(db: Database, campaign_name: str | None, name: str) -> Charac
 STATUS_FILTERS = ("active", "missing", "searching", "dead", "retired")
 
 
-def list_characters(db: Database, campaign_name: str | None, status: str | None = None,
-                    include_gone: bool = False) -> list[CharacterSheet]:
+def list_characters(
+    db: Database, campaign_name: str | None, status: str | None = None, include_gone: bool = False
+) -> list[CharacterSheet]:
     """Characters in play; dead and retired ones only with `include_gone` (--all) or when
     asked for by status."""
     if status is not None and status not in STATUS_FILTERS:
@@ -284,7 +291,8 @@ def list_characters(db: Database, campaign_name: str | None, status: str | None 
         from campaign.core.suggest import kana
 
         characters = session.scalars(
-            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.kind, Character.name))
+            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.kind, Character.name)
+        )
         # by reading where one is recorded (すずね before とうや), the others after them as before
         for character in sorted(characters, key=lambda c: (c.kind, c.reading is None, kana(c.reading or ""))):
             view = character_view(session, character)

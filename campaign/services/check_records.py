@@ -27,8 +27,16 @@ from campaign.services.results import omitted_when_empty
 
 #: 機会 labels (docs/rules.md "2d6 checks"): recorded on the check, no rule depends on them. English aliases
 #: are accepted and stored as the Japanese label.
-OCCASIONS = {"簡易": "簡易", "標準": "標準", "作業": "作業", "瞬間": "瞬間",
-             "simple": "簡易", "standard": "標準", "work": "作業", "instant": "瞬間"}
+OCCASIONS = {
+    "簡易": "簡易",
+    "標準": "標準",
+    "作業": "作業",
+    "瞬間": "瞬間",
+    "simple": "簡易",
+    "standard": "標準",
+    "work": "作業",
+    "instant": "瞬間",
+}
 VALUE_LIMIT = 1_000_000
 EFFECT_RULES = ("halve", "vanish")
 _BRACKETS = ("【】", "『』", "「」", "[]", "［］")
@@ -269,9 +277,18 @@ def dice_source_detail(source: DiceSource) -> dict[str, Any]:
 class CheckRecorder:
     """Writes a check's entries into the open transaction with the common fields."""
 
-    def __init__(self, session: Session, campaign: Campaign, actor: str, source: DiceSource,
-                 reason: str | None, occasion: str | None, secret: bool = False, *,
-                 warnings: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        campaign: Campaign,
+        actor: str,
+        source: DiceSource,
+        reason: str | None,
+        occasion: str | None,
+        secret: bool = False,
+        *,
+        warnings: list[str] | None = None,
+    ) -> None:
         self.session, self.campaign, self.actor = session, campaign, actor
         self.warnings = warnings or []  # characters out of play (services.presence)
         self.secret = secret  # `--secret`: the entry commits to the result (services.secret_rolls)
@@ -281,8 +298,15 @@ class CheckRecorder:
         self.reason, self.occasion = reason, occasion
         self.scenario = ledger.open_scenario_number(session, campaign.id)
 
-    def write(self, character: str, result: rules.CheckResult | None, detail: dict[str, Any], *,
-              parent_seq: int | None = None, outcome: str | None = None) -> int:
+    def write(
+        self,
+        character: str,
+        result: rules.CheckResult | None,
+        detail: dict[str, Any],
+        *,
+        parent_seq: int | None = None,
+        outcome: str | None = None,
+    ) -> int:
         """One entry; `result=None` for a participant that took no part in the rolling."""
         new = ledger.NewEntry(
             kind="check",
@@ -309,13 +333,26 @@ class CheckRecorder:
         return entry.seq
 
     def secret_view(self, seq: int, check: str, character: str) -> SecretCheck:
-        return SecretCheck(seq=seq, check=check, character=character, secret=True, commitment=self.commitment,
-                           actor=self.actor, scenario=self.scenario, warnings=tuple(self.warnings))
+        return SecretCheck(
+            seq=seq,
+            check=check,
+            character=character,
+            secret=True,
+            commitment=self.commitment,
+            actor=self.actor,
+            scenario=self.scenario,
+            warnings=tuple(self.warnings),
+        )
 
     def common(self) -> dict[str, Any]:
         """The CheckContext fields."""
-        return dict(occasion=self.occasion, source=self.source_kind, reason=self.reason, scenario=self.scenario,
-                    warnings=tuple(self.warnings))
+        return dict(
+            occasion=self.occasion,
+            source=self.source_kind,
+            reason=self.reason,
+            scenario=self.scenario,
+            warnings=tuple(self.warnings),
+        )
 
 
 def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[rules.Contestant, str | None]:
@@ -327,8 +364,12 @@ def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[ru
     # the -2 after waking applies by itself to a side that rolls (services.lingering)
     modifiers = with_penalties(row, tuple(spec.modifiers)) if rolls else spec.modifiers
     return rules.Contestant(
-        name=row.name, stat=value, modifiers=modifiers, dice_modifier=spec.dice_modifier,
-        rolls=rolls, stat_name=spec.stat or default_stat,
+        name=row.name,
+        stat=value,
+        modifiers=modifiers,
+        dice_modifier=spec.dice_modifier,
+        rolls=rolls,
+        stat_name=spec.stat or default_stat,
     ), spec.stat
 
 

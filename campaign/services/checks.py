@@ -64,9 +64,21 @@ from campaign.services.lingering import with_penalties
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json
 
-__all__ = ["EFFECT_RULES", "OCCASIONS", "VALUE_LIMIT", "CheckOptions", "SideSpec", "ability_check", "clean_occasion",
-           "clean_stat_name",
-           "cooperative_check", "danger_sense", "hide_check", "opposed_check", "stat_of"]
+__all__ = [
+    "EFFECT_RULES",
+    "OCCASIONS",
+    "VALUE_LIMIT",
+    "CheckOptions",
+    "SideSpec",
+    "ability_check",
+    "clean_occasion",
+    "clean_stat_name",
+    "cooperative_check",
+    "danger_sense",
+    "hide_check",
+    "opposed_check",
+    "stat_of",
+]
 
 
 # --------------------------------------------------------------------------- results
@@ -134,8 +146,6 @@ class OpposedCheck(CheckContext, _OpposedHead):
     """対抗判定: the active side's roll in the head, every side in `sides`."""
 
 
-
-
 # --------------------------------------------------------------------------- 2d6 checks
 
 
@@ -149,8 +159,10 @@ def sheet_skill_level(row, name: str, given: int | None) -> int:
     if given is None:
         from campaign.services.common import did_you_mean
 
-        raise RuleRefused(f"{row.name} has no skill {name!r} on the sheet{did_you_mean(name, row.skills or {})}; "
-                          f"give its level with --skill N or record it with `skill add`")
+        raise RuleRefused(
+            f"{row.name} has no skill {name!r} on the sheet{did_you_mean(name, row.skills or {})}; "
+            f"give its level with --skill N or record it with `skill add`"
+        )
     return given
 
 
@@ -178,9 +190,17 @@ class CheckOptions:
         modifiers = tuple(clean_modifiers(self.modifiers))
         dice_modifier = bounded_value(self.dice_modifier, "--dice-mod")
         doubles, halves = scaling_counts(self.doubles, self.halves)
-        return replace(self, target=target, skill=skill, modifiers=modifiers, dice_modifier=dice_modifier,
-                       doubles=doubles, halves=halves, occasion=clean_occasion(self.occasion),
-                       reason=clean_text(self.reason, "--reason"))
+        return replace(
+            self,
+            target=target,
+            skill=skill,
+            modifiers=modifiers,
+            dice_modifier=dice_modifier,
+            doubles=doubles,
+            halves=halves,
+            occasion=clean_occasion(self.occasion),
+            reason=clean_text(self.reason, "--reason"),
+        )
 
 
 def ability_check(
@@ -209,8 +229,16 @@ def ability_check(
             skill = sheet_skill_level(row, skill_name, skill)
         value = stat_of(row, stat)
         mods = with_penalties(row, list(o.modifiers))  # the -2 after waking applies by itself (services.lingering)
-        common = dict(modifiers=mods, dice_modifier=o.dice_modifier, criticals=criticals_of(campaign),
-                      stat_name=stat, name=row.name, occasion=o.occasion, doubles=o.doubles, halves=o.halves)
+        common = dict(
+            modifiers=mods,
+            dice_modifier=o.dice_modifier,
+            criticals=criticals_of(campaign),
+            stat_name=stat,
+            name=row.name,
+            occasion=o.occasion,
+            doubles=o.doubles,
+            halves=o.halves,
+        )
         if skill is None:
             result = rules.ability_check(value, o.target, source, **common)
         else:
@@ -218,13 +246,21 @@ def ability_check(
         source.ensure_all_used()
         recorder = CheckRecorder(session, campaign, actor, source, o.reason, o.occasion, o.secret, warnings=warnings)
         check = "ability" if skill is None else "skill"
-        detail = {**result.to_detail(), "check": check, "stat": stat, "stat_value": value, "skill": skill,
-                  "modifiers": [list(m) for m in mods], "dice_modifier": o.dice_modifier}
+        detail = {
+            **result.to_detail(),
+            "check": check,
+            "stat": stat,
+            "stat_value": value,
+            "skill": skill,
+            "modifiers": [list(m) for m in mods],
+            "dice_modifier": o.dice_modifier,
+        }
         seq = recorder.write(row.name, result, detail)
         if o.secret:
             return recorder.secret_view(seq, check, row.name)
-        return AbilityCheck(seq=seq, check=check, character=row.name, stat=stat, **roll_fields(result),
-                            **recorder.common())
+        return AbilityCheck(
+            seq=seq, check=check, character=row.name, stat=stat, **roll_fields(result), **recorder.common()
+        )
 
 
 def cooperative_check(
@@ -250,26 +286,56 @@ def cooperative_check(
         warnings = check_presence(session, rows, "a cooperative check", anyway=o.anyway)
         values = [stat_of(row, stat) for row in rows]
         result = rules.cooperative_check(
-            values, o.target, source, skill=o.skill or 0, modifiers=mods, dice_modifier=o.dice_modifier,
-            criticals=criticals_of(campaign), participants=[row.name for row in rows], stat_name=stat,
-            occasion=o.occasion, doubles=o.doubles, halves=o.halves,
+            values,
+            o.target,
+            source,
+            skill=o.skill or 0,
+            modifiers=mods,
+            dice_modifier=o.dice_modifier,
+            criticals=criticals_of(campaign),
+            participants=[row.name for row in rows],
+            stat_name=stat,
+            occasion=o.occasion,
+            doubles=o.doubles,
+            halves=o.halves,
         )
         source.ensure_all_used()
         recorder = CheckRecorder(session, campaign, actor, source, o.reason, o.occasion, warnings=warnings)
-        detail = {**result.to_detail(), "check": "cooperative", "stat": stat, "skill": o.skill,
-                  "modifiers": [list(m) for m in mods], "dice_modifier": o.dice_modifier}
+        detail = {
+            **result.to_detail(),
+            "check": "cooperative",
+            "stat": stat,
+            "skill": o.skill,
+            "modifiers": [list(m) for m in mods],
+            "dice_modifier": o.dice_modifier,
+        }
         seq = recorder.write(rows[0].name, result, detail)
         for row, value in zip(rows[1:], values[1:]):
-            recorder.write(row.name, result, {
-                "check": "cooperative", "role": "participant", "stat": stat, "stat_value": value,
-                "kind": result.kind, "total": result.total, "outcome": result.outcome,
-            }, parent_seq=seq)
+            recorder.write(
+                row.name,
+                result,
+                {
+                    "check": "cooperative",
+                    "role": "participant",
+                    "stat": stat,
+                    "stat_value": value,
+                    "kind": result.kind,
+                    "total": result.total,
+                    "outcome": result.outcome,
+                },
+                parent_seq=seq,
+            )
         return CooperativeCheck(
-            seq=seq, check="cooperative", character=rows[0].name, stat=stat,
-            participants=tuple(CooperativeParticipant(character=row.name, stat_value=value)
-                               for row, value in zip(rows, values)),
+            seq=seq,
+            check="cooperative",
+            character=rows[0].name,
+            stat=stat,
+            participants=tuple(
+                CooperativeParticipant(character=row.name, stat_value=value) for row, value in zip(rows, values)
+            ),
             stat_from=result.participants[result.stat_from],
-            **roll_fields(result), **recorder.common(),
+            **roll_fields(result),
+            **recorder.common(),
         )
 
 
@@ -308,8 +374,13 @@ def opposed_check(
         refuse_duplicates(rows, "the opposed check")
         warnings = check_presence(session, rows, "an opposed check", anyway=anyway)
         contestants = [contestant_of(row, spec, "stat") for row, spec in zip(rows, specs)]
-        result = rules.opposed_check(contestants[0][0], [c for c, _ in contestants[1:]], source,
-                                     criticals=criticals_of(campaign), occasion=occasion)
+        result = rules.opposed_check(
+            contestants[0][0],
+            [c for c, _ in contestants[1:]],
+            source,
+            criticals=criticals_of(campaign),
+            occasion=occasion,
+        )
         source.ensure_all_used()
         stats = [stat for _, stat in contestants]
         applied = None
@@ -318,20 +389,36 @@ def opposed_check(
             value = effect if won else (rules.halve(effect) if if_resisted == "halve" else 0)
             applied = OpposedEffect(base=effect, if_resisted=if_resisted, resisted=not won, applied=value)
         recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
-        detail = {**result.to_detail(), "check": "opposed", "role": "active", "stats": stats,
-                  "effect": as_json(applied)}
+        detail = {
+            **result.to_detail(),
+            "check": "opposed",
+            "role": "active",
+            "stats": stats,
+            "effect": as_json(applied),
+        }
         seq = recorder.write(rows[0].name, result.active, detail)
         sides = [OpposedSide(seq=seq, role="active", **side_fields(result.active, stats[0]))]
         for side, stat in zip(result.passives, stats[1:]):
-            sub = recorder.write(side.name or "", side, {
-                **side.to_detail(), "check": "opposed", "stat": stat, "winner": result.winner,
-            }, parent_seq=seq)
+            sub = recorder.write(
+                side.name or "",
+                side,
+                {**side.to_detail(), "check": "opposed", "stat": stat, "winner": result.winner},
+                parent_seq=seq,
+            )
             sides.append(OpposedSide(seq=sub, role="passive", **side_fields(side, stat)))
         return OpposedCheck(
-            seq=seq, check="opposed", character=rows[0].name,
-            winner=result.winner, winner_role="active" if result.winner_index == 0 else "passive",
-            decided_by=result.decided_by, dice=tuple(result.dice),
-            total=result.active.total, target=result.active.target,
-            outcome=result.active.outcome, margin=margin_of(result.active),
-            effect=applied, sides=tuple(sides), **recorder.common(),
+            seq=seq,
+            check="opposed",
+            character=rows[0].name,
+            winner=result.winner,
+            winner_role="active" if result.winner_index == 0 else "passive",
+            decided_by=result.decided_by,
+            dice=tuple(result.dice),
+            total=result.active.total,
+            target=result.active.target,
+            outcome=result.active.outcome,
+            margin=margin_of(result.active),
+            effect=applied,
+            sides=tuple(sides),
+            **recorder.common(),
         )

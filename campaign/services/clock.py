@@ -63,8 +63,14 @@ def _clock_view(clock: int) -> dict[str, Any]:
     return {"clock": clock, "text": en, "text_ja": ja}
 
 
-def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
-               reason: str | None = None, scenario: int | None = None) -> TimeAdvanced:
+def advance_in(
+    session: Session,
+    campaign: Campaign,
+    actor: str,
+    seconds: int,
+    reason: str | None = None,
+    scenario: int | None = None,
+) -> TimeAdvanced:
     """Append the time entry inside the caller's transaction (which holds the append lock)."""
     start = campaign.clock or 0
     target = start + seconds
@@ -72,8 +78,11 @@ def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
     started: list[dict[str, Any]] = []
     with recording(session, campaign, actor, "time") as entry:
         while True:
-            timed = [(c.until_clock, c.id, character, c) for character, c in campaign_conditions(session, campaign)
-                     if c.until_clock is not None and c.until_clock <= target]
+            timed = [
+                (c.until_clock, c.id, character, c)
+                for character, c in campaign_conditions(session, campaign)
+                if c.until_clock is not None and c.until_clock <= target
+            ]
             if not timed:
                 break
             until, _, character, condition = min(timed, key=lambda item: (item[0], item[1]))
@@ -87,26 +96,42 @@ def advance_in(session: Session, campaign: Campaign, actor: str, seconds: int,
         drains = drain_catatonia(session, campaign, entry, start, target)  # services.lingering
         if target > (campaign.clock or 0):
             entry.advance_clock(target - campaign.clock)
-        due = [{"character": character.name, **condition_view(c, target)}
-               for character, c in campaign_conditions(session, campaign)
-               if due_clock(c) is not None and due_clock(c) <= target]
+        due = [
+            {"character": character.name, **condition_view(c, target)}
+            for character, c in campaign_conditions(session, campaign)
+            if due_clock(c) is not None and due_clock(c) <= target
+        ]
         en, ja = span_text(seconds)
-        summary = {"seconds": seconds, "span": en, "span_ja": ja, "from": _clock_view(start),
-                   "to": _clock_view(target)}
-        entry.describe(reason=reason or f"time advances {en}", scenario=scenario,
-                       detail={"action": "advance", **summary,
-                               "ended": [{"character": e["character"], "name": e["name"], "origin": e["origin"]}
-                                         for e in ended],
-                               "started": [{"character": s["character"], "name": s["name"], "origin": s["origin"]}
-                                           for s in started],
-                               **({"hp_drains": drains} if drains else {})})
+        summary = {"seconds": seconds, "span": en, "span_ja": ja, "from": _clock_view(start), "to": _clock_view(target)}
+        entry.describe(
+            reason=reason or f"time advances {en}",
+            scenario=scenario,
+            detail={
+                "action": "advance",
+                **summary,
+                "ended": [{"character": e["character"], "name": e["name"], "origin": e["origin"]} for e in ended],
+                "started": [{"character": s["character"], "name": s["name"], "origin": s["origin"]} for s in started],
+                **({"hp_drains": drains} if drains else {}),
+            },
+        )
     record_drains(session, campaign, actor, entry.seq, drains, scenario)
-    return TimeAdvanced(seq=entry.seq, seconds=seconds, span=en, span_ja=ja, from_=summary["from"], to=summary["to"],
-                        ended=tuple(ended), started=tuple(started), recovery_due=tuple(due), hp_drains=tuple(drains))
+    return TimeAdvanced(
+        seq=entry.seq,
+        seconds=seconds,
+        span=en,
+        span_ja=ja,
+        from_=summary["from"],
+        to=summary["to"],
+        ended=tuple(ended),
+        started=tuple(started),
+        recovery_due=tuple(due),
+        hp_drains=tuple(drains),
+    )
 
 
-def advance(db: Database, campaign_name: str | None, actor: str, span: str, *,
-            reason: str | None = None) -> TimeAdvanced:
+def advance(
+    db: Database, campaign_name: str | None, actor: str, span: str, *, reason: str | None = None
+) -> TimeAdvanced:
     """Move campaign time on by `span` ("6h", "2day", "3turns")."""
     seconds = parse_span(span, "time").seconds
     reason = clean_text(reason, "--reason")
@@ -119,7 +144,15 @@ def show(db: Database, campaign_name: str | None) -> ClockShown:
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         clock = campaign.clock or 0
-        timed = sorted(((c.until_clock, c.id, character.name, c) for character, c in campaign_conditions(session, campaign)
-                        if c.until_clock is not None), key=lambda item: (item[0], item[1]))
-        return ClockShown(now=_clock_view(clock),
-                          timed=tuple({"character": name, **condition_view(c, clock)} for _, _, name, c in timed))
+        timed = sorted(
+            (
+                (c.until_clock, c.id, character.name, c)
+                for character, c in campaign_conditions(session, campaign)
+                if c.until_clock is not None
+            ),
+            key=lambda item: (item[0], item[1]),
+        )
+        return ClockShown(
+            now=_clock_view(clock),
+            timed=tuple({"character": name, **condition_view(c, clock)} for _, _, name, c in timed),
+        )

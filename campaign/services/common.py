@@ -30,8 +30,11 @@ CP_TOTAL_LIMIT = 10_000_000
 
 def check_cp_total(value: int, who: str) -> int:
     if abs(value) > CP_TOTAL_LIMIT:
-        raise RuleRefused(_("{who}: the CP total would be {value}, beyond ±{limit:,}").format(
-            who=who, value=value, limit=CP_TOTAL_LIMIT))
+        raise RuleRefused(
+            _("{who}: the CP total would be {value}, beyond ±{limit:,}").format(
+                who=who, value=value, limit=CP_TOTAL_LIMIT
+            )
+        )
     return value
 
 
@@ -95,12 +98,14 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
     name = normal_name(name)
     found = None if "\x00" in name else session.scalar(_CAMPAIGN_BY_NAME, {"name": name})
     if found is None:
-        raise NotFound(_("no campaign named {name!r}").format(name=name)
-                       + did_you_mean(name, session.scalars(select(Campaign.name))))
+        raise NotFound(
+            _("no campaign named {name!r}").format(name=name)
+            + did_you_mean(name, session.scalars(select(Campaign.name)))
+        )
     return found
 
 
-def language_facts(db: "Database", campaign_name: str | None) -> tuple[str | None, str | None]:
+def language_facts(db: Database, campaign_name: str | None) -> tuple[str | None, str | None]:
     """(the `lang` setting, the ruleset) of the campaign, for campaign.i18n; (None, None)
     when there is none to ask. Here, not in services.campaigns, so that every command
     can ask without loading what changing a campaign needs."""
@@ -121,11 +126,16 @@ _Named = TypeVar("_Named", Player, Character)
 def _named(session: Session, campaign: Campaign, model: type[_Named], name: str, what: str) -> _Named:
     """The campaign's player or character of this name, else NotFound with a did-you-mean."""
     name = normal_name(name)
-    found = None if "\x00" in name else session.scalar(
-        select(model).where(model.campaign_id == campaign.id, model.name == name))
+    found = (
+        None
+        if "\x00" in name
+        else session.scalar(select(model).where(model.campaign_id == campaign.id, model.name == name))
+    )
     if found is None:
         if model is Character:
-            rows = session.execute(select(Character.name, Character.reading).where(Character.campaign_id == campaign.id))
+            rows = session.execute(
+                select(Character.name, Character.reading).where(Character.campaign_id == campaign.id)
+            )
             known: dict[str, str | None] = {name: reading for name, reading in rows}
             message = _("no character named {name!r} in campaign {campaign!r}")
         else:

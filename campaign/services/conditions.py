@@ -33,13 +33,7 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Condition
 from campaign.errors import BadInput, NotFound
 from campaign.labels import CONDITION_LABELS_JA  # `condition clear` takes the slug or its label
-from campaign.services.common import (
-    campaign_named,
-    campaign_transaction,
-    character_named,
-    clean_name,
-    clean_text,
-)
+from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.effects import Recorder, recording
 
 PENALTY_LIMIT = 100
@@ -101,11 +95,18 @@ def due_clock(condition: Condition) -> int | None:
 
 def condition_view(condition: Condition, clock: int | None = None) -> dict[str, Any]:
     """A condition as --json shows it; with the campaign `clock`, also what remains."""
-    view = {"name": condition.name, "label_ja": label_ja(condition.name, condition.detail),
-            "duration": condition.duration, "detail": condition.detail, "source_seq": condition.source_seq,
-            "origin": condition.origin, "timed": condition.until_clock is not None,
-            "since": _clock_view(condition.since_clock or 0), "until": _clock_view(condition.until_clock),
-            "recovery_due": _clock_view(due_clock(condition))}
+    view = {
+        "name": condition.name,
+        "label_ja": label_ja(condition.name, condition.detail),
+        "duration": condition.duration,
+        "detail": condition.detail,
+        "source_seq": condition.source_seq,
+        "origin": condition.origin,
+        "timed": condition.until_clock is not None,
+        "since": _clock_view(condition.since_clock or 0),
+        "until": _clock_view(condition.until_clock),
+        "recovery_due": _clock_view(due_clock(condition)),
+    }
     if clock is not None and condition.until_clock is not None:
         remaining = max(0, condition.until_clock - clock)
         view["remaining_seconds"] = remaining
@@ -114,16 +115,20 @@ def condition_view(condition: Condition, clock: int | None = None) -> dict[str, 
 
 
 def active_conditions(session: Session, character: Character) -> list[Condition]:
-    return list(session.scalars(
-        select(Condition).where(Condition.character_id == character.id, Condition.cleared_seq.is_(None))
-        .order_by(Condition.id)
-    ))
+    return list(
+        session.scalars(
+            select(Condition)
+            .where(Condition.character_id == character.id, Condition.cleared_seq.is_(None))
+            .order_by(Condition.id)
+        )
+    )
 
 
 def campaign_conditions(session: Session, campaign: Campaign) -> list[tuple[Character, Condition]]:
     """Every active condition of the campaign, by character then age."""
     rows = session.execute(
-        select(Character, Condition).join(Condition, Condition.character_id == Character.id)
+        select(Character, Condition)
+        .join(Condition, Condition.character_id == Character.id)
         .where(Character.campaign_id == campaign.id, Condition.cleared_seq.is_(None))
         .order_by(Character.name, Condition.id)
     ).all()
@@ -138,11 +143,19 @@ def list_conditions(db: Database, campaign_name: str | None, character_name: str
         now = _clock_view(clock)
         if character_name is not None:
             character = character_named(session, campaign, character_name)
-            return ConditionListing(character=character.name, now=now, conditions=tuple(
-                condition_view(c, clock) for c in active_conditions(session, character)))
-        return ConditionListing(character=None, now=now, conditions=tuple(
-            {"character": character.name, **condition_view(condition, clock)}
-            for character, condition in campaign_conditions(session, campaign)))
+            return ConditionListing(
+                character=character.name,
+                now=now,
+                conditions=tuple(condition_view(c, clock) for c in active_conditions(session, character)),
+            )
+        return ConditionListing(
+            character=None,
+            now=now,
+            conditions=tuple(
+                {"character": character.name, **condition_view(condition, clock)}
+                for character, condition in campaign_conditions(session, campaign)
+            ),
+        )
 
 
 def _condition_matches(condition: Condition, wanted: str) -> bool:
@@ -165,8 +178,15 @@ def _clean_penalty(penalty: int | None) -> int | None:
 
 
 def add_condition(
-    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
-    *, lasts: str | None = None, then_penalty: int | None = None, then_for: str | None = None,
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    name: str,
+    *,
+    lasts: str | None = None,
+    then_penalty: int | None = None,
+    then_for: str | None = None,
     reason: str | None = None,
 ) -> ConditionAddedResult:
     """The GM puts a condition on a character, timed with `lasts` ("6h"), optionally with
@@ -187,32 +207,39 @@ def add_condition(
         detail.update(after_penalty=then_penalty, after_duration=after.seconds, after_unit="second")
     with _write(db, campaign_name, character_name) as (session, campaign, character):
         with recording(session, campaign, actor, "condition") as entry:
-            condition = entry.add_condition(character, name, span.text if span else None, detail,
-                                            span.seconds if span else None)
+            condition = entry.add_condition(
+                character, name, span.text if span else None, detail, span.seconds if span else None
+            )
             view = condition_view(condition, campaign.clock or 0)
-            entry.describe(character=character.name, reason=reason or "added",
-                           detail={"action": "add", "condition": view})
+            entry.describe(
+                character=character.name, reason=reason or "added", detail={"action": "add", "condition": view}
+            )
         return ConditionAddedResult(seq=entry.seq, action="add", character=character.name, condition=view)
 
 
-def end_condition(entry: Recorder, character: Character, condition: Condition, *,
-                  lasted: int | None = None) -> dict[str, Any]:
+def end_condition(
+    entry: Recorder, character: Character, condition: Condition, *, lasted: int | None = None
+) -> dict[str, Any]:
     """Clear a condition now (at the campaign clock) and start its follow-up penalty, if
     it has one. `lasted` overrides how long it lasted (seconds). Returns what happened."""
     clock = entry.campaign.clock or 0
     ended = condition_view(condition)
     entry.clear_condition(character, condition)
     lasted_seconds = lasted if lasted is not None else clock - (condition.since_clock or 0)
-    result: dict[str, Any] = {"character": character.name, **ended, "lasted_seconds": lasted_seconds,
-                              "follow_up": None}
+    result: dict[str, Any] = {"character": character.name, **ended, "lasted_seconds": lasted_seconds, "follow_up": None}
     terms = follow_up(condition.detail or {}, lasted_seconds)
     if terms is not None:
         en, ja = span_text(terms.seconds)
         cause_ja = label_ja(condition.name, condition.detail) or condition.name
-        detail = {"label_ja": FOLLOW_UP_JA, "penalty": terms.penalty, "follows": condition.name,
-                  "follows_origin": condition.origin, "duration_ja": ja,
-                  "summary_ja": f"{cause_ja}から回復後 {ja} 全判定{terms.penalty:+d}",
-                  "summary_en": f"{terms.penalty:+d} to every roll for {en} after {condition.name}"}
+        detail = {
+            "label_ja": FOLLOW_UP_JA,
+            "penalty": terms.penalty,
+            "follows": condition.name,
+            "follows_origin": condition.origin,
+            "duration_ja": ja,
+            "summary_ja": f"{cause_ja}から回復後 {ja} 全判定{terms.penalty:+d}",
+            "summary_en": f"{terms.penalty:+d} to every roll for {en} after {condition.name}",
+        }
         if terms.lasted is not None:
             detail["lasted"] = terms.lasted
         added = entry.add_condition(character, FOLLOW_UP, en, detail, terms.seconds)
@@ -221,8 +248,14 @@ def end_condition(entry: Recorder, character: Character, condition: Condition, *
 
 
 def clear_condition(
-    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str,
-    *, reason: str | None = None, lasted: str | None = None,
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    name: str,
+    *,
+    reason: str | None = None,
+    lasted: str | None = None,
 ) -> ConditionsCleared:
     """End every active condition of that name (slug such as `stun`, or 朦朧); a penalty
     that follows recovery (docs/rules.md "Penalty after waking") begins now as a timed
@@ -240,7 +273,16 @@ def clear_condition(
             ended = [end_condition(entry, character, c, lasted=lasted_seconds) for c in matching]
             cleared = [{key: value for key, value in e.items() if key != "follow_up"} for e in ended]
             started = [e["follow_up"] for e in ended if e["follow_up"] is not None]
-            entry.describe(character=character.name, reason=reason or "cleared",
-                           detail={"action": "clear", "conditions": cleared, "follow_ups": started})
-        return ConditionsCleared(seq=entry.seq, action="clear", character=character.name, cleared=tuple(cleared),
-                                 follow_ups=tuple(started), now=_clock_view(campaign.clock or 0))
+            entry.describe(
+                character=character.name,
+                reason=reason or "cleared",
+                detail={"action": "clear", "conditions": cleared, "follow_ups": started},
+            )
+        return ConditionsCleared(
+            seq=entry.seq,
+            action="clear",
+            character=character.name,
+            cleared=tuple(cleared),
+            follow_ups=tuple(started),
+            now=_clock_view(campaign.clock or 0),
+        )

@@ -134,18 +134,42 @@ def danger_sense(
         warnings = check_presence(session, [row], "a danger sense check", anyway=anyway)
         value = stat_of(row, stat)
         mods = with_penalties(row, mods)  # the -2 after waking applies by itself (services.lingering)
-        result = rules.danger_sense(value, difficulty, source, modifiers=mods, dice_modifier=dice_modifier,
-                                    criticals=criticals_of(campaign), stat_name=stat, name=row.name,
-                                    occasion=occasion, doubles=doubles, halves=halves)
+        result = rules.danger_sense(
+            value,
+            difficulty,
+            source,
+            modifiers=mods,
+            dice_modifier=dice_modifier,
+            criticals=criticals_of(campaign),
+            stat_name=stat,
+            name=row.name,
+            occasion=occasion,
+            doubles=doubles,
+            halves=halves,
+        )
         source.ensure_all_used()
         recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, secret, warnings=warnings)
-        detail = {**result.to_detail(), "check": "danger", "stat": stat, "stat_value": value,
-                  "modifiers": [list(m) for m in mods], "dice_modifier": dice_modifier}
+        detail = {
+            **result.to_detail(),
+            "check": "danger",
+            "stat": stat,
+            "stat_value": value,
+            "modifiers": [list(m) for m in mods],
+            "dice_modifier": dice_modifier,
+        }
         seq = recorder.write(row.name, result, detail)
         if secret:
             return recorder.secret_view(seq, "danger", row.name)
-        return DangerSenseCheck(seq=seq, check="danger", character=row.name, stat=stat, difficulty=difficulty,
-                                **roll_fields(result), **band_fields(result), **recorder.common())
+        return DangerSenseCheck(
+            seq=seq,
+            check="danger",
+            character=row.name,
+            stat=stat,
+            difficulty=difficulty,
+            **roll_fields(result),
+            **band_fields(result),
+            **recorder.common(),
+        )
 
 
 def hide_check(
@@ -176,8 +200,9 @@ def hide_check(
         warnings = check_presence(session, rows, "a hide check", anyway=anyway)
         hider_side, hider_stat = contestant_of(rows[0], hider, "技")
         observer_sides = [contestant_of(row, spec, "感") for row, spec in zip(rows[1:], observers)]
-        result = rules.hide_check(hider_side, [c for c, _ in observer_sides], source,
-                                  criticals=criticals_of(campaign), occasion=occasion)
+        result = rules.hide_check(
+            hider_side, [c for c, _ in observer_sides], source, criticals=criticals_of(campaign), occasion=occasion
+        )
         source.ensure_all_used()
         recorder = CheckRecorder(session, campaign, actor, source, reason, occasion, warnings=warnings)
         stats = [hider_stat] + [stat for _, stat in observer_sides]
@@ -187,25 +212,64 @@ def hide_check(
         if result.hider.skipped == rules.ZERO_DICE:
             # The hider failed outright: nobody rolled and every observer noticed.
             for row, (_, stat) in zip(rows[1:], observer_sides):
-                sub = recorder.write(row.name, None, {
-                    "check": "hide", "role": "observer", "stat": stat, "hider": rows[0].name,
-                    "noticed": True, "skipped": rules.ZERO_DICE,
-                }, parent_seq=seq, outcome=rules.SUCCESS)
-                observed.append(UnrolledObserver(seq=sub, character=row.name, stat=stat, rolls=False, dice=(),
-                                                 total=None, target=None, outcome=rules.SUCCESS, noticed=True,
-                                                 skipped=rules.ZERO_DICE))
+                sub = recorder.write(
+                    row.name,
+                    None,
+                    {
+                        "check": "hide",
+                        "role": "observer",
+                        "stat": stat,
+                        "hider": rows[0].name,
+                        "noticed": True,
+                        "skipped": rules.ZERO_DICE,
+                    },
+                    parent_seq=seq,
+                    outcome=rules.SUCCESS,
+                )
+                observed.append(
+                    UnrolledObserver(
+                        seq=sub,
+                        character=row.name,
+                        stat=stat,
+                        rolls=False,
+                        dice=(),
+                        total=None,
+                        target=None,
+                        outcome=rules.SUCCESS,
+                        noticed=True,
+                        skipped=rules.ZERO_DICE,
+                    )
+                )
         for obs, (_, stat) in zip(result.observers, observer_sides):
-            sub = recorder.write(obs.name or "", obs, {
-                **obs.to_detail(), "check": "hide", "role": "observer", "stat": stat,
-                "hider": rows[0].name, "noticed": obs.success,
-            }, parent_seq=seq)
+            sub = recorder.write(
+                obs.name or "",
+                obs,
+                {
+                    **obs.to_detail(),
+                    "check": "hide",
+                    "role": "observer",
+                    "stat": stat,
+                    "hider": rows[0].name,
+                    "noticed": obs.success,
+                },
+                parent_seq=seq,
+            )
             observed.append(ObserverRoll(seq=sub, **side_fields(obs, stat), **band_fields(obs), noticed=obs.success))
         hider_view = HiderRoll(seq=seq, **side_fields(result.hider, hider_stat))
         return HideCheck(
-            seq=seq, check="hide", character=rows[0].name, stat=hider_stat,
-            hidden=result.hidden, noticed_by=tuple(result.noticed_by),
-            dice=tuple(result.dice), expression=hider_view.expression,
-            total=result.hider.total, target=result.hider.target, outcome=result.hider.outcome,
-            margin=margin_of(result.hider), hider=hider_view,
-            observers=tuple(observed), **recorder.common(),
+            seq=seq,
+            check="hide",
+            character=rows[0].name,
+            stat=hider_stat,
+            hidden=result.hidden,
+            noticed_by=tuple(result.noticed_by),
+            dice=tuple(result.dice),
+            expression=hider_view.expression,
+            total=result.hider.total,
+            target=result.hider.target,
+            outcome=result.hider.outcome,
+            margin=margin_of(result.hider),
+            hider=hider_view,
+            observers=tuple(observed),
+            **recorder.common(),
         )

@@ -20,16 +20,7 @@ from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.gametime import CLOCK_LIMIT
-from campaign.db.models import (
-    Campaign,
-    Character,
-    Condition,
-    Disappearance,
-    Player,
-    Scenario,
-    Search,
-    Trait,
-)
+from campaign.db.models import Campaign, Character, Condition, Disappearance, Player, Scenario, Search, Trait
 from campaign.errors import RuleRefused
 from campaign.projection import ops as o
 from campaign.projection.state import State
@@ -100,11 +91,28 @@ class Recorder:
         self._apply(o.PlayerAdded(name))
         return self.tables.orm("players", name)
 
-    def add_character(self, name: str, kind: str, player: Player | None, summoner: Character | None,
-                      stats: dict[str, int], cp: int, reading: str | None = None) -> Character:
+    def add_character(
+        self,
+        name: str,
+        kind: str,
+        player: Player | None,
+        summoner: Character | None,
+        stats: dict[str, int],
+        cp: int,
+        reading: str | None = None,
+    ) -> Character:
         self.tables.need("characters")
-        self._apply(o.CharacterAdded(name, kind, player.name if player else None,
-                                     summoner.name if summoner else None, dict(stats), cp, reading))
+        self._apply(
+            o.CharacterAdded(
+                name,
+                kind,
+                player.name if player else None,
+                summoner.name if summoner else None,
+                dict(stats),
+                cp,
+                reading,
+            )
+        )
         return self.tables.orm("characters", name)
 
     def relate(self, first: Character, second: Character, note: str | None) -> None:
@@ -156,8 +164,7 @@ class Recorder:
         state = self._apply(o.PoolChanged(self._character(character), pool, delta))
         return state.characters[character.name].pools[pool]
 
-    def add_trait(self, character: Character, name: str, category: str, cp: int, *,
-                  counts_toward_limit: bool) -> Trait:
+    def add_trait(self, character: Character, name: str, category: str, cp: int, *, counts_toward_limit: bool) -> Trait:
         who = self._character(character)
         self.tables.traits_of(who)
         origin = self._next_origin()
@@ -182,8 +189,9 @@ class Recorder:
         """E.g. a mild phobia that a fright check made severe ("phobia" -> "severe phobia")."""
         self._apply(o.TraitCategorySet(*self._trait(character, trait), category))
 
-    def add_condition(self, character: Character, name: str, duration: str | None,
-                      detail: dict[str, Any], length: int | None = None) -> Condition:
+    def add_condition(
+        self, character: Character, name: str, duration: str | None, detail: dict[str, Any], length: int | None = None
+    ) -> Condition:
         """A condition beginning at the campaign clock; with `length` (seconds) it is timed."""
         clock = self.campaign.clock or 0
         if length is not None and clock + length > CLOCK_LIMIT:
@@ -201,8 +209,9 @@ class Recorder:
     def advance_clock(self, seconds: int) -> int:
         """Campaign time moves on; returns the new clock."""
         if (self.campaign.clock or 0) + seconds > CLOCK_LIMIT:
-            raise RuleRefused(f"the campaign clock would pass {CLOCK_LIMIT} seconds (about 68 years), "
-                              "as far as it counts")
+            raise RuleRefused(
+                f"the campaign clock would pass {CLOCK_LIMIT} seconds (about 68 years), as far as it counts"
+            )
         return self._apply(o.ClockAdvanced(seconds)).clock
 
     # --- scenarios, missing characters, searches
@@ -228,8 +237,9 @@ class Recorder:
         self.tables.adopt("scenarios", scenario)  # its participants are not read: an end keeps them
         self._apply(o.ScenarioEnded(scenario.number))
 
-    def start_missing(self, character: Character, faces: int, reason: str | None,
-                      scenario: Scenario | None) -> Disappearance:
+    def start_missing(
+        self, character: Character, faces: int, reason: str | None, scenario: Scenario | None
+    ) -> Disappearance:
         self._scenarios(scenario.number if scenario else None)
         self._apply(o.MissingStarted(character.name, faces, reason, scenario.number if scenario else None))
         return self.tables.orm("disappearances", self.seq)
@@ -244,25 +254,35 @@ class Recorder:
 
     def start_search(self, disappearance: Disappearance, searcher: Character, scenario: Scenario | None) -> Search:
         self._scenarios(scenario.number if scenario else None)
-        self._apply(o.SearchStarted(disappearance.since_seq, searcher.name, searcher.player.name,
-                                    scenario.number if scenario else None))
+        self._apply(
+            o.SearchStarted(
+                disappearance.since_seq, searcher.name, searcher.player.name, scenario.number if scenario else None
+            )
+        )
         return self.tables.orm("searches", self.seq)
 
     def end_search(self, search: Search, searcher: Character) -> None:
         self.tables.need("searches")
         self._apply(o.SearchEnded(search.started_seq, searcher.name))
 
-    def record_reunion_check(self, disappearance: Disappearance, scenario: Scenario, roll: int, threshold: int,
-                             success: bool, counted_at: int | None = None) -> None:
+    def record_reunion_check(
+        self,
+        disappearance: Disappearance,
+        scenario: Scenario,
+        roll: int,
+        threshold: int,
+        success: bool,
+        counted_at: int | None = None,
+    ) -> None:
         """`counted_at`: a re-roll's searchers were counted at that seq (the scenario's end)."""
         self.tables.need("scenarios", "disappearances", "searches", "reunions")
-        self._apply(o.ReunionChecked(disappearance.since_seq, scenario.number, roll, threshold, success,
-                                     counted_at))
+        self._apply(o.ReunionChecked(disappearance.since_seq, scenario.number, roll, threshold, success, counted_at))
 
 
 @contextmanager
-def recording(session: Session, campaign: Campaign, actor: str, kind: str, *,
-              voidable: bool = True) -> Iterator[Recorder]:
+def recording(
+    session: Session, campaign: Campaign, actor: str, kind: str, *, voidable: bool = True
+) -> Iterator[Recorder]:
     """Record one entry: its seq and time are fixed now, it is appended on exit with
     the ops of every change made through the recorder (nothing is appended on error).
 
@@ -272,7 +292,10 @@ def recording(session: Session, campaign: Campaign, actor: str, kind: str, *,
     yield recorder
     session.flush()
     recorder.appended = ledger.append(
-        session, campaign, actor,
+        session,
+        campaign,
+        actor,
         ledger.NewEntry(kind=kind, ops=[op.to_json() for op in recorder.ops], voidable=voidable, **recorder.fields),
-        expect_seq=recorder.seq, at=recorder.at,
+        expect_seq=recorder.seq,
+        at=recorder.at,
     )

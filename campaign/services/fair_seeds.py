@@ -55,8 +55,10 @@ class SeedRevealed:
 
 
 def _records(session: Session, campaign_id: int, kind: str) -> list[dict[str, Any]]:
-    rows = session.execute(text("SELECT record FROM ledger WHERE campaign_id = :c AND kind = :k ORDER BY seq"),
-                           {"c": campaign_id, "k": kind})
+    rows = session.execute(
+        text("SELECT record FROM ledger WHERE campaign_id = :c AND kind = :k ORDER BY seq"),
+        {"c": campaign_id, "k": kind},
+    )
     return [json.loads(raw) for (raw,) in rows]
 
 
@@ -75,8 +77,7 @@ def refuse_open_seed(session: Session, campaign_id: int) -> None:
     dice come from."""
     earlier = open_commitment(session, campaign_id)
     if earlier is not None:
-        raise RuleRefused(f"seed #{earlier['seq']} is still committed: reveal it first "
-                          "(campaign history reveal-seed)")
+        raise RuleRefused(f"seed #{earlier['seq']} is still committed: reveal it first (campaign history reveal-seed)")
 
 
 def check_can_commit(db: Database, campaign_name: str | None) -> None:
@@ -93,10 +94,17 @@ def commit_seed(db: Database, campaign_name: str | None, actor: str, scenario: i
         refuse_open_seed(session, campaign.id)
         seed = fair_dice.new_seed()
         commitment = fair_dice.seed_commitment(seed)
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind=COMMIT, scenario=scenario, detail={"commitment": commitment, "scheme": "hmac-sha256-v1"},
-            voidable=False,
-        ))
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind=COMMIT,
+                scenario=scenario,
+                detail={"commitment": commitment, "scheme": "hmac-sha256-v1"},
+                voidable=False,
+            ),
+        )
         session.add(FairSeed(campaign_id=campaign.id, seq=appended.seq, seed=seed))
         return SeedCommitted(seq=appended.seq, commitment=commitment, scenario=appended.record["scenario"])
 
@@ -112,8 +120,9 @@ def fair_by_setting(db: Database, campaign_name: str | None) -> bool:
         return str(value).lower() in ("on", "true", "1", "yes")
 
 
-def reveal_seed(db: Database, campaign_name: str | None, actor: str, scenario: int | None = None,
-                *, quiet: bool = False) -> SeedRevealed | None:
+def reveal_seed(
+    db: Database, campaign_name: str | None, actor: str, scenario: int | None = None, *, quiet: bool = False
+) -> SeedRevealed | None:
     """Append a seed_reveal entry for the open commitment (of `scenario`, if given).
 
     `quiet`: nothing to reveal is no error (scenario end reveals only if a seed is open and
@@ -131,15 +140,29 @@ def reveal_seed(db: Database, campaign_name: str | None, actor: str, scenario: i
         if row is None and quiet:
             return None
         if row is None:
-            raise NotFound(f"the seed of commitment #{record['seq']} is not in this database "
-                           "(imported from a file? seeds are never exported)")
+            raise NotFound(
+                f"the seed of commitment #{record['seq']} is not in this database "
+                "(imported from a file? seeds are never exported)"
+            )
         commitment = record["detail"]["commitment"]
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind=REVEAL, scenario=record.get("scenario"),
-            detail={"reveals": record["seq"], "commitment": commitment, "seed": row.seed}, voidable=False,
-        ))
-        return SeedRevealed(seq=appended.seq, reveals=record["seq"], commitment=commitment, seed=row.seed,
-                            scenario=record.get("scenario"))
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind=REVEAL,
+                scenario=record.get("scenario"),
+                detail={"reveals": record["seq"], "commitment": commitment, "seed": row.seed},
+                voidable=False,
+            ),
+        )
+        return SeedRevealed(
+            seq=appended.seq,
+            reveals=record["seq"],
+            commitment=commitment,
+            seed=row.seed,
+            scenario=record.get("scenario"),
+        )
 
 
 def share_of(value: Any) -> str | None:
@@ -201,16 +224,16 @@ class FairDice:
             return None
         first = self.recorded
         count = len(dice) if isinstance(dice, (list, tuple)) else 0
-        claimed = self.draws[first:first + count]
+        claimed = self.draws[first : first + count]
         if not count or [face for _, face in claimed] != list(dice):
             claimed = self.draws[first:]
         self.recorded = first + len(claimed)
-        return {"commit": self.commit_seq, "seq": self.seq, "share": self.share, "from": first,
-                "draws": claimed}
+        return {"commit": self.commit_seq, "seq": self.seq, "share": self.share, "from": first, "draws": claimed}
 
 
-def fair_request(source: DiceSource, share: Any, actor: Any, campaign_id: int,
-                 before: Any = None) -> tuple[DiceSource, Any]:
+def fair_request(
+    source: DiceSource, share: Any, actor: Any, campaign_id: int, before: Any = None
+) -> tuple[DiceSource, Any]:
     """(the request's FairDice, a `before` that runs `before` then arms it); ties the
     source to `actor` so each entry of the request records its draws."""
     share = share_of(share)

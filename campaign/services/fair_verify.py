@@ -38,17 +38,27 @@ def check(session: Session, campaign: Campaign, *, kept_seeds: bool = True) -> F
     from campaign.db.models_fair import FairSeed
     from campaign.fair_check import check_records
 
-    rows = session.execute(text(
-        "SELECT record FROM ledger WHERE campaign_id = :c AND (kind IN ('seed_commit', 'seed_reveal') "
-        "OR record LIKE :fair) ORDER BY seq"), {"c": campaign.id, "fair": '%"fair":{%'})
+    rows = session.execute(
+        text(
+            "SELECT record FROM ledger WHERE campaign_id = :c AND (kind IN ('seed_commit', 'seed_reveal') "
+            "OR record LIKE :fair) ORDER BY seq"
+        ),
+        {"c": campaign.id, "fair": '%"fair":{%'},
+    )
     records = [json.loads(raw) for (raw,) in rows]
     found = check_records(records)
     if found["ok"] and kept_seeds:
-        commitments = {r["seq"]: (r.get("detail") or {}).get("commitment") for r in records
-                       if r.get("kind") == "seed_commit"}
-        for row in session.scalars(select(FairSeed).where(FairSeed.campaign_id == campaign.id)
-                                   .order_by(FairSeed.seq)):
+        commitments = {
+            r["seq"]: (r.get("detail") or {}).get("commitment") for r in records if r.get("kind") == "seed_commit"
+        }
+        for row in session.scalars(select(FairSeed).where(FairSeed.campaign_id == campaign.id).order_by(FairSeed.seq)):
             if not valid_seed(row.seed) or commitments.get(row.seq) != seed_commitment(row.seed):
-                return FairCheck(ok=False, seq=row.seq, problem=f"the kept seed of commitment #{row.seq} does "
-                                 "not match it: it was swapped", revealed=0, checked=0, pending=0)
+                return FairCheck(
+                    ok=False,
+                    seq=row.seq,
+                    problem=f"the kept seed of commitment #{row.seq} does not match it: it was swapped",
+                    revealed=0,
+                    checked=0,
+                    pending=0,
+                )
     return FairCheck(**found)

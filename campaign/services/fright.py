@@ -72,22 +72,12 @@ from campaign.labels import (  # the words live there (records hold codes); thes
 from campaign.projection.views import CharacterSheet
 from campaign.seeds import fright_table, stat_names_for
 from campaign.services.characters import character_view
-from campaign.services.common import (
-    campaign_transaction,
-    character_named,
-    clean_name,
-    clean_text,
-)
+from campaign.services.common import campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.effects import Recorder, recording
 from campaign.services.lingering import penalty_total, roll_penalties
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json, omitted_when_empty
-from campaign.services.traits import (
-    active_traits,
-    find_trait,
-    split_category,
-    stored_category,
-)
+from campaign.services.traits import active_traits, find_trait, split_category, stored_category
 
 COMBAT_REFLEXES_NAMES = frozenset({"combat reflexes", "戦闘即応"})
 PLACEHOLDER_SUFFIX = " (恐怖判定)"
@@ -246,12 +236,21 @@ class _Applier:
         category = stored_category(effect.category, effect.severity)
         trait = self.effects.add_trait(self.character, name, category, effect.cp, counts_toward_limit=False)
         self.effects.change_cp(self.character, effect.cp)
-        added = {"name": name, "category": category, "cp": effect.cp, "severity": effect.severity,
-                 "counts_toward_limit": False, "grants_cp": False, "placeholder": placeholder,
-                 "origin": trait.origin, "entry": effect.entry}
+        added = {
+            "name": name,
+            "category": category,
+            "cp": effect.cp,
+            "severity": effect.severity,
+            "counts_toward_limit": False,
+            "grants_cp": False,
+            "placeholder": placeholder,
+            "origin": trait.origin,
+            "entry": effect.entry,
+        }
         self.traits_added.append(added)
-        self.records.append({"kind": "trait", **added, "options": [effect_data(o) for o in effect.options],
-                             "choice": effect.choice})
+        self.records.append(
+            {"kind": "trait", **added, "options": [effect_data(o) for o in effect.options], "choice": effect.choice}
+        )
 
     def _escalate(self, effect: PhobiaEscalation) -> None:
         trait = find_trait(self.session, self.character, effect.trait)
@@ -265,44 +264,83 @@ class _Applier:
         self.effects.change_trait_unlimited(self.character, trait, added)
         self.effects.change_cp(self.character, added)
         self.effects.set_trait_category(self.character, trait, stored_category("phobia", "severe"))
-        self.records.append({"kind": "phobia_escalation", "trait": trait.name, "old_cp": effect.old_cp,
-                             "new_cp": effect.new_cp, "cp_change": effect.new_cp - effect.old_cp,
-                             "category_before": category_before, "category": trait.category,
-                             "limit_cp": limit_before, "unlimited_cp": trait.unlimited_cp,
-                             "origin": trait.origin, "entry": effect.entry})
+        self.records.append(
+            {
+                "kind": "phobia_escalation",
+                "trait": trait.name,
+                "old_cp": effect.old_cp,
+                "new_cp": effect.new_cp,
+                "cp_change": effect.new_cp - effect.old_cp,
+                "category_before": category_before,
+                "category": trait.category,
+                "limit_cp": limit_before,
+                "unlimited_cp": trait.unlimited_cp,
+                "origin": trait.origin,
+                "entry": effect.entry,
+            }
+        )
 
     def _condition(self, effect: AddCondition) -> None:
         texts = condition_texts(effect)
         text_en = texts.pop("duration_text")
         data = {**effect_data(effect), **texts}  # the condition row's detail, as before
         # Ends by itself after its rolled time: timed on the campaign clock (`time advance`).
-        length = (effect.duration * unit_seconds(effect.unit)
-                  if effect.recovery == "auto" and effect.duration is not None else None)
+        length = (
+            effect.duration * unit_seconds(effect.unit)
+            if effect.recovery == "auto" and effect.duration is not None
+            else None
+        )
         condition = self.effects.add_condition(self.character, effect.condition, text_en, data, length)
-        self.records.append({"kind": "condition", **data, "duration_text": text_en, "origin": condition.origin,
-                             "timed": length is not None, "until_clock": condition.until_clock})
+        self.records.append(
+            {
+                "kind": "condition",
+                **data,
+                "duration_text": text_en,
+                "origin": condition.origin,
+                "timed": length is not None,
+                "until_clock": condition.until_clock,
+            }
+        )
 
     def _pool(self, effect: LosePool) -> None:
         kind = "fatigue" if effect.pool == "FP" else "injury"
-        record: dict[str, Any] = {"kind": kind, "pool": effect.pool, "amount": effect.amount, "dice": effect.dice,
-                                  "entry": effect.entry}
+        record: dict[str, Any] = {
+            "kind": kind,
+            "pool": effect.pool,
+            "amount": effect.amount,
+            "dice": effect.dice,
+            "entry": effect.entry,
+        }
         stats = self.character.stats
         maximum = stat_value(stats, effect.pool, self.aliases)  # the sheet's FP/HP, or ST/HT on a 3e sheet
         if maximum is not None:
             before = pool_current(stats, self.character.pools, effect.pool, self.aliases)
             after = before - effect.amount  # GURPS FP and HP may go below zero: no clamp
             self.effects.change_pool(self.character, effect.pool, -effect.amount)
-            record.update(tracked=True, before=before, after=after, max=maximum.value,
-                          derived_from=maximum.derived_from)
+            record.update(
+                tracked=True, before=before, after=after, max=maximum.value, derived_from=maximum.derived_from
+            )
         else:
             record["tracked"] = False
-            self._note({"note": "pool_untracked", "character": self.character.name, "pool": effect.pool,
-                        "amount": effect.amount})
+            self._note(
+                {
+                    "note": "pool_untracked",
+                    "character": self.character.name,
+                    "pool": effect.pool,
+                    "amount": effect.amount,
+                }
+            )
         self.records.append(record)
 
     def _attribute(self, effect: LoseAttribute) -> None:
-        record: dict[str, Any] = {"kind": "lose_attribute", "stat": effect.stat, "amount": effect.amount,
-                                  "permanent": effect.permanent, "cascade": effect.cascade, "entry": effect.entry}
+        record: dict[str, Any] = {
+            "kind": "lose_attribute",
+            "stat": effect.stat,
+            "amount": effect.amount,
+            "permanent": effect.permanent,
+            "cascade": effect.cascade,
+            "entry": effect.entry,
+        }
         if effect.cascade in CASCADE_TEXTS:
             record["cascade_ja"], record["cascade_en"] = CASCADE_TEXTS[effect.cascade]
         key = sheet_key(self.character.stats, effect.stat, self.aliases)
@@ -317,7 +355,11 @@ class _Applier:
             # so it falls with it (docs/rules.md "Derived stats"); a derived one follows by itself.
             lowered = []
             for derived, base in DERIVATIONS:
-                own = sheet_key(self.character.stats, derived, self.aliases) if base.casefold() == effect.stat.casefold() else None
+                own = (
+                    sheet_key(self.character.stats, derived, self.aliases)
+                    if base.casefold() == effect.stat.casefold()
+                    else None
+                )
                 if own is not None:
                     was = self.character.stats[own]
                     self.effects.change_stat(self.character, own, -effect.amount)
@@ -327,22 +369,40 @@ class _Applier:
         self.records.append(record)
 
 
-def _check_view(result: FrightResult, will_stat: str, will_from: str | None,
-                penalties: list[dict[str, Any]]) -> WillRoll:
+def _check_view(
+    result: FrightResult, will_stat: str, will_from: str | None, penalties: list[dict[str, Any]]
+) -> WillRoll:
     check = result.check
-    return WillRoll(target=check.target, dice=tuple(check.dice), total=check.total, outcome=check.outcome,
-                    margin=check.margin, will=check.will, will_stat=will_stat, will_derived_from=will_from,
-                    modifier=check.modifier - penalty_total(penalties), combat_reflexes=check.combat_reflexes,
-                    severe_phobia=check.severe_phobia, cap=check.cap, penalties=tuple(penalties))
+    return WillRoll(
+        target=check.target,
+        dice=tuple(check.dice),
+        total=check.total,
+        outcome=check.outcome,
+        margin=check.margin,
+        will=check.will,
+        will_stat=will_stat,
+        will_derived_from=will_from,
+        modifier=check.modifier - penalty_total(penalties),
+        combat_reflexes=check.combat_reflexes,
+        severe_phobia=check.severe_phobia,
+        cap=check.cap,
+        penalties=tuple(penalties),
+    )
 
 
 def _table_view(result: FrightResult) -> FrightTableResult | None:
     table = result.table
     if table is None:
         return None
-    return FrightTableResult(dice=tuple(table.dice), margin_added=table.margin_added, raw=table.raw,
-                           entry=table.result, range=(table.entry.lo, table.entry.hi), ja=table.entry.ja,
-                           en=table.entry.en)
+    return FrightTableResult(
+        dice=tuple(table.dice),
+        margin_added=table.margin_added,
+        raw=table.raw,
+        entry=table.result,
+        range=(table.entry.lo, table.entry.hi),
+        ja=table.entry.ja,
+        en=table.entry.en,
+    )
 
 
 def _table_codes(view: FrightTableResult | None) -> dict[str, Any] | None:
@@ -379,11 +439,15 @@ def fright_check(
         character = character_named(session, campaign, character_name)
         warnings = check_presence(session, [character], "a fright check", anyway=anyway)
         aliases = stat_names_for(campaign.ruleset).aliases
-        will = stat_value(character.stats, "Will", aliases)  # a 3e sheet's Will is its IQ (docs/rules.md "Derived stats")
+        will = stat_value(
+            character.stats, "Will", aliases
+        )  # a 3e sheet's Will is its IQ (docs/rules.md "Derived stats")
         if will is None:
             have = ", ".join(character.stats) or "none"
-            raise RuleRefused(f"{character.name} has no Will stat (Will / 意思) nor IQ to derive it from, to roll "
-                              f"a fright check against; stats: {have}")
+            raise RuleRefused(
+                f"{character.name} has no Will stat (Will / 意思) nor IQ to derive it from, to roll "
+                f"a fright check against; stats: {have}"
+            )
         traits = active_traits(session, character)
         combat_reflexes = any(t.name.strip().casefold() in COMBAT_REFLEXES_NAMES for t in traits)
         known = []
@@ -395,17 +459,29 @@ def fright_check(
             existing = find_trait(session, character, pick)
             near = _near_phobia(pick, mild) if existing is None else None
             if near is not None:  # 高所恐怖 for 高所恐怖症: a slip, not a new -10 CP disadvantage
-                raise RuleRefused(f"--pick {pick!r}: did you mean {near!r}? ({character.name}'s mild phobia: its "
-                                  f"exact name worsens it on entry {ESCALATION_ENTRY}; another name adds a new trait)")
+                raise RuleRefused(
+                    f"--pick {pick!r}: did you mean {near!r}? ({character.name}'s mild phobia: its "
+                    f"exact name worsens it on entry {ESCALATION_ENTRY}; another name adds a new trait)"
+                )
             if existing is not None and split_category(existing.category) != ("phobia", None):
-                raise RuleRefused(f"--pick {pick!r}: {character.name} already has a trait of that name "
-                                  f"({existing.category}); give the new trait another name")
+                raise RuleRefused(
+                    f"--pick {pick!r}: {character.name} already has a trait of that name "
+                    f"({existing.category}); give the new trait another name"
+                )
         penalties = roll_penalties(character, session)  # the -2 after waking applies by itself
         with about(source, character.name):
             result = resolve_fright_check(
-                will.value, source, modifier=modifier + penalty_total(penalties), combat_reflexes=combat_reflexes,
-                severe_phobia=severe_phobia, fright_cap=(campaign.settings or {}).get("fright_cap"),
-                traits=known, stats=canonical_view(character.stats, aliases), pick=pick, choice=choice, table=fright_table(),
+                will.value,
+                source,
+                modifier=modifier + penalty_total(penalties),
+                combat_reflexes=combat_reflexes,
+                severe_phobia=severe_phobia,
+                fright_cap=(campaign.settings or {}).get("fright_cap"),
+                traits=known,
+                stats=canonical_view(character.stats, aliases),
+                pick=pick,
+                choice=choice,
+                table=fright_table(),
             )
         source.ensure_all_used()
 
@@ -418,42 +494,101 @@ def fright_check(
                 applier._note({"note": "mild_phobias", "character": character.name, "phobias": mild})
             check_view, table_view = _check_view(result, will.key, will.derived_from, penalties), _table_view(result)
             entry.describe(
-                character=character.name, expression=f"3D6<={result.check.target}",
-                dice=list(result.check.dice), total=result.check.total, target=result.check.target,
-                outcome=result.check.outcome, margin=result.check.margin, source=source.kind, reason=reason,
-                detail={"check": as_json(check_view), "table": _table_codes(table_view),
-                        "effects": [strip_texts(effect) for effect in applier.records],
-                        "traits_added": applier.traits_added, "pick": pick, "choice": choice,
-                        "notes": applier.note_codes},
+                character=character.name,
+                expression=f"3D6<={result.check.target}",
+                dice=list(result.check.dice),
+                total=result.check.total,
+                target=result.check.target,
+                outcome=result.check.outcome,
+                margin=result.check.margin,
+                source=source.kind,
+                reason=reason,
+                detail={
+                    "check": as_json(check_view),
+                    "table": _table_codes(table_view),
+                    "effects": [strip_texts(effect) for effect in applier.records],
+                    "traits_added": applier.traits_added,
+                    "pick": pick,
+                    "choice": choice,
+                    "notes": applier.note_codes,
+                },
             )
         seq = entry.seq
 
         sub_rolls = []
         if result.table is not None:
             table = result.table
-            sub = ledger.append(session, campaign, actor, ledger.NewEntry(
-                kind="fright", character=character.name, parent_seq=seq,
-                expression=f"FEAR+{table.margin_added}" if table.margin_added else "FEAR",
-                dice=list(table.dice), total=table.result, source=source.kind,
-                detail={"purpose": "table", **_table_codes(table_view)},  # words: campaign.labels
-            ))
-            sub_rolls.append(TableSubRoll(seq=sub.seq, purpose="table", expression=sub.record["expression"],
-                                          dice=tuple(table.dice), total=table.result, raw=table.raw,
-                                          entry=table.result))
+            sub = ledger.append(
+                session,
+                campaign,
+                actor,
+                ledger.NewEntry(
+                    kind="fright",
+                    character=character.name,
+                    parent_seq=seq,
+                    expression=f"FEAR+{table.margin_added}" if table.margin_added else "FEAR",
+                    dice=list(table.dice),
+                    total=table.result,
+                    source=source.kind,
+                    detail={"purpose": "table", **_table_codes(table_view)},  # words: campaign.labels
+                ),
+            )
+            sub_rolls.append(
+                TableSubRoll(
+                    seq=sub.seq,
+                    purpose="table",
+                    expression=sub.record["expression"],
+                    dice=tuple(table.dice),
+                    total=table.result,
+                    raw=table.raw,
+                    entry=table.result,
+                )
+            )
         for roll in result.sub_rolls:
             margin = None if roll.target is None else roll.target - roll.total
-            sub = ledger.append(session, campaign, actor, ledger.NewEntry(
-                kind="fright", character=character.name, parent_seq=seq, expression=roll.expression,
-                dice=list(roll.faces), total=roll.total, target=roll.target, outcome=roll.outcome, margin=margin,
-                source=source.kind,
-                detail={"purpose": roll.purpose, "entry": roll.entry},  # words: labels.entry_reason
-            ))
-            sub_rolls.append(EffectSubRoll(seq=sub.seq, purpose=roll.purpose, expression=roll.expression,
-                                           dice=tuple(roll.faces), total=roll.total, target=roll.target,
-                                           outcome=roll.outcome, margin=margin, entry=roll.entry))
+            sub = ledger.append(
+                session,
+                campaign,
+                actor,
+                ledger.NewEntry(
+                    kind="fright",
+                    character=character.name,
+                    parent_seq=seq,
+                    expression=roll.expression,
+                    dice=list(roll.faces),
+                    total=roll.total,
+                    target=roll.target,
+                    outcome=roll.outcome,
+                    margin=margin,
+                    source=source.kind,
+                    detail={"purpose": roll.purpose, "entry": roll.entry},  # words: labels.entry_reason
+                ),
+            )
+            sub_rolls.append(
+                EffectSubRoll(
+                    seq=sub.seq,
+                    purpose=roll.purpose,
+                    expression=roll.expression,
+                    dice=tuple(roll.faces),
+                    total=roll.total,
+                    target=roll.target,
+                    outcome=roll.outcome,
+                    margin=margin,
+                    entry=roll.entry,
+                )
+            )
         session.flush()
         return FrightCheckResult(
-            seq=seq, character=character.name, check=check_view, table=table_view,
-            effects=tuple(applier.records), traits_added=tuple(applier.traits_added), sub_rolls=tuple(sub_rolls),
-            notes=tuple(applier.notes), reason=reason, source=source.kind,
-            character_after=character_view(session, character), warnings=tuple(warnings))
+            seq=seq,
+            character=character.name,
+            check=check_view,
+            table=table_view,
+            effects=tuple(applier.records),
+            traits_added=tuple(applier.traits_added),
+            sub_rolls=tuple(sub_rolls),
+            notes=tuple(applier.notes),
+            reason=reason,
+            source=source.kind,
+            character_after=character_view(session, character),
+            warnings=tuple(warnings),
+        )

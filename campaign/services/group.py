@@ -62,8 +62,9 @@ class Identity:
     campaign_id: int
 
 
-_WHOAMI = text("SELECT role_name, player_name, is_gm, revoked_at, campaign_id FROM group_roles "
-               "WHERE role_name = session_user")
+_WHOAMI = text(
+    "SELECT role_name, player_name, is_gm, revoked_at, campaign_id FROM group_roles WHERE role_name = session_user"
+)
 
 
 def identity(session: Session) -> Identity | None:
@@ -168,8 +169,11 @@ def _require_owner(session: Session) -> None:
 def schema_tables(session: Session) -> list[str]:
     """Every table of the schema as the database has it (new tables of later revisions
     included: the server needs them all)."""
-    return list(session.execute(text(
-        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")).scalars())
+    return list(
+        session.execute(
+            text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+        ).scalars()
+    )
 
 
 def _grant_gms(session: Session, names: dict[str, str]) -> None:
@@ -209,8 +213,9 @@ def gm_grant_statements(database: str, schema: str, tables: list[str], gms: str)
     return statements + narrowing_statements(database, schema, None)
 
 
-def narrowing_statements(database: str, schema: str, players: str | None,
-                         gm_only: tuple[str, ...] | None = None) -> list[Any]:
+def narrowing_statements(
+    database: str, schema: str, players: str | None, gm_only: tuple[str, ...] | None = None
+) -> list[Any]:
     """What takes write access away where group mode once gave it: PUBLIC's TEMPORARY
     on the database and CREATE on the schema, so no role but the owner makes objects
     that could stand in for ours (the helpers pin search_path too, migration 0010), and
@@ -219,17 +224,21 @@ def narrowing_statements(database: str, schema: str, players: str | None,
     from psycopg import sql
 
     schema_id = sql.Identifier(schema)
-    statements = [sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)),
-                  sql.SQL("REVOKE CREATE ON SCHEMA {} FROM PUBLIC").format(schema_id)]
+    statements = [
+        sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)),
+        sql.SQL("REVOKE CREATE ON SCHEMA {} FROM PUBLIC").format(schema_id),
+    ]
     if players is not None:
         role = sql.Identifier(players)
         statements += [
             sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM {}").format(sql.Identifier(database), role),
-            sql.SQL("REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA {} "
-                    "FROM {}").format(schema_id, role),
+            sql.SQL(
+                "REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA {} FROM {}"
+            ).format(schema_id, role),
             sql.SQL("REVOKE ALL ON ALL SEQUENCES IN SCHEMA {} FROM {}").format(schema_id, role),
-            sql.SQL("REVOKE ALL ON {} FROM {}").format(sql.SQL(", ").join(
-                sql.Identifier(schema, name) for name in gm_only or GM_ONLY_TABLES), role),
+            sql.SQL("REVOKE ALL ON {} FROM {}").format(
+                sql.SQL(", ").join(sql.Identifier(schema, name) for name in gm_only or GM_ONLY_TABLES), role
+            ),
         ]
     return statements
 
@@ -238,11 +247,17 @@ def _create_login(session: Session, role: str, group: str) -> str:
     from psycopg import sql
 
     if _role_exists(session, role):
-        raise RuleRefused(f"a database role named {role} already exists (left over from another setup?); "
-                          f"drop it or choose another database")
+        raise RuleRefused(
+            f"a database role named {role} already exists (left over from another setup?); "
+            f"drop it or choose another database"
+        )
     password = secrets.token_urlsafe(18)
-    _execute(session, sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
-        sql.Identifier(role), sql.Literal(password), sql.Identifier(group)))
+    _execute(
+        session,
+        sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
+            sql.Identifier(role), sql.Literal(password), sql.Identifier(group)
+        ),
+    )
     return password
 
 
@@ -250,8 +265,10 @@ def _reenable(session: Session, mapping: GroupRole, group: str) -> str:
     from psycopg import sql
 
     password = secrets.token_urlsafe(18)
-    _execute(session, sql.SQL("ALTER ROLE {} LOGIN PASSWORD {}").format(
-        sql.Identifier(mapping.role_name), sql.Literal(password)))
+    _execute(
+        session,
+        sql.SQL("ALTER ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(mapping.role_name), sql.Literal(password)),
+    )
     _execute(session, sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(mapping.role_name)))
     mapping.revoked_at = None
     return password
@@ -322,14 +339,24 @@ class GroupStatus:
 
 
 def _issued(db: Database, mapping: GroupRole, password: str) -> IssuedRole:
-    return IssuedRole(role=mapping.role_name, player=mapping.player_name, kind="gm", password=password,
-                      url=_login_url(db, mapping.role_name, password))
+    return IssuedRole(
+        role=mapping.role_name,
+        player=mapping.player_name,
+        kind="gm",
+        password=password,
+        url=_login_url(db, mapping.role_name, password),
+    )
 
 
 def _owed(session: Session, campaign: Campaign) -> list[GroupRole]:
     """Former players' mappings (migration 0016 dropped their roles): invites owed."""
-    return list(session.scalars(select(GroupRole).where(GroupRole.campaign_id == campaign.id,
-                                                        GroupRole.is_gm.is_(False)).order_by(GroupRole.player_name)))
+    return list(
+        session.scalars(
+            select(GroupRole)
+            .where(GroupRole.campaign_id == campaign.id, GroupRole.is_gm.is_(False))
+            .order_by(GroupRole.player_name)
+        )
+    )
 
 
 def setup(db: Database, campaign_name: str | None) -> GroupSetUp:
@@ -345,14 +372,20 @@ def setup(db: Database, campaign_name: str | None) -> GroupSetUp:
         gm = session.get(GroupRole, names["gm"])
         issued = []
         if gm is None:
-            gm = GroupRole(role_name=names["gm"], campaign_id=campaign.id, player_id=None, player_name=GM_NAME,
-                           is_gm=True, created_at=ledger.utc_now(), revoked_at=None)
+            gm = GroupRole(
+                role_name=names["gm"],
+                campaign_id=campaign.id,
+                player_id=None,
+                player_name=GM_NAME,
+                is_gm=True,
+                created_at=ledger.utc_now(),
+                revoked_at=None,
+            )
             session.add(gm)
             issued.append(_issued(db, gm, _create_login(session, names["gm"], names["gms"])))
         invites = _issue_owed(session, campaign)
         session.flush()
-        return GroupSetUp(campaign=campaign.name, database=names["database"], roles=tuple(issued),
-                          invites=invites)
+        return GroupSetUp(campaign=campaign.name, database=names["database"], roles=tuple(issued), invites=invites)
 
 
 def _issue_owed(session: Session, campaign: Campaign) -> tuple[Invited, ...]:
@@ -377,8 +410,10 @@ def migrate_players(db: Database, campaign_name: str | None) -> PlayersMigrated:
         return PlayersMigrated(campaign=campaign.name, invites=invites)
 
 
-PLAYERS_HAVE_NO_ROLE = ("players have no database role since migration 0016: they join the table server "
-                        "with `campaign invite {name}` (revoke one with `campaign invite revoke {name}`)")
+PLAYERS_HAVE_NO_ROLE = (
+    "players have no database role since migration 0016: they join the table server "
+    "with `campaign invite {name}` (revoke one with `campaign invite revoke {name}`)"
+)
 
 
 def revoke(db: Database, campaign_name: str | None, name: str) -> RoleRevoked:
@@ -400,8 +435,10 @@ def revoke(db: Database, campaign_name: str | None, name: str) -> RoleRevoked:
         if mapping.revoked_at is not None:
             raise RuleRefused(f"the role of {name!r} ({mapping.role_name}) is already revoked")
         _execute(session, sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(mapping.role_name)))
-        _execute(session, sql.SQL("REVOKE {} FROM {}").format(sql.Identifier(names["gms"]),
-                                                             sql.Identifier(mapping.role_name)))
+        _execute(
+            session,
+            sql.SQL("REVOKE {} FROM {}").format(sql.Identifier(names["gms"]), sql.Identifier(mapping.role_name)),
+        )
         mapping.revoked_at = ledger.utc_now()
         session.flush()
         return RoleRevoked(role=mapping.role_name, player=name, revoked_at=mapping.revoked_at)
@@ -437,17 +474,34 @@ def status(db: Database, campaign_name: str | None) -> GroupStatus:
         schema = session.execute(text("SELECT current_schema()")).scalar_one()
         tables = schema_tables(session)
         roles = []
-        for mapping in session.scalars(select(GroupRole).where(GroupRole.campaign_id == campaign.id,
-                                                               GroupRole.is_gm)):
-            login = session.execute(text("SELECT rolcanlogin FROM pg_roles WHERE rolname = :r"),
-                                    {"r": mapping.role_name}).scalar()
+        for mapping in session.scalars(select(GroupRole).where(GroupRole.campaign_id == campaign.id, GroupRole.is_gm)):
+            login = session.execute(
+                text("SELECT rolcanlogin FROM pg_roles WHERE rolname = :r"), {"r": mapping.role_name}
+            ).scalar()
             rights = {}
             for table in tables:
-                granted = [p for p in _PRIVILEGES if session.execute(
-                    text("SELECT has_table_privilege(:r, :t, :p)"),
-                    {"r": mapping.role_name, "t": f'"{schema}"."{table}"', "p": p}).scalar()] if login is not None else []
+                granted = (
+                    [
+                        p
+                        for p in _PRIVILEGES
+                        if session.execute(
+                            text("SELECT has_table_privilege(:r, :t, :p)"),
+                            {"r": mapping.role_name, "t": f'"{schema}"."{table}"', "p": p},
+                        ).scalar()
+                    ]
+                    if login is not None
+                    else []
+                )
                 rights[table] = granted
-            roles.append(RoleStatus(role=mapping.role_name, player=mapping.player_name, kind="gm",
-                                    login=bool(login), revoked_at=mapping.revoked_at, rights=rights))
+            roles.append(
+                RoleStatus(
+                    role=mapping.role_name,
+                    player=mapping.player_name,
+                    kind="gm",
+                    login=bool(login),
+                    revoked_at=mapping.revoked_at,
+                    rights=rights,
+                )
+            )
         owed = tuple(m.player_name for m in _owed(session, campaign))
         return GroupStatus(campaign=campaign.name, roles=tuple(roles), owed_invites=owed)

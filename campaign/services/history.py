@@ -17,13 +17,7 @@ from campaign.db.database import Database
 from campaign.db.models import Character, LedgerEntry
 from campaign.errors import BadInput, NotFound
 from campaign.labels import entry_reason, shown_detail
-from campaign.services.common import (
-    campaign_named,
-    campaign_transaction,
-    character_named,
-    clean_text,
-    player_named,
-)
+from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_text, player_named
 
 # `history verify` lives in services.verification; these names stay importable from here.
 from campaign.services.verification import (  # noqa: F401
@@ -36,9 +30,28 @@ from campaign.services.verification import (  # noqa: F401
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
 # Entry kinds the services write (and the first releases wrote). `--kind` accepts these, and any
 # other kind this campaign's ledger holds; anything else is a typo worth naming.
-KINDS = ("campaign", "setting", "player", "character", "relation", "roll", "table", "check", "fright", "trait",
-         "condition", "missing", "search", "scenario", "reunion", "void", "seal", "reveal",
-         "seed_commit", "seed_reveal")
+KINDS = (
+    "campaign",
+    "setting",
+    "player",
+    "character",
+    "relation",
+    "roll",
+    "table",
+    "check",
+    "fright",
+    "trait",
+    "condition",
+    "missing",
+    "search",
+    "scenario",
+    "reunion",
+    "void",
+    "seal",
+    "reveal",
+    "seed_commit",
+    "seed_reveal",
+)
 # seq, limits and scenario numbers are 32-bit INTEGER columns (PostgreSQL); SQLite refuses
 # Python ints beyond 64 bits outright. Numbers outside this range never match anything.
 INT_MAX = 2**31 - 1
@@ -46,10 +59,25 @@ INT_MAX = 2**31 - 1
 
 def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: int | None) -> dict[str, Any]:
     """An entry as `history --json` shows it: the hashed record plus chain fields."""
-    view = {key: record.get(key) for key in (
-        "seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
-        "target", "outcome", "margin", "source",
-    )}
+    view = {
+        key: record.get(key)
+        for key in (
+            "seq",
+            "at",
+            "actor",
+            "kind",
+            "character",
+            "scenario",
+            "parent_seq",
+            "expression",
+            "dice",
+            "total",
+            "target",
+            "outcome",
+            "margin",
+            "source",
+        )
+    }
     from campaign.services.fair_seeds import fairness_of
 
     view["fairness"] = fairness_of(record)  # provable / server / typed / imported (docs/fair-dice.md)
@@ -134,16 +162,25 @@ def _live_void_of(voider, target_seq):
     "taken back" is the whole story."""
     undo = aliased(LedgerEntry)
     return and_(
-        voider.campaign_id == LedgerEntry.campaign_id, voider.voids_seq == target_seq, voider.kind == "void",
+        voider.campaign_id == LedgerEntry.campaign_id,
+        voider.voids_seq == target_seq,
+        voider.kind == "void",
         ~exists().where(undo.campaign_id == voider.campaign_id, undo.voids_seq == voider.seq, undo.kind == "void"),
     )
 
 
 def _spans_condition(spans):
     """Entries recorded under any name a character had, while it had it (renames)."""
-    return or_(*(and_(LedgerEntry.character == name, LedgerEntry.seq >= first,
-                      *(() if last is None else (LedgerEntry.seq <= last,)))
-                 for name, first, last in spans))
+    return or_(
+        *(
+            and_(
+                LedgerEntry.character == name,
+                LedgerEntry.seq >= first,
+                *(() if last is None else (LedgerEntry.seq <= last,)),
+            )
+            for name, first, last in spans
+        )
+    )
 
 
 def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
@@ -184,8 +221,9 @@ def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
 def _query(session: Session, campaign_id: int, flt: HistoryFilter, spans=None, player_spans=None):
     voider, parent_voider = aliased(LedgerEntry), aliased(LedgerEntry)
     query = (
-        select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash,
-               func.coalesce(voider.seq, parent_voider.seq))
+        select(
+            LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash, func.coalesce(voider.seq, parent_voider.seq)
+        )
         .outerjoin(voider, _live_void_of(voider, LedgerEntry.seq))
         .outerjoin(parent_voider, _live_void_of(parent_voider, LedgerEntry.parent_seq))
         .where(LedgerEntry.campaign_id == campaign_id, *filter_clauses(flt, spans, player_spans))
@@ -230,8 +268,10 @@ def resolve_filter(session: Session, campaign, flt: HistoryFilter):
         summoner = aliased(Character)
         owned = list(session.scalars(select(Character.name).where(Character.player_id == player.id)))
         owned += session.scalars(
-            select(Character.name).join(summoner, Character.summoner_id == summoner.id)
-            .where(Character.player_id.is_(None), summoner.player_id == player.id))
+            select(Character.name)
+            .join(summoner, Character.summoner_id == summoner.id)
+            .where(Character.player_id.is_(None), summoner.player_id == player.id)
+        )
         player_spans = [span for name in owned for span in name_spans(session, campaign.id, name)]
     if flt.actor is not None:
         flt = replace(flt, actor=unicodedata.normalize("NFC", flt.actor).strip())
@@ -266,9 +306,13 @@ def _known_kind(session: Session, campaign_id: int, kind: str) -> str:
     wanted = unicodedata.normalize("NFKC", kind).strip().lower()
     if wanted in KINDS:
         return wanted
-    if "\x00" not in wanted and session.execute(
-            text("SELECT 1 FROM ledger WHERE campaign_id = :c AND kind = :k LIMIT 1"),
-            {"c": campaign_id, "k": wanted}).first() is not None:
+    if (
+        "\x00" not in wanted
+        and session.execute(
+            text("SELECT 1 FROM ledger WHERE campaign_id = :c AND kind = :k LIMIT 1"), {"c": campaign_id, "k": wanted}
+        ).first()
+        is not None
+    ):
         return wanted
     close = difflib.get_close_matches(wanted, KINDS, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else f" (kinds: {', '.join(KINDS)})"
@@ -278,8 +322,7 @@ def _known_kind(session: Session, campaign_id: int, kind: str) -> str:
 def _entry(session: Session, campaign_id: int, seq: int) -> tuple[dict[str, Any], str, str, int | None] | None:
     if not 1 <= seq <= INT_MAX:
         return None
-    row = session.execute(_query(session, campaign_id, HistoryFilter(limit=None))
-                          .where(LedgerEntry.seq == seq)).first()
+    row = session.execute(_query(session, campaign_id, HistoryFilter(limit=None)).where(LedgerEntry.seq == seq)).first()
     return None if row is None else (json.loads(row[0]), row[1], row[2], row[3])
 
 
@@ -293,9 +336,11 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
         view = entry_view(*found)
         # Sorted here, not by ORDER BY: ordering by seq lets SQLite walk the whole campaign
         # in seq order instead of using the parent_seq index (seconds at 1M entries).
-        children = sorted(session.scalars(
-            select(LedgerEntry.seq).where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.parent_seq == seq)
-        ).all())
+        children = sorted(
+            session.scalars(
+                select(LedgerEntry.seq).where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.parent_seq == seq)
+            ).all()
+        )
         subs = [_entry(session, campaign.id, child) for child in children]
         # the codes with their words (campaign.labels); a table roll's lines need its sub-entries
         _add_shown(view, shown_detail(found[0], [sub[0] for sub in subs]))
@@ -317,9 +362,12 @@ def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         sealed_seq = ledger.head(session, campaign.id)[0]
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="seal", reason=reason, detail={"sealed_through": sealed_seq}, voidable=False,
-        ))
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(kind="seal", reason=reason, detail={"sealed_through": sealed_seq}, voidable=False),
+        )
         from campaign.db.models import SealHead
 
         session.add(SealHead(campaign_id=campaign.id, seq=appended.seq, hash=appended.hash))

@@ -113,8 +113,9 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime(_STAMP)
 
 
-def invite(db: Database, campaign_name: str | None, player: str, *, gm: bool = False,
-           expires_in: int = DEFAULT_EXPIRY) -> Invited:
+def invite(
+    db: Database, campaign_name: str | None, player: str, *, gm: bool = False, expires_in: int = DEFAULT_EXPIRY
+) -> Invited:
     """A one-time invite for `player` (a player of the campaign; with `gm`, any name the
     ledger should record for the GM's seat, usually "GM")."""
     if isinstance(expires_in, bool) or not 60 <= expires_in <= MAX_EXPIRY:
@@ -125,14 +126,21 @@ def invite(db: Database, campaign_name: str | None, player: str, *, gm: bool = F
         return issue_invite(session, campaign, name, gm=gm, expires_in=expires_in)
 
 
-def issue_invite(session: Session, campaign: Campaign, name: str, *, gm: bool = False,
-                 expires_in: int = DEFAULT_EXPIRY) -> Invited:
+def issue_invite(
+    session: Session, campaign: Campaign, name: str, *, gm: bool = False, expires_in: int = DEFAULT_EXPIRY
+) -> Invited:
     """The invite row, in the caller's transaction (group mode's migrate-players issues
     one per former player role in the transaction that drops the role's mapping)."""
     code = secrets.token_urlsafe(CODE_BYTES)
     now = _now()
-    row = WebInvite(campaign_id=campaign.id, player=name, is_gm=gm, code_hash=digest(code),
-                    created_at=_stamp(now), expires_at=_stamp(now + timedelta(seconds=expires_in)))
+    row = WebInvite(
+        campaign_id=campaign.id,
+        player=name,
+        is_gm=gm,
+        code_hash=digest(code),
+        created_at=_stamp(now),
+        expires_at=_stamp(now + timedelta(seconds=expires_in)),
+    )
     session.add(row)
     session.flush()
     return Invited(player=name, join_path=JOIN_PREFIX + code, expires=row.expires_at, gm=gm)
@@ -150,15 +158,22 @@ def list_invites(db: Database, campaign_name: str | None) -> InviteList:
     now = _stamp(_now())
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        invites = session.scalars(select(WebInvite).where(WebInvite.campaign_id == campaign.id)
-                                  .order_by(WebInvite.id)).all()
-        sessions = session.scalars(select(WebSession).where(WebSession.campaign_id == campaign.id)
-                                   .order_by(WebSession.id)).all()
+        invites = session.scalars(
+            select(WebInvite).where(WebInvite.campaign_id == campaign.id).order_by(WebInvite.id)
+        ).all()
+        sessions = session.scalars(
+            select(WebSession).where(WebSession.campaign_id == campaign.id).order_by(WebSession.id)
+        ).all()
         return InviteList(
-            invites=tuple(InviteRow(player=r.player, gm=r.is_gm, state=_state(r, now), created=r.created_at,
-                                    expires=r.expires_at) for r in invites),
-            sessions=tuple(SessionRow(id=r.id, player=r.player, gm=r.is_gm, created=r.created_at,
-                                      revoked=r.revoked_at) for r in sessions))
+            invites=tuple(
+                InviteRow(player=r.player, gm=r.is_gm, state=_state(r, now), created=r.created_at, expires=r.expires_at)
+                for r in invites
+            ),
+            sessions=tuple(
+                SessionRow(id=r.id, player=r.player, gm=r.is_gm, created=r.created_at, revoked=r.revoked_at)
+                for r in sessions
+            ),
+        )
 
 
 def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
@@ -167,12 +182,21 @@ def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
     now = _stamp(_now())
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        invites = session.execute(update(WebInvite).where(
-            WebInvite.campaign_id == campaign.id, WebInvite.player == name, WebInvite.used_at.is_(None),
-            WebInvite.revoked_at.is_(None)).values(revoked_at=now)).rowcount
-        sessions = session.execute(update(WebSession).where(
-            WebSession.campaign_id == campaign.id, WebSession.player == name,
-            WebSession.revoked_at.is_(None)).values(revoked_at=now)).rowcount
+        invites = session.execute(
+            update(WebInvite)
+            .where(
+                WebInvite.campaign_id == campaign.id,
+                WebInvite.player == name,
+                WebInvite.used_at.is_(None),
+                WebInvite.revoked_at.is_(None),
+            )
+            .values(revoked_at=now)
+        ).rowcount
+        sessions = session.execute(
+            update(WebSession)
+            .where(WebSession.campaign_id == campaign.id, WebSession.player == name, WebSession.revoked_at.is_(None))
+            .values(revoked_at=now)
+        ).rowcount
         if not invites and not sessions:
             raise NotFound(f"{name!r} has no open invite or session in campaign {campaign.name!r}")
         return Revoked(player=name, invites=invites, sessions=sessions)
@@ -187,8 +211,9 @@ def pending_invite(db: Database, campaign_id: int, code: str) -> WebInvite | Non
     if not _code_ok(code):
         return None
     with db.read() as session:
-        row = session.scalar(select(WebInvite).where(WebInvite.code_hash == digest(code),
-                                                     WebInvite.campaign_id == campaign_id))
+        row = session.scalar(
+            select(WebInvite).where(WebInvite.code_hash == digest(code), WebInvite.campaign_id == campaign_id)
+        )
         return row if row is not None and _state(row, _stamp(_now())) == "pending" else None
 
 
@@ -200,19 +225,27 @@ def join(db: Database, campaign_id: int, code: str) -> Joined:
     now = _stamp(_now())
     token = secrets.token_urlsafe(CODE_BYTES)
     with db.write() as session:
-        row = session.scalar(select(WebInvite).where(WebInvite.code_hash == digest(code),
-                                                     WebInvite.campaign_id == campaign_id))
+        row = session.scalar(
+            select(WebInvite).where(WebInvite.code_hash == digest(code), WebInvite.campaign_id == campaign_id)
+        )
         if row is None:
             raise NotFound("this invite does not exist")
         state = _state(row, now)
         if state != "pending":
             raise RuleRefused(f"this invite is {state}")
-        won = session.execute(update(WebInvite).where(WebInvite.id == row.id, WebInvite.used_at.is_(None))
-                              .values(used_at=now)).rowcount
+        won = session.execute(
+            update(WebInvite).where(WebInvite.id == row.id, WebInvite.used_at.is_(None)).values(used_at=now)
+        ).rowcount
         if won != 1:
             raise RuleRefused("this invite is used")
-        seat = WebSession(campaign_id=campaign_id, player=row.player, is_gm=row.is_gm, token_hash=digest(token),
-                          invite_id=row.id, created_at=now)
+        seat = WebSession(
+            campaign_id=campaign_id,
+            player=row.player,
+            is_gm=row.is_gm,
+            token_hash=digest(token),
+            invite_id=row.id,
+            created_at=now,
+        )
         session.add(seat)
         session.flush()
         return Joined(token=token, seat=Seat(session_id=seat.id, player=seat.player, gm=seat.is_gm))
@@ -223,8 +256,11 @@ def seat_for(db: Database, campaign_id: int, token: str | None) -> Seat | None:
     if not token or not _code_ok(token):
         return None
     with db.read() as session:
-        row = session.execute(select(WebSession.id, WebSession.player, WebSession.is_gm).where(
-            WebSession.token_hash == digest(token), WebSession.campaign_id == campaign_id,
-            WebSession.revoked_at.is_(None))).first()
+        row = session.execute(
+            select(WebSession.id, WebSession.player, WebSession.is_gm).where(
+                WebSession.token_hash == digest(token),
+                WebSession.campaign_id == campaign_id,
+                WebSession.revoked_at.is_(None),
+            )
+        ).first()
     return None if row is None else Seat(session_id=row.id, player=row.player, gm=bool(row.is_gm))
-

@@ -100,8 +100,9 @@ def rename_player(db: Database, campaign_name: str | None, old: str, new: str, a
         return Renamed(from_=before, to=new, seq=entry.seq)
 
 
-def set_status(db: Database, campaign_name: str | None, name: str, actor: str, status: str,
-               reason: str | None) -> StatusSet:
+def set_status(
+    db: Database, campaign_name: str | None, name: str, actor: str, status: str, reason: str | None
+) -> StatusSet:
     """`char kill` (dead) and `char retire` (retired). A character out missing or searching
     must be brought back first (`missing found`, or the reunion), so no search is left
     pointing at someone who can no longer act."""
@@ -115,12 +116,16 @@ def set_status(db: Database, campaign_name: str | None, name: str, actor: str, s
         if character.status != "active":
             raise RuleRefused(f"{character.name} is {character.status}; void that entry to bring them back")
         if open_disappearance(session, character) is not None:
-            raise RuleRefused(f"{character.name} is missing; end that first with "
-                              f"`campaign missing found {character.name} --reason ...`")
+            raise RuleRefused(
+                f"{character.name} is missing; end that first with "
+                f"`campaign missing found {character.name} --reason ...`"
+            )
         searching = active_search_of(session, character)
         if searching is not None:
-            raise RuleRefused(f"{character.name} is out searching for {searching[1].name}; end that first with "
-                              f"`campaign missing found {searching[1].name} --reason ...` or void the search")
+            raise RuleRefused(
+                f"{character.name} is out searching for {searching[1].name}; end that first with "
+                f"`campaign missing found {searching[1].name} --reason ...` or void the search"
+            )
         with recording(session, campaign, actor, "status") as entry:
             entry.set_status(character, status)
             entry.describe(character=character.name, reason=reason, detail={"status": status})
@@ -133,20 +138,35 @@ def check_award(cp: int) -> int:
     return cp
 
 
-def record_award(session: Session, campaign: Campaign, actor: str, character: Character, cp: int, reason: str | None,
-                 scenario: int | None, parent_seq: int | None = None) -> CpAwardResult:
+def record_award(
+    session: Session,
+    campaign: Campaign,
+    actor: str,
+    character: Character,
+    cp: int,
+    reason: str | None,
+    scenario: int | None,
+    parent_seq: int | None = None,
+) -> CpAwardResult:
     """One "award" entry per character, so each can be voided alone."""
     with recording(session, campaign, actor, "award") as entry:
         entry.award_cp(character, cp)
-        entry.describe(character=character.name, scenario=scenario, parent_seq=parent_seq, reason=reason,
-                       total=cp, detail={"cp": cp, "cp_total": character.cp_total,
-                                         "cp_awarded": character.cp_awarded})
-    return CpAwardResult(character=character.name, cp=cp, cp_total=character.cp_total,
-                     cp_awarded=character.cp_awarded, seq=entry.seq)
+        entry.describe(
+            character=character.name,
+            scenario=scenario,
+            parent_seq=parent_seq,
+            reason=reason,
+            total=cp,
+            detail={"cp": cp, "cp_total": character.cp_total, "cp_awarded": character.cp_awarded},
+        )
+    return CpAwardResult(
+        character=character.name, cp=cp, cp_total=character.cp_total, cp_awarded=character.cp_awarded, seq=entry.seq
+    )
 
 
-def award(db: Database, campaign_name: str | None, cp: int, names: Sequence[str], actor: str,
-          reason: str | None) -> AwardGiven:
+def award(
+    db: Database, campaign_name: str | None, cp: int, names: Sequence[str], actor: str, reason: str | None
+) -> AwardGiven:
     from campaign.services.missing import open_scenario
 
     reason = clean_text(reason, "--reason")
@@ -176,14 +196,19 @@ def name_spans(session: Session, campaign_id: int, name: str) -> list[tuple[str,
     newest first; ledger entries with `character == n` in a span belong to it."""
     from campaign.projection.replay import effective_voids
 
-    voided = effective_voids(session.execute(
-        select(LedgerEntry.seq, LedgerEntry.voids_seq)
-        .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void")).all())
+    voided = effective_voids(
+        session.execute(
+            select(LedgerEntry.seq, LedgerEntry.voids_seq).where(
+                LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void"
+            )
+        ).all()
+    )
     renames: list[tuple[int, str, str]] = []
     for seq, record in session.execute(
-            select(LedgerEntry.seq, LedgerEntry.record)
-            .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "rename")
-            .order_by(LedgerEntry.seq)):
+        select(LedgerEntry.seq, LedgerEntry.record)
+        .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "rename")
+        .order_by(LedgerEntry.seq)
+    ):
         if seq in voided:
             continue
         for op in json.loads(record).get("ops") or ():

@@ -48,8 +48,9 @@ def roll_penalties(character: Character, session: Session | None = None) -> list
     for condition in _active(session, character):
         penalty = (condition.detail or {}).get("penalty")
         if condition.name == FOLLOW_UP and isinstance(penalty, int) and not isinstance(penalty, bool):
-            found.append({"penalty": penalty, "origin": condition.origin,
-                          "follows": (condition.detail or {}).get("follows")})
+            found.append(
+                {"penalty": penalty, "origin": condition.origin, "follows": (condition.detail or {}).get("follows")}
+            )
     return found
 
 
@@ -88,8 +89,9 @@ def _cared_for(conditions: list[Condition]) -> bool:
     return any(condition.name in MEDICAL_CARE for condition in conditions)
 
 
-def drain_catatonia(session: Session, campaign: Campaign, entry: Recorder, start: int,
-                    target: int) -> list[dict[str, Any]]:
+def drain_catatonia(
+    session: Session, campaign: Campaign, entry: Recorder, start: int, target: int
+) -> list[dict[str, Any]]:
     """Apply, inside a time entry, the HP every untreated catatonia loses for each day
     that completes between `start` and `target` (campaign clock seconds)."""
     from campaign.core.derived import pool_current, stat_value
@@ -111,20 +113,45 @@ def drain_catatonia(session: Session, campaign: Campaign, entry: Recorder, start
             tracked = stat_value(character.stats, "HP", aliases) is not None
             before = pool_current(character.stats, character.pools, "HP", aliases) if tracked else None
             after = entry.change_pool(character, "HP", -day) if tracked else None
-            drains.append({"character": character.name, "condition": condition.name, "origin": condition.origin,
-                           "day": day, "hp": day, "at_clock": since + day * DAY, "tracked": tracked,
-                           "before": before, "after": after})
+            drains.append(
+                {
+                    "character": character.name,
+                    "condition": condition.name,
+                    "origin": condition.origin,
+                    "day": day,
+                    "hp": day,
+                    "at_clock": since + day * DAY,
+                    "tracked": tracked,
+                    "before": before,
+                    "after": after,
+                }
+            )
     drains.sort(key=lambda item: (item["at_clock"], item["character"]))
     return drains
 
 
-def record_drains(session: Session, campaign: Campaign, actor: str, parent_seq: int,
-                  drains: list[dict[str, Any]], scenario: int | None = None) -> None:
+def record_drains(
+    session: Session,
+    campaign: Campaign,
+    actor: str,
+    parent_seq: int,
+    drains: list[dict[str, Any]],
+    scenario: int | None = None,
+) -> None:
     """One sub-entry per day's loss under the time entry (its ops hold the change)."""
     for drain in drains:
-        ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="time", character=drain["character"], parent_seq=parent_seq, scenario=scenario,
-            total=drain["hp"], reason=f"硬直 {drain['day']}日目: 生命力 -{drain['hp']} / catatonia day "
-                                      f"{drain['day']}: -{drain['hp']} HP",
-            detail={"purpose": "catatonia_drain", **drain},
-        ))
+        ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind="time",
+                character=drain["character"],
+                parent_seq=parent_seq,
+                scenario=scenario,
+                total=drain["hp"],
+                reason=f"硬直 {drain['day']}日目: 生命力 -{drain['hp']} / catatonia day "
+                f"{drain['day']}: -{drain['hp']} HP",
+                detail={"purpose": "catatonia_drain", **drain},
+            ),
+        )

@@ -60,8 +60,9 @@ class KeptTallies:
         self._lock = threading.Lock()  # Starlette runs page handlers in a thread pool
         self.full_tallies = 0  # how many times a tally was made from the first entry (for tests)
 
-    def report(self, db: Database, campaign_name: str | None, flt: HistoryFilter,
-               include_voided: bool = False) -> LuckReport:
+    def report(
+        self, db: Database, campaign_name: str | None, flt: HistoryFilter, include_voided: bool = False
+    ) -> LuckReport:
         """What services.stats.luck_report answers, from the kept tally brought up to date."""
         flt = check_filter(replace(flt, limit=None))
         with self._lock, db.read() as session:
@@ -74,8 +75,14 @@ class KeptTallies:
             clauses = filter_clauses(resolved, spans, player_spans)
             kept = self._kept.get(key)
             if kept is None or not _still_holds(session, campaign.id, kept, voids):
-                kept = _Kept(luck.LuckTally(read_expression), 0, voided_seqs(session, campaign.id, include_voided),
-                             0, GENESIS_HASH, voids)
+                kept = _Kept(
+                    luck.LuckTally(read_expression),
+                    0,
+                    voided_seqs(session, campaign.id, include_voided),
+                    0,
+                    GENESIS_HASH,
+                    voids,
+                )
                 self.full_tallies += 1
             if head_seq > kept.seq:
                 window = [LedgerEntry.seq > kept.seq, LedgerEntry.seq <= head_seq]
@@ -93,8 +100,14 @@ def _frozen(spans: list[tuple[str, int, int | None]] | None) -> tuple[tuple[str,
 
 
 def _void_count(session: Session, campaign_id: int) -> int:
-    return session.scalar(select(func.count()).select_from(LedgerEntry).where(
-        LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void")) or 0
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(LedgerEntry)
+            .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void")
+        )
+        or 0
+    )
 
 
 def _still_holds(session: Session, campaign_id: int, kept: _Kept, voids: int) -> bool:
@@ -103,6 +116,7 @@ def _still_holds(session: Session, campaign_id: int, kept: _Kept, voids: int) ->
         return False
     if kept.seq == 0:
         return True
-    digest = session.scalar(select(LedgerEntry.hash).where(LedgerEntry.campaign_id == campaign_id,
-                                                           LedgerEntry.seq == kept.seq))
+    digest = session.scalar(
+        select(LedgerEntry.hash).where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.seq == kept.seq)
+    )
     return digest == kept.digest

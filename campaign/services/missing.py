@@ -34,14 +34,7 @@ from campaign.core.reunion import (
     reunion_threshold,
 )
 from campaign.db.database import Database
-from campaign.db.models import (
-    Campaign,
-    Character,
-    Disappearance,
-    Relationship,
-    Scenario,
-    Search,
-)
+from campaign.db.models import Campaign, Character, Disappearance, Relationship, Scenario, Search
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.common import (
     active_character_named,
@@ -113,9 +106,7 @@ def check_faces(faces: int) -> int:
 
 
 def open_scenario(session: Session, campaign: Campaign) -> Scenario | None:
-    return session.scalar(
-        select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.ended_seq.is_(None))
-    )
+    return session.scalar(select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.ended_seq.is_(None)))
 
 
 def open_disappearance(session: Session, character: Character) -> Disappearance | None:
@@ -126,34 +117,43 @@ def open_disappearance(session: Session, character: Character) -> Disappearance 
 
 def open_disappearances(session: Session, campaign: Campaign) -> list[Disappearance]:
     """Everyone missing right now, in the order they went missing."""
-    return list(session.scalars(
-        select(Disappearance)
-        .where(Disappearance.campaign_id == campaign.id, Disappearance.reunited_seq.is_(None))
-        .order_by(Disappearance.since_seq)
-    ))
+    return list(
+        session.scalars(
+            select(Disappearance)
+            .where(Disappearance.campaign_id == campaign.id, Disappearance.reunited_seq.is_(None))
+            .order_by(Disappearance.since_seq)
+        )
+    )
 
 
 def active_searches(session: Session, disappearance: Disappearance) -> list[tuple[Search, Character]]:
     """The searchers out for one disappearance, in the order they were sent."""
-    return list(session.execute(
-        select(Search, Character)
-        .join(Character, Search.searcher_id == Character.id)
-        .where(Search.disappearance_id == disappearance.id, Search.ended_seq.is_(None))
-        .order_by(Search.started_seq)
-    ))
+    return list(
+        session.execute(
+            select(Search, Character)
+            .join(Character, Search.searcher_id == Character.id)
+            .where(Search.disappearance_id == disappearance.id, Search.ended_seq.is_(None))
+            .order_by(Search.started_seq)
+        )
+    )
 
 
 def searches_at(session: Session, disappearance: Disappearance, seq: int) -> list[tuple[Search, Character]]:
     """The searchers that were out for one disappearance when ledger entry `seq` was
     written (a scenario's end): a reunion check re-rolled for that scenario counts these,
     not searchers sent since (docs/rules.md, "Reunion check")."""
-    return list(session.execute(
-        select(Search, Character)
-        .join(Character, Search.searcher_id == Character.id)
-        .where(Search.disappearance_id == disappearance.id, Search.started_seq <= seq,
-               or_(Search.ended_seq.is_(None), Search.ended_seq > seq))
-        .order_by(Search.started_seq)
-    ))
+    return list(
+        session.execute(
+            select(Search, Character)
+            .join(Character, Search.searcher_id == Character.id)
+            .where(
+                Search.disappearance_id == disappearance.id,
+                Search.started_seq <= seq,
+                or_(Search.ended_seq.is_(None), Search.ended_seq > seq),
+            )
+            .order_by(Search.started_seq)
+        )
+    )
 
 
 def active_search_of(session: Session, searcher: Character) -> tuple[Search, Character] | None:
@@ -220,7 +220,8 @@ def missing_view(session: Session, disappearance: Disappearance) -> MissingChara
     searchers = active_searches(session, disappearance)
     since_scenario = (
         session.get(Scenario, disappearance.since_scenario_id).number
-        if disappearance.since_scenario_id is not None else None
+        if disappearance.since_scenario_id is not None
+        else None
     )
     chance = reunion_chance(disappearance.faces, len(searchers))
     return MissingCharacter(
@@ -234,8 +235,11 @@ def missing_view(session: Session, disappearance: Disappearance) -> MissingChara
         since_at=disappearance.since_at,
         since_scenario=since_scenario,
         searchers=tuple(
-            Searcher(name=searcher.name, player=searcher.player.name if searcher.player else None,
-                     since_seq=search.started_seq)
+            Searcher(
+                name=searcher.name,
+                player=searcher.player.name if searcher.player else None,
+                since_seq=search.started_seq,
+            )
             for search, searcher in searchers
         ),
         threshold=reunion_threshold(len(searchers)),
@@ -248,8 +252,12 @@ def missing_view(session: Session, disappearance: Disappearance) -> MissingChara
 
 
 def mark_missing(
-    db: Database, campaign_name: str | None, name: str, actor: str,
-    faces: int = DEFAULT_FACES, reason: str | None = None,
+    db: Database,
+    campaign_name: str | None,
+    name: str,
+    actor: str,
+    faces: int = DEFAULT_FACES,
+    reason: str | None = None,
 ) -> MarkedMissing:
     """A character goes missing. During an open scenario the disappearance belongs to it,
     so that scenario's end already rolls for it."""
@@ -269,8 +277,12 @@ def mark_missing(
         scenario = open_scenario(session, campaign)
         with recording(session, campaign, actor, "missing") as entry:
             disappearance = entry.start_missing(character, faces, reason, scenario)
-            entry.describe(character=character.name, scenario=scenario.number if scenario else None, reason=reason,
-                           detail={"action": "mark", "faces": faces})
+            entry.describe(
+                character=character.name,
+                scenario=scenario.number if scenario else None,
+                reason=reason,
+                detail={"action": "mark", "faces": faces},
+            )
         return extended(MarkedMissing, missing_view(session, disappearance), seq=entry.seq)
 
 
@@ -288,8 +300,12 @@ def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, fa
         before = disappearance.faces
         with recording(session, campaign, actor, "missing") as entry:
             entry.set_faces(disappearance, faces)
-            entry.describe(character=character.name, scenario=scenario.number if scenario else None,
-                           reason="faces", detail={"action": "faces", "before": before, "faces": faces})
+            entry.describe(
+                character=character.name,
+                scenario=scenario.number if scenario else None,
+                reason="faces",
+                detail={"action": "faces", "before": before, "faces": faces},
+            )
         return extended(FacesChanged, missing_view(session, disappearance), seq=entry.seq)
 
 
@@ -318,8 +334,20 @@ def found_missing(db: Database, campaign_name: str | None, name: str, actor: str
             entry.end_missing(disappearance)
             for search, searcher in searches:
                 entry.end_search(search, searcher)
-            entry.describe(character=character.name, scenario=scenario.number if scenario else None, reason=reason,
-                           detail={"action": "found", "since_seq": disappearance.since_seq,
-                                   "searchers": [s.name for _, s in searches]})
-        return FoundMissing(character=character.name, since_seq=disappearance.since_seq,
-                            searchers=tuple(s.name for _, s in searches), reason=reason, seq=entry.seq)
+            entry.describe(
+                character=character.name,
+                scenario=scenario.number if scenario else None,
+                reason=reason,
+                detail={
+                    "action": "found",
+                    "since_seq": disappearance.since_seq,
+                    "searchers": [s.name for _, s in searches],
+                },
+            )
+        return FoundMissing(
+            character=character.name,
+            since_seq=disappearance.since_seq,
+            searchers=tuple(s.name for _, s in searches),
+            reason=reason,
+            seq=entry.seq,
+        )

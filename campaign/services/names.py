@@ -34,6 +34,7 @@ def names(db: Database, campaign_name: str | None) -> Names:
         except CampaignError:
             return Names(campaigns)
         characters = session.scalars(
-            select(Character.name).where(Character.campaign_id == campaign.id).order_by(Character.name))
+            select(Character.name).where(Character.campaign_id == campaign.id).order_by(Character.name)
+        )
         players = session.scalars(select(Player.name).where(Player.campaign_id == campaign.id).order_by(Player.name))
         return Names(campaigns, tuple(characters), tuple(players))

@@ -44,16 +44,24 @@ def _clean(pool: str, amount: int, name: str = "CHAR", *, heal: bool = False) ->
         raise BadInput(f"pool must be HP or FP, not {pool!r}")
     if isinstance(amount, int) and not isinstance(amount, bool) and -AMOUNT_LIMIT <= amount < 0:
         other = "damage" if heal else "heal"
-        raise BadInput(f"the amount is 1 or more; to {other} instead: `campaign char {other} {name} {canonical} "
-                       f"{-amount}`")
+        raise BadInput(
+            f"the amount is 1 or more; to {other} instead: `campaign char {other} {name} {canonical} {-amount}`"
+        )
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= AMOUNT_LIMIT:
         raise BadInput(f"the amount must be a whole number from 1 to {AMOUNT_LIMIT}, not {amount!r}")
     return canonical
 
 
 def change_pool(
-    db: Database, campaign_name: str | None, actor: str, character_name: str, pool: str, amount: int,
-    *, heal: bool, reason: str | None = None,
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    pool: str,
+    amount: int,
+    *,
+    heal: bool,
+    reason: str | None = None,
 ) -> PoolChangeResult:
     """Lose (`heal=False`) or regain `amount` FP/HP."""
     pool = _clean(pool, amount, character_name, heal=heal)
@@ -65,19 +73,31 @@ def change_pool(
         maximum = stat_value(character.stats, pool, aliases)
         if maximum is None:
             base = "ST" if pool == "FP" else "HT"
-            raise RuleRefused(f"{character.name} has no {pool} stat nor {base} to derive it from; "
-                              f"give one with `char set {character.name} --stat {pool}=N`")
+            raise RuleRefused(
+                f"{character.name} has no {pool} stat nor {base} to derive it from; "
+                f"give one with `char set {character.name} --stat {pool}=N`"
+            )
         before = pool_current(character.stats, character.pools, pool, aliases)
         delta = min(amount, maximum.value - before) if heal else -amount
         if heal and delta <= 0:
             raise RuleRefused(f"{character.name}'s {pool} is {before}/{maximum.value}: nothing to heal")
         with recording(session, campaign, actor, action) as entry:
             after = entry.change_pool(character, pool, delta)
-            view = {"pool": pool, "requested": amount, "change": delta, "before": before, "after": after,
-                    "max": maximum.value, "derived_from": maximum.derived_from}
+            view = {
+                "pool": pool,
+                "requested": amount,
+                "change": delta,
+                "before": before,
+                "after": after,
+                "max": maximum.value,
+                "derived_from": maximum.derived_from,
+            }
             notes = _hp_notes(character.stats, maximum.value, before, after) if pool == "HP" else []
-            entry.describe(character=character.name, reason=reason or action,
-                           detail={"action": action, **view, **({"notes": notes} if notes else {})})
+            entry.describe(
+                character=character.name,
+                reason=reason or action,
+                detail={"action": action, **view, **({"notes": notes} if notes else {})},
+            )
         return PoolChangeResult(seq=entry.seq, action=action, character=character.name, **view, notes=tuple(notes))
 
 

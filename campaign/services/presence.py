@@ -48,8 +48,7 @@ def roll_warnings(session: Session, characters: Iterable[Character]) -> list[str
     return warnings
 
 
-def check_presence(session: Session, characters: Iterable[Character], what: str, *,
-                   anyway: bool = False) -> list[str]:
+def check_presence(session: Session, characters: Iterable[Character], what: str, *, anyway: bool = False) -> list[str]:
     """Checks that need the character present (`what`: "a fright check"): refuse the dead,
     the retired and (unless `anyway`) the missing; warn for searchers and `--anyway`."""
     warnings = []
@@ -58,8 +57,10 @@ def check_presence(session: Session, characters: Iterable[Character], what: str,
         if status in ("dead", "retired"):
             raise RuleRefused(f"{character.name} is {status}: no {what} for a character out of the game")
         if status == "missing" and not anyway:
-            raise RuleRefused(f"{character.name} is missing and not in play: {what} needs the character "
-                              "present (--anyway if the story brings them on stage)")
+            raise RuleRefused(
+                f"{character.name} is missing and not in play: {what} needs the character "
+                "present (--anyway if the story brings them on stage)"
+            )
         if status != "active":
             warnings.append(_phrase(character.name, status, target))
     return warnings

@@ -85,8 +85,10 @@ class ProofHolds:
     bundle_head_seq: int
 
 
-NOT_CONTAINED = ("this bundle does not contain your seal: the bundle ends before it, the history was "
-                 "rewritten after it, or the hash is mistyped")
+NOT_CONTAINED = (
+    "this bundle does not contain your seal: the bundle ends before it, the history was "
+    "rewritten after it, or the hash is mistyped"
+)
 
 
 def clean_head(head: str | None) -> str | None:
@@ -120,8 +122,10 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
             if head_seq is None:
                 other = session.execute(_ANY_BY_HASH, params).first()
                 if other is not None:
-                    raise RuleRefused(f"--head {head[:12]}… is entry #{other.seq} ({other.kind}), not a seal; "
-                                      "give a hash printed by `history seal`")
+                    raise RuleRefused(
+                        f"--head {head[:12]}… is entry #{other.seq} ({other.kind}), not a seal; "
+                        "give a hash printed by `history seal`"
+                    )
                 raise NotFound(f"no seal with hash {head[:12]}… in campaign {campaign.name!r}")
         else:
             latest = session.execute(_LATEST_SEAL, params).first()
@@ -132,8 +136,7 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
         if not 1 <= seq <= INT_MAX or seq > last_seq:
             raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
         if seq > head_seq:
-            raise RuleRefused(f"entry #{seq} comes after the seal #{head_seq}: seal again (`history seal`) "
-                              "to prove it")
+            raise RuleRefused(f"entry #{seq} comes after the seal #{head_seq}: seal again (`history seal`) to prove it")
 
         rows = ledger.iter_chain(session, campaign.id, from_seq=seq)
         first = next(rows, None)
@@ -142,24 +145,30 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
         encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
         # Written by hand, key by key, so the entries can stream; one entry per line. The
         # campaign is the name inside the records (a renamed import keeps its chain's name).
-        out.write('{"format":"%s","version":%d,"campaign":%s,"seq":%d,"anchor":%s,"head":%s,"head_seq":%d,'
-                  '"entries":[\n' % (FORMAT, VERSION, encode(campaign.ledger_name), seq, encode(first.prev_hash),
-                                     encode(head), head_seq))
+        out.write(
+            '{"format":"%s","version":%d,"campaign":%s,"seq":%d,"anchor":%s,"head":%s,"head_seq":%d,'
+            '"entries":[\n'
+            % (FORMAT, VERSION, encode(campaign.ledger_name), seq, encode(first.prev_hash), encode(head), head_seq)
+        )
         walk, written = Walk(campaign.ledger_name, seq, first.prev_hash), 0
         for row in _chain(first, rows):
             if row.seq != walk.seq or walk.link_problem(row.prev_hash, row.record, row.hash):
-                raise RuleRefused(f"the stored chain is broken at #{walk.seq}: run `history verify`; "
-                                  "no proof was written")
-            out.write((",\n" if written else "") + encode({"prev_hash": row.prev_hash, "hash": row.hash,
-                                                           "record": row.record}))
+                raise RuleRefused(
+                    f"the stored chain is broken at #{walk.seq}: run `history verify`; no proof was written"
+                )
+            out.write(
+                (",\n" if written else "")
+                + encode({"prev_hash": row.prev_hash, "hash": row.hash, "record": row.record})
+            )
             written += 1
             walk.advance(row.hash)
             if row.seq >= head_seq:
                 break
         last_hash = walk.prev_hash if written else None
         out.write("\n]}\n")
-        return BundleWritten(campaign=campaign.name, seq=seq, head=last_hash, head_seq=head_seq, entries=written,
-                             anchor=first.prev_hash)
+        return BundleWritten(
+            campaign=campaign.name, seq=seq, head=last_hash, head_seq=head_seq, entries=written, anchor=first.prev_hash
+        )
 
 
 def _chain(first, rest):
@@ -261,15 +270,25 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
     fair = check_records(fair_records, partial=True)
     if not fair["ok"]:
         raise ProofRejected(f"fair dice: {fair['problem']}", fair["seq"])
-    return ProofHolds(ok=True, campaign=campaign, seq=first, head=seal_hash, head_seq=seal_seq,
-                      entries=len(entries), head_given=head is not None, entry=records[first],
-                      voided_by=_voided_by(records, first, seal_seq),
-                      revealed_by=revealed.get(first) if revealed.get(first, seal_seq + 1) <= seal_seq else None,
-                      bundle_head=bundle["head"], bundle_head_seq=last)
+    return ProofHolds(
+        ok=True,
+        campaign=campaign,
+        seq=first,
+        head=seal_hash,
+        head_seq=seal_seq,
+        entries=len(entries),
+        head_given=head is not None,
+        entry=records[first],
+        voided_by=_voided_by(records, first, seal_seq),
+        revealed_by=revealed.get(first) if revealed.get(first, seal_seq + 1) <= seal_seq else None,
+        bundle_head=bundle["head"],
+        bundle_head_seq=last,
+    )
 
 
-def _check_reveal(records: dict[int, dict[str, Any]], first: int, seq: int, record: dict[str, Any],
-                  revealed: dict[int, int]) -> None:
+def _check_reveal(
+    records: dict[int, dict[str, Any]], first: int, seq: int, record: dict[str, Any], revealed: dict[int, int]
+) -> None:
     """services.secret_rolls.check's rules for a reveal, as far as the bundle holds them:
     the commitment of a secret roll before the bundle is taken from the reveal itself."""
     detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
@@ -279,8 +298,11 @@ def _check_reveal(records: dict[int, dict[str, Any]], first: int, seq: int, reco
         raise ProofRejected(f"the reveal names #{target}, which is no earlier secret roll", seq)
     if target in revealed:
         raise ProofRejected(f"secret roll #{target} is revealed twice (#{revealed[target]}, #{seq})", seq)
-    if (inside and secret_of(records[target]) != commitment) or not isinstance(commitment, str) \
-            or not matches(commitment, detail.get("salt"), detail.get("result")):
+    if (
+        (inside and secret_of(records[target]) != commitment)
+        or not isinstance(commitment, str)
+        or not matches(commitment, detail.get("salt"), detail.get("result"))
+    ):
         raise ProofRejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
     for name in COMMITTED_FIELDS:
         if name != "detail" and record.get(name) != detail["result"].get(name):
@@ -303,8 +325,11 @@ def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str
 def _voided_by(records: dict[int, dict[str, Any]], target: int, until: int) -> int | None:
     """The void up to `until` that took back `target` or the entry it is part of (its
     parent_seq: a sub-roll goes with its check), and that no later void took back."""
-    voids = {seq: r.get("voids_seq") for seq, r in records.items()
-             if seq <= until and r.get("kind") == "void" and _is_int(r.get("voids_seq"))}
+    voids = {
+        seq: r.get("voids_seq")
+        for seq, r in records.items()
+        if seq <= until and r.get("kind") == "void" and _is_int(r.get("voids_seq"))
+    }
     parent = records[target].get("parent_seq")
     aims = (target, parent) if _is_int(parent) else (target,)
     live = [seq for seq, voided in voids.items() if voided in aims and seq not in voids.values()]

@@ -36,8 +36,10 @@ def rebuild_states(db: Database) -> Rebuilt:
         for campaign in campaigns:
             report = ledger.verify(session, campaign)
             if not report.ok:
-                raise RuleRefused(f"the ledger of campaign {campaign.name!r} is broken at #{report.bad_seq} "
-                                  f"({report.reason}): its state cannot be rebuilt from it; nothing was changed")
+                raise RuleRefused(
+                    f"the ledger of campaign {campaign.name!r} is broken at #{report.bad_seq} "
+                    f"({report.reason}): its state cannot be rebuilt from it; nothing was changed"
+                )
     with db.engine.execution_options(sqlite_begin="IMMEDIATE").connect() as conn, conn.begin():
         rebuild_projections(conn)
     return Rebuilt(campaigns=len(campaigns))

@@ -33,8 +33,13 @@ from campaign.services.conditions import (
 from campaign.services.effects import recording
 
 # recovery code -> (the stat rolled against, whether the roll ignores penalties)
-ROLLS = {"will": ("Will", False), "will_ignoring_penalties": ("Will", True), "ht": ("HT", False),
-         "iq": ("IQ", False), "iq_ignoring_penalties": ("IQ", True)}
+ROLLS = {
+    "will": ("Will", False),
+    "will_ignoring_penalties": ("Will", True),
+    "ht": ("HT", False),
+    "iq": ("IQ", False),
+    "iq_ignoring_penalties": ("IQ", True),
+}
 MODIFIER_LIMIT = 100
 
 
@@ -67,8 +72,15 @@ def recovery_stat(detail: dict[str, Any] | None) -> tuple[str, bool] | None:
 
 
 def recover(
-    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str, source: DiceSource,
-    *, modifier: int = 0, reason: str | None = None,
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    name: str,
+    source: DiceSource,
+    *,
+    modifier: int = 0,
+    reason: str | None = None,
 ) -> RecoveryRolled:
     name = clean_name(name, "condition")
     reason = clean_text(reason, "--reason")
@@ -84,11 +96,14 @@ def recover(
         rolled = recovery_stat(condition.detail)
         if rolled is None:
             if recovery == "auto":
-                raise RuleRefused(f"{character.name}'s {condition.name} ends by itself: `campaign time advance` "
-                                  "runs it out")
-            raise RuleRefused(f"{character.name}'s {condition.name} has no recovery roll"
-                              + (" (the GM decides)" if recovery == "gm" else "")
-                              + f"; end it with `campaign condition clear {character.name} {condition.name}`")
+                raise RuleRefused(
+                    f"{character.name}'s {condition.name} ends by itself: `campaign time advance` runs it out"
+                )
+            raise RuleRefused(
+                f"{character.name}'s {condition.name} has no recovery roll"
+                + (" (the GM decides)" if recovery == "gm" else "")
+                + f"; end it with `campaign condition clear {character.name} {condition.name}`"
+            )
         stat, ignores_penalties = rolled
         if modifier and ignores_penalties:
             raise BadInput(f"this {stat} roll ignores penalties (the fright table says so): drop --mod")
@@ -100,11 +115,14 @@ def recover(
         due = due_clock(condition)
         clock = campaign.clock or 0
         if due is not None and due > clock:
-            warnings.append(f"by the campaign clock the roll is due from {_clock_view(due)['text']} "
-                            f"(now {_clock_view(clock)['text']}); rolled all the same")
+            warnings.append(
+                f"by the campaign clock the roll is due from {_clock_view(due)['text']} "
+                f"(now {_clock_view(clock)['text']}); rolled all the same"
+            )
         with about(source, character.name):
-            judged = success_roll(target, source, purpose=f"{character.name}'s {stat} roll to recover from "
-                                                          f"{condition.name}")
+            judged = success_roll(
+                target, source, purpose=f"{character.name}'s {stat} roll to recover from {condition.name}"
+            )
         source.ensure_all_used()
         recovered = judged.outcome in (SUCCESS, CRITICAL_SUCCESS)
         with recording(session, campaign, actor, "condition") as entry:
@@ -112,15 +130,41 @@ def recover(
             cleared = None if ended is None else {k: v for k, v in ended.items() if k != "follow_up"}
             follow_ups = () if ended is None or ended["follow_up"] is None else (ended["follow_up"],)
             entry.describe(
-                character=character.name, expression=f"3D6<={target}", dice=list(judged.faces),
-                total=judged.total, target=target, outcome=judged.outcome, margin=judged.margin,
-                source=source.kind, reason=reason or "recovery roll",
-                detail={"action": "recover", "stat": stat, "stat_value": value.value, "modifier": modifier,
-                        "condition": condition_view(condition), "recovered": recovered,
-                        "conditions": [cleared] if cleared else [], "follow_ups": list(follow_ups)})
+                character=character.name,
+                expression=f"3D6<={target}",
+                dice=list(judged.faces),
+                total=judged.total,
+                target=target,
+                outcome=judged.outcome,
+                margin=judged.margin,
+                source=source.kind,
+                reason=reason or "recovery roll",
+                detail={
+                    "action": "recover",
+                    "stat": stat,
+                    "stat_value": value.value,
+                    "modifier": modifier,
+                    "condition": condition_view(condition),
+                    "recovered": recovered,
+                    "conditions": [cleared] if cleared else [],
+                    "follow_ups": list(follow_ups),
+                },
+            )
         return RecoveryRolled(
-            seq=entry.seq, action="recover", character=character.name, condition=condition.name,
-            label_ja=label_ja(condition.name, condition.detail), stat=stat, target=target,
-            dice=tuple(judged.faces), total=judged.total, outcome=judged.outcome, margin=judged.margin,
-            recovered=recovered, cleared=cleared, follow_ups=follow_ups, source=source.kind,
-            warnings=tuple(warnings))
+            seq=entry.seq,
+            action="recover",
+            character=character.name,
+            condition=condition.name,
+            label_ja=label_ja(condition.name, condition.detail),
+            stat=stat,
+            target=target,
+            dice=tuple(judged.faces),
+            total=judged.total,
+            outcome=judged.outcome,
+            margin=judged.margin,
+            recovered=recovered,
+            cleared=cleared,
+            follow_ups=follow_ups,
+            source=source.kind,
+            warnings=tuple(warnings),
+        )

@@ -56,8 +56,17 @@ class ReferenceShown(ReferenceSummary):
 
 
 def _summary_fields(table: RefTable) -> dict[str, Any]:
-    return dict(key=table.key, name=table.name, name_en=table.name_en, origin=table.origin, source=table.source,
-                rows=len(table.rows), rollable=table.rollable, command=table.command, aliases=tuple(table.aliases))
+    return dict(
+        key=table.key,
+        name=table.name,
+        name_en=table.name_en,
+        origin=table.origin,
+        source=table.source,
+        rows=len(table.rows),
+        rollable=table.rollable,
+        command=table.command,
+        aliases=tuple(table.aliases),
+    )
 
 
 def list_references() -> list[ReferenceSummary]:
@@ -77,9 +86,13 @@ def reference_named(name: str) -> RefTable:
 def show_reference(name: str) -> ReferenceShown:
     """One table: its columns, notes and every row (cells keyed by column)."""
     table = reference_named(name)
-    return ReferenceShown(**_summary_fields(table), note_ja=table.note_ja or None, note_en=table.note_en or None,
-                          columns=tuple(ReferenceColumn(key=c.key, ja=c.ja, en=c.en) for c in table.columns),
-                          data=tuple(reference_row(table, i) for i in range(len(table.rows))))
+    return ReferenceShown(
+        **_summary_fields(table),
+        note_ja=table.note_ja or None,
+        note_en=table.note_en or None,
+        columns=tuple(ReferenceColumn(key=c.key, ja=c.ja, en=c.en) for c in table.columns),
+        data=tuple(reference_row(table, i) for i in range(len(table.rows))),
+    )
 
 
 def roll_reference_table(
@@ -114,11 +127,21 @@ def roll_reference_table(
         source.ensure_all_used()
         index = table.rows.index(rolled.row)
         row = {"index": index + 1, "roll": [rolled.row.lo, rolled.row.hi]}  # the words: table_labels
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="table", character=who, expression=table.command, dice=list(rolled.dice), total=rolled.total,
-            source=source.kind, reason=reason,
-            detail={"reference": table.key, "table": table.command, "result": rolled.total, "row": row},
-        ))
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind="table",
+                character=who,
+                expression=table.command,
+                dice=list(rolled.dice),
+                total=rolled.total,
+                source=source.kind,
+                reason=reason,
+                detail={"reference": table.key, "table": table.command, "result": rolled.total, "row": row},
+            ),
+        )
         view = entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
         view["detail_shown"] = table_detail(appended.record)
         view["sub_entries"] = []

@@ -68,25 +68,47 @@ def roll(
     words = text.split(None, 1)
     # Dice expressions mostly start with a digit; only a word starting with a letter
     # (CRT, FEAR+5, but also D66) pays for loading the seed tables.
-    if not secret and words and words[0][:1].isascii() and words[0][:1].isalpha() and (
-            _reference_command(words[0]) or _is_table_command(words[0])):
+    if (
+        not secret
+        and words
+        and words[0][:1].isascii()
+        and words[0][:1].isalpha()
+        and (_reference_command(words[0]) or _is_table_command(words[0]))
+    ):
         if sorcery:
             raise BadInput("--sorcery applies to a GURPS success roll such as 3D6<=12, not to a table")
         comment = words[1].strip() if len(words) > 1 else None
         if _reference_command(words[0]):  # BCDice's HIT: the seed's hit location table
             from campaign.services.reference import roll_reference_table
 
-            return roll_reference_table(db, campaign_name, actor, words[0].upper(), source, character=character,
-                                        reason=reason if reason is not None else comment or None)
+            return roll_reference_table(
+                db,
+                campaign_name,
+                actor,
+                words[0].upper(),
+                source,
+                character=character,
+                reason=reason if reason is not None else comment or None,
+            )
         from campaign.services.tables import roll_table
 
-        return roll_table(db, campaign_name, actor, words[0], source, character=character,
-                          reason=reason if reason is not None else comment or None, ask=ask)
+        return roll_table(
+            db,
+            campaign_name,
+            actor,
+            words[0],
+            source,
+            character=character,
+            reason=reason if reason is not None else comment or None,
+            ask=ask,
+        )
     hint = spaced_expression_hint(text)
     if hint is not None:
         rolled = split_comment(text)[0]
-        raise BadInput(f"{text.strip()!r}: words after a space are a comment, so this would roll just {rolled}; "
-                       f"write it without spaces: {hint}")
+        raise BadInput(
+            f"{text.strip()!r}: words after a space are a comment, so this would roll just {rolled}; "
+            f"write it without spaces: {hint}"
+        )
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character) if character else None
         who = row.name if row is not None else None

@@ -14,15 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from campaign.db.models import (
-    Campaign,
-    Character,
-    Disappearance,
-    LedgerEntry,
-    Scenario,
-    ScenarioParticipant,
-    Search,
-)
+from campaign.db.models import Campaign, Character, Disappearance, LedgerEntry, Scenario, ScenarioParticipant, Search
 
 if TYPE_CHECKING:  # annotations only: those modules load when a scenario ends
     from campaign.services.clock import TimeAdvanced
@@ -182,19 +174,27 @@ class NoteAddedResult:
 
 
 def _participants(session: Session, scenario: Scenario) -> tuple[str, ...]:
-    return tuple(session.scalars(
-        select(Character.name)
-        .join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
-        .where(ScenarioParticipant.scenario_id == scenario.id)
-        .order_by(Character.id)  # creation order: the same on every backend and collation
-    ))
+    return tuple(
+        session.scalars(
+            select(Character.name)
+            .join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
+            .where(ScenarioParticipant.scenario_id == scenario.id)
+            .order_by(Character.id)  # creation order: the same on every backend and collation
+        )
+    )
 
 
 def _summary_fields(session: Session, scenario: Scenario) -> dict[str, Any]:
-    return dict(number=scenario.number, title=scenario.title,
-                status="open" if scenario.ended_seq is None else "ended", started_seq=scenario.started_seq,
-                started_at=scenario.started_at, ended_seq=scenario.ended_seq, ended_at=scenario.ended_at,
-                participants=_participants(session, scenario))
+    return dict(
+        number=scenario.number,
+        title=scenario.title,
+        status="open" if scenario.ended_seq is None else "ended",
+        started_seq=scenario.started_seq,
+        started_at=scenario.started_at,
+        ended_seq=scenario.ended_seq,
+        ended_at=scenario.ended_at,
+        participants=_participants(session, scenario),
+    )
 
 
 def scenario_summary(session: Session, scenario: Scenario) -> ScenarioSummary:
@@ -213,8 +213,11 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
         select(Search, Character, Disappearance)
         .join(Character, Search.searcher_id == Character.id)
         .join(Disappearance, Search.disappearance_id == Disappearance.id)
-        .where(Disappearance.campaign_id == campaign.id, *conditions,
-               (Search.ended_seq.is_(None)) | (Search.ended_seq > started))
+        .where(
+            Disappearance.campaign_id == campaign.id,
+            *conditions,
+            (Search.ended_seq.is_(None)) | (Search.ended_seq > started),
+        )
         .order_by(Search.started_seq)
     ).all()
     went_missing = session.execute(
@@ -232,29 +235,45 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
     reunions = []
     for record, voided_by in logged("reunion"):  # what was rolled is read from the hashed record
         detail = record["detail"]
-        reunions.append(RecordedReunion(
-            character=record["character"], faces=detail["faces"], roll=detail["roll"],
-            threshold=detail["threshold"], searchers=tuple(detail["searchers"]), success=detail["success"],
-            seq=record["seq"], voided_by=voided_by,
-        ))
-    notes = tuple(ScenarioNote(note=record["reason"], seq=record["seq"], at=record["at"], actor=record["actor"],
-                               voided_by=voided_by) for record, voided_by in logged("note"))
+        reunions.append(
+            RecordedReunion(
+                character=record["character"],
+                faces=detail["faces"],
+                roll=detail["roll"],
+                threshold=detail["threshold"],
+                searchers=tuple(detail["searchers"]),
+                success=detail["success"],
+                seq=record["seq"],
+                voided_by=voided_by,
+            )
+        )
+    notes = tuple(
+        ScenarioNote(
+            note=record["reason"], seq=record["seq"], at=record["at"], actor=record["actor"], voided_by=voided_by
+        )
+        for record, voided_by in logged("note")
+    )
     return ScenarioDetail(
         **_summary_fields(session, scenario),
         searches=tuple(
-            ScenarioSearch(searcher=searcher.name, player=searcher.player.name if searcher.player else None,
-                           target=session.get(Character, disappearance.character_id).name,
-                           seq=search.started_seq, ended_seq=search.ended_seq,
-                           carried_over=search.scenario_id != scenario.id)
+            ScenarioSearch(
+                searcher=searcher.name,
+                player=searcher.player.name if searcher.player else None,
+                target=session.get(Character, disappearance.character_id).name,
+                seq=search.started_seq,
+                ended_seq=search.ended_seq,
+                carried_over=search.scenario_id != scenario.id,
+            )
             for search, searcher, disappearance in searches
         ),
         went_missing=tuple(WentMissing(character=name, seq=seq) for name, seq in went_missing),
         reunions=tuple(reunions),
         notes=notes,
-        roster=tuple(RosterChange(character=record["character"], action=record["detail"]["action"],
-                                  seq=record["seq"], voided_by=voided_by)
-                     for record, voided_by in logged("scenario")
-                     if (record.get("detail") or {}).get("action") in ("join", "leave")),
+        roster=tuple(
+            RosterChange(
+                character=record["character"], action=record["detail"]["action"], seq=record["seq"], voided_by=voided_by
+            )
+            for record, voided_by in logged("scenario")
+            if (record.get("detail") or {}).get("action") in ("join", "leave")
+        ),
     )
-
-

@@ -28,15 +28,7 @@ from campaign.core.reunion import (
     reunion_odds_text,
 )
 from campaign.db.database import Database
-from campaign.db.models import (
-    Campaign,
-    Character,
-    Disappearance,
-    ReunionCheck,
-    Scenario,
-    ScenarioParticipant,
-    Search,
-)
+from campaign.db.models import Campaign, Character, Disappearance, ReunionCheck, Scenario, ScenarioParticipant, Search
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import (
     active_character_named,
@@ -74,8 +66,12 @@ from campaign.services.scenario_views import (  # the result types; also importa
 
 
 def start_scenario(
-    db: Database, campaign_name: str | None, title: str, actor: str,
-    participants: Sequence[str], searches: Sequence[tuple[str, str]] = (),
+    db: Database,
+    campaign_name: str | None,
+    title: str,
+    actor: str,
+    participants: Sequence[str],
+    searches: Sequence[tuple[str, str]] = (),
 ) -> ScenarioStartResult:
     """Open a scenario with its participants and send searchers (only at the start:
     docs/rules.md "Missing and reunion check")."""
@@ -99,23 +95,32 @@ def start_scenario(
         number = (session.scalar(select(func.max(Scenario.number)).where(Scenario.campaign_id == campaign.id)) or 0) + 1
         with recording(session, campaign, actor, "scenario", voidable=False) as entry:
             scenario = entry.start_scenario(number, title, joining)
-            entry.describe(scenario=number, reason="start",
-                           detail={"action": "start", "number": number, "title": title,
-                                   "participants": [c.name for c in joining]})
+            entry.describe(
+                scenario=number,
+                reason="start",
+                detail={"action": "start", "number": number, "title": title, "participants": [c.name for c in joining]},
+            )
         seq = entry.seq
 
         joining_ids = {c.id for c in joining}
         sent = []
         for searcher_name, target_name in searches:
-            sent.append(_send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids,
-                                       actor))
+            sent.append(
+                _send_searcher(session, campaign, scenario, seq, searcher_name, target_name, joining_ids, actor)
+            )
         session.flush()
         return extended(ScenarioStartResult, scenario_view(session, campaign, scenario), seq=seq, sent=tuple(sent))
 
 
 def _send_searcher(
-    session: Session, campaign: Campaign, scenario: Scenario, start_seq: int,
-    searcher_name: str, target_name: str, joining_ids: set[int], actor: str,
+    session: Session,
+    campaign: Campaign,
+    scenario: Scenario,
+    start_seq: int,
+    searcher_name: str,
+    target_name: str,
+    joining_ids: set[int],
+    actor: str,
 ) -> SearcherSent:
     """One search entry: recorded as who typed `scenario start` (the actor), on behalf of
     the searcher's player, who sends it."""
@@ -124,8 +129,9 @@ def _send_searcher(
     disappearance = open_disappearance(session, target)
     if disappearance is None:
         raise RuleRefused(f"{target.name} is not missing; there is no one to search for")
-    check_can_search(character_facts(session, searcher), missing_facts(session, target, disappearance),
-                     at_scenario_start=True)
+    check_can_search(
+        character_facts(session, searcher), missing_facts(session, target, disappearance), at_scenario_start=True
+    )
     if searcher.id in joining_ids:
         raise RuleRefused(
             f"{searcher.name} takes part in this scenario and cannot also search for {target.name}; "
@@ -136,12 +142,26 @@ def _send_searcher(
         session.flush()
         searchers = active_searches(session, disappearance)
         odds = reunion_odds_text(disappearance.faces, len(searchers))
-        entry.describe(character=searcher.name, scenario=scenario.number, parent_seq=start_seq,
-                       detail={"target": target.name, "player": searcher.player.name,
-                               "on_behalf_of": searcher.player.name,
-                               "since_seq": disappearance.since_seq, "searchers": [s.name for _, s in searchers]})
-    return SearcherSent(searcher=searcher.name, player=searcher.player.name, target=target.name,
-                        searchers=len(searchers), odds=odds, seq=entry.seq)
+        entry.describe(
+            character=searcher.name,
+            scenario=scenario.number,
+            parent_seq=start_seq,
+            detail={
+                "target": target.name,
+                "player": searcher.player.name,
+                "on_behalf_of": searcher.player.name,
+                "since_seq": disappearance.since_seq,
+                "searchers": [s.name for _, s in searchers],
+            },
+        )
+    return SearcherSent(
+        searcher=searcher.name,
+        player=searcher.player.name,
+        target=target.name,
+        searchers=len(searchers),
+        odds=odds,
+        seq=entry.seq,
+    )
 
 
 # --------------------------------------------------------------------------- end
@@ -164,9 +184,16 @@ class _Planned:
 
 
 def end_scenario(
-    db: Database, campaign_name: str | None, actor: str,
-    manual: Sequence[tuple[str, DiceSource]], default: DiceSource, award: int | None = None,
-    elapsed: str | None = None, *, searchers: bool = False, npcs: bool = False,
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    manual: Sequence[tuple[str, DiceSource]],
+    default: DiceSource,
+    award: int | None = None,
+    elapsed: str | None = None,
+    *,
+    searchers: bool = False,
+    npcs: bool = False,
 ) -> ScenarioEndResult:
     """Close the open scenario and roll one reunion check per missing character.
 
@@ -205,30 +232,52 @@ def end_scenario(
         for disappearance in missing:
             character = session.get(Character, disappearance.character_id)
             facts = missing_facts(session, character, disappearance)
-            already = session.scalar(select(ReunionCheck.id).where(
-                ReunionCheck.disappearance_id == disappearance.id, ReunionCheck.scenario_id == scenario.id))
+            already = session.scalar(
+                select(ReunionCheck.id).where(
+                    ReunionCheck.disappearance_id == disappearance.id, ReunionCheck.scenario_id == scenario.id
+                )
+            )
             check_can_roll_reunion(facts, already_rolled_this_scenario=already is not None)
             source = sources.get(character.id, default)
             searchers = active_searches(session, disappearance)
             with about(source, character.name):
                 result = reunion_check(disappearance.faces, len(searchers), source)
-            planned.append(_Planned(
-                disappearance=disappearance, character=character, actor=actor, on_behalf_of=facts.player,
-                searches=searchers, result=result,
-                source=source.kind, odds=reunion_odds_text(disappearance.faces, len(searchers)),
-            ))
+            planned.append(
+                _Planned(
+                    disappearance=disappearance,
+                    character=character,
+                    actor=actor,
+                    on_behalf_of=facts.player,
+                    searches=searchers,
+                    result=result,
+                    source=source.kind,
+                    odds=reunion_odds_text(disappearance.faces, len(searchers)),
+                )
+            )
         for source in sources.values():
             source.ensure_all_used()  # leftover faces are a typo: refuse before writing
 
         with recording(session, campaign, actor, "scenario", voidable=False) as entry:
             entry.end_scenario(scenario)
-            entry.describe(scenario=scenario.number, reason="end",
-                           detail={"action": "end", "number": scenario.number, "title": scenario.title,
-                                   "reunions": [
-                                       {"character": p.character.name, "roll": p.result.roll,
-                                        "threshold": p.result.threshold, "success": p.result.success,
-                                        "seq": entry.seq + 1 + i}
-                                       for i, p in enumerate(planned)]})
+            entry.describe(
+                scenario=scenario.number,
+                reason="end",
+                detail={
+                    "action": "end",
+                    "number": scenario.number,
+                    "title": scenario.title,
+                    "reunions": [
+                        {
+                            "character": p.character.name,
+                            "roll": p.result.roll,
+                            "threshold": p.result.threshold,
+                            "success": p.result.success,
+                            "seq": entry.seq + 1 + i,
+                        }
+                        for i, p in enumerate(planned)
+                    ],
+                },
+            )
         end_seq = entry.seq
 
         reunions = []
@@ -236,34 +285,53 @@ def end_scenario(
             reunions.append(_record_reunion(session, campaign, scenario, end_seq, plan))
         awards = []
         for character in recipients:
-            awards.append(record_award(session, campaign, actor, character, award,
-                                       f"scenario #{scenario.number}", scenario.number, end_seq))
+            awards.append(
+                record_award(
+                    session, campaign, actor, character, award, f"scenario #{scenario.number}", scenario.number, end_seq
+                )
+            )
         time = None
         if elapsed_seconds is not None:
             from campaign.services.clock import advance_in
 
-            time = advance_in(session, campaign, actor, elapsed_seconds, f"scenario #{scenario.number} ends",
-                              scenario=scenario.number)
+            time = advance_in(
+                session, campaign, actor, elapsed_seconds, f"scenario #{scenario.number} ends", scenario=scenario.number
+            )
         session.flush()
-        return ScenarioEndResult(scenario=scenario_view(session, campaign, scenario), reunions=tuple(reunions),
-                             awards=tuple(awards), seq=end_seq, time=time)
+        return ScenarioEndResult(
+            scenario=scenario_view(session, campaign, scenario),
+            reunions=tuple(reunions),
+            awards=tuple(awards),
+            seq=end_seq,
+            time=time,
+        )
 
 
 def _award_recipients(session: Session, scenario: Scenario, searchers: bool, npcs: bool) -> list[Character]:
     """Who `scenario end --award` pays, read before the reunion checks end any search:
     the active participants (PCs; NPCs with `npcs`), then with `searchers` the active PCs
     whose search was under way at some moment of the scenario."""
-    chosen = [c for c in session.scalars(
-        select(Character).join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
-        .where(ScenarioParticipant.scenario_id == scenario.id).order_by(Character.id))
-        if c.status == "active" and (npcs or c.kind == "pc")]
+    chosen = [
+        c
+        for c in session.scalars(
+            select(Character)
+            .join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
+            .where(ScenarioParticipant.scenario_id == scenario.id)
+            .order_by(Character.id)
+        )
+        if c.status == "active" and (npcs or c.kind == "pc")
+    ]
     if searchers:
         out = session.scalars(
-            select(Character).join(Search, Search.searcher_id == Character.id)
+            select(Character)
+            .join(Search, Search.searcher_id == Character.id)
             .join(Disappearance, Disappearance.id == Search.disappearance_id)
-            .where(Disappearance.campaign_id == scenario.campaign_id,
-                   (Search.ended_seq.is_(None)) | (Search.ended_seq > scenario.started_seq))
-            .order_by(Search.started_seq)).all()
+            .where(
+                Disappearance.campaign_id == scenario.campaign_id,
+                (Search.ended_seq.is_(None)) | (Search.ended_seq > scenario.started_seq),
+            )
+            .order_by(Search.started_seq)
+        ).all()
         for character in out:
             if character.status == "active" and character.kind == "pc" and character not in chosen:
                 chosen.append(character)
@@ -277,8 +345,11 @@ def change_roster(db: Database, campaign_name: str | None, actor: str, name: str
         scenario = open_scenario(session, campaign)
         if scenario is None:
             raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
-        character = (active_character_named(session, campaign, name, "take part in a scenario") if join
-                     else character_named(session, campaign, name))
+        character = (
+            active_character_named(session, campaign, name, "take part in a scenario")
+            if join
+            else character_named(session, campaign, name)
+        )
         taking_part = session.get(ScenarioParticipant, (scenario.id, character.id)) is not None
         if join:
             if taking_part:
@@ -292,18 +363,34 @@ def change_roster(db: Database, campaign_name: str | None, actor: str, name: str
                 entry.join_scenario(scenario, character)
             else:
                 entry.leave_scenario(scenario, character)
-            entry.describe(character=character.name, scenario=scenario.number, reason=action,
-                           detail={"action": action, "number": scenario.number, "title": scenario.title})
+            entry.describe(
+                character=character.name,
+                scenario=scenario.number,
+                reason=action,
+                detail={"action": action, "number": scenario.number, "title": scenario.title},
+            )
         session.flush()
-        participants = tuple(session.scalars(
-            select(Character.name).join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
-            .where(ScenarioParticipant.scenario_id == scenario.id).order_by(Character.id)))
-        return RosterChanged(action=action, scenario=scenario.number, title=scenario.title,
-                             character=character.name, participants=participants, seq=entry.seq)
+        participants = tuple(
+            session.scalars(
+                select(Character.name)
+                .join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id)
+                .where(ScenarioParticipant.scenario_id == scenario.id)
+                .order_by(Character.id)
+            )
+        )
+        return RosterChanged(
+            action=action,
+            scenario=scenario.number,
+            title=scenario.title,
+            character=character.name,
+            participants=participants,
+            seq=entry.seq,
+        )
 
 
-def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
-             scenario_title: str | None = None) -> NoteAddedResult:
+def add_note(
+    db: Database, campaign_name: str | None, text: str, actor: str, scenario_title: str | None = None
+) -> NoteAddedResult:
     """A GM note on a scenario (the open one by default): a ledger entry that changes
     nothing, so it is dated, hashed, and shown by `scenario show`."""
     from campaign.services.common import clean_text
@@ -313,20 +400,26 @@ def add_note(db: Database, campaign_name: str | None, text: str, actor: str,
         raise BadInput("a note needs some text")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         scenario = _find_scenario(session, campaign, scenario_title)
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="note", scenario=scenario.number, reason=text, detail={"note": text}, voidable=True))
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(kind="note", scenario=scenario.number, reason=text, detail={"note": text}, voidable=True),
+        )
         return NoteAddedResult(scenario=scenario.number, note=text, seq=appended.seq)
 
 
-def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None,
-                    plan: _Planned) -> ReunionRolled:
+def _record_reunion(
+    session: Session, campaign: Campaign, scenario: Scenario, parent_seq: int | None, plan: _Planned
+) -> ReunionRolled:
     """One reunion entry. Its actor is who typed the command (the ledger says
     who acted); detail.on_behalf_of names the missing character's player, who makes
     the roll (docs/rules.md "Missing and reunion check"), absent for the GM's own NPCs."""
     result = plan.result
     with recording(session, campaign, plan.actor, "reunion") as entry:
-        entry.record_reunion_check(plan.disappearance, scenario, result.roll, result.threshold, result.success,
-                                   plan.counted_at)
+        entry.record_reunion_check(
+            plan.disappearance, scenario, result.roll, result.threshold, result.success, plan.counted_at
+        )
         if result.success:
             entry.end_missing(plan.disappearance)
             for search, searcher in (*plan.searches, *plan.sent_since):
@@ -335,18 +428,39 @@ def _record_reunion(session: Session, campaign: Campaign, scenario: Scenario, pa
         names = [searcher.name for _, searcher in plan.searches]
         later = {"sent_since": [searcher.name for _, searcher in plan.sent_since]} if plan.sent_since else {}
         entry.describe(
-            character=plan.character.name, scenario=scenario.number, parent_seq=parent_seq,
-            expression=f"1d{result.faces}", dice=[result.roll], total=result.roll, target=result.threshold,
-            outcome="success" if result.success else "failure", margin=result.threshold - result.roll,
+            character=plan.character.name,
+            scenario=scenario.number,
+            parent_seq=parent_seq,
+            expression=f"1d{result.faces}",
+            dice=[result.roll],
+            total=result.roll,
+            target=result.threshold,
+            outcome="success" if result.success else "failure",
+            margin=result.threshold - result.roll,
             source=plan.source,
-            detail={"faces": result.faces, "roll": result.roll, "threshold": result.threshold,
-                    "searchers": names, "success": result.success, "since_seq": plan.disappearance.since_seq,
-                    **later,
-                    **({"on_behalf_of": plan.on_behalf_of} if plan.on_behalf_of else {})},
+            detail={
+                "faces": result.faces,
+                "roll": result.roll,
+                "threshold": result.threshold,
+                "searchers": names,
+                "success": result.success,
+                "since_seq": plan.disappearance.since_seq,
+                **later,
+                **({"on_behalf_of": plan.on_behalf_of} if plan.on_behalf_of else {}),
+            },
         )
-    return ReunionRolled(character=plan.character.name, faces=result.faces, roll=result.roll,
-                         threshold=result.threshold, searchers=tuple(names), success=result.success,
-                         odds=plan.odds, actor=plan.actor, on_behalf_of=plan.on_behalf_of, seq=entry.seq)
+    return ReunionRolled(
+        character=plan.character.name,
+        faces=result.faces,
+        roll=result.roll,
+        threshold=result.threshold,
+        searchers=tuple(names),
+        success=result.success,
+        odds=plan.odds,
+        actor=plan.actor,
+        on_behalf_of=plan.on_behalf_of,
+        seq=entry.seq,
+    )
 
 
 # --------------------------------------------------------------------------- read
@@ -392,8 +506,14 @@ def show_scenario(db: Database, campaign_name: str | None, title: str | None) ->
         return scenario_view(session, campaign, _find_scenario(session, campaign, title))
 
 
-def roll_reunion_again(db: Database, campaign_name: str | None, name: str, source: DiceSource,
-                       scenario_title: str | None = None, actor: str = "GM") -> ReunionRolledAgain:
+def roll_reunion_again(
+    db: Database,
+    campaign_name: str | None,
+    name: str,
+    source: DiceSource,
+    scenario_title: str | None = None,
+    actor: str = "GM",
+) -> ReunionRolledAgain:
     """Roll a missing character's reunion check for an ended scenario that has none, e.g.
     after its roll was voided (a die fell off the table). Recorded like the original."""
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -403,8 +523,11 @@ def roll_reunion_again(db: Database, campaign_name: str | None, name: str, sourc
             raise RuleRefused(f"{character.name} is not missing; there is no reunion check to roll")
         if scenario_title is None:
             scenario = session.scalar(
-                select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.ended_seq.is_not(None))
-                .order_by(Scenario.number.desc()).limit(1))
+                select(Scenario)
+                .where(Scenario.campaign_id == campaign.id, Scenario.ended_seq.is_not(None))
+                .order_by(Scenario.number.desc())
+                .limit(1)
+            )
             if scenario is None:
                 raise RuleRefused("no scenario has ended yet: reunion checks are rolled at a scenario's end")
         else:
@@ -413,11 +536,16 @@ def roll_reunion_again(db: Database, campaign_name: str | None, name: str, sourc
                 raise RuleRefused(f"scenario #{scenario.number} has not ended; its end rolls the reunion checks")
         if scenario.ended_seq < disappearance.since_seq:
             raise RuleRefused(f"{character.name} went missing after scenario #{scenario.number} ended")
-        done = session.scalar(select(ReunionCheck.seq).where(
-            ReunionCheck.disappearance_id == disappearance.id, ReunionCheck.scenario_id == scenario.id))
+        done = session.scalar(
+            select(ReunionCheck.seq).where(
+                ReunionCheck.disappearance_id == disappearance.id, ReunionCheck.scenario_id == scenario.id
+            )
+        )
         if done is not None:
-            raise RuleRefused(f"{character.name}'s reunion check for scenario #{scenario.number} was rolled "
-                              f"(#{done}); void it first to roll again")
+            raise RuleRefused(
+                f"{character.name}'s reunion check for scenario #{scenario.number} was rolled "
+                f"(#{done}); void it first to roll again"
+            )
         facts = missing_facts(session, character, disappearance)
         # the threshold of scenario N's end: its searchers, not those sent since
         searchers = searches_at(session, disappearance, scenario.ended_seq)
@@ -426,11 +554,18 @@ def roll_reunion_again(db: Database, campaign_name: str | None, name: str, sourc
         with about(source, character.name):
             result = reunion_check(disappearance.faces, len(searchers), source)
         plan = _Planned(
-            disappearance=disappearance, character=character, actor=actor, on_behalf_of=facts.player,
-            searches=searchers, result=result, source=source.kind,
-            odds=reunion_odds_text(disappearance.faces, len(searchers)), sent_since=since,
+            disappearance=disappearance,
+            character=character,
+            actor=actor,
+            on_behalf_of=facts.player,
+            searches=searchers,
+            result=result,
+            source=source.kind,
+            odds=reunion_odds_text(disappearance.faces, len(searchers)),
+            sent_since=since,
             counted_at=scenario.ended_seq,
         )
         source.ensure_all_used()
-        return extended(ReunionRolledAgain, _record_reunion(session, campaign, scenario, None, plan),
-                        scenario=scenario.number)
+        return extended(
+            ReunionRolledAgain, _record_reunion(session, campaign, scenario, None, plan), scenario=scenario.number
+        )

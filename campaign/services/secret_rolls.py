@@ -66,17 +66,28 @@ def append_secret(session: Session, campaign, actor: str, entry: ledger.NewEntry
     result = json.loads(canonical({name: getattr(entry, name) for name in COMMITTED_FIELDS}))
     salt = random_bytes.token_hex(SALT_HEX // 2)
     commitment = commit(salt, result)
-    appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-        kind=entry.kind, character=entry.character, scenario=entry.scenario, parent_seq=entry.parent_seq,
-        source=entry.source, detail={"secret": {"commitment": commitment}}, voidable=entry.voidable,
-    ))
+    appended = ledger.append(
+        session,
+        campaign,
+        actor,
+        ledger.NewEntry(
+            kind=entry.kind,
+            character=entry.character,
+            scenario=entry.scenario,
+            parent_seq=entry.parent_seq,
+            source=entry.source,
+            detail={"secret": {"commitment": commitment}},
+            voidable=entry.voidable,
+        ),
+    )
     session.add(SecretRoll(campaign_id=campaign.id, seq=appended.seq, salt=salt, result=canonical(result)))
     return appended
 
 
 def _reveal_of(session: Session, campaign_id: int, seq: int) -> int | None:
-    rows = session.execute(text("SELECT seq, record FROM ledger WHERE campaign_id = :c AND kind = 'reveal'"),
-                           {"c": campaign_id})
+    rows = session.execute(
+        text("SELECT seq, record FROM ledger WHERE campaign_id = :c AND kind = 'reveal'"), {"c": campaign_id}
+    )
     for reveal_seq, record in rows:
         if (json.loads(record).get("detail") or {}).get("reveals") == seq:
             return reveal_seq
@@ -97,8 +108,9 @@ def _hidden(session: Session, campaign, seq: int) -> tuple[str, dict[str, Any]]:
 
     row = session.get(SecretRoll, (campaign.id, seq))
     if row is None:
-        raise NotFound(f"the hidden result of secret roll #{seq} is not in this database "
-                       "(imported without its --secrets file?)")
+        raise NotFound(
+            f"the hidden result of secret roll #{seq} is not in this database (imported without its --secrets file?)"
+        )
     return row.salt, json.loads(row.result)
 
 
@@ -108,8 +120,9 @@ GM = "GM"
 def _may_see(record: dict[str, Any], actor: str, doing: str) -> None:
     """The one who rolled in secret (the GM, by default) peeks and reveals; nobody else."""
     if actor not in (GM, record.get("actor")):
-        raise RuleRefused(f"only {record.get('actor')} (who rolled it) or the GM may {doing} secret roll "
-                          f"#{record.get('seq')}")
+        raise RuleRefused(
+            f"only {record.get('actor')} (who rolled it) or the GM may {doing} secret roll #{record.get('seq')}"
+        )
 
 
 def peek(db: Database, campaign_name: str | None, seq: int, actor: str = GM) -> dict[str, Any]:
@@ -121,10 +134,19 @@ def peek(db: Database, campaign_name: str | None, seq: int, actor: str = GM) -> 
         salt, result = _hidden(session, campaign, seq)
         # The public fields of the entry (its kind, who rolled, when) with the hidden
         # result over them: everything a roll's rendering reads, as the reveal will show it.
-        return {"seq": seq, "at": record.get("at"), "actor": record.get("actor"), "kind": record.get("kind"),
-                "character": record.get("character"), "scenario": record.get("scenario"),
-                "parent_seq": record.get("parent_seq"), "source": record.get("source"),
-                "commitment": secret_of(record), "revealed_by": _reveal_of(session, campaign.id, seq), **result}
+        return {
+            "seq": seq,
+            "at": record.get("at"),
+            "actor": record.get("actor"),
+            "kind": record.get("kind"),
+            "character": record.get("character"),
+            "scenario": record.get("scenario"),
+            "parent_seq": record.get("parent_seq"),
+            "source": record.get("source"),
+            "commitment": secret_of(record),
+            "revealed_by": _reveal_of(session, campaign.id, seq),
+            **result,
+        }
 
 
 def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dict[str, Any]:
@@ -138,12 +160,20 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
         if earlier is not None:
             raise RuleRefused(f"secret roll #{seq} was already revealed (entry #{earlier})")
         salt, result = _hidden(session, campaign, seq)
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="reveal", character=record["character"], scenario=record["scenario"], source=record["source"],
-            **{name: result[name] for name in COMMITTED_FIELDS if name != "detail"},
-            detail={"reveals": seq, "commitment": secret_of(record), "salt": salt, "result": result},
-            voidable=False,
-        ))
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind="reveal",
+                character=record["character"],
+                scenario=record["scenario"],
+                source=record["source"],
+                **{name: result[name] for name in COMMITTED_FIELDS if name != "detail"},
+                detail={"reveals": seq, "commitment": secret_of(record), "salt": salt, "result": result},
+                voidable=False,
+            ),
+        )
         return entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
 
 
@@ -162,14 +192,16 @@ def check(session: Session, campaign, *, hidden_rows: bool = True) -> SecretsChe
     def record_at(seq: Any) -> dict[str, Any] | None:
         if isinstance(seq, bool) or not isinstance(seq, int):
             return None
-        row = session.execute(text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"),
-                              {"c": campaign.id, "s": seq}).first()
+        row = session.execute(
+            text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}
+        ).first()
         return None if row is None else json.loads(row[0])
 
     revealed: dict[int, int] = {}
-    for reveal_seq, raw in session.execute(text(
-            "SELECT seq, record FROM ledger WHERE campaign_id = :c AND kind = 'reveal' ORDER BY seq"),
-            {"c": campaign.id}):
+    for reveal_seq, raw in session.execute(
+        text("SELECT seq, record FROM ledger WHERE campaign_id = :c AND kind = 'reveal' ORDER BY seq"),
+        {"c": campaign.id},
+    ):
         record = json.loads(raw)
         detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
         target = detail.get("reveals")
@@ -180,8 +212,9 @@ def check(session: Session, campaign, *, hidden_rows: bool = True) -> SecretsChe
         if target in revealed:
             return failed(reveal_seq, f"secret roll #{target} is revealed twice (#{revealed[target]}, #{reveal_seq})")
         if detail.get("commitment") != commitment or not matches(commitment, detail.get("salt"), detail.get("result")):
-            return failed(reveal_seq, f"reveal #{reveal_seq} does not match the commitment of #{target} "
-                                      "(wrong result or salt)")
+            return failed(
+                reveal_seq, f"reveal #{reveal_seq} does not match the commitment of #{target} (wrong result or salt)"
+            )
         result = detail["result"]
         for name in COMMITTED_FIELDS:
             if name != "detail" and record.get(name) != result.get(name):
@@ -191,8 +224,7 @@ def check(session: Session, campaign, *, hidden_rows: bool = True) -> SecretsChe
         return SecretsMatch(ok=True, seq=None, problem=None, revealed=len(revealed), hidden=None)
     rows = _hidden_rows(session, campaign.id)
     if rows is None:
-        return SecretsMatch(ok=True, seq=None, problem=None, unreadable=UNREADABLE, revealed=len(revealed),
-                            hidden=None)
+        return SecretsMatch(ok=True, seq=None, problem=None, unreadable=UNREADABLE, revealed=len(revealed), hidden=None)
     hidden = 0
     for row in rows:
         secret = record_at(row.seq)
@@ -216,8 +248,11 @@ def _hidden_rows(session: Session, campaign_id: int) -> list[Any] | None:
 
     try:
         with session.begin_nested():
-            return list(session.scalars(select(SecretRoll).where(SecretRoll.campaign_id == campaign_id)
-                                        .order_by(SecretRoll.seq)))
+            return list(
+                session.scalars(
+                    select(SecretRoll).where(SecretRoll.campaign_id == campaign_id).order_by(SecretRoll.seq)
+                )
+            )
     except DBAPIError as exc:
         if getattr(exc.orig, "sqlstate", None) == "42501":  # insufficient_privilege
             return None
@@ -233,17 +268,26 @@ def secret_lines(session: Session, campaign) -> Iterator[str]:
     """The hidden rows as JSON Lines, for `export --secrets FILE` (GM only)."""
     from campaign.db.models import SecretRoll
 
-    yield json.dumps({"type": "header", "format": SECRETS_FORMAT, "version": 1, "campaign": campaign.ledger_name},
-                     ensure_ascii=False) + "\n"
-    for row in session.scalars(select(SecretRoll).where(SecretRoll.campaign_id == campaign.id)
-                               .order_by(SecretRoll.seq)):
-        yield json.dumps({"type": "secret", "seq": row.seq, "salt": row.salt, "result": row.result},
-                         ensure_ascii=False) + "\n"
+    yield (
+        json.dumps(
+            {"type": "header", "format": SECRETS_FORMAT, "version": 1, "campaign": campaign.ledger_name},
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
+    for row in session.scalars(
+        select(SecretRoll).where(SecretRoll.campaign_id == campaign.id).order_by(SecretRoll.seq)
+    ):
+        yield (
+            json.dumps({"type": "secret", "seq": row.seq, "salt": row.salt, "result": row.result}, ensure_ascii=False)
+            + "\n"
+        )
 
 
 def count_secrets(session: Session, campaign) -> int:
-    return session.execute(text("SELECT count(*) FROM secret_rolls WHERE campaign_id = :c"),
-                           {"c": campaign.id}).scalar_one()
+    return session.execute(
+        text("SELECT count(*) FROM secret_rolls WHERE campaign_id = :c"), {"c": campaign.id}
+    ).scalar_one()
 
 
 def load_secret_lines(session: Session, campaign, lines: Iterable[str]) -> int:
@@ -262,22 +306,31 @@ def load_secret_lines(session: Session, campaign, lines: Iterable[str]) -> int:
             raise DataError(f"secrets line {number}: not a JSON object; nothing imported")
         if item.get("type") == "header":
             if item.get("format") != SECRETS_FORMAT or item.get("campaign") != campaign.ledger_name:
-                raise DataError(f"secrets line {number}: not the secrets of campaign {campaign.name!r}; "
-                                "nothing imported")
+                raise DataError(
+                    f"secrets line {number}: not the secrets of campaign {campaign.name!r}; nothing imported"
+                )
             continue
         seq, salt, result = item.get("seq"), item.get("salt"), item.get("result")
-        row = None if isinstance(seq, bool) or not isinstance(seq, int) else session.execute(
-            text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"),
-            {"c": campaign.id, "s": seq}).first()
+        row = (
+            None
+            if isinstance(seq, bool) or not isinstance(seq, int)
+            else session.execute(
+                text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}
+            ).first()
+        )
         commitment = None if row is None else secret_of(json.loads(row[0]))
         try:
             parsed = json.loads(result) if isinstance(result, str) else None
         except (ValueError, RecursionError):  # nested past any commitment's depth: not one
             parsed = None
-        if commitment is None or not isinstance(salt, str) or len(salt) > 64 \
-                or not matches(commitment, salt, parsed) or canonical(parsed) != result:
-            raise DataError(f"secrets line {number}: does not match the commitment of entry #{seq}; "
-                            "nothing imported")
+        if (
+            commitment is None
+            or not isinstance(salt, str)
+            or len(salt) > 64
+            or not matches(commitment, salt, parsed)
+            or canonical(parsed) != result
+        ):
+            raise DataError(f"secrets line {number}: does not match the commitment of entry #{seq}; nothing imported")
         session.add(SecretRoll(campaign_id=campaign.id, seq=seq, salt=salt, result=result))
         count += 1
     session.flush()

@@ -95,8 +95,16 @@ def read_records(text: str, fmt: str, is_stat=None) -> list[dict[str, Any]]:
     return records
 
 
-def import_sheets(db: Database, campaign_name: str | None, actor: str, text: str, fmt: str, *,
-                  player: str | None = None, dry_run: bool = False) -> SheetImport:
+def import_sheets(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    text: str,
+    fmt: str,
+    *,
+    player: str | None = None,
+    dry_run: bool = False,
+) -> SheetImport:
     with campaign_transaction(db, campaign_name) as (session, campaign):
         from campaign.seeds import stat_names_for
 
@@ -109,8 +117,10 @@ def import_sheets(db: Database, campaign_name: str | None, actor: str, text: str
         if not records:
             raise BadInput("the file holds no character")
 
-        drafts = [parse_record(r, f"character {i} ({r.get('name') or '?'})", is_stat, player)
-                  for i, r in enumerate(records, 1)]
+        drafts = [
+            parse_record(r, f"character {i} ({r.get('name') or '?'})", is_stat, player)
+            for i, r in enumerate(records, 1)
+        ]
         names = [clean_name(d.name, "character") for d in drafts]
         if len(set(names)) != len(names):
             raise BadInput("the file names a character twice")
@@ -135,11 +145,13 @@ def import_sheets(db: Database, campaign_name: str | None, actor: str, text: str
                         entry.sheet(character, o.NoteAdded(name, line))
                     for line in items:
                         entry.sheet(character, o.ItemAdded(name, line))
-                    entry.describe(character=name, reason="sheet imported",
-                                   detail={"action": "import", "format": fmt})
+                    entry.describe(character=name, reason="sheet imported", detail={"action": "import", "format": fmt})
                 seq = entry.seq
-            results.append(ImportedSheet(name, draft.kind, owner.name if owner else None, draft.cp, stats,
-                                         len(skills), len(traits), seq))
+            results.append(
+                ImportedSheet(
+                    name, draft.kind, owner.name if owner else None, draft.cp, stats, len(skills), len(traits), seq
+                )
+            )
         return SheetImport(dry_run=dry_run, characters=tuple(results))
 
 

@@ -70,9 +70,18 @@ def _line(text: str, what: str) -> str:
     return text.strip()
 
 
-def change_skill(db: Database, campaign_name: str | None, actor: str, character_name: str, name: str, *,
-                 action: str, level: int | None = None, attr: str | None = None,
-                 difficulty: str | None = None) -> SheetChanged:
+def change_skill(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    name: str,
+    *,
+    action: str,
+    level: int | None = None,
+    attr: str | None = None,
+    difficulty: str | None = None,
+) -> SheetChanged:
     """`action` "add" (a new skill), "set" (a skill the sheet has: level, and attr or
     difficulty when given, else kept) or "remove"."""
     name = clean_name(name, "skill")
@@ -83,17 +92,23 @@ def change_skill(db: Database, campaign_name: str | None, actor: str, character_
         key = skill_key(skills, name)
         if action == "add":
             if key is not None:
-                raise RuleRefused(f"{character.name} already has the skill {key!r} ({skills[key]['level']}); "
-                                  f"change it with `skill set`")
+                raise RuleRefused(
+                    f"{character.name} already has the skill {key!r} ({skills[key]['level']}); "
+                    f"change it with `skill set`"
+                )
             op = o.SkillAdded(character.name, name, _level(level), _attr(campaign, character, attr), difficulty)
         else:
             if key is None:
                 raise NotFound(f"{character.name} has no skill {name!r}" + did_you_mean(name, skills))
             if action == "set":
                 old = skills[key]
-                op = o.SkillSet(character.name, key, _level(level),
-                                _attr(campaign, character, attr) if attr is not None else old.get("attr"),
-                                difficulty if difficulty is not None else old.get("difficulty"))
+                op = o.SkillSet(
+                    character.name,
+                    key,
+                    _level(level),
+                    _attr(campaign, character, attr) if attr is not None else old.get("attr"),
+                    difficulty if difficulty is not None else old.get("difficulty"),
+                )
             else:
                 op = o.SkillRemoved(character.name, key)
         with recording(session, campaign, actor, "character") as entry:
@@ -102,8 +117,16 @@ def change_skill(db: Database, campaign_name: str | None, actor: str, character_
         return extended(SheetChanged, character_view(session, character), seq=entry.seq)
 
 
-def change_line(db: Database, campaign_name: str | None, actor: str, character_name: str, text: str, *,
-                kind: str, remove: bool = False) -> SheetChanged:
+def change_line(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    text: str,
+    *,
+    kind: str,
+    remove: bool = False,
+) -> SheetChanged:
     """Add a note, or add or remove an equipment line (`kind` "note" or "item")."""
     text = _line(text, kind)
     with campaign_transaction(db, campaign_name) as (session, campaign):

@@ -100,19 +100,45 @@ _SINCE = Ref("since_seq", "disappearance_id", "disappearances")
 # Parents before children: inserts go in this order, deletes in the reverse.
 TABLES: tuple[Table, ...] = (
     Table("players", Player, "name", None),
-    Table("characters", Character, "name", CharacterRow,
-          (Ref("player", "player_id", "players"), Ref("summoner", "summoner_id", "characters")),
-          null_when_empty=("skills", "notes", "items")),
+    Table(
+        "characters",
+        Character,
+        "name",
+        CharacterRow,
+        (Ref("player", "player_id", "players"), Ref("summoner", "summoner_id", "characters")),
+        null_when_empty=("skills", "notes", "items"),
+    ),
     Table("traits", Trait, "origin", TraitRow, (_CHARACTER,), scope="character"),
     Table("conditions", Condition, "origin", ConditionRow, (_CHARACTER,), scope="character"),
     Table("scenarios", Scenario, "number", ScenarioRow),
-    Table("disappearances", Disappearance, "since_seq", DisappearanceRow,
-          (_CHARACTER, Ref("since_scenario", "since_scenario_id", "scenarios"))),
-    Table("searches", Search, "started_seq", SearchRow,
-          (_SINCE, Ref("searcher", "searcher_id", "characters"), Ref("player", "player_id", "players"),
-           Ref("scenario", "scenario_id", "scenarios")), scope="disappearance"),
-    Table("reunions", ReunionCheck, "seq", ReunionRow, (_SINCE, Ref("scenario", "scenario_id", "scenarios")),
-          scope="disappearance"),
+    Table(
+        "disappearances",
+        Disappearance,
+        "since_seq",
+        DisappearanceRow,
+        (_CHARACTER, Ref("since_scenario", "since_scenario_id", "scenarios")),
+    ),
+    Table(
+        "searches",
+        Search,
+        "started_seq",
+        SearchRow,
+        (
+            _SINCE,
+            Ref("searcher", "searcher_id", "characters"),
+            Ref("player", "player_id", "players"),
+            Ref("scenario", "scenario_id", "scenarios"),
+        ),
+        scope="disappearance",
+    ),
+    Table(
+        "reunions",
+        ReunionCheck,
+        "seq",
+        ReunionRow,
+        (_SINCE, Ref("scenario", "scenario_id", "scenarios")),
+        scope="disappearance",
+    ),
 )
 BY_SECTION = {table.section: table for table in TABLES}
 CAMPAIGN_COLUMNS = ("settings", "clock")  # the campaign row's state (its ruleset is fixed when it is made)
@@ -162,8 +188,11 @@ def _snapshot(state: State) -> State:
     """What `state` holds now, cheaply: the sections' dicts and rows copied, not the values."""
     made = copy.copy(state)
     for name in ("relationships", "born", "player_born", *(t.section for t in TABLES)):
-        setattr(made, name, {key: _row_copy(row) if name in BY_SECTION else row
-                             for key, row in getattr(state, name).items()})
+        setattr(
+            made,
+            name,
+            {key: _row_copy(row) if name in BY_SECTION else row for key, row in getattr(state, name).items()},
+        )
     return made
 
 
@@ -174,8 +203,7 @@ class StateTables:
 
     def __init__(self, session: Session, campaign: Campaign) -> None:
         self.session, self.campaign = session, campaign
-        self.state = State(ruleset=campaign.ruleset, settings=dict(campaign.settings or {}),
-                           clock=campaign.clock or 0)
+        self.state = State(ruleset=campaign.ruleset, settings=dict(campaign.settings or {}), clock=campaign.clock or 0)
         self.written = self.state.copy()
         self.rows: dict[str, dict[Any, Any]] = {table.section: {} for table in TABLES}
         self.ids: dict[str, dict[Any, int]] = {table.section: {} for table in TABLES}
@@ -216,8 +244,9 @@ class StateTables:
         known = self.ids[section]
         if key not in known:
             table = BY_SECTION[section]
-            row_id = self.session.scalars(select(table.model.id).where(self._scope(table),
-                                                                       getattr(table.model, table.key) == key)).one()
+            row_id = self.session.scalars(
+                select(table.model.id).where(self._scope(table), getattr(table.model, table.key) == key)
+            ).one()
             known[key], self.keys[section][row_id] = row_id, key
         return known[key]
 
@@ -249,8 +278,9 @@ class StateTables:
 
     def _load(self, section: str, *where: Any) -> list[Any]:
         table = BY_SECTION[section]
-        found = self.session.scalars(select(table.model).where(self._scope(table), *where)
-                                     .order_by(table.model.id)).all()
+        found = self.session.scalars(
+            select(table.model).where(self._scope(table), *where).order_by(table.model.id)
+        ).all()
         for orm in found:
             self.adopt(section, orm)
         return list(found)
@@ -268,8 +298,14 @@ class StateTables:
             else:
                 found = self._load(section)
                 if section == "scenarios" and self.participants != "none":
-                    self._load_participants([s.id for s in found if s.id not in self._with_participants
-                                             and (self.participants == "all" or s.ended_seq is None)])
+                    self._load_participants(
+                        [
+                            s.id
+                            for s in found
+                            if s.id not in self._with_participants
+                            and (self.participants == "all" or s.ended_seq is None)
+                        ]
+                    )
             self.loaded.add(section)
         return self.state
 
@@ -303,7 +339,9 @@ class StateTables:
         pairs = self.session.execute(
             select(ScenarioParticipant.scenario_id, Character.name)
             .join(Character, ScenarioParticipant.character_id == Character.id)
-            .where(ScenarioParticipant.scenario_id.in_(scenario_ids)).order_by(Character.id))
+            .where(ScenarioParticipant.scenario_id.in_(scenario_ids))
+            .order_by(Character.id)
+        )
         self._with_participants.update(scenario_ids)
         for scenario_id, name in pairs:
             number = self.key_of("scenarios", scenario_id)
@@ -311,8 +349,9 @@ class StateTables:
                 state.scenarios[number].participants.append(name)
 
     def _load_relationships(self) -> None:
-        for rel in self.session.scalars(select(Relationship).where(Relationship.campaign_id == self.campaign.id)
-                                        .order_by(Relationship.id)):
+        for rel in self.session.scalars(
+            select(Relationship).where(Relationship.campaign_id == self.campaign.id).order_by(Relationship.id)
+        ):
             pair = (self.key_of("characters", rel.from_id), self.key_of("characters", rel.to_id))
             self.state.relationships[pair] = self.written.relationships[pair] = rel.note
 
@@ -349,8 +388,10 @@ class StateTables:
             characters, players = renamed_between(before, target)
         else:
             characters, players = {}, {}
-        for born, names, renames in ((target.born, self.state.born, characters),
-                                     (target.player_born, self.state.player_born, players)):
+        for born, names, renames in (
+            (target.born, self.state.born, characters),
+            (target.player_born, self.state.player_born, players),
+        ):
             born.clear()
             for name in names:  # a row keeps its identity under its new name
                 born[renames.get(name, name)] = names[name]
@@ -445,8 +486,9 @@ class StateTables:
 
     def _update(self, table: Table, key: Any, old: Any, new: Any) -> None:
         orm = self.rows[table.section][key]
-        changed = tuple(f.name for f in fields(new) if f.name != "participants"
-                        and getattr(old, f.name) != getattr(new, f.name))
+        changed = tuple(
+            f.name for f in fields(new) if f.name != "participants" and getattr(old, f.name) != getattr(new, f.name)
+        )
         for column, value in self._columns(table, new, changed).items():
             setattr(orm, column, _same_order(getattr(orm, column), value))
 
@@ -457,12 +499,16 @@ class StateTables:
                 continue
             scenario_id = self.id_of("scenarios", number)
             for name in [n for n in had if n not in row.participants]:
-                self.session.execute(delete(ScenarioParticipant).where(
-                    ScenarioParticipant.scenario_id == scenario_id,
-                    ScenarioParticipant.character_id == self.id_of("characters", name)))
+                self.session.execute(
+                    delete(ScenarioParticipant).where(
+                        ScenarioParticipant.scenario_id == scenario_id,
+                        ScenarioParticipant.character_id == self.id_of("characters", name),
+                    )
+                )
             for name in [n for n in row.participants if n not in had]:
-                self.session.add(ScenarioParticipant(scenario_id=scenario_id,
-                                                     character_id=self.id_of("characters", name)))
+                self.session.add(
+                    ScenarioParticipant(scenario_id=scenario_id, character_id=self.id_of("characters", name))
+                )
 
     def _delete_relationships(self, before: State, after: State) -> None:
         gone = [pair for pair in before.relationships if pair not in after.relationships]
@@ -472,5 +518,11 @@ class StateTables:
     def _insert_relationships(self, before: State, after: State) -> None:
         for (a, b), note in after.relationships.items():
             if (a, b) not in before.relationships:
-                self.session.add(Relationship(campaign_id=self.campaign.id, from_id=self.id_of("characters", a),
-                                              to_id=self.id_of("characters", b), note=note))
+                self.session.add(
+                    Relationship(
+                        campaign_id=self.campaign.id,
+                        from_id=self.id_of("characters", a),
+                        to_id=self.id_of("characters", b),
+                        note=note,
+                    )
+                )

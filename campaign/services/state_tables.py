@@ -29,11 +29,14 @@ from campaign.services.state_mapping import StateTables
 STATELESS_KINDS = ("roll", "table", "check", "seal")
 
 
-def ledger_entries(session: Session, campaign: Campaign,
-                   progress: Callable[[int], object] | None = None) -> list[Entry]:
+def ledger_entries(
+    session: Session, campaign: Campaign, progress: Callable[[int], object] | None = None
+) -> list[Entry]:
     rows = session.execute(
-        text("SELECT record FROM ledger WHERE campaign_id = :c AND kind NOT IN ('roll', 'table', 'check', 'seal') "
-             "ORDER BY seq").execution_options(yield_per=2000),
+        text(
+            "SELECT record FROM ledger WHERE campaign_id = :c AND kind NOT IN ('roll', 'table', 'check', 'seal') "
+            "ORDER BY seq"
+        ).execution_options(yield_per=2000),
         {"c": campaign.id},
     )
     entries = []
@@ -57,8 +60,9 @@ def load_state(session: Session, campaign: Campaign, only: str | None = None) ->
     return tables.state
 
 
-def check_state(session: Session, campaign: Campaign,
-                progress: Callable[[int], object] | None = None) -> Difference | None:
+def check_state(
+    session: Session, campaign: Campaign, progress: Callable[[int], object] | None = None
+) -> Difference | None:
     """None when the tables equal the ledger's projection, else the first difference.
 
     A ledger that does not replay (malformed or impossible ops) raises BadOp or

@@ -42,8 +42,9 @@ def read_expression(text: str) -> luck.ExpressionInfo | None:
     return luck.read_expression(text, _table_dice)
 
 
-def tally(db: Database, campaign_name: str | None, flt: HistoryFilter,
-          include_voided: bool = False, fair_only: bool = False) -> tuple[str, luck.LuckTally, int]:
+def tally(
+    db: Database, campaign_name: str | None, flt: HistoryFilter, include_voided: bool = False, fair_only: bool = False
+) -> tuple[str, luck.LuckTally, int]:
     """Feed every matching entry's record to a LuckTally; returns the campaign's name, it,
     and how many matching entries were left out as voided.
 
@@ -64,18 +65,26 @@ def voided_seqs(session: Session, campaign_id: int, include_voided: bool) -> set
 
     if include_voided:
         return set()
-    return set(effective_voids(session.execute(
-        select(LedgerEntry.seq, LedgerEntry.voids_seq)
-        .where(LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void")).all()))
+    return set(
+        effective_voids(
+            session.execute(
+                select(LedgerEntry.seq, LedgerEntry.voids_seq).where(
+                    LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void"
+                )
+            ).all()
+        )
+    )
 
 
-def feed(session: Session, campaign_id: int, clauses: list[Any], voided: set[int], counter: luck.LuckTally,
-          fair_only: bool) -> int:
+def feed(
+    session: Session, campaign_id: int, clauses: list[Any], voided: set[int], counter: luck.LuckTally, fair_only: bool
+) -> int:
     """Add the entries `clauses` choose to `counter`; how many were left out as voided."""
     from campaign.services.fair_seeds import fairness_of
 
     query = select(LedgerEntry.seq, LedgerEntry.parent_seq, LedgerEntry.record).where(
-        LedgerEntry.campaign_id == campaign_id, *clauses)
+        LedgerEntry.campaign_id == campaign_id, *clauses
+    )
     add, loads = counter.add, json.loads
     left_out = 0
     for seq, parent_seq, raw in session.execute(query.execution_options(yield_per=5000)):
@@ -107,18 +116,19 @@ class LuckReport:
     voided_left_out: int = 0  # matching entries not counted because they are voided
 
 
-def luck_report(db: Database, campaign_name: str | None, flt: HistoryFilter,
-                include_voided: bool = False, fair_only: bool = False) -> LuckReport:
+def luck_report(
+    db: Database, campaign_name: str | None, flt: HistoryFilter, include_voided: bool = False, fair_only: bool = False
+) -> LuckReport:
     name, counter, left_out = tally(db, campaign_name, flt, include_voided, fair_only)
     return as_report(name, flt, counter, left_out, include_voided)
 
 
-def as_report(name: str, flt: HistoryFilter, counter: luck.LuckTally, left_out: int,
-              include_voided: bool = False) -> LuckReport:
+def as_report(
+    name: str, flt: HistoryFilter, counter: luck.LuckTally, left_out: int, include_voided: bool = False
+) -> LuckReport:
     """A LuckReport of a tally already made (here, or kept by services.luck_kept)."""
     shown = {key: getattr(flt, key) for key in ("character", "player", "kind", "scenario", "since", "until")}
     report = luck.report(counter)
     for source in report["sources"]:
         source["words"] = luck.source_words(source["source"])
-    return LuckReport(campaign=name, filter=shown, **report, include_voided=include_voided,
-                      voided_left_out=left_out)
+    return LuckReport(campaign=name, filter=shown, **report, include_voided=include_voided, voided_left_out=left_out)

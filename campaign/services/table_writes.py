@@ -87,9 +87,15 @@ class GuardedDatabase:
     and records the idempotency key, all in the service's own transaction. Without a
     seat and key (the GM's CLI) only `before` and `after` run."""
 
-    def __init__(self, db: Database, campaign_id: int, seat: Seat | None, key: str | None,
-                 before: Callable[[Session], None] | None = None,
-                 after: Callable[[Session, int, int], None] | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        campaign_id: int,
+        seat: Seat | None,
+        key: str | None,
+        before: Callable[[Session], None] | None = None,
+        after: Callable[[Session, int, int], None] | None = None,
+    ) -> None:
         self._db, self._campaign_id, self._seat, self._key = db, campaign_id, seat, key
         self._before, self._after = before, after
         self._used = False
@@ -124,8 +130,15 @@ class GuardedDatabase:
             if self._after is not None:
                 self._after(session, first, last)
             if keyed:
-                session.add(WebRequest(session_id=self._seat.session_id, key=self._key, first_seq=first,
-                                       last_seq=last, created_at=ledger.utc_now()))
+                session.add(
+                    WebRequest(
+                        session_id=self._seat.session_id,
+                        key=self._key,
+                        first_seq=first,
+                        last_seq=last,
+                        created_at=ledger.utc_now(),
+                    )
+                )
                 session.flush()
 
 
@@ -164,8 +177,17 @@ class SeatRoll:
     fairness: str | None = None
 
 
-def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, command: Any, character: Any,
-              key: Any, source: DiceSource, share: Any = None) -> SeatRoll:
+def seat_roll(
+    db: Database,
+    campaign_id: int,
+    campaign_name: str,
+    seat: Seat,
+    command: Any,
+    character: Any,
+    key: Any,
+    source: DiceSource,
+    share: Any = None,
+) -> SeatRoll:
     """Roll `command` for `character` with the server's dice, as the seat's player
     (derived from the committed seed and the player's `share` while one is open)."""
     from campaign.services.fair_seeds import fair_request
@@ -178,6 +200,7 @@ def seat_roll(db: Database, campaign_id: int, campaign_name: str, seat: Seat, co
         raise BadInput(f"command is too long ({len(command)} characters, at most {COMMAND_LIMIT})")
     if character is not None and not isinstance(character, str):
         raise BadInput("character: a name")
+
     def owned(session: Session) -> None:
         owned_character(session, campaign_id, seat, character)
 
@@ -203,13 +226,25 @@ def entry_roll(db: Database, campaign_name: str, seat: Seat, seq: int, *, replay
     shown = dict(view)
     if secret and (seat.gm or made_by(view, seat.player)):
         hidden = peek(db, campaign_name, seq, actor=GM if seat.gm else seat.player)
-        shown.update({name: hidden.get(name) for name in ("expression", "dice", "total", "target", "outcome",
-                                                          "reason")})
-    return SeatRoll(seq=view["seq"], actor=view["actor"], character=view["character"], kind=view["kind"],
-                    expression=shown["expression"], dice=shown["dice"], total=shown["total"], target=shown["target"],
-                    outcome=shown["outcome"], source=view["source"], reason=shown["reason"], secret=secret,
-                    replayed=replayed, fairness=view.get("fairness"))
-
+        shown.update(
+            {name: hidden.get(name) for name in ("expression", "dice", "total", "target", "outcome", "reason")}
+        )
+    return SeatRoll(
+        seq=view["seq"],
+        actor=view["actor"],
+        character=view["character"],
+        kind=view["kind"],
+        expression=shown["expression"],
+        dice=shown["dice"],
+        total=shown["total"],
+        target=shown["target"],
+        outcome=shown["outcome"],
+        source=view["source"],
+        reason=shown["reason"],
+        secret=secret,
+        replayed=replayed,
+        fairness=view.get("fairness"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,8 +258,9 @@ class VoidAsked:
     replayed: bool
 
 
-def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: Seat, seq: Any, reason: Any,
-                     key: Any) -> VoidAsked:
+def request_own_void(
+    db: Database, campaign_id: int, campaign_name: str, seat: Seat, seq: Any, reason: Any, key: Any
+) -> VoidAsked:
     """Ask for a void of an entry the seat's player made (the GM may ask for any)."""
     import json
 
@@ -240,8 +276,9 @@ def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: S
         raise BadInput("reason: why the entry should be voided")
 
     def before(session: Session) -> None:
-        row = session.execute(text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"),
-                              {"c": campaign_id, "s": seq}).first()
+        row = session.execute(
+            text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign_id, "s": seq}
+        ).first()
         if row is None:
             raise NotFound(f"no entry #{seq}")
         record = json.loads(row.record)
@@ -250,21 +287,31 @@ def request_own_void(db: Database, campaign_id: int, campaign_name: str, seat: S
         # what the GM's approval takes back (services.void_requests): a player's own
         # top-level roll, check, fright check or table roll; anything else is refused now
         if record.get("parent_seq") is not None or record.get("kind") not in REQUESTABLE:
-            raise RuleRefused(f"entry #{seq} is a {record.get('kind')}"
-                              f"{' sub-entry' if record.get('parent_seq') is not None else ''}: only the GM takes "
-                              "it back")
+            raise RuleRefused(
+                f"entry #{seq} is a {record.get('kind')}"
+                f"{' sub-entry' if record.get('parent_seq') is not None else ''}: only the GM takes "
+                "it back"
+            )
 
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     try:
-        made = requests_service().request_void(guarded, campaign_name, seat_actor(db, seat.player, {"session": seat.session_id}), seq,
-                            reason)
+        made = requests_service().request_void(
+            guarded, campaign_name, seat_actor(db, seat.player, {"session": seat.session_id}), seq, reason
+        )
     except Replayed as done:
         with db.read() as session:
-            record = json.loads(session.execute(text(
-                "SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"),
-                {"c": campaign_id, "s": done.first_seq}).scalar_one())
-        return VoidAsked(seq=done.first_seq, requested_void=record["detail"]["requested_void"],
-                         reason=record["reason"], replayed=True)
+            record = json.loads(
+                session.execute(
+                    text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"),
+                    {"c": campaign_id, "s": done.first_seq},
+                ).scalar_one()
+            )
+        return VoidAsked(
+            seq=done.first_seq,
+            requested_void=record["detail"]["requested_void"],
+            reason=record["reason"],
+            replayed=True,
+        )
     return VoidAsked(seq=made.seq, requested_void=made.requested_void, reason=made.reason, replayed=False)
 
 

@@ -54,9 +54,18 @@ class TableSummary:
 def list_tables() -> list[TableSummary]:
     """Every seed table: what `table list` shows."""
     return [
-        TableSummary(command=t.command, name=t.name, name_en=t.name_en, dice=t.dice, range=(t.lo, t.hi),
-                     entries=len(t.entries), modifiable=t.modifiable, source=t.source or None,
-                     note_ja=t.note_ja or None, note_en=t.note_en or None)
+        TableSummary(
+            command=t.command,
+            name=t.name,
+            name_en=t.name_en,
+            dice=t.dice,
+            range=(t.lo, t.hi),
+            entries=len(t.entries),
+            modifiable=t.modifiable,
+            source=t.source or None,
+            note_ja=t.note_ja or None,
+            note_en=t.note_en or None,
+        )
         for t in sorted(load_tables().values(), key=lambda t: t.command)
     ]
 
@@ -156,10 +165,22 @@ def roll_table(
         steps = list(rolled.steps())
         detail = roll_detail(rolled)
         detail["sub_rolls"] = len(steps) - 1
-        parent = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="table", character=who, expression=expression_for(table.command, total_modifier),
-            dice=list(rolled.dice), total=rolled.result, source=source.kind, reason=reason, detail=detail,
-        ), expect_seq=seq)
+        parent = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind="table",
+                character=who,
+                expression=expression_for(table.command, total_modifier),
+                dice=list(rolled.dice),
+                total=rolled.result,
+                source=source.kind,
+                reason=reason,
+                detail=detail,
+            ),
+            expect_seq=seq,
+        )
         # Which roll asked for each extra one: the nearest shallower roll before it.
         appended_subs = []
         asked_by: list[tuple[int, TableRoll]] = [(seq, rolled)]  # the latest roll at each depth
@@ -167,11 +188,23 @@ def roll_table(
             sub_seq = seq + index
             asker_seq, asker = asked_by[depth - 1]
             if isinstance(step, TextRoll):  # dice the entry's text names: a leaf
-                sub_detail = {"text_roll": text_roll_code(step, asker.entry), "table": asker.command,
-                              "entry": entry_code(asker.entry), "requested_by": asker_seq, "depth": depth}
+                sub_detail = {
+                    "text_roll": text_roll_code(step, asker.entry),
+                    "table": asker.command,
+                    "entry": entry_code(asker.entry),
+                    "requested_by": asker_seq,
+                    "depth": depth,
+                }
                 new = ledger.NewEntry(
-                    kind="table", character=who, parent_seq=seq, expression=step.spec.dice,
-                    dice=list(step.faces), total=step.value, source=source.kind, reason=None, detail=sub_detail,
+                    kind="table",
+                    character=who,
+                    parent_seq=seq,
+                    expression=step.spec.dice,
+                    dice=list(step.faces),
+                    total=step.value,
+                    source=source.kind,
+                    reason=None,
+                    detail=sub_detail,
                 )
             else:
                 sub_detail = roll_detail(step)
@@ -182,9 +215,15 @@ def roll_table(
                 del asked_by[depth:]
                 asked_by.append((sub_seq, step))
                 new = ledger.NewEntry(
-                    kind="table", character=who, parent_seq=seq,
-                    expression=expression_for(step.command, step.modifier), dice=list(step.dice),
-                    total=step.result, source=source.kind, reason=None, detail=sub_detail,
+                    kind="table",
+                    character=who,
+                    parent_seq=seq,
+                    expression=expression_for(step.command, step.modifier),
+                    dice=list(step.dice),
+                    total=step.result,
+                    source=source.kind,
+                    reason=None,
+                    detail=sub_detail,
                 )
             appended_subs.append(ledger.append(session, campaign, actor, new, expect_seq=sub_seq))
         view = shown_view(parent, appended_subs)

@@ -20,13 +20,16 @@ from campaign.projection.views import CharacterSheet
 from campaign.services.common import campaign_named, character_named
 from campaign.services.results import extended
 
-_STATEFUL = text("SELECT record FROM ledger WHERE campaign_id = :c AND kind NOT IN ('roll', 'table', 'check', 'seal') "
-                 "ORDER BY seq")
+_STATEFUL = text(
+    "SELECT record FROM ledger WHERE campaign_id = :c AND kind NOT IN ('roll', 'table', 'check', 'seal') ORDER BY seq"
+)
 
 
 def _records(session, campaign) -> list[dict[str, Any]]:
-    return [json.loads(record) for (record,) in session.execute(_STATEFUL.execution_options(yield_per=2000),
-                                                                 {"c": campaign.id})]
+    return [
+        json.loads(record)
+        for (record,) in session.execute(_STATEFUL.execution_options(yield_per=2000), {"c": campaign.id})
+    ]
 
 
 def _known_name(session, campaign, records, name: str) -> str:
@@ -50,8 +53,9 @@ class CharacterAsOf(CharacterSheet):
     as_of: int
 
 
-def character_at(db: Database, campaign_name: str | None, name: str, *, at: int | None = None,
-                 before: int | None = None) -> CharacterAsOf:
+def character_at(
+    db: Database, campaign_name: str | None, name: str, *, at: int | None = None, before: int | None = None
+) -> CharacterAsOf:
     """The `char show --json` sheet as it stood right after entry `at` (or just before
     entry `before`), plus "as_of": the last entry counted."""
     from campaign.projection.timeline import state_at
@@ -84,8 +88,10 @@ def _in_sheet_order(session, campaign, name: str, stats: dict[str, int]) -> dict
         order = list(character_named(session, campaign, name).stats)
     except NotFound:
         return stats
-    return {**{key: stats[key] for key in order if key in stats},
-            **{key: value for key, value in stats.items() if key not in order}}
+    return {
+        **{key: stats[key] for key in order if key in stats},
+        **{key: value for key, value in stats.items() if key not in order},
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +129,16 @@ def timeline(db: Database, campaign_name: str | None, name: str) -> list[Timelin
             if not changes:
                 continue
             record = by_seq[entry.seq]
-            rows.append(TimelineRow(seq=entry.seq, at=entry.at, actor=record.get("actor"), kind=entry.kind,
-                                    reason=record.get("reason"), voids_seq=entry.voids_seq,
-                                    voided_by=voided.get(entry.seq, voided.get(entry.parent_seq)),
-                                    changes=tuple(changes)))
+            rows.append(
+                TimelineRow(
+                    seq=entry.seq,
+                    at=entry.at,
+                    actor=record.get("actor"),
+                    kind=entry.kind,
+                    reason=record.get("reason"),
+                    voids_seq=entry.voids_seq,
+                    voided_by=voided.get(entry.seq, voided.get(entry.parent_seq)),
+                    changes=tuple(changes),
+                )
+            )
         return rows

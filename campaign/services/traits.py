@@ -33,19 +33,14 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Trait
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.projection.views import TraitLine
-from campaign.services.common import (
-    campaign_named,
-    campaign_transaction,
-    character_named,
-    clean_name,
-    clean_text,
-)
+from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.effects import recording
 from campaign.services.results import as_json
 
 SEVERE_PREFIX = "severe "
 CP_LIMIT = 1_000_000
 MAX_CATEGORY = 50
+
 
 def stored_category(category: str, severity: str | None) -> str:
     return SEVERE_PREFIX + category if severity == "severe" else category
@@ -54,7 +49,7 @@ def stored_category(category: str, severity: str | None) -> str:
 def split_category(stored: str) -> tuple[str, str | None]:
     """("phobia", "severe") for "severe phobia"; ("phobia", None) for "phobia"."""
     if stored.startswith(SEVERE_PREFIX):
-        return stored[len(SEVERE_PREFIX):], "severe"
+        return stored[len(SEVERE_PREFIX) :], "severe"
     return stored, None
 
 
@@ -69,9 +64,11 @@ def default_category(cp: int) -> str:
 
 
 def active_traits(session: Session, character: Character) -> list[Trait]:
-    return list(session.scalars(
-        select(Trait).where(Trait.character_id == character.id, Trait.removed_seq.is_(None)).order_by(Trait.id)
-    ))
+    return list(
+        session.scalars(
+            select(Trait).where(Trait.character_id == character.id, Trait.removed_seq.is_(None)).order_by(Trait.id)
+        )
+    )
 
 
 def find_trait(session: Session, character: Character, name: str) -> Trait | None:
@@ -132,9 +129,16 @@ class TraitRenameResult:
 def trait_view(trait: Trait) -> TraitLine:
     """The trait as `char show` lists it (the same line a replay makes)."""
     unlimited = trait.unlimited_cp or 0
-    return TraitLine(name=trait.name, category=trait.category, cp=trait.cp,
-                     counts_toward_limit=trait.counts_toward_limit, limit_cp=trait.cp - unlimited,
-                     unlimited_cp=unlimited, source_seq=trait.source_seq, origin=trait.origin)
+    return TraitLine(
+        name=trait.name,
+        category=trait.category,
+        cp=trait.cp,
+        counts_toward_limit=trait.counts_toward_limit,
+        limit_cp=trait.cp - unlimited,
+        unlimited_cp=unlimited,
+        source_seq=trait.source_seq,
+        origin=trait.origin,
+    )
 
 
 def _clean_cp(cp: int) -> int:
@@ -153,7 +157,9 @@ def _clean_category(category: str | None, cp: int) -> str:
 
 
 @contextmanager
-def _write(db: Database, campaign_name: str | None, character_name: str) -> Iterator[tuple[Session, Campaign, Character]]:
+def _write(
+    db: Database, campaign_name: str | None, character_name: str
+) -> Iterator[tuple[Session, Campaign, Character]]:
     """A write transaction locked on the campaign: (session, campaign, character)."""
     with campaign_transaction(db, campaign_name) as (session, campaign):
         yield session, campaign, character_named(session, campaign, character_name)
@@ -166,8 +172,11 @@ def list_traits(db: Database, campaign_name: str | None, character_name: str) ->
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         character = character_named(session, campaign, character_name)
-        return TraitListing(character=character.name, cp_total=character.cp_total,
-                            traits=tuple(trait_view(t) for t in active_traits(session, character)))
+        return TraitListing(
+            character=character.name,
+            cp_total=character.cp_total,
+            traits=tuple(trait_view(t) for t in active_traits(session, character)),
+        )
 
 
 def add_trait(
@@ -195,16 +204,25 @@ def add_trait(
             trait = entry.add_trait(character, name, category, cp, counts_toward_limit=counts_toward_limit)
             if not paid:
                 entry.change_cp(character, cp)
-            entry.describe(character=character.name, reason=reason or "added",
-                           detail={"action": "add", "trait": as_json(trait_view(trait)),
-                                   **({"paid": True} if paid else {})})
-        return TraitChanged(seq=entry.seq, action="add", character=character.name, trait=trait_view(trait),
-                            cp_total=character.cp_total)
+            entry.describe(
+                character=character.name,
+                reason=reason or "added",
+                detail={"action": "add", "trait": as_json(trait_view(trait)), **({"paid": True} if paid else {})},
+            )
+        return TraitChanged(
+            seq=entry.seq, action="add", character=character.name, trait=trait_view(trait), cp_total=character.cp_total
+        )
 
 
 def rename_trait(
-    db: Database, campaign_name: str | None, actor: str, character_name: str, old: str, new: str,
-    *, reason: str | None = None,
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    character_name: str,
+    old: str,
+    new: str,
+    *,
+    reason: str | None = None,
 ) -> TraitRenameResult:
     """Rename a trait, typically the placeholder a fright check left for the GM to name."""
     new = clean_name(new, "trait")
@@ -219,14 +237,23 @@ def rename_trait(
         before = trait.name
         with recording(session, campaign, actor, "trait") as entry:
             entry.rename_trait(character, trait, new)
-            entry.describe(character=character.name, reason=reason or "renamed",
-                           detail={"action": "rename", "before": before, "trait": as_json(trait_view(trait))})
-        return TraitRenameResult(seq=entry.seq, action="rename", character=character.name, before=before,
-                            trait=trait_view(trait), cp_total=character.cp_total)
+            entry.describe(
+                character=character.name,
+                reason=reason or "renamed",
+                detail={"action": "rename", "before": before, "trait": as_json(trait_view(trait))},
+            )
+        return TraitRenameResult(
+            seq=entry.seq,
+            action="rename",
+            character=character.name,
+            before=before,
+            trait=trait_view(trait),
+            cp_total=character.cp_total,
+        )
 
 
 def remove_trait(
-    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str, *, reason: str,
+    db: Database, campaign_name: str | None, actor: str, character_name: str, name: str, *, reason: str
 ) -> TraitChanged:
     """Remove (buy off) a trait: its CP comes back out of the CP total (-10 CP -> +10)."""
     reason = clean_text(reason, "--reason") or ""
@@ -237,7 +264,15 @@ def remove_trait(
         with recording(session, campaign, actor, "trait") as entry:
             entry.remove_trait(character, trait)
             entry.change_cp(character, -trait.cp)
-            entry.describe(character=character.name, reason=reason,
-                           detail={"action": "remove", "trait": as_json(trait_view(trait))})
-        return TraitChanged(seq=entry.seq, action="remove", character=character.name, trait=trait_view(trait),
-                            cp_total=character.cp_total)
+            entry.describe(
+                character=character.name,
+                reason=reason,
+                detail={"action": "remove", "trait": as_json(trait_view(trait))},
+            )
+        return TraitChanged(
+            seq=entry.seq,
+            action="remove",
+            character=character.name,
+            trait=trait_view(trait),
+            cp_total=character.cp_total,
+        )

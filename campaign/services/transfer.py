@@ -68,73 +68,149 @@ def _line(line_type: str, /, **fields: Any) -> str:
 def _sheet_fields(character: Character) -> dict[str, Any]:
     """Skills, notes and items (revision 0015) when the sheet has any: an export of a
     campaign without them stays as it was."""
-    fields = {"skills": character.skills, "notes": character.notes, "items": character.items,
-              "reading": character.reading}  # revision 0018
+    fields = {
+        "skills": character.skills,
+        "notes": character.notes,
+        "items": character.items,
+        "reading": character.reading,
+    }  # revision 0018
     return {key: value for key, value in fields.items() if value}
 
 
 def export_lines(session: Session, campaign: Campaign, progress: Callable[[int], None] | None = None) -> Iterator[str]:
     """Yield the export file line by line (header, state, ledger, footer)."""
     cid = campaign.id
-    yield _line("header", format=FORMAT, version=VERSION,
-                campaign={"name": campaign.name, "ruleset": campaign.ruleset, "settings": campaign.settings,
-                          "created_at": campaign.created_at, "clock": campaign.clock,
-                          # only for a renamed campaign: the name its records carry
-                          **({"chain_name": campaign.chain_name} if campaign.chain_name else {})})
-    players = {p.id: p.name for p in session.scalars(select(Player).where(Player.campaign_id == cid).order_by(Player.id))}
+    yield _line(
+        "header",
+        format=FORMAT,
+        version=VERSION,
+        campaign={
+            "name": campaign.name,
+            "ruleset": campaign.ruleset,
+            "settings": campaign.settings,
+            "created_at": campaign.created_at,
+            "clock": campaign.clock,
+            # only for a renamed campaign: the name its records carry
+            **({"chain_name": campaign.chain_name} if campaign.chain_name else {}),
+        },
+    )
+    players = {
+        p.id: p.name for p in session.scalars(select(Player).where(Player.campaign_id == cid).order_by(Player.id))
+    }
     for name in players.values():
         yield _line("player", name=name)
     characters = session.scalars(select(Character).where(Character.campaign_id == cid).order_by(Character.id)).all()
     names = {c.id: c.name for c in characters}
     # Summoners first, so import can resolve every reference in one pass.
     for character in sorted(characters, key=lambda c: (c.summoner_id is not None, c.id)):
-        yield _line("character", name=character.name, kind=character.kind, player=players.get(character.player_id),
-                    summoner=names.get(character.summoner_id), stats=character.stats, cp_total=character.cp_total,
-                    pools=character.pools, status=character.status, cp_awarded=character.cp_awarded,
-                    **_sheet_fields(character))
+        yield _line(
+            "character",
+            name=character.name,
+            kind=character.kind,
+            player=players.get(character.player_id),
+            summoner=names.get(character.summoner_id),
+            stats=character.stats,
+            cp_total=character.cp_total,
+            pools=character.pools,
+            status=character.status,
+            cp_awarded=character.cp_awarded,
+            **_sheet_fields(character),
+        )
     for rel in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
         yield _line("relationship", **{"from": names[rel.from_id], "to": names[rel.to_id], "note": rel.note})
     char_ids = list(names)
     for trait in session.scalars(select(Trait).where(Trait.character_id.in_(char_ids)).order_by(Trait.id)):
-        yield _line("trait", character=names[trait.character_id], name=trait.name, category=trait.category,
-                    cp=trait.cp, counts_toward_limit=trait.counts_toward_limit, origin=trait.origin,
-                    source_seq=trait.source_seq, removed_seq=trait.removed_seq, unlimited_cp=trait.unlimited_cp)
+        yield _line(
+            "trait",
+            character=names[trait.character_id],
+            name=trait.name,
+            category=trait.category,
+            cp=trait.cp,
+            counts_toward_limit=trait.counts_toward_limit,
+            origin=trait.origin,
+            source_seq=trait.source_seq,
+            removed_seq=trait.removed_seq,
+            unlimited_cp=trait.unlimited_cp,
+        )
     for cond in session.scalars(select(Condition).where(Condition.character_id.in_(char_ids)).order_by(Condition.id)):
-        yield _line("condition", character=names[cond.character_id], name=cond.name, duration=cond.duration,
-                    detail=cond.detail, origin=cond.origin, source_seq=cond.source_seq, cleared_seq=cond.cleared_seq,
-                    since_clock=cond.since_clock, until_clock=cond.until_clock)
+        yield _line(
+            "condition",
+            character=names[cond.character_id],
+            name=cond.name,
+            duration=cond.duration,
+            detail=cond.detail,
+            origin=cond.origin,
+            source_seq=cond.source_seq,
+            cleared_seq=cond.cleared_seq,
+            since_clock=cond.since_clock,
+            until_clock=cond.until_clock,
+        )
     scenario_numbers = {}
     for scenario in session.scalars(select(Scenario).where(Scenario.campaign_id == cid).order_by(Scenario.number)):
         scenario_numbers[scenario.id] = scenario.number
         participants = session.scalars(
-            select(ScenarioParticipant.character_id).where(ScenarioParticipant.scenario_id == scenario.id)
+            select(ScenarioParticipant.character_id)
+            .where(ScenarioParticipant.scenario_id == scenario.id)
             .order_by(ScenarioParticipant.character_id)
         ).all()
-        yield _line("scenario", number=scenario.number, title=scenario.title, started_seq=scenario.started_seq,
-                    ended_seq=scenario.ended_seq, started_at=scenario.started_at, ended_at=scenario.ended_at,
-                    participants=[names[p] for p in participants])
+        yield _line(
+            "scenario",
+            number=scenario.number,
+            title=scenario.title,
+            started_seq=scenario.started_seq,
+            ended_seq=scenario.ended_seq,
+            started_at=scenario.started_at,
+            ended_at=scenario.ended_at,
+            participants=[names[p] for p in participants],
+        )
     disappearances = {}
-    for gone in session.scalars(select(Disappearance).where(Disappearance.campaign_id == cid).order_by(Disappearance.id)):
+    for gone in session.scalars(
+        select(Disappearance).where(Disappearance.campaign_id == cid).order_by(Disappearance.id)
+    ):
         disappearances[gone.id] = gone.since_seq
-        yield _line("disappearance", character=names[gone.character_id], faces=gone.faces, reason=gone.reason,
-                    since_seq=gone.since_seq, since_at=gone.since_at,
-                    since_scenario=scenario_numbers.get(gone.since_scenario_id), reunited_seq=gone.reunited_seq)
+        yield _line(
+            "disappearance",
+            character=names[gone.character_id],
+            faces=gone.faces,
+            reason=gone.reason,
+            since_seq=gone.since_seq,
+            since_at=gone.since_at,
+            since_scenario=scenario_numbers.get(gone.since_scenario_id),
+            reunited_seq=gone.reunited_seq,
+        )
     if disappearances:
-        for search in session.scalars(select(Search).where(Search.disappearance_id.in_(list(disappearances)))
-                                      .order_by(Search.id)):
-            yield _line("search", missing_since_seq=disappearances[search.disappearance_id],
-                        searcher=names[search.searcher_id], player=players[search.player_id],
-                        started_seq=search.started_seq, scenario=scenario_numbers.get(search.scenario_id),
-                        ended_seq=search.ended_seq)
-        for check in session.scalars(select(ReunionCheck).where(ReunionCheck.disappearance_id.in_(list(disappearances)))
-                                     .order_by(ReunionCheck.id)):
-            yield _line("reunion_check", missing_since_seq=disappearances[check.disappearance_id],
-                        scenario=scenario_numbers[check.scenario_id], seq=check.seq, roll=check.roll,
-                        threshold=check.threshold, success=check.success)
+        for search in session.scalars(
+            select(Search).where(Search.disappearance_id.in_(list(disappearances))).order_by(Search.id)
+        ):
+            yield _line(
+                "search",
+                missing_since_seq=disappearances[search.disappearance_id],
+                searcher=names[search.searcher_id],
+                player=players[search.player_id],
+                started_seq=search.started_seq,
+                scenario=scenario_numbers.get(search.scenario_id),
+                ended_seq=search.ended_seq,
+            )
+        for check in session.scalars(
+            select(ReunionCheck)
+            .where(ReunionCheck.disappearance_id.in_(list(disappearances)))
+            .order_by(ReunionCheck.id)
+        ):
+            yield _line(
+                "reunion_check",
+                missing_since_seq=disappearances[check.disappearance_id],
+                scenario=scenario_numbers[check.scenario_id],
+                seq=check.seq,
+                roll=check.roll,
+                threshold=check.threshold,
+                success=check.success,
+            )
     count, head = 0, ledger.GENESIS_HASH
     rows = session.execute(
         select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash)
-        .where(LedgerEntry.campaign_id == cid).order_by(LedgerEntry.seq).execution_options(yield_per=BATCH)
+        .where(LedgerEntry.campaign_id == cid)
+        .order_by(LedgerEntry.seq)
+        .execution_options(yield_per=BATCH)
     )
     for record, prev_hash, digest in rows:
         count += 1
@@ -169,8 +245,13 @@ class Imported:
     secrets: int
 
 
-def export_campaign(db: Database, campaign_name: str | None, out: IO[str],
-                    progress: Callable[[int], None] | None = None, secrets_out: IO[str] | None = None) -> Exported:
+def export_campaign(
+    db: Database,
+    campaign_name: str | None,
+    out: IO[str],
+    progress: Callable[[int], None] | None = None,
+    secrets_out: IO[str] | None = None,
+) -> Exported:
     """The campaign file never holds a secret roll's result; `secrets_out` (a separate,
     GM-only file) gets them, from the same read so both files describe one ledger."""
     from campaign.services.secret_rolls import count_secrets, secret_lines
@@ -184,8 +265,13 @@ def export_campaign(db: Database, campaign_name: str | None, out: IO[str],
         if secrets_out is not None:
             for line in secret_lines(session, campaign):
                 secrets_out.write(line)
-        return Exported(campaign=campaign.name, lines=count, entries=ledger.head(session, campaign.id)[0],
-                        secrets=count_secrets(session, campaign), secrets_exported=secrets_out is not None)
+        return Exported(
+            campaign=campaign.name,
+            lines=count,
+            entries=ledger.head(session, campaign.id)[0],
+            secrets=count_secrets(session, campaign),
+            secrets_exported=secrets_out is not None,
+        )
 
 
 class _Importer:
@@ -237,7 +323,8 @@ class _Importer:
         for key in ("name", "chain_name"):
             value = meta.get(key)
             if (key == "name" or value is not None) and (
-                    not isinstance(value, str) or clean_name(value, "campaign") != value):
+                not isinstance(value, str) or clean_name(value, "campaign") != value
+            ):
                 raise ValueError(f"campaign {key} {value!r} is not a clean name")
         # The records keep the name the chain was written under (they are hashed); the
         # campaign row may be called something else (import --as-name, or a file exported
@@ -245,8 +332,10 @@ class _Importer:
         self.chain_name = meta.get("chain_name") or meta["name"]
         name = self.as_name or meta["name"]
         if self.as_name is None and meta["name"].startswith("-"):  # the rule of init (clean_campaign_name)
-            raise RuleRefused(f"the campaign's name {meta['name']!r} begins with '-' and would read as an option: "
-                              "import it under another name (import --as-name NEW)")
+            raise RuleRefused(
+                f"the campaign's name {meta['name']!r} begins with '-' and would read as an option: "
+                "import it under another name (import --as-name NEW)"
+            )
         created_at = meta["created_at"]
         if not isinstance(created_at, str) or len(created_at) > 32:
             raise ValueError("created_at must be a time stamp")
@@ -256,8 +345,13 @@ class _Importer:
         self.claimed.ruleset, self.claimed.settings = meta["ruleset"], meta["settings"]
         self.claimed.clock = meta.get("clock", 0)  # files from before the clock: never advanced
         # Ruleset and settings are written by the replay (sync_state); the row needs a start.
-        self.campaign = Campaign(name=name, ruleset=str(meta["ruleset"])[:50], settings={}, created_at=created_at,
-                                 chain_name=self.chain_name if self.chain_name != name else None)
+        self.campaign = Campaign(
+            name=name,
+            ruleset=str(meta["ruleset"])[:50],
+            settings={},
+            created_at=created_at,
+            chain_name=self.chain_name if self.chain_name != name else None,
+        )
         self.session.add(self.campaign)
         self.session.flush()
         self.walk = Walk(self.chain_name)  # records carry the name the chain was written under
@@ -268,47 +362,78 @@ class _Importer:
     def _character(self, item):
         # Files from before status and awards: an active character never awarded CP
         # (the replay refuses the claim otherwise, as it refused such files then).
-        self.claimed.characters[item["name"]] = CharacterRow(item["kind"], item["player"], item["summoner"],
-                                                            item["stats"], item["cp_total"], item["pools"],
-                                                            item.get("status", "active"), item.get("cp_awarded", 0),
-                                                            skills=item.get("skills", {}),
-                                                            notes=item.get("notes", []), items=item.get("items", []),
-                                                            reading=item.get("reading"))
+        self.claimed.characters[item["name"]] = CharacterRow(
+            item["kind"],
+            item["player"],
+            item["summoner"],
+            item["stats"],
+            item["cp_total"],
+            item["pools"],
+            item.get("status", "active"),
+            item.get("cp_awarded", 0),
+            skills=item.get("skills", {}),
+            notes=item.get("notes", []),
+            items=item.get("items", []),
+            reading=item.get("reading"),
+        )
 
     def _relationship(self, item):
         self.claimed.relationships[(item["from"], item["to"])] = item["note"]
 
     def _trait(self, item):
-        self.claimed.traits[item["origin"]] = TraitRow(item["character"], item["name"], item["category"], item["cp"],
-                                                       item["counts_toward_limit"], item["source_seq"],
-                                                       item["removed_seq"],
-                                                       # older files: a fright trait's CP was all outside
-                                                       item.get("unlimited_cp", 0 if item["counts_toward_limit"]
-                                                                else item["cp"]))
+        self.claimed.traits[item["origin"]] = TraitRow(
+            item["character"],
+            item["name"],
+            item["category"],
+            item["cp"],
+            item["counts_toward_limit"],
+            item["source_seq"],
+            item["removed_seq"],
+            # older files: a fright trait's CP was all outside
+            item.get("unlimited_cp", 0 if item["counts_toward_limit"] else item["cp"]),
+        )
 
     def _condition(self, item):
-        self.claimed.conditions[item["origin"]] = ConditionRow(item["character"], item["name"], item["duration"],
-                                                               item["detail"], item["source_seq"],
-                                                               item["cleared_seq"], item.get("since_clock", 0),
-                                                               item.get("until_clock"))
+        self.claimed.conditions[item["origin"]] = ConditionRow(
+            item["character"],
+            item["name"],
+            item["duration"],
+            item["detail"],
+            item["source_seq"],
+            item["cleared_seq"],
+            item.get("since_clock", 0),
+            item.get("until_clock"),
+        )
 
     def _scenario(self, item):
-        self.claimed.scenarios[item["number"]] = ScenarioRow(item["title"], item["started_seq"], item["started_at"],
-                                                             list(item["participants"]), item["ended_seq"],
-                                                             item["ended_at"])
+        self.claimed.scenarios[item["number"]] = ScenarioRow(
+            item["title"],
+            item["started_seq"],
+            item["started_at"],
+            list(item["participants"]),
+            item["ended_seq"],
+            item["ended_at"],
+        )
 
     def _disappearance(self, item):
         self.claimed.disappearances[item["since_seq"]] = DisappearanceRow(
-            item["character"], item["faces"], item["reason"], item["since_at"], item["since_scenario"],
-            item["reunited_seq"])
+            item["character"],
+            item["faces"],
+            item["reason"],
+            item["since_at"],
+            item["since_scenario"],
+            item["reunited_seq"],
+        )
 
     def _search(self, item):
-        self.claimed.searches[item["started_seq"]] = SearchRow(item["missing_since_seq"], item["searcher"],
-                                                               item["player"], item["scenario"], item["ended_seq"])
+        self.claimed.searches[item["started_seq"]] = SearchRow(
+            item["missing_since_seq"], item["searcher"], item["player"], item["scenario"], item["ended_seq"]
+        )
 
     def _reunion_check(self, item):
-        self.claimed.reunions[item["seq"]] = ReunionRow(item["missing_since_seq"], item["scenario"], item["roll"],
-                                                        item["threshold"], item["success"])
+        self.claimed.reunions[item["seq"]] = ReunionRow(
+            item["missing_since_seq"], item["scenario"], item["roll"], item["threshold"], item["success"]
+        )
 
     def _entry(self, item):
         record_json, prev_hash, digest = item.get("record"), item.get("prev_hash"), item.get("hash")
@@ -367,9 +492,17 @@ class _Importer:
         sync_state(self.session, self.campaign, self.claimed)
 
 
-_INDEXED_TYPES = {"seq": int, "at": str, "actor": str, "kind": str, "character": (str, type(None)),
-                  "scenario": (int, type(None)), "outcome": (str, type(None)), "parent_seq": (int, type(None)),
-                  "voids_seq": (int, type(None))}
+_INDEXED_TYPES = {
+    "seq": int,
+    "at": str,
+    "actor": str,
+    "kind": str,
+    "character": (str, type(None)),
+    "scenario": (int, type(None)),
+    "outcome": (str, type(None)),
+    "parent_seq": (int, type(None)),
+    "voids_seq": (int, type(None)),
+}
 _INDEXED_LENGTHS = {"at": 32, "actor": 200, "kind": 20, "character": 200, "outcome": 20}
 
 
@@ -402,14 +535,20 @@ def _shallow(lines: Iterator[str]) -> Iterator[str]:
 def _bounded_secrets(secrets: Iterable[str]) -> Iterator[str]:
     """A secrets file's lines within bounds; its first line is read at once, so a file
     that is no secrets file at all (/dev/zero) is refused before the import begins."""
-    lines = _shallow(read_limits.lines(secrets, label="secrets line", total=read_limits.SECRETS_CHARS,
-                                       suffix="; nothing imported"))
+    lines = _shallow(
+        read_limits.lines(secrets, label="secrets line", total=read_limits.SECRETS_CHARS, suffix="; nothing imported")
+    )
     first = next(lines, None)
     return itertools.chain(() if first is None else (first,), lines)
 
 
-def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int], None] | None = None,
-                    secrets: Iterable[str] | None = None, as_name: str | None = None) -> Imported:
+def import_campaign(
+    db: Database,
+    lines: Iterable[str],
+    progress: Callable[[int], None] | None = None,
+    secrets: Iterable[str] | None = None,
+    as_name: str | None = None,
+) -> Imported:
     """Recreate a campaign from export lines; all or nothing, errors name the line.
 
     `as_name` renames it on the way in (a second copy beside the original, or a name
@@ -441,7 +580,9 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                 if progress is not None:
                     progress(1)
             if importer.footer is None:
-                raise DataError(f"line {line_number + 1}: the file ends without its footer (truncated); nothing imported")
+                raise DataError(
+                    f"line {line_number + 1}: the file ends without its footer (truncated); nothing imported"
+                )
             importer.flush_entries()
             try:
                 importer.rebuild_state()
@@ -452,8 +593,14 @@ def import_campaign(db: Database, lines: Iterable[str], progress: Callable[[int]
                 from campaign.services.secret_rolls import load_secret_lines
 
                 restored = load_secret_lines(session, importer.campaign, hidden)
-            return Imported(campaign=importer.campaign.name, chain_name=importer.campaign.ledger_name,
-                            entries=importer.expected_seq - 1, head=importer.prev_hash, secrets=restored)
+            return Imported(
+                campaign=importer.campaign.name,
+                chain_name=importer.campaign.ledger_name,
+                entries=importer.expected_seq - 1,
+                head=importer.prev_hash,
+                secrets=restored,
+            )
     except IntegrityError as exc:
-        raise DataError(f"line {line_number}: inconsistent content ({str(exc.orig).splitlines()[0]}); "
-                        "nothing imported") from None
+        raise DataError(
+            f"line {line_number}: inconsistent content ({str(exc.orig).splitlines()[0]}); nothing imported"
+        ) from None

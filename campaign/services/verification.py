@@ -39,8 +39,9 @@ STATE_DIFFERS = "state_differs"
 FAIR_DICE_WRONG = "fair_dice"  # a derived die or a seed that its commitment does not match
 
 # Seals through the (campaign_id, kind, seq) index; any entry's hash only when no seal has it.
-_SEALS_LIKE = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c AND kind = 'seal' AND hash LIKE :p "
-                   "ORDER BY seq LIMIT 2")
+_SEALS_LIKE = text(
+    "SELECT seq, hash FROM ledger WHERE campaign_id = :c AND kind = 'seal' AND hash LIKE :p ORDER BY seq LIMIT 2"
+)
 _ANY_BY_HASH = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c AND hash = :h ORDER BY seq LIMIT 1")
 _ROW = text("SELECT prev_hash, hash, record FROM ledger WHERE campaign_id = :c AND seq = :s")
 
@@ -107,8 +108,10 @@ def parse_head(value: str, option: str = "--head") -> str:
     MIN_HEAD_PREFIX or more; anything else is malformed (exit 2)."""
     head = value.strip().lower()
     if not MIN_HEAD_PREFIX <= len(head) <= 64 or any(ch not in _HEX for ch in head):
-        raise BadInput(f"{option} must be the hash printed by `history seal` (64 hex digits, or its first "
-                       f"{MIN_HEAD_PREFIX} or more)")
+        raise BadInput(
+            f"{option} must be the hash printed by `history seal` (64 hex digits, or its first "
+            f"{MIN_HEAD_PREFIX} or more)"
+        )
     return head
 
 
@@ -133,12 +136,19 @@ def _head_entry(session: Session, campaign_id: int, seq: int, digest: str, entri
     if row is None or row.hash != digest or ledger.chain_hash(row.prev_hash, row.record) != digest:
         return None
     record = json.loads(row.record)
-    return HeadFound(seq=seq, hash=digest, kind=record.get("kind"), reason=record.get("reason"),
-                     at=record.get("at"), since=entries - seq)
+    return HeadFound(
+        seq=seq,
+        hash=digest,
+        kind=record.get("kind"),
+        reason=record.get("reason"),
+        at=record.get("at"),
+        since=entries - seq,
+    )
 
 
-def verify(db: Database, campaign_name: str | None, head: str | None = None, progress=None, *,
-           chain_only: bool = False) -> VerifyReport:
+def verify(
+    db: Database, campaign_name: str | None, head: str | None = None, progress=None, *, chain_only: bool = False
+) -> VerifyReport:
     """Recompute the chain; then (unless chain_only) replay it and compare the state tables.
 
     --chain-only reads the ledger alone: the reveals are checked against their
@@ -149,26 +159,42 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
         target = None if wanted is None else candidate_head(session, campaign.id, wanted)
         if progress is not None:
             progress.start(ledger.head(session, campaign.id)[0])
-        chain = ledger.verify(session, campaign, None if target is None else target[1],
-                              progress=progress.advance if progress else None)
+        chain = ledger.verify(
+            session, campaign, None if target is None else target[1], progress=progress.advance if progress else None
+        )
         found = None
         if chain.ok and target is not None:
             found = _head_entry(session, campaign.id, *target, chain.entries)
         if chain.ok and wanted is not None and found is None:
-            chain = ledger.ChainVerdict(False, chain.entries, chain.head_hash, None, ledger.NOT_CONTAINED,
-                                        ledger.HEAD_NOT_IN_CHAIN)
-        base = dict(campaign=campaign.name, entries=chain.entries, head=chain.head_hash, state=None,
-                    sealed_head=None if found is None else found.hash, head_entry=found)
+            chain = ledger.ChainVerdict(
+                False, chain.entries, chain.head_hash, None, ledger.NOT_CONTAINED, ledger.HEAD_NOT_IN_CHAIN
+            )
+        base = dict(
+            campaign=campaign.name,
+            entries=chain.entries,
+            head=chain.head_hash,
+            state=None,
+            sealed_head=None if found is None else found.hash,
+            head_entry=found,
+        )
         if not chain.ok:
-            return VerifyReport(ok=False, bad_seq=chain.bad_seq, reason=chain.reason, secrets=None,
-                                code=chain.code, **base)
+            return VerifyReport(
+                ok=False, bad_seq=chain.bad_seq, reason=chain.reason, secrets=None, code=chain.code, **base
+            )
         from campaign.services.secret_rolls import check as secrets_check
 
         secrets = secrets_check(session, campaign, hidden_rows=not chain_only)
         unchecked = () if secrets.unreadable is None else (secrets.unreadable,)
         if not secrets.ok:
-            return VerifyReport(ok=False, bad_seq=secrets.seq, reason=secrets.problem, secrets=secrets,
-                                code=SECRETS_MISMATCH, unchecked=unchecked, **base)
+            return VerifyReport(
+                ok=False,
+                bad_seq=secrets.seq,
+                reason=secrets.problem,
+                secrets=secrets,
+                code=SECRETS_MISMATCH,
+                unchecked=unchecked,
+                **base,
+            )
         from campaign.services.fair_verify import check as fair_check
 
         # The GM's kept seeds sit beside the hidden results: a role that may not read one
@@ -178,14 +204,31 @@ def verify(db: Database, campaign_name: str | None, head: str | None = None, pro
             unchecked += ("the unrevealed seeds of fair dice (this role may not read them)",)
         fair = fair_check(session, campaign, kept_seeds=kept_seeds)
         if not fair.ok:
-            return VerifyReport(ok=False, bad_seq=fair.seq, reason=fair.problem, secrets=secrets, fair=fair,
-                                code=FAIR_DICE_WRONG, unchecked=unchecked, **base)
+            return VerifyReport(
+                ok=False,
+                bad_seq=fair.seq,
+                reason=fair.problem,
+                secrets=secrets,
+                fair=fair,
+                code=FAIR_DICE_WRONG,
+                unchecked=unchecked,
+                **base,
+            )
         if chain_only:
-            return VerifyReport(ok=True, bad_seq=None, reason=None, secrets=secrets, fair=fair, unchecked=unchecked,
-                                **base)
+            return VerifyReport(
+                ok=True, bad_seq=None, reason=None, secrets=secrets, fair=fair, unchecked=unchecked, **base
+            )
         state = _state_check(session, campaign)
-        return VerifyReport(ok=state.ok, bad_seq=None, reason=None, secrets=secrets, fair=fair, unchecked=unchecked,
-                            code=None if state.ok else STATE_DIFFERS, **{**base, "state": state})
+        return VerifyReport(
+            ok=state.ok,
+            bad_seq=None,
+            reason=None,
+            secrets=secrets,
+            fair=fair,
+            unchecked=unchecked,
+            code=None if state.ok else STATE_DIFFERS,
+            **{**base, "state": state},
+        )
 
 
 def _state_check(session: Session, campaign) -> StateCheck:
@@ -199,5 +242,12 @@ def _state_check(session: Session, campaign) -> StateCheck:
         return StateCheck(ok=False, problem=f"the ledger does not replay: {exc}", table=None)
     if difference is None:
         return StateCheck(ok=True, problem=None, table=None)
-    return StateDifference(ok=False, problem=difference.text(), table=difference.table, key=difference.key,
-                           column=difference.column, expected=difference.expected, found=difference.found)
+    return StateDifference(
+        ok=False,
+        problem=difference.text(),
+        table=difference.table,
+        key=difference.key,
+        column=difference.column,
+        expected=difference.expected,
+        found=difference.found,
+    )

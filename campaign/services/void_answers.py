@@ -80,8 +80,16 @@ def _requests(session, campaign_id: int) -> list[VoidRequest]:
         record = json.loads(raw)
         target = record["detail"]["requested_void"]
         state = answered.get(seq) or ("voided" if target in voided else "open")
-        found.append(VoidRequest(seq=seq, actor=record["actor"], on_behalf_of=record["detail"].get("on_behalf_of"),
-                                 requested_void=target, reason=record.get("reason"), state=state))
+        found.append(
+            VoidRequest(
+                seq=seq,
+                actor=record["actor"],
+                on_behalf_of=record["detail"].get("on_behalf_of"),
+                requested_void=target,
+                reason=record.get("reason"),
+                state=state,
+            )
+        )
     return found
 
 
@@ -104,7 +112,15 @@ def refuse(db: Database, campaign_name: str | None, actor: str, seq: int, reason
             raise NotFound(f"no void request #{seq} in campaign {campaign.name!r}")
         if request.state != "open":
             raise RuleRefused(f"void request #{seq} is already {request.state}")
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="void_refusal", reason=reason, detail={"refuses": seq, "requested_void": request.requested_void},
-            voidable=False))
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind="void_refusal",
+                reason=reason,
+                detail={"refuses": seq, "requested_void": request.requested_void},
+                voidable=False,
+            ),
+        )
         return VoidRefused(seq=appended.seq, request=seq, requested_void=request.requested_void, reason=reason)

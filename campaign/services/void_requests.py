@@ -35,8 +35,10 @@ class VoidRequested:
     reason: str | None
 
 
-PLAYERS_READ_ONLY = ("group mode: a player's role is read-only until the table server; ask the GM "
-                     "(`campaign history void {seq}` on the GM's role)")
+PLAYERS_READ_ONLY = (
+    "group mode: a player's role is read-only until the table server; ask the GM "
+    "(`campaign history void {seq}` on the GM's role)"
+)
 # What a player's role could once append (migration 0007), so what a request may take back.
 PLAYER_KINDS = ("roll", "check", "fright", "table")
 
@@ -52,14 +54,19 @@ def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, 
     if who is not None and who.kind == "player":
         raise RuleRefused(PLAYERS_READ_ONLY.format(seq=seq))
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        target = session.execute(text("SELECT kind FROM ledger WHERE campaign_id = :c AND seq = :s"),
-                                 {"c": campaign.id, "s": seq}).first()
+        target = session.execute(
+            text("SELECT kind FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}
+        ).first()
         if target is None:
             raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
         if target.kind in ("void", "void_request"):
             raise RuleRefused(f"entry #{seq} is a {target.kind}: only the GM can take it back")
-        appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-            kind="void_request", reason=reason, detail={"requested_void": seq}, voidable=False))
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(kind="void_request", reason=reason, detail={"requested_void": seq}, voidable=False),
+        )
         return VoidRequested(seq=appended.seq, kind="void_request", requested_void=seq, reason=reason)
 
 
@@ -88,16 +95,17 @@ def _requested_target(session: Session, campaign: Campaign, seq: int, request: d
     if voided_by is not None:
         raise refused(f"entry #{target} is already voided (by #{voided_by})")
     if record.get("kind") not in PLAYER_KINDS or record.get("parent_seq") is not None:
-        raise refused(f"entry #{target} is a {record.get('kind')}"
-                      f"{' sub-entry' if record.get('parent_seq') is not None else ''}, which only the GM takes back")
+        raise refused(
+            f"entry #{target} is a {record.get('kind')}"
+            f"{' sub-entry' if record.get('parent_seq') is not None else ''}, which only the GM takes back"
+        )
     behalf = record.get("detail", {}).get("on_behalf_of") if isinstance(record.get("detail"), dict) else None
     if requester not in (record.get("actor"), behalf):
         raise refused(f"entry #{target} was made by {record.get('actor')}, not by {requester}")
     return target, requester
 
 
-def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *,
-            cascade: bool = False) -> VoidApproved:
+def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *, cascade: bool = False) -> VoidApproved:
     """The GM grants void request SEQ: the requested entry is voided (an ordinary void
     entry whose reason names the request), once every check of _requested_target holds."""
     import json
@@ -110,8 +118,9 @@ def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *,
         who = identity(session)
         if who is not None and who.kind != "gm":
             raise RuleRefused("group mode: only the GM's role approves void requests")
-        row = session.execute(text("SELECT kind, record FROM ledger WHERE campaign_id = :c AND seq = :s"),
-                              {"c": campaign.id, "s": seq}).first()
+        row = session.execute(
+            text("SELECT kind, record FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}
+        ).first()
         if row is None:
             raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
         if row.kind != "void_request":
@@ -124,6 +133,12 @@ def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *,
             raise RuleRefused(f"void request #{seq} cannot be approved: its record is not a JSON object")
         target, requester = _requested_target(session, campaign, seq, request)
     reason = request.get("reason") if isinstance(request.get("reason"), str) else ""
-    voided = void(db, campaign_name, actor, target,
-                  f"approved void request #{seq} by {requester}: {reason}".strip(), cascade=cascade)
+    voided = void(
+        db,
+        campaign_name,
+        actor,
+        target,
+        f"approved void request #{seq} by {requester}: {reason}".strip(),
+        cascade=cascade,
+    )
     return extended(VoidApproved, voided, request=seq)

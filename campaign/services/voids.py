@@ -79,8 +79,9 @@ def _check_target(session: Session, campaign, seq: int) -> tuple[dict[str, Any],
     if restored is not None:
         target = _entry(session, campaign.id, restored)
         if target is not None and target[0]["kind"] == "void":
-            raise RuleRefused(f"entry #{seq} takes back a void; to void #{target[0]['voids_seq']} again, "
-                              f"void it directly")
+            raise RuleRefused(
+                f"entry #{seq} takes back a void; to void #{target[0]['voids_seq']} again, void it directly"
+            )
     if not _voidable(record):
         if record["parent_seq"] is not None:
             raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
@@ -101,13 +102,19 @@ def last_entries(session: Session, campaign, count: int) -> list[int]:
 
     if count < 1:
         raise BadInput(f"--last takes a number of entries, 1 or more, not {count}")
-    voided = effective_voids(session.execute(
-        select(LedgerEntry.seq, LedgerEntry.voids_seq)
-        .where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.kind == "void")).all())
+    voided = effective_voids(
+        session.execute(
+            select(LedgerEntry.seq, LedgerEntry.voids_seq).where(
+                LedgerEntry.campaign_id == campaign.id, LedgerEntry.kind == "void"
+            )
+        ).all()
+    )
     rows = session.execute(
         select(LedgerEntry.seq, LedgerEntry.kind, LedgerEntry.parent_seq, LedgerEntry.record)
-        .where(LedgerEntry.campaign_id == campaign.id).order_by(LedgerEntry.seq.desc())
-        .execution_options(yield_per=200))
+        .where(LedgerEntry.campaign_id == campaign.id)
+        .order_by(LedgerEntry.seq.desc())
+        .execution_options(yield_per=200)
+    )
     chosen: list[int] = []
     for seq, kind, parent_seq, record in rows:
         if kind == "void" or seq in voided or parent_seq is not None:
@@ -144,8 +151,9 @@ def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -
     except ReplayConflict as exc:
         raise RuleRefused(f"cannot void: the ledger does not replay ({exc}); run `campaign history verify`") from None
     if drift is not None:
-        raise RuleRefused(f"cannot void: the state tables differ from the ledger ({drift.text()}); "
-                          "run `campaign history verify`")
+        raise RuleRefused(
+            f"cannot void: the state tables differ from the ledger ({drift.text()}); run `campaign history verify`"
+        )
     head = ledger.head(session, campaign.id)[0]
     plan = plan_void(entries, sorted(targets, reverse=True), head + 1)
     kinds = {e.seq: e for e in entries}
@@ -156,22 +164,40 @@ def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -
             if dependent == restored:
                 raise RuleRefused(f"cannot take back void #{seq}: #{restored} no longer applies ({reason})")
         if not kinds[dependent].voidable:
-            raise RuleRefused(f"cannot void {named}: entry #{dependent} ({kinds[dependent].kind}) depends on it "
-                              f"({reason}) and cannot be voided")
+            raise RuleRefused(
+                f"cannot void {named}: entry #{dependent} ({kinds[dependent].kind}) depends on it "
+                f"({reason}) and cannot be voided"
+            )
     if plan.dependents and not cascade:
         listed = "; ".join(f"#{d} ({plan.reasons[d]})" for d in plan.dependents)
-        raise RuleRefused(f"cannot void {named}: later entries depend on it: {listed}. "
-                          f"Void them first, or add --cascade to void them too")
+        raise RuleRefused(
+            f"cannot void {named}: later entries depend on it: {listed}. "
+            f"Void them first, or add --cascade to void them too"
+        )
     for dependent in plan.dependents:
         records[dependent] = record_of(session, campaign.id, dependent)
-    return _VoidPlan(targets, records, plan.dependents, plan.reasons, plan.state,
-                     describe_changes(projected, plan.state), head, projected)
+    return _VoidPlan(
+        targets,
+        records,
+        plan.dependents,
+        plan.reasons,
+        plan.state,
+        describe_changes(projected, plan.state),
+        head,
+        projected,
+    )
 
 
 def _void_fields(plan: _VoidPlan) -> dict[str, Any]:
     first = plan.targets[0]
-    return dict(voided=first, kind=plan.records[first]["kind"], cascade=tuple(reversed(plan.dependents)),
-                reversed=tuple(plan.changes), head=plan.head, targets=plan.targets)
+    return dict(
+        voided=first,
+        kind=plan.records[first]["kind"],
+        cascade=tuple(reversed(plan.dependents)),
+        reversed=tuple(plan.changes),
+        head=plan.head,
+        targets=plan.targets,
+    )
 
 
 def _resolve(session: Session, campaign, seqs: Sequence[int], last: int | None) -> list[int]:
@@ -184,18 +210,29 @@ def _resolve(session: Session, campaign, seqs: Sequence[int], last: int | None) 
     return list(seqs)
 
 
-def preview_void(db: Database, campaign_name: str | None, seq: int | Sequence[int], cascade: bool = False,
-                 *, last: int | None = None) -> VoidPreview:
+def preview_void(
+    db: Database, campaign_name: str | None, seq: int | Sequence[int], cascade: bool = False, *, last: int | None = None
+) -> VoidPreview:
     """What `history void` would do, without doing it (for the confirmation prompt)."""
     seqs = [seq] if isinstance(seq, int) else list(seq)
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        return VoidPreview(**_void_fields(_plan_void(session, campaign, _resolve(session, campaign, seqs, last),
-                                                     cascade)))
+        return VoidPreview(
+            **_void_fields(_plan_void(session, campaign, _resolve(session, campaign, seqs, last), cascade))
+        )
 
 
-def void(db: Database, campaign_name: str | None, actor: str, seq: int | Sequence[int], reason: str, *,
-         cascade: bool = False, expect_head: int | None = None, last: int | None = None) -> Voided:
+def void(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    seq: int | Sequence[int],
+    reason: str,
+    *,
+    cascade: bool = False,
+    expect_head: int | None = None,
+    last: int | None = None,
+) -> Voided:
     """Void entries (one, several, or the `last` N): the state becomes the ledger's
     projection without them, in one transaction.
 
@@ -218,12 +255,24 @@ def void(db: Database, campaign_name: str | None, actor: str, seq: int | Sequenc
         for target in plan.order:
             record = plan.records[target]
             cause = max((t for t in plan.targets if t < target), default=plan.targets[0])
-            appended = ledger.append(session, campaign, actor, ledger.NewEntry(
-                kind="void", voids_seq=target, character=record["character"], scenario=record["scenario"],
-                reason=reason, voidable=True,
-                detail={"voided": target, "voided_kind": record["kind"],
-                        **({"cascade_of": cause} if target not in plan.targets else {})},
-            ))
+            appended = ledger.append(
+                session,
+                campaign,
+                actor,
+                ledger.NewEntry(
+                    kind="void",
+                    voids_seq=target,
+                    character=record["character"],
+                    scenario=record["scenario"],
+                    reason=reason,
+                    voidable=True,
+                    detail={
+                        "voided": target,
+                        "voided_kind": record["kind"],
+                        **({"cascade_of": cause} if target not in plan.targets else {}),
+                    },
+                ),
+            )
             void_seqs.append(appended.seq)
         sync_state(session, campaign, plan.state, plan.before)
         return Voided(**_void_fields(plan), seq=void_seqs[-1], void_seqs=tuple(void_seqs))

@@ -33,11 +33,17 @@ def make_templates():
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=jinja2.select_autoescape(["html", "svg"], default_for_string=True),
-        trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
         finalize=shown,
     )
-    env.filters.update(roll_text=present.roll_text, kind_text=present.kind_text,
-                       short_time=present.short_time, outcome_label=present.outcome_text)
+    env.filters.update(
+        roll_text=present.roll_text,
+        kind_text=present.kind_text,
+        short_time=present.short_time,
+        outcome_label=present.outcome_text,
+    )
     env.globals.update(commitment=present.commitment, bars=present.bars, percent=present.percent)
     return Jinja2Templates(env=env)
 
@@ -51,10 +57,11 @@ def overview_parts(templates, db, campaign_name: str, characters: list | None = 
     env = templates.env
     if characters is None:
         characters = list_characters(db, campaign_name, include_gone=True)
-    context = {"characters": characters,
-               "missing": list_missing(db, campaign_name)}
-    return {"characters": env.get_template("_overview_characters.html").render(context),
-            "missing": env.get_template("_overview_missing.html").render(context)}
+    context = {"characters": characters, "missing": list_missing(db, campaign_name)}
+    return {
+        "characters": env.get_template("_overview_characters.html").render(context),
+        "missing": env.get_template("_overview_missing.html").render(context),
+    }
 
 
 def feed_state(templates, db, campaign_id: int, campaign_name: str) -> dict[str, object]:
@@ -65,12 +72,22 @@ def feed_state(templates, db, campaign_id: int, campaign_name: str) -> dict[str,
 
     characters = list_characters(db, campaign_name, include_gone=True)
     in_play = [sheet for sheet in characters if sheet.status not in ("dead", "retired")]
-    return {**overview_parts(templates, db, campaign_name, characters),
-            "table": shared_state(db, campaign_id, campaign_name, in_play)}
+    return {
+        **overview_parts(templates, db, campaign_name, characters),
+        "table": shared_state(db, campaign_id, campaign_name, in_play),
+    }
 
 
-def create_app(db_url: str, campaign_name: str | None, token: str | None = None, *, secure_cookie: bool = False,
-               hosts: tuple[str, ...] = (), rate: tuple[int, float] | None = None, dice=None):
+def create_app(
+    db_url: str,
+    campaign_name: str | None,
+    token: str | None = None,
+    *,
+    secure_cookie: bool = False,
+    hosts: tuple[str, ...] = (),
+    rate: tuple[int, float] | None = None,
+    dice=None,
+):
     """The application for one campaign of the database at `db_url`.
 
     `campaign_name` None means "the only campaign there is", as in the CLI. With a
@@ -113,18 +130,29 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     def speaking(inner: Any) -> Any:
         """Each request in the campaign's language (campaign.i18n; a context variable, so
         the worker threads of sync endpoints read it too)."""
+
         async def middleware(scope: Any, receive: Any, send: Any) -> None:
             i18n.use(language)
             await inner(scope, receive, send)
+
         return middleware
 
     app = Starlette(
         middleware=[Middleware(speaking), Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream
-        routes=[*routes_pages.routes(), *routes_api.routes(), *seats.routes(), *routes_table.routes(),
-                *routes_bcdice.routes(),
-                Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
-        exception_handlers={CampaignError: campaign_error, HTTPException: http_error, DBAPIError: database_error,
-                            Refusal: lambda request, exc: json_refusal(exc)},
+        routes=[
+            *routes_pages.routes(),
+            *routes_api.routes(),
+            *seats.routes(),
+            *routes_table.routes(),
+            *routes_bcdice.routes(),
+            Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        ],
+        exception_handlers={
+            CampaignError: campaign_error,
+            HTTPException: http_error,
+            DBAPIError: database_error,
+            Refusal: lambda request, exc: json_refusal(exc),
+        },
     )
     app.state.db = db
     app.state.campaign = name
@@ -136,7 +164,13 @@ def create_app(db_url: str, campaign_name: str | None, token: str | None = None,
     app.state.dice = dice
     app.state.templates = templates
     app.state.luck = KeptTallies()  # the luck page's tally, kept in step with the ledger
-    app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)),
-                          lambda: feed_state(templates, db, campaign_id, name))
-    return Guard(app, token, secure_cookie=secure_cookie, hosts=hosts,
-                 seat_of=lambda session_token: seat_for(db, campaign_id, session_token))
+    app.state.feed = Feed(
+        db, campaign_id, lambda entry: str(row_macro(entry)), lambda: feed_state(templates, db, campaign_id, name)
+    )
+    return Guard(
+        app,
+        token,
+        secure_cookie=secure_cookie,
+        hosts=hosts,
+        seat_of=lambda session_token: seat_for(db, campaign_id, session_token),
+    )

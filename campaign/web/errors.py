@@ -17,8 +17,7 @@ def _page(request, status: int, message: str):
         from starlette.responses import JSONResponse
 
         return JSONResponse({"error": message, "code": _CODES.get(status, "refused")}, status_code=status)
-    return templates.TemplateResponse(request, "error.html", {"status": status, "message": message},
-                                      status_code=status)
+    return templates.TemplateResponse(request, "error.html", {"status": status, "message": message}, status_code=status)
 
 
 _CODES = {400: "bad_input", 404: "not_found", 405: "method", 409: "refused"}

@@ -29,15 +29,20 @@ if TYPE_CHECKING:
     from campaign.db.database import Database
     from campaign.web.feed_listen import Listener  # started on the first stream, PostgreSQL only
 
-POLL = 0.2          # seconds between head probes: a commit shows within about this much
-KEEPALIVE = 15.0    # seconds of silence before a comment line keeps proxies from closing
-CACHE = 2000        # rendered rows kept for clients that lag behind
+POLL = 0.2  # seconds between head probes: a commit shows within about this much
+KEEPALIVE = 15.0  # seconds of silence before a comment line keeps proxies from closing
+CACHE = 2000  # rendered rows kept for clients that lag behind
 LISTEN_SAFETY = 5.0  # PostgreSQL: seconds a stream waits for a notification before probing anyway
 
 
 class Feed:
-    def __init__(self, db: Database, campaign_id: int, render_row: Callable[[dict[str, Any]], str],
-                 render_state: Callable[[], dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        campaign_id: int,
+        render_row: Callable[[dict[str, Any]], str],
+        render_state: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
 
@@ -88,9 +93,12 @@ class Feed:
 
         loop = asyncio.get_running_loop()
         self._woken_event = asyncio.Event()
-        self._listener = Listener(self._listen_url, self._campaign_id,
-                                  lambda payload: loop.call_soon_threadsafe(self._woken),
-                                  wanted=lambda: not loop.is_closed())
+        self._listener = Listener(
+            self._listen_url,
+            self._campaign_id,
+            lambda payload: loop.call_soon_threadsafe(self._woken),
+            wanted=lambda: not loop.is_closed(),
+        )
 
     def _woken(self) -> None:
         self._generation += 1

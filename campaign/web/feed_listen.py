@@ -34,8 +34,9 @@ def conninfo(url: str) -> str:
 class Listener:
     """LISTEN campaign_feed in a thread; calls `wake(payload)` for this campaign's notifications."""
 
-    def __init__(self, url: str, campaign_id: int, wake: Callable[[str], object],
-                 wanted: Callable[[], bool] = lambda: True) -> None:
+    def __init__(
+        self, url: str, campaign_id: int, wake: Callable[[str], object], wanted: Callable[[], bool] = lambda: True
+    ) -> None:
         self._conninfo = conninfo(url)
         self._prefix = f"{campaign_id}:"
         self._wake = wake

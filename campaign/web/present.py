@@ -32,8 +32,9 @@ def roll_text(entry: dict[str, Any]) -> str:
     """The roll column: dice and result, a void's target, or what the entry changed."""
     secret = commitment(entry)
     if secret:
-        return _("secret roll by {actor} (commitment {commitment}…)").format(actor=entry["actor"],
-                                                                             commitment=secret[:8])
+        return _("secret roll by {actor} (commitment {commitment}…)").format(
+            actor=entry["actor"], commitment=secret[:8]
+        )
     if entry.get("expression"):
         repeats = (entry.get("detail") or {}).get("repeats") or []
         if repeats:
@@ -48,14 +49,17 @@ def roll_text(entry: dict[str, Any]) -> str:
             dice = "" if entry.get("dice") is None else f" [{','.join(map(str, entry['dice']))}]"
             text = f"{entry['expression']}{dice}={entry.get('total')}"
         if entry.get("outcome"):
-            text += " " + labels.outcome_label(entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps"))
+            text += " " + labels.outcome_label(
+                entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps")
+            )
         if entry["kind"] == "reveal":
             text = _("reveals #{seq}: {roll}").format(seq=(entry.get("detail") or {}).get("reveals"), roll=text)
         return text
     if entry["kind"] == "void" and entry.get("voids_seq") is not None:
         voided_kind = (entry.get("detail") or {}).get("voided_kind")
         return _("voids #{seq}").format(seq=entry["voids_seq"]) + (
-            f" ({labels.kind_label(voided_kind)})" if voided_kind else "")
+            f" ({labels.kind_label(voided_kind)})" if voided_kind else ""
+        )
     return ops_summary(entry.get("ops"))
 
 
@@ -80,8 +84,16 @@ def percent(value: float | None, digits: int = 1) -> str:
     return shown + "%"
 
 
-def bars(values: list[float], expected: float | None = None, *, width: int = 320, height: int = 160,
-         labels: list[str] | None = None, peak: float | None = None, suffix: str = "") -> dict[str, Any]:
+def bars(
+    values: list[float],
+    expected: float | None = None,
+    *,
+    width: int = 320,
+    height: int = 160,
+    labels: list[str] | None = None,
+    peak: float | None = None,
+    suffix: str = "",
+) -> dict[str, Any]:
     """Geometry of a bar chart (the SVG markup itself is the `bar_chart` macro): one bar
     per value, scaled so the tallest bar or the expected line fits, with a 20 px band
     below for the labels and 14 px above for the counts. `peak` fixes the top of the
@@ -93,11 +105,24 @@ def bars(values: list[float], expected: float | None = None, *, width: int = 320
     out = []
     for index, value in enumerate(values):
         h = plot * value / peak
-        out.append({"x": round(index * step + step * 0.15, 1), "y": round(top + plot - h, 1),
-                    "w": round(step * 0.7, 1), "h": round(h, 1),
-                    "value": (f"{value:g}" if float(value).is_integer() else f"{value:.1f}") + suffix,
-                    "label": labels[index] if labels else str(index + 1),
-                    "cx": round(index * step + step / 2, 1)})
+        out.append(
+            {
+                "x": round(index * step + step * 0.15, 1),
+                "y": round(top + plot - h, 1),
+                "w": round(step * 0.7, 1),
+                "h": round(h, 1),
+                "value": (f"{value:g}" if float(value).is_integer() else f"{value:.1f}") + suffix,
+                "label": labels[index] if labels else str(index + 1),
+                "cx": round(index * step + step / 2, 1),
+            }
+        )
     line = None if expected is None else round(top + plot - plot * expected / peak, 1)
-    return {"width": width, "height": height, "bars": out, "expected_y": line, "expected": expected,
-            "base_y": top + plot, "label_y": height - 5}
+    return {
+        "width": width,
+        "height": height,
+        "bars": out,
+        "expected_y": line,
+        "expected": expected,
+        "base_y": top + plot,
+        "label_y": height - 5,
+    }

@@ -16,8 +16,11 @@ if TYPE_CHECKING:
     from starlette.responses import JSONResponse
 
 MESSAGES = {
-    "no_session": (401, "ログインしていません。GMから届いた招待リンクを開いてください / not signed in: open the "
-                        "invite link the GM sent you"),
+    "no_session": (
+        401,
+        "ログインしていません。GMから届いた招待リンクを開いてください / not signed in: open the "
+        "invite link the GM sent you",
+    ),
     "origin": (403, "別のサイトからの書き込みは受け付けません / writes from another origin are refused"),
     "csrf": (403, "CSRFトークンがないか、正しくありません / missing or wrong CSRF token"),
     "host": (421, "このホスト名では受け付けません / this host name is not served here"),
@@ -51,8 +54,11 @@ def response(code: str, detail: str | None = None) -> JSONResponse:
 def json_refusal(refusal: Refusal) -> JSONResponse:
     from starlette.responses import JSONResponse
 
-    return JSONResponse({"error": refusal.message, "code": refusal.code}, status_code=refusal.status,
-                        headers={"cache-control": "no-store"})
+    return JSONResponse(
+        {"error": refusal.message, "code": refusal.code},
+        status_code=refusal.status,
+        headers={"cache-control": "no-store"},
+    )
 
 
 def from_campaign_error(exc: Exception) -> Refusal:

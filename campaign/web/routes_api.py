@@ -9,11 +9,7 @@ from campaign.errors import BadInput
 def routes():
     from starlette.routing import Route
 
-    return [
-        Route("/api/chain", chain),
-        Route("/api/seals", seals),
-        Route("/api/feed", feed),
-    ]
+    return [Route("/api/chain", chain), Route("/api/seals", seals), Route("/api/feed", feed)]
 
 
 SEQ_DIGITS = 10  # a seq fits in the ledger's 32-bit column: INT_MAX has 10 digits
@@ -53,8 +49,10 @@ def chain(request):
     from campaign.services.results import as_json
 
     first, last = _int(request, "from", 1), _int(request, "to", None)
-    return JSONResponse(as_json(chain_slice(request.app.state.db, request.app.state.campaign, first, last)),
-                        headers={"cache-control": "no-store"})
+    return JSONResponse(
+        as_json(chain_slice(request.app.state.db, request.app.state.campaign, first, last)),
+        headers={"cache-control": "no-store"},
+    )
 
 
 def seals(request):
@@ -63,8 +61,10 @@ def seals(request):
     from campaign.services.browse import seals as seal_heads
     from campaign.services.results import as_json
 
-    return JSONResponse({"seals": as_json(seal_heads(request.app.state.db, request.app.state.campaign))},
-                        headers={"cache-control": "no-store"})
+    return JSONResponse(
+        {"seals": as_json(seal_heads(request.app.state.db, request.app.state.campaign))},
+        headers={"cache-control": "no-store"},
+    )
 
 
 async def feed(request):
@@ -85,5 +85,8 @@ async def feed(request):
         after = last_id
     if after is None:
         after = await state.feed.head()
-    return StreamingResponse(state.feed.stream(max(after, 0)), media_type="text/event-stream",
-                             headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+    return StreamingResponse(
+        state.feed.stream(max(after, 0)),
+        media_type="text/event-stream",
+        headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+    )

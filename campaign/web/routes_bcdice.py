@@ -42,16 +42,20 @@ _RAW_PLUS = re.compile(r"\+(?=[0-9(]|[Dd][0-9])")
 def routes():
     from starlette.routing import Route
 
-    return [Route("/bcdice/{token}/{rest:path}", dispatch,
-                  methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])]
+    return [
+        Route(
+            "/bcdice/{token}/{rest:path}",
+            dispatch,
+            methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"],
+        )
+    ]
 
 
 def _answer(document: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None):
     from starlette.responses import Response
 
     body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return Response(body, status_code=status, media_type="application/json",
-                    headers={**_CORS, **(headers or {})})
+    return Response(body, status_code=status, media_type="application/json", headers={**_CORS, **(headers or {})})
 
 
 def _error(status: int, reason: str, headers: dict[str, str] | None = None):
@@ -135,13 +139,21 @@ def _system_info(system: str) -> dict[str, Any]:
     from campaign.core.bcdice_text import GAME_SYSTEMS
 
     name, sort_key = GAME_SYSTEMS[system]
-    return {"ok": True, "id": system, "name": name, "sort_key": sort_key, "command_pattern": pattern_of(system),
-            "help_message": _help(system)}
+    return {
+        "ok": True,
+        "id": system,
+        "name": name,
+        "sort_key": sort_key,
+        "command_pattern": pattern_of(system),
+        "help_message": _help(system),
+    }
 
 
 def _help(system: str) -> str:
-    lines = ["このサーバーのダイスはcampaignの台帳に記録されます。 / Every roll here is recorded in the campaign's ledger.",
-             "例) 2D6+1 / 3D6<=12 回避 / S3D6<=12 (シークレット)"]
+    lines = [
+        "このサーバーのダイスはcampaignの台帳に記録されます。 / Every roll here is recorded in the campaign's ledger.",
+        "例) 2D6+1 / 3D6<=12 回避 / S3D6<=12 (シークレット)",
+    ]
     if system == "GURPS":
         lines.append("成功判定: 3D6<=技能値 または 技能値-3D6。表: " + " ".join(_table_commands()) + " (FEAR+n)")
     elif system == "Campaign2D6":
@@ -209,8 +221,9 @@ async def _roll(request, holder, system: str):
     secret, prepared_command, comment = prepared(system, command)
     state = request.app.state
     try:
-        view = await run_in_threadpool(lambda: api_roll(state.db, state.campaign, holder, prepared_command, comment,
-                                                        state.dice(), share=share))
+        view = await run_in_threadpool(
+            lambda: api_roll(state.db, state.campaign, holder, prepared_command, comment, state.dice(), share=share)
+        )
     except BadInput:
         return _error(400, "unsupported command")
     except CampaignError as refused:
@@ -225,23 +238,45 @@ def roll_answer(system: str, view: dict[str, Any], *, secret: bool) -> dict[str,
     detail = view.get("detail") or {}
     if view["kind"] == "table":
         shown = view.get("detail_shown") or {}
-        subs = [((sub.get("detail") or {}).get("table", ""), (sub.get("detail") or {}).get("raw", sub.get("total")),
-                 (sub.get("detail_shown") or {}).get("text_ja", ""))
-                for sub in view.get("sub_entries") or []
-                if (sub.get("detail") or {}).get("table") and "text_roll" not in (sub.get("detail") or {})]
-        text = bcdice_text.table_answer(detail.get("table", view["expression"]), detail.get("raw", view["total"]),
-                                        shown.get("text_ja") or _reference_words(shown), subs)
+        subs = [
+            (
+                (sub.get("detail") or {}).get("table", ""),
+                (sub.get("detail") or {}).get("raw", sub.get("total")),
+                (sub.get("detail_shown") or {}).get("text_ja", ""),
+            )
+            for sub in view.get("sub_entries") or []
+            if (sub.get("detail") or {}).get("table") and "text_roll" not in (sub.get("detail") or {})
+        ]
+        text = bcdice_text.table_answer(
+            detail.get("table", view["expression"]),
+            detail.get("raw", view["total"]),
+            shown.get("text_ja") or _reference_words(shown),
+            subs,
+        )
         flags = dict(success=False, failure=False, critical=False, fumble=False)
         faces = [{"sides": 6, "faces": view.get("dice") or []}]
         faces += [{"sides": 6, "faces": sub.get("dice") or []} for sub in view.get("sub_entries") or []]
     else:
-        made = bcdice_text.dice_answer(system, view["expression"], view.get("dice") or [], view.get("total"),
-                                       view.get("target"), view.get("outcome"), view.get("margin"))
+        made = bcdice_text.dice_answer(
+            system,
+            view["expression"],
+            view.get("dice") or [],
+            view.get("total"),
+            view.get("target"),
+            view.get("outcome"),
+            view.get("margin"),
+        )
         text = made.text
         flags = dict(success=made.success, failure=made.failure, critical=made.critical, fumble=made.fumble)
         faces = _groups(detail)
-    return {"ok": True, "text": text, "secret": secret, **flags, "rands": bcdice_text.rands(faces),
-            "campaign_seq": view["seq"]}
+    return {
+        "ok": True,
+        "text": text,
+        "secret": secret,
+        **flags,
+        "rands": bcdice_text.rands(faces),
+        "campaign_seq": view["seq"],
+    }
 
 
 def _reference_words(shown: dict[str, Any]) -> str:
@@ -276,14 +311,20 @@ async def _original_table(request, holder):
         return _error(429, "too many requests", {"retry-after": "1"})
     state = request.app.state
     try:
-        made = await run_in_threadpool(lambda: roll_original_table(state.db, state.campaign, holder, table,
-                                                                   state.dice(), share=share))
+        made = await run_in_threadpool(
+            lambda: roll_original_table(state.db, state.campaign, holder, table, state.dice(), share=share)
+        )
     except BadInput:
         return _error(400, "unsupported command")
     except CampaignError as refused:
         return _error(400, str(refused))
     from campaign.core.bcdice_text import original_table_answer, rands
 
-    return _answer({"ok": True, "text": original_table_answer(made["title"], made["value"], made["faces"],
-                                                                made["words"]),
-                    "rands": rands([{"sides": made["sides"], "faces": made["faces"]}]), "campaign_seq": made["seq"]})
+    return _answer(
+        {
+            "ok": True,
+            "text": original_table_answer(made["title"], made["value"], made["faces"], made["words"]),
+            "rands": rands([{"sides": made["sides"], "faces": made["faces"]}]),
+            "campaign_seq": made["seq"],
+        }
+    )

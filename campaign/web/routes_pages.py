@@ -74,8 +74,14 @@ def overview(request):
 
     db, name = _ctx(request)
     latest = history_page(db, name, HistoryFilter(), size=10).entries
-    return _render(request, "index.html", characters=list_characters(db, name, include_gone=True),
-                   missing=list_missing(db, name), latest=latest, head=latest[0]["seq"] if latest else 0)
+    return _render(
+        request,
+        "index.html",
+        characters=list_characters(db, name, include_gone=True),
+        missing=list_missing(db, name),
+        latest=latest,
+        head=latest[0]["seq"] if latest else 0,
+    )
 
 
 def characters(request):
@@ -124,9 +130,16 @@ def history(request):
 
     db, name = _ctx(request)
     given = {key: _text(request, key) for key in HISTORY_FILTERS}
-    flt = HistoryFilter(character=given["char"], player=given["player"], actor=given["actor"], kind=given["kind"],
-                        scenario=_int(request, "scenario"), outcome=given["outcome"], since=given["since"],
-                        until=given["until"])
+    flt = HistoryFilter(
+        character=given["char"],
+        player=given["player"],
+        actor=given["actor"],
+        kind=given["kind"],
+        scenario=_int(request, "scenario"),
+        outcome=given["outcome"],
+        since=given["since"],
+        until=given["until"],
+    )
     before = _int(request, "before")
     page = history_page(db, name, flt, before=before)
     kept = [(key, value) for key, value in given.items() if value is not None]
@@ -135,10 +148,20 @@ def history(request):
     entries = page.entries
     # The feed sends every new entry: only the unfiltered first page may take them all.
     live = not filtered and before is None
-    return _render(request, "history.html", entries=entries, given=given, kinds=KINDS, outcomes=OUTCOMES,
-                   older=older, newest="/history" + ("?" + urlencode(kept) if kept else ""),
-                   paged=before is not None, live=live, head=entries[0]["seq"] if entries else 0,
-                   from_seq=entries[-1]["seq"] if entries else 1)
+    return _render(
+        request,
+        "history.html",
+        entries=entries,
+        given=given,
+        kinds=KINDS,
+        outcomes=OUTCOMES,
+        older=older,
+        newest="/history" + ("?" + urlencode(kept) if kept else ""),
+        paged=before is not None,
+        live=live,
+        head=entries[0]["seq"] if entries else 0,
+        from_seq=entries[-1]["seq"] if entries else 1,
+    )
 
 
 def entry(request):

@@ -54,9 +54,18 @@ async def post_roll(request):
 
     seat, body = await write_request(request, frozenset({"command", "character", "idempotency_key", "share"}))
     state = request.app.state
-    rolled = await run_in_threadpool(seat_roll, state.db, state.campaign_id, state.campaign, seat,
-                                     body.get("command"), body.get("character"), body.get("idempotency_key"),
-                                     state.dice(), body.get("share"))
+    rolled = await run_in_threadpool(
+        seat_roll,
+        state.db,
+        state.campaign_id,
+        state.campaign,
+        seat,
+        body.get("command"),
+        body.get("character"),
+        body.get("idempotency_key"),
+        state.dice(),
+        body.get("share"),
+    )
     return _json(rolled, 200 if rolled.replayed else 201)
 
 
@@ -69,23 +78,38 @@ async def calls(request):
         seat = seat_of(request)
         if seat is None:
             raise Refusal("no_session")
-        found = await run_in_threadpool(lambda: list_calls(state.db, state.campaign,
-                                                           player=None if seat.gm else seat.player))
+        found = await run_in_threadpool(
+            lambda: list_calls(state.db, state.campaign, player=None if seat.gm else seat.player)
+        )
         return _json({"calls": found})
     seat, body = await write_request(request, frozenset({"kind", "character", "params", "reason"}), gm_only=True)
     params = body.get("params") or {}
-    if not isinstance(params, dict) or not isinstance(body.get("kind"), str) \
-            or not isinstance(body.get("character"), str):
+    if (
+        not isinstance(params, dict)
+        or not isinstance(body.get("kind"), str)
+        or not isinstance(body.get("character"), str)
+    ):
         raise Refusal("bad_input", "kind and character are text, params an object")
     if body["kind"] == "reunion":  # `scenario end --call`: the open scenario's missing characters
         from campaign.services.calls import call_scenario_end
 
-        made = await run_in_threadpool(lambda: call_scenario_end(state.db, state.campaign,
-                                                                 seat_actor_name(state, seat), params.get("award"),
-                                                                 params.get("elapsed")))
+        made = await run_in_threadpool(
+            lambda: call_scenario_end(
+                state.db, state.campaign, seat_actor_name(state, seat), params.get("award"), params.get("elapsed")
+            )
+        )
         return _json(made, 201)
-    made = await run_in_threadpool(lambda: make_call(state.db, state.campaign, seat_actor_name(state, seat),
-                                                     body["kind"], body["character"], params, body.get("reason")))
+    made = await run_in_threadpool(
+        lambda: make_call(
+            state.db,
+            state.campaign,
+            seat_actor_name(state, seat),
+            body["kind"],
+            body["character"],
+            params,
+            body.get("reason"),
+        )
+    )
     return _json(made, 201)
 
 
@@ -97,11 +121,22 @@ async def roll_call(request):
     seat, body = await write_request(request, frozenset({"idempotency_key", "share"}))
     key = idempotency_key(body.get("idempotency_key"))
     state, call_id = request.app.state, request.path_params["call_id"]
-    done = await run_in_threadpool(lambda: roll(state.db, state.campaign_id, state.campaign, call_id,
-                                                seat.player, state.dice(), seat=seat, key=key,
-                                                share=body.get("share")))
-    rolled = await run_in_threadpool(lambda: entry_roll(state.db, state.campaign, seat, done.seq,
-                                                        replayed=done.replayed))
+    done = await run_in_threadpool(
+        lambda: roll(
+            state.db,
+            state.campaign_id,
+            state.campaign,
+            call_id,
+            seat.player,
+            state.dice(),
+            seat=seat,
+            key=key,
+            share=body.get("share"),
+        )
+    )
+    rolled = await run_in_threadpool(
+        lambda: entry_roll(state.db, state.campaign, seat, done.seq, replayed=done.replayed)
+    )
     from campaign.services.results import as_json
 
     return _json({**as_json(rolled), "call_id": done.call.call_id}, 200 if done.replayed else 201)
@@ -130,8 +165,16 @@ async def void_requests(request):
 
     seat, body = await write_request(request, frozenset({"seq", "reason", "idempotency_key"}))
     state = request.app.state
-    made = await run_in_threadpool(request_own_void, state.db, state.campaign_id, state.campaign, seat,
-                                   body.get("seq"), body.get("reason"), body.get("idempotency_key"))
+    made = await run_in_threadpool(
+        request_own_void,
+        state.db,
+        state.campaign_id,
+        state.campaign,
+        seat,
+        body.get("seq"),
+        body.get("reason"),
+        body.get("idempotency_key"),
+    )
     return _json(made, 200 if made.replayed else 201)
 
 
@@ -140,8 +183,11 @@ async def approve_void_request(request):
 
     seat, _ = await write_request(request, frozenset(), gm_only=True)
     state = request.app.state
-    done = await run_in_threadpool(lambda: requests_service().approve(state.db, state.campaign, seat_actor_name(state, seat),
-                                                   request.path_params["seq"]))
+    done = await run_in_threadpool(
+        lambda: requests_service().approve(
+            state.db, state.campaign, seat_actor_name(state, seat), request.path_params["seq"]
+        )
+    )
     return _json(done, 201)
 
 
@@ -151,8 +197,11 @@ async def refuse_void_request(request):
 
     seat, body = await write_request(request, frozenset({"reason"}), gm_only=True)
     state = request.app.state
-    done = await run_in_threadpool(lambda: refuse(state.db, state.campaign, seat_actor_name(state, seat),
-                                                  request.path_params["seq"], body.get("reason") or ""))
+    done = await run_in_threadpool(
+        lambda: refuse(
+            state.db, state.campaign, seat_actor_name(state, seat), request.path_params["seq"], body.get("reason") or ""
+        )
+    )
     return _json(done, 201)
 
 

@@ -52,10 +52,7 @@ class RateLimit:
 def routes():
     from starlette.routing import Route
 
-    return [
-        Route("/join/{code}", join, methods=["GET", "POST"]),
-        Route("/api/session", session_info),
-    ]
+    return [Route("/join/{code}", join, methods=["GET", "POST"]), Route("/api/session", session_info)]
 
 
 def same_origin(request) -> bool:
@@ -104,15 +101,26 @@ async def join(request):
     from starlette.responses import RedirectResponse
 
     response = RedirectResponse("/", status_code=303, headers={"cache-control": "no-store"})
-    response.set_cookie("campaign_session", joined.token, max_age=COOKIE_MAX_AGE, path="/", httponly=True,
-                        samesite="lax", secure=state.secure_cookie)
+    response.set_cookie(
+        "campaign_session",
+        joined.token,
+        max_age=COOKIE_MAX_AGE,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=state.secure_cookie,
+    )
     return response
 
 
 def _join_page(request, invite, status: int, message: str | None = None):
     return request.app.state.templates.TemplateResponse(
-        request, "join.html", {"invite": invite, "message": message, "status": status}, status_code=status,
-        headers={"cache-control": "no-store"})
+        request,
+        "join.html",
+        {"invite": invite, "message": message, "status": status},
+        status_code=status,
+        headers={"cache-control": "no-store"},
+    )
 
 
 def session_info(request):
@@ -123,8 +131,10 @@ def session_info(request):
     seat = seat_of(request)
     if seat is None:
         raise Refusal("no_session")
-    return JSONResponse({"player": seat.player, "gm": seat.gm, "csrf": request.scope["state"]["csrf"],
-                         "session": seat.session_id}, headers={"cache-control": "no-store"})
+    return JSONResponse(
+        {"player": seat.player, "gm": seat.gm, "csrf": request.scope["state"]["csrf"], "session": seat.session_id},
+        headers={"cache-control": "no-store"},
+    )
 
 
 async def write_request(request, fields: frozenset[str], *, gm_only: bool = False) -> tuple[Any, dict[str, Any]]:

@@ -36,16 +36,15 @@ SESSION_COOKIE = "campaign_session"
 OPEN_PATHS = ("/join/", "/static/", "/bcdice/")
 
 SECURITY_HEADERS = [
-    (b"content-security-policy",
-     b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"),
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
 ]
 
 UNAUTHORIZED_PAGE = (
-    "<!doctype html><html lang=\"ja\"><head><meta charset=\"utf-8\">"
-    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>401</title></head>"
+    '<!doctype html><html lang="ja"><head><meta charset="utf-8">'
+    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>401</title></head>'
     "<body><h1>401 合言葉が必要です / Token required</h1>"
     "<p>GMから受け取った招待リンク（/join/…）か観戦リンク（?token=…）で開いてください。"
     " Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you.</p></body></html>"
@@ -105,8 +104,7 @@ class Guard:
 
     async def _check_token(self, scope, receive, send_with_headers) -> None:
         # latin-1 both ways keeps every byte of the other parameters as it came
-        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True,
-                          encoding="latin-1")
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True, encoding="latin-1")
         given = [value for key, value in query if key == "token"]
         if given:
             if self._matches(given[-1]):
@@ -137,18 +135,35 @@ class Guard:
         cookie = f"{COOKIE}={self.token.decode('utf-8')}; Path=/; HttpOnly; SameSite=Strict"
         if self.secure_cookie:
             cookie += "; Secure"
-        await send({"type": "http.response.start", "status": 303, "headers": [
-            (b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode("utf-8")),
-            (b"cache-control", b"no-store"), (b"content-length", b"0")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [
+                    (b"location", location.encode("latin-1")),
+                    (b"set-cookie", cookie.encode("utf-8")),
+                    (b"cache-control", b"no-store"),
+                    (b"content-length", b"0"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": b""})
 
     async def _refuse(self, scope, send) -> None:
         if scope["path"].startswith("/api/"):
             await _send_json(send, "no_session")
             return
-        await send({"type": "http.response.start", "status": 401, "headers": [
-            (b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-store"),
-            (b"content-length", str(len(UNAUTHORIZED_PAGE)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"text/html; charset=utf-8"),
+                    (b"cache-control", b"no-store"),
+                    (b"content-length", str(len(UNAUTHORIZED_PAGE)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": UNAUTHORIZED_PAGE})
 
 
@@ -215,7 +230,15 @@ async def _send_json(send, code: str) -> None:
 
     status, message = MESSAGES[code]
     body = json.dumps({"error": message, "code": code}, ensure_ascii=False).encode("utf-8")
-    await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"cache-control", b"no-store"),
-        (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"cache-control", b"no-store"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

@@ -49,16 +49,36 @@ def _palette(sheet: dict[str, Any], ruleset: str) -> list[str]:
 def _character(sheet: dict[str, Any], ruleset: str) -> dict[str, Any]:
     pools = {name: {"current": level["current"], "max": level["max"]} for name, level in sheet["pools"].items()}
     return {
-        "name": sheet["name"], "player": sheet["player"], "kind": sheet["kind"], "status": sheet["status"],
-        "mine": False, "cp_total": sheet["cp_total"], "hp": pools.get("HP"), "fp": pools.get("FP"),
-        "conditions": [{"name": c["name"], "label": labels.CONDITION_LABELS_JA.get(c["name"], c["name"]),
-                        "duration": c["duration"]} for c in sheet["conditions"]],
-        "traits": [{"name": t["name"], "category": labels.CATEGORY_JA.get(t["category"].split(" ")[0],
-                                                                          t["category"]),
-                    "cp": t["cp"], "seq": t["source_seq"]} for t in sheet["traits"]],
+        "name": sheet["name"],
+        "player": sheet["player"],
+        "kind": sheet["kind"],
+        "status": sheet["status"],
+        "mine": False,
+        "cp_total": sheet["cp_total"],
+        "hp": pools.get("HP"),
+        "fp": pools.get("FP"),
+        "conditions": [
+            {
+                "name": c["name"],
+                "label": labels.CONDITION_LABELS_JA.get(c["name"], c["name"]),
+                "duration": c["duration"],
+            }
+            for c in sheet["conditions"]
+        ],
+        "traits": [
+            {
+                "name": t["name"],
+                "category": labels.CATEGORY_JA.get(t["category"].split(" ")[0], t["category"]),
+                "cp": t["cp"],
+                "seq": t["source_seq"],
+            }
+            for t in sheet["traits"]
+        ],
         # issue 27: the sheet's skills, each a one-tap roll (`回避` rolls 3D6 against 回避's level)
-        "skills": [{"name": name, "level": s["level"], "attr": s.get("attr"), "difficulty": s.get("difficulty")}
-                   for name, s in sorted((sheet.get("skills") or {}).items())],
+        "skills": [
+            {"name": name, "level": s["level"], "attr": s.get("attr"), "difficulty": s.get("difficulty")}
+            for name, s in sorted((sheet.get("skills") or {}).items())
+        ],
         "palette": _palette(sheet, ruleset),
         "will": _will(sheet),
     }
@@ -81,7 +101,9 @@ def consequences(entry: dict[str, Any], cp: tuple[int, int] | None = None) -> li
         if kind == "trait":
             lines.append(f"{effect.get('name')} ({_cp(effect.get('cp'))}) を得た")
         elif kind == "phobia_escalation":
-            lines.append(f"{effect.get('trait')} が強い恐怖症に悪化 ({effect.get('old_cp')} → {effect.get('new_cp')} CP)")
+            lines.append(
+                f"{effect.get('trait')} が強い恐怖症に悪化 ({effect.get('old_cp')} → {effect.get('new_cp')} CP)"
+            )
         elif kind == "condition":
             words = labels.fright_effect(effect)
             lines.append(f"{words.get('label_ja', effect.get('condition'))} {words.get('duration_ja', '')}".strip())
@@ -125,22 +147,35 @@ def _cp_spans(everything_after: list[dict[str, Any]], now: dict[str, int]) -> di
 def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str, Any]:
     from campaign.services.fair_seeds import fairness_of
 
-    return {"seq": entry["seq"], "actor": entry["actor"], "character": entry["character"], "kind": entry["kind"],
-            "kind_label": labels.kind_label(entry["kind"]), "text": present.roll_text(entry),
-            "outcome": entry.get("outcome"), "reason": entry.get("reason"), "source": entry.get("source"),
-            "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
-            "voided": entry.get("voided_by") is not None,
-            "consequences": consequences(entry, None if cp is None else cp[1:]),
-            # the hashed record, for the page's details fold (what /entries/SEQ shows)
-            "record": {key: entry.get(key) for key in ("expression", "dice", "total", "target", "margin",
-                                                       "detail", "ops") if entry.get(key) is not None},
-            # what a player may ask to void: a top-level entry the ledger lets be voided
-            "voidable": entry.get("parent_seq") is None and entry.get("voidable") is not False
-            and entry["kind"] in REQUESTABLE}
+    return {
+        "seq": entry["seq"],
+        "actor": entry["actor"],
+        "character": entry["character"],
+        "kind": entry["kind"],
+        "kind_label": labels.kind_label(entry["kind"]),
+        "text": present.roll_text(entry),
+        "outcome": entry.get("outcome"),
+        "reason": entry.get("reason"),
+        "source": entry.get("source"),
+        "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
+        "voided": entry.get("voided_by") is not None,
+        "consequences": consequences(entry, None if cp is None else cp[1:]),
+        # the hashed record, for the page's details fold (what /entries/SEQ shows)
+        "record": {
+            key: entry.get(key)
+            for key in ("expression", "dice", "total", "target", "margin", "detail", "ops")
+            if entry.get(key) is not None
+        },
+        # what a player may ask to void: a top-level entry the ledger lets be voided
+        "voidable": entry.get("parent_seq") is None
+        and entry.get("voidable") is not False
+        and entry["kind"] in REQUESTABLE,
+    }
 
 
-def shared_state(db: Database, campaign_id: int, campaign_name: str,
-                 characters: list[CharacterSheet] | None = None) -> dict[str, Any]:
+def shared_state(
+    db: Database, campaign_id: int, campaign_name: str, characters: list[CharacterSheet] | None = None
+) -> dict[str, Any]:
     """What every seat's table page shows alike: the characters, missing board, open void
     requests and latest entries (the feed's `table` state, computed once per head).
     `characters`: the sheets in play when the caller has read them already (the feed
@@ -164,16 +199,24 @@ def shared_state(db: Database, campaign_id: int, campaign_name: str,
     spans = _cp_spans(list(reversed(run)), {sheet["name"]: sheet["cp_total"] for sheet in sheets})
     return {
         "characters": [_character(sheet, ruleset) for sheet in sheets],
-        "missing": [{"character": m.character, "player": m.player, "chance": present.percent(m.chance),
-                     "searchers": [s.name for s in m.searchers]} for m in list_missing(db, campaign_name)],
+        "missing": [
+            {
+                "character": m.character,
+                "player": m.player,
+                "chance": present.percent(m.chance),
+                "searchers": [s.name for s in m.searchers],
+            }
+            for m in list_missing(db, campaign_name)
+        ],
         "void_requests": as_json(list_requests(db, campaign_name)),
         "latest": [_latest(entry, spans.get(entry["seq"])) for entry in latest],
         "head": latest[0]["seq"] if latest else 0,
     }
 
 
-def calls_for(db: Database, campaign_name: str, seat: Seat | None,
-              characters: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def calls_for(
+    db: Database, campaign_name: str, seat: Seat | None, characters: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The seat's pending calls (the GM's: all), a fright call's prompt naming the Will
     rolled against: 「恐怖判定を振ってください: 鈴音 意志 11 −2」."""
     from campaign.services.calls import list_calls, prompt_of
@@ -188,8 +231,7 @@ def calls_for(db: Database, campaign_name: str, seat: Seat | None,
     return calls
 
 
-def table_state(db: Database, campaign_name: str, seat: Seat | None,
-                campaign_id: int | None = None) -> dict[str, Any]:
+def table_state(db: Database, campaign_name: str, seat: Seat | None, campaign_id: int | None = None) -> dict[str, Any]:
     if campaign_id is None:
         from campaign.services.browse import campaign_identity
 

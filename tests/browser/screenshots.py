@@ -28,8 +28,9 @@ def take(browser, base: str, outdir: Path, widths=WIDTHS, pages=PAGES) -> list[P
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
     for width in widths:
-        context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900},
-                                      device_scale_factor=1)
+        context = browser.new_context(
+            viewport={"width": width, "height": 844 if width < 600 else 900}, device_scale_factor=1
+        )
         page = context.new_page()
         for name, path in pages:
             response = page.goto(base + path)
@@ -68,8 +69,13 @@ def take_homes(browser, base: str, db: Path, outdir: Path, widths=WIDTHS) -> lis
 
 
 def build_demo(db: Path) -> None:
-    done = subprocess.run([*support.campaign_command(), "--db", str(db), "demo"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, timeout=600)
+    done = subprocess.run(
+        [*support.campaign_command(), "--db", str(db), "demo"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"campaign demo failed: {done.stderr.strip()[-2000:]}")
     # The tour ends with everyone found; leave someone missing so the board has a card.

@@ -23,8 +23,16 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 CHROMIUM = os.environ.get("CAMPAIGN_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 XSS_NAME = "<script>alert(1)</script>"
 
 
@@ -48,10 +56,40 @@ TABLE_STEPS = [
     ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja"],
     ["player", "add", "Aki"],
     ["player", "add", "Ren"],
-    ["char", "add", "鈴音", "--player", "Aki", "--stat", "IQ=12", "--stat", "HT=11", "--stat", "Will=11",
-     "--stat", "FP=11", "--stat", "HP=11", "--cp", "100"],
-    ["char", "add", "刀矢", "--player", "Ren", "--stat", "IQ=10", "--stat", "HT=12", "--stat", "Will=13",
-     "--cp", "100"],
+    [
+        "char",
+        "add",
+        "鈴音",
+        "--player",
+        "Aki",
+        "--stat",
+        "IQ=12",
+        "--stat",
+        "HT=11",
+        "--stat",
+        "Will=11",
+        "--stat",
+        "FP=11",
+        "--stat",
+        "HP=11",
+        "--cp",
+        "100",
+    ],
+    [
+        "char",
+        "add",
+        "刀矢",
+        "--player",
+        "Ren",
+        "--stat",
+        "IQ=10",
+        "--stat",
+        "HT=12",
+        "--stat",
+        "Will=13",
+        "--cp",
+        "100",
+    ],
     ["char", "add", XSS_NAME, "--player", "Ren", "--stat", "Will=10"],
     ["char", "relate", "鈴音", "刀矢", "--note", "幼馴染"],
     ["--as", "Aki", "roll", "3D6<=12", "回避", "--char", "鈴音", "--dice", "6,6,5"],
@@ -84,15 +122,24 @@ def build_table_campaign(db: Path, env: dict | None = None) -> dict:
 
     Returns the seqs and the seal head the tests need (read back through the CLI).
     """
-    done = subprocess.run([sys.executable, "-c", BUILDER, str(db), json.dumps(TABLE_STEPS)],
-                          capture_output=True, text=True, timeout=300, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", BUILDER, str(db), json.dumps(TABLE_STEPS)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     if done.returncode != 0:
         raise AssertionError(f"building the campaign failed: {done.stderr.strip()[-2000:]}")
     entries = cli(db, "history", "--all", json_out=True, env=env)
     roll = next(e for e in entries if e["kind"] == "roll" and e["dice"] == [6, 6, 5])
     seal = next(e for e in entries if e["kind"] == "seal")
-    return {"roll_seq": roll["seq"], "seal_seq": seal["seq"], "head": seal["hash"],
-            "last_seq": max(e["seq"] for e in entries)}
+    return {
+        "roll_seq": roll["seq"],
+        "seal_seq": seal["seq"],
+        "head": seal["hash"],
+        "last_seq": max(e["seq"] for e in entries),
+    }
 
 
 def copy_database(source: Path, target: Path) -> Path:
@@ -144,7 +191,9 @@ class Server:
             except httpx.TransportError:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
                     self.stop()
-                    raise AssertionError(f"campaign serve did not answer at {self.base}: {self.stderr()[-2000:]}") from None
+                    raise AssertionError(
+                        f"campaign serve did not answer at {self.base}: {self.stderr()[-2000:]}"
+                    ) from None
                 time.sleep(0.1)
 
     def stderr(self) -> str:
@@ -189,8 +238,9 @@ def launch_chromium(playwright):
 def lan_address() -> str | None:
     """A non-loopback IPv4 address of this machine (the first global one `ip` lists)."""
     try:
-        out = subprocess.run(["ip", "-j", "-4", "addr", "show", "scope", "global"], capture_output=True,
-                             text=True, timeout=10)
+        out = subprocess.run(
+            ["ip", "-j", "-4", "addr", "show", "scope", "global"], capture_output=True, text=True, timeout=10
+        )
         for link in json.loads(out.stdout or "[]"):
             if "UP" not in link.get("flags", []):
                 continue
@@ -208,9 +258,11 @@ DUMMY_ADDRESS = "10.253.253.1"
 
 def add_dummy_address() -> str | None:
     """On a machine with no LAN address, a dummy interface (root only); None if impossible."""
-    steps = [["ip", "link", "add", DUMMY_LINK, "type", "dummy"],
-             ["ip", "addr", "add", f"{DUMMY_ADDRESS}/32", "dev", DUMMY_LINK],
-             ["ip", "link", "set", DUMMY_LINK, "up"]]
+    steps = [
+        ["ip", "link", "add", DUMMY_LINK, "type", "dummy"],
+        ["ip", "addr", "add", f"{DUMMY_ADDRESS}/32", "dev", DUMMY_LINK],
+        ["ip", "link", "set", DUMMY_LINK, "up"],
+    ]
     for step in steps:
         if subprocess.run(step, capture_output=True, timeout=10).returncode != 0:
             remove_dummy_address()

@@ -20,9 +20,12 @@ def _violations(page) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     found = Axe().run(page).response["violations"]
-    return [f"{page.url}: {v['id']} ({v['impact']}): {v['help']} at "
-            + ", ".join(str(node["target"]) for node in v["nodes"][:8])
-            for v in found if v["impact"] in SERIOUS]
+    return [
+        f"{page.url}: {v['id']} ({v['impact']}): {v['help']} at "
+        + ", ".join(str(node["target"]) for node in v["nodes"][:8])
+        for v in found
+        if v["impact"] in SERIOUS
+    ]
 
 
 def _ready(page, url: str, wait: str | None = None) -> None:
@@ -45,9 +48,20 @@ def test_no_serious_accessibility_violation_on_any_page(browser, gurps, scheme):
     with served(cli.db, []) as base:
         spectator = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
         page = spectator.new_page()
-        for path in ["/", "/overview", "/characters", "/characters/" + quote("鈴音"), "/missing", "/scenarios",
-                     "/scenarios/1", "/history", f"/entries/{seq}", "/luck",
-                     "/characters/nobody", "/join/not-a-code-at-all"]:  # the last two: error pages
+        for path in [
+            "/",
+            "/overview",
+            "/characters",
+            "/characters/" + quote("鈴音"),
+            "/missing",
+            "/scenarios",
+            "/scenarios/1",
+            "/history",
+            f"/entries/{seq}",
+            "/luck",
+            "/characters/nobody",
+            "/join/not-a-code-at-all",
+        ]:  # the last two: error pages
             _ready(page, base + path)
             problems += _violations(page)
         _ready(page, base + "/history")

@@ -44,11 +44,15 @@ def test_a_page_of_another_origin_rolls_through_fetch(browser, gurps):
                     const response = await fetch(url + 'v2/game_system/GURPS/roll?command=' +
                                                  encodeURIComponent('3D6<=12 回避'));
                     return {status: response.status, body: await response.json()};
-                }""", base + base_path)
+                }""",
+                base + base_path,
+            )
             blocked = page.evaluate(
                 """async (url) => {
                     try { await fetch(url); return 'read'; } catch (e) { return 'blocked'; }
-                }""", base + "/api/session")
+                }""",
+                base + "/api/session",
+            )
     finally:
         context.close()
         other.shutdown()

@@ -37,8 +37,10 @@ def test_a_tap_is_provably_fair_and_the_page_recomputes_it(browser, tmp_path, mo
         aki.reload()
         aki.wait_for_selector("#sheets .palette button >> nth=1")
         sent = []
-        aki.on("request", lambda request: sent.append(request.post_data_json)
-               if request.url.endswith("/api/rolls") else None)
+        aki.on(
+            "request",
+            lambda request: sent.append(request.post_data_json) if request.url.endswith("/api/rolls") else None,
+        )
         aki.click("#sheets .palette button >> nth=1")
         aki.wait_for_selector("#roll-result[data-outcome]:not([data-outcome=''])")
         assert "provably fair" in aki.text_content("#roll-result")
@@ -51,16 +53,22 @@ def test_a_tap_is_provably_fair_and_the_page_recomputes_it(browser, tmp_path, mo
         assert aki.evaluate("fairCheck.checkChain()")["pending"] == 1
         seed = cli.json("scenario", "end")["seed_reveal"]["seed"]
         found = aki.evaluate("fairCheck.checkChain()")
-        assert found == {"ok": True, "seq": None, "problem": None, "revealed": 1, "checked": 1, "pending": 0,
-                         "lost": []}
+        assert found == {
+            "ok": True,
+            "seq": None,
+            "problem": None,
+            "revealed": 1,
+            "checked": 1,
+            "pending": 0,
+            "lost": [],
+        }
         sides = entry["detail"]["fair"]["draws"][0][0]
         assert entry["dice"] == [face(seed, entry["seq"], share, i, sides) for i in range(len(entry["dice"]))]
         # the page's check agrees with the docs' vectors, and catches a changed die
         seed_v = "a3f1c2e4b5d6978812345678abcdef0011223344556677889900aabbccddeeff"
         assert aki.evaluate(f"fairCheck.face('{seed_v}', 7, '0123456789abcdef0123456789abcdef', 0, 100)") == 25
         assert aki.evaluate(f"fairCheck.face('{seed_v}', 7, '0123456789abcdef0123456789abcdef', 4, 20)") == 18
-        records = [json.loads(e["record"]) for e in aki.evaluate(
-            "fetch('/api/chain').then(r => r.json())")["entries"]]
+        records = [json.loads(e["record"]) for e in aki.evaluate("fetch('/api/chain').then(r => r.json())")["entries"]]
         forged = next(r for r in records if r["seq"] == entry["seq"])
         forged["dice"][0] = forged["dice"][0] % sides + 1
         forged["detail"]["fair"]["draws"][0][1] = forged["dice"][0]
@@ -76,7 +84,9 @@ def _chain_rows(db: str) -> dict[int, dict]:
 
     with raw_connection(db) as conn:
         rows = conn.execute("SELECT seq, prev_hash, hash, record FROM ledger ORDER BY seq").fetchall()
-    return {seq: {"seq": seq, "prev_hash": prev, "hash": digest, "record": record} for seq, prev, digest, record in rows}
+    return {
+        seq: {"seq": seq, "prev_hash": prev, "hash": digest, "record": record} for seq, prev, digest, record in rows
+    }
 
 
 def _forged(rows: dict[int, dict], change) -> dict[int, dict]:
@@ -96,6 +106,7 @@ def _forged(rows: dict[int, dict], change) -> dict[int, dict]:
 
 def _serve_forged(page, forged: dict[int, dict]) -> None:
     """Every /api/chain page the browser asks for, answered with the forged entries."""
+
     def answer(route):
         response = route.fetch()
         data = response.json()
@@ -148,12 +159,24 @@ def test_fudges_served_to_the_page_are_caught_and_a_rewritten_seed_is_warned_of(
 
         cases = [
             ("fudged die", seq, at(seq, fudge), f"entry #{seq}: die 1 (d{sides}) shows"),
-            ("changed share", seq, at(seq, lambda r: r["detail"]["fair"].update(share="c3" * 32)),
-             "the die was changed"),
-            ("swapped seed", reveal_seq, at(reveal_seq, lambda r: r["detail"].update(seed="0" * 64)),
-             f"does not match commitment #{commit['seq']}: the seed was swapped"),
-            ("wrong commitment", reveal_seq, at(reveal_seq, wrong_commitment),
-             f"does not match commitment #{commit['seq']}: the seed was swapped"),
+            (
+                "changed share",
+                seq,
+                at(seq, lambda r: r["detail"]["fair"].update(share="c3" * 32)),
+                "the die was changed",
+            ),
+            (
+                "swapped seed",
+                reveal_seq,
+                at(reveal_seq, lambda r: r["detail"].update(seed="0" * 64)),
+                f"does not match commitment #{commit['seq']}: the seed was swapped",
+            ),
+            (
+                "wrong commitment",
+                reveal_seq,
+                at(reveal_seq, wrong_commitment),
+                f"does not match commitment #{commit['seq']}: the seed was swapped",
+            ),
         ]
         for name, target, change, words in cases:
             forged = _forged(rows, change)
@@ -178,8 +201,10 @@ def test_fudges_served_to_the_page_are_caught_and_a_rewritten_seed_is_warned_of(
                 detail.update(seed=seed, commitment=seed_commitment(seed))
             if record["seq"] == seq:
                 fair = detail["fair"]
-                record["dice"] = [face(seed, fair["seq"], fair["share"], fair["from"] + i, s)
-                                  for i, (s, _) in enumerate(fair["draws"])]
+                record["dice"] = [
+                    face(seed, fair["seq"], fair["share"], fair["from"] + i, s)
+                    for i, (s, _) in enumerate(fair["draws"])
+                ]
                 fair["draws"] = [[s, f] for (s, _), f in zip(fair["draws"], record["dice"])]
 
         forged = _forged(rows, new_history)

@@ -6,9 +6,9 @@ tapped twice by the player, rolls once and puts the trait on the sheet on all th
 pages without a reload, as does any CLI write; another player's character (403), a
 revoked session (401), a POST without the CSRF token or from another Origin (403)
 change nothing; a void request made on Aki's page is approved on the GM's; the GM cancels a
-call and rolls one for an absent player from the page; a stopped server shows as disconnected and, once back, the page catches
-up; `history verify` passes afterwards. Screenshots of both homes at 390 and
-1280 px (into docs/screenshots/ when CAMPAIGN_WRITE_SCREENSHOTS=1, else tmp)."""
+call and rolls one for an absent player from the page; a stopped server shows as
+disconnected and, once back, the page catches up; `history verify` passes afterwards.
+Screenshots of both homes at 390 and 1280 px (into docs/screenshots/ when CAMPAIGN_WRITE_SCREENSHOTS=1, else tmp)."""
 
 from __future__ import annotations
 
@@ -112,18 +112,27 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
 
         # refusals change nothing
         unchanged = head(cli)
-        status, text = csrf_post(aki, "/api/rolls", {"command": "3D6", "character": "刀矢",
-                                                      "idempotency_key": "k1234567"})
+        status, text = csrf_post(
+            aki, "/api/rolls", {"command": "3D6", "character": "刀矢", "idempotency_key": "k1234567"}
+        )
         assert status == 403 and "not_yours" in text
-        status, text = csrf_post(aki, "/api/rolls", {"command": "3D6", "character": "鈴音",
-                                                      "idempotency_key": "k7654321"}, **{"x-csrf-token": ""})
+        status, text = csrf_post(
+            aki,
+            "/api/rolls",
+            {"command": "3D6", "character": "鈴音", "idempotency_key": "k7654321"},
+            **{"x-csrf-token": ""},
+        )
         assert status == 403 and "csrf" in text
-        forged = aki_context.request.post(base + "/api/rolls", headers={"origin": "http://evil.example"},
-                                          data={"command": "3D6", "character": "鈴音", "idempotency_key": "k1111111"})
+        forged = aki_context.request.post(
+            base + "/api/rolls",
+            headers={"origin": "http://evil.example"},
+            data={"command": "3D6", "character": "鈴音", "idempotency_key": "k1111111"},
+        )
         assert forged.status == 403 and forged.json()["code"] == "origin"
         cli.run("invite", "revoke", "Ren")
-        status, text = csrf_post(ren, "/api/rolls", {"command": "3D6", "character": "刀矢",
-                                                      "idempotency_key": "k2222222"})
+        status, text = csrf_post(
+            ren, "/api/rolls", {"command": "3D6", "character": "刀矢", "idempotency_key": "k2222222"}
+        )
         assert status == 401 and "no_session" in text
         assert head(cli) == unchanged
 
@@ -148,7 +157,11 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
         expect(gm.locator("#latest-list li").first).to_contain_text("刀矢", timeout=5_000)
         rolled = cli.json("history", "--limit", "1")[0]
         assert (rolled["kind"], rolled["character"], rolled["dice"], rolled["outcome"]) == (
-            "fright", "刀矢", [3, 3, 3], "success")
+            "fright",
+            "刀矢",
+            [3, 3, 3],
+            "success",
+        )
         assert cli.json("call", "list", "--all")["calls"][-1]["state"] == "rolled"
 
         shots = SHOTS if os.environ.get("CAMPAIGN_WRITE_SCREENSHOTS") == "1" else tmp_path

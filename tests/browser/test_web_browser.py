@@ -33,11 +33,15 @@ def verify(page, head: str) -> dict:
     """Paste a head, press the button, wait for the verdict; the result's attributes and text."""
     page.fill("#verify-head", head)
     page.click("#verify-run")
-    page.wait_for_selector(", ".join(f'{RESULT}[data-status="{status}"]' for status in ("ok", "fail", "warn")),
-                           timeout=20_000)
-    return page.eval_on_selector(RESULT, """el => ({status: el.dataset.status, seq: el.dataset.seq ?? null,
+    page.wait_for_selector(
+        ", ".join(f'{RESULT}[data-status="{status}"]' for status in ("ok", "fail", "warn")), timeout=20_000
+    )
+    return page.eval_on_selector(
+        RESULT,
+        """el => ({status: el.dataset.status, seq: el.dataset.seq ?? null,
         engine: el.dataset.engine ?? null, count: el.dataset.count ?? null, code: el.dataset.code ?? null,
-        since: el.dataset.since ?? null, warning: el.dataset.warning ?? null, text: el.textContent})""")
+        since: el.dataset.since ?? null, warning: el.dataset.warning ?? null, text: el.textContent})""",
+    )
 
 
 def tamper_record(db, seq: int) -> None:
@@ -106,8 +110,9 @@ def test_verification_in_the_browser(engine, table, page, request):
         assert secure == ([True, "object"] if engine == "WebCrypto" else [False, "undefined"])
 
         got = verify(page, info["head"])
-        assert (got["status"], got["engine"], got["seq"], got["code"]) == ("ok", engine, str(info["seal_seq"]),
-                                                                           "ok"), got
+        assert (got["status"], got["engine"], got["seq"], got["code"]) == ("ok", engine, str(info["seal_seq"]), "ok"), (
+            got
+        )
         assert got["count"] == str(info["last_seq"])  # the whole chain, from the genesis
         assert got["since"] == str(info["last_seq"] - info["seal_seq"])
         assert f"your seal #{info['seal_seq']} (第1話 終了, 20" in got["text"]
@@ -208,8 +213,9 @@ def test_verification_pages_through_a_long_chain(page, tmp_path):
 
     db = tmp_path / "long.db"
     lines = "".join(generate.export_lines("長い卓", 2500)).encode()
-    done = subprocess.run([*support.campaign_command(), "--db", str(db), "import", "-"], input=lines,
-                          capture_output=True, timeout=300)
+    done = subprocess.run(
+        [*support.campaign_command(), "--db", str(db), "import", "-"], input=lines, capture_output=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr.decode()
     sealed = cli(db, "history", "seal", "--reason", "長い夜", json_out=True)
     assert sealed["seq"] == 2501
@@ -263,8 +269,10 @@ def test_the_server_offers_no_heads_and_the_browser_remembers_yours(table, page)
         got = verify(page, forged)  # the forged chain's own seal "verifies", but the kept one is gone
         assert (got["status"], got["code"], got["warning"]) == ("warn", "ok", "kept-seal-missing"), got
         assert f"前回この端末で検証した封印 #{info['seal_seq']}" in got["text"]
-        assert f"the seal you verified last time in this browser (#{info['seal_seq']}, {info['head'][:16]}…) " \
-               "is not in this chain" in got["text"]
+        assert (
+            f"the seal you verified last time in this browser (#{info['seal_seq']}, {info['head'][:16]}…) "
+            "is not in this chain" in got["text"]
+        )
         assert page.evaluate("localStorage.getItem('campaign-verified-seal:百鬼夜翔 夜桜編')") == kept
     assert asked and not [url for url in asked if "/api/seals" in url], asked
 

@@ -48,10 +48,40 @@ def gurps_setup(cli: Cli) -> Cli:
     cli.run("init", "テスト卓")
     cli.run("player", "add", "Aki")
     cli.run("player", "add", "Ren")
-    cli.run("char", "add", "鈴音", "--player", "Aki", "--stat", "IQ=12", "--stat", "HT=11",
-            "--stat", "Will=11", "--stat", "FP=11", "--stat", "HP=11", "--cp", "100")
-    cli.run("char", "add", "刀矢", "--player", "Ren", "--stat", "IQ=10", "--stat", "HT=12",
-            "--stat", "Will=13", "--cp", "100")
+    cli.run(
+        "char",
+        "add",
+        "鈴音",
+        "--player",
+        "Aki",
+        "--stat",
+        "IQ=12",
+        "--stat",
+        "HT=11",
+        "--stat",
+        "Will=11",
+        "--stat",
+        "FP=11",
+        "--stat",
+        "HP=11",
+        "--cp",
+        "100",
+    )
+    cli.run(
+        "char",
+        "add",
+        "刀矢",
+        "--player",
+        "Ren",
+        "--stat",
+        "IQ=10",
+        "--stat",
+        "HT=12",
+        "--stat",
+        "Will=13",
+        "--cp",
+        "100",
+    )
     cli.run("char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "Will=10")
     return cli
 

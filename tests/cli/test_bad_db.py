@@ -35,8 +35,9 @@ CONNECTION_REFUSED = (f"postgresql://gm:{SECRET}@127.0.0.1:1/x", 1, "cannot open
 
 
 def _run(db: str, *args: str, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([CAMPAIGN_BIN, "--db", db, *args], capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL, env=env)
+    return subprocess.run(
+        [CAMPAIGN_BIN, "--db", db, *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env
+    )
 
 
 def _assert_one_line(done, code: int, word: str) -> None:
@@ -79,8 +80,13 @@ def test_files_that_are_not_databases(tmp_path):
     directory.mkdir()
     dangling = tmp_path / "dangling"
     dangling.symlink_to(tmp_path / "nowhere" / "x.db")
-    cases = [("/dev/null", "regular file"), (str(fifo), "regular file"), (str(directory), "directory"),
-             ("/dev/null/x.db", "cannot"), (str(dangling), "cannot create")]
+    cases = [
+        ("/dev/null", "regular file"),
+        (str(fifo), "regular file"),
+        (str(directory), "directory"),
+        ("/dev/null/x.db", "cannot"),
+        (str(dangling), "cannot create"),
+    ]
     for db, word in cases:
         for command in (("list",), ("init", "卓"), ("db", "current")):
             # a path that cannot be created: only `init` tries; reading commands create nothing

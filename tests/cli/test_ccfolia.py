@@ -52,8 +52,9 @@ def test_gurps_session_imports_every_result_exactly_once(gurps, tmp_path):
 
     entries = imported(gurps)
     rolls = [e for e in entries if e["kind"] == "roll"]
-    assert [(e["character"], e["expression"], e["dice"], e["total"], e["outcome"], e["margin"]) for e in rolls] == \
-        [tuple(row) for row in GURPS_ROLLS]
+    assert [(e["character"], e["expression"], e["dice"], e["total"], e["outcome"], e["margin"]) for e in rolls] == [
+        tuple(row) for row in GURPS_ROLLS
+    ]
     tables = [e for e in entries if e["kind"] == "table"]
     assert [(e["character"], e["expression"], e["total"]) for e in tables] == GURPS_TABLES
     assert tables[0]["detail"]["entry"][0] <= 15 <= tables[0]["detail"]["entry"][1]  # the entry by its range
@@ -85,14 +86,16 @@ def test_a_longer_export_of_the_same_room_adds_only_the_new_messages(gurps, tmp_
 def test_2d6_session(cli, tmp_path):
     cli.run("init", "2d6卓", "--ruleset", "2d6-ja")
     cli.run("player", "add", "Mio")
-    cli.run("char", "add", "ミオ", "--player", "Mio", "--stat", "心=3", "--stat", "技=2", "--stat", "体=1",
-            "--stat", "感=1")
+    cli.run(
+        "char", "add", "ミオ", "--player", "Mio", "--stat", "心=3", "--stat", "技=2", "--stat", "体=1", "--stat", "感=1"
+    )
     cli.run("char", "add", "ソウ", "--npc")
     summary = cli.json("import-log", write_log(tmp_path, TWO_D6_SESSION), "--ccfolia")
     assert counts(summary) == TWO_D6_EXPECTED
     rolls = imported(cli)
-    assert [(e["character"], e["expression"], e["dice"], e["total"], e["outcome"], e["margin"]) for e in rolls] == \
-        [tuple(row) for row in TWO_D6_ROLLS]
+    assert [(e["character"], e["expression"], e["dice"], e["total"], e["outcome"], e["margin"]) for e in rolls] == [
+        tuple(row) for row in TWO_D6_ROLLS
+    ]
     assert {e["actor"] for e in rolls if e["character"] == "ミオ"} == {"Mio"}
 
 
@@ -171,7 +174,7 @@ def test_gurps_piece_carries_stats_pools_and_a_palette_line_per_check(gurps):
     checks = [stat for stat in view["stats"] if stat not in ("HP", "FP")]
     for stat in checks:
         assert lines.count(f"3D6<={{{stat}}} 【{stat}】判定") == 1
-    assert lines[1 + len(checks):] == ["CRT", "FMB", "HCRT", "YSCRT", "YSFMB", "YFMB", "FEAR"]
+    assert lines[1 + len(checks) :] == ["CRT", "FMB", "HCRT", "YSCRT", "YSFMB", "YFMB", "FEAR"]
     assert data["initiative"] == 12 and data["externalUrl"] == ""
 
 
@@ -190,8 +193,12 @@ def test_all_pieces_and_2d6_palette(cli):
     pieces = [json.loads(line) for line in lines]
     assert [p["data"]["name"] for p in pieces] == ["ソウ", "ミオ"]
     mio = pieces[1]["data"]
-    assert mio["commands"].split("\n") == ["2D6+{心}>={目標値} 【心】判定", "2D6+{技}>={目標値} 【技】判定",
-                                           "2D6+{体}>={目標値} 【体】判定", "2D6+{感}>{目標値} 【感】判定"]
+    assert mio["commands"].split("\n") == [
+        "2D6+{心}>={目標値} 【心】判定",
+        "2D6+{技}>={目標値} 【技】判定",
+        "2D6+{体}>={目標値} 【体】判定",
+        "2D6+{感}>{目標値} 【感】判定",
+    ]
     assert {"label": "目標値", "value": "10"} in mio["params"]
     assert cli.json("char", "export", "--all", "--ccfolia") == pieces
 

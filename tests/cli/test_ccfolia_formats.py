@@ -43,8 +43,18 @@ def test_every_shape_of_the_issue(gurps, tmp_path):
     assert summary["unmapped_speakers"] == ["(no name)", "GM"]
     entries = imported(gurps)
     rolls = [e for e in entries if e["kind"] == "roll"]
-    assert [(e["character"], e["expression"], e["dice"], e["total"], e["outcome"], e["margin"],
-             bool(e["detail"]["ccfolia"].get("secret"))) for e in rolls] == [tuple(r) for r in SHAPES_ROLLS]
+    assert [
+        (
+            e["character"],
+            e["expression"],
+            e["dice"],
+            e["total"],
+            e["outcome"],
+            e["margin"],
+            bool(e["detail"]["ccfolia"].get("secret")),
+        )
+        for e in rolls
+    ] == [tuple(r) for r in SHAPES_ROLLS]
     tables = [e for e in entries if e["kind"] == "table"]
     assert [(e["character"], e["expression"], e["total"]) for e in tables] == SHAPES_TABLES
     # BCDice's own tables keep BCDice's name and words; the seed's entries are only for the same table
@@ -64,8 +74,14 @@ def test_every_shape_of_the_issue(gurps, tmp_path):
     assert len({e["detail"]["ccfolia"]["fingerprint"] for e in entries}) == len(entries)
     # what was not recorded, and why: the same list in --json as in --explain
     reasons = {(item["message"], item["reason"]) for item in summary["explain"]}
-    assert {(1, "chat"), (16, "contradictory"), (17, "contradictory"), (18, "secret"), (19, "other_system"),
-            (0, "unmapped_speaker")} <= reasons
+    assert {
+        (1, "chat"),
+        (16, "contradictory"),
+        (17, "contradictory"),
+        (18, "secret"),
+        (19, "other_system"),
+        (0, "unmapped_speaker"),
+    } <= reasons
     again = gurps.run("import-log", log, "--ccfolia", *MAP, "--explain")
     assert "message 18 (ソウ) contradicts itself: 3D6 cannot make 99" in again.stdout
     assert "message 3 (すずね) imported before" in again.stdout
@@ -75,8 +91,15 @@ def test_every_shape_of_the_issue(gurps, tmp_path):
 def test_imported_gurps_rolls_are_scored_with_their_criticals(gurps, tmp_path):
     gurps.run("import-log", write(tmp_path, build(SHAPES_SESSION)), "--ccfolia", *MAP)
     crit = next(e for e in imported(gurps) if e["outcome"] == "critical_success")
-    expected = {"rule": "R1", "outcome": "critical_success", "margin": 8, "raw": 4, "total": 4, "target": 12,
-                "faces": [1, 1, 2]}
+    expected = {
+        "rule": "R1",
+        "outcome": "critical_success",
+        "margin": 8,
+        "raw": 4,
+        "total": 4,
+        "target": 12,
+        "faces": [1, 1, 2],
+    }
     assert {key: crit["detail"]["gurps"].get(key) for key in expected} == expected
     stats = gurps.json("stats")
     source = next(s for s in stats["sources"] if s["source"] == "ccfolia")
@@ -89,17 +112,33 @@ def test_imported_gurps_rolls_are_scored_with_their_criticals(gurps, tmp_path):
 
 @pytest.mark.parametrize("element", ["div", "p"])
 def test_article_export_and_its_json_twin_dedupe(gurps, tmp_path, element):
-    items = [("main", "すずね", "3d6<=12 回避", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)",
-              "2025-04-12T12:00:01.250Z", element),
-             ("main", "ソウ", "x2 2d6", "#1\n(2D6) ＞ 5[1,4] ＞ 5\n\n#2\n(2D6) ＞ 7[3,4] ＞ 7", "2025-04-12T12:00:05Z",
-              element),
-             ("雑談", "ミオ", "", None, "2025-04-12T12:00:06Z", element)]
+    items = [
+        (
+            "main",
+            "すずね",
+            "3d6<=12 回避",
+            "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)",
+            "2025-04-12T12:00:01.250Z",
+            element,
+        ),
+        (
+            "main",
+            "ソウ",
+            "x2 2d6",
+            "#1\n(2D6) ＞ 5[1,4] ＞ 5\n\n#2\n(2D6) ＞ 7[3,4] ＞ 7",
+            "2025-04-12T12:00:05Z",
+            element,
+        ),
+        ("雑談", "ミオ", "", None, "2025-04-12T12:00:06Z", element),
+    ]
     summary = gurps.json("import-log", write(tmp_path, build_articles(items)), "--ccfolia", *MAP)
     assert (summary["format"], summary["recorded"], summary["rolls"], summary["chat"]) == ("html-article", 3, 3, 1)
     assert summary["session"] is None  # known by their times
-    json_items = [("main", "すずね", "3d6<=12 回避", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)", 1744459201250),
-                  ("main", "ソウ", "x2 2d6", "#1\n(2D6) ＞ 5[1,4] ＞ 5\n\n#2\n(2D6) ＞ 7[3,4] ＞ 7", 1744459205000),
-                  ("main", "すずね", "3d6<=12 回避", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)", 1744459299000)]
+    json_items = [
+        ("main", "すずね", "3d6<=12 回避", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)", 1744459201250),
+        ("main", "ソウ", "x2 2d6", "#1\n(2D6) ＞ 5[1,4] ＞ 5\n\n#2\n(2D6) ＞ 7[3,4] ＞ 7", 1744459205000),
+        ("main", "すずね", "3d6<=12 回避", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)", 1744459299000),
+    ]
     twin = gurps.json("import-log", write(tmp_path, json_log(json_items), "log.json"), "--ccfolia", *MAP)
     # the same two messages (by speaker, text and second) are known; the third, a minute on, is new
     assert (twin["format"], twin["duplicates"], twin["recorded"]) == ("json", 2, 1)
@@ -122,8 +161,9 @@ def test_encodings_through_the_cli(gurps, tmp_path, encoding):
 
 
 def test_a_formatters_output_is_refused(gurps, tmp_path):
-    formatted = "<html><body>" + "".join(f"<p><span>{n}: すずね</span>「こんにちは」</p>" for n in range(40)) + \
-        "</body></html>"
+    formatted = (
+        "<html><body>" + "".join(f"<p><span>{n}: すずね</span>「こんにちは」</p>" for n in range(40)) + "</body></html>"
+    )
     before = len(gurps.json("history", "--all"))
     message = gurps.error("import-log", write(tmp_path, formatted), "--ccfolia", code=2)
     assert "this is not a ココフォリア export;" in message and "40 paragraphs" in message
@@ -153,7 +193,7 @@ def test_sessions_never_collide_and_reimports_add_only_the_new(gurps, tmp_path):
 def test_a_cut_off_log_records_its_last_message_once_when_complete(gurps, tmp_path):
     items = [("main", "GM", "導入"), ("main", "すずね", "1D100 (1D100) ＞ 24")]
     whole = build(items)
-    cut = whole[:whole.index("＞ 24") + 3]  # "1D100 (1D100) ＞ 2": the file ends inside the message
+    cut = whole[: whole.index("＞ 24") + 3]  # "1D100 (1D100) ＞ 2": the file ends inside the message
     summary = gurps.json("import-log", write(tmp_path, cut, "cut.html"), "--ccfolia")
     assert (summary["recorded"], summary["incomplete"]) == (0, 1)
     assert summary["explain"][-1]["reason"] == "incomplete"
@@ -202,8 +242,9 @@ def test_old_fingerprints_stay_valid(db_url, tmp_path):
 
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
     dump = tmp_path / "old.jsonl"
-    dump.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in fixture["export"]),
-                    encoding="utf-8")
+    dump.write_text(
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in fixture["export"]), encoding="utf-8"
+    )
     cli = Cli(str(tmp_path / "old.db"))
     cli.run("import", str(dump))
     old = [e for e in cli.json("history", "--all") if e["source"] == "ccfolia"]

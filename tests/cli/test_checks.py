@@ -43,8 +43,9 @@ def japanese(monkeypatch):
 def test_a_check_reads_in_english_with_lang_en(table):
     out = table.run("--lang", "en", "check", "ability", "鈴音", "技", "--target", "12", "--dice", "4,5").stdout
     assert out == "鈴音 ability check #8: 【技】3 + 2D6[4,5] = 12 ≥ 12 → success\n"
-    out = table.run("--lang", "en", "check", "oppose", "--active", "鈴音:技", "--passive", "刀矢:体-1",
-                    "--dice", "4,5,5,4").stdout
+    out = table.run(
+        "--lang", "en", "check", "oppose", "--active", "鈴音:技", "--passive", "刀矢:体-1", "--dice", "4,5,5,4"
+    ).stdout
     assert "winner: 刀矢 (a tie goes to the passive side)" in out and "勝" not in out
 
 
@@ -96,18 +97,54 @@ def test_ability_reaching_the_target_succeeds_one_short_fails(table):
 
 
 def test_skill_check_adds_level_and_labelled_modifiers(table):
-    result = check(table, "ability", "鈴音", "技", "--target", "12", "--skill", "2", "--mod", "1",
-                   "--mod", "道具=-2", "--occasion", "標準", "--reason", "錠前", "--dice", "4,5")
+    result = check(
+        table,
+        "ability",
+        "鈴音",
+        "技",
+        "--target",
+        "12",
+        "--skill",
+        "2",
+        "--mod",
+        "1",
+        "--mod",
+        "道具=-2",
+        "--occasion",
+        "標準",
+        "--reason",
+        "錠前",
+        "--dice",
+        "4,5",
+    )
     assert result["check"] == "skill" and result["total"] == 3 + 9 + 2 + 1 - 2 == 13
     assert result["outcome"] == "success" and result["occasion"] == "標準"
-    assert result["terms"] == [{"label": "技", "value": 3}, {"label": "skill", "value": 2},
-                               {"label": "mod", "value": 1}, {"label": "道具", "value": -2}]
+    assert result["terms"] == [
+        {"label": "技", "value": 3},
+        {"label": "skill", "value": 2},
+        {"label": "mod", "value": 1},
+        {"label": "道具", "value": -2},
+    ]
     shown = table.json("history", "show", str(result["seq"]))
     assert shown["kind"] == "check" and shown["character"] == "鈴音" and shown["reason"] == "錠前"
     assert shown["detail"]["check"] == "skill" and shown["detail"]["occasion"] == "標準"
     assert shown["detail"]["stat"] == "技" and shown["detail"]["modifiers"] == [["mod", 1], ["道具", -2]]
-    out = table.run("check", "ability", "鈴音", "技", "--target", "12", "--skill", "2", "--mod", "1",
-                    "--dice", "4,5", "--occasion", "instant").stdout
+    out = table.run(
+        "check",
+        "ability",
+        "鈴音",
+        "技",
+        "--target",
+        "12",
+        "--skill",
+        "2",
+        "--mod",
+        "1",
+        "--dice",
+        "4,5",
+        "--occasion",
+        "instant",
+    ).stdout
     assert "【技】3 + 2D6[4,5] + 技能Lv2 + 1 = 15 ≥ 12 → 成功" in out and "[瞬間]" in out
 
 
@@ -139,8 +176,9 @@ def test_zero_dice_fails_without_rolling_and_refuses_faces(table):
     assert (result["outcome"], result["dice"], result["skipped"], result["total"]) == ("failure", [], "zero_dice", 3)
     assert result["expression"] == "0D6+3>=2" and entries(table) == before + 1
     assert "0D6(振らない)" in table.run("check", "ability", "鈴音", "技", "--target", "2", "--dice-mod", "-3").stdout
-    message = table.error("check", "ability", "鈴音", "技", "--target", "2", "--dice-mod", "-2",
-                          "--dice", "1,2", code=2)
+    message = table.error(
+        "check", "ability", "鈴音", "技", "--target", "2", "--dice-mod", "-2", "--dice", "1,2", code=2
+    )
     assert "faces given but only 0 used" in message
     assert entries(table) == before + 2
     one_die = check(table, "ability", "鈴音", "技", "--target", "9", "--dice-mod", "-1", "--dice", "6")
@@ -181,14 +219,16 @@ def test_cooperative_keeps_best_two_of_n_plus_one(table):
 
 
 def test_cooperative_skill_counts_once_and_criticals_use_kept_dice(table):
-    result = check(table, "coop", "技", "--with", "鈴音", "--with", "刀矢", "--skill", "2", "--target", "99",
-                   "--dice", "6,1,6")
+    result = check(
+        table, "coop", "技", "--with", "鈴音", "--with", "刀矢", "--skill", "2", "--target", "99", "--dice", "6,1,6"
+    )
     assert result["kept"] == [6, 6] and result["outcome"] == "critical_success"
     assert result["total"] == 3 + 2 + 1 + 12
     ones = check(table, "coop", "技", "--with", "鈴音", "--with", "刀矢", "--target", "0", "--dice", "1,1,2")
     assert ones["kept"] == [1, 2] and ones["outcome"] == "success"
-    out = table.run("check", "coop", "体", "--with", "鈴音", "--with", "刀矢", "--target", "12",
-                    "--dice", "2,5,6").stdout
+    out = table.run(
+        "check", "coop", "体", "--with", "鈴音", "--with", "刀矢", "--target", "12", "--dice", "2,5,6"
+    ).stdout
     assert "【体】4 + 3D6[2,5,6]→[5,6] + 協力1 = 16 ≥ 12 → 成功" in out
 
 
@@ -204,7 +244,12 @@ def test_opposed_tie_goes_to_the_passive_side(table):
     assert result["dice"] == [4, 5, 5, 4]
     active, passive = result["sides"]
     assert (active["character"], active["dice"], active["total"], active["outcome"]) == ("鈴音", [4, 5], 12, "failure")
-    assert (passive["character"], passive["dice"], passive["total"], passive["outcome"]) == ("刀矢", [5, 4], 12, "success")
+    assert (passive["character"], passive["dice"], passive["total"], passive["outcome"]) == (
+        "刀矢",
+        [5, 4],
+        12,
+        "success",
+    )
     assert passive["target"] == 12 and passive["seq"] == result["seq"] + 1
     assert entries(table) == before + 2
     sub = table.json("history", "--char", "刀矢", "--kind", "check")[0]
@@ -214,8 +259,7 @@ def test_opposed_tie_goes_to_the_passive_side(table):
 
 
 def test_opposed_active_wins_by_one_and_modifier_syntax(table):
-    result = check(table, "oppose", "--active", "鈴音:【技】+2", "--passive", "刀矢：体＋１-1D",
-                   "--dice", "4,5,6")
+    result = check(table, "oppose", "--active", "鈴音:【技】+2", "--passive", "刀矢：体＋１-1D", "--dice", "4,5,6")
     # 鈴音 3 + 2 + 9 = 14; 刀矢 4 + 1 + one die (6) = 11
     assert [s["total"] for s in result["sides"]] == [14, 11]
     assert result["sides"][1]["dice"] == [6] and result["sides"][1]["dice_count"] == 1
@@ -223,8 +267,9 @@ def test_opposed_active_wins_by_one_and_modifier_syntax(table):
 
 
 def test_opposed_sides_that_do_not_roll_have_zero(table):
-    result = check(table, "oppose", "--active", "鈴音:技", "--passive", "刀矢:-", "--passive", "管狐:感",
-                   "--dice", "1,1,2,3")
+    result = check(
+        table, "oppose", "--active", "鈴音:技", "--passive", "刀矢:-", "--passive", "管狐:感", "--dice", "1,1,2,3"
+    )
     totals = {s["character"]: (s["total"], s["dice"], s["rolls"]) for s in result["sides"]}
     assert totals == {"鈴音": (5, [1, 1], True), "刀矢": (0, [], False), "管狐": (9, [2, 3], True)}
     assert result["winner"] == "管狐" and result["target"] == 9
@@ -241,18 +286,55 @@ def test_opposed_sides_that_do_not_roll_have_zero(table):
 
 
 def test_opposed_effect_halves_rounding_down_or_vanishes(table):
-    won = check(table, "oppose", "--active", "鈴音:技", "--passive", "刀矢:体", "--effect", "7",
-                "--if-resisted", "halve", "--dice", "6,5,1,1")
+    won = check(
+        table,
+        "oppose",
+        "--active",
+        "鈴音:技",
+        "--passive",
+        "刀矢:体",
+        "--effect",
+        "7",
+        "--if-resisted",
+        "halve",
+        "--dice",
+        "6,5,1,1",
+    )
     assert won["effect"] == {"base": 7, "if_resisted": "halve", "resisted": False, "applied": 7}
     for base, halved in ((7, 3), (1, 0), (-3, -2)):
-        lost = check(table, "oppose", "--active", "鈴音:技", "--passive", "刀矢:体", "--effect", str(base),
-                     "--if-resisted", "半減", "--dice", "1,1,6,6")
+        lost = check(
+            table,
+            "oppose",
+            "--active",
+            "鈴音:技",
+            "--passive",
+            "刀矢:体",
+            "--effect",
+            str(base),
+            "--if-resisted",
+            "半減",
+            "--dice",
+            "1,1,6,6",
+        )
         assert lost["effect"]["applied"] == halved and lost["effect"]["resisted"]
-    vanished = check(table, "oppose", "--active", "鈴音:技", "--passive", "刀矢:体", "--effect", "7",
-                     "--dice", "1,1,6,6")
+    vanished = check(
+        table, "oppose", "--active", "鈴音:技", "--passive", "刀矢:体", "--effect", "7", "--dice", "1,1,6,6"
+    )
     assert vanished["effect"]["applied"] == 0 and vanished["effect"]["if_resisted"] == "vanish"
-    out = table.run("check", "oppose", "--active", "鈴音:技", "--passive", "刀矢:体", "--effect", "7",
-                    "--if-resisted", "halve", "--dice", "1,1,6,6").stdout
+    out = table.run(
+        "check",
+        "oppose",
+        "--active",
+        "鈴音:技",
+        "--passive",
+        "刀矢:体",
+        "--effect",
+        "7",
+        "--if-resisted",
+        "halve",
+        "--dice",
+        "1,1,6,6",
+    ).stdout
     assert "効果: 7 → 3 (半減)" in out
 
 
@@ -264,8 +346,16 @@ def test_danger_sense_must_exceed_and_band_edges(table):
     same = check(table, "danger", "鈴音", "--difficulty", "9", "--dice", "3,4")
     assert (same["total"], same["target"], same["outcome"], same["band"]) == (9, 9, "failure", "-2..0")
     assert same["expression"] == "2D6+2>9" and same["difficulty"] == 9
-    for margin, band in ((-3, "<=-3"), (-2, "-2..0"), (0, "-2..0"), (1, "1..3"), (3, "1..3"),
-                         (4, "4..6"), (6, "4..6"), (7, ">=7")):
+    for margin, band in (
+        (-3, "<=-3"),
+        (-2, "-2..0"),
+        (0, "-2..0"),
+        (1, "1..3"),
+        (3, "1..3"),
+        (4, "4..6"),
+        (6, "4..6"),
+        (7, ">=7"),
+    ):
         result = check(table, "danger", "鈴音", "--difficulty", str(9 - margin), "--dice", "3,4")
         assert (result["margin"], result["band"]) == (margin, band)
         assert result["outcome"] == ("success" if margin > 0 else "failure")
@@ -286,13 +376,14 @@ def test_danger_sense_criticals_and_other_stat(table):
 def test_hide_observers_must_exceed_the_hider(table):
     # 鈴音 技3 + 4 + 4 = 11; 刀矢 感3 + 4 + 4 = 11 (tie: misses); 管狐 感4 + 1 + 4 + 3 = 12 (notices)
     before = entries(table)
-    result = check(table, "hide", "鈴音", "--observer", "刀矢", "--observer", "管狐:感+1",
-                   "--dice", "4,4,4,4,4,3")
+    result = check(table, "hide", "鈴音", "--observer", "刀矢", "--observer", "管狐:感+1", "--dice", "4,4,4,4,4,3")
     assert (result["total"], result["outcome"], result["hidden"]) == (11, "failure", False)
     assert result["noticed_by"] == ["管狐"] and result["target"] == 12
     assert result["dice"] == [4, 4, 4, 4, 4, 3] and result["hider"]["dice"] == [4, 4]
     assert [(o["character"], o["total"], o["noticed"]) for o in result["observers"]] == [
-        ("刀矢", 11, False), ("管狐", 12, True)]
+        ("刀矢", 11, False),
+        ("管狐", 12, True),
+    ]
     assert entries(table) == before + 3
     assert table.json("history", "--char", "管狐")[0]["parent_seq"] == result["seq"]
     out = table.run("check", "hide", "鈴音", "--observer", "刀矢", "--dice", "4,4,4,4").stdout
@@ -304,8 +395,21 @@ def test_hide_hidden_non_rolling_observer_and_zero_dice(table):
     assert hidden["hidden"] is True and hidden["noticed_by"] == [] and hidden["outcome"] == "success"
     assert [o["rolls"] for o in hidden["observers"]] == [True, False]
     # an observer's 6-6 notices a hider without a critical, whatever the totals
-    crit = check(table, "hide", "鈴音", "--stat", "体", "--observer", "灯", "--observer-stat", "技",
-                 "--mod", "10", "--dice", "5,4,6,6")
+    crit = check(
+        table,
+        "hide",
+        "鈴音",
+        "--stat",
+        "体",
+        "--observer",
+        "灯",
+        "--observer-stat",
+        "技",
+        "--mod",
+        "10",
+        "--dice",
+        "5,4,6,6",
+    )
     assert crit["total"] == 21 and crit["noticed_by"] == ["灯"]
     before = entries(table)
     exposed = check(table, "hide", "鈴音", "--observer", "刀矢", "--observer", "管狐", "--dice-mod", "-2")
@@ -369,8 +473,9 @@ def test_checks_during_a_scenario_record_its_number(table):
         from sqlalchemy import select
 
         campaign = session.scalar(select(Campaign))
-        session.add(Scenario(campaign_id=campaign.id, number=12, title="夜桜", started_seq=1,
-                             started_at="2026-11-29T00:00:00Z"))
+        session.add(
+            Scenario(campaign_id=campaign.id, number=12, title="夜桜", started_seq=1, started_at="2026-11-29T00:00:00Z")
+        )
     db.close()
     result = check(table, "ability", "鈴音", "心", "--target", "5", "--dice", "1,2")
     assert result["scenario"] == 12
@@ -405,8 +510,21 @@ def test_opposed_criticals_follow_the_campaign_setting(table):
 
 def test_hide_criticals_decide_before_totals(table):
     # hider 鈴音 体2 + 10 + 1,1 = 14 against 刀矢 感3 + 1,2 = 6 and 管狐 感4 + 2,1 = 7: both notice
-    fumbled = check(table, "hide", "鈴音", "--stat", "体", "--mod", "10", "--observer", "刀矢",
-                    "--observer", "管狐", "--dice", "1,1,1,2,2,1")
+    fumbled = check(
+        table,
+        "hide",
+        "鈴音",
+        "--stat",
+        "体",
+        "--mod",
+        "10",
+        "--observer",
+        "刀矢",
+        "--observer",
+        "管狐",
+        "--dice",
+        "1,1,1,2,2,1",
+    )
     assert fumbled["total"] == 14 and [o["total"] for o in fumbled["observers"]] == [6, 7]
     assert not fumbled["hidden"] and fumbled["noticed_by"] == ["刀矢", "管狐"]
     assert fumbled["hider"]["critical"] == "critical_failure"
@@ -432,19 +550,20 @@ def test_double_and_halve_never_stack(table):
     assert doubled["expression"] == "(2D6+3)*2>=20"
     halved = check(table, "ability", "鈴音", "技", "--target", "5", "--halve", "--halve", "--dice", "3,4")
     assert (halved["total"], halved["outcome"]) == (5, "success")
-    both = check(table, "ability", "鈴音", "技", "--target", "11", "--double", "--halve", "--halve",
-                 "--dice", "3,4")
+    both = check(table, "ability", "鈴音", "技", "--target", "11", "--double", "--halve", "--halve", "--dice", "3,4")
     assert (both["total"], both["outcome"]) == (10, "failure")
     recorded = table.json("history", "show", str(doubled["seq"]))
     assert recorded["total"] == 20 and recorded["detail"]["scaling"]["unscaled"] == 10
     assert entries(table) == before + 3
     danger = check(table, "danger", "鈴音", "--difficulty", "4", "--halve", "--dice", "3,4")
     assert (danger["total"], danger["outcome"]) == (4, "failure")
-    coop = check(table, "coop", "体", "--with", "鈴音", "--with", "刀矢", "--target", "32", "--double",
-                 "--dice", "2,5,6")
+    coop = check(
+        table, "coop", "体", "--with", "鈴音", "--with", "刀矢", "--target", "32", "--double", "--dice", "2,5,6"
+    )
     assert (coop["total"], coop["outcome"]) == (32, "success")
-    out = table.run("check", "ability", "鈴音", "技", "--target", "11", "--double", "--double", "--halve",
-                    "--dice", "3,4").stdout
+    out = table.run(
+        "check", "ability", "鈴音", "技", "--target", "11", "--double", "--double", "--halve", "--dice", "3,4"
+    ).stdout
     assert "【技】3 + 2D6[3,4] = 10 ×2 ×½ (重複しない: 1件は無効) = 10 < 11 → 失敗" in out
 
 

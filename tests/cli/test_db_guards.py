@@ -30,11 +30,16 @@ def test_each_missing_trigger_is_one_line_of_damage(cli, db_url):
     result = cli.run("db", "current", expect=1)
     damage = [line for line in result.stderr.splitlines() if line.startswith("damage: ")]
     assert len(damage) == 1 and ("ledger_no_replace" in damage[0] or "ledger_no_truncate" in damage[0])
-    _drop(db_url, ["DROP TRIGGER ledger_no_update", "DROP TRIGGER ledger_no_delete"],
-          ["DROP TRIGGER ledger_no_update_delete ON ledger", "DROP FUNCTION ledger_refuse_change()"])
+    _drop(
+        db_url,
+        ["DROP TRIGGER ledger_no_update", "DROP TRIGGER ledger_no_delete"],
+        ["DROP TRIGGER ledger_no_update_delete ON ledger", "DROP FUNCTION ledger_refuse_change()"],
+    )
     info = cli.json("db", "current", expect=1)
-    names = {"sqlite": ["ledger_no_update", "ledger_no_delete", "ledger_no_replace"],
-             "postgres": ["ledger_no_update_delete", "ledger_no_truncate", "ledger_refuse_change"]}
+    names = {
+        "sqlite": ["ledger_no_update", "ledger_no_delete", "ledger_no_replace"],
+        "postgres": ["ledger_no_update_delete", "ledger_no_truncate", "ledger_refuse_change"],
+    }
     expected = names["sqlite" if "://" not in db_url else "postgres"]
     assert len(info["damage"]) == 3
     assert [name for name in expected if any(name in line for line in info["damage"])] == expected

@@ -20,25 +20,32 @@ def test_as_after_the_command_is_the_same_as_before(gurps):
     gurps.run("roll", "3D6", "--as=Aki", "--dice", "1,2,3")
     gurps.run("--as", "Aki", "roll", "3D6", "--dice", "1,2,3", "--as", "Aki")  # the same name twice is fine
     assert [a for _, a in actors(gurps)] == ["Aki", "Ren", "Aki", "Aki"]
-    assert gurps.error("--as", "Ren", "roll", "3D6", "--as", "Aki", code=2) == \
-        "error: --as is given twice ('Ren' and 'Aki')"
+    assert (
+        gurps.error("--as", "Ren", "roll", "3D6", "--as", "Aki", code=2)
+        == "error: --as is given twice ('Ren' and 'Aki')"
+    )
     assert gurps.error("roll", "3D6", "--as", code=2) == "error: --as needs a name: --as NAME"
     # after `--` it is the command's own word, not an option
     assert "'3D6 --as'" in gurps.error("roll", "3D6", "--dice", "1,2,3", "--", "--as", code=2)
 
 
 def test_the_shell_switches_the_actor_and_back(gurps):
-    script = "\n".join([
-        "roll 3D6 --dice 1,1,1",
-        "as Aki",
-        "roll 3D6 --dice 2,2,2",
-        "roll 3D6 --dice 3,3,3 --as Ren",  # this line only
-        "--as Ren roll 3D6 --dice 3,3,4",  # this line only, before the command
-        "roll 3D6 --dice 4,4,4",
-        "as GM",
-        "roll 3D6 --dice 5,5,5",
-        "as",
-    ]) + "\n"
+    script = (
+        "\n".join(
+            [
+                "roll 3D6 --dice 1,1,1",
+                "as Aki",
+                "roll 3D6 --dice 2,2,2",
+                "roll 3D6 --dice 3,3,3 --as Ren",  # this line only
+                "--as Ren roll 3D6 --dice 3,3,4",  # this line only, before the command
+                "roll 3D6 --dice 4,4,4",
+                "as GM",
+                "roll 3D6 --dice 5,5,5",
+                "as",
+            ]
+        )
+        + "\n"
+    )
     result = CliRunner().invoke(app, ["--db", gurps.db, "shell"], input=script)
     assert result.exit_code == 2, result.output  # the last line: `as` without a name
     assert result.stderr == "error: as takes one name: as Aki (as GM switches back)\n"
@@ -66,8 +73,10 @@ def app_command():
 
 def test_usage_errors_are_one_line_with_exit_2(gurps):
     for args, line in [
-        (("scenario", "end", "--awrd", "3"),
-         "error: No such option: --awrd (Possible options: --award) (see `campaign scenario end --help`)"),
+        (
+            ("scenario", "end", "--awrd", "3"),
+            "error: No such option: --awrd (Possible options: --award) (see `campaign scenario end --help`)",
+        ),
         (("award",), "error: Missing argument 'cp' (see `campaign award --help`)"),
         (("history", "--limit", "x"), None),
     ]:

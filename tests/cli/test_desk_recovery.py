@@ -20,19 +20,32 @@ def conditions(cli) -> list[str]:
 def test_recover_rolls_will_and_clears_on_success(gurps):
     stunned(gurps)
     advanced = gurps.run("time", "advance", "2turns")
-    assert "due    鈴音: stun 朦朧: recovery roll due since 1日目 00:00:01: Will roll, " \
-           "`campaign condition recover '鈴音' stun`" in advanced.stdout
+    assert (
+        "due    鈴音: stun 朦朧: recovery roll due since 1日目 00:00:01: Will roll, "
+        "`campaign condition recover '鈴音' stun`" in advanced.stdout
+    )
     failed = gurps.json("condition", "recover", "鈴音", "stun", "--dice", "5,5,2")
-    assert (failed["stat"], failed["target"], failed["total"], failed["outcome"], failed["recovered"]) == \
-        ("Will", 11, 12, "failure", False)
+    assert (failed["stat"], failed["target"], failed["total"], failed["outcome"], failed["recovered"]) == (
+        "Will",
+        11,
+        12,
+        "failure",
+        False,
+    )
     assert conditions(gurps) == ["stun"]
     done = gurps.run("condition", "recover", "鈴音", "朦朧", "--dice", "3,4,4")
-    assert done.stdout == (f"#{failed['seq'] + 1} 鈴音: Will roll to recover from stunned: 3D6<=11 → [3,4,4] = 11 "
-                           "→ success (margin +0): recovered\n")
+    assert done.stdout == (
+        f"#{failed['seq'] + 1} 鈴音: Will roll to recover from stunned: 3D6<=11 → [3,4,4] = 11 "
+        "→ success (margin +0): recovered\n"
+    )
     assert conditions(gurps) == []
     entry = gurps.json("history", "show", str(failed["seq"] + 1))
-    assert (entry["kind"], entry["expression"], entry["dice"], entry["source"]) == \
-        ("condition", "3D6<=11", [3, 4, 4], "manual")
+    assert (entry["kind"], entry["expression"], entry["dice"], entry["source"]) == (
+        "condition",
+        "3D6<=11",
+        [3, 4, 4],
+        "manual",
+    )
     verified(gurps)
     assert void(gurps, failed["seq"] + 1)["reversed"] == ["鈴音: condition 'stun' restored"]
     assert conditions(gurps) == ["stun"]
@@ -40,11 +53,13 @@ def test_recover_rolls_will_and_clears_on_success(gurps):
 
 
 def test_recover_refuses_what_has_no_roll_and_warns_when_early(gurps):
-    assert "no active condition 'stun'" in gurps.error("condition", "recover", "鈴音", "stun", "--dice", "1,1,1",
-                                                       code=1)
+    assert "no active condition 'stun'" in gurps.error(
+        "condition", "recover", "鈴音", "stun", "--dice", "1,1,1", code=1
+    )
     gurps.run("condition", "add", "鈴音", "poisoned")
     assert "has no recovery roll; end it with `campaign condition clear 鈴音 poisoned`" in gurps.error(
-        "condition", "recover", "鈴音", "poisoned", "--dice", "1,1,1", code=1)
+        "condition", "recover", "鈴音", "poisoned", "--dice", "1,1,1", code=1
+    )
     stunned(gurps)
     early = gurps.run("condition", "recover", "鈴音", "stun", "--dice", "6,6,5")
     assert early.stderr.startswith("warning: by the campaign clock the roll is due from day 1 00:00:01")

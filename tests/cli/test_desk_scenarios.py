@@ -51,7 +51,9 @@ def test_join_and_leave_an_open_scenario(gurps):
     shown = gurps.json("scenario", "show")
     assert shown["participants"] == ["刀矢"]
     assert [(r["character"], r["action"], r["voided_by"] is not None) for r in shown["roster"]] == [
-        ("鈴音", "join", True), ("刀矢", "leave", True)]
+        ("鈴音", "join", True),
+        ("刀矢", "leave", True),
+    ]
     assert f"joined        鈴音 (ledger #{joined['seq']}, voided by #" in gurps.run("scenario", "show").stdout
     verified(gurps)
     gurps.run("scenario", "join", "鈴音")

@@ -16,8 +16,22 @@ from campaign.cli.app import app
 
 
 def test_show_at_keeps_the_sheets_order(gurps):
-    gurps.run("char", "add", "白露", "--npc", "--stat", "ST=9", "--stat", "DX=14", "--stat", "IQ=11",
-              "--stat", "HT=10", "--stat", "Move=6")
+    gurps.run(
+        "char",
+        "add",
+        "白露",
+        "--npc",
+        "--stat",
+        "ST=9",
+        "--stat",
+        "DX=14",
+        "--stat",
+        "IQ=11",
+        "--stat",
+        "HT=10",
+        "--stat",
+        "Move=6",
+    )
     seq = gurps.json("char", "set", "白露", "--stat", "DX=15")["seq"]
     now = list(gurps.json("char", "show", "白露")["stats"])
     assert now == ["ST", "DX", "IQ", "HT", "Move"]
@@ -33,8 +47,12 @@ def test_a_missing_characters_sheet_says_since_odds_and_searchers(gurps):
     sheet = gurps.json("char", "show", "鈴音")
     assert sheet["status"] == "missing"
     assert {k: sheet["missing"][k] for k in ("since_seq", "reason", "faces", "odds", "searchers")} == {
-        "since_seq": marked["seq"], "reason": "霧の中", "faces": 6, "odds": "needs <= 2 on 1d6 (33%)",
-        "searchers": ["刀矢"]}
+        "since_seq": marked["seq"],
+        "reason": "霧の中",
+        "faces": 6,
+        "odds": "needs <= 2 on 1d6 (33%)",
+        "searchers": ["刀矢"],
+    }
     text = gurps.run("char", "show", "鈴音").stdout
     line = next(line for line in text.splitlines() if line.startswith("missing"))
     assert f"since #{marked['seq']} (" in line and "霧の中); needs <= 2 on 1d6 (33%)" in text
@@ -46,8 +64,9 @@ def test_a_missing_characters_sheet_says_since_odds_and_searchers(gurps):
 def test_history_dates_stay_whole_at_80_columns(sqlite_gurps, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     for i in range(3):
-        sqlite_gurps.run("roll", "3D6<=12", "とても長い理由の説明がここに入る" * 3, "--char", "鈴音",
-                         "--dice", f"{i + 1},2,3")
+        sqlite_gurps.run(
+            "roll", "3D6<=12", "とても長い理由の説明がここに入る" * 3, "--char", "鈴音", "--dice", f"{i + 1},2,3"
+        )
     sqlite_gurps.run("history", "void", "--last", "--reason", "長い理由" * 10, "--yes")
     out = sqlite_gurps.run("history").stdout
     assert max(cell_len(line) for line in out.splitlines()) <= 80

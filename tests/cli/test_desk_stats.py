@@ -22,8 +22,11 @@ def test_voided_entries_are_left_out_unless_asked(gurps):
     report = gurps.json("stats")
     assert d6(report, "seeded") == 10 and report["voided_left_out"] >= 2 and not report["include_voided"]
     everything = gurps.json("stats", "--include-voided")
-    voided_dice = sum(len(e["dice"] or []) for e in gurps.json("history", "--all")
-                      if mistake in (e["seq"], e["parent_seq"]) or fright in (e["seq"], e["parent_seq"]))
+    voided_dice = sum(
+        len(e["dice"] or [])
+        for e in gurps.json("history", "--all")
+        if mistake in (e["seq"], e["parent_seq"]) or fright in (e["seq"], e["parent_seq"])
+    )
     assert voided_dice >= 100 + 3 + 3  # the 100D6, the Will roll, the table's 3d6 (and its sub-rolls)
     assert d6(everything, "seeded") == 10 + voided_dice and everything["voided_left_out"] == 0
     text = gurps.run("stats").stdout
@@ -45,7 +48,9 @@ def test_sources_in_words_and_prompted_dice_recorded_apart(sqlite_gurps):
     assert [e["source"] for e in sqlite_gurps.json("history", "--kind", "roll")] == ["prompted", "manual"]
     report = sqlite_gurps.json("stats")
     assert [(s["source"], s["words"]) for s in report["sources"]] == [
-        ("manual", "typed (--dice)"), ("prompted", "prompted (--physical)")]
+        ("manual", "typed (--dice)"),
+        ("prompted", "prompted (--physical)"),
+    ]
     text = sqlite_gurps.run("stats").stdout
     assert "manual dice (typed (--dice)): 3 dice in 1 entries" in text
     assert "prompted dice (prompted (--physical)): 3 dice in 1 entries" in text

@@ -16,14 +16,15 @@ def live_rolls(cli) -> list[int]:
 
 def test_void_several_entries_in_one_command(gurps):
     rolls = [gurps.json("roll", "3D6", "--dice", f"{i},1,1")["seq"] for i in range(1, 7)]
-    done = gurps.json("history", "void", str(rolls[1]), str(rolls[3]), str(rolls[2]), "--reason", "試し振り",
-                      "--yes")
+    done = gurps.json("history", "void", str(rolls[1]), str(rolls[3]), str(rolls[2]), "--reason", "試し振り", "--yes")
     assert done["targets"] == [rolls[1], rolls[2], rolls[3]]
     assert done["void_seqs"] == [rolls[5] + 1, rolls[5] + 2, rolls[5] + 3]  # newest voided first
     assert live_rolls(gurps) == [rolls[5], rolls[4], rolls[0]]
     out = gurps.run("history", "void", "--last", "2", "--reason", "試し振り", "--yes")
-    assert out.stdout.splitlines() == [f"voided #{rolls[5]} (entry #{rolls[5] + 4})",
-                                       f"voided #{rolls[4]} (entry #{rolls[5] + 5})"]
+    assert out.stdout.splitlines() == [
+        f"voided #{rolls[5]} (entry #{rolls[5] + 4})",
+        f"voided #{rolls[4]} (entry #{rolls[5] + 5})",
+    ]
     assert out.stderr == ""
     assert live_rolls(gurps) == [rolls[0]]
     gurps.run("history", "void", "--last", "--reason", "試し振り", "--yes")  # --last alone: one
@@ -34,13 +35,12 @@ def test_void_several_entries_in_one_command(gurps):
 def test_a_refused_multi_void_writes_nothing(gurps):
     roll = gurps.json("roll", "3D6", "--dice", "1,1,1")["seq"]
     size = ledger_size(gurps)
-    assert "no ledger entry #999" in gurps.error("history", "void", str(roll), "999", "--reason", "x", "--yes",
-                                                 code=1)
-    assert "not both" in gurps.error("history", "void", str(roll), "--last", "1", "--reason", "x", "--yes",
-                                     code=2)
+    assert "no ledger entry #999" in gurps.error("history", "void", str(roll), "999", "--reason", "x", "--yes", code=1)
+    assert "not both" in gurps.error("history", "void", str(roll), "--last", "1", "--reason", "x", "--yes", code=2)
     assert "say which entries" in gurps.error("history", "void", "--reason", "x", "--yes", code=2)
-    assert "only 1 entries can be voided" in gurps.error("history", "void", "--last", "5", "--reason", "x",
-                                                         "--yes", code=1)
+    assert "only 1 entries can be voided" in gurps.error(
+        "history", "void", "--last", "5", "--reason", "x", "--yes", code=1
+    )
     assert ledger_size(gurps) == size and live_rolls(gurps) == [roll]
 
 
@@ -49,8 +49,9 @@ def test_dependents_inside_the_set_need_no_cascade_outside_ones_do(gurps):
     damage = gurps.json("char", "damage", "鈴音", "HP", "2")["seq"]
     trait_gone = gurps.json("trait", "remove", "鈴音", "暗所恐怖症", "--reason", "克服")["seq"]
     refused = gurps.error("history", "void", str(fright["seq"]), str(damage), "--reason", "x", "--yes", code=1)
-    assert refused.startswith(f"error: cannot void #{fright['seq']}, #{damage}: later entries depend on it: "
-                              f"#{trait_gone} (")
+    assert refused.startswith(
+        f"error: cannot void #{fright['seq']}, #{damage}: later entries depend on it: #{trait_gone} ("
+    )
     # voiding the dependent along with what it depends on needs no --cascade
     done = gurps.json("history", "void", str(fright["seq"]), str(trait_gone), "--reason", "x", "--yes")
     assert done["targets"] == [fright["seq"], trait_gone] and done["cascade"] == []
@@ -58,8 +59,9 @@ def test_dependents_inside_the_set_need_no_cascade_outside_ones_do(gurps):
     assert shown["traits"] == [] and shown["cp_total"] == 100
     # taking back one of the two voids alone is refused (the trait it removes is gone);
     # taking back both together restores both
-    assert "no longer applies" in gurps.error("history", "void", str(done["void_seqs"][0]), "--reason", "back",
-                                              "--yes", code=1)
+    assert "no longer applies" in gurps.error(
+        "history", "void", str(done["void_seqs"][0]), "--reason", "back", "--yes", code=1
+    )
     gurps.run("history", "void", *(str(s) for s in done["void_seqs"]), "--reason", "back", "--yes")
     assert gurps.json("history", "show", str(fright["seq"]))["voided_by"] is None
     verified(gurps)

@@ -20,14 +20,24 @@ def test_init_creates_and_selects(cli):
 def test_char_show_json_has_promised_fields(gurps):
     shown = gurps.json("char", "show", "鈴音")
     assert shown == {
-        "name": "鈴音", "kind": "pc", "player": "Aki", "summoner": None,
+        "name": "鈴音",
+        "kind": "pc",
+        "player": "Aki",
+        "summoner": None,
         "stats": {"IQ": 12, "HT": 11, "Will": 11, "FP": 11, "HP": 11},
         "derived": {},  # a 4e-style sheet gives its own Will, FP and HP (R2.0)
-        "cp_total": 100, "cp_awarded": 0, "status": "active", "searching_for": None,
-        "skills": {}, "notes": [], "items": [],  # the sheet as players write it (docs/sheets.md)
-        "traits": [], "conditions": [],
+        "cp_total": 100,
+        "cp_awarded": 0,
+        "status": "active",
+        "searching_for": None,
+        "skills": {},
+        "notes": [],
+        "items": [],  # the sheet as players write it (docs/sheets.md)
+        "traits": [],
+        "conditions": [],
         "pools": {"FP": {"max": 11, "current": 11}, "HP": {"max": 11, "current": 11}},
-        "relations": [], "missing": None,  # a missing character's case (issue 28)
+        "relations": [],
+        "missing": None,  # a missing character's case (issue 28)
     }
     npc = gurps.json("char", "show", "管狐")
     assert (npc["kind"], npc["player"], npc["summoner"]) == ("npc", None, "鈴音")

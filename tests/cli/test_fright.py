@@ -26,8 +26,15 @@ def placeholder(label: str, seq: int) -> str:
 def case(extra=(), conditions=(), traits=(), fp=11, hp=11, stats=None):
     """Expected results of an entry: conditions (name, duration), traits (label, category, cp)."""
     cp = 100 + sum(t[2] for t in traits)
-    return {"extra": list(extra), "conditions": list(conditions), "traits": list(traits), "fp": fp, "hp": hp,
-            "stats": {**START["stats"], **(stats or {})}, "cp": cp}
+    return {
+        "extra": list(extra),
+        "conditions": list(conditions),
+        "traits": list(traits),
+        "fp": fp,
+        "hp": hp,
+        "stats": {**START["stats"], **(stats or {})},
+        "cp": cp,
+    }
 
 
 STUN1 = ("stun", "1 turn")
@@ -74,8 +81,14 @@ CASES = {
 
 
 def fright_for(value: int) -> list[str]:
-    return ["fright", "鈴音", "--mod", str(9 - value), "--dice",
-            ",".join(map(str, [6, 6, 5, 1, 1, 1, *CASES[value]["extra"]]))]
+    return [
+        "fright",
+        "鈴音",
+        "--mod",
+        str(9 - value),
+        "--dice",
+        ",".join(map(str, [6, 6, 5, 1, 1, 1, *CASES[value]["extra"]])),
+    ]
 
 
 def assert_state(view: dict, expected: dict, seq: int) -> None:
@@ -83,9 +96,11 @@ def assert_state(view: dict, expected: dict, seq: int) -> None:
     assert view["cp_total"] == expected["cp"]
     assert view["pools"] == {"FP": {"max": 11, "current": expected["fp"]}, "HP": {"max": 11, "current": expected["hp"]}}
     assert [(c["name"], c["duration"], c["source_seq"]) for c in view["conditions"]] == [
-        (name, duration, seq) for name, duration in expected["conditions"]]
+        (name, duration, seq) for name, duration in expected["conditions"]
+    ]
     assert [(t["name"], t["category"], t["cp"], t["counts_toward_limit"], t["source_seq"]) for t in view["traits"]] == [
-        (placeholder(label, seq), category, cp, False, seq) for label, category, cp in expected["traits"]]
+        (placeholder(label, seq), category, cp, False, seq) for label, category, cp in expected["traits"]
+    ]
 
 
 def check_entry(cli: Cli, value: int) -> None:
@@ -93,22 +108,36 @@ def check_entry(cli: Cli, value: int) -> None:
     before = cli.json("char", "show", "鈴音")
     result = cli.json(*fright_for(value))
     seq = result["seq"]
-    assert result["check"] == {**result["check"], "target": 20 - value, "dice": [6, 6, 5], "total": 17,
-                               "margin": 3 - value}
+    assert result["check"] == {
+        **result["check"],
+        "target": 20 - value,
+        "dice": [6, 6, 5],
+        "total": 17,
+        "margin": 3 - value,
+    }
     assert result["check"]["outcome"] in ("failure", "critical_failure")
-    assert {k: result["table"][k] for k in ("dice", "raw", "entry")} == {"dice": [1, 1, 1], "raw": value, "entry": value}
+    assert {k: result["table"][k] for k in ("dice", "raw", "entry")} == {
+        "dice": [1, 1, 1],
+        "raw": value,
+        "entry": value,
+    }
     assert result["sub_rolls"][0]["purpose"] == "table"
     assert [face for sub in result["sub_rolls"][1:] for face in sub["dice"]] == expected["extra"]
     assert [s["seq"] for s in result["sub_rolls"]] == list(range(seq + 1, seq + 1 + len(result["sub_rolls"])))
     assert [(t["name"], t["category"], t["cp"]) for t in result["traits_added"]] == [
-        (placeholder(label, seq), category, cp) for label, category, cp in expected["traits"]]
+        (placeholder(label, seq), category, cp) for label, category, cp in expected["traits"]
+    ]
     after = cli.json("char", "show", "鈴音")
     assert_state(after, expected, seq)
     assert result["character_after"] == after
     # The ledger holds the check and every die it needed.
     shown = cli.json("history", "show", str(seq))
     assert (shown["kind"], shown["expression"], shown["dice"], shown["outcome"]) == (
-        "fright", f"3D6<={20 - value}", [6, 6, 5], result["check"]["outcome"])
+        "fright",
+        f"3D6<={20 - value}",
+        [6, 6, 5],
+        result["check"]["outcome"],
+    )
     assert [s["dice"] for s in shown["sub_entries"]] == [s["dice"] for s in result["sub_rolls"]]
     assert all(s["kind"] == "fright" and s["parent_seq"] == seq for s in shown["sub_entries"])
     # Void reverses everything the check applied.
@@ -134,15 +163,18 @@ def test_entries_on_both_backends(gurps, value):
 # --- the check itself (R1 boundaries, modifiers, cap) ---
 
 
-@pytest.mark.parametrize("faces,mod,outcome,margin", [
-    ("4,4,3", 0, "success", 0),               # 11 vs 11: success at the boundary
-    ("4,4,4", 0, "failure", -1),              # 12 vs 11
-    ("1,1,2", -10, "critical_success", -3),   # 4 always critical, even vs target 1
-    ("1,2,2", 4, "critical_success", 10),     # 5 vs 15: critical
-    ("1,2,2", 3, "success", 9),               # 5 vs 14: plain success
-    ("2,2,2", 5, "critical_success", 10),     # 6 vs 16
-    ("6,6,5", 5, "failure", -1),              # 17 vs 16: ordinary failure
-])
+@pytest.mark.parametrize(
+    "faces,mod,outcome,margin",
+    [
+        ("4,4,3", 0, "success", 0),  # 11 vs 11: success at the boundary
+        ("4,4,4", 0, "failure", -1),  # 12 vs 11
+        ("1,1,2", -10, "critical_success", -3),  # 4 always critical, even vs target 1
+        ("1,2,2", 4, "critical_success", 10),  # 5 vs 15: critical
+        ("1,2,2", 3, "success", 9),  # 5 vs 14: plain success
+        ("2,2,2", 5, "critical_success", 10),  # 6 vs 16
+        ("6,6,5", 5, "failure", -1),  # 17 vs 16: ordinary failure
+    ],
+)
 def test_check_boundaries_success_logs_the_check_only(sqlite_gurps, faces, mod, outcome, margin):
     args = ["fright", "鈴音", "--mod", str(mod), "--dice", faces]
     if outcome == "failure":
@@ -180,7 +212,10 @@ def test_combat_reflexes_adds_two_and_fright_cap_caps(gurps):
     gurps.run("trait", "add", "鈴音", "戦闘即応", "--cp", "15")
     result = gurps.json("fright", "鈴音", "--dice", "6,4,3")  # 13 vs 11 + 2
     assert (result["check"]["target"], result["check"]["outcome"], result["check"]["combat_reflexes"]) == (
-        13, "success", True)
+        13,
+        "success",
+        True,
+    )
     gurps.run("settings", "fright_cap=12")
     result = gurps.json("fright", "鈴音", "--mod", "3", "--dice", "6,4,3,1,1,1")  # 11+3+2 = 16, capped to 12
     assert (result["check"]["target"], result["check"]["cap"], result["check"]["outcome"]) == (12, 12, "failure")
@@ -197,7 +232,10 @@ def test_combat_reflexes_adds_two_and_fright_cap_caps(gurps):
 def test_severe_phobia_takes_four(sqlite_gurps):
     result = sqlite_gurps.json("fright", "鈴音", "--severe-phobia", "--dice", "4,2,1")  # 7 vs 7
     assert (result["check"]["target"], result["check"]["outcome"], result["check"]["severe_phobia"]) == (
-        7, "success", True)
+        7,
+        "success",
+        True,
+    )
 
 
 def test_fright_cap_setting_is_logged_and_voidable(sqlite_gurps):
@@ -228,8 +266,9 @@ def test_pick_names_the_trait_and_cp_arithmetic(gurps):
 
 
 def test_human_output_says_what_was_written(sqlite_gurps):
-    out = sqlite_gurps.run("--lang", "ja", "fright", "鈴音", "--pick", "暗闇が怖い", "--mod", "-4",
-                           "--dice", "6,6,5,1,1,1").stdout
+    out = sqlite_gurps.run(
+        "--lang", "ja", "fright", "鈴音", "--pick", "暗闇が怖い", "--mod", "-4", "--dice", "6,6,5,1,1,1"
+    ).stdout
     assert "3D6<=7" in out and "[6,6,5]=17" in out and "FEAR+10" in out
     assert "鈴音: 新しい癖 '暗闇が怖い' (-1 CP, 上限に数えない) を得た" in out
     assert "CP総計 100 → 99" in out and "gained" not in out  # one language per output
@@ -237,7 +276,9 @@ def test_human_output_says_what_was_written(sqlite_gurps):
     out = sqlite_gurps.run("fright", "鈴音", "--pick", "暗闇が怖い", "--mod", "-4", "--dice", "6,6,5,1,1,1").stdout
     assert "鈴音: gained quirk '暗闇が怖い' (-1 CP, no points, not counted toward the limit)" in out
     assert "CP total 100 → 99" in out and "上限" not in out
-    out = sqlite_gurps.run("--lang", "ja", "fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4").stdout  # entry 10
+    out = sqlite_gurps.run(
+        "--lang", "ja", "fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4"
+    ).stdout  # entry 10
     assert "朦朧 4ターン" in out and "1D" in out and "stunned" not in out
     out = sqlite_gurps.run("fright", "鈴音", "--mod", "-1", "--dice", "6,6,5,1,1,1,4").stdout
     assert "stunned for 4 turns" in out and "朦朧" not in out
@@ -255,17 +296,21 @@ def test_entry_25_escalates_the_named_mild_phobia_and_void_restores_it(gurps):
     assert result["traits_added"] == []
     [effect] = result["effects"]
     assert (effect["kind"], effect["old_cp"], effect["new_cp"], effect["category"]) == (
-        "phobia_escalation", -10, -20, "severe phobia")
+        "phobia_escalation",
+        -10,
+        -20,
+        "severe phobia",
+    )
     view = gurps.json("char", "show", "鈴音")
     assert view["cp_total"] == 80
     assert [(t["name"], t["category"], t["cp"], t["counts_toward_limit"]) for t in view["traits"]] == [
-        ("高所恐怖症", "severe phobia", -20, True)]
+        ("高所恐怖症", "severe phobia", -20, True)
+    ]
     # a severe phobia does not escalate again: naming it is refused; without a pick, 25 gives
     # the -10 mental trait under a placeholder
     assert "already has a trait" in gurps.error("fright", "鈴音", "--pick", "高所恐怖症", "--dice", "1,1,1", code=1)
     second = gurps.json("fright", "鈴音", "--mod", "-16", "--dice", "6,6,5,1,1,1")
-    assert [(t["name"], t["cp"]) for t in second["traits_added"]] == [
-        (placeholder("精神的特徴", second["seq"]), -10)]
+    assert [(t["name"], t["cp"]) for t in second["traits_added"]] == [(placeholder("精神的特徴", second["seq"]), -10)]
     gurps.run("history", "void", "--yes", str(second["seq"]), "--reason", "test")
     gurps.run("history", "void", "--yes", str(result["seq"]), "--reason", "test")
     view = gurps.json("char", "show", "鈴音")
@@ -276,8 +321,9 @@ def test_entry_25_escalates_the_named_mild_phobia_and_void_restores_it(gurps):
 def test_pick_of_an_existing_trait_is_refused_before_rolling(sqlite_gurps):
     sqlite_gurps.run("trait", "add", "鈴音", "暗闇が怖い", "--cp", "-1")
     before = sqlite_gurps.json("history", "--all")
-    assert "already has a trait" in sqlite_gurps.error("fright", "鈴音", "--pick", "暗闇が怖い",
-                                                       "--dice", "6,6,5,1,1,1", code=1)
+    assert "already has a trait" in sqlite_gurps.error(
+        "fright", "鈴音", "--pick", "暗闇が怖い", "--dice", "6,6,5,1,1,1", code=1
+    )
     assert sqlite_gurps.json("history", "--all") == before
 
 
@@ -291,8 +337,14 @@ def test_pick_of_a_mild_phobia_on_a_new_trait_entry_gets_a_placeholder(sqlite_gu
 
 def test_entry_31_critical_ht_failure_costs_ht_for_good(gurps):
     value = 31
-    result = gurps.json("fright", "鈴音", "--mod", str(9 - value), "--dice",
-                        ",".join(map(str, [6, 6, 5, 1, 1, 1, 1, 1, 1, *HT_FUMBLE, 2])))
+    result = gurps.json(
+        "fright",
+        "鈴音",
+        "--mod",
+        str(9 - value),
+        "--dice",
+        ",".join(map(str, [6, 6, 5, 1, 1, 1, 1, 1, 1, *HT_FUMBLE, 2])),
+    )
     assert [e["kind"] for e in result["effects"]] == ["condition", "fatigue", "injury", "lose_attribute"]
     view = result["character_after"]
     assert (view["stats"]["HT"], view["pools"]["FP"]["current"], view["pools"]["HP"]["current"]) == (10, 9, 9)
@@ -304,12 +356,16 @@ def test_entry_31_critical_ht_failure_costs_ht_for_good(gurps):
 
 
 def test_composite_entries_expand_their_references(sqlite_gurps):
-    result = sqlite_gurps.json("fright", "鈴音", "--mod", "-17", "--dice", ",".join(map(str, [6, 6, 5, 1, 1, 1] + HT_FAIL + [3])))
-    assert [(e["kind"], e["entry"]) for e in result["effects"]] == [
-        ("injury", 18), ("condition", 17), ("trait", 22)]
+    result = sqlite_gurps.json(
+        "fright", "鈴音", "--mod", "-17", "--dice", ",".join(map(str, [6, 6, 5, 1, 1, 1] + HT_FAIL + [3]))
+    )
+    assert [(e["kind"], e["entry"]) for e in result["effects"]] == [("injury", 18), ("condition", 17), ("trait", 22)]
     result = sqlite_gurps.json("fright", "鈴音", "--mod", "-31", "--dice", "6,6,5,1,1,1")
     assert [(e["kind"], e["entry"]) for e in result["effects"]] == [
-        ("condition", 29), ("trait", 39), ("lose_attribute", 40)]
+        ("condition", 29),
+        ("trait", 39),
+        ("lose_attribute", 40),
+    ]
     iq = result["effects"][2]
     assert (iq["stat"], iq["before"], iq["after"], iq["cascade"]) == ("IQ", 12, 11, "mental")
 
@@ -323,8 +379,9 @@ def test_void_refuses_when_a_gained_trait_was_bought_off_since(sqlite_gurps):
     message = sqlite_gurps.error("history", "void", "--yes", str(result["seq"]), "--reason", "x", code=1)
     assert "depend on it" in message and f"#{renamed['seq']}" in message and f"#{removed['seq']}" in message
     sqlite_gurps.run("history", "void", "--yes", str(removed["seq"]), "--reason", "x")
-    assert f"#{renamed['seq']}" in sqlite_gurps.error("history", "void", "--yes", str(result["seq"]), "--reason", "x",
-                                                      code=1)
+    assert f"#{renamed['seq']}" in sqlite_gurps.error(
+        "history", "void", "--yes", str(result["seq"]), "--reason", "x", code=1
+    )
     voided = sqlite_gurps.json("history", "void", "--yes", "--cascade", str(result["seq"]), "--reason", "x")
     assert voided["cascade"] == [renamed["seq"]]
     view = sqlite_gurps.json("char", "show", "鈴音")
@@ -360,7 +417,11 @@ def test_japanese_will_stat(sqlite_gurps):
     sqlite_gurps.run("char", "add", "千早", "--npc", "--stat", "意思=9", "--stat", "生命力=10")
     result = sqlite_gurps.json("fright", "千早", "--dice", "3,3,3")
     # stat names are canonical (ruleset aliases): 意思 is stored and rolled as Will
-    assert (result["check"]["target"], result["check"]["will_stat"], result["check"]["outcome"]) == (9, "Will", "success")
+    assert (result["check"]["target"], result["check"]["will_stat"], result["check"]["outcome"]) == (
+        9,
+        "Will",
+        "success",
+    )
 
 
 def test_a_character_without_fp_records_fatigue_without_a_pool(sqlite_gurps):

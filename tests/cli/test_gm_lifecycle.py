@@ -56,7 +56,8 @@ def test_character_rename_rekeys_everything_and_voids_back(gurps):
 def test_rename_refusals_and_suggestions(gurps):
     assert "already exists" in gurps.error("char", "rename", "鈴音", "刀矢", code=1)
     assert gurps.error("char", "rename", "鈴", "x", code=1) == (
-        "error: no character named '鈴' in campaign 'テスト卓' (did you mean '鈴音'?)")
+        "error: no character named '鈴' in campaign 'テスト卓' (did you mean '鈴音'?)"
+    )
     # full-width and half-width forms of a name find it as a suggestion
     assert gurps.error("player", "rename", "ＡＫＩ", "Akiko", code=1).endswith("(did you mean 'Aki'?)")
     assert gurps.error("char", "show", "zzzz", code=1).endswith("in campaign 'テスト卓'")
@@ -86,7 +87,8 @@ def test_kill_and_retire_take_characters_out_of_play(gurps):
     assert listed == {"鈴音": "active", "刀矢": "dead", "管狐": "retired"}
     assert [c["name"] for c in gurps.json("char", "list", "--status", "dead")] == ["刀矢"]
     assert "刀矢 is dead and cannot take part in a scenario" in gurps.error(
-        "scenario", "start", "一話", "--with", "刀矢", code=1)
+        "scenario", "start", "一話", "--with", "刀矢", code=1
+    )
     assert "is dead and cannot go missing" in gurps.error("missing", "mark", "刀矢", code=1)
     assert "is dead and cannot receive CP" in gurps.error("award", "1", "--to", "刀矢", code=1)
     assert "already dead" in gurps.error("char", "kill", "刀矢", "--reason", "again", code=1)
@@ -129,15 +131,16 @@ def test_missing_found_ends_the_status_and_returns_searchers(gurps):
 def test_awards_at_scenario_end_and_by_hand(gurps):
     gurps.run("scenario", "start", "一話", "--with", "鈴音", "--with", "刀矢")
     ended = gurps.json("scenario", "end", "--award", "3")
-    assert [(a["character"], a["cp"], a["cp_total"]) for a in ended["awards"]] == [("鈴音", 3, 103),
-                                                                                   ("刀矢", 3, 103)]
+    assert [(a["character"], a["cp"], a["cp_total"]) for a in ended["awards"]] == [("鈴音", 3, 103), ("刀矢", 3, 103)]
     given = gurps.json("award", "2", "--to", "鈴音,管狐", "--reason", "good roleplay")
     assert [a["character"] for a in given["awards"]] == ["鈴音", "管狐"]
     shown = gurps.json("char", "show", "鈴音")
     assert (shown["cp_total"], shown["cp_awarded"]) == (105, 5)
     history = gurps.json("history", "--kind", "award", "--char", "鈴音")
     assert [(e["total"], e["reason"], e["scenario"]) for e in history] == [
-        (2, "good roleplay", None), (3, "scenario #1", 1)]
+        (2, "good roleplay", None),
+        (3, "scenario #1", 1),
+    ]
     assert "CP awarded" in gurps.run("char", "show", "鈴音").stdout
     verified(gurps)
     done = void(gurps, ended["awards"][0]["seq"])  # one award of the scenario's, alone
@@ -189,7 +192,9 @@ def test_scenario_record_lists_carried_over_searchers_voided_reunions_and_notes(
     assert [(s["searcher"], s["carried_over"]) for s in shown["searches"]] == [("刀矢", True)]
     assert [(r["roll"], r["voided_by"] is not None) for r in shown["reunions"]] == [(5, True), (2, False)]
     assert [(n["note"], n["voided_by"] is not None) for n in shown["notes"]] == [
-        ("刀矢が祠の鍵を持ち帰った", False), ("typo", True)]
+        ("刀矢が祠の鍵を持ち帰った", False),
+        ("typo", True),
+    ]
     assert note["scenario"] == 2 and first_end["reunions"][0]["success"] is False
     text = gurps.run("scenario", "show", "2").stdout
     assert "carried over" in text and "voided by" in text and "祠の鍵" in text

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -98,8 +98,9 @@ def test_japanese_help_fits_80_columns_by_east_asian_width_and_lists_every_comma
     assert max(cell_len(line) for line in lines) <= 80 and "…" not in shown  # folded, never cut
     listed = {line.split()[1]: line for line in lines if line.startswith("│ ") and line.split()[1] in COMMANDS}
     assert set(listed) == set(COMMANDS)
-    untranslated = [name for name, line in listed.items()
-                    if not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line.split(name, 1)[1])]
+    untranslated = [
+        name for name, line in listed.items() if not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line.split(name, 1)[1])
+    ]
     assert not untranslated
 
 
@@ -109,25 +110,32 @@ def test_japanese_help_fits_80_columns_by_east_asian_width_and_lists_every_comma
 def test_a_bare_date_is_midnight_in_the_campaign_zone():
     assert parse_when("2026-12-02", end=False, option="--since", zone="Asia/Tokyo") == "2026-12-01T15:00:00.000000Z"
     assert parse_when("2026-12-02", end=True, option="--until", zone="Asia/Tokyo") == "2026-12-02T15:00:00.000000Z"
-    assert parse_when("2026-12-02T09:30", end=False, option="--since", zone="Asia/Tokyo") == \
-        "2026-12-02T00:30:00.000000Z"
+    assert (
+        parse_when("2026-12-02T09:30", end=False, option="--since", zone="Asia/Tokyo") == "2026-12-02T00:30:00.000000Z"
+    )
     # an explicit offset is kept; the zone's own offset follows its rules (DST in New York)
-    assert parse_when("2026-12-02T09:30+00:00", end=False, option="--since", zone="Asia/Tokyo") == \
-        "2026-12-02T09:30:00.000000Z"
-    assert parse_when("2026-07-01", end=False, option="--since", zone="America/New_York") == \
-        "2026-07-01T04:00:00.000000Z"
+    assert (
+        parse_when("2026-12-02T09:30+00:00", end=False, option="--since", zone="Asia/Tokyo")
+        == "2026-12-02T09:30:00.000000Z"
+    )
+    assert (
+        parse_when("2026-07-01", end=False, option="--since", zone="America/New_York") == "2026-07-01T04:00:00.000000Z"
+    )
 
 
 def test_since_and_until_read_in_the_campaign_zone(gurps: Cli):
     # a zone whose date differs from UTC's right now, so reading the date in UTC would answer otherwise
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     zone = "Etc/GMT+12" if now.hour < 12 else "Pacific/Kiritimati"  # UTC-12 / UTC+14
     gurps.run("settings", f"timezone={zone}")
     seq = gurps.json(*ROLL)["seq"]
     from zoneinfo import ZoneInfo
 
-    local_day = datetime.fromisoformat(gurps.json("history", "show", str(seq))["at"].replace("Z", "+00:00")) \
-        .astimezone(ZoneInfo(zone)).date()
+    local_day = (
+        datetime.fromisoformat(gurps.json("history", "show", str(seq))["at"].replace("Z", "+00:00"))
+        .astimezone(ZoneInfo(zone))
+        .date()
+    )
     assert local_day != now.date()
 
     def seqs(*options: str) -> list[int]:
@@ -159,10 +167,14 @@ def test_did_you_mean_prefers_a_prefix_and_a_reading():
 
 
 def test_not_found_suggests_by_prefix_in_both_languages(gurps: Cli):
-    assert gurps.error("char", "show", "鈴", code=1) == \
-        "error: no character named '鈴' in campaign 'テスト卓' (did you mean '鈴音'?)"
-    assert gurps.error("--lang", "ja", "char", "show", "鈴", code=1) == \
-        "エラー: キャンペーン 'テスト卓' にキャラクター '鈴' はいません ('鈴音' のことですか?)"
+    assert (
+        gurps.error("char", "show", "鈴", code=1)
+        == "error: no character named '鈴' in campaign 'テスト卓' (did you mean '鈴音'?)"
+    )
+    assert (
+        gurps.error("--lang", "ja", "char", "show", "鈴", code=1)
+        == "エラー: キャンペーン 'テスト卓' にキャラクター '鈴' はいません ('鈴音' のことですか?)"
+    )
 
 
 def test_full_width_numbers_dates_and_dice_are_read_as_typed_in_ココフォリア(gurps: Cli):
@@ -183,9 +195,20 @@ def test_half_width_number_leaves_text_alone():
     from campaign.cli.app import half_width_number
 
     assert [half_width_number(a) for a in ("－２", "＋３", "１ｈ", "２０２６－１２－０２", "−2", "--mod=－２")] == [
-        "-2", "+3", "1h", "2026-12-02", "-2", "--mod=-2"]
+        "-2",
+        "+3",
+        "1h",
+        "2026-12-02",
+        "-2",
+        "--mod=-2",
+    ]
     assert [half_width_number(a) for a in ("鈴音", "ＡＫＩ", "ｶﾀﾅ", "２号", "暗所恐怖症")] == [
-        "鈴音", "ＡＫＩ", "ｶﾀﾅ", "２号", "暗所恐怖症"]
+        "鈴音",
+        "ＡＫＩ",
+        "ｶﾀﾅ",
+        "２号",
+        "暗所恐怖症",
+    ]
 
 
 def test_the_physical_dice_prompt_asks_in_the_output_language():
@@ -201,10 +224,14 @@ def test_the_physical_dice_prompt_asks_in_the_output_language():
         asked[lang] = out.getvalue()
     i18n.use(None)
     # (the request's own words, "1d6 for the reunion check", come from campaign.core and are not converted yet)
-    assert asked["ja"] == ("1d6 for the reunion check、1個中1個目: "
-                           "  '７': d6 の出目は 1..6 の整数です。もう一度\n1d6 for the reunion check、1個中1個目: ")
-    assert asked["en"] == ("1d6 for the reunion check, die 1 of 1:   '７': a d6 shows a whole number 1..6; again\n"
-                           "1d6 for the reunion check, die 1 of 1: ")
+    assert asked["ja"] == (
+        "1d6 for the reunion check、1個中1個目: "
+        "  '７': d6 の出目は 1..6 の整数です。もう一度\n1d6 for the reunion check、1個中1個目: "
+    )
+    assert asked["en"] == (
+        "1d6 for the reunion check, die 1 of 1:   '７': a d6 shows a whole number 1..6; again\n"
+        "1d6 for the reunion check, die 1 of 1: "
+    )
 
 
 def test_a_reading_sorts_the_list_matches_a_typo_and_survives_export_and_import(cli: Cli, tmp_path):

@@ -66,8 +66,10 @@ def test_renamed_campaign_exports_and_imports_again(cli, tmp_path):
 
     fresh = Cli(str(tmp_path / "fresh.db"))
     said = fresh.run("import", str(second)).stdout
-    assert said.strip() == f"imported 写しの卓: {header_entries(second)} ledger entries, chain verified " \
-                           "(its entries keep the name テスト卓)"
+    assert (
+        said.strip() == f"imported 写しの卓: {header_entries(second)} ledger entries, chain verified "
+        "(its entries keep the name テスト卓)"
+    )
     assert fresh.json("-c", "写しの卓", "history", "verify")["ok"] is True
     again = fresh.json("import", str(second), "--as-name", "三つ目")
     assert again["campaign"] == "三つ目"

@@ -64,8 +64,10 @@ def test_a_new_file_gets_the_schema_the_migrations_give(tmp_path):
         conn = sqlite3.connect(path)
         try:
             rows = conn.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
-            return sorted((kind, name, sorted(line.strip().rstrip(",") for line in (sql or "").splitlines()))
-                          for kind, name, sql in rows)
+            return sorted(
+                (kind, name, sorted(line.strip().rstrip(",") for line in (sql or "").splitlines()))
+                for kind, name, sql in rows
+            )
         finally:
             conn.close()
 

@@ -31,16 +31,19 @@ def test_cp_total_accumulated_by_trait_adds_is_bounded(gurps):
     gurps.error("trait", "remove", "富豪", "貧乏", "--reason", "返済", code=1)
 
 
-@pytest.mark.parametrize(("args", "code"), [
-    (("char", "add", "X", "--player", "Aki", "--cp", BIG), 2),
-    (("char", "add", "X", "--player", "Aki", "--stat", f"IQ={BIG}"), 2),
-    (("char", "add", "X", "--player", "Aki", "--stat", f"IQ={HUGE}"), 2),
-    (("char", "set", "鈴音", "--cp", BIG), 2),
-    (("trait", "add", "鈴音", "T", "--cp", BIG), 2),
-    (("roll", f"1D{BIG}"), 2),
-    (("history", "--scenario", HUGE), 2),
-    (("history", "show", HUGE), 1),
-])
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("char", "add", "X", "--player", "Aki", "--cp", BIG), 2),
+        (("char", "add", "X", "--player", "Aki", "--stat", f"IQ={BIG}"), 2),
+        (("char", "add", "X", "--player", "Aki", "--stat", f"IQ={HUGE}"), 2),
+        (("char", "set", "鈴音", "--cp", BIG), 2),
+        (("trait", "add", "鈴音", "T", "--cp", BIG), 2),
+        (("roll", f"1D{BIG}"), 2),
+        (("history", "--scenario", HUGE), 2),
+        (("history", "show", HUGE), 1),
+    ],
+)
 def test_out_of_range_values_are_refused_alike(gurps, args, code):
     assert gurps.error(*args, code=code).startswith("error: ")
 

@@ -18,13 +18,46 @@ from campaign.seeds import load_tables
 from tests.cli.conftest import Cli
 
 # what the session's commands typed: names, reasons, and the typos the errors echo
-NAMES = ("夜桜", "Aki2", "Akj", "Aki", "鈴音", "刀矢", "第一話", "第二話", "暗所恐怖症", "回避", "霧の中に消えた", "幼馴染",
-         "'fr'", "鈴", "夜")
+NAMES = (
+    "夜桜",
+    "Aki2",
+    "Akj",
+    "Aki",
+    "鈴音",
+    "刀矢",
+    "第一話",
+    "第二話",
+    "暗所恐怖症",
+    "回避",
+    "霧の中に消えた",
+    "幼馴染",
+    "'fr'",
+    "鈴",
+    "夜",
+)
 SESSION: list[tuple[tuple[str, ...], int]] = [
     (("init", "夜桜"), 0),
     (("player", "add", "Aki"), 0),
-    (("char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "HT=11", "--stat", "FP=11",
-      "--stat", "HP=11", "--cp", "100"), 0),
+    (
+        (
+            "char",
+            "add",
+            "鈴音",
+            "--player",
+            "Aki",
+            "--stat",
+            "Will=11",
+            "--stat",
+            "HT=11",
+            "--stat",
+            "FP=11",
+            "--stat",
+            "HP=11",
+            "--cp",
+            "100",
+        ),
+        0,
+    ),
     (("char", "add", "刀矢", "--player", "Aki", "--stat", "Will=13", "--stat", "HT=12", "--cp", "100"), 0),
     (("char", "relate", "刀矢", "鈴音", "--note", "幼馴染"), 0),
     (("scenario", "start", "第一話", "--with", "鈴音", "--with", "刀矢"), 0),
@@ -54,7 +87,8 @@ SESSION: list[tuple[tuple[str, ...], int]] = [
 ALLOWED = re.compile(
     r"`[^`]*`|--[a-z-]+|(?<![A-Za-z])(ST|DX|IQ|HT|HP|FP|CP|GM|PC|NPC|SHA-256|gurps3-ja|2d6-ja|ja|en|none|lang"
     r"|fright_cap)(?![A-Za-z])"
-    r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(CRT|FEAR|REACT|YSFMB|YFMB|HCRT|FMB|GFMB|X\d)[-+\d]*")
+    r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(CRT|FEAR|REACT|YSFMB|YFMB|HCRT|FMB|GFMB|X\d)[-+\d]*"
+)
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e]")
 

@@ -14,8 +14,7 @@ from tests.cli.conftest import Cli
 @pytest.mark.parametrize("name", ["--help", "-x", "-", "  -c"])
 def test_init_refuses_a_name_that_reads_as_an_option(cli, name):
     message = cli.error("init", "--", name, code=2)
-    assert message == f"error: campaign name must not begin with '-' (it would read as an option): " \
-                      f"{name.strip()!r}"
+    assert message == f"error: campaign name must not begin with '-' (it would read as an option): {name.strip()!r}"
     cli.run("init", "卓")  # the database is usable, and holds only this one
     assert [row["name"] for row in cli.json("list")] == ["卓"]
 

@@ -14,9 +14,18 @@ from campaign.cli import output
 
 # Every listing command, with what it needs, on the `gurps` party.
 LISTINGS = [
-    ("char", "list"), ("player", "list"), ("table", "list"), ("trait", "list", "鈴音"),
-    ("condition", "list"), ("missing", "list"), ("scenario", "list"), ("history",), ("list",),
-    ("ref", "list"), ("char", "timeline", "鈴音"), ("time", "show"),
+    ("char", "list"),
+    ("player", "list"),
+    ("table", "list"),
+    ("trait", "list", "鈴音"),
+    ("condition", "list"),
+    ("missing", "list"),
+    ("scenario", "list"),
+    ("history",),
+    ("list",),
+    ("ref", "list"),
+    ("char", "timeline", "鈴音"),
+    ("time", "show"),
 ]
 
 
@@ -40,14 +49,17 @@ def test_every_listing_prints_json_csv_with_bom_and_a_table(sqlite_gurps, comman
     assert sqlite_gurps.run(*command).exit_code == 0
 
 
-@pytest.mark.parametrize("command, line", [
-    (("missing", "list"), "行方不明のキャラクターはいません (no missing characters)"),
-    (("scenario", "list"), "シナリオはまだありません (no scenarios yet)"),
-    (("condition", "list"), "状態異常はありません"),
-    (("trait", "list", "鈴音"), "鈴音 has no traits (CP total 100)"),
-    (("history", "--kind", "fright"), "no matching entries"),
-    (("time", "show"), "時間制限のある状態異常はありません (no timed conditions)"),
-])
+@pytest.mark.parametrize(
+    "command, line",
+    [
+        (("missing", "list"), "行方不明のキャラクターはいません (no missing characters)"),
+        (("scenario", "list"), "シナリオはまだありません (no scenarios yet)"),
+        (("condition", "list"), "状態異常はありません"),
+        (("trait", "list", "鈴音"), "鈴音 has no traits (CP total 100)"),
+        (("history", "--kind", "fright"), "no matching entries"),
+        (("time", "show"), "時間制限のある状態異常はありません (no timed conditions)"),
+    ],
+)
 def test_an_empty_listing_is_one_line_not_an_empty_box(sqlite_gurps, command, line):
     result = sqlite_gurps.run(*command)
     assert line in result.stdout and result.stderr == ""  # the listing's result: nothing
@@ -68,9 +80,23 @@ def test_table_list_keeps_japanese_names_whole_at_80_columns(sqlite_gurps, monke
 
 
 def test_char_show_wraps_stats_instead_of_cutting_them(sqlite_gurps, monkeypatch):
-    stats = [f"{key}={value}" for key, value in
-             [("ST", 10), ("DX", 12), ("Per", 13), ("Dodge", 8), ("Luck", 3), ("心", 3), ("技", 4), ("体", 2),
-              ("Speed", 6), ("Move", 5), ("Fright", 11), ("Sense", 14)]]
+    stats = [
+        f"{key}={value}"
+        for key, value in [
+            ("ST", 10),
+            ("DX", 12),
+            ("Per", 13),
+            ("Dodge", 8),
+            ("Luck", 3),
+            ("心", 3),
+            ("技", 4),
+            ("体", 2),
+            ("Speed", 6),
+            ("Move", 5),
+            ("Fright", 11),
+            ("Sense", 14),
+        ]
+    ]
     sqlite_gurps.run("char", "set", "鈴音", *[a for s in stats for a in ("--stat", s)], "--new-stat")
     monkeypatch.setenv("COLUMNS", "80")
     out = sqlite_gurps.run("char", "show", "鈴音").stdout

@@ -37,17 +37,19 @@ def test_short_dice_say_how_many_more_and_for_what(gurps):
     before = entries(gurps)
     # Will 11: 6+5+5 = 16 fails by 5, so the fright table's 3d6 is needed next
     assert gurps.error("fright", "鈴音", "--dice", "6 5 5", code=2) == (
-        "error: --dice: not enough faces, need 3 more: 3d6 for the fright table of 鈴音")
+        "error: --dice: not enough faces, need 3 more: 3d6 for the fright table of 鈴音"
+    )
     assert gurps.error("fright", "鈴音", "--dice", "6,5,5,6", code=2).endswith(
-        "need 2 more: 3d6 for the fright table of 鈴音")
-    assert gurps.error("fright", "鈴音", "--dice", "6", code=2).endswith(
-        "need 2 more: 3d6 for the Will roll of 鈴音")
-    assert gurps.error("roll", "3D6+1D8", "--dice", "1 2 3", code=2).endswith(
-        "need 1 more: 1d8 for the roll 3D6+1D8")
+        "need 2 more: 3d6 for the fright table of 鈴音"
+    )
+    assert gurps.error("fright", "鈴音", "--dice", "6", code=2).endswith("need 2 more: 3d6 for the Will roll of 鈴音")
+    assert gurps.error("roll", "3D6+1D8", "--dice", "1 2 3", code=2).endswith("need 1 more: 1d8 for the roll 3D6+1D8")
     assert gurps.error("check", "ability", "鈴音", "IQ", "--target", "15", "--dice", "3", code=2).endswith(
-        "need 1 more: 2d6 for the ability check of 鈴音")
+        "need 1 more: 2d6 for the ability check of 鈴音"
+    )
     assert gurps.error("table", "roll", "CRT", "--dice", "", code=2) == (
-        "error: --dice: face 1 ('') is not a whole number")
+        "error: --dice: face 1 ('') is not a whole number"
+    )
     assert entries(gurps) == before  # every refusal changed nothing
 
 
@@ -89,7 +91,8 @@ def test_grenade_flag_decides_the_firearm_jam_reroll(gurps):
     assert rerolled["detail"]["declined"] == []
     # unstated: rolled and shown as conditional, as before (scripts keep working)
     assert gurps.error("table", "roll", "GFMB", "--dice", "3 3 3", code=2).endswith(
-        "need 3 more: 3d6 for the firearm fumble table (reroll)")
+        "need 3 more: 3d6 for the firearm fumble table (reroll)"
+    )
     human = gurps.run("table", "roll", "GFMB", "--no-grenade", "--dice", "3,3,3").stdout
     assert "declined" in human and "grenade" in human
     assert gurps.json("history", "verify")["ok"]
@@ -102,7 +105,8 @@ def test_weapon_flag_decides_the_fumble_rerolls(sqlite_gurps):
     rerolled = sqlite_gurps.json("table", "roll", "FMB", "--weapon", "impaling", "--dice", "1 1 3 3 3 1")
     assert [s["total"] for s in rerolled["sub_entries"]] == [7]
     assert sqlite_gurps.error("table", "roll", "FMB", "--weapon", "mace", code=2) == (
-        "error: --weapon 'mace': say crushing, impaling or other")
+        "error: --weapon 'mace': say crushing, impaling or other"
+    )
 
 
 def test_prompt_dice_validates_and_aborts():
@@ -128,8 +132,13 @@ class Terminal:
     def __init__(self, *args: str) -> None:
         self.master, slave = pty.openpty()
         script = Path(sys.executable).with_name("campaign")
-        self.process = subprocess.Popen([str(script), *args], stdin=slave, stderr=slave, stdout=subprocess.PIPE,
-                                        env={**os.environ, "COLUMNS": "200"})
+        self.process = subprocess.Popen(
+            [str(script), *args],
+            stdin=slave,
+            stderr=slave,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "COLUMNS": "200"},
+        )
         os.close(slave)
         self.seen = ""
 
@@ -140,7 +149,7 @@ class Terminal:
             if not ready:
                 raise AssertionError(f"no {text!r} on the terminal; saw {self.seen!r}")
             self.seen += os.read(self.master, 4096).decode("utf-8", "replace")
-        self.seen = self.seen[self.seen.index(text) + len(text):]
+        self.seen = self.seen[self.seen.index(text) + len(text) :]
 
     def answer(self, prompt: str, text: str) -> None:
         self.expect(prompt)
@@ -180,8 +189,11 @@ def test_physical_asks_each_die_on_a_terminal(tmp_path, monkeypatch):
     code, stdout = term.finish()
     assert code == 0, term.seen
     result = json.loads(stdout)
-    assert (result["check"]["dice"], result["sub_rolls"][0]["dice"], result["source"]) == ([6, 5, 5], [6, 6, 6],
-                                                                                          "prompted")
+    assert (result["check"]["dice"], result["sub_rolls"][0]["dice"], result["source"]) == (
+        [6, 5, 5],
+        [6, 6, 6],
+        "prompted",
+    )
     assert entries(cli) > before and cli.json("history", "verify")["ok"]
 
 

@@ -20,24 +20,29 @@ def count(cli: Cli) -> int:
     return len(cli.json("history", "--all"))
 
 
-@pytest.mark.parametrize("how", [("char", "kill", "刀矢", "--reason", "崩落"),
-                                 ("char", "retire", "刀矢", "--reason", "引退")])
+@pytest.mark.parametrize(
+    "how", [("char", "kill", "刀矢", "--reason", "崩落"), ("char", "retire", "刀矢", "--reason", "引退")]
+)
 def test_checks_refuse_the_dead_and_retired_rolls_warn(sqlite_gurps, how):
     cli = sqlite_gurps
     cli.run(*how)
     status = "dead" if how[1] == "kill" else "retired"
     before = count(cli)
-    for command in (("fright", "刀矢", "--dice", "1,1,1"),
-                    ("fright", "刀矢", "--anyway", "--dice", "1,1,1"),  # --anyway is for the missing only
-                    ("check", "ability", "刀矢", "IQ", "--target", "10", "--dice", "3,4"),
-                    ("check", "coop", "IQ", "--with", "鈴音", "--with", "刀矢", "--target", "10", "--dice", "1,2,3"),
-                    ("check", "oppose", "--active", "鈴音:IQ", "--passive", "刀矢:IQ", "--dice", "1,2,3,4")):
+    for command in (
+        ("fright", "刀矢", "--dice", "1,1,1"),
+        ("fright", "刀矢", "--anyway", "--dice", "1,1,1"),  # --anyway is for the missing only
+        ("check", "ability", "刀矢", "IQ", "--target", "10", "--dice", "3,4"),
+        ("check", "coop", "IQ", "--with", "鈴音", "--with", "刀矢", "--target", "10", "--dice", "1,2,3"),
+        ("check", "oppose", "--active", "鈴音:IQ", "--passive", "刀矢:IQ", "--dice", "1,2,3,4"),
+    ):
         message = cli.error(*command, code=1)
         assert message.startswith(f"error: 刀矢 is {status}: no ") and "\n" not in message
     assert count(cli) == before
-    for command in (("roll", "2D6", "--char", "刀矢", "--dice", "3,4"),
-                    ("table", "roll", "CRT", "--char", "刀矢", "--dice", "3,4,5"),
-                    ("ref", "show", "命中部位", "--roll", "--char", "刀矢", "--dice", "3,3,4")):
+    for command in (
+        ("roll", "2D6", "--char", "刀矢", "--dice", "3,4"),
+        ("table", "roll", "CRT", "--char", "刀矢", "--dice", "3,4,5"),
+        ("ref", "show", "命中部位", "--roll", "--char", "刀矢", "--dice", "3,3,4"),
+    ):
         result = cli.run(*command)
         assert result.stderr == f"warning: 刀矢 is {status} and not in play\n"
         assert cli.json(*command)["warnings"] == [f"刀矢 is {status} and not in play"]
@@ -48,10 +53,13 @@ def test_a_missing_character_is_checked_only_with_anyway(gurps):
     gurps.run("missing", "mark", "鈴音")
     before = count(gurps)
     message = gurps.error("fright", "鈴音", "--dice", "1,1,1", code=1)
-    assert message == ("error: 鈴音 is missing and not in play: a fright check needs the character present "
-                       "(--anyway if the story brings them on stage)")
-    assert "an ability check needs" in gurps.error("check", "ability", "鈴音", "IQ", "--target", "10",
-                                                   "--dice", "3,4", code=1)
+    assert message == (
+        "error: 鈴音 is missing and not in play: a fright check needs the character present "
+        "(--anyway if the story brings them on stage)"
+    )
+    assert "an ability check needs" in gurps.error(
+        "check", "ability", "鈴音", "IQ", "--target", "10", "--dice", "3,4", code=1
+    )
     assert count(gurps) == before
 
     # the story brings her on stage: --anyway checks her, logged with the warning

@@ -35,8 +35,25 @@ def verified(cli: Cli) -> dict:
 def phobia_party(cli: Cli) -> Cli:
     cli.run("init", "卓")
     cli.run("player", "add", "Aki")
-    cli.run("char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "HT=11", "--stat", "IQ=12",
-            "--stat", "FP=11", "--stat", "HP=11", "--cp", "150")
+    cli.run(
+        "char",
+        "add",
+        "鈴音",
+        "--player",
+        "Aki",
+        "--stat",
+        "Will=11",
+        "--stat",
+        "HT=11",
+        "--stat",
+        "IQ=12",
+        "--stat",
+        "FP=11",
+        "--stat",
+        "HP=11",
+        "--cp",
+        "150",
+    )
     return cli
 
 
@@ -114,8 +131,7 @@ def test_a_void_can_be_voided_and_sub_entries_show_as_voided(party):
     assert "鈴音: trait '暗所恐怖症' (-10 CP) restored" in restored["reversed"]
     assert party.json("history", "show", str(fright["seq"]))["voided_by"] is None
     assert [t["name"] for t in party.json("char", "show", "鈴音")["traits"]] == ["暗所恐怖症"]
-    assert "void it directly" in party.error("history", "void", "--yes", str(restored["seq"]), "--reason", "x",
-                                             code=1)
+    assert "void it directly" in party.error("history", "void", "--yes", str(restored["seq"]), "--reason", "x", code=1)
     again = party.json("history", "void", "--yes", str(fright["seq"]), "--reason", "no, really")
     assert party.json("history", "show", str(fright["seq"]))["voided_by"] == again["seq"]
     assert party.json("char", "show", "鈴音")["cp_total"] == 150
@@ -215,8 +231,11 @@ def test_a_direct_edit_of_state_fails_verify_naming_the_table(lost, db_url, tabl
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_a_forged_stat_is_named_with_expected_and_found(party, db_url):
-    execute(db_url, "UPDATE characters SET stats = ? WHERE name = '鈴音'",
-            (json.dumps({"Will": 20, "HT": 11, "IQ": 12, "FP": 11, "HP": 11}),))
+    execute(
+        db_url,
+        "UPDATE characters SET stats = ? WHERE name = '鈴音'",
+        (json.dumps({"Will": 20, "HT": 11, "IQ": 12, "FP": 11, "HP": 11}),),
+    )
     report = party.json("history", "verify", expect=1)["state"]
     assert (report["table"], report["key"], report["column"]) == ("characters", "鈴音", "stats")
     assert report["expected"]["Will"] == 11 and report["found"]["Will"] == 20
@@ -244,8 +263,20 @@ def _forge(items, kind):
         row = _line(items, "reunion_check")
         row.update(roll=7, success=True)
     elif kind == "untracked trait":
-        items.insert(3, {"type": "trait", "character": "鈴音", "name": "隠し", "category": "advantage", "cp": 50,
-                         "counts_toward_limit": True, "origin": "2.9", "source_seq": 2, "removed_seq": None})
+        items.insert(
+            3,
+            {
+                "type": "trait",
+                "character": "鈴音",
+                "name": "隠し",
+                "category": "advantage",
+                "cp": 50,
+                "counts_toward_limit": True,
+                "origin": "2.9",
+                "source_seq": 2,
+                "removed_seq": None,
+            },
+        )
     elif kind == "stats as strings":
         _line(items, "character", name="鈴音")["stats"]["Will"] = "11"
     elif kind == "settings as a list":
@@ -257,8 +288,16 @@ def _forge(items, kind):
     return items
 
 
-FORGERIES = ["CP 999", "Will 20", "reunion 7 on 1d6", "untracked trait", "stats as strings",
-             "settings as a list", "NaN", "10**30"]
+FORGERIES = [
+    "CP 999",
+    "Will 20",
+    "reunion 7 on 1d6",
+    "untracked trait",
+    "stats as strings",
+    "settings as a list",
+    "NaN",
+    "10**30",
+]
 
 
 def forgery_source(cli: Cli) -> None:
@@ -276,8 +315,11 @@ def forgery_source(cli: Cli) -> None:
 @pytest.mark.dialect
 @pytest.mark.parametrize("forgery", FORGERIES)
 def test_an_import_with_forged_state_lines_is_refused_and_changes_nothing(tmp_path, db_url, forgery, request):
-    source = Cli(party_copy(request, "forgery_source", str(tmp_path / "source.db"),
-                            lambda db: forgery_source(Cli(db)), campaign="卓"))
+    source = Cli(
+        party_copy(
+            request, "forgery_source", str(tmp_path / "source.db"), lambda db: forgery_source(Cli(db)), campaign="卓"
+        )
+    )
     items = _forge(_exported(source, tmp_path), forgery)
     path = tmp_path / "forged.jsonl"
     path.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")

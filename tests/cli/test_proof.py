@@ -72,8 +72,10 @@ def test_the_latest_seal_is_the_default_head_and_head_picks_an_earlier_one(sqlit
     assert latest["head"] == second and earlier["head"] == first and latest["entries"] == earlier["entries"] + 2
     # A bundle proves against the seals it holds only: b.json ends before the second seal.
     message = cli.error("proof", "check", str(tmp_path / "b.json"), "--head", second, code=1)
-    assert message == ("proof rejected: this bundle does not contain your seal: the bundle ends before it, "
-                       "the history was rewritten after it, or the hash is mistyped")
+    assert message == (
+        "proof rejected: this bundle does not contain your seal: the bundle ends before it, "
+        "the history was rewritten after it, or the hash is mistyped"
+    )
     # a.json runs on to the second seal; checked against the first (inside it), it holds.
     for given in (first, first[:16].upper()):
         held = cli.json("proof", "check", str(tmp_path / "a.json"), "--head", given)
@@ -82,8 +84,9 @@ def test_the_latest_seal_is_the_default_head_and_head_picks_an_earlier_one(sqlit
         assert standalone.check_file(str(tmp_path / "a.json"), given.lower()) == held
     human = cli.run("proof", "check", str(tmp_path / "a.json"), "--head", first[:16]).stdout.splitlines()
     assert human[0] == first and f"sealed at #{earlier['head_seq']} " in human[1]
-    assert human[-1] == (f"  the bundle runs on to seal #{latest['head_seq']}; your seal #{earlier['head_seq']} "
-                         "proves it up to there")
+    assert human[-1] == (
+        f"  the bundle runs on to seal #{latest['head_seq']}; your seal #{earlier['head_seq']} proves it up to there"
+    )
     # The seal itself can be proven (a bundle of one entry).
     seal_seq = earlier["head_seq"]
     alone = json.loads(cli.run("history", "proof", str(seal_seq), "--head", first, "-o", "-", "--json").stdout)
@@ -102,8 +105,9 @@ def test_proof_refusals_write_nothing(sqlite_gurps, tmp_path):
     assert "after the seal" in cli.error("history", "proof", str(last["seq"]), "-o", str(out), code=1)
     assert "not a seal" in cli.error("history", "proof", "1", "--head", last["hash"], "-o", str(out), code=1)
     assert "no seal with hash" in cli.error("history", "proof", "1", "--head", "ab" * 32, "-o", str(out), code=1)
-    assert "64 hex digits, or its first 16" in cli.error("history", "proof", "1", "--head", "abc", "-o", str(out),
-                                                         code=2)
+    assert "64 hex digits, or its first 16" in cli.error(
+        "history", "proof", "1", "--head", "abc", "-o", str(out), code=2
+    )
     assert "no ledger entry #999" in cli.error("history", "proof", "999", "-o", str(out), code=1)
     assert "no ledger entry #0" in cli.error("history", "proof", "0", "-o", str(out), code=1)
     assert list((tmp_path / "out").iterdir()) == []
@@ -119,8 +123,9 @@ def test_proof_check_needs_no_database(sqlite_gurps, tmp_path):
 
     from campaign.cli.app import app
 
-    result = CliRunner().invoke(app, ["--db", str(tmp_path / "nowhere" / "x.db"), "proof", "check", str(out),
-                                      "--head", head, "--json"])
+    result = CliRunner().invoke(
+        app, ["--db", str(tmp_path / "nowhere" / "x.db"), "proof", "check", str(out), "--head", head, "--json"]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["ok"]
     assert not (tmp_path / "nowhere").exists()
@@ -143,7 +148,7 @@ def test_every_single_byte_change_is_rejected_by_both_checkers(bundle_bytes):
         original = data[position]
         # Two different changes per byte; neither is JSON whitespace, so each changes content.
         for replacement in {original ^ 0x01, ord("x") if original != ord("x") else ord("y")}:
-            tampered = data[:position] + bytes([replacement]) + data[position + 1:]
+            tampered = data[:position] + bytes([replacement]) + data[position + 1 :]
             mine, theirs = both_reject(tampered)
             assert str(mine) == str(theirs), (position, replacement)
 
@@ -162,7 +167,7 @@ def test_a_changed_record_byte_is_rejected_naming_the_entry(bundle_bytes):
                 if field == "record":
                     swapped = chr(ord(char) ^ 0x01) if char not in '"\\' else "'"
                 tampered = json.loads(data)
-                tampered["entries"][index][field] = value[:position] + swapped + value[position + 1:]
+                tampered["entries"][index][field] = value[:position] + swapped + value[position + 1 :]
                 encoded = json.dumps(tampered, ensure_ascii=False).encode("utf-8")
                 mine, theirs = both_reject(encoded)
                 assert mine.seq == theirs.seq == first + index, (field, position, str(mine))
@@ -198,9 +203,12 @@ def test_reordered_missing_or_extra_entries_are_rejected(bundle_bytes):
 def test_standalone_checker_agrees_with_the_ledger():
     values = [
         {"campaign": "百鬼夜翔 夜桜編", "seq": 1, "dice": [1, 4, 6], "detail": {"z": None, "a": [True, False]}},
-        {"b": "tab\tnewline\n quote\" backslash\\ nul\u0000 emoji 🎲 ｱ", "a": -0, "c": 10**30, "d": 1.5},
+        {"b": 'tab\tnewline\n quote" backslash\\ nul\u0000 emoji 🎲 ｱ', "a": -0, "c": 10**30, "d": 1.5},
         {"nested": {"keys": {"sort": 1, "Sort": 2, "ソート": 3}}, "empty": {}, "list": []},
-        ["not", "an", "object"], "plain text", 12345, None,
+        ["not", "an", "object"],
+        "plain text",
+        12345,
+        None,
     ]
     prev = ledger.GENESIS_HASH
     for value in values:
@@ -233,8 +241,7 @@ def test_a_copy_of_the_standalone_script_checks_bundles_on_its_own(bundle_bytes,
     bad.write_bytes(data.replace(b"1,4,6", b"1,4,5", 1))
 
     def run(*args):  # -I: isolated, so nothing of the project's checkout is importable
-        return subprocess.run([sys.executable, "-I", str(script), *args], capture_output=True, text=True,
-                              cwd=elsewhere)
+        return subprocess.run([sys.executable, "-I", str(script), *args], capture_output=True, text=True, cwd=elsewhere)
 
     ok = run(str(good), "--head", head)
     assert ok.returncode == 0, ok.stderr
@@ -253,8 +260,11 @@ def test_python_m_campaign_proofcheck(bundle_bytes, tmp_path):
     data, head = bundle_bytes
     path = tmp_path / "proof.json"
     path.write_bytes(data)
-    result = subprocess.run([sys.executable, "-m", "campaign.proofcheck", str(path), "--head", head, "--json"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "campaign.proofcheck", str(path), "--head", head, "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["head"] == head
 
@@ -264,8 +274,12 @@ def test_proof_check_errors(sqlite_gurps, tmp_path):
     assert "cannot read" in cli.error("proof", "check", str(tmp_path / "missing.json"), code=1)
     (tmp_path / "junk.json").write_text("{not json", encoding="utf-8")
     assert "not valid JSON" in cli.error("proof", "check", str(tmp_path / "junk.json"), code=1)
-    assert "64 hex digits, or its first 16" in cli.error("proof", "check", str(tmp_path / "junk.json"), "--head",
-                                                         "12", code=2)
+    assert "64 hex digits, or its first 16" in cli.error(
+        "proof", "check", str(tmp_path / "junk.json"), "--head", "12", code=2
+    )
     rejected = cli.run("proof", "check", str(tmp_path / "junk.json"), "--json", expect=1)
-    assert json.loads(rejected.stdout) == {"ok": False, "bad_seq": None, "reason": rejected.stderr.split(": ", 1)[1]
-                                           .strip()}
+    assert json.loads(rejected.stdout) == {
+        "ok": False,
+        "bad_seq": None,
+        "reason": rejected.stderr.split(": ", 1)[1].strip(),
+    }

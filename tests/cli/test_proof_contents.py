@@ -67,10 +67,12 @@ def rechain(bundle: dict, seq: int, change) -> dict:
 
 def edit_record(change):
     """A `rechain` change that edits the parsed record and writes it canonically."""
+
     def edit(text: str) -> str:
         record = json.loads(text)
         change(record)
         return chain.canonical_json(record)
+
     return edit
 
 
@@ -85,8 +87,7 @@ def test_a_proof_of_a_voided_entry_says_which_void_took_it_back(gurps, tmp_path)
     held = both_hold(bundle, bundle["head"])
     assert (held["ok"], held["voided_by"], held["revealed_by"]) == (True, void["seq"], None)
     human = gurps.run("proof", "check", str(tmp_path / f"proof-{rolled['seq']}.json")).stdout.splitlines()
-    assert f"  voided: entry #{void['seq']} took entry #{rolled['seq']} back (within seal #{held['head_seq']})" \
-        in human
+    assert f"  voided: entry #{void['seq']} took entry #{rolled['seq']} back (within seal #{held['head_seq']})" in human
 
 
 def test_a_void_after_your_seal_is_not_counted_and_a_taken_back_void_revives(sqlite_gurps, tmp_path):
@@ -136,8 +137,9 @@ def test_a_wrong_reveal_is_rejected_even_with_every_hash_recomputed(revealed):
     def other_commitment(record):  # self-consistent, but not what the roll committed to
         detail = record["detail"]
         detail["result"]["total"] = record["total"] = 3
-        detail["commitment"] = hashlib.sha256((detail["salt"] + chain.canonical_json(detail["result"]))
-                                              .encode()).hexdigest()
+        detail["commitment"] = hashlib.sha256(
+            (detail["salt"] + chain.canonical_json(detail["result"])).encode()
+        ).hexdigest()
 
     wrong = f"entry #{reveal}: the reveal does not match the commitment of #{secret} (wrong result or salt)"
     for change in (total, salt, other_commitment):
@@ -160,8 +162,10 @@ def test_a_secret_roll_revealed_twice_is_rejected(revealed):
     entries[-1]["record"] = chain.canonical_json(seal)
     twice["head_seq"] += 1
     forged = rechain(twice, reveal + 1, lambda text: text)
-    assert both_reject(forged) == f"entry #{reveal + 1}: secret roll #{secret} is revealed twice (#{reveal}, " \
-                                  f"#{reveal + 1})"
+    assert (
+        both_reject(forged) == f"entry #{reveal + 1}: secret roll #{secret} is revealed twice (#{reveal}, "
+        f"#{reveal + 1})"
+    )
 
 
 # --- canonical records of valid UTF-8 ----------------------------------------------
@@ -208,8 +212,10 @@ def test_a_deeply_nested_bundle_is_one_line_never_a_recursion_error(bundle_and_s
     cli = sqlite_gurps.run("proof", "check", str(path), expect=1)
     assert cli.stderr.strip() == "proof rejected: the bundle is nested more than 64 levels deep"
     alone = subprocess.run([sys.executable, "-I", standalone.__file__, str(path)], capture_output=True, text=True)
-    assert (alone.returncode, alone.stderr.strip()) == (1, "proof rejected: the bundle is nested more than 64 "
-                                                           "levels deep")
+    assert (alone.returncode, alone.stderr.strip()) == (
+        1,
+        "proof rejected: the bundle is nested more than 64 levels deep",
+    )
 
 
 def test_the_bundle_size_is_bounded(bundle_and_seq, tmp_path, monkeypatch):
@@ -221,8 +227,10 @@ def test_the_bundle_size_is_bounded(bundle_and_seq, tmp_path, monkeypatch):
     path.write_bytes(data)
     assert standalone.check_file(str(path)) == as_json(project.check_file(str(path)))
     path.write_bytes(data + b" ")
-    for checker, rejected in ((standalone.check_file, standalone.Rejected),
-                              (project.check_file, project.ProofRejected)):
+    for checker, rejected in (
+        (standalone.check_file, standalone.Rejected),
+        (project.check_file, project.ProofRejected),
+    ):
         with pytest.raises(rejected, match=r"^the bundle is larger than 0 MiB$"):
             checker(str(path))
 
@@ -247,8 +255,9 @@ def test_head_forms_are_those_of_verify(sqlite_gurps, tmp_path, monkeypatch):
     assert written["head"] == sealed["head"]
     for bad in (sealed["head"][:15], "xyz", sealed["head"] + "a"):
         assert "64 hex digits, or its first 16 or more" in cli.error("proof", "check", str(out), "--head", bad, code=2)
-        alone = subprocess.run([sys.executable, "-I", standalone.__file__, str(out), "--head", bad],
-                               capture_output=True, text=True)
+        alone = subprocess.run(
+            [sys.executable, "-I", standalone.__file__, str(out), "--head", bad], capture_output=True, text=True
+        )
         assert alone.returncode == 2 and "64 hex digits, or its first 16 or more" in alone.stderr
     # an ambiguous prefix (made possible by a one-digit minimum) is refused, exit 2
     monkeypatch.setattr(verification, "MIN_HEAD_PREFIX", 1)
@@ -260,8 +269,9 @@ def test_head_forms_are_those_of_verify(sqlite_gurps, tmp_path, monkeypatch):
         standalone.check(bundle, digit)
     with pytest.raises(BadInput, match=f"^--head {digit}: matches seals #"):
         project.check_bundle(bundle, digit)
-    assert "give more digits" in cli.error("proof", "check", str(tmp_path / f"proof-{rolled['seq']}.json"),
-                                           "--head", digit, code=2)
+    assert "give more digits" in cli.error(
+        "proof", "check", str(tmp_path / f"proof-{rolled['seq']}.json"), "--head", digit, code=2
+    )
 
 
 def test_a_sub_roll_is_voided_with_its_check(sqlite_gurps, tmp_path):
@@ -287,8 +297,9 @@ def test_odd_values_in_hashed_records_never_crash_a_checker(bundle_and_seq):
         lambda r: r.update(kind="reveal", detail=[1]),
         lambda r: r.update(kind="reveal", detail={"reveals": [seq]}),
         lambda r: r.update(kind="reveal", detail={"reveals": seq - 1, "commitment": 5, "salt": None, "result": "x"}),
-        lambda r: r.update(kind="reveal", detail={"reveals": seq - 1, "commitment": "0" * 64, "salt": "a",
-                                                  "result": {}}),
+        lambda r: r.update(
+            kind="reveal", detail={"reveals": seq - 1, "commitment": "0" * 64, "salt": "a", "result": {}}
+        ),
     ]
     for change in odd:
         forged = rechain(bundle, seq, edit_record(change))
@@ -312,7 +323,7 @@ def test_the_nesting_scan_counts_what_json_nests_and_not_what_strings_hold():
     import random
 
     generator = random.Random(2026)
-    tricky = ['\\', '"', '\\"', '\\\\', '[', ']', '{', '}', '"[', '\\\\"{', 'é', '\u2028', 'a']
+    tricky = ["\\", '"', '\\"', "\\\\", "[", "]", "{", "}", '"[', '\\\\"{', "é", "\u2028", "a"]
 
     def value(depth: int):
         if depth == 0 or generator.random() < 0.2:

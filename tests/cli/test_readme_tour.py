@@ -44,8 +44,11 @@ def console_lines() -> list[tuple[str, list[str]]]:
 
 
 def _shown(lines: list[str]) -> list[str]:
-    return [line for line in lines if line.strip() and "…" not in line and not HEX.fullmatch(line)
-            and not line.startswith(("{", "["))]
+    return [
+        line
+        for line in lines
+        if line.strip() and "…" not in line and not HEX.fullmatch(line) and not line.startswith(("{", "["))
+    ]
 
 
 def test_the_readme_tour_runs_line_by_line(db_url, tmp_path, monkeypatch):

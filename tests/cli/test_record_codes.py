@@ -28,8 +28,9 @@ def _raw_records(cli, tmp_path) -> dict[int, dict]:
     out = tmp_path / "export.jsonl"
     cli.run("export", str(out))
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    return {record["seq"]: record for record in (json.loads(line["record"]) for line in lines
-                                                 if line["type"] == "entry")}
+    return {
+        record["seq"]: record for record in (json.loads(line["record"]) for line in lines if line["type"] == "entry")
+    }
 
 
 def test_a_fright_record_holds_codes_and_history_shows_the_words(gurps, tmp_path):
@@ -43,7 +44,12 @@ def test_a_fright_record_holds_codes_and_history_shows_the_words(gurps, tmp_path
     assert "ja" not in detail["table"] and "en" not in detail["table"]
     [effect] = detail["effects"]
     assert {k: effect[k] for k in ("kind", "condition", "duration", "unit", "recovery")} == {
-        "kind": "condition", "condition": "stun", "duration": 4, "unit": "turn", "recovery": "will"}
+        "kind": "condition",
+        "condition": "stun",
+        "duration": 4,
+        "unit": "turn",
+        "recovery": "will",
+    }
     assert not set(labels.CONDITION_TEXT_KEYS) & set(effect)
     raw = _raw_records(gurps, tmp_path)
     assert raw[seq]["detail"] == detail

@@ -24,8 +24,13 @@ def test_ref_show_prints_an_aligned_table_and_json(sqlite_gurps: Cli):
     view = sqlite_gurps.json("ref", "show", "姿勢")
     assert (view["key"], view["name"], view["rollable"]) == ("posture", "姿勢表", False)
     assert [c["key"] for c in view["columns"]] == ["posture", "attack", "defense", "move"]
-    assert view["data"][2] == {"index": 3, "posture": "膝つき / kneeling", "attack": "-2",
-                               "defense": "長射程武器で狙うと-2、能動防御-2", "move": "1ヘクスにつき移動力+2"}
+    assert view["data"][2] == {
+        "index": 3,
+        "posture": "膝つき / kneeling",
+        "attack": "-2",
+        "defense": "長射程武器で狙うと-2、能動防御-2",
+        "move": "1ヘクスにつき移動力+2",
+    }
     out = sqlite_gurps.run("ref", "show", "姿勢表").stdout
     assert "姿勢表 / Postures" in out and "膝つき / kneeling" in out and "…" not in out
     hit = sqlite_gurps.json("ref", "show", "命中部位")
@@ -42,8 +47,12 @@ def test_ref_roll_on_hit_location_is_logged(gurps: Cli):
     assert (rolled["kind"], rolled["expression"], rolled["dice"], rolled["total"]) == ("table", "HIT", [3, 3, 4], 10)
     assert (rolled["character"], rolled["reason"], rolled["source"]) == ("刀矢", "狙わず", "manual")
     # the record names the table and the row; the row's words are made when shown
-    assert rolled["detail"] == {"reference": "hit_location", "table": "HIT", "result": 10,
-                                "row": {"index": rolled["detail"]["row"]["index"], "roll": [9, 11]}}
+    assert rolled["detail"] == {
+        "reference": "hit_location",
+        "table": "HIT",
+        "result": 10,
+        "row": {"index": rolled["detail"]["row"]["index"], "roll": [9, 11]},
+    }
     assert rolled["detail_shown"]["row"]["part"] == "胴体 / torso" and rolled["detail_shown"]["row"]["roll"] == [9, 11]
     shown = gurps.json("history", "show", str(rolled["seq"]))
     assert shown["total"] == 10 and shown["detail_shown"]["row"]["mod"] == "0"

@@ -4,8 +4,27 @@ from __future__ import annotations
 
 import pytest
 
-ENTRY_FIELDS = {"seq", "at", "actor", "kind", "character", "scenario", "parent_seq", "expression", "dice", "total",
-                "target", "outcome", "margin", "source", "reason", "voided_by", "detail", "prev_hash", "hash"}
+ENTRY_FIELDS = {
+    "seq",
+    "at",
+    "actor",
+    "kind",
+    "character",
+    "scenario",
+    "parent_seq",
+    "expression",
+    "dice",
+    "total",
+    "target",
+    "outcome",
+    "margin",
+    "source",
+    "reason",
+    "voided_by",
+    "detail",
+    "prev_hash",
+    "hash",
+}
 
 
 def test_roll_json_is_the_history_entry(gurps):
@@ -18,19 +37,22 @@ def test_roll_json_is_the_history_entry(gurps):
     assert listed == rolled
 
 
-@pytest.mark.parametrize("faces,target,outcome,margin", [
-    ("1,1,1", 3, "critical_success", 0),
-    ("1,1,2", 3, "critical_success", -1),  # 4 is always critical
-    ("1,2,2", 14, "success", 9),           # 5 critical only from target 15
-    ("1,2,2", 15, "critical_success", 10),
-    ("2,2,2", 15, "success", 9),
-    ("2,2,2", 16, "critical_success", 10),
-    ("6,6,5", 15, "critical_failure", -2),  # 17 critical up to 15
-    ("6,6,5", 16, "failure", -1),           # 17 an ordinary failure from 16
-    ("6,6,6", 20, "critical_failure", 2),
-    ("6,4,3", 3, "critical_failure", -10),  # 13 >= target + 10
-    ("6,4,2", 3, "failure", -9),
-])
+@pytest.mark.parametrize(
+    "faces,target,outcome,margin",
+    [
+        ("1,1,1", 3, "critical_success", 0),
+        ("1,1,2", 3, "critical_success", -1),  # 4 is always critical
+        ("1,2,2", 14, "success", 9),  # 5 critical only from target 15
+        ("1,2,2", 15, "critical_success", 10),
+        ("2,2,2", 15, "success", 9),
+        ("2,2,2", 16, "critical_success", 10),
+        ("6,6,5", 15, "critical_failure", -2),  # 17 critical up to 15
+        ("6,6,5", 16, "failure", -1),  # 17 an ordinary failure from 16
+        ("6,6,6", 20, "critical_failure", 2),
+        ("6,4,3", 3, "critical_failure", -10),  # 13 >= target + 10
+        ("6,4,2", 3, "failure", -9),
+    ],
+)
 def test_gurps_success_roll_boundaries(gurps, faces, target, outcome, margin):
     rolled = gurps.json("roll", f"3D6<={target}", "--dice", faces)
     assert (rolled["outcome"], rolled["margin"]) == (outcome, margin)

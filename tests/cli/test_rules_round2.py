@@ -41,9 +41,14 @@ def test_sorcery_fumble_14_reroll_is_the_gms_choice(gurps: Cli):
     declined = gurps.json("table", "roll", "YFMB", "--no-reroll", "--dice", "4,5,5")
     assert declined["sub_entries"] == []
     assert declined["detail"]["declined"] == [{"kind": "reroll", "gm_choice": True, "index": 0}]  # codes
-    assert declined["detail_shown"]["declined"] == [{
-        "kind": "reroll", "gm_choice": True, "only_if_ja": "正反対の効果を思いつかない",
-        "only_if_en": "no opposite effect comes to mind"}]
+    assert declined["detail_shown"]["declined"] == [
+        {
+            "kind": "reroll",
+            "gm_choice": True,
+            "only_if_ja": "正反対の効果を思いつかない",
+            "only_if_en": "no opposite effect comes to mind",
+        }
+    ]
     out = gurps.run("table", "roll", "YFMB", "--no-reroll", "--dice", "4,5,5").stdout
     assert "(the GM declined: reroll (only if no opposite effect comes to mind) [the GM's choice])" in out
     out = gurps.run("--lang", "ja", "table", "roll", "YFMB", "--no-reroll", "--dice", "4,5,5").stdout
@@ -101,8 +106,9 @@ def test_dice_named_in_an_entry_are_rolled_and_logged(gurps: Cli):
     sub = blind["sub_entries"][0]
     assert (sub["kind"], sub["character"], sub["detail_shown"]["text_roll"]["min"]) == ("table", "刀矢", 1)
     assert blind["detail"]["text_rolls"] == [{"index": 0, "dice": "1D-3", "faces": [2], "value": 1}]  # codes
-    assert blind["detail_shown"]["text_rolls"] == [{"dice": "1D-3", "faces": [2], "value": 1, "min": 1,
-                                                    "ja": "1D-3ターン(最低1)", "en": "1d-3 turns (at least 1)"}]
+    assert blind["detail_shown"]["text_rolls"] == [
+        {"dice": "1D-3", "faces": [2], "value": 1, "min": 1, "ja": "1D-3ターン(最低1)", "en": "1d-3 turns (at least 1)"}
+    ]
     assert "1D-3ターン(最低1)[=1]" in blind["detail_shown"]["text_ja"] and "text_ja" not in blind["detail"]
     assert gurps.json("history", "show", str(seq))["sub_entries"][0]["total"] == 1
     # YFMB 3: the caster's 3d and the blast's 1d, in the order the text names them
@@ -111,8 +117,12 @@ def test_dice_named_in_an_entry_are_rolled_and_logged(gurps: Cli):
     # inside a roll-twice: YSFMB 3 -> 9 (1d-2 damage: 5 -> 3) and 16 (1d-3 turns: 6 -> 3)
     twice = gurps.json("table", "roll", "YSFMB", "--dice", "1,1,1,3,3,3,5,5,5,6,6")
     s = twice["seq"]
-    assert _subs(twice) == [(s, "YSFMB", [3, 3, 3], 9), (s, "1D-2", [5], 3), (s, "YSFMB", [5, 5, 6], 16),
-                            (s, "1D-3", [6], 3)]
+    assert _subs(twice) == [
+        (s, "YSFMB", [3, 3, 3], 9),
+        (s, "1D-2", [5], 3),
+        (s, "YSFMB", [5, 5, 6], 16),
+        (s, "1D-3", [6], 3),
+    ]
     assert [e["detail"]["requested_by"] for e in twice["sub_entries"]] == [s, s + 1, s, s + 3]
     out = gurps.run("table", "roll", "GFMB", "--dice", "1,1,2,4").stdout
     assert "1d hours[=4]" in out and "1D [4]=4" in out

@@ -41,7 +41,12 @@ def test_a_reunion_re_roll_uses_the_searchers_of_that_scenarios_end(lost):
     # counted 刀矢 (sent in scenario 2): threshold 2, success, 刀矢 sent home mid-scenario.
     again = lost.json("missing", "reunion", "鈴音", "--scenario", "1", "--dice", "2")
     assert (again["scenario"], again["roll"], again["threshold"], again["success"], again["searchers"]) == (
-        1, 2, 1, False, [])
+        1,
+        2,
+        1,
+        False,
+        [],
+    )
     listed = lost.json("missing", "list")[0]
     assert listed["character"] == "鈴音" and [s["name"] for s in listed["searchers"]] == ["刀矢"]
     # void it and roll a 1: found; 刀矢, sent since, comes home too (not counted, but named)
@@ -101,8 +106,9 @@ def test_entry_31_fumbled_ht_lowers_a_listed_hp_maximum(gurps: Cli):
     assert (after["stats"]["HT"], after["stats"]["HP"]) == (10, 10)  # the old code left HP 11
     assert (after["pools"]["HP"]["max"], after["pools"]["HP"]["current"]) == (10, 9)
     # 刀矢 (Will 13, HT 12, no HP stat): his derived HP follows HT, nothing else is listed
-    text = gurps.run("--lang", "ja", "fright", "刀矢", "--mod", "-24",
-                     "--dice", dice(6, 6, 5, 1, 1, 1, 1, 1, 1, 6, 6, 6, 2)).stdout
+    text = gurps.run(
+        "--lang", "ja", "fright", "刀矢", "--mod", "-24", "--dice", dice(6, 6, 5, 1, 1, 1, 1, 1, 1, 6, 6, 6, 2)
+    ).stdout
     assert "HT 12 → 11 (永久)" in text and "とともに低下" not in text
 
 
@@ -121,10 +127,13 @@ def test_time_advance_drains_untreated_catatonia_day_by_day(gurps: Cli):
     second = gurps.json("time", "advance", "2day")  # days 2 and 3: -2, -3
     assert [(d["day"], d["hp"], d["after"]) for d in second["hp_drains"]] == [(2, 2, 8), (3, 3, 5)]
     assert gurps.json("char", "show", "鈴音")["pools"]["HP"]["current"] == 5  # the old code: 11
-    subs = sorted((e for e in gurps.json("history", "--all") if e.get("parent_seq") == second["seq"]),
-                  key=lambda e: e["seq"])
+    subs = sorted(
+        (e for e in gurps.json("history", "--all") if e.get("parent_seq") == second["seq"]), key=lambda e: e["seq"]
+    )
     assert [(e["kind"], e["character"], e["total"], e["detail"]["purpose"]) for e in subs] == [
-        ("time", "鈴音", 2, "catatonia_drain"), ("time", "鈴音", 3, "catatonia_drain")]
+        ("time", "鈴音", 2, "catatonia_drain"),
+        ("time", "鈴音", 3, "catatonia_drain"),
+    ]
     out = gurps.run("time", "advance", "1day").stdout
     assert "drain  鈴音: catatonia day 4: -4 HP (HP 5 → 1)\n" in out  # the drain line in English alone
     fourth = gurps.json("history", "--limit", "1")[0]
@@ -192,8 +201,19 @@ def test_the_penalty_after_waking_applies_to_2d6_checks(gurps: Cli):
     assert danger["total"] == 17 and danger["outcome"] == "failure"
     opposed = gurps.json("check", "oppose", "--active", "鈴音:IQ", "--passive", "刀矢:IQ", "--dice", dice(3, 4, 4, 4))
     assert [s["total"] for s in opposed["sides"]] == [17, 18]
-    hidden = gurps.json("check", "hide", "刀矢", "--stat", "IQ", "--observer", "鈴音", "--observer-stat", "IQ",
-                        "--dice", dice(3, 4, 3, 4))
+    hidden = gurps.json(
+        "check",
+        "hide",
+        "刀矢",
+        "--stat",
+        "IQ",
+        "--observer",
+        "鈴音",
+        "--observer-stat",
+        "IQ",
+        "--dice",
+        dice(3, 4, 3, 4),
+    )
     assert hidden["observers"][0]["total"] == 17 and hidden["hidden"]  # 17 = 17: hidden
     out = gurps.run("check", "ability", "鈴音", "IQ", "--target", "19", "--dice", dice(3, 4)).stdout
     assert "回復後の不調" in out
@@ -212,10 +232,19 @@ def test_criticals_are_judged_on_the_raw_3d6(gurps: Cli):
 def test_the_target_first_form_is_a_success_roll(gurps: Cli):
     rolled = gurps.json("roll", "15-3D6", "--dice", dice(6, 6, 5))  # the old code: arithmetic, -2
     assert (rolled["expression"], rolled["total"], rolled["target"], rolled["outcome"]) == (
-        "3D6<=15", 17, 15, "critical_failure")
+        "3D6<=15",
+        17,
+        15,
+        "critical_failure",
+    )
     plus = gurps.json("roll", "12-3D6+1", "回避", "--dice", dice(1, 2, 3))
     assert (plus["expression"], plus["total"], plus["outcome"], plus["margin"], plus["reason"]) == (
-        "3D6+1<=12", 7, "success", 5, "回避")
+        "3D6+1<=12",
+        7,
+        "success",
+        5,
+        "回避",
+    )
     assert gurps.json("roll", "10+2-3D", "--dice", dice(1, 2, 3))["expression"] == "3D6<=12"
     # outside a GURPS campaign it stays arithmetic
     gurps.run("init", "二卓", "--ruleset", "2d6-ja")
@@ -243,8 +272,19 @@ def test_a_17_at_target_16_or_more_is_an_automatic_failure(gurps: Cli):
 def test_equal_criticals_in_hiding_compare_totals(gurps: Cli):
     # hider 刀矢 IQ 10 + 1,1 = 12; observer 鈴音 IQ 12 + 1,1 = 14: the higher 1-1 notices,
     # 管狐 Will 10 + 1,1 = 12 ties and does not. The old code let every 1-1 notice.
-    fumbles = gurps.json("check", "hide", "刀矢", "--stat", "IQ", "--observer", "鈴音:IQ", "--observer", "管狐:Will",
-                         "--dice", dice(1, 1, 1, 1, 1, 1))
+    fumbles = gurps.json(
+        "check",
+        "hide",
+        "刀矢",
+        "--stat",
+        "IQ",
+        "--observer",
+        "鈴音:IQ",
+        "--observer",
+        "管狐:Will",
+        "--dice",
+        dice(1, 1, 1, 1, 1, 1),
+    )
     assert fumbles["noticed_by"] == ["鈴音"] and not fumbles["hidden"]
     # 6-6 against 6-6: 鈴音 12 + 12 = 24 beats 刀矢 10 + 12 = 22 (the old code: any 6-6 notices)
     crits = gurps.json("check", "hide", "鈴音", "--stat", "IQ", "--observer", "刀矢:IQ", "--dice", dice(6, 6, 6, 6))
@@ -280,10 +320,12 @@ def test_bcdice_commands_hit_fear5_and_react(gurps: Cli):
     assert "頭 / skull" in gurps.run("roll", "hit", "--dice", dice(1, 1, 2)).stdout
     fear = gurps.json("roll", "FEAR5", "--dice", dice(1, 1, 1))  # = FEAR+5
     assert (fear["expression"], fear["detail"]["raw"], fear["detail"]["result"]) == ("FEAR+5", 8, 8)
-    for command, faces, raw, result, band in (("REACT", (3, 4, 5), 12, 12, [10, 12]),
-                                              ("REACT+2", (6, 6, 6), 20, 19, [19, 19]),
-                                              ("REACT-1", (1, 1, 1), 2, 2, [1, 3]),
-                                              ("react-5", (1, 1, 1), -2, 0, [0, 0])):
+    for command, faces, raw, result, band in (
+        ("REACT", (3, 4, 5), 12, 12, [10, 12]),
+        ("REACT+2", (6, 6, 6), 20, 19, [19, 19]),
+        ("REACT-1", (1, 1, 1), 2, 2, [1, 3]),
+        ("react-5", (1, 1, 1), -2, 0, [0, 0]),
+    ):
         rolled = gurps.json("roll", command, "--dice", dice(*faces))
         assert (rolled["detail"]["raw"], rolled["detail"]["result"], rolled["detail"]["entry"]) == (raw, result, band)
     out = gurps.run("--lang", "ja", "roll", "REACT-5", "--dice", dice(1, 1, 1)).stdout
@@ -309,7 +351,11 @@ def test_a_parity_sample_through_the_cli(sqlite_gurps: Cli):
             word = outcome_label("roll", rolled["outcome"], rolled["detail"]["gurps"])
             i18n.use(None)
             assert (rolled["total"], rolled["margin"], word, f"({rolled['expression']})") == (
-                theirs["total"], theirs["margin"], theirs["word"], theirs["expression"]), case
+                theirs["total"],
+                theirs["margin"],
+                theirs["word"],
+                theirs["expression"],
+            ), case
         elif case["kind"] == "HIT":
             assert (rolled["total"], rolled["detail"]["row"]["roll"][0]) == (theirs["number"], theirs["entry"]), case
         else:
@@ -319,11 +365,17 @@ def test_a_parity_sample_through_the_cli(sqlite_gurps: Cli):
 
 
 def test_cooperative_criticals_look_at_the_two_dice_kept(gurps: Cli):
-    six = gurps.json("check", "coop", "IQ", "--with", "鈴音", "--with", "刀矢", "--target", "40", "--dice", dice(6, 1, 6))
+    six = gurps.json(
+        "check", "coop", "IQ", "--with", "鈴音", "--with", "刀矢", "--target", "40", "--dice", dice(6, 1, 6)
+    )
     assert (six["critical"], six["outcome"]) == ("critical_success", "critical_success")
-    ones = gurps.json("check", "coop", "IQ", "--with", "鈴音", "--with", "刀矢", "--target", "3", "--dice", dice(1, 1, 1))
+    ones = gurps.json(
+        "check", "coop", "IQ", "--with", "鈴音", "--with", "刀矢", "--target", "3", "--dice", dice(1, 1, 1)
+    )
     assert (ones["critical"], ones["outcome"]) == ("critical_failure", "critical_failure")
-    mixed = gurps.json("check", "coop", "IQ", "--with", "鈴音", "--with", "刀矢", "--target", "3", "--dice", dice(1, 1, 2))
+    mixed = gurps.json(
+        "check", "coop", "IQ", "--with", "鈴音", "--with", "刀矢", "--target", "3", "--dice", dice(1, 1, 2)
+    )
     assert mixed["critical"] is None and mixed["outcome"] == "success"  # kept 1,2: no critical
     assert "6,6,x" in gurps.run("check", "coop", "--help").stdout
 
@@ -331,16 +383,20 @@ def test_cooperative_criticals_look_at_the_two_dice_kept(gurps: Cli):
 def test_danger_and_hide_follow_the_presence_rules(gurps: Cli):
     gurps.run("char", "kill", "刀矢", "--reason", "崩落")
     before = len(gurps.json("history", "--all"))
-    for command in (("check", "danger", "刀矢", "--stat", "IQ", "--difficulty", "10", "--dice", "3,4"),
-                    ("check", "hide", "刀矢", "--stat", "IQ", "--observer", "鈴音:IQ", "--dice", "3,4,3,4"),
-                    ("check", "hide", "鈴音", "--stat", "IQ", "--observer", "刀矢:IQ", "--dice", "3,4,3,4")):
+    for command in (
+        ("check", "danger", "刀矢", "--stat", "IQ", "--difficulty", "10", "--dice", "3,4"),
+        ("check", "hide", "刀矢", "--stat", "IQ", "--observer", "鈴音:IQ", "--dice", "3,4,3,4"),
+        ("check", "hide", "鈴音", "--stat", "IQ", "--observer", "刀矢:IQ", "--dice", "3,4,3,4"),
+    ):
         assert gurps.error(*command, code=1).startswith("error: 刀矢 is dead: no ")
     assert len(gurps.json("history", "--all")) == before
     gurps.run("missing", "mark", "鈴音")
-    assert "a danger sense check needs" in gurps.error("check", "danger", "鈴音", "--stat", "IQ", "--difficulty",
-                                                        "10", "--dice", "3,4", code=1)
-    assert "needs" in gurps.error("check", "hide", "管狐", "--stat", "Will", "--observer", "鈴音:IQ",
-                                  "--dice", "3,4,3,4", code=1)
+    assert "a danger sense check needs" in gurps.error(
+        "check", "danger", "鈴音", "--stat", "IQ", "--difficulty", "10", "--dice", "3,4", code=1
+    )
+    assert "needs" in gurps.error(
+        "check", "hide", "管狐", "--stat", "Will", "--observer", "鈴音:IQ", "--dice", "3,4,3,4", code=1
+    )
     sensed = gurps.json("check", "danger", "鈴音", "--stat", "IQ", "--difficulty", "10", "--anyway", "--dice", "3,4")
     assert sensed["warnings"] == ["鈴音 is missing and not in play"]
 

@@ -19,8 +19,9 @@ def test_read_only_commands_never_create_a_database(tmp_path):
     for command in (["history"], ["char", "list"], ["history", "verify"], ["list"]):
         result = run("--db", str(missing), *command)
         assert result.exit_code == 1, command
-        assert result.stderr.strip() == (f"error: no database at {missing}: create one with "
-                                         "`campaign init NAME` (or check --db)")
+        assert result.stderr.strip() == (
+            f"error: no database at {missing}: create one with `campaign init NAME` (or check --db)"
+        )
     assert not (tmp_path / "typo").exists()
 
 

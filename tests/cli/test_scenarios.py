@@ -27,8 +27,14 @@ def _build_party(target: str) -> None:
             add_character(db, None, name, "GM", player=player)
         add_character(db, None, "管狐", "GM", npc=True, summoner="鈴音")
         add_character(db, None, "白露", "GM", npc=True)
-        for a, b in [("鈴音", "刀矢"), ("鈴音", "千早"), ("鈴音", "蓮二"), ("鈴音", "美緒"),
-                     ("管狐", "千早"), ("管狐", "刀矢")]:
+        for a, b in [
+            ("鈴音", "刀矢"),
+            ("鈴音", "千早"),
+            ("鈴音", "蓮二"),
+            ("鈴音", "美緒"),
+            ("管狐", "千早"),
+            ("管狐", "刀矢"),
+        ]:
             relate(db, None, a, b, "GM", None)
     finally:
         db.close()  # no pooled connection may stay open on a PostgreSQL template
@@ -90,9 +96,20 @@ def test_mark_missing_list_and_status(party):
     party.run("scenario", "start", "霧の館", "--with", "鈴音", "--with", "刀矢")
     marked = party.json("missing", "mark", "鈴音", "--reason", "霧の中へ")
     assert marked == {
-        "character": "鈴音", "kind": "pc", "player": "Aki", "summoner": None, "faces": 6, "reason": "霧の中へ",
-        "since_seq": marked["seq"], "since_at": marked["since_at"], "since_scenario": 1, "searchers": [],
-        "threshold": 1, "chance": 0.1667, "odds": "needs <= 1 on 1d6 (17%)", "seq": marked["seq"],
+        "character": "鈴音",
+        "kind": "pc",
+        "player": "Aki",
+        "summoner": None,
+        "faces": 6,
+        "reason": "霧の中へ",
+        "since_seq": marked["seq"],
+        "since_at": marked["since_at"],
+        "since_scenario": 1,
+        "searchers": [],
+        "threshold": 1,
+        "chance": 0.1667,
+        "odds": "needs <= 1 on 1d6 (17%)",
+        "seq": marked["seq"],
     }
     listed = party.json("missing", "list")
     assert listed == [{k: v for k, v in marked.items() if k != "seq"}]
@@ -102,8 +119,9 @@ def test_mark_missing_list_and_status(party):
     assert "鈴音" not in names(party.json("char", "list", "--status", "active"))
     entry = party.json("history", "--kind", "missing", "--char", "鈴音")[0]
     assert (entry["seq"], entry["scenario"], entry["reason"], entry["actor"]) == (marked["seq"], 1, "霧の中へ", "GM")
-    assert entry["ops"] == [{"op": "missing_started", "character": "鈴音", "faces": 6, "reason": "霧の中へ",
-                             "scenario": 1}]
+    assert entry["ops"] == [
+        {"op": "missing_started", "character": "鈴音", "faces": 6, "reason": "霧の中へ", "scenario": 1}
+    ]
     human = party.run("missing", "list")
     assert "needs <= 1 on 1d6 (17%)" in human.stdout
 
@@ -132,9 +150,10 @@ def _one_searcher(party):
 def test_roll_equal_to_threshold_succeeds(party):
     _one_searcher(party)
     ended = party.json("scenario", "end", "--dice", "鈴音=2")
-    assert [{k: r[k] for k in ("character", "faces", "roll", "threshold", "searchers", "success")}
-            for r in ended["reunions"]] == [
-        {"character": "鈴音", "faces": 6, "roll": 2, "threshold": 2, "searchers": ["刀矢"], "success": True}]
+    assert [
+        {k: r[k] for k in ("character", "faces", "roll", "threshold", "searchers", "success")}
+        for r in ended["reunions"]
+    ] == [{"character": "鈴音", "faces": 6, "roll": 2, "threshold": 2, "searchers": ["刀矢"], "success": True}]
     assert ended["scenario"]["status"] == "ended"
     assert party.json("missing", "list") == []
     now = statuses(party)
@@ -156,8 +175,14 @@ def test_five_searchers_on_d6_always_succeed(party):
         party.run("char", "add", f"{player}の子", "--player", player)
         party.run("char", "relate", f"{player}の子", "白露")
     party.run("missing", "mark", "白露")
-    party.run("scenario", "start", "捜索", "--with", "鈴音",
-              *[arg for p in ("P1", "P2", "P3", "P4", "P5") for arg in ("--search", f"{p}の子=白露")])
+    party.run(
+        "scenario",
+        "start",
+        "捜索",
+        "--with",
+        "鈴音",
+        *[arg for p in ("P1", "P2", "P3", "P4", "P5") for arg in ("--search", f"{p}の子=白露")],
+    )
     missing = party.json("missing", "list")[0]
     assert (len(missing["searchers"]), missing["threshold"], missing["odds"]) == (5, 6, "needs <= 6 on 1d6 (100%)")
     human = party.run("scenario", "end", "--dice", "白露=6")
@@ -188,22 +213,29 @@ def test_npc_summoner_may_search_whoever_plays_it(party, db):
     before = snapshot(db)
     # Aki plays 管狐 (through its summoner 鈴音): a missing NPC bars no player (R4 amended),
     # so Aki may send the summoner or the related 千早, but only one of them
-    refused(party, ("scenario", "start", "x", "--with", "美緒", "--search", "千早=管狐", "--search", "鈴音=管狐"),
-            1, "Aki already has 千早 searching for 管狐")
+    refused(
+        party,
+        ("scenario", "start", "x", "--with", "美緒", "--search", "千早=管狐", "--search", "鈴音=管狐"),
+        1,
+        "Aki already has 千早 searching for 管狐",
+    )
     # an NPC never searches
     refused(party, ("scenario", "start", "x", "--with", "美緒", "--search", "白露=管狐"), 1, "only PCs can search")
     # Mio's 美緒 has no relationship with 管狐
-    refused(party, ("scenario", "start", "x", "--with", "刀矢", "--search", "美緒=管狐"), 1,
-            "no recorded relationship")
+    refused(party, ("scenario", "start", "x", "--with", "刀矢", "--search", "美緒=管狐"), 1, "no recorded relationship")
     assert snapshot(db) == before
     # the summoner is always related, and Ren's related 刀矢 may go too
-    started = party.json("scenario", "start", "狐探し", "--with", "美緒", "--search", "鈴音=管狐",
-                         "--search", "刀矢=管狐")
+    started = party.json(
+        "scenario", "start", "狐探し", "--with", "美緒", "--search", "鈴音=管狐", "--search", "刀矢=管狐"
+    )
     assert [(s["searcher"], s["player"], s["target"]) for s in started["searches"]] == [
-        ("鈴音", "Aki", "管狐"), ("刀矢", "Ren", "管狐")]
+        ("鈴音", "Aki", "管狐"),
+        ("刀矢", "Ren", "管狐"),
+    ]
     ended = party.json("scenario", "end", "--dice", "管狐=3")
-    assert [(r["character"], r["threshold"], r["success"], r["actor"], r["on_behalf_of"])
-            for r in ended["reunions"]] == [("管狐", 3, True, "GM", "Aki")]
+    assert [
+        (r["character"], r["threshold"], r["success"], r["actor"], r["on_behalf_of"]) for r in ended["reunions"]
+    ] == [("管狐", 3, True, "GM", "Aki")]
     assert set(statuses(party).values()) == {("active", None)}
 
 
@@ -219,29 +251,54 @@ def test_refusals_without_an_open_scenario(party, db):
     cases = [
         # who may join
         (("scenario", "start", "x", "--with", "鈴音"), 1, "鈴音 is missing and cannot join a scenario"),
-        (("scenario", "start", "x", "--with", "美緒", "--with", "刀矢"), 1,
-         "刀矢 is searching for 鈴音 and cannot join a scenario"),
+        (
+            ("scenario", "start", "x", "--with", "美緒", "--with", "刀矢"),
+            1,
+            "刀矢 is searching for 鈴音 and cannot join a scenario",
+        ),
         (("scenario", "start", "x"), 2, "at least one participant"),
         (("scenario", "start", "x", "--with", "誰か"), 1, "no character named '誰か'"),
         # who may search
-        (("scenario", "start", "x", "--with", "美緒", "--search", "千早=鈴音"), 1,
-         "Aki plays the missing 鈴音 and cannot send their own characters"),
-        (("scenario", "start", "x", "--with", "美緒", "--search", "蓮二=鈴音"), 1,
-         "Ren already has 刀矢 searching for 鈴音"),
-        (("scenario", "start", "x", "--with", "美緒", "--search", "刀矢=白露"), 1,
-         "刀矢 is already searching for 鈴音; a searcher looks for one missing character at a time"),
-        (("scenario", "start", "x", "--with", "美緒", "--search", "刀矢=鈴音"), 1, "刀矢 is already searching for 鈴音"),
-        (("scenario", "start", "x", "--with", "美緒", "--search", "鈴音=白露"), 1,
-         "鈴音 is missing and cannot search for anyone"),
+        (
+            ("scenario", "start", "x", "--with", "美緒", "--search", "千早=鈴音"),
+            1,
+            "Aki plays the missing 鈴音 and cannot send their own characters",
+        ),
+        (
+            ("scenario", "start", "x", "--with", "美緒", "--search", "蓮二=鈴音"),
+            1,
+            "Ren already has 刀矢 searching for 鈴音",
+        ),
+        (
+            ("scenario", "start", "x", "--with", "美緒", "--search", "刀矢=白露"),
+            1,
+            "刀矢 is already searching for 鈴音; a searcher looks for one missing character at a time",
+        ),
+        (
+            ("scenario", "start", "x", "--with", "美緒", "--search", "刀矢=鈴音"),
+            1,
+            "刀矢 is already searching for 鈴音",
+        ),
+        (
+            ("scenario", "start", "x", "--with", "美緒", "--search", "鈴音=白露"),
+            1,
+            "鈴音 is missing and cannot search for anyone",
+        ),
         (("scenario", "start", "x", "--with", "千早", "--search", "管狐=白露"), 1, "only PCs can search"),
         (("scenario", "start", "x", "--with", "千早", "--search", "美緒=白露"), 1, "no recorded relationship"),
         (("scenario", "start", "x", "--with", "千早", "--search", "美緒=千早"), 1, "千早 is not missing"),
-        (("scenario", "start", "x", "--with", "美緒", "--search", "美緒=鈴音"), 1,
-         "美緒 takes part in this scenario and cannot also search for 鈴音"),
+        (
+            ("scenario", "start", "x", "--with", "美緒", "--search", "美緒=鈴音"),
+            1,
+            "美緒 takes part in this scenario and cannot also search for 鈴音",
+        ),
         (("scenario", "start", "x", "--with", "千早", "--search", "美緒"), 2, "expected SEARCHER=TARGET"),
         # a refusal late in the command undoes the earlier, valid search in the same command
-        (("scenario", "start", "x", "--with", "千早", "--search", "美緒=鈴音", "--search", "蓮二=鈴音"), 1,
-         "Ren already has 刀矢 searching"),
+        (
+            ("scenario", "start", "x", "--with", "千早", "--search", "美緒=鈴音", "--search", "蓮二=鈴音"),
+            1,
+            "Ren already has 刀矢 searching",
+        ),
         # marking
         (("missing", "mark", "鈴音"), 1, "鈴音 is already missing"),
         (("missing", "mark", "刀矢"), 1, "刀矢 is out searching for 鈴音"),
@@ -302,8 +359,7 @@ def test_state_after_several_scenarios(party):
     shown = party.json("char", "show", "美緒")
     assert (shown["status"], shown["searching_for"]) == ("searching", "鈴音")
     ended = party.json("scenario", "end", "--dice", "鈴音=3")
-    assert [(r["threshold"], r["searchers"], r["success"]) for r in ended["reunions"]] == [
-        (3, ["刀矢", "美緒"], True)]
+    assert [(r["threshold"], r["searchers"], r["success"]) for r in ended["reunions"]] == [(3, ["刀矢", "美緒"], True)]
     assert set(statuses(party).values()) == {("active", None)}
 
     # everyone may play again (a name given twice joins once); nobody is missing, nothing to roll
@@ -313,12 +369,18 @@ def test_state_after_several_scenarios(party):
     party.run("scenario", "start", "五話", "--with", "鈴音", "--with", "刀矢", "--with", "美緒")
     listed = party.json("scenario", "list")
     assert [(s["number"], s["title"], s["status"]) for s in listed] == [
-        (1, "一話", "ended"), (2, "二話", "ended"), (3, "三話", "ended"), (4, "四話", "ended"),
-        (5, "五話", "open")]
+        (1, "一話", "ended"),
+        (2, "二話", "ended"),
+        (3, "三話", "ended"),
+        (4, "四話", "ended"),
+        (5, "五話", "open"),
+    ]
     third = party.json("scenario", "show", "三話")
     # every searcher out during it: 刀矢 carried over from #2, 美緒 sent at its start
     assert [(s["searcher"], s["target"], s["carried_over"]) for s in third["searches"]] == [
-        ("刀矢", "鈴音", True), ("美緒", "鈴音", False)]
+        ("刀矢", "鈴音", True),
+        ("美緒", "鈴音", False),
+    ]
     assert [(r["character"], r["roll"], r["success"]) for r in third["reunions"]] == [("鈴音", 3, True)]
     assert party.json("scenario", "show")["title"] == "五話"
     assert party.json("scenario", "show", "#2")["searches"][0]["searcher"] == "刀矢"
@@ -327,16 +389,26 @@ def test_state_after_several_scenarios(party):
     # the ledger answers "when did we roll for 鈴音 and what came up"
     rolls = party.json("history", "--kind", "reunion", "--char", "鈴音")
     assert [(e["scenario"], e["dice"], e["target"], e["outcome"]) for e in rolls] == [
-        (3, [3], 3, "success"), (2, [3], 2, "failure"), (1, [2], 1, "failure")]
+        (3, [3], 3, "success"),
+        (2, [3], 2, "failure"),
+        (1, [2], 1, "failure"),
+    ]
     for entry in rolls:
-        assert (entry["actor"], entry["detail"]["on_behalf_of"], entry["expression"], entry["source"],
-                entry["character"]) == ("GM", "Aki", "1d6", "manual", "鈴音")
+        assert (
+            entry["actor"],
+            entry["detail"]["on_behalf_of"],
+            entry["expression"],
+            entry["source"],
+            entry["character"],
+        ) == ("GM", "Aki", "1d6", "manual", "鈴音")
         parent = party.json("history", "show", str(entry["parent_seq"]))
         assert (parent["kind"], parent["scenario"], parent["reason"]) == ("scenario", entry["scenario"], "end")
     assert rolls[0]["detail"]["searchers"] == ["刀矢", "美緒"] and rolls[0]["detail"]["faces"] == 6
     searches = party.json("history", "--kind", "search")
     assert [(e["character"], e["actor"], e["detail"]["on_behalf_of"], e["detail"]["target"]) for e in searches] == [
-        ("美緒", "GM", "Mio", "鈴音"), ("刀矢", "GM", "Ren", "鈴音")]
+        ("美緒", "GM", "Mio", "鈴音"),
+        ("刀矢", "GM", "Ren", "鈴音"),
+    ]
 
 
 def test_scenario_end_json_and_human_output(party):
@@ -346,16 +418,43 @@ def test_scenario_end_json_and_human_output(party):
     ended = party.json("scenario", "end", "--dice", "鈴音=1", "--dice", "白露=5")
     end_seq = ended["seq"]
     assert ended["reunions"] == [
-        {"character": "鈴音", "faces": 6, "roll": 1, "threshold": 2, "searchers": ["刀矢"], "success": True,
-         "odds": "needs <= 2 on 1d6 (33%)", "actor": "GM", "on_behalf_of": "Aki", "seq": end_seq + 1},
-        {"character": "白露", "faces": 8, "roll": 5, "threshold": 1, "searchers": [], "success": False,
-         "odds": "needs <= 1 on 1d8 (13%)", "actor": "GM", "on_behalf_of": None, "seq": end_seq + 2},
+        {
+            "character": "鈴音",
+            "faces": 6,
+            "roll": 1,
+            "threshold": 2,
+            "searchers": ["刀矢"],
+            "success": True,
+            "odds": "needs <= 2 on 1d6 (33%)",
+            "actor": "GM",
+            "on_behalf_of": "Aki",
+            "seq": end_seq + 1,
+        },
+        {
+            "character": "白露",
+            "faces": 8,
+            "roll": 5,
+            "threshold": 1,
+            "searchers": [],
+            "success": False,
+            "odds": "needs <= 1 on 1d8 (13%)",
+            "actor": "GM",
+            "on_behalf_of": None,
+            "seq": end_seq + 2,
+        },
     ]
     scenario = ended["scenario"]
     assert {k: scenario[k] for k in ("number", "title", "status", "ended_seq", "participants")} == {
-        "number": 1, "title": "一話", "status": "ended", "ended_seq": end_seq, "participants": ["千早"]}
+        "number": 1,
+        "title": "一話",
+        "status": "ended",
+        "ended_seq": end_seq,
+        "participants": ["千早"],
+    }
     assert [(r["character"], r["roll"], r["seq"]) for r in scenario["reunions"]] == [
-        ("鈴音", 1, end_seq + 1), ("白露", 5, end_seq + 2)]
+        ("鈴音", 1, end_seq + 1),
+        ("白露", 5, end_seq + 2),
+    ]
     # human output, with the seeded source for the one roll not typed in
     party.run("scenario", "start", "二話", "--with", "千早")
     human = party.run("--seed", "7", "scenario", "end")
@@ -384,8 +483,10 @@ def test_voided_reunion_roll_restores_missing_status_and_searchers(party):
     now = statuses(party)
     assert (now["刀矢"], now["美緒"], now["白露"]) == (("searching", "鈴音"), ("searching", "鈴音"), ("active", None))
     # the voided roll stays on the scenario's record, marked
-    assert [(r["character"], r["voided_by"] is not None) for r in party.json("scenario", "show", "1")["reunions"]] \
-        == [("鈴音", True), ("白露", False)]
+    assert [(r["character"], r["voided_by"] is not None) for r in party.json("scenario", "show", "1")["reunions"]] == [
+        ("鈴音", True),
+        ("白露", False),
+    ]
     entry = party.json("history", "--kind", "reunion", "--char", "鈴音")[0]
     assert entry["voided_by"] == voided["seq"]
 
@@ -451,10 +552,16 @@ def test_a_missing_npc_bars_no_player_S5(cli, db):
     assert cli.json("missing", "list")[0]["threshold"] == 2
     # the searcher counts at the reunion check: 2 <= 1 + 1, and Ren (N1's player) rolls
     ended = cli.json("scenario", "end", "--dice", "N1=2")
-    assert [(r["character"], r["roll"], r["threshold"], r["success"], r["actor"], r["on_behalf_of"])
-            for r in ended["reunions"]] == [("N1", 2, 2, True, "GM", "Ren")]
+    assert [
+        (r["character"], r["roll"], r["threshold"], r["success"], r["actor"], r["on_behalf_of"])
+        for r in ended["reunions"]
+    ] == [("N1", 2, 2, True, "GM", "Ren")]
     # a missing PC still bars its own player: Ren may not send R2 for R1
     relate(db, None, "R2", "R1", "GM", None)
     cli.run("missing", "mark", "R1")
-    refused(cli, ("scenario", "start", "S6", "--with", "A1", "--search", "R2=R1"), 1,
-            "Ren plays the missing R1 and cannot send their own characters")
+    refused(
+        cli,
+        ("scenario", "start", "S6", "--with", "A1", "--search", "R2=R1"),
+        1,
+        "Ren plays the missing R1 and cannot send their own characters",
+    )

@@ -23,10 +23,18 @@ def _salt(cli: Cli, seq: int) -> str:
 def _outputs(cli: Cli, seq: int, tmp_path) -> dict[str, str]:
     """Everything a player could read about the campaign, with its entry #seq."""
     outputs = {}
-    for args in (("history",), ("history", "--json"), ("history", "--csv"), ("history", "--all", "--json"),
-                 ("history", "show", str(seq)), ("history", "show", str(seq), "--json"),
-                 ("history", "verify", "--json"), ("char", "show", "鈴音", "--json"),
-                 ("char", "timeline", "鈴音", "--json"), ("history", "--char", "鈴音", "--csv")):
+    for args in (
+        ("history",),
+        ("history", "--json"),
+        ("history", "--csv"),
+        ("history", "--all", "--json"),
+        ("history", "show", str(seq)),
+        ("history", "show", str(seq), "--json"),
+        ("history", "verify", "--json"),
+        ("char", "show", "鈴音", "--json"),
+        ("char", "timeline", "鈴音", "--json"),
+        ("history", "--char", "鈴音", "--csv"),
+    ):
         result = cli.run(*args)
         outputs[" ".join(args)] = result.stdout + result.stderr
     export = tmp_path / f"export-{seq}.jsonl"
@@ -42,8 +50,20 @@ def test_a_secret_roll_shows_nothing_of_its_result_until_revealed(gurps, tmp_pat
     seq = gurps.json("history", "--limit", "1")[0]["seq"]
     salt = _salt(gurps, seq)
     # The result: faces 6,5,4 (15), failure by 3, the comment, the expression, the salt.
-    secrets = [salt, "聞き耳", "3D6", "6,5,4", "6, 5, 4", "6 5 4", "[6", "失敗", "failure", '"total": 15',
-               "-3", "margin -3"]
+    secrets = [
+        salt,
+        "聞き耳",
+        "3D6",
+        "6,5,4",
+        "6, 5, 4",
+        "6 5 4",
+        "[6",
+        "失敗",
+        "failure",
+        '"total": 15',
+        "-3",
+        "margin -3",
+    ]
     outputs = _outputs(gurps, seq, tmp_path)
     outputs["roll"] = rolled.stdout + rolled.stderr
     json_roll = gurps.json("roll", "S3D6<=12", "聞き耳", "--char", "鈴音", "--dice", "6,5,4")
@@ -52,22 +72,37 @@ def test_a_secret_roll_shows_nothing_of_its_result_until_revealed(gurps, tmp_pat
         for secret in secrets:
             assert secret not in text, f"{secret!r} leaks in `{name}`"
     entry = gurps.json("history", "show", str(seq))
-    assert (entry["expression"], entry["dice"], entry["total"], entry["outcome"], entry["reason"]) == \
-        (None, None, None, None, None)
+    assert (entry["expression"], entry["dice"], entry["total"], entry["outcome"], entry["reason"]) == (
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
     assert list(entry["detail"]) == ["secret"] and len(entry["detail"]["secret"]["commitment"]) == 64
     assert f"secret roll by GM (commitment {entry['detail']['secret']['commitment'][:8]}…)" in outputs["history"]
     # The GM can look without revealing; then the reveal shows it to everyone.
     peeked = gurps.json("history", "peek", str(seq))
-    assert (peeked["dice"], peeked["total"], peeked["outcome"], peeked["reason"]) == ([6, 5, 4], 15, "failure", "聞き耳")
+    assert (peeked["dice"], peeked["total"], peeked["outcome"], peeked["reason"]) == (
+        [6, 5, 4],
+        15,
+        "failure",
+        "聞き耳",
+    )
     assert gurps.json("history", "--limit", "1")[0]["seq"] == json_roll["seq"]  # peek wrote nothing
     revealed = gurps.json("history", "reveal", str(seq))
-    assert (revealed["kind"], revealed["dice"], revealed["total"], revealed["outcome"]) == \
-        ("reveal", [6, 5, 4], 15, "failure")
+    assert (revealed["kind"], revealed["dice"], revealed["total"], revealed["outcome"]) == (
+        "reveal",
+        [6, 5, 4],
+        15,
+        "failure",
+    )
     assert revealed["detail"]["salt"] == salt
     # The commitment is SHA-256 over salt + canonical result: anyone can recompute it.
     result = revealed["detail"]["result"]
-    assert hashlib.sha256((salt + canonical_json(result)).encode()).hexdigest() == \
-        entry["detail"]["secret"]["commitment"]
+    assert (
+        hashlib.sha256((salt + canonical_json(result)).encode()).hexdigest() == entry["detail"]["secret"]["commitment"]
+    )
     after = _outputs(gurps, seq, tmp_path)
     assert "6,5,4" in after["history --csv"].replace(" ", ",") or "6 5 4" in after["history --csv"]
     assert f"reveals #{seq}: 3D6<=12 [6,5,4]=15 failure" in after["history"]
@@ -87,10 +122,10 @@ def test_reveal_rules(gurps):
     assert gurps.json("--as", "Aki", "history", "peek", str(mine["seq"]))["total"] == 2
     revealed = gurps.json("history", "reveal", str(secret["seq"]))
     assert revealed["total"] == 7
-    assert f"already revealed (entry #{revealed['seq']})" in gurps.error("history", "reveal", str(secret["seq"]),
-                                                                         code=1)
-    assert "cannot be voided" in gurps.error("history", "void", str(revealed["seq"]), "--reason", "x", "--yes",
-                                             code=1)
+    assert f"already revealed (entry #{revealed['seq']})" in gurps.error(
+        "history", "reveal", str(secret["seq"]), code=1
+    )
+    assert "cannot be voided" in gurps.error("history", "void", str(revealed["seq"]), "--reason", "x", "--yes", code=1)
     assert gurps.json("history", "peek", str(secret["seq"]))["revealed_by"] == revealed["seq"]
     assert gurps.json("history", "verify")["ok"]
 
@@ -123,9 +158,11 @@ def _rehash_from(db: str, first: int, change) -> None:
                 change(record)
             record_json = canonical_json(record)
             digest = chain_hash(prev, record_json)
-            conn.execute(f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker}, "
-                         f"outcome = {marker} WHERE seq = {marker}",
-                         (record_json, prev, digest, record.get("outcome"), seq))
+            conn.execute(
+                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker}, "
+                f"outcome = {marker} WHERE seq = {marker}",
+                (record_json, prev, digest, record.get("outcome"), seq),
+            )
             prev = digest
         conn.commit()
 
@@ -144,9 +181,11 @@ def _forge_shown_only(record):
     record["total"], record["outcome"] = 9, "success"
 
 
-FORGERIES = {"a wrong result": (_forge_result, "does not match the commitment"),
-             "a wrong salt": (_forge_salt, "does not match the commitment"),
-             "a shown result other than the committed one": (_forge_shown_only, "other than the one committed")}
+FORGERIES = {
+    "a wrong result": (_forge_result, "does not match the commitment"),
+    "a wrong salt": (_forge_salt, "does not match the commitment"),
+    "a shown result other than the committed one": (_forge_shown_only, "other than the one committed"),
+}
 
 
 @pytest.mark.parametrize("forgery", sorted(FORGERIES))
@@ -192,20 +231,32 @@ def test_export_and_import_carry_hidden_results_in_their_own_file(gurps, tmp_pat
     forged = tmp_path / "forged.jsonl"
     forged.write_text(secrets_file.read_text(encoding="utf-8").replace(salt, "0" * 32), encoding="utf-8")
     third = Cli(str(tmp_path / "third.db"))
-    assert "does not match the commitment" in third.error("import", str(plain_file), "--secrets", str(forged),
-                                                          code=1)
+    assert "does not match the commitment" in third.error("import", str(plain_file), "--secrets", str(forged), code=1)
     assert "no campaign" in third.error("history", code=1)
 
 
-@pytest.mark.parametrize("rolled, line, words", [
-    (("roll", "S3D6<=12", "聞き耳", "--char", "鈴音", "--dice", "6,5,4"),
-     "#{seq} 鈴音: 3D6<=12 → [6,5,4] = 15 → failure (margin -3)  « 聞き耳 »", None),
-    (("roll", "S2D6", "--dice", "3,4"), "#{seq} 2D6 → [3,4] = 7", None),
-    (("check", "ability", "鈴音", "IQ", "--target", "15", "--dice", "4,5", "--secret"),
-     "#{seq} 鈴音: 2D6+12>=15 → [4,5] = 21 → success (margin +6)", None),
-    (("check", "danger", "鈴音", "--stat", "IQ", "--difficulty", "14", "--dice", "6,6", "--secret"),
-     "#{seq} 鈴音: 2D6+12>14 → [6,6] = 24 → critical success (margin +10)", "margin +10 → band >=7: "),
-], ids=["roll-with-target", "roll-without-target", "check-ability", "check-danger"])
+@pytest.mark.parametrize(
+    "rolled, line, words",
+    [
+        (
+            ("roll", "S3D6<=12", "聞き耳", "--char", "鈴音", "--dice", "6,5,4"),
+            "#{seq} 鈴音: 3D6<=12 → [6,5,4] = 15 → failure (margin -3)  « 聞き耳 »",
+            None,
+        ),
+        (("roll", "S2D6", "--dice", "3,4"), "#{seq} 2D6 → [3,4] = 7", None),
+        (
+            ("check", "ability", "鈴音", "IQ", "--target", "15", "--dice", "4,5", "--secret"),
+            "#{seq} 鈴音: 2D6+12>=15 → [4,5] = 21 → success (margin +6)",
+            None,
+        ),
+        (
+            ("check", "danger", "鈴音", "--stat", "IQ", "--difficulty", "14", "--dice", "6,6", "--secret"),
+            "#{seq} 鈴音: 2D6+12>14 → [6,6] = 24 → critical success (margin +10)",
+            "margin +10 → band >=7: ",
+        ),
+    ],
+    ids=["roll-with-target", "roll-without-target", "check-ability", "check-danger"],
+)
 def test_peek_shows_every_kind_of_secret_roll_to_the_gm(gurps, rolled, line, words):
     """The human rendering needs the entry's kind and who rolled, which the hidden
     result alone does not hold (it ended in KeyError: 'kind')."""
@@ -218,8 +269,9 @@ def test_peek_shows_every_kind_of_secret_roll_to_the_gm(gurps, rolled, line, wor
     assert (words is None and len(printed) == 1) or printed[1].strip().startswith(words)
     peeked = gurps.json("history", "peek", str(seq))
     public = gurps.json("history", "show", str(seq))
-    assert {key: peeked[key] for key in ("seq", "kind", "actor", "character", "at", "source")} == \
-        {key: public[key] for key in ("seq", "kind", "actor", "character", "at", "source")}
+    assert {key: peeked[key] for key in ("seq", "kind", "actor", "character", "at", "source")} == {
+        key: public[key] for key in ("seq", "kind", "actor", "character", "at", "source")
+    }
     assert peeked["commitment"] == public["detail"]["secret"]["commitment"] and peeked["revealed_by"] is None
     revealed = gurps.json("history", "reveal", str(seq))
     for key in ("expression", "dice", "total", "target", "outcome", "margin", "reason"):

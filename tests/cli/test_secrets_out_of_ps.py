@@ -27,8 +27,10 @@ from tests import inprocess
 
 PASSWORD = "pw-" + secrets.token_hex(12)
 ROLE = "pw_gm"
-WARNING = ("warning: the password in --db can be read by every user of this machine (ps); give the URL in "
-           "CAMPAIGN_DB instead, or leave the password out of it and keep it in a PGPASSFILE (~/.pgpass)")
+WARNING = (
+    "warning: the password in --db can be read by every user of this machine (ps); give the URL in "
+    "CAMPAIGN_DB instead, or leave the password out of it and keep it in a PGPASSFILE (~/.pgpass)"
+)
 
 
 def _run(*args: str):
@@ -120,8 +122,9 @@ def test_verify_starts_no_process_that_could_show_the_database(tmp_path, monkeyp
 
         campaign = session.query(Campaign).one()
         for _ in range(300):
-            ledger_module.append(session, campaign, "GM", ledger_module.NewEntry(kind="roll", expression="1D6",
-                                                                                 dice=[3], total=3))
+            ledger_module.append(
+                session, campaign, "GM", ledger_module.NewEntry(kind="roll", expression="1D6", dice=[3], total=3)
+            )
     try:
         report = history.verify(database, "卓", chain_only=True)
     finally:

@@ -28,8 +28,11 @@ def _entered(gurps) -> dict:
     gurps.run("char", "item", "add", "鈴音", "手帳")
     sheet = gurps.json("char", "show", "鈴音")
     split = {t["name"]: (t["cp"], t["counts_toward_limit"], t["limit_cp"], t["unlimited_cp"]) for t in sheet["traits"]}
-    assert split == {"好奇心": (-5, True, -5, 0), "閉所恐怖症": (-10, False, 0, -10),
-                     "高所恐怖症": (-20, True, -10, -10)}
+    assert split == {
+        "好奇心": (-5, True, -5, 0),
+        "閉所恐怖症": (-10, False, 0, -10),
+        "高所恐怖症": (-20, True, -10, -10),
+    }
     return sheet
 
 
@@ -69,16 +72,20 @@ def test_the_template_carries_the_trait_limit_split(gurps, tmp_path):
         gurps.run("char", "import", str(tmp_path / f"s.{fmt}"), "--format", fmt)
         assert _sheet(gurps.json("char", "show", "鈴音")) == _sheet(before)
         assert gurps.run("char", "export", "鈴音", "--format", fmt).stdout == (tmp_path / f"s.{fmt}").read_text(
-            encoding="utf-8")
+            encoding="utf-8"
+        )
         gurps.run("history", "verify")
 
 
 def test_a_limit_clause_the_template_does_not_know_is_refused(gurps, tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps([{"name": "凛", "player": "Aki", "trait:閉所恐怖症": "-10 phobia; maybe"}],
-                              ensure_ascii=False), encoding="utf-8")
+    bad.write_text(
+        json.dumps([{"name": "凛", "player": "Aki", "trait:閉所恐怖症": "-10 phobia; maybe"}], ensure_ascii=False),
+        encoding="utf-8",
+    )
     head = gurps.json("list")[0]["entries"]
     assert gurps.error("char", "import", str(bad), "--format", "json", code=2) == (
         "error: character 1 (凛): trait:閉所恐怖症: 'maybe' is neither 'uncounted' nor 'outside N' (the CP "
-        "outside the disadvantage limit)")
+        "outside the disadvantage limit)"
+    )
     assert gurps.json("list")[0]["entries"] == head

@@ -75,8 +75,9 @@ def test_will_spellings_are_stored_as_will_and_rolled_as_will(gurps):
 
 
 def test_basic_speed_in_quarters_is_stored_exactly(gurps):
-    added = gurps.json("char", "add", "凛", "--npc", "--stat", "DX=12", "--stat", "基本移動速度=5.25",
-                       "--stat", "Move=5")
+    added = gurps.json(
+        "char", "add", "凛", "--npc", "--stat", "DX=12", "--stat", "基本移動速度=5.25", "--stat", "Move=5"
+    )
     assert added["stats"] == {"DX": 12, "Speed": "5.25", "Move": 5}
     changed = gurps.json("char", "set", "凛", "--stat", "Speed=5.5")
     assert changed["stats"]["Speed"] == "5.5"
@@ -84,9 +85,11 @@ def test_basic_speed_in_quarters_is_stored_exactly(gurps):
     assert gurps.json("char", "show", "凛")["stats"]["Speed"] == 6
     assert "Speed 6" in gurps.run("char", "show", "凛").stdout
     assert gurps.error("char", "set", "凛", "--stat", "Speed=5.3", code=2) == (
-        "error: stat Speed: '5.3' is not a whole or quarter number (5, 5.25, 5.5, 5.75)")
+        "error: stat Speed: '5.3' is not a whole or quarter number (5, 5.25, 5.5, 5.75)"
+    )
     assert gurps.error("char", "set", "凛", "--stat", "DX=12.5", code=2) == (
-        "error: stat DX: '12.5' is not a whole number")
+        "error: stat DX: '12.5' is not a whole number"
+    )
     record = gurps.run("history", "show", str(added["seq"]), "--json").stdout
     assert '"5.25"' in record and "5.25," not in record  # a decimal string, never a float
     gurps.run("history", "verify")
@@ -103,12 +106,15 @@ def test_skills_notes_items_are_ops_voidable_and_shown(gurps):
     changed = gurps.json("skill", "set", "鈴音", "回避", "13")
     assert changed["skills"]["回避"] == {"level": 13, "attr": "DX", "difficulty": "A"}  # kept
     assert gurps.error("skill", "add", "鈴音", "回避", "9", code=1) == (
-        "error: 鈴音 already has the skill '回避' (13); change it with `skill set`")
+        "error: 鈴音 already has the skill '回避' (13); change it with `skill set`"
+    )
     assert gurps.error("skill", "set", "鈴音", "回選", "9", code=1) == (
-        "error: 鈴音 has no skill '回選' (did you mean '回避'?)")
+        "error: 鈴音 has no skill '回選' (did you mean '回避'?)"
+    )
     gurps.run("skill", "add", "鈴音", "刀", "x", expect=2)  # a level is a whole number
     assert gurps.error("skill", "add", "鈴音", "刀", "12", "--difficulty", "Z", code=2) == (
-        "error: --difficulty must be one of E, A, H, VH, not 'Z'")
+        "error: --difficulty must be one of E, A, H, VH, not 'Z'"
+    )
     gurps.run("char", "note", "鈴音", "祖母の形見の鏡")
     gurps.run("char", "item", "add", "鈴音", "懐中電灯")
     gurps.run("char", "item", "add", "鈴音", "脇差")
@@ -155,7 +161,8 @@ def test_2d6_check_skill_takes_the_level_from_the_sheet(cli):
     assert (checked["total"], checked["outcome"]) == (12, "success")  # 3 + 7 + 2
     assert cli.error("check", "skill", "陸", "技", "運伝", "--target", "12", "--dice", "3,4", code=1) == (
         "error: 陸 has no skill '運伝' on the sheet (did you mean '運転'?); give its level with --skill N "
-        "or record it with `skill add`")
+        "or record it with `skill add`"
+    )
     given = cli.json("check", "skill", "陸", "技", "操縦", "--skill", "1", "--target", "12", "--dice", "3,4")
     assert given["total"] == 11
 
@@ -231,14 +238,20 @@ def test_import_refuses_unknown_fields_and_writes_nothing(cli, tmp_path):
     bad.write_text("name,player,IQ,Luck,skill:回避\n凛,Aki,12,3,6\n", encoding="utf-8")
     assert cli.error("char", "import", str(bad), "--format", "csv", code=2) == (
         "error: character 1 (凛): unknown field(s) 'Luck' (not a stat of the ruleset; "
-        "a skill is skill:NAME, a trait trait:NAME)")
+        "a skill is skill:NAME, a trait trait:NAME)"
+    )
     bad.write_text("name,IQ,skill:回避\n凛,12,six\n", encoding="utf-8")
     assert "is not a skill level" in cli.error("char", "import", str(bad), "--format", "csv", code=2)
     good = tmp_path / "good.json"
-    good.write_text(json.dumps([{"name": "凛", "IQ": 12, "skill:回避": 6},
-                                {"name": "鈴音", "kind": "npc", "DX": 10}], ensure_ascii=False), encoding="utf-8")
+    good.write_text(
+        json.dumps(
+            [{"name": "凛", "IQ": 12, "skill:回避": 6}, {"name": "鈴音", "kind": "npc", "DX": 10}], ensure_ascii=False
+        ),
+        encoding="utf-8",
+    )
     assert cli.error("char", "import", str(good), "--format", "json", code=2) == (
-        "error: 凛: a PC needs a player (a player column, or --player)")
+        "error: 凛: a PC needs a player (a player column, or --player)"
+    )
     cli.run("char", "import", str(good), "--format", "json", "--player", "Aki")
     assert sorted(c["name"] for c in cli.json("char", "list")) == ["凛", "鈴音"]
     assert "already in" in cli.error("char", "import", str(good), "--format", "json", "--player", "Aki", code=1)
@@ -249,25 +262,39 @@ def test_entry_25_pick_near_a_mild_phobia_is_refused_and_no_pick_names_them(gurp
     head = gurps.json("list")[0]["entries"]
     assert gurps.error("fright", "鈴音", "--pick", "高所恐怖", "--mod", "-16", "--dice", "6,6,5,1,1,1", code=1) == (
         "error: --pick '高所恐怖': did you mean '高所恐怖症'? (鈴音's mild phobia: its exact name worsens it on "
-        "entry 25; another name adds a new trait)")
+        "entry 25; another name adds a new trait)"
+    )
     assert gurps.json("list")[0]["entries"] == head  # refused before any die
     unpicked = gurps.json("fright", "鈴音", "--mod", "-16", "--dice", "6,6,5,1,1,1")
     assert unpicked["table"]["entry"] == 25
-    assert ("鈴音 has the mild phobia(s) 高所恐怖症: to worsen one instead of the new trait, void this check and "
-            "roll again with --pick NAME, or change it with `trait` commands") in unpicked["notes"]
+    assert (
+        "鈴音 has the mild phobia(s) 高所恐怖症: to worsen one instead of the new trait, void this check and "
+        "roll again with --pick NAME, or change it with `trait` commands"
+    ) in unpicked["notes"]
     other = gurps.json("fright", "鈴音", "--pick", "閉所恐怖症", "--mod", "-16", "--dice", "6,6,5,1,1,1")
     assert [t["name"] for t in other["traits_added"]] == ["閉所恐怖症"]  # far from it: a new trait, as asked
 
 
 def test_ccfolia_pieces_enter_and_the_palette_rolls_what_the_rules_roll(cli, tmp_path):
     _party_campaign(cli, "卓A")
-    piece = {"kind": "character", "data": {
-        "name": "凛", "memo": "PL: Aki\n探索者", "initiative": 6,
-        "status": [{"label": "HP", "value": 9, "max": 12}],
-        "params": [{"label": "DX", "value": "12"}, {"label": "IQ", "value": "13"}, {"label": "ＨＴ", "value": "11"},
-                   {"label": "意志力", "value": "14"}, {"label": "基本移動速度", "value": "5.75"},
-                   {"label": "回避", "value": "6"}],
-        "commands": "3D6<={意志力} 恐怖判定\n3D6<={回避} 回避\n3D6<=15 聞き耳\n3D6<={DX} 【DX】判定\nCRT"}}
+    piece = {
+        "kind": "character",
+        "data": {
+            "name": "凛",
+            "memo": "PL: Aki\n探索者",
+            "initiative": 6,
+            "status": [{"label": "HP", "value": 9, "max": 12}],
+            "params": [
+                {"label": "DX", "value": "12"},
+                {"label": "IQ", "value": "13"},
+                {"label": "ＨＴ", "value": "11"},
+                {"label": "意志力", "value": "14"},
+                {"label": "基本移動速度", "value": "5.75"},
+                {"label": "回避", "value": "6"},
+            ],
+            "commands": "3D6<={意志力} 恐怖判定\n3D6<={回避} 回避\n3D6<=15 聞き耳\n3D6<={DX} 【DX】判定\nCRT",
+        },
+    }
     path = tmp_path / "piece.json"
     path.write_text(json.dumps(piece, ensure_ascii=False), encoding="utf-8")
     cli.run("char", "import", str(path), "--format", "ccfolia")
@@ -279,22 +306,40 @@ def test_ccfolia_pieces_enter_and_the_palette_rolls_what_the_rules_roll(cli, tmp
     out = json.loads(cli.run("char", "export", "凛", "--ccfolia").stdout)["data"]
     assert out["initiative"] == 5.75  # Basic Speed where the sheet records it
     assert out["commands"].split("\n") == [
-        "3D6<={Will} 恐怖判定", "3D6<={Will}-4 恐怖判定（強い恐怖症）", "3D6<={DX} 【DX】判定", "3D6<={IQ} 【IQ】判定",
-        "3D6<={HT} 【HT】判定", "3D6<={Will} 【Will】判定", "3D6<={回避} 回避", "3D6<={聞き耳} 聞き耳",
-        "CRT", "FMB", "HCRT", "YSCRT", "YSFMB", "YFMB", "FEAR"]  # no HP, no Speed: nobody rolls against them
+        "3D6<={Will} 恐怖判定",
+        "3D6<={Will}-4 恐怖判定（強い恐怖症）",
+        "3D6<={DX} 【DX】判定",
+        "3D6<={IQ} 【IQ】判定",
+        "3D6<={HT} 【HT】判定",
+        "3D6<={Will} 【Will】判定",
+        "3D6<={回避} 回避",
+        "3D6<={聞き耳} 聞き耳",
+        "CRT",
+        "FMB",
+        "HCRT",
+        "YSCRT",
+        "YSFMB",
+        "YFMB",
+        "FEAR",
+    ]  # no HP, no Speed: nobody rolls against them
     # the exported piece comes back in as the same sheet (in another campaign)
-    (tmp_path / "back.json").write_text(json.dumps({"kind": "character", "data": out}, ensure_ascii=False),
-                                        encoding="utf-8")
+    (tmp_path / "back.json").write_text(
+        json.dumps({"kind": "character", "data": out}, ensure_ascii=False), encoding="utf-8"
+    )
     _party_campaign(cli, "卓B")
     cli.run("char", "import", str(tmp_path / "back.json"), "--format", "ccfolia")
     again = cli.json("char", "show", "凛")
-    assert again["stats"] == rin["stats"] and again["skills"] == {k: {**v, "attr": None, "difficulty": None}
-                                                                  for k, v in rin["skills"].items()}
-    odd = dict(piece, data={**piece["data"], "name": "澪", "params": [*piece["data"]["params"],
-                                                                      {"label": "SAN", "value": "50"}]})
+    assert again["stats"] == rin["stats"] and again["skills"] == {
+        k: {**v, "attr": None, "difficulty": None} for k, v in rin["skills"].items()
+    }
+    odd = dict(
+        piece,
+        data={**piece["data"], "name": "澪", "params": [*piece["data"]["params"], {"label": "SAN", "value": "50"}]},
+    )
     path.write_text(json.dumps(odd, ensure_ascii=False), encoding="utf-8")
     assert cli.error("char", "import", str(path), "--format", "ccfolia", code=2) == (
-        "error: piece 1: param(s) 'SAN' are neither a stat of the ruleset nor a skill the palette rolls (3D6<={NAME})")
+        "error: piece 1: param(s) 'SAN' are neither a stat of the ruleset nor a skill the palette rolls (3D6<={NAME})"
+    )
 
 
 def test_campaign_export_import_carries_skills_notes_and_items(gurps, tmp_path):
@@ -326,8 +371,22 @@ def test_every_palette_line_is_a_dice_command_once_its_params_are_filled(cli, ru
 
     cli.run("init", "卓", "--ruleset", ruleset)
     if ruleset == "gurps3-ja":
-        cli.run("char", "add", "凛", "--npc", "--stat", "DX=12", "--stat", "IQ=13", "--stat", "Speed=5.5",
-                "--stat", "Move=5", "--stat", "HP=12")
+        cli.run(
+            "char",
+            "add",
+            "凛",
+            "--npc",
+            "--stat",
+            "DX=12",
+            "--stat",
+            "IQ=13",
+            "--stat",
+            "Speed=5.5",
+            "--stat",
+            "Move=5",
+            "--stat",
+            "HP=12",
+        )
         cli.run("skill", "add", "凛", "回避", "6")
         cli.run("trait", "add", "凛", "高所恐怖症", "--cp", "-20", "--category", "severe phobia", "--paid")
     else:

@@ -31,8 +31,13 @@ PARTY = [
 
 def _shell(db: Path, lines: list[str], *options: str, after: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     """A scripted session: global `options` before `shell`, the shell's own `after` it."""
-    return subprocess.run([CAMPAIGN_BIN, "--db", str(db), *options, "shell", *after], input="\n".join(lines) + "\n",
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [CAMPAIGN_BIN, "--db", str(db), *options, "shell", *after],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _documents(text: str) -> list:
@@ -48,27 +53,31 @@ def _documents(text: str) -> list:
 
 
 def _campaign(db: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([CAMPAIGN_BIN, "--db", str(db), *args], capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [CAMPAIGN_BIN, "--db", str(db), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
 
 
 def test_a_scripted_session_runs_every_command_and_survives_errors(tmp_path):
     db = tmp_path / "table.db"
-    done = _shell(db, [
-        *PARTY,
-        "roll 3D6<=12 --char 鈴音 --dice 3,4,5",
-        "roll 3D6<=12 --dice 1,2",  # too few faces: refused, the session goes on
-        "nosuch",
-        "roll 'unclosed",
-        "# a comment line",
-        "",
-        "roll 2D6+1 --dice 6,6 --json",
-        "history --char 鈴音 --json",
-    ])
+    done = _shell(
+        db,
+        [
+            *PARTY,
+            "roll 3D6<=12 --char 鈴音 --dice 3,4,5",
+            "roll 3D6<=12 --dice 1,2",  # too few faces: refused, the session goes on
+            "nosuch",
+            "roll 'unclosed",
+            "# a comment line",
+            "",
+            "roll 2D6+1 --dice 6,6 --json",
+            "history --char 鈴音 --json",
+        ],
+    )
     assert done.returncode == 0, done.stderr
     confirmations = "created campaign テスト卓 (gurps3-ja) and selected it\nadded player Aki\nadded PC 鈴音\n"
     assert done.stdout.startswith(confirmations)  # results on stdout, confirmations too
-    first, _, rest = done.stdout[len(confirmations):].partition("\n")
+    first, _, rest = done.stdout[len(confirmations) :].partition("\n")
     assert first == "#4 鈴音: 3D6<=12 → [3,4,5] = 12 → success (margin +0)"
     rolled, history = _documents(rest)  # nothing echoed: only the commands' output
     assert (rolled["seq"], rolled["expression"], rolled["dice"], rolled["total"]) == (5, "2D6+1", [6, 6], 13)
@@ -99,7 +108,14 @@ def test_exit_status_is_the_last_commands_and_exit_stops_reading(tmp_path):
 def test_global_options_apply_to_every_command_inside(tmp_path):
     db = tmp_path / "two.db"
     assert _shell(db, ["init 第一部", "init 第二部"]).returncode == 0  # init selects 第二部
-    done = _shell(db, ["roll 3D6 --dice 1,2,3 --json", "roll 1D6 --dice 4 --json", "history --json"], "-c", "第一部", "--as", "Aki")
+    done = _shell(
+        db,
+        ["roll 3D6 --dice 1,2,3 --json", "roll 1D6 --dice 4 --json", "history --json"],
+        "-c",
+        "第一部",
+        "--as",
+        "Aki",
+    )
     assert done.returncode == 0, done.stderr
     entries = _documents(done.stdout)[-1]
     assert [(e["seq"], e["actor"], e["total"]) for e in entries] == [(3, "Aki", 4), (2, "Aki", 6), (1, "GM", None)]
@@ -111,8 +127,11 @@ def test_global_options_apply_to_every_command_inside(tmp_path):
 def test_shell_json_makes_every_command_print_json(tmp_path):
     db = tmp_path / "table.db"
     assert _shell(db, PARTY).returncode == 0
-    done = _shell(db, ["roll 3D6<=12 --char 鈴音 --dice 1,1,2", "history verify", "char list", "history --limit 1"],
-                  after=("--json",))
+    done = _shell(
+        db,
+        ["roll 3D6<=12 --char 鈴音 --dice 1,1,2", "history verify", "char list", "history --limit 1"],
+        after=("--json",),
+    )
     assert done.returncode == 0, done.stderr
     documents = _documents(done.stdout)
     assert documents[0]["outcome"] == "critical_success" and documents[0]["total"] == 4
@@ -158,8 +177,11 @@ def test_the_session_keeps_one_database_open(tmp_path, monkeypatch):
 
     monkeypatch.setattr(database.Database, "__init__", counting)
     db = str(tmp_path / "table.db")
-    result = CliRunner().invoke(app, ["--db", db, "shell"],
-                                input="init 卓\nroll 3D6 --dice 1,1,1 --json\nroll 3D6 --dice 2,2,2 --json\nhistory --json\n")
+    result = CliRunner().invoke(
+        app,
+        ["--db", db, "shell"],
+        input="init 卓\nroll 3D6 --dice 1,1,1 --json\nroll 3D6 --dice 2,2,2 --json\nhistory --json\n",
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("created campaign 卓 (gurps3-ja) and selected it\n")
     assert len(_documents(result.stdout.partition("\n")[2])[-1]) == 3
@@ -188,7 +210,9 @@ class Terminal:
         while wanted not in self.seen:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise AssertionError(f"{text!r} never showed up; the terminal shows {self.seen.decode(errors='replace')!r}")
+                raise AssertionError(
+                    f"{text!r} never showed up; the terminal shows {self.seen.decode(errors='replace')!r}"
+                )
             ready, _, _ = select.select([self.master], [], [], remaining)
             if ready:
                 try:
@@ -244,7 +268,11 @@ def test_tab_completes_commands_and_character_names_and_history_persists(party_d
         term.expect("--dice ")  # an option of the command on the line
         term.send("3,3,3 --json\r")
         checked = json.loads(term.expect("campaign> ").strip().splitlines()[-1])
-        assert (checked["character"], checked["check"]["dice"], checked["check"]["outcome"]) == ("鈴音", [3, 3, 3], "success")
+        assert (checked["character"], checked["check"]["dice"], checked["check"]["outcome"]) == (
+            "鈴音",
+            [3, 3, 3],
+            "success",
+        )
         term.send("\x04")  # Ctrl-D leaves
         assert term.close() == 0
     except BaseException:
@@ -313,7 +341,15 @@ def test_completion_candidates_follow_the_command_tree_and_the_database(party_db
         assert complete("", "hi") == ["history"]
         assert complete("history ", "ver") == ["verify"]  # a verb under a noun
         assert complete("history ", "--ch") == ["--char"]  # the noun's own options
-        assert complete("roll ", "--") == ["--char", "--reason", "--sorcery", "--dice", "--physical", "--json", "--help"]
+        assert complete("roll ", "--") == [
+            "--char",
+            "--reason",
+            "--sorcery",
+            "--dice",
+            "--physical",
+            "--json",
+            "--help",
+        ]
         assert complete("roll 3D6 --char ", "") == ["鈴音"]  # an option's value
         assert complete("char add 刀矢 --player ", "") == ["Aki"]
         assert complete("table roll ", "FE") == ["FEAR"]
@@ -327,13 +363,26 @@ def test_completion_candidates_follow_the_command_tree_and_the_database(party_db
 
 def test_a_session_writes_and_verifies_on_either_backend(db_url):
     """One connection pool for many write transactions, on SQLite and PostgreSQL alike."""
-    script = "\n".join([*PARTY, "roll 3D6<=12 --char 鈴音 --dice 6,6,5", "fright 鈴音 --dice 1,2,3",
-                        "char show 鈴音 --json", "history void 4 --yes --reason 振り直し", "history verify --json"]) + "\n"
+    script = (
+        "\n".join(
+            [
+                *PARTY,
+                "roll 3D6<=12 --char 鈴音 --dice 6,6,5",
+                "fright 鈴音 --dice 1,2,3",
+                "char show 鈴音 --json",
+                "history void 4 --yes --reason 振り直し",
+                "history verify --json",
+            ]
+        )
+        + "\n"
+    )
     result = CliRunner().invoke(app, ["--db", db_url, "shell"], input=script)
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("created campaign テスト卓 (gurps3-ja) and selected it\nadded player Aki\n"
-                                    "added PC 鈴音\n#4 鈴音: 3D6<=12 → [6,6,5] = 17 → critical failure (margin -5)\n")
-    shown = result.stdout[result.stdout.index('{"name"'):]  # after the roll's and fright's text
+    assert result.stdout.startswith(
+        "created campaign テスト卓 (gurps3-ja) and selected it\nadded player Aki\n"
+        "added PC 鈴音\n#4 鈴音: 3D6<=12 → [6,6,5] = 17 → critical failure (margin -5)\n"
+    )
+    shown = result.stdout[result.stdout.index('{"name"') :]  # after the roll's and fright's text
     assert "voided #4 (entry #6)\n" in shown  # the void's result, on stdout
     documents = _documents(shown.replace("voided #4 (entry #6)\n", ""))
     assert documents[0]["name"] == "鈴音"

@@ -38,11 +38,39 @@ def _ours(line: str) -> list[str] | str:
         return f"ValueError: {exc}"
 
 
-@pytest.mark.parametrize("line", [
-    "", "   ", "roll 3D6<=12 --char 鈴音", "a  b\tc\nd\re", "'' b", "a '' b", '""', "a'b c'd", 'x"y z"w',
-    r"a\ b", "a\\", "'unclosed", '"unclosed', '"a\\', r'"a\"b"', r'"a\\b"', r'"a\xb"', r"'a\b'", "\\\n",
-    '"it\'s"', "'say \"hi\"'", r"\'", r'\"', "a#b #c", "鈴音='刀 矢'", '"\\\\"', '"\\', "\\",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "",
+        "   ",
+        "roll 3D6<=12 --char 鈴音",
+        "a  b\tc\nd\re",
+        "'' b",
+        "a '' b",
+        '""',
+        "a'b c'd",
+        'x"y z"w',
+        r"a\ b",
+        "a\\",
+        "'unclosed",
+        '"unclosed',
+        '"a\\',
+        r'"a\"b"',
+        r'"a\\b"',
+        r'"a\xb"',
+        r"'a\b'",
+        "\\\n",
+        '"it\'s"',
+        "'say \"hi\"'",
+        r"\'",
+        r"\"",
+        "a#b #c",
+        "鈴音='刀 矢'",
+        '"\\\\"',
+        '"\\',
+        "\\",
+    ],
+)
 def test_the_words_are_shlex_s(line):
     assert _ours(line) == _shlex(line)
 
@@ -64,8 +92,13 @@ HUGE = {
 }
 
 
-EXPECTED = {"word": (1, 2_000_000), "words": (700_000, 1_400_000), "single": (1, 2_000_000),
-            "double": (1, 1_400_000), "escapes": (1, 1_000_000)}  # (words, characters in them)
+EXPECTED = {
+    "word": (1, 2_000_000),
+    "words": (700_000, 1_400_000),
+    "single": (1, 2_000_000),
+    "double": (1, 1_400_000),
+    "escapes": (1, 1_000_000),
+}  # (words, characters in them)
 
 
 @pytest.mark.slow
@@ -79,8 +112,13 @@ def test_lines_of_megabytes_split_in_bounded_time():
         print(json.dumps({kind: [len(words := split_line(line)), sum(map(len, words))]
                           for kind, line in HUGE.items()}))
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 0, done.stderr
     assert {kind: tuple(counts) for kind, counts in json.loads(done.stdout).items()} == EXPECTED
 
@@ -91,8 +129,9 @@ def test_the_shell_runs_a_line_of_megabytes(tmp_path):
     db = tmp_path / "c.db"
     subprocess.run([CAMPAIGN_BIN, "--db", str(db), "init", "卓"], check=True, capture_output=True, timeout=120)
     line = "char show '" + "鈴" * 700_000 + "'\nchar list --json\n"
-    done = subprocess.run([CAMPAIGN_BIN, "--db", str(db), "shell"], input=line, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [CAMPAIGN_BIN, "--db", str(db), "shell"], input=line, capture_output=True, text=True, timeout=60
+    )
     assert "Traceback" not in done.stderr
     assert done.returncode == 0 and done.stdout.strip() == "[]", (done.returncode, done.stderr[:300])
     assert done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1

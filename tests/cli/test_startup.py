@@ -14,8 +14,16 @@ from campaign.cli import app as app_module
 from campaign.cli.app import COMMANDS, app
 
 # Never needed by a roll or a JSON listing on an up-to-date database.
-HEAVY = ("alembic", "rich.console", "rich.table", "campaign.db.models_state", "campaign.cli.check",
-         "campaign.cli.scenario", "campaign.cli.demo", "campaign.services.effects")
+HEAVY = (
+    "alembic",
+    "rich.console",
+    "rich.table",
+    "campaign.db.models_state",
+    "campaign.cli.check",
+    "campaign.cli.scenario",
+    "campaign.cli.demo",
+    "campaign.services.effects",
+)
 
 PROBE = r"""
 import json, sys

@@ -16,14 +16,53 @@ import pytest
 from campaign.core.dice_source import SystemDice
 from tests.reference_stats import chi_square_tail
 
-REPORT_KEYS = {"campaign", "filter", "entries", "shared_entries", "sources", "tests", "note", "include_voided",
-               "voided_left_out"}
-SOURCE_KEYS = {"source", "entries", "dice", "die_sizes", "success_rolls", "not_scored", "unclassified_entries",
-               "unclassified_dice", "words"}
-DIE_KEYS = {"sides", "dice", "faces", "mean", "expected_mean", "mean_z", "mean_p", "chi_square", "df", "p_value",
-            "tested"}
-SUCCESS_KEYS = {"family", "label", "rolls", "successes", "observed_rate", "expected_rate", "expected_successes", "z",
-                "p_value", "tested"}
+REPORT_KEYS = {
+    "campaign",
+    "filter",
+    "entries",
+    "shared_entries",
+    "sources",
+    "tests",
+    "note",
+    "include_voided",
+    "voided_left_out",
+}
+SOURCE_KEYS = {
+    "source",
+    "entries",
+    "dice",
+    "die_sizes",
+    "success_rolls",
+    "not_scored",
+    "unclassified_entries",
+    "unclassified_dice",
+    "words",
+}
+DIE_KEYS = {
+    "sides",
+    "dice",
+    "faces",
+    "mean",
+    "expected_mean",
+    "mean_z",
+    "mean_p",
+    "chi_square",
+    "df",
+    "p_value",
+    "tested",
+}
+SUCCESS_KEYS = {
+    "family",
+    "label",
+    "rolls",
+    "successes",
+    "observed_rate",
+    "expected_rate",
+    "expected_successes",
+    "z",
+    "p_value",
+    "tested",
+}
 
 
 @pytest.fixture
@@ -138,8 +177,9 @@ def test_filters(gurps, os_dice):
     today = date.today()
     assert d6("--since", (today + timedelta(days=2)).isoformat()) is None
     assert d6("--until", (today - timedelta(days=2)).isoformat()) is None
-    assert d6("--since", (today - timedelta(days=2)).isoformat(), "--until", (today + timedelta(days=2)).isoformat()) \
-        == [2, 2, 2, 2, 0, 0]
+    assert d6(
+        "--since", (today - timedelta(days=2)).isoformat(), "--until", (today + timedelta(days=2)).isoformat()
+    ) == [2, 2, 2, 2, 0, 0]
     shown = gurps.json("stats", "--char", "鈴音", "--scenario", "1")
     assert shown["filter"]["character"] == "鈴音" and shown["filter"]["scenario"] == 1
     assert "no character" in gurps.error("stats", "--char", "誰", code=1)
@@ -181,8 +221,10 @@ def test_human_output_has_tables_a_histogram_and_the_caveat(gurps, os_dice):
 def test_only_stats_pays_for_scipy(cli, tmp_path):
     db = cli.db
     cli.run("init", "Probe")
-    probe = ("import sys; from campaign.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-             "print(' '.join(sorted(sys.modules)), file=sys.stderr)")
+    probe = (
+        "import sys; from campaign.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)"
+    )
 
     def modules(*args) -> set[str]:
         result = subprocess.run([sys.executable, "-c", probe, "--db", db, *args], capture_output=True, text=True)

@@ -53,16 +53,21 @@ def one_language_each(ja: str, en: str, old: str) -> None:
     for name in ("鈴音", "刀矢", "管狐", "テスト卓", "急所", "回避"):
         en = en.replace(name, "")
     assert len(JAPANESE.findall(en)) <= len(JAPANESE.findall(old)), (en, old)  # a reference row's cells stay
+
+
 FIXTURE = json.loads(table_prose.FIXTURE.read_text(encoding="utf-8"))
-OLD = {record["seq"]: record for record in (json.loads(line["record"]) for line in FIXTURE["export"]
-                                            if line["type"] == "entry")}
+OLD = {
+    record["seq"]: record
+    for record in (json.loads(line["record"]) for line in FIXTURE["export"] if line["type"] == "entry")
+}
 
 
 def _codes_only(record: dict) -> str:
     """The record without what a person typed or named (a reason, a name, a quoted log line)."""
     detail = {k: v for k, v in record["detail"].items() if k != "ccfolia"}
-    return json.dumps({**record, "detail": detail, "reason": None, "campaign": None, "character": None},
-                      ensure_ascii=False)
+    return json.dumps(
+        {**record, "detail": detail, "reason": None, "campaign": None, "character": None}, ensure_ascii=False
+    )
 
 
 def test_an_fmb_reroll_records_codes_and_reads_as_before(gurps, tmp_path):
@@ -72,34 +77,59 @@ def test_an_fmb_reroll_records_codes_and_reads_as_before(gurps, tmp_path):
     raw = _raw_records(gurps, tmp_path)
     parent, sub = raw[seq], raw[seq + 1]
     assert parent["detail"] == {
-        "table": "FMB", "modifier": 0, "raw": 3, "result": 3, "entry": [3, 3], "text_rolls": [],
-        "directives": [{"kind": "reroll", "condition": "crushing", "index": 0}], "declined": [],
-        "reroll_stands": False, "truncated": False, "sub_rolls": 1}
+        "table": "FMB",
+        "modifier": 0,
+        "raw": 3,
+        "result": 3,
+        "entry": [3, 3],
+        "text_rolls": [],
+        "directives": [{"kind": "reroll", "condition": "crushing", "index": 0}],
+        "declined": [],
+        "reroll_stands": False,
+        "truncated": False,
+        "sub_rolls": 1,
+    }
     assert sub["detail"] == {
-        "table": "FMB", "modifier": 0, "raw": 7, "result": 7, "entry": [7, 7], "text_rolls": [], "directives": [],
-        "declined": [], "reroll_stands": False, "truncated": False,
+        "table": "FMB",
+        "modifier": 0,
+        "raw": 7,
+        "result": 7,
+        "entry": [7, 7],
+        "text_rolls": [],
+        "directives": [],
+        "declined": [],
+        "reroll_stands": False,
+        "truncated": False,
         "directive": {"kind": "reroll", "condition": "crushing", "index": 0},
-        "requested_in": {"table": "FMB", "entry": [3, 3]}, "requested_by": seq, "depth": 1}
+        "requested_in": {"table": "FMB", "entry": [3, 3]},
+        "requested_by": seq,
+        "depth": 1,
+    }
     assert (parent["reason"], sub["reason"]) == (None, None)
     assert not JAPANESE.search(json.dumps([parent, sub], ensure_ascii=False).replace(parent["campaign"], ""))
 
     reason = "reroll (only if solid crushing weapon)"
-    lines = ["3: The weapon breaks; a solid crushing weapon (mace and the like) does not: reroll.",
-             f"  ↳ #{seq + 1} {reason}: FMB [2,2,3]=7",
-             "    7: Lose your balance: no action next turn, active defences -2 until then."]
+    lines = [
+        "3: The weapon breaks; a solid crushing weapon (mace and the like) does not: reroll.",
+        f"  ↳ #{seq + 1} {reason}: FMB [2,2,3]=7",
+        "    7: Lose your balance: no action next turn, active defences -2 until then.",
+    ]
     assert out == f"#{seq} FMB → [1,1,1] = 3\n" + "".join(f"  {line}\n" for line in lines)
     shown = gurps.json("history", "show", str(seq))  # --json: English
     assert shown["detail"] == parent["detail"] and shown["detail_shown"]["lines"] == lines
     assert shown["detail_shown"]["name"] == "ベーシック・ファンブル表"
     assert [s["reason"] for s in shown["sub_entries"]] == [reason]
-    japanese = ["3: 武器が壊れる。ただし硬い叩き武器(メイス等)は壊れず振り直し。",
-                f"  ↳ #{seq + 1} 振り直し (「硬い叩き武器」の場合のみ): FMB [2,2,3]=7",
-                "    7: 体勢を崩す。次ターンは行動できず、その手番まで能動防御-2。"]
+    japanese = [
+        "3: 武器が壊れる。ただし硬い叩き武器(メイス等)は壊れず振り直し。",
+        f"  ↳ #{seq + 1} 振り直し (「硬い叩き武器」の場合のみ): FMB [2,2,3]=7",
+        "    7: 体勢を崩す。次ターンは行動できず、その手番まで能動防御-2。",
+    ]
     human = gurps.run("--lang", "ja", "history", "show", str(seq)).stdout
     assert "武器が壊れる" in human and "「硬い叩き武器」の場合のみ" in human  # (Rich folds the long lines)
     out = gurps.run("--lang", "ja", "table", "roll", "FMB", "--weapon", "crushing", "--dice", "1,1,1,2,2,3").stdout
     assert out == f"#{seq + 2} FMB → [1,1,1] = 3\n" + "".join(f"  {line}\n" for line in japanese).replace(
-        f"#{seq + 1} ", f"#{seq + 3} ")
+        f"#{seq + 1} ", f"#{seq + 3} "
+    )
     assert {e["seq"]: e["reason"] for e in gurps.json("history", "--all")}[seq + 1] == reason
     assert gurps.json("history", "verify")["ok"]
 
@@ -116,12 +146,16 @@ def replayed(tmp_path_factory):
         japanese, _export = table_prose.run(str(directory / "japanese.db"), directory)
         patch.setenv("CAMPAIGN_LANG", "en")
         outputs, export = table_prose.run(str(directory / "campaign.db"), directory)
-        shown = {seq: Cli(str(directory / "campaign.db")).json("history", "show", str(seq))
-                 for seq, record in OLD.items() if record["kind"] == "table" and record["parent_seq"] is None}
+        shown = {
+            seq: Cli(str(directory / "campaign.db")).json("history", "show", str(seq))
+            for seq, record in OLD.items()
+            if record["kind"] == "table" and record["parent_seq"] is None
+        }
     finally:
         patch.undo()
-    records = {record["seq"]: record for record in (json.loads(line["record"]) for line in export
-                                                    if line["type"] == "entry")}
+    records = {
+        record["seq"]: record for record in (json.loads(line["record"]) for line in export if line["type"] == "entry")
+    }
     return (outputs, japanese), records, shown
 
 
@@ -162,17 +196,20 @@ def test_the_words_made_from_codes_are_the_words_the_old_records_hold(replayed):
             continue
         new = records[seq]
         assert {k: new[k] for k in ("kind", "expression", "dice", "total", "parent_seq", "source")} == {
-            k: old[k] for k in ("kind", "expression", "dice", "total", "parent_seq", "source")}
+            k: old[k] for k in ("kind", "expression", "dice", "total", "parent_seq", "source")
+        }
         subs = sorted(children.get(seq, []), key=lambda r: r["seq"])
         words = labels.shown_detail(new, subs)  # English (CAMPAIGN_LANG=en)
         assert {k: words.get(k) for k in old["detail"] if k not in ("ccfolia", "lines")} == {
-            k: v for k, v in old["detail"].items() if k not in ("ccfolia", "lines")}, seq
+            k: v for k, v in old["detail"].items() if k not in ("ccfolia", "lines")
+        }, seq
         i18n.use("ja")
         japanese_words, japanese_reason = labels.shown_detail(new, subs), labels.entry_reason(new)
         i18n.use(None)
         if "lines" in old["detail"]:
-            one_language_each("\n".join(japanese_words["lines"]), "\n".join(words["lines"]),
-                              "\n".join(old["detail"]["lines"]))
+            one_language_each(
+                "\n".join(japanese_words["lines"]), "\n".join(words["lines"]), "\n".join(old["detail"]["lines"])
+            )
         if old["reason"] is None or not old["parent_seq"]:
             assert labels.entry_reason(new) == old["reason"], seq
         else:  # a sub-entry's reason, made from its codes: one language of the old "ja / en"
@@ -182,15 +219,29 @@ def test_the_words_made_from_codes_are_the_words_the_old_records_hold(replayed):
             assert shown[seq]["detail_shown"] == words
             for sub in shown[seq]["sub_entries"]:
                 one_language_each("", sub["reason"], OLD[sub["seq"]]["reason"])
-    assert {"name", "name_en", "entry", "text_ja", "text_en", "text_rolls", "directives", "declined", "directive",
-            "text_roll", "lines", "row", "reason"} <= compared, compared
+    assert {
+        "name",
+        "name_en",
+        "entry",
+        "text_ja",
+        "text_en",
+        "text_rolls",
+        "directives",
+        "declined",
+        "directive",
+        "text_roll",
+        "lines",
+        "row",
+        "reason",
+    } <= compared, compared
 
 
 def test_old_table_records_still_verify_and_show_their_words(tmp_path):
     """The records the old code wrote, imported: verified, and shown as they are."""
     dump = tmp_path / "old.jsonl"
-    dump.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in FIXTURE["export"]),
-                    encoding="utf-8")
+    dump.write_text(
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in FIXTURE["export"]), encoding="utf-8"
+    )
     cli = Cli(str(tmp_path / "old.db"))
     cli.run("import", str(dump))
     assert cli.json("history", "verify")["ok"]
@@ -214,10 +265,16 @@ def test_old_table_records_still_verify_and_show_their_words(tmp_path):
 
 
 def test_a_record_naming_what_the_seeds_lack_is_shown_as_it_is():
-    record = {"kind": "table", "parent_seq": None, "detail": {
-        "table": "NOPE", "modifier": 0, "raw": 7, "result": 7, "entry": [7, 7], "sub_rolls": 0}}
+    record = {
+        "kind": "table",
+        "parent_seq": None,
+        "detail": {"table": "NOPE", "modifier": 0, "raw": 7, "result": 7, "entry": [7, 7], "sub_rolls": 0},
+    }
     assert labels.shown_detail(record) == record["detail"]
-    sub = {"kind": "table", "parent_seq": 1, "reason": None, "detail": {
-        "directive": {"kind": "reroll", "index": 5}, "requested_in": {"table": "FMB", "entry": [3, 3]}}}
+    sub = {
+        "kind": "table",
+        "parent_seq": 1,
+        "reason": None,
+        "detail": {"directive": {"kind": "reroll", "index": 5}, "requested_in": {"table": "FMB", "entry": [3, 3]}},
+    }
     assert labels.entry_reason(sub) is None
-

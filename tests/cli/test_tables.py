@@ -22,7 +22,13 @@ def test_table_list(sqlite_gurps):
     assert [r["command"] for r in rows] == COMMANDS
     fear = rows[COMMANDS.index("FEAR")]
     assert (fear["name"], fear["name_en"], fear["dice"], fear["range"], fear["entries"], fear["modifiable"]) == (
-        "恐怖判定表", "Fright Check Table", "3D6", [4, 40], 33, True)
+        "恐怖判定表",
+        "Fright Check Table",
+        "3D6",
+        [4, 40],
+        33,
+        True,
+    )
     for row in rows:
         table = TABLES[row["command"]]
         assert (row["name"], row["range"], row["entries"]) == (table.name, [table.lo, table.hi], len(table.entries))
@@ -37,7 +43,12 @@ def test_table_roll_each_table_by_command_and_by_name(sqlite_gurps, command):
     text_dice = ",4" * sum(spec.count for spec in entry.rolls)  # YSFMB 7 names 1d damage
     for name in (command, command.lower(), table.name):
         rolled = sqlite_gurps.json("table", "roll", name, "--dice", SEVEN + text_dice)
-        assert (rolled["kind"], rolled["expression"], rolled["dice"], rolled["total"]) == ("table", command, [2, 2, 3], 7)
+        assert (rolled["kind"], rolled["expression"], rolled["dice"], rolled["total"]) == (
+            "table",
+            command,
+            [2, 2, 3],
+            7,
+        )
         detail, words = rolled["detail"], rolled["detail_shown"]
         assert (detail["table"], detail["raw"], detail["result"]) == (command, 7, 7)
         assert detail["entry"] == [entry.lo, entry.hi]  # the record names the entry; the words are made
@@ -46,17 +57,33 @@ def test_table_roll_each_table_by_command_and_by_name(sqlite_gurps, command):
         assert rolled["source"] == "manual"
 
 
-@pytest.mark.parametrize("text,command,modifier,total", [
-    ("CRT", "CRT", 0, 7), ("FMB", "FMB", 0, 7), ("HCRT", "HCRT", 0, 7), ("GFMB", "GFMB", 0, 7),
-    ("YSCRT", "YSCRT", 0, 7), ("YSFMB", "YSFMB", 0, 7), ("YFMB", "YFMB", 0, 7), ("fmb", "FMB", 0, 7),
-    ("FEAR", "FEAR", 0, 7), ("FEAR+5", "FEAR", 5, 12), ("fear-2", "FEAR", -2, 5),
-])
+@pytest.mark.parametrize(
+    "text,command,modifier,total",
+    [
+        ("CRT", "CRT", 0, 7),
+        ("FMB", "FMB", 0, 7),
+        ("HCRT", "HCRT", 0, 7),
+        ("GFMB", "GFMB", 0, 7),
+        ("YSCRT", "YSCRT", 0, 7),
+        ("YSFMB", "YSFMB", 0, 7),
+        ("YFMB", "YFMB", 0, 7),
+        ("fmb", "FMB", 0, 7),
+        ("FEAR", "FEAR", 0, 7),
+        ("FEAR+5", "FEAR", 5, 12),
+        ("fear-2", "FEAR", -2, 5),
+    ],
+)
 def test_bcdice_table_commands_through_roll(sqlite_gurps, text, command, modifier, total):
     text_dice = ",4" * sum(spec.count for spec in TABLES[command].entry_for(total).rolls)
     rolled = sqlite_gurps.json("roll", text, "急所", "--char", "刀矢", "--dice", SEVEN + text_dice)
     expression = command if not modifier else f"{command}{modifier:+d}"
     assert (rolled["kind"], rolled["expression"], rolled["total"], rolled["character"], rolled["reason"]) == (
-        "table", expression, total, "刀矢", "急所")
+        "table",
+        expression,
+        total,
+        "刀矢",
+        "急所",
+    )
     assert rolled["detail_shown"]["entry"]["ja"] == TABLES[command].entry_for(total).ja
     listed = sqlite_gurps.json("history", "--limit", str(1 + len(rolled["sub_entries"])))[-1]  # newest first
     assert listed == {k: v for k, v in rolled.items() if k not in ("sub_entries", "detail_shown")}
@@ -76,15 +103,28 @@ def test_roll_twice_nested_sub_entries(gurps):
     seq = rolled["seq"]
     subs = rolled["sub_entries"]
     assert [(s["seq"], s["total"], s["dice"]) for s in subs] == [
-        (seq + 1, 6, [2, 2, 2]), (seq + 2, 18, [6, 6, 6]), (seq + 3, 6, [1, 2, 3]), (seq + 4, 15, [4, 5, 6])]
+        (seq + 1, 6, [2, 2, 2]),
+        (seq + 2, 18, [6, 6, 6]),
+        (seq + 3, 6, [1, 2, 3]),
+        (seq + 4, 15, [4, 5, 6]),
+    ]
     # the directive by its codes and its place among the effects of the entry that asked
-    both, choose = {"kind": "roll_twice", "apply": "both", "index": 0}, {"kind": "roll_twice", "apply": "choose", "index": 0}
-    assert [(s["detail"]["directive"], s["detail"]["requested_in"], s["detail"]["requested_by"], s["detail"]["depth"])
-            for s in subs] == [
-        (both, {"table": "YSFMB", "entry": [3, 3]}, seq, 1), (both, {"table": "YSFMB", "entry": [3, 3]}, seq, 1),
+    both, choose = (
+        {"kind": "roll_twice", "apply": "both", "index": 0},
+        {"kind": "roll_twice", "apply": "choose", "index": 0},
+    )
+    assert [
+        (s["detail"]["directive"], s["detail"]["requested_in"], s["detail"]["requested_by"], s["detail"]["depth"])
+        for s in subs
+    ] == [
+        (both, {"table": "YSFMB", "entry": [3, 3]}, seq, 1),
+        (both, {"table": "YSFMB", "entry": [3, 3]}, seq, 1),
         (choose, {"table": "YSFMB", "entry": [18, 18]}, seq + 2, 2),
-        (choose, {"table": "YSFMB", "entry": [18, 18]}, seq + 2, 2)]
-    assert [s["reason"] for s in subs] == ["roll twice, apply both"] * 2 + ["roll twice, choose one"] * 2  # --json: English
+        (choose, {"table": "YSFMB", "entry": [18, 18]}, seq + 2, 2),
+    ]
+    assert [s["reason"] for s in subs] == ["roll twice, apply both"] * 2 + [
+        "roll twice, choose one"
+    ] * 2  # --json: English
     assert all(s["kind"] == "table" and s["parent_seq"] == seq for s in subs)
     assert rolled["detail"]["directives"] == [both]
     assert rolled["detail_shown"]["directives"] == [{"kind": "roll_twice", "apply": "both"}]
@@ -92,7 +132,8 @@ def test_roll_twice_nested_sub_entries(gurps):
     assert [s["seq"] for s in shown["sub_entries"]] == [seq + 1, seq + 2, seq + 3, seq + 4]
     assert shown["sub_entries"] == subs
     assert {k: v for k, v in shown.items() if k != "sub_entries"} == {
-        k: v for k, v in rolled.items() if k != "sub_entries"}
+        k: v for k, v in rolled.items() if k != "sub_entries"
+    }
 
 
 def test_reroll_is_made_once_and_a_repeated_reroll_result_stands(sqlite_gurps):

@@ -14,16 +14,16 @@ from tests.cli.conftest import Cli
 from tests.integration.rawdb import raw_connection
 
 INVISIBLE_NAMES = [
-    "鈴\u200b音",      # zero-width space
-    "鈴\u200d音",      # zero-width joiner
-    "\u202e音鈴",      # right-to-left override
-    "鈴\u2066音",      # bidi isolate
-    "\ufeff鈴音",      # BOM / zero-width no-break space
-    "鈴\u00ad音",      # soft hyphen (invisible, category Cf)
-    "鈴\x85音",        # C1 next line
-    "鈴\x9b31m音",     # C1 CSI
-    "鈴\x1b[31m音",    # ESC
-    "鈴\u2028音",      # line separator
+    "鈴\u200b音",  # zero-width space
+    "鈴\u200d音",  # zero-width joiner
+    "\u202e音鈴",  # right-to-left override
+    "鈴\u2066音",  # bidi isolate
+    "\ufeff鈴音",  # BOM / zero-width no-break space
+    "鈴\u00ad音",  # soft hyphen (invisible, category Cf)
+    "鈴\x85音",  # C1 next line
+    "鈴\x9b31m音",  # C1 CSI
+    "鈴\x1b[31m音",  # ESC
+    "鈴\u2028音",  # line separator
 ]
 
 
@@ -48,15 +48,15 @@ def test_reasons_refuse_controls_but_keep_lines_and_tabs(gurps):
 
 
 def test_formulas_are_neutralised_in_csv(gurps):
-    gurps.run("char", "add", "=HYPERLINK(\"http://x\",\"y\")", "--player", "Aki", "--cp", "-10")
+    gurps.run("char", "add", '=HYPERLINK("http://x","y")', "--player", "Aki", "--cp", "-10")
     gurps.run("char", "add", "@SUM(A1)", "--player", "Aki")
     gurps.run("char", "add", "+1 Luck", "--player", "Aki")
     rows = list(csv.DictReader(io.StringIO(gurps.run("char", "list", "--csv").stdout)))
     names = {row["name"] for row in rows}
-    assert {"'=HYPERLINK(\"http://x\",\"y\")", "'@SUM(A1)", "'+1 Luck", "鈴音"} <= names
+    assert {'\'=HYPERLINK("http://x","y")', "'@SUM(A1)", "'+1 Luck", "鈴音"} <= names
     assert {row["CP"] for row in rows if row["name"].startswith("'=")} == {"-10"}  # numbers stay numbers
     # JSON keeps the text exactly as stored.
-    assert "=HYPERLINK(\"http://x\",\"y\")" in {row["name"] for row in gurps.json("char", "list")}
+    assert '=HYPERLINK("http://x","y")' in {row["name"] for row in gurps.json("char", "list")}
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -65,8 +65,11 @@ def test_controls_already_stored_are_shown_escaped(gurps, db_url):
     with raw_connection(db_url) as conn:
         conn.execute("UPDATE characters SET name = ? WHERE name = ?", ("鈴\x1b]0;pwned\x07音\x9b2J\u202e", "鈴音"))
         conn.commit()
-    outputs = [gurps.run("char", "list").stdout, gurps.run("char", "list", "--csv").stdout,
-               gurps.run("char", "list", "--json").stdout]
+    outputs = [
+        gurps.run("char", "list").stdout,
+        gurps.run("char", "list", "--csv").stdout,
+        gurps.run("char", "list", "--json").stdout,
+    ]
     for out in outputs:
         assert not any(ch in out for ch in "\x1b\x07\x9b\u202e"), repr(out)
     assert "鈴\\x1b]0;pwned\\x07音\\x9b2J\\u202e" in outputs[0] + outputs[1]

@@ -34,8 +34,23 @@ def third_setup(cli: Cli) -> Cli:
     """A GURPS 3e sheet: ST/DX/IQ/HT only (Will = IQ, FP = ST, HP = HT)."""
     cli.run("init", "三版卓")
     cli.run("player", "add", "Aki")
-    cli.run("char", "add", "千早", "--player", "Aki", "--stat", "ST=10", "--stat", "DX=11", "--stat", "IQ=12",
-            "--stat", "HT=11", "--cp", "100")
+    cli.run(
+        "char",
+        "add",
+        "千早",
+        "--player",
+        "Aki",
+        "--stat",
+        "ST=10",
+        "--stat",
+        "DX=11",
+        "--stat",
+        "IQ=12",
+        "--stat",
+        "HT=11",
+        "--cp",
+        "100",
+    )
     cli.run("char", "add", "狐", "--npc", "--stat", "Will=10")
     return cli
 
@@ -50,8 +65,10 @@ def clock(cli: Cli) -> int:
 
 
 def conditions(cli: Cli, name: str = "千早") -> list[tuple]:
-    return [(c["name"], c["until"]["clock"] if c["until"] else None)
-            for c in cli.json("condition", "list", name)["conditions"]]
+    return [
+        (c["name"], c["until"]["clock"] if c["until"] else None)
+        for c in cli.json("condition", "list", name)["conditions"]
+    ]
 
 
 # --- R2.0: derived stats ---
@@ -59,8 +76,11 @@ def conditions(cli: Cli, name: str = "千早") -> list[tuple]:
 
 def test_a_3e_sheet_rolls_fright_against_iq_and_entry_40_lowers_the_derived_will(third):
     shown = third.json("char", "show", "千早")
-    assert shown["derived"] == {"Will": {"value": 12, "from": "IQ"}, "FP": {"value": 10, "from": "ST"},
-                                "HP": {"value": 11, "from": "HT"}}
+    assert shown["derived"] == {
+        "Will": {"value": 12, "from": "IQ"},
+        "FP": {"value": 10, "from": "ST"},
+        "HP": {"value": 11, "from": "HT"},
+    }
     assert shown["pools"] == {"FP": {"max": 10, "current": 10}, "HP": {"max": 11, "current": 11}}
     # target 12 - 20 = -8; 18 fails by 26; table 6+6+2 + 26 = 40
     result = third.json("fright", "千早", "--mod", "-20", "--dice", "6,6,6,6,6,2")
@@ -132,8 +152,10 @@ def test_damage_and_heal_on_derived_pools(third):
     assert third.json("char", "show", "千早")["pools"]["HP"] == {"max": 11, "current": 6}
     verified(third)
     void(third, hit["seq"])
-    assert third.json("char", "show", "千早")["pools"] == {"FP": {"max": 10, "current": -2},
-                                                         "HP": {"max": 11, "current": 11}}
+    assert third.json("char", "show", "千早")["pools"] == {
+        "FP": {"max": 10, "current": -2},
+        "HP": {"max": 11, "current": 11},
+    }
     heal2 = third.json("char", "heal", "千早", "FP", "3")
     hit2 = third.json("char", "damage", "千早", "FP", "1")
     refused_void(third, tired["seq"], heal2["seq"])
@@ -158,7 +180,11 @@ def test_a_timed_condition_runs_out_with_time_and_comes_back_with_the_void(third
     added = third.json("condition", "add", "千早", "poisoned", "--for", "6h", "--reason", "毒蛇")
     cond = added["condition"]
     assert (cond["duration"], cond["timed"], cond["until"]["clock"], cond["until"]["text_ja"]) == (
-        "6 hours", True, 6 * HOUR, "1日目 06:00")
+        "6 hours",
+        True,
+        6 * HOUR,
+        "1日目 06:00",
+    )
     first = third.json("time", "advance", "3h")
     assert first["ended"] == [] and first["to"]["text"] == "day 1 03:00"
     [listed] = third.json("condition", "list", "千早")["conditions"]
@@ -168,7 +194,10 @@ def test_a_timed_condition_runs_out_with_time_and_comes_back_with_the_void(third
     assert clock(third) == 7 * HOUR and conditions(third) == []
     entry = third.json("history", "show", str(second["seq"]))
     assert entry["kind"] == "time" and [op["op"] for op in entry["ops"]] == [
-        "clock_advanced", "condition_cleared", "clock_advanced"]
+        "clock_advanced",
+        "condition_cleared",
+        "clock_advanced",
+    ]
     assert [op.get("seconds") for op in entry["ops"]] == [3 * HOUR, None, HOUR]
     verified(third)
 
@@ -200,8 +229,14 @@ def test_an_expiring_condition_starts_its_follow_up_where_it_ended(third):
     assert [(e["name"], e["until"]["clock"]) for e in whole["ended"]] == [("faint", 600), ("recovering", 4200)]
     assert conditions(third) == [] and clock(third) == 2 * HOUR
     entry = third.json("history", "show", str(whole["seq"]))
-    assert [op["op"] for op in entry["ops"]] == ["clock_advanced", "condition_cleared", "condition_added",
-                                                 "clock_advanced", "condition_cleared", "clock_advanced"]
+    assert [op["op"] for op in entry["ops"]] == [
+        "clock_advanced",
+        "condition_cleared",
+        "condition_added",
+        "clock_advanced",
+        "condition_cleared",
+        "clock_advanced",
+    ]
     out = third.run("time", "advance", "1turns").stdout
     assert "2日目" not in out and "1日目 02:00 → 1日目 02:00:01" in out
     verified(third)
@@ -215,18 +250,29 @@ def test_light_coma_cleared_starts_six_hours_at_minus_two(third):
     third.run("history", "void", str(seq), "--yes", "--reason", "test")
     out = third.run("fright", "千早", "--mod", "-8", "--dice", "6,6,6,5,5,4").stdout
     assert "-2 to all rolls for 6 hours after recovering" in out and "回復後" not in out
-    seq = next(e["seq"] for e in third.json("history", "--all") if e["kind"] == "fright" and e["parent_seq"] is None
-               and e["voided_by"] is None)
+    seq = next(
+        e["seq"]
+        for e in third.json("history", "--all")
+        if e["kind"] == "fright" and e["parent_seq"] is None and e["voided_by"] is None
+    )
     coma = third.json("history", "show", str(seq))["detail"]["effects"][0]
     assert (coma["condition"], coma["timed"], coma["after_penalty"], coma["after_duration"]) == (
-        "light_coma", False, -2, 6)
+        "light_coma",
+        False,
+        -2,
+        6,
+    )
 
     third.json("time", "advance", "2h")  # a coma never runs out by itself
     assert conditions(third) == [("light_coma", None)]
     cleared = third.json("condition", "clear", "千早", "浅い昏睡", "--reason", "生命力判定に成功")
     [follow] = cleared["follow_ups"]
     assert (follow["name"], follow["label_ja"], follow["since"]["clock"], follow["until"]["text_ja"]) == (
-        "recovering", "回復後の不調", 2 * HOUR, "1日目 08:00")
+        "recovering",
+        "回復後の不調",
+        2 * HOUR,
+        "1日目 08:00",
+    )
     assert follow["detail"]["summary_ja"] == "浅い昏睡から回復後 6時間 全判定-2"
     assert conditions(third) == [("recovering", 8 * HOUR)]
     expired = third.json("time", "advance", "6h")

@@ -10,8 +10,25 @@ def _played(cli):
     """鈴音 gains 暗所恐怖症 (-10) at a fright check, has IQ changed, then the check is voided."""
     cli.run("init", "卓")
     cli.run("player", "add", "Aki")
-    add = cli.json("char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "IQ=12",
-                   "--stat", "HT=11", "--stat", "FP=11", "--stat", "HP=11", "--cp", "150")
+    add = cli.json(
+        "char",
+        "add",
+        "鈴音",
+        "--player",
+        "Aki",
+        "--stat",
+        "Will=11",
+        "--stat",
+        "IQ=12",
+        "--stat",
+        "HT=11",
+        "--stat",
+        "FP=11",
+        "--stat",
+        "HP=11",
+        "--cp",
+        "150",
+    )
     fright = cli.json("fright", "鈴音", "--dice", "6,6,6,6,6,6", "--pick", "暗所恐怖症")
     stat = cli.json("char", "set", "鈴音", "--stat", "IQ=11")
     void = cli.json("history", "void", str(fright["seq"]), "--reason", "wrong character", "--yes")
@@ -57,8 +74,10 @@ def test_timeline_lists_each_change_with_the_void(cli):
     assert by_seq[void]["kind"] == "void" and by_seq[void]["voids_seq"] == fright
     table = list(csv.reader(io.StringIO(cli.run("char", "timeline", "鈴音", "--csv").stdout)))
     assert table[0] == ["seq", "at", "actor", "kind", "voided_by", "what", "name", "before", "after", "change"]
-    assert [str(fright), "GM", "fright", str(void), "cp", "CP", "150", "140", "CP 150 → 140"] == \
-        [table[2][0], *table[2][2:]]
+    assert [str(fright), "GM", "fright", str(void), "cp", "CP", "150", "140", "CP 150 → 140"] == [
+        table[2][0],
+        *table[2][2:],
+    ]
     human = cli.run("char", "timeline", "鈴音").stdout
     assert "+暗所恐怖症 -10" in human and f"✗#{void}" in human
 

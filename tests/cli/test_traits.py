@@ -8,7 +8,9 @@ from __future__ import annotations
 
 
 def traits(cli, name="鈴音"):
-    return [(t["name"], t["category"], t["cp"], t["counts_toward_limit"]) for t in cli.json("trait", "list", name)["traits"]]
+    return [
+        (t["name"], t["category"], t["cp"], t["counts_toward_limit"]) for t in cli.json("trait", "list", name)["traits"]
+    ]
 
 
 def test_add_rename_remove_and_void_each(gurps):
@@ -16,8 +18,11 @@ def test_add_rename_remove_and_void_each(gurps):
     assert (added["trait"]["category"], added["cp_total"]) == ("advantage", 115)
     gurps.run("trait", "add", "鈴音", "好奇心", "--cp", "-5", "--category", "mental", "--no-counts")
     gurps.run("trait", "add", "鈴音", "甘党", "--cp", "-1")
-    assert traits(gurps) == [("戦闘即応", "advantage", 15, True), ("好奇心", "mental", -5, False),
-                             ("甘党", "quirk", -1, True)]
+    assert traits(gurps) == [
+        ("戦闘即応", "advantage", 15, True),
+        ("好奇心", "mental", -5, False),
+        ("甘党", "quirk", -1, True),
+    ]
     listed = gurps.json("trait", "list", "鈴音")
     assert listed["cp_total"] == 109
     assert listed["traits"][0]["source_seq"] == added["seq"]
@@ -32,8 +37,11 @@ def test_add_rename_remove_and_void_each(gurps):
 
     gurps.run("history", "void", "--yes", str(removed["seq"]), "--reason", "まだ買えない")
     gurps.run("history", "void", "--yes", str(renamed["seq"]), "--reason", "元の名前で")
-    assert traits(gurps) == [("戦闘即応", "advantage", 15, True), ("好奇心", "mental", -5, False),
-                             ("甘党", "quirk", -1, True)]
+    assert traits(gurps) == [
+        ("戦闘即応", "advantage", 15, True),
+        ("好奇心", "mental", -5, False),
+        ("甘党", "quirk", -1, True),
+    ]
     gurps.run("history", "void", "--yes", str(added["seq"]), "--reason", "持っていない")
     view = gurps.json("char", "show", "鈴音")
     assert view["cp_total"] == 94
@@ -89,7 +97,10 @@ def test_conditions_list_clear_and_void(gurps):
     gurps.run("fright", "鈴音", "--dice", "6,6,5,1,1,1")  # 9: stunned 1 turn
     listed = gurps.json("condition", "list", "鈴音")["conditions"]
     assert [(c["name"], c["duration"], c["detail"]["label_ja"]) for c in listed] == [
-        ("stun", "4 turns", "朦朧"), ("unconscious", "5 minutes", "気絶"), ("stun", "1 turn", "朦朧")]
+        ("stun", "4 turns", "朦朧"),
+        ("unconscious", "5 minutes", "気絶"),
+        ("stun", "1 turn", "朦朧"),
+    ]
     assert listed[0]["source_seq"] == first["seq"]
 
     cleared = gurps.json("condition", "clear", "鈴音", "朦朧", "--reason", "意思判定に成功")
@@ -103,8 +114,7 @@ def test_conditions_list_clear_and_void(gurps):
     assert gurps.json("history", "--all") == before
 
     gurps.run("history", "void", "--yes", str(cleared["seq"]), "--reason", "まだ朦朧")
-    assert [c["name"] for c in gurps.json("condition", "list", "鈴音")["conditions"]] == [
-        "stun", "unconscious", "stun"]
+    assert [c["name"] for c in gurps.json("condition", "list", "鈴音")["conditions"]] == ["stun", "unconscious", "stun"]
     gurps.run("condition", "clear", "鈴音", "UNCONSCIOUS")
     assert [c["name"] for c in gurps.json("char", "show", "鈴音")["conditions"]] == ["stun", "stun"]
 

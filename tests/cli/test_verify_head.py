@@ -15,8 +15,7 @@ from campaign.ledger import canonical_json, chain_hash
 from campaign.services import verification
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 
-NOT_CONTAINED = ("this chain does not contain your seal: the history was rewritten after it, "
-                 "or the hash is mistyped")
+NOT_CONTAINED = "this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped"
 
 
 def _sealed_play(cli) -> dict:
@@ -42,8 +41,10 @@ def _rehash_from(db: str, seq: int, change) -> None:
                 change(record)
             record_json = canonical_json(record)
             digest = chain_hash(prev, record_json)
-            conn.execute(f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} "
-                         f"WHERE seq = {marker}", (record_json, prev, digest, row_seq))
+            conn.execute(
+                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} WHERE seq = {marker}",
+                (record_json, prev, digest, row_seq),
+            )
             prev = digest
         conn.commit()
 
@@ -54,14 +55,20 @@ def test_a_kept_head_names_its_seal_and_the_entries_since(gurps):
     assert report["ok"] and report["code"] is None and report["sealed_head"] == sealed["head"]
     found = report["head_entry"]
     assert (found["seq"], found["hash"], found["kind"], found["reason"], found["since"]) == (
-        sealed["seq"], sealed["head"], "seal", "第一話 終了", 2)
+        sealed["seq"],
+        sealed["head"],
+        "seal",
+        "第一話 終了",
+        2,
+    )
     assert found["at"] == gurps.json("history", "show", str(sealed["seq"]))["at"]
     assert report["entries"] == sealed["seq"] + 2
     human = gurps.run("history", "verify", "--head", "  " + sealed["head"][:16].upper() + " ")
     lines = human.stdout.splitlines()
     assert lines[0] == report["head"]  # today's head, as before
     assert lines[1].startswith(f"your seal #{sealed['seq']} (第一話 終了, 20") and lines[1].endswith(
-        ") is in this chain; 2 entries since"), lines
+        ") is in this chain; 2 entries since"
+    ), lines
     assert lines[2].startswith(f"chain intact: {sealed['seq'] + 2} entries")
 
 
@@ -90,7 +97,11 @@ def test_a_head_the_chain_does_not_hold_is_not_a_typo_of_a_seal_table(sqlite_gur
         assert "typo?" not in message and "not a seal" not in message
         report = cli.json("history", "verify", "--head", given, expect=1)
         assert (report["ok"], report["code"], report["bad_seq"], report["head_entry"]) == (
-            False, "head_not_in_chain", None, None)
+            False,
+            "head_not_in_chain",
+            None,
+            None,
+        )
         assert report["reason"] == NOT_CONTAINED
 
 
@@ -152,7 +163,8 @@ def test_a_broken_chain_is_named_before_the_head(gurps):
     report = gurps.json("history", "verify", "--head", sealed["head"], expect=1)
     assert (report["code"], report["bad_seq"], report["head_entry"]) == ("chain_broken", sealed["seq"] - 1, None)
     assert gurps.error("history", "verify", "--head", sealed["head"], code=1).startswith(
-        f"chain broken at #{sealed['seq'] - 1}: ")
+        f"chain broken at #{sealed['seq'] - 1}: "
+    )
 
 
 @pytest.mark.parametrize("flag", [(), ("--chain-only",)])

@@ -22,7 +22,10 @@ LOG = "session.html"  # the ココフォリア log (tests.ccfolia_logs.GURPS_SES
 SEVEN = "2,2,3"
 
 COMMANDS: list[list[str]] = [
-    *[["table", "roll", command, "--dice", SEVEN] for command in ("CRT", "FEAR", "FMB", "GFMB", "HCRT", "YFMB", "YSCRT")],
+    *[
+        ["table", "roll", command, "--dice", SEVEN]
+        for command in ("CRT", "FEAR", "FMB", "GFMB", "HCRT", "YFMB", "YSCRT")
+    ],
     ["table", "roll", "YSFMB", "--dice", SEVEN + ",4"],  # 7 names 1d damage
     ["table", "roll", "CRT", "--dice", "3,4,6", "--char", "刀矢"],
     ["roll", "FEAR+5", "急所", "--char", "刀矢", "--dice", "1,2,3"],
@@ -69,8 +72,10 @@ def run(db: str, log_dir: Path) -> tuple[list[str], list[dict]]:
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         outputs, export = run(str(Path(tmp) / "campaign.db"), Path(tmp))
-    FIXTURE.write_text(json.dumps({"commands": COMMANDS, "outputs": outputs, "export": export},
-                                  ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    FIXTURE.write_text(
+        json.dumps({"commands": COMMANDS, "outputs": outputs, "export": export}, ensure_ascii=False, indent=1) + "\n",
+        encoding="utf-8",
+    )
     print(f"wrote {FIXTURE}", file=sys.stderr)
     return 0
 

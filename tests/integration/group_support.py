@@ -19,8 +19,21 @@ from campaign.services.group import role_prefix
 from tests.cli.conftest import Cli, gurps_setup
 from tests.conftest import party_copy
 
-TABLES = ("campaigns", "players", "characters", "ledger", "relationships", "traits", "conditions", "scenarios",
-          "scenario_participants", "disappearances", "searches", "reunion_checks", "group_roles")
+TABLES = (
+    "campaigns",
+    "players",
+    "characters",
+    "ledger",
+    "relationships",
+    "traits",
+    "conditions",
+    "scenarios",
+    "scenario_participants",
+    "disappearances",
+    "searches",
+    "reunion_checks",
+    "group_roles",
+)
 HAND_MADE = ("stranger", "auditor")
 # What only the GM's role reads: hidden results, seeds, the table server's credentials.
 GM_OWN = ("secret_rolls", "fair_seeds", "web_invites", "web_sessions", "web_requests", "table_calls", "bcdice_tokens")
@@ -32,8 +45,7 @@ def _dsn(url: str, user: str | None = None) -> str:
     from sqlalchemy.engine import make_url
 
     parsed = make_url(url)
-    return (f"host={parsed.host} port={parsed.port} dbname={parsed.database} "
-            f"user={user or parsed.username}")
+    return f"host={parsed.host} port={parsed.port} dbname={parsed.database} user={user or parsed.username}"
 
 
 def _role_url(url: str, role: str) -> str:
@@ -73,8 +85,13 @@ class Group:
         with psycopg.connect(_dsn(self.url), autocommit=True) as conn:
             conn.execute(f'CREATE ROLE "{role}" LOGIN')
             if kind == "auditor":
-                tables = [name for (name,) in conn.execute(
-                    "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall() if name not in GM_OWN]
+                tables = [
+                    name
+                    for (name,) in conn.execute(
+                        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                    ).fetchall()
+                    if name not in GM_OWN
+                ]
                 conn.execute(f'GRANT SELECT ON {", ".join(tables)} TO "{role}"')
 
     def dump(self) -> dict:
@@ -85,11 +102,13 @@ class Group:
         from sqlalchemy.engine import make_url
 
         database = make_url(self.url).database
-        with psycopg.connect(_dsn(self.url, "postgres").replace(f"dbname={database}", "dbname=postgres"),
-                             autocommit=True) as conn:
+        with psycopg.connect(
+            _dsn(self.url, "postgres").replace(f"dbname={database}", "dbname=postgres"), autocommit=True
+        ) as conn:
             conn.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
-            for (role,) in conn.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE %s",
-                                        (role_prefix(database) + "%",)).fetchall():
+            for (role,) in conn.execute(
+                "SELECT rolname FROM pg_roles WHERE rolname LIKE %s", (role_prefix(database) + "%",)
+            ).fetchall():
                 conn.execute(f'DROP ROLE "{role}"')
 
 
@@ -145,8 +164,9 @@ def owned_group(pg_cluster, owned_template):
     made.drop()
 
 
-def old_player_roles(conn: psycopg.Connection, database: str, campaign_id: int = 1,
-                     revoked: tuple[str, ...] = ()) -> dict[str, str]:
+def old_player_roles(
+    conn: psycopg.Connection, database: str, campaign_id: int = 1, revoked: tuple[str, ...] = ()
+) -> dict[str, str]:
     """What `group setup` made for players before migration 0016 (the database at 0015,
     `conn` the owner's): the players' NOLOGIN group role reading every table, one LOGIN
     role per player in it, and their group_roles rows; `revoked` players' roles as
@@ -157,15 +177,23 @@ def old_player_roles(conn: psycopg.Connection, database: str, campaign_id: int =
     conn.execute(f'GRANT CONNECT ON DATABASE "{database}" TO "{players}"')
     conn.execute(f'GRANT USAGE ON SCHEMA public TO "{players}"')
     conn.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{players}"')
-    hidden = [name for (name,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
-              if name in GM_OWN]
+    hidden = [
+        name
+        for (name,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        if name in GM_OWN
+    ]
     conn.execute(f'REVOKE ALL ON {", ".join(hidden)} FROM "{players}"')
     roles = {}
-    for player_id, name in conn.execute("SELECT id, name FROM players WHERE campaign_id = %s ORDER BY id",
-                                        (campaign_id,)).fetchall():
+    for player_id, name in conn.execute(
+        "SELECT id, name FROM players WHERE campaign_id = %s ORDER BY id", (campaign_id,)
+    ).fetchall():
         role = roles[name] = f"{prefix}_{campaign_id}_p{player_id}"
         gone = name in revoked
-        conn.execute(f'CREATE ROLE "{role}" {"NOLOGIN" if gone else "LOGIN"}' + ("" if gone else f' IN ROLE "{players}"'))
-        conn.execute("INSERT INTO group_roles VALUES (%s, %s, %s, %s, false, '2026-11-01T00:00:00.000000Z', %s)",
-                     (role, campaign_id, player_id, name, "2026-11-02T00:00:00.000000Z" if gone else None))
+        conn.execute(
+            f'CREATE ROLE "{role}" {"NOLOGIN" if gone else "LOGIN"}' + ("" if gone else f' IN ROLE "{players}"')
+        )
+        conn.execute(
+            "INSERT INTO group_roles VALUES (%s, %s, %s, %s, false, '2026-11-01T00:00:00.000000Z', %s)",
+            (role, campaign_id, player_id, name, "2026-11-02T00:00:00.000000Z" if gone else None),
+        )
     return roles

@@ -31,14 +31,17 @@ def write_log(path, messages: int) -> int:
             faces = [1 + n % 6, 1 + (n // 6) % 6, 1 + (n // 36) % 6]
             total = sum(faces)
             if n % EVERY == 0:
-                outcome = "クリティカル" if total <= 4 else "ファンブル" if total >= 17 else \
-                    "成功" if total <= 12 else "失敗"
+                outcome = (
+                    "クリティカル" if total <= 4 else "ファンブル" if total >= 17 else "成功" if total <= 12 else "失敗"
+                )
                 label = "成功度" if outcome in ("クリティカル", "成功") else "失敗度"
                 text = f"3d6<=12 回避 (3D6<=12) ＞ {total}{faces} ＞ {total} ＞ {outcome}({label}：{12 - total})"
                 entries += 1
             elif n % EVERY == 5:
-                text = f"x2 2d6 #1 (2D6) ＞ {faces[0] + faces[1]}[{faces[0]},{faces[1]}] ＞ {faces[0] + faces[1]} " \
-                       f"#2 (2D6) ＞ {faces[1] + faces[2]}[{faces[1]},{faces[2]}] ＞ {faces[1] + faces[2]}"
+                text = (
+                    f"x2 2d6 #1 (2D6) ＞ {faces[0] + faces[1]}[{faces[0]},{faces[1]}] ＞ {faces[0] + faces[1]} "
+                    f"#2 (2D6) ＞ {faces[1] + faces[2]}[{faces[1]},{faces[2]}] ＞ {faces[1] + faces[2]}"
+                )
                 entries += 2
             elif n % EVERY == 7:
                 text = f"CRT クリティカル表({total}) ＞ 通常ダメージ。"
@@ -77,10 +80,13 @@ SCRIPT = textwrap.dedent("""
 def run_import(tmp_path, messages: int) -> tuple[dict, dict, int]:
     log = tmp_path / f"log{messages}.html"
     entries = write_log(log, messages)
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / f"c{messages}.db"), str(log)],
-                          capture_output=True, text=True, timeout=600,
-                          env={"XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path),
-                               "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path / f"c{messages}.db"), str(log)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1]), json.loads(done.stderr.strip().splitlines()[-1]), entries
 

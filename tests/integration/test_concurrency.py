@@ -35,8 +35,12 @@ def test_parallel_appends_keep_one_gapless_chain(db_url, tmp_path):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     procs = [
-        subprocess.Popen([sys.executable, str(script), db_url, str(n), str(ROLLS_EACH)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, str(script), db_url, str(n), str(ROLLS_EACH)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for n in range(WORKERS)
     ]
     for proc in procs:

@@ -20,8 +20,10 @@ from tests.integration.forge import append_forged, forged_row, head, insert
 pytestmark = pytest.mark.dialect
 
 GM_ROW = "INSERT INTO pg_temp.group_roles SELECT session_user, 1, NULL, 'GM', true, '2026-01-01', NULL"
-SHADOW = ("CREATE TEMP TABLE group_roles (role_name text, campaign_id int, player_id int, player_name text, "
-          "is_gm boolean, created_at text, revoked_at text)")
+SHADOW = (
+    "CREATE TEMP TABLE group_roles (role_name text, campaign_id int, player_id int, player_name text, "
+    "is_gm boolean, created_at text, revoked_at text)"
+)
 
 
 def _grant_temp(group, player: str) -> None:
@@ -36,8 +38,10 @@ def test_setup_revokes_temporary_from_public(owned_group):
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="temporary tables"):
             conn.execute(SHADOW)
     with owned_group.raw() as conn:
-        granted = conn.execute("SELECT has_database_privilege('public', current_database(), 'TEMPORARY'), "
-                               "has_schema_privilege('public', current_schema(), 'CREATE')").fetchone()
+        granted = conn.execute(
+            "SELECT has_database_privilege('public', current_database(), 'TEMPORARY'), "
+            "has_schema_privilege('public', current_schema(), 'CREATE')"
+        ).fetchone()
     assert granted == (False, False)
 
 
@@ -71,18 +75,38 @@ def test_a_temp_ledger_cannot_fool_the_chain_trigger(owned_group):
         assert (fake["seq"], fake["prev_hash"]) != (real["seq"], real["prev_hash"])
         conn.execute("SET search_path = pg_temp, public")
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="ledger chain"):
-            conn.execute("INSERT INTO public.ledger (campaign_id, seq, at, actor, kind, character, scenario, "
-                         "outcome, parent_seq, voids_seq, record, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, "
-                         "%s, %s, %s, %s, %s, %s, %s)", tuple(fake[c] for c in (
-                             "campaign_id", "seq", "at", "actor", "kind", "character", "scenario", "outcome",
-                             "parent_seq", "voids_seq", "record", "prev_hash", "hash")))
+            conn.execute(
+                "INSERT INTO public.ledger (campaign_id, seq, at, actor, kind, character, scenario, "
+                "outcome, parent_seq, voids_seq, record, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, "
+                "%s, %s, %s, %s, %s, %s, %s)",
+                tuple(
+                    fake[c]
+                    for c in (
+                        "campaign_id",
+                        "seq",
+                        "at",
+                        "actor",
+                        "kind",
+                        "character",
+                        "scenario",
+                        "outcome",
+                        "parent_seq",
+                        "voids_seq",
+                        "record",
+                        "prev_hash",
+                        "hash",
+                    )
+                ),
+            )
     assert owned_group.dump() == before
 
 
 def test_every_security_definer_function_pins_its_search_path(owned_group):
     with owned_group.raw() as conn:
-        rows = conn.execute("SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = "
-                            "p.pronamespace WHERE p.prosecdef AND n.nspname = current_schema()").fetchall()
+        rows = conn.execute(
+            "SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = "
+            "p.pronamespace WHERE p.prosecdef AND n.nspname = current_schema()"
+        ).fetchall()
         schema = conn.execute("SELECT current_schema()").fetchone()[0]
     assert {name for name, _ in rows} == {"ledger_check_actor", "ledger_check_chain"}  # 0016 dropped the rest
     assert {tuple(config) for _, config in rows} == {(f"search_path={schema}, pg_temp",)}
@@ -90,9 +114,18 @@ def test_every_security_definer_function_pins_its_search_path(owned_group):
 
 def _fright(conn, ops: list, via: dict | None = None) -> dict:
     """A player's fright entry as the issue forged it: right seq, link and SHA-256, any ops."""
-    return forged_row(conn, record={"actor": "Aki", "kind": "fright", "character": "鈴音", "ops": ops,
-                                    "expression": "3D6<=8", "outcome": "failure",
-                                    "detail": {"via": via} if via else {}})
+    return forged_row(
+        conn,
+        record={
+            "actor": "Aki",
+            "kind": "fright",
+            "character": "鈴音",
+            "ops": ops,
+            "expression": "3D6<=8",
+            "outcome": "failure",
+            "detail": {"via": via} if via else {},
+        },
+    )
 
 
 def _session(owned_group, player: str, revoked: bool = False) -> int:
@@ -101,21 +134,32 @@ def _session(owned_group, player: str, revoked: bool = False) -> int:
         return conn.execute(
             "INSERT INTO web_sessions (campaign_id, player, is_gm, token_hash, created_at, revoked_at) "
             "VALUES (1, %s, false, md5(random()::text) || md5(random()::text), '2026-12-01T00:00:00.000000Z', %s) "
-            "RETURNING id", (player, "2026-12-01T01:00:00.000000Z" if revoked else None)).fetchone()[0]
+            "RETURNING id",
+            (player, "2026-12-01T01:00:00.000000Z" if revoked else None),
+        ).fetchone()[0]
 
 
-@pytest.mark.parametrize("ops", [
-    [{"op": "cp_delta", "character": "鈴音", "delta": 1000}, {"op": "stat_set", "character": "鈴音",
-                                                              "stat": "Will", "value": 20}],
-    [{"op": "cp_delta", "character": "刀矢", "delta": -100}],  # another player's character: unverifiable
-], ids=["own character", "another player's character"])
+@pytest.mark.parametrize(
+    "ops",
+    [
+        [
+            {"op": "cp_delta", "character": "鈴音", "delta": 1000},
+            {"op": "stat_set", "character": "鈴音", "stat": "Will", "value": 20},
+        ],
+        [{"op": "cp_delta", "character": "刀矢", "delta": -100}],  # another player's character: unverifiable
+    ],
+    ids=["own character", "another player's character"],
+)
 @pytest.mark.parametrize("via", [None, "Ren's session", "a revoked session"])
 def test_a_players_forged_fright_entry_is_refused(owned_group, ops, via):
     """The issue's +1000 CP entry in Aki's name: players have no role to write it with
     (0016), and the GM's role may write Aki's name only through a live session of
     Aki's (detail.via.session), never one of Ren's or a revoked one."""
-    session = {None: None, "Ren's session": lambda: _session(owned_group, "Ren"),
-               "a revoked session": lambda: _session(owned_group, "Aki", revoked=True)}[via]
+    session = {
+        None: None,
+        "Ren's session": lambda: _session(owned_group, "Ren"),
+        "a revoked session": lambda: _session(owned_group, "Aki", revoked=True),
+    }[via]
     via_detail = {"session": session()} if session else None
     before = owned_group.dump()
     with owned_group.raw("GM") as conn:
@@ -142,8 +186,9 @@ def test_a_forged_gm_entry_is_refused(owned_group, who):
     that may append but with a made-up hash or a record that is not its row's."""
     before = owned_group.dump()
     with owned_group.raw(who) as conn:
-        values = forged_row(conn, record={"kind": "trait", "ops": [{"op": "cp_delta", "character": "鈴音",
-                                                                      "delta": 500}]})
+        values = forged_row(
+            conn, record={"kind": "trait", "ops": [{"op": "cp_delta", "character": "鈴音", "delta": 500}]}
+        )
         forgeries = [{**values, "hash": "ab" * 32}, {**values, "kind": "roll"}]
         if who == "auditor":
             forgeries.append(values)
@@ -160,8 +205,11 @@ def test_a_stray_row_no_longer_bricks_the_campaign(owned_group, who):
     before = owned_group.dump()
     with owned_group.raw(who) as conn:
         seq = head(conn)[0]
-        for changes in ({"record": {"seq": 2147483647}}, {"row": {"hash": "0" * 64}},
-                        {"row": {"prev_hash": "ab" * 32}}):
+        for changes in (
+            {"record": {"seq": 2147483647}},
+            {"row": {"hash": "0" * 64}},
+            {"row": {"prev_hash": "ab" * 32}},
+        ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege, match="ledger chain"):
                 insert(conn, forged_row(conn, **changes))
     assert owned_group.dump() == before
@@ -214,8 +262,10 @@ def test_writes_run_under_the_timeouts_and_reads_do_not(owned_group):
     db = Database(owned_group.url)
     try:
         with db.write() as session:
-            assert (session.connection().exec_driver_sql("SHOW lock_timeout").scalar(),
-                    session.connection().exec_driver_sql("SHOW statement_timeout").scalar()) == ("10s", "1min")
+            assert (
+                session.connection().exec_driver_sql("SHOW lock_timeout").scalar(),
+                session.connection().exec_driver_sql("SHOW statement_timeout").scalar(),
+            ) == ("10s", "1min")
         with db.read() as session:
             assert session.connection().exec_driver_sql("SHOW lock_timeout").scalar() == "0"
         with db.write() as session:  # SET LOCAL: nothing leaks into the next transaction on the connection

@@ -26,8 +26,9 @@ def test_setup_creates_the_gms_role_only(group):
     assert gm["url"].startswith(f"postgresql://{gm['role']}:{gm['password']}@") and len(gm["password"]) >= 20
     # The password is stored by PostgreSQL (as a hash) for the LOGIN role
     with group.raw() as conn:
-        rows = conn.execute("SELECT rolname, rolcanlogin, rolpassword IS NOT NULL FROM pg_authid "
-                            "WHERE rolname = %s", (gm["role"],)).fetchall()
+        rows = conn.execute(
+            "SELECT rolname, rolcanlogin, rolpassword IS NOT NULL FROM pg_authid WHERE rolname = %s", (gm["role"],)
+        ).fetchall()
     assert rows == [(gm["role"], True, True)]
     # Run again: nothing new, no password shown again
     assert group.owner.json("group", "setup")["roles"] == []
@@ -38,15 +39,35 @@ def _entry(conn: psycopg.Connection, actor: str, record_actor: str | None = None
     from campaign.ledger import canonical_json, chain_hash, utc_now
 
     seq, prev = conn.execute("SELECT seq, hash FROM ledger WHERE campaign_id = 1 ORDER BY seq DESC LIMIT 1").fetchone()
-    record = {"campaign": "テスト卓", "seq": seq + 1, "at": utc_now(),
-              "actor": record_actor or actor, "kind": kind, "character": None, "scenario": None, "parent_seq": None,
-              "voids_seq": None, "expression": "3D6", "dice": [1, 2, 3], "total": 6, "target": None,
-              "outcome": None, "margin": None, "source": "manual", "reason": None, "detail": {}, "ops": [],
-              "voidable": True}
+    record = {
+        "campaign": "テスト卓",
+        "seq": seq + 1,
+        "at": utc_now(),
+        "actor": record_actor or actor,
+        "kind": kind,
+        "character": None,
+        "scenario": None,
+        "parent_seq": None,
+        "voids_seq": None,
+        "expression": "3D6",
+        "dice": [1, 2, 3],
+        "total": 6,
+        "target": None,
+        "outcome": None,
+        "margin": None,
+        "source": "manual",
+        "reason": None,
+        "detail": {},
+        "ops": [],
+        "voidable": True,
+    }
     text = canonical_json(record)
-    conn.execute("INSERT INTO ledger (campaign_id, seq, at, actor, kind, character, scenario, outcome, parent_seq, "
-                 "voids_seq, record, prev_hash, hash) VALUES (1, %s, %s, %s, %s, NULL, NULL, NULL, NULL, NULL, "
-                 "%s, %s, %s)", (seq + 1, record["at"], actor, kind, text, prev, chain_hash(prev, text)))
+    conn.execute(
+        "INSERT INTO ledger (campaign_id, seq, at, actor, kind, character, scenario, outcome, parent_seq, "
+        "voids_seq, record, prev_hash, hash) VALUES (1, %s, %s, %s, %s, NULL, NULL, NULL, NULL, NULL, "
+        "%s, %s, %s)",
+        (seq + 1, record["at"], actor, kind, text, prev, chain_hash(prev, text)),
+    )
 
 
 def test_the_gm_acting_for_a_player_is_recorded_as_the_gm(group):
@@ -75,10 +96,13 @@ def test_the_gms_scenario_end_is_the_gms_reunion_roll_for_the_player(group):
     assert group.owner.json("history", "verify")["ok"]
 
 
-@pytest.mark.parametrize("actor, record_actor", [
-    ("Aki", None),          # the GM's role writing as a player
-    ("GM", "Aki"),          # right column, wrong hashed record
-])
+@pytest.mark.parametrize(
+    "actor, record_actor",
+    [
+        ("Aki", None),  # the GM's role writing as a player
+        ("GM", "Aki"),  # right column, wrong hashed record
+    ],
+)
 def test_raw_sql_cannot_spoof_the_actor(group, actor, record_actor):
     before = group.dump()
     with group.raw("GM") as conn:
@@ -105,8 +129,11 @@ def test_nobody_updates_or_deletes_ledger_rows(group):
     before = group.dump()
     for who in ("GM", "stranger"):
         with group.raw(who) as conn:
-            for statement in ("UPDATE ledger SET actor = 'X' WHERE seq = 1", "DELETE FROM ledger WHERE seq = 1",
-                              "TRUNCATE ledger"):
+            for statement in (
+                "UPDATE ledger SET actor = 'X' WHERE seq = 1",
+                "DELETE FROM ledger WHERE seq = 1",
+                "TRUNCATE ledger",
+            ):
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):
                     conn.execute(statement)
     assert group.dump() == before
@@ -115,8 +142,8 @@ def test_nobody_updates_or_deletes_ledger_rows(group):
 FRIGHT_FAIL = "6,6,4,1,1,1,2,3"  # 16 vs Will 11 - 3: failure, table entry 11
 # (command, may a read-only role run it? None: players have no role since 0016)
 MATRIX = [
-    (("roll", "3D6", "--char", "鈴音", "--dice", "1,2,3"), False),   # Aki's own character
-    (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), False),   # Ren's character
+    (("roll", "3D6", "--char", "鈴音", "--dice", "1,2,3"), False),  # Aki's own character
+    (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), False),  # Ren's character
     (("fright", "鈴音", "--mod", "-3", "--dice", FRIGHT_FAIL), False),
     (("fright", "刀矢", "--mod", "-3", "--dice", "6,6,4,1,1,1"), False),
     (("missing", "mark", "刀矢"), False),
@@ -180,11 +207,18 @@ def test_revoke_and_reopen_the_gms_role(group):
 def test_group_commands_refuse_on_sqlite(tmp_path):
     cli = Cli(str(tmp_path / "c.db"))
     cli.run("init", "卓")
-    for args in (("group", "setup"), ("group", "status"), ("group", "add-player", "A"), ("group", "revoke", "GM"),
-                 ("group", "migrate-players"), ("group", "reopen")):
+    for args in (
+        ("group", "setup"),
+        ("group", "status"),
+        ("group", "add-player", "A"),
+        ("group", "revoke", "GM"),
+        ("group", "migrate-players"),
+        ("group", "reopen"),
+    ):
         message = cli.error(*args, code=1)
-        assert message == ("error: group mode needs PostgreSQL: an SQLite database is single-GM mode "
-                           "(--as is self-declared there)")
+        assert message == (
+            "error: group mode needs PostgreSQL: an SQLite database is single-GM mode (--as is self-declared there)"
+        )
 
 
 WRITER = """
@@ -210,9 +244,20 @@ def test_the_gm_role_and_the_owner_append_at_once(group):
     start = group.owner.json("history", "verify")["entries"]
     per_writer = 25
     writers = [(group.roles["GM"], None), (group.roles["GM"], None), (None, "Aki"), (None, "Ren"), (None, "葵")]
-    processes = [subprocess.Popen([sys.executable, "-c", WRITER, _role_url(group.url, role) if role else group.url,
-                                   str(per_writer), *([actor] if actor else [])], stderr=subprocess.PIPE)
-                 for role, actor in writers]
+    processes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                WRITER,
+                _role_url(group.url, role) if role else group.url,
+                str(per_writer),
+                *([actor] if actor else []),
+            ],
+            stderr=subprocess.PIPE,
+        )
+        for role, actor in writers
+    ]
     for process in processes:
         _, err = process.communicate(timeout=300)
         assert process.returncode == 0, err.decode()
@@ -220,8 +265,7 @@ def test_the_gm_role_and_the_owner_append_at_once(group):
     assert verified["ok"] and verified["entries"] == start + per_writer * len(writers)
     with group.raw() as conn:
         seqs = [row[0] for row in conn.execute("SELECT seq FROM ledger WHERE campaign_id = 1 ORDER BY seq")]
-        actors = conn.execute("SELECT actor, count(*) FROM ledger WHERE seq > %s GROUP BY actor",
-                              (start,)).fetchall()
+        actors = conn.execute("SELECT actor, count(*) FROM ledger WHERE seq > %s GROUP BY actor", (start,)).fetchall()
         times = [row[0] for row in conn.execute("SELECT at FROM ledger WHERE campaign_id = 1 ORDER BY seq")]
     assert seqs == list(range(1, start + per_writer * len(writers) + 1))
     assert dict(actors) == {"GM": 2 * per_writer, "Aki": per_writer, "Ren": per_writer, "葵": per_writer}

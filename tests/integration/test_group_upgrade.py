@@ -29,9 +29,11 @@ OLD_PLAYER_GRANTS = [
     "GRANT TEMPORARY ON DATABASE {database} TO PUBLIC",
     "GRANT CREATE ON SCHEMA public TO PUBLIC",
 ]
-SHADOW = ["CREATE TEMP TABLE group_roles (role_name text, campaign_id int, player_id int, player_name text, "
-          "is_gm boolean, created_at text, revoked_at text)",
-          "INSERT INTO pg_temp.group_roles SELECT session_user, 1, NULL, 'GM', true, '2026-01-01', NULL"]
+SHADOW = [
+    "CREATE TEMP TABLE group_roles (role_name text, campaign_id int, player_id int, player_name text, "
+    "is_gm boolean, created_at text, revoked_at text)",
+    "INSERT INTO pg_temp.group_roles SELECT session_user, 1, NULL, 'GM', true, '2026-01-01', NULL",
+]
 
 
 def _dsn(cluster, database: str, user: str = "postgres") -> str:
@@ -68,10 +70,13 @@ def test_an_existing_group_is_narrowed_by_the_upgrade(pg_cluster, monkeypatch):
     finally:
         db.close()
     with psycopg.connect(_dsn(pg_cluster, name), autocommit=True) as conn:
-        assert conn.execute("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
-                            ([roles["Aki"], players],)).fetchall() == []
+        assert (
+            conn.execute("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)", ([roles["Aki"], players],)).fetchall()
+            == []
+        )
         assert conn.execute("SELECT has_database_privilege('public', current_database(), 'TEMPORARY')").fetchone() == (
-            False,)
+            False,
+        )
         assert conn.execute("SELECT count(*) FROM pg_policies").fetchone() == (0,)
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD_REVISION,)
         assert conn.execute("SELECT player_name FROM group_roles WHERE NOT is_gm").fetchall() == [("Aki",)]

@@ -59,8 +59,9 @@ def old_group(pg_cluster):
     db.close()
     with psycopg.connect(pg_cluster.admin_dsn(), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-        for (role,) in conn.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE %s",
-                                    (role_prefix(name) + "%",)).fetchall():
+        for (role,) in conn.execute(
+            "SELECT rolname FROM pg_roles WHERE rolname LIKE %s", (role_prefix(name) + "%",)
+        ).fetchall():
             conn.execute(f'DROP ROLE "{role}"')
 
 
@@ -68,8 +69,9 @@ def test_an_old_group_upgrades_and_each_former_player_gets_one_invite(pg_cluster
     from campaign.services.group import role_prefix
 
     name, players = old_group["name"], old_group["players"]
-    still_open = psycopg.connect(f"host=127.0.0.1 port={pg_cluster.port} dbname={name} user={players['Aki']}",
-                                 autocommit=True)
+    still_open = psycopg.connect(
+        f"host=127.0.0.1 port={pg_cluster.port} dbname={name} user={players['Aki']}", autocommit=True
+    )
     assert still_open.execute("SELECT count(*) FROM characters").fetchone() == (1,)  # the old read access
     capfd.readouterr()
     upgrade(old_group["db"].engine)
@@ -78,23 +80,32 @@ def test_an_old_group_upgrades_and_each_former_player_gets_one_invite(pg_cluster
         still_open.execute("SELECT count(*) FROM characters")
     with _admin(pg_cluster, name) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD_REVISION,)
-        left = conn.execute("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
-                            ([*players.values(), players["Aki"].rsplit("_", 2)[0] + "_players"],)).fetchall()
+        left = conn.execute(
+            "SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
+            ([*players.values(), players["Aki"].rsplit("_", 2)[0] + "_players"],),
+        ).fetchall()
         assert left == []
         assert conn.execute("SELECT count(*) FROM pg_policies WHERE schemaname = 'public'").fetchone() == (0,)
         assert conn.execute("SELECT relname FROM pg_class WHERE relrowsecurity").fetchall() == []
         assert conn.execute("SELECT proname FROM pg_proc WHERE proname LIKE 'campaign_group%'").fetchall() == []
         assert sorted(conn.execute("SELECT player_name, is_gm FROM group_roles").fetchall()) == [
-            ("Aki", False), ("GM", True), ("Ren", False)]
-        assert conn.execute("SELECT has_table_privilege(%s, 'bcdice_tokens', 'SELECT, INSERT, UPDATE, DELETE')",
-                            (role_prefix(name) + "_gms",)).fetchone() == (True,)  # granted by the upgrade
+            ("Aki", False),
+            ("GM", True),
+            ("Ren", False),
+        ]
+        assert conn.execute(
+            "SELECT has_table_privilege(%s, 'bcdice_tokens', 'SELECT, INSERT, UPDATE, DELETE')",
+            (role_prefix(name) + "_gms",),
+        ).fetchone() == (True,)  # granted by the upgrade
     with pytest.raises(psycopg.OperationalError):
         psycopg.connect(f"host=127.0.0.1 port={pg_cluster.port} dbname={name} user={players['Aki']}").close()
 
     owner = Cli(old_group["url"])
     assert owner.json("-c", "古い卓", "group", "status")["owed_invites"] == ["Aki", "Ren"]
     invites = owner.json("-c", "古い卓", "group", "migrate-players")["invites"]
-    assert [i["player"] for i in invites] == ["Aki", "Ren"] and all(i["join_path"].startswith("/join/") for i in invites)
+    assert [i["player"] for i in invites] == ["Aki", "Ren"] and all(
+        i["join_path"].startswith("/join/") for i in invites
+    )
     assert owner.json("-c", "古い卓", "group", "migrate-players")["invites"] == []  # one each, once
     assert owner.json("-c", "古い卓", "group", "setup")["invites"] == []
     assert owner.json("-c", "古い卓", "group", "status")["owed_invites"] == []
@@ -128,8 +139,9 @@ def test_an_old_group_upgrades_and_each_former_player_gets_one_invite(pg_cluster
         # a dice bot's token for Aki, rolling through the same server (actor Aki: 0016's trigger)
         bot = gm.json("-c", "古い卓", "invite", "aki-bot", "--bcdice", "--player", "Aki", "--character", "鈴音")
         faces[:] = [2, 3, 5]
-        answer = httpx.get(f"{base}{bot['base_path']}v2/game_system/GURPS/roll", params={"command": "3D6<=12"},
-                           timeout=30)
+        answer = httpx.get(
+            f"{base}{bot['base_path']}v2/game_system/GURPS/roll", params={"command": "3D6<=12"}, timeout=30
+        )
         assert answer.status_code == 200 and answer.json()["ok"], answer.text
         entry = owner.json("-c", "古い卓", "history", "show", str(answer.json()["campaign_seq"]))
         assert (entry["actor"], entry["source"]) == ("Aki", "bcdice-api")
@@ -147,20 +159,33 @@ def test_a_fresh_setup_makes_only_the_gms_role(group):
 
     with group.raw() as conn:
         prefix = role_prefix(conn.execute("SELECT current_database()").fetchone()[0])
-        logins = conn.execute("SELECT rolname FROM pg_roles WHERE rolcanlogin AND starts_with(rolname, %s)",
-                              (prefix,)).fetchall()
+        logins = conn.execute(
+            "SELECT rolname FROM pg_roles WHERE rolcanlogin AND starts_with(rolname, %s)", (prefix,)
+        ).fetchall()
     assert logins == [(group.roles["GM"],)]
     message = group.owner.error("group", "add-player", "葵", code=1)
-    assert message == ("error: players have no database role since migration 0016: they join the table server "
-                       "with `campaign invite 葵` (revoke one with `campaign invite revoke 葵`)")
+    assert message == (
+        "error: players have no database role since migration 0016: they join the table server "
+        "with `campaign invite 葵` (revoke one with `campaign invite revoke 葵`)"
+    )
     assert group.owner.error("group", "revoke", "Aki", code=1).startswith("error: players have no database role")
 
 
 def test_the_gms_role_may_write_every_table_the_server_writes(group):
     rights = group.owner.json("group", "status")["roles"][0]["rights"]
     full = ["SELECT", "INSERT", "UPDATE", "DELETE"]
-    for table in ("web_invites", "web_sessions", "web_requests", "table_calls", "bcdice_tokens", "fair_seeds",
-                  "secret_rolls", "characters", "traits", "conditions"):
+    for table in (
+        "web_invites",
+        "web_sessions",
+        "web_requests",
+        "table_calls",
+        "bcdice_tokens",
+        "fair_seeds",
+        "secret_rolls",
+        "characters",
+        "traits",
+        "conditions",
+    ):
         assert rights[table] == full, table
     assert rights["ledger"] == ["SELECT", "INSERT"] and rights["seal_heads"] == ["SELECT", "INSERT"]
     assert rights["group_roles"] == ["SELECT"] and rights["alembic_version"] == ["SELECT"]

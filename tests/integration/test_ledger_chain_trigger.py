@@ -87,9 +87,19 @@ RECORD_CASES = {
     "time in another format": dict(record={"at": "2026-12-01 20:00:00"}),
     "time not a date": dict(record={"at": "2026-13-45T25:61:00.000000Z"}),
     # the record's fields the row copies, one by one (the GM forged by a column)
-    **{f"column {name} differs": dict(row={name: value}) for name, value in (
-        ("actor", "Aki"), ("kind", "seal"), ("character", "鈴音"), ("scenario", 1), ("outcome", "success"),
-        ("parent_seq", 1), ("voids_seq", 1), ("at", "2026-12-01T00:00:00.000000Z"))},
+    **{
+        f"column {name} differs": dict(row={name: value})
+        for name, value in (
+            ("actor", "Aki"),
+            ("kind", "seal"),
+            ("character", "鈴音"),
+            ("scenario", 1),
+            ("outcome", "success"),
+            ("parent_seq", 1),
+            ("voids_seq", 1),
+            ("at", "2026-12-01T00:00:00.000000Z"),
+        )
+    },
 }
 
 
@@ -110,8 +120,9 @@ def test_postgres_refuses_a_row_whose_hash_record_or_time_is_wrong(gurps, case):
         # a record that is not JSON fails the trigger's cast (no EXCEPTION block: see 0010)
         assert getattr(refused.value, "sqlstate", None) == ("22P02" if changes == "not json" else "42501")
         message = str(refused.value).splitlines()[0]
-        assert message.startswith("invalid input syntax for type json" if changes == "not json"
-                                  else "ledger chain: entry "), message
+        assert message.startswith(
+            "invalid input syntax for type json" if changes == "not json" else "ledger chain: entry "
+        ), message
     elif case == "time not a date":
         with raw_connection(gurps.db) as conn:
             with pytest.raises(Exception) as refused:
@@ -128,13 +139,17 @@ def test_postgres_names_what_it_refused(gurps):
     with raw_connection(gurps.db) as conn:
         seq = head(conn)[0]
     assert _refusal(gurps.db, record={"seq": INT_MAX}) == (
-        f"ledger chain: entry {INT_MAX} refused, the next entry is #{seq + 1}")
+        f"ledger chain: entry {INT_MAX} refused, the next entry is #{seq + 1}"
+    )
     assert _refusal(gurps.db, row={"hash": "ab" * 32}) == (
-        f"ledger chain: entry {seq + 1}: hash is not SHA-256(prev_hash || record)")
+        f"ledger chain: entry {seq + 1}: hash is not SHA-256(prev_hash || record)"
+    )
     assert _refusal(gurps.db, row={"kind": "seal"}) == (
-        f"ledger chain: entry {seq + 1}: the record's kind differs from the row's")
+        f"ledger chain: entry {seq + 1}: the record's kind differs from the row's"
+    )
     assert _refusal(gurps.db, record={"at": "2020-01-01T00:00:00.000000Z"}).startswith(
-        f"ledger chain: entry {seq + 1}: time 2020-01-01T00:00:00.000000Z is before the head's")
+        f"ledger chain: entry {seq + 1}: time 2020-01-01T00:00:00.000000Z is before the head's"
+    )
 
 
 @pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
@@ -168,7 +183,8 @@ def test_a_writer_whose_clock_runs_ahead_is_refused_in_one_line(gurps, monkeypat
     ahead = _at(timedelta(hours=1))
     monkeypatch.setattr(ledger, "utc_now", lambda: ahead)
     message = gurps.error("roll", "3D6", "--dice", "1,2,3", code=1)
-    assert message == (f"error: refused by the database: ledger chain: entry {len(before) + 1}: time {ahead} "
-                       "is in the future")
+    assert message == (
+        f"error: refused by the database: ledger chain: entry {len(before) + 1}: time {ahead} is in the future"
+    )
     monkeypatch.undo()
     assert gurps.json("history", "--limit", "1000") == before

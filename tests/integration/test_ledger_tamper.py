@@ -69,17 +69,31 @@ def test_editing_the_record_is_detected(rolled, edit):
     db_url, db = rolled
     drop_ledger_guards(db_url)
     record = EDITS[edit](_record(db_url, 5))
-    execute(db_url, "UPDATE ledger SET record = ? WHERE seq = 5",
-            (json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False),))
+    execute(
+        db_url,
+        "UPDATE ledger SET record = ? WHERE seq = 5",
+        (json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False),),
+    )
     report = history.verify(db, None)
     assert (report.ok, report.bad_seq) == (False, 5)
     assert "edited" in report.reason
 
 
-@pytest.mark.parametrize("column,value", [
-    ("actor", "GM"), ("kind", "check"), ("character", "刀矢"), ("outcome", "success"), ("at", "2020-01-01T00:00:00Z"),
-    ("scenario", 3), ("parent_seq", 1), ("voids_seq", 2), ("hash", "0" * 64), ("prev_hash", "f" * 64),
-])
+@pytest.mark.parametrize(
+    "column,value",
+    [
+        ("actor", "GM"),
+        ("kind", "check"),
+        ("character", "刀矢"),
+        ("outcome", "success"),
+        ("at", "2020-01-01T00:00:00Z"),
+        ("scenario", 3),
+        ("parent_seq", 1),
+        ("voids_seq", 2),
+        ("hash", "0" * 64),
+        ("prev_hash", "f" * 64),
+    ],
+)
 def test_editing_any_column_is_detected(rolled, column, value):
     db_url, db = rolled
     drop_ledger_guards(db_url)
@@ -127,8 +141,10 @@ def test_recomputed_chain_after_a_seal_is_detected_with_the_head(rolled):
             record_json = canonical_json(record)
             digest = chain_hash(prev, record_json)
             marker = "?" if isinstance(conn, sqlite3.Connection) else "%s"
-            conn.execute(f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} WHERE seq = {marker}",
-                         (record_json, prev, digest, seq))
+            conn.execute(
+                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} WHERE seq = {marker}",
+                (record_json, prev, digest, seq),
+            )
             prev = digest
         conn.commit()
     assert history.verify(db, None).ok
@@ -157,7 +173,12 @@ def test_the_verify_service_names_the_kept_seal_by_code_not_wording(rolled):
     rolls.roll(db, None, "GM", "2D6", ManualDice([1, 2]))
     report = history.verify(db, None, head=sealed.head[:16].upper())
     assert (report.ok, report.code, report.head_entry.seq, report.head_entry.reason, report.head_entry.since) == (
-        True, None, sealed.seq, "第一話 終了", 1)
+        True,
+        None,
+        sealed.seq,
+        "第一話 終了",
+        1,
+    )
     with pytest.raises(BadInput):
         history.verify(db, None, head=sealed.head[:15])
     missing = history.verify(db, None, head="0" * 64)

@@ -21,8 +21,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_wheel_works_from_another_directory(tmp_path):
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
-                   check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     wheel = next(dist.glob("campaign-*.whl"))
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True, system_site_packages=False)
@@ -33,9 +37,12 @@ def test_wheel_works_from_another_directory(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPAIGN")}
     env.update(XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"))
     exe = str(env_dir / "bin" / "campaign")
+
     def run(*a):
-        return subprocess.run([exe, "--db", "X.db", *a], cwd=elsewhere, env=env,
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [exe, "--db", "X.db", *a], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120
+        )
+
     created = run("init", "T", "--json")
     assert created.returncode == 0, created.stderr
     assert json.loads(created.stdout)["name"] == "T"
@@ -44,10 +51,18 @@ def test_wheel_works_from_another_directory(tmp_path):
     assert rolled.returncode == 0, rolled.stderr
     assert json.loads(rolled.stdout)["outcome"] == "critical_success"
     seeds = subprocess.run(
-        [str(env_dir / "bin" / "python"), "-c",
-         "from campaign.seeds import load_tables, default_seed_dir; "
-         "print(default_seed_dir()); print(sorted(load_tables()))"],
-        cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+        [
+            str(env_dir / "bin" / "python"),
+            "-c",
+            "from campaign.seeds import load_tables, default_seed_dir; "
+            "print(default_seed_dir()); print(sorted(load_tables()))",
+        ],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert seeds.returncode == 0, seeds.stderr
     seed_dir, tables = seeds.stdout.splitlines()
     assert str(env_dir) in seed_dir  # loaded from inside the installed package

@@ -40,8 +40,12 @@ from tests.inprocess import blank_at_head
 
 # 25 programs in `make test`, 8 in `make test-fast` (derandomized too, so a run repeats
 # exactly); a program is ~0.25 s: up to 25 steps, each followed by a full verify.
-PROGRAMS = settings(derandomize=True, max_examples=8 if FAST else 25, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+PROGRAMS = settings(
+    derandomize=True,
+    max_examples=8 if FAST else 25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 NAMES = ("鈴音", "刀矢", "千早")
 TRAITS = ("好奇心", "甘党", "暗所恐怖症")
 
@@ -50,23 +54,29 @@ step = st.one_of(
     st.tuples(st.just("trait_add"), st.sampled_from(NAMES), st.sampled_from(TRAITS), st.integers(-15, 15)),
     st.tuples(st.just("trait_remove"), st.sampled_from(NAMES), st.sampled_from(TRAITS)),
     st.tuples(st.just("trait_rename"), st.sampled_from(NAMES), st.sampled_from(TRAITS), st.sampled_from(TRAITS)),
-    st.tuples(st.just("clear"), st.sampled_from(NAMES), st.sampled_from(("stun", "unconscious", "panic",
-                                                                          "light_coma", "poisoned", "recovering"))),
+    st.tuples(
+        st.just("clear"),
+        st.sampled_from(NAMES),
+        st.sampled_from(("stun", "unconscious", "panic", "light_coma", "poisoned", "recovering")),
+    ),
     st.tuples(st.just("timed"), st.sampled_from(NAMES), st.sampled_from(("10m", "6h", "2day")), st.booleans()),
     st.tuples(st.just("advance"), st.sampled_from(("1turns", "30m", "5h", "3day"))),
-    st.tuples(st.just("pool"), st.sampled_from(NAMES), st.sampled_from(("HP", "FP")), st.integers(1, 6),
-              st.booleans()),
+    st.tuples(st.just("pool"), st.sampled_from(NAMES), st.sampled_from(("HP", "FP")), st.integers(1, 6), st.booleans()),
     st.tuples(st.just("stat"), st.sampled_from(NAMES), st.sampled_from(("Will", "IQ", "FP")), st.integers(8, 14)),
     st.tuples(st.just("setting"), st.sampled_from(("none", "13", "12"))),
     st.tuples(st.just("missing"), st.sampled_from(NAMES), st.integers(2, 8)),
     st.tuples(st.just("start"), st.sampled_from(NAMES), st.sampled_from(NAMES), st.sampled_from(NAMES)),
     st.tuples(st.just("end"), st.integers(0, 10**6)),
     st.tuples(st.just("void"), st.integers(1, 60), st.booleans()),
-    st.tuples(st.just("void_last_void"),),
+    st.tuples(st.just("void_last_void")),
     # issue 28: roster changes, recovery rolls, several voids at once, awards to PCs and searchers
     st.tuples(st.just("join"), st.sampled_from(NAMES), st.booleans()),
-    st.tuples(st.just("recover"), st.sampled_from(NAMES), st.sampled_from(("stun", "unconscious", "panic")),
-              st.integers(0, 10**6)),
+    st.tuples(
+        st.just("recover"),
+        st.sampled_from(NAMES),
+        st.sampled_from(("stun", "unconscious", "panic")),
+        st.integers(0, 10**6),
+    ),
     st.tuples(st.just("void_last"), st.integers(1, 3), st.booleans()),
     st.tuples(st.just("end_award"), st.integers(0, 10**6), st.booleans()),
 )
@@ -77,8 +87,9 @@ def _setup(db: Database) -> None:
     for player in ("Aki", "Ren", "Mio"):
         characters.add_player(db, None, player, "GM")
     for name, player in zip(NAMES, ("Aki", "Ren", "Mio")):
-        characters.add_character(db, None, name, "GM", player=player, cp=150,
-                                 stats={"Will": 11, "IQ": 12, "HT": 11, "FP": 11, "HP": 11})
+        characters.add_character(
+            db, None, name, "GM", player=player, cp=150, stats={"Will": 11, "IQ": 12, "HT": 11, "FP": 11, "HP": 11}
+        )
     characters.relate(db, None, "鈴音", "刀矢", "GM", None)
     characters.relate(db, None, "鈴音", "千早", "GM", None)
     characters.relate(db, None, "刀矢", "千早", "GM", None)
@@ -99,8 +110,16 @@ def _run(db: Database, action: tuple) -> None:
         conditions.clear_condition(db, None, "GM", *args)
     elif kind == "timed":
         name, span, follow = args
-        conditions.add_condition(db, None, "GM", name, "poisoned", lasts=span,
-                                 then_penalty=-2 if follow else None, then_for="1h" if follow else None)
+        conditions.add_condition(
+            db,
+            None,
+            "GM",
+            name,
+            "poisoned",
+            lasts=span,
+            then_penalty=-2 if follow else None,
+            then_for="1h" if follow else None,
+        )
     elif kind == "advance":
         clock.advance(db, None, "GM", args[0])
     elif kind == "pool":

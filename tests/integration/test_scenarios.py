@@ -35,8 +35,19 @@ def _rows(db, **where):
         query = select(LedgerEntry).order_by(LedgerEntry.seq)
         for name, value in where.items():
             query = query.where(getattr(LedgerEntry, name) == value)
-        return [(row.seq, row.kind, row.actor, row.character, row.scenario, row.outcome, row.parent_seq,
-                 json.loads(row.record)) for row in session.scalars(query)]
+        return [
+            (
+                row.seq,
+                row.kind,
+                row.actor,
+                row.character,
+                row.scenario,
+                row.outcome,
+                row.parent_seq,
+                json.loads(row.record),
+            )
+            for row in session.scalars(query)
+        ]
 
 
 def test_scenario_end_writes_one_entry_per_roll_in_one_chain(db):
@@ -56,11 +67,15 @@ def test_scenario_end_writes_one_entry_per_roll_in_one_chain(db):
     assert rows[1][7]["detail"]["on_behalf_of"] == "Aki"
     record = rows[1][7]
     assert (record["expression"], record["dice"], record["total"], record["target"], record["source"]) == (
-        "1d8", [1], 1, 1, "manual")
+        "1d8",
+        [1],
+        1,
+        1,
+        "manual",
+    )
     assert record["detail"]["since_seq"] == marked.seq
     assert record["ops"] == [
-        {"op": "reunion_checked", "since_seq": marked.seq, "scenario": 2, "roll": 1, "threshold": 1,
-         "success": True},
+        {"op": "reunion_checked", "since_seq": marked.seq, "scenario": 2, "roll": 1, "threshold": 1, "success": True},
         {"op": "missing_ended", "since_seq": marked.seq},
     ]
     # both scenario ends rolled for her (the first one is where she went missing)
@@ -77,8 +92,11 @@ def test_second_reunion_check_for_the_same_scenario_end_is_refused(db):
     with db.write() as session:
         disappearance = session.scalars(select(Disappearance)).one()
         scenario = session.scalars(select(Scenario)).one()
-        session.add(ReunionCheck(disappearance_id=disappearance.id, scenario_id=scenario.id, seq=999,
-                                 roll=4, threshold=1, success=False))
+        session.add(
+            ReunionCheck(
+                disappearance_id=disappearance.id, scenario_id=scenario.id, seq=999, roll=4, threshold=1, success=False
+            )
+        )
     with db.read() as session:
         head = ledger.head(session, scenario.campaign_id)
     with pytest.raises(RuleRefused, match="already been rolled"):

@@ -43,8 +43,11 @@ def test_keys_written_by_an_older_version_are_read_then_scrubbed(tmp_path):
     select_campaign("sqlite:////tmp/b.db", "B")
     choices = json.loads(path.read_text(encoding="utf-8"))
     assert "hunter2" not in path.read_text(encoding="utf-8")
-    assert choices == {"sqlite:////tmp/a.db": "A", "sqlite:////tmp/b.db": "B",
-                       "postgresql+psycopg://gm@db.example/old": "古い卓"}
+    assert choices == {
+        "sqlite:////tmp/a.db": "A",
+        "sqlite:////tmp/b.db": "B",
+        "postgresql+psycopg://gm@db.example/old": "古い卓",
+    }
     assert selected_campaign(old_url) == "古い卓"
 
 
@@ -74,8 +77,16 @@ WRITER = textwrap.dedent("""
 def test_parallel_writers_lose_nothing_and_never_fail(tmp_path):
     workers, rounds = 6, 40
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg-config")}
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(n), str(rounds)], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(workers)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(n), str(rounds)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(workers)
+    ]
     for proc in procs:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err

@@ -40,9 +40,15 @@ SETTER = textwrap.dedent("""
 def test_concurrent_settings_lose_no_update(db_url):
     db = Database(db_url)
     campaigns.create_campaign(db, "卓", "2d6-ja", "GM")
-    procs = [subprocess.Popen([sys.executable, "-c", SETTER, db_url, which, str(ROUNDS)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for which in ("criticals", "default_stats")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SETTER, db_url, which, str(ROUNDS)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for which in ("criticals", "default_stats")
+    ]
     for proc in procs:
         _, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err
@@ -57,8 +63,9 @@ def test_concurrent_settings_lose_no_update(db_url):
             assert change["before"] == replay[key], (entry["seq"], key, change, replay[key])
             replay[key] = change["after"]
     assert replay == final
-    support.record("concurrency", support.backend_of(db_url), settings_writers=2, settings_changes=2 * ROUNDS,
-                   lost_updates=0)
+    support.record(
+        "concurrency", support.backend_of(db_url), settings_writers=2, settings_changes=2 * ROUNDS, lost_updates=0
+    )
     db.close()
 
 
@@ -80,8 +87,11 @@ def _check_export(text: str) -> int:
     lines = [json.loads(line) for line in text.splitlines()]
     footer = lines[-1]
     assert footer["type"] == "footer"
-    entries = [json.loads(line["record"]) if isinstance(line["record"], str) else line["record"]
-               for line in lines if line["type"] == "entry"]
+    entries = [
+        json.loads(line["record"]) if isinstance(line["record"], str) else line["record"]
+        for line in lines
+        if line["type"] == "entry"
+    ]
     assert len(entries) == footer["entries"]
     traits = [line for line in lines if line["type"] == "trait"]
     assert all(t["source_seq"] <= footer["entries"] for t in traits)
@@ -97,8 +107,9 @@ def test_export_is_one_snapshot_under_a_concurrent_writer(db_url):
     db = Database(db_url)
     campaigns.create_campaign(db, "卓", "gurps3-ja", "GM")
     characters.add_character(db, "卓", "鈴音", "GM", npc=True, cp=100)
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, db_url, "150"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, db_url, "150"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     seen = []
     try:
         while writer.poll() is None:
@@ -109,8 +120,13 @@ def test_export_is_one_snapshot_under_a_concurrent_writer(db_url):
         _, err = writer.communicate(timeout=600)
     assert writer.returncode == 0, err
     assert len(seen) >= 5 and len(set(seen)) >= 3, seen  # the exports really overlapped the writes
-    support.record("concurrency", support.backend_of(db_url), exports=len(seen), exports_consistent=len(seen),
-                   export_heads=len(set(seen)))
+    support.record(
+        "concurrency",
+        support.backend_of(db_url),
+        exports=len(seen),
+        exports_consistent=len(seen),
+        export_heads=len(set(seen)),
+    )
     db.close()
 
 
@@ -119,8 +135,12 @@ def test_export_is_one_snapshot_under_a_concurrent_writer(db_url):
 def test_first_uses_of_a_blank_postgres_database_all_succeed(pg_cluster):
     for round_ in range(4):
         url = pg_cluster.create_database(f"blank_first_use_{round_}")
-        procs = [subprocess.Popen([CAMPAIGN_BIN, "--db", url, "list", "--json"], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for _ in range(4)]
+        procs = [
+            subprocess.Popen(
+                [CAMPAIGN_BIN, "--db", url, "list", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            for _ in range(4)
+        ]
         for proc in procs:
             out, err = proc.communicate(timeout=300)
             assert proc.returncode == 0 and json.loads(out) == [], err

@@ -16,8 +16,21 @@ def _populate(cli: Cli) -> None:
     cli.run("init", "移籍卓")
     cli.run("player", "add", "Aki")
     cli.run("player", "add", "Ren")
-    cli.run("char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "HT=11", "--stat", "FP=11",
-            "--cp", "100")
+    cli.run(
+        "char",
+        "add",
+        "鈴音",
+        "--player",
+        "Aki",
+        "--stat",
+        "Will=11",
+        "--stat",
+        "HT=11",
+        "--stat",
+        "FP=11",
+        "--cp",
+        "100",
+    )
     cli.run("char", "add", "刀矢", "--player", "Ren", "--stat", "Will=13", "--cp", "120")
     cli.run("char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "Will=9")
     cli.run("char", "relate", "鈴音", "刀矢", "--note", "幼馴染")
@@ -60,8 +73,9 @@ def test_round_trip_sqlite_postgres_sqlite_is_identical(tmp_path, pg_cluster):
 @pytest.fixture
 def exported(tmp_path, request):
     """The export of the _populate campaign (built once per session, copied here)."""
-    source = Cli(party_copy(request, "transfer", str(tmp_path / "source.db"), lambda db: _populate(Cli(db)),
-                            campaign="移籍卓"))
+    source = Cli(
+        party_copy(request, "transfer", str(tmp_path / "source.db"), lambda db: _populate(Cli(db)), campaign="移籍卓")
+    )
     path = tmp_path / "campaign.jsonl"
     source.run("export", str(path))
     return path.read_text(encoding="utf-8").splitlines()

@@ -19,8 +19,12 @@ pytestmark = pytest.mark.dialect
 
 def _observable(cli: Cli) -> dict:
     names = [c["name"] for c in cli.json("char", "list", "--all")]
-    return {"history": cli.json("history", "--all"), "chars": {n: cli.json("char", "show", n) for n in names},
-            "list": cli.json("char", "list", "--all"), "verify": cli.json("history", "verify")}
+    return {
+        "history": cli.json("history", "--all"),
+        "chars": {n: cli.json("char", "show", n) for n in names},
+        "list": cli.json("char", "list", "--all"),
+        "verify": cli.json("history", "verify"),
+    }
 
 
 def _move(source: Cli, target: Cli, tmp_path, *extra: str) -> list[dict]:
@@ -41,7 +45,8 @@ def test_the_demo_campaign_round_trips(tmp_path, db_url):
     assert before["verify"]["ok"]
     statuses = {c["name"]: c for c in before["list"]}
     assert any(c.get("status") != "active" for c in statuses.values()) or any(
-        v["cp_awarded"] for v in before["chars"].values()), "the demo no longer has an award or a death"
+        v["cp_awarded"] for v in before["chars"].values()
+    ), "the demo no longer has an award or a death"
     target = Cli(db_url)
     _move(source, target, tmp_path)
     assert _observable(target) == before
@@ -62,7 +67,10 @@ def test_awards_deaths_and_retirements_round_trip(tmp_path, db_url):
     lines = _move(source, target, tmp_path)
     characters = {item["name"]: item for item in lines if item["type"] == "character"}
     assert {n: (c["status"], c["cp_awarded"], c["cp_total"]) for n, c in characters.items()} == {
-        "鈴音": ("active", 3, 103), "刀矢": ("dead", 3, 103), "千早": ("retired", 2, 102)}
+        "鈴音": ("active", 3, 103),
+        "刀矢": ("dead", 3, 103),
+        "千早": ("retired", 2, 102),
+    }
     assert _observable(target) == before
 
 

@@ -44,13 +44,18 @@ pytestmark = pytest.mark.dialect
 # 12 programs in `make test`, 4 in `make test-fast` (derandomized: a run repeats exactly),
 # plus the explicit one; a program is ~1 s: up to 30 steps, an export, two imports, a
 # re-export and three table snapshots.
-PROGRAMS = settings(derandomize=True, max_examples=4 if FAST else 12, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+PROGRAMS = settings(
+    derandomize=True,
+    max_examples=4 if FAST else 12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 NAMES = played.NAMES
 
 more_steps = st.one_of(
-    st.tuples(st.just("award"), st.lists(st.sampled_from(NAMES), min_size=1, max_size=3, unique=True),
-              st.integers(1, 5)),
+    st.tuples(
+        st.just("award"), st.lists(st.sampled_from(NAMES), min_size=1, max_size=3, unique=True), st.integers(1, 5)
+    ),
     st.tuples(st.just("status"), st.sampled_from(NAMES), st.sampled_from(("dead", "retired"))),
     st.tuples(st.just("rename"), st.sampled_from(NAMES)),
     st.tuples(st.just("rename_player"), st.sampled_from(("Aki", "Ren", "Mio"))),
@@ -60,11 +65,12 @@ more_steps = st.one_of(
     st.tuples(st.just("faces"), st.sampled_from(NAMES), st.integers(2, 10)),
     st.tuples(st.just("found"), st.sampled_from(NAMES)),
     st.tuples(st.just("secret"), st.sampled_from(NAMES), st.integers(0, 10**6)),
-    st.tuples(st.just("reveal"),),
-    st.tuples(st.just("seal"),),
+    st.tuples(st.just("reveal")),
+    st.tuples(st.just("seal")),
     st.tuples(st.just("phobia"), st.sampled_from(NAMES), st.just("暗所恐怖症"), st.integers(-15, -5)),
-    st.tuples(st.just("void_latest"), st.sampled_from(("award", "character", "trait", "fright", "missing")),
-              st.booleans()),
+    st.tuples(
+        st.just("void_latest"), st.sampled_from(("award", "character", "trait", "fright", "missing")), st.booleans()
+    ),
 )
 step = st.one_of(played.step, more_steps)
 
@@ -73,23 +79,45 @@ EVERY_OP = [
     ("phobia", "鈴音", "暗所恐怖症", -10),
     ("fright_dice", "鈴音", 0, [6, 6, 6, 6, 6, 6]),  # 18 against 11, then 18+7 on the table: made severe
     ("fright_dice", "刀矢", -15, [6, 6, 6, 6, 6, 6]),  # 18+22 = 40: IQ drops by 1 for good
-    ("trait_add", "千早", "好奇心", -5), ("trait_rename", "千早", "好奇心", "甘党"),
+    ("trait_add", "千早", "好奇心", -5),
+    ("trait_rename", "千早", "好奇心", "甘党"),
     ("trait_remove", "千早", "甘党"),
-    ("timed", "刀矢", "10m", True), ("advance", "30m"), ("clear", "刀矢", "stun"),
-    ("pool", "鈴音", "HP", 3, False), ("pool", "鈴音", "HP", 1, True),
-    ("stat", "鈴音", "Will", 12), ("unset", "千早", "FP"), ("new_stat", "千早", "FP", 10), ("cp", "千早", 140),
+    ("timed", "刀矢", "10m", True),
+    ("advance", "30m"),
+    ("clear", "刀矢", "stun"),
+    ("pool", "鈴音", "HP", 3, False),
+    ("pool", "鈴音", "HP", 1, True),
+    ("stat", "鈴音", "Will", 12),
+    ("unset", "千早", "FP"),
+    ("new_stat", "千早", "FP", 10),
+    ("cp", "千早", 140),
     ("setting", "13"),
-    ("missing", "鈴音", 6), ("faces", "鈴音", 8), ("start", "千早", "刀矢", "鈴音"),
-    ("join", "千早", False), ("join", "千早", True), ("end", 3),
+    ("missing", "鈴音", 6),
+    ("faces", "鈴音", 8),
+    ("start", "千早", "刀矢", "鈴音"),
+    ("join", "千早", False),
+    ("join", "千早", True),
+    ("end", 3),
     ("found", "鈴音"),
-    ("award", ["鈴音", "刀矢"], 3), ("rename", "千早"), ("rename_player", "Mio"),
-    ("secret", "刀矢", 7), ("reveal",), ("seal",),
-    ("void_latest", "award", True), ("void_last_void",), ("void_latest", "fright", True),
-    ("skill", "刀矢", "刀", "add", 13), ("skill", "刀矢", "刀", "set", 14), ("skill", "刀矢", "回避", "add", 9),
-    ("skill", "刀矢", "回避", "remove", None), ("line", "刀矢", "note", "左利き", False),
-    ("line", "刀矢", "item", "日本刀", False), ("line", "刀矢", "item", "懐中電灯", False),
+    ("award", ["鈴音", "刀矢"], 3),
+    ("rename", "千早"),
+    ("rename_player", "Mio"),
+    ("secret", "刀矢", 7),
+    ("reveal",),
+    ("seal",),
+    ("void_latest", "award", True),
+    ("void_last_void",),
+    ("void_latest", "fright", True),
+    ("skill", "刀矢", "刀", "add", 13),
+    ("skill", "刀矢", "刀", "set", 14),
+    ("skill", "刀矢", "回避", "add", 9),
+    ("skill", "刀矢", "回避", "remove", None),
+    ("line", "刀矢", "note", "左利き", False),
+    ("line", "刀矢", "item", "日本刀", False),
+    ("line", "刀矢", "item", "懐中電灯", False),
     ("line", "刀矢", "item", "懐中電灯", True),
-    ("status", "刀矢", "dead"), ("status", "鈴音", "retired"),
+    ("status", "刀矢", "dead"),
+    ("status", "鈴音", "retired"),
 ]
 
 
@@ -214,8 +242,10 @@ def _round_trip(tmp_path, pg_cluster, program: list[tuple]) -> dict[str, list[st
     lite_path = tmp_path / f"{uuid.uuid4().hex}.db"
     lite_path.write_bytes(blank_at_head())
     name = f"rt_{uuid.uuid4().hex[:12]}"
-    targets = {"sqlite": Database(str(lite_path)),
-               "postgresql": Database(pg_cluster.create_database(name, template="campaign_template"))}
+    targets = {
+        "sqlite": Database(str(lite_path)),
+        "postgresql": Database(pg_cluster.create_database(name, template="campaign_template")),
+    }
     try:
         for backend, target in targets.items():
             done = import_campaign(target, io.StringIO(exported), secrets=io.StringIO(secrets))
@@ -248,8 +278,11 @@ def test_the_explicit_program_writes_every_op_kind(tmp_path):
         with db.read() as session:
             from campaign.db.models import LedgerEntry
 
-            written = {op["op"] for (record,) in session.execute(select(LedgerEntry.record))
-                       for op in json.loads(record).get("ops") or ()}
+            written = {
+                op["op"]
+                for (record,) in session.execute(select(LedgerEntry.record))
+                for op in json.loads(record).get("ops") or ()
+            }
             kinds = {kind for (kind,) in session.execute(select(LedgerEntry.kind))}
             from campaign.db.models import Character
 
@@ -302,8 +335,10 @@ def test_the_comparison_sees_every_column_of_every_table(tmp_path):
             with sqlite3.connect(copy) as conn:
                 conn.execute("PRAGMA foreign_keys = OFF")
                 conn.execute("PRAGMA ignore_check_constraints = ON")
-                changed = conn.execute(f'UPDATE "{table.name}" SET "{column.name}" = {_other(column)} '
-                                       f'WHERE rowid = (SELECT min(rowid) FROM "{table.name}")').rowcount
+                changed = conn.execute(
+                    f'UPDATE "{table.name}" SET "{column.name}" = {_other(column)} '
+                    f'WHERE rowid = (SELECT min(rowid) FROM "{table.name}")'
+                ).rowcount
             assert changed == 1
             after = _snapshot_of(copy)
             assert after[table.name] != before[table.name], f"{table.name}.{column.name} is not compared"

@@ -23,11 +23,15 @@ pytestmark = pytest.mark.dialect
 SPELLINGS = {
     "a \\ud800 escape": (lambda r: r.replace('"actor":"GM"', '"actor":"GM\\ud800"'), "lone surrogate"),
     "a \\udc00 escape alone": (lambda r: r.replace('"actor":"GM"', '"actor":"\\udc00GM"'), "lone surrogate"),
-    "keys out of order": (lambda r: json.dumps(dict(reversed(json.loads(r).items())), ensure_ascii=False,
-                                               separators=(",", ":")), "not in canonical JSON"),
+    "keys out of order": (
+        lambda r: json.dumps(dict(reversed(json.loads(r).items())), ensure_ascii=False, separators=(",", ":")),
+        "not in canonical JSON",
+    ),
     "spaces": (lambda r: json.dumps(json.loads(r), ensure_ascii=False, sort_keys=True), "not in canonical JSON"),
-    "characters escaped": (lambda r: json.dumps(json.loads(r), sort_keys=True, separators=(",", ":")),
-                           "not in canonical JSON"),
+    "characters escaped": (
+        lambda r: json.dumps(json.loads(r), sort_keys=True, separators=(",", ":")),
+        "not in canonical JSON",
+    ),
     "an escaped slash": (lambda r: r.replace('"actor":"GM"', '"actor":"G\\/M"'), "not in canonical JSON"),
     "a key twice": (lambda r: r[:-1] + ',"voidable":true}', "appears twice"),
     "NaN": (lambda r: r[:-1] + ',"zz":NaN}', "NaN is not JSON"),
@@ -89,8 +93,9 @@ def test_the_untouched_export_imports(db_url, tmp_path, exported):
     assert Cli(db_url).json("import", str(path))["entries"] == 6
 
 
-@pytest.mark.parametrize("spelling", ["a \\ud800 escape", "keys out of order", "characters escaped", "NaN",
-                                      "nesting 100 deep"])
+@pytest.mark.parametrize(
+    "spelling", ["a \\ud800 escape", "keys out of order", "characters escaped", "NaN", "nesting 100 deep"]
+)
 def test_verify_refuses_a_stored_record_not_spelled_canonically(db_url, tmp_path, exported, spelling):
     """A tamperer with the database (triggers dropped) rewrites one record and rehashes
     the chain after it: verify names the entry and the rule, on either backend."""
@@ -107,8 +112,10 @@ def test_verify_refuses_a_stored_record_not_spelled_canonically(db_url, tmp_path
         for seq, record, _ in rows:
             record = change(record) if seq == 4 else record
             digest = ledger.chain_hash(prev, record)
-            conn.execute(f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} "
-                         f"WHERE seq = {marker}", (record, prev, digest, seq))
+            conn.execute(
+                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} WHERE seq = {marker}",
+                (record, prev, digest, seq),
+            )
             prev = digest
         conn.commit()
     report = target.json("history", "verify", "--chain-only", expect=1)

@@ -25,8 +25,10 @@ def test_a_read_only_role_verifies_without_reading_secret_rows(group):
     assert f"your seal #{sealed['seq']} (第3話, " in said and "is in this chain; 0 entries since" in said
     full = aki.json("history", "verify")
     assert full["ok"] and full["state"]["ok"] and full["secrets"]["hidden"] is None
-    assert full["unchecked"] == ["the hidden results of secret rolls (this role may not read them)",
-                                 "the unrevealed seeds of fair dice (this role may not read them)"]
+    assert full["unchecked"] == [
+        "the hidden results of secret rolls (this role may not read them)",
+        "the unrevealed seeds of fair dice (this role may not read them)",
+    ]
     human = aki.run("history", "verify")
     assert "not checked: the hidden results of secret rolls" in human.stderr and "chain intact" in human.stdout
     # The GM's role reads them and checks them.

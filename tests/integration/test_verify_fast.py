@@ -53,7 +53,8 @@ def _both(url: str, head: str | None = None) -> tuple[VerifyReport, VerifyReport
         fast = history.verify(db, "Fast Path", head)
         original = ledger._check_sqlite
         ledger._check_sqlite = lambda session, campaign, state, progress=None: ledger._check_rows(
-            session, state, campaign.id, progress)
+            session, state, campaign.id, progress
+        )
         try:
             exact = history.verify(db, "Fast Path", head)
         finally:
@@ -65,22 +66,26 @@ def _both(url: str, head: str | None = None) -> tuple[VerifyReport, VerifyReport
 
 def _record(url: str, seq: int) -> dict:
     with raw_connection(url) as conn:
-        return json.loads(conn.execute("SELECT record FROM ledger WHERE campaign_id = 1 AND seq = ?",
-                                       (seq,)).fetchone()[0])
+        return json.loads(
+            conn.execute("SELECT record FROM ledger WHERE campaign_id = 1 AND seq = ?", (seq,)).fetchone()[0]
+        )
 
 
 def _rehash_from(url: str, seq: int, change) -> None:
     """Rewrite entry seq with change(record) and recompute every hash after it."""
     with raw_connection(url) as conn:
-        rows = conn.execute("SELECT seq, record, prev_hash FROM ledger WHERE campaign_id = 1 AND seq >= ? "
-                            "ORDER BY seq", (seq,)).fetchall()
+        rows = conn.execute(
+            "SELECT seq, record, prev_hash FROM ledger WHERE campaign_id = 1 AND seq >= ? ORDER BY seq", (seq,)
+        ).fetchall()
         prev = rows[0][2]
         for row_seq, record_json, _ in rows:
             if row_seq == seq:
                 record_json = change(record_json)
             digest = ledger.chain_hash(prev, record_json)
-            conn.execute("UPDATE ledger SET record = ?, prev_hash = ?, hash = ? WHERE campaign_id = 1 AND seq = ?",
-                         (record_json, prev, digest, row_seq))
+            conn.execute(
+                "UPDATE ledger SET record = ?, prev_hash = ?, hash = ? WHERE campaign_id = 1 AND seq = ?",
+                (record_json, prev, digest, row_seq),
+            )
             prev = digest
         conn.commit()
 
@@ -91,15 +96,19 @@ def _rehash_bytes(url: str, seq: int, junk: bytes) -> None:
     import hashlib
 
     with raw_connection(url) as conn:
-        rows = conn.execute("SELECT seq, CAST(record AS BLOB), prev_hash FROM ledger WHERE campaign_id = 1 "
-                            "AND seq >= ? ORDER BY seq", (seq,)).fetchall()
+        rows = conn.execute(
+            "SELECT seq, CAST(record AS BLOB), prev_hash FROM ledger WHERE campaign_id = 1 AND seq >= ? ORDER BY seq",
+            (seq,),
+        ).fetchall()
         prev = rows[0][2]
         for row_seq, record, _ in rows:
             if row_seq == seq:
                 record = record.replace(b'"actor":"GM"', b'"actor":"GM' + junk + b'"')
             digest = hashlib.sha256(prev.encode() + record).hexdigest()
-            conn.execute("UPDATE ledger SET record = CAST(? AS TEXT), prev_hash = ?, hash = ? WHERE campaign_id = 1 "
-                         "AND seq = ?", (record, prev, digest, row_seq))
+            conn.execute(
+                "UPDATE ledger SET record = CAST(? AS TEXT), prev_hash = ?, hash = ? WHERE campaign_id = 1 AND seq = ?",
+                (record, prev, digest, row_seq),
+            )
             prev = digest
         conn.commit()
 
@@ -110,67 +119,117 @@ def _canonical(change):
 
 TAMPER = {
     "nothing": lambda url: None,
-    **{f"column {name}": (lambda name, value: lambda url: execute(
-        url, f"UPDATE ledger SET {name} = ? WHERE campaign_id = 1 AND seq = 77", (value,)))(name, value)
-       for name, value in [("actor", "Mallory"), ("kind", "roll"), ("kind", "fright"), ("character", "Aki"),
-                           ("character", None), ("outcome", "success"), ("at", "2020-01-01T00:00:00.000000Z"),
-                           ("scenario", 3), ("scenario", None), ("parent_seq", 1), ("voids_seq", 2),
-                           ("hash", "0" * 64), ("prev_hash", "f" * 64), ("seq", 5000)]},
-    **{f"late row: column {name}": (lambda name, value: lambda url: execute(
-        url, f"UPDATE ledger SET {name} = ? WHERE campaign_id = 1 AND seq = 230", (value,)))(name, value)
-       for name, value in [("actor", "Mallory"), ("kind", "fright"), ("scenario", None), ("hash", "0" * 64),
-                           ("prev_hash", "f" * 64), ("at", 5)]},
+    **{
+        f"column {name}": (
+            lambda name, value: (
+                lambda url: execute(url, f"UPDATE ledger SET {name} = ? WHERE campaign_id = 1 AND seq = 77", (value,))
+            )
+        )(name, value)
+        for name, value in [
+            ("actor", "Mallory"),
+            ("kind", "roll"),
+            ("kind", "fright"),
+            ("character", "Aki"),
+            ("character", None),
+            ("outcome", "success"),
+            ("at", "2020-01-01T00:00:00.000000Z"),
+            ("scenario", 3),
+            ("scenario", None),
+            ("parent_seq", 1),
+            ("voids_seq", 2),
+            ("hash", "0" * 64),
+            ("prev_hash", "f" * 64),
+            ("seq", 5000),
+        ]
+    },
+    **{
+        f"late row: column {name}": (
+            lambda name, value: (
+                lambda url: execute(url, f"UPDATE ledger SET {name} = ? WHERE campaign_id = 1 AND seq = 230", (value,))
+            )
+        )(name, value)
+        for name, value in [
+            ("actor", "Mallory"),
+            ("kind", "fright"),
+            ("scenario", None),
+            ("hash", "0" * 64),
+            ("prev_hash", "f" * 64),
+            ("at", 5),
+        ]
+    },
     "late row: scenario as a REAL": lambda url: execute(
-        url, "UPDATE ledger SET scenario = 2.5 WHERE campaign_id = 1 AND seq = 240"),
+        url, "UPDATE ledger SET scenario = 2.5 WHERE campaign_id = 1 AND seq = 240"
+    ),
     "late row: record edited": lambda url: execute(
-        url, "UPDATE ledger SET record = replace(record, '\"total\":', '\"total\":1') WHERE campaign_id = 1 AND seq = 260"),
+        url,
+        "UPDATE ledger SET record = replace(record, '\"total\":', '\"total\":1') WHERE campaign_id = 1 AND seq = 260",
+    ),
     "late row: record made invalid JSON, chain recomputed": lambda url: _rehash_from(url, 270, lambda r: r[:-1]),
     "late row: record with NaN, chain recomputed": lambda url: _rehash_from(url, 280, lambda r: r[:-1] + ',"zz":NaN}'),
     "row 151 deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 151"),
     "row 150 deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 150"),
     "row 151 relinked": lambda url: execute(
-        url, "UPDATE ledger SET prev_hash = ? WHERE campaign_id = 1 AND seq = 151", ("e" * 64,)),
-    "scenario as a REAL": lambda url: execute(url, "UPDATE ledger SET scenario = 1.5 WHERE campaign_id = 1 AND seq = 40"),
-    "character as a BLOB": lambda url: execute(url, "UPDATE ledger SET character = x'00ff' WHERE campaign_id = 1 AND seq = 41"),
+        url, "UPDATE ledger SET prev_hash = ? WHERE campaign_id = 1 AND seq = 151", ("e" * 64,)
+    ),
+    "scenario as a REAL": lambda url: execute(
+        url, "UPDATE ledger SET scenario = 1.5 WHERE campaign_id = 1 AND seq = 40"
+    ),
+    "character as a BLOB": lambda url: execute(
+        url, "UPDATE ledger SET character = x'00ff' WHERE campaign_id = 1 AND seq = 41"
+    ),
     "actor as a number": lambda url: execute(url, "UPDATE ledger SET actor = 5 WHERE campaign_id = 1 AND seq = 42"),
-    "record edited": lambda url: execute(url, "UPDATE ledger SET record = replace(record, '\"total\":', '\"total\":1') "
-                                              "WHERE campaign_id = 1 AND seq = 150"),
+    "record edited": lambda url: execute(
+        url,
+        "UPDATE ledger SET record = replace(record, '\"total\":', '\"total\":1') WHERE campaign_id = 1 AND seq = 150",
+    ),
     "record rehashed, not relinked": lambda url: _rehash_one(url, 99),
-    "record rewritten and chain recomputed": lambda url: _rehash_from(url, 120, _canonical(
-        lambda r: {**r, "dice": [1, 1, 1]})),
+    "record rewritten and chain recomputed": lambda url: _rehash_from(
+        url, 120, _canonical(lambda r: {**r, "dice": [1, 1, 1]})
+    ),
     "record made invalid JSON, chain recomputed": lambda url: _rehash_from(url, 130, lambda r: r[:-1]),
     "record made a list, chain recomputed": lambda url: _rehash_from(url, 131, lambda r: "[" + r + "]"),
-    "record of another campaign, chain recomputed": lambda url: _rehash_from(url, 132, _canonical(
-        lambda r: {**r, "campaign": "Neighbour"})),
+    "record of another campaign, chain recomputed": lambda url: _rehash_from(
+        url, 132, _canonical(lambda r: {**r, "campaign": "Neighbour"})
+    ),
     "record with an escaped spelling, chain recomputed": lambda url: _rehash_from(
-        url, 133, lambda r: r.replace('"actor":"GM"', '"actor":"\\u0047M"')),
+        url, 133, lambda r: r.replace('"actor":"GM"', '"actor":"\\u0047M"')
+    ),
     "record with a float seq, chain recomputed": lambda url: _rehash_from(
-        url, 134, lambda r: r.replace('"seq":134,', '"seq":134.0,')),
+        url, 134, lambda r: r.replace('"seq":134,', '"seq":134.0,')
+    ),
     # The record rule (ledger_scan.record_text_problem): exactly canonical JSON, valid UTF-8.
     "record with a lone surrogate escape, chain recomputed": lambda url: _rehash_from(
-        url, 135, lambda r: r.replace('"actor":"GM"', '"actor":"GM\\ud800"')),
+        url, 135, lambda r: r.replace('"actor":"GM"', '"actor":"GM\\ud800"')
+    ),
     "record with keys out of order, chain recomputed": lambda url: _rehash_from(
-        url, 136, lambda r: json.dumps(dict(reversed(json.loads(r).items())), ensure_ascii=False,
-                                       separators=(",", ":"))),
+        url, 136, lambda r: json.dumps(dict(reversed(json.loads(r).items())), ensure_ascii=False, separators=(",", ":"))
+    ),
     "record with a space, chain recomputed": lambda url: _rehash_from(url, 137, lambda r: r.replace(",", ", ", 1)),
     "record nested too deep, chain recomputed": lambda url: _rehash_from(
-        url, 138, lambda r: r[:-1] + ',"zz":' + "[" * 70 + "]" * 70 + "}"),
+        url, 138, lambda r: r[:-1] + ',"zz":' + "[" * 70 + "]" * 70 + "}"
+    ),
     "record not UTF-8, chain recomputed": lambda url: _rehash_bytes(url, 139, b"\xff"),
     "second half: record not UTF-8, chain recomputed": lambda url: _rehash_bytes(url, 290, b"\xed\xa0\x80"),
     "second half: record with a lone surrogate escape, chain recomputed": lambda url: _rehash_from(
-        url, 291, lambda r: r.replace('"actor":"GM"', '"actor":"\\udc00"')),
+        url, 291, lambda r: r.replace('"actor":"GM"', '"actor":"\\udc00"')
+    ),
     "first row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 1"),
     "middle row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 64"),
     "range boundary row deleted": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq = 48"),
     "last row deleted": lambda url: execute(url, f"DELETE FROM ledger WHERE campaign_id = 1 AND seq = {ENTRIES}"),
     "tail truncated": lambda url: execute(url, "DELETE FROM ledger WHERE campaign_id = 1 AND seq > 200"),
     "seqs swapped": lambda url: _swap(url, 33, 34),
-    "row at seq 0": lambda url: execute(url, "INSERT INTO ledger SELECT campaign_id, 0, at, actor, kind, character, "
-                                             "scenario, outcome, parent_seq, voids_seq, record, prev_hash, hash FROM "
-                                             "ledger WHERE campaign_id = 1 AND seq = 1"),
+    "row at seq 0": lambda url: execute(
+        url,
+        "INSERT INTO ledger SELECT campaign_id, 0, at, actor, kind, character, "
+        "scenario, outcome, parent_seq, voids_seq, record, prev_hash, hash FROM "
+        "ledger WHERE campaign_id = 1 AND seq = 1",
+    ),
     "forged row appended": lambda url: execute(
-        url, "INSERT INTO ledger SELECT campaign_id, seq + 1, at, actor, kind, character, scenario, outcome, "
-             f"parent_seq, voids_seq, record, hash, hash FROM ledger WHERE campaign_id = 1 AND seq = {ENTRIES}"),
+        url,
+        "INSERT INTO ledger SELECT campaign_id, seq + 1, at, actor, kind, character, scenario, outcome, "
+        f"parent_seq, voids_seq, record, hash, hash FROM ledger WHERE campaign_id = 1 AND seq = {ENTRIES}",
+    ),
 }
 
 
@@ -178,8 +237,11 @@ def _rehash_one(url: str, seq: int) -> None:
     record = ledger.canonical_json({**_record(url, seq), "total": 99})
     with raw_connection(url) as conn:
         prev = conn.execute("SELECT prev_hash FROM ledger WHERE campaign_id = 1 AND seq = ?", (seq,)).fetchone()[0]
-    execute(url, "UPDATE ledger SET record = ?, hash = ? WHERE campaign_id = 1 AND seq = ?",
-            (record, ledger.chain_hash(prev, record), seq))
+    execute(
+        url,
+        "UPDATE ledger SET record = ?, hash = ? WHERE campaign_id = 1 AND seq = ?",
+        (record, ledger.chain_hash(prev, record), seq),
+    )
 
 
 def _swap(url: str, a: int, b: int) -> None:
@@ -203,15 +265,25 @@ def test_fast_path_answers_as_the_exact_rules(chain, case):
 
 # A self-consistent rewrite or truncation passes plain verify (only --head exposes it); a
 # record spelled other than canonically (an escape, NaN, keys out of order ...) does not.
-STILL_INTACT = {"nothing", "record rewritten and chain recomputed", "last row deleted", "tail truncated",
-                "record with a float seq, chain recomputed"}  # canonical: 134.0 is its own spelling
+STILL_INTACT = {
+    "nothing",
+    "record rewritten and chain recomputed",
+    "last row deleted",
+    "tail truncated",
+    "record with a float seq, chain recomputed",
+}  # canonical: 134.0 is its own spelling
 
 
 # What the record rule says of each spelling it refuses.
-RULE_REASONS = {"not UTF-8": "record is not valid UTF-8", "lone surrogate": "record holds a lone surrogate",
-                "keys out of order": "not in canonical JSON", "a space": "not in canonical JSON",
-                "escaped spelling": "not in canonical JSON", "NaN": "NaN is not JSON",
-                "nested too deep": "nests JSON more than 64 levels deep"}
+RULE_REASONS = {
+    "not UTF-8": "record is not valid UTF-8",
+    "lone surrogate": "record holds a lone surrogate",
+    "keys out of order": "not in canonical JSON",
+    "a space": "not in canonical JSON",
+    "escaped spelling": "not in canonical JSON",
+    "NaN": "NaN is not JSON",
+    "nested too deep": "nests JSON more than 64 levels deep",
+}
 
 
 def test_fast_path_answers_as_the_exact_rules_with_a_head(chain):

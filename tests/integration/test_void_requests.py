@@ -19,9 +19,20 @@ pytestmark = pytest.mark.dialect
 
 def _request(db: str, detail, actor: str = "Aki") -> int:
     with raw_connection(db) as conn:
-        return append_forged(conn, record={"actor": actor, "kind": "void_request", "detail": detail,
-                                           "reason": "typo", "voidable": False, "expression": None, "dice": None,
-                                           "total": None, "source": None})["seq"]
+        return append_forged(
+            conn,
+            record={
+                "actor": actor,
+                "kind": "void_request",
+                "detail": detail,
+                "reason": "typo",
+                "voidable": False,
+                "expression": None,
+                "dice": None,
+                "total": None,
+                "source": None,
+            },
+        )["seq"]
 
 
 def _refused(gurps, request: int) -> str:
@@ -37,7 +48,10 @@ def test_a_sound_request_is_granted(gurps):
     request = _request(gurps.db, {"requested_void": rolled["seq"]})
     approved = gurps.json("history", "approve", str(request))
     assert (approved["voided"], approved["request"]) == (rolled["seq"], request)
-    assert gurps.json("history", "show", str(approved["seq"]))["reason"] == f"approved void request #{request} by Aki: typo"
+    assert (
+        gurps.json("history", "show", str(approved["seq"]))["reason"]
+        == f"approved void request #{request} by Aki: typo"
+    )
     # granted once: asking again finds it voided
     assert _refused(gurps, request) == f"entry #{rolled['seq']} is already voided (by #{approved['seq']})"
     assert gurps.json("history", "verify")["ok"]
@@ -69,8 +83,11 @@ def test_a_request_for_a_sub_entry_is_refused(gurps):
     assert "sub-entry, which only the GM takes back" in _refused(gurps, request)
 
 
-@pytest.mark.parametrize("detail", [{"requested_void": "5"}, {"requested_void": True}, {}, [5], None,
-                                    {"requested_void": 5.5}], ids=["text", "bool", "none", "list", "null", "float"])
+@pytest.mark.parametrize(
+    "detail",
+    [{"requested_void": "5"}, {"requested_void": True}, {}, [5], None, {"requested_void": 5.5}],
+    ids=["text", "bool", "none", "list", "null", "float"],
+)
 def test_a_malformed_request_is_one_line(gurps, detail):
     request = _request(gurps.db, detail)
     assert _refused(gurps, request) == "it is malformed (no entry number or no requester)"

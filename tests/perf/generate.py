@@ -32,8 +32,20 @@ PLAYERS = ("Yuki", "Ren", "Sora", "Hana")
 CHARACTERS = ("鈴音", "Aki", "健二", "Mira")
 QUERY_CHARACTER = CHARACTERS[0]
 ROLL_EXPRESSIONS = (
-    "3D6<=12", "3D6<=14", "3D6<=10", "3D6", "2D6+3", "1D6", "3D6-2<=11", "2D6>=8", "4D6KH3", "D66",
-    "1D100<=45", "3B6>=4", "x3 2D6", "3D6+1<=13",
+    "3D6<=12",
+    "3D6<=14",
+    "3D6<=10",
+    "3D6",
+    "2D6+3",
+    "1D6",
+    "3D6-2<=11",
+    "2D6>=8",
+    "4D6KH3",
+    "D66",
+    "1D100<=45",
+    "3B6>=4",
+    "x3 2D6",
+    "3D6+1<=13",
 )
 REASONS = (None, None, None, "回避", "聞き耳", "dodge", "Stealth", "目星", "Fast-Talk", "応急手当")
 SCENARIO_LENGTH = 500  # entries per scenario
@@ -47,11 +59,20 @@ def _roll_pool(rng: random.Random, size: int = 600) -> list[tuple[str, dict]]:
     for index in range(size):
         text = ROLL_EXPRESSIONS[index % len(ROLL_EXPRESSIONS)]
         result = evaluate(text, source, gurps=text.startswith("3D6") and "<=" in text)
-        pool.append((text, {
-            "expression": result.expression, "dice": list(result.faces), "total": result.total,
-            "target": result.target, "outcome": result.outcome, "margin": result.margin,
-            "detail": result.to_detail(),
-        }))
+        pool.append(
+            (
+                text,
+                {
+                    "expression": result.expression,
+                    "dice": list(result.faces),
+                    "total": result.total,
+                    "target": result.target,
+                    "outcome": result.outcome,
+                    "margin": result.margin,
+                    "detail": result.to_detail(),
+                },
+            )
+        )
     return pool
 
 
@@ -63,20 +84,48 @@ def _fright_pool(rng: random.Random, size: int = 200) -> list[dict]:
         total = sum(faces)
         outcome = "success" if total <= will else "failure"
         margin = will - total
-        check = {"cap": None, "combat_reflexes": False, "dice": faces, "margin": margin, "modifier": 0,
-                 "outcome": outcome, "severe_phobia": False, "target": will, "total": total, "will": will,
-                 "will_stat": "Will"}
+        check = {
+            "cap": None,
+            "combat_reflexes": False,
+            "dice": faces,
+            "margin": margin,
+            "modifier": 0,
+            "outcome": outcome,
+            "severe_phobia": False,
+            "target": will,
+            "total": total,
+            "will": will,
+            "will_stat": "Will",
+        }
         table = None
         if outcome == "failure":
             roll = [rng.randint(1, 6) for _ in range(3)]
-            table = {"table": "fright", "faces": roll, "roll": sum(roll) - margin,
-                     "entry": "Stunned for one turn; recovers automatically."}
-        pool.append({
-            "expression": f"3D6<={will}", "dice": faces, "total": total, "target": will, "outcome": outcome,
-            "margin": margin,
-            "detail": {"applied": [], "check": check, "choice": 0, "effects": [], "notes": [], "pick": None,
-                       "table": table, "traits_added": []},
-        })
+            table = {
+                "table": "fright",
+                "faces": roll,
+                "roll": sum(roll) - margin,
+                "entry": "Stunned for one turn; recovers automatically.",
+            }
+        pool.append(
+            {
+                "expression": f"3D6<={will}",
+                "dice": faces,
+                "total": total,
+                "target": will,
+                "outcome": outcome,
+                "margin": margin,
+                "detail": {
+                    "applied": [],
+                    "check": check,
+                    "choice": 0,
+                    "effects": [],
+                    "notes": [],
+                    "pick": None,
+                    "table": table,
+                    "traits_added": [],
+                },
+            }
+        )
     return pool
 
 
@@ -87,16 +136,32 @@ def export_lines(name: str, entries: int, *, seed: int = 0, ruleset: str = "gurp
     frights = _fright_pool(rng)
     start = datetime(2024, 4, 1, 19, 0, tzinfo=UTC)
     created = start.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    header = {"type": "header", "format": "campaign-export", "version": 1,
-              "campaign": {"name": name, "ruleset": ruleset, "settings": {"fright_cap": None},
-                           "created_at": created}}
+    header = {
+        "type": "header",
+        "format": "campaign-export",
+        "version": 1,
+        "campaign": {"name": name, "ruleset": ruleset, "settings": {"fright_cap": None}, "created_at": created},
+    }
     yield json.dumps(header, ensure_ascii=False) + "\n"
     for player in PLAYERS:
         yield json.dumps({"type": "player", "name": player}, ensure_ascii=False) + "\n"
     for player, character in zip(PLAYERS, CHARACTERS):
-        yield json.dumps({"type": "character", "name": character, "kind": "pc", "player": player, "summoner": None,
-                          "stats": {"ST": 10, "DX": 11, "IQ": 12, "HT": 11, "Will": 13, "FP": 11, "HP": 10},
-                          "cp_total": 150, "pools": {}}, ensure_ascii=False) + "\n"
+        yield (
+            json.dumps(
+                {
+                    "type": "character",
+                    "name": character,
+                    "kind": "pc",
+                    "player": player,
+                    "summoner": None,
+                    "stats": {"ST": 10, "DX": 11, "IQ": 12, "HT": 11, "Will": 13, "FP": 11, "HP": 10},
+                    "cp_total": 150,
+                    "pools": {},
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
     # (the character entries below carry the same stats: import checks state lines against the ledger)
     # Scenario state lines must precede the entries' footer; compute their bounds up front.
     scenario_count = max(1, (entries - 10) // SCENARIO_LENGTH)
@@ -104,15 +169,43 @@ def export_lines(name: str, entries: int, *, seed: int = 0, ruleset: str = "gurp
         first = 10 + (number - 1) * SCENARIO_LENGTH
         last = min(entries, first + SCENARIO_LENGTH - 1)
         ended = number < scenario_count  # the last scenario is still being played
-        yield json.dumps({"type": "scenario", "number": number, "title": f"第{number}話",
-                          "started_seq": first, "ended_seq": last if ended else None,
-                          "started_at": _at(start, first), "ended_at": _at(start, last) if ended else None,
-                          "participants": list(CHARACTERS)}, ensure_ascii=False) + "\n"
+        yield (
+            json.dumps(
+                {
+                    "type": "scenario",
+                    "number": number,
+                    "title": f"第{number}話",
+                    "started_seq": first,
+                    "ended_seq": last if ended else None,
+                    "started_at": _at(start, first),
+                    "ended_at": _at(start, last) if ended else None,
+                    "participants": list(CHARACTERS),
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
 
     prev = GENESIS_HASH
-    base = {"campaign": name, "actor": "GM", "character": None, "scenario": None, "parent_seq": None,
-            "voids_seq": None, "expression": None, "dice": None, "total": None, "target": None, "outcome": None,
-            "margin": None, "source": None, "reason": None, "detail": {}, "ops": [], "voidable": True}
+    base = {
+        "campaign": name,
+        "actor": "GM",
+        "character": None,
+        "scenario": None,
+        "parent_seq": None,
+        "voids_seq": None,
+        "expression": None,
+        "dice": None,
+        "total": None,
+        "target": None,
+        "outcome": None,
+        "margin": None,
+        "source": None,
+        "reason": None,
+        "detail": {},
+        "ops": [],
+        "voidable": True,
+    }
     stats = {"ST": 10, "DX": 11, "IQ": 12, "HT": 11, "Will": 13, "FP": 11, "HP": 10}
     random_value = rng.random
     choice = rng.choice
@@ -124,16 +217,40 @@ def export_lines(name: str, entries: int, *, seed: int = 0, ruleset: str = "gurp
         seconds += 37.25
         record["at"] = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         if seq == 1:
-            record.update(kind="campaign", reason="created", voidable=False, detail={"name": name, "ruleset": ruleset},
-                          ops=[{"op": "campaign_created", "ruleset": ruleset, "settings": {"fright_cap": None}}])
+            record.update(
+                kind="campaign",
+                reason="created",
+                voidable=False,
+                detail={"name": name, "ruleset": ruleset},
+                ops=[{"op": "campaign_created", "ruleset": ruleset, "settings": {"fright_cap": None}}],
+            )
         elif seq <= 5:
-            record.update(kind="player", reason="added", voidable=False, detail={"player": PLAYERS[seq - 2]},
-                          ops=[{"op": "player_added", "player": PLAYERS[seq - 2]}])
+            record.update(
+                kind="player",
+                reason="added",
+                voidable=False,
+                detail={"player": PLAYERS[seq - 2]},
+                ops=[{"op": "player_added", "player": PLAYERS[seq - 2]}],
+            )
         elif seq <= 9:
             character = CHARACTERS[seq - 6]
-            record.update(kind="character", character=character, reason="added", voidable=False,
-                          ops=[{"op": "character_added", "character": character, "kind": "pc",
-                                "player": PLAYERS[seq - 6], "summoner": None, "stats": stats, "cp": 150}])
+            record.update(
+                kind="character",
+                character=character,
+                reason="added",
+                voidable=False,
+                ops=[
+                    {
+                        "op": "character_added",
+                        "character": character,
+                        "kind": "pc",
+                        "player": PLAYERS[seq - 6],
+                        "summoner": None,
+                        "stats": stats,
+                        "cp": 150,
+                    }
+                ],
+            )
         else:
             offset = seq - 10
             number = min(offset // SCENARIO_LENGTH + 1, scenario_count)
@@ -141,15 +258,29 @@ def export_lines(name: str, entries: int, *, seed: int = 0, ruleset: str = "gurp
             first = 10 + (number - 1) * SCENARIO_LENGTH
             if seq == first or (seq == min(entries, first + SCENARIO_LENGTH - 1) and number < scenario_count):
                 starts = seq == first
-                record.update(kind="scenario", reason="start" if starts else "end", voidable=False,
-                              detail={"action": "start" if starts else "end", "number": number,
-                                      "title": f"第{number}話"},
-                              ops=[{"op": "scenario_started", "number": number, "title": f"第{number}話",
-                                    "participants": list(CHARACTERS)} if starts
-                                   else {"op": "scenario_ended", "number": number}])
+                record.update(
+                    kind="scenario",
+                    reason="start" if starts else "end",
+                    voidable=False,
+                    detail={"action": "start" if starts else "end", "number": number, "title": f"第{number}話"},
+                    ops=[
+                        {
+                            "op": "scenario_started",
+                            "number": number,
+                            "title": f"第{number}話",
+                            "participants": list(CHARACTERS),
+                        }
+                        if starts
+                        else {"op": "scenario_ended", "number": number}
+                    ],
+                )
             elif seq % 997 == 0 and last_roll is not None:
-                record.update(kind="void", voids_seq=last_roll, reason="wrong character",
-                              detail={"voided": last_roll, "voided_kind": "roll", "reversed": []})
+                record.update(
+                    kind="void",
+                    voids_seq=last_roll,
+                    reason="wrong character",
+                    detail={"voided": last_roll, "voided_kind": "roll", "reversed": []},
+                )
                 last_roll = None
             else:
                 draw = random_value()

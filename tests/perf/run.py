@@ -35,8 +35,18 @@ from tests.perf import generate
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "performance.md"
 BASELINE_IMPORTS = "import typer, rich, sqlalchemy.orm"
-DICE_EXPRESSIONS = ("3d6", "1d20+5", "2d6+3", "4d6kh3", "2d20kl1", "1d100", "8d6", "3d6+2d4-1", "(1d6+2)*3",
-                    "1d8+1d6+4")
+DICE_EXPRESSIONS = (
+    "3d6",
+    "1d20+5",
+    "2d6+3",
+    "4d6kh3",
+    "2d20kl1",
+    "1d100",
+    "8d6",
+    "3d6+2d4-1",
+    "(1d6+2)*3",
+    "1d8+1d6+4",
+)
 MB = 1024 * 1024
 
 
@@ -53,10 +63,28 @@ class Sizes:
     shell_rolls: int = 100  # rolls of the shell row, on each side
 
 
-FULL = Sizes(big=1_000_000, campaigns=50, per_campaign=20_000, small=1_000, bulk=100_000,
-             latency_runs=30, scale_runs=30, repeat=3, shell_rolls=200)
-QUICK = Sizes(big=100_000, campaigns=50, per_campaign=2_000, small=1_000, bulk=100_000,
-              latency_runs=10, scale_runs=10, repeat=1, shell_rolls=100)
+FULL = Sizes(
+    big=1_000_000,
+    campaigns=50,
+    per_campaign=20_000,
+    small=1_000,
+    bulk=100_000,
+    latency_runs=30,
+    scale_runs=30,
+    repeat=3,
+    shell_rolls=200,
+)
+QUICK = Sizes(
+    big=100_000,
+    campaigns=50,
+    per_campaign=2_000,
+    small=1_000,
+    bulk=100_000,
+    latency_runs=10,
+    scale_runs=10,
+    repeat=1,
+    shell_rolls=100,
+)
 
 
 @dataclass
@@ -98,8 +126,9 @@ class Bench:
 
     # --- running commands ------------------------------------------------------------
 
-    def run(self, argv: list[str], *, stdout=subprocess.DEVNULL, stdin=None, check: bool = True,
-            rss: bool = False) -> Run:
+    def run(
+        self, argv: list[str], *, stdout=subprocess.DEVNULL, stdin=None, check: bool = True, rss: bool = False
+    ) -> Run:
         """Run once; wall time, CPU time and peak RSS of this child alone (wait4).
 
         With rss=True the command is started by a small runner process: a child's peak RSS
@@ -123,8 +152,9 @@ class Bench:
 
     def _run_measured(self, argv: list[str], *, stdout, check: bool) -> Run:
         with tempfile.NamedTemporaryFile("r", suffix=".json") as report, tempfile.TemporaryFile() as err:
-            proc = subprocess.run([self.python, "-c", RUNNER, report.name, *argv], stdout=stdout, stderr=err,
-                                  env=self.env)
+            proc = subprocess.run(
+                [self.python, "-c", RUNNER, report.name, *argv], stdout=stdout, stderr=err, env=self.env
+            )
             err.seek(0)
             message = err.read().decode("utf-8", "replace")
             try:
@@ -138,8 +168,12 @@ class Bench:
 
     def _create_empty(self, db: Path) -> list[str]:
         """An empty database at the current schema (reading commands create none)."""
-        return [self.python, "-c", "import sys; from campaign.db.database import Database; "
-                                   "Database(sys.argv[1]).close()", str(db)]
+        return [
+            self.python,
+            "-c",
+            "import sys; from campaign.db.database import Database; Database(sys.argv[1]).close()",
+            str(db),
+        ]
 
     def cli(self, db: Path, *args: str) -> list[str]:
         return [*self.campaign, "--db", str(db), *args]
@@ -161,8 +195,13 @@ class Bench:
     def import_generated(self, db: Path, name: str, entries: int) -> float:
         """Pipe a generated export into `campaign import -`; returns seconds."""
         start = time.perf_counter()
-        proc = subprocess.Popen(self.cli(db, "import", "-"), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, env=self.env)
+        proc = subprocess.Popen(
+            self.cli(db, "import", "-"),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=self.env,
+        )
         batch: list[str] = []
         try:
             for line in generate.export_lines(name, entries):
@@ -191,8 +230,11 @@ class Bench:
         self.multi_db = self.dir / "multi.db"
         self.big_db = self.dir / "big.db"
         self.query_campaign = f"Campaign {s.campaigns // 2:02d}"
-        needed = {"small", "latency", "multi", "big"} if rows is None else \
-            {db for row in rows for db in DATABASES.get(row, ())}
+        needed = (
+            {"small", "latency", "multi", "big"}
+            if rows is None
+            else {db for row in rows for db in DATABASES.get(row, ())}
+        )
         if rows is not None:  # some rows only: a kept work directory's databases are reused (--keep --workdir)
             needed = {db for db in needed if not (self.dir / f"{db}.db").exists()}
         start = time.perf_counter()
@@ -210,9 +252,11 @@ class Bench:
         if needed != {"small", "latency", "multi", "big"}:
             print(f"databases {', '.join(sorted(needed))} built in {total:.0f} s", flush=True)
             return
-        line = (f"databases built in {total:.0f} s through `campaign import -`: {s.campaigns} x {s.per_campaign:,} "
-                f"entries in {multi:.0f} s, {s.big:,} entries in one campaign in {big:.0f} s "
-                f"({s.big / big:,.0f} entries/s including generation)")
+        line = (
+            f"databases built in {total:.0f} s through `campaign import -`: {s.campaigns} x {s.per_campaign:,} "
+            f"entries in {multi:.0f} s, {s.big:,} entries in one campaign in {big:.0f} s "
+            f"({s.big / big:,.0f} entries/s including generation)"
+        )
         print(line, flush=True)
         self.evidence.setdefault("build", []).append(line)
 
@@ -220,58 +264,107 @@ class Bench:
 
     def row_command_latency(self) -> None:
         db = self.latency_db
-        cmd, base = self.paired(self.cli(db, "roll", "3D6"), [self.python, "-c", BASELINE_IMPORTS],
-                                self.sizes.latency_runs)
-        self._latency_row("command", "command latency", "`campaign --db F roll 3D6` (writes one entry), median wall "
-                          f"of {self.sizes.latency_runs}", cmd, base)
+        cmd, base = self.paired(
+            self.cli(db, "roll", "3D6"), [self.python, "-c", BASELINE_IMPORTS], self.sizes.latency_runs
+        )
+        self._latency_row(
+            "command",
+            "command latency",
+            f"`campaign --db F roll 3D6` (writes one entry), median wall of {self.sizes.latency_runs}",
+            cmd,
+            base,
+        )
         # Where the teardown goes: the baseline without its exit-time collections, and the
         # same roll through the Typer app without the console script's gc.freeze().
         runs = max(5, self.sizes.latency_runs // 3)
-        frozen, base2 = self.paired([self.python, "-c", BASELINE_IMPORTS + ", gc; gc.freeze()"],
-                                    [self.python, "-c", BASELINE_IMPORTS], runs, warmup=1)
-        plain, base3 = self.paired([self.python, "-c", "from campaign.cli.app import app; app()", "--db", str(db),
-                                    "roll", "3D6"], [self.python, "-c", BASELINE_IMPORTS], runs, warmup=1)
+        frozen, base2 = self.paired(
+            [self.python, "-c", BASELINE_IMPORTS + ", gc; gc.freeze()"],
+            [self.python, "-c", BASELINE_IMPORTS],
+            runs,
+            warmup=1,
+        )
+        plain, base3 = self.paired(
+            [self.python, "-c", "from campaign.cli.app import app; app()", "--db", str(db), "roll", "3D6"],
+            [self.python, "-c", BASELINE_IMPORTS],
+            runs,
+            warmup=1,
+        )
         self.rows[-1].notes.append(
             f"interpreter teardown: the baseline with `gc.freeze()` added at its end takes {frozen.wall * 1000:.0f} "
             f"ms ({frozen.wall / base2.wall:.2f}x); the same roll run through the Typer app, without the console "
-            f"script's freeze before exit, takes {plain.wall * 1000:.0f} ms ({plain.wall / base3.wall:.2f}x)")
+            f"script's freeze before exit, takes {plain.wall * 1000:.0f} ms ({plain.wall / base3.wall:.2f}x)"
+        )
 
     def row_read_latency(self) -> None:
         db = self.latency_db
-        cmd, base = self.paired(self.cli(db, "history", "--limit", "20", "--json"),
-                                [self.python, "-c", BASELINE_IMPORTS], self.sizes.latency_runs)
-        self._latency_row("read", "read latency", "`campaign --db F history --limit 20 --json`, median wall of "
-                          f"{self.sizes.latency_runs}", cmd, base)
+        cmd, base = self.paired(
+            self.cli(db, "history", "--limit", "20", "--json"),
+            [self.python, "-c", BASELINE_IMPORTS],
+            self.sizes.latency_runs,
+        )
+        self._latency_row(
+            "read",
+            "read latency",
+            f"`campaign --db F history --limit 20 --json`, median wall of {self.sizes.latency_runs}",
+            cmd,
+            base,
+        )
 
     def _latency_row(self, key, what, measured, cmd: Run, base: Run) -> None:
         ratio = cmd.wall / base.wall
-        row = Row(key, what, measured, f"{cmd.wall * 1000:.0f} ms", f"{base.wall * 1000:.0f} ms "
-                  f"(`python -c \"{BASELINE_IMPORTS}\"`)", ratio, "<= 1.25x", ratio <= 1.25)
-        row.notes.append(f"CPU time (user+sys, median): {cmd.cpu * 1000:.0f} ms vs {base.cpu * 1000:.0f} ms "
-                         f"= {cmd.cpu / base.cpu:.2f}x")
+        row = Row(
+            key,
+            what,
+            measured,
+            f"{cmd.wall * 1000:.0f} ms",
+            f'{base.wall * 1000:.0f} ms (`python -c "{BASELINE_IMPORTS}"`)',
+            ratio,
+            "<= 1.25x",
+            ratio <= 1.25,
+        )
+        row.notes.append(
+            f"CPU time (user+sys, median): {cmd.cpu * 1000:.0f} ms vs {base.cpu * 1000:.0f} ms "
+            f"= {cmd.cpu / base.cpu:.2f}x"
+        )
         self.rows.append(row)
 
     def row_history_scale(self) -> None:
         s = self.sizes
-        args = ["-c", self.query_campaign, "history", "--char", generate.QUERY_CHARACTER, "--kind", "fright",
-                "--limit", "50"]
+        args = [
+            "-c",
+            self.query_campaign,
+            "history",
+            "--char",
+            generate.QUERY_CHARACTER,
+            "--kind",
+            "fright",
+            "--limit",
+            "50",
+        ]
         big, small = self.paired(self.cli(self.multi_db, *args), self.cli(self.small_db, *args), s.scale_runs)
         ratio = big.wall / small.wall
         total = s.campaigns * s.per_campaign
-        self.rows.append(Row(
-            "scale", "history at scale",
-            f"`history --char {generate.QUERY_CHARACTER} --kind fright --limit 50` on {total:,} entries over "
-            f"{s.campaigns} campaigns, median wall of {s.scale_runs}",
-            f"{big.wall * 1000:.0f} ms", f"{small.wall * 1000:.0f} ms (same query, {s.small:,} entries)",
-            ratio, "<= 1.5x", ratio <= 1.5,
-        ))
+        self.rows.append(
+            Row(
+                "scale",
+                "history at scale",
+                f"`history --char {generate.QUERY_CHARACTER} --kind fright --limit 50` on {total:,} entries over "
+                f"{s.campaigns} campaigns, median wall of {s.scale_runs}",
+                f"{big.wall * 1000:.0f} ms",
+                f"{small.wall * 1000:.0f} ms (same query, {s.small:,} entries)",
+                ratio,
+                "<= 1.5x",
+                ratio <= 1.5,
+            )
+        )
 
     def row_verify(self) -> None:
         runs = []
         for _ in range(self.sizes.repeat):
             with tempfile.TemporaryFile() as out:
-                result = self.run(self.cli(self.big_db, "history", "verify", "--chain-only", "--json"), stdout=out,
-                                  rss=True)
+                result = self.run(
+                    self.cli(self.big_db, "history", "verify", "--chain-only", "--json"), stdout=out, rss=True
+                )
                 out.seek(0)
                 report = json.loads(out.read())
             if not report["ok"] or report["entries"] != self.sizes.big:
@@ -281,15 +374,20 @@ class Bench:
         base = statistics.median(_hash_baseline(self.big_db) for _ in range(self.sizes.repeat))
         ratio = base / verify.wall  # throughput ratio: (entries/verify time) / (entries/hash time)
         n = self.sizes.big
-        self.rows.append(Row(
-            "verify", "verify throughput",
-            f"`history verify --chain-only` over {n:,} entries (whole command, one process, median of "
-            f"{self.sizes.repeat})",
-            f"{n / verify.wall:,.0f} entries/s ({verify.wall:.2f} s)",
-            f"{n / base:,.0f} entries/s ({base:.2f} s: hashlib.sha256(prev_hash + record).hexdigest() in a loop)",
-            ratio, ">= 0.25x", ratio >= 0.25,
-            [f"peak RSS {verify.max_rss_kb / 1024:.0f} MB"],
-        ))
+        self.rows.append(
+            Row(
+                "verify",
+                "verify throughput",
+                f"`history verify --chain-only` over {n:,} entries (whole command, one process, median of "
+                f"{self.sizes.repeat})",
+                f"{n / verify.wall:,.0f} entries/s ({verify.wall:.2f} s)",
+                f"{n / base:,.0f} entries/s ({base:.2f} s: hashlib.sha256(prev_hash + record).hexdigest() in a loop)",
+                ratio,
+                ">= 0.25x",
+                ratio >= 0.25,
+                [f"peak RSS {verify.max_rss_kb / 1024:.0f} MB"],
+            )
+        )
 
     def row_verify_state(self) -> None:
         """`history verify` with the state check (replay + compare) against the chain alone,
@@ -309,24 +407,37 @@ class Bench:
                 runs[key].append(result)
         state, chain = _median_run(runs["state"]), _median_run(runs["chain"])
         ratio = state.wall / chain.wall
-        self.rows.append(Row(
-            "verify_state", "verify with the state check",
-            f"`history verify` (chain, then replay of the ledger compared with the state tables) over {n:,} "
-            f"entries, median of {len(runs['state'])}",
-            f"{state.wall:.2f} s", f"{chain.wall:.2f} s (`history verify --chain-only`, same database)",
-            ratio, "<= 2.0x", ratio <= 2.0, [f"peak RSS {state.max_rss_kb / 1024:.0f} MB"],
-        ))
+        self.rows.append(
+            Row(
+                "verify_state",
+                "verify with the state check",
+                f"`history verify` (chain, then replay of the ledger compared with the state tables) over {n:,} "
+                f"entries, median of {len(runs['state'])}",
+                f"{state.wall:.2f} s",
+                f"{chain.wall:.2f} s (`history verify --chain-only`, same database)",
+                ratio,
+                "<= 2.0x",
+                ratio <= 2.0,
+                [f"peak RSS {state.max_rss_kb / 1024:.0f} MB"],
+            )
+        )
 
     def row_dice(self) -> None:
         ours, theirs = _dice_times()
         ratio = theirs / ours
-        self.rows.append(Row(
-            "dice", "dice engine",
-            f"parse + roll of {len(DICE_EXPRESSIONS)} expressions ({', '.join(DICE_EXPRESSIONS)}), in process, "
-            "random.Random on both sides",
-            f"{ours * 1e6:.1f} µs/expression", f"{theirs * 1e6:.1f} µs/expression (d20 {_d20_version()})",
-            ratio, ">= 1.0x", ratio >= 1.0,
-        ))
+        self.rows.append(
+            Row(
+                "dice",
+                "dice engine",
+                f"parse + roll of {len(DICE_EXPRESSIONS)} expressions ({', '.join(DICE_EXPRESSIONS)}), in process, "
+                "random.Random on both sides",
+                f"{ours * 1e6:.1f} µs/expression",
+                f"{theirs * 1e6:.1f} µs/expression (d20 {_d20_version()})",
+                ratio,
+                ">= 1.0x",
+                ratio >= 1.0,
+            )
+        )
 
     def row_bulk(self) -> None:
         n = self.sizes.bulk
@@ -343,21 +454,31 @@ class Bench:
         imp = _median_run(imports)
         raw = statistics.median(raws)
         ratio = raw / imp.wall
-        self.rows.append(Row(
-            "bulk", "bulk append",
-            f"`campaign import` of {n:,} entries into an upgraded empty database (whole command, "
-            f"median of {self.sizes.repeat})",
-            f"{n / imp.wall:,.0f} entries/s ({imp.wall:.2f} s)",
-            f"{n / raw:,.0f} entries/s ({raw:.2f} s: sqlite3 executemany of the same rows, one transaction, "
-            "same schema and pragmas)",
-            ratio, ">= 0.15x", ratio >= 0.15,
-            [f"peak RSS {imp.max_rss_kb / 1024:.0f} MB"],
-        ))
+        self.rows.append(
+            Row(
+                "bulk",
+                "bulk append",
+                f"`campaign import` of {n:,} entries into an upgraded empty database (whole command, "
+                f"median of {self.sizes.repeat})",
+                f"{n / imp.wall:,.0f} entries/s ({imp.wall:.2f} s)",
+                f"{n / raw:,.0f} entries/s ({raw:.2f} s: sqlite3 executemany of the same rows, one transaction, "
+                "same schema and pragmas)",
+                ratio,
+                ">= 0.15x",
+                ratio >= 0.15,
+                [f"peak RSS {imp.max_rss_kb / 1024:.0f} MB"],
+            )
+        )
 
     def _raw_insert(self, db: Path, export: Path) -> float:
         """The raw baseline in its own process (the rows are parsed there, outside the clock)."""
-        result = subprocess.run([self.python, "-c", RAW_INSERT, str(db), str(export)], capture_output=True,
-                                text=True, env=self.env, cwd=REPO)
+        result = subprocess.run(
+            [self.python, "-c", RAW_INSERT, str(db), str(export)],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=REPO,
+        )
         if result.returncode != 0:
             raise RuntimeError(f"raw insert failed: {result.stderr.strip()[-2000:]}")
         return float(result.stdout.split()[-1])
@@ -374,11 +495,18 @@ class Bench:
             ("memory-export", "memory: `export`", export, f", {lines:,} lines written"),
         ):
             mb = result.max_rss_kb / 1024
-            self.rows.append(Row(
-                key, label, f"peak RSS of the command over {n:,} entries (streams){extra}",
-                f"{mb:.0f} MB (in {result.wall:.1f} s, {n / result.wall:,.0f} entries/s)", "—", None,
-                "< 150 MB", mb < 150,
-            ))
+            self.rows.append(
+                Row(
+                    key,
+                    label,
+                    f"peak RSS of the command over {n:,} entries (streams){extra}",
+                    f"{mb:.0f} MB (in {result.wall:.1f} s, {n / result.wall:,.0f} entries/s)",
+                    "—",
+                    None,
+                    "< 150 MB",
+                    mb < 150,
+                )
+            )
 
     def row_stats(self) -> None:
         """`stats` reads what `history --all --json` reads (every record, json.loads each)
@@ -399,53 +527,78 @@ class Bench:
         stats, history = _median_run(stats_runs), _median_run(history_runs)
         ratio = stats.wall / history.wall
         mb = stats.max_rss_kb / 1024
-        self.rows.append(Row(
-            "stats", "luck statistics",
-            f"`stats --json` over {n:,} entries (whole command, median of {self.sizes.repeat}; {rng['dice']:,} "
-            f"OS dice tallied, {report['tests']} tests)",
-            f"{stats.wall:.1f} s, peak RSS {mb:.0f} MB", f"{history.wall:.1f} s (`history --all --json`, same database)",
-            ratio, "<= 2.0x, < 150 MB", ratio <= 2.0 and mb < 150,
-            [f"CPU time (user+sys, median): {stats.cpu:.1f} s vs {history.cpu:.1f} s",
-             f"with nothing to tally (`stats --kind seal`, an index range of no rows): {idle.wall:.1f} s, "
-             f"peak RSS {idle.max_rss_kb / 1024:.0f} MB; `history --all --json` peaks at "
-             f"{history.max_rss_kb / 1024:.0f} MB"],
-        ))
+        self.rows.append(
+            Row(
+                "stats",
+                "luck statistics",
+                f"`stats --json` over {n:,} entries (whole command, median of {self.sizes.repeat}; {rng['dice']:,} "
+                f"OS dice tallied, {report['tests']} tests)",
+                f"{stats.wall:.1f} s, peak RSS {mb:.0f} MB",
+                f"{history.wall:.1f} s (`history --all --json`, same database)",
+                ratio,
+                "<= 2.0x, < 150 MB",
+                ratio <= 2.0 and mb < 150,
+                [
+                    f"CPU time (user+sys, median): {stats.cpu:.1f} s vs {history.cpu:.1f} s",
+                    f"with nothing to tally (`stats --kind seal`, an index range of no rows): {idle.wall:.1f} s, "
+                    f"peak RSS {idle.max_rss_kb / 1024:.0f} MB; `history --all --json` peaks at "
+                    f"{history.max_rss_kb / 1024:.0f} MB",
+                ],
+            )
+        )
 
     def row_web_history(self) -> None:
         """The web history page (`campaign serve`, issue 16) at 1,000,000 entries against the
         same page at 1,000, in one process through Starlette's TestClient, requests to the
         two apps interleaved so load from elsewhere hits both alike."""
         n, runs = self.sizes.big, max(20, self.sizes.latency_runs * 2)
-        targets = [[str(self.big_db), "Long Campaign", "/history"],
-                   [str(self.latency_db), "Night Parade", "/history"],
-                   [str(self.big_db), "Long Campaign", f"/history?before={n // 2}"],
-                   [str(self.big_db), "Long Campaign", f"/history?char={generate.QUERY_CHARACTER}&kind=fright"],
-                   [str(self.big_db), "Long Campaign", f"/entries/{n // 2}"],
-                   [str(self.big_db), "Long Campaign", "/static/style.css"],
-                   [str(self.big_db), "Long Campaign", "/luck"]]
-        done = subprocess.run([self.python, "-c", WEB_BENCH, str(runs), json.dumps(targets)], capture_output=True,
-                              text=True, env=self.env)
+        targets = [
+            [str(self.big_db), "Long Campaign", "/history"],
+            [str(self.latency_db), "Night Parade", "/history"],
+            [str(self.big_db), "Long Campaign", f"/history?before={n // 2}"],
+            [str(self.big_db), "Long Campaign", f"/history?char={generate.QUERY_CHARACTER}&kind=fright"],
+            [str(self.big_db), "Long Campaign", f"/entries/{n // 2}"],
+            [str(self.big_db), "Long Campaign", "/static/style.css"],
+            [str(self.big_db), "Long Campaign", "/luck"],
+        ]
+        done = subprocess.run(
+            [self.python, "-c", WEB_BENCH, str(runs), json.dumps(targets)], capture_output=True, text=True, env=self.env
+        )
         if done.returncode != 0:
             raise RuntimeError(f"the web history bench failed: {done.stderr.strip()[-2000:]}")
         big, small, deep, filtered, entry, floor, luck = json.loads(done.stdout)
-        self.rows.append(Row(
-            "web_history", "history page p50",
-            f"`GET /history` of `campaign serve` (first page) on {n:,} entries, Starlette TestClient in one "
-            f"process, median of {runs}",
-            f"{big * 1000:.1f} ms", f"{small * 1000:.1f} ms (same page, {self.sizes.small:,} entries)",
-            big / small, "< 50 ms", big < 0.050,
-            [f"same database: an older page (`?before={n // 2:,}`) {deep * 1000:.1f} ms, filtered "
-             f"(`?char={generate.QUERY_CHARACTER}&kind=fright`) {filtered * 1000:.1f} ms, an entry page "
-             f"(`/entries/{n // 2}`) {entry * 1000:.1f} ms (medians)",
-             f"request floor (a static file through the same TestClient): {floor * 1000:.1f} ms"],
-        ))
-        self.rows.append(Row(
-            "web_luck", "luck page p50",
-            f"`GET /luck` on {n:,} entries from the tally the server keeps (services.luck_kept; its first tally is "
-            f"made in the warm-up), median of {runs}, interleaved with the history pages",
-            f"{luck * 1000:.1f} ms", f"{big * 1000:.1f} ms (the history page above)", luck / big, "<= 2.0x",
-            luck <= 2.0 * big,
-        ))
+        self.rows.append(
+            Row(
+                "web_history",
+                "history page p50",
+                f"`GET /history` of `campaign serve` (first page) on {n:,} entries, Starlette TestClient in one "
+                f"process, median of {runs}",
+                f"{big * 1000:.1f} ms",
+                f"{small * 1000:.1f} ms (same page, {self.sizes.small:,} entries)",
+                big / small,
+                "< 50 ms",
+                big < 0.050,
+                [
+                    f"same database: an older page (`?before={n // 2:,}`) {deep * 1000:.1f} ms, filtered "
+                    f"(`?char={generate.QUERY_CHARACTER}&kind=fright`) {filtered * 1000:.1f} ms, an entry page "
+                    f"(`/entries/{n // 2}`) {entry * 1000:.1f} ms (medians)",
+                    f"request floor (a static file through the same TestClient): {floor * 1000:.1f} ms",
+                ],
+            )
+        )
+        self.rows.append(
+            Row(
+                "web_luck",
+                "luck page p50",
+                f"`GET /luck` on {n:,} entries from the tally the server keeps (services.luck_kept; its first tally is "
+                f"made in the warm-up), median of {runs}, interleaved with the history pages",
+                f"{luck * 1000:.1f} ms",
+                f"{big * 1000:.1f} ms (the history page above)",
+                luck / big,
+                "<= 2.0x",
+                luck <= 2.0 * big,
+            )
+        )
 
     def row_shell(self) -> None:
         """N rolls typed into one `campaign shell` (a script on stdin) against the same N
@@ -472,29 +625,39 @@ class Bench:
         session(0)
         singles = [self.run(self.cli(db, "roll", "3D6<=12", "the", "shell", "row")) for _ in range(n)]
         session(1)
-        entries = json.loads(subprocess.run(self.cli(db, "history", "verify", "--json"), capture_output=True,
-                                            env=self.env, check=True).stdout)
+        entries = json.loads(
+            subprocess.run(
+                self.cli(db, "history", "verify", "--json"), capture_output=True, env=self.env, check=True
+            ).stdout
+        )
         if not entries["ok"] or entries["entries"] != 1 + 3 * n:
             raise RuntimeError(f"the shell row's ledger does not verify: {entries}")
         shell_rate = n / statistics.median(run.wall for run in sessions)
         single_rate = n / sum(run.wall for run in singles)
         median = statistics.median(per_roll)
-        self.rows.append(Row(
-            "shell", "shell: roll with write",
-            f"{n} x `roll 3D6<=12` typed into one `campaign shell` (stdin script, whole session including "
-            f"start-up, median of 2 sessions) vs the same {n} rolls one process each; every roll appends its "
-            "ledger entry",
-            f"{shell_rate:,.0f} commands/s, median {median:.2f} ms per roll inside the shell "
-            f"({statistics.median(cpu_per_roll):.2f} ms CPU)",
-            f"{single_rate:,.1f} commands/s (one `campaign roll` process per roll)",
-            shell_rate / single_rate, "< 5 ms median per roll", median < 5.0,
-            [f"per roll inside the shell (perf_counter around each command, {len(per_roll)} rolls): median "
-             f"{median:.2f} ms, 90th percentile {sorted(per_roll)[int(len(per_roll) * 0.9)]:.2f} ms; whole "
-             f"sessions {', '.join(f'{run.wall:.2f} s' for run in sessions)}; CPU of a session (user+sys) "
-             f"{statistics.median(run.cpu for run in sessions):.2f} s; one-process rolls: median "
-             f"{statistics.median(run.wall for run in singles) * 1000:.0f} ms each",
-             f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}"],
-        ))
+        self.rows.append(
+            Row(
+                "shell",
+                "shell: roll with write",
+                f"{n} x `roll 3D6<=12` typed into one `campaign shell` (stdin script, whole session including "
+                f"start-up, median of 2 sessions) vs the same {n} rolls one process each; every roll appends its "
+                "ledger entry",
+                f"{shell_rate:,.0f} commands/s, median {median:.2f} ms per roll inside the shell "
+                f"({statistics.median(cpu_per_roll):.2f} ms CPU)",
+                f"{single_rate:,.1f} commands/s (one `campaign roll` process per roll)",
+                shell_rate / single_rate,
+                "< 5 ms median per roll",
+                median < 5.0,
+                [
+                    f"per roll inside the shell (perf_counter around each command, {len(per_roll)} rolls): median "
+                    f"{median:.2f} ms, 90th percentile {sorted(per_roll)[int(len(per_roll) * 0.9)]:.2f} ms; whole "
+                    f"sessions {', '.join(f'{run.wall:.2f} s' for run in sessions)}; CPU of a session (user+sys) "
+                    f"{statistics.median(run.cpu for run in sessions):.2f} s; one-process rolls: median "
+                    f"{statistics.median(run.wall for run in singles) * 1000:.0f} ms each",
+                    f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}",
+                ],
+            )
+        )
 
     def row_bcdice(self) -> None:
         """A dice bot's roll through the BCDice-API route (issue 30) against the same roll
@@ -503,21 +666,36 @@ class Bench:
         n = self.sizes.shell_rolls
         db = self.dir / "bcdice.db"
         self.run(self.cli(db, "init", "BCDice Bench"))
-        made = subprocess.run(self.cli(db, "invite", "bench-bot", "--bcdice", "--json"), capture_output=True,
-                              text=True, env=self.env, check=True)
-        done = subprocess.run([self.python, "-c", BCDICE_BENCH, str(db), json.loads(made.stdout)["base_path"],
-                               str(n)], capture_output=True, text=True, env=self.env)
+        made = subprocess.run(
+            self.cli(db, "invite", "bench-bot", "--bcdice", "--json"),
+            capture_output=True,
+            text=True,
+            env=self.env,
+            check=True,
+        )
+        done = subprocess.run(
+            [self.python, "-c", BCDICE_BENCH, str(db), json.loads(made.stdout)["base_path"], str(n)],
+            capture_output=True,
+            text=True,
+            env=self.env,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"the BCDice-API bench failed: {done.stderr.strip()[-2000:]}")
         api, shell = json.loads(done.stdout)
-        self.rows.append(Row(
-            "bcdice", "BCDice-API roll",
-            f"{n} x `GET /bcdice/<token>/v2/game_system/GURPS/roll?command=3D6<=12` (Starlette TestClient, one "
-            f"process; each appends its entry) vs {n} x the shell's `roll 3D6<=12` (the roll service), interleaved",
-            f"{api * 1000:.2f} ms median", f"{shell * 1000:.2f} ms median (shell roll)", api / shell,
-            "< 50 ms median", api < 0.050,
-            ["over real TCP add uvicorn's request cost (the same for every route of `campaign serve`)"],
-        ))
+        self.rows.append(
+            Row(
+                "bcdice",
+                "BCDice-API roll",
+                f"{n} x `GET /bcdice/<token>/v2/game_system/GURPS/roll?command=3D6<=12` (Starlette TestClient, one "
+                f"process; each appends its entry) vs {n} x the shell's `roll 3D6<=12` (the roll service), interleaved",
+                f"{api * 1000:.2f} ms median",
+                f"{shell * 1000:.2f} ms median (shell roll)",
+                api / shell,
+                "< 50 ms median",
+                api < 0.050,
+                ["over real TCP add uvicorn's request cost (the same for every route of `campaign serve`)"],
+            )
+        )
 
     def row_table_load(self) -> None:
         """Issue 29's table server under load (tests.perf.table_load): 5 campaigns x 4 players
@@ -532,19 +710,27 @@ class Bench:
         result = run_load(5, 4, seconds, work)
         got = result.summary()
         ok = not result.errors and result.lost == 0 and result.undelivered == 0
-        self.rows.append(Row(
-            "table_load", "table server under load",
-            f"5 campaigns x 4 players, each rolling `3D6<=12` once a second through `POST /api/rolls` for "
-            f"{seconds:.0f} s against one uvicorn server (its own process, one SQLite database), one SSE feed client "
-            f"per campaign; {got['rolls']:,} rolls",
-            f"p50 {got['p50_ms']:.1f} ms, p95 {got['p95_ms']:.1f} ms; {got['errors']} errors, {got['lost']} lost; "
-            f"SSE delivery p95 {got['sse_p95_ms']:.0f} ms",
-            f"{got['shell_ms']:.2f} ms (median `roll 3D6<=12` inside `campaign shell`, same database, after the load)",
-            got["p50_ratio"], "0 errors, 0 lost, every event delivered", ok,
-            [f"p95 roll latency {got['p95_ratio']:.1f}x the shell roll; entries never delivered to the feed: "
-             f"{got['undelivered']}; first errors: {result.errors[:3] or 'none'}",
-             f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}"],
-        ))
+        self.rows.append(
+            Row(
+                "table_load",
+                "table server under load",
+                f"5 campaigns x 4 players, each rolling `3D6<=12` once a second through `POST /api/rolls` for "
+                f"{seconds:.0f} s against one uvicorn server (its own process, one SQLite database), "
+                f"one SSE feed client per campaign; {got['rolls']:,} rolls",
+                f"p50 {got['p50_ms']:.1f} ms, p95 {got['p95_ms']:.1f} ms; {got['errors']} errors, {got['lost']} lost; "
+                f"SSE delivery p95 {got['sse_p95_ms']:.0f} ms",
+                f"{got['shell_ms']:.2f} ms (median `roll 3D6<=12` inside `campaign shell`, same database, "
+                "after the load)",
+                got["p50_ratio"],
+                "0 errors, 0 lost, every event delivered",
+                ok,
+                [
+                    f"p95 roll latency {got['p95_ratio']:.1f}x the shell roll; entries never delivered to the feed: "
+                    f"{got['undelivered']}; first errors: {result.errors[:3] or 'none'}",
+                    f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}",
+                ],
+            )
+        )
 
     def row_write_cost(self) -> None:
         """What one write costs inside `campaign shell` (no start-up): `roll`, `fright` and
@@ -554,17 +740,28 @@ class Bench:
         interleaved with the reads, so load from elsewhere hits both alike."""
         rounds = max(10, self.sizes.shell_rolls // 4)
         db = self.dir / "write.db"
-        for argv in (["init", "Write Bench"], ["player", "add", "Aki"], ["player", "add", "Ren"],
-                     ["char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "HT=11", "--cp", "100"],
-                     ["char", "add", "刀矢", "--player", "Ren", "--stat", "Will=13", "--stat", "HT=12", "--cp", "100"]):
+        for argv in (
+            ["init", "Write Bench"],
+            ["player", "add", "Aki"],
+            ["player", "add", "Ren"],
+            ["char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "HT=11", "--cp", "100"],
+            ["char", "add", "刀矢", "--player", "Ren", "--stat", "Will=13", "--stat", "HT=12", "--cp", "100"],
+        ):
             self.run(self.cli(db, *argv))
         # Each round: a roll, a fright check that passes, one that fails into the table
         # (a condition on the sheet), and a scenario's end with its awards.
-        block = [("start", "scenario start 第{i}話 --with 鈴音 --with 刀矢"), ("read", "history --limit 1 --json"),
-                 ("roll", "roll 3D6<=12 write row"), ("read", "history --limit 1 --json"),
-                 ("fright", "fright 鈴音 --dice 3,3,3"), ("read", "history --limit 1 --json"),
-                 ("fright", "fright 刀矢 --dice 6,5,4,1,3,3"), ("read", "history --limit 1 --json"),
-                 ("end", "scenario end --award 1"), ("read", "history --limit 1 --json")]
+        block = [
+            ("start", "scenario start 第{i}話 --with 鈴音 --with 刀矢"),
+            ("read", "history --limit 1 --json"),
+            ("roll", "roll 3D6<=12 write row"),
+            ("read", "history --limit 1 --json"),
+            ("fright", "fright 鈴音 --dice 3,3,3"),
+            ("read", "history --limit 1 --json"),
+            ("fright", "fright 刀矢 --dice 6,5,4,1,3,3"),
+            ("read", "history --limit 1 --json"),
+            ("end", "scenario end --award 1"),
+            ("read", "history --limit 1 --json"),
+        ]
         script = self.dir / "write-script.txt"
         lines = [(kind, text.format(i=i)) for i in range(rounds + 2) for kind, text in block]
         script.write_text("".join(text + "\n" for _, text in lines), encoding="utf-8")
@@ -575,24 +772,35 @@ class Bench:
         if len(walls) != len(lines):
             raise RuntimeError(f"the shell timed {len(walls)} commands, not {len(lines)}")
         got: dict[str, list[float]] = {}
-        for (kind, _), wall in list(zip(lines, walls))[2 * len(block):]:  # the first two rounds warm up
+        for (kind, _), wall in list(zip(lines, walls))[2 * len(block) :]:  # the first two rounds warm up
             got.setdefault(kind, []).append(wall)
-        report = json.loads(subprocess.run(self.cli(db, "history", "verify", "--json"), capture_output=True,
-                                           env=self.env, check=True).stdout)
+        report = json.loads(
+            subprocess.run(
+                self.cli(db, "history", "verify", "--json"), capture_output=True, env=self.env, check=True
+            ).stdout
+        )
         if not report["ok"]:
             raise RuntimeError(f"the write row's ledger does not verify: {report}")
         read = statistics.median(got["read"])
-        for kind, what, command in (("roll", "write cost: roll", "`roll 3D6<=12` (one entry)"),
-                                    ("fright", "write cost: fright", "`fright` (half pass, half fail into the "
-                                                                     "table and a condition)"),
-                                    ("end", "write cost: scenario end", "`scenario end --award 1` (two PCs)")):
+        for kind, what, command in (
+            ("roll", "write cost: roll", "`roll 3D6<=12` (one entry)"),
+            ("fright", "write cost: fright", "`fright` (half pass, half fail into the table and a condition)"),
+            ("end", "write cost: scenario end", "`scenario end --award 1` (two PCs)"),
+        ):
             median = statistics.median(got[kind])
-            self.rows.append(Row(
-                f"write_{kind}", what,
-                f"{command} typed into one `campaign shell`, median of {len(got[kind])} after 2 warm-up rounds",
-                f"{median:.2f} ms", f"{read:.2f} ms (`history --limit 1 --json` in the same session)", median / read,
-                "— (before/after figure)", True,
-                [f"90th percentile {sorted(got[kind])[int(len(got[kind]) * 0.9)]:.2f} ms"]))
+            self.rows.append(
+                Row(
+                    f"write_{kind}",
+                    what,
+                    f"{command} typed into one `campaign shell`, median of {len(got[kind])} after 2 warm-up rounds",
+                    f"{median:.2f} ms",
+                    f"{read:.2f} ms (`history --limit 1 --json` in the same session)",
+                    median / read,
+                    "— (before/after figure)",
+                    True,
+                    [f"90th percentile {sorted(got[kind])[int(len(got[kind]) * 0.9)]:.2f} ms"],
+                )
+            )
 
     # --- what dominates --------------------------------------------------------------
 
@@ -607,13 +815,20 @@ class Bench:
         big = ["--db", str(self.big_db), "--"]
         entries = self.sizes.per_campaign
         ev["profile-verify"] = _verify_breakdown(self.big_db)
-        ev["profile-history"] = _cprofile(self, [*big, "history", "--limit", str(entries), "--json"],
-                                          f"history --limit {entries:,} --json (after a warm-up run)")
-        ev["profile-export"] = _cprofile(self, [*one, "export", str(self.dir / "profile.jsonl")],
-                                         f"export of {entries:,} entries (after a warm-up run)")
+        ev["profile-history"] = _cprofile(
+            self,
+            [*big, "history", "--limit", str(entries), "--json"],
+            f"history --limit {entries:,} --json (after a warm-up run)",
+        )
+        ev["profile-export"] = _cprofile(
+            self,
+            [*one, "export", str(self.dir / "profile.jsonl")],
+            f"export of {entries:,} entries (after a warm-up run)",
+        )
         ev["plan-scale"] = _query_plan(self.multi_db, self.query_campaign)
-        ev["profile-stats"] = _cprofile(self, [*one, "stats", "--json"],
-                                        f"stats --json over {entries:,} entries (after a warm-up run)")
+        ev["profile-stats"] = _cprofile(
+            self, [*one, "stats", "--json"], f"stats --json over {entries:,} entries (after a warm-up run)"
+        )
 
 
 # --- baselines and helpers ---------------------------------------------------------------
@@ -680,8 +895,13 @@ print(json.dumps([statistics.median(api), statistics.median(shell)]))
 def _median_run(runs: list[Run]) -> Run:
     ordered = sorted(runs, key=lambda r: r.wall)
     middle = ordered[len(ordered) // 2]
-    return Run(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs),
-               max(r.max_rss_kb for r in runs), middle.returncode, middle.stderr)
+    return Run(
+        statistics.median(r.wall for r in runs),
+        statistics.median(r.cpu for r in runs),
+        max(r.max_rss_kb for r in runs),
+        middle.returncode,
+        middle.stderr,
+    )
 
 
 def _hash_baseline(db: Path) -> float:
@@ -800,14 +1020,14 @@ conn.close()
 
 def _import_summary(bench: Bench, argv: list[str], top: int = 10) -> list[str]:
     """Modules a command imports beyond the baseline's, by own import time (python -X importtime)."""
+
     def modules(cmd):
-        result = subprocess.run([bench.python, "-X", "importtime", *cmd], capture_output=True, text=True,
-                                env=bench.env)
+        result = subprocess.run([bench.python, "-X", "importtime", *cmd], capture_output=True, text=True, env=bench.env)
         found = {}
         for line in result.stderr.splitlines():
             if not line.startswith("import time:") or "|" not in line:
                 continue
-            parts = line[len("import time:"):].split("|")
+            parts = line[len("import time:") :].split("|")
             try:
                 found[parts[2].strip()] = int(parts[0])
             except ValueError:
@@ -815,13 +1035,12 @@ def _import_summary(bench: Bench, argv: list[str], top: int = 10) -> list[str]:
         return found
 
     base = modules(["-c", BASELINE_IMPORTS])
-    rest = argv[len(bench.campaign):]
+    rest = argv[len(bench.campaign) :]
     script = bench.campaign[0] if len(bench.campaign) == 1 else None
     cmd = [script, *rest] if script else ["-c", "from campaign.cli.app import main; main()", *rest]
     extra = {name: us for name, us in modules(cmd).items() if name not in base}
     total = sum(extra.values()) / 1000
-    lines = [f"{len(extra)} modules beyond the baseline's, {total:.1f} ms of import time in all; "
-             "largest by own time:"]
+    lines = [f"{len(extra)} modules beyond the baseline's, {total:.1f} ms of import time in all; largest by own time:"]
     lines += [f"  {us / 1000:6.1f} ms  {name}" for name, us in sorted(extra.items(), key=lambda kv: -kv[1])[:top]]
     return lines
 
@@ -848,17 +1067,20 @@ command(sys.argv[1:], prog_name="campaign")
 def _phases(bench: Bench, args: list[str], runs: int = 7) -> list[str]:
     got = []
     for _ in range(runs):
-        result = subprocess.run([bench.python, "-c", PHASES_SCRIPT, *args], capture_output=True, text=True,
-                                env=bench.env)
+        result = subprocess.run(
+            [bench.python, "-c", PHASES_SCRIPT, *args], capture_output=True, text=True, env=bench.env
+        )
         for line in result.stderr.splitlines():
             if line.startswith("PHASES"):
                 got.append([float(x) for x in line.split()[1:]])
     if not got:
         return ["(phases not measured)"]
     med = [statistics.median(col) for col in zip(*got)]
-    return [f"in-process phases (median of {len(got)}): baseline imports {med[0]:.1f} ms, "
-            f"campaign.cli.app import {med[1]:.1f} ms, click command tree {med[2]:.1f} ms, "
-            f"the command itself {med[3]:.1f} ms"]
+    return [
+        f"in-process phases (median of {len(got)}): baseline imports {med[0]:.1f} ms, "
+        f"campaign.cli.app import {med[1]:.1f} ms, click command tree {med[2]:.1f} ms, "
+        f"the command itself {med[3]:.1f} ms"
+    ]
 
 
 PROFILE_SCRIPT = r"""
@@ -887,8 +1109,13 @@ sys.stderr.write("PROFILE\n" + out.getvalue())
 
 
 def _cprofile(bench: Bench, args: list[str], label: str) -> list[str]:
-    result = subprocess.run([bench.python, "-c", PROFILE_SCRIPT, *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env=bench.env)
+    result = subprocess.run(
+        [bench.python, "-c", PROFILE_SCRIPT, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=bench.env,
+    )
     text = result.stderr.split("PROFILE\n", 1)[-1]
     lines = [f"cProfile of {label} (top functions by own time):"]
     table = False
@@ -912,19 +1139,24 @@ def _verify_breakdown(db: Path, rows: int = 1 << 16) -> list[str]:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         campaign_id, name = conn.execute("SELECT id, name FROM campaigns ORDER BY id LIMIT 1").fetchone()
-        rows = min(rows, conn.execute("SELECT max(seq) FROM ledger WHERE campaign_id = ?", (campaign_id,)).fetchone()[0])
+        rows = min(
+            rows, conn.execute("SELECT max(seq) FROM ledger WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
+        )
         params = {"c": campaign_id, "n": rows, "name": name}
-        query = ("SELECT rowid, prev_hash, hash, CAST(prev_hash || record AS BLOB), " + ", ".join(
-            ledger_scan.INDEXED_FIELDS) + " FROM ledger WHERE campaign_id = :c AND seq BETWEEN 1 AND :n")
+        query = (
+            "SELECT rowid, prev_hash, hash, CAST(prev_hash || record AS BLOB), "
+            + ", ".join(ledger_scan.INDEXED_FIELDS)
+            + " FROM ledger WHERE campaign_id = :c AND seq BETWEEN 1 AND :n"
+        )
         decode, encode, _, refused = ledger_scan._fast_reader()
         shaped = readers()
 
         def read_back(row) -> None:
             body = row[3][64:]
             try:
-                encode(shaped[row[7]](body)) == body
+                encode(shaped[row[7]](body)) == body  # noqa: B015 - the comparison is the work timed
             except (KeyError, *refused):
-                encode(decode(body)) == body
+                encode(decode(body)) == body  # noqa: B015 - the comparison is the work timed
 
         def each_row(work):
             def run():
@@ -932,6 +1164,7 @@ def _verify_breakdown(db: Path, rows: int = 1 << 16) -> list[str]:
                 while batch := cursor.fetchmany(ledger_scan.BATCH):
                     for row in batch:
                         work(row)
+
             return run
 
         def whole_scan():
@@ -939,10 +1172,12 @@ def _verify_breakdown(db: Path, rows: int = 1 << 16) -> list[str]:
                 raise RuntimeError("the generated chain does not scan")
 
         timings = {}
-        for label, work in (("the whole scan of one process", whole_scan),
-                            ("reading the rows alone", each_row(lambda row: None)),
-                            ("reading + SHA-256", each_row(lambda row: hashlib.sha256(row[3]).hexdigest())),
-                            ("reading + msgspec reading the record and writing it back", each_row(read_back))):
+        for label, work in (
+            ("the whole scan of one process", whole_scan),
+            ("reading the rows alone", each_row(lambda row: None)),
+            ("reading + SHA-256", each_row(lambda row: hashlib.sha256(row[3]).hexdigest())),
+            ("reading + msgspec reading the record and writing it back", each_row(read_back)),
+        ):
             best = None
             for _ in range(3):
                 start = time.process_time()
@@ -971,7 +1206,8 @@ def _query_plan(db: Path, campaign: str) -> list[str]:
             "EXPLAIN QUERY PLAN SELECT l.record, l.prev_hash, l.hash, v.seq FROM ledger l "
             "LEFT OUTER JOIN ledger v ON v.campaign_id = l.campaign_id AND v.voids_seq = l.seq AND v.kind = 'void' "
             "WHERE l.campaign_id = ? AND l.character = ? AND l.kind = ? ORDER BY l.seq DESC LIMIT 50",
-            (cid, generate.QUERY_CHARACTER, "fright")).fetchall()
+            (cid, generate.QUERY_CHARACTER, "fright"),
+        ).fetchall()
         return ["query plan of the history filter: " + "; ".join(row[-1] for row in plan)]
     finally:
         conn.close()
@@ -996,8 +1232,9 @@ def _compile_bytecode() -> None:
     """Installed wheels ship compiled bytecode (pip compiles on install), and the
     libraries in the baseline have theirs; give the checkout the same footing, or
     PYTHONDONTWRITEBYTECODE would charge every run for compiling the project."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "campaign")], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO / "campaign")], check=True, stdout=subprocess.DEVNULL
+    )
 
 
 # --- machine and report ------------------------------------------------------------------
@@ -1039,8 +1276,7 @@ def machine() -> list[tuple[str, str]]:
 
 def text_table(rows: list[Row]) -> str:
     header = ("what", "figure", "baseline", "ratio", "target", "")
-    body = [(r.what, r.figure, _clip(r.baseline, 60), r.ratio_text, r.target, "ok" if r.ok else "MISSED")
-            for r in rows]
+    body = [(r.what, r.figure, _clip(r.baseline, 60), r.ratio_text, r.target, "ok" if r.ok else "MISSED") for r in rows]
     widths = [max(len(str(x[i])) for x in [header, *body]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths))]
     lines.append("  ".join("-" * w for w in widths))
@@ -1055,20 +1291,34 @@ def _clip(text: str, width: int) -> str:
 def markdown(rows: list[Row], bench: Bench, elapsed: float) -> str:
     """docs/performance.md: only what this run measured (the table, its notes, the
     evidence). Why each figure is what it is stays in docs/performance-notes.md, by hand."""
-    out = ["# Performance", "",
-           "Generated by `make bench` (`python -m tests.perf.run`"
-           + (" --quick" if bench.quick else "") + "); do not edit by hand, rerun it. "
-           "Every figure is a ratio against a baseline measured in the same run, because absolute times on these "
-           "shared 2-core machines are not comparable between runs. Latency rows interleave command and baseline "
-           "runs; the databases are generated and loaded through `campaign import`. What dominates each figure, "
-           "and measurements made by hand between runs, are in performance-notes.md.", "",
-           "## Machine", ""]
+    out = [
+        "# Performance",
+        "",
+        "Generated by `make bench` (`python -m tests.perf.run`"
+        + (" --quick" if bench.quick else "")
+        + "); do not edit by hand, rerun it. "
+        "Every figure is a ratio against a baseline measured in the same run, because absolute times on these "
+        "shared 2-core machines are not comparable between runs. Latency rows interleave command and baseline "
+        "runs; the databases are generated and loaded through `campaign import`. What dominates each figure, "
+        "and measurements made by hand between runs, are in performance-notes.md.",
+        "",
+        "## Machine",
+        "",
+    ]
     out += [f"- {k}: {v}" for k, v in machine()]
-    out += [f"- whole benchmark run: {elapsed / 60:.1f} min", "", "## Results", "",
-            "| what | measured | figure | baseline | ratio | target | |", "|---|---|---|---|---|---|---|"]
+    out += [
+        f"- whole benchmark run: {elapsed / 60:.1f} min",
+        "",
+        "## Results",
+        "",
+        "| what | measured | figure | baseline | ratio | target | |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        out.append(f"| {r.what} | {r.measured} | {r.figure} | {r.baseline} | {r.ratio_text} | {r.target} | "
-                   f"{'ok' if r.ok else '**missed**'} |")
+        out.append(
+            f"| {r.what} | {r.measured} | {r.figure} | {r.baseline} | {r.ratio_text} | {r.target} | "
+            f"{'ok' if r.ok else '**missed**'} |"
+        )
     extra = [(r.what, n) for r in rows for n in r.notes]
     if extra:
         out += [""] + [f"- {what}: {note}" for what, note in extra]
@@ -1094,11 +1344,36 @@ _EVIDENCE = {
 }
 
 # Which databases each row reads (`--only` builds just those; verify_state builds its own).
-DATABASES = {"command": ("latency",), "read": ("latency",), "scale": ("small", "multi"), "verify": ("big",),
-             "memory": ("big",), "stats": ("big",), "verify_state": (), "web": ("big", "latency"), "shell": (),
-             "bcdice": (), "write": (), "table_load": ()}
-ROWS = ("command", "read", "scale", "verify", "verify_state", "dice", "bulk", "memory", "stats", "web", "shell",
-        "bcdice", "write", "table_load")
+DATABASES = {
+    "command": ("latency",),
+    "read": ("latency",),
+    "scale": ("small", "multi"),
+    "verify": ("big",),
+    "memory": ("big",),
+    "stats": ("big",),
+    "verify_state": (),
+    "web": ("big", "latency"),
+    "shell": (),
+    "bcdice": (),
+    "write": (),
+    "table_load": (),
+}
+ROWS = (
+    "command",
+    "read",
+    "scale",
+    "verify",
+    "verify_state",
+    "dice",
+    "bulk",
+    "memory",
+    "stats",
+    "web",
+    "shell",
+    "bcdice",
+    "write",
+    "table_load",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1125,12 +1400,22 @@ def main(argv: list[str] | None = None) -> int:
         _compile_bytecode()
         if only - {"dice", "bulk", "verify_state", "shell", "bcdice", "write", "table_load"}:
             bench.build(only if args.only else None)
-        steps = {"command": bench.row_command_latency, "read": bench.row_read_latency,
-                 "scale": bench.row_history_scale, "verify": bench.row_verify,
-                 "verify_state": bench.row_verify_state, "dice": bench.row_dice,
-                 "bulk": bench.row_bulk, "memory": bench.row_memory, "stats": bench.row_stats,
-                 "web": bench.row_web_history, "shell": bench.row_shell, "bcdice": bench.row_bcdice,
-                 "write": bench.row_write_cost, "table_load": bench.row_table_load}
+        steps = {
+            "command": bench.row_command_latency,
+            "read": bench.row_read_latency,
+            "scale": bench.row_history_scale,
+            "verify": bench.row_verify,
+            "verify_state": bench.row_verify_state,
+            "dice": bench.row_dice,
+            "bulk": bench.row_bulk,
+            "memory": bench.row_memory,
+            "stats": bench.row_stats,
+            "web": bench.row_web_history,
+            "shell": bench.row_shell,
+            "bcdice": bench.row_bcdice,
+            "write": bench.row_write_cost,
+            "table_load": bench.row_table_load,
+        }
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()

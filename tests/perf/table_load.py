@@ -76,10 +76,18 @@ class LoadResult:
     def summary(self) -> dict[str, float | int]:
         p = _percentile
         shell = statistics.median(self.shell_rolls) if self.shell_rolls else float("nan")
-        return {"rolls": self.rolls, "errors": len(self.errors), "lost": self.lost, "undelivered": self.undelivered,
-                "p50_ms": p(self.latencies, 50) * 1000, "p95_ms": p(self.latencies, 95) * 1000,
-                "shell_ms": shell * 1000, "p50_ratio": p(self.latencies, 50) / shell,
-                "p95_ratio": p(self.latencies, 95) / shell, "sse_p95_ms": p(self.deliveries, 95) * 1000}
+        return {
+            "rolls": self.rolls,
+            "errors": len(self.errors),
+            "lost": self.lost,
+            "undelivered": self.undelivered,
+            "p50_ms": p(self.latencies, 50) * 1000,
+            "p95_ms": p(self.latencies, 95) * 1000,
+            "shell_ms": shell * 1000,
+            "p50_ratio": p(self.latencies, 50) / shell,
+            "p95_ratio": p(self.latencies, 95) / shell,
+            "sse_p95_ms": p(self.deliveries, 95) * 1000,
+        }
 
 
 def _percentile(values: list[float], pct: int) -> float:
@@ -100,13 +108,24 @@ def _setup(dbs: dict[str, Path], players: int, env: dict[str, str]) -> dict[str,
     for name, db in dbs.items():
         lines = [f"init '{name}'"]
         for p in range(1, players + 1):
-            lines += [f"player add P{p}", f"char add PC{p} --player P{p} --stat Will=11 --stat HT=11 --cp 100",
-                      f"invite P{p} --json"]
-        done = subprocess.run([*_campaign_command(), "--db", str(db), "shell"], input="\n".join(lines) + "\n",
-                              capture_output=True, text=True, env=env, check=True)
+            lines += [
+                f"player add P{p}",
+                f"char add PC{p} --player P{p} --stat Will=11 --stat HT=11 --cp 100",
+                f"invite P{p} --json",
+            ]
+        done = subprocess.run(
+            [*_campaign_command(), "--db", str(db), "shell"],
+            input="\n".join(lines) + "\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
         joins = [json.loads(line)["join_path"] for line in done.stdout.splitlines() if '"join_path"' in line]
         if len(joins) != players:
-            raise RuntimeError(f"setup of {name} made {len(joins)} invites: {done.stdout[-1000:]} {done.stderr[-1000:]}")
+            raise RuntimeError(
+                f"setup of {name} made {len(joins)} invites: {done.stdout[-1000:]} {done.stderr[-1000:]}"
+            )
         seats[name] = [(f"PC{p}", joins[p - 1]) for p in range(1, players + 1)]
     return seats
 
@@ -115,14 +134,28 @@ def _shell_roll_times(db: Path, name: str, rolls: int, env: dict[str, str], work
     """Seconds per `roll 3D6<=12` typed into one `campaign shell` (no start-up), the baseline."""
     timings = workdir / "shell-timings.txt"
     script = "roll 3D6<=12 baseline\n" * rolls
-    subprocess.run([*_campaign_command(), "--db", str(db), "-c", name, "shell", "--timings", str(timings)],
-                   input=script, capture_output=True, text=True, env=env, check=True)
+    subprocess.run(
+        [*_campaign_command(), "--db", str(db), "-c", name, "shell", "--timings", str(timings)],
+        input=script,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return [float(line.split()[0]) / 1000 for line in timings.read_text().splitlines()][5:]
 
 
 class _Player(threading.Thread):
-    def __init__(self, base: str, character: str, join_path: str, until: float, sent: dict[int, float],
-                 result: LoadResult, lock: threading.Lock) -> None:
+    def __init__(
+        self,
+        base: str,
+        character: str,
+        join_path: str,
+        until: float,
+        sent: dict[int, float],
+        result: LoadResult,
+        lock: threading.Lock,
+    ) -> None:
         super().__init__(daemon=True)
         import httpx
 
@@ -138,9 +171,15 @@ class _Player(threading.Thread):
         self.csrf = self.http.get("api/session").json()["csrf"]
         # One roll before the clock starts (the server's first roll imports the dice engine);
         # its entry is still counted among those that must be in the ledger.
-        warm = self.http.post("api/rolls", json={"command": "3D6", "character": self.character,
-                                                 "idempotency_key": f"warm-{self.character}-{id(self)}"},
-                              headers={"origin": self.origin, "x-csrf-token": self.csrf})
+        warm = self.http.post(
+            "api/rolls",
+            json={
+                "command": "3D6",
+                "character": self.character,
+                "idempotency_key": f"warm-{self.character}-{id(self)}",
+            },
+            headers={"origin": self.origin, "x-csrf-token": self.csrf},
+        )
         if warm.status_code != 201:
             raise RuntimeError(f"warm-up roll: {warm.status_code} {warm.text[:300]}")
         with self.lock:
@@ -152,12 +191,16 @@ class _Player(threading.Thread):
         while next_at < self.until:
             time.sleep(max(0.0, next_at - time.monotonic()))
             key += 1
-            body = {"command": "3D6<=12 回避", "character": self.character,
-                    "idempotency_key": f"{self.character}-{key}-{id(self)}"}
+            body = {
+                "command": "3D6<=12 回避",
+                "character": self.character,
+                "idempotency_key": f"{self.character}-{key}-{id(self)}",
+            }
             start = time.perf_counter()
             try:
-                answer = self.http.post("api/rolls", json=body, headers={"origin": self.origin,
-                                                                         "x-csrf-token": self.csrf})
+                answer = self.http.post(
+                    "api/rolls", json=body, headers={"origin": self.origin, "x-csrf-token": self.csrf}
+                )
                 took = time.perf_counter() - start
                 ok, detail = answer.status_code == 201, f"{answer.status_code} {answer.text[:200]}"
             except Exception as exc:  # a failed request is an error of the row, not of the harness
@@ -204,19 +247,28 @@ class _FeedClient(threading.Thread):
                     continue  # no event for a while: reconnect from the last seen
 
 
-def run_load(campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdir: Path | None = None,
-             shell_rolls: int = 100) -> LoadResult:
+def run_load(
+    campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdir: Path | None = None, shell_rolls: int = 100
+) -> LoadResult:
     own = workdir is None
     work = Path(tempfile.mkdtemp(prefix="campaign-load-")) if workdir is None else workdir
-    env = {**os.environ, "XDG_CONFIG_HOME": str(work / "config"), "XDG_DATA_HOME": str(work / "data"),
-           "XDG_STATE_HOME": str(work / "state")}
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(work / "config"),
+        "XDG_DATA_HOME": str(work / "data"),
+        "XDG_STATE_HOME": str(work / "state"),
+    }
     names = [f"卓{i}" for i in range(1, campaigns + 1)]
     dbs = {name: work / f"table{i}.db" for i, name in enumerate(names, 1)}
     seats = _setup(dbs, players, env)
     port_file = work / "port"
     pairs = [str(x) for name in names for x in (dbs[name], name)]
-    server = subprocess.Popen([sys.executable, "-c", SERVER, str(port_file), *pairs], env=env,
-                              stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(port_file), *pairs],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(work / "server.log", "w"),
+    )
     result = LoadResult(campaigns, players, seconds, 0, [], 0, [], [], 0)
     try:
         deadline = time.monotonic() + 60
@@ -234,8 +286,11 @@ def run_load(campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdi
         lock = threading.Lock()
         sent: dict[str, dict[int, float]] = {name: {} for name in names}
         until = time.monotonic() + seconds
-        threads = [_Player(f"{root}/c{i}/", character, join, until, sent[name], result, lock)
-                   for i, name in enumerate(names, 1) for character, join in seats[name]]
+        threads = [
+            _Player(f"{root}/c{i}/", character, join, until, sent[name], result, lock)
+            for i, name in enumerate(names, 1)
+            for character, join in seats[name]
+        ]
         for player in threads:
             player.sign_in()
         until = time.monotonic() + seconds
@@ -260,7 +315,8 @@ def run_load(campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdi
         server.wait(30)
     after = _heads(dbs)
     result.lost = sum(len(sent[name]) for name in names) - sum(
-        _entries_among(dbs[name], name, sent[name]) for name in names)
+        _entries_among(dbs[name], name, sent[name]) for name in names
+    )
     if after and sum(after.values()) < sum(heads.values()) + result.rolls:
         result.errors.append(f"ledger heads {after} hold fewer than {result.rolls} new entries")
     result.shell_rolls = _shell_roll_times(dbs[names[0]], names[0], shell_rolls, env, work)
@@ -277,8 +333,9 @@ def _heads(dbs: dict[str, Path]) -> dict[str, int]:
 
 def _head(db: Path, name: str) -> int:
     with sqlite3.connect(db) as conn:
-        return conn.execute("SELECT coalesce(max(seq), 0) FROM ledger JOIN campaigns c ON c.id = campaign_id "
-                            "WHERE c.name = ?", (name,)).fetchone()[0]
+        return conn.execute(
+            "SELECT coalesce(max(seq), 0) FROM ledger JOIN campaigns c ON c.id = campaign_id WHERE c.name = ?", (name,)
+        ).fetchone()[0]
 
 
 def _entries_among(db: Path, name: str, seqs: dict[int, float]) -> int:
@@ -286,8 +343,9 @@ def _entries_among(db: Path, name: str, seqs: dict[int, float]) -> int:
     if not seqs:
         return 0
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT seq FROM ledger JOIN campaigns c ON c.id = campaign_id WHERE c.name = ? "
-                            "AND kind = 'roll'", (name,)).fetchall()
+        rows = conn.execute(
+            "SELECT seq FROM ledger JOIN campaigns c ON c.id = campaign_id WHERE c.name = ? AND kind = 'roll'", (name,)
+        ).fetchall()
     return len(set(seqs) & {seq for (seq,) in rows})
 
 

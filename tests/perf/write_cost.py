@@ -50,8 +50,25 @@ def build(bench: Bench, scenarios: int) -> None:
     bench.run("init", "Bench")
     for name, player in PCS:
         bench.run("player", "add", player)
-        bench.run("char", "add", name, "--player", player, "--stat", "IQ=12", "--stat", "HT=11",
-                  "--stat", "Will=11", "--stat", "FP=11", "--stat", "HP=11", "--cp", "150")
+        bench.run(
+            "char",
+            "add",
+            name,
+            "--player",
+            player,
+            "--stat",
+            "IQ=12",
+            "--stat",
+            "HT=11",
+            "--stat",
+            "Will=11",
+            "--stat",
+            "FP=11",
+            "--stat",
+            "HP=11",
+            "--cp",
+            "150",
+        )
         for index in range(12):
             bench.run("trait", "add", name, f"特徴{index}", "--cp", str(5 - index))
     for number in range(scenarios):

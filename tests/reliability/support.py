@@ -52,8 +52,9 @@ def dump(db_url: str) -> str:
         _ENGINES[url] = engine, queries
     engine, queries = _ENGINES[url]
     with engine.connect() as conn:
-        return "\n".join(f"-- {table}\n" + "\n".join(repr(tuple(row)) for row in conn.execute(query))
-                         for table, query in queries)
+        return "\n".join(
+            f"-- {table}\n" + "\n".join(repr(tuple(row)) for row in conn.execute(query)) for table, query in queries
+        )
 
 
 _ENGINES: dict[str, Any] = {}
@@ -95,15 +96,30 @@ def _records(session, campaign_id: int):
 def _plain(state) -> dict[str, Any]:
     """A projection State as the comparable dict these tests have always used."""
     return {
-        "characters": {name: {"stats": c.stats, "cp_total": c.cp_total, "pools": c.pools}
-                       for name, c in sorted(state.characters.items())},
-        "traits": {f"{t.character}/{origin}": {
-            "name": t.name, "category": t.category, "cp": t.cp, "counts_toward_limit": t.counts_toward_limit,
-            "source_seq": t.source_seq, "removed_seq": t.removed_seq}
-            for origin, t in sorted(state.traits.items(), key=lambda item: (item[1].character, item[0]))},
-        "conditions": {f"{c.character}/{origin}": {
-            "name": c.name, "duration": c.duration, "source_seq": c.source_seq, "cleared_seq": c.cleared_seq}
-            for origin, c in sorted(state.conditions.items(), key=lambda item: (item[1].character, item[0]))},
+        "characters": {
+            name: {"stats": c.stats, "cp_total": c.cp_total, "pools": c.pools}
+            for name, c in sorted(state.characters.items())
+        },
+        "traits": {
+            f"{t.character}/{origin}": {
+                "name": t.name,
+                "category": t.category,
+                "cp": t.cp,
+                "counts_toward_limit": t.counts_toward_limit,
+                "source_seq": t.source_seq,
+                "removed_seq": t.removed_seq,
+            }
+            for origin, t in sorted(state.traits.items(), key=lambda item: (item[1].character, item[0]))
+        },
+        "conditions": {
+            f"{c.character}/{origin}": {
+                "name": c.name,
+                "duration": c.duration,
+                "source_seq": c.source_seq,
+                "cleared_seq": c.cleared_seq,
+            }
+            for origin, c in sorted(state.conditions.items(), key=lambda item: (item[1].character, item[0]))
+        },
     }
 
 
@@ -161,15 +177,49 @@ def populate(db_url: str, name: str = "移行卓") -> None:
     c = ("-c", name)
     cli.run(*c, "player", "add", "Aki")
     cli.run(*c, "player", "add", "Ren")
-    cli.run(*c, "char", "add", "鈴音", "--player", "Aki", "--stat", "Will=10", "--stat", "IQ=11", "--stat", "HT=11",
-            "--stat", "FP=11", "--stat", "HP=11", "--cp", "100")
-    cli.run(*c, "char", "add", "刀矢", "--player", "Ren", "--stat", "Will=12", "--stat", "IQ=10", "--stat", "HT=12",
-            "--cp", "120")
+    cli.run(
+        *c,
+        "char",
+        "add",
+        "鈴音",
+        "--player",
+        "Aki",
+        "--stat",
+        "Will=10",
+        "--stat",
+        "IQ=11",
+        "--stat",
+        "HT=11",
+        "--stat",
+        "FP=11",
+        "--stat",
+        "HP=11",
+        "--cp",
+        "100",
+    )
+    cli.run(
+        *c,
+        "char",
+        "add",
+        "刀矢",
+        "--player",
+        "Ren",
+        "--stat",
+        "Will=12",
+        "--stat",
+        "IQ=10",
+        "--stat",
+        "HT=12",
+        "--cp",
+        "120",
+    )
     cli.run(*c, "char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "Will=9", "--stat", "HT=9")
     cli.run(*c, "char", "relate", "鈴音", "刀矢", "--note", "幼馴染")
     cli.run(*c, "roll", "3D6<=11", "--char", "鈴音", "--dice", "1,2,3")
-    frights = [cli.json(*c, "--seed", str(seed), "fright", "鈴音", "--mod", "-8", "--reason", f"怪異 {seed}")
-               for seed in range(1, 7)]
+    frights = [
+        cli.json(*c, "--seed", str(seed), "fright", "鈴音", "--mod", "-8", "--reason", f"怪異 {seed}")
+        for seed in range(1, 7)
+    ]
     cli.run(*c, "trait", "add", "刀矢", "Combat Reflexes", "--cp", "15")
     cli.run(*c, "trait", "add", "刀矢", "臆病", "--cp", "-10", "--category", "mental")
     cli.run(*c, "trait", "rename", "刀矢", "臆病", "慎重")
@@ -195,5 +245,6 @@ def populated(request, db_url: str, name: str = "移行卓") -> str:
     `init` would be. Returns db_url."""
     from tests.conftest import party_copy
 
-    return party_copy(request, "populated_" + name.encode("utf-8").hex(), db_url, lambda db: populate(db, name),
-                      campaign=name)
+    return party_copy(
+        request, "populated_" + name.encode("utf-8").hex(), db_url, lambda db: populate(db, name), campaign=name
+    )

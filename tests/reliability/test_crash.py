@@ -43,8 +43,9 @@ class Parent:
     """worker.py serve: forks writers on request and reaps them."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(WORKER), "serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WORKER), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         assert json.loads(self.proc.stdout.readline()) == {"ready": True}
 
     def ask(self, **request) -> dict:
@@ -80,8 +81,15 @@ def test_sigkill_during_fright_checks_never_half_applies(db_url, tmp_path):
     try:
         for kill in range(KILLS):
             log = tmp_path / f"writer{kill}.log"
-            pid = parent.ask(cmd="spawn", url=db_url, campaign=CAMPAIGN, actor=f"writer{kill}", log=str(log),
-                             seed=SEED + kill, characters=["鈴音", "刀矢"])["pid"]
+            pid = parent.ask(
+                cmd="spawn",
+                url=db_url,
+                campaign=CAMPAIGN,
+                actor=f"writer{kill}",
+                log=str(log),
+                seed=SEED + kill,
+                characters=["鈴音", "刀矢"],
+            )["pid"]
             _wait_for(log, "open\n")
             time.sleep(rng.uniform(0.0, 0.25))
             os.kill(pid, signal.SIGKILL)
@@ -93,11 +101,14 @@ def test_sigkill_during_fright_checks_never_half_applies(db_url, tmp_path):
                 assert report.ok, (kill, report)
                 support.assert_state_matches_ledger(db, CAMPAIGN)
                 seen = [int(line) for line in log.read_text().split()[1:]]
-                rows = [r for r in support.ledger_rows(db, CAMPAIGN)
-                        if r["actor"] == f"writer{kill}" and r["parent_seq"] is None]
+                rows = [
+                    r
+                    for r in support.ledger_rows(db, CAMPAIGN)
+                    if r["actor"] == f"writer{kill}" and r["parent_seq"] is None
+                ]
                 # Every check the writer saw commit is there; at most one more committed
                 # just before the kill, before the writer could log it.
-                assert [r["seq"] for r in rows][:len(seen)] == seen
+                assert [r["seq"] for r in rows][: len(seen)] == seen
                 assert len(rows) - len(seen) in (0, 1)
                 in_flight += len(rows) - len(seen)
                 committed_total += len(rows)
@@ -109,8 +120,14 @@ def test_sigkill_during_fright_checks_never_half_applies(db_url, tmp_path):
     db = Database(db_url)
     entries = history.verify(db, CAMPAIGN).entries
     db.close()
-    support.record("crash", support.backend_of(db_url), kills=KILLS, fright_checks_committed=committed_total,
-                   committed_unlogged_at_kill=in_flight, entries=entries)
+    support.record(
+        "crash",
+        support.backend_of(db_url),
+        kills=KILLS,
+        fright_checks_committed=committed_total,
+        committed_unlogged_at_kill=in_flight,
+        entries=entries,
+    )
 
 
 def _bulk_chain(session, campaign: Campaign, entries: int) -> None:
@@ -119,14 +136,37 @@ def _bulk_chain(session, campaign: Campaign, entries: int) -> None:
     rows = []
     for n in range(entries):
         seq += 1
-        record = {"campaign": campaign.name, "seq": seq, "at": ledger.utc_now(), "actor": "GM", "kind": "roll",
-                  "character": None, "scenario": None, "parent_seq": None, "voids_seq": None,
-                  "expression": "3D6", "dice": [1, 2, 3], "total": 6, "target": None, "outcome": None,
-                  "margin": None, "source": "seeded", "reason": f"{n} " + "記録" * 500, "detail": {}}
+        record = {
+            "campaign": campaign.name,
+            "seq": seq,
+            "at": ledger.utc_now(),
+            "actor": "GM",
+            "kind": "roll",
+            "character": None,
+            "scenario": None,
+            "parent_seq": None,
+            "voids_seq": None,
+            "expression": "3D6",
+            "dice": [1, 2, 3],
+            "total": 6,
+            "target": None,
+            "outcome": None,
+            "margin": None,
+            "source": "seeded",
+            "reason": f"{n} " + "記録" * 500,
+            "detail": {},
+        }
         record_json = ledger.canonical_json(record)
         digest = ledger.chain_hash(prev, record_json)
-        rows.append({**{k: record[k] for k in ledger.INDEXED_FIELDS}, "campaign_id": campaign.id,
-                     "record": record_json, "prev_hash": prev, "hash": digest})
+        rows.append(
+            {
+                **{k: record[k] for k in ledger.INDEXED_FIELDS},
+                "campaign_id": campaign.id,
+                "record": record_json,
+                "prev_hash": prev,
+                "hash": digest,
+            }
+        )
         prev = digest
     session.execute(LedgerEntry.__table__.insert(), rows)
 
@@ -148,8 +188,9 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _kill_while_writing(command: list[str], target: Path, rng: random.Random, attempts: int,
-                        after_each: Callable[[], None]) -> dict:
+def _kill_while_writing(
+    command: list[str], target: Path, rng: random.Random, attempts: int, after_each: Callable[[], None]
+) -> dict:
     """Run `command` (it writes `target` through a hidden .partial file) once to time it,
     then `attempts` times, killed at a random moment after its .partial file appears.
 
@@ -199,8 +240,9 @@ def test_sigkill_during_db_backup_leaves_the_original_intact(db_url, tmp_path):
     target.parent.mkdir()
     if support.backend_of(db_url) == "postgresql":
         # Nothing to kill: a PostgreSQL database is refused before any file is made.
-        done = subprocess.run([CAMPAIGN_BIN, "--db", db_url, "db", "backup", str(target)], capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            [CAMPAIGN_BIN, "--db", db_url, "db", "backup", str(target)], capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 1 and "pg_dump" in done.stderr and "Traceback" not in done.stderr
         assert list(target.parent.iterdir()) == []
         return
@@ -215,14 +257,24 @@ def test_sigkill_during_db_backup_leaves_the_original_intact(db_url, tmp_path):
             assert history.verify(copy, CAMPAIGN).ok
             copy.close()
 
-    figures = _kill_while_writing([CAMPAIGN_BIN, "--db", str(source), "db", "backup", str(target)], target,
-                                  random.Random(SEED), attempts=10, after_each=check)
+    figures = _kill_while_writing(
+        [CAMPAIGN_BIN, "--db", str(source), "db", "backup", str(target)],
+        target,
+        random.Random(SEED),
+        attempts=10,
+        after_each=check,
+    )
     assert figures["mid_write"] >= 5, f"the kills rarely caught a backup in progress: {figures}"
     db = Database(str(source))
     assert history.verify(db, CAMPAIGN).ok
     db.close()
-    support.record("backup_kill", "sqlite", kills=figures["kills"], killed_mid_copy=figures["mid_write"],
-                   database_megabytes=source.stat().st_size // 2**20)
+    support.record(
+        "backup_kill",
+        "sqlite",
+        kills=figures["kills"],
+        killed_mid_copy=figures["mid_write"],
+        database_megabytes=source.stat().st_size // 2**20,
+    )
 
 
 @pytest.mark.slow
@@ -243,11 +295,17 @@ def test_sigkill_during_export_leaves_no_partial_file(db_url, tmp_path):
         if target.exists():
             assert json.loads(target.read_text(encoding="utf-8").splitlines()[-1])["type"] == "footer"
 
-    figures = _kill_while_writing([CAMPAIGN_BIN, "--db", db_url, "export", str(target)], target,
-                                  random.Random(SEED + 1), attempts=8, after_each=check)
+    figures = _kill_while_writing(
+        [CAMPAIGN_BIN, "--db", db_url, "export", str(target)],
+        target,
+        random.Random(SEED + 1),
+        attempts=8,
+        after_each=check,
+    )
     assert figures["mid_write"] >= 4, f"the kills rarely caught an export in progress: {figures}"
-    support.record("export_kill", support.backend_of(db_url), kills=figures["kills"],
-                   killed_mid_write=figures["mid_write"])
+    support.record(
+        "export_kill", support.backend_of(db_url), kills=figures["kills"], killed_mid_write=figures["mid_write"]
+    )
 
 
 @pytest.mark.slow
@@ -267,8 +325,9 @@ def test_sigkill_during_the_first_migration_leaves_a_usable_database(db_url, tmp
     kills = 0
     for attempt in range(8):
         url = new_database(attempt)
-        proc = subprocess.Popen([CAMPAIGN_BIN, "--db", url, "init", "最初の卓"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [CAMPAIGN_BIN, "--db", url, "init", "最初の卓"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(rng.uniform(0.3, 1.0) * whole)
         if proc.poll() is None:
             proc.kill()

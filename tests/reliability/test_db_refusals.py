@@ -31,6 +31,7 @@ LATER = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ
 def _rehashed(text: str):
     def change(values: dict) -> dict:
         return {**values, "record": text, "hash": chain_hash(values["prev_hash"], text)}
+
     return change
 
 
@@ -67,7 +68,7 @@ def _values(conn, changes) -> dict:
 
 
 def _try(db: str, changes) -> str:
-    """"refused" by the database; "verify" when it took the row and verify's exact rules
+    """ "refused" by the database; "verify" when it took the row and verify's exact rules
     name it; "taken" when nothing does (the row is rolled back in every case)."""
     with raw_connection(db) as conn:
         seq, prev, _ = head(conn)
@@ -80,9 +81,12 @@ def _try(db: str, changes) -> str:
             # 42501: the trigger's refusal; 22P02 / 22008: text that is not JSON or not a date
             assert isinstance(exc, sqlite3.IntegrityError) or sqlstate in ("42501", "22P02", "22008"), exc
             return "refused"
-        stored = StoredRow(*conn.execute(
-            "SELECT seq, prev_hash, hash, record, at, actor, kind, character, scenario, outcome, parent_seq, "
-            "voids_seq FROM ledger WHERE campaign_id = 1 ORDER BY seq DESC LIMIT 1").fetchone())
+        stored = StoredRow(
+            *conn.execute(
+                "SELECT seq, prev_hash, hash, record, at, actor, kind, character, scenario, outcome, parent_seq, "
+                "voids_seq FROM ledger WHERE campaign_id = 1 ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+        )
         problem = row_problem(Walk(NAME, seq + 1, prev), stored)
         conn.rollback()
     return "taken" if problem is None else "verify"
@@ -94,12 +98,22 @@ def test_forged_rows_are_refused_by_the_database(request, db_url):
     before = support.dump(db_url)
     outcomes = {case: _try(db_url, changes) for case, changes in CASES}
     assert support.dump(db_url) == before
-    expected = ["refused"] * len(CASES) if backend == "postgresql" else (
-        ["refused"] * SQLITE_REFUSES + ["verify"] * (len(CASES) - SQLITE_REFUSES - SQLITE_TIMES)
-        + ["taken"] * SQLITE_TIMES)
+    expected = (
+        ["refused"] * len(CASES)
+        if backend == "postgresql"
+        else (
+            ["refused"] * SQLITE_REFUSES
+            + ["verify"] * (len(CASES) - SQLITE_REFUSES - SQLITE_TIMES)
+            + ["taken"] * SQLITE_TIMES
+        )
+    )
     assert list(outcomes.values()) == expected, outcomes
-    support.record("db_refusals", backend, tried=len(CASES),
-                   refused=sum(outcome == "refused" for outcome in outcomes.values()),
-                   named_by_verify=sum(outcome == "verify" for outcome in outcomes.values()),
-                   taken=sum(outcome == "taken" for outcome in outcomes.values()),
-                   cases=[[case, outcome] for case, outcome in outcomes.items()])  # in CASES' order
+    support.record(
+        "db_refusals",
+        backend,
+        tried=len(CASES),
+        refused=sum(outcome == "refused" for outcome in outcomes.values()),
+        named_by_verify=sum(outcome == "verify" for outcome in outcomes.values()),
+        taken=sum(outcome == "taken" for outcome in outcomes.values()),
+        cases=[[case, outcome] for case, outcome in outcomes.items()],
+    )  # in CASES' order

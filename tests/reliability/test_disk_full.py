@@ -36,8 +36,13 @@ def _one_line_error(done: subprocess.CompletedProcess) -> str:
 def _roll_until_refused(db: Path, preexec=None, limit: int = 200) -> tuple[int, str]:
     """Roll until the disk refuses; (rolls that succeeded, the error line)."""
     for done_count in range(limit):
-        done = subprocess.run([CAMPAIGN_BIN, "--db", str(db), "roll", "3D6", "--reason", REASON],
-                              capture_output=True, text=True, timeout=120, preexec_fn=preexec)
+        done = subprocess.run(
+            [CAMPAIGN_BIN, "--db", str(db), "roll", "3D6", "--reason", REASON],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            preexec_fn=preexec,
+        )
         if done.returncode != 0:
             return done_count, _one_line_error(done)
     raise AssertionError(f"{limit} rolls never filled the disk")
@@ -90,8 +95,9 @@ def test_full_tmpfs_is_one_line_and_changes_nothing():
         pytest.skip("cannot mount a tmpfs here (needs root and mount rights); the RLIMIT test covers it")
     try:
         db = where / "c.db"
-        created = subprocess.run([CAMPAIGN_BIN, "--db", str(db), "init", "卓"], capture_output=True, text=True,
-                                 timeout=120)
+        created = subprocess.run(
+            [CAMPAIGN_BIN, "--db", str(db), "init", "卓"], capture_output=True, text=True, timeout=120
+        )
         assert created.returncode == 0, created.stderr
         succeeded, line = _roll_until_refused(db)
         assert "full" in line

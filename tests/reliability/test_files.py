@@ -23,8 +23,15 @@ from tests.reliability import support
 
 pytestmark = pytest.mark.dialect
 
-COMMANDS = [("char", "list"), ("init", "乗っ取り"), ("db", "upgrade"), ("history", "verify"), ("roll", "3D6"),
-            ("export", "-"), ("db", "current")]
+COMMANDS = [
+    ("char", "list"),
+    ("init", "乗っ取り"),
+    ("db", "upgrade"),
+    ("history", "verify"),
+    ("roll", "3D6"),
+    ("export", "-"),
+    ("db", "current"),
+]
 
 
 def _run(db: str, *args: str):
@@ -153,8 +160,9 @@ def _postgres_cases(cluster) -> dict:
         from sqlalchemy.engine import make_url
 
         parsed = make_url(url)
-        with psycopg.connect(host=parsed.host, port=parsed.port, user=parsed.username, dbname=parsed.database,
-                             autocommit=True) as conn:
+        with psycopg.connect(
+            host=parsed.host, port=parsed.port, user=parsed.username, dbname=parsed.database, autocommit=True
+        ) as conn:
             for statement in statements:
                 conn.execute(statement)
         return url
@@ -162,13 +170,19 @@ def _postgres_cases(cluster) -> dict:
     return {
         "another program's PostgreSQL database": (
             lambda: sql(fresh("foreign"), "CREATE TABLE recipes (name text)", "INSERT INTO recipes VALUES ('x')"),
-            "not a campaign database"),
+            "not a campaign database",
+        ),
         "a database from a newer campaign": (
-            lambda: sql(cluster.create_database(f"files_{os.getpid()}_newer", template="campaign_template"),
-                        "UPDATE alembic_version SET version_num = '9999'"),
-            "newer version"),
-        "an unreachable server": (lambda: "postgresql+psycopg://nobody@127.0.0.1:1/nothing",
-                                  "cannot open the database"),
+            lambda: sql(
+                cluster.create_database(f"files_{os.getpid()}_newer", template="campaign_template"),
+                "UPDATE alembic_version SET version_num = '9999'",
+            ),
+            "newer version",
+        ),
+        "an unreachable server": (
+            lambda: "postgresql+psycopg://nobody@127.0.0.1:1/nothing",
+            "cannot open the database",
+        ),
     }
 
 

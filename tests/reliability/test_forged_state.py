@@ -32,8 +32,11 @@ NAME = "偽造卓"
 EDITS = [
     ("campaign", "UPDATE campaigns SET settings = ?", (json.dumps({"fright_cap": 30}),)),
     ("characters", "UPDATE characters SET cp_total = 999 WHERE name = ?", ("鈴音",)),
-    ("characters", "UPDATE characters SET stats = ? WHERE name = ?",
-     (json.dumps({"Will": 20, "IQ": 11, "HT": 11, "FP": 11, "HP": 11}), "鈴音")),
+    (
+        "characters",
+        "UPDATE characters SET stats = ? WHERE name = ?",
+        (json.dumps({"Will": 20, "IQ": 11, "HT": 11, "FP": 11, "HP": 11}), "鈴音"),
+    ),
     ("characters", "UPDATE characters SET pools = ? WHERE name = ?", (json.dumps({"FP": 11}), "鈴音")),
     ("relationships", "DELETE FROM relationships", ()),
     ("traits", "DELETE FROM traits WHERE name = ?", ("暗所恐怖症",)),
@@ -94,14 +97,34 @@ def _forge(items: list[dict], kind: str) -> None:
         reunion = next(i for i in items if i["type"] == "reunion_check")
         reunion.update(roll=7, success=True)
     elif kind == "an untracked trait":
-        items.insert(3, {"type": "trait", "character": "鈴音", "name": "隠し", "category": "advantage", "cp": 50,
-                         "counts_toward_limit": True, "origin": "2.9", "source_seq": 2, "removed_seq": None})
+        items.insert(
+            3,
+            {
+                "type": "trait",
+                "character": "鈴音",
+                "name": "隠し",
+                "category": "advantage",
+                "cp": 50,
+                "counts_toward_limit": True,
+                "origin": "2.9",
+                "source_seq": 2,
+                "removed_seq": None,
+            },
+        )
     else:  # pragma: no cover
         raise AssertionError(kind)
 
 
-FORGERIES = ["CP total", "a stat", "a stat as a string", "NaN CP", "CP beyond 64 bits", "settings as a list",
-             "a reunion of 7 on 1d6 marked success", "an untracked trait"]
+FORGERIES = [
+    "CP total",
+    "a stat",
+    "a stat as a string",
+    "NaN CP",
+    "CP beyond 64 bits",
+    "settings as a list",
+    "a reunion of 7 on 1d6 marked success",
+    "an untracked trait",
+]
 
 
 def test_every_forged_state_line_refuses_the_import(db_url, tmp_path, request):
@@ -123,5 +146,4 @@ def test_every_forged_state_line_refuses_the_import(db_url, tmp_path, request):
     path.write_text("\n".join(good) + "\n", encoding="utf-8")
     target.run("import", str(path))
     assert target.json("-c", NAME, "history", "verify")["ok"]
-    support.record("forged_state", support.backend_of(db_url), imports=len(FORGERIES),
-                   imports_refused=len(FORGERIES))
+    support.record("forged_state", support.backend_of(db_url), imports=len(FORGERIES), imports_refused=len(FORGERIES))

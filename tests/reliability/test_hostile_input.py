@@ -28,40 +28,168 @@ from tests.reliability import support
 EXAMPLES = {"sqlite": 2000, "postgresql": 500}
 GURPS, TWO_D6 = "fuzz", "二六"
 
-SQL = ["'; DROP TABLE ledger; --", "Robert'); DROP TABLE characters;--", '" OR "1"="1', "' OR 1=1 --", "%", "_",
-       "%_%", "\\", "\\'", "`x`", "$1", ":name", "?", "NULL", "null", "None", "0; DELETE FROM ledger",
-       "1 UNION SELECT * FROM ledger"]
-QUOTES = ["'", '"', "''", '""', "「鈴音」", "‘x’", "“x”", "\\\"", "'\"'\"'"]
-SCRIPTS = ["鈴音", "すずね", "ｽｽﾞﾈ", "🎲", "👩‍👩‍👧‍👦", "🏳️‍🌈", "\u202eevil\u202c", "עברית", "مرحبا بك", "\u200f\u200e",
-           "\u200b", "e\u0301", "\u00c5", "A\u030a", "Ω", "ﬃ", "\ufeff", "𝕏", "\U0010ffff", "ß", "İ"]
-CONTROL = ["", " ", "\t", "\n", "a\nb", "a\rb", "x\x00y", "\x00", "\x1b[31mred", "\x7f", "a\udcffb", "\udcff",
-           "-", "--", "-x", "--help", "--json", "="]
+SQL = [
+    "'; DROP TABLE ledger; --",
+    "Robert'); DROP TABLE characters;--",
+    '" OR "1"="1',
+    "' OR 1=1 --",
+    "%",
+    "_",
+    "%_%",
+    "\\",
+    "\\'",
+    "`x`",
+    "$1",
+    ":name",
+    "?",
+    "NULL",
+    "null",
+    "None",
+    "0; DELETE FROM ledger",
+    "1 UNION SELECT * FROM ledger",
+]
+QUOTES = ["'", '"', "''", '""', "「鈴音」", "‘x’", "“x”", '\\"', "'\"'\"'"]
+SCRIPTS = [
+    "鈴音",
+    "すずね",
+    "ｽｽﾞﾈ",
+    "🎲",
+    "👩‍👩‍👧‍👦",
+    "🏳️‍🌈",
+    "\u202eevil\u202c",
+    "עברית",
+    "مرحبا بك",
+    "\u200f\u200e",
+    "\u200b",
+    "e\u0301",
+    "\u00c5",
+    "A\u030a",
+    "Ω",
+    "ﬃ",
+    "\ufeff",
+    "𝕏",
+    "\U0010ffff",
+    "ß",
+    "İ",
+]
+CONTROL = [
+    "",
+    " ",
+    "\t",
+    "\n",
+    "a\nb",
+    "a\rb",
+    "x\x00y",
+    "\x00",
+    "\x1b[31mred",
+    "\x7f",
+    "a\udcffb",
+    "\udcff",
+    "-",
+    "--",
+    "-x",
+    "--help",
+    "--json",
+    "=",
+]
 LONG = ["a" * 200, "a" * 201, "x" * 10_000, "鈴" * 10_000, "🎲" * 10_000, "'" * 10_000, "\u202e" * 10_000]
 SPECIAL_TEXT = SQL + QUOTES + SCRIPTS + CONTROL + LONG
 
-NUMBERS = ["0", "-0", "+5", " 7 ", "1e3", "0x10", "1_000", "١٢", "１２", "NaN", "inf", "-inf", "", "--1", "5.0",
-           "9" * 30, "-" + "9" * 30, "9" * 5000, str(2**31), str(2**31 - 1), str(-(2**31)), str(2**63),
-           str(2**63 - 1), str(2**64), "2147483648", "-1", "12abc", "0b11", "٣"]
+NUMBERS = [
+    "0",
+    "-0",
+    "+5",
+    " 7 ",
+    "1e3",
+    "0x10",
+    "1_000",
+    "١٢",
+    "１２",
+    "NaN",
+    "inf",
+    "-inf",
+    "",
+    "--1",
+    "5.0",
+    "9" * 30,
+    "-" + "9" * 30,
+    "9" * 5000,
+    str(2**31),
+    str(2**31 - 1),
+    str(-(2**31)),
+    str(2**63),
+    str(2**63 - 1),
+    str(2**64),
+    "2147483648",
+    "-1",
+    "12abc",
+    "0b11",
+    "٣",
+]
 
 
 def text_like(special: list[str]) -> st.SearchStrategy[str]:
-    return st.one_of(st.sampled_from(special), st.text(max_size=40),
-                     st.builds(lambda a, b: a + b, st.sampled_from(special), st.text(max_size=10)))
+    return st.one_of(
+        st.sampled_from(special),
+        st.text(max_size=40),
+        st.builds(lambda a, b: a + b, st.sampled_from(special), st.text(max_size=10)),
+    )
 
 
 names = text_like(SPECIAL_TEXT)
-numbers = st.one_of(st.sampled_from(NUMBERS), st.integers().map(str), st.integers(-(2**70), 2**70).map(str),
-                    st.text(alphabet="0123456789-+ ._eE", max_size=12), st.text(max_size=8))
+numbers = st.one_of(
+    st.sampled_from(NUMBERS),
+    st.integers().map(str),
+    st.integers(-(2**70), 2**70).map(str),
+    st.text(alphabet="0123456789-+ ._eE", max_size=12),
+    st.text(max_size=8),
+)
 
 DICE_ALPHABET = "0123456789DdBbUuRrKkHhLlx+-*/()<>=!#[], ．ｄＤ０１２３＋－"
-DICE_SPECIAL = ["3D6", "3D6<=11", "2D6+3", "1D100", "4D6KH3", "D66", "x3 2D6", "3B6>=4", "CRT", "FEAR+5", "FEAR+99",
-                "1D0", "0D6", "1000D1000", "1001D6", "1D1001", "9" * 400 + "D6", "1D6+" + "9" * 900, "(((((1D6)))))",
-                "(" * 300 + "1D6" + ")" * 300, "1D6/0", "1D6*0", "1D6-" * 200 + "1", "x100 1D6", "x101 1D6",
-                "3D6<=", "<=11", "3D6 回避 " + "x" * 900, "１Ｄ６", "3d6<=１１", "D", "", " ", "+", "-1D6", "1D-6"]
-expressions = st.one_of(st.sampled_from(DICE_SPECIAL), st.text(alphabet=DICE_ALPHABET, max_size=30),
-                        st.builds(lambda a, b: a + b, st.sampled_from(DICE_SPECIAL),
-                                  st.text(alphabet=DICE_ALPHABET, max_size=10)),
-                        st.sampled_from(SPECIAL_TEXT))
+DICE_SPECIAL = [
+    "3D6",
+    "3D6<=11",
+    "2D6+3",
+    "1D100",
+    "4D6KH3",
+    "D66",
+    "x3 2D6",
+    "3B6>=4",
+    "CRT",
+    "FEAR+5",
+    "FEAR+99",
+    "1D0",
+    "0D6",
+    "1000D1000",
+    "1001D6",
+    "1D1001",
+    "9" * 400 + "D6",
+    "1D6+" + "9" * 900,
+    "(((((1D6)))))",
+    "(" * 300 + "1D6" + ")" * 300,
+    "1D6/0",
+    "1D6*0",
+    "1D6-" * 200 + "1",
+    "x100 1D6",
+    "x101 1D6",
+    "3D6<=",
+    "<=11",
+    "3D6 回避 " + "x" * 900,
+    "１Ｄ６",
+    "3d6<=１１",
+    "D",
+    "",
+    " ",
+    "+",
+    "-1D6",
+    "1D-6",
+]
+expressions = st.one_of(
+    st.sampled_from(DICE_SPECIAL),
+    st.text(alphabet=DICE_ALPHABET, max_size=30),
+    st.builds(lambda a, b: a + b, st.sampled_from(DICE_SPECIAL), st.text(alphabet=DICE_ALPHABET, max_size=10)),
+    st.sampled_from(SPECIAL_TEXT),
+)
 
 face = st.one_of(st.integers(-3, 8).map(str), st.integers().map(str), st.sampled_from(NUMBERS))
 dice_lists = st.one_of(
@@ -76,11 +204,32 @@ dates = st.one_of(
     st.dates().map(str),
     st.datetimes().map(lambda d: d.isoformat()),
     st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()),
-    st.builds(lambda d, h: f"{d}T00:00:00{h}", st.sampled_from(["0001-01-01", "9999-12-31", "2026-11-29"]),
-              st.sampled_from(["Z", "+14:00", "-12:00", "+23:59", "-23:59", "+01:00", "+24:00", ""])),
-    st.sampled_from(["2026-02-30", "2026-13-01", "0000-01-01", "10000-01-01", "2026-1-1", "20261129", "2026-W48-7",
-                     "2026-333", "today", "yesterday", "", " ", "2026-11-29T25:00", "2026-11-29 10:00",
-                     "2026-11-29T10:00:00.123456789Z", "９９９９-１２-３１", "٢٠٢٦-١١-٢٩"]),
+    st.builds(
+        lambda d, h: f"{d}T00:00:00{h}",
+        st.sampled_from(["0001-01-01", "9999-12-31", "2026-11-29"]),
+        st.sampled_from(["Z", "+14:00", "-12:00", "+23:59", "-23:59", "+01:00", "+24:00", ""]),
+    ),
+    st.sampled_from(
+        [
+            "2026-02-30",
+            "2026-13-01",
+            "0000-01-01",
+            "10000-01-01",
+            "2026-1-1",
+            "20261129",
+            "2026-W48-7",
+            "2026-333",
+            "today",
+            "yesterday",
+            "",
+            " ",
+            "2026-11-29T25:00",
+            "2026-11-29 10:00",
+            "2026-11-29T10:00:00.123456789Z",
+            "９９９９-１２-３１",
+            "٢٠٢٦-١١-٢٩",
+        ]
+    ),
     text_like(SPECIAL_TEXT),
 )
 
@@ -111,13 +260,51 @@ class Fuzzer:
         return code
 
     def setup(self) -> None:
-        for args in (("init", TWO_D6, "--ruleset", "2d6-ja"), ("init", GURPS), ("-c", GURPS, "player", "add", "Aki"),
-                     ("-c", GURPS, "char", "add", "鈴音", "--player", "Aki", "--stat", "Will=11", "--stat", "IQ=11",
-                      "--stat", "HT=11", "--stat", "FP=11", "--stat", "HP=11", "--cp", "100"),
-                     ("-c", GURPS, "char", "add", "刀矢", "--player", "Aki", "--stat", "Will=13", "--stat", "HT=12"),
-                     ("-c", TWO_D6, "player", "add", "Ren"),
-                     ("-c", TWO_D6, "char", "add", "灯", "--player", "Ren", "--stat", "心=3", "--stat", "技=2",
-                      "--stat", "体=4", "--stat", "感=2")):
+        for args in (
+            ("init", TWO_D6, "--ruleset", "2d6-ja"),
+            ("init", GURPS),
+            ("-c", GURPS, "player", "add", "Aki"),
+            (
+                "-c",
+                GURPS,
+                "char",
+                "add",
+                "鈴音",
+                "--player",
+                "Aki",
+                "--stat",
+                "Will=11",
+                "--stat",
+                "IQ=11",
+                "--stat",
+                "HT=11",
+                "--stat",
+                "FP=11",
+                "--stat",
+                "HP=11",
+                "--cp",
+                "100",
+            ),
+            ("-c", GURPS, "char", "add", "刀矢", "--player", "Aki", "--stat", "Will=13", "--stat", "HT=12"),
+            ("-c", TWO_D6, "player", "add", "Ren"),
+            (
+                "-c",
+                TWO_D6,
+                "char",
+                "add",
+                "灯",
+                "--player",
+                "Ren",
+                "--stat",
+                "心=3",
+                "--stat",
+                "技=2",
+                "--stat",
+                "体=4",
+                "--stat",
+                "感=2",
+            ),
+        ):
             assert self(*args) == 0, args
 
 
@@ -127,8 +314,13 @@ def _fuzz(db_url: str, target: str, strategy, run) -> None:
     fuzzer.setup()
     tried = 0
 
-    @settings(derandomize=True, max_examples=EXAMPLES[backend], deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+    @settings(
+        derandomize=True,
+        max_examples=EXAMPLES[backend],
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+    )
     @given(strategy)
     def examples(value) -> None:
         nonlocal tried
@@ -136,8 +328,7 @@ def _fuzz(db_url: str, target: str, strategy, run) -> None:
         run(fuzzer, value)
 
     examples()
-    support.record("fuzz", backend, **{f"{target}_inputs": tried, "inputs": tried,
-                                       "runs": sum(fuzzer.codes.values())})
+    support.record("fuzz", backend, **{f"{target}_inputs": tried, "inputs": tried, "runs": sum(fuzzer.codes.values())})
     support.record("fuzz_exits", backend, **{str(code): n for code, n in fuzzer.codes.items()})
 
 
@@ -276,13 +467,43 @@ def test_dates(db_url, fast_cli):
 # value, so a PostgreSQL-only failure (NUL in a query, a 32-bit column) cannot hide in
 # the smaller PostgreSQL sample.
 
-NASTY_NAMES = ["x\x00y", "\x00", "a\udcffb", "x" * 10_000, "🎲" * 10_000, "'; DROP TABLE ledger; --", "%_%",
-               "\u202eevil\u202c", "👩‍👩‍👧‍👦", "", " ", "a\nb", "-x", "\\'", "鈴音"]
+NASTY_NAMES = [
+    "x\x00y",
+    "\x00",
+    "a\udcffb",
+    "x" * 10_000,
+    "🎲" * 10_000,
+    "'; DROP TABLE ledger; --",
+    "%_%",
+    "\u202eevil\u202c",
+    "👩‍👩‍👧‍👦",
+    "",
+    " ",
+    "a\nb",
+    "-x",
+    "\\'",
+    "鈴音",
+]
 MATRIX = {
     "names": (NAME_COMMANDS, NASTY_NAMES),
     "numbers": (NUMBER_COMMANDS, NUMBERS),
-    "dice_lists": (DICE_COMMANDS, ["", ",", "1,,2", "0", "7", "-1", "9" * 30, "1," * 5000 + "1", "x\x00y",
-                                   "a\udcffb", "１,２,３", "6,6,6,6,6,6,6,6,6,6,6,6"]),
+    "dice_lists": (
+        DICE_COMMANDS,
+        [
+            "",
+            ",",
+            "1,,2",
+            "0",
+            "7",
+            "-1",
+            "9" * 30,
+            "1," * 5000 + "1",
+            "x\x00y",
+            "a\udcffb",
+            "１,２,３",
+            "6,6,6,6,6,6,6,6,6,6,6,6",
+        ],
+    ),
 }
 
 

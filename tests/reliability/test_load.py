@@ -53,8 +53,9 @@ def _setup(db_url: str) -> int:
 
 
 def _cli(db_url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([CAMPAIGN_BIN, "--db", db_url, "--campaign", CAMPAIGN, *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [CAMPAIGN_BIN, "--db", db_url, "--campaign", CAMPAIGN, *args], capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.slow
@@ -64,9 +65,24 @@ def test_eight_processes_two_hundred_mixed_commands_each(db_url, tmp_path):
     cli_ops = _cli_ops()
     started = time.monotonic()
     procs = [
-        subprocess.Popen([sys.executable, str(WORKER), "load", db_url, CAMPAIGN, str(n), str(COMMANDS_EACH), "7",
-                          str(go), str(CLI_EVERY), cli_ops],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(WORKER),
+                "load",
+                db_url,
+                CAMPAIGN,
+                str(n),
+                str(COMMANDS_EACH),
+                "7",
+                str(go),
+                str(CLI_EVERY),
+                cli_ops,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for n in range(WORKERS)
     ]
     deadline = time.monotonic() + 120
@@ -115,19 +131,35 @@ def test_eight_processes_two_hundred_mixed_commands_each(db_url, tmp_path):
         view = json.loads(shown.stdout)
         assert view["cp_total"] == expected["cp_total"] and view["stats"] == expected["stats"]
         assert {p: v["current"] for p, v in view["pools"].items()} == {
-            p: expected["pools"].get(p, expected["stats"][p]) for p in ("FP", "HP") if p in expected["stats"]}
+            p: expected["pools"].get(p, expected["stats"][p]) for p in ("FP", "HP") if p in expected["stats"]
+        }
         active = sorted((t["origin"], t["name"], t["cp"]) for t in view["traits"])
-        assert active == sorted((key.split("/", 1)[1], t["name"], t["cp"]) for key, t in state["traits"].items()
-                                if key.startswith(name + "/") and t["removed_seq"] is None)
+        assert active == sorted(
+            (key.split("/", 1)[1], t["name"], t["cp"])
+            for key, t in state["traits"].items()
+            if key.startswith(name + "/") and t["removed_seq"] is None
+        )
         conditions = sorted(c["origin"] for c in view["conditions"])
-        assert conditions == sorted(key.split("/", 1)[1] for key, c in state["conditions"].items()
-                                    if key.startswith(name + "/") and c["cleared_seq"] is None)
+        assert conditions == sorted(
+            key.split("/", 1)[1]
+            for key, c in state["conditions"].items()
+            if key.startswith(name + "/") and c["cleared_seq"] is None
+        )
     db.close()
     ops = {}
     for done in results.values():
         for result in done:
             key = f"{result['op']} via {result['via']}"
             ops[key] = ops.get(key, 0) + 1
-    support.record("load", support.backend_of(db_url), processes=WORKERS, commands=len(commands),
-                   sub_entries=len(subs), entries=len(rows), seconds=round(elapsed, 1), cli_ops=cli_ops,
-                   by_op=dict(sorted(ops.items())), errors=0)
+    support.record(
+        "load",
+        support.backend_of(db_url),
+        processes=WORKERS,
+        commands=len(commands),
+        sub_entries=len(subs),
+        entries=len(rows),
+        seconds=round(elapsed, 1),
+        cli_ops=cli_ops,
+        by_op=dict(sorted(ops.items())),
+        errors=0,
+    )

@@ -92,27 +92,34 @@ def _schema(engine) -> dict:
     Read with the inspector's get_multi_* calls: one catalogue query per kind on PostgreSQL."""
     with engine.connect().execution_options(sqlite_begin="DEFERRED") as conn:
         inspector = inspect(conn)
-        columns, pks, fks = (inspector.get_multi_columns(), inspector.get_multi_pk_constraint(),
-                             inspector.get_multi_foreign_keys())
-        indexes, uniques, checks = (inspector.get_multi_indexes(), inspector.get_multi_unique_constraints(),
-                                    inspector.get_multi_check_constraints())
+        columns, pks, fks = (
+            inspector.get_multi_columns(),
+            inspector.get_multi_pk_constraint(),
+            inspector.get_multi_foreign_keys(),
+        )
+        indexes, uniques, checks = (
+            inspector.get_multi_indexes(),
+            inspector.get_multi_unique_constraints(),
+            inspector.get_multi_check_constraints(),
+        )
         tables = {}
         for key in sorted(columns, key=lambda k: k[1]):
             tables[key[1]] = {
                 "columns": [(c["name"], str(c["type"]), c["nullable"]) for c in columns[key]],
                 "pk": pks[key]["constrained_columns"],
-                "fks": sorted((fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"])
-                              for fk in fks[key]),
+                "fks": sorted((fk["name"], tuple(fk["constrained_columns"]), fk["referred_table"]) for fk in fks[key]),
                 "indexes": sorted((ix["name"], tuple(ix["column_names"]), ix["unique"]) for ix in indexes[key]),
                 "unique": sorted((u["name"], tuple(u["column_names"])) for u in uniques[key]),
                 "checks": sorted(c["name"] or "" for c in checks[key]),
             }
         if engine.dialect.name == "sqlite":
-            triggers = conn.execute(text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
-                                         "ORDER BY name")).all()
+            triggers = conn.execute(
+                text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+            ).all()
         else:
-            triggers = conn.execute(text("SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger "
-                                         "WHERE NOT tgisinternal ORDER BY tgname")).all()
+            triggers = conn.execute(
+                text("SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname")
+            ).all()
     return {"tables": tables, "triggers": [tuple(t) for t in triggers]}
 
 

@@ -57,9 +57,13 @@ def _in_namespace(mounts: list[list[str]], commands: list[list[str]], env: dict)
     prefix = _namespace_prefix()
     if prefix is None:
         pytest.skip("no private mount namespace here (unshare); the file-mode test covers read-only files")
-    done = subprocess.run([*prefix, sys.executable, "-c", DRIVER, json.dumps({"mounts": mounts,
-                                                                              "commands": commands})],
-                          capture_output=True, text=True, timeout=600, env=env)
+    done = subprocess.run(
+        [*prefix, sys.executable, "-c", DRIVER, json.dumps({"mounts": mounts, "commands": commands})],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     if done.returncode != 0 and "mount" in done.stderr:
         pytest.skip(f"cannot mount in the namespace: {done.stderr.strip().splitlines()[-1]}")
     assert done.returncode == 0, done.stderr
@@ -67,8 +71,13 @@ def _in_namespace(mounts: list[list[str]], commands: list[list[str]], env: dict)
 
 
 def _env(tmp_path: Path) -> dict:
-    return {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
-            "XDG_STATE_HOME": str(tmp_path / "state"), "COLUMNS": "200"}
+    return {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "COLUMNS": "200",
+    }
 
 
 def _campaign(path: Path) -> None:
@@ -89,10 +98,14 @@ def _one_line(result: tuple[int, str, str]) -> str:
 
 def _commands(db: Path) -> dict[str, list[str]]:
     base = [CAMPAIGN_BIN, "--db", str(db)]
-    return {"verify": [*base, "history", "verify", "--json"], "chain": [*base, "history", "verify", "--chain-only"],
-            "history": [*base, "history"], "list": [*base, "char", "list"],
-            "roll": [*base, "roll", "2D6", "--dice", "3,4"], "round1": [*base[:2], str(db.with_name("round1.db")),
-                                                                      "history", "verify"]}
+    return {
+        "verify": [*base, "history", "verify", "--json"],
+        "chain": [*base, "history", "verify", "--chain-only"],
+        "history": [*base, "history"],
+        "list": [*base, "char", "list"],
+        "roll": [*base, "roll", "2D6", "--dice", "3,4"],
+        "round1": [*base[:2], str(db.with_name("round1.db")), "history", "verify"],
+    }
 
 
 def test_a_read_only_mount_is_said_and_its_copy_verifies(tmp_path):
@@ -110,9 +123,16 @@ def test_a_read_only_mount_is_said_and_its_copy_verifies(tmp_path):
     commands = _commands(db)
     commands["logged history"] = [CAMPAIGN_BIN, "--db", str(logged), "char", "list"]
     commands["logged roll"] = [CAMPAIGN_BIN, "--db", str(logged), "roll", "2D6", "--dice", "3,4"]
-    results = dict(zip(commands, _in_namespace(
-        [["mount", "--bind", str(folder), str(folder)], ["mount", "-o", "remount,ro,bind", str(folder)]],
-        list(commands.values()), _env(tmp_path))))
+    results = dict(
+        zip(
+            commands,
+            _in_namespace(
+                [["mount", "--bind", str(folder), str(folder)], ["mount", "-o", "remount,ro,bind", str(folder)]],
+                list(commands.values()),
+                _env(tmp_path),
+            ),
+        )
+    )
     code, out, err = results["verify"]
     assert code == 0, err
     report = json.loads(out)
@@ -121,16 +141,24 @@ def test_a_read_only_mount_is_said_and_its_copy_verifies(tmp_path):
     for name in ("history", "list", "roll"):
         assert _one_line(results[name]) == (
             f"error: the database is read-only: {db} (it is on a read-only file system); `campaign --db {db} "
-            "history verify` can still check it; to change it, copy it somewhere writable or make it writable")
+            "history verify` can still check it; to change it, copy it somewhere writable or make it writable"
+        )
     assert _one_line(results["round1"]) == (
         f"error: the database is read-only: {folder / 'round1.db'}, and at schema revision 0002, which this version "
-        f"({_head()}) would have to upgrade: copy it somewhere writable first")
+        f"({_head()}) would have to upgrade: copy it somewhere writable first"
+    )
     assert results["logged history"][0] == 0 and "管狐" in results["logged history"][1]
-    assert _one_line(results["logged roll"]).startswith(f"error: the database is read-only: {logged} (it is on a "
-                                                        "read-only file system)")
+    assert _one_line(results["logged roll"]).startswith(
+        f"error: the database is read-only: {logged} (it is on a read-only file system)"
+    )
     # Nothing was written, not even a log beside the file.
-    assert sorted(p.name for p in folder.iterdir()) == ["campaign.db", "logged.db", "logged.db-shm", "logged.db-wal",
-                                                        "round1.db"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "campaign.db",
+        "logged.db",
+        "logged.db-shm",
+        "logged.db-wal",
+        "round1.db",
+    ]
     assert support.dump(str(db)) == support.dump(str(kept))
 
 
@@ -148,14 +176,23 @@ def test_a_full_disk_is_said_as_such(tmp_path):
     db = where / "campaign.db"
     commands = _commands(db)
     setup = [CAMPAIGN_BIN, "--db", str(db), "init", "卓"]
-    fill = [sys.executable, "-c", f"f = open({str(where / 'fill')!r}, 'wb')\ntry:\n    while True: "
-            "f.write(bytes(4096)); f.flush()\nexcept OSError: pass"]
-    results = _in_namespace([["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)]],
-                            [setup, fill, commands["verify"], commands["list"], commands["roll"]], _env(tmp_path))
+    fill = [
+        sys.executable,
+        "-c",
+        f"f = open({str(where / 'fill')!r}, 'wb')\ntry:\n    while True: "
+        "f.write(bytes(4096)); f.flush()\nexcept OSError: pass",
+    ]
+    results = _in_namespace(
+        [["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)]],
+        [setup, fill, commands["verify"], commands["list"], commands["roll"]],
+        _env(tmp_path),
+    )
     assert results[0][0] == 0, results[0]
     for result in results[2:]:
-        assert _one_line(result) == f"error: the disk holding {db} is full: free some space and try again; " \
-                                    "nothing was changed"
+        assert (
+            _one_line(result) == f"error: the disk holding {db} is full: free some space and try again; "
+            "nothing was changed"
+        )
 
 
 def _as_non_root() -> list[str]:
@@ -179,15 +216,18 @@ def test_a_read_only_file_in_a_read_only_folder_verifies(tmp_path):
     prefix = _as_non_root()
     try:
         commands = _commands(db)
-        verify = subprocess.run([*prefix, *commands["verify"]], capture_output=True, text=True, env=_env(tmp_path),
-                                timeout=120)
+        verify = subprocess.run(
+            [*prefix, *commands["verify"]], capture_output=True, text=True, env=_env(tmp_path), timeout=120
+        )
         assert verify.returncode == 0 and json.loads(verify.stdout)["ok"], verify.stderr
         for name in ("roll", "list"):
-            done = subprocess.run([*prefix, *commands[name]], capture_output=True, text=True, env=_env(tmp_path),
-                                  timeout=120)
+            done = subprocess.run(
+                [*prefix, *commands[name]], capture_output=True, text=True, env=_env(tmp_path), timeout=120
+            )
             assert _one_line((done.returncode, done.stdout, done.stderr)) == (
                 f"error: the database is read-only: {db} (the file is not writable); `campaign --db {db} history "
-                "verify` can still check it; to change it, copy it somewhere writable or make it writable")
+                "verify` can still check it; to change it, copy it somewhere writable or make it writable"
+            )
         assert sorted(p.name for p in folder.iterdir()) == ["campaign.db"]
     finally:
         folder.chmod(0o755)

@@ -38,9 +38,11 @@ def _campaign(db: str) -> Cli:
 
 
 def _writers(db_url: str, target: Path, sqlite: bool) -> dict[str, list[str]]:
-    writers = {"export": ["export", str(target)],
-               "export --secrets": ["export", str(target.parent / "out.jsonl"), "--secrets", str(target)],
-               "history proof -o": ["history", "proof", "1", "-o", str(target)]}
+    writers = {
+        "export": ["export", str(target)],
+        "export --secrets": ["export", str(target.parent / "out.jsonl"), "--secrets", str(target)],
+        "history proof -o": ["history", "proof", "1", "-o", str(target)],
+    }
     if sqlite:
         writers["db backup"] = ["db", "backup", str(target), "--force"]
     return writers
@@ -94,8 +96,12 @@ def test_secrets_file_equal_to_the_export_is_refused_however_spelled(db_url, tmp
     target = tmp_path / "same.jsonl"
     target.write_text("old export\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    for export, secrets in (("same.jsonl", "same.jsonl"), ("same.jsonl", "./same.jsonl"),
-                            (str(target), "same.jsonl"), ("same.jsonl", f"../{tmp_path.name}/same.jsonl")):
+    for export, secrets in (
+        ("same.jsonl", "same.jsonl"),
+        ("same.jsonl", "./same.jsonl"),
+        (str(target), "same.jsonl"),
+        ("same.jsonl", f"../{tmp_path.name}/same.jsonl"),
+    ):
         message = cli.error("export", export, "--secrets", secrets, code=2)
         assert "--secrets needs a file of its own" in message, message
     link = tmp_path / "link.jsonl"
@@ -115,8 +121,7 @@ def _existing_files(tmp_path: Path) -> tuple[Path, Path, dict[str, object]]:
 def test_a_refused_export_leaves_the_existing_files_untouched(db_url, tmp_path):
     cli = _campaign(db_url)
     export, secrets, before = _existing_files(tmp_path)
-    assert "no campaign named" in cli.error("-c", "無い卓", "export", str(export), "--secrets", str(secrets),
-                                            code=1)
+    assert "no campaign named" in cli.error("-c", "無い卓", "export", str(export), "--secrets", str(secrets), code=1)
     assert cli.error("export", str(export), "--secrets", str(tmp_path / "no" / "dir.jsonl"), code=2)
     assert _snapshot(tmp_path) == before
 
@@ -136,6 +141,7 @@ def test_an_export_failing_while_writing_leaves_every_file_untouched(db_url, tmp
 
         monkeypatch.setattr(transfer, "export_lines", failing)
     else:
+
         def full(fd):
             raise OSError(errno.ENOSPC, "No space left on device")
 

@@ -47,8 +47,12 @@ def _write_ledger(url: str) -> None:
     finally:
         db.close()  # no pooled connection may stay open on a PostgreSQL template
     _BUILT[support.backend_of(url)] = {
-        "fright": checked.seq, "subs": [s.seq for s in checked.sub_rolls], "seal": sealed.seq,
-        "head": sealed.head, "last": sealed.seq + 2}
+        "fright": checked.seq,
+        "subs": [s.seq for s in checked.sub_rolls],
+        "seal": sealed.seq,
+        "head": sealed.head,
+        "last": sealed.seq + 2,
+    }
 
 
 @pytest.fixture
@@ -63,8 +67,17 @@ def _fails_with_subrolls(seed: int) -> bool:
     from campaign.core.fright import resolve_fright_check
     from campaign.seeds import fright_table
 
-    result = resolve_fright_check(10, SeededDice(seed), modifier=-6, combat_reflexes=False, severe_phobia=False,
-                                  fright_cap=None, traits=[], stats=STATS, table=fright_table())
+    result = resolve_fright_check(
+        10,
+        SeededDice(seed),
+        modifier=-6,
+        combat_reflexes=False,
+        severe_phobia=False,
+        fright_cap=None,
+        traits=[],
+        stats=STATS,
+        table=fright_table(),
+    )
     return result.table is not None and len(result.sub_rolls) >= 1
 
 
@@ -84,6 +97,7 @@ def _edit(field, value):
         record[field] = value(record) if callable(value) else value
         _store(case["url"], seq, record)
         return seq
+
     return edit
 
 
@@ -102,8 +116,10 @@ def _rehash_from(url: str, first: int, change) -> None:
                 change(record)
             record_json = canonical_json(record)
             digest = chain_hash(prev, record_json)
-            conn.execute(f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} "
-                         f"WHERE seq = {marker}", (record_json, prev, digest, seq))
+            conn.execute(
+                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} WHERE seq = {marker}",
+                (record_json, prev, digest, seq),
+            )
             prev = digest
         conn.commit()
 
@@ -121,10 +137,13 @@ def _forge(case) -> int:
     with raw_connection(url) as conn:
         prev = conn.execute(f"SELECT hash FROM ledger WHERE seq = {seq - 1}").fetchone()[0]
     record = {**_record(url, seq - 1), "seq": seq, "dice": [6, 6], "total": 12}
-    execute(url, "INSERT INTO ledger (campaign_id, seq, at, actor, kind, character, scenario, outcome, parent_seq, "
-                 "voids_seq, record, prev_hash, hash) SELECT campaign_id, ?, at, actor, kind, character, scenario, "
-                 "outcome, parent_seq, voids_seq, ?, ?, ? FROM ledger WHERE seq = ?",
-            (seq, canonical_json(record), prev, "ab" * 32, seq - 1))
+    execute(
+        url,
+        "INSERT INTO ledger (campaign_id, seq, at, actor, kind, character, scenario, outcome, parent_seq, "
+        "voids_seq, record, prev_hash, hash) SELECT campaign_id, ?, at, actor, kind, character, scenario, "
+        "outcome, parent_seq, voids_seq, ?, ?, ? FROM ledger WHERE seq = ?",
+        (seq, canonical_json(record), prev, "ab" * 32, seq - 1),
+    )
     return seq
 
 
@@ -143,15 +162,17 @@ def _rehash_one(case) -> int:
 CHAIN_EDITS = {
     "a face of a roll": lambda c: _edit("dice", [6, 5, 6])({**c, "pick": lambda c: 5}),
     "a face of a fright sub-roll": lambda c: _edit("dice", lambda r: [1] * len(r["dice"]))(
-        {**c, "pick": lambda c: c["subs"][0]}),
+        {**c, "pick": lambda c: c["subs"][0]}
+    ),
     "a total": lambda c: _edit("total", 3)({**c, "pick": lambda c: 6}),
     "an actor (record)": lambda c: _edit("actor", "GM")({**c, "pick": lambda c: 7}),
     "an actor (column)": lambda c: (execute(c["url"], "UPDATE ledger SET actor = 'GM' WHERE seq = 7"), 7)[1],
-    "what a fright check applied": lambda c: _edit("ops", lambda r: [])(
-        {**c, "pick": lambda c: c["fright"]}),
+    "what a fright check applied": lambda c: _edit("ops", lambda r: [])({**c, "pick": lambda c: c["fright"]}),
     "a deleted row": lambda c: (execute(c["url"], "DELETE FROM ledger WHERE seq = 4"), 4)[1],
-    "a deleted fright sub-entry": lambda c: (execute(c["url"], "DELETE FROM ledger WHERE seq = ?",
-                                                     (c["subs"][-1],)), c["subs"][-1])[1],
+    "a deleted fright sub-entry": lambda c: (
+        execute(c["url"], "DELETE FROM ledger WHERE seq = ?", (c["subs"][-1],)),
+        c["subs"][-1],
+    )[1],
     "a re-ordered seq": lambda c: _swap(c["url"], 5, 6),
     "a forged entry at the end": _forge,
     "an edited entry with its own hash recomputed": _rehash_one,
@@ -202,8 +223,9 @@ def test_verify_head_exposes_a_self_consistent_rewrite(ledger, edit):
     SEALED_EDITS[edit](ledger)
     cli.run("history", "verify")  # the rewritten chain is self-consistent ...
     message = cli.error("history", "verify", "--head", ledger["head"], code=1)  # ... the kept head is not in it
-    assert message.startswith("this chain does not contain your seal: the history was rewritten after it, "
-                              "or the hash is mistyped"), message
+    assert message.startswith(
+        "this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped"
+    ), message
     report = json.loads(cli.run("history", "verify", "--head", ledger["head"], "--json", expect=1).stdout)
     assert (report["ok"], report["bad_seq"], report["code"]) == (False, None, "head_not_in_chain")
     support.record("tamper", support.backend_of(ledger["url"]), detected=1, cases=1)

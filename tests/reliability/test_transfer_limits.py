@@ -50,8 +50,14 @@ def _refused(target: Cli, *argv: str, expected: str) -> str:
 def test_secrets_from_dev_zero_end_at_once(db_url, exported):
     path, _ = exported
     started = time.monotonic()
-    _refused(Cli(db_url), "import", str(path), "--secrets", "/dev/zero",
-             expected="secrets line 1: longer than 1048576 characters")
+    _refused(
+        Cli(db_url),
+        "import",
+        str(path),
+        "--secrets",
+        "/dev/zero",
+        expected="secrets line 1: longer than 1048576 characters",
+    )
     assert time.monotonic() - started < 20
 
 
@@ -65,13 +71,18 @@ def test_deeply_nested_json_is_one_line(db_url, exported, tmp_path):
     header, secret = secrets.read_text(encoding="utf-8").splitlines()
     nested_line, nested_result = tmp_path / "s1.jsonl", tmp_path / "s2.jsonl"
     nested_line.write_text(f'{header}\n{{"type":"secret","x":{DEEP}}}\n', encoding="utf-8")
-    _refused(target, "import", str(path), "--secrets", str(nested_line),
-             expected="secrets line 2: JSON nested more than 64 levels deep")
+    _refused(
+        target,
+        "import",
+        str(path),
+        "--secrets",
+        str(nested_line),
+        expected="secrets line 2: JSON nested more than 64 levels deep",
+    )
     item = json.loads(secret)
     item["result"] = DEEP  # a JSON text inside a string: parsed only once the line is
     nested_result.write_text(f"{header}\n{json.dumps(item)}\n", encoding="utf-8")
-    _refused(target, "import", str(path), "--secrets", str(nested_result),
-             expected="does not match the commitment")
+    _refused(target, "import", str(path), "--secrets", str(nested_result), expected="does not match the commitment")
 
 
 def test_an_import_passing_the_total_limit_is_refused(db_url, exported, monkeypatch, tmp_path):
@@ -107,8 +118,9 @@ def test_chat_log_and_shell_from_dev_zero_end_in_one_line(db_url, monkeypatch, t
     endless.write_text(ccfolia_logs.build([("main", "すずね", "1D6 (1D6) ＞ 3")] * 20_000), encoding="utf-8")
     assert "is larger than 1048576 bytes" in cli.error("import-log", str(endless), "--ccfolia", code=1)
     with open("/dev/zero", "rb") as zero:  # a real process: the test runner would read stdin whole
-        result = subprocess.run([CAMPAIGN_BIN, "--db", db_url, "shell"], stdin=zero, capture_output=True,
-                                text=True, timeout=60)
+        result = subprocess.run(
+            [CAMPAIGN_BIN, "--db", db_url, "shell"], stdin=zero, capture_output=True, text=True, timeout=60
+        )
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.strip() == "error: shell line 1: longer than 1048576 characters"
 

@@ -69,8 +69,11 @@ def test_round_trip_with_fright_state_sqlite_postgres_sqlite(tmp_path, pg_cluste
     _state_matches_ledger(back.db)
     assert first.read_bytes() == second.read_bytes()
     # The moved campaign keeps working: voiding a fright check made before the move.
-    fright = next(e for e in before["history"] if e["kind"] == "fright" and e["parent_seq"] is None
-                  and e["voided_by"] is None and e["ops"])
+    fright = next(
+        e
+        for e in before["history"]
+        if e["kind"] == "fright" and e["parent_seq"] is None and e["voided_by"] is None and e["ops"]
+    )
     back.run("-c", NAME, "history", "void", "--yes", str(fright["seq"]), "--reason", "after the move")
     _state_matches_ledger(back.db)
     support.record("transfer", "sqlite->postgresql->sqlite", round_trips=1, entries=len(before["history"]))
@@ -114,8 +117,9 @@ def test_dash_streams_through_stdout_and_stdin(db_url, tmp_path, fast_cli, reque
 
     from campaign.cli.app import app
 
-    result = CliRunner().invoke(app, ["--db", db_url, "import", "-", "--json"], input=exported.stdout,
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        app, ["--db", db_url, "import", "-", "--json"], input=exported.stdout, catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["entries"] == len([line for line in lines if '"type": "entry"' in line])
     assert _observable(Cli(db_url)) == _observable(source)
@@ -125,12 +129,21 @@ def test_dash_streams_through_stdout_and_stdin(db_url, tmp_path, fast_cli, reque
 def test_a_real_shell_pipe_moves_a_campaign(db_url, tmp_path, request):
     source = str(tmp_path / "source.db")
     support.populated(request, source, NAME)
-    pipe = subprocess.run(f'"{CAMPAIGN_BIN}" --db "{source}" -c {NAME} export - | "{CAMPAIGN_BIN}" --db "{db_url}" '
-                          f'import - --json', shell=True, capture_output=True, text=True, timeout=300)
+    pipe = subprocess.run(
+        f'"{CAMPAIGN_BIN}" --db "{source}" -c {NAME} export - | "{CAMPAIGN_BIN}" --db "{db_url}" import - --json',
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert pipe.returncode == 0 and "Traceback" not in pipe.stderr, pipe.stderr
     assert json.loads(pipe.stdout)["campaign"] == NAME
-    verified = subprocess.run([CAMPAIGN_BIN, "--db", db_url, "-c", NAME, "history", "verify", "--json"],
-                              capture_output=True, text=True, timeout=120)
+    verified = subprocess.run(
+        [CAMPAIGN_BIN, "--db", db_url, "-c", NAME, "history", "verify", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert verified.returncode == 0 and json.loads(verified.stdout)["ok"]
     _state_matches_ledger(db_url)
 
@@ -140,9 +153,13 @@ def _break(lines: list[str], kind: str) -> tuple[list[str], int]:
     lines = list(lines)
     items = [json.loads(line) for line in lines]
     if kind == "fright sub-roll face":
-        index = next(i for i, item in enumerate(items) if item["type"] == "entry"
-                     and json.loads(item["record"])["kind"] == "fright"
-                     and json.loads(item["record"])["parent_seq"] is not None)
+        index = next(
+            i
+            for i, item in enumerate(items)
+            if item["type"] == "entry"
+            and json.loads(item["record"])["kind"] == "fright"
+            and json.loads(item["record"])["parent_seq"] is not None
+        )
         record = json.loads(items[index]["record"])
         record["dice"] = [6] * len(record["dice"])
         items[index]["record"] = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -150,8 +167,9 @@ def _break(lines: list[str], kind: str) -> tuple[list[str], int]:
         index = next(i for i, item in enumerate(items) if item["type"] == "trait")
         items[index]["character"] = "誰か"
     elif kind == "applied ops edited":
-        index = next(i for i, item in enumerate(items) if item["type"] == "entry"
-                     and json.loads(item["record"]).get("ops"))
+        index = next(
+            i for i, item in enumerate(items) if item["type"] == "entry" and json.loads(item["record"]).get("ops")
+        )
         record = json.loads(items[index]["record"])
         record["ops"] = []
         items[index]["record"] = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -166,8 +184,7 @@ def _break(lines: list[str], kind: str) -> tuple[list[str], int]:
     return [json.dumps(item, ensure_ascii=False) for item in items], index + 1
 
 
-BREAKS = ["fright sub-roll face", "trait of an unknown character", "applied ops edited", "footer head",
-          "second header"]
+BREAKS = ["fright sub-roll face", "trait of an unknown character", "applied ops edited", "footer head", "second header"]
 
 
 def test_a_refused_import_changes_not_one_byte(db_url, tmp_path, fast_cli, request):

@@ -61,8 +61,11 @@ def _round1_rows() -> dict[str, list[dict]]:
         metadata = MetaData()
         metadata.reflect(engine)
         with engine.connect() as conn:
-            return {table.name: [dict(row._mapping) for row in conn.execute(select(table))]
-                    for table in metadata.sorted_tables if table.name != "alembic_version"}
+            return {
+                table.name: [dict(row._mapping) for row in conn.execute(select(table))]
+                for table in metadata.sorted_tables
+                if table.name != "alembic_version"
+            }
     finally:
         engine.dispose()
 
@@ -82,8 +85,12 @@ def _postgres_round1_template(cluster) -> str:
                     if rows.get(table.name):
                         conn.execute(table.insert(), rows[table.name])
                         if "id" in table.c:  # later inserts (the rebuild's) take ids after these
-                            conn.execute(text(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
-                                              f"(SELECT max(id) FROM {table.name}))"))
+                            conn.execute(
+                                text(
+                                    f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                                    f"(SELECT max(id) FROM {table.name}))"
+                                )
+                            )
         finally:
             engine.dispose()
         _PG_TEMPLATE["name"] = name
@@ -101,10 +108,20 @@ def _fresh_round1(request, tmp_path: Path, backend: str, number: int) -> str:
 
 def _open_killed_at(url: str, step: int, env_dir: Path) -> int:
     """`campaign history verify` on the round-1 database, SIGKILLed at upgrade step `step`."""
-    env = {**os.environ, KILL_AT_ENV: str(step), "XDG_CONFIG_HOME": str(env_dir / "config"),
-           "XDG_DATA_HOME": str(env_dir / "data"), "XDG_STATE_HOME": str(env_dir / "state")}
-    done = subprocess.run([CAMPAIGN_BIN, "--db", url, "-c", CAMPAIGN, "history", "verify", "--json"], env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        KILL_AT_ENV: str(step),
+        "XDG_CONFIG_HOME": str(env_dir / "config"),
+        "XDG_DATA_HOME": str(env_dir / "data"),
+        "XDG_STATE_HOME": str(env_dir / "state"),
+    }
+    done = subprocess.run(
+        [CAMPAIGN_BIN, "--db", url, "-c", CAMPAIGN, "history", "verify", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode
 

@@ -25,9 +25,9 @@ from tests.browser.support import Server
 from tests.reliability import support
 
 CLIENTS = 50
-RATE = 20.0      # rolls per second
+RATE = 20.0  # rolls per second
 SECONDS = 30.0
-DRAIN = 15.0     # seconds after the last roll for every client to have seen it
+DRAIN = 15.0  # seconds after the last roll for every client to have seen it
 
 WRITER = r"""
 import json, sys, time
@@ -62,8 +62,7 @@ def _setup(db_url: str) -> None:
     db.close()
 
 
-async def _client(base: str, after: int, connected: asyncio.Event, counter: list, seen: list,
-                  errors: list) -> None:
+async def _client(base: str, after: int, connected: asyncio.Event, counter: list, seen: list, errors: list) -> None:
     """One browser's EventSource: read `entry` events until cancelled."""
     import httpx
 
@@ -95,11 +94,11 @@ async def _run(base: str, after: int, db_url: str) -> dict:
     counter = [0]
     seen = [[] for _ in range(CLIENTS)]
     errors: list[str] = []
-    tasks = [asyncio.create_task(_client(base, after, connected, counter, seen[i], errors))
-             for i in range(CLIENTS)]
+    tasks = [asyncio.create_task(_client(base, after, connected, counter, seen[i], errors)) for i in range(CLIENTS)]
     await asyncio.wait_for(connected.wait(), 60)
-    writer = await asyncio.create_subprocess_exec(sys.executable, "-c", WRITER, db_url, str(RATE), str(SECONDS),
-                                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    writer = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", WRITER, db_url, str(RATE), str(SECONDS), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     out, err = await writer.communicate()
     if writer.returncode != 0:
         for task in tasks:
@@ -145,17 +144,39 @@ def test_feed_under_load(db_url):
 
     committed = dict(wrote["rolls"])
     latencies = sorted(at - committed[seq] for client in seen for seq, at in client)
-    support.record("web_feed", support.backend_of(db_url), clients=CLIENTS, entries=len(expected),
-                   events=sum(len(c) for c in seen), errors=len(result["errors"]) + len(wrote["errors"]),
-                   write_seconds=round(wrote["seconds"], 1), rate=round(len(expected) / wrote["seconds"], 1),
-                   latency_p50_ms=round(statistics.median(latencies) * 1000),
-                   latency_p95_ms=round(latencies[int(len(latencies) * 0.95)] * 1000),
-                   latency_max_ms=round(latencies[-1] * 1000), seconds=round(elapsed, 1))
+    support.record(
+        "web_feed",
+        support.backend_of(db_url),
+        clients=CLIENTS,
+        entries=len(expected),
+        events=sum(len(c) for c in seen),
+        errors=len(result["errors"]) + len(wrote["errors"]),
+        write_seconds=round(wrote["seconds"], 1),
+        rate=round(len(expected) / wrote["seconds"], 1),
+        latency_p50_ms=round(statistics.median(latencies) * 1000),
+        latency_p95_ms=round(latencies[int(len(latencies) * 0.95)] * 1000),
+        latency_max_ms=round(latencies[-1] * 1000),
+        seconds=round(elapsed, 1),
+    )
 
 
 def _head(db_url: str) -> int:
     """The ledger head before the writer starts, read the way the CLI reads it."""
-    done = subprocess.run([sys.executable, "-c", "from campaign.cli.app import main; main()", "--db", db_url,
-                           "history", "--limit", "1", "--json"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from campaign.cli.app import main; main()",
+            "--db",
+            db_url,
+            "history",
+            "--limit",
+            "1",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)[0]["seq"]

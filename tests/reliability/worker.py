@@ -1,17 +1,17 @@
 """Worker processes for the load and crash tests (run as a script, not imported by pytest).
 
-    python worker.py load URL CAMPAIGN INDEX COUNT SEED GO_FILE CLI_EVERY CLI_OPS
-        COUNT mixed commands (rolls, fright checks, trait add/rename/remove) as actor
-        w<INDEX>, one JSON line per command on stdout; every CLI_EVERY-th command goes
-        through the real `campaign` executable (CLI_OPS: comma list of the commands the
-        CLI has, e.g. roll,fright,trait). Any error goes to stderr and makes exit 1.
+python worker.py load URL CAMPAIGN INDEX COUNT SEED GO_FILE CLI_EVERY CLI_OPS
+    COUNT mixed commands (rolls, fright checks, trait add/rename/remove) as actor
+    w<INDEX>, one JSON line per command on stdout; every CLI_EVERY-th command goes
+    through the real `campaign` executable (CLI_OPS: comma list of the commands the
+    CLI has, e.g. roll,fright,trait). Any error goes to stderr and makes exit 1.
 
-    python worker.py serve
-        A pre-loaded parent that forks fright-check writers on request, so the crash
-        test can kill 50+ writers without paying Python start-up 50 times. Reads JSON
-        commands on stdin ({"cmd": "spawn", ...} / {"cmd": "reap", "pid": N}), answers
-        one JSON line each. A writer loops fright checks forever, appending each committed
-        seq to its log file; it only ever ends by a signal.
+python worker.py serve
+    A pre-loaded parent that forks fright-check writers on request, so the crash
+    test can kill 50+ writers without paying Python start-up 50 times. Reads JSON
+    commands on stdin ({"cmd": "spawn", ...} / {"cmd": "reap", "pid": N}), answers
+    one JSON line each. A writer loops fright checks forever, appending each committed
+    seq to its log file; it only ever ends by a signal.
 """
 
 from __future__ import annotations
@@ -87,16 +87,20 @@ class Load:
             if via_cli:
                 out = self.cli("--seed", str(seed), "roll", expression, "--char", character)
             else:
-                out = as_json(rolls.roll(self.db, self.campaign, self.actor, expression, SeededDice(seed),
-                                         character=character))
+                out = as_json(
+                    rolls.roll(self.db, self.campaign, self.actor, expression, SeededDice(seed), character=character)
+                )
             return {"op": "roll", "seq": out["seq"], "subs": 0}
         if op == "fright":
             modifier, seed = self.rng.randint(-6, 2), self.seed()
             if via_cli:
                 out = self.cli("--seed", str(seed), "fright", character, "--mod", str(modifier))
             else:
-                out = as_json(fright.fright_check(self.db, self.campaign, self.actor, character, SeededDice(seed),
-                                                  modifier=modifier))  # the document the CLI path parses
+                out = as_json(
+                    fright.fright_check(
+                        self.db, self.campaign, self.actor, character, SeededDice(seed), modifier=modifier
+                    )
+                )  # the document the CLI path parses
             return {"op": "fright", "seq": out["seq"], "subs": len(out["sub_rolls"])}
         action, args = self.trait_action()
         if via_cli:
@@ -113,8 +117,9 @@ class Load:
         elif action == "rename":
             out = as_json(traits.rename_trait(self.db, self.campaign, self.actor, self.own, args[0], args[1]))
         else:
-            out = as_json(traits.remove_trait(self.db, self.campaign, self.actor, self.own, args[0],
-                                              reason="bought off"))
+            out = as_json(
+                traits.remove_trait(self.db, self.campaign, self.actor, self.own, args[0], reason="bought off")
+            )
         self.after_trait(action, args)
         return {"op": "trait", "action": action, "seq": out["seq"], "subs": 0}
 
@@ -160,8 +165,14 @@ def writer_loop(spec: dict) -> None:
     rng = random.Random(spec["seed"])
     while True:
         character = rng.choice(spec["characters"])
-        out = fright.fright_check(db, spec["campaign"], spec["actor"], character, SeededDice(rng.randrange(2**31)),
-                                  modifier=rng.randint(-8, 0))
+        out = fright.fright_check(
+            db,
+            spec["campaign"],
+            spec["actor"],
+            character,
+            SeededDice(rng.randrange(2**31)),
+            modifier=rng.randint(-8, 0),
+        )
         os.write(log, f"{out.seq}\n".encode())
 
 
@@ -177,8 +188,9 @@ def _warm_up() -> None:
         db = Database(str(Path(scratch) / "warm.db"))
         campaigns.create_campaign(db, "warm", "gurps3-ja", "GM")
         characters.add_player(db, "warm", "P", "GM")
-        characters.add_character(db, "warm", "C", "GM", player="P",
-                                 stats={"Will": 10, "IQ": 10, "HT": 10, "FP": 10, "HP": 10})
+        characters.add_character(
+            db, "warm", "C", "GM", player="P", stats={"Will": 10, "IQ": 10, "HT": 10, "FP": 10, "HP": 10}
+        )
         for seed in range(3):
             fright.fright_check(db, "warm", "GM", "C", SeededDice(seed), modifier=-8)
         db.close()
@@ -203,8 +215,15 @@ def serve() -> int:
             print(json.dumps({"pid": pid}), flush=True)
         elif request["cmd"] == "reap":
             _, status = os.waitpid(request["pid"], 0)
-            print(json.dumps({"signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-                              "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                        "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                    }
+                ),
+                flush=True,
+            )
     return 0
 
 

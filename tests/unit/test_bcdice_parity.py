@@ -21,11 +21,16 @@ from campaign.core.table_roll import roll_on_table, table_for_command
 from campaign.labels import outcome_label
 from campaign.seeds import load_references, load_tables
 
-ORACLE = json.loads((Path(__file__).resolve().parents[1] / "data" / "bcdice_gurps_oracle.json")
-                    .read_text(encoding="utf-8"))
+ORACLE = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "bcdice_gurps_oracle.json").read_text(encoding="utf-8")
+)
 CASES = ORACLE["cases"]
-OUTCOME_OF_FLAGS = {("success", "critical"): "critical_success", ("failure", "fumble"): "critical_failure",
-                    ("success",): "success", ("failure",): "failure"}
+OUTCOME_OF_FLAGS = {
+    ("success", "critical"): "critical_success",
+    ("failure", "fumble"): "critical_failure",
+    ("success",): "success",
+    ("failure",): "failure",
+}
 
 
 def fear_raw_three(case: dict) -> bool:
@@ -48,8 +53,13 @@ def tool_answer(case: dict) -> dict:
         result = evaluate(case["command"], ManualDice(faces), gurps=True)
         gurps = result.judgement.to_detail()
         flags = next(flags for flags, outcome in OUTCOME_OF_FLAGS.items() if outcome == result.outcome)
-        return {"flags": list(flags), "word": outcome_label("roll", result.outcome, gurps), "total": result.total,
-                "margin": result.margin, "expression": f"({result.expression})"}
+        return {
+            "flags": list(flags),
+            "word": outcome_label("roll", result.outcome, gurps),
+            "total": result.total,
+            "margin": result.margin,
+            "expression": f"({result.expression})",
+        }
     if case["kind"] == "HIT":
         table = next(t for t in load_references().values() if t.command == "HIT")
         rolled = roll_reference(table, ManualDice(faces))
@@ -65,8 +75,13 @@ def tool_answer(case: dict) -> dict:
 
 def oracle_answer(case: dict) -> dict:
     if case["kind"] == "success":
-        return {"flags": case["flags"], "word": case["word"], "total": case["total"], "margin": case["margin"],
-                "expression": case["text"].split(" ＞ ")[0]}
+        return {
+            "flags": case["flags"],
+            "word": case["word"],
+            "total": case["total"],
+            "margin": case["margin"],
+            "expression": case["text"].split(" ＞ ")[0],
+        }
     return {"number": case["number"], "entry": case["entry"]}
 
 
@@ -78,7 +93,12 @@ def test_the_oracle_covers_what_the_issue_asks():
     assert set(commands) == {"success", "HIT", "REACT", "FEAR"}
     assert any("-3D" in case["command"] for case in CASES)  # the target-first form
     assert {case["word"] for case in CASES if case["kind"] == "success"} == {
-        "クリティカル", "ファンブル", "自動失敗", "成功", "失敗"}
+        "クリティカル",
+        "ファンブル",
+        "自動失敗",
+        "成功",
+        "失敗",
+    }
     assert any(fear_raw_three(case) for case in CASES) and any(fear_minus(case) for case in CASES)
 
 
@@ -107,4 +127,3 @@ def test_the_documented_differences_are_what_docs_rules_md_says(check):
         assert tool_answer(case)["number"] == sum(case["dice"]) + int(case["command"][4:])
     rules = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
     assert "Where the tool and BCDice differ" in rules and check.__name__ in rules
-

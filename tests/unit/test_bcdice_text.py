@@ -23,8 +23,10 @@ def test_sums_show_each_term_and_numbers_as_written():
 
 
 def test_gurps_words_follow_the_recorded_outcome():
-    assert dice_answer("GURPS", "3D6+1<=16", [6, 5, 6], 18, 16, "failure", -2).text == \
-        "(3D6+1<=16) ＞ 17[6,5,6]+1 ＞ 18 ＞ 自動失敗(失敗度：-2)"
+    assert (
+        dice_answer("GURPS", "3D6+1<=16", [6, 5, 6], 18, 16, "failure", -2).text
+        == "(3D6+1<=16) ＞ 17[6,5,6]+1 ＞ 18 ＞ 自動失敗(失敗度：-2)"
+    )
     fumble = dice_answer("GURPS", "3D6<=12", [6, 6, 6], 18, 12, "critical_failure", -6)
     assert fumble.text.endswith("＞ ファンブル(失敗度：-6)") and fumble.fumble and fumble.failure
     dicebot = dice_answer("DiceBot", "3D6<=12", [1, 1, 1], 3, 12, "critical_success", 9)
@@ -37,7 +39,8 @@ def test_table_frame_and_extra_rolls():
     assert table_answer("crt", 13, "要約") == "クリティカル表(13) ＞ 要約"
     assert table_answer("YSFMB", 3, "二回", [("YSFMB", 9, "甲"), ("YSFMB", 11, "乙")]) == (
         "妖魔夜行スペシャルファンブル表(3) ＞ 二回 ／ 妖魔夜行スペシャルファンブル表(9) ＞ 甲 ／ "
-        "妖魔夜行スペシャルファンブル表(11) ＞ 乙")
+        "妖魔夜行スペシャルファンブル表(11) ＞ 乙"
+    )
 
 
 def test_command_pattern_tables_are_whole_words():

@@ -53,8 +53,11 @@ def test_no_catalog_entry_is_unused(po, messages):
 
 def test_untranslated_help_only_goes_down(po, messages):
     _code, help_texts = messages
-    untranslated = [text for (context, text) in help_texts
-                    if (entry := po.get(text, context=context)) is None or not catalog.translated(entry)]
+    untranslated = [
+        text
+        for (context, text) in help_texts
+        if (entry := po.get(text, context=context)) is None or not catalog.translated(entry)
+    ]
     assert len(untranslated) <= UNTRANSLATED_HELP_AT_MOST
 
 
@@ -71,8 +74,14 @@ def test_placeholders_survive_translation(po):
     def fields(text: str) -> set[str]:
         return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 
-    bad = [message.id for message in po if message.id and isinstance(message.id, str) and message.string
-           and fields(message.id) != fields(message.string)]
+    bad = [
+        message.id
+        for message in po
+        if message.id
+        and isinstance(message.id, str)
+        and message.string
+        and fields(message.id) != fields(message.string)
+    ]
     assert not bad, bad
 
 
@@ -94,11 +103,23 @@ def test_outcome_words_are_bcdices_in_japanese_and_plain_english():
     shown = {}
     for lang in ("ja", "en"):
         i18n.use(lang)
-        shown[lang] = [outcome_label(None, "success"), outcome_label(None, "failure"),
-                       outcome_label(None, "failure", {"automatic": True}), outcome_label(None, "critical_success"),
-                       outcome_label(None, "critical_failure"), outcome_label("check", "critical_success"),
-                       outcome_label("check", "critical_failure")]
+        shown[lang] = [
+            outcome_label(None, "success"),
+            outcome_label(None, "failure"),
+            outcome_label(None, "failure", {"automatic": True}),
+            outcome_label(None, "critical_success"),
+            outcome_label(None, "critical_failure"),
+            outcome_label("check", "critical_success"),
+            outcome_label("check", "critical_failure"),
+        ]
     i18n.use(None)
     assert shown["ja"] == ["成功", "失敗", "自動失敗", "クリティカル", "ファンブル", "大成功", "大失敗"]
-    assert shown["en"] == ["success", "failure", "automatic failure", "critical success", "critical failure",
-                           "critical success", "critical failure"]
+    assert shown["en"] == [
+        "success",
+        "failure",
+        "automatic failure",
+        "critical success",
+        "critical failure",
+        "critical success",
+        "critical failure",
+    ]

@@ -39,8 +39,11 @@ def gurps_lines(draw):
     faces = draw(st.lists(st.integers(1, 6), min_size=3, max_size=3))
     target = draw(st.integers(3, 25))
     modifier = draw(st.integers(-4, 4))
-    form = draw(st.sampled_from(["plain", "t3d6", "next_line", "apart", "no_faces", "full_width", "secret",
-                                 "positive_degree", "repeat"]))
+    form = draw(
+        st.sampled_from(
+            ["plain", "t3d6", "next_line", "apart", "no_faces", "full_width", "secret", "positive_degree", "repeat"]
+        )
+    )
     comment = draw(st.sampled_from(["", "回避", "恐怖判定", "知覚 ＞ 頼む"]))
     raw = sum(faces)
     total = raw + modifier
@@ -51,8 +54,10 @@ def gurps_lines(draw):
         degree = total - target
     label = "成功度" if outcome.endswith("success") else "失敗度"
     shown = f"{raw}{faces}".replace(" ", "") + mod
-    answer = f"(3D6{mod}<={target}) ＞ {shown if form != 'no_faces' else ''}".rstrip() + \
-        f" ＞ {total} ＞ {word}({label}：{degree})"
+    answer = (
+        f"(3D6{mod}<={target}) ＞ {shown if form != 'no_faces' else ''}".rstrip()
+        + f" ＞ {total} ＞ {word}({label}：{degree})"
+    )
     if form == "no_faces":
         answer = f"(3D6{mod}<={target}) ＞ {total} ＞ {word}({label}：{degree})"
     typed = f"{target}-3d6{mod}" if form == "t3d6" else f"3d6{mod}<={target}"
@@ -71,8 +76,17 @@ def gurps_lines(draw):
     if form == "full_width":
         text = unicodedata.normalize("NFKC", text).translate(str.maketrans("0123456789", "０１２３４５６７８９"))
         text = text.replace("<=", "＜＝")
-    return {"text": text, "result": result, "faces": faces, "target": target, "modifier": modifier,
-            "total": total, "outcome": outcome, "form": form, "comment": comment or None}
+    return {
+        "text": text,
+        "result": result,
+        "faces": faces,
+        "target": target,
+        "modifier": modifier,
+        "total": total,
+        "outcome": outcome,
+        "form": form,
+        "comment": comment or None,
+    }
 
 
 @settings(max_examples=300, deadline=None)
@@ -123,6 +137,7 @@ def test_a_line_that_contradicts_itself_is_refused(case, shift, what):
                 answer = answer.replace(f"＞ {word}(", f"＞ {wrong}(", 1)
                 break
     changed = head + answer
-    reading = read_message(changed if result is None else text, TABLES, gurps=True,
-                           result=changed if result is not None else None)
+    reading = read_message(
+        changed if result is None else text, TABLES, gurps=True, result=changed if result is not None else None
+    )
     assert reading.kind == "contradictory", (changed, reading)

@@ -19,7 +19,7 @@ TABLES = load_tables()
 
 def read(html: str, size: int = 64):
     data = html.encode("utf-8")
-    reader = LogReader(data[i:i + size] for i in range(0, len(data), size))
+    reader = LogReader(data[i : i + size] for i in range(0, len(data), size))
     return list(reader), reader
 
 
@@ -43,8 +43,11 @@ def test_chunk_boundaries_never_change_what_is_read(size):
 
 def test_messages_keep_tab_speaker_lines_and_decode_entities():
     messages, _ = read(build(GURPS_SESSION))
-    assert (messages[0].tab, messages[0].speaker, messages[0].text) == \
-        ("main", "GM", "霧が出てきた。\n遠くで鐘が鳴っている。")
+    assert (messages[0].tab, messages[0].speaker, messages[0].text) == (
+        "main",
+        "GM",
+        "霧が出てきた。\n遠くで鐘が鳴っている。",
+    )
     assert messages[1].color == "#e91e63"
     assert messages[6].text.startswith("3D6<=10 (3D6<=10)")  # &lt; in the file
     assert [m.index for m in messages] == list(range(17))
@@ -59,16 +62,22 @@ def test_both_paragraph_indentations_read_alike():
 
 
 def test_broken_html_is_counted_never_raised():
-    html = ("<p><span>[main]</span><span>A</span> : <span>x<b>bold</span></b></p>"  # misnested
-            "<p><span>[main]</span></p>"  # tab only
-            "<p><span>[main]</span><span>B</span> : <span>" + "z" * (MAX_FIELD + 5) + "</span></p>"  # runaway
-            "<p><span>[main]</span><span>C</span> : <span>after <![CDATA[junk]]> &bogus; &#xZZ;</span></p>"
-            "<p><span>[main]</span><span>D</span> : <span>open span</p>"
-            "<p><span>[main]</span><span></span> : <span>empty speaker</span></p>"
-            "</span></span></p></p><p")
+    html = (
+        "<p><span>[main]</span><span>A</span> : <span>x<b>bold</span></b></p>"  # misnested
+        "<p><span>[main]</span></p>"  # tab only
+        "<p><span>[main]</span><span>B</span> : <span>" + "z" * (MAX_FIELD + 5) + "</span></p>"  # runaway
+        "<p><span>[main]</span><span>C</span> : <span>after <![CDATA[junk]]> &bogus; &#xZZ;</span></p>"
+        "<p><span>[main]</span><span>D</span> : <span>open span</p>"
+        "<p><span>[main]</span><span></span> : <span>empty speaker</span></p>"
+        "</span></span></p></p><p"
+    )
     messages, reader = read(html, 5)
-    assert [(m.speaker, m.text) for m in messages] == \
-        [("A", "xbold"), ("C", "after  &bogus; &#xZZ;"), ("D", "open span"), ("", "empty speaker")]
+    assert [(m.speaker, m.text) for m in messages] == [
+        ("A", "xbold"),
+        ("C", "after  &bogus; &#xZZ;"),
+        ("D", "open span"),
+        ("", "empty speaker"),
+    ]
     assert [m.legacy_index for m in messages] == [0, 1, 2, None]  # the old reader skipped the empty speaker
     assert (reader.paragraphs, reader.malformed, reader.repaired) == (6, 2, 1)
 
@@ -93,24 +102,28 @@ def test_article_export(size):
     assert [(m.tab, m.speaker, m.text, m.result, m.timestamp) for m in messages] == [
         ("main", "鈴音", "3d6<=12 回避", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)", "2025-04-12T12:00:01Z"),
         ("雑談", "ソウ", "おつかれ\nさまでした", None, "2025-04-12T12:00:02Z"),
-        ("main", "", "FEAR+3", "恐怖表(15)：1Dターン朦朧。", "2025-04-12T12:00:03Z")]
+        ("main", "", "FEAR+3", "恐怖表(15)：1Dターン朦朧。", "2025-04-12T12:00:03Z"),
+    ]
     cut, found = export(build_articles(ARTICLES).encode("utf-8").split(b"</article>")[0][:-20])
     assert [m.incomplete for m in cut] == [True] and found.incomplete == 1
 
 
 @pytest.mark.parametrize("size", [5, 1 << 16])
 def test_json_export(size):
-    items = [("main", "鈴音", "3d6<=12", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)", 1744459201250),
-             ("main", "GM", "s3d6<=10", "(3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1)", 1744459202000, True),
-             ("main", "ミオ", "", None, 1744459203000)]  # an image only
+    items = [
+        ("main", "鈴音", "3d6<=12", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)", 1744459201250),
+        ("main", "GM", "s3d6<=10", "(3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1)", 1744459202000, True),
+        ("main", "ミオ", "", None, 1744459203000),
+    ]  # an image only
     messages, found = export(json_log(items).encode("utf-8"), size)
     assert found.format == "json"
     assert [(m.speaker, m.text, m.result, m.timestamp, m.secret) for m in messages] == [
         ("鈴音", "3d6<=12", "(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)", "2025-04-12T12:00:01Z", False),
         ("GM", "s3d6<=10", "(3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1)", "2025-04-12T12:00:02Z", True),
-        ("ミオ", "", None, "2025-04-12T12:00:03Z", False)]
+        ("ミオ", "", None, "2025-04-12T12:00:03Z", False),
+    ]
     data = json_log(items).encode("utf-8")
-    cut, found = export(data[:data.index(b'"GM"') + 10])
+    cut, found = export(data[: data.index(b'"GM"') + 10])
     assert [m.incomplete for m in cut] == [False, True] and found.incomplete == 1
     with pytest.raises(BadInput, match="this is not a ココフォリア export"):
         export(b'{"pieces": []}')
@@ -137,15 +150,18 @@ def test_encodings(encoding):
     assert not found.undecodable
 
 
-@pytest.mark.parametrize(("data", "why"), [
-    (b"", "empty"),
-    (bytes(range(256)) * 50, "binary"),
-    ("ただのメモ 3D6<=12".encode(), "expected the HTML log"),
-    ("ただのメモ".encode("utf-16-le"), "not text"),
-    ("ただのメモ <p><span>".encode("utf-16-le"), "binary"),
-    (b"\x82\xa0\xff\xfe\x80\x81" * 100, "not text"),
-    (b"PK\x03\x04broken", "damaged ZIP"),
-])
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (b"", "empty"),
+        (bytes(range(256)) * 50, "binary"),
+        ("ただのメモ 3D6<=12".encode(), "expected the HTML log"),
+        ("ただのメモ".encode("utf-16-le"), "not text"),
+        ("ただのメモ <p><span>".encode("utf-16-le"), "binary"),
+        (b"\x82\xa0\xff\xfe\x80\x81" * 100, "not text"),
+        (b"PK\x03\x04broken", "damaged ZIP"),
+    ],
+)
 def test_what_is_not_an_export_is_refused_in_one_line(data, why):
     with pytest.raises(BadInput, match=f"^this is not a ココフォリア export; .*{why}"):
         export(data)
@@ -186,8 +202,7 @@ def test_sums_comparisons_and_lone_dice():
 
 def test_full_width_missing_echo_next_line_and_no_dice():
     found = line("３Ｄ６＜＝１２ (3D6<=12) ＞ １７[６,６,５] ＞ １７ ＞ ファンブル(失敗度：-5)").line
-    assert (found.expression, found.faces, found.total, found.outcome) == \
-        ("3D6<=12", (6, 6, 5), 17, "critical_failure")
+    assert (found.expression, found.faces, found.total, found.outcome) == ("3D6<=12", (6, 6, 5), 17, "critical_failure")
     bare = line("(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)").line
     assert (bare.command, bare.total) == (None, 11)
     below = line("3d6<=12 回避\n(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)").line
@@ -202,15 +217,21 @@ def test_full_width_missing_echo_next_line_and_no_dice():
 
 
 def test_repeats_record_each_answer():
-    found = line("x3 3d6<=12 回避\n#1\n(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)\n\n#2\n"
-                 "(3D6<=12) ＞ 13[6,6,1] ＞ 13 ＞ 失敗(失敗度：-1)\n\n#3\n(3D6<=12) ＞ 4[1,1,2] ＞ 4 ＞ クリティカル(成功度：8)")
+    found = line(
+        "x3 3d6<=12 回避\n#1\n(3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)\n\n#2\n"
+        "(3D6<=12) ＞ 13[6,6,1] ＞ 13 ＞ 失敗(失敗度：-1)\n\n#3\n(3D6<=12) ＞ 4[1,1,2] ＞ 4 ＞ クリティカル(成功度：8)"
+    )
     assert found.kind == "dice" and found.repeat == 3
-    assert [(r.total, r.outcome, r.comment) for r in found.lines] == \
-        [(11, "success", "回避"), (13, "failure", "回避"), (4, "critical_success", "回避")]
+    assert [(r.total, r.outcome, r.comment) for r in found.lines] == [
+        (11, "success", "回避"),
+        (13, "failure", "回避"),
+        (4, "critical_success", "回避"),
+    ]
     ten = line("x10 1d6 " + " ".join(f"#{k} (1D6) ＞ {k % 6 + 1}" for k in range(1, 11)))
     assert [r.total for r in ten.lines] == [k % 6 + 1 for k in range(1, 11)]
-    secret = line("sx2 3d6<=10 #1 (3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1) #2 (3D6<=10) ＞ 5[1,1,3] ＞ 5 ＞ "
-                  "成功(成功度：5)")
+    secret = line(
+        "sx2 3d6<=10 #1 (3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1) #2 (3D6<=10) ＞ 5[1,1,3] ＞ 5 ＞ 成功(成功度：5)"
+    )
     assert [r.secret for r in secret.lines] == [True, True]
     tables = line("x2 CRT #1 クリティカル表(5) ＞ ダメージ2倍。 #2 クリティカル表(12) ＞ 相手の防御点を無視。")
     assert [(t.command, t.result) for t in tables.lines] == [("CRT", 5), ("CRT", 12)]
@@ -224,8 +245,11 @@ def test_tables_are_bcdice_s_own():
     assert (crt.command, crt.result, crt.comment, crt.seed) == ("CRT", 18, "膝を狙う", "CRT")
     ysfmb = line("妖魔夜行スペシャルファンブル表(3)：...").line
     assert (ysfmb.command, ysfmb.seed, ysfmb.text) == ("YSFMB", None, "...")  # 妖魔夜行's, not the seed's 百鬼夜翔
-    for text, command in (("HIT 命中部位表(10)：胴体", "HIT"),
-                          ("MFMB 呪文ファンブル表(8)：...", "MFMB"), ("YFMB\n妖術ファンブル表(3)：...", "YFMB")):
+    for text, command in (
+        ("HIT 命中部位表(10)：胴体", "HIT"),
+        ("MFMB 呪文ファンブル表(8)：...", "MFMB"),
+        ("YFMB\n妖術ファンブル表(3)：...", "YFMB"),
+    ):
         found = line(text).line
         assert (found.command, found.seed) == (command, None), text
     assert line("REACT-2 反応表(1)：最悪").line.modifier == -2
@@ -237,28 +261,31 @@ def test_tables_are_bcdice_s_own():
     assert (react.kind, react.line.command, react.line.result, react.line.seed) == ("dice", "REACT", 18, "REACT")
 
 
-@pytest.mark.parametrize(("text", "kind"), [
-    ("Secret dice 🎲", "secret"),
-    ("シークレットダイス", "secret"),
-    ("CCB<=50 (1D100<=50) ＞ 6 ＞ スペシャル", "other_system"),
-    ("CC<=95 【知識】 (1D100<=95) ボーナス・ペナルティダイス[0] ＞ 92 ＞ 92 ＞ レギュラー成功", "other_system"),
-    ("K20 KeyNo.20c[10] ＞ 2D:[5,3]=8 ＞ 6", "other_system"),
-    ("choice[右,左] (choice[右,左]) ＞ 左", "other_system"),
-    ("3d6<=12 (3D6<=12) ＞ 11[1,4,5] ＞ 11 ＞ 成功(成功度：1)", "contradictory"),
-    ("3d6<=12 (3D6<=12) ＞ 11[1,4,6,1] ＞ 11 ＞ 成功(成功度：1)", "contradictory"),
-    ("2d6 (2D6) ＞ 14[7,7] ＞ 14", "contradictory"),
-    ("3D6<=12 (3D6<=12) ＞ 18[6,6,6] ＞ 18 ＞ 成功", "contradictory"),
-    ("3D6<=12 (3D6<=12) ＞ 18[6,6,6] ＞ 18 ＞ 成功(成功度：-6)", "contradictory"),
-    ("3D6<=12 (3D6<=12) ＞ 9[2,3,4] ＞ 9 ＞ 成功(成功度：2)", "contradictory"),
-    ("3D6 (3D6) ＞ 99", "contradictory"),
-    ("2D6 (2D6) ＞ 9[3,4] ＞ 9", "contradictory"),
-    ("こんにちは", "chat"),
-    ("出目表(3)を見て", "chat"),
-    ("NC 判定表(3)：...", "other_system"),
-    ("HPが減った (残り5) ＞ 次", "chat"),
-    ("[ 鈴音 ] HP : 11 → 8", "chat"),
-    ("", "chat"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Secret dice 🎲", "secret"),
+        ("シークレットダイス", "secret"),
+        ("CCB<=50 (1D100<=50) ＞ 6 ＞ スペシャル", "other_system"),
+        ("CC<=95 【知識】 (1D100<=95) ボーナス・ペナルティダイス[0] ＞ 92 ＞ 92 ＞ レギュラー成功", "other_system"),
+        ("K20 KeyNo.20c[10] ＞ 2D:[5,3]=8 ＞ 6", "other_system"),
+        ("choice[右,左] (choice[右,左]) ＞ 左", "other_system"),
+        ("3d6<=12 (3D6<=12) ＞ 11[1,4,5] ＞ 11 ＞ 成功(成功度：1)", "contradictory"),
+        ("3d6<=12 (3D6<=12) ＞ 11[1,4,6,1] ＞ 11 ＞ 成功(成功度：1)", "contradictory"),
+        ("2d6 (2D6) ＞ 14[7,7] ＞ 14", "contradictory"),
+        ("3D6<=12 (3D6<=12) ＞ 18[6,6,6] ＞ 18 ＞ 成功", "contradictory"),
+        ("3D6<=12 (3D6<=12) ＞ 18[6,6,6] ＞ 18 ＞ 成功(成功度：-6)", "contradictory"),
+        ("3D6<=12 (3D6<=12) ＞ 9[2,3,4] ＞ 9 ＞ 成功(成功度：2)", "contradictory"),
+        ("3D6 (3D6) ＞ 99", "contradictory"),
+        ("2D6 (2D6) ＞ 9[3,4] ＞ 9", "contradictory"),
+        ("こんにちは", "chat"),
+        ("出目表(3)を見て", "chat"),
+        ("NC 判定表(3)：...", "other_system"),
+        ("HPが減った (残り5) ＞ 次", "chat"),
+        ("[ 鈴音 ] HP : 11 → 8", "chat"),
+        ("", "chat"),
+    ],
+)
 def test_what_is_not_recorded(text, kind):
     assert line(text).kind == kind
 
@@ -269,7 +296,9 @@ def test_revealed_secret_dice_are_read_and_marked():
 
 
 def test_an_export_that_shows_secret_dice_is_read_as_secret():
-    found = read_message("シークレットダイス", TABLES, gurps=True, result="(3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1)")
+    found = read_message(
+        "シークレットダイス", TABLES, gurps=True, result="(3D6<=10) ＞ 9[1,4,4] ＞ 9 ＞ 成功(成功度：1)"
+    )
     assert found.kind == "dice" and found.line.secret and found.line.command is None
     assert read_message("シークレットダイス", TABLES, gurps=True).kind == "secret"
 

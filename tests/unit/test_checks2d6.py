@@ -50,8 +50,7 @@ def test_ability_one_below_target_fails():
 
 
 def test_skill_check_adds_skill_and_modifiers_in_breakdown():
-    result = skill_check(2, 3, 12, dice(2, 3), modifiers={"道具": 2, "水中": -2},
-                         stat_name="技", occasion="標準")
+    result = skill_check(2, 3, 12, dice(2, 3), modifiers={"道具": 2, "水中": -2}, stat_name="技", occasion="標準")
     assert result.total == 2 + 3 + 2 - 2 + 5
     assert result.outcome == FAILURE
     assert result.terms == (Term("技", 2), Term("skill", 3), Term("道具", 2), Term("水中", -2))
@@ -208,9 +207,7 @@ def test_opposed_active_wins_by_one_and_dice_order():
 
 def test_opposed_several_passives_first_tied_passive_wins():
     result = opposed_check(
-        Contestant("A", 0),
-        [Contestant("B", 0), Contestant("C", 0), Contestant("D", 0)],
-        dice(3, 3, 1, 1, 4, 2, 2, 4),
+        Contestant("A", 0), [Contestant("B", 0), Contestant("C", 0), Contestant("D", 0)], dice(3, 3, 1, 1, 4, 2, 2, 4)
     )
     assert [s.total for s in result.sides] == [6, 2, 6, 6]
     assert result.winner == "C"
@@ -264,8 +261,9 @@ def test_opposed_equal_criticals_compare_totals():
     fumbles = opposed_check(Contestant("A", 3), [Contestant("B", 2)], dice(1, 1, 1, 1))
     assert fumbles.winner == "A"
     # the critical rule switched off: totals alone
-    off = opposed_check(Contestant("A", 0), [Contestant("B", 10)], dice(6, 6, 4, 3),
-                        criticals=CriticalRule(enabled=False))
+    off = opposed_check(
+        Contestant("A", 0), [Contestant("B", 10)], dice(6, 6, 4, 3), criticals=CriticalRule(enabled=False)
+    )
     assert off.winner == "B" and off.active.critical is None
 
 
@@ -316,8 +314,18 @@ def test_danger_one_above_difficulty_succeeds():
 
 @pytest.mark.parametrize(
     "margin, label",
-    [(-9, "<=-3"), (-3, "<=-3"), (-2, "-2..0"), (0, "-2..0"), (1, "1..3"), (3, "1..3"),
-     (4, "4..6"), (6, "4..6"), (7, ">=7"), (20, ">=7")],
+    [
+        (-9, "<=-3"),
+        (-3, "<=-3"),
+        (-2, "-2..0"),
+        (0, "-2..0"),
+        (1, "1..3"),
+        (3, "1..3"),
+        (4, "4..6"),
+        (6, "4..6"),
+        (7, ">=7"),
+        (20, ">=7"),
+    ],
 )
 def test_band_edges(margin, label):
     assert danger_band(margin).label == label
@@ -416,8 +424,11 @@ def test_hide_hider_critical_success_beats_every_observer_without_one():
 
 def test_hide_equal_criticals_compare_totals_as_in_a_contest():
     # 6-6 against 6-6: the totals decide (the old code let any observer's 6-6 notice)
-    seen = hide_check(Contestant("Aki", 9), [Contestant("Bo", 0), Contestant("Cy", 20), Contestant("Di", 9)],
-                      dice(6, 6, 6, 6, 6, 6, 6, 6))
+    seen = hide_check(
+        Contestant("Aki", 9),
+        [Contestant("Bo", 0), Contestant("Cy", 20), Contestant("Di", 9)],
+        dice(6, 6, 6, 6, 6, 6, 6, 6),
+    )
     assert seen.hider.total == 21 and [o.total for o in seen.observers] == [12, 32, 21]
     assert seen.noticed_by == ("Cy",)  # Bo's 12 is lower, Di's 21 ties: a tie keeps the hider hidden
     assert [o.outcome for o in seen.observers] == [FAILURE, CRITICAL_SUCCESS, FAILURE]
@@ -427,8 +438,11 @@ def test_hide_equal_criticals_compare_totals_as_in_a_contest():
 def test_hide_a_fumbling_observer_notices_a_fumbling_hider_only_with_a_higher_total():
     # hider 9 + 1,1 = 11; Bo 0 + 1,1 = 2 (lower), Cy 20 + 1,1 = 22 (higher), Di 9 + 1,1 = 11 (tie);
     # Ed does not roll and never notices. The old code let every 1-1 notice a hider's 1-1.
-    result = hide_check(Contestant("Aki", 9), [Contestant("Bo", 0), Contestant("Cy", 20), Contestant("Di", 9),
-                                               Contestant("Ed", 5, rolls=False)], dice(1, 1, 1, 1, 1, 1, 1, 1))
+    result = hide_check(
+        Contestant("Aki", 9),
+        [Contestant("Bo", 0), Contestant("Cy", 20), Contestant("Di", 9), Contestant("Ed", 5, rolls=False)],
+        dice(1, 1, 1, 1, 1, 1, 1, 1),
+    )
     assert result.noticed_by == ("Cy",)
     assert [o.outcome for o in result.observers[:3]] == [CRITICAL_FAILURE, SUCCESS, CRITICAL_FAILURE]
 
@@ -439,15 +453,21 @@ def test_hide_observer_critical_failure_misses_a_low_hider():
     assert result.hidden and result.observers[0].outcome == CRITICAL_FAILURE
 
 
-@pytest.mark.parametrize("doubles, halves, total", [(0, 0, 9), (1, 0, 18), (3, 0, 18), (0, 1, 4),
-                                                    (0, 2, 4), (1, 1, 9), (2, 3, 9)])
+@pytest.mark.parametrize(
+    "doubles, halves, total", [(0, 0, 9), (1, 0, 18), (3, 0, 18), (0, 1, 4), (0, 2, 4), (1, 1, 9), (2, 3, 9)]
+)
 def test_checks_scale_the_total_without_stacking(doubles, halves, total):
     result = ability_check(2, 10, dice(3, 4), doubles=doubles, halves=halves)
     assert result.total == total and result.success == (total >= 10)
     if doubles or halves:
         assert result.scaling is not None and result.scaling.unscaled == 9
-        assert result.to_detail()["scaling"] == {"doubles": doubles, "halves": halves, "doubled": doubles > 0,
-                                                 "halved": halves > 0, "unscaled": 9}
+        assert result.to_detail()["scaling"] == {
+            "doubles": doubles,
+            "halves": halves,
+            "doubled": doubles > 0,
+            "halved": halves > 0,
+            "unscaled": 9,
+        }
     else:
         assert result.scaling is None
 
@@ -459,9 +479,17 @@ def test_scaling_reaches_cooperative_and_danger_checks():
     assert sensed.total == 4 and not sensed.success  # 9 -> 4, a tie fails
 
 
-@pytest.mark.parametrize("faces, critical", [((6, 6, 1), CRITICAL_SUCCESS), ((1, 6, 6), CRITICAL_SUCCESS),
-                                             ((6, 6, 6), CRITICAL_SUCCESS), ((1, 1, 1), CRITICAL_FAILURE),
-                                             ((1, 1, 2), None), ((6, 5, 6), CRITICAL_SUCCESS)])
+@pytest.mark.parametrize(
+    "faces, critical",
+    [
+        ((6, 6, 1), CRITICAL_SUCCESS),
+        ((1, 6, 6), CRITICAL_SUCCESS),
+        ((6, 6, 6), CRITICAL_SUCCESS),
+        ((1, 1, 1), CRITICAL_FAILURE),
+        ((1, 1, 2), None),
+        ((6, 5, 6), CRITICAL_SUCCESS),
+    ],
+)
 def test_cooperative_criticals_look_at_the_two_dice_kept(faces, critical):
     # docs/rules.md "Cooperative checks": 6,6,x keeps 6,6; 1,1,1 keeps 1,1; 1,1,2 keeps 1,2
     result = cooperative_check([2, 4], 40 if critical == CRITICAL_SUCCESS else 3, dice(*faces))

@@ -13,11 +13,7 @@ from campaign.errors import CampaignError
 pytestmark = pytest.mark.slow
 
 FIXED = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    max_examples=200,
-    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True, database=None, deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]
 )
 
 GRAMMAR_ALPHABET = "0123456789DdBbKkHhLlXx+-*/()<>=! 　６Ｄ＋≦"

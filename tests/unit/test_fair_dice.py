@@ -11,19 +11,22 @@ SEED = "a3f1c2e4b5d6978812345678abcdef0011223344556677889900aabbccddeeff"
 SHARE = "0123456789abcdef0123456789abcdef"
 
 
-@pytest.mark.parametrize(("sides", "seq", "share", "index", "expected", "rejected"), [
-    (6, 7, SHARE, 0, 5, 0),
-    (6, 7, SHARE, 1, 4, 0),
-    (6, 8, SHARE, 0, 3, 0),
-    (6, 7, SHARE, 129, 1, 1),
-    (6, 7, "", 0, 2, 0),
-    (10, 7, SHARE, 0, 3, 0),
-    (10, 7, SHARE, 54, 5, 1),
-    (100, 7, SHARE, 0, 25, 1),
-    (100, 7, SHARE, 2, 52, 0),
-    (20, 7, SHARE, 0, 3, 0),
-    (20, 7, SHARE, 4, 18, 1),
-])
+@pytest.mark.parametrize(
+    ("sides", "seq", "share", "index", "expected", "rejected"),
+    [
+        (6, 7, SHARE, 0, 5, 0),
+        (6, 7, SHARE, 1, 4, 0),
+        (6, 8, SHARE, 0, 3, 0),
+        (6, 7, SHARE, 129, 1, 1),
+        (6, 7, "", 0, 2, 0),
+        (10, 7, SHARE, 0, 3, 0),
+        (10, 7, SHARE, 54, 5, 1),
+        (100, 7, SHARE, 0, 25, 1),
+        (100, 7, SHARE, 2, 52, 0),
+        (20, 7, SHARE, 0, 3, 0),
+        (20, 7, SHARE, 4, 18, 1),
+    ],
+)
 def test_vectors(sides, seq, share, index, expected, rejected):
     derived = derive(SEED, seq, share, index, sides)
     assert (derived.face, derived.rejected) == (expected, rejected)
@@ -62,10 +65,18 @@ def test_faces_are_roughly_uniform():
     assert all(850 < count < 1150 for count in counts), counts
 
 
-@pytest.mark.parametrize(("share", "cleaned"), [
-    (SHARE.upper(), SHARE), ("ab" * 16, "ab" * 16), ("a" * 31, None), ("g" * 32, None), ("a" * 129, None),
-    (12, None), (None, None),
-])
+@pytest.mark.parametrize(
+    ("share", "cleaned"),
+    [
+        (SHARE.upper(), SHARE),
+        ("ab" * 16, "ab" * 16),
+        ("a" * 31, None),
+        ("g" * 32, None),
+        ("a" * 129, None),
+        (12, None),
+        (None, None),
+    ],
+)
 def test_share_spelling(share, cleaned):
     assert clean_share(share) == cleaned
 

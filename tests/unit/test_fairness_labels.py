@@ -11,8 +11,13 @@ def test_labels():
     fair = {"commit": 3, "seq": 5, "share": "ab" * 16, "from": 0, "draws": [[6, 1]]}
     assert fairness_of({"source": "server", "detail": {"fair": fair}}) == "provable"
     assert fairness_of({"source": "server", "detail": {"fair": {**fair, "share": None}}}) == "server"
-    assert [fairness_of({"source": s, "detail": {}}) for s in ("rng", "server", "seeded", "manual", "ccfolia")] == \
-        ["server", "server", "server", "typed", "imported"]
+    assert [fairness_of({"source": s, "detail": {}}) for s in ("rng", "server", "seeded", "manual", "ccfolia")] == [
+        "server",
+        "server",
+        "server",
+        "typed",
+        "imported",
+    ]
     assert fairness_of({"source": None, "detail": {}}) is None  # no dice: nothing to label
 
 

@@ -34,8 +34,14 @@ HT_FUMBLE = [6, 6, 6]
 def stun(turns, recovery, entry, dice=None):
     auto = recovery == "auto"
     return AddCondition(
-        condition="stun", recovery=recovery, duration=turns, unit="turn", duration_dice=dice,
-        every=None if auto else 1, every_unit=None if auto else "turn", entry=entry,
+        condition="stun",
+        recovery=recovery,
+        duration=turns,
+        unit="turn",
+        duration_dice=dice,
+        every=None if auto else 1,
+        every_unit=None if auto else "turn",
+        entry=entry,
         defense_penalty=-4,  # a stunned character defends at -4
     )
 
@@ -55,21 +61,41 @@ def opt(category, cp, severity=None):
 def trait(category, cp, entry, severity=None, options=None, choice=0, name=None):
     options = options or (opt(category, cp, severity),)
     return AddTrait(
-        name=name or placeholder_name(category, severity), category=category, cp=cp, severity=severity,
-        placeholder=name is None, options=options, choice=choice, entry=entry,
+        name=name or placeholder_name(category, severity),
+        category=category,
+        cp=cp,
+        severity=severity,
+        placeholder=name is None,
+        options=options,
+        choice=choice,
+        entry=entry,
     )
 
 
 def unconscious(minutes, dice, entry):
     return AddCondition(
-        condition="unconscious", recovery="ht", duration=minutes, unit="minute", duration_dice=dice,
-        every=1, every_unit="minute", entry=entry,
+        condition="unconscious",
+        recovery="ht",
+        duration=minutes,
+        unit="minute",
+        duration_dice=dice,
+        every=1,
+        every_unit="minute",
+        entry=entry,
     )
 
 
 COMA = AddCondition(
-    condition="coma", recovery="ht", duration=None, unit=None, every=1, every_unit="hour",
-    after_penalty=-2, after_duration=6, after_unit="hour", entry=29,  # 28 with 29's overrides
+    condition="coma",
+    recovery="ht",
+    duration=None,
+    unit=None,
+    every=1,
+    every_unit="hour",
+    after_penalty=-2,
+    after_duration=6,
+    after_unit="hour",
+    entry=29,  # 28 with 29's overrides
 )
 PHOBIA_OR_MENTAL_10 = (opt("phobia", -10, "mild"), opt("mental", -10))
 PHOBIA_OR_MENTAL_30 = (opt("phobia", -30, "severe"), opt("mental", -30))
@@ -113,8 +139,14 @@ CASES = {
         [3],
         [
             AddCondition(
-                condition="panic", recovery="iq_ignoring_penalties", duration=3, unit="minute", duration_dice="1D",
-                every=1, every_unit="minute", entry=21,
+                condition="panic",
+                recovery="iq_ignoring_penalties",
+                duration=3,
+                unit="minute",
+                duration_dice="1D",
+                every=1,
+                every_unit="minute",
+                entry=21,
             )
         ],
         [("duration:panic", "1D", (3,))],
@@ -137,8 +169,16 @@ CASES = {
         [],
         [
             AddCondition(
-                condition="light_coma", recovery="ht", duration=None, unit=None, every=30, every_unit="minute",
-                after_penalty=-2, after_duration=6, after_unit="hour", entry=28,
+                condition="light_coma",
+                recovery="ht",
+                duration=None,
+                unit=None,
+                every=30,
+                every_unit="minute",
+                after_penalty=-2,
+                after_duration=6,
+                after_unit="hour",
+                entry=28,
             )
         ],
         [],
@@ -148,9 +188,17 @@ CASES = {
         [4],
         [
             AddCondition(
-                condition="catatonia", recovery="ht", duration=4, unit="day", duration_dice="1D",
-                after_penalty=-2, after_duration="same", after_unit="day", extend="1D",
-                hp_drain="escalating_daily", entry=30,
+                condition="catatonia",
+                recovery="ht",
+                duration=4,
+                unit="day",
+                duration_dice="1D",
+                after_penalty=-2,
+                after_duration="same",
+                after_unit="day",
+                extend="1D",
+                hp_drain="escalating_daily",
+                entry=30,
             )
         ],
         [("duration:catatonia", "1D", (4,))],
@@ -312,7 +360,9 @@ def test_severe_phobia_takes_four():
 
 
 def test_fright_cap_limits_the_target():
-    result = resolve_fright_check(16, ManualDice([5, 5, 4, 1, 1, 2]), combat_reflexes=True, fright_cap=13, stats=HT, table=FEAR)
+    result = resolve_fright_check(
+        16, ManualDice([5, 5, 4, 1, 1, 2]), combat_reflexes=True, fright_cap=13, stats=HT, table=FEAR
+    )
     assert result.check.target == 13
     assert result.check.cap == 13
     assert result.check.outcome == "failure"

@@ -44,9 +44,13 @@ def test_every_shape_is_sorted_float_free_and_shallow():
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_the_engines_rolls_and_passed_frights_read_by_their_shape(db_url):
     cli = gurps_setup(Cli(db_url))
-    for argv in (["roll", "3D6<=12", "回避", "--dice", "1,2,3"], ["roll", "X3 2D6", "--dice", "1,2,3,4,5,6"],
-                 ["roll", "4D6KH3", "--dice", "1,2,3,4"], ["roll", "3B6>=4", "--dice", "3,5,4"],
-                 ["fright", "鈴音", "--dice", "3,3,3"]):
+    for argv in (
+        ["roll", "3D6<=12", "回避", "--dice", "1,2,3"],
+        ["roll", "X3 2D6", "--dice", "1,2,3,4,5,6"],
+        ["roll", "4D6KH3", "--dice", "1,2,3,4"],
+        ["roll", "3B6>=4", "--dice", "3,5,4"],
+        ["fright", "鈴音", "--dice", "3,3,3"],
+    ):
         cli.run(*argv)
     with sqlite3.connect(db_url) as conn:
         rows = conn.execute("SELECT kind, record FROM ledger WHERE kind IN ('roll', 'fright') ORDER BY seq").fetchall()
@@ -57,10 +61,12 @@ def test_the_engines_rolls_and_passed_frights_read_by_their_shape(db_url):
         assert encode(read[kind](data)) == data, record
         # Any other spelling of the same value does not read back the same.
         value = json.loads(record)
-        for spelling in (json.dumps(value, sort_keys=True, separators=(",", ":")),
-                         json.dumps(value, ensure_ascii=False, sort_keys=True),
-                         json.dumps(dict(reversed(value.items())), ensure_ascii=False, separators=(",", ":")),
-                         record[:-1] + ',"voidable":true}'):
+        for spelling in (
+            json.dumps(value, sort_keys=True, separators=(",", ":")),
+            json.dumps(value, ensure_ascii=False, sort_keys=True),
+            json.dumps(dict(reversed(value.items())), ensure_ascii=False, separators=(",", ":")),
+            record[:-1] + ',"voidable":true}',
+        ):
             if spelling == canonical_json(value):
                 continue
             assert record_text_problem(spelling) is not None

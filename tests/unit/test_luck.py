@@ -32,9 +32,29 @@ class SidesProbe:
         return None
 
 
-EXPRESSIONS = ["3D6", "3D6<=12", "3D6+1<=13", "2D6+3>=10", "4D6KH3", "2D20KL1", "D66", "1D100<=45", "3B6>=4",
-               "3B6+2B10", "x3 2D6", "x2 3B6>=5", "(1D6+2)*1D4", "-1D6+1D20", "1D8+1D6+4", "3D6KH2+5>=12", "1D",
-               "D6/1D2", "2D6-1D6>=0", "10D10", "x4 D66"]
+EXPRESSIONS = [
+    "3D6",
+    "3D6<=12",
+    "3D6+1<=13",
+    "2D6+3>=10",
+    "4D6KH3",
+    "2D20KL1",
+    "D66",
+    "1D100<=45",
+    "3B6>=4",
+    "3B6+2B10",
+    "x3 2D6",
+    "x2 3B6>=5",
+    "(1D6+2)*1D4",
+    "-1D6+1D20",
+    "1D8+1D6+4",
+    "3D6KH2+5>=12",
+    "1D",
+    "D6/1D2",
+    "2D6-1D6>=0",
+    "10D10",
+    "x4 D66",
+]
 
 
 @pytest.mark.parametrize("text", EXPRESSIONS)
@@ -93,8 +113,9 @@ def test_check_probability_equals_every_ordered_roll(dice, compare, cooperative,
         for faces in itertools.product(range(1, 7), repeat=dice):
             source = ManualDice(list(faces))
             if cooperative:
-                result = checks2d6.cooperative_check([4, 2], need + 5, source, dice_modifier=dice - 3,
-                                                     criticals=rule)  # stat 4 + 1 for cooperation
+                result = checks2d6.cooperative_check(
+                    [4, 2], need + 5, source, dice_modifier=dice - 3, criticals=rule
+                )  # stat 4 + 1 for cooperation
             elif compare == ">":
                 result = checks2d6.danger_sense(3, need + 3, source, dice_modifier=dice - 2, criticals=rule)
             else:
@@ -107,7 +128,8 @@ def test_plain_probabilities_by_convolution():
     assert luck.plain_probability(((1, 2, 6),), 8, ">=") == Fraction(15, 36)
     assert luck.plain_probability(((1, 1, 100),), 45, "<=") == Fraction(45, 100)
     assert luck.plain_probability(((1, 2, 6), (-1, 1, 6)), 0, ">=") == Fraction(
-        sum(1 for a, b, c in itertools.product(range(1, 7), repeat=3) if a + b - c >= 0), 216)
+        sum(1 for a, b, c in itertools.product(range(1, 7), repeat=3) if a + b - c >= 0), 216
+    )
     assert luck.plain_probability(((1, 3, 6),), 10, "=") == Fraction(27, 216)
 
 
@@ -116,8 +138,15 @@ def _read(text):
 
 
 def _record(**fields):
-    base = {"kind": "roll", "source": "rng", "dice": None, "expression": None, "target": None, "outcome": None,
-            "detail": {}}
+    base = {
+        "kind": "roll",
+        "source": "rng",
+        "dice": None,
+        "expression": None,
+        "target": None,
+        "outcome": None,
+        "detail": {},
+    }
     return {**base, **fields}
 
 
@@ -145,14 +174,18 @@ def test_tally_scores_success_rolls_against_exact_odds():
     tally.add(_record(expression="3D6<=10", dice=[3, 3, 4], target=10, outcome="success", detail=gurps))
     tally.add(_record(expression="3D6<=10", dice=[6, 6, 6], target=10, outcome="critical_failure", detail=gurps))
     tally.add(_record(kind="fright", expression="3D6<=16", dice=[1, 1, 1], target=16, outcome="critical_success"))
-    check = {"kind": "ability", "terms": [{"label": "体", "value": 3}], "compare": ">=",
-             "critical_rule": {"enabled": True}}
-    tally.add(_record(kind="check", expression="2D6+3>=10", dice=[6, 1], target=10, outcome="success",
-                      detail=check))
+    check = {
+        "kind": "ability",
+        "terms": [{"label": "体", "value": 3}],
+        "compare": ">=",
+        "critical_rule": {"enabled": True},
+    }
+    tally.add(_record(kind="check", expression="2D6+3>=10", dice=[6, 1], target=10, outcome="success", detail=check))
     tally.add(_record(kind="reunion", expression="1d6", dice=[2], target=2, outcome="success"))
     tally.add(_record(expression="2D6>=8", dice=[1, 2], target=8, outcome="failure"))
-    tally.add(_record(kind="check", expression="2D6+3", dice=[1, 2], target=9, outcome="failure",
-                      detail={"kind": "opposed"}))
+    tally.add(
+        _record(kind="check", expression="2D6+3", dice=[1, 2], target=9, outcome="failure", detail={"kind": "opposed"})
+    )
     rng = tally.sources["rng"]
     three = rng.success["3d6"]
     assert three[:2] == [3, 2] and three[2] == pytest.approx(0.5 + 0.5 + 212 / 216)

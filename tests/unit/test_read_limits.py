@@ -24,9 +24,11 @@ def _depth(value) -> int:
 
 # Strings full of brackets, quotes and backslashes: a bracket inside a string is text.
 TRICKY = st.text(alphabet='[]{}"\\:,ab\n\u3042', max_size=8)
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | TRICKY,
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3),
-                    max_leaves=40)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | TRICKY,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3),
+    max_leaves=40,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -39,15 +41,18 @@ def test_the_measure_is_the_real_depth(value, pretty):
         assert json_too_deep(text, limit=depth - 1)
 
 
-@pytest.mark.parametrize("text, limit, deep", [
-    ("[" * 64 + "]" * 64, 64, False),
-    ("[" * 65 + "]" * 65, 64, True),
-    ('{"a":' * 65 + "1" + "}" * 65, 64, True),
-    ('["' + "[" * 500 + '"]', 64, False),  # brackets inside a string
-    ('["\\"' + "[" * 500 + '"]', 64, False),  # after an escaped quote, still inside the string
-    ("[" * 1_000_000, 64, True),  # never closed: refused, not recursed into
-    ("[]" * 100_000, 64, False),  # many, but flat
-])
+@pytest.mark.parametrize(
+    "text, limit, deep",
+    [
+        ("[" * 64 + "]" * 64, 64, False),
+        ("[" * 65 + "]" * 65, 64, True),
+        ('{"a":' * 65 + "1" + "}" * 65, 64, True),
+        ('["' + "[" * 500 + '"]', 64, False),  # brackets inside a string
+        ('["\\"' + "[" * 500 + '"]', 64, False),  # after an escaped quote, still inside the string
+        ("[" * 1_000_000, 64, True),  # never closed: refused, not recursed into
+        ("[]" * 100_000, 64, False),  # many, but flat
+    ],
+)
 def test_cases_at_and_past_the_limit(text, limit, deep):
     assert json_too_deep(text, limit=limit) is deep
 

@@ -11,8 +11,20 @@ from campaign.errors import DataError
 from campaign.seeds import load_references
 
 #: Issue 13 item 11: every table a GM asked for, by the name the issue uses.
-WANTED = ["行動表", "命中部位表", "四肢を損なう傷", "姿勢表", "命中修正表", "水中戦闘", "高低差", "長射程",
-          "大きさと距離/速度", "状況修正", "物体の硬度と耐久力", "目標値の目安"]
+WANTED = [
+    "行動表",
+    "命中部位表",
+    "四肢を損なう傷",
+    "姿勢表",
+    "命中修正表",
+    "水中戦闘",
+    "高低差",
+    "長射程",
+    "大きさと距離/速度",
+    "状況修正",
+    "物体の硬度と耐久力",
+    "目標値の目安",
+]
 
 
 def test_every_reference_table_is_shipped_in_seed_order():
@@ -22,11 +34,21 @@ def test_every_reference_table_is_shipped_in_seed_order():
     assert [t.key for t in tables.values() if t.rollable] == ["hit_location"]
 
 
-@pytest.mark.parametrize("name, key", [
-    ("命中部位", "hit_location"), ("HIT", "hit_location"), ("hit location", "hit_location"),
-    ("大きさと距離／速度", "size_speed_range"), ("水中", "underwater"), ("water", "situation"),
-    ("硬度", "objects"), ("目標値", "target_numbers"), ("四肢を損なう傷の効果", "crippling"), ("姿勢", "posture"),
-])
+@pytest.mark.parametrize(
+    "name, key",
+    [
+        ("命中部位", "hit_location"),
+        ("HIT", "hit_location"),
+        ("hit location", "hit_location"),
+        ("大きさと距離／速度", "size_speed_range"),
+        ("水中", "underwater"),
+        ("water", "situation"),
+        ("硬度", "objects"),
+        ("目標値", "target_numbers"),
+        ("四肢を損なう傷の効果", "crippling"),
+        ("姿勢", "posture"),
+    ],
+)
 def test_names_aliases_and_unique_parts_resolve(name, key):
     assert find_reference(name, load_references()).key == key
 
@@ -37,9 +59,17 @@ def test_unknown_or_ambiguous_names_find_nothing():
     assert find_reference("  ", load_references()) is None
 
 
-@pytest.mark.parametrize("faces, part", [((1, 1, 1), "頭 / skull"), ((1, 1, 2), "頭 / skull"), ((1, 2, 2), "顔 / face"),
-                                         ((3, 3, 4), "胴体 / torso"), ((6, 6, 5), "重要器官 / vitals"),
-                                         ((6, 6, 6), "武器攻撃 / weapon")])
+@pytest.mark.parametrize(
+    "faces, part",
+    [
+        ((1, 1, 1), "頭 / skull"),
+        ((1, 1, 2), "頭 / skull"),
+        ((1, 2, 2), "顔 / face"),
+        ((3, 3, 4), "胴体 / torso"),
+        ((6, 6, 5), "重要器官 / vitals"),
+        ((6, 6, 6), "武器攻撃 / weapon"),
+    ],
+)
 def test_hit_location_rolls_3d6(faces, part):
     table = find_reference("HIT", load_references())
     source = ManualDice(list(faces))
@@ -74,20 +104,27 @@ def test_a_good_seed_loads(tmp_path):
     assert _load(tmp_path, GOOD)["tst"].rows[0].cells == ("x",)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda s: s.replace('a = "x"', 'a = "x"\nb = "y"'), "row 1: unknown b"),
-    (lambda s: s.replace('a = "x"', 'c = "x"'), "unknown c; missing a"),
-    (lambda s: s.replace('a = "x"', 'a = ""'), "row 1 a must be non-empty text"),
-    (lambda s: s.replace('origin = "000"', 'origin = "009"'), "origin must be one of"),
-    (lambda s: s.replace('key = "tst"', 'key = "Bad Key"'), "key must be lower_case"),
-    (lambda s: s.replace('source = "here"\n', ''), "missing 'source'"),
-    (lambda s: s.replace('a = "x"', 'roll = [3, 18]\na = "x"'), "`roll` is only for a table"),
-    (lambda s: s.replace('origin', 'roll = "3D6"\ncommand = "TST"\norigin').replace('a = "x"', 'roll = [3, 17]\na = "x"'),
-     "rolls 18 land on no row"),
-    (lambda s: s.replace('origin', 'roll = "3D6"\norigin'), "both `roll` and `command`"),
-    (lambda s: s + 'extra = 1\n', "row"),  # a stray key after [[rows]] belongs to the row
-    (lambda s: s.replace('{ key = "a", ja = "あ", en = "A" }', '{ key = "a", ja = "あ" }'), "column 1 must be"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s.replace('a = "x"', 'a = "x"\nb = "y"'), "row 1: unknown b"),
+        (lambda s: s.replace('a = "x"', 'c = "x"'), "unknown c; missing a"),
+        (lambda s: s.replace('a = "x"', 'a = ""'), "row 1 a must be non-empty text"),
+        (lambda s: s.replace('origin = "000"', 'origin = "009"'), "origin must be one of"),
+        (lambda s: s.replace('key = "tst"', 'key = "Bad Key"'), "key must be lower_case"),
+        (lambda s: s.replace('source = "here"\n', ""), "missing 'source'"),
+        (lambda s: s.replace('a = "x"', 'roll = [3, 18]\na = "x"'), "`roll` is only for a table"),
+        (
+            lambda s: s.replace("origin", 'roll = "3D6"\ncommand = "TST"\norigin').replace(
+                'a = "x"', 'roll = [3, 17]\na = "x"'
+            ),
+            "rolls 18 land on no row",
+        ),
+        (lambda s: s.replace("origin", 'roll = "3D6"\norigin'), "both `roll` and `command`"),
+        (lambda s: s + "extra = 1\n", "row"),  # a stray key after [[rows]] belongs to the row
+        (lambda s: s.replace('{ key = "a", ja = "あ", en = "A" }', '{ key = "a", ja = "あ" }'), "column 1 must be"),
+    ],
+)
 def test_broken_seeds_are_refused_with_the_file(tmp_path, change, message):
     with pytest.raises(DataError) as refused:
         _load(tmp_path, change(GOOD))

@@ -59,8 +59,13 @@ def test_non_default_faces():
         reunion_check(10, 3, ManualDice([11]))
     assert reunion_chance(10, 3) == Fraction(2, 5)
     assert reunion_check(10, 3, ManualDice([4])).to_detail() == {
-        "expression": "1d10", "faces": 10, "roll": 4, "dice": [4], "threshold": 4,
-        "searchers": 3, "success": True,
+        "expression": "1d10",
+        "faces": 10,
+        "roll": 4,
+        "dice": [4],
+        "threshold": 4,
+        "searchers": 3,
+        "success": True,
     }
 
 
@@ -102,8 +107,7 @@ KITSUNE_MISSING = MissingFacts(id=9, name="Kitsune", is_pc=False, player="alice"
 
 
 def pc(id, name, player, *, related=(), **kw):
-    return CharacterFacts(id=id, name=name, is_pc=True, player=player,
-                          related_to=frozenset(related), **kw)
+    return CharacterFacts(id=id, name=name, is_pc=True, player=player, related_to=frozenset(related), **kw)
 
 
 BO = pc(2, "Bo", "bob", related={1, 9})
@@ -177,8 +181,9 @@ def test_gm_npc_without_player_has_no_own_player_rule():
 
 
 def test_one_searcher_per_player_per_missing_character():
-    target = MissingFacts(id=1, name="Aki", is_pc=True, player="alice",
-                          searchers=(SearcherFacts(id=6, name="Fu", player="bob"),))
+    target = MissingFacts(
+        id=1, name="Aki", is_pc=True, player="alice", searchers=(SearcherFacts(id=6, name="Fu", player="bob"),)
+    )
     assert "bob already has Fu searching for Aki" in refused(BO, target)
     # another player's searcher does not block
     check_can_search(pc(3, "Cy", "carol", related={1}), target, at_scenario_start=True)

@@ -64,8 +64,11 @@ def _public_functions():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 found = [(f"{path.stem}.{node.name}", node)]
             elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                found = [(f"{path.stem}.{node.name}.{item.name}", item) for item in node.body
-                         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                found = [
+                    (f"{path.stem}.{node.name}.{item.name}", item)
+                    for item in node.body
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                ]
             else:
                 continue
             for name, function in found:
@@ -78,10 +81,15 @@ def _returns_a_dict(annotation: str) -> bool:
 
 
 def test_services_return_dataclasses_not_dicts():
-    offenders = [f"{name} -> {annotation}" for name, annotation in _public_functions()
-                 if _returns_a_dict(annotation) and name not in RECORD_SHAPED]
-    assert not offenders, ("return a frozen dataclass (services.results), or add the function to "
-                           "RECORD_SHAPED with the reason its result is a record:\n" + "\n".join(offenders))
+    offenders = [
+        f"{name} -> {annotation}"
+        for name, annotation in _public_functions()
+        if _returns_a_dict(annotation) and name not in RECORD_SHAPED
+    ]
+    assert not offenders, (
+        "return a frozen dataclass (services.results), or add the function to "
+        "RECORD_SHAPED with the reason its result is a record:\n" + "\n".join(offenders)
+    )
 
 
 def test_every_allowed_dict_is_still_one():

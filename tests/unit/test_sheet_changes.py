@@ -12,7 +12,9 @@ def _row(skills=None, notes=(), items=()):
 
 def test_lines_added_at_the_end_and_removed_from_the_middle():
     old = _row({"回避": {"level": 9}}, notes=["左利き"], items=["手帳", "懐中電灯", "手帳"])
-    new = _row({"回避": {"level": 10}, "聞き耳": {"level": 13}}, notes=["左利き", "甘党"], items=["懐中電灯", "手帳", "鍵"])
+    new = _row(
+        {"回避": {"level": 10}, "聞き耳": {"level": 13}}, notes=["左利き", "甘党"], items=["懐中電灯", "手帳", "鍵"]
+    )
     assert sheet_changes(old, new) == [
         ("skill", "回避", 9, 10, "skill 回避 9 → 10"),
         ("skill", "聞き耳", None, 13, "skill 聞き耳 — → 13"),

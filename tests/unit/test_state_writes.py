@@ -24,22 +24,75 @@ from campaign.db import models, models_state  # noqa: F401 (every state model re
 PACKAGE = Path(__file__).parents[2] / "campaign"
 MAPPING = "campaign/services/state_mapping.py"
 
-STATE_MODELS = ("Player", "Character", "Relationship", "Trait", "Condition", "Scenario", "ScenarioParticipant",
-                "Disappearance", "Search", "ReunionCheck")
-STATE_TABLES = ("players", "characters", "relationships", "traits", "conditions", "scenarios",
-                "scenario_participants", "disappearances", "searches", "reunion_checks")
+STATE_MODELS = (
+    "Player",
+    "Character",
+    "Relationship",
+    "Trait",
+    "Condition",
+    "Scenario",
+    "ScenarioParticipant",
+    "Disappearance",
+    "Search",
+    "ReunionCheck",
+)
+STATE_TABLES = (
+    "players",
+    "characters",
+    "relationships",
+    "traits",
+    "conditions",
+    "scenarios",
+    "scenario_participants",
+    "disappearances",
+    "searches",
+    "reunion_checks",
+)
 # Not state: written by their own services, never by replay.
-NOT_STATE = ("ledger", "seal_heads", "secret_rolls", "fair_seeds", "web_invites", "web_sessions", "web_requests",
-             "table_calls", "bcdice_tokens", "group_roles", "campaigns")
+NOT_STATE = (
+    "ledger",
+    "seal_heads",
+    "secret_rolls",
+    "fair_seeds",
+    "web_invites",
+    "web_sessions",
+    "web_requests",
+    "table_calls",
+    "bcdice_tokens",
+    "group_roles",
+    "campaigns",
+)
 # The campaign row holds the chain: made once, by `init` and by `import`, with its ruleset
 # (and the settings the first entry's op records); its state columns are the mapping's after that.
 CAMPAIGN_MADE_IN = ("campaign/services/campaigns.py", "campaign/services/transfer.py")
 CAMPAIGN_STATE_COLUMNS = ("settings", "clock")
 # Column names that other objects use too (a dataclass's `name`, a result's `kind`):
 # assigning them is not a sign of a state write on its own.
-SHARED_NAMES = {"id", "name", "kind", "status", "detail", "faces", "reason", "seq", "roll", "title", "category",
-                "cp", "success", "threshold", "note", "origin", "duration", "stats", "items", "notes",
-                "skills", "player_id", "campaign_id"}
+SHARED_NAMES = {
+    "id",
+    "name",
+    "kind",
+    "status",
+    "detail",
+    "faces",
+    "reason",
+    "seq",
+    "roll",
+    "title",
+    "category",
+    "cp",
+    "success",
+    "threshold",
+    "note",
+    "origin",
+    "duration",
+    "stats",
+    "items",
+    "notes",
+    "skills",
+    "player_id",
+    "campaign_id",
+}
 
 # Names that hold a projection State (or are the object itself), not an ORM row:
 # transfer's `claimed` is the state an export file claims, compared with the replay.
@@ -78,19 +131,31 @@ def writes(source: str, relative: str) -> list[str]:
                 found.append(f"{node.lineno}: builds a campaign row")
             if callee in ("insert", "update", "delete") and node.args and _name(node.args[0]) in STATE_MODELS:
                 found.append(f"{node.lineno}: {callee}({_name(node.args[0])})")
-            if (callee in ("insert", "update", "delete") and isinstance(node.func, ast.Attribute)
-                    and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "__table__"
-                    and _name(node.func.value.value) in STATE_MODELS):
+            if (
+                callee in ("insert", "update", "delete")
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr == "__table__"
+                and _name(node.func.value.value) in STATE_MODELS
+            ):
                 found.append(f"{node.lineno}: {_name(node.func.value.value)}.__table__.{callee}()")
-            if (callee == "setattr" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
-                    and node.args[1].value in STATE_COLUMNS):
+            if (
+                callee == "setattr"
+                and len(node.args) > 1
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value in STATE_COLUMNS
+            ):
                 found.append(f"{node.lineno}: setattr(..., {node.args[1].value!r})")
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for part in ast.walk(target):
-                    if (isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store)
-                            and part.attr in STATE_COLUMNS and _name(part.value) not in STATE_VALUES):
+                    if (
+                        isinstance(part, ast.Attribute)
+                        and isinstance(part.ctx, ast.Store)
+                        and part.attr in STATE_COLUMNS
+                        and _name(part.value) not in STATE_VALUES
+                    ):
                         found.append(f"{node.lineno}: assigns .{part.attr}")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL_WRITE.search(node.value):
             found.append(f"{node.lineno}: SQL {_SQL_WRITE.search(node.value).group(0)!r}")
@@ -101,8 +166,13 @@ def reaches_database(source: str) -> bool:
     """Whether a module imports SQLAlchemy or campaign.db: one that does not (core,
     projection: they change a State in memory) cannot write a table."""
     for node in ast.walk(ast.parse(source)):
-        names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        names = (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
         if any(name.startswith(("sqlalchemy", "campaign.db")) for name in names):
             return True
     return False
@@ -118,8 +188,13 @@ def _modules() -> list[tuple[str, str]]:
 
 
 def test_only_the_mapping_module_writes_state_tables():
-    offenders = {relative: hits for relative, source in _modules() if relative != MAPPING
-                 for hits in [writes(source, relative)] if hits}
+    offenders = {
+        relative: hits
+        for relative, source in _modules()
+        if relative != MAPPING
+        for hits in [writes(source, relative)]
+        if hits
+    }
     assert offenders == {}
 
 
@@ -139,30 +214,36 @@ def test_the_mapping_module_is_seen_writing():
     assert any("delete(ScenarioParticipant)" in hit for hit in hits)
 
 
-@pytest.mark.parametrize("snippet, what", [
-    ("session.add(Trait(name='x'))", "builds a Trait row"),
-    ("character.pools = {}", "assigns .pools"),
-    ("trait.removed_seq = 5", "assigns .removed_seq"),
-    ("campaign.clock += 60", "assigns .clock"),
-    ("setattr(row, 'unlimited_cp', 3)", "setattr(..., 'unlimited_cp')"),
-    ("session.execute(update(Character).values(cp_total=1))", "update(Character)"),
-    ("session.execute(Search.__table__.delete())", "Search.__table__.delete()"),
-    ("session.execute(text('UPDATE traits SET cp = 1'))", "SQL 'UPDATE traits'"),
-    ("session.execute(text('insert into scenario_participants VALUES (1, 2)'))", "SQL"),
-    ("Campaign(name='x', ruleset='gurps4', settings={})", "builds a campaign row"),
-])
+@pytest.mark.parametrize(
+    "snippet, what",
+    [
+        ("session.add(Trait(name='x'))", "builds a Trait row"),
+        ("character.pools = {}", "assigns .pools"),
+        ("trait.removed_seq = 5", "assigns .removed_seq"),
+        ("campaign.clock += 60", "assigns .clock"),
+        ("setattr(row, 'unlimited_cp', 3)", "setattr(..., 'unlimited_cp')"),
+        ("session.execute(update(Character).values(cp_total=1))", "update(Character)"),
+        ("session.execute(Search.__table__.delete())", "Search.__table__.delete()"),
+        ("session.execute(text('UPDATE traits SET cp = 1'))", "SQL 'UPDATE traits'"),
+        ("session.execute(text('insert into scenario_participants VALUES (1, 2)'))", "SQL"),
+        ("Campaign(name='x', ruleset='gurps4', settings={})", "builds a campaign row"),
+    ],
+)
 def test_each_kind_of_write_is_caught(snippet, what):
     assert any(what in hit for hit in writes(snippet, "campaign/services/elsewhere.py")), snippet
 
 
-@pytest.mark.parametrize("snippet", [
-    "session.add(SealHead(campaign_id=1, hash='x', seq=1))",
-    "session.add(SecretRoll(campaign_id=1, seq=1, salt='s', result='{}'))",
-    "session.execute(update(WebInvite).values(used_at='now'))",
-    "row.name = 'x'",
-    "text('SELECT * FROM traits')",
-    "self.clock = 5",
-])
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        "session.add(SealHead(campaign_id=1, hash='x', seq=1))",
+        "session.add(SecretRoll(campaign_id=1, seq=1, salt='s', result='{}'))",
+        "session.execute(update(WebInvite).values(used_at='now'))",
+        "row.name = 'x'",
+        "text('SELECT * FROM traits')",
+        "self.clock = 5",
+    ],
+)
 def test_other_tables_and_reads_are_not_state_writes(snippet):
     assert writes(snippet, "campaign/services/elsewhere.py") == []
 

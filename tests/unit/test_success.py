@@ -7,14 +7,7 @@ import json
 import pytest
 
 from campaign.core.dice_source import ManualDice
-from campaign.core.success import (
-    CRITICAL_FAILURE,
-    CRITICAL_SUCCESS,
-    FAILURE,
-    SUCCESS,
-    judge_success,
-    success_roll,
-)
+from campaign.core.success import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, judge_success, success_roll
 from campaign.errors import DiceError
 
 

@@ -65,11 +65,19 @@ def test_only_the_expected_entries_carry_directives(tables):
         if isinstance(effect, DIRECTIVE_KINDS)
     }
     assert found == {
-        ("FMB", 3, "reroll"), ("FMB", 4, "reroll"), ("FMB", 5, "reroll"), ("FMB", 6, "reroll"),
-        ("FMB", 17, "reroll"), ("FMB", 18, "reroll"),
+        ("FMB", 3, "reroll"),
+        ("FMB", 4, "reroll"),
+        ("FMB", 5, "reroll"),
+        ("FMB", 6, "reroll"),
+        ("FMB", 17, "reroll"),
+        ("FMB", 18, "reroll"),
         ("GFMB", 9, "reroll"),
-        ("YSFMB", 3, "roll_twice"), ("YSFMB", 13, "reroll"), ("YSFMB", 17, "roll_table"), ("YSFMB", 18, "roll_twice"),
-        ("YFMB", 13, "roll_table"), ("YFMB", 14, "reroll"),
+        ("YSFMB", 3, "roll_twice"),
+        ("YSFMB", 13, "reroll"),
+        ("YSFMB", 17, "roll_table"),
+        ("YSFMB", 18, "roll_twice"),
+        ("YFMB", 13, "roll_table"),
+        ("YFMB", 14, "reroll"),
     }
     assert tables["YSFMB"].entry_for(3).effects == (RollTwice(apply="both"),)
     assert tables["YSFMB"].entry_for(18).effects == (RollTwice(apply="choose"),)
@@ -314,8 +322,12 @@ def test_notes_are_written_out_not_pointed_at_the_source(tables):
     for table in tables.values():
         assert "原典参照" not in table.note_ja and "see the source" not in table.note_en.casefold(), table.command
     fmb = tables["FMB"]
-    for words in ("dodge falls down", "parry rolls on this table", "block leaves the shield unready",
-                  "3 and 4 do nothing to a long-range weapon"):
+    for words in (
+        "dodge falls down",
+        "parry rolls on this table",
+        "block leaves the shield unready",
+        "3 and 4 do nothing to a long-range weapon",
+    ):
         assert words in fmb.note_en
     for words in ("よけなら転倒", "受けなら", "止めなら盾が非準備状態", "長射程武器なら3・4は効果なし"):
         assert words in fmb.note_ja

@@ -13,37 +13,52 @@ from campaign.seeds import load_stat_aliases
 HOUR, DAY = 3600, 86400
 
 
-@pytest.mark.parametrize("text, seconds, en, ja", [
-    ("6h", 6 * HOUR, "6 hours", "6時間"),
-    ("3day", 3 * DAY, "3 days", "3日"),
-    ("2 weeks", 14 * DAY, "2 weeks", "2週間"),
-    ("1週", 7 * DAY, "1 week", "1週間"),
-    ("45秒", 45, "45 seconds", "45秒"),
-    ("3ターン", 3, "3 turns", "3ターン"),
-    ("10min", 600, "10 minutes", "10分"),
-    ("2turns", 2, "2 turns", "2ターン"),
-    ("1turn", 1, "1 turn", "1ターン"),
-    ("30m", 1800, "30 minutes", "30分"),
-    ("1day6h", DAY + 6 * HOUR, "1 day 6 hours", "1日6時間"),
-    ("１日", DAY, "1 day", "1日"),  # full-width digit
-    ("2 時間", 2 * HOUR, "2 hours", "2時間"),
-    ("1w", 7 * DAY, "1 week", "1週間"),
-])
+@pytest.mark.parametrize(
+    "text, seconds, en, ja",
+    [
+        ("6h", 6 * HOUR, "6 hours", "6時間"),
+        ("3day", 3 * DAY, "3 days", "3日"),
+        ("2 weeks", 14 * DAY, "2 weeks", "2週間"),
+        ("1週", 7 * DAY, "1 week", "1週間"),
+        ("45秒", 45, "45 seconds", "45秒"),
+        ("3ターン", 3, "3 turns", "3ターン"),
+        ("10min", 600, "10 minutes", "10分"),
+        ("2turns", 2, "2 turns", "2ターン"),
+        ("1turn", 1, "1 turn", "1ターン"),
+        ("30m", 1800, "30 minutes", "30分"),
+        ("1day6h", DAY + 6 * HOUR, "1 day 6 hours", "1日6時間"),
+        ("１日", DAY, "1 day", "1日"),  # full-width digit
+        ("2 時間", 2 * HOUR, "2 hours", "2時間"),
+        ("1w", 7 * DAY, "1 week", "1週間"),
+    ],
+)
 def test_spans(text, seconds, en, ja):
     span = parse_span(text)
     assert (span.seconds, span.text, span.text_ja) == (seconds, en, ja)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("6", "not a span"), ("h", "not a span"), ("", "not a span"), ("6x", "unknown unit"),
-    ("0h", "no time at all"), ("6h later", "not a span"), ("100000w", "longer than the clock"),
-    ("-2h", "not a span"),
-    # nothing that a dice table reads as dice is a span (issue 28)
-    ("1d6h", r"'1d6h' reads as dice: did you mean 1d6 h\? roll it first \(campaign roll 1D6\) and give what "
-             r"it shows, e\.g\. 4h; for 1 day and 6h write 1day6h"),
-    ("3d", r"'3d' reads as dice \(3D\); for days write 3day or 3日"),
-    ("2D", "reads as dice"), ("1d6", "is dice, not a span: roll it first"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("6", "not a span"),
+        ("h", "not a span"),
+        ("", "not a span"),
+        ("6x", "unknown unit"),
+        ("0h", "no time at all"),
+        ("6h later", "not a span"),
+        ("100000w", "longer than the clock"),
+        ("-2h", "not a span"),
+        # nothing that a dice table reads as dice is a span (issue 28)
+        (
+            "1d6h",
+            r"'1d6h' reads as dice: did you mean 1d6 h\? roll it first \(campaign roll 1D6\) and give what "
+            r"it shows, e\.g\. 4h; for 1 day and 6h write 1day6h",
+        ),
+        ("3d", r"'3d' reads as dice \(3D\); for days write 3day or 3日"),
+        ("2D", "reads as dice"),
+        ("1d6", "is dice, not a span: roll it first"),
+    ],
+)
 def test_bad_spans(text, message):
     with pytest.raises(BadInput, match=message):
         parse_span(text, "--for")
@@ -81,7 +96,10 @@ def test_follow_up_as_long_as_it_lasted_is_at_least_the_rolled_days():
 def test_3e_sheet_derives_will_fp_hp():
     sheet = {"ST": 10, "DX": 11, "IQ": 12, "HT": 11}
     assert {k: (v.value, v.derived_from, v.key) for k, v in derived_stats(sheet).items()} == {
-        "Will": (12, "IQ", "IQ"), "FP": (10, "ST", "ST"), "HP": (11, "HT", "HT")}
+        "Will": (12, "IQ", "IQ"),
+        "FP": (10, "ST", "ST"),
+        "HP": (11, "HT", "HT"),
+    }
     assert stat_value(sheet, "Will").derived and pool_max(sheet, "HP") == 11
     assert pool_current(sheet, {}, "FP") == 10 and pool_current(sheet, {"FP": 4}, "FP") == 4
 

@@ -29,8 +29,9 @@ def build_table(cli: Cli) -> dict[str, int]:
     seqs["roll"] = cli.json("--as", "Aki", "roll", "3D6<=12", "回避", "--char", "鈴音", "--dice", "1,2,3")["seq"]
     seqs["xss_roll"] = cli.json("roll", "2D6", "--char", XSS, "--reason", XSS, "--dice", "2,5")["seq"]
     # 16 against Will 11 fails by 5; 6+6+6 + 5 = 23 on the fright table: a mild phobia.
-    seqs["fright"] = cli.json("fright", "鈴音", "--pick", "暗所恐怖症", "--reason", "屋敷の地下室",
-                              "--dice", "6,5,5,6,6,6")["seq"]
+    seqs["fright"] = cli.json(
+        "fright", "鈴音", "--pick", "暗所恐怖症", "--reason", "屋敷の地下室", "--dice", "6,5,5,6,6,6"
+    )["seq"]
     cli.run("scenario", "start", "第一話 霧の館", "--with", "鈴音", "--with", "刀矢")
     cli.run("missing", "mark", "鈴音", "--reason", "霧の中に消えた")
     cli.run("scenario", "end", "--dice", "鈴音=4")

@@ -51,8 +51,9 @@ def served(db_url: str, faces: list[int] | None = None, port: int = 0, **options
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(64)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                                          timeout_graceful_shutdown=1))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1)
+    )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -84,8 +85,9 @@ class Browser:
             self.csrf = self.http.get("/api/session").json()["csrf"]
         return answer
 
-    def post(self, path: str, body: dict, *, origin: str | None = "same", csrf: str | None = "same",
-             key: str | None = "new") -> httpx.Response:
+    def post(
+        self, path: str, body: dict, *, origin: str | None = "same", csrf: str | None = "same", key: str | None = "new"
+    ) -> httpx.Response:
         headers = {}
         if origin is not None:
             headers["origin"] = self.base if origin == "same" else origin

@@ -72,8 +72,10 @@ def test_seals_list_every_seal_head(table, client):
     cli, seqs = table
     second = cli.json("history", "seal")
     seals = client.get("/api/seals").json()["seals"]
-    assert [(s["seq"], s["hash"]) for s in seals] == [(seqs["seal"], cli.json("history", "show", str(
-        seqs["seal"]))["hash"]), (second["seq"], second["head"])]
+    assert [(s["seq"], s["hash"]) for s in seals] == [
+        (seqs["seal"], cli.json("history", "show", str(seqs["seal"]))["hash"]),
+        (second["seq"], second["head"]),
+    ]
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z", s["at"]) for s in seals)
 
 
@@ -100,7 +102,7 @@ def test_history_pages_by_seq_without_gaps_or_repeats(table, client):
         url = older.group(1).replace("&amp;", "&") if older else None
         if url:
             assert url == f"/history?before={shown[-1]}"
-            assert 'data-feed=' not in client.get(url).text and "newest" in client.get(url).text
+            assert "data-feed=" not in client.get(url).text and "newest" in client.get(url).text
         # The verify panel starts at the oldest row the page shows.
         assert f'data-from-seq="{shown[-1]}"' in page
     assert seen == list(range(head, 0, -1))
@@ -124,8 +126,13 @@ def test_a_history_page_is_one_indexed_range_query(table):
         statements.append((statement, parameters))
 
     event.listen(db.engine, "before_cursor_execute", record)
-    for url in ("/history", "/history?before=10", "/history?kind=roll&before=10", "/history?outcome=success",
-                "/history?scenario=1"):
+    for url in (
+        "/history",
+        "/history?before=10",
+        "/history?kind=roll&before=10",
+        "/history?outcome=success",
+        "/history?scenario=1",
+    ):
         statements.clear()
         assert client.get(url).status_code == 200
         ledger_reads = [(s, p) for s, p in statements if "FROM ledger" in s]
@@ -141,8 +148,18 @@ def test_a_history_page_is_one_indexed_range_query(table):
 def test_without_the_token_every_path_is_refused(table):
     cli, seqs = table
     client = client_for(cli.db, TOKEN)
-    for path in ("/", "/history", "/entries/1", "/api/chain", "/api/seals", "/api/feed", "/api/table",
-                 "/api/session", "/?token=wrong", "/?token=" + TOKEN[:-1]):
+    for path in (
+        "/",
+        "/history",
+        "/entries/1",
+        "/api/chain",
+        "/api/seals",
+        "/api/feed",
+        "/api/table",
+        "/api/session",
+        "/?token=wrong",
+        "/?token=" + TOKEN[:-1],
+    ):
         answer = client.get(path)
         assert answer.status_code == 401, path
         assert "テスト卓" not in answer.text
@@ -170,8 +187,10 @@ def test_the_token_link_sets_a_strict_cookie_and_drops_the_parameter(table):
     assert client.get("/history?kind=roll").status_code == 200  # the cookie, kept by the client
     assert client.get("/api/chain").status_code == 200
     assert client.get(f"/?token={TOKEN}").headers["location"] == "/"
-    assert client.get(f"/characters/%E9%88%B4%E9%9F%B3?token={TOKEN}").headers["location"] == \
-        "/characters/%E9%88%B4%E9%9F%B3"
+    assert (
+        client.get(f"/characters/%E9%88%B4%E9%9F%B3?token={TOKEN}").headers["location"]
+        == "/characters/%E9%88%B4%E9%9F%B3"
+    )
 
 
 def test_the_feed_row_is_the_history_row(table, client):
@@ -202,6 +221,8 @@ def test_the_feed_stream_sends_entries_then_keepalives(table, client, monkeypatc
     retry, entry, state, keepalive = asyncio.run(first(4))
     assert retry == "retry: 1000\n\n"
     head, event, data = entry.splitlines()[:3]
-    assert (head, event) == (f"id: {seqs['seal']}", "event: entry") and data.startswith(f'data: {{"seq": {seqs["seal"]}, ')
+    assert (head, event) == (f"id: {seqs['seal']}", "event: entry") and data.startswith(
+        f'data: {{"seq": {seqs["seal"]}, '
+    )
     assert state.startswith(f'event: state\ndata: {{"seq": {seqs["seal"]}, "characters": ')
     assert keepalive == ": keepalive\n\n"

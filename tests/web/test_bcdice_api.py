@@ -87,8 +87,13 @@ def test_a_bot_session_as_discord_bcdicebot_makes_it(bot):
     assert status == 200
     check_roll_document(raw)
     assert raw["text"] == "(3D6<=12) ＞ 10[2,3,5] ＞ 10 ＞ 成功(成功度：2)"
-    assert (raw["success"], raw["failure"], raw["critical"], raw["fumble"], raw["secret"]) == \
-        (True, False, False, False, False)
+    assert (raw["success"], raw["failure"], raw["critical"], raw["fumble"], raw["secret"]) == (
+        True,
+        False,
+        False,
+        False,
+        False,
+    )
     assert [die["value"] for die in raw["rands"]] == [2, 3, 5]
     faces[:] = [6, 6, 5]
     encoded = client.get("v2/game_system/GURPS/roll", params={"command": "3D6<=12 回避"}).json()
@@ -107,8 +112,13 @@ def test_a_bot_session_as_discord_bcdicebot_makes_it(bot):
     check_roll_document(table)
     assert table["text"].startswith("クリティカル表(13) ＞ ") and len(table["text"]) > len("クリティカル表(13) ＞ ")
 
-    seqs = [raw["campaign_seq"], encoded["campaign_seq"], plus["campaign_seq"], posted["campaign_seq"],
-            table["campaign_seq"]]
+    seqs = [
+        raw["campaign_seq"],
+        encoded["campaign_seq"],
+        plus["campaign_seq"],
+        posted["campaign_seq"],
+        table["campaign_seq"],
+    ]
     entries = {entry["seq"]: entry for entry in cli.json("history", "--source", "bcdice-api", "--all")}
     assert sorted(entries) == sorted(seqs)
     for seq in seqs:
@@ -169,8 +179,9 @@ def test_errors_have_bcdice_api_shape_and_change_nothing(bot):
 def test_cors_on_these_routes_only_and_no_cookies(bot):
     _, base, path, faces, client = bot
     faces[:] = [1, 2]
-    answer = client.get("v2/game_system/DiceBot/roll", params={"command": "2D6"},
-                        headers={"origin": "https://vtt.example"})
+    answer = client.get(
+        "v2/game_system/DiceBot/roll", params={"command": "2D6"}, headers={"origin": "https://vtt.example"}
+    )
     assert answer.headers["access-control-allow-origin"] == "*" and "set-cookie" not in answer.headers
     assert client.get("v2/version").headers["access-control-allow-origin"] == "*"
     assert httpx.get(f"{base}/bcdice/{'A' * 43}/v2/version").headers["access-control-allow-origin"] == "*"
@@ -197,12 +208,19 @@ def test_original_table_is_recorded_as_a_table_roll(bot):
     assert document["text"] == "飲み物表(7) ＞ 飲み物7"
     assert document["rands"] == [{"kind": "normal", "sides": 6, "value": 3}, {"kind": "normal", "sides": 6, "value": 4}]
     entry = cli.json("history", "show", str(document["campaign_seq"]))
-    assert (entry["kind"], entry["dice"], entry["total"], entry["actor"], entry["source"]) == \
-        ("table", [3, 4], 7, "Aki", "bcdice-api")
+    assert (entry["kind"], entry["dice"], entry["total"], entry["actor"], entry["source"]) == (
+        "table",
+        [3, 4],
+        7,
+        "Aki",
+        "bcdice-api",
+    )
     assert entry["detail"]["lines"] == ["7: 飲み物7"]
     faces[:] = [5, 2]
-    d66 = client.post("v2/original_table", data={"table": "T\nD66\n" + "".join(
-        f"{a}{b}:r{a}{b}\n" for a in range(1, 7) for b in range(1, 7))}).json()
+    d66 = client.post(
+        "v2/original_table",
+        data={"table": "T\nD66\n" + "".join(f"{a}{b}:r{a}{b}\n" for a in range(1, 7) for b in range(1, 7))},
+    ).json()
     assert d66["text"] == "T(52) ＞ r52"
     bad = client.post("v2/original_table", data={"table": "only a title"})
     assert (bad.status_code, bad.json()) == (400, {"ok": False, "reason": "unsupported command"})
@@ -217,8 +235,10 @@ def test_rate_limit_per_token(bot, monkeypatch):
     faces[:] = [1] * 40
     codes = [client.get("v2/game_system/DiceBot/roll", params={"command": "1D6"}).status_code for _ in range(5)]
     assert codes == [200, 200, 200, 429, 429]
-    assert client.get("v2/game_system/DiceBot/roll", params={"command": "1D6"}).json() == \
-        {"ok": False, "reason": "too many requests"}
+    assert client.get("v2/game_system/DiceBot/roll", params={"command": "1D6"}).json() == {
+        "ok": False,
+        "reason": "too many requests",
+    }
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -232,14 +252,27 @@ def test_command_pattern_takes_every_command_and_no_chat(bot):
         pattern = re.compile(client.get(f"v2/game_system/{system}").json()["command_pattern"], re.IGNORECASE)
         accepted = ["2D6", "3d6<=12", "1D6+2", "2D6>=8 回避", "S2D6", "D66", "x3 2D6"[3:], "10D6", "2d6+1d4-1"]
         if system == "GURPS":
-            accepted += [case["command"] for case in oracle["cases"]
-                         if case["system"] == "GURPS" and case["command"].split("+")[0].split("-")[0]
-                         not in ("HIT", "REACT")]
+            accepted += [
+                case["command"]
+                for case in oracle["cases"]
+                if case["system"] == "GURPS" and case["command"].split("+")[0].split("-")[0] not in ("HIT", "REACT")
+            ]
             accepted += ["crt", "fear+5", "12-3d6", "S12-3D6 受け"]
         for command in accepted:
             assert pattern.match(command), (system, command)
-        for chat in ("こんにちは", "hello", "3 people", "D&D", "Die Hard", "CRTで", "fearless", "ok 2D6",
-                     "http://x", "12-3", "Sよろしく"):
+        for chat in (
+            "こんにちは",
+            "hello",
+            "3 people",
+            "D&D",
+            "Die Hard",
+            "CRTで",
+            "fearless",
+            "ok 2D6",
+            "http://x",
+            "12-3",
+            "Sよろしく",
+        ):
             assert not pattern.match(chat), (system, chat)
 
 
@@ -252,7 +285,6 @@ def test_a_2d6_homebrew_campaign_answers_with_its_words(cli):
         bad = httpx.get(f"{base}{path}v2/game_system/Campaign2D6/roll", params={"command": "2D6+3>=10"}).json()
     assert good["text"].startswith("(2D6+3>=10) ＞ 12[6,6]+3 ＞ 15 ＞ ") and good["success"] is True
     assert bad["text"] == "(2D6+3>=10) ＞ 5[2,3]+3 ＞ 8 ＞ 失敗" and bad["failure"] is True
-
 
 
 @pytest.mark.slow
@@ -298,8 +330,9 @@ def test_twenty_bots_fifty_rolls_each_lose_nothing(gurps, monkeypatch):
 
 
 def test_token_refusals_change_nothing_and_the_token_is_stored_hashed(gurps):
-    assert "is not a character of Aki" in gurps.error("invite", "b", "--bcdice", "--player", "Aki",
-                                                      "--character", "刀矢", code=1)
+    assert "is not a character of Aki" in gurps.error(
+        "invite", "b", "--bcdice", "--player", "Aki", "--character", "刀矢", code=1
+    )
     assert "no player named 'Bob'" in gurps.error("invite", "b", "--bcdice", "--player", "Bob", code=1)
     assert "go with --bcdice" in gurps.error("invite", "Aki", "--player", "Aki", code=2)
     assert "--gm does not go with --bcdice" in gurps.error("invite", "GM", "--gm", "--bcdice", code=2)

@@ -28,8 +28,9 @@ FILLER = [3, 4, 2, 5, 1, 6] * 4
 # Tables BCDice's GURPS has and our seeds may not (yet): their commands must then be
 # refused as unsupported, never answered with something else. HIT is rolled from the
 # 命中部位 reference table.
-MISSING_TABLES = {case["command"].rstrip("+-0123456789") for case in CASES if case["kind"] == "table"} \
-    - set(load_tables()) - {"HIT"}
+MISSING_TABLES = (
+    {case["command"].rstrip("+-0123456789") for case in CASES if case["kind"] == "table"} - set(load_tables()) - {"HIT"}
+)
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +74,12 @@ def test_answer_matches_bcdice(api, case):
         return
     assert answer.status_code == 200, answer.text
     got = answer.json()
-    assert {key: got[key] for key in ("secret", "success", "failure", "critical", "fumble")} == \
-        {key: case[key] for key in ("secret", "success", "failure", "critical", "fumble")}
-    assert [(die["value"], die["sides"]) for die in got["rands"][:len(case["rands"])]] == \
-        [tuple(pair) for pair in case["rands"]]
+    assert {key: got[key] for key in ("secret", "success", "failure", "critical", "fumble")} == {
+        key: case[key] for key in ("secret", "success", "failure", "critical", "fumble")
+    }
+    assert [(die["value"], die["sides"]) for die in got["rands"][: len(case["rands"])]] == [
+        tuple(pair) for pair in case["rands"]
+    ]
     if case["kind"] == "table":
         assert got["text"].startswith(case["frame"]), (got["text"], case["frame"])
         assert len(got["text"]) > len(case["frame"])  # our summary follows the frame

@@ -35,10 +35,23 @@ def feed_client(table, monkeypatch):
     return client, asyncio.run(state.feed.head())
 
 
-@pytest.mark.parametrize("header", [
-    "5" * 5000, "9" * 11, "2147483648", "99999999999999999999", "-3", "3.0", "1e3", " ", "0x10",
-    b"\xb2", "\u0661\u0662".encode("utf-8"), b"\xef\xbc\x91",  # superscript two, Arabic-Indic, fullwidth digits
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "5" * 5000,
+        "9" * 11,
+        "2147483648",
+        "99999999999999999999",
+        "-3",
+        "3.0",
+        "1e3",
+        " ",
+        "0x10",
+        b"\xb2",
+        "\u0661\u0662".encode("utf-8"),
+        b"\xef\xbc\x91",  # superscript two, Arabic-Indic, fullwidth digits
+    ],
+)
 def test_a_last_event_id_that_is_no_seq_is_ignored(feed_client, header):
     client, head = feed_client
     answer = client.get("/api/feed", headers={"last-event-id": header})
@@ -84,26 +97,36 @@ def _redirect(raw_path: bytes, root_path: str = "") -> str:
         raise AssertionError("the app was called")
 
     path = raw_path.decode("latin-1")
-    scope = {"type": "http", "method": "GET", "path": path, "raw_path": raw_path, "root_path": root_path,
-             "query_string": f"token={TOKEN}&kind=roll".encode(), "headers": [(b"host", b"127.0.0.1:8000")]}
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "raw_path": raw_path,
+        "root_path": root_path,
+        "query_string": f"token={TOKEN}&kind=roll".encode(),
+        "headers": [(b"host", b"127.0.0.1:8000")],
+    }
     asyncio.run(Guard(never, TOKEN)(scope, receive, send))
     assert sent[0]["status"] == 303
     return dict(sent[0]["headers"])[b"location"].decode("ascii")
 
 
-@pytest.mark.parametrize("raw_path, expected", [
-    (b"//evil.example/", "/evil.example/"),
-    (b"///evil.example/x", "/evil.example/x"),
-    (b"/\\evil.example/", "/evil.example/"),
-    (b"\\\\evil.example", "/evil.example"),
-    (b"/\t/evil.example", "/%09/evil.example"),
-    (b"/\n//evil.example", "/%0A//evil.example"),
-    (b"https://evil.example/", "/https://evil.example/"),
-    (b"/history", "/history"),
-    (b"/characters/%E9%88%B4%E9%9F%B3", "/characters/%E9%88%B4%E9%9F%B3"),
-    (b"/characters/\xe9\x88\xb4", "/characters/%E9%88%B4"),
-    (b"", "/"),
-])
+@pytest.mark.parametrize(
+    "raw_path, expected",
+    [
+        (b"//evil.example/", "/evil.example/"),
+        (b"///evil.example/x", "/evil.example/x"),
+        (b"/\\evil.example/", "/evil.example/"),
+        (b"\\\\evil.example", "/evil.example"),
+        (b"/\t/evil.example", "/%09/evil.example"),
+        (b"/\n//evil.example", "/%0A//evil.example"),
+        (b"https://evil.example/", "/https://evil.example/"),
+        (b"/history", "/history"),
+        (b"/characters/%E9%88%B4%E9%9F%B3", "/characters/%E9%88%B4%E9%9F%B3"),
+        (b"/characters/\xe9\x88\xb4", "/characters/%E9%88%B4"),
+        (b"", "/"),
+    ],
+)
 def test_the_token_redirect_stays_on_this_server(raw_path, expected):
     location = _redirect(raw_path)
     assert location == expected + "?kind=roll"

@@ -28,15 +28,19 @@ def test_bcdice_rolls_take_a_share_and_are_recomputed_after_the_reveal(gurps):
         before = _last(gurps)["seq"]
         for bad in ("abc", "zz" * 16, "a" * 129):
             refused = bot.get("v2/game_system/GURPS/roll", params={"command": "3D6", "share": bad})
-            assert (refused.status_code, refused.json()) == (400, {"ok": False, "reason": "share: 32 to 128 hex "
-                                                                                            "digits"})
+            assert (refused.status_code, refused.json()) == (
+                400,
+                {"ok": False, "reason": "share: 32 to 128 hex digits"},
+            )
         assert _last(gurps)["seq"] == before, "a refused share writes nothing"
         secret = bot.get("v2/game_system/GURPS/roll", params={"command": "S3D6<=12", "share": SHARE_A})
     for answer in (shared, plain, posted, secret):
         assert answer.status_code == 200, answer.text
         check_roll_document(answer.json())
-    entries = {name: gurps.json("history", "show", str(answer.json()["campaign_seq"]))
-               for name, answer in (("shared", shared), ("plain", plain), ("posted", posted), ("secret", secret))}
+    entries = {
+        name: gurps.json("history", "show", str(answer.json()["campaign_seq"]))
+        for name, answer in (("shared", shared), ("plain", plain), ("posted", posted), ("secret", secret))
+    }
     assert entries["shared"]["fairness"] == "provable" and entries["shared"]["source"] == "bcdice-api"
     assert entries["shared"]["detail"]["fair"]["share"] == SHARE_A and entries["shared"]["reason"] == "回避"
     assert entries["posted"]["fairness"] == "provable" and entries["posted"]["detail"]["fair"]["share"] == SHARE_B

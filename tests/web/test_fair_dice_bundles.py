@@ -24,17 +24,32 @@ from tests.web.test_fair_dice_server import SHARE_A, end_fair, start_fair, table
 
 SEED = "a3f1c2e4b5d6978812345678abcdef0011223344556677889900aabbccddeeff"
 SHARE = "0123456789abcdef0123456789abcdef"
-VECTORS = [(6, 7, SHARE, 0), (6, 7, SHARE, 1), (6, 8, SHARE, 0), (6, 7, SHARE, 129), (6, 7, "", 0),
-           (10, 7, SHARE, 0), (10, 7, SHARE, 54), (100, 7, SHARE, 0), (100, 7, SHARE, 2), (20, 7, SHARE, 0),
-           (20, 7, SHARE, 4), (1000, 3, SHARE, 11), (7, 9, "ff" * 64, 3)]
+VECTORS = [
+    (6, 7, SHARE, 0),
+    (6, 7, SHARE, 1),
+    (6, 8, SHARE, 0),
+    (6, 7, SHARE, 129),
+    (6, 7, "", 0),
+    (10, 7, SHARE, 0),
+    (10, 7, SHARE, 54),
+    (100, 7, SHARE, 0),
+    (100, 7, SHARE, 2),
+    (20, 7, SHARE, 0),
+    (20, 7, SHARE, 4),
+    (1000, 3, SHARE, 11),
+    (7, 9, "ff" * 64, 3),
+]
 
 
 @pytest.mark.parametrize(("sides", "seq", "share", "index"), VECTORS)
 def test_the_vendored_derivations_agree_with_the_core(sides, seq, share, index):
     """proofcheck.py carries its own copy of the derivation: it must give the docs' faces."""
     expected = derive(SEED, seq, share, index, sides).face
-    assert proofcheck.fair_face(SEED, seq, share, index, sides) == fair_check.derive(SEED, seq, share, index,
-                                                                                      sides) == expected
+    assert (
+        proofcheck.fair_face(SEED, seq, share, index, sides)
+        == fair_check.derive(SEED, seq, share, index, sides)
+        == expected
+    )
 
 
 def _forge(bundle: dict, change) -> dict:
@@ -64,11 +79,14 @@ def test_the_four_fudges_are_caught_in_a_bundle_by_every_checker(table, tmp_path
     good = tmp_path / "proof.json"
     cli.run("history", "proof", str(commit["seq"]), "-o", str(good))
     bundle = json.loads(good.read_text(encoding="utf-8"))
-    reveal_seq = next(json.loads(e["record"])["seq"] for e in bundle["entries"]
-                      if '"seed_reveal"' in e["record"] and json.loads(e["record"])["detail"]["reveals"]
-                      == commit["seq"])
-    changed_share = next(s for s in ("c3" * 16, "d4" * 16, "e5" * 16)
-                         if [face(seed, seq, s, i, 6) for i in range(3)] != rolled["dice"])
+    reveal_seq = next(
+        json.loads(e["record"])["seq"]
+        for e in bundle["entries"]
+        if '"seed_reveal"' in e["record"] and json.loads(e["record"])["detail"]["reveals"] == commit["seq"]
+    )
+    changed_share = next(
+        s for s in ("c3" * 16, "d4" * 16, "e5" * 16) if [face(seed, seq, s, i, 6) for i in range(3)] != rolled["dice"]
+    )
 
     def at(target: int, edit):
         return lambda record: edit(record) if record["seq"] == target else None
@@ -84,12 +102,15 @@ def test_the_four_fudges_are_caught_in_a_bundle_by_every_checker(table, tmp_path
 
     cases = {
         "fudged die": (at(seq, fudge), f"entry #{seq}: die 1 (d6) shows"),
-        "changed share": (at(seq, lambda r: r["detail"]["fair"].update(share=changed_share)),
-                          "the die was changed"),
-        "swapped seed": (at(reveal_seq, lambda r: r["detail"].update(seed="0" * 64)),
-                         f"seed reveal #{reveal_seq} does not match commitment #{commit['seq']}"),
-        "wrong commitment": (at(reveal_seq, wrong_commitment),
-                             f"seed reveal #{reveal_seq} does not match commitment #{commit['seq']}"),
+        "changed share": (at(seq, lambda r: r["detail"]["fair"].update(share=changed_share)), "the die was changed"),
+        "swapped seed": (
+            at(reveal_seq, lambda r: r["detail"].update(seed="0" * 64)),
+            f"seed reveal #{reveal_seq} does not match commitment #{commit['seq']}",
+        ),
+        "wrong commitment": (
+            at(reveal_seq, wrong_commitment),
+            f"seed reveal #{reveal_seq} does not match commitment #{commit['seq']}",
+        ),
     }
     player = tmp_path / "player"
     player.mkdir()
@@ -97,8 +118,9 @@ def test_the_four_fudges_are_caught_in_a_bundle_by_every_checker(table, tmp_path
         shutil.copy(Path(module.__file__), player / Path(module.__file__).name)
 
     def alone(script: str, path: Path) -> subprocess.CompletedProcess:  # -I: nothing of the project importable
-        return subprocess.run([sys.executable, "-I", str(player / script), str(path)], capture_output=True,
-                              text=True, cwd=player)
+        return subprocess.run(
+            [sys.executable, "-I", str(player / script), str(path)], capture_output=True, text=True, cwd=player
+        )
 
     assert cli.json("proof", "check", str(good))["ok"] and alone("proofcheck.py", good).returncode == 0
     held = alone("fair_check.py", good)

@@ -38,8 +38,10 @@ def _rehash_from(db: str, first: int, change) -> None:
                 change(record)
             record_json = canonical_json(record)
             digest = chain_hash(prev, record_json)
-            conn.execute(f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} "
-                         f"WHERE seq = {marker}", (record_json, prev, digest, seq))
+            conn.execute(
+                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} WHERE seq = {marker}",
+                (record_json, prev, digest, seq),
+            )
             prev = digest
         conn.commit()
 
@@ -82,8 +84,9 @@ def test_forged_dice_shares_and_seeds_are_caught(table):
         record["dice"][0] = other_face(record["dice"][0])
         record["total"] = sum(record["dice"])
 
-    share = next(s for s in ("c3" * 16, "d4" * 16, "e5" * 16)
-                 if [face(seed, seq, s, i, 6) for i in range(3)] != rolled["dice"])
+    share = next(
+        s for s in ("c3" * 16, "d4" * 16, "e5" * 16) if [face(seed, seq, s, i, 6) for i in range(3)] != rolled["dice"]
+    )
 
     def change_share(record):
         record["detail"]["fair"]["share"] = share
@@ -166,22 +169,37 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     seq = rolled.json()["seq"]
     outputs["roll answer"] = rolled.text
     outputs["feed"] = "\n".join(feed)
-    for path in ("/", "/history", f"/entries/{seq}", f"/entries/{seq - 1}", "/scenarios/1", "/luck",
-                 "/api/chain", "/api/table"):
+    for path in (
+        "/",
+        "/history",
+        f"/entries/{seq}",
+        f"/entries/{seq - 1}",
+        "/scenarios/1",
+        "/luck",
+        "/api/chain",
+        "/api/table",
+    ):
         outputs[path] = aki.http.get(path).text
-    for args in (("history", "--json"), ("history", "--csv"), ("history", "show", str(seq - 1), "--json"),
-                 ("history", "verify", "--json"), ("stats", "--json")):
+    for args in (
+        ("history", "--json"),
+        ("history", "--csv"),
+        ("history", "show", str(seq - 1), "--json"),
+        ("history", "verify", "--json"),
+        ("stats", "--json"),
+    ):
         result = cli.run(*args)
         outputs[" ".join(args)] = result.stdout + result.stderr
     export = tmp_path / "export.jsonl"
     cli.run("export", str(export))
     outputs["export"] = export.read_text(encoding="utf-8")
     call = cli.json("call", "fright", "鈴音")
-    outputs["call answer"] = aki.post(f"/api/calls/{call['call_id']}/roll", {"idempotency_key": "k" * 16,
-                                                                          "share": SHARE_A}).text
+    outputs["call answer"] = aki.post(
+        f"/api/calls/{call['call_id']}/roll", {"idempotency_key": "k" * 16, "share": SHARE_A}
+    ).text
     bot = cli.json("invite", "aki-bot", "--bcdice", "--player", "Aki", "--character", "鈴音")["base_path"]
-    outputs["bcdice answer"] = aki.http.get(bot + "v2/game_system/GURPS/roll",
-                                            params={"command": "3D6<=12", "share": SHARE_A}).text
+    outputs["bcdice answer"] = aki.http.get(
+        bot + "v2/game_system/GURPS/roll", params={"command": "3D6<=12", "share": SHARE_A}
+    ).text
     cli.run("history", "seal")
     cli.run("history", "proof", str(seq), "-o", str(tmp_path / "proof.json"))
     outputs["proof bundle"] = (tmp_path / "proof.json").read_text(encoding="utf-8")
@@ -199,8 +217,14 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     fresh.run("import", str(export))
     derived = [e for e in cli.json("history") if "fair" in (e.get("detail") or {})]
     assert len(derived) >= 3  # the roll, the called check (and its table roll on a failure), the bot's
-    assert fresh.json("history", "verify")["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
-                                                      "checked": len(derived), "pending": 0}
+    assert fresh.json("history", "verify")["fair"] == {
+        "ok": True,
+        "seq": None,
+        "problem": None,
+        "revealed": 1,
+        "checked": len(derived),
+        "pending": 0,
+    }
 
 
 def test_proof_check_and_the_standalone_fair_check_recompute_a_bundles_dice(table, tmp_path):
@@ -243,8 +267,12 @@ def test_proof_check_and_the_standalone_fair_check_recompute_a_bundles_dice(tabl
     shutil.copy(Path(standalone.__file__), elsewhere / "fair_check.py")
 
     def run(path):  # -I: isolated, nothing of the project's checkout is importable
-        return subprocess.run([sys.executable, "-I", str(elsewhere / "fair_check.py"), str(path)],
-                              capture_output=True, text=True, cwd=elsewhere)
+        return subprocess.run(
+            [sys.executable, "-I", str(elsewhere / "fair_check.py"), str(path)],
+            capture_output=True,
+            text=True,
+            cwd=elsewhere,
+        )
 
     held, rejected = run(good), run(bad)
     assert held.returncode == 0 and "1 entries recomputed from 1 revealed seeds" in held.stdout, held.stderr

@@ -20,6 +20,7 @@ def table(gurps):
     """The gurps party served with the server's real dice source; (cli, browser)."""
     opened: list[Browser] = []
     with served(gurps.db) as base:
+
         def browser(player: str, *extra: str) -> Browser:
             opened.append(Browser(base))
             assert opened[-1].join(invite(gurps, player, *extra)).status_code == 303
@@ -63,22 +64,34 @@ def test_a_players_share_makes_provable_dice_that_verify_recomputes(table):
     assert [e["fairness"] for e in entries] == ["provable", "provable", "provable", "server"]
     shown = cli.json("history", "show", str(entries[0]["seq"]))
     assert shown["fairness"] == "provable" and shown["detail"]["fair"] == {
-        "commit": commit["seq"], "seq": entries[0]["seq"], "share": SHARE_A, "from": 0,
-        "draws": [[6, d] for d in entries[0]["dice"]]}
+        "commit": commit["seq"],
+        "seq": entries[0]["seq"],
+        "share": SHARE_A,
+        "from": 0,
+        "draws": [[6, d] for d in entries[0]["dice"]],
+    }
     assert {e["seq"]: e["fairness"] for e in cli.json("history", "--json")}[entries[3]["seq"]] == "server"
     seed = end_fair(cli, commit)
     for entry, share in zip(entries, (SHARE_A, SHARE_A, SHARE_B, "")):
         sides = 20 if entry["expression"] == "1D20" else 6
         assert entry["dice"] == [face(seed, entry["seq"], share, i, sides) for i in range(len(entry["dice"]))]
     # the same share twice: other dice, because the seq differs
-    assert [face(seed, entries[1]["seq"], SHARE_A, i, 6) for i in range(12)] != \
-        [face(seed, entries[0]["seq"], SHARE_A, i, 6) for i in range(12)]
+    assert [face(seed, entries[1]["seq"], SHARE_A, i, 6) for i in range(12)] != [
+        face(seed, entries[0]["seq"], SHARE_A, i, 6) for i in range(12)
+    ]
     # another player's share changes the dice of the same seq
-    assert [face(seed, entries[2]["seq"], SHARE_A, i, 6) for i in range(12)] != \
-        [face(seed, entries[2]["seq"], SHARE_B, i, 6) for i in range(12)]
+    assert [face(seed, entries[2]["seq"], SHARE_A, i, 6) for i in range(12)] != [
+        face(seed, entries[2]["seq"], SHARE_B, i, 6) for i in range(12)
+    ]
     report = cli.json("history", "verify")
-    assert report["ok"] and report["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
-                                               "checked": 4, "pending": 0}
+    assert report["ok"] and report["fair"] == {
+        "ok": True,
+        "seq": None,
+        "problem": None,
+        "revealed": 1,
+        "checked": 4,
+        "pending": 0,
+    }
     assert "4 fair-dice entries recompute from their seeds" in cli.run("history", "verify").stdout
     # honest labels: history marks them, stats keeps them apart and can count only them
     listed = cli.run("history", "--limit", "8").stdout
@@ -153,11 +166,18 @@ def test_a_reunion_call_tapped_with_a_share_ends_the_scenario_and_reveals_its_se
     assert derived and all(e["fairness"] == "provable" and e["detail"]["fair"]["share"] == SHARE_B for e in derived)
     for entry in derived:
         fair = entry["detail"]["fair"]
-        assert [f for _, f in fair["draws"]] == [face(seed, fair["seq"], SHARE_B, fair["from"] + i, s)
-                                                 for i, (s, _) in enumerate(fair["draws"])]
+        assert [f for _, f in fair["draws"]] == [
+            face(seed, fair["seq"], SHARE_B, fair["from"] + i, s) for i, (s, _) in enumerate(fair["draws"])
+        ]
     again = aki.post(f"/api/calls/{call['call_id']}/roll", {"share": SHARE_B, "idempotency_key": "r" * 16})
     assert again.status_code in (200, 409), again.text  # answered or refused: never rolled twice
     assert len(cli.json("history", "--kind", "seed_reveal")) == 1  # and nothing revealed twice
     report = cli.json("history", "verify")
-    assert report["ok"] and report["fair"] == {"ok": True, "seq": None, "problem": None, "revealed": 1,
-                                               "checked": len(derived), "pending": 0}
+    assert report["ok"] and report["fair"] == {
+        "ok": True,
+        "seq": None,
+        "problem": None,
+        "revealed": 1,
+        "checked": len(derived),
+        "pending": 0,
+    }

@@ -149,8 +149,10 @@ def test_two_server_processes_see_each_others_writes(party):
         assert rolled.status_code == 201, rolled.text
         answered = time.monotonic()
         data, ident, arrived = events.entry(timeout=5)
-        print(f"feed: posted to A, on B's feed after {arrived - posted:.3f} s (A answered after "
-              f"{answered - posted:.3f} s)")
+        print(
+            f"feed: posted to A, on B's feed after {arrived - posted:.3f} s (A answered after "
+            f"{answered - posted:.3f} s)"
+        )
         assert (data["seq"], ident) == (rolled.json()["seq"], head + 2) and "鈴音" in data["html"]
         assert arrived - posted < 1.0, f"{arrived - posted:.3f} s"
         events.closed = True

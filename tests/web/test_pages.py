@@ -35,8 +35,13 @@ def test_scripts_load_in_order_with_defer_and_css_is_external(client):
     scripts = re.findall(r'<script src="([^"]+)" defer></script>', text)
     assert scripts == ["/static/sha256.js", "/static/verify.js", "/static/fair_check.js", "/static/live.js"]
     assert "<style" not in text and " style=" not in text and "<script>" not in text
-    for path in ("/static/sha256.js", "/static/verify.js", "/static/fair_check.js", "/static/live.js",
-                 "/static/style.css"):
+    for path in (
+        "/static/sha256.js",
+        "/static/verify.js",
+        "/static/fair_check.js",
+        "/static/live.js",
+        "/static/style.css",
+    ):
         assert client.get(path).status_code == 200
 
 
@@ -76,16 +81,23 @@ def test_scenarios_and_one_scenario(client):
 
 def test_history_filters_match_the_cli(table, client):
     cli, seqs = table
-    for query, args in (("char=鈴音", ["--char", "鈴音"]), ("kind=fright", ["--kind", "fright"]),
-                        ("player=Aki", ["--player", "Aki"]), ("actor=Aki", ["--actor", "Aki"]),
-                        ("scenario=1", ["--scenario", "1"]), ("outcome=success", ["--outcome", "success"]),
-                        ("since=2000-01-01&until=2999-12-31&kind=roll", ["--since", "2000-01-01", "--until",
-                                                                         "2999-12-31", "--kind", "roll"])):
+    for query, args in (
+        ("char=鈴音", ["--char", "鈴音"]),
+        ("kind=fright", ["--kind", "fright"]),
+        ("player=Aki", ["--player", "Aki"]),
+        ("actor=Aki", ["--actor", "Aki"]),
+        ("scenario=1", ["--scenario", "1"]),
+        ("outcome=success", ["--outcome", "success"]),
+        (
+            "since=2000-01-01&until=2999-12-31&kind=roll",
+            ["--since", "2000-01-01", "--until", "2999-12-31", "--kind", "roll"],
+        ),
+    ):
         page = client.get("/history?" + query)
         assert page.status_code == 200, query
         expected = [entry["seq"] for entry in cli.json("history", *args)]
         assert rows(page.text) == expected and expected, query
-        assert 'data-feed=' not in page.text  # a filtered page is not fed every new entry
+        assert "data-feed=" not in page.text  # a filtered page is not fed every new entry
     nothing = client.get("/history?until=2000-01-01")
     assert rows(nothing.text) == [] and "No matching entries" in nothing.text
     bad = client.get("/history?outcome=maybe")
@@ -106,7 +118,7 @@ def test_a_table_entry_page_shows_the_words_made_from_its_codes(table, client, m
     assert "3: The weapon breaks" in text and "武器が壊れる" not in text
     assert f"  ↳ #{seq + 1} reroll (only if solid crushing weapon): FMB [2,2,3]=7" in text
     assert '<td class="reason">reroll (only if solid crushing weapon)' in text  # the sub-entry row
-    record = text[text.index('<pre class="record">'):text.index("</pre>")]
+    record = text[text.index('<pre class="record">') : text.index("</pre>")]
     assert "&#34;table&#34;: &#34;FMB&#34;" in record and "武器" not in record  # the record: codes
     sub = client.get(f"/entries/{seq + 1}").text
     assert "<dd>reroll (only if solid crushing weapon)</dd>" in sub
@@ -152,8 +164,13 @@ def test_luck_page_draws_svg_charts_server_side(client):
 def test_every_text_is_escaped(table, client):
     cli, seqs = table
     escaped = html.escape(XSS, quote=False)
-    for path in ("/", "/characters", "/history", f"/entries/{seqs['xss_roll']}",
-                 "/characters/" + XSS.replace("/", "%2F")):
+    for path in (
+        "/",
+        "/characters",
+        "/history",
+        f"/entries/{seqs['xss_roll']}",
+        "/characters/" + XSS.replace("/", "%2F"),
+    ):
         page = client.get(path)
         assert page.status_code == 200, path
         assert XSS not in page.text and "<script>alert" not in page.text, path
@@ -163,11 +180,18 @@ def test_every_text_is_escaped(table, client):
 def test_a_secret_roll_stays_secret(table, client):
     cli, seqs = table
     seq = seqs["secret"]
-    pages = [client.get(path).text for path in ("/", "/history", f"/entries/{seq}", "/api/chain", "/luck",
-                                                "/history?kind=roll")]
+    pages = [
+        client.get(path).text
+        for path in ("/", "/history", f"/entries/{seq}", "/api/chain", "/luck", "/history?kind=roll")
+    ]
     for text in pages:
-        for secret in ("聞き耳ひみつ", "3D6&lt;=12 [6,5,4]", "[6,5,4]", "6,5,4", '<span class="die">6</span><span '
-                       'class="die">5</span><span class="die">4</span>'):
+        for secret in (
+            "聞き耳ひみつ",
+            "3D6&lt;=12 [6,5,4]",
+            "[6,5,4]",
+            "6,5,4",
+            '<span class="die">6</span><span class="die">5</span><span class="die">4</span>',
+        ):
             assert secret not in text
     assert "secret roll by GM (commitment" in pages[1]
     # Once revealed, everyone sees it (the reveal entry carries the result).
@@ -178,8 +202,10 @@ def test_a_secret_roll_stays_secret(table, client):
 def test_security_headers_on_every_response(client):
     for path in ("/", "/history", "/static/style.css", "/api/chain", "/nope"):
         headers = client.get(path).headers
-        assert headers["content-security-policy"] == \
-            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+        assert (
+            headers["content-security-policy"]
+            == "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+        )
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["referrer-policy"] == "same-origin"
 
@@ -198,10 +224,24 @@ def test_every_page_renders_on_both_backends(db_url):
     cli = Cli(db_url)
     seqs = build_table(cli)
     client = client_for(db_url)
-    pages = {path: client.get(path) for path in (
-        "/", "/characters", "/characters/鈴音", "/missing", "/scenarios", "/scenarios/1", "/history",
-        "/history?kind=fright", f"/history?before={seqs['seal']}", f"/entries/{seqs['fright']}", "/luck",
-        "/api/chain", "/api/seals")}
+    pages = {
+        path: client.get(path)
+        for path in (
+            "/",
+            "/characters",
+            "/characters/鈴音",
+            "/missing",
+            "/scenarios",
+            "/scenarios/1",
+            "/history",
+            "/history?kind=fright",
+            f"/history?before={seqs['seal']}",
+            f"/entries/{seqs['fright']}",
+            "/luck",
+            "/api/chain",
+            "/api/seals",
+        )
+    }
     for path, page in pages.items():
         assert page.status_code == 200, path
     assert "33%" in pages["/missing"].text
@@ -211,8 +251,15 @@ def test_every_page_renders_on_both_backends(db_url):
     assert [seal["seq"] for seal in pages["/api/seals"].json()["seals"]] == [seqs["seal"]]
     assert "聞き耳ひみつ" not in pages["/history"].text
     # Hostile query values are malformed input (400), never a server error.
-    for query in ("actor=%00", "char=a%00b", "kind=%00", "scenario=99999999999", "before=-5",
-                  "before=99999999999999", "since=2026-13-40"):
+    for query in (
+        "actor=%00",
+        "char=a%00b",
+        "kind=%00",
+        "scenario=99999999999",
+        "before=-5",
+        "before=99999999999999",
+        "since=2026-13-40",
+    ):
         assert client.get("/history?" + query).status_code in (200, 400, 404), query
     assert client.get("/history?actor=%00").status_code == 400
     assert client.get("/entries/99999999999").status_code == 404

@@ -22,8 +22,13 @@ class Server:
     """A `campaign serve` subprocess; stopped by its pid when the test ends."""
 
     def __init__(self, db: str, *args: str) -> None:
-        self.proc = subprocess.Popen([*CLI, "--db", db, "serve", "--port", "0", *args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "200"})
+        self.proc = subprocess.Popen(
+            [*CLI, "--db", db, "serve", "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "COLUMNS": "200"},
+        )
         first: list[str] = []
         reader = threading.Thread(target=lambda: first.append(self.proc.stdout.readline()), daemon=True)
         reader.start()
@@ -110,9 +115,9 @@ def test_a_roll_committed_by_another_process_arrives_on_the_feed(db_url, serve):
                 for line in response.iter_lines():
                     opened.set()
                     if line.startswith("event: "):
-                        event = line[len("event: "):]
+                        event = line[len("event: ") :]
                     elif line.startswith("data: ") and event == "entry":
-                        events.append(json.loads(line[len("data: "):]))
+                        events.append(json.loads(line[len("data: ") :]))
                         return
         except BaseException as exc:  # reported by the test thread
             failure.append(exc)
@@ -121,8 +126,12 @@ def test_a_roll_committed_by_another_process_arrives_on_the_feed(db_url, serve):
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
     assert opened.wait(60), "the feed never answered"
-    rolled = subprocess.run([*CLI, "--db", db_url, "roll", "2D6", "--reason", "<b>見る</b>", "--dice", "3,4", "--json"],
-                            capture_output=True, text=True, check=True)
+    rolled = subprocess.run(
+        [*CLI, "--db", db_url, "roll", "2D6", "--reason", "<b>見る</b>", "--dice", "3,4", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     seq = json.loads(rolled.stdout)["seq"]
     listener.join(60)
     assert not failure, failure
@@ -139,8 +148,11 @@ def test_the_cli_start_up_never_imports_the_web_stack(tmp_path):
     for number, args in enumerate((("roll", "3D6"), ("history", "--limit", "5", "--json"))):
         (tmp_path / str(number)).mkdir()
         loaded = _modules(tmp_path / str(number), *args)
-        assert not [name for name in loaded if name.split(".")[0] in ("starlette", "jinja2", "uvicorn", "httpx")
-                    or name.startswith("campaign.web")], args
+        assert not [
+            name
+            for name in loaded
+            if name.split(".")[0] in ("starlette", "jinja2", "uvicorn", "httpx") or name.startswith("campaign.web")
+        ], args
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -150,8 +162,26 @@ def test_serve_over_https_with_a_secure_cookie(db_url, serve, tmp_path):
     if shutil.which("openssl") is None:
         pytest.fail("openssl is needed to make a test certificate")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     Cli(db_url).run("init", "卓")
     server = serve(db_url, "--host", "localhost", "--tls-cert", str(cert), "--tls-key", str(key), "--json")
     started = json.loads(server.first_line)
@@ -167,8 +197,12 @@ def test_serve_answers_only_addresses_localhost_and_allowed_host_names(db_url, s
     Cli(db_url).run("init", "卓")
     server = serve(db_url, "--allow-host", "Table.Local")
     port = server.first_line.rsplit(":", 1)[1].strip("/")
-    for host, status in ((f"127.0.0.1:{port}", 200), (f"localhost:{port}", 200), (f"table.local:{port}", 200),
-                         (f"evil.example:{port}", 421)):
+    for host, status in (
+        (f"127.0.0.1:{port}", 200),
+        (f"localhost:{port}", 200),
+        (f"table.local:{port}", 200),
+        (f"evil.example:{port}", 421),
+    ):
         answer = httpx.get(server.first_line, headers={"host": host}, timeout=30)
         assert answer.status_code == status, host
     assert httpx.get(server.first_line + "api/session", timeout=30).json()["code"] == "no_session"

@@ -17,8 +17,10 @@ import pytest
 from tests.cli.conftest import Cli
 
 TOKEN = "file-token-0123456789abcdef"
-WARNING = ("warning: a --token on the command line can be read by every user of this machine (ps); use "
-           "--token-file FILE or CAMPAIGN_WEB_TOKEN instead")
+WARNING = (
+    "warning: a --token on the command line can be read by every user of this machine (ps); use "
+    "--token-file FILE or CAMPAIGN_WEB_TOKEN instead"
+)
 
 
 @pytest.fixture
@@ -27,6 +29,7 @@ def served(tmp_path, monkeypatch):
     import campaign.cli.serve as serve_module
 
     started = []
+
     def run(app, sock, cert, key):
         started.append(app)
         sock.close()
@@ -92,9 +95,25 @@ def test_the_served_token_is_not_in_the_process_arguments(tmp_path):
     Cli(str(db)).run("init", "卓")
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
-    proc = subprocess.Popen([sys.executable, "-c", "from campaign.cli.app import main; main()", "--db", str(db),
-                             "serve", "--host", "localhost", "--port", "0", "--token-file", str(token_file)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from campaign.cli.app import main; main()",
+            "--db",
+            str(db),
+            "serve",
+            "--host",
+            "localhost",
+            "--port",
+            "0",
+            "--token-file",
+            str(token_file),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         first: list[str] = []
         reader = threading.Thread(target=lambda: first.append(proc.stdout.readline()), daemon=True)

@@ -87,8 +87,9 @@ def test_call_cancel_and_gm_roll_for_an_absent_player(gurps):
     assert "no character named" in gurps.error("call", "fright", "誰か", code=1)
     assert "check: one of" in gurps.error("call", "check", "luck", "鈴音", "--target", "3", code=2)
     fright = gurps.json("call", "fright", "刀矢")
-    assert f"call #{fright['call_id']} (fright) for 刀矢 is still pending" in gurps.error("call", "fright", "刀矢",
-                                                                                         code=1)
+    assert f"call #{fright['call_id']} (fright) for 刀矢 is still pending" in gurps.error(
+        "call", "fright", "刀矢", code=1
+    )
     assert gurps.json("call", "cancel", str(fright["call_id"]))["state"] == "cancelled"
     assert "already cancelled" in gurps.error("call", "roll", str(fright["call_id"]), code=1)
     rolled = gurps.json("call", "roll", str(made["call_id"]), "--dice", "4,5")
@@ -107,9 +108,15 @@ def test_host_names_other_than_addresses_localhost_and_allowed_ones_are_refused(
 
     with served(gurps.db, hosts=("table.local",)) as base:
         port = base.rsplit(":", 1)[1]
-        for host, status in ((f"127.0.0.1:{port}", 200), (f"localhost:{port}", 200), (f"[::1]:{port}", 200),
-                             (f"TABLE.local.:{port}", 200), (f"evil.example:{port}", 421),
-                             (f"127.0.0.1.evil.example:{port}", 421), ("", 421)):
+        for host, status in (
+            (f"127.0.0.1:{port}", 200),
+            (f"localhost:{port}", 200),
+            (f"[::1]:{port}", 200),
+            (f"TABLE.local.:{port}", 200),
+            (f"evil.example:{port}", 421),
+            (f"127.0.0.1.evil.example:{port}", 421),
+            ("", 421),
+        ):
             answer = httpx.get(base + "/", headers={"host": host}, timeout=30)
             assert answer.status_code == status, host
 

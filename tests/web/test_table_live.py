@@ -117,7 +117,11 @@ def test_a_skill_button_rolls_3d6_against_the_sheets_level(table):
     aki = browser("Aki")
     cli.run("skill", "add", "鈴音", "回避", "12")
     assert aki.http.get("/api/table").json()["characters"][0]["skills"][0] == {
-        "name": "回避", "level": 12, "attr": None, "difficulty": None}
+        "name": "回避",
+        "level": 12,
+        "attr": None,
+        "difficulty": None,
+    }
     faces[:] = [4, 4, 5]
     rolled = aki.post("/api/rolls", {"command": "回避", "character": "鈴音"})
     assert rolled.status_code == 201, rolled.text
@@ -129,8 +133,12 @@ def test_a_skill_button_rolls_3d6_against_the_sheets_level(table):
 def test_the_cp_line_walks_back_from_todays_totals_and_stops_at_a_void():
     from campaign.web.table_state import _cp_spans, consequences
 
-    fright = {"seq": 5, "kind": "fright", "ops": [{"op": "cp_delta", "character": "鈴音", "delta": -10}],
-              "detail": {"effects": [{"kind": "trait", "name": "暗所恐怖症", "cp": -10}]}}
+    fright = {
+        "seq": 5,
+        "kind": "fright",
+        "ops": [{"op": "cp_delta", "character": "鈴音", "delta": -10}],
+        "detail": {"effects": [{"kind": "trait", "name": "暗所恐怖症", "cp": -10}]},
+    }
     award = {"seq": 6, "kind": "award", "ops": [{"op": "cp_delta", "character": "鈴音", "delta": 3}]}
     spans = _cp_spans([fright, award], {"鈴音": 93})
     assert spans == {6: ("鈴音", 90, 93), 5: ("鈴音", 100, 90)}
@@ -145,5 +153,5 @@ def test_the_character_page_lists_the_skills(table):
     cli.run("skill", "add", "鈴音", "回避", "12")
     cli.run("skill", "add", "鈴音", "刀", "13", "--attr", "DX", "--difficulty", "A")
     page = browser().http.get("/characters/鈴音").text
-    assert "技能 <span class=\"en\">Skills</span>" in page
+    assert '技能 <span class="en">Skills</span>' in page
     assert "<dt>刀 <small>(DX/A)</small></dt><dd>13</dd>" in page and "<dt>回避</dt><dd>12</dd>" in page

@@ -35,6 +35,7 @@ def table(gurps):
     faces: list[int] = []
     opened: list[Browser] = []
     with served(gurps.db, faces) as base:
+
         def browser(player: str | None = None, *extra: str) -> Browser:
             opened.append(Browser(base))
             if player is not None:
@@ -87,8 +88,14 @@ def test_a_player_rolls_with_the_servers_dice_as_themselves(table):
     assert rolled.status_code == 201, rolled.text
     entry = rolled.json()
     assert {k: entry[k] for k in ("seq", "actor", "character", "dice", "total", "outcome", "source")} == {
-        "seq": before + 1, "actor": "Aki", "character": "鈴音", "dice": [1, 2, 3], "total": 6,
-        "outcome": "success", "source": "server"}
+        "seq": before + 1,
+        "actor": "Aki",
+        "character": "鈴音",
+        "dice": [1, 2, 3],
+        "total": 6,
+        "outcome": "success",
+        "source": "server",
+    }
     shown = cli.json("history", "show", str(before + 1))
     assert shown["actor"] == "Aki" and shown["source"] == "server" and shown["reason"] == "回避"
     session_id = aki.http.get("/api/session").json()["session"]
@@ -112,8 +119,14 @@ def test_a_double_tap_gives_one_entry(table):
     assert again.json()["replayed"] is True
     # the same key sent twice at the same moment (two connections): still one entry
     results: list[httpx.Response] = []
-    racers = [threading.Thread(target=lambda: results.append(
-        aki.post("/api/rolls", {"command": "1D6", "character": "鈴音"}, key="race-12345"))) for _ in range(2)]
+    racers = [
+        threading.Thread(
+            target=lambda: results.append(
+                aki.post("/api/rolls", {"command": "1D6", "character": "鈴音"}, key="race-12345")
+            )
+        )
+        for _ in range(2)
+    ]
     faces[:] = [2, 5]
     for racer in racers:
         racer.start()
@@ -150,8 +163,11 @@ def test_refusals_are_japanese_json_and_change_nothing(table):
     refused(aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "pad": "x" * 9000}), 413, "too_large")
     refused(aki.post("/api/rolls", roll, key=None), 400, "bad_input")
     refused(aki.post("/api/calls", {"kind": "fright", "character": "鈴音"}, key=None), 403, "gm_only")
-    sent = aki.http.post("/api/rolls", content=b"command=3D6", headers={
-        "origin": base, "x-csrf-token": aki.csrf, "content-type": "application/x-www-form-urlencoded"})
+    sent = aki.http.post(
+        "/api/rolls",
+        content=b"command=3D6",
+        headers={"origin": base, "x-csrf-token": aki.csrf, "content-type": "application/x-www-form-urlencoded"},
+    )
     refused(sent, 415, "content_type")
     rebound = httpx.get(base + "/api/session", headers={"host": "evil.example"})
     refused(rebound, 421, "host")
@@ -179,7 +195,11 @@ def test_gm_call_fright_the_player_rolls_it_and_the_trait_lands_on_the_sheet(tab
     aki, ren, gm = browser("Aki"), browser("Ren"), browser("GM", "--gm")
     assert gm.http.get("/api/session").json()["gm"] is True
     call = cli.json("call", "fright", "鈴音", "--mod", "-2", "--reason", "屋敷の地下")
-    assert call["state"] == "pending" and call["player"] == "Aki" and call["prompt"] == "恐怖判定を振ってください: 鈴音 修正 −2"
+    assert (
+        call["state"] == "pending"
+        and call["player"] == "Aki"
+        and call["prompt"] == "恐怖判定を振ってください: 鈴音 修正 −2"
+    )
     pending = aki.http.get("/api/calls").json()["calls"]
     assert [c["call_id"] for c in pending] == [call["call_id"]]
     assert ren.http.get("/api/calls").json()["calls"] == []

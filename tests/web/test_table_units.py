@@ -11,12 +11,25 @@ from campaign.web.security import host_allowed, host_name
 NAMES = frozenset({"localhost", "table.local"})
 
 
-@pytest.mark.parametrize(("host", "allowed"), [
-    ("127.0.0.1:8000", True), ("192.168.1.20:8000", True), ("[::1]:8000", True), ("[fe80::1]", True),
-    ("localhost", True), ("LOCALHOST:80", True), ("table.local.:8000", True),
-    ("evil.example:8000", False), ("127.0.0.1.nip.io:8000", False), ("localhost.evil.example", False),
-    ("", False), (None, False), ("[::1", False), ("0x7f000001:8000", False),
-])
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        ("127.0.0.1:8000", True),
+        ("192.168.1.20:8000", True),
+        ("[::1]:8000", True),
+        ("[fe80::1]", True),
+        ("localhost", True),
+        ("LOCALHOST:80", True),
+        ("table.local.:8000", True),
+        ("evil.example:8000", False),
+        ("127.0.0.1.nip.io:8000", False),
+        ("localhost.evil.example", False),
+        ("", False),
+        (None, False),
+        ("[::1", False),
+        ("0x7f000001:8000", False),
+    ],
+)
 def test_only_addresses_localhost_and_allowed_names_pass(host, allowed):
     assert host_allowed(host, NAMES) is allowed
 
@@ -41,7 +54,11 @@ def test_the_rate_limit_is_a_bounded_burst_then_a_steady_rate(monkeypatch):
 def test_call_prompts_are_japanese_with_a_real_minus_sign():
     assert prompt_of("fright", "鈴音", {"modifier": -2}) == "恐怖判定を振ってください: 鈴音 修正 −2"
     assert prompt_of("fright", "鈴音", {"modifier": 0}) == "恐怖判定を振ってください: 鈴音"
-    assert prompt_of("check", "鈴音", {"check": "danger", "stat": "感", "difficulty": 10}) == \
-        "危険感知を振ってください: 鈴音 感 難易度 10"
-    assert prompt_of("reunion", "鈴音", {"characters": ["鈴音", "刀矢"], "scenario": 3}) == \
-        "再会判定を振ってください: 鈴音、刀矢（シナリオ #3 の終わり）"
+    assert (
+        prompt_of("check", "鈴音", {"check": "danger", "stat": "感", "difficulty": 10})
+        == "危険感知を振ってください: 鈴音 感 難易度 10"
+    )
+    assert (
+        prompt_of("reunion", "鈴音", {"characters": ["鈴音", "刀矢"], "scenario": 3})
+        == "再会判定を振ってください: 鈴音、刀矢（シナリオ #3 の終わり）"
+    )
