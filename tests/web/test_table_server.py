@@ -297,8 +297,12 @@ def test_scenario_end_call_the_missing_characters_player_rolls_the_reunion(table
     path = f"/api/calls/{call['call_id']}/roll"
     assert ren.post(path, {}).status_code == 403
     faces[:] = [1]  # 1d6 <= 1 (no searchers): 鈴音 comes back
-    rolled = aki.post(path, {})
+    rolled = aki.post(path, {}, key="reunion-tap-1")
     assert rolled.status_code == 201, rolled.text
+    # the tap retried (same key) after the scenario has ended: the first roll, not a refusal
+    retried = aki.post(path, {}, key="reunion-tap-1")
+    assert retried.status_code == 200, retried.text
+    assert retried.json()["seq"] == rolled.json()["seq"] and retried.json()["replayed"] is True
     end = cli.json("history", "show", str(rolled.json()["seq"]))
     # the end is the GM's act (actor GM, who called); the reunion is rolled for Aki, through her session
     session_id = aki.http.get("/api/session").json()["session"]
