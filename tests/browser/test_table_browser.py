@@ -101,7 +101,7 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
             expect(page.locator("#sheets")).to_contain_text("-10 CP", timeout=5_000)
             expect(page.locator("#latest-list")).to_contain_text("CP 100 → 90", timeout=5_000)
         assert head(cli) == before + 2  # the check and its table roll, once
-        assert aki.locator("#call-list li.call").count() == 0
+        expect(aki.locator("#call-list li.call")).to_have_count(0, timeout=5_000)
 
         # any CLI write reaches every page without a reload (the feed's table state)
         cli.run("condition", "add", "鈴音", "stun", "--reason", "閃光")
