@@ -95,8 +95,12 @@ def history(
             "bcdice-api (a dice bot's token), ccfolia (an imported log).",
         ),
     ] = None,
-    since: Annotated[str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, UTC.")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, UTC.")] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, in the campaign's timezone.")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, in the campaign's timezone.")
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", help="At most N entries, newest first.")] = 50,
     all_: Annotated[bool, typer.Option("--all", help="Every matching entry (streamed).")] = False,
     json_out: JsonOption = False,
