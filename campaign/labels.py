@@ -220,6 +220,19 @@ def source_label(source: str) -> str:
     return _(SOURCE_WORDS[source]) if source in SOURCE_WORDS else source
 
 
+#: How far an entry's dice can be checked (services/fair_seeds.fairness_of; docs/fair-dice.md).
+FAIRNESS_WORDS = {
+    "provable": N_("provable: derived from the committed seed and the player's share"),
+    "server": N_("rolled by the server; not provable"),
+    "typed": N_("typed in; not provable"),
+    "imported": N_("imported from a log; not provable"),
+}
+
+
+def fairness_label(fairness: str | None) -> str | None:
+    return _(FAIRNESS_WORDS[fairness]) if fairness in FAIRNESS_WORDS else fairness
+
+
 def stat_label(stat: str) -> str:
     return _(STAT_WORDS[stat]) if stat in STAT_WORDS else stat
 

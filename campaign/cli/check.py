@@ -249,7 +249,7 @@ def render_opposed(view) -> None:
             side.character,
             breakdown(side),
             str(side.total),
-            (_("win") if side.character == view.winner else _("lose")) + _critical_mark(side),
+            (_("win") if side.character == view.winner else _("lose")) + critical_mark(side),
         ]
         for side in view.sides
     ]
@@ -270,7 +270,7 @@ def render_opposed(view) -> None:
     _print(*lines)
 
 
-def _critical_mark(side) -> str:
+def critical_mark(side) -> str:
     """` (大成功)` / ` (大失敗)` after a contest result decided or flagged by the dice."""
     return (
         f" ({outcome_label('check', side.critical)})"
@@ -287,7 +287,7 @@ def render_hide(view) -> None:
             breakdown(view.hider),
             str(view.total),
             "",
-            (_("hidden") if view.hidden else _("found")) + _critical_mark(view.hider),
+            (_("hidden") if view.hidden else _("found")) + critical_mark(view.hider),
         ]
     ]
     for obs in view.observers:
@@ -303,7 +303,7 @@ def render_hide(view) -> None:
                 breakdown(obs),
                 str(obs.total),
                 obs.band,
-                (_("noticed") if obs.noticed else _("missed")) + _critical_mark(obs),
+                (_("noticed") if obs.noticed else _("missed")) + critical_mark(obs),
             ]
         )
     _table(_title(view), ["", _("character"), _("check"), _("total"), _("band"), _("result")], rows)

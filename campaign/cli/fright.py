@@ -220,15 +220,11 @@ def _aligned(rows: list[list[str]]) -> list[str]:
     return ["  ".join(_pad(cell, widths[i]) for i, cell in enumerate(row[:-1])) + "  " + row[-1] for row in rows]
 
 
-def render_fright(result) -> None:
-    """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
-    what was written onto the character (a FrightCheckResult, services.fright)."""
-    from campaign.services.fright import sub_roll_label
-
-    check, table = result.check, result.table
-    mods = [
-        _("Will {will}").format(will=check.will) + (f" (={check.will_derived_from})" if check.will_derived_from else "")
-    ]
+def will_modifiers(check: Any) -> list[str]:
+    """`意志 11 -3 上限 13`: the Will and what moved the target, as the check line and
+    `history show` print them (a FrightCheck's fields, or a record's as attributes)."""
+    derived = check.will_derived_from
+    mods = [_("Will {will}").format(will=check.will) + (f" (={derived})" if derived else "")]
     if check.modifier:
         mods.append(f"{check.modifier:+d}")
     if check.combat_reflexes:
@@ -239,6 +235,16 @@ def render_fright(result) -> None:
         mods.append(_("{penalty:+d} recovering").format(penalty=penalty["penalty"]))
     if check.cap is not None:
         mods.append(_("cap {cap}").format(cap=check.cap))
+    return mods
+
+
+def render_fright(result) -> None:
+    """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
+    what was written onto the character (a FrightCheckResult, services.fright)."""
+    from campaign.services.fright import sub_roll_label
+
+    check, table = result.check, result.table
+    mods = will_modifiers(check)
     rows = [
         [
             f"#{result.seq}",

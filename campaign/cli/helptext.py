@@ -162,11 +162,13 @@ def _patch_rich_help() -> None:
         make_text = rich_utils._make_rich_text
 
         def folding_text(**options: Any) -> Any:
-            """Help text that folds where it has no space to break at (Japanese runs), never "…"."""
+            """Help text that breaks Japanese between characters (cli/help_wrap.py) and folds, never "…"."""
+            from campaign.cli.help_wrap import breaking
+
             made = make_text(**options)
             if hasattr(made, "overflow"):
                 made.overflow = "fold"
-            return made
+            return breaking(made)
 
         folding_text._campaign = True  # type: ignore[attr-defined]
         rich_utils._make_rich_text = folding_text

@@ -9,6 +9,7 @@ import typer
 from typer.core import TyperCommand
 
 from campaign.cli.context import state
+from campaign.cli.history_words import story, untold
 from campaign.cli.output import (
     JSON,
     TABLE,
@@ -29,7 +30,7 @@ from campaign.cli.output import (
 from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
 from campaign.i18n import N_, _, ngettext
-from campaign.labels import kind_label, ops_summary, outcome_label, reason_label, source_label
+from campaign.labels import fairness_label, kind_label, ops_summary, outcome_label, reason_label, source_label
 
 CSV_COLUMNS = [
     "seq",
@@ -95,8 +96,12 @@ def history(
             "bcdice-api (a dice bot's token), ccfolia (an imported log).",
         ),
     ] = None,
-    since: Annotated[str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, UTC.")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, UTC.")] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, in the campaign's timezone.")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, in the campaign's timezone.")
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", help="At most N entries, newest first.")] = 50,
     all_: Annotated[bool, typer.Option("--all", help="Every matching entry (streamed).")] = False,
     json_out: JsonOption = False,
@@ -221,17 +226,19 @@ def show(
         emit_json(entry)
         return
     use_campaign_time_zone(s.db, s.campaign)
-    print_fields(f"#{entry['seq']} {entry['kind']}", entry_fields(entry))
-    for sub in entry["sub_entries"]:
+    print_fields(f"#{entry['seq']} {kind_label(entry['kind'])}", entry_fields(entry))
+    if entry["sub_entries"]:
+        # each sub-entry as its line in `history`: its number, the roll, why it was rolled
         print_fields(
-            f"  #{sub['seq']} ({sub['kind']})",
-            [(k, sub[k]) for k in ("expression", "dice", "total", "outcome", "reason") if sub[k]],
+            _("sub-entries"),
+            [(f"  #{sub['seq']}", "  ".join(filter(None, _human_row(sub)[5:]))) for sub in entry["sub_entries"]],
         )
 
 
 def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
     """The key/value view of one ledger entry: local time, the roll in one line, what
     it changed (its ops) and its detail one key per line, then the hashes."""
+    told = story(entry)  # the sentences say what it changed, in words
     roll = None
     if entry["expression"]:
         dice = "" if entry["dice"] is None else f" [{', '.join(map(str, entry['dice']))}]"
@@ -254,12 +261,14 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         (_("voids"), f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
         (_("roll"), roll),
         (_("dice from"), source_label(entry["source"]) if entry["source"] else None),
-        (_("fairness"), entry.get("fairness")),  # provable / server / typed / imported (docs/fair-dice.md)
-        (_("changed"), ops_summary(entry.get("ops") or []) or None),
+        (_("fairness"), fairness_label(entry.get("fairness"))),  # docs/fair-dice.md
+        (_("changed"), None if told else ops_summary(entry.get("ops") or []) or None),
         (_("reason"), reason_label(entry["reason"])),
         (_("voided by"), f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
     ]
-    for key, value in (entry.get("detail_shown", entry["detail"]) or {}).items():
+    if told:
+        fields.append((_("what it means"), "\n".join(told)))
+    for key, value in untold(entry).items():
         repeated = entry.get(key) == value or (key == "comment" and value == entry["reason"])
         if value is None or key in _SHOWN_ABOVE or repeated:
             continue  # said above already (the raw record is `history show N --json`)

@@ -27,8 +27,12 @@ def stats(
     scenario: Annotated[
         int | None, typer.Option("--scenario", help="Only entries made during scenario number N.")
     ] = None,
-    since: Annotated[str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, UTC.")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, UTC.")] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, in the campaign's timezone.")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, in the campaign's timezone.")
+    ] = None,
     include_voided: Annotated[
         bool, typer.Option("--include-voided", help="Count voided entries too (their dice were rolled all the same).")
     ] = False,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from campaign.core.derived import pool_max
 from campaign.core.gametime import clock_text
+from campaign.i18n import _, pick
+from campaign.labels import category_label, condition_label, status_label
 from campaign.projection.ops_sheet import sheet_changes
 from campaign.projection.state import State, renamed_between
 from campaign.seeds import stat_names_for
@@ -21,8 +23,8 @@ def _pool_text(state: State, name: str, pool: str) -> str:
 
 def _renames(before: State, after: State) -> list[str]:
     characters, players = renamed_between(before, after)
-    return [f"character {old} renamed back to {new}" for old, new in characters.items()] + [
-        f"player {old} renamed back to {new}" for old, new in players.items()
+    return [_("character {old} renamed back to {new}").format(old=old, new=new) for old, new in characters.items()] + [
+        _("player {old} renamed back to {new}").format(old=old, new=new) for old, new in players.items()
     ]
 
 
@@ -35,11 +37,13 @@ def _characters(before: State, after: State) -> list[str]:
         if new is None:
             continue
         if old.status != new.status:
-            lines.append(f"{name}: {old.status} → {new.status}")
+            lines.append(f"{name}: {status_label(old.status)} → {status_label(new.status)}")
         if old.cp_awarded != new.cp_awarded:
-            lines.append(f"{name}: awarded CP {old.cp_awarded} → {new.cp_awarded}")
+            lines.append(
+                _("{name}: awarded CP {old} → {new}").format(name=name, old=old.cp_awarded, new=new.cp_awarded)
+            )
         if old.cp_total != new.cp_total:
-            lines.append(f"{name}: CP total {old.cp_total} → {new.cp_total}")
+            lines.append(_("{name}: CP total {old} → {new}").format(name=name, old=old.cp_total, new=new.cp_total))
         for stat in sorted(set(old.stats) | set(new.stats)):
             if old.stats.get(stat) != new.stats.get(stat):
                 lines.append(f"{name}: {stat} {old.stats.get(stat)} → {new.stats.get(stat)}")
@@ -64,18 +68,24 @@ def _traits(before: State, after: State) -> list[str]:
         live_old = old is not None and old.removed_seq is None
         live_new = new is not None and new.removed_seq is None
         shown = new or old
-        label = f"{shown.character}: trait {shown.name!r} ({shown.cp:+d} CP)"
+        words = {"character": shown.character, "trait": shown.name, "cp": f"{shown.cp:+d}"}
         if live_old and not live_new:
-            lines.append(f"{label} removed")
+            lines.append(_("{character}: trait '{trait}' ({cp} CP) removed").format(**words))
         elif live_new and not live_old:
-            lines.append(f"{label} restored")
+            lines.append(_("{character}: trait '{trait}' ({cp} CP) restored").format(**words))
         elif live_old and live_new:
             if old.name != new.name:
-                lines.append(f"{new.character}: trait {old.name!r} renamed back to {new.name!r}")
+                lines.append(
+                    _("{character}: trait '{old}' renamed back to '{new}'").format(
+                        character=new.character, old=old.name, new=new.name
+                    )
+                )
             if old.cp != new.cp:
-                lines.append(f"{new.character}: trait {new.name!r} {old.cp:+d} → {new.cp:+d} CP")
+                lines.append(f"{new.character}: '{new.name}' {old.cp:+d} → {new.cp:+d} CP")
             if old.category != new.category:
-                lines.append(f"{new.character}: trait {new.name!r} {old.category} → {new.category}")
+                lines.append(
+                    f"{new.character}: '{new.name}' {category_label(old.category)} → {category_label(new.category)}"
+                )
     return lines
 
 
@@ -86,10 +96,11 @@ def _conditions(before: State, after: State) -> list[str]:
         live_old = old is not None and old.cleared_seq is None
         live_new = new is not None and new.cleared_seq is None
         shown = new or old
+        words = {"character": shown.character, "condition": condition_label(shown.name)}
         if live_old and not live_new:
-            lines.append(f"{shown.character}: condition {shown.name!r} removed")
+            lines.append(_("{character}: condition '{condition}' removed").format(**words))
         elif live_new and not live_old:
-            lines.append(f"{shown.character}: condition {shown.name!r} restored")
+            lines.append(_("{character}: condition '{condition}' restored").format(**words))
     return lines
 
 
@@ -102,14 +113,18 @@ def _missing(before: State, after: State) -> list[str]:
         open_new = new is not None and new.reunited_seq is None
         if open_old and not open_new:
             lines.append(
-                f"{shown.character}: missing status withdrawn"
-                if new is None
-                else f"{shown.character}: no longer missing"
+                (
+                    _("{character}: missing status withdrawn") if new is None else _("{character}: no longer missing")
+                ).format(character=shown.character)
             )
         elif open_new and not open_old:
-            lines.append(f"{shown.character}: missing again (since #{since})")
+            lines.append(
+                _("{character}: missing again (since #{since})").format(character=shown.character, since=since)
+            )
         elif old is not None and new is not None and old.faces != new.faces:
-            lines.append(f"{shown.character}: reunion die back to d{new.faces}")
+            lines.append(
+                _("{character}: reunion die back to d{faces}").format(character=shown.character, faces=new.faces)
+            )
     for started in sorted(set(before.searches) | set(after.searches)):
         old, new = before.searches.get(started), after.searches.get(started)
         shown = new or old
@@ -117,15 +132,19 @@ def _missing(before: State, after: State) -> list[str]:
         active_new = new is not None and new.ended_seq is None
         target = (after.disappearances.get(shown.since_seq) or before.disappearances[shown.since_seq]).character
         if active_old and not active_new:
-            lines.append(f"{shown.searcher}: no longer searching for {target}")
+            lines.append(
+                _("{searcher}: no longer searching for {target}").format(searcher=shown.searcher, target=target)
+            )
         elif active_new and not active_old:
-            lines.append(f"{shown.searcher}: searching for {target} again")
+            lines.append(_("{searcher}: searching for {target} again").format(searcher=shown.searcher, target=target))
     for seq in sorted(set(before.reunions) - set(after.reunions)):
         row = before.reunions[seq]
-        lines.append(f"reunion check #{seq} for {before.disappearances[row.since_seq].character} withdrawn")
+        character = before.disappearances[row.since_seq].character
+        lines.append(_("reunion check #{seq} for {character} withdrawn").format(seq=seq, character=character))
     for seq in sorted(set(after.reunions) - set(before.reunions)):
         row = after.reunions[seq]
-        lines.append(f"reunion check #{seq} for {after.disappearances[row.since_seq].character} restored")
+        character = after.disappearances[row.since_seq].character
+        lines.append(_("reunion check #{seq} for {character} restored").format(seq=seq, character=character))
     return lines
 
 
@@ -133,19 +152,32 @@ def _scenarios(before: State, after: State) -> list[str]:
     lines = []
     for number in sorted(set(before.scenarios) & set(after.scenarios)):
         old, new = set(before.scenarios[number].participants), set(after.scenarios[number].participants)
-        lines += [f"{name}: no longer takes part in scenario #{number}" for name in sorted(old - new)]
-        lines += [f"{name}: takes part in scenario #{number} again" for name in sorted(new - old)]
+        lines += [
+            _("{name}: no longer takes part in scenario #{number}").format(name=name, number=number)
+            for name in sorted(old - new)
+        ]
+        lines += [
+            _("{name}: takes part in scenario #{number} again").format(name=name, number=number)
+            for name in sorted(new - old)
+        ]
     return lines
 
 
 def _settings(before: State, after: State) -> list[str]:
     lines = [
-        f"setting {key}: {before.settings.get(key)!r} → {after.settings.get(key)!r}"
+        _("setting {key}: {old} → {new}").format(
+            key=key, old=repr(before.settings.get(key)), new=repr(after.settings.get(key))
+        )
         for key in sorted(set(before.settings) | set(after.settings))
         if before.settings.get(key) != after.settings.get(key)
     ]
     if before.clock != after.clock:
-        lines.append(f"campaign time {clock_text(before.clock)[0]} → {clock_text(after.clock)[0]}")
+        lines.append(
+            _("campaign time {old} → {new}").format(
+                old=pick(clock_text(before.clock)[1], clock_text(before.clock)[0]),
+                new=pick(clock_text(after.clock)[1], clock_text(after.clock)[0]),
+            )
+        )
     return lines
 
 

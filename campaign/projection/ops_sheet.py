@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from campaign.i18n import N_, _
 from campaign.projection.op_base import BadOp, Op, OpConflict, Rule, character_row, choice, field_int, field_text
 
 SKILL_LIMIT = 1000  # far above any GURPS skill level; keeps a record's numbers sane
@@ -140,15 +141,22 @@ def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
                     skill,
                     level_a,
                     level_b,
-                    f"skill {skill} {'—' if a is None else level_a} → {'—' if b is None else level_b}",
+                    _("skill {skill} {old} → {new}").format(
+                        skill=skill, old="—" if a is None else level_a, new="—" if b is None else level_b
+                    ),
                 )
             )
+    words = {
+        "note": (N_("note added: {line}"), N_("note removed: {line}")),
+        "item": (N_("item added: {line}"), N_("item removed: {line}")),
+    }
     for what, before, after in (("note", old.notes, new.notes), ("item", old.items, new.items)):
+        added, removed = words[what]
         for line in after[len(before) :] if after[: len(before)] == before else []:
-            changes.append((what, line, None, line, f"{what} added: {line}"))
+            changes.append((what, line, None, line, _(added).format(line=line)))
         if after[: len(before)] != before:
-            changes += [(what, line, line, None, f"{what} removed: {line}") for line in _without(before, after)]
-            changes += [(what, line, None, line, f"{what} added: {line}") for line in _without(after, before)]
+            changes += [(what, line, line, None, _(removed).format(line=line)) for line in _without(before, after)]
+            changes += [(what, line, None, line, _(added).format(line=line)) for line in _without(after, before)]
     return changes
 
 

@@ -47,7 +47,7 @@ def test_recover_rolls_will_and_clears_on_success(gurps):
         "manual",
     )
     verified(gurps)
-    assert void(gurps, failed["seq"] + 1)["reversed"] == ["鈴音: condition 'stun' restored"]
+    assert void(gurps, failed["seq"] + 1)["reversed"] == ["鈴音: condition 'stunned' restored"]
     assert conditions(gurps) == ["stun"]
     verified(gurps)
 

@@ -392,7 +392,7 @@ def test_void_refuses_when_a_gained_trait_was_bought_off_since(sqlite_gurps):
 def test_void_says_what_it_reversed(sqlite_gurps):
     result = sqlite_gurps.json("fright", "鈴音", "--mod", "-31", "--dice", "6,6,5,1,1,1")
     out = sqlite_gurps.run("history", "void", "--yes", str(result["seq"]), "--reason", "wrong character").stdout
-    assert "IQ 11 → 12" in out and "CP total 70 → 100" in out and "condition 'coma' removed" in out
+    assert "IQ 11 → 12" in out and "CP total 70 → 100" in out and "鈴音: condition 'coma' removed" in out
     assert "trait" in out and "removed" in out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 import typer
 import typer.main
 from typer.testing import CliRunner
@@ -82,3 +83,62 @@ def test_flags_show_no_value_and_options_name_their_value(monkeypatch):
     assert "PLAYER" in option_lines["--player"]
     assert " N " in option_lines["--cp"]
     assert option_lines["--json"].split()[2] == "Print"  # nothing between the flag and its help
+
+
+def _cells(line: str) -> int:
+    from rich.cells import cell_len
+
+    return cell_len(line)
+
+
+def _prose_paragraphs(out: str) -> list[list[str]]:
+    """The description's paragraphs (the lines above the first box), each a list of lines."""
+    paragraphs: list[list[str]] = [[]]
+    for line in out.splitlines():
+        if line.startswith("╭"):
+            break
+        text = line.strip()
+        if text:
+            paragraphs[-1].append(text)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return [paragraph for paragraph in paragraphs if paragraph]
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_help_fits_80_terminal_cells_and_breaks_japanese_where_it_may(monkeypatch, lang):
+    """East Asian width: a kanji takes two cells, so `len(line) <= 80` would let a Japanese
+    line run to 160 cells. No line may start with closing punctuation (行頭禁則), and a
+    description line is cut short only at the end of its paragraph (Japanese breaks between
+    characters, so nothing forces an early break)."""
+    from campaign.cli.help_wrap import NO_LINE_START
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("CAMPAIGN_LANG", lang)
+    root = typer.main.get_command(app)
+    japanese_lines = 0
+    for path, _command in _walk(root):
+        result = _help(*path)
+        where = f"`campaign --lang {lang} {' '.join(path)} --help`"
+        assert result.exit_code == 0, where
+        for line in result.stdout.splitlines():
+            assert _cells(line) <= 80, f"{where}: {line!r} is wider than 80 cells"
+            text = line.strip(" │╭╮╰╯─")
+            japanese = any(_cells(ch) == 2 for ch in text)
+            assert not japanese or text[0] not in NO_LINE_START, f"{where}: a line starts with {text[0]!r}"
+            japanese_lines += japanese
+        for paragraph in _prose_paragraphs(result.stdout):
+            example = paragraph[0].startswith(("例:", "Example:"))  # a command line breaks at spaces only
+            if lang == "ja" and not example and any(_cells(ch) == 2 for ch in "".join(paragraph)):
+                for line in paragraph[:-1]:
+                    assert _cells(line) >= 70, f"{where}: {line!r} breaks early"
+    assert japanese_lines > (1000 if lang == "ja" else 0)
+
+
+def test_japanese_help_is_shown_in_japanese(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    out = _help("history", "verify").stdout
+    assert "ハッシュチェーンを計算し直し、台帳を再生して状態テーブルと比べます。" in out.replace("\n ", "")
+    assert " --head を付けると、保管しておいた封印がまだチェーンにあることも確かめ、" in out
+    assert "例: campaign history verify --head 3f1c9a07e2b4d5c6" in out

@@ -142,6 +142,10 @@ def test_a_danger_sense_record_holds_its_band_and_shows_the_words(tmp_path):
     shown = cli.json("history", "show", str(result["seq"]))
     assert shown["detail"]["band"] == {"lo": 1, "hi": 3, "label": "1..3"}
     assert (shown["detail_shown"]["band"]["ja"], shown["detail_shown"]["band"]["en"]) == (band.ja, band.en)
-    assert band.ja in cli.run("history", "show", str(result["seq"])).stdout
+    # one language per output: the band's words in the language shown, in a sentence
+    english = " ".join(cli.run("history", "show", str(result["seq"])).stdout.split())  # Rich folds long lines
+    assert f"margin +1 → band 1..3: {band.en}" in english and band.ja not in english
+    japanese = "".join(cli.run("--lang", "ja", "history", "show", str(result["seq"])).stdout.split())
+    assert f"差+1→帯1..3:{band.ja}" in japanese and "Barely" not in japanese
     old = {"kind": "check", "detail": {"band": {"lo": 1, "hi": 3, "label": "1..3", "ja": "昔の言葉", "en": "old"}}}
     assert labels.shown_detail(old) == old["detail"]  # an older record keeps the words it holds

@@ -1,0 +1,130 @@
+"""`history show` in sentences: what a recorded check, fright check or table roll means.
+
+A dispute is settled by reading the entry, and a player reads 「【技】2 + 2D6[4,5] + 2 = 13 ≥
+8 → 成功」 or 「恐怖判定表 26: 18と22の結果を両方受ける」, not `kept_indices` or
+`critical_rule`. The sentences are made from the record's codes (labels.shown_detail has
+already put words to the codes), with the same functions the commands print with, so an
+entry reads in `history show` as it read when it was rolled. The record itself, every
+field, is `history show N --json`.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from campaign.i18n import _, pick
+
+# Detail keys the sentences (or the fields above them) say; anything else is still listed.
+TOLD = {
+    "fright": {"check", "table", "effects", "traits_added", "choice", "pick", "notes"},
+    "check": {
+        *("check", "compare", "critical", "critical_rule", "dice", "dice_count", "dice_modifier", "kept"),
+        *("kept_indices", "kind", "modifiers", "name", "outcome", "scaling", "skill", "skipped", "stat"),
+        *("stat_value", "success", "target", "terms", "total", "band", "margin", "occasion", "role"),
+        *("sides", "winner", "winner_index", "decided_by", "stats", "hider", "observers", "noticed_by"),
+        *("hidden", "noticed", "participants", "stat_from", "effect", "if_resisted"),
+    },
+    "table": {
+        *("lines", "entry", "name", "name_en", "table", "raw", "result", "modifier", "text_ja", "text_en"),
+        *("sub_rolls", "reroll_stands", "truncated", "declined", "directives", "text_rolls"),
+    },
+}
+
+
+def story(entry: dict[str, Any]) -> list[str]:
+    """The entry's meaning, a sentence a line (nothing for kinds the fields above say whole)."""
+    detail = entry.get("detail_shown", entry.get("detail")) or {}
+    if not isinstance(detail, dict):
+        return []
+    if entry["kind"] == "fright" and isinstance(detail.get("check"), dict):
+        return _fright(entry["character"] or "", detail)
+    if entry["kind"] == "check" and ("terms" in detail or "sides" in detail or "hider" in detail):
+        return _check(entry, detail)
+    if entry["kind"] == "table":
+        return [str(line) for line in detail.get("lines") or []]
+    return []
+
+
+def untold(entry: dict[str, Any]) -> dict[str, Any]:
+    """The detail keys `story` does not put into words (listed as they are)."""
+    detail = entry.get("detail_shown", entry.get("detail")) or {}
+    if not isinstance(detail, dict) or not story(entry):
+        return detail if isinstance(detail, dict) else {}
+    return {key: value for key, value in detail.items() if key not in TOLD.get(entry["kind"], set())}
+
+
+def _fright(name: str, detail: dict[str, Any]) -> list[str]:
+    from campaign.cli.fright import effect_lines, will_modifiers
+
+    check = detail["check"]
+    lines = [
+        _("Will roll: {modifiers} → target {target}").format(
+            modifiers=" ".join(will_modifiers(SimpleNamespace(**{"penalties": [], **check}))), target=check["target"]
+        )
+    ]
+    table = detail.get("table")
+    if isinstance(table, dict) and table.get("entry") is not None:
+        text = pick(str(table.get("ja") or ""), str(table.get("en") or ""))
+        lines.append(_("fright table {entry}: {text}").format(entry=table["entry"], text=text).rstrip(": "))
+    for effect in detail.get("effects") or []:
+        try:
+            lines += [pick(ja, en) for ja, en in effect_lines(name, effect)]
+        except (KeyError, TypeError):  # an older record without every word: its codes stay in --json
+            continue
+    lines += [str(note) for note in detail.get("notes") or [] if isinstance(note, str)]
+    return lines
+
+
+def _check_view(side: dict[str, Any]) -> SimpleNamespace:
+    """A recorded check as the shape cli/check.py's line functions read (a CheckRoll's fields)."""
+    fields = ("skipped", "dice", "dice_count", "kept", "terms", "scaling", "total", "target", "compare", "outcome")
+    return SimpleNamespace(**{field: side.get(field) for field in fields}, critical=side.get("critical"))
+
+
+def _contest_line(role: str, side: dict[str, Any], result: str) -> str:
+    """`能動 鈴音: 【技】3 + 2D6[4,5] + 2 = 14 → 勝ち`: a row of the command's contest table."""
+    from campaign.cli.check import breakdown, critical_mark
+
+    view = _check_view(side)
+    return f"{role} {side.get('name')}: {breakdown(view)} = {side.get('total')} → {result}{critical_mark(view)}"
+
+
+def _check(entry: dict[str, Any], detail: dict[str, Any]) -> list[str]:
+    from campaign.cli.check import check_line
+
+    if "sides" in detail:  # an opposed check: as `check oppose` printed it
+        lines = [
+            _contest_line(
+                _("active") if side.get("role") == "active" else _("passive"),
+                side,
+                _("win") if side.get("name") == detail.get("winner") else _("lose"),
+            )
+            for side in detail["sides"]
+        ]
+        return [*lines, _("winner: {winner}").format(winner=detail.get("winner"))]
+    if "hider" in detail:  # hiding: as `check hide` printed it
+        lines = [_contest_line(_("hides"), detail["hider"], _("hidden") if detail.get("hidden") else _("found"))]
+        for side in detail.get("observers") or []:
+            band = (side.get("band") or {}).get("label")
+            noticed = _("noticed") if side.get("noticed") else _("missed")
+            lines.append(_contest_line(_("watches"), side, f"{noticed} ({band})" if band else noticed))
+        noticed_by = detail.get("noticed_by") or []
+        lines.append(
+            _("noticed by: {names}").format(names=", ".join(noticed_by))
+            if noticed_by
+            else _("hidden (no observer beat the hider)")
+        )
+        return lines
+    view = {**detail, "dice": entry.get("dice") or detail.get("dice"), "total": entry.get("total", detail.get("total"))}
+    lines = [check_line(_check_view(view))]
+    band = detail.get("band")
+    if isinstance(band, dict) and detail.get("margin") is not None:
+        lines.append(
+            _("margin {margin:+d} → band {band}: {words}").format(
+                margin=detail["margin"], band=band.get("label"), words=pick(str(band.get("ja")), str(band.get("en")))
+            )
+        )
+    if detail.get("participants"):
+        lines.append(_("together: {names}").format(names=", ".join(detail["participants"])))
+    return lines
