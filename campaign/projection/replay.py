@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from campaign.projection.legacy import legacy_ops
 from campaign.projection.ops import BadOp, EntryContext, Op, OpConflict, parse_op
@@ -50,10 +51,14 @@ class ReplayConflict(Exception):
         self.problem = problem
 
 
-def entry_from_record(record: dict) -> Entry:
+def entry_from_record(record: dict[str, Any]) -> Entry:
     """Parse a hashed record; raises BadOp (with the seq) when its ops are malformed."""
     seq = record.get("seq")
+    kind, at = record.get("kind"), record.get("at")
     try:
+        # The ledger writes all three on every record, and a chain walk checks the seq.
+        if not isinstance(seq, int) or not isinstance(kind, str) or not isinstance(at, str):
+            raise BadOp("seq, kind and at must be a number and two strings")
         if "ops" in record:
             raw = record["ops"]
             if not isinstance(raw, list):
@@ -70,8 +75,8 @@ def entry_from_record(record: dict) -> Entry:
         raise BadOp(f"entry #{seq}: malformed record ({exc})") from None
     return Entry(
         seq=seq,
-        kind=record.get("kind"),
-        at=record.get("at"),
+        kind=kind,
+        at=at,
         scenario=record.get("scenario"),
         parent_seq=record.get("parent_seq"),
         voids_seq=record.get("voids_seq"),
