@@ -105,7 +105,7 @@ class CharacterSheet:
     kind: str
     player: str | None
     summoner: str | None
-    stats: dict[str, int]
+    stats: dict[str, int | str]
     derived: dict[str, DerivedStat]
     cp_total: int
     cp_awarded: int

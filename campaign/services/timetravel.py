@@ -80,7 +80,7 @@ def character_at(
         return extended(CharacterAsOf, character_view(state, name), as_of=as_of)
 
 
-def _in_sheet_order(session, campaign, name: str, stats: dict[str, int]) -> dict[str, int]:
+def _in_sheet_order(session, campaign, name: str, stats: dict[str, int | str]) -> dict[str, int | str]:
     """The replayed stats in the order `char show` lists them (the sheet's, as typed):
     a hashed record's keys are sorted, so a replay alone would list them alphabetically.
     Stats the sheet no longer has follow, in the record's order."""
