@@ -57,7 +57,7 @@ class CharacterAdded(Op):
     kind: str
     player: str | None
     summoner: str | None
-    stats: dict[str, int]
+    stats: dict[str, int | str]
     cp: int
     reading: str | None = None  # recorded only when given (older records have no such key)
 
