@@ -132,7 +132,6 @@ def _send_searcher(
     check_can_search(
         character_facts(session, searcher), missing_facts(session, target, disappearance), at_scenario_start=True
     )
-    assert searcher.player is not None  # only a PC searches (check_can_search)
     if searcher.id in joining_ids:
         raise RuleRefused(
             f"{searcher.name} takes part in this scenario and cannot also search for {target.name}; "
@@ -143,6 +142,7 @@ def _send_searcher(
         session.flush()
         searchers = active_searches(session, disappearance)
         odds = reunion_odds_text(disappearance.faces, len(searchers))
+        assert searcher.player is not None  # only a PC searches (check_can_search)
         entry.describe(
             character=searcher.name,
             scenario=scenario.number,
