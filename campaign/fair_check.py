@@ -24,7 +24,7 @@ import hmac
 import json
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 COMMIT, REVEAL = "seed_commit", "seed_reveal"
 
@@ -43,11 +43,11 @@ def derive(seed: str, seq: int, share: str, index: int, sides: int) -> int:
     raise ArithmeticError("no face after 1000 tries")
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _hex(value: Any, length: int | None = None) -> bool:
+def _hex(value: object, length: int | None = None) -> TypeGuard[str]:
     return (
         isinstance(value, str)
         and (length is None or len(value) == length)
@@ -79,8 +79,9 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
     seeds: dict[int, tuple[str, int]] = {}  # commit seq -> (seed, reveal seq)
     fair_entries: list[dict[str, Any]] = []
     for record in records:
-        seq, kind = record.get("seq"), record.get("kind")
-        detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
+        seq: int = record["seq"]  # every record has its seq: the chain rules checked it first
+        kind = record.get("kind")
+        detail = found if isinstance(found := record.get("detail"), dict) else {}
         if kind == COMMIT:
             if not _hex(detail.get("commitment"), 64):
                 raise Unfair(seq, f"seed commitment #{seq} holds no SHA-256 hex digest")

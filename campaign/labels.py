@@ -418,7 +418,7 @@ def note_text(code: Any) -> str:
 def entry_reason(record: dict[str, Any]) -> str | None:
     """The reason shown for an entry: its own, else the label its codes stand for (a
     fright sub-roll records its purpose, not the words)."""
-    reason = record.get("reason")
+    reason: str | None = record.get("reason")  # the ledger writes a string or null
     if reason is not None:
         return reason
     detail = record.get("detail") or {}
@@ -450,7 +450,7 @@ def danger_band(band: Any) -> Any:
 def shown_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """An entry's detail as a person reads it: the record's codes with their words. A
     table roll's printed lines also need its sub-entries' records (`sub_records`)."""
-    detail = record.get("detail") or {}
+    detail: dict[str, Any] = record.get("detail") or {}  # the ledger writes an object
     if not isinstance(detail, dict):
         return detail
     if record.get("kind") == "fright":
@@ -495,7 +495,7 @@ def ops_summary(ops: list[Any] | None) -> str:
     """`IQ=11 CP -10`: what an entry without dice changed, from its recorded ops."""
     parts = []
     for op in ops or []:
-        render = OP_TEXT.get(op.get("op")) if isinstance(op, dict) else None
+        render = OP_TEXT.get(str(op.get("op"))) if isinstance(op, dict) else None
         if render is not None:
             try:
                 parts.append(render(op))

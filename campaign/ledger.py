@@ -11,7 +11,8 @@ entry exists exactly when its effects do.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -198,7 +199,7 @@ def append(
             **{name: record[name] for name in INDEXED_FIELDS},
         },
     )
-    return Appended(seq=record["seq"], hash=digest, prev_hash=prev_hash, record=record)
+    return Appended(seq=last_seq + 1, hash=digest, prev_hash=prev_hash, record=record)
 
 
 # Why a chain check failed, as codes callers branch on (the reason is for people).
@@ -250,7 +251,9 @@ class _Progress:
         self.walk.advance(digest)
 
 
-def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=None) -> ChainVerdict | None:
+def _check_rows(
+    session: Session, state: _Progress, campaign_id: int, progress: Callable[[int], None] | None = None
+) -> ChainVerdict | None:
     """The exact rules, row by row in seq order, from state.walk.seq to the end."""
     walk = state.walk
     with ledger_scan.text_as_stored(session):  # bytes that are not UTF-8: named, not a crash
@@ -264,12 +267,15 @@ def _check_rows(session: Session, state: _Progress, campaign_id: int, progress=N
     return None
 
 
-def _check_sqlite(session: Session, campaign: Campaign, state: _Progress, progress=None) -> ChainVerdict | None:
+def _check_sqlite(
+    session: Session, campaign: Campaign, state: _Progress, progress: Callable[[int], None] | None = None
+) -> ChainVerdict | None:
     """The same rules, faster, for SQLite (campaign.ledger_scan), in this process: the scan
     proves rows until the first one it cannot vouch for, and whatever it did not prove
     (a broken row, a gap) goes to _check_rows, which names the seq and the reason, so the
     answer is always the one _check_rows alone gives."""
     raw = session.connection().connection.dbapi_connection
+    assert isinstance(raw, sqlite3.Connection)  # the SQLite dialect's driver (db.engine)
     first, last, count = raw.execute(
         "SELECT min(seq), max(seq), count(*) FROM ledger WHERE campaign_id = ?", (campaign.id,)
     ).fetchone()
@@ -296,7 +302,9 @@ def _take(state: _Progress, scanned: ledger_scan.Scanned) -> None:
         state.last_seal_seq = scanned.last_seal_seq
 
 
-def verify(session: Session, campaign: Campaign, head_hash: str | None = None, progress=None) -> ChainVerdict:
+def verify(
+    session: Session, campaign: Campaign, head_hash: str | None = None, progress: Callable[[int], None] | None = None
+) -> ChainVerdict:
     """Recompute the chain; report the first bad seq and why.
 
     With head_hash (printed by an earlier `history seal`), also prove that the chain
@@ -317,4 +325,7 @@ def verify(session: Session, campaign: Campaign, head_hash: str | None = None, p
 
 
 def entry_count(session: Session, campaign_id: int) -> int:
-    return session.execute(text("SELECT count(*) FROM ledger WHERE campaign_id = :c"), {"c": campaign_id}).scalar_one()
+    count: int = session.execute(
+        text("SELECT count(*) FROM ledger WHERE campaign_id = :c"), {"c": campaign_id}
+    ).scalar_one()
+    return count

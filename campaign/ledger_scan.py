@@ -94,6 +94,7 @@ def row_problem(walk: Walk, row: Any) -> str | None:
     record, problem = walk.record_problem(row.record)
     if problem:
         return problem
+    assert record is not None  # no problem: the record
     for name in INDEXED_FIELDS:
         if record.get(name) != getattr(row, name):
             return f"column {name!r} differs from the hashed record"
@@ -159,7 +160,9 @@ def _no_float(text: str) -> float:
     raise ValueError("a float: the exact rules judge it")  # msgspec spells some floats unlike json.dumps
 
 
-def _fast_reader():
+def _fast_reader() -> tuple[
+    Callable[[bytes], Any], Callable[[Any], bytes], Callable[[Any], bytes], tuple[type[Exception], ...]
+]:
     """(decode, encode, render, refused) for the fast reading of a record's bytes.
 
     The record rule: msgspec reads the bytes as a record written by ledger.append (every
@@ -273,7 +276,7 @@ def scan(
                     fast = sha256(payload).hexdigest() == digest
                     if fast:
                         body = payload[len(link) :]  # a copy: comparing a memoryview costs more
-                        got = None
+                        got: Any = None  # a decoded record: a shape's struct or the generic Record
                         reader = shaped.get(row[7])  # the kind column picks a shape; the record must agree
                         if reader is not None:
                             try:

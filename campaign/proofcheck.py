@@ -29,6 +29,7 @@ import hashlib
 import hmac
 import json
 import sys
+from typing import Any, NoReturn, TypeGuard
 
 FORMAT = "campaign-proof"
 VERSION = 1
@@ -65,7 +66,7 @@ class BadHead(Exception):
     """The --head given cannot name one seal: malformed, or a prefix of several (exit 2)."""
 
 
-def canonical_json(value) -> str:
+def canonical_json(value: object) -> str:
     """The ledger's spelling of a record: sorted keys, no spaces, non-ASCII kept as UTF-8."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -75,7 +76,7 @@ def chain_hash(prev_hash: str, record_json: str) -> str:
     return hashlib.sha256((prev_hash + record_json).encode("utf-8")).hexdigest()
 
 
-def canonical_problem(text: str, value) -> str | None:
+def canonical_problem(text: str, value: object) -> str | None:
     """None when the record's bytes are canonical_json(value) in strict UTF-8 (an escaped
     lone surrogate reads back as a string no UTF-8 can hold)."""
     try:
@@ -104,9 +105,9 @@ def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def _strict_object(pairs):
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """json.loads hook: a key given twice would let a reader and a checker see different values."""
-    seen = {}
+    seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
             raise Rejected(f"key {key!r} appears twice in one object")
@@ -114,23 +115,23 @@ def _strict_object(pairs):
     return seen
 
 
-def _no_constants(name):
+def _no_constants(name: str) -> NoReturn:
     raise Rejected(f"{name} is not JSON")
 
 
-def _strict_loads(text: str):
+def _strict_loads(text: str) -> object:
     return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants)
 
 
-def _is_hash(value) -> bool:
+def _is_hash(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and len(value) == 64 and all(ch in HEX for ch in value)
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def load(data: bytes) -> dict:
+def load(data: bytes) -> object:
     """The bundle as JSON, refusing anything a careful reader could read two ways."""
     if len(data) > MAX_BYTES:
         raise Rejected(f"the bundle is larger than {MAX_BYTES // 2**20} MiB")
@@ -155,7 +156,7 @@ def normalize_head(text: str) -> str | None:
     return None
 
 
-def _record(text: str, campaign: str, seq: int) -> dict:
+def _record(text: str, campaign: str, seq: int) -> dict[str, Any]:
     """The entry's record, if its text is a canonical record of this campaign at `seq`."""
     if too_deep(text):
         raise Rejected(f"record is nested more than {MAX_DEPTH} levels deep", seq)
@@ -175,17 +176,19 @@ def _record(text: str, campaign: str, seq: int) -> dict:
     return record
 
 
-def _commitment_of(record: dict):
+def _commitment_of(record: dict[str, Any]) -> object:
     detail = record.get("detail")
     secret = detail.get("secret") if isinstance(detail, dict) else None
     return secret.get("commitment") if isinstance(secret, dict) else None
 
 
-def _check_reveal(records: dict, first: int, seq: int, record: dict, revealed: dict) -> None:
+def _check_reveal(
+    records: dict[int, dict[str, Any]], first: int, seq: int, record: dict[str, Any], revealed: dict[int, int]
+) -> None:
     """A reveal in the bundle discloses what its secret roll committed to: the salt and
     result hash to the commitment, the entry repeats the result, and when the secret roll
     is in the bundle too, the commitment is the one that roll made (and it is revealed once)."""
-    detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
+    detail = found if isinstance(found := record.get("detail"), dict) else {}
     target, commitment, salt, result = (detail.get(k) for k in ("reveals", "commitment", "salt", "result"))
     if not _is_int(target) or target >= seq or (target >= first and _commitment_of(records.get(target, {})) is None):
         raise Rejected(f"the reveal names #{target}, which is no earlier secret roll", seq)
@@ -206,7 +209,7 @@ def _check_reveal(records: dict, first: int, seq: int, record: dict, revealed: d
     revealed[target] = seq
 
 
-def _your_seal(seals: list, head: str | None) -> tuple:
+def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str]:
     """(seq, hash) of the seal `head` names among the bundle's seals (None: the last)."""
     if head is None:
         return seals[-1]
@@ -231,13 +234,16 @@ def fair_face(seed: str, seq: int, share: str, index: int, sides: int) -> int:
     raise ArithmeticError("no face after 1000 tries")
 
 
-def _fair_problem(records: list) -> tuple:
+def _fair_problem(records: list[dict[str, Any]]) -> tuple[int | None, str | None]:
     """(seq, problem) of the first fair-dice fault among a bundle's seed entries and fair
     entries (in seq order), else (None, None). A commitment before the bundle is taken
     from the reveal that repeats it; a die whose seed is not revealed yet waits."""
-    commits, seeds, next_index = {}, {}, {}
+    commits: dict[int, str] = {}
+    seeds: dict[int, tuple[str, int]] = {}  # commit seq -> (seed, reveal seq)
+    next_index: dict[tuple[int, int], int] = {}
     for record in records:
-        seq, detail = record.get("seq"), record.get("detail") if isinstance(record.get("detail"), dict) else {}
+        seq: int = record["seq"]  # _record checked it
+        detail = found if isinstance(found := record.get("detail"), dict) else {}
         if record.get("kind") == "seed_commit":
             if not _is_hash(detail.get("commitment")):
                 return seq, f"seed commitment #{seq} holds no SHA-256 hex digest"
@@ -258,7 +264,7 @@ def _fair_problem(records: list) -> tuple:
                 return seq, f"seed reveal #{seq} does not match commitment #{target}: the seed was swapped"
             seeds[target] = (seed, seq)
     for record in records:
-        fair, seq = (record.get("detail") or {}).get("fair"), record.get("seq")
+        fair, seq = (record.get("detail") or {}).get("fair"), record["seq"]
         if not isinstance(fair, dict):
             continue
         commit, base, share, first, draws = (fair.get(name) for name in ("commit", "seq", "share", "from", "draws"))
@@ -307,7 +313,7 @@ def _fair_problem(records: list) -> tuple:
 _KEPT = ("seal", "void", "reveal")  # the kinds of entry check() keeps beside the first and secret rolls
 
 
-def _voided_by(records: dict, target: int, until: int):
+def _voided_by(records: dict[int, dict[str, Any]], target: int, until: int) -> int | None:
     """The void (up to seq `until`) that took `target` back, or the entry it is part of
     (its parent_seq), and that no later void took back."""
     voids = {
@@ -321,7 +327,7 @@ def _voided_by(records: dict, target: int, until: int):
     return max(live) if live else None
 
 
-def check(bundle, head: str | None = None) -> dict:
+def check(bundle: object, head: str | None = None) -> dict[str, Any]:
     """Verify a loaded bundle; return what it proves, or raise Rejected naming the entry.
 
     Rules, in order: the bundle's own fields are well formed; entry i (counting from the
@@ -382,7 +388,7 @@ def check(bundle, head: str | None = None) -> dict:
         raise Rejected("the last entry is not a seal, so the head was never sealed", last)
     if prev_hash != bundle["head"]:
         raise Rejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)
-    revealed = {}
+    revealed: dict[int, int] = {}
     for seq, record in records.items():
         if record.get("kind") == "reveal":
             _check_reveal(records, first, seq, record, revealed)
@@ -412,12 +418,12 @@ def _read(path: str) -> bytes:
         return handle.read(MAX_BYTES + 1)
 
 
-def check_file(path: str, head: str | None = None) -> dict:
+def check_file(path: str, head: str | None = None) -> dict[str, Any]:
     """Read and check a bundle file; Rejected for any fault in it, OSError if unreadable."""
     return check(load(_read(path)), head)
 
 
-def describe(entry: dict) -> str:
+def describe(entry: dict[str, Any]) -> str:
     """One line for the proven entry, e.g. `#9 fright 鈴音: 3D6<=11 [6,5,5] = 16 failure`."""
     parts = [f"#{entry.get('seq')}", str(entry.get("kind"))]
     if entry.get("character"):
@@ -434,7 +440,7 @@ def describe(entry: dict) -> str:
     return " ".join(parts)
 
 
-def summary(result: dict) -> list[str]:
+def summary(result: dict[str, Any]) -> list[str]:
     """The lines a holding proof prints: the head it was checked against first."""
     lines = [
         result["head"],

@@ -82,6 +82,8 @@ def _kind(mode: int) -> str:
 class _Pending:
     """One target being replaced: its temporary sibling, created exclusively."""
 
+    tmp: Path | None  # None once committed or discarded
+
     def __init__(self, target: Path, mode: int) -> None:
         self.target = target
         for _ in range(100):
@@ -99,8 +101,14 @@ class _Pending:
     def sync(self) -> None:
         os.fsync(self.fd)
 
+    @property
+    def live_tmp(self) -> Path:
+        """The temporary path, which exists until commit or discard."""
+        assert self.tmp is not None, "the temporary file is already gone"
+        return self.tmp
+
     def commit(self) -> None:
-        os.replace(self.tmp, self.target)
+        os.replace(self.live_tmp, self.target)
         self.tmp = None
 
     def discard(self) -> None:
@@ -137,9 +145,9 @@ def replacing_paths(targets: Sequence[Path], mode: int = 0o600) -> Iterator[list
         for item in pending:
             os.close(item.fd)
             item.fd = -1
-        yield [item.tmp for item in pending]
+        yield [item.live_tmp for item in pending]
         for item in pending:
-            item.fd = os.open(item.tmp, os.O_RDONLY)
+            item.fd = os.open(item.live_tmp, os.O_RDONLY)
             try:
                 item.sync()
             finally:

@@ -32,7 +32,7 @@ from typing import Any
 from campaign.bridges.bcdice_judge import shown_sums_agree, value_range, word_agrees
 from campaign.bridges.bcdice_tables import TableLine, read_table
 from campaign.core.dice import roll_parsed
-from campaign.core.dice_parse import ArithmeticRoll, DiceTerm, parse
+from campaign.core.dice_parse import ArithmeticRoll, DiceTerm, ParsedExpression, parse
 from campaign.core.dice_source import ManualDice
 from campaign.core.success import judge_success
 from campaign.errors import CampaignError
@@ -86,10 +86,10 @@ class Reading:
     lines: tuple[RollLine | TableLine, ...] = ()
     why: str | None = None
     repeat: int | None = None  # N of an xN repeat
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
     @property
-    def line(self):  # the first (for one-result messages, the only) line
+    def line(self) -> RollLine | TableLine | None:  # the first (for one-result messages, the only) line
         return self.lines[0] if self.lines else None
 
 
@@ -176,19 +176,26 @@ def _outcome(word: str) -> tuple[str, int | None] | None:
     return None if outcome is None else (outcome, degree)
 
 
-def _faces(display: list[str], parsed, total: int) -> tuple[int, ...] | None:
+def _faces(display: list[str], parsed: ParsedExpression, total: int) -> tuple[int, ...] | None:
     faces = [
         int(face) for group in _FACES.findall(" ".join(display)) for face in group.replace(" ", "").split(",") if face
     ]
     if faces:
         return tuple(faces)
     spec = parsed.roll
-    if not display and isinstance(spec.expression, DiceTerm) and spec.expression.count == 1:
+    if (
+        not display
+        and isinstance(spec, ArithmeticRoll)
+        and isinstance(spec.expression, DiceTerm)
+        and spec.expression.count == 1
+    ):
         return (total,)  # BCDice writes a lone die as its total alone
     return None
 
 
 def _margin(comparison: str | None, target: int | None, total: int) -> int | None:
+    if target is None:  # a comparison always has its target
+        return None
     if comparison in ("<=", "<"):
         return target - total
     if comparison in (">=", ">"):
@@ -245,7 +252,7 @@ def read_roll(
             return Reading("contradictory", why=f"{parsed.body_text} cannot make {total}")
         if modifier is not None:
             raw = total - modifier
-            if gurps and 3 <= raw <= 18:
+            if gurps and 3 <= raw <= 18 and spec.target is not None:  # a modifier comes with `<=` and its target
                 judgement = judge_success(raw, total, spec.target)
                 rules_outcome = judgement.outcome
                 detail = {
@@ -296,7 +303,12 @@ def read_roll(
 
 
 def _single(
-    text: str, tables: Mapping, gurps: bool, typed: str | None = None, comment: str | None = None, secret: bool = False
+    text: str,
+    tables: Mapping[str, Any],
+    gurps: bool,
+    typed: str | None = None,
+    comment: str | None = None,
+    secret: bool = False,
 ) -> Reading:
     """One answer: a table's or a roll's. `typed` is the command when the text holds only
     the answer (a repeat's `#k` part)."""
@@ -306,6 +318,7 @@ def _single(
             if table.kind != "table":
                 return Reading(table.kind, why=table.why)
             line = table.line
+            assert line is not None  # a reading of kind "table" holds its line
             if secret or comment is not None:
                 from dataclasses import replace
 
@@ -336,12 +349,12 @@ def _single(
 
 
 def _repeat(
-    count: int, command: str, comment: str | None, text: str, tables: Mapping, gurps: bool, secret: bool
+    count: int, command: str, comment: str | None, text: str, tables: Mapping[str, Any], gurps: bool, secret: bool
 ) -> Reading:
     marks = list(_REPEAT_MARK.finditer(text))
     if not marks:
         return Reading("unreadable", why=f"x{count}: no #1 ... answers")
-    lines: list = []
+    lines: list[RollLine | TableLine] = []
     for number, mark in enumerate(marks, start=1):
         if int(mark.group(1)) != number:
             return Reading("contradictory", why=f"answer #{mark.group(1)} where #{number} belongs")
@@ -357,7 +370,7 @@ def _repeat(
 
 
 def read_message(
-    text: str, tables: Mapping, *, gurps: bool = False, result: str | None = None, secret: bool = False
+    text: str, tables: Mapping[str, Any], *, gurps: bool = False, result: str | None = None, secret: bool = False
 ) -> Reading:
     """Sort one message (typed text, and BCDice's answer when the export keeps it apart);
     never raises on odd input."""
@@ -393,6 +406,6 @@ def read_message(
     return _single(text, tables, gurps, secret=secret)
 
 
-def classify(text: str, tables: Mapping, *, gurps: bool = False) -> Reading:
+def classify(text: str, tables: Mapping[str, Any], *, gurps: bool = False) -> Reading:
     """read_message for a message whose answer is inside its text (the `<p>` exports)."""
     return read_message(text, tables, gurps=gurps)

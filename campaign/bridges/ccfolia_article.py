@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from html.parser import HTMLParser
+from typing import Any
 
 from campaign.bridges.ccfolia_log import MAX_FIELD, Message, clean, color_of
 
@@ -46,15 +47,16 @@ def utc_second(value: str | None) -> str | None:
 class _ArticleParser(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.done: list[tuple[dict, bool, bool]] = []  # (fields, repaired, at the end of the file)
-        self._open: dict | None = None
+        # (fields, repaired, at the end of the file); fields: texts by name, and "cut": bool
+        self.done: list[tuple[dict[str, Any], bool, bool]] = []
+        self._open: dict[str, Any] | None = None
         self._depth = 0  # element nesting inside the article
         self._field: str | None = None
         self._field_depth = 0
         self._parts: list[str] = []
         self._size = 0
 
-    def handle_starttag(self, tag: str, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         classes = (attributes.get("class") or "").split()
         if tag == "article" and "message" in classes:
@@ -83,7 +85,7 @@ class _ArticleParser(HTMLParser):
                     self._field, self._field_depth, self._parts, self._size = FIELDS[name], self._depth, [], 0
                     break
 
-    def handle_startendtag(self, tag: str, attrs) -> None:
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "br" and self._open is not None:
             self._add("\n")
 
@@ -108,7 +110,7 @@ class _ArticleParser(HTMLParser):
             self._add(data)
 
     def _add(self, data: str) -> None:
-        if self._field is None:
+        if self._field is None or self._open is None:  # a field is only ever open in an article
             return
         room = MAX_FIELD - self._size
         if len(data) > room:
@@ -118,6 +120,8 @@ class _ArticleParser(HTMLParser):
         self._size += len(data)
 
     def _finish(self, repaired: bool, at_end: bool = False) -> None:
+        if self._open is None:  # every caller has an article open
+            return
         if self._field is not None:  # a field left open: keep what it held
             self._open.setdefault(self._field, "".join(self._parts))
         self.done.append((self._open, repaired, at_end))

@@ -14,7 +14,7 @@ import codecs
 import re
 import zipfile
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import IO, BinaryIO, Protocol
 
 from campaign.bridges.ccfolia_article import ArticleReader
 from campaign.bridges.ccfolia_json import JsonReader
@@ -49,7 +49,24 @@ def _encoding(sample: bytes) -> str:
     raise BadInput(f"{NOT_EXPORT}; its bytes are not text in UTF-8, UTF-16 or Shift_JIS")
 
 
-def _sample(stream) -> bytes:
+class _Reader(Protocol):
+    """What Export reads of each format's reader: its messages, counts and next index."""
+
+    paragraphs: int
+    malformed: int
+    repaired: int
+    incomplete: int
+    index: int
+
+    def __iter__(self) -> Iterator[Message]: ...
+
+
+def _part_number(name: str) -> int:
+    match = _PART.search(name)
+    return int(match.group(1)) if match else 0  # only numbered names are sorted by it
+
+
+def _sample(stream: IO[bytes]) -> bytes:
     """The first SAMPLE bytes (fewer only at the end of the file): a read may return less."""
     parts, size = [], 0
     while size < SAMPLE:
@@ -88,7 +105,7 @@ class Export:
         self.parts = 0
         self.bytes_read = 0
         self.undecodable = False
-        self._readers: list = []
+        self._readers: list[_Reader] = []
         self._index = 0
         self._legacy = 0
 
@@ -120,7 +137,7 @@ class Export:
             raise BadInput(f"{NOT_EXPORT}; a damaged ZIP ({exc})") from None
         numbered = [info for info in members if _PART.search(info.filename)]
         parts = (
-            sorted(numbered, key=lambda info: int(_PART.search(info.filename).group(1)))
+            sorted(numbered, key=lambda info: _part_number(info.filename))
             if numbered
             else sorted(members, key=lambda info: info.filename)
         )
@@ -137,7 +154,7 @@ class Export:
                     raise BadInput(f"{NOT_EXPORT}; {info.filename} cannot be read from the ZIP ({exc})") from None
                 self.bytes_read = self._handle.tell() if self._handle.seekable() else self.bytes_read
 
-    def _part(self, first: bytes, stream, counted: bool) -> Iterator[Message]:
+    def _part(self, first: bytes, stream: IO[bytes], counted: bool) -> Iterator[Message]:
         if not first:
             raise BadInput(f"{NOT_EXPORT}; the file is empty")
         encoding = _encoding(first)
@@ -170,6 +187,7 @@ class Export:
 
         if "\ufffd" in sample:
             self.undecodable = True
+        reader: _Reader
         if shape == "html-p":
             reader = LogReader(texts(), start=self._index, legacy_start=self._legacy)
         elif shape == "html-article":

@@ -65,7 +65,7 @@ class _Buffer:
             raise BadInput(f"this is not a ココフォリア export; its JSON has {found!r} where {char!r} belongs")
         self.pos += 1
 
-    def value(self):
+    def value(self) -> object:  # a JSON value: whatever the export holds
         decoder = json.JSONDecoder()
         self.skip_white()
         while True:
@@ -88,7 +88,7 @@ class _Buffer:
 CHUNK_TRIM = 1 << 16
 
 
-def _time(value) -> str | None:
+def _time(value: object) -> str | None:
     """createdAt: milliseconds since the epoch (or Firestore's {seconds, nanoseconds})."""
     if isinstance(value, dict):
         value = value.get("seconds", value.get("_seconds"))
@@ -102,7 +102,7 @@ def _time(value) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     return clean(value[:MAX_FIELD]) if isinstance(value, str) else ""
 
 
@@ -166,11 +166,11 @@ class JsonReader:
             self.index += 1
             yield message
 
-    def _message(self, item) -> Message | None:
+    def _message(self, item: object) -> Message | None:
         if not isinstance(item, dict) or not ("text" in item or "name" in item):
             return None
-        extend = item.get("extend") if isinstance(item.get("extend"), dict) else {}
-        roll = extend.get("roll") if isinstance(extend.get("roll"), dict) else {}
+        extend = found if isinstance(found := item.get("extend"), dict) else {}
+        roll = found if isinstance(found := extend.get("roll"), dict) else {}
         tab = item.get("channelName") or item.get("channel")
         return Message(
             index=self.index,

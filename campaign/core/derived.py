@@ -46,7 +46,7 @@ def _base_of(canonical: str) -> str | None:
     return None
 
 
-def stat_value(stats: Mapping[str, int], canonical: str, aliases: Aliases = None) -> StatValue | None:
+def stat_value(stats: Mapping[str, int | str], canonical: str, aliases: Aliases = None) -> StatValue | None:
     """The sheet's own stat if it has one, else the derived value, else None."""
     key = sheet_key(stats, canonical, aliases)
     if key is not None:
@@ -59,7 +59,7 @@ def stat_value(stats: Mapping[str, int], canonical: str, aliases: Aliases = None
     return None
 
 
-def derived_stats(stats: Mapping[str, int], aliases: Aliases = None) -> dict[str, StatValue]:
+def derived_stats(stats: Mapping[str, int | str], aliases: Aliases = None) -> dict[str, StatValue]:
     """Every stat this sheet derives (it lacks the stat and has its base), in rule order."""
     found = {}
     for derived, _base in DERIVATIONS:
@@ -77,13 +77,15 @@ def pool_name(text: str) -> str | None:
     return None
 
 
-def pool_max(stats: Mapping[str, int], pool: str, aliases: Aliases = None) -> int | None:
+def pool_max(stats: Mapping[str, int | str], pool: str, aliases: Aliases = None) -> int | None:
     """The pool's maximum: the sheet's FP/HP stat, else ST/HT (3e); None without either."""
     value = stat_value(stats, pool, aliases)
     return None if value is None else value.value
 
 
-def pool_current(stats: Mapping[str, int], pools: Mapping[str, int], pool: str, aliases: Aliases = None) -> int | None:
+def pool_current(
+    stats: Mapping[str, int | str], pools: Mapping[str, int], pool: str, aliases: Aliases = None
+) -> int | None:
     """The pool's current value: full (its maximum) until something changed it."""
     maximum = pool_max(stats, pool, aliases)
     if maximum is None:

@@ -7,12 +7,17 @@ imports) is loaded only when an upgrade is actually due.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
 
 from campaign.errors import DataError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 # Must equal the newest revision in migrations/versions (a test checks it).
 HEAD_REVISION = "0018"
@@ -42,7 +47,7 @@ def current_revision(engine: Engine) -> str | None:
     try:
         with engine.connect().execution_options(sqlite_begin="DEFERRED") as conn:
             try:
-                revision = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+                revision: str | None = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
                 if revision is not None:
                     return revision
                 tables = set(inspect(conn).get_table_names()) - {"alembic_version"}
@@ -53,7 +58,7 @@ def current_revision(engine: Engine) -> str | None:
         if engine.dialect.name == "sqlite":  # the words engine._refuse_foreign_sqlite uses for the same file
             from campaign.db.storage import machine_trouble
 
-            trouble = machine_trouble(Path(engine.url.database), exc)  # a full disk, a read-only mount
+            trouble = machine_trouble(Path(engine.url.database or ":memory:"), exc)  # a full disk, a read-only mount
             if trouble is not None:
                 raise DataError(trouble) from None
             raise DataError(
@@ -79,7 +84,7 @@ def _first_line(exc: Exception) -> str:
     return str(getattr(exc, "orig", exc)).splitlines()[0]
 
 
-def alembic_config(connection):
+def alembic_config(connection: Connection) -> Config:
     from alembic.config import Config
 
     from campaign.db.models import load_all
@@ -150,7 +155,7 @@ class _KillSwitch:
         self.kill_at = int(value) if value.isdigit() else 0
         self.count = 0
 
-    def __call__(self, *_args, **_kwargs) -> None:
+    def __call__(self, *_args: object, **_kwargs: object) -> None:
         self.count += 1
         if self.count == self.kill_at:
             import os
@@ -159,7 +164,7 @@ class _KillSwitch:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
-def rebuild_projections(conn, step=lambda: None) -> None:
+def rebuild_projections(conn: Connection, step: Callable[[], None] = lambda: None) -> None:
     """Rewrite every campaign's state tables as the replay of its ledger (revision 0003),
     inside the caller's transaction (the upgrade's: see upgrade).
 
@@ -198,10 +203,12 @@ def downgrade(engine: Engine, revision: str) -> None:
             _set_sqlite_foreign_keys(conn, on=True)
 
 
-def _set_sqlite_foreign_keys(conn, *, on: bool) -> None:
+def _set_sqlite_foreign_keys(conn: Connection, *, on: bool) -> None:
     """PRAGMA foreign_keys is ignored inside a transaction, so send it on the raw
     DBAPI connection (autocommit mode) rather than through SQLAlchemy's autobegin."""
-    conn.connection.dbapi_connection.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
+    raw = conn.connection.dbapi_connection
+    assert raw is not None, "an open connection has its DBAPI connection"
+    raw.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
 
 
 # pg_advisory_lock key of the schema upgrade: "campaign" in ASCII, as a bigint.

@@ -13,9 +13,20 @@ calls load_all().
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 NAMING_CONVENTION = {
@@ -115,6 +126,7 @@ class LedgerEntry(Base):
     Triggers created by the migration refuse UPDATE and DELETE.
     """
 
+    __table__: ClassVar[Table]  # declared by its columns: a Table (written through its Core insert)
     __tablename__ = "ledger"
     __table_args__ = (
         Index("ix_ledger_campaign_kind", "campaign_id", "kind", "seq"),

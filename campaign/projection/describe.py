@@ -11,7 +11,7 @@ from campaign.core.gametime import clock_text
 from campaign.i18n import _, pick
 from campaign.labels import category_label, condition_label, status_label
 from campaign.projection.ops_sheet import sheet_changes
-from campaign.projection.state import State, renamed_between
+from campaign.projection.state import DisappearanceRow, SearchRow, State, renamed_between
 from campaign.seeds import stat_names_for
 
 
@@ -68,12 +68,14 @@ def _traits(before: State, after: State) -> list[str]:
         live_old = old is not None and old.removed_seq is None
         live_new = new is not None and new.removed_seq is None
         shown = new or old
+        assert shown is not None  # the origin is in one state or the other
         words = {"character": shown.character, "trait": shown.name, "cp": f"{shown.cp:+d}"}
         if live_old and not live_new:
             lines.append(_("{character}: trait '{trait}' ({cp} CP) removed").format(**words))
         elif live_new and not live_old:
             lines.append(_("{character}: trait '{trait}' ({cp} CP) restored").format(**words))
         elif live_old and live_new:
+            assert old is not None and new is not None  # what live_old and live_new say
             if old.name != new.name:
                 lines.append(
                     _("{character}: trait '{old}' renamed back to '{new}'").format(
@@ -96,6 +98,7 @@ def _conditions(before: State, after: State) -> list[str]:
         live_old = old is not None and old.cleared_seq is None
         live_new = new is not None and new.cleared_seq is None
         shown = new or old
+        assert shown is not None  # the origin is in one state or the other
         words = {"character": shown.character, "condition": condition_label(shown.name)}
         if live_old and not live_new:
             lines.append(_("{character}: condition '{condition}' removed").format(**words))
@@ -106,9 +109,14 @@ def _conditions(before: State, after: State) -> list[str]:
 
 def _missing(before: State, after: State) -> list[str]:
     lines = []
+    # The disappearances' loop, then the searches' (each narrows these to its row type).
+    old: DisappearanceRow | SearchRow | None
+    new: DisappearanceRow | SearchRow | None
+    shown: DisappearanceRow | SearchRow | None
     for since in sorted(set(before.disappearances) | set(after.disappearances)):
         old, new = before.disappearances.get(since), after.disappearances.get(since)
         shown = new or old
+        assert shown is not None  # the seq is in one state or the other
         open_old = old is not None and old.reunited_seq is None
         open_new = new is not None and new.reunited_seq is None
         if open_old and not open_new:
@@ -128,6 +136,7 @@ def _missing(before: State, after: State) -> list[str]:
     for started in sorted(set(before.searches) | set(after.searches)):
         old, new = before.searches.get(started), after.searches.get(started)
         shown = new or old
+        assert shown is not None  # the seq is in one state or the other
         active_old = old is not None and old.ended_seq is None
         active_new = new is not None and new.ended_seq is None
         target = (after.disappearances.get(shown.since_seq) or before.disappearances[shown.since_seq]).character

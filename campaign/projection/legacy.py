@@ -19,8 +19,8 @@ from campaign.projection.ops import BadOp
 STRUCTURE_KINDS = frozenset({"campaign", "player", "relation", "seal", "void", "scenario"})
 
 
-def _trait_facts(detail: dict[str, Any], origin: str) -> dict[str, Any]:
-    candidates = [detail["trait"]] if isinstance(detail.get("trait"), dict) else []
+def _trait_facts(detail: dict[str, Any], origin: object) -> dict[str, Any]:
+    candidates: list[dict[str, Any]] = [detail["trait"]] if isinstance(detail.get("trait"), dict) else []
     candidates += [t for t in detail.get("traits_added") or [] if isinstance(t, dict)]
     for trait in candidates:
         if trait.get("origin") == origin:
@@ -28,7 +28,7 @@ def _trait_facts(detail: dict[str, Any], origin: str) -> dict[str, Any]:
     raise BadOp(f"the entry adds trait {origin} but does not describe it")
 
 
-def _condition_facts(detail: dict[str, Any], origin: str) -> tuple[str, str | None, dict[str, Any]]:
+def _condition_facts(detail: dict[str, Any], origin: object) -> tuple[str, str | None, dict[str, Any]]:
     for effect in detail.get("effects") or []:
         if isinstance(effect, dict) and effect.get("kind") == "condition" and effect.get("origin") == origin:
             data = {k: v for k, v in effect.items() if k not in ("kind", "duration_text", "origin")}

@@ -261,7 +261,7 @@ TYPE_RULES: dict[object, Rule] = {
     str: field_name,
     Any: field_json,
     dict[str, Any]: _object,
-    dict[str, int]: field_stats,
+    dict[str, int | str]: field_stats,
     int | str: field_stat_value,
     list[str]: _names,
 }

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from campaign.core.derived import pool_max
 from campaign.projection.op_base import EntryContext, Op, OpConflict, Rule, bounded, character_row, choice, refuse_busy
-from campaign.projection.state import CharacterRow, State
+from campaign.projection.state import CharacterRow, ConditionRow, DisappearanceRow, State, TraitRow
 from campaign.seeds import stat_names_for
 
 
@@ -20,7 +20,7 @@ class CampaignCreated(Op):
     ruleset: str
     settings: dict[str, Any]
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         if state.ruleset is not None:
             raise OpConflict("the campaign already exists")
         state.ruleset = self.ruleset
@@ -33,7 +33,7 @@ class SettingSet(Op):
     key: str
     value: Any
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         state.settings = {**state.settings, self.key: self.value}
 
 
@@ -42,7 +42,7 @@ class PlayerAdded(Op):
     name: ClassVar[str] = "player_added"
     player: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         if self.player in state.players:
             raise OpConflict(f"a player named {self.player!r} already exists")
         state.players[self.player] = None
@@ -57,7 +57,7 @@ class CharacterAdded(Op):
     kind: str
     player: str | None
     summoner: str | None
-    stats: dict[str, int]
+    stats: dict[str, int | str]
     cp: int
     reading: str | None = None  # recorded only when given (older records have no such key)
 
@@ -67,7 +67,7 @@ class CharacterAdded(Op):
             del data["reading"]  # the record a character without a reading always had
         return data
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         if self.character in state.characters:
             raise OpConflict(f"a character named {self.character!r} already exists")
         if self.player is not None and self.player not in state.players:
@@ -88,10 +88,10 @@ class RelationAdded(Op):
     note: str | None
 
     @property
-    def character_names(self):
+    def character_names(self) -> tuple[str, ...]:
         return (self.a, self.b)
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         character_row(state, self.a), character_row(state, self.b)
         if self.a == self.b:
             raise OpConflict("a character cannot be related to itself")
@@ -109,7 +109,7 @@ class StatSet(Op):
     stat: str
     value: int | str  # a quarter stat (Basic Speed 5.25) as its exact decimal text
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         row.stats = {**row.stats, self.stat: self.value}
 
@@ -124,13 +124,15 @@ class StatChanged(Op):
     stat: str
     delta: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.stat not in row.stats:
             raise OpConflict(f"{self.character} has no {self.stat} stat")
         if not isinstance(row.stats[self.stat], int):
             raise OpConflict(f"{self.character}'s {self.stat} is {row.stats[self.stat]}, not a whole number to move")
-        row.stats = {**row.stats, self.stat: bounded(row.stats[self.stat] + self.delta, self.stat)}
+        current = row.stats[self.stat]
+        assert isinstance(current, int)  # checked just above
+        row.stats = {**row.stats, self.stat: bounded(current + self.delta, self.stat)}
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ class CpChanged(Op):
     character: str
     delta: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         row.cp_total = bounded(row.cp_total + self.delta, "CP total")
 
@@ -150,7 +152,7 @@ class CpSet(Op):
     character: str
     value: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         character_row(state, self.character).cp_total = self.value
 
 
@@ -166,7 +168,7 @@ class PoolChanged(Op):
     pool: str
     delta: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         maximum = pool_max(
             row.stats, self.pool, stat_names_for(state.ruleset).aliases
@@ -191,7 +193,7 @@ class PoolSet(Op):
     pool: str
     value: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         row.pools = {**row.pools, self.pool: self.value}
 
@@ -199,9 +201,11 @@ class PoolSet(Op):
 # --------------------------------------------------------------------------- names and lifecycle
 
 STATUSES = ("active", "dead", "retired")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-def _rekey(mapping: dict, old: Any, new: Any) -> dict:
+def _rekey(mapping: dict[K, V], old: K, new: K) -> dict[K, V]:
     """A copy of `mapping` with key `old` renamed to `new`, in the same position."""
     return {(new if key == old else key): value for key, value in mapping.items()}
 
@@ -217,7 +221,7 @@ class CharacterRenamed(Op):
     new: str
 
     @property
-    def character_names(self):
+    def character_names(self) -> tuple[str, ...]:
         return (self.character, self.new)
 
     def apply(self, state: State, entry: EntryContext) -> None:
@@ -234,14 +238,19 @@ class CharacterRenamed(Op):
         state.relationships = {
             (new if a == old else a, new if b == old else b): note for (a, b), note in state.relationships.items()
         }
-        for row in [*state.traits.values(), *state.conditions.values(), *state.disappearances.values()]:
-            if row.character == old:
-                row.character = new
-        for row in state.scenarios.values():
-            row.participants = [new if p == old else p for p in row.participants]
-        for row in state.searches.values():
-            if row.searcher == old:
-                row.searcher = new
+        owned: list[TraitRow | ConditionRow | DisappearanceRow] = [
+            *state.traits.values(),
+            *state.conditions.values(),
+            *state.disappearances.values(),
+        ]
+        for owner in owned:
+            if owner.character == old:
+                owner.character = new
+        for scenario in state.scenarios.values():
+            scenario.participants = [new if p == old else p for p in scenario.participants]
+        for search in state.searches.values():
+            if search.searcher == old:
+                search.searcher = new
 
 
 @dataclass(frozen=True)
@@ -262,9 +271,9 @@ class PlayerRenamed(Op):
         for row in state.characters.values():
             if row.player == old:
                 row.player = new
-        for row in state.searches.values():
-            if row.player == old:
-                row.player = new
+        for search in state.searches.values():
+            if search.player == old:
+                search.player = new
 
 
 @dataclass(frozen=True)
@@ -277,7 +286,7 @@ class CharacterStatusSet(Op):
     character: str
     status: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if row.status == self.status:
             raise OpConflict(f"{self.character} is already {self.status}")
@@ -294,7 +303,7 @@ class CpAwarded(Op):
     character: str
     cp: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         row.cp_total = bounded(row.cp_total + self.cp, "CP total")
         row.cp_awarded = bounded(row.cp_awarded + self.cp, "awarded CP")
@@ -306,7 +315,7 @@ class StatUnset(Op):
     character: str
     stat: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.stat not in row.stats:
             raise OpConflict(f"{self.character} has no {self.stat} stat")

@@ -5,10 +5,18 @@ missing characters (docs/rules.md "Missing and reunion check"), searches for the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from campaign.projection.op_base import Op, OpConflict, character_row, clock_value, open_disappearance_row, refuse_busy
-from campaign.projection.state import DisappearanceRow, ReunionRow, ScenarioRow, SearchRow
+from campaign.projection.op_base import (
+    EntryContext,
+    Op,
+    OpConflict,
+    character_row,
+    clock_value,
+    open_disappearance_row,
+    refuse_busy,
+)
+from campaign.projection.state import DisappearanceRow, ReunionRow, ScenarioRow, SearchRow, State
 
 
 @dataclass(frozen=True)
@@ -20,7 +28,7 @@ class ClockAdvanced(Op):
     name: ClassVar[str] = "clock_advanced"
     seconds: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         state.clock = clock_value(state.clock + self.seconds)
 
 
@@ -32,10 +40,10 @@ class ScenarioStarted(Op):
     participants: list[str]
 
     @property
-    def character_names(self):
+    def character_names(self) -> tuple[str, ...]:
         return tuple(self.participants)
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         current = state.open_scenario()
         if current is not None:
             raise OpConflict(f"scenario #{current} is still open")
@@ -52,7 +60,7 @@ class ScenarioEnded(Op):
     name: ClassVar[str] = "scenario_ended"
     number: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = state.scenarios.get(self.number)
         if row is None or row.ended_seq is not None:
             raise OpConflict(f"scenario #{self.number} is not open")
@@ -67,7 +75,7 @@ class ScenarioJoined(Op):
     number: int
     character: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = state.scenarios.get(self.number)
         if row is None or row.ended_seq is not None:
             raise OpConflict(f"scenario #{self.number} is not open")
@@ -87,7 +95,7 @@ class ScenarioLeft(Op):
     number: int
     character: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = state.scenarios.get(self.number)
         if row is None or row.ended_seq is not None:
             raise OpConflict(f"scenario #{self.number} is not open")
@@ -104,7 +112,7 @@ class MissingStarted(Op):
     reason: str | None
     scenario: int | None
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         character_row(state, self.character)
         refuse_busy(state, self.character)
         if self.scenario is not None and self.scenario not in state.scenarios:
@@ -119,7 +127,7 @@ class MissingEnded(Op):
     name: ClassVar[str] = "missing_ended"
     since_seq: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         open_disappearance_row(state, self.since_seq).reunited_seq = entry.seq
 
 
@@ -129,7 +137,7 @@ class FacesSet(Op):
     since_seq: int
     faces: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         open_disappearance_row(state, self.since_seq).faces = self.faces
 
 
@@ -142,10 +150,10 @@ class SearchStarted(Op):
     scenario: int | None
 
     @property
-    def character_names(self):
+    def character_names(self) -> tuple[str, ...]:
         return (self.searcher,)
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         open_disappearance_row(state, self.since_seq)
         row = character_row(state, self.searcher)
         if row.player != self.player:
@@ -161,10 +169,10 @@ class SearchEnded(Op):
     searcher: str
 
     @property
-    def character_names(self):
+    def character_names(self) -> tuple[str, ...]:
         return (self.searcher,)
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = state.searches.get(self.started_seq)
         if row is None or row.searcher != self.searcher:
             raise OpConflict(f"{self.searcher} was not sent searching by #{self.started_seq}")
@@ -189,13 +197,13 @@ class ReunionChecked(Op):
     # out at that scenario's end (this seq), not those sent since (docs/rules.md "Reunion check")
     counted_at: int | None = None
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         data = super().to_json()
         if self.counted_at is None:  # a roll at the scenario's end reads as it always has
             del data["counted_at"]
         return data
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         gone = open_disappearance_row(state, self.since_seq)
         scenario = state.scenarios.get(self.scenario)
         if scenario is None or scenario.ended_seq is None:

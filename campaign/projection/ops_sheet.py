@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from campaign.i18n import N_, _
-from campaign.projection.op_base import BadOp, Op, OpConflict, Rule, character_row, choice, field_int, field_text
+from campaign.projection.op_base import (
+    BadOp,
+    EntryContext,
+    Op,
+    OpConflict,
+    Rule,
+    character_row,
+    choice,
+    field_int,
+    field_text,
+)
+from campaign.projection.state import CharacterRow, State
 
 SKILL_LIMIT = 1000  # far above any GURPS skill level; keeps a record's numbers sane
 DIFFICULTIES = ("E", "A", "H", "VH")
@@ -49,7 +60,7 @@ class SkillAdded(Op):
     attr: str | None
     difficulty: str | None
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.skill in row.skills:
             raise OpConflict(f"{self.character} already has the skill {self.skill!r}")
@@ -66,7 +77,7 @@ class SkillSet(Op):
     attr: str | None
     difficulty: str | None
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.skill not in row.skills:
             raise OpConflict(f"{self.character} has no skill {self.skill!r}")
@@ -79,7 +90,7 @@ class SkillRemoved(Op):
     character: str
     skill: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.skill not in row.skills:
             raise OpConflict(f"{self.character} has no skill {self.skill!r}")
@@ -93,7 +104,7 @@ class NoteAdded(Op):
     character: str
     text: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         row.notes = [*row.notes, self.text]
 
@@ -105,7 +116,7 @@ class ItemAdded(Op):
     character: str
     text: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         row.items = [*row.items, self.text]
 
@@ -119,7 +130,7 @@ class ItemRemoved(Op):
     character: str
     text: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.text not in row.items:
             raise OpConflict(f"{self.character} has no item {self.text!r}")
@@ -127,7 +138,7 @@ class ItemRemoved(Op):
         row.items = row.items[:index] + row.items[index + 1 :]
 
 
-def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
+def sheet_changes(old: CharacterRow, new: CharacterRow) -> list[tuple[str, str, Any, Any, str]]:
     """(what, name, before, after, text) for each skill, note and item that differs
     between two CharacterRows: `char timeline` and a void's preview show these."""
     changes = []

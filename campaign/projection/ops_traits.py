@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from campaign.projection.op_base import (
+    EntryContext,
     Op,
     OpConflict,
     bounded,
@@ -16,7 +17,7 @@ from campaign.projection.op_base import (
     live_trait,
     refuse_name_clash,
 )
-from campaign.projection.state import ConditionRow, TraitRow
+from campaign.projection.state import ConditionRow, State, TraitRow
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class TraitAdded(Op):
     cp: int
     counts_toward_limit: bool
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         character_row(state, self.character)
         if self.origin in state.traits:
             raise OpConflict(f"trait {self.origin} exists already")
@@ -51,7 +52,7 @@ class TraitRemoved(Op):
     character: str
     origin: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         live_trait(state, self.origin, self.character).removed_seq = entry.seq
 
 
@@ -62,7 +63,7 @@ class TraitRenamed(Op):
     origin: str
     trait: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         trait = live_trait(state, self.origin, self.character)
         refuse_name_clash(state, self.character, self.trait, self.origin)
         trait.name = self.trait
@@ -75,7 +76,7 @@ class TraitCpSet(Op):
     origin: str
     cp: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         live_trait(state, self.origin, self.character).cp = self.cp
 
 
@@ -86,7 +87,7 @@ class TraitCategorySet(Op):
     origin: str
     category: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         live_trait(state, self.origin, self.character).category = self.category
 
 
@@ -103,13 +104,13 @@ class ConditionAdded(Op):
     detail: dict[str, Any] = field(default_factory=dict)
     length: int | None = None
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         data = super().to_json()
         if self.length is None:  # untimed: the record reads as it always has
             del data["length"]
         return data
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         character_row(state, self.character)
         if self.origin in state.conditions:
             raise OpConflict(f"condition {self.origin} exists already")
@@ -131,7 +132,7 @@ class ConditionCleared(Op):
     character: str
     origin: str
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = state.conditions.get(self.origin)
         if row is None or row.character != self.character:
             raise OpConflict(f"{self.character} has no condition {self.origin}")
@@ -150,6 +151,6 @@ class TraitUnlimitedChanged(Op):
     origin: str
     delta: int
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         trait = live_trait(state, self.origin, self.character)
         trait.unlimited_cp = bounded(trait.unlimited_cp + self.delta, "CP outside the limit")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from campaign.projection.legacy import legacy_ops
 from campaign.projection.ops import BadOp, EntryContext, Op, OpConflict, parse_op
@@ -50,9 +51,13 @@ class ReplayConflict(Exception):
         self.problem = problem
 
 
-def entry_from_record(record: dict) -> Entry:
+def entry_from_record(record: dict[str, Any]) -> Entry:
     """Parse a hashed record; raises BadOp (with the seq) when its ops are malformed."""
-    seq = record.get("seq")
+    # Values as hashed, passed on unchecked: the ledger writes a number and two strings,
+    # and a chain walk has compared the seq (a float 5.0 there counts as 5).
+    seq: Any = record.get("seq")
+    kind: Any = record.get("kind")
+    at: Any = record.get("at")
     try:
         if "ops" in record:
             raw = record["ops"]
@@ -70,8 +75,8 @@ def entry_from_record(record: dict) -> Entry:
         raise BadOp(f"entry #{seq}: malformed record ({exc})") from None
     return Entry(
         seq=seq,
-        kind=record.get("kind"),
-        at=record.get("at"),
+        kind=kind,
+        at=at,
         scenario=record.get("scenario"),
         parent_seq=record.get("parent_seq"),
         voids_seq=record.get("voids_seq"),

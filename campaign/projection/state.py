@@ -25,7 +25,7 @@ class CharacterRow:
     kind: str
     player: str | None
     summoner: str | None
-    stats: dict[str, int]
+    stats: dict[str, int | str]
     cp_total: int
     pools: dict[str, int] = field(default_factory=dict)
     status: str = "active"  # active, dead or retired

@@ -64,6 +64,7 @@ def character_changes(before: State, after: State, name: str) -> list[dict[str, 
     if new is None and old is None:
         return []
     if old is None:
+        assert new is not None  # not both None: returned above
         stats = " ".join(f"{k}={v}" for k, v in new.stats.items())
         return [
             _change(
@@ -108,17 +109,20 @@ def _status_text(value: tuple[str, str | None]) -> str:
 def _trait_changes(before: State, after: State, name: str) -> list[dict[str, Any]]:
     changes = []
     origins = [
-        o for o in {**before.traits, **after.traits} if (before.traits.get(o) or after.traits.get(o)).character == name
+        o for o in {**before.traits, **after.traits} if (before.traits.get(o) or after.traits[o]).character == name
     ]
     for origin in origins:
         old, new = before.traits.get(origin), after.traits.get(origin)
         live_old = old is not None and old.removed_seq is None
         live_new = new is not None and new.removed_seq is None
         if live_new and not live_old:
+            assert new is not None  # what live_new says
             changes.append(_change("trait", new.name, None, new.cp, f"+{new.name} {new.cp:+d}"))
         elif live_old and not live_new:
+            assert old is not None  # what live_old says
             changes.append(_change("trait", old.name, old.cp, None, f"-{old.name} ({old.cp:+d})"))
         elif live_old and live_new:
+            assert old is not None and new is not None  # what live_old and live_new say
             if old.name != new.name:
                 changes.append(_change("trait", new.name, old.name, new.name, f"{old.name} renamed {new.name}"))
             if old.cp != new.cp:
@@ -137,15 +141,17 @@ def _condition_changes(before: State, after: State, name: str) -> list[dict[str,
     origins = [
         o
         for o in {**before.conditions, **after.conditions}
-        if (before.conditions.get(o) or after.conditions.get(o)).character == name
+        if (before.conditions.get(o) or after.conditions[o]).character == name
     ]
     for origin in origins:
         old, new = before.conditions.get(origin), after.conditions.get(origin)
         live_old = old is not None and old.cleared_seq is None
         live_new = new is not None and new.cleared_seq is None
         if live_new and not live_old:
+            assert new is not None  # what live_new says
             duration = f" ({new.duration})" if new.duration else ""
             changes.append(_change("condition", new.name, None, new.duration, f"+{new.name}{duration}"))
         elif live_old and not live_new:
+            assert old is not None  # what live_old says
             changes.append(_change("condition", old.name, old.duration, None, f"-{old.name}"))
     return changes

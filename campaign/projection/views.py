@@ -105,7 +105,7 @@ class CharacterSheet:
     kind: str
     player: str | None
     summoner: str | None
-    stats: dict[str, int]
+    stats: dict[str, int | str]
     derived: dict[str, DerivedStat]
     cp_total: int
     cp_awarded: int
@@ -138,8 +138,9 @@ def character_view(state: State, name: str) -> CharacterSheet:
     aliases = stat_names_for(state.ruleset).aliases
     for pool in POOLS:  # a 3e sheet's FP/HP maximum is its ST/HT: "derived" says so
         maximum = stat_value(row.stats, pool, aliases)
-        if maximum is not None:
-            pools[pool] = PoolLevel(max=maximum.value, current=pool_current(row.stats, row.pools, pool, aliases))
+        current_level = pool_current(row.stats, row.pools, pool, aliases)  # None exactly when maximum is
+        if maximum is not None and current_level is not None:
+            pools[pool] = PoolLevel(max=maximum.value, current=current_level)
     return CharacterSheet(
         name=name,
         kind=row.kind,
@@ -149,6 +150,7 @@ def character_view(state: State, name: str) -> CharacterSheet:
         derived={
             stat: DerivedStat(value=value.value, from_=value.derived_from)
             for stat, value in derived_stats(row.stats, aliases).items()
+            if value.derived_from is not None  # always: derived_stats keeps derived ones only
         },
         cp_total=row.cp_total,
         cp_awarded=row.cp_awarded,

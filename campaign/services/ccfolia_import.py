@@ -11,17 +11,19 @@ transaction: all its entries (and, with apply_fright, their effects) or none.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from typing import Any, BinaryIO
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.bridges.bcdice_lines import RollLine, read_message
 from campaign.bridges.bcdice_tables import TableLine
 from campaign.bridges.ccfolia_export import NOT_EXPORT, Export
 from campaign.bridges.ccfolia_log import Message
-from campaign.db.models import Character
+from campaign.core.dice_source import DiceSource
+from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput
 from campaign.seeds import load_tables
 from campaign.services.ccfolia_fright import apply_fright, is_fright_roll
@@ -36,13 +38,18 @@ from campaign.services.ccfolia_identity import (
     speaker_name,
 )
 
+if TYPE_CHECKING:
+    from campaign.core.table_model import Table
+
 SKIPPED = ("secret", "chat", "other_system", "unreadable", "contradictory")
 SHOWN_TEXT = 120
 
 
-def _origin(message: Message, mark: str, where: dict, line: Any, k: int, count: int | None) -> dict[str, Any]:
+def _origin(
+    message: Message, mark: str, where: dict[str, Any], line: RollLine | TableLine, k: int, count: int | None
+) -> dict[str, Any]:
     text = message.text if message.result is None else f"{message.text}\n{message.result}".strip()
-    origin = {
+    origin: dict[str, Any] = {
         "fingerprint": mark,
         **where,
         "tab": message.tab,
@@ -65,8 +72,8 @@ def _origin(message: Message, mark: str, where: dict, line: Any, k: int, count: 
     return origin
 
 
-def roll_entry(line: RollLine, who: str | None, scenario: int | None, origin: dict) -> ledger.NewEntry:
-    detail = (
+def roll_entry(line: RollLine, who: str | None, scenario: int | None, origin: dict[str, Any]) -> ledger.NewEntry:
+    detail: dict[str, Any] = (
         dict(line.detail)
         if line.detail is not None
         else {
@@ -98,7 +105,9 @@ def roll_entry(line: RollLine, who: str | None, scenario: int | None, origin: di
     )
 
 
-def table_entry(line: TableLine, tables, who: str | None, scenario: int | None, origin: dict) -> ledger.NewEntry:
+def table_entry(
+    line: TableLine, tables: Mapping[str, Table], who: str | None, scenario: int | None, origin: dict[str, Any]
+) -> ledger.NewEntry:
     from campaign.services.tables import expression_for
     from campaign.table_labels import entry_code
 
@@ -163,8 +172,8 @@ class Importer:
 
     def __init__(
         self,
-        session,
-        campaign,
+        session: Session,
+        campaign: Campaign,
         actor: str,
         *,
         number: int | None,
@@ -172,7 +181,7 @@ class Importer:
         dry_run: bool,
         explain: bool,
         apply: bool,
-        source,
+        source: DiceSource,
         session_name: str | None,
         on_entry: Callable[[dict[str, Any]], None] | None,
     ) -> None:
@@ -207,7 +216,8 @@ class Importer:
         self.explained: list[dict[str, Any]] = []
         self.frights: list[dict[str, Any]] = []
         self.pending: dict[str, dict[str, Any]] = {}  # speaker -> a failed fright check
-        self.first_seq = self.last_seq = None
+        self.first_seq: int | None = None
+        self.last_seq: int | None = None
         self.identity: LogIdentity | None = None
 
     def _explain(self, message: Message, reason: str, why: str | None = None, recorded: bool = False) -> None:
@@ -236,6 +246,7 @@ class Importer:
             self.message(message)
 
     def message(self, message: Message) -> None:
+        assert self.identity is not None, "run() names the log first"
         self.counts["messages"] += 1
         mark, where = self.identity.fingerprint(message)
         if message.incomplete:
@@ -267,7 +278,9 @@ class Importer:
             seq = self._record(line, who, player, origin)
             self._fright(line, speaker, who, seq, message)
 
-    def _record(self, line, who: str | None, player: str | None, origin: dict) -> int | None:
+    def _record(
+        self, line: RollLine | TableLine, who: str | None, player: str | None, origin: dict[str, Any]
+    ) -> int | None:
         if isinstance(line, RollLine):
             entry = roll_entry(line, who, self.number, origin)
             self.counts["rolls"] += 1
@@ -289,10 +302,12 @@ class Importer:
             self.on_entry(view)
         return seq
 
-    def _fright(self, line, speaker: str, who: str | None, seq: int | None, message: Message) -> None:
+    def _fright(
+        self, line: RollLine | TableLine, speaker: str, who: str | None, seq: int | None, message: Message
+    ) -> None:
         if isinstance(line, RollLine):
             if is_fright_roll(line):
-                if line.outcome in ("failure", "critical_failure"):
+                if line.outcome in ("failure", "critical_failure") and line.target is not None:  # it has one
                     self.pending[speaker] = {
                         "check_seq": seq,
                         "margin": line.total - line.target,
@@ -305,7 +320,7 @@ class Importer:
             return
         check = self.pending.pop(speaker, None)
         self.counts["fright_results"] += 1
-        found = {
+        found: dict[str, Any] = {
             "message": message.index,
             "speaker": speaker,
             "character": who,
@@ -370,7 +385,15 @@ class Importer:
             self.source.ensure_all_used()
 
 
-def run_import(session, campaign, actor: str, handle: BinaryIO, *, progress=None, **options) -> tuple[Importer, Export]:
+def run_import(
+    session: Session,
+    campaign: Campaign,
+    actor: str,
+    handle: BinaryIO,
+    *,
+    progress: Callable[[int], None] | None = None,
+    **options: Any,
+) -> tuple[Importer, Export]:
     importer = Importer(session, campaign, actor, **options)
     export = Export(handle)
     importer.run(export, progress)

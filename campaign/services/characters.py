@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import or_, select
@@ -63,18 +64,18 @@ class Related:
     seq: int
 
 
-def _check_stats(stats: dict) -> dict:
+def _check_stats(stats: Mapping[str, object]) -> dict[str, object]:
     return {clean_name(key, "stat"): value for key, value in stats.items()}
 
 
-def stat_aliases(campaign) -> dict[str, tuple[str, ...]]:
+def stat_aliases(campaign: Campaign) -> dict[str, tuple[str, ...]]:
     from campaign.seeds import stat_names_for
 
     return dict(stat_names_for(campaign.ruleset).aliases)
 
 
 def canonical_stats(
-    campaign, stats: dict, sheet: dict, *, new_stat: bool = True, who: str = ""
+    campaign: Campaign, stats: Mapping[str, object], sheet: Iterable[str], *, new_stat: bool = True, who: str = ""
 ) -> dict[str, int | str]:
     """The stats with their names as the sheet stores them and their values as the
     stat's kind allows (see core.stat_names: Basic Speed 5.25 is kept exactly).
@@ -136,7 +137,7 @@ def add_character(
     player: str | None = None,
     npc: bool = False,
     summoner: str | None = None,
-    stats: dict[str, int] | None = None,
+    stats: Mapping[str, object] | None = None,  # values as typed ("5.25") or numbers
     cp: int = 0,
     new_stat: bool = True,
     reading: str | None = None,
@@ -170,7 +171,7 @@ def set_stats(
     campaign_name: str | None,
     name: str,
     actor: str,
-    stats: dict[str, int],
+    stats: Mapping[str, object],  # values as typed ("5.25") or numbers
     cp: int | None = None,
     unset: list[str] | None = None,
     new_stat: bool = False,
@@ -265,7 +266,7 @@ def character_view(session: Session, character: Character) -> CharacterSheet:
 
     session.flush()
     return view_of(
-        load_state(session, session.get(Campaign, character.campaign_id), only=character.name), character.name
+        load_state(session, session.get_one(Campaign, character.campaign_id), only=character.name), character.name
     )
 
 

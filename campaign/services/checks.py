@@ -26,10 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
+from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.check_records import (
     EFFECT_RULES,
@@ -149,13 +151,27 @@ class OpposedCheck(CheckContext, _OpposedHead):
 # --------------------------------------------------------------------------- 2d6 checks
 
 
-def sheet_skill_level(row, name: str, given: int | None) -> int:
+class _CheckKeywords(TypedDict):
+    """What an ability check and a skill check are both given."""
+
+    modifiers: rules.Modifiers
+    dice_modifier: int
+    criticals: rules.CriticalRule
+    stat_name: str | None
+    name: str | None
+    occasion: str | None
+    doubles: int
+    halves: int
+
+
+def sheet_skill_level(row: Character, name: str, given: int | None) -> int:
     """The level of the skill the sheet records under `name`, else `given`."""
     from campaign.services.skill_rolls import skill_key
 
     key = skill_key(row.skills or {}, name)
     if key is not None:
-        return (row.skills or {})[key]["level"]
+        level: int = (row.skills or {})[key]["level"]  # skills are {"level": int, ...}
+        return level
     if given is None:
         from campaign.services.common import did_you_mean
 
@@ -228,8 +244,8 @@ def ability_check(
         if skill_name is not None:
             skill = sheet_skill_level(row, skill_name, skill)
         value = stat_of(row, stat)
-        mods = with_penalties(row, list(o.modifiers))  # the -2 after waking applies by itself (services.lingering)
-        common = dict(
+        mods = with_penalties(row, tuple(o.modifiers))  # the -2 after waking applies by itself (services.lingering)
+        common: _CheckKeywords = dict(
             modifiers=mods,
             dice_modifier=o.dice_modifier,
             criticals=criticals_of(campaign),

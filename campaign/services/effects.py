@@ -97,7 +97,7 @@ class Recorder:
         kind: str,
         player: Player | None,
         summoner: Character | None,
-        stats: dict[str, int],
+        stats: dict[str, int | str],
         cp: int,
         reading: str | None = None,
     ) -> Character:
@@ -124,7 +124,7 @@ class Recorder:
 
     # --- characters
 
-    def set_stat(self, character: Character, stat: str, value: int) -> None:
+    def set_stat(self, character: Character, stat: str, value: int | str) -> None:
         self._apply(o.StatSet(self._character(character), stat, value))
 
     def change_stat(self, character: Character, stat: str, delta: int) -> None:

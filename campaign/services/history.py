@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, exists, func, or_, select, text
+from sqlalchemy import ColumnElement, ColumnExpressionArgument, Select, and_, exists, func, or_, select, text
 from sqlalchemy.orm import Session, aliased
 
 from campaign import ledger
 from campaign.db.database import Database
-from campaign.db.models import Character, LedgerEntry
+from campaign.db.models import Campaign, Character, LedgerEntry
 from campaign.errors import BadInput, NotFound
 from campaign.labels import entry_reason, shown_detail
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_text, player_named
@@ -26,6 +26,8 @@ from campaign.services.verification import (  # noqa: F401
     VerifyReport,
     verify,
 )
+
+Span = tuple[str, int, int | None]  # a name a character had, from seq, to seq (None: still)
 
 OUTCOMES = ("success", "failure", "critical_success", "critical_failure")
 # Entry kinds the services write (and the first releases wrote). `--kind` accepts these, and any
@@ -155,7 +157,7 @@ def _in_zone(moment: datetime, zone: str | None) -> datetime:
     return moment.replace(tzinfo=ZoneInfo(zone))
 
 
-def _live_void_of(voider, target_seq):
+def _live_void_of(voider: type[LedgerEntry], target_seq: ColumnExpressionArgument[int | None]) -> ColumnElement[bool]:
     """Join condition: `voider` is a void of `target_seq` that no later void took back.
 
     A void of a void cannot itself be voided (services refuse it), so one level of
@@ -169,7 +171,7 @@ def _live_void_of(voider, target_seq):
     )
 
 
-def _spans_condition(spans):
+def _spans_condition(spans: Iterable[Span]) -> ColumnElement[bool]:
     """Entries recorded under any name a character had, while it had it (renames)."""
     return or_(
         *(
@@ -183,7 +185,9 @@ def _spans_condition(spans):
     )
 
 
-def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
+def filter_clauses(
+    flt: HistoryFilter, spans: list[Span] | None = None, player_spans: list[Span] | None = None
+) -> list[ColumnElement[bool]]:
     """The WHERE clauses of a resolved filter (besides the campaign), each served by an
     index. `spans` (name, first seq, last seq): one character's entries under each name
     it had (renames); `player_spans` the same for all the characters flt.player plays
@@ -218,7 +222,13 @@ def filter_clauses(flt: HistoryFilter, spans=None, player_spans=None) -> list:
     return clauses
 
 
-def _query(session: Session, campaign_id: int, flt: HistoryFilter, spans=None, player_spans=None):
+def _query(
+    session: Session,
+    campaign_id: int,
+    flt: HistoryFilter,
+    spans: list[Span] | None = None,
+    player_spans: list[Span] | None = None,
+) -> Select[str, str, str, int]:
     voider, parent_voider = aliased(LedgerEntry), aliased(LedgerEntry)
     query = (
         select(
@@ -249,15 +259,19 @@ def check_filter(flt: HistoryFilter) -> HistoryFilter:
     return flt
 
 
-def resolve_filter(session: Session, campaign, flt: HistoryFilter):
+def resolve_filter(
+    session: Session, campaign: Campaign, flt: HistoryFilter
+) -> tuple[HistoryFilter, list[Span] | None, list[Span] | None]:
     """(flt with names as stored, spans of --char, spans of --player's characters);
     NotFound for an unknown character or player, BadInput for an unknown kind."""
-    spans = player_spans = None
+    spans: list[Span] | None = None
+    player_spans: list[Span] | None = None
     if flt.character is not None or flt.player is not None:  # only then load the lifecycle service
         from campaign.services.lifecycle import name_spans
     if flt.character is not None:
-        flt = replace(flt, character=character_named(session, campaign, flt.character).name)
-        spans = name_spans(session, campaign.id, flt.character)
+        character = character_named(session, campaign, flt.character).name
+        flt = replace(flt, character=character)
+        spans = name_spans(session, campaign.id, character)
     if flt.player is not None:
         player = player_named(session, campaign, flt.player)
         flt = replace(flt, player=player.name)
@@ -341,7 +355,7 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
                 select(LedgerEntry.seq).where(LedgerEntry.campaign_id == campaign.id, LedgerEntry.parent_seq == seq)
             ).all()
         )
-        subs = [_entry(session, campaign.id, child) for child in children]
+        subs = [sub for child in children if (sub := _entry(session, campaign.id, child)) is not None]
         # the codes with their words (campaign.labels); a table roll's lines need its sub-entries
         _add_shown(view, shown_detail(found[0], [sub[0] for sub in subs]))
         view["sub_entries"] = []

@@ -17,8 +17,9 @@ player can read and run anywhere. The tests hold the two to the same verdicts an
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
 from sqlalchemy import text
 
@@ -171,7 +172,7 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
         )
 
 
-def _chain(first, rest):
+def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:  # Core rows (ledger.iter_chain)
     yield first
     yield from rest
 
@@ -183,7 +184,7 @@ def _is_hash(value: Any) -> bool:
     return isinstance(value, str) and len(value) == 64 and all(ch in _HEX for ch in value)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -291,7 +292,7 @@ def _check_reveal(
 ) -> None:
     """services.secret_rolls.check's rules for a reveal, as far as the bundle holds them:
     the commitment of a secret roll before the bundle is taken from the reveal itself."""
-    detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
+    detail = found if isinstance(found := record.get("detail"), dict) else {}
     target, commitment = detail.get("reveals"), detail.get("commitment")
     inside = _is_int(target) and first <= target < seq
     if not _is_int(target) or target >= seq or (inside and secret_of(records.get(target, {})) is None):

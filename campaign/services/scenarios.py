@@ -142,6 +142,7 @@ def _send_searcher(
         session.flush()
         searchers = active_searches(session, disappearance)
         odds = reunion_odds_text(disappearance.faces, len(searchers))
+        assert searcher.player is not None  # only a PC searches (check_can_search)
         entry.describe(
             character=searcher.name,
             scenario=scenario.number,
@@ -230,7 +231,7 @@ def end_scenario(
         recipients = _award_recipients(session, scenario, searchers, npcs) if award is not None else []
         planned: list[_Planned] = []
         for disappearance in missing:
-            character = session.get(Character, disappearance.character_id)
+            character = session.get_one(Character, disappearance.character_id)
             facts = missing_facts(session, character, disappearance)
             already = session.scalar(
                 select(ReunionCheck.id).where(
@@ -239,19 +240,19 @@ def end_scenario(
             )
             check_can_roll_reunion(facts, already_rolled_this_scenario=already is not None)
             source = sources.get(character.id, default)
-            searchers = active_searches(session, disappearance)
+            looking = active_searches(session, disappearance)
             with about(source, character.name):
-                result = reunion_check(disappearance.faces, len(searchers), source)
+                result = reunion_check(disappearance.faces, len(looking), source)
             planned.append(
                 _Planned(
                     disappearance=disappearance,
                     character=character,
                     actor=actor,
                     on_behalf_of=facts.player,
-                    searches=searchers,
+                    searches=looking,
                     result=result,
                     source=source.kind,
-                    odds=reunion_odds_text(disappearance.faces, len(searchers)),
+                    odds=reunion_odds_text(disappearance.faces, len(looking)),
                 )
             )
         for source in sources.values():
@@ -285,6 +286,7 @@ def end_scenario(
             reunions.append(_record_reunion(session, campaign, scenario, end_seq, plan))
         awards = []
         for character in recipients:
+            assert award is not None  # there are recipients only with an award
             awards.append(
                 record_award(
                     session, campaign, actor, character, award, f"scenario #{scenario.number}", scenario.number, end_seq
@@ -395,7 +397,7 @@ def add_note(
     nothing, so it is dated, hashed, and shown by `scenario show`."""
     from campaign.services.common import clean_text
 
-    text = clean_text(text, "note")
+    text = clean_text(text, "note") or ""  # a string stays a string; "" is refused below
     if not text or not text.strip():
         raise BadInput("a note needs some text")
     with campaign_transaction(db, campaign_name) as (session, campaign):

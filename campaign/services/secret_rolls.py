@@ -19,7 +19,7 @@ import json
 import secrets as random_bytes
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -29,6 +29,9 @@ from campaign.core.commitment import COMMITTED_FIELDS, SALT_HEX, canonical, comm
 from campaign.db.database import Database
 from campaign.errors import DataError, NotFound, RuleRefused
 from campaign.services.common import campaign_named, campaign_transaction
+
+if TYPE_CHECKING:
+    from campaign.db.models import Campaign
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +60,7 @@ def secret_of(record: dict[str, Any]) -> str | None:
     return secret.get("commitment") if isinstance(secret, dict) else None
 
 
-def append_secret(session: Session, campaign, actor: str, entry: ledger.NewEntry) -> ledger.Appended:
+def append_secret(session: Session, campaign: Campaign, actor: str, entry: ledger.NewEntry) -> ledger.Appended:
     """Append `entry` as a secret: the ledger gets the commitment, the table the rest."""
     from campaign.db.models import SecretRoll
 
@@ -90,11 +93,11 @@ def _reveal_of(session: Session, campaign_id: int, seq: int) -> int | None:
     )
     for reveal_seq, record in rows:
         if (json.loads(record).get("detail") or {}).get("reveals") == seq:
-            return reveal_seq
+            return int(reveal_seq)
     return None
 
 
-def _secret_record(session: Session, campaign, seq: int) -> dict[str, Any]:
+def _secret_record(session: Session, campaign: Campaign, seq: int) -> dict[str, Any]:
     from campaign.services.history import record_of
 
     record = record_of(session, campaign.id, seq)
@@ -103,7 +106,7 @@ def _secret_record(session: Session, campaign, seq: int) -> dict[str, Any]:
     return record
 
 
-def _hidden(session: Session, campaign, seq: int) -> tuple[str, dict[str, Any]]:
+def _hidden(session: Session, campaign: Campaign, seq: int) -> tuple[str, dict[str, Any]]:
     from campaign.db.models import SecretRoll
 
     row = session.get(SecretRoll, (campaign.id, seq))
@@ -180,7 +183,7 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
 UNREADABLE = "the hidden results of secret rolls (this role may not read them)"
 
 
-def check(session: Session, campaign, *, hidden_rows: bool = True) -> SecretsCheck:
+def check(session: Session, campaign: Campaign, *, hidden_rows: bool = True) -> SecretsCheck:
     """Every reveal matches its commitment and repeats what it discloses; with
     `hidden_rows`, every hidden row matches the commitment of its entry (`history
     verify`). The reveals need the ledger alone; a role refused the GM's table (a
@@ -207,7 +210,7 @@ def check(session: Session, campaign, *, hidden_rows: bool = True) -> SecretsChe
         target = detail.get("reveals")
         secret = record_at(target)
         commitment = None if secret is None else secret_of(secret)
-        if commitment is None or target >= reveal_seq:
+        if commitment is None or not isinstance(target, int) or target >= reveal_seq:
             return failed(reveal_seq, f"reveal #{reveal_seq} names #{target}, which is no earlier secret roll")
         if target in revealed:
             return failed(reveal_seq, f"secret roll #{target} is revealed twice (#{revealed[target]}, #{reveal_seq})")
@@ -264,7 +267,7 @@ def _hidden_rows(session: Session, campaign_id: int) -> list[Any] | None:
 SECRETS_FORMAT = "campaign-secrets"
 
 
-def secret_lines(session: Session, campaign) -> Iterator[str]:
+def secret_lines(session: Session, campaign: Campaign) -> Iterator[str]:
     """The hidden rows as JSON Lines, for `export --secrets FILE` (GM only)."""
     from campaign.db.models import SecretRoll
 
@@ -284,13 +287,14 @@ def secret_lines(session: Session, campaign) -> Iterator[str]:
         )
 
 
-def count_secrets(session: Session, campaign) -> int:
-    return session.execute(
+def count_secrets(session: Session, campaign: Campaign) -> int:
+    count: int = session.execute(
         text("SELECT count(*) FROM secret_rolls WHERE campaign_id = :c"), {"c": campaign.id}
     ).scalar_one()
+    return count
 
 
-def load_secret_lines(session: Session, campaign, lines: Iterable[str]) -> int:
+def load_secret_lines(session: Session, campaign: Campaign, lines: Iterable[str]) -> int:
     """Restore hidden rows into an imported campaign; each must match its commitment."""
     from campaign.db.models import SecretRoll
 
@@ -328,6 +332,7 @@ def load_secret_lines(session: Session, campaign, lines: Iterable[str]) -> int:
             or not isinstance(salt, str)
             or len(salt) > 64
             or not matches(commitment, salt, parsed)
+            or not isinstance(parsed, dict)  # it matched: the object committed
             or canonical(parsed) != result
         ):
             raise DataError(f"secrets line {number}: does not match the commitment of entry #{seq}; nothing imported")

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import text
+from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.db.database import Database
+from campaign.db.models import Campaign
 from campaign.errors import BadInput, NotFound
 from campaign.projection.replay import effective_voids, entry_from_record, void_pairs
 from campaign.projection.views import CharacterSheet
@@ -25,14 +27,14 @@ _STATEFUL = text(
 )
 
 
-def _records(session, campaign) -> list[dict[str, Any]]:
+def _records(session: Session, campaign: Campaign) -> list[dict[str, Any]]:
     return [
         json.loads(record)
         for (record,) in session.execute(_STATEFUL.execution_options(yield_per=2000), {"c": campaign.id})
     ]
 
 
-def _known_name(session, campaign, records, name: str) -> str:
+def _known_name(session: Session, campaign: Campaign, records: list[dict[str, Any]], name: str) -> str:
     """The character's name as the ledger knows it (a character not in the tables any
     more can still be asked about)."""
     import unicodedata
@@ -64,6 +66,7 @@ def character_at(
     if (at is None) == (before is None):
         raise BadInput("give one of --at SEQ or --before SEQ")
     seq = at if at is not None else before
+    assert seq is not None  # exactly one of the two was given
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         head = ledger.head(session, campaign.id)[0]
@@ -80,7 +83,9 @@ def character_at(
         return extended(CharacterAsOf, character_view(state, name), as_of=as_of)
 
 
-def _in_sheet_order(session, campaign, name: str, stats: dict[str, int]) -> dict[str, int]:
+def _in_sheet_order(
+    session: Session, campaign: Campaign, name: str, stats: dict[str, int | str]
+) -> dict[str, int | str]:
     """The replayed stats in the order `char show` lists them (the sheet's, as typed):
     a hashed record's keys are sorted, so a replay alone would list them alphabetically.
     Stats the sheet no longer has follow, in the record's order."""
@@ -137,7 +142,9 @@ def timeline(db: Database, campaign_name: str | None, name: str) -> list[Timelin
                     kind=entry.kind,
                     reason=record.get("reason"),
                     voids_seq=entry.voids_seq,
-                    voided_by=voided.get(entry.seq, voided.get(entry.parent_seq)),
+                    voided_by=voided.get(
+                        entry.seq, voided.get(entry.parent_seq) if entry.parent_seq is not None else None
+                    ),
                     changes=tuple(changes),
                 )
             )

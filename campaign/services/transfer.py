@@ -94,13 +94,13 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
             **({"chain_name": campaign.chain_name} if campaign.chain_name else {}),
         },
     )
-    players = {
+    players: dict[int | None, str] = {
         p.id: p.name for p in session.scalars(select(Player).where(Player.campaign_id == cid).order_by(Player.id))
     }
     for name in players.values():
         yield _line("player", name=name)
     characters = session.scalars(select(Character).where(Character.campaign_id == cid).order_by(Character.id)).all()
-    names = {c.id: c.name for c in characters}
+    names: dict[int | None, str] = {c.id: c.name for c in characters}
     # Summoners first, so import can resolve every reference in one pass.
     for character in sorted(characters, key=lambda c: (c.summoner_id is not None, c.id)):
         yield _line(
@@ -205,7 +205,7 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
                 threshold=check.threshold,
                 success=check.success,
             )
-    count, head = 0, ledger.GENESIS_HASH
+    count, head = 0, GENESIS_HASH
     rows = session.execute(
         select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash)
         .where(LedgerEntry.campaign_id == cid)
@@ -356,10 +356,10 @@ class _Importer:
         self.session.flush()
         self.walk = Walk(self.chain_name)  # records carry the name the chain was written under
 
-    def _player(self, item):
+    def _player(self, item: dict[str, Any]) -> None:
         self.claimed.players[item["name"]] = None
 
-    def _character(self, item):
+    def _character(self, item: dict[str, Any]) -> None:
         # Files from before status and awards: an active character never awarded CP
         # (the replay refuses the claim otherwise, as it refused such files then).
         self.claimed.characters[item["name"]] = CharacterRow(
@@ -377,10 +377,10 @@ class _Importer:
             reading=item.get("reading"),
         )
 
-    def _relationship(self, item):
+    def _relationship(self, item: dict[str, Any]) -> None:
         self.claimed.relationships[(item["from"], item["to"])] = item["note"]
 
-    def _trait(self, item):
+    def _trait(self, item: dict[str, Any]) -> None:
         self.claimed.traits[item["origin"]] = TraitRow(
             item["character"],
             item["name"],
@@ -393,7 +393,7 @@ class _Importer:
             item.get("unlimited_cp", 0 if item["counts_toward_limit"] else item["cp"]),
         )
 
-    def _condition(self, item):
+    def _condition(self, item: dict[str, Any]) -> None:
         self.claimed.conditions[item["origin"]] = ConditionRow(
             item["character"],
             item["name"],
@@ -405,7 +405,7 @@ class _Importer:
             item.get("until_clock"),
         )
 
-    def _scenario(self, item):
+    def _scenario(self, item: dict[str, Any]) -> None:
         self.claimed.scenarios[item["number"]] = ScenarioRow(
             item["title"],
             item["started_seq"],
@@ -415,7 +415,7 @@ class _Importer:
             item["ended_at"],
         )
 
-    def _disappearance(self, item):
+    def _disappearance(self, item: dict[str, Any]) -> None:
         self.claimed.disappearances[item["since_seq"]] = DisappearanceRow(
             item["character"],
             item["faces"],
@@ -425,18 +425,19 @@ class _Importer:
             item["reunited_seq"],
         )
 
-    def _search(self, item):
+    def _search(self, item: dict[str, Any]) -> None:
         self.claimed.searches[item["started_seq"]] = SearchRow(
             item["missing_since_seq"], item["searcher"], item["player"], item["scenario"], item["ended_seq"]
         )
 
-    def _reunion_check(self, item):
+    def _reunion_check(self, item: dict[str, Any]) -> None:
         self.claimed.reunions[item["seq"]] = ReunionRow(
             item["missing_since_seq"], item["scenario"], item["roll"], item["threshold"], item["success"]
         )
 
-    def _entry(self, item):
+    def _entry(self, item: dict[str, Any]) -> None:
         record_json, prev_hash, digest = item.get("record"), item.get("prev_hash"), item.get("hash")
+        assert self.walk is not None and self.campaign is not None  # the header came first
         seq = self.walk.seq
         # The one record rule (valid UTF-8, canonical, shallow) first: hashing a lone
         # surrogate would fail, and a record spelled two ways would break later proofs.
@@ -454,13 +455,13 @@ class _Importer:
             self.entries.append(entry_from_record(record))
         if record.get("kind") == "seal":  # the heads it printed: `verify --head` looks them up
             self.seal_heads.append({"campaign_id": self.campaign.id, "seq": seq, "hash": digest})
-        row = {name: record.get(name) for name in ledger.INDEXED_FIELDS}
+        row = {name: record.get(name) for name in ledger_scan.INDEXED_FIELDS}
         row.update(campaign_id=self.campaign.id, record=record_json, prev_hash=prev_hash, hash=digest)
         self.pending.append(row)
         if len(self.pending) >= BATCH:
             self.flush_entries()
 
-    def _footer(self, item):
+    def _footer(self, item: dict[str, Any]) -> None:
         if item.get("entries") != self.expected_seq - 1 or item.get("head") != self.prev_hash:
             raise ValueError("the footer does not match the entries (file truncated or edited)")
         self.footer = item
@@ -489,10 +490,11 @@ class _Importer:
             raise ValueError(f"the state lines disagree with the ledger: {difference.text()}")
         # Equal to the replay (compared above, types included), and in the file's own key
         # order (the GM's order of stats), so an export of the import is byte-identical.
+        assert self.campaign is not None  # the header came first
         sync_state(self.session, self.campaign, self.claimed)
 
 
-_INDEXED_TYPES = {
+_INDEXED_TYPES: dict[str, type | tuple[type, ...]] = {
     "seq": int,
     "at": str,
     "actor": str,
@@ -588,6 +590,7 @@ def import_campaign(
                 importer.rebuild_state()
             except ValueError as exc:
                 raise DataError(f"{exc}; nothing imported") from None
+            assert importer.campaign is not None  # the header came first
             restored = 0
             if hidden is not None:  # secret rolls' hidden results, each checked against its commitment
                 from campaign.services.secret_rolls import load_secret_lines

@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.chain import chain_hash
 from campaign.db.database import Database
 from campaign.errors import BadInput
 from campaign.services.common import campaign_named
 
 if TYPE_CHECKING:
+    from campaign.db.models import Campaign
     from campaign.services.fair_verify import FairCheck
     from campaign.services.secret_rolls import SecretsCheck
 
@@ -133,7 +135,7 @@ def _head_entry(session: Session, campaign_id: int, seq: int, digest: str, entri
     """The verified entry `seq`, if its hash is `digest` (re-hashed here, so a row
     changed since the walk is not believed)."""
     row = session.execute(_ROW, {"c": campaign_id, "s": seq}).first()
-    if row is None or row.hash != digest or ledger.chain_hash(row.prev_hash, row.record) != digest:
+    if row is None or row.hash != digest or chain_hash(row.prev_hash, row.record) != digest:
         return None
     record = json.loads(row.record)
     return HeadFound(
@@ -146,8 +148,32 @@ def _head_entry(session: Session, campaign_id: int, seq: int, digest: str, entri
     )
 
 
+class VerifyProgress(Protocol):
+    """What verify reports its walk to (the CLI's progress line)."""
+
+    def start(self, total: int) -> None: ...
+
+    def advance(self, n: int = 1) -> None: ...
+
+
+class _ReportBase(TypedDict):
+    """The fields every VerifyReport of one run shares."""
+
+    campaign: str
+    entries: int
+    head: str | None
+    state: StateCheck | None
+    sealed_head: str | None
+    head_entry: HeadFound | None
+
+
 def verify(
-    db: Database, campaign_name: str | None, head: str | None = None, progress=None, *, chain_only: bool = False
+    db: Database,
+    campaign_name: str | None,
+    head: str | None = None,
+    progress: VerifyProgress | None = None,
+    *,
+    chain_only: bool = False,
 ) -> VerifyReport:
     """Recompute the chain; then (unless chain_only) replay it and compare the state tables.
 
@@ -169,7 +195,7 @@ def verify(
             chain = ledger.ChainVerdict(
                 False, chain.entries, chain.head_hash, None, ledger.NOT_CONTAINED, ledger.HEAD_NOT_IN_CHAIN
             )
-        base = dict(
+        base: _ReportBase = dict(
             campaign=campaign.name,
             entries=chain.entries,
             head=chain.head_hash,
@@ -184,7 +210,7 @@ def verify(
         from campaign.services.secret_rolls import check as secrets_check
 
         secrets = secrets_check(session, campaign, hidden_rows=not chain_only)
-        unchecked = () if secrets.unreadable is None else (secrets.unreadable,)
+        unchecked: tuple[str, ...] = () if secrets.unreadable is None else (secrets.unreadable,)
         if not secrets.ok:
             return VerifyReport(
                 ok=False,
@@ -227,11 +253,11 @@ def verify(
             fair=fair,
             unchecked=unchecked,
             code=None if state.ok else STATE_DIFFERS,
-            **{**base, "state": state},
+            **(base | {"state": state}),
         )
 
 
-def _state_check(session: Session, campaign) -> StateCheck:
+def _state_check(session: Session, campaign: Campaign) -> StateCheck:
     from campaign.projection.ops import BadOp
     from campaign.projection.replay import ReplayConflict
     from campaign.services.state_tables import check_state
