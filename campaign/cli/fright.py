@@ -223,7 +223,7 @@ def _aligned(rows: list[list[str]]) -> list[str]:
 def render_fright(result) -> None:
     """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
     what was written onto the character (a FrightCheckResult, services.fright)."""
-    from campaign.services.fright import sub_roll_label
+    from campaign.labels import sub_roll_label
 
     check, table = result.check, result.table
     mods = [

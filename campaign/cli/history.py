@@ -313,7 +313,7 @@ def verify(
 
     Example: campaign history verify --head 3f1c9a07e2b4d5c6
     """
-    from campaign.services.history import verify as verify_service
+    from campaign.services.verification import verify as verify_service
 
     s = state(ctx)
     s.read_only_ok = True  # a read-only copy (a mount, an archive) is verified as it is
