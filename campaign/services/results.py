@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import field, fields, is_dataclass
 from typing import Any, TypeVar
 
-_T = TypeVar("_T")
+T = TypeVar("T")
+
 _OMIT_EMPTY = "campaign.omit_when_empty"
 
 
@@ -31,7 +32,7 @@ def omitted_when_empty(default: Any = ()) -> Any:
     return field(default=default, metadata={_OMIT_EMPTY: True})
 
 
-def extended(cls: type[_T], base: Any, **extra: Any) -> _T:
+def extended(cls: type[T], base: Any, **extra: Any) -> T:
     """A `cls` result holding every field of `base` (a dataclass it subclasses) and
     `extra`: a character's sheet plus the seq of the entry that wrote it."""
     return cls(**{spec.name: getattr(base, spec.name) for spec in fields(base)}, **extra)
