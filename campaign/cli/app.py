@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from typing import Annotated
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -19,6 +20,9 @@ from campaign.cli import helptext
 from campaign.cli.context import AppState
 from campaign.errors import CampaignError
 
+if TYPE_CHECKING:
+    from typer import _click  # the Click that Typer vendors (its Context, Command, errors)
+
 helptext.install()  # help paragraphs reflow; options show CHAR / N, flags no <bool>
 
 
@@ -26,16 +30,18 @@ class CampaignGroup(TyperGroup):
     """The root group, lazy in Click's documented way: list_commands names every entry
     of COMMANDS (in its order), get_command builds one on first use and keeps it."""
 
-    def list_commands(self, ctx) -> list[str]:
+    def list_commands(self, ctx: _click.Context) -> list[str]:
         return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
 
-    def get_command(self, ctx, name: str):
+    def get_command(self, ctx: _click.Context, name: str) -> _click.Command | None:
         if name in COMMANDS and name not in self.commands:
             for loaded, command in _load(name).items():
                 self.commands.setdefault(loaded, command)
         return self.commands.get(name)
 
-    def resolve_command(self, ctx, args):
+    def resolve_command(
+        self, ctx: _click.Context, args: list[str]
+    ) -> tuple[str | None, _click.Command | None, list[str]]:
         """Typer's own suggestions read only the commands built so far (the app turns them
         off): "Did you mean ...?" here is chosen from every name list_commands gives."""
         from difflib import get_close_matches
@@ -48,7 +54,7 @@ class CampaignGroup(TyperGroup):
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
             raise
 
-    def main(self, args=None, *more, **options):
+    def main(self, args: Sequence[str] | None = None, *more: Any, **options: Any) -> Any:
         # Bytes that are not UTF-8 arrive as lone surrogates (surrogateescape) and
         # could not be stored or hashed: refuse them before anything runs.
         args = list(sys.argv[1:] if args is None else args)
@@ -74,7 +80,7 @@ class CampaignGroup(TyperGroup):
             lambda: super(CampaignGroup, self).main(args, *more, **{**options, "standalone_mode": False})
         )
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: _click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except CampaignError as exc:
@@ -109,7 +115,7 @@ def half_width_number(arg: str) -> str:
     return folded if folded.isascii() and _NUMBER_LIKE.fullmatch(folded) else arg
 
 
-def _one_line_usage_errors(run) -> None:
+def _one_line_usage_errors(run: Callable[[], object]) -> None:
     """Run the command line as Click's standalone mode would, except that a usage error
     (an unknown option, a missing argument, a value of the wrong type) is one line on
     stderr with exit 2, as every other error is, not Typer's boxed panel."""
@@ -130,7 +136,7 @@ def _one_line_usage_errors(run) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-def usage_line(exc) -> str:
+def usage_line(exc: _click.ClickException) -> str:
     """A usage error's message, and where the command's help is."""
     message = exc.format_message()
     ctx = getattr(exc, "ctx", None)
@@ -139,7 +145,7 @@ def usage_line(exc) -> str:
     return message
 
 
-def _error(message) -> None:
+def _error(message: object) -> None:
     """The one line of an error: user text in it (a name, a URL) can neither break the
     line nor send control sequences to the terminal."""
     from campaign.cli.output import safe_line
@@ -292,7 +298,7 @@ def root(
         campaign_option=campaign,
         actor_option=actor,
         seed=seed,
-        db_in_argv=db is not None and ctx.get_parameter_source("db").name == "COMMANDLINE",
+        db_in_argv=db is not None and getattr(ctx.get_parameter_source("db"), "name", None) == "COMMANDLINE",
     )
     ctx.call_on_close(ctx.obj.close)
 
@@ -339,7 +345,7 @@ COMMANDS = {
 }
 
 
-def _load(name: str) -> dict:
+def _load(name: str) -> dict[str, _click.Command]:
     """The click command(s) that COMMANDS[name] defines, built on a scratch Typer."""
     import importlib
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, cast
 
 import typer
 
@@ -162,7 +162,7 @@ def import_log(
                 s.db,
                 s.campaign,
                 s.actor,
-                handle,
+                cast(BinaryIO, handle),  # a BoundedBinary passes every other file method through
                 scenario=scenario,
                 mapping=mapping,
                 dry_run=dry_run,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +25,9 @@ from campaign.cli.output import (
 from campaign.cli.parsing import parse_stat_assignments
 from campaign.i18n import N_, _
 from campaign.labels import status_label
+
+if TYPE_CHECKING:
+    from campaign.projection.views import CharacterSheet, MissingLine
 
 app = typer.Typer(
     help="Characters (PCs and NPCs), their stats and relationships.\n\n"
@@ -111,15 +114,15 @@ def char_list(
     s = state(ctx)
     rows = list_characters(s.db, s.campaign, status, include_gone=all_)
 
-    def player(r):
+    def player(r: CharacterSheet) -> str:
         return r.player or (_("(summoner {name})").format(name=r.summoner) if r.summoner else "")
 
-    def status_text(r):
+    def status_text(r: CharacterSheet) -> str:
         return status_label(r.status) + (f" → {r.searching_for}" if r.searching_for else "")
 
     if fmt == CSV:
         stats = list(dict.fromkeys(k for r in rows for k in r.stats))
-        columns = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
+        columns: list[str | Column] = ["name", "kind", "player", "status", "CP", "CP awarded", *stats]
         table = [
             [
                 r.name,
@@ -155,7 +158,7 @@ def char_list(
     render_rows(_("characters"), columns, table, fmt, bom=bom, records=rows, empty=_("no characters"))
 
 
-def _missing_text(missing) -> str:
+def _missing_text(missing: MissingLine) -> str:
     """Since when, at what odds, who is out looking: what the GM asks of a missing PC."""
     from campaign.cli.output import local_time
 
@@ -167,7 +170,7 @@ def _missing_text(missing) -> str:
     )
 
 
-def render_character(view) -> None:
+def render_character(view: CharacterSheet) -> None:
     """A CharacterSheet (services.characters) as key/value lines."""
     fields = [
         ("kind", view.kind.upper()),
@@ -236,6 +239,9 @@ def char_show(
         emit_json(view)
         return
     if at is not None or before is not None:
+        from campaign.services.timetravel import CharacterAsOf
+
+        assert isinstance(view, CharacterAsOf)  # character_at's
         say(_("as the ledger stood after entry #{seq}").format(seq=view.as_of))
     render_character(view)
 
@@ -439,7 +445,7 @@ def char_export(
         if ccfolia or copy or json_out:
             raise BadInput("--format writes a sheet file: not with --ccfolia, --copy or --json")
         return sheet_io.write_sheets(ctx, fmt, None if all_ else names)
-    if copy and (all_ or len(names) != 1):
+    if copy and (all_ or len(names or []) != 1):
         raise BadInput("--copy takes one character: a paste makes one piece")
     s = state(ctx)
     pieces = export_pieces(s.db, s.campaign, None if all_ else names)
@@ -475,7 +481,7 @@ def _pool_command(
         say(f"  GURPS: {injury_note(done.character, note)}")
 
 
-def injury_note(name: str, note: dict) -> str:
+def injury_note(name: str, note: dict[str, object]) -> str:
     """The words for an HP threshold a loss crossed (codes: campaign.core.injury)."""
     if note["code"] == "unconscious_rolls":
         return f"{name} is at 0 HP or below: an HT roll at the start of each turn to stay conscious"

@@ -8,7 +8,7 @@ renders the returned record: one JSON document with --json, else a Rich line or 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,11 @@ from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.errors import BadInput
 from campaign.i18n import N_, _, pick
 from campaign.labels import outcome_label
+
+if TYPE_CHECKING:
+    from campaign.services.check_records import CheckRoll, SecretCheck, SideSpec
+    from campaign.services.checks import AbilityCheck, CooperativeCheck, OpposedCheck
+    from campaign.services.danger_checks import DangerSenseCheck, HideCheck
 
 app = typer.Typer(
     help="2d6 action checks: ability/skill, cooperative, opposed, danger sense and hiding. "
@@ -86,7 +91,7 @@ def parse_mods(items: list[str], what: str = "--mod") -> list[tuple[str, int]]:
     return mods
 
 
-def parse_side(text: str, what: str, default_stat: str | None = None):
+def parse_side(text: str, what: str, default_stat: str | None = None) -> SideSpec:
     """`CHAR:STAT[+MOD...][±ND]` or `CHAR:-` (does not roll) -> SideSpec.
 
     The split is at the last colon (ASCII or full-width), so a name may contain one if a
@@ -109,7 +114,9 @@ def parse_side(text: str, what: str, default_stat: str | None = None):
     stat = match.group("stat").strip() if match else ""
     if not stat or any(sign in stat for sign in _SIGNS):
         raise BadInput(f"{what}: expected CHAR:STAT[+MOD] (e.g. 鈴音:技+2) or CHAR:-, got {text!r}")
-    modifiers, dice_modifier = [], 0
+    assert match is not None  # no match leaves no stat, refused above
+    modifiers: list[tuple[str, int]] = []
+    dice_modifier = 0
     for sign, digits, dice in _MOD_RE.findall(match.group("mods")):
         value = parse_int(digits, what) * (1 if sign in "+＋" else -1)
         if dice:
@@ -136,7 +143,7 @@ def _signed(value: int, label: str = "") -> str:
     return f"{'+' if value >= 0 else '-'} {label}{abs(value)}"
 
 
-def _dice_text(view) -> str:
+def _dice_text(view: CheckRoll) -> str:
     if view.skipped == "zero_dice":
         return _("0D6 (not rolled)")
     faces = ",".join(map(str, view.dice))
@@ -153,7 +160,7 @@ def _term_label(label: str) -> str:
     return _(TERM_LABELS[label]) if TERM_LABELS[label] else ""
 
 
-def breakdown(view) -> str:
+def breakdown(view: CheckRoll) -> str:
     """`【技】3 + 2D6[4,5] + 技能Lv2 + 1`: the stat, the dice, then the other terms."""
     if view.skipped == "did_not_roll":
         return _("no roll (0)")
@@ -163,9 +170,11 @@ def breakdown(view) -> str:
     return " ".join(parts)
 
 
-def _result_text(view) -> str:
+def _result_text(view: CheckRoll) -> str:
     if view.skipped == "zero_dice":
         return _("automatic failure (0D6)")
+    if view.outcome is None:  # no outcome recorded: printed as it always was ("None")
+        return str(view.outcome)
     return outcome_label("check", view.outcome)
 
 
@@ -177,7 +186,7 @@ def relation(total: int, target: int, compare: str) -> str:
     return "≥" if total >= target else "<"
 
 
-def _scaling_text(view) -> str:
+def _scaling_text(view: CheckRoll) -> str:
     """` = 9 ×2 ×½` after the unscaled total; notes the extra x2/x1/2 that did not stack."""
     scaling = view.scaling
     if not scaling:
@@ -189,7 +198,7 @@ def _scaling_text(view) -> str:
     return text
 
 
-def check_line(view) -> str:
+def check_line(view: CheckRoll) -> str:
     text = f"{breakdown(view)}{_scaling_text(view)} = {view.total}"
     if view.target is not None:
         text += f" {relation(view.total, view.target, view.compare or '>=')} {view.target}"
@@ -221,14 +230,16 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
     Console(highlight=False).print(table)
 
 
-def _heading(view: dict[str, Any], who: str) -> str:
+def _heading(view: AbilityCheck | CooperativeCheck | DangerSenseCheck, who: str) -> str:
     occasion = f" [{view.occasion}]" if view.occasion else ""
     return f"{who} {_(CHECK_NAMES[view.check])}{occasion} #{view.seq}"
 
 
-def render_single(view: dict[str, Any], who: str) -> None:
+def render_single(view: AbilityCheck | CooperativeCheck | DangerSenseCheck, who: str) -> None:
+    from campaign.services.check_records import DangerBandResult
+
     lines = [f"{_heading(view, who)}: {check_line(view)}"]
-    if view.check == "danger":
+    if view.check == "danger" and isinstance(view, DangerBandResult):
         lines.append(
             "  "
             + _("margin {margin:+d} → band {band}: {words}").format(
@@ -238,11 +249,11 @@ def render_single(view: dict[str, Any], who: str) -> None:
     _print(*lines)
 
 
-def _title(view) -> str:
+def _title(view: OpposedCheck | HideCheck) -> str:
     return f"{_(CHECK_NAMES[view.check])} #{view.seq}" + (f" [{view.occasion}]" if view.occasion else "")
 
 
-def render_opposed(view) -> None:
+def render_opposed(view: OpposedCheck) -> None:
     rows = [
         [
             _("active") if side.role == "active" else _("passive"),
@@ -254,7 +265,7 @@ def render_opposed(view) -> None:
         for side in view.sides
     ]
     _table(_title(view), ["", _("character"), _("check"), _("total"), _("result")], rows)
-    why = {
+    why: dict[str | None, str] = {
         "tie": " " + _("(a tie goes to the passive side)"),
         "critical": " " + _("(a critical decides before the totals)"),
     }
@@ -270,7 +281,7 @@ def render_opposed(view) -> None:
     _print(*lines)
 
 
-def critical_mark(side) -> str:
+def critical_mark(side: CheckRoll) -> str:
     """` (大成功)` / ` (大失敗)` after a contest result decided or flagged by the dice."""
     return (
         f" ({outcome_label('check', side.critical)})"
@@ -279,7 +290,9 @@ def critical_mark(side) -> str:
     )
 
 
-def render_hide(view) -> None:
+def render_hide(view: HideCheck) -> None:
+    from campaign.services.danger_checks import ObserverRoll
+
     rows = [
         [
             _("hides"),
@@ -296,6 +309,7 @@ def render_hide(view) -> None:
                 [_("watches"), obs.character, _("not rolled (the hider failed automatically)"), "", "", _("noticed")]
             )
             continue
+        assert isinstance(obs, ObserverRoll)  # an unrolled observer is the zero-dice case above
         rows.append(
             [
                 _("watches"),
@@ -563,12 +577,13 @@ def danger(
     emit_json(view) if json_out else _render(view)
 
 
-def _render(view) -> None:
+def _render(view: AbilityCheck | DangerSenseCheck | SecretCheck) -> None:
     from campaign.services.check_records import SecretCheck
 
     if isinstance(view, SecretCheck):
         from campaign.cli.roll import render_secret
 
+        assert view.commitment is not None  # a secret entry holds its commitment
         render_secret(view.seq, view.actor, view.character, view.commitment)
     else:
         render_single(view, view.character)

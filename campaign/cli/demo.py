@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +14,7 @@ import typer
 DEMO_SEED = 20261129
 
 
-def _steps(db: str) -> list[list[str]]:
+def _steps(db: str) -> list[list[str] | Callable[[], list[str]]]:
     g = ["--db", db]
     return [
         g + ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja"],
@@ -115,7 +116,8 @@ def _first_seq(db: str, kind: str, latest: bool = False) -> int:
         ]
     finally:
         database.close()
-    return entries[0]["seq"] if latest else entries[-1]["seq"]
+    seq: int = entries[0]["seq"] if latest else entries[-1]["seq"]
+    return seq
 
 
 def demo(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,6 +13,9 @@ from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.i18n import _, pick
 from campaign.labels import UNIT_JA, category_ja, condition_label, outcome_label
+
+if TYPE_CHECKING:
+    from campaign.services.fright import FrightCheckResult
 
 
 def fright(
@@ -74,7 +78,7 @@ def fright(
         render_fright(result)
 
 
-def _dice(faces) -> str:
+def _dice(faces: Iterable[int]) -> str:
     return "[" + ",".join(map(str, faces)) + "]"
 
 
@@ -238,10 +242,11 @@ def will_modifiers(check: Any) -> list[str]:
     return mods
 
 
-def render_fright(result) -> None:
+def render_fright(result: FrightCheckResult) -> None:
     """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
     what was written onto the character (a FrightCheckResult, services.fright)."""
-    from campaign.services.fright import sub_roll_label
+    from campaign.labels import sub_roll_label
+    from campaign.services.fright import TableSubRoll
 
     check, table = result.check, result.table
     mods = will_modifiers(check)
@@ -255,7 +260,8 @@ def render_fright(result) -> None:
         ]
     ]
     for sub in result.sub_rolls:
-        if sub.purpose == "table":
+        if isinstance(sub, TableSubRoll):  # purpose "table"
+            assert table is not None  # a table roll comes with its table
             raw = " " + _("(raw {raw})").format(raw=table.raw) if table.raw != table.entry else ""
             rows.append(
                 [

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -46,8 +46,9 @@ def option_value_name(param: Any) -> str | None:
     """The placeholder after an option in help: None for a flag, else e.g. CHAR or N."""
     if getattr(param, "is_flag", False) or getattr(param, "count", False):
         return None
-    if param.metavar is not None:
-        return param.metavar
+    metavar: str | None = param.metavar
+    if metavar is not None:
+        return metavar
     descriptor = getattr(param, "type_descriptor", None)
     if descriptor is not None and descriptor.is_choice:
         return "|".join(str(choice) for choice in descriptor.choices or ())
@@ -156,7 +157,7 @@ def _patch_rich_help() -> None:
     from typer import rich_utils
 
     if not getattr(rich_utils._fix_linebreaks, "_campaign", False):
-        reflow._campaign = True
+        reflow._campaign = True  # type: ignore[attr-defined]  # a mark: patched once
         rich_utils._fix_linebreaks = reflow
     if not getattr(rich_utils._make_rich_text, "_campaign", False):
         make_text = rich_utils._make_rich_text
@@ -184,21 +185,24 @@ def install() -> None:
     if getattr(TyperOption.display_type_rich, "_campaign", False):
         return
 
-    def option_type(self, ctx):
+    def option_type(self: TyperOption, ctx: Any) -> str | None:
         return option_value_name(self)
 
-    def argument_type(self, ctx):
+    def argument_type(self: TyperArgument, ctx: Any) -> str | None:
         return None
 
-    option_type._campaign = True
-    TyperOption.display_type_rich = option_type
-    TyperArgument.display_type_rich = argument_type
+    # Patches of Typer's help rendering (its private API, so untyped for it): marked, set once.
+    option_type._campaign = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = option_type  # type: ignore[method-assign]
+    TyperArgument.display_type_rich = argument_type  # type: ignore[method-assign,assignment]
     for cls in (TyperCommand, TyperGroup):
         original = cls.format_help
 
-        def format_help(self, ctx, formatter, _original=original):
+        def format_help(
+            self: Any, ctx: Any, formatter: Any, _original: Callable[[Any, Any, Any], None] = original
+        ) -> None:
             _patch_rich_help()
             with _translated(self, ctx):
                 return _original(self, ctx, formatter)
 
-        cls.format_help = format_help
+        cls.format_help = format_help  # type: ignore[method-assign]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperCommand
@@ -31,6 +32,12 @@ from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
 from campaign.i18n import N_, _, ngettext
 from campaign.labels import fairness_label, kind_label, ops_summary, outcome_label, reason_label, source_label
+
+if TYPE_CHECKING:
+    from typer import _click  # the Click that Typer vendors
+
+    from campaign.cli.context import AppState
+    from campaign.services.verification import HeadFound
 
 CSV_COLUMNS = [
     "seq",
@@ -201,7 +208,7 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
     return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, reason_label(entry["reason"])]
 
 
-def _chain(first, rest):
+def _chain(first: dict[str, Any] | None, rest: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     if first is None:
         return
     yield first
@@ -322,7 +329,8 @@ def verify(
 
     Example: campaign history verify --head 3f1c9a07e2b4d5c6
     """
-    from campaign.services.history import verify as verify_service
+    from campaign.services.secret_rolls import SecretsMatch
+    from campaign.services.verification import verify as verify_service
 
     s = state(ctx)
     s.read_only_ok = True  # a read-only copy (a mount, an archive) is verified as it is
@@ -339,7 +347,7 @@ def verify(
             use_campaign_time_zone(s.db, s.campaign)
             say(_head_line(report.head_entry))
         checked = "" if report.state is None else _("; state tables equal its replay")
-        if report.secrets and report.secrets.revealed:
+        if isinstance(report.secrets, SecretsMatch) and report.secrets.revealed:
             checked += _("; {n} reveals match their commitments").format(n=report.secrets.revealed)
         if report.fair and report.fair.checked:
             checked += _("; {n} fair-dice entries recompute from their seeds").format(n=report.fair.checked)
@@ -347,12 +355,13 @@ def verify(
     elif report.code == "head_not_in_chain":
         warn(
             _("{reason} (the chain itself holds: {n} entries, head {head}…)").format(
-                reason=report.reason, n=report.entries, head=report.head[:16]
+                reason=report.reason, n=report.entries, head=(report.head or "")[:16]
             )
         )
     elif report.code == "secrets_mismatch":
         warn(_("secret rolls: {reason}").format(reason=report.reason))
     elif report.code == "state_differs":
+        assert report.state is not None  # the comparison that differed
         warn(_("state differs from the ledger: {problem}").format(problem=report.state.problem))
     elif report.code == "fair_dice":
         warn(_("fair dice: {reason}").format(reason=report.reason))
@@ -364,7 +373,7 @@ def verify(
         raise typer.Exit(1)
 
 
-def _head_line(found) -> str:
+def _head_line(found: HeadFound) -> str:
     """`your seal #68 (第一話 終了, 2026-…) is in this chain; 12 entries since`."""
     since = ngettext("{n} entry since", "{n} entries since", found.since).format(n=found.since)
     when = local_time(found.at)
@@ -400,7 +409,7 @@ def seal(
 class _VoidCommand(TyperCommand):
     """`--last` with its N left out means 1 (`history void --last --reason x`)."""
 
-    def parse_args(self, ctx, args):
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
         args = list(args)
         for i, arg in enumerate(args):
             if arg == "--":
@@ -494,7 +503,7 @@ def void(
             say("  " + _("reversed: {line}").format(line=line))
 
 
-def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
+def _request_void_instead(s: AppState, seq: int, reason: str, json_out: bool) -> bool:
     """Group mode: a player's role may not void; its `history void` asks the GM instead."""
     from campaign.services.group import signed_in
     from campaign.services.void_requests import request_void

@@ -53,6 +53,7 @@ def reveal_seed(
 
     s = state(ctx)
     revealed = reveal_service(s.db, s.campaign, s.actor, scenario)
+    assert revealed is not None  # not quiet: nothing to reveal is refused
     if json_out:
         emit_json(revealed)
     else:

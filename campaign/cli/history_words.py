@@ -11,9 +11,12 @@ field, is `history show N --json`.
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campaign.i18n import _, pick
+
+if TYPE_CHECKING:
+    from campaign.services.check_records import CheckRoll
 
 # Detail keys the sentences (or the fields above them) say; anything else is still listed.
 TOLD = {
@@ -76,10 +79,26 @@ def _fright(name: str, detail: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _check_view(side: dict[str, Any]) -> SimpleNamespace:
-    """A recorded check as the shape cli/check.py's line functions read (a CheckRoll's fields)."""
-    fields = ("skipped", "dice", "dice_count", "kept", "terms", "scaling", "total", "target", "compare", "outcome")
-    return SimpleNamespace(**{field: side.get(field) for field in fields}, critical=side.get("critical"))
+def _check_view(side: dict[str, Any]) -> CheckRoll:
+    """A recorded check as the CheckRoll the check command rendered (the record holds its fields)."""
+    from campaign.services.check_records import CheckRoll
+
+    return CheckRoll(
+        expression=str(side.get("expression") or ""),
+        dice=tuple(side.get("dice") or ()),
+        kept=tuple(side.get("kept") or ()),
+        dice_count=int(side.get("dice_count") or 0),
+        terms=tuple(side.get("terms") or ()),
+        total=int(side.get("total") or 0),
+        target=side.get("target"),
+        compare=side.get("compare"),
+        outcome=side.get("outcome"),
+        success=side.get("success"),
+        critical=side.get("critical"),
+        margin=side.get("margin"),
+        skipped=side.get("skipped"),
+        scaling=side.get("scaling"),
+    )
 
 
 def _contest_line(role: str, side: dict[str, Any], result: str) -> str:

@@ -7,7 +7,7 @@ invited with `invite new list`).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -15,11 +15,18 @@ from typer.core import TyperGroup
 from campaign.cli.context import state
 from campaign.cli.output import Column, JsonOption, emit_json, local_time, print_text, render_rows, say
 
+if TYPE_CHECKING:
+    from typer import _click  # the Click that Typer vendors
+
+    from campaign.cli.context import AppState
+
 
 class _DefaultNew(TyperGroup):
     """A first word that is no verb is the player to invite: `invite Aki` = `invite new Aki`."""
 
-    def resolve_command(self, ctx, args):
+    def resolve_command(
+        self, ctx: _click.Context, args: list[str]
+    ) -> tuple[str | None, _click.Command | None, list[str]]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             return "new", self.commands["new"], args
         return super().resolve_command(ctx, args)
@@ -95,7 +102,7 @@ def invite_new(
 
 
 def _bcdice_token(
-    s, name: str, bcdice: bool, gm: bool, player: str | None, character: str | None, json_out: bool
+    s: AppState, name: str, bcdice: bool, gm: bool, player: str | None, character: str | None, json_out: bool
 ) -> None:
     from campaign.errors import BadInput
     from campaign.services.bcdice_api import make_token
@@ -130,7 +137,7 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
     if json_out:
         emit_json(listed)
         return
-    rows = [
+    rows: list[list[object]] = [
         [r.player, "GM" if r.gm else "", r.state, local_time(r.created), local_time(r.expires)] for r in listed.invites
     ]
     render_rows(

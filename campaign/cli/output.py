@@ -11,14 +11,22 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
 from campaign.core.text_rule import visible, visible_in_json
+
+if TYPE_CHECKING:
+    from rich.console import Console, JustifyMethod
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
+    from rich.text import Text
+
+    from campaign.db.database import Database
 
 
 def _json_is_neutral(value: bool) -> bool:
@@ -80,7 +88,7 @@ def emit_json(value: Any) -> None:
     sys.stdout.write(document + "\n")
 
 
-def _console(stderr: bool = False):
+def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, soft_wrap=False)
@@ -99,7 +107,7 @@ def warn(message: str) -> None:
     _line(message, sys.stderr)
 
 
-def _line(message: str, stream) -> None:
+def _line(message: str, stream: TextIO) -> None:
     message = safe_line(message)
     if not stream.isatty():  # a pipe or a log: the line as it is, without loading Rich
         stream.write(message + "\n")
@@ -146,12 +154,8 @@ def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequen
             minima.append(min(header, 12))
     console = _console()
     boxed = sum(minima) + 3 * len(specs) + 1 <= console.width
-    table = Table(
-        title=None if title is None else _plain(title),
-        title_justify="left",
-        header_style="bold",
-        **({} if boxed else {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False}),
-    )
+    rules: dict[str, Any] = {} if boxed else {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False}
+    table = Table(title=None if title is None else _plain(title), title_justify="left", header_style="bold", **rules)
     for spec, minimum in zip(specs, minima):
         if spec.keep:
             table.add_column(spec.header, no_wrap=True, min_width=minimum, justify=spec.justify)
@@ -162,7 +166,7 @@ def print_table(title: str | None, columns: Sequence[Any], rows: Iterable[Sequen
     console.print(table)
 
 
-def _plain(value: Any):
+def _plain(value: Any) -> Text:
     """User text is never Rich markup: a trait category "[phobia]" must print as typed."""
     from rich.text import Text
 
@@ -233,7 +237,7 @@ class Column:
 
     header: str
     keep: bool = False
-    justify: str = "left"
+    justify: JustifyMethod = "left"
     words: bool = False  # may wrap only between words (a date and its time), never inside one
 
 
@@ -285,7 +289,7 @@ def render_rows(
     print_table(title, columns, _prepend(first, iterator))
 
 
-def _prepend(first, rest):
+def _prepend(first: Sequence[Any], rest: Iterator[Sequence[Any]]) -> Iterator[Sequence[Any]]:
     yield first
     yield from rest
 
@@ -323,7 +327,7 @@ def use_time_zone(name: str | None) -> None:
     _zone_name = name or None
 
 
-def use_campaign_time_zone(db, campaign: str | None) -> None:
+def use_campaign_time_zone(db: Database, campaign: str | None) -> None:
     """The campaign's `timezone` setting for the times this command prints."""
     from campaign.services.campaigns import time_zone_of
 
@@ -371,7 +375,8 @@ class Progress:
 
     def __init__(self, label: str, *, unit: str = "lines", min_total: int = 0, every: int = 2000) -> None:
         self._label, self._unit, self._min_total, self._every = label, unit, min_total, every
-        self._bar = None
+        self._bar: RichProgress | None = None
+        self._task: TaskID  # set with the bar (_open)
         self._pending = 0
 
     @classmethod

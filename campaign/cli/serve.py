@@ -23,7 +23,7 @@ from campaign.errors import BadInput, RuleRefused
 if TYPE_CHECKING:
     import socket
 
-    from starlette.applications import Starlette
+    from campaign.web.security import Guard
 
 
 LOCAL = "127.0.0.1"
@@ -132,7 +132,7 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
         if not lines or not lines[0].strip():
             raise BadInput(f"--token-file: {path} is empty (the token goes on its first line)")
         return lines[0].strip()
-    if given is not None and ctx.get_parameter_source("token").name == "COMMANDLINE":
+    if given is not None and getattr(ctx.get_parameter_source("token"), "name", None) == "COMMANDLINE":
         from campaign.cli.output import warn
 
         warn(
@@ -164,7 +164,7 @@ def _url(host: str, port: int, token: str | None, tls: bool) -> str:
     return url + (f"?token={token}" if token else "")
 
 
-def _run(app: Starlette, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
+def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
     import uvicorn
 
     config = uvicorn.Config(
@@ -181,4 +181,8 @@ def _run(app: Starlette, sock: socket.socket, tls_cert: str | None, tls_key: str
         server.run(sockets=[sock])
     finally:
         sock.close()
-        app.app.state.db.close()  # SQLite checkpoints its log when the last connection closes
+        from starlette.applications import Starlette
+
+        inner = app.app
+        assert isinstance(inner, Starlette)  # create_app's guard wraps its application
+        inner.state.db.close()  # SQLite checkpoints its log when the last connection closes

@@ -14,11 +14,17 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from campaign.cli.output import JsonOption
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from typer import _click  # the Click that Typer vendors
 
 PROMPT = "campaign> "
 LEAVE = ("exit", "quit")
@@ -65,8 +71,9 @@ def shell(
 class Session:
     """Runs command lines in the shell's root context; never lets an exception out."""
 
-    def __init__(self, root: typer.Context, *, json_out: bool = False) -> None:
+    def __init__(self, root: _click.Context, *, json_out: bool = False) -> None:
         self.root = root
+        assert isinstance(root.command, TyperGroup)  # the root is campaign's group (cli.app)
         self.group = root.command
         self.json_out = json_out
         self.timings: list[tuple[float, float]] = []  # (wall, CPU) ms of each command
@@ -116,6 +123,7 @@ class Session:
                 for_this_line = True
                 self._set_actor(line_actor)
             name, command, rest = self.group.resolve_command(self.root, args)
+            assert command is not None  # an unknown name is refused (a usage error)
             if name == "shell":
                 _error("already in the shell")
                 return 1
@@ -238,6 +246,7 @@ def split_line(line: str) -> list[str]:
                 i += 2
         else:
             run = _PLAIN.match(line, i)
+            assert run is not None  # line[i] is none of the characters it stops at
             parts.append(run.group())
             i = run.end()
     if in_word:
@@ -245,15 +254,15 @@ def split_line(line: str) -> list[str]:
     return words
 
 
-def with_json(command, ctx: typer.Context, rest: list[str]) -> list[str]:
+def with_json(command: _click.Command, ctx: _click.Context, rest: list[str]) -> list[str]:
     """`shell --json`: add --json to a command (or the verb under a noun) that takes it."""
     if "--json" in rest or "--csv" in rest:
         return rest
     path: list[str] = []
-    while hasattr(command, "list_commands"):
+    while isinstance(command, TyperGroup):  # a noun: find its verb
         verb = next((i for i, arg in enumerate(rest) if not arg.startswith("-")), None)
         sub = command.get_command(ctx, rest[verb]) if verb is not None else None
-        if sub is None:
+        if sub is None or verb is None:
             break
         path, rest, command = [*path, *rest[: verb + 1]], rest[verb + 1 :], sub
     if any("--json" in getattr(param, "opts", ()) for param in command.params):
@@ -261,7 +270,7 @@ def with_json(command, ctx: typer.Context, rest: list[str]) -> list[str]:
     return [*path, *rest]
 
 
-def _error(message) -> None:
+def _error(message: object) -> None:
     from campaign.cli.app import _error as one_line
 
     one_line(message)
@@ -298,6 +307,7 @@ def history_file() -> Path:
 
 
 def _interactive(session: Session) -> int:
+    readline: ModuleType | None
     try:
         import readline
     except ImportError:  # a Python built without it: a plain prompt, no Tab, no history
@@ -315,7 +325,7 @@ def _interactive(session: Session) -> int:
                 break
             if not line.strip():
                 continue
-            if path is not None:  # written as it goes: a killed session keeps its lines
+            if path is not None and readline is not None:  # written as it goes: a killed session keeps its lines
                 try:
                     readline.append_history_file(1, path)
                 except OSError:
@@ -324,7 +334,9 @@ def _interactive(session: Session) -> int:
                 break
             session.run(line)
     finally:
-        if path is not None:  # trimmed to the history length, replaced whole (campaign.safe_files)
+        if (
+            path is not None and readline is not None
+        ):  # trimmed to the history length, replaced whole (campaign.safe_files)
             from campaign.errors import CampaignError
             from campaign.safe_files import replacing_paths
 
@@ -336,10 +348,11 @@ def _interactive(session: Session) -> int:
     return 0
 
 
-def _set_up_readline(readline, session: Session) -> Path | None:
+def _set_up_readline(readline: ModuleType, session: Session) -> Path | None:
     """Tab completion and the history file; the history's path, or None without one."""
     from campaign.cli.shell_completion import Completer
 
+    path: Path | None
     path = history_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

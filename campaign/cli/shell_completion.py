@@ -10,7 +10,15 @@ have added or renamed one).
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    from typer import _click  # the Click that Typer vendors
+
+    from campaign.cli.shell import Session
+    from campaign.services.names import Names
 
 # Which parameters take which names: (noun or None for any, parameter name) -> kind.
 _VALUE_KINDS = {
@@ -35,9 +43,10 @@ _VALUE_KINDS = {
 
 
 class Completer:
-    def __init__(self, session) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
-        self._names = None
+        self._names: Names | None = None
+        self._matches: list[str] = []
 
     # readline calls complete(text, 0), complete(text, 1) ... until it gets None.
     def complete(self, text: str, index: int) -> str | None:
@@ -61,17 +70,19 @@ class Completer:
         except ValueError:
             words = before.split()
         root = self.session.root
-        command, noun, rest = self.session.group, None, words
+        command: _click.Command = self.session.group
+        noun: str | None = None
+        rest = words
         if not words:
-            options = [*command.list_commands(root), "as", "help", "exit"]
+            options = [*self.session.group.list_commands(root), "as", "help", "exit"]
             return _starting(options, text)
         if words == ["as"]:  # who acts from now on: a player, or back to the GM
             return [_quoted(name) for name in _starting(["GM", *self.names("players")], text)]
         # Walk down the nouns and verbs typed so far.
-        while hasattr(command, "list_commands"):
+        while isinstance(command, TyperGroup):  # a noun: walk to its verb
             position = _first_positional(command, rest)
             sub = command.get_command(root, rest[position]) if position is not None else None
-            if sub is None:
+            if sub is None or position is None:
                 break
             noun = noun or rest[position]
             command, rest = sub, rest[position + 1 :]
@@ -81,12 +92,12 @@ class Completer:
             opts = [
                 opt
                 for param in command.params
-                if param.param_type_name == "option" and not param.hidden
+                if param.param_type_name == "option" and not getattr(param, "hidden", False)  # an Option's
                 for opt in (*param.opts, *param.secondary_opts)
                 if opt.startswith("--")
             ]
             return _starting([*opts, "--help"], text)
-        if hasattr(command, "list_commands"):
+        if isinstance(command, TyperGroup):
             return _starting(command.list_commands(root), text)
         argument = _argument_at(command, rest)
         return self._values(noun, argument.name, text) if argument is not None else []
@@ -111,7 +122,8 @@ class Completer:
             except Exception:  # no database yet, or it cannot be read: nothing to offer
                 self._names = Names()
             self.session.names_stale = False
-        return getattr(self._names, kind)
+        found: tuple[str, ...] = getattr(self._names, kind)
+        return found
 
 
 def _starting(options: Any, text: str) -> list[str]:
@@ -123,7 +135,7 @@ def _quoted(name: str) -> str:
     return shlex.quote(name) if any(c.isspace() or c in "'\"\\" for c in name) else name
 
 
-def _option(command, word: str):
+def _option(command: _click.Command, word: str) -> _click.Parameter | None:
     return next(
         (
             param
@@ -134,11 +146,11 @@ def _option(command, word: str):
     )
 
 
-def _takes_value(option) -> bool:
+def _takes_value(option: _click.Parameter) -> bool:
     return not getattr(option, "is_flag", False) and not getattr(option, "count", False)
 
 
-def _positionals(command, words: list[str]) -> list[str]:
+def _positionals(command: _click.Command, words: list[str]) -> list[str]:
     """The words that are not options or option values."""
     found, skip = [], False
     for word in words:
@@ -153,7 +165,7 @@ def _positionals(command, words: list[str]) -> list[str]:
     return found
 
 
-def _first_positional(command, words: list[str]) -> int | None:
+def _first_positional(command: _click.Command, words: list[str]) -> int | None:
     skip = False
     for index, word in enumerate(words):
         if skip:
@@ -167,7 +179,7 @@ def _first_positional(command, words: list[str]) -> int | None:
     return None
 
 
-def _argument_at(command, words: list[str]):
+def _argument_at(command: _click.Command, words: list[str]) -> _click.Parameter | None:
     """The argument the next positional word fills (a variadic one takes every word after)."""
     count = len(_positionals(command, words))
     for argument in (param for param in command.params if param.param_type_name == "argument"):

@@ -160,7 +160,8 @@ def revoke_tokens(db: Database, campaign_name: str | None, name: str) -> int:
     name = clean_name(name, "token name")
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        return session.execute(
+        # Session.execute is typed Result; an UPDATE's result is a CursorResult (rowcount)
+        return session.execute(  # type: ignore[attr-defined,no-any-return]
             update(BcdiceToken)
             .where(BcdiceToken.campaign_id == campaign.id, BcdiceToken.name == name, BcdiceToken.revoked_at.is_(None))
             .values(revoked_at=_now())
@@ -216,8 +217,9 @@ def api_roll(
     from campaign.services.rolls import roll, secret_prefix
     from campaign.services.table_writes import GuardedDatabase
 
+    dice: DiceSource
     actor, dice = _Actor(holder), AsBcdice(source)
-    writer: Any = db
+    writer: Database = db
     if not secret_prefix(command)[0]:
         campaign_id = campaign_identity(db, campaign_name)[0]
         dice, before = fair_request(dice, share, actor, campaign_id)

@@ -14,6 +14,7 @@ byte-exact: a player's browser hashes exactly what the chain hashed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -119,7 +120,7 @@ def entries_after(db: Database, campaign_id: int, after: int, limit: int = 200) 
     ]
 
 
-def source_kinds(db: Database, campaign_name: str | None, seqs: list[int]) -> dict[int, str]:
+def source_kinds(db: Database, campaign_name: str | None, seqs: Iterable[int | None]) -> dict[int, str]:
     """seq -> kind for the entries a character's traits and conditions came from, so a
     page can mark the ones a fright check gave."""
     wanted = sorted({seq for seq in seqs if isinstance(seq, int) and 1 <= seq <= INT_MAX})

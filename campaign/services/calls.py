@@ -206,7 +206,7 @@ def call_scenario_end(
             raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
         from campaign.db.models import Character
 
-        missing = [session.get(Character, d.character_id) for d in open_disappearances(session, campaign)]
+        missing = [session.get_one(Character, d.character_id) for d in open_disappearances(session, campaign)]
         if not missing:
             raise RuleRefused("nobody is missing, so there is no reunion roll to call for: end it without --call")
         players = {playing_player(character) for character in missing}
@@ -313,7 +313,7 @@ def roll_call(
             from campaign.db.models import Campaign
             from campaign.services.missing import open_scenario
 
-            scenario = open_scenario(session, session.get(Campaign, campaign_id))
+            scenario = open_scenario(session, session.get_one(Campaign, campaign_id))
             if scenario is None or scenario.number != call.params.get("scenario"):
                 raise RuleRefused(
                     f"call #{call_id} ends scenario #{call.params.get('scenario')}, which is no "
@@ -347,7 +347,15 @@ def roll_call(
         )
 
 
-def _dispatch(db, campaign_name, actor, source, kind: str, character: str, params: dict[str, Any]) -> int:
+def _dispatch(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    source: DiceSource,
+    kind: str,
+    character: str,
+    params: dict[str, Any],
+) -> int:
     if kind == "fright":
         from campaign.services.fright import fright_check
 

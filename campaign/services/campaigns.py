@@ -102,7 +102,11 @@ def list_campaigns(db: Database, selected: str | None = None) -> list[CampaignRo
         }
         return [
             CampaignRow(
-                **_summary_fields(c), **{key: counts[key].get(c.id, 0) for key in counts}, selected=c.name == selected
+                **_summary_fields(c),
+                characters=counts["characters"].get(c.id, 0),
+                players=counts["players"].get(c.id, 0),
+                entries=counts["entries"].get(c.id, 0),
+                selected=c.name == selected,
             )
             for c in campaigns
         ]

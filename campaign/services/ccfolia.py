@@ -208,6 +208,7 @@ def import_log(
                 else None
             )
         )
+        assert export.format is not None and export.encoding is not None  # set by its first part
         return LogImported(
             campaign=campaign.name,
             dry_run=dry_run,

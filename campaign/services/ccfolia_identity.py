@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from campaign.bridges.ccfolia_log import Message
 from campaign.db.models import LedgerEntry
@@ -75,7 +76,7 @@ class Known:
     """Every fingerprint imported into the campaign before: one pass over its roll and
     table entries (the kind index), reading only those whose record says ccfolia."""
 
-    def __init__(self, session, campaign_id: int) -> None:
+    def __init__(self, session: Session, campaign_id: int) -> None:
         self.marks: set[str] = set()
         self.legacy: dict[str, int | None] = {}  # old fingerprint -> the message position it held
         self.logs: set[tuple[str, int]] = set()  # (log identity, messages it was taken over)
@@ -123,9 +124,10 @@ class LogIdentity:
         self.used_log = False  # some message had no time, so the log identity names it
         self._legacy_ordinals: dict[str, int] = {}
 
-    def fingerprint(self, message: Message) -> tuple[str, dict]:
+    def fingerprint(self, message: Message) -> tuple[str, dict[str, object]]:
         """The message's fingerprint and what the record keeps of its identity."""
         speaker = speaker_name(message.speaker)
+        where: dict[str, object]
         if message.timestamp is not None:
             key = _sha("t", self.session_name, speaker, message.text, message.result, message.timestamp)
             where = {"timestamp": message.timestamp}

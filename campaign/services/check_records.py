@@ -39,7 +39,7 @@ OCCASIONS = {
 }
 VALUE_LIMIT = 1_000_000
 EFFECT_RULES = ("halve", "vanish")
-_BRACKETS = ("【】", "『』", "「」", "[]", "［］")
+_BRACKETS: tuple[tuple[str, str], ...] = (("【", "】"), ("『", "』"), ("「", "」"), ("[", "]"), ("［", "］"))
 
 
 @dataclass(frozen=True)
@@ -210,7 +210,9 @@ def stat_of(character: Character, stat: str) -> int:
     from campaign.seeds import stat_names_for
 
     stats = character.stats or {}
-    campaign = object_session(character).get(Campaign, character.campaign_id)
+    session = object_session(character)
+    assert session is not None  # a character is read through a session
+    campaign = session.get_one(Campaign, character.campaign_id)
     stat = resolve_stat(stat, stats, stat_names_for(campaign.ruleset).aliases).name
     if stat not in stats:
         listed = ", ".join(f"{k}={v}" for k, v in stats.items()) or "none"

@@ -15,7 +15,7 @@ the ones whose roll became due so the GM knows whom to roll for.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy.orm import Session
 
@@ -27,6 +27,9 @@ from campaign.services.conditions import campaign_conditions, condition_view, du
 from campaign.services.effects import recording
 from campaign.services.lingering import drain_catatonia, record_drains
 from campaign.services.results import omitted_when_empty
+
+# What an advance's record detail and its result share ("from" is a keyword: the call form).
+_Span = TypedDict("_Span", {"seconds": int, "span": str, "span_ja": str, "from": dict[str, Any], "to": dict[str, Any]})
 
 # Clock readings and condition views stay dicts: the time entry's record holds them
 # (detail.from / detail.to), see services.conditions.
@@ -99,10 +102,16 @@ def advance_in(
         due = [
             {"character": character.name, **condition_view(c, target)}
             for character, c in campaign_conditions(session, campaign)
-            if due_clock(c) is not None and due_clock(c) <= target
+            if (due_at := due_clock(c)) is not None and due_at <= target
         ]
         en, ja = span_text(seconds)
-        summary = {"seconds": seconds, "span": en, "span_ja": ja, "from": _clock_view(start), "to": _clock_view(target)}
+        summary: _Span = {
+            "seconds": seconds,
+            "span": en,
+            "span_ja": ja,
+            "from": _clock_view(start),
+            "to": _clock_view(target),
+        }
         entry.describe(
             reason=reason or f"time advances {en}",
             scenario=scenario,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, overload
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -58,6 +58,10 @@ def clean_campaign_name(value: str, what: str = "campaign") -> str:
     return name
 
 
+@overload
+def clean_text(value: str, what: str, limit: int = ...) -> str: ...
+@overload
+def clean_text(value: str | None, what: str, limit: int = ...) -> str | None: ...
 def clean_text(value: str | None, what: str, limit: int = TEXT_LIMIT) -> str | None:
     """Free text: any length up to `limit`, tabs and newlines allowed, no other control
     character (core.text_rule)."""
@@ -163,7 +167,7 @@ def active_character_named(session: Session, campaign: Campaign, name: str, doin
 
 
 @contextmanager
-def campaign_transaction(db, campaign_name: str | None) -> Iterator[tuple[Session, Campaign]]:
+def campaign_transaction(db: Database, campaign_name: str | None) -> Iterator[tuple[Session, Campaign]]:
     """A write transaction on one campaign that holds its append lock from the start,
     so everything the use-case reads is still true when its ledger entry is written."""
     with db.write() as session:

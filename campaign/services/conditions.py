@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -78,6 +78,10 @@ def label_ja(name: str, detail: dict[str, Any] | None) -> str | None:
     return (detail or {}).get("label_ja") or CONDITION_LABELS_JA.get(name)
 
 
+@overload
+def _clock_view(clock: int) -> dict[str, Any]: ...
+@overload
+def _clock_view(clock: int | None) -> dict[str, Any] | None: ...
 def _clock_view(clock: int | None) -> dict[str, Any] | None:
     if clock is None:
         return None
@@ -88,9 +92,10 @@ def _clock_view(clock: int | None) -> dict[str, Any] | None:
 def due_clock(condition: Condition) -> int | None:
     """When an untimed condition's fixed time is up and its recovery roll is due."""
     detail = condition.detail or {}
-    if condition.until_clock is not None or not isinstance(detail.get("duration"), int) or not detail.get("unit"):
+    duration = detail.get("duration")
+    if condition.until_clock is not None or not isinstance(duration, int) or not detail.get("unit"):
         return None
-    return (condition.since_clock or 0) + detail["duration"] * unit_seconds(detail["unit"])
+    return (condition.since_clock or 0) + duration * unit_seconds(detail["unit"])
 
 
 def condition_view(condition: Condition, clock: int | None = None) -> dict[str, Any]:
@@ -164,7 +169,9 @@ def _condition_matches(condition: Condition, wanted: str) -> bool:
 
 
 @contextmanager
-def _write(db: Database, campaign_name: str | None, character_name: str) -> Iterator[tuple]:
+def _write(
+    db: Database, campaign_name: str | None, character_name: str
+) -> Iterator[tuple[Session, Campaign, Character]]:
     with campaign_transaction(db, campaign_name) as (session, campaign):
         yield session, campaign, character_named(session, campaign, character_name)
 
@@ -202,7 +209,7 @@ def add_condition(
         detail["label_ja"] = CONDITION_LABELS_JA[name]
     if span is not None:
         detail["duration_ja"] = span.text_ja
-    if then_penalty is not None:
+    if then_penalty is not None and then_for is not None:  # they go together (above)
         after = parse_span(then_for, "--then-for")
         detail.update(after_penalty=then_penalty, after_duration=after.seconds, after_unit="second")
     with _write(db, campaign_name, character_name) as (session, campaign, character):

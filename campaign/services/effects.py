@@ -89,7 +89,8 @@ class Recorder:
     def add_player(self, name: str) -> Player:
         self.tables.need("players")
         self._apply(o.PlayerAdded(name))
-        return self.tables.orm("players", name)
+        player: Player = self.tables.orm("players", name)
+        return player
 
     def add_character(
         self,
@@ -113,7 +114,8 @@ class Recorder:
                 reading,
             )
         )
-        return self.tables.orm("characters", name)
+        character: Character = self.tables.orm("characters", name)
+        return character
 
     def relate(self, first: Character, second: Character, note: str | None) -> None:
         self.tables.need("relationships")
@@ -253,6 +255,7 @@ class Recorder:
         self._apply(o.FacesSet(disappearance.since_seq, faces))
 
     def start_search(self, disappearance: Disappearance, searcher: Character, scenario: Scenario | None) -> Search:
+        assert searcher.player is not None  # core.reunion.check_can_search: only PCs search
         self._scenarios(scenario.number if scenario else None)
         self._apply(
             o.SearchStarted(

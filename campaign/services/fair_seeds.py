@@ -197,7 +197,7 @@ class FairDice:
 
         record = open_commitment(session, campaign_id)
         row = None if record is None else session.get(FairSeed, (campaign_id, record["seq"]))
-        if row is None:
+        if row is None or record is None:
             return
         self.seed, self.commit_seq = row.seed, record["seq"]
         self.seq = ledger.head(session, campaign_id)[0] + 1
@@ -258,7 +258,7 @@ def fairness_of(record: dict[str, Any]) -> str | None:
     share), server (a machine's RNG, or a seed without a share), typed (--dice), imported
     (read from a chat log); None for an entry without dice."""
     source = record.get("source")
-    detail = record.get("detail") if isinstance(record.get("detail"), dict) else {}
+    detail = raw if isinstance(raw := record.get("detail"), dict) else {}
     fair = detail.get("fair")
     if isinstance(fair, dict):
         return "provable" if fair.get("share") else "server"

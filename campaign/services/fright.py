@@ -31,8 +31,9 @@ Decisions (beyond core.fright's own):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campaign import ledger
 from campaign.core.derived import DERIVATIONS, pool_current, stat_value
@@ -78,6 +79,9 @@ from campaign.services.lingering import penalty_total, roll_penalties
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json, omitted_when_empty
 from campaign.services.traits import active_traits, find_trait, split_category, stored_category
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 COMBAT_REFLEXES_NAMES = frozenset({"combat reflexes", "戦闘即応"})
 PLACEHOLDER_SUFFIX = " (恐怖判定)"
@@ -186,13 +190,13 @@ def _placeholder(name: str, seq: int) -> str:
 class _Applier:
     """Writes a FrightResult's effects onto the character and describes each as JSON."""
 
-    def __init__(self, session, character: Character, effects: Recorder, seq: int) -> None:
+    def __init__(self, session: Session, character: Character, effects: Recorder, seq: int) -> None:
         self.session = session
         self.character = character
         self.effects = effects
         self.seq = seq
         self.records: list[dict[str, Any]] = []
-        self.aliases: dict[str, tuple[str, ...]] = {}  # the ruleset's stat names (core.stat_names)
+        self.aliases: Mapping[str, tuple[str, ...]] = {}  # the ruleset's stat names (core.stat_names)
         self.traits_added: list[dict[str, Any]] = []
         self.notes: list[str] = []
         self.note_codes: list[dict[str, Any]] = []  # what a record holds of the notes (campaign.labels)
@@ -287,7 +291,7 @@ class _Applier:
         # Ends by itself after its rolled time: timed on the campaign clock (`time advance`).
         length = (
             effect.duration * unit_seconds(effect.unit)
-            if effect.recovery == "auto" and effect.duration is not None
+            if effect.recovery == "auto" and effect.duration is not None and effect.unit is not None
             else None
         )
         condition = self.effects.add_condition(self.character, effect.condition, text_en, data, length)
@@ -315,6 +319,7 @@ class _Applier:
         maximum = stat_value(stats, effect.pool, self.aliases)  # the sheet's FP/HP, or ST/HT on a 3e sheet
         if maximum is not None:
             before = pool_current(stats, self.character.pools, effect.pool, self.aliases)
+            assert before is not None  # it has a maximum, so a current value
             after = before - effect.amount  # GURPS FP and HP may go below zero: no clamp
             self.effects.change_pool(self.character, effect.pool, -effect.amount)
             record.update(
@@ -515,7 +520,7 @@ def fright_check(
             )
         seq = entry.seq
 
-        sub_rolls = []
+        sub_rolls: list[TableSubRoll | EffectSubRoll] = []
         if result.table is not None:
             table = result.table
             sub = ledger.append(
@@ -530,7 +535,7 @@ def fright_check(
                     dice=list(table.dice),
                     total=table.result,
                     source=source.kind,
-                    detail={"purpose": "table", **_table_codes(table_view)},  # words: campaign.labels
+                    detail={"purpose": "table", **(_table_codes(table_view) or {})},  # words: campaign.labels
                 ),
             )
             sub_rolls.append(

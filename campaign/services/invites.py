@@ -182,7 +182,8 @@ def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
     now = _stamp(_now())
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        invites = session.execute(
+        # Session.execute is typed Result; an UPDATE's result is a CursorResult (rowcount)
+        invites = session.execute(  # type: ignore[attr-defined]
             update(WebInvite)
             .where(
                 WebInvite.campaign_id == campaign.id,
@@ -192,7 +193,7 @@ def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
             )
             .values(revoked_at=now)
         ).rowcount
-        sessions = session.execute(
+        sessions = session.execute(  # type: ignore[attr-defined]
             update(WebSession)
             .where(WebSession.campaign_id == campaign.id, WebSession.player == name, WebSession.revoked_at.is_(None))
             .values(revoked_at=now)
@@ -233,7 +234,7 @@ def join(db: Database, campaign_id: int, code: str) -> Joined:
         state = _state(row, now)
         if state != "pending":
             raise RuleRefused(f"this invite is {state}")
-        won = session.execute(
+        won = session.execute(  # type: ignore[attr-defined]  # a CursorResult, as above
             update(WebInvite).where(WebInvite.id == row.id, WebInvite.used_at.is_(None)).values(used_at=now)
         ).rowcount
         if won != 1:

@@ -197,11 +197,13 @@ def name_spans(session: Session, campaign_id: int, name: str) -> list[tuple[str,
     from campaign.projection.replay import effective_voids
 
     voided = effective_voids(
-        session.execute(
+        (seq, target)
+        for seq, target in session.execute(
             select(LedgerEntry.seq, LedgerEntry.voids_seq).where(
                 LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void"
             )
         ).all()
+        if target is not None  # a void always names its target
     )
     renames: list[tuple[int, str, str]] = []
     for seq, record in session.execute(

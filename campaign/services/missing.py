@@ -216,10 +216,10 @@ def missing_facts(session: Session, character: Character, disappearance: Disappe
 
 
 def missing_view(session: Session, disappearance: Disappearance) -> MissingCharacter:
-    character = session.get(Character, disappearance.character_id)
+    character = session.get_one(Character, disappearance.character_id)
     searchers = active_searches(session, disappearance)
     since_scenario = (
-        session.get(Scenario, disappearance.since_scenario_id).number
+        session.get_one(Scenario, disappearance.since_scenario_id).number
         if disappearance.since_scenario_id is not None
         else None
     )

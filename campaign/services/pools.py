@@ -9,6 +9,7 @@ pool already full is refused rather than recorded as a heal of nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from campaign.core.derived import pool_current, pool_name, stat_value
 from campaign.db.database import Database
@@ -18,6 +19,18 @@ from campaign.services.common import campaign_transaction, character_named, clea
 from campaign.services.effects import recording
 
 AMOUNT_LIMIT = 1_000_000
+
+
+class _PoolView(TypedDict):
+    """The fields a change shares between its record's detail and its result."""
+
+    pool: str
+    requested: int
+    change: int
+    before: int
+    after: int
+    max: int
+    derived_from: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +48,7 @@ class PoolChangeResult:
     after: int
     max: int
     derived_from: str | None
-    notes: tuple[dict, ...] = ()  # HP thresholds crossed (campaign.core.injury), as codes
+    notes: tuple[dict[str, object], ...] = ()  # HP thresholds crossed (campaign.core.injury), as codes
 
 
 def _clean(pool: str, amount: int, name: str = "CHAR", *, heal: bool = False) -> str:
@@ -78,12 +91,13 @@ def change_pool(
                 f"give one with `char set {character.name} --stat {pool}=N`"
             )
         before = pool_current(character.stats, character.pools, pool, aliases)
+        assert before is not None  # the pool has a maximum, so it has a current value
         delta = min(amount, maximum.value - before) if heal else -amount
         if heal and delta <= 0:
             raise RuleRefused(f"{character.name}'s {pool} is {before}/{maximum.value}: nothing to heal")
         with recording(session, campaign, actor, action) as entry:
             after = entry.change_pool(character, pool, delta)
-            view = {
+            view: _PoolView = {
                 "pool": pool,
                 "requested": amount,
                 "change": delta,
@@ -101,7 +115,7 @@ def change_pool(
         return PoolChangeResult(seq=entry.seq, action=action, character=character.name, **view, notes=tuple(notes))
 
 
-def _hp_notes(stats: dict[str, int], hp_max: int, before: int, after: int) -> list[dict]:
+def _hp_notes(stats: dict[str, int], hp_max: int, before: int, after: int) -> list[dict[str, object]]:
     """The GURPS thresholds this loss crossed, against HT (the HP maximum on a sheet
     without HT)."""
     from campaign.core.injury import crossed

@@ -19,12 +19,14 @@ the command is logged all the same, and the JSON result carries it under "warnin
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from sqlalchemy.orm import Session
 
 from campaign.db.models import Character
 from campaign.errors import RuleRefused
+
+_Result = TypeVar("_Result")  # a result dataclass with a `warnings` field
 
 
 def _absence(session: Session, character: Character) -> tuple[str, str | None]:
@@ -66,6 +68,10 @@ def check_presence(session: Session, characters: Iterable[Character], what: str,
     return warnings
 
 
+@overload
+def with_warnings(view: dict[str, Any], warnings: list[str]) -> dict[str, Any]: ...
+@overload
+def with_warnings(view: _Result, warnings: list[str]) -> _Result: ...
 def with_warnings(view: Any, warnings: list[str]) -> Any:
     """The result with its "warnings" (in JSON only when there are some): a result
     dataclass gets its `warnings` field, a record-shaped dict the key."""

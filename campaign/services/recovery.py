@@ -68,7 +68,8 @@ class RecoveryRolled:
 
 def recovery_stat(detail: dict[str, Any] | None) -> tuple[str, bool] | None:
     """(stat, ignores penalties) of a condition's recovery roll, or None if it has none."""
-    return ROLLS.get((detail or {}).get("recovery"))
+    recovery = (detail or {}).get("recovery")
+    return ROLLS.get(recovery) if isinstance(recovery, str) else None
 
 
 def recover(

@@ -259,7 +259,7 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
             ScenarioSearch(
                 searcher=searcher.name,
                 player=searcher.player.name if searcher.player else None,
-                target=session.get(Character, disappearance.character_id).name,
+                target=session.get_one(Character, disappearance.character_id).name,
                 seq=search.started_seq,
                 ended_seq=search.ended_seq,
                 carried_over=search.scenario_id != scenario.id,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
@@ -28,6 +28,23 @@ from campaign.services.characters import canonical_stats, list_characters, show_
 from campaign.services.common import campaign_transaction, clean_name, player_named
 from campaign.services.effects import recording
 from campaign.services.sheets import _difficulty, _level, _line
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from campaign.db.models import Campaign, Player
+
+# A sheet checked and ready to record: (stats, owner, skills as SkillAdded's fields,
+# traits (name, category, cp, counted, outside), notes, items). A stat's value is an
+# int, or the exact text of a decimal one (core.stat_names), which the models call int.
+_Plan = tuple[
+    dict[str, Any],
+    "Player | None",
+    list[tuple[str, int, str | None, str | None]],
+    list[tuple[str, str, int, bool, int | None]],
+    list[str],
+    list[str],
+]
 
 FORMATS = ("csv", "json")
 IMPORT_FORMATS = (*FORMATS, "ccfolia")
@@ -64,7 +81,7 @@ def _pieces(text: str) -> list[Any]:
     return data if isinstance(data, list) else [data]
 
 
-def read_records(text: str, fmt: str, is_stat=None) -> list[dict[str, Any]]:
+def read_records(text: str, fmt: str, is_stat: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
     """The template records of a CSV or JSON file (a list, or {"characters": [...]}), or
     of ココフォリア pieces (bridges.ccfolia_sheet; `is_stat` tells stats from skills)."""
     if fmt not in IMPORT_FORMATS:
@@ -72,15 +89,17 @@ def read_records(text: str, fmt: str, is_stat=None) -> list[dict[str, Any]]:
     if fmt == "ccfolia":
         from campaign.bridges.ccfolia_sheet import piece_record
 
+        assert is_stat is not None  # pieces are told apart by the ruleset's stat names
         records = [piece_record(doc, f"piece {i}", is_stat) for i, doc in enumerate(_pieces(text), 1)]
     elif fmt == "json":
         try:
             data = json.loads(text)
         except ValueError as exc:
             raise BadInput(f"not JSON: {exc}") from None
-        records = data.get("characters") if isinstance(data, dict) else data
-        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        found = data.get("characters") if isinstance(data, dict) else data
+        if not isinstance(found, list) or not all(isinstance(r, dict) for r in found):
             raise BadInput('a JSON sheet file is a list of objects (or {"characters": [...]})')
+        records = found
     else:
         reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
         if reader.fieldnames is None:
@@ -155,14 +174,17 @@ def import_sheets(
         return SheetImport(dry_run=dry_run, characters=tuple(results))
 
 
-def _plan(session, campaign, draft: SheetDraft, name: str, aliases: Mapping) -> tuple:
+def _plan(
+    session: Session, campaign: Campaign, draft: SheetDraft, name: str, aliases: Mapping[str, Iterable[str]]
+) -> _Plan:
     from campaign.services.traits import _clean_category, _clean_cp
 
     if draft.kind == "pc" and draft.player is None:
         raise BadInput(f"{name}: a PC needs a player (a player column, or --player)")
     owner = player_named(session, campaign, draft.player) if draft.player else None
     stats = canonical_stats(campaign, draft.stats, {}, new_stat=False, who=name)
-    skills, seen = [], set()
+    skills: list[tuple[str, int, str | None, str | None]] = []
+    seen: set[str] = set()
     for skill in draft.skills:
         skill_name = clean_name(skill.name, "skill")
         if skill_name.casefold() in seen:
@@ -175,7 +197,8 @@ def _plan(session, campaign, draft: SheetDraft, name: str, aliases: Mapping) -> 
                 raise RuleRefused(f"{name}: skill {skill_name}: {skill.attr!r} is not a stat")
             attr = found.name
         skills.append((skill_name, _level(skill.level), attr, _difficulty(skill.difficulty)))
-    traits, seen = [], set()
+    traits: list[tuple[str, str, int, bool, int | None]] = []
+    seen = set()
     for trait in draft.traits:
         trait_name = clean_name(trait.name, "trait")
         if trait_name.casefold() in seen:

@@ -9,6 +9,7 @@ Katana); an unknown one is refused with the closest name, as stats are.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from campaign.core.stat_names import resolve_stat
 from campaign.core.suggest import fold
@@ -23,6 +24,9 @@ from campaign.services.effects import recording
 from campaign.services.results import extended
 from campaign.services.skill_rolls import skill_key
 
+if TYPE_CHECKING:
+    from campaign.db.models import Campaign, Character
+
 LINE_LIMIT = 500
 
 
@@ -33,7 +37,7 @@ class SheetChanged(CharacterSheet):
     seq: int
 
 
-def _level(level: int) -> int:
+def _level(level: int | None) -> int:
     if isinstance(level, bool) or not isinstance(level, int) or abs(level) > SKILL_LIMIT:
         raise BadInput(f"a skill level is a whole number within ±{SKILL_LIMIT}, not {level!r}")
     return level
@@ -48,7 +52,7 @@ def _difficulty(difficulty: str | None) -> str | None:
     return value
 
 
-def _attr(campaign, character, attr: str | None) -> str | None:
+def _attr(campaign: Campaign, character: Character, attr: str | None) -> str | None:
     """The stat a skill is based on, by its canonical name (dx, ＤＸ and 敏捷力 are DX)."""
     if attr is None:
         return None
@@ -90,6 +94,7 @@ def change_skill(
         character = character_named(session, campaign, character_name)
         skills = dict(character.skills or {})
         key = skill_key(skills, name)
+        op: o.Op
         if action == "add":
             if key is not None:
                 raise RuleRefused(

@@ -67,11 +67,13 @@ def voided_seqs(session: Session, campaign_id: int, include_voided: bool) -> set
         return set()
     return set(
         effective_voids(
-            session.execute(
+            (seq, target)
+            for seq, target in session.execute(
                 select(LedgerEntry.seq, LedgerEntry.voids_seq).where(
                     LedgerEntry.campaign_id == campaign_id, LedgerEntry.kind == "void"
                 )
             ).all()
+            if target is not None  # a void always names its target
         )
     )
 

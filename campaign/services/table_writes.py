@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
@@ -32,6 +32,9 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
 from campaign.services.invites import Seat
+
+if TYPE_CHECKING:
+    from campaign.db.models import Character
 
 COMMAND_LIMIT = 200
 REQUESTABLE = ("roll", "check", "fright", "table")  # what a void request may name (as approval checks)
@@ -81,11 +84,14 @@ def idempotency_key(value: Any) -> str:
     return value
 
 
-class GuardedDatabase:
+class GuardedDatabase(Database):
     """`db` for one request: its first write() locks the campaign, runs `before` (refusals,
     replays), lets the service write, then runs `after(session, first_seq, last_seq)`
     and records the idempotency key, all in the service's own transaction. Without a
-    seat and key (the GM's CLI) only `before` and `after` run."""
+    seat and key (the GM's CLI) only `before` and `after` run.
+
+    A Database by type so every service takes it; it does not open an engine of its
+    own (no super().__init__): everything but write() and read() is the wrapped one's."""
 
     def __init__(
         self,
@@ -103,8 +109,10 @@ class GuardedDatabase:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._db, name)
 
-    def read(self):
-        return self._db.read()
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._db.read() as session:
+            yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -116,7 +124,11 @@ class GuardedDatabase:
         with self._db.write() as session:
             ledger.lock_campaign(session, self._campaign_id)
             keyed = self._seat is not None and self._key is not None
-            done = session.get(WebRequest, (self._seat.session_id, self._key)) if keyed else None
+            done = (
+                session.get(WebRequest, (self._seat.session_id, self._key))
+                if keyed and self._seat is not None
+                else None
+            )
             if done is not None:
                 raise Replayed(done.first_seq, done.last_seq)
             if self._before is not None:
@@ -129,7 +141,7 @@ class GuardedDatabase:
                 return
             if self._after is not None:
                 self._after(session, first, last)
-            if keyed:
+            if keyed and self._seat is not None:
                 session.add(
                     WebRequest(
                         session_id=self._seat.session_id,
@@ -142,7 +154,7 @@ class GuardedDatabase:
                 session.flush()
 
 
-def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | None):
+def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | None) -> Character | None:
     """The character `name` if the seat may act for it (the GM: any; a player: their own)."""
     from campaign.db.models import Campaign
     from campaign.services.common import character_named
@@ -150,6 +162,7 @@ def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | 
     if name is None:
         return None
     campaign = session.get(Campaign, campaign_id)
+    assert campaign is not None  # the request's campaign, read under its lock
     character = character_named(session, campaign, name)
     if not seat.gm and (character.player is None or character.player.name != seat.player):
         raise NotYours(f"{character.name} is not a character of {seat.player}")

@@ -26,6 +26,8 @@ from campaign.services.common import campaign_named, campaign_transaction, clean
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from sqlalchemy.orm import Session
+
 
 def requests_service() -> ModuleType:
     """The module holding request_void and approve: services.void_requests
@@ -64,7 +66,7 @@ class VoidRefused:
     reason: str
 
 
-def _requests(session, campaign_id: int) -> list[VoidRequest]:
+def _requests(session: Session, campaign_id: int) -> list[VoidRequest]:
     answered: dict[int, str] = {}
     for _, raw in session.execute(_BY_KIND, {"c": campaign_id, "k": "void_refusal"}):
         answered[json.loads(raw)["detail"]["refuses"]] = "refused"

@@ -9,7 +9,7 @@ were written by whoever could append then, and approval checks each of them agai
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
@@ -70,7 +70,7 @@ def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, 
         return VoidRequested(seq=appended.seq, kind="void_request", requested_void=seq, reason=reason)
 
 
-def _requested_target(session: Session, campaign: Campaign, seq: int, request: dict) -> tuple[int, str]:
+def _requested_target(session: Session, campaign: Campaign, seq: int, request: dict[str, Any]) -> tuple[int, str]:
     """(target seq, requester) of void request #seq, checked now, at approval: whatever
     the request entry says was written by whoever could append then, so nothing in it is
     taken on trust. The target must exist, be live, be a top-level entry of a kind a

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
@@ -19,6 +19,9 @@ from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.history import _entry, record_of
+
+if TYPE_CHECKING:
+    from campaign.db.models import Campaign
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +70,7 @@ def _voidable(record: dict[str, Any]) -> bool:
     return entry_from_record(record).voidable
 
 
-def _check_target(session: Session, campaign, seq: int) -> tuple[dict[str, Any], int | None]:
+def _check_target(session: Session, campaign: Campaign, seq: int) -> tuple[dict[str, Any], int | None]:
     """The record of an entry that may be voided, and the seq it restores (a void's)."""
     found = _entry(session, campaign.id, seq)
     if found is None:
@@ -89,7 +92,7 @@ def _check_target(session: Session, campaign, seq: int) -> tuple[dict[str, Any],
     return record, restored
 
 
-def last_entries(session: Session, campaign, count: int) -> list[int]:
+def last_entries(session: Session, campaign: Campaign, count: int) -> list[int]:
     """`--last N`: the N newest live entries a void can take back, skipping what cannot be
     voided (structure, parts of another entry, seals) and void entries themselves (taking
     a void back is said by its seq)."""
@@ -103,11 +106,13 @@ def last_entries(session: Session, campaign, count: int) -> list[int]:
     if count < 1:
         raise BadInput(f"--last takes a number of entries, 1 or more, not {count}")
     voided = effective_voids(
-        session.execute(
+        (seq, target)
+        for seq, target in session.execute(
             select(LedgerEntry.seq, LedgerEntry.voids_seq).where(
                 LedgerEntry.campaign_id == campaign.id, LedgerEntry.kind == "void"
             )
         ).all()
+        if target is not None  # a void always names its target
     )
     rows = session.execute(
         select(LedgerEntry.seq, LedgerEntry.kind, LedgerEntry.parent_seq, LedgerEntry.record)
@@ -130,7 +135,7 @@ def last_entries(session: Session, campaign, count: int) -> list[int]:
     return chosen
 
 
-def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -> _VoidPlan:
+def _plan_void(session: Session, campaign: Campaign, seqs: Sequence[int], cascade: bool) -> _VoidPlan:
     """Everything a void of `seqs` (together) would do, or RuleRefused saying why it may not."""
     from campaign.projection.describe import describe_changes
     from campaign.projection.replay import ReplayConflict, plan_void, project
@@ -200,7 +205,7 @@ def _void_fields(plan: _VoidPlan) -> dict[str, Any]:
     )
 
 
-def _resolve(session: Session, campaign, seqs: Sequence[int], last: int | None) -> list[int]:
+def _resolve(session: Session, campaign: Campaign, seqs: Sequence[int], last: int | None) -> list[int]:
     if last is not None:
         if seqs:
             raise BadInput("give entries to void or --last N, not both")

@@ -8,13 +8,22 @@ while a browser is slow, and the CLI can commit between two page loads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.templating import Jinja2Templates
+
+    from campaign.core.dice_source import DiceSource
+    from campaign.db.database import Database
+    from campaign.projection.views import CharacterSheet
+    from campaign.web.security import Guard
 
 HERE = Path(__file__).parent
 
 
-def make_templates():
+def make_templates() -> Jinja2Templates:
     """Jinja2 with autoescape on for .html: every name and reason is text, never markup."""
     import jinja2
     from markupsafe import Markup
@@ -48,7 +57,9 @@ def make_templates():
     return Jinja2Templates(env=env)
 
 
-def overview_parts(templates, db, campaign_name: str, characters: list | None = None) -> dict[str, str]:
+def overview_parts(
+    templates: Jinja2Templates, db: Database, campaign_name: str, characters: list[CharacterSheet] | None = None
+) -> dict[str, str]:
     """The overview's characters and missing board as the page renders them (same
     partials, same escaping), for the feed's `state` event: live.js swaps them in."""
     from campaign.services.characters import list_characters
@@ -64,7 +75,7 @@ def overview_parts(templates, db, campaign_name: str, characters: list | None = 
     }
 
 
-def feed_state(templates, db, campaign_id: int, campaign_name: str) -> dict[str, object]:
+def feed_state(templates: Jinja2Templates, db: Database, campaign_id: int, campaign_name: str) -> dict[str, object]:
     """The `state` event's parts: the overview's partials and the table pages' shared
     JSON (`table`), from one read of the characters."""
     from campaign.services.characters import list_characters
@@ -86,8 +97,8 @@ def create_app(
     secure_cookie: bool = False,
     hosts: tuple[str, ...] = (),
     rate: tuple[int, float] | None = None,
-    dice=None,
-):
+    dice: Callable[[], DiceSource] | None = None,
+) -> Guard:
     """The application for one campaign of the database at `db_url`.
 
     `campaign_name` None means "the only campaign there is", as in the CLI. With a
@@ -117,7 +128,8 @@ def create_app(
     campaign_id, name = campaign_identity(db, campaign_name)
     templates = make_templates()
     templates.env.globals["campaign_name"] = name
-    row_macro = templates.env.get_template("macros.html").module.entry_row
+    # A template's macros are attributes Jinja2 makes as it loads it (untyped by nature).
+    row_macro = templates.env.get_template("macros.html").module.entry_row  # type: ignore[attr-defined]
 
     from starlette.middleware import Middleware
     from starlette.middleware.gzip import GZipMiddleware

@@ -6,13 +6,20 @@ else a rule refused 409. The message is escaped like every other text.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from campaign.errors import BadInput, NotFound
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.templating import Jinja2Templates
 
 _STATUS = ((BadInput, 400), (NotFound, 404))
 
 
-def _page(request, status: int, message: str):
-    templates = request.app.state.templates
+def _page(request: Request, status: int, message: str) -> Response:
+    templates: Jinja2Templates = request.app.state.templates
     if request.url.path.startswith("/api/"):
         from starlette.responses import JSONResponse
 
@@ -23,7 +30,7 @@ def _page(request, status: int, message: str):
 _CODES = {400: "bad_input", 404: "not_found", 405: "method", 409: "refused"}
 
 
-def campaign_error(request, exc):
+def campaign_error(request: Request, exc: Exception) -> Response:
     if request.url.path.startswith("/api/"):  # the table API's shape: Japanese first, with a code
         from campaign.web.refusals import from_campaign_error, json_refusal
 
@@ -32,12 +39,15 @@ def campaign_error(request, exc):
     return _page(request, status, str(exc))
 
 
-def http_error(request, exc):
+def http_error(request: Request, exc: Exception) -> Response:
+    from starlette.exceptions import HTTPException
+
+    assert isinstance(exc, HTTPException)  # registered for it (Starlette types a handler's exc as Exception)
     messages = {404: "ページが見つかりません / Not found", 405: "この方法では受け付けません / Method not allowed"}
     return _page(request, exc.status_code, messages.get(exc.status_code, exc.detail))
 
 
-def database_error(request, exc):
+def database_error(request: Request, exc: Exception) -> Response:
     """A permission the database refused (SQLSTATE 42501: a grant, row-level security, the
     group-mode actor trigger) is a refusal like any other; anything else stays a 500."""
     original = getattr(exc, "orig", None)

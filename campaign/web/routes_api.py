@@ -3,10 +3,17 @@ seal heads, and the live feed. All read-only (GET)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 from campaign.errors import BadInput
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
 
-def routes():
+
+def routes() -> list[Route]:
     from starlette.routing import Route
 
     return [Route("/api/chain", chain), Route("/api/seals", seals), Route("/api/feed", feed)]
@@ -27,7 +34,11 @@ def _seq_text(text: str) -> int | None:
     return value if value <= INT_MAX else None
 
 
-def _int(request, name: str, default: int | None) -> int | None:
+@overload
+def _int(request: Request, name: str, default: int) -> int: ...
+@overload
+def _int(request: Request, name: str, default: None) -> int | None: ...
+def _int(request: Request, name: str, default: int | None) -> int | None:
     text = request.query_params.get(name, "").strip()
     if not text:
         return default
@@ -40,7 +51,7 @@ def _int(request, name: str, default: int | None) -> int | None:
         raise BadInput(f"{name}: {shown!r} is not a whole number") from None
 
 
-def chain(request):
+def chain(request: Request) -> Response:
     """{"campaign", "genesis", "entries": [{"seq", "kind", "prev_hash", "hash", "record"}],
     "next"}: `record` is the exact canonical JSON text that was hashed."""
     from starlette.responses import JSONResponse
@@ -55,7 +66,7 @@ def chain(request):
     )
 
 
-def seals(request):
+def seals(request: Request) -> Response:
     from starlette.responses import JSONResponse
 
     from campaign.services.browse import seals as seal_heads
@@ -67,7 +78,7 @@ def seals(request):
     )
 
 
-async def feed(request):
+async def feed(request: Request) -> Response:
     """Server-Sent Events from seq `after` on (the Last-Event-ID of a reconnecting
     EventSource wins; neither given: from the present head)."""
     from starlette.responses import StreamingResponse

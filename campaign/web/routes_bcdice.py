@@ -22,10 +22,17 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, unquote
 
 from starlette.concurrency import run_in_threadpool
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    from campaign.services.bcdice_api import Holder
 
 API_VERSION = "2.0.0"
 COMMAND_LIMIT = 200
@@ -39,7 +46,7 @@ _CORS = {"access-control-allow-origin": "*", "cache-control": "no-store"}
 _RAW_PLUS = re.compile(r"\+(?=[0-9(]|[Dd][0-9])")
 
 
-def routes():
+def routes() -> list[Route]:
     from starlette.routing import Route
 
     return [
@@ -51,18 +58,18 @@ def routes():
     ]
 
 
-def _answer(document: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None):
+def _answer(document: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
     from starlette.responses import Response
 
     body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return Response(body, status_code=status, media_type="application/json", headers={**_CORS, **(headers or {})})
 
 
-def _error(status: int, reason: str, headers: dict[str, str] | None = None):
+def _error(status: int, reason: str, headers: dict[str, str] | None = None) -> Response:
     return _answer({"ok": False, "reason": reason}, status, headers)
 
 
-async def dispatch(request):
+async def dispatch(request: Request) -> Response:
     from campaign.web.refusals import Refusal
 
     if request.method not in ("GET", "POST"):
@@ -73,7 +80,7 @@ async def dispatch(request):
         return _error(413, "request too large")
 
 
-async def _dispatch(request):
+async def _dispatch(request: Request) -> Response:
     from campaign.services.bcdice_api import holder_for
 
     state = request.app.state
@@ -161,7 +168,7 @@ def _help(system: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def _command(request) -> tuple[str | None, str | None]:
+async def _command(request: Request) -> tuple[str | None, str | None]:
     """The `command` parameter, raw or encoded, and the `share` (a provably fair roll's
     player share, docs/fair-dice.md), from the query or a POSTed form."""
     raw = request.scope.get("query_string", b"").decode("latin-1")
@@ -177,7 +184,7 @@ async def _command(request) -> tuple[str | None, str | None]:
     return found.get("command"), found.get("share")
 
 
-async def _form_body(request) -> bytes:
+async def _form_body(request: Request) -> bytes:
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
@@ -189,7 +196,7 @@ async def _form_body(request) -> bytes:
     return b"".join(chunks)
 
 
-def _rate_ok(request, holder) -> bool:
+def _rate_ok(request: Request, holder: Holder) -> bool:
     state = request.app.state
     limit = getattr(state, "bcdice_rate", None)
     if limit is None:
@@ -199,7 +206,7 @@ def _rate_ok(request, holder) -> bool:
     return limit.take(holder.token_id)
 
 
-async def _roll(request, holder, system: str):
+async def _roll(request: Request, holder: Holder, system: str) -> Response:
     from campaign.errors import BadInput, CampaignError
 
     command, share = await _command(request)
@@ -294,7 +301,7 @@ def _groups(detail: dict[str, Any]) -> list[dict[str, Any]]:
     return groups
 
 
-async def _original_table(request, holder):
+async def _original_table(request: Request, holder: Holder) -> Response:
     from campaign.errors import BadInput, CampaignError
     from campaign.services.bcdice_api import roll_original_table
 

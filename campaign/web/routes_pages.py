@@ -6,14 +6,22 @@ call a service, render a template. Empty form fields mean "no filter".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campaign.errors import BadInput
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+    from starlette.templating import Jinja2Templates
+
+    from campaign.db.database import Database
 
 HISTORY_FILTERS = ("char", "player", "actor", "kind", "scenario", "outcome", "since", "until")
 
 
-def routes():
+def routes() -> list[Route]:
     from starlette.routing import Route
 
     return [
@@ -30,15 +38,16 @@ def routes():
     ]
 
 
-def _render(request, template: str, **context: Any):
-    return request.app.state.templates.TemplateResponse(request, template, context)
+def _render(request: Request, template: str, **context: Any) -> Response:
+    templates: Jinja2Templates = request.app.state.templates
+    return templates.TemplateResponse(request, template, context)
 
 
-def _ctx(request):
+def _ctx(request: Request) -> tuple[Database, str]:
     return request.app.state.db, request.app.state.campaign
 
 
-def _int(request, name: str) -> int | None:
+def _int(request: Request, name: str) -> int | None:
     text = request.query_params.get(name, "").strip()
     if not text:
         return None
@@ -48,7 +57,7 @@ def _int(request, name: str) -> int | None:
         raise BadInput(f"{name}: {text!r} is not a whole number") from None
 
 
-def _text(request, name: str) -> str | None:
+def _text(request: Request, name: str) -> str | None:
     """A filter as typed; NUL (which no name holds, and PostgreSQL refuses in a query
     parameter) is malformed input, as the CLI's argv could never carry it."""
     text = request.query_params.get(name, "").strip()
@@ -57,7 +66,7 @@ def _text(request, name: str) -> str | None:
     return text or None
 
 
-def home(request):
+def home(request: Request) -> Response:
     """A seated player's or GM's home is the table page (static/table.js fills it from
     /api/table); a spectator's, the overview."""
     seat = request.scope.get("state", {}).get("seat")
@@ -66,7 +75,7 @@ def home(request):
     return overview(request)
 
 
-def overview(request):
+def overview(request: Request) -> Response:
     from campaign.services.browse import history_page
     from campaign.services.characters import list_characters
     from campaign.services.history import HistoryFilter
@@ -84,14 +93,14 @@ def overview(request):
     )
 
 
-def characters(request):
+def characters(request: Request) -> Response:
     from campaign.services.characters import list_characters
 
     db, name = _ctx(request)
     return _render(request, "characters.html", characters=list_characters(db, name, include_gone=True))
 
 
-def character(request):
+def character(request: Request) -> Response:
     from campaign.services.browse import source_kinds
     from campaign.services.characters import show_character
 
@@ -101,28 +110,28 @@ def character(request):
     return _render(request, "character.html", c=view, kinds=kinds)
 
 
-def missing(request):
+def missing(request: Request) -> Response:
     from campaign.services.missing import list_missing
 
     db, name = _ctx(request)
     return _render(request, "missing.html", missing=list_missing(db, name))
 
 
-def scenarios(request):
+def scenarios(request: Request) -> Response:
     from campaign.services.scenarios import list_scenarios
 
     db, name = _ctx(request)
     return _render(request, "scenarios.html", scenarios=list_scenarios(db, name))
 
 
-def scenario(request):
+def scenario(request: Request) -> Response:
     from campaign.services.browse import scenario_by_number
 
     db, name = _ctx(request)
     return _render(request, "scenario.html", s=scenario_by_number(db, name, request.path_params["number"]))
 
 
-def history(request):
+def history(request: Request) -> Response:
     from urllib.parse import urlencode
 
     from campaign.services.browse import history_page
@@ -164,7 +173,7 @@ def history(request):
     )
 
 
-def entry(request):
+def entry(request: Request) -> Response:
     import json
 
     from campaign.services.browse import chain_slice
@@ -179,7 +188,7 @@ def entry(request):
     return _render(request, "entry.html", e=view, record=record)
 
 
-def luck(request):
+def luck(request: Request) -> Response:
     from campaign.services.history import HistoryFilter
 
     db, name = _ctx(request)

@@ -8,13 +8,24 @@ the entry the first one made.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from starlette.concurrency import run_in_threadpool
 
 from campaign.web.refusals import Refusal
 from campaign.web.seats import seat_of, write_request
 
+if TYPE_CHECKING:
+    from starlette.datastructures import State
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
 
-def routes():
+    from campaign.services.invites import Seat
+    from campaign.services.table_writes import SeatActor
+
+
+def routes() -> list[Route]:
     from starlette.routing import Route
 
     return [
@@ -29,7 +40,7 @@ def routes():
     ]
 
 
-def _json(document, status: int = 200):
+def _json(document: object, status: int = 200) -> JSONResponse:
     from starlette.responses import JSONResponse
 
     from campaign.services.results import as_json
@@ -37,7 +48,7 @@ def _json(document, status: int = 200):
     return JSONResponse(as_json(document), status_code=status, headers={"cache-control": "no-store"})
 
 
-async def table(request):
+async def table(request: Request) -> Response:
     """What the table pages show (campaign.web.table_state), for this session."""
     from campaign.web.table_state import table_state
 
@@ -47,7 +58,7 @@ async def table(request):
     return _json(shown)
 
 
-async def post_roll(request):
+async def post_roll(request: Request) -> Response:
     """{"command", "character", "idempotency_key", "share"?} -> the entry (server dice, actor =
     session; derived from the committed seed and the share while one is open)."""
     from campaign.services.table_writes import seat_roll
@@ -69,7 +80,7 @@ async def post_roll(request):
     return _json(rolled, 200 if rolled.replayed else 201)
 
 
-async def calls(request):
+async def calls(request: Request) -> Response:
     """GET: the session's pending calls (the GM's: all). POST (GM): make a call."""
     from campaign.services.calls import list_calls, make_call
 
@@ -78,9 +89,8 @@ async def calls(request):
         seat = seat_of(request)
         if seat is None:
             raise Refusal("no_session")
-        found = await run_in_threadpool(
-            lambda: list_calls(state.db, state.campaign, player=None if seat.gm else seat.player)
-        )
+        player = None if seat.gm else seat.player  # narrowed here: the lambda would not see it
+        found = await run_in_threadpool(lambda: list_calls(state.db, state.campaign, player=player))
         return _json({"calls": found})
     seat, body = await write_request(request, frozenset({"kind", "character", "params", "reason"}), gm_only=True)
     params = body.get("params") or {}
@@ -113,7 +123,7 @@ async def calls(request):
     return _json(made, 201)
 
 
-async def roll_call(request):
+async def roll_call(request: Request) -> Response:
     """{"idempotency_key", "share"?} -> 201 and the entry that answers the call."""
     from campaign.services.calls import roll_call as roll
     from campaign.services.table_writes import entry_roll, idempotency_key
@@ -142,7 +152,7 @@ async def roll_call(request):
     return _json({**as_json(rolled), "call_id": done.call.call_id}, 200 if done.replayed else 201)
 
 
-async def cancel_call(request):
+async def cancel_call(request: Request) -> Response:
     from campaign.services.calls import cancel_call as cancel
 
     seat, _ = await write_request(request, frozenset(), gm_only=True)
@@ -151,7 +161,7 @@ async def cancel_call(request):
     return _json(done)
 
 
-async def void_requests(request):
+async def void_requests(request: Request) -> Response:
     """GET: the open void requests. POST {"seq", "reason"}: ask the GM to void an entry of
     one's own (a `void_request` entry)."""
     from campaign.services.table_writes import request_own_void
@@ -178,7 +188,7 @@ async def void_requests(request):
     return _json(made, 200 if made.replayed else 201)
 
 
-async def approve_void_request(request):
+async def approve_void_request(request: Request) -> Response:
     from campaign.services.void_answers import requests_service
 
     seat, _ = await write_request(request, frozenset(), gm_only=True)
@@ -191,7 +201,7 @@ async def approve_void_request(request):
     return _json(done, 201)
 
 
-async def refuse_void_request(request):
+async def refuse_void_request(request: Request) -> Response:
     """(GM) {"reason"}: refuse the request with a `void_refusal` entry."""
     from campaign.services.void_answers import refuse
 
@@ -205,7 +215,7 @@ async def refuse_void_request(request):
     return _json(done, 201)
 
 
-def seat_actor_name(state, seat):
+def seat_actor_name(state: State, seat: Seat) -> SeatActor:
     """The actor a GM seat's write records (in a worker thread: it may ask the database)."""
     from campaign.services.table_writes import seat_actor
 

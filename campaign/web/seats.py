@@ -18,9 +18,18 @@ from __future__ import annotations
 import hmac
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campaign.web.refusals import Refusal
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+    from starlette.templating import Jinja2Templates
+
+    from campaign.db.models_table import WebInvite
+    from campaign.services.invites import Seat
 
 BODY_LIMIT = 8 * 1024
 COOKIE_MAX_AGE = 90 * 86400
@@ -49,13 +58,13 @@ class RateLimit:
         return True
 
 
-def routes():
+def routes() -> list[Route]:
     from starlette.routing import Route
 
     return [Route("/join/{code}", join, methods=["GET", "POST"]), Route("/api/session", session_info)]
 
 
-def same_origin(request) -> bool:
+def same_origin(request: Request) -> bool:
     """The request's Origin is this server as the browser addressed it (the Host header,
     already checked against the allowed names, and the scheme)."""
     origin = request.headers.get("origin")
@@ -65,11 +74,12 @@ def same_origin(request) -> bool:
     return origin.lower() == f"{request.url.scheme}://{host}".lower()
 
 
-def seat_of(request):
-    return request.scope.get("state", {}).get("seat")
+def seat_of(request: Request) -> Seat | None:
+    seat: Seat | None = request.scope.get("state", {}).get("seat")
+    return seat
 
 
-async def join(request):
+async def join(request: Request) -> Response:
     from starlette.concurrency import run_in_threadpool
 
     from campaign.services.invites import join as join_seat
@@ -113,8 +123,9 @@ async def join(request):
     return response
 
 
-def _join_page(request, invite, status: int, message: str | None = None):
-    return request.app.state.templates.TemplateResponse(
+def _join_page(request: Request, invite: WebInvite | None, status: int, message: str | None = None) -> Response:
+    templates: Jinja2Templates = request.app.state.templates
+    return templates.TemplateResponse(
         request,
         "join.html",
         {"invite": invite, "message": message, "status": status},
@@ -123,7 +134,7 @@ def _join_page(request, invite, status: int, message: str | None = None):
     )
 
 
-def session_info(request):
+def session_info(request: Request) -> Response:
     """{"player", "gm", "csrf", "session"}: who this browser is, and the token its
     writes must carry; 401 without a session."""
     from starlette.responses import JSONResponse
@@ -137,7 +148,9 @@ def session_info(request):
     )
 
 
-async def write_request(request, fields: frozenset[str], *, gm_only: bool = False) -> tuple[Any, dict[str, Any]]:
+async def write_request(
+    request: Request, fields: frozenset[str], *, gm_only: bool = False
+) -> tuple[Seat, dict[str, Any]]:
     """The seat and JSON body of a write, after every check of the module docstring."""
     if not same_origin(request):
         raise Refusal("origin")
@@ -169,7 +182,7 @@ async def write_request(request, fields: frozenset[str], *, gm_only: bool = Fals
     return seat, document
 
 
-async def _body(request) -> bytes:
+async def _body(request: Request) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > BODY_LIMIT):
         raise Refusal("too_large")

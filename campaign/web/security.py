@@ -25,8 +25,15 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+from collections.abc import Callable, Iterable
 from http.cookies import SimpleCookie
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from campaign.services.invites import Seat
 
 COOKIE = "campaign_token"
 SESSION_COOKIE = "campaign_session"
@@ -55,19 +62,27 @@ class Guard:
     """Adds the security headers to every HTTP response and, when a token is in force,
     lets through only requests that carry it (query once, then the cookie)."""
 
-    def __init__(self, app, token: str | None, secure_cookie: bool = False, *, hosts=(), seat_of=None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str | None,
+        secure_cookie: bool = False,
+        *,
+        hosts: Iterable[str] = (),
+        seat_of: Callable[[str], Seat | None] | None = None,
+    ) -> None:
         self.app = app
         self.token = token.encode("utf-8") if token else None
         self.secure_cookie = secure_cookie
         self.hosts = frozenset(["localhost", *(name.lower() for name in hosts)])
         self.seat_of = seat_of
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
-        async def send_with_headers(message):
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
@@ -80,7 +95,7 @@ class Guard:
             return
         await self.app(scope, receive, send_with_headers)
 
-    async def _seat(self, scope) -> bool:
+    async def _seat(self, scope: Scope) -> bool:
         """Put the request's seat (or None) and its CSRF token into the request state."""
         import anyio.to_thread
 
@@ -89,12 +104,13 @@ class Guard:
         token = _cookie(scope, SESSION_COOKIE)
         seat = await anyio.to_thread.run_sync(self._lookup, token) if token and self.seat_of else None
         state = scope.setdefault("state", {})
-        state["seat"], state["csrf"] = seat, (csrf_token(token) if seat is not None else None)
+        state["seat"], state["csrf"] = seat, (csrf_token(token) if seat is not None and token else None)
         return seat is not None
 
-    def _lookup(self, token: str):
+    def _lookup(self, token: str) -> Seat | None:
         """The seat of a cookie; none when the database refuses this server's role the
         seats (a server started on a player's role): that is no session, not a crash."""
+        assert self.seat_of is not None  # _seat asks only when there is one
         try:
             return self.seat_of(token)
         except Exception as exc:
@@ -102,7 +118,7 @@ class Guard:
                 return None
             raise
 
-    async def _check_token(self, scope, receive, send_with_headers) -> None:
+    async def _check_token(self, scope: Scope, receive: Receive, send_with_headers: Send) -> None:
         # latin-1 both ways keeps every byte of the other parameters as it came
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True, encoding="latin-1")
         given = [value for key, value in query if key == "token"]
@@ -118,11 +134,12 @@ class Guard:
             await self._refuse(scope, send_with_headers)
 
     def _matches(self, given: str | None) -> bool:
-        if given is None:
+        if given is None or self.token is None:  # (without a token nothing asks)
             return False
         return hmac.compare_digest(given.encode("latin-1"), self.token)
 
-    async def _set_cookie_and_redirect(self, scope, query, send) -> None:
+    async def _set_cookie_and_redirect(self, scope: Scope, query: list[tuple[str, str]], send: Send) -> None:
+        assert self.token is not None  # only a request that carried the token gets here
         rest = urlencode([(key, value) for key, value in query if key != "token"], encoding="latin-1")
         from urllib.parse import quote
 
@@ -149,7 +166,7 @@ class Guard:
         )
         await send({"type": "http.response.body", "body": b""})
 
-    async def _refuse(self, scope, send) -> None:
+    async def _refuse(self, scope: Scope, send: Send) -> None:
         if scope["path"].startswith("/api/"):
             await _send_json(send, "no_session")
             return
@@ -180,7 +197,7 @@ def _on_this_server(path: str) -> str:
     return quote(path, safe="/%:@!$&'()*+,;=-._~", encoding="latin-1")
 
 
-def _cookie(scope, wanted: str) -> str | None:
+def _cookie(scope: Scope, wanted: str) -> str | None:
     for name, value in scope.get("headers", []):
         if name == b"cookie":
             jar = SimpleCookie()
@@ -193,7 +210,9 @@ def _cookie(scope, wanted: str) -> str | None:
     return None
 
 
-def _header(scope, wanted: bytes) -> str | None:
+def _header(scope: Scope, wanted: bytes) -> str | None:
+    name: bytes
+    value: bytes
     for name, value in scope.get("headers", []):
         if name == wanted:
             return value.decode("latin-1")
@@ -223,7 +242,7 @@ def host_allowed(host: str | None, names: frozenset[str]) -> bool:
         return name in names
 
 
-async def _send_json(send, code: str) -> None:
+async def _send_json(send: Send, code: str) -> None:
     import json
 
     from campaign.web.refusals import MESSAGES
