@@ -23,7 +23,6 @@ from campaign.cli.output import (
     print_fields,
     render_rows,
     say,
-    use_campaign_time_zone,
     warn,
 )
 from campaign.cli.roll import commitment_text, repeat_results
@@ -131,7 +130,7 @@ def history(
     if fmt == JSON:
         render_rows(None, CSV_COLUMNS, (), fmt, bom=bom, records=stream)  # streamed: constant memory
     elif fmt == TABLE:
-        use_campaign_time_zone(s.db, s.campaign)
+        zone = s.time_zone
         render_rows(
             _("history"),
             [
@@ -143,7 +142,7 @@ def history(
                 N_("roll"),
                 N_("reason"),
             ],
-            (_human_row(e) for e in stream),
+            (_human_row(e, zone) for e in stream),
             fmt,
             bom=bom,
             empty=_("no matching entries"),
@@ -152,7 +151,7 @@ def history(
         render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt, bom=bom)
 
 
-def _human_row(entry: dict[str, Any]) -> list[Any]:
+def _human_row(entry: dict[str, Any], zone: str | None) -> list[Any]:
     seq = str(entry["seq"]) if entry["voided_by"] is None else f"{entry['seq']} ✗#{entry['voided_by']}"
     roll = ""
     commitment = commitment_text(entry)
@@ -193,7 +192,7 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         if not behalf or behalf == entry["actor"]
         else _("{actor} (for {behalf})").format(actor=entry["actor"], behalf=behalf)
     )
-    return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, reason_label(entry["reason"])]
+    return [seq, local_time(entry["at"], zone), actor, kind, entry["character"], roll, reason_label(entry["reason"])]
 
 
 def _chain(first, rest):
@@ -220,8 +219,7 @@ def show(
     if json_out:
         emit_json(entry)
         return
-    use_campaign_time_zone(s.db, s.campaign)
-    print_fields(f"#{entry['seq']} {entry['kind']}", entry_fields(entry))
+    print_fields(f"#{entry['seq']} {entry['kind']}", entry_fields(entry, s.time_zone))
     for sub in entry["sub_entries"]:
         print_fields(
             f"  #{sub['seq']} ({sub['kind']})",
@@ -229,7 +227,7 @@ def show(
         )
 
 
-def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
+def entry_fields(entry: dict[str, Any], zone: str | None) -> list[tuple[str, Any]]:
     """The key/value view of one ledger entry: local time, the roll in one line, what
     it changed (its ops) and its detail one key per line, then the hashes."""
     roll = None
@@ -246,7 +244,7 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         if entry["margin"] is not None:
             roll += ", " + _("margin {margin:+d}").format(margin=entry["margin"])
     fields: list[tuple[str, Any]] = [
-        (_("when"), f"{local_time(entry['at'], seconds=True)} ({entry['at']})"),
+        (_("when"), f"{local_time(entry['at'], zone, seconds=True)} ({entry['at']})"),
         (_("actor"), entry["actor"]),
         (_("character"), entry["character"]),
         (_("scenario"), entry["scenario"]),
@@ -327,8 +325,7 @@ def verify(
     elif report.ok:
         print(report.head)
         if report.head_entry is not None:
-            use_campaign_time_zone(s.db, s.campaign)
-            say(_head_line(report.head_entry))
+            say(_head_line(report.head_entry, s.time_zone))
         checked = "" if report.state is None else _("; state tables equal its replay")
         if report.secrets and report.secrets.revealed:
             checked += _("; {n} reveals match their commitments").format(n=report.secrets.revealed)
@@ -355,10 +352,10 @@ def verify(
         raise typer.Exit(1)
 
 
-def _head_line(found) -> str:
+def _head_line(found, zone: str | None) -> str:
     """`your seal #68 (第一話 終了, 2026-…) is in this chain; 12 entries since`."""
     since = ngettext("{n} entry since", "{n} entries since", found.since).format(n=found.since)
-    when = local_time(found.at)
+    when = local_time(found.at, zone)
     if found.kind != "seal":
         return _("your head is entry #{seq} ({kind}, {when}; not a seal) in this chain; {since}").format(
             seq=found.seq, kind=kind_label(found.kind), when=when, since=since
