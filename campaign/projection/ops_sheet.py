@@ -12,7 +12,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from campaign.projection.op_base import BadOp, Op, OpConflict, Rule, character_row, choice, field_int, field_text
+from campaign.projection.op_base import (
+    BadOp,
+    EntryContext,
+    Op,
+    OpConflict,
+    Rule,
+    character_row,
+    choice,
+    field_int,
+    field_text,
+)
+from campaign.projection.state import State
 
 SKILL_LIMIT = 1000  # far above any GURPS skill level; keeps a record's numbers sane
 DIFFICULTIES = ("E", "A", "H", "VH")
@@ -86,44 +97,49 @@ class SkillRemoved(Op):
 
 
 @dataclass(frozen=True)
-class NoteAdded(Op):
+class _LineOp:
+    """A line added to or taken from one of a character's line lists: note_added,
+    item_added and item_removed differ only in the list (`lines`, a CharacterRow
+    attribute) and the change. Not an Op itself (so not registered); the records keep
+    the fields {character, text} each op has always written."""
+
+    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
+    lines: ClassVar[str]
+    character: str
+    text: str
+
+    def apply(self, state: State, entry: EntryContext) -> None:
+        row = character_row(state, self.character)
+        setattr(row, self.lines, self.changed(getattr(row, self.lines)))
+
+    def changed(self, lines: list[str]) -> list[str]:
+        return [*lines, self.text]
+
+
+@dataclass(frozen=True)
+class NoteAdded(_LineOp, Op):
     name: ClassVar[str] = "note_added"
-    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
-    character: str
-    text: str
-
-    def apply(self, state, entry):
-        row = character_row(state, self.character)
-        row.notes = [*row.notes, self.text]
+    lines: ClassVar[str] = "notes"
 
 
 @dataclass(frozen=True)
-class ItemAdded(Op):
+class ItemAdded(_LineOp, Op):
     name: ClassVar[str] = "item_added"
-    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
-    character: str
-    text: str
-
-    def apply(self, state, entry):
-        row = character_row(state, self.character)
-        row.items = [*row.items, self.text]
+    lines: ClassVar[str] = "items"
 
 
 @dataclass(frozen=True)
-class ItemRemoved(Op):
+class ItemRemoved(_LineOp, Op):
     """The first line equal to `text` goes (two identical lines are two items)."""
 
     name: ClassVar[str] = "item_removed"
-    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
-    character: str
-    text: str
+    lines: ClassVar[str] = "items"
 
-    def apply(self, state, entry):
-        row = character_row(state, self.character)
-        if self.text not in row.items:
+    def changed(self, lines: list[str]) -> list[str]:
+        if self.text not in lines:
             raise OpConflict(f"{self.character} has no item {self.text!r}")
-        index = row.items.index(self.text)
-        row.items = row.items[:index] + row.items[index + 1 :]
+        index = lines.index(self.text)
+        return lines[:index] + lines[index + 1 :]
 
 
 def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
