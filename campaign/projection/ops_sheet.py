@@ -50,37 +50,37 @@ _LINE_RULES: Mapping[str, Rule] = {"text": _line}
 
 
 @dataclass(frozen=True)
-class SkillAdded(Op):
-    name: ClassVar[str] = "skill_added"
+class _SkillWrite:
+    """skill_added and skill_set write the same absolute value; they differ only in
+    whether the skill must be new or already on the sheet (not an Op: not registered)."""
+
     rules: ClassVar[Mapping[str, Rule]] = _SKILL_RULES
+    replaces: ClassVar[bool]
     character: str
     skill: str
     level: int
     attr: str | None
     difficulty: str | None
 
-    def apply(self, state, entry):
+    def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
-        if self.skill in row.skills:
+        if self.replaces and self.skill not in row.skills:
+            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
+        if not self.replaces and self.skill in row.skills:
             raise OpConflict(f"{self.character} already has the skill {self.skill!r}")
         row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
 
 
 @dataclass(frozen=True)
-class SkillSet(Op):
-    name: ClassVar[str] = "skill_set"
-    rules: ClassVar[Mapping[str, Rule]] = _SKILL_RULES
-    character: str
-    skill: str
-    level: int
-    attr: str | None
-    difficulty: str | None
+class SkillAdded(_SkillWrite, Op):
+    name: ClassVar[str] = "skill_added"
+    replaces: ClassVar[bool] = False
 
-    def apply(self, state, entry):
-        row = character_row(state, self.character)
-        if self.skill not in row.skills:
-            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
-        row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
+
+@dataclass(frozen=True)
+class SkillSet(_SkillWrite, Op):
+    name: ClassVar[str] = "skill_set"
+    replaces: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
