@@ -437,8 +437,6 @@ def void(
     s = state(ctx)
     count = last
     targets = list(seqs or [])
-    if len(targets) == 1 and count is None and _request_void_instead(s, targets[0], reason, json_out):
-        return
     expect_head = None
     if not yes:
         if not sys.stdin.isatty():
@@ -480,25 +478,6 @@ def void(
                 )
         for line in voided.reversed:
             say("  " + _("reversed: {line}").format(line=line))
-
-
-def _request_void_instead(s, seq: int, reason: str, json_out: bool) -> bool:
-    """Group mode: a player's role may not void; its `history void` asks the GM instead."""
-    from campaign.services.group import signed_in
-    from campaign.services.void_requests import request_void
-
-    who = signed_in(s.db)
-    if who is None or who.kind != "player":
-        return False
-    requested = request_void(s.db, s.campaign, s.actor, seq, reason)
-    if json_out:
-        emit_json(requested)
-    else:
-        say(
-            f"void of #{seq} requested (entry #{requested.seq}); the GM grants it with "
-            f"`campaign history approve {requested.seq}`"
-        )
-    return True
 
 
 @app.command("approve")
