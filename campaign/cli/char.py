@@ -19,7 +19,6 @@ from campaign.cli.output import (
     print_fields,
     render_rows,
     say,
-    use_campaign_time_zone,
     warn,
 )
 from campaign.cli.parsing import parse_stat_assignments
@@ -158,26 +157,24 @@ def char_list(
     render_rows(_("characters"), columns, table, fmt, bom=bom, records=rows, empty=_("no characters"))
 
 
-def _missing_text(missing: MissingLine) -> str:
+def _missing_text(missing: MissingLine, zone: str | None) -> str:
     """Since when, at what odds, who is out looking: what the GM asks of a missing PC."""
-    from campaign.cli.output import local_time
-
     searchers = ", ".join(missing.searchers) or "no one"
     reason = f", {missing.reason}" if missing.reason else ""
     return (
-        f"since #{missing.since_seq} ({local_time(missing.since_at)}{reason}); {missing.odds} at the next "
+        f"since #{missing.since_seq} ({local_time(missing.since_at, zone)}{reason}); {missing.odds} at the next "
         f"scenario end; searching: {searchers}"
     )
 
 
-def render_character(view: CharacterSheet) -> None:
+def render_character(view: CharacterSheet, zone: str | None) -> None:
     """A CharacterSheet (services.characters) as key/value lines."""
     fields = [
         ("kind", view.kind.upper()),
         ("player", view.player),
         ("summoner", view.summoner),
         ("status", view.status + (f" (searching for {view.searching_for})" if view.searching_for else "")),
-        ("missing", _missing_text(view.missing) if view.missing else None),
+        ("missing", _missing_text(view.missing, zone) if view.missing else None),
         ("CP total", view.cp_total),
         ("CP awarded", view.cp_awarded or None),
         ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
@@ -243,7 +240,7 @@ def char_show(
 
         assert isinstance(view, CharacterAsOf)  # character_at's
         say(_("as the ledger stood after entry #{seq}").format(seq=view.as_of))
-    render_character(view)
+    render_character(view, s.time_zone)
 
 
 TIMELINE_COLUMNS = ["seq", "at", "actor", "kind", "voided_by", "what", "name", "before", "after", "change"]
@@ -282,14 +279,14 @@ def char_timeline(
             bom=bom,
         )
         return
-    use_campaign_time_zone(s.db, s.campaign)
+    zone = s.time_zone
     render_rows(
         f"{name}: timeline",
         ["#", "when", "kind", "change"],
         (
             [
                 str(r.seq) + (f" ✗#{r.voided_by}" if r.voided_by else ""),
-                local_time(r.at),
+                local_time(r.at, zone),
                 r.kind + (f" of #{r.voids_seq}" if r.voids_seq else ""),
                 "; ".join(c["text"] for c in r.changes),
             ]

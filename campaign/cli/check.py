@@ -64,6 +64,14 @@ OccasionOption = Annotated[
     str | None, typer.Option("--occasion", help="機会: 簡易, 標準, 作業 or 瞬間 (a label only).")
 ]
 ReasonOption = Annotated[str | None, typer.Option("--reason", help="Why the check was made, kept in the ledger.")]
+SecretOption = Annotated[
+    bool,
+    typer.Option(
+        "--secret", help="Roll in secret: the ledger keeps a commitment, the result waits for `history reveal`."
+    ),
+]
+CheckerArgument = Annotated[str, typer.Argument(help="The character making the check.")]
+StatArgument = Annotated[str, typer.Argument(help="Stat to use: 心, 技, 体 or any stat the character has.")]
 
 SIDE_HELP = (
     "CHAR:STAT[+MOD...][±ND], e.g. 鈴音:技+2 or 刀矢:体-1D (one die fewer); "
@@ -333,8 +341,8 @@ def render_hide(view: HideCheck) -> None:
 @app.command("ability")
 def ability(
     ctx: typer.Context,
-    character: Annotated[str, typer.Argument(help="The character making the check.")],
-    stat: Annotated[str, typer.Argument(help="Stat to use: 心, 技, 体 or any stat the character has.")],
+    character: CheckerArgument,
+    stat: StatArgument,
     target: TargetOption,
     skill: SkillOption = None,
     mod: ModOption = [],
@@ -346,12 +354,7 @@ def ability(
     physical: PhysicalOption = False,
     anyway: AnywayOption = False,
     reason: ReasonOption = None,
-    secret: Annotated[
-        bool,
-        typer.Option(
-            "--secret", help="Roll in secret: the ledger keeps a commitment, the result waits for `history reveal`."
-        ),
-    ] = False,
+    secret: SecretOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """能力判定: STAT + 2d6 + modifiers >= target (技能判定 with --skill). 6-6 is a critical
@@ -384,8 +387,8 @@ def ability(
 @app.command("skill")
 def skill_check(
     ctx: typer.Context,
-    character: Annotated[str, typer.Argument(help="The character making the check.")],
-    stat: Annotated[str, typer.Argument(help="Stat to use: 心, 技, 体 or any stat the character has.")],
+    character: CheckerArgument,
+    stat: StatArgument,
     skill_name: Annotated[str, typer.Argument(help="The skill; its level comes from the sheet (`skill add`).")],
     target: TargetOption,
     skill: Annotated[int | None, typer.Option("--skill", help="The level, when the sheet records none.")] = None,
@@ -539,12 +542,7 @@ def danger(
     physical: PhysicalOption = False,
     anyway: AnywayOption = False,
     reason: ReasonOption = None,
-    secret: Annotated[
-        bool,
-        typer.Option(
-            "--secret", help="Roll in secret: the ledger keeps a commitment, the result waits for `history reveal`."
-        ),
-    ] = False,
+    secret: SecretOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """危険感知: 感 + 2d6 + modifiers must exceed the difficulty (a tie fails). Prints which

@@ -80,6 +80,15 @@ class AppState:
 
         return selected_campaign(self.db.url)
 
+    @property
+    def time_zone(self) -> str | None:
+        """The zone this command shows ledger times in: the campaign's `timezone` setting,
+        None for the system's. Asked on each use, never kept: a shell line may switch the
+        campaign (`use`) or change the setting, and the next line shows the new zone."""
+        from campaign.services.campaigns import time_zone_of
+
+        return time_zone_of(self.db, self.campaign)
+
     def dice(self, manual: str | None, physical: bool = False) -> DiceSource:
         """The dice source for a rolling command: --dice faces, else --physical (asks for
         each die on a terminal, cli.physical), else --seed, else the OS.

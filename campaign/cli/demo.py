@@ -14,48 +14,26 @@ import typer
 DEMO_SEED = 20261129
 
 
+def _stats(*values: str) -> list[str]:
+    return [word for value in values for word in ("--stat", value)]
+
+
+#: The two players and their PCs the tour starts with; the tests build their parties from
+#: the same commands (tests/cli/conftest.py, tests/browser/support.py), so a change to
+#: the sample party is made once.
+PARTY: list[list[str]] = [
+    ["player", "add", "Aki"],
+    ["player", "add", "Ren"],
+    ["char", "add", "鈴音", "--player", "Aki", *_stats("IQ=12", "HT=11", "Will=11", "FP=11", "HP=11"), "--cp", "100"],
+    ["char", "add", "刀矢", "--player", "Ren", *_stats("IQ=10", "HT=12", "Will=13"), "--cp", "100"],
+]
+
+
 def _steps(db: str) -> list[list[str] | Callable[[], list[str]]]:
     g = ["--db", db]
     return [
         g + ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja"],
-        g + ["player", "add", "Aki"],
-        g + ["player", "add", "Ren"],
-        g
-        + [
-            "char",
-            "add",
-            "鈴音",
-            "--player",
-            "Aki",
-            "--stat",
-            "IQ=12",
-            "--stat",
-            "HT=11",
-            "--stat",
-            "Will=11",
-            "--stat",
-            "FP=11",
-            "--stat",
-            "HP=11",
-            "--cp",
-            "100",
-        ],
-        g
-        + [
-            "char",
-            "add",
-            "刀矢",
-            "--player",
-            "Ren",
-            "--stat",
-            "IQ=10",
-            "--stat",
-            "HT=12",
-            "--stat",
-            "Will=13",
-            "--cp",
-            "100",
-        ],
+        *(g + step for step in PARTY),
         g + ["char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "IQ=8", "--stat", "Will=10"],
         g + ["char", "relate", "鈴音", "刀矢", "--note", "幼馴染"],
         g + ["char", "list"],

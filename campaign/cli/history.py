@@ -25,7 +25,6 @@ from campaign.cli.output import (
     print_fields,
     render_rows,
     say,
-    use_campaign_time_zone,
     warn,
 )
 from campaign.cli.roll import commitment_text, repeat_results
@@ -36,7 +35,6 @@ from campaign.labels import fairness_label, kind_label, ops_summary, outcome_lab
 if TYPE_CHECKING:
     from typer import _click  # the Click that Typer vendors
 
-    from campaign.cli.context import AppState
     from campaign.services.verification import HeadFound
 
 CSV_COLUMNS = [
@@ -143,7 +141,7 @@ def history(
     if fmt == JSON:
         render_rows(None, CSV_COLUMNS, (), fmt, bom=bom, records=stream)  # streamed: constant memory
     elif fmt == TABLE:
-        use_campaign_time_zone(s.db, s.campaign)
+        zone = s.time_zone
         render_rows(
             _("history"),
             [
@@ -155,7 +153,7 @@ def history(
                 N_("roll"),
                 N_("reason"),
             ],
-            (_human_row(e) for e in stream),
+            (_human_row(e, zone) for e in stream),
             fmt,
             bom=bom,
             empty=_("no matching entries"),
@@ -164,7 +162,7 @@ def history(
         render_rows(None, CSV_COLUMNS, (_row(e) for e in stream), fmt, bom=bom)
 
 
-def _human_row(entry: dict[str, Any]) -> list[Any]:
+def _human_row(entry: dict[str, Any], zone: str | None) -> list[Any]:
     seq = str(entry["seq"]) if entry["voided_by"] is None else f"{entry['seq']} ✗#{entry['voided_by']}"
     roll = ""
     commitment = commitment_text(entry)
@@ -205,7 +203,7 @@ def _human_row(entry: dict[str, Any]) -> list[Any]:
         if not behalf or behalf == entry["actor"]
         else _("{actor} (for {behalf})").format(actor=entry["actor"], behalf=behalf)
     )
-    return [seq, local_time(entry["at"]), actor, kind, entry["character"], roll, reason_label(entry["reason"])]
+    return [seq, local_time(entry["at"], zone), actor, kind, entry["character"], roll, reason_label(entry["reason"])]
 
 
 def _chain(first: dict[str, Any] | None, rest: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -232,17 +230,19 @@ def show(
     if json_out:
         emit_json(entry)
         return
-    use_campaign_time_zone(s.db, s.campaign)
-    print_fields(f"#{entry['seq']} {kind_label(entry['kind'])}", entry_fields(entry))
+    print_fields(f"#{entry['seq']} {kind_label(entry['kind'])}", entry_fields(entry, s.time_zone))
     if entry["sub_entries"]:
         # each sub-entry as its line in `history`: its number, the roll, why it was rolled
         print_fields(
             _("sub-entries"),
-            [(f"  #{sub['seq']}", "  ".join(filter(None, _human_row(sub)[5:]))) for sub in entry["sub_entries"]],
+            [
+                (f"  #{sub['seq']}", "  ".join(filter(None, _human_row(sub, s.time_zone)[5:])))
+                for sub in entry["sub_entries"]
+            ],
         )
 
 
-def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
+def entry_fields(entry: dict[str, Any], zone: str | None) -> list[tuple[str, Any]]:
     """The key/value view of one ledger entry: local time, the roll in one line, what
     it changed (its ops) and its detail one key per line, then the hashes."""
     told = story(entry)  # the sentences say what it changed, in words
@@ -260,7 +260,7 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         if entry["margin"] is not None:
             roll += ", " + _("margin {margin:+d}").format(margin=entry["margin"])
     fields: list[tuple[str, Any]] = [
-        (_("when"), f"{local_time(entry['at'], seconds=True)} ({entry['at']})"),
+        (_("when"), f"{local_time(entry['at'], zone, seconds=True)} ({entry['at']})"),
         (_("actor"), entry["actor"]),
         (_("character"), entry["character"]),
         (_("scenario"), entry["scenario"]),
@@ -344,8 +344,7 @@ def verify(
     elif report.ok:
         print(report.head)
         if report.head_entry is not None:
-            use_campaign_time_zone(s.db, s.campaign)
-            say(_head_line(report.head_entry))
+            say(_head_line(report.head_entry, s.time_zone))
         checked = "" if report.state is None else _("; state tables equal its replay")
         if isinstance(report.secrets, SecretsMatch) and report.secrets.revealed:
             checked += _("; {n} reveals match their commitments").format(n=report.secrets.revealed)
@@ -373,10 +372,10 @@ def verify(
         raise typer.Exit(1)
 
 
-def _head_line(found: HeadFound) -> str:
+def _head_line(found: HeadFound, zone: str | None) -> str:
     """`your seal #68 (第一話 終了, 2026-…) is in this chain; 12 entries since`."""
     since = ngettext("{n} entry since", "{n} entries since", found.since).format(n=found.since)
-    when = local_time(found.at)
+    when = local_time(found.at, zone)
     if found.kind != "seal":
         return _("your head is entry #{seq} ({kind}, {when}; not a seal) in this chain; {since}").format(
             seq=found.seq, kind=kind_label(found.kind), when=when, since=since
@@ -458,8 +457,6 @@ def void(
     s = state(ctx)
     count = last
     targets = list(seqs or [])
-    if len(targets) == 1 and count is None and _request_void_instead(s, targets[0], reason, json_out):
-        return
     expect_head = None
     if not yes:
         if not sys.stdin.isatty():
@@ -501,25 +498,6 @@ def void(
                 )
         for line in voided.reversed:
             say("  " + _("reversed: {line}").format(line=line))
-
-
-def _request_void_instead(s: AppState, seq: int, reason: str, json_out: bool) -> bool:
-    """Group mode: a player's role may not void; its `history void` asks the GM instead."""
-    from campaign.services.group import signed_in
-    from campaign.services.void_requests import request_void
-
-    who = signed_in(s.db)
-    if who is None or who.kind != "player":
-        return False
-    requested = request_void(s.db, s.campaign, s.actor, seq, reason)
-    if json_out:
-        emit_json(requested)
-    else:
-        say(
-            f"void of #{seq} requested (entry #{requested.seq}); the GM grants it with "
-            f"`campaign history approve {requested.seq}`"
-        )
-    return True
 
 
 @app.command("approve")

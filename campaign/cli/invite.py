@@ -137,8 +137,10 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
     if json_out:
         emit_json(listed)
         return
+    zone = s.time_zone
     rows: list[list[object]] = [
-        [r.player, "GM" if r.gm else "", r.state, local_time(r.created), local_time(r.expires)] for r in listed.invites
+        [r.player, "GM" if r.gm else "", r.state, local_time(r.created, zone), local_time(r.expires, zone)]
+        for r in listed.invites
     ]
     render_rows(
         "invites",
@@ -149,7 +151,13 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
         empty="招待はありません (no invites)",
     )
     rows = [
-        [r.id, r.player, "GM" if r.gm else "", local_time(r.created), local_time(r.revoked) if r.revoked else "active"]
+        [
+            r.id,
+            r.player,
+            "GM" if r.gm else "",
+            local_time(r.created, zone),
+            local_time(r.revoked, zone) if r.revoked else "active",
+        ]
         for r in listed.sessions
     ]
     render_rows(
@@ -169,8 +177,8 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
                 t.name,
                 t.player or "(integration)",
                 t.character or "",
-                local_time(t.created),
-                local_time(t.revoked) if t.revoked else "active",
+                local_time(t.created, zone),
+                local_time(t.revoked, zone) if t.revoked else "active",
             ]
             for t in tokens
         ]

@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
     from rich.text import Text
 
-    from campaign.db.database import Database
-
 
 def _json_is_neutral(value: bool) -> bool:
     """--json: the document is codes, and the few words in it (a sub-roll's reason) are
@@ -318,25 +316,12 @@ def stream_json(items: Iterable[Any]) -> None:
 # The ledger keeps UTC ISO 8601 (and JSON output shows it as stored); people read local
 # time with the year. The zone is the campaign's `timezone` setting, else the system's.
 
-_zone_name: str | None = None
 
-
-def use_time_zone(name: str | None) -> None:
-    """Show times in this IANA zone (e.g. "Asia/Tokyo"); None: the system's zone."""
-    global _zone_name
-    _zone_name = name or None
-
-
-def use_campaign_time_zone(db: Database, campaign: str | None) -> None:
-    """The campaign's `timezone` setting for the times this command prints."""
-    from campaign.services.campaigns import time_zone_of
-
-    use_time_zone(time_zone_of(db, campaign))
-
-
-def local_time(at: str | None, *, seconds: bool = False) -> str:
-    """'2026-11-29T18:52:31.964013Z' -> '2026-11-30 03:52' in Asia/Tokyo (or the system's
-    zone): the one formatter every table and key/value view uses for ledger times."""
+def local_time(at: str | None, zone: str | None, *, seconds: bool = False) -> str:
+    """'2026-11-29T18:52:31.964013Z' -> '2026-11-30 03:52' in zone "Asia/Tokyo" (None: the
+    system's zone): the one formatter every table and key/value view uses for ledger times.
+    The zone is an argument, never module state: the shell and the tests run several
+    commands (and campaigns) in one process, and each shows its own (AppState.time_zone)."""
     if not at:
         return ""
     from datetime import datetime
@@ -347,18 +332,13 @@ def local_time(at: str | None, *, seconds: bool = False) -> str:
         return at  # not ours to reinterpret: shown as stored
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    if _zone_name is not None:
+    if zone is not None:
         from zoneinfo import ZoneInfo
 
-        moment = moment.astimezone(ZoneInfo(_zone_name))
+        moment = moment.astimezone(ZoneInfo(zone))
     else:
         moment = moment.astimezone()
     return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
-
-
-def time_zone_label() -> str:
-    """What local_time converts to, for a column header: "Asia/Tokyo" or "local"."""
-    return _zone_name or "local"
 
 
 # --- Progress ------------------------------------------------------------------------------

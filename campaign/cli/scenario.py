@@ -21,7 +21,6 @@ from campaign.cli.output import (
     print_text,
     render_rows,
     say,
-    use_campaign_time_zone,
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.errors import BadInput
@@ -276,9 +275,9 @@ def scenario_list(
         columns: list[str | Column] = ["#", "title", "status", "participants", "started (UTC)"]
         table = [[r.number, r.title, r.status, ", ".join(r.participants), r.started_at] for r in rows]
     else:
-        use_campaign_time_zone(s.db, s.campaign)
+        zone = s.time_zone
         columns = ["#", Column("title", keep=True), "status", "participants", "started"]
-        table = [[r.number, r.title, r.status, ", ".join(r.participants), local_time(r.started_at)] for r in rows]
+        table = [[r.number, r.title, r.status, ", ".join(r.participants), local_time(r.started_at, zone)] for r in rows]
     render_rows(
         "scenarios", columns, table, fmt, bom=bom, records=rows, empty="シナリオはまだありません (no scenarios yet)"
     )
@@ -303,11 +302,11 @@ def scenario_show(
     if json_out:
         emit_json(view)
         return
-    use_campaign_time_zone(s.db, s.campaign)
+    zone = s.time_zone
     fields = [
         ("status", view.status),
-        ("started", f"{local_time(view.started_at)} (ledger #{view.started_seq})"),
-        ("ended", f"{local_time(view.ended_at)} (ledger #{view.ended_seq})" if view.ended_seq else None),
+        ("started", f"{local_time(view.started_at, zone)} (ledger #{view.started_seq})"),
+        ("ended", f"{local_time(view.ended_at, zone)} (ledger #{view.ended_seq})" if view.ended_seq else None),
         ("participants", ", ".join(view.participants)),
     ]
     for sent in view.searches:

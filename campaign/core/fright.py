@@ -168,6 +168,11 @@ class SubRoll:
     target: int | None = None  # for checks
     outcome: str | None = None  # for checks (a success roll's outcome)
 
+    @property
+    def margin(self) -> int | None:
+        """target - total for a check; None for an amount (turns, fatigue)."""
+        return None if self.target is None else self.target - self.total
+
 
 @dataclass(frozen=True, slots=True)
 class FrightCheck:

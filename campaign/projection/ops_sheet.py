@@ -51,9 +51,12 @@ _LINE_RULES: Mapping[str, Rule] = {"text": _line}
 
 
 @dataclass(frozen=True)
-class SkillAdded(Op):
-    name: ClassVar[str] = "skill_added"
+class _SkillWrite:
+    """skill_added and skill_set write the same absolute value; they differ only in
+    whether the skill must be new or already on the sheet (not an Op: not registered)."""
+
     rules: ClassVar[Mapping[str, Rule]] = _SKILL_RULES
+    replaces: ClassVar[bool]
     character: str
     skill: str
     level: int
@@ -62,26 +65,23 @@ class SkillAdded(Op):
 
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
-        if self.skill in row.skills:
+        if self.replaces and self.skill not in row.skills:
+            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
+        if not self.replaces and self.skill in row.skills:
             raise OpConflict(f"{self.character} already has the skill {self.skill!r}")
         row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
 
 
 @dataclass(frozen=True)
-class SkillSet(Op):
-    name: ClassVar[str] = "skill_set"
-    rules: ClassVar[Mapping[str, Rule]] = _SKILL_RULES
-    character: str
-    skill: str
-    level: int
-    attr: str | None
-    difficulty: str | None
+class SkillAdded(_SkillWrite, Op):
+    name: ClassVar[str] = "skill_added"
+    replaces: ClassVar[bool] = False
 
-    def apply(self, state: State, entry: EntryContext) -> None:
-        row = character_row(state, self.character)
-        if self.skill not in row.skills:
-            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
-        row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
+
+@dataclass(frozen=True)
+class SkillSet(_SkillWrite, Op):
+    name: ClassVar[str] = "skill_set"
+    replaces: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -98,44 +98,49 @@ class SkillRemoved(Op):
 
 
 @dataclass(frozen=True)
-class NoteAdded(Op):
+class _LineOp:
+    """A line added to or taken from one of a character's line lists: note_added,
+    item_added and item_removed differ only in the list (`lines`, a CharacterRow
+    attribute) and the change. Not an Op itself (so not registered); the records keep
+    the fields {character, text} each op has always written."""
+
+    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
+    lines: ClassVar[str]
+    character: str
+    text: str
+
+    def apply(self, state: State, entry: EntryContext) -> None:
+        row = character_row(state, self.character)
+        setattr(row, self.lines, self.changed(getattr(row, self.lines)))
+
+    def changed(self, lines: list[str]) -> list[str]:
+        return [*lines, self.text]
+
+
+@dataclass(frozen=True)
+class NoteAdded(_LineOp, Op):
     name: ClassVar[str] = "note_added"
-    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
-    character: str
-    text: str
-
-    def apply(self, state: State, entry: EntryContext) -> None:
-        row = character_row(state, self.character)
-        row.notes = [*row.notes, self.text]
+    lines: ClassVar[str] = "notes"
 
 
 @dataclass(frozen=True)
-class ItemAdded(Op):
+class ItemAdded(_LineOp, Op):
     name: ClassVar[str] = "item_added"
-    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
-    character: str
-    text: str
-
-    def apply(self, state: State, entry: EntryContext) -> None:
-        row = character_row(state, self.character)
-        row.items = [*row.items, self.text]
+    lines: ClassVar[str] = "items"
 
 
 @dataclass(frozen=True)
-class ItemRemoved(Op):
+class ItemRemoved(_LineOp, Op):
     """The first line equal to `text` goes (two identical lines are two items)."""
 
     name: ClassVar[str] = "item_removed"
-    rules: ClassVar[Mapping[str, Rule]] = _LINE_RULES
-    character: str
-    text: str
+    lines: ClassVar[str] = "items"
 
-    def apply(self, state: State, entry: EntryContext) -> None:
-        row = character_row(state, self.character)
-        if self.text not in row.items:
+    def changed(self, lines: list[str]) -> list[str]:
+        if self.text not in lines:
             raise OpConflict(f"{self.character} has no item {self.text!r}")
-        index = row.items.index(self.text)
-        row.items = row.items[:index] + row.items[index + 1 :]
+        index = lines.index(self.text)
+        return lines[:index] + lines[index + 1 :]
 
 
 def sheet_changes(old: CharacterRow, new: CharacterRow) -> list[tuple[str, str, Any, Any, str]]:

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from campaign import ledger
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
+from campaign.db.models import Campaign
 from campaign.db.models_table import TableCall
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.services.common import active_character_named, campaign_named, clean_text
@@ -172,20 +173,35 @@ def make_call(
             from campaign.services.check_records import stat_of
 
             stat_of(row, params["stat"])
-        call = TableCall(
-            campaign_id=campaign.id,
-            kind=kind,
-            character=row.name,
-            player=row.player.name if row.player is not None else None,
-            params=params,
-            reason=reason,
-            created_by=str(actor),
-            created_at=ledger.utc_now(),
-            state="pending",
-        )
-        session.add(call)
-        session.flush()
-        return _view(call)
+        player = row.player.name if row.player is not None else None
+        return _pending(session, campaign, actor, kind, row.name, player, params, reason)
+
+
+def _pending(
+    session: Session,
+    campaign: Campaign,
+    actor: str,
+    kind: str,
+    character: str,
+    player: str | None,
+    params: dict[str, Any],
+    reason: str | None,
+) -> CallView:
+    """A new call, pending until its player taps it: stored, and shown as a view."""
+    call = TableCall(
+        campaign_id=campaign.id,
+        kind=kind,
+        character=character,
+        player=player,
+        params=params,
+        reason=reason,
+        created_by=str(actor),
+        created_at=ledger.utc_now(),
+        state="pending",
+    )
+    session.add(call)
+    session.flush()
+    return _view(call)
 
 
 def call_scenario_end(
@@ -223,20 +239,7 @@ def call_scenario_end(
         if pending is not None:
             raise RuleRefused(f"call #{pending} already ends this scenario")
         params.update(scenario=scenario.number, characters=[c.name for c in missing])
-        call = TableCall(
-            campaign_id=campaign.id,
-            kind="reunion",
-            character=missing[0].name,
-            player=players.pop(),
-            params=params,
-            reason=None,
-            created_by=str(actor),
-            created_at=ledger.utc_now(),
-            state="pending",
-        )
-        session.add(call)
-        session.flush()
-        return _view(call)
+        return _pending(session, campaign, actor, "reunion", missing[0].name, players.pop(), params, None)
 
 
 def list_calls(

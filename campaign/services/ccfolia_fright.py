@@ -16,13 +16,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from campaign import ledger
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.fright import FRIGHT_TABLE, KnownTrait, apply_entry
 from campaign.db.models import Campaign, Character
 from campaign.seeds import fright_table
 from campaign.services.effects import recording
-from campaign.services.fright import _Applier  # the one writer of fright effects (same package)
+from campaign.services.fright import _Applier, append_sub_roll  # the one writer of fright effects
 from campaign.services.traits import active_traits, split_category
 
 FRIGHT_WORDS = ("恐怖判定", "fright")
@@ -99,25 +98,7 @@ def apply_fright(
         )
     seq = recorder.seq
     for roll in sub_rolls:
-        margin = None if roll.target is None else roll.target - roll.total
-        ledger.append(
-            session,
-            campaign,
-            actor,
-            ledger.NewEntry(
-                kind="fright",
-                character=character.name,
-                parent_seq=seq,
-                expression=roll.expression,
-                dice=list(roll.faces),
-                total=roll.total,
-                target=roll.target,
-                outcome=roll.outcome,
-                margin=margin,
-                source=source.kind,
-                detail={"purpose": roll.purpose, "entry": roll.entry},
-            ),
-        )
+        append_sub_roll(session, campaign, actor, character.name, seq, roll, source.kind)
     return FrightApplied(
         character=character.name,
         table_seq=table_seq,

@@ -247,9 +247,9 @@ def margin_of(result: rules.CheckResult) -> int | None:
     return None if result.target is None else result.total - result.target
 
 
-def roll_fields(result: rules.CheckResult) -> dict[str, Any]:
-    """The CheckRoll fields of a result, to build a result class that has them."""
-    return dict(
+def roll_of(result: rules.CheckResult) -> CheckRoll:
+    """The CheckRoll group of a result, to build a result class that has it (extended)."""
+    return CheckRoll(
         expression=check_expression(result),
         dice=tuple(result.dice),
         kept=tuple(result.kept),
@@ -267,8 +267,8 @@ def roll_fields(result: rules.CheckResult) -> dict[str, Any]:
     )
 
 
-def band_fields(result: rules.DangerSenseResult) -> dict[str, Any]:
-    return dict(band=result.band.label, band_ja=result.band.ja, band_en=result.band.en)
+def band_of(result: rules.DangerSenseResult) -> DangerBandResult:
+    return DangerBandResult(band=result.band.label, band_ja=result.band.ja, band_en=result.band.en)
 
 
 def dice_source_detail(source: DiceSource) -> dict[str, Any]:
@@ -346,9 +346,9 @@ class CheckRecorder:
             warnings=tuple(self.warnings),
         )
 
-    def common(self) -> dict[str, Any]:
-        """The CheckContext fields."""
-        return dict(
+    def context(self) -> CheckContext:
+        """Where and why, last in every check's result."""
+        return CheckContext(
             occasion=self.occasion,
             source=self.source_kind,
             reason=self.reason,
@@ -375,6 +375,7 @@ def contestant_of(row: Character, spec: SideSpec, default_stat: str) -> tuple[ru
     ), spec.stat
 
 
-def side_fields(result: rules.CheckResult, stat: str | None) -> dict[str, Any]:
-    """The SideHead and CheckRoll fields of one participant."""
-    return dict(character=result.name, stat=stat, rolls=result.skipped != rules.DID_NOT_ROLL, **roll_fields(result))
+def side_of(result: rules.CheckResult, stat: str | None) -> tuple[SideHead, CheckRoll]:
+    """The SideHead and CheckRoll groups of one participant."""
+    head = SideHead(character=result.name or "", stat=stat, rolls=result.skipped != rules.DID_NOT_ROLL)
+    return head, roll_of(result)

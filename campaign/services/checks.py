@@ -55,16 +55,16 @@ from campaign.services.check_records import (
     criticals_of,
     margin_of,
     refuse_duplicates,
-    roll_fields,
+    roll_of,
     scaling_counts,
-    side_fields,
+    side_of,
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.danger_checks import danger_sense, hide_check
 from campaign.services.lingering import with_penalties
 from campaign.services.presence import check_presence
-from campaign.services.results import as_json
+from campaign.services.results import as_json, extended
 
 __all__ = [
     "EFFECT_RULES",
@@ -274,8 +274,8 @@ def ability_check(
         seq = recorder.write(row.name, result, detail)
         if o.secret:
             return recorder.secret_view(seq, check, row.name)
-        return AbilityCheck(
-            seq=seq, check=check, character=row.name, stat=stat, **roll_fields(result), **recorder.common()
+        return extended(
+            AbilityCheck, roll_of(result), recorder.context(), seq=seq, check=check, character=row.name, stat=stat
         )
 
 
@@ -341,7 +341,10 @@ def cooperative_check(
                 },
                 parent_seq=seq,
             )
-        return CooperativeCheck(
+        return extended(
+            CooperativeCheck,
+            roll_of(result),
+            recorder.context(),
             seq=seq,
             check="cooperative",
             character=rows[0].name,
@@ -350,8 +353,6 @@ def cooperative_check(
                 CooperativeParticipant(character=row.name, stat_value=value) for row, value in zip(rows, values)
             ),
             stat_from=result.participants[result.stat_from],
-            **roll_fields(result),
-            **recorder.common(),
         )
 
 
@@ -413,7 +414,7 @@ def opposed_check(
             "effect": as_json(applied),
         }
         seq = recorder.write(rows[0].name, result.active, detail)
-        sides = [OpposedSide(seq=seq, role="active", **side_fields(result.active, stats[0]))]
+        sides = [extended(OpposedSide, *side_of(result.active, stats[0]), seq=seq, role="active")]
         for side, stat in zip(result.passives, stats[1:]):
             sub = recorder.write(
                 side.name or "",
@@ -421,8 +422,10 @@ def opposed_check(
                 {**side.to_detail(), "check": "opposed", "stat": stat, "winner": result.winner},
                 parent_seq=seq,
             )
-            sides.append(OpposedSide(seq=sub, role="passive", **side_fields(side, stat)))
-        return OpposedCheck(
+            sides.append(extended(OpposedSide, *side_of(side, stat), seq=sub, role="passive"))
+        return extended(
+            OpposedCheck,
+            recorder.context(),
             seq=seq,
             check="opposed",
             character=rows[0].name,
@@ -436,5 +439,4 @@ def opposed_check(
             margin=margin_of(result.active),
             effect=applied,
             sides=tuple(sides),
-            **recorder.common(),
         )

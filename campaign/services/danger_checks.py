@@ -23,7 +23,7 @@ from campaign.services.check_records import (
     SideHead,
     SideSpec,
     StatCheckHead,
-    band_fields,
+    band_of,
     bounded_value,
     clean_modifiers,
     clean_occasion,
@@ -33,14 +33,15 @@ from campaign.services.check_records import (
     criticals_of,
     margin_of,
     refuse_duplicates,
-    roll_fields,
+    roll_of,
     scaling_counts,
-    side_fields,
+    side_of,
     stat_of,
 )
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.lingering import with_penalties
 from campaign.services.presence import check_presence
+from campaign.services.results import extended
 
 # Field groups (services.check_records): `class X(C, B, A)` is A's fields, B's, C's.
 
@@ -160,15 +161,16 @@ def danger_sense(
         seq = recorder.write(row.name, result, detail)
         if secret:
             return recorder.secret_view(seq, "danger", row.name)
-        return DangerSenseCheck(
+        return extended(
+            DangerSenseCheck,
+            roll_of(result),
+            band_of(result),
+            recorder.context(),
             seq=seq,
             check="danger",
             character=row.name,
             stat=stat,
             difficulty=difficulty,
-            **roll_fields(result),
-            **band_fields(result),
-            **recorder.common(),
         )
 
 
@@ -254,9 +256,11 @@ def hide_check(
                 },
                 parent_seq=seq,
             )
-            observed.append(ObserverRoll(seq=sub, **side_fields(obs, stat), **band_fields(obs), noticed=obs.success))
-        hider_view = HiderRoll(seq=seq, **side_fields(result.hider, hider_stat))
-        return HideCheck(
+            observed.append(extended(ObserverRoll, *side_of(obs, stat), band_of(obs), seq=sub, noticed=obs.success))
+        hider_view = extended(HiderRoll, *side_of(result.hider, hider_stat), seq=seq)
+        return extended(
+            HideCheck,
+            recorder.context(),
             seq=seq,
             check="hide",
             character=rows[0].name,
@@ -271,5 +275,4 @@ def hide_check(
             margin=margin_of(result.hider),
             hider=hider_view,
             observers=tuple(observed),
-            **recorder.common(),
         )

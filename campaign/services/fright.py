@@ -35,6 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.orm import Session
+
 from campaign import ledger
 from campaign.core.derived import DERIVATIONS, pool_current, stat_value
 from campaign.core.dice_source import DiceSource, about
@@ -48,6 +50,7 @@ from campaign.core.fright import (
     LoseAttribute,
     LosePool,
     PhobiaEscalation,
+    SubRoll,
     placeholder_name,
     resolve_fright_check,
 )
@@ -55,7 +58,7 @@ from campaign.core.gametime import unit_seconds
 from campaign.core.stat_names import canonical_view, sheet_key
 from campaign.core.suggest import closest, fold
 from campaign.db.database import Database
-from campaign.db.models import Character
+from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, RuleRefused
 from campaign.labels import (  # the words live there (records hold codes); these names stay importable here
     CASCADE_TEXTS,
@@ -418,6 +421,32 @@ def _table_codes(view: FrightTableResult | None) -> dict[str, Any] | None:
     return {"name": FRIGHT_TABLE, **{key: value for key, value in as_json(view).items() if key not in ("ja", "en")}}
 
 
+def append_sub_roll(
+    session: Session, campaign: Campaign, actor: str, character: str, parent_seq: int, roll: SubRoll, source: str
+) -> ledger.Appended:
+    """A roll the table's entry asks for (turns of stun, fatigue) as a sub-entry of the
+    fright entry: `campaign fright` and a fright read from a log (ccfolia_fright) write
+    it alike, so history and void treat both the same."""
+    return ledger.append(
+        session,
+        campaign,
+        actor,
+        ledger.NewEntry(
+            kind="fright",
+            character=character,
+            parent_seq=parent_seq,
+            expression=roll.expression,
+            dice=list(roll.faces),
+            total=roll.total,
+            target=roll.target,
+            outcome=roll.outcome,
+            margin=roll.margin,
+            source=source,
+            detail={"purpose": roll.purpose, "entry": roll.entry},  # words: labels.entry_reason
+        ),
+    )
+
+
 def fright_check(
     db: Database,
     campaign_name: str | None,
@@ -550,25 +579,7 @@ def fright_check(
                 )
             )
         for roll in result.sub_rolls:
-            margin = None if roll.target is None else roll.target - roll.total
-            sub = ledger.append(
-                session,
-                campaign,
-                actor,
-                ledger.NewEntry(
-                    kind="fright",
-                    character=character.name,
-                    parent_seq=seq,
-                    expression=roll.expression,
-                    dice=list(roll.faces),
-                    total=roll.total,
-                    target=roll.target,
-                    outcome=roll.outcome,
-                    margin=margin,
-                    source=source.kind,
-                    detail={"purpose": roll.purpose, "entry": roll.entry},  # words: labels.entry_reason
-                ),
-            )
+            sub = append_sub_roll(session, campaign, actor, character.name, seq, roll, source.kind)
             sub_rolls.append(
                 EffectSubRoll(
                     seq=sub.seq,
@@ -578,7 +589,7 @@ def fright_check(
                     total=roll.total,
                     target=roll.target,
                     outcome=roll.outcome,
-                    margin=margin,
+                    margin=roll.margin,
                     entry=roll.entry,
                 )
             )

@@ -57,8 +57,8 @@ def require_postgres(db: Database) -> None:
 @dataclass(frozen=True)
 class Identity:
     role: str
-    kind: str  # "gm", "player" or "revoked"
-    name: str  # what the ledger records: the player's name, or "GM"
+    kind: str  # "gm" or "revoked"
+    name: str  # what the ledger records: "GM"
     campaign_id: int
 
 
@@ -74,7 +74,9 @@ def identity(session: Session) -> Identity | None:
     row = session.execute(_WHOAMI).first()
     if row is None:
         return None
-    kind = "revoked" if row.revoked_at else "gm" if row.is_gm else "player"
+    # A player's row is an invite owed since migration 0016 dropped its login role: only a
+    # role made by hand under that name could sign in as it, and it may do nothing.
+    kind = "gm" if row.is_gm and not row.revoked_at else "revoked"
     return Identity(row.role_name, kind, row.player_name, row.campaign_id)
 
 
@@ -99,18 +101,14 @@ class OnBehalf(str):
 
 
 def acting_name(db: Database, requested: str | None) -> str:
-    """The actor to record: `--as` in single-GM mode; in group mode the signed-in role's
-    player (a player's `--as` someone else is refused), or the GM, acting on behalf of
-    `--as X` when given."""
+    """The actor to record: `--as` in single-GM mode (and for the owner); on the GM's
+    role the GM, acting on behalf of `--as X` when given. Players sign in to the table
+    server, never to the database (migration 0016)."""
     who = signed_in(db)
     if who is None:
         return requested or GM_NAME
     if who.kind == "revoked":
         raise RuleRefused(f"group mode: role {who.role} was revoked")
-    if who.kind == "player":
-        if requested not in (None, who.name):
-            raise RuleRefused(f"group mode: you are signed in as {who.name}; only the GM's role may use --as")
-        return who.name
     if requested in (None, GM_NAME):
         return GM_NAME
     return OnBehalf(GM_NAME, requested)

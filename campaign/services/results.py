@@ -32,10 +32,17 @@ def omitted_when_empty(default: Any = ()) -> Any:
     return field(default=default, metadata={_OMIT_EMPTY: True})
 
 
-def extended(cls: type[T], base: Any, **extra: Any) -> T:
-    """A `cls` result holding every field of `base` (a dataclass it subclasses) and
-    `extra`: a character's sheet plus the seq of the entry that wrote it."""
-    return cls(**{spec.name: getattr(base, spec.name) for spec in fields(base)}, **extra)
+def extended(cls: type[T], *bases: Any, **extra: Any) -> T:
+    """A `cls` result holding every field of each of `bases` (dataclasses it subclasses)
+    and `extra`: a character's sheet plus the seq of the entry that wrote it; a check's
+    head, its roll and its context. A field given twice is a TypeError, as in a call."""
+    values: dict[str, Any] = {}
+    for base in bases:
+        for spec in fields(base):
+            if spec.name in values:
+                raise TypeError(f"{cls.__name__}: field {spec.name!r} given twice")
+            values[spec.name] = getattr(base, spec.name)
+    return cls(**values, **extra)
 
 
 def json_key(name: str) -> str:

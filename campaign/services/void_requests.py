@@ -19,7 +19,7 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.errors import NotFound, RuleRefused
 from campaign.services.common import campaign_named
-from campaign.services.group import identity, signed_in
+from campaign.services.group import identity
 
 if TYPE_CHECKING:  # loaded when a void is approved
     from campaign.services.voids import VoidApproved
@@ -35,24 +35,17 @@ class VoidRequested:
     reason: str | None
 
 
-PLAYERS_READ_ONLY = (
-    "group mode: a player's role is read-only until the table server; ask the GM "
-    "(`campaign history void {seq}` on the GM's role)"
-)
 # What a player's role could once append (migration 0007), so what a request may take back.
 PLAYER_KINDS = ("roll", "check", "fright", "table")
 
 
 def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, reason: str) -> VoidRequested:
-    """A void request entry for the GM to approve. A player's role may no longer append
-    (migration 0010), so in group mode a player is told to ask the GM; the entry kind
-    stays for the requests already in ledgers and for the table server."""
+    """A void request entry for the GM to approve: a seat's request from the table
+    server's page (services.table_writes), and the requests already in ledgers. Players
+    hold no database role (migration 0016), so no request comes from a player's role."""
     from campaign.services.common import campaign_transaction, clean_text
 
     reason = clean_text(reason, "--reason")
-    who = signed_in(db)
-    if who is not None and who.kind == "player":
-        raise RuleRefused(PLAYERS_READ_ONLY.format(seq=seq))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         target = session.execute(
             text("SELECT kind FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from campaign.cli.demo import PARTY
+
 CHROMIUM = os.environ.get("CAMPAIGN_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless=new",
@@ -54,42 +56,7 @@ def cli(db: Path, *args: str, json_out: bool = False, env: dict | None = None) -
 
 TABLE_STEPS = [
     ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja"],
-    ["player", "add", "Aki"],
-    ["player", "add", "Ren"],
-    [
-        "char",
-        "add",
-        "鈴音",
-        "--player",
-        "Aki",
-        "--stat",
-        "IQ=12",
-        "--stat",
-        "HT=11",
-        "--stat",
-        "Will=11",
-        "--stat",
-        "FP=11",
-        "--stat",
-        "HP=11",
-        "--cp",
-        "100",
-    ],
-    [
-        "char",
-        "add",
-        "刀矢",
-        "--player",
-        "Ren",
-        "--stat",
-        "IQ=10",
-        "--stat",
-        "HT=12",
-        "--stat",
-        "Will=13",
-        "--cp",
-        "100",
-    ],
+    *PARTY,
     ["char", "add", XSS_NAME, "--player", "Ren", "--stat", "Will=10"],
     ["char", "relate", "鈴音", "刀矢", "--note", "幼馴染"],
     ["--as", "Aki", "roll", "3D6<=12", "回避", "--char", "鈴音", "--dice", "6,6,5"],

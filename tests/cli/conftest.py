@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from campaign.cli.app import app
+from campaign.cli.demo import PARTY
 from tests import inprocess
 from tests.conftest import party_copy
 
@@ -46,42 +47,8 @@ def cli(db_url) -> Cli:
 def gurps_setup(cli: Cli) -> Cli:
     """A GURPS campaign with two players, two PCs and a summoned NPC."""
     cli.run("init", "テスト卓")
-    cli.run("player", "add", "Aki")
-    cli.run("player", "add", "Ren")
-    cli.run(
-        "char",
-        "add",
-        "鈴音",
-        "--player",
-        "Aki",
-        "--stat",
-        "IQ=12",
-        "--stat",
-        "HT=11",
-        "--stat",
-        "Will=11",
-        "--stat",
-        "FP=11",
-        "--stat",
-        "HP=11",
-        "--cp",
-        "100",
-    )
-    cli.run(
-        "char",
-        "add",
-        "刀矢",
-        "--player",
-        "Ren",
-        "--stat",
-        "IQ=10",
-        "--stat",
-        "HT=12",
-        "--stat",
-        "Will=13",
-        "--cp",
-        "100",
-    )
+    for step in PARTY:
+        cli.run(*step)
     cli.run("char", "add", "管狐", "--npc", "--summoner", "鈴音", "--stat", "Will=10")
     return cli
 

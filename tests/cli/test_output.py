@@ -160,14 +160,11 @@ def test_times_are_shown_in_the_campaign_time_zone_json_stays_utc(sqlite_gurps, 
 
 
 def test_local_time_converts_with_the_year():
-    output.use_time_zone("Asia/Tokyo")
-    try:
-        assert output.local_time("2026-11-29T18:52:31.964013Z") == "2026-11-30 03:52"
-        assert output.local_time("2026-12-31T15:00:00Z", seconds=True) == "2027-01-01 00:00:00"
-        assert output.local_time(None) == ""
-        assert output.local_time("not a time") == "not a time"
-    finally:
-        output.use_time_zone(None)
+    assert output.local_time("2026-11-29T18:52:31.964013Z", "Asia/Tokyo") == "2026-11-30 03:52"
+    assert output.local_time("2026-12-31T15:00:00Z", "Asia/Tokyo", seconds=True) == "2027-01-01 00:00:00"
+    assert output.local_time("2026-11-29T18:52:31Z", "UTC") == "2026-11-29 18:52"
+    assert output.local_time(None, "Asia/Tokyo") == ""
+    assert output.local_time("not a time", "Asia/Tokyo") == "not a time"
 
 
 def test_render_rows_formats_from_the_same_rows(capsys):
@@ -192,3 +189,28 @@ def test_progress_is_silent_when_piped(capsys):
     bar.advance(10_000)
     bar.stop()
     assert capsys.readouterr() == ("", "")
+
+
+def test_one_shell_session_shows_each_campaign_in_its_own_zone(cli, monkeypatch):
+    """The zone is asked of the campaign per command, never left in the process: after a
+    Tokyo campaign's listing, a UTC campaign's listing in the same shell is in UTC, and
+    back again (the in-process runner shares the process, as the shell and the web do)."""
+    from typer.testing import CliRunner
+
+    from campaign.cli.app import app
+
+    for name, zone in (("東京卓", "Asia/Tokyo"), ("世界卓", "UTC")):
+        cli.run("init", name)
+        cli.run("-c", name, "settings", f"timezone={zone}")
+    at = {name: _utc(cli.json("-c", name, "history", "--limit", "1")[0]["at"]) for name in ("東京卓", "世界卓")}
+    tokyo = (at["東京卓"] + timedelta(hours=9)).strftime("%Y-%m-%d %H:%M")
+    utc = at["世界卓"].strftime("%Y-%m-%d %H:%M")
+    assert tokyo != utc  # nine hours apart, whatever the clock
+    monkeypatch.setenv("COLUMNS", "200")
+    script = "use 東京卓\nhistory --limit 1\nuse 世界卓\nhistory --limit 1\nuse 東京卓\nhistory --limit 1\n"
+    result = CliRunner().invoke(app, ["--db", cli.db, "shell"], input=script)
+    assert result.exit_code == 0, result.output
+    shown = [line for line in result.stdout.splitlines() if "│ 2 " in line]
+    assert len(shown) == 3, result.stdout
+    assert tokyo in shown[0] and utc in shown[1] and tokyo in shown[2]
+    assert utc not in shown[0] and tokyo not in shown[1]

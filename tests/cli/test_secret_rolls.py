@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 
 import pytest
 
-from campaign.ledger import canonical_json, chain_hash
+from campaign.ledger import canonical_json
 from tests.cli.conftest import Cli
-from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
+from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection, rehash_from
 
 
 def _salt(cli: Cli, seq: int) -> str:
@@ -143,28 +142,9 @@ def test_a_secret_check(gurps):
 
 
 def _rehash_from(db: str, first: int, change) -> None:
-    """Edit entry `first` and recompute every later hash, as a careful forger would."""
+    """Edit entry `first` and recompute every later hash, its outcome column with it."""
     drop_ledger_guards(db)
-    with raw_connection(db) as conn:
-        marker = "?" if isinstance(conn, sqlite3.Connection) else "%s"
-        rows = conn.execute("SELECT seq, record, prev_hash FROM ledger ORDER BY seq").fetchall()
-        prev = None
-        for seq, record_json, prev_hash in rows:
-            if seq < first:
-                continue
-            prev = prev_hash if prev is None else prev
-            record = json.loads(record_json)
-            if seq == first:
-                change(record)
-            record_json = canonical_json(record)
-            digest = chain_hash(prev, record_json)
-            conn.execute(
-                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker}, "
-                f"outcome = {marker} WHERE seq = {marker}",
-                (record_json, prev, digest, record.get("outcome"), seq),
-            )
-            prev = digest
-        conn.commit()
+    rehash_from(db, first, change, columns=("outcome",))
 
 
 def _forge_result(record):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Callable
 from contextlib import contextmanager
+from typing import Any
 
 from campaign.db.engine import resolve_url, sqlite_path
+from campaign.ledger import canonical_json, chain_hash
 
 
 @contextmanager
@@ -46,4 +50,28 @@ def execute(db: str, sql: str, params=()) -> None:
         if not isinstance(conn, sqlite3.Connection):
             sql = sql.replace("?", "%s")
         conn.execute(sql, params)
+        conn.commit()
+
+
+def rehash_from(db: str, first: int, change: Callable[[dict[str, Any]], Any], *, columns: tuple[str, ...] = ()) -> None:
+    """Edit entry `first` with `change` and recompute its hash and every later one, as a
+    careful forger would; `columns` (such as "outcome") are rewritten from the edited
+    record too. The ledger's guards must be gone first (drop_ledger_guards)."""
+    with raw_connection(db) as conn:
+        marker = "?" if isinstance(conn, sqlite3.Connection) else "%s"
+        sets = ", ".join(f"{name} = {marker}" for name in ("record", "prev_hash", "hash", *columns))
+        rows = conn.execute("SELECT seq, record, prev_hash FROM ledger ORDER BY seq").fetchall()
+        prev = None
+        for seq, record_json, prev_hash in rows:
+            if seq < first:
+                continue
+            prev = prev_hash if prev is None else prev
+            record = json.loads(record_json)
+            if seq == first:
+                change(record)
+            record_json = canonical_json(record)
+            digest = chain_hash(prev, record_json)
+            values = (record_json, prev, digest, *(record.get(name) for name in columns), seq)
+            conn.execute(f"UPDATE ledger SET {sets} WHERE seq = {marker}", values)
+            prev = digest
         conn.commit()

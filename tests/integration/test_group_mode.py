@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from tests.cli.conftest import Cli
+from tests.integration.forge import forged_row, insert
 from tests.integration.group_support import _role_url
 
 
@@ -35,39 +36,9 @@ def test_setup_creates_the_gms_role_only(group):
 
 
 def _entry(conn: psycopg.Connection, actor: str, record_actor: str | None = None, kind: str = "roll") -> None:
-    """Append one well-formed, correctly hashed entry through raw SQL."""
-    from campaign.ledger import canonical_json, chain_hash, utc_now
-
-    seq, prev = conn.execute("SELECT seq, hash FROM ledger WHERE campaign_id = 1 ORDER BY seq DESC LIMIT 1").fetchone()
-    record = {
-        "campaign": "テスト卓",
-        "seq": seq + 1,
-        "at": utc_now(),
-        "actor": record_actor or actor,
-        "kind": kind,
-        "character": None,
-        "scenario": None,
-        "parent_seq": None,
-        "voids_seq": None,
-        "expression": "3D6",
-        "dice": [1, 2, 3],
-        "total": 6,
-        "target": None,
-        "outcome": None,
-        "margin": None,
-        "source": "manual",
-        "reason": None,
-        "detail": {},
-        "ops": [],
-        "voidable": True,
-    }
-    text = canonical_json(record)
-    conn.execute(
-        "INSERT INTO ledger (campaign_id, seq, at, actor, kind, character, scenario, outcome, parent_seq, "
-        "voids_seq, record, prev_hash, hash) VALUES (1, %s, %s, %s, %s, NULL, NULL, NULL, NULL, NULL, "
-        "%s, %s, %s)",
-        (seq + 1, record["at"], actor, kind, text, prev, chain_hash(prev, text)),
-    )
+    """Append one well-formed, correctly hashed entry through raw SQL: the actor column
+    `actor`, the hashed record's `record_actor` (the same unless given)."""
+    insert(conn, forged_row(conn, record={"actor": record_actor or actor, "kind": kind}, row={"actor": actor}))
 
 
 def test_the_gm_acting_for_a_player_is_recorded_as_the_gm(group):

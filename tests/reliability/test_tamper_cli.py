@@ -9,7 +9,6 @@ database itself refuses the raw edits, including SQLite's INSERT OR REPLACE.
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
@@ -19,7 +18,7 @@ from campaign.ledger import canonical_json, chain_hash
 from campaign.services import campaigns, characters, fright, history, rolls
 from tests.cli.conftest import Cli
 from tests.conftest import party_copy
-from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
+from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection, rehash_from
 from tests.reliability import support
 
 pytestmark = pytest.mark.dialect
@@ -99,29 +98,6 @@ def _edit(field, value):
         return seq
 
     return edit
-
-
-def _rehash_from(url: str, first: int, change) -> None:
-    """Edit entry `first` and recompute every hash after it, as a careful tamperer would."""
-    with raw_connection(url) as conn:
-        marker = "?" if isinstance(conn, sqlite3.Connection) else "%s"
-        rows = conn.execute("SELECT seq, record, prev_hash FROM ledger ORDER BY seq").fetchall()
-        prev = None
-        for seq, record_json, _prev_hash in rows:
-            if seq < first:
-                prev = conn.execute(f"SELECT hash FROM ledger WHERE seq = {seq}").fetchone()[0]
-                continue
-            record = json.loads(record_json)
-            if seq == first:
-                change(record)
-            record_json = canonical_json(record)
-            digest = chain_hash(prev, record_json)
-            conn.execute(
-                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} WHERE seq = {marker}",
-                (record_json, prev, digest, seq),
-            )
-            prev = digest
-        conn.commit()
 
 
 def _swap(url: str, a: int, b: int) -> int:
@@ -205,7 +181,7 @@ def _truncate_after_seal_and_reseal(case) -> None:
 
 
 def _recompute_after_edit(case) -> None:
-    _rehash_from(case["url"], 5, lambda r: r.update(dice=[1, 1, 1], total=3))
+    rehash_from(case["url"], 5, lambda r: r.update(dice=[1, 1, 1], total=3))
 
 
 SEALED_EDITS = {

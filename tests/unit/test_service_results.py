@@ -39,11 +39,6 @@ RECORD_SHAPED: dict[str, str] = {
     "calls.check_params": "a call's parameters as its row stores them (a JSON column), checked",
     "lingering.drain_catatonia": "each day's HP drain as the time entry's record holds it (detail.hp_drains)",
     "check_records.dice_source_detail": "the seed part of a check's record detail",
-    # Keyword arguments for the field groups of a check's result class (check_records).
-    "check_records.roll_fields": "the CheckRoll fields of a result, passed on as keywords",
-    "check_records.band_fields": "the DangerBandResult fields, passed on as keywords",
-    "check_records.side_fields": "the SideHead and CheckRoll fields, passed on as keywords",
-    "check_records.CheckRecorder.common": "the CheckContext fields, passed on as keywords",
     # An external format.
     "bcdice_api.api_roll": "BCDice-API v2's roll answer (its documented shape, which bots read)",
     "bcdice_api.roll_original_table": "BCDice-API v2's original_table answer",
@@ -153,3 +148,21 @@ def test_extended_adds_fields_after_the_base_ones():
     longer = extended(_Longer, base, as_of=7)
     assert list(as_json(longer)) == ["seq", "inner", "items", "detail", "as_of"]
     assert longer.as_of == 7 and longer.seq == 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Tail:
+    as_of: int
+
+
+def test_extended_takes_several_groups_and_refuses_a_field_twice():
+    """A check's result is its roll group, its context group and its own fields."""
+    import pytest
+
+    inner = _Inner(from_="Aki", faces=(2,))
+    joined = extended(_Longer, _Tail(as_of=3), seq=5, inner=inner, items=(), detail={})
+    assert as_json(joined) == {"seq": 5, "inner": {"from": "Aki", "faces": [2]}, "items": [], "detail": {}, "as_of": 3}
+    with pytest.raises(TypeError, match="'as_of' given twice"):
+        extended(_Longer, _Tail(as_of=3), _Tail(as_of=4), seq=5, inner=None, items=(), detail={})
+    with pytest.raises(TypeError):  # a group field given again as a keyword
+        extended(_Longer, _Tail(as_of=3), as_of=4, seq=5, inner=None, items=(), detail={})

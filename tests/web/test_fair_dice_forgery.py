@@ -12,7 +12,7 @@ import pytest
 from campaign.core.fair_dice import face
 from campaign.ledger import canonical_json, chain_hash
 from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
-from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
+from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection, rehash_from
 from tests.web.test_fair_dice_server import SHARE_A, end_fair, start_fair, table  # noqa: F401 (fixture)
 from tests.web.test_table_server import head
 
@@ -22,38 +22,14 @@ def _record(cli: Cli, seq: int) -> dict:
         return json.loads(conn.execute(f"SELECT record FROM ledger WHERE seq = {seq}").fetchone()[0])
 
 
-def _rehash_from(db: str, first: int, change) -> None:
-    """Edit entry `first` and recompute every later hash, as a careful forger would (the
-    ledger's guards are dropped once, by the test)."""
-    with raw_connection(db) as conn:
-        marker = "?" if hasattr(conn, "create_function") else "%s"
-        rows = conn.execute("SELECT seq, record, prev_hash FROM ledger ORDER BY seq").fetchall()
-        prev = None
-        for seq, record_json, prev_hash in rows:
-            if seq < first:
-                continue
-            prev = prev_hash if prev is None else prev
-            record = json.loads(record_json)
-            if seq == first:
-                change(record)
-            record_json = canonical_json(record)
-            digest = chain_hash(prev, record_json)
-            conn.execute(
-                f"UPDATE ledger SET record = {marker}, prev_hash = {marker}, hash = {marker} WHERE seq = {marker}",
-                (record_json, prev, digest, seq),
-            )
-            prev = digest
-        conn.commit()
-
-
 def _forged(cli: Cli, seq: int, change) -> dict:
     """Rewrite entry `seq` with `change` and re-hash everything after it; verify's report.
     The entry is put back (re-hashed again) before returning."""
     original = _record(cli, seq)
-    _rehash_from(cli.db, seq, change)
+    rehash_from(cli.db, seq, change)
     report = cli.json("history", "verify", expect=1)
     assert report["secrets"] is not None, "the re-hashed chain itself must be intact"
-    _rehash_from(cli.db, seq, lambda record: (record.clear(), record.update(copy.deepcopy(original))))
+    rehash_from(cli.db, seq, lambda record: (record.clear(), record.update(copy.deepcopy(original))))
     return report
 
 
@@ -111,7 +87,7 @@ def test_forged_dice_shares_and_seeds_are_caught(table):
         report = _forged(cli, target, change)
         assert not report["ok"] and report["bad_seq"] == target and words in report["reason"], (words, report)
     assert cli.json("history", "verify")["ok"]  # every forgery put back: intact again
-    _rehash_from(cli.db, seq, fudge_both)
+    rehash_from(cli.db, seq, fudge_both)
     assert cli.error("history", "verify", code=1).startswith(f"fair dice: entry #{seq}: die 1 (d6) shows")
 
 
