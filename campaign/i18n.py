@@ -102,6 +102,11 @@ def decided() -> bool:
     return bool(_choice.get().override or os.environ.get("CAMPAIGN_LANG", "").strip())
 
 
+def campaign_asked() -> bool:
+    """True once this command has read its campaign's `lang` and ruleset (campaign_known)."""
+    return _choice.get().campaign_known
+
+
 def campaign_known(setting: str | None, ruleset: str | None) -> None:
     """The campaign this command acts on says `lang` = setting and plays `ruleset`."""
     _choice.set(_Choice(override=_choice.get().override, setting=setting, ruleset=ruleset, campaign_known=True))

@@ -50,15 +50,19 @@ class AppState:
 
                 refuse_missing_database(self.db_option)
             self._db = Database(self.db_option, read_only_ok=self.read_only_ok)
-            from campaign import i18n
-
-            if not i18n.decided():  # else the campaign's `lang` and ruleset, read before any transaction
-                from campaign.services.common import language_facts
-
-                i18n.campaign_known(*language_facts(self._db, self.campaign))
             if self.db_in_argv:
                 _warn_password_in_argv(self._db.url)
                 self.db_in_argv = False  # once per process (the shell opens it once too)
+        from campaign import i18n
+
+        # The campaign's `lang` and ruleset, read before any transaction, once per command:
+        # a shell keeps its database across lines, and each line may act on another campaign.
+        if not i18n.decided() and not i18n.campaign_asked():
+            from campaign.selection import selected_campaign
+            from campaign.services.common import language_facts
+
+            campaign = self.campaign_option or selected_campaign(self._db.url)
+            i18n.campaign_known(*language_facts(self._db, campaign))
         return self._db
 
     def close(self) -> None:

@@ -103,6 +103,9 @@ class Session:
 
         state = self.root.obj
         state.may_create = False  # as in a fresh process: only init and import create the file
+        from campaign import i18n
+
+        i18n.use(i18n.override())  # --lang stays; the campaign's `lang` is asked again (`use` may switch)
         saved, for_this_line = (state.actor_option, state._actor), False
         try:
             if args[0] == "--as" and len(args) > 2:  # `--as Aki roll ...`: this line only

@@ -253,3 +253,28 @@ def test_a_reading_sorts_the_list_matches_a_typo_and_survives_export_and_import(
         assert again.json("history", "verify")["ok"]
     assert cli.json("history", "verify")["ok"]  # the tables equal the replay, reading included
     assert "--reading" in cli.error("char", "add", "陸", "--npc", "--reading", "", code=2)
+
+
+def test_one_shell_session_speaks_each_campaigns_language(cli: Cli, monkeypatch):
+    """The campaign's `lang` is asked per shell line, not kept from the first: after `use`
+    of an English campaign the next roll reads in English, and back; --lang given before
+    `shell` still wins on every line."""
+    from typer.testing import CliRunner
+
+    from campaign.cli.app import app
+
+    monkeypatch.delenv("CAMPAIGN_LANG")
+    monkeypatch.delenv("LANG", raising=False)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    for name, lang in (("和卓", "ja"), ("Table", "en")):
+        cli.run("init", name)
+        cli.run("-c", name, "settings", f"lang={lang}")
+    roll = "roll 3D6<=10 --dice 1,1,1"
+    script = f"use 和卓\n{roll}\nuse Table\n{roll}\nuse 和卓\n{roll}\n"
+    result = CliRunner().invoke(app, ["--db", cli.db, "shell"], input=script)
+    assert result.exit_code == 0, result.output
+    rolls = [line.split(" → ", 2)[-1] for line in result.stdout.splitlines() if line.startswith("#")]
+    assert rolls == ["クリティカル (差分 +7)", "critical success (margin +7)", "クリティカル (差分 +7)"]
+    forced = CliRunner().invoke(app, ["--db", cli.db, "--lang", "ja", "shell"], input=f"use Table\n{roll}\n")
+    assert forced.stdout.splitlines()[-1].endswith("クリティカル (差分 +7)")
