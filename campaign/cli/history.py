@@ -29,7 +29,15 @@ from campaign.cli.output import (
 from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
 from campaign.i18n import N_, _, ngettext
-from campaign.labels import kind_label, ops_summary, outcome_label, reason_label, source_label
+from campaign.labels import (
+    fairness_label,
+    kind_label,
+    ops_summary,
+    outcome_label,
+    reason_label,
+    source_label,
+    source_words,
+)
 
 CSV_COLUMNS = [
     "seq",
@@ -253,8 +261,11 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         (_("part of"), f"#{entry['parent_seq']}" if entry["parent_seq"] is not None else None),
         (_("voids"), f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
         (_("roll"), roll),
-        (_("dice from"), source_label(entry["source"]) if entry["source"] else None),
-        (_("fairness"), entry.get("fairness")),  # provable / server / typed / imported (docs/fair-dice.md)
+        (_("dice source"), source_words(entry["source"]) if entry["source"] else None),
+        (
+            _("fairness"),
+            fairness_label(entry["fairness"]) if entry.get("fairness") else None,
+        ),  # provable / server / typed / imported (docs/fair-dice.md)
         (_("changed"), ops_summary(entry.get("ops") or []) or None),
         (_("reason"), reason_label(entry["reason"])),
         (_("voided by"), f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
