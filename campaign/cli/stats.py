@@ -133,9 +133,11 @@ def render(found: LuckReport) -> None:
         name = source["source"]
         print_text("")
         print_table(
-            _("{source}: {dice:,} dice in {entries:,} entries").format(
-                source=source_words(name), dice=source["dice"], entries=source["entries"]
-            ),
+            ngettext(
+                "{source}: {dice:,} dice in {entries:,} entry",
+                "{source}: {dice:,} dice in {entries:,} entries",
+                source["entries"],
+            ).format(source=source_words(name), dice=source["dice"], entries=source["entries"]),
             [N_("die"), N_("dice"), N_("mean (fair)"), N_("mean z"), N_("p (mean)"), N_("chi² (df)"), N_("p (chi²)")],
             (
                 [
