@@ -129,7 +129,9 @@ def test_history_show_is_key_value_and_json_is_the_raw_record(sqlite_gurps, monk
         key, _, value = line.strip().partition("  ")
         fields[key] = value.strip()
     assert fields["roll"] == "3D6<=12 [1, 2, 2] = 5 (target 12): success, margin +7"
-    assert fields["reason"] == "回避" and fields["character"] == "鈴音" and fields["dice source"] == "dice typed by the GM"
+    assert (
+        fields["reason"] == "回避" and fields["character"] == "鈴音" and fields["dice source"] == "dice typed by the GM"
+    )
     assert "groups" not in out and "{" not in out  # no raw JSON in the human view
     raw = sqlite_gurps.json("history", "show", str(rolled["seq"]))
     assert raw["at"].endswith("Z") and raw["detail"]["groups"][0]["faces"] == [1, 2, 2]

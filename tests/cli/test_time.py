@@ -345,7 +345,9 @@ def test_human_output_of_time_and_conditions(third):
     out = third.run("time", "show").stdout
     assert "now: day 1 00:00" in out and "poisoned" in out and "6 hours" in out
     japanese = third.run("--lang", "ja", "time", "show").stdout
-    assert japanese.startswith("現在: 1日目 00:00\n時間制限のある状態") and "poisoned" in japanese and "6時間" in japanese
+    assert (
+        japanese.startswith("現在: 1日目 00:00\n時間制限のある状態") and "poisoned" in japanese and "6時間" in japanese
+    )
     result = third.run("time", "advance", "7h")
     assert "ended  千早: poisoned (at day 1 06:00)" in result.stdout
     assert result.stdout.startswith("time advances 7 hours: day 1 00:00 → day 1 07:00 (ledger #")
