@@ -22,9 +22,8 @@ as `campaign proof check` runs it.
 
 Exit status: 0 the proof holds, 1 it does not (the reason names the entry), 2 bad usage.
 
-It speaks Japanese or English (`--lang ja`, else CAMPAIGN_LANG, else the locale: LC_ALL,
-LC_MESSAGES, LANG), carrying its few sentences itself in JA below; `campaign proof
-check` prints the same sentences through summary() and message().
+In Japanese or English (--lang, else CAMPAIGN_LANG, else the locale), its own sentences
+(JA below), which `campaign proof check` prints too (summary, message, rejection).
 """
 
 from __future__ import annotations
@@ -72,6 +71,7 @@ JA = {
         "証明の束は封印 #{bundle_seq} まで続きますが、あなたの封印 #{head_seq} で証明できるのはそこまでです"
     ),
     "by {actor} at {at}": "{actor} が {at} に記録",
+    "entry #{seq}: {reason}": "記録 #{seq}: {reason}",
     "proof rejected: {reason}": "証明は成り立ちません: {reason}",
     "note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
     "the bundle proves the entry against that head only": (
@@ -101,14 +101,19 @@ _KINDS_JA = (
     "void_refusal=取消の却下"
 )
 KINDS_JA = dict(pair.split("=") for pair in _KINDS_JA.split())
-OUTCOMES = {
-    "en": {
-        "success": "success",
-        "failure": "failure",
-        "critical_success": "critical success",
-        "critical_failure": "critical failure",
-    },
-    "ja": {"success": "成功", "failure": "失敗", "critical_success": "クリティカル", "critical_failure": "ファンブル"},
+OUTCOMES = {"ja": dict(success="成功", failure="失敗", critical_success="クリティカル", critical_failure="ファンブル")}
+# The rejections whose words are fixed, in Japanese (the others name numbers and stay English).
+REASONS_JA = {
+    NOT_UTF8: "記録が正しいUTF-8ではありません (対のないサロゲート)",
+    NOT_CANONICAL: "記録が正規のJSONではありません (キーの並び、空白、UTF-8)",
+    NOT_CONTAINED: "この証明の束にあなたの封印はありません: 束がその手前で終わっているか、"
+    "封印のあとで履歴が書き換えられたか、ハッシュの写し間違いです",
+    "the bundle is not a JSON object": "証明の束がJSONのオブジェクトではありません",
+    "the bundle has no entries": "証明の束に記録がありません",
+    "record is not valid JSON": "記録が正しいJSONではありません",
+    "record is not text, or a hash is not 64 hex digits": "記録が文字列でないか、ハッシュが16進64桁でない",
+    "hash does not match the entry's content (the entry was edited)": "ハッシュが内容と合いません (記録の書き換え)",
+    "the last entry is not a seal, so the head was never sealed": "最後の記録が封印でなく、先頭は封印されていません",
 }
 
 
@@ -127,6 +132,12 @@ def language(option: str | None = None, environ=None) -> str:
     return "en"
 
 
+def rejection(reason: str, seq: int | None, lang: str = "en") -> str:
+    """A rejection as both checkers print it: "entry #9: hash does not match ..." in `lang`."""
+    reason = REASONS_JA.get(reason, reason) if lang == "ja" else reason
+    return reason if seq is None else message("entry #{seq}: {reason}", lang, seq=seq, reason=reason)
+
+
 def message(template: str, lang: str = "en", **fields) -> str:
     """One of this checker's sentences (an English template of JA) in `lang`."""
     return (JA.get(template, template) if lang == "ja" else template).format(**fields)
@@ -141,7 +152,7 @@ class Rejected(Exception):
         self.seq = seq
 
     def __str__(self) -> str:
-        return self.reason if self.seq is None else f"entry #{self.seq}: {self.reason}"
+        return rejection(self.reason, self.seq)
 
 
 class BadHead(Exception):
@@ -513,7 +524,7 @@ def describe(entry: dict, lang: str = "en") -> str:
         parts.append(f"{entry['expression']} [{dice}] = {entry.get('total')}")
     if entry.get("outcome"):
         outcome = str(entry["outcome"])
-        parts.append(OUTCOMES["ja" if lang == "ja" else "en"].get(outcome, outcome))
+        parts.append(OUTCOMES.get(lang, {}).get(outcome, outcome))
     if entry.get("reason"):
         parts.append(f"« {entry['reason']} »")
     parts.append(message("by {actor} at {at}", lang, actor=entry.get("actor"), at=entry.get("at")))
@@ -622,7 +633,7 @@ def main(argv: list[str] | None = None) -> int:
     except Rejected as exc:
         if args.json:
             print(json.dumps({"ok": False, "bad_seq": exc.seq, "reason": exc.reason}, ensure_ascii=False))
-        print(message("proof rejected: {reason}", lang, reason=exc), file=sys.stderr)
+        print(message("proof rejected: {reason}", lang, reason=rejection(exc.reason, exc.seq, lang)), file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(result, ensure_ascii=False))

@@ -574,8 +574,9 @@ def proof(
         emit_json({**as_json(summary), "file": output})
     elif output != "-":
         say(
-            f"wrote the proof of #{summary.seq} to {output}: {summary.entries} entries up to the seal "
-            f"#{summary.head_seq} (head {summary.head})"
+            _("wrote the proof of #{seq} to {file}: {entries} entries up to the seal #{head_seq} (head {head})").format(
+                seq=summary.seq, file=output, entries=summary.entries, head_seq=summary.head_seq, head=summary.head
+            )
         )
 
 

@@ -38,7 +38,7 @@ def check(
     """
     # The standalone checker's own sentences, so both checkers say the same in each language.
     from campaign.i18n import language
-    from campaign.proofcheck import NOTE, message, summary
+    from campaign.proofcheck import NOTE, message, rejection, summary
     from campaign.services.proof import ProofRejected, check_file
     from campaign.services.results import as_json
 
@@ -48,7 +48,7 @@ def check(
     except ProofRejected as exc:
         if json_out:
             emit_json({"ok": False, "bad_seq": exc.seq, "reason": exc.reason})
-        warn(message("proof rejected: {reason}", lang, reason=exc))
+        warn(message("proof rejected: {reason}", lang, reason=rejection(exc.reason, exc.seq, lang)))
         raise typer.Exit(1) from None
     if json_out:
         emit_json(result)

@@ -125,6 +125,8 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
     command line is in every process listing (ps, /proc/PID/cmdline), so that one is
     accepted with a warning."""
     if path is not None:
+        from campaign.cli.transfer import os_problem
+
         if given is not None:
             raise BadInput(
                 _("give the token once: --token-file or --token / {variable}, not both").format(variable=TOKEN_ENV)
@@ -135,7 +137,7 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
         except (OSError, UnicodeDecodeError) as exc:
             raise BadInput(
                 _("--token-file: cannot read {file}: {problem}").format(
-                    file=path, problem=getattr(exc, "strerror", None) or exc
+                    file=path, problem=os_problem(exc) if isinstance(exc, OSError) else exc
                 )
             ) from None
         if not lines or not lines[0].strip():

@@ -138,7 +138,7 @@ def render(found: LuckReport) -> None:
                 "{source}: {dice:,} dice in {entries:,} entries",
                 source["entries"],
             ).format(source=source_words(name), dice=source["dice"], entries=source["entries"]),
-            [N_("die"), N_("dice"), N_("mean (fair)"), N_("mean z"), N_("p (mean)"), N_("chi² (df)"), N_("p (chi²)")],
+            [N_("die"), N_("count"), N_("mean (fair)"), N_("mean z"), N_("p (mean)"), N_("chi² (df)"), N_("p (chi²)")],
             (
                 [
                     f"d{row['sides']}",

@@ -11,10 +11,18 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, Progress, emit_json, say, warn
 from campaign.errors import BadInput
-from campaign.i18n import _, ngettext
+from campaign.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from campaign.read_limits import TextFile
+
+
+_OS_PROBLEMS = {2: N_("no such file"), 13: N_("permission denied"), 21: N_("it is a directory")}  # errno
+
+
+def os_problem(exc: OSError) -> str:
+    """Why a file could not be opened, in the output's language (the system's words otherwise)."""
+    return _(_OS_PROBLEMS[exc.errno]) if exc.errno in _OS_PROBLEMS else str(exc.strerror or exc)
 
 
 def _opened(name: str) -> TextFile:
@@ -24,7 +32,7 @@ def _opened(name: str) -> TextFile:
     try:
         return TextFile(open(Path(name).expanduser(), encoding="utf-8"), name)
     except OSError as exc:
-        raise BadInput(_("cannot read {file}: {problem}").format(file=name, problem=exc.strerror)) from None
+        raise BadInput(_("cannot read {file}: {problem}").format(file=name, problem=os_problem(exc))) from None
 
 
 def export(
