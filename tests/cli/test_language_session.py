@@ -4,8 +4,9 @@ abbreviations and what is code (an `option` or a `command` in backticks); the sa
 session with lang=en prints no Japanese outside names and the seed tables' texts.
 
 Not yet in the session (docs/i18n.md, "What is not converted yet"): --help of the
-commands, the shell, and the nouns whose messages are still English (trait, skill,
-group, invite, call, requests, proof, export/import, db, ref, demo, time, char show).
+commands, the shell, and the nouns whose messages are still English (trait, group,
+invite, call, db, demo, char show). The ja-cli-b block runs skill, table, ref, time,
+requests (with one --help), stats, proof, export/import and serve.
 """
 
 from __future__ import annotations
