@@ -262,10 +262,8 @@ def entry_fields(entry: dict[str, Any]) -> list[tuple[str, Any]]:
         (_("voids"), f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
         (_("roll"), roll),
         (_("dice source"), source_words(entry["source"]) if entry["source"] else None),
-        (
-            _("fairness"),
-            fairness_label(entry["fairness"]) if entry.get("fairness") else None,
-        ),  # provable / server / typed / imported (docs/fair-dice.md)
+        # provable / server / typed / imported (docs/fair-dice.md), in words
+        (_("fairness"), fairness_label(entry["fairness"]) if entry.get("fairness") else None),
         (_("changed"), ops_summary(entry.get("ops") or []) or None),
         (_("reason"), reason_label(entry["reason"])),
         (_("voided by"), f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
