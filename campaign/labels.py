@@ -220,16 +220,37 @@ def source_label(source: str) -> str:
     return _(SOURCE_WORDS[source]) if source in SOURCE_WORDS else source
 
 
-#: How far an entry's dice can be checked (services/fair_seeds.fairness_of; docs/fair-dice.md).
+#: Where dice came from, as a phrase in either language (history show, stats, proofs):
+#: the codes of campaign.core.dice_source, and `provable` (a committed seed and the
+#: player's share, docs/fair-dice.md) as stats counts it apart.
+SOURCE_PHRASES = {
+    "manual": N_("dice typed by the GM"),
+    "prompted": N_("physical dice, typed when asked"),
+    "rng": N_("dice rolled by the GM's machine"),
+    "server": N_("dice rolled by the server"),
+    "bcdice-api": N_("dice rolled by BCDice-API"),
+    "seeded": N_("dice from a fixed seed (demos and tests)"),
+    "ccfolia": N_("dice from a CCFOLIA log"),
+    "provable": N_("provably fair dice"),
+    "unknown": N_("no source recorded"),
+}
+#: How far an entry's dice can be trusted (services.fair_seeds.fairness_of's codes).
 FAIRNESS_WORDS = {
-    "provable": N_("provable: derived from the committed seed and the player's share"),
-    "server": N_("rolled by the server; not provable"),
-    "typed": N_("typed in; not provable"),
-    "imported": N_("imported from a log; not provable"),
+    "provable": N_("provable: a committed seed and the player's share"),
+    "server": N_("a machine's dice, not provable"),
+    "typed": N_("typed in, not provable"),
+    "imported": N_("read from a chat log, not provable"),
 }
 
 
-def fairness_label(fairness: str | None) -> str | None:
+def source_words(source: str) -> str:
+    """'manual' -> 'dice typed by the GM' / 'GMが入力した出目'; another import names itself."""
+    if source in SOURCE_PHRASES:
+        return _(SOURCE_PHRASES[source])
+    return _("dice imported from {source}").format(source=source)
+
+
+def fairness_label(fairness: str) -> str:
     return _(FAIRNESS_WORDS[fairness]) if fairness in FAIRNESS_WORDS else fairness
 
 

@@ -21,6 +21,9 @@ it agrees, verdict and words, with the project's one chain verifier (campaign/ch
 as `campaign proof check` runs it.
 
 Exit status: 0 the proof holds, 1 it does not (the reason names the entry), 2 bad usage.
+
+In Japanese or English (--lang, else CAMPAIGN_LANG, else the locale), its own sentences
+(JA below), which `campaign proof check` prints too (summary, message, rejection).
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import sys
+from collections.abc import Mapping
 from typing import Any, NoReturn, TypeGuard
 
 FORMAT = "campaign-proof"
@@ -49,6 +54,90 @@ NOT_CONTAINED = (
     "rewritten after it, or the hash is mistyped"
 )
 
+HOLDS = "proof holds: entry #{seq} is in the chain of {campaign!r} sealed at #{head_seq} ({entries} entries checked)"
+# --- Language: the few sentences this checker prints, in Japanese beside the English ----
+
+LANGUAGES = ("ja", "en")
+JA = {
+    HOLDS: (
+        "証明は成り立ちます: 記録 #{seq} は「{campaign}」の台帳の #{head_seq} で封印された鎖にあります"
+        " ({entries} 件を検証)"
+    ),
+    "voided: entry #{voided} took entry #{seq} back (within seal #{head_seq})": (
+        "取り消し済み: 記録 #{voided} が記録 #{seq} を取り消しています (封印 #{head_seq} まで)"
+    ),
+    "revealed by entry #{revealed}, which matches its commitment": "記録 #{revealed} で公開され、公約と一致しています",
+    "the bundle runs on to seal #{bundle_seq}; your seal #{head_seq} proves it up to there": (
+        "証明の束は封印 #{bundle_seq} まで続きますが、あなたの封印 #{head_seq} で証明できるのはそこまでです"
+    ),
+    "by {actor} at {at}": "{actor} が {at} に記録",
+    "entry #{seq}: {reason}": "記録 #{seq}: {reason}",
+    "proof rejected: {reason}": "証明は成り立ちません: {reason}",
+    "note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
+    "the bundle proves the entry against that head only": (
+        "注意: 上の先頭ハッシュを `history seal` で控えたハッシュと見比べてください (--head で渡すこともできます)。"
+        "証明の束が示すのは、その先頭に対する記録だけです"
+    ),
+    "error: --head must be the hash printed by `history seal` (64 hex digits, or its first {n} or more)": (
+        "エラー: --head には `history seal` が表示したハッシュ (16進64桁、または先頭{n}桁以上) を渡してください"
+    ),
+    "error: cannot read {file}: {problem}": "エラー: {file} を読めません: {problem}",
+    "error: {problem}": "エラー: {problem}",
+    "Check a campaign proof bundle offline.": "キャンペーンの証明の束を、オフラインで検証します。",
+    "the JSON file written by `campaign history proof`": "`campaign history proof` が書いたJSONファイル",
+    "the head hash you kept from `campaign history seal` (64 hex digits, or the first 16 or more)": (
+        "`campaign history seal` で控えた先頭ハッシュ (16進64桁、または先頭16桁以上)"
+    ),
+    "print one JSON document": "JSON文書を一つ出力します",
+    "the language of the output: ja or en": "出力の言語: ja または en",
+}
+# The words describe() shows for a record's codes (as `campaign history` shows them).
+_KINDS_JA = (
+    "campaign=キャンペーン setting=設定 player=プレイヤー character=キャラクター relation=関係 "
+    "roll=ロール table=表 check=判定 fright=恐怖判定 trait=特徴 condition=状態 "
+    "missing=行方不明 search=捜索 scenario=シナリオ reunion=再会判定 void=取り消し seal=封印 "
+    "reveal=公開 seed_commit=シードの公約 seed_reveal=シードの公開 award=CP付与 time=時間 "
+    "skill=技能 damage=ダメージ heal=回復 note=メモ rename=改名 void_request=取消の依頼 "
+    "void_refusal=取消の却下"
+)
+KINDS_JA = dict(pair.split("=") for pair in _KINDS_JA.split())
+OUTCOMES = {"ja": dict(success="成功", failure="失敗", critical_success="クリティカル", critical_failure="ファンブル")}
+# The rejections whose words are fixed, in Japanese (the others name numbers and stay English).
+REASONS_JA = {
+    NOT_UTF8: "記録が正しいUTF-8ではありません (対のないサロゲート)",
+    NOT_CANONICAL: "記録が正規のJSONではありません (キーの並び、空白、UTF-8)",
+    NOT_CONTAINED: "この証明の束にあなたの封印はありません: 束がその手前で終わっているか、"
+    "封印のあとで履歴が書き換えられたか、ハッシュの写し間違いです",
+    "the bundle is not a JSON object": "証明の束がJSONのオブジェクトではありません",
+    "the bundle has no entries": "証明の束に記録がありません",
+    "record is not valid JSON": "記録が正しいJSONではありません",
+    "record is not text, or a hash is not 64 hex digits": "記録が文字列でないか、ハッシュが16進64桁でない",
+    "hash does not match the entry's content (the entry was edited)": "ハッシュが内容と合いません (記録の書き換え)",
+    "the last entry is not a seal, so the head was never sealed": "最後の記録が封印でなく、先頭は封印されていません",
+}
+
+
+def language(option: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """'ja' or 'en': `option` (--lang), else CAMPAIGN_LANG, else the locale; else English."""
+    environ = os.environ if environ is None else environ
+    locale = next((environ[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(name, "").strip()), "")
+    for value in (option, environ.get("CAMPAIGN_LANG"), locale):  # the first locale variable set decides
+        code = (value or "").strip().lower().split(".")[0].replace("-", "_").split("_")[0]
+        if code in LANGUAGES:
+            return code
+    return "en"
+
+
+def rejection(reason: str, seq: int | None, lang: str = "en") -> str:
+    """A rejection as both checkers print it: "entry #9: hash does not match ..." in `lang`."""
+    reason = REASONS_JA.get(reason, reason) if lang == "ja" else reason
+    return reason if seq is None else message("entry #{seq}: {reason}", lang, seq=seq, reason=reason)
+
+
+def message(template: str, lang: str = "en", **fields: object) -> str:
+    """One of this checker's sentences (an English template of JA) in `lang`."""
+    return (JA.get(template, template) if lang == "ja" else template).format(**fields)
+
 
 class Rejected(Exception):
     """The bundle does not prove what it claims; `seq` names the entry when there is one."""
@@ -59,7 +148,7 @@ class Rejected(Exception):
         self.seq = seq
 
     def __str__(self) -> str:
-        return self.reason if self.seq is None else f"entry #{self.seq}: {self.reason}"
+        return rejection(self.reason, self.seq)
 
 
 class BadHead(Exception):
@@ -423,9 +512,11 @@ def check_file(path: str, head: str | None = None) -> dict[str, Any]:
     return check(load(_read(path)), head)
 
 
-def describe(entry: dict[str, Any]) -> str:
-    """One line for the proven entry, e.g. `#9 fright 鈴音: 3D6<=11 [6,5,5] = 16 failure`."""
-    parts = [f"#{entry.get('seq')}", str(entry.get("kind"))]
+def describe(entry: dict[str, Any], lang: str = "en") -> str:
+    """One line for the proven entry, e.g. `#9 fright 鈴音: 3D6<=11 [6,5,5] = 16 failure`
+    (`#9 恐怖判定 鈴音: 3D6<=11 [6,5,5] = 16 失敗` in Japanese)."""
+    kind = str(entry.get("kind"))
+    parts = [f"#{entry.get('seq')}", KINDS_JA.get(kind, kind) if lang == "ja" else kind]
     if entry.get("character"):
         parts[-1] += f" {entry['character']}:"
     if entry.get("expression"):
@@ -433,79 +524,124 @@ def describe(entry: dict[str, Any]) -> str:
         dice = ",".join(str(face) for face in faces) if isinstance(faces, list) else str(faces or "")
         parts.append(f"{entry['expression']} [{dice}] = {entry.get('total')}")
     if entry.get("outcome"):
-        parts.append(str(entry["outcome"]))
+        outcome = str(entry["outcome"])
+        parts.append(OUTCOMES.get(lang, {}).get(outcome, outcome))
     if entry.get("reason"):
         parts.append(f"« {entry['reason']} »")
-    parts.append(f"by {entry.get('actor')} at {entry.get('at')}")
+    parts.append(message("by {actor} at {at}", lang, actor=entry.get("actor"), at=entry.get("at")))
     return " ".join(parts)
 
 
-def summary(result: dict[str, Any]) -> list[str]:
+def summary(result: dict[str, Any], lang: str = "en") -> list[str]:
     """The lines a holding proof prints: the head it was checked against first."""
     lines = [
         result["head"],
-        f"proof holds: entry #{result['seq']} is in the chain of {result['campaign']!r} sealed at "
-        f"#{result['head_seq']} ({result['entries']} entries checked)",
-        "  " + describe(result["entry"]),
+        message(
+            HOLDS,
+            lang,
+            seq=result["seq"],
+            campaign=result["campaign"],
+            head_seq=result["head_seq"],
+            entries=result["entries"],
+        ),
+        "  " + describe(result["entry"], lang),
     ]
     if result["voided_by"] is not None:
         lines.append(
-            f"  voided: entry #{result['voided_by']} took entry #{result['seq']} back "
-            f"(within seal #{result['head_seq']})"
+            "  "
+            + message(
+                "voided: entry #{voided} took entry #{seq} back (within seal #{head_seq})",
+                lang,
+                voided=result["voided_by"],
+                seq=result["seq"],
+                head_seq=result["head_seq"],
+            )
         )
     if result["revealed_by"] is not None:
-        lines.append(f"  revealed by entry #{result['revealed_by']}, which matches its commitment")
+        lines.append(
+            "  "
+            + message(
+                "revealed by entry #{revealed}, which matches its commitment", lang, revealed=result["revealed_by"]
+            )
+        )
     if result["bundle_head_seq"] != result["head_seq"]:
         lines.append(
-            f"  the bundle runs on to seal #{result['bundle_head_seq']}; your seal "
-            f"#{result['head_seq']} proves it up to there"
+            "  "
+            + message(
+                "the bundle runs on to seal #{bundle_seq}; your seal #{head_seq} proves it up to there",
+                lang,
+                bundle_seq=result["bundle_head_seq"],
+                head_seq=result["head_seq"],
+            )
         )
     return lines
+
+
+NOTE = (
+    "note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
+    "the bundle proves the entry against that head only"
+)
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    """The value of `name` in argv before argparse runs (its help is in that language)."""
+    for index, arg in enumerate(argv):
+        if arg == name and index + 1 < len(argv):
+            return argv[index + 1]
+        if arg.startswith(name + "="):
+            return arg[len(name) + 1 :]
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="proofcheck", description="Check a campaign proof bundle offline.")
-    parser.add_argument("bundle", help="the JSON file written by `campaign history proof`")
-    parser.add_argument(
-        "--head", help="the head hash you kept from `campaign history seal` (64 hex digits, or the first 16 or more)"
+    argv = sys.argv[1:] if argv is None else argv
+    lang = language(_option(argv, "--lang"))
+    parser = argparse.ArgumentParser(
+        prog="proofcheck", description=message("Check a campaign proof bundle offline.", lang)
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("bundle", help=message("the JSON file written by `campaign history proof`", lang))
+    parser.add_argument(
+        "--head",
+        help=message(
+            "the head hash you kept from `campaign history seal` (64 hex digits, or the first 16 or more)", lang
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help=message("print one JSON document", lang))
+    parser.add_argument("--lang", choices=LANGUAGES, help=message("the language of the output: ja or en", lang))
     args = parser.parse_args(argv)
     head = None
     if args.head is not None:
         head = normalize_head(args.head)
         if head is None:
-            print(
-                f"error: --head must be the hash printed by `history seal` (64 hex digits, or its first "
-                f"{MIN_HEAD_PREFIX} or more)",
-                file=sys.stderr,
+            template = (
+                "error: --head must be the hash printed by `history seal` (64 hex digits, or its first {n} or more)"
             )
+            print(message(template, lang, n=MIN_HEAD_PREFIX), file=sys.stderr)
             return 2
     try:
         result = check_file(args.bundle, head)
     except OSError as exc:
-        print(f"error: cannot read {args.bundle}: {exc.strerror}", file=sys.stderr)
+        print(
+            message("error: cannot read {file}: {problem}", lang, file=args.bundle, problem=exc.strerror),
+            file=sys.stderr,
+        )
         return 1
     except BadHead as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(message("error: {problem}", lang, problem=exc), file=sys.stderr)
         return 2
     except Rejected as exc:
         if args.json:
             print(json.dumps({"ok": False, "bad_seq": exc.seq, "reason": exc.reason}, ensure_ascii=False))
-        print(f"proof rejected: {exc}", file=sys.stderr)
+        print(message("proof rejected: {reason}", lang, reason=rejection(exc.reason, exc.seq, lang)), file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:
-        print("\n".join(summary(result)))
+        print("\n".join(summary(result, lang)))
     if not result["head_given"]:
-        print(
-            "note: compare the head above with the hash you kept from `history seal` "
-            "(or pass it with --head): the bundle proves the entry against that head only",
-            file=sys.stderr,
-        )
+        print(message(NOTE, lang), file=sys.stderr)
     return 0
 
 

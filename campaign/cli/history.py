@@ -30,7 +30,15 @@ from campaign.cli.output import (
 from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
 from campaign.i18n import N_, _, ngettext
-from campaign.labels import fairness_label, kind_label, ops_summary, outcome_label, reason_label, source_label
+from campaign.labels import (
+    fairness_label,
+    kind_label,
+    ops_summary,
+    outcome_label,
+    reason_label,
+    source_label,
+    source_words,
+)
 
 if TYPE_CHECKING:
     from typer import _click  # the Click that Typer vendors
@@ -267,8 +275,9 @@ def entry_fields(entry: dict[str, Any], zone: str | None) -> list[tuple[str, Any
         (_("part of"), f"#{entry['parent_seq']}" if entry["parent_seq"] is not None else None),
         (_("voids"), f"#{entry['voids_seq']}" if entry.get("voids_seq") is not None else None),
         (_("roll"), roll),
-        (_("dice from"), source_label(entry["source"]) if entry["source"] else None),
-        (_("fairness"), fairness_label(entry.get("fairness"))),  # docs/fair-dice.md
+        (_("dice source"), source_words(entry["source"]) if entry["source"] else None),
+        # provable / server / typed / imported (docs/fair-dice.md), in words
+        (_("fairness"), fairness_label(entry["fairness"]) if entry.get("fairness") else None),
         (_("changed"), None if told else ops_summary(entry.get("ops") or []) or None),
         (_("reason"), reason_label(entry["reason"])),
         (_("voided by"), f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
@@ -559,8 +568,9 @@ def proof(
         emit_json({**as_json(summary), "file": output})
     elif output != "-":
         say(
-            f"wrote the proof of #{summary.seq} to {output}: {summary.entries} entries up to the seal "
-            f"#{summary.head_seq} (head {summary.head})"
+            _("wrote the proof of #{seq} to {file}: {entries} entries up to the seal #{head_seq} (head {head})").format(
+                seq=summary.seq, file=output, entries=summary.entries, head_seq=summary.head_seq, head=summary.head
+            )
         )
 
 

@@ -36,24 +36,24 @@ def check(
 
     Example: campaign proof check fright-9.json --head ae52be47c1d0f9e3
     """
-    from campaign.proofcheck import summary
+    # The standalone checker's own sentences, so both checkers say the same in each language.
+    from campaign.i18n import language
+    from campaign.proofcheck import NOTE, message, rejection, summary
     from campaign.services.proof import ProofRejected, check_file
     from campaign.services.results import as_json
 
+    lang = language()
     try:
         result = check_file(file, head)
     except ProofRejected as exc:
         if json_out:
             emit_json({"ok": False, "bad_seq": exc.seq, "reason": exc.reason})
-        warn(f"proof rejected: {exc}")
+        warn(message("proof rejected: {reason}", lang, reason=rejection(exc.reason, exc.seq, lang)))
         raise typer.Exit(1) from None
     if json_out:
         emit_json(result)
     else:
-        for line in summary(as_json(result)):
+        for line in summary(as_json(result), lang):
             print_text(line)
     if not result.head_given:
-        warn(
-            "note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
-            "the bundle proves the entry against that head only"
-        )
+        warn(message(NOTE, lang))

@@ -26,13 +26,14 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
+from campaign.i18n import N_, _, pick
 
 if TYPE_CHECKING:
     from campaign.services.reference import ReferenceColumn, ReferenceShown
 
 app = typer.Typer(
-    help="Reference tables that change no state: seed 000's modifier tables and hit "
-    "location, seed 001's situation modifiers and object hardness, seed 002's target numbers.\n\n"
+    help="Reference tables that change no state: combat modifiers and hit location, "
+    "situation modifiers and object hardness, target numbers.\n\n"
     "Example: campaign ref show 姿勢表",
     no_args_is_help=True,
 )
@@ -42,7 +43,7 @@ app = typer.Typer(
 def ref_list(
     ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption = False, bom: BomOption = False
 ) -> None:
-    """List the reference tables: name, English name, which seed they summarise, rows.
+    """List the reference tables: name, rows, and the command that rolls on one.
 
     Example: campaign ref list
     """
@@ -50,28 +51,25 @@ def ref_list(
 
     fmt = output_format(json_out, csv_out)
     rows = list_references()
-    columns: list[str | Column] = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
-    table = [[r.name, r.name_en, r.origin, r.rows, r.command or ""] for r in rows]
-    render_rows(
-        "reference tables / 参照表",
-        columns,
-        table,
-        fmt,
-        bom=bom,
-        records=rows,
-        empty="参照表はありません (no reference tables)",
-    )
+    if fmt != "table":  # a spreadsheet's columns: both names and the seed, whatever the language
+        columns: list[str | Column] = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
+        table = [[r.name, r.name_en, r.origin, r.rows, r.command or ""] for r in rows]
+    else:
+        columns = [Column(N_("name"), keep=True), Column(N_("rows"), justify="right"), N_("roll with")]
+        table = [[pick(r.name, r.name_en), r.rows, r.command or ""] for r in rows]
+    render_rows(_("reference tables"), columns, table, fmt, bom=bom, records=rows, empty=_("no reference tables"))
 
 
 def _header(column: ReferenceColumn) -> str:
-    return f"{column.ja} / {column.en}"
+    """A column's header in the output's language."""
+    return pick(column.ja, column.en)
 
 
 def render_reference(view: ReferenceShown) -> None:
     """A ReferenceShown (services.reference) as a folded table."""
     from campaign.services.reference import ReferenceColumn
 
-    columns = [ReferenceColumn("roll", "出目", "3D6")] if view.rollable else []
+    columns = [ReferenceColumn("roll", _("roll (3D6)"), _("roll (3D6)"))] if view.rollable else []
     columns += view.columns
     rows = []
     for row in view.data:
@@ -83,10 +81,11 @@ def render_reference(view: ReferenceShown) -> None:
             else:
                 cells.append(row[column.key])
         rows.append(cells)
-    _folded_table(f"{view.name} / {view.name_en} ({view.source})", [_header(c) for c in columns], rows)
-    for note in (view.note_ja, view.note_en):
-        if note:
-            print_text(note)
+    title = _("{name} ({source})").format(name=pick(view.name, view.name_en), source=view.source)
+    _folded_table(title, [_header(c) for c in columns], rows)
+    note = pick(view.note_ja or "", view.note_en or "")
+    if note:
+        print_text(note)
 
 
 def _folded_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
@@ -130,7 +129,7 @@ def ref_show(
     output_format(json_out, csv_out)  # refuses --json with --csv before anything else
     if not roll:
         if char or reason or dice:
-            raise BadInput("--char, --reason and --dice go with --roll")
+            raise BadInput(_("--char, --reason and --dice go with --roll"))
         from campaign.services.reference import show_reference
 
         view = show_reference(name)

@@ -8,6 +8,15 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import Column, JsonOption, emit_json, render_rows, say
+from campaign.i18n import N_, _, pgettext
+
+#: A request's state (a code in --json) in words.
+STATES = {
+    "open": lambda: pgettext("request", "open"),
+    "approved": lambda: pgettext("request", "approved"),
+    "refused": lambda: pgettext("request", "refused"),
+    "voided": lambda: pgettext("request", "voided"),
+}
 
 app = typer.Typer(
     help="Players' void requests (from the table server's page, or `history void` in group "
@@ -33,14 +42,23 @@ def requests_list(
     if json_out:
         emit_json({"requests": found})
         return
-    rows = [[r.seq, r.state, r.on_behalf_of or r.actor, r.requested_void, r.reason or ""] for r in found]
+    rows = [
+        [
+            f"#{r.seq}",
+            STATES[r.state]() if r.state in STATES else r.state,
+            r.on_behalf_of or r.actor,
+            f"#{r.requested_void}",
+            r.reason or "",
+        ]
+        for r in found
+    ]
     render_rows(
-        "void requests",
-        ["seq", "state", Column("player", keep=True), "entry", "reason"],
+        _("void requests"),
+        [N_("request"), N_("state"), Column(N_("player"), keep=True), N_("entry to void"), N_("reason")],
         rows,
         "table",
         records=found,
-        empty="取消の依頼はありません (no open void requests)",
+        empty=_("no void requests") if all_ else _("no open void requests"),
     )
 
 
@@ -59,7 +77,11 @@ def requests_approve(
 
     s = state(ctx)
     voided = requests_service().approve(s.db, s.campaign, s.actor, seq, cascade=cascade)
-    emit_json(voided) if json_out else say(f"voided #{voided.voided} (entry #{voided.seq}) as requested in #{seq}")
+    emit_json(voided) if json_out else say(
+        _("voided #{seq} (entry #{entry}) as requested in #{request}").format(
+            seq=voided.voided, entry=voided.seq, request=seq
+        )
+    )
 
 
 @app.command("refuse")
@@ -77,4 +99,6 @@ def requests_refuse(
 
     s = state(ctx)
     done = refuse(s.db, s.campaign, s.actor, seq, reason)
-    emit_json(done) if json_out else say(f"refused void request #{seq} (entry #{done.seq})")
+    emit_json(done) if json_out else say(
+        _("refused void request #{request} (entry #{entry})").format(request=seq, entry=done.seq)
+    )

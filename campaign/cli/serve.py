@@ -19,6 +19,7 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
 
 if TYPE_CHECKING:
     import socket
@@ -81,12 +82,12 @@ def serve(
     Example: campaign serve --host 0.0.0.0 --port 8000
     """
     if not 0 <= port <= 65535:
-        raise BadInput(f"--port must be 0..65535, not {port}")
+        raise BadInput(_("--port must be 0..65535, not {port}").format(port=port))
     if (tls_cert is None) != (tls_key is None):
-        raise BadInput("--tls-cert and --tls-key go together")
+        raise BadInput(_("--tls-cert and --tls-key go together"))
     token = _token(ctx, token, token_file)
     if token is not None and not _TOKEN.fullmatch(token):
-        raise BadInput("--token must be 8 to 200 letters, digits or -_.~")
+        raise BadInput(_("--token must be 8 to 200 letters, digits or -_.~"))
     if host != LOCAL and token is None:
         import secrets
 
@@ -97,7 +98,9 @@ def serve(
         from campaign.web.app import create_app
     except ImportError as exc:
         raise RuleRefused(
-            f"the web page needs the `web` extra ({exc.name} is missing): pip install 'campaign[web]'"
+            _("the web page needs the `web` extra ({module} is missing): pip install 'campaign[web]'").format(
+                module=exc.name
+            )
         ) from None
 
     s = state(ctx)
@@ -122,22 +125,32 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
     command line is in every process listing (ps, /proc/PID/cmdline), so that one is
     accepted with a warning."""
     if path is not None:
+        from campaign.cli.transfer import os_problem
+
         if given is not None:
-            raise BadInput(f"give the token once: --token-file or --token / {TOKEN_ENV}, not both")
+            raise BadInput(
+                _("give the token once: --token-file or --token / {variable}, not both").format(variable=TOKEN_ENV)
+            )
         try:
             with open(path, "rb") as source:
                 lines = source.read(TOKEN_FILE_LIMIT).decode("utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            raise BadInput(f"--token-file: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+            raise BadInput(
+                _("--token-file: cannot read {file}: {problem}").format(
+                    file=path, problem=os_problem(exc) if isinstance(exc, OSError) else exc
+                )
+            ) from None
         if not lines or not lines[0].strip():
-            raise BadInput(f"--token-file: {path} is empty (the token goes on its first line)")
+            raise BadInput(_("--token-file: {file} is empty (the token goes on its first line)").format(file=path))
         return lines[0].strip()
     if given is not None and getattr(ctx.get_parameter_source("token"), "name", None) == "COMMANDLINE":
         from campaign.cli.output import warn
 
         warn(
-            f"warning: a --token on the command line can be read by every user of this machine (ps); "
-            f"use --token-file FILE or {TOKEN_ENV} instead"
+            _(
+                "warning: a --token on the command line can be read by every user of this machine (ps); "
+                "use --token-file FILE or {variable} instead"
+            ).format(variable=TOKEN_ENV)
         )
     return given
 
@@ -152,7 +165,9 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise RuleRefused(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise RuleRefused(
+            _("cannot listen on {host}:{port}: {problem}").format(host=host, port=port, problem=exc.strerror)
+        ) from None
     sock.listen(128)
     sock.set_inheritable(True)
     return sock

@@ -8,6 +8,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, say
+from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
     from campaign.services.sheets import SheetChanged
@@ -22,8 +23,9 @@ AttrOption = Annotated[str | None, typer.Option("--attr", help="The stat the ski
 DifficultyOption = Annotated[str | None, typer.Option("--difficulty", help="E, A, H or VH.")]
 
 
-def _done(view: SheetChanged, json_out: bool, text: str) -> None:
-    emit_json(view) if json_out else say(f"{text} (ledger #{view.seq})")
+def _done(view: SheetChanged, json_out: bool, message: str, **fields: object) -> None:
+    """The confirmation `message` (marked with N_) or the view as JSON."""
+    emit_json(view) if json_out else say(_(message).format(char=view.name, seq=view.seq, **fields))
 
 
 @app.command("add")
@@ -46,7 +48,7 @@ def skill_add(
     view = change_skill(
         s.db, s.campaign, s.actor, char, name, action="add", level=level, attr=attr, difficulty=difficulty
     )
-    _done(view, json_out, f"{view.name}: {name} {level}")
+    _done(view, json_out, N_("{char}: skill {skill} {level} (ledger #{seq})"), skill=name, level=level)
 
 
 @app.command("set")
@@ -69,7 +71,7 @@ def skill_set(
     view = change_skill(
         s.db, s.campaign, s.actor, char, name, action="set", level=level, attr=attr, difficulty=difficulty
     )
-    _done(view, json_out, f"{view.name}: {name} {level}")
+    _done(view, json_out, N_("{char}: skill {skill} {level} (ledger #{seq})"), skill=name, level=level)
 
 
 @app.command("remove")
@@ -87,4 +89,4 @@ def skill_remove(
 
     s = state(ctx)
     view = change_skill(s.db, s.campaign, s.actor, char, name, action="remove")
-    _done(view, json_out, f"{view.name}: {name} removed")
+    _done(view, json_out, N_("{char}: skill {skill} removed (ledger #{seq})"), skill=name)

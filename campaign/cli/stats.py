@@ -8,11 +8,21 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_table, print_text
+from campaign.i18n import N_, _, ngettext
+from campaign.labels import source_words
 
 if TYPE_CHECKING:
     from campaign.services.stats import LuckReport
 
-SHORT_FAMILIES = {"3d6": "3d6 success rolls", "2d6": "2d6 checks", "plain": "other targets"}
+SHORT_FAMILIES = {"3d6": N_("3d6 success rolls"), "2d6": N_("2d6 checks"), "plain": N_("other targets")}
+FILTER_WORDS = {
+    "character": N_("character {value}"),
+    "player": N_("player {value}"),
+    "kind": N_("kind {value}"),
+    "scenario": N_("scenario #{value}"),
+    "since": N_("since {value}"),
+    "until": N_("until {value}"),
+}
 BAR_WIDTH = 40
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
@@ -72,25 +82,67 @@ def _num(value: float | None, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
-def render(found: LuckReport) -> None:
-    shown = ", ".join(f"{key} {value}" for key, value in found.filter.items() if value is not None)
-    voided = (
-        " (voided ones included)"
-        if found.include_voided
-        else f" ({found.voided_left_out:,} voided left out; --include-voided counts them)"
-        if found.voided_left_out
-        else ""
+def _filter_text(found: LuckReport) -> str:
+    return _(", ").join(
+        _(FILTER_WORDS[key]).format(value=value) if key in FILTER_WORDS else f"{key} {value}"
+        for key, value in found.filter.items()
+        if value is not None
     )
-    print_text(f"{found.campaign}: {found.entries:,} entries" + (f" ({shown})" if shown else "") + voided)
+
+
+def _headline(found: LuckReport) -> str:
+    """ "夜桜: 12 entries (player Aki) (3 voided left out; ...)" in the output's language."""
+    line = ngettext("{campaign}: {n:,} entry", "{campaign}: {n:,} entries", found.entries).format(
+        campaign=found.campaign, n=found.entries
+    )
+    shown = _filter_text(found)
+    if shown:
+        line += " " + _("({filters})").format(filters=shown)
+    if found.include_voided:
+        line += " " + _("(voided ones included)")
+    elif found.voided_left_out:
+        line += " " + ngettext(
+            "({n:,} voided left out; --include-voided counts it)",
+            "({n:,} voided left out; --include-voided counts them)",
+            found.voided_left_out,
+        ).format(n=found.voided_left_out)
+    return line
+
+
+def honest_note(tests: int) -> str:
+    """core.luck.honest_note in the output's language (the --json note stays English)."""
+    if tests == 0:
+        return _(
+            "No test was made: too few dice (a test needs at least 5 expected per face, or 5 expected "
+            "successes and failures)."
+        )
+    return ngettext(
+        "{tests} test was made (its p-value is one). Even with perfectly fair dice a p-value falls below "
+        "0.05 one time in 20: a low p-value is not evidence of unfair dice. Only dice rolled by the GM's "
+        "machine speak to the program's fairness; typed-in, seeded and imported dice are tallied apart.",
+        "{tests} tests were made (each p-value is one). Even with perfectly fair dice a p-value falls below "
+        "0.05 one time in 20, so about {expected:.1f} of these are expected below 0.05 by chance alone: "
+        "a low p-value here and there is not evidence of unfair dice. Across {tests} tests only a p-value "
+        "below {threshold:.2g} (0.05 / {tests}) stands out. Only dice rolled by the GM's machine speak to "
+        "the program's fairness; typed-in, seeded and imported dice are tallied apart.",
+        tests,
+    ).format(tests=tests, expected=tests * 0.05, threshold=0.05 / tests)
+
+
+def render(found: LuckReport) -> None:
+    print_text(_headline(found))
     if not found.sources:
-        print_text("no dice in these entries")
+        print_text(_("no dice in these entries"))
     for source in found.sources:
         name = source["source"]
-        label = source["words"]
         print_text("")
         print_table(
-            f"{name} dice ({label}): {source['dice']:,} dice in {source['entries']:,} entries",
-            ["die", "dice", "mean (fair)", "mean z", "p (mean)", "chi² (df)", "p (chi²)"],
+            ngettext(
+                "{source}: {dice:,} dice in {entries:,} entry",
+                "{source}: {dice:,} dice in {entries:,} entries",
+                source["entries"],
+            ).format(source=source_words(name), dice=source["dice"], entries=source["entries"]),
+            [N_("die"), N_("count"), N_("mean (fair)"), N_("mean z"), N_("p (mean)"), N_("chi² (df)"), N_("p (chi²)")],
             (
                 [
                     f"d{row['sides']}",
@@ -99,7 +151,7 @@ def render(found: LuckReport) -> None:
                     _num(row["mean_z"], "+.2f"),
                     _num(row["mean_p"], ".3g"),
                     "—" if row["chi_square"] is None else f"{row['chi_square']:.2f} ({row['df']})",
-                    _num(row["p_value"], ".3g") if row["tested"] else "too few dice",
+                    _num(row["p_value"], ".3g") if row["tested"] else _("too few dice"),
                 ]
                 for row in source["die_sizes"]
             ),
@@ -110,38 +162,45 @@ def render(found: LuckReport) -> None:
                     print_text(line)
         if source["success_rolls"]:
             print_table(
-                f"{name} success rolls",
-                ["kind", "rolls", "successes", "observed", "predicted", "z", "p"],
+                _("{source}: success rolls").format(source=source_words(name)),
+                [N_("kind"), N_("rolls"), N_("successes"), N_("observed"), N_("predicted"), N_("z"), N_("p")],
                 (
                     [
-                        SHORT_FAMILIES.get(row["family"], row["family"]),
+                        _(SHORT_FAMILIES[row["family"]]) if row["family"] in SHORT_FAMILIES else row["family"],
                         f"{row['rolls']:,}",
                         f"{row['successes']:,}",
                         f"{row['observed_rate']:.1%}",
                         f"{row['expected_rate']:.1%}",
                         _num(row["z"], "+.2f"),
-                        _num(row["p_value"], ".3g") if row["tested"] else "too few rolls",
+                        _num(row["p_value"], ".3g") if row["tested"] else _("too few rolls"),
                     ]
                     for row in source["success_rolls"]
                 ),
             )
         if source["not_scored"]:
             print_text(
-                f"  {source['not_scored']:,} rolls against a target not scored (opposed checks, hiding, "
-                "shapes without an exact rule here)"
+                "  "
+                + _(
+                    "{n:,} rolls against a target not scored (opposed checks, hiding, "
+                    "shapes without an exact rule here)"
+                ).format(n=source["not_scored"])
             )
         if source["unclassified_entries"]:
             print_text(
-                f"  {source['unclassified_dice']:,} dice in {source['unclassified_entries']:,} entries not "
-                "counted: their expression does not say which die each face came from"
+                "  "
+                + _(
+                    "{dice:,} dice in {entries:,} entries not counted: their expression does not say "
+                    "which die each face came from"
+                ).format(dice=source["unclassified_dice"], entries=source["unclassified_entries"])
             )
     if found.shared_entries:
         print_text(
-            f"({found.shared_entries:,} cooperative-check entries repeat a shared roll, counted once "
-            "on the first participant's entry)"
+            _(
+                "({n:,} cooperative-check entries repeat a shared roll, counted once on the first participant's entry)"
+            ).format(n=found.shared_entries)
         )
     print_text("")
-    print_text(found.note)
+    print_text(honest_note(found.tests))
 
 
 def histogram(sides: int, faces: list[int], width: int = BAR_WIDTH) -> list[str]:
@@ -156,7 +215,12 @@ def histogram(sides: int, faces: list[int], width: int = BAR_WIDTH) -> list[str]
         bins = [(f"{lo + 1}-{min(lo + size, sides)}", faces[lo : lo + size]) for lo in range(0, sides, size)]
     peak = max(sum(counts) for _, counts in bins)
     label_width = max(len(label) for label, _ in bins)
-    lines = [f"  d{sides}: {total:,} dice; a fair die gives {total / sides:,.1f} per face"]
+    lines = [
+        "  "
+        + _("d{sides}: {total:,} dice; a fair die gives {each:,.1f} per face").format(
+            sides=sides, total=total, each=total / sides
+        )
+    ]
     for label, counts in bins:
         count = sum(counts)
         expected = total * len(counts) / sides

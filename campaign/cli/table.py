@@ -20,6 +20,7 @@ from campaign.cli.output import (
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import say_warnings
 from campaign.errors import BadInput
+from campaign.i18n import N_, _, pick
 
 WEAPONS = ("crushing", "impaling", "other")
 
@@ -42,26 +43,45 @@ def table_list(
 
     fmt = output_format(json_out, csv_out)
     rows = list_tables()
-    columns: list[str | Column] = [
-        "command",
-        Column("name", keep=True),
-        "name_en",
-        "dice",
-        "range",
-        Column("entries", justify="right"),
-    ]
-    table = [
-        [
-            r.command + ("+n" if r.modifiable else ""),
-            r.name,
-            r.name_en,
-            r.dice,
-            f"{r.range[0]}..{r.range[1]}",
-            r.entries,
+    if fmt != "table":  # a spreadsheet's columns: both names, whatever the language
+        columns: list[str | Column] = [
+            "command",
+            Column("name", keep=True),
+            "name_en",
+            "dice",
+            "range",
+            Column("entries", justify="right"),
         ]
-        for r in rows
-    ]
-    render_rows("tables", columns, table, fmt, bom=bom, records=rows, empty="表はありません (no tables)")
+        table = [
+            [
+                r.command + ("+n" if r.modifiable else ""),
+                r.name,
+                r.name_en,
+                r.dice,
+                f"{r.range[0]}..{r.range[1]}",
+                r.entries,
+            ]
+            for r in rows
+        ]
+    else:  # on screen, the table's name in the output's language
+        columns = [
+            N_("command"),
+            Column(N_("name"), keep=True),
+            N_("dice"),
+            N_("range"),
+            Column(N_("entries"), justify="right"),
+        ]
+        table = [
+            [
+                r.command + ("+n" if r.modifiable else ""),
+                pick(r.name, r.name_en),
+                r.dice,
+                f"{r.range[0]}..{r.range[1]}",
+                r.entries,
+            ]
+            for r in rows
+        ]
+    render_rows(_("roll tables"), columns, table, fmt, bom=bom, records=rows, empty=_("no tables"))
 
 
 @app.command("roll")
@@ -125,7 +145,7 @@ def table_roll(
 
     s = state(ctx)
     if weapon is not None and weapon not in WEAPONS:
-        raise BadInput(f"--weapon {weapon!r}: say crushing, impaling or other")
+        raise BadInput(_("--weapon {weapon!r}: say crushing, impaling or other").format(weapon=weapon))
     source = s.dice(dice, physical)
     entry = roll_table(
         s.db,

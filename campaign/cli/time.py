@@ -18,6 +18,8 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
+from campaign.i18n import N_, _, pick
+from campaign.labels import condition_label, stat_label
 
 if TYPE_CHECKING:
     from campaign.services.clock import TimeAdvanced
@@ -33,33 +35,50 @@ app = typer.Typer(
 )
 
 
+def _when(reading: dict[str, Any]) -> str:
+    """A clock reading ("day 2 06:00" / "2日目 06:00") in the output's language."""
+    return pick(reading["text_ja"], reading["text"])
+
+
 def _who(item: dict[str, Any]) -> str:
-    label = f" {item['label_ja']}" if item.get("label_ja") else ""
-    return f"{item['character']}: {item['name']}{label}"
+    """ "鈴音: 朦朧" / "鈴音: stunned": a condition (the fright table's own name in Japanese)."""
+    name = pick(item.get("label_ja") or condition_label(item["name"]), condition_label(item["name"]))
+    return _("{character}: {condition}").format(character=item["character"], condition=name)
 
 
 def render_advance(done: TimeAdvanced) -> None:
     say(
-        f"time advances {done.span} / {done.span_ja}: {done.from_['text_ja']} → {done.to['text_ja']} "
-        f"(ledger #{done.seq})"
+        _("time advances {span}: {start} → {end} (ledger #{seq})").format(
+            span=pick(done.span_ja, done.span), start=_when(done.from_), end=_when(done.to), seq=done.seq
+        )
     )
     for item in done.ended:
-        print_text(f"ended  {_who(item)} (at {item['until']['text_ja'] if item['until'] else done.to['text_ja']})")
+        print_text(_("ended  {who} (at {when})").format(who=_who(item), when=_when(item["until"] or done.to)))
     for item in done.started:
-        print_text(f"began  {_who(item)} {item['detail'].get('summary_ja', '')} until {item['until']['text_ja']}")
-    for item in done.hp_drains:  # untreated catatonia (docs/rules.md "Catatonia's HP drain")
-        hp = f"HP {item['before']} → {item['after']}" if item["tracked"] else "HP not tracked"
-        from campaign.i18n import pick
-
+        detail = item["detail"]
         print_text(
-            pick(
-                f"drain  {item['character']}: 硬直{item['day']}日目 生命力-{item['hp']} ({hp})",
-                f"drain  {item['character']}: catatonia day {item['day']}: -{item['hp']} HP ({hp})",
+            _("began  {who} {summary} until {when}").format(
+                who=_who(item),
+                summary=pick(detail.get("summary_ja", ""), detail.get("summary_en", "")),
+                when=_when(item["until"]),
+            )
+        )
+    for item in done.hp_drains:  # untreated catatonia (docs/rules.md "Catatonia's HP drain")
+        hp = (
+            _("HP {before} → {after}").format(before=item["before"], after=item["after"])
+            if item["tracked"]
+            else _("HP not tracked")
+        )
+        print_text(
+            _("drain  {character}: catatonia day {day}: -{hp} HP ({shown})").format(
+                character=item["character"], day=item["day"], hp=item["hp"], shown=hp
             )
         )
     for item in done.recovery_due:
         print_text(
-            f"due    {_who(item)}: recovery roll due since {item['recovery_due']['text_ja']}: {recover_command(item)}"
+            _("due    {who}: recovery roll due since {when}: {command}").format(
+                who=_who(item), when=_when(item["recovery_due"]), command=recover_command(item)
+            )
         )
 
 
@@ -72,8 +91,10 @@ def recover_command(item: dict[str, Any]) -> str:
     who, what = shlex.quote(item["character"]), shlex.quote(item["name"])
     rolled = recovery_stat(item.get("detail"))
     if rolled is None:
-        return f"`campaign condition clear {who} {what}` once it is over"
-    return f"{rolled[0]} roll, `campaign condition recover {who} {what}`"
+        return _("`campaign condition clear {who} {what}` once it is over").format(who=who, what=what)
+    return _("{stat} roll, `campaign condition recover {who} {what}`").format(
+        stat=stat_label(rolled[0]), who=who, what=what
+    )
 
 
 @app.command("advance")
@@ -113,18 +134,22 @@ def time_show(
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     shown = show(s.db, s.campaign)
-    columns: list[str | Column] = [Column("character", keep=True), "condition", "label", "until", "remaining"]
-    rows = [
-        [c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]] for c in shown.timed
-    ]
-    if fmt == "table":
-        print_text(f"now: {shown.now['text_ja']} / {shown.now['text']}")
-    render_rows(
-        "timed conditions",
-        columns,
-        rows,
-        fmt,
-        bom=bom,
-        records=shown,
-        empty="時間制限のある状態異常はありません (no timed conditions)",
-    )
+    if fmt != "table":  # the spreadsheet's columns stay as they were: codes and both languages
+        columns: list[str | Column] = [Column("character", keep=True), "condition", "label", "until", "remaining"]
+        rows = [
+            [c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]]
+            for c in shown.timed
+        ]
+    else:
+        columns = [Column(N_("character"), keep=True), N_("condition"), N_("until"), N_("remaining")]
+        rows = [
+            [
+                c["character"],
+                pick(c["label_ja"] or condition_label(c["name"]), condition_label(c["name"])),
+                _when(c["until"]),
+                pick(c["remaining_ja"], c["remaining"]),
+            ]
+            for c in shown.timed
+        ]
+        print_text(_("now: {when}").format(when=_when(shown.now)))
+    render_rows(_("timed conditions"), columns, rows, fmt, bom=bom, records=shown, empty=_("no timed conditions"))

@@ -11,9 +11,18 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, Progress, emit_json, say, warn
 from campaign.errors import BadInput
+from campaign.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from campaign.read_limits import TextFile
+
+
+_OS_PROBLEMS = {2: N_("no such file"), 13: N_("permission denied"), 21: N_("it is a directory")}  # errno
+
+
+def os_problem(exc: OSError) -> str:
+    """Why a file could not be opened, in the output's language (the system's words otherwise)."""
+    return _(_OS_PROBLEMS[exc.errno]) if exc.errno in _OS_PROBLEMS else str(exc.strerror or exc)
 
 
 def _opened(name: str) -> TextFile:
@@ -23,7 +32,7 @@ def _opened(name: str) -> TextFile:
     try:
         return TextFile(open(Path(name).expanduser(), encoding="utf-8"), name)
     except OSError as exc:
-        raise BadInput(f"cannot read {name}: {exc.strerror}") from None
+        raise BadInput(_("cannot read {file}: {problem}").format(file=name, problem=os_problem(exc))) from None
 
 
 def export(
@@ -55,9 +64,9 @@ def export(
     targets = [] if file == "-" else [target_path(file)]
     if secrets is not None:
         if secrets == "-" or (file != "-" and same_file(secrets, file)):
-            raise BadInput("--secrets needs a file of its own (not '-', a directory or the export file)")
+            raise BadInput(_("--secrets needs a file of its own (not '-', a directory or the export file)"))
         targets.append(target_path(secrets, "--secrets"))
-    counter = Progress.counter("exporting")
+    counter = Progress.counter(_("exporting"), _("lines"))
     try:
         # The whole campaign is in there: owner-only, like the database itself.
         with replacing(targets) as handles:
@@ -68,15 +77,26 @@ def export(
         counter.close()
     if summary.secrets and not summary.secrets_exported:
         warn(
-            f"note: {summary.secrets} secret rolls' hidden results are not in the export; "
-            "add --secrets FILE to keep them revealable after import"
+            ngettext(
+                "note: {n} secret roll's hidden result is not in the export; "
+                "add --secrets FILE to keep it revealable after import",
+                "note: {n} secret rolls' hidden results are not in the export; "
+                "add --secrets FILE to keep them revealable after import",
+                summary.secrets,
+            ).format(n=summary.secrets)
         )
     if json_out:
         from campaign.services.results import as_json
 
         emit_json({**as_json(summary), "file": file})
     elif file != "-":
-        say(f"exported {summary.campaign} ({summary.entries} ledger entries) to {file}")
+        say(
+            ngettext(
+                "exported {campaign} ({n} ledger entry) to {file}",
+                "exported {campaign} ({n} ledger entries) to {file}",
+                summary.entries,
+            ).format(campaign=summary.campaign, n=summary.entries, file=file)
+        )
 
 
 def import_(
@@ -110,7 +130,7 @@ def import_(
 
     s = state(ctx)
     s.may_create = True
-    counter = Progress.counter("importing")
+    counter = Progress.counter(_("importing"), _("lines"))
     with ExitStack() as files:
         hidden = None if secrets is None else files.enter_context(_opened(secrets))
         source = TextFile(sys.stdin, "stdin") if file == "-" else files.enter_context(_opened(file))
@@ -121,5 +141,15 @@ def import_(
     if json_out:
         emit_json(summary)
     else:
-        renamed = f" (its entries keep the name {summary.chain_name})" if summary.chain_name != summary.campaign else ""
-        say(f"imported {summary.campaign}: {summary.entries} ledger entries, chain verified{renamed}")
+        message = ngettext(
+            "imported {campaign}: {n} ledger entry, chain verified",
+            "imported {campaign}: {n} ledger entries, chain verified",
+            summary.entries,
+        )
+        if summary.chain_name != summary.campaign:
+            message = ngettext(
+                "imported {campaign}: {n} ledger entry, chain verified (its entries keep the name {chain})",
+                "imported {campaign}: {n} ledger entries, chain verified (its entries keep the name {chain})",
+                summary.entries,
+            )
+        say(message.format(campaign=summary.campaign, n=summary.entries, chain=summary.chain_name))

@@ -21,8 +21,13 @@ def test_recover_rolls_will_and_clears_on_success(gurps):
     stunned(gurps)
     advanced = gurps.run("time", "advance", "2turns")
     assert (
-        "due    鈴音: stun 朦朧: recovery roll due since 1日目 00:00:01: Will roll, "
+        "due    鈴音: stunned: recovery roll due since day 1 00:00:01: Will roll, "
         "`campaign condition recover '鈴音' stun`" in advanced.stdout
+    )
+    again = gurps.run("--lang", "ja", "time", "advance", "1turns").stdout
+    assert (
+        "期限  鈴音: 朦朧: 1日目 00:00:01 から回復判定の時期です: 意志の判定: `campaign condition recover '鈴音' stun`"
+        in again
     )
     failed = gurps.json("condition", "recover", "鈴音", "stun", "--dice", "5,5,2")
     assert (failed["stat"], failed["target"], failed["total"], failed["outcome"], failed["recovered"]) == (

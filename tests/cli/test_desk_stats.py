@@ -31,7 +31,7 @@ def test_voided_entries_are_left_out_unless_asked(gurps):
     assert d6(everything, "seeded") == 10 + voided_dice and everything["voided_left_out"] == 0
     text = gurps.run("stats").stdout
     assert "voided left out; --include-voided counts them" in text
-    assert "seeded dice (seeded (demos and tests)): 10 dice in 1 entries" in text
+    assert "dice from a fixed seed (demos and tests): 10 dice in 1 entry" in text
 
 
 def test_sources_in_words_and_prompted_dice_recorded_apart(sqlite_gurps):
@@ -52,5 +52,5 @@ def test_sources_in_words_and_prompted_dice_recorded_apart(sqlite_gurps):
         ("prompted", "prompted (--physical)"),
     ]
     text = sqlite_gurps.run("stats").stdout
-    assert "manual dice (typed (--dice)): 3 dice in 1 entries" in text
-    assert "prompted dice (prompted (--physical)): 3 dice in 1 entries" in text
+    assert "dice typed by the GM: 3 dice in 1 entry" in text
+    assert "physical dice, typed when asked: 3 dice in 1 entry" in text

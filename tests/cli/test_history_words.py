@@ -33,7 +33,7 @@ def test_a_fright_check_reads_as_sentences_in_japanese_and_english(gurps: Cli, m
         f"鈴音: 新しい妄想 '未命名の妄想 (#{seq})' (-10 CP, 上限に数えない) を得た",
         f"仮の名前: campaign trait rename 鈴音 '未命名の妄想 (#{seq})' 新しい名前",
     ]
-    assert _field_lines(japanese, "公正さ") == ["入力された出目 (検証はできない)"]
+    assert _field_lines(japanese, "公正さ") == ["入力された出目 (検証はできません)"]
     subs = japanese.split("子の記録")[1].splitlines()[1:]
     assert [" ".join(line.split()) for line in subs] == [
         f"#{seq + 1} FEAR+8 [6,6,6]=26 恐怖判定表",
@@ -49,7 +49,7 @@ def test_a_fright_check_reads_as_sentences_in_japanese_and_english(gurps: Cli, m
         "fright table 26: Results 18 and 22 together.",
         "鈴音: unconscious for 3 minutes, then HT roll every minute to recover",
     ]
-    assert _field_lines(english, "fairness") == ["typed in; not provable"]
+    assert _field_lines(english, "fairness") == ["typed in, not provable"]
     record = gurps.json("history", "show", str(seq))
     assert record["detail"]["check"]["modifier"] == -3 and record["fairness"] == "typed"
 

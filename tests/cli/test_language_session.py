@@ -4,8 +4,9 @@ abbreviations and what is code (an `option` or a `command` in backticks); the sa
 session with lang=en prints no Japanese outside names and the seed tables' texts.
 
 Not yet in the session (docs/i18n.md, "What is not converted yet"): --help of the
-commands, the shell, and the nouns whose messages are still English (trait, skill,
-group, invite, call, requests, proof, export/import, db, ref, demo, time, char show).
+commands, the shell, and the nouns whose messages are still English (trait, group,
+invite, call, db, demo, char show). The ja-cli-b block runs skill, table, ref, time,
+requests (with one --help), stats, proof, export/import and serve.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ NAMES = (
     "'fr'",
     "鈴",
     "夜",
+    "聞き耳",
+    "刀",
+    "移動",
+    "第一話の終わり",
+    "証明.json",
+    "夜桜.jsonl",
+    "夜桜の写し",
+    "無い.jsonl",
 )
 SESSION: list[tuple[tuple[str, ...], int]] = [
     (("init", "夜桜"), 0),
@@ -81,20 +90,46 @@ SESSION: list[tuple[tuple[str, ...], int]] = [
     (("player", "rename", "Akj", "Aki2"), 1),
     (("--campaign", "夜", "history"), 1),
     (("settings", "lang=fr"), 2),
+    # ja-cli-b
+    (("skill", "add", "鈴音", "回避", "12", "--attr", "DX", "--difficulty", "A"), 0),
+    (("skill", "set", "鈴音", "回避", "13"), 0),
+    (("skill", "add", "鈴", "聞き耳", "12"), 1),
+    (("table", "list"), 0),
+    (("table", "roll", "FMB", "--weapon", "刀", "--dice", "3,3,3"), 2),
+    (("ref", "list"), 0),
+    (("ref", "show", "HIT", "--dice", "1,1,1"), 2),
+    (("time", "show"), 0),
+    (("time", "advance", "6h", "--reason", "移動"), 0),
+    (("--campaign", "夜", "time", "show"), 1),
+    (("requests", "list"), 0),
+    (("requests", "list", "--help"), 0),
+    (("--campaign", "夜", "requests", "list"), 1),
+    (("stats",), 0),
+    (("stats", "--char", "鈴"), 1),
+    (("history", "seal", "--reason", "第一話の終わり"), 0),
+    (("history", "proof", "7", "-o", "証明.json"), 0),
+    (("proof", "check", "証明.json"), 0),
+    (("proof", "check", "証明.json", "--head", "0123456789abcdef"), 1),
+    (("export", "夜桜.jsonl"), 0),
+    (("import", "夜桜.jsonl", "--as-name", "夜桜の写し"), 0),
+    (("import", "無い.jsonl"), 2),
+    (("serve", "--port", "70000"), 2),
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
 ALLOWED = re.compile(
-    r"`[^`]*`|--[a-z-]+|(?<![A-Za-z])(ST|DX|IQ|HT|HP|FP|CP|GM|PC|NPC|SHA-256|gurps3-ja|2d6-ja|ja|en|none|lang"
+    r"`[^`]*`|--[a-z-]+|^ *(使い方|例): .*$|\b[0-9a-f]{16,64}\b"  # usage and example lines, hashes
+    r"|(?<![A-Za-z])(ST|DX|IQ|HT|HP|FP|CP|GM|PC|NPC|SHA-256|JSON|gurps3-ja|2d6-ja|ja|en|none|lang"
     r"|fright_cap)(?![A-Za-z])"
-    r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(CRT|FEAR|REACT|YSFMB|YFMB|HCRT|FMB|GFMB|X\d)[-+\d]*"
+    r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(CRT|FEAR|REACT|YSFMB|YSCRT|YFMB|HCRT|FMB|GFMB|HIT|X\d)[-+\d]*",
+    re.MULTILINE,
 )
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e]")
 
 
 def _english_left(text: str) -> list[str]:
-    for name in NAMES:
+    for name in sorted(NAMES, key=len, reverse=True):
         text = text.replace(name, " ")
     return ENGLISH_WORD.findall(ALLOWED.sub(" ", text))
 
@@ -115,10 +150,19 @@ def _japanese_left(text: str, seed: set[str]) -> list[str]:
 
 
 def _run(cli: Cli) -> list[tuple[tuple[str, ...], str]]:
+    import os
+    import tempfile
+
     outputs = []
-    for args, code in SESSION:
-        result = cli.run(*args, expect=code)
-        outputs.append((args, result.stdout + result.stderr))
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as files:  # where export and proof write
+        os.chdir(files)
+        try:
+            for args, code in SESSION:
+                result = cli.run(*args, expect=code)
+                outputs.append((args, result.stdout + result.stderr))
+        finally:
+            os.chdir(here)
     return outputs
 
 

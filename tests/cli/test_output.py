@@ -57,7 +57,8 @@ def test_every_listing_prints_json_csv_with_bom_and_a_table(sqlite_gurps, comman
         (("condition", "list"), "状態異常はありません"),
         (("trait", "list", "鈴音"), "鈴音 has no traits (CP total 100)"),
         (("history", "--kind", "fright"), "no matching entries"),
-        (("time", "show"), "時間制限のある状態異常はありません (no timed conditions)"),
+        (("time", "show"), "no timed conditions"),
+        (("--lang", "ja", "time", "show"), "時間制限のある状態はありません"),
     ],
 )
 def test_an_empty_listing_is_one_line_not_an_empty_box(sqlite_gurps, command, line):
@@ -72,7 +73,7 @@ def test_an_empty_listing_is_one_line_not_an_empty_box(sqlite_gurps, command, li
 def test_table_list_keeps_japanese_names_whole_at_80_columns(sqlite_gurps, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     names = [t["name"] for t in sqlite_gurps.json("table", "list")]
-    out = sqlite_gurps.run("table", "list").stdout
+    out = sqlite_gurps.run("--lang", "ja", "table", "list").stdout
     assert "…" not in out
     for name in names:
         assert any(name in line for line in out.splitlines()), name
@@ -128,7 +129,9 @@ def test_history_show_is_key_value_and_json_is_the_raw_record(sqlite_gurps, monk
         key, _, value = line.strip().partition("  ")
         fields[key] = value.strip()
     assert fields["roll"] == "3D6<=12 [1, 2, 2] = 5 (target 12): success, margin +7"
-    assert fields["reason"] == "回避" and fields["character"] == "鈴音" and fields["dice from"] == "manual"
+    assert (
+        fields["reason"] == "回避" and fields["character"] == "鈴音" and fields["dice source"] == "dice typed by the GM"
+    )
     assert "groups" not in out and "{" not in out  # no raw JSON in the human view
     raw = sqlite_gurps.json("history", "show", str(rolled["seq"]))
     assert raw["at"].endswith("Z") and raw["detail"]["groups"][0]["faces"] == [1, 2, 2]

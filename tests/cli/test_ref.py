@@ -12,9 +12,12 @@ def test_ref_list_shows_every_reference_table(sqlite_gurps: Cli):
     assert [r["name"] for r in rows] == WANTED
     assert [r["origin"] for r in rows] == ["000"] * 9 + ["001"] * 2 + ["002"]
     assert [(r["name"], r["command"]) for r in rows if r["rollable"]] == [("命中部位表", "HIT")]
-    out = sqlite_gurps.run("ref", "list").stdout
+    out = sqlite_gurps.run("--lang", "ja", "ref", "list").stdout
     for name in WANTED:
         assert name in out
+    assert out.splitlines()[0].strip() == "参照表" and "行数" in out and "seed" not in out
+    english = sqlite_gurps.run("--lang", "en", "ref", "list").stdout
+    assert "Hit Location" in english and "命中部位表" not in english and "参照表" not in english
     csv = sqlite_gurps.run("ref", "list", "--csv").stdout.splitlines()
     assert csv[0] == "name,name_en,seed,rows,roll" and len(csv) == 1 + len(WANTED)
 
@@ -32,7 +35,10 @@ def test_ref_show_prints_an_aligned_table_and_json(sqlite_gurps: Cli):
         "move": "1ヘクスにつき移動力+2",
     }
     out = sqlite_gurps.run("ref", "show", "姿勢表").stdout
-    assert "姿勢表 / Postures" in out and "膝つき / kneeling" in out and "…" not in out
+    assert out.startswith("Postures (GURPS ベーシック完訳版 P259)") and "膝つき / kneeling" in out and "…" not in out
+    assert "Posture" in out and "姿勢 / Posture" not in out  # headers in one language
+    japanese = sqlite_gurps.run("--lang", "ja", "ref", "show", "姿勢表").stdout
+    assert japanese.startswith("姿勢表 (GURPS ベーシック完訳版 P259)") and "Postures" not in japanese
     hit = sqlite_gurps.json("ref", "show", "命中部位")
     assert [(row["roll"], row["mod"]) for row in hit["data"][:3]] == [([3, 4], "-7"), ([5, 5], "-5"), (None, "-9")]
     csv = sqlite_gurps.run("ref", "show", "HIT", "--csv").stdout.splitlines()

@@ -139,7 +139,7 @@ def test_time_advance_drains_untreated_catatonia_day_by_day(gurps: Cli):
     fourth = gurps.json("history", "--limit", "1")[0]
     gurps.run("history", "void", "--yes", str(fourth["parent_seq"] or fourth["seq"]), "--reason", "again in Japanese")
     out = gurps.run("--lang", "ja", "time", "advance", "1day").stdout
-    assert "drain  鈴音: 硬直4日目 生命力-4 (HP 5 → 1)\n" in out
+    assert "消耗  鈴音: 硬直4日目 HP-4 (HP 5 → 1)\n" in out
     gurps.run("history", "void", "--yes", str(second["seq"]), "--reason", "wrong span")
     assert gurps.json("char", "show", "鈴音")["pools"]["HP"]["current"] == 6  # 1 + the 5 it took
     assert "chain intact" in gurps.run("history", "verify").output

@@ -194,7 +194,7 @@ def test_export_and_import_carry_hidden_results_in_their_own_file(gurps, tmp_pat
     salt = _salt(gurps, secret["seq"])
     plain_file, secrets_file = tmp_path / "c.jsonl", tmp_path / "c.secrets.jsonl"
     note = gurps.run("export", str(plain_file)).stderr
-    assert "1 secret rolls' hidden results are not in the export" in note
+    assert "1 secret roll's hidden result is not in the export" in note
     gurps.run("export", str(plain_file), "--secrets", str(secrets_file))
     assert salt not in plain_file.read_text(encoding="utf-8") and "聞き耳" not in plain_file.read_text(encoding="utf-8")
     assert salt in secrets_file.read_text(encoding="utf-8")

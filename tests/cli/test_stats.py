@@ -209,8 +209,13 @@ def test_human_output_has_tables_a_histogram_and_the_caveat(gurps, os_dice):
     os_dice.extend(_d6_faces())
     gurps.run("roll", "x20 3D6")
     out = gurps.run("stats").stdout
-    assert "rng dice (rolled by the OS): 60 dice" in out
+    assert "dice rolled by the GM's machine: 60 dice in 1 entry" in out
     assert "d6: 60 dice; a fair die gives 10.0 per face" in out
+    assert "tests were made" in out and "GMのマシン" not in out
+    japanese = gurps.run("--lang", "ja", "stats").stdout
+    assert "GMのマシンが振った出目: 1 件の記録に 60 個" in japanese
+    assert "  d6: 60 個、公正なダイスなら各面 10.0 回" in japanese
+    assert "回の検定をしました" in japanese and "rng" not in japanese
     bars = [line for line in out.splitlines() if "█" in line]
     assert len(bars) == 6 and "14" in bars[0] and "+40.0%" in bars[0]
     assert "2 tests were made" in out and "by chance alone" in out

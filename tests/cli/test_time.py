@@ -238,7 +238,7 @@ def test_an_expiring_condition_starts_its_follow_up_where_it_ended(third):
         "clock_advanced",
     ]
     out = third.run("time", "advance", "1turns").stdout
-    assert "2日目" not in out and "1日目 02:00 → 1日目 02:00:01" in out
+    assert "day 2" not in out and "day 1 02:00 → day 1 02:00:01" in out
     verified(third)
 
 
@@ -343,9 +343,18 @@ def test_human_output_of_time_and_conditions(third):
     out = third.run("condition", "list").stdout
     assert "千早" in out and "poisoned" in out and "1日目 06:00" in out and "until cleared" in out
     out = third.run("time", "show").stdout
-    assert "now: 1日目 00:00" in out and "poisoned" in out
+    assert "now: day 1 00:00" in out and "poisoned" in out and "6 hours" in out
+    japanese = third.run("--lang", "ja", "time", "show").stdout
+    assert (
+        japanese.startswith("現在: 1日目 00:00\n時間制限のある状態") and "poisoned" in japanese and "6時間" in japanese
+    )
     result = third.run("time", "advance", "7h")
-    assert "ended  千早: poisoned" in result.stdout and "1日目 00:00 → 1日目 07:00" in result.stdout
+    assert "ended  千早: poisoned (at day 1 06:00)" in result.stdout
+    assert result.stdout.startswith("time advances 7 hours: day 1 00:00 → day 1 07:00 (ledger #")
+    third.run("condition", "add", "千早", "poisoned", "--for", "1h")
+    result = third.run("--lang", "ja", "time", "advance", "2h")
+    assert result.stdout.startswith("時間が 2時間 進みました: 1日目 07:00 → 1日目 09:00 (台帳 #")
+    assert "終了  千早: poisoned (1日目 08:00)" in result.stdout
     csv_rows = third.run("condition", "list", "千早", "--csv").stdout.splitlines()
     assert csv_rows[0] == "condition,duration,since,until,from #" and csv_rows[1].startswith("stunned,")
 
