@@ -198,7 +198,7 @@ def test_gm_call_fright_the_player_rolls_it_and_the_trait_lands_on_the_sheet(tab
     assert (
         call["state"] == "pending"
         and call["player"] == "Aki"
-        and call["prompt"] == "恐怖判定を振ってください: 鈴音 修正 −2"
+        and call["prompt"] == "roll your fright check: 鈴音 modifier −2"  # --json: English in every language
     )
     pending = aki.http.get("/api/calls").json()["calls"]
     assert [c["call_id"] for c in pending] == [call["call_id"]]
