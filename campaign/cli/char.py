@@ -23,7 +23,7 @@ from campaign.cli.output import (
     warn,
 )
 from campaign.cli.parsing import parse_stat_assignments
-from campaign.i18n import N_, _
+from campaign.i18n import N_, _, pgettext
 from campaign.labels import status_label
 
 app = typer.Typer(
@@ -169,6 +169,7 @@ def _missing_text(missing) -> str:
 
 def render_character(view) -> None:
     """A CharacterSheet (services.characters) as key/value lines."""
+    from campaign.cli.condition import duration_text
     from campaign.labels import category_label, condition_label, stat_label
 
     status = status_label(view.status)
@@ -210,14 +211,14 @@ def render_character(view) -> None:
             )
         fields.append((_("trait"), f"{trait.name} [{category_label(trait.category)}] {trait.cp} CP{flag}"))
     for condition in view.conditions:
-        line = f"{condition_label(condition.name)} {condition.duration or ''}".rstrip()
+        line = f"{condition_label(condition.name)} {duration_text(condition.duration, condition.detail)}".rstrip()
         if condition.until_clock is not None:
             from campaign.core.gametime import clock_text
             from campaign.i18n import pick
 
             english, japanese = clock_text(condition.until_clock)
             line = _("{condition} until {time}").format(condition=line, time=pick(japanese, english))
-        fields.append((_("condition"), line))
+        fields.append((pgettext("sheet", "condition"), line))
     for relation in view.relations:
         fields.append((_("related to"), relation.name + (f" — {relation.note}" if relation.note else "")))
     print_fields(view.name, [(key, value) for key, value in fields if value is not None])

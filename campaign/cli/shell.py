@@ -173,7 +173,7 @@ class Session:
     def _switch_actor(self, words: list[str]) -> int:
         """`as NAME`: every following command acts as NAME (`as GM` switches back)."""
         if len(words) != 1:
-            _error(_("`as` takes one name: `as Aki` (`as GM` switches back)"))
+            _error(_("as takes one name: as Aki (as GM switches back)"))
             return 2
         self._set_actor(words[0])
         return 0

@@ -34,8 +34,18 @@ NAMES = (
     "'fr'",
     "鈴",
     "夜",
+    # ja-cli-a
+    "闇恐怖症",
+    "祖母の鏡",
+    "懐中電灯",
+    "怪異",
+    "刀",
+    "第一話.html",
+    "'rol'",
+    "'roll'",
 )
-SESSION: list[tuple[tuple[str, ...], int]] = [
+# a command, its exit status and, for the shell, the lines it reads on stdin
+SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = [
     (("init", "夜桜"), 0),
     (("player", "add", "Aki"), 0),
     (
@@ -81,12 +91,41 @@ SESSION: list[tuple[tuple[str, ...], int]] = [
     (("player", "rename", "Akj", "Aki2"), 1),
     (("--campaign", "夜", "history"), 1),
     (("settings", "lang=fr"), 2),
+    # ja-cli-a
+    (("char", "show", "鈴音"), 0),
+    (("trait", "list", "鈴音"), 0),
+    (("trait", "rename", "鈴音", "暗所恐怖症", "闇恐怖症"), 0),
+    (("trait", "list", "鈴"), 1),
+    (("condition", "add", "刀矢", "panic", "--for", "6h", "--reason", "怪異"), 0),
+    (("condition", "list"), 0),
+    (("condition", "list", "刀矢"), 0),
+    (("condition", "clear", "刀矢", "panic"), 0),
+    (("condition", "add", "刀", "panic"), 1),
+    (("award", "2", "--to", "刀矢", "--reason", "第一話"), 0),
+    (("award", "2", "--to", "刀"), 1),
+    (("call", "list", "--help"), 0),
+    (("call", "fright", "刀矢", "--mod", "-2"), 0),
+    (("call", "list"), 0),
+    (("call", "cancel", "1"), 0),
+    (("call", "list", "--all"), 0),
+    (("call", "fright", "刀"), 1),
+    (("char", "note", "刀矢", "祖母の鏡"), 0),
+    (("char", "item", "add", "刀矢", "懐中電灯"), 0),
+    (("char", "damage", "刀矢", "HP", "13"), 0),
+    (("char", "show", "刀矢"), 0),
+    (("char", "export", "刀矢"), 2),
+    (("invite", "list"), 0),
+    (("db", "current"), 0),
+    (("import-log", "第一話.html"), 2),
+    (("rol", "3D6"), 2),
+    (("shell",), 0, "roll 3D6 --dice 1,2,3\nrol 3D6\nas\nroll 3D6 --dice 4,5,6\n"),
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
 ALLOWED = re.compile(
-    r"`[^`]*`|--[a-z-]+|(?<![A-Za-z])(ST|DX|IQ|HT|HP|FP|CP|GM|PC|NPC|SHA-256|gurps3-ja|2d6-ja|ja|en|none|lang"
-    r"|fright_cap)(?![A-Za-z])"
+    r"`[^`]*`|(?m:^ *(使い方|Usage): .*$)|--[a-z-]+( +[A-Z_]+\b)?"  # a usage line and an option's value name
+    r"|(?<![A-Za-z])(ST|DX|IQ|HT|HP|FP|CP|GM|PC|NPC|SHA-256|gurps3-ja|2d6-ja|ja|en|none|lang"
+    r"|fright_cap|JSON|CSV)(?![A-Za-z])"
     r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(CRT|FEAR|REACT|YSFMB|YFMB|HCRT|FMB|GFMB|X\d)[-+\d]*"
 )
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
@@ -116,8 +155,16 @@ def _japanese_left(text: str, seed: set[str]) -> list[str]:
 
 def _run(cli: Cli) -> list[tuple[tuple[str, ...], str]]:
     outputs = []
-    for args, code in SESSION:
-        result = cli.run(*args, expect=code)
+    for args, code, *stdin in SESSION:
+        if stdin:  # the shell, fed its lines
+            from typer.testing import CliRunner
+
+            from campaign.cli.app import app
+
+            result = CliRunner().invoke(app, ["--db", cli.db, *args], input=stdin[0], catch_exceptions=False)
+            assert result.exit_code == code, result.output
+        else:
+            result = cli.run(*args, expect=code)
         outputs.append((args, result.stdout + result.stderr))
     return outputs
 
