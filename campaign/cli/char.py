@@ -169,8 +169,7 @@ def _missing_text(missing) -> str:
 
 def render_character(view) -> None:
     """A CharacterSheet (services.characters) as key/value lines."""
-    from campaign.cli.condition import duration_text
-    from campaign.labels import category_label, condition_label, stat_label
+    from campaign.labels import category_label, condition_duration, condition_label, stat_label
 
     status = status_label(view.status)
     if view.searching_for:
@@ -211,7 +210,7 @@ def render_character(view) -> None:
             )
         fields.append((_("trait"), f"{trait.name} [{category_label(trait.category)}] {trait.cp} CP{flag}"))
     for condition in view.conditions:
-        line = f"{condition_label(condition.name)} {duration_text(condition.duration, condition.detail)}".rstrip()
+        line = f"{condition_label(condition.name)} {condition_duration(condition.duration, condition.detail)}".rstrip()
         if condition.until_clock is not None:
             from campaign.core.gametime import clock_text
             from campaign.i18n import pick

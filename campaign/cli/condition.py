@@ -20,7 +20,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.i18n import N_, _, pick
-from campaign.labels import UNIT_JA
+from campaign.labels import condition_duration
 
 app = typer.Typer(
     help="A character's temporary conditions (stunned, unconscious ...), timed ones "
@@ -41,26 +41,8 @@ def _name(c: dict[str, Any]) -> str:
     return pick(c["label_ja"] or c["name"], condition_label(c["name"]))
 
 
-def duration_text(duration: str | None, detail: dict[str, Any] | None) -> str:
-    """How long a condition lasts in the output's language: the record's Japanese span,
-    or its codes (duration, unit, recovery) in words; else the text as recorded."""
-    detail = detail or {}
-    japanese = detail.get("duration_ja")
-    if japanese is None and (detail.get("unit") in UNIT_JA or detail.get("recovery") is not None):
-        from campaign.labels import duration_texts
-
-        try:
-            english, japanese = duration_texts({key: detail.get(key) for key in DURATION_CODES})
-        except KeyError:  # codes this version does not know: the recorded text
-            japanese = None
-    return pick(japanese or duration or "", duration or "")
-
-
-DURATION_CODES = ("duration", "unit", "recovery", "every", "every_unit")
-
-
 def _duration(c: dict[str, Any]) -> str:
-    return duration_text(c["duration"], c.get("detail"))
+    return condition_duration(c["duration"], c.get("detail"))
 
 
 def _condition_row(c: dict[str, Any]) -> list[Any]:
