@@ -208,6 +208,7 @@ def status_label(status: str) -> str:
         "missing": lambda: pgettext("status", "missing"),
         "dead": lambda: pgettext("status", "dead"),
         "retired": lambda: pgettext("status", "retired"),
+        "searching": lambda: pgettext("status", "searching"),
     }
     return words[status]() if status in words else status
 

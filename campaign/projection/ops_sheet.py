@@ -128,7 +128,12 @@ class ItemRemoved(Op):
 
 def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
     """(what, name, before, after, text) for each skill, note and item that differs
-    between two CharacterRows: `char timeline` and a void's preview show these."""
+    between two CharacterRows: `char timeline` and a void's preview show these, in the
+    output's language (a --json document's: English)."""
+    from campaign.i18n import _
+
+    added = {"note": _("note added: {line}"), "item": _("item added: {line}")}
+    removed = {"note": _("note removed: {line}"), "item": _("item removed: {line}")}
     changes = []
     for skill in [*old.skills, *(s for s in new.skills if s not in old.skills)]:
         a, b = old.skills.get(skill), new.skills.get(skill)
@@ -140,15 +145,17 @@ def sheet_changes(old, new) -> list[tuple[str, str, Any, Any, str]]:
                     skill,
                     level_a,
                     level_b,
-                    f"skill {skill} {'—' if a is None else level_a} → {'—' if b is None else level_b}",
+                    _("skill {skill} {before} → {after}").format(
+                        skill=skill, before="—" if a is None else level_a, after="—" if b is None else level_b
+                    ),
                 )
             )
     for what, before, after in (("note", old.notes, new.notes), ("item", old.items, new.items)):
         for line in after[len(before) :] if after[: len(before)] == before else []:
-            changes.append((what, line, None, line, f"{what} added: {line}"))
+            changes.append((what, line, None, line, added[what].format(line=line)))
         if after[: len(before)] != before:
-            changes += [(what, line, line, None, f"{what} removed: {line}") for line in _without(before, after)]
-            changes += [(what, line, None, line, f"{what} added: {line}") for line in _without(after, before)]
+            changes += [(what, line, line, None, removed[what].format(line=line)) for line in _without(before, after)]
+            changes += [(what, line, None, line, added[what].format(line=line)) for line in _without(after, before)]
     return changes
 
 

@@ -113,6 +113,7 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("char", "item", "add", "刀矢", "懐中電灯"), 0),
     (("char", "damage", "刀矢", "HP", "13"), 0),
     (("char", "show", "刀矢"), 0),
+    (("char", "timeline", "刀矢"), 0),
     (("char", "export", "刀矢"), 2),
     (("invite", "list"), 0),
     (("db", "current"), 0),
