@@ -24,7 +24,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.parsing import parse_stat_assignments
 from campaign.i18n import N_, _, pgettext
-from campaign.labels import status_label
+from campaign.labels import stat_label, status_label
 
 app = typer.Typer(
     help="Characters (PCs and NPCs), their stats and relationships.\n\n"
@@ -148,7 +148,7 @@ def char_list(
                 player(r),
                 status_text(r),
                 r.cp_total,
-                " ".join(f"{k}={v}" for k, v in r.stats.items()),
+                " ".join(f"{stat_label(k)}={v}" for k, v in r.stats.items()),
             ]
             for r in rows
         ]
