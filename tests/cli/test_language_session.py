@@ -3,9 +3,10 @@ lang=ja prints no English word outside names, dice expressions, table codes, sta
 abbreviations and what is code (an `option` or a `command` in backticks); the same
 session with lang=en prints no Japanese outside names and the seed tables' texts.
 
-Not yet in the session (docs/i18n.md, "What is not converted yet"): --help of the
-commands, the shell, and the nouns whose messages are still English (trait, skill,
-group, invite, call, requests, proof, export/import, db, ref, demo, time, char show).
+Not yet in the session (docs/i18n.md, "What is not converted yet"): --help of most
+commands, and the nouns whose messages are still English (skill, group, requests,
+proof, export/import, ref, demo, time). ja-cli-a's block adds char show/timeline,
+trait, condition, award, call, invite, db, import-log, a --help and the shell fed lines.
 """
 
 from __future__ import annotations
