@@ -291,7 +291,7 @@ def test_scenario_end_call_the_missing_characters_player_rolls_the_reunion(table
     cli.run("missing", "mark", "鈴音", "--reason", "霧の中に消えた")
     call = cli.json("scenario", "end", "--call", "--award", "2")
     assert call["kind"] == "reunion" and call["player"] == "Aki" and call["params"]["characters"] == ["鈴音"]
-    assert "再会判定" in call["prompt"]
+    assert call["prompt"] == "roll the reunion check: 鈴音 (end of scenario #1)"  # --json: English
     assert cli.json("scenario", "list")[-1]["ended_seq"] is None  # still open until the player rolls
     assert cli.error("scenario", "end", "--call", code=1).startswith("error: call #")
     path = f"/api/calls/{call['call_id']}/roll"
