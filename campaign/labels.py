@@ -208,6 +208,7 @@ def status_label(status: str) -> str:
         "missing": lambda: pgettext("status", "missing"),
         "dead": lambda: pgettext("status", "dead"),
         "retired": lambda: pgettext("status", "retired"),
+        "searching": lambda: pgettext("status", "searching"),
     }
     return words[status]() if status in words else status
 
@@ -352,6 +353,24 @@ def duration_texts(effect: Any) -> tuple[str, str]:
         en += f" every {_plural(every, UNIT_EN[every_unit])}"
         ja = f"{every}{UNIT_JA[every_unit]}ごとの{ja}"
     return f"until recovered ({en})", f"回復するまで ({ja})"
+
+
+_DURATION_CODES = ("duration", "unit", "recovery", "every", "every_unit")
+
+
+def condition_duration(duration: str | None, detail: dict[str, Any] | None) -> str:
+    """How long a condition lasts in the output's language: the record's Japanese span,
+    or its codes (duration, unit, recovery) in words; else the text as recorded."""
+    from campaign.i18n import pick
+
+    detail = detail or {}
+    japanese = detail.get("duration_ja")
+    if japanese is None and (detail.get("unit") in UNIT_JA or detail.get("recovery") in RECOVERY_JA):
+        try:
+            _english, japanese = duration_texts({key: detail.get(key) for key in _DURATION_CODES})
+        except KeyError:  # codes this version does not know: the recorded text
+            japanese = None
+    return pick(japanese or duration or "", duration or "")
 
 
 def condition_texts(effect: Any) -> dict[str, str]:

@@ -56,16 +56,32 @@ def status_entries(view: Mapping[str, Any], gurps: bool) -> list[dict[str, Any]]
 
 
 def memo(view: Mapping[str, Any]) -> str:
+    """The piece's memo in the output's language: what the table reads on the board, and
+    the sheet lines `char import --format ccfolia` reads back (bridges.ccfolia_sheet
+    knows their keys in both languages: 特徴 / trait, メモ / note ...)."""
+    from campaign.i18n import _, pgettext
+    from campaign.labels import condition_duration, condition_label, status_label
+
+    word = {  # the sheet lines' keys (English ones too are read back)
+        "kind": pgettext("memo", "kind"),
+        "trait": pgettext("memo", "trait"),
+        "skill": pgettext("memo", "skill"),
+        "note": pgettext("memo", "note"),
+        "item": pgettext("memo", "item"),
+        "condition": pgettext("memo", "condition"),
+    }
     lines = []
     if view.get("player"):
         lines.append(f"PL: {view['player']}")
     elif view.get("summoner"):
-        lines.append(f"召喚者 / summoner: {view['summoner']}")
+        lines.append(_("summoner: {name}").format(name=view["summoner"]))
     if view.get("status") and view["status"] != "active":
-        target = f" → {view['searching_for']}" if view.get("searching_for") else ""
-        lines.append(f"状態 / status: {view['status']}{target}")
+        status = status_label(view["status"])
+        if view.get("searching_for"):
+            status = f"{status} → {view['searching_for']}"
+        lines.append(_("status: {status}").format(status=status))
     if view.get("kind") == "npc":
-        lines.append("種別: npc")
+        lines.append(f"{word['kind']}: npc")
     if view.get("cp_total") is not None:
         lines.append(f"CP: {view['cp_total']}")
     # The rest of the sheet, in the template's words (core.sheet_template), so that
@@ -74,15 +90,16 @@ def memo(view: Mapping[str, Any]) -> str:
         value = trait_value(
             trait["cp"], trait["category"], trait.get("counts_toward_limit", True), trait.get("unlimited_cp", 0)
         )
-        lines.append(f"特徴: {trait['name']} = {value}")
+        lines.append(f"{word['trait']}: {trait['name']} = {value}")
     for name, skill in view.get("skills", {}).items():
         if skill.get("attr") or skill.get("difficulty"):
-            lines.append(f"技能: {name} = {skill_value(skill)}")
-    lines.extend(f"メモ: {line}" for line in view.get("notes", []))
-    lines.extend(f"所持品: {line}" for line in view.get("items", []))
+            lines.append(f"{word['skill']}: {name} = {skill_value(skill)}")
+    lines.extend(f"{word['note']}: {line}" for line in view.get("notes", []))
+    lines.extend(f"{word['item']}: {line}" for line in view.get("items", []))
     for condition in view.get("conditions", []):
-        duration = f" ({condition['duration']})" if condition.get("duration") else ""
-        lines.append(f"状態異常: {condition['name']}{duration}")
+        duration = condition_duration(condition.get("duration"), condition.get("detail"))
+        name = condition_label(condition["name"])
+        lines.append(f"{word['condition']}: {name}" + (f" ({duration})" if duration else ""))
     return "\n".join(lines)
 
 

@@ -9,8 +9,9 @@ sheet-template record (core.sheet_template), for `char import --format ccfolia`.
 - `name` and `memo` (a `PL: name` line names the player) are read too, and the memo
   lines `char export --format ccfolia` writes for the rest of the sheet: `CP: 100`,
   `種別: npc`, `特徴: NAME = -10 phobia; uncounted`, `技能: 回避 = 12 DX/A` (the stat and
-  difficulty the palette cannot say), `メモ: ...`, `所持品: ...`. Other memo lines are
-  the player's own text and are left alone.
+  difficulty the palette cannot say), `メモ: ...`, `所持品: ...` (or, from an English
+  export, `kind:`, `trait:`, `skill:`, `note:`, `item:`). Other memo lines are the
+  player's own text and are left alone.
 
 Nothing is guessed: a param that is neither a stat nor used as a skill by the palette
 is reported by name, and the import refuses the piece.
@@ -29,7 +30,19 @@ _LINE = re.compile(
     r"^\s*(?:S)?3D6\s*<=\s*(?:\{(?P<ref>[^}]+)\}|(?P<level>\d{1,3}))\s*(?:[+-]\d+)?\s*(?P<label>.*)$", re.IGNORECASE
 )
 _PLAYER = re.compile(r"^\s*PL\s*[:：]\s*(.+?)\s*$", re.MULTILINE)
-_SHEET_LINE = re.compile(r"^\s*(CP|種別|特徴|技能|メモ|所持品)\s*[:：]\s*(.*?)\s*$", re.MULTILINE)
+# The memo's sheet lines, as `char export --format ccfolia` writes them in either language
+# (bridges.ccfolia_piece.memo): the key's Japanese word or its English one.
+_SHEET_KEYS = {
+    "CP": "CP",
+    "種別": "種別",
+    "kind": "種別",
+    "特徴": "特徴",
+    "trait": "特徴",
+    "技能": "技能",
+    "skill": "技能",
+}
+_SHEET_KEYS |= {"メモ": "メモ", "note": "メモ", "所持品": "所持品", "item": "所持品"}
+_SHEET_LINE = re.compile(r"^\s*(" + "|".join(_SHEET_KEYS) + r")\s*[:：]\s*(.*?)\s*$", re.MULTILINE)
 _NAMED = re.compile(r"(.+?)\s*=\s*(.+)")
 IGNORED = ("目標値",)  # the 2d6 palette's difficulty param: the table's, not the character's
 
@@ -94,7 +107,8 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
 def _memo_sheet(memo: str, record: dict[str, Any], where: str) -> dict[str, str]:
     """The memo's sheet lines into `record` (template keys); its `技能:` lines returned."""
     skills: dict[str, str] = {}
-    for key, value in _SHEET_LINE.findall(memo):
+    for written, value in _SHEET_LINE.findall(memo):
+        key = _SHEET_KEYS[written]
         if key == "CP":
             record["cp"] = value
         elif key == "種別":
@@ -104,7 +118,7 @@ def _memo_sheet(memo: str, record: dict[str, Any], where: str) -> dict[str, str]
         else:
             named = _NAMED.fullmatch(value)
             if named is None:
-                raise BadInput(f"{where}: memo line {key}: {value!r} is not NAME = VALUE")
+                raise BadInput(f"{where}: memo line {written}: {value!r} is not NAME = VALUE")
             if key == "特徴":
                 record[TRAIT + named[1]] = named[2]
             else:

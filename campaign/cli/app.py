@@ -49,9 +49,15 @@ class CampaignGroup(TyperGroup):
         try:
             return super().resolve_command(ctx, args)
         except typer.TyperException as exc:  # Click's UsageError: "No such command 'histroy'."
+            from campaign.i18n import _
+
             matches = get_close_matches(args[0], self.list_commands(ctx)) if args else []
+            if args and exc.message == f"No such command {args[0]!r}.":  # Click's words, in the output's language
+                exc.message = _("No such command {name!r}.").format(name=args[0])
             if matches:
-                exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
+                exc.message = _("{message} Did you mean {names}?").format(
+                    message=exc.message, names=", ".join(repr(m) for m in matches)
+                )
             raise
 
     def main(self, args: Sequence[str] | None = None, *more: Any, **options: Any) -> Any:
@@ -141,7 +147,9 @@ def usage_line(exc: _click.ClickException) -> str:
     message = exc.format_message()
     ctx = getattr(exc, "ctx", None)
     if ctx is not None and ctx.command.get_help_option(ctx) is not None:
-        message = f"{message.rstrip('.')} (see `{ctx.command_path} --help`)"
+        from campaign.i18n import _
+
+        message = _("{message} (see `{command} --help`)").format(message=message.rstrip("."), command=ctx.command_path)
     return message
 
 

@@ -12,6 +12,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import Column, DiceOption, JsonOption, emit_json, print_text, render_rows, say
+from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
     from campaign.services.calls import CallView
@@ -25,13 +26,27 @@ app = typer.Typer(
 ReasonOption = Annotated[str | None, typer.Option("--reason", help="What the call is about (shown to the player).")]
 
 
+#: A call's state as its list shows it.
+STATES = {"pending": N_("pending"), "rolled": N_("rolled"), "cancelled": N_("cancelled")}
+
+
+def _prompt(view: CallView) -> str:
+    """The call's question in the output's language (--json holds it in English)."""
+    from campaign.services.calls import prompt_of
+
+    return prompt_of(view.kind, view.character, view.params)
+
+
 def call_made(view: CallView, json_out: bool) -> None:
     if json_out:
         emit_json(view)
         return
-    print_text(f"call #{view.call_id}: {view.prompt}")
+    print_text(_("call #{id}: {prompt}").format(id=view.call_id, prompt=_prompt(view)))
+    who = view.player or _("the GM")
     say(
-        f"waiting for {view.player or 'the GM'} to roll it on the table server (or `campaign call roll {view.call_id}`)"
+        _("waiting for {who} to roll it on the table server (or `campaign call roll {id}`)").format(
+            who=who, id=view.call_id
+        )
     )
 
 
@@ -107,14 +122,18 @@ def call_list(
     if json_out:
         emit_json({"calls": calls})
         return
-    rows = [[c.call_id, c.state, c.character, c.player or "GM", c.prompt, c.result_seq or ""] for c in calls]
+    rows = [
+        [c.call_id, _(STATES[c.state]) if c.state in STATES else c.state, c.character, c.player or "GM", _prompt(c)]
+        + [c.result_seq or ""]
+        for c in calls
+    ]
     render_rows(
-        "calls",
-        ["id", "state", Column("character", keep=True), "player", "call", "entry"],
+        _("calls"),
+        [N_("id"), N_("state"), Column(N_("character"), keep=True), N_("player"), N_("call"), N_("entry")],
         rows,
         "table",
         records=calls,
-        empty="呼び出しはありません (no pending calls)",
+        empty=_("no pending calls"),
     )
 
 
@@ -130,7 +149,7 @@ def call_cancel(
 
     s = state(ctx)
     done = cancel_call(s.db, s.campaign, call_id, s.actor)
-    emit_json(done) if json_out else say(f"call #{done.call_id} cancelled")
+    emit_json(done) if json_out else say(_("call #{id} cancelled").format(id=done.call_id))
 
 
 @app.command("roll")
@@ -155,8 +174,10 @@ def call_roll(
     if json_out:
         emit_json({"call_id": done.call.call_id, "seq": done.seq, "entry": entry})
         return
-    outcome = entry.get("outcome") or ""
-    print_text(
-        f"call #{done.call.call_id} → #{done.seq} {entry['kind']} {entry['character']} "
-        f"{entry.get('expression') or ''} {entry.get('dice')} {outcome}"
+    from campaign.labels import kind_label, outcome_label
+
+    outcome = outcome_label(entry["kind"], entry["outcome"]) if entry.get("outcome") else ""
+    line = _("call #{id} → #{seq} {kind} {character}").format(
+        id=done.call.call_id, seq=done.seq, kind=kind_label(entry["kind"]), character=entry["character"]
     )
+    print_text(" ".join(str(part) for part in (line, entry.get("expression"), entry.get("dice"), outcome) if part))

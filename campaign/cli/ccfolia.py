@@ -12,6 +12,7 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, say, warn
 from campaign.errors import BadInput
+from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
     from campaign.services.ccfolia import LogImported
@@ -27,7 +28,7 @@ class _Bytes:
             from rich.progress import Progress
 
             self._progress = Progress(transient=True)
-            self._task = self._progress.add_task("importing", total=total or None)
+            self._task = self._progress.add_task(_("importing"), total=total or None)
             self._progress.start()
 
     def __call__(self, done: int) -> None:
@@ -47,29 +48,31 @@ def _line(entry: dict[str, Any]) -> str:
     seq = f"#{entry['seq']} " if "seq" in entry else ""
     text = f"{seq}{who}: {entry['expression']}{dice} = {entry['total']}"
     if entry["outcome"]:
-        text += f" {entry['outcome']}"
+        from campaign.labels import outcome_label
+
+        text += f" {outcome_label(entry.get('kind'), entry['outcome'])}"
     if entry["reason"]:
         text += f"  « {entry['reason']} »"
     return text
 
 
 REASONS = {
-    "chat": "chat",
-    "other_system": "another system's line",
-    "secret": "secret dice (not shown)",
-    "incomplete": "incomplete (the file ends inside it)",
-    "contradictory": "contradicts itself",
-    "unreadable": "unreadable",
-    "duplicate": "imported before",
-    "unmapped_speaker": "unmapped speaker",
+    "chat": N_("chat"),
+    "other_system": N_("another system's line"),
+    "secret": N_("secret dice (not shown)"),
+    "incomplete": N_("incomplete (the file ends inside it)"),
+    "contradictory": N_("contradicts itself"),
+    "unreadable": N_("unreadable"),
+    "duplicate": N_("imported before"),
+    "unmapped_speaker": N_("unmapped speaker"),
 }
 
 
 def _explained(item: dict[str, Any]) -> str:
     why = f": {item['why']}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
-    return (
-        f"  message {item['message'] + 1} ({item['speaker']}) {REASONS.get(item['reason'], item['reason'])}"
-        f"{why}  « {' '.join(item['text'].split())} »"
+    reason = _(REASONS[item["reason"]]) if item["reason"] in REASONS else item["reason"]
+    return "  " + _("message {number} ({speaker}) {reason}{why}  « {text} »").format(
+        number=item["message"] + 1, speaker=item["speaker"], reason=reason, why=why, text=" ".join(item["text"].split())
     )
 
 
@@ -130,19 +133,19 @@ def import_log(
     from campaign.services.ccfolia import parse_map
 
     if not ccfolia:
-        raise BadInput("say which tool wrote the log: --ccfolia (the only format so far)")
+        raise BadInput(_("say which tool wrote the log: --ccfolia (the only format so far)"))
     mapping = parse_map(map_)
     s = state(ctx)
     source = s.dice(dice) if apply_fright else None
     if dice is not None and not apply_fright:
-        raise BadInput("--dice gives the dice fright effects need: it goes with --apply-fright")
+        raise BadInput(_("--dice gives the dice fright effects need: it goes with --apply-fright"))
     path = Path(file).expanduser()
     from campaign.read_limits import LOG_BYTES, BoundedBinary
 
     try:
         handle = BoundedBinary(open(path, "rb"), LOG_BYTES, file)  # noqa: SIM115 - closed by the with below
     except OSError as exc:
-        raise BadInput(f"cannot read {file}: {exc.strerror}") from None
+        raise BadInput(_("cannot read {file}: {reason}").format(file=file, reason=exc.strerror)) from None
     previews: list[dict[str, Any]] = []
 
     def shown(entry: dict[str, Any]) -> None:  # a dry run's entries, as they come
@@ -174,7 +177,7 @@ def import_log(
                 on_entry=shown if dry_run else None,
             )
         except IsADirectoryError:
-            raise BadInput(f"cannot read {file}: it is a directory") from None
+            raise BadInput(_("cannot read {file}: it is a directory").format(file=file)) from None
         finally:
             bar.close()
     if json_out:
@@ -186,54 +189,93 @@ def import_log(
 
 
 def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
-    verb = "would record" if dry_run else "recorded"
     seqs = f" (#{summary.first_seq}–#{summary.last_seq})" if summary.first_seq is not None else ""
+    counts = {
+        "recorded": summary.recorded,
+        "seqs": seqs,
+        "rolls": summary.rolls,
+        "tables": summary.tables,
+        "messages": summary.messages,
+    }
     say(
-        f"{verb} {summary.recorded} entries{seqs}: {summary.rolls} rolls, {summary.tables} tables "
-        f"from {summary.messages} messages"
+        (
+            _("would record {recorded} entries{seqs}: {rolls} rolls, {tables} tables from {messages} messages")
+            if dry_run
+            else _("recorded {recorded} entries{seqs}: {rolls} rolls, {tables} tables from {messages} messages")
+        ).format(**counts)
     )
+    repaired = _(" ({n} repaired)").format(n=summary.repaired) if summary.repaired else ""
     say(
-        f"skipped: {summary.duplicates} already imported, {summary.secret} secret dice, "
-        f"{summary.other_system} other systems' lines, {summary.unreadable} unreadable results, "
-        f"{summary.chat} chat; {summary.malformed} malformed paragraphs"
-        + (f" ({summary.repaired} repaired)" if summary.repaired else "")
+        _(
+            "skipped: {duplicates} already imported, {secret} secret dice, {other} other systems' lines, "
+            "{unreadable} unreadable results, {chat} chat; {malformed} malformed paragraphs{repaired}"
+        ).format(
+            duplicates=summary.duplicates,
+            secret=summary.secret,
+            other=summary.other_system,
+            unreadable=summary.unreadable,
+            chat=summary.chat,
+            malformed=summary.malformed,
+            repaired=repaired,
+        )
     )
     if summary.contradictory or summary.incomplete:
         say(
-            f"refused: {summary.contradictory} lines that contradict themselves, {summary.incomplete} incomplete "
-            "(the file ends inside it); --explain lists them"
+            _(
+                "refused: {contradictory} lines that contradict themselves, {incomplete} incomplete "
+                "(the file ends inside it); --explain lists them"
+            ).format(contradictory=summary.contradictory, incomplete=summary.incomplete)
         )
     if summary.secret_recorded:
-        say(f"{summary.secret_recorded} secret dice the log shows were recorded, marked secret")
+        say(_("{n} secret dice the log shows were recorded, marked secret").format(n=summary.secret_recorded))
     known = (
-        f"session {summary.session} (--session NAME to set it)" if summary.session else "messages known by their times"
+        _("session {session} (--session NAME to set it)").format(session=summary.session)
+        if summary.session
+        else _("messages known by their times")
     )
+    parts = _(", {n} parts").format(n=summary.parts) if summary.parts > 1 else ""
     say(
-        f"log: {summary.format}, {summary.encoding}"
-        + (f", {summary.parts} parts" if summary.parts > 1 else "")
-        + f"; {known}"
+        _("log: {format}, {encoding}{parts}; {known}").format(
+            format=summary.format, encoding=summary.encoding, parts=parts, known=known
+        )
     )
     if summary.unmapped_speakers:
-        warn("no character for: " + ", ".join(summary.unmapped_speakers) + " (use --map 'ココフォリア名=キャラ名')")
+        warn(
+            _("no character for: {speakers} (use --map 'ココフォリア名=キャラ名')").format(
+                speakers=_(", ").join(summary.unmapped_speakers)
+            )
+        )
     if summary.fright_results and not summary.fright_applied:
         say(
-            f"{summary.fright_results} fright results recorded but not applied "
-            "(--apply-fright applies them to the characters)"
+            _("{n} fright results recorded but not applied (--apply-fright applies them to the characters)").format(
+                n=summary.fright_results
+            )
         )
     for fright in summary.frights:
         if fright.get("applied"):
-            effects = (
-                ", ".join(e.get("kind", "?") + (f" {e['name']}" if e.get("name") else "") for e in fright["effects"])
-                or "nothing to change"
-            )
+            from campaign.labels import kind_label
+
+            effects = _(", ").join(
+                kind_label(e.get("kind", "?")) + (f" {e['name']}" if e.get("name") else "") for e in fright["effects"]
+            ) or _("nothing to change")
             say(
-                f"fright: {fright['character']} FEAR {fright['result']} (entry {fright['entry'][0]}–"
-                f"{fright['entry'][1]}) applied as #{fright['seq']}: {effects}"
+                _("fright: {character} FEAR {result} (entry {first}–{last}) applied as #{seq}: {effects}").format(
+                    character=fright["character"],
+                    result=fright["result"],
+                    first=fright["entry"][0],
+                    last=fright["entry"][1],
+                    seq=fright["seq"],
+                    effects=effects,
+                )
             )
         elif fright.get("why") and summary.fright_applied:
-            say(f"fright: message {fright['message'] + 1} ({fright['speaker']}): {fright['why']}")
+            say(
+                _("fright: message {number} ({speaker}): {why}").format(
+                    number=fright["message"] + 1, speaker=fright["speaker"], why=fright["why"]
+                )
+            )
     if explain:
         if summary.explain:
-            say("not recorded (and recorded without a character):")
+            say(_("not recorded (and recorded without a character):"))
         for item in summary.explain:
             print_text(_explained(item))

@@ -22,11 +22,12 @@ from campaign.cli.output import (
     warn,
 )
 from campaign.cli.parsing import parse_stat_assignments
-from campaign.i18n import N_, _
-from campaign.labels import status_label
+from campaign.i18n import N_, _, pgettext
+from campaign.labels import stat_label, status_label
 
 if TYPE_CHECKING:
     from campaign.projection.views import CharacterSheet, MissingLine
+    from campaign.services.timetravel import TimelineRow
 
 app = typer.Typer(
     help="Characters (PCs and NPCs), their stats and relationships.\n\n"
@@ -150,7 +151,7 @@ def char_list(
                 player(r),
                 status_text(r),
                 r.cp_total,
-                " ".join(f"{k}={v}" for k, v in r.stats.items()),
+                " ".join(f"{stat_label(k)}={v}" for k, v in r.stats.items()),
             ]
             for r in rows
         ]
@@ -159,50 +160,68 @@ def char_list(
 
 def _missing_text(missing: MissingLine, zone: str | None) -> str:
     """Since when, at what odds, who is out looking: what the GM asks of a missing PC."""
-    searchers = ", ".join(missing.searchers) or "no one"
-    reason = f", {missing.reason}" if missing.reason else ""
-    return (
-        f"since #{missing.since_seq} ({local_time(missing.since_at, zone)}{reason}); {missing.odds} at the next "
-        f"scenario end; searching: {searchers}"
+    from campaign.labels import odds_label
+
+    searchers = _(", ").join(missing.searchers) or _("no one")
+    when = local_time(missing.since_at, zone) + (_(", ") + missing.reason if missing.reason else "")
+    return _("since #{seq} ({when}); {odds} at the next scenario end; searching: {searchers}").format(
+        seq=missing.since_seq, when=when, odds=odds_label(missing.odds), searchers=searchers
     )
 
 
 def render_character(view: CharacterSheet, zone: str | None) -> None:
     """A CharacterSheet (services.characters) as key/value lines."""
+    from campaign.labels import category_label, condition_duration, condition_label, stat_label
+
+    status = status_label(view.status)
+    if view.searching_for:
+        status = _("{status} (searching for {name})").format(status=status, name=view.searching_for)
     fields = [
-        ("kind", view.kind.upper()),
-        ("player", view.player),
-        ("summoner", view.summoner),
-        ("status", view.status + (f" (searching for {view.searching_for})" if view.searching_for else "")),
-        ("missing", _missing_text(view.missing, zone) if view.missing else None),
-        ("CP total", view.cp_total),
-        ("CP awarded", view.cp_awarded or None),
-        ("stats", "  ".join(f"{k} {v}" for k, v in view.stats.items())),
+        (_("reading"), view.reading),
+        (_("kind"), view.kind.upper()),
+        (_("player"), view.player),
+        (_("summoner"), view.summoner),
+        (_("status"), status),
+        (_("missing"), _missing_text(view.missing, zone) if view.missing else None),
+        (_("CP total"), view.cp_total),
+        (_("CP awarded"), view.cp_awarded or None),
+        (_("stats"), "  ".join(f"{stat_label(k)} {v}" for k, v in view.stats.items())),
     ]
     fields += sheet_lines.sheet_fields(view)
     if view.derived:  # a 3e sheet: Will = IQ, FP = ST, HP = HT (docs/rules.md "Derived stats")
-        fields.append(("derived", "  ".join(f"{k} {d.value} (= {d.from_})" for k, d in view.derived.items())))
+        fields.append(
+            (
+                _("derived"),
+                "  ".join(f"{stat_label(k)} {d.value} (= {stat_label(d.from_)})" for k, d in view.derived.items()),
+            )
+        )
     for pool, values in view.pools.items():
         derived = view.derived.get(pool)
-        base = f" (max = {derived.from_})" if derived else ""
-        fields.append((pool, f"{values.current}/{values.max}{base}"))
+        level = f"{values.current}/{values.max}"
+        if derived:
+            level = _("{level} (max = {stat})").format(level=level, stat=stat_label(derived.from_))
+        fields.append((pool, level))
     for trait in view.traits:
         if trait.unlimited_cp == 0:
             flag = ""
         elif trait.limit_cp == 0:
-            flag = " (not counted toward the limit)"
+            flag = _(" (not counted toward the limit)")
         else:
-            flag = f" ({trait.limit_cp} CP toward the limit, {trait.unlimited_cp} CP outside)"
-        fields.append(("trait", f"{trait.name} [{trait.category}] {trait.cp} CP{flag}"))
+            flag = _(" ({limited} CP toward the limit, {outside} CP outside)").format(
+                limited=trait.limit_cp, outside=trait.unlimited_cp
+            )
+        fields.append((_("trait"), f"{trait.name} [{category_label(trait.category)}] {trait.cp} CP{flag}"))
     for condition in view.conditions:
-        until = ""
+        line = f"{condition_label(condition.name)} {condition_duration(condition.duration, condition.detail)}".rstrip()
         if condition.until_clock is not None:
             from campaign.core.gametime import clock_text
+            from campaign.i18n import pick
 
-            until = f" until {clock_text(condition.until_clock)[1]}"
-        fields.append(("condition", f"{condition.name} {condition.duration or ''}".rstrip() + until))
+            english, japanese = clock_text(condition.until_clock)
+            line = _("{condition} until {time}").format(condition=line, time=pick(japanese, english))
+        fields.append((pgettext("sheet", "condition"), line))
     for relation in view.relations:
-        fields.append(("related to", relation.name + (f" — {relation.note}" if relation.note else "")))
+        fields.append((_("related to"), relation.name + (f" — {relation.note}" if relation.note else "")))
     print_fields(view.name, [(key, value) for key, value in fields if value is not None])
 
 
@@ -280,21 +299,28 @@ def char_timeline(
         )
         return
     zone = s.time_zone
+    from campaign.labels import kind_label
+
+    def kind(r: TimelineRow) -> str:
+        if r.voids_seq:
+            return _("{kind} of #{seq}").format(kind=kind_label(r.kind), seq=r.voids_seq)
+        return kind_label(r.kind)
+
     render_rows(
-        f"{name}: timeline",
-        ["#", "when", "kind", "change"],
+        _("{name}: timeline").format(name=name),
+        ["#", N_("when"), N_("kind"), N_("change")],
         (
             [
                 str(r.seq) + (f" ✗#{r.voided_by}" if r.voided_by else ""),
                 local_time(r.at, zone),
-                r.kind + (f" of #{r.voids_seq}" if r.voids_seq else ""),
+                kind(r),
                 "; ".join(c["text"] for c in r.changes),
             ]
             for r in rows
         ),
         fmt,
         records=rows,
-        empty=f"{name} を変えた記録はありません (no entry changed {name})",
+        empty=_("no entry changed {name}").format(name=name),
     )
 
 
@@ -353,7 +379,11 @@ def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, 
 
     s = state(ctx)
     done = set_status(s.db, s.campaign, name, s.actor, status, reason)
-    emit_json(done) if json_out else say(f"{done.character} is {done.status} (ledger #{done.seq})")
+    emit_json(done) if json_out else say(
+        _("{character} is {status} (ledger #{seq})").format(
+            character=done.character, status=status_label(done.status), seq=done.seq
+        )
+    )
 
 
 @app.command("kill")
@@ -435,15 +465,15 @@ def char_export(
     if fmt == "ccfolia":  # the name `char import --format ccfolia` reads it back by
         ccfolia, fmt = True, None
     if not ccfolia and fmt is None:
-        raise BadInput("say which format: --ccfolia, or --format csv|json")
+        raise BadInput(_("say which format: --ccfolia, or --format csv|json"))
     if all_ == bool(names):
-        raise BadInput("name characters or give --all (not both)")
+        raise BadInput(_("name characters or give --all (not both)"))
     if fmt is not None:
         if ccfolia or copy or json_out:
-            raise BadInput("--format writes a sheet file: not with --ccfolia, --copy or --json")
+            raise BadInput(_("--format writes a sheet file: not with --ccfolia, --copy or --json"))
         return sheet_io.write_sheets(ctx, fmt, None if all_ else names)
     if copy and (all_ or len(names or []) != 1):
-        raise BadInput("--copy takes one character: a paste makes one piece")
+        raise BadInput(_("--copy takes one character: a paste makes one piece"))
     s = state(ctx)
     pieces = export_pieces(s.db, s.campaign, None if all_ else names)
     if json_out:
@@ -456,9 +486,9 @@ def char_export(
 
         tool = copy_text(json.dumps(pieces[0], ensure_ascii=False, separators=(",", ":")))
         warn(
-            f"copied with {tool}"
+            _("copied with {tool}").format(tool=tool)
             if tool
-            else "no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); copy the line above instead"
+            else _("no clipboard tool found (pbcopy, wl-copy, xclip, xsel, clip.exe); copy the line above instead")
         )
 
 
@@ -472,23 +502,26 @@ def _pool_command(
     if json_out:
         emit_json(done)
         return
-    capped = f" (capped at the maximum; {done.requested} asked)" if heal and done.change != done.requested else ""
-    say(f"{done.character}: {done.pool} {done.before} → {done.after}/{done.max}{capped} (ledger #{done.seq})")
+    level = f"{done.pool} {done.before} → {done.after}/{done.max}"
+    if heal and done.change != done.requested:
+        level = _("{level} (capped at the maximum; {asked} asked)").format(level=level, asked=done.requested)
+    say(_("{character}: {level} (ledger #{seq})").format(character=done.character, level=level, seq=done.seq))
     for note in done.notes:
-        say(f"  GURPS: {injury_note(done.character, note)}")
+        say("  " + _("GURPS: {note}").format(note=injury_note(done.character, note)))
 
 
 def injury_note(name: str, note: dict[str, object]) -> str:
     """The words for an HP threshold a loss crossed (codes: campaign.core.injury)."""
     if note["code"] == "unconscious_rolls":
-        return f"{name} is at 0 HP or below: an HT roll at the start of each turn to stay conscious"
+        return _("{name} is at 0 HP or below: an HT roll at the start of each turn to stay conscious").format(name=name)
     if note["code"] == "death_roll":
         times = "" if note["multiple"] == 1 else f"{note['multiple']}×"
-        return (
-            f"{name} reached −{times}HT ({note['at']}): an HT roll ({note['ht']}) now, or die; "
-            "another at each further −HT"
+        return _("{name} reached −{times}HT ({at}): an HT roll ({ht}) now, or die; another at each further −HT").format(
+            name=name, times=times, at=note["at"], ht=note["ht"]
         )
-    return f"{name} reached −5×HT ({note['at']}): dead (`campaign char kill {name}` records it)"
+    return _("{name} reached −5×HT ({at}): dead (`campaign char kill {name}` records it)").format(
+        name=name, at=note["at"]
+    )
 
 
 @app.command("damage", context_settings={"ignore_unknown_options": True})  # -3 is an amount, refused there

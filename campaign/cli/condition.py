@@ -19,6 +19,8 @@ from campaign.cli.output import (
     say,
 )
 from campaign.cli.physical import PhysicalOption
+from campaign.i18n import N_, _, pick
+from campaign.labels import condition_duration
 
 app = typer.Typer(
     help="A character's temporary conditions (stunned, unconscious ...), timed ones "
@@ -28,18 +30,30 @@ app = typer.Typer(
 )
 
 
-def _condition_row(c: dict[str, Any]) -> list[Any]:
-    if c["until"] is not None:
-        until = f"{c['until']['text_ja']} (残り{c['remaining_ja']})"
-    elif c["recovery_due"] is not None:
-        until = f"roll due {c['recovery_due']['text_ja']}"
-    else:
-        until = "until cleared"
-    from campaign.i18n import pick
+def _clock(reading: dict[str, Any]) -> str:
+    """A campaign clock reading ({"text", "text_ja"}) in the output's language."""
+    return pick(reading["text_ja"], reading["text"])
+
+
+def _name(c: dict[str, Any]) -> str:
     from campaign.labels import condition_label
 
-    name = pick(c["label_ja"] or c["name"], condition_label(c["name"]))
-    return [name, c["duration"] or "", c["since"]["text_ja"], until, c["source_seq"]]
+    return pick(c["label_ja"] or c["name"], condition_label(c["name"]))
+
+
+def _duration(c: dict[str, Any]) -> str:
+    return condition_duration(c["duration"], c.get("detail"))
+
+
+def _condition_row(c: dict[str, Any]) -> list[Any]:
+    if c["until"] is not None:
+        remaining = pick(c.get("remaining_ja") or "", c.get("remaining") or "")
+        until = _("{time} ({remaining} left)").format(time=_clock(c["until"]), remaining=remaining)
+    elif c["recovery_due"] is not None:
+        until = _("roll due {time}").format(time=_clock(c["recovery_due"]))
+    else:
+        until = _("until cleared")
+    return [_name(c), _duration(c), _clock(c["since"]), until, c["source_seq"]]
 
 
 @app.command("list")
@@ -58,21 +72,20 @@ def condition_list(
 
     fmt = output_format(json_out, csv_out)
     listed = list_conditions(state(ctx).db, state(ctx).campaign, char)
-    columns: list[str | Column] = ["condition", "duration", "since", "until", "from #"]
+    columns: list[str | Column] = [N_("condition"), N_("duration"), N_("since"), N_("until"), N_("from #")]
     if listed.character is None:
-        columns = [Column("character", keep=True), *columns]
+        columns = [Column(N_("character"), keep=True), *columns]
         rows = [[c["character"], *_condition_row(c)] for c in listed.conditions]
     else:
         rows = [_condition_row(c) for c in listed.conditions]
-    who = listed.character or "all characters"
+    now = _clock(listed.now)
+    title = (
+        _("{character}: conditions (now {now})").format(character=listed.character, now=now)
+        if listed.character
+        else _("all characters: conditions (now {now})").format(now=now)
+    )
     render_rows(
-        f"{who}: conditions (now {listed.now['text_ja']})",
-        columns,
-        rows,
-        fmt,
-        bom=bom,
-        records=listed,
-        empty=f"状態異常はありません (no conditions; now {listed.now['text_ja']})",
+        title, columns, rows, fmt, bom=bom, records=listed, empty=_("no conditions (now {now})").format(now=now)
     )
 
 
@@ -113,8 +126,10 @@ def condition_add(
         emit_json(done)
         return
     c = done.condition
-    until = f" until {c['until']['text_ja']}" if c["until"] else ""
-    say(f"{done.character}: {c['name']}{' ' + c['duration'] if c['duration'] else ''}{until} (ledger #{done.seq})")
+    what = " ".join(filter(None, (_name(c), _duration(c))))
+    if c["until"]:
+        what = _("{condition} until {time}").format(condition=what, time=_clock(c["until"]))
+    say(_("{character}: {condition} (ledger #{seq})").format(character=done.character, condition=what, seq=done.seq))
 
 
 @app.command("clear")
@@ -148,7 +163,6 @@ def condition_clear(
     if json_out:
         emit_json(done)
         return
-    from campaign.i18n import _
     from campaign.labels import condition_label
 
     say(
@@ -163,13 +177,11 @@ def condition_clear(
 
 def _follow_ups(done: Any) -> None:
     """The penalty after waking that a cleared or recovered condition leaves, in one language."""
-    from campaign.i18n import _, pick
-
     for follow in done.follow_ups:
         print_text(
             pick(
                 _("{character}: {summary} (until {until})").format(
-                    character=done.character, summary=follow["detail"]["summary_ja"], until=follow["until"]["text_ja"]
+                    character=done.character, summary=follow["detail"]["summary_ja"], until=_clock(follow["until"])
                 ),
                 f"{done.character}: {follow['detail']['summary_en']}",
             )
@@ -204,7 +216,6 @@ def condition_recover(
         emit_json(done)
         return
     say_warnings(done)
-    from campaign.i18n import _, pick
     from campaign.labels import condition_label, stat_label
 
     label = pick(done.label_ja or done.condition, condition_label(done.condition))

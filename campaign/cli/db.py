@@ -9,6 +9,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, print_text, say, warn
+from campaign.i18n import _
 
 app = typer.Typer(
     help="The database itself: path, schema revision, upgrade, backup.\n\n"
@@ -60,9 +61,14 @@ def db_current(ctx: typer.Context, json_out: JsonOption = False) -> None:
     if json_out:
         emit_json(info)
     else:
-        print_text(f"{revision or '(blank)'} (head {HEAD_REVISION}{', up to date' if info['up_to_date'] else ''})")
+        shown = revision or _("(blank)")
+        print_text(
+            (_("{revision} (head {head}, up to date)") if info["up_to_date"] else _("{revision} (head {head})")).format(
+                revision=shown, head=HEAD_REVISION
+            )
+        )
         for line in damage:
-            warn(f"damage: {line}")
+            warn(_("damage: {line}").format(line=line))
     if damage:
         raise typer.Exit(1)
 
@@ -97,9 +103,9 @@ def db_upgrade(
     if json_out:
         emit_json({"current": HEAD_REVISION, **({"rebuilt": rebuilt} if rebuild else {})})
         return
-    say(f"database at revision {HEAD_REVISION}")
+    say(_("database at revision {revision}").format(revision=HEAD_REVISION))
     if rebuild:
-        say(f"rebuilt the state of {rebuilt} campaign(s) from their ledgers")
+        say(_("rebuilt the state of {n} campaign(s) from their ledgers").format(n=rebuilt))
 
 
 @app.command("backup")
@@ -127,11 +133,13 @@ def db_backup(
     refuse_non_sqlite(db.dialect)
     target = target_path(file)  # a link, a FIFO or a device is refused, --force or not
     if target.exists() and not target.is_dir() and not force:
-        raise RuleRefused(f"{target} exists; add --force to overwrite it")
+        raise RuleRefused(_("{target} exists; add --force to overwrite it").format(target=target))
     source = sqlite_path(db.url)
     assert source is not None  # refuse_non_sqlite above
     size = backup_sqlite(source, file)
     selected = selected_campaign(db.url)
     if selected is not None:
         select_campaign(resolve_url(str(target)), selected)
-    emit_json({"backup": str(file), "bytes": size}) if json_out else say(f"backed up to {file} ({size} bytes)")
+    emit_json({"backup": str(file), "bytes": size}) if json_out else say(
+        _("backed up to {file} ({size} bytes)").format(file=file, size=size)
+    )

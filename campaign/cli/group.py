@@ -24,6 +24,7 @@ from campaign.cli.output import (
     say,
     warn,
 )
+from campaign.i18n import N_, _
 
 app = typer.Typer(
     help="Group mode (PostgreSQL only): the GM's database role, which `campaign serve` signs in as; "
@@ -32,6 +33,7 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
+ROLE_COLUMNS = [N_("role"), N_("player"), N_("url")]
 DbOption = Annotated[str | None, typer.Option("--db", help="The database URL (same as the global --db).")]
 
 
@@ -44,8 +46,10 @@ def _state(ctx: typer.Context, db: str | None) -> AppState:
 
 def _show_invites(invites: Any) -> None:
     if invites:
-        warn("invite links are shown once: send each to its player (their database roles are gone)")
-        print_table(None, ["player", "link", "expires"], [(i.player, i.join_path, i.expires) for i in invites])
+        warn(_("invite links are shown once: send each to its player (their database roles are gone)"))
+        print_table(
+            None, [N_("player"), N_("link"), N_("expires")], [(i.player, i.join_path, i.expires) for i in invites]
+        )
 
 
 @app.command("setup")
@@ -65,10 +69,10 @@ def setup(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False)
         emit_json(result)
         return
     if result.roles:
-        warn("the password is shown once: keep the URL for `campaign serve --db ...`")
-        print_table(None, ["role", "player", "url"], [(r.role, r.player, r.url) for r in result.roles])
+        warn(_("the password is shown once: keep the URL for `campaign serve --db ...`"))
+        print_table(None, ROLE_COLUMNS, [(r.role, r.player, r.url) for r in result.roles])
     else:
-        say("the GM's role exists; grants refreshed")
+        say(_("the GM's role exists; grants refreshed"))
     _show_invites(result.invites)
 
 
@@ -86,7 +90,7 @@ def migrate_players(ctx: typer.Context, db: DbOption = None, json_out: JsonOptio
     if json_out:
         emit_json(result)
     elif not result.invites:
-        say("no player is owed an invite")
+        say(_("no player is owed an invite"))
     else:
         _show_invites(result.invites)
 
@@ -128,13 +132,13 @@ def status(
     fmt = output_format(json_out, csv_out)
     s = _state(ctx, db)
     result = status_service(s.db, s.campaign)
-    columns = ["role", "player", "kind", "login", "writes"]
+    columns = [N_("role"), N_("player"), N_("kind"), N_("login"), N_("writes")]
     rows = [
         (
             r.role,
             r.player,
             r.kind,
-            "yes" if r.login else "no",
+            _("yes") if r.login else _("no"),
             " ".join(
                 f"{table}:{'/'.join(p for p in privileges if p != 'SELECT')}"
                 for table, privileges in r.rights.items()
@@ -143,17 +147,13 @@ def status(
         )
         for r in result.roles
     ]
-    render_rows(
-        None,
-        columns,
-        rows,
-        fmt,
-        bom=bom,
-        records=result,
-        empty="ロールはまだありません (no roles yet: run `campaign group setup`)",
-    )
+    render_rows(None, columns, rows, fmt, bom=bom, records=result, empty=_("no roles yet: run `campaign group setup`"))
     if result.owed_invites and fmt == "table":
-        warn("owed an invite (run `campaign group migrate-players`): " + ", ".join(result.owed_invites))
+        warn(
+            _("owed an invite (run `campaign group migrate-players`): {players}").format(
+                players=_(", ").join(result.owed_invites)
+            )
+        )
 
 
 @app.command("revoke")
@@ -173,7 +173,9 @@ def revoke(
 
     s = _state(ctx, db)
     result = revoke_service(s.db, s.campaign, name)
-    emit_json(result) if json_out else say(f"revoked {result.role} ({result.player})")
+    emit_json(result) if json_out else say(
+        _("revoked {role} ({player})").format(role=result.role, player=result.player)
+    )
 
 
 @app.command("reopen")
@@ -189,5 +191,5 @@ def reopen(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False
     if json_out:
         emit_json(result)
     else:
-        warn("the password is shown once")
-        print_table(None, ["role", "player", "url"], [(r.role, r.player, r.url) for r in result.roles])
+        warn(_("the password is shown once"))
+        print_table(None, ROLE_COLUMNS, [(r.role, r.player, r.url) for r in result.roles])

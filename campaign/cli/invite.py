@@ -14,6 +14,15 @@ from typer.core import TyperGroup
 
 from campaign.cli.context import state
 from campaign.cli.output import Column, JsonOption, emit_json, local_time, print_text, render_rows, say
+from campaign.i18n import N_, _, pgettext
+
+#: An invite's state as its list shows it.
+INVITE_STATES = {"pending": N_("pending"), "used": N_("used"), "expired": N_("expired"), "revoked": N_("revoked")}
+
+
+def _invite_state(state: str) -> str:
+    return _(INVITE_STATES[state]) if state in INVITE_STATES else state
+
 
 if TYPE_CHECKING:
     from typer import _click  # the Click that Typer vendors
@@ -95,10 +104,12 @@ def invite_new(
         emit_json(made)
         return
     print_text(made.join_path)
-    say(
-        f"invite for {made.player}{' (GM)' if made.gm else ''}, good once until {made.expires}: "
-        "give the server's address followed by this path"
+    message = (
+        _("invite for {player} (GM), good once until {expires}: give the server's address followed by this path")
+        if made.gm
+        else _("invite for {player}, good once until {expires}: give the server's address followed by this path")
     )
+    say(message.format(player=made.player, expires=local_time(made.expires, s.time_zone)))
 
 
 def _bcdice_token(
@@ -108,19 +119,22 @@ def _bcdice_token(
     from campaign.services.bcdice_api import make_token
 
     if not bcdice:
-        raise BadInput("--player and --character go with --bcdice")
+        raise BadInput(_("--player and --character go with --bcdice"))
     if gm:
-        raise BadInput("--gm does not go with --bcdice (a token rolls dice, it has no GM rights)")
+        raise BadInput(_("--gm does not go with --bcdice (a token rolls dice, it has no GM rights)"))
     made = make_token(s.db, s.campaign, name, player=player, character=character)
     if json_out:
         emit_json(made)
         return
     print_text(made.base_path)
-    who = made.player or f"{made.name} (integration)"
+    who = made.player or _("{name} (integration)").format(name=made.name)
+    if made.character:
+        who = _("{who} for {character}").format(who=who, character=made.character)
     say(
-        f"BCDice-API token {made.name!r}: rolls recorded as {who}"
-        f"{' for ' + made.character if made.character else ''}; the bot's server URL is http://HOST:PORT"
-        f"{made.base_path} (revoke: campaign invite revoke {made.name})"
+        _(
+            "BCDice-API token {name!r}: rolls recorded as {who}; the bot's server URL is http://HOST:PORT{path}"
+            " (revoke: `campaign invite revoke {name}`)"
+        ).format(name=made.name, who=who, path=made.base_path)
     )
 
 
@@ -139,34 +153,41 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
         return
     zone = s.time_zone
     rows: list[list[object]] = [
-        [r.player, "GM" if r.gm else "", r.state, local_time(r.created, zone), local_time(r.expires, zone)]
+        [
+            r.player,
+            "GM" if r.gm else "",
+            _invite_state(r.state),
+            local_time(r.created, zone),
+            local_time(r.expires, zone),
+        ]
         for r in listed.invites
     ]
     render_rows(
-        "invites",
-        [Column("player", keep=True), "rights", "state", "created", "expires"],
+        _("invites"),
+        [Column(N_("player"), keep=True), N_("rights"), N_("state"), N_("created"), N_("expires")],
         rows,
         "table",
         records=listed.invites,
-        empty="招待はありません (no invites)",
+        empty=_("no invites"),
     )
+    active = pgettext("session", "active")
     rows = [
         [
             r.id,
             r.player,
             "GM" if r.gm else "",
             local_time(r.created, zone),
-            local_time(r.revoked, zone) if r.revoked else "active",
+            local_time(r.revoked, zone) if r.revoked else active,
         ]
         for r in listed.sessions
     ]
     render_rows(
-        "sessions",
-        ["id", Column("player", keep=True), "rights", "created", "state"],
+        _("sessions"),
+        [N_("id"), Column(N_("player"), keep=True), N_("rights"), N_("created"), N_("state")],
         rows,
         "table",
         records=listed.sessions,
-        empty="セッションはありません (no sessions)",
+        empty=_("no sessions"),
     )
     from campaign.services.bcdice_api import list_tokens
 
@@ -175,16 +196,16 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
         rows = [
             [
                 t.name,
-                t.player or "(integration)",
+                t.player or _("(integration)"),
                 t.character or "",
                 local_time(t.created, zone),
-                local_time(t.revoked, zone) if t.revoked else "active",
+                local_time(t.revoked, zone) if t.revoked else active,
             ]
             for t in tokens
         ]
         render_rows(
-            "BCDice-API tokens",
-            [Column("name", keep=True), "player", "character", "created", "state"],
+            _("BCDice-API tokens"),
+            [Column(N_("name"), keep=True), N_("player"), N_("character"), N_("created"), N_("state")],
             rows,
             "table",
             records=tokens,
@@ -218,7 +239,9 @@ def invite_revoke(
     if json_out:
         emit_json({**as_json(done), "bcdice_tokens": tokens} if tokens else done)
         return
-    say(
-        f"{done.player}: {done.sessions} session(s) ended, {done.invites} invite(s) cancelled"
-        + (f", {tokens} BCDice-API token(s) ended" if tokens else "")
+    line = _("{player}: {sessions} session(s) ended, {invites} invite(s) cancelled").format(
+        player=done.player, sessions=done.sessions, invites=done.invites
     )
+    if tokens:
+        line = _("{line}, {tokens} BCDice-API token(s) ended").format(line=line, tokens=tokens)
+    say(line)

@@ -11,6 +11,7 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, say
 from campaign.errors import BadInput
+from campaign.i18n import _
 
 FILE_LIMIT = 5_000_000  # bytes: far above any party's sheets
 
@@ -23,13 +24,13 @@ def _read(file: str) -> str:
             with open(file, "rb") as handle:
                 data = handle.read(FILE_LIMIT + 1)
     except OSError as exc:
-        raise BadInput(f"cannot read {file}: {exc.strerror or exc}") from None
+        raise BadInput(_("cannot read {file}: {reason}").format(file=file, reason=exc.strerror or exc)) from None
     if len(data) > FILE_LIMIT:
-        raise BadInput(f"{file} is larger than {FILE_LIMIT} bytes")
+        raise BadInput(_("{file} is larger than {limit} bytes").format(file=file, limit=FILE_LIMIT))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise BadInput(f"{file} is not UTF-8 text (save the sheet as UTF-8 CSV)") from None
+        raise BadInput(_("{file} is not UTF-8 text (save the sheet as UTF-8 CSV)").format(file=file)) from None
 
 
 def char_import(
@@ -63,12 +64,20 @@ def char_import(
         emit_json(done)
         return
     for c in done.characters:
-        where = "would add" if done.dry_run else "added"
-        stats = " ".join(f"{k}={v}" for k, v in c.stats.items())
-        say(
-            f"{where} {c.kind.upper()} {c.name}: CP {c.cp_total}, {stats}, {c.skills} skills, {c.traits} traits"
-            + ("" if c.seq is None else f" (ledger #{c.seq})")
-        )
+        facts = {
+            "kind": c.kind.upper(),
+            "name": c.name,
+            "cp": c.cp_total,
+            "stats": " ".join(f"{k}={v}" for k, v in c.stats.items()),
+            "skills": c.skills,
+            "traits": c.traits,
+            "seq": c.seq,
+        }
+        if done.dry_run:
+            line = _("would add {kind} {name}: CP {cp}, {stats}, {skills} skills, {traits} traits")
+        else:
+            line = _("added {kind} {name}: CP {cp}, {stats}, {skills} skills, {traits} traits (ledger #{seq})")
+        say(line.format(**facts))
 
 
 def write_sheets(ctx: typer.Context, fmt: str, names: list[str] | None) -> None:

@@ -10,6 +10,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, emit_json, say
+from campaign.i18n import _
 
 if TYPE_CHECKING:
     from campaign.projection.views import CharacterSheet
@@ -34,7 +35,7 @@ def char_note(
 
     s = state(ctx)
     view = change_line(s.db, s.campaign, s.actor, char, text, kind="note")
-    emit_json(view) if json_out else say(f"{view.name}: note added (ledger #{view.seq})")
+    emit_json(view) if json_out else say(_("{name}: note added (ledger #{seq})").format(name=view.name, seq=view.seq))
 
 
 @item_app.command("add")
@@ -52,7 +53,7 @@ def item_add(
 
     s = state(ctx)
     view = change_line(s.db, s.campaign, s.actor, char, text, kind="item")
-    emit_json(view) if json_out else say(f"{view.name}: item added (ledger #{view.seq})")
+    emit_json(view) if json_out else say(_("{name}: item added (ledger #{seq})").format(name=view.name, seq=view.seq))
 
 
 @item_app.command("remove")
@@ -70,7 +71,7 @@ def item_remove(
 
     s = state(ctx)
     view = change_line(s.db, s.campaign, s.actor, char, text, kind="item", remove=True)
-    emit_json(view) if json_out else say(f"{view.name}: item removed (ledger #{view.seq})")
+    emit_json(view) if json_out else say(_("{name}: item removed (ledger #{seq})").format(name=view.name, seq=view.seq))
 
 
 def sheet_fields(view: CharacterSheet) -> list[tuple[str, str]]:
@@ -82,7 +83,7 @@ def sheet_fields(view: CharacterSheet) -> list[tuple[str, str]]:
 
     fields = []
     if view.skills:
-        fields.append(("skills", "  ".join(skill(name, value) for name, value in view.skills.items())))
-    fields += [("item", line) for line in view.items]
-    fields += [("note", line) for line in view.notes]
+        fields.append((_("skills"), "  ".join(skill(name, value) for name, value in view.skills.items())))
+    fields += [(_("item"), line) for line in view.items]
+    fields += [(_("note"), line) for line in view.notes]
     return fields

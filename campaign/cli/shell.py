@@ -20,6 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from campaign.cli.output import JsonOption
+from campaign.i18n import _
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -118,8 +119,10 @@ class Session:
                 return self._switch_actor(args[1:])
             if args[0].startswith("-"):
                 _error(
-                    f"{args[0]}: global options go before `shell` (campaign --db FILE -c NAME shell); "
-                    "`as NAME` switches who is acting"
+                    _(
+                        "{option}: global options go before `shell` (`campaign --db FILE -c NAME shell`); "
+                        "`as NAME` switches who is acting"
+                    ).format(option=args[0])
                 )
                 return 2
             if line_actor is not None:
@@ -128,7 +131,7 @@ class Session:
             name, command, rest = self.group.resolve_command(self.root, args)
             assert command is not None  # an unknown name is refused (a usage error)
             if name == "shell":
-                _error("already in the shell")
+                _error(_("already in the shell"))
                 return 1
             if self.json_out:
                 rest = with_json(command, self.root, rest)
@@ -141,7 +144,7 @@ class Session:
         except typer.Exit as exc:
             return exc.exit_code
         except typer.Abort:
-            _error("aborted")
+            _error(_("aborted"))
             return 1
         except typer.TyperException as exc:  # Click's usage errors (exit 2), or a bare --help of a noun
             from typer._click.exceptions import NoArgsIsHelpError
@@ -152,12 +155,12 @@ class Session:
             _error(exc.format_message())
             return exc.exit_code
         except KeyboardInterrupt:
-            _error("interrupted (a transaction cut short is rolled back)")
+            _error(_("interrupted (a transaction cut short is rolled back)"))
             return 130
         except Exception as exc:
             refusal = _database_refusal(exc)
             if refusal is not None:
-                _error(f"refused by the database: {refusal}")
+                _error(_("refused by the database: {refusal}").format(refusal=refusal))
                 return 1
             message = _environment_error(exc, state.db_option)
             if message is not None:
@@ -181,7 +184,7 @@ class Session:
     def _switch_actor(self, words: list[str]) -> int:
         """`as NAME`: every following command acts as NAME (`as GM` switches back)."""
         if len(words) != 1:
-            _error("as takes one name: as Aki (as GM switches back)")
+            _error(_("as takes one name: as Aki (as GM switches back)"))
             return 2
         self._set_actor(words[0])
         return 0
@@ -283,7 +286,9 @@ def _bug(exc: BaseException) -> None:
     """A bug: the last frames, enough to report it, and the session goes on."""
     import traceback
 
-    sys.stderr.write("error: internal error (a bug, please report it); the shell goes on\n")
+    sys.stderr.write(
+        _("error: {message}").format(message=_("internal error (a bug, please report it); the shell goes on")) + "\n"
+    )
     sys.stderr.write("".join(traceback.format_exception(exc, limit=-4)))
 
 

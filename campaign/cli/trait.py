@@ -8,7 +8,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import BomOption, Column, CsvOption, JsonOption, emit_json, output_format, render_rows, say
-from campaign.i18n import _
+from campaign.i18n import N_, _
 from campaign.labels import category_label
 
 app = typer.Typer(
@@ -35,14 +35,15 @@ def trait_list(
     fmt = output_format(json_out, csv_out)
     listed = list_traits(state(ctx).db, state(ctx).campaign, char)
     columns: list[str | Column] = [
-        Column("name", keep=True),
-        "category",
+        Column(N_("name"), keep=True),
+        N_("category"),
         "CP",
-        "toward limit",
-        "outside limit",
-        "from #",
+        N_("toward limit"),
+        N_("outside limit"),
+        N_("from #"),
     ]
-    rows = [[t.name, t.category, t.cp, t.limit_cp, t.unlimited_cp, t.source_seq] for t in listed.traits]
+    shown = category_label if fmt == "table" else str  # CSV keeps the category's code
+    rows = [[t.name, shown(t.category), t.cp, t.limit_cp, t.unlimited_cp, t.source_seq] for t in listed.traits]
     render_rows(
         _("{character} (CP total {total})").format(character=listed.character, total=listed.cp_total),
         columns,

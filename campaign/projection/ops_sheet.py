@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from campaign.i18n import N_, _
+from campaign.i18n import _
 from campaign.projection.op_base import (
     BadOp,
     EntryContext,
@@ -145,7 +145,11 @@ class ItemRemoved(_LineOp, Op):
 
 def sheet_changes(old: CharacterRow, new: CharacterRow) -> list[tuple[str, str, Any, Any, str]]:
     """(what, name, before, after, text) for each skill, note and item that differs
-    between two CharacterRows: `char timeline` and a void's preview show these."""
+    between two CharacterRows: `char timeline` and a void's preview show these, in the
+    output's language (a --json document's: English)."""
+
+    added = {"note": _("note added: {line}"), "item": _("item added: {line}")}
+    removed = {"note": _("note removed: {line}"), "item": _("item removed: {line}")}
     changes = []
     for skill in [*old.skills, *(s for s in new.skills if s not in old.skills)]:
         a, b = old.skills.get(skill), new.skills.get(skill)
@@ -157,22 +161,17 @@ def sheet_changes(old: CharacterRow, new: CharacterRow) -> list[tuple[str, str, 
                     skill,
                     level_a,
                     level_b,
-                    _("skill {skill} {old} → {new}").format(
-                        skill=skill, old="—" if a is None else level_a, new="—" if b is None else level_b
+                    _("skill {skill} {before} → {after}").format(
+                        skill=skill, before="—" if a is None else level_a, after="—" if b is None else level_b
                     ),
                 )
             )
-    words = {
-        "note": (N_("note added: {line}"), N_("note removed: {line}")),
-        "item": (N_("item added: {line}"), N_("item removed: {line}")),
-    }
     for what, before, after in (("note", old.notes, new.notes), ("item", old.items, new.items)):
-        added, removed = words[what]
         for line in after[len(before) :] if after[: len(before)] == before else []:
-            changes.append((what, line, None, line, _(added).format(line=line)))
+            changes.append((what, line, None, line, added[what].format(line=line)))
         if after[: len(before)] != before:
-            changes += [(what, line, line, None, _(removed).format(line=line)) for line in _without(before, after)]
-            changes += [(what, line, None, line, _(added).format(line=line)) for line in _without(after, before)]
+            changes += [(what, line, line, None, removed[what].format(line=line)) for line in _without(before, after)]
+            changes += [(what, line, None, line, added[what].format(line=line)) for line in _without(after, before)]
     return changes
 
 

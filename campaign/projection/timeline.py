@@ -12,6 +12,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from campaign.core.derived import POOLS, pool_current
+from campaign.i18n import _
+from campaign.labels import category_label, condition_duration, condition_label, stat_label, status_label
 from campaign.projection.ops import OpConflict
 from campaign.projection.ops_sheet import sheet_changes
 from campaign.projection.replay import Entry, ReplayConflict, effective_voids, project, void_pairs
@@ -65,25 +67,24 @@ def character_changes(before: State, after: State, name: str) -> list[dict[str, 
         return []
     if old is None:
         assert new is not None  # not both None: returned above
-        stats = " ".join(f"{k}={v}" for k, v in new.stats.items())
+        stats = " ".join(f"{stat_label(k)}={v}" for k, v in new.stats.items())
+        added = _("added as {kind}, CP {cp}, {stats}") if stats else _("added as {kind}, CP {cp}")
         return [
             _change(
-                "character",
-                name,
-                None,
-                new.kind,
-                f"added as {new.kind.upper()}, CP {new.cp_total}" + (f", {stats}" if stats else ""),
+                "character", name, None, new.kind, added.format(kind=new.kind.upper(), cp=new.cp_total, stats=stats)
             )
         ]
     if new is None:
-        return [_change("character", name, old.kind, None, "removed")]
+        return [_change("character", name, old.kind, None, _("removed"))]
     changes = []
     if old.cp_total != new.cp_total:
         changes.append(_change("cp", "CP", old.cp_total, new.cp_total, f"CP {old.cp_total} → {new.cp_total}"))
     for stat in sorted(set(old.stats) | set(new.stats)):
         a, b = old.stats.get(stat), new.stats.get(stat)
         if a != b:
-            changes.append(_change("stat", stat, a, b, f"{stat} {'—' if a is None else a} → {'—' if b is None else b}"))
+            changes.append(
+                _change("stat", stat, a, b, f"{stat_label(stat)} {'—' if a is None else a} → {'—' if b is None else b}")
+            )
     for pool in POOLS:  # a derived maximum (3e: HP is HT) counts too
         aliases = stat_names_for(after.ruleset).aliases
         a, b = pool_current(old.stats, old.pools, pool, aliases), pool_current(new.stats, new.pools, pool, aliases)
@@ -103,7 +104,9 @@ def character_changes(before: State, after: State, name: str) -> list[dict[str, 
 
 
 def _status_text(value: tuple[str, str | None]) -> str:
-    return value[0] if value[1] is None else f"{value[0]} for {value[1]}"
+    """A status in the output's language (a --json document's: English, campaign.i18n)."""
+    shown = status_label(value[0])
+    return shown if value[1] is None else _("{status} for {name}").format(status=shown, name=value[1])
 
 
 def _trait_changes(before: State, after: State, name: str) -> list[dict[str, Any]]:
@@ -124,13 +127,25 @@ def _trait_changes(before: State, after: State, name: str) -> list[dict[str, Any
         elif live_old and live_new:
             assert old is not None and new is not None  # what live_old and live_new say
             if old.name != new.name:
-                changes.append(_change("trait", new.name, old.name, new.name, f"{old.name} renamed {new.name}"))
+                changes.append(
+                    _change(
+                        "trait",
+                        new.name,
+                        old.name,
+                        new.name,
+                        _("{old} renamed {new}").format(old=old.name, new=new.name),
+                    )
+                )
             if old.cp != new.cp:
                 changes.append(_change("trait", new.name, old.cp, new.cp, f"{new.name} {old.cp:+d} → {new.cp:+d}"))
             if old.category != new.category:
                 changes.append(
                     _change(
-                        "trait", new.name, old.category, new.category, f"{new.name} {old.category} → {new.category}"
+                        "trait",
+                        new.name,
+                        old.category,
+                        new.category,
+                        f"{new.name} {category_label(old.category)} → {category_label(new.category)}",
                     )
                 )
     return changes
@@ -149,9 +164,11 @@ def _condition_changes(before: State, after: State, name: str) -> list[dict[str,
         live_new = new is not None and new.cleared_seq is None
         if live_new and not live_old:
             assert new is not None  # what live_new says
-            duration = f" ({new.duration})" if new.duration else ""
-            changes.append(_change("condition", new.name, None, new.duration, f"+{new.name}{duration}"))
+            words = condition_duration(new.duration, new.detail)
+            duration = f" ({words})" if words else ""
+            label = condition_label(new.name)
+            changes.append(_change("condition", new.name, None, new.duration, f"+{label}{duration}"))
         elif live_old and not live_new:
             assert old is not None  # what live_old says
-            changes.append(_change("condition", old.name, old.duration, None, f"-{old.name}"))
+            changes.append(_change("condition", old.name, old.duration, None, f"-{condition_label(old.name)}"))
     return changes

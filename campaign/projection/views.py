@@ -9,7 +9,7 @@ through services.results.as_json, the fields in the order declared below.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
@@ -119,6 +119,9 @@ class CharacterSheet:
     pools: dict[str, PoolLevel]
     relations: tuple[Relation, ...]
     missing: MissingLine | None  # set while the status is "missing"
+    # the name read in kana (char add --reading); keyword-only so the sheets built on this
+    # one keep their own fields, and left out of the JSON while none is recorded
+    reading: str | None = field(default=None, kw_only=True, metadata={"campaign.omit_when_empty": True})
 
 
 def character_view(state: State, name: str) -> CharacterSheet:
@@ -143,6 +146,7 @@ def character_view(state: State, name: str) -> CharacterSheet:
             pools[pool] = PoolLevel(max=maximum.value, current=current_level)
     return CharacterSheet(
         name=name,
+        reading=row.reading,
         kind=row.kind,
         player=row.player,
         summoner=row.summoner,

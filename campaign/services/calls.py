@@ -64,8 +64,10 @@ class NotYourCall(RuleRefused):
 
 
 def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | None = None) -> str:
-    """What the player's page says: 「恐怖判定を振ってください: 鈴音 修正 −2」, or with the
-    Will the check rolls against (the table page knows the sheet): 「… 鈴音 意志 11 −2」."""
+    """What the player's page says, in the output's language: 「恐怖判定を振ってください:
+    鈴音 修正 −2」, or with the Will the check rolls against (the table page knows the
+    sheet): 「… 鈴音 意志 11 −2」."""
+    from campaign.i18n import _
 
     def signed(n: int) -> str:
         return f"{n:+d}".replace("-", "−")
@@ -73,14 +75,40 @@ def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | Non
     if kind == "fright":
         mod = params.get("modifier", 0)
         if will is not None:
-            return f"恐怖判定を振ってください: {character} 意志 {will}" + (f" {signed(mod)}" if mod else "")
-        return f"恐怖判定を振ってください: {character}" + (f" 修正 {signed(mod)}" if mod else "")
+            return _("roll your fright check: {character} Will {will}{modifier}").format(
+                character=character, will=will, modifier=f" {signed(mod)}" if mod else ""
+            )
+        if mod:
+            return _("roll your fright check: {character} modifier {modifier}").format(
+                character=character, modifier=signed(mod)
+            )
+        return _("roll your fright check: {character}").format(character=character)
     if kind == "check":
-        what = {"ability": "能力判定", "skill": "技能判定", "danger": "危険感知"}[params["check"]]
-        goal = f"目標 {params['target']}" if "target" in params else f"難易度 {params.get('difficulty')}"
-        return f"{what}を振ってください: {character} {params.get('stat', '')} {goal}".replace("  ", " ")
-    names = "、".join(params.get("characters") or [character])
-    return f"再会判定を振ってください: {names}（シナリオ #{params.get('scenario')} の終わり）"
+        what = {"ability": _("ability check"), "skill": _("skill check"), "danger": _("danger sense")}[params["check"]]
+        who = f"{character} {params['stat']}" if params.get("stat") else character
+        if "target" in params:
+            return _("roll your {check}: {who} target {target}").format(check=what, who=who, target=params["target"])
+        return _("roll your {check}: {who} difficulty {difficulty}").format(
+            check=what, who=who, difficulty=params.get("difficulty")
+        )
+    names = _(", ").join(params.get("characters") or [character])
+    return _("roll the reunion check: {names} (end of scenario #{number})").format(
+        names=names, number=params.get("scenario")
+    )
+
+
+def neutral_prompt(kind: str, character: str, params: dict[str, Any]) -> str:
+    """The prompt as a call's --json holds it: in English whatever the output's language
+    (--json is one document in every language), worked out in a context of its own."""
+    from contextvars import copy_context
+
+    from campaign import i18n
+
+    def english() -> str:
+        i18n.use("en")
+        return prompt_of(kind, character, params)
+
+    return copy_context().run(english)
 
 
 def _view(row: TableCall) -> CallView:
@@ -95,7 +123,7 @@ def _view(row: TableCall) -> CallView:
         created_by=row.created_by,
         created_at=row.created_at,
         result_seq=row.result_seq,
-        prompt=prompt_of(row.kind, row.character, row.params or {}),
+        prompt=neutral_prompt(row.kind, row.character, row.params or {}),
     )
 
 

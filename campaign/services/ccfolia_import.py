@@ -25,6 +25,7 @@ from campaign.bridges.ccfolia_log import Message
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput
+from campaign.i18n import _
 from campaign.seeds import load_tables
 from campaign.services.ccfolia_fright import apply_fright, is_fright_roll
 from campaign.services.ccfolia_identity import (
@@ -251,7 +252,7 @@ class Importer:
         mark, where = self.identity.fingerprint(message)
         if message.incomplete:
             self.counts["incomplete"] += 1
-            self._explain(message, "incomplete", "the file ends inside this message")
+            self._explain(message, "incomplete", _("the file ends inside this message"))
             return
         reading = read_message(
             message.text, self.tables, gurps=self.gurps, result=message.result, secret=message.secret
@@ -263,7 +264,7 @@ class Importer:
         legacy = self.identity.legacy_ordinal(message)
         if mark in self.known.marks or self.known.legacy_match(message, legacy):
             self.counts["duplicates"] += 1
-            self._explain(message, "duplicate", "imported before")
+            self._explain(message, "duplicate", _("imported before"))
             return
         self.known.marks.add(mark)
         speaker = speaker_name(message.speaker)
@@ -271,7 +272,7 @@ class Importer:
         who, player = self.by_speaker.get(key) or self.characters.get(key) or (None, None)
         if who is None:
             self.unmapped.add(speaker)
-            self._explain(message, "unmapped_speaker", "recorded without a character", recorded=True)
+            self._explain(message, "unmapped_speaker", _("recorded without a character"), recorded=True)
         count = reading.repeat
         for k, line in enumerate(reading.lines, start=1):
             origin = _origin(message, answer_mark(mark, k), where, line, k, count)
@@ -334,11 +335,11 @@ class Importer:
             "notes": [],
         }
         if not self.apply:
-            found["why"] = "not applied (--apply-fright applies it)"
+            found["why"] = _("not applied (--apply-fright applies it)")
         elif who is None:
-            found["why"] = f"no character for {speaker} (use --map)"
+            found["why"] = _("no character for {speaker} (use --map)").format(speaker=speaker)
         elif self.dry_run:
-            found["why"] = "a dry run applies nothing"
+            found["why"] = _("a dry run applies nothing")
         else:
             applied = apply_fright(
                 self.session,
@@ -371,7 +372,7 @@ class Importer:
                     "speaker": speaker,
                     "check_seq": check["check_seq"],
                     "applied": False,
-                    "why": f"failed by {check['margin']}: no FEAR line followed",
+                    "why": _("failed by {margin}: no FEAR line followed").format(margin=check["margin"]),
                 }
             )
         if self.counts["messages"] == 0 or (export.malformed > 10 and export.malformed > self.counts["messages"]):

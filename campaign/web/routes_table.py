@@ -120,7 +120,11 @@ async def calls(request: Request) -> Response:
             body.get("reason"),
         )
     )
-    return _json(made, 201)
+    from campaign.services.calls import prompt_of
+    from campaign.services.results import as_json
+
+    # the GM's page shows the prompt: in the request's language, as the call list's is (table_state)
+    return _json({**as_json(made), "prompt": prompt_of(made.kind, made.character, made.params)}, 201)
 
 
 async def roll_call(request: Request) -> Response:

@@ -92,7 +92,7 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
         gm.fill("#call-reason", "屋敷の地下へ続く階段で、古い人形がこちらを見ていた" * 3)
         gm.click("#call-form button[type=submit]")
         aki.wait_for_selector("#call-list li.call button.roll-call", timeout=5_000)
-        assert "恐怖判定を振ってください: 鈴音 意志 11 −2" in aki.text_content("#call-list")
+        assert "roll your fright check: 鈴音 Will 11 −2" in aki.text_content("#call-list")
         assert ren.locator("#call-list li.call").count() == 0
         before = head(cli)
         faces[:] = [6, 5, 5, 6, 5, 5]  # 16 fails Will 11 −2 by 7; 16 + 7 = 23: a mild phobia (−10 CP)

@@ -3,10 +3,10 @@ lang=ja prints no English word outside names, dice expressions, table codes, sta
 abbreviations and what is code (an `option` or a `command` in backticks); the same
 session with lang=en prints no Japanese outside names and the seed tables' texts.
 
-Not yet in the session (docs/i18n.md, "What is not converted yet"): --help of the
-commands, the shell, and the nouns whose messages are still English (trait, group,
-invite, call, db, demo, char show). The ja-cli-b block runs skill, table, ref, time,
-requests (with one --help), stats, proof, export/import and serve.
+Every noun is in the session: the blocks at the end of SESSION run the CLI helpers'
+nouns (char show/timeline, trait, condition, award, call, invite, db, import-log, skill,
+table, ref, time, requests, stats, proof, export/import, serve), refusals of each kind,
+--help of a few commands and the shell fed lines on its stdin.
 """
 
 from __future__ import annotations
@@ -43,8 +43,17 @@ NAMES = (
     "夜桜.jsonl",
     "夜桜の写し",
     "無い.jsonl",
+    # ja-cli-a
+    "闇恐怖症",
+    "祖母の鏡",
+    "懐中電灯",
+    "怪異",
+    "第一話.html",
+    "'rol'",
+    "'roll'",
 )
-SESSION: list[tuple[tuple[str, ...], int]] = [
+# a command, its exit status and, for the shell, the lines it reads on stdin
+SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = [
     (("init", "夜桜"), 0),
     (("player", "add", "Aki"), 0),
     (
@@ -114,12 +123,41 @@ SESSION: list[tuple[tuple[str, ...], int]] = [
     (("import", "夜桜.jsonl", "--as-name", "夜桜の写し"), 0),
     (("import", "無い.jsonl"), 2),
     (("serve", "--port", "70000"), 2),
+    # ja-cli-a
+    (("char", "show", "鈴音"), 0),
+    (("trait", "list", "鈴音"), 0),
+    (("trait", "rename", "鈴音", "暗所恐怖症", "闇恐怖症"), 0),
+    (("trait", "list", "鈴"), 1),
+    (("condition", "add", "刀矢", "panic", "--for", "6h", "--reason", "怪異"), 0),
+    (("condition", "list"), 0),
+    (("condition", "list", "刀矢"), 0),
+    (("condition", "clear", "刀矢", "panic"), 0),
+    (("condition", "add", "刀", "panic"), 1),
+    (("award", "2", "--to", "刀矢", "--reason", "第一話"), 0),
+    (("award", "2", "--to", "刀"), 1),
+    (("call", "list", "--help"), 0),
+    (("call", "fright", "刀矢", "--mod", "-2"), 0),
+    (("call", "list"), 0),
+    (("call", "cancel", "1"), 0),
+    (("call", "list", "--all"), 0),
+    (("call", "fright", "刀"), 1),
+    (("char", "note", "刀矢", "祖母の鏡"), 0),
+    (("char", "item", "add", "刀矢", "懐中電灯"), 0),
+    (("char", "damage", "刀矢", "HP", "13"), 0),
+    (("char", "show", "刀矢"), 0),
+    (("char", "timeline", "刀矢"), 0),
+    (("char", "export", "刀矢"), 2),
+    (("invite", "list"), 0),
+    (("db", "current"), 0),
+    (("import-log", "第一話.html"), 2),
+    (("rol", "3D6"), 2),
+    (("shell",), 0, "roll 3D6 --dice 1,2,3\nrol 3D6\nas\nroll 3D6 --dice 4,5,6\n"),
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
 ALLOWED = re.compile(
-    r"`[^`]*`|--[a-z-]+|^ *(使い方|例): .*$|\b[0-9a-f]{16,64}\b"  # usage and example lines, hashes
-    r"|(?<![A-Za-z])(ST|DX|IQ|HT|HP|FP|CP|GM|PC|NPC|SHA-256|JSON|gurps3-ja|2d6-ja|ja|en|none|lang"
+    r"`[^`]*`|^ *(使い方|例|Usage): .*$|--[a-z-]+( +[A-Z_]+\b)?|\b[0-9a-f]{16,64}\b"  # usage, value names, hashes
+    r"|(?<![A-Za-z])(ST|DX|IQ|HT|HP|FP|CP|GM|PC|NPC|SHA-256|JSON|CSV|gurps3-ja|2d6-ja|ja|en|none|lang"
     r"|fright_cap)(?![A-Za-z])"
     r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(CRT|FEAR|REACT|YSFMB|YSCRT|YFMB|HCRT|FMB|GFMB|HIT|X\d)[-+\d]*",
     re.MULTILINE,
@@ -158,8 +196,16 @@ def _run(cli: Cli) -> list[tuple[tuple[str, ...], str]]:
     with tempfile.TemporaryDirectory() as files:  # where export and proof write
         os.chdir(files)
         try:
-            for args, code in SESSION:
-                result = cli.run(*args, expect=code)
+            for args, code, *stdin in SESSION:
+                if stdin:  # the shell, fed its lines
+                    from typer.testing import CliRunner
+
+                    from campaign.cli.app import app
+
+                    result = CliRunner().invoke(app, ["--db", cli.db, *args], input=stdin[0], catch_exceptions=False)
+                    assert result.exit_code == code, result.output
+                else:
+                    result = cli.run(*args, expect=code)
                 outputs.append((args, result.stdout + result.stderr))
         finally:
             os.chdir(here)

@@ -54,7 +54,7 @@ def test_every_listing_prints_json_csv_with_bom_and_a_table(sqlite_gurps, comman
     [
         (("missing", "list"), "行方不明のキャラクターはいません (no missing characters)"),
         (("scenario", "list"), "シナリオはまだありません (no scenarios yet)"),
-        (("condition", "list"), "状態異常はありません"),
+        (("condition", "list"), "no conditions (now day 1 00:00)"),
         (("trait", "list", "鈴音"), "鈴音 has no traits (CP total 100)"),
         (("history", "--kind", "fright"), "no matching entries"),
         (("time", "show"), "no timed conditions"),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.cli.test_sheets import _sheet
 
 
@@ -41,22 +43,32 @@ def _another_campaign(cli, name: str) -> None:
     cli.run("player", "add", "Aki")
 
 
-def test_a_ccfolia_piece_comes_back_as_the_identical_sheet(gurps, tmp_path):
+# The memo is in the output's language; an English export and a Japanese one (the memo
+# every export wrote before) both come back as the same sheet, read in English.
+MEMO_WORDS = {"ja": ("特徴", "技能", "メモ", "所持品"), "en": ("trait", "skill", "note", "item")}
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_a_ccfolia_piece_comes_back_as_the_identical_sheet(gurps, tmp_path, lang):
+    trait, skill, note, item = MEMO_WORDS[lang]
     before = _entered(gurps)
-    piece = gurps.run("char", "export", "鈴音", "--format", "ccfolia").stdout
-    assert piece == gurps.run("char", "export", "鈴音", "--ccfolia").stdout
+    piece = gurps.run("--lang", lang, "char", "export", "鈴音", "--format", "ccfolia").stdout
+    assert piece == gurps.run("--lang", lang, "char", "export", "鈴音", "--ccfolia").stdout
     data = json.loads(piece)["data"]
     assert data["initiative"] == 5.75
     memo = data["memo"].split("\n")
-    assert "特徴: 閉所恐怖症 = -10 phobia; uncounted" in memo
-    assert "特徴: 高所恐怖症 = -20 severe phobia; outside -10" in memo
-    assert {"技能: 回避 = 9 DX/A", "技能: 応急手当 = 12 /E", "メモ: 左利き", "所持品: 懐中電灯"} <= set(memo)
+    assert f"{trait}: 閉所恐怖症 = -10 phobia; uncounted" in memo
+    assert f"{trait}: 高所恐怖症 = -20 severe phobia; outside -10" in memo
+    assert {f"{skill}: 回避 = 9 DX/A", f"{skill}: 応急手当 = 12 /E", f"{note}: 左利き", f"{item}: 懐中電灯"} <= set(
+        memo
+    )
     (tmp_path / "piece.json").write_text(piece, encoding="utf-8")
     _another_campaign(gurps, "卓B")
     gurps.run("char", "import", str(tmp_path / "piece.json"), "--format", "ccfolia")
     after = gurps.json("char", "show", "鈴音")
     assert _sheet(after) == _sheet(before)
-    assert gurps.run("char", "export", "鈴音", "--format", "ccfolia").stdout == piece  # the same piece again
+    again = gurps.run("--lang", lang, "char", "export", "鈴音", "--format", "ccfolia").stdout
+    assert again == piece  # the same piece again
     gurps.run("history", "verify")
 
 

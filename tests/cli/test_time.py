@@ -341,7 +341,9 @@ def test_human_output_of_time_and_conditions(third):
     third.run("condition", "add", "千早", "poisoned", "--for", "6h")
     third.run("condition", "add", "千早", "stun")
     out = third.run("condition", "list").stdout
-    assert "千早" in out and "poisoned" in out and "1日目 06:00" in out and "until cleared" in out
+    assert "千早" in out and "poisoned" in out and "day 1 06:00" in out and "until cleared" in out
+    out = third.run("--lang", "ja", "condition", "list", "千早").stdout
+    assert "千早 の状態 (現在 1日目 00:00)" in out and "1日目 06:00 (残り6時間)" in out and "解除まで" in out
     out = third.run("time", "show").stdout
     assert "now: day 1 00:00" in out and "poisoned" in out and "6 hours" in out
     japanese = third.run("--lang", "ja", "time", "show").stdout

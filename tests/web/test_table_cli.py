@@ -83,7 +83,7 @@ def test_call_cancel_and_gm_roll_for_an_absent_player(gurps):
     gurps.run("char", "set", "鈴音", "--stat", "技=3", "--new-stat")
     made = gurps.json("call", "check", "ability", "鈴音", "技", "--target", "12", "--reason", "鍵開け")
     assert made["params"] == {"check": "ability", "stat": "技", "target": 12, "modifier": 0}
-    assert made["prompt"] == "能力判定を振ってください: 鈴音 技 目標 12"
+    assert made["prompt"] == "roll your ability check: 鈴音 技 target 12"  # --json: English in every language
     assert "no character named" in gurps.error("call", "fright", "誰か", code=1)
     assert "check: one of" in gurps.error("call", "check", "luck", "鈴音", "--target", "3", code=2)
     fright = gurps.json("call", "fright", "刀矢")

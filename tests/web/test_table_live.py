@@ -80,7 +80,7 @@ def test_a_fright_call_names_the_will_and_its_consequences_name_the_cp(table):
     aki = browser("Aki")
     call = cli.json("call", "fright", "鈴音", "--mod", "-2")
     shown = aki.http.get("/api/table").json()["calls"]
-    assert [c["prompt"] for c in shown] == ["恐怖判定を振ってください: 鈴音 意志 11 −2"]
+    assert [c["prompt"] for c in shown] == ["roll your fright check: 鈴音 Will 11 −2"]  # CAMPAIGN_LANG=en
     faces[:] = [6, 5, 5, 6, 5, 5]  # Will 11 - 2 = 9; 16 fails by 7; 16 + 7 = 23: a mild phobia
     rolled = aki.post(f"/api/calls/{call['call_id']}/roll", {})
     assert rolled.status_code == 201, rolled.text

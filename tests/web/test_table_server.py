@@ -198,7 +198,7 @@ def test_gm_call_fright_the_player_rolls_it_and_the_trait_lands_on_the_sheet(tab
     assert (
         call["state"] == "pending"
         and call["player"] == "Aki"
-        and call["prompt"] == "恐怖判定を振ってください: 鈴音 修正 −2"
+        and call["prompt"] == "roll your fright check: 鈴音 modifier −2"  # --json: English in every language
     )
     pending = aki.http.get("/api/calls").json()["calls"]
     assert [c["call_id"] for c in pending] == [call["call_id"]]
@@ -291,7 +291,7 @@ def test_scenario_end_call_the_missing_characters_player_rolls_the_reunion(table
     cli.run("missing", "mark", "鈴音", "--reason", "霧の中に消えた")
     call = cli.json("scenario", "end", "--call", "--award", "2")
     assert call["kind"] == "reunion" and call["player"] == "Aki" and call["params"]["characters"] == ["鈴音"]
-    assert "再会判定" in call["prompt"]
+    assert call["prompt"] == "roll the reunion check: 鈴音 (end of scenario #1)"  # --json: English
     assert cli.json("scenario", "list")[-1]["ended_seq"] is None  # still open until the player rolls
     assert cli.error("scenario", "end", "--call", code=1).startswith("error: call #")
     path = f"/api/calls/{call['call_id']}/roll"

@@ -52,6 +52,9 @@ def test_the_rate_limit_is_a_bounded_burst_then_a_steady_rate(monkeypatch):
 
 
 def test_call_prompts_are_japanese_with_a_real_minus_sign():
+    from campaign import i18n
+
+    i18n.use("ja")
     assert prompt_of("fright", "鈴音", {"modifier": -2}) == "恐怖判定を振ってください: 鈴音 修正 −2"
     assert prompt_of("fright", "鈴音", {"modifier": 0}) == "恐怖判定を振ってください: 鈴音"
     assert (
@@ -62,3 +65,20 @@ def test_call_prompts_are_japanese_with_a_real_minus_sign():
         prompt_of("reunion", "鈴音", {"characters": ["鈴音", "刀矢"], "scenario": 3})
         == "再会判定を振ってください: 鈴音、刀矢（シナリオ #3 の終わり）"
     )
+    i18n.use("en")
+    assert prompt_of("fright", "鈴音", {"modifier": -2}) == "roll your fright check: 鈴音 modifier −2"
+    assert prompt_of("fright", "鈴音", {"modifier": -2}, will=11) == "roll your fright check: 鈴音 Will 11 −2"
+    i18n.use(None)
+
+
+def test_a_calls_json_prompt_is_english_whatever_the_language():
+    """--json is one document in every language: the prompt a CallView holds is English."""
+    from campaign import i18n
+    from campaign.services.calls import neutral_prompt
+
+    i18n.use("ja")
+    assert neutral_prompt("check", "鈴音", {"check": "ability", "stat": "技", "target": 12}) == (
+        "roll your ability check: 鈴音 技 target 12"
+    )
+    assert i18n.language() == "ja"  # worked out in a context of its own: the output's language stays
+    i18n.use(None)
