@@ -27,13 +27,13 @@ from campaign.core.check_results import (
     apply_scaling,
 )
 from campaign.core.dice_source import DiceSource
-from campaign.errors import BadInput
+from campaign.errors import N_, BadInput
 
 
 def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
     """Normalise any accepted modifier shape into labelled terms (zero ints dropped)."""
     if isinstance(modifiers, bool):
-        raise BadInput("a modifier must be a whole number")
+        raise BadInput(N_("a modifier must be a whole number"))
     if isinstance(modifiers, int):
         return (Term("mod", modifiers),) if modifiers else ()
     items = modifiers.items() if isinstance(modifiers, Mapping) else modifiers
@@ -44,7 +44,7 @@ def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
         else:
             label, value = "mod", item
         if isinstance(value, bool) or not isinstance(value, int):
-            raise BadInput(f"modifier {label!r} must be a whole number, not {value!r}")
+            raise BadInput(N_("modifier {label!r} must be a whole number, not {value!r}"), label=label, value=value)
         terms.append(Term(str(label), value))
     return tuple(terms)
 

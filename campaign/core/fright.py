@@ -45,7 +45,7 @@ from campaign.core.stat_names import sheet_key
 from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
 from campaign.core.table_model import EntryEffect, Table, TableEntry, expand_entry
 from campaign.core.table_roll import table_purpose
-from campaign.errors import BadInput, RuleRefused
+from campaign.errors import N_, BadInput, RuleRefused
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -310,14 +310,20 @@ def placeholder_name(category: str, severity: str | None = None) -> str:
 
 def _check_inputs(table: Table, stats: Mapping[str, int] | None, choice: int) -> None:
     if isinstance(choice, bool) or not isinstance(choice, int) or choice < 0:
-        raise BadInput(f"option choice must be 0 or more, not {choice!r}")
+        raise BadInput(N_("option choice must be 0 or more, not {choice!r}"), choice=choice)
     offered = max((len(e.effect.options) for e in _all_effects(table) if isinstance(e.effect, TraitEffect)), default=1)
     if choice >= offered:
-        raise BadInput(f"option choice {choice} is out of range: entries offer options 0..{offered - 1}")
+        raise BadInput(
+            N_("option choice {choice} is out of range: entries offer options 0..{last}"),
+            choice=choice,
+            last=offered - 1,
+        )
     needed = sorted({e.effect.stat for e in _all_effects(table) if isinstance(e.effect, Check)})
     for stat in needed:
         if _stat(stats or {}, stat) is None:
-            raise RuleRefused(f"a fright check needs the character's {stat} (some table entries roll against it)")
+            raise RuleRefused(
+                N_("a fright check needs the character's {stat} (some table entries roll against it)"), stat=stat
+            )
 
 
 def _all_effects(table: Table) -> list[EntryEffect]:
@@ -440,7 +446,9 @@ class _Resolution:
                 LoseAttribute(stat=effect.stat, amount=effect.amount, cascade=effect.cascade, entry=entry)
             )
         else:  # directives never appear in the fright table; refuse rather than ignore
-            raise RuleRefused(f"fright table entry {entry}: effect {effect!r} cannot be applied")
+            raise RuleRefused(
+                N_("fright table entry {entry}: effect {effect!r} cannot be applied"), entry=entry, effect=effect
+            )
 
     def _add_trait(self, option: TraitOption, options: tuple[TraitOption, ...], index: int, entry: int) -> None:
         placeholder = self.pick is None
@@ -477,7 +485,9 @@ class _Resolution:
     def _check(self, effect: Check, entry: int) -> None:
         target = _stat(self.stats, effect.stat)
         if target is None:  # _check_inputs refuses this before rolling
-            raise RuleRefused(f"fright table entry {entry} needs the character's {effect.stat}")
+            raise RuleRefused(
+                N_("fright table entry {entry} needs the character's {stat}"), entry=entry, stat=effect.stat
+            )
         judged = success_roll(target, self.source, purpose=f"the {effect.stat} roll (fright entry {entry})")
         self.sub_rolls.append(
             SubRoll(

@@ -1,0 +1,26 @@
+"""A refusal in the reader's language: the one place an error becomes the line shown.
+
+campaign/core raises its refusals with an English template and named values (see
+campaign.errors); they are translated here, where the CLI, the shell and the web page show
+an error, so the core stays pure and `str(error)` stays the English line for logs and
+tests. An error raised already translated (the services' `_()` messages) or without a
+template is shown as it is.
+"""
+
+from __future__ import annotations
+
+from campaign.errors import CampaignError, DiceError
+from campaign.i18n import _
+
+
+def refusal_text(error: BaseException | str) -> str:
+    """The one line for `error` in the language of this output (campaign.i18n)."""
+    if not isinstance(error, CampaignError) or not error.template:
+        return str(error)
+    try:
+        line = _(error.template).format(**error.params) if error.params else _(error.template)
+    except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder: the English
+        line = error.template.format(**error.params) if error.params else error.template
+    if isinstance(error, DiceError) and error.column is not None:
+        return _("{message} (column {column})").format(message=line, column=error.column)
+    return line
