@@ -20,6 +20,7 @@ from campaign.bridges.ccfolia_article import ArticleReader
 from campaign.bridges.ccfolia_json import JsonReader
 from campaign.bridges.ccfolia_log import CHUNK, LogReader, Message
 from campaign.errors import BadInput
+from campaign.i18n import _
 
 SAMPLE = 1 << 16
 NOT_EXPORT = "this is not a ココフォリア export"
@@ -34,7 +35,11 @@ def _encoding(sample: bytes) -> str:
         if sample.startswith(bom):
             return name
     if b"\x00" in sample:
-        raise BadInput(f"{NOT_EXPORT}; it holds binary data (UTF-16 is read only with a byte order mark)")
+        raise BadInput(
+            _("{NOT_EXPORT}; it holds binary data (UTF-16 is read only with a byte order mark)").format(
+                NOT_EXPORT=NOT_EXPORT
+            )
+        )
     for name in ("utf-8", "cp932"):
         try:
             # never final: a sample (or a cut-off file) may end inside a character
@@ -46,7 +51,9 @@ def _encoding(sample: bytes) -> str:
         if name == "cp932" and _ODD.search(text):
             continue
         return name
-    raise BadInput(f"{NOT_EXPORT}; its bytes are not text in UTF-8, UTF-16 or Shift_JIS")
+    raise BadInput(
+        _("{NOT_EXPORT}; its bytes are not text in UTF-8, UTF-16 or Shift_JIS").format(NOT_EXPORT=NOT_EXPORT)
+    )
 
 
 def _sample(stream) -> bytes:
@@ -71,7 +78,9 @@ def _shape(text: str) -> str:
     if "<p" in lowered and "<span" in lowered:
         return "html-p"
     raise BadInput(
-        f"{NOT_EXPORT}; expected the HTML log ココフォリア exports (ログ出力), a ZIP of its parts or its JSON log"
+        _(
+            "{NOT_EXPORT}; expected the HTML log ココフォリア exports (ログ出力), a ZIP of its parts or its JSON log"
+        ).format(NOT_EXPORT=NOT_EXPORT)
     )
 
 
@@ -117,7 +126,7 @@ class Export:
                 if not info.is_dir() and info.filename.lower().endswith((".html", ".htm", ".json"))
             ]
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
-            raise BadInput(f"{NOT_EXPORT}; a damaged ZIP ({exc})") from None
+            raise BadInput(_("{NOT_EXPORT}; a damaged ZIP ({exc})").format(NOT_EXPORT=NOT_EXPORT, exc=exc)) from None
         numbered = [info for info in members if _PART.search(info.filename)]
         parts = (
             sorted(numbered, key=lambda info: int(_PART.search(info.filename).group(1)))
@@ -125,21 +134,29 @@ class Export:
             else sorted(members, key=lambda info: info.filename)
         )
         if not parts:
-            raise BadInput(f"{NOT_EXPORT}; a ZIP without HTML or JSON log parts")
+            raise BadInput(_("{NOT_EXPORT}; a ZIP without HTML or JSON log parts").format(NOT_EXPORT=NOT_EXPORT))
         with archive:
             for info in parts:
                 if info.file_size > MAX_PART:
-                    raise BadInput(f"{NOT_EXPORT}; {info.filename} would inflate to {info.file_size} bytes")
+                    raise BadInput(
+                        _("{NOT_EXPORT}; {filename} would inflate to {file_size} bytes").format(
+                            NOT_EXPORT=NOT_EXPORT, filename=info.filename, file_size=info.file_size
+                        )
+                    )
                 try:
                     with archive.open(info) as member:
                         yield from self._part(_sample(member), member, counted=False)
                 except (zipfile.BadZipFile, OSError, EOFError, RuntimeError) as exc:
-                    raise BadInput(f"{NOT_EXPORT}; {info.filename} cannot be read from the ZIP ({exc})") from None
+                    raise BadInput(
+                        _("{NOT_EXPORT}; {filename} cannot be read from the ZIP ({exc})").format(
+                            NOT_EXPORT=NOT_EXPORT, filename=info.filename, exc=exc
+                        )
+                    ) from None
                 self.bytes_read = self._handle.tell() if self._handle.seekable() else self.bytes_read
 
     def _part(self, first: bytes, stream, counted: bool) -> Iterator[Message]:
         if not first:
-            raise BadInput(f"{NOT_EXPORT}; the file is empty")
+            raise BadInput(_("{NOT_EXPORT}; the file is empty").format(NOT_EXPORT=NOT_EXPORT))
         encoding = _encoding(first)
         decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
         sample = decoder.decode(first)
@@ -147,7 +164,11 @@ class Export:
         if self.format is None:
             self.format, self.encoding = shape, encoding
         elif self.format.removeprefix("zip:") != shape:
-            raise BadInput(f"{NOT_EXPORT}; its parts are in different formats ({self.format}, {shape})")
+            raise BadInput(
+                _("{NOT_EXPORT}; its parts are in different formats ({format}, {shape})").format(
+                    NOT_EXPORT=NOT_EXPORT, format=self.format, shape=shape
+                )
+            )
         if not counted and not self.format.startswith("zip:"):
             self.format = "zip:" + self.format
         self.parts += 1

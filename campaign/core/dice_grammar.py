@@ -57,7 +57,7 @@ class ExpressionParser:
 
     def fail(self, message: str, position: int | None = None, **params: object) -> NoReturn:
         """`message` is an English template (N_) with `params` by name: translated where shown."""
-        raise ExpressionProblem(message, self.pos if position is None else position, **params)
+        raise ExpressionProblem(message, self.pos if position is None else position, params=params)
 
     def fail_here(self) -> NoReturn:
         if self.pos >= self.length:

@@ -31,11 +31,17 @@ class ExpressionProblem(Exception):
     """
 
     def __init__(
-        self, message: str, position: int, *, names_character: bool = False, names_word: bool = False, **params: object
+        self,
+        message: str,
+        position: int,
+        *,
+        names_character: bool = False,
+        names_word: bool = False,
+        params: dict[str, object] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message  # an English template (N_), its values in `params`
-        self.params = params
+        self.params = params or {}
         self.position = position
         self.names_character = names_character or names_word
         self.names_word = names_word

@@ -44,7 +44,7 @@ def clean_name(value: str, what: str) -> str:
     name = normal_name(value)
     fault = name_fault(name)
     if fault is not None:
-        raise BadInput(f"{what} name {fault}")
+        raise BadInput(_("{what} name {fault}").format(what=what, fault=fault))
     return name
 
 
@@ -54,7 +54,9 @@ def clean_campaign_name(value: str, what: str = "campaign") -> str:
     `--help` that no later command could select). Import applies the same rule."""
     name = clean_name(value, what)
     if name.startswith("-"):
-        raise BadInput(f"{what} name must not begin with '-' (it would read as an option): {name!r}")
+        raise BadInput(
+            _("{what} name must not begin with '-' (it would read as an option): {name!r}").format(what=what, name=name)
+        )
     return name
 
 
@@ -65,7 +67,7 @@ def clean_text(value: str | None, what: str, limit: int = TEXT_LIMIT) -> str | N
         return None
     fault = text_fault(value, limit)
     if fault is not None:
-        raise BadInput(f"{what} {fault}")
+        raise BadInput(_("{what} {fault}").format(what=what, fault=fault))
     return value
 
 
@@ -158,7 +160,9 @@ def active_character_named(session: Session, campaign: Campaign, name: str, doin
     """A character who can still act in the story: dead and retired ones are refused."""
     character = character_named(session, campaign, name)
     if character.status != "active":
-        raise RuleRefused(f"{character.name} is {character.status} and cannot {doing}")
+        raise RuleRefused(
+            _("{name} is {status} and cannot {doing}").format(name=character.name, status=character.status, doing=doing)
+        )
     return character
 
 

@@ -22,6 +22,7 @@ from campaign import ledger
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import Campaign, Character, Condition, Disappearance, Player, Scenario, Search, Trait
 from campaign.errors import RuleRefused
+from campaign.i18n import _
 from campaign.projection import ops as o
 from campaign.projection.state import State
 from campaign.services.common import check_cp_total
@@ -195,7 +196,11 @@ class Recorder:
         """A condition beginning at the campaign clock; with `length` (seconds) it is timed."""
         clock = self.campaign.clock or 0
         if length is not None and clock + length > CLOCK_LIMIT:
-            raise RuleRefused(f"the condition would run past the end of the campaign clock ({CLOCK_LIMIT} seconds)")
+            raise RuleRefused(
+                _("the condition would run past the end of the campaign clock ({CLOCK_LIMIT} seconds)").format(
+                    CLOCK_LIMIT=CLOCK_LIMIT
+                )
+            )
         origin = self._next_origin()
         self._apply(o.ConditionAdded(self._character(character), origin, name, duration, dict(detail), length))
         return self.tables.orm("conditions", origin)
@@ -210,7 +215,9 @@ class Recorder:
         """Campaign time moves on; returns the new clock."""
         if (self.campaign.clock or 0) + seconds > CLOCK_LIMIT:
             raise RuleRefused(
-                f"the campaign clock would pass {CLOCK_LIMIT} seconds (about 68 years), as far as it counts"
+                _("the campaign clock would pass {CLOCK_LIMIT} seconds (about 68 years), as far as it counts").format(
+                    CLOCK_LIMIT=CLOCK_LIMIT
+                )
             )
         return self._apply(o.ClockAdvanced(seconds)).clock
 

@@ -28,6 +28,7 @@ from campaign import ledger
 from campaign.core.commitment import COMMITTED_FIELDS, SALT_HEX, canonical, commit, matches
 from campaign.db.database import Database
 from campaign.errors import DataError, NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named, campaign_transaction
 
 
@@ -62,7 +63,7 @@ def append_secret(session: Session, campaign, actor: str, entry: ledger.NewEntry
     from campaign.db.models import SecretRoll
 
     if entry.ops:
-        raise RuleRefused("a roll that changes state cannot be secret: the change would show its result")
+        raise RuleRefused(_("a roll that changes state cannot be secret: the change would show its result"))
     result = json.loads(canonical({name: getattr(entry, name) for name in COMMITTED_FIELDS}))
     salt = random_bytes.token_hex(SALT_HEX // 2)
     commitment = commit(salt, result)
@@ -99,7 +100,7 @@ def _secret_record(session: Session, campaign, seq: int) -> dict[str, Any]:
 
     record = record_of(session, campaign.id, seq)
     if secret_of(record) is None:
-        raise RuleRefused(f"entry #{seq} is not a secret roll")
+        raise RuleRefused(_("entry #{seq} is not a secret roll").format(seq=seq))
     return record
 
 
@@ -109,7 +110,9 @@ def _hidden(session: Session, campaign, seq: int) -> tuple[str, dict[str, Any]]:
     row = session.get(SecretRoll, (campaign.id, seq))
     if row is None:
         raise NotFound(
-            f"the hidden result of secret roll #{seq} is not in this database (imported without its --secrets file?)"
+            _(
+                "the hidden result of secret roll #{seq} is not in this database (imported without its --secrets file?)"
+            ).format(seq=seq)
         )
     return row.salt, json.loads(row.result)
 
@@ -121,7 +124,9 @@ def _may_see(record: dict[str, Any], actor: str, doing: str) -> None:
     """The one who rolled in secret (the GM, by default) peeks and reveals; nobody else."""
     if actor not in (GM, record.get("actor")):
         raise RuleRefused(
-            f"only {record.get('actor')} (who rolled it) or the GM may {doing} secret roll #{record.get('seq')}"
+            _("only {value} (who rolled it) or the GM may {doing} secret roll #{value2}").format(
+                value=record.get("actor"), doing=doing, value2=record.get("seq")
+            )
         )
 
 
@@ -158,7 +163,9 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
         _may_see(record, actor, "reveal")
         earlier = _reveal_of(session, campaign.id, seq)
         if earlier is not None:
-            raise RuleRefused(f"secret roll #{seq} was already revealed (entry #{earlier})")
+            raise RuleRefused(
+                _("secret roll #{seq} was already revealed (entry #{earlier})").format(seq=seq, earlier=earlier)
+            )
         salt, result = _hidden(session, campaign, seq)
         appended = ledger.append(
             session,
@@ -301,13 +308,15 @@ def load_secret_lines(session: Session, campaign, lines: Iterable[str]) -> int:
         try:
             item = json.loads(line)
         except ValueError:
-            raise DataError(f"secrets line {number}: not JSON; nothing imported") from None
+            raise DataError(_("secrets line {number}: not JSON; nothing imported").format(number=number)) from None
         if not isinstance(item, dict):
-            raise DataError(f"secrets line {number}: not a JSON object; nothing imported")
+            raise DataError(_("secrets line {number}: not a JSON object; nothing imported").format(number=number))
         if item.get("type") == "header":
             if item.get("format") != SECRETS_FORMAT or item.get("campaign") != campaign.ledger_name:
                 raise DataError(
-                    f"secrets line {number}: not the secrets of campaign {campaign.name!r}; nothing imported"
+                    _("secrets line {number}: not the secrets of campaign {name!r}; nothing imported").format(
+                        number=number, name=campaign.name
+                    )
                 )
             continue
         seq, salt, result = item.get("seq"), item.get("salt"), item.get("result")
@@ -330,7 +339,11 @@ def load_secret_lines(session: Session, campaign, lines: Iterable[str]) -> int:
             or not matches(commitment, salt, parsed)
             or canonical(parsed) != result
         ):
-            raise DataError(f"secrets line {number}: does not match the commitment of entry #{seq}; nothing imported")
+            raise DataError(
+                _("secrets line {number}: does not match the commitment of entry #{seq}; nothing imported").format(
+                    number=number, seq=seq
+                )
+            )
         session.add(SecretRoll(campaign_id=campaign.id, seq=seq, salt=salt, result=result))
         count += 1
     session.flush()

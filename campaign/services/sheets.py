@@ -14,6 +14,7 @@ from campaign.core.stat_names import resolve_stat
 from campaign.core.suggest import fold
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.projection import ops as o
 from campaign.projection.ops_sheet import DIFFICULTIES, SKILL_LIMIT
 from campaign.projection.views import CharacterSheet
@@ -35,7 +36,11 @@ class SheetChanged(CharacterSheet):
 
 def _level(level: int) -> int:
     if isinstance(level, bool) or not isinstance(level, int) or abs(level) > SKILL_LIMIT:
-        raise BadInput(f"a skill level is a whole number within ±{SKILL_LIMIT}, not {level!r}")
+        raise BadInput(
+            _("a skill level is a whole number within ±{SKILL_LIMIT}, not {level!r}").format(
+                SKILL_LIMIT=SKILL_LIMIT, level=level
+            )
+        )
     return level
 
 
@@ -44,7 +49,11 @@ def _difficulty(difficulty: str | None) -> str | None:
         return None
     value = fold(difficulty).upper()
     if value not in DIFFICULTIES:
-        raise BadInput(f"--difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+        raise BadInput(
+            _("--difficulty must be one of {value}, not {difficulty!r}").format(
+                value=", ".join(DIFFICULTIES), difficulty=difficulty
+            )
+        )
     return value
 
 
@@ -57,16 +66,20 @@ def _attr(campaign, character, attr: str | None) -> str | None:
     found = resolve_stat(clean_name(attr, "--attr"), character.stats or {}, stat_names_for(campaign.ruleset).aliases)
     if not found.known:
         hint = f" (did you mean {found.suggestion!r}?)" if found.suggestion else ""
-        raise RuleRefused(f"--attr {attr!r} is not a stat of {character.name} or the ruleset{hint}")
+        raise RuleRefused(
+            _("--attr {attr!r} is not a stat of {name} or the ruleset{hint}").format(
+                attr=attr, name=character.name, hint=hint
+            )
+        )
     return found.name
 
 
 def _line(text: str, what: str) -> str:
     text = clean_text(text, what, limit=LINE_LIMIT)
     if text is None or not text.strip():
-        raise BadInput(f"{what} must not be empty")
+        raise BadInput(_("{what} must not be empty").format(what=what))
     if "\n" in text:
-        raise BadInput(f"{what} is one line: give one command per line")
+        raise BadInput(_("{what} is one line: give one command per line").format(what=what))
     return text.strip()
 
 
@@ -93,8 +106,9 @@ def change_skill(
         if action == "add":
             if key is not None:
                 raise RuleRefused(
-                    f"{character.name} already has the skill {key!r} ({skills[key]['level']}); "
-                    f"change it with `skill set`"
+                    _("{name} already has the skill {key!r} ({level}); change it with `skill set`").format(
+                        name=character.name, key=key, level=skills[key]["level"]
+                    )
                 )
             op = o.SkillAdded(character.name, name, _level(level), _attr(campaign, character, attr), difficulty)
         else:

@@ -18,6 +18,7 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.errors import NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named
 from campaign.services.group import identity, signed_in
 
@@ -58,9 +59,11 @@ def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, 
             text("SELECT kind FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}
         ).first()
         if target is None:
-            raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
+            raise NotFound(_("no entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         if target.kind in ("void", "void_request"):
-            raise RuleRefused(f"entry #{seq} is a {target.kind}: only the GM can take it back")
+            raise RuleRefused(
+                _("entry #{seq} is a {kind}: only the GM can take it back").format(seq=seq, kind=target.kind)
+            )
         appended = ledger.append(
             session,
             campaign,
@@ -117,20 +120,22 @@ def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *, ca
         campaign = campaign_named(session, campaign_name)
         who = identity(session)
         if who is not None and who.kind != "gm":
-            raise RuleRefused("group mode: only the GM's role approves void requests")
+            raise RuleRefused(_("group mode: only the GM's role approves void requests"))
         row = session.execute(
             text("SELECT kind, record FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}
         ).first()
         if row is None:
-            raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
+            raise NotFound(_("no entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         if row.kind != "void_request":
-            raise RuleRefused(f"entry #{seq} is a {row.kind}, not a void request")
+            raise RuleRefused(_("entry #{seq} is a {kind}, not a void request").format(seq=seq, kind=row.kind))
         try:
             request = json.loads(row.record)
         except ValueError:
             request = None
         if not isinstance(request, dict):
-            raise RuleRefused(f"void request #{seq} cannot be approved: its record is not a JSON object")
+            raise RuleRefused(
+                _("void request #{seq} cannot be approved: its record is not a JSON object").format(seq=seq)
+            )
         target, requester = _requested_target(session, campaign, seq, request)
     reason = request.get("reason") if isinstance(request.get("reason"), str) else ""
     voided = void(

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.history import _entry, record_of
 
@@ -71,21 +72,31 @@ def _check_target(session: Session, campaign, seq: int) -> tuple[dict[str, Any],
     """The record of an entry that may be voided, and the seq it restores (a void's)."""
     found = _entry(session, campaign.id, seq)
     if found is None:
-        raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
+        raise NotFound(_("no ledger entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
     record, _prev, _hash, voided_by = found
     if voided_by is not None:
-        raise RuleRefused(f"entry #{seq} is already voided (by #{voided_by})")
+        raise RuleRefused(_("entry #{seq} is already voided (by #{voided_by})").format(seq=seq, voided_by=voided_by))
     restored = record["voids_seq"] if record["kind"] == "void" else None
     if restored is not None:
         target = _entry(session, campaign.id, restored)
         if target is not None and target[0]["kind"] == "void":
             raise RuleRefused(
-                f"entry #{seq} takes back a void; to void #{target[0]['voids_seq']} again, void it directly"
+                _("entry #{seq} takes back a void; to void #{voids_seq} again, void it directly").format(
+                    seq=seq, voids_seq=target[0]["voids_seq"]
+                )
             )
     if not _voidable(record):
         if record["parent_seq"] is not None:
-            raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
-        raise RuleRefused(f"entry #{seq} ({record['kind']}) records structure, not a result; it cannot be voided")
+            raise RuleRefused(
+                _("entry #{seq} is part of #{parent_seq}; void #{parent_seq} instead").format(
+                    seq=seq, parent_seq=record["parent_seq"]
+                )
+            )
+        raise RuleRefused(
+            _("entry #{seq} ({kind}) records structure, not a result; it cannot be voided").format(
+                seq=seq, kind=record["kind"]
+            )
+        )
     return record, restored
 
 
@@ -101,7 +112,7 @@ def last_entries(session: Session, campaign, count: int) -> list[int]:
     from campaign.projection.replay import effective_voids
 
     if count < 1:
-        raise BadInput(f"--last takes a number of entries, 1 or more, not {count}")
+        raise BadInput(_("--last takes a number of entries, 1 or more, not {count}").format(count=count))
     voided = effective_voids(
         session.execute(
             select(LedgerEntry.seq, LedgerEntry.voids_seq).where(
@@ -124,9 +135,9 @@ def last_entries(session: Session, campaign, count: int) -> list[int]:
             if len(chosen) == count:
                 break
     if not chosen:
-        raise RuleRefused("there is no entry left to void")
+        raise RuleRefused(_("there is no entry left to void"))
     if len(chosen) < count:
-        raise RuleRefused(f"only {len(chosen)} entries can be voided, not {count}")
+        raise RuleRefused(_("only {count} entries can be voided, not {count2}").format(count=len(chosen), count2=count))
     return chosen
 
 
@@ -149,10 +160,14 @@ def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -
         projected = project(entries)
         drift = first_difference(projected, current)
     except ReplayConflict as exc:
-        raise RuleRefused(f"cannot void: the ledger does not replay ({exc}); run `campaign history verify`") from None
+        raise RuleRefused(
+            _("cannot void: the ledger does not replay ({exc}); run `campaign history verify`").format(exc=exc)
+        ) from None
     if drift is not None:
         raise RuleRefused(
-            f"cannot void: the state tables differ from the ledger ({drift.text()}); run `campaign history verify`"
+            _("cannot void: the state tables differ from the ledger ({value}); run `campaign history verify`").format(
+                value=drift.text()
+            )
         )
     head = ledger.head(session, campaign.id)[0]
     plan = plan_void(entries, sorted(targets, reverse=True), head + 1)
@@ -162,17 +177,24 @@ def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -
         reason = plan.reasons[dependent]
         for seq, restored in restores.items():
             if dependent == restored:
-                raise RuleRefused(f"cannot take back void #{seq}: #{restored} no longer applies ({reason})")
+                raise RuleRefused(
+                    _("cannot take back void #{seq}: #{restored} no longer applies ({reason})").format(
+                        seq=seq, restored=restored, reason=reason
+                    )
+                )
         if not kinds[dependent].voidable:
             raise RuleRefused(
-                f"cannot void {named}: entry #{dependent} ({kinds[dependent].kind}) depends on it "
-                f"({reason}) and cannot be voided"
+                _(
+                    "cannot void {named}: entry #{dependent} ({kind}) depends on it ({reason}) and cannot be voided"
+                ).format(named=named, dependent=dependent, kind=kinds[dependent].kind, reason=reason)
             )
     if plan.dependents and not cascade:
         listed = "; ".join(f"#{d} ({plan.reasons[d]})" for d in plan.dependents)
         raise RuleRefused(
-            f"cannot void {named}: later entries depend on it: {listed}. "
-            f"Void them first, or add --cascade to void them too"
+            _(
+                "cannot void {named}: later entries depend on it: {listed}. Void them first, or add --cascade to "
+                "void them too"
+            ).format(named=named, listed=listed)
         )
     for dependent in plan.dependents:
         records[dependent] = record_of(session, campaign.id, dependent)
@@ -203,10 +225,10 @@ def _void_fields(plan: _VoidPlan) -> dict[str, Any]:
 def _resolve(session: Session, campaign, seqs: Sequence[int], last: int | None) -> list[int]:
     if last is not None:
         if seqs:
-            raise BadInput("give entries to void or --last N, not both")
+            raise BadInput(_("give entries to void or --last N, not both"))
         return last_entries(session, campaign, last)
     if not seqs:
-        raise BadInput("say which entries to void: SEQ... or --last [N]")
+        raise BadInput(_("say which entries to void: SEQ... or --last [N]"))
     return list(seqs)
 
 
@@ -246,11 +268,11 @@ def void(
     seqs = [seq] if isinstance(seq, int) else list(seq)
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
-        raise BadInput("--reason is required: say why the entry is voided")
+        raise BadInput(_("--reason is required: say why the entry is voided"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         plan = _plan_void(session, campaign, _resolve(session, campaign, seqs, last), cascade)
         if expect_head is not None and plan.head != expect_head:
-            raise RuleRefused("the ledger changed while you were deciding; run the void again")
+            raise RuleRefused(_("the ledger changed while you were deciding; run the void again"))
         void_seqs = []
         for target in plan.order:
             record = plan.records[target]
