@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from campaign.errors import N_
 from campaign.projection.op_base import BadOp, Op, OpConflict, Rule, character_row, choice, field_int, field_text
 
 SKILL_LIMIT = 1000  # far above any GURPS skill level; keeps a record's numbers sane
@@ -51,7 +52,9 @@ class SkillAdded(Op):
     def apply(self, state, entry):
         row = character_row(state, self.character)
         if self.skill in row.skills:
-            raise OpConflict(f"{self.character} already has the skill {self.skill!r}")
+            raise OpConflict(
+                N_("{character} already has the skill {skill!r}"), character=self.character, skill=self.skill
+            )
         row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
 
 
@@ -68,7 +71,7 @@ class SkillSet(Op):
     def apply(self, state, entry):
         row = character_row(state, self.character)
         if self.skill not in row.skills:
-            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
+            raise OpConflict(N_("{character} has no skill {skill!r}"), character=self.character, skill=self.skill)
         row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
 
 
@@ -81,7 +84,7 @@ class SkillRemoved(Op):
     def apply(self, state, entry):
         row = character_row(state, self.character)
         if self.skill not in row.skills:
-            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
+            raise OpConflict(N_("{character} has no skill {skill!r}"), character=self.character, skill=self.skill)
         row.skills = {k: v for k, v in row.skills.items() if k != self.skill}
 
 
@@ -121,7 +124,7 @@ class ItemRemoved(Op):
     def apply(self, state, entry):
         row = character_row(state, self.character)
         if self.text not in row.items:
-            raise OpConflict(f"{self.character} has no item {self.text!r}")
+            raise OpConflict(N_("{character} has no item {text!r}"), character=self.character, text=self.text)
         index = row.items.index(self.text)
         row.items = row.items[:index] + row.items[index + 1 :]
 

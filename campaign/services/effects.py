@@ -62,7 +62,7 @@ class Recorder:
             op.apply(state, o.EntryContext(self.seq, self.at, self.fields.get("scenario")))
         except o.OpConflict as exc:
             self.tables.discard()  # whatever the op changed before it refused is not written
-            raise RuleRefused(str(exc)) from None
+            raise RuleRefused(exc.template, **exc.params) from None
         self.tables.flush()
         self.ops.append(op)
         return state

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
@@ -18,8 +18,13 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
+from campaign.labels import kind_label
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.history import _entry, record_of
+
+if TYPE_CHECKING:
+    from campaign.projection.replay import VoidPlan
+    from campaign.projection.state import State
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +178,9 @@ def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -
     plan = plan_void(entries, sorted(targets, reverse=True), head + 1)
     kinds = {e.seq: e for e in entries}
     named = ", ".join(f"#{t}" for t in targets)
+    reasons = _reasons(plan, projected)
     for dependent in plan.dependents:
-        reason = plan.reasons[dependent]
+        reason = reasons[dependent]
         for seq, restored in restores.items():
             if dependent == restored:
                 raise RuleRefused(
@@ -186,10 +192,10 @@ def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -
             raise RuleRefused(
                 _(
                     "cannot void {named}: entry #{dependent} ({kind}) depends on it ({reason}) and cannot be voided"
-                ).format(named=named, dependent=dependent, kind=kinds[dependent].kind, reason=reason)
+                ).format(named=named, dependent=dependent, kind=kind_label(kinds[dependent].kind), reason=reason)
             )
     if plan.dependents and not cascade:
-        listed = "; ".join(f"#{d} ({plan.reasons[d]})" for d in plan.dependents)
+        listed = "; ".join(reasons[d] for d in plan.dependents)
         raise RuleRefused(
             _(
                 "cannot void {named}: later entries depend on it: {listed}. Void them first, or add --cascade to "
@@ -208,6 +214,16 @@ def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -
         head,
         projected,
     )
+
+
+def _reasons(plan: VoidPlan, before: State) -> dict[int, str]:
+    """Each dependent: what it did to what a voided entry made, in words (campaign.services.void_words)."""
+    from campaign.services.void_words import dependency_reason
+
+    failed = plan.failed or {}
+    return {
+        seq: dependency_reason(failed[seq], before) if seq in failed else plan.reasons[seq] for seq in plan.dependents
+    }
 
 
 def _void_fields(plan: _VoidPlan) -> dict[str, Any]:
