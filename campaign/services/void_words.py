@@ -11,7 +11,7 @@ know is described by its conflict, translated.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from campaign.i18n import _
 from campaign.labels import condition_label
@@ -28,12 +28,15 @@ _TRAIT_DOINGS: dict[type, Callable[[], str]] = {
 }
 
 
-def dependency_reason(conflict: ReplayConflict, before: State) -> str:
+def dependency_reason(conflict: ReplayConflict, before: State, voided: Collection[int]) -> str:
     """The entry `conflict` names depends on a voided entry: what it did, naming the entry
-    that made what it acted on; `before` is the state with every entry live."""
+    that made what it acted on; `before` is the state with every entry live, `voided` the
+    entries the void sets aside (an entry it acts on that was not voided is not the reason)."""
     described = _described(conflict.seq, conflict.op, before) if conflict.op is not None else None
+    if described is not None and described[1] not in voided:
+        described = None
     if described is not None:
-        return described
+        return described[0]
     cause = conflict.cause
     problem = conflict.problem
     if cause is not None:
@@ -41,37 +44,39 @@ def dependency_reason(conflict: ReplayConflict, before: State) -> str:
     return _("#{seq} no longer applies: {problem}").format(seq=conflict.seq, problem=problem)
 
 
-def _described(seq: int, op: o.Op, before: State) -> str | None:
+def _described(seq: int, op: o.Op, before: State) -> tuple[str, int] | None:
+    """(what entry `seq` did, the entry that made what it acted on), or None."""
     origin = getattr(op, "origin", None)
     if isinstance(op, o.ConditionCleared) and origin in before.conditions:
         condition = before.conditions[origin]
-        return _("#{seq} removes the {condition} that #{giver} gave").format(
-            seq=seq, condition=condition_label(condition.name), giver=condition.source_seq
+        text = _("#{seq} removes the {condition} that #{giver} gave")
+        return text.format(seq=seq, condition=condition_label(condition.name), giver=condition.source_seq), (
+            condition.source_seq
         )
     if type(op) in _TRAIT_DOINGS and origin in before.traits:
         trait = before.traits[origin]
-        return _TRAIT_DOINGS[type(op)]().format(seq=seq, trait=trait.name, giver=trait.source_seq)
+        text = _TRAIT_DOINGS[type(op)]()
+        return text.format(seq=seq, trait=trait.name, giver=trait.source_seq), trait.source_seq
     return _missing_or_scenario(seq, op, before)
 
 
-def _missing_or_scenario(seq: int, op: o.Op, before: State) -> str | None:
+def _missing_or_scenario(seq: int, op: o.Op, before: State) -> tuple[str, int] | None:
     since = getattr(op, "since_seq", None)
     gone = before.disappearances.get(since) if isinstance(since, int) else None
-    if gone is not None:
+    if since is not None and gone is not None:
         if isinstance(op, o.SearchStarted):
             text = _("#{seq} sends {searcher} to search for {character}, missing since #{giver}")
-            return text.format(seq=seq, searcher=op.searcher, character=gone.character, giver=since)
+            return text.format(seq=seq, searcher=op.searcher, character=gone.character, giver=since), since
         if isinstance(op, o.ReunionChecked):
             text = _("#{seq} rolls the reunion check of {character}, missing since #{giver}")
         elif isinstance(op, o.FacesSet):
             text = _("#{seq} changes the reunion die of {character}, missing since #{giver}")
         else:
             text = _("#{seq} ends the disappearance of {character} that #{giver} began")
-        return text.format(seq=seq, character=gone.character, giver=since)
+        return text.format(seq=seq, character=gone.character, giver=since), since
     if isinstance(op, o.SearchEnded) and op.started_seq in before.searches:
-        return _("#{seq} calls back {searcher}, whom #{giver} sent searching").format(
-            seq=seq, searcher=op.searcher, giver=op.started_seq
-        )
+        text = _("#{seq} calls back {searcher}, whom #{giver} sent searching")
+        return text.format(seq=seq, searcher=op.searcher, giver=op.started_seq), op.started_seq
     number = getattr(op, "number", None)
     scenario = before.scenarios.get(number) if isinstance(number, int) else None
     if scenario is not None and isinstance(op, (o.ScenarioEnded, o.ScenarioJoined, o.ScenarioLeft)):
@@ -81,10 +86,14 @@ def _missing_or_scenario(seq: int, op: o.Op, before: State) -> str | None:
             text = _("#{seq} adds {character} to scenario #{number}, which #{giver} started")
         else:
             text = _("#{seq} takes {character} out of scenario #{number}, which #{giver} started")
-        return text.format(seq=seq, number=number, giver=scenario.started_seq, character=getattr(op, "character", ""))
+        character = getattr(op, "character", "")
+        return text.format(seq=seq, number=number, giver=scenario.started_seq, character=character), (
+            scenario.started_seq
+        )
     character = getattr(op, "character", None)
     if isinstance(character, str) and character in before.born and not isinstance(op, o.CharacterAdded):
-        return _("#{seq} changes {character}, whom #{giver} added").format(
-            seq=seq, character=character, giver=before.born[character]
+        giver = before.born[character]
+        return _("#{seq} changes {character}, whom #{giver} added").format(seq=seq, character=character, giver=giver), (
+            giver
         )
     return None

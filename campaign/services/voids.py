@@ -221,8 +221,10 @@ def _reasons(plan: VoidPlan, before: State) -> dict[int, str]:
     from campaign.services.void_words import dependency_reason
 
     failed = plan.failed or {}
+    voided = {*plan.targets, *plan.dependents}
     return {
-        seq: dependency_reason(failed[seq], before) if seq in failed else plan.reasons[seq] for seq in plan.dependents
+        seq: dependency_reason(failed[seq], before, voided) if seq in failed else plan.reasons[seq]
+        for seq in plan.dependents
     }
 
 
