@@ -36,9 +36,7 @@ def _encoding(sample: bytes) -> str:
             return name
     if b"\x00" in sample:
         raise BadInput(
-            _("{NOT_EXPORT}; it holds binary data (UTF-16 is read only with a byte order mark)").format(
-                NOT_EXPORT=NOT_EXPORT
-            )
+            _("this is not a ココフォリア export; it holds binary data (UTF-16 is read only with a byte order mark)")
         )
     for name in ("utf-8", "cp932"):
         try:
@@ -51,9 +49,7 @@ def _encoding(sample: bytes) -> str:
         if name == "cp932" and _ODD.search(text):
             continue
         return name
-    raise BadInput(
-        _("{NOT_EXPORT}; its bytes are not text in UTF-8, UTF-16 or Shift_JIS").format(NOT_EXPORT=NOT_EXPORT)
-    )
+    raise BadInput(_("this is not a ココフォリア export; its bytes are not text in UTF-8, UTF-16 or Shift_JIS"))
 
 
 def _sample(stream) -> bytes:
@@ -79,8 +75,9 @@ def _shape(text: str) -> str:
         return "html-p"
     raise BadInput(
         _(
-            "{NOT_EXPORT}; expected the HTML log ココフォリア exports (ログ出力), a ZIP of its parts or its JSON log"
-        ).format(NOT_EXPORT=NOT_EXPORT)
+            "this is not a ココフォリア export; expected the HTML log ココフォリア exports (ログ出力), "
+            "a ZIP of its parts or its JSON log"
+        )
     )
 
 
@@ -126,7 +123,7 @@ class Export:
                 if not info.is_dir() and info.filename.lower().endswith((".html", ".htm", ".json"))
             ]
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
-            raise BadInput(_("{NOT_EXPORT}; a damaged ZIP ({exc})").format(NOT_EXPORT=NOT_EXPORT, exc=exc)) from None
+            raise BadInput(_("this is not a ココフォリア export; a damaged ZIP ({exc})").format(exc=exc)) from None
         numbered = [info for info in members if _PART.search(info.filename)]
         parts = (
             sorted(numbered, key=lambda info: int(_PART.search(info.filename).group(1)))
@@ -134,13 +131,13 @@ class Export:
             else sorted(members, key=lambda info: info.filename)
         )
         if not parts:
-            raise BadInput(_("{NOT_EXPORT}; a ZIP without HTML or JSON log parts").format(NOT_EXPORT=NOT_EXPORT))
+            raise BadInput(_("this is not a ココフォリア export; a ZIP without HTML or JSON log parts"))
         with archive:
             for info in parts:
                 if info.file_size > MAX_PART:
                     raise BadInput(
-                        _("{NOT_EXPORT}; {filename} would inflate to {file_size} bytes").format(
-                            NOT_EXPORT=NOT_EXPORT, filename=info.filename, file_size=info.file_size
+                        _("this is not a ココフォリア export; {filename} would inflate to {file_size} bytes").format(
+                            filename=info.filename, file_size=info.file_size
                         )
                     )
                 try:
@@ -148,15 +145,15 @@ class Export:
                         yield from self._part(_sample(member), member, counted=False)
                 except (zipfile.BadZipFile, OSError, EOFError, RuntimeError) as exc:
                     raise BadInput(
-                        _("{NOT_EXPORT}; {filename} cannot be read from the ZIP ({exc})").format(
-                            NOT_EXPORT=NOT_EXPORT, filename=info.filename, exc=exc
+                        _("this is not a ココフォリア export; {filename} cannot be read from the ZIP ({exc})").format(
+                            filename=info.filename, exc=exc
                         )
                     ) from None
                 self.bytes_read = self._handle.tell() if self._handle.seekable() else self.bytes_read
 
     def _part(self, first: bytes, stream, counted: bool) -> Iterator[Message]:
         if not first:
-            raise BadInput(_("{NOT_EXPORT}; the file is empty").format(NOT_EXPORT=NOT_EXPORT))
+            raise BadInput(_("this is not a ココフォリア export; the file is empty"))
         encoding = _encoding(first)
         decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
         sample = decoder.decode(first)
@@ -165,8 +162,8 @@ class Export:
             self.format, self.encoding = shape, encoding
         elif self.format.removeprefix("zip:") != shape:
             raise BadInput(
-                _("{NOT_EXPORT}; its parts are in different formats ({format}, {shape})").format(
-                    NOT_EXPORT=NOT_EXPORT, format=self.format, shape=shape
+                _("this is not a ココフォリア export; its parts are in different formats ({format}, {shape})").format(
+                    format=self.format, shape=shape
                 )
             )
         if not counted and not self.format.startswith("zip:"):

@@ -28,7 +28,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.db.models_table import TableCall
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, pgettext
 from campaign.services.common import active_character_named, campaign_named, clean_text
 from campaign.services.invites import Seat
 
@@ -57,6 +57,17 @@ class CallRolled:
     call: CallView
     replayed: bool
     seed_reveal: Any = None  # a reunion call ends the scenario: its seed's reveal (services.fair_seeds)
+
+
+def _already(call_id: int, state: str, result_seq: int | None) -> str:
+    """The refusal for a call that is no longer pending, its state in words."""
+    words = {"rolled": lambda: pgettext("call", "rolled"), "cancelled": lambda: pgettext("call", "cancelled")}
+    shown = words[state]() if state in words else state
+    if result_seq:
+        return _("call #{call_id} is already {state} (entry #{seq})").format(
+            call_id=call_id, state=shown, seq=result_seq
+        )
+    return _("call #{call_id} is already {state}").format(call_id=call_id, state=shown)
 
 
 class NotYourCall(RuleRefused):
@@ -274,7 +285,7 @@ def cancel_call(db: Database, campaign_name: str | None, call_id: int, actor: st
         ledger.lock_campaign(session, campaign.id)
         row = _call(session, campaign.id, call_id)
         if row.state != "pending":
-            raise RuleRefused(_("call #{call_id} is already {state}").format(call_id=call_id, state=row.state))
+            raise RuleRefused(_already(call_id, row.state, None))
         row.state, row.resolved_by, row.resolved_at = "cancelled", str(actor), ledger.utc_now()
         session.flush()
         return _view(row)
@@ -317,9 +328,7 @@ def roll_call(
                 )
             )
         if call.state != "pending":
-            raise RuleRefused(
-                f"call #{call_id} is already {call.state}" + (f" (entry #{call.result_seq})" if call.result_seq else "")
-            )
+            raise RuleRefused(_already(call_id, call.state, call.result_seq))
         if call.kind == "reunion":
             from campaign.db.models import Campaign
             from campaign.services.missing import open_scenario

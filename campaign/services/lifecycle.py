@@ -19,6 +19,7 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
+from campaign.labels import status_label
 from campaign.services.common import (
     active_character_named,
     campaign_transaction,
@@ -117,11 +118,11 @@ def set_status(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
         if character.status == status:
-            raise RuleRefused(_("{name} is already {status}").format(name=character.name, status=status))
+            raise RuleRefused(_("{name} is already {status}").format(name=character.name, status=status_label(status)))
         if character.status != "active":
             raise RuleRefused(
                 _("{name} is {status}; void that entry to bring them back").format(
-                    name=character.name, status=character.status
+                    name=character.name, status=status_label(character.status)
                 )
             )
         if open_disappearance(session, character) is not None:

@@ -113,7 +113,10 @@ def change_skill(
             op = o.SkillAdded(character.name, name, _level(level), _attr(campaign, character, attr), difficulty)
         else:
             if key is None:
-                raise NotFound(f"{character.name} has no skill {name!r}" + did_you_mean(name, skills))
+                raise NotFound(
+                    _("{name} has no skill {skill!r}").format(name=character.name, skill=name)
+                    + did_you_mean(name, skills)
+                )
             if action == "set":
                 old = skills[key]
                 op = o.SkillSet(
@@ -150,7 +153,9 @@ def change_line(
         elif remove:
             items = list(character.items or [])
             if text not in items:
-                raise NotFound(f"{character.name} has no item {text!r}" + did_you_mean(text, items))
+                raise NotFound(
+                    _("{name} has no item {text!r}").format(name=character.name, text=text) + did_you_mean(text, items)
+                )
             op = o.ItemRemoved(character.name, text)
         else:
             op = o.ItemAdded(character.name, text)

@@ -21,7 +21,7 @@ from sqlalchemy import text
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, pgettext
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 
 if TYPE_CHECKING:
@@ -112,7 +112,13 @@ def refuse(db: Database, campaign_name: str | None, actor: str, seq: int, reason
         if request is None:
             raise NotFound(_("no void request #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         if request.state != "open":
-            raise RuleRefused(_("void request #{seq} is already {state}").format(seq=seq, state=request.state))
+            words = {
+                "approved": lambda: pgettext("void request", "approved"),
+                "refused": lambda: pgettext("void request", "refused"),
+                "voided": lambda: pgettext("void request", "voided"),
+            }
+            state = words[request.state]() if request.state in words else request.state
+            raise RuleRefused(_("void request #{seq} is already {state}").format(seq=seq, state=state))
         appended = ledger.append(
             session,
             campaign,
