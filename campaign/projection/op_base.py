@@ -177,7 +177,7 @@ def clock_value(value: int) -> int:
 def live_trait(state: State, origin: str, character: str) -> TraitRow:
     trait = state.traits.get(origin)
     if trait is None or trait.character != character:
-        raise OpConflict(N_("{character} has no trait {origin}"), character=character, origin=origin)
+        raise OpConflict(N_("{character} has no such trait"), character=character)
     if trait.removed_seq is not None:
         raise OpConflict(
             N_("{character}'s trait {name!r} was removed by #{removed_seq}"),

@@ -33,7 +33,7 @@ class TraitAdded(Op):
     def apply(self, state, entry):
         character_row(state, self.character)
         if self.origin in state.traits:
-            raise OpConflict(N_("trait {origin} exists already"), origin=self.origin)
+            raise OpConflict(N_("the trait exists already"))
         refuse_name_clash(state, self.character, self.trait, self.origin)
         state.traits[self.origin] = TraitRow(
             self.character,
@@ -113,7 +113,7 @@ class ConditionAdded(Op):
     def apply(self, state, entry):
         character_row(state, self.character)
         if self.origin in state.conditions:
-            raise OpConflict(N_("condition {origin} exists already"), origin=self.origin)
+            raise OpConflict(N_("the condition exists already"))
         until = None if self.length is None else clock_value(state.clock + self.length)
         state.conditions[self.origin] = ConditionRow(
             self.character,
@@ -135,7 +135,7 @@ class ConditionCleared(Op):
     def apply(self, state, entry):
         row = state.conditions.get(self.origin)
         if row is None or row.character != self.character:
-            raise OpConflict(N_("{character} has no condition {origin}"), character=self.character, origin=self.origin)
+            raise OpConflict(N_("{character} has no such condition"), character=self.character)
         if row.cleared_seq is not None:
             raise OpConflict(
                 N_("{character}'s condition {name!r} was cleared by #{cleared_seq}"),

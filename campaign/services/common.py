@@ -18,6 +18,7 @@ from campaign.core.text_rule import TEXT_LIMIT, name_fault, normal_name, text_fa
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
+from campaign.labels import status_label
 
 if TYPE_CHECKING:
     from campaign.db.database import Database
@@ -161,7 +162,9 @@ def active_character_named(session: Session, campaign: Campaign, name: str, doin
     character = character_named(session, campaign, name)
     if character.status != "active":
         raise RuleRefused(
-            _("{name} is {status} and cannot {doing}").format(name=character.name, status=character.status, doing=doing)
+            _("{name} is {status} and cannot {doing}").format(
+                name=character.name, status=status_label(character.status), doing=doing
+            )
         )
     return character
 

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from campaign.db.models import Character
 from campaign.errors import RuleRefused
 from campaign.i18n import _
+from campaign.labels import status_label
 
 
 def _absence(session: Session, character: Character) -> tuple[str, str | None]:
@@ -58,7 +59,7 @@ def check_presence(session: Session, characters: Iterable[Character], what: str,
         if status in ("dead", "retired"):
             raise RuleRefused(
                 _("{name} is {status}: no {what} for a character out of the game").format(
-                    name=character.name, status=status, what=what
+                    name=character.name, status=status_label(status), what=what
                 )
             )
         if status == "missing" and not anyway:
