@@ -169,7 +169,7 @@ def make_call(
     reason = clean_text(reason, "--reason")
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        row = active_character_named(session, campaign, character, "be called to roll")
+        row = active_character_named(session, campaign, character, pgettext("doing", "be called to roll"))
         waiting = session.scalar(
             select(TableCall.id).where(
                 TableCall.campaign_id == campaign.id,

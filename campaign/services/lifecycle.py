@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, pgettext
 from campaign.labels import status_label
 from campaign.services.common import (
     active_character_named,
@@ -197,7 +197,7 @@ def award(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         characters: list[Character] = []
         for name in names:
-            character = active_character_named(session, campaign, name, "receive CP")
+            character = active_character_named(session, campaign, name, pgettext("doing", "receive CP"))
             if character in characters:
                 raise BadInput(_("{name} is named twice in --to").format(name=character.name))
             characters.append(character)

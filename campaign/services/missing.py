@@ -36,7 +36,7 @@ from campaign.core.reunion import (
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Disappearance, Relationship, Scenario, Search
 from campaign.errors import BadInput, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, pgettext
 from campaign.services.common import (
     active_character_named,
     campaign_named,
@@ -267,7 +267,7 @@ def mark_missing(
     faces = check_faces(faces)
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        character = active_character_named(session, campaign, name, "go missing")
+        character = active_character_named(session, campaign, name, pgettext("doing", "go missing"))
         current = open_disappearance(session, character)
         if current is not None:
             raise RuleRefused(

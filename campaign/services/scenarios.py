@@ -30,7 +30,7 @@ from campaign.core.reunion import (
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Disappearance, ReunionCheck, Scenario, ScenarioParticipant, Search
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, pgettext
 from campaign.services.common import (
     active_character_named,
     campaign_named,
@@ -89,7 +89,7 @@ def start_scenario(
             )
         joining: list[Character] = []
         for name in participants:
-            character = active_character_named(session, campaign, name, "take part in a scenario")
+            character = active_character_named(session, campaign, name, pgettext("doing", "take part in a scenario"))
             if character in joining:
                 continue
             check_can_join_scenario(character_facts(session, character))
@@ -127,7 +127,7 @@ def _send_searcher(
 ) -> SearcherSent:
     """One search entry: recorded as who typed `scenario start` (the actor), on behalf of
     the searcher's player, who sends it."""
-    searcher = active_character_named(session, campaign, searcher_name, "search")
+    searcher = active_character_named(session, campaign, searcher_name, pgettext("doing", "search"))
     target = character_named(session, campaign, target_name)
     disappearance = open_disappearance(session, target)
     if disappearance is None:
@@ -353,7 +353,7 @@ def change_roster(db: Database, campaign_name: str | None, actor: str, name: str
         if scenario is None:
             raise RuleRefused(_("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`"))
         character = (
-            active_character_named(session, campaign, name, "take part in a scenario")
+            active_character_named(session, campaign, name, pgettext("doing", "take part in a scenario"))
             if join
             else character_named(session, campaign, name)
         )

@@ -28,7 +28,7 @@ from campaign import ledger
 from campaign.core.commitment import COMMITTED_FIELDS, SALT_HEX, canonical, commit, matches
 from campaign.db.database import Database
 from campaign.errors import DataError, NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, pgettext
 from campaign.services.common import campaign_named, campaign_transaction
 
 
@@ -135,7 +135,7 @@ def peek(db: Database, campaign_name: str | None, seq: int, actor: str = GM) -> 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         record = _secret_record(session, campaign, seq)
-        _may_see(record, actor, "peek at")
+        _may_see(record, actor, pgettext("doing", "peek at"))
         salt, result = _hidden(session, campaign, seq)
         # The public fields of the entry (its kind, who rolled, when) with the hidden
         # result over them: everything a roll's rendering reads, as the reveal will show it.
@@ -160,7 +160,7 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
 
     with campaign_transaction(db, campaign_name) as (session, campaign):
         record = _secret_record(session, campaign, seq)
-        _may_see(record, actor, "reveal")
+        _may_see(record, actor, pgettext("doing", "reveal"))
         earlier = _reveal_of(session, campaign.id, seq)
         if earlier is not None:
             raise RuleRefused(

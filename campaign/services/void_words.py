@@ -49,7 +49,7 @@ def _described(seq: int, op: o.Op, before: State) -> tuple[str, int] | None:
     origin = getattr(op, "origin", None)
     if isinstance(op, o.ConditionCleared) and origin in before.conditions:
         condition = before.conditions[origin]
-        text = _("#{seq} removes the {condition} that #{giver} gave")
+        text = _("#{seq} clears the condition {condition!r} that #{giver} gave")
         return text.format(seq=seq, condition=condition_label(condition.name), giver=condition.source_seq), (
             condition.source_seq
         )

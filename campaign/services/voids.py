@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, pgettext
 from campaign.labels import kind_label
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.history import _entry, record_of
@@ -195,7 +195,7 @@ def _plan_void(session: Session, campaign, seqs: Sequence[int], cascade: bool) -
                 ).format(named=named, dependent=dependent, kind=kind_label(kinds[dependent].kind), reason=reason)
             )
     if plan.dependents and not cascade:
-        listed = "; ".join(reasons[d] for d in plan.dependents)
+        listed = pgettext("list separator", "; ").join(reasons[d] for d in plan.dependents)
         raise RuleRefused(
             _(
                 "cannot void {named}: later entries depend on it: {listed}. Void them first, or add --cascade to "

@@ -34,6 +34,9 @@ NAMES = (
     "'fr'",
     "鈴",
     "夜",
+    "霧が晴れた",
+    "間違い",
+    "'abc'",
 )
 SESSION: list[tuple[tuple[str, ...], int]] = [
     (("init", "夜桜"), 0),
@@ -81,6 +84,15 @@ SESSION: list[tuple[tuple[str, ...], int]] = [
     (("player", "rename", "Akj", "Aki2"), 1),
     (("--campaign", "夜", "history"), 1),
     (("settings", "lang=fr"), 2),
+    # ja-errors: refusals of the dice parser, the core rules, a stat and a void's dependents
+    (("roll", "3D6<<12"), 2),
+    (("roll", "2000D6"), 2),
+    (("roll", "3D6<=abc"), 2),
+    (("roll", "3D6", "--dice", "1,2,3,4"), 2),
+    (("char", "set", "鈴音", "--stat", "HT=abc"), 2),
+    (("scenario", "start", "第二話", "--with", "鈴音"), 1),
+    (("missing", "found", "鈴音", "--reason", "霧が晴れた"), 0),
+    (("history", "void", "21", "--yes", "--reason", "間違い"), 1),  # #21: the missing mark above
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
