@@ -57,6 +57,7 @@ ON_THE_PARTY = [
         "エラー: 報酬は 1〜10000 CP です (0 ではなく。間違えた報酬は取り消します)",
         "error: an award is 1..10000 CP, not 0 (a wrong award is voided, not reversed)",
     ),
+    (("player", "add", ""), 2, "エラー: プレイヤーの名前は空にできません", "error: player name must not be empty"),
     (
         ("time", "advance", "1d6"),
         2,
