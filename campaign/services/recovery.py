@@ -106,11 +106,13 @@ def recover(
                         name=character.name, name2=condition.name
                     )
                 )
-            raise RuleRefused(
-                f"{character.name}'s {condition.name} has no recovery roll"
-                + (" (the GM decides)" if recovery == "gm" else "")
-                + f"; end it with `campaign condition clear {character.name} {condition.name}`"
+            text = (
+                _("{name}'s {condition} has no recovery roll (the GM decides); end it with {command}")
+                if recovery == "gm"
+                else _("{name}'s {condition} has no recovery roll; end it with {command}")
             )
+            command = f"`campaign condition clear {character.name} {condition.name}`"
+            raise RuleRefused(text.format(name=character.name, condition=condition.name, command=command))
         stat, ignores_penalties = rolled
         if modifier and ignores_penalties:
             raise BadInput(

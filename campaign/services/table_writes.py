@@ -32,6 +32,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
+from campaign.labels import kind_label
 from campaign.services.invites import Seat
 
 COMMAND_LIMIT = 200
@@ -296,13 +297,12 @@ def request_own_void(
         # what the GM's approval takes back (services.void_requests): a player's own
         # top-level roll, check, fright check or table roll; anything else is refused now
         if record.get("parent_seq") is not None or record.get("kind") not in REQUESTABLE:
-            raise RuleRefused(
-                _("entry #{seq} is a {value}{value2}: only the GM takes it back").format(
-                    seq=seq,
-                    value=record.get("kind"),
-                    value2=" sub-entry" if record.get("parent_seq") is not None else "",
-                )
+            refusal = (
+                _("entry #{seq} is a {kind} sub-entry: only the GM takes it back")
+                if record.get("parent_seq") is not None
+                else _("entry #{seq} is a {kind}: only the GM takes it back")
             )
+            raise RuleRefused(refusal.format(seq=seq, kind=kind_label(str(record.get("kind")))))
 
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     try:
