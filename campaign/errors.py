@@ -21,6 +21,20 @@ def N_(message: str) -> str:
     return message
 
 
+class Words(str):
+    """English words that keep their template and values (a dice request's "3d6 for the
+    fright table"): a `str` wherever they go, shown translated by refusal_words."""
+
+    template: str
+    params: dict[str, object]
+
+    def __new__(cls, template: str, /, **params: object) -> Words:
+        words = super().__new__(cls, template.format(**params) if params else template)
+        words.template = template
+        words.params = params
+        return words
+
+
 class CampaignError(Exception):
     """Base class: a refusal the user should read as one line.
 

@@ -9,8 +9,17 @@ template is shown as it is.
 
 from __future__ import annotations
 
-from campaign.errors import CampaignError, DiceError
+from campaign.errors import CampaignError, DiceError, Words
 from campaign.i18n import _
+
+
+def words_text(words: Words) -> str:
+    """`words` in the language of this output, its own values (Words too) translated first."""
+    params = {name: words_text(value) if isinstance(value, Words) else value for name, value in words.params.items()}
+    try:
+        return _(words.template).format(**params) if params else _(words.template)
+    except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder: the English
+        return str(words)
 
 
 def refusal_text(error: BaseException | str) -> str:
@@ -18,7 +27,10 @@ def refusal_text(error: BaseException | str) -> str:
     if not isinstance(error, CampaignError) or not error.template:
         return str(error)
     try:
-        line = _(error.template).format(**error.params) if error.params else _(error.template)
+        params = {
+            name: words_text(value) if isinstance(value, Words) else value for name, value in error.params.items()
+        }
+        line = _(error.template).format(**params) if params else _(error.template)
     except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder: the English
         line = error.template.format(**error.params) if error.params else error.template
     if isinstance(error, DiceError) and error.column is not None:

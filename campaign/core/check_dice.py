@@ -27,7 +27,7 @@ from campaign.core.check_results import (
     apply_scaling,
 )
 from campaign.core.dice_source import DiceSource
-from campaign.errors import N_, BadInput
+from campaign.errors import N_, BadInput, Words
 
 
 def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
@@ -50,12 +50,12 @@ def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
 
 
 _PURPOSES = {
-    "ability": "the ability check",
-    "skill": "the skill check",
-    "danger_sense": "the danger sense check",
-    "cooperative": "the cooperative check",
-    "opposed": "the opposed check",
-    "hide": "the hide check",
+    "ability": N_("the ability check"),
+    "skill": N_("the skill check"),
+    "danger_sense": N_("the danger sense check"),
+    "cooperative": N_("the cooperative check"),
+    "opposed": N_("the opposed check"),
+    "hide": N_("the hide check"),
 }
 
 
@@ -63,8 +63,10 @@ def roll_check_dice(source: DiceSource, count: int, kind: str, name: str | None 
     """`count` d6 for one check, named for a person typing dice ("2d6 for the ability check of 鈴音")."""
     from campaign.core.dice_source import roll_dice as request_dice
 
-    purpose = _PURPOSES.get(kind, f"the {kind} check")
-    return request_dice(source, count, SIDES, f"{purpose} of {name}" if name else purpose)
+    purpose = Words(_PURPOSES[kind]) if kind in _PURPOSES else Words(N_("the {kind} check"), kind=kind)
+    return request_dice(
+        source, count, SIDES, Words(N_("{purpose} of {name}"), purpose=purpose, name=name) if name else purpose
+    )
 
 
 def best_two(dice: Sequence[int]) -> tuple[int, ...]:

@@ -55,7 +55,7 @@ from campaign.core.success import (
     SuccessJudgement,
     judge_success,
 )
-from campaign.errors import N_, DiceError
+from campaign.errors import N_, DiceError, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -278,7 +278,7 @@ def _margin(comparison: str, total: int, target: int) -> int | None:
 
 def _requester(source: DiceSource, text: str) -> Callable[[int, int], tuple[int, ...]]:
     """Each dice term is one request, named after the expression ("2d6 for the roll 2D6+1")."""
-    purpose = f"the roll {text}"
+    purpose = Words(N_("the roll {text}"), text=text)
 
     def request(count: int, sides: int) -> tuple[int, ...]:
         return request_dice(source, count, sides, purpose)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from campaign.errors import N_, DiceError
+from campaign.errors import N_, DiceError, Words
 
 
 class DiceSource(Protocol):
@@ -45,8 +45,11 @@ def roll_dice(source: DiceSource, count: int, sides: int, purpose: str) -> tuple
 
 def describe_request(count: int, sides: int, purpose: str, subject: str | None) -> str:
     """`3d6 for the fright table of 鈴音`: how a request reads in errors and prompts."""
-    text = f"{count}d{sides} for {purpose}"
-    return f"{text} of {subject}" if subject and " of " not in purpose else text
+    if subject and " of " not in purpose:
+        return Words(
+            N_("{count}d{sides} for {purpose} of {subject}"), count=count, sides=sides, purpose=purpose, subject=subject
+        )
+    return Words(N_("{count}d{sides} for {purpose}"), count=count, sides=sides, purpose=purpose)
 
 
 @contextmanager

@@ -45,7 +45,7 @@ from campaign.core.stat_names import sheet_key
 from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
 from campaign.core.table_model import EntryEffect, Table, TableEntry, expand_entry
 from campaign.core.table_roll import table_purpose
-from campaign.errors import N_, BadInput, RuleRefused
+from campaign.errors import N_, BadInput, RuleRefused, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -244,7 +244,7 @@ def resolve_fright_check(
     target = effective_target(
         will, modifier, combat_reflexes=combat_reflexes, severe_phobia=severe_phobia, fright_cap=fright_cap
     )
-    judged = success_roll(target, source, purpose="the Will roll")
+    judged = success_roll(target, source, purpose=Words(N_("the Will roll")))
     check = FrightCheck(
         will=will,
         modifier=modifier,
@@ -337,11 +337,11 @@ def _stat(stats: Mapping[str, int], stat: str) -> int | None:
 
 
 _SUB_PURPOSES = {
-    "stun_turns": "the stun turns",
-    "fatigue": "the fatigue",
-    "injury": "the injury",
-    "duration": "the duration",
-    "severity": "the severity",
+    "stun_turns": N_("the stun turns (fright entry {entry})"),
+    "fatigue": N_("the fatigue (fright entry {entry})"),
+    "injury": N_("the injury (fright entry {entry})"),
+    "duration": N_("the duration (fright entry {entry})"),
+    "severity": N_("the severity (fright entry {entry})"),
 }
 
 
@@ -370,7 +370,9 @@ class _Resolution:
             self.source,
             _dice_count(amount),
             6,
-            _SUB_PURPOSES.get(purpose.split(":")[0], purpose) + f" (fright entry {entry})",
+            Words(_SUB_PURPOSES[purpose.split(":")[0]], entry=entry)
+            if purpose.split(":")[0] in _SUB_PURPOSES
+            else Words(N_("{purpose} (fright entry {entry})"), purpose=purpose, entry=entry),
         )
         self.sub_rolls.append(SubRoll(purpose=purpose, expression=amount, faces=faces, total=sum(faces), entry=entry))
         return sum(faces), amount
@@ -488,7 +490,11 @@ class _Resolution:
             raise RuleRefused(
                 N_("fright table entry {entry} needs the character's {stat}"), entry=entry, stat=effect.stat
             )
-        judged = success_roll(target, self.source, purpose=f"the {effect.stat} roll (fright entry {entry})")
+        judged = success_roll(
+            target,
+            self.source,
+            purpose=Words(N_("the {stat} roll (fright entry {entry})"), stat=effect.stat, entry=entry),
+        )
         self.sub_rolls.append(
             SubRoll(
                 purpose=f"check:{effect.stat}",

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from campaign.core.dice_source import DiceSource, roll_dice
-from campaign.errors import N_, BadInput, RuleRefused
+from campaign.errors import N_, BadInput, RuleRefused, Words
 
 DEFAULT_FACES = 6
 
@@ -90,7 +90,7 @@ def reunion_check(faces: int, searchers: int, source: DiceSource) -> ReunionRoll
     """Roll the reunion die (one `source.roll(faces)`) and judge it."""
     _check_faces(faces)
     threshold = reunion_threshold(searchers)
-    (roll,) = roll_dice(source, 1, faces, "the reunion check")
+    (roll,) = roll_dice(source, 1, faces, Words(N_("the reunion check")))
     return ReunionRoll(faces=faces, roll=roll, threshold=threshold, success=roll <= threshold, searchers=searchers)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from campaign.errors import N_, DiceError
+from campaign.errors import N_, DiceError, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -112,7 +112,12 @@ def judge_success(
 
 
 def success_roll(
-    target: int, source: DiceSource, modifier: int = 0, *, sorcery: bool = False, purpose: str = "the success roll"
+    target: int,
+    source: DiceSource,
+    modifier: int = 0,
+    *,
+    sorcery: bool = False,
+    purpose: str = Words(N_("the success roll")),
 ) -> SuccessJudgement:
     """Roll 3d6 (+modifier, as in `3D6+modifier<=target`) and judge it (docs/rules.md "Success roll").
 

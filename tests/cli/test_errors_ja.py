@@ -13,10 +13,12 @@ import pytest
 from campaign import i18n
 from campaign.core.check_dice import modifier_terms
 from campaign.core.dice import evaluate
-from campaign.core.dice_source import ManualDice
+from campaign.core.dice_source import ManualDice, describe_request
 from campaign.core.reunion import reunion_threshold
+from campaign.core.table_roll import table_purpose
 from campaign.errors import BadInput, CampaignError, DiceError
-from campaign.refusal_words import refusal_text
+from campaign.refusal_words import refusal_text, words_text
+from campaign.seeds import load_tables
 from tests.cli.conftest import Cli
 
 # (command, exit code, Japanese line, English line)
@@ -44,6 +46,18 @@ ON_THE_PARTY = [
         2,
         "エラー: --dice: 出目が 4 個ありますが、使ったのは 3 個です。余分を消してください",
         "error: --dice: 4 faces given but only 3 used; remove the extra ones",
+    ),
+    (
+        ("roll", "3D6", "--dice", "1,2"),
+        2,
+        "エラー: --dice: 出目が足りません。あと 1 個必要です: ロール 3D6 に使う 3d6",
+        "error: --dice: not enough faces, need 1 more: 3d6 for the roll 3D6",
+    ),
+    (
+        ("fright", "鈴音", "--dice", "6,6,6,1"),
+        2,
+        "エラー: --dice: 出目が足りません。あと 2 個必要です: 鈴音 の恐怖表 に使う 3d6",
+        "error: --dice: not enough faces, need 2 more: 3d6 for the fright table of 鈴音",
     ),
     (
         ("char", "set", "鈴音", "--stat", "HT=abc"),
@@ -167,6 +181,16 @@ def test_core_errors_translate_where_they_are_shown(raise_it, ja):
         assert refusal_text(error) == ja
         i18n.use("en")
         assert refusal_text(error) == str(error)  # the English line is the one logs and tests read
+    finally:
+        i18n.use(None)
+
+
+def test_words_are_the_english_string_and_translate_when_shown():
+    request = describe_request(3, 6, table_purpose(load_tables()["FEAR"]), "鈴音")
+    assert request == "3d6 for the fright table of 鈴音" and isinstance(request, str)
+    i18n.use("ja")
+    try:
+        assert words_text(request) == "鈴音 の恐怖表 に使う 3d6"
     finally:
         i18n.use(None)
 
