@@ -13,8 +13,11 @@ from campaign.errors import CampaignError, DiceError, Words
 from campaign.i18n import _
 
 
-def words_text(words: Words) -> str:
-    """`words` in the language of this output, its own values (Words too) translated first."""
+def words_text(words: str) -> str:
+    """`words` in the language of this output, its own values (Words too) translated first;
+    a plain string is shown as it is."""
+    if not isinstance(words, Words):
+        return words
     params = {name: words_text(value) if isinstance(value, Words) else value for name, value in words.params.items()}
     try:
         return _(words.template).format(**params) if params else _(words.template)

@@ -43,7 +43,7 @@ def roll_dice(source: DiceSource, count: int, sides: int, purpose: str) -> tuple
     return tuple(source.roll(sides) for _ in range(count))
 
 
-def describe_request(count: int, sides: int, purpose: str, subject: str | None) -> str:
+def describe_request(count: int, sides: int, purpose: str, subject: str | None) -> Words:
     """`3d6 for the fright table of 鈴音`: how a request reads in errors and prompts."""
     if subject and " of " not in purpose:
         return Words(
