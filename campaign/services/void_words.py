@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 
 from campaign.i18n import _
-from campaign.labels import condition_label
+from campaign.labels import condition_label, status_label
 from campaign.projection import ops as o
 from campaign.projection.replay import ReplayConflict
 from campaign.projection.state import State
@@ -40,7 +40,10 @@ def dependency_reason(conflict: ReplayConflict, before: State, voided: Collectio
     cause = conflict.cause
     problem = conflict.problem
     if cause is not None:
-        problem = _(cause.template).format(**cause.params) if cause.params else _(cause.template)
+        params = {
+            name: status_label(v) if name == "status" and isinstance(v, str) else v for name, v in cause.params.items()
+        }
+        problem = _(cause.template).format(**params) if params else _(cause.template)
     return _("#{seq} no longer applies: {problem}").format(seq=conflict.seq, problem=problem)
 
 

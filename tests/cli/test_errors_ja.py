@@ -203,3 +203,20 @@ def test_a_message_without_template_values_is_shown_as_it_is():
         assert refusal_text("plain words") == "plain words"
     finally:
         i18n.use(None)
+
+
+def test_a_dependent_without_words_of_its_own_says_what_no_longer_holds(gurps: Cli, monkeypatch):
+    first = gurps.json("missing", "mark", "鈴音")["seq"]
+    gurps.run("scenario", "start", "一話", "--with", "刀矢")
+    reunion = gurps.json("scenario", "end", "--dice", "鈴音=1")["reunions"][0]["seq"]  # found again
+    again = gurps.json("missing", "mark", "鈴音")["seq"]
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    assert gurps.error("history", "void", str(reunion), "--yes", "--reason", "x", code=1) == (
+        f"エラー: #{reunion} を取り消せません。後のエントリーがこれに依存しています: #{again} はもう成り立ちません: "
+        f"鈴音 は行方不明です (#{first} から)。先にそれらを取り消すか、--cascade で一緒に取り消してください"
+    )
+    monkeypatch.setenv("CAMPAIGN_LANG", "en")
+    assert gurps.error("history", "void", str(reunion), "--yes", "--reason", "x", code=1) == (
+        f"error: cannot void #{reunion}: later entries depend on it: #{again} no longer applies: "
+        f"鈴音 is missing (since #{first}). Void them first, or add --cascade to void them too"
+    )
