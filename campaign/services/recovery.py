@@ -20,6 +20,7 @@ from campaign.core.success import CRITICAL_SUCCESS, SUCCESS, success_roll
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
+from campaign.labels import condition_label
 from campaign.services.common import clean_name, clean_text
 from campaign.services.conditions import (
     _clock_view,
@@ -135,9 +136,10 @@ def recover(
                 f"(now {_clock_view(clock)['text']}); rolled all the same"
             )
         with about(source, character.name):
-            judged = success_roll(
-                target, source, purpose=f"{character.name}'s {stat} roll to recover from {condition.name}"
+            purpose = _("{name}'s {stat} roll to recover from {condition}").format(
+                name=character.name, stat=stat, condition=condition_label(condition.name)
             )
+            judged = success_roll(target, source, purpose=purpose)
         source.ensure_all_used()
         recovered = judged.outcome in (SUCCESS, CRITICAL_SUCCESS)
         with recording(session, campaign, actor, "condition") as entry:
