@@ -20,6 +20,7 @@ from campaign.bridges.ccfolia_article import ArticleReader
 from campaign.bridges.ccfolia_json import JsonReader
 from campaign.bridges.ccfolia_log import CHUNK, LogReader, Message
 from campaign.errors import BadInput
+from campaign.i18n import _
 
 SAMPLE = 1 << 16
 NOT_EXPORT = "this is not a ココフォリア export"
@@ -34,7 +35,9 @@ def _encoding(sample: bytes) -> str:
         if sample.startswith(bom):
             return name
     if b"\x00" in sample:
-        raise BadInput(f"{NOT_EXPORT}; it holds binary data (UTF-16 is read only with a byte order mark)")
+        raise BadInput(
+            _("this is not a ココフォリア export; it holds binary data (UTF-16 is read only with a byte order mark)")
+        )
     for name in ("utf-8", "cp932"):
         try:
             # never final: a sample (or a cut-off file) may end inside a character
@@ -46,7 +49,7 @@ def _encoding(sample: bytes) -> str:
         if name == "cp932" and _ODD.search(text):
             continue
         return name
-    raise BadInput(f"{NOT_EXPORT}; its bytes are not text in UTF-8, UTF-16 or Shift_JIS")
+    raise BadInput(_("this is not a ココフォリア export; its bytes are not text in UTF-8, UTF-16 or Shift_JIS"))
 
 
 class _Reader(Protocol):
@@ -88,7 +91,10 @@ def _shape(text: str) -> str:
     if "<p" in lowered and "<span" in lowered:
         return "html-p"
     raise BadInput(
-        f"{NOT_EXPORT}; expected the HTML log ココフォリア exports (ログ出力), a ZIP of its parts or its JSON log"
+        _(
+            "this is not a ココフォリア export; expected the HTML log ココフォリア exports (ログ出力), "
+            "a ZIP of its parts or its JSON log"
+        )
     )
 
 
@@ -134,7 +140,7 @@ class Export:
                 if not info.is_dir() and info.filename.lower().endswith((".html", ".htm", ".json"))
             ]
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
-            raise BadInput(f"{NOT_EXPORT}; a damaged ZIP ({exc})") from None
+            raise BadInput(_("this is not a ココフォリア export; a damaged ZIP ({exc})").format(exc=exc)) from None
         numbered = [info for info in members if _PART.search(info.filename)]
         parts = (
             sorted(numbered, key=lambda info: _part_number(info.filename))
@@ -142,21 +148,29 @@ class Export:
             else sorted(members, key=lambda info: info.filename)
         )
         if not parts:
-            raise BadInput(f"{NOT_EXPORT}; a ZIP without HTML or JSON log parts")
+            raise BadInput(_("this is not a ココフォリア export; a ZIP without HTML or JSON log parts"))
         with archive:
             for info in parts:
                 if info.file_size > MAX_PART:
-                    raise BadInput(f"{NOT_EXPORT}; {info.filename} would inflate to {info.file_size} bytes")
+                    raise BadInput(
+                        _("this is not a ココフォリア export; {filename} would inflate to {file_size} bytes").format(
+                            filename=info.filename, file_size=info.file_size
+                        )
+                    )
                 try:
                     with archive.open(info) as member:
                         yield from self._part(_sample(member), member, counted=False)
                 except (zipfile.BadZipFile, OSError, EOFError, RuntimeError) as exc:
-                    raise BadInput(f"{NOT_EXPORT}; {info.filename} cannot be read from the ZIP ({exc})") from None
+                    raise BadInput(
+                        _("this is not a ココフォリア export; {filename} cannot be read from the ZIP ({exc})").format(
+                            filename=info.filename, exc=exc
+                        )
+                    ) from None
                 self.bytes_read = self._handle.tell() if self._handle.seekable() else self.bytes_read
 
     def _part(self, first: bytes, stream: IO[bytes], counted: bool) -> Iterator[Message]:
         if not first:
-            raise BadInput(f"{NOT_EXPORT}; the file is empty")
+            raise BadInput(_("this is not a ココフォリア export; the file is empty"))
         encoding = _encoding(first)
         decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
         sample = decoder.decode(first)
@@ -164,7 +178,11 @@ class Export:
         if self.format is None:
             self.format, self.encoding = shape, encoding
         elif self.format.removeprefix("zip:") != shape:
-            raise BadInput(f"{NOT_EXPORT}; its parts are in different formats ({self.format}, {shape})")
+            raise BadInput(
+                _("this is not a ココフォリア export; its parts are in different formats ({format}, {shape})").format(
+                    format=self.format, shape=shape
+                )
+            )
         if not counted and not self.format.startswith("zip:"):
             self.format = "zip:" + self.format
         self.parts += 1

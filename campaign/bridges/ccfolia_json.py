@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from campaign.bridges.ccfolia_log import MAX_FIELD, Message, clean
 from campaign.errors import BadInput
+from campaign.i18n import _
 
 MAX_VALUE = 4 << 20  # one message (or "images" entry) larger than this is not an export
 _WHITE = " \t\r\n"
@@ -62,7 +63,11 @@ class _Buffer:
         if found == "":
             raise _Truncated
         if found != char:
-            raise BadInput(f"this is not a ココフォリア export; its JSON has {found!r} where {char!r} belongs")
+            raise BadInput(
+                _("this is not a ココフォリア export; its JSON has {found!r} where {char!r} belongs").format(
+                    found=found, char=char
+                )
+            )
         self.pos += 1
 
     def value(self) -> object:  # a JSON value: whatever the export holds
@@ -74,7 +79,9 @@ class _Buffer:
             except json.JSONDecodeError:
                 if len(self.text) - self.pos > MAX_VALUE:
                     raise BadInput(
-                        f"this is not a ココフォリア export; one JSON value is larger than {MAX_VALUE >> 20} MB"
+                        _("this is not a ココフォリア export; one JSON value is larger than {value} MB").format(
+                            value=MAX_VALUE >> 20
+                        )
                     ) from None
                 if not self.more():
                     raise _Truncated from None
@@ -137,7 +144,7 @@ class JsonReader:
         except _Truncated:
             pass
         if not self.saw_messages:
-            raise BadInput('this is not a ココフォリア export; a JSON document without a "messages" list')
+            raise BadInput(_('this is not a ココフォリア export; a JSON document without a "messages" list'))
 
     def _messages(self, buffer: _Buffer) -> Iterator[Message]:
         while True:

@@ -25,6 +25,7 @@ from typing import Any
 
 from campaign.core.sheet_template import SKILL, TRAIT
 from campaign.errors import BadInput
+from campaign.i18n import _
 
 _LINE = re.compile(
     r"^\s*(?:S)?3D6\s*<=\s*(?:\{(?P<ref>[^}]+)\}|(?P<level>\d{1,3}))\s*(?:[+-]\d+)?\s*(?P<label>.*)$", re.IGNORECASE
@@ -57,7 +58,9 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
     elif isinstance(document, Mapping) and "name" in document:
         data = document  # the bare Character object, as some tools copy it
     else:
-        raise BadInput(f'{where}: not a ココフォリア character piece (kind "character" with data)')
+        raise BadInput(
+            _('{where}: not a ココフォリア character piece (kind "character" with data)').format(where=where)
+        )
     record: dict[str, Any] = {"name": str(data.get("name") or "").strip()}
     player = _PLAYER.search(str(data.get("memo") or ""))
     if player:
@@ -66,12 +69,12 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
     params: dict[str, str] = {}
     for item in data.get("params") or []:
         if not isinstance(item, Mapping) or not isinstance(item.get("label"), str):
-            raise BadInput(f"{where}: a param without a label")
+            raise BadInput(_("{where}: a param without a label").format(where=where))
         params[item["label"].strip()] = str(item.get("value", "")).strip()
     used: set[str] = set()
     commands = data.get("commands") or ""
     if not isinstance(commands, str):
-        raise BadInput(f"{where}: commands must be the palette text")
+        raise BadInput(_("{where}: commands must be the palette text").format(where=where))
     for line in commands.splitlines():
         match = _LINE.match(line)
         if match is None:
@@ -93,8 +96,10 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
             unknown.append(label)
     if unknown:
         raise BadInput(
-            f"{where}: param(s) {', '.join(map(repr, unknown))} are neither a stat of the ruleset nor a "
-            f"skill the palette rolls (3D6<={{NAME}})"
+            _(
+                "{where}: param(s) {value} are neither a stat of the ruleset nor a skill the palette rolls "
+                "(3D6<={{NAME}})"
+            ).format(where=where, value=", ".join(map(repr, unknown)))
         )
     for item in data.get("status") or []:  # after the params: the stats keep the piece's order
         label = item.get("label") if isinstance(item, Mapping) else None
@@ -118,7 +123,11 @@ def _memo_sheet(memo: str, record: dict[str, Any], where: str) -> dict[str, str]
         else:
             named = _NAMED.fullmatch(value)
             if named is None:
-                raise BadInput(f"{where}: memo line {written}: {value!r} is not NAME = VALUE")
+                raise BadInput(
+                    _("{where}: memo line {key}: {value!r} is not NAME = VALUE").format(
+                        where=where, key=written, value=value
+                    )
+                )
             if key == "特徴":
                 record[TRAIT + named[1]] = named[2]
             else:

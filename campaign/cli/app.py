@@ -153,13 +153,14 @@ def usage_line(exc: _click.ClickException) -> str:
     return message
 
 
-def _error(message: object) -> None:
+def _error(message: BaseException | str) -> None:
     """The one line of an error: user text in it (a name, a URL) can neither break the
     line nor send control sequences to the terminal."""
     from campaign.cli.output import safe_line
     from campaign.i18n import _
+    from campaign.refusal_words import refusal_text
 
-    sys.stderr.write(_("error: {message}").format(message=safe_line(message)) + "\n")
+    sys.stderr.write(_("error: {message}").format(message=safe_line(refusal_text(message))) + "\n")
 
 
 def _environment_error(exc: Exception, db_option: str | None = None) -> str | None:

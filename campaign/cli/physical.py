@@ -80,8 +80,9 @@ class PromptDice(_Asker):
 
     def take(self, count: int, sides: int, purpose: str) -> list[int]:
         from campaign.core.dice_source import describe_request
+        from campaign.refusal_words import words_text
 
-        label = describe_request(count, sides, purpose, self.subject)
+        label = words_text(describe_request(count, sides, purpose, self.subject))
         faces = []
         for number in range(1, count + 1):
             while True:

@@ -276,7 +276,7 @@ def with_json(command: _click.Command, ctx: _click.Context, rest: list[str]) -> 
     return [*path, *rest]
 
 
-def _error(message: object) -> None:
+def _error(message: BaseException | str) -> None:
     from campaign.cli.app import _error as one_line
 
     one_line(message)

@@ -27,13 +27,13 @@ from campaign.core.check_results import (
     apply_scaling,
 )
 from campaign.core.dice_source import DiceSource
-from campaign.errors import BadInput
+from campaign.errors import N_, BadInput, Words
 
 
 def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
     """Normalise any accepted modifier shape into labelled terms (zero ints dropped)."""
     if isinstance(modifiers, bool):
-        raise BadInput("a modifier must be a whole number")
+        raise BadInput(N_("a modifier must be a whole number"))
     if isinstance(modifiers, int):
         return (Term("mod", modifiers),) if modifiers else ()
     items = modifiers.items() if isinstance(modifiers, Mapping) else modifiers
@@ -44,18 +44,18 @@ def modifier_terms(modifiers: Modifiers) -> tuple[Term, ...]:
         else:
             label, value = "mod", item
         if isinstance(value, bool) or not isinstance(value, int):
-            raise BadInput(f"modifier {label!r} must be a whole number, not {value!r}")
+            raise BadInput(N_("modifier {label!r} must be a whole number, not {value!r}"), label=label, value=value)
         terms.append(Term(str(label), value))
     return tuple(terms)
 
 
 _PURPOSES = {
-    "ability": "the ability check",
-    "skill": "the skill check",
-    "danger_sense": "the danger sense check",
-    "cooperative": "the cooperative check",
-    "opposed": "the opposed check",
-    "hide": "the hide check",
+    "ability": N_("the ability check"),
+    "skill": N_("the skill check"),
+    "danger_sense": N_("the danger sense check"),
+    "cooperative": N_("the cooperative check"),
+    "opposed": N_("the opposed check"),
+    "hide": N_("the hide check"),
 }
 
 
@@ -63,8 +63,10 @@ def roll_check_dice(source: DiceSource, count: int, kind: str, name: str | None 
     """`count` d6 for one check, named for a person typing dice ("2d6 for the ability check of 鈴音")."""
     from campaign.core.dice_source import roll_dice as request_dice
 
-    purpose = _PURPOSES.get(kind, f"the {kind} check")
-    return request_dice(source, count, SIDES, f"{purpose} of {name}" if name else purpose)
+    purpose = Words(_PURPOSES[kind]) if kind in _PURPOSES else Words(N_("the {kind} check"), kind=kind)
+    return request_dice(
+        source, count, SIDES, Words(N_("{purpose} of {name}"), purpose=purpose, name=name) if name else purpose
+    )
 
 
 def best_two(dice: Sequence[int]) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from campaign.errors import BadInput
+from campaign.errors import N_, BadInput
 
 SUCCESS = "success"
 FAILURE = "failure"
@@ -391,7 +391,7 @@ def apply_scaling(value: int, doubles: int = 0, halves: int = 0) -> int:
     counts; the x2 is applied first so a x2 and a x1/2 cancel exactly.
     """
     if doubles < 0 or halves < 0:
-        raise BadInput("doubling and halving counts cannot be negative")
+        raise BadInput(N_("doubling and halving counts cannot be negative"))
     if doubles:
         value = double(value)
     if halves:

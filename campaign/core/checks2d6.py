@@ -96,7 +96,7 @@ from campaign.core.check_results import (
 )
 from campaign.core.danger_sense import danger_sense, hide_check
 from campaign.core.dice_source import DiceSource
-from campaign.errors import BadInput, RuleRefused
+from campaign.errors import N_, BadInput, RuleRefused
 
 # Callers use this module as the one name for the 2d6 rules (`checks2d6.danger_sense`,
 # `checks2d6.CheckResult`); the pieces live in the modules imported above.
@@ -228,10 +228,10 @@ def cooperative_check(
     """
     n = len(stats)
     if n < 2:
-        raise RuleRefused("a cooperative check needs at least 2 participants")
+        raise RuleRefused(N_("a cooperative check needs at least 2 participants"))
     names = tuple(participants) if participants is not None else tuple(f"#{i + 1}" for i in range(n))
     if len(names) != n:
-        raise BadInput(f"{len(names)} participant names for {n} stats")
+        raise BadInput(N_("{names} participant names for {stats} stats"), names=len(names), stats=n)
     stat_from = max(range(n), key=lambda i: (stats[i], -i))
     terms: tuple[Term, ...] = (stat_term(stats[stat_from], stat_name),)
     if skill:
@@ -296,7 +296,7 @@ def opposed_check(
     result wins; ties go to a passive side, the first listed among tied passives.
     """
     if not passives:
-        raise RuleRefused("an opposed check needs at least one passive side")
+        raise RuleRefused(N_("an opposed check needs at least one passive side"))
     contestants = (active, *passives)
     rolled: list[tuple[int, tuple[int, ...], tuple[Term, ...], str | None, int, str | None]] = []
     for side in contestants:

@@ -55,7 +55,7 @@ from campaign.core.success import (
     SuccessJudgement,
     judge_success,
 )
-from campaign.errors import DiceError
+from campaign.errors import N_, DiceError, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -239,7 +239,7 @@ def _value(node: Node, roll: Callable[[int, int], tuple[int, ...]], groups: list
             if operation == "*":
                 value *= right
             elif right == 0:
-                raise ExpressionProblem("division by zero", position)
+                raise ExpressionProblem(N_("division by zero"), position)
             else:
                 value //= right
         return value
@@ -278,7 +278,7 @@ def _margin(comparison: str, total: int, target: int) -> int | None:
 
 def _requester(source: DiceSource, text: str) -> Callable[[int, int], tuple[int, ...]]:
     """Each dice term is one request, named after the expression ("2d6 for the roll 2D6+1")."""
-    purpose = f"the roll {text}"
+    purpose = Words(N_("the roll {text}"), text=text)
 
     def request(count: int, sides: int) -> tuple[int, ...]:
         return request_dice(source, count, sides, purpose)
@@ -366,7 +366,7 @@ def _roll(
 ) -> DiceResult:
     spec = parsed.roll
     if sorcery and not (gurps and type(spec) is ArithmeticRoll and spec.success_roll_modifier is not None):
-        raise DiceError("--sorcery applies only to a GURPS success roll such as 3D6<=12 (in a gurps3-ja campaign)")
+        raise DiceError(N_("--sorcery applies only to a GURPS success roll such as 3D6<=12 (in a gurps3-ja campaign)"))
     if parsed.repeat is None:
         if type(spec) is ArithmeticRoll:
             return _roll_arithmetic(spec, parsed.text, source, gurps, comment, sorcery)
@@ -431,7 +431,7 @@ def roll_parsed(
     try:
         return _roll(parsed, source, gurps, comment)
     except ExpressionProblem as problem:
-        raise DiceError(problem.message, column=problem.position + 1) from None
+        raise DiceError(problem.message, column=problem.position + 1, **problem.params) from None
 
 
 def roll_expression_total(text: str, source: DiceSource) -> int:

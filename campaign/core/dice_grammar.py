@@ -35,6 +35,7 @@ from campaign.core.dice_tree import (
     Product,
     Sum,
 )
+from campaign.errors import N_
 
 
 @functools.lru_cache(maxsize=1024)
@@ -54,13 +55,14 @@ class ExpressionParser:
         self.repeat = 1
         self.dice_count = 0
 
-    def fail(self, message: str, position: int | None = None) -> NoReturn:
-        raise ExpressionProblem(message, self.pos if position is None else position)
+    def fail(self, message: str, position: int | None = None, **params: object) -> NoReturn:
+        """`message` is an English template (N_) with `params` by name: translated where shown."""
+        raise ExpressionProblem(message, self.pos if position is None else position, params=params)
 
     def fail_here(self) -> NoReturn:
         if self.pos >= self.length:
-            self.fail("unexpected end of expression")
-        raise ExpressionProblem("unexpected character", self.pos, names_character=True)
+            self.fail(N_("unexpected end of expression"))
+        raise ExpressionProblem(N_("unexpected character {typed!r}"), self.pos, names_character=True)
 
     def peek(self) -> str:
         return self.text[self.pos] if self.pos < self.length else ""
@@ -68,13 +70,15 @@ class ExpressionParser:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_NESTING:
-            self.fail(f"nested more than {MAX_NESTING} levels deep")
+            self.fail(N_("nested more than {limit} levels deep"), limit=MAX_NESTING)
 
     def parse_expression(self) -> ParsedExpression:
         if not self.length:
-            self.fail("empty dice expression", 0)
+            self.fail(N_("empty dice expression"), 0)
         if self.length > MAX_EXPRESSION_LENGTH:
-            self.fail(f"expression longer than {MAX_EXPRESSION_LENGTH} characters", MAX_EXPRESSION_LENGTH)
+            self.fail(
+                N_("expression longer than {limit} characters"), MAX_EXPRESSION_LENGTH, limit=MAX_EXPRESSION_LENGTH
+            )
         repeat = self.parse_repeat_prefix()
         body_start = self.pos
         roll: ArithmeticRoll | BarabaraRoll
@@ -105,11 +109,13 @@ class ExpressionParser:
         self.pos = digits_start = len(word)
         repeat = self.parse_integer()
         if not 1 <= repeat <= MAX_REPEAT:
-            self.fail(f"repeat count must be 1..{MAX_REPEAT}, not {repeat}", digits_start)
+            self.fail(
+                N_("repeat count must be 1..{limit}, not {repeat}"), digits_start, limit=MAX_REPEAT, repeat=repeat
+            )
         if self.pos >= self.length:
-            self.fail(f"expected a roll after {text[: self.pos]}")
+            self.fail(N_("expected a roll after {prefix}"), prefix=text[: self.pos])
         if text[self.pos] != " ":
-            self.fail(f"expected a space after {text[: self.pos]}")
+            self.fail(N_("expected a space after {prefix}"), prefix=text[: self.pos])
         self.pos += 1
         self.repeat = repeat
         return repeat
@@ -123,17 +129,24 @@ class ExpressionParser:
     def add_dice(self, count: int, position: int) -> None:
         self.dice_count += count
         if self.dice_count * self.repeat > MAX_TOTAL_DICE:
-            self.fail(f"more than {MAX_TOTAL_DICE} dice in one expression", position)
+            self.fail(N_("more than {limit} dice in one expression"), position, limit=MAX_TOTAL_DICE)
 
     def check_dice(self, count: int, count_position: int, sides: int, sides_position: int) -> None:
         if count < 1:
-            self.fail(f"roll at least one die, not {count}", count_position)
+            self.fail(N_("roll at least one die, not {count}"), count_position, count=count)
         if count > MAX_DICE_PER_TERM:
-            self.fail(f"at most {MAX_DICE_PER_TERM} dice in one term, not {count}", count_position)
+            self.fail(
+                N_("at most {limit} dice in one term, not {count}"),
+                count_position,
+                limit=MAX_DICE_PER_TERM,
+                count=count,
+            )
         if sides < 1:
-            self.fail(f"a die needs at least one side, not {sides}", sides_position)
+            self.fail(N_("a die needs at least one side, not {sides}"), sides_position, sides=sides)
         if sides > MAX_SIDES:
-            self.fail(f"a die may have at most {MAX_SIDES} sides, not {sides}", sides_position)
+            self.fail(
+                N_("a die may have at most {limit} sides, not {sides}"), sides_position, limit=MAX_SIDES, sides=sides
+            )
         self.add_dice(count, count_position)
 
     def parse_comparison(self) -> str | None:
@@ -153,7 +166,7 @@ class ExpressionParser:
         elif char == "!":
             if following != "=":
                 self.pos += 1
-                self.fail("expected '=' after '!'")
+                self.fail(N_("expected '=' after '!'"))
             operator, width = "!=", 2
         else:
             return None
@@ -163,10 +176,12 @@ class ExpressionParser:
     def parse_target(self) -> int:
         start = self.pos
         if self.peek().isalpha():
-            raise ExpressionProblem("the target must be a number, as in 3D6<=12, not", self.pos, names_word=True)
+            raise ExpressionProblem(
+                N_("the target must be a number, as in 3D6<=12, not {typed!r}"), self.pos, names_word=True
+            )
         target = self.parse_sum()
         if not isinstance(target, Number):
-            self.fail("the target must be a fixed number, not a roll", start)
+            self.fail(N_("the target must be a fixed number, not a roll"), start)
         return target.value
 
     def parse_arithmetic_roll(self) -> ArithmeticRoll:
@@ -175,7 +190,7 @@ class ExpressionParser:
         if isinstance(expression, Number):
             if self.pos < self.length and self.peek() not in "<>=!":
                 self.fail_here()
-            self.fail("the expression rolls no dice", start)
+            self.fail(N_("the expression rolls no dice"), start)
         comparison = self.parse_comparison()
         target = self.parse_target() if comparison else None
         modifier = success_roll_modifier(expression) if comparison == "<=" else None
@@ -187,16 +202,16 @@ class ExpressionParser:
             start = self.pos
             if self.peek() not in DIGITS and self.peek() != "(":
                 self.fail_here()
-            count = self.parse_fixed_operand("the number of dice")
+            count = self.parse_fixed_operand(N_("the number of dice must be a fixed number, not a roll"))
             if self.peek() != "B":
                 if self.pos >= self.length:
                     self.fail_here()
-                self.fail("expected B: a barabara roll (nBm) cannot be mixed with other terms")
+                self.fail(N_("expected B: a barabara roll (nBm) cannot be mixed with other terms"))
             self.pos += 1
             sides_start = self.pos
             sides = DEFAULT_SIDES
             if self.peek() in DIGITS or self.peek() == "(":
-                sides = self.parse_fixed_operand("the number of sides")
+                sides = self.parse_fixed_operand(N_("the number of sides must be a fixed number, not a roll"))
             self.check_dice(count, start, sides, sides_start)
             terms.append(BarabaraTerm(count, sides, start))
             if self.peek() != "+":
@@ -229,7 +244,7 @@ class ExpressionParser:
             self.pos += 1
             operand = self.parse_unary()
             if char == "/" and isinstance(operand, Number) and operand.value == 0:
-                self.fail("division by zero", operator_position)
+                self.fail(N_("division by zero"), operator_position)
             rest.append((char, operand, operator_position))
         if isinstance(first, Number) and all(isinstance(operand, Number) for _, operand, _ in rest):
             value = first.value
@@ -260,7 +275,7 @@ class ExpressionParser:
         if self.peek() != "D":
             return atom
         if not isinstance(atom, Number):
-            self.fail("the number of dice must be a fixed number, not a roll", start)
+            self.fail(N_("the number of dice must be a fixed number, not a roll"), start)
         return self.parse_dice(atom.value, start)
 
     def parse_dice(self, count: int | None, count_position: int) -> Node:
@@ -277,9 +292,9 @@ class ExpressionParser:
             return D66Term(d_position)
         sides_position = self.pos
         if self.peek() in DIGITS or self.peek() == "(":
-            sides = self.parse_fixed_operand("the number of sides")
+            sides = self.parse_fixed_operand(N_("the number of sides must be a fixed number, not a roll"))
         elif count is None:
-            self.fail("a bare D needs sides, e.g. D6 or 1D6", d_position)
+            self.fail(N_("a bare D needs sides, e.g. D6 or 1D6"), d_position)
         else:
             sides = DEFAULT_SIDES
             sides_position = d_position
@@ -297,19 +312,20 @@ class ExpressionParser:
         self.pos += 1
         mode = self.peek()
         if mode != "H" and mode != "L":
-            self.fail("expected KH (keep highest) or KL (keep lowest)")
+            self.fail(N_("expected KH (keep highest) or KL (keep lowest)"))
         self.pos += 1
         keep_count = 1
         if self.peek() in DIGITS or self.peek() == "(":
             keep_position = self.pos
-            keep_count = self.parse_fixed_operand("the number of dice to keep")
+            keep_count = self.parse_fixed_operand(N_("the number of dice to keep must be a fixed number, not a roll"))
         if keep_count < 1:
-            self.fail(f"keep at least one die, not {keep_count}", keep_position)
+            self.fail(N_("keep at least one die, not {count}"), keep_position, count=keep_count)
         if keep_count > count:
-            self.fail(f"cannot keep {keep_count} of {count} dice", keep_position)
+            self.fail(N_("cannot keep {keep} of {count} dice"), keep_position, keep=keep_count, count=count)
         return "K" + mode, keep_count
 
-    def parse_fixed_operand(self, what: str) -> int:
+    def parse_fixed_operand(self, refusal: str) -> int:
+        """An integer, or a parenthesised one; `refusal` (an N_ template) when it rolls dice."""
         start = self.pos
         if self.peek() in DIGITS:
             return self.parse_integer()
@@ -317,7 +333,7 @@ class ExpressionParser:
             self.fail_here()
         node = self.parse_atom()
         if not isinstance(node, Number):
-            self.fail(f"{what} must be a fixed number, not a roll", start)
+            self.fail(refusal, start)
         return node.value
 
     def parse_atom(self) -> Node:
@@ -331,7 +347,7 @@ class ExpressionParser:
         inner = self.parse_sum()
         if self.peek() != ")":
             if self.pos >= self.length:
-                self.fail("missing ')'")
+                self.fail(N_("missing ')'"))
             self.fail_here()
         self.pos += 1
         self.depth -= 1

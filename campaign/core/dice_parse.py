@@ -155,14 +155,14 @@ class LocatedExpression:
 
     def error(self, problem: ExpressionProblem) -> DiceError:
         column = self.column(problem.position)
-        message = problem.message
+        params = dict(problem.params)
         if problem.names_character:
             end = column
             if problem.names_word:  # the whole word typed there, e.g. 'abc' of 3D6<=abc
                 while end < len(self.text) and not self.text[end].isspace() and self.text[end].isalnum():
                     end += 1
-            message = f"{message} {self.text[column - 1 : end]!r}"
-        return DiceError(message, column=column)
+            params["typed"] = self.text[column - 1 : end]
+        return DiceError(problem.message, column=column, **params)
 
 
 def split_comment(text: str) -> tuple[str, str | None]:

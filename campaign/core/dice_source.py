@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from campaign.errors import DiceError
+from campaign.errors import N_, DiceError, Words
 
 
 class DiceSource(Protocol):
@@ -43,10 +43,13 @@ def roll_dice(source: DiceSource, count: int, sides: int, purpose: str) -> tuple
     return tuple(source.roll(sides) for _ in range(count))
 
 
-def describe_request(count: int, sides: int, purpose: str, subject: str | None) -> str:
+def describe_request(count: int, sides: int, purpose: str, subject: str | None) -> Words:
     """`3d6 for the fright table of 鈴音`: how a request reads in errors and prompts."""
-    text = f"{count}d{sides} for {purpose}"
-    return f"{text} of {subject}" if subject and " of " not in purpose else text
+    if subject and " of " not in purpose:
+        return Words(
+            N_("{count}d{sides} for {purpose} of {subject}"), count=count, sides=sides, purpose=purpose, subject=subject
+        )
+    return Words(N_("{count}d{sides} for {purpose}"), count=count, sides=sides, purpose=purpose)
 
 
 @contextmanager
@@ -128,7 +131,9 @@ class ManualDice:
             try:
                 faces.append(int(part))
             except ValueError:
-                raise DiceError(f"--dice: face {position} ({part!r}) is not a whole number") from None
+                raise DiceError(
+                    N_("--dice: face {position} ({part!r}) is not a whole number"), position=position, part=part
+                ) from None
         return cls(faces)
 
     def roll(self, sides: int) -> int:
@@ -140,13 +145,17 @@ class ManualDice:
         for offset, face in enumerate(available):
             if not 1 <= face <= sides:
                 raise DiceError(
-                    f"--dice: face {self.used + offset + 1} is {face}, outside 1..{sides} "
-                    f"for {describe_request(count, sides, purpose, self.subject)}"
+                    N_("--dice: face {position} is {face}, outside 1..{sides} for {request}"),
+                    position=self.used + offset + 1,
+                    face=face,
+                    sides=sides,
+                    request=describe_request(count, sides, purpose, self.subject),
                 )
         if len(available) < count:
             raise DiceError(
-                f"--dice: not enough faces, need {count - len(available)} more: "
-                f"{describe_request(count, sides, purpose, self.subject)}"
+                N_("--dice: not enough faces, need {more} more: {request}"),
+                more=count - len(available),
+                request=describe_request(count, sides, purpose, self.subject),
             )
         self.used += count
         return available
@@ -158,4 +167,8 @@ class ManualDice:
     def ensure_all_used(self) -> None:
         """Refuse leftover faces: a surplus usually means a typo in --dice."""
         if self.remaining:
-            raise DiceError(f"--dice: {len(self.faces)} faces given but only {self.used} used; remove the extra ones")
+            raise DiceError(
+                N_("--dice: {given} faces given but only {used} used; remove the extra ones"),
+                given=len(self.faces),
+                used=self.used,
+            )

@@ -30,9 +30,18 @@ class ExpressionProblem(Exception):
     user can see in what they typed.
     """
 
-    def __init__(self, message: str, position: int, *, names_character: bool = False, names_word: bool = False):
+    def __init__(
+        self,
+        message: str,
+        position: int,
+        *,
+        names_character: bool = False,
+        names_word: bool = False,
+        params: dict[str, object] | None = None,
+    ) -> None:
         super().__init__(message)
-        self.message = message
+        self.message = message  # an English template (N_), its values in `params`
+        self.params = params or {}
         self.position = position
         self.names_character = names_character or names_word
         self.names_word = names_word

@@ -45,7 +45,7 @@ from campaign.core.stat_names import sheet_key
 from campaign.core.success import CRITICAL_FAILURE, FAILURE, success_roll
 from campaign.core.table_model import EntryEffect, Table, TableEntry, expand_entry
 from campaign.core.table_roll import table_purpose
-from campaign.errors import BadInput, RuleRefused
+from campaign.errors import N_, BadInput, RuleRefused, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -249,7 +249,7 @@ def resolve_fright_check(
     target = effective_target(
         will, modifier, combat_reflexes=combat_reflexes, severe_phobia=severe_phobia, fright_cap=fright_cap
     )
-    judged = success_roll(target, source, purpose="the Will roll")
+    judged = success_roll(target, source, purpose=Words(N_("the Will roll")))
     check = FrightCheck(
         will=will,
         modifier=modifier,
@@ -315,14 +315,20 @@ def placeholder_name(category: str, severity: str | None = None) -> str:
 
 def _check_inputs(table: Table, stats: Mapping[str, int] | None, choice: int) -> None:
     if isinstance(choice, bool) or not isinstance(choice, int) or choice < 0:
-        raise BadInput(f"option choice must be 0 or more, not {choice!r}")
+        raise BadInput(N_("option choice must be 0 or more, not {choice!r}"), choice=choice)
     offered = max((len(e.effect.options) for e in _all_effects(table) if isinstance(e.effect, TraitEffect)), default=1)
     if choice >= offered:
-        raise BadInput(f"option choice {choice} is out of range: entries offer options 0..{offered - 1}")
+        raise BadInput(
+            N_("option choice {choice} is out of range: entries offer options 0..{last}"),
+            choice=choice,
+            last=offered - 1,
+        )
     needed = sorted({e.effect.stat for e in _all_effects(table) if isinstance(e.effect, Check)})
     for stat in needed:
         if _stat(stats or {}, stat) is None:
-            raise RuleRefused(f"a fright check needs the character's {stat} (some table entries roll against it)")
+            raise RuleRefused(
+                N_("a fright check needs the character's {stat} (some table entries roll against it)"), stat=stat
+            )
 
 
 def _all_effects(table: Table) -> list[EntryEffect]:
@@ -336,11 +342,11 @@ def _stat(stats: Mapping[str, int], stat: str) -> int | None:
 
 
 _SUB_PURPOSES = {
-    "stun_turns": "the stun turns",
-    "fatigue": "the fatigue",
-    "injury": "the injury",
-    "duration": "the duration",
-    "severity": "the severity",
+    "stun_turns": N_("the stun turns (fright entry {entry})"),
+    "fatigue": N_("the fatigue (fright entry {entry})"),
+    "injury": N_("the injury (fright entry {entry})"),
+    "duration": N_("the duration (fright entry {entry})"),
+    "severity": N_("the severity (fright entry {entry})"),
 }
 
 
@@ -369,7 +375,9 @@ class _Resolution:
             self.source,
             _dice_count(amount),
             6,
-            _SUB_PURPOSES.get(purpose.split(":")[0], purpose) + f" (fright entry {entry})",
+            Words(_SUB_PURPOSES[purpose.split(":")[0]], entry=entry)
+            if purpose.split(":")[0] in _SUB_PURPOSES
+            else Words(N_("{purpose} (fright entry {entry})"), purpose=purpose, entry=entry),
         )
         self.sub_rolls.append(SubRoll(purpose=purpose, expression=amount, faces=faces, total=sum(faces), entry=entry))
         return sum(faces), amount
@@ -445,7 +453,9 @@ class _Resolution:
                 LoseAttribute(stat=effect.stat, amount=effect.amount, cascade=effect.cascade, entry=entry)
             )
         else:  # directives never appear in the fright table; refuse rather than ignore
-            raise RuleRefused(f"fright table entry {entry}: effect {effect!r} cannot be applied")
+            raise RuleRefused(
+                N_("fright table entry {entry}: effect {effect!r} cannot be applied"), entry=entry, effect=effect
+            )
 
     def _add_trait(self, option: TraitOption, options: tuple[TraitOption, ...], index: int, entry: int) -> None:
         placeholder = self.pick is None
@@ -482,8 +492,14 @@ class _Resolution:
     def _check(self, effect: Check, entry: int) -> None:
         target = _stat(self.stats, effect.stat)
         if target is None:  # _check_inputs refuses this before rolling
-            raise RuleRefused(f"fright table entry {entry} needs the character's {effect.stat}")
-        judged = success_roll(target, self.source, purpose=f"the {effect.stat} roll (fright entry {entry})")
+            raise RuleRefused(
+                N_("fright table entry {entry} needs the character's {stat}"), entry=entry, stat=effect.stat
+            )
+        judged = success_roll(
+            target,
+            self.source,
+            purpose=Words(N_("the {stat} roll (fright entry {entry})"), stat=effect.stat, entry=entry),
+        )
         self.sub_rolls.append(
             SubRoll(
                 purpose=f"check:{effect.stat}",

@@ -18,7 +18,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from campaign.errors import BadInput
+from campaign.errors import N_, BadInput
 
 SECOND, MINUTE, HOUR, DAY, WEEK = 1, 60, 3600, 86400, 7 * 86400
 UNIT_SECONDS = {"turn": SECOND, "second": SECOND, "minute": MINUTE, "hour": HOUR, "day": DAY, "week": WEEK}
@@ -67,18 +67,31 @@ def parse_span(text: str, option: str = "duration") -> Span:
         unit = _UNIT_OF.get(match.group(2).casefold())
         if unit is None:
             raise BadInput(
-                f"{option}: unknown unit {match.group(2)!r} in {text!r} "
-                f"(turn, s, min, h, day, week, ターン, 秒, 分, 時間, 日, 週; e.g. {SPAN_EXAMPLES})"
+                N_(
+                    "{option}: unknown unit {unit!r} in {text!r} "
+                    "(turn, s, min, h, day, week, ターン, 秒, 分, 時間, 日, 週; e.g. {examples})"
+                ),
+                option=option,
+                unit=match.group(2),
+                text=text,
+                examples=SPAN_EXAMPLES,
             )
         parts.append((int(match.group(1)), unit))
         position = match.end()
     if not parts or cleaned[position:].strip():
-        raise BadInput(f"{option}: {text!r} is not a span of time (e.g. {SPAN_EXAMPLES})")
+        raise BadInput(
+            N_("{option}: {text!r} is not a span of time (e.g. {examples})"),
+            option=option,
+            text=text,
+            examples=SPAN_EXAMPLES,
+        )
     seconds = sum(n * UNIT_SECONDS[unit] for n, unit in parts)
     if seconds <= 0:
-        raise BadInput(f"{option}: {text!r} is no time at all")
+        raise BadInput(N_("{option}: {text!r} is no time at all"), option=option, text=text)
     if seconds > CLOCK_LIMIT:
-        raise BadInput(f"{option}: {text!r} is longer than the clock can count (about 68 years)")
+        raise BadInput(
+            N_("{option}: {text!r} is longer than the clock can count (about 68 years)"), option=option, text=text
+        )
     return Span(seconds, tuple(parts))
 
 
@@ -90,17 +103,36 @@ def _refuse_dice(cleaned: str, text: str, option: str) -> None:
     count, faces, unit = dice.group(1), dice.group(2), dice.group(3)
     if faces and unit:
         raise BadInput(
-            f"{option}: {text!r} reads as dice: did you mean {count}d{faces} {unit}? roll it first "
-            f"(campaign roll {count}D{faces}) and give what it shows, e.g. 4{unit}; "
-            f"for {count} day{'s' if count != '1' else ''} and {faces}{unit} write {count}day{faces}{unit}"
+            N_(
+                "{option}: {text!r} reads as dice: did you mean {count}d{faces} {unit}? roll it first "
+                "(campaign roll {count}D{faces}) and give what it shows, e.g. 4{unit}; "
+                "for {days} and {faces}{unit} write {count}day{faces}{unit}"
+            ),
+            option=option,
+            text=text,
+            count=count,
+            faces=faces,
+            unit=unit,
+            days=f"{count} day{'s' if count != '1' else ''}",
         )
     if faces and not unit:
         raise BadInput(
-            f"{option}: {text!r} is dice, not a span: roll it first (campaign roll {count}D{faces}) and "
-            f"give what it shows with a unit, e.g. 4h"
+            N_(
+                "{option}: {text!r} is dice, not a span: roll it first (campaign roll {count}D{faces}) and "
+                "give what it shows with a unit, e.g. 4h"
+            ),
+            option=option,
+            text=text,
+            count=count,
+            faces=faces,
         )
     if not faces and not unit:
-        raise BadInput(f"{option}: {text!r} reads as dice ({count}D); for days write {count}day or {count}日")
+        raise BadInput(
+            N_("{option}: {text!r} reads as dice ({count}D); for days write {count}day or {count}日"),
+            option=option,
+            text=text,
+            count=count,
+        )
 
 
 def unit_seconds(unit: str) -> int:

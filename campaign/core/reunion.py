@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from campaign.core.dice_source import DiceSource, roll_dice
-from campaign.errors import BadInput, RuleRefused
+from campaign.errors import N_, BadInput, RuleRefused, Words
 
 DEFAULT_FACES = 6
 
@@ -29,13 +29,13 @@ CharacterId = int | str
 
 def _check_faces(faces: int) -> None:
     if isinstance(faces, bool) or not isinstance(faces, int) or faces < 1:
-        raise BadInput(f"a reunion die needs at least 1 face, not {faces!r}")
+        raise BadInput(N_("a reunion die needs at least 1 face, not {faces!r}"), faces=faces)
 
 
 def reunion_threshold(searchers: int) -> int:
     """Highest roll that succeeds: 1 + the number of active searchers."""
     if isinstance(searchers, bool) or not isinstance(searchers, int) or searchers < 0:
-        raise BadInput(f"the number of searchers must be 0 or more, not {searchers!r}")
+        raise BadInput(N_("the number of searchers must be 0 or more, not {searchers!r}"), searchers=searchers)
     return 1 + searchers
 
 
@@ -90,7 +90,7 @@ def reunion_check(faces: int, searchers: int, source: DiceSource) -> ReunionRoll
     """Roll the reunion die (one `source.roll(faces)`) and judge it."""
     _check_faces(faces)
     threshold = reunion_threshold(searchers)
-    (roll,) = roll_dice(source, 1, faces, "the reunion check")
+    (roll,) = roll_dice(source, 1, faces, Words(N_("the reunion check")))
     return ReunionRoll(faces=faces, roll=roll, threshold=threshold, success=roll <= threshold, searchers=searchers)
 
 
@@ -173,53 +173,71 @@ def check_can_search(searcher: CharacterFacts, target: MissingFacts, *, at_scena
     missing character.
     """
     if not at_scenario_start:
-        raise RuleRefused(f"searchers for {target.name} can only be sent at the start of a scenario")
+        raise RuleRefused(N_("searchers for {target} can only be sent at the start of a scenario"), target=target.name)
     if not searcher.is_pc:
-        raise RuleRefused(f"{searcher.name} is an NPC; only PCs can search for missing characters")
+        raise RuleRefused(
+            N_("{searcher} is an NPC; only PCs can search for missing characters"), searcher=searcher.name
+        )
     if searcher.missing or searcher.id == target.id:
-        raise RuleRefused(f"{searcher.name} is missing and cannot search for anyone")
+        raise RuleRefused(N_("{searcher} is missing and cannot search for anyone"), searcher=searcher.name)
     if searcher.searching_for is not None:
         if searcher.searching_for.id == target.id:
-            raise RuleRefused(f"{searcher.name} is already searching for {target.name}")
+            raise RuleRefused(
+                N_("{searcher} is already searching for {target}"), searcher=searcher.name, target=target.name
+            )
         raise RuleRefused(
-            f"{searcher.name} is already searching for {searcher.searching_for.name}; "
-            "a searcher looks for one missing character at a time"
+            N_("{searcher} is already searching for {target}; a searcher looks for one missing character at a time"),
+            searcher=searcher.name,
+            target=searcher.searching_for.name,
         )
     # docs/rules.md "Missing and reunion check": only a missing PC's own player is barred;
     # when the missing character
     # is an NPC nobody is, and its summoner counts as related (see is_related).
     if target.is_pc and target.player is not None and searcher.player == target.player:
         raise RuleRefused(
-            f"{searcher.player} plays the missing {target.name} and cannot send their own characters to search for it"
+            N_("{player} plays the missing {target} and cannot send their own characters to search for it"),
+            player=searcher.player,
+            target=target.name,
         )
     if not is_related(searcher, target):
         raise RuleRefused(
-            f"{searcher.name} has no recorded relationship with {target.name}; "
-            "record one first (the GM may do so on the spot)"
+            N_(
+                "{searcher} has no recorded relationship with {target}; record one first (the GM may do so on the spot)"
+            ),
+            searcher=searcher.name,
+            target=target.name,
         )
     for other in target.searchers:
         if other.player == searcher.player:
             raise RuleRefused(
-                f"{searcher.player} already has {other.name} searching for {target.name}; "
-                "a player may have only one searcher out for each missing character"
+                N_(
+                    "{player} already has {other} searching for {target}; "
+                    "a player may have only one searcher out for each missing character"
+                ),
+                player=searcher.player,
+                other=other.name,
+                target=target.name,
             )
 
 
 def check_can_join_scenario(character: CharacterFacts) -> None:
     """Raise RuleRefused if the character is missing or out searching."""
     if character.missing:
-        raise RuleRefused(f"{character.name} is missing and cannot join a scenario until its reunion check succeeds")
+        raise RuleRefused(
+            N_("{name} is missing and cannot join a scenario until its reunion check succeeds"), name=character.name
+        )
     if character.searching_for is not None:
         raise RuleRefused(
-            f"{character.name} is searching for {character.searching_for.name} and cannot "
-            "join a scenario until that reunion check succeeds"
+            N_("{name} is searching for {target} and cannot join a scenario until that reunion check succeeds"),
+            name=character.name,
+            target=character.searching_for.name,
         )
 
 
 def check_can_roll_reunion(target: MissingFacts, *, already_rolled_this_scenario: bool) -> None:
     """One reunion check per missing character per scenario end."""
     if already_rolled_this_scenario:
-        raise RuleRefused(f"{target.name}'s reunion check for this scenario has already been rolled")
+        raise RuleRefused(N_("{target}'s reunion check for this scenario has already been rolled"), target=target.name)
 
 
 def reunion_actor(target: MissingFacts, gm: str = "GM") -> str:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from campaign.errors import BadInput
+from campaign.errors import N_, BadInput
 
 SKILL, TRAIT = "skill:", "trait:"
 FIXED = ("name", "kind", "player", "cp")
@@ -81,7 +81,7 @@ def _lines(value: Any) -> tuple[str, ...]:
 def _int(value: Any, what: str) -> int:
     text = _text(value)
     if isinstance(value, bool) or not re.fullmatch(r"[+-]?\d{1,7}", text):
-        raise BadInput(f"{what}: {value!r} is not a whole number")
+        raise BadInput(N_("{what}: {value!r} is not a whole number"), what=what, value=value)
     return int(text)
 
 
@@ -96,15 +96,19 @@ def parse_record(
     ]
     if unknown:
         raise BadInput(
-            f"{where}: unknown field(s) {', '.join(map(repr, unknown))} (not a stat of the ruleset; "
-            f"a skill is skill:NAME, a trait trait:NAME)"
+            N_(
+                "{where}: unknown field(s) {fields} (not a stat of the ruleset; "
+                "a skill is skill:NAME, a trait trait:NAME)"
+            ),
+            where=where,
+            fields=", ".join(map(repr, unknown)),
         )
     name = _text(record.get("name"))
     if not name:
-        raise BadInput(f"{where}: no name")
+        raise BadInput(N_("{where}: no name"), where=where)
     kind = _text(record.get("kind")).lower() or "pc"
     if kind not in ("pc", "npc"):
-        raise BadInput(f"{where}: kind must be pc or npc, not {record.get('kind')!r}")
+        raise BadInput(N_("{where}: kind must be pc or npc, not {kind!r}"), where=where, kind=record.get("kind"))
     owner = _text(record.get("player")) or player
     stats, skills, traits = {}, [], []
     for key, value in record.items():
@@ -113,7 +117,12 @@ def parse_record(
         if key.startswith(SKILL):
             match = _SKILL.fullmatch(_text(value))
             if not match or not key[len(SKILL) :].strip():
-                raise BadInput(f"{where}: {key}: {value!r} is not a skill level (14, or 14 DX/A)")
+                raise BadInput(
+                    N_("{where}: {key}: {value!r} is not a skill level (14, or 14 DX/A)"),
+                    where=where,
+                    key=key,
+                    value=value,
+                )
             skills.append(
                 SkillDraft(key[len(SKILL) :].strip(), int(match[1]), match[2], match[3].upper() if match[3] else None)
             )
@@ -140,7 +149,9 @@ def _trait(key: str, value: Any, where: str) -> TraitDraft:
     head, *clauses = _text(value).split(";")
     match = _TRAIT.fullmatch(head)
     if not match or not key[len(TRAIT) :].strip():
-        raise BadInput(f"{where}: {key}: {value!r} is not a trait's CP (15, or 15 advantage)")
+        raise BadInput(
+            N_("{where}: {key}: {value!r} is not a trait's CP (15, or 15 advantage)"), where=where, key=key, value=value
+        )
     counted, outside = True, None
     for clause in (c.strip() for c in clauses):
         found = _OUTSIDE.fullmatch(clause)
@@ -150,8 +161,13 @@ def _trait(key: str, value: Any, where: str) -> TraitDraft:
             outside = int(found[1])
         else:
             raise BadInput(
-                f"{where}: {key}: {clause!r} is neither 'uncounted' nor 'outside N' (the CP outside "
-                "the disadvantage limit)"
+                N_(
+                    "{where}: {key}: {clause!r} is neither 'uncounted' nor 'outside N' (the CP outside "
+                    "the disadvantage limit)"
+                ),
+                where=where,
+                key=key,
+                clause=clause,
             )
     return TraitDraft(key[len(TRAIT) :].strip(), int(match[1]), match[2], counted, outside)
 

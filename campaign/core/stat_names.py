@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from campaign.core.suggest import closest, fold
-from campaign.errors import BadInput, DataError
+from campaign.errors import N_, BadInput, DataError
 
 KINDS = ("integer", "quarter", "derived")
 STAT_LIMIT = 1_000_000
@@ -96,13 +96,17 @@ def stat_number(value: Any, what: str, kind: str = "integer") -> StatValue:
     """A stat's value as stored: an int, or for a quarter stat a whole or quarter value
     ("5.25"; 5.0 and "5" become 5). Raises BadInput for anything else."""
     if isinstance(value, bool):
-        raise BadInput(f"stat {what}: {value!r} is not a number")
+        raise BadInput(N_("stat {what}: {value!r} is not a number"), what=what, value=value)
     if kind == "quarter":
         text = value if isinstance(value, str) else (str(value) if isinstance(value, int) else None)
         if isinstance(value, float):
             text = repr(value)
         if text is None or not _QUARTER.fullmatch(text.strip()):
-            raise BadInput(f"stat {what}: {value!r} is not a whole or quarter number (5, 5.25, 5.5, 5.75)")
+            raise BadInput(
+                N_("stat {what}: {value!r} is not a whole or quarter number (5, 5.25, 5.5, 5.75)"),
+                what=what,
+                value=value,
+            )
         whole, _, fraction = text.strip().partition(".")
         fraction = fraction.rstrip("0")
         number = int(whole) if not fraction else None
@@ -114,13 +118,15 @@ def stat_number(value: Any, what: str, kind: str = "integer") -> StatValue:
     if isinstance(value, str) and re.fullmatch(r"[+-]?\d{1,7}", value.strip()):
         value = int(value)
     if not isinstance(value, int):
-        raise BadInput(f"stat {what}: {value!r} is not a whole number")
+        raise BadInput(N_("stat {what}: {value!r} is not a whole number"), what=what, value=value)
     return _in_range(value, what)
 
 
 def _in_range(value: int, what: str) -> int:
     if abs(value) > STAT_LIMIT:
-        raise BadInput(f"stat {what}: {value} is out of range (at most ±{STAT_LIMIT})")
+        raise BadInput(
+            N_("stat {what}: {value} is out of range (at most ±{limit})"), what=what, value=value, limit=STAT_LIMIT
+        )
     return value
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from campaign.errors import DiceError
+from campaign.errors import N_, DiceError, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -85,7 +85,7 @@ def judge_success(
     failure whatever the target; nothing else changes.
     """
     if not 3 <= raw_3d6 <= 18:
-        raise DiceError(f"a 3d6 sum is 3..18, not {raw_3d6}")
+        raise DiceError(N_("a 3d6 sum is 3..18, not {total}"), total=raw_3d6)
     # docs/rules.md "Success roll", as BCDice does it: every critical threshold compares
     # the raw 3d6 with the target as written; the dice modifier moves only the total.
     effective_target = target - (total - raw_3d6)
@@ -112,7 +112,12 @@ def judge_success(
 
 
 def success_roll(
-    target: int, source: DiceSource, modifier: int = 0, *, sorcery: bool = False, purpose: str = "the success roll"
+    target: int,
+    source: DiceSource,
+    modifier: int = 0,
+    *,
+    sorcery: bool = False,
+    purpose: str = Words(N_("the success roll")),
 ) -> SuccessJudgement:
     """Roll 3d6 (+modifier, as in `3D6+modifier<=target`) and judge it (docs/rules.md "Success roll").
 

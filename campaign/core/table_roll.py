@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import DIRECTIVES, Directive, Reroll, RollTwice
 from campaign.core.table_model import Table, TableEntry, TextDice
-from campaign.errors import DataError
+from campaign.errors import N_, DataError, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -26,15 +26,15 @@ _GLUED_RE = re.compile(r"([A-Za-z]+?)([0-9]{1,4})")
 
 # How a dice request names each table in errors and prompts ("3d6 for the fright table").
 TABLE_PURPOSES = {
-    "FEAR": "the fright table",
-    "CRT": "the critical table",
-    "FMB": "the fumble table",
-    "HCRT": "the head-blow critical table",
-    "GFMB": "the firearm fumble table",
-    "YSCRT": "the special critical table",
-    "YSFMB": "the special fumble table",
-    "YFMB": "the sorcery fumble table",
-    "REACT": "the reaction table",
+    "FEAR": N_("the fright table"),
+    "CRT": N_("the critical table"),
+    "FMB": N_("the fumble table"),
+    "HCRT": N_("the head-blow critical table"),
+    "GFMB": N_("the firearm fumble table"),
+    "YSCRT": N_("the special critical table"),
+    "YSFMB": N_("the special fumble table"),
+    "YFMB": N_("the sorcery fumble table"),
+    "REACT": N_("the reaction table"),
 }
 
 # ask(table, entry, reroll) -> True (reroll), False (declined) or None (the defaults)
@@ -43,7 +43,9 @@ RerollQuestion = Callable[["Table", "TableEntry", "Reroll"], "bool | None"]
 
 def table_purpose(table: Table) -> str:
     """How a dice request for this table reads: "the fright table"."""
-    return TABLE_PURPOSES.get(table.command, f"the {table.command} table")
+    if table.command in TABLE_PURPOSES:
+        return Words(TABLE_PURPOSES[table.command])
+    return Words(N_("the {command} table"), command=table.command)
 
 
 @dataclass(frozen=True, slots=True)

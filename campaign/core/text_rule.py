@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from campaign.errors import N_
+
 NAME_LIMIT = 200
 TEXT_LIMIT = 2000
 
@@ -46,33 +48,54 @@ def is_normal_name(value: str) -> bool:
     return normal_name(value) == value
 
 
-def name_fault(name: str, limit: int = NAME_LIMIT) -> str | None:
+#: A fault: an English template (N_, translated where it is shown) and its values.
+Fault = tuple[str, dict[str, object]]
+
+
+def name_problem(name: str, limit: int = NAME_LIMIT) -> Fault | None:
     """Why `name` (already normal_name'd) cannot be a name, as the words after
     "<what> name ...", or None when it can."""
     if not name:
-        return "must not be empty"
+        return N_("must not be empty"), {}
     if len(name) > limit:
-        return f"is too long ({len(name)} characters, at most {limit})"
+        return N_("is too long ({length} characters, at most {limit})"), {"length": len(name), "limit": limit}
     for ch in name:
         category = unicodedata.category(ch)
         if category in _NAME_REFUSED:
-            kind = "control" if category == "Cc" else "invisible or format"
-            return f"must not contain {kind} characters (U+{ord(ch):04X})"
+            code = f"{ord(ch):04X}"
+            if category == "Cc":
+                return N_("must not contain control characters (U+{code})"), {"code": code}
+            return N_("must not contain invisible or format characters (U+{code})"), {"code": code}
     return None
 
 
-def text_fault(value: str, limit: int = TEXT_LIMIT) -> str | None:
+def text_problem(value: str, limit: int = TEXT_LIMIT) -> Fault | None:
     """Why `value` cannot be free text (a reason, a note), as the words after "<what> ...",
     or None. Tabs and newlines are fine; no other control character (an escape sequence
     in a reason would run in every terminal that shows it), nor half a surrogate pair."""
     if "\x00" in value:
-        return "must not contain NUL characters"
+        return N_("must not contain NUL characters"), {}
     if len(value) > limit:
-        return f"is too long ({len(value)} characters, at most {limit})"
+        return N_("is too long ({length} characters, at most {limit})"), {"length": len(value), "limit": limit}
     for ch in value:
         if ch not in _TEXT_ALLOWED_CONTROLS and unicodedata.category(ch) in ("Cc", "Cs"):
-            return f"must not contain control characters (U+{ord(ch):04X}); tabs and line breaks are fine"
+            code = f"{ord(ch):04X}"
+            return N_("must not contain control characters (U+{code}); tabs and line breaks are fine"), {"code": code}
     return None
+
+
+def _words(fault: Fault | None) -> str | None:
+    return None if fault is None else fault[0].format(**fault[1])
+
+
+def name_fault(name: str, limit: int = NAME_LIMIT) -> str | None:
+    """name_problem in English words (a ledger's op checks, logs)."""
+    return _words(name_problem(name, limit))
+
+
+def text_fault(value: str, limit: int = TEXT_LIMIT) -> str | None:
+    """text_problem in English words."""
+    return _words(text_problem(value, limit))
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -22,6 +22,7 @@ from campaign.core.stat_names import is_stat_value
 from campaign.core.text_rule import NAME_LIMIT as NAME_LIMIT
 from campaign.core.text_rule import TEXT_LIMIT as TEXT_LIMIT
 from campaign.core.text_rule import is_normal_name, name_fault, text_fault
+from campaign.errors import N_
 from campaign.projection.state import CharacterRow, DisappearanceRow, State, TraitRow
 
 # Both backends store these in 32-bit INTEGER columns; a larger number is refused everywhere.
@@ -29,7 +30,15 @@ INT_LIMIT = 2**31 - 1
 
 
 class OpConflict(Exception):
-    """An op whose precondition does not hold in the state it is applied to."""
+    """An op whose precondition does not hold in the state it is applied to.
+
+    Raised like the core's refusals (campaign.errors): an English template marked by
+    `N_` and its values by name, so the line can be shown in the reader's language."""
+
+    def __init__(self, message: str, /, **params: object) -> None:
+        self.template = message
+        self.params = params
+        super().__init__(message.format(**params) if params else message)
 
 
 class BadOp(ValueError):
@@ -143,28 +152,39 @@ def field_origin(value: Any) -> str:
 def character_row(state: State, name: str) -> CharacterRow:
     row = state.characters.get(name)
     if row is None:
-        raise OpConflict(f"there is no character {name!r}")
+        raise OpConflict(N_("there is no character {name!r}"), name=name)
     return row
 
 
 def bounded(value: int, what: str) -> int:
     if not -INT_LIMIT <= value <= INT_LIMIT:
-        raise OpConflict(f"{what} would be {value}, beyond ±{INT_LIMIT}")
+        raise OpConflict(
+            N_("{what} would be {value}, beyond ±{INT_LIMIT}"), what=what, value=value, INT_LIMIT=INT_LIMIT
+        )
     return value
 
 
 def clock_value(value: int) -> int:
     if not 0 <= value <= CLOCK_LIMIT:
-        raise OpConflict(f"the campaign clock would be {value} seconds, beyond the {CLOCK_LIMIT} it can count")
+        raise OpConflict(
+            N_("the campaign clock would be {value} seconds, beyond the {CLOCK_LIMIT} it can count"),
+            value=value,
+            CLOCK_LIMIT=CLOCK_LIMIT,
+        )
     return value
 
 
 def live_trait(state: State, origin: str, character: str) -> TraitRow:
     trait = state.traits.get(origin)
     if trait is None or trait.character != character:
-        raise OpConflict(f"{character} has no trait {origin}")
+        raise OpConflict(N_("{character} has no such trait"), character=character)
     if trait.removed_seq is not None:
-        raise OpConflict(f"{character}'s trait {trait.name!r} was removed by #{trait.removed_seq}")
+        raise OpConflict(
+            N_("{character}'s trait {name!r} was removed by #{removed_seq}"),
+            character=character,
+            name=trait.name,
+            removed_seq=trait.removed_seq,
+        )
     return trait
 
 
@@ -177,7 +197,7 @@ def refuse_name_clash(state: State, character: str, name: str, origin: str) -> N
             and other_origin != origin
             and trait.name.casefold() == folded
         ):
-            raise OpConflict(f"{character} already has a trait named {trait.name!r}")
+            raise OpConflict(N_("{character} already has a trait named {name!r}"), character=character, name=trait.name)
 
 
 def refuse_busy(state: State, character: str) -> None:
@@ -186,21 +206,27 @@ def refuse_busy(state: State, character: str) -> None:
     a dead or retired character does none of it (nor takes part in a scenario)."""
     status = state.characters[character].status if character in state.characters else "active"
     if status != "active":
-        raise OpConflict(f"{character} is {status}")
+        raise OpConflict(N_("{character} is {status}"), character=character, status=status)
     since = state.open_disappearance(character)
     if since is not None:
-        raise OpConflict(f"{character} is missing (since #{since})")
+        raise OpConflict(N_("{character} is missing (since #{since})"), character=character, since=since)
     searching = state.active_search_of(character)
     if searching is not None:
-        raise OpConflict(f"{character} is out searching (since #{searching})")
+        raise OpConflict(
+            N_("{character} is out searching (since #{searching})"), character=character, searching=searching
+        )
 
 
 def open_disappearance_row(state: State, since_seq: int) -> DisappearanceRow:
     row = state.disappearances.get(since_seq)
     if row is None:
-        raise OpConflict(f"no disappearance began at #{since_seq}")
+        raise OpConflict(N_("no disappearance began at #{since_seq}"), since_seq=since_seq)
     if row.reunited_seq is not None:
-        raise OpConflict(f"{row.character} was already found by #{row.reunited_seq}")
+        raise OpConflict(
+            N_("{character} was already found by #{reunited_seq}"),
+            character=row.character,
+            reunited_seq=row.reunited_seq,
+        )
     return row
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from campaign.core.derived import pool_max
+from campaign.errors import N_
 from campaign.projection.op_base import EntryContext, Op, OpConflict, Rule, bounded, character_row, choice, refuse_busy
 from campaign.projection.state import CharacterRow, ConditionRow, DisappearanceRow, State, TraitRow
 from campaign.seeds import stat_names_for
@@ -22,7 +23,7 @@ class CampaignCreated(Op):
 
     def apply(self, state: State, entry: EntryContext) -> None:
         if state.ruleset is not None:
-            raise OpConflict("the campaign already exists")
+            raise OpConflict(N_("the campaign already exists"))
         state.ruleset = self.ruleset
         state.settings = dict(self.settings)
 
@@ -44,7 +45,7 @@ class PlayerAdded(Op):
 
     def apply(self, state: State, entry: EntryContext) -> None:
         if self.player in state.players:
-            raise OpConflict(f"a player named {self.player!r} already exists")
+            raise OpConflict(N_("a player named {player!r} already exists"), player=self.player)
         state.players[self.player] = None
         state.player_born[self.player] = entry.seq
 
@@ -69,11 +70,11 @@ class CharacterAdded(Op):
 
     def apply(self, state: State, entry: EntryContext) -> None:
         if self.character in state.characters:
-            raise OpConflict(f"a character named {self.character!r} already exists")
+            raise OpConflict(N_("a character named {character!r} already exists"), character=self.character)
         if self.player is not None and self.player not in state.players:
-            raise OpConflict(f"there is no player {self.player!r}")
+            raise OpConflict(N_("there is no player {player!r}"), player=self.player)
         if self.summoner is not None and character_row(state, self.summoner).kind != "pc":
-            raise OpConflict(f"the summoner {self.summoner!r} is not a PC")
+            raise OpConflict(N_("the summoner {summoner!r} is not a PC"), summoner=self.summoner)
         state.characters[self.character] = CharacterRow(
             self.kind, self.player, self.summoner, dict(self.stats), self.cp, {}, reading=self.reading
         )
@@ -94,9 +95,9 @@ class RelationAdded(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         character_row(state, self.a), character_row(state, self.b)
         if self.a == self.b:
-            raise OpConflict("a character cannot be related to itself")
+            raise OpConflict(N_("a character cannot be related to itself"))
         if (self.a, self.b) in state.relationships or (self.b, self.a) in state.relationships:
-            raise OpConflict(f"{self.a!r} and {self.b!r} are already related")
+            raise OpConflict(N_("{a!r} and {b!r} are already related"), a=self.a, b=self.b)
         state.relationships[(self.a, self.b)] = self.note
 
 
@@ -127,9 +128,14 @@ class StatChanged(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.stat not in row.stats:
-            raise OpConflict(f"{self.character} has no {self.stat} stat")
+            raise OpConflict(N_("{character} has no {stat} stat"), character=self.character, stat=self.stat)
         if not isinstance(row.stats[self.stat], int):
-            raise OpConflict(f"{self.character}'s {self.stat} is {row.stats[self.stat]}, not a whole number to move")
+            raise OpConflict(
+                N_("{character}'s {stat} is {value}, not a whole number to move"),
+                character=self.character,
+                stat=self.stat,
+                value=row.stats[self.stat],
+            )
         current = row.stats[self.stat]
         assert isinstance(current, int)  # checked just above
         row.stats = {**row.stats, self.stat: bounded(current + self.delta, self.stat)}
@@ -174,12 +180,20 @@ class PoolChanged(Op):
             row.stats, self.pool, stat_names_for(state.ruleset).aliases
         )  # the stat, or ST/HT on a 3e sheet (core.derived)
         if maximum is None:
-            raise OpConflict(f"{self.character} has no {self.pool} stat (nor the stat it derives from)")
+            raise OpConflict(
+                N_("{character} has no {pool} stat (nor the stat it derives from)"),
+                character=self.character,
+                pool=self.pool,
+            )
         current = row.pools.get(self.pool, maximum)
         if self.delta > 0 and current + self.delta > maximum:  # a heal stops at the maximum
             raise OpConflict(
-                f"healing {self.delta} {self.pool} would take {self.character} to "
-                f"{current + self.delta}, above the maximum {maximum}"
+                N_("healing {delta} {pool} would take {character} to {value}, above the maximum {maximum}"),
+                delta=self.delta,
+                pool=self.pool,
+                character=self.character,
+                value=current + self.delta,
+                maximum=maximum,
             )
         row.pools = {**row.pools, self.pool: bounded(current + self.delta, self.pool)}
 
@@ -228,7 +242,7 @@ class CharacterRenamed(Op):
         old, new = self.character, self.new
         character_row(state, old)
         if new in state.characters:
-            raise OpConflict(f"a character named {new!r} already exists")
+            raise OpConflict(N_("a character named {new!r} already exists"), new=new)
         state.characters = _rekey(state.characters, old, new)
         for row in state.characters.values():
             if row.summoner == old:
@@ -262,9 +276,9 @@ class PlayerRenamed(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         old, new = self.player, self.new
         if old not in state.players:
-            raise OpConflict(f"there is no player {old!r}")
+            raise OpConflict(N_("there is no player {old!r}"), old=old)
         if new in state.players:
-            raise OpConflict(f"a player named {new!r} already exists")
+            raise OpConflict(N_("a player named {new!r} already exists"), new=new)
         state.players = _rekey(state.players, old, new)
         if old in state.player_born:
             state.player_born = _rekey(state.player_born, old, new)
@@ -289,7 +303,7 @@ class CharacterStatusSet(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if row.status == self.status:
-            raise OpConflict(f"{self.character} is already {self.status}")
+            raise OpConflict(N_("{character} is already {status}"), character=self.character, status=self.status)
         if row.status == "active":
             refuse_busy(state, self.character)
         row.status = self.status
@@ -318,6 +332,6 @@ class StatUnset(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.stat not in row.stats:
-            raise OpConflict(f"{self.character} has no {self.stat} stat")
+            raise OpConflict(N_("{character} has no {stat} stat"), character=self.character, stat=self.stat)
         row.stats = {k: v for k, v in row.stats.items() if k != self.stat}
         row.pools = {k: v for k, v in row.pools.items() if k != self.stat}

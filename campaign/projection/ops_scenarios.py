@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from campaign.errors import N_
 from campaign.projection.op_base import (
     EntryContext,
     Op,
@@ -46,9 +47,9 @@ class ScenarioStarted(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         current = state.open_scenario()
         if current is not None:
-            raise OpConflict(f"scenario #{current} is still open")
+            raise OpConflict(N_("scenario #{current} is still open"), current=current)
         if self.number in state.scenarios:
-            raise OpConflict(f"scenario #{self.number} exists already")
+            raise OpConflict(N_("scenario #{number} exists already"), number=self.number)
         for name in self.participants:
             character_row(state, name)
             refuse_busy(state, name)
@@ -63,7 +64,7 @@ class ScenarioEnded(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = state.scenarios.get(self.number)
         if row is None or row.ended_seq is not None:
-            raise OpConflict(f"scenario #{self.number} is not open")
+            raise OpConflict(N_("scenario #{number} is not open"), number=self.number)
         row.ended_seq, row.ended_at = entry.seq, entry.at
 
 
@@ -78,11 +79,13 @@ class ScenarioJoined(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = state.scenarios.get(self.number)
         if row is None or row.ended_seq is not None:
-            raise OpConflict(f"scenario #{self.number} is not open")
+            raise OpConflict(N_("scenario #{number} is not open"), number=self.number)
         character_row(state, self.character)
         refuse_busy(state, self.character)
         if self.character in row.participants:
-            raise OpConflict(f"{self.character} already takes part in scenario #{self.number}")
+            raise OpConflict(
+                N_("{character} already takes part in scenario #{number}"), character=self.character, number=self.number
+            )
         row.participants = [*row.participants, self.character]
 
 
@@ -98,9 +101,11 @@ class ScenarioLeft(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = state.scenarios.get(self.number)
         if row is None or row.ended_seq is not None:
-            raise OpConflict(f"scenario #{self.number} is not open")
+            raise OpConflict(N_("scenario #{number} is not open"), number=self.number)
         if self.character not in row.participants:
-            raise OpConflict(f"{self.character} does not take part in scenario #{self.number}")
+            raise OpConflict(
+                N_("{character} does not take part in scenario #{number}"), character=self.character, number=self.number
+            )
         row.participants = [p for p in row.participants if p != self.character]
 
 
@@ -116,7 +121,7 @@ class MissingStarted(Op):
         character_row(state, self.character)
         refuse_busy(state, self.character)
         if self.scenario is not None and self.scenario not in state.scenarios:
-            raise OpConflict(f"there is no scenario #{self.scenario}")
+            raise OpConflict(N_("there is no scenario #{scenario}"), scenario=self.scenario)
         state.disappearances[entry.seq] = DisappearanceRow(
             self.character, self.faces, self.reason, entry.at, self.scenario
         )
@@ -157,7 +162,7 @@ class SearchStarted(Op):
         open_disappearance_row(state, self.since_seq)
         row = character_row(state, self.searcher)
         if row.player != self.player:
-            raise OpConflict(f"{self.searcher} is not {self.player}'s character")
+            raise OpConflict(N_("{searcher} is not {player}'s character"), searcher=self.searcher, player=self.player)
         refuse_busy(state, self.searcher)
         state.searches[entry.seq] = SearchRow(self.since_seq, self.searcher, self.player, self.scenario)
 
@@ -175,9 +180,15 @@ class SearchEnded(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = state.searches.get(self.started_seq)
         if row is None or row.searcher != self.searcher:
-            raise OpConflict(f"{self.searcher} was not sent searching by #{self.started_seq}")
+            raise OpConflict(
+                N_("{searcher} was not sent searching by #{started_seq}"),
+                searcher=self.searcher,
+                started_seq=self.started_seq,
+            )
         if row.ended_seq is not None:
-            raise OpConflict(f"{self.searcher} came back by #{row.ended_seq}")
+            raise OpConflict(
+                N_("{searcher} came back by #{ended_seq}"), searcher=self.searcher, ended_seq=row.ended_seq
+            )
         row.ended_seq = entry.seq
 
 
@@ -207,23 +218,39 @@ class ReunionChecked(Op):
         gone = open_disappearance_row(state, self.since_seq)
         scenario = state.scenarios.get(self.scenario)
         if scenario is None or scenario.ended_seq is None:
-            raise OpConflict(f"scenario #{self.scenario} has not ended")
+            raise OpConflict(N_("scenario #{scenario} has not ended"), scenario=self.scenario)
         if not 1 <= self.roll <= gone.faces:
-            raise OpConflict(f"a roll of {self.roll} does not fit 1d{gone.faces}")
+            raise OpConflict(N_("a roll of {roll} does not fit 1d{faces}"), roll=self.roll, faces=gone.faces)
         if self.counted_at is not None and self.counted_at != scenario.ended_seq:
-            raise OpConflict(f"the searchers are counted at scenario #{self.scenario}'s end (#{scenario.ended_seq})")
+            raise OpConflict(
+                N_("the searchers are counted at scenario #{scenario}'s end (#{ended_seq})"),
+                scenario=self.scenario,
+                ended_seq=scenario.ended_seq,
+            )
         searchers = len(
             state.active_searchers(self.since_seq)
             if self.counted_at is None
             else state.searchers_at(self.since_seq, self.counted_at)
         )
         if self.threshold != 1 + searchers:
-            raise OpConflict(f"the threshold is 1 + {searchers} searchers = {1 + searchers}, not {self.threshold}")
-        if self.success != (self.roll <= self.threshold):
             raise OpConflict(
-                f"{self.roll} against {self.threshold} is not a {'success' if self.success else 'failure'}"
+                N_("the threshold is 1 + {searchers} searchers = {value}, not {threshold}"),
+                searchers=searchers,
+                value=1 + searchers,
+                threshold=self.threshold,
             )
+        if self.success != (self.roll <= self.threshold):
+            refusal = (
+                N_("{roll} against {threshold} is not a success")
+                if self.success
+                else N_("{roll} against {threshold} is not a failure")
+            )
+            raise OpConflict(refusal, roll=self.roll, threshold=self.threshold)
         for row in state.reunions.values():
             if row.since_seq == self.since_seq and row.scenario == self.scenario:
-                raise OpConflict(f"{gone.character}'s reunion check for scenario #{self.scenario} was already rolled")
+                raise OpConflict(
+                    N_("{character}'s reunion check for scenario #{scenario} was already rolled"),
+                    character=gone.character,
+                    scenario=self.scenario,
+                )
         state.reunions[entry.seq] = ReunionRow(self.since_seq, self.scenario, self.roll, self.threshold, self.success)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from campaign.errors import N_
 from campaign.i18n import _
 from campaign.projection.op_base import (
     BadOp,
@@ -66,9 +67,11 @@ class _SkillWrite:
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.replaces and self.skill not in row.skills:
-            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
+            raise OpConflict(N_("{character} has no skill {skill!r}"), character=self.character, skill=self.skill)
         if not self.replaces and self.skill in row.skills:
-            raise OpConflict(f"{self.character} already has the skill {self.skill!r}")
+            raise OpConflict(
+                N_("{character} already has the skill {skill!r}"), character=self.character, skill=self.skill
+            )
         row.skills = {**row.skills, self.skill: skill_value(self.level, self.attr, self.difficulty)}
 
 
@@ -93,7 +96,7 @@ class SkillRemoved(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if self.skill not in row.skills:
-            raise OpConflict(f"{self.character} has no skill {self.skill!r}")
+            raise OpConflict(N_("{character} has no skill {skill!r}"), character=self.character, skill=self.skill)
         row.skills = {k: v for k, v in row.skills.items() if k != self.skill}
 
 
@@ -138,7 +141,7 @@ class ItemRemoved(_LineOp, Op):
 
     def changed(self, lines: list[str]) -> list[str]:
         if self.text not in lines:
-            raise OpConflict(f"{self.character} has no item {self.text!r}")
+            raise OpConflict(N_("{character} has no item {text!r}"), character=self.character, text=self.text)
         index = lines.index(self.text)
         return lines[:index] + lines[index + 1 :]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from campaign.errors import N_
 from campaign.projection.op_base import (
     EntryContext,
     Op,
@@ -33,7 +34,7 @@ class TraitAdded(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         character_row(state, self.character)
         if self.origin in state.traits:
-            raise OpConflict(f"trait {self.origin} exists already")
+            raise OpConflict(N_("the trait exists already"))
         refuse_name_clash(state, self.character, self.trait, self.origin)
         state.traits[self.origin] = TraitRow(
             self.character,
@@ -113,7 +114,7 @@ class ConditionAdded(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         character_row(state, self.character)
         if self.origin in state.conditions:
-            raise OpConflict(f"condition {self.origin} exists already")
+            raise OpConflict(N_("the condition exists already"))
         until = None if self.length is None else clock_value(state.clock + self.length)
         state.conditions[self.origin] = ConditionRow(
             self.character,
@@ -135,9 +136,14 @@ class ConditionCleared(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = state.conditions.get(self.origin)
         if row is None or row.character != self.character:
-            raise OpConflict(f"{self.character} has no condition {self.origin}")
+            raise OpConflict(N_("{character} has no such condition"), character=self.character)
         if row.cleared_seq is not None:
-            raise OpConflict(f"{self.character}'s condition {row.name!r} was cleared by #{row.cleared_seq}")
+            raise OpConflict(
+                N_("{character}'s condition {name!r} was cleared by #{cleared_seq}"),
+                character=self.character,
+                name=row.name,
+                cleared_seq=row.cleared_seq,
+            )
         row.cleared_seq = entry.seq
 
 

@@ -45,10 +45,12 @@ class Entry:
 class ReplayConflict(Exception):
     """Entry `seq`'s ops do not apply to the state the entries before it left."""
 
-    def __init__(self, seq: int, problem: str) -> None:
+    def __init__(self, seq: int, problem: str, op: Op | None = None, cause: OpConflict | None = None) -> None:
         super().__init__(f"entry #{seq}: {problem}")
         self.seq = seq
         self.problem = problem
+        self.op = op  # the op that failed: what the entry did, for a refusal in words
+        self.cause = cause
 
 
 def entry_from_record(record: dict[str, Any]) -> Entry:
@@ -116,7 +118,7 @@ def replay(entries: Sequence[Entry], voided: Iterable[int] = ()) -> State:
             except OpConflict as exc:
                 if entry.legacy:
                     continue
-                raise ReplayConflict(entry.seq, str(exc)) from None
+                raise ReplayConflict(entry.seq, str(exc), op, exc) from None
     return state
 
 
@@ -134,6 +136,7 @@ class VoidPlan:
     dependents: tuple[int, ...]
     reasons: dict[int, str]
     state: State
+    failed: dict[int, ReplayConflict] | None = None  # why each dependent no longer applies
 
 
 def plan_void(entries: Sequence[Entry], targets: Sequence[int], next_seq: int) -> VoidPlan:
@@ -149,6 +152,7 @@ def plan_void(entries: Sequence[Entry], targets: Sequence[int], next_seq: int) -
         seq += 1
     dependents: list[int] = []
     reasons: dict[int, str] = {}
+    failed: dict[int, ReplayConflict] = {}
     while True:
         voided = set(effective_voids(pairs))
         try:
@@ -158,7 +162,8 @@ def plan_void(entries: Sequence[Entry], targets: Sequence[int], next_seq: int) -
                 raise
             dependents.append(conflict.seq)
             reasons[conflict.seq] = conflict.problem
+            failed[conflict.seq] = conflict
             pairs.append((seq, conflict.seq))
             seq += 1
             continue
-        return VoidPlan(tuple(targets), tuple(sorted(dependents)), reasons, state)
+        return VoidPlan(tuple(targets), tuple(sorted(dependents)), reasons, state, failed)

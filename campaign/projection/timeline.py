@@ -51,7 +51,7 @@ def states_through(entries: Sequence[Entry]) -> Iterator[tuple[Entry, State, Sta
                 except OpConflict as exc:
                     if entry.legacy:
                         continue
-                    raise ReplayConflict(entry.seq, str(exc)) from None
+                    raise ReplayConflict(entry.seq, str(exc), op, exc) from None
         yield entry, state, after
         state = after
 

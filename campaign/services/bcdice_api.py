@@ -23,6 +23,7 @@ from sqlalchemy import select, update
 from campaign.core.dice_source import DiceSource, SystemDice
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named, character_named, clean_name, player_named
 
 TOKEN_BYTES = 32
@@ -116,7 +117,9 @@ def make_token(
             row = character_named(session, campaign, character)
             owner = row.player.name if row.player is not None else None
             if player_name is not None and owner != player_name:
-                raise RuleRefused(f"{row.name} is not a character of {player_name}")
+                raise RuleRefused(
+                    _("{name} is not a character of {player_name}").format(name=row.name, player_name=player_name)
+                )
             character_name = row.name
         from campaign.db.models_bcdice import BcdiceToken
 
@@ -254,15 +257,15 @@ def parse_original_table(text: str) -> OriginalTable:
 
     lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
     if len(lines) < 3:
-        raise BadInput("an original table needs a title, a dice line and rows")
+        raise BadInput(_("an original table needs a title, a dice line and rows"))
     title, dice = lines[0], lines[1].upper()
     if not re.fullmatch(r"(?:[1-9]\d?D(?:[1-9]\d{0,2})|D66)", dice):
-        raise BadInput(f"original table: {lines[1]!r} is not a dice line such as 2D6 or D66")
+        raise BadInput(_("original table: {value!r} is not a dice line such as 2D6 or D66").format(value=lines[1]))
     rows: dict[int, str] = {}
     for line in lines[2:]:
         key, sep, words = line.partition(":")
         if not sep or not key.strip().isdigit():
-            raise BadInput(f"original table: {line[:40]!r} is not a `value:text` row")
+            raise BadInput(_("original table: {value!r} is not a `value:text` row").format(value=line[:40]))
         rows[int(key)] = words.strip()
     return OriginalTable(title=title[:100], dice=dice, rows=rows)
 
@@ -292,7 +295,7 @@ def roll_original_table(
             faces = [dice.roll(sides) for _ in range(count)]
             value = sum(faces)
         if value not in table.rows:
-            raise BadInput(f"original table: no row for {value}")
+            raise BadInput(_("original table: no row for {value}").format(value=value))
         words = table.rows[value]
         who = character_named(session, campaign, holder.character).name if holder.character else None
         appended = ledger.append(

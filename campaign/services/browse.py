@@ -24,6 +24,7 @@ from campaign.chain import GENESIS_HASH
 from campaign.db.database import Database
 from campaign.db.models import LedgerEntry, Scenario
 from campaign.errors import NotFound
+from campaign.i18n import _
 from campaign.services.common import campaign_named
 from campaign.services.history import INT_MAX, HistoryFilter, _query, check_filter, entry_view, resolve_filter
 from campaign.services.scenario_views import ScenarioDetail, scenario_view
@@ -147,7 +148,7 @@ def scenario_by_number(db: Database, campaign_name: str | None, number: int) -> 
             else session.scalar(select(Scenario).where(Scenario.campaign_id == campaign.id, Scenario.number == number))
         )
         if scenario is None:
-            raise NotFound(f"no scenario #{number}")
+            raise NotFound(_("no scenario #{number}").format(number=number))
         return scenario_view(session, campaign, scenario)
 
 

@@ -29,6 +29,7 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.db.models_table import TableCall
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _, pgettext
 from campaign.services.common import active_character_named, campaign_named, clean_text
 from campaign.services.invites import Seat
 
@@ -57,6 +58,17 @@ class CallRolled:
     call: CallView
     replayed: bool
     seed_reveal: Any = None  # a reunion call ends the scenario: its seed's reveal (services.fair_seeds)
+
+
+def _already(call_id: int, state: str, result_seq: int | None) -> str:
+    """The refusal for a call that is no longer pending, its state in words."""
+    words = {"rolled": lambda: pgettext("call", "rolled"), "cancelled": lambda: pgettext("call", "cancelled")}
+    shown = words[state]() if state in words else state
+    if result_seq:
+        return _("call #{call_id} is already {state} (entry #{seq})").format(
+            call_id=call_id, state=shown, seq=result_seq
+        )
+    return _("call #{call_id} is already {state}").format(call_id=call_id, state=shown)
 
 
 class NotYourCall(RuleRefused):
@@ -129,7 +141,7 @@ def _view(row: TableCall) -> CallView:
 
 def _bounded(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _LIMIT:
-        raise BadInput(f"{what} must be a whole number within ±{_LIMIT}")
+        raise BadInput(_("{what} must be a whole number within ±{LIMIT}").format(what=what, LIMIT=_LIMIT))
     return value
 
 
@@ -143,10 +155,10 @@ def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
     if kind == "check":
         check = params.get("check")
         if check not in CHECKS:
-            raise BadInput(f"check: one of {', '.join(CHECKS)}")
+            raise BadInput(_("check: one of {value}").format(value=", ".join(CHECKS)))
         stat = params.get("stat") or ("感" if check == "danger" else None)
         if not isinstance(stat, str) or not stat.strip() or len(stat) > 50:
-            raise BadInput("check: the stat to use (心, 技, 体 ...)")
+            raise BadInput(_("check: the stat to use (心, 技, 体 ...)"))
         out: dict[str, Any] = {"check": check, "stat": stat.strip()}
         if check == "danger":
             out["difficulty"] = _bounded(params.get("difficulty"), "--difficulty")
@@ -169,7 +181,7 @@ def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
 
             parse_span(elapsed, "--elapsed")
         return {"award": award, "elapsed": elapsed}
-    raise BadInput(f"call kind: fright, check or reunion, not {kind!r}")
+    raise BadInput(_("call kind: fright, check or reunion, not {kind!r}").format(kind=kind))
 
 
 def make_call(
@@ -186,7 +198,7 @@ def make_call(
     reason = clean_text(reason, "--reason")
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        row = active_character_named(session, campaign, character, "be called to roll")
+        row = active_character_named(session, campaign, character, pgettext("doing", "be called to roll"))
         waiting = session.scalar(
             select(TableCall.id).where(
                 TableCall.campaign_id == campaign.id,
@@ -196,7 +208,11 @@ def make_call(
             )
         )
         if waiting is not None:  # a double tap on the GM's button, or a call made twice
-            raise RuleRefused(f"call #{waiting} ({kind}) for {row.name} is still pending: cancel it first")
+            raise RuleRefused(
+                _("call #{waiting} ({kind}) for {name} is still pending: cancel it first").format(
+                    waiting=waiting, kind=kind, name=row.name
+                )
+            )
         if kind == "check":  # refused now, not when the player taps
             from campaign.services.check_records import stat_of
 
@@ -247,17 +263,19 @@ def call_scenario_end(
         campaign = campaign_named(session, campaign_name)
         scenario = open_scenario(session, campaign)
         if scenario is None:
-            raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
+            raise RuleRefused(_("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`"))
         from campaign.db.models import Character
 
         missing = [session.get_one(Character, d.character_id) for d in open_disappearances(session, campaign)]
         if not missing:
-            raise RuleRefused("nobody is missing, so there is no reunion roll to call for: end it without --call")
+            raise RuleRefused(_("nobody is missing, so there is no reunion roll to call for: end it without --call"))
         players = {playing_player(character) for character in missing}
         if len(players) != 1 or None in players:
             raise RuleRefused(
-                "--call: the missing characters have different players (or none); one call ends "
-                "the scenario, so roll with `scenario end` (--dice CHAR=FACE) instead"
+                _(
+                    "--call: the missing characters have different players (or none); one call ends the scenario, "
+                    "so roll with `scenario end` (--dice CHAR=FACE) instead"
+                )
             )
         pending = session.scalar(
             select(TableCall.id).where(
@@ -265,7 +283,7 @@ def call_scenario_end(
             )
         )
         if pending is not None:
-            raise RuleRefused(f"call #{pending} already ends this scenario")
+            raise RuleRefused(_("call #{pending} already ends this scenario").format(pending=pending))
         params.update(scenario=scenario.number, characters=[c.name for c in missing])
         return _pending(session, campaign, actor, "reunion", missing[0].name, players.pop(), params, None)
 
@@ -288,7 +306,7 @@ def list_calls(
 def _call(session: Session, campaign_id: int, call_id: int) -> TableCall:
     row = session.get(TableCall, call_id)
     if row is None or row.campaign_id != campaign_id:
-        raise NotFound(f"no call #{call_id}")
+        raise NotFound(_("no call #{call_id}").format(call_id=call_id))
     return row
 
 
@@ -298,7 +316,7 @@ def cancel_call(db: Database, campaign_name: str | None, call_id: int, actor: st
         ledger.lock_campaign(session, campaign.id)
         row = _call(session, campaign.id, call_id)
         if row.state != "pending":
-            raise RuleRefused(f"call #{call_id} is already {row.state}")
+            raise RuleRefused(_already(call_id, row.state, None))
         row.state, row.resolved_by, row.resolved_at = "cancelled", str(actor), ledger.utc_now()
         session.flush()
         return _view(row)
@@ -335,11 +353,13 @@ def roll_call(
     def before(session: Session) -> None:
         call = _call(session, campaign_id, call_id)
         if seat is not None and not seat.gm and call.player != seat.player:
-            raise NotYourCall(f"call #{call_id} is for {call.character}, not a character of {seat.player}")
-        if call.state != "pending":
-            raise RuleRefused(
-                f"call #{call_id} is already {call.state}" + (f" (entry #{call.result_seq})" if call.result_seq else "")
+            raise NotYourCall(
+                _("call #{call_id} is for {character}, not a character of {player}").format(
+                    call_id=call_id, character=call.character, player=seat.player
+                )
             )
+        if call.state != "pending":
+            raise RuleRefused(_already(call_id, call.state, call.result_seq))
         if call.kind == "reunion":
             from campaign.db.models import Campaign
             from campaign.services.missing import open_scenario
@@ -347,8 +367,9 @@ def roll_call(
             scenario = open_scenario(session, session.get_one(Campaign, campaign_id))
             if scenario is None or scenario.number != call.params.get("scenario"):
                 raise RuleRefused(
-                    f"call #{call_id} ends scenario #{call.params.get('scenario')}, which is no "
-                    "longer the open one: cancel it"
+                    _("call #{call_id} ends scenario #{value}, which is no longer the open one: cancel it").format(
+                        call_id=call_id, value=call.params.get("scenario")
+                    )
                 )
 
     def after(session: Session, first: int, last: int) -> None:

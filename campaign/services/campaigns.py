@@ -12,6 +12,7 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named, campaign_transaction, clean_campaign_name, clean_name, clean_text
 from campaign.services.effects import recording
 
@@ -63,11 +64,13 @@ def _summary_fields(campaign: Campaign) -> dict[str, Any]:
 def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> CampaignSummary:
     name = clean_campaign_name(name)
     if ruleset not in RULESETS:
-        raise BadInput(f"unknown ruleset {ruleset!r}; choose one of: {', '.join(RULESETS)}")
+        raise BadInput(
+            _("unknown ruleset {ruleset!r}; choose one of: {value}").format(ruleset=ruleset, value=", ".join(RULESETS))
+        )
     try:
         with db.write() as session:
             if session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
-                raise RuleRefused(f"a campaign named {name!r} already exists")
+                raise RuleRefused(_("a campaign named {name!r} already exists").format(name=name))
             campaign = Campaign(
                 name=name, ruleset=ruleset, settings=dict(DEFAULT_SETTINGS[ruleset]), created_at=ledger.utc_now()
             )
@@ -80,7 +83,7 @@ def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> Campai
             return CampaignSummary(**_summary_fields(campaign))
     except IntegrityError:
         # Another process created the same name between our check and our insert.
-        raise RuleRefused(f"a campaign named {name!r} already exists") from None
+        raise RuleRefused(_("a campaign named {name!r} already exists").format(name=name)) from None
 
 
 def list_campaigns(db: Database, selected: str | None = None) -> list[CampaignRow]:
@@ -119,9 +122,11 @@ def _setting_int(key: str, text: str) -> int | None:
     try:
         value = int(text)
     except ValueError:
-        raise BadInput(f"setting {key}: {text!r} is not a whole number (or 'none')") from None
+        raise BadInput(
+            _("setting {key}: {text!r} is not a whole number (or 'none')").format(key=key, text=text)
+        ) from None
     if not 3 <= value <= 30:
-        raise BadInput(f"setting {key}: {value} is outside 3..30")
+        raise BadInput(_("setting {key}: {value} is outside 3..30").format(key=key, value=value))
     return value
 
 
@@ -131,13 +136,13 @@ def _setting_bool(key: str, text: str) -> bool:
         return True
     if folded in ("false", "off", "no", "0"):
         return False
-    raise BadInput(f"setting {key}: {text!r} is not true or false")
+    raise BadInput(_("setting {key}: {text!r} is not true or false").format(key=key, text=text))
 
 
 def _setting_names(key: str, text: str) -> list[str]:
     names = [clean_name(part, "stat") for part in text.split(",")]
     if not names:
-        raise BadInput(f"setting {key}: give names separated by commas")
+        raise BadInput(_("setting {key}: give names separated by commas").format(key=key))
     return names
 
 
@@ -152,7 +157,9 @@ def _setting_zone(key: str, text: str) -> str | None:
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise BadInput(f"setting {key}: {name!r} is not a time zone (e.g. Asia/Tokyo, UTC, or 'none')") from None
+        raise BadInput(
+            _("setting {key}: {name!r} is not a time zone (e.g. Asia/Tokyo, UTC, or 'none')").format(key=key, name=name)
+        ) from None
     return name
 
 
@@ -210,8 +217,9 @@ def settings(
         for key, text in changes.items():
             if key not in allowed:
                 raise BadInput(
-                    f"unknown setting {key!r} for a {campaign.ruleset} campaign; "
-                    f"settings: {', '.join(allowed) or 'none'}"
+                    _("unknown setting {key!r} for a {ruleset} campaign; settings: {value}").format(
+                        key=key, ruleset=campaign.ruleset, value=", ".join(allowed) or "none"
+                    )
                 )
             parsed[key] = SETTING_PARSERS[key](key, text)
         before = dict(campaign.settings or {})

@@ -21,6 +21,7 @@ from campaign.bridges.ccfolia_piece import piece
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import _
 from campaign.seeds import load_tables
 from campaign.services.characters import character_view
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name
@@ -113,7 +114,7 @@ def parse_map(items: Iterable[str]) -> dict[str, str]:
     for item in items:
         speaker, sep, character = item.partition("=")
         if not sep or not speaker.strip() or not character.strip():
-            raise BadInput(f"--map: expected 'ココフォリア名=キャラ名', got {item!r}")
+            raise BadInput(_("--map: expected 'ココフォリア名=キャラ名', got {item!r}").format(item=item))
         mapping[clean_name(speaker, "--map speaker")] = clean_name(character, "--map character")
     return mapping
 
@@ -127,7 +128,7 @@ def _scenario_number(session: Session, campaign: Campaign, scenario: int | None)
         select(Scenario.id).where(Scenario.campaign_id == campaign.id, Scenario.number == scenario)
     )
     if not found:
-        raise NotFound(f"no scenario #{scenario} in campaign {campaign.name!r}")
+        raise NotFound(_("no scenario #{scenario} in campaign {name!r}").format(scenario=scenario, name=campaign.name))
     return scenario
 
 
@@ -174,7 +175,11 @@ def import_log(
         names = set(session.scalars(select(Character.name).where(Character.campaign_id == campaign.id)))
         for speaker, name in mapping.items():
             if name not in names:
-                raise NotFound(f"--map {speaker}={name}: no character named {name!r} in campaign {campaign.name!r}")
+                raise NotFound(
+                    _("--map {speaker}={name}: no character named {name!r} in campaign {name2!r}").format(
+                        speaker=speaker, name=name, name2=campaign.name
+                    )
+                )
         number = _scenario_number(session, campaign, scenario)
         if source is None:
             from campaign.core.dice_source import SystemDice

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from campaign import ledger
 from campaign.bridges.bcdice_lines import RollLine, read_message
 from campaign.bridges.bcdice_tables import TableLine
-from campaign.bridges.ccfolia_export import NOT_EXPORT, Export
+from campaign.bridges.ccfolia_export import Export
 from campaign.bridges.ccfolia_log import Message
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
@@ -377,10 +377,12 @@ class Importer:
             )
         if self.counts["messages"] == 0 or (export.malformed > 10 and export.malformed > self.counts["messages"]):
             raise BadInput(
-                f"{NOT_EXPORT}; of its {export.paragraphs} paragraphs {export.malformed} are not "
-                "messages (a formatter's output, or another tool's log?)"
+                _(
+                    "this is not a ココフォリア export; of its {paragraphs} paragraphs {malformed} are not "
+                    "messages (a formatter's output, or another tool's log?)"
+                ).format(paragraphs=export.paragraphs, malformed=export.malformed)
                 if export.paragraphs
-                else f"{NOT_EXPORT}; no messages found in it"
+                else _("this is not a ココフォリア export; no messages found in it")
             )
         if self.apply and self.counts["fright_applied"] and hasattr(self.source, "ensure_all_used"):
             self.source.ensure_all_used()

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Disappearance, Player, Relationship, Search
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
 from campaign.projection.views import CharacterSheet
 from campaign.services.common import (
     campaign_named,
@@ -90,9 +91,15 @@ def canonical_stats(
         found = resolve_stat(typed, sheet, names.aliases)
         if not found.known and not new_stat:
             hint = f"did you mean {found.suggestion!r}? " if found.suggestion else ""
-            raise RuleRefused(f"{who or 'the sheet'} has no stat {typed!r}: {hint}add --new-stat to create it")
+            raise RuleRefused(
+                _("{value} has no stat {typed!r}: {hint}add --new-stat to create it").format(
+                    value=who or "the sheet", typed=typed, hint=hint
+                )
+            )
         if found.name in resolved:
-            raise BadInput(f"stat {found.name} is given twice ({typed!r} is the same stat)")
+            raise BadInput(
+                _("stat {name} is given twice ({typed!r} is the same stat)").format(name=found.name, typed=typed)
+            )
         canonical = resolve_stat(found.name, (), names.aliases).name
         resolved[found.name] = stat_number(value, found.name, names.kind(canonical))
     return resolved
@@ -100,7 +107,7 @@ def canonical_stats(
 
 def _check_cp(cp: int) -> int:
     if abs(cp) > STAT_LIMIT:
-        raise BadInput(f"CP {cp} is out of range (at most ±{STAT_LIMIT})")
+        raise BadInput(_("CP {cp} is out of range (at most ±{STAT_LIMIT})").format(cp=cp, STAT_LIMIT=STAT_LIMIT))
     return cp
 
 
@@ -108,7 +115,9 @@ def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -
     name = clean_name(name, "player")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name)):
-            raise RuleRefused(f"a player named {name!r} already exists in {campaign.name!r}")
+            raise RuleRefused(
+                _("a player named {name!r} already exists in {name2!r}").format(name=name, name2=campaign.name)
+            )
         with recording(session, campaign, actor, "player", voidable=False) as entry:
             entry.add_player(name)
             entry.describe(reason="added", detail={"player": name})
@@ -149,16 +158,18 @@ def add_character(
     stats = _check_stats(stats or {})
     cp = _check_cp(cp)
     if not npc and player is None:
-        raise BadInput("a PC needs --player (or add --npc for a non-player character)")
+        raise BadInput(_("a PC needs --player (or add --npc for a non-player character)"))
     if summoner is not None and not npc:
-        raise BadInput("only an NPC has a summoner (add --npc)")
+        raise BadInput(_("only an NPC has a summoner (add --npc)"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Character.id).where(Character.campaign_id == campaign.id, Character.name == name)):
-            raise RuleRefused(f"a character named {name!r} already exists in {campaign.name!r}")
+            raise RuleRefused(
+                _("a character named {name!r} already exists in {name2!r}").format(name=name, name2=campaign.name)
+            )
         owner = player_named(session, campaign, player) if player is not None else None
         summoner_row = character_named(session, campaign, summoner) if summoner is not None else None
         if summoner_row is not None and summoner_row.kind != "pc":
-            raise RuleRefused(f"the summoner must be a PC; {summoner_row.name!r} is an NPC")
+            raise RuleRefused(_("the summoner must be a PC; {name!r} is an NPC").format(name=summoner_row.name))
         stats = canonical_stats(campaign, stats, {}, new_stat=new_stat, who=name)
         with recording(session, campaign, actor, "character", voidable=False) as entry:
             character = entry.add_character(name, "npc" if npc else "pc", owner, summoner_row, stats, cp, reading)
@@ -181,7 +192,7 @@ def set_stats(
     stats = _check_stats(stats)
     unset = [clean_name(stat, "stat") for stat in unset or ()]
     if not stats and cp is None and not unset:
-        raise BadInput("nothing to set: give --stat KEY=VALUE, --unset STAT or --cp N")
+        raise BadInput(_("nothing to set: give --stat KEY=VALUE, --unset STAT or --cp N"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
         stats = canonical_stats(campaign, stats, character.stats, new_stat=new_stat, who=character.name)
@@ -192,9 +203,11 @@ def set_stats(
             found = resolve_stat(typed, character.stats, stat_aliases(campaign))
             if found.name not in character.stats:
                 hint = f" (did you mean {found.suggestion!r}?)" if found.suggestion else ""
-                raise RuleRefused(f"{character.name} has no stat {typed!r} to unset{hint}")
+                raise RuleRefused(
+                    _("{name} has no stat {typed!r} to unset{hint}").format(name=character.name, typed=typed, hint=hint)
+                )
             if found.name in stats or found.name in removed:
-                raise BadInput(f"stat {found.name} is both set and unset, or unset twice")
+                raise BadInput(_("stat {name} is both set and unset, or unset twice").format(name=found.name))
             removed.append(found.name)
         with recording(session, campaign, actor, "character") as entry:
             for key in removed:
@@ -212,9 +225,11 @@ def relate(db: Database, campaign_name: str | None, a: str, b: str, actor: str, 
     with campaign_transaction(db, campaign_name) as (session, campaign):
         first, second = character_named(session, campaign, a), character_named(session, campaign, b)
         if first.id == second.id:
-            raise RuleRefused("a character cannot be related to itself")
+            raise RuleRefused(_("a character cannot be related to itself"))
         if related(session, first, second):
-            raise RuleRefused(f"{first.name!r} and {second.name!r} are already related")
+            raise RuleRefused(
+                _("{name!r} and {name2!r} are already related").format(name=first.name, name2=second.name)
+            )
         with recording(session, campaign, actor, "relation", voidable=False) as entry:
             entry.relate(first, second, note)
             entry.describe(character=first.name, reason=note, detail={"from": first.name, "to": second.name})
@@ -285,7 +300,9 @@ def list_characters(
     """Characters in play; dead and retired ones only with `include_gone` (--all) or when
     asked for by status."""
     if status is not None and status not in STATUS_FILTERS:
-        raise BadInput(f"--status must be one of {', '.join(STATUS_FILTERS)}, not {status!r}")
+        raise BadInput(
+            _("--status must be one of {value}, not {status!r}").format(value=", ".join(STATUS_FILTERS), status=status)
+        )
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         rows = []

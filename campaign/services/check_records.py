@@ -23,6 +23,7 @@ from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import _
 from campaign.services.results import omitted_when_empty
 
 #: 機会 labels (docs/rules.md "2d6 checks"): recorded on the check, no rule depends on them. English aliases
@@ -144,7 +145,7 @@ def clean_occasion(value: str | None) -> str | None:
     key = unicodedata.normalize("NFC", value).strip()
     found = OCCASIONS.get(key) or OCCASIONS.get(key.lower())
     if found is None:
-        raise BadInput(f"--occasion: {value!r} is not one of 簡易, 標準, 作業, 瞬間")
+        raise BadInput(_("--occasion: {value!r} is not one of 簡易, 標準, 作業, 瞬間").format(value=value))
     return found
 
 
@@ -155,15 +156,19 @@ def clean_stat_name(value: str) -> str:
         if len(name) > 2 and name[0] == opening and name[-1] == closing:
             name = name[1:-1].strip()
     if not name:
-        raise BadInput("stat name must not be empty")
+        raise BadInput(_("stat name must not be empty"))
     return name
 
 
 def bounded_value(value: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(f"{what}: {value!r} is not a whole number")
+        raise BadInput(_("{what}: {value!r} is not a whole number").format(what=what, value=value))
     if abs(value) > VALUE_LIMIT:
-        raise BadInput(f"{what}: {value} is out of range (at most ±{VALUE_LIMIT})")
+        raise BadInput(
+            _("{what}: {value} is out of range (at most ±{VALUE_LIMIT})").format(
+                what=what, value=value, VALUE_LIMIT=VALUE_LIMIT
+            )
+        )
     return value
 
 
@@ -179,7 +184,7 @@ def scaling_counts(doubles: int, halves: int) -> tuple[int, int]:
     """How many x2 / x1/2 effects were named (docs/rules.md "2d6 checks": at most one of each applies)."""
     doubles, halves = bounded_value(doubles, "--double"), bounded_value(halves, "--halve")
     if doubles < 0 or halves < 0:
-        raise BadInput("--double / --halve count effects and cannot be negative")
+        raise BadInput(_("--double / --halve count effects and cannot be negative"))
     return doubles, halves
 
 
@@ -196,7 +201,7 @@ def refuse_duplicates(characters: Sequence[Character], what: str) -> None:
     seen: set[int] = set()
     for character in characters:
         if character.id in seen:
-            raise BadInput(f"{character.name} is listed twice in {what}")
+            raise BadInput(_("{name} is listed twice in {what}").format(name=character.name, what=what))
         seen.add(character.id)
 
 
@@ -216,7 +221,9 @@ def stat_of(character: Character, stat: str) -> int:
     stat = resolve_stat(stat, stats, stat_names_for(campaign.ruleset).aliases).name
     if stat not in stats:
         listed = ", ".join(f"{k}={v}" for k, v in stats.items()) or "none"
-        raise NotFound(f"{character.name} has no stat {stat!r} (stats: {listed})")
+        raise NotFound(
+            _("{name} has no stat {stat!r} (stats: {listed})").format(name=character.name, stat=stat, listed=listed)
+        )
     return int(stats[stat])
 
 

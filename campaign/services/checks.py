@@ -33,6 +33,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
 from campaign.services.check_records import (
     EFFECT_RULES,
     OCCASIONS,
@@ -176,8 +177,10 @@ def sheet_skill_level(row: Character, name: str, given: int | None) -> int:
         from campaign.services.common import did_you_mean
 
         raise RuleRefused(
-            f"{row.name} has no skill {name!r} on the sheet{did_you_mean(name, row.skills or {})}; "
-            f"give its level with --skill N or record it with `skill add`"
+            _(
+                "{name} has no skill {name2!r} on the sheet{value}; give its level with --skill N or record it "
+                "with `skill add`"
+            ).format(name=row.name, name2=name, value=did_you_mean(name, row.skills or {}))
         )
     return given
 
@@ -292,7 +295,7 @@ def cooperative_check(
     """協力判定: best stat among the participants, +1 per extra one, (n+1)d6 keep best two.
     Never secret (`options.secret` is refused)."""
     if options.secret:
-        raise BadInput("a cooperative check is never secret")
+        raise BadInput(_("a cooperative check is never secret"))
     stat = clean_stat_name(stat)
     o = options.checked()
     mods = list(o.modifiers)
@@ -379,9 +382,13 @@ def opposed_check(
     active = clean_side(active)
     passives = [clean_side(spec) for spec in passives]
     if not passives:
-        raise BadInput("an opposed check needs at least one --passive side")
+        raise BadInput(_("an opposed check needs at least one --passive side"))
     if if_resisted not in EFFECT_RULES:
-        raise BadInput(f"--if-resisted must be one of {', '.join(EFFECT_RULES)}, not {if_resisted!r}")
+        raise BadInput(
+            _("--if-resisted must be one of {value}, not {if_resisted!r}").format(
+                value=", ".join(EFFECT_RULES), if_resisted=if_resisted
+            )
+        )
     effect = bounded_value(effect, "--effect") if effect is not None else None
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")

@@ -14,10 +14,11 @@ from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core import suggest
-from campaign.core.text_rule import TEXT_LIMIT, name_fault, normal_name, text_fault
+from campaign.core.text_rule import TEXT_LIMIT, name_problem, normal_name, text_problem
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, pgettext
+from campaign.labels import status_label
 
 if TYPE_CHECKING:
     from campaign.db.database import Database
@@ -42,9 +43,9 @@ def clean_name(value: str, what: str) -> str:
     """Names are free text (Japanese, emoji, quotes) but not empty and nothing invisible
     (core.text_rule, the rule op parsing applies to a ledger too)."""
     name = normal_name(value)
-    fault = name_fault(name)
+    fault = name_problem(name)
     if fault is not None:
-        raise BadInput(f"{what} name {fault}")
+        raise BadInput(_("{what} name {fault}").format(what=what_label(what), fault=_(fault[0]).format(**fault[1])))
     return name
 
 
@@ -54,7 +55,9 @@ def clean_campaign_name(value: str, what: str = "campaign") -> str:
     `--help` that no later command could select). Import applies the same rule."""
     name = clean_name(value, what)
     if name.startswith("-"):
-        raise BadInput(f"{what} name must not begin with '-' (it would read as an option): {name!r}")
+        raise BadInput(
+            _("{what} name must not begin with '-' (it would read as an option): {name!r}").format(what=what, name=name)
+        )
     return name
 
 
@@ -67,10 +70,31 @@ def clean_text(value: str | None, what: str, limit: int = TEXT_LIMIT) -> str | N
     character (core.text_rule)."""
     if value is None:
         return None
-    fault = text_fault(value, limit)
+    fault = text_problem(value, limit)
     if fault is not None:
-        raise BadInput(f"{what} {fault}")
+        raise BadInput(_("{what} {fault}").format(what=what_label(what), fault=_(fault[0]).format(**fault[1])))
     return value
+
+
+#: What a name or text belongs to, as refusals name it; options (--reason) stay as typed.
+_WHAT_WORDS = {
+    "player": lambda: pgettext("name of", "player"),
+    "character": lambda: pgettext("name of", "character"),
+    "campaign": lambda: pgettext("name of", "campaign"),
+    "scenario": lambda: pgettext("name of", "scenario"),
+    "trait": lambda: pgettext("name of", "trait"),
+    "condition": lambda: pgettext("name of", "condition"),
+    "skill": lambda: pgettext("name of", "skill"),
+    "stat": lambda: pgettext("name of", "stat"),
+    "table": lambda: pgettext("name of", "table"),
+    "note": lambda: pgettext("name of", "note"),
+    "category": lambda: pgettext("name of", "category"),
+}
+
+
+def what_label(what: str) -> str:
+    """'player' -> プレイヤー in a refusal; an option's name is kept as it is typed."""
+    return _WHAT_WORDS[what]() if what in _WHAT_WORDS else what
 
 
 # Lookups treat a name containing NUL as unknown without asking the database: clean_name
@@ -85,8 +109,6 @@ _FIRST_CAMPAIGNS = select(Campaign).limit(2)
 
 def did_you_mean(name: str, known: Iterable[str], readings: Mapping[str, str] | None = None) -> str:
     """' (did you mean 'X'?)' in the output's language, or '' (campaign.core.suggest chooses)."""
-    from campaign.i18n import _
-
     return suggest.did_you_mean(name, known, readings, phrase=_(" (did you mean {found!r}?)"))
 
 
@@ -162,7 +184,11 @@ def active_character_named(session: Session, campaign: Campaign, name: str, doin
     """A character who can still act in the story: dead and retired ones are refused."""
     character = character_named(session, campaign, name)
     if character.status != "active":
-        raise RuleRefused(f"{character.name} is {character.status} and cannot {doing}")
+        raise RuleRefused(
+            _("{name} is {status} and cannot {doing}").format(
+                name=character.name, status=status_label(character.status), doing=doing
+            )
+        )
     return character
 
 

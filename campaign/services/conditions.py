@@ -32,6 +32,7 @@ from campaign.core.gametime import clock_text, parse_span, span_text, unit_secon
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Condition
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import _
 from campaign.labels import CONDITION_LABELS_JA  # `condition clear` takes the slug or its label
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.effects import Recorder, recording
@@ -180,7 +181,9 @@ def _clean_penalty(penalty: int | None) -> int | None:
     if penalty is None:
         return None
     if isinstance(penalty, bool) or not isinstance(penalty, int) or abs(penalty) > PENALTY_LIMIT:
-        raise BadInput(f"--then-penalty must be a whole number within ±{PENALTY_LIMIT}")
+        raise BadInput(
+            _("--then-penalty must be a whole number within ±{PENALTY_LIMIT}").format(PENALTY_LIMIT=PENALTY_LIMIT)
+        )
     return penalty
 
 
@@ -203,7 +206,7 @@ def add_condition(
     span = parse_span(lasts, "--for") if lasts is not None else None
     then_penalty = _clean_penalty(then_penalty)
     if (then_penalty is None) != (then_for is None):
-        raise BadInput("--then-penalty and --then-for go together (e.g. --then-penalty -2 --then-for 6h)")
+        raise BadInput(_("--then-penalty and --then-for go together (e.g. --then-penalty -2 --then-for 6h)"))
     detail: dict[str, Any] = {"source": "gm"}
     if CONDITION_LABELS_JA.get(name):
         detail["label_ja"] = CONDITION_LABELS_JA[name]
@@ -275,7 +278,11 @@ def clear_condition(
         matching = [c for c in current if _condition_matches(c, name)]
         if not matching:
             have = ", ".join(c.name for c in current) or "none"
-            raise NotFound(f"{character.name} has no active condition {name!r} (conditions: {have})")
+            raise NotFound(
+                _("{name} has no active condition {name2!r} (conditions: {have})").format(
+                    name=character.name, name2=name, have=have
+                )
+            )
         with recording(session, campaign, actor, "condition") as entry:
             ended = [end_condition(entry, character, c, lasted=lasted_seconds) for c in matching]
             cleared = [{key: value for key, value in e.items() if key != "follow_up"} for e in ended]

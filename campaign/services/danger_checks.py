@@ -12,6 +12,7 @@ from campaign.core import checks2d6 as rules
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput
+from campaign.i18n import _
 from campaign.services.check_records import (
     CheckContext,
     CheckHead,
@@ -190,9 +191,9 @@ def hide_check(
     hider = clean_side(hider)
     observers = [clean_side(spec) for spec in observers]
     if hider.stat is None:
-        raise BadInput("the hider must roll: give its stat")
+        raise BadInput(_("the hider must roll: give its stat"))
     if not observers:
-        raise BadInput("a hide check needs at least one --observer")
+        raise BadInput(_("a hide check needs at least one --observer"))
     occasion = clean_occasion(occasion)
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
@@ -213,7 +214,7 @@ def hide_check(
         observed: list[UnrolledObserver | ObserverRoll] = []
         if result.hider.skipped == rules.ZERO_DICE:
             # The hider failed outright: nobody rolled and every observer noticed.
-            for row, (_, stat) in zip(rows[1:], observer_sides):
+            for row, (_side, stat) in zip(rows[1:], observer_sides):
                 sub = recorder.write(
                     row.name,
                     None,
@@ -242,7 +243,7 @@ def hide_check(
                         skipped=rules.ZERO_DICE,
                     )
                 )
-        for obs, (_, stat) in zip(result.observers, observer_sides):
+        for obs, (_side, stat) in zip(result.observers, observer_sides):
             sub = recorder.write(
                 obs.name or "",
                 obs,

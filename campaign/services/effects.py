@@ -22,6 +22,7 @@ from campaign import ledger
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import Campaign, Character, Condition, Disappearance, Player, Scenario, Search, Trait
 from campaign.errors import RuleRefused
+from campaign.i18n import _
 from campaign.projection import ops as o
 from campaign.projection.state import State
 from campaign.services.common import check_cp_total
@@ -61,7 +62,7 @@ class Recorder:
             op.apply(state, o.EntryContext(self.seq, self.at, self.fields.get("scenario")))
         except o.OpConflict as exc:
             self.tables.discard()  # whatever the op changed before it refused is not written
-            raise RuleRefused(str(exc)) from None
+            raise RuleRefused(exc.template, **exc.params) from None
         self.tables.flush()
         self.ops.append(op)
         return state
@@ -197,7 +198,11 @@ class Recorder:
         """A condition beginning at the campaign clock; with `length` (seconds) it is timed."""
         clock = self.campaign.clock or 0
         if length is not None and clock + length > CLOCK_LIMIT:
-            raise RuleRefused(f"the condition would run past the end of the campaign clock ({CLOCK_LIMIT} seconds)")
+            raise RuleRefused(
+                _("the condition would run past the end of the campaign clock ({CLOCK_LIMIT} seconds)").format(
+                    CLOCK_LIMIT=CLOCK_LIMIT
+                )
+            )
         origin = self._next_origin()
         self._apply(o.ConditionAdded(self._character(character), origin, name, duration, dict(detail), length))
         return self.tables.orm("conditions", origin)
@@ -212,7 +217,9 @@ class Recorder:
         """Campaign time moves on; returns the new clock."""
         if (self.campaign.clock or 0) + seconds > CLOCK_LIMIT:
             raise RuleRefused(
-                f"the campaign clock would pass {CLOCK_LIMIT} seconds (about 68 years), as far as it counts"
+                _("the campaign clock would pass {CLOCK_LIMIT} seconds (about 68 years), as far as it counts").format(
+                    CLOCK_LIMIT=CLOCK_LIMIT
+                )
             )
         return self._apply(o.ClockAdvanced(seconds)).clock
 

@@ -27,6 +27,7 @@ from campaign.core import fair_dice
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named, campaign_transaction
 
 COMMIT, REVEAL = "seed_commit", "seed_reveal"
@@ -77,7 +78,11 @@ def refuse_open_seed(session: Session, campaign_id: int) -> None:
     dice come from."""
     earlier = open_commitment(session, campaign_id)
     if earlier is not None:
-        raise RuleRefused(f"seed #{earlier['seq']} is still committed: reveal it first (campaign history reveal-seed)")
+        raise RuleRefused(
+            _("seed #{seq} is still committed: reveal it first (campaign history reveal-seed)").format(
+                seq=earlier["seq"]
+            )
+        )
 
 
 def check_can_commit(db: Database, campaign_name: str | None) -> None:
@@ -135,14 +140,16 @@ def reveal_seed(
             if quiet:
                 return None
             where = f" for scenario #{scenario}" if scenario is not None else ""
-            raise RuleRefused(f"no committed seed is open{where}")
+            raise RuleRefused(_("no committed seed is open{where}").format(where=where))
         row = session.get(FairSeed, (campaign.id, record["seq"]))
         if row is None and quiet:
             return None
         if row is None:
             raise NotFound(
-                f"the seed of commitment #{record['seq']} is not in this database "
-                "(imported from a file? seeds are never exported)"
+                _(
+                    "the seed of commitment #{seq} is not in this database (imported from a file? seeds are never "
+                    "exported)"
+                ).format(seq=record["seq"])
             )
         commitment = record["detail"]["commitment"]
         appended = ledger.append(
@@ -171,7 +178,7 @@ def share_of(value: Any) -> str | None:
         return None
     cleaned = fair_dice.clean_share(value)
     if cleaned is None:
-        raise BadInput("share: 32 to 128 hex digits (crypto.getRandomValues, say)")
+        raise BadInput(_("share: 32 to 128 hex digits (crypto.getRandomValues, say)"))
     return cleaned
 
 

@@ -60,6 +60,7 @@ from campaign.core.suggest import closest, fold
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
 from campaign.labels import (  # the words live there (records hold codes); these names stay importable here
     CASCADE_TEXTS,
     RECOVERY_EN,  # noqa: F401
@@ -221,7 +222,7 @@ class _Applier:
         elif isinstance(effect, LoseAttribute):
             self._attribute(effect)
         else:  # pragma: no cover - core.fright only makes the five kinds above
-            raise RuleRefused(f"cannot apply fright effect {effect!r}")
+            raise RuleRefused(_("cannot apply fright effect {effect!r}").format(effect=effect))
 
     def _unique(self, name: str) -> str:
         candidate, n = name, 1
@@ -262,7 +263,9 @@ class _Applier:
     def _escalate(self, effect: PhobiaEscalation) -> None:
         trait = find_trait(self.session, self.character, effect.trait)
         if trait is None:  # pragma: no cover - the core only names traits we passed it
-            raise RuleRefused(f"{self.character.name} has no trait named {effect.trait!r}")
+            raise RuleRefused(
+                _("{name} has no trait named {trait!r}").format(name=self.character.name, trait=effect.trait)
+            )
         category_before = trait.category
         added = effect.new_cp - effect.old_cp
         limit_before = trait.cp - (trait.unlimited_cp or 0)
@@ -468,7 +471,7 @@ def fright_check(
     reason = clean_text(reason, "--reason")
     pick = clean_name(pick, "--pick") if pick is not None else None
     if isinstance(modifier, bool) or not isinstance(modifier, int) or abs(modifier) > MODIFIER_LIMIT:
-        raise BadInput(f"--mod must be a whole number within ±{MODIFIER_LIMIT}")
+        raise BadInput(_("--mod must be a whole number within ±{MODIFIER_LIMIT}").format(MODIFIER_LIMIT=MODIFIER_LIMIT))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
         warnings = check_presence(session, [character], "a fright check", anyway=anyway)
@@ -479,8 +482,10 @@ def fright_check(
         if will is None:
             have = ", ".join(character.stats) or "none"
             raise RuleRefused(
-                f"{character.name} has no Will stat (Will / 意思) nor IQ to derive it from, to roll "
-                f"a fright check against; stats: {have}"
+                _(
+                    "{name} has no Will stat (Will / 意思) nor IQ to derive it from, to roll a fright check "
+                    "against; stats: {have}"
+                ).format(name=character.name, have=have)
             )
         traits = active_traits(session, character)
         combat_reflexes = any(t.name.strip().casefold() in COMBAT_REFLEXES_NAMES for t in traits)
@@ -494,13 +499,17 @@ def fright_check(
             near = _near_phobia(pick, mild) if existing is None else None
             if near is not None:  # 高所恐怖 for 高所恐怖症: a slip, not a new -10 CP disadvantage
                 raise RuleRefused(
-                    f"--pick {pick!r}: did you mean {near!r}? ({character.name}'s mild phobia: its "
-                    f"exact name worsens it on entry {ESCALATION_ENTRY}; another name adds a new trait)"
+                    _(
+                        "--pick {pick!r}: did you mean {near!r}? ({name}'s mild phobia: its exact name worsens it "
+                        "on entry {ESCALATION_ENTRY}; another name adds a new trait)"
+                    ).format(pick=pick, near=near, name=character.name, ESCALATION_ENTRY=ESCALATION_ENTRY)
                 )
             if existing is not None and split_category(existing.category) != ("phobia", None):
                 raise RuleRefused(
-                    f"--pick {pick!r}: {character.name} already has a trait of that name "
-                    f"({existing.category}); give the new trait another name"
+                    _(
+                        "--pick {pick!r}: {name} already has a trait of that name ({category}); give the new "
+                        "trait another name"
+                    ).format(pick=pick, name=character.name, category=existing.category)
                 )
         penalties = roll_penalties(character, session)  # the -2 after waking applies by itself
         with about(source, character.name):

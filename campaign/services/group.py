@@ -31,6 +31,7 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.db.models_group import GroupRole
 from campaign.errors import NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named, clean_name
 
 if TYPE_CHECKING:  # loaded when invites are issued
@@ -108,7 +109,7 @@ def acting_name(db: Database, requested: str | None) -> str:
     if who is None:
         return requested or GM_NAME
     if who.kind == "revoked":
-        raise RuleRefused(f"group mode: role {who.role} was revoked")
+        raise RuleRefused(_("group mode: role {role} was revoked").format(role=who.role))
     if requested in (None, GM_NAME):
         return GM_NAME
     return OnBehalf(GM_NAME, requested)
@@ -161,7 +162,9 @@ def _role_exists(session: Session, role: str) -> bool:
 def _require_owner(session: Session) -> None:
     who = identity(session)
     if who is not None:
-        raise RuleRefused(f"group setup is for the database owner, not for the group role {who.role}")
+        raise RuleRefused(
+            _("group setup is for the database owner, not for the group role {role}").format(role=who.role)
+        )
 
 
 def schema_tables(session: Session) -> list[str]:
@@ -246,8 +249,10 @@ def _create_login(session: Session, role: str, group: str) -> str:
 
     if _role_exists(session, role):
         raise RuleRefused(
-            f"a database role named {role} already exists (left over from another setup?); "
-            f"drop it or choose another database"
+            _(
+                "a database role named {role} already exists (left over from another setup?); drop it or choose "
+                "another database"
+            ).format(role=role)
         )
     password = secrets.token_urlsafe(18)
     _execute(
@@ -429,9 +434,13 @@ def revoke(db: Database, campaign_name: str | None, name: str) -> RoleRevoked:
         names = _names(session, campaign)
         mapping = session.scalar(select(GroupRole).where(GroupRole.campaign_id == campaign.id, GroupRole.is_gm))
         if mapping is None:
-            raise NotFound(f"no group role for {name!r} in campaign {campaign.name!r}")
+            raise NotFound(_("no group role for {name!r} in campaign {name2!r}").format(name=name, name2=campaign.name))
         if mapping.revoked_at is not None:
-            raise RuleRefused(f"the role of {name!r} ({mapping.role_name}) is already revoked")
+            raise RuleRefused(
+                _("the role of {name!r} ({role_name}) is already revoked").format(
+                    name=name, role_name=mapping.role_name
+                )
+            )
         _execute(session, sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(mapping.role_name)))
         _execute(
             session,
@@ -451,9 +460,9 @@ def reopen(db: Database, campaign_name: str | None) -> GroupSetUp:
         names = _names(session, campaign)
         mapping = session.scalar(select(GroupRole).where(GroupRole.campaign_id == campaign.id, GroupRole.is_gm))
         if mapping is None:
-            raise RuleRefused("group mode is not set up for this campaign: run `campaign group setup` first")
+            raise RuleRefused(_("group mode is not set up for this campaign: run `campaign group setup` first"))
         if mapping.revoked_at is None:
-            raise RuleRefused(f"the GM's role {mapping.role_name} is not revoked")
+            raise RuleRefused(_("the GM's role {role_name} is not revoked").format(role_name=mapping.role_name))
         issued = _issued(db, mapping, _reenable(session, mapping, names["gms"]))
         session.flush()
         return GroupSetUp(campaign=campaign.name, database=names["database"], roles=(issued,), invites=())

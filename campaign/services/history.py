@@ -16,6 +16,7 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import _
 from campaign.labels import entry_reason, shown_detail
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_text, player_named
 
@@ -142,9 +143,13 @@ def parse_when(text: str, *, end: bool, option: str, zone: str | None = None) ->
                 moment = _in_zone(moment, zone)
         moment = moment.astimezone(UTC)
     except ValueError:
-        raise BadInput(f"{option}: {text!r} is not a date (YYYY-MM-DD) or ISO time") from None
+        raise BadInput(
+            _("{option}: {text!r} is not a date (YYYY-MM-DD) or ISO time").format(option=option, text=text)
+        ) from None
     except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before year 1 in UTC
-        raise BadInput(f"{option}: {text!r} is out of range (years 1 to 9999, UTC)") from None
+        raise BadInput(
+            _("{option}: {text!r} is out of range (years 1 to 9999, UTC)").format(option=option, text=text)
+        ) from None
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -247,15 +252,15 @@ def _query(
 def check_filter(flt: HistoryFilter) -> HistoryFilter:
     """Refuse malformed filter values before any query (exit 2)."""
     if flt.outcome is not None and flt.outcome not in OUTCOMES:
-        raise BadInput(f"--outcome must be one of {', '.join(OUTCOMES)}")
+        raise BadInput(_("--outcome must be one of {value}").format(value=", ".join(OUTCOMES)))
     if flt.source is not None and flt.source not in SOURCES:
-        raise BadInput(f"--source must be one of {', '.join(SOURCES)}")
+        raise BadInput(_("--source must be one of {value}").format(value=", ".join(SOURCES)))
     if flt.limit is not None and flt.limit < 1:
-        raise BadInput("--limit must be at least 1")
+        raise BadInput(_("--limit must be at least 1"))
     if flt.limit is not None and flt.limit > INT_MAX:
         flt = replace(flt, limit=None)  # more than there can ever be: all
     if flt.scenario is not None and abs(flt.scenario) > INT_MAX:
-        raise BadInput(f"--scenario: {flt.scenario} is out of range")
+        raise BadInput(_("--scenario: {scenario} is out of range").format(scenario=flt.scenario))
     return flt
 
 
@@ -330,7 +335,7 @@ def _known_kind(session: Session, campaign_id: int, kind: str) -> str:
         return wanted
     close = difflib.get_close_matches(wanted, KINDS, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else f" (kinds: {', '.join(KINDS)})"
-    raise BadInput(f"--kind: no entries are of kind {kind!r}{hint}")
+    raise BadInput(_("--kind: no entries are of kind {kind!r}{hint}").format(kind=kind, hint=hint))
 
 
 def _entry(session: Session, campaign_id: int, seq: int) -> tuple[dict[str, Any], str, str, int | None] | None:
@@ -346,7 +351,7 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
         campaign = campaign_named(session, campaign_name)
         found = _entry(session, campaign.id, seq)
         if found is None:
-            raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
+            raise NotFound(_("no ledger entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         view = entry_view(*found)
         # Sorted here, not by ORDER BY: ordering by seq lets SQLite walk the whole campaign
         # in seq order instead of using the parent_seq index (seconds at 1M entries).
@@ -391,5 +396,5 @@ def seal(db: Database, campaign_name: str | None, actor: str, reason: str | None
 def record_of(session: Session, campaign_id: int, seq: int) -> dict[str, Any]:
     found = _entry(session, campaign_id, seq)
     if found is None:
-        raise NotFound(f"no ledger entry #{seq}")
+        raise NotFound(_("no ledger entry #{seq}").format(seq=seq))
     return found[0]

@@ -30,6 +30,7 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.db.models_table import WebInvite, WebSession
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named, clean_name, player_named
 
 CODE_BYTES = 32  # 256 random bits per invite code and per session token
@@ -119,7 +120,7 @@ def invite(
     """A one-time invite for `player` (a player of the campaign; with `gm`, any name the
     ledger should record for the GM's seat, usually "GM")."""
     if isinstance(expires_in, bool) or not 60 <= expires_in <= MAX_EXPIRY:
-        raise BadInput(f"--expires must be between 1 minute and {MAX_EXPIRY // 86400} days")
+        raise BadInput(_("--expires must be between 1 minute and {value} days").format(value=MAX_EXPIRY // 86400))
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         name = clean_name(player, "player") if gm else player_named(session, campaign, player).name
@@ -199,7 +200,9 @@ def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
             .values(revoked_at=now)
         ).rowcount
         if not invites and not sessions:
-            raise NotFound(f"{name!r} has no open invite or session in campaign {campaign.name!r}")
+            raise NotFound(
+                _("{name!r} has no open invite or session in campaign {name2!r}").format(name=name, name2=campaign.name)
+            )
         return Revoked(player=name, invites=invites, sessions=sessions)
 
 
@@ -222,7 +225,7 @@ def join(db: Database, campaign_id: int, code: str) -> Joined:
     """Consume the invite and open a session. The consuming UPDATE names the invite's
     unused state in its WHERE, so of two confirmations racing, exactly one wins."""
     if not _code_ok(code):
-        raise NotFound("this invite does not exist")
+        raise NotFound(_("this invite does not exist"))
     now = _stamp(_now())
     token = secrets.token_urlsafe(CODE_BYTES)
     with db.write() as session:
@@ -230,15 +233,15 @@ def join(db: Database, campaign_id: int, code: str) -> Joined:
             select(WebInvite).where(WebInvite.code_hash == digest(code), WebInvite.campaign_id == campaign_id)
         )
         if row is None:
-            raise NotFound("this invite does not exist")
+            raise NotFound(_("this invite does not exist"))
         state = _state(row, now)
         if state != "pending":
-            raise RuleRefused(f"this invite is {state}")
+            raise RuleRefused(_("this invite is {state}").format(state=state))
         won = session.execute(  # type: ignore[attr-defined]  # a CursorResult, as above
             update(WebInvite).where(WebInvite.id == row.id, WebInvite.used_at.is_(None)).values(used_at=now)
         ).rowcount
         if won != 1:
-            raise RuleRefused("this invite is used")
+            raise RuleRefused(_("this invite is used"))
         seat = WebSession(
             campaign_id=campaign_id,
             player=row.player,

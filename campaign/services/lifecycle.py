@@ -18,6 +18,8 @@ from sqlalchemy.orm import Session
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, LedgerEntry, Player
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _, pgettext
+from campaign.labels import status_label
 from campaign.services.common import (
     active_character_named,
     campaign_transaction,
@@ -75,9 +77,11 @@ def rename_character(db: Database, campaign_name: str | None, old: str, new: str
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, old)
         if character.name == new:
-            raise RuleRefused(f"{character.name} already has that name")
+            raise RuleRefused(_("{name} already has that name").format(name=character.name))
         if session.scalar(select(Character.id).where(Character.campaign_id == campaign.id, Character.name == new)):
-            raise RuleRefused(f"a character named {new!r} already exists in {campaign.name!r}")
+            raise RuleRefused(
+                _("a character named {new!r} already exists in {name!r}").format(new=new, name=campaign.name)
+            )
         before = character.name
         with recording(session, campaign, actor, "rename") as entry:
             entry.rename_character(character, new)
@@ -90,9 +94,11 @@ def rename_player(db: Database, campaign_name: str | None, old: str, new: str, a
     with campaign_transaction(db, campaign_name) as (session, campaign):
         player = player_named(session, campaign, old)
         if player.name == new:
-            raise RuleRefused(f"{player.name} already has that name")
+            raise RuleRefused(_("{name} already has that name").format(name=player.name))
         if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == new)):
-            raise RuleRefused(f"a player named {new!r} already exists in {campaign.name!r}")
+            raise RuleRefused(
+                _("a player named {new!r} already exists in {name!r}").format(new=new, name=campaign.name)
+            )
         before = player.name
         with recording(session, campaign, actor, "rename") as entry:
             entry.rename_player(player, new)
@@ -112,19 +118,26 @@ def set_status(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
         if character.status == status:
-            raise RuleRefused(f"{character.name} is already {status}")
+            raise RuleRefused(_("{name} is already {status}").format(name=character.name, status=status_label(status)))
         if character.status != "active":
-            raise RuleRefused(f"{character.name} is {character.status}; void that entry to bring them back")
+            raise RuleRefused(
+                _("{name} is {status}; void that entry to bring them back").format(
+                    name=character.name, status=status_label(character.status)
+                )
+            )
         if open_disappearance(session, character) is not None:
             raise RuleRefused(
-                f"{character.name} is missing; end that first with "
-                f"`campaign missing found {character.name} --reason ...`"
+                _("{name} is missing; end that first with `campaign missing found {name} --reason ...`").format(
+                    name=character.name
+                )
             )
         searching = active_search_of(session, character)
         if searching is not None:
             raise RuleRefused(
-                f"{character.name} is out searching for {searching[1].name}; end that first with "
-                f"`campaign missing found {searching[1].name} --reason ...` or void the search"
+                _(
+                    "{name} is out searching for {name2}; end that first with `campaign missing found {name2} "
+                    "--reason ...` or void the search"
+                ).format(name=character.name, name2=searching[1].name)
             )
         with recording(session, campaign, actor, "status") as entry:
             entry.set_status(character, status)
@@ -134,7 +147,11 @@ def set_status(
 
 def check_award(cp: int) -> int:
     if isinstance(cp, bool) or not isinstance(cp, int) or not 1 <= cp <= AWARD_LIMIT:
-        raise BadInput(f"an award is 1..{AWARD_LIMIT} CP, not {cp!r} (a wrong award is voided, not reversed)")
+        raise BadInput(
+            _("an award is 1..{AWARD_LIMIT} CP, not {cp!r} (a wrong award is voided, not reversed)").format(
+                AWARD_LIMIT=AWARD_LIMIT, cp=cp
+            )
+        )
     return cp
 
 
@@ -172,17 +189,17 @@ def award(
     reason = clean_text(reason, "--reason")
     if isinstance(cp, int) and not isinstance(cp, bool) and -AWARD_LIMIT <= cp < 0:
         if not reason or not reason.strip():  # taking points away is a decision to record
-            raise BadInput("a negative award takes CP away: say why with --reason")
+            raise BadInput(_("a negative award takes CP away: say why with --reason"))
     else:
         cp = check_award(cp)
     if not names:
-        raise BadInput("say who gets the award: --to NAME[,NAME...]")
+        raise BadInput(_("say who gets the award: --to NAME[,NAME...]"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         characters: list[Character] = []
         for name in names:
-            character = active_character_named(session, campaign, name, "receive CP")
+            character = active_character_named(session, campaign, name, pgettext("doing", "receive CP"))
             if character in characters:
-                raise BadInput(f"{character.name} is named twice in --to")
+                raise BadInput(_("{name} is named twice in --to").format(name=character.name))
             characters.append(character)
         scenario = open_scenario(session, campaign)
         number = scenario.number if scenario else None

@@ -36,6 +36,7 @@ from campaign.core.reunion import (
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Disappearance, Relationship, Scenario, Search
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _, pgettext
 from campaign.services.common import (
     active_character_named,
     campaign_named,
@@ -98,7 +99,9 @@ class FoundMissing:
 
 def check_faces(faces: int) -> int:
     if isinstance(faces, bool) or not isinstance(faces, int) or not 1 <= faces <= MAX_FACES:
-        raise BadInput(f"a reunion die has 1..{MAX_FACES} faces, not {faces!r}")
+        raise BadInput(
+            _("a reunion die has 1..{MAX_FACES} faces, not {faces!r}").format(MAX_FACES=MAX_FACES, faces=faces)
+        )
     return faces
 
 
@@ -264,15 +267,20 @@ def mark_missing(
     faces = check_faces(faces)
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
-        character = active_character_named(session, campaign, name, "go missing")
+        character = active_character_named(session, campaign, name, pgettext("doing", "go missing"))
         current = open_disappearance(session, character)
         if current is not None:
-            raise RuleRefused(f"{character.name} is already missing (since ledger #{current.since_seq})")
+            raise RuleRefused(
+                _("{name} is already missing (since ledger #{since_seq})").format(
+                    name=character.name, since_seq=current.since_seq
+                )
+            )
         searching = active_search_of(session, character)
         if searching is not None:
             raise RuleRefused(
-                f"{character.name} is out searching for {searching[1].name} and takes part in no scenario, "
-                "so it cannot go missing"
+                _("{name} is out searching for {name2} and takes part in no scenario, so it cannot go missing").format(
+                    name=character.name, name2=searching[1].name
+                )
             )
         scenario = open_scenario(session, campaign)
         with recording(session, campaign, actor, "missing") as entry:
@@ -293,9 +301,9 @@ def set_faces(db: Database, campaign_name: str | None, name: str, actor: str, fa
         character = character_named(session, campaign, name)
         disappearance = open_disappearance(session, character)
         if disappearance is None:
-            raise RuleRefused(f"{character.name} is not missing")
+            raise RuleRefused(_("{name} is not missing").format(name=character.name))
         if disappearance.faces == faces:
-            raise RuleRefused(f"{character.name}'s reunion die is already 1d{faces}")
+            raise RuleRefused(_("{name}'s reunion die is already 1d{faces}").format(name=character.name, faces=faces))
         scenario = open_scenario(session, campaign)
         before = disappearance.faces
         with recording(session, campaign, actor, "missing") as entry:
@@ -322,12 +330,12 @@ def found_missing(db: Database, campaign_name: str | None, name: str, actor: str
     again."""
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
-        raise BadInput("--reason is required: say how the story brings them back")
+        raise BadInput(_("--reason is required: say how the story brings them back"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, name)
         disappearance = open_disappearance(session, character)
         if disappearance is None:
-            raise RuleRefused(f"{character.name} is not missing")
+            raise RuleRefused(_("{name} is not missing").format(name=character.name))
         searches = active_searches(session, disappearance)
         scenario = open_scenario(session, campaign)
         with recording(session, campaign, actor, "missing") as entry:

@@ -14,6 +14,7 @@ from typing import TypedDict
 from campaign.core.derived import pool_current, pool_name, stat_value
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
 from campaign.seeds import stat_names_for
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.effects import recording
@@ -54,14 +55,20 @@ class PoolChangeResult:
 def _clean(pool: str, amount: int, name: str = "CHAR", *, heal: bool = False) -> str:
     canonical = pool_name(pool)
     if canonical is None:
-        raise BadInput(f"pool must be HP or FP, not {pool!r}")
+        raise BadInput(_("pool must be HP or FP, not {pool!r}").format(pool=pool))
     if isinstance(amount, int) and not isinstance(amount, bool) and -AMOUNT_LIMIT <= amount < 0:
         other = "damage" if heal else "heal"
         raise BadInput(
-            f"the amount is 1 or more; to {other} instead: `campaign char {other} {name} {canonical} {-amount}`"
+            _("the amount is 1 or more; to {other} instead: `campaign char {other} {name} {canonical} {value}`").format(
+                other=other, name=name, canonical=canonical, value=-amount
+            )
         )
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= AMOUNT_LIMIT:
-        raise BadInput(f"the amount must be a whole number from 1 to {AMOUNT_LIMIT}, not {amount!r}")
+        raise BadInput(
+            _("the amount must be a whole number from 1 to {AMOUNT_LIMIT}, not {amount!r}").format(
+                AMOUNT_LIMIT=AMOUNT_LIMIT, amount=amount
+            )
+        )
     return canonical
 
 
@@ -87,14 +94,20 @@ def change_pool(
         if maximum is None:
             base = "ST" if pool == "FP" else "HT"
             raise RuleRefused(
-                f"{character.name} has no {pool} stat nor {base} to derive it from; "
-                f"give one with `char set {character.name} --stat {pool}=N`"
+                _(
+                    "{name} has no {pool} stat nor {base} to derive it from; give one with `char set {name} "
+                    "--stat {pool}=N`"
+                ).format(name=character.name, pool=pool, base=base)
             )
         before = pool_current(character.stats, character.pools, pool, aliases)
         assert before is not None  # the pool has a maximum, so it has a current value
         delta = min(amount, maximum.value - before) if heal else -amount
         if heal and delta <= 0:
-            raise RuleRefused(f"{character.name}'s {pool} is {before}/{maximum.value}: nothing to heal")
+            raise RuleRefused(
+                _("{name}'s {pool} is {before}/{value}: nothing to heal").format(
+                    name=character.name, pool=pool, before=before, value=maximum.value
+                )
+            )
         with recording(session, campaign, actor, action) as entry:
             after = entry.change_pool(character, pool, delta)
             view: _PoolView = {

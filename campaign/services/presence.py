@@ -25,6 +25,8 @@ from sqlalchemy.orm import Session
 
 from campaign.db.models import Character
 from campaign.errors import RuleRefused
+from campaign.i18n import _
+from campaign.labels import status_label
 
 _Result = TypeVar("_Result")  # a result dataclass with a `warnings` field
 
@@ -57,11 +59,17 @@ def check_presence(session: Session, characters: Iterable[Character], what: str,
     for character in characters:
         status, target = _absence(session, character)
         if status in ("dead", "retired"):
-            raise RuleRefused(f"{character.name} is {status}: no {what} for a character out of the game")
+            raise RuleRefused(
+                _("{name} is {status}: no {what} for a character out of the game").format(
+                    name=character.name, status=status_label(status), what=what
+                )
+            )
         if status == "missing" and not anyway:
             raise RuleRefused(
-                f"{character.name} is missing and not in play: {what} needs the character "
-                "present (--anyway if the story brings them on stage)"
+                _(
+                    "{name} is missing and not in play: {what} needs the character present (--anyway if the story "
+                    "brings them on stage)"
+                ).format(name=character.name, what=what)
             )
         if status != "active":
             warnings.append(_phrase(character.name, status, target))

@@ -28,6 +28,7 @@ from campaign.chain import MAX_DEPTH, Broken, Walk, strict_loads, too_deep
 from campaign.core.commitment import COMMITTED_FIELDS, matches
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.services.common import campaign_named
 from campaign.services.history import INT_MAX
 from campaign.services.secret_rolls import secret_of
@@ -124,25 +125,35 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
                 other = session.execute(_ANY_BY_HASH, params).first()
                 if other is not None:
                     raise RuleRefused(
-                        f"--head {head[:12]}… is entry #{other.seq} ({other.kind}), not a seal; "
-                        "give a hash printed by `history seal`"
+                        _(
+                            "--head {value}… is entry #{seq} ({kind}), not a seal; give a hash printed by "
+                            "`history seal`"
+                        ).format(value=head[:12], seq=other.seq, kind=other.kind)
                     )
-                raise NotFound(f"no seal with hash {head[:12]}… in campaign {campaign.name!r}")
+                raise NotFound(
+                    _("no seal with hash {value}… in campaign {name!r}").format(value=head[:12], name=campaign.name)
+                )
         else:
             latest = session.execute(_LATEST_SEAL, params).first()
             if latest is None:
-                raise RuleRefused(f"campaign {campaign.name!r} has no seal yet: run `history seal` first")
+                raise RuleRefused(
+                    _("campaign {name!r} has no seal yet: run `history seal` first").format(name=campaign.name)
+                )
             head_seq, head = latest.seq, latest.hash
         last_seq = ledger.head(session, campaign.id)[0]
         if not 1 <= seq <= INT_MAX or seq > last_seq:
-            raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
+            raise NotFound(_("no ledger entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         if seq > head_seq:
-            raise RuleRefused(f"entry #{seq} comes after the seal #{head_seq}: seal again (`history seal`) to prove it")
+            raise RuleRefused(
+                _("entry #{seq} comes after the seal #{head_seq}: seal again (`history seal`) to prove it").format(
+                    seq=seq, head_seq=head_seq
+                )
+            )
 
         rows = ledger.iter_chain(session, campaign.id, from_seq=seq)
         first = next(rows, None)
         if first is None or first.seq != seq:
-            raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
+            raise NotFound(_("no ledger entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
         # Written by hand, key by key, so the entries can stream; one entry per line. The
         # campaign is the name inside the records (a renamed import keeps its chain's name).
@@ -155,7 +166,9 @@ def write_bundle(db: Database, campaign_name: str | None, seq: int, head: str | 
         for row in _chain(first, rows):
             if row.seq != walk.seq or walk.link_problem(row.prev_hash, row.record, row.hash):
                 raise RuleRefused(
-                    f"the stored chain is broken at #{walk.seq}: run `history verify`; no proof was written"
+                    _("the stored chain is broken at #{seq}: run `history verify`; no proof was written").format(
+                        seq=walk.seq
+                    )
                 )
             out.write(
                 (",\n" if written else "")
@@ -193,19 +206,19 @@ MAX_BYTES = 256 * 2**20  # as campaign.proofcheck: a larger bundle is refused un
 
 def load_bundle(data: bytes) -> Any:
     if len(data) > MAX_BYTES:
-        raise ProofRejected(f"the bundle is larger than {MAX_BYTES // 2**20} MiB")
+        raise ProofRejected(_("the bundle is larger than {value} MiB").format(value=MAX_BYTES // 2**20))
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ProofRejected(f"the bundle is not UTF-8 text (byte {exc.start})") from None
+        raise ProofRejected(_("the bundle is not UTF-8 text (byte {start})").format(start=exc.start)) from None
     if too_deep(decoded):
-        raise ProofRejected(f"the bundle is nested more than {MAX_DEPTH} levels deep")
+        raise ProofRejected(_("the bundle is nested more than {MAX_DEPTH} levels deep").format(MAX_DEPTH=MAX_DEPTH))
     try:
         return strict_loads(decoded)
     except Broken as exc:
         raise ProofRejected(exc.reason) from None
     except ValueError as exc:
-        raise ProofRejected(f"the bundle is not valid JSON ({exc})") from None
+        raise ProofRejected(_("the bundle is not valid JSON ({exc})").format(exc=exc)) from None
 
 
 def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
@@ -216,25 +229,33 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
     """
     head = clean_head(head)
     if not isinstance(bundle, dict):
-        raise ProofRejected("the bundle is not a JSON object")
+        raise ProofRejected(_("the bundle is not a JSON object"))
     if set(bundle) != BUNDLE_KEYS:
         missing, extra = sorted(BUNDLE_KEYS - set(bundle)), sorted(set(bundle) - BUNDLE_KEYS)
-        raise ProofRejected(f"the bundle's fields are wrong (missing {missing}, unexpected {extra})")
+        raise ProofRejected(
+            _("the bundle's fields are wrong (missing {missing}, unexpected {extra})").format(
+                missing=missing, extra=extra
+            )
+        )
     if bundle["format"] != FORMAT or not _is_int(bundle["version"]) or bundle["version"] != VERSION:
-        raise ProofRejected(f"not a {FORMAT} bundle of version {VERSION}")
+        raise ProofRejected(_("not a {FORMAT} bundle of version {VERSION}").format(FORMAT=FORMAT, VERSION=VERSION))
     campaign, first, entries = bundle["campaign"], bundle["seq"], bundle["entries"]
     if not isinstance(campaign, str):
-        raise ProofRejected("the bundle's campaign is not a name")
+        raise ProofRejected(_("the bundle's campaign is not a name"))
     if not _is_int(first) or first < 1 or not _is_int(bundle["head_seq"]):
-        raise ProofRejected("the bundle's seq or head_seq is not a positive whole number")
+        raise ProofRejected(_("the bundle's seq or head_seq is not a positive whole number"))
     for name in ("anchor", "head"):
         if not _is_hash(bundle[name]):
-            raise ProofRejected(f"the bundle's {name} is not a 64-hex SHA-256 hash")
+            raise ProofRejected(_("the bundle's {name} is not a 64-hex SHA-256 hash").format(name=name))
     if not isinstance(entries, list) or not entries:
-        raise ProofRejected("the bundle has no entries")
+        raise ProofRejected(_("the bundle has no entries"))
     last = first + len(entries) - 1
     if bundle["head_seq"] != last:
-        raise ProofRejected(f"head_seq {bundle['head_seq']} does not match {len(entries)} entries from #{first}")
+        raise ProofRejected(
+            _("head_seq {head_seq} does not match {count} entries from #{first}").format(
+                head_seq=bundle["head_seq"], count=len(entries), first=first
+            )
+        )
 
     walk = Walk(campaign, first, bundle["anchor"], strict=True, anchor="the bundle's anchor")
     records: dict[int, dict[str, Any]] = {}
@@ -242,10 +263,10 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
     fair_records: list[dict[str, Any]] = []  # what docs/fair-dice.md recomputes
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
-            raise ProofRejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
+            raise ProofRejected(_("fields must be exactly {value}").format(value=sorted(ENTRY_KEYS)), seq)
         record_json, stored = entry["record"], entry["hash"]
         if not isinstance(record_json, str) or not _is_hash(stored) or not _is_hash(entry["prev_hash"]):
-            raise ProofRejected("record is not text, or a hash is not 64 hex digits", seq)
+            raise ProofRejected(_("record is not text, or a hash is not 64 hex digits"), seq)
         try:
             record = walk.step(entry["prev_hash"], record_json, stored)
         except Broken as exc:
@@ -258,9 +279,11 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
         if kind == "seal":
             seals.append((seq, stored))
     if kind != "seal":
-        raise ProofRejected("the last entry is not a seal, so the head was never sealed", last)
+        raise ProofRejected(_("the last entry is not a seal, so the head was never sealed"), last)
     if walk.prev_hash != bundle["head"]:
-        raise ProofRejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)
+        raise ProofRejected(
+            _("the last entry's hash is not the bundle's head {head}").format(head=bundle["head"]), last
+        )
     revealed: dict[int, int] = {}
     for seq, record in records.items():
         if record.get("kind") == "reveal":
@@ -270,7 +293,7 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
 
     fair = check_records(fair_records, partial=True)
     if not fair["ok"]:
-        raise ProofRejected(f"fair dice: {fair['problem']}", fair["seq"])
+        raise ProofRejected(_("fair dice: {problem}").format(problem=fair["problem"]), fair["seq"])
     return ProofHolds(
         ok=True,
         campaign=campaign,
@@ -296,18 +319,25 @@ def _check_reveal(
     target, commitment = detail.get("reveals"), detail.get("commitment")
     inside = _is_int(target) and first <= target < seq
     if not _is_int(target) or target >= seq or (inside and secret_of(records.get(target, {})) is None):
-        raise ProofRejected(f"the reveal names #{target}, which is no earlier secret roll", seq)
+        raise ProofRejected(_("the reveal names #{target}, which is no earlier secret roll").format(target=target), seq)
     if target in revealed:
-        raise ProofRejected(f"secret roll #{target} is revealed twice (#{revealed[target]}, #{seq})", seq)
+        raise ProofRejected(
+            _("secret roll #{target} is revealed twice (#{value}, #{seq})").format(
+                target=target, value=revealed[target], seq=seq
+            ),
+            seq,
+        )
     if (
         (inside and secret_of(records[target]) != commitment)
         or not isinstance(commitment, str)
         or not matches(commitment, detail.get("salt"), detail.get("result"))
     ):
-        raise ProofRejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
+        raise ProofRejected(
+            _("the reveal does not match the commitment of #{target} (wrong result or salt)").format(target=target), seq
+        )
     for name in COMMITTED_FIELDS:
         if name != "detail" and record.get(name) != detail["result"].get(name):
-            raise ProofRejected(f"the reveal shows a {name} other than the one committed", seq)
+            raise ProofRejected(_("the reveal shows a {name} other than the one committed").format(name=name), seq)
     revealed[target] = seq
 
 
@@ -317,7 +347,11 @@ def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str
         return seals[-1]
     found = [seal for seal in seals if seal[1].startswith(head)]
     if len(found) > 1:
-        raise BadInput(f"--head {head}: matches seals #{found[0][0]} and #{found[1][0]}; give more digits")
+        raise BadInput(
+            _("--head {head}: matches seals #{value} and #{value2}; give more digits").format(
+                head=head, value=found[0][0], value2=found[1][0]
+            )
+        )
     if not found:
         raise ProofRejected(NOT_CONTAINED)
     return found[0]
@@ -343,7 +377,7 @@ def check_file(path: str, head: str | None = None) -> ProofHolds:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except IsADirectoryError:
-        raise BadInput(f"{path} is a directory") from None
+        raise BadInput(_("{path} is a directory").format(path=path)) from None
     except OSError as exc:
-        raise NotFound(f"cannot read {path}: {exc.strerror}") from None
+        raise NotFound(_("cannot read {path}: {strerror}").format(path=path, strerror=exc.strerror)) from None
     return check_bundle(load_bundle(data), head)

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import RuleRefused
+from campaign.i18n import _
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +38,10 @@ def rebuild_states(db: Database) -> Rebuilt:
             report = ledger.verify(session, campaign)
             if not report.ok:
                 raise RuleRefused(
-                    f"the ledger of campaign {campaign.name!r} is broken at #{report.bad_seq} "
-                    f"({report.reason}): its state cannot be rebuilt from it; nothing was changed"
+                    _(
+                        "the ledger of campaign {name!r} is broken at #{bad_seq} ({reason}): its state cannot be "
+                        "rebuilt from it; nothing was changed"
+                    ).format(name=campaign.name, bad_seq=report.bad_seq, reason=report.reason)
                 )
     with db.engine.execution_options(sqlite_begin="IMMEDIATE").connect() as conn, conn.begin():
         rebuild_projections(conn)

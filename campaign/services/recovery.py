@@ -19,6 +19,8 @@ from campaign.core.dice_source import DiceSource, about
 from campaign.core.success import CRITICAL_SUCCESS, SUCCESS, success_roll
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
+from campaign.labels import condition_label
 from campaign.services.common import clean_name, clean_text
 from campaign.services.conditions import (
     _clock_view,
@@ -86,31 +88,45 @@ def recover(
     name = clean_name(name, "condition")
     reason = clean_text(reason, "--reason")
     if isinstance(modifier, bool) or not isinstance(modifier, int) or abs(modifier) > MODIFIER_LIMIT:
-        raise BadInput(f"--mod must be a whole number within ±{MODIFIER_LIMIT}")
+        raise BadInput(_("--mod must be a whole number within ±{MODIFIER_LIMIT}").format(MODIFIER_LIMIT=MODIFIER_LIMIT))
     with _write(db, campaign_name, character_name) as (session, campaign, character):
         matching = [c for c in active_conditions(session, character) if _condition_matches(c, name)]
         if not matching:
             have = ", ".join(c.name for c in active_conditions(session, character)) or "none"
-            raise NotFound(f"{character.name} has no active condition {name!r} (conditions: {have})")
+            raise NotFound(
+                _("{name} has no active condition {name2!r} (conditions: {have})").format(
+                    name=character.name, name2=name, have=have
+                )
+            )
         condition = matching[0]  # the oldest of that name
         recovery = (condition.detail or {}).get("recovery")
         rolled = recovery_stat(condition.detail)
         if rolled is None:
             if recovery == "auto":
                 raise RuleRefused(
-                    f"{character.name}'s {condition.name} ends by itself: `campaign time advance` runs it out"
+                    _("{name}'s {name2} ends by itself: `campaign time advance` runs it out").format(
+                        name=character.name, name2=condition.name
+                    )
                 )
-            raise RuleRefused(
-                f"{character.name}'s {condition.name} has no recovery roll"
-                + (" (the GM decides)" if recovery == "gm" else "")
-                + f"; end it with `campaign condition clear {character.name} {condition.name}`"
+            text = (
+                _("{name}'s {condition} has no recovery roll (the GM decides); end it with {command}")
+                if recovery == "gm"
+                else _("{name}'s {condition} has no recovery roll; end it with {command}")
             )
+            command = f"`campaign condition clear {character.name} {condition.name}`"
+            raise RuleRefused(text.format(name=character.name, condition=condition.name, command=command))
         stat, ignores_penalties = rolled
         if modifier and ignores_penalties:
-            raise BadInput(f"this {stat} roll ignores penalties (the fright table says so): drop --mod")
+            raise BadInput(
+                _("this {stat} roll ignores penalties (the fright table says so): drop --mod").format(stat=stat)
+            )
         value = stat_value(character.stats, stat)
         if value is None:
-            raise RuleRefused(f"{character.name} has no {stat} stat to roll {condition.name}'s recovery against")
+            raise RuleRefused(
+                _("{name} has no {stat} stat to roll {name2}'s recovery against").format(
+                    name=character.name, stat=stat, name2=condition.name
+                )
+            )
         target = value.value + modifier
         warnings = []
         due = due_clock(condition)
@@ -121,9 +137,10 @@ def recover(
                 f"(now {_clock_view(clock)['text']}); rolled all the same"
             )
         with about(source, character.name):
-            judged = success_roll(
-                target, source, purpose=f"{character.name}'s {stat} roll to recover from {condition.name}"
+            purpose = _("{name}'s {stat} roll to recover from {condition}").format(
+                name=character.name, stat=stat, condition=condition_label(condition.name)
             )
+            judged = success_roll(target, source, purpose=purpose)
         source.ensure_all_used()
         recovered = judged.outcome in (SUCCESS, CRITICAL_SUCCESS)
         with recording(session, campaign, actor, "condition") as entry:

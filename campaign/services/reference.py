@@ -16,6 +16,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.core.reference import RefRoll, RefTable, find_reference
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import _
 from campaign.seeds import load_references
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
@@ -79,7 +80,7 @@ def reference_named(name: str) -> RefTable:
     table = find_reference(wanted, load_references())
     if table is None:
         known = ", ".join(t.name for t in load_references().values())
-        raise NotFound(f"no reference table {wanted!r}; tables: {known}")
+        raise NotFound(_("no reference table {wanted!r}; tables: {known}").format(wanted=wanted, known=known))
     return table
 
 
@@ -114,7 +115,9 @@ def roll_reference_table(
     table = reference_named(name)
     if not table.rollable:
         rollable = ", ".join(t.name for t in load_references().values() if t.rollable)
-        raise BadInput(f"{table.name} is a look-up, not a roll table (rollable: {rollable})")
+        raise BadInput(
+            _("{name} is a look-up, not a roll table (rollable: {rollable})").format(name=table.name, rollable=rollable)
+        )
     with campaign_transaction(db, campaign_name) as (session, campaign):
         from campaign.core.dice_source import about
         from campaign.services.presence import roll_warnings

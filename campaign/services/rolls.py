@@ -11,6 +11,7 @@ from campaign.core.dice_parse import spaced_expression_hint, split_comment
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput
+from campaign.i18n import _
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
 
@@ -76,7 +77,7 @@ def roll(
         and (_reference_command(words[0]) or _is_table_command(words[0]))
     ):
         if sorcery:
-            raise BadInput("--sorcery applies to a GURPS success roll such as 3D6<=12, not to a table")
+            raise BadInput(_("--sorcery applies to a GURPS success roll such as 3D6<=12, not to a table"))
         comment = words[1].strip() if len(words) > 1 else None
         if _reference_command(words[0]):  # BCDice's HIT: the seed's hit location table
             from campaign.services.reference import roll_reference_table
@@ -106,8 +107,10 @@ def roll(
     if hint is not None:
         rolled = split_comment(text)[0]
         raise BadInput(
-            f"{text.strip()!r}: words after a space are a comment, so this would roll just {rolled}; "
-            f"write it without spaces: {hint}"
+            _(
+                "{value!r}: words after a space are a comment, so this would roll just {rolled}; write it without "
+                "spaces: {hint}"
+            ).format(value=text.strip(), rolled=rolled, hint=hint)
         )
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character) if character else None

@@ -30,6 +30,7 @@ from campaign.core.reunion import (
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Disappearance, ReunionCheck, Scenario, ScenarioParticipant, Search
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _, pgettext
 from campaign.services.common import (
     active_character_named,
     campaign_named,
@@ -77,16 +78,18 @@ def start_scenario(
     docs/rules.md "Missing and reunion check")."""
     title = clean_name(title, "scenario")
     if not participants:
-        raise BadInput("a scenario needs at least one participant: --with CHAR")
+        raise BadInput(_("a scenario needs at least one participant: --with CHAR"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         current = open_scenario(session, campaign)
         if current is not None:
             raise RuleRefused(
-                f"scenario #{current.number} {current.title!r} is still open; end it first with `campaign scenario end`"
+                _("scenario #{number} {title!r} is still open; end it first with `campaign scenario end`").format(
+                    number=current.number, title=current.title
+                )
             )
         joining: list[Character] = []
         for name in participants:
-            character = active_character_named(session, campaign, name, "take part in a scenario")
+            character = active_character_named(session, campaign, name, pgettext("doing", "take part in a scenario"))
             if character in joining:
                 continue
             check_can_join_scenario(character_facts(session, character))
@@ -124,18 +127,20 @@ def _send_searcher(
 ) -> SearcherSent:
     """One search entry: recorded as who typed `scenario start` (the actor), on behalf of
     the searcher's player, who sends it."""
-    searcher = active_character_named(session, campaign, searcher_name, "search")
+    searcher = active_character_named(session, campaign, searcher_name, pgettext("doing", "search"))
     target = character_named(session, campaign, target_name)
     disappearance = open_disappearance(session, target)
     if disappearance is None:
-        raise RuleRefused(f"{target.name} is not missing; there is no one to search for")
+        raise RuleRefused(_("{name} is not missing; there is no one to search for").format(name=target.name))
     check_can_search(
         character_facts(session, searcher), missing_facts(session, target, disappearance), at_scenario_start=True
     )
     if searcher.id in joining_ids:
         raise RuleRefused(
-            f"{searcher.name} takes part in this scenario and cannot also search for {target.name}; "
-            "a searcher sits out every scenario until the reunion"
+            _(
+                "{name} takes part in this scenario and cannot also search for {name2}; a searcher sits out every "
+                "scenario until the reunion"
+            ).format(name=searcher.name, name2=target.name)
         )
     with recording(session, campaign, actor, "search") as entry:
         entry.start_search(disappearance, searcher, scenario)
@@ -216,16 +221,18 @@ def end_scenario(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         scenario = open_scenario(session, campaign)
         if scenario is None:
-            raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
+            raise RuleRefused(_("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`"))
         missing = open_disappearances(session, campaign)
         missing_ids = {d.character_id for d in missing}
         sources: dict[int, DiceSource] = {}
         for name, source in manual:
             character = character_named(session, campaign, name)
             if character.id in sources:
-                raise BadInput(f"--dice: {character.name} is given twice")
+                raise BadInput(_("--dice: {name} is given twice").format(name=character.name))
             if character.id not in missing_ids:
-                raise RuleRefused(f"--dice: {character.name} is not missing, so there is no reunion check to roll")
+                raise RuleRefused(
+                    _("--dice: {name} is not missing, so there is no reunion check to roll").format(name=character.name)
+                )
             sources[character.id] = source
 
         recipients = _award_recipients(session, scenario, searchers, npcs) if award is not None else []
@@ -346,19 +353,25 @@ def change_roster(db: Database, campaign_name: str | None, actor: str, name: str
     with campaign_transaction(db, campaign_name) as (session, campaign):
         scenario = open_scenario(session, campaign)
         if scenario is None:
-            raise RuleRefused("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`")
+            raise RuleRefused(_("no scenario is open; start one with `campaign scenario start TITLE --with CHAR`"))
         character = (
-            active_character_named(session, campaign, name, "take part in a scenario")
+            active_character_named(session, campaign, name, pgettext("doing", "take part in a scenario"))
             if join
             else character_named(session, campaign, name)
         )
         taking_part = session.get(ScenarioParticipant, (scenario.id, character.id)) is not None
         if join:
             if taking_part:
-                raise RuleRefused(f"{character.name} already takes part in scenario #{scenario.number}")
+                raise RuleRefused(
+                    _("{name} already takes part in scenario #{number}").format(
+                        name=character.name, number=scenario.number
+                    )
+                )
             check_can_join_scenario(character_facts(session, character))
         elif not taking_part:
-            raise RuleRefused(f"{character.name} does not take part in scenario #{scenario.number}")
+            raise RuleRefused(
+                _("{name} does not take part in scenario #{number}").format(name=character.name, number=scenario.number)
+            )
         action = "join" if join else "leave"
         with recording(session, campaign, actor, "scenario") as entry:
             if join:
@@ -399,7 +412,7 @@ def add_note(
 
     text = clean_text(text, "note") or ""  # a string stays a string; "" is refused below
     if not text or not text.strip():
-        raise BadInput("a note needs some text")
+        raise BadInput(_("a note needs some text"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         scenario = _find_scenario(session, campaign, scenario_title)
         appended = ledger.append(
@@ -485,7 +498,7 @@ def _find_scenario(session: Session, campaign: Campaign, title: str | None) -> S
     if title is None:
         found = open_scenario(session, campaign) or session.scalar(base.order_by(Scenario.number.desc()).limit(1))
         if found is None:
-            raise NotFound("no scenario yet: start one with `campaign scenario start TITLE --with CHAR`")
+            raise NotFound(_("no scenario yet: start one with `campaign scenario start TITLE --with CHAR`"))
         return found
     title = clean_name(title, "scenario")
     matches = session.scalars(base.where(Scenario.title == title).order_by(Scenario.number)).all()
@@ -493,13 +506,17 @@ def _find_scenario(session: Session, campaign: Campaign, title: str | None) -> S
         return matches[0]
     if len(matches) > 1:
         numbers = ", ".join(f"#{s.number}" for s in matches)
-        raise RuleRefused(f"several scenarios are titled {title!r} ({numbers}); give the number instead")
+        raise RuleRefused(
+            _("several scenarios are titled {title!r} ({numbers}); give the number instead").format(
+                title=title, numbers=numbers
+            )
+        )
     number = _NUMBER.fullmatch(title)
     if number and len(number.group(1)) <= 9:
         found = session.scalar(base.where(Scenario.number == int(number.group(1))))
         if found is not None:
             return found
-    raise NotFound(f"no scenario titled {title!r}")
+    raise NotFound(_("no scenario titled {title!r}").format(title=title))
 
 
 def show_scenario(db: Database, campaign_name: str | None, title: str | None) -> ScenarioDetail:
@@ -522,7 +539,7 @@ def roll_reunion_again(
         character = character_named(session, campaign, name)
         disappearance = open_disappearance(session, character)
         if disappearance is None:
-            raise RuleRefused(f"{character.name} is not missing; there is no reunion check to roll")
+            raise RuleRefused(_("{name} is not missing; there is no reunion check to roll").format(name=character.name))
         if scenario_title is None:
             scenario = session.scalar(
                 select(Scenario)
@@ -531,13 +548,21 @@ def roll_reunion_again(
                 .limit(1)
             )
             if scenario is None:
-                raise RuleRefused("no scenario has ended yet: reunion checks are rolled at a scenario's end")
+                raise RuleRefused(_("no scenario has ended yet: reunion checks are rolled at a scenario's end"))
         else:
             scenario = _find_scenario(session, campaign, scenario_title)
             if scenario.ended_seq is None:
-                raise RuleRefused(f"scenario #{scenario.number} has not ended; its end rolls the reunion checks")
+                raise RuleRefused(
+                    _("scenario #{number} has not ended; its end rolls the reunion checks").format(
+                        number=scenario.number
+                    )
+                )
         if scenario.ended_seq < disappearance.since_seq:
-            raise RuleRefused(f"{character.name} went missing after scenario #{scenario.number} ended")
+            raise RuleRefused(
+                _("{name} went missing after scenario #{number} ended").format(
+                    name=character.name, number=scenario.number
+                )
+            )
         done = session.scalar(
             select(ReunionCheck.seq).where(
                 ReunionCheck.disappearance_id == disappearance.id, ReunionCheck.scenario_id == scenario.id
@@ -545,8 +570,9 @@ def roll_reunion_again(
         )
         if done is not None:
             raise RuleRefused(
-                f"{character.name}'s reunion check for scenario #{scenario.number} was rolled "
-                f"(#{done}); void it first to roll again"
+                _(
+                    "{name}'s reunion check for scenario #{number} was rolled (#{done}); void it first to roll again"
+                ).format(name=character.name, number=scenario.number, done=done)
             )
         facts = missing_facts(session, character, disappearance)
         # the threshold of scenario N's end: its searchers, not those sent since

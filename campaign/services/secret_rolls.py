@@ -28,6 +28,7 @@ from campaign import ledger
 from campaign.core.commitment import COMMITTED_FIELDS, SALT_HEX, canonical, commit, matches
 from campaign.db.database import Database
 from campaign.errors import DataError, NotFound, RuleRefused
+from campaign.i18n import _, pgettext
 from campaign.services.common import campaign_named, campaign_transaction
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def append_secret(session: Session, campaign: Campaign, actor: str, entry: ledge
     from campaign.db.models import SecretRoll
 
     if entry.ops:
-        raise RuleRefused("a roll that changes state cannot be secret: the change would show its result")
+        raise RuleRefused(_("a roll that changes state cannot be secret: the change would show its result"))
     result = json.loads(canonical({name: getattr(entry, name) for name in COMMITTED_FIELDS}))
     salt = random_bytes.token_hex(SALT_HEX // 2)
     commitment = commit(salt, result)
@@ -102,7 +103,7 @@ def _secret_record(session: Session, campaign: Campaign, seq: int) -> dict[str, 
 
     record = record_of(session, campaign.id, seq)
     if secret_of(record) is None:
-        raise RuleRefused(f"entry #{seq} is not a secret roll")
+        raise RuleRefused(_("entry #{seq} is not a secret roll").format(seq=seq))
     return record
 
 
@@ -112,7 +113,9 @@ def _hidden(session: Session, campaign: Campaign, seq: int) -> tuple[str, dict[s
     row = session.get(SecretRoll, (campaign.id, seq))
     if row is None:
         raise NotFound(
-            f"the hidden result of secret roll #{seq} is not in this database (imported without its --secrets file?)"
+            _(
+                "the hidden result of secret roll #{seq} is not in this database (imported without its --secrets file?)"
+            ).format(seq=seq)
         )
     return row.salt, json.loads(row.result)
 
@@ -124,7 +127,9 @@ def _may_see(record: dict[str, Any], actor: str, doing: str) -> None:
     """The one who rolled in secret (the GM, by default) peeks and reveals; nobody else."""
     if actor not in (GM, record.get("actor")):
         raise RuleRefused(
-            f"only {record.get('actor')} (who rolled it) or the GM may {doing} secret roll #{record.get('seq')}"
+            _("only {value} (who rolled it) or the GM may {doing} secret roll #{value2}").format(
+                value=record.get("actor"), doing=doing, value2=record.get("seq")
+            )
         )
 
 
@@ -133,7 +138,7 @@ def peek(db: Database, campaign_name: str | None, seq: int, actor: str = GM) -> 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         record = _secret_record(session, campaign, seq)
-        _may_see(record, actor, "peek at")
+        _may_see(record, actor, pgettext("doing", "peek at"))
         salt, result = _hidden(session, campaign, seq)
         # The public fields of the entry (its kind, who rolled, when) with the hidden
         # result over them: everything a roll's rendering reads, as the reveal will show it.
@@ -158,10 +163,12 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
 
     with campaign_transaction(db, campaign_name) as (session, campaign):
         record = _secret_record(session, campaign, seq)
-        _may_see(record, actor, "reveal")
+        _may_see(record, actor, pgettext("doing", "reveal"))
         earlier = _reveal_of(session, campaign.id, seq)
         if earlier is not None:
-            raise RuleRefused(f"secret roll #{seq} was already revealed (entry #{earlier})")
+            raise RuleRefused(
+                _("secret roll #{seq} was already revealed (entry #{earlier})").format(seq=seq, earlier=earlier)
+            )
         salt, result = _hidden(session, campaign, seq)
         appended = ledger.append(
             session,
@@ -305,13 +312,15 @@ def load_secret_lines(session: Session, campaign: Campaign, lines: Iterable[str]
         try:
             item = json.loads(line)
         except ValueError:
-            raise DataError(f"secrets line {number}: not JSON; nothing imported") from None
+            raise DataError(_("secrets line {number}: not JSON; nothing imported").format(number=number)) from None
         if not isinstance(item, dict):
-            raise DataError(f"secrets line {number}: not a JSON object; nothing imported")
+            raise DataError(_("secrets line {number}: not a JSON object; nothing imported").format(number=number))
         if item.get("type") == "header":
             if item.get("format") != SECRETS_FORMAT or item.get("campaign") != campaign.ledger_name:
                 raise DataError(
-                    f"secrets line {number}: not the secrets of campaign {campaign.name!r}; nothing imported"
+                    _("secrets line {number}: not the secrets of campaign {name!r}; nothing imported").format(
+                        number=number, name=campaign.name
+                    )
                 )
             continue
         seq, salt, result = item.get("seq"), item.get("salt"), item.get("result")
@@ -335,7 +344,11 @@ def load_secret_lines(session: Session, campaign: Campaign, lines: Iterable[str]
             or not isinstance(parsed, dict)  # it matched: the object committed
             or canonical(parsed) != result
         ):
-            raise DataError(f"secrets line {number}: does not match the commitment of entry #{seq}; nothing imported")
+            raise DataError(
+                _("secrets line {number}: does not match the commitment of entry #{seq}; nothing imported").format(
+                    number=number, seq=seq
+                )
+            )
         session.add(SecretRoll(campaign_id=campaign.id, seq=seq, salt=salt, result=result))
         count += 1
     session.flush()

@@ -23,6 +23,7 @@ from campaign.core.stat_names import resolve_stat
 from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
 from campaign.projection import ops as o
 from campaign.services.characters import canonical_stats, list_characters, show_character
 from campaign.services.common import campaign_transaction, clean_name, player_named
@@ -77,7 +78,7 @@ def _pieces(text: str) -> list[Any]:
         try:
             return [json.loads(line) for line in text.splitlines() if line.strip()]
         except ValueError as exc:
-            raise BadInput(f"not a ココフォリア piece (JSON): {exc}") from None
+            raise BadInput(_("not a ココフォリア piece (JSON): {exc}").format(exc=exc)) from None
     return data if isinstance(data, list) else [data]
 
 
@@ -85,7 +86,9 @@ def read_records(text: str, fmt: str, is_stat: Callable[[str], bool] | None = No
     """The template records of a CSV or JSON file (a list, or {"characters": [...]}), or
     of ココフォリア pieces (bridges.ccfolia_sheet; `is_stat` tells stats from skills)."""
     if fmt not in IMPORT_FORMATS:
-        raise BadInput(f"--format must be one of {', '.join(IMPORT_FORMATS)}, not {fmt!r}")
+        raise BadInput(
+            _("--format must be one of {value}, not {fmt!r}").format(value=", ".join(IMPORT_FORMATS), fmt=fmt)
+        )
     if fmt == "ccfolia":
         from campaign.bridges.ccfolia_sheet import piece_record
 
@@ -95,22 +98,22 @@ def read_records(text: str, fmt: str, is_stat: Callable[[str], bool] | None = No
         try:
             data = json.loads(text)
         except ValueError as exc:
-            raise BadInput(f"not JSON: {exc}") from None
+            raise BadInput(_("not JSON: {exc}").format(exc=exc)) from None
         found = data.get("characters") if isinstance(data, dict) else data
         if not isinstance(found, list) or not all(isinstance(r, dict) for r in found):
-            raise BadInput('a JSON sheet file is a list of objects (or {"characters": [...]})')
+            raise BadInput(_('a JSON sheet file is a list of objects (or {"characters": [...]})'))
         records = found
     else:
         reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
         if reader.fieldnames is None:
-            raise BadInput("the CSV file is empty")
+            raise BadInput(_("the CSV file is empty"))
         if len(set(reader.fieldnames)) != len(reader.fieldnames) or any(not f for f in reader.fieldnames):
-            raise BadInput("the CSV header has an empty or repeated column")
+            raise BadInput(_("the CSV header has an empty or repeated column"))
         records = [dict(row) for row in reader]
         if any(None in row for row in records):
-            raise BadInput("a CSV row has more cells than the header")
+            raise BadInput(_("a CSV row has more cells than the header"))
     if len(records) > RECORD_LIMIT:
-        raise BadInput(f"at most {RECORD_LIMIT} characters in one file")
+        raise BadInput(_("at most {RECORD_LIMIT} characters in one file").format(RECORD_LIMIT=RECORD_LIMIT))
     return records
 
 
@@ -134,7 +137,7 @@ def import_sheets(
 
         records = read_records(text, fmt, is_stat)
         if not records:
-            raise BadInput("the file holds no character")
+            raise BadInput(_("the file holds no character"))
 
         drafts = [
             parse_record(r, f"character {i} ({r.get('name') or '?'})", is_stat, player)
@@ -142,11 +145,15 @@ def import_sheets(
         ]
         names = [clean_name(d.name, "character") for d in drafts]
         if len(set(names)) != len(names):
-            raise BadInput("the file names a character twice")
+            raise BadInput(_("the file names a character twice"))
         existing = set(session.scalars(select(Character.name).where(Character.campaign_id == campaign.id)))
         clash = [n for n in names if n in existing]
         if clash:
-            raise RuleRefused(f"{', '.join(map(repr, clash))} already in {campaign.name!r}: nothing imported")
+            raise RuleRefused(
+                _("{value} already in {name!r}: nothing imported").format(
+                    value=", ".join(map(repr, clash)), name=campaign.name
+                )
+            )
         planned = [_plan(session, campaign, d, name, aliases) for d, name in zip(drafts, names)]
         results = []
         for draft, name, (stats, owner, skills, traits, notes, items) in zip(drafts, names, planned):
@@ -180,7 +187,7 @@ def _plan(
     from campaign.services.traits import _clean_category, _clean_cp
 
     if draft.kind == "pc" and draft.player is None:
-        raise BadInput(f"{name}: a PC needs a player (a player column, or --player)")
+        raise BadInput(_("{name}: a PC needs a player (a player column, or --player)").format(name=name))
     owner = player_named(session, campaign, draft.player) if draft.player else None
     stats = canonical_stats(campaign, draft.stats, {}, new_stat=False, who=name)
     skills: list[tuple[str, int, str | None, str | None]] = []
@@ -188,13 +195,19 @@ def _plan(
     for skill in draft.skills:
         skill_name = clean_name(skill.name, "skill")
         if skill_name.casefold() in seen:
-            raise BadInput(f"{name}: the skill {skill_name!r} is given twice")
+            raise BadInput(
+                _("{name}: the skill {skill_name!r} is given twice").format(name=name, skill_name=skill_name)
+            )
         seen.add(skill_name.casefold())
         attr = None
         if skill.attr is not None:
             found = resolve_stat(skill.attr, stats, aliases)
             if not found.known:
-                raise RuleRefused(f"{name}: skill {skill_name}: {skill.attr!r} is not a stat")
+                raise RuleRefused(
+                    _("{name}: skill {skill_name}: {attr!r} is not a stat").format(
+                        name=name, skill_name=skill_name, attr=skill.attr
+                    )
+                )
             attr = found.name
         skills.append((skill_name, _level(skill.level), attr, _difficulty(skill.difficulty)))
     traits: list[tuple[str, str, int, bool, int | None]] = []
@@ -202,7 +215,9 @@ def _plan(
     for trait in draft.traits:
         trait_name = clean_name(trait.name, "trait")
         if trait_name.casefold() in seen:
-            raise BadInput(f"{name}: the trait {trait_name!r} is given twice")
+            raise BadInput(
+                _("{name}: the trait {trait_name!r} is given twice").format(name=name, trait_name=trait_name)
+            )
         seen.add(trait_name.casefold())
         cp = _clean_cp(trait.cp)
         traits.append((trait_name, _clean_category(trait.category, cp), cp, trait.counted, trait.outside))
@@ -214,7 +229,7 @@ def _plan(
 def export_sheets(db: Database, campaign_name: str | None, fmt: str, names: list[str] | None = None) -> str:
     """The characters (all, dead and retired included, or `names`) in the template."""
     if fmt not in FORMATS:
-        raise BadInput(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise BadInput(_("--format must be one of {value}, not {fmt!r}").format(value=", ".join(FORMATS), fmt=fmt))
     if names:
         sheets = [show_character(db, campaign_name, n) for n in names]
     else:

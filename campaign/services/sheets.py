@@ -15,6 +15,7 @@ from campaign.core.stat_names import resolve_stat
 from campaign.core.suggest import fold
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.projection import ops as o
 from campaign.projection.ops_sheet import DIFFICULTIES, SKILL_LIMIT
 from campaign.projection.views import CharacterSheet
@@ -39,7 +40,11 @@ class SheetChanged(CharacterSheet):
 
 def _level(level: int | None) -> int:
     if isinstance(level, bool) or not isinstance(level, int) or abs(level) > SKILL_LIMIT:
-        raise BadInput(f"a skill level is a whole number within ±{SKILL_LIMIT}, not {level!r}")
+        raise BadInput(
+            _("a skill level is a whole number within ±{SKILL_LIMIT}, not {level!r}").format(
+                SKILL_LIMIT=SKILL_LIMIT, level=level
+            )
+        )
     return level
 
 
@@ -48,7 +53,11 @@ def _difficulty(difficulty: str | None) -> str | None:
         return None
     value = fold(difficulty).upper()
     if value not in DIFFICULTIES:
-        raise BadInput(f"--difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+        raise BadInput(
+            _("--difficulty must be one of {value}, not {difficulty!r}").format(
+                value=", ".join(DIFFICULTIES), difficulty=difficulty
+            )
+        )
     return value
 
 
@@ -61,16 +70,20 @@ def _attr(campaign: Campaign, character: Character, attr: str | None) -> str | N
     found = resolve_stat(clean_name(attr, "--attr"), character.stats or {}, stat_names_for(campaign.ruleset).aliases)
     if not found.known:
         hint = f" (did you mean {found.suggestion!r}?)" if found.suggestion else ""
-        raise RuleRefused(f"--attr {attr!r} is not a stat of {character.name} or the ruleset{hint}")
+        raise RuleRefused(
+            _("--attr {attr!r} is not a stat of {name} or the ruleset{hint}").format(
+                attr=attr, name=character.name, hint=hint
+            )
+        )
     return found.name
 
 
 def _line(text: str, what: str) -> str:
     text = clean_text(text, what, limit=LINE_LIMIT)
     if text is None or not text.strip():
-        raise BadInput(f"{what} must not be empty")
+        raise BadInput(_("{what} must not be empty").format(what=what))
     if "\n" in text:
-        raise BadInput(f"{what} is one line: give one command per line")
+        raise BadInput(_("{what} is one line: give one command per line").format(what=what))
     return text.strip()
 
 
@@ -98,13 +111,17 @@ def change_skill(
         if action == "add":
             if key is not None:
                 raise RuleRefused(
-                    f"{character.name} already has the skill {key!r} ({skills[key]['level']}); "
-                    f"change it with `skill set`"
+                    _("{name} already has the skill {key!r} ({level}); change it with `skill set`").format(
+                        name=character.name, key=key, level=skills[key]["level"]
+                    )
                 )
             op = o.SkillAdded(character.name, name, _level(level), _attr(campaign, character, attr), difficulty)
         else:
             if key is None:
-                raise NotFound(f"{character.name} has no skill {name!r}" + did_you_mean(name, skills))
+                raise NotFound(
+                    _("{name} has no skill {skill!r}").format(name=character.name, skill=name)
+                    + did_you_mean(name, skills)
+                )
             if action == "set":
                 old = skills[key]
                 op = o.SkillSet(
@@ -141,7 +158,9 @@ def change_line(
         elif remove:
             items = list(character.items or [])
             if text not in items:
-                raise NotFound(f"{character.name} has no item {text!r}" + did_you_mean(text, items))
+                raise NotFound(
+                    _("{name} has no item {text!r}").format(name=character.name, text=text) + did_you_mean(text, items)
+                )
             op = o.ItemRemoved(character.name, text)
         else:
             op = o.ItemAdded(character.name, text)

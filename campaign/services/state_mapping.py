@@ -38,6 +38,7 @@ from campaign.db.models import (
     Search,
     Trait,
 )
+from campaign.i18n import _
 from campaign.projection.op_base import EntryContext
 from campaign.projection.ops_characters import CharacterRenamed, PlayerRenamed
 from campaign.projection.state import (
@@ -442,7 +443,11 @@ class StateTables:
         if not gone:
             return
         if table.section in NEVER_REMOVED:  # never made by a voidable entry: the tables were edited by hand
-            raise ValueError(f"cannot remove {table.section} {sorted(map(str, gone))[:3]} by replay")
+            raise ValueError(
+                _("cannot remove {section} {value} by replay").format(
+                    section=table.section, value=sorted(map(str, gone))[:3]
+                )
+            )
         for key in gone:
             self.session.delete(self.rows[table.section].pop(key))
         self.session.flush()
@@ -513,7 +518,9 @@ class StateTables:
     def _delete_relationships(self, before: State, after: State) -> None:
         gone = [pair for pair in before.relationships if pair not in after.relationships]
         if gone:
-            raise ValueError(f"cannot remove relationships {sorted(map(str, gone))[:3]} by replay")
+            raise ValueError(
+                _("cannot remove relationships {value} by replay").format(value=sorted(map(str, gone))[:3])
+            )
 
     def _insert_relationships(self, before: State, after: State) -> None:
         for (a, b), note in after.relationships.items():

@@ -31,6 +31,8 @@ from campaign import ledger
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
+from campaign.i18n import _
+from campaign.labels import kind_label
 from campaign.services.invites import Seat
 
 if TYPE_CHECKING:
@@ -80,7 +82,7 @@ class NotYours(RuleRefused):
 
 def idempotency_key(value: Any) -> str:
     if not isinstance(value, str) or not _KEY.fullmatch(value):
-        raise BadInput("idempotency_key: 8 to 100 letters, digits, - or _")
+        raise BadInput(_("idempotency_key: 8 to 100 letters, digits, - or _"))
     return value
 
 
@@ -165,7 +167,7 @@ def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | 
     assert campaign is not None  # the request's campaign, read under its lock
     character = character_named(session, campaign, name)
     if not seat.gm and (character.player is None or character.player.name != seat.player):
-        raise NotYours(f"{character.name} is not a character of {seat.player}")
+        raise NotYours(_("{name} is not a character of {player}").format(name=character.name, player=seat.player))
     return character
 
 
@@ -208,11 +210,15 @@ def seat_roll(
 
     key = idempotency_key(key)
     if not isinstance(command, str) or not command.strip():
-        raise BadInput("command: a dice command such as 3D6<=12")
+        raise BadInput(_("command: a dice command such as 3D6<=12"))
     if len(command) > COMMAND_LIMIT:
-        raise BadInput(f"command is too long ({len(command)} characters, at most {COMMAND_LIMIT})")
+        raise BadInput(
+            _("command is too long ({count} characters, at most {COMMAND_LIMIT})").format(
+                count=len(command), COMMAND_LIMIT=COMMAND_LIMIT
+            )
+        )
     if character is not None and not isinstance(character, str):
-        raise BadInput("character: a name")
+        raise BadInput(_("character: a name"))
 
     def owned(session: Session) -> None:
         owned_character(session, campaign_id, seat, character)
@@ -284,27 +290,32 @@ def request_own_void(
 
     key = idempotency_key(key)
     if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= 2**31 - 1:
-        raise BadInput("seq: the number of the entry to void")
+        raise BadInput(_("seq: the number of the entry to void"))
     if not isinstance(reason, str) or not reason.strip():
-        raise BadInput("reason: why the entry should be voided")
+        raise BadInput(_("reason: why the entry should be voided"))
 
     def before(session: Session) -> None:
         row = session.execute(
             text("SELECT record FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign_id, "s": seq}
         ).first()
         if row is None:
-            raise NotFound(f"no entry #{seq}")
+            raise NotFound(_("no entry #{seq}").format(seq=seq))
         record = json.loads(row.record)
         if not seat.gm and not made_by(record, seat.player):
-            raise NotYours(f"entry #{seq} was made by {record.get('actor')}, not by {seat.player}")
+            raise NotYours(
+                _("entry #{seq} was made by {value}, not by {player}").format(
+                    seq=seq, value=record.get("actor"), player=seat.player
+                )
+            )
         # what the GM's approval takes back (services.void_requests): a player's own
         # top-level roll, check, fright check or table roll; anything else is refused now
         if record.get("parent_seq") is not None or record.get("kind") not in REQUESTABLE:
-            raise RuleRefused(
-                f"entry #{seq} is a {record.get('kind')}"
-                f"{' sub-entry' if record.get('parent_seq') is not None else ''}: only the GM takes "
-                "it back"
+            refusal = (
+                _("entry #{seq} is a {kind} sub-entry: only the GM takes it back")
+                if record.get("parent_seq") is not None
+                else _("entry #{seq} is a {kind}: only the GM takes it back")
             )
+            raise RuleRefused(refusal.format(seq=seq, kind=kind_label(str(record.get("kind")))))
 
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
     try:

@@ -25,6 +25,7 @@ from campaign.core.table_model import Table
 from campaign.core.table_roll import RerollQuestion, TableRoll, TextRoll, roll_on_table, table_for_command
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import _
 from campaign.seeds import load_tables
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
@@ -87,14 +88,20 @@ def find_table(text: str, modifier: int = 0) -> tuple[Table, int]:
         known = ", ".join(f"{t.command} ({t.name})" for t in sorted(tables.values(), key=lambda t: t.command))
         head = wanted.split("+")[0].split("-")[0].strip().upper()
         if head in tables and not tables[head].modifiable:
-            raise BadInput(f"table {head} takes no modifier (only FEAR+n and REACT±n do)")
-        raise NotFound(f"no table {wanted!r}; tables: {known}")
+            raise BadInput(_("table {head} takes no modifier (only FEAR+n and REACT±n do)").format(head=head))
+        raise NotFound(_("no table {wanted!r}; tables: {known}").format(wanted=wanted, known=known))
     table, from_command = found
     total = from_command + modifier
     if total and not table.modifiable:
-        raise BadInput(f"table {table.command} takes no modifier (only FEAR+n and REACT±n do)")
+        raise BadInput(
+            _("table {command} takes no modifier (only FEAR+n and REACT±n do)").format(command=table.command)
+        )
     if abs(total) > MODIFIER_LIMIT:
-        raise BadInput(f"table modifier {total:+d} is out of range (at most ±{MODIFIER_LIMIT})")
+        raise BadInput(
+            _("table modifier {total:+d} is out of range (at most ±{MODIFIER_LIMIT})").format(
+                total=total, MODIFIER_LIMIT=MODIFIER_LIMIT
+            )
+        )
     return table, total
 
 

@@ -17,6 +17,7 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import _
 from campaign.projection.replay import effective_voids, entry_from_record, void_pairs
 from campaign.projection.views import CharacterSheet
 from campaign.services.common import campaign_named, character_named
@@ -64,20 +65,24 @@ def character_at(
     from campaign.projection.views import character_view
 
     if (at is None) == (before is None):
-        raise BadInput("give one of --at SEQ or --before SEQ")
+        raise BadInput(_("give one of --at SEQ or --before SEQ"))
     seq = at if at is not None else before
     assert seq is not None  # exactly one of the two was given
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         head = ledger.head(session, campaign.id)[0]
         if not 1 <= seq <= head:
-            raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r} (entries 1..{head})")
+            raise NotFound(
+                _("no ledger entry #{seq} in campaign {name!r} (entries 1..{head})").format(
+                    seq=seq, name=campaign.name, head=head
+                )
+            )
         records = _records(session, campaign)
         name = _known_name(session, campaign, records, name)
         as_of = seq if at is not None else seq - 1
         state = state_at([entry_from_record(r) for r in records], as_of)
         if name not in state.characters:
-            raise NotFound(f"{name!r} did not exist yet after entry #{as_of}")
+            raise NotFound(_("{name!r} did not exist yet after entry #{as_of}").format(name=name, as_of=as_of))
         row = state.characters[name]
         row.stats = _in_sheet_order(session, campaign, name, row.stats)
         return extended(CharacterAsOf, character_view(state, name), as_of=as_of)

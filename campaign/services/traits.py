@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Trait
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _
 from campaign.projection.views import TraitLine
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.effects import recording
@@ -88,13 +89,15 @@ def trait_named(session: Session, character: Character, name: str) -> Trait:
     found = find_trait(session, character, name)
     if found is None:
         have = ", ".join(t.name for t in active_traits(session, character)) or "none"
-        raise NotFound(f"{character.name} has no trait named {name!r} (traits: {have})")
+        raise NotFound(
+            _("{name} has no trait named {name2!r} (traits: {have})").format(name=character.name, name2=name, have=have)
+        )
     return found
 
 
 def refuse_duplicate(session: Session, character: Character, name: str) -> None:
     if find_trait(session, character, name) is not None:
-        raise RuleRefused(f"{character.name} already has a trait named {name!r}")
+        raise RuleRefused(_("{name} already has a trait named {name2!r}").format(name=character.name, name2=name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +146,7 @@ def trait_view(trait: Trait) -> TraitLine:
 
 def _clean_cp(cp: int) -> int:
     if isinstance(cp, bool) or not isinstance(cp, int) or abs(cp) > CP_LIMIT:
-        raise BadInput(f"--cp must be a whole number within ±{CP_LIMIT}, not {cp!r}")
+        raise BadInput(_("--cp must be a whole number within ±{CP_LIMIT}, not {cp!r}").format(CP_LIMIT=CP_LIMIT, cp=cp))
     return cp
 
 
@@ -152,7 +155,11 @@ def _clean_category(category: str | None, cp: int) -> str:
         return default_category(cp)
     category = clean_name(category, "category")
     if len(category) > MAX_CATEGORY:
-        raise BadInput(f"category is too long ({len(category)} characters, at most {MAX_CATEGORY})")
+        raise BadInput(
+            _("category is too long ({count} characters, at most {MAX_CATEGORY})").format(
+                count=len(category), MAX_CATEGORY=MAX_CATEGORY
+            )
+        )
     return category
 
 
@@ -231,9 +238,11 @@ def rename_trait(
         trait = trait_named(session, character, old)
         other = find_trait(session, character, new)
         if other is not None and other.id != trait.id:
-            raise RuleRefused(f"{character.name} already has a trait named {other.name!r}")
+            raise RuleRefused(
+                _("{name} already has a trait named {name2!r}").format(name=character.name, name2=other.name)
+            )
         if trait.name == new:
-            raise RuleRefused(f"the trait is already named {new!r}")
+            raise RuleRefused(_("the trait is already named {new!r}").format(new=new))
         before = trait.name
         with recording(session, campaign, actor, "trait") as entry:
             entry.rename_trait(character, trait, new)
@@ -258,7 +267,7 @@ def remove_trait(
     """Remove (buy off) a trait: its CP comes back out of the CP total (-10 CP -> +10)."""
     reason = clean_text(reason, "--reason") or ""
     if not reason or not reason.strip():
-        raise BadInput("--reason is required: say why the trait goes (bought off, cured ...)")
+        raise BadInput(_("--reason is required: say why the trait goes (bought off, cured ...)"))
     with _write(db, campaign_name, character_name) as (session, campaign, character):
         trait = trait_named(session, character, name)
         with recording(session, campaign, actor, "trait") as entry:

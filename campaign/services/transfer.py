@@ -37,6 +37,7 @@ from campaign.db.models import (
     Trait,
 )
 from campaign.errors import DataError, RuleRefused
+from campaign.i18n import _
 from campaign.projection.ops import INT_LIMIT
 from campaign.projection.replay import Entry, ReplayConflict, entry_from_record, project
 from campaign.projection.state import (
@@ -306,26 +307,26 @@ class _Importer:
     def feed(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
         if self.campaign is None and kind != "header":
-            raise ValueError("the file must start with a header line")
+            raise ValueError(_("the file must start with a header line"))
         if self.footer is not None:
-            raise ValueError("nothing may follow the footer")
+            raise ValueError(_("nothing may follow the footer"))
         handler = getattr(self, f"_{kind}", None) if isinstance(kind, str) else None
         if handler is None:
-            raise ValueError(f"unknown line type {kind!r}")
+            raise ValueError(_("unknown line type {kind!r}").format(kind=kind))
         handler(item)
 
     def _header(self, item: dict[str, Any]) -> None:
         if self.campaign is not None:
-            raise ValueError("a second header")
+            raise ValueError(_("a second header"))
         if item.get("format") != FORMAT or item.get("version") != VERSION:
-            raise ValueError(f"not a {FORMAT} version {VERSION} file")
+            raise ValueError(_("not a {FORMAT} version {VERSION} file").format(FORMAT=FORMAT, VERSION=VERSION))
         meta = item["campaign"]
         for key in ("name", "chain_name"):
             value = meta.get(key)
             if (key == "name" or value is not None) and (
                 not isinstance(value, str) or clean_name(value, "campaign") != value
             ):
-                raise ValueError(f"campaign {key} {value!r} is not a clean name")
+                raise ValueError(_("campaign {key} {value!r} is not a clean name").format(key=key, value=value))
         # The records keep the name the chain was written under (they are hashed); the
         # campaign row may be called something else (import --as-name, or a file exported
         # from a campaign imported that way): Campaign.chain_name remembers the difference.
@@ -333,15 +334,19 @@ class _Importer:
         name = self.as_name or meta["name"]
         if self.as_name is None and meta["name"].startswith("-"):  # the rule of init (clean_campaign_name)
             raise RuleRefused(
-                f"the campaign's name {meta['name']!r} begins with '-' and would read as an option: "
-                "import it under another name (import --as-name NEW)"
+                _(
+                    "the campaign's name {name!r} begins with '-' and would read as an option: import it under "
+                    "another name (import --as-name NEW)"
+                ).format(name=meta["name"])
             )
         created_at = meta["created_at"]
         if not isinstance(created_at, str) or len(created_at) > 32:
-            raise ValueError("created_at must be a time stamp")
+            raise ValueError(_("created_at must be a time stamp"))
         if self.session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
             hint = "" if self.as_name else " (import --as-name NEW to give it another name)"
-            raise RuleRefused(f"a campaign named {name!r} already exists in the target database{hint}")
+            raise RuleRefused(
+                _("a campaign named {name!r} already exists in the target database{hint}").format(name=name, hint=hint)
+            )
         self.claimed.ruleset, self.claimed.settings = meta["ruleset"], meta["settings"]
         self.claimed.clock = meta.get("clock", 0)  # files from before the clock: never advanced
         # Ruleset and settings are written by the replay (sync_state); the row needs a start.
@@ -443,14 +448,14 @@ class _Importer:
         # surrogate would fail, and a record spelled two ways would break later proofs.
         problem = ledger_scan.record_text_problem(record_json) if isinstance(record_json, str) else None
         if problem:
-            raise ValueError(f"entry #{seq}: {problem}")
+            raise ValueError(_("entry #{seq}: {problem}").format(seq=seq, problem=problem))
         try:
             record = self.walk.step(prev_hash, record_json, digest)
         except Broken as exc:
             raise ValueError(str(exc)) from None
         problem = _indexed_problem(record)
         if problem:
-            raise ValueError(f"entry #{seq}: {problem}")
+            raise ValueError(_("entry #{seq}: {problem}").format(seq=seq, problem=problem))
         if record.get("kind") not in STATELESS_KINDS:
             self.entries.append(entry_from_record(record))
         if record.get("kind") == "seal":  # the heads it printed: `verify --head` looks them up
@@ -463,7 +468,7 @@ class _Importer:
 
     def _footer(self, item: dict[str, Any]) -> None:
         if item.get("entries") != self.expected_seq - 1 or item.get("head") != self.prev_hash:
-            raise ValueError("the footer does not match the entries (file truncated or edited)")
+            raise ValueError(_("the footer does not match the entries (file truncated or edited)"))
         self.footer = item
 
     def flush_entries(self) -> None:
@@ -481,13 +486,13 @@ class _Importer:
         try:
             state = project(self.entries)
         except ReplayConflict as exc:
-            raise ValueError(f"the ledger does not replay: {exc}") from None
+            raise ValueError(_("the ledger does not replay: {exc}").format(exc=exc)) from None
         try:
             difference = first_difference(state, self.claimed)
         except TypeError as exc:  # e.g. a list where a name belongs: not even comparable
-            raise ValueError(f"a state line holds a value of the wrong type ({exc})") from None
+            raise ValueError(_("a state line holds a value of the wrong type ({exc})").format(exc=exc)) from None
         if difference is not None:
-            raise ValueError(f"the state lines disagree with the ledger: {difference.text()}")
+            raise ValueError(_("the state lines disagree with the ledger: {value}").format(value=difference.text()))
         # Equal to the replay (compared above, types included), and in the file's own key
         # order (the GM's order of stats), so an export of the import is byte-identical.
         assert self.campaign is not None  # the header came first
@@ -530,7 +535,7 @@ def _shallow(lines: Iterator[str]) -> Iterator[str]:
     for number, line in enumerate(lines, start=1):
         deep = read_limits.depth_problem(line)
         if deep:
-            raise DataError(f"secrets line {number}: {deep}; nothing imported")
+            raise DataError(_("secrets line {number}: {deep}; nothing imported").format(number=number, deep=deep))
         yield line
 
 
@@ -572,24 +577,30 @@ def import_campaign(
                         raise ValueError(deep)
                     item = json.loads(line)
                     if not isinstance(item, dict):
-                        raise ValueError("not a JSON object")
+                        raise ValueError(_("not a JSON object"))
                     importer.feed(item)
                 except (RuleRefused, DataError):
                     raise
                 except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
                     problem = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-                    raise DataError(f"line {line_number}: {problem}; nothing imported") from None
+                    raise DataError(
+                        _("line {line_number}: {problem}; nothing imported").format(
+                            line_number=line_number, problem=problem
+                        )
+                    ) from None
                 if progress is not None:
                     progress(1)
             if importer.footer is None:
                 raise DataError(
-                    f"line {line_number + 1}: the file ends without its footer (truncated); nothing imported"
+                    _("line {value}: the file ends without its footer (truncated); nothing imported").format(
+                        value=line_number + 1
+                    )
                 )
             importer.flush_entries()
             try:
                 importer.rebuild_state()
             except ValueError as exc:
-                raise DataError(f"{exc}; nothing imported") from None
+                raise DataError(_("{exc}; nothing imported").format(exc=exc)) from None
             assert importer.campaign is not None  # the header came first
             restored = 0
             if hidden is not None:  # secret rolls' hidden results, each checked against its commitment
@@ -605,5 +616,7 @@ def import_campaign(
             )
     except IntegrityError as exc:
         raise DataError(
-            f"line {line_number}: inconsistent content ({str(exc.orig).splitlines()[0]}); nothing imported"
+            _("line {line_number}: inconsistent content ({value}); nothing imported").format(
+                line_number=line_number, value=str(exc.orig).splitlines()[0]
+            )
         ) from None

@@ -25,6 +25,7 @@ from campaign import ledger
 from campaign.chain import chain_hash
 from campaign.db.database import Database
 from campaign.errors import BadInput
+from campaign.i18n import _
 from campaign.services.common import campaign_named
 
 if TYPE_CHECKING:
@@ -111,8 +112,10 @@ def parse_head(value: str, option: str = "--head") -> str:
     head = value.strip().lower()
     if not MIN_HEAD_PREFIX <= len(head) <= 64 or any(ch not in _HEX for ch in head):
         raise BadInput(
-            f"{option} must be the hash printed by `history seal` (64 hex digits, or its first "
-            f"{MIN_HEAD_PREFIX} or more)"
+            _(
+                "{option} must be the hash printed by `history seal` (64 hex digits, or its first "
+                "{MIN_HEAD_PREFIX} or more)"
+            ).format(option=option, MIN_HEAD_PREFIX=MIN_HEAD_PREFIX)
         )
     return head
 
@@ -125,7 +128,11 @@ def candidate_head(session: Session, campaign_id: int, head: str) -> tuple[int, 
     nothing: its hash is never seen)."""
     found = session.execute(_SEALS_LIKE, {"c": campaign_id, "p": head + "%"}).all()
     if len(found) > 1:
-        raise BadInput(f"--head {head}: matches seals #{found[0].seq} and #{found[1].seq}; give more digits")
+        raise BadInput(
+            _("--head {head}: matches seals #{seq} and #{seq2}; give more digits").format(
+                head=head, seq=found[0].seq, seq2=found[1].seq
+            )
+        )
     if not found and len(head) == 64:
         found = session.execute(_ANY_BY_HASH, {"c": campaign_id, "h": head}).all()
     return (found[0].seq, found[0].hash) if found else None

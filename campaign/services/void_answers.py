@@ -21,6 +21,7 @@ from sqlalchemy import text
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _, pgettext
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 
 if TYPE_CHECKING:
@@ -68,10 +69,10 @@ class VoidRefused:
 
 def _requests(session: Session, campaign_id: int) -> list[VoidRequest]:
     answered: dict[int, str] = {}
-    for _, raw in session.execute(_BY_KIND, {"c": campaign_id, "k": "void_refusal"}):
+    for _seq, raw in session.execute(_BY_KIND, {"c": campaign_id, "k": "void_refusal"}):
         answered[json.loads(raw)["detail"]["refuses"]] = "refused"
     voided = {}
-    for _, raw in session.execute(_BY_KIND, {"c": campaign_id, "k": "void"}):
+    for _seq, raw in session.execute(_BY_KIND, {"c": campaign_id, "k": "void"}):
         record = json.loads(raw)
         match = _APPROVED.match(record.get("reason") or "")
         if match:
@@ -107,13 +108,19 @@ def refuse(db: Database, campaign_name: str | None, actor: str, seq: int, reason
     """Refuse open void request `seq`: a `void_refusal` entry, nothing else changes."""
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
-        raise BadInput("--reason: say why the request is refused")
+        raise BadInput(_("--reason: say why the request is refused"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         request = next((r for r in _requests(session, campaign.id) if r.seq == seq), None)
         if request is None:
-            raise NotFound(f"no void request #{seq} in campaign {campaign.name!r}")
+            raise NotFound(_("no void request #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         if request.state != "open":
-            raise RuleRefused(f"void request #{seq} is already {request.state}")
+            words = {
+                "approved": lambda: pgettext("void request", "approved"),
+                "refused": lambda: pgettext("void request", "refused"),
+                "voided": lambda: pgettext("void request", "voided"),
+            }
+            state = words[request.state]() if request.state in words else request.state
+            raise RuleRefused(_("void request #{seq} is already {state}").format(seq=seq, state=state))
         appended = ledger.append(
             session,
             campaign,

@@ -18,6 +18,8 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.errors import NotFound, RuleRefused
+from campaign.i18n import _
+from campaign.labels import kind_label
 from campaign.services.common import campaign_named
 from campaign.services.group import identity
 
@@ -51,9 +53,11 @@ def request_void(db: Database, campaign_name: str | None, actor: str, seq: int, 
             text("SELECT kind FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}
         ).first()
         if target is None:
-            raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
+            raise NotFound(_("no entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         if target.kind in ("void", "void_request"):
-            raise RuleRefused(f"entry #{seq} is a {target.kind}: only the GM can take it back")
+            raise RuleRefused(
+                _("entry #{seq} is a {kind}: only the GM can take it back").format(seq=seq, kind=target.kind)
+            )
         appended = ledger.append(
             session,
             campaign,
@@ -72,29 +76,37 @@ def _requested_target(session: Session, campaign: Campaign, seq: int, request: d
     from campaign.services.history import _entry
 
     def refused(why: str) -> RuleRefused:
-        return RuleRefused(f"void request #{seq} cannot be approved: {why}")
+        return RuleRefused(_("void request #{seq} cannot be approved: {why}").format(seq=seq, why=why))
 
     detail = request.get("detail")
     target = detail.get("requested_void") if isinstance(detail, dict) else None
     requester = request.get("actor")
     if isinstance(target, bool) or not isinstance(target, int) or not isinstance(requester, str):
-        raise refused("it is malformed (no entry number or no requester)")
+        raise refused(_("it is malformed (no entry number or no requester)"))
     if not 0 < target < seq:
-        raise refused(f"it names #{target}, which is not an earlier entry")
+        raise refused(_("it names #{target}, which is not an earlier entry").format(target=target))
     found = _entry(session, campaign.id, target)
     if found is None:
-        raise refused(f"entry #{target} does not exist")
+        raise refused(_("entry #{target} does not exist").format(target=target))
     record, _prev, _hash, voided_by = found
     if voided_by is not None:
-        raise refused(f"entry #{target} is already voided (by #{voided_by})")
-    if record.get("kind") not in PLAYER_KINDS or record.get("parent_seq") is not None:
         raise refused(
-            f"entry #{target} is a {record.get('kind')}"
-            f"{' sub-entry' if record.get('parent_seq') is not None else ''}, which only the GM takes back"
+            _("entry #{target} is already voided (by #{voided_by})").format(target=target, voided_by=voided_by)
         )
+    if record.get("kind") not in PLAYER_KINDS or record.get("parent_seq") is not None:
+        refusal = (
+            _("entry #{target} is a {kind} sub-entry, which only the GM takes back")
+            if record.get("parent_seq") is not None
+            else _("entry #{target} is a {kind}, which only the GM takes back")
+        )
+        raise refused(refusal.format(target=target, kind=kind_label(str(record.get("kind")))))
     behalf = record.get("detail", {}).get("on_behalf_of") if isinstance(record.get("detail"), dict) else None
     if requester not in (record.get("actor"), behalf):
-        raise refused(f"entry #{target} was made by {record.get('actor')}, not by {requester}")
+        raise refused(
+            _("entry #{target} was made by {actor}, not by {requester}").format(
+                target=target, actor=record.get("actor"), requester=requester
+            )
+        )
     return target, requester
 
 
@@ -110,20 +122,22 @@ def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *, ca
         campaign = campaign_named(session, campaign_name)
         who = identity(session)
         if who is not None and who.kind != "gm":
-            raise RuleRefused("group mode: only the GM's role approves void requests")
+            raise RuleRefused(_("group mode: only the GM's role approves void requests"))
         row = session.execute(
             text("SELECT kind, record FROM ledger WHERE campaign_id = :c AND seq = :s"), {"c": campaign.id, "s": seq}
         ).first()
         if row is None:
-            raise NotFound(f"no entry #{seq} in campaign {campaign.name!r}")
+            raise NotFound(_("no entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         if row.kind != "void_request":
-            raise RuleRefused(f"entry #{seq} is a {row.kind}, not a void request")
+            raise RuleRefused(_("entry #{seq} is a {kind}, not a void request").format(seq=seq, kind=row.kind))
         try:
             request = json.loads(row.record)
         except ValueError:
             request = None
         if not isinstance(request, dict):
-            raise RuleRefused(f"void request #{seq} cannot be approved: its record is not a JSON object")
+            raise RuleRefused(
+                _("void request #{seq} cannot be approved: its record is not a JSON object").format(seq=seq)
+            )
         target, requester = _requested_target(session, campaign, seq, request)
     reason = request.get("reason") if isinstance(request.get("reason"), str) else ""
     voided = void(

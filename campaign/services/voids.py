@@ -17,11 +17,15 @@ from sqlalchemy.orm import Session
 from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import _, pgettext
+from campaign.labels import kind_label
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.history import _entry, record_of
 
 if TYPE_CHECKING:
     from campaign.db.models import Campaign
+    from campaign.projection.replay import VoidPlan
+    from campaign.projection.state import State
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,21 +78,31 @@ def _check_target(session: Session, campaign: Campaign, seq: int) -> tuple[dict[
     """The record of an entry that may be voided, and the seq it restores (a void's)."""
     found = _entry(session, campaign.id, seq)
     if found is None:
-        raise NotFound(f"no ledger entry #{seq} in campaign {campaign.name!r}")
+        raise NotFound(_("no ledger entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
     record, _prev, _hash, voided_by = found
     if voided_by is not None:
-        raise RuleRefused(f"entry #{seq} is already voided (by #{voided_by})")
+        raise RuleRefused(_("entry #{seq} is already voided (by #{voided_by})").format(seq=seq, voided_by=voided_by))
     restored = record["voids_seq"] if record["kind"] == "void" else None
     if restored is not None:
         target = _entry(session, campaign.id, restored)
         if target is not None and target[0]["kind"] == "void":
             raise RuleRefused(
-                f"entry #{seq} takes back a void; to void #{target[0]['voids_seq']} again, void it directly"
+                _("entry #{seq} takes back a void; to void #{voids_seq} again, void it directly").format(
+                    seq=seq, voids_seq=target[0]["voids_seq"]
+                )
             )
     if not _voidable(record):
         if record["parent_seq"] is not None:
-            raise RuleRefused(f"entry #{seq} is part of #{record['parent_seq']}; void #{record['parent_seq']} instead")
-        raise RuleRefused(f"entry #{seq} ({record['kind']}) records structure, not a result; it cannot be voided")
+            raise RuleRefused(
+                _("entry #{seq} is part of #{parent_seq}; void #{parent_seq} instead").format(
+                    seq=seq, parent_seq=record["parent_seq"]
+                )
+            )
+        raise RuleRefused(
+            _("entry #{seq} ({kind}) records structure, not a result; it cannot be voided").format(
+                seq=seq, kind=record["kind"]
+            )
+        )
     return record, restored
 
 
@@ -104,7 +118,7 @@ def last_entries(session: Session, campaign: Campaign, count: int) -> list[int]:
     from campaign.projection.replay import effective_voids
 
     if count < 1:
-        raise BadInput(f"--last takes a number of entries, 1 or more, not {count}")
+        raise BadInput(_("--last takes a number of entries, 1 or more, not {count}").format(count=count))
     voided = effective_voids(
         (seq, target)
         for seq, target in session.execute(
@@ -129,9 +143,9 @@ def last_entries(session: Session, campaign: Campaign, count: int) -> list[int]:
             if len(chosen) == count:
                 break
     if not chosen:
-        raise RuleRefused("there is no entry left to void")
+        raise RuleRefused(_("there is no entry left to void"))
     if len(chosen) < count:
-        raise RuleRefused(f"only {len(chosen)} entries can be voided, not {count}")
+        raise RuleRefused(_("only {count} entries can be voided, not {count2}").format(count=len(chosen), count2=count))
     return chosen
 
 
@@ -154,30 +168,42 @@ def _plan_void(session: Session, campaign: Campaign, seqs: Sequence[int], cascad
         projected = project(entries)
         drift = first_difference(projected, current)
     except ReplayConflict as exc:
-        raise RuleRefused(f"cannot void: the ledger does not replay ({exc}); run `campaign history verify`") from None
+        raise RuleRefused(
+            _("cannot void: the ledger does not replay ({exc}); run `campaign history verify`").format(exc=exc)
+        ) from None
     if drift is not None:
         raise RuleRefused(
-            f"cannot void: the state tables differ from the ledger ({drift.text()}); run `campaign history verify`"
+            _("cannot void: the state tables differ from the ledger ({value}); run `campaign history verify`").format(
+                value=drift.text()
+            )
         )
     head = ledger.head(session, campaign.id)[0]
     plan = plan_void(entries, sorted(targets, reverse=True), head + 1)
     kinds = {e.seq: e for e in entries}
     named = ", ".join(f"#{t}" for t in targets)
+    reasons = _reasons(plan, projected)
     for dependent in plan.dependents:
-        reason = plan.reasons[dependent]
+        reason = reasons[dependent]
         for seq, restored in restores.items():
             if dependent == restored:
-                raise RuleRefused(f"cannot take back void #{seq}: #{restored} no longer applies ({reason})")
+                raise RuleRefused(
+                    _("cannot take back void #{seq}: #{restored} no longer applies ({reason})").format(
+                        seq=seq, restored=restored, reason=reason
+                    )
+                )
         if not kinds[dependent].voidable:
             raise RuleRefused(
-                f"cannot void {named}: entry #{dependent} ({kinds[dependent].kind}) depends on it "
-                f"({reason}) and cannot be voided"
+                _(
+                    "cannot void {named}: entry #{dependent} ({kind}) depends on it ({reason}) and cannot be voided"
+                ).format(named=named, dependent=dependent, kind=kind_label(kinds[dependent].kind), reason=reason)
             )
     if plan.dependents and not cascade:
-        listed = "; ".join(f"#{d} ({plan.reasons[d]})" for d in plan.dependents)
+        listed = pgettext("list separator", "; ").join(reasons[d] for d in plan.dependents)
         raise RuleRefused(
-            f"cannot void {named}: later entries depend on it: {listed}. "
-            f"Void them first, or add --cascade to void them too"
+            _(
+                "cannot void {named}: later entries depend on it: {listed}. Void them first, or add --cascade to "
+                "void them too"
+            ).format(named=named, listed=listed)
         )
     for dependent in plan.dependents:
         records[dependent] = record_of(session, campaign.id, dependent)
@@ -191,6 +217,18 @@ def _plan_void(session: Session, campaign: Campaign, seqs: Sequence[int], cascad
         head,
         projected,
     )
+
+
+def _reasons(plan: VoidPlan, before: State) -> dict[int, str]:
+    """Each dependent: what it did to what a voided entry made, in words (campaign.services.void_words)."""
+    from campaign.services.void_words import dependency_reason
+
+    failed = plan.failed or {}
+    voided = {*plan.targets, *plan.dependents}
+    return {
+        seq: dependency_reason(failed[seq], before, voided) if seq in failed else plan.reasons[seq]
+        for seq in plan.dependents
+    }
 
 
 def _void_fields(plan: _VoidPlan) -> dict[str, Any]:
@@ -208,10 +246,10 @@ def _void_fields(plan: _VoidPlan) -> dict[str, Any]:
 def _resolve(session: Session, campaign: Campaign, seqs: Sequence[int], last: int | None) -> list[int]:
     if last is not None:
         if seqs:
-            raise BadInput("give entries to void or --last N, not both")
+            raise BadInput(_("give entries to void or --last N, not both"))
         return last_entries(session, campaign, last)
     if not seqs:
-        raise BadInput("say which entries to void: SEQ... or --last [N]")
+        raise BadInput(_("say which entries to void: SEQ... or --last [N]"))
     return list(seqs)
 
 
@@ -251,11 +289,11 @@ def void(
     seqs = [seq] if isinstance(seq, int) else list(seq)
     reason = clean_text(reason, "--reason")
     if not reason or not reason.strip():
-        raise BadInput("--reason is required: say why the entry is voided")
+        raise BadInput(_("--reason is required: say why the entry is voided"))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         plan = _plan_void(session, campaign, _resolve(session, campaign, seqs, last), cascade)
         if expect_head is not None and plan.head != expect_head:
-            raise RuleRefused("the ledger changed while you were deciding; run the void again")
+            raise RuleRefused(_("the ledger changed while you were deciding; run the void again"))
         void_seqs = []
         for target in plan.order:
             record = plan.records[target]

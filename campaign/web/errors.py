@@ -36,7 +36,9 @@ def campaign_error(request: Request, exc: Exception) -> Response:
 
         return json_refusal(from_campaign_error(exc))
     status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 409)
-    return _page(request, status, str(exc))
+    from campaign.refusal_words import refusal_text
+
+    return _page(request, status, refusal_text(exc))
 
 
 def http_error(request: Request, exc: Exception) -> Response:

@@ -179,7 +179,7 @@ def test_zero_dice_fails_without_rolling_and_refuses_faces(table):
     message = table.error(
         "check", "ability", "鈴音", "技", "--target", "2", "--dice-mod", "-2", "--dice", "1,2", code=2
     )
-    assert "faces given but only 0 used" in message
+    assert "出目が 2 個ありますが、使ったのは 0 個です" in message  # the core refusal, in the Japanese the table reads
     assert entries(table) == before + 2
     one_die = check(table, "ability", "鈴音", "技", "--target", "9", "--dice-mod", "-1", "--dice", "6")
     assert (one_die["dice"], one_die["total"], one_die["outcome"]) == ([6], 9, "success")

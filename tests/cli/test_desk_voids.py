@@ -49,8 +49,9 @@ def test_dependents_inside_the_set_need_no_cascade_outside_ones_do(gurps):
     damage = gurps.json("char", "damage", "鈴音", "HP", "2")["seq"]
     trait_gone = gurps.json("trait", "remove", "鈴音", "暗所恐怖症", "--reason", "克服")["seq"]
     refused = gurps.error("history", "void", str(fright["seq"]), str(damage), "--reason", "x", "--yes", code=1)
-    assert refused.startswith(
-        f"error: cannot void #{fright['seq']}, #{damage}: later entries depend on it: #{trait_gone} ("
+    assert refused.startswith(  # the dependent in words: what it did, to what the voided entry gave
+        f"error: cannot void #{fright['seq']}, #{damage}: later entries depend on it: "
+        f"#{trait_gone} removes the trait '暗所恐怖症' that #{fright['seq']} gave. Void them first"
     )
     # voiding the dependent along with what it depends on needs no --cascade
     done = gurps.json("history", "void", str(fright["seq"]), str(trait_gone), "--reason", "x", "--yes")

@@ -215,18 +215,19 @@ def test_the_physical_dice_prompt_asks_in_the_output_language():
     import io
 
     from campaign.cli.physical import PromptDice
+    from campaign.errors import Words
 
     asked = {}
     for lang in ("ja", "en"):
         i18n.use(lang)
         out = io.StringIO()
-        assert PromptDice(io.StringIO("７\n3\n"), out).take(1, 6, "the reunion check") == [3]
+        # the core names its purposes as Words (campaign.errors), translated when shown
+        assert PromptDice(io.StringIO("７\n3\n"), out).take(1, 6, Words("the reunion check")) == [3]
         asked[lang] = out.getvalue()
     i18n.use(None)
-    # (the request's own words, "1d6 for the reunion check", come from campaign.core and are not converted yet)
     assert asked["ja"] == (
-        "1d6 for the reunion check、1個中1個目: "
-        "  '７': d6 の出目は 1..6 の整数です。もう一度\n1d6 for the reunion check、1個中1個目: "
+        "再会判定 に使う 1d6、1個中1個目: "
+        "  '７': d6 の出目は 1..6 の整数です。もう一度\n再会判定 に使う 1d6、1個中1個目: "
     )
     assert asked["en"] == (
         "1d6 for the reunion check, die 1 of 1:   '７': a d6 shows a whole number 1..6; again\n"

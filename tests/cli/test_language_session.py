@@ -51,6 +51,9 @@ NAMES = (
     "第一話.html",
     "'rol'",
     "'roll'",
+    "霧が晴れた",
+    "間違い",
+    "'abc'",
 )
 # a command, its exit status and, for the shell, the lines it reads on stdin
 SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = [
@@ -99,6 +102,15 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("player", "rename", "Akj", "Aki2"), 1),
     (("--campaign", "夜", "history"), 1),
     (("settings", "lang=fr"), 2),
+    # ja-errors: refusals of the dice parser, the core rules, a stat and a void's dependents
+    (("roll", "3D6<<12"), 2),
+    (("roll", "2000D6"), 2),
+    (("roll", "3D6<=abc"), 2),
+    (("roll", "3D6", "--dice", "1,2,3,4"), 2),
+    (("char", "set", "鈴音", "--stat", "HT=abc"), 2),
+    (("scenario", "start", "第二話", "--with", "鈴音"), 1),
+    (("missing", "found", "鈴音", "--reason", "霧が晴れた"), 0),
+    (("history", "void", "21", "--yes", "--reason", "間違い"), 1),  # #21: the missing mark above
     # ja-cli-b
     (("skill", "add", "鈴音", "回避", "12", "--attr", "DX", "--difficulty", "A"), 0),
     (("skill", "set", "鈴音", "回避", "13"), 0),

@@ -16,6 +16,7 @@ pytest.importorskip("babel")
 
 from tests import catalog  # noqa: E402
 
+
 @pytest.fixture(scope="module")
 def po():
     return catalog.read_po()
