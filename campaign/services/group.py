@@ -31,7 +31,7 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.db.models_group import GroupRole
 from campaign.errors import NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import N_, _
 from campaign.services.common import campaign_named, clean_name
 
 if TYPE_CHECKING:  # loaded when invites are issued
@@ -44,12 +44,12 @@ READ_ONLY_TABLES = ("group_roles", "alembic_version")
 APPEND_ONLY_TABLES = ("ledger", "seal_heads")
 # What 0010 narrowed for the players' group role then (its own tables as they were).
 GM_ONLY_TABLES = ("secret_rolls", "fair_seeds", "web_invites", "web_sessions", "web_requests", "table_calls")
-SINGLE_MODE = "group mode needs PostgreSQL: an SQLite database is single-GM mode (--as is self-declared there)"
+SINGLE_MODE = N_("group mode needs PostgreSQL: an SQLite database is single-GM mode (--as is self-declared there)")
 
 
 def require_postgres(db: Database) -> None:
     if db.dialect != "postgresql":
-        raise RuleRefused(SINGLE_MODE)
+        raise RuleRefused(_(SINGLE_MODE))
 
 
 # --- who is signed in

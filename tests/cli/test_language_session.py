@@ -164,14 +164,18 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("import-log", "第一話.html"), 2),
     (("rol", "3D6"), 2),
     (("shell",), 0, "roll 3D6 --dice 1,2,3\nrol 3D6\nas\nroll 3D6 --dice 4,5,6\n"),
+    # every other noun: use, group and the demo (their help)
+    (("use", "夜桜"), 0),
+    (("group", "--help"), 0),
+    (("demo", "--help"), 0),
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
 ALLOWED = re.compile(
-    r"`[^`]*`|^ *(使い方|例|Usage): .*$|--[a-z-]+( +[A-Z_]+\b)?|\b[0-9a-f]{16,64}\b"  # usage, value names, hashes
-    r"|(?<![A-Za-z])(ST|DX|IQ|HT|HP|FP|CP|GM|PC|NPC|SHA-256|JSON|CSV|gurps3-ja|2d6-ja|ja|en|none|lang"
-    r"|fright_cap)(?![A-Za-z])"
-    r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(CRT|FEAR|REACT|YSFMB|YSCRT|YFMB|HCRT|FMB|GFMB|HIT|X\d)[-+\d]*",
+    r"`[^`]*`|^ *(使い方|例): .*$|^│ {1,4}[a-z][a-z_-]*|--[a-z-]+|\b[0-9a-f]{16,64}\b"  # usage, command names, hashes
+    r"|(?<![A-Za-z])[A-Z][A-Z_]+(?![A-Za-z])"  # value names (NAME, FILE) and abbreviations: ST DX IQ HT HP FP CP GM PC NPC JSON CSV
+    r"|(?<![A-Za-z])(SHA-256|PostgreSQL|SQLite|gurps3-ja|2d6-ja|ja|en|none|lang|fright_cap)(?![A-Za-z])"
+    r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(YSFMB|YSCRT|YFMB|HCRT|FMB|GFMB|X\d)[-+\d]*",
     re.MULTILINE,
 )
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
