@@ -173,7 +173,7 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
 # the ruleset's code, and what is code by its form.
 ALLOWED = re.compile(
     r"`[^`]*`|^ *(使い方|例): .*$|^│ {1,4}[a-z][a-z_-]*|--[a-z-]+|\b[0-9a-f]{16,64}\b"  # usage, command names, hashes
-    r"|(?<![A-Za-z])[A-Z][A-Z_]+(?![A-Za-z])"  # value names (NAME, FILE) and abbreviations: ST DX IQ HT HP FP CP GM PC NPC JSON CSV
+    r"|(?<![A-Za-z])[A-Z][A-Z_]+(?![A-Za-z])"  # value names (NAME), ST DX IQ HT HP FP CP GM PC NPC JSON
     r"|(?<![A-Za-z])(SHA-256|PostgreSQL|SQLite|gurps3-ja|2d6-ja|ja|en|none|lang|fright_cap)(?![A-Za-z])"
     r"|\b[xX]?\d*[dD]\d*[-+<>=\d]*|\b(YSFMB|YSCRT|YFMB|HCRT|FMB|GFMB|X\d)[-+\d]*",
     re.MULTILINE,
