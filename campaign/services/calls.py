@@ -28,6 +28,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.db.models_table import TableCall
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.i18n import N_, _, pick
 from campaign.services.common import active_character_named, campaign_named, clean_text
 from campaign.services.invites import Seat
 
@@ -72,14 +73,32 @@ def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | Non
     if kind == "fright":
         mod = params.get("modifier", 0)
         if will is not None:
-            return f"恐怖判定を振ってください: {character} 意志 {will}" + (f" {signed(mod)}" if mod else "")
-        return f"恐怖判定を振ってください: {character}" + (f" 修正 {signed(mod)}" if mod else "")
+            text = _("Roll a fright check: {character} Will {will}").format(character=character, will=will)
+            return text + (f" {signed(mod)}" if mod else "")
+        if mod:
+            return _("Roll a fright check: {character} modifier {modifier}").format(
+                character=character, modifier=signed(mod)
+            )
+        return _("Roll a fright check: {character}").format(character=character)
     if kind == "check":
-        what = {"ability": "能力判定", "skill": "技能判定", "danger": "危険感知"}[params["check"]]
-        goal = f"目標 {params['target']}" if "target" in params else f"難易度 {params.get('difficulty')}"
-        return f"{what}を振ってください: {character} {params.get('stat', '')} {goal}".replace("  ", " ")
-    names = "、".join(params.get("characters") or [character])
-    return f"再会判定を振ってください: {names}（シナリオ #{params.get('scenario')} の終わり）"
+        what = _(CHECK_WORDS[params["check"]])
+        goal = (
+            _("target {target}").format(target=params["target"])
+            if "target" in params
+            else _("difficulty {difficulty}").format(difficulty=params.get("difficulty"))
+        )
+        return (
+            _("Roll {check}: {character} {stat} {goal}")
+            .format(check=what, character=character, stat=params.get("stat", ""), goal=goal)
+            .replace("  ", " ")
+        )
+    names = pick("、", ", ").join(params.get("characters") or [character])
+    return _("Roll the reunion check: {names} (end of scenario #{number})").format(
+        names=names, number=params.get("scenario")
+    )
+
+
+CHECK_WORDS = {"ability": N_("an ability check"), "skill": N_("a skill check"), "danger": N_("danger sense")}
 
 
 def _view(row: TableCall) -> CallView:

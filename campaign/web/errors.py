@@ -7,6 +7,7 @@ else a rule refused 409. The message is escaped like every other text.
 from __future__ import annotations
 
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import N_, _
 
 _STATUS = ((BadInput, 400), (NotFound, 404))
 
@@ -33,8 +34,9 @@ def campaign_error(request, exc):
 
 
 def http_error(request, exc):
-    messages = {404: "ページが見つかりません / Not found", 405: "この方法では受け付けません / Method not allowed"}
-    return _page(request, exc.status_code, messages.get(exc.status_code, exc.detail))
+    messages = {404: N_("Page not found"), 405: N_("Method not allowed"), 403: N_("Forbidden")}
+    shown = _(messages[exc.status_code]) if exc.status_code in messages else exc.detail
+    return _page(request, exc.status_code, shown)
 
 
 def database_error(request, exc):
@@ -44,8 +46,9 @@ def database_error(request, exc):
     if getattr(original, "sqlstate", None) != "42501":
         raise exc
     message = str(original).splitlines()[0] if str(original) else "permission denied"
+    shown = _("refused by the database: {message}").format(message=message)
     if request.url.path.startswith("/api/"):
         from campaign.web.refusals import Refusal, json_refusal
 
-        return json_refusal(Refusal("refused", f"refused by the database: {message}"))
-    return _page(request, 403, f"refused by the database: {message}")
+        return json_refusal(Refusal("refused", shown))
+    return _page(request, 403, shown)

@@ -7,10 +7,12 @@ the commitment; its dice and result live in the GM-only table, which nothing her
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from campaign import labels
-from campaign.i18n import _
+from campaign.i18n import N_, _
 from campaign.labels import ops_summary
 
 
@@ -70,8 +72,50 @@ def kind_text(entry: dict[str, Any]) -> str:
     return text + (" ⟨" + _("provably fair") + "⟩" if entry.get("fairness") == "provable" else "")
 
 
-def short_time(at: str | None) -> str:
-    return (at or "")[5:16].replace("T", " ")
+def _moment(at: str | None, zone: str | None) -> datetime | None:
+    """A stored UTC time in `zone` (the campaign's `timezone`; None: the server's zone)."""
+    if not at:
+        return None
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(ZoneInfo(zone)) if zone else moment.astimezone()
+
+
+def short_time(at: str | None, zone: str | None = None) -> str:
+    """'2026-11-29T18:52:31Z' -> '11-30 03:52' in Asia/Tokyo: a table's time column
+    (its header names the zone, zone_label)."""
+    moment = _moment(at, zone)
+    return (at or "")[5:16].replace("T", " ") if moment is None else moment.strftime("%m-%d %H:%M")
+
+
+def local_time(at: str | None, zone: str | None = None) -> str:
+    """'2026-11-29T18:52:31Z' -> '2026-11-30 03:52:31 Asia/Tokyo': a time with its zone named."""
+    moment = _moment(at, zone)
+    return (at or "") if moment is None else f"{moment:%Y-%m-%d %H:%M:%S} {zone_label(zone, moment)}"
+
+
+def zone_label(zone: str | None, moment: datetime | None = None) -> str:
+    """The zone times are shown in: the campaign's setting, else the server's zone's name."""
+    return zone or (moment or datetime.now(UTC).astimezone()).tzname() or "UTC"
+
+
+def status_text(status: str) -> str:
+    """A character's status (`missing`, `active`) in the page's language."""
+    return labels.status_label(status)
+
+
+def condition_text(condition: str) -> str:
+    """A condition's code (`stun`, `panic`) in the page's language; a GM's own word as named."""
+    return labels.condition_label(condition)
+
+
+def category_text(category: str) -> str:
+    """A trait category (`quirk`, `severe phobia`) in the page's language."""
+    return labels.category_label(category)
 
 
 def percent(value: float | None, digits: int = 1) -> str:
@@ -126,3 +170,43 @@ def bars(
         "base_y": top + plot,
         "label_y": height - 5,
     }
+
+
+def source_text(source: str) -> str:
+    """Where an entry's dice came from (`manual`, `server`) in the page's language."""
+    return labels.source_label(source)
+
+
+def kind_word(kind: str) -> str:
+    """An entry kind's code (`fright`, `roll`) as the history filter lists it."""
+    return labels.kind_label(kind)
+
+
+FAMILY_WORDS = {
+    "3d6": N_("3d6 success rolls (GURPS, criticals included)"),
+    "2d6": N_("2d6 checks (criticals as the campaign set them)"),
+    "plain": N_("other rolls against a target (plain comparison)"),
+}
+
+
+def family_text(row: dict[str, Any]) -> str:
+    """A success-rate row's family (core.luck.FAMILIES) in the page's language."""
+    family = row.get("family")
+    return _(FAMILY_WORDS[family]) if family in FAMILY_WORDS else str(row.get("label", ""))
+
+
+def luck_note(tests: int) -> str:
+    """The luck page's explanation of its p-values (core.luck.honest_note's content, which
+    core cannot translate), in the page's language."""
+    if tests == 0:
+        return _(
+            "No test was made: too few dice (a test needs at least 5 expected per face, or 5 expected "
+            "successes and failures)."
+        )
+    return _(
+        "{tests} tests were made (each p-value is one). Even with perfectly fair dice a p-value falls below "
+        "0.05 one time in 20, so about {expected} of these are expected below 0.05 by chance alone: a low "
+        "p-value here and there is not evidence of unfair dice. Across {tests} tests only a p-value below "
+        "{threshold} (0.05 / {tests}) stands out. Only dice the server rolled speak to the program's "
+        "fairness; typed-in, seeded and imported dice are tallied apart."
+    ).format(tests=tests, expected=f"{tests * 0.05:.1f}", threshold=f"{0.05 / tests:.2g}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from campaign.errors import BadInput
+from campaign.i18n import _
 
 HISTORY_FILTERS = ("char", "player", "actor", "kind", "scenario", "outcome", "since", "until")
 
@@ -45,7 +46,7 @@ def _int(request, name: str) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise BadInput(f"{name}: {text!r} is not a whole number") from None
+        raise BadInput(_("{name}: {text!r} is not a whole number").format(name=name, text=text)) from None
 
 
 def _text(request, name: str) -> str | None:
@@ -53,7 +54,7 @@ def _text(request, name: str) -> str | None:
     parameter) is malformed input, as the CLI's argv could never carry it."""
     text = request.query_params.get(name, "").strip()
     if "\x00" in text:
-        raise BadInput(f"{name}: contains a NUL character")
+        raise BadInput(_("{name}: contains a NUL character").format(name=name))
     return text or None
 
 

@@ -20,6 +20,7 @@ import json
 import time
 from typing import Any
 
+from campaign.i18n import _
 from campaign.web.refusals import Refusal
 
 BODY_LIMIT = 8 * 1024
@@ -91,7 +92,7 @@ async def join(request):
     except (Refusal, UnicodeDecodeError):
         form = {}
     if form.get("confirm") != "1":
-        return _join_page(request, None, 400, message="確認（confirm=1）がありません / confirm=1 is missing")
+        return _join_page(request, None, 400, message=_("confirm=1 is missing"))
     from campaign.errors import CampaignError
 
     try:

@@ -42,13 +42,20 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 
-UNAUTHORIZED_PAGE = (
-    '<!doctype html><html lang="ja"><head><meta charset="utf-8">'
-    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>401</title></head>'
-    "<body><h1>401 合言葉が必要です / Token required</h1>"
-    "<p>GMから受け取った招待リンク（/join/…）か観戦リンク（?token=…）で開いてください。"
-    " Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you.</p></body></html>"
-).encode()
+
+def unauthorized_page() -> bytes:
+    """The 401 page of a request without the token, in the request's language."""
+    from html import escape
+
+    from campaign.i18n import _, language
+
+    return (
+        f'<!doctype html><html lang="{language()}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>401</title></head>'
+        f"<body><h1>401 {escape(_('Token required'))}</h1>"
+        f"<p>{escape(_('Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you.'))}</p>"
+        "</body></html>"
+    ).encode()
 
 
 class Guard:
@@ -153,6 +160,7 @@ class Guard:
         if scope["path"].startswith("/api/"):
             await _send_json(send, "no_session")
             return
+        page = unauthorized_page()
         await send(
             {
                 "type": "http.response.start",
@@ -160,11 +168,11 @@ class Guard:
                 "headers": [
                     (b"content-type", b"text/html; charset=utf-8"),
                     (b"cache-control", b"no-store"),
-                    (b"content-length", str(len(UNAUTHORIZED_PAGE)).encode()),
+                    (b"content-length", str(len(page)).encode()),
                 ],
             }
         )
-        await send({"type": "http.response.body", "body": UNAUTHORIZED_PAGE})
+        await send({"type": "http.response.body", "body": page})
 
 
 def _on_this_server(path: str) -> str:
@@ -226,9 +234,9 @@ def host_allowed(host: str | None, names: frozenset[str]) -> bool:
 async def _send_json(send, code: str) -> None:
     import json
 
-    from campaign.web.refusals import MESSAGES
+    from campaign.web.refusals import message as refusal_message
 
-    status, message = MESSAGES[code]
+    status, message = refusal_message(code)
     body = json.dumps({"error": message, "code": code}, ensure_ascii=False).encode("utf-8")
     await send(
         {
