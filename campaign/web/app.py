@@ -153,19 +153,14 @@ def create_app(
 
     setting, ruleset = language_facts(db, name)
 
-    def speaking(inner: Any) -> Any:
+    def speaking(scope: Any) -> None:
         """Each request in its page's language (campaign.web.language: CAMPAIGN_LANG, the
         campaign's setting, the browser's Accept-Language, the ruleset; campaign.i18n holds
-        it in a context variable, so the worker threads of sync endpoints read it too)."""
-
-        async def middleware(scope: Any, receive: Any, send: Any) -> None:
-            accept = next(
-                (value.decode("latin-1") for key, value in scope.get("headers", ()) if key == b"accept-language"), None
-            )
-            i18n.use(page_language(setting, ruleset, accept))
-            await inner(scope, receive, send)
-
-        return middleware
+        it in a context variable, so the worker threads of sync endpoints read it too).
+        The guard calls it first, so its own refusals (401, host, CSRF) speak it too."""
+        headers = scope.get("headers", ())
+        accept = next((value.decode("latin-1") for key, value in headers if key == b"accept-language"), None)
+        i18n.use(page_language(setting, ruleset, accept))
 
     app = Starlette(
         middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream
@@ -197,13 +192,11 @@ def create_app(
     app.state.feed = Feed(
         db, campaign_id, lambda entry: str(row_macro(entry)), lambda: feed_state(templates, db, campaign_id, name)
     )
-    # outermost, so the guard's own refusals (401, host, CSRF) are in the page's language too
-    return speaking(
-        Guard(
-            app,
-            token,
-            secure_cookie=secure_cookie,
-            hosts=hosts,
-            seat_of=lambda session_token: seat_for(db, campaign_id, session_token),
-        )
+    return Guard(
+        app,
+        token,
+        secure_cookie=secure_cookie,
+        hosts=hosts,
+        seat_of=lambda session_token: seat_for(db, campaign_id, session_token),
+        language_of=speaking,
     )

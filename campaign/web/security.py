@@ -62,14 +62,19 @@ class Guard:
     """Adds the security headers to every HTTP response and, when a token is in force,
     lets through only requests that carry it (query once, then the cookie)."""
 
-    def __init__(self, app, token: str | None, secure_cookie: bool = False, *, hosts=(), seat_of=None) -> None:
+    def __init__(
+        self, app, token: str | None, secure_cookie: bool = False, *, hosts=(), seat_of=None, language_of=None
+    ) -> None:
         self.app = app
+        self.language_of = language_of  # sets the request's language (campaign.web.app), before any answer
         self.token = token.encode("utf-8") if token else None
         self.secure_cookie = secure_cookie
         self.hosts = frozenset(["localhost", *(name.lower() for name in hosts)])
         self.seat_of = seat_of
 
     async def __call__(self, scope, receive, send):
+        if self.language_of is not None:
+            self.language_of(scope)
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

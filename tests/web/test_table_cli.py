@@ -71,7 +71,7 @@ def test_rate_limit_is_a_bounded_burst_per_session(gurps):
         codes = [aki.post("/api/rolls", {"command": "1D6", "character": "鈴音"}).status_code for _ in range(5)]
         assert codes == [201, 201, 201, 429, 429]
         limited = aki.post("/api/rolls", {"command": "1D6", "character": "鈴音"})
-        assert limited.json()["code"] == "rate_limited" and "待って" in limited.json()["error"]
+        assert limited.json()["code"] == "rate_limited" and "wait a moment" in limited.json()["error"]
         assert ren.post("/api/rolls", {"command": "1D6", "character": "刀矢"}).status_code == 201  # per session
         aki.close()
         ren.close()
@@ -83,7 +83,7 @@ def test_call_cancel_and_gm_roll_for_an_absent_player(gurps):
     gurps.run("char", "set", "鈴音", "--stat", "技=3", "--new-stat")
     made = gurps.json("call", "check", "ability", "鈴音", "技", "--target", "12", "--reason", "鍵開け")
     assert made["params"] == {"check": "ability", "stat": "技", "target": 12, "modifier": 0}
-    assert made["prompt"] == "能力判定を振ってください: 鈴音 技 目標 12"
+    assert made["prompt"] == "Roll an ability check: 鈴音 技 target 12"
     assert "no character named" in gurps.error("call", "fright", "誰か", code=1)
     assert "check: one of" in gurps.error("call", "check", "luck", "鈴音", "--target", "3", code=2)
     fright = gurps.json("call", "fright", "刀矢")
