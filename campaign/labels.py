@@ -241,6 +241,9 @@ DEFAULT_REASONS = {
         N_("cleared"),
         N_("recovery roll"),
         N_("faces"),
+        N_("skill add"),
+        N_("skill set"),
+        N_("skill remove"),
     )
 }
 

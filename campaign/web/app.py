@@ -24,10 +24,14 @@ def make_templates(zone: str | None = None) -> Any:
     from markupsafe import Markup
     from starlette.templating import Jinja2Templates
 
-    from campaign import i18n
+    from campaign import i18n, labels
     from campaign.core.text_rule import visible
     from campaign.web import present
     from campaign.web.script_messages import script_messages
+
+    def with_code(message: str, **codes: str) -> Markup:
+        """A translated message with commands, as typed, in <code> (never translated)."""
+        return Markup.escape(message).format(**{key: Markup("<code>{}</code>").format(v) for key, v in codes.items()})
 
     def shown(value: object) -> object:
         """Text a page shows: bidi controls and U+2028/2029 as escapes (core.text_rule), as
@@ -54,6 +58,8 @@ def make_templates(zone: str | None = None) -> Any:
         condition_text=present.condition_text,
         category_text=present.category_text,
         source_text=present.source_text,
+        reason_text=labels.reason_label,
+        stat_text=labels.stat_label,
         family_text=present.family_text,
     )
     env.globals.update(
@@ -65,7 +71,8 @@ def make_templates(zone: str | None = None) -> Any:
         luck_note=present.luck_note,
         page_language=i18n.language,
         time_zone=lambda: present.zone_label(zone),
-        zone_setting=zone or "",  # the scripts show times in it (else the browser's zone)
+        zone_setting=zone or "",
+        with_code=with_code,  # the scripts show times in it (else the browser's zone)
         # the scripts' messages, in this page's language, from the same catalog (static/*.js read them)
         script_messages=lambda: Markup(json.dumps(script_messages(), ensure_ascii=False).replace("<", "\\u003c")),
     )

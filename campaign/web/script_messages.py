@@ -89,6 +89,8 @@ MESSAGES = (
     N_("live"),
     N_("disconnected: reconnecting…"),
     N_("called #{call}: {prompt}"),
+    N_("{name} ({player})"),
+    N_("“{text}”"),
 )
 
 

@@ -49,12 +49,12 @@ def unauthorized_page() -> bytes:
 
     from campaign.i18n import _, language
 
+    title = escape(_("Token required"))
+    how = escape(_("Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you."))
     return (
         f'<!doctype html><html lang="{language()}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1"><title>401</title></head>'
-        f"<body><h1>401 {escape(_('Token required'))}</h1>"
-        f"<p>{escape(_('Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you.'))}</p>"
-        "</body></html>"
+        f"<body><h1>401 {title}</h1><p>{how}</p></body></html>"
     ).encode()
 
 

@@ -154,7 +154,7 @@ def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str,
         "kind_label": labels.kind_label(entry["kind"]),
         "text": present.roll_text(entry),
         "outcome": entry.get("outcome"),
-        "reason": entry.get("reason"),
+        "reason": labels.reason_label(entry.get("reason")),
         "source": entry.get("source"),
         "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
         "voided": entry.get("voided_by") is not None,

@@ -81,7 +81,7 @@
 
   function sheet(c) {
     var box = el("article", { cls: "sheet" + (c.mine ? " mine" : "") }, [
-      el("h3", { text: c.name + (c.player ? "（" + c.player + "）" : "") },
+      el("h3", { text: c.player ? text("{name} ({player})", { name: c.name, player: c.player }) : c.name },
          [c.status === "active" ? null : el("span", { cls: "status status-" + c.status,
            text: c.status_label || word("status", c.status) })]),
       meter("HP", c.hp), meter("FP", c.fp)
@@ -156,8 +156,8 @@
   function requestItem(request) {
     var item = el("li", { cls: "call" }, [
       el("strong", { text: text("void of #{seq}", { seq: request.requested_void }) }),
-      el("span", { cls: "reason", text: " — " + (request.on_behalf_of || request.actor) + "「" +
-                                        (request.reason || "") + "」" })
+      el("span", { cls: "reason", text: " — " + (request.on_behalf_of || request.actor) + " " +
+                                        text("“{text}”", { text: request.reason || "" }) })
     ]);
     var approve = el("button", { type: "button", cls: "gm", text: text("Approve") });
     approve.addEventListener("click", function () {
@@ -179,7 +179,7 @@
     var item = el("li", { cls: "entry", "data-outcome": entry.outcome || "" }, [
       el("a", { href: "/entries/" + entry.seq, text: "#" + entry.seq }),
       el("span", { text: " " + entry.kind_label + " " + (entry.character || "") + " " + entry.text +
-                         (entry.reason ? " 「" + entry.reason + "」" : "") + " — " + entry.actor +
+                         (entry.reason ? " " + text("“{text}”", { text: entry.reason }) : "") + " — " + entry.actor +
                          (entry.fairness === "provable" ? " " + text("(provably fair)") : "") })
     ]);
     if (entry.voided) item.classList.add("voided");
