@@ -72,7 +72,8 @@ def make_templates(zone: str | None = None) -> Any:
         page_language=i18n.language,
         time_zone=lambda: present.zone_label(zone),
         zone_setting=zone or "",
-        with_code=with_code,  # the scripts show times in it (else the browser's zone)
+        with_code=with_code,
+        list_separator=lambda: i18n.pick("、", ", "),  # the scripts show times in it (else the browser's zone)
         # the scripts' messages, in this page's language, from the same catalog (static/*.js read them)
         script_messages=lambda: Markup(json.dumps(script_messages(), ensure_ascii=False).replace("<", "\\u003c")),
     )

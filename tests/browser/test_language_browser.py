@@ -54,7 +54,8 @@ WEB_ALLOWED = re.compile(r"(?<![A-Za-z])(WebCrypto|sha256\.js|χ²)(?![A-Za-z])|
 # lang=en leaves out the palette: the ruleset's ココフォリア chat palette, its commands as
 # gurps3-ja writes them (`3D6<=11 恐怖判定`), like the seed tables' texts.
 COLLECT = """(english) => {
-  document.querySelectorAll("details").forEach((d) => { d.open = true; });
+  const closed = [...document.querySelectorAll("details:not([open])")];
+  closed.forEach((d) => { d.open = true; });
   const texts = [document.title];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
@@ -71,6 +72,7 @@ COLLECT = """(english) => {
     texts.push(e.getAttribute("placeholder") || "", e.getAttribute("aria-label") || "");
   });
   document.querySelectorAll("select option").forEach((o) => texts.push(o.textContent.trim()));
+  closed.forEach((d) => { d.open = false; });
   return texts.filter(Boolean);
 }"""
 
@@ -121,9 +123,9 @@ def _pages(browser, cli: Cli, base: str, fright_seq: int, lang: str) -> dict[str
         if wait:
             page.wait_for_selector(wait, timeout=10_000)
         page.wait_for_timeout(150)
-        shown[name] = page.evaluate(COLLECT, lang == "en")
         if lang == "ja":
-            _shot(page, name)
+            _shot(page, name)  # as the reader sees it, before the check opens every <details>
+        shown[name] = page.evaluate(COLLECT, lang == "en")
 
     visit("overview", "/overview")
     visit("history", "/history")
@@ -172,9 +174,9 @@ def _unauthorized(browser, cli: Cli, lang: str) -> list[str]:
         context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
         page = context.new_page()
         assert page.goto(base + "/history").status == 401
-        texts = page.evaluate(COLLECT, lang == "en")
         if lang == "ja":
             _shot(page, "error-401")
+        texts = page.evaluate(COLLECT, lang == "en")
         context.close()
     return texts
 
