@@ -12,7 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from campaign import labels
-from campaign.i18n import N_, _
+from campaign.i18n import _
 from campaign.labels import ops_summary
 
 
@@ -182,31 +182,12 @@ def kind_word(kind: str) -> str:
     return labels.kind_label(kind)
 
 
-FAMILY_WORDS = {
-    "3d6": N_("3d6 success rolls (GURPS, criticals included)"),
-    "2d6": N_("2d6 checks (criticals as the campaign set them)"),
-    "plain": N_("other rolls against a target (plain comparison)"),
-}
-
-
 def family_text(row: dict[str, Any]) -> str:
     """A success-rate row's family (core.luck.FAMILIES) in the page's language."""
     family = row.get("family")
-    return _(FAMILY_WORDS[family]) if family in FAMILY_WORDS else str(row.get("label", ""))
+    return labels.family_label(family) if isinstance(family, str) else str(row.get("label", ""))
 
 
 def luck_note(tests: int) -> str:
-    """The luck page's explanation of its p-values (core.luck.honest_note's content, which
-    core cannot translate), in the page's language."""
-    if tests == 0:
-        return _(
-            "No test was made: too few dice (a test needs at least 5 expected per face, or 5 expected "
-            "successes and failures)."
-        )
-    return _(
-        "{tests} tests were made (each p-value is one). Even with perfectly fair dice a p-value falls below "
-        "0.05 one time in 20, so about {expected} of these are expected below 0.05 by chance alone: a low "
-        "p-value here and there is not evidence of unfair dice. Across {tests} tests only a p-value below "
-        "{threshold} (0.05 / {tests}) stands out. Only dice the server rolled speak to the program's "
-        "fairness; typed-in, seeded and imported dice are tallied apart."
-    ).format(tests=tests, expected=f"{tests * 0.05:.1f}", threshold=f"{0.05 / tests:.2g}")
+    """The luck page's explanation of its p-values (labels.luck_note)."""
+    return labels.luck_note(tests)
