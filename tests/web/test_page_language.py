@@ -88,3 +88,27 @@ def test_every_message_a_script_shows_is_in_the_catalog_list():
     assert len(used) > 50
     assert sorted(used - set(MESSAGES)) == []
     assert sorted(set(MESSAGES) - used) == []  # and none listed that no script shows
+
+
+def test_the_feed_renders_each_language_once_and_apart(client, table):
+    """Two pages in two languages on one feed: each gets its rows in its own words (the
+    rendered rows are kept per language, not shared across them)."""
+    import asyncio
+
+    from campaign import i18n
+
+    _cli, seqs = table
+    feed = client.app.app.state.feed
+    after = seqs["seal"] - 2
+
+    def rows(lang: str) -> list[tuple[int, str]]:
+        i18n.use(lang)
+        try:
+            return asyncio.run(feed.rows_after(after))
+        finally:
+            i18n.use(None)
+
+    english, japanese = rows("en"), rows("ja")
+    assert [seq for seq, _ in english] == [seq for seq, _ in japanese] == [seqs["seal"] - 1, seqs["seal"]]
+    assert '<td class="kind">seal</td>' in english[-1][1] and '<td class="kind">封印</td>' in japanese[-1][1]
+    assert rows("en") == english  # from the cache, still English
