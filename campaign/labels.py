@@ -276,6 +276,9 @@ DEFAULT_REASONS = {
         N_("cleared"),
         N_("recovery roll"),
         N_("faces"),
+        N_("skill add"),
+        N_("skill set"),
+        N_("skill remove"),
     )
 }
 
@@ -542,3 +545,33 @@ def ops_summary(ops: list[Any] | None) -> str:
             except (KeyError, TypeError, ValueError):
                 continue
     return " ".join(parts)
+
+
+#: Success-rate families of the luck report (core.luck.FAMILIES), as a reader sees them.
+FAMILY_WORDS = {
+    "3d6": N_("3d6 success rolls (GURPS, criticals included)"),
+    "2d6": N_("2d6 checks (criticals as the campaign set them)"),
+    "plain": N_("other rolls against a target (plain comparison)"),
+}
+
+
+def family_label(family: str) -> str:
+    """A success-rate family's code (core.luck.FAMILIES: 3d6, 2d6, plain) in the output's language."""
+    return _(FAMILY_WORDS[family]) if family in FAMILY_WORDS else family
+
+
+def luck_note(tests: int) -> str:
+    """The explanation of the luck report's p-values (core.luck.honest_note's content,
+    which core cannot translate), in the output's language."""
+    if tests == 0:
+        return _(
+            "No test was made: too few dice (a test needs at least 5 expected per face, or 5 expected "
+            "successes and failures)."
+        )
+    return _(
+        "{tests} tests were made (each p-value is one). Even with perfectly fair dice a p-value falls below "
+        "0.05 one time in 20, so about {expected} of these are expected below 0.05 by chance alone: a low "
+        "p-value here and there is not evidence of unfair dice. Across {tests} tests only a p-value below "
+        "{threshold} (0.05 / {tests}) stands out. Only dice the server rolled speak to the program's "
+        "fairness; typed-in, seeded and imported dice are tallied apart."
+    ).format(tests=tests, expected=f"{tests * 0.05:.1f}", threshold=f"{0.05 / tests:.2g}")

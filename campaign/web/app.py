@@ -23,14 +23,24 @@ if TYPE_CHECKING:
 HERE = Path(__file__).parent
 
 
-def make_templates() -> Jinja2Templates:
-    """Jinja2 with autoescape on for .html: every name and reason is text, never markup."""
+def make_templates(zone: str | None = None) -> Jinja2Templates:
+    """Jinja2 with autoescape on for .html: every name and reason is text, never markup.
+    `_()` in a template is the catalog's (campaign.i18n, the request's language); times
+    are shown in `zone` (the campaign's `timezone`, else the server's), named on the page."""
+    import json
+
     import jinja2
     from markupsafe import Markup
     from starlette.templating import Jinja2Templates
 
+    from campaign import i18n, labels
     from campaign.core.text_rule import visible
     from campaign.web import present
+    from campaign.web.script_messages import script_messages
+
+    def with_code(message: str, **codes: str) -> Markup:
+        """A translated message with commands, as typed, in <code> (never translated)."""
+        return Markup.escape(message).format(**{key: Markup("<code>{}</code>").format(v) for key, v in codes.items()})
 
     def shown(value: object) -> object:
         """Text a page shows: bidi controls and U+2028/2029 as escapes (core.text_rule), as
@@ -50,10 +60,32 @@ def make_templates() -> Jinja2Templates:
     env.filters.update(
         roll_text=present.roll_text,
         kind_text=present.kind_text,
-        short_time=present.short_time,
+        short_time=lambda at: present.short_time(at, zone),
+        local_time=lambda at: present.local_time(at, zone),
         outcome_label=present.outcome_text,
+        status_text=present.status_text,
+        condition_text=present.condition_text,
+        category_text=present.category_text,
+        source_text=present.source_text,
+        reason_text=labels.reason_label,
+        stat_text=labels.stat_label,
+        family_text=present.family_text,
     )
-    env.globals.update(commitment=present.commitment, bars=present.bars, percent=present.percent)
+    env.globals.update(
+        commitment=present.commitment,
+        bars=present.bars,
+        percent=present.percent,
+        _=i18n._,
+        kind_label=present.kind_word,
+        luck_note=present.luck_note,
+        page_language=i18n.language,
+        time_zone=lambda: present.zone_label(zone),
+        zone_setting=zone or "",
+        with_code=with_code,
+        list_separator=lambda: i18n.pick("、", ", "),  # the scripts show times in it (else the browser's zone)
+        # the scripts' messages, in this page's language, from the same catalog (static/*.js read them)
+        script_messages=lambda: Markup(json.dumps(script_messages(), ensure_ascii=False).replace("<", "\\u003c")),
+    )
     return Jinja2Templates(env=env)
 
 
@@ -116,6 +148,7 @@ def create_app(
     from campaign.db.database import Database
     from campaign.errors import CampaignError
     from campaign.services.browse import campaign_identity
+    from campaign.services.campaigns import time_zone_of
     from campaign.services.invites import seat_for
     from campaign.services.luck_kept import KeptTallies
     from campaign.web import routes_api, routes_bcdice, routes_pages, routes_table, seats
@@ -126,7 +159,7 @@ def create_app(
 
     db = Database(db_url)
     campaign_id, name = campaign_identity(db, campaign_name)
-    templates = make_templates()
+    templates = make_templates(time_zone_of(db, name))
     templates.env.globals["campaign_name"] = name
     # A template's macros are attributes Jinja2 makes as it loads it (untyped by nature).
     row_macro = templates.env.get_template("macros.html").module.entry_row  # type: ignore[attr-defined]
@@ -136,21 +169,21 @@ def create_app(
 
     from campaign import i18n
     from campaign.services.common import language_facts
+    from campaign.web.language import page_language
 
-    language = i18n.resolve(None, *language_facts(db, name))  # CAMPAIGN_LANG, the setting, locale, ruleset
+    setting, ruleset = language_facts(db, name)
 
-    def speaking(inner: Any) -> Any:
-        """Each request in the campaign's language (campaign.i18n; a context variable, so
-        the worker threads of sync endpoints read it too)."""
-
-        async def middleware(scope: Any, receive: Any, send: Any) -> None:
-            i18n.use(language)
-            await inner(scope, receive, send)
-
-        return middleware
+    def speaking(scope: Any) -> None:
+        """Each request in its page's language (campaign.web.language: CAMPAIGN_LANG, the
+        campaign's setting, the browser's Accept-Language, the ruleset; campaign.i18n holds
+        it in a context variable, so the worker threads of sync endpoints read it too).
+        The guard calls it first, so its own refusals (401, host, CSRF) speak it too."""
+        headers = scope.get("headers", ())
+        accept = next((value.decode("latin-1") for key, value in headers if key == b"accept-language"), None)
+        i18n.use(page_language(setting, ruleset, accept))
 
     app = Starlette(
-        middleware=[Middleware(speaking), Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream
         routes=[
             *routes_pages.routes(),
             *routes_api.routes(),
@@ -185,4 +218,5 @@ def create_app(
         secure_cookie=secure_cookie,
         hosts=hosts,
         seat_of=lambda session_token: seat_for(db, campaign_id, session_token),
+        language_of=speaking,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -45,8 +46,9 @@ def http_error(request: Request, exc: Exception) -> Response:
     from starlette.exceptions import HTTPException
 
     assert isinstance(exc, HTTPException)  # registered for it (Starlette types a handler's exc as Exception)
-    messages = {404: "ページが見つかりません / Not found", 405: "この方法では受け付けません / Method not allowed"}
-    return _page(request, exc.status_code, messages.get(exc.status_code, exc.detail))
+    messages = {404: N_("Page not found"), 405: N_("Method not allowed"), 403: N_("Forbidden")}
+    shown = _(messages[exc.status_code]) if exc.status_code in messages else exc.detail
+    return _page(request, exc.status_code, shown)
 
 
 def database_error(request: Request, exc: Exception) -> Response:
@@ -56,8 +58,9 @@ def database_error(request: Request, exc: Exception) -> Response:
     if getattr(original, "sqlstate", None) != "42501":
         raise exc
     message = str(original).splitlines()[0] if str(original) else "permission denied"
+    shown = _("refused by the database: {message}").format(message=message)
     if request.url.path.startswith("/api/"):
         from campaign.web.refusals import Refusal, json_refusal
 
-        return json_refusal(Refusal("refused", f"refused by the database: {message}"))
-    return _page(request, 403, f"refused by the database: {message}")
+        return json_refusal(Refusal("refused", shown))
+    return _page(request, 403, shown)

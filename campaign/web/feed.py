@@ -55,7 +55,7 @@ class Feed:
         # rendered HTML, the table pages' shared JSON as `table`), computed once per head
         # for every client: a `state` event.
         self._render_state = render_state
-        self._state: tuple[int, str] | None = None
+        self._state: dict[str, tuple[int, str]] = {}
         self._entries_after = lambda after: entries_after(db, campaign_id, after)
         self._render_row = render_row
         self._head = 0
@@ -69,7 +69,7 @@ class Feed:
         self._probed_generation = -1
         self._woken_event: asyncio.Event | None = None
         self._lock = anyio.Lock()
-        self._rows: OrderedDict[int, str] = OrderedDict()
+        self._rows: OrderedDict[tuple[str, int], str] = OrderedDict()
 
     def _stale(self) -> bool:
         return time.monotonic() - self._checked >= POLL or self._probed_generation != self._generation
@@ -121,34 +121,42 @@ class Feed:
             self._listener.close()
 
     async def rows_after(self, after: int) -> list[tuple[int, str]]:
-        """(seq, row html) of the entries after `after` that exist now, oldest first."""
+        """(seq, row html) of the entries after `after` that exist now, oldest first, in
+        this request's language (rendered once per language: the cache is keyed by it)."""
+        from campaign.i18n import language
+
         head = await self.head()
         if head <= after:
             return []
+        lang = language()
         wanted = range(after + 1, head + 1)
-        if all(seq in self._rows for seq in wanted):
-            return [(seq, self._rows[seq]) for seq in wanted]
+        if all((lang, seq) in self._rows for seq in wanted):
+            return [(seq, self._rows[lang, seq]) for seq in wanted]
         async with self._lock:
-            if all(seq in self._rows for seq in wanted):  # another client just read them
-                return [(seq, self._rows[seq]) for seq in wanted]
+            if all((lang, seq) in self._rows for seq in wanted):  # another client just read them
+                return [(seq, self._rows[lang, seq]) for seq in wanted]
             entries = await anyio.to_thread.run_sync(self._entries_after, after)
             rendered = [(entry["seq"], self._render_row(entry)) for entry in entries]
             for seq, html in rendered:
-                self._rows[seq] = html
+                self._rows[lang, seq] = html
             while len(self._rows) > CACHE:
                 self._rows.popitem(last=False)
         return rendered
 
     async def state_at(self, seq: int) -> str:
-        """The `state` event's data once the ledger reached `seq` (rendered once per head)."""
-        cached = self._state
+        """The `state` event's data once the ledger reached `seq` (rendered once per head
+        and language)."""
+        from campaign.i18n import language
+
+        lang = language()
+        cached = self._state.get(lang)
         if cached is None or cached[0] < seq:
             async with self._lock:
-                cached = self._state
+                cached = self._state.get(lang)
                 if cached is None or cached[0] < seq:
                     assert self._render_state is not None  # events() asks only a feed that renders state
                     parts = await anyio.to_thread.run_sync(self._render_state)
-                    cached = self._state = (seq, json.dumps({"seq": seq, **parts}))
+                    cached = self._state[lang] = (seq, json.dumps({"seq": seq, **parts}))
         return cached[1]
 
     async def stream(self, after: int) -> AsyncIterator[str]:

@@ -7,7 +7,9 @@ the commitment; its dice and result live in the GM-only table, which nothing her
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from campaign import labels
 from campaign.i18n import _
@@ -70,8 +72,50 @@ def kind_text(entry: dict[str, Any]) -> str:
     return text + (" ⟨" + _("provably fair") + "⟩" if entry.get("fairness") == "provable" else "")
 
 
-def short_time(at: str | None) -> str:
-    return (at or "")[5:16].replace("T", " ")
+def _moment(at: str | None, zone: str | None) -> datetime | None:
+    """A stored UTC time in `zone` (the campaign's `timezone`; None: the server's zone)."""
+    if not at:
+        return None
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(ZoneInfo(zone)) if zone else moment.astimezone()
+
+
+def short_time(at: str | None, zone: str | None = None) -> str:
+    """'2026-11-29T18:52:31Z' -> '11-30 03:52' in Asia/Tokyo: a table's time column
+    (its header names the zone, zone_label)."""
+    moment = _moment(at, zone)
+    return (at or "")[5:16].replace("T", " ") if moment is None else moment.strftime("%m-%d %H:%M")
+
+
+def local_time(at: str | None, zone: str | None = None) -> str:
+    """'2026-11-29T18:52:31Z' -> '2026-11-30 03:52:31 Asia/Tokyo': a time with its zone named."""
+    moment = _moment(at, zone)
+    return (at or "") if moment is None else f"{moment:%Y-%m-%d %H:%M:%S} {zone_label(zone, moment)}"
+
+
+def zone_label(zone: str | None, moment: datetime | None = None) -> str:
+    """The zone times are shown in: the campaign's setting, else the server's zone's name."""
+    return zone or (moment or datetime.now(UTC).astimezone()).tzname() or "UTC"
+
+
+def status_text(status: str) -> str:
+    """A character's status (`missing`, `active`) in the page's language."""
+    return labels.status_label(status)
+
+
+def condition_text(condition: str) -> str:
+    """A condition's code (`stun`, `panic`) in the page's language; a GM's own word as named."""
+    return labels.condition_label(condition)
+
+
+def category_text(category: str) -> str:
+    """A trait category (`quirk`, `severe phobia`) in the page's language."""
+    return labels.category_label(category)
 
 
 def percent(value: float | None, digits: int = 1) -> str:
@@ -126,3 +170,24 @@ def bars(
         "base_y": top + plot,
         "label_y": height - 5,
     }
+
+
+def source_text(source: str) -> str:
+    """Where an entry's dice came from (`manual`, `server`) in the page's language."""
+    return labels.source_label(source)
+
+
+def kind_word(kind: str) -> str:
+    """An entry kind's code (`fright`, `roll`) as the history filter lists it."""
+    return labels.kind_label(kind)
+
+
+def family_text(row: dict[str, Any]) -> str:
+    """A success-rate row's family (core.luck.FAMILIES) in the page's language."""
+    family = row.get("family")
+    return labels.family_label(family) if isinstance(family, str) else str(row.get("label", ""))
+
+
+def luck_note(tests: int) -> str:
+    """The luck page's explanation of its p-values (labels.luck_note)."""
+    return labels.luck_note(tests)

@@ -1,7 +1,7 @@
 """Every refusal of the table server's API as one JSON shape: {"error", "code"}.
 
-`error` is Japanese first (the players' language), the English after a slash, and the
-service's own one line when a service refused; `code` is stable for scripts and tests.
+`error` is in the request's language (campaign.web.language), with the service's own
+one line when a service refused; `code` is stable for scripts and tests.
 A refusal is raised before anything is written, or from inside the write transaction,
 which then rolls back: a refused request changes nothing.
 """
@@ -11,38 +11,41 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from campaign.errors import BadInput, NotFound
+from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
     from starlette.responses import JSONResponse
 
 MESSAGES = {
-    "no_session": (
-        401,
-        "ログインしていません。GMから届いた招待リンクを開いてください / not signed in: open the "
-        "invite link the GM sent you",
-    ),
-    "origin": (403, "別のサイトからの書き込みは受け付けません / writes from another origin are refused"),
-    "csrf": (403, "CSRFトークンがないか、正しくありません / missing or wrong CSRF token"),
-    "host": (421, "このホスト名では受け付けません / this host name is not served here"),
-    "rate_limited": (429, "操作が速すぎます。少し待ってからもう一度どうぞ / too many requests, wait a moment"),
-    "too_large": (413, "リクエストが大きすぎます / request too large"),
-    "content_type": (415, "Content-Type は application/json にしてください / send application/json"),
-    "bad_json": (400, "JSON として読めません / not a JSON object"),
-    "unknown_field": (400, "受け付けない項目があります / field not accepted"),
-    "not_yours": (403, "自分のキャラクターではありません / not your character"),
-    "gm_only": (403, "GMだけができる操作です / only the GM may do this"),
-    "not_your_call": (403, "あなたへの呼び出しではありません / this call is not yours"),
-    "not_found": (404, "見つかりません / not found"),
-    "bad_input": (400, "入力が正しくありません / malformed input"),
-    "refused": (409, "ルールにより受け付けられません / refused by a rule"),
+    "no_session": (401, N_("not signed in: open the invite link the GM sent you")),
+    "origin": (403, N_("writes from another site are refused")),
+    "csrf": (403, N_("the CSRF token is missing or wrong")),
+    "host": (421, N_("this host name is not served here")),
+    "rate_limited": (429, N_("too many requests: wait a moment and try again")),
+    "too_large": (413, N_("the request is too large")),
+    "content_type": (415, N_("send application/json")),
+    "bad_json": (400, N_("not a JSON object")),
+    "unknown_field": (400, N_("a field is not accepted")),
+    "not_yours": (403, N_("not your character")),
+    "gm_only": (403, N_("only the GM may do this")),
+    "not_your_call": (403, N_("this call is not yours")),
+    "not_found": (404, N_("not found")),
+    "bad_input": (400, N_("malformed input")),
+    "refused": (409, N_("refused by a rule")),
 }
+
+
+def message(code: str) -> tuple[int, str]:
+    """(status, the refusal's words in the request's language) of a code."""
+    status, words = MESSAGES[code]
+    return status, _(words)
 
 
 class Refusal(Exception):
     def __init__(self, code: str, detail: str | None = None) -> None:
         self.code = code
-        self.status, message = MESSAGES[code]
-        self.message = f"{message}: {detail}" if detail else message
+        self.status, words = message(code)
+        self.message = _("{refusal}: {detail}").format(refusal=words, detail=detail) if detail else words
         super().__init__(self.message)
 
 
@@ -62,16 +65,18 @@ def json_refusal(refusal: Refusal) -> JSONResponse:
 
 
 def from_campaign_error(exc: Exception) -> Refusal:
-    """A service's refusal (its message is the CLI's English line) as an API refusal."""
+    """A service's refusal as an API refusal, its line in the request's language (as the CLI prints it)."""
+    from campaign.refusal_words import refusal_text
     from campaign.services.calls import NotYourCall
     from campaign.services.table_writes import NotYours
 
+    text = refusal_text(exc)
     if isinstance(exc, NotYours):
-        return Refusal("not_yours", str(exc))
+        return Refusal("not_yours", text)
     if isinstance(exc, NotYourCall):
-        return Refusal("not_your_call", str(exc))
+        return Refusal("not_your_call", text)
     if isinstance(exc, BadInput):
-        return Refusal("bad_input", str(exc))
+        return Refusal("bad_input", text)
     if isinstance(exc, NotFound):
-        return Refusal("not_found", str(exc))
-    return Refusal("refused", str(exc))
+        return Refusal("not_found", text)
+    return Refusal("refused", text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from campaign.errors import BadInput
+from campaign.i18n import _
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -54,7 +55,7 @@ def _int(request: Request, name: str) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise BadInput(f"{name}: {text!r} is not a whole number") from None
+        raise BadInput(_("{name}: {text!r} is not a whole number").format(name=name, text=text)) from None
 
 
 def _text(request: Request, name: str) -> str | None:
@@ -62,7 +63,7 @@ def _text(request: Request, name: str) -> str | None:
     parameter) is malformed input, as the CLI's argv could never carry it."""
     text = request.query_params.get(name, "").strip()
     if "\x00" in text:
-        raise BadInput(f"{name}: contains a NUL character")
+        raise BadInput(_("{name}: contains a NUL character").format(name=name))
     return text or None
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from starlette.concurrency import run_in_threadpool
 
+from campaign.i18n import _
 from campaign.web.refusals import Refusal
 from campaign.web.seats import seat_of, write_request
 
@@ -99,7 +100,7 @@ async def calls(request: Request) -> Response:
         or not isinstance(body.get("kind"), str)
         or not isinstance(body.get("character"), str)
     ):
-        raise Refusal("bad_input", "kind and character are text, params an object")
+        raise Refusal("bad_input", _("kind and character are text, params an object"))
     if body["kind"] == "reunion":  # `scenario end --call`: the open scenario's missing characters
         from campaign.services.calls import call_scenario_end
 

@@ -20,6 +20,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from campaign.i18n import _
 from campaign.web.refusals import Refusal
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ async def join(request: Request) -> Response:
     except (Refusal, UnicodeDecodeError):
         form = {}
     if form.get("confirm") != "1":
-        return _join_page(request, None, 400, message="確認（confirm=1）がありません / confirm=1 is missing")
+        return _join_page(request, None, 400, message=_("confirm=1 is missing"))
     from campaign.errors import CampaignError
 
     try:

@@ -49,13 +49,20 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 
-UNAUTHORIZED_PAGE = (
-    '<!doctype html><html lang="ja"><head><meta charset="utf-8">'
-    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>401</title></head>'
-    "<body><h1>401 合言葉が必要です / Token required</h1>"
-    "<p>GMから受け取った招待リンク（/join/…）か観戦リンク（?token=…）で開いてください。"
-    " Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you.</p></body></html>"
-).encode()
+
+def unauthorized_page() -> bytes:
+    """The 401 page of a request without the token, in the request's language."""
+    from html import escape
+
+    from campaign.i18n import _, language
+
+    title = escape(_("Token required"))
+    how = escape(_("Open the invite link (/join/…) or the spectator link (?token=…) the GM gave you."))
+    return (
+        f'<!doctype html><html lang="{language()}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>401</title></head>'
+        f"<body><h1>401 {title}</h1><p>{how}</p></body></html>"
+    ).encode()
 
 
 class Guard:
@@ -70,14 +77,18 @@ class Guard:
         *,
         hosts: Iterable[str] = (),
         seat_of: Callable[[str], Seat | None] | None = None,
+        language_of: Callable[[Scope], None] | None = None,
     ) -> None:
         self.app = app
+        self.language_of = language_of  # sets the request's language (campaign.web.app), before any answer
         self.token = token.encode("utf-8") if token else None
         self.secure_cookie = secure_cookie
         self.hosts = frozenset(["localhost", *(name.lower() for name in hosts)])
         self.seat_of = seat_of
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.language_of is not None:
+            self.language_of(scope)
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -170,6 +181,7 @@ class Guard:
         if scope["path"].startswith("/api/"):
             await _send_json(send, "no_session")
             return
+        page = unauthorized_page()
         await send(
             {
                 "type": "http.response.start",
@@ -177,11 +189,11 @@ class Guard:
                 "headers": [
                     (b"content-type", b"text/html; charset=utf-8"),
                     (b"cache-control", b"no-store"),
-                    (b"content-length", str(len(UNAUTHORIZED_PAGE)).encode()),
+                    (b"content-length", str(len(page)).encode()),
                 ],
             }
         )
-        await send({"type": "http.response.body", "body": UNAUTHORIZED_PAGE})
+        await send({"type": "http.response.body", "body": page})
 
 
 def _on_this_server(path: str) -> str:
@@ -245,9 +257,9 @@ def host_allowed(host: str | None, names: frozenset[str]) -> bool:
 async def _send_json(send: Send, code: str) -> None:
     import json
 
-    from campaign.web.refusals import MESSAGES
+    from campaign.web.refusals import message as refusal_message
 
-    status, message = MESSAGES[code]
+    status, message = refusal_message(code)
     body = json.dumps({"error": message, "code": code}, ensure_ascii=False).encode("utf-8")
     await send(
         {

@@ -1,10 +1,10 @@
 """`GET /api/table` and the feed's `table` state: what the table pages show, as JSON.
 
 Read through the services (characters, calls, missing board, history) and shaped for a
-phone: HP/FP as current and maximum, conditions and traits with their Japanese words,
+phone: HP/FP as current and maximum, conditions and traits in the page's words,
 skills and the palette with the character's numbers filled in, the session's pending
 calls first, and the latest entries as sentences (a fright check's consequences read
-「暗所恐怖症 (−10 CP) を得た; CP 100 → 90」, never as raw JSON; the record stays behind a
+「暗所恐怖症 (−10 CP) を得た; CP 100 → 90」 in Japanese, never as raw JSON; the record stays behind a
 details fold). Everything here is what any page of the server already shows anyone who
 may read it (a secret roll is a commitment, as in history), so the part that is the same
 for every seat (`shared_state`) is computed once per ledger head and sent by the feed to
@@ -17,6 +17,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from campaign import labels
+from campaign.i18n import _, pick
 from campaign.services.table_writes import REQUESTABLE
 from campaign.web import present
 
@@ -53,25 +54,17 @@ def _character(sheet: dict[str, Any], ruleset: str) -> dict[str, Any]:
         "player": sheet["player"],
         "kind": sheet["kind"],
         "status": sheet["status"],
+        "status_label": labels.status_label(sheet["status"]),
         "mine": False,
         "cp_total": sheet["cp_total"],
         "hp": pools.get("HP"),
         "fp": pools.get("FP"),
         "conditions": [
-            {
-                "name": c["name"],
-                "label": labels.CONDITION_LABELS_JA.get(c["name"], c["name"]),
-                "duration": c["duration"],
-            }
+            {"name": c["name"], "label": labels.condition_label(c["name"]), "duration": c["duration"]}
             for c in sheet["conditions"]
         ],
         "traits": [
-            {
-                "name": t["name"],
-                "category": labels.CATEGORY_JA.get(t["category"].split(" ")[0], t["category"]),
-                "cp": t["cp"],
-                "seq": t["source_seq"],
-            }
+            {"name": t["name"], "category": labels.category_label(t["category"]), "cp": t["cp"], "seq": t["source_seq"]}
             for t in sheet["traits"]
         ],
         # issue 27: the sheet's skills, each a one-tap roll (`回避` rolls 3D6 against 回避's level)
@@ -93,24 +86,30 @@ def _will(sheet: dict[str, Any]) -> int | None:
 
 
 def consequences(entry: dict[str, Any], cp: tuple[int, int] | None = None) -> list[str]:
-    """A fright check's effects as sentences, in Japanese; `cp` (before, after) adds the CP line."""
+    """A fright check's effects as sentences, in the page's language; `cp` (before, after)
+    adds the CP line."""
     detail = entry.get("detail") or {}
     lines: list[str] = []
     for effect in detail.get("effects") or []:
         kind = effect.get("kind")
         if kind == "trait":
-            lines.append(f"{effect.get('name')} ({_cp(effect.get('cp'))}) を得た")
+            lines.append(_("gained {trait} ({cp})").format(trait=effect.get("name"), cp=_cp(effect.get("cp"))))
         elif kind == "phobia_escalation":
             lines.append(
-                f"{effect.get('trait')} が強い恐怖症に悪化 ({effect.get('old_cp')} → {effect.get('new_cp')} CP)"
+                _("{trait} worsened to a severe phobia ({old} → {new} CP)").format(
+                    trait=effect.get("trait"), old=effect.get("old_cp"), new=effect.get("new_cp")
+                )
             )
         elif kind == "condition":
             words = labels.fright_effect(effect)
-            lines.append(f"{words.get('label_ja', effect.get('condition'))} {words.get('duration_ja', '')}".strip())
+            duration = pick(words.get("duration_ja", ""), words.get("duration_text", ""))
+            lines.append(f"{labels.condition_label(str(effect.get('condition')))} {duration}".strip())
         elif kind in ("lose_pool", "pool"):
-            lines.append(f"{effect.get('pool')} {effect.get('amount', '')} 減少".strip())
+            lines.append(_("{pool} −{amount}").format(pool=effect.get("pool"), amount=effect.get("amount", "")))
         elif kind == "lose_attribute":
-            lines.append(f"{effect.get('stat')} {effect.get('amount', '')} 低下".strip())
+            lines.append(
+                _("{stat} lowered by {amount}").format(stat=effect.get("stat"), amount=effect.get("amount", ""))
+            )
     if lines and cp is not None and cp[0] != cp[1]:
         lines[-1] += f"; CP {cp[0]} → {cp[1]}"
     return lines
@@ -155,7 +154,7 @@ def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str,
         "kind_label": labels.kind_label(entry["kind"]),
         "text": present.roll_text(entry),
         "outcome": entry.get("outcome"),
-        "reason": entry.get("reason"),
+        "reason": labels.reason_label(entry.get("reason")),
         "source": entry.get("source"),
         "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
         "voided": entry.get("voided_by") is not None,

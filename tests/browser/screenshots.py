@@ -28,8 +28,8 @@ def take(browser, base: str, outdir: Path, widths=WIDTHS, pages=PAGES) -> list[P
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
     for width in widths:
-        context = browser.new_context(
-            viewport={"width": width, "height": 844 if width < 600 else 900}, device_scale_factor=1
+        context = browser.new_context(  # a Japanese browser (Accept-Language ja): the pages in Japanese
+            locale="ja-JP", viewport={"width": width, "height": 844 if width < 600 else 900}, device_scale_factor=1
         )
         page = context.new_page()
         for name, path in pages:
@@ -52,7 +52,9 @@ def take_homes(browser, base: str, db: Path, outdir: Path, widths=WIDTHS) -> lis
     support.cli(db, "call", "fright", "鈴音", "--mod", "-2", "--reason", "鏡の間で自分の影が笑った")
     for name, invite in (("player", ["invite", "Aki"]), ("gm", ["invite", "GM", "--gm"])):
         join_path = support.cli(db, *invite, json_out=True)["join_path"]
-        context = browser.new_context(viewport={"width": widths[0], "height": 844}, device_scale_factor=1)
+        context = browser.new_context(
+            locale="ja-JP", viewport={"width": widths[0], "height": 844}, device_scale_factor=1
+        )
         page = context.new_page()
         page.goto(base + join_path)
         page.click("form button[type=submit]")

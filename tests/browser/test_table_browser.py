@@ -67,7 +67,7 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
         gm_context, gm = join(browser, base, cli.json("invite", "GM", "--gm")["join_path"], width=1280)
         aki_context, aki = join(browser, base, cli.json("invite", "Aki")["join_path"])
         ren_context, ren = join(browser, base, cli.json("invite", "Ren")["join_path"])
-        assert aki.url == base + "/" and aki.text_content("header .seat").startswith("Aki")
+        assert aki.url == base + "/" and aki.text_content("header .seat") == "signed in as Aki"
         assert aki.locator("#sheets article.sheet").first.text_content().startswith("鈴音")  # her own first
         assert aki.locator("#sheets article.sheet.mine").count() == 1
         assert aki.locator("#sheets article.sheet:not(.mine) button").count() == 0  # no buttons on others'
@@ -107,7 +107,7 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
         cli.run("condition", "add", "鈴音", "stun", "--reason", "閃光")
         cli.run("char", "damage", "鈴音", "HP", "4")
         for page in (aki, gm, ren):
-            expect(page.locator("#sheets article.sheet").filter(has_text="鈴音")).to_contain_text("朦朧")
+            expect(page.locator("#sheets article.sheet").filter(has_text="鈴音")).to_contain_text("stunned")
             expect(page.locator("#sheets article.sheet").filter(has_text="鈴音")).to_contain_text("HP 7 / 11")
 
         # refusals change nothing
@@ -143,14 +143,14 @@ def test_three_pages_at_one_table(browser, gurps, tmp_path):
         assert "押し間違い" in gm.text_content("#request-list")
         gm.locator("#request-list li.call button.gm").first.click()  # 認める / approve
         expect(aki.locator("#latest-list li.voided")).to_contain_text("[2,3,4]", timeout=5_000)
-        expect(gm.locator("#request-list")).to_contain_text("依頼はありません", timeout=5_000)
+        expect(gm.locator("#request-list")).to_contain_text("No requests", timeout=5_000)
         assert [e["kind"] for e in cli.json("history", "--limit", "2")] == ["void", "void_request"]
 
         # the GM calls 刀矢's fright check from his card, cancels it, calls again and rolls it for Ren
         ren_card = gm.locator("#sheets article.sheet").filter(has_text="刀矢")
         ren_card.locator("button.gm").click()
         gm.locator("#call-list li.call").filter(has_text="刀矢").locator("button.gm").click()  # 取消 / cancel
-        expect(gm.locator("#call-list")).to_contain_text("呼び出しはありません", timeout=5_000)
+        expect(gm.locator("#call-list")).to_contain_text("No calls", timeout=5_000)
         ren_card.locator("button.gm").click()
         faces[:] = [3, 3, 3]  # 9 <= Will 13: no fright table
         gm.locator("#call-list li.call").filter(has_text="刀矢").locator("button.roll-call").click()

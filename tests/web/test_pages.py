@@ -33,9 +33,16 @@ def test_overview_shows_characters_missing_board_and_latest_entries(table, clien
 def test_scripts_load_in_order_with_defer_and_css_is_external(client):
     text = client.get("/characters").text
     scripts = re.findall(r'<script src="([^"]+)" defer></script>', text)
-    assert scripts == ["/static/sha256.js", "/static/verify.js", "/static/fair_check.js", "/static/live.js"]
+    assert scripts == [
+        "/static/messages.js",
+        "/static/sha256.js",
+        "/static/verify.js",
+        "/static/fair_check.js",
+        "/static/live.js",
+    ]
     assert "<style" not in text and " style=" not in text and "<script>" not in text
     for path in (
+        "/static/messages.js",
         "/static/sha256.js",
         "/static/verify.js",
         "/static/fair_check.js",
@@ -57,7 +64,7 @@ def test_character_page_shows_stats_pools_and_the_fright_trait_linked_to_its_ent
     shown = cli.json("char", "show", "鈴音")
     assert f"CP {shown['cp_total']}" in text
     # An NPC page names its summoner; an unknown name is a 404 page.
-    assert "召喚者" in client.get("/characters/管狐").text
+    assert "Summoner" in client.get("/characters/管狐").text
     missing = client.get("/characters/誰")
     assert missing.status_code == 404 and "no character named" in missing.text
 
@@ -73,7 +80,7 @@ def test_scenarios_and_one_scenario(client):
     text = client.get("/scenarios").text
     assert "第一話 霧の館" in text and "第二話 捜索" in text and 'href="/scenarios/2"' in text
     one = client.get("/scenarios/1").text
-    assert "第一話 霧の館" in one and "1d6 = 4 ≤ 1? 失敗 failure" in one
+    assert "第一話 霧の館" in one and "1d6 = 4 ≤ 1? failure" in one
     two = client.get("/scenarios/2").text
     assert "刀矢 (Ren) → 鈴音" in two
     assert client.get("/scenarios/9").status_code == 404
@@ -156,7 +163,7 @@ def test_luck_page_draws_svg_charts_server_side(client):
     # roll's dice are not in the ledger): 1:1 2:2 3:1 4:1 5:3 6:4, expected 2 each.
     d6 = text.split('<svg class="chart"')[1]
     assert re.findall(r'<text class="count"[^>]*>([^<]*)</text>', d6) == ["1", "2", "1", "1", "3", "4"]
-    assert "d6: 12 個" in text and "manual" in text
+    assert "d6: 12 dice" in text and "manual" in text
     rates = text.split('<svg class="chart"')[2]
     assert re.findall(r'<text class="count"[^>]*>([^<]*)</text>', rates) == ["50%", "68.3%"]
 

@@ -71,7 +71,7 @@ def test_rate_limit_is_a_bounded_burst_per_session(gurps):
         codes = [aki.post("/api/rolls", {"command": "1D6", "character": "鈴音"}).status_code for _ in range(5)]
         assert codes == [201, 201, 201, 429, 429]
         limited = aki.post("/api/rolls", {"command": "1D6", "character": "鈴音"})
-        assert limited.json()["code"] == "rate_limited" and "待って" in limited.json()["error"]
+        assert limited.json()["code"] == "rate_limited" and "wait a moment" in limited.json()["error"]
         assert ren.post("/api/rolls", {"command": "1D6", "character": "刀矢"}).status_code == 201  # per session
         aki.close()
         ren.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 
+from campaign import i18n
 from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
 from tests.web.test_table_server import table  # noqa: F401 (fixture)
 
@@ -42,7 +43,7 @@ def test_every_write_reaches_open_pages_as_table_state(table):
         assert state["table"]["missing"][0]["chance"] == "16.7%"  # 1d6 <= 1, nobody searching
         cli.run("condition", "add", "鈴音", "stun", "--reason", "閃光")
         state = _next_state(lines, time.monotonic())
-        assert [(c["name"], c["label"]) for c in _sheet(state, "鈴音")["conditions"]] == [("stun", "朦朧")]
+        assert [(c["name"], c["label"]) for c in _sheet(state, "鈴音")["conditions"]] == [("stun", "stunned")]
         cli.run("skill", "add", "鈴音", "回避", "12")
         state = _next_state(lines, time.monotonic())
         assert _sheet(state, "鈴音")["skills"] == [{"name": "回避", "level": 12, "attr": None, "difficulty": None}]
@@ -87,7 +88,7 @@ def test_a_fright_call_names_the_will_and_its_consequences_name_the_cp(table):
     state = aki.http.get("/api/table").json()
     fright = next(e for e in state["latest"] if e["seq"] == rolled.json()["seq"])
     trait = state["characters"][0]["traits"][0]["name"]
-    assert fright["consequences"] == [f"{trait} (−10 CP) を得た; CP 100 → 90"]
+    assert fright["consequences"] == [f"gained {trait} (−10 CP); CP 100 → 90"]
     assert fright["record"]["detail"]["check"]["modifier"] == -2  # the raw record, for the fold
     assert state["calls"] == []
 
@@ -142,10 +143,15 @@ def test_the_cp_line_walks_back_from_todays_totals_and_stops_at_a_void():
     award = {"seq": 6, "kind": "award", "ops": [{"op": "cp_delta", "character": "鈴音", "delta": 3}]}
     spans = _cp_spans([fright, award], {"鈴音": 93})
     assert spans == {6: ("鈴音", 90, 93), 5: ("鈴音", 100, 90)}
-    assert consequences(fright, spans[5][1:]) == ["暗所恐怖症 (−10 CP) を得た; CP 100 → 90"]
+    assert consequences(fright, spans[5][1:]) == ["gained 暗所恐怖症 (−10 CP); CP 100 → 90"]
     void = {"seq": 7, "kind": "void", "ops": []}
     assert _cp_spans([fright, award, void], {"鈴音": 90}) == {}  # a void's undoing is not in its ops
-    assert consequences(fright) == ["暗所恐怖症 (−10 CP) を得た"]
+    assert consequences(fright) == ["gained 暗所恐怖症 (−10 CP)"]
+    i18n.use("ja")  # the page's language: the same sentence in Japanese
+    try:
+        assert consequences(fright, (100, 90)) == ["暗所恐怖症 (−10 CP) を得た; CP 100 → 90"]
+    finally:
+        i18n.use(None)
 
 
 def test_the_character_page_lists_the_skills(table):
@@ -153,5 +159,5 @@ def test_the_character_page_lists_the_skills(table):
     cli.run("skill", "add", "鈴音", "回避", "12")
     cli.run("skill", "add", "鈴音", "刀", "13", "--attr", "DX", "--difficulty", "A")
     page = browser().http.get("/characters/鈴音").text
-    assert '技能 <span class="en">Skills</span>' in page
+    assert "<h2>Skills</h2>" in page
     assert "<dt>刀 <small>(DX/A)</small></dt><dd>13</dd>" in page and "<dt>回避</dt><dd>12</dd>" in page

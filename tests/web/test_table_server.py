@@ -138,7 +138,8 @@ def test_a_double_tap_gives_one_entry(table):
     cli.run("history", "verify")
 
 
-def test_refusals_are_japanese_json_and_change_nothing(table):
+def test_refusals_are_japanese_json_and_change_nothing(table, monkeypatch):
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")  # the server's pages and refusals in Japanese
     cli, base, faces, browser = table
     aki = browser("Aki")
     stranger = browser()
@@ -332,11 +333,11 @@ def test_the_table_page_and_its_state_for_a_player_and_a_spectator(table):
     mine = state["characters"][0]
     assert mine["name"] == "鈴音" and mine["mine"] is True and mine["hp"] == {"current": 11, "max": 11}
     assert "3D6<=11 恐怖判定" in mine["palette"]
-    assert [t["cp"] for t in mine["traits"]] == [-10] and mine["traits"][0]["category"] == "恐怖症"
+    assert [t["cp"] for t in mine["traits"]] == [-10] and mine["traits"][0]["category"] == "phobia"
     others = [c for c in state["characters"] if c["name"] == "刀矢"]
     assert others[0]["mine"] is False and others[0]["palette"] == []
     fright = next(e for e in state["latest"] if e["kind"] == "fright" and e["consequences"])
-    assert fright["consequences"] == [f"{mine['traits'][0]['name']} (−10 CP) を得た; CP 100 → 90"]
+    assert fright["consequences"] == [f"gained {mine['traits'][0]['name']} (−10 CP); CP 100 → 90"]
     watched = spectator.http.get("/api/table").json()
     assert watched["me"] is None and watched["calls"] == [] and all(c["palette"] == [] for c in watched["characters"])
 
@@ -369,7 +370,7 @@ def test_the_feed_carries_the_state_after_each_entry(table):
     spectator = browser()
     cli.run("scenario", "start", "第一話", "--with", "鈴音", "--with", "刀矢")
     overview = spectator.http.get("/").text
-    assert 'data-live="missing"' in overview and "行方不明者はいません" in overview
+    assert 'data-live="missing"' in overview and "Nobody is missing." in overview
     with spectator.http.stream("GET", "/api/feed", timeout=30) as stream:
         lines = stream.iter_lines()
         assert next(lines).startswith("retry:")
@@ -380,6 +381,6 @@ def test_the_feed_carries_the_state_after_each_entry(table):
                 state = json.loads(next(lines).removeprefix("data: "))
                 break
             assert time.monotonic() - started < 10, "no state event"
-    assert "鈴音" in state["missing"] and "合流率" in state["missing"] and "(1)" in state["missing"]
+    assert "鈴音" in state["missing"] and "reunion" in state["missing"] and "(1)" in state["missing"]
     assert "&lt;b&gt;霧&lt;/b&gt;" in state["missing"] and "<b>" not in state["missing"]
     assert "status-active" in state["characters"] and "刀矢" in state["characters"]

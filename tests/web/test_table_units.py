@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from campaign import i18n
 from campaign.services.calls import prompt_of
 from campaign.web import seats
 from campaign.web.security import host_allowed, host_name
@@ -54,7 +55,15 @@ def test_the_rate_limit_is_a_bounded_burst_then_a_steady_rate(monkeypatch):
 def test_call_prompts_are_japanese_with_a_real_minus_sign():
     from campaign import i18n
 
+    assert prompt_of("fright", "鈴音", {"modifier": -2}) == "roll your fright check: 鈴音 modifier −2"  # lang=en
     i18n.use("ja")
+    try:
+        _japanese_prompts()
+    finally:
+        i18n.use(None)
+
+
+def _japanese_prompts() -> None:
     assert prompt_of("fright", "鈴音", {"modifier": -2}) == "恐怖判定を振ってください: 鈴音 修正 −2"
     assert prompt_of("fright", "鈴音", {"modifier": 0}) == "恐怖判定を振ってください: 鈴音"
     assert (

@@ -50,21 +50,28 @@
 
   function Unfair(seq, problem) { this.seq = seq; this.problem = problem; }
 
+  /** The page's words for a message (static/messages.js, from the server's catalog). */
+  function text(message, values) {
+    return window.campaignText ? window.campaignText(message, values) : message;
+  }
+
   function check(records) {
     var commits = {}, seeds = {}, fairEntries = [];
     records.forEach(function (record) {
       var seq = record.seq, detail = record.detail || {};
       if (record.kind === "seed_commit") {
-        if (!isHex(detail.commitment, 64)) throw new Unfair(seq, "seed commitment #" + seq + " holds no SHA-256 hex digest");
+        if (!isHex(detail.commitment, 64)) throw new Unfair(seq, text("seed commitment #{seq} holds no SHA-256 hex digest", { seq: seq }));
         commits[seq] = detail.commitment;
       } else if (record.kind === "seed_reveal") {
         var target = detail.reveals, seed = detail.seed;
         if (!isInt(target) || !(target in commits)) {
-          throw new Unfair(seq, "seed reveal #" + seq + " names #" + target + ", which is no earlier seed commitment");
+          throw new Unfair(seq, text("seed reveal #{seq} names #{target}, which is no earlier seed commitment",
+                                     { seq: seq, target: target }));
         }
-        if (target in seeds) throw new Unfair(seq, "seed commitment #" + target + " is revealed twice");
+        if (target in seeds) throw new Unfair(seq, text("seed commitment #{target} is revealed twice", { target: target }));
         if (!isHex(seed, 64) || window.sha256.hex(bytes(seed)) !== commits[target] || detail.commitment !== commits[target]) {
-          throw new Unfair(seq, "seed reveal #" + seq + " does not match commitment #" + target + ": the seed was swapped");
+          throw new Unfair(seq, text("seed reveal #{seq} does not match commitment #{target}: the seed was swapped",
+                                     { seq: seq, target: target }));
         }
         seeds[target] = { seed: seed, at: seq };
       }
@@ -74,30 +81,35 @@
     fairEntries.forEach(function (record) {
       var seq = record.seq, fair = record.detail.fair, draws = fair.draws;
       if (!isInt(fair.commit) || !(fair.commit in commits) || fair.commit >= seq) {
-        throw new Unfair(seq, "entry #" + seq + " derives its dice from #" + fair.commit + ", which is no earlier seed commitment");
+        throw new Unfair(seq, text("entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment",
+                                   { seq: seq, commit: fair.commit }));
       }
       if (!isInt(fair.seq) || !(fair.commit < fair.seq && fair.seq <= seq) || !isInt(fair.from) || !Array.isArray(draws)) {
-        throw new Unfair(seq, "entry #" + seq + ": its fair-dice inputs are malformed");
+        throw new Unfair(seq, text("entry #{seq}: its fair-dice inputs are malformed", { seq: seq }));
       }
       if (fair.commit in seeds && seeds[fair.commit].at < seq) {
-        throw new Unfair(seq, "entry #" + seq + " derives its dice from seed #" + fair.commit + ", revealed before it");
+        throw new Unfair(seq, text("entry #{seq} derives its dice from seed #{commit}, revealed before it",
+                                   { seq: seq, commit: fair.commit }));
       }
       var group = fair.commit + ":" + fair.seq, expected = nextIndex[group] || 0;
       if (fair.from !== expected) {
-        throw new Unfair(seq, "entry #" + seq + ": its dice start at index " + fair.from + ", expected " + expected);
+        throw new Unfair(seq, text("entry #{seq}: its dice start at index {start}, expected {expected}",
+                                   { seq: seq, start: fair.from, expected: expected }));
       }
       nextIndex[group] = fair.from + draws.length;
       var faces = draws.map(function (draw) { return draw[1]; });
       var dice = record.dice;
       if (Array.isArray(dice) && dice.length === faces.length && dice.join(",") !== faces.join(",")) {
-        throw new Unfair(seq, "entry #" + seq + ": its dice " + dice.join(",") + " are not the derived draws " + faces.join(","));
+        throw new Unfair(seq, text("entry #{seq}: its dice {dice} are not the derived draws {faces}",
+                                   { seq: seq, dice: dice.join(","), faces: faces.join(",") }));
       }
       if (!(fair.commit in seeds)) { pending += 1; return; }
       draws.forEach(function (draw, offset) {
         var should = face(seeds[fair.commit].seed, fair.seq, fair.share || "", fair.from + offset, draw[0]);
         if (draw[1] !== should) {
-          throw new Unfair(seq, "entry #" + seq + ": die " + (offset + 1) + " (d" + draw[0] + ") shows " + draw[1] +
-                                ", the seed gives " + should + ": the die was changed");
+          throw new Unfair(seq, text("entry #{seq}: die {number} (d{sides}) shows {shown}, the seed gives {should}: " +
+                                     "the die was changed",
+                                     { seq: seq, number: offset + 1, sides: draw[0], shown: draw[1], should: should }));
         }
       });
       checked += 1;
@@ -175,10 +187,11 @@
 
   function lostWords(lost) {
     var names = lost.map(function (item) {
-      return (item.kind === "seal" ? "seal #" : "seed commitment #") + item.seq + " (" + item.value.slice(0, 16) + "…)";
-    }).join(", ");
-    return ["警告: この端末で以前に見た " + names + " がこの鎖にありません。履歴が書き換えられています",
-            "warning: " + names + ", shown to this browser before, is not in this chain: the history was rewritten"];
+      return text(item.kind === "seal" ? "seal #{seq} ({hash}…)" : "seed commitment #{seq} ({hash}…)",
+                  { seq: item.seq, hash: item.value.slice(0, 16) });
+    });
+    return text("warning: {names}, shown to this browser before, is not in this chain: the history was rewritten",
+                { names: window.campaignList ? window.campaignList(names) : names.join(", ") });
   }
 
   /** The table page's own line: the check's verdict, run on load and after each new roll. */
@@ -196,20 +209,18 @@
       out.setAttribute("data-checked", String(found.checked));
       if (found.lost.length) out.setAttribute("data-warning", "shown-missing");
       else out.removeAttribute("data-warning");
-      var words = !found.ok
-        ? ["公正ダイスの検算に失敗: " + found.problem, "fair dice rejected: " + found.problem]
-        : ["公正ダイス: " + found.checked + " 件を検算、" + found.pending + " 件は種の公開待ち",
-           "provably fair: " + found.checked + " entries recomputed in this browser, " + found.pending +
-           " wait for their seed"];
-      out.textContent = words[0] + " / " + words[1];
-      if (found.lost.length) out.textContent += " " + lostWords(found.lost).join(" / ");
+      out.textContent = !found.ok
+        ? text("fair dice rejected: {problem}", { problem: found.problem })
+        : text("provably fair: {checked} entries recomputed in this browser, {pending} wait for their seed",
+               { checked: found.checked, pending: found.pending });
+      if (found.lost.length) out.textContent += " " + lostWords(found.lost);
     }
     function run() {
       if (running) { again = true; return; }
       running = true;
       checkChain().then(show, function (error) {
         out.setAttribute("data-status", "error");
-        out.textContent = "公正ダイスを検算できません / cannot check the fair dice: " + String(error);
+        out.textContent = text("cannot check the fair dice: {error}", { error: String(error) });
       }).then(function () {
         running = false;
         if (again) { again = false; run(); }

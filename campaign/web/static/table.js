@@ -8,6 +8,11 @@
   "use strict";
   var root, csrf = null, me = null, pending = null, tableState = null;
 
+  // The page's words (static/messages.js, from the server's catalog, in the page's language).
+  function text(message, values) { return window.campaignText(message, values); }
+  function word(kind, code) { return window.campaignWord(kind, code); }
+  function list(items) { return window.campaignList(items); }
+
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (name) {
@@ -35,7 +40,7 @@
       headers: { "content-type": "application/json", "x-csrf-token": csrf || "" },
       body: JSON.stringify(body || {})
     }).then(function (response) {
-      return response.json().catch(function () { return { error: "応答が読めません / unreadable answer" }; })
+      return response.json().catch(function () { return { error: text("unreadable answer") }; })
         .then(function (data) { if (!response.ok) throw data; return data; });
     });
   }
@@ -49,14 +54,13 @@
   function failed(error) { say((error && error.error) || String(error), "error"); }
 
   function rollText(entry) {
-    var text = "#" + entry.seq + " " + (entry.character || entry.actor) + ": " + (entry.expression || entry.kind);
-    if (entry.dice) text += " [" + entry.dice.join(",") + "]";
-    if (entry.total !== null && entry.total !== undefined) text += " = " + entry.total;
-    if (entry.outcome) text += " " + ({ success: "成功", failure: "失敗", critical_success: "クリティカル",
-                                        critical_failure: "ファンブル" }[entry.outcome] || entry.outcome);
-    if (entry.secret) text += "（秘密 / secret）";
-    if (entry.fairness === "provable") text += "（公正証明つき / provably fair）";
-    return text;
+    var line = "#" + entry.seq + " " + (entry.character || entry.actor) + ": " + (entry.expression || entry.kind);
+    if (entry.dice) line += " [" + entry.dice.join(",") + "]";
+    if (entry.total !== null && entry.total !== undefined) line += " = " + entry.total;
+    if (entry.outcome) line += " " + word("outcome", entry.outcome);
+    if (entry.secret) line += " " + text("(secret)");
+    if (entry.fairness === "provable") line += " " + text("(provably fair)");
+    return line;
   }
 
   function roll(command, character) {
@@ -77,14 +81,14 @@
 
   function sheet(c) {
     var box = el("article", { cls: "sheet" + (c.mine ? " mine" : "") }, [
-      el("h3", { text: c.name + (c.player ? "（" + c.player + "）" : "") },
+      el("h3", { text: c.player ? text("{name} ({player})", { name: c.name, player: c.player }) : c.name },
          [c.status === "active" ? null : el("span", { cls: "status status-" + c.status,
-           text: { missing: "行方不明", dead: "死亡", retired: "引退" }[c.status] || c.status })]),
+           text: c.status_label || word("status", c.status) })]),
       meter("HP", c.hp), meter("FP", c.fp)
     ]);
     if (c.conditions.length) {
-      box.appendChild(el("p", { cls: "conditions", text: "状態: " + c.conditions.map(function (k) {
-        return k.label + (k.duration ? " (" + k.duration + ")" : ""); }).join("、") }));
+      box.appendChild(el("p", { cls: "conditions", text: text("Conditions: {conditions}", { conditions: list(
+        c.conditions.map(function (k) { return k.label + (k.duration ? " (" + k.duration + ")" : ""); })) }) }));
     }
     box.appendChild(el("p", { cls: "cp", text: "CP " + c.cp_total }));
     if (c.traits.length) {
@@ -99,8 +103,8 @@
           return button;
         })));
       } else {
-        box.appendChild(el("p", { cls: "skills-text", text: "技能: " + c.skills.map(function (k) {
-          return k.name + " " + k.level; }).join("、") }));
+        box.appendChild(el("p", { cls: "skills-text", text: text("Skills: {skills}", { skills: list(
+          c.skills.map(function (k) { return k.name + " " + k.level; })) }) }));
       }
     }
     if (c.palette.length && (c.mine || (me && me.gm))) {
@@ -111,10 +115,10 @@
       }));
       // the player's own palette is open; the GM's page folds every character's away
       box.appendChild(c.mine ? palette : el("details", { cls: "palette-fold" },
-        [el("summary", { text: "パレット / palette (" + c.palette.length + ")" }), palette]));
+        [el("summary", { text: text("Palette ({count})", { count: c.palette.length }) }), palette]));
     }
     if (me && me.gm && c.status === "active") {
-      var call = el("button", { type: "button", cls: "gm", text: "恐怖判定を呼ぶ / call fright" });
+      var call = el("button", { type: "button", cls: "gm", text: text("Call a fright check") });
       call.addEventListener("click", function () {
         post("/api/calls", { kind: "fright", character: c.name }).then(function () { refresh(); }, failed);
       });
@@ -130,7 +134,7 @@
     if (mineToRoll) {
       var key = newKey(), share = newShare();  // one key per call shown: a double tap or a retry rolls once
       var button = el("button", { type: "button", cls: "roll-call",
-                                  text: me.gm && call.player !== me.player ? "代わりに振る / roll for them" : "振る / Roll" });
+                                  text: me.gm && call.player !== me.player ? text("Roll for them") : text("Roll") });
       button.addEventListener("click", function () {
         button.disabled = true;
         post("/api/calls/" + call.call_id + "/roll", { idempotency_key: key, share: share })
@@ -140,7 +144,7 @@
       item.appendChild(button);
     }
     if (me && me.gm) {
-      var cancel = el("button", { type: "button", cls: "gm", text: "取消 / cancel" });
+      var cancel = el("button", { type: "button", cls: "gm", text: text("Cancel") });
       cancel.addEventListener("click", function () {
         post("/api/calls/" + call.call_id + "/cancel", {}).then(function () { refresh(); }, failed);
       });
@@ -151,17 +155,17 @@
 
   function requestItem(request) {
     var item = el("li", { cls: "call" }, [
-      el("strong", { text: "#" + request.requested_void + " の取消 / void of #" + request.requested_void }),
-      el("span", { cls: "reason", text: " — " + (request.on_behalf_of || request.actor) + "「" +
-                                        (request.reason || "") + "」" })
+      el("strong", { text: text("void of #{seq}", { seq: request.requested_void }) }),
+      el("span", { cls: "reason", text: " — " + (request.on_behalf_of || request.actor) + " " +
+                                        text("“{text}”", { text: request.reason || "" }) })
     ]);
-    var approve = el("button", { type: "button", cls: "gm", text: "認める / approve" });
+    var approve = el("button", { type: "button", cls: "gm", text: text("Approve") });
     approve.addEventListener("click", function () {
       post("/api/void-requests/" + request.seq + "/approve", {}).then(function () { refresh(); }, failed);
     });
-    var refuse = el("button", { type: "button", cls: "gm", text: "断る / refuse" });
+    var refuse = el("button", { type: "button", cls: "gm", text: text("Refuse") });
     refuse.addEventListener("click", function () {
-      var reason = window.prompt("断る理由 / reason");
+      var reason = window.prompt(text("Reason for refusing"));
       if (!reason) return;
       post("/api/void-requests/" + request.seq + "/refuse", { reason: reason }).then(function () { refresh(); },
                                                                                      failed);
@@ -175,19 +179,19 @@
     var item = el("li", { cls: "entry", "data-outcome": entry.outcome || "" }, [
       el("a", { href: "/entries/" + entry.seq, text: "#" + entry.seq }),
       el("span", { text: " " + entry.kind_label + " " + (entry.character || "") + " " + entry.text +
-                         (entry.reason ? " 「" + entry.reason + "」" : "") + " — " + entry.actor +
-                         (entry.fairness === "provable" ? "（公正証明つき / provably fair）" : "") })
+                         (entry.reason ? " " + text("“{text}”", { text: entry.reason }) : "") + " — " + entry.actor +
+                         (entry.fairness === "provable" ? " " + text("(provably fair)") : "") })
     ]);
     if (entry.voided) item.classList.add("voided");
     entry.consequences.forEach(function (line) { item.appendChild(el("p", { cls: "consequence", text: line })); });
     if (entry.record && Object.keys(entry.record).length) {  // the raw record, folded away
-      item.appendChild(el("details", { cls: "record" }, [el("summary", { text: "記録 / record" }),
+      item.appendChild(el("details", { cls: "record" }, [el("summary", { text: text("Record") }),
         el("pre", { cls: "record", text: JSON.stringify(entry.record, null, 1) })]));
     }
     if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
-      var ask = el("button", { type: "button", cls: "small", text: "取消を依頼 / ask to void" });
+      var ask = el("button", { type: "button", cls: "small", text: text("Ask to void") });
       ask.addEventListener("click", function () {
-        var reason = window.prompt("取消の理由 / reason");
+        var reason = window.prompt(text("Reason for the void"));
         if (!reason) return;
         post("/api/void-requests", { seq: entry.seq, reason: reason, idempotency_key: newKey() })
           .then(function () { refresh(); }, failed);
@@ -211,10 +215,10 @@
     var shown = state.characters.filter(function (c) { return me && (me.gm || c.mine); });
     var sheets = state.characters.filter(function (c) { return c.mine || c.status === "active" || (me && me.gm); });
     replace("call-list", state.calls.length ? state.calls.map(callItem)
-      : [el("li", { cls: "none", text: "呼び出しはありません / no calls" })]);
+      : [el("li", { cls: "none", text: text("No calls") })]);
     if (document.getElementById("request-list")) {
       replace("request-list", state.void_requests.length ? state.void_requests.map(requestItem)
-        : [el("li", { cls: "none", text: "依頼はありません / none" })]);
+        : [el("li", { cls: "none", text: text("No requests") })]);
     }
     replace("sheets", sheets.map(sheet));
     var callChar = document.getElementById("call-char");
@@ -226,13 +230,15 @@
     }
     var select = document.getElementById("roll-char");
     var chosen = select.value;
-    replace("roll-char", [el("option", { value: "", text: "（なし / none）" })].concat(shown.map(function (c) {
+    replace("roll-char", [el("option", { value: "", text: text("(none)") })].concat(shown.map(function (c) {
       return el("option", { value: c.name, text: c.name }); })));
     if (chosen) select.value = chosen;
     else if (shown.length && !me.gm) select.value = shown[0].name;
     replace("missing-list", state.missing.length ? state.missing.map(function (m) {
-      return el("li", { text: m.character + "（合流 " + m.chance + (m.searchers.length ? "、捜索: " +
-        m.searchers.join("、") : "") + "）" }); }) : [el("li", { cls: "none", text: "いません / nobody" })]);
+      var about = [text("reunion {chance}", { chance: m.chance })];
+      if (m.searchers.length) about.push(text("searching: {names}", { names: list(m.searchers) }));
+      return el("li", { text: m.character + " (" + list(about) + ")" }); })
+      : [el("li", { cls: "none", text: text("Nobody") })]);
     replace("latest-list", state.latest.map(latestItem));
     var reunion = document.getElementById("reunion-form");
     if (reunion) reunion.closest("section").hidden = !state.missing.length;
@@ -253,8 +259,8 @@
     var conn = document.getElementById("conn");
     var source = new EventSource(root.dataset.feed);
     function status(state, text) { conn.dataset.state = state; conn.textContent = text; }
-    source.addEventListener("open", function () { status("connected", "接続中 / live"); refresh(); });
-    source.addEventListener("error", function () { status("disconnected", "切断されました。再接続しています… / reconnecting"); });
+    source.addEventListener("open", function () { status("connected", text("live")); refresh(); });
+    source.addEventListener("error", function () { status("disconnected", text("disconnected: reconnecting…")); });
     source.addEventListener("state", function (event) {  // the shared part, as every seat sees it
       var data;
       try { data = JSON.parse(event.data); } catch (e) { return; }
@@ -284,7 +290,7 @@
       if (kind === "skill") params.skill = number("call-skill");
     }
     body.params = params;
-    post("/api/calls", body).then(function (call) { say("呼びました / called #" + call.call_id + ": " + call.prompt); refresh(); },
+    post("/api/calls", body).then(function (call) { say(text("called #{call}: {prompt}", { call: call.call_id, prompt: call.prompt })); refresh(); },
                                   failed);
   }
 
@@ -304,7 +310,7 @@
     var elapsed = document.getElementById("reunion-elapsed").value.trim();
     if (elapsed) params.elapsed = elapsed;
     post("/api/calls", { kind: "reunion", character: "", params: params })
-      .then(function (call) { say("呼びました / called #" + call.call_id + ": " + call.prompt); refresh(); }, failed);
+      .then(function (call) { say(text("called #{call}: {prompt}", { call: call.call_id, prompt: call.prompt })); refresh(); }, failed);
   }
 
   function start() {

@@ -34,10 +34,12 @@
   var MIN_PREFIX = 16;  // as `history verify --head`: 2^64 hashes to grind for a look-alike
   var HEX = /^[0-9a-f]+$/;
 
+  /** The page's words for a message (static/messages.js, from the server's catalog). */
+  function text(message, values) { return window.campaignText(message, values); }
+
   /** A verification failure: `seq` names the entry when there is one, `code` what kind. */
-  function Failure(ja, en, seq, code) {
-    this.ja = ja;
-    this.en = en;
+  function Failure(message, seq, code) {
+    this.message = message;
     this.seq = seq === undefined ? null : seq;
     this.code = code || "broken";
   }
@@ -82,12 +84,11 @@
     return fetch(url, { credentials: "same-origin", headers: { "Accept": "application/json" } })
       .then(function (response) {
         if (!response.ok) {
-          throw new Failure("サーバーが " + response.status + " を返しました",
-                            "the server answered " + response.status);
+          throw new Failure(text("the server answered {status}", { status: response.status }));
         }
         return response.json();
       }, function () {
-        throw new Failure("サーバーに接続できません", "cannot reach the server");
+        throw new Failure(text("cannot reach the server"));
       });
   }
 
@@ -101,9 +102,8 @@
   function parseHead(typed) {
     var head = typed.trim().toLowerCase();
     if (head.length < MIN_PREFIX || head.length > 64 || !HEX.test(head)) {
-      throw new Failure("あなたが控えた封印ハッシュ(16進 64 桁、または先頭 " + MIN_PREFIX + " 桁以上)を入れてください",
-                        "enter the seal head you kept (64 hex digits, or the first " + MIN_PREFIX + " or more)",
-                        null, "malformed");
+      throw new Failure(text("enter the seal head you kept (64 hex digits, or the first {digits} or more)",
+                             { digits: MIN_PREFIX }), null, "malformed");
     }
     return head;
   }
@@ -143,36 +143,31 @@
         var entry = entries[i];
         var seq = state.next;
         if (!entry || entry.seq !== seq) {
-          throw new Failure("#" + seq + " の記録が見つかりません(欠落または順序違い)",
-                            "entry #" + seq + " is missing or out of order", seq);
+          throw new Failure(text("entry #{seq} is missing or out of order", { seq: seq }), seq);
         }
         if (computed[i] === null) {
-          throw new Failure("#" + seq + " の記録の形式が正しくありません",
-                            "entry #" + seq + " is malformed", seq);
+          throw new Failure(text("entry #{seq} is malformed", { seq: seq }), seq);
         }
         if (state.prev === null) {
           // The first entry's prev_hash is the anchor we start from; from #1 it must be the genesis.
           if (seq === 1 && entry.prev_hash !== GENESIS) {
-            throw new Failure("#1 が起点(ゼロのハッシュ)につながっていません",
-                              "entry #1 does not start from the genesis hash", seq);
+            throw new Failure(text("entry #1 does not start from the genesis hash"), seq);
           }
         } else if (entry.prev_hash !== state.prev) {
-          throw new Failure("#" + seq + " が #" + (seq - 1) + " につながっていません",
-                            "entry #" + seq + " does not link to entry #" + (seq - 1), seq);
+          throw new Failure(text("entry #{seq} does not link to entry #{previous}", { seq: seq, previous: seq - 1 }),
+                            seq);
         }
         if (computed[i] !== entry.hash) {
-          throw new Failure("#" + seq + " の記録が改変されています",
-                            "entry #" + seq + " does not match", seq);
+          throw new Failure(text("entry #{seq} does not match", { seq: seq }), seq);
         }
         var record;
         try {
           record = JSON.parse(entry.record);
         } catch (err) {
-          throw new Failure("#" + seq + " の記録が JSON ではありません", "entry #" + seq + " is not JSON", seq);
+          throw new Failure(text("entry #{seq} is not JSON", { seq: seq }), seq);
         }
         if (!record || record.seq !== seq || record.campaign !== state.campaign) {
-          throw new Failure("#" + seq + " の記録の番号またはキャンペーンが違います",
-                            "entry #" + seq + " names another seq or campaign", seq);
+          throw new Failure(text("entry #{seq} names another seq or campaign", { seq: seq }), seq);
         }
         if (record.kind === "seal" && entry.hash.indexOf(state.head) === 0) {
           state.matches.push({ seq: seq, hash: entry.hash, reason: record.reason || null, at: record.at || "" });
@@ -208,22 +203,21 @@
       report.progress(state.count);
       return fetchJson(withQuery(chainUrl, { from: state.next })).then(function (data) {
         if (!data || !Array.isArray(data.entries) || typeof data.campaign !== "string") {
-          throw new Failure("サーバーの応答が正しくありません", "the server's answer is malformed");
+          throw new Failure(text("the server's answer is malformed"));
         }
         if (state.campaign === null) {
           state.campaign = data.campaign;
           state.kept = loadKept(data.campaign);
         } else if (data.campaign !== state.campaign) {
-          throw new Failure("サーバーの応答が途中で別の鎖になりました", "the server switched chains midway");
+          throw new Failure(text("the server switched chains midway"));
         }
         if (data.genesis !== GENESIS) {
-          throw new Failure("起点のハッシュが違います", "the genesis hash is wrong");
+          throw new Failure(text("the genesis hash is wrong"));
         }
         return checkPage(engine, state, data.entries).then(function () {
           if (data.next === null || data.next === undefined) { return; }
           if (data.entries.length === 0 || data.next !== state.next) {
-            throw new Failure("#" + state.next + " 以降の記録が届きません", "entries from #" + state.next +
-                              " on did not arrive", state.next);
+            throw new Failure(text("entries from #{seq} on did not arrive", { seq: state.next }), state.next);
           }
           return page();
         });
@@ -236,22 +230,20 @@
       if (window.fairCheck) {
         fair = window.fairCheck.checkRecords(state.fairRecords);
         if (!fair.ok) {
-          var unfair = new Failure("公正ダイス: " + fair.problem, "fair dice: " + fair.problem, fair.seq, "unfair");
+          var unfair = new Failure(text("fair dice: {problem}", { problem: fair.problem }), fair.seq, "unfair");
           unfair.keptLost = keptLost ? state.kept : null;
           throw unfair;
         }
         shownLost = window.fairCheck.compareShown(state.campaign, window.fairCheck.shownOf(state.shown));
       }
       if (state.matches.length > 1) {
-        throw new Failure("ヘッド " + state.head + " は封印 #" + state.matches[0].seq + " と #" +
-                          state.matches[1].seq + " の両方に一致します。もっと桁を入れてください",
-                          "head " + state.head + " matches seals #" + state.matches[0].seq + " and #" +
-                          state.matches[1].seq + "; give more digits", null, "ambiguous");
+        throw new Failure(text("head {head} matches seals #{first} and #{second}; give more digits",
+                               { head: state.head, first: state.matches[0].seq, second: state.matches[1].seq }),
+                          null, "ambiguous");
       }
       if (state.matches.length === 0) {
         var failure = new Failure(
-          "この鎖にはあなたの封印がありません: 封印の後で履歴が書き換えられたか、ハッシュの打ち間違いです",
-          "this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped",
+          text("this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped"),
           null, "not_contained");
         failure.keptLost = keptLost ? state.kept : null;
         throw failure;
@@ -269,77 +261,80 @@
     });
   }
 
+  /** A ledger time (UTC) as the page shows times: in the campaign's zone (else this
+   *  browser's), named: "2026-11-30 03:52 Asia/Tokyo". */
+  function localTime(at) {
+    var moment = new Date(at);
+    if (!at || isNaN(moment.getTime())) { return at || ""; }
+    var zone = document.documentElement.getAttribute("data-time-zone") || undefined;
+    try {
+      var format = new Intl.DateTimeFormat("sv-SE", { timeZone: zone, year: "numeric", month: "2-digit",
+                                                      day: "2-digit", hour: "2-digit", minute: "2-digit" });
+      return format.format(moment) + " " + (zone || format.resolvedOptions().timeZone);
+    } catch (err) {
+      return at;
+    }
+  }
+
   function reporter(output) {
-    function set(status, seq, ja, en) {
+    function set(status, seq, message) {
       output.setAttribute("data-status", status);
       if (seq === null || seq === undefined) { output.removeAttribute("data-seq"); }
       else { output.setAttribute("data-seq", String(seq)); }
       output.textContent = "";
-      line(ja, en);
+      line(message);
     }
-    function line(ja, en) {
+    function line(message) {
       var block = document.createElement("span");
       block.className = "verify-line";
-      var first = document.createElement("span");
-      first.lang = "ja";
-      first.textContent = ja;
-      var second = document.createElement("span");
-      second.lang = "en";
-      second.textContent = " / " + en;
-      block.appendChild(first);
-      block.appendChild(second);
+      block.textContent = message;
       output.appendChild(block);
     }
     function warnKept(kept) {
       output.setAttribute("data-warning", "kept-seal-missing");
       var short = kept.hash.slice(0, 16);
-      line("警告: 前回この端末で検証した封印 #" + kept.seq + " (" + short + "…) がこの鎖にありません。" +
-           "その後に履歴が書き換えられています",
-           "warning: the seal you verified last time in this browser (#" + kept.seq + ", " + short +
-           "…) is not in this chain: the history was rewritten after it");
+      line(text("warning: the seal you verified last time in this browser (#{seq}, {hash}…) is not in this chain: " +
+                "the history was rewritten after it", { seq: kept.seq, hash: short }));
     }
     return {
       progress: function (done) {
-        set("running", null, "検証中… " + done + " 件", "checking… " + done + " entries");
+        set("running", null, text("checking… {count} entries", { count: done }));
       },
       ok: function (result, engine) {
         var seal = result.seal;
-        var about = (seal.reason ? seal.reason + ", " : "") + seal.at;
+        var about = (seal.reason ? seal.reason + ", " : "") + localTime(seal.at);
         output.setAttribute("data-engine", engine.name);
         output.setAttribute("data-count", String(result.count));
         output.setAttribute("data-since", String(result.since));
         output.setAttribute("data-code", "ok");
         set(result.keptLost || result.shownLost.length ? "warn" : "ok", seal.seq,
-            "検証成功: あなたの封印 #" + seal.seq + " (" + about + ") はこの鎖にあります。その後 " + result.since +
-            " 件(全 " + result.count + " 件を " + engine.name + " で検算)",
-            "verified: your seal #" + seal.seq + " (" + about + ") is in this chain; " + result.since +
-            " entries since (" + result.count + " entries checked, " + engine.name + ")");
+            text("verified: your seal #{seq} ({about}) is in this chain; {since} entries since " +
+                 "({count} entries checked, {engine})",
+                 { seq: seal.seq, about: about, since: result.since, count: result.count, engine: engine.name }));
         if (result.shown > seal.seq) {
-          line("このページの記録 #" + result.shown + " はこの封印より後です(封印はまだそれを守っていません)",
-               "entry #" + result.shown + " on this page comes after your seal, which does not cover it yet");
+          line(text("entry #{seq} on this page comes after your seal, which does not cover it yet",
+                    { seq: result.shown }));
         }
         if (result.fair && result.fair.revealed + result.fair.pending > 0) {
           output.setAttribute("data-fair-checked", String(result.fair.checked));
-          line("公正ダイス: " + result.fair.checked + " 件を公開された種から検算(" + result.fair.pending + " 件は公開待ち)",
-               "provably fair dice: " + result.fair.checked + " entries recomputed from their revealed seeds (" +
-               result.fair.pending + " wait for their seed)");
+          line(text("provably fair dice: {checked} entries recomputed from their revealed seeds " +
+                    "({pending} wait for their seed)", { checked: result.fair.checked, pending: result.fair.pending }));
         }
         if (result.keptLost) { warnKept(result.keptLost); }
         if (result.shownLost.length) {
           if (!result.keptLost) { output.setAttribute("data-warning", "shown-missing"); }
-          var words = window.fairCheck.lostWords(result.shownLost);
-          line(words[0], words[1]);
+          line(window.fairCheck.lostWords(result.shownLost));
         }
       },
       fail: function (failure, engine) {
         if (engine) { output.setAttribute("data-engine", engine.name); }
         if (failure instanceof Failure) {
           output.setAttribute("data-code", failure.code);
-          set("fail", failure.seq, "検証失敗: " + failure.ja, "verification failed: " + failure.en);
+          set("fail", failure.seq, text("verification failed: {reason}", { reason: failure.message }));
           if (failure.keptLost) { warnKept(failure.keptLost); }
         } else {
           output.setAttribute("data-code", "error");
-          set("fail", null, "検証中にエラーが起きました", "verification stopped on an error: " + String(failure));
+          set("fail", null, text("verification stopped on an error: {error}", { error: String(failure) }));
         }
       }
     };
@@ -358,8 +353,7 @@
       if (busy) { return; }
       var engine = pickEngine();
       if (!engine) {
-        report.fail(new Failure("SHA-256 が使えません(sha256.js が読み込まれていません)",
-                                "no SHA-256 available (sha256.js did not load)"), null);
+        report.fail(new Failure(text("no SHA-256 available (sha256.js did not load)")), null);
         return;
       }
       busy = true;

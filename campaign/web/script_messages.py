@@ -1,0 +1,107 @@
+"""The words the page's scripts show (static/verify.js, fair_check.js, table.js), from the
+server's catalog: base.html renders them into a JSON block that static/messages.js reads.
+
+A script writes its message in English, as the msgid listed here, with `{name}`
+placeholders (`text("entry #{seq} does not match", {seq: 7})`); the page carries each
+message in its own language, so there is one catalog for the server and the browser.
+tests/web/test_script_messages.py checks that every message a script uses is listed.
+"""
+
+from __future__ import annotations
+
+from campaign import labels
+from campaign.i18n import N_, _
+
+MESSAGES = (
+    # verify.js: the in-browser chain check against the player's seal
+    N_("the server answered {status}"),
+    N_("cannot reach the server"),
+    N_("enter the seal head you kept (64 hex digits, or the first {digits} or more)"),
+    N_("entry #{seq} is missing or out of order"),
+    N_("entry #{seq} is malformed"),
+    N_("entry #1 does not start from the genesis hash"),
+    N_("entry #{seq} does not link to entry #{previous}"),
+    N_("entry #{seq} does not match"),
+    N_("entry #{seq} is not JSON"),
+    N_("entry #{seq} names another seq or campaign"),
+    N_("the server's answer is malformed"),
+    N_("the server switched chains midway"),
+    N_("the genesis hash is wrong"),
+    N_("entries from #{seq} on did not arrive"),
+    N_("fair dice: {problem}"),
+    N_("head {head} matches seals #{first} and #{second}; give more digits"),
+    N_("this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped"),
+    N_(
+        "warning: the seal you verified last time in this browser (#{seq}, {hash}…) is not in this chain: "
+        "the history was rewritten after it"
+    ),
+    N_("checking… {count} entries"),
+    N_(
+        "verified: your seal #{seq} ({about}) is in this chain; {since} entries since "
+        "({count} entries checked, {engine})"
+    ),
+    N_("entry #{seq} on this page comes after your seal, which does not cover it yet"),
+    N_("provably fair dice: {checked} entries recomputed from their revealed seeds ({pending} wait for their seed)"),
+    N_("verification failed: {reason}"),
+    N_("verification stopped on an error: {error}"),
+    N_("no SHA-256 available (sha256.js did not load)"),
+    # fair_check.js: the provably fair dice recomputed in the browser
+    N_("seed commitment #{seq} holds no SHA-256 hex digest"),
+    N_("seed reveal #{seq} names #{target}, which is no earlier seed commitment"),
+    N_("seed commitment #{target} is revealed twice"),
+    N_("seed reveal #{seq} does not match commitment #{target}: the seed was swapped"),
+    N_("entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment"),
+    N_("entry #{seq}: its fair-dice inputs are malformed"),
+    N_("entry #{seq} derives its dice from seed #{commit}, revealed before it"),
+    N_("entry #{seq}: its dice start at index {start}, expected {expected}"),
+    N_("entry #{seq}: its dice {dice} are not the derived draws {faces}"),
+    N_("entry #{seq}: die {number} (d{sides}) shows {shown}, the seed gives {should}: the die was changed"),
+    N_("seal #{seq} ({hash}…)"),
+    N_("seed commitment #{seq} ({hash}…)"),
+    N_("warning: {names}, shown to this browser before, is not in this chain: the history was rewritten"),
+    N_("fair dice rejected: {problem}"),
+    N_("provably fair: {checked} entries recomputed in this browser, {pending} wait for their seed"),
+    N_("cannot check the fair dice: {error}"),
+    # table.js: the player's and the GM's table page
+    N_("unreadable answer"),
+    N_("(secret)"),
+    N_("(provably fair)"),
+    N_("Conditions: {conditions}"),
+    N_("Skills: {skills}"),
+    N_("Palette ({count})"),
+    N_("Call a fright check"),
+    N_("Roll for them"),
+    N_("Roll"),
+    N_("Cancel"),
+    N_("void of #{seq}"),
+    N_("Approve"),
+    N_("Refuse"),
+    N_("Reason for refusing"),
+    N_("Record"),
+    N_("Ask to void"),
+    N_("Reason for the void"),
+    N_("No calls"),
+    N_("No requests"),
+    N_("(none)"),
+    N_("reunion {chance}"),
+    N_("searching: {names}"),
+    N_("Nobody"),
+    N_("live"),
+    N_("disconnected: reconnecting…"),
+    N_("called #{call}: {prompt}"),
+    N_("{name} ({player})"),
+    N_("“{text}”"),
+)
+
+
+def script_messages() -> dict[str, object]:
+    """{"messages": msgid -> words, "outcome": code -> word, "status": code -> word} in
+    the language of this request; a separator for lists, as the language writes one."""
+    from campaign.i18n import pick
+
+    return {
+        "messages": {message: _(message) for message in MESSAGES},
+        "outcome": {code: labels.outcome_label(None, code) for code in labels.OUTCOME_WORDS},
+        "status": {code: labels.status_label(code) for code in ("active", "missing", "dead", "retired")},
+        "list": pick("、", ", "),
+    }
