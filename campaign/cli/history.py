@@ -19,6 +19,8 @@ from campaign.cli.output import (
     CsvOption,
     JsonOption,
     Progress,
+    SinceOption,
+    UntilOption,
     emit_json,
     local_time,
     output_format,
@@ -109,12 +111,8 @@ def history(
             "bcdice-api (a dice bot's token), ccfolia (an imported log).",
         ),
     ] = None,
-    since: Annotated[
-        str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, in the campaign's timezone.")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, in the campaign's timezone.")
-    ] = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
     limit: Annotated[int, typer.Option("--limit", help="At most N entries, newest first.")] = 50,
     all_: Annotated[bool, typer.Option("--all", help="Every matching entry (streamed).")] = False,
     json_out: JsonOption = False,

@@ -60,6 +60,13 @@ def csv_bom(bom: bool = False) -> bool:
 DiceOption = Annotated[
     str | None, typer.Option("--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
 ]
+# The ledger's time filters (history, stats), read in the campaign's zone (services.history.parse_when).
+SinceOption = Annotated[
+    str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, in the campaign's timezone.")
+]
+UntilOption = Annotated[
+    str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, in the campaign's timezone.")
+]
 
 
 def safe_text(value: Any, *, keep_lines: bool = True) -> str:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from campaign.cli.context import state
-from campaign.cli.output import JsonOption, emit_json, print_table, print_text
+from campaign.cli.output import JsonOption, SinceOption, UntilOption, emit_json, print_table, print_text
 from campaign.i18n import N_, _, ngettext
 from campaign.labels import source_words
 
@@ -37,12 +37,8 @@ def stats(
     scenario: Annotated[
         int | None, typer.Option("--scenario", help="Only entries made during scenario number N.")
     ] = None,
-    since: Annotated[
-        str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, in the campaign's timezone.")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", help="Up to this date (inclusive) or ISO time, in the campaign's timezone.")
-    ] = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
     include_voided: Annotated[
         bool, typer.Option("--include-voided", help="Count voided entries too (their dice were rolled all the same).")
     ] = False,
