@@ -34,6 +34,7 @@ from tests.perf import generate
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "performance.md"
+CACHE = REPO / "build" / "bench-cache"
 BASELINE_IMPORTS = "import typer, rich, sqlalchemy.orm"
 DICE_EXPRESSIONS = (
     "3d6",
@@ -192,73 +193,34 @@ class Bench:
 
     # --- databases -------------------------------------------------------------------
 
-    def import_generated(self, db: Path, name: str, entries: int) -> float:
-        """Pipe a generated export into `campaign import -`; returns seconds."""
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            self.cli(db, "import", "-"),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=self.env,
-        )
-        batch: list[str] = []
-        try:
-            for line in generate.export_lines(name, entries):
-                batch.append(line)
-                if len(batch) >= 2000:
-                    proc.stdin.write("".join(batch).encode())
-                    batch = []
-            proc.stdin.write("".join(batch).encode())
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        err = proc.stderr.read().decode("utf-8", "replace")
-        if proc.wait() != 0:
-            raise RuntimeError(f"import of {name} into {db} failed: {err.strip()[-2000:]}")
-        return time.perf_counter() - start
-
     def write_export(self, path: Path, name: str, entries: int) -> None:
         with open(path, "w", encoding="utf-8") as out:
             out.writelines(generate.export_lines(name, entries))
 
     def build(self, rows: set[str] | None = None) -> None:
-        """The databases the rows need (all of them for a whole run, which also profiles)."""
+        """The databases the rows need (all of them for a whole run), from the cache."""
         s = self.sizes
         self.small_db = self.dir / "small.db"
         self.latency_db = self.dir / "latency.db"
         self.multi_db = self.dir / "multi.db"
         self.big_db = self.dir / "big.db"
         self.query_campaign = f"Campaign {s.campaigns // 2:02d}"
-        needed = (
-            {"small", "latency", "multi", "big"}
-            if rows is None
-            else {db for row in rows for db in DATABASES.get(row, ())}
-        )
-        if rows is not None:  # some rows only: a kept work directory's databases are reused (--keep --workdir)
-            needed = {db for db in needed if not (self.dir / f"{db}.db").exists()}
-        start = time.perf_counter()
-        if "small" in needed:
-            self.import_generated(self.small_db, self.query_campaign, s.small)
-        if "latency" in needed:
-            self.import_generated(self.latency_db, "Night Parade", s.small)
-        multi = big = 0.0
-        if "multi" in needed:
-            for number in range(1, s.campaigns + 1):
-                multi += self.import_generated(self.multi_db, f"Campaign {number:02d}", s.per_campaign)
-        if "big" in needed:
-            big = self.import_generated(self.big_db, "Long Campaign", s.big)
-        total = time.perf_counter() - start
-        if needed != {"small", "latency", "multi", "big"}:
-            print(f"databases {', '.join(sorted(needed))} built in {total:.0f} s", flush=True)
-            return
-        line = (
-            f"databases built in {total:.0f} s through `campaign import -`: {s.campaigns} x {s.per_campaign:,} "
-            f"entries in {multi:.0f} s, {s.big:,} entries in one campaign in {big:.0f} s "
-            f"({s.big / big:,.0f} entries/s including generation)"
-        )
-        print(line, flush=True)
-        self.evidence.setdefault("build", []).append(line)
+        contents = {
+            "small": [(self.query_campaign, s.small)],
+            "latency": [("Night Parade", s.small)],
+            "multi": [(f"Campaign {number:02d}", s.per_campaign) for number in range(1, s.campaigns + 1)],
+            "big": [("Long Campaign", s.big)],
+        }
+        needed = set(contents) if rows is None else {db for row in rows for db in DATABASES.get(row, ())}
+        lines = []
+        for name in sorted(needed):
+            start = time.perf_counter()
+            built = cached_database(contents[name], self.dir / f"{name}.db")
+            verb = "built" if built else "copied from the cache"
+            entries = sum(n for _, n in contents[name])
+            lines.append(f"{name}.db ({entries:,} entries) {verb} in {time.perf_counter() - start:.0f} s")
+        print("\n".join(lines), flush=True)
+        self.evidence.setdefault("build", []).extend(lines)
 
     # --- rows ------------------------------------------------------------------------
 
@@ -394,7 +356,7 @@ class Bench:
         on the same 100,000-entry campaign (a quarter of it fright checks, which replay)."""
         db, n = self.dir / "state.db", 100_000
         if not db.exists():
-            self.import_generated(db, "State Check", n)
+            cached_database([("State Check", n)], db)
         runs = {"state": [], "chain": []}
         for _ in range(max(3, self.sizes.repeat)):
             for key, extra in (("state", []), ("chain", ["--chain-only"])):
@@ -890,6 +852,31 @@ for i in range(n + 5):
         shell.append(time.perf_counter() - start)
 print(json.dumps([statistics.median(api), statistics.median(shell)]))
 """
+
+
+def cached_database(campaigns: list[tuple[str, int]], target: Path) -> bool:
+    """Copy the database of these generated campaigns (name, entries) to `target`, from
+    build/bench-cache, building it there first when it is missing (True then). The key is
+    the generator's version (its source), the schema revision and the contents, so a
+    change to any of them builds afresh; `make clean` empties the cache."""
+    from campaign.db.migrate import HEAD_REVISION
+
+    key = hashlib.sha256(json.dumps([generate.VERSION, HEAD_REVISION, campaigns]).encode()).hexdigest()[:16]
+    cached = CACHE / f"{key}.db"
+    built = not cached.exists()
+    if built:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(".partial")
+        for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
+            leftover.unlink(missing_ok=True)
+        generate.build_database(partial, campaigns)
+        conn = sqlite3.connect(partial)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+        Path(f"{partial}-wal").unlink(missing_ok=True)
+        partial.rename(cached)
+    shutil.copyfile(cached, target)
+    return built
 
 
 def _median_run(runs: list[Run]) -> Run:
