@@ -330,6 +330,8 @@ def verify(
             use_campaign_time_zone(s.db, s.campaign)
             say(_head_line(report.head_entry))
         checked = "" if report.state is None else _("; state tables equal its replay")
+        if not report.records:
+            checked += _("; links and hashes only (records and their index columns: without --chain-only)")
         if report.secrets and report.secrets.revealed:
             checked += _("; {n} reveals match their commitments").format(n=report.secrets.revealed)
         if report.fair and report.fair.checked:
