@@ -151,6 +151,21 @@ class Bench:
             raise RuntimeError(f"{' '.join(argv)} exited {result.returncode}: {message.strip()[-2000:]}")
         return result
 
+    def run_json(self, argv: list[str]) -> tuple[Run, dict]:
+        """Run once, measured with its peak RSS (rss=True), and read its --json answer."""
+        with tempfile.TemporaryFile() as out:
+            result = self.run(argv, stdout=out, rss=True)
+            out.seek(0)
+            return result, json.loads(out.read())
+
+    def verified(self, db: Path, what: str) -> dict:
+        """`history verify --json` of a row's database, which must pass."""
+        done = subprocess.run(self.cli(db, "history", "verify", "--json"), capture_output=True, env=self.env)
+        report = json.loads(done.stdout)
+        if not report["ok"]:
+            raise RuntimeError(f"the {what} row's ledger does not verify: {report}")
+        return report
+
     def _run_measured(self, argv: list[str], *, stdout, check: bool) -> Run:
         with tempfile.NamedTemporaryFile("r", suffix=".json") as report, tempfile.TemporaryFile() as err:
             proc = subprocess.run(
@@ -323,17 +338,13 @@ class Bench:
     def row_verify(self) -> None:
         runs = []
         for _ in range(self.sizes.repeat):
-            with tempfile.TemporaryFile() as out:
-                result = self.run(
-                    self.cli(self.big_db, "history", "verify", "--chain-only", "--json"), stdout=out, rss=True
-                )
-                out.seek(0)
-                report = json.loads(out.read())
+            result, report = self.run_json(self.cli(self.big_db, "history", "verify", "--chain-only", "--json"))
             if not report["ok"] or report["entries"] != self.sizes.big:
                 raise RuntimeError(f"verify did not pass over the generated chain: {report}")
             runs.append(result)
         verify = _median_run(runs)
-        base = statistics.median(_hash_baseline(self.big_db) for _ in range(self.sizes.repeat))
+        bases = [_hash_baseline(self.big_db) for _ in range(self.sizes.repeat)]
+        base, base_cpu = statistics.median(b[0] for b in bases), statistics.median(b[1] for b in bases)
         ratio = base / verify.wall  # throughput ratio: (entries/verify time) / (entries/hash time)
         n = self.sizes.big
         self.rows.append(
@@ -347,7 +358,14 @@ class Bench:
                 ratio,
                 ">= 0.25x",
                 ratio >= 0.25,
-                [f"peak RSS {verify.max_rss_kb / 1024:.0f} MB"],
+                [
+                    f"peak RSS {verify.max_rss_kb / 1024:.0f} MB; CPU time (user+sys, median): {verify.cpu:.2f} s "
+                    f"against {base_cpu:.2f} s of the hash loop = {base_cpu / verify.cpu:.2f}x",
+                    "what --chain-only proves: every entry 1..N in order, each prev_hash the hash before it, each "
+                    "hash SHA-256 of prev_hash + the record as stored; the record rule and the indexed columns are "
+                    "the full verify's (the `records: false` of its report)",
+                    f"load average when the row ended (1/5/15 min): {_load()}",
+                ],
             )
         )
 
@@ -360,10 +378,7 @@ class Bench:
         runs = {"state": [], "chain": []}
         for _ in range(max(3, self.sizes.repeat)):
             for key, extra in (("state", []), ("chain", ["--chain-only"])):
-                with tempfile.TemporaryFile() as out:
-                    result = self.run(self.cli(db, "history", "verify", *extra, "--json"), stdout=out, rss=True)
-                    out.seek(0)
-                    report = json.loads(out.read())
+                result, report = self.run_json(self.cli(db, "history", "verify", *extra, "--json"))
                 if not report["ok"] or (key == "state" and not report["state"]["ok"]):
                     raise RuntimeError(f"verify did not pass over the generated campaign: {report}")
                 runs[key].append(result)
@@ -476,10 +491,8 @@ class Bench:
         n = self.sizes.big
         stats_runs, history_runs = [], []
         for _ in range(self.sizes.repeat):
-            with tempfile.TemporaryFile() as out:
-                stats_runs.append(self.run(self.cli(self.big_db, "stats", "--json"), stdout=out, rss=True))
-                out.seek(0)
-                report = json.loads(out.read())
+            result, report = self.run_json(self.cli(self.big_db, "stats", "--json"))
+            stats_runs.append(result)
             history_runs.append(self.run(self.cli(self.big_db, "history", "--all", "--json"), rss=True))
         rng = next((s for s in report["sources"] if s["source"] == "rng"), None)
         if report["entries"] != n or rng is None or not rng["dice"]:
@@ -587,12 +600,8 @@ class Bench:
         session(0)
         singles = [self.run(self.cli(db, "roll", "3D6<=12", "the", "shell", "row")) for _ in range(n)]
         session(1)
-        entries = json.loads(
-            subprocess.run(
-                self.cli(db, "history", "verify", "--json"), capture_output=True, env=self.env, check=True
-            ).stdout
-        )
-        if not entries["ok"] or entries["entries"] != 1 + 3 * n:
+        entries = self.verified(db, "shell")
+        if entries["entries"] != 1 + 3 * n:
             raise RuntimeError(f"the shell row's ledger does not verify: {entries}")
         shell_rate = n / statistics.median(run.wall for run in sessions)
         single_rate = n / sum(run.wall for run in singles)
@@ -616,7 +625,7 @@ class Bench:
                     f"sessions {', '.join(f'{run.wall:.2f} s' for run in sessions)}; CPU of a session (user+sys) "
                     f"{statistics.median(run.cpu for run in sessions):.2f} s; one-process rolls: median "
                     f"{statistics.median(run.wall for run in singles) * 1000:.0f} ms each",
-                    f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}",
+                    f"load average when the row ended (1/5/15 min): {_load()}",
                 ],
             )
         )
@@ -689,7 +698,7 @@ class Bench:
                 [
                     f"p95 roll latency {got['p95_ratio']:.1f}x the shell roll; entries never delivered to the feed: "
                     f"{got['undelivered']}; first errors: {result.errors[:3] or 'none'}",
-                    f"load average when the row ended (1/5/15 min): {' / '.join(f'{x:.2f}' for x in os.getloadavg())}",
+                    f"load average when the row ended (1/5/15 min): {_load()}",
                 ],
             )
         )
@@ -699,7 +708,10 @@ class Bench:
         `scenario end`, each against a read typed into the same session (`history --limit
         1 --json`), so the write path's own cost reads as a ratio; the one-write-path refactor
         (issue 25 item 1) compares these rows before and after. Rounds of commands are
-        interleaved with the reads, so load from elsewhere hits both alike."""
+        interleaved with the reads, so load from elsewhere hits both alike. The campaign is
+        lived in first (traits on the sheets, earlier scenarios with conditions left by
+        failed fright checks), since a write path that reads the whole state slows as a
+        campaign ages and one that reads the rows it touches does not."""
         rounds = max(10, self.sizes.shell_rolls // 4)
         db = self.dir / "write.db"
         for argv in (
@@ -724,8 +736,16 @@ class Bench:
             ("end", "scenario end --award 1"),
             ("read", "history --limit 1 --json"),
         ]
+        lived = [("setup", f"trait add {pc} 特徴{k} --cp {5 - k}") for pc in ("鈴音", "刀矢") for k in range(12)]
+        for i in range(20):
+            lived += [
+                ("setup", f"scenario start 前日譚{i} --with 鈴音 --with 刀矢"),
+                ("setup", "fright 刀矢 --dice 6,5,4,1,3,3"),
+                ("setup", "roll 3D6<=12 --char 鈴音 --dice 3,4,5"),
+                ("setup", "scenario end"),
+            ]
         script = self.dir / "write-script.txt"
-        lines = [(kind, text.format(i=i)) for i in range(rounds + 2) for kind, text in block]
+        lines = lived + [(kind, text.format(i=i)) for i in range(rounds + 2) for kind, text in block]
         script.write_text("".join(text + "\n" for _, text in lines), encoding="utf-8")
         timings = self.dir / "write-timings.txt"
         with open(script, "rb") as stdin:
@@ -734,15 +754,9 @@ class Bench:
         if len(walls) != len(lines):
             raise RuntimeError(f"the shell timed {len(walls)} commands, not {len(lines)}")
         got: dict[str, list[float]] = {}
-        for (kind, _), wall in list(zip(lines, walls))[2 * len(block) :]:  # the first two rounds warm up
+        for (kind, _), wall in list(zip(lines, walls))[len(lived) + 2 * len(block) :]:  # two rounds warm up
             got.setdefault(kind, []).append(wall)
-        report = json.loads(
-            subprocess.run(
-                self.cli(db, "history", "verify", "--json"), capture_output=True, env=self.env, check=True
-            ).stdout
-        )
-        if not report["ok"]:
-            raise RuntimeError(f"the write row's ledger does not verify: {report}")
+        self.verified(db, "write")
         read = statistics.median(got["read"])
         for kind, what, command in (
             ("roll", "write cost: roll", "`roll 3D6<=12` (one entry)"),
@@ -891,8 +905,8 @@ def _median_run(runs: list[Run]) -> Run:
     )
 
 
-def _hash_baseline(db: Path) -> float:
-    """Seconds to SHA-256 every entry's canonical bytes (prev_hash + record), in a loop.
+def _hash_baseline(db: Path) -> tuple[float, float]:
+    """Seconds (wall, CPU) to SHA-256 every entry's canonical bytes (prev_hash + record), in a loop.
 
     The bytes are read and encoded outside the clock, batch by batch, so only hashing
     is timed; memory stays flat.
@@ -901,17 +915,18 @@ def _hash_baseline(db: Path) -> float:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         cursor = conn.execute("SELECT prev_hash, record FROM ledger ORDER BY campaign_id, seq")
-        total = 0.0
+        total = cpu = 0.0
         while True:
             rows = cursor.fetchmany(20_000)
             if not rows:
                 break
             data = [(prev + record).encode() for prev, record in rows]
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             for item in data:
                 sha256(item).hexdigest()
             total += time.perf_counter() - start
-        return total
+            cpu += time.process_time() - start_cpu
+        return total, cpu
     finally:
         conn.close()
 
@@ -1117,8 +1132,8 @@ def _cprofile(bench: Bench, args: list[str], label: str) -> list[str]:
 
 
 def _verify_breakdown(db: Path, rows: int = 1 << 16) -> list[str]:
-    """CPU per entry of the fast scan (campaign.ledger_scan) and of its parts, over the
-    first entries, in one process."""
+    """CPU per entry of the two scans (campaign.ledger_scan) and of the parts of the full
+    one, over the first entries, in one process."""
     from campaign import ledger_scan
     from campaign.chain import GENESIS_HASH
     from campaign.ledger_shapes import readers
@@ -1154,14 +1169,22 @@ def _verify_breakdown(db: Path, rows: int = 1 << 16) -> list[str]:
 
             return run
 
-        def whole_scan():
-            if ledger_scan.scan(conn, campaign_id, name, 1, rows, GENESIS_HASH, None).next_seq != rows + 1:
-                raise RuntimeError("the generated chain does not scan")
+        def whole_scan(records: bool):
+            def run():
+                if records:
+                    done = ledger_scan.scan(conn, campaign_id, name, 1, rows, GENESIS_HASH, None)
+                else:
+                    done = ledger_scan.chain_scan(conn, campaign_id, 1, rows, GENESIS_HASH, None)
+                if done.next_seq != rows + 1:
+                    raise RuntimeError("the generated chain does not scan")
+
+            return run
 
         timings = {}
         for label, work in (
-            ("the whole scan of one process", whole_scan),
-            ("reading the rows alone", each_row(lambda row: None)),
+            ("--chain-only's scan (ledger_scan.chain_scan: links and hashes)", whole_scan(False)),
+            ("the full verify's scan (ledger_scan.scan: also the record rule and the columns)", whole_scan(True)),
+            ("reading the rows alone (13 columns)", each_row(lambda row: None)),
             ("reading + SHA-256", each_row(lambda row: hashlib.sha256(row[3]).hexdigest())),
             ("reading + msgspec reading the record and writing it back", each_row(read_back)),
         ):
@@ -1174,7 +1197,7 @@ def _verify_breakdown(db: Path, rows: int = 1 << 16) -> list[str]:
             timings[label] = best / rows * 1e6
     finally:
         conn.close()
-    lines = [f"CPU per entry of the fast scan over entries 1..{rows:,} (best of 3):"]
+    lines = [f"CPU per entry of the scans over entries 1..{rows:,} (best of 3):"]
     lines += [f"  {us:5.2f} µs  {label}" for label, us in timings.items()]
     return lines
 
@@ -1227,6 +1250,10 @@ def _compile_bytecode() -> None:
 # --- machine and report ------------------------------------------------------------------
 
 
+def _load() -> str:
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def machine() -> list[tuple[str, str]]:
     cpu = platform.processor() or platform.machine()
     try:
@@ -1247,7 +1274,7 @@ def machine() -> list[tuple[str, str]]:
     from importlib.metadata import version
 
     libs = ", ".join(f"{name} {version(name)}" for name in ("typer", "rich", "SQLAlchemy"))
-    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    load = _load()
     return [
         ("CPU", f"{cpu} ({platform.machine()})"),
         ("cores", str(os.cpu_count())),
