@@ -227,13 +227,17 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
         .order_by(Disappearance.since_seq)
     ).all()
 
-    def logged(kind: str) -> list[tuple[dict[str, Any], int | None]]:
-        query = _query(session, campaign.id, HistoryFilter(kind=kind, scenario=scenario.number, limit=None))
-        rows = session.execute(query.order_by(None).order_by(LedgerEntry.seq)).all()
-        return [(json.loads(record), voided_by) for record, _prev, _hash, voided_by in rows]
+    # The reunion rolls, the notes and the roster changes in one query (read from the hashed records).
+    query = _query(session, campaign.id, HistoryFilter(scenario=scenario.number, limit=None))
+    logged: dict[str, list[tuple[dict[str, Any], int | None]]] = {"reunion": [], "note": [], "scenario": []}
+    for record_json, _prev, _hash, voided_by in session.execute(
+        query.where(LedgerEntry.kind.in_(tuple(logged))).order_by(None).order_by(LedgerEntry.seq)
+    ):
+        record = json.loads(record_json)
+        logged[record["kind"]].append((record, voided_by))
 
     reunions = []
-    for record, voided_by in logged("reunion"):  # what was rolled is read from the hashed record
+    for record, voided_by in logged["reunion"]:
         detail = record["detail"]
         reunions.append(
             RecordedReunion(
@@ -251,7 +255,7 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
         ScenarioNote(
             note=record["reason"], seq=record["seq"], at=record["at"], actor=record["actor"], voided_by=voided_by
         )
-        for record, voided_by in logged("note")
+        for record, voided_by in logged["note"]
     )
     return ScenarioDetail(
         **_summary_fields(session, scenario),
@@ -273,7 +277,7 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
             RosterChange(
                 character=record["character"], action=record["detail"]["action"], seq=record["seq"], voided_by=voided_by
             )
-            for record, voided_by in logged("scenario")
+            for record, voided_by in logged["scenario"]
             if (record.get("detail") or {}).get("action") in ("join", "leave")
         ),
     )
