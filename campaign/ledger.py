@@ -221,14 +221,10 @@ class ChainVerdict:
     code: str | None = None
 
 
-def iter_chain(
-    session: Session, campaign_id: int, batch: int = 5000, from_seq: int | None = None, columns: tuple[str, ...] = ()
-) -> Iterator[Any]:
-    """Stream the chain in seq order without holding it in memory (Core rows, not ORM
-    objects; only `columns` when given)."""
+def iter_chain(session: Session, campaign_id: int, batch: int = 5000, from_seq: int | None = None) -> Iterator[Any]:
+    """Stream the chain in seq order without holding it in memory (Core rows, not ORM objects)."""
     table = LedgerEntry.__table__
-    picked = [table.c[name] for name in columns] if columns else [table]
-    query = select(*picked).where(table.c.campaign_id == campaign_id)
+    query = select(table).where(table.c.campaign_id == campaign_id)
     if from_seq is not None:
         query = query.where(table.c.seq >= from_seq)
     yield from session.execute(query.order_by(table.c.seq).execution_options(yield_per=batch))
@@ -241,46 +237,38 @@ class _Progress:
     walk: Walk
     head_hash: str | None
     head_seen: bool = False
+    last_seal_seq: int | None = None
 
     def failed(self, row_seq: int, problem: str) -> ChainVerdict:
         walk = self.walk
         return ChainVerdict(False, walk.seq - 1, walk.prev_hash, min(row_seq, walk.seq), problem, CHAIN_BROKEN)
 
-    def passed(self, digest: str) -> None:
+    def passed(self, seq: int, digest: str, kind_is_seal: bool) -> None:
         if digest == self.head_hash:
             self.head_seen = True
+        if kind_is_seal:
+            self.last_seal_seq = seq
         self.walk.advance(digest)
 
 
 def _check_rows(
-    session: Session,
-    state: _Progress,
-    campaign_id: int,
-    progress: Callable[[int], None] | None = None,
-    records: bool = True,
+    session: Session, state: _Progress, campaign_id: int, progress: Callable[[int], None] | None = None
 ) -> ChainVerdict | None:
-    """The exact rules (the chain's alone unless `records`), row by row in seq order,
-    from state.walk.seq to the end."""
+    """The exact rules, row by row in seq order, from state.walk.seq to the end."""
     walk = state.walk
-    rule = ledger_scan.row_problem if records else ledger_scan.chain_problem
     with ledger_scan.text_as_stored(session):  # bytes that are not UTF-8: named, not a crash
-        columns = () if records else ("seq", "prev_hash", "hash", "record")
-        for row in iter_chain(session, campaign_id, from_seq=walk.seq if walk.seq > 1 else None, columns=columns):
-            problem = rule(walk, row)
+        for row in iter_chain(session, campaign_id, from_seq=walk.seq if walk.seq > 1 else None):
+            problem = ledger_scan.row_problem(walk, row)
             if problem:
                 return state.failed(row.seq, problem)
-            state.passed(row.hash)
+            state.passed(row.seq, row.hash, row.kind == "seal")
             if progress is not None:
                 progress(1)
     return None
 
 
 def _check_sqlite(
-    session: Session,
-    campaign: Campaign,
-    state: _Progress,
-    progress: Callable[[int], None] | None = None,
-    records: bool = True,
+    session: Session, campaign: Campaign, state: _Progress, progress: Callable[[int], None] | None = None
 ) -> ChainVerdict | None:
     """The same rules, faster, for SQLite (campaign.ledger_scan), in this process: the scan
     proves rows until the first one it cannot vouch for, and whatever it did not prove
@@ -292,15 +280,16 @@ def _check_sqlite(
         "SELECT min(seq), max(seq), count(*) FROM ledger WHERE campaign_id = ?", (campaign.id,)
     ).fetchone()
     if first != 1 or last != count:  # empty, a gap or a stray seq: the exact rules say what is wrong
-        return _check_rows(session, state, campaign.id, progress, records)
-    prev, head = state.walk.prev_hash, state.head_hash
-    if records:
-        _take(state, ledger_scan.scan(raw, campaign.id, campaign.ledger_name, 1, last, prev, head, progress))
-    else:
-        _take(state, ledger_scan.chain_scan(raw, campaign.id, 1, last, prev, head, progress))
+        return _check_rows(session, state, campaign.id, progress)
+    _take(
+        state,
+        ledger_scan.scan(
+            raw, campaign.id, campaign.ledger_name, 1, last, state.walk.prev_hash, state.head_hash, progress
+        ),
+    )
     if state.walk.seq == last + 1:
         return None
-    return _check_rows(session, state, campaign.id, progress, records)
+    return _check_rows(session, state, campaign.id, progress)
 
 
 def _take(state: _Progress, scanned: ledger_scan.Scanned) -> None:
@@ -309,29 +298,23 @@ def _take(state: _Progress, scanned: ledger_scan.Scanned) -> None:
         return
     state.walk.seq, state.walk.prev_hash = scanned.next_seq, scanned.last_hash
     state.head_seen = state.head_seen or scanned.head_seen
+    if scanned.last_seal_seq is not None:
+        state.last_seal_seq = scanned.last_seal_seq
 
 
 def verify(
-    session: Session,
-    campaign: Campaign,
-    head_hash: str | None = None,
-    progress: Callable[[int], None] | None = None,
-    *,
-    records: bool = True,
+    session: Session, campaign: Campaign, head_hash: str | None = None, progress: Callable[[int], None] | None = None
 ) -> ChainVerdict:
     """Recompute the chain; report the first bad seq and why.
 
     With head_hash (printed by an earlier `history seal`), also prove that the chain
     still contains that head: a rewritten-and-rehashed or truncated history lacks it.
-    records=False proves the chain alone (ledger_scan.chain_problem: every entry in
-    order, linked, SHA-256 of its record as stored), not the record rule nor the indexed
-    columns (ledger_scan.row_problem), which cost several hashes an entry to check.
     """
     state = _Progress(Walk(campaign.ledger_name), head_hash, head_seen=head_hash is None)
     if session.get_bind().dialect.name == "sqlite":
-        failed = _check_sqlite(session, campaign, state, progress, records)
+        failed = _check_sqlite(session, campaign, state, progress)
     else:
-        failed = _check_rows(session, state, campaign.id, progress, records)
+        failed = _check_rows(session, state, campaign.id, progress)
     if failed is not None:
         return failed
     count, prev_hash = state.walk.seq - 1, state.walk.prev_hash

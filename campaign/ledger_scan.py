@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from campaign.chain import EDITED, Broken, Walk, canonical_json, strict_loads
+from campaign.chain import Broken, Walk, canonical_json, strict_loads
 from campaign.read_limits import JSON_DEPTH, json_too_deep
 
 # Columns kept beside the record for indexing; verify checks each against the record.
@@ -79,28 +79,16 @@ def record_text_problem(text: Any) -> str | None:
     return None
 
 
-def chain_problem(walk: Walk, row: Any) -> str | None:
-    """The chain's own rules for one stored row at walk.seq (row: seq, prev_hash, record,
-    hash as attributes), which `history verify --chain-only` applies: the row is entry
-    walk.seq, its prev_hash is the last entry's hash and its hash is SHA-256 over
-    prev_hash + the record as stored. The record is not read (row_problem reads it)."""
+def row_problem(walk: Walk, row: Any) -> str | None:
+    """The exact rules for one stored row at walk.seq (row: seq, prev_hash, record, hash
+    and the indexed columns as attributes); None when it holds."""
     if row.seq != walk.seq:
         if row.seq > walk.seq:
             return f"entry {walk.seq} is missing (next stored entry is {row.seq})"
         return f"entry {row.seq} is out of order (expected {walk.seq})"
     if isinstance(row.record, bytes):  # stored bytes that are not UTF-8 (see text_as_stored), or a BLOB
-        if row.prev_hash != walk.prev_hash or not isinstance(row.hash, str):
-            return walk.link_problem(row.prev_hash, "", row.hash)
-        return None if hashlib.sha256(row.prev_hash.encode() + row.record).hexdigest() == row.hash else EDITED
-    return walk.link_problem(row.prev_hash, row.record, row.hash)
-
-
-def row_problem(walk: Walk, row: Any) -> str | None:
-    """The exact rules for one stored row at walk.seq (row: seq, prev_hash, record, hash
-    and the indexed columns as attributes); None when it holds."""
-    if isinstance(row.record, bytes) and row.seq == walk.seq:  # not UTF-8 (see text_as_stored), or a BLOB
         return record_text_problem(row.record) or "record is not text"
-    problem = chain_problem(walk, row) or record_text_problem(row.record)
+    problem = walk.link_problem(row.prev_hash, row.record, row.hash) or record_text_problem(row.record)
     if problem:
         return problem
     record, problem = walk.record_problem(row.record)
@@ -165,6 +153,7 @@ class Scanned:
     next_seq: int
     last_hash: str
     head_seen: bool = False
+    last_seal_seq: int | None = None
 
 
 def _no_float(text: str) -> float:
@@ -226,9 +215,15 @@ def _source(conn: sqlite3.Connection, campaign_id: int, lo: int, hi: int) -> str
     """Rows went in in seq order, so when the range's rows sit close together the scan
     follows rowid order (a plain table scan, no lookup through the primary key per row);
     a row out of that order stops the scan, and the exact rules take over."""
-    span = _rowid_span(conn, campaign_id, lo, hi)
-    if span is not None:
-        return "ledger NOT INDEXED WHERE rowid BETWEEN %d AND %d AND campaign_id = :c ORDER BY rowid" % span
+    ends = [
+        conn.execute("SELECT rowid FROM ledger WHERE campaign_id = ? AND seq = ?", (campaign_id, seq)).fetchone()
+        for seq in (lo, hi)
+    ]
+    if ends[0] and ends[1] and ends[0][0] <= ends[1][0] and ends[1][0] - ends[0][0] + 1 <= 2 * (hi - lo + 1):
+        return "ledger NOT INDEXED WHERE rowid BETWEEN %d AND %d AND campaign_id = :c ORDER BY rowid" % (
+            ends[0][0],
+            ends[1][0],
+        )
     return "ledger WHERE campaign_id = :c AND seq BETWEEN :lo AND :hi ORDER BY seq"
 
 
@@ -301,12 +296,17 @@ def scan(
                         )
                 except refused:
                     fast = False
-                if not fast:
+                if fast:
+                    seal = got.kind == "seal"
+                else:
                     stored = _stored_row(conn, rowid)
                     if stored is None or row_problem(Walk(name, expected, link), stored) is not None:
                         break
+                    seal = stored.kind == "seal"
                 if digest == head:
                     result.head_seen = True
+                if seal:
+                    result.last_seal_seq = expected
                 expected, link = expected + 1, digest
             if progress is not None and expected > first:
                 progress(expected - first)
@@ -318,79 +318,6 @@ def scan(
         cursor.close()
     result.next_seq, result.last_hash = expected, link
     return result
-
-
-def chain_scan(
-    conn: sqlite3.Connection,
-    campaign_id: int,
-    lo: int,
-    hi: int,
-    prev: str,
-    head: str | None,
-    progress: Callable[[int], None] | None = None,
-) -> Scanned:
-    """Prove the chain alone (chain_problem's rules) over rows lo..hi, hanging from
-    `prev`, BATCH rows a step; stop before the first step that does not hold, whose rows
-    chain_problem then judges one by one.
-
-    A step is two queries over the same rows in the same order, so that no Python code
-    runs per row but the hash: SQLite gives the seqs (which must be the next ones, in
-    order), every prev_hash and every hash as one string each (each prev_hash must be the
-    hash before it) and the stored bytes of prev_hash + record per row; SHA-256 over
-    those, joined as hex, must give the hashes. In rowid order when the range's rows sit
-    together (a table scan, as `_source` says), else in seq order through the key."""
-    result = Scanned(lo, lo, prev)
-    sha256 = hashlib.sha256
-    span = _rowid_span(conn, campaign_id, lo, hi)
-    if span is None:
-        key, first, last, order = "seq", lo, hi, "ledger WHERE campaign_id = :c AND seq BETWEEN :a AND :b ORDER BY seq"
-    else:  # rowid order: the seqs must rise with the rowids, one for one (seq - rowid the same throughout)
-        key, (first, last) = "rowid", span
-        order = "ledger NOT INDEXED WHERE rowid BETWEEN :a AND :b AND campaign_id = :c ORDER BY rowid"
-    summary = (
-        "SELECT count(*), min(seq), max(seq), min(seq - rowid) = max(seq - rowid), group_concat(prev_hash, ''), "
-        "group_concat(hash, ''), sum(typeof(prev_hash) != 'text' OR typeof(hash) != 'text') "
-        f"FROM (SELECT rowid, seq, prev_hash, hash FROM {order})"
-    )
-    payloads = f"SELECT CAST(prev_hash || record AS BLOB) FROM {order}"
-    expected, link = lo, prev
-    try:
-        for start in range(first, last + 1, BATCH):
-            params = {"c": campaign_id, "a": start, "b": min(start + BATCH - 1, last)}
-            count, low, high, rising, prevs, hashes, odd = conn.execute(summary, params).fetchone()
-            if not count:
-                continue
-            if odd or low != expected or high != expected + count - 1 or (key == "rowid" and not rising):
-                break
-            if prevs != link + hashes[:-64] or len(hashes) != 64 * count:
-                break
-            rows = conn.execute(payloads, params).fetchall()
-            if len(rows) != count or "".join([sha256(payload).hexdigest() for (payload,) in rows]) != hashes:
-                break
-            if (
-                head is not None
-                and head in hashes
-                and any(hashes.startswith(head, at) for at in range(0, len(hashes), 64))
-            ):
-                result.head_seen = True
-            expected, link = high + 1, hashes[-64:]
-            if progress is not None:
-                progress(count)
-    except (sqlite3.Error, TypeError):
-        pass  # a value SQLite cannot read out, or a record that is not text (no payload): judged row by row
-    result.next_seq, result.last_hash = expected, link
-    return result
-
-
-def _rowid_span(conn: sqlite3.Connection, campaign_id: int, lo: int, hi: int) -> tuple[int, int] | None:
-    """The first and last rowid of rows lo..hi when the rows in between are mostly theirs."""
-    ends = [
-        conn.execute("SELECT rowid FROM ledger WHERE campaign_id = ? AND seq = ?", (campaign_id, seq)).fetchone()
-        for seq in (lo, hi)
-    ]
-    if ends[0] and ends[1] and ends[0][0] <= ends[1][0] and ends[1][0] - ends[0][0] + 1 <= 2 * (hi - lo + 1):
-        return ends[0][0], ends[1][0]
-    return None
 
 
 def _stored_row(conn: sqlite3.Connection, rowid: int) -> StoredRow | None:

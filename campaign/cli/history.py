@@ -353,8 +353,6 @@ def verify(
         if report.head_entry is not None:
             say(_head_line(report.head_entry, s.time_zone))
         checked = "" if report.state is None else _("; state tables equal its replay")
-        if not report.records:
-            checked += _("; links and hashes only (records and their index columns: without --chain-only)")
         if isinstance(report.secrets, SecretsMatch) and report.secrets.revealed:
             checked += _("; {n} reveals match their commitments").format(n=report.secrets.revealed)
         if report.fair and report.fair.checked:

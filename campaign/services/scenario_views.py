@@ -230,11 +230,11 @@ def scenario_view(session: Session, campaign: Campaign, scenario: Scenario) -> S
     # The reunion rolls, the notes and the roster changes in one query (read from the hashed records).
     query = _query(session, campaign.id, HistoryFilter(scenario=scenario.number, limit=None))
     logged: dict[str, list[tuple[dict[str, Any], int | None]]] = {"reunion": [], "note": [], "scenario": []}
-    for record_json, _prev, _hash, voided_by in session.execute(
+    for record_json, _prev, _hash, voided_by_seq in session.execute(
         query.where(LedgerEntry.kind.in_(tuple(logged))).order_by(None).order_by(LedgerEntry.seq)
     ):
         record = json.loads(record_json)
-        logged[record["kind"]].append((record, voided_by))
+        logged[record["kind"]].append((record, voided_by_seq))
 
     reunions = []
     for record, voided_by in logged["reunion"]:

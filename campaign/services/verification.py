@@ -89,11 +89,7 @@ class VerifyReport:
     ledger.HEAD_NOT_IN_CHAIN, SECRETS_MISMATCH, FAIR_DICE_WRONG, STATE_DIFFERS), `bad_seq` the first bad
     entry when one is to blame. `head_entry` is the entry --head named; `state` is None when
     not compared (--chain-only, or the chain already failed), `secrets` None when the
-    chain failed before the reveals were checked; `unchecked` what could not be read.
-    `records` is False under --chain-only, which proves the chain alone (every entry in
-    order, linked to the one before, its hash SHA-256 of prev_hash + its record as
-    stored), not the record rule (canonical JSON, UTF-8) nor the indexed columns against
-    the record: those the full verify checks (ledger.verify's `records`)."""
+    chain failed before the reveals were checked; `unchecked` what could not be read."""
 
     campaign: str
     ok: bool
@@ -108,7 +104,6 @@ class VerifyReport:
     head_entry: HeadFound | None = None
     unchecked: tuple[str, ...] = ()
     fair: FairCheck | None = None  # derived dice against revealed seeds (services.fair_verify)
-    records: bool = True
 
 
 def parse_head(value: str, option: str = "--head") -> str:
@@ -198,11 +193,7 @@ def verify(
         if progress is not None:
             progress.start(ledger.head(session, campaign.id)[0])
         chain = ledger.verify(
-            session,
-            campaign,
-            None if target is None else target[1],
-            progress=progress.advance if progress else None,
-            records=not chain_only,
+            session, campaign, None if target is None else target[1], progress=progress.advance if progress else None
         )
         found = None
         if chain.ok and target is not None:
@@ -218,7 +209,6 @@ def verify(
             state=None,
             sealed_head=None if found is None else found.hash,
             head_entry=found,
-            records=not chain_only,
         )
         if not chain.ok:
             return VerifyReport(

@@ -118,8 +118,5 @@ def test_verify_refuses_a_stored_record_not_spelled_canonically(db_url, tmp_path
             )
             prev = digest
         conn.commit()
-    report = target.json("history", "verify", expect=1)
+    report = target.json("history", "verify", "--chain-only", expect=1)
     assert report["ok"] is False and report["bad_seq"] == 4 and reason in report["reason"], report
-    # --chain-only proves the links and hashes alone, and says so
-    chain = target.json("history", "verify", "--chain-only")
-    assert chain["ok"] and chain["records"] is False and chain["entries"] == 6, chain
