@@ -124,6 +124,26 @@ the bundle is nested more than {MAX_DEPTH} levels deep
     証明の束の入れ子が {MAX_DEPTH} 段を超えています
 the bundle is not valid JSON ({exc})
     証明の束が正しい JSON ではありません ({exc})
+{problem}: line {line} column {column} (char {char})
+    {line} 行 {column} 列目、位置 {char}: {problem}
+Expecting value
+    値がありません
+Extra data
+    値のあとに余計なデータがあります
+Expecting ',' delimiter
+    区切りの ',' がありません
+Expecting ':' delimiter
+    区切りの ':' がありません
+Expecting property name enclosed in double quotes
+    二重引用符で囲んだキーがありません
+Unterminated string starting at
+    閉じていない文字列があります
+Invalid control character at
+    文字列の中に制御文字があります
+Invalid \\escape
+    不正なエスケープ (\\) があります
+Invalid \\uXXXX escape
+    不正な \\uXXXX エスケープがあります
 key {key!r} appears twice in one object
     1つのオブジェクトにキー {key} が2回出てきます
 {name} is not JSON
@@ -159,13 +179,13 @@ record is nested more than {MAX_DEPTH} levels deep
 record is not valid JSON
     記録が正しいJSONではありません
 record: {reason}
-    記録: {reason}
+    記録の中身: {reason}
 record is not valid UTF-8 text (it holds a lone surrogate)
     記録が正しいUTF-8ではありません (対のないサロゲート)
 record is not in canonical JSON (sorted keys, no spaces, UTF-8)
     記録が正規のJSONではありません (キーの並び、空白、UTF-8)
 record does not belong to campaign {campaign!r}
-    記録がキャンペーン {campaign} のものではありません
+    キャンペーン {campaign} の記録ではありません
 record says seq {got!r}, expected {seq}
     記録の seq が {got} です ({seq} のはずです)
 the last entry is not a seal, so the head was never sealed
@@ -204,7 +224,7 @@ entry #{seq}: die {number} is malformed
 entry #{seq}: its dice {dice} are not the derived draws {faces}
     記録 #{seq}: 出目 {dice} がシードから導いた値 {faces} と違います
 entry #{seq}: die {number} (d{sides}) shows {face}, the seed gives {should}: the die was changed
-    記録 #{seq}: {number} 個目のダイス (d{sides}) の出目は {face} ですが、シードからは {should}: \
+    記録 #{seq}: {number} 個目のダイス (d{sides}) の出目は {face} ですが、シードから導くと {should} です。\
 ダイスが書き換えられています
 """
 _LINES = _PAIRS.splitlines()
@@ -229,8 +249,10 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile("".join(f"(?P<{p}>.+?)" if i % 2 else re.escape(p) for i, p in enumerate(parts)), re.DOTALL)
 
 
-# Most fixed words first: "entry #{seq}: die {number} is malformed" before "entry #{seq}: {reason}".
-_PATTERNS = [(_pattern(t), t) for t in sorted(JA, key=lambda t: -len(re.sub(_FIELD, "", t))) if "{" in t]
+# Most fixed words first ("entry #{seq}: die {number} is malformed" before "entry #{seq}: {reason}"),
+# and one that opens with a value last ("record: NaN is not JSON" is "record: {reason}").
+_ORDER = sorted((t for t in JA if "{" in t), key=lambda t: (t.startswith("{"), -len(re.sub(_FIELD, "", t))))
+_PATTERNS = [(_pattern(t), t) for t in _ORDER]
 
 
 def language(option: str | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -252,9 +274,8 @@ def reason_text(reason: str, lang: str = "en") -> str:
         return JA.get(reason, reason) if lang == "ja" else reason
     for pattern, template in _PATTERNS:
         if found := pattern.fullmatch(reason):
-            values = {
-                k: reason_text(v, lang) if k in ("reason", "problem") else v for k, v in found.groupdict().items()
-            }
+            nested = ("reason", "problem", "exc")  # the values that are themselves reasons
+            values = {k: reason_text(v, lang) if k in nested else v for k, v in found.groupdict().items()}
             return JA[template].format(**values)
     return reason
 

@@ -219,7 +219,8 @@ def load_bundle(data: bytes) -> Any:
     except Broken as exc:
         raise ProofRejected(reason_text(exc.reason, language())) from None
     except ValueError as exc:
-        raise ProofRejected(_("the bundle is not valid JSON ({exc})").format(exc=exc)) from None
+        problem = reason_text(str(exc), language())  # the json module's words: the table has them
+        raise ProofRejected(_("the bundle is not valid JSON ({exc})").format(exc=problem)) from None
 
 
 def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
