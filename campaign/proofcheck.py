@@ -110,6 +110,26 @@ Permission denied
     読む権限がありません
 Is a directory
     ディレクトリです
+usage:
+    使い方:
+positional arguments:
+    引数:
+options:
+    オプション:
+show this help message and exit
+    このヘルプを表示して終わります
+the following arguments are required: {names}
+    次の引数が必要です: {names}
+unrecognized arguments: {names}
+    知らない引数です: {names}
+argument {name}: expected one argument
+    引数 {name} には値を1つ渡してください
+argument {name}: invalid choice: {value} (choose from {choices})
+    引数 {name}: {value} は選べません ({choices} から選んでください)
+argument {name}: ignored explicit argument {value}
+    引数 {name}: 値 {value} は受け付けません
+ambiguous option: {option} could match {matches}
+    あいまいなオプションです: {option} は {matches} のどれとも取れます
 --head {head}: matches seals #{value} and #{value2}; give more digits
     --head {head}: 封印 #{value} と #{value2} の両方に一致します。桁を増やしてください
 this bundle does not contain your seal: the bundle ends before it, the history was rewritten after it, \
@@ -748,15 +768,34 @@ def _option(argv: list[str], name: str) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str], lang: str) -> Any:
+    """argv parsed, every word argparse prints in `lang` too: the usage line, the headings
+    and its errors go through JA like the rest (a wording JA lacks stays as it is)."""
     import argparse
 
-    argv = sys.argv[1:] if argv is None else argv
-    lang = language(_option(argv, "--lang"))
-    parser = argparse.ArgumentParser(
-        prog="proofcheck", description=message("Check a campaign proof bundle offline.", lang)
+    def frame(text: str) -> str:  # argparse's own words in its help and usage text
+        lines = [
+            message(line, lang) if line in ("positional arguments:", "options:") else line for line in text.split("\n")
+        ]
+        text = "\n".join(lines)
+        return message("usage:", lang) + text[len("usage:") :] if text.startswith("usage:") else text
+
+    class Parser(argparse.ArgumentParser):
+        def format_usage(self) -> str:
+            return frame(super().format_usage())
+
+        def format_help(self) -> str:
+            return frame(super().format_help())
+
+        def error(self, problem: str) -> NoReturn:
+            self.print_usage(sys.stderr)
+            self.exit(2, message("error: {problem}", lang, problem=reason_text(problem, lang)) + "\n")
+
+    parser = Parser(
+        prog="proofcheck", description=message("Check a campaign proof bundle offline.", lang), add_help=False
     )
     parser.add_argument("bundle", help=message("the JSON file written by `campaign history proof`", lang))
+    parser.add_argument("-h", "--help", action="help", help=message("show this help message and exit", lang))
     parser.add_argument(
         "--head",
         help=message(
@@ -765,7 +804,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help=message("print one JSON document", lang))
     parser.add_argument("--lang", choices=LANGUAGES, help=message("the language of the output: ja or en", lang))
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    lang = language(_option(argv, "--lang"))
+    args = _arguments(argv, lang)
     head = None
     if args.head is not None:
         head = normalize_head(args.head)

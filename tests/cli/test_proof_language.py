@@ -280,3 +280,32 @@ def test_a_line_the_table_does_not_word_is_left_as_it_is():
         standalone.reason_text(several, "ja")
         == "--head 3f1c9a07e2b4d5c6: 封印 #3 と #8 の両方に一致します。桁を増やしてください"
     )
+
+
+def test_the_checkers_usage_help_and_argument_errors_are_in_its_language():
+    def alone(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-I", str(SOURCE), *args], capture_output=True, text=True, env={})
+
+    usage = "proofcheck [-h] [--head HEAD] [--json] [--lang {ja,en}] bundle"
+    shown = alone("--help", "--lang", "ja")
+    assert shown.returncode == 0 and shown.stdout.splitlines()[:6] == [
+        f"使い方: {usage}",
+        "",
+        "キャンペーンの証明の束を、オフラインで検証します。",
+        "",
+        "引数:",
+        "  bundle          `campaign history proof` が書いたJSONファイル",
+    ]
+    assert "\nオプション:\n  -h, --help      このヘルプを表示して終わります\n" in shown.stdout
+    assert not re.search(r"\b(usage|options|positional|show)\b", shown.stdout)
+    for args, problem in (
+        (("--lang", "ja"), "次の引数が必要です: bundle"),
+        (("x.json", "--lang", "ja", "--head"), "引数 --head には値を1つ渡してください"),
+        (("x.json", "--lang", "ja", "--extra"), "知らない引数です: --extra"),
+        (("x.json", "--lang", "ja", "--json=yes"), "引数 --json: 値 'yes' は受け付けません"),
+    ):
+        refused = alone(*args)
+        assert (refused.returncode, refused.stdout, refused.stderr) == (2, "", f"使い方: {usage}\nエラー: {problem}\n")
+    english = alone("x.json", "--lang", "en", "--head")
+    assert english.stderr == f"usage: {usage}\nerror: argument --head: expected one argument\n"
+    assert alone("--help").stdout.startswith(f"usage: {usage}\n\nCheck a campaign proof bundle offline.\n")
