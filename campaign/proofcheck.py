@@ -22,8 +22,10 @@ as `campaign proof check` runs it.
 
 Exit status: 0 the proof holds, 1 it does not (the reason names the entry), 2 bad usage.
 
-In Japanese or English (--lang, else CAMPAIGN_LANG, else the locale), its own sentences
-(JA below), which `campaign proof check` prints too (summary, message, rejection).
+In Japanese or English (--lang, else CAMPAIGN_LANG, else the locale): every line it prints,
+argparse's usage and errors too, comes from one table (JA below: English templates with
+named placeholders, their Japanese). `campaign proof check` prints the same sentences
+(summary, message, rejection); its own rejections' Japanese in the catalog is the table's.
 """
 
 from __future__ import annotations
