@@ -274,7 +274,7 @@ def _pattern(template: str) -> re.Pattern[str]:
 # Most fixed words first ("entry #{seq}: die {number} is malformed" before "entry #{seq}: {reason}"),
 # and one that opens with a value last ("record: NaN is not JSON" is "record: {reason}").
 _ORDER = sorted((t for t in JA if "{" in t), key=lambda t: (t.startswith("{"), -len(re.sub(_FIELD, "", t))))
-_PATTERNS = [(_pattern(t), t) for t in _ORDER]
+_PATTERNS: list[tuple[re.Pattern[str], str]] = []  # compiled when a line is first read back (~10 ms)
 
 
 def language(option: str | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -292,8 +292,12 @@ def reason_text(reason: str, lang: str = "en") -> str:
     """A rejection's English line in `lang`: its template's Japanese with the values it holds
     (a reason inside it, "record: key 'seq' appears twice ...", in Japanese too); a line the
     table does not word (already translated by the project's catalog) as it is."""
-    if lang != "ja" or reason in JA:
-        return JA.get(reason, reason) if lang == "ja" else reason
+    if lang != "ja":
+        return reason
+    if reason in JA:
+        return JA[reason]
+    if not _PATTERNS:
+        _PATTERNS.extend((_pattern(t), t) for t in _ORDER)
     for pattern, template in _PATTERNS:
         if found := pattern.fullmatch(reason):
             nested = ("reason", "problem", "exc")  # the values that are themselves reasons
