@@ -221,7 +221,7 @@ secret roll #{target} is revealed twice (#{value}, #{seq})
 the reveal does not match the commitment of #{target} (wrong result or salt)
     公開が #{target} のコミットメントと一致しません (結果かソルトが違います)
 the reveal shows a {name} other than the one committed
-    公開の {name} がコミットメントのものと違います
+    公開の {name} がコミットメントの値と違います
 fair dice: {problem}
     公正なダイス: {problem}
 seed commitment #{seq} holds no SHA-256 hex digest
