@@ -101,7 +101,7 @@ Check a campaign proof bundle offline.
 the JSON file written by `campaign history proof`
     `campaign history proof` が書いたJSONファイル
 the head hash you kept from `campaign history seal` (64 hex digits, or the first 16 or more)
-    `campaign history seal` で控えた先頭ハッシュ (16進64桁、または先頭16桁以上)
+    `history seal` で控えた先頭ハッシュ (16進64桁か先頭16桁以上)
 print one JSON document
     JSON文書を一つ出力します
 the language of the output: ja or en

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -298,6 +299,10 @@ def test_the_checkers_usage_help_and_argument_errors_are_in_its_language():
     ]
     assert "\nオプション:\n  -h, --help      このヘルプを表示して終わります\n" in shown.stdout
     assert not re.search(r"\b(usage|options|positional|show)\b", shown.stdout)
+    cells = [
+        sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) for line in shown.stdout.splitlines()
+    ]
+    assert max(cells) <= 80  # argparse counts characters; the Japanese is written to fit 80 cells
     for args, problem in (
         (("--lang", "ja"), "次の引数が必要です: bundle"),
         (("x.json", "--lang", "ja", "--head"), "引数 --head には値を1つ渡してください"),
