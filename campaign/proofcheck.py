@@ -22,8 +22,10 @@ as `campaign proof check` runs it.
 
 Exit status: 0 the proof holds, 1 it does not (the reason names the entry), 2 bad usage.
 
-In Japanese or English (--lang, else CAMPAIGN_LANG, else the locale), its own sentences
-(JA below), which `campaign proof check` prints too (summary, message, rejection).
+In Japanese or English (--lang, else CAMPAIGN_LANG, else the locale): every line it prints,
+argparse's usage and errors too, comes from one table (JA below: English templates with
+named placeholders, their Japanese). `campaign proof check` prints the same sentences
+(summary, message, rejection); its own rejections' Japanese in the catalog is the table's.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any, NoReturn, TypeGuard
@@ -53,44 +56,201 @@ NOT_CONTAINED = (
     "this bundle does not contain your seal: the bundle ends before it, the history was "
     "rewritten after it, or the hash is mistyped"
 )
-
 HOLDS = "proof holds: entry #{seq} is in the chain of {campaign!r} sealed at #{head_seq} ({entries} entries checked)"
-# --- Language: the few sentences this checker prints, in Japanese beside the English ----
+VOIDED = "voided: entry #{voided} took entry #{seq} back (within seal #{head_seq})"
+REVEALED = "revealed by entry #{revealed}, which matches its commitment"
+RUNS_ON = "the bundle runs on to seal #{bundle_seq}; your seal #{head_seq} proves it up to there"
+SEVERAL = "--head {head}: matches seals #{value} and #{value2}; give more digits"
+NOT_COMMITTED = "the reveal does not match the commitment of #{target} (wrong result or salt)"
+UNLINKED = "prev_hash does not link to entry #{prev}"
 
+# --- Language: every sentence this checker prints, in Japanese under the English --------
+# One table of pairs: an English template (named placeholders; a line ending in a backslash
+# goes on below), its Japanese indented under it. A rejection is looked up by its English
+# line (reason_text), so the reasons campaign/chain.py and fair_check.py word for `campaign
+# proof check` read the same there; its own rejections have the catalog's Japanese (a test).
 LANGUAGES = ("ja", "en")
-JA = {
-    HOLDS: (
-        "証明は成り立ちます: 記録 #{seq} は「{campaign}」の台帳の #{head_seq} で封印された鎖にあります"
-        " ({entries} 件を検証)"
-    ),
-    "voided: entry #{voided} took entry #{seq} back (within seal #{head_seq})": (
-        "取り消し済み: 記録 #{voided} が記録 #{seq} を取り消しています (封印 #{head_seq} まで)"
-    ),
-    "revealed by entry #{revealed}, which matches its commitment": "記録 #{revealed} で公開され、公約と一致しています",
-    "the bundle runs on to seal #{bundle_seq}; your seal #{head_seq} proves it up to there": (
-        "証明の束は封印 #{bundle_seq} まで続きますが、あなたの封印 #{head_seq} で証明できるのはそこまでです"
-    ),
-    "by {actor} at {at}": "{actor} が {at} に記録",
-    "entry #{seq}: {reason}": "記録 #{seq}: {reason}",
-    "proof rejected: {reason}": "証明は成り立ちません: {reason}",
-    "note: compare the head above with the hash you kept from `history seal` (or pass it with --head): "
-    "the bundle proves the entry against that head only": (
-        "注意: 上の先頭ハッシュを `history seal` で控えたハッシュと見比べてください (--head で渡すこともできます)。"
-        "証明の束が示すのは、その先頭に対する記録だけです"
-    ),
-    "error: --head must be the hash printed by `history seal` (64 hex digits, or its first {n} or more)": (
-        "エラー: --head には `history seal` が表示したハッシュ (16進64桁、または先頭{n}桁以上) を渡してください"
-    ),
-    "error: cannot read {file}: {problem}": "エラー: {file} を読めません: {problem}",
-    "error: {problem}": "エラー: {problem}",
-    "Check a campaign proof bundle offline.": "キャンペーンの証明の束を、オフラインで検証します。",
-    "the JSON file written by `campaign history proof`": "`campaign history proof` が書いたJSONファイル",
-    "the head hash you kept from `campaign history seal` (64 hex digits, or the first 16 or more)": (
-        "`campaign history seal` で控えた先頭ハッシュ (16進64桁、または先頭16桁以上)"
-    ),
-    "print one JSON document": "JSON文書を一つ出力します",
-    "the language of the output: ja or en": "出力の言語: ja または en",
-}
+_PAIRS = """\
+proof holds: entry #{seq} is in the chain of {campaign!r} sealed at #{head_seq} ({entries} entries checked)
+    証明は成り立ちます: 記録 #{seq} は「{campaign}」の台帳の #{head_seq} で封印された鎖にあります \
+({entries} 件を検証)
+voided: entry #{voided} took entry #{seq} back (within seal #{head_seq})
+    取り消し済み: 記録 #{voided} が記録 #{seq} を取り消しています (封印 #{head_seq} まで)
+revealed by entry #{revealed}, which matches its commitment
+    記録 #{revealed} で公開され、コミットメントと一致しています
+the bundle runs on to seal #{bundle_seq}; your seal #{head_seq} proves it up to there
+    証明の束は封印 #{bundle_seq} まで続きますが、あなたの封印 #{head_seq} で証明できるのはそこまでです
+by {actor} at {at}
+    {actor} が {at} に記録
+entry #{seq}: {reason}
+    記録 #{seq}: {reason}
+proof rejected: {reason}
+    証明は成り立ちません: {reason}
+note: compare the head above with the hash you kept from `history seal` (or pass it with --head): \
+the bundle proves the entry against that head only
+    注意: 上の先頭ハッシュを `history seal` で控えたハッシュと見比べてください (--head で渡すこともできます)。\
+証明の束が示すのは、その先頭に対する記録だけです
+error: --head must be the hash printed by `history seal` (64 hex digits, or its first {n} or more)
+    エラー: --head には `history seal` が表示したハッシュ (16進64桁、または先頭{n}桁以上) を渡してください
+error: cannot read {file}: {problem}
+    エラー: {file} を読めません: {problem}
+error: {problem}
+    エラー: {problem}
+Check a campaign proof bundle offline.
+    キャンペーンの証明の束を、オフラインで検証します。
+the JSON file written by `campaign history proof`
+    `campaign history proof` が書いたJSONファイル
+the head hash you kept from `campaign history seal` (64 hex digits, or the first 16 or more)
+    `history seal` で控えた先頭ハッシュ (16進64桁か先頭16桁以上)
+print one JSON document
+    JSON文書を一つ出力します
+the language of the output: ja or en
+    出力の言語: ja または en
+No such file or directory
+    ファイルがありません
+Permission denied
+    読む権限がありません
+Is a directory
+    ディレクトリです
+usage:
+    使い方:
+positional arguments:
+    引数:
+options:
+    オプション:
+show this help message and exit
+    このヘルプを表示して終わります
+the following arguments are required: {names}
+    次の引数が必要です: {names}
+unrecognized arguments: {names}
+    知らない引数です: {names}
+argument {name}: expected one argument
+    引数 {name} には値を1つ渡してください
+argument {name}: invalid choice: {value} (choose from {choices})
+    引数 {name}: {value} は選べません ({choices} から選んでください)
+argument {name}: ignored explicit argument {value}
+    引数 {name}: 値 {value} は受け付けません
+ambiguous option: {option} could match {matches}
+    あいまいなオプションです: {option} は {matches} のどれとも取れます
+--head {head}: matches seals #{value} and #{value2}; give more digits
+    --head {head}: 封印 #{value} と #{value2} の両方に一致します。桁を増やしてください
+this bundle does not contain your seal: the bundle ends before it, the history was rewritten after it, \
+or the hash is mistyped
+    この証明の束にあなたの封印はありません: 束がその手前で終わっているか、封印のあとで履歴が書き換えられたか、\
+ハッシュの写し間違いです
+the bundle is larger than {value} MiB
+    証明の束が {value} MiB を超えています
+the bundle is not UTF-8 text (byte {start})
+    証明の束が UTF-8 のテキストではありません ({start} バイト目)
+the bundle is nested more than {MAX_DEPTH} levels deep
+    証明の束の入れ子が {MAX_DEPTH} 段を超えています
+the bundle is not valid JSON ({exc})
+    証明の束が正しい JSON ではありません ({exc})
+{problem}: line {line} column {column} (char {char})
+    {line} 行 {column} 列目、位置 {char}: {problem}
+Expecting value
+    値がありません
+Extra data
+    値のあとに余計なデータがあります
+Expecting ',' delimiter
+    区切りの ',' がありません
+Expecting ':' delimiter
+    区切りの ':' がありません
+Expecting property name enclosed in double quotes
+    二重引用符で囲んだキーがありません
+Unterminated string starting at
+    閉じていない文字列があります
+Invalid control character at
+    文字列の中に制御文字があります
+Invalid \\escape
+    不正なエスケープ (\\) があります
+Invalid \\uXXXX escape
+    不正な \\uXXXX エスケープがあります
+key {key!r} appears twice in one object
+    1つのオブジェクトにキー {key} が2回出てきます
+{name} is not JSON
+    {name} は JSON の値ではありません
+the bundle is not a JSON object
+    証明の束が JSON のオブジェクトではありません
+the bundle's fields are wrong (missing {missing}, unexpected {extra})
+    証明の束の項目が違います (不足: {missing}、余分: {extra})
+not a {FORMAT} bundle of version {VERSION}
+    バージョン {VERSION} の {FORMAT} の証明の束ではありません
+the bundle's campaign is not a name
+    証明の束のキャンペーンが名前ではありません
+the bundle's seq or head_seq is not a positive whole number
+    証明の束の seq か head_seq が正の整数ではありません
+the bundle's {name} is not a 64-hex SHA-256 hash
+    証明の束の {name} が16進64桁の SHA-256 ハッシュではありません
+the bundle has no entries
+    証明の束に記録がありません
+head_seq {head_seq} does not match {count} entries from #{first}
+    head_seq {head_seq} が #{first} からの記録 {count} 件と合いません
+fields must be exactly {value}
+    項目はちょうど {value} でなければなりません
+record is not text, or a hash is not 64 hex digits
+    記録が文字列でないか、ハッシュが16進64桁ではありません
+prev_hash does not link to the bundle's anchor
+    prev_hash が証明の束の起点につながりません
+prev_hash does not link to entry #{prev}
+    prev_hash が記録 #{prev} につながりません
+hash does not match the entry's content (the entry was edited)
+    ハッシュが内容と合いません (記録の書き換え)
+record is nested more than {MAX_DEPTH} levels deep
+    記録の入れ子が {MAX_DEPTH} 段を超えています
+record is not valid JSON
+    記録が正しいJSONではありません
+record: {reason}
+    記録の中身: {reason}
+record is not valid UTF-8 text (it holds a lone surrogate)
+    記録が正しいUTF-8ではありません (対のないサロゲート)
+record is not in canonical JSON (sorted keys, no spaces, UTF-8)
+    記録が正規のJSONではありません (キーの並び、空白、UTF-8)
+record does not belong to campaign {campaign!r}
+    キャンペーン {campaign} の記録ではありません
+record says seq {got!r}, expected {seq}
+    記録の seq が {got} です ({seq} のはずです)
+the last entry is not a seal, so the head was never sealed
+    最後の記録が封印でなく、先頭は封印されていません
+the last entry's hash is not the bundle's head {head}
+    最後の記録のハッシュが証明の束の先頭 {head} と一致しません
+the reveal names #{target}, which is no earlier secret roll
+    公開が指す #{target} は、それより前の秘密のロールではありません
+secret roll #{target} is revealed twice (#{value}, #{seq})
+    秘密のロール #{target} が2回公開されています (#{value}、#{seq})
+the reveal does not match the commitment of #{target} (wrong result or salt)
+    公開が #{target} のコミットメントと一致しません (結果かソルトが違います)
+the reveal shows a {name} other than the one committed
+    公開の {name} がコミットメントの値と違います
+fair dice: {problem}
+    公正なダイス: {problem}
+seed commitment #{seq} holds no SHA-256 hex digest
+    シードの公約 #{seq} に SHA-256 の16進ダイジェストがありません
+seed reveal #{seq} names #{target}, which is no earlier seed commitment
+    シードの公開 #{seq} が指す #{target} は、それより前のシードの公約ではありません
+seed commitment #{target} is revealed twice (#{first}, #{seq})
+    シードの公約 #{target} が2回公開されています (#{first}、#{seq})
+seed reveal #{seq} does not match commitment #{target}: the seed was swapped
+    シードの公開 #{seq} が公約 #{target} と一致しません: シードがすり替えられています
+entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment
+    記録 #{seq} のダイスの元 #{commit} は、それより前のシードの公約ではありません
+entry #{seq}: its fair-dice inputs are malformed
+    記録 #{seq}: 公正なダイスの入力が不正です
+entry #{seq} derives its dice from seed #{commit}, revealed before it (#{revealed}): anyone could foresee them
+    記録 #{seq} のダイスは、その前 (#{revealed}) に公開されたシード #{commit} から導かれています: \
+誰でも出目を予見できました
+entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)
+    記録 #{seq}: ダイスの番号が {first} から始まっています ({expected} のはず。引いたダイスが捨てられています)
+entry #{seq}: die {number} is malformed
+    記録 #{seq}: {number} 個目のダイスが不正です
+entry #{seq}: its dice {dice} are not the derived draws {faces}
+    記録 #{seq}: 出目 {dice} がシードから導いた値 {faces} と違います
+entry #{seq}: die {number} (d{sides}) shows {face}, the seed gives {should}: the die was changed
+    記録 #{seq}: {number} 個目のダイス (d{sides}) の出目は {face} ですが、シードから導くと {should} です。\
+ダイスが書き換えられています
+"""
+_LINES = _PAIRS.splitlines()
+JA = {english: japanese.strip() for english, japanese in zip(_LINES[0::2], _LINES[1::2])}
 # The words describe() shows for a record's codes (as `campaign history` shows them).
 _KINDS_JA = (
     "campaign=キャンペーン setting=設定 player=プレイヤー character=キャラクター relation=関係 "
@@ -102,19 +262,19 @@ _KINDS_JA = (
 )
 KINDS_JA = dict(pair.split("=") for pair in _KINDS_JA.split())
 OUTCOMES = {"ja": dict(success="成功", failure="失敗", critical_success="クリティカル", critical_failure="ファンブル")}
-# The rejections whose words are fixed, in Japanese (the others name numbers and stay English).
-REASONS_JA = {
-    NOT_UTF8: "記録が正しいUTF-8ではありません (対のないサロゲート)",
-    NOT_CANONICAL: "記録が正規のJSONではありません (キーの並び、空白、UTF-8)",
-    NOT_CONTAINED: "この証明の束にあなたの封印はありません: 束がその手前で終わっているか、"
-    "封印のあとで履歴が書き換えられたか、ハッシュの写し間違いです",
-    "the bundle is not a JSON object": "証明の束がJSONのオブジェクトではありません",
-    "the bundle has no entries": "証明の束に記録がありません",
-    "record is not valid JSON": "記録が正しいJSONではありません",
-    "record is not text, or a hash is not 64 hex digits": "記録が文字列でないか、ハッシュが16進64桁でない",
-    "hash does not match the entry's content (the entry was edited)": "ハッシュが内容と合いません (記録の書き換え)",
-    "the last entry is not a seal, so the head was never sealed": "最後の記録が封印でなく、先頭は封印されていません",
-}
+_FIELD = r"\{(\w+)(?:!r)?\}"  # a placeholder of the table: {seq}, {campaign!r}
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """The English lines `template` words: its own words, any value in each placeholder."""
+    parts = re.split(_FIELD, template)
+    return re.compile("".join(f"(?P<{p}>.+?)" if i % 2 else re.escape(p) for i, p in enumerate(parts)), re.DOTALL)
+
+
+# Most fixed words first ("entry #{seq}: die {number} is malformed" before "entry #{seq}: {reason}"),
+# and one that opens with a value last ("record: NaN is not JSON" is "record: {reason}").
+_ORDER = sorted((t for t in JA if "{" in t), key=lambda t: (t.startswith("{"), -len(re.sub(_FIELD, "", t))))
+_PATTERNS: list[tuple[re.Pattern[str], str]] = []  # compiled when a line is first read back (~10 ms)
 
 
 def language(option: str | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -128,9 +288,27 @@ def language(option: str | None = None, environ: Mapping[str, str] | None = None
     return "en"
 
 
+def reason_text(reason: str, lang: str = "en") -> str:
+    """A rejection's English line in `lang`: its template's Japanese with the values it holds
+    (a reason inside it, "record: key 'seq' appears twice ...", in Japanese too); a line the
+    table does not word (already translated by the project's catalog) as it is."""
+    if lang != "ja":
+        return reason
+    if reason in JA:
+        return JA[reason]
+    if not _PATTERNS:
+        _PATTERNS.extend((_pattern(t), t) for t in _ORDER)
+    for pattern, template in _PATTERNS:
+        if found := pattern.fullmatch(reason):
+            nested = ("reason", "problem", "exc")  # the values that are themselves reasons
+            values = {k: reason_text(v, lang) if k in nested else v for k, v in found.groupdict().items()}
+            return JA[template].format(**values)
+    return reason
+
+
 def rejection(reason: str, seq: int | None, lang: str = "en") -> str:
     """A rejection as both checkers print it: "entry #9: hash does not match ..." in `lang`."""
-    reason = REASONS_JA.get(reason, reason) if lang == "ja" else reason
+    reason = reason_text(reason, lang)
     return reason if seq is None else message("entry #{seq}: {reason}", lang, seq=seq, reason=reason)
 
 
@@ -140,11 +318,12 @@ def message(template: str, lang: str = "en", **fields: object) -> str:
 
 
 class Rejected(Exception):
-    """The bundle does not prove what it claims; `seq` names the entry when there is one."""
+    """The bundle does not prove what it claims; `seq` names the entry when there is one.
+    `reason` is the English line, a template of JA filled with `fields` (as --json prints it)."""
 
-    def __init__(self, reason: str, seq: int | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, template: str, seq: int | None = None, /, **fields: object) -> None:
+        self.reason = template.format(**fields) if fields else template
+        super().__init__(self.reason)
         self.seq = seq
 
     def __str__(self) -> str:
@@ -199,13 +378,13 @@ def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
-            raise Rejected(f"key {key!r} appears twice in one object")
+            raise Rejected("key {key!r} appears twice in one object", key=key)
         seen[key] = value
     return seen
 
 
 def _no_constants(name: str) -> NoReturn:
-    raise Rejected(f"{name} is not JSON")
+    raise Rejected("{name} is not JSON", name=name)
 
 
 def _strict_loads(text: str) -> object:
@@ -223,17 +402,17 @@ def _is_int(value: object) -> TypeGuard[int]:
 def load(data: bytes) -> object:
     """The bundle as JSON, refusing anything a careful reader could read two ways."""
     if len(data) > MAX_BYTES:
-        raise Rejected(f"the bundle is larger than {MAX_BYTES // 2**20} MiB")
+        raise Rejected("the bundle is larger than {value} MiB", value=MAX_BYTES // 2**20)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise Rejected(f"the bundle is not UTF-8 text (byte {exc.start})") from None
+        raise Rejected("the bundle is not UTF-8 text (byte {start})", start=exc.start) from None
     if too_deep(text):
-        raise Rejected(f"the bundle is nested more than {MAX_DEPTH} levels deep")
+        raise Rejected("the bundle is nested more than {MAX_DEPTH} levels deep", MAX_DEPTH=MAX_DEPTH)
     try:
         return _strict_loads(text)
     except ValueError as exc:
-        raise Rejected(f"the bundle is not valid JSON ({exc})") from None
+        raise Rejected("the bundle is not valid JSON ({exc})", exc=exc) from None
 
 
 def normalize_head(text: str) -> str | None:
@@ -248,20 +427,20 @@ def normalize_head(text: str) -> str | None:
 def _record(text: str, campaign: str, seq: int) -> dict[str, Any]:
     """The entry's record, if its text is a canonical record of this campaign at `seq`."""
     if too_deep(text):
-        raise Rejected(f"record is nested more than {MAX_DEPTH} levels deep", seq)
+        raise Rejected("record is nested more than {MAX_DEPTH} levels deep", seq, MAX_DEPTH=MAX_DEPTH)
     try:
         record = _strict_loads(text)
     except ValueError:
         raise Rejected("record is not valid JSON", seq) from None
     except Rejected as exc:
-        raise Rejected(f"record: {exc.reason}", seq) from None
+        raise Rejected("record: {reason}", seq, reason=exc.reason) from None
     problem = canonical_problem(text, record)
     if problem:
         raise Rejected(problem, seq)
     if not isinstance(record, dict) or record.get("campaign") != campaign:
-        raise Rejected(f"record does not belong to campaign {campaign!r}", seq)
+        raise Rejected("record does not belong to campaign {campaign!r}", seq, campaign=campaign)
     if record.get("seq") != seq:
-        raise Rejected(f"record says seq {record.get('seq')!r}, expected {seq}", seq)
+        raise Rejected("record says seq {got!r}, expected {seq}", seq, got=record.get("seq"), seq=seq)
     return record
 
 
@@ -280,21 +459,27 @@ def _check_reveal(
     detail = found if isinstance(found := record.get("detail"), dict) else {}
     target, commitment, salt, result = (detail.get(k) for k in ("reveals", "commitment", "salt", "result"))
     if not _is_int(target) or target >= seq or (target >= first and _commitment_of(records.get(target, {})) is None):
-        raise Rejected(f"the reveal names #{target}, which is no earlier secret roll", seq)
+        raise Rejected("the reveal names #{target}, which is no earlier secret roll", seq, target=target)
     if target in revealed:
-        raise Rejected(f"secret roll #{target} is revealed twice (#{revealed[target]}, #{seq})", seq)
+        raise Rejected(
+            "secret roll #{target} is revealed twice (#{value}, #{seq})",
+            seq,
+            target=target,
+            value=revealed[target],
+            seq=seq,
+        )
     if target >= first and _commitment_of(records[target]) != commitment:
-        raise Rejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
+        raise Rejected(NOT_COMMITTED, seq, target=target)
     if (
         not isinstance(salt, str)
         or not isinstance(result, dict)
         or not isinstance(commitment, str)
         or hashlib.sha256((salt + canonical_json(result)).encode("utf-8")).hexdigest() != commitment
     ):
-        raise Rejected(f"the reveal does not match the commitment of #{target} (wrong result or salt)", seq)
+        raise Rejected(NOT_COMMITTED, seq, target=target)
     for name in COMMITTED_FIELDS:
         if name != "detail" and record.get(name) != result.get(name):
-            raise Rejected(f"the reveal shows a {name} other than the one committed", seq)
+            raise Rejected("the reveal shows a {name} other than the one committed", seq, name=name)
     revealed[target] = seq
 
 
@@ -304,7 +489,7 @@ def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str
         return seals[-1]
     found = [seal for seal in seals if seal[1].startswith(head)]
     if len(found) > 1:
-        raise BadHead(f"--head {head}: matches seals #{found[0][0]} and #{found[1][0]}; give more digits")
+        raise BadHead(SEVERAL.format(head=head, value=found[0][0], value2=found[1][0]))
     if not found:
         raise Rejected(NOT_CONTAINED)
     return found[0]
@@ -335,22 +520,33 @@ def _fair_problem(records: list[dict[str, Any]]) -> tuple[int | None, str | None
         detail = found if isinstance(found := record.get("detail"), dict) else {}
         if record.get("kind") == "seed_commit":
             if not _is_hash(detail.get("commitment")):
-                return seq, f"seed commitment #{seq} holds no SHA-256 hex digest"
+                return seq, message("seed commitment #{seq} holds no SHA-256 hex digest", seq=seq)
             commits[seq] = detail["commitment"]
         elif record.get("kind") == "seed_reveal":
             target, seed, commitment = detail.get("reveals"), detail.get("seed"), detail.get("commitment")
             if _is_int(target) and target < seq and target not in commits and _is_hash(commitment):
                 commits[target] = commitment
             if not _is_int(target) or target not in commits:
-                return seq, f"seed reveal #{seq} names #{target}, which is no earlier seed commitment"
+                return seq, message(
+                    "seed reveal #{seq} names #{target}, which is no earlier seed commitment", seq=seq, target=target
+                )
             if target in seeds:
-                return seq, f"seed commitment #{target} is revealed twice (#{seeds[target][1]}, #{seq})"
+                return seq, message(
+                    "seed commitment #{target} is revealed twice (#{first}, #{seq})",
+                    target=target,
+                    first=seeds[target][1],
+                    seq=seq,
+                )
             if (
                 not _is_hash(seed)
                 or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commits[target]
                 or commitment != commits[target]
             ):
-                return seq, f"seed reveal #{seq} does not match commitment #{target}: the seed was swapped"
+                return seq, message(
+                    "seed reveal #{seq} does not match commitment #{target}: the seed was swapped",
+                    seq=seq,
+                    target=target,
+                )
             seeds[target] = (seed, seq)
     for record in records:
         fair, seq = (record.get("detail") or {}).get("fair"), record["seq"]
@@ -358,7 +554,11 @@ def _fair_problem(records: list[dict[str, Any]]) -> tuple[int | None, str | None
             continue
         commit, base, share, first, draws = (fair.get(name) for name in ("commit", "seq", "share", "from", "draws"))
         if not _is_int(commit) or commit >= seq:
-            return seq, f"entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment"
+            return seq, message(
+                "entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment",
+                seq=seq,
+                commit=commit,
+            )
         if (
             not _is_int(base)
             or not commit < base <= seq
@@ -366,17 +566,17 @@ def _fair_problem(records: list[dict[str, Any]]) -> tuple[int | None, str | None
             or not isinstance(draws, list)
             or (share is not None and not (isinstance(share, str) and all(c in HEX for c in share)))
         ):
-            return seq, f"entry #{seq}: its fair-dice inputs are malformed"
+            return seq, message("entry #{seq}: its fair-dice inputs are malformed", seq=seq)
         if commit in seeds and seeds[commit][1] < seq:
-            return seq, (
-                f"entry #{seq} derives its dice from seed #{commit}, revealed before it "
-                f"(#{seeds[commit][1]}): anyone could foresee them"
+            foreseen = (
+                "entry #{seq} derives its dice from seed #{commit}, revealed before it (#{revealed}): "
+                "anyone could foresee them"
             )
+            return seq, message(foreseen, seq=seq, commit=commit, revealed=seeds[commit][1])
         expected = next_index.get((commit, base), 0)
         if first != expected:
-            return seq, (
-                f"entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)"
-            )
+            dropped = "entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)"
+            return seq, message(dropped, seq=seq, first=first, expected=expected)
         next_index[(commit, base)] = first + len(draws)
         for offset, draw in enumerate(draws):
             if (
@@ -385,17 +585,19 @@ def _fair_problem(records: list[dict[str, Any]]) -> tuple[int | None, str | None
                 or not all(_is_int(v) for v in draw)
                 or not 1 <= draw[0] <= 10**6
             ):
-                return seq, f"entry #{seq}: die {offset + 1} is malformed"
+                return seq, message("entry #{seq}: die {number} is malformed", seq=seq, number=offset + 1)
         faces, dice = [face for _, face in draws], record.get("dice")
         if dice is not None and dice != faces and len(draws) == len(dice):
-            return seq, f"entry #{seq}: its dice {dice} are not the derived draws {faces}"
+            return seq, message(
+                "entry #{seq}: its dice {dice} are not the derived draws {faces}", seq=seq, dice=dice, faces=faces
+            )
         for offset, (sides, face) in enumerate(draws if commit in seeds else ()):
             should = fair_face(seeds[commit][0], base, share or "", first + offset, sides)
             if face != should:
-                return seq, (
-                    f"entry #{seq}: die {offset + 1} (d{sides}) shows {face}, the seed gives {should}: "
-                    "the die was changed"
+                changed = (
+                    "entry #{seq}: die {number} (d{sides}) shows {face}, the seed gives {should}: the die was changed"
                 )
+                return seq, message(changed, seq=seq, number=offset + 1, sides=sides, face=face, should=should)
     return None, None
 
 
@@ -430,9 +632,11 @@ def check(bundle: object, head: str | None = None) -> dict[str, Any]:
         raise Rejected("the bundle is not a JSON object")
     if set(bundle) != BUNDLE_KEYS:
         missing, extra = sorted(BUNDLE_KEYS - set(bundle)), sorted(set(bundle) - BUNDLE_KEYS)
-        raise Rejected(f"the bundle's fields are wrong (missing {missing}, unexpected {extra})")
+        raise Rejected(
+            "the bundle's fields are wrong (missing {missing}, unexpected {extra})", missing=missing, extra=extra
+        )
     if bundle["format"] != FORMAT or not _is_int(bundle["version"]) or bundle["version"] != VERSION:
-        raise Rejected(f"not a {FORMAT} bundle of version {VERSION}")
+        raise Rejected("not a {FORMAT} bundle of version {VERSION}", FORMAT=FORMAT, VERSION=VERSION)
     campaign, first, entries = bundle["campaign"], bundle["seq"], bundle["entries"]
     if not isinstance(campaign, str):
         raise Rejected("the bundle's campaign is not a name")
@@ -440,23 +644,28 @@ def check(bundle: object, head: str | None = None) -> dict[str, Any]:
         raise Rejected("the bundle's seq or head_seq is not a positive whole number")
     for name in ("anchor", "head"):
         if not _is_hash(bundle[name]):
-            raise Rejected(f"the bundle's {name} is not a 64-hex SHA-256 hash")
+            raise Rejected("the bundle's {name} is not a 64-hex SHA-256 hash", name=name)
     if not isinstance(entries, list) or not entries:
         raise Rejected("the bundle has no entries")
     last = first + len(entries) - 1
     if bundle["head_seq"] != last:
-        raise Rejected(f"head_seq {bundle['head_seq']} does not match {len(entries)} entries from #{first}")
+        raise Rejected(
+            "head_seq {head_seq} does not match {count} entries from #{first}",
+            head_seq=bundle["head_seq"],
+            count=len(entries),
+            first=first,
+        )
 
     prev_hash, records, seals, fair_records = bundle["anchor"], {}, [], []
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
-            raise Rejected(f"fields must be exactly {sorted(ENTRY_KEYS)}", seq)
+            raise Rejected("fields must be exactly {value}", seq, value=sorted(ENTRY_KEYS))
         text, stored = entry["record"], entry["hash"]
         if not isinstance(text, str) or not _is_hash(stored) or not _is_hash(entry["prev_hash"]):
             raise Rejected("record is not text, or a hash is not 64 hex digits", seq)
         if entry["prev_hash"] != prev_hash:
-            where = "the bundle's anchor" if seq == first else f"entry #{seq - 1}"
-            raise Rejected(f"prev_hash does not link to {where}", seq)
+            unlinked = "prev_hash does not link to the bundle's anchor" if seq == first else UNLINKED
+            raise Rejected(unlinked, seq, prev=seq - 1)
         try:
             digest = chain_hash(prev_hash, text)
         except UnicodeEncodeError:
@@ -476,7 +685,7 @@ def check(bundle: object, head: str | None = None) -> dict[str, Any]:
     if kind != "seal":
         raise Rejected("the last entry is not a seal, so the head was never sealed", last)
     if prev_hash != bundle["head"]:
-        raise Rejected(f"the last entry's hash is not the bundle's head {bundle['head']}", last)
+        raise Rejected("the last entry's hash is not the bundle's head {head}", last, head=bundle["head"])
     revealed: dict[int, int] = {}
     for seq, record in records.items():
         if record.get("kind") == "reveal":
@@ -484,7 +693,7 @@ def check(bundle: object, head: str | None = None) -> dict[str, Any]:
     seal_seq, seal_hash = _your_seal(seals, head)
     bad_seq, problem = _fair_problem(fair_records)
     if problem is not None:
-        raise Rejected(f"fair dice: {problem}", bad_seq)
+        raise Rejected("fair dice: {problem}", bad_seq, problem=problem)
     return {
         "ok": True,
         "campaign": campaign,
@@ -534,46 +743,18 @@ def describe(entry: dict[str, Any], lang: str = "en") -> str:
 
 def summary(result: dict[str, Any], lang: str = "en") -> list[str]:
     """The lines a holding proof prints: the head it was checked against first."""
+    seq, head_seq = result["seq"], result["head_seq"]
     lines = [
         result["head"],
-        message(
-            HOLDS,
-            lang,
-            seq=result["seq"],
-            campaign=result["campaign"],
-            head_seq=result["head_seq"],
-            entries=result["entries"],
-        ),
+        message(HOLDS, lang, seq=seq, campaign=result["campaign"], head_seq=head_seq, entries=result["entries"]),
         "  " + describe(result["entry"], lang),
     ]
     if result["voided_by"] is not None:
-        lines.append(
-            "  "
-            + message(
-                "voided: entry #{voided} took entry #{seq} back (within seal #{head_seq})",
-                lang,
-                voided=result["voided_by"],
-                seq=result["seq"],
-                head_seq=result["head_seq"],
-            )
-        )
+        lines.append("  " + message(VOIDED, lang, voided=result["voided_by"], seq=seq, head_seq=head_seq))
     if result["revealed_by"] is not None:
-        lines.append(
-            "  "
-            + message(
-                "revealed by entry #{revealed}, which matches its commitment", lang, revealed=result["revealed_by"]
-            )
-        )
-    if result["bundle_head_seq"] != result["head_seq"]:
-        lines.append(
-            "  "
-            + message(
-                "the bundle runs on to seal #{bundle_seq}; your seal #{head_seq} proves it up to there",
-                lang,
-                bundle_seq=result["bundle_head_seq"],
-                head_seq=result["head_seq"],
-            )
-        )
+        lines.append("  " + message(REVEALED, lang, revealed=result["revealed_by"]))
+    if result["bundle_head_seq"] != head_seq:
+        lines.append("  " + message(RUNS_ON, lang, bundle_seq=result["bundle_head_seq"], head_seq=head_seq))
     return lines
 
 
@@ -593,15 +774,34 @@ def _option(argv: list[str], name: str) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str], lang: str) -> Any:
+    """argv parsed, every word argparse prints in `lang` too: the usage line, the headings
+    and its errors go through JA like the rest (a wording JA lacks stays as it is)."""
     import argparse
 
-    argv = sys.argv[1:] if argv is None else argv
-    lang = language(_option(argv, "--lang"))
-    parser = argparse.ArgumentParser(
-        prog="proofcheck", description=message("Check a campaign proof bundle offline.", lang)
+    def frame(text: str) -> str:  # argparse's own words in its help and usage text
+        lines = [
+            message(line, lang) if line in ("positional arguments:", "options:") else line for line in text.split("\n")
+        ]
+        text = "\n".join(lines)
+        return message("usage:", lang) + text[len("usage:") :] if text.startswith("usage:") else text
+
+    class Parser(argparse.ArgumentParser):
+        def format_usage(self) -> str:
+            return frame(super().format_usage())
+
+        def format_help(self) -> str:
+            return frame(super().format_help())
+
+        def error(self, problem: str) -> NoReturn:
+            self.print_usage(sys.stderr)
+            self.exit(2, message("error: {problem}", lang, problem=reason_text(problem, lang)) + "\n")
+
+    parser = Parser(
+        prog="proofcheck", description=message("Check a campaign proof bundle offline.", lang), add_help=False
     )
     parser.add_argument("bundle", help=message("the JSON file written by `campaign history proof`", lang))
+    parser.add_argument("-h", "--help", action="help", help=message("show this help message and exit", lang))
     parser.add_argument(
         "--head",
         help=message(
@@ -610,7 +810,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help=message("print one JSON document", lang))
     parser.add_argument("--lang", choices=LANGUAGES, help=message("the language of the output: ja or en", lang))
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    lang = language(_option(argv, "--lang"))
+    args = _arguments(argv, lang)
     head = None
     if args.head is not None:
         head = normalize_head(args.head)
@@ -624,12 +830,17 @@ def main(argv: list[str] | None = None) -> int:
         result = check_file(args.bundle, head)
     except OSError as exc:
         print(
-            message("error: cannot read {file}: {problem}", lang, file=args.bundle, problem=exc.strerror),
+            message(
+                "error: cannot read {file}: {problem}",
+                lang,
+                file=args.bundle,
+                problem=reason_text(exc.strerror or str(exc), lang),
+            ),
             file=sys.stderr,
         )
         return 1
     except BadHead as exc:
-        print(message("error: {problem}", lang, problem=exc), file=sys.stderr)
+        print(message("error: {problem}", lang, problem=reason_text(str(exc), lang)), file=sys.stderr)
         return 2
     except Rejected as exc:
         if args.json:

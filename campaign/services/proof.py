@@ -28,7 +28,8 @@ from campaign.chain import MAX_DEPTH, Broken, Walk, strict_loads, too_deep
 from campaign.core.commitment import COMMITTED_FIELDS, matches
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import _, language
+from campaign.proofcheck import reason_text
 from campaign.services.common import campaign_named
 from campaign.services.history import INT_MAX
 from campaign.services.secret_rolls import secret_of
@@ -216,9 +217,10 @@ def load_bundle(data: bytes) -> Any:
     try:
         return strict_loads(decoded)
     except Broken as exc:
-        raise ProofRejected(exc.reason) from None
+        raise ProofRejected(reason_text(exc.reason, language())) from None
     except ValueError as exc:
-        raise ProofRejected(_("the bundle is not valid JSON ({exc})").format(exc=exc)) from None
+        problem = reason_text(str(exc), language())  # the json module's words: the table has them
+        raise ProofRejected(_("the bundle is not valid JSON ({exc})").format(exc=problem)) from None
 
 
 def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
@@ -269,8 +271,8 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
             raise ProofRejected(_("record is not text, or a hash is not 64 hex digits"), seq)
         try:
             record = walk.step(entry["prev_hash"], record_json, stored)
-        except Broken as exc:
-            raise ProofRejected(exc.reason, exc.seq) from None
+        except Broken as exc:  # the chain's reasons, worded in English: the standalone checker's table has them
+            raise ProofRejected(reason_text(exc.reason, language()), exc.seq) from None
         kind = record.get("kind")
         if seq == first or kind in ("seal", "void", "reveal") or secret_of(record) is not None:
             records[seq] = record  # only what voids and reveals need: a long bundle stays small
@@ -293,7 +295,8 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
 
     fair = check_records(fair_records, partial=True)
     if not fair["ok"]:
-        raise ProofRejected(_("fair dice: {problem}").format(problem=fair["problem"]), fair["seq"])
+        problem = reason_text(fair["problem"], language())
+        raise ProofRejected(_("fair dice: {problem}").format(problem=problem), fair["seq"])
     return ProofHolds(
         ok=True,
         campaign=campaign,
@@ -353,7 +356,7 @@ def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str
             )
         )
     if not found:
-        raise ProofRejected(NOT_CONTAINED)
+        raise ProofRejected(reason_text(NOT_CONTAINED, language()))
     return found[0]
 
 
@@ -379,5 +382,6 @@ def check_file(path: str, head: str | None = None) -> ProofHolds:
     except IsADirectoryError:
         raise BadInput(_("{path} is a directory").format(path=path)) from None
     except OSError as exc:
-        raise NotFound(_("cannot read {path}: {strerror}").format(path=path, strerror=exc.strerror)) from None
+        strerror = reason_text(exc.strerror or str(exc), language())
+        raise NotFound(_("cannot read {path}: {strerror}").format(path=path, strerror=strerror)) from None
     return check_bundle(load_bundle(data), head)

@@ -53,7 +53,9 @@ UPWARD = {
 CLI_FORBIDDEN = ("campaign.ledger", "campaign.db.models", "sqlalchemy")
 
 # Modules allowed past MAX_LINES, each with the reason.
-LONG_EXEMPT: dict[str, str] = {}
+LONG_EXEMPT: dict[str, str] = {
+    "campaign/proofcheck.py": "a player runs this one file alone: it carries every sentence it prints in both languages"
+}
 LONG_EXEMPT_DIRS: dict[str, str] = {}
 
 
