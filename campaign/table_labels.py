@@ -100,12 +100,13 @@ def directive_text(directive: dict[str, Any], tables: dict[str, Table]) -> str:
         other = tables.get(named) if isinstance(named, str) else None
         text = _("roll on {table}").format(table=(pick(other.name, other.name_en) if other else named))
     only_ja, only_en = directive.get("only_if_ja"), directive.get("only_if_en")
-    if only_ja or only_en:
-        text += " " + _("(only if {condition})").format(
-            condition=pick(str(only_ja or only_en), str(only_en or only_ja))
-        )
+    condition = pick(str(only_ja or only_en), str(only_en or only_ja)) if only_ja or only_en else None
+    if condition and directive.get("gm_choice"):
+        return _("{directive} (only if {condition}) [the GM's choice]").format(directive=text, condition=condition)
+    if condition:
+        return _("{directive} (only if {condition})").format(directive=text, condition=condition)
     if directive.get("gm_choice"):
-        text += " " + _("[the GM's choice]")
+        return _("{directive} [the GM's choice]").format(directive=text)
     return text
 
 
