@@ -244,8 +244,12 @@ def table_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
         if "reference" in detail:
             return _sorted(reference_detail(detail))
         tables = _tables()
-        if "text_roll" in detail:
-            return _sorted(_text_sub_words(detail, tables))
+        if "text_roll" in detail:  # a sub-entry: the dice of the asking entry's text
+            shown = _text_sub_words(detail, tables)
+            rolled = shown["text_roll"]
+            faces = ",".join(map(str, rolled["faces"]))
+            label = text_roll_label(rolled["ja"], rolled["en"])
+            return _sorted({**shown, "lines": [f"{label}: {rolled['dice']} [{faces}]={rolled['value']}"]})
         if detail.get("source") == "ccfolia":  # an imported result: the entry, no dice of ours
             table, entry = _entry(tables, detail.get("table"), detail.get("entry"))
             return _sorted(
@@ -261,6 +265,8 @@ def table_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
         subs = sub_records or []
         if record.get("parent_seq") is None and len(subs) == detail.get("sub_rolls", 0):
             shown["lines"] = table_lines(shown, [(sub, table_detail(sub)) for sub in subs], tables)
+        elif record.get("parent_seq") is not None:  # a sub-entry alone (history show): its entry
+            shown["lines"] = [_summary(shown), *_notes(shown, tables, "")]
         return _sorted(shown)
     except (KeyError, IndexError, TypeError, ValueError):
         return detail
