@@ -49,16 +49,16 @@ def table_purpose(table: Table) -> str:
 
 
 # The extra roll a directive asks for, as a dice request names it ("3d6 for the fumble
-# table (a reroll)"): a whole template per directive, so each language orders its words.
+# table (reroll)"): a whole template per directive, so each language orders its words.
 DIRECTIVE_PURPOSES = {
-    "roll_twice": N_("{table} (rolled twice)"),
-    "reroll": N_("{table} (a reroll)"),
-    "roll_table": N_("{table} (as an entry directs)"),
+    "roll_twice": N_("{table} (roll twice)"),
+    "reroll": N_("{table} (reroll)"),
+    "roll_table": N_("{table} (roll table)"),
 }
 
 
 def directive_purpose(table: Table, directive: Directive) -> Words:
-    """How the dice request of a directive's extra roll reads: "the fumble table (a reroll)"."""
+    """How the dice request of a directive's extra roll reads: "the fumble table (reroll)"."""
     template = DIRECTIVE_PURPOSES.get(directive.kind, DIRECTIVE_PURPOSES["roll_table"])
     return Words(template, table=table_purpose(table))
 

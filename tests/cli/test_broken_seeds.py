@@ -172,12 +172,12 @@ def test_a_broken_stat_names_file_is_refused_in_the_chosen_language(
         (
             ("table", "roll", "YFMB", "--dice", "4,5,5"),
             "エラー: --dice: 出目が足りません。あと 3 個必要です: 魔術ファンブル表 (振り直し) に使う 3d6",
-            "error: --dice: not enough faces, need 3 more: 3d6 for the sorcery fumble table (a reroll)",
+            "error: --dice: not enough faces, need 3 more: 3d6 for the sorcery fumble table (reroll)",
         ),
         (
             ("table", "roll", "YSFMB", "--dice", "6,6,5,2"),
-            "エラー: --dice: 出目が足りません。あと 2 個必要です: 頭部打撃クリティカル表 (項目の指示) に使う 3d6",
-            "error: --dice: not enough faces, need 2 more: 3d6 for the head-blow critical table (as an entry directs)",
+            "エラー: --dice: 出目が足りません。あと 2 個必要です: 頭部打撃クリティカル表 (表を引く) に使う 3d6",
+            "error: --dice: not enough faces, need 2 more: 3d6 for the head-blow critical table (roll table)",
         ),
         (
             ("ref", "show", "HIT", "--roll", "--char", "鈴音", "--dice", "1,2"),
