@@ -55,7 +55,9 @@ def _backwards(root: Path) -> Path:
 
 
 def _missing_summary(root: Path) -> Path:
-    _edit(root / "crt.toml", 'roll = 5\nja = "ダメージ3倍。"\nen = "Triple damage."\n', 'roll = 5\nja = "ダメージ3倍。"\n')
+    _edit(
+        root / "crt.toml", 'roll = 5\nja = "ダメージ3倍。"\nen = "Triple damage."\n', 'roll = 5\nja = "ダメージ3倍。"\n'
+    )
     return root / "crt.toml"
 
 
@@ -236,3 +238,22 @@ def test_history_shows_why_a_table_rolled_again_in_the_chosen_language(gurps: Cl
         "7: One of the foe's eyes is hurt; stunned, DX -2. Recovery after the fight follows the basic rules."
     )
     assert "text_ja" not in shown and "頭部" not in shown
+
+
+def test_history_words_a_conditional_reroll_whole_in_each_language(gurps: Cli, monkeypatch: pytest.MonkeyPatch):
+    """YFMB 14: a reroll only if no opposite effect comes to mind, left to the GM; the
+    reason is one sentence in each language, not English pieces glued together. The
+    damage the rerolled entry names ("3D点ダメージ") says which words its dice belong to."""
+    gurps.run("table", "roll", "YFMB", "--dice", "4,5,5,1,1,2,1,1,1")
+    [text, reroll, parent] = gurps.json("history", "--limit", "3")
+    assert reroll["parent_seq"] == text["parent_seq"] == parent["seq"]
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    shown = gurps.run("history", "show", str(reroll["seq"])).stdout
+    assert _field(shown, "理由").replace(" ", "") == "振り直し(「正反対の効果を思いつかない」の場合のみ)[GMの判断]"
+    assert _field(gurps.run("history", "show", str(text["seq"])).stdout, "理由") == "本文のダイス: 3D点ダメージ"
+    monkeypatch.setenv("CAMPAIGN_LANG", "en")
+    shown = gurps.run("history", "show", str(reroll["seq"])).stdout
+    assert _field(shown, "reason") == "reroll (only if no opposite effect comes to mind) [the GM's choice]"
+    shown = gurps.run("history", "show", str(text["seq"])).stdout
+    assert _field(shown, "reason") == "dice in the text: takes 3d"
+    assert _field(shown, "what it means") == "dice in the text: takes 3d: 3D [1,1,1]=3"
