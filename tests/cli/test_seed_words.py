@@ -86,6 +86,22 @@ def _row_twice(root: Path) -> Path:
     return root / "ref" / "000_02_hit_location.toml"
 
 
+def _bad_dice(root: Path) -> Path:
+    _edit(root / "fear.toml", 'turns = "1D", recovery = "will"', 'turns = "1D6", recovery = "will"')
+    return root / "fear.toml"
+
+
+def _unknown_field(root: Path) -> Path:
+    _edit(root / "crt.toml", "roll = 4\n", 'roll = 4\neffects = [{ kind = "reroll", when = "always" }]\n')
+    return root / "crt.toml"
+
+
+def _no_tables(root: Path) -> Path:
+    for path in root.glob("*.toml"):
+        path.unlink()
+    return root
+
+
 # (break a file -> the file, command, Japanese line, English line); {path} is that file
 CASES: list[tuple[Callable[[Path], Path], tuple[str, ...], str, str]] = [
     (
@@ -129,6 +145,24 @@ CASES: list[tuple[Callable[[Path], Path], tuple[str, ...], str, str]] = [
         ("table", "list"),
         "エラー: {path}: コマンド CRT はもう {seeds}/crt.toml で定義されています",
         "error: {path}: command CRT is already defined in {seeds}/crt.toml",
+    ),
+    (
+        _bad_dice,
+        ("fright", "鈴音", "--dice", "1,1,1"),
+        "エラー: {path}: 項目 10: stun.turns: ダイスは \"2D\" の形にしてください ('1D6' ではなく)",
+        "error: {path}: entry 10: stun.turns: dice must look like \"2D\", not '1D6'",
+    ),
+    (
+        _unknown_field,
+        ("table", "list"),
+        "エラー: {path}: 項目 4: reroll: 知らない項目 when",
+        "error: {path}: entry 4: reroll: unknown field(s) when",
+    ),
+    (
+        _no_tables,
+        ("table", "list"),
+        "エラー: {path}: 表データ (*.toml) がありません",
+        "error: {path}: no seed tables (*.toml) found",
     ),
     (
         _row_twice,
