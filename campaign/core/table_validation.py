@@ -2,6 +2,9 @@
 
 A broken seed is refused when it is loaded (a `DataError` naming the file and the
 entry) rather than in the middle of a session when the one bad entry finally comes up.
+Each problem is an `N_` template with its values (SeedProblem, nested as `Words` as deep
+as the field), so the GM who broke the file reads it in the chosen language
+(campaign.refusal_words) while `str(error)` stays the English line.
 This module only checks data it is given; campaign.seeds reads the files.
 """
 
