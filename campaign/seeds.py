@@ -14,11 +14,12 @@ plain data directory on import, and `default_seed_dir` finds the directory.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from campaign.errors import DataError
+from campaign.errors import N_, DataError, Words
 
 if TYPE_CHECKING:
     from campaign.core.reference import RefTable
@@ -40,15 +41,65 @@ def _read_directory(directory: Path, what: str) -> list[tuple[str, dict[str, Any
 
     paths = sorted(directory.glob("*.toml"))
     if not paths:
-        raise DataError(f"{directory}: no {what} (*.toml) found")
+        raise DataError(N_("{directory}: no {what} (*.toml) found"), directory=directory, what=Words(what))
     sources = []
     for path in paths:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(f"{path}: not valid TOML: {exc}") from None
+        except UnicodeDecodeError:
+            raise DataError(N_("{path}: not UTF-8 text"), path=path) from None
+        except tomllib.TOMLDecodeError as exc:
+            raise toml_error(path, exc) from None
         sources.append((str(path), data))
     return sources
+
+
+# What tomllib says is wrong, in words the catalog translates; its other messages name
+# the key or character and stay as tomllib wrote them.
+TOML_REASONS = frozenset(
+    (
+        N_("Cannot overwrite a value"),
+        N_("Escaped character is not a Unicode scalar value"),
+        N_("Expected '=' after a key in a key/value pair"),
+        N_("Expected ']' at the end of a table declaration"),
+        N_("Expected ']]' at the end of an array declaration"),
+        N_("Expected newline or end of document after a statement"),
+        N_("Invalid date or datetime"),
+        N_("Invalid hex value"),
+        N_("Invalid initial character for a key part"),
+        N_("Invalid statement"),
+        N_("Invalid value"),
+        N_("Unclosed array"),
+        N_("Unclosed inline table"),
+        N_("Unescaped '\\' in a string"),
+        N_("Unterminated string"),
+    )
+)
+_TOML_WHERE = re.compile(r"^(?P<reason>.*) \(at (?:line (?P<line>\d+), column (?P<column>\d+)|end of document)\)$")
+_TOML_TWICE = re.compile(r"^Cannot declare (?P<key>.+) twice$")
+
+
+def toml_error(path: Path | str, exc: Exception) -> DataError:
+    """A TOML file that does not parse: the file, the line and column, and what is wrong."""
+    text = str(exc)
+    where = _TOML_WHERE.match(text)
+    reason: str = where.group("reason") if where else text
+    twice = _TOML_TWICE.match(reason)
+    if twice:
+        reason = Words(N_("Cannot declare {key} twice"), key=twice.group("key"))
+    elif reason in TOML_REASONS:
+        reason = Words(reason)
+    if where and where.group("line"):
+        return DataError(
+            N_("{path}: not valid TOML: {reason} (line {line}, column {column})"),
+            path=path,
+            reason=reason,
+            line=int(where.group("line")),
+            column=int(where.group("column")),
+        )
+    if where:
+        return DataError(N_("{path}: not valid TOML: {reason} (at the end of the file)"), path=path, reason=reason)
+    return DataError(N_("{path}: not valid TOML: {reason}"), path=path, reason=reason)
 
 
 # --- rule tables (CRT, FMB, FEAR ...) ---
@@ -76,7 +127,7 @@ def _default_tables() -> dict[str, Table]:
 def _tables_in(directory: Path) -> dict[str, Table]:
     from campaign.core.table_validation import build_tables
 
-    return build_tables(_read_directory(directory, "seed tables"))
+    return build_tables(_read_directory(directory, N_("seed tables")))
 
 
 # --- reference tables (docs/rules.md "Reference tables") ---
@@ -97,7 +148,7 @@ def _default_references() -> dict[str, RefTable]:
 def _references_in(directory: Path) -> dict[str, RefTable]:
     from campaign.core.reference import build_references
 
-    return build_references(_read_directory(directory, "reference tables"))
+    return build_references(_read_directory(directory, N_("reference tables")))
 
 
 # --- stat names per ruleset ---
@@ -125,6 +176,10 @@ def load_stat_names(directory: Path | str | None = None) -> dict[str, StatNames]
     path = Path(directory or default_seed_dir()) / "rulesets" / "stats.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{path}: cannot read stat names ({exc})") from None
+    except OSError as exc:
+        raise DataError(
+            N_("{path}: cannot read stat names ({reason})"), path=path, reason=exc.strerror or exc
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise toml_error(path, exc) from None
     return build_stat_names(str(path), data)

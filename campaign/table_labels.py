@@ -100,12 +100,13 @@ def directive_text(directive: dict[str, Any], tables: dict[str, Table]) -> str:
         other = tables.get(named) if isinstance(named, str) else None
         text = _("roll on {table}").format(table=(pick(other.name, other.name_en) if other else named))
     only_ja, only_en = directive.get("only_if_ja"), directive.get("only_if_en")
-    if only_ja or only_en:
-        text += " " + _("(only if {condition})").format(
-            condition=pick(str(only_ja or only_en), str(only_en or only_ja))
-        )
+    condition = pick(str(only_ja or only_en), str(only_en or only_ja)) if only_ja or only_en else None
+    if condition and directive.get("gm_choice"):
+        return _("{directive} (only if {condition}) [the GM's choice]").format(directive=text, condition=condition)
+    if condition:
+        return _("{directive} (only if {condition})").format(directive=text, condition=condition)
     if directive.get("gm_choice"):
-        text += " " + _("[the GM's choice]")
+        return _("{directive} [the GM's choice]").format(directive=text)
     return text
 
 
@@ -243,8 +244,12 @@ def table_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
         if "reference" in detail:
             return _sorted(reference_detail(detail))
         tables = _tables()
-        if "text_roll" in detail:
-            return _sorted(_text_sub_words(detail, tables))
+        if "text_roll" in detail:  # a sub-entry: the dice of the asking entry's text
+            shown = _text_sub_words(detail, tables)
+            rolled = shown["text_roll"]
+            faces = ",".join(map(str, rolled["faces"]))
+            label = text_roll_label(rolled["ja"], rolled["en"])
+            return _sorted({**shown, "lines": [f"{label}: {rolled['dice']} [{faces}]={rolled['value']}"]})
         if detail.get("source") == "ccfolia":  # an imported result: the entry, no dice of ours
             table, entry = _entry(tables, detail.get("table"), detail.get("entry"))
             return _sorted(
@@ -260,6 +265,8 @@ def table_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
         subs = sub_records or []
         if record.get("parent_seq") is None and len(subs) == detail.get("sub_rolls", 0):
             shown["lines"] = table_lines(shown, [(sub, table_detail(sub)) for sub in subs], tables)
+        elif record.get("parent_seq") is not None:  # a sub-entry alone (history show): its entry
+            shown["lines"] = [_summary(shown), *_notes(shown, tables, "")]
         return _sorted(shown)
     except (KeyError, IndexError, TypeError, ValueError):
         return detail

@@ -31,6 +31,7 @@ TOLD = {
     "table": {
         *("lines", "entry", "name", "name_en", "table", "raw", "result", "modifier", "text_ja", "text_en"),
         *("sub_rolls", "reroll_stands", "truncated", "declined", "directives", "text_rolls"),
+        *("directive", "requested_in", "requested_by", "depth", "text_roll"),  # a sub-entry: its reason says
     },
 }
 

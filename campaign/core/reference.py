@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from campaign.errors import DataError
+from campaign.errors import N_, DataError, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -57,6 +57,8 @@ _TABLE_KEYS = {
     "rows",
 }
 ROLL_LO, ROLL_HI = 3, 18
+# How a dice request names a rollable table ("3d6 for the hit location table"), by command.
+REFERENCE_PURPOSES = {"HIT": N_("the hit location table")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +119,12 @@ class RefRoll:
 
 
 class _Problem(Exception):
-    pass
+    """What is wrong with a file, as an `N_` template and its values (shown translated
+    in the DataError that names the file)."""
+
+    def __init__(self, template: str, /, **params: object) -> None:
+        self.words = Words(template, **params)
+        super().__init__(str(self.words))
 
 
 # --- checking ---
@@ -135,13 +142,23 @@ def build_references(sources: Iterable[tuple[str, dict[str, Any]]]) -> dict[str,
         try:
             table = _build(path, data)
         except _Problem as problem:
-            raise DataError(f"{path}: {problem}") from None
+            raise DataError(N_("{path}: {problem}"), path=path, problem=problem.words) from None
         if table.key in tables:
-            raise DataError(f"{path}: key {table.key!r} is already used by {tables[table.key].path}")
+            raise DataError(
+                N_("{path}: key {key!r} is already used by {first}"),
+                path=path,
+                key=table.key,
+                first=tables[table.key].path,
+            )
         for name in (table.key, table.name, table.name_en, *table.aliases):
             folded = fold(name)
             if folded in names and names[folded] != table.key:
-                raise DataError(f"{path}: name {name!r} is already used by table {names[folded]!r}")
+                raise DataError(
+                    N_("{path}: name {name!r} is already used by table {other!r}"),
+                    path=path,
+                    name=name,
+                    other=names[folded],
+                )
             names[folded] = table.key
         tables[table.key] = table
     return tables
@@ -154,34 +171,38 @@ def fold(name: str) -> str:
 
 def _text(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _Problem(f"{what} must be non-empty text, not {value!r}")
+        raise _Problem(N_("{what} must be non-empty text, not {value!r}"), what=what, value=value)
     return value
 
 
 def _build(path: str, data: dict[str, Any]) -> RefTable:
     unknown = set(data) - _TABLE_KEYS
     if unknown:
-        raise _Problem(f"unknown key(s) {', '.join(sorted(unknown))}")
+        raise _Problem(N_("unknown key(s) {keys}"), keys=", ".join(sorted(unknown)))
     for required in ("key", "name", "name_en", "origin", "source", "columns", "rows"):
         if required not in data:
-            raise _Problem(f"missing {required!r}")
+            raise _Problem(N_("missing {key!r}"), key=required)
     key = data["key"]
     if not isinstance(key, str) or not _KEY_RE.match(key):
-        raise _Problem(f"key must be lower_case letters, digits and _, not {key!r}")
+        raise _Problem(N_("key must be lower_case letters, digits and _, not {key!r}"), key=key)
     if data["origin"] not in ORIGINS:
-        raise _Problem(f"origin must be one of {', '.join(sorted(ORIGINS))}, not {data['origin']!r}")
+        raise _Problem(
+            N_("origin must be one of {allowed}, not {origin!r}"),
+            allowed=", ".join(sorted(ORIGINS)),
+            origin=data["origin"],
+        )
     aliases = data.get("aliases", [])
     if not isinstance(aliases, list):
-        raise _Problem("aliases must be an array of names")
-    aliases = [_text(alias, "an alias") for alias in aliases]
+        raise _Problem(N_("aliases must be an array of names"))
+    aliases = [_text(alias, "aliases") for alias in aliases]
     roll = data.get("roll")
     if roll is not None and roll != "3D6":
-        raise _Problem(f'roll must be "3D6", not {roll!r}')
+        raise _Problem(N_('roll must be "3D6", not {roll!r}'), roll=roll)
     command = data.get("command")
     if command is not None and (not isinstance(command, str) or not _COMMAND_RE.match(command)):
-        raise _Problem(f"command must be upper-case letters/digits, not {command!r}")
+        raise _Problem(N_("command must be upper-case letters/digits, not {command!r}"), command=command)
     if (command is None) != (roll is None):
-        raise _Problem("a rollable table gives both `roll` and `command`; others neither")
+        raise _Problem(N_("a rollable table gives both `roll` and `command`; others neither"))
     columns = _columns(data["columns"])
     rows = _rows(data["rows"], columns, rollable=roll is not None)
     return RefTable(
@@ -203,44 +224,69 @@ def _build(path: str, data: dict[str, Any]) -> RefTable:
 
 def _columns(raw: Any) -> tuple[ReferenceColumn, ...]:
     if not isinstance(raw, list) or not raw:
-        raise _Problem("columns must be a non-empty array")
+        raise _Problem(N_("columns must be a non-empty array"))
     columns: list[ReferenceColumn] = []
     for position, item in enumerate(raw, start=1):
         if not isinstance(item, dict) or set(item) != {"key", "ja", "en"}:
-            raise _Problem(f"column {position} must be {{ key = ..., ja = ..., en = ... }}")
-        if not isinstance(item["key"], str) or not _KEY_RE.match(item["key"]) or item["key"] == "roll":
-            raise _Problem(f"column {position}: key {item['key']!r} must be lower_case (and not 'roll')")
-        if any(column.key == item["key"] for column in columns):
-            raise _Problem(f"column {position}: key {item['key']!r} is used twice")
-        columns.append(
-            ReferenceColumn(
-                item["key"],
-                _text(item["ja"], f"column {item['key']} ja"),
-                _text(item["en"], f"column {item['key']} en"),
+            raise _Problem(
+                N_("column {position} must be {example}"),
+                position=position,
+                example="{ key = ..., ja = ..., en = ... }",
             )
-        )
+        if not isinstance(item["key"], str) or not _KEY_RE.match(item["key"]) or item["key"] == "roll":
+            raise _Problem(
+                N_("column {position}: key {key!r} must be lower_case (and not 'roll')"),
+                position=position,
+                key=item["key"],
+            )
+        if any(column.key == item["key"] for column in columns):
+            raise _Problem(N_("column {position}: key {key!r} is used twice"), position=position, key=item["key"])
+        for language in ("ja", "en"):
+            if not isinstance(item[language], str) or not item[language].strip():
+                raise _Problem(
+                    N_("column {position}: {language} must be non-empty text, not {value!r}"),
+                    position=position,
+                    language=language,
+                    value=item[language],
+                )
+        columns.append(ReferenceColumn(item["key"], item["ja"], item["en"]))
     return tuple(columns)
 
 
 def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> tuple[Row, ...]:
     if not isinstance(raw, list) or not raw:
-        raise _Problem("rows must be a non-empty array of tables")
+        raise _Problem(N_("rows must be a non-empty array of tables"))
     keys = {column.key for column in columns}
     rows: list[Row] = []
     for position, item in enumerate(raw, start=1):
         if not isinstance(item, dict):
-            raise _Problem(f"row {position} must be a table")
+            raise _Problem(N_("row {position} must be a table"), position=position)
         unknown = set(item) - keys - {"roll"}
         missing = keys - set(item)
-        if unknown or missing:
-            detail = [f"unknown {', '.join(sorted(unknown))}"] if unknown else []
-            detail += [f"missing {', '.join(sorted(missing))}"] if missing else []
-            raise _Problem(f"row {position}: {'; '.join(detail)}")
-        cells = tuple(_text(item[column.key], f"row {position} {column.key}") for column in columns)
+        if unknown and missing:
+            raise _Problem(
+                N_("row {position}: unknown {keys}; missing {missing}"),
+                position=position,
+                keys=", ".join(sorted(unknown)),
+                missing=", ".join(sorted(missing)),
+            )
+        if unknown:
+            raise _Problem(N_("row {position}: unknown {keys}"), position=position, keys=", ".join(sorted(unknown)))
+        if missing:
+            raise _Problem(N_("row {position}: missing {keys}"), position=position, keys=", ".join(sorted(missing)))
+        for column in columns:
+            if not isinstance(item[column.key], str) or not item[column.key].strip():
+                raise _Problem(
+                    N_("row {position}: {column} must be non-empty text, not {value!r}"),
+                    position=position,
+                    column=column.key,
+                    value=item[column.key],
+                )
+        cells = tuple(item[column.key] for column in columns)
         lo = hi = None
         if "roll" in item:
             if not rollable:
-                raise _Problem(f'row {position}: `roll` is only for a table with roll = "3D6"')
+                raise _Problem(N_('row {position}: `roll` is only for a table with roll = "3D6"'), position=position)
             span = item["roll"]
             if (
                 not isinstance(span, list)
@@ -248,7 +294,13 @@ def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> 
                 or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)
                 or not ROLL_LO <= span[0] <= span[1] <= ROLL_HI
             ):
-                raise _Problem(f"row {position}: roll must be [lo, hi] within {ROLL_LO}..{ROLL_HI}, not {span!r}")
+                raise _Problem(
+                    N_("row {position}: roll must be [lo, hi] within {lo}..{hi}, not {span!r}"),
+                    position=position,
+                    lo=ROLL_LO,
+                    hi=ROLL_HI,
+                    span=span,
+                )
             lo, hi = span
         rows.append(Row(cells, lo, hi))
     if rollable:
@@ -258,11 +310,16 @@ def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> 
                 continue
             for value in range(row.lo, row.hi + 1):  # type: ignore[operator]
                 if value in covered:
-                    raise _Problem(f"row {position}: roll {value} is already on row {covered[value]}")
+                    raise _Problem(
+                        N_("row {position}: roll {value} is already on row {other}"),
+                        position=position,
+                        value=value,
+                        other=covered[value],
+                    )
                 covered[value] = position
         gaps = [value for value in range(ROLL_LO, ROLL_HI + 1) if value not in covered]
         if gaps:
-            raise _Problem(f"rolls {', '.join(map(str, gaps))} land on no row")
+            raise _Problem(N_("rolls {values} land on no row"), values=", ".join(map(str, gaps)))
     return tuple(rows)
 
 
@@ -281,12 +338,19 @@ def find_reference(name: str, tables: Mapping[str, RefTable]) -> RefTable | None
     return partial[0] if len(partial) == 1 else None
 
 
+def reference_purpose(table: RefTable) -> Words:
+    """How a dice request for this table reads, in words the catalog translates."""
+    if table.command in REFERENCE_PURPOSES:
+        return Words(REFERENCE_PURPOSES[table.command])
+    return Words(N_("the {command} table"), command=table.command or table.key)
+
+
 def roll_reference(table: RefTable, source: DiceSource) -> RefRoll:
     """Roll 3d6 on a rollable table: the row whose `roll` range holds the total."""
     if not table.rollable:
         raise ValueError(f"{table.key} cannot be rolled on")
     from campaign.core.dice_source import roll_dice
 
-    dice = roll_dice(source, 3, 6, f"the {table.name_en or table.key} table")
+    dice = roll_dice(source, 3, 6, reference_purpose(table))
     total = sum(dice)
     return RefRoll(table=table, dice=dice, total=total, row=table.row_for(total))

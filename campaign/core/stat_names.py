@@ -150,7 +150,7 @@ def build_stat_names(path: str, data: Mapping[str, Any]) -> dict[str, StatNames]
     names: dict[str, StatNames] = {}
     for ruleset, stats in data.items():
         if not isinstance(stats, dict):
-            raise DataError(f"{path}: [{ruleset}] must map each stat to a list of names")
+            raise DataError(N_("{path}: [{ruleset}] must map each stat to a list of names"), path=path, ruleset=ruleset)
         aliases: dict[str, tuple[str, ...]] = {}
         kinds: dict[str, str] = {}
         for canonical, spec in stats.items():
@@ -159,12 +159,17 @@ def build_stat_names(path: str, data: Mapping[str, Any]) -> dict[str, StatNames]
                 kind = spec.get("kind", "integer")
                 if kind not in KINDS or set(spec) - {"aliases", "kind"}:
                     raise DataError(
-                        f"{path}: [{ruleset}] {canonical}: kind must be one of {', '.join(KINDS)}"
-                        " and only aliases/kind are allowed"
+                        N_("{path}: [{ruleset}] {stat}: kind must be one of {kinds} and only aliases/kind are allowed"),
+                        path=path,
+                        ruleset=ruleset,
+                        stat=canonical,
+                        kinds=", ".join(KINDS),
                     )
                 spec = spec.get("aliases", [])
             if not isinstance(spec, list) or not all(isinstance(a, str) and a for a in spec):
-                raise DataError(f"{path}: [{ruleset}] must map each stat to a list of names")
+                raise DataError(
+                    N_("{path}: [{ruleset}] must map each stat to a list of names"), path=path, ruleset=ruleset
+                )
             aliases[canonical], kinds[canonical] = tuple(spec), kind
         names[ruleset] = StatNames(aliases, kinds)
     return names

@@ -36,11 +36,23 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from campaign.core.effects_vocabulary import AsEntry, Effect, EscalatePhobia, TraitEffect, TraitOption
-from campaign.errors import DataError
+from campaign.errors import N_, DataError, Words
 
 
 class SeedProblem(Exception):
-    """A seed problem found below the entry level; re-raised as DataError with context."""
+    """A seed problem found below the entry level; re-raised as DataError with context.
+
+    Raised like the core's refusals, an `N_` template and its values by name, so `words`
+    can be put into the DataError and shown in the reader's language (refusal_words)."""
+
+    def __init__(self, template: str, /, **params: object) -> None:
+        self.words = Words(template, **params)
+        super().__init__(str(self.words))
+
+
+def entry_error(path: str, label: str, problem: SeedProblem) -> DataError:
+    """The DataError for `problem` in entry `label` of the seed file `path`."""
+    return DataError(N_("{path}: entry {entry}: {problem}"), path=path, entry=label, problem=problem.words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +118,7 @@ class Table:
         for entry in self.entries:
             if entry.covers(value):
                 return entry
-        raise ValueError(f"{self.command}: {value} is outside {self.lo}..{self.hi}")
+        raise ValueError(f"{self.command}: {value} is outside {self.lo}..{self.hi}")  # a bug, not a refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +137,7 @@ def expand_entry(table: Table, entry: TableEntry) -> tuple[EntryEffect, ...]:
     try:
         return expand_references(table, entry, ())
     except SeedProblem as problem:  # only reachable for a table not built by this module
-        raise DataError(f"{table.path}: entry {entry.label}: {problem}") from None
+        raise entry_error(table.path, entry.label, problem) from None
 
 
 def expand_references(table: Table, entry: TableEntry, seen: tuple[int, ...]) -> tuple[EntryEffect, ...]:
@@ -134,17 +146,22 @@ def expand_references(table: Table, entry: TableEntry, seen: tuple[int, ...]) ->
     when the seeds are loaded, so a loop or dangling reference never reaches play)."""
     if entry.lo in seen:
         chain = " -> ".join(str(step) for step in (*seen, entry.lo))
-        raise SeedProblem(f"as_entry references loop: {chain}")
+        raise SeedProblem(N_("as_entry references loop: {chain}"), chain=chain)
     out: list[EntryEffect] = []
     for effect in entry.effects:
         if not isinstance(effect, AsEntry):
             out.append(EntryEffect(effect, entry.lo))
             continue
         if not table.lo <= effect.entry <= table.hi:
-            raise SeedProblem(f"as_entry refers to {effect.entry}, outside the range {table.lo}..{table.hi}")
+            raise SeedProblem(
+                N_("as_entry refers to {entry}, outside the range {lo}..{hi}"),
+                entry=effect.entry,
+                lo=table.lo,
+                hi=table.hi,
+            )
         target = table.entry_for(effect.entry)
         if target is entry:
-            raise SeedProblem(f"as_entry refers to {effect.entry}, which is this entry")
+            raise SeedProblem(N_("as_entry refers to {entry}, which is this entry"), entry=effect.entry)
         expanded = expand_references(table, target, (*seen, entry.lo))
         for name, value in effect.overrides:
             touched = False
@@ -155,7 +172,9 @@ def expand_references(table: Table, entry: TableEntry, seen: tuple[int, ...]) ->
                 # an overridden effect is the overriding entry's own (36's -20 CP, not 24's)
                 updated.append(EntryEffect(new, entry.lo if hit else item.entry))
             if not touched:
-                raise SeedProblem(f"as_entry {effect.entry}: set.{name} matches no effect of that entry")
+                raise SeedProblem(
+                    N_("as_entry {entry}: set.{name} matches no effect of that entry"), entry=effect.entry, name=name
+                )
             expanded = tuple(updated)
         out.extend(expanded)
     return tuple(out)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from campaign.core.dice_source import roll_dice
 from campaign.core.effects_vocabulary import DIRECTIVES, Directive, Reroll, RollTwice
-from campaign.core.table_model import Table, TableEntry, TextDice
-from campaign.errors import N_, DataError, Words
+from campaign.core.table_model import SeedProblem, Table, TableEntry, TextDice, entry_error
+from campaign.errors import N_, Words
 
 if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
@@ -46,6 +46,21 @@ def table_purpose(table: Table) -> str:
     if table.command in TABLE_PURPOSES:
         return Words(TABLE_PURPOSES[table.command])
     return Words(N_("the {command} table"), command=table.command)
+
+
+# The extra roll a directive asks for, as a dice request names it ("3d6 for the fumble
+# table (reroll)"): a whole template per directive, so each language orders its words.
+DIRECTIVE_PURPOSES = {
+    "roll_twice": N_("{table} (roll twice)"),
+    "reroll": N_("{table} (reroll)"),
+    "roll_table": N_("{table} (roll table)"),
+}
+
+
+def directive_purpose(table: Table, directive: Directive) -> Words:
+    """How the dice request of a directive's extra roll reads: "the fumble table (reroll)"."""
+    template = DIRECTIVE_PURPOSES.get(directive.kind, DIRECTIVE_PURPOSES["roll_table"])
+    return Words(template, table=table_purpose(table))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +172,8 @@ def roll_on_table(
 
 
 def _roll_text_dice(spec: TextDice, source: DiceSource, table: Table, entry: TableEntry) -> TextRoll:
-    faces = roll_dice(source, spec.count, 6, f"the dice of {table_purpose(table)} entry {entry.label}")
+    purpose = Words(N_("the dice of {table} entry {entry}"), table=table_purpose(table), entry=entry.label)
+    faces = roll_dice(source, spec.count, 6, purpose)
     return TextRoll(spec=spec, faces=faces, value=max(spec.minimum, sum(faces) + spec.modifier))
 
 
@@ -171,12 +187,7 @@ def _roll(
     gm_reroll: bool = True,
     ask: RerollQuestion | None = None,
 ) -> TableRoll:
-    dice = roll_dice(
-        source,
-        3,
-        6,
-        table_purpose(table) if directive is None else f"{table_purpose(table)} ({directive.kind.replace('_', ' ')})",
-    )
+    dice = roll_dice(source, 3, 6, table_purpose(table) if directive is None else directive_purpose(table, directive))
     raw = sum(dice) + modifier
     result = table.clamp(raw)
     entry = table.entry_for(result)
@@ -210,9 +221,8 @@ def _roll(
         else:
             other = tables.get(effect.table)
             if other is None:
-                raise DataError(
-                    f"{table.path}: entry {entry.label}: roll_table refers to unknown table {effect.table!r}"
-                )
+                problem = SeedProblem(N_("roll_table refers to unknown table {table!r}"), table=effect.table)
+                raise entry_error(table.path, entry.label, problem)
             subs.append(_roll(other, source, 0, effect, depth + 1, tables, gm_reroll, ask))
     return TableRoll(
         command=table.command,

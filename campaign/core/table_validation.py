@@ -2,6 +2,9 @@
 
 A broken seed is refused when it is loaded (a `DataError` naming the file and the
 entry) rather than in the middle of a session when the one bad entry finally comes up.
+Each problem is an `N_` template with its values (SeedProblem, nested as `Words` as deep
+as the field), so the GM who broke the file reads it in the chosen language
+(campaign.refusal_words) while `str(error)` stays the English line.
 This module only checks data it is given; campaign.seeds reads the files.
 """
 
@@ -36,8 +39,8 @@ from campaign.core.effects_vocabulary import (
     TraitOption,
 )
 from campaign.core.table_model import SeedProblem as _Problem
-from campaign.core.table_model import Table, TableEntry, TextDice, expand_references
-from campaign.errors import DataError
+from campaign.core.table_model import Table, TableEntry, TextDice, entry_error, expand_references
+from campaign.errors import N_, DataError, Words
 
 _DICE_RE = re.compile(r"^([1-9][0-9]?)D$")
 _TEXT_DICE_RE = re.compile(r"^([1-9])D([+-][0-9]{1,2})?$")
@@ -55,14 +58,21 @@ def build_tables(sources: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, Tab
         table = build_table(path, data)
         if table.command in tables:
             first = tables[table.command].path
-            raise DataError(f"{path}: command {table.command} is already defined in {first}")
+            raise DataError(
+                N_("{path}: command {command} is already defined in {first}"),
+                path=path,
+                command=table.command,
+                first=first,
+            )
         tables[table.command] = table
     for table in tables.values():
         for entry in table.entries:
             for effect in entry.effects:
                 if isinstance(effect, RollTable) and effect.table not in tables:
-                    raise DataError(
-                        f"{table.path}: entry {entry.label}: roll_table refers to unknown table {effect.table!r}"
+                    raise entry_error(
+                        table.path,
+                        entry.label,
+                        _Problem(N_("roll_table refers to unknown table {table!r}"), table=effect.table),
                     )
     return tables
 
@@ -85,20 +95,20 @@ REPEAT_REROLL = frozenset({"reroll", "stands"})
 
 
 def build_table(path: str, data: dict[str, Any]) -> Table:
-    def fail(message: str) -> DataError:
-        return DataError(f"{path}: {message}")
+    def fail(template: str, /, **params: object) -> DataError:
+        return DataError(N_("{path}: {problem}"), path=path, problem=Words(template, **params))
 
     unknown = set(data) - _TABLE_KEYS
     if unknown:
-        raise fail(f"unknown key(s) {', '.join(sorted(unknown))}")
+        raise fail(N_("unknown key(s) {keys}"), keys=", ".join(sorted(unknown)))
     for key in ("command", "name", "name_en", "dice", "range", "entries"):
         if key not in data:
-            raise fail(f"missing {key!r}")
+            raise fail(N_("missing {key!r}"), key=key)
     command = data["command"]
     if not isinstance(command, str) or not _COMMAND_RE.match(command):
-        raise fail(f"command must be upper-case letters/digits, not {command!r}")
+        raise fail(N_("command must be upper-case letters/digits, not {command!r}"), command=command)
     if data["dice"] != "3D6":
-        raise fail(f'dice must be "3D6", not {data["dice"]!r}')
+        raise fail(N_('dice must be "3D6", not {dice!r}'), dice=data["dice"])
     try:
         lo, hi = _range(data["range"])
         name, name_en = _text(data["name"]), _text(data["name_en"])
@@ -106,10 +116,10 @@ def build_table(path: str, data: dict[str, Any]) -> Table:
         modifiable = _bool(data.get("modifiable", False))
         repeat_reroll = _one_of(REPEAT_REROLL)(data.get("repeat_reroll", "reroll"))
     except _Problem as problem:
-        raise fail(str(problem)) from None
+        raise DataError(N_("{path}: {problem}"), path=path, problem=problem.words) from None
     raw_entries = data["entries"]
     if not isinstance(raw_entries, list) or not raw_entries:
-        raise fail("entries must be a non-empty array of tables")
+        raise fail(N_("entries must be a non-empty array of tables"))
 
     entries = [_build_entry(path, position, raw) for position, raw in enumerate(raw_entries, start=1)]
     entries.sort(key=lambda entry: entry.lo)
@@ -118,18 +128,29 @@ def build_table(path: str, data: dict[str, Any]) -> Table:
     for entry in entries:
         if entry.lo < expected:
             if previous is None:
-                raise fail(f"entry {entry.label}: starts below the table's range {lo}..{hi}")
-            raise fail(f"entry {entry.label}: overlaps entry {previous.label}")
+                raise fail(
+                    N_("entry {entry}: starts below the table's range {lo}..{hi}"), entry=entry.label, lo=lo, hi=hi
+                )
+            raise fail(N_("entry {entry}: overlaps entry {other}"), entry=entry.label, other=previous.label)
         if entry.lo > expected:
-            after = f"after entry {previous.label}" if previous else "at the start of the range"
-            raise fail(f"entry {entry.label}: gap: {_span(expected, entry.lo - 1)} {after} is not covered")
+            gap = _span(expected, entry.lo - 1)
+            if previous is None:
+                raise fail(
+                    N_("entry {entry}: gap: {gap} at the start of the range is not covered"), entry=entry.label, gap=gap
+                )
+            raise fail(
+                N_("entry {entry}: gap: {gap} after entry {other} is not covered"),
+                entry=entry.label,
+                gap=gap,
+                other=previous.label,
+            )
         expected = entry.hi + 1
         previous = entry
     if previous is not None and previous.hi > hi:
-        raise fail(f"entry {previous.label}: goes past the table's range {lo}..{hi}")
+        raise fail(N_("entry {entry}: goes past the table's range {lo}..{hi}"), entry=previous.label, lo=lo, hi=hi)
     if expected <= hi:
         last = previous.label if previous else "?"
-        raise fail(f"entry {last}: gap: {_span(expected, hi)} at the end is not covered")
+        raise fail(N_("entry {entry}: gap: {gap} at the end is not covered"), entry=last, gap=_span(expected, hi))
 
     table = Table(
         command=command,
@@ -148,7 +169,7 @@ def build_table(path: str, data: dict[str, Any]) -> Table:
         try:
             expand_references(table, entry, ())
         except _Problem as problem:
-            raise fail(f"entry {entry.label}: {problem}") from None
+            raise entry_error(path, entry.label, problem) from None
     return table
 
 
@@ -160,9 +181,9 @@ def _build_entry(path: str, position: int, raw: Any) -> TableEntry:
     label = f"#{position}"
     try:
         if not isinstance(raw, dict):
-            raise _Problem("must be a table")
+            raise _Problem(N_("must be a table"))
         if ("roll" in raw) == ("range" in raw):
-            raise _Problem("give exactly one of `roll = N` or `range = [lo, hi]`")
+            raise _Problem(N_("give exactly one of `roll = N` or `range = [lo, hi]`"))
         if "roll" in raw:
             lo = hi = _int(raw["roll"])
         else:
@@ -170,20 +191,20 @@ def _build_entry(path: str, position: int, raw: Any) -> TableEntry:
         label = str(lo) if lo == hi else f"{lo}-{hi}"
         unknown = set(raw) - _ENTRY_KEYS
         if unknown:
-            raise _Problem(f"unknown key(s) {', '.join(sorted(unknown))}")
+            raise _Problem(N_("unknown key(s) {keys}"), keys=", ".join(sorted(unknown)))
         for key in ("ja", "en"):
             if key not in raw:
-                raise _Problem(f"missing {key!r} summary")
+                raise _Problem(N_("missing {key!r} summary"), key=key)
         tags = raw.get("tags", [])
         if not isinstance(tags, list) or not all(isinstance(t, str) and _TAG_RE.match(t) for t in tags):
-            raise _Problem("tags must be a list of lower_case_slugs")
+            raise _Problem(N_("tags must be a list of lower_case_slugs"))
         effects = raw.get("effects", [])
         if not isinstance(effects, list):
-            raise _Problem("effects must be an array")
+            raise _Problem(N_("effects must be an array"))
         ja, en = _text(raw["ja"]), _text(raw["en"])
         rolls = raw.get("rolls", [])
         if not isinstance(rolls, list):
-            raise _Problem("rolls must be an array")
+            raise _Problem(N_("rolls must be an array"))
         return TableEntry(
             lo=lo,
             hi=hi,
@@ -194,27 +215,29 @@ def _build_entry(path: str, position: int, raw: Any) -> TableEntry:
             rolls=tuple(_text_dice(item, ja, en) for item in rolls),
         )
     except _Problem as problem:
-        raise DataError(f"{path}: entry {label}: {problem}") from None
+        raise entry_error(path, label, problem) from None
 
 
 def _text_dice(raw: Any, ja: str, en: str) -> TextDice:
     if not isinstance(raw, dict):
-        raise _Problem('rolls: each item must be a table such as { dice = "1D", ja = ..., en = ... }')
+        raise _Problem(
+            N_("rolls: each item must be a table such as {example}"), example='{ dice = "1D", ja = ..., en = ... }'
+        )
     values = _fields(
         "rolls",
         raw,
         {"dice": (_text_dice_expression, True), "ja": (_text, True), "en": (_text, True), "min": (_int, False)},
     )
     if values["ja"] not in ja:
-        raise _Problem(f"rolls: {values['ja']!r} does not occur in the entry's ja text")
+        raise _Problem(N_("rolls: {words!r} does not occur in the entry's ja text"), words=values["ja"])
     if values["en"] not in en:
-        raise _Problem(f"rolls: {values['en']!r} does not occur in the entry's en text")
+        raise _Problem(N_("rolls: {words!r} does not occur in the entry's en text"), words=values["en"])
     return TextDice(dice=values["dice"], ja=values["ja"], en=values["en"], minimum=values.get("min", 0))
 
 
 def _text_dice_expression(value: Any) -> str:
     if not isinstance(value, str) or not _TEXT_DICE_RE.match(value):
-        raise _Problem(f'dice must look like "1D", "3D" or "1D-3", not {value!r}')
+        raise _Problem(N_('dice must look like "1D", "3D" or "1D-3", not {value!r}'), value=value)
     return value
 
 
@@ -223,47 +246,47 @@ def _text_dice_expression(value: Any) -> str:
 
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _Problem(f"expected a whole number, not {value!r}")
+        raise _Problem(N_("expected a whole number, not {value!r}"), value=value)
     return value
 
 
 def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise _Problem(f"expected true or false, not {value!r}")
+        raise _Problem(N_("expected true or false, not {value!r}"), value=value)
     return value
 
 
 def _positive(value: Any) -> int:
     if _int(value) < 1:
-        raise _Problem(f"expected a positive number, not {value!r}")
+        raise _Problem(N_("expected a positive number, not {value!r}"), value=value)
     return _int(value)
 
 
 def _negative(value: Any) -> int:
     if _int(value) >= 0:
-        raise _Problem(f"CP of a disadvantage must be negative, not {value!r}")
+        raise _Problem(N_("CP of a disadvantage must be negative, not {value!r}"), value=value)
     return _int(value)
 
 
 def _text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _Problem(f"expected non-empty text, not {value!r}")
+        raise _Problem(N_("expected non-empty text, not {value!r}"), value=value)
     return value
 
 
 def _range(value: Any) -> tuple[int, int]:
     if not isinstance(value, list) or len(value) != 2:
-        raise _Problem(f"range must be [lo, hi], not {value!r}")
+        raise _Problem(N_("range must be [lo, hi], not {value!r}"), value=value)
     lo, hi = _int(value[0]), _int(value[1])
     if lo > hi:
-        raise _Problem(f"range [{lo}, {hi}] is backwards")
+        raise _Problem(N_("range [{lo}, {hi}] is backwards"), lo=lo, hi=hi)
     return lo, hi
 
 
 def _amount(value: Any) -> Amount:
     if isinstance(value, str):
         if not _DICE_RE.match(value):
-            raise _Problem(f'dice must look like "2D", not {value!r}')
+            raise _Problem(N_('dice must look like "2D", not {value!r}'), value=value)
         return value
     return _positive(value)
 
@@ -271,7 +294,7 @@ def _amount(value: Any) -> Amount:
 def _one_of(allowed: frozenset[str]) -> Callable[[Any], str]:
     def convert(value: Any) -> str:
         if value not in allowed:
-            raise _Problem(f"{value!r} is not one of {', '.join(sorted(allowed))}")
+            raise _Problem(N_("{value!r} is not one of {allowed}"), value=value, allowed=", ".join(sorted(allowed)))
         return str(value)
 
     return convert
@@ -283,7 +306,7 @@ def _after_duration(value: Any) -> int | str:
 
 def _table_name(value: Any) -> str:
     if not isinstance(value, str) or not _COMMAND_RE.match(value):
-        raise _Problem(f'table must be a command such as "HCRT", not {value!r}')
+        raise _Problem(N_('table must be a command such as "HCRT", not {value!r}'), value=value)
     return value
 
 
@@ -362,42 +385,42 @@ _NESTABLE = {"stun", "fatigue", "injury", "condition", "trait", "lose_attribute"
 def _fields(kind: str, raw: dict[str, Any], schema: _Schema) -> dict[str, Any]:
     unknown = set(raw) - set(schema)
     if unknown:
-        raise _Problem(f"{kind}: unknown field(s) {', '.join(sorted(unknown))}")
+        raise _Problem(N_("{kind}: unknown field(s) {fields}"), kind=kind, fields=", ".join(sorted(unknown)))
     values = {}
     for name, (convert, required) in schema.items():
         if name in raw:
             try:
                 values[name] = convert(raw[name])
             except _Problem as problem:
-                raise _Problem(f"{kind}.{name}: {problem}") from None
+                raise _Problem(N_("{field}: {problem}"), field=f"{kind}.{name}", problem=problem.words) from None
         elif required:
-            raise _Problem(f"{kind}: missing field {name!r}")
+            raise _Problem(N_("{kind}: missing field {name!r}"), kind=kind, name=name)
     return values
 
 
 def _option(raw: Any, kind: str) -> TraitOption:
     if not isinstance(raw, dict):
-        raise _Problem(f"{kind}: a trait option must be a table")
+        raise _Problem(N_("{kind}: a trait option must be a table"), kind=kind)
     return TraitOption(**_fields(kind, raw, _OPTION_FIELDS))
 
 
 def _effect(raw: Any, *, nested: bool) -> Effect:
     if not isinstance(raw, dict):
-        raise _Problem(f"an effect must be a table, not {raw!r}")
+        raise _Problem(N_("an effect must be a table, not {value!r}"), value=raw)
     kind = raw.get("kind")
     rest = {key: value for key, value in raw.items() if key != "kind"}
     if nested and kind not in _NESTABLE:
-        raise _Problem(f"effect kind {kind!r} cannot be nested inside a check")
+        raise _Problem(N_("effect kind {kind!r} cannot be nested inside a check"), kind=kind)
     if kind in _SIMPLE_KINDS:
         cls, schema = _SIMPLE_KINDS[kind]
         return cls(**_fields(kind, rest, schema))
     if kind == "trait":
         if "options" in rest:
             if set(rest) != {"options"}:
-                raise _Problem("trait: give either options = [...] or category/cp/severity, not both")
+                raise _Problem(N_("trait: give either options = [...] or category/cp/severity, not both"))
             options = rest["options"]
             if not isinstance(options, list) or not options:
-                raise _Problem("trait.options must be a non-empty array")
+                raise _Problem(N_("trait.options must be a non-empty array"))
             return TraitEffect(options=tuple(_option(option, "trait.options") for option in options))
         return TraitEffect(options=(_option(rest, "trait"),))
     if kind == "phobia_escalation":
@@ -412,26 +435,26 @@ def _effect(raw: Any, *, nested: bool) -> Effect:
         }
         values = _fields(kind, rest, schema)
         if not values.get("on_failure") and not values.get("on_critical_failure"):
-            raise _Problem("check: give on_failure and/or on_critical_failure")
+            raise _Problem(N_("check: give on_failure and/or on_critical_failure"))
         return Check(**values)
     if kind == "as_entry":
         values = _fields(kind, rest, {"entry": (_int, True), "set": (lambda v: v, False)})
         overrides = values.get("set", {})
         if not isinstance(overrides, dict):
-            raise _Problem("as_entry.set must be a table such as { cp = -30 }")
+            raise _Problem(N_("as_entry.set must be a table such as {example}"), example="{ cp = -30 }")
         checked = []
         for name, value in sorted(overrides.items()):
             if name not in _OVERRIDABLE:
-                raise _Problem(f"as_entry.set: {name!r} cannot be overridden")
+                raise _Problem(N_("as_entry.set: {name!r} cannot be overridden"), name=name)
             try:
                 checked.append((name, _OVERRIDABLE[name](value)))
             except _Problem as problem:
-                raise _Problem(f"as_entry.set.{name}: {problem}") from None
+                raise _Problem(N_("{field}: {problem}"), field=f"as_entry.set.{name}", problem=problem.words) from None
         return AsEntry(entry=values["entry"], overrides=tuple(checked))
-    raise _Problem(f"unknown effect kind {kind!r}")
+    raise _Problem(N_("unknown effect kind {kind!r}"), kind=kind)
 
 
 def _effect_list(value: Any) -> tuple[Effect, ...]:
     if not isinstance(value, list):
-        raise _Problem("expected an array of effects")
+        raise _Problem(N_("expected an array of effects"))
     return tuple(_effect(item, nested=True) for item in value)

@@ -16,7 +16,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.core.reference import RefRoll, RefTable, find_reference
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
-from campaign.i18n import _
+from campaign.i18n import _, pick
 from campaign.seeds import load_references
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
@@ -79,7 +79,7 @@ def reference_named(name: str) -> RefTable:
     wanted = clean_text(name, "table name") or ""
     table = find_reference(wanted, load_references())
     if table is None:
-        known = ", ".join(t.name for t in load_references().values())
+        known = ", ".join(pick(t.name, t.name_en) for t in load_references().values())
         raise NotFound(_("no reference table {wanted!r}; tables: {known}").format(wanted=wanted, known=known))
     return table
 
@@ -114,9 +114,11 @@ def roll_reference_table(
     reason = clean_text(reason, "--reason")
     table = reference_named(name)
     if not table.rollable:
-        rollable = ", ".join(t.name for t in load_references().values() if t.rollable)
+        rollable = ", ".join(pick(t.name, t.name_en) for t in load_references().values() if t.rollable)
         raise BadInput(
-            _("{name} is a look-up, not a roll table (rollable: {rollable})").format(name=table.name, rollable=rollable)
+            _("{name} is a look-up, not a roll table (rollable: {rollable})").format(
+                name=pick(table.name, table.name_en), rollable=rollable
+            )
         )
     with campaign_transaction(db, campaign_name) as (session, campaign):
         from campaign.core.dice_source import about

@@ -25,7 +25,7 @@ from campaign.core.table_model import Table
 from campaign.core.table_roll import RerollQuestion, TableRoll, TextRoll, roll_on_table, table_for_command
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound
-from campaign.i18n import _
+from campaign.i18n import _, pick
 from campaign.seeds import load_tables
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
@@ -85,7 +85,9 @@ def find_table(text: str, modifier: int = 0) -> tuple[Table, int]:
                 found = (table, 0)
                 break
     if found is None:
-        known = ", ".join(f"{t.command} ({t.name})" for t in sorted(tables.values(), key=lambda t: t.command))
+        known = ", ".join(
+            f"{t.command} ({pick(t.name, t.name_en)})" for t in sorted(tables.values(), key=lambda t: t.command)
+        )
         head = wanted.split("+")[0].split("-")[0].strip().upper()
         if head in tables and not tables[head].modifiable:
             raise BadInput(_("table {head} takes no modifier (only FEAR+n and REACT±n do)").format(head=head))

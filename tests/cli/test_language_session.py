@@ -12,6 +12,8 @@ table, ref, time, requests, stats, proof, export/import, serve), refusals of eac
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 import pytest
 
@@ -54,9 +56,45 @@ NAMES = (
     "霧が晴れた",
     "間違い",
     "'abc'",
+    # ja-seeds
+    "表データ/自作表.toml",
 )
-# a command, its exit status and, for the shell, the lines it reads on stdin
-SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = [
+
+
+@contextmanager
+def _broken_table_file() -> Iterator[None]:
+    """ja-seeds: the seeds as a GM edits them, with a table file of the GM's own whose
+    entries overlap (a copy in the session's directory, read instead of the shipped one)."""
+    import shutil
+    from pathlib import Path
+    from unittest import mock
+
+    from campaign import seeds
+
+    copy = Path("表データ")
+    shutil.copytree(seeds.default_seed_dir(), copy)
+    (copy / "自作表.toml").write_text(
+        'command = "MINE"\nname = "自作表"\nname_en = "My Table"\ndice = "3D6"\nrange = [3, 18]\n'
+        '[[entries]]\nrange = [3, 10]\nja = "前半"\nen = "first half"\n'
+        '[[entries]]\nrange = [10, 18]\nja = "後半"\nen = "second half"\n',
+        encoding="utf-8",
+    )
+    caches = (seeds._default_tables, seeds._default_references, seeds.load_stat_names)
+    with mock.patch.object(seeds, "default_seed_dir", lambda: copy):
+        for cached in caches:
+            cached.cache_clear()
+        try:
+            yield
+        finally:
+            for cached in caches:
+                cached.cache_clear()
+
+
+# a command, its exit status and, for the shell, the lines it reads on stdin (or what the
+# command runs inside: a broken seed file)
+SESSION: list[
+    tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str | Callable[[], AbstractContextManager[None]]]
+] = [
     (("init", "夜桜"), 0),
     (("player", "add", "Aki"), 0),
     (
@@ -168,6 +206,12 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("use", "夜桜"), 0),
     (("group", "--help"), 0),
     (("demo", "--help"), 0),
+    # ja-seeds: a broken table file, what a table's extra roll is for, and why it shows in history
+    (("table", "roll", "CRT", "--dice", "3,4,6"), 1, _broken_table_file),
+    (("table", "roll", "YFMB", "--dice", "4,5,5"), 2),
+    (("ref", "show", "HIT", "--roll", "--dice", "1,2"), 2),
+    (("table", "roll", "YSFMB", "--dice", "6,6,5,2,2,3"), 0),
+    (("history", "--limit", "2"), 0),
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
@@ -213,7 +257,10 @@ def _run(cli: Cli) -> list[tuple[tuple[str, ...], str]]:
         os.chdir(files)
         try:
             for args, code, *stdin in SESSION:
-                if stdin:  # the shell, fed its lines
+                if stdin and callable(stdin[0]):  # ja-seeds: inside what it names (a broken seed file)
+                    with stdin[0]():
+                        result = cli.run(*args, expect=code)
+                elif stdin:  # the shell, fed its lines
                     from typer.testing import CliRunner
 
                     from campaign.cli.app import app

@@ -71,7 +71,9 @@ def test_ref_roll_on_hit_location_is_logged(gurps: Cli):
 def test_ref_refusals_write_nothing(gurps: Cli):
     before = gurps.json("history", "--all")
     assert "no reference table 'nothing'" in gurps.error("ref", "show", "nothing", code=1)
-    assert "姿勢表 is a look-up, not a roll table" in gurps.error("ref", "show", "姿勢", "--roll", code=2)
+    assert "Postures is a look-up, not a roll table (rollable: Hit Location)" in gurps.error(
+        "ref", "show", "姿勢", "--roll", code=2
+    )
     assert "only 3 used" in gurps.error("ref", "show", "HIT", "--roll", "--dice", "1,1,1,1", code=2)
     assert "go with --roll" in gurps.error("ref", "show", "HIT", "--dice", "1,1,1", code=2)
     assert "no character" in gurps.error("ref", "show", "HIT", "--roll", "--char", "誰", "--dice", "1,1,1", code=1)

@@ -109,7 +109,7 @@ def test_a_good_seed_loads(tmp_path):
     [
         (lambda s: s.replace('a = "x"', 'a = "x"\nb = "y"'), "row 1: unknown b"),
         (lambda s: s.replace('a = "x"', 'c = "x"'), "unknown c; missing a"),
-        (lambda s: s.replace('a = "x"', 'a = ""'), "row 1 a must be non-empty text"),
+        (lambda s: s.replace('a = "x"', 'a = ""'), "row 1: a must be non-empty text"),
         (lambda s: s.replace('origin = "000"', 'origin = "009"'), "origin must be one of"),
         (lambda s: s.replace('key = "tst"', 'key = "Bad Key"'), "key must be lower_case"),
         (lambda s: s.replace('source = "here"\n', ""), "missing 'source'"),
