@@ -69,7 +69,9 @@ REASONS = {
 
 
 def _explained(item: dict[str, Any]) -> str:
-    why = f": {item['why']}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
+    from campaign.refusal_words import words_text
+
+    why = f": {words_text(item['why'])}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
     reason = _(REASONS[item["reason"]]) if item["reason"] in REASONS else item["reason"]
     return "  " + _("message {number} ({speaker}) {reason}{why}  « {text} »").format(
         number=item["message"] + 1, speaker=item["speaker"], reason=reason, why=why, text=" ".join(item["text"].split())
@@ -245,6 +247,8 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
                 speakers=_(", ").join(summary.unmapped_speakers)
             )
         )
+    from campaign.refusal_words import words_text
+
     if summary.fright_results and not summary.fright_applied:
         say(
             _("{n} fright results recorded but not applied (--apply-fright applies them to the characters)").format(
@@ -271,7 +275,7 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
         elif fright.get("why") and summary.fright_applied:
             say(
                 _("fright: message {number} ({speaker}): {why}").format(
-                    number=fright["message"] + 1, speaker=fright["speaker"], why=fright["why"]
+                    number=fright["message"] + 1, speaker=fright["speaker"], why=words_text(fright["why"])
                 )
             )
     if explain:
