@@ -68,6 +68,25 @@ REASONS = {
 }
 
 
+# What an applied fright result did, by the effect's kind (the ledger's kinds are labels.kind_label's).
+EFFECT_WORDS = {
+    "fatigue": N_("fatigue"),
+    "injury": N_("injury"),
+    "phobia_escalation": N_("phobia worsened"),
+    "lose_attribute": N_("attribute lost"),
+}
+
+
+def _effect(effect: dict[str, Any]) -> str:
+    from campaign.labels import condition_label, kind_label
+
+    kind = effect.get("kind", "?")
+    word = _(EFFECT_WORDS[kind]) if kind in EFFECT_WORDS else kind_label(kind)
+    if kind == "condition" and effect.get("condition"):
+        return f"{word} {condition_label(effect['condition'])}"
+    return word + (f" {effect['name']}" if effect.get("name") else "")
+
+
 def _explained(item: dict[str, Any]) -> str:
     from campaign.refusal_words import words_text
 
@@ -257,11 +276,7 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
         )
     for fright in summary.frights:
         if fright.get("applied"):
-            from campaign.labels import kind_label
-
-            effects = _(", ").join(
-                kind_label(e.get("kind", "?")) + (f" {e['name']}" if e.get("name") else "") for e in fright["effects"]
-            ) or _("nothing to change")
+            effects = _(", ").join(_effect(e) for e in fright["effects"]) or _("nothing to change")
             say(
                 _("fright: {character} FEAR {result} (entry {first}–{last}) applied as #{seq}: {effects}").format(
                     character=fright["character"],
