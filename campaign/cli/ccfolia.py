@@ -87,6 +87,25 @@ def _effect(effect: dict[str, Any]) -> str:
     return word + (f" {effect['name']}" if effect.get("name") else "")
 
 
+# The export's format and encoding as a person names them (--json keeps the codes).
+FORMAT_WORDS = {
+    "html-p": N_("HTML (<p> export)"),
+    "html-article": N_("HTML (<article> export)"),
+    "json": N_("JSON export"),
+}
+ENCODING_NAMES = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "cp932": "Shift_JIS"}
+
+
+def _format(code: str) -> str:
+    shape = code.removeprefix("zip:")
+    word = _(FORMAT_WORDS[shape]) if shape in FORMAT_WORDS else shape
+    return _("ZIP of {format}").format(format=word) if code.startswith("zip:") else word
+
+
+def _encoding(code: str) -> str:
+    return ENCODING_NAMES.get(code, code)
+
+
 def _explained(item: dict[str, Any]) -> str:
     from campaign.refusal_words import words_text
 
@@ -115,7 +134,7 @@ def import_log(
         list[str],
         typer.Option(
             "--map",
-            help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
+            help="'SPEAKER=CHARACTER': whose rolls a speaker made; "
             "repeatable ('(no name)=…' for an empty speaker). "
             "Speakers named like a character need none.",
         ),
@@ -250,19 +269,19 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
     if summary.secret_recorded:
         say(_("{n} secret dice the log shows were recorded, marked secret").format(n=summary.secret_recorded))
     known = (
-        _("session {session} (--session NAME to set it)").format(session=summary.session)
+        _("session {session} (--session NAME to set it)").format(session=summary.session.removeprefix("session:"))
         if summary.session
         else _("messages known by their times")
     )
     parts = _(", {n} parts").format(n=summary.parts) if summary.parts > 1 else ""
     say(
         _("log: {format}, {encoding}{parts}; {known}").format(
-            format=summary.format, encoding=summary.encoding, parts=parts, known=known
+            format=_format(summary.format), encoding=_encoding(summary.encoding), parts=parts, known=known
         )
     )
     if summary.unmapped_speakers:
         warn(
-            _("no character for: {speakers} (use --map 'ココフォリア名=キャラ名')").format(
+            _("no character for: {speakers} (use --map 'SPEAKER=CHARACTER')").format(
                 speakers=_(", ").join(summary.unmapped_speakers)
             )
         )

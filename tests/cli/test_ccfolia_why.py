@@ -128,7 +128,7 @@ def test_the_import_s_own_reasons_are_codes_in_json_and_words_on_screen(gurps, t
     [
         (
             "ja",
-            "恐怖判定: 鈴音 FEAR 15 (記録 14–15) を #8 として適用: 疲労、状態 朦朧",
+            "恐怖判定: 鈴音 FEAR 15 (恐怖表 14–15 番) を #8 として適用: 疲労、状態 朦朧",
             "恐怖判定: 発言 2 (GM): GM のキャラクターがいません (--map で指定)",
         ),
         (
