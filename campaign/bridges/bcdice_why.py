@@ -27,11 +27,19 @@ class Why(Words):
         why.code = code
         return why
 
+    def __reduce__(self) -> tuple[object, tuple[str, str, dict[str, object]]]:
+        """Copied and pickled as itself: str's own reduction would lose the values."""
+        return _rebuilt, (self.code, self.template, dict(self.params))
+
     def to_json(self) -> JsonValue:
         """{"code", "params"}; a reason without values is its code alone."""
         if not self.params:
             return self.code
         return {"code": self.code, "params": {name: _value(value) for name, value in self.params.items()}}
+
+
+def _rebuilt(code: str, template: str, params: dict[str, object]) -> Why:
+    return Why(code, template, **params)
 
 
 def _value(value: object) -> JsonValue:
