@@ -17,10 +17,10 @@ contradictory (bcdice_judge), chat; a reason is a `Why` (bcdice_why: a code and 
 values, worded in the reader's language where import-log shows it). Only what this
 ruleset knows is read: the bracketed expression must parse with our own dice grammar
 (core.dice_parse), and the faces, replayed through our own dice engine, must give the
-total the log shows. Full-width forms
-(＜＝, ０-９, （）) are folded with NFKC part by part, after splitting on the separator,
-so a full-width "＞" inside an expression is never taken for one; a spaced " ＞ " inside
-a typed comment is not taken for the answer, which starts at the first `(EXPR) ＞`.
+total the log shows. Full-width forms (＜＝, ０-９, （）) are folded with NFKC part by
+part, after splitting on the separator, so a full-width "＞" inside an expression is
+never taken for one; a spaced " ＞ " inside a typed comment is not taken for the answer,
+which starts at the first `(EXPR) ＞`.
 """
 
 from __future__ import annotations
