@@ -6,5 +6,5 @@ services decide what gets written. ココフォリア (CCFOLIA): character piece
 a file is (and its encoding) and hands its messages over from `ccfolia_log` (the `<p>`
 HTML), `ccfolia_article` (v1.37+ HTML) or `ccfolia_json`; `bcdice_lines` reads one
 message's dice (`bcdice_tables` its table answers, `bcdice_judge` whether it agrees with
-itself).
+itself, `bcdice_why` the reason a line is not recorded, as a code and values).
 """

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
+from campaign.bridges.bcdice_why import Why, outcome_why
 from campaign.core.dice_tree import DiceTerm, Negation, Node, Number, Sum
+from campaign.errors import N_
 
 _SUMMED = re.compile(r"(-?[0-9]+)\[([0-9,\s]+)\]")
 
@@ -64,12 +66,14 @@ def value_range(node: Node) -> tuple[int, int] | None:
     return None
 
 
-def shown_sums_agree(display: str) -> str | None:
+def shown_sums_agree(display: str) -> Why | None:
     """Each `11[1,4,6]` in the answer: the number must be its dice's sum."""
     for shown, faces in _SUMMED.findall(display):
         values = [int(face) for face in faces.replace(" ", "").split(",") if face]
         if values and int(shown) != sum(values):
-            return f"{shown}[{faces}]: the dice make {sum(values)}"
+            return Why(
+                "shown_sum", N_("{shown}[{faces}]: the dice make {sum}"), shown=int(shown), faces=faces, sum=sum(values)
+            )
     return None
 
 
@@ -82,7 +86,7 @@ def word_agrees(
     total: int,
     raw: int | None,
     gurps_roll: bool,
-) -> str | None:
+) -> Why | None:
     """Why the log's outcome word (and its 成功度/失敗度) cannot be so, or None.
 
     A word with a degree is the GURPS bot's: judged by its rules. A plain 成功/失敗 (the
@@ -92,12 +96,34 @@ def word_agrees(
     if degree is not None and gurps_roll and raw is not None:
         expected = bcdice_gurps_outcome(raw, total, target)
         if expected != outcome:
-            return f"BCDice's GURPS rules make {raw} against {target} a {expected.replace('_', ' ')}"
+            return Why(
+                "gurps_outcome",
+                N_("BCDice's GURPS rules make {raw} against {target} a {outcome}"),
+                raw=raw,
+                target=target,
+                outcome=outcome_why(expected),
+            )
         if degree != target - total and not (outcome.endswith("failure") and degree == total - target):
-            return f"a degree of {degree} where {target} - {total} is {target - total}"
+            return Why(
+                "degree",
+                N_("a degree of {degree} where {target} - {total} is {difference}"),
+                degree=degree,
+                target=target,
+                total=total,
+                difference=target - total,
+            )
         return None
     if outcome in ("success", "failure"):
         holds = compares(total, comparison, target)
         if holds != (outcome == "success"):
-            return f"{total} {comparison} {target} is {'true' if holds else 'false'}, yet the log says {outcome}"
+            values = {"total": total, "comparison": comparison, "target": target, "outcome": outcome_why(outcome)}
+            if holds:
+                return Why(
+                    "comparison_holds",
+                    N_("{total} {comparison} {target} is true, yet the log says {outcome}"),
+                    **values,
+                )
+            return Why(
+                "comparison_fails", N_("{total} {comparison} {target} is false, yet the log says {outcome}"), **values
+            )
     return None

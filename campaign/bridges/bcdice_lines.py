@@ -13,12 +13,14 @@ exports, on the next line or in a field of its own in newer ones), parts separat
 
 `read_message` sorts a message into the lines to record (kind "dice") or the reason it
 is not recorded: secret (dice the log does not show), other_system, unreadable,
-contradictory (bcdice_judge), chat. Only what this ruleset knows is read: the bracketed
-expression must parse with our own dice grammar (core.dice_parse), and the faces,
-replayed through our own dice engine, must give the total the log shows. Full-width forms
-(＜＝, ０-９, （）) are folded with NFKC part by part, after splitting on the separator,
-so a full-width "＞" inside an expression is never taken for one; a spaced " ＞ " inside
-a typed comment is not taken for the answer, which starts at the first `(EXPR) ＞`.
+contradictory (bcdice_judge), chat; a reason is a `Why` (bcdice_why: a code and its
+values, worded in the reader's language where import-log shows it). Only what this
+ruleset knows is read: the bracketed expression must parse with our own dice grammar
+(core.dice_parse), and the faces, replayed through our own dice engine, must give the
+total the log shows. Full-width forms (＜＝, ０-９, （）) are folded with NFKC part by
+part, after splitting on the separator, so a full-width "＞" inside an expression is
+never taken for one; a spaced " ＞ " inside a typed comment is not taken for the answer,
+which starts at the first `(EXPR) ＞`.
 """
 
 from __future__ import annotations
@@ -31,11 +33,12 @@ from typing import Any
 
 from campaign.bridges.bcdice_judge import shown_sums_agree, value_range, word_agrees
 from campaign.bridges.bcdice_tables import TableLine, read_table
+from campaign.bridges.bcdice_why import Why, refused
 from campaign.core.dice import roll_parsed
 from campaign.core.dice_parse import ArithmeticRoll, DiceTerm, ParsedExpression, parse
 from campaign.core.dice_source import ManualDice
 from campaign.core.success import judge_success
-from campaign.errors import CampaignError
+from campaign.errors import N_, CampaignError
 
 SECRET_MARKS = ("secret dice", "シークレットダイス")
 _SEPARATOR = re.compile(r"\s+[＞>]\s+")
@@ -84,7 +87,7 @@ class RollLine:
 class Reading:
     kind: str  # dice | secret | other_system | unreadable | contradictory | chat
     lines: tuple[RollLine | TableLine, ...] = ()
-    why: str | None = None
+    why: Why | None = None  # the reason, for kinds other than dice (shown translated)
     repeat: int | None = None  # N of an xN repeat
     extra: dict[str, object] = field(default_factory=dict)
 
@@ -94,6 +97,7 @@ class Reading:
 
 
 CHAT = Reading("chat")
+KIND_WORDS = {"chat": N_("chat")}  # the one reading of a repeat's answer that has no reason of its own
 
 
 def _nfkc(text: str) -> str:
@@ -211,22 +215,25 @@ def read_roll(
     parsed = parse(expression)
     spec = parsed.roll
     if parsed.repeat is not None or not isinstance(spec, ArithmeticRoll):
-        return Reading("other_system", why=f"unsupported shape: {expression}")
+        return Reading(
+            "other_system", why=Why("unsupported_shape", N_("unsupported shape: {expression}"), expression=expression)
+        )
     rest = [_nfkc(part) for part in parts]
     outcome_text = outcome = degree = None
     if rest and not _INTEGER.match(rest[-1]):
         outcome_text = rest.pop()
         judged = _outcome(outcome_text)
         if judged is None:
-            return Reading("other_system", why=f"outcome {outcome_text!r}")
+            return Reading("other_system", why=Why("outcome_word", N_("outcome '{word}'"), word=outcome_text))
         outcome, degree = judged
         if not rest or spec.comparison is None:
-            return Reading("unreadable", why="an outcome without a comparison")
+            return Reading("unreadable", why=Why("outcome_without_comparison", N_("an outcome without a comparison")))
     if not rest or not _INTEGER.match(rest[-1]):
-        return Reading("unreadable", why=f"total {rest[-1] if rest else ''!r} is not a number")
+        shown = rest[-1] if rest else ""
+        return Reading("unreadable", why=Why("total_not_number", N_("total '{total}' is not a number"), total=shown))
     total = int(rest.pop())
     if spec.comparison is not None and outcome is None:
-        return Reading("unreadable", why="a comparison without an outcome")
+        return Reading("unreadable", why=Why("comparison_without_outcome", N_("a comparison without an outcome")))
     wrong = shown_sums_agree(" ".join(rest))
     if wrong:
         return Reading("contradictory", why=wrong)
@@ -237,19 +244,30 @@ def read_roll(
     rules_outcome = None
     if faces is not None:
         if len(faces) != parsed.dice_count:
-            return Reading("contradictory", why=f"{len(faces)} faces for {parsed.dice_count} dice")
+            return Reading(
+                "contradictory",
+                why=Why("face_count", N_("{faces} faces for {dice} dice"), faces=len(faces), dice=parsed.dice_count),
+            )
         try:
             replay = roll_parsed(parsed, ManualDice(list(faces)), gurps=gurps)
         except CampaignError as exc:
-            return Reading("contradictory", why=str(exc))
+            return Reading("contradictory", why=refused(exc))
         if replay.total != total:
-            return Reading("contradictory", why=f"faces {list(faces)} do not make {total}")
+            return Reading(
+                "contradictory",
+                why=Why("faces_total", N_("faces {faces} do not make {total}"), faces=list(faces), total=total),
+            )
         detail, rules_outcome = replay.to_detail(), replay.outcome
         raw = sum(faces) if modifier is not None else None
     else:
         bounds = value_range(spec.expression)
         if bounds is not None and not bounds[0] <= total <= bounds[1]:
-            return Reading("contradictory", why=f"{parsed.body_text} cannot make {total}")
+            return Reading(
+                "contradictory",
+                why=Why(
+                    "out_of_range", N_("{expression} cannot make {total}"), expression=parsed.body_text, total=total
+                ),
+            )
         if modifier is not None:
             raw = total - modifier
             if gurps and 3 <= raw <= 18 and spec.target is not None:  # a modifier comes with `<=` and its target
@@ -330,9 +348,12 @@ def _single(
         if found is not None:
             echoed = _nfkc(first_word).upper() == _nfkc(found).upper()
             if echoed or _command_like(found) or _command_like(first_word):
-                return Reading("other_system", why=f"not a dice expression of this ruleset: {_nfkc(found)}")
+                return Reading(
+                    "other_system",
+                    why=Why("not_expression", N_("not a dice expression of this ruleset: {text}"), text=_nfkc(found)),
+                )
         elif _SEPARATOR.search(text) and _command_like(first_word) and typed is None:
-            return Reading("other_system", why="no bracketed expression")
+            return Reading("other_system", why=Why("no_expression", N_("no bracketed expression")))
         return CHAT
     before, inner, parts = found
     command, said = _echo(before) if typed is None else (typed, comment)
@@ -340,7 +361,10 @@ def _single(
         known, rolled_secretly = _typed_ok(command)
         if not known:
             return (
-                Reading("other_system", why=f"not a command of this ruleset: {_nfkc(command)}")
+                Reading(
+                    "other_system",
+                    why=Why("not_command", N_("not a command of this ruleset: {command}"), command=_nfkc(command)),
+                )
                 if _command_like(command)
                 else CHAT
             )
@@ -353,19 +377,34 @@ def _repeat(
 ) -> Reading:
     marks = list(_REPEAT_MARK.finditer(text))
     if not marks:
-        return Reading("unreadable", why=f"x{count}: no #1 ... answers")
+        return Reading("unreadable", why=Why("repeat_unanswered", N_("x{count}: no #1 ... answers"), count=count))
     lines: list[RollLine | TableLine] = []
     for number, mark in enumerate(marks, start=1):
         if int(mark.group(1)) != number:
-            return Reading("contradictory", why=f"answer #{mark.group(1)} where #{number} belongs")
+            return Reading(
+                "contradictory",
+                why=Why(
+                    "repeat_order",
+                    N_("answer #{found} where #{number} belongs"),
+                    found=int(mark.group(1)),
+                    number=number,
+                ),
+            )
         end = marks[number].start() if number < len(marks) else len(text)
         part = text[mark.end() : end].strip()
         reading = _single(part, tables, gurps, typed=command, comment=comment, secret=secret)
         if reading.kind != "dice":
-            return Reading(reading.kind, why=f"#{number}: {reading.why or reading.kind}", repeat=count)
+            inner = reading.why or Why(reading.kind, KIND_WORDS.get(reading.kind, reading.kind))
+            return Reading(
+                reading.kind, why=Why("repeat_answer", N_("#{number}: {why}"), number=number, why=inner), repeat=count
+            )
         lines.extend(reading.lines)
     if len(lines) != count:
-        return Reading("contradictory", why=f"x{count} shows {len(lines)} answers", repeat=count)
+        return Reading(
+            "contradictory",
+            why=Why("repeat_count", N_("x{count} shows {shown} answers"), count=count, shown=len(lines)),
+            repeat=count,
+        )
     return Reading("dice", tuple(lines), repeat=count)
 
 
@@ -390,7 +429,7 @@ def read_message(
     if repeat is not None:
         count = int(repeat.group(2))
         if not 1 <= count <= MAX_REPEAT:
-            return Reading("unreadable", why=f"a repeat of {count}")
+            return Reading("unreadable", why=Why("repeat_size", N_("a repeat of {count}"), count=count))
         first_line = text.split("\n", 1)[0].split(None, 2)
         comment_part = first_line[2] if len(first_line) > 2 else ""
         comment = _REPEAT_MARK.split(comment_part, 1)[0].strip() or None

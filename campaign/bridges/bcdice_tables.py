@@ -18,6 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from campaign.bridges.bcdice_why import Why
+from campaign.errors import N_
+
 # command: (BCDice's name, the seed table that is the same table, takes a modifier)
 BCDICE_TABLES: dict[str, tuple[str, str | None, bool]] = {
     "CRT": ("クリティカル表", "CRT", False),
@@ -53,7 +56,7 @@ class TableLine:
 class TableReading:
     kind: str  # table | other_system | contradictory
     line: TableLine | None = None
-    why: str | None = None
+    why: Why | None = None
 
 
 def _fold(text: str) -> str:
@@ -90,7 +93,7 @@ def read_table(text: str, tables: Mapping[str, Any]) -> TableReading | None:
         first = _fold(words[0]).upper() if words else ""
         answered_like = text.startswith(name) and found.group(0).rstrip()[-1:] in ("：", ":", "＞", ">")
         if answered_like or re.match(r"^[A-Z][A-Z0-9+\-]*$", first):
-            return TableReading("other_system", why=f"table {name}")
+            return TableReading("other_system", why=Why("other_table", N_("table {name}"), name=name))
         return None
     before = text[: found.start()]
     comment = before.split(None, 1)[1].strip() if typed and len(before.split(None, 1)) > 1 else None
@@ -98,12 +101,18 @@ def read_table(text: str, tables: Mapping[str, Any]) -> TableReading | None:
         if before.strip():
             first = _fold(before.split(None, 1)[0])
             if re.match(r"^[A-Z0-9+\-]+$", first.upper()) and not _fold(before).startswith(name):
-                return TableReading("other_system", why=f"{first}: not a table command of this ruleset")
+                return TableReading(
+                    "other_system",
+                    why=Why("not_table_command", N_("{command}: not a table command of this ruleset"), command=first),
+                )
         command, modifier, secret = answered, 0, False
     else:
         command, modifier, secret = typed
         if command != answered:
-            return TableReading("contradictory", why=f"{words[0]} was answered from {name}")
+            return TableReading(
+                "contradictory",
+                why=Why("answered_from", N_("{command} was answered from {name}"), command=words[0], name=name),
+            )
     body = text[found.end() :].split("\n", 1)[0].strip()
     low, high = 3 + modifier, 18 + modifier  # every GURPS table here rolls 3D6 (+ the modifier)
     if typed is None and BCDICE_TABLES.get(command, ("", None, False))[2]:
@@ -111,9 +120,13 @@ def read_table(text: str, tables: Mapping[str, Any]) -> TableReading | None:
     if not low <= number <= high:
         return TableReading(
             "contradictory",
-            why=f"{name}({number}) cannot come of 3D6{modifier:+d}"
-            if modifier
-            else f"{name}({number}) cannot come of 3D6",
+            why=Why(
+                "table_range",
+                N_("{name}({number}) cannot come of 3D6{modifier}"),
+                name=name,
+                number=number,
+                modifier=f"{modifier:+d}" if modifier else "",
+            ),
         )
     seed = BCDICE_TABLES[command][1] if command in BCDICE_TABLES else command
     if seed is not None and seed not in tables:

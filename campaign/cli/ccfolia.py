@@ -68,8 +68,48 @@ REASONS = {
 }
 
 
+# What an applied fright result did, by the effect's kind (the ledger's kinds are labels.kind_label's).
+EFFECT_WORDS = {
+    "fatigue": N_("fatigue"),
+    "injury": N_("injury"),
+    "phobia_escalation": N_("phobia worsened"),
+    "lose_attribute": N_("attribute lost"),
+}
+
+
+def _effect(effect: dict[str, Any]) -> str:
+    from campaign.labels import condition_label, kind_label
+
+    kind = effect.get("kind", "?")
+    word = _(EFFECT_WORDS[kind]) if kind in EFFECT_WORDS else kind_label(kind)
+    if kind == "condition" and effect.get("condition"):
+        return f"{word} {condition_label(effect['condition'])}"
+    return word + (f" {effect['name']}" if effect.get("name") else "")
+
+
+# The export's format and encoding as a person names them (--json keeps the codes).
+FORMAT_WORDS = {
+    "html-p": N_("HTML (<p> export)"),
+    "html-article": N_("HTML (<article> export)"),
+    "json": N_("JSON export"),
+}
+ENCODING_NAMES = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "cp932": "Shift_JIS"}
+
+
+def _format(code: str) -> str:
+    shape = code.removeprefix("zip:")
+    word = _(FORMAT_WORDS[shape]) if shape in FORMAT_WORDS else shape
+    return _("ZIP of {format}").format(format=word) if code.startswith("zip:") else word
+
+
+def _encoding(code: str) -> str:
+    return ENCODING_NAMES.get(code, code)
+
+
 def _explained(item: dict[str, Any]) -> str:
-    why = f": {item['why']}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
+    from campaign.refusal_words import words_text
+
+    why = f": {words_text(item['why'])}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
     reason = _(REASONS[item["reason"]]) if item["reason"] in REASONS else item["reason"]
     return "  " + _("message {number} ({speaker}) {reason}{why}  « {text} »").format(
         number=item["message"] + 1, speaker=item["speaker"], reason=reason, why=why, text=" ".join(item["text"].split())
@@ -94,7 +134,7 @@ def import_log(
         list[str],
         typer.Option(
             "--map",
-            help="'ココフォリア名=キャラ名': whose rolls a speaker made; "
+            help="'SPEAKER=CHARACTER': whose rolls a speaker made; "
             "repeatable ('(no name)=…' for an empty speaker). "
             "Speakers named like a character need none.",
         ),
@@ -229,22 +269,24 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
     if summary.secret_recorded:
         say(_("{n} secret dice the log shows were recorded, marked secret").format(n=summary.secret_recorded))
     known = (
-        _("session {session} (--session NAME to set it)").format(session=summary.session)
+        _("session {session} (--session NAME to set it)").format(session=summary.session.removeprefix("session:"))
         if summary.session
         else _("messages known by their times")
     )
     parts = _(", {n} parts").format(n=summary.parts) if summary.parts > 1 else ""
     say(
         _("log: {format}, {encoding}{parts}; {known}").format(
-            format=summary.format, encoding=summary.encoding, parts=parts, known=known
+            format=_format(summary.format), encoding=_encoding(summary.encoding), parts=parts, known=known
         )
     )
     if summary.unmapped_speakers:
         warn(
-            _("no character for: {speakers} (use --map 'ココフォリア名=キャラ名')").format(
+            _("no character for: {speakers} (use --map 'SPEAKER=CHARACTER')").format(
                 speakers=_(", ").join(summary.unmapped_speakers)
             )
         )
+    from campaign.refusal_words import words_text
+
     if summary.fright_results and not summary.fright_applied:
         say(
             _("{n} fright results recorded but not applied (--apply-fright applies them to the characters)").format(
@@ -253,11 +295,7 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
         )
     for fright in summary.frights:
         if fright.get("applied"):
-            from campaign.labels import kind_label
-
-            effects = _(", ").join(
-                kind_label(e.get("kind", "?")) + (f" {e['name']}" if e.get("name") else "") for e in fright["effects"]
-            ) or _("nothing to change")
+            effects = _(", ").join(_effect(e) for e in fright["effects"]) or _("nothing to change")
             say(
                 _("fright: {character} FEAR {result} (entry {first}–{last}) applied as #{seq}: {effects}").format(
                     character=fright["character"],
@@ -271,7 +309,7 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
         elif fright.get("why") and summary.fright_applied:
             say(
                 _("fright: message {number} ({speaker}): {why}").format(
-                    number=fright["message"] + 1, speaker=fright["speaker"], why=fright["why"]
+                    number=fright["message"] + 1, speaker=fright["speaker"], why=words_text(fright["why"])
                 )
             )
     if explain:

@@ -20,11 +20,12 @@ from sqlalchemy.orm import Session
 from campaign import ledger
 from campaign.bridges.bcdice_lines import RollLine, read_message
 from campaign.bridges.bcdice_tables import TableLine
+from campaign.bridges.bcdice_why import Why, json_fields
 from campaign.bridges.ccfolia_export import Export
 from campaign.bridges.ccfolia_log import Message
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
-from campaign.errors import BadInput
+from campaign.errors import N_, BadInput
 from campaign.i18n import _
 from campaign.seeds import load_tables
 from campaign.services.ccfolia_fright import apply_fright, is_fright_roll
@@ -221,7 +222,7 @@ class Importer:
         self.last_seq: int | None = None
         self.identity: LogIdentity | None = None
 
-    def _explain(self, message: Message, reason: str, why: str | None = None, recorded: bool = False) -> None:
+    def _explain(self, message: Message, reason: str, why: Why | None = None, recorded: bool = False) -> None:
         if self.explain:
             text = message.text if message.result is None else f"{message.text} {message.result}"
             self.explained.append(
@@ -229,7 +230,8 @@ class Importer:
                     "message": message.index,
                     "speaker": speaker_name(message.speaker),
                     "reason": reason,
-                    "why": why,
+                    "why": why,  # the English line; shown translated, and in --json as a code:
+                    **json_fields(why),
                     "recorded": recorded,
                     "text": text[:SHOWN_TEXT],
                 }
@@ -252,7 +254,7 @@ class Importer:
         mark, where = self.identity.fingerprint(message)
         if message.incomplete:
             self.counts["incomplete"] += 1
-            self._explain(message, "incomplete", _("the file ends inside this message"))
+            self._explain(message, "incomplete", Why("incomplete", N_("the file ends inside this message")))
             return
         reading = read_message(
             message.text, self.tables, gurps=self.gurps, result=message.result, secret=message.secret
@@ -264,7 +266,7 @@ class Importer:
         legacy = self.identity.legacy_ordinal(message)
         if mark in self.known.marks or self.known.legacy_match(message, legacy):
             self.counts["duplicates"] += 1
-            self._explain(message, "duplicate", _("imported before"))
+            self._explain(message, "duplicate", Why("duplicate", N_("imported before")))
             return
         self.known.marks.add(mark)
         speaker = speaker_name(message.speaker)
@@ -272,7 +274,9 @@ class Importer:
         who, player = self.by_speaker.get(key) or self.characters.get(key) or (None, None)
         if who is None:
             self.unmapped.add(speaker)
-            self._explain(message, "unmapped_speaker", _("recorded without a character"), recorded=True)
+            self._explain(
+                message, "unmapped_speaker", Why("unmapped_speaker", N_("recorded without a character")), recorded=True
+            )
         count = reading.repeat
         for k, line in enumerate(reading.lines, start=1):
             origin = _origin(message, answer_mark(mark, k), where, line, k, count)
@@ -335,11 +339,13 @@ class Importer:
             "notes": [],
         }
         if not self.apply:
-            found["why"] = _("not applied (--apply-fright applies it)")
+            found.update(self._not_applied(Why("not_applied", N_("not applied (--apply-fright applies it)"))))
         elif who is None:
-            found["why"] = _("no character for {speaker} (use --map)").format(speaker=speaker)
+            found.update(
+                self._not_applied(Why("no_character", N_("no character for {speaker} (use --map)"), speaker=speaker))
+            )
         elif self.dry_run:
-            found["why"] = _("a dry run applies nothing")
+            found.update(self._not_applied(Why("dry_run", N_("a dry run applies nothing"))))
         else:
             applied = apply_fright(
                 self.session,
@@ -359,20 +365,26 @@ class Importer:
                 effects=list(applied.effects),
                 notes=list(applied.notes),
                 why=None,
+                **json_fields(None),
             )
             self.counts["fright_applied"] += 1
             self.last_seq = max(self.last_seq or 0, applied.seq)
         self.frights.append(found)
 
+    @staticmethod
+    def _not_applied(why: Why) -> dict[str, Any]:
+        return {"why": why, **json_fields(why)}
+
     def finish(self, export: Export) -> None:
         for speaker, check in self.pending.items():  # a failed check the log rolled no table for
+            why = Why("no_fear_line", N_("failed by {margin}: no FEAR line followed"), margin=check["margin"])
             self.frights.append(
                 {
                     "message": check["message"],
                     "speaker": speaker,
                     "check_seq": check["check_seq"],
                     "applied": False,
-                    "why": _("failed by {margin}: no FEAR line followed").format(margin=check["margin"]),
+                    **self._not_applied(why),
                 }
             )
         if self.counts["messages"] == 0 or (export.malformed > 10 and export.malformed > self.counts["messages"]):

@@ -157,14 +157,23 @@ def _system_info(system: str) -> dict[str, Any]:
 
 
 def _help(system: str) -> str:
+    """The system's help_message, in the request's language (one, never both: the Guard
+    set it by campaign.web.language, as for a page). ココフォリア shows it to a player who
+    opens its dice bot's description (「ダイスボットについて」) next to the chat input."""
+    from campaign.i18n import _
+
     lines = [
-        "このサーバーのダイスはcampaignの台帳に記録されます。 / Every roll here is recorded in the campaign's ledger.",
-        "例) 2D6+1 / 3D6<=12 回避 / S3D6<=12 (シークレット)",
+        _("Every roll here is recorded in the campaign's ledger."),
+        _("Examples: 2D6+1 / 3D6<=12 dodge / S3D6<=12 (secret)"),
     ]
     if system == "GURPS":
-        lines.append("成功判定: 3D6<=技能値 または 技能値-3D6。表: " + " ".join(_table_commands()) + " (FEAR+n)")
+        lines.append(
+            _("Success roll: 3D6<=skill or skill-3D6. Tables: {tables} (FEAR+n)").format(
+                tables=" ".join(_table_commands())
+            )
+        )
     elif system == "Campaign2D6":
-        lines.append("行為判定: 2D6+能力値>=目標値")
+        lines.append(_("Check: 2D6+attribute>=target"))
     return "\n".join(lines) + "\n"
 
 

@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, contextmanager
 import pytest
 
 from campaign.seeds import load_tables
+from tests.ccfolia_logs import build
 from tests.cli.conftest import Cli
 
 # what the session's commands typed: names, reasons, and the typos the errors echo
@@ -212,7 +213,36 @@ SESSION: list[
     (("ref", "show", "HIT", "--roll", "--dice", "1,2"), 2),
     (("table", "roll", "YSFMB", "--dice", "6,6,5,2,2,3"), 0),
     (("history", "--limit", "2"), 0),
+    # ja-ccfolia: why a ココフォリア line was not recorded, and the fright result left unapplied
+    (("import-log", "第3話.html", "--ccfolia", "--session", "第3話", "--dry-run", "--explain"), 0),
+    (
+        (
+            "import-log",
+            "第3話.html",
+            "--ccfolia",
+            "--session",
+            "第3話",
+            "--map",
+            "すずね=鈴音",
+            "--apply-fright",
+            "--dice",
+            "3,3",
+        ),
+        0,
+    ),
+    (("import-log", "第3話.html", "--ccfolia", "--session", "第3話", "--explain"), 0),
 ]
+# ja-ccfolia: the log the import-log block reads, written where the session runs
+CCFOLIA_LOG = [
+    ("main", "すずね", "3d6<=12 回避 (3D6<=12) ＞ 11[1,4,6] ＞ 11 ＞ 成功(成功度：1)"),
+    ("main", "すずね", "2d6+3 (2D6+3) ＞ 7[3,4]+3 ＞ 12"),
+    ("main", "すずね", "x3 3d6 #1 (3D6) ＞ 10[1,4,5] ＞ 10 #2 (3D6) ＞ 9[3,3,3] ＞ 9"),
+    ("main", "すずね", "CCB<=50 (1D100<=50) ＞ 6 ＞ スペシャル"),
+    ("main", "すずね", "FEAR+3 恐怖表(15)：1D ターン朦朧。"),
+    ("main", "GM", "FEAR+3 恐怖表(15)：1D ターン朦朧。"),
+]
+FILES = {"第3話.html": build(CCFOLIA_LOG)}
+NAMES += ("第3話.html", "第3話", "すずね", "'すずね'", *(text for _tab, _speaker, text in CCFOLIA_LOG))
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
 ALLOWED = re.compile(
@@ -255,6 +285,9 @@ def _run(cli: Cli) -> list[tuple[tuple[str, ...], str]]:
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as files:  # where export and proof write
         os.chdir(files)
+        for name, text in FILES.items():  # what the session's commands read
+            with open(name, "w", encoding="utf-8") as handle:
+                handle.write(text)
         try:
             for args, code, *stdin in SESSION:
                 if stdin and callable(stdin[0]):  # ja-seeds: inside what it names (a broken seed file)
