@@ -95,6 +95,8 @@ def condition_label(condition: str) -> str:
 
 
 CATEGORY_WORDS = {
+    "advantage": N_("advantage"),
+    "disadvantage": N_("disadvantage"),
     "quirk": N_("quirk"),
     "delusion": N_("delusion"),
     "phobia": N_("phobia"),
