@@ -54,6 +54,11 @@ NAMES = (
     "霧が晴れた",
     "間違い",
     "'abc'",
+    # ja-live
+    "'frigth'",
+    "'fright'",
+    "'zzz'",
+    "霊感",
 )
 # a command, its exit status and, for the shell, the lines it reads on stdin
 SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = [
@@ -168,6 +173,22 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("use", "夜桜"), 0),
     (("group", "--help"), 0),
     (("demo", "--help"), 0),
+    # ja-live: Click's usage errors, the pieces inside refusals, a warning, a category
+    (("roll", "3D6", "--bogus"), 2),
+    (("award",), 2),
+    (("history", "--limit", "abc"), 2),
+    (("roll", "3D6", "--dice"), 2),
+    (("history", "--kind", "frigth"), 2),
+    (("history", "--kind", "zzz"), 2),
+    (("--as", "Aki", "history", "void", "3", "--yes", "--reason", "間違い"), 1),
+    (("history", "reveal-seed", "9"), 1),
+    (("import", "夜桜.jsonl"), 1),
+    (("call", "check", "luck", "刀矢", "--target", "3"), 2),
+    (("trait", "add", "鈴音", "霊感", "--cp", "5"), 0),
+    (("char", "kill", "刀矢", "--reason", "怪異"), 0),
+    (("fright", "刀矢"), 1),
+    (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), 0),
+    (("char", "kill", "刀矢", "--reason", "怪異"), 1),
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
