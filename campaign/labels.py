@@ -577,3 +577,11 @@ def luck_note(tests: int) -> str:
         "{threshold} (0.05 / {tests}) stands out. Only dice the server rolled speak to the program's "
         "fairness; typed-in, seeded and imported dice are tallied apart."
     ).format(tests=tests, expected=f"{tests * 0.05:.1f}", threshold=f"{0.05 / tests:.2g}")
+
+
+_OS_PROBLEMS = {2: N_("no such file"), 13: N_("permission denied"), 21: N_("it is a directory")}  # errno
+
+
+def os_problem(exc: OSError) -> str:
+    """Why a file could not be opened, in the output's language (the system's words otherwise)."""
+    return _(_OS_PROBLEMS[exc.errno]) if exc.errno in _OS_PROBLEMS else str(exc.strerror or exc)
