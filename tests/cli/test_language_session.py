@@ -189,6 +189,12 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("fright", "刀矢"), 1),
     (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), 0),
     (("char", "kill", "刀矢", "--reason", "怪異"), 1),
+    (("scenario", "list"), 0),
+    (("scenario", "show", "第一話"), 0),
+    (("scenario", "note", "第一話の終わり"), 0),
+    (("missing", "list"), 0),
+    (("player", "list"), 0),
+    (("history", "show", "3"), 0),
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
