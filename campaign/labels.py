@@ -191,6 +191,7 @@ KIND_WORDS = {
         N_("rename"),
         N_("void_request"),
         N_("void_refusal"),
+        N_("status"),
     )
 }
 #: Where dice came from (codes: campaign.core.dice_source), in words a player understands
@@ -281,6 +282,12 @@ DEFAULT_REASONS = {
         N_("skill add"),
         N_("skill set"),
         N_("skill remove"),
+        N_("item added"),
+        N_("item removed"),
+        N_("note added"),
+        N_("note removed"),
+        N_("damage"),
+        N_("heal"),
     )
 }
 

@@ -189,6 +189,8 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("fright", "刀矢"), 1),
     (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), 0),
     (("char", "kill", "刀矢", "--reason", "怪異"), 1),
+    (("char", "item", "remove", "刀矢", "懐中電灯"), 0),
+    (("history", "--limit", "5"), 0),
     (("scenario", "list"), 0),
     (("scenario", "show", "第一話"), 0),
     (("scenario", "note", "第一話の終わり"), 0),
