@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 
 # Detail keys the sentences (or the fields above them) say; anything else is still listed.
 TOLD = {
-    "fright": {"check", "table", "effects", "traits_added", "choice", "pick", "notes"},
+    "fright": {
+        *("check", "table", "effects", "traits_added", "choice", "pick", "notes"),
+        *("entry", "margin_added", "name", "purpose", "range", "raw", "ja", "en"),  # its table roll's
+    },
     "check": {
         *("check", "compare", "critical", "critical_rule", "dice", "dice_count", "dice_modifier", "kept"),
         *("kept_indices", "kind", "modifiers", "name", "outcome", "scaling", "skill", "skipped", "stat"),
@@ -42,6 +45,9 @@ def story(entry: dict[str, Any]) -> list[str]:
         return []
     if entry["kind"] == "fright" and isinstance(detail.get("check"), dict):
         return _fright(entry["character"] or "", detail)
+    if entry["kind"] == "fright" and detail.get("purpose") == "table" and detail.get("entry") is not None:
+        text = pick(str(detail.get("ja") or ""), str(detail.get("en") or ""))  # a fright's table roll
+        return [_("fright table {entry}: {text}").format(entry=detail["entry"], text=text).rstrip(": ")]
     if entry["kind"] == "check" and ("terms" in detail or "sides" in detail or "hider" in detail):
         return _check(entry, detail)
     if entry["kind"] == "table":

@@ -197,6 +197,7 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("missing", "list"), 0),
     (("player", "list"), 0),
     (("history", "show", "3"), 0),
+    (("history", "show", "12"), 0),  # the table roll of 鈴音's fright check (#11)
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
