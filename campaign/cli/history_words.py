@@ -31,6 +31,9 @@ TOLD = {
         *("sides", "winner", "winner_index", "decided_by", "stats", "hider", "observers", "noticed_by"),
         *("hidden", "noticed", "participants", "stat_from", "effect", "if_resisted"),
     },
+    "scenario": {"action", "number", "participants", "title", "reunions"},
+    "missing": {"action", "faces", "searchers", "since_seq"},
+    "award": {"cp", "cp_awarded", "cp_total"},
     "table": {
         *("lines", "entry", "name", "name_en", "table", "raw", "result", "modifier", "text_ja", "text_en"),
         *("sub_rolls", "reroll_stands", "truncated", "declined", "directives", "text_rolls"),
@@ -52,6 +55,39 @@ def story(entry: dict[str, Any]) -> list[str]:
         return _check(entry, detail)
     if entry["kind"] == "table":
         return [str(line) for line in detail.get("lines") or []]
+    try:
+        return _plain(entry["kind"], entry["character"] or "", detail)
+    except (KeyError, TypeError, ValueError):  # an older or unusual record: its keys are listed
+        return []
+
+
+def _plain(kind: str, name: str, detail: dict[str, Any]) -> list[str]:
+    """A scenario's start and end, a disappearance and its end, an award: one sentence
+    each (a reunion check a line), from the record's fields."""
+    action = detail.get("action")
+    if kind == "scenario" and action == "start":
+        names = ", ".join(map(str, detail["participants"]))
+        return [_("scenario #{number} {title} began with {names}").format(names=names, **detail)]
+    if kind == "scenario" and action == "end":
+        lines = [_("scenario #{number} {title} ended").format(**detail)]
+        for r in detail.get("reunions") or []:
+            words = (
+                _("reunion check of {name}: {roll}, needed {threshold} or less: reunited")
+                if r["success"]
+                else _("reunion check of {name}: {roll}, needed {threshold} or less: still missing")
+            )
+            lines.append(words.format(name=r["character"], roll=r["roll"], threshold=r["threshold"]))
+        return lines
+    if kind == "missing" and action == "mark":
+        return [_("{name} went missing (reunion die 1d{faces})").format(name=name, faces=int(detail["faces"]))]
+    if kind == "missing" and action == "found":
+        return [_("{name} was found (missing since #{seq})").format(name=name, seq=int(detail["since_seq"]))]
+    if kind == "award" and {"cp", "cp_awarded", "cp_total"} <= set(detail):
+        return [
+            _("{cp:+d} CP awarded; awarded in all {awarded} CP, CP total {total}").format(
+                cp=int(detail["cp"]), awarded=detail["cp_awarded"], total=detail["cp_total"]
+            )
+        ]
     return []
 
 

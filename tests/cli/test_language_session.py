@@ -198,6 +198,10 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("player", "list"), 0),
     (("history", "show", "3"), 0),
     (("history", "show", "12"), 0),  # the table roll of 鈴音's fright check (#11)
+    (("history", "show", "6"), 0),  # scenario 1 starts
+    (("history", "show", "21"), 0),  # 鈴音 goes missing
+    (("history", "show", "22"), 0),  # scenario 1 ends, with 鈴音's reunion check
+    (("history", "show", "24"), 0),  # the award at its end
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
