@@ -202,6 +202,7 @@ SESSION: list[tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]] = 
     (("history", "show", "21"), 0),  # 鈴音 goes missing
     (("history", "show", "22"), 0),  # scenario 1 ends, with 鈴音's reunion check
     (("history", "show", "24"), 0),  # the award at its end
+    *((("history", "show", seq), 0) for seq in ("1", "2", "5", "23", "26", "30", "31", "32")),  # (23: reunion)
 ]
 # What may stay Latin in Japanese output: stat abbreviations, dice and table codes, GM/PC/NPC,
 # the ruleset's code, and what is code by its form.
