@@ -95,6 +95,8 @@ def condition_label(condition: str) -> str:
 
 
 CATEGORY_WORDS = {
+    "advantage": N_("advantage"),
+    "disadvantage": N_("disadvantage"),
     "quirk": N_("quirk"),
     "delusion": N_("delusion"),
     "phobia": N_("phobia"),
@@ -189,6 +191,7 @@ KIND_WORDS = {
         N_("rename"),
         N_("void_request"),
         N_("void_refusal"),
+        N_("status"),
     )
 }
 #: Where dice came from (codes: campaign.core.dice_source), in words a player understands
@@ -279,6 +282,12 @@ DEFAULT_REASONS = {
         N_("skill add"),
         N_("skill set"),
         N_("skill remove"),
+        N_("item added"),
+        N_("item removed"),
+        N_("note added"),
+        N_("note removed"),
+        N_("damage"),
+        N_("heal"),
     )
 }
 
@@ -575,3 +584,11 @@ def luck_note(tests: int) -> str:
         "{threshold} (0.05 / {tests}) stands out. Only dice the server rolled speak to the program's "
         "fairness; typed-in, seeded and imported dice are tallied apart."
     ).format(tests=tests, expected=f"{tests * 0.05:.1f}", threshold=f"{0.05 / tests:.2g}")
+
+
+_OS_PROBLEMS = {2: N_("no such file"), 13: N_("permission denied"), 21: N_("it is a directory")}  # errno
+
+
+def os_problem(exc: OSError) -> str:
+    """Why a file could not be opened, in the output's language (the system's words otherwise)."""
+    return _(_OS_PROBLEMS[exc.errno]) if exc.errno in _OS_PROBLEMS else str(exc.strerror or exc)

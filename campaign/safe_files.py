@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from campaign.errors import BadInput, CampaignError
+from campaign.errors import N_, BadInput, CampaignError, Words
 
 
 class WriteFailed(CampaignError):
@@ -44,14 +44,18 @@ def target_path(name: str | os.PathLike[str], what: str = "") -> Path:
     except FileNotFoundError:
         found = None
     except OSError as exc:
-        raise BadInput(f"cannot write {label}: {exc.strerror}") from None
+        raise BadInput(N_("cannot write {label}: {problem}"), label=label, problem=exc.strerror) from None
     if found is not None:
         if stat.S_ISDIR(found.st_mode):
-            raise BadInput(f"{label} is a directory")
+            raise BadInput(N_("{label} is a directory"), label=label)
         if not stat.S_ISREG(found.st_mode):
-            raise BadInput(f"{label} exists and is not a regular file ({_kind(found.st_mode)}); refusing to replace it")
+            raise BadInput(
+                N_("{label} exists and is not a regular file ({kind}); refusing to replace it"),
+                label=label,
+                kind=_kind(found.st_mode),
+            )
     if not path.parent.is_dir():
-        raise BadInput(f"cannot write {label}: no such directory")
+        raise BadInput(N_("cannot write {label}: no such directory"), label=label)
     return path
 
 
@@ -67,16 +71,17 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 
 
 def _kind(mode: int) -> str:
+    """What the file is, as Words (shown in the output's language by refusal_words)."""
     for test, name in (
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, N_("a symbolic link")),
+        (stat.S_ISFIFO, N_("a FIFO")),
+        (stat.S_ISCHR, N_("a device")),
+        (stat.S_ISBLK, N_("a device")),
+        (stat.S_ISSOCK, N_("a socket")),
     ):
         if test(mode):
-            return name
-    return "not a plain file"
+            return Words(name)
+    return Words(N_("not a plain file"))
 
 
 class _Pending:

@@ -68,7 +68,9 @@ class CampaignGroup(TyperGroup):
             try:
                 arg.encode("utf-8")
             except UnicodeEncodeError:
-                sys.stderr.write(f"error: an argument is not valid UTF-8 text: {arg!r}\n")
+                from campaign.i18n import _
+
+                _error(_("an argument is not valid UTF-8 text: {arg!r}").format(arg=arg))
                 sys.exit(2)
         args = [half_width_number(arg) for arg in args]
         from campaign import i18n
@@ -95,7 +97,9 @@ class CampaignGroup(TyperGroup):
         except Exception as exc:
             refusal = _database_refusal(exc)
             if refusal is not None:
-                _error(f"refused by the database: {refusal}")
+                from campaign.i18n import _
+
+                _error(_("refused by the database: {refusal}").format(refusal=refusal))
                 raise typer.Exit(1) from None
             message = _environment_error(exc, getattr(ctx.obj, "db_option", None))
             if message is None:
@@ -137,14 +141,19 @@ def _one_line_usage_errors(run: Callable[[], object]) -> None:
         _error(usage_line(exc))
         sys.exit(exc.exit_code)
     except Abort:
-        sys.stderr.write("aborted\n")
+        from campaign.i18n import _
+
+        sys.stderr.write(_("aborted") + "\n")
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
 
 
 def usage_line(exc: _click.ClickException) -> str:
-    """A usage error's message, and where the command's help is."""
-    message = exc.format_message()
+    """A usage error's message (in the output's language: cli.usage_words), and where the
+    command's help is."""
+    from campaign.cli.usage_words import usage_message
+
+    message = usage_message(exc)
     ctx = getattr(exc, "ctx", None)
     if ctx is not None and ctx.command.get_help_option(ctx) is not None:
         from campaign.i18n import _
@@ -180,7 +189,9 @@ def _environment_error(exc: Exception, db_option: str | None = None) -> str | No
         errno.EPERM,
     ):
         where = f": {exc.filename}" if exc.filename else ""
-        return f"{exc.strerror}{where}; nothing was changed"
+        from campaign.i18n import _
+
+        return _("{problem}; nothing was changed").format(problem=f"{exc.strerror}{where}")
     sa_exc = sys.modules.get("sqlalchemy.exc")  # loaded only if a database was opened
     if sa_exc is not None and isinstance(exc, sa_exc.OperationalError):
         if getattr(exc.orig, "sqlite_errorname", None):  # SQLite: a full disk or a read-only file, said so
@@ -195,7 +206,9 @@ def _environment_error(exc: Exception, db_option: str | None = None) -> str | No
             if trouble is not None:
                 return trouble
         first = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__
-        return f"the database failed: {first}; nothing was changed"
+        from campaign.i18n import _
+
+        return _("the database failed: {problem}; nothing was changed").format(problem=first)
     return None
 
 

@@ -146,5 +146,17 @@ def settings(
     print_table(
         _("settings of {name}").format(name=shown.name),
         [_("key"), _("value")],
-        ([key, "none" if value is None else value] for key, value in shown.settings.items()),
+        ([key, _as_typed(value)] for key, value in shown.settings.items()),
     )
+
+
+def _as_typed(value: object) -> str:
+    """A setting's value as `settings KEY=VALUE` takes it (on/off, names joined by
+    commas, none), never Python's repr of it."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)

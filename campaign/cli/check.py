@@ -92,7 +92,7 @@ def parse_mods(items: list[str], what: str = "--mod") -> list[tuple[str, int]]:
         label, sep, value = item.partition("=")
         if sep:
             if not label.strip():
-                raise BadInput(f"{what}: expected N or LABEL=N, got {item!r}")
+                raise BadInput(_("{what}: expected N or LABEL=N, got {item!r}").format(what=what, item=item))
             mods.append((label.strip(), parse_int(value, f"{what} {label.strip()}")))
         else:
             mods.append(("mod", parse_int(item, what)))
@@ -111,17 +111,21 @@ def parse_side(text: str, what: str, default_stat: str | None = None) -> SideSpe
     cut = max(raw.rfind(":"), raw.rfind("："))
     if cut < 0:
         if default_stat is None or not raw:
-            raise BadInput(f"{what}: expected CHAR:STAT[+MOD], got {text!r}")
+            raise BadInput(_("{what}: expected CHAR:STAT[+MOD], got {text!r}").format(what=what, text=text))
         return SideSpec(raw, default_stat)
     name, rest = raw[:cut].strip(), raw[cut + 1 :].strip()
     if not name:
-        raise BadInput(f"{what}: no character name in {text!r} (expected CHAR:STAT[+MOD])")
+        raise BadInput(
+            _("{what}: no character name in {text!r} (expected CHAR:STAT[+MOD])").format(what=what, text=text)
+        )
     if rest in ("-", "－", "−"):
         return SideSpec(name, None)
     match = _SIDE_RE.match(rest)
     stat = match.group("stat").strip() if match else ""
     if not stat or any(sign in stat for sign in _SIGNS):
-        raise BadInput(f"{what}: expected CHAR:STAT[+MOD] (e.g. 鈴音:技+2) or CHAR:-, got {text!r}")
+        raise BadInput(
+            _("{what}: expected CHAR:STAT[+MOD] (e.g. 鈴音:技+2) or CHAR:-, got {text!r}").format(what=what, text=text)
+        )
     assert match is not None  # no match leaves no stat, refused above
     modifiers: list[tuple[str, int]] = []
     dice_modifier = 0

@@ -287,7 +287,7 @@ def entry_fields(entry: dict[str, Any], zone: str | None) -> list[tuple[str, Any
         if value is None or key in _SHOWN_ABOVE or repeated:
             continue  # said above already (the raw record is `history show N --json`)
         fields.append((f"  {key}", _detail_text(value)))
-    fields += [("prev_hash", entry["prev_hash"]), ("hash", entry["hash"])]
+    fields += [(_("previous hash"), entry["prev_hash"]), (_("hash"), entry["hash"])]
     return [(key, value) for key, value in fields if value is not None and value != ""]
 
 

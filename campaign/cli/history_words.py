@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 
 # Detail keys the sentences (or the fields above them) say; anything else is still listed.
 TOLD = {
-    "fright": {"check", "table", "effects", "traits_added", "choice", "pick", "notes"},
+    "fright": {
+        *("check", "table", "effects", "traits_added", "choice", "pick", "notes"),
+        *("entry", "margin_added", "name", "purpose", "range", "raw", "ja", "en"),  # its table roll's
+    },
     "check": {
         *("check", "compare", "critical", "critical_rule", "dice", "dice_count", "dice_modifier", "kept"),
         *("kept_indices", "kind", "modifiers", "name", "outcome", "scaling", "skill", "skipped", "stat"),
@@ -28,6 +31,21 @@ TOLD = {
         *("sides", "winner", "winner_index", "decided_by", "stats", "hider", "observers", "noticed_by"),
         *("hidden", "noticed", "participants", "stat_from", "effect", "if_resisted"),
     },
+    "scenario": {"action", "number", "participants", "title", "reunions"},
+    "missing": {"action", "faces", "searchers", "since_seq"},
+    "award": {"cp", "cp_awarded", "cp_total"},
+    "campaign": {"name", "ruleset"},
+    "reunion": {"faces", "roll", "searchers", "since_seq", "success", "threshold", "on_behalf_of"},
+    "note": {"note"},
+    "player": {"player"},
+    "relation": {"from", "to"},
+    "seal": {"sealed_through"},
+    "setting": {"changes"},
+    "status": {"status"},
+    "time": {"action", "from", "to", "seconds", "span", "span_ja"},
+    "trait": {"action", "trait", "before"},
+    "damage": {"action", "after", "before", "change", "max", "pool", "requested", "derived_from"},
+    "heal": {"action", "after", "before", "change", "max", "pool", "requested", "derived_from"},
     "table": {
         *("lines", "entry", "name", "name_en", "table", "raw", "result", "modifier", "text_ja", "text_en"),
         *("sub_rolls", "reroll_stands", "truncated", "declined", "directives", "text_rolls"),
@@ -43,10 +61,58 @@ def story(entry: dict[str, Any]) -> list[str]:
         return []
     if entry["kind"] == "fright" and isinstance(detail.get("check"), dict):
         return _fright(entry["character"] or "", detail)
+    if entry["kind"] == "fright" and detail.get("purpose") == "table" and detail.get("entry") is not None:
+        text = pick(str(detail.get("ja") or ""), str(detail.get("en") or ""))  # a fright's table roll
+        return [_("fright table {entry}: {text}").format(entry=detail["entry"], text=text).rstrip(": ")]
     if entry["kind"] == "check" and ("terms" in detail or "sides" in detail or "hider" in detail):
         return _check(entry, detail)
     if entry["kind"] == "table":
         return [str(line) for line in detail.get("lines") or []]
+    try:
+        return _plain(entry["kind"], entry["character"] or "", detail)
+    except (KeyError, TypeError, ValueError):  # an older or unusual record: its keys are listed
+        return []
+
+
+def _plain(kind: str, name: str, detail: dict[str, Any]) -> list[str]:
+    """A scenario's start and end, a disappearance and its end, an award: one sentence
+    each (a reunion check a line), from the record's fields."""
+    action = detail.get("action")
+    if kind == "scenario" and action == "start":
+        names = ", ".join(map(str, detail["participants"]))
+        return [_("scenario #{number} {title} began with {names}").format(names=names, **detail)]
+    if kind == "scenario" and action == "end":
+        lines = [_("scenario #{number} {title} ended").format(**detail)]
+        for r in detail.get("reunions") or []:
+            words = (
+                _("reunion check of {name}: {roll}, needed {threshold} or less: reunited")
+                if r["success"]
+                else _("reunion check of {name}: {roll}, needed {threshold} or less: still missing")
+            )
+            lines.append(words.format(name=r["character"], roll=r["roll"], threshold=r["threshold"]))
+        return lines
+    if kind == "missing" and action == "mark":
+        return [_("{name} went missing (reunion die 1d{faces})").format(name=name, faces=int(detail["faces"]))]
+    if kind == "missing" and action == "found":
+        return [_("{name} was found (missing since #{seq})").format(name=name, seq=int(detail["since_seq"]))]
+    if kind in _MORE:
+        return _MORE[kind](name, detail)
+    if kind == "reunion" and {"roll", "success", "threshold"} <= set(detail):
+        words = (
+            _("reunion check of {name}: {roll}, needed {threshold} or less: reunited")
+            if detail["success"]
+            else _("reunion check of {name}: {roll}, needed {threshold} or less: still missing")
+        )
+        lines = [words.format(name=name, roll=detail["roll"], threshold=detail["threshold"])]
+        if detail.get("on_behalf_of"):  # the missing character's player makes the roll (services.scenarios)
+            lines.append(_("rolled for {player}, who plays {name}").format(player=detail["on_behalf_of"], name=name))
+        return lines
+    if kind == "award" and {"cp", "cp_awarded", "cp_total"} <= set(detail):
+        return [
+            _("{cp:+d} CP awarded; awarded in all {awarded} CP, CP total {total}").format(
+                cp=int(detail["cp"]), awarded=detail["cp_awarded"], total=detail["cp_total"]
+            )
+        ]
     return []
 
 
@@ -148,3 +214,73 @@ def _check(entry: dict[str, Any], detail: dict[str, Any]) -> list[str]:
     if detail.get("participants"):
         lines.append(_("together: {names}").format(names=", ".join(detail["participants"])))
     return lines
+
+
+def _setting_value(value: object) -> str:
+    """A setting's value as `settings KEY=VALUE` takes it."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _status(name: str, detail: dict[str, Any]) -> list[str]:
+    words = {"dead": _("{name} died"), "retired": _("{name} retired"), "active": _("{name} is back in play")}
+    return [words[detail["status"]].format(name=name)] if detail["status"] in words else []
+
+
+def _trait(name: str, detail: dict[str, Any]) -> list[str]:
+    from campaign.labels import category_label
+
+    trait = detail["trait"]
+    if detail.get("action") == "add":
+        return [
+            _("{name} gains the trait {trait} ({cp:+d} CP, {category})").format(
+                name=name, trait=trait["name"], cp=int(trait["cp"]), category=category_label(str(trait["category"]))
+            )
+        ]
+    if detail.get("action") == "rename":
+        return [_("trait {before} renamed to {after}").format(before=detail["before"], after=trait["name"])]
+    return []
+
+
+def _time(name: str, detail: dict[str, Any]) -> list[str]:
+    if detail.get("action") != "advance":
+        return []
+    start, end = detail["from"], detail["to"]
+    return [
+        _("the clock moved {span}: {start} → {end}").format(
+            span=pick(str(detail.get("span_ja") or detail["span"]), str(detail["span"])),
+            start=pick(str(start.get("text_ja") or start["text"]), str(start["text"])),
+            end=pick(str(end.get("text_ja") or end["text"]), str(end["text"])),
+        )
+    ]
+
+
+def _pool(name: str, detail: dict[str, Any]) -> list[str]:
+    return [
+        _("{name}: {pool} {before} → {after} (of {max})").format(
+            name=name, pool=detail["pool"], before=detail["before"], after=detail["after"], max=detail["max"]
+        )
+    ]
+
+
+_MORE = {
+    "campaign": lambda name, d: [_("campaign {name} created, ruleset {ruleset}").format(**d)],
+    "player": lambda name, d: [_("player {player} added").format(**d)],
+    "relation": lambda name, d: [_("{a} and {b} are related").format(a=d["from"], b=d["to"])],
+    "note": lambda name, d: [_("note on the scenario: {note}").format(note=d["note"])],
+    "seal": lambda name, d: [_("sealed through #{seq}").format(seq=int(d["sealed_through"]))],
+    "setting": lambda name, d: [
+        _("setting {key}: {before} → {after}").format(
+            key=key, before=_setting_value(change["before"]), after=_setting_value(change["after"])
+        )
+        for key, change in d["changes"].items()
+    ],
+    "status": _status,
+    "time": _time,
+    "trait": _trait,
+    "damage": _pool,
+    "heal": _pool,
+}

@@ -21,7 +21,7 @@ from campaign.cli.output import (
     say,
 )
 from campaign.cli.physical import PhysicalOption
-from campaign.i18n import _, ngettext
+from campaign.i18n import N_, _, ngettext
 from campaign.labels import odds_label
 
 app = typer.Typer(
@@ -172,23 +172,16 @@ def missing_list(
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_missing(s.db, s.campaign)
-    columns: list[str | Column] = [Column("character", keep=True), "player", "searchers", "since", "reunion"]
+    headers = (N_("character"), N_("player"), N_("searchers"), N_("since"), N_("reunion"))  # messages (print_table)
+    columns: list[str | Column] = [Column(headers[0], keep=True), *headers[1:]]
     table = [
         [
             r.character,
             r.player,
             ", ".join(x.name for x in r.searchers),
             f"#{r.since_seq}" + (f" (S{r.since_scenario})" if r.since_scenario else ""),
-            r.odds,
+            odds_label(r.odds),
         ]
         for r in rows
     ]
-    render_rows(
-        "missing",
-        columns,
-        table,
-        fmt,
-        bom=bom,
-        records=rows,
-        empty="行方不明のキャラクターはいません (no missing characters)",
-    )
+    render_rows(_("missing"), columns, table, fmt, bom=bom, records=rows, empty=_("no missing characters"))

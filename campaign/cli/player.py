@@ -8,7 +8,7 @@ import typer
 
 from campaign.cli.context import state
 from campaign.cli.output import BomOption, Column, CsvOption, JsonOption, emit_json, output_format, render_rows, say
-from campaign.i18n import _
+from campaign.i18n import N_, _
 
 app = typer.Typer(help="Players of the campaign.\n\nExample: campaign player add Aki", no_args_is_help=True)
 
@@ -43,13 +43,13 @@ def player_list(
     rows = list_players(s.db, s.campaign)
     table = [[r.name, ", ".join(r.characters)] for r in rows]
     render_rows(
-        "players",
-        [Column("name", keep=True), "characters"],
+        _("players"),
+        [Column(N_("name"), keep=True), N_("characters")],
         table,
         fmt,
         bom=bom,
         records=rows,
-        empty="プレイヤーはいません (no players)",
+        empty=_("no players"),
     )
 
 

@@ -19,7 +19,9 @@ AnywayOption = Annotated[
 def say_warnings(view: Any) -> None:
     """Each warning of a result as one line on stderr, before the result itself."""
     from campaign.cli.output import warn
+    from campaign.i18n import _
+    from campaign.refusal_words import words_text
 
     warnings = view.get("warnings") if isinstance(view, dict) else getattr(view, "warnings", None)
     for warning in warnings or ():
-        warn(f"warning: {warning}")
+        warn(_("warning: {message}").format(message=words_text(warning)))

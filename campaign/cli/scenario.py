@@ -24,7 +24,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.errors import BadInput
-from campaign.i18n import _
+from campaign.i18n import N_, _, pgettext
 from campaign.labels import odds_label
 
 app = typer.Typer(
@@ -90,7 +90,11 @@ def scenario_start(
         )
     )
     if committed is not None:
-        say(f"fair dice: seed committed (ledger #{committed.seq}, SHA-256 {committed.commitment})")
+        say(
+            _("fair dice: seed committed (ledger #{seq}, SHA-256 {commitment})").format(
+                seq=committed.seq, commitment=committed.commitment
+            )
+        )
     for sent in view.sent:
         say(
             _("{searcher} ({player}) searches for {target}: now {odds}").format(
@@ -271,16 +275,29 @@ def scenario_list(
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
     rows = list_scenarios(s.db, s.campaign)
-    if fmt == CSV:  # a spreadsheet gets the stored UTC time, which it can convert
+    if fmt == CSV:  # a spreadsheet gets the stored UTC time and the codes, which it can convert
         columns: list[str | Column] = ["#", "title", "status", "participants", "started (UTC)"]
         table = [[r.number, r.title, r.status, ", ".join(r.participants), r.started_at] for r in rows]
-    else:
+    else:  # headers are messages (print_table shows them through the catalog)
         zone = s.time_zone
-        columns = ["#", Column("title", keep=True), "status", "participants", "started"]
-        table = [[r.number, r.title, r.status, ", ".join(r.participants), local_time(r.started_at, zone)] for r in rows]
-    render_rows(
-        "scenarios", columns, table, fmt, bom=bom, records=rows, empty="シナリオはまだありません (no scenarios yet)"
-    )
+        columns = ["#", Column(N_("title"), keep=True), N_("status"), N_("participants"), N_("started")]
+        table = [
+            [r.number, r.title, _status(r.status), ", ".join(r.participants), local_time(r.started_at, zone)]
+            for r in rows
+        ]
+    render_rows(_("scenarios"), columns, table, fmt, bom=bom, records=rows, empty=_("no scenarios yet"))
+
+
+def _status(status: str) -> str:
+    """A scenario's status (`open`, `ended`) in the output's language."""
+    return pgettext("scenario", "open") if status == "open" else pgettext("scenario", "ended")
+
+
+def _at(seq: int, voided_by: int | None = None) -> str:
+    """Which ledger entry recorded a line of `scenario show`, and what voided it."""
+    if voided_by:
+        return _("ledger #{seq}, voided by #{voided}").format(seq=seq, voided=voided_by)
+    return _("ledger #{seq}").format(seq=seq)
 
 
 @app.command("show")
@@ -304,33 +321,43 @@ def scenario_show(
         return
     zone = s.time_zone
     fields = [
-        ("status", view.status),
-        ("started", f"{local_time(view.started_at, zone)} (ledger #{view.started_seq})"),
-        ("ended", f"{local_time(view.ended_at, zone)} (ledger #{view.ended_seq})" if view.ended_seq else None),
-        ("participants", ", ".join(view.participants)),
+        (_("status"), _status(view.status)),
+        (
+            _("started"),
+            _("{time} ({entry})").format(time=local_time(view.started_at, zone), entry=_at(view.started_seq)),
+        ),
+        (
+            _("ended"),
+            _("{time} ({entry})").format(time=local_time(view.ended_at, zone), entry=_at(view.ended_seq))
+            if view.ended_seq
+            else None,
+        ),
+        (_("participants"), ", ".join(view.participants)),
     ]
     for sent in view.searches:
-        since = "carried over, " if sent.carried_over else ""
-        fields.append(("searcher", f"{sent.searcher} ({sent.player}) → {sent.target} ({since}ledger #{sent.seq})"))
+        words = _("{searcher} ({player}) → {target} (carried over, {entry})") if sent.carried_over else None
+        words = words or _("{searcher} ({player}) → {target} ({entry})")
+        line = words.format(searcher=sent.searcher, player=sent.player, target=sent.target, entry=_at(sent.seq))
+        fields.append((_("searcher"), line))
     for gone in view.went_missing:
-        fields.append(("went missing", f"{gone.character} (ledger #{gone.seq})"))
+        fields.append((_("went missing"), _("{name} ({entry})").format(name=gone.character, entry=_at(gone.seq))))
     for r in view.reunions:
-        verdict = "reunited" if r.success else "still missing"
-        voided = f", voided by #{r.voided_by}" if r.voided_by else ""
-        fields.append(
-            (
-                "reunion",
-                f"{r.character}: {r.roll} on 1d{r.faces} vs <= {r.threshold}: {verdict} (ledger #{r.seq}{voided})",
-            )
+        words = (
+            _("{name}: {roll} on 1d{faces} vs <= {threshold}: reunited ({entry})")
+            if r.success
+            else _("{name}: {roll} on 1d{faces} vs <= {threshold}: still missing ({entry})")
         )
+        line = words.format(
+            name=r.character, roll=r.roll, faces=r.faces, threshold=r.threshold, entry=_at(r.seq, r.voided_by)
+        )
+        fields.append((_("reunion"), line))
     for change in view.roster:
-        voided = f", voided by #{change.voided_by}" if change.voided_by else ""
+        label = pgettext("scenario", "joined") if change.action == "join" else pgettext("scenario", "left")
         fields.append(
-            ("joined" if change.action == "join" else "left", f"{change.character} (ledger #{change.seq}{voided})")
+            (label, _("{name} ({entry})").format(name=change.character, entry=_at(change.seq, change.voided_by)))
         )
     for note in view.notes:
-        voided = f", voided by #{note.voided_by}" if note.voided_by else ""
-        fields.append(("note", f"{note.note} (ledger #{note.seq}{voided})"))
+        fields.append((_("note"), _("{name} ({entry})").format(name=note.note, entry=_at(note.seq, note.voided_by))))
     print_fields(f"#{view.number} {view.title}", fields)
 
 
@@ -351,4 +378,6 @@ def scenario_note(
 
     s = state(ctx)
     done = add_note(s.db, s.campaign, text, s.actor, scenario)
-    emit_json(done) if json_out else say(f"noted on scenario #{done.scenario} (ledger #{done.seq})")
+    emit_json(done) if json_out else say(
+        _("noted on scenario #{number} (ledger #{seq})").format(number=done.scenario, seq=done.seq)
+    )

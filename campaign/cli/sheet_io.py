@@ -24,7 +24,9 @@ def _read(file: str) -> str:
             with open(file, "rb") as handle:
                 data = handle.read(FILE_LIMIT + 1)
     except OSError as exc:
-        raise BadInput(_("cannot read {file}: {reason}").format(file=file, reason=exc.strerror or exc)) from None
+        from campaign.labels import os_problem
+
+        raise BadInput(_("cannot read {file}: {reason}").format(file=file, reason=os_problem(exc))) from None
     if len(data) > FILE_LIMIT:
         raise BadInput(_("{file} is larger than {limit} bytes").format(file=file, limit=FILE_LIMIT))
     try:

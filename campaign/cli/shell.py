@@ -152,7 +152,9 @@ class Session:
             if isinstance(exc, NoArgsIsHelpError):
                 exc.show()
                 return 0
-            _error(exc.format_message())
+            from campaign.cli.usage_words import usage_message
+
+            _error(usage_message(exc))
             return exc.exit_code
         except KeyboardInterrupt:
             _error(_("interrupted (a transaction cut short is rolled back)"))

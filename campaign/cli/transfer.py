@@ -11,18 +11,11 @@ import typer
 from campaign.cli.context import state
 from campaign.cli.output import JsonOption, Progress, emit_json, say, warn
 from campaign.errors import BadInput
-from campaign.i18n import N_, _, ngettext
+from campaign.i18n import _, ngettext
+from campaign.labels import os_problem as os_problem  # serve reads it from here too
 
 if TYPE_CHECKING:
     from campaign.read_limits import TextFile
-
-
-_OS_PROBLEMS = {2: N_("no such file"), 13: N_("permission denied"), 21: N_("it is a directory")}  # errno
-
-
-def os_problem(exc: OSError) -> str:
-    """Why a file could not be opened, in the output's language (the system's words otherwise)."""
-    return _(_OS_PROBLEMS[exc.errno]) if exc.errno in _OS_PROBLEMS else str(exc.strerror or exc)
 
 
 def _opened(name: str) -> TextFile:

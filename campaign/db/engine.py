@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from campaign.errors import BadInput, DataError, RuleRefused
+from campaign.errors import N_, BadInput, DataError, RuleRefused
 
 DB_ENV = "CAMPAIGN_DB"
 SQLITE_BUSY_TIMEOUT_S = 60.0
@@ -117,7 +117,7 @@ def refuse_missing_database(db: str | None) -> None:
 
     path = sqlite_path(resolve_url(db))
     if path is not None and not path.exists():
-        raise NotFound(f"no database at {path}: create one with `campaign init NAME` (or check --db)")
+        raise NotFound(N_("no database at {path}: create one with `campaign init NAME` (or check --db)"), path=path)
 
 
 def _prepare_sqlite_file(path: Path) -> None:
@@ -133,19 +133,21 @@ def _prepare_sqlite_file(path: Path) -> None:
     except FileNotFoundError:
         mode = None
     except OSError as exc:
-        raise DataError(f"cannot use {path}: {exc.strerror}") from None
+        raise DataError(N_("cannot use {path}: {problem}"), path=path, problem=exc.strerror) from None
     if mode is not None:
         if stat.S_ISDIR(mode):
-            raise DataError(f"{path} is a directory, not a campaign database")
+            raise DataError(N_("{path} is a directory, not a campaign database"), path=path)
         if not stat.S_ISREG(mode):
-            raise DataError(f"{path} is not a regular file (a device, pipe or socket), not a campaign database")
+            raise DataError(
+                N_("{path} is not a regular file (a device, pipe or socket), not a campaign database"), path=path
+            )
         try:
             with path.open("rb") as f:
                 header = f.read(20)
         except OSError as exc:
-            raise DataError(f"cannot read {path}: {exc.strerror}") from None
+            raise DataError(N_("cannot read {path}: {problem}"), path=path, problem=exc.strerror) from None
         if header and header[: len(SQLITE_HEADER)] != SQLITE_HEADER:
-            raise DataError(f"{path} is not an SQLite database; refusing to touch it")
+            raise DataError(N_("{path} is not an SQLite database; refusing to touch it"), path=path)
         if header and header[18:20] != WAL_VERSIONS:
             _refuse_foreign_sqlite(path)
         return

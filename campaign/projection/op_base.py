@@ -200,13 +200,23 @@ def refuse_name_clash(state: State, character: str, name: str, origin: str) -> N
             raise OpConflict(N_("{character} already has a trait named {name!r}"), character=character, name=trait.name)
 
 
+# A character's status in a conflict is a whole sentence each (a code such as `dead` put
+# into a translated line would stay English); the last is for a status not known here.
+OUT_OF_PLAY = {"dead": N_("{character} is dead"), "retired": N_("{character} is retired")}
+ALREADY = {
+    "active": N_("{character} is already active"),
+    "dead": N_("{character} is already dead"),
+    "retired": N_("{character} is already retired"),
+}
+
+
 def refuse_busy(state: State, character: str) -> None:
     """docs/rules.md "Missing and reunion check": nobody is missing twice, and a missing
     character does not search (nor the reverse);
     a dead or retired character does none of it (nor takes part in a scenario)."""
     status = state.characters[character].status if character in state.characters else "active"
     if status != "active":
-        raise OpConflict(N_("{character} is {status}"), character=character, status=status)
+        raise OpConflict(OUT_OF_PLAY.get(status, N_("{character} is {status}")), character=character, status=status)
     since = state.open_disappearance(character)
     if since is not None:
         raise OpConflict(N_("{character} is missing (since #{since})"), character=character, since=since)

@@ -9,8 +9,18 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from campaign.core.derived import pool_max
-from campaign.errors import N_
-from campaign.projection.op_base import EntryContext, Op, OpConflict, Rule, bounded, character_row, choice, refuse_busy
+from campaign.errors import N_, Words
+from campaign.projection.op_base import (
+    ALREADY,
+    EntryContext,
+    Op,
+    OpConflict,
+    Rule,
+    bounded,
+    character_row,
+    choice,
+    refuse_busy,
+)
 from campaign.projection.state import CharacterRow, ConditionRow, DisappearanceRow, State, TraitRow
 from campaign.seeds import stat_names_for
 
@@ -149,7 +159,7 @@ class CpChanged(Op):
 
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
-        row.cp_total = bounded(row.cp_total + self.delta, "CP total")
+        row.cp_total = bounded(row.cp_total + self.delta, Words(N_("CP total")))
 
 
 @dataclass(frozen=True)
@@ -303,7 +313,11 @@ class CharacterStatusSet(Op):
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
         if row.status == self.status:
-            raise OpConflict(N_("{character} is already {status}"), character=self.character, status=self.status)
+            raise OpConflict(
+                ALREADY.get(self.status, N_("{character} is already {status}")),
+                character=self.character,
+                status=self.status,
+            )
         if row.status == "active":
             refuse_busy(state, self.character)
         row.status = self.status
@@ -319,8 +333,8 @@ class CpAwarded(Op):
 
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
-        row.cp_total = bounded(row.cp_total + self.cp, "CP total")
-        row.cp_awarded = bounded(row.cp_awarded + self.cp, "awarded CP")
+        row.cp_total = bounded(row.cp_total + self.cp, Words(N_("CP total")))
+        row.cp_awarded = bounded(row.cp_awarded + self.cp, Words(N_("awarded CP")))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from campaign.errors import N_
+from campaign.errors import N_, Words
 from campaign.projection.op_base import (
     EntryContext,
     Op,
@@ -159,4 +159,4 @@ class TraitUnlimitedChanged(Op):
 
     def apply(self, state: State, entry: EntryContext) -> None:
         trait = live_trait(state, self.origin, self.character)
-        trait.unlimited_cp = bounded(trait.unlimited_cp + self.delta, "CP outside the limit")
+        trait.unlimited_cp = bounded(trait.unlimited_cp + self.delta, Words(N_("CP outside the limit")))

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import JSON, String, select, text
 
 from campaign.chain import GENESIS_HASH
 from campaign.db.database import Database
@@ -73,7 +73,19 @@ class SealMark:
     at: str
 
 
+@dataclass(frozen=True, slots=True)
+class PageFacts:
+    """What a page's words and times follow: the campaign's `lang` and `timezone`
+    settings (None: unset) and its ruleset (campaign.web.language)."""
+
+    lang: str | None
+    zone: str | None
+    ruleset: str | None
+
+
 _HEAD_SEQ = text("SELECT seq FROM ledger WHERE campaign_id = :c ORDER BY seq DESC LIMIT 1")
+# Plain text, like the head probe: half the cost of the ORM's select of the same columns.
+_FACTS = text("SELECT settings, ruleset FROM campaigns WHERE id = :c").columns(settings=JSON, ruleset=String)
 
 
 def campaign_identity(db: Database, campaign_name: str | None) -> tuple[int, str]:
@@ -87,6 +99,19 @@ def head_seq(db: Database, campaign_id: int) -> int:
     """The newest seq (0 for none): one primary-key probe, cheap enough to poll."""
     with db.read() as session:
         return session.execute(_HEAD_SEQ, {"c": campaign_id}).scalar() or 0
+
+
+def page_facts(db: Database, campaign_id: int) -> PageFacts:
+    """The campaign's `lang`, `timezone` and ruleset as they are now: one primary-key
+    read per request, so `campaign settings lang=en` shows on the next page load
+    without a restart of the server."""
+    with db.read() as session:
+        row = session.execute(_FACTS, {"c": campaign_id}).one_or_none()
+    if row is None:  # the campaign is gone (deleted under a running server): nothing to follow
+        return PageFacts(None, None, None)
+    settings = row.settings or {}
+    lang, zone = settings.get("lang"), settings.get("timezone")
+    return PageFacts(lang if isinstance(lang, str) else None, zone if isinstance(zone, str) else None, row.ruleset)
 
 
 def history_page(

@@ -155,7 +155,7 @@ def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
     if kind == "check":
         check = params.get("check")
         if check not in CHECKS:
-            raise BadInput(_("check: one of {value}").format(value=", ".join(CHECKS)))
+            raise BadInput(_("CHECK must be one of {value}").format(value=", ".join(f"`{name}`" for name in CHECKS)))
         stat = params.get("stat") or ("感" if check == "danger" else None)
         if not isinstance(stat, str) or not stat.strip() or len(stat) > 50:
             raise BadInput(_("check: the stat to use (心, 技, 体 ...)"))

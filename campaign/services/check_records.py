@@ -193,15 +193,20 @@ def clean_side(spec: SideSpec) -> SideSpec:
         character=spec.character,
         stat=clean_stat_name(spec.stat) if spec.stat is not None else None,
         modifiers=clean_modifiers(spec.modifiers),
-        dice_modifier=bounded_value(spec.dice_modifier, "dice modifier"),
+        dice_modifier=bounded_value(spec.dice_modifier, _("dice modifier")),
     )
 
 
-def refuse_duplicates(characters: Sequence[Character], what: str) -> None:
+def refuse_duplicates(characters: Sequence[Character], check: str) -> None:
+    """A character named twice in one check (`check`: a code of presence.CHECK_NAMES)."""
+    from campaign.services.presence import CHECK_NAMES
+
     seen: set[int] = set()
     for character in characters:
         if character.id in seen:
-            raise BadInput(_("{name} is listed twice in {what}").format(name=character.name, what=what))
+            raise BadInput(
+                _("{name} is listed twice in {what}").format(name=character.name, what=_(CHECK_NAMES[check]))
+            )
         seen.add(character.id)
 
 

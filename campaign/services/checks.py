@@ -242,7 +242,7 @@ def ability_check(
     skill = o.skill
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
-        doing = "an ability check" if skill is None and skill_name is None else "a skill check"
+        doing = "ability" if skill is None and skill_name is None else "skill"
         warnings = check_presence(session, [row], doing, anyway=o.anyway)
         if skill_name is not None:
             skill = sheet_skill_level(row, skill_name, skill)
@@ -301,8 +301,8 @@ def cooperative_check(
     mods = list(o.modifiers)
     with campaign_transaction(db, campaign_name) as (session, campaign):
         rows = [character_named(session, campaign, name) for name in participants]
-        refuse_duplicates(rows, "the cooperative check")
-        warnings = check_presence(session, rows, "a cooperative check", anyway=o.anyway)
+        refuse_duplicates(rows, "cooperative")
+        warnings = check_presence(session, rows, "cooperative", anyway=o.anyway)
         values = [stat_of(row, stat) for row in rows]
         result = rules.cooperative_check(
             values,
@@ -395,8 +395,8 @@ def opposed_check(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         specs = [active, *passives]
         rows = [character_named(session, campaign, spec.character) for spec in specs]
-        refuse_duplicates(rows, "the opposed check")
-        warnings = check_presence(session, rows, "an opposed check", anyway=anyway)
+        refuse_duplicates(rows, "opposed")
+        warnings = check_presence(session, rows, "opposed", anyway=anyway)
         contestants = [contestant_of(row, spec, "stat") for row, spec in zip(rows, specs)]
         result = rules.opposed_check(
             contestants[0][0],

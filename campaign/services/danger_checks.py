@@ -133,7 +133,7 @@ def danger_sense(
     reason = clean_text(reason, "--reason")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         row = character_named(session, campaign, character)
-        warnings = check_presence(session, [row], "a danger sense check", anyway=anyway)
+        warnings = check_presence(session, [row], "danger", anyway=anyway)
         value = stat_of(row, stat)
         mods = with_penalties(row, mods)  # the -2 after waking applies by itself (services.lingering)
         result = rules.danger_sense(
@@ -199,8 +199,8 @@ def hide_check(
     with campaign_transaction(db, campaign_name) as (session, campaign):
         specs = [hider, *observers]
         rows = [character_named(session, campaign, spec.character) for spec in specs]
-        refuse_duplicates(rows, "the hide check")
-        warnings = check_presence(session, rows, "a hide check", anyway=anyway)
+        refuse_duplicates(rows, "hide")
+        warnings = check_presence(session, rows, "hide", anyway=anyway)
         hider_side, hider_stat = contestant_of(rows[0], hider, "技")
         observer_sides = [contestant_of(row, spec, "感") for row, spec in zip(rows[1:], observers)]
         result = rules.hide_check(

@@ -139,8 +139,9 @@ def reveal_seed(
         if record is None or (scenario is not None and record.get("scenario") != scenario):
             if quiet:
                 return None
-            where = f" for scenario #{scenario}" if scenario is not None else ""
-            raise RuleRefused(_("no committed seed is open{where}").format(where=where))
+            if scenario is None:
+                raise RuleRefused(_("no committed seed is open"))
+            raise RuleRefused(_("no committed seed is open for scenario #{scenario}").format(scenario=scenario))
         row = session.get(FairSeed, (campaign.id, record["seq"]))
         if row is None and quiet:
             return None

@@ -474,7 +474,7 @@ def fright_check(
         raise BadInput(_("--mod must be a whole number within ±{MODIFIER_LIMIT}").format(MODIFIER_LIMIT=MODIFIER_LIMIT))
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, character_name)
-        warnings = check_presence(session, [character], "a fright check", anyway=anyway)
+        warnings = check_presence(session, [character], "fright", anyway=anyway)
         aliases = stat_names_for(campaign.ruleset).aliases
         will = stat_value(
             character.stats, "Will", aliases

@@ -334,8 +334,15 @@ def _known_kind(session: Session, campaign_id: int, kind: str) -> str:
     ):
         return wanted
     close = difflib.get_close_matches(wanted, KINDS, n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else f" (kinds: {', '.join(KINDS)})"
-    raise BadInput(_("--kind: no entries are of kind {kind!r}{hint}").format(kind=kind, hint=hint))
+    if close:
+        raise BadInput(
+            _("--kind: no entries are of kind {kind!r}; did you mean {close!r}?").format(kind=kind, close=close[0])
+        )
+    raise BadInput(
+        _("--kind: no entries are of kind {kind!r} (kinds: {kinds})").format(
+            kind=kind, kinds=", ".join(f"`{name}`" for name in KINDS)
+        )
+    )
 
 
 def _entry(session: Session, campaign_id: int, seq: int) -> tuple[dict[str, Any], str, str, int | None] | None:

@@ -236,7 +236,12 @@ def join(db: Database, campaign_id: int, code: str) -> Joined:
             raise NotFound(_("this invite does not exist"))
         state = _state(row, now)
         if state != "pending":
-            raise RuleRefused(_("this invite is {state}").format(state=state))
+            words = {
+                "used": lambda: _("this invite has been used already"),
+                "revoked": lambda: _("this invite was revoked"),
+                "expired": lambda: _("this invite has expired"),
+            }
+            raise RuleRefused(words[state]())
         won = session.execute(  # type: ignore[attr-defined]  # a CursorResult, as above
             update(WebInvite).where(WebInvite.id == row.id, WebInvite.used_at.is_(None)).values(used_at=now)
         ).rowcount

@@ -24,8 +24,8 @@ from typing import Any, TypeVar, overload
 from sqlalchemy.orm import Session
 
 from campaign.db.models import Character
-from campaign.errors import RuleRefused
-from campaign.i18n import _
+from campaign.errors import RuleRefused, Words
+from campaign.i18n import N_, _
 from campaign.labels import status_label
 
 _Result = TypeVar("_Result")  # a result dataclass with a `warnings` field
@@ -37,9 +37,34 @@ def _absence(session: Session, character: Character) -> tuple[str, str | None]:
     return status_of(session, character)
 
 
+#: The checks that need their characters present, as a refusal names them (the code each
+#: service passes to check_presence and check_records.refuse_duplicates).
+CHECK_NAMES = {
+    "fright": N_("a fright check"),
+    "ability": N_("an ability check"),
+    "skill": N_("a skill check"),
+    "cooperative": N_("a cooperative check"),
+    "opposed": N_("an opposed check"),
+    "danger": N_("a danger sense check"),
+    "hide": N_("a hide check"),
+}
+# A warning is whole sentence per status (never a status code put into a sentence).
+_NOT_IN_PLAY = {
+    "dead": N_("{name} is dead and not in play"),
+    "retired": N_("{name} is retired and not in play"),
+    "missing": N_("{name} is missing and not in play"),
+    "searching": N_("{name} is searching and not in play"),
+}
+
+
 def _phrase(name: str, status: str, target: str | None) -> str:
-    where = f"searching for {target}" if status == "searching" and target else status
-    return f"{name} is {where} and not in play"
+    """The warning as English Words (a result's "warnings" in --json stay English);
+    campaign.cli.presence shows it in the output's language."""
+    if status == "searching" and target:
+        return Words(N_("{name} is searching for {target} and not in play"), name=name, target=target)
+    if status in _NOT_IN_PLAY:
+        return Words(_NOT_IN_PLAY[status], name=name)
+    return Words(N_("{name} is {status} and not in play"), name=name, status=status)
 
 
 def roll_warnings(session: Session, characters: Iterable[Character]) -> list[str]:
@@ -52,15 +77,16 @@ def roll_warnings(session: Session, characters: Iterable[Character]) -> list[str
     return warnings
 
 
-def check_presence(session: Session, characters: Iterable[Character], what: str, *, anyway: bool = False) -> list[str]:
-    """Checks that need the character present (`what`: "a fright check"): refuse the dead,
-    the retired and (unless `anyway`) the missing; warn for searchers and `--anyway`."""
+def check_presence(session: Session, characters: Iterable[Character], check: str, *, anyway: bool = False) -> list[str]:
+    """Checks that need the character present (`check`: a code of CHECK_NAMES): refuse the
+    dead, the retired and (unless `anyway`) the missing; warn for searchers and `--anyway`."""
+    what = _(CHECK_NAMES[check])
     warnings = []
     for character in characters:
         status, target = _absence(session, character)
         if status in ("dead", "retired"):
             raise RuleRefused(
-                _("{name} is {status}: no {what} for a character out of the game").format(
+                _("{name} is {status}: {what} is not for a character out of the game").format(
                     name=character.name, status=status_label(status), what=what
                 )
             )

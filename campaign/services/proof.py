@@ -382,6 +382,7 @@ def check_file(path: str, head: str | None = None) -> ProofHolds:
     except IsADirectoryError:
         raise BadInput(_("{path} is a directory").format(path=path)) from None
     except OSError as exc:
-        strerror = reason_text(exc.strerror or str(exc), language())
-        raise NotFound(_("cannot read {path}: {strerror}").format(path=path, strerror=strerror)) from None
+        from campaign.labels import os_problem
+
+        raise NotFound(_("cannot read {path}: {strerror}").format(path=path, strerror=os_problem(exc))) from None
     return check_bundle(load_bundle(data), head)

@@ -343,9 +343,15 @@ class _Importer:
         if not isinstance(created_at, str) or len(created_at) > 32:
             raise ValueError(_("created_at must be a time stamp"))
         if self.session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
-            hint = "" if self.as_name else " (import --as-name NEW to give it another name)"
+            if self.as_name:
+                raise RuleRefused(
+                    _("a campaign named {name!r} already exists in the target database").format(name=name)
+                )
             raise RuleRefused(
-                _("a campaign named {name!r} already exists in the target database{hint}").format(name=name, hint=hint)
+                _(
+                    "a campaign named {name!r} already exists in the target database "
+                    "(`import --as-name NEW` gives it another name)"
+                ).format(name=name)
             )
         self.claimed.ruleset, self.claimed.settings = meta["ruleset"], meta["settings"]
         self.claimed.clock = meta.get("clock", 0)  # files from before the clock: never advanced

@@ -129,7 +129,9 @@ def approve(db: Database, campaign_name: str | None, actor: str, seq: int, *, ca
         if row is None:
             raise NotFound(_("no entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
         if row.kind != "void_request":
-            raise RuleRefused(_("entry #{seq} is a {kind}, not a void request").format(seq=seq, kind=row.kind))
+            raise RuleRefused(
+                _("entry #{seq} is a {kind}, not a void request").format(seq=seq, kind=kind_label(row.kind))
+            )
         try:
             request = json.loads(row.record)
         except ValueError:

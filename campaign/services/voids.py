@@ -100,7 +100,7 @@ def _check_target(session: Session, campaign: Campaign, seq: int) -> tuple[dict[
             )
         raise RuleRefused(
             _("entry #{seq} ({kind}) records structure, not a result; it cannot be voided").format(
-                seq=seq, kind=record["kind"]
+                seq=seq, kind=kind_label(record["kind"])
             )
         )
     return record, restored

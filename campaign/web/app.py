@@ -23,10 +23,11 @@ if TYPE_CHECKING:
 HERE = Path(__file__).parent
 
 
-def make_templates(zone: str | None = None) -> Jinja2Templates:
+def make_templates() -> Jinja2Templates:
     """Jinja2 with autoescape on for .html: every name and reason is text, never markup.
     `_()` in a template is the catalog's (campaign.i18n, the request's language); times
-    are shown in `zone` (the campaign's `timezone`, else the server's), named on the page."""
+    are shown in the request's zone (present.page_zone: the campaign's `timezone` as the
+    request began, else the server's), named on the page."""
     import json
 
     import jinja2
@@ -60,8 +61,8 @@ def make_templates(zone: str | None = None) -> Jinja2Templates:
     env.filters.update(
         roll_text=present.roll_text,
         kind_text=present.kind_text,
-        short_time=lambda at: present.short_time(at, zone),
-        local_time=lambda at: present.local_time(at, zone),
+        short_time=lambda at: present.short_time(at, present.page_zone()),
+        local_time=lambda at: present.local_time(at, present.page_zone()),
         outcome_label=present.outcome_text,
         status_text=present.status_text,
         condition_text=present.condition_text,
@@ -79,8 +80,8 @@ def make_templates(zone: str | None = None) -> Jinja2Templates:
         kind_label=present.kind_word,
         luck_note=present.luck_note,
         page_language=i18n.language,
-        time_zone=lambda: present.zone_label(zone),
-        zone_setting=zone or "",
+        time_zone=lambda: present.zone_label(present.page_zone()),
+        zone_setting=lambda: present.page_zone() or "",
         with_code=with_code,
         list_separator=lambda: i18n.pick("、", ", "),  # the scripts show times in it (else the browser's zone)
         # the scripts' messages, in this page's language, from the same catalog (static/*.js read them)
@@ -148,7 +149,6 @@ def create_app(
     from campaign.db.database import Database
     from campaign.errors import CampaignError
     from campaign.services.browse import campaign_identity
-    from campaign.services.campaigns import time_zone_of
     from campaign.services.invites import seat_for
     from campaign.services.luck_kept import KeptTallies
     from campaign.web import routes_api, routes_bcdice, routes_pages, routes_table, seats
@@ -159,28 +159,41 @@ def create_app(
 
     db = Database(db_url)
     campaign_id, name = campaign_identity(db, campaign_name)
-    templates = make_templates(time_zone_of(db, name))
+    templates = make_templates()
     templates.env.globals["campaign_name"] = name
     # A template's macros are attributes Jinja2 makes as it loads it (untyped by nature).
     row_macro = templates.env.get_template("macros.html").module.entry_row  # type: ignore[attr-defined]
 
+    import anyio.to_thread
+    from sqlalchemy.exc import SQLAlchemyError
     from starlette.middleware import Middleware
     from starlette.middleware.gzip import GZipMiddleware
 
     from campaign import i18n
-    from campaign.services.common import language_facts
+    from campaign.services.browse import page_facts
+    from campaign.web import present
     from campaign.web.language import page_language
 
-    setting, ruleset = language_facts(db, name)
+    known = page_facts(db, campaign_id)  # a request whose own read fails shows the last read
 
-    def speaking(scope: Any) -> None:
+    async def speaking(scope: Any) -> None:
         """Each request in its page's language (campaign.web.language: CAMPAIGN_LANG, the
-        campaign's setting, the browser's Accept-Language, the ruleset; campaign.i18n holds
-        it in a context variable, so the worker threads of sync endpoints read it too).
-        The guard calls it first, so its own refusals (401, host, CSRF) speak it too."""
+        campaign's setting, the browser's Accept-Language, the ruleset) and its times in
+        the campaign's zone, both as the settings are now (one small read per request, in
+        a worker thread like the seat's): `campaign settings lang=en` shows on the next
+        page without a restart. campaign.i18n and present hold them in context variables,
+        so the worker threads of sync endpoints read them too. The guard calls it first,
+        so its own refusals (401, host, CSRF) speak it too."""
+        nonlocal known
+        if scope["type"] == "http" and not scope["path"].startswith("/static/"):  # a file has no words
+            try:
+                known = await anyio.to_thread.run_sync(page_facts, db, campaign_id)
+            except SQLAlchemyError:  # the database is away or refuses: the page's own read says so
+                pass
         headers = scope.get("headers", ())
         accept = next((value.decode("latin-1") for key, value in headers if key == b"accept-language"), None)
-        i18n.use(page_language(setting, ruleset, accept))
+        i18n.use(page_language(known.lang, known.ruleset, accept))
+        present.use_zone(known.zone)
 
     app = Starlette(
         middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream

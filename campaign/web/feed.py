@@ -35,6 +35,15 @@ CACHE = 2000  # rendered rows kept for clients that lag behind
 LISTEN_SAFETY = 5.0  # PostgreSQL: seconds a stream waits for a notification before probing anyway
 
 
+def _words() -> tuple[str, str | None]:
+    """What a rendered row depends on besides its entry: the request's language and the
+    zone of its times (a `settings timezone=` under a running server changes the zone)."""
+    from campaign.i18n import language
+    from campaign.web.present import page_zone
+
+    return language(), page_zone()
+
+
 class Feed:
     def __init__(
         self,
@@ -55,7 +64,7 @@ class Feed:
         # rendered HTML, the table pages' shared JSON as `table`), computed once per head
         # for every client: a `state` event.
         self._render_state = render_state
-        self._state: dict[str, tuple[int, str]] = {}
+        self._state: dict[tuple[str, str | None], tuple[int, str]] = {}
         self._entries_after = lambda after: entries_after(db, campaign_id, after)
         self._render_row = render_row
         self._head = 0
@@ -69,7 +78,7 @@ class Feed:
         self._probed_generation = -1
         self._woken_event: asyncio.Event | None = None
         self._lock = anyio.Lock()
-        self._rows: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._rows: OrderedDict[tuple[tuple[str, str | None], int], str] = OrderedDict()
 
     def _stale(self) -> bool:
         return time.monotonic() - self._checked >= POLL or self._probed_generation != self._generation
@@ -122,23 +131,21 @@ class Feed:
 
     async def rows_after(self, after: int) -> list[tuple[int, str]]:
         """(seq, row html) of the entries after `after` that exist now, oldest first, in
-        this request's language (rendered once per language: the cache is keyed by it)."""
-        from campaign.i18n import language
-
+        this request's language and zone (rendered once per both: the cache is keyed by them)."""
         head = await self.head()
         if head <= after:
             return []
-        lang = language()
+        words = _words()
         wanted = range(after + 1, head + 1)
-        if all((lang, seq) in self._rows for seq in wanted):
-            return [(seq, self._rows[lang, seq]) for seq in wanted]
+        if all((words, seq) in self._rows for seq in wanted):
+            return [(seq, self._rows[words, seq]) for seq in wanted]
         async with self._lock:
-            if all((lang, seq) in self._rows for seq in wanted):  # another client just read them
-                return [(seq, self._rows[lang, seq]) for seq in wanted]
+            if all((words, seq) in self._rows for seq in wanted):  # another client just read them
+                return [(seq, self._rows[words, seq]) for seq in wanted]
             entries = await anyio.to_thread.run_sync(self._entries_after, after)
             rendered = [(entry["seq"], self._render_row(entry)) for entry in entries]
             for seq, html in rendered:
-                self._rows[lang, seq] = html
+                self._rows[words, seq] = html
             while len(self._rows) > CACHE:
                 self._rows.popitem(last=False)
         return rendered
@@ -146,17 +153,15 @@ class Feed:
     async def state_at(self, seq: int) -> str:
         """The `state` event's data once the ledger reached `seq` (rendered once per head
         and language)."""
-        from campaign.i18n import language
-
-        lang = language()
-        cached = self._state.get(lang)
+        words = _words()
+        cached = self._state.get(words)
         if cached is None or cached[0] < seq:
             async with self._lock:
-                cached = self._state.get(lang)
+                cached = self._state.get(words)
                 if cached is None or cached[0] < seq:
                     assert self._render_state is not None  # events() asks only a feed that renders state
                     parts = await anyio.to_thread.run_sync(self._render_state)
-                    cached = self._state[lang] = (seq, json.dumps({"seq": seq, **parts}))
+                    cached = self._state[words] = (seq, json.dumps({"seq": seq, **parts}))
         return cached[1]
 
     async def stream(self, after: int) -> AsyncIterator[str]:

@@ -7,6 +7,7 @@ the commitment; its dice and result live in the GM-only table, which nothing her
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -14,6 +15,21 @@ from zoneinfo import ZoneInfo
 from campaign import labels
 from campaign.i18n import _
 from campaign.labels import ops_summary
+
+# The zone this request's times are shown in (the campaign's `timezone` as the request
+# began; None: the server's zone). A context variable like campaign.i18n's language, so
+# the worker threads of sync endpoints and the feed's stream read the request's own.
+_zone: ContextVar[str | None] = ContextVar("page_zone", default=None)
+
+
+def use_zone(zone: str | None) -> None:
+    """This request shows times in `zone` (campaign.web.app sets it per request)."""
+    _zone.set(zone)
+
+
+def page_zone() -> str | None:
+    """The zone of this request's times: the campaign's `timezone` setting, else None."""
+    return _zone.get()
 
 
 def outcome_label(kind: str | None, outcome: str | None) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from http.cookies import SimpleCookie
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode
@@ -77,7 +77,7 @@ class Guard:
         *,
         hosts: Iterable[str] = (),
         seat_of: Callable[[str], Seat | None] | None = None,
-        language_of: Callable[[Scope], None] | None = None,
+        language_of: Callable[[Scope], Awaitable[None]] | None = None,
     ) -> None:
         self.app = app
         self.language_of = language_of  # sets the request's language (campaign.web.app), before any answer
@@ -88,7 +88,7 @@ class Guard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.language_of is not None:
-            self.language_of(scope)
+            await self.language_of(scope)
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

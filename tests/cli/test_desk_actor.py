@@ -77,7 +77,7 @@ def test_usage_errors_are_one_line_with_exit_2(gurps):
             ("scenario", "end", "--awrd", "3"),
             "error: No such option: --awrd (Possible options: --award) (see `campaign scenario end --help`)",
         ),
-        (("award",), "error: Missing argument 'cp' (see `campaign award --help`)"),
+        (("award",), "error: Missing argument CP (see `campaign award --help`)"),
         (("history", "--limit", "x"), None),
     ]:
         result = gurps.run(*args, expect=2)

@@ -59,6 +59,11 @@ NAMES = (
     "'abc'",
     # ja-seeds
     "表データ/自作表.toml",
+    # ja-live
+    "'frigth'",
+    "'fright'",
+    "'zzz'",
+    "霊感",
 )
 
 
@@ -207,6 +212,36 @@ SESSION: list[
     (("use", "夜桜"), 0),
     (("group", "--help"), 0),
     (("demo", "--help"), 0),
+    # ja-live: Click's usage errors, the pieces inside refusals, a warning, a category
+    (("roll", "3D6", "--bogus"), 2),
+    (("award",), 2),
+    (("history", "--limit", "abc"), 2),
+    (("roll", "3D6", "--dice"), 2),
+    (("history", "--kind", "frigth"), 2),
+    (("history", "--kind", "zzz"), 2),
+    (("--as", "Aki", "history", "void", "3", "--yes", "--reason", "間違い"), 1),
+    (("history", "reveal-seed", "9"), 1),
+    (("import", "夜桜.jsonl"), 1),
+    (("call", "check", "luck", "刀矢", "--target", "3"), 2),
+    (("trait", "add", "鈴音", "霊感", "--cp", "5"), 0),
+    (("char", "kill", "刀矢", "--reason", "怪異"), 0),
+    (("fright", "刀矢"), 1),
+    (("roll", "3D6", "--char", "刀矢", "--dice", "1,2,3"), 0),
+    (("char", "kill", "刀矢", "--reason", "怪異"), 1),
+    (("char", "item", "remove", "刀矢", "懐中電灯"), 0),
+    (("history", "--limit", "5"), 0),
+    (("scenario", "list"), 0),
+    (("scenario", "show", "第一話"), 0),
+    (("scenario", "note", "第一話の終わり"), 0),
+    (("missing", "list"), 0),
+    (("player", "list"), 0),
+    (("history", "show", "3"), 0),
+    (("history", "show", "12"), 0),  # the table roll of 鈴音's fright check (#11)
+    (("history", "show", "6"), 0),  # scenario 1 starts
+    (("history", "show", "21"), 0),  # 鈴音 goes missing
+    (("history", "show", "22"), 0),  # scenario 1 ends, with 鈴音's reunion check
+    (("history", "show", "24"), 0),  # the award at its end
+    *((("history", "show", seq), 0) for seq in ("1", "2", "5", "23", "26", "30", "31", "32")),  # (23: reunion)
     # ja-seeds: a broken table file, what a table's extra roll is for, and why it shows in history
     (("table", "roll", "CRT", "--dice", "3,4,6"), 1, _broken_table_file),
     (("table", "roll", "YFMB", "--dice", "4,5,5"), 2),

@@ -52,8 +52,10 @@ def test_every_listing_prints_json_csv_with_bom_and_a_table(sqlite_gurps, comman
 @pytest.mark.parametrize(
     "command, line",
     [
-        (("missing", "list"), "行方不明のキャラクターはいません (no missing characters)"),
-        (("scenario", "list"), "シナリオはまだありません (no scenarios yet)"),
+        (("missing", "list"), "no missing characters"),
+        (("--lang", "ja", "missing", "list"), "行方不明のキャラクターはいません"),
+        (("scenario", "list"), "no scenarios yet"),
+        (("--lang", "ja", "scenario", "list"), "シナリオはまだありません"),
         (("condition", "list"), "no conditions (now day 1 00:00)"),
         (("trait", "list", "鈴音"), "鈴音 has no traits (CP total 100)"),
         (("history", "--kind", "fright"), "no matching entries"),

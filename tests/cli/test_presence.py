@@ -36,7 +36,11 @@ def test_checks_refuse_the_dead_and_retired_rolls_warn(sqlite_gurps, how):
         ("check", "oppose", "--active", "鈴音:IQ", "--passive", "刀矢:IQ", "--dice", "1,2,3,4"),
     ):
         message = cli.error(*command, code=1)
-        assert message.startswith(f"error: 刀矢 is {status}: no ") and "\n" not in message
+        assert (
+            message.startswith(f"error: 刀矢 is {status}: ")
+            and message.endswith(" is not for a character out of the game")
+            and "\n" not in message
+        )
     assert count(cli) == before
     for command in (
         ("roll", "2D6", "--char", "刀矢", "--dice", "3,4"),

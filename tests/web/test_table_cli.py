@@ -85,7 +85,7 @@ def test_call_cancel_and_gm_roll_for_an_absent_player(gurps):
     assert made["params"] == {"check": "ability", "stat": "技", "target": 12, "modifier": 0}
     assert made["prompt"] == "roll your ability check: 鈴音 技 target 12"  # --json: English in every language
     assert "no character named" in gurps.error("call", "fright", "誰か", code=1)
-    assert "check: one of" in gurps.error("call", "check", "luck", "鈴音", "--target", "3", code=2)
+    assert "CHECK must be one of `ability`" in gurps.error("call", "check", "luck", "鈴音", "--target", "3", code=2)
     fright = gurps.json("call", "fright", "刀矢")
     assert f"call #{fright['call_id']} (fright) for 刀矢 is still pending" in gurps.error(
         "call", "fright", "刀矢", code=1
