@@ -92,7 +92,7 @@ def test_import_log_summary_in_japanese(gurps, tmp_path):
         "拒否: 自己矛盾する行 1、途中で切れた行 0 (--explain で一覧)",
         "ログに見えているシークレットダイス 1 件を、秘密として記録しました",
     ]
-    assert lines[-2].startswith("ログ: html-p、utf-8。セッション log:")
+    assert lines[-2].startswith("ログ: HTML (<p> 形式の出力)、UTF-8。セッション log:")
     assert lines[-1] == "恐怖判定の結果 1 件を記録、キャラクターには未適用 (--apply-fright で適用)"
 
 
