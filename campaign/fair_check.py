@@ -277,7 +277,7 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
                 raise Unfair(seq, "entry #{seq}: die {number} is malformed", seq=seq, number=offset + 1)
             faces.append(draw[1])
         dice = record.get("dice")
-        if dice != faces and dice is not None and len(draws) == len(dice):
+        if dice is not None and dice != faces and (not isinstance(dice, list) or len(draws) == len(dice)):
             differ = "entry #{seq}: its dice {dice} are not the derived draws {faces}"
             raise Unfair(seq, differ, seq=seq, dice=dice, faces=faces)
         if commit not in seeds:

@@ -115,6 +115,11 @@ CASES = {
         "entry #2: fair dice: entry #2: its dice [1, 2] are not the derived draws [3, 4]",
         "記録 #2: 公正なダイス: 記録 #2: 出目 [1, 2] がシードから導いた値 [3, 4] と違います",
     ),
+    "fair dice not a list": (  # once a TypeError in both checkers
+        encoded(synthetic({"kind": "seed_commit", "detail": {"commitment": SEED_HASH}}, {**FAIR_ROLL, "dice": 5})),
+        "entry #2: fair dice: entry #2: its dice 5 are not the derived draws [3, 4]",
+        "記録 #2: 公正なダイス: 記録 #2: 出目 5 がシードから導いた値 [3, 4] と違います",
+    ),
     "head": (
         _changed(lambda b: b.update(head="a" * 64), {"kind": "roll"}),
         f"entry #2: the last entry's hash is not the bundle's head {'a' * 64}",
