@@ -42,6 +42,7 @@ REJECTED = "fair dice rejected: {problem}"
 UNREADABLE = "error: cannot read {file}: {problem}"
 NO_ENTRIES = "not a proof bundle (no entries)"
 NOT_A_RECORD = "entry {number} of the bundle is not a ledger record"
+TOO_DEEP = "the bundle is nested too deeply to read"
 NOT_UTF8 = "the bundle is not UTF-8 text (byte {start})"
 NOT_JSON = "the bundle is not valid JSON ({exc})"
 WHERE = "{problem}: line {line} column {column} (char {char})"
@@ -70,6 +71,8 @@ not a proof bundle (no entries)
     証明の束ではありません (entries がありません)
 entry {number} of the bundle is not a ledger record
     証明の束の {number} 件目が台帳の記録ではありません
+the bundle is nested too deeply to read
+    証明の束の入れ子が深すぎて読めません
 the bundle is not UTF-8 text (byte {start})
     証明の束が UTF-8 のテキストではありません ({start} バイト目)
 the bundle is not valid JSON ({exc})
@@ -313,6 +316,8 @@ def bundle_records(path: str) -> list[dict[str, Any]]:
     except json.JSONDecodeError as exc:
         where = {"line": exc.lineno, "column": exc.colno, "char": exc.pos}
         raise Unreadable(NOT_JSON, exc=Unreadable(WHERE, problem=Unreadable(exc.msg), **where)) from None
+    except RecursionError:  # json.loads recurses: deeper than Python's stack
+        raise Unreadable(TOO_DEEP) from None
     entries = bundle.get("entries") if isinstance(bundle, dict) else None
     if not isinstance(entries, list):
         raise Unreadable(NO_ENTRIES)
@@ -320,7 +325,7 @@ def bundle_records(path: str) -> list[dict[str, Any]]:
     for number, entry in enumerate(entries, start=1):
         try:
             record = json.loads(entry["record"])
-        except (TypeError, KeyError, ValueError):  # no object, no "record", no text, no JSON
+        except (TypeError, KeyError, ValueError, RecursionError):  # no object, "record", text, JSON
             record = None
         if not isinstance(record, dict) or not _is_int(record.get("seq")):
             raise Unreadable(NOT_A_RECORD, number=number)

@@ -65,6 +65,7 @@ EXPECTED = {
         "(1 行 14 列目、位置 13: 区切りの ',' がありません)\n",
     ),
     "no entries": (1, "", "エラー: 空.json を読めません: 証明の束ではありません (entries がありません)\n"),
+    "too deep": (1, "", "エラー: 深い.json を読めません: 証明の束の入れ子が深すぎて読めません\n"),
     "usage": (2, "", "使い方: python fair_check.py [--lang ja|en] PROOF.json\n"),
 }
 ENGLISH = {
@@ -82,6 +83,7 @@ ENGLISH = {
         "(char 13))\n",
     ),
     "no entries": (1, "", "error: cannot read 空.json: not a proof bundle (no entries)\n"),
+    "too deep": (1, "", "error: cannot read 深い.json: the bundle is nested too deeply to read\n"),
     "usage": (2, "", "usage: python fair_check.py [--lang ja|en] PROOF.json\n"),
 }
 ARGS = {
@@ -90,6 +92,7 @@ ARGS = {
     "missing": ["無い.json"],
     "not json": ["壊れた.json"],
     "no entries": ["空.json"],
+    "too deep": ["深い.json"],
     "usage": ["正しい.json", "--extra"],
 }
 JAPANESE_WAYS = {
@@ -113,6 +116,7 @@ def player(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "書き換え.json").write_bytes(bundle([CHANGED, FACES[1]]))
     (folder / "壊れた.json").write_bytes(b'{"format": 1 "x"}')
     (folder / "空.json").write_bytes(b'{"format": "campaign-proof"}')
+    (folder / "深い.json").write_bytes(b"[" * 200_000)
     return folder
 
 
@@ -224,6 +228,7 @@ def test_the_lines_both_checkers_word_are_proofchecks_japanese():
         fair_check.REJECTED,
         fair_check.NO_ENTRIES,
         fair_check.NOT_A_RECORD,
+        fair_check.TOO_DEEP,
     }
 
 
