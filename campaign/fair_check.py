@@ -13,8 +13,15 @@ check it against campaign.core.fair_dice and the vectors of the docs.
 
     python proofcheck.py proof.json --head 3f1c...   (the chain: run it first)
     python fair_check.py proof.json                  (the fair dice in the bundle)
+    python fair_check.py --lang ja proof.json        (in Japanese)
 
 Exit status: 0 every die recomputes (or none can yet), 1 a die or seed is wrong, 2 bad usage.
+
+In Japanese or English, chosen as proofcheck.py chooses (--lang, else CAMPAIGN_LANG, else
+the locale): every line it prints comes from JA below, English templates with named
+placeholders and their Japanese. A problem reads as proofcheck.py's table words it (the
+tests hold the lines both tables have to the same Japanese); `check_records` keeps the
+English line, which proofcheck.py and `campaign proof check` translate themselves.
 """
 
 from __future__ import annotations
@@ -22,11 +29,118 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeGuard
 
 COMMIT, REVEAL = "seed_commit", "seed_reveal"
+
+USAGE = "usage: python fair_check.py [--lang ja|en] PROOF.json"
+HOLD = "fair dice hold: {checked} entries recomputed from {revealed} revealed seeds ({pending} wait for their seed)"
+REJECTED = "fair dice rejected: {problem}"
+UNREADABLE = "error: cannot read {file}: {problem}"
+NO_ENTRIES = "not a proof bundle (no entries)"
+NOT_A_RECORD = "entry {number} of the bundle is not a ledger record"
+TOO_DEEP = "the bundle is nested too deeply to read"
+NOT_UTF8 = "the bundle is not UTF-8 text (byte {start})"
+NOT_JSON = "the bundle is not valid JSON ({exc})"
+WHERE = "{problem}: line {line} column {column} (char {char})"
+
+# --- Language: one table of pairs, an English template and its Japanese indented under it
+# (a line ending in a backslash goes on below). The lines proofcheck.py's table has too
+# (every problem, the file's faults) are its Japanese word for word (a test).
+LANGUAGES = ("ja", "en")
+_PAIRS = """\
+usage: python fair_check.py [--lang ja|en] PROOF.json
+    使い方: python fair_check.py [--lang ja|en] PROOF.json
+fair dice hold: {checked} entries recomputed from {revealed} revealed seeds ({pending} wait for their seed)
+    公正なダイスは成り立ちます: 公開されたシード {revealed} 個から記録 {checked} 件を再計算しました \
+(シードの公開待ち {pending} 件)
+fair dice rejected: {problem}
+    公正なダイスは成り立ちません: {problem}
+error: cannot read {file}: {problem}
+    エラー: {file} を読めません: {problem}
+No such file or directory
+    ファイルがありません
+Permission denied
+    読む権限がありません
+Is a directory
+    ディレクトリです
+not a proof bundle (no entries)
+    証明の束ではありません (entries がありません)
+entry {number} of the bundle is not a ledger record
+    証明の束の {number} 件目が台帳の記録ではありません
+the bundle is nested too deeply to read
+    証明の束の入れ子が深すぎて読めません
+the bundle is not UTF-8 text (byte {start})
+    証明の束が UTF-8 のテキストではありません ({start} バイト目)
+the bundle is not valid JSON ({exc})
+    証明の束が正しい JSON ではありません ({exc})
+{problem}: line {line} column {column} (char {char})
+    {line} 行 {column} 列目、位置 {char}: {problem}
+Expecting value
+    値がありません
+Extra data
+    値のあとに余計なデータがあります
+Expecting ',' delimiter
+    区切りの ',' がありません
+Expecting ':' delimiter
+    区切りの ':' がありません
+Expecting property name enclosed in double quotes
+    二重引用符で囲んだキーがありません
+Unterminated string starting at
+    閉じていない文字列があります
+Invalid control character at
+    文字列の中に制御文字があります
+Invalid \\escape
+    不正なエスケープ (\\) があります
+Invalid \\uXXXX escape
+    不正な \\uXXXX エスケープがあります
+seed commitment #{seq} holds no SHA-256 hex digest
+    シードの公約 #{seq} に SHA-256 の16進ダイジェストがありません
+seed reveal #{seq} names #{target}, which is no earlier seed commitment
+    シードの公開 #{seq} が指す #{target} は、それより前のシードの公約ではありません
+seed commitment #{target} is revealed twice (#{first}, #{seq})
+    シードの公約 #{target} が2回公開されています (#{first}、#{seq})
+seed reveal #{seq} does not match commitment #{target}: the seed was swapped
+    シードの公開 #{seq} が公約 #{target} と一致しません: シードがすり替えられています
+entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment
+    記録 #{seq} のダイスの元 #{commit} は、それより前のシードの公約ではありません
+entry #{seq}: its fair-dice inputs are malformed
+    記録 #{seq}: 公正なダイスの入力が不正です
+entry #{seq} derives its dice from seed #{commit}, revealed before it (#{revealed}): anyone could foresee them
+    記録 #{seq} のダイスは、その前 (#{revealed}) に公開されたシード #{commit} から導かれています: \
+誰でも出目を予見できました
+entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)
+    記録 #{seq}: ダイスの番号が {first} から始まっています ({expected} のはず。引いたダイスが捨てられています)
+entry #{seq}: die {number} is malformed
+    記録 #{seq}: {number} 個目のダイスが不正です
+entry #{seq}: its dice {dice} are not the derived draws {faces}
+    記録 #{seq}: 出目 {dice} がシードから導いた値 {faces} と違います
+entry #{seq}: die {number} (d{sides}) shows {face}, the seed gives {should}: the die was changed
+    記録 #{seq}: {number} 個目のダイス (d{sides}) の出目は {face} ですが、シードから導くと {should} です。\
+ダイスが書き換えられています
+"""
+_LINES = _PAIRS.splitlines()
+JA = {english: japanese.strip() for english, japanese in zip(_LINES[0::2], _LINES[1::2])}
+
+
+def language(option: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """'ja' or 'en' as proofcheck.py decides: `option` (--lang), else CAMPAIGN_LANG, else
+    the first locale variable set; else English."""
+    environ = os.environ if environ is None else environ
+    locale = next((environ[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(name, "").strip()), "")
+    for value in (option, environ.get("CAMPAIGN_LANG"), locale):
+        code = (value or "").strip().lower().split(".")[0].replace("-", "_").split("_")[0]
+        if code in LANGUAGES:
+            return code
+    return "en"
+
+
+def message(template: str, lang: str = "en", **fields: object) -> str:
+    """One of JA's English templates, in `lang`, filled with `fields`."""
+    return (JA.get(template, template) if lang == "ja" else template).format(**fields)
 
 
 def derive(seed: str, seq: int, share: str, index: int, sides: int) -> int:
@@ -56,9 +170,20 @@ def _hex(value: object, length: int | None = None) -> TypeGuard[str]:
 
 
 class Unfair(Exception):
-    def __init__(self, seq: int, problem: str) -> None:
-        super().__init__(problem)
-        self.seq, self.problem = seq, problem
+    """The first wrong entry: `problem` is the English line, `template` of JA filled with `fields`."""
+
+    def __init__(self, seq: int, template: str, /, **fields: object) -> None:
+        self.seq, self.template, self.fields = seq, template, fields
+        self.problem = template.format(**fields)
+        super().__init__(self.problem)
+
+
+class Unreadable(ValueError):
+    """The file is no proof bundle: `template` of JA filled with `fields` (its English is str())."""
+
+    def __init__(self, template: str, /, **fields: object) -> None:
+        self.template, self.fields = template, fields
+        super().__init__(template.format(**fields))
 
 
 def check_records(records: Iterable[dict[str, Any]], partial: bool = False) -> dict[str, Any]:
@@ -84,7 +209,7 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
         detail = found if isinstance(found := record.get("detail"), dict) else {}
         if kind == COMMIT:
             if not _hex(detail.get("commitment"), 64):
-                raise Unfair(seq, f"seed commitment #{seq} holds no SHA-256 hex digest")
+                raise Unfair(seq, "seed commitment #{seq} holds no SHA-256 hex digest", seq=seq)
             commits[seq] = detail["commitment"]
         elif kind == REVEAL:
             target, seed = detail.get("reveals"), detail.get("seed")
@@ -97,15 +222,22 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
             ):
                 commits[target] = detail["commitment"]  # before the bundle: as the reveal repeats it
             if not _is_int(target) or target not in commits:
-                raise Unfair(seq, f"seed reveal #{seq} names #{target}, which is no earlier seed commitment")
+                raise Unfair(
+                    seq,
+                    "seed reveal #{seq} names #{target}, which is no earlier seed commitment",
+                    seq=seq,
+                    target=target,
+                )
             if target in seeds:
-                raise Unfair(seq, f"seed commitment #{target} is revealed twice (#{seeds[target][1]}, #{seq})")
+                twice = "seed commitment #{target} is revealed twice (#{first}, #{seq})"
+                raise Unfair(seq, twice, target=target, first=seeds[target][1], seq=seq)
             if (
                 not _hex(seed, 64)
                 or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commits[target]
                 or detail.get("commitment") != commits[target]
             ):
-                raise Unfair(seq, f"seed reveal #{seq} does not match commitment #{target}: the seed was swapped")
+                swapped = "seed reveal #{seq} does not match commitment #{target}: the seed was swapped"
+                raise Unfair(seq, swapped, seq=seq, target=target)
             seeds[target] = (seed, seq)
         if isinstance(detail.get("fair"), dict):
             fair_entries.append(record)
@@ -116,7 +248,8 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
         fair = record["detail"]["fair"]
         commit, base, share, first, draws = (fair.get(name) for name in ("commit", "seq", "share", "from", "draws"))
         if not _is_int(commit) or commit >= seq or (commit not in commits and not partial):
-            raise Unfair(seq, f"entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment")
+            no_commit = "entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment"
+            raise Unfair(seq, no_commit, seq=seq, commit=commit)
         if (
             not _is_int(base)
             or not commit < base <= seq
@@ -124,18 +257,17 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
             or not isinstance(draws, list)
             or (share is not None and not _hex(share))
         ):
-            raise Unfair(seq, f"entry #{seq}: its fair-dice inputs are malformed")
+            raise Unfair(seq, "entry #{seq}: its fair-dice inputs are malformed", seq=seq)
         if commit in seeds and seeds[commit][1] < seq:
-            raise Unfair(
-                seq,
-                f"entry #{seq} derives its dice from seed #{commit}, revealed before it "
-                f"(#{seeds[commit][1]}): anyone could foresee them",
+            foreseen = (
+                "entry #{seq} derives its dice from seed #{commit}, revealed before it (#{revealed}): "
+                "anyone could foresee them"
             )
+            raise Unfair(seq, foreseen, seq=seq, commit=commit, revealed=seeds[commit][1])
         expected = next_index.get((commit, base), 0)
         if first != expected:
-            raise Unfair(
-                seq, f"entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)"
-            )
+            dropped = "entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)"
+            raise Unfair(seq, dropped, seq=seq, first=first, expected=expected)
         next_index[(commit, base)] = first + len(draws)
         faces = []
         for offset, draw in enumerate(draws):
@@ -145,11 +277,12 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
                 or not all(_is_int(v) for v in draw)
                 or not 1 <= draw[0] <= 10**6
             ):
-                raise Unfair(seq, f"entry #{seq}: die {offset + 1} is malformed")
+                raise Unfair(seq, "entry #{seq}: die {number} is malformed", seq=seq, number=offset + 1)
             faces.append(draw[1])
         dice = record.get("dice")
-        if dice != faces and dice is not None and len(draws) == len(dice):
-            raise Unfair(seq, f"entry #{seq}: its dice {dice} are not the derived draws {faces}")
+        if dice is not None and dice != faces and (not isinstance(dice, list) or len(draws) == len(dice)):
+            differ = "entry #{seq}: its dice {dice} are not the derived draws {faces}"
+            raise Unfair(seq, differ, seq=seq, dice=dice, faces=faces)
         if commit not in seeds:
             pending += 1
             continue
@@ -157,44 +290,91 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
         for offset, (sides, face) in enumerate(draws):
             should = derive(seed, base, share or "", first + offset, sides)
             if face != should:
-                raise Unfair(
-                    seq,
-                    f"entry #{seq}: die {offset + 1} (d{sides}) shows {face}, the seed gives "
-                    f"{should}: the die was changed",
+                changed = (
+                    "entry #{seq}: die {number} (d{sides}) shows {face}, the seed gives {should}: the die was changed"
                 )
+                raise Unfair(seq, changed, seq=seq, number=offset + 1, sides=sides, face=face, should=should)
         checked += 1
     return {"revealed": len(seeds), "checked": checked, "pending": pending}
 
 
 def check_bundle_file(path: str) -> dict[str, Any]:
     """The fair dice of a proof bundle (`campaign history proof -o FILE`): its records are
-    read as they are; proofcheck.py is what proves they are the chain's."""
+    read as they are; proofcheck.py is what proves they are the chain's. OSError when the
+    file cannot be read, Unreadable (a ValueError) when it is no bundle."""
+    return check_records(bundle_records(path), partial=True)
+
+
+def bundle_records(path: str) -> list[dict[str, Any]]:
+    """The parsed records of the bundle at `path`, each an object with its seq."""
     with open(path, "rb") as handle:
-        bundle = json.loads(handle.read().decode("utf-8"))
+        data = handle.read()
+    try:
+        bundle = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise Unreadable(NOT_UTF8, start=exc.start) from None
+    except json.JSONDecodeError as exc:
+        where = {"line": exc.lineno, "column": exc.colno, "char": exc.pos}
+        raise Unreadable(NOT_JSON, exc=Unreadable(WHERE, problem=Unreadable(exc.msg), **where)) from None
+    except RecursionError:  # json.loads recurses: deeper than Python's stack
+        raise Unreadable(TOO_DEEP) from None
     entries = bundle.get("entries") if isinstance(bundle, dict) else None
     if not isinstance(entries, list):
-        raise ValueError("not a proof bundle (no entries)")
-    records = [json.loads(entry["record"]) for entry in entries]
-    return check_records(records, partial=True)
+        raise Unreadable(NO_ENTRIES)
+    records = []
+    for number, entry in enumerate(entries, start=1):
+        try:
+            record = json.loads(entry["record"])
+        except (TypeError, KeyError, ValueError, RecursionError):  # no object, "record", text, JSON
+            record = None
+        if not isinstance(record, dict) or not _is_int(record.get("seq")):
+            raise Unreadable(NOT_A_RECORD, number=number)
+        records.append(record)
+    return records
+
+
+def _worded(value: object, lang: str) -> str:
+    """A problem (an Unreadable, an OSError's words, a value) in `lang`, its parts too."""
+    if isinstance(value, Unreadable):
+        fields = {name: _worded(part, lang) for name, part in value.fields.items()}
+        return message(value.template, lang, **fields)
+    return message(str(value), lang) if isinstance(value, str) and value in JA else str(value)
+
+
+def _arguments(args: list[str]) -> tuple[str | None, str | None]:
+    """(the bundle's path, the --lang given) from argv; no path when the usage is wrong."""
+    path, lang, rest = None, None, list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--lang" and rest:
+            lang = rest.pop(0)
+        elif arg.startswith("--lang="):
+            lang = arg[len("--lang=") :]
+        elif arg.startswith("-") or path is not None:
+            return None, lang
+        else:
+            path = arg
+    return (path if lang in (None, *LANGUAGES) else None), lang
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or args[0].startswith("-"):
-        print("usage: python fair_check.py PROOF.json", file=sys.stderr)
+    path, option = _arguments(sys.argv[1:] if argv is None else argv)
+    lang = language(option)
+    if path is None:
+        print(message(USAGE, lang), file=sys.stderr)
         return 2
     try:
-        found = check_bundle_file(args[0])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"error: cannot read {args[0]}: {exc}", file=sys.stderr)
+        counts = _check(bundle_records(path), partial=True)
+    except OSError as exc:
+        print(message(UNREADABLE, lang, file=path, problem=_worded(exc.strerror or exc, lang)), file=sys.stderr)
         return 1
-    if not found["ok"]:
-        print(f"fair dice rejected: {found['problem']}", file=sys.stderr)
+    except Unreadable as exc:
+        print(message(UNREADABLE, lang, file=path, problem=_worded(exc, lang)), file=sys.stderr)
         return 1
-    print(
-        f"fair dice hold: {found['checked']} entries recomputed from {found['revealed']} revealed seeds"
-        f" ({found['pending']} wait for their seed)"
-    )
+    except Unfair as bad:
+        print(message(REJECTED, lang, problem=message(bad.template, lang, **bad.fields)), file=sys.stderr)
+        return 1
+    print(message(HOLD, lang, **counts))
     return 0
 
 

@@ -587,7 +587,7 @@ def _fair_problem(records: list[dict[str, Any]]) -> tuple[int | None, str | None
             ):
                 return seq, message("entry #{seq}: die {number} is malformed", seq=seq, number=offset + 1)
         faces, dice = [face for _, face in draws], record.get("dice")
-        if dice is not None and dice != faces and len(draws) == len(dice):
+        if dice is not None and dice != faces and (not isinstance(dice, list) or len(draws) == len(dice)):
             return seq, message(
                 "entry #{seq}: its dice {dice} are not the derived draws {faces}", seq=seq, dice=dice, faces=faces
             )

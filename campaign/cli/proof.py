@@ -47,7 +47,7 @@ def check(
         result = check_file(file, head)
     except ProofRejected as exc:
         if json_out:
-            emit_json({"ok": False, "bad_seq": exc.seq, "reason": exc.reason})
+            emit_json({"ok": False, "bad_seq": exc.seq, "reason": exc.english})  # the same in every language
         warn(message("proof rejected: {reason}", lang, reason=rejection(exc.reason, exc.seq, lang)))
         raise typer.Exit(1) from None
     if json_out:

@@ -28,7 +28,7 @@ from campaign.chain import MAX_DEPTH, Broken, Walk, strict_loads, too_deep
 from campaign.core.commitment import COMMITTED_FIELDS, matches
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _, language
+from campaign.i18n import N_, _, language
 from campaign.proofcheck import reason_text
 from campaign.services.common import campaign_named
 from campaign.services.history import INT_MAX
@@ -46,12 +46,28 @@ _LATEST_SEAL = text("SELECT seq, hash FROM ledger WHERE campaign_id = :c AND kin
 
 
 class ProofRejected(RuleRefused):
-    """A bundle that does not prove what it claims (exit 1); `seq` names the entry."""
+    """A bundle that does not prove what it claims (exit 1); `seq` names the entry.
 
-    def __init__(self, reason: str, seq: int | None = None) -> None:
-        self.reason = reason
+    Raised with the English template (an `N_` msgid, or a line campaign.chain or
+    fair_check words) and its values: `english` is that line, what --json prints in every
+    language; `reason` the same in the output's language (the catalog's, else the
+    standalone checker's table; a value that is itself a reason, `problem` or `exc`, too).
+    """
+
+    def __init__(self, template: str, seq: int | None = None, /, **fields: object) -> None:
+        lang = language()
+        self.english = template.format(**fields) if fields else template
+        if fields:
+            shown = {
+                k: reason_text(v, lang) if k in ("problem", "exc") and isinstance(v, str) else v
+                for k, v in fields.items()
+            }
+            self.reason = _(template).format(**shown)
+        else:
+            translated = _(template)
+            self.reason = reason_text(template, lang) if translated == template else translated
         self.seq = seq
-        super().__init__(reason if seq is None else f"entry #{seq}: {reason}")
+        super().__init__(self.reason if seq is None else f"entry #{seq}: {self.reason}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,20 +223,19 @@ MAX_BYTES = 256 * 2**20  # as campaign.proofcheck: a larger bundle is refused un
 
 def load_bundle(data: bytes) -> Any:
     if len(data) > MAX_BYTES:
-        raise ProofRejected(_("the bundle is larger than {value} MiB").format(value=MAX_BYTES // 2**20))
+        raise ProofRejected(N_("the bundle is larger than {value} MiB"), value=MAX_BYTES // 2**20)
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ProofRejected(_("the bundle is not UTF-8 text (byte {start})").format(start=exc.start)) from None
+        raise ProofRejected(N_("the bundle is not UTF-8 text (byte {start})"), start=exc.start) from None
     if too_deep(decoded):
-        raise ProofRejected(_("the bundle is nested more than {MAX_DEPTH} levels deep").format(MAX_DEPTH=MAX_DEPTH))
+        raise ProofRejected(N_("the bundle is nested more than {MAX_DEPTH} levels deep"), MAX_DEPTH=MAX_DEPTH)
     try:
         return strict_loads(decoded)
     except Broken as exc:
-        raise ProofRejected(reason_text(exc.reason, language())) from None
-    except ValueError as exc:
-        problem = reason_text(str(exc), language())  # the json module's words: the table has them
-        raise ProofRejected(_("the bundle is not valid JSON ({exc})").format(exc=problem)) from None
+        raise ProofRejected(exc.reason) from None
+    except ValueError as exc:  # the json module's words: the table has them
+        raise ProofRejected(N_("the bundle is not valid JSON ({exc})"), exc=str(exc)) from None
 
 
 def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
@@ -231,32 +246,31 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
     """
     head = clean_head(head)
     if not isinstance(bundle, dict):
-        raise ProofRejected(_("the bundle is not a JSON object"))
+        raise ProofRejected(N_("the bundle is not a JSON object"))
     if set(bundle) != BUNDLE_KEYS:
         missing, extra = sorted(BUNDLE_KEYS - set(bundle)), sorted(set(bundle) - BUNDLE_KEYS)
         raise ProofRejected(
-            _("the bundle's fields are wrong (missing {missing}, unexpected {extra})").format(
-                missing=missing, extra=extra
-            )
+            N_("the bundle's fields are wrong (missing {missing}, unexpected {extra})"), missing=missing, extra=extra
         )
     if bundle["format"] != FORMAT or not _is_int(bundle["version"]) or bundle["version"] != VERSION:
-        raise ProofRejected(_("not a {FORMAT} bundle of version {VERSION}").format(FORMAT=FORMAT, VERSION=VERSION))
+        raise ProofRejected(N_("not a {FORMAT} bundle of version {VERSION}"), FORMAT=FORMAT, VERSION=VERSION)
     campaign, first, entries = bundle["campaign"], bundle["seq"], bundle["entries"]
     if not isinstance(campaign, str):
-        raise ProofRejected(_("the bundle's campaign is not a name"))
+        raise ProofRejected(N_("the bundle's campaign is not a name"))
     if not _is_int(first) or first < 1 or not _is_int(bundle["head_seq"]):
-        raise ProofRejected(_("the bundle's seq or head_seq is not a positive whole number"))
+        raise ProofRejected(N_("the bundle's seq or head_seq is not a positive whole number"))
     for name in ("anchor", "head"):
         if not _is_hash(bundle[name]):
-            raise ProofRejected(_("the bundle's {name} is not a 64-hex SHA-256 hash").format(name=name))
+            raise ProofRejected(N_("the bundle's {name} is not a 64-hex SHA-256 hash"), name=name)
     if not isinstance(entries, list) or not entries:
-        raise ProofRejected(_("the bundle has no entries"))
+        raise ProofRejected(N_("the bundle has no entries"))
     last = first + len(entries) - 1
     if bundle["head_seq"] != last:
         raise ProofRejected(
-            _("head_seq {head_seq} does not match {count} entries from #{first}").format(
-                head_seq=bundle["head_seq"], count=len(entries), first=first
-            )
+            N_("head_seq {head_seq} does not match {count} entries from #{first}"),
+            head_seq=bundle["head_seq"],
+            count=len(entries),
+            first=first,
         )
 
     walk = Walk(campaign, first, bundle["anchor"], strict=True, anchor="the bundle's anchor")
@@ -265,14 +279,14 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
     fair_records: list[dict[str, Any]] = []  # what docs/fair-dice.md recomputes
     for seq, entry in enumerate(entries, start=first):
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
-            raise ProofRejected(_("fields must be exactly {value}").format(value=sorted(ENTRY_KEYS)), seq)
+            raise ProofRejected(N_("fields must be exactly {value}"), seq, value=sorted(ENTRY_KEYS))
         record_json, stored = entry["record"], entry["hash"]
         if not isinstance(record_json, str) or not _is_hash(stored) or not _is_hash(entry["prev_hash"]):
-            raise ProofRejected(_("record is not text, or a hash is not 64 hex digits"), seq)
+            raise ProofRejected(N_("record is not text, or a hash is not 64 hex digits"), seq)
         try:
             record = walk.step(entry["prev_hash"], record_json, stored)
         except Broken as exc:  # the chain's reasons, worded in English: the standalone checker's table has them
-            raise ProofRejected(reason_text(exc.reason, language()), exc.seq) from None
+            raise ProofRejected(exc.reason, exc.seq) from None
         kind = record.get("kind")
         if seq == first or kind in ("seal", "void", "reveal") or secret_of(record) is not None:
             records[seq] = record  # only what voids and reveals need: a long bundle stays small
@@ -281,11 +295,9 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
         if kind == "seal":
             seals.append((seq, stored))
     if kind != "seal":
-        raise ProofRejected(_("the last entry is not a seal, so the head was never sealed"), last)
+        raise ProofRejected(N_("the last entry is not a seal, so the head was never sealed"), last)
     if walk.prev_hash != bundle["head"]:
-        raise ProofRejected(
-            _("the last entry's hash is not the bundle's head {head}").format(head=bundle["head"]), last
-        )
+        raise ProofRejected(N_("the last entry's hash is not the bundle's head {head}"), last, head=bundle["head"])
     revealed: dict[int, int] = {}
     for seq, record in records.items():
         if record.get("kind") == "reveal":
@@ -295,8 +307,7 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
 
     fair = check_records(fair_records, partial=True)
     if not fair["ok"]:
-        problem = reason_text(fair["problem"], language())
-        raise ProofRejected(_("fair dice: {problem}").format(problem=problem), fair["seq"])
+        raise ProofRejected(N_("fair dice: {problem}"), fair["seq"], problem=fair["problem"])
     return ProofHolds(
         ok=True,
         campaign=campaign,
@@ -322,13 +333,14 @@ def _check_reveal(
     target, commitment = detail.get("reveals"), detail.get("commitment")
     inside = _is_int(target) and first <= target < seq
     if not _is_int(target) or target >= seq or (inside and secret_of(records.get(target, {})) is None):
-        raise ProofRejected(_("the reveal names #{target}, which is no earlier secret roll").format(target=target), seq)
+        raise ProofRejected(N_("the reveal names #{target}, which is no earlier secret roll"), seq, target=target)
     if target in revealed:
         raise ProofRejected(
-            _("secret roll #{target} is revealed twice (#{value}, #{seq})").format(
-                target=target, value=revealed[target], seq=seq
-            ),
+            N_("secret roll #{target} is revealed twice (#{value}, #{seq})"),
             seq,
+            target=target,
+            value=revealed[target],
+            seq=seq,
         )
     if (
         (inside and secret_of(records[target]) != commitment)
@@ -336,11 +348,11 @@ def _check_reveal(
         or not matches(commitment, detail.get("salt"), detail.get("result"))
     ):
         raise ProofRejected(
-            _("the reveal does not match the commitment of #{target} (wrong result or salt)").format(target=target), seq
+            N_("the reveal does not match the commitment of #{target} (wrong result or salt)"), seq, target=target
         )
     for name in COMMITTED_FIELDS:
         if name != "detail" and record.get(name) != detail["result"].get(name):
-            raise ProofRejected(_("the reveal shows a {name} other than the one committed").format(name=name), seq)
+            raise ProofRejected(N_("the reveal shows a {name} other than the one committed"), seq, name=name)
     revealed[target] = seq
 
 
@@ -356,7 +368,7 @@ def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str
             )
         )
     if not found:
-        raise ProofRejected(reason_text(NOT_CONTAINED, language()))
+        raise ProofRejected(NOT_CONTAINED)
     return found[0]
 
 

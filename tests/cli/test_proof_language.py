@@ -115,6 +115,11 @@ CASES = {
         "entry #2: fair dice: entry #2: its dice [1, 2] are not the derived draws [3, 4]",
         "記録 #2: 公正なダイス: 記録 #2: 出目 [1, 2] がシードから導いた値 [3, 4] と違います",
     ),
+    "fair dice not a list": (  # once a TypeError in both checkers
+        encoded(synthetic({"kind": "seed_commit", "detail": {"commitment": SEED_HASH}}, {**FAIR_ROLL, "dice": 5})),
+        "entry #2: fair dice: entry #2: its dice 5 are not the derived draws [3, 4]",
+        "記録 #2: 公正なダイス: 記録 #2: 出目 5 がシードから導いた値 [3, 4] と違います",
+    ),
     "head": (
         _changed(lambda b: b.update(head="a" * 64), {"kind": "roll"}),
         f"entry #2: the last entry's hash is not the bundle's head {'a' * 64}",
@@ -139,6 +144,7 @@ def test_each_checker_words_a_fault_with_its_numbers_in_each_language(case):
         finally:
             i18n.use(None)
         assert standalone.rejection(theirs.value.reason, theirs.value.seq, lang) == expected, lang
+        assert (theirs.value.english, theirs.value.seq) == (mine.value.reason, mine.value.seq), lang  # --json's
 
 
 def test_a_copy_of_the_checker_rejects_in_japanese_on_its_own(tmp_path):
@@ -196,6 +202,7 @@ def test_both_checkers_agree_in_japanese_on_every_changed_byte():
                 project.check_bundle(project.load_bundle(tampered))
             line = standalone.rejection(mine.value.reason, mine.value.seq, "ja")
             assert line == standalone.rejection(theirs.value.reason, theirs.value.seq, "ja"), position
+            assert theirs.value.english == mine.value.reason, position  # what --json says, in English
             assert standalone.reason_text(mine.value.reason, "ja") != mine.value.reason, mine.value.reason
             lines.add(line)
     finally:
@@ -256,7 +263,7 @@ def test_the_project_checkers_own_rejections_are_the_tables_words():
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("ProofRejected", "BadInput")
         for inner in ast.walk(node)
-        if isinstance(inner, ast.Call) and getattr(inner.func, "id", None) == "_" and inner.args
+        if isinstance(inner, ast.Call) and getattr(inner.func, "id", None) in ("_", "N_") and inner.args
     ]
     assert len(raised) > 20
     assert [msgid for msgid in raised if msgid not in standalone.JA and "{path}" not in msgid] == []
@@ -314,3 +321,38 @@ def test_the_checkers_usage_help_and_argument_errors_are_in_its_language():
     english = alone("x.json", "--lang", "en", "--head")
     assert english.stderr == f"usage: {usage}\nerror: argument --head: expected one argument\n"
     assert alone("--help").stdout.startswith(f"usage: {usage}\n\nCheck a campaign proof bundle offline.\n")
+
+
+# --- --json: the same document in every language -----------------------------------------
+
+JSON_CASES = {**{case: (data, []) for case, (data, _english, _japanese) in CASES.items()}}
+JSON_CASES["not your seal"] = (encoded(synthetic({"kind": "roll"})), ["--head", "0" * 64])
+
+
+@pytest.mark.parametrize("case", JSON_CASES)
+def test_proof_check_json_is_the_same_in_both_languages_and_the_text_is_not(tmp_path, case):
+    """`proof check --json` of a faulty bundle: byte for byte the same under CAMPAIGN_LANG=ja
+    and =en, the English reason the standalone checker's --json gives (ProofRejected.english,
+    and --json reads in English anyway: cli/output.py); without --json the line on stderr
+    is Japanese under ja."""
+    data, args = JSON_CASES[case]
+    path = tmp_path / "proof.json"
+    path.write_bytes(data)
+    with pytest.raises(standalone.Rejected) as mine:
+        standalone.check(standalone.load(data), standalone.normalize_head(args[1]) if args else None)
+
+    def run(lang: str, *extra: str) -> tuple[int, str, str]:
+        db = str(tmp_path / "none" / "x.db")
+        done = CliRunner().invoke(
+            app, ["--db", db, "proof", "check", str(path), *args, *extra], env={"CAMPAIGN_LANG": lang}
+        )
+        return done.exit_code, done.stdout, done.stderr
+
+    (ja_code, ja_json, _ja_line), (en_code, en_json, _en_line) = run("ja", "--json"), run("en", "--json")
+    assert (ja_code, en_code) == (1, 1)
+    assert ja_json.encode("utf-8") == en_json.encode("utf-8")
+    assert json.loads(en_json) == {"ok": False, "bad_seq": mine.value.seq, "reason": mine.value.reason}
+    japanese = standalone.rejection(mine.value.reason, mine.value.seq, "ja")
+    assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese) and japanese != mine.value.reason
+    assert run("ja") == (1, "", f"証明は成り立ちません: {japanese}\n")
+    assert run("en") == (1, "", f"proof rejected: {str(mine.value)}\n")
