@@ -210,6 +210,26 @@ record does not belong to campaign {campaign!r}
     キャンペーン {campaign} の記録ではありません
 record says seq {got!r}, expected {seq}
     記録の seq が {got} です ({seq} のはずです)
+record or hash is not text
+    記録かハッシュが文字列ではありません
+record is not text
+    記録が文字列ではありません
+record is not valid UTF-8
+    記録が正しいUTF-8ではありません
+record holds a lone surrogate (a \\ud800-style escape: not text UTF-8 can carry)
+    記録に対のないサロゲートがあります (UTF-8 で表せない \\ud800 形式のエスケープ)
+record nests JSON more than {depth} levels deep
+    記録のJSONの入れ子が {depth} 段を超えています
+record is nested too deeply
+    記録の入れ子が深すぎます
+prev_hash does not link to the genesis hash
+    prev_hash が起点のハッシュにつながりません
+entry {seq} is missing (next stored entry is {next})
+    記録 {seq} がありません (次に保存されている記録は {next})
+entry {seq} is out of order (expected {expected})
+    記録 {seq} の順番が違います ({expected} のはずです)
+column '{column}' differs from the hashed record
+    列 '{column}' がハッシュされた記録の値と違います
 the last entry is not a seal, so the head was never sealed
     最後の記録が封印でなく、先頭は封印されていません
 the last entry's hash is not the bundle's head {head}

@@ -31,7 +31,7 @@ from campaign.cli.output import (
 )
 from campaign.cli.roll import commitment_text, repeat_results
 from campaign.errors import BadInput
-from campaign.i18n import N_, _, ngettext
+from campaign.i18n import N_, _, language, ngettext
 from campaign.labels import (
     fairness_label,
     kind_label,
@@ -41,6 +41,7 @@ from campaign.labels import (
     source_label,
     source_words,
 )
+from campaign.refusal_words import words_text
 
 if TYPE_CHECKING:
     from typer import _click  # the Click that Typer vendors
@@ -361,22 +362,33 @@ def verify(
     elif report.code == "head_not_in_chain":
         warn(
             _("{reason} (the chain itself holds: {n} entries, head {head}…)").format(
-                reason=report.reason, n=report.entries, head=(report.head or "")[:16]
+                reason=_reason(report.reason), n=report.entries, head=(report.head or "")[:16]
             )
         )
     elif report.code == "secrets_mismatch":
-        warn(_("secret rolls: {reason}").format(reason=report.reason))
+        warn(_("secret rolls: {reason}").format(reason=_reason(report.reason)))
     elif report.code == "state_differs":
         assert report.state is not None  # the comparison that differed
-        warn(_("state differs from the ledger: {problem}").format(problem=report.state.problem))
+        warn(_("state differs from the ledger: {problem}").format(problem=words_text(report.state.problem or "")))
     elif report.code == "fair_dice":
-        warn(_("fair dice: {reason}").format(reason=report.reason))
+        warn(_("fair dice: {reason}").format(reason=_reason(report.reason)))
     else:
-        warn(_("chain broken at #{seq}: {reason}").format(seq=report.bad_seq, reason=report.reason))
+        warn(_("chain broken at #{seq}: {reason}").format(seq=report.bad_seq, reason=_reason(report.reason)))
     for what in report.unchecked:
-        warn(_("not checked: {what}").format(what=what))
+        warn(_("not checked: {what}").format(what=_(what)))
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _reason(reason: str | None) -> str:
+    """A verify reason (English, as --json keeps it) in the output's language: a fixed one
+    of this program's by the catalog, the chain's and the fair dice's (which name entries
+    and values) by the one table both proof checkers share."""
+    from campaign.proofcheck import reason_text
+
+    reason = reason or ""
+    worded = _(reason) if reason else reason
+    return worded if worded != reason else reason_text(reason, language())
 
 
 def _head_line(found: HeadFound, zone: str | None) -> str:

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from campaign.errors import N_, Words
+
 
 @dataclass
 class CharacterRow:
@@ -202,15 +204,40 @@ class Difference:
     expected: Any
     found: Any
 
-    def text(self) -> str:
+    def text(self) -> Words:
+        """The difference in English words that keep their template, shown translated."""
+        place = Words(TABLE_WORDS.get(self.table, self.table))
         if self.column == "(row)":
             if self.found is None:
-                return f"{self.table} {self.key}: the ledger says this row exists, the table lacks it"
-            return f"{self.table} {self.key}: the table has this row, the ledger never made it"
-        return (
-            f"{self.table} {self.key}, column {self.column}: the ledger says {self.expected!r}, "
-            f"the table has {self.found!r}"
+                return Words(
+                    N_("{table} {key}: the ledger says this row exists, the table lacks it"), table=place, key=self.key
+                )
+            return Words(
+                N_("{table} {key}: the table has this row, the ledger never made it"), table=place, key=self.key
+            )
+        return Words(
+            N_("{table} {key}, column {column}: the ledger says {expected}, the table has {found}"),
+            table=place,
+            key=self.key,
+            column=self.column,
+            expected=repr(self.expected),
+            found=repr(self.found),
         )
+
+
+# The state tables as a person names them (the key of each is a code in --json).
+TABLE_WORDS = {
+    "campaign": N_("campaign"),
+    "players": N_("players"),
+    "characters": N_("characters"),
+    "relationships": N_("relationships"),
+    "traits": N_("traits"),
+    "conditions": N_("conditions"),
+    "scenarios": N_("scenarios"),
+    "disappearances": N_("disappearances"),
+    "searches": N_("searches"),
+    "reunion_checks": N_("reunion checks"),
+}
 
 
 def _rows(state: State) -> Iterator[tuple[str, dict[Any, Any]]]:

@@ -28,7 +28,7 @@ from campaign import ledger
 from campaign.core.commitment import COMMITTED_FIELDS, SALT_HEX, canonical, commit, matches
 from campaign.db.database import Database
 from campaign.errors import DataError, NotFound, RuleRefused
-from campaign.i18n import _, pgettext
+from campaign.i18n import N_, _, pgettext
 from campaign.services.common import campaign_named, campaign_transaction
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def reveal(db: Database, campaign_name: str | None, actor: str, seq: int) -> dic
         return entry_view(appended.record, appended.prev_hash, appended.hash, voided_by=None)
 
 
-UNREADABLE = "the hidden results of secret rolls (this role may not read them)"
+UNREADABLE = N_("the hidden results of secret rolls (this role may not read them)")
 
 
 def check(session: Session, campaign: Campaign, *, hidden_rows: bool = True) -> SecretsCheck:

@@ -25,7 +25,7 @@ from campaign import ledger
 from campaign.chain import chain_hash
 from campaign.db.database import Database
 from campaign.errors import BadInput
-from campaign.i18n import _
+from campaign.i18n import N_, _
 from campaign.services.common import campaign_named
 
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ def verify(
         # may not read the other.
         kept_seeds = not chain_only and secrets.unreadable is None
         if not chain_only and not kept_seeds:
-            unchecked += ("the unrevealed seeds of fair dice (this role may not read them)",)
+            unchecked += (N_("the unrevealed seeds of fair dice (this role may not read them)"),)
         fair = fair_check(session, campaign, kept_seeds=kept_seeds)
         if not fair.ok:
             return VerifyReport(
