@@ -236,7 +236,7 @@ TABLE_WORDS = {
     "scenarios": N_("scenarios"),
     "disappearances": N_("disappearances"),
     "searches": N_("searches"),
-    "reunion_checks": N_("reunion checks"),
+    "reunion_checks": N_("reunion_checks"),  # English keeps the table's own name
 }
 
 
