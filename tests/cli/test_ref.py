@@ -35,16 +35,17 @@ def test_ref_show_prints_an_aligned_table_and_json(sqlite_gurps: Cli):
     assert [c["key"] for c in view["columns"]] == ["posture", "attack", "defense", "move"]
     assert view["data"][2] == {
         "index": 3,
-        "posture": "膝つき / kneeling",
+        "posture": {"ja": "膝つき", "en": "kneeling"},
         "attack": "-2",
         "defense": "長射程武器で狙うと-2、能動防御-2",
         "move": "1ヘクスにつき移動力+2",
     }
     out = sqlite_gurps.run("ref", "show", "姿勢表").stdout
-    assert out.startswith("Postures (GURPS ベーシック完訳版 P259)") and "膝つき / kneeling" in out and "…" not in out
+    assert out.startswith("Postures (GURPS ベーシック完訳版 P259)") and "│ kneeling " in out and "…" not in out
     assert "Posture" in out and "姿勢 / Posture" not in out  # headers in one language
     japanese = sqlite_gurps.run("--lang", "ja", "ref", "show", "姿勢表").stdout
     assert japanese.startswith("姿勢表 (GURPS ベーシック完訳版 P259)") and "Postures" not in japanese
+    assert "│ 膝つき " in japanese and "kneeling" not in japanese and "│ 膝つき " not in out
     hit = sqlite_gurps.json("ref", "show", "命中部位")
     assert [(row["roll"], row["mod"]) for row in hit["data"][:3]] == [([3, 4], "-7"), ([5, 5], "-5"), (None, "-9")]
     csv = sqlite_gurps.run("ref", "show", "HIT", "--csv").stdout.splitlines()
