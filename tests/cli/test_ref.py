@@ -4,6 +4,7 @@ logged like `table roll`, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import re
+from csv import DictReader
 
 import pytest
 
@@ -92,6 +93,26 @@ def test_hit_locations_read_in_one_language(sqlite_gurps: Cli, monkeypatch: pyte
     assert not any(JAPANESE.search(part) for part in csv)
     # --json: both, as the seed gives them, whatever the language
     assert sqlite_gurps.json("ref", "show", "HIT")["data"][0]["part"] == {"ja": "頭", "en": "skull"}
+
+
+def test_every_cell_given_in_both_languages_prints_one(sqlite_gurps: Cli, monkeypatch: pytest.MonkeyPatch):
+    """Every seed table: a {ja, en} cell of --json is, in --csv, the output's language."""
+    both = 0
+    for table in sqlite_gurps.json("ref", "list"):
+        view = sqlite_gurps.json("ref", "show", table["key"])
+        keys = [c["key"] for c in view["columns"]]
+        for language in ("ja", "en"):
+            monkeypatch.setenv("CAMPAIGN_LANG", language)
+            text = sqlite_gurps.run("ref", "show", table["key"], "--csv").stdout
+            rows = list(DictReader(text.splitlines()))
+            assert len(rows) == len(view["data"]), table["key"]
+            for shown, data in zip(rows, view["data"]):
+                for key in keys:
+                    cell = data[key]
+                    wanted = cell[language] if isinstance(cell, dict) else cell
+                    assert shown[key].removeprefix("'") == wanted, (table["key"], key)  # ' guards "-3"
+                    both += isinstance(cell, dict)
+    assert both == 2 * 99  # the seeds' short names: 20 hit locations, 6 postures, ...
 
 
 def test_ref_refusals_write_nothing(gurps: Cli):
