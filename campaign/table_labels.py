@@ -14,10 +14,11 @@ Kept beside campaign.labels (which hands table records here) so that module stay
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from campaign.core.effects_vocabulary import DIRECTIVE_TEXT_FIELDS, DIRECTIVES, effect_data
-from campaign.core.reference import RefTable
+from campaign.core.reference import Both, Cell, RefTable
 from campaign.core.table_model import Table, TableEntry
 from campaign.core.table_roll import TextRoll, entry_text
 from campaign.i18n import N_, _, pick
@@ -300,13 +301,28 @@ def sub_reason(record: dict[str, Any]) -> str | None:
 # --- reference tables (ref show --roll) ---
 
 
+def cell_data(cell: Cell) -> str | dict[str, str]:
+    """A cell as --json gives it: the seed's text, or {"ja": ..., "en": ...} as the seed
+    gives a short name in both languages."""
+    return {"ja": cell.ja, "en": cell.en} if isinstance(cell, Both) else cell
+
+
+def cell_text(cell: Cell | Mapping[str, str]) -> str:
+    """A cell in the output's language (one text for every language: as it is)."""
+    if isinstance(cell, Both):
+        return pick(cell.ja, cell.en)
+    if isinstance(cell, Mapping):
+        return pick(cell["ja"], cell["en"])
+    return cell
+
+
 def reference_row(table: RefTable, index: int) -> dict[str, Any]:
     """Row `index` (0-based) of a reference table: its number, roll range and cells."""
     row = table.rows[index]
     data: dict[str, Any] = {"index": index + 1}
     if table.rollable:
         data["roll"] = [row.lo, row.hi] if row.lo is not None else None
-    data.update({column.key: cell for column, cell in zip(table.columns, row.cells)})
+    data.update({column.key: cell_data(cell) for column, cell in zip(table.columns, row.cells)})
     return data
 
 
@@ -324,5 +340,5 @@ def reference_detail(detail: dict[str, Any]) -> dict[str, Any]:
         "name": table.name,
         "name_en": table.name_en,
         "row": reference_row(table, index),
-        "lines": [f"{row.roll_label}: {' / '.join(row.cells)}"],
+        "lines": [f"{row.roll_label}: {' / '.join(cell_text(cell) for cell in row.cells)}"],
     }

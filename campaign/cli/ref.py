@@ -68,6 +68,7 @@ def _header(column: ReferenceColumn) -> str:
 def render_reference(view: ReferenceShown) -> None:
     """A ReferenceShown (services.reference) as a folded table."""
     from campaign.services.reference import ReferenceColumn
+    from campaign.table_labels import cell_text
 
     columns = [ReferenceColumn("roll", _("roll (3D6)"), _("roll (3D6)"))] if view.rollable else []
     columns += view.columns
@@ -79,7 +80,7 @@ def render_reference(view: ReferenceShown) -> None:
                 span = row["roll"]
                 cells.append("" if span is None else (str(span[0]) if span[0] == span[1] else f"{span[0]}-{span[1]}"))
             else:
-                cells.append(row[column.key])
+                cells.append(cell_text(row[column.key]))
         rows.append(cells)
     title = _("{name} ({source})").format(name=pick(view.name, view.name_en), source=view.source)
     _folded_table(title, [_header(c) for c in columns], rows)
@@ -151,6 +152,11 @@ def ref_show(
 
 
 def _csv_cell(value: Any) -> Any:
+    """A CSV cell: a roll range as 3-4, a cell given in both languages in the output's."""
+    from campaign.table_labels import cell_text
+
+    if isinstance(value, dict):
+        return cell_text(value)
     if isinstance(value, list):
         return "" if not value else (str(value[0]) if value[0] == value[1] else f"{value[0]}-{value[1]}")
     return "" if value is None else value

@@ -20,7 +20,8 @@ Format (one file per table):
 
     [[rows]]
     roll = [3, 4]                  # rollable tables: the 3d6 results that land here
-    part = "..."                   # one text per column key
+    part = "..."                   # one text per column key, or a short name in both
+    part = { ja = "頭", en = "skull" }  # languages (shown in the output's language)
 
 A rollable table's `roll` ranges cover 3..18 exactly once; rows without `roll` are
 listed but never rolled (aimed-only hit locations).
@@ -69,8 +70,20 @@ class ReferenceColumn:
 
 
 @dataclass(frozen=True, slots=True)
+class Both:
+    """A cell the seed gives in both languages (a short name: 頭 / skull); the display
+    shows one of them, --json both."""
+
+    ja: str
+    en: str
+
+
+Cell = str | Both
+
+
+@dataclass(frozen=True, slots=True)
 class Row:
-    cells: tuple[str, ...]  # in column order
+    cells: tuple[Cell, ...]  # in column order
     lo: int | None = None  # the 3d6 results that land here (rollable tables)
     hi: int | None = None
 
@@ -274,15 +287,7 @@ def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> 
             raise _Problem(N_("row {position}: unknown {keys}"), position=position, keys=", ".join(sorted(unknown)))
         if missing:
             raise _Problem(N_("row {position}: missing {keys}"), position=position, keys=", ".join(sorted(missing)))
-        for column in columns:
-            if not isinstance(item[column.key], str) or not item[column.key].strip():
-                raise _Problem(
-                    N_("row {position}: {column} must be non-empty text, not {value!r}"),
-                    position=position,
-                    column=column.key,
-                    value=item[column.key],
-                )
-        cells = tuple(item[column.key] for column in columns)
+        cells = tuple(_cell(item[column.key], position, column.key) for column in columns)
         lo = hi = None
         if "roll" in item:
             if not rollable:
@@ -321,6 +326,28 @@ def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> 
         if gaps:
             raise _Problem(N_("rolls {values} land on no row"), values=", ".join(map(str, gaps)))
     return tuple(rows)
+
+
+def _cell(value: Any, position: int, column: str) -> Cell:
+    """A row's text for `column`: non-empty text, or `{ ja = ..., en = ... }` with both."""
+    if isinstance(value, dict):
+        if set(value) != {"ja", "en"} or not all(isinstance(v, str) and v.strip() for v in value.values()):
+            raise _Problem(
+                N_("row {position}: {column} in both languages must be {example}, not {value!r}"),
+                position=position,
+                column=column,
+                example='{ ja = "...", en = "..." }',
+                value=value,
+            )
+        return Both(value["ja"], value["en"])
+    if not isinstance(value, str) or not value.strip():
+        raise _Problem(
+            N_("row {position}: {column} must be non-empty text, not {value!r}"),
+            position=position,
+            column=column,
+            value=value,
+        )
+    return value
 
 
 # --- finding and rolling ---

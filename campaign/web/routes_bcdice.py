@@ -299,7 +299,8 @@ def _reference_words(shown: dict[str, Any]) -> str:
     """A reference table's row (HIT: 命中部位) in the words `history show` gives it:
     the part, its modifier and what a hit there does."""
     row = shown.get("row") or {}
-    part = str(row.get("part", "")).split(" / ")[0]
+    cell = row.get("part", "")  # BCDice answers in Japanese; older records held "ja / en"
+    part = cell["ja"] if isinstance(cell, dict) else str(cell).split(" / ")[0]
     return " ".join(str(piece) for piece in (part, row.get("mod", ""), row.get("effect", "")) if piece)
 
 

@@ -3,8 +3,15 @@ logged like `table roll`, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import re
+from csv import DictReader
+
+import pytest
+
 from tests.cli.conftest import Cli
 from tests.unit.test_reference import WANTED
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 def test_ref_list_shows_every_reference_table(sqlite_gurps: Cli):
@@ -29,20 +36,21 @@ def test_ref_show_prints_an_aligned_table_and_json(sqlite_gurps: Cli):
     assert [c["key"] for c in view["columns"]] == ["posture", "attack", "defense", "move"]
     assert view["data"][2] == {
         "index": 3,
-        "posture": "膝つき / kneeling",
+        "posture": {"ja": "膝つき", "en": "kneeling"},
         "attack": "-2",
         "defense": "長射程武器で狙うと-2、能動防御-2",
         "move": "1ヘクスにつき移動力+2",
     }
     out = sqlite_gurps.run("ref", "show", "姿勢表").stdout
-    assert out.startswith("Postures (GURPS ベーシック完訳版 P259)") and "膝つき / kneeling" in out and "…" not in out
+    assert out.startswith("Postures (GURPS ベーシック完訳版 P259)") and "│ kneeling " in out and "…" not in out
     assert "Posture" in out and "姿勢 / Posture" not in out  # headers in one language
     japanese = sqlite_gurps.run("--lang", "ja", "ref", "show", "姿勢表").stdout
     assert japanese.startswith("姿勢表 (GURPS ベーシック完訳版 P259)") and "Postures" not in japanese
+    assert "│ 膝つき " in japanese and "kneeling" not in japanese and "│ 膝つき " not in out
     hit = sqlite_gurps.json("ref", "show", "命中部位")
     assert [(row["roll"], row["mod"]) for row in hit["data"][:3]] == [([3, 4], "-7"), ([5, 5], "-5"), (None, "-9")]
     csv = sqlite_gurps.run("ref", "show", "HIT", "--csv").stdout.splitlines()
-    assert csv[0] == "roll,part,mod,effect" and csv[1].startswith("3-4,頭 / skull,-7,")
+    assert csv[0] == "roll,part,mod,effect" and csv[1].startswith("3-4,skull,-7,")
     guide = sqlite_gurps.json("ref", "show", "目標値")
     assert [row["target"] for row in guide["data"]] == ["0〜6", "7〜9", "10〜13", "14〜17", "18〜21", "22〜"]
     assert sqlite_gurps.json("history", "--all") == before
@@ -59,13 +67,52 @@ def test_ref_roll_on_hit_location_is_logged(gurps: Cli):
         "result": 10,
         "row": {"index": rolled["detail"]["row"]["index"], "roll": [9, 11]},
     }
-    assert rolled["detail_shown"]["row"]["part"] == "胴体 / torso" and rolled["detail_shown"]["row"]["roll"] == [9, 11]
+    assert rolled["detail_shown"]["row"]["part"] == {"ja": "胴体", "en": "torso"} and rolled["detail_shown"]["row"][
+        "roll"
+    ] == [9, 11]
     shown = gurps.json("history", "show", str(rolled["seq"]))
     assert shown["total"] == 10 and shown["detail_shown"]["row"]["mod"] == "0"
-    assert shown["detail_shown"]["lines"] == ["9-11: 胴体 / torso / 0 / 特になし。"]
+    assert shown["detail_shown"]["lines"] == ["9-11: torso / 0 / 特になし。"]
     out = gurps.run("ref", "show", "HIT", "--roll", "--dice", "1,1,2").stdout
-    assert "HIT → [1,1,2] = 4" in out and "頭 / skull" in out
+    assert "HIT → [1,1,2] = 4" in out and "3-4: skull / -7 / " in out and "頭 /" not in out
     assert gurps.json("history", "--kind", "table", "--limit", "1")[0]["total"] == 4
+
+
+def test_hit_locations_read_in_one_language(sqlite_gurps: Cli, monkeypatch: pytest.MonkeyPatch):
+    """Issue 32: a part the seed names in both languages shows in the output's only."""
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    japanese = sqlite_gurps.run("ref", "show", "命中部位表").stdout
+    assert "│ 頭 " in japanese and "│ 胴体 " in japanese and "skull" not in japanese and "torso" not in japanese
+    csv = [row.split(",")[1] for row in sqlite_gurps.run("ref", "show", "HIT", "--csv").stdout.splitlines()]
+    assert csv[:4] == ["part", "頭", "顔", "目"] and csv[-1] == "武器落し"
+    monkeypatch.setenv("CAMPAIGN_LANG", "en")
+    english = sqlite_gurps.run("ref", "show", "命中部位表").stdout
+    assert "│ skull " in english and "│ torso " in english and "│ 頭 " not in english and "│ 胴体 " not in english
+    csv = [row.split(",")[1] for row in sqlite_gurps.run("ref", "show", "HIT", "--csv").stdout.splitlines()]
+    assert csv[:4] == ["part", "skull", "face", "eye"] and csv[-1] == "disarm"
+    assert not any(JAPANESE.search(part) for part in csv)
+    # --json: both, as the seed gives them, whatever the language
+    assert sqlite_gurps.json("ref", "show", "HIT")["data"][0]["part"] == {"ja": "頭", "en": "skull"}
+
+
+def test_every_cell_given_in_both_languages_prints_one(sqlite_gurps: Cli, monkeypatch: pytest.MonkeyPatch):
+    """Every seed table: a {ja, en} cell of --json is, in --csv, the output's language."""
+    both = 0
+    for table in sqlite_gurps.json("ref", "list"):
+        view = sqlite_gurps.json("ref", "show", table["key"])
+        keys = [c["key"] for c in view["columns"]]
+        for language in ("ja", "en"):
+            monkeypatch.setenv("CAMPAIGN_LANG", language)
+            text = sqlite_gurps.run("ref", "show", table["key"], "--csv").stdout
+            rows = list(DictReader(text.splitlines()))
+            assert len(rows) == len(view["data"]), table["key"]
+            for shown, data in zip(rows, view["data"]):
+                for key in keys:
+                    cell = data[key]
+                    wanted = cell[language] if isinstance(cell, dict) else cell
+                    assert shown[key].removeprefix("'") == wanted, (table["key"], key)  # ' guards "-3"
+                    both += isinstance(cell, dict)
+    assert both == 2 * 99  # the seeds' short names: 20 hit locations, 6 postures, ...
 
 
 def test_ref_refusals_write_nothing(gurps: Cli):

@@ -294,16 +294,16 @@ def test_equal_criticals_in_hiding_compare_totals(gurps: Cli):
 # ------------------------------------------------------------ 8, 9: table texts
 
 
-def _row(cli: Cli, table: str, key: str, value: str) -> dict:
+def _row(cli: Cli, table: str, key: str, value: object) -> dict:
     return next(row for row in cli.json("ref", "show", table)["data"] if row.get(key) == value)
 
 
 def test_table_texts_say_what_the_seed_says(sqlite_gurps: Cli):
     elevation = _row(sqlite_gurps, "高低差", "height", "1m30cmまで")["effect"]
     assert "高い側は相手の脚・足を攻撃できない" in elevation and "低い側は脚" not in elevation
-    disarm = _row(sqlite_gurps, "命中部位", "part", "武器落し / disarm")["effect"]
+    disarm = _row(sqlite_gurps, "命中部位", "part", {"ja": "武器落し", "en": "disarm"})["effect"]
     assert "攻撃側がファンブルしたら攻撃側が落とす" in disarm
-    groin = _row(sqlite_gurps, "命中部位", "part", "鼠径部 / groin")["effect"]
+    groin = _row(sqlite_gurps, "命中部位", "part", {"ja": "鼠径部", "en": "groin"})["effect"]
     assert "我慢強さなら判定に+5" in groin and "痛覚過多" in groin
     size = _row(sqlite_gurps, "大きさと距離/速度", "range_mod", "-22")
     assert size["value"] == "10000m (10km/s※)"
@@ -317,7 +317,10 @@ def test_table_texts_say_what_the_seed_says(sqlite_gurps: Cli):
 def test_bcdice_commands_hit_fear5_and_react(gurps: Cli):
     hit = gurps.json("roll", "HIT", "--dice", dice(1, 1, 2))  # the old code: refused
     assert (hit["expression"], hit["total"], hit["detail"]["row"]["roll"]) == ("HIT", 4, [3, 4])
-    assert "頭 / skull" in gurps.run("roll", "hit", "--dice", dice(1, 1, 2)).stdout
+    out = gurps.run("roll", "hit", "--dice", dice(1, 1, 2)).stdout
+    assert "3-4: skull / -7 / " in out and "頭 /" not in out  # the effect: the seed's Japanese text
+    out = gurps.run("--lang", "ja", "roll", "hit", "--dice", dice(1, 1, 2)).stdout
+    assert "3-4: 頭 / -7 / " in out and "skull" not in out
     fear = gurps.json("roll", "FEAR5", "--dice", dice(1, 1, 1))  # = FEAR+5
     assert (fear["expression"], fear["detail"]["raw"], fear["detail"]["result"]) == ("FEAR+5", 8, 8)
     for command, faces, raw, result, band in (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.core.dice_source import ManualDice
-from campaign.core.reference import find_reference, roll_reference
+from campaign.core.reference import Both, find_reference, roll_reference
 from campaign.errors import DataError
 from campaign.seeds import load_references
 
@@ -62,12 +62,12 @@ def test_unknown_or_ambiguous_names_find_nothing():
 @pytest.mark.parametrize(
     "faces, part",
     [
-        ((1, 1, 1), "頭 / skull"),
-        ((1, 1, 2), "頭 / skull"),
-        ((1, 2, 2), "顔 / face"),
-        ((3, 3, 4), "胴体 / torso"),
-        ((6, 6, 5), "重要器官 / vitals"),
-        ((6, 6, 6), "武器攻撃 / weapon"),
+        ((1, 1, 1), Both("頭", "skull")),
+        ((1, 1, 2), Both("頭", "skull")),
+        ((1, 2, 2), Both("顔", "face")),
+        ((3, 3, 4), Both("胴体", "torso")),
+        ((6, 6, 5), Both("重要器官", "vitals")),
+        ((6, 6, 6), Both("武器攻撃", "weapon")),
     ],
 )
 def test_hit_location_rolls_3d6(faces, part):
@@ -102,6 +102,34 @@ def _load(tmp_path, text, name="t.toml"):
 
 def test_a_good_seed_loads(tmp_path):
     assert _load(tmp_path, GOOD)["tst"].rows[0].cells == ("x",)
+
+
+def test_a_cell_may_be_given_in_both_languages(tmp_path):
+    table = _load(tmp_path, GOOD.replace('a = "x"', 'a = { ja = "頭", en = "skull" }'))["tst"]
+    assert table.rows[0].cells == (Both("頭", "skull"),)
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        '{ ja = "頭" }',
+        '{ ja = "頭", en = "skull", de = "Kopf" }',
+        '{ ja = "頭", en = "" }',
+        '{ ja = "  ", en = "skull" }',
+        '{ ja = "頭", en = 1 }',
+        '{ jp = "頭", en = "skull" }',
+        "{}",
+        '["頭", "skull"]',
+        "3",
+    ],
+)
+def test_a_cell_in_both_languages_needs_exactly_ja_and_en_text(tmp_path, cell):
+    with pytest.raises(DataError) as refused:
+        _load(tmp_path, GOOD.replace('a = "x"', f"a = {cell}"))
+    message = str(refused.value)
+    assert "t.toml" in message and "row 1: a" in message
+    both = "in both languages must be" in message
+    assert both == cell.startswith("{"), message  # a table: what it must hold; else: text
 
 
 @pytest.mark.parametrize(

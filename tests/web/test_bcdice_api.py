@@ -228,6 +228,15 @@ def test_original_table_is_recorded_as_a_table_roll(bot):
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_hit_answers_with_the_seeds_japanese_part(bot):
+    """HIT's row: the part the seed names in both languages, in Japanese as BCDice says it."""
+    _cli, _base, _path, faces, client = bot
+    faces[:] = [1, 1, 2]
+    answer = client.get("v2/game_system/GURPS/roll", params={"command": "HIT"}).json()
+    check_roll_document(answer)
+    assert " ＞ 頭 -7 頭蓋骨に防護点2。" in answer["text"] and "skull" not in answer["text"], answer["text"]
+
+
 def test_rate_limit_per_token(bot, monkeypatch):
     _, base, path, faces, client = bot
     monkeypatch.setattr(routes_bcdice, "BURST", 3)
