@@ -19,6 +19,7 @@ would send a campaign's secrets wherever the link leads.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -34,6 +35,21 @@ class WriteFailed(CampaignError):
     """Writing a file failed (disk full, permission, I/O error); nothing was replaced."""
 
 
+# Why a write failed, in words shown translated; the system's own words for the rest.
+_WRITE_PROBLEMS = {
+    errno.ENOSPC: N_("no space left on the device"),
+    errno.EACCES: N_("no permission to write there"),
+    errno.EROFS: N_("the file system is read-only"),
+    errno.EIO: N_("an input/output error"),
+    errno.EDQUOT: N_("the disk quota is exceeded"),
+}
+
+
+def _problem(exc: OSError) -> str:
+    found = _WRITE_PROBLEMS.get(exc.errno or 0)
+    return Words(found) if found else str(exc.strerror or exc)
+
+
 def target_path(name: str | os.PathLike[str], what: str = "") -> Path:
     """The absolute path a command will write, refused (exit 2) when it cannot be a
     plain file there: a directory, a missing directory, or something not a regular file."""
@@ -44,7 +60,7 @@ def target_path(name: str | os.PathLike[str], what: str = "") -> Path:
     except FileNotFoundError:
         found = None
     except OSError as exc:
-        raise BadInput(N_("cannot write {label}: {problem}"), label=label, problem=exc.strerror) from None
+        raise BadInput(N_("cannot write {label}: {problem}"), label=label, problem=_problem(exc)) from None
     if found is not None:
         if stat.S_ISDIR(found.st_mode):
             raise BadInput(N_("{label} is a directory"), label=label)
@@ -98,10 +114,10 @@ class _Pending:
             except FileExistsError:
                 continue
             except OSError as exc:
-                raise WriteFailed(f"cannot write {target}: {exc.strerror}") from None
+                raise WriteFailed(N_("cannot write {label}: {problem}"), label=target, problem=_problem(exc)) from None
             self.tmp = tmp
             return
-        raise WriteFailed(f"cannot write {target}: no free temporary name beside it")
+        raise WriteFailed(N_("cannot write {label}: no free temporary name beside it"), label=target)
 
     def sync(self) -> None:
         os.fsync(self.fd)
@@ -159,7 +175,11 @@ def replacing_paths(targets: Sequence[Path], mode: int = 0o600) -> Iterator[list
                 os.close(item.fd)
         _commit(pending)
     except OSError as exc:
-        raise WriteFailed(f"cannot write {exc.filename or targets[0]}: {exc.strerror}; nothing was replaced") from None
+        raise WriteFailed(
+            N_("cannot write {label}: {problem}; nothing was replaced"),
+            label=exc.filename or targets[0],
+            problem=_problem(exc),
+        ) from None
     finally:
         for item in pending:
             item.discard()
@@ -189,7 +209,9 @@ def replacing(targets: Sequence[Path], mode: int = 0o600, encoding: str | None =
         _commit(pending)
     except OSError as exc:
         target = next((item.target for item in pending if item.tmp is not None), targets[0])
-        raise WriteFailed(f"cannot write {target}: {exc.strerror or exc}; nothing was replaced") from None
+        raise WriteFailed(
+            N_("cannot write {label}: {problem}; nothing was replaced"), label=target, problem=_problem(exc)
+        ) from None
     finally:
         for handle in handles:
             try:

@@ -112,3 +112,23 @@ def test_a_used_invite_says_so_in_japanese(gurps: Cli, ja):
         i18n.use(None)
         db.close()
     assert str(refused.value) == "この招待はすでに使われています"
+
+
+def test_a_write_the_disk_refuses_is_said_in_japanese(gurps, monkeypatch, tmp_path):
+    """A full disk while an export is made safe: one line in the reader's language, the
+    file's name and why, and nothing replaced."""
+    import errno
+    import os
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    target = tmp_path / "out.jsonl"
+    monkeypatch.setattr(os, "fsync", full)
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    line = gurps.error("export", str(target), code=1)
+    assert line == f"エラー: {target} に書き込めません: デバイスの空き容量がありません。何も置き換えていません"
+    monkeypatch.setenv("CAMPAIGN_LANG", "en")
+    line = gurps.error("export", str(target), code=1)
+    assert line == f"error: cannot write {target}: no space left on the device; nothing was replaced"
+    assert not target.exists()
