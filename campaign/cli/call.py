@@ -6,7 +6,7 @@ answers it is one, made by the same service as `campaign fright` / `campaign che
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -174,6 +174,9 @@ def call_roll(
     if json_out:
         emit_json({"call_id": done.call.call_id, "seq": done.seq, "entry": entry})
         return
+    if entry["kind"] == "scenario":
+        _ended_by_call(done.call.call_id, entry)
+        return
     from campaign.labels import kind_label, outcome_label
 
     outcome = outcome_label(entry["kind"], entry["outcome"]) if entry.get("outcome") else ""
@@ -181,3 +184,27 @@ def call_roll(
         id=done.call.call_id, seq=done.seq, kind=kind_label(entry["kind"]), character=entry["character"]
     )
     print_text(" ".join(str(part) for part in (line, entry.get("expression"), entry.get("dice"), outcome) if part))
+
+
+def _ended_by_call(call_id: int, entry: dict[str, Any]) -> None:
+    """A reunion call's answer: the scenario it ended and each reunion check, as
+    `scenario end` prints them."""
+    from campaign.cli.scenario import award_line, reunion_line
+    from campaign.core.reunion import reunion_odds_text
+
+    detail = entry["detail"]
+    print_text(
+        _("call #{id} → scenario #{number} {title} ended (ledger #{seq})").format(
+            id=call_id, number=detail.get("number"), title=detail.get("title"), seq=entry["seq"]
+        )
+    )
+    subs = entry.get("sub_entries") or ()
+    for sub in subs:
+        if sub["kind"] == "reunion":
+            found = sub["detail"]
+            odds = reunion_odds_text(found["faces"], found["threshold"] - 1)
+            looking = found.get("searchers") or ()
+            print_text(reunion_line(sub["character"], odds, sub["total"], found["success"], looking, sub["seq"]))
+    for sub in subs:
+        if sub["kind"] == "award":
+            say(award_line(sub["character"], sub["detail"]["cp"], sub["detail"]["cp_total"], sub["seq"]))

@@ -3,6 +3,7 @@ reunion checks (docs/rules.md "Missing and reunion check")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -103,6 +104,20 @@ def scenario_start(
         )
 
 
+def reunion_line(character: str, odds: str, roll: int, success: bool, searchers: Sequence[str], seq: int) -> str:
+    """One reunion check as `scenario end` and an answered reunion call print it."""
+    from campaign.cli.missing import reunion_verdict
+
+    return _("{character}: {odds} → rolled {roll}: {verdict} (ledger #{seq})").format(
+        character=character, odds=odds_label(odds), roll=roll, verdict=reunion_verdict(success, searchers), seq=seq
+    )
+
+
+def award_line(character: str, cp: int, total: int, seq: int) -> str:
+    """One PC's award at a scenario's end."""
+    return _("{character}: +{cp} CP → {total} (ledger #{seq})").format(character=character, cp=cp, total=total, seq=seq)
+
+
 @app.command("end")
 def scenario_end(
     ctx: typer.Context,
@@ -146,17 +161,18 @@ def scenario_end(
     from campaign.services.scenarios import end_scenario
 
     s = state(ctx)
+    if (searchers or npcs) and award is None:
+        raise BadInput(_("--searchers and --npcs say who gets the award: give it with --award N"))
     if call:
         from campaign.cli.call import call_made
         from campaign.services.calls import call_scenario_end
 
         if dice or physical:
-            raise BadInput("--call lets the player roll on the table server: it takes no --dice")
-        call_made(call_scenario_end(s.db, s.campaign, s.actor, award, elapsed), json_out)
+            raise BadInput(_("--call lets the player roll on the table server: it takes no --dice"))
+        made = call_scenario_end(s.db, s.campaign, s.actor, award, elapsed, searchers=searchers, npcs=npcs)
+        call_made(made, json_out)
         return
     manual = [(name, s.dice(face)) for name, face in _pairs(dice, "--dice", "CHAR=FACE")]
-    if (searchers or npcs) and award is None:
-        raise BadInput("--searchers and --npcs say who gets the award: give it with --award N")
     ended = end_scenario(
         s.db,
         s.campaign,
@@ -184,26 +200,12 @@ def scenario_end(
     )
     if revealed is not None:
         say(f"fair dice: seed revealed (ledger #{revealed.seq}): {revealed.seed}")
-    from campaign.cli.missing import reunion_verdict
-
     for r in ended.reunions:
-        print_text(
-            _("{character}: {odds} → rolled {roll}: {verdict} (ledger #{seq})").format(
-                character=r.character,
-                odds=odds_label(r.odds),
-                roll=r.roll,
-                verdict=reunion_verdict(r.success, r.searchers),
-                seq=r.seq,
-            )
-        )
+        print_text(reunion_line(r.character, r.odds, r.roll, r.success, r.searchers, r.seq))
     if not ended.reunions:
         say(_("no one is missing: no reunion checks"))
     for a in ended.awards:
-        say(
-            _("{character}: +{cp} CP → {total} (ledger #{seq})").format(
-                character=a.character, cp=a.cp, total=a.cp_total, seq=a.seq
-            )
-        )
+        say(award_line(a.character, a.cp, a.cp_total, a.seq))
     if ended.time is not None:
         from campaign.cli.time import render_advance
 

@@ -180,7 +180,10 @@ def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
             from campaign.core.gametime import parse_span
 
             parse_span(elapsed, "--elapsed")
-        return {"award": award, "elapsed": elapsed}
+        searchers, npcs = bool(params.get("searchers")), bool(params.get("npcs"))
+        if (searchers or npcs) and award is None:
+            raise BadInput(_("--searchers and --npcs say who gets the award: give it with --award N"))
+        return {"award": award, "elapsed": elapsed, "searchers": searchers, "npcs": npcs}
     raise BadInput(_("call kind: fright, check or reunion, not {kind!r}").format(kind=kind))
 
 
@@ -249,16 +252,24 @@ def _pending(
 
 
 def call_scenario_end(
-    db: Database, campaign_name: str | None, actor: str, award: int | None = None, elapsed: str | None = None
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    award: int | None = None,
+    elapsed: str | None = None,
+    *,
+    searchers: bool = False,
+    npcs: bool = False,
 ) -> CallView:
     """`scenario end --call`: the open scenario ends when the missing characters' player
     taps the call, which rolls their reunion checks with the server's dice
     (docs/rules.md "Missing and reunion check": the missing character's player rolls). One
     call for the whole end, since the end and its reunion checks are one transaction; so
-    the missing characters must share a player."""
+    the missing characters must share a player. The award reaches the same PCs as
+    `scenario end` without --call: `searchers` and `npcs` are kept with the call."""
     from campaign.services.missing import open_disappearances, open_scenario, playing_player
 
-    params = check_params("reunion", {"award": award, "elapsed": elapsed})
+    params = check_params("reunion", {"award": award, "elapsed": elapsed, "searchers": searchers, "npcs": npcs})
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         scenario = open_scenario(session, campaign)
@@ -443,7 +454,17 @@ def _dispatch(
         ).seq
     from campaign.services.scenarios import end_scenario
 
-    return end_scenario(db, campaign_name, actor, [], source, params.get("award"), elapsed=params.get("elapsed")).seq
+    return end_scenario(
+        db,
+        campaign_name,
+        actor,
+        [],
+        source,
+        params.get("award"),
+        elapsed=params.get("elapsed"),
+        searchers=bool(params.get("searchers")),
+        npcs=bool(params.get("npcs")),
+    ).seq
 
 
 def calls_signature(db: Database, campaign_id: int) -> tuple[int, int]:

@@ -106,7 +106,13 @@ async def calls(request: Request) -> Response:
 
         made = await run_in_threadpool(
             lambda: call_scenario_end(
-                state.db, state.campaign, seat_actor_name(state, seat), params.get("award"), params.get("elapsed")
+                state.db,
+                state.campaign,
+                seat_actor_name(state, seat),
+                params.get("award"),
+                params.get("elapsed"),
+                searchers=params.get("searchers") is True,
+                npcs=params.get("npcs") is True,
             )
         )
         return _json(made, 201)

@@ -565,3 +565,45 @@ def test_a_missing_npc_bars_no_player_S5(cli, db):
         1,
         "Ren plays the missing R1 and cannot send their own characters",
     )
+
+
+# --------------------------------------------------------------------------- ending by a call
+
+
+def _end_with_searchers(cli, *, call: bool) -> list[tuple[str, int]]:
+    """鈴音 missing, 刀矢 searching, 千早 taking part; the end awards 3 CP to the searchers
+    too; 鈴音's reunion die is 1. Returns every PC's CP total afterwards."""
+    cli.run("missing", "mark", "鈴音")
+    cli.run("scenario", "start", "一話", "--with", "千早", "--search", "刀矢=鈴音")
+    if call:
+        made = cli.json("scenario", "end", "--call", "--award", "3", "--searchers")
+        assert made["params"]["searchers"] is True and made["params"]["npcs"] is False
+        out = cli.run("call", "roll", str(made["call_id"]), "--dice", "1").stdout.splitlines()
+        assert out[0].startswith(f"call #{made['call_id']} → scenario #1 一話 ended (ledger #")
+        assert out[1].startswith("鈴音: needs <= 2 on 1d6 (33%) → rolled 1: reunited; 刀矢 returns (ledger #")
+        assert sorted(line.split(" (ledger")[0] for line in out[2:]) == ["刀矢: +3 CP → 3", "千早: +3 CP → 3"]
+        assert "None" not in "\n".join(out)
+    else:
+        cli.run("scenario", "end", "--award", "3", "--searchers", "--dice", "鈴音=1")
+    cli.run("history", "verify")
+    return sorted((c["name"], c["cp_total"]) for c in cli.json("char", "list") if c["kind"] == "pc")
+
+
+def test_a_called_end_awards_the_same_cp_as_an_end_without_call(party):
+    called = _end_with_searchers(party, call=True)
+    awards = [(e["character"], e["detail"]["cp"]) for e in party.json("history", "--kind", "award")]
+    assert sorted(awards) == [("刀矢", 3), ("千早", 3)]
+    assert dict(called) == {"千早": 3, "刀矢": 3, "美緒": 0, "蓮二": 0, "鈴音": 0}
+
+
+def test_an_end_without_call_gives_the_reference_totals(party):
+    assert dict(_end_with_searchers(party, call=False)) == {"千早": 3, "刀矢": 3, "美緒": 0, "蓮二": 0, "鈴音": 0}
+
+
+@pytest.mark.parametrize("flag", ["--searchers", "--npcs"])
+def test_a_called_end_refuses_searchers_without_an_award(party, db, flag):
+    party.run("scenario", "start", "一話", "--with", "千早")
+    party.run("missing", "mark", "鈴音")
+    before = snapshot(db)
+    refused(party, ("scenario", "end", "--call", flag), 2, "give it with --award N")
+    assert snapshot(db) == before and party.json("call", "list") == {"calls": []}

@@ -112,6 +112,24 @@ def test_the_gm_page_calls_the_reunion_and_lists_void_requests(table):
     cli.run("history", "verify")
 
 
+def test_a_reunion_call_from_the_gm_page_awards_the_searchers_too(table):
+    """The page's reunion call carries --searchers: the searcher gets the award as the
+    same end without a call gives it."""
+    cli, _, faces, browser = table
+    aki, gm = browser("Aki"), browser("GM", "--gm")
+    cli.run("char", "relate", "刀矢", "鈴音")
+    cli.run("missing", "mark", "鈴音")
+    cli.run("scenario", "start", "第一話", "--with", "管狐", "--search", "刀矢=鈴音")
+    params = {"award": 3, "searchers": True}
+    made = gm.post("/api/calls", {"kind": "reunion", "character": "", "params": params}, key=None)
+    assert made.status_code == 201, made.text
+    faces[:] = [1]
+    assert aki.post(f"/api/calls/{made.json()['call_id']}/roll", {}).status_code == 201
+    assert [(e["character"], e["detail"]["cp"]) for e in cli.json("history", "--kind", "award")] == [("刀矢", 3)]
+    assert cli.json("char", "show", "刀矢")["cp_total"] == 103
+    cli.run("history", "verify")
+
+
 def test_a_skill_button_rolls_3d6_against_the_sheets_level(table):
     """Issue 27 on the page: the skill's button sends its name; the server reads the level."""
     cli, _, faces, browser = table
