@@ -2,9 +2,9 @@
 
 The word is a skill the character has (回避 12), or else one of its stats by any of
 the ruleset's names (意志力, DX ...; Will derived from IQ counts), with an optional
-modifier glued to it (`回避-2`, `回避+1`, `回避−2`). It becomes `3D6<=10`, judged as
-every success roll is, and the entry's detail keeps what it was read from, so the roll
-shows `3D6<=10 (回避 12 −2)`.
+modifier glued to it (`回避-2`, `回避+1`, `回避−2`, and `回避ー2` as a Japanese IME
+types it). It becomes `3D6<=10`, judged as every success roll is, and the entry's detail
+keeps what it was read from, so the roll shows `3D6<=10 (回避 12 −2)`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ from campaign.core.suggest import fold
 if TYPE_CHECKING:
     from campaign.db.models import Character
 
-_WORD = re.compile(r"(?P<name>.+?)(?:(?P<sign>[+-])(?P<mod>\d{1,3}))?")
 MINUS = "\N{MINUS SIGN}"
+#: What a Japanese keyboard gives for "minus" between a name and its modifier: the IME's
+#: long-vowel mark ー (half-width ｰ folds to it under NFKC) and the dashes ‐ ‑ ‒ – — ―.
+#: Only a mark followed by the modifier's digits at the end counts, so サーベル stays a name.
+MINUS_LIKE = MINUS + "\u30fc\u2010\u2011\u2012\u2013\u2014\u2015"
+_WORD = re.compile(rf"(?P<name>.+?)(?:(?P<sign>[+\-{MINUS_LIKE}])(?P<mod>\d{{1,3}}))?")
 
 
 def skill_key(skills: Iterable[str], typed: str) -> str | None:
@@ -48,12 +52,12 @@ def skill_roll(text: str, character: Character, ruleset: str) -> SheetRoll | Non
     if ruleset != "gurps3-ja":
         return None
     expression, comment = split_comment(text)
-    word = unicodedata.normalize("NFKC", expression).replace(MINUS, "-").strip()
+    word = unicodedata.normalize("NFKC", expression).strip()
     match = _WORD.fullmatch(word)
     if match is None or match["name"][:1].isdigit():
         return None
     name = match["name"]
-    modifier = int(match["mod"]) * (-1 if match["sign"] == "-" else 1) if match["mod"] else 0
+    modifier = int(match["mod"]) * (1 if match["sign"] == "+" else -1) if match["mod"] else 0
     skills = character.skills or {}
     key = skill_key(skills, name)
     if key is not None:

@@ -153,6 +153,22 @@ def test_roll_a_skill_or_a_stat_from_the_sheet(gurps):
     assert gurps.error("roll", "跳躍", "--char", "鈴音", code=2).startswith("error:")
 
 
+@pytest.mark.parametrize("mark", ["ー", "ｰ", "‐", "‑", "‒", "–", "—", "―", "－"])
+def test_a_japanese_minus_mark_after_a_skill_or_stat_is_a_modifier(sqlite_gurps, mark):
+    """The IME's long-vowel mark (and the dashes a phone offers) typed for minus."""
+    sqlite_gurps.run("skill", "add", "鈴音", "聞き耳", "12")
+    sqlite_gurps.run("skill", "add", "鈴音", "サーベル", "11")
+    skill = sqlite_gurps.json("roll", f"聞き耳{mark}2", "--char", "鈴音", "--dice", "4,4,2")
+    assert (skill["target"], skill["outcome"]) == (10, "success")
+    assert skill["detail"]["from_sheet"] == {"skill": "聞き耳", "level": 12, "modifier": -2}
+    stat = sqlite_gurps.json("roll", f"HT{mark}3", "--char", "鈴音", "--dice", "4,4,1")
+    assert (stat["target"], stat["detail"]["from_sheet"]["modifier"]) == (8, -3)
+    # a long-vowel mark inside a name stays part of it; the last one before digits is the sign
+    inside = sqlite_gurps.json("roll", f"サーベル{mark}1", "--char", "鈴音", "--dice", "1,1,1")
+    assert inside["detail"]["from_sheet"] == {"skill": "サーベル", "level": 11, "modifier": -1}
+    assert sqlite_gurps.json("roll", "サーベル", "--char", "鈴音", "--dice", "1,1,1")["target"] == 11
+
+
 def test_2d6_check_skill_takes_the_level_from_the_sheet(cli):
     cli.run("init", "夜桜", "--ruleset", "2d6-ja")
     cli.run("char", "add", "陸", "--npc", "--stat", "技=3")
