@@ -119,11 +119,22 @@ def _cp(value: Any) -> str:
     return f"{value:+d} CP".replace("-", "−") if isinstance(value, int) else f"{value} CP"
 
 
-def _cp_deltas(entry: dict[str, Any]) -> dict[str, int]:
-    out: dict[str, int] = {}
+#: The ops that move a CP total by an amount, and the field holding it
+#: (campaign.projection.ops_characters: CpChanged, CpAwarded).
+_CP_MOVES = {"cp_delta": "delta", "cp_awarded": "cp"}
+
+
+def _cp_deltas(entry: dict[str, Any]) -> dict[str, int | None]:
+    """character -> how far the entry moved its CP total; None when it set the total
+    outright (cp_set), so nothing before it can be worked out from today's."""
+    out: dict[str, int | None] = {}
     for op in entry.get("ops") or []:
-        if op.get("op") == "cp_delta" and isinstance(op.get("delta"), int):
-            out[op.get("character")] = out.get(op.get("character"), 0) + op["delta"]
+        name, character = op.get("op"), op.get("character")
+        if name == "cp_set":
+            out[character] = None
+        elif name in _CP_MOVES and isinstance(amount := op.get(_CP_MOVES[name]), int):
+            so_far = out.get(character, 0)
+            out[character] = None if so_far is None else so_far + amount
     return out
 
 
@@ -137,9 +148,13 @@ def _cp_spans(everything_after: list[dict[str, Any]], now: dict[str, int]) -> di
         if entry["kind"] == "void" or entry.get("voided_by") is not None:
             break
         for character, delta in _cp_deltas(entry).items():
-            if character in running:
-                spans[entry["seq"]] = (character, running[character] - delta, running[character])
-                running[character] -= delta
+            if character not in running:
+                continue
+            if delta is None:  # set outright: what came before is unknown from here
+                del running[character]
+                continue
+            spans[entry["seq"]] = (character, running[character] - delta, running[character])
+            running[character] -= delta
     return spans
 
 

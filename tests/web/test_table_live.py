@@ -149,6 +149,28 @@ def test_a_skill_button_rolls_3d6_against_the_sheets_level(table):
     assert entry["actor"] == "Aki" and entry["source"] == "server"
 
 
+def test_a_past_frights_cp_line_is_the_cp_at_that_entry_after_awards(table):
+    """An award after the fright (cp_awarded, not cp_delta) must not shift the fright's
+    line: the page says what `char timeline` says for that entry."""
+    cli, _, faces, browser = table
+    aki = browser("Aki")
+    call = cli.json("call", "fright", "鈴音")
+    faces[:] = [6, 5, 5, 6, 6, 5]  # 16 against Will 11 fails by 5; 17 + 5 = 22 on the table
+    rolled = aki.post(f"/api/calls/{call['call_id']}/roll", {})
+    assert rolled.status_code == 201, rolled.text
+    cli.run("award", "2", "--to", "鈴音,刀矢")
+    cli.run("char", "set", "刀矢", "--cp", "150")
+    state = aki.http.get("/api/table").json()
+    fright = next(e for e in state["latest"] if e["seq"] == rolled.json()["seq"])
+    timeline = cli.json("char", "timeline", "鈴音")
+    row = next(r for r in timeline if r["seq"] == fright["seq"])
+    cp = next(c for c in row["changes"] if c["what"] == "cp")
+    assert fright["consequences"][-1].endswith(f"; CP {cp['before']} → {cp['after']}")
+    assert (cp["before"], cp["after"]) == (100, 90)
+    award = next(e for e in state["latest"] if e["kind"] == "award" and e["character"] == "鈴音")
+    assert award["consequences"] == []
+
+
 def test_the_cp_line_walks_back_from_todays_totals_and_stops_at_a_void():
     from campaign.web.table_state import _cp_spans, consequences
 
