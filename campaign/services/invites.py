@@ -19,7 +19,9 @@ page the server gave it to (GET /api/session), knows it.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -210,15 +212,29 @@ def _code_ok(code: str) -> bool:
     return 16 <= len(code) <= 100 and code.isascii() and all(ch.isalnum() or ch in "-_" for ch in code)
 
 
-def pending_invite(db: Database, campaign_id: int, code: str) -> WebInvite | None:
-    """The invite a code opens, if it can still be used (the confirm page); consumes nothing."""
+#: An invite code's length: token_urlsafe(CODE_BYTES) spells 32 bytes in 43 characters.
+CODE_LENGTH = -(-CODE_BYTES * 4 // 3)
+_CODE_RUN = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def code_in(text: str) -> str:
+    """The invite code in a link as a chat passed it on: full-width letters folded (NFKC),
+    and whatever was glued after the code dropped, punctuation (`。`, `)`) or words
+    (`よろしく`, or letters: a code has a fixed length). "" when nothing code-like is there."""
+    run = _CODE_RUN.match(unicodedata.normalize("NFKC", text))
+    return run.group(0)[:CODE_LENGTH] if run else ""
+
+
+def opened_invite(db: Database, campaign_id: int, code: str) -> tuple[WebInvite | None, str]:
+    """(the invite a code opens, its state): pending, used, expired, revoked, or unknown
+    with no invite, so the confirm page can say which. Consumes nothing."""
     if not _code_ok(code):
-        return None
+        return None, "unknown"
     with db.read() as session:
         row = session.scalar(
             select(WebInvite).where(WebInvite.code_hash == digest(code), WebInvite.campaign_id == campaign_id)
         )
-        return row if row is not None and _state(row, _stamp(_now())) == "pending" else None
+        return (None, "unknown") if row is None else (row, _state(row, _stamp(_now())))
 
 
 def join(db: Database, campaign_id: int, code: str) -> Joined:

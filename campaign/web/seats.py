@@ -83,15 +83,15 @@ def seat_of(request: Request) -> Seat | None:
 async def join(request: Request) -> Response:
     from starlette.concurrency import run_in_threadpool
 
+    from campaign.services.invites import code_in, opened_invite
     from campaign.services.invites import join as join_seat
-    from campaign.services.invites import pending_invite
 
     state = request.app.state
-    code = request.path_params["code"]
+    code = code_in(request.path_params["code"])
     if request.method == "GET":
-        invite = await run_in_threadpool(pending_invite, state.db, state.campaign_id, code)
-        if invite is None:
-            return _join_page(request, None, 404)
+        invite, status = await run_in_threadpool(opened_invite, state.db, state.campaign_id, code)
+        if invite is None or status != "pending":
+            return _join_page(request, None, 404 if status == "unknown" else 410, message=_cannot_join(status))
         return _join_page(request, invite, 200)
     if not same_origin(request):
         return _join_page(request, None, 403, message=Refusal("origin").message)
@@ -108,7 +108,8 @@ async def join(request: Request) -> Response:
     try:
         joined = await run_in_threadpool(join_seat, state.db, state.campaign_id, code)
     except CampaignError:
-        return _join_page(request, None, 410)
+        status = (await run_in_threadpool(opened_invite, state.db, state.campaign_id, code))[1]
+        return _join_page(request, None, 404 if status == "unknown" else 410, message=_cannot_join(status))
     from starlette.responses import RedirectResponse
 
     response = RedirectResponse("/", status_code=303, headers={"cache-control": "no-store"})
@@ -122,6 +123,16 @@ async def join(request: Request) -> Response:
         secure=state.secure_cookie,
     )
     return response
+
+
+def _cannot_join(status: str) -> str:
+    """Why an invite link opens no seat, so the player knows whether to ask for a new one
+    or to check the link."""
+    return {
+        "used": lambda: _("This invite has been used already: ask the GM for a new one."),
+        "expired": lambda: _("This invite has expired: ask the GM for a new one."),
+        "revoked": lambda: _("This invite was revoked: ask the GM for a new one."),
+    }.get(status, lambda: _("No such invite: check that the whole link was copied, or ask the GM for a new one."))()
 
 
 def _join_page(request: Request, invite: WebInvite | None, status: int, message: str | None = None) -> Response:

@@ -55,7 +55,7 @@ def test_an_expired_invite_opens_nothing(gurps, monkeypatch):
     monkeypatch.setattr(invites, "_now", lambda: real_now() + timedelta(minutes=31))
     with served(gurps.db) as base:
         aki = Browser(base)
-        assert aki.http.get(path).status_code == 404
+        assert aki.http.get(path).status_code == 410  # known, but expired: not "unknown"
         late = aki.http.post(path, data={"confirm": "1"}, headers={"origin": base})
         assert late.status_code == 410 and "set-cookie" not in late.headers
         aki.close()
@@ -173,8 +173,10 @@ def test_an_invite_seats_only_at_its_own_campaigns_server(gurps):
         from starlette.testclient import TestClient
 
         other = TestClient(create_app(gurps.db, "別の卓", hosts=("testserver",)), follow_redirects=False)
-        assert other.get(path).status_code == 404
-        assert other.post(path, data={"confirm": "1"}, headers={"origin": "http://testserver"}).status_code == 410
+        assert other.get(path).status_code == 404  # unknown here: GET and POST alike
+        assert (
+            other.post(path, data={"confirm": "1"}, headers={"origin": "http://testserver"}).status_code == 404
+        )  # unknown here, as its GET says
         mine = TestClient(create_app(gurps.db, "テスト卓", hosts=("testserver",)), follow_redirects=False)
         assert mine.post(path, data={"confirm": "1"}, headers={"origin": "http://testserver"}).status_code == 303
         other.cookies.update(mine.cookies)  # the same browser, the other campaign's server

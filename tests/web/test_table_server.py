@@ -9,6 +9,7 @@ Every die the server rolls here comes from faces the test fixes (tests.web.table
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -66,7 +67,8 @@ def test_invite_join_sets_a_lax_httponly_session_and_is_good_once(table):
     assert len(me.json()["csrf"]) == 64
     # good once: a second confirmation (another browser) is refused and opens nothing
     other = browser()
-    assert other.http.get(path).status_code == 404
+    used = other.http.get(path)
+    assert used.status_code == 410 and "This invite has been used already" in used.text
     again = other.http.post(path, data={"confirm": "1"}, headers={"origin": base})
     assert again.status_code == 410 and "set-cookie" not in again.headers
     # a confirmation without confirm=1, or from another origin, consumes nothing
@@ -77,6 +79,48 @@ def test_invite_join_sets_a_lax_httponly_session_and_is_good_once(table):
     listed = cli.json("invite", "list")
     assert [row["state"] for row in listed["invites"]] == ["used", "used"]
     assert [s["player"] for s in listed["sessions"]] == ["Aki", "Ren"]
+
+
+@pytest.mark.parametrize(
+    "glued",
+    ["。よろしく", ")", "）", "、", " ", "%E3%80%82", "!", ".", "please", "?utm=chat"],
+    ids=["maru-words", "paren", "fullwidth-paren", "comma", "space", "encoded-maru", "bang", "dot", "letters", "query"],
+)
+def test_a_link_pasted_with_text_glued_after_the_code_still_joins(table, glued):
+    cli, base, _, browser = table
+    aki = browser()
+    path = invite(cli, "Aki") + glued
+    page = aki.http.get(path)
+    assert page.status_code == 200 and 'name="confirm"' in page.text, page.text
+    joined = aki.http.post(path, data={"confirm": "1"}, headers={"origin": base})
+    assert joined.status_code == 303
+    assert aki.http.get("/api/session").json()["player"] == "Aki"
+
+
+def test_a_fullwidth_code_joins_and_the_page_tells_unknown_used_expired_revoked(table, monkeypatch):
+    cli, base, _, browser = table
+    aki = browser()
+    path = invite(cli, "Aki")
+    code = path.removeprefix("/join/")
+    wide = "".join(chr(ord(ch) + 0xFEE0) if ch.isalnum() else ch for ch in code)  # ＡＢＣ１２３
+    assert aki.http.get("/join/" + wide).status_code == 200
+    unknown = aki.http.get("/join/" + code[:-5] + "zzzzz")
+    assert unknown.status_code == 404 and "No such invite" in unknown.text
+    assert aki.http.get("/join/").status_code == 404
+    revoked_path = invite(cli, "Ren")
+    cli.run("invite", "revoke", "Ren")
+    revoked = aki.http.get(revoked_path)
+    assert revoked.status_code == 410 and "This invite was revoked" in revoked.text
+    late = invite(cli, "Ren", "--expires", "30min")
+    import campaign.services.invites as invites
+
+    real_now = invites._now
+    monkeypatch.setattr(invites, "_now", lambda: real_now() + timedelta(hours=1))
+    expired = aki.http.get(late)
+    assert expired.status_code == 410 and "This invite has expired" in expired.text
+    refused = aki.http.post(late, data={"confirm": "1"}, headers={"origin": base})
+    assert refused.status_code == 410 and "This invite has expired" in refused.text
+    assert "set-cookie" not in refused.headers
 
 
 def test_a_player_rolls_with_the_servers_dice_as_themselves(table):
