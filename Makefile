@@ -12,8 +12,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# the demo's install brings the web extra too, so `campaign serve` works after it
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e '.[web]'
 
 # The install is editable, so code changes need none: pip runs again only when
 # pyproject.toml changes (or with `make clean`), not before every test run (3-6 s).

@@ -83,12 +83,15 @@ def invite_new(
     bcdice_character: Annotated[
         str | None, typer.Option("--character", help="With --bcdice: the character its rolls are for.")
     ] = None,
+    qr: Annotated[bool, typer.Option("--qr", help="Also draw the link as a QR code for a phone's camera.")] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Make a one-time invite link (shown once: only its hash is stored).
 
-    Share the path after the server's address: http://192.168.1.20:8000/join/....
-    Opening it asks to confirm; confirming signs the browser in as PLAYER.
+    With the campaign's `public_url` setting (campaign settings
+    public_url=http://192.168.1.20:8000/) the whole link is printed; without it, the
+    path to give after the server's address. Opening it asks to confirm; confirming
+    signs the browser in as PLAYER.
     With --bcdice, print a dice bot's server path /bcdice/<token>/ instead.
 
     Example: campaign invite Aki --expires 2day
@@ -99,17 +102,46 @@ def invite_new(
     if bcdice or bcdice_player is not None or bcdice_character is not None:
         _bcdice_token(s, player, bcdice, gm, bcdice_player, bcdice_character, json_out)
         return
+    from campaign.services.campaigns import public_url_of
+    from campaign.services.invites import join_link
+
     made = invite(s.db, s.campaign, player, gm=gm, expires_in=_seconds(expires))
+    public = public_url_of(s.db, s.campaign)
+    link = join_link(public, made.join_path)
     if json_out:
-        emit_json(made)
+        from campaign.services.results import as_json
+
+        emit_json({**as_json(made), "url": link if public else None})
         return
-    print_text(made.join_path)
-    message = (
-        _("invite for {player} (GM), good once until {expires}: give the server's address followed by this path")
-        if made.gm
-        else _("invite for {player}, good once until {expires}: give the server's address followed by this path")
-    )
-    say(message.format(player=made.player, expires=local_time(made.expires, s.time_zone)))
+    print_text(link)
+    if qr:
+        print_qr(link)
+    expires_at = local_time(made.expires, s.time_zone)
+    if public:
+        message = (
+            _("invite for {player} (GM), good once until {expires}: send this link")
+            if made.gm
+            else _("invite for {player}, good once until {expires}: send this link")
+        )
+    else:
+        message = (
+            _("invite for {player} (GM), good once until {expires}: give the server's address followed by this path")
+            if made.gm
+            else _("invite for {player}, good once until {expires}: give the server's address followed by this path")
+        )
+    say(message.format(player=made.player, expires=expires_at))
+
+
+def print_qr(text: str) -> None:
+    """`text` as a QR code drawn with block characters (two rows a line), dark on light as
+    a camera expects it whatever the terminal's colours."""
+    import io
+
+    import segno
+
+    drawn = io.StringIO()
+    segno.make(text, error="m").terminal(out=drawn, compact=True)
+    print_text(drawn.getvalue().rstrip("\n"))
 
 
 def _bcdice_token(

@@ -71,6 +71,14 @@ def serve(
             "names are refused: DNS rebinding.",
         ),
     ] = [],
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            "--public-url",
+            help="The address the players open (https://table.example/), printed instead of "
+            "the listening address; the campaign's `public_url` setting when not given.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Serve the campaign as the table's web page: overview, characters, missing board,
@@ -78,6 +86,9 @@ def serve(
     signed in with `campaign invite` roll with the server's dice and answer the GM's calls.
 
     Prints the URL on the first line. Stop with Ctrl-C.
+
+    With --host 0.0.0.0 the URL printed names this machine's LAN address, which a
+    phone on the same network can open.
 
     Example: campaign serve --host 0.0.0.0 --port 8000
     """
@@ -103,13 +114,21 @@ def serve(
             )
         ) from None
 
+    from campaign.services.invites import clean_public_url
+
+    if public_url is not None:
+        public_url = clean_public_url(public_url, "--public-url")
     s = state(ctx)
     db_url, campaign = s.db.url, s.campaign  # refuses a missing database, like every reader
+    if public_url is None:
+        from campaign.services.campaigns import public_url_of
+
+        public_url = public_url_of(s.db, campaign)
     s.close()
     hosts = tuple(name.strip().lower().rstrip(".") for name in allow_host if name.strip())
     app = create_app(db_url, campaign, token, secure_cookie=tls_cert is not None, hosts=hosts)
     sock = _bind(host, port)
-    url = _url(host, sock.getsockname()[1], token, tls_cert is not None)
+    url = _url(public_url or _base(host, sock.getsockname()[1], tls_cert is not None), token)
     if json_out:
         import json
 
@@ -173,10 +192,32 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _url(host: str, port: int, token: str | None, tls: bool) -> str:
+def _base(host: str, port: int, tls: bool) -> str:
+    """The address to print for a listening socket: a wildcard (0.0.0.0, ::) is no
+    address a phone can open, so this machine's LAN address stands in for it."""
+    if host in ("0.0.0.0", "::", ""):
+        host = lan_address()
     shown = f"[{host}]" if ":" in host else host
-    url = f"{'https' if tls else 'http'}://{shown}:{port}/"
-    return url + (f"?token={token}" if token else "")
+    return f"{'https' if tls else 'http'}://{shown}:{port}/"
+
+
+def lan_address() -> str:
+    """This machine's address on its network: the source address the kernel would pick for
+    a datagram socket connected to a documentation address (RFC 5737). Connecting a UDP
+    socket only consults the routing table: nothing is sent. 127.0.0.1 without a network."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            address: str = probe.getsockname()[0]
+        except OSError:
+            return LOCAL
+    return address if address != "0.0.0.0" else LOCAL
+
+
+def _url(base: str, token: str | None) -> str:
+    return base + (f"?token={token}" if token else "")
 
 
 def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:

@@ -25,7 +25,7 @@ DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
     "2d6-ja": {"criticals": True, "default_stats": ["心", "技", "体"]},
 }
 #: Settings of every campaign whatever its ruleset, unset (None) until the GM sets them.
-COMMON_SETTINGS: dict[str, Any] = {"timezone": None, "fair_dice": None, "lang": None}
+COMMON_SETTINGS: dict[str, Any] = {"timezone": None, "fair_dice": None, "lang": None, "public_url": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +172,23 @@ def _setting_lang(key: str, text: str) -> str | None:
     return parse_language(text, _("setting {key}").format(key=key))
 
 
+def _setting_url(key: str, text: str) -> str | None:
+    """The address the players open the table server at (https://table.example/), so
+    `invite` prints a whole link; 'none': the path only."""
+    if text.strip().lower() in ("none", "null", "off", ""):
+        return None
+    from campaign.services.invites import clean_public_url
+
+    return clean_public_url(text, _("setting {key}").format(key=key))
+
+
+def public_url_of(db: Database, campaign_name: str | None) -> str | None:
+    """The campaign's `public_url` setting, or None."""
+    with db.read() as session:
+        url = (campaign_named(session, campaign_name).settings or {}).get("public_url")
+    return url if isinstance(url, str) else None
+
+
 SETTING_PARSERS = {
     "fright_cap": _setting_int,
     "criticals": _setting_bool,
@@ -179,6 +196,7 @@ SETTING_PARSERS = {
     "timezone": _setting_zone,
     "fair_dice": _setting_bool,
     "lang": _setting_lang,
+    "public_url": _setting_url,
 }
 
 

@@ -42,6 +42,47 @@ JOIN_PREFIX = "/join/"
 _STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
+MAX_URL = 300
+
+
+def clean_public_url(text: str, what: str) -> str:
+    """The address players open, as `http(s)://host[:port][/path]/` with one trailing
+    slash, so an invite's path appends to it (`.../join/CODE`). BadInput names `what`
+    (the option or setting) when it is no such address."""
+    from urllib.parse import urlsplit
+
+    from campaign.errors import BadInput
+
+    given = text.strip()
+    try:
+        parts = urlsplit(given)
+        port = parts.port  # ValueError when not a number in 0..65535
+    except ValueError:
+        parts, port = None, None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.username is not None
+        or parts.query
+        or parts.fragment
+        or len(given) > MAX_URL
+        or any(ch.isspace() for ch in given)
+    ):
+        raise BadInput(
+            _("{what}: {url!r} is not an http:// or https:// address such as https://table.example/").format(
+                what=what, url=given
+            )
+        )
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{parts.scheme}://{host}{'' if port is None else f':{port}'}{parts.path.rstrip('/')}/"
+
+
+def join_link(public_url: str | None, join_path: str) -> str:
+    """The whole link to send when the players' address is known, else the path."""
+    return join_path if public_url is None else public_url + join_path.lstrip("/")
+
+
 def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
