@@ -132,9 +132,9 @@ def _setting_int(key: str, text: str) -> int | None:
 
 def _setting_bool(key: str, text: str) -> bool:
     folded = text.strip().lower()
-    if folded in ("true", "on", "yes", "1"):
+    if folded in ("true", "on", "yes", "1", "オン", "はい"):
         return True
-    if folded in ("false", "off", "no", "0"):
+    if folded in ("false", "off", "no", "0", "オフ", "いいえ"):
         return False
     raise BadInput(_("setting {key}: {text!r} is not true or false").format(key=key, text=text))
 

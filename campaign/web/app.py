@@ -151,7 +151,7 @@ def create_app(
     from campaign.services.browse import campaign_identity
     from campaign.services.invites import seat_for
     from campaign.services.luck_kept import KeptTallies
-    from campaign.web import routes_api, routes_bcdice, routes_pages, routes_table, seats
+    from campaign.web import gm_actions, routes_api, routes_bcdice, routes_pages, routes_table, seats
     from campaign.web.errors import campaign_error, database_error, http_error
     from campaign.web.feed import Feed
     from campaign.web.refusals import Refusal, json_refusal
@@ -202,6 +202,7 @@ def create_app(
             *routes_api.routes(),
             *seats.routes(),
             *routes_table.routes(),
+            *gm_actions.routes(),
             *routes_bcdice.routes(),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],

@@ -91,6 +91,10 @@ MESSAGES = (
     N_("called #{call}: {prompt}"),
     N_("{name} ({player})"),
     N_("“{text}”"),
+    # gm.js: the GM's evening tools
+    N_("done: ledger #{seq}"),
+    N_("done"),
+    N_("working…"),
 )
 
 
