@@ -74,10 +74,40 @@ def call_fright(
     )
 
 
+@app.command("success")
+def call_success(
+    ctx: typer.Context,
+    roll: Annotated[str, typer.Argument(help="The skill or stat to roll against (回避, DX, 意志 ...).")],
+    chars: Annotated[
+        list[str] | None,
+        typer.Argument(help="The characters who roll (none: every active PC taking part in the scenario)."),
+    ] = None,
+    mod: Annotated[int, typer.Option("--mod", help="GM's modifier (+2, -3 ...).")] = 0,
+    reason: ReasonOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Call for a GURPS success roll (成功判定): 3D6 against the skill or stat on each
+    character's sheet, with the modifier; each player's tap rolls it as `campaign roll
+    回避-2 --char NAME` would. One call per character.
+
+    Example: campaign call success 聞き耳 --mod -2 --reason '物音'
+    """
+    from campaign.services.calls import make_calls
+
+    s = state(ctx)
+    params = {"check": "success", "roll": roll, "modifier": mod}
+    made = make_calls(s.db, s.campaign, s.actor, "check", chars or [], params, reason)
+    if json_out:
+        emit_json({"calls": made})
+        return
+    for view in made:
+        call_made(view, json_out=False)
+
+
 @app.command("check")
 def call_check(
     ctx: typer.Context,
-    check: Annotated[str, typer.Argument(help="ability, skill or danger.")],
+    check: Annotated[str, typer.Argument(help="ability, skill or danger (a GURPS success roll: `call success`).")],
     char: Annotated[str, typer.Argument(help="The character making the check.")],
     stat: Annotated[str | None, typer.Argument(help="Stat to use (心, 技, 体 ...; danger: 感 by default).")] = None,
     target: Annotated[int | None, typer.Option("--target", help="Target number (ability, skill).")] = None,
@@ -87,7 +117,8 @@ def call_check(
     reason: ReasonOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Call for a 2d6 check (能力判定, 技能判定, 危険感知), rolled as `campaign check` would.
+    """Call for a 2d6 check (能力判定, 技能判定, 危険感知) in a 2d6 campaign, rolled as
+    `campaign check` would.
 
     Example: campaign call check ability 鈴音 技 --target 12
     """

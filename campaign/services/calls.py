@@ -17,6 +17,7 @@ the same idempotency key, get the first roll back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,11 +30,19 @@ from campaign.db.database import Database
 from campaign.db.models import Campaign
 from campaign.db.models_table import TableCall
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _, pgettext
+from campaign.i18n import N_, _, pgettext
 from campaign.services.common import active_character_named, campaign_named, clean_text
 from campaign.services.invites import Seat
 
-CHECKS = ("ability", "skill", "danger")
+CHECKS = ("ability", "skill", "danger", "success")
+#: The calls each ruleset has (docs/rules.md "Calls"), as (kind, check) pairs: a GURPS
+#: campaign calls success rolls and fright checks, a 2d6 campaign its own three checks,
+#: and either ends a scenario with the reunion roll.
+CALL_KINDS: dict[str, tuple[tuple[str, str | None], ...]] = {
+    "gurps3-ja": (("fright", None), ("check", "success"), ("reunion", None)),
+    "2d6-ja": (("check", "ability"), ("check", "skill"), ("check", "danger"), ("reunion", None)),
+}
+NAME_LIMIT = 50
 _LIMIT = 100
 
 
@@ -95,6 +104,11 @@ def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | Non
                 character=character, modifier=signed(mod)
             )
         return _("roll your fright check: {character}").format(character=character)
+    if kind == "check" and params.get("check") == "success":
+        mod = params.get("modifier", 0)
+        return _("roll your success roll: {character} {roll}{modifier}").format(
+            character=character, roll=params.get("roll"), modifier=f" {signed(mod)}" if mod else ""
+        )
     if kind == "check":
         what = {"ability": _("ability check"), "skill": _("skill check"), "danger": _("danger sense")}[params["check"]]
         who = f"{character} {params['stat']}" if params.get("stat") else character
@@ -156,6 +170,11 @@ def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
         check = params.get("check")
         if check not in CHECKS:
             raise BadInput(_("CHECK must be one of {value}").format(value=", ".join(f"`{name}`" for name in CHECKS)))
+        if check == "success":
+            name = params.get("roll")
+            if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_LIMIT:
+                raise BadInput(_("success roll: the skill or stat to roll against (回避, DX ...)"))
+            return {"check": "success", "roll": name.strip(), "modifier": _bounded(params.get("modifier", 0), "--mod")}
         stat = params.get("stat") or ("感" if check == "danger" else None)
         if not isinstance(stat, str) or not stat.strip() or len(stat) > 50:
             raise BadInput(_("check: the stat to use (心, 技, 体 ...)"))
@@ -197,31 +216,111 @@ def make_call(
     reason: str | None = None,
 ) -> CallView:
     """A pending call for `character`, to be rolled by the character's player."""
+    return make_calls(db, campaign_name, actor, kind, [character], params, reason)[0]
+
+
+def make_calls(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    kind: str,
+    characters: Sequence[str],
+    params: dict[str, Any] | None = None,
+    reason: str | None = None,
+) -> tuple[CallView, ...]:
+    """The same call for each of `characters` (none named: every active PC taking part in
+    the open scenario, or every active PC when none is open), in one transaction: a
+    refusal for one makes none."""
+    from campaign.services.missing import open_scenario
+
     params = check_params(kind, params or {})
     reason = clean_text(reason, "--reason")
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        row = active_character_named(session, campaign, character, pgettext("doing", "be called to roll"))
-        waiting = session.scalar(
-            select(TableCall.id).where(
-                TableCall.campaign_id == campaign.id,
-                TableCall.kind == kind,
-                TableCall.character == row.name,
-                TableCall.state == "pending",
+        refuse_foreign_kind(campaign.ruleset, kind, params.get("check"))
+        names = list(dict.fromkeys(characters)) or _present_pcs(session, campaign, open_scenario(session, campaign))
+        if not names:
+            raise RuleRefused(_("nobody to call: no active PC takes part"))
+        return tuple(_new_call(session, campaign, actor, kind, name, params, reason) for name in names)
+
+
+def _new_call(
+    session: Session,
+    campaign: Campaign,
+    actor: str,
+    kind: str,
+    character: str,
+    params: dict[str, Any],
+    reason: str | None,
+) -> CallView:
+    """One call, checked against the character now rather than when the player taps."""
+    row = active_character_named(session, campaign, character, pgettext("doing", "be called to roll"))
+    waiting = session.scalar(
+        select(TableCall.id).where(
+            TableCall.campaign_id == campaign.id,
+            TableCall.kind == kind,
+            TableCall.character == row.name,
+            TableCall.state == "pending",
+        )
+    )
+    if waiting is not None:  # a double tap on the GM's button, or a call made twice
+        raise RuleRefused(
+            _("call #{waiting} ({kind}) for {name} is still pending: cancel it first").format(
+                waiting=waiting, kind=kind, name=row.name
             )
         )
-        if waiting is not None:  # a double tap on the GM's button, or a call made twice
-            raise RuleRefused(
-                _("call #{waiting} ({kind}) for {name} is still pending: cancel it first").format(
-                    waiting=waiting, kind=kind, name=row.name
-                )
-            )
-        if kind == "check":  # refused now, not when the player taps
-            from campaign.services.check_records import stat_of
+    if kind == "check" and params["check"] != "success":
+        from campaign.services.check_records import stat_of
 
-            stat_of(row, params["stat"])
-        player = row.player.name if row.player is not None else None
-        return _pending(session, campaign, actor, kind, row.name, player, params, reason)
+        stat_of(row, params["stat"])
+    elif kind == "check":
+        from campaign.services.skill_rolls import skill_roll
+
+        if skill_roll(params["roll"], row, campaign.ruleset) is None:
+            raise RuleRefused(
+                _("{name} has no skill or stat {roll!r} to roll against").format(name=row.name, roll=params["roll"])
+            )
+    player = row.player.name if row.player is not None else None
+    return _pending(session, campaign, actor, kind, row.name, player, params, reason)
+
+
+#: A call's name in words, for refusals that list what a ruleset calls.
+CALL_WORDS = {
+    ("fright", None): N_("fright check"),
+    ("check", "success"): N_("success roll"),
+    ("check", "ability"): N_("ability check"),
+    ("check", "skill"): N_("skill check"),
+    ("check", "danger"): N_("danger sense"),
+    ("reunion", None): N_("reunion check"),
+}
+
+
+def refuse_foreign_kind(ruleset: str, kind: str, check: str | None = None) -> None:
+    """A call the campaign's ruleset does not have is refused (a 2d6 check in a GURPS
+    campaign would be recorded as 2D6+20>=10)."""
+    kinds = CALL_KINDS.get(ruleset)
+    asked = (kind, check if kind == "check" else None)
+    if kinds is None or asked in kinds:
+        return
+    raise RuleRefused(
+        _("a {ruleset} campaign has no {kind} call; it calls: {kinds}").format(
+            ruleset=ruleset, kind=_(CALL_WORDS[asked]), kinds=_(", ").join(_(CALL_WORDS[k]) for k in kinds)
+        )
+    )
+
+
+def _present_pcs(session: Session, campaign: Campaign, scenario: Any) -> list[str]:
+    """The active PCs taking part in `scenario` (every active PC without one), oldest first."""
+    from campaign.db.models import Character, ScenarioParticipant
+
+    query = select(Character.name).where(
+        Character.campaign_id == campaign.id, Character.status == "active", Character.kind == "pc"
+    )
+    if scenario is not None:
+        query = query.join(ScenarioParticipant, ScenarioParticipant.character_id == Character.id).where(
+            ScenarioParticipant.scenario_id == scenario.id
+        )
+    return list(session.scalars(query.order_by(Character.id)))
 
 
 def _pending(
@@ -431,6 +530,13 @@ def _dispatch(
             modifier=params.get("modifier", 0),
             severe_phobia=params.get("severe_phobia", False),
         ).seq
+    if kind == "check" and params["check"] == "success":
+        from campaign.services.rolls import roll
+
+        mod = params.get("modifier", 0)
+        word = f"{params['roll']}{mod:+d}" if mod else params["roll"]
+        seq: int = roll(db, campaign_name, actor, word, source, character=character)["seq"]
+        return seq
     if kind == "check":
         mods = [("GM", params["modifier"])] if params.get("modifier") else []
         if params["check"] == "danger":

@@ -72,7 +72,9 @@ def home(request: Request) -> Response:
     /api/table); a spectator's, the overview."""
     seat = request.scope.get("state", {}).get("seat")
     if seat is not None:
-        return _render(request, "table.html", seat=seat)
+        from campaign.services.table_writes import ruleset_of
+
+        return _render(request, "table.html", seat=seat, ruleset=ruleset_of(*_ctx(request)))
     return overview(request)
 
 

@@ -83,7 +83,7 @@ async def post_roll(request: Request) -> Response:
 
 async def calls(request: Request) -> Response:
     """GET: the session's pending calls (the GM's: all). POST (GM): make a call."""
-    from campaign.services.calls import list_calls, make_call
+    from campaign.services.calls import list_calls, make_call, make_calls
 
     state = request.app.state
     if request.method == "GET":
@@ -93,12 +93,14 @@ async def calls(request: Request) -> Response:
         player = None if seat.gm else seat.player  # narrowed here: the lambda would not see it
         found = await run_in_threadpool(lambda: list_calls(state.db, state.campaign, player=player))
         return _json({"calls": found})
-    seat, body = await write_request(request, frozenset({"kind", "character", "params", "reason"}), gm_only=True)
+    seat, body = await write_request(
+        request, frozenset({"kind", "character", "characters", "params", "reason"}), gm_only=True
+    )
     params = body.get("params") or {}
     if (
         not isinstance(params, dict)
         or not isinstance(body.get("kind"), str)
-        or not isinstance(body.get("character"), str)
+        or not isinstance(body.get("character", ""), str)
     ):
         raise Refusal("bad_input", _("kind and character are text, params an object"))
     if body["kind"] == "reunion":  # `scenario end --call`: the open scenario's missing characters
@@ -116,6 +118,20 @@ async def calls(request: Request) -> Response:
             )
         )
         return _json(made, 201)
+    from campaign.services.calls import prompt_of
+    from campaign.services.results import as_json
+
+    if "characters" in body or not body.get("character"):  # several at once; none named: everyone taking part
+        names = body.get("characters") or []
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names) or len(names) > 50:
+            raise Refusal("bad_input", _("characters: a list of names"))
+        several = await run_in_threadpool(
+            lambda: make_calls(
+                state.db, state.campaign, seat_actor_name(state, seat), body["kind"], names, params, body.get("reason")
+            )
+        )
+        shown = [{**as_json(made), "prompt": prompt_of(made.kind, made.character, made.params)} for made in several]
+        return _json({"calls": shown}, 201)
     made = await run_in_threadpool(
         lambda: make_call(
             state.db,
@@ -127,9 +143,6 @@ async def calls(request: Request) -> Response:
             body.get("reason"),
         )
     )
-    from campaign.services.calls import prompt_of
-    from campaign.services.results import as_json
-
     # the GM's page shows the prompt: in the request's language, as the call list's is (table_state)
     return _json({**as_json(made), "prompt": prompt_of(made.kind, made.character, made.params)}, 201)
 

@@ -79,11 +79,12 @@ def test_rate_limit_is_a_bounded_burst_per_session(gurps):
 
 
 def test_call_cancel_and_gm_roll_for_an_absent_player(gurps):
-    assert "has no stat '技'" in gurps.error("call", "check", "ability", "鈴音", "技", "--target", "12", code=1)
-    gurps.run("char", "set", "鈴音", "--stat", "技=3", "--new-stat")
-    made = gurps.json("call", "check", "ability", "鈴音", "技", "--target", "12", "--reason", "鍵開け")
-    assert made["params"] == {"check": "ability", "stat": "技", "target": 12, "modifier": 0}
-    assert made["prompt"] == "roll your ability check: 鈴音 技 target 12"  # --json: English in every language
+    assert "has no skill or stat '鍵開け'" in gurps.error("call", "success", "鍵開け", "鈴音", code=1)
+    gurps.run("skill", "add", "鈴音", "鍵開け", "12")
+    called = gurps.json("call", "success", "鍵開け", "鈴音", "--mod", "-1", "--reason", "鍵開け")["calls"]
+    made = called[0]
+    assert made["params"] == {"check": "success", "roll": "鍵開け", "modifier": -1}
+    assert made["prompt"] == "roll your success roll: 鈴音 鍵開け −1"  # --json: English in every language
     assert "no character named" in gurps.error("call", "fright", "誰か", code=1)
     assert "CHECK must be one of `ability`" in gurps.error("call", "check", "luck", "鈴音", "--target", "3", code=2)
     fright = gurps.json("call", "fright", "刀矢")
@@ -92,9 +93,10 @@ def test_call_cancel_and_gm_roll_for_an_absent_player(gurps):
     )
     assert gurps.json("call", "cancel", str(fright["call_id"]))["state"] == "cancelled"
     assert "already cancelled" in gurps.error("call", "roll", str(fright["call_id"]), code=1)
-    rolled = gurps.json("call", "roll", str(made["call_id"]), "--dice", "4,5")
-    assert rolled["entry"]["kind"] == "check" and rolled["entry"]["dice"] == [4, 5]
-    assert rolled["entry"]["total"] == 12 and rolled["entry"]["outcome"] == "success"
+    rolled = gurps.json("call", "roll", str(made["call_id"]), "--dice", "4,5,2")
+    assert rolled["entry"]["kind"] == "roll" and rolled["entry"]["dice"] == [4, 5, 2]
+    assert rolled["entry"]["expression"] == "3D6<=11" and rolled["entry"]["outcome"] == "success"
+    assert rolled["entry"]["detail"]["from_sheet"] == {"skill": "鍵開け", "level": 12, "modifier": -1}
     assert rolled["entry"]["actor"] == "GM" and rolled["entry"]["detail"]["via"] == {"call": made["call_id"]}
     assert "already rolled" in gurps.error("call", "roll", str(made["call_id"]), code=1)
     assert gurps.json("call", "list") == {"calls": []}

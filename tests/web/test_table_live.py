@@ -201,3 +201,27 @@ def test_the_character_page_lists_the_skills(table):
     page = browser().http.get("/characters/鈴音").text
     assert "<h2>Skills</h2>" in page
     assert "<dt>刀 <small>(DX/A)</small></dt><dd>13</dd>" in page and "<dt>回避</dt><dd>12</dd>" in page
+
+
+def test_the_gm_page_calls_a_success_roll_for_everyone_taking_part(table):
+    """A GURPS campaign's call form: a success roll against the sheet, for everyone."""
+    cli, _, faces, browser = table
+    aki, gm = browser("Aki"), browser("GM", "--gm")
+    cli.run("scenario", "start", "第一話", "--with", "鈴音", "--with", "刀矢")
+    params = {"check": "success", "roll": "HT", "modifier": -1}
+    made = gm.post("/api/calls", {"kind": "check", "characters": [], "params": params}, key=None)
+    assert made.status_code == 201, made.text
+    calls = made.json()["calls"]
+    assert [(c["character"], c["prompt"]) for c in calls] == [
+        ("鈴音", "roll your success roll: 鈴音 HT −1"),
+        ("刀矢", "roll your success roll: 刀矢 HT −1"),
+    ]
+    faces[:] = [4, 3, 3]  # 10 against HT 11 - 1
+    rolled = aki.post(f"/api/calls/{calls[0]['call_id']}/roll", {})
+    assert rolled.status_code == 201, rolled.text
+    entry = cli.json("history", "show", str(rolled.json()["seq"]))
+    assert (entry["expression"], entry["total"], entry["outcome"]) == ("3D6<=10", 10, "success")
+    two_d6 = {"check": "ability", "stat": "HT", "target": 10}
+    refused = gm.post("/api/calls", {"kind": "check", "character": "鈴音", "params": two_d6}, key=None)
+    assert refused.status_code == 409 and "has no ability check call" in refused.json()["error"]
+    assert [c["character"] for c in cli.json("call", "list")["calls"]] == ["刀矢"]

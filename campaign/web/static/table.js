@@ -224,9 +224,10 @@
     var callChar = document.getElementById("call-char");
     if (callChar) {
       var was = callChar.value;
-      replace("call-char", state.characters.filter(function (c) { return c.status === "active"; }).map(function (c) {
-        return el("option", { value: c.name, text: c.name }); }));
-      if (was) callChar.value = was;
+      replace("call-char", [el("option", { value: "", text: callChar.dataset.everyone })].concat(
+        state.characters.filter(function (c) { return c.status === "active"; }).map(function (c) {
+          return el("option", { value: c.name, text: c.name }); })));
+      callChar.value = was;
     }
     var select = document.getElementById("roll-char");
     var chosen = select.value;
@@ -280,23 +281,33 @@
   function callFromForm(event) {  // the GM's form: the same call as `campaign call ...`
     event.preventDefault();
     var kind = document.getElementById("call-kind").value;
-    var body = { kind: kind === "fright" ? "fright" : "check", character: document.getElementById("call-char").value,
+    var who = document.getElementById("call-char").value;
+    var body = { kind: kind === "fright" ? "fright" : "check",
                  reason: document.getElementById("call-reason").value.trim() || null };
+    if (who) body.character = who;
+    else body.characters = [];  // everyone taking part: one call each
     var params = { modifier: number("call-mod") || 0 };
-    if (kind !== "fright") {
+    if (kind === "success") {
+      params.check = kind;
+      params.roll = document.getElementById("call-roll").value.trim() || null;
+    } else if (kind !== "fright") {
       params.check = kind;
       params.stat = document.getElementById("call-stat").value.trim() || null;
       params[kind === "danger" ? "difficulty" : "target"] = number("call-target");
       if (kind === "skill") params.skill = number("call-skill");
     }
     body.params = params;
-    post("/api/calls", body).then(function (call) { say(text("called #{call}: {prompt}", { call: call.call_id, prompt: call.prompt })); refresh(); },
-                                  failed);
+    post("/api/calls", body).then(function (made) {
+      say((made.calls || [made]).map(function (call) {
+        return text("called #{call}: {prompt}", { call: call.call_id, prompt: call.prompt }); }).join(" / "));
+      refresh();
+    }, failed);
   }
 
   function callFields() {  // the call form shows the fields the chosen check uses
     var kind = document.getElementById("call-kind").value;
-    var uses = { "call-stat": kind !== "fright", "call-target": kind !== "fright", "call-skill": kind === "skill" };
+    var twoD6 = kind === "ability" || kind === "skill" || kind === "danger";
+    var uses = { "call-stat": twoD6, "call-target": twoD6, "call-skill": kind === "skill", "call-roll": kind === "success" };
     Object.keys(uses).forEach(function (id) {
       var input = document.getElementById(id);
       input.hidden = !uses[id];
