@@ -22,6 +22,7 @@ from sqlalchemy import select, update
 
 from campaign.core.dice_source import DiceSource, SystemDice
 from campaign.db.database import Database
+from campaign.db.models import Player
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
 from campaign.services.common import campaign_named, character_named, clean_name, player_named
@@ -111,7 +112,8 @@ def make_token(
     now = _now()
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        player_name = player_named(session, campaign, player).name if player is not None else None
+        owner_row = player_named(session, campaign, player) if player is not None else None
+        player_name = owner_row.name if owner_row is not None else None
         character_name = None
         if character is not None:
             row = character_named(session, campaign, character)
@@ -127,6 +129,7 @@ def make_token(
             BcdiceToken(
                 campaign_id=campaign.id,
                 name=name,
+                player_id=owner_row.id if owner_row is not None else None,
                 player=player_name,
                 character=character_name,
                 token_hash=_digest(token),
@@ -144,14 +147,21 @@ def list_tokens(db: Database, campaign_name: str | None) -> tuple[BcdiceTokenRow
 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        rows = session.scalars(
-            select(BcdiceToken).where(BcdiceToken.campaign_id == campaign.id).order_by(BcdiceToken.id)
+        rows = session.execute(
+            select(BcdiceToken, Player.name)
+            .outerjoin(Player, Player.id == BcdiceToken.player_id)
+            .where(BcdiceToken.campaign_id == campaign.id)
+            .order_by(BcdiceToken.id)
         ).all()
         return tuple(
             BcdiceTokenRow(
-                name=r.name, player=r.player, character=r.character, created=r.created_at, revoked=r.revoked_at
+                name=r.name,
+                player=today if r.player_id is not None else r.player,
+                character=r.character,
+                created=r.created_at,
+                revoked=r.revoked_at,
             )
-            for r in rows
+            for r, today in rows
         )
 
 
@@ -179,13 +189,16 @@ def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:
         return None
     with db.read() as session:
         row = session.execute(
-            select(BcdiceToken.id, BcdiceToken.name, BcdiceToken.player, BcdiceToken.character).where(
+            select(BcdiceToken.id, BcdiceToken.name, Player.name, BcdiceToken.character)
+            .outerjoin(Player, Player.id == BcdiceToken.player_id)
+            .where(
                 BcdiceToken.token_hash == _digest(token),
                 BcdiceToken.campaign_id == campaign_id,
                 BcdiceToken.revoked_at.is_(None),
             )
         ).first()
-    return None if row is None else Holder(token_id=row.id, name=row.name, player=row.player, character=row.character)
+    # the player's name today (a rename carries the token); None: an integration's token
+    return None if row is None else Holder(token_id=row[0], name=row[1], player=row[2], character=row[3])
 
 
 class _Actor(str):

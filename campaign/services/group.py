@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.db.database import Database
-from campaign.db.models import Campaign
+from campaign.db.models import Campaign, Player
 from campaign.db.models_group import GroupRole
 from campaign.errors import NotFound, RuleRefused
 from campaign.i18n import N_, _
@@ -398,7 +398,8 @@ def _issue_owed(session: Session, campaign: Campaign) -> tuple[Invited, ...]:
 
     invites = []
     for mapping in _owed(session, campaign):
-        invites.append(issue_invite(session, campaign, mapping.player_name))
+        player = session.get(Player, mapping.player_id) if mapping.player_id is not None else None
+        invites.append(issue_invite(session, campaign, player if player is not None else mapping.player_name))
         session.delete(mapping)
     return tuple(invites)
 

@@ -166,7 +166,7 @@ def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | 
     campaign = session.get(Campaign, campaign_id)
     assert campaign is not None  # the request's campaign, read under its lock
     character = character_named(session, campaign, name)
-    if not seat.gm and (character.player is None or character.player.name != seat.player):
+    if not seat.gm and (character.player_id is None or character.player_id != seat.player_id):
         raise NotYours(_("{name} is not a character of {player}").format(name=character.name, player=seat.player))
     return character
 

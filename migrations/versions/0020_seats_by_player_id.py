@@ -1,0 +1,90 @@
+"""seats by player id: invites, sessions, bot tokens and calls name the player by id
+
+Revision ID: 0020
+Revises: 0018
+Create Date: 2026-12-04 18:30:00
+
+A seat followed the player's name: after `player rename Aki Akira` and a new player
+named Aki, the old Aki's cookie acted for the new Aki. Each seat row now holds the
+player's id (NULL for the GM's seat and for a bot token of no player); the name column
+stays as a label. Server bookkeeping, not state: the ledger is not touched, so a
+campaign verifies the same before and after.
+
+Existing rows are matched by name within their campaign. A name that some rename in the
+campaign's ledger moved away from (`detail.player_from`) cannot say whose seat it was
+(the renamed player's or a later player's of that name), and a player seat whose name
+matches no player belongs to no one: both are revoked (the GM invites again) rather
+than guessed. Pending calls in those cases keep no player: the GM rolls or cancels them.
+"""
+import json
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from alembic import op
+
+
+revision = '0020'
+down_revision = '0018'
+branch_labels = None
+depends_on = None
+
+# (table, the column naming the player, the condition of a row that names a player)
+_SEATS = (
+    ("web_invites", "player", "NOT is_gm"),
+    ("web_sessions", "player", "NOT is_gm"),
+    ("bcdice_tokens", "player", "player IS NOT NULL"),
+    ("table_calls", "player", "player IS NOT NULL"),
+)
+
+
+def upgrade() -> None:
+    for table, _column, _which in _SEATS:
+        with op.batch_alter_table(table, schema=None) as batch_op:
+            batch_op.add_column(sa.Column('player_id', sa.Integer(), nullable=True))
+            batch_op.create_foreign_key(op.f(f'fk_{table}_player_id_players'), 'players', ['player_id'], ['id'])
+    _convert(op.get_bind())
+
+
+def _renamed_from(conn: sa.Connection) -> set[tuple[int, str]]:
+    """(campaign id, name) of every name a rename moved a player away from."""
+    found = set()
+    rows = conn.execute(sa.text("SELECT campaign_id, record FROM ledger WHERE kind = 'rename'"))
+    for campaign_id, record in rows:
+        detail = (json.loads(record).get("detail") or {})
+        if isinstance(detail.get("player_from"), str):
+            found.add((campaign_id, detail["player_from"]))
+    return found
+
+
+def _convert(conn: sa.Connection) -> None:
+    players = {(c, n): i for i, c, n in conn.execute(sa.text("SELECT id, campaign_id, name FROM players"))}
+    ambiguous = _renamed_from(conn)
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    for table, column, which in _SEATS:
+        rows = conn.execute(sa.text(f"SELECT id, campaign_id, {column} FROM {table} WHERE {which}")).all()
+        for row_id, campaign_id, name in rows:
+            player_id = players.get((campaign_id, name))
+            if player_id is not None and (campaign_id, name) not in ambiguous:
+                conn.execute(sa.text(f"UPDATE {table} SET player_id = :p WHERE id = :i"), {"p": player_id, "i": row_id})
+            elif table == "table_calls":
+                conn.execute(
+                    sa.text("UPDATE table_calls SET player = NULL WHERE id = :i AND state = 'pending'"), {"i": row_id}
+                )
+            elif table == "web_invites":
+                conn.execute(
+                    sa.text("UPDATE web_invites SET revoked_at = :t WHERE id = :i AND revoked_at IS NULL "
+                            "AND used_at IS NULL"),
+                    {"t": now, "i": row_id},
+                )
+            else:
+                conn.execute(
+                    sa.text(f"UPDATE {table} SET revoked_at = :t WHERE id = :i AND revoked_at IS NULL"),
+                    {"t": now, "i": row_id},
+                )
+
+
+def downgrade() -> None:
+    for table, _column, _which in reversed(_SEATS):
+        with op.batch_alter_table(table, schema=None) as batch_op:
+            batch_op.drop_constraint(op.f(f'fk_{table}_player_id_players'), type_='foreignkey')
+            batch_op.drop_column('player_id')
