@@ -48,6 +48,24 @@ def is_normal_name(value: str) -> bool:
     return normal_name(value) == value
 
 
+#: The actor the ledger records for the GM (the CLI's default `--as`, the GM's seats).
+GM_ACTOR = "GM"
+
+
+def name_key(value: str) -> str:
+    """What two names are compared by when one must not pass for the other: NFKC
+    (full-width ＧＭ is GM), case-folded (gm is GM), without surrounding space. The one
+    normalisation of "reads as the same name"; names themselves keep their spelling."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
+    return folded.strip()
+
+
+def is_reserved_name(name: str) -> bool:
+    """A name no player, character or bot token may take: it reads as the GM's actor,
+    whose entries and void requests are the GM's (docs/web.md "Seats and names")."""
+    return name_key(name) == name_key(GM_ACTOR)
+
+
 #: A fault: an English template (N_, translated where it is shown) and its values.
 Fault = tuple[str, dict[str, object]]
 

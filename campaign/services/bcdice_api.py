@@ -23,9 +23,9 @@ from sqlalchemy import select, update
 from campaign.core.dice_source import DiceSource, SystemDice
 from campaign.db.database import Database
 from campaign.db.models import Player
-from campaign.errors import BadInput, RuleRefused
+from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
-from campaign.services.common import campaign_named, character_named, clean_name, player_named
+from campaign.services.common import campaign_named, character_named, clean_name, clean_person_name, player_named
 
 TOKEN_BYTES = 32
 BASE_PREFIX = "/bcdice/"
@@ -107,7 +107,7 @@ def make_token(
 ) -> BcdiceInvited:
     """A new token named `name`; `player` must be a player of the campaign and
     `character` a character (of that player, when both are given)."""
-    name = clean_name(name, "token name")
+    name = clean_person_name(name, "token")
     token = secrets.token_urlsafe(TOKEN_BYTES)
     now = _now()
     with db.write() as session:
@@ -179,6 +179,48 @@ def revoke_tokens(db: Database, campaign_name: str | None, name: str) -> int:
             .where(BcdiceToken.campaign_id == campaign.id, BcdiceToken.name == name, BcdiceToken.revoked_at.is_(None))
             .values(revoked_at=_now())
         ).rowcount
+
+
+def rotate_token(db: Database, campaign_name: str | None, name: str) -> BcdiceInvited:
+    """End the live token(s) named `name` and make its successor, for the same player and
+    character, in one transaction: a leaked URL stops working the moment the new one
+    exists, and there is no moment without a working token to paste into the bot."""
+    from campaign.db.models_bcdice import BcdiceToken
+
+    name = clean_name(name, "token")
+    token, now = secrets.token_urlsafe(TOKEN_BYTES), _now()
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        live = session.scalars(
+            select(BcdiceToken)
+            .where(BcdiceToken.campaign_id == campaign.id, BcdiceToken.name == name, BcdiceToken.revoked_at.is_(None))
+            .order_by(BcdiceToken.id)
+        ).all()
+        if not live:
+            raise NotFound(_("no live BCDice-API token named {name!r}").format(name=name))
+        for row in live:
+            row.revoked_at = now
+        newest = live[-1]
+        session.add(
+            BcdiceToken(
+                campaign_id=campaign.id,
+                name=newest.name,
+                player_id=newest.player_id,
+                player=newest.player,
+                character=newest.character,
+                token_hash=_digest(token),
+                created_at=now,
+            )
+        )
+        session.flush()
+        today = session.get(Player, newest.player_id) if newest.player_id is not None else None
+        return BcdiceInvited(
+            name=newest.name,
+            player=today.name if today is not None else None,
+            character=newest.character,
+            base_path=f"{BASE_PREFIX}{token}/",
+            created=now,
+        )
 
 
 def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:

@@ -26,7 +26,7 @@ from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
 from campaign.projection import ops as o
 from campaign.services.characters import canonical_stats, list_characters, show_character
-from campaign.services.common import campaign_transaction, clean_name, player_named
+from campaign.services.common import campaign_transaction, clean_name, clean_person_name, player_named
 from campaign.services.effects import recording
 from campaign.services.sheets import _difficulty, _level, _line
 
@@ -143,7 +143,7 @@ def import_sheets(
             parse_record(r, f"character {i} ({r.get('name') or '?'})", is_stat, player)
             for i, r in enumerate(records, 1)
         ]
-        names = [clean_name(d.name, "character") for d in drafts]
+        names = [clean_person_name(d.name, "character") for d in drafts]
         if len(set(names)) != len(names):
             raise BadInput(_("the file names a character twice"))
         existing = set(session.scalars(select(Character.name).where(Character.campaign_id == campaign.id)))
