@@ -62,6 +62,10 @@ class WebRequest(Base):
 
     session_id: Mapped[int] = mapped_column(ForeignKey("web_sessions.id"), primary_key=True)
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    # What the key was spent on (`rolls`, `calls/7/roll`, `void-requests`): the same key
+    # on another route is another request, refused (409), never answered with this one's
+    # entries. NULL: a key from before the column, which matches no route.
+    route: Mapped[str | None] = mapped_column(String(100))
     first_seq: Mapped[int] = mapped_column(Integer)
     last_seq: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[str] = mapped_column(String(32))

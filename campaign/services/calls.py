@@ -391,7 +391,7 @@ def roll_call(
     via = {"call": call_id, **({"session": seat.session_id} if seat is not None else {})}
     who = seat_actor(db, ender or str(actor), via)
     source, armed = fair_request(source, share, who, campaign_id, before)
-    guarded = GuardedDatabase(db, campaign_id, seat, key, before=armed, after=after)
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=armed, after=after, route=f"calls/{call_id}/roll")
     replayed = False
     try:
         seq = _dispatch(guarded, campaign_name, who, source, kind, character, params)

@@ -1,4 +1,5 @@
-"""seats by player id: invites, sessions, bot tokens and calls name the player by id
+"""seats by player id: invites, sessions, bot tokens and calls name the player by id;
+idempotency keys name their route
 
 Revision ID: 0020
 Revises: 0018
@@ -38,6 +39,9 @@ _SEATS = (
 
 
 def upgrade() -> None:
+    # an idempotency key answers only on the route it was spent on (campaign.db.models_table)
+    with op.batch_alter_table('web_requests', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('route', sa.String(length=100), nullable=True))
     for table, _column, _which in _SEATS:
         with op.batch_alter_table(table, schema=None) as batch_op:
             batch_op.add_column(sa.Column('player_id', sa.Integer(), nullable=True))
@@ -88,3 +92,5 @@ def downgrade() -> None:
         with op.batch_alter_table(table, schema=None) as batch_op:
             batch_op.drop_constraint(op.f(f'fk_{table}_player_id_players'), type_='foreignkey')
             batch_op.drop_column('player_id')
+    with op.batch_alter_table('web_requests', schema=None) as batch_op:
+        batch_op.drop_column('route')
