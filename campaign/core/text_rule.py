@@ -131,3 +131,28 @@ def visible_in_json(document: str) -> str:
     """A JSON document with the unsafe characters as \\uXXXX (inside a JSON document they can
     only occur in strings, where the escape means the same character)."""
     return _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
+
+
+# What a spreadsheet (Excel, LibreOffice, Google Sheets) reads as a formula when a cell
+# starts with it; a tab or carriage return in front hides one from the eye.
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
+
+
+def _needs_guard(text: str) -> bool:
+    if text[:1] in FORMULA_LEADS:
+        return not _PLAIN_NUMBER.fullmatch(text)  # "-10", "+3" are numbers, not formulas
+    # a cell that already starts with the guard would lose it when read back: guard it too
+    return text[:1] == "'" and _needs_guard(text[1:])
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A CSV cell a spreadsheet shows as data and never runs: a leading apostrophe, the
+    spreadsheets' own "this is text" mark, in front of anything they would run.
+    spreadsheet_value takes it off again, so text -> cell -> text is the identity."""
+    return "'" + text if _needs_guard(text) else text
+
+
+def spreadsheet_value(cell: str) -> str:
+    """The text a spreadsheet_safe cell was made from."""
+    return cell[1:] if cell[:1] == "'" and _needs_guard(cell[1:]) else cell
