@@ -1,5 +1,5 @@
 """seats by player id: invites, sessions, bot tokens and calls name the player by id;
-idempotency keys name their route
+idempotency keys name their route; feed notifications carry nothing
 
 Revision ID: 0020
 Revises: 0018
@@ -16,6 +16,11 @@ campaign's ledger moved away from (`detail.player_from`) cannot say whose seat i
 (the renamed player's or a later player's of that name), and a player seat whose name
 matches no player belongs to no one: both are revoked (the GM invites again) rather
 than guessed. Pending calls in those cases keep no player: the GM rolls or cancels them.
+
+PostgreSQL: the feed's NOTIFY (0016) said 'CAMPAIGN_ID:SEQ', and any login of the cluster
+may LISTEN, so any of them learnt every campaign's head as it moved. It now says nothing
+(an empty payload): a listener learns only that something changed, then reads what its
+role may read (campaign.web.feed_listen).
 """
 import json
 from datetime import UTC, datetime
@@ -47,6 +52,18 @@ def upgrade() -> None:
             batch_op.add_column(sa.Column('player_id', sa.Integer(), nullable=True))
             batch_op.create_foreign_key(op.f(f'fk_{table}_player_id_players'), 'players', ['player_id'], ['id'])
     _convert(op.get_bind())
+    if op.get_bind().dialect.name == "postgresql":
+        for name in ("campaign_feed_entry", "campaign_feed_calls"):
+            op.execute(_NOTIFY_NOTHING.format(name=name))
+
+
+# A trigger function whose notification says only "something changed".
+_NOTIFY_NOTHING = """CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql
+   SET search_path = pg_catalog, pg_temp AS $$
+   BEGIN
+     PERFORM pg_notify('campaign_feed', '');
+     RETURN NULL;
+   END $$"""
 
 
 def _renamed_from(conn: sa.Connection) -> set[tuple[int, str]]:
@@ -88,6 +105,33 @@ def _convert(conn: sa.Connection) -> None:
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":  # 0016's payloads again
+        schema = op.get_bind().exec_driver_sql("SELECT current_schema()").scalar()
+        op.execute(
+            f"""CREATE OR REPLACE FUNCTION campaign_feed_entry() RETURNS trigger LANGUAGE plpgsql
+               SET search_path = {schema}, pg_temp AS $$
+               BEGIN
+                 PERFORM pg_notify('campaign_feed', NEW.campaign_id || ':' || NEW.seq);
+                 RETURN NULL;
+               END $$"""
+        )
+        op.execute(
+            f"""CREATE OR REPLACE FUNCTION campaign_feed_calls() RETURNS trigger LANGUAGE plpgsql
+               SET search_path = {schema}, pg_temp AS $$
+               DECLARE
+                 changed record;
+                 campaign integer;
+               BEGIN
+                 IF TG_OP = 'DELETE' THEN changed := OLD; ELSE changed := NEW; END IF;
+                 IF TG_TABLE_NAME = 'web_requests' THEN
+                   SELECT w.campaign_id INTO campaign FROM {schema}.web_sessions w WHERE w.id = changed.session_id;
+                 ELSE
+                   campaign := changed.campaign_id;
+                 END IF;
+                 PERFORM pg_notify('campaign_feed', coalesce(campaign::text, '') || ':' || 'calls');
+                 RETURN NULL;
+               END $$"""
+        )
     for table, _column, _which in reversed(_SEATS):
         with op.batch_alter_table(table, schema=None) as batch_op:
             batch_op.drop_constraint(op.f(f'fk_{table}_player_id_players'), type_='foreignkey')
