@@ -73,6 +73,35 @@ def db_current(ctx: typer.Context, json_out: JsonOption = False) -> None:
         raise typer.Exit(1)
 
 
+@app.command("check")
+def db_check(ctx: typer.Context, json_out: JsonOption = False) -> None:
+    """Report what the database holds that today's rules refuse: players, characters
+    and BCDice-API tokens whose name reads as the GM's (GM, ＧＭ, gm), each with the
+    command that renames it (one line each, exit 1).
+
+    Example: campaign db check --json
+    """
+    from campaign.services.names import reserved_names
+    from campaign.services.results import as_json
+
+    s = state(ctx)
+    found = reserved_names(s.db)
+    if json_out:
+        emit_json({"ok": not found, "reserved_names": as_json(list(found))})
+    elif not found:
+        say(_("no problems found"))
+    for item in [] if json_out else found:
+        from campaign.services.common import what_label
+
+        warn(
+            _("{campaign}: {kind} {name!r} reads as the GM's name; rename it: {fix}").format(
+                campaign=item.campaign, kind=what_label(item.kind), name=item.name, fix=item.fix
+            )
+        )
+    if found:
+        raise typer.Exit(1)
+
+
 @app.command("upgrade")
 def db_upgrade(
     ctx: typer.Context,

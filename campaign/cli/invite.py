@@ -170,6 +170,32 @@ def _bcdice_token(
     )
 
 
+@app.command("rotate-bot")
+def invite_rotate_bot(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="The BCDice-API token to replace (the name it was made with).")],
+    json_out: JsonOption = False,
+) -> None:
+    """Replace a BCDice-API token in one step: the old URL stops working and a new one,
+    for the same player and character, is printed (once). Paste it into the bot.
+
+    Example: campaign invite rotate-bot aki-bot
+    """
+    from campaign.services.bcdice_api import rotate_token
+
+    s = state(ctx)
+    made = rotate_token(s.db, s.campaign, name)
+    if json_out:
+        emit_json(made)
+        return
+    print_text(made.base_path)
+    say(
+        _(
+            "BCDice-API token {name!r} replaced: the old URL no longer works; the bot's new server URL is http://HOST:PORT{path}"
+        ).format(name=made.name, path=made.base_path)
+    )
+
+
 @app.command("list")
 def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
     """Invites (pending, used, expired, revoked) and sessions of the campaign.
@@ -248,6 +274,9 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
 def invite_revoke(
     ctx: typer.Context,
     player: Annotated[str, typer.Argument(help="Whose seat (or which BCDice-API token's name) to take away.")],
+    bcdice_only: Annotated[
+        bool, typer.Option("--bcdice", help="Only the BCDice-API tokens of that name; no seat is touched.")
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """End every session of PLAYER at once and cancel their unused invites; end the
@@ -262,7 +291,11 @@ def invite_revoke(
 
     s = state(ctx)
     tokens = revoke_tokens(s.db, s.campaign, player)
+    if bcdice_only and not tokens:
+        raise NotFound(_("no live BCDice-API token named {name!r}").format(name=player.strip()))
     try:
+        if bcdice_only:
+            raise NotFound(player)
         done = revoke(s.db, s.campaign, player)
     except NotFound:
         if not tokens:

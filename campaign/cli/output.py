@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
-from campaign.core.text_rule import visible, visible_in_json
+from campaign.core.text_rule import spreadsheet_safe, visible, visible_in_json
 
 if TYPE_CHECKING:
     from rich.console import Console, JustifyMethod
@@ -178,22 +177,15 @@ def _plain(value: Any) -> Text:
     return Text(safe_text(value))
 
 
-_NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
-
-
 def csv_cell(value: Any) -> Any:
-    """A cell a spreadsheet shows as data and never runs: text starting with = + - @ (or a
-    tab / carriage return that hides one) is a formula to Excel, LibreOffice and Sheets,
-    so it gets a leading apostrophe, their own "this is text" mark. Plain numbers
-    ("-10", "+3") are left alone: they are not formulas."""
+    """A cell a spreadsheet shows as data and never runs (core.text_rule.spreadsheet_safe:
+    text starting with = + - @, or a tab / carriage return hiding one, gets a leading
+    apostrophe; plain numbers such as "-10" are left alone)."""
     if value is None:
         return ""
     if not isinstance(value, str):
         return value
-    text = safe_text(value)
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(text):
-        text = "'" + text
-    return text
+    return spreadsheet_safe(safe_text(value))
 
 
 def print_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, bom: bool = False) -> None:

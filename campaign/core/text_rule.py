@@ -48,6 +48,24 @@ def is_normal_name(value: str) -> bool:
     return normal_name(value) == value
 
 
+#: The actor the ledger records for the GM (the CLI's default `--as`, the GM's seats).
+GM_ACTOR = "GM"
+
+
+def name_key(value: str) -> str:
+    """What two names are compared by when one must not pass for the other: NFKC
+    (full-width ＧＭ is GM), case-folded (gm is GM), without surrounding space. The one
+    normalisation of "reads as the same name"; names themselves keep their spelling."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
+    return folded.strip()
+
+
+def is_reserved_name(name: str) -> bool:
+    """A name no player, character or bot token may take: it reads as the GM's actor,
+    whose entries and void requests are the GM's (docs/web.md "Seats and names")."""
+    return name_key(name) == name_key(GM_ACTOR)
+
+
 #: A fault: an English template (N_, translated where it is shown) and its values.
 Fault = tuple[str, dict[str, object]]
 
@@ -113,3 +131,28 @@ def visible_in_json(document: str) -> str:
     """A JSON document with the unsafe characters as \\uXXXX (inside a JSON document they can
     only occur in strings, where the escape means the same character)."""
     return _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
+
+
+# What a spreadsheet (Excel, LibreOffice, Google Sheets) reads as a formula when a cell
+# starts with it; a tab or carriage return in front hides one from the eye.
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
+
+
+def _needs_guard(text: str) -> bool:
+    if text[:1] in FORMULA_LEADS:
+        return not _PLAIN_NUMBER.fullmatch(text)  # "-10", "+3" are numbers, not formulas
+    # a cell that already starts with the guard would lose it when read back: guard it too
+    return text[:1] == "'" and _needs_guard(text[1:])
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A CSV cell a spreadsheet shows as data and never runs: a leading apostrophe, the
+    spreadsheets' own "this is text" mark, in front of anything they would run.
+    spreadsheet_value takes it off again, so text -> cell -> text is the identity."""
+    return "'" + text if _needs_guard(text) else text
+
+
+def spreadsheet_value(cell: str) -> str:
+    """The text a spreadsheet_safe cell was made from."""
+    return cell[1:] if cell[:1] == "'" and _needs_guard(cell[1:]) else cell

@@ -6,6 +6,7 @@ imports) is loaded only when an upgrade is actually due.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 # Must equal the newest revision in migrations/versions (a test checks it).
-HEAD_REVISION = "0018"
+HEAD_REVISION = "0020"
 # Upgrading from before this revision rebuilds state from the ledger (see 0003; 0004's new
 # columns, such as a fright trait's CP outside the limit, are the replay's to fill).
 PROJECTION_REVISION = "0004"
@@ -51,7 +52,10 @@ def current_revision(engine: Engine) -> str | None:
                 if revision is not None:
                     return revision
                 tables = set(inspect(conn).get_table_names()) - {"alembic_version"}
-            except (OperationalError, ProgrammingError):
+            except (OperationalError, ProgrammingError) as exc:
+                refused = missing_grant(exc, engine.url.username)
+                if refused is not None:  # a campaign database this role may not read
+                    raise refused from None
                 conn.rollback()
                 tables = set(inspect(conn).get_table_names())
     except DatabaseError as exc:
@@ -68,6 +72,36 @@ def current_revision(engine: Engine) -> str | None:
     if tables:
         raise ForeignDatabase("this database is not a campaign database (it has other tables); refusing to touch it")
     return None
+
+
+# "permission denied for table alembic_version": what PostgreSQL names, and the grant
+# that lets a role read it (a schema and a sequence are used, a database connected to).
+_DENIED = re.compile(r"permission denied for (table|view|schema|sequence|database) (\S+)")
+_GRANT_FOR = {"table": "SELECT", "view": "SELECT", "schema": "USAGE", "sequence": "USAGE", "database": "CONNECT"}
+
+
+def missing_grant(exc: Exception, role: str | None) -> DataError | None:
+    """The grant a PostgreSQL refusal (SQLSTATE 42501) says the role lacks, as a refusal
+    that names it and the statement that gives it; None for any other error. A role
+    without grants opening a campaign database was told it "is not a campaign database"."""
+    from campaign.errors import N_
+
+    original = getattr(exc, "orig", exc)
+    found = _DENIED.search(str(original)) if getattr(original, "sqlstate", None) == "42501" else None
+    if found is None:
+        return None
+    kind, name = found.groups()
+    return DataError(
+        N_(
+            "role {role} may not read this database: permission denied for {kind} {name}; its owner "
+            "can grant it with GRANT {grant} ON {object} {name} TO {role}"
+        ),
+        role=role or "CURRENT_USER",
+        kind=kind,
+        name=name,
+        grant=_GRANT_FOR[kind],
+        object="TABLE" if kind == "view" else kind.upper(),
+    )
 
 
 def refuse_behind(engine: Engine, path: Path) -> None:

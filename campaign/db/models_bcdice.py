@@ -22,6 +22,9 @@ class BcdiceToken(Base):
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"), index=True)
     # The token's name (what `invite revoke NAME` names); the actor when no player.
     name: Mapped[str] = mapped_column(String(200))
+    # Whose rolls these are, by id (a rename carries the token); `player` is the name
+    # they had when the token was made, a label.
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
     player: Mapped[str | None] = mapped_column(String(200))
     character: Mapped[str | None] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)

@@ -25,7 +25,11 @@ class WebInvite(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"), index=True)
-    # The name the ledger records as actor for this seat: a player's name, or the GM's.
+    # The seat's player (NULL for the GM's seat): the seat follows the person, so a
+    # rename carries it and a new player with an old name gets none of it.
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    # The name when the invite was made (a label for listings); for the GM's seat, the
+    # name the ledger records as its actor.
     player: Mapped[str] = mapped_column(String(200))
     is_gm: Mapped[bool] = mapped_column(Boolean, default=False)
     code_hash: Mapped[str] = mapped_column(String(64), unique=True)
@@ -40,6 +44,7 @@ class WebSession(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"), index=True)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))  # as WebInvite's
     player: Mapped[str] = mapped_column(String(200))
     is_gm: Mapped[bool] = mapped_column(Boolean, default=False)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
@@ -57,6 +62,10 @@ class WebRequest(Base):
 
     session_id: Mapped[int] = mapped_column(ForeignKey("web_sessions.id"), primary_key=True)
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    # What the key was spent on (`rolls`, `calls/7/roll`, `void-requests`): the same key
+    # on another route is another request, refused (409), never answered with this one's
+    # entries. NULL: a key from before the column, which matches no route.
+    route: Mapped[str | None] = mapped_column(String(100))
     first_seq: Mapped[int] = mapped_column(Integer)
     last_seq: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[str] = mapped_column(String(32))
@@ -76,7 +85,9 @@ class TableCall(Base):
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"))
     kind: Mapped[str] = mapped_column(String(10))
     character: Mapped[str] = mapped_column(String(200))
-    # Who is to roll: the character's player when the call was made (None: the GM's NPC).
+    # Who is to roll: the character's player when the call was made (None: the GM's NPC),
+    # by id (whom the call is for) and by the name they had then (a label).
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
     player: Mapped[str | None] = mapped_column(String(200))
     # What the service is called with (modifier, check kind and target ...), as JSON.
     params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

@@ -22,9 +22,10 @@ from sqlalchemy import select, update
 
 from campaign.core.dice_source import DiceSource, SystemDice
 from campaign.db.database import Database
-from campaign.errors import BadInput, RuleRefused
+from campaign.db.models import Player
+from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
-from campaign.services.common import campaign_named, character_named, clean_name, player_named
+from campaign.services.common import campaign_named, character_named, clean_name, clean_person_name, player_named
 
 TOKEN_BYTES = 32
 BASE_PREFIX = "/bcdice/"
@@ -106,12 +107,13 @@ def make_token(
 ) -> BcdiceInvited:
     """A new token named `name`; `player` must be a player of the campaign and
     `character` a character (of that player, when both are given)."""
-    name = clean_name(name, "token name")
+    name = clean_person_name(name, "token")
     token = secrets.token_urlsafe(TOKEN_BYTES)
     now = _now()
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        player_name = player_named(session, campaign, player).name if player is not None else None
+        owner_row = player_named(session, campaign, player) if player is not None else None
+        player_name = owner_row.name if owner_row is not None else None
         character_name = None
         if character is not None:
             row = character_named(session, campaign, character)
@@ -127,6 +129,7 @@ def make_token(
             BcdiceToken(
                 campaign_id=campaign.id,
                 name=name,
+                player_id=owner_row.id if owner_row is not None else None,
                 player=player_name,
                 character=character_name,
                 token_hash=_digest(token),
@@ -144,14 +147,21 @@ def list_tokens(db: Database, campaign_name: str | None) -> tuple[BcdiceTokenRow
 
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
-        rows = session.scalars(
-            select(BcdiceToken).where(BcdiceToken.campaign_id == campaign.id).order_by(BcdiceToken.id)
+        rows = session.execute(
+            select(BcdiceToken, Player.name)
+            .outerjoin(Player, Player.id == BcdiceToken.player_id)
+            .where(BcdiceToken.campaign_id == campaign.id)
+            .order_by(BcdiceToken.id)
         ).all()
         return tuple(
             BcdiceTokenRow(
-                name=r.name, player=r.player, character=r.character, created=r.created_at, revoked=r.revoked_at
+                name=r.name,
+                player=today if r.player_id is not None else r.player,
+                character=r.character,
+                created=r.created_at,
+                revoked=r.revoked_at,
             )
-            for r in rows
+            for r, today in rows
         )
 
 
@@ -171,6 +181,48 @@ def revoke_tokens(db: Database, campaign_name: str | None, name: str) -> int:
         ).rowcount
 
 
+def rotate_token(db: Database, campaign_name: str | None, name: str) -> BcdiceInvited:
+    """End the live token(s) named `name` and make its successor, for the same player and
+    character, in one transaction: a leaked URL stops working the moment the new one
+    exists, and there is no moment without a working token to paste into the bot."""
+    from campaign.db.models_bcdice import BcdiceToken
+
+    name = clean_name(name, "token")
+    token, now = secrets.token_urlsafe(TOKEN_BYTES), _now()
+    with db.write() as session:
+        campaign = campaign_named(session, campaign_name)
+        live = session.scalars(
+            select(BcdiceToken)
+            .where(BcdiceToken.campaign_id == campaign.id, BcdiceToken.name == name, BcdiceToken.revoked_at.is_(None))
+            .order_by(BcdiceToken.id)
+        ).all()
+        if not live:
+            raise NotFound(_("no live BCDice-API token named {name!r}").format(name=name))
+        for row in live:
+            row.revoked_at = now
+        newest = live[-1]
+        session.add(
+            BcdiceToken(
+                campaign_id=campaign.id,
+                name=newest.name,
+                player_id=newest.player_id,
+                player=newest.player,
+                character=newest.character,
+                token_hash=_digest(token),
+                created_at=now,
+            )
+        )
+        session.flush()
+        today = session.get(Player, newest.player_id) if newest.player_id is not None else None
+        return BcdiceInvited(
+            name=newest.name,
+            player=today.name if today is not None else None,
+            character=newest.character,
+            base_path=f"{BASE_PREFIX}{token}/",
+            created=now,
+        )
+
+
 def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:
     """The live token's holder, else None (unknown, revoked, malformed)."""
     from campaign.db.models_bcdice import BcdiceToken
@@ -179,13 +231,16 @@ def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:
         return None
     with db.read() as session:
         row = session.execute(
-            select(BcdiceToken.id, BcdiceToken.name, BcdiceToken.player, BcdiceToken.character).where(
+            select(BcdiceToken.id, BcdiceToken.name, Player.name, BcdiceToken.character)
+            .outerjoin(Player, Player.id == BcdiceToken.player_id)
+            .where(
                 BcdiceToken.token_hash == _digest(token),
                 BcdiceToken.campaign_id == campaign_id,
                 BcdiceToken.revoked_at.is_(None),
             )
         ).first()
-    return None if row is None else Holder(token_id=row.id, name=row.name, player=row.player, character=row.character)
+    # the player's name today (a rename carries the token); None: an integration's token
+    return None if row is None else Holder(token_id=row[0], name=row[1], player=row[2], character=row[3])
 
 
 class _Actor(str):

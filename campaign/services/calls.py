@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from campaign import ledger
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
-from campaign.db.models import Campaign
+from campaign.db.models import Campaign, Player
 from campaign.db.models_table import TableCall
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import N_, _, pgettext
@@ -138,11 +138,16 @@ def neutral_prompt(kind: str, character: str, params: dict[str, Any]) -> str:
 
 
 def _view(row: TableCall) -> CallView:
+    from sqlalchemy.orm import object_session
+
+    player, session = row.player, object_session(row)
+    if row.player_id is not None and session is not None:  # the name they have today
+        player = session.get_one(Player, row.player_id).name
     return CallView(
         call_id=row.id,
         kind=row.kind,
         character=row.character,
-        player=row.player,
+        player=player,
         params=dict(row.params or {}),
         reason=row.reason,
         state=row.state,
@@ -334,10 +339,14 @@ def _pending(
     reason: str | None,
 ) -> CallView:
     """A new call, pending until its player taps it: stored, and shown as a view."""
+    player_id = None
+    if player is not None:  # the name is today's (the caller just read it): whose call it is
+        player_id = session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == player))
     call = TableCall(
         campaign_id=campaign.id,
         kind=kind,
         character=character,
+        player_id=player_id,
         player=player,
         params=params,
         reason=reason,
@@ -399,17 +408,17 @@ def call_scenario_end(
 
 
 def list_calls(
-    db: Database, campaign_name: str | None, *, player: str | None = None, pending: bool = True
+    db: Database, campaign_name: str | None, *, player: int | None = None, pending: bool = True
 ) -> tuple[CallView, ...]:
-    """The calls of the campaign (pending ones by default), oldest first; `player`: only
-    those for that player's characters."""
+    """The calls of the campaign (pending ones by default), oldest first; `player` (an
+    id: a seat's player, whatever their name is now): only the calls for them."""
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         query = select(TableCall).where(TableCall.campaign_id == campaign.id)
         if pending:
             query = query.where(TableCall.state == "pending")
         if player is not None:
-            query = query.where(TableCall.player == player)
+            query = query.where(TableCall.player_id == player)
         return tuple(_view(row) for row in session.scalars(query.order_by(TableCall.id)))
 
 
@@ -462,7 +471,7 @@ def roll_call(
 
     def before(session: Session) -> None:
         call = _call(session, campaign_id, call_id)
-        if seat is not None and not seat.gm and call.player != seat.player:
+        if seat is not None and not seat.gm and (call.player_id is None or call.player_id != seat.player_id):
             raise NotYourCall(
                 _("call #{call_id} is for {character}, not a character of {player}").format(
                     call_id=call_id, character=call.character, player=seat.player
@@ -492,7 +501,7 @@ def roll_call(
     via = {"call": call_id, **({"session": seat.session_id} if seat is not None else {})}
     who = seat_actor(db, ender or str(actor), via)
     source, armed = fair_request(source, share, who, campaign_id, before)
-    guarded = GuardedDatabase(db, campaign_id, seat, key, before=armed, after=after)
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=armed, after=after, route=f"calls/{call_id}/roll")
     replayed = False
     try:
         seq = _dispatch(guarded, campaign_name, who, source, kind, character, params)

@@ -18,6 +18,7 @@ from campaign.services.common import (
     campaign_transaction,
     character_named,
     clean_name,
+    clean_person_name,
     clean_text,
     player_named,
 )
@@ -112,7 +113,7 @@ def _check_cp(cp: int) -> int:
 
 
 def add_player(db: Database, campaign_name: str | None, name: str, actor: str) -> PlayerAddedResult:
-    name = clean_name(name, "player")
+    name = clean_person_name(name, "player")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         if session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name)):
             raise RuleRefused(
@@ -153,7 +154,7 @@ def add_character(
 ) -> CharacterAddedResult:
     """A new PC or NPC; unless `new_stat`, a stat name the ruleset does not know is
     refused as a likely typo (as `char set` does)."""
-    name = clean_name(name, "character")
+    name = clean_person_name(name, "character")
     reading = clean_name(reading, "--reading") if reading is not None else None
     stats = _check_stats(stats or {})
     cp = _check_cp(cp)

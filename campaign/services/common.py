@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core import suggest
-from campaign.core.text_rule import TEXT_LIMIT, name_problem, normal_name, text_problem
+from campaign.core.text_rule import GM_ACTOR, TEXT_LIMIT, is_reserved_name, name_problem, normal_name, text_problem
 from campaign.db.models import Campaign, Character, Player
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _, pgettext
@@ -46,6 +46,20 @@ def clean_name(value: str, what: str) -> str:
     fault = name_problem(name)
     if fault is not None:
         raise BadInput(_("{what} name {fault}").format(what=what_label(what), fault=_(fault[0]).format(**fault[1])))
+    return name
+
+
+def clean_person_name(value: str, what: str) -> str:
+    """The name of a player, a character or a bot token, which a seat or an entry's
+    actor may carry: a clean name that does not read as the GM's (core.text_rule
+    is_reserved_name: `GM`, `ＧＭ`, ` gm `), or an entry could pass for the GM's."""
+    name = clean_name(value, what)
+    if is_reserved_name(name):
+        raise BadInput(
+            _("{what} name {name!r} is reserved: it reads as the GM's actor name {gm!r}").format(
+                what=what_label(what), name=name, gm=GM_ACTOR
+            )
+        )
     return name
 
 
@@ -89,6 +103,7 @@ _WHAT_WORDS = {
     "table": lambda: pgettext("name of", "table"),
     "note": lambda: pgettext("name of", "note"),
     "category": lambda: pgettext("name of", "category"),
+    "token": lambda: pgettext("name of", "BCDice-API token"),
 }
 
 

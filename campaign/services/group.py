@@ -27,8 +27,9 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.core.text_rule import GM_ACTOR
 from campaign.db.database import Database
-from campaign.db.models import Campaign
+from campaign.db.models import Campaign, Player
 from campaign.db.models_group import GroupRole
 from campaign.errors import NotFound, RuleRefused
 from campaign.i18n import N_, _
@@ -37,7 +38,7 @@ from campaign.services.common import campaign_named, clean_name
 if TYPE_CHECKING:  # loaded when invites are issued
     from campaign.services.invites import Invited
 
-GM_NAME = "GM"
+GM_NAME = GM_ACTOR
 # The GM's role reads these and writes none (the ledger: appends only, below).
 READ_ONLY_TABLES = ("group_roles", "alembic_version")
 # Appended, never changed: the triggers refuse UPDATE/DELETE too, for every role.
@@ -398,7 +399,8 @@ def _issue_owed(session: Session, campaign: Campaign) -> tuple[Invited, ...]:
 
     invites = []
     for mapping in _owed(session, campaign):
-        invites.append(issue_invite(session, campaign, mapping.player_name))
+        player = session.get(Player, mapping.player_id) if mapping.player_id is not None else None
+        invites.append(issue_invite(session, campaign, player if player is not None else mapping.player_name))
         session.delete(mapping)
     return tuple(invites)
 

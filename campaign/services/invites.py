@@ -24,12 +24,13 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from campaign.db.database import Database
-from campaign.db.models import Campaign
+from campaign.db.models import Campaign, Player
 from campaign.db.models_table import WebInvite, WebSession
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
@@ -134,11 +135,13 @@ class Revoked:
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """Who a request comes from: the session's row id, the actor it records, GM or not."""
+    """Who a request comes from: the session's row id, the actor it records (the
+    player's name today, or the GM's seat's name), GM or not, and the player's id."""
 
     session_id: int
     player: str
     gm: bool
+    player_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,19 +169,23 @@ def invite(
         raise BadInput(_("--expires must be between 1 minute and {value} days").format(value=MAX_EXPIRY // 86400))
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        name = clean_name(player, "player") if gm else player_named(session, campaign, player).name
-        return issue_invite(session, campaign, name, gm=gm, expires_in=expires_in)
+        if gm:
+            return issue_invite(session, campaign, clean_name(player, "player"), gm=True, expires_in=expires_in)
+        return issue_invite(session, campaign, player_named(session, campaign, player), expires_in=expires_in)
 
 
 def issue_invite(
-    session: Session, campaign: Campaign, name: str, *, gm: bool = False, expires_in: int = DEFAULT_EXPIRY
+    session: Session, campaign: Campaign, who: str | Player, *, gm: bool = False, expires_in: int = DEFAULT_EXPIRY
 ) -> Invited:
     """The invite row, in the caller's transaction (group mode's migrate-players issues
-    one per former player role in the transaction that drops the role's mapping)."""
+    one per former player role in the transaction that drops the role's mapping). `who`
+    is the player, or with `gm` the name the GM's seat records."""
     code = secrets.token_urlsafe(CODE_BYTES)
     now = _now()
+    name = who if isinstance(who, str) else who.name
     row = WebInvite(
         campaign_id=campaign.id,
+        player_id=None if isinstance(who, str) else who.id,
         player=name,
         is_gm=gm,
         code_hash=digest(code),
@@ -208,20 +215,42 @@ def list_invites(db: Database, campaign_name: str | None) -> InviteList:
         sessions = session.scalars(
             select(WebSession).where(WebSession.campaign_id == campaign.id).order_by(WebSession.id)
         ).all()
+        rows = session.execute(select(Player.id, Player.name).where(Player.campaign_id == campaign.id))
+        today: dict[int | None, str] = {row[0]: row[1] for row in rows}
         return InviteList(
             invites=tuple(
-                InviteRow(player=r.player, gm=r.is_gm, state=_state(r, now), created=r.created_at, expires=r.expires_at)
+                InviteRow(
+                    player=today.get(r.player_id, r.player) if r.player_id else r.player,
+                    gm=r.is_gm,
+                    state=_state(r, now),
+                    created=r.created_at,
+                    expires=r.expires_at,
+                )
                 for r in invites
             ),
             sessions=tuple(
-                SessionRow(id=r.id, player=r.player, gm=r.is_gm, created=r.created_at, revoked=r.revoked_at)
+                SessionRow(
+                    id=r.id,
+                    player=today.get(r.player_id, r.player) if r.player_id else r.player,
+                    gm=r.is_gm,
+                    created=r.created_at,
+                    revoked=r.revoked_at,
+                )
                 for r in sessions
             ),
         )
 
 
+def _seats_named(session: Session, campaign: Campaign, name: str, table: type[WebInvite] | type[WebSession]) -> Any:
+    """Which seat rows `name` means today: the seats of the player now called `name`
+    (whatever they were called when invited), or the GM's seats recorded as `name`."""
+    player_id = session.scalar(select(Player.id).where(Player.campaign_id == campaign.id, Player.name == name))
+    gm_seat = and_(table.is_gm.is_(True), table.player == name)
+    return or_(table.player_id == player_id, gm_seat) if player_id is not None else gm_seat
+
+
 def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
-    """End every session of `player` and cancel their unused invites, at once."""
+    """End every session of `player` (by today's name) and cancel their unused invites, at once."""
     name = clean_name(player, "player")
     now = _stamp(_now())
     with db.write() as session:
@@ -231,7 +260,7 @@ def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
             update(WebInvite)
             .where(
                 WebInvite.campaign_id == campaign.id,
-                WebInvite.player == name,
+                _seats_named(session, campaign, name, WebInvite),
                 WebInvite.used_at.is_(None),
                 WebInvite.revoked_at.is_(None),
             )
@@ -239,7 +268,11 @@ def revoke(db: Database, campaign_name: str | None, player: str) -> Revoked:
         ).rowcount
         sessions = session.execute(  # type: ignore[attr-defined]
             update(WebSession)
-            .where(WebSession.campaign_id == campaign.id, WebSession.player == name, WebSession.revoked_at.is_(None))
+            .where(
+                WebSession.campaign_id == campaign.id,
+                _seats_named(session, campaign, name, WebSession),
+                WebSession.revoked_at.is_(None),
+            )
             .values(revoked_at=now)
         ).rowcount
         if not invites and not sessions:
@@ -306,6 +339,7 @@ def join(db: Database, campaign_id: int, code: str) -> Joined:
             raise RuleRefused(_("this invite is used"))
         seat = WebSession(
             campaign_id=campaign_id,
+            player_id=row.player_id,
             player=row.player,
             is_gm=row.is_gm,
             token_hash=digest(token),
@@ -314,7 +348,8 @@ def join(db: Database, campaign_id: int, code: str) -> Joined:
         )
         session.add(seat)
         session.flush()
-        return Joined(token=token, seat=Seat(session_id=seat.id, player=seat.player, gm=seat.is_gm))
+        name = session.get_one(Player, row.player_id).name if row.player_id is not None else seat.player
+        return Joined(token=token, seat=Seat(session_id=seat.id, player=name, gm=seat.is_gm, player_id=seat.player_id))
 
 
 def seat_for(db: Database, campaign_id: int, token: str | None) -> Seat | None:
@@ -323,10 +358,14 @@ def seat_for(db: Database, campaign_id: int, token: str | None) -> Seat | None:
         return None
     with db.read() as session:
         row = session.execute(
-            select(WebSession.id, WebSession.player, WebSession.is_gm).where(
+            select(WebSession.id, func.coalesce(Player.name, WebSession.player), WebSession.is_gm, WebSession.player_id)
+            .outerjoin(Player, Player.id == WebSession.player_id)
+            .where(
                 WebSession.token_hash == digest(token),
                 WebSession.campaign_id == campaign_id,
                 WebSession.revoked_at.is_(None),
             )
         ).first()
-    return None if row is None else Seat(session_id=row.id, player=row.player, gm=bool(row.is_gm))
+    if row is None or (not row[2] and row[3] is None):  # a player's seat of no player: no one's
+        return None
+    return Seat(session_id=row[0], player=row[1], gm=bool(row[2]), player_id=row[3])

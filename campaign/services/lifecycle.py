@@ -24,7 +24,7 @@ from campaign.services.common import (
     active_character_named,
     campaign_transaction,
     character_named,
-    clean_name,
+    clean_person_name,
     clean_text,
     player_named,
 )
@@ -73,7 +73,7 @@ class AwardGiven:
 
 
 def rename_character(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> Renamed:
-    new = clean_name(new, "character")
+    new = clean_person_name(new, "character")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         character = character_named(session, campaign, old)
         if character.name == new:
@@ -90,7 +90,7 @@ def rename_character(db: Database, campaign_name: str | None, old: str, new: str
 
 
 def rename_player(db: Database, campaign_name: str | None, old: str, new: str, actor: str) -> Renamed:
-    new = clean_name(new, "player")
+    new = clean_person_name(new, "player")
     with campaign_transaction(db, campaign_name) as (session, campaign):
         player = player_named(session, campaign, old)
         if player.name == new:

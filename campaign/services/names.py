@@ -38,3 +38,48 @@ def names(db: Database, campaign_name: str | None) -> Names:
         )
         players = session.scalars(select(Player.name).where(Player.campaign_id == campaign.id).order_by(Player.name))
         return Names(campaigns, tuple(characters), tuple(players))
+
+
+@dataclass(frozen=True, slots=True)
+class ReservedName:
+    """A name that reads as the GM's actor name, kept from before the rule, and the
+    command that takes it away (`db check` lists them)."""
+
+    campaign: str
+    kind: str  # player | character | token
+    name: str
+    fix: str
+
+
+def reserved_names(db: Database) -> tuple[ReservedName, ...]:
+    """Every player, character and live BCDice-API token, in every campaign, whose name
+    reads as the GM's (core.text_rule.is_reserved_name): made before names were checked,
+    or imported with a campaign's ledger, which keeps its names as they were."""
+    from shlex import quote
+
+    from campaign.core.text_rule import is_reserved_name
+    from campaign.db.models_bcdice import BcdiceToken
+
+    kinds = (
+        ("player", select(Campaign.name, Player.name).join(Player, Player.campaign_id == Campaign.id)),
+        ("character", select(Campaign.name, Character.name).join(Character, Character.campaign_id == Campaign.id)),
+        (
+            "token",
+            select(Campaign.name, BcdiceToken.name)
+            .join(BcdiceToken, BcdiceToken.campaign_id == Campaign.id)
+            .where(BcdiceToken.revoked_at.is_(None)),
+        ),
+    )
+    fixes = {
+        "player": "player rename {name} NEW_NAME",
+        "character": "char rename {name} NEW_NAME",
+        "token": "invite revoke --bcdice {name}",
+    }
+    found = []
+    with db.read() as session:
+        for kind, query in kinds:
+            for campaign, name in session.execute(query):
+                if is_reserved_name(name):
+                    fix = f"campaign -c {quote(campaign)} " + fixes[kind].format(name=quote(name))
+                    found.append(ReservedName(campaign=campaign, kind=kind, name=name, fix=fix))
+    return tuple(sorted(found, key=lambda item: (item.campaign, item.kind, item.name)))

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.commitment import COMMITTED_FIELDS, SALT_HEX, canonical, commit, matches
+from campaign.core.text_rule import GM_ACTOR
 from campaign.db.database import Database
 from campaign.errors import DataError, NotFound, RuleRefused
 from campaign.i18n import N_, _, pgettext
@@ -120,7 +121,7 @@ def _hidden(session: Session, campaign: Campaign, seq: int) -> tuple[str, dict[s
     return row.salt, json.loads(row.result)
 
 
-GM = "GM"
+GM = GM_ACTOR
 
 
 def _may_see(record: dict[str, Any], actor: str, doing: str) -> None:

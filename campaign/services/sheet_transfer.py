@@ -20,13 +20,14 @@ from sqlalchemy import select
 
 from campaign.core.sheet_template import FIXED, SKILL, TRAIT, SheetDraft, parse_record, sheet_record
 from campaign.core.stat_names import resolve_stat
+from campaign.core.text_rule import spreadsheet_safe, spreadsheet_value
 from campaign.db.database import Database
 from campaign.db.models import Character
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
 from campaign.projection import ops as o
 from campaign.services.characters import canonical_stats, list_characters, show_character
-from campaign.services.common import campaign_transaction, clean_name, player_named
+from campaign.services.common import campaign_transaction, clean_name, clean_person_name, player_named
 from campaign.services.effects import recording
 from campaign.services.sheets import _difficulty, _level, _line
 
@@ -112,6 +113,8 @@ def read_records(text: str, fmt: str, is_stat: Callable[[str], bool] | None = No
         records = [dict(row) for row in reader]
         if any(None in row for row in records):
             raise BadInput(_("a CSV row has more cells than the header"))
+        # the formula guard export_sheets put in front of a cell comes off (core.text_rule)
+        records = [{spreadsheet_value(k): spreadsheet_value(v) for k, v in row.items()} for row in records]
     if len(records) > RECORD_LIMIT:
         raise BadInput(_("at most {RECORD_LIMIT} characters in one file").format(RECORD_LIMIT=RECORD_LIMIT))
     return records
@@ -143,7 +146,7 @@ def import_sheets(
             parse_record(r, f"character {i} ({r.get('name') or '?'})", is_stat, player)
             for i, r in enumerate(records, 1)
         ]
-        names = [clean_name(d.name, "character") for d in drafts]
+        names = [clean_person_name(d.name, "character") for d in drafts]
         if len(set(names)) != len(names):
             raise BadInput(_("the file names a character twice"))
         existing = set(session.scalars(select(Character.name).where(Character.campaign_id == campaign.id)))
@@ -246,7 +249,13 @@ def export_sheets(db: Database, campaign_name: str | None, fmt: str, names: list
         columns += [k for k in dict.fromkeys(k for r in records for k in r) if k.startswith(prefix)]
     columns += ["note", "item"]
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(records)
+    writer = csv.writer(out, lineterminator="\n")
+    # no cell runs as a formula when the file is opened in a spreadsheet (core.text_rule)
+    writer.writerow([spreadsheet_safe(column) for column in columns])
+    for record in records:
+        writer.writerow([_cell(record.get(column)) for column in columns])
     return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    return spreadsheet_safe(value) if isinstance(value, str) else ("" if value is None else value)

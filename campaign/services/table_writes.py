@@ -80,6 +80,11 @@ class NotYours(RuleRefused):
     """A seat asked to act on a character that is not its player's."""
 
 
+class KeyReused(RuleRefused):
+    """An idempotency key spent on another route (or another call): not a retry of this
+    request, so neither its entries nor a new write answer it."""
+
+
 def idempotency_key(value: Any) -> str:
     if not isinstance(value, str) or not _KEY.fullmatch(value):
         raise BadInput(_("idempotency_key: 8 to 100 letters, digits, - or _"))
@@ -103,8 +108,12 @@ class GuardedDatabase(Database):
         key: str | None,
         before: Callable[[Session], None] | None = None,
         after: Callable[[Session, int, int], None] | None = None,
+        *,
+        route: str | None = None,
     ) -> None:
-        self._db, self._campaign_id, self._seat, self._key = db, campaign_id, seat, key
+        """`route`: what the key is spent on; a keyed request must name it."""
+        assert key is None or route is not None, "a keyed request names its route"
+        self._db, self._campaign_id, self._seat, self._key, self._route = db, campaign_id, seat, key, route
         self._before, self._after = before, after
         self._used = False
 
@@ -131,6 +140,12 @@ class GuardedDatabase(Database):
                 if keyed and self._seat is not None
                 else None
             )
+            if done is not None and done.route != self._route:
+                raise KeyReused(
+                    _("idempotency_key {key} was used for another request ({route}); send a new key").format(
+                        key=self._key, route=done.route or "?"
+                    )
+                )
             if done is not None:
                 raise Replayed(done.first_seq, done.last_seq)
             if self._before is not None:
@@ -148,6 +163,7 @@ class GuardedDatabase(Database):
                     WebRequest(
                         session_id=self._seat.session_id,
                         key=self._key,
+                        route=self._route,
                         first_seq=first,
                         last_seq=last,
                         created_at=ledger.utc_now(),
@@ -166,7 +182,7 @@ def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | 
     campaign = session.get(Campaign, campaign_id)
     assert campaign is not None  # the request's campaign, read under its lock
     character = character_named(session, campaign, name)
-    if not seat.gm and (character.player is None or character.player.name != seat.player):
+    if not seat.gm and (character.player_id is None or character.player_id != seat.player_id):
         raise NotYours(_("{name} is not a character of {player}").format(name=character.name, player=seat.player))
     return character
 
@@ -227,7 +243,7 @@ def seat_roll(
     before = owned
     if not secret_prefix(command)[0]:  # a secret roll's dice must not be recomputable after the reveal
         source, before = fair_request(source, share, actor, campaign_id, before)
-    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, route="rolls")
     try:
         view = roll(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
@@ -317,7 +333,7 @@ def request_own_void(
             )
             raise RuleRefused(refusal.format(seq=seq, kind=kind_label(str(record.get("kind")))))
 
-    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before)
+    guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, route="void-requests")
     try:
         made = requests_service().request_void(
             guarded, campaign_name, seat_actor(db, seat.player, {"session": seat.session_id}), seq, reason

@@ -1,14 +1,18 @@
 """What wakes the live feed on PostgreSQL: LISTEN on the channel migration 0016's triggers notify.
 
 Every ledger insert (and every change of a GM call or an idempotent request) sends
-NOTIFY campaign_feed 'CAMPAIGN_ID:SEQ' (or ':calls') inside the writer's transaction, so
-PostgreSQL delivers it at commit, to every listening session, whichever process wrote.
+NOTIFY campaign_feed inside the writer's transaction, so PostgreSQL delivers it at
+commit, to every listening session, whichever process wrote. The notification says
+nothing but "something changed" (migration 0020): any login of the cluster may LISTEN,
+and a payload naming a campaign and its head would tell each of them every campaign's
+progress. So every feed is woken by every write and probes its own head, reading only
+what its role may read.
 That is how several server processes on one database stay in step without a shared
 memory of their own: each listens, and its feed probes the head only when told.
 
 One daemon thread per feed holds one dedicated autocommit connection (psycopg 3's
 `notifies()` generator, with a timeout so the thread notices a stop). A notification
-for another campaign is dropped here. When the connection breaks the thread marks
+wakes the feed whichever campaign wrote. When the connection breaks the thread marks
 itself not `alive` (the feed falls back to polling) and reconnects; after each connect
 it wakes the feed once, so a commit made while it was away is read too.
 """
@@ -32,13 +36,12 @@ def conninfo(url: str) -> str:
 
 
 class Listener:
-    """LISTEN campaign_feed in a thread; calls `wake(payload)` for this campaign's notifications."""
+    """LISTEN campaign_feed in a thread; calls `wake(payload)` for every notification."""
 
     def __init__(
         self, url: str, campaign_id: int, wake: Callable[[str], object], wanted: Callable[[], bool] = lambda: True
     ) -> None:
         self._conninfo = conninfo(url)
-        self._prefix = f"{campaign_id}:"
         self._wake = wake
         # False once whoever listens is gone (the server's event loop closed): the thread ends.
         self._wanted = wanted
@@ -58,8 +61,7 @@ class Listener:
                     self._deliver("")  # anything committed before LISTEN took effect is read now
                     while not self.stop.is_set() and self._wanted():
                         for notice in conn.notifies(timeout=TICK):
-                            if notice.payload.startswith(self._prefix):
-                                self._deliver(notice.payload)
+                            self._deliver(notice.payload)
             except psycopg.Error:  # a lost connection: the feed polls meanwhile, then we reconnect
                 self.alive = False
                 self.stop.wait(RECONNECT)

@@ -32,6 +32,7 @@ MESSAGES = {
     "not_found": (404, N_("not found")),
     "bad_input": (400, N_("malformed input")),
     "refused": (409, N_("refused by a rule")),
+    "key_reused": (409, N_("this idempotency key was used for another request")),
 }
 
 
@@ -68,7 +69,7 @@ def from_campaign_error(exc: Exception) -> Refusal:
     """A service's refusal as an API refusal, its line in the request's language (as the CLI prints it)."""
     from campaign.refusal_words import refusal_text
     from campaign.services.calls import NotYourCall
-    from campaign.services.table_writes import NotYours
+    from campaign.services.table_writes import KeyReused, NotYours
 
     text = refusal_text(exc)
     if isinstance(exc, NotYours):
@@ -79,4 +80,6 @@ def from_campaign_error(exc: Exception) -> Refusal:
         return Refusal("bad_input", text)
     if isinstance(exc, NotFound):
         return Refusal("not_found", text)
+    if isinstance(exc, KeyReused):
+        return Refusal("key_reused", text)
     return Refusal("refused", text)

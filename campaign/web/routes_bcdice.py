@@ -11,10 +11,10 @@ which a page of another origin cannot know, and a browser attaches nothing that 
 let such a page act with someone else's rights; what a cross-origin page can do with a
 token it was given is exactly what the token's holder can do. So the answers carry
 `Access-Control-Allow-Origin: *` (browser-based clients call from their own origin)
-and only on these routes. Only GET and POST are answered (405 otherwise, OPTIONS
-included: every call a client makes is a CORS simple request, which needs no
-preflight). A command is at most COMMAND_LIMIT characters (414, as BCDice-API answers
-an over-long URL), and each token has its own rate limit (429).
+and only on these routes. Only GET and POST are answered (OPTIONS included: every call
+a client makes is a CORS simple request, which needs no preflight). A command is at
+most COMMAND_LIMIT characters, and each token has its own rate limit. Every refusal,
+an unknown or revoked token's too, is a 400 with a reason (`refusal` says why).
 """
 
 from __future__ import annotations
@@ -65,19 +65,28 @@ def _answer(document: dict[str, Any], status: int = 200, headers: dict[str, str]
     return Response(body, status_code=status, media_type="application/json", headers={**_CORS, **(headers or {})})
 
 
-def _error(status: int, reason: str, headers: dict[str, str] | None = None) -> Response:
-    return _answer({"ok": False, "reason": reason}, status, headers)
+def refusal(reason: str, headers: dict[str, str] | None = None) -> Response:
+    """Every refusal is a 400 `{"ok": false, "reason"}`, as bcdice-api answers its own
+    errors: a dice bot shows any other status with the URL it called, and that URL
+    holds the token (discord-bcdicebot posts `[ERROR][429] http://…/bcdice/<token>/…`
+    into the channel). A 400 it reads as "no roll" and shows nothing of the URL."""
+    return _answer({"ok": False, "reason": reason}, 400, headers)
 
 
 async def dispatch(request: Request) -> Response:
     from campaign.web.refusals import Refusal
 
     if request.method not in ("GET", "POST"):
-        return _error(405, "method not allowed", {"allow": "GET, POST"})
+        return refusal("method not allowed", {"allow": "GET, POST"})
     try:
         return await _dispatch(request)
     except Refusal:  # only the form body's size limit raises it here
-        return _error(413, "request too large")
+        return refusal("request too large")
+    except Exception:  # a fault of ours (the database gone away): logged, its URL not shown in a chat
+        import logging
+
+        logging.getLogger("campaign.web").exception("BCDice-API request failed")
+        return refusal("server error")
 
 
 async def _dispatch(request: Request) -> Response:
@@ -86,7 +95,7 @@ async def _dispatch(request: Request) -> Response:
     state = request.app.state
     holder = await run_in_threadpool(holder_for, state.db, state.campaign_id, request.path_params["token"])
     if holder is None:
-        return _error(401, "unauthorized")
+        return refusal("unauthorized")
     rest = request.path_params["rest"].strip("/")
     if rest == "v2/version":
         return _answer({"api": API_VERSION, "bcdice": _bcdice_version()})
@@ -96,18 +105,18 @@ async def _dispatch(request: Request) -> Response:
         return _answer({"game_system": _systems()})
     if rest == "v2/original_table":
         if request.method != "POST":
-            return _error(405, "method not allowed", {"allow": "POST"})
+            return refusal("method not allowed", {"allow": "POST"})
         return await _original_table(request, holder)
     parts = rest.split("/")
     if len(parts) in (3, 4) and parts[:2] == ["v2", "game_system"]:
         system = _system_id(parts[2])
         if system is None:
-            return _error(400, "unsupported game system")
+            return refusal("unsupported game system")
         if len(parts) == 3:
             return _answer(_system_info(system))
         if parts[3] == "roll":
             return await _roll(request, holder, system)
-    return _error(404, "not found")
+    return refusal("not found")
 
 
 def _bcdice_version() -> str:
@@ -220,17 +229,17 @@ async def _roll(request: Request, holder: Holder, system: str) -> Response:
 
     command, share = await _command(request)
     if command is None or not command.strip():
-        return _error(400, "unsupported command")
+        return refusal("unsupported command")
     if len(command) > COMMAND_LIMIT:
-        return _error(414, "command too long")
+        return refusal("command too long")
     if re.match(pattern_of(system), command.strip(), re.IGNORECASE) is None:
-        return _error(400, "unsupported command")
+        return refusal("unsupported command")
     from campaign.core.fair_dice import clean_share
 
     if share is not None and clean_share(share) is None:
-        return _error(400, "share: 32 to 128 hex digits")
+        return refusal("share: 32 to 128 hex digits")
     if not _rate_ok(request, holder):
-        return _error(429, "too many requests", {"retry-after": "1"})
+        return refusal("too many requests", {"retry-after": "1"})
     from campaign.core.bcdice_text import prepared
     from campaign.services.bcdice_api import api_roll
 
@@ -241,9 +250,9 @@ async def _roll(request: Request, holder: Holder, system: str) -> Response:
             lambda: api_roll(state.db, state.campaign, holder, prepared_command, comment, state.dice(), share=share)
         )
     except BadInput:
-        return _error(400, "unsupported command")
+        return refusal("unsupported command")
     except CampaignError as refused:
-        return _error(400, str(refused))
+        return refusal(str(refused))
     return _answer(roll_answer(system, view, secret=secret))
 
 
@@ -318,23 +327,23 @@ async def _original_table(request: Request, holder: Holder) -> Response:
     form = dict(parse_qsl((await _form_body(request)).decode("utf-8", "replace"), keep_blank_values=True))
     table = form.get("table")
     if not table:
-        return _error(400, "unsupported command")
+        return refusal("unsupported command")
     from campaign.core.fair_dice import clean_share
 
     share = form.get("share")
     if share is not None and clean_share(share) is None:
-        return _error(400, "share: 32 to 128 hex digits")
+        return refusal("share: 32 to 128 hex digits")
     if not _rate_ok(request, holder):
-        return _error(429, "too many requests", {"retry-after": "1"})
+        return refusal("too many requests", {"retry-after": "1"})
     state = request.app.state
     try:
         made = await run_in_threadpool(
             lambda: roll_original_table(state.db, state.campaign, holder, table, state.dice(), share=share)
         )
     except BadInput:
-        return _error(400, "unsupported command")
+        return refusal("unsupported command")
     except CampaignError as refused:
-        return _error(400, str(refused))
+        return refusal(str(refused))
     from campaign.core.bcdice_text import original_table_answer, rands
 
     return _answer(

@@ -90,7 +90,7 @@ async def calls(request: Request) -> Response:
         seat = seat_of(request)
         if seat is None:
             raise Refusal("no_session")
-        player = None if seat.gm else seat.player  # narrowed here: the lambda would not see it
+        player = None if seat.gm else seat.player_id  # narrowed here: the lambda would not see it
         found = await run_in_threadpool(lambda: list_calls(state.db, state.campaign, player=player))
         return _json({"calls": found})
     seat, body = await write_request(

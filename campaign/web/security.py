@@ -83,7 +83,8 @@ class Guard:
         self.language_of = language_of  # sets the request's language (campaign.web.app), before any answer
         self.token = token.encode("utf-8") if token else None
         self.secure_cookie = secure_cookie
-        self.hosts = frozenset(["localhost", *(name.lower() for name in hosts)])
+        # the allowed names as host_name reads a Host header: `--allow-host Table.Local.` is table.local
+        self.hosts = frozenset(["localhost", *filter(None, map(host_name, hosts))])
         self.seat_of = seat_of
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -99,6 +100,11 @@ class Guard:
             await send(message)
 
         if not host_allowed(_header(scope, b"host"), self.hosts):
+            if scope["path"].startswith("/bcdice/"):  # a dice bot shows no status but 400 without its URL
+                from campaign.web.routes_bcdice import refusal
+
+                await refusal("host not allowed")(scope, receive, send_with_headers)
+                return
             await _send_json(send_with_headers, "host")
             return
         if not await self._seat(scope) and self.token is not None and not scope["path"].startswith(OPEN_PATHS):
@@ -240,7 +246,8 @@ def host_name(host: str | None) -> str | None:
         end = host.find("]")
         return host[1:end] if end > 0 else None
     name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    return name.rstrip(".") or None
+    # one root dot is the same name (`localhost.`); two are no DNS name at all
+    return (name[:-1] if name.endswith(".") else name) or None
 
 
 def host_allowed(host: str | None, names: frozenset[str]) -> bool:
