@@ -161,6 +161,7 @@ def test_the_receipts_check_names_every_forged_entry(browser, tmp_path, monkeypa
             "テスト卓",
             "Aki",
         )
+        assert document["ledger"] == "テスト卓"
         assert document["receipts"] == receipts
         context.close()
 

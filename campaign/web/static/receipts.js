@@ -32,7 +32,7 @@
   if (window.fairReceipts) return;
 
   var FORMAT = "campaign-receipts", VERSION = 1, V2_TAG = "campaign-fair-v2:";
-  var seat = null, shownRevealed = -1;
+  var seat = null, shownRevealed = -1, ledger = null;  // ledger: the chain's own campaign name
 
   function text(message, values) {
     return window.campaignText ? window.campaignText(message, values) : message;
@@ -337,6 +337,7 @@
   function checkNow() {
     if (!seat || !window.fairCheck) return Promise.resolve(null);
     return window.fairCheck.fetchChain().then(function (chain) {
+      ledger = chain.campaign;
       return checkRecords(chain.entries.map(function (entry) { return entry.parsed; }));
     }).catch(function (error) {
       var out = document.getElementById("receipts-status");
@@ -348,21 +349,26 @@
 
   /** The downloadable file (docs/fair-dice.md, "The receipts file"). */
   function file() {
-    return { format: FORMAT, version: VERSION, campaign: seat.campaign, player: seat.player,
+    return { format: FORMAT, version: VERSION, campaign: seat.campaign, ledger: ledger, player: seat.player,
              saved_at: new Date().toISOString(), receipts: load() };
   }
 
   function download() {
-    var blob = new Blob([JSON.stringify(file(), null, 1)], { type: "application/json" });
-    var link = node("a", { href: URL.createObjectURL(blob), download: "receipts-" + seat.player + ".json" });
-    document.body.appendChild(link);
-    link.click();
-    link.remove();
+    var known = ledger !== null ? Promise.resolve() : fetch("/api/chain?from=1&to=1", { credentials: "same-origin" })
+      .then(function (response) { return response.json(); }).then(function (data) { ledger = data.campaign; });
+    return known.then(function () {
+      var blob = new Blob([JSON.stringify(file(), null, 1)], { type: "application/json" });
+      var link = node("a", { href: URL.createObjectURL(blob), download: "receipts-" + seat.player + ".json" });
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+    });
   }
 
   /** After a reveal (or an abandon) the page's chain check saw: check the receipts on its records. */
   function afterChainCheck(event) {
     var records = event.detail.records, seeds = seedsOf(records);
+    ledger = event.detail.campaign;
     var ended = Object.keys(seeds.seeds).length + Object.keys(seeds.abandoned).length;
     if (ended > shownRevealed && load().length) {
       shownRevealed = ended;
