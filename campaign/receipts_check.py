@@ -181,6 +181,17 @@ def judge(raw: int, total: int, target: int, sorcery: bool = False) -> str:
     return "success" if total <= target else "failure"
 
 
+def _table_total(raw: int, bounds: object, recorded: object) -> int:
+    """The fright table's result: raw clamped into the table (campaign/core/fright.py); the
+    record names the entry's range, and a clamped result can only be that range's bound."""
+    if isinstance(bounds, list) and len(bounds) == 2:
+        if raw > bounds[1] and recorded == bounds[1]:
+            return bounds[1]
+        if raw < bounds[0] and recorded == bounds[0]:
+            return bounds[0]
+    return raw
+
+
 def expected(record: Mapping[str, Any]) -> dict[str, Any] | None:
     """What a roll's dice make (count, sides, total, target, outcome, margin); None when
     its expression is not one the table rolls plainly (the dice alone are checked then)."""
@@ -191,7 +202,8 @@ def expected(record: Mapping[str, Any]) -> dict[str, Any] | None:
         added = detail.get("margin_added")
         if not _is_int(added) or len(dice) != 3:
             return None
-        return {"count": 3, "sides": 6, "total": sum(dice) + added, "outcome": None, "margin": None}
+        total = _table_total(sum(dice) + added, detail.get("range"), record.get("total"))
+        return {"count": 3, "sides": 6, "total": total, "outcome": None, "margin": None}
     parts = _PLAIN.fullmatch(str(record.get("expression") or "").upper())
     if record.get("kind") not in ("roll", "fright") or parts is None:
         return None

@@ -178,7 +178,7 @@ def test_a_honest_table_holds_and_checks_itself_after_the_reveal(browser, tmp_pa
         aki.wait_for_selector("#receipts-check")
         for command in ("2D6+1", "3D6-2<=12", "3D6<=10"):
             _roll(aki, command)
-        call = cli.json("call", "fright", "鈴音", "--mod=-30")  # a failure: the table and its sub-rolls
+        call = cli.json("call", "fright", "鈴音", "--mod=-50")  # a failure: the table, clamped to 40, and its sub-rolls
         aki.wait_for_selector(".roll-call")
         with aki.expect_response(f"**/api/calls/{call['call_id']}/roll"):
             aki.click(".roll-call")
@@ -190,6 +190,14 @@ def test_a_honest_table_holds_and_checks_itself_after_the_reveal(browser, tmp_pa
         entries = [e for e in cli.json("history", "--limit", "30") if e["actor"] == "Aki" and e["dice"]]
         assert (found["ok"], found["receipts"], found["derived"], found["uncovered"]) == (True, 4, len(entries), [])
         assert len(entries) > 4  # the fright check wrote sub-entries under the same share
+        table = next(e for e in entries if e["detail"].get("purpose") == "table")
+        assert table["total"] == 40 and sum(table["dice"]) + table["detail"]["margin_added"] > 40
         assert aki.text_content("#receipts-status").startswith("控えは成り立ちます: ロール 4 回")
         assert aki.evaluate("fairCheck.checkChain()")["ok"]
+        # the fair mark on each provable roll of the latest rolls, and on nothing else
+        marked = aki.eval_on_selector_all("#latest-list li:has(.fair-mark) > a", "links => links.map(a => a.text)")
+        shown = aki.eval_on_selector_all("#latest-list li > a", "links => links.map(a => a.text)")
+        provable = {f"#{e['seq']}" for e in entries}
+        assert marked == [seq for seq in shown if seq in provable] and len(marked) >= 3, (marked, shown)
+        assert aki.text_content("#latest-list .fair-mark") == " （公正証明つき）"
         context.close()

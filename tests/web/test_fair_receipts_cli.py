@@ -202,3 +202,59 @@ def test_the_standalone_judge_is_the_rules_judge():
                 for sorcery in (False, True):
                     core = judge_success(raw, raw + modifier, target, sorcery=sorcery).outcome
                     assert receipts_check.judge(raw, raw + modifier, target, sorcery) == core
+
+
+def _table_roll(dice: list[int], added: int, total: int, bounds: list[int]) -> dict:
+    """A fright table's sub-entry as campaign/services/fright.py records it."""
+    detail = {"purpose": "table", "margin_added": added, "range": bounds, "name": "FEAR"}
+    return {"seq": 9, "kind": "fright", "expression": f"FEAR+{added}", "dice": dice, "total": total, "detail": detail}
+
+
+def test_the_fright_tables_result_follows_from_its_dice_clamped_only_to_a_bound():
+    """docs/rules.md "Fright check": the table's 3d6 plus the margin of failure, clamped
+    into the table's range; the record's entry range is the only bound a clamp can reach."""
+    assert receipts_check.follows(_table_roll([2, 5, 2], 6, 15, [14, 15])) is None
+    assert receipts_check.follows(_table_roll([4, 6, 6], 30, 40, [36, 40])) is None  # 46, clamped to the top
+    assert receipts_check.follows(_table_roll([2, 5, 2], 6, 14, [14, 15])) == (
+        receipts_check.TOTAL,
+        {"seq": 9, "dice": "2,5,2", "should": 15, "total": 14},
+    )
+    assert receipts_check.follows(_table_roll([4, 6, 6], 30, 38, [36, 40])) == (
+        receipts_check.TOTAL,
+        {"seq": 9, "dice": "4,6,6", "should": 46, "total": 38},
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [
+        (
+            {"expression": "3D6<=12", "dice": [1, 6, 6], "total": 3, "target": 12, "outcome": "critical_success"},
+            "TOTAL",
+        ),
+        ({"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 12, "outcome": "success"}, "OUTCOME"),
+        ({"expression": "3D6<=12", "dice": [1, 1, 1, 6], "total": 3, "target": 12}, "COUNT"),
+        ({"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 11, "outcome": "failure"}, "TARGET"),
+        (
+            {"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 12, "outcome": "failure", "margin": 1},
+            "MARGIN",
+        ),
+        ({"expression": "2D6+1", "dice": [3, 4], "total": 8, "outcome": None, "margin": None}, None),
+        (
+            {
+                "expression": "3D6-2<=12",
+                "dice": [6, 6, 6],
+                "total": 16,
+                "target": 12,
+                "outcome": "critical_failure",
+                "margin": -4,
+            },
+            None,
+        ),
+    ],
+)
+def test_a_rolls_total_outcome_and_margin_follow_from_its_dice(record, problem):
+    """docs/rules.md "Success roll": the attacker's `[1,6,6] = 3 critical success`, a
+    die too many, a target not the expression's, and honest rolls that follow."""
+    found = receipts_check.follows({"seq": 5, "kind": "roll", "margin": None, "outcome": None, **record})
+    assert (found and found[0]) == (problem and getattr(receipts_check, problem))

@@ -12,7 +12,8 @@
  *                                     written, the constant moves only the total; margin
  *                                     = target - total ("Sorcery rolls": 17 fumbles too)
  *   a fright check                    the same success roll (docs/rules.md "Fright check")
- *   the fright table's roll           total = its 3d6 + the margin of failure it adds
+ *   the fright table's roll           total = its 3d6 + the margin of failure it adds,
+ *                                     clamped into the table (only to its entry's bound)
  *
  * Anything else (2d6 action checks with their terms, BCDice commands, repeats) is not
  * recomputed here: `follows(record)` answers null, and the dice alone are checked.
@@ -45,6 +46,15 @@
     return total <= target ? "success" : "failure";
   }
 
+  /** The fright table's result: its 3d6 plus the margin of failure, clamped into the table's
+   * range (campaign/core/fright.py); the record names the entry's range, and a clamped
+   * result can only be that range's bound. */
+  function tableTotal(raw, range, recorded) {
+    if (Array.isArray(range) && raw > range[1] && recorded === range[1]) return range[1];
+    if (Array.isArray(range) && raw < range[0] && recorded === range[0]) return range[0];
+    return raw;
+  }
+
   function gurps(record) {
     var detail = record.detail || {};
     return detail.gurps && typeof detail.gurps === "object" ? detail.gurps : {};
@@ -57,7 +67,8 @@
     if (record.kind === "fright" && detail.purpose === "table") {
       var added = detail.margin_added;
       if (typeof added !== "number" || dice.length !== 3) return null;
-      return { count: 3, total: sum(dice) + added, outcome: null, margin: null };
+      return { count: 3, sides: 6, total: tableTotal(sum(dice) + added, detail.range, record.total), outcome: null,
+               margin: null };
     }
     if (record.kind !== "roll" && record.kind !== "fright") return null;
     var parts = PLAIN.exec(String(record.expression || "").toUpperCase());
