@@ -184,11 +184,11 @@ def judge(raw: int, total: int, target: int, sorcery: bool = False) -> str:
 def _table_total(raw: int, bounds: object, recorded: object) -> int:
     """The fright table's result: raw clamped into the table (campaign/core/fright.py); the
     record names the entry's range, and a clamped result can only be that range's bound."""
-    if isinstance(bounds, list) and len(bounds) == 2:
-        if raw > bounds[1] and recorded == bounds[1]:
-            return bounds[1]
-        if raw < bounds[0] and recorded == bounds[0]:
-            return bounds[0]
+    if isinstance(bounds, list) and len(bounds) == 2 and _is_int(low := bounds[0]) and _is_int(high := bounds[1]):
+        if raw > high and recorded == high:
+            return high
+        if raw < low and recorded == low:
+            return low
     return raw
 
 
