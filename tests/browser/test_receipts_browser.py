@@ -201,3 +201,67 @@ def test_a_honest_table_holds_and_checks_itself_after_the_reveal(browser, tmp_pa
         assert marked == [seq for seq in shown if seq in provable] and len(marked) >= 3, (marked, shown)
         assert aki.text_content("#latest-list .fair-mark") == " （公正証明つき）"
         context.close()
+
+
+def _page_with_scripts(browser, tmp_path):
+    """A file:// page (a secure context: crypto.subtle is there) with the page's checkers."""
+    from tests.perf.receipts_page import SCRIPTS, STATIC
+
+    page_file = tmp_path / "checkers.html"
+    tags = "".join(f'<script src="{(STATIC / name).as_uri()}"></script>' for name in SCRIPTS)
+    page_file.write_text(f"<!doctype html><meta charset=utf-8><title>checkers</title>{tags}", encoding="utf-8")
+    page = browser.new_page()
+    page.goto(page_file.as_uri())
+    return page
+
+
+CHECK = "([receipts, records, engine]) => fairReceipts.check(receipts, records, 'Aki', engine)"
+
+
+def test_v2_entries_in_the_chain_check_and_the_receipts_check(browser, tmp_path):
+    """v2 records (docs/fair-dice.md, no seq in the message) as the table writes them:
+    both checks recompute them, by crypto.subtle and by the bundled sha256.js alike; a die
+    too many, a share the server chose, and an abandoned commitment are each told apart."""
+    from campaign.receipts_check import derive
+    from tests.perf.receipts_page import table
+
+    seed, receipts, records, _ = table(4)
+    page = _page_with_scripts(browser, tmp_path)
+    assert page.evaluate(f"fairCheck.faceV2('{seed}', '{'0' * 64}', 1, 20)") == derive(
+        seed, f"campaign-fair-v2:{'0' * 64}:1:", 20
+    )
+    chain = page.evaluate("records => fairCheck.checkRecords(records)", records)
+    assert (chain["ok"], chain["checked"], chain["abandoned"]) == (True, 4, 0)
+    for engine in ("subtle", "bundled"):
+        found = page.evaluate(CHECK, [receipts, records, engine])
+        assert (found["ok"], found["derived"], found["v1"], found["problems"]) == (True, 4, 0, []), engine
+
+    extra = json.loads(json.dumps(records))
+    extra[2]["dice"].append(1)  # the honest draws, and one die more shown
+    chain = page.evaluate("records => fairCheck.checkRecords(records)", extra)
+    assert (chain["ok"], chain["seq"]) == (False, 3) and "are not the derived draws" in chain["problem"]
+    found = page.evaluate(CHECK, [receipts, extra, "subtle"])
+    assert {p["seq"] for p in found["problems"]} == {3}
+
+    chosen = json.loads(json.dumps(records))
+    fair = chosen[1]["detail"]["fair"]
+    ground = next(
+        share
+        for share in (f"{n:02x}" * 32 for n in range(200, 256))
+        if [derive(seed, f"campaign-fair-v2:{share}:{i}:", 6) for i in range(3)] != chosen[1]["dice"]
+    )
+    fair["share"] = ground  # the server's share, recorded instead of the player's
+    chain = page.evaluate("records => fairCheck.checkRecords(records)", chosen)
+    assert (chain["ok"], chain["seq"]) == (False, 2) and "the die was changed" in chain["problem"]
+    found = page.evaluate(CHECK, [receipts, chosen, "subtle"])
+    assert any("the server replaced your share" in p["problem"] for p in found["problems"] if p["seq"] == 2)
+
+    abandoned = [
+        *records[:-1],
+        {"seq": 6, "kind": "seed_abandon", "actor": "GM", "dice": None, "detail": {"abandons": 1}},
+    ]
+    chain = page.evaluate("records => fairCheck.checkRecords(records)", abandoned)
+    assert (chain["ok"], chain["checked"], chain["pending"], chain["abandoned"]) == (True, 0, 0, 4)
+    found = page.evaluate(CHECK, [receipts, abandoned, "bundled"])
+    assert (found["ok"], found["derived"], found["abandoned"]) == (True, 0, 4)
+    page.close()
