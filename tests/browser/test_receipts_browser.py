@@ -265,3 +265,21 @@ def test_v2_entries_in_the_chain_check_and_the_receipts_check(browser, tmp_path)
     found = page.evaluate(CHECK, [receipts, abandoned, "bundled"])
     assert (found["ok"], found["derived"], found["abandoned"]) == (True, 0, 4)
     page.close()
+
+
+def test_the_pages_judge_is_the_rules_judge(browser, tmp_path):
+    """recompute.js's success roll (docs/rules.md "Success roll") against campaign/core/success.py
+    for every raw 3d6, dice modifier, target and the sorcery rule."""
+    from campaign.core.success import judge_success
+
+    cases = [
+        (raw, raw + modifier, target, sorcery)
+        for raw in range(3, 19)
+        for modifier in range(-3, 4)
+        for target in range(-2, 22)
+        for sorcery in (False, True)
+    ]
+    page = _page_with_scripts(browser, tmp_path)
+    got = page.evaluate("cases => cases.map(([r, t, g, s]) => fairRecompute.judge(r, t, g, s))", cases)
+    assert got == [judge_success(r, t, g, sorcery=s).outcome for r, t, g, s in cases]
+    page.close()
