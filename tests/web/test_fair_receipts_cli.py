@@ -6,7 +6,9 @@ or is another campaign's, refused in one line; in both languages."""
 
 from __future__ import annotations
 
+import ast
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -77,9 +79,29 @@ def _table(gurps, tmp_path) -> tuple[Path, list[dict], int]:
 
 
 def _standalone(*args: str, lang: str) -> subprocess.CompletedProcess[str]:
+    """The checker as a player runs it: a copy on its own, `-I` (nothing of the checkout importable)."""
+    elsewhere = Path(args[0]).parent / "player"
+    elsewhere.mkdir(exist_ok=True)
+    script = elsewhere / "receipts_check.py"
+    shutil.copy(STANDALONE, script)
     return subprocess.run(
-        [sys.executable, str(STANDALONE), "--lang", lang, *args], capture_output=True, text=True, check=False
+        [sys.executable, "-I", str(script), "--lang", lang, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=elsewhere,
     )
+
+
+def test_the_standalone_checker_imports_only_the_standard_library():
+    tree = ast.parse(STANDALONE.read_text(encoding="utf-8"))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+    assert imported == {"__future__", "collections", "hashlib", "hmac", "json", "os", "re", "sys", "typing"}
 
 
 @pytest.mark.dialect  # the ledger read on each backend
