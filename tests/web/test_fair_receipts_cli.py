@@ -57,6 +57,8 @@ def _table(gurps, tmp_path) -> tuple[Path, list[dict], int]:
             ).json()
             for number, (command, share) in enumerate((("3D6<=12", SHARE_A), ("2D6+1", SHARE_B)))
         ]
+        # the answer echoes the share the entry recorded, and its fair object
+        assert [(a["share"], a["fair"]["share"]) for a in answers] == [(SHARE_A, SHARE_A), (SHARE_B, SHARE_B)]
         other = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "share": "0f" * 32}).json()
         aki.close()
     end_fair(gurps, commit)
