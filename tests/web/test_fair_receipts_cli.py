@@ -167,6 +167,7 @@ def test_forged_entries_are_named(gurps, tmp_path):
     document = json.loads(path.read_text(encoding="utf-8"))
     document["receipts"][0]["share"] = "ee" * 32  # the device sent this; the entry holds another
     document["receipts"][1]["answer"]["entries"][0]["dice"] = [6, 6]
+    document["receipts"][1]["answer"]["share"] = None  # an answer that did not echo the share
     replaced = tmp_path / "replaced.json"
     replaced.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     found = gurps.json("fair", "check-receipts", str(replaced), "--against", str(forged), expect=1)
@@ -187,6 +188,7 @@ def test_forged_entries_are_named(gurps, tmp_path):
         second["seq"],
         f"entry #{second['seq']} holds dice {second['dice']}, but the server showed [6, 6]",
     ) in problems
+    assert (None, "receipt receipt-1: the server's answer did not echo the share the device sent") in problems
     alone = _standalone(str(replaced), str(forged), lang="en")
     assert alone.returncode == 1 and alone.stdout.startswith("your receipts do not hold: ")
 
