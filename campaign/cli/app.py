@@ -338,6 +338,7 @@ COMMANDS = {
     "roll": "roll:roll",
     "history": "history:app",
     "proof": "proof:app",
+    "fair": "fair:app",
     "stats": "stats:stats",
     "luck": "stats:stats",
     "player": "player:app",

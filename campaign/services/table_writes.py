@@ -206,6 +206,10 @@ class SeatRoll:
     secret: bool
     replayed: bool
     fairness: str | None = None
+    # the share the entry recorded, echoed so the page compares it with the one it sent at
+    # once (docs/fair-dice.md "Your receipts"), and the entry's detail.fair
+    share: str | None = None
+    fair: dict[str, Any] | None = None
 
 
 def seat_roll(
@@ -279,6 +283,8 @@ def entry_roll(db: Database, campaign_name: str, seat: Seat, seq: int, *, replay
         secret=secret,
         replayed=replayed,
         fairness=view.get("fairness"),
+        share=fair.get("share") if isinstance(fair := (view.get("detail") or {}).get("fair"), dict) else None,
+        fair=fair if isinstance(fair, dict) else None,
     )
 
 

@@ -1,4 +1,5 @@
-"""The words the page's scripts show (static/verify.js, fair_check.js, table.js), from the
+"""The words the page's scripts show (static/verify.js, fair_check.js, recompute.js,
+receipts.js, table.js), from the
 server's catalog: base.html renders them into a JSON block that static/messages.js reads.
 
 A script writes its message in English, as the msgid listed here, with `{name}`
@@ -62,6 +63,35 @@ MESSAGES = (
     N_("fair dice rejected: {problem}"),
     N_("provably fair: {checked} entries recomputed in this browser, {pending} wait for their seed"),
     N_("cannot check the fair dice: {error}"),
+    # recompute.js: totals and outcomes recomputed from the dice
+    N_("entry #{seq}: {count} dice {dice} for {expression}"),
+    N_("entry #{seq}: its dice {dice} make {should}, not the recorded total {total}"),
+    N_("entry #{seq}: its target {target} is not the expression's {should}"),
+    N_("entry #{seq}: its dice {dice} make {should}, not the recorded {outcome}"),
+    N_("entry #{seq}: its margin {margin} is not {should}"),
+    N_("no outcome"),
+    # receipts.js: this device's receipts of its fair rolls
+    N_(
+        "warning: the server recorded your roll {seqs} with another share than your device sent: "
+        "the server may have chosen these dice"
+    ),
+    N_("the server's answer to your roll ({key}) did not echo the share your device sent"),
+    N_("the server answered your roll ({key}) with share {theirs}, not yours ({mine})"),
+    N_("entry #{seq}, which answered your roll, is not in the chain"),
+    N_("entry #{seq} carries share {theirs}, not the one your device sent ({mine}): the server replaced your share"),
+    N_("entry #{seq} holds dice {dice}, but the server showed you {shown}"),
+    N_("no entry of the chain carries the share of your roll ({key})"),
+    N_("entry #{seq} derives its dice from seq {base}, not from its request's #{first}: the server chose the input"),
+    N_(
+        "your receipts hold: {receipts} rolls, {derived} entries recomputed from their seed, {pending} wait "
+        "for the reveal, {abandoned} unprovable (seed abandoned)"
+    ),
+    N_("your receipts do not hold: {count} problems"),
+    N_("entries in your name that no receipt of this device covers (rolled elsewhere, or not by you): {seqs}"),
+    N_("cannot check your receipts: {error}"),
+    N_("Your receipts"),
+    N_("Check my rolls"),
+    N_("Download my receipts"),
     # table.js: the player's and the GM's table page
     N_("unreadable answer"),
     N_("(secret)"),

@@ -60,6 +60,7 @@ def test_a_tap_is_provably_fair_and_the_page_recomputes_it(browser, tmp_path, mo
             "revealed": 1,
             "checked": 1,
             "pending": 0,
+            "abandoned": 0,
             "lost": [],
         }
         sides = entry["detail"]["fair"]["draws"][0][0]
@@ -123,6 +124,7 @@ def test_fudges_served_to_the_page_are_caught_and_a_rewritten_seed_is_warned_of(
     with a new seed whose dice all recompute passes the fair check, and the page warns
     that the commitment and seal head it was shown are gone."""
     from campaign.core.fair_dice import new_seed, seed_commitment
+    from campaign.core.success import judge_success
     from tests.browser.test_web_browser import verify
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
@@ -200,12 +202,17 @@ def test_fudges_served_to_the_page_are_caught_and_a_rewritten_seed_is_warned_of(
             if record["seq"] == reveal_seq:
                 detail.update(seed=seed, commitment=seed_commitment(seed))
             if record["seq"] == seq:
-                fair = detail["fair"]
+                fair, old_raw = detail["fair"], sum(record["dice"])
                 record["dice"] = [
                     face(seed, fair["seq"], fair["share"], fair["from"] + i, s)
                     for i, (s, _) in enumerate(fair["draws"])
                 ]
                 fair["draws"] = [[s, f] for (s, _), f in zip(fair["draws"], record["dice"])]
+                # and the roll's total and outcome recomputed from the new dice, as a careful forger would
+                record["total"] += sum(record["dice"]) - old_raw
+                if record["target"] is not None:
+                    judged = judge_success(sum(record["dice"]), record["total"], record["target"])
+                    record["outcome"], record["margin"] = judged.outcome, judged.margin
 
         forged = _forged(rows, new_history)
         _serve_forged(aki, forged)

@@ -705,6 +705,28 @@ class Bench:
             )
         )
 
+    def row_receipts(self) -> None:
+        """The table page's receipts check (static/receipts.js) over 1,000 receipts in
+        Chromium (tests.perf.receipts_page), against the bare crypto.subtle HMACs it needs."""
+        from tests.perf.receipts_page import measure
+
+        got = measure(self.dir, runs=3 if self.quick else 7)
+        self.rows.append(
+            Row(
+                "receipts",
+                "page checks 1,000 receipts",
+                f"`fairReceipts.check` in Debian's Chromium over {got['count']:,} receipts of one 3D6 success roll "
+                f"each (v2 dice derived, totals and outcomes recomputed, {got['hmacs']:,} HMAC-SHA-256), "
+                f"crypto.subtle, median of {got['runs']}",
+                f"{got['subtle'] * 1000:.0f} ms",
+                f"{got['floor'] * 1000:.0f} ms (the same HMACs through crypto.subtle alone, same page)",
+                got["subtle"] / got["floor"],
+                "< 1 s",
+                bool(got["ok"]) and got["subtle"] < 1.0,
+                [f"the bundled sha256.js (a plain http:// page has no crypto.subtle): {got['bundled'] * 1000:.0f} ms"],
+            )
+        )
+
     def row_write_cost(self) -> None:
         """What one write costs inside `campaign shell` (no start-up): `roll`, `fright` and
         `scenario end`, each against a read typed into the same session (`history --limit
@@ -1398,6 +1420,7 @@ DATABASES = {
     "bcdice": (),
     "write": (),
     "table_load": (),
+    "receipts": (),
 }
 ROWS = (
     "command",
@@ -1414,6 +1437,7 @@ ROWS = (
     "bcdice",
     "write",
     "table_load",
+    "receipts",
 )
 
 
@@ -1439,7 +1463,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate.self_check()
         _compile_bytecode()
-        if only - {"dice", "bulk", "verify_state", "shell", "bcdice", "write", "table_load"}:
+        if only - {"dice", "bulk", "verify_state", "shell", "bcdice", "write", "table_load", "receipts"}:
             bench.build(only if args.only else None)
         steps = {
             "command": bench.row_command_latency,
@@ -1456,6 +1480,7 @@ def main(argv: list[str] | None = None) -> int:
             "bcdice": bench.row_bcdice,
             "write": bench.row_write_cost,
             "table_load": bench.row_table_load,
+            "receipts": bench.row_receipts,
         }
         for key in ROWS:
             if key in only:

@@ -38,6 +38,8 @@ def test_the_wheel_carries_templates_and_static_files(tmp_path):
         "static/table.js",
         "static/favicon.svg",
         "static/fair_check.js",
+        "static/recompute.js",
+        "static/receipts.js",
     ):
         assert f"campaign/web/{name}" in names, name
     metadata = next(name for name in names if name.endswith("METADATA"))

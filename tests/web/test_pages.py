@@ -37,6 +37,7 @@ def test_scripts_load_in_order_with_defer_and_css_is_external(client):
         "/static/messages.js",
         "/static/sha256.js",
         "/static/verify.js",
+        "/static/recompute.js",
         "/static/fair_check.js",
         "/static/live.js",
     ]
@@ -45,7 +46,9 @@ def test_scripts_load_in_order_with_defer_and_css_is_external(client):
         "/static/messages.js",
         "/static/sha256.js",
         "/static/verify.js",
+        "/static/recompute.js",
         "/static/fair_check.js",
+        "/static/receipts.js",
         "/static/live.js",
         "/static/style.css",
     ):

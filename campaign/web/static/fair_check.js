@@ -2,11 +2,16 @@
  *
  * The same rules as campaign/fair_check.py, line for line: every revealed seed must hash
  * to its commitment, and every die of an entry marked fair must be the face that
- * HMAC-SHA-256(seed, "seq:share:index:counter") gives with rejection sampling. Uses the
- * bundled sha256.js (plain http:// LAN pages have no crypto.subtle), synchronously.
+ * HMAC-SHA-256(seed, "campaign-fair-v2:share:index:counter") gives with rejection
+ * sampling ("seq:share:index:counter" for entries written before v2, labelled v1), with
+ * its dice those faces one for one; and every roll's total and outcome must follow from
+ * its dice (recompute.js). Dice under an abandoned commitment are counted apart: they
+ * can never be proved. Uses the bundled sha256.js (plain http:// LAN pages have no
+ * crypto.subtle), synchronously.
  *
- *   fairCheck.face(seed, seq, share, index, sides)  -> face
- *   fairCheck.checkRecords(records)                 -> {ok, seq, problem, revealed, checked, pending}
+ *   fairCheck.face(seed, seq, share, index, sides)  -> face (v1)
+ *   fairCheck.faceV2(seed, share, index, sides)     -> face (v2)
+ *   fairCheck.checkRecords(records)                 -> {ok, seq, problem, revealed, checked, pending, abandoned}
  *   fairCheck.checkChain("/api/chain")              -> Promise of the same, over the whole chain,
  *                                                      with `lost`: what this browser was shown before
  *   fairCheck.compareShown(campaign, shown)         -> lost [{kind, seq, value}] (and keeps `shown`)
@@ -34,18 +39,35 @@
 
   function isInt(value) { return typeof value === "number" && Math.floor(value) === value; }
 
-  function face(seed, seq, share, index, sides) {
+  /** One face by rejection sampling: HMAC-SHA-256(seed, prefix + counter) until a value fits. */
+  function derived(seed, prefix, sides) {
     var key = bytes(seed);
     var width = 1;
     while (Math.pow(256, width) < sides) width += 1;
     var span = Math.pow(256, width), limit = span - span % sides;
     for (var counter = 0; counter < 1000; counter += 1) {
-      var digest = window.sha256.hmac.array(key, seq + ":" + share + ":" + index + ":" + counter);
+      var digest = window.sha256.hmac.array(key, prefix + counter);
       var value = 0;
       for (var b = 0; b < width; b += 1) value = value * 256 + digest[b];
       if (value < limit) return value % sides + 1;
     }
     throw new Error("no face after 1000 tries");
+  }
+
+  /** v1 (entries without fair.v): the message holds the request's first seq, a server choice. */
+  function face(seed, seq, share, index, sides) { return derived(seed, seq + ":" + share + ":" + index + ":", sides); }
+
+  /** v2: only the seed, the player's share and the die's index go in, after a fixed tag. */
+  function faceV2(seed, share, index, sides) {
+    return derived(seed, "campaign-fair-v2:" + share + ":" + index + ":", sides);
+  }
+
+  /** The commitment an abandon entry (`history abandon-seed`) ends, or null for any other entry. */
+  function abandons(record) {
+    if (!/^seed_abandon/.test(record.kind || "")) return null;
+    var detail = record.detail || {};
+    var target = [detail.abandons, detail.commit, detail.seed_commit].filter(isInt)[0];
+    return target === undefined ? null : target;
   }
 
   function Unfair(seq, problem) { this.seq = seq; this.problem = problem; }
@@ -56,9 +78,10 @@
   }
 
   function check(records) {
-    var commits = {}, seeds = {}, fairEntries = [];
+    var commits = {}, seeds = {}, abandoned = {}, fairEntries = [];
     records.forEach(function (record) {
       var seq = record.seq, detail = record.detail || {};
+      if (abandons(record) !== null) abandoned[abandons(record)] = seq;
       if (record.kind === "seed_commit") {
         if (!isHex(detail.commitment, 64)) throw new Unfair(seq, text("seed commitment #{seq} holds no SHA-256 hex digest", { seq: seq }));
         commits[seq] = detail.commitment;
@@ -77,53 +100,70 @@
       }
       if (detail.fair && typeof detail.fair === "object") fairEntries.push(record);
     });
-    var checked = 0, pending = 0, nextIndex = {};
-    fairEntries.forEach(function (record) {
-      var seq = record.seq, fair = record.detail.fair, draws = fair.draws;
-      if (!isInt(fair.commit) || !(fair.commit in commits) || fair.commit >= seq) {
-        throw new Unfair(seq, text("entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment",
-                                   { seq: seq, commit: fair.commit }));
-      }
-      if (!isInt(fair.seq) || !(fair.commit < fair.seq && fair.seq <= seq) || !isInt(fair.from) || !Array.isArray(draws)) {
-        throw new Unfair(seq, text("entry #{seq}: its fair-dice inputs are malformed", { seq: seq }));
-      }
-      if (fair.commit in seeds && seeds[fair.commit].at < seq) {
-        throw new Unfair(seq, text("entry #{seq} derives its dice from seed #{commit}, revealed before it",
-                                   { seq: seq, commit: fair.commit }));
-      }
-      var group = fair.commit + ":" + fair.seq, expected = nextIndex[group] || 0;
-      if (fair.from !== expected) {
-        throw new Unfair(seq, text("entry #{seq}: its dice start at index {start}, expected {expected}",
-                                   { seq: seq, start: fair.from, expected: expected }));
-      }
-      nextIndex[group] = fair.from + draws.length;
-      var faces = draws.map(function (draw) { return draw[1]; });
-      var dice = record.dice;
-      if (Array.isArray(dice) && dice.length === faces.length && dice.join(",") !== faces.join(",")) {
-        throw new Unfair(seq, text("entry #{seq}: its dice {dice} are not the derived draws {faces}",
-                                   { seq: seq, dice: dice.join(","), faces: faces.join(",") }));
-      }
-      if (!(fair.commit in seeds)) { pending += 1; return; }
-      draws.forEach(function (draw, offset) {
-        var should = face(seeds[fair.commit].seed, fair.seq, fair.share || "", fair.from + offset, draw[0]);
-        if (draw[1] !== should) {
-          throw new Unfair(seq, text("entry #{seq}: die {number} (d{sides}) shows {shown}, the seed gives {should}: " +
-                                     "the die was changed",
-                                     { seq: seq, number: offset + 1, sides: draw[0], shown: draw[1], should: should }));
-        }
-      });
-      checked += 1;
+    var counts = { checked: 0, pending: 0, abandoned: 0 }, nextIndex = {};
+    fairEntries.forEach(function (record) { checkFair(record, commits, seeds, abandoned, nextIndex, counts); });
+    records.forEach(function (record) {  // every checker recomputes: fair or not (recompute.js)
+      var problem = window.fairRecompute ? window.fairRecompute.follows(record) : null;
+      if (problem) throw new Unfair(record.seq, problem);
     });
-    return { revealed: Object.keys(seeds).length, checked: checked, pending: pending };
+    return { revealed: Object.keys(seeds).length, checked: counts.checked, pending: counts.pending,
+             abandoned: counts.abandoned };
+  }
+
+  /** The version of an entry's derivation: 2 for `{"v": 2, ...}`, else 1 (docs/fair-dice.md). */
+  function version(fair) { return fair.v === 2 ? 2 : 1; }
+
+  function checkFair(record, commits, seeds, abandoned, nextIndex, counts) {
+    var seq = record.seq, fair = record.detail.fair, draws = fair.draws, v2 = version(fair) === 2;
+    if (!isInt(fair.commit) || !(fair.commit in commits) || fair.commit >= seq) {
+      throw new Unfair(seq, text("entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment",
+                                 { seq: seq, commit: fair.commit }));
+    }
+    var inputs = v2 ? isHex(fair.share, 64) : isInt(fair.seq) && fair.commit < fair.seq && fair.seq <= seq;
+    if (!inputs || !isInt(fair.from) || !Array.isArray(draws)) {
+      throw new Unfair(seq, text("entry #{seq}: its fair-dice inputs are malformed", { seq: seq }));
+    }
+    if (fair.commit in seeds && seeds[fair.commit].at < seq) {
+      throw new Unfair(seq, text("entry #{seq} derives its dice from seed #{commit}, revealed before it",
+                                 { seq: seq, commit: fair.commit }));
+    }
+    // v2: one request is one share (the database refuses a second use), so its index run is the share's
+    var group = fair.commit + ":" + (v2 ? fair.share : fair.seq), expected = nextIndex[group] || 0;
+    if (fair.from !== expected) {
+      throw new Unfair(seq, text("entry #{seq}: its dice start at index {start}, expected {expected}",
+                                 { seq: seq, start: fair.from, expected: expected }));
+    }
+    nextIndex[group] = fair.from + draws.length;
+    var faces = draws.map(function (draw) { return draw[1]; });
+    var dice = record.dice;
+    // v2 records each entry's own draws, so its dice are those faces one for one, count included
+    var differ = Array.isArray(dice) && (v2 || dice.length === faces.length) && dice.join(",") !== faces.join(",");
+    if (differ) {
+      throw new Unfair(seq, text("entry #{seq}: its dice {dice} are not the derived draws {faces}",
+                                 { seq: seq, dice: dice.join(","), faces: faces.join(",") }));
+    }
+    if (fair.commit in abandoned && !(fair.commit in seeds)) { counts.abandoned += 1; return; }
+    if (!(fair.commit in seeds)) { counts.pending += 1; return; }
+    draws.forEach(function (draw, offset) {
+      var seed = seeds[fair.commit].seed, index = fair.from + offset;
+      var should = v2 ? faceV2(seed, fair.share, index, draw[0]) : face(seed, fair.seq, fair.share || "", index, draw[0]);
+      if (draw[1] !== should) {
+        throw new Unfair(seq, text("entry #{seq}: die {number} (d{sides}) shows {shown}, the seed gives {should}: " +
+                                   "the die was changed",
+                                   { seq: seq, number: offset + 1, sides: draw[0], shown: draw[1], should: should }));
+      }
+    });
+    counts.checked += 1;
   }
 
   function checkRecords(records) {
     try {
       var counts = check(records);
-      return { ok: true, seq: null, problem: null, revealed: counts.revealed, checked: counts.checked, pending: counts.pending };
+      return { ok: true, seq: null, problem: null, revealed: counts.revealed, checked: counts.checked,
+               pending: counts.pending, abandoned: counts.abandoned };
     } catch (error) {
       if (!(error instanceof Unfair)) throw error;
-      return { ok: false, seq: error.seq, problem: error.problem, revealed: 0, checked: 0, pending: 0 };
+      return { ok: false, seq: error.seq, problem: error.problem, revealed: 0, checked: 0, pending: 0, abandoned: 0 };
     }
   }
 
@@ -166,7 +206,8 @@
     return lost;
   }
 
-  function checkChain(url) {
+  /** The whole chain: Promise of {campaign, entries: [{hash, parsed}]}, page by page. */
+  function fetchChain(url) {
     var entries = [], campaign = null;
     function page(from) {
       return fetch((url || "/api/chain") + "?from=" + from, { credentials: "same-origin" })
@@ -176,13 +217,21 @@
           (data.entries || []).forEach(function (entry) {
             entries.push({ hash: entry.hash, parsed: JSON.parse(entry.record) });
           });
-          if (data.next) return page(data.next);
-          var found = checkRecords(entries.map(function (entry) { return entry.parsed; }));
-          found.lost = compareShown(campaign, shownOf(entries));
-          return found;
+          return data.next ? page(data.next) : { campaign: campaign, entries: entries };
         });
     }
     return page(1);
+  }
+
+  function checkChain(url) {
+    return fetchChain(url).then(function (chain) {
+      var records = chain.entries.map(function (entry) { return entry.parsed; });
+      var found = checkRecords(records);
+      found.lost = compareShown(chain.campaign, shownOf(chain.entries));
+      // the table page's receipts (receipts.js) reuse the chain just fetched: no second download
+      document.dispatchEvent(new CustomEvent("fair-chain", { detail: { campaign: chain.campaign, records: records } }));
+      return found;
+    });
   }
 
   function lostWords(lost) {
@@ -231,8 +280,9 @@
     run();
   }
 
-  window.fairCheck = { face: face, checkRecords: checkRecords, checkChain: checkChain, compareShown: compareShown,
-                       shownOf: shownOf, lostWords: lostWords };
+  window.fairCheck = { face: face, faceV2: faceV2, version: version, abandons: abandons, checkRecords: checkRecords,
+                       fetchChain: fetchChain, checkChain: checkChain, compareShown: compareShown, shownOf: shownOf,
+                       lostWords: lostWords };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", status);
   else status();
 })();

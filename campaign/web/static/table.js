@@ -63,10 +63,23 @@
     return line;
   }
 
+  // This device's receipt of a write with a share (static/receipts.js): kept before the POST.
+  function sent(path, body, command, character) {
+    return window.fairReceipts ? window.fairReceipts.sent(path, body, command, character) : null;
+  }
+
+  function answered(receipt, entry) { if (window.fairReceipts) window.fairReceipts.answered(receipt, entry); }
+
+  function refusedReceipt(receipt, error) {
+    if (window.fairReceipts && error && error.error) window.fairReceipts.refused(receipt, error);
+  }
+
   function roll(command, character) {
-    post("/api/rolls", { command: command, character: character || null, idempotency_key: newKey(),
-                         share: newShare() })
-      .then(function (entry) { say(rollText(entry), entry.outcome); refresh(); }, failed);
+    var body = { command: command, character: character || null, idempotency_key: newKey(), share: newShare() };
+    var receipt = sent("/api/rolls", body, command, character);
+    post("/api/rolls", body)
+      .then(function (entry) { answered(receipt, entry); say(rollText(entry), entry.outcome); refresh(); },
+            function (error) { refusedReceipt(receipt, error); failed(error); });
   }
 
   function meter(label, pool) {
@@ -137,9 +150,11 @@
                                   text: me.gm && call.player !== me.player ? text("Roll for them") : text("Roll") });
       button.addEventListener("click", function () {
         button.disabled = true;
-        post("/api/calls/" + call.call_id + "/roll", { idempotency_key: key, share: share })
-          .then(function (entry) { say(rollText(entry), entry.outcome); refresh(); },
-                function (error) { button.disabled = false; failed(error); });
+        var body = { idempotency_key: key, share: share };
+        var receipt = sent("/api/calls/" + call.call_id + "/roll", body, call.prompt, call.character);
+        post("/api/calls/" + call.call_id + "/roll", body)
+          .then(function (entry) { answered(receipt, entry); say(rollText(entry), entry.outcome); refresh(); },
+                function (error) { refusedReceipt(receipt, error); button.disabled = false; failed(error); });
       });
       item.appendChild(button);
     }
@@ -179,8 +194,8 @@
     var item = el("li", { cls: "entry", "data-outcome": entry.outcome || "" }, [
       el("a", { href: "/entries/" + entry.seq, text: "#" + entry.seq }),
       el("span", { text: " " + entry.kind_label + " " + (entry.character || "") + " " + entry.text +
-                         (entry.reason ? " " + text("“{text}”", { text: entry.reason }) : "") + " — " + entry.actor +
-                         (entry.fairness === "provable" ? " " + text("(provably fair)") : "") })
+                         (entry.reason ? " " + text("“{text}”", { text: entry.reason }) : "") + " — " + entry.actor }),
+      entry.fairness === "provable" ? el("span", { cls: "fair-mark", text: " " + text("(provably fair)") }) : null
     ]);
     if (entry.voided) item.classList.add("voided");
     entry.consequences.forEach(function (line) { item.appendChild(el("p", { cls: "consequence", text: line })); });
@@ -344,6 +359,7 @@
       if (!s.csrf) return;
       csrf = s.csrf;
       me = { player: s.player, gm: s.gm };
+      if (window.fairReceipts) window.fairReceipts.start({ campaign: root.dataset.campaign, player: s.player });
       refresh();
       if (typeof EventSource !== "undefined") connect();
     });

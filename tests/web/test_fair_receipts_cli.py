@@ -1,0 +1,286 @@
+"""`campaign fair check-receipts FILE` and the standalone receipts_check.py (SQLite and
+PostgreSQL): a player's receipts file, written the way the table page writes it
+(static/receipts.js, docs/fair-dice.md "The receipts file"), checked against the ledger,
+an export and a proof bundle; forged entries named; a file that is not a receipts file,
+or is another campaign's, refused in one line; in both languages."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from campaign import receipts_check
+from campaign.core.success import judge_success
+from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
+from tests.web.table_server import Browser, served
+from tests.web.test_fair_dice_server import SHARE_A, SHARE_B, end_fair, start_fair
+
+STANDALONE = Path(receipts_check.__file__)
+
+
+def _receipt(key: str, share: str, command: str, answer: dict) -> dict:
+    """One receipt as the page keeps it: what it sent and what the server answered."""
+    entries = answer.get("entries", [answer])
+    return {
+        "key": key,
+        "share": share,
+        "path": "/api/rolls",
+        "command": command,
+        "character": "鈴音",
+        "sent_at": "2026-12-04T12:00:00.000Z",
+        "refused": None,
+        "answer": {
+            "share": answer.get("share"),
+            "entries": [
+                {name: entry.get(name) for name in ("seq", "dice", "total", "outcome", "fair")} for entry in entries
+            ],
+        },
+    }
+
+
+def _table(gurps, tmp_path) -> tuple[Path, list[dict], int]:
+    """Two rolls of Aki's with shares, one from another device; the seed revealed. (the
+    receipts file, its two answers, the other device's seq)"""
+    commit = start_fair(gurps)
+    with served(gurps.db) as base:
+        aki = Browser(base)
+        aki.join(gurps.json("invite", "Aki")["join_path"])
+        answers = [
+            aki.post(
+                "/api/rolls", {"command": command, "character": "鈴音", "share": share}, key=f"receipt-{number}"
+            ).json()
+            for number, (command, share) in enumerate((("3D6<=12", SHARE_A), ("2D6+1", SHARE_B)))
+        ]
+        # the answer echoes the share the entry recorded, and its fair object
+        assert [(a["share"], a["fair"]["share"]) for a in answers] == [(SHARE_A, SHARE_A), (SHARE_B, SHARE_B)]
+        other = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "share": "0f" * 32}).json()
+        aki.close()
+    end_fair(gurps, commit)
+    receipts = [
+        _receipt(f"receipt-{n}", share, command, answer)
+        for n, ((command, share), answer) in enumerate(zip((("3D6<=12", SHARE_A), ("2D6+1", SHARE_B)), answers))
+    ]
+    document = {
+        "format": "campaign-receipts",
+        "version": 1,
+        "campaign": "テスト卓",
+        "ledger": "テスト卓",
+        "player": "Aki",
+        "saved_at": "2026-12-04T12:00:00.000Z",
+        "receipts": receipts,
+    }
+    path = tmp_path / "receipts-Aki.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path, answers, other["seq"]
+
+
+def _standalone(*args: str, lang: str) -> subprocess.CompletedProcess[str]:
+    """The checker as a player runs it: a copy on its own, `-I` (nothing of the checkout importable)."""
+    elsewhere = Path(args[0]).parent / "player"
+    elsewhere.mkdir(exist_ok=True)
+    script = elsewhere / "receipts_check.py"
+    shutil.copy(STANDALONE, script)
+    return subprocess.run(
+        [sys.executable, "-I", str(script), "--lang", lang, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=elsewhere,
+    )
+
+
+def test_the_standalone_checker_imports_only_the_standard_library():
+    tree = ast.parse(STANDALONE.read_text(encoding="utf-8"))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+    assert imported == {"__future__", "collections", "hashlib", "hmac", "json", "os", "re", "sys", "typing"}
+
+
+@pytest.mark.dialect  # the ledger read on each backend
+def test_a_good_file_holds_against_the_ledger_an_export_and_a_bundle(gurps, tmp_path, monkeypatch):
+    path, answers, other = _table(gurps, tmp_path)
+    found = gurps.json("fair", "check-receipts", str(path))
+    assert found == {
+        "ok": True,
+        "player": "Aki",
+        "receipts": 2,
+        "derived": 2,
+        "pending": 0,
+        "abandoned": 0,
+        "v1": 2,
+        "problems": [],
+        "uncovered": [other],
+    }
+    english = gurps.run("fair", "check-receipts", str(path)).stdout.splitlines()
+    assert english == [
+        "your receipts hold: 2 rolls, 2 entries recomputed from their seed, 0 wait for the reveal, "
+        "0 unprovable (seed abandoned)",
+        f"entries in Aki's name that no receipt covers (rolled elsewhere, or not by them): #{other}",
+        "2 entries use the v1 derivation, whose seq the server chose",
+    ]
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    japanese = gurps.run("fair", "check-receipts", str(path)).stdout.splitlines()
+    assert japanese[0] == (
+        "控えは成り立ちます: ロール 2 回、シードから再計算した記録 2 件、公開待ち 0 件、証明不能 (シード放棄) 0 件"
+    )
+    # the same file against an export and a proof bundle, by the command and by the standalone copy
+    export = tmp_path / "table.jsonl"
+    gurps.run("export", str(export))
+    bundle = tmp_path / "proof.json"
+    gurps.run("history", "seal")
+    gurps.run("history", "proof", str(answers[0]["seq"]), "-o", str(bundle))
+    for ledger in (export, bundle):
+        assert gurps.json("fair", "check-receipts", str(path), "--against", str(ledger))["ok"], ledger
+        alone = _standalone(str(path), str(ledger), lang="ja")
+        assert (alone.returncode, alone.stdout.splitlines()[0]) == (0, japanese[0]), alone.stderr
+
+
+@pytest.mark.dialect  # the ledger read on each backend
+def test_forged_entries_are_named(gurps, tmp_path):
+    """The ledger's entry says another total than its dice make; a receipt whose share the
+    server replaced; an answer whose dice the chain does not hold."""
+    path, answers, _ = _table(gurps, tmp_path)
+    export = tmp_path / "table.jsonl"
+    gurps.run("export", str(export))
+    first, second = answers
+    lines = []
+    for line in export.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        if item.get("type") == "entry":
+            record = json.loads(item["record"])
+            if record["seq"] == second["seq"]:
+                record["total"] += 1  # a total the dice do not make
+                item["record"] = json.dumps(record, ensure_ascii=False)
+        lines.append(json.dumps(item, ensure_ascii=False))
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["receipts"][0]["share"] = "ee" * 32  # the device sent this; the entry holds another
+    document["receipts"][1]["answer"]["entries"][0]["dice"] = [6, 6]
+    document["receipts"][1]["answer"]["share"] = None  # an answer that did not echo the share
+    replaced = tmp_path / "replaced.json"
+    replaced.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    found = gurps.json("fair", "check-receipts", str(replaced), "--against", str(forged), expect=1)
+    dice = ",".join(map(str, second["dice"]))
+    assert found["ok"] is False
+    problems = {(p["seq"], p["problem"]) for p in found["problems"]}
+    assert (
+        first["seq"],
+        f"entry #{first['seq']} carries share {SHARE_A[:12]}…, not the one the device sent (eeeeeeeeeeee…): "
+        "the server replaced the share",
+    ) in problems
+    assert (
+        second["seq"],
+        f"entry #{second['seq']}: its dice {dice} make {sum(second['dice']) + 1}, "
+        f"not the recorded total {sum(second['dice']) + 2}",
+    ) in problems
+    assert (
+        second["seq"],
+        f"entry #{second['seq']} holds dice {second['dice']}, but the server showed [6, 6]",
+    ) in problems
+    assert (None, "receipt receipt-1: the server's answer did not echo the share the device sent") in problems
+    alone = _standalone(str(replaced), str(forged), lang="en")
+    assert alone.returncode == 1 and alone.stdout.startswith("your receipts do not hold: ")
+
+
+@pytest.mark.dialect  # the ledger read on each backend
+def test_not_a_receipts_file_or_another_campaigns_gets_one_line(gurps, tmp_path, monkeypatch):
+    path, _, _ = _table(gurps, tmp_path)
+    export = tmp_path / "table.jsonl"
+    gurps.run("export", str(export))
+    refused = gurps.run("fair", "check-receipts", str(export), expect=2)
+    assert refused.stdout == "" and refused.stderr.strip() == (
+        f"{export} is not a receipts file (campaign-receipts, version 1)"
+    )
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["ledger"] = document["campaign"] = "別の卓"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    refused = gurps.run("fair", "check-receipts", str(other), expect=1)
+    assert refused.stderr.strip() == "the receipts are campaign 別の卓's, not テスト卓's"
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    refused = gurps.run("fair", "check-receipts", str(other), expect=1)
+    assert refused.stderr.strip() == "この控えはキャンペーン 別の卓 のもので、テスト卓 のものではありません"
+    refused = gurps.run("fair", "check-receipts", str(export), expect=2)
+    assert refused.stderr.strip() == f"{export} は控えのファイル (campaign-receipts, version 1) ではありません"
+    alone = _standalone(str(export), str(export), lang="ja")
+    assert (alone.returncode, alone.stderr.strip()) == (2, refused.stderr.strip())
+    alone = _standalone(str(other), str(export), lang="en")
+    assert (alone.returncode, alone.stderr.strip()) == (1, "the receipts are campaign 別の卓's, not テスト卓's")
+
+
+def test_the_standalone_judge_is_the_rules_judge():
+    """receipts_check carries its own few lines of docs/rules.md "Success roll": every raw
+    3d6, dice modifier and target gives campaign.core.success's outcome."""
+    for raw in range(3, 19):
+        for modifier in range(-3, 4):
+            for target in range(-2, 22):
+                for sorcery in (False, True):
+                    core = judge_success(raw, raw + modifier, target, sorcery=sorcery).outcome
+                    assert receipts_check.judge(raw, raw + modifier, target, sorcery) == core
+
+
+def _table_roll(dice: list[int], added: int, total: int, bounds: list[int]) -> dict:
+    """A fright table's sub-entry as campaign/services/fright.py records it."""
+    detail = {"purpose": "table", "margin_added": added, "range": bounds, "name": "FEAR"}
+    return {"seq": 9, "kind": "fright", "expression": f"FEAR+{added}", "dice": dice, "total": total, "detail": detail}
+
+
+def test_the_fright_tables_result_follows_from_its_dice_clamped_only_to_a_bound():
+    """docs/rules.md "Fright check": the table's 3d6 plus the margin of failure, clamped
+    into the table's range; the record's entry range is the only bound a clamp can reach."""
+    assert receipts_check.follows(_table_roll([2, 5, 2], 6, 15, [14, 15])) is None
+    assert receipts_check.follows(_table_roll([4, 6, 6], 30, 40, [36, 40])) is None  # 46, clamped to the top
+    assert receipts_check.follows(_table_roll([2, 5, 2], 6, 14, [14, 15])) == (
+        receipts_check.TOTAL,
+        {"seq": 9, "dice": "2,5,2", "should": 15, "total": 14},
+    )
+    assert receipts_check.follows(_table_roll([4, 6, 6], 30, 38, [36, 40])) == (
+        receipts_check.TOTAL,
+        {"seq": 9, "dice": "4,6,6", "should": 46, "total": 38},
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [
+        (
+            {"expression": "3D6<=12", "dice": [1, 6, 6], "total": 3, "target": 12, "outcome": "critical_success"},
+            "TOTAL",
+        ),
+        ({"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 12, "outcome": "success"}, "OUTCOME"),
+        ({"expression": "3D6<=12", "dice": [1, 1, 1, 6], "total": 3, "target": 12}, "COUNT"),
+        ({"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 11, "outcome": "failure"}, "TARGET"),
+        (
+            {"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 12, "outcome": "failure", "margin": 1},
+            "MARGIN",
+        ),
+        ({"expression": "2D6+1", "dice": [3, 4], "total": 8, "outcome": None, "margin": None}, None),
+        (
+            {
+                "expression": "3D6-2<=12",
+                "dice": [6, 6, 6],
+                "total": 16,
+                "target": 12,
+                "outcome": "critical_failure",
+                "margin": -4,
+            },
+            None,
+        ),
+    ],
+)
+def test_a_rolls_total_outcome_and_margin_follow_from_its_dice(record, problem):
+    """docs/rules.md "Success roll": the attacker's `[1,6,6] = 3 critical success`, a
+    die too many, a target not the expression's, and honest rolls that follow."""
+    found = receipts_check.follows({"seq": 5, "kind": "roll", "margin": None, "outcome": None, **record})
+    assert (found and found[0]) == (problem and getattr(receipts_check, problem))
