@@ -264,7 +264,7 @@ def run_action(
 
     key = idempotency_key(body.get("idempotency_key"))
     actor = seat_actor(db, seat.player, {"session": seat.session_id})
-    guarded = GuardedDatabase(db, campaign_id, seat, key)
+    guarded = GuardedDatabase(db, campaign_id, seat, key, route=f"gm/{name}")
     try:
         result = ACTIONS[name].run(Call(guarded, campaign, actor, dice), body)
     except Replayed as done:

@@ -137,3 +137,13 @@ def test_only_the_gm_seat_may_act_and_only_from_this_site(table):
     forged = gm.post("/api/gm/award", {"cp": 1, "to": ["鈴音"]}, csrf="0" * 64)
     assert forged.status_code == 403 and forged.json()["code"] == "csrf"
     assert head(cli) == before
+
+
+def test_a_key_spent_on_one_action_is_refused_on_another(table):
+    cli, _, _, browser = table
+    gm = browser("GM", "--gm")
+    assert act(gm, "damage", {"character": "鈴音", "pool": "HP", "amount": 1}, key="gm-key-0001").status_code == 201
+    before = head(cli)
+    reused = act(gm, "heal", {"character": "鈴音", "pool": "HP", "amount": 1}, key="gm-key-0001")
+    assert reused.status_code == 409 and "used for another request" in reused.json()["error"]
+    assert head(cli) == before
