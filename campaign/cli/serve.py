@@ -108,7 +108,9 @@ def serve(
     s.close()
     hosts = tuple(name.strip().lower().rstrip(".") for name in allow_host if name.strip())
     app = create_app(db_url, campaign, token, secure_cookie=tls_cert is not None, hosts=hosts)
-    sock = _bind(host, port)
+    from campaign.web.serving import listening_socket
+
+    sock = listening_socket(host, port)
     url = _url(host, sock.getsockname()[1], token, tls_cert is not None)
     if json_out:
         import json
@@ -153,24 +155,6 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
             ).format(variable=TOKEN_ENV)
         )
     return given
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    import socket
-
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise RuleRefused(
-            _("cannot listen on {host}:{port}: {problem}").format(host=host, port=port, problem=exc.strerror)
-        ) from None
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
 
 
 def _url(host: str, port: int, token: str | None, tls: bool) -> str:

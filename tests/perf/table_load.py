@@ -34,10 +34,11 @@ from pathlib import Path
 
 # The server process (argv: port file, then db and campaign name of each): campaign i's app under /c<i>.
 SERVER = r"""
-import socket, sys, warnings
+import sys, warnings
 warnings.simplefilter("ignore")
 import uvicorn
 from campaign.web.app import create_app
+from campaign.web.serving import listening_socket
 port_file, pairs = sys.argv[1], sys.argv[2:]
 apps = {f"c{i // 2 + 1}": create_app(pairs[i], pairs[i + 1], None) for i in range(0, len(pairs), 2)}
 
@@ -51,9 +52,7 @@ async def dispatch(scope, receive, send):
     path = "/" + rest
     await app({**scope, "path": path, "raw_path": path.encode()}, receive, send)
 
-sock = socket.socket()
-sock.bind(("127.0.0.1", 0))
-sock.listen(256)
+sock = listening_socket("127.0.0.1", 0)  # as `campaign serve` listens
 with open(port_file, "w") as out:
     out.write(str(sock.getsockname()[1]))
 uvicorn.Server(uvicorn.Config(dispatch, log_level="warning", access_log=False, lifespan="off")).run(sockets=[sock])
