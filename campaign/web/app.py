@@ -91,34 +91,17 @@ def make_templates() -> Jinja2Templates:
 
 
 def overview_parts(
-    templates: Jinja2Templates, db: Database, campaign_name: str, characters: list[CharacterSheet] | None = None
+    templates: Jinja2Templates, db: Database, campaign_name: str, characters: list[CharacterSheet]
 ) -> dict[str, str]:
     """The overview's characters and missing board as the page renders them (same
     partials, same escaping), for the feed's `state` event: live.js swaps them in."""
-    from campaign.services.characters import list_characters
     from campaign.services.missing import list_missing
 
     env = templates.env
-    if characters is None:
-        characters = list_characters(db, campaign_name, include_gone=True)
     context = {"characters": characters, "missing": list_missing(db, campaign_name)}
     return {
         "characters": env.get_template("_overview_characters.html").render(context),
         "missing": env.get_template("_overview_missing.html").render(context),
-    }
-
-
-def feed_state(templates: Jinja2Templates, db: Database, campaign_id: int, campaign_name: str) -> dict[str, object]:
-    """The `state` event's parts: the overview's partials and the table pages' shared
-    JSON (`table`), from one read of the characters."""
-    from campaign.services.characters import list_characters
-    from campaign.web.table_state import shared_state
-
-    characters = list_characters(db, campaign_name, include_gone=True)
-    in_play = [sheet for sheet in characters if sheet.status not in ("dead", "retired")]
-    return {
-        **overview_parts(templates, db, campaign_name, characters),
-        "table": shared_state(db, campaign_id, campaign_name, in_play),
     }
 
 
@@ -153,7 +136,8 @@ def create_app(
     from campaign.services.luck_kept import KeptTallies
     from campaign.web import routes_api, routes_bcdice, routes_pages, routes_table, seats
     from campaign.web.errors import campaign_error, database_error, http_error
-    from campaign.web.feed import Feed
+    from campaign.web.feed import Feed, NudgeOnWrite
+    from campaign.web.head_state import HeadState
     from campaign.web.refusals import Refusal, json_refusal
     from campaign.web.security import Guard
 
@@ -196,7 +180,8 @@ def create_app(
         present.use_zone(known.zone)
 
     app = Starlette(
-        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream
+        # GZip: never the stream; NudgeOnWrite: a write here reaches open pages at once
+        middleware=[Middleware(NudgeOnWrite), Middleware(GZipMiddleware, minimum_size=1024)],
         routes=[
             *routes_pages.routes(),
             *routes_api.routes(),
@@ -222,9 +207,11 @@ def create_app(
     app.state.dice = dice
     app.state.templates = templates
     app.state.luck = KeptTallies()  # the luck page's tally, kept in step with the ledger
-    app.state.feed = Feed(
-        db, campaign_id, lambda entry: str(row_macro(entry)), lambda: feed_state(templates, db, campaign_id, name)
+    # the state every page shows alike, once per head (the feed's `state` event, /api/table)
+    app.state.head_state = HeadState(
+        db, campaign_id, name, lambda characters: overview_parts(templates, db, name, characters)
     )
+    app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head)
     return Guard(
         app,
         token,

@@ -35,7 +35,7 @@ CACHE = 2000  # rendered rows kept for clients that lag behind
 LISTEN_SAFETY = 5.0  # PostgreSQL: seconds a stream waits for a notification before probing anyway
 
 
-def _words() -> tuple[str, str | None]:
+def page_words() -> tuple[str, str | None]:
     """What a rendered row depends on besides its entry: the request's language and the
     zone of its times (a `settings timezone=` under a running server changes the zone)."""
     from campaign.i18n import language
@@ -50,7 +50,7 @@ class Feed:
         db: Database,
         campaign_id: int,
         render_row: Callable[[dict[str, Any]], str],
-        render_state: Callable[[], dict[str, Any]] | None = None,
+        render_state: Callable[[], tuple[int, dict[str, Any]]] | None = None,
     ) -> None:
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
@@ -95,13 +95,15 @@ class Feed:
         return self._head
 
     def _listen(self) -> None:
-        """Start the PostgreSQL listener once, on the event loop that serves the streams."""
+        """Make the streams' wake-up event and start the PostgreSQL listener, once, on the
+        event loop that serves the streams."""
+        if self._woken_event is None:
+            self._woken_event = asyncio.Event()
         if self._listen_url is None or self._listener is not None:
             return
         from campaign.web.feed_listen import Listener
 
         loop = asyncio.get_running_loop()
-        self._woken_event = asyncio.Event()
         self._listener = Listener(
             self._listen_url,
             self._campaign_id,
@@ -115,14 +117,21 @@ class Feed:
         if event is not None:
             event.set()
 
+    def nudge(self) -> None:
+        """This server just committed a write: wake the streams now, not at the next poll
+        (on the event loop's thread). Another process's commit still shows within POLL
+        seconds on SQLite, at once on PostgreSQL (its NOTIFY)."""
+        self._woken()
+
     async def _pause(self, seen: int) -> None:
-        """Until the next notification (PostgreSQL, listener up) or POLL seconds."""
+        """Until the next wake-up (a write of this server, a notification on PostgreSQL
+        with the listener up) or POLL seconds."""
         event, listener = self._woken_event, self._listener
-        if listener is None or event is None:
+        if event is None:
             await anyio.sleep(POLL)
         elif self._generation == seen:
             # While the listener (re)connects the feed polls; its connect wakes it too.
-            with anyio.move_on_after(LISTEN_SAFETY if listener.alive else POLL):
+            with anyio.move_on_after(LISTEN_SAFETY if listener is not None and listener.alive else POLL):
                 await event.wait()
 
     def close(self) -> None:
@@ -135,7 +144,7 @@ class Feed:
         head = await self.head()
         if head <= after:
             return []
-        words = _words()
+        words = page_words()
         wanted = range(after + 1, head + 1)
         if all((words, seq) in self._rows for seq in wanted):
             return [(seq, self._rows[words, seq]) for seq in wanted]
@@ -153,15 +162,15 @@ class Feed:
     async def state_at(self, seq: int) -> str:
         """The `state` event's data once the ledger reached `seq` (rendered once per head
         and language)."""
-        words = _words()
+        words = page_words()
         cached = self._state.get(words)
         if cached is None or cached[0] < seq:
             async with self._lock:
                 cached = self._state.get(words)
                 if cached is None or cached[0] < seq:
                     assert self._render_state is not None  # events() asks only a feed that renders state
-                    parts = await anyio.to_thread.run_sync(self._render_state)
-                    cached = self._state[words] = (seq, json.dumps({"seq": seq, **parts}))
+                    head, parts = await anyio.to_thread.run_sync(self._render_state)
+                    cached = self._state[words] = (head, json.dumps({"seq": head, **parts}))
         return cached[1]
 
     async def stream(self, after: int) -> AsyncIterator[str]:
@@ -190,3 +199,31 @@ class Feed:
                 yield ": keepalive\n\n"
                 quiet_since = now
             await self._pause(seen)
+
+
+class NudgeOnWrite:
+    """ASGI middleware: when a request that may have appended an entry answers 2xx (any
+    method but GET and HEAD, and a BCDice-API roll, which its protocol makes a GET), wake
+    the feed (Feed.nudge), so every open page sees the entry without waiting for a poll."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        writes = scope["type"] == "http" and (
+            scope["method"] not in ("GET", "HEAD") or scope["path"].startswith("/bcdice/")
+        )
+        if not writes:
+            await self.app(scope, receive, send)
+            return
+        status = 0
+
+        async def sent(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await self.app(scope, receive, sent)
+        if 200 <= status < 300:
+            scope["app"].state.feed.nudge()

@@ -55,8 +55,12 @@ async def table(request: Request) -> Response:
 
     state = request.app.state
     seat = seat_of(request)
-    shown = await run_in_threadpool(table_state, state.db, state.campaign, seat, state.campaign_id)
-    return _json(shown)
+
+    def for_seat() -> dict[str, object]:
+        shared = state.head_state.at_head()[1]["table"]  # computed once per head for every page
+        return table_state(shared, state.db, state.campaign, seat)
+
+    return _json(await run_in_threadpool(for_seat))
 
 
 async def post_roll(request: Request) -> Response:

@@ -7,8 +7,8 @@ calls first, and the latest entries as sentences (a fright check's consequences 
 「暗所恐怖症 (−10 CP) を得た; CP 100 → 90」 in Japanese, never as raw JSON; the record stays behind a
 details fold). Everything here is what any page of the server already shows anyone who
 may read it (a secret roll is a commitment, as in history), so the part that is the same
-for every seat (`shared_state`) is computed once per ledger head and sent by the feed to
-every open page; only the calls and the `mine` marks depend on the session.
+for every seat is computed once per ledger head (campaign.web.head_state) and sent by the
+feed to every open page; only the calls and the `mine` marks depend on the session.
 """
 
 from __future__ import annotations
@@ -172,31 +172,20 @@ def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str,
     }
 
 
-def shared_state(
-    db: Database, campaign_id: int, campaign_name: str, characters: list[CharacterSheet] | None = None
-) -> dict[str, Any]:
-    """What every seat's table page shows alike: the characters, missing board, open void
-    requests and latest entries (the feed's `table` state, computed once per head).
-    `characters`: the sheets in play when the caller has read them already (the feed
-    reads them once for the overview's partials and this)."""
-    from campaign.services.browse import history_page
-    from campaign.services.characters import list_characters
-    from campaign.services.history import HistoryFilter
+def sheets_state(
+    db: Database, campaign_name: str, characters: list[CharacterSheet]
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """The part of the shared state that only an entry with ops changes (campaign.web.
+    head_state): the characters in play, the missing board, the open void requests; and
+    each character's CP total, which the latest entries' CP lines walk back from."""
     from campaign.services.missing import list_missing
     from campaign.services.results import as_json
     from campaign.services.table_writes import ruleset_of
     from campaign.services.void_answers import list_requests
 
     ruleset = ruleset_of(db, campaign_name)
-    if characters is None:
-        characters = list_characters(db, campaign_name)
     sheets = [as_json(sheet) for sheet in characters]
-    latest = history_page(db, campaign_name, HistoryFilter(), size=LATEST).entries
-    # the page lists sub-entries too, so the shown run is every entry since its oldest:
-    # walk it while it has no gap
-    run = [entry for n, entry in enumerate(latest) if entry["seq"] == latest[0]["seq"] - n]
-    spans = _cp_spans(list(reversed(run)), {sheet["name"]: sheet["cp_total"] for sheet in sheets})
-    return {
+    shown = {
         "characters": [_character(sheet, ruleset) for sheet in sheets],
         "missing": [
             {
@@ -208,9 +197,18 @@ def shared_state(
             for m in list_missing(db, campaign_name)
         ],
         "void_requests": as_json(list_requests(db, campaign_name)),
-        "latest": [_latest(entry, spans.get(entry["seq"])) for entry in latest],
-        "head": latest[0]["seq"] if latest else 0,
     }
+    return shown, {sheet["name"]: sheet["cp_total"] for sheet in sheets}
+
+
+def latest_items(latest: list[dict[str, Any]], cp: dict[str, int]) -> list[dict[str, Any]]:
+    """The latest entries (newest first) as the table pages list them, each fright
+    check's CP line walked back from today's totals `cp`."""
+    # the page lists sub-entries too, so the shown run is every entry since its oldest:
+    # walk it while it has no gap
+    run = [entry for n, entry in enumerate(latest) if entry["seq"] == latest[0]["seq"] - n]
+    spans = _cp_spans(list(reversed(run)), cp)
+    return [_latest(entry, spans.get(entry["seq"])) for entry in latest]
 
 
 def calls_for(
@@ -230,20 +228,21 @@ def calls_for(
     return calls
 
 
-def table_state(db: Database, campaign_name: str, seat: Seat | None, campaign_id: int | None = None) -> dict[str, Any]:
-    if campaign_id is None:
-        from campaign.services.browse import campaign_identity
-
-        campaign_id = campaign_identity(db, campaign_name)[0]
-    shared = shared_state(db, campaign_id, campaign_name)
-    characters = shared["characters"]
-    for c in characters:
-        c["mine"] = seat is not None and c["player"] == seat.player
-        if not (c["mine"] or (seat is not None and seat.gm)):
-            c["palette"] = []
+def table_state(shared: dict[str, Any], db: Database, campaign_name: str, seat: Seat | None) -> dict[str, Any]:
+    """/api/table for one seat: the shared state at the head (campaign.web.head_state,
+    left unchanged: it is every page's) with the seat's calls and `mine` marks."""
+    characters = [
+        {
+            **c,
+            "mine": seat is not None and c["player"] == seat.player,
+            "palette": c["palette"] if seat is not None and (seat.gm or c["player"] == seat.player) else [],
+        }
+        for c in shared["characters"]
+    ]
     characters.sort(key=lambda c: (not c["mine"], c["name"]))
     return {
         **shared,
+        "characters": characters,
         "me": None if seat is None else {"player": seat.player, "gm": seat.gm},
         "calls": calls_for(db, campaign_name, seat, characters),
         "void_requests": shared["void_requests"] if seat is not None and seat.gm else [],  # the GM's: open ones
