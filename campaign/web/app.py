@@ -140,6 +140,7 @@ def create_app(
     from campaign.web.head_state import HeadState
     from campaign.web.refusals import Refusal, json_refusal
     from campaign.web.security import Guard
+    from campaign.web.table_state import entry_item
 
     db = Database(db_url)
     campaign_id, name = campaign_identity(db, campaign_name)
@@ -211,7 +212,9 @@ def create_app(
     app.state.head_state = HeadState(
         db, campaign_id, name, lambda characters: overview_parts(templates, db, name, characters)
     )
-    app.state.feed = Feed(db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head)
+    app.state.feed = Feed(
+        db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head, entry_item
+    )
     return Guard(
         app,
         token,

@@ -51,6 +51,7 @@ class Feed:
         campaign_id: int,
         render_row: Callable[[dict[str, Any]], str],
         render_state: Callable[[], tuple[int, dict[str, Any]]] | None = None,
+        render_item: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
@@ -62,11 +63,16 @@ class Feed:
         self._head_seq = lambda: head_seq(db, campaign_id)
         # State after the newest entry (the overview's characters and missing board as
         # rendered HTML, the table pages' shared JSON as `table`), computed once per head
-        # for every client: a `state` event.
+        # for every client: a `state` event, sent when the sheets in it changed (its
+        # `sheets_at`, campaign.web.head_state); a plain roll's entry needs none.
         self._render_state = render_state
-        self._state: dict[tuple[str, str | None], tuple[int, str]] = {}
+        self._state: dict[tuple[str, str | None], tuple[int, object, str]] = {}
         self._entries_after = lambda after: entries_after(db, campaign_id, after)
+        # Each entry event carries the history row (`html`) and, for the table pages, the
+        # entry as their latest-entries list shows it (`item`): the page builds that list
+        # from the entries themselves, in seq order, so a burst skips none.
         self._render_row = render_row
+        self._render_item = render_item
         self._head = 0
         self._checked = 0.0
         # PostgreSQL's wake-ups: each notification bumps the generation; a head probed
@@ -78,7 +84,7 @@ class Feed:
         self._probed_generation = -1
         self._woken_event: asyncio.Event | None = None
         self._lock = anyio.Lock()
-        self._rows: OrderedDict[tuple[tuple[str, str | None], int], str] = OrderedDict()
+        self._rows: OrderedDict[tuple[tuple[str, str | None], int], tuple[str, str]] = OrderedDict()
 
     def _stale(self) -> bool:
         return time.monotonic() - self._checked >= POLL or self._probed_generation != self._generation
@@ -141,27 +147,38 @@ class Feed:
     async def rows_after(self, after: int) -> list[tuple[int, str]]:
         """(seq, row html) of the entries after `after` that exist now, oldest first, in
         this request's language and zone (rendered once per both: the cache is keyed by them)."""
+        return [(seq, html) for seq, html, _ in await self._events_after(after)]
+
+    async def _events_after(self, after: int) -> list[tuple[int, str, str]]:
+        """(seq, row html, the entry event's data) of the entries after `after`."""
         head = await self.head()
         if head <= after:
             return []
         words = page_words()
         wanted = range(after + 1, head + 1)
         if all((words, seq) in self._rows for seq in wanted):
-            return [(seq, self._rows[words, seq]) for seq in wanted]
+            return [(seq, *self._rows[words, seq]) for seq in wanted]
         async with self._lock:
             if all((words, seq) in self._rows for seq in wanted):  # another client just read them
-                return [(seq, self._rows[words, seq]) for seq in wanted]
+                return [(seq, *self._rows[words, seq]) for seq in wanted]
             entries = await anyio.to_thread.run_sync(self._entries_after, after)
-            rendered = [(entry["seq"], self._render_row(entry)) for entry in entries]
-            for seq, html in rendered:
-                self._rows[words, seq] = html
+            rendered = [(entry["seq"], *self._render(entry)) for entry in entries]
+            for seq, html, data in rendered:
+                self._rows[words, seq] = (html, data)
             while len(self._rows) > CACHE:
                 self._rows.popitem(last=False)
         return rendered
 
-    async def state_at(self, seq: int) -> str:
+    def _render(self, entry: dict[str, Any]) -> tuple[str, str]:
+        html = self._render_row(entry)
+        event: dict[str, Any] = {"seq": entry["seq"], "html": html}
+        if self._render_item is not None:
+            event["item"] = self._render_item(entry)
+        return html, json.dumps(event)
+
+    async def state_at(self, seq: int) -> tuple[object, str]:
         """The `state` event's data once the ledger reached `seq` (rendered once per head
-        and language)."""
+        and language), with the version of the sheets in it."""
         words = page_words()
         cached = self._state.get(words)
         if cached is None or cached[0] < seq:
@@ -170,28 +187,32 @@ class Feed:
                 if cached is None or cached[0] < seq:
                     assert self._render_state is not None  # events() asks only a feed that renders state
                     head, parts = await anyio.to_thread.run_sync(self._render_state)
-                    cached = self._state[words] = (head, json.dumps({"seq": head, **parts}))
-        return cached[1]
+                    cached = (head, parts.get("sheets_at"), json.dumps({"seq": head, **parts}))
+                    self._state[words] = cached
+        return cached[1], cached[2]
 
     async def stream(self, after: int) -> AsyncIterator[str]:
         """The text/event-stream body: one `entry` event per new entry, newest last."""
         yield "retry: 1000\n\n"
         self._listen()
         last, quiet_since = after, time.monotonic()
+        sheets_sent: object = None  # the sheets' version in the last state event sent
         await self.head()
         calls = self.calls
         while True:
             seen = self._generation
-            rows = await self.rows_after(last)
+            rows = await self._events_after(last)
             if self.calls != calls:
                 calls = self.calls
                 yield f"event: calls\ndata: {json.dumps({'pending': calls[1]})}\n\n"
-            for seq, html in rows:
-                data = json.dumps({"seq": seq, "html": html})
+            for seq, _html, data in rows:
                 yield f"id: {seq}\nevent: entry\ndata: {data}\n\n"
                 last = seq
             if rows and self._render_state is not None:
-                yield f"event: state\ndata: {await self.state_at(last)}\n\n"
+                version, state = await self.state_at(last)
+                if version != sheets_sent:  # the sheets changed since this page's last state
+                    sheets_sent = version
+                    yield f"event: state\ndata: {state}\n\n"
             now = time.monotonic()
             if rows:
                 quiet_since = now

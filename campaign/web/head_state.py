@@ -38,6 +38,7 @@ def leaves_sheets(entry: dict[str, Any]) -> bool:
 @dataclass
 class _Sheets:
     seq: int  # the head read just before the sheets: they hold at least every entry up to it
+    read_at: int  # ... and that head as it was when they were read (seq moves on as entries are checked)
     parts: dict[str, Any]  # the overview's partials and the table's characters, missing, void requests
     cp: dict[str, int]  # each character's CP total, for the latest entries' CP lines
 
@@ -88,7 +89,9 @@ class HeadState:
         else:
             sheets.seq = max(sheets.seq, head)  # checked up to here: the next check starts after it
         table = {**sheets.parts["table"], "latest": latest_items(latest, sheets.cp), "head": head}
-        return head, {**{k: v for k, v in sheets.parts.items() if k != "table"}, "table": table}
+        parts = {k: v for k, v in sheets.parts.items() if k != "table"}
+        # `sheets_at`: which read of the sheets this is (the feed sends a state event when it changes)
+        return head, {**parts, "table": table, "sheets_at": sheets.read_at}
 
     def _unchanged(self, since: int, latest: list[dict[str, Any]]) -> bool:
         """Whether no entry after `since` changed the sheets: the newest entries (newest
@@ -112,4 +115,4 @@ class HeadState:
         characters = list_characters(self._db, self._name, include_gone=True)
         in_play = [sheet for sheet in characters if sheet.status not in ("dead", "retired")]
         table, cp = sheets_state(self._db, self._name, in_play)
-        return _Sheets(seq, {**self._overview(characters), "table": table}, cp)
+        return _Sheets(seq, seq, {**self._overview(characters), "table": table}, cp)

@@ -143,7 +143,9 @@ def _cp_spans(everything_after: list[dict[str, Any]], now: dict[str, int]) -> di
     return spans
 
 
-def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str, Any]:
+def entry_item(entry: dict[str, Any], cp: tuple[str, int, int] | None = None) -> dict[str, Any]:
+    """An entry as the table pages list it (the feed's entry events carry it, the state's
+    latest entries too, there with `cp`: the CP before and after a fright check)."""
     from campaign.services.fair_seeds import fairness_of
 
     return {
@@ -208,7 +210,7 @@ def latest_items(latest: list[dict[str, Any]], cp: dict[str, int]) -> list[dict[
     # walk it while it has no gap
     run = [entry for n, entry in enumerate(latest) if entry["seq"] == latest[0]["seq"] - n]
     spans = _cp_spans(list(reversed(run)), cp)
-    return [_latest(entry, spans.get(entry["seq"])) for entry in latest]
+    return [entry_item(entry, spans.get(entry["seq"])) for entry in latest]
 
 
 def calls_for(
