@@ -83,6 +83,7 @@ def make_templates() -> Jinja2Templates:
         time_zone=lambda: present.zone_label(present.page_zone()),
         zone_setting=lambda: present.page_zone() or "",
         with_code=with_code,
+        dice_shown=present.DICE_SHOWN,  # faces an entry page lists (the page stays bounded)
         list_separator=lambda: i18n.pick("、", ", "),  # the scripts show times in it (else the browser's zone)
         # the scripts' messages, in this page's language, from the same catalog (static/*.js read them)
         script_messages=lambda: Markup(json.dumps(script_messages(), ensure_ascii=False).replace("<", "\\u003c")),

@@ -161,17 +161,27 @@ def entry_item(entry: dict[str, Any], cp: tuple[str, int, int] | None = None) ->
         "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
         "voided": entry.get("voided_by") is not None,
         "consequences": consequences(entry, None if cp is None else cp[1:]),
-        # the hashed record, for the page's details fold (what /entries/SEQ shows)
-        "record": {
-            key: entry.get(key)
-            for key in ("expression", "dice", "total", "target", "margin", "detail", "ops")
-            if entry.get(key) is not None
-        },
+        # the hashed record, for the page's details fold (what /entries/SEQ shows); a big
+        # roll's is left to its entry page (present.RECORD_SHOWN: every page stays bounded)
+        **_record_fold(entry),
         # what a player may ask to void: a top-level entry the ledger lets be voided
         "voidable": entry.get("parent_seq") is None
         and entry.get("voidable") is not False
         and entry["kind"] in REQUESTABLE,
     }
+
+
+def _record_fold(entry: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    record = {
+        key: entry.get(key)
+        for key in ("expression", "dice", "total", "target", "margin", "detail", "ops")
+        if entry.get(key) is not None
+    }
+    if len(json.dumps(record, ensure_ascii=False)) > present.RECORD_SHOWN:
+        return {"record": {}, "record_on_entry_page": True}
+    return {"record": record, "record_on_entry_page": False}
 
 
 def sheets_state(

@@ -192,6 +192,8 @@
     if (entry.record && Object.keys(entry.record).length) {  // the raw record, folded away
       item.appendChild(el("details", { cls: "record" }, [el("summary", { text: text("Record") }),
         el("pre", { cls: "record", text: JSON.stringify(entry.record, null, 1) })]));
+    } else if (entry.record_on_entry_page) {  // a big roll: its total above, its dice on its page
+      item.appendChild(el("a", { cls: "record", href: "/entries/" + entry.seq, text: text("Record: on the entry page") }));
     }
     if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
       var ask = el("button", { type: "button", cls: "small", text: text("Ask to void") });
