@@ -166,16 +166,9 @@ def _url(host: str, port: int, token: str | None, tls: bool) -> str:
 def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
     import uvicorn
 
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        timeout_graceful_shutdown=1,
-        ssl_certfile=tls_cert,
-        ssl_keyfile=tls_key,
-    )
-    server = uvicorn.Server(config)
+    from campaign.web.serving import server_config
+
+    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key))
     try:
         server.run(sockets=[sock])
     finally:

@@ -32,6 +32,8 @@ MESSAGES = {
     "not_found": (404, N_("not found")),
     "bad_input": (400, N_("malformed input")),
     "refused": (409, N_("refused by a rule")),
+    "slow_body": (408, N_("the request's body came too slowly")),
+    "busy": (503, N_("the server has as many connections open as it can hold: try again in a moment")),
 }
 
 

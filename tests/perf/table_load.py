@@ -38,7 +38,7 @@ import sys, warnings
 warnings.simplefilter("ignore")
 import uvicorn
 from campaign.web.app import create_app
-from campaign.web.serving import listening_socket
+from campaign.web.serving import listening_socket, server_config
 port_file, pairs = sys.argv[1], sys.argv[2:]
 apps = {f"c{i // 2 + 1}": create_app(pairs[i], pairs[i + 1], None) for i in range(0, len(pairs), 2)}
 
@@ -55,7 +55,7 @@ async def dispatch(scope, receive, send):
 sock = listening_socket("127.0.0.1", 0)  # as `campaign serve` listens
 with open(port_file, "w") as out:
     out.write(str(sock.getsockname()[1]))
-uvicorn.Server(uvicorn.Config(dispatch, log_level="warning", access_log=False, lifespan="off")).run(sockets=[sock])
+uvicorn.Server(server_config(dispatch)).run(sockets=[sock])  # as `campaign serve` runs
 """
 
 
