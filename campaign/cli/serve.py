@@ -166,9 +166,11 @@ def _url(host: str, port: int, token: str | None, tls: bool) -> str:
 def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
     import uvicorn
 
+    from campaign.web.app import warm_up
     from campaign.web.serving import server_config
 
     server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key))
+    warm_up(app)  # the luck tally and the table state, while the first browser is on its way
     try:
         server.run(sockets=[sock])
     finally:
