@@ -127,7 +127,9 @@ def serve(
     s.close()
     hosts = tuple(name.strip().lower().rstrip(".") for name in allow_host if name.strip())
     app = create_app(db_url, campaign, token, secure_cookie=tls_cert is not None, hosts=hosts)
-    sock = _bind(host, port)
+    from campaign.web.serving import listening_socket
+
+    sock = listening_socket(host, port)
     url = _url(public_url or _base(host, sock.getsockname()[1], tls_cert is not None), token)
     if json_out:
         import json
@@ -174,24 +176,6 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
     return given
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    import socket
-
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise RuleRefused(
-            _("cannot listen on {host}:{port}: {problem}").format(host=host, port=port, problem=exc.strerror)
-        ) from None
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
-
-
 def _base(host: str, port: int, tls: bool) -> str:
     """The address to print for a listening socket: a wildcard (0.0.0.0, ::) is no
     address a phone can open, so this machine's LAN address stands in for it."""
@@ -223,16 +207,11 @@ def _url(base: str, token: str | None) -> str:
 def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
     import uvicorn
 
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        timeout_graceful_shutdown=1,
-        ssl_certfile=tls_cert,
-        ssl_keyfile=tls_key,
-    )
-    server = uvicorn.Server(config)
+    from campaign.web.app import warm_up
+    from campaign.web.serving import server_config
+
+    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key))
+    warm_up(app)  # the luck tally and the table state, while the first browser is on its way
     try:
         server.run(sockets=[sock])
     finally:

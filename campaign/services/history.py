@@ -227,6 +227,31 @@ def filter_clauses(
     return clauses
 
 
+# The campaign's entries with their void marks, built once per campaign and process:
+# building the aliased joins cost more than running the query, and the table server
+# reads entries at every roll and every new head (the key is the campaign's id: as many
+# as the campaigns served). Statements are immutable, so threads share them.
+_ENTRIES: dict[int, Select[str, str, str, int]] = {}
+
+
+def _campaign_entries(campaign_id: int) -> Select[str, str, str, int]:
+    query = _ENTRIES.get(campaign_id)
+    if query is None:
+        voider, parent_voider = aliased(LedgerEntry), aliased(LedgerEntry)
+        query = _ENTRIES[campaign_id] = (
+            select(
+                LedgerEntry.record,
+                LedgerEntry.prev_hash,
+                LedgerEntry.hash,
+                func.coalesce(voider.seq, parent_voider.seq),
+            )
+            .outerjoin(voider, _live_void_of(voider, LedgerEntry.seq))
+            .outerjoin(parent_voider, _live_void_of(parent_voider, LedgerEntry.parent_seq))
+            .where(LedgerEntry.campaign_id == campaign_id)
+        )
+    return query
+
+
 def _query(
     session: Session,
     campaign_id: int,
@@ -234,15 +259,7 @@ def _query(
     spans: list[Span] | None = None,
     player_spans: list[Span] | None = None,
 ) -> Select[str, str, str, int]:
-    voider, parent_voider = aliased(LedgerEntry), aliased(LedgerEntry)
-    query = (
-        select(
-            LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash, func.coalesce(voider.seq, parent_voider.seq)
-        )
-        .outerjoin(voider, _live_void_of(voider, LedgerEntry.seq))
-        .outerjoin(parent_voider, _live_void_of(parent_voider, LedgerEntry.parent_seq))
-        .where(LedgerEntry.campaign_id == campaign_id, *filter_clauses(flt, spans, player_spans))
-    )
+    query = _campaign_entries(campaign_id).where(*filter_clauses(flt, spans, player_spans))
     query = query.order_by(LedgerEntry.seq.desc())
     if flt.limit is not None:
         query = query.limit(flt.limit)

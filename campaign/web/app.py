@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import threading
+
     from starlette.templating import Jinja2Templates
 
     from campaign.core.dice_source import DiceSource
@@ -83,6 +85,7 @@ def make_templates() -> Jinja2Templates:
         time_zone=lambda: present.zone_label(present.page_zone()),
         zone_setting=lambda: present.page_zone() or "",
         with_code=with_code,
+        dice_shown=present.DICE_SHOWN,  # faces an entry page lists (the page stays bounded)
         list_separator=lambda: i18n.pick("、", ", "),  # the scripts show times in it (else the browser's zone)
         # the scripts' messages, in this page's language, from the same catalog (static/*.js read them)
         script_messages=lambda: Markup(json.dumps(script_messages(), ensure_ascii=False).replace("<", "\\u003c")),
@@ -91,34 +94,17 @@ def make_templates() -> Jinja2Templates:
 
 
 def overview_parts(
-    templates: Jinja2Templates, db: Database, campaign_name: str, characters: list[CharacterSheet] | None = None
+    templates: Jinja2Templates, db: Database, campaign_name: str, characters: list[CharacterSheet]
 ) -> dict[str, str]:
     """The overview's characters and missing board as the page renders them (same
     partials, same escaping), for the feed's `state` event: live.js swaps them in."""
-    from campaign.services.characters import list_characters
     from campaign.services.missing import list_missing
 
     env = templates.env
-    if characters is None:
-        characters = list_characters(db, campaign_name, include_gone=True)
     context = {"characters": characters, "missing": list_missing(db, campaign_name)}
     return {
         "characters": env.get_template("_overview_characters.html").render(context),
         "missing": env.get_template("_overview_missing.html").render(context),
-    }
-
-
-def feed_state(templates: Jinja2Templates, db: Database, campaign_id: int, campaign_name: str) -> dict[str, object]:
-    """The `state` event's parts: the overview's partials and the table pages' shared
-    JSON (`table`), from one read of the characters."""
-    from campaign.services.characters import list_characters
-    from campaign.web.table_state import shared_state
-
-    characters = list_characters(db, campaign_name, include_gone=True)
-    in_play = [sheet for sheet in characters if sheet.status not in ("dead", "retired")]
-    return {
-        **overview_parts(templates, db, campaign_name, characters),
-        "table": shared_state(db, campaign_id, campaign_name, in_play),
     }
 
 
@@ -153,9 +139,11 @@ def create_app(
     from campaign.services.luck_kept import KeptTallies
     from campaign.web import gm_actions, routes_api, routes_bcdice, routes_pages, routes_table, seats
     from campaign.web.errors import campaign_error, database_error, http_error
-    from campaign.web.feed import Feed
+    from campaign.web.feed import Feed, NudgeOnWrite
+    from campaign.web.head_state import HeadState
     from campaign.web.refusals import Refusal, json_refusal
     from campaign.web.security import Guard
+    from campaign.web.table_state import entry_item
 
     db = Database(db_url)
     campaign_id, name = campaign_identity(db, campaign_name)
@@ -196,7 +184,8 @@ def create_app(
         present.use_zone(known.zone)
 
     app = Starlette(
-        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],  # GZip: never the stream
+        # GZip: never the stream; NudgeOnWrite: a write here reaches open pages at once
+        middleware=[Middleware(NudgeOnWrite), Middleware(GZipMiddleware, minimum_size=1024)],
         routes=[
             *routes_pages.routes(),
             *routes_api.routes(),
@@ -223,8 +212,12 @@ def create_app(
     app.state.dice = dice
     app.state.templates = templates
     app.state.luck = KeptTallies()  # the luck page's tally, kept in step with the ledger
+    # the state every page shows alike, once per head (the feed's `state` event, /api/table)
+    app.state.head_state = HeadState(
+        db, campaign_id, name, lambda characters: overview_parts(templates, db, name, characters)
+    )
     app.state.feed = Feed(
-        db, campaign_id, lambda entry: str(row_macro(entry)), lambda: feed_state(templates, db, campaign_id, name)
+        db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head, entry_item
     )
     return Guard(
         app,
@@ -234,3 +227,32 @@ def create_app(
         seat_of=lambda session_token: seat_for(db, campaign_id, session_token),
         language_of=speaking,
     )
+
+
+def warm_up(guard: Guard) -> threading.Thread:
+    """Build, in a background thread, what the first request of a page would otherwise
+    build: the luck page's tally (a full pass over the ledger and the scipy import,
+    seconds at 100,000 entries) and the state every table page starts from. A request
+    that comes meanwhile waits for the same work (KeptTallies' lock) instead of doing it
+    again. A failure here is the page's own to report: logged, never raised."""
+    import logging
+    import threading
+
+    from starlette.applications import Starlette
+
+    from campaign.services.history import HistoryFilter
+
+    inner = guard.app
+    assert isinstance(inner, Starlette)  # create_app's guard wraps its application
+    state = inner.state
+
+    def warm() -> None:
+        try:
+            state.luck.report(state.db, state.campaign, HistoryFilter(limit=None))
+            state.head_state.at_head()
+        except Exception:  # the database away at start: the first page says so itself
+            logging.getLogger("uvicorn.error").warning("warm-up at start failed", exc_info=True)
+
+    thread = threading.Thread(target=warm, name="warm-up", daemon=True)
+    thread.start()
+    return thread

@@ -35,7 +35,7 @@ CACHE = 2000  # rendered rows kept for clients that lag behind
 LISTEN_SAFETY = 5.0  # PostgreSQL: seconds a stream waits for a notification before probing anyway
 
 
-def _words() -> tuple[str, str | None]:
+def page_words() -> tuple[str, str | None]:
     """What a rendered row depends on besides its entry: the request's language and the
     zone of its times (a `settings timezone=` under a running server changes the zone)."""
     from campaign.i18n import language
@@ -50,7 +50,8 @@ class Feed:
         db: Database,
         campaign_id: int,
         render_row: Callable[[dict[str, Any]], str],
-        render_state: Callable[[], dict[str, Any]] | None = None,
+        render_state: Callable[[], tuple[int, dict[str, Any]]] | None = None,
+        render_item: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
@@ -62,11 +63,16 @@ class Feed:
         self._head_seq = lambda: head_seq(db, campaign_id)
         # State after the newest entry (the overview's characters and missing board as
         # rendered HTML, the table pages' shared JSON as `table`), computed once per head
-        # for every client: a `state` event.
+        # for every client: a `state` event, sent when the sheets in it changed (its
+        # `sheets_at`, campaign.web.head_state); a plain roll's entry needs none.
         self._render_state = render_state
-        self._state: dict[tuple[str, str | None], tuple[int, str]] = {}
+        self._state: dict[tuple[str, str | None], tuple[int, object, str]] = {}
         self._entries_after = lambda after: entries_after(db, campaign_id, after)
+        # Each entry event carries the history row (`html`) and, for the table pages, the
+        # entry as their latest-entries list shows it (`item`): the page builds that list
+        # from the entries themselves, in seq order, so a burst skips none.
         self._render_row = render_row
+        self._render_item = render_item
         self._head = 0
         self._checked = 0.0
         # PostgreSQL's wake-ups: each notification bumps the generation; a head probed
@@ -78,7 +84,7 @@ class Feed:
         self._probed_generation = -1
         self._woken_event: asyncio.Event | None = None
         self._lock = anyio.Lock()
-        self._rows: OrderedDict[tuple[tuple[str, str | None], int], str] = OrderedDict()
+        self._rows: OrderedDict[tuple[tuple[str, str | None], int], tuple[str, str]] = OrderedDict()
 
     def _stale(self) -> bool:
         return time.monotonic() - self._checked >= POLL or self._probed_generation != self._generation
@@ -95,13 +101,15 @@ class Feed:
         return self._head
 
     def _listen(self) -> None:
-        """Start the PostgreSQL listener once, on the event loop that serves the streams."""
+        """Make the streams' wake-up event and start the PostgreSQL listener, once, on the
+        event loop that serves the streams."""
+        if self._woken_event is None:
+            self._woken_event = asyncio.Event()
         if self._listen_url is None or self._listener is not None:
             return
         from campaign.web.feed_listen import Listener
 
         loop = asyncio.get_running_loop()
-        self._woken_event = asyncio.Event()
         self._listener = Listener(
             self._listen_url,
             self._campaign_id,
@@ -115,14 +123,21 @@ class Feed:
         if event is not None:
             event.set()
 
+    def nudge(self) -> None:
+        """This server just committed a write: wake the streams now, not at the next poll
+        (on the event loop's thread). Another process's commit still shows within POLL
+        seconds on SQLite, at once on PostgreSQL (its NOTIFY)."""
+        self._woken()
+
     async def _pause(self, seen: int) -> None:
-        """Until the next notification (PostgreSQL, listener up) or POLL seconds."""
+        """Until the next wake-up (a write of this server, a notification on PostgreSQL
+        with the listener up) or POLL seconds."""
         event, listener = self._woken_event, self._listener
-        if listener is None or event is None:
+        if event is None:
             await anyio.sleep(POLL)
         elif self._generation == seen:
             # While the listener (re)connects the feed polls; its connect wakes it too.
-            with anyio.move_on_after(LISTEN_SAFETY if listener.alive else POLL):
+            with anyio.move_on_after(LISTEN_SAFETY if listener is not None and listener.alive else POLL):
                 await event.wait()
 
     def close(self) -> None:
@@ -132,57 +147,72 @@ class Feed:
     async def rows_after(self, after: int) -> list[tuple[int, str]]:
         """(seq, row html) of the entries after `after` that exist now, oldest first, in
         this request's language and zone (rendered once per both: the cache is keyed by them)."""
+        return [(seq, html) for seq, html, _ in await self._events_after(after)]
+
+    async def _events_after(self, after: int) -> list[tuple[int, str, str]]:
+        """(seq, row html, the entry event's data) of the entries after `after`."""
         head = await self.head()
         if head <= after:
             return []
-        words = _words()
+        words = page_words()
         wanted = range(after + 1, head + 1)
         if all((words, seq) in self._rows for seq in wanted):
-            return [(seq, self._rows[words, seq]) for seq in wanted]
+            return [(seq, *self._rows[words, seq]) for seq in wanted]
         async with self._lock:
             if all((words, seq) in self._rows for seq in wanted):  # another client just read them
-                return [(seq, self._rows[words, seq]) for seq in wanted]
+                return [(seq, *self._rows[words, seq]) for seq in wanted]
             entries = await anyio.to_thread.run_sync(self._entries_after, after)
-            rendered = [(entry["seq"], self._render_row(entry)) for entry in entries]
-            for seq, html in rendered:
-                self._rows[words, seq] = html
+            rendered = [(entry["seq"], *self._render(entry)) for entry in entries]
+            for seq, html, data in rendered:
+                self._rows[words, seq] = (html, data)
             while len(self._rows) > CACHE:
                 self._rows.popitem(last=False)
         return rendered
 
-    async def state_at(self, seq: int) -> str:
+    def _render(self, entry: dict[str, Any]) -> tuple[str, str]:
+        html = self._render_row(entry)
+        event: dict[str, Any] = {"seq": entry["seq"], "html": html}
+        if self._render_item is not None:
+            event["item"] = self._render_item(entry)
+        return html, json.dumps(event)
+
+    async def state_at(self, seq: int) -> tuple[object, str]:
         """The `state` event's data once the ledger reached `seq` (rendered once per head
-        and language)."""
-        words = _words()
+        and language), with the version of the sheets in it."""
+        words = page_words()
         cached = self._state.get(words)
         if cached is None or cached[0] < seq:
             async with self._lock:
                 cached = self._state.get(words)
                 if cached is None or cached[0] < seq:
                     assert self._render_state is not None  # events() asks only a feed that renders state
-                    parts = await anyio.to_thread.run_sync(self._render_state)
-                    cached = self._state[words] = (seq, json.dumps({"seq": seq, **parts}))
-        return cached[1]
+                    head, parts = await anyio.to_thread.run_sync(self._render_state)
+                    cached = (head, parts.get("sheets_at"), json.dumps({"seq": head, **parts}))
+                    self._state[words] = cached
+        return cached[1], cached[2]
 
     async def stream(self, after: int) -> AsyncIterator[str]:
         """The text/event-stream body: one `entry` event per new entry, newest last."""
         yield "retry: 1000\n\n"
         self._listen()
         last, quiet_since = after, time.monotonic()
+        sheets_sent: object = None  # the sheets' version in the last state event sent
         await self.head()
         calls = self.calls
         while True:
             seen = self._generation
-            rows = await self.rows_after(last)
+            rows = await self._events_after(last)
             if self.calls != calls:
                 calls = self.calls
                 yield f"event: calls\ndata: {json.dumps({'pending': calls[1]})}\n\n"
-            for seq, html in rows:
-                data = json.dumps({"seq": seq, "html": html})
+            for seq, _html, data in rows:
                 yield f"id: {seq}\nevent: entry\ndata: {data}\n\n"
                 last = seq
             if rows and self._render_state is not None:
-                yield f"event: state\ndata: {await self.state_at(last)}\n\n"
+                version, state = await self.state_at(last)
+                if version != sheets_sent:  # the sheets changed since this page's last state
+                    sheets_sent = version
+                    yield f"event: state\ndata: {state}\n\n"
             now = time.monotonic()
             if rows:
                 quiet_since = now
@@ -190,3 +220,31 @@ class Feed:
                 yield ": keepalive\n\n"
                 quiet_since = now
             await self._pause(seen)
+
+
+class NudgeOnWrite:
+    """ASGI middleware: when a request that may have appended an entry answers 2xx (any
+    method but GET and HEAD, and a BCDice-API roll, which its protocol makes a GET), wake
+    the feed (Feed.nudge), so every open page sees the entry without waiting for a poll."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        writes = scope["type"] == "http" and (
+            scope["method"] not in ("GET", "HEAD") or scope["path"].startswith("/bcdice/")
+        )
+        if not writes:
+            await self.app(scope, receive, send)
+            return
+        status = 0
+
+        async def sent(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await self.app(scope, receive, sent)
+        if 200 <= status < 300:
+            scope["app"].state.feed.nudge()

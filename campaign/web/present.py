@@ -32,6 +32,23 @@ def page_zone() -> str | None:
     return _zone.get()
 
 
+# How much of one entry a page shows, so that every page stays under 64 KB whatever a
+# roll's dice count (`x100 100D100` records 10,000 faces, 200 KB of record): beyond these
+# the page shows the total and links to the entry page, and the entry page to the
+# record as JSON (/api/chain). docs/web.md "Bounded pages".
+DICE_SHOWN = 60  # faces listed in a summary or on the entry page
+RESULTS_SHOWN = 30  # repetitions' results listed in a summary (x100 ...)
+RECORD_SHOWN = 16_000  # characters of the record the entry page prints, and a table item carries
+
+
+def shown_faces(dice: list[Any]) -> str:
+    """The faces as a summary lists them: the first DICE_SHOWN, then how many more."""
+    text = ",".join(map(str, dice[:DICE_SHOWN]))
+    if len(dice) > DICE_SHOWN:
+        text += "," + _("… {count} more").format(count=len(dice) - DICE_SHOWN)
+    return text
+
+
 def outcome_label(kind: str | None, outcome: str | None) -> str:
     return "" if outcome is None else labels.outcome_label(kind, outcome)
 
@@ -57,14 +74,16 @@ def roll_text(entry: dict[str, Any]) -> str:
         repeats = (entry.get("detail") or {}).get("repeats") or []
         if repeats:
             results = []
-            for repetition in repeats:
+            for repetition in repeats[:RESULTS_SHOWN]:
                 part = str(repetition.get("total"))
                 if repetition.get("outcome"):
                     part += " " + outcome_label(None, repetition["outcome"])
                 results.append(part)
+            if len(repeats) > RESULTS_SHOWN:
+                results.append(_("… {count} more").format(count=len(repeats) - RESULTS_SHOWN))
             text = f"{entry['expression']} → {', '.join(results)}"
         else:
-            dice = "" if entry.get("dice") is None else f" [{','.join(map(str, entry['dice']))}]"
+            dice = "" if entry.get("dice") is None else f" [{shown_faces(entry['dice'])}]"
             text = f"{entry['expression']}{dice}={entry.get('total')}"
         if entry.get("outcome"):
             text += " " + labels.outcome_label(

@@ -35,10 +35,12 @@ def _seq_text(text: str) -> int | None:
 
 
 @overload
-def _int(request: Request, name: str, default: int) -> int: ...
+def query_int(request: Request, name: str, default: int) -> int: ...
 @overload
-def _int(request: Request, name: str, default: None) -> int | None: ...
-def _int(request: Request, name: str, default: int | None) -> int | None:
+def query_int(request: Request, name: str, default: None) -> int | None: ...
+def query_int(request: Request, name: str, default: int | None) -> int | None:
+    """A whole-number query parameter (ASCII digits), else `default`; anything else is
+    malformed input."""
     text = request.query_params.get(name, "").strip()
     if not text:
         return default
@@ -59,7 +61,7 @@ def chain(request: Request) -> Response:
     from campaign.services.browse import chain_slice
     from campaign.services.results import as_json
 
-    first, last = _int(request, "from", 1), _int(request, "to", None)
+    first, last = query_int(request, "from", 1), query_int(request, "to", None)
     return JSONResponse(
         as_json(chain_slice(request.app.state.db, request.app.state.campaign, first, last)),
         headers={"cache-control": "no-store"},
@@ -86,7 +88,7 @@ async def feed(request: Request) -> Response:
     from campaign.services.history import INT_MAX
 
     state = request.app.state
-    after = _int(request, "after", None)
+    after = query_int(request, "after", None)
     if after is not None and after > INT_MAX:
         raise BadInput(f"after: {after} is beyond any entry (at most {INT_MAX})")
     # The id of the last event a reconnecting EventSource saw; anything else (not a seq,

@@ -185,10 +185,16 @@ def entry(request: Request) -> Response:
     db, name = _ctx(request)
     seq = request.path_params["seq"]
     view = show_entry(db, name, seq)
-    # The record as hashed (not the view of it), indented for reading.
+    from campaign.web.present import RECORD_SHOWN
+
+    # The record as hashed (not the view of it), indented for reading; a big roll's only
+    # in part, the whole of it behind a link to /api/chain (the page stays bounded).
     stored = chain_slice(db, name, seq, seq).entries[0].record
     record = json.dumps(json.loads(stored), ensure_ascii=False, indent=2, sort_keys=True)
-    return _render(request, "entry.html", e=view, record=record)
+    whole = len(record) <= RECORD_SHOWN
+    if not whole:
+        record = stored[:RECORD_SHOWN] + "…"
+    return _render(request, "entry.html", e=view, record=record, whole=whole)
 
 
 def luck(request: Request) -> Response:

@@ -31,6 +31,7 @@ def routes() -> list[Route]:
 
     return [
         Route("/api/table", table, methods=["GET"]),
+        Route("/api/table/entries", table_entries, methods=["GET"]),
         Route("/api/rolls", post_roll, methods=["POST"]),
         Route("/api/calls", calls, methods=["GET", "POST"]),
         Route("/api/calls/{call_id:int}/roll", roll_call, methods=["POST"]),
@@ -55,8 +56,34 @@ async def table(request: Request) -> Response:
 
     state = request.app.state
     seat = seat_of(request)
-    shown = await run_in_threadpool(table_state, state.db, state.campaign, seat, state.campaign_id)
-    return _json(shown)
+
+    def for_seat() -> dict[str, object]:
+        shared = state.head_state.at_head()[1]["table"]  # computed once per head for every page
+        return table_state(shared, state.db, state.campaign, seat)
+
+    return _json(await run_in_threadpool(for_seat))
+
+
+GAP_LIMIT = 50  # entries a gap answer holds at most: the newest of the gap (the page keeps 50)
+
+
+async def table_entries(request: Request) -> Response:
+    """{"entries": [...]}: the entries strictly between `after` and `before`, newest first,
+    as the table pages list them (the newest GAP_LIMIT of them): what a page fetches when
+    the seqs of its entry events jump."""
+    from campaign.services.browse import entries_after
+    from campaign.web.routes_api import query_int
+    from campaign.web.table_state import entry_item
+
+    state = request.app.state
+    after, before = max(query_int(request, "after", 0), 0), query_int(request, "before", 0)
+    start = max(after, before - 1 - GAP_LIMIT)
+
+    def between() -> list[dict[str, object]]:
+        found = entries_after(state.db, state.campaign_id, start, limit=max(0, min(GAP_LIMIT, before - 1 - start)))
+        return [entry_item(entry) for entry in reversed(found) if entry["seq"] < before]
+
+    return _json({"entries": await run_in_threadpool(between) if before > after + 1 else []})
 
 
 async def post_roll(request: Request) -> Response:

@@ -108,6 +108,7 @@ MESSAGES = (
     N_("Refuse"),
     N_("Reason for refusing"),
     N_("Record"),
+    N_("Record: on the entry page"),
     N_("Ask to void"),
     N_("Reason for the void"),
     N_("No calls"),

@@ -198,10 +198,18 @@ async def _body(request: Request) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > BODY_LIMIT):
         raise Refusal("too_large")
+    import anyio
+
+    from campaign.web.serving import BODY_TIMEOUT
+
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > BODY_LIMIT:
-            raise Refusal("too_large")
-        chunks.append(chunk)
+    try:
+        with anyio.fail_after(BODY_TIMEOUT):  # a client that trickles its body holds a worker no longer
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > BODY_LIMIT:
+                    raise Refusal("too_large")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise Refusal("slow_body") from None
     return b"".join(chunks)

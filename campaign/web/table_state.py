@@ -7,8 +7,8 @@ calls first, and the latest entries as sentences (a fright check's consequences 
 「暗所恐怖症 (−10 CP) を得た; CP 100 → 90」 in Japanese, never as raw JSON; the record stays behind a
 details fold). Everything here is what any page of the server already shows anyone who
 may read it (a secret roll is a commitment, as in history), so the part that is the same
-for every seat (`shared_state`) is computed once per ledger head and sent by the feed to
-every open page; only the calls and the `mine` marks depend on the session.
+for every seat is computed once per ledger head (campaign.web.head_state) and sent by the
+feed to every open page; only the calls and the `mine` marks depend on the session.
 """
 
 from __future__ import annotations
@@ -158,7 +158,9 @@ def _cp_spans(everything_after: list[dict[str, Any]], now: dict[str, int]) -> di
     return spans
 
 
-def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str, Any]:
+def entry_item(entry: dict[str, Any], cp: tuple[str, int, int] | None = None) -> dict[str, Any]:
+    """An entry as the table pages list it (the feed's entry events carry it, the state's
+    latest entries too, there with `cp`: the CP before and after a fright check)."""
     from campaign.services.fair_seeds import fairness_of
 
     return {
@@ -174,12 +176,9 @@ def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str,
         "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
         "voided": entry.get("voided_by") is not None,
         "consequences": consequences(entry, None if cp is None else cp[1:]),
-        # the hashed record, for the page's details fold (what /entries/SEQ shows)
-        "record": {
-            key: entry.get(key)
-            for key in ("expression", "dice", "total", "target", "margin", "detail", "ops")
-            if entry.get(key) is not None
-        },
+        # the hashed record, for the page's details fold (what /entries/SEQ shows); a big
+        # roll's is left to its entry page (present.RECORD_SHOWN: every page stays bounded)
+        **_record_fold(entry),
         # what a player may ask to void: a top-level entry the ledger lets be voided
         "voidable": entry.get("parent_seq") is None
         and entry.get("voidable") is not False
@@ -187,31 +186,33 @@ def _latest(entry: dict[str, Any], cp: tuple[str, int, int] | None) -> dict[str,
     }
 
 
-def shared_state(
-    db: Database, campaign_id: int, campaign_name: str, characters: list[CharacterSheet] | None = None
-) -> dict[str, Any]:
-    """What every seat's table page shows alike: the characters, missing board, open void
-    requests and latest entries (the feed's `table` state, computed once per head).
-    `characters`: the sheets in play when the caller has read them already (the feed
-    reads them once for the overview's partials and this)."""
-    from campaign.services.browse import history_page
-    from campaign.services.characters import list_characters
-    from campaign.services.history import HistoryFilter
+def _record_fold(entry: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    record = {
+        key: entry.get(key)
+        for key in ("expression", "dice", "total", "target", "margin", "detail", "ops")
+        if entry.get(key) is not None
+    }
+    if len(json.dumps(record, ensure_ascii=False)) > present.RECORD_SHOWN:
+        return {"record": {}, "record_on_entry_page": True}
+    return {"record": record, "record_on_entry_page": False}
+
+
+def sheets_state(
+    db: Database, campaign_name: str, characters: list[CharacterSheet]
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """The part of the shared state that only an entry with ops changes (campaign.web.
+    head_state): the characters in play, the missing board, the open void requests; and
+    each character's CP total, which the latest entries' CP lines walk back from."""
     from campaign.services.missing import list_missing
     from campaign.services.results import as_json
     from campaign.services.table_writes import ruleset_of
     from campaign.services.void_answers import list_requests
 
     ruleset = ruleset_of(db, campaign_name)
-    if characters is None:
-        characters = list_characters(db, campaign_name)
     sheets = [as_json(sheet) for sheet in characters]
-    latest = history_page(db, campaign_name, HistoryFilter(), size=LATEST).entries
-    # the page lists sub-entries too, so the shown run is every entry since its oldest:
-    # walk it while it has no gap
-    run = [entry for n, entry in enumerate(latest) if entry["seq"] == latest[0]["seq"] - n]
-    spans = _cp_spans(list(reversed(run)), {sheet["name"]: sheet["cp_total"] for sheet in sheets})
-    return {
+    shown = {
         "characters": [_character(sheet, ruleset) for sheet in sheets],
         "missing": [
             {
@@ -223,9 +224,18 @@ def shared_state(
             for m in list_missing(db, campaign_name)
         ],
         "void_requests": as_json(list_requests(db, campaign_name)),
-        "latest": [_latest(entry, spans.get(entry["seq"])) for entry in latest],
-        "head": latest[0]["seq"] if latest else 0,
     }
+    return shown, {sheet["name"]: sheet["cp_total"] for sheet in sheets}
+
+
+def latest_items(latest: list[dict[str, Any]], cp: dict[str, int]) -> list[dict[str, Any]]:
+    """The latest entries (newest first) as the table pages list them, each fright
+    check's CP line walked back from today's totals `cp`."""
+    # the page lists sub-entries too, so the shown run is every entry since its oldest:
+    # walk it while it has no gap
+    run = [entry for n, entry in enumerate(latest) if entry["seq"] == latest[0]["seq"] - n]
+    spans = _cp_spans(list(reversed(run)), cp)
+    return [entry_item(entry, spans.get(entry["seq"])) for entry in latest]
 
 
 def calls_for(
@@ -245,20 +255,21 @@ def calls_for(
     return calls
 
 
-def table_state(db: Database, campaign_name: str, seat: Seat | None, campaign_id: int | None = None) -> dict[str, Any]:
-    if campaign_id is None:
-        from campaign.services.browse import campaign_identity
-
-        campaign_id = campaign_identity(db, campaign_name)[0]
-    shared = shared_state(db, campaign_id, campaign_name)
-    characters = shared["characters"]
-    for c in characters:
-        c["mine"] = seat is not None and c["player"] == seat.player
-        if not (c["mine"] or (seat is not None and seat.gm)):
-            c["palette"] = []
+def table_state(shared: dict[str, Any], db: Database, campaign_name: str, seat: Seat | None) -> dict[str, Any]:
+    """/api/table for one seat: the shared state at the head (campaign.web.head_state,
+    left unchanged: it is every page's) with the seat's calls and `mine` marks."""
+    characters = [
+        {
+            **c,
+            "mine": seat is not None and c["player"] == seat.player,
+            "palette": c["palette"] if seat is not None and (seat.gm or c["player"] == seat.player) else [],
+        }
+        for c in shared["characters"]
+    ]
     characters.sort(key=lambda c: (not c["mine"], c["name"]))
     return {
         **shared,
+        "characters": characters,
         "me": None if seat is None else {"player": seat.player, "gm": seat.gm},
         "calls": calls_for(db, campaign_name, seat, characters),
         "void_requests": shared["void_requests"] if seat is not None and seat.gm else [],  # the GM's: open ones

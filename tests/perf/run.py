@@ -727,6 +727,95 @@ class Bench:
             )
         )
 
+    def row_table_players(self) -> None:
+        """One campaign, 20 players rolling at once through `campaign serve` (its own
+        process, SQLite), 20 open table pages on the feed: a player's roll against a
+        `campaign shell` roll of the same run (p95 against p95), and the feed's delivery to
+        the 20 pages (tests.perf.table_load)."""
+        from tests.perf.table_load import run_load
+
+        seconds = 20.0 if self.quick else 60.0
+        work = self.dir / "table-players"
+        work.mkdir(exist_ok=True)
+        result = run_load(1, 20, seconds, work, pages=20)
+        got = result.summary()
+        clean = not result.errors and result.lost == 0 and result.undelivered == 0
+        lost = f"{got['errors']} errors, {got['lost']} lost, {got['undelivered']} never on a page"
+        self.rows.append(
+            Row(
+                "table_players",
+                "table server: 20 players",
+                f"1 campaign, 20 players each rolling `3D6<=12` once a second through `POST /api/rolls` of "
+                f"`campaign serve` for {seconds:.0f} s, 20 open pages on the feed; {got['rolls']:,} rolls",
+                f"p50 {got['p50_ms']:.1f} ms, p95 {got['p95_ms']:.1f} ms, p99 {got['p99_ms']:.1f} ms; {lost}",
+                f"{got['shell_p95_ms']:.2f} ms (p95 of `roll 3D6<=12` inside `campaign shell`, same database, "
+                "after the load)",
+                got["p95_to_shell_p95"],
+                "<= 3.0x, 0 errors, 0 lost",
+                clean and got["p95_to_shell_p95"] <= 3.0,
+                [
+                    f"shell roll median {got['shell_ms']:.2f} ms; p50 {got['p50_ratio']:.1f}x the shell's median",
+                    f"load average when the row ended (1/5/15 min): {_load()}",
+                ],
+            )
+        )
+        self.rows.append(
+            Row(
+                "table_feed",
+                "live feed: 20 pages",
+                "the same run: from a roll's POST being sent to its entry event on each of the 20 pages "
+                f"({len(result.deliveries):,} deliveries), every page's entries in order with no gap",
+                f"p95 {got['sse_p95_ms']:.0f} ms",
+                "—",
+                None,
+                "p95 < 250 ms, every entry on every page",
+                clean and got["sse_p95_ms"] < 250,
+            )
+        )
+
+    def row_luck_first(self) -> None:
+        """The first luck page after `campaign serve` starts (its tally warmed in the
+        background as it starts) against the first history page of the same start, on
+        the big database; a player's first page comes ARRIVAL seconds after the start."""
+        import httpx
+
+        arrival, runs = 10.0, 3
+        luck, history = [], []
+        for _ in range(runs):
+            server = subprocess.Popen(
+                self.cli(self.big_db, "serve", "--port", "0"),
+                env=self.env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            try:
+                assert server.stdout is not None
+                base = server.stdout.readline().strip()
+                time.sleep(arrival)
+                with httpx.Client(base_url=base, timeout=120) as http:
+                    for path, times in (("history", history), ("luck", luck)):
+                        start = time.perf_counter()
+                        assert http.get(path).status_code == 200
+                        times.append(time.perf_counter() - start)
+            finally:
+                server.terminate()
+                server.wait(30)
+        first, page = statistics.median(luck), statistics.median(history)
+        self.rows.append(
+            Row(
+                "luck_first",
+                "first luck page after start",
+                f"`GET /luck` over real TCP, the first of a `campaign serve` started {arrival:.0f} s before on "
+                f"{self.sizes.big:,} entries (median of {runs} starts)",
+                f"{first * 1000:.0f} ms",
+                f"{page * 1000:.0f} ms (the first `GET /history` of the same start)",
+                first / page,
+                "<= 2.0x",
+                first <= 2.0 * page,
+            )
+        )
+
     def row_write_cost(self) -> None:
         """What one write costs inside `campaign shell` (no start-up): `roll`, `fright` and
         `scenario end`, each against a read typed into the same session (`history --limit
@@ -1421,6 +1510,8 @@ DATABASES = {
     "write": (),
     "table_load": (),
     "receipts": (),
+    "table_players": (),
+    "luck_first": ("big",),
 }
 ROWS = (
     "command",
@@ -1438,6 +1529,8 @@ ROWS = (
     "write",
     "table_load",
     "receipts",
+    "table_players",
+    "luck_first",
 )
 
 
@@ -1463,7 +1556,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         generate.self_check()
         _compile_bytecode()
-        if only - {"dice", "bulk", "verify_state", "shell", "bcdice", "write", "table_load", "receipts"}:
+        if only - {
+            "dice",
+            "bulk",
+            "verify_state",
+            "shell",
+            "bcdice",
+            "write",
+            "table_load",
+            "receipts",
+            "table_players",
+        }:
             bench.build(only if args.only else None)
         steps = {
             "command": bench.row_command_latency,
@@ -1481,6 +1584,8 @@ def main(argv: list[str] | None = None) -> int:
             "write": bench.row_write_cost,
             "table_load": bench.row_table_load,
             "receipts": bench.row_receipts,
+            "table_players": bench.row_table_players,
+            "luck_first": bench.row_luck_first,
         }
         for key in ROWS:
             if key in only:

@@ -34,10 +34,11 @@ from pathlib import Path
 
 # The server process (argv: port file, then db and campaign name of each): campaign i's app under /c<i>.
 SERVER = r"""
-import socket, sys, warnings
+import sys, warnings
 warnings.simplefilter("ignore")
 import uvicorn
 from campaign.web.app import create_app
+from campaign.web.serving import listening_socket, server_config
 port_file, pairs = sys.argv[1], sys.argv[2:]
 apps = {f"c{i // 2 + 1}": create_app(pairs[i], pairs[i + 1], None) for i in range(0, len(pairs), 2)}
 
@@ -51,12 +52,10 @@ async def dispatch(scope, receive, send):
     path = "/" + rest
     await app({**scope, "path": path, "raw_path": path.encode()}, receive, send)
 
-sock = socket.socket()
-sock.bind(("127.0.0.1", 0))
-sock.listen(256)
+sock = listening_socket("127.0.0.1", 0)  # as `campaign serve` listens
 with open(port_file, "w") as out:
     out.write(str(sock.getsockname()[1]))
-uvicorn.Server(uvicorn.Config(dispatch, log_level="warning", access_log=False, lifespan="off")).run(sockets=[sock])
+uvicorn.Server(server_config(dispatch)).run(sockets=[sock])  # as `campaign serve` runs
 """
 
 
@@ -76,6 +75,7 @@ class LoadResult:
     def summary(self) -> dict[str, float | int]:
         p = _percentile
         shell = statistics.median(self.shell_rolls) if self.shell_rolls else float("nan")
+        shell_p95 = p(self.shell_rolls, 95) if self.shell_rolls else float("nan")
         return {
             "rolls": self.rolls,
             "errors": len(self.errors),
@@ -86,6 +86,9 @@ class LoadResult:
             "shell_ms": shell * 1000,
             "p50_ratio": p(self.latencies, 50) / shell,
             "p95_ratio": p(self.latencies, 95) / shell,
+            "shell_p95_ms": shell_p95 * 1000,
+            "p95_to_shell_p95": p(self.latencies, 95) / shell_p95,
+            "p99_ms": p(self.latencies, 99) * 1000,
             "sse_p95_ms": p(self.deliveries, 95) * 1000,
         }
 
@@ -162,7 +165,7 @@ class _Player(threading.Thread):
         self.http = httpx.Client(base_url=base, timeout=30, follow_redirects=False)
         self.base, self.character, self.join_path, self.until = base, character, join_path, until
         self.sent, self.result, self.lock = sent, result, lock
-        self.origin = base.split("/c", 1)[0]
+        self.origin = "/".join(base.split("/")[:3])  # scheme://host:port
 
     def sign_in(self) -> None:
         answer = self.http.post(self.join_path.lstrip("/"), data={"confirm": "1"}, headers={"origin": self.origin})
@@ -223,6 +226,7 @@ class _FeedClient(threading.Thread):
         super().__init__(daemon=True)
         self.base, self.after = base, after
         self.arrived: dict[int, float] = {}
+        self.order: list[int] = []  # every entry event's seq, as it came
         self.stop = threading.Event()
         self.ready = threading.Event()
 
@@ -240,6 +244,7 @@ class _FeedClient(threading.Thread):
                                 seq = int(line[4:])
                             elif line.startswith("event: entry") and seq is not None:
                                 self.arrived.setdefault(seq, time.perf_counter())
+                                self.order.append(seq)
                                 self.after = max(self.after, seq)
                             if self.stop.is_set():
                                 return
@@ -248,8 +253,16 @@ class _FeedClient(threading.Thread):
 
 
 def run_load(
-    campaigns: int = 5, players: int = 4, seconds: float = 60.0, workdir: Path | None = None, shell_rolls: int = 100
+    campaigns: int = 5,
+    players: int = 4,
+    seconds: float = 60.0,
+    workdir: Path | None = None,
+    shell_rolls: int = 100,
+    pages: int = 1,
 ) -> LoadResult:
+    """`pages` feed clients per campaign (open table pages). One campaign is served by
+    `campaign serve` itself (the product's command, its socket and settings); several by
+    the SERVER dispatcher above, each under /c<i>/."""
     own = workdir is None
     work = Path(tempfile.mkdtemp(prefix="campaign-load-")) if workdir is None else workdir
     env = {
@@ -261,55 +274,19 @@ def run_load(
     names = [f"卓{i}" for i in range(1, campaigns + 1)]
     dbs = {name: work / f"table{i}.db" for i, name in enumerate(names, 1)}
     seats = _setup(dbs, players, env)
-    port_file = work / "port"
-    pairs = [str(x) for name in names for x in (dbs[name], name)]
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(port_file), *pairs],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=open(work / "server.log", "w"),
-    )
+    server, bases = _start_server(work, dbs, env)
     result = LoadResult(campaigns, players, seconds, 0, [], 0, [], [], 0)
+    sent: dict[str, dict[int, float]] = {name: {} for name in names}
     try:
-        deadline = time.monotonic() + 60
-        while not port_file.exists() or not port_file.read_text():
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the server did not start: {(work / 'server.log').read_text()[-2000:]}")
-            time.sleep(0.05)
-        root = f"http://127.0.0.1:{port_file.read_text()}"
         heads = _heads(dbs)
-        feeds = [_FeedClient(f"{root}/c{i}/", heads[name]) for i, name in enumerate(names, 1)]
-        for client in feeds:
+        feeds = {name: [_FeedClient(bases[name], heads[name]) for _ in range(pages)] for name in names}
+        for client in (client for clients in feeds.values() for client in clients):
             client.start()
-        for client in feeds:
             client.ready.wait(30)
-        lock = threading.Lock()
-        sent: dict[str, dict[int, float]] = {name: {} for name in names}
-        until = time.monotonic() + seconds
-        threads = [
-            _Player(f"{root}/c{i}/", character, join, until, sent[name], result, lock)
-            for i, name in enumerate(names, 1)
-            for character, join in seats[name]
-        ]
-        for player in threads:
-            player.sign_in()
-        until = time.monotonic() + seconds
-        for player in threads:
-            player.until = until
-            player.start()
-        for player in threads:
-            player.join()
+        _roll_for(seconds, [(bases[name], seat, sent[name]) for name in names for seat in seats[name]], result)
         time.sleep(2.0)  # let the feeds deliver the last events
-        for client in feeds:
-            client.stop.set()
-        for name, client in zip(names, feeds):
-            for seq, start in sent[name].items():
-                if start < 0:
-                    continue
-                if seq in client.arrived:
-                    result.deliveries.append(max(0.0, client.arrived[seq] - start))
-                else:
-                    result.undelivered += 1
+        for name in names:
+            _delivered(feeds[name], sent[name], heads[name], result)
     finally:
         server.terminate()
         server.wait(30)
@@ -325,6 +302,68 @@ def run_load(
 
         shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def _start_server(work: Path, dbs: dict[str, Path], env: dict[str, str]) -> tuple[subprocess.Popen, dict[str, str]]:
+    """The server process and each campaign's base URL (ending in /)."""
+    log = open(work / "server.log", "w")
+    if len(dbs) == 1:
+        ((name, db),) = dbs.items()
+        server = subprocess.Popen(
+            [*_campaign_command(), "--db", str(db), "-c", name, "serve", "--port", "0"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()  # the first line is the URL, printed once listening
+        if not url.startswith("http://"):
+            server.kill()
+            raise RuntimeError(f"the server did not start: {(work / 'server.log').read_text()[-2000:]}")
+        return server, {name: url}
+    port_file = work / "port"
+    pairs = [str(x) for name, db in dbs.items() for x in (db, name)]
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(port_file), *pairs], env=env, stdout=subprocess.DEVNULL, stderr=log
+    )
+    deadline = time.monotonic() + 60
+    while not port_file.exists() or not port_file.read_text():
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the server did not start: {(work / 'server.log').read_text()[-2000:]}")
+        time.sleep(0.05)
+    root = f"http://127.0.0.1:{port_file.read_text()}"
+    return server, {name: f"{root}/c{i}/" for i, name in enumerate(dbs, 1)}
+
+
+def _roll_for(seconds: float, seats: list[tuple[str, tuple[str, str], dict[int, float]]], result: LoadResult) -> None:
+    """Every seat signed in, then rolling once a second for `seconds`."""
+    lock = threading.Lock()
+    threads = [_Player(base, character, join, 0.0, sent, result, lock) for base, (character, join), sent in seats]
+    for player in threads:
+        player.sign_in()
+    until = time.monotonic() + seconds
+    for player in threads:
+        player.until = until
+        player.start()
+    for player in threads:
+        player.join()
+
+
+def _delivered(clients: list[_FeedClient], sent: dict[int, float], head: int, result: LoadResult) -> None:
+    """Each page's delivery times, its missing rolls, and whether its entries came in order
+    with no gap (every seq after the head it opened at, once)."""
+    for client in clients:
+        client.stop.set()
+        for seq, start in sent.items():
+            if start < 0:
+                continue
+            if seq in client.arrived:
+                result.deliveries.append(max(0.0, client.arrived[seq] - start))
+            else:
+                result.undelivered += 1
+        if client.order != list(range(head + 1, head + 1 + len(client.order))):
+            result.errors.append(f"a page's entries came out of order or with a gap: {client.order[:50]}")
 
 
 def _heads(dbs: dict[str, Path]) -> dict[str, int]:
@@ -354,8 +393,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--campaigns", type=int, default=5)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--pages", type=int, default=1, help="open table pages (feed clients) per campaign")
     args = parser.parse_args(argv)
-    result = run_load(args.campaigns, args.players, args.seconds)
+    result = run_load(args.campaigns, args.players, args.seconds, pages=args.pages)
     print(json.dumps({**result.summary(), "first_errors": result.errors[:5]}, indent=2))
     return 0 if not result.errors and not result.lost else 1
 

@@ -5,7 +5,6 @@ browser (an httpx client that joins with an invite and sends its writes like the
 from __future__ import annotations
 
 import itertools
-import socket
 import threading
 import time
 import warnings
@@ -41,19 +40,15 @@ def served(db_url: str, faces: list[int] | None = None, port: int = 0, **options
     import uvicorn
 
     from campaign.web.app import create_app
+    from campaign.web.serving import listening_socket, server_config
 
     queue = faces if faces is not None else []
     dice = (lambda: Faces(queue)) if faces is not None else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         app = create_app(db_url, None, dice=dice, **options)
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(64)
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1)
-    )
+    sock = listening_socket("127.0.0.1", port)  # as `campaign serve` listens (no Nagle)
+    server = uvicorn.Server(server_config(app))  # as `campaign serve` runs it
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

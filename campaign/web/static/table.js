@@ -3,10 +3,15 @@
 // of the table every seat sees alike (characters, missing board, void requests, latest
 // entries) after each new entry, applied without a fetch; a `calls` event (a call made,
 // rolled, cancelled: calls are rows, not entries) makes the page fetch its own calls.
+// The latest entries are kept by seq: each `entry` event carries its item, a state's
+// latest entries refresh the ones it holds, and a gap in the seqs is fetched
+// (/api/table/entries), so a burst of rolls skips none on any open page.
 // Text is always set with textContent, never parsed as HTML. No build step.
 (function () {
   "use strict";
   var root, csrf = null, me = null, pending = null, tableState = null;
+  var SHOWN = 50;  // entries the latest list keeps, newest first
+  var items = {}, newest = 0;  // seq -> the entry as the list shows it; the newest seq held
 
   // The page's words (static/messages.js, from the server's catalog, in the page's language).
   function text(message, values) { return window.campaignText(message, values); }
@@ -202,6 +207,8 @@
     if (entry.record && Object.keys(entry.record).length) {  // the raw record, folded away
       item.appendChild(el("details", { cls: "record" }, [el("summary", { text: text("Record") }),
         el("pre", { cls: "record", text: JSON.stringify(entry.record, null, 1) })]));
+    } else if (entry.record_on_entry_page) {  // a big roll: its total above, its dice on its page
+      item.appendChild(el("a", { cls: "record", href: "/entries/" + entry.seq, text: text("Record: on the entry page") }));
     }
     if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
       var ask = el("button", { type: "button", cls: "small", text: text("Ask to void") });
@@ -255,11 +262,33 @@
       if (m.searchers.length) about.push(text("searching: {names}", { names: list(m.searchers) }));
       return el("li", { text: m.character + " (" + list(about) + ")" }); })
       : [el("li", { cls: "none", text: text("Nobody") })]);
-    replace("latest-list", state.latest.map(latestItem));
+    keep(state.latest);
+    drawLatest();
     var reunion = document.getElementById("reunion-form");
     if (reunion) reunion.closest("section").hidden = !state.missing.length;
     root.dataset.head = String(state.head);
     root.dataset.calls = String(state.calls.length);
+  }
+
+  function keep(list) {  // entries into the list by seq (a later copy of one replaces it)
+    list.forEach(function (item) { items[item.seq] = item; newest = Math.max(newest, item.seq); });
+    var seqs = Object.keys(items).map(Number).sort(function (a, b) { return b - a; });
+    seqs.slice(SHOWN).forEach(function (seq) { delete items[seq]; });
+  }
+
+  function drawLatest() {
+    var seqs = Object.keys(items).map(Number).sort(function (a, b) { return b - a; });
+    replace("latest-list", seqs.map(function (seq) { return latestItem(items[seq]); }));
+  }
+
+  function arrived(item) {  // an entry event: fetch what lies between the newest held and it
+    var gap = newest && item.seq > newest + 1 ? [newest, item.seq] : null;
+    keep([item]);
+    drawLatest();
+    if (!gap) return;
+    fetch("/api/table/entries?after=" + gap[0] + "&before=" + gap[1], { credentials: "same-origin" })
+      .then(function (r) { return r.json(); })
+      .then(function (data) { keep(data.entries || []); drawLatest(); }, function () {});
   }
 
   function refresh() {  // several events in a burst: one fetch
@@ -284,6 +313,11 @@
       var next = Object.assign({}, tableState, data.table);
       if (!(me && me.gm)) next.void_requests = [];
       render(next);
+    });
+    source.addEventListener("entry", function (event) {
+      var data;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      if (data.item) arrived(data.item);
     });
     source.addEventListener("calls", refresh);
   }
