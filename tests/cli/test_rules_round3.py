@@ -121,7 +121,7 @@ def _catatonic(cli: Cli, name: str = "鈴音", days: int = 3) -> dict:
 
 
 def test_time_advance_drains_untreated_catatonia_day_by_day(gurps: Cli):
-    _catatonic(gurps)
+    _catatonic(gurps, days=5)  # five rolled days: day 4 still drains (the rolled days only, test_time.py)
     first = gurps.json("time", "advance", "36h")  # day 1 completes: -1
     assert [(d["day"], d["hp"], d["before"], d["after"]) for d in first["hp_drains"]] == [(1, 1, 11, 10)]
     second = gurps.json("time", "advance", "2day")  # days 2 and 3: -2, -3
@@ -216,7 +216,9 @@ def test_the_penalty_after_waking_applies_to_2d6_checks(gurps: Cli):
     )
     assert hidden["observers"][0]["total"] == 17 and hidden["hidden"]  # 17 = 17: hidden
     out = gurps.run("check", "ability", "鈴音", "IQ", "--target", "19", "--dice", dice(3, 4)).stdout
-    assert "回復後の不調" in out
+    assert "- recovering 2 =" in out and "回復後" not in out  # one language a line
+    out = gurps.run("--lang", "ja", "check", "ability", "鈴音", "IQ", "--target", "19", "--dice", dice(3, 4)).stdout
+    assert "- 回復後の不調 2 =" in out and "recovering" not in out
 
 
 # ------------------------------------------------------------ 5, 6, 10: success rolls
