@@ -171,7 +171,8 @@ def dice_list(expression: str, faces: Sequence[int]) -> str | None:
         kept = sorted(taken, reverse=keep is None or keep.startswith("KH"))
         if keep is not None:
             kept = kept[: int(keep[2:] or 1)]
-        return f"{sum(kept)}[{','.join(map(str, taken))}]"
+        shown = taken if keep is None else sorted(taken)  # BCDice sorts a keep's faces
+        return f"{sum(kept)}[{','.join(map(str, shown))}]"
 
     shown = _DICE_TERM.sub(replace, left)
     if remaining or short or terms == 0:
