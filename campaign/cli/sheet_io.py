@@ -32,7 +32,17 @@ def _read(file: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise BadInput(_("{file} is not UTF-8 text (save the sheet as UTF-8 CSV)").format(file=file)) from None
+        pass
+    # Excel's 「CSV (コンマ区切り)」 on a Japanese Windows writes Shift_JIS (CP932)
+    from campaign.bridges.ccfolia_export import plausible_cp932
+
+    try:
+        text = data.decode("cp932")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or not plausible_cp932(text):
+        raise BadInput(_("{file} is not text in UTF-8 or Shift_JIS (CP932)").format(file=file))
+    return text
 
 
 def char_import(

@@ -405,3 +405,28 @@ def test_every_palette_line_is_a_dice_command_once_its_params_are_filled(cli, ru
         if expression in tables:
             continue
         parse(expression)  # raises on anything BCDice-style dice would not read
+
+
+@pytest.mark.parametrize("encoding", ["shift_jis", "cp932"])
+def test_excel_s_shift_jis_csv_imports_as_its_utf8_twin(cli, tmp_path, encoding):
+    """Excel's CSV on a Japanese Windows is Shift_JIS (CP932): the same sheets as UTF-8."""
+    text = PARTY.read_text(encoding="utf-8")
+    (tmp_path / "excel.csv").write_bytes(text.replace("\n", "\r\n").encode(encoding))
+    _party_campaign(cli, "卓UTF8")
+    cli.run("char", "import", str(PARTY), "--format", "csv")
+    expected = {c["name"]: _sheet(c) for c in cli.json("char", "list")}
+    exported = cli.run("char", "export", "--all", "--format", "csv").stdout
+    _party_campaign(cli, "卓SJIS")
+    cli.run("char", "import", str(tmp_path / "excel.csv"), "--format", "csv")
+    assert {c["name"]: _sheet(c) for c in cli.json("char", "list")} == expected and len(expected) == 5
+    assert cli.run("char", "export", "--all", "--format", "csv").stdout == exported
+
+
+def test_a_csv_in_no_encoding_it_reads_is_one_line_and_writes_nothing(cli, tmp_path):
+    _party_campaign(cli, "卓")
+    (tmp_path / "odd.csv").write_bytes("name,player\n鈴音,Aki\n".encode()[:-6] + b"\x80\xfd\xff\n")
+    head = cli.json("history", "--all")
+    assert cli.error("char", "import", str(tmp_path / "odd.csv"), "--format", "csv", code=2) == (
+        f"error: {tmp_path / 'odd.csv'} is not text in UTF-8 or Shift_JIS (CP932)"
+    )
+    assert cli.json("history", "--all") == head
