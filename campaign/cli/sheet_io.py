@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -76,20 +76,23 @@ def char_import(
         emit_json(done)
         return
     for c in done.characters:
-        facts = {
-            "kind": c.kind.upper(),
-            "name": c.name,
-            "cp": c.cp_total,
-            "stats": " ".join(f"{k}={v}" for k, v in c.stats.items()),
-            "skills": c.skills,
-            "traits": c.traits,
-            "seq": c.seq,
-        }
         if done.dry_run:
-            line = _("would add {kind} {name}: CP {cp}, {stats}, {skills} skills, {traits} traits")
+            line = _("would add {kind} {name}: {facts}")
         else:
-            line = _("added {kind} {name}: CP {cp}, {stats}, {skills} skills, {traits} traits (ledger #{seq})")
-        say(line.format(**facts))
+            line = _("added {kind} {name}: {facts} (ledger #{seq})")
+        say(line.format(kind=c.kind.upper(), name=c.name, facts=_sheet_facts(c), seq=c.seq))
+
+
+def _sheet_facts(c: Any) -> str:
+    """`CP 100、ST=10 HT=11、技能 3`: only what the sheet holds (no empty stats, no 0 skills)."""
+    facts = [_("CP {cp}").format(cp=c.cp_total)]
+    if c.stats:
+        facts.append(" ".join(f"{k}={v}" for k, v in c.stats.items()))
+    if c.skills:
+        facts.append(_("{count} skills").format(count=c.skills))
+    if c.traits:
+        facts.append(_("{count} traits").format(count=c.traits))
+    return _(", ").join(facts)
 
 
 def write_sheets(ctx: typer.Context, fmt: str, names: list[str] | None) -> None:

@@ -430,3 +430,13 @@ def test_a_csv_in_no_encoding_it_reads_is_one_line_and_writes_nothing(cli, tmp_p
         f"error: {tmp_path / 'odd.csv'} is not text in UTF-8 or Shift_JIS (CP932)"
     )
     assert cli.json("history", "--all") == head
+
+
+def test_the_import_summary_lists_only_what_the_sheet_holds(cli, tmp_path):
+    _party_campaign(cli, "卓")
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps([{"name": "凛", "player": "Aki"}], ensure_ascii=False), encoding="utf-8")
+    ja = cli.run("--lang", "ja", "char", "import", str(bare), "--format", "json", "--dry-run").stdout
+    assert ja == "PC 凛 を追加予定: CP 0\n"  # not 「CP 0、、技能 0、特徴 0」
+    full = cli.run("--lang", "en", "char", "import", str(PARTY), "--format", "csv", "--dry-run").stdout
+    assert full.splitlines()[0].startswith("would add PC ") and ", 10 skills, 3 traits" in full.splitlines()[0]
