@@ -13,8 +13,10 @@ sheet-template record (core.sheet_template), for `char import --format ccfolia`.
   export, `kind:`, `trait:`, `skill:`, `note:`, `item:`). Other memo lines are the
   player's own text and are left alone.
 
-Nothing is guessed: a param that is neither a stat nor used as a skill by the palette
-is reported by name, and the import refuses the piece.
+Nothing is guessed, and nothing is lost: a param that is neither a stat nor used as a
+skill by the palette (a hand-written `回避` with no palette line) is kept as a note
+(`param 回避: 12`) and named in the import's report (NOTED_PARAMS), never a reason to
+refuse the rest of the piece.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ _SHEET_KEYS |= {"メモ": "メモ", "note": "メモ", "所持品": "所持品", 
 _SHEET_LINE = re.compile(r"^\s*(" + "|".join(_SHEET_KEYS) + r")\s*[:：]\s*(.*?)\s*$", re.MULTILINE)
 _NAMED = re.compile(r"(.+?)\s*=\s*(.+)")
 IGNORED = ("目標値",)  # the 2d6 palette's difficulty param: the table's, not the character's
+#: The record key listing the params kept as notes (services.sheet_transfer takes it out
+#: before the record is read as a sheet, and reports it).
+NOTED_PARAMS = "ccfolia:noted_params"
 
 
 def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> dict[str, Any]:
@@ -95,12 +100,8 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
         elif label not in used and label not in IGNORED:
             unknown.append(label)
     if unknown:
-        raise BadInput(
-            _(
-                "{where}: param(s) {value} are neither a stat of the ruleset nor a skill the palette rolls "
-                "(3D6<={{NAME}})"
-            ).format(where=where, value=", ".join(map(repr, unknown)))
-        )
+        record.setdefault("note", []).extend(f"param {label}: {params[label]}" for label in unknown)
+        record[NOTED_PARAMS] = unknown
     for item in data.get("status") or []:  # after the params: the stats keep the piece's order
         label = item.get("label") if isinstance(item, Mapping) else None
         if isinstance(label, str) and is_stat(label.strip()) and item.get("max") is not None:

@@ -92,6 +92,8 @@ def _sheet_facts(c: Any) -> str:
         facts.append(_("{count} skills").format(count=c.skills))
     if c.traits:
         facts.append(_("{count} traits").format(count=c.traits))
+    if c.noted_params:
+        facts.append(_("params kept as notes: {names}").format(names=" ".join(c.noted_params)))
     return _(", ").join(facts)
 
 

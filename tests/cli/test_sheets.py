@@ -337,9 +337,13 @@ def test_ccfolia_pieces_enter_and_the_palette_rolls_what_the_rules_roll(cli, tmp
         data={**piece["data"], "name": "澪", "params": [*piece["data"]["params"], {"label": "SAN", "value": "50"}]},
     )
     path.write_text(json.dumps(odd, ensure_ascii=False), encoding="utf-8")
-    assert cli.error("char", "import", str(path), "--format", "ccfolia", code=2) == (
-        "error: piece 1: param(s) 'SAN' are neither a stat of the ruleset nor a skill the palette rolls (3D6<={NAME})"
-    )
+    # a param the campaign does not keep: a note, named in every report, the rest imported
+    dry = cli.json("char", "import", str(path), "--format", "ccfolia", "--dry-run")
+    assert [(c["name"], c["noted_params"], c["seq"]) for c in dry["characters"]] == [("澪", ["SAN"], None)]
+    said = cli.run("--lang", "ja", "char", "import", str(path), "--format", "ccfolia").stdout
+    assert said.startswith("PC 澪 を追加: CP ") and "メモに残したパラメータ: SAN (台帳 #" in said
+    mio = cli.json("char", "show", "澪")
+    assert "param SAN: 50" in mio["notes"] and mio["stats"] == rin["stats"]
 
 
 def test_campaign_export_import_carries_skills_notes_and_items(gurps, tmp_path):
