@@ -103,11 +103,25 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
         record.setdefault("note", []).extend(f"param {label}: {params[label]}" for label in unknown)
         record[NOTED_PARAMS] = unknown
     for item in data.get("status") or []:  # after the params: the stats keep the piece's order
-        label = item.get("label") if isinstance(item, Mapping) else None
-        if isinstance(label, str) and is_stat(label.strip()) and item.get("max") is not None:
-            record.setdefault(label.strip(), str(item["max"]))
+        written = item.get("label") if isinstance(item, Mapping) else None
+        label = written.strip() if isinstance(written, str) else ""
+        if not label or not is_stat(label) or item.get("max") is None or label in record:
+            continue
+        if not _derived_as_shown(record, label, item["max"], is_stat):
+            record[label] = str(item["max"])
     record.update(memo_skills)  # the memo's `技能:` line says the stat and difficulty too
     return record
+
+
+def _derived_as_shown(record: Mapping[str, Any], label: str, shown: Any, is_stat: Callable[[str], bool]) -> bool:
+    """True when a status bar's maximum (HP 11) is what the sheet derives anyway (HP = HT
+    on a sheet without HP): it stays derived, so raising HT still raises HP (docs/rules.md
+    "Derived stats"); a different maximum is the sheet's own stat."""
+    from campaign.core.derived import stat_value
+
+    stats = {key: value for key, value in record.items() if is_stat(key) and re.fullmatch(r"-?\d+", str(value))}
+    found = stat_value(stats, label)
+    return found is not None and found.derived and str(found.value) == str(shown).strip()
 
 
 def _memo_sheet(memo: str, record: dict[str, Any], where: str) -> dict[str, str]:

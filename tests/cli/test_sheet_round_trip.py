@@ -101,3 +101,31 @@ def test_a_limit_clause_the_template_does_not_know_is_refused(gurps, tmp_path):
         "outside the disadvantage limit)"
     )
     assert gurps.json("list")[0]["entries"] == head
+
+
+def test_a_third_edition_piece_keeps_hp_and_fp_derived(cli, tmp_path):
+    """ST/DX/IQ/HT only: HP and FP are HT and ST (docs/rules.md "Derived stats"). Through a
+    piece they stay derived (raising HT still raises HP), and the piece comes back the same;
+    a hand-written bar whose maximum differs is the sheet's own stat."""
+    from tests.cli.test_time import third_setup
+
+    third_setup(cli)
+    before = cli.json("char", "show", "千早")
+    assert set(before["stats"]) == {"ST", "DX", "IQ", "HT"}
+    piece = cli.run("char", "export", "千早", "--ccfolia").stdout
+    bars = {bar["label"]: bar["max"] for bar in json.loads(piece)["data"]["status"]}
+    assert (bars["HP"], bars["FP"]) == (11, 10)
+    (tmp_path / "piece.json").write_text(piece, encoding="utf-8")
+    _another_campaign(cli, "卓B")
+    cli.run("char", "import", str(tmp_path / "piece.json"), "--format", "ccfolia")
+    after = cli.json("char", "show", "千早")
+    assert after["stats"] == before["stats"] and after["derived"]["HP"] == {"value": 11, "from": "HT"}
+    assert cli.run("char", "export", "千早", "--ccfolia").stdout == piece
+    cli.run("char", "set", "千早", "--stat", "HT=13")
+    assert cli.json("char", "show", "千早")["pools"]["HP"]["max"] == 13
+    data = json.loads(piece)["data"]
+    data["name"] = "凛"
+    data["status"] = [{**bar, "max": 15} if bar["label"] == "HP" else bar for bar in data["status"]]
+    (tmp_path / "own.json").write_text(json.dumps({"kind": "character", "data": data}), encoding="utf-8")
+    cli.run("char", "import", str(tmp_path / "own.json"), "--format", "ccfolia")
+    assert cli.json("char", "show", "凛")["stats"]["HP"] == 15
