@@ -51,6 +51,11 @@ IGNORED = ("目標値",)  # the 2d6 palette's difficulty param: the table's, not
 #: The record key listing the params kept as notes (services.sheet_transfer takes it out
 #: before the record is read as a sheet, and reports it).
 NOTED_PARAMS = "ccfolia:noted_params"
+#: The record key listing what the piece holds that the campaign does not keep (other
+#: systems' status bars, palette lines it does not read, an initiative of its own).
+NOT_KEPT = "ccfolia:not_kept"
+_TABLE_LINE = re.compile(r"^\s*S?[A-Z]+(?:[+-]\d+)?\s*$")
+_CHECK_2D6 = re.compile(r"^\s*2D6\+\{[^}]+\}>=?\{[^}]+\}")
 
 
 def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> dict[str, Any]:
@@ -80,9 +85,11 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
     commands = data.get("commands") or ""
     if not isinstance(commands, str):
         raise BadInput(_("{where}: commands must be the palette text").format(where=where))
+    unread = 0
     for line in commands.splitlines():
         match = _LINE.match(line)
         if match is None:
+            unread += bool(line.strip()) and not _TABLE_LINE.match(line) and not _CHECK_2D6.match(line)
             continue
         ref, label = match["ref"], match["label"].strip()
         if ref is not None:
@@ -110,7 +117,37 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
         if not _derived_as_shown(record, label, item["max"], is_stat):
             record[label] = str(item["max"])
     record.update(memo_skills)  # the memo's `技能:` line says the stat and difficulty too
+    not_kept = _not_kept(data, record, is_stat, unread)
+    if not_kept:
+        record[NOT_KEPT] = not_kept
     return record
+
+
+def _not_kept(
+    data: Mapping[str, Any], record: Mapping[str, Any], is_stat: Callable[[str], bool], unread: int
+) -> list[str]:
+    """What the piece holds and the campaign will not (`MP`, `SAN`, 67 palette lines, an
+    initiative that is neither Speed nor DX), so an import can say so."""
+    lost = [
+        f"status {item['label'].strip()}"
+        for item in data.get("status") or []
+        if isinstance(item, Mapping) and isinstance(item.get("label"), str) and not is_stat(item["label"].strip())
+    ]
+    if unread:
+        lost.append(f"palette {unread}")
+    initiative = data.get("initiative")
+    if isinstance(initiative, int | float) and initiative:
+        kept = {str(record.get(key, "")).strip() for key in ("Speed", "DX")}
+        if not any(_same_number(initiative, value) for value in kept):
+            lost.append(f"initiative {initiative:g}")
+    return lost
+
+
+def _same_number(number: float, text: str) -> bool:
+    try:
+        return float(text) == number
+    except ValueError:
+        return False
 
 
 def _derived_as_shown(record: Mapping[str, Any], label: str, shown: Any, is_stat: Callable[[str], bool]) -> bool:

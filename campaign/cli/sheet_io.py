@@ -94,7 +94,19 @@ def _sheet_facts(c: Any) -> str:
         facts.append(_("{count} traits").format(count=c.traits))
     if c.noted_params:
         facts.append(_("params kept as notes: {names}").format(names=" ".join(c.noted_params)))
+    if c.not_kept:
+        facts.append(_("not kept: {what}").format(what=_(", ").join(_not_kept_words(code) for code in c.not_kept)))
     return _(", ").join(facts)
+
+
+def _not_kept_words(code: str) -> str:
+    """`status MP`, `palette 67`, `initiative 12` (services.sheet_transfer) in words."""
+    kind, _sep, value = code.partition(" ")
+    if kind == "status":
+        return _("status bar {label}").format(label=value)
+    if kind == "palette":
+        return _("{count} palette lines").format(count=value)
+    return _("initiative {value}").format(value=value)
 
 
 def write_sheets(ctx: typer.Context, fmt: str, names: list[str] | None) -> None:

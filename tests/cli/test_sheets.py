@@ -341,7 +341,10 @@ def test_ccfolia_pieces_enter_and_the_palette_rolls_what_the_rules_roll(cli, tmp
     dry = cli.json("char", "import", str(path), "--format", "ccfolia", "--dry-run")
     assert [(c["name"], c["noted_params"], c["seq"]) for c in dry["characters"]] == [("澪", ["SAN"], None)]
     said = cli.run("--lang", "ja", "char", "import", str(path), "--format", "ccfolia").stdout
-    assert said.startswith("PC 澪 を追加: CP ") and "メモに残したパラメータ: SAN (台帳 #" in said
+    assert (
+        said.startswith("PC 澪 を追加: CP ")
+        and "メモに残したパラメータ: SAN、取り込まないもの: イニシアティブ 6 (台帳 #" in said
+    )
     mio = cli.json("char", "show", "澪")
     assert "param SAN: 50" in mio["notes"] and mio["stats"] == rin["stats"]
 
