@@ -372,9 +372,27 @@ def _single(
     return read_roll(inner, parts, command, said, gurps, secret)
 
 
+def _repeated_command_ok(command: str, tables: Mapping[str, Any]) -> bool:
+    """A repeat's command is this ruleset's: a dice expression or success roll it reads,
+    or a table command (BCDice's or a seed's, `FEAR+3`, secret `S` too)."""
+    from campaign.bridges.bcdice_tables import BCDICE_TABLES
+
+    if _typed_ok(command)[0]:
+        return True
+    folded = re.sub(r"[+-][0-9]+$", "", _nfkc(command).upper())
+    return any(name in BCDICE_TABLES or name in tables for name in (folded, folded[1:] if folded[:1] == "S" else ""))
+
+
 def _repeat(
     count: int, command: str, comment: str | None, text: str, tables: Mapping[str, Any], gurps: bool, secret: bool
 ) -> Reading:
+    if not _repeated_command_ok(command, tables):
+        # Another system's repeat (`x10 CCB<=50`) is one unit: the whole message is
+        # another system's line, never some of its answers recorded and some not.
+        if _command_like(command):
+            why = Why("not_command", N_("not a command of this ruleset: {command}"), command=_nfkc(command))
+            return Reading("other_system", why=why, repeat=count)
+        return CHAT
     marks = list(_REPEAT_MARK.finditer(text))
     if not marks:
         return Reading("unreadable", why=Why("repeat_unanswered", N_("x{count}: no #1 ... answers"), count=count))

@@ -30,6 +30,12 @@ _ODD = re.compile("[\x80-\x9f\ue000-\uf8ff]")
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
+def plausible_cp932(text: str) -> bool:
+    """CP932 decodes almost any bytes: C1 controls and the private use area it maps the
+    unassigned bytes to mean the bytes were not Shift_JIS text."""
+    return _ODD.search(text) is None
+
+
 def _encoding(sample: bytes) -> str:
     for bom, name in _BOMS:
         if sample.startswith(bom):
@@ -46,7 +52,7 @@ def _encoding(sample: bytes) -> str:
             continue
         # CP932 decodes almost any bytes: C1 controls and the private use area it maps
         # the unassigned bytes to mean the bytes were not Shift_JIS text
-        if name == "cp932" and _ODD.search(text):
+        if name == "cp932" and not plausible_cp932(text):
             continue
         return name
     raise BadInput(_("this is not a ココフォリア export; its bytes are not text in UTF-8, UTF-16 or Shift_JIS"))

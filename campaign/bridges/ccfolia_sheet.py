@@ -13,8 +13,10 @@ sheet-template record (core.sheet_template), for `char import --format ccfolia`.
   export, `kind:`, `trait:`, `skill:`, `note:`, `item:`). Other memo lines are the
   player's own text and are left alone.
 
-Nothing is guessed: a param that is neither a stat nor used as a skill by the palette
-is reported by name, and the import refuses the piece.
+Nothing is guessed, and nothing is lost: a param that is neither a stat nor used as a
+skill by the palette (a hand-written `回避` with no palette line) is kept as a note
+(`param 回避: 12`) and named in the import's report (NOTED_PARAMS), never a reason to
+refuse the rest of the piece.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ _SHEET_KEYS |= {"メモ": "メモ", "note": "メモ", "所持品": "所持品", 
 _SHEET_LINE = re.compile(r"^\s*(" + "|".join(_SHEET_KEYS) + r")\s*[:：]\s*(.*?)\s*$", re.MULTILINE)
 _NAMED = re.compile(r"(.+?)\s*=\s*(.+)")
 IGNORED = ("目標値",)  # the 2d6 palette's difficulty param: the table's, not the character's
+#: The record key listing the params kept as notes (services.sheet_transfer takes it out
+#: before the record is read as a sheet, and reports it).
+NOTED_PARAMS = "ccfolia:noted_params"
+#: The record key listing what the piece holds that the campaign does not keep (other
+#: systems' status bars, palette lines it does not read, an initiative of its own).
+NOT_KEPT = "ccfolia:not_kept"
+_TABLE_LINE = re.compile(r"^\s*S?[A-Z]+(?:[+-]\d+)?\s*$")
+_CHECK_2D6 = re.compile(r"^\s*2D6\+\{[^}]+\}>=?\{[^}]+\}")
 
 
 def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> dict[str, Any]:
@@ -75,9 +85,11 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
     commands = data.get("commands") or ""
     if not isinstance(commands, str):
         raise BadInput(_("{where}: commands must be the palette text").format(where=where))
+    unread = 0
     for line in commands.splitlines():
         match = _LINE.match(line)
         if match is None:
+            unread += bool(line.strip()) and not _TABLE_LINE.match(line) and not _CHECK_2D6.match(line)
             continue
         ref, label = match["ref"], match["label"].strip()
         if ref is not None:
@@ -95,18 +107,58 @@ def piece_record(document: Any, where: str, is_stat: Callable[[str], bool]) -> d
         elif label not in used and label not in IGNORED:
             unknown.append(label)
     if unknown:
-        raise BadInput(
-            _(
-                "{where}: param(s) {value} are neither a stat of the ruleset nor a skill the palette rolls "
-                "(3D6<={{NAME}})"
-            ).format(where=where, value=", ".join(map(repr, unknown)))
-        )
+        record.setdefault("note", []).extend(f"param {label}: {params[label]}" for label in unknown)
+        record[NOTED_PARAMS] = unknown
     for item in data.get("status") or []:  # after the params: the stats keep the piece's order
-        label = item.get("label") if isinstance(item, Mapping) else None
-        if isinstance(label, str) and is_stat(label.strip()) and item.get("max") is not None:
-            record.setdefault(label.strip(), str(item["max"]))
+        written = item.get("label") if isinstance(item, Mapping) else None
+        label = written.strip() if isinstance(written, str) else ""
+        if not label or not is_stat(label) or item.get("max") is None or label in record:
+            continue
+        if not _derived_as_shown(record, label, item["max"], is_stat):
+            record[label] = str(item["max"])
     record.update(memo_skills)  # the memo's `技能:` line says the stat and difficulty too
+    not_kept = _not_kept(data, record, is_stat, unread)
+    if not_kept:
+        record[NOT_KEPT] = not_kept
     return record
+
+
+def _not_kept(
+    data: Mapping[str, Any], record: Mapping[str, Any], is_stat: Callable[[str], bool], unread: int
+) -> list[str]:
+    """What the piece holds and the campaign will not (`MP`, `SAN`, 67 palette lines, an
+    initiative that is neither Speed nor DX), so an import can say so."""
+    lost = [
+        f"status {item['label'].strip()}"
+        for item in data.get("status") or []
+        if isinstance(item, Mapping) and isinstance(item.get("label"), str) and not is_stat(item["label"].strip())
+    ]
+    if unread:
+        lost.append(f"palette {unread}")
+    initiative = data.get("initiative")
+    if isinstance(initiative, int | float) and initiative:
+        kept = {str(record.get(key, "")).strip() for key in ("Speed", "DX")}
+        if not any(_same_number(initiative, value) for value in kept):
+            lost.append(f"initiative {initiative:g}")
+    return lost
+
+
+def _same_number(number: float, text: str) -> bool:
+    try:
+        return float(text) == number
+    except ValueError:
+        return False
+
+
+def _derived_as_shown(record: Mapping[str, Any], label: str, shown: Any, is_stat: Callable[[str], bool]) -> bool:
+    """True when a status bar's maximum (HP 11) is what the sheet derives anyway (HP = HT
+    on a sheet without HP): it stays derived, so raising HT still raises HP (docs/rules.md
+    "Derived stats"); a different maximum is the sheet's own stat."""
+    from campaign.core.derived import stat_value
+
+    stats = {key: value for key, value in record.items() if is_stat(key) and re.fullmatch(r"-?\d+", str(value))}
+    found = stat_value(stats, label)
+    return found is not None and found.derived and str(found.value) == str(shown).strip()
 
 
 def _memo_sheet(memo: str, record: dict[str, Any], where: str) -> dict[str, str]:

@@ -17,6 +17,7 @@ from campaign.cli.output import DiceOption, JsonOption, emit_json
 from campaign.cli.parsing import parse_int
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import AnywayOption, say_warnings
+from campaign.core.followup import FOLLOW_UP, FOLLOW_UP_JA
 from campaign.errors import BadInput
 from campaign.i18n import N_, _, pick
 from campaign.labels import outcome_label
@@ -148,7 +149,14 @@ CHECK_NAMES = {
     "danger": N_("danger sense"),
     "hide": N_("hiding"),
 }
-TERM_LABELS = {"skill": N_("skill "), "cooperation": N_("cooperation "), "mod": ""}
+TERM_LABELS = {
+    "skill": N_("skill "),
+    "cooperation": N_("cooperation "),
+    "mod": "",
+    # the penalty after waking (services.lingering); the second spelling is older records'
+    FOLLOW_UP: N_("recovering "),
+    f"{FOLLOW_UP_JA} {FOLLOW_UP}": N_("recovering "),
+}
 
 
 def _signed(value: int, label: str = "") -> str:

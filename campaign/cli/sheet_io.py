@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -32,7 +32,17 @@ def _read(file: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise BadInput(_("{file} is not UTF-8 text (save the sheet as UTF-8 CSV)").format(file=file)) from None
+        pass
+    # Excel's 「CSV (コンマ区切り)」 on a Japanese Windows writes Shift_JIS (CP932)
+    from campaign.bridges.ccfolia_export import plausible_cp932
+
+    try:
+        text = data.decode("cp932")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or not plausible_cp932(text):
+        raise BadInput(_("{file} is not text in UTF-8 or Shift_JIS (CP932)").format(file=file))
+    return text
 
 
 def char_import(
@@ -66,20 +76,37 @@ def char_import(
         emit_json(done)
         return
     for c in done.characters:
-        facts = {
-            "kind": c.kind.upper(),
-            "name": c.name,
-            "cp": c.cp_total,
-            "stats": " ".join(f"{k}={v}" for k, v in c.stats.items()),
-            "skills": c.skills,
-            "traits": c.traits,
-            "seq": c.seq,
-        }
         if done.dry_run:
-            line = _("would add {kind} {name}: CP {cp}, {stats}, {skills} skills, {traits} traits")
+            line = _("would add {kind} {name}: {facts}")
         else:
-            line = _("added {kind} {name}: CP {cp}, {stats}, {skills} skills, {traits} traits (ledger #{seq})")
-        say(line.format(**facts))
+            line = _("added {kind} {name}: {facts} (ledger #{seq})")
+        say(line.format(kind=c.kind.upper(), name=c.name, facts=_sheet_facts(c), seq=c.seq))
+
+
+def _sheet_facts(c: Any) -> str:
+    """`CP 100、ST=10 HT=11、技能 3`: only what the sheet holds (no empty stats, no 0 skills)."""
+    facts = [_("CP {cp}").format(cp=c.cp_total)]
+    if c.stats:
+        facts.append(" ".join(f"{k}={v}" for k, v in c.stats.items()))
+    if c.skills:
+        facts.append(_("{count} skills").format(count=c.skills))
+    if c.traits:
+        facts.append(_("{count} traits").format(count=c.traits))
+    if c.noted_params:
+        facts.append(_("params kept as notes: {names}").format(names=" ".join(c.noted_params)))
+    if c.not_kept:
+        facts.append(_("not kept: {what}").format(what=_(", ").join(_not_kept_words(code) for code in c.not_kept)))
+    return _(", ").join(facts)
+
+
+def _not_kept_words(code: str) -> str:
+    """`status MP`, `palette 67`, `initiative 12` (services.sheet_transfer) in words."""
+    kind, _sep, value = code.partition(" ")
+    if kind == "status":
+        return _("status bar {label}").format(label=value)
+    if kind == "palette":
+        return _("{count} palette lines").format(count=value)
+    return _("initiative {value}").format(value=value)
 
 
 def write_sheets(ctx: typer.Context, fmt: str, names: list[str] | None) -> None:

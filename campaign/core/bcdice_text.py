@@ -16,9 +16,10 @@ does the I/O.
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ GAME_SYSTEMS: dict[str, tuple[str, str]] = {
 TABLE_NAMES: dict[str, str] = {
     "CRT": "クリティカル表",
     "FMB": "ファンブル表",
+    "MFMB": "呪文ファンブル表",
     "HCRT": "頭部打撃クリティカル表",
     "YSCRT": "妖魔夜行スペシャルクリティカル表",
     "YSFMB": "妖魔夜行スペシャルファンブル表",
@@ -46,28 +48,14 @@ TABLE_NAMES: dict[str, str] = {
     "GFMB": "銃器ファンブル表",
 }
 
-# Dice commands: sums of NdM and numbers, optionally compared with a number. The
-# engine accepts more (keep-high, barabara, repeats); those are rolled and recorded
-# the same, and their text is ours (`(EXPR) ＞ total`), since BCDice's differs by shape.
-_DICE = r"\d*D\d+"
-_TERM = rf"(?:{_DICE}|\d+)"
-_COMPARE = r"(?:<=|>=|<>|=<|=>|<|>|=)"
-_SIMPLE = re.compile(rf"^(?P<sum>{_TERM}(?:[+-]{_TERM})*)(?:(?P<op>{_COMPARE})(?P<target>-?\d+))?$")
-_SUCCESS_WORDS = {
-    "critical_success": "クリティカル",
-    "success": "成功",
-    "failure": "失敗",
-    "critical_failure": "ファンブル",
-}
-_TARGET_FIRST = re.compile(r"^(\d{1,3})-3D6$")  # BCDice's `12-3D6` = `3D6<=12`
-
 # What a client's chat line must look like to be sent to us (BCDice-API's
-# command_pattern, used case-insensitively): optional repeat or secret prefix, then a
-# dice expression or one of the table commands. Ordinary chat ("こんにちは", "3 people",
-# "D&D") does not match: a command starts with a die, a number followed by D or by
-# `-3D6`, or a table name as a whole word.
-_PATTERN_DICE = r"\d*D\d+[\d+\-*/()D<>=!HLKRUBS?]*"
-_PATTERN_TARGET = r"\d{1,3}-3D6"
+# command_pattern, used case-insensitively): optional secret and repeat prefixes, then
+# a dice expression or one of the table commands. Ordinary chat ("こんにちは", "3 people",
+# "D&D") does not match: a command starts with a die, a number followed by D or B, a
+# target-first success roll (`12+2-3D`), or a table name as a whole word.
+_PATTERN_REPEAT = r"(?:(?:X|REPEAT|REP)\d+\s+S?)?"
+_PATTERN_DICE = r"[-(\d]*D\d+[\d+\-*/()D<>=!HLKRUBS?]*|\d+B\d+"
+_PATTERN_TARGET = r"[+\-]?[\d+\-]*\d-3D"
 
 
 def command_pattern(system: str, tables: Sequence[str] = ()) -> str:
@@ -78,24 +66,131 @@ def command_pattern(system: str, tables: Sequence[str] = ()) -> str:
         names = sorted({*tables}, key=lambda name: (-len(name), name))
         if names:
             alternatives.append(rf"(?:{'|'.join(names)})(?:[+-]\d+)?(?=\s|$)")
-    return rf"^(S)?(?:{'|'.join(alternatives)})"
+    return rf"^(S)?{_PATTERN_REPEAT}(?:{'|'.join(alternatives)})"
 
 
 def prepared(system: str, command: str) -> tuple[bool, str, str | None]:
     """(secret, the command as the ledger's engine takes it, the trailing words):
-    BCDice's `S` prefix; GURPS's `12-3D6` (effective skill first), which BCDice itself
-    reads as `3D6<=12`; and everything after the first space, which BCDice ignores and
-    we record as the roll's reason (`3D6<=12 回避`)."""
+    BCDice's `S` prefix; GURPS's target-first success roll (`12-3D6`, `17-1-3D`,
+    `14-3D6-1`), which BCDice itself reads as `3D6[+k]<=T`; and everything after the
+    first space, which BCDice ignores and we record as the roll's reason (`3D6<=12 回避`)."""
+    from campaign.core.dice_grammar import target_first
+
     text = unicodedata.normalize("NFKC", command).strip()
     secret = len(text) > 1 and text[0] in "Ss" and (text[1].isdigit() or text[1] in "Dd(")
     if secret:
         text = text[1:]
     head, _, rest = text.partition(" ")
     if system == "GURPS":
-        target_first = _TARGET_FIRST.match(head.upper())
-        if target_first:
-            head = f"3D6<={target_first.group(1)}"
+        head = target_first(head.upper()) or head
     return secret, ("S" if secret else "") + head, rest.strip() or None
+
+
+_REPEAT = re.compile(r"^(S?)(?:X|REPEAT|REP)(\d+)\s+(S?)(\S.*)$", re.IGNORECASE)
+#: BCDice's own limit and refusal for a repeat count (its text, as clients show it).
+REPEAT_LIMIT = 100
+REPEAT_REFUSAL = "繰り返し回数は1以上、100以下としてください"
+
+
+def repeat_of(command: str) -> tuple[int, bool, str] | None:
+    """`x3 3D6<=12` (also `rep3`, `repeat3`, a secret `S` before or after the prefix):
+    (count, secret, the repeated command); None when `command` is no repeat. BCDice-API
+    rolls the command `count` times and answers one text (`repeat_text`)."""
+    match = _REPEAT.match(unicodedata.normalize("NFKC", command).strip())
+    if match is None:
+        return None
+    return int(match.group(2)), bool(match.group(1) or match.group(3)), match.group(4)
+
+
+def repeat_text(texts: Sequence[str]) -> str:
+    """BCDice's layout of a repeat: `#1`, the first result, a blank line, `#2`, ..."""
+    return "\n\n".join(f"#{index}\n{text}" for index, text in enumerate(texts, 1))
+
+
+_COMPARE = re.compile(r"(<=|>=|=<|=>|<>|!=|<|>|=)")
+_OPERATOR_SHOWN = {"=<": "<=", "=>": ">=", "!=": "<>"}
+_DICE_TERM = re.compile(r"(?<![\dA-Z)])(\d*)D(\d+)(K[HL]\d*)?")
+_BARE_DIE = re.compile(r"(?<![\d)])D(?!66(?!\d))(?=\d)")
+_SIGNED = re.compile(r"[+-]?\d+")
+_SUCCESS_WORDS = {
+    "critical_success": "クリティカル",
+    "success": "成功",
+    "failure": "失敗",
+    "critical_failure": "ファンブル",
+}
+
+
+def shown_expression(expression: str) -> str:
+    """The expression as BCDice prints it: `D6` as `1D6`, `=<` as `<=`, an arithmetic
+    target worked out (`3D6<=(9+1)` → `3D6<=10`)."""
+    left, compare, target = _split(expression.upper())
+    left = _BARE_DIE.sub("1D", left)
+    if compare is None:
+        return left
+    return f"{left}{_OPERATOR_SHOWN.get(compare, compare)}{_target_value(target)}"
+
+
+def _split(expression: str) -> tuple[str, str | None, str]:
+    parts = _COMPARE.split(expression, maxsplit=1)
+    if len(parts) == 1:
+        return expression, None, ""
+    return parts[0], parts[1], parts[2]
+
+
+def _target_value(target: str) -> str:
+    """A fixed target's value: sums and products of whole numbers in brackets, as the
+    grammar accepts them (core.dice_grammar folds them the same way)."""
+    from campaign.core.dice_grammar import fold_constant
+
+    value = fold_constant(target)
+    return target if value is None else str(value)
+
+
+def dice_list(expression: str, faces: Sequence[int]) -> str | None:
+    """`12[3,4,5]*2`: the left side with each die term replaced by its sum and faces,
+    everything else as written; None when BCDice shows no list (one die alone, or
+    faces that do not fit the expression)."""
+    left = _split(expression.upper())[0]
+    left = _BARE_DIE.sub("1D", left)
+    remaining = list(faces)
+    terms = short = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal terms, short
+        terms += 1
+        count_text, sides, keep = match.group(1), match.group(2), match.group(3)
+        if not count_text and sides == "66":
+            short += max(0, 2 - len(remaining))
+            taken = remaining[:2]
+            del remaining[:2]
+            return "".join(map(str, taken))
+        count = int(count_text or 1)
+        short += max(0, count - len(remaining))
+        taken = remaining[:count]
+        del remaining[:count]
+        kept = sorted(taken, reverse=keep is None or keep.startswith("KH"))
+        if keep is not None:
+            kept = kept[: int(keep[2:] or 1)]
+        shown = taken if keep is None else sorted(taken)  # BCDice sorts a keep's faces
+        return f"{sum(kept)}[{','.join(map(str, shown))}]"
+
+    shown = _DICE_TERM.sub(replace, left)
+    if remaining or short or terms == 0:
+        return None
+    lone = _DICE_TERM.fullmatch(left)
+    if lone is not None and lone.group(3) is None and (int(lone.group(1) or 1) == 1 or lone.group(2) == "66"):
+        return None  # BCDice shows one die alone without a list: `(1D20) ＞ 4`
+    return shown
+
+
+def _gurps_roll(expression: str, faces: Sequence[int]) -> bool:
+    """BCDice's GURPS system words a roll its own way (成功度, 自動失敗...) only when it
+    compares with `<=` and rolled exactly three six-sided dice, whatever the shape."""
+    left, compare, _ = _split(expression.upper())
+    if compare not in ("<=", "=<") or len(faces) != 3:
+        return False
+    terms = _DICE_TERM.findall(_BARE_DIE.sub("1D", left))
+    return all(sides == "6" for _, sides, _ in terms) and sum(int(count or 1) for count, _, _ in terms) == 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +216,10 @@ def dice_answer(
     """A dice roll as BCDice answers it under `system`, from the recorded roll (the
     words and flags follow the outcome our rules recorded)."""
     expression = expression.upper()
-    middle = _middle(expression, faces)
-    parts = [f"({expression})"]
+    if _BARABARA.match(expression):
+        return _barabara_answer(expression, faces)
+    parts = [f"({shown_expression(expression)})"]
+    middle = dice_list(expression, faces)
     if middle is not None and middle != str(total):
         parts.append(middle)
     if total is not None:
@@ -132,7 +229,7 @@ def dice_answer(
     failure = compared and not success
     critical = fumble = False
     if compared:
-        if system == "GURPS":
+        if system == "GURPS" and _gurps_roll(expression, faces):
             word = _SUCCESS_WORDS.get(outcome or "", "失敗")
             if outcome == "failure" and sum(faces[:3]) >= 17:
                 word = "自動失敗"  # 17 or 18 fails whatever the skill (docs/rules.md "Success roll")
@@ -147,29 +244,25 @@ def dice_answer(
     return Answer(text=" ＞ ".join(parts), success=success, failure=failure, critical=critical, fumble=fumble)
 
 
-def _middle(expression: str, faces: Sequence[int]) -> str | None:
-    """`10[2,3,5]+1`: each die term's sum and faces, numbers as written; None when the
-    expression is not a plain sum (its faces are not shown term by term)."""
-    match = _SIMPLE.match(expression)
-    if match is None:
-        return None
-    terms = re.findall(rf"[+-]?{_TERM}", match.group("sum"))
-    shown, used, dice_terms = [], 0, 0
-    for term in terms:
-        sign, body = (term[0], term[1:]) if term[0] in "+-" else ("", term)
-        if "D" in body:
-            count = int(body.split("D")[0] or 1)
-            rolled = list(faces[used : used + count])
-            used += count
-            dice_terms += 1
-            shown.append(f"{sign}{sum(rolled)}[{','.join(map(str, rolled))}]")
-        else:
-            shown.append(f"{sign}{body}")
-    if used != len(faces):
-        return None
-    if dice_terms == 1 and len(terms) == 1 and used == 1:
-        return None  # BCDice shows a single die without a bracket: `(1D20) ＞ 4`
-    return "".join(shown)
+_BARABARA = re.compile(r"^\d+B\d+(?:\+\d+B\d+)*(?:(<=|>=|<>|=<|=>|!=|<|>|=)-?\d+)?$")
+_HOLDS: dict[str, Callable[[int, int], bool]] = {
+    "<=": operator.le,
+    ">=": operator.ge,
+    "<": operator.lt,
+    ">": operator.gt,
+    "=": operator.eq,
+    "<>": operator.ne,
+}
+
+
+def _barabara_answer(expression: str, faces: Sequence[int]) -> Answer:
+    """`(3B6>=4) ＞ 3,4,5 ＞ 成功数2`: BCDice lists each die and counts the successes."""
+    _, compare, target = _split(expression)
+    parts = [f"({shown_expression(expression)})", ",".join(map(str, faces))]
+    if compare is not None:
+        holds = _HOLDS[_OPERATOR_SHOWN.get(compare, compare)]
+        parts.append(f"成功数{sum(1 for face in faces if holds(face, int(target)))}")
+    return Answer(text=" ＞ ".join(parts), success=False, failure=False, critical=False, fumble=False)
 
 
 def table_answer(command: str, raw: int, summary: str, sub_rolls: Sequence[tuple[str, int, str]] = ()) -> str:

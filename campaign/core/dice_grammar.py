@@ -161,8 +161,8 @@ class ExpressionParser:
                 operator, width = "<", 1
         elif char == ">":
             operator, width = (">=", 2) if following == "=" else (">", 1)
-        elif char == "=":
-            operator, width = "=", 1
+        elif char == "=":  # BCDice also takes `=<` and `=>`
+            operator, width = {"<": ("<=", 2), ">": (">=", 2)}.get(following, ("=", 1))
         elif char == "!":
             if following != "=":
                 self.pos += 1
@@ -378,8 +378,9 @@ def success_roll_modifier(expression: Node) -> int | None:
 
 
 # BCDice GURPS's target-first success roll: `12-3D6` is `3D6<=12`, `12-3D6+1` is
-# `3D6+1<=12` (the target may be a sum, `10+2-3D6`; `3D` means `3D6`).
-_TARGET_FIRST = re.compile(r"(\d+(?:[+-]\d+)*)-3D6?((?:[+-]\d+)*)")
+# `3D6+1<=12`; the target may be a sum (`10+2-3D6`, `17-1-3D6`), `3D` means `3D6`, and
+# a sign before the target or after the modifier changes nothing (`+12-3D6+`).
+_TARGET_FIRST = re.compile(r"([+-]?\d+(?:[+-]\d+)*)-3D6?((?:[+-]\d+)*)[+-]?")
 _SIGNED = re.compile(r"[+-]?\d+")
 
 
@@ -396,3 +397,14 @@ def target_first(text: str) -> str | None:
     target = sum(int(term) for term in _SIGNED.findall(match.group(1)))
     modifier = sum(int(term) for term in _SIGNED.findall(match.group(2)))
     return f"3D6{modifier:+d}<={target}" if modifier else f"3D6<={target}"
+
+
+def fold_constant(text: str) -> int | None:
+    """The value of a dice-free expression (`(9+1)`, `12+2`), as a comparison's target
+    is folded; None when `text` is not one."""
+    parser = ExpressionParser(text)
+    try:
+        node = parser.parse_sum()
+    except ExpressionProblem:
+        return None
+    return node.value if isinstance(node, Number) and parser.pos == parser.length else None

@@ -6,10 +6,12 @@ waking; entry 30 leaves -2 for as many days as the catatonia lasted. A condition
 detail carries `after_penalty` (with `after_duration` and `after_unit`, or a length in
 seconds for one the GM added) starts such a follow-up when it is cleared or runs out.
 
-How long a catatonia "lasted" (after_duration "same"): the campaign time from its start
-to its end, but never less than the days rolled for it (a GM who clears it without
-advancing the clock still gets the rolled days), rounded up to whole units. A GM who
-knows better (an HT roll failed and it went on) says so with `condition clear --lasted`.
+How long a catatonia "lasted" (after_duration "same", docs/rules.md "Penalty after
+waking"): the days rolled for it. The time after them until the GM records the HT roll
+is the roll being due, not more catatonia, so clearing it late (or early) gives the
+rolled days; without rolled days, the campaign time from its start to its end, rounded
+up to whole units. A GM who knows better (an HT roll failed and it went on) says so with
+`condition clear --lasted`, which is taken as told.
 
 Pure: a condition's detail and how long it lasted in, the follow-up's terms out.
 """
@@ -34,18 +36,26 @@ class FollowUp:
     lasted: int | None = None  # for "as long as it lasted": the whole units it lasted
 
 
-def follow_up(detail: Mapping[str, Any], lasted_seconds: int) -> FollowUp | None:
-    """The follow-up a condition with this detail leaves after lasting `lasted_seconds`."""
+def follow_up(detail: Mapping[str, Any], lasted_seconds: int, *, told: bool = False) -> FollowUp | None:
+    """The follow-up a condition with this detail leaves after lasting `lasted_seconds`
+    (`told`: the GM's own figure, which replaces the rolled one)."""
     penalty = detail.get("after_penalty")
     if penalty is None:
         return None
     amount, unit = detail.get("after_duration"), detail.get("after_unit") or "second"
     if amount == SAME:
-        rolled = detail.get("duration")
-        floor = rolled * unit_seconds(detail["unit"]) if isinstance(rolled, int) and detail.get("unit") else 0
-        lasted = max(1, whole_units(max(lasted_seconds, floor), unit))
+        seconds = lasted_seconds if told else rolled_seconds(detail) or lasted_seconds
+        lasted = max(1, whole_units(seconds, unit))
         return FollowUp(int(penalty), lasted * unit_seconds(unit), lasted)
     return FollowUp(int(penalty), int(amount or 0) * unit_seconds(unit))
+
+
+def rolled_seconds(detail: Mapping[str, Any]) -> int | None:
+    """How long the dice said a condition lasts (catatonia's 1D days), None when unrolled."""
+    rolled, unit = detail.get("duration"), detail.get("unit")
+    if isinstance(rolled, int) and not isinstance(rolled, bool) and unit:
+        return rolled * unit_seconds(unit)
+    return None
 
 
 def after_texts(detail: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -34,6 +34,7 @@ TABLE_PURPOSES = {
     "YSCRT": N_("the special critical table"),
     "YSFMB": N_("the special fumble table"),
     "YFMB": N_("the sorcery fumble table"),
+    "MFMB": N_("the spell fumble table"),
     "REACT": N_("the reaction table"),
 }
 

@@ -237,7 +237,7 @@ def end_condition(
     entry.clear_condition(character, condition)
     lasted_seconds = lasted if lasted is not None else clock - (condition.since_clock or 0)
     result: dict[str, Any] = {"character": character.name, **ended, "lasted_seconds": lasted_seconds, "follow_up": None}
-    terms = follow_up(condition.detail or {}, lasted_seconds)
+    terms = follow_up(condition.detail or {}, lasted_seconds, told=lasted is not None)
     if terms is not None:
         en, ja = span_text(terms.seconds)
         cause_ja = label_ja(condition.name, condition.detail) or condition.name

@@ -12,7 +12,8 @@ Catatonia's HP drain. Entry 30's catatonia costs 1 HP on its first day, 2 on the
 and so on, unless it gets proper medical care. `time advance` applies the loss of every
 day that completes during the advance (a day is 24 hours of campaign time from when the
 catatonia began) through ops on the time entry, and writes one sub-entry per day so the
-history shows each loss. Medical care is a condition the GM puts on the character:
+history shows each loss. Only the rolled days drain: once they are over the HT roll is
+due, so a long time jump applies no more than those days. Medical care is a condition the GM puts on the character:
 `condition add CHAR medical_care` (or 医学的処置); while it is active no day drains, and
 clearing it lets the drain go on from the next day that completes.
 """
@@ -24,7 +25,7 @@ from typing import Any
 from sqlalchemy.orm import Session, object_session
 
 from campaign import ledger
-from campaign.core.followup import FOLLOW_UP, FOLLOW_UP_JA
+from campaign.core.followup import FOLLOW_UP, rolled_seconds
 from campaign.core.gametime import unit_seconds
 from campaign.db.models import Campaign, Character, Condition
 from campaign.services.effects import Recorder
@@ -60,7 +61,7 @@ def penalty_total(penalties: list[dict[str, Any]]) -> int:
 
 def penalty_modifiers(character: Character) -> tuple[tuple[str, int], ...]:
     """A 2d6 check's modifier terms for the character's penalties after waking."""
-    return tuple((f"{FOLLOW_UP_JA} {FOLLOW_UP}", item["penalty"]) for item in roll_penalties(character))
+    return tuple((FOLLOW_UP, item["penalty"]) for item in roll_penalties(character))
 
 
 def with_penalties(character: Character, modifiers: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
@@ -108,7 +109,11 @@ def drain_catatonia(
         if detail.get("hp_drain") != "escalating_daily" or _cared_for(by_character[character.id]):
             continue
         since = condition.since_clock or 0
-        for day in range(max(0, start - since) // DAY + 1, max(0, target - since) // DAY + 1):
+        last = max(0, target - since) // DAY
+        rolled = rolled_seconds(detail)
+        if rolled is not None:  # its rolled days only: then the HT roll is due, not a drain
+            last = min(last, rolled // DAY)
+        for day in range(max(0, start - since) // DAY + 1, last + 1):
             aliases = stat_names_for(campaign.ruleset).aliases
             tracked = stat_value(character.stats, "HP", aliases) is not None
             before = pool_current(character.stats, character.pools, "HP", aliases) if tracked else None

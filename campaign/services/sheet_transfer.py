@@ -63,6 +63,8 @@ class ImportedSheet:
     skills: int
     traits: int
     seq: int | None  # None in a dry run
+    noted_params: tuple[str, ...] = ()  # a ココフォリア piece's params kept as notes
+    not_kept: tuple[str, ...] = ()  # what the piece holds that the campaign does not keep
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,10 @@ def import_sheets(
         records = read_records(text, fmt, is_stat)
         if not records:
             raise BadInput(_("the file holds no character"))
+        from campaign.bridges.ccfolia_sheet import NOT_KEPT, NOTED_PARAMS
+
+        noted = [tuple(record.pop(NOTED_PARAMS, ())) for record in records]
+        not_kept = [tuple(record.pop(NOT_KEPT, ())) for record in records]
 
         drafts = [
             parse_record(r, f"character {i} ({r.get('name') or '?'})", is_stat, player)
@@ -159,7 +165,9 @@ def import_sheets(
             )
         planned = [_plan(session, campaign, d, name, aliases) for d, name in zip(drafts, names)]
         results = []
-        for draft, name, (stats, owner, skills, traits, notes, items) in zip(drafts, names, planned):
+        for draft, name, (stats, owner, skills, traits, notes, items), params, lost in zip(
+            drafts, names, planned, noted, not_kept, strict=True
+        ):
             seq = None
             if not dry_run:
                 with recording(session, campaign, actor, "character") as entry:
@@ -178,7 +186,16 @@ def import_sheets(
                 seq = entry.seq
             results.append(
                 ImportedSheet(
-                    name, draft.kind, owner.name if owner else None, draft.cp, stats, len(skills), len(traits), seq
+                    name,
+                    draft.kind,
+                    owner.name if owner else None,
+                    draft.cp,
+                    stats,
+                    len(skills),
+                    len(traits),
+                    seq,
+                    params,
+                    lost,
                 )
             )
         return SheetImport(dry_run=dry_run, characters=tuple(results))

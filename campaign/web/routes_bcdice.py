@@ -11,10 +11,11 @@ which a page of another origin cannot know, and a browser attaches nothing that 
 let such a page act with someone else's rights; what a cross-origin page can do with a
 token it was given is exactly what the token's holder can do. So the answers carry
 `Access-Control-Allow-Origin: *` (browser-based clients call from their own origin)
-and only on these routes. Only GET and POST are answered (OPTIONS included: every call
-a client makes is a CORS simple request, which needs no preflight). A command is at
-most COMMAND_LIMIT characters, and each token has its own rate limit. Every refusal,
-an unknown or revoked token's too, is a 400 with a reason (`refusal` says why).
+and only on these routes. Only GET, HEAD and POST are answered (OPTIONS included: every
+call a client makes is a CORS simple request, which needs no preflight); HEAD answers as
+BCDice-API's server does, without rolling. A command is at most COMMAND_LIMIT
+characters, and each token has its own rate limit. Every refusal, an unknown or revoked
+token's too, is a 400 with a reason (`refusal` says why).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ _CORS = {"access-control-allow-origin": "*", "cache-control": "no-store"}
 # encoded; in one without, a `+` before a number, a die or a parenthesis is a plus,
 # any other (`2D6+dodge`) a space.
 _RAW_PLUS = re.compile(r"\+(?=[0-9(]|[Dd][0-9])")
+# ... except right after a repeat prefix (`x3+3D6`: `x3` is no number to add to).
+_REPEAT_SPACE = re.compile(r"^([Ss]?(?:[Xx]|[Rr][Ee][Pp](?:[Ee][Aa][Tt])?)[0-9]+)\+")
 
 
 def routes() -> list[Route]:
@@ -76,8 +79,10 @@ def refusal(reason: str, headers: dict[str, str] | None = None) -> Response:
 async def dispatch(request: Request) -> Response:
     from campaign.web.refusals import Refusal
 
+    if request.method == "HEAD":
+        return await _head(request)
     if request.method not in ("GET", "POST"):
-        return refusal("method not allowed", {"allow": "GET, POST"})
+        return refusal("method not allowed", {"allow": "GET, HEAD, POST"})
     try:
         return await _dispatch(request)
     except Refusal:  # only the form body's size limit raises it here
@@ -87,6 +92,24 @@ async def dispatch(request: Request) -> Response:
 
         logging.getLogger("campaign.web").exception("BCDice-API request failed")
         return refusal("server error")
+
+
+async def _head(request: Request) -> Response:
+    """HEAD as BCDice-API's server answers it (200 where GET would answer; clients probe
+    with it), without a body and without rolling: a probe writes nothing."""
+    from starlette.responses import Response
+
+    from campaign.services.bcdice_api import holder_for
+
+    state = request.app.state
+    holder = await run_in_threadpool(holder_for, state.db, state.campaign_id, request.path_params["token"])
+    rest = request.path_params["rest"].strip("/")
+    parts = rest.split("/")
+    known = rest in ("v2/version", "v2/admin", "v2/game_system", "v2/original_table") or (
+        len(parts) in (3, 4) and parts[:2] == ["v2", "game_system"] and parts[3:] in ([], ["roll"])
+    )
+    status = 400 if holder is None or not known else 200  # never 401/404: see `refusal`
+    return Response(status_code=status, media_type="application/json", headers=_CORS)
 
 
 async def _dispatch(request: Request) -> Response:
@@ -197,7 +220,7 @@ async def _command(request: Request) -> tuple[str | None, str | None]:
         key, sep, value = piece.partition("=")
         if sep and key in ("command", "share") and key not in found:
             if "%" not in value:
-                value = _RAW_PLUS.sub("%2B", value)
+                value = _RAW_PLUS.sub("%2B", _REPEAT_SPACE.sub(r"\1 ", value))
             found[key] = unquote(value.replace("+", " "), encoding="utf-8", errors="replace")
     return found.get("command"), found.get("share")
 
@@ -240,20 +263,67 @@ async def _roll(request: Request, holder: Holder, system: str) -> Response:
         return refusal("share: 32 to 128 hex digits")
     if not _rate_ok(request, holder):
         return refusal("too many requests", {"retry-after": "1"})
+    from campaign.core.bcdice_text import repeat_of
+
+    repeat = repeat_of(command)
+    if repeat is not None:
+        return await _repeat(request, holder, system, *repeat, share=share)
+    try:
+        view = await _roll_one(request, holder, system, command, share)
+    except BadInput:
+        return refusal("unsupported command")
+    except CampaignError as refused:
+        return refusal(str(refused))
+    return _answer(roll_answer(system, view, secret=view["bcdice_secret"]))
+
+
+async def _roll_one(request: Request, holder: Holder, system: str, command: str, share: str | None) -> dict[str, Any]:
+    """Roll one command through the ledger: its entry as `history show` has it."""
     from campaign.core.bcdice_text import prepared
     from campaign.services.bcdice_api import api_roll
 
     secret, prepared_command, comment = prepared(system, command)
     state = request.app.state
-    try:
-        view = await run_in_threadpool(
-            lambda: api_roll(state.db, state.campaign, holder, prepared_command, comment, state.dice(), share=share)
-        )
-    except BadInput:
-        return refusal("unsupported command")
-    except CampaignError as refused:
-        return refusal(str(refused))
-    return _answer(roll_answer(system, view, secret=secret))
+    view = await run_in_threadpool(
+        lambda: api_roll(state.db, state.campaign, holder, prepared_command, comment, state.dice(), share=share)
+    )
+    return {**view, "bcdice_secret": secret}
+
+
+async def _repeat(
+    request: Request, holder: Holder, system: str, count: int, secret: bool, command: str, *, share: str | None
+) -> Response:
+    """`x3 3D6<=12` (`rep3`, `repeat3`): each roll its own ledger entry, one answer in
+    BCDice's layout (`#1` ... `#3`, flags all false as BCDice gives them). A count outside
+    1..REPEAT_LIMIT gets BCDice's own one-line answer and rolls nothing. The repeated
+    command is the same each time, so one that is refused is refused at the first roll,
+    before anything is written."""
+    from campaign.core import bcdice_text
+    from campaign.errors import BadInput, CampaignError
+
+    quiet = dict(success=False, failure=False, critical=False, fumble=False)
+    if not 1 <= count <= bcdice_text.REPEAT_LIMIT:
+        return _answer({"ok": True, "text": bcdice_text.REPEAT_REFUSAL, "secret": False, **quiet, "rands": []})
+    answers = []
+    for _ in range(count):
+        try:
+            view = await _roll_one(request, holder, system, ("S" if secret else "") + command, share)
+        except BadInput:
+            return refusal("unsupported command")
+        except CampaignError as refused:
+            return refusal(str(refused))
+        answers.append(roll_answer(system, view, secret=secret))
+    return _answer(
+        {
+            "ok": True,
+            "text": bcdice_text.repeat_text([answer["text"] for answer in answers]),
+            "secret": secret,
+            **quiet,
+            "rands": [die for answer in answers for die in answer["rands"]],
+            "campaign_seq": answers[0]["campaign_seq"],
+            "campaign_seqs": [answer["campaign_seq"] for answer in answers],
+        }
+    )
 
 
 def roll_answer(system: str, view: dict[str, Any], *, secret: bool) -> dict[str, Any]:
@@ -324,7 +394,11 @@ async def _original_table(request: Request, holder: Holder) -> Response:
     from campaign.errors import BadInput, CampaignError
     from campaign.services.bcdice_api import roll_original_table
 
-    form = dict(parse_qsl((await _form_body(request)).decode("utf-8", "replace"), keep_blank_values=True))
+    # BCDice-API reads the table from the query string as readily as from the form.
+    query = request.scope.get("query_string", b"").decode("utf-8", "replace")
+    form = dict(parse_qsl(query, keep_blank_values=True))
+    if not form.get("table"):
+        form = dict(parse_qsl((await _form_body(request)).decode("utf-8", "replace"), keep_blank_values=True))
     table = form.get("table")
     if not table:
         return refusal("unsupported command")

@@ -223,3 +223,27 @@ def test_copy_uses_a_clipboard_tool_when_there_is_one(gurps, tmp_path, monkeypat
     assert json.loads((tmp_path / "clipboard").read_text(encoding="utf-8")) == json.loads(result.stdout)
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     assert "no clipboard tool" in gurps.run("char", "export", "鈴音", "--ccfolia", "--copy").stderr
+
+
+def test_another_system_s_repeat_is_one_line_never_half_recorded(gurps, tmp_path):
+    """`x10 CCB<=50` whose answers carry plain 成功/失敗 (readable as 1D100 rolls): the
+    whole message is another system's line; none of its ten results is an entry."""
+    answers = "\n\n".join(f"#{k}\n(1D100<=50) ＞ {k * 9} ＞ {'成功' if k * 9 <= 50 else '失敗'}" for k in range(1, 11))
+    log = write_log(
+        tmp_path,
+        [
+            ("main", "すずね", f"x10 CCB<=50\n{answers}"),
+            (
+                "main",
+                "すずね",
+                "x2 3D6<=12\n#1\n"
+                "(3D6<=12) ＞ 12[3,4,5] ＞ 12 ＞ 成功(成功度：0)\n\n#2\n"
+                "(3D6<=12) ＞ 3[1,1,1] ＞ 3 ＞ クリティカル(成功度：9)",
+            ),
+        ],
+    )
+    before = ledger_size(gurps)
+    summary = gurps.json("import-log", log, "--ccfolia", "--map", "すずね=鈴音")
+    assert (summary["messages"], summary["other_system"], summary["rolls"], summary["recorded"]) == (2, 1, 2, 2)
+    assert ledger_size(gurps) == before + 2
+    assert [(e["expression"], e["total"]) for e in imported(gurps)] == [("3D6<=12", 12), ("3D6<=12", 3)]

@@ -121,7 +121,7 @@ def _catatonic(cli: Cli, name: str = "鈴音", days: int = 3) -> dict:
 
 
 def test_time_advance_drains_untreated_catatonia_day_by_day(gurps: Cli):
-    _catatonic(gurps)
+    _catatonic(gurps, days=5)  # five rolled days: day 4 still drains (the rolled days only, test_time.py)
     first = gurps.json("time", "advance", "36h")  # day 1 completes: -1
     assert [(d["day"], d["hp"], d["before"], d["after"]) for d in first["hp_drains"]] == [(1, 1, 11, 10)]
     second = gurps.json("time", "advance", "2day")  # days 2 and 3: -2, -3
@@ -216,7 +216,9 @@ def test_the_penalty_after_waking_applies_to_2d6_checks(gurps: Cli):
     )
     assert hidden["observers"][0]["total"] == 17 and hidden["hidden"]  # 17 = 17: hidden
     out = gurps.run("check", "ability", "鈴音", "IQ", "--target", "19", "--dice", dice(3, 4)).stdout
-    assert "回復後の不調" in out
+    assert "- recovering 2 =" in out and "回復後" not in out  # one language a line
+    out = gurps.run("--lang", "ja", "check", "ability", "鈴音", "IQ", "--target", "19", "--dice", dice(3, 4)).stdout
+    assert "- 回復後の不調 2 =" in out and "recovering" not in out
 
 
 # ------------------------------------------------------------ 5, 6, 10: success rolls
@@ -413,3 +415,25 @@ def test_danger_and_hide_warn_about_a_searcher(gurps: Cli):
     assert sensed["warnings"] == warning
     hidden = gurps.json("check", "hide", "管狐", "--stat", "Will", "--observer", "刀矢:IQ", "--dice", "3,4,3,4")
     assert hidden["warnings"] == warning
+
+
+def test_every_bcdice_gurps_form_and_the_spell_fumble_table(gurps: Cli):
+    """BCDice GURPS's spellings (docs/bcdice-compat.md): the same success roll each time."""
+    for typed, expression, target in (
+        ("12-3D", "3D6<=12", 12),
+        ("17-1-3D6", "3D6<=16", 16),
+        ("12+2-3D6", "3D6<=14", 14),
+        ("14-3D6-1", "3D6-1<=14", 14),
+        ("3D6=<12", "3D6=<12", 12),
+        ("3D6<=(9+1)", "3D6<=(9+1)", 10),
+    ):
+        rolled = gurps.json("roll", typed, "--dice", dice(3, 4, 5))
+        assert (rolled["expression"], rolled["target"], rolled["total"]) == (
+            expression,
+            target,
+            12 - typed.endswith("-1"),
+        )
+    spell = gurps.json("roll", "MFMB", "--dice", dice(3, 4, 5))
+    assert (spell["kind"], spell["detail"]["table"], spell["total"]) == ("table", "MFMB", 12)
+    ja = gurps.run("--lang", "ja", "roll", "MFMB", "--dice", dice(1, 1, 1, 4)).stdout
+    assert "3: 呪文は不発。術者は1Dダメージ[=4]。" in ja and "1Dダメージ: 1D [4]=4" in ja  # its 1D rolled too

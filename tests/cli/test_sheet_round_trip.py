@@ -101,3 +101,73 @@ def test_a_limit_clause_the_template_does_not_know_is_refused(gurps, tmp_path):
         "outside the disadvantage limit)"
     )
     assert gurps.json("list")[0]["entries"] == head
+
+
+def test_a_third_edition_piece_keeps_hp_and_fp_derived(cli, tmp_path):
+    """ST/DX/IQ/HT only: HP and FP are HT and ST (docs/rules.md "Derived stats"). Through a
+    piece they stay derived (raising HT still raises HP), and the piece comes back the same;
+    a hand-written bar whose maximum differs is the sheet's own stat."""
+    from tests.cli.test_time import third_setup
+
+    third_setup(cli)
+    before = cli.json("char", "show", "千早")
+    assert set(before["stats"]) == {"ST", "DX", "IQ", "HT"}
+    piece = cli.run("char", "export", "千早", "--ccfolia").stdout
+    bars = {bar["label"]: bar["max"] for bar in json.loads(piece)["data"]["status"]}
+    assert (bars["HP"], bars["FP"]) == (11, 10)
+    (tmp_path / "piece.json").write_text(piece, encoding="utf-8")
+    _another_campaign(cli, "卓B")
+    cli.run("char", "import", str(tmp_path / "piece.json"), "--format", "ccfolia")
+    after = cli.json("char", "show", "千早")
+    assert after["stats"] == before["stats"] and after["derived"]["HP"] == {"value": 11, "from": "HT"}
+    assert cli.run("char", "export", "千早", "--ccfolia").stdout == piece
+    cli.run("char", "set", "千早", "--stat", "HT=13")
+    assert cli.json("char", "show", "千早")["pools"]["HP"]["max"] == 13
+    data = json.loads(piece)["data"]
+    data["name"] = "凛"
+    data["status"] = [{**bar, "max": 15} if bar["label"] == "HP" else bar for bar in data["status"]]
+    (tmp_path / "own.json").write_text(json.dumps({"kind": "character", "data": data}), encoding="utf-8")
+    cli.run("char", "import", str(tmp_path / "own.json"), "--format", "ccfolia")
+    assert cli.json("char", "show", "凛")["stats"]["HP"] == 15
+
+
+def test_what_a_piece_holds_and_the_campaign_does_not_keep_is_listed(cli, tmp_path):
+    """An いあきゃら-like piece: MP and SAN bars, its own palette and initiative. The import
+    keeps the sheet and says what it leaves out, in --dry-run, --json and the summary."""
+    from tests.cli.test_time import third_setup
+
+    third_setup(cli)
+    palette = [
+        "CCB<={SAN} 正気度ロール",
+        "1d100<=50 目星",
+        "CRT",
+        "3D6<={DX} 【DX】判定",
+        *[f"line {n}" for n in range(5)],
+    ]
+    piece = {
+        "kind": "character",
+        "data": {
+            "name": "探索者",
+            "memo": "PL: Aki",
+            "initiative": 12,
+            "status": [
+                {"label": "HP", "value": 9, "max": 11},
+                {"label": "MP", "value": 10, "max": 10},
+                {"label": "SAN", "value": 50, "max": 99},
+            ],
+            "params": [{"label": "ST", "value": "10"}, {"label": "DX", "value": "11"}, {"label": "HT", "value": "11"}],
+            "commands": "\n".join(palette),
+        },
+    }
+    (tmp_path / "iachara.json").write_text(json.dumps(piece, ensure_ascii=False), encoding="utf-8")
+    dry = cli.json("char", "import", str(tmp_path / "iachara.json"), "--format", "ccfolia", "--dry-run")
+    assert dry["characters"][0]["not_kept"] == ["status MP", "status SAN", "palette 7", "initiative 12"]
+    said = cli.run("--lang", "ja", "char", "import", str(tmp_path / "iachara.json"), "--format", "ccfolia").stdout
+    assert "取り込まないもの: ステータス MP、ステータス SAN、チャットパレット 7行、イニシアティブ 12" in said
+    assert cli.json("char", "show", "探索者")["stats"] == {"ST": 10, "DX": 11, "HT": 11}  # HP 11 = HT: derived
+    own = cli.run("char", "export", "千早", "--ccfolia").stdout
+    (tmp_path / "own.json").write_text(own, encoding="utf-8")
+    _another_campaign(cli, "卓B")
+    assert (
+        cli.json("char", "import", str(tmp_path / "own.json"), "--format", "ccfolia")["characters"][0]["not_kept"] == []
+    )  # our own piece loses nothing

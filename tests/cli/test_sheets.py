@@ -353,9 +353,16 @@ def test_ccfolia_pieces_enter_and_the_palette_rolls_what_the_rules_roll(cli, tmp
         data={**piece["data"], "name": "澪", "params": [*piece["data"]["params"], {"label": "SAN", "value": "50"}]},
     )
     path.write_text(json.dumps(odd, ensure_ascii=False), encoding="utf-8")
-    assert cli.error("char", "import", str(path), "--format", "ccfolia", code=2) == (
-        "error: piece 1: param(s) 'SAN' are neither a stat of the ruleset nor a skill the palette rolls (3D6<={NAME})"
+    # a param the campaign does not keep: a note, named in every report, the rest imported
+    dry = cli.json("char", "import", str(path), "--format", "ccfolia", "--dry-run")
+    assert [(c["name"], c["noted_params"], c["seq"]) for c in dry["characters"]] == [("澪", ["SAN"], None)]
+    said = cli.run("--lang", "ja", "char", "import", str(path), "--format", "ccfolia").stdout
+    assert (
+        said.startswith("PC 澪 を追加: CP ")
+        and "メモに残したパラメータ: SAN、取り込まないもの: イニシアティブ 6 (台帳 #" in said
     )
+    mio = cli.json("char", "show", "澪")
+    assert "param SAN: 50" in mio["notes"] and mio["stats"] == rin["stats"]
 
 
 def test_campaign_export_import_carries_skills_notes_and_items(gurps, tmp_path):
@@ -421,3 +428,38 @@ def test_every_palette_line_is_a_dice_command_once_its_params_are_filled(cli, ru
         if expression in tables:
             continue
         parse(expression)  # raises on anything BCDice-style dice would not read
+
+
+@pytest.mark.parametrize("encoding", ["shift_jis", "cp932"])
+def test_excel_s_shift_jis_csv_imports_as_its_utf8_twin(cli, tmp_path, encoding):
+    """Excel's CSV on a Japanese Windows is Shift_JIS (CP932): the same sheets as UTF-8."""
+    text = PARTY.read_text(encoding="utf-8")
+    (tmp_path / "excel.csv").write_bytes(text.replace("\n", "\r\n").encode(encoding))
+    _party_campaign(cli, "卓UTF8")
+    cli.run("char", "import", str(PARTY), "--format", "csv")
+    expected = {c["name"]: _sheet(c) for c in cli.json("char", "list")}
+    exported = cli.run("char", "export", "--all", "--format", "csv").stdout
+    _party_campaign(cli, "卓SJIS")
+    cli.run("char", "import", str(tmp_path / "excel.csv"), "--format", "csv")
+    assert {c["name"]: _sheet(c) for c in cli.json("char", "list")} == expected and len(expected) == 5
+    assert cli.run("char", "export", "--all", "--format", "csv").stdout == exported
+
+
+def test_a_csv_in_no_encoding_it_reads_is_one_line_and_writes_nothing(cli, tmp_path):
+    _party_campaign(cli, "卓")
+    (tmp_path / "odd.csv").write_bytes("name,player\n鈴音,Aki\n".encode()[:-6] + b"\x80\xfd\xff\n")
+    head = cli.json("history", "--all")
+    assert cli.error("char", "import", str(tmp_path / "odd.csv"), "--format", "csv", code=2) == (
+        f"error: {tmp_path / 'odd.csv'} is not text in UTF-8 or Shift_JIS (CP932)"
+    )
+    assert cli.json("history", "--all") == head
+
+
+def test_the_import_summary_lists_only_what_the_sheet_holds(cli, tmp_path):
+    _party_campaign(cli, "卓")
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps([{"name": "凛", "player": "Aki"}], ensure_ascii=False), encoding="utf-8")
+    ja = cli.run("--lang", "ja", "char", "import", str(bare), "--format", "json", "--dry-run").stdout
+    assert ja == "PC 凛 を追加予定: CP 0\n"  # not 「CP 0、、技能 0、特徴 0」
+    full = cli.run("--lang", "en", "char", "import", str(PARTY), "--format", "csv", "--dry-run").stdout
+    assert full.splitlines()[0].startswith("would add PC ") and ", 10 skills, 3 traits" in full.splitlines()[0]

@@ -302,13 +302,62 @@ def test_catatonia_penalty_lasts_as_many_days_as_the_catatonia(third):
     waited = third.json("time", "advance", "5day")
     [due] = waited["recovery_due"]
     assert (due["name"], due["recovery_due"]["text_ja"]) == ("catatonia", "4日目 00:00")
-    late = third.json("condition", "clear", "千早", "硬直")
-    assert late["follow_ups"][0]["detail"]["lasted"] == 5
-    assert late["follow_ups"][0]["until"]["clock"] == 10 * DAY
+    late = third.json("condition", "clear", "千早", "硬直")  # days 4 and 5: the HT roll was due
+    assert late["follow_ups"][0]["detail"]["lasted"] == 3
+    assert late["follow_ups"][0]["until"]["clock"] == 8 * DAY
     void(third, late["seq"])
     told = third.json("condition", "clear", "千早", "catatonia", "--lasted", "4日")
     assert told["follow_ups"][0]["detail"]["lasted"] == 4
     assert told["follow_ups"][0]["duration"] == "4 days"
+    verified(third)
+
+
+def _catatonic_b(third: Cli) -> dict:
+    """B (IQ 11, HT 10): Will 11 -10 = 1, 18 fails by 17; the table 6+6+1 + 17 = 30,
+    catatonia for 1D = 3 days."""
+    third.run("char", "add", "B", "--player", "Aki", "--stat", "IQ=11", "--stat", "HT=10", "--stat", "ST=10")
+    return third.json("fright", "B", "--mod", "-10", "--dice", "6,6,6,6,6,1,3")
+
+
+def test_catatonia_drains_only_its_rolled_days(third):
+    effect = _catatonic_b(third)["effects"][0]
+    assert (effect["condition"], effect["duration"]) == ("catatonia", 3)
+    first = third.json("time", "advance", "3day")
+    assert [(d["day"], d["hp"], d["after"]) for d in first["hp_drains"]] == [(1, 1, 9), (2, 2, 7), (3, 3, 4)]
+    assert [d["name"] for d in first["recovery_due"]] == ["catatonia"]
+    later = third.json("time", "advance", "1day")  # the HT roll is due: no 「硬直4日目 HP-4」
+    assert later.get("hp_drains", []) == [] and [d["name"] for d in later["recovery_due"]] == ["catatonia"]
+    out = third.run("time", "advance", "1day").stdout
+    assert "drain" not in out and "catatonia" in out
+    hp = third.json("char", "show", "B")["pools"]["HP"]
+    assert (hp["max"], hp["current"]) == (10, 4)
+    verified(third)
+
+
+def test_one_long_time_jump_drains_no_more_than_the_rolled_days(third):
+    _catatonic_b(third)
+    jump = third.json("time", "advance", "30day")
+    assert [(d["day"], d["hp"]) for d in jump["hp_drains"]] == [(1, 1), (2, 2), (3, 3)]
+    assert third.json("char", "show", "B")["pools"]["HP"]["current"] == 4
+    void(third, jump["seq"])
+    assert third.json("char", "show", "B")["pools"]["HP"]["current"] == 10
+    verified(third)
+
+
+def test_the_penalty_after_catatonia_lasts_its_rolled_days_with_one_label(third):
+    _catatonic_b(third)
+    third.run("time", "advance", "3day")
+    third.run("time", "advance", "1day")
+    cleared = third.json("condition", "clear", "B", "catatonia")
+    [started] = cleared["follow_ups"]
+    assert (started["detail"]["lasted"], started["duration"]) == (3, "3 days")
+    assert started["until"]["clock"] == 7 * DAY  # cleared on day 5 (clock 4 days) + 3 days
+    checked = third.json("check", "ability", "B", "IQ", "--target", "10", "--dice", "3,4")
+    assert checked["terms"] == [{"label": "IQ", "value": 11}, {"label": "recovering", "value": -2}]  # a code
+    ja = third.run("--lang", "ja", "check", "ability", "B", "IQ", "--target", "10", "--dice", "3,4").stdout
+    en = third.run("--lang", "en", "check", "ability", "B", "IQ", "--target", "10", "--dice", "3,4").stdout
+    assert "- 回復後の不調 2" in ja and "recovering" not in ja
+    assert "- recovering 2" in en and "回復後" not in en
     verified(third)
 
 

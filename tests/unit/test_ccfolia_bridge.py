@@ -238,6 +238,19 @@ def test_repeats_record_each_answer():
     assert line("x3 2d6 #1 (2D6) ＞ 5[1,4] ＞ 5 #2 (2D6) ＞ 7[3,4] ＞ 7").kind == "contradictory"
 
 
+@pytest.mark.parametrize("count", [2, 10])
+def test_another_system_s_repeat_is_one_other_system_line(count):
+    """`x10 CCB<=50` (Cthulhu's): none of its answers is recorded, whatever words they
+    carry (plain 成功/失敗 would read as our 1D100 rolls), and the message is one line."""
+    words = ["成功", "失敗", "スペシャル", "決定的成功", "致命的失敗"] * 2
+    answers = "\n\n".join(f"#{k}\n(1D100<=50) ＞ {k * 9} ＞ {words[k - 1]}" for k in range(1, count + 1))
+    found = line(f"x{count} CCB<=50\n{answers}")
+    assert (found.kind, found.lines, found.repeat) == ("other_system", (), count)
+    assert found.why is not None and found.why.code == "not_command"
+    tables = line("x2 FEAR+3 #1 恐怖表(9) ＞ 朦朧。 #2 恐怖表(18) ＞ 気絶。")
+    assert [(t.command, t.result) for t in tables.lines] == [("FEAR", 9), ("FEAR", 18)]
+
+
 def test_tables_are_bcdice_s_own():
     fear = line("FEAR+5 恐怖表(23)：...").line
     assert (fear.command, fear.modifier, fear.result, fear.seed) == ("FEAR", 5, 23, "FEAR")

@@ -165,7 +165,7 @@ def test_errors_have_bcdice_api_shape_and_change_nothing(bot):
     for method in ("PUT", "DELETE", "PATCH", "OPTIONS"):
         refused = client.request(method, "v2/version")
         assert refused.status_code == 400 and refused.json() == {"ok": False, "reason": "method not allowed"}
-        assert refused.headers["allow"] == "GET, POST"
+        assert refused.headers["allow"] == "GET, HEAD, POST"
     assert client.get("v2/original_table").json() == {"ok": False, "reason": "method not allowed"}
     assert (client.get("v2/nothing").status_code, client.get("v2/nothing").json()["reason"]) == (400, "not found")
     unknown = httpx.get(f"{base}/bcdice/{'A' * 43}/v2/version")
