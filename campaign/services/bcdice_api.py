@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from campaign.core.dice_source import DiceSource, SystemDice
+from campaign.core.text_rule import is_reserved_name
 from campaign.db.database import Database
 from campaign.db.models import Player
 from campaign.errors import BadInput, NotFound, RuleRefused
@@ -239,8 +240,10 @@ def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:
                 BcdiceToken.revoked_at.is_(None),
             )
         ).first()
+    if row is None or is_reserved_name(row[2] or row[1]):  # its actor would read as the GM's: `db check`
+        return None
     # the player's name today (a rename carries the token); None: an integration's token
-    return None if row is None else Holder(token_id=row[0], name=row[1], player=row[2], character=row[3])
+    return Holder(token_id=row[0], name=row[1], player=row[2], character=row[3])
 
 
 class _Actor(str):

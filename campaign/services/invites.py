@@ -29,6 +29,7 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from campaign.core.text_rule import is_reserved_name
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Player
 from campaign.db.models_table import WebInvite, WebSession
@@ -367,5 +368,7 @@ def seat_for(db: Database, campaign_id: int, token: str | None) -> Seat | None:
             )
         ).first()
     if row is None or (not row[2] and row[3] is None):  # a player's seat of no player: no one's
+        return None
+    if not row[2] and is_reserved_name(row[1]):  # a player named like the GM before the rule: `db check`
         return None
     return Seat(session_id=row[0], player=row[1], gm=bool(row[2]), player_id=row[3])

@@ -105,3 +105,29 @@ def test_db_check_reports_names_from_before_the_rule_with_the_commands_that_fix_
     assert [i["state"] for i in gurps.json("invite", "list")["invites"]] == ["pending"]
     assert gm_seat.startswith("/join/")
     gurps.run("history", "verify")
+
+
+def test_a_seat_or_token_whose_actor_reads_as_the_gm_opens_nothing_until_renamed(gurps, monkeypatch):
+    import httpx
+
+    import campaign.services.common as common
+    from tests.web.table_server import Browser, served
+
+    with monkeypatch.context() as before_the_rule:
+        before_the_rule.setattr(common, "is_reserved_name", lambda name: False)
+        gurps.run("player", "add", "GM")
+        bot = gurps.json("invite", "gm", "--bcdice")["base_path"]
+        held = gurps.json("invite", "Ren-bot", "--bcdice", "--player", "GM")["base_path"]
+    seat = gurps.json("invite", "GM")["join_path"]  # the player named GM, not the GM's seat
+    with served(gurps.db, [1, 2, 3]) as base:
+        browser = Browser(base)
+        joined = browser.http.post(seat, data={"confirm": "1"}, headers={"origin": base})
+        assert joined.status_code == 303  # the invite is used, but its seat opens nothing
+        assert browser.http.get("/api/session").status_code == 401
+        for path in (bot, held):
+            refused = httpx.get(base + path + "v2/version")
+            assert refused.json() == {"ok": False, "reason": "unauthorized"}
+        gurps.run("player", "rename", "GM", "Kei")  # what `db check` says to run
+        assert browser.http.get("/api/session").json()["player"] == "Kei"
+        assert httpx.get(base + held + "v2/version").json()["api"] == "2.0.0"
+        browser.close()
