@@ -174,47 +174,73 @@ def reveal_seed(
 
 
 def share_of(value: Any) -> str | None:
-    """A request's `share`: None when absent, else 32-128 hex digits (BadInput otherwise)."""
+    """A request's `share`: None when absent, else exactly 64 hex digits (BadInput otherwise)."""
     if value is None:
         return None
     cleaned = fair_dice.clean_share(value)
     if cleaned is None:
-        raise BadInput(_("share: 32 to 128 hex digits (crypto.getRandomValues, say)"))
+        raise BadInput(_("share: exactly 64 hex digits (32 bytes from crypto.getRandomValues)"))
     return cleaned
 
 
+class ShareReused(RuleRefused):
+    """The share was used before under the same commitment: its dice would repeat (409)."""
+
+
+def claim_share(session: Session, campaign_id: int, commit_seq: int, share: str, seq: int) -> None:
+    """Record `share` as used under commitment `commit_seq` by the request starting at `seq`,
+    in the request's own transaction; a second use is refused here, and by the primary
+    key of fair_shares should any other code try (models_fair.FairShare)."""
+    from campaign.db.models_fair import FairShare
+
+    earlier = session.get(FairShare, (campaign_id, commit_seq, share))
+    if earlier is not None:
+        raise ShareReused(
+            _("this share was already used under seed #{commit} (entry #{seq}): send a fresh one").format(
+                commit=commit_seq, seq=earlier.seq
+            )
+        )
+    session.add(FairShare(campaign_id=campaign_id, commit_seq=commit_seq, share=share, seq=seq))
+    session.flush()
+
+
 class FairDice:
-    """The server's dice for one request: derived while a seed is open, else `fallback`.
+    """The server's dice for one request: derived while a seed is open and the request
+    brought a share, else `fallback`.
 
     `arm(session, campaign_id)` runs in the request's write transaction after the campaign
-    lock (GuardedDatabase's `before`), so the request's first seq is known and cannot
-    move. Each ledger entry of the request then takes the draws made since the previous
-    one (`entry_fair`, which ledger.append reads from the actor) as its detail.fair.
+    lock (GuardedDatabase's `before`): it claims the share under the open commitment
+    (refused when used before). Dice then derive from the seed, the share and the die's
+    index in the request's run (fair dice version 2: nothing the server chooses goes in),
+    and each ledger entry of the request takes the draws made since the previous one
+    (`entry_fair`, which ledger.append reads from the actor) as its detail.fair.
     Only the table server's dice (kind `server`) are derived: typed faces stay typed."""
 
     def __init__(self, fallback: DiceSource, share: str | None) -> None:
         self.fallback, self.share = fallback, share
         self.kind = fallback.kind
         self.seed: str | None = None
-        self.commit_seq = self.seq = 0
+        self.commit_seq = 0
         self.draws: list[list[int]] = []
         self.recorded = 0
 
     def arm(self, session: Session, campaign_id: int) -> None:
         from campaign.db.models_fair import FairSeed
 
+        if self.share is None:  # nothing of the player's goes in: the server's own dice, labelled so
+            return
         record = open_commitment(session, campaign_id)
         row = None if record is None else session.get(FairSeed, (campaign_id, record["seq"]))
         if row is None or record is None:
             return
+        claim_share(session, campaign_id, record["seq"], self.share, ledger.head(session, campaign_id)[0] + 1)
         self.seed, self.commit_seq = row.seed, record["seq"]
-        self.seq = ledger.head(session, campaign_id)[0] + 1
         self.draws, self.recorded = [], 0
 
     def roll(self, sides: int) -> int:
-        if self.seed is None:
+        if self.seed is None or self.share is None:
             return self.fallback.roll(sides)
-        face = fair_dice.face(self.seed, self.seq, self.share or "", len(self.draws), sides)
+        face = fair_dice.face_v2(self.seed, self.share, len(self.draws), sides)
         self.draws.append([sides, face])
         return face
 
@@ -227,16 +253,17 @@ class FairDice:
         A service often rolls a check and its sub-rolls before appending any of them
         (the fright check and its table), so an entry claims as many draws as it
         records dice, when their faces agree in order; otherwise (an expression whose
-        recorded dice are not its draws one for one) it takes every draw left."""
-        if self.seed is None:
+        recorded dice are not its draws one for one) it takes every draw left, and the
+        checkers, which require dice and draws to agree one for one, refuse it."""
+        count = len(dice) if isinstance(dice, (list, tuple)) else 0
+        if self.seed is None or not count:  # an entry without dice (the scenario's end before its reunions)
             return None
         first = self.recorded
-        count = len(dice) if isinstance(dice, (list, tuple)) else 0
         claimed = self.draws[first : first + count]
-        if not count or [face for _, face in claimed] != list(dice):
+        if [face for _, face in claimed] != list(dice):
             claimed = self.draws[first:]
         self.recorded = first + len(claimed)
-        return {"commit": self.commit_seq, "seq": self.seq, "share": self.share, "from": first, "draws": claimed}
+        return {"v": 2, "commit": self.commit_seq, "share": self.share, "from": first, "draws": claimed}
 
 
 def fair_request(

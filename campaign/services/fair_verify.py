@@ -29,6 +29,8 @@ class FairCheck:
     revealed: int
     checked: int
     pending: int
+    abandoned: int = 0  # fair entries under a commitment abandoned (seed lost): unprovable
+    judged: int = 0  # entries whose total and outcome were recomputed from their dice
 
 
 def check(session: Session, campaign: Campaign, *, kept_seeds: bool = True) -> FairCheck:
@@ -40,8 +42,8 @@ def check(session: Session, campaign: Campaign, *, kept_seeds: bool = True) -> F
 
     rows = session.execute(
         text(
-            "SELECT record FROM ledger WHERE campaign_id = :c AND (kind IN ('seed_commit', 'seed_reveal') "
-            "OR record LIKE :fair) ORDER BY seq"
+            "SELECT record FROM ledger WHERE campaign_id = :c AND (kind IN ('seed_commit', 'seed_reveal', "
+            "'seed_abandon', 'roll', 'fright') OR record LIKE :fair) ORDER BY seq"
         ),
         {"c": campaign.id, "fair": '%"fair":{%'},
     )

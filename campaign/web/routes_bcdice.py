@@ -217,6 +217,7 @@ def _rate_ok(request: Request, holder: Holder) -> bool:
 
 async def _roll(request: Request, holder: Holder, system: str) -> Response:
     from campaign.errors import BadInput, CampaignError
+    from campaign.services.fair_seeds import ShareReused
 
     command, share = await _command(request)
     if command is None or not command.strip():
@@ -228,7 +229,7 @@ async def _roll(request: Request, holder: Holder, system: str) -> Response:
     from campaign.core.fair_dice import clean_share
 
     if share is not None and clean_share(share) is None:
-        return _error(400, "share: 32 to 128 hex digits")
+        return _error(400, "share: exactly 64 hex digits")
     if not _rate_ok(request, holder):
         return _error(429, "too many requests", {"retry-after": "1"})
     from campaign.core.bcdice_text import prepared
@@ -242,6 +243,8 @@ async def _roll(request: Request, holder: Holder, system: str) -> Response:
         )
     except BadInput:
         return _error(400, "unsupported command")
+    except ShareReused:  # the share's dice would repeat: a fresh one per roll (docs/fair-dice.md)
+        return _error(409, "share already used")
     except CampaignError as refused:
         return _error(400, str(refused))
     return _answer(roll_answer(system, view, secret=secret))
@@ -314,6 +317,7 @@ def _groups(detail: dict[str, Any]) -> list[dict[str, Any]]:
 async def _original_table(request: Request, holder: Holder) -> Response:
     from campaign.errors import BadInput, CampaignError
     from campaign.services.bcdice_api import roll_original_table
+    from campaign.services.fair_seeds import ShareReused
 
     form = dict(parse_qsl((await _form_body(request)).decode("utf-8", "replace"), keep_blank_values=True))
     table = form.get("table")
@@ -323,7 +327,7 @@ async def _original_table(request: Request, holder: Holder) -> Response:
 
     share = form.get("share")
     if share is not None and clean_share(share) is None:
-        return _error(400, "share: 32 to 128 hex digits")
+        return _error(400, "share: exactly 64 hex digits")
     if not _rate_ok(request, holder):
         return _error(429, "too many requests", {"retry-after": "1"})
     state = request.app.state
@@ -333,6 +337,8 @@ async def _original_table(request: Request, holder: Holder) -> Response:
         )
     except BadInput:
         return _error(400, "unsupported command")
+    except ShareReused:  # the share's dice would repeat: a fresh one per roll (docs/fair-dice.md)
+        return _error(409, "share already used")
     except CampaignError as refused:
         return _error(400, str(refused))
     from campaign.core.bcdice_text import original_table_answer, rands
