@@ -286,7 +286,7 @@ _KINDS_JA = (
     "campaign=キャンペーン setting=設定 player=プレイヤー character=キャラクター relation=関係 "
     "roll=ロール table=表 check=判定 fright=恐怖判定 trait=特徴 condition=状態 "
     "status=状態 missing=行方不明 search=捜索 scenario=シナリオ reunion=再会判定 void=取り消し seal=封印 "
-    "reveal=公開 seed_commit=シードの公約 seed_reveal=シードの公開 award=CP付与 time=時間 "
+    "reveal=公開 seed_commit=シードの公約 seed_reveal=シードの公開 seed_abandon=シードの放棄 award=CP付与 time=時間 "
     "skill=技能 damage=ダメージ heal=回復 note=メモ rename=改名 void_request=取消の依頼 "
     "void_refusal=取消の却下"
 )
