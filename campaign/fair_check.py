@@ -224,12 +224,15 @@ class _Seeds:
         self.commits: dict[int, str] = {}
         self.seeds: dict[int, tuple[str, int]] = {}  # commit seq -> (seed, reveal seq)
         self.abandoned: dict[int, int] = {}  # commit seq -> abandon seq
+        self.v2: set[int] = set()  # commitments made for version 2: no version-1 entry under them
 
     def read(self, seq: int, kind: object, detail: dict[str, Any]) -> None:
         if kind == COMMIT:
             if not _hex(detail.get("commitment"), 64):
                 raise Unfair(seq, "seed commitment #{seq} holds no SHA-256 hex digest", seq=seq)
             self.commits[seq] = detail["commitment"]
+            if detail.get("scheme") == "hmac-sha256-v2":
+                self.v2.add(seq)
         elif kind == REVEAL:
             self._reveal(seq, detail)
         elif kind == ABANDON:
@@ -300,8 +303,8 @@ def _fair_inputs(record: dict[str, Any], known: _Seeds) -> tuple[int, int | None
         no_commit = "entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment"
         raise Unfair(seq, no_commit, seq=seq, commit=commit)
     version, base = fair.get("v", 1), fair.get("seq")
-    if version == 1:
-        good = _is_int(base) and commit < base <= seq and (share is None or _hex(share))
+    if version == 1:  # never under a version-2 commitment: the server chose version 1's seq
+        good = _is_int(base) and commit < base <= seq and (share is None or _hex(share)) and commit not in known.v2
     else:
         good = version == 2 and "seq" not in fair and _hex(share, 64)
     if not good or not _is_int(first) or first < 0 or not isinstance(draws, list):

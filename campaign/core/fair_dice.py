@@ -36,6 +36,7 @@ from dataclasses import dataclass
 SEED_BYTES = 32  # 256 bits
 SHARE_HEX = 64  # a version-2 share: 256 bits from the player's device, fresh per request
 DOMAIN = "campaign-fair-v2"
+SCHEME = "hmac-sha256-v2"  # a seed_commit's detail.scheme: its dice are version 2, never version 1
 _HEX = re.compile(r"[0-9a-f]*")
 MAX_COUNTER = 1000  # each try is rejected with probability < 1/2; 1000 rejections never happen
 

@@ -201,7 +201,7 @@ def commit_seed(db: Database, campaign_name: str | None, actor: str, scenario: i
             ledger.NewEntry(
                 kind=COMMIT,
                 scenario=scenario,
-                detail={"commitment": commitment, "scheme": "hmac-sha256-v1"},
+                detail={"commitment": commitment, "scheme": fair_dice.SCHEME},
                 voidable=False,
             ),
         )
