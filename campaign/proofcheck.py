@@ -639,7 +639,47 @@ def _check_fair(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, i
     runs: dict[tuple[Any, ...], int] = {}
     for record in fair_entries:  # first the dice themselves, then what they made
         counts[_fair_entry(record, known, runs)] += 1
-    return {"revealed": len(known.seeds), **counts, "judged": sum(judge(record) for record in judged)}
+    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged)}
+
+
+def _judge_all(records: list[dict[str, Any]]) -> int:
+    """judge() each record, once per distinct roll: a ledger repeats the same few
+    expressions and dice, and a record that differs only in its seq is judged alike
+    (the first of them, in seq order, is the one a failure names)."""
+    seen: dict[object, bool] = {}
+    count = 0
+    for record in records:
+        key = _judge_key(record)
+        if key is None:
+            count += judge(record)
+            continue
+        if key not in seen:
+            seen[key] = judge(record)
+        count += seen[key]
+    return count
+
+
+def _judge_key(record: dict[str, Any]) -> object:
+    """What judge() reads of a record, hashable and typed (True is not 1), or None."""
+    detail = record.get("detail")
+    gurps = detail.get("gurps") if isinstance(detail, dict) else None
+    marks = (gurps.get("automatic"), gurps.get("sorcery")) if isinstance(gurps, dict) else gurps
+    dice = record.get("dice")
+    fields = (record.get("total"), record.get("target"), record.get("outcome"), record.get("margin"), marks)
+    key = (
+        record.get("kind"),
+        record.get("parent_seq") is None,
+        record.get("expression"),
+        tuple(dice) if isinstance(dice, list) else dice,
+        tuple(map(type, dice)) if isinstance(dice, list) else None,
+        fields,
+        tuple(map(type, fields)),
+    )
+    try:
+        hash(key)
+    except TypeError:  # a list where a number belongs: judged on its own
+        return None
+    return key
 
 
 def _fair_inputs(record: dict[str, Any], known: _Seeds) -> tuple[int, int | None, str, int, list[Any]]:

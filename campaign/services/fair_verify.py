@@ -64,12 +64,17 @@ def _records(session: Session, campaign_id: int) -> Iterator[dict[str, Any]]:
             yield json.loads(raw)
 
 
+class _LightGurps(msgspec.Struct):
+    automatic: Any = None
+    sorcery: Any = None
+
+
 class _LightDetail(msgspec.Struct):
-    gurps: Any = None
+    gurps: _LightGurps | None = None
 
 
 class _Light(msgspec.Struct):
-    """The fields fair_check.judgement reads (of detail, its gurps mark only)."""
+    """The fields fair_check.judgement reads (of detail, its gurps marks only)."""
 
     seq: int
     kind: Any = None
@@ -87,10 +92,20 @@ def _light_reader() -> Callable[[str], dict[str, Any]]:
     decode = msgspec.json.Decoder(_Light).decode
 
     def read(raw: str) -> dict[str, Any]:
-        found = decode(raw)
-        light = msgspec.structs.asdict(found)
-        light["detail"] = {} if found.detail is None else {"gurps": found.detail.gurps}
-        return light
+        f = decode(raw)
+        gurps = None if f.detail is None else f.detail.gurps
+        return {
+            "seq": f.seq,
+            "kind": f.kind,
+            "parent_seq": f.parent_seq,
+            "expression": f.expression,
+            "dice": f.dice,
+            "total": f.total,
+            "target": f.target,
+            "outcome": f.outcome,
+            "margin": f.margin,
+            "detail": {} if gurps is None else {"gurps": {"automatic": gurps.automatic, "sorcery": gurps.sorcery}},
+        }
 
     return read
 
