@@ -74,39 +74,31 @@ def _rows(session: Session, campaign_id: int, kinds: tuple[str, ...]) -> Iterato
 
 
 FAIR_LIKE = '%"fair":{%'
-_JUDGED_PATHS = ("expression", "dice", "total", "target", "outcome", "margin")
+_JUDGED_PATHS = ("expression", "dice", "total", "target", "outcome", "margin", "detail.gurps", "detail.fair")
+# One JSON parse per row (SQLite 3.40 has no parse cache): json_extract with several
+# paths gives them as one JSON array, types kept (true stays true).
 _GROUPED = text(
-    "SELECT min(seq) AS first, count(*) AS n, kind, parent_seq IS NULL AS top, "
-    + ", ".join(f"json_extract(record, '$.{p}') AS {p}, json_type(record, '$.{p}') AS {p}_type" for p in _JUDGED_PATHS)
-    + ", json_type(record, '$.detail.gurps') AS gurps, json_type(record, '$.detail.gurps.automatic') AS automatic, "
-    "json_type(record, '$.detail.gurps.sorcery') AS sorcery "
-    "FROM ledger WHERE campaign_id = :c AND kind IN ('roll', 'fright') AND record NOT LIKE :fair "
-    f"GROUP BY kind, top, {', '.join(f'{p}, {p}_type' for p in _JUDGED_PATHS)}, gurps, automatic, sorcery "
-    "ORDER BY first"
+    "SELECT min(seq) AS first, count(*) AS n, kind, parent_seq IS NULL AS top, json_extract(record, "
+    + ", ".join(f"'$.{path}'" for path in _JUDGED_PATHS)
+    + ") AS fields FROM ledger WHERE campaign_id = :c AND kind IN ('roll', 'fright') "
+    "GROUP BY kind, top, fields ORDER BY first"
 )
 
 
 def _distinct_rolls(
     session: Session, campaign_id: int, repeats: list[tuple[dict[str, Any], int]]
 ) -> Iterator[dict[str, Any]]:
-    """One record per distinct roll (SQLite), as judgement reads it, typed as its JSON was."""
-    for row in session.execute(_GROUPED, {"c": campaign_id, "fair": FAIR_LIKE}).mappings():
-        record: dict[str, Any] = {"seq": row["first"], "kind": row["kind"], "parent_seq": None if row["top"] else 0}
-        for path in _JUDGED_PATHS:
-            record[path] = _typed(row[path], row[f"{path}_type"])
-        marks = {"automatic": row["automatic"] == "true", "sorcery": row["sorcery"] == "true"}
-        record["detail"] = {"gurps": marks} if row["gurps"] == "object" else {}
-        repeats.append((record, row["n"] - 1))
+    """One record per distinct roll (SQLite), as judgement reads it; a fair roll is left
+    to the whole read (its share makes it distinct anyway)."""
+    for first, n, kind, top, fields in session.execute(_GROUPED, {"c": campaign_id}):
+        *values, gurps, fair = json.loads(fields)
+        if fair is not None:
+            continue
+        record: dict[str, Any] = dict(zip(_JUDGED_PATHS, values, strict=False))
+        record.update(seq=first, kind=kind, parent_seq=None if top else 0)
+        record["detail"] = {} if gurps is None else {"gurps": gurps}
+        repeats.append((record, n - 1))
         yield record
-
-
-def _typed(value: Any, kind: str | None) -> Any:
-    """A value json_extract gave, as json.loads would have (true is True, an array a list)."""
-    if kind in ("true", "false"):
-        return kind == "true"
-    if kind in ("array", "object"):
-        return json.loads(value)
-    return value
 
 
 class _LightGurps(msgspec.Struct):
