@@ -182,6 +182,7 @@ KIND_WORDS = {
         N_("reveal"),
         N_("seed_commit"),
         N_("seed_reveal"),
+        N_("seed_abandon"),
         N_("award"),
         N_("time"),
         N_("skill"),
@@ -241,6 +242,7 @@ SOURCE_PHRASES = {
 #: How far an entry's dice can be trusted (services.fair_seeds.fairness_of's codes).
 FAIRNESS_WORDS = {
     "provable": N_("provable: a committed seed and the player's share"),
+    "abandoned": N_("unprovable (seed abandoned)"),
     "server": N_("a machine's dice, not provable"),
     "typed": N_("typed in, not provable"),
     "imported": N_("read from a chat log, not provable"),
@@ -273,6 +275,7 @@ DEFAULT_REASONS = {
         N_("start"),
         N_("end"),
         N_("sheet imported"),
+        N_("imported without its seed (seeds are never exported)"),  # services.fair_import
         N_("player renamed"),
         N_("character renamed"),
         N_("renamed"),

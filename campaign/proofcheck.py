@@ -36,7 +36,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn, TypeGuard
 
 FORMAT = "campaign-proof"
@@ -268,6 +268,16 @@ entry #{seq}: its dice {dice} are not the derived draws {faces}
 entry #{seq}: die {number} (d{sides}) shows {face}, the seed gives {should}: the die was changed
     記録 #{seq}: {number} 個目のダイス (d{sides}) の出目は {face} ですが、シードから導くと {should} です。\
 ダイスが書き換えられています
+seed commitment #{target} is ended twice (#{first}, #{seq})
+    シードの公約 #{target} が2回終えられています (#{first}、#{seq})
+entry #{seq} derives its dice from seed #{commit}, abandoned before it (#{abandoned})
+    記録 #{seq} のダイスは、その前 (#{abandoned}) に放棄されたシード #{commit} から導かれています
+entry #{seq}: share already used under seed #{commit}: its dice repeat an earlier request's
+    記録 #{seq}: シード #{commit} のもとで使用済みのシェアです: 以前の要求と同じ出目になります
+entry #{seq}: {expression} rolls {count} d{sides}, its dice are {dice}
+    記録 #{seq}: {expression} は d{sides} を {count} 個振りますが、出目は {dice} です
+entry #{seq}: its {name} is {value}, its dice {dice} give {should}
+    記録 #{seq}: {name} が {value} ですが、出目 {dice} からは {should} になります
 """
 _LINES = _PAIRS.splitlines()
 JA = {english: japanese.strip() for english, japanese in zip(_LINES[0::2], _LINES[1::2])}
@@ -276,7 +286,7 @@ _KINDS_JA = (
     "campaign=キャンペーン setting=設定 player=プレイヤー character=キャラクター relation=関係 "
     "roll=ロール table=表 check=判定 fright=恐怖判定 trait=特徴 condition=状態 "
     "status=状態 missing=行方不明 search=捜索 scenario=シナリオ reunion=再会判定 void=取り消し seal=封印 "
-    "reveal=公開 seed_commit=シードの公約 seed_reveal=シードの公開 award=CP付与 time=時間 "
+    "reveal=公開 seed_commit=シードの公約 seed_reveal=シードの公開 seed_abandon=シードの放棄 award=CP付与 time=時間 "
     "skill=技能 damage=ダメージ heal=回復 note=メモ rename=改名 void_request=取消の依頼 "
     "void_refusal=取消の却下"
 )
@@ -515,109 +525,328 @@ def _your_seal(seals: list[tuple[int, str]], head: str | None) -> tuple[int, str
     return found[0]
 
 
-def fair_face(seed: str, seq: int, share: str, index: int, sides: int) -> int:
-    """The face docs/fair-dice.md derives: HMAC-SHA-256(seed bytes, "seq:share:index:counter"),
-    its first n bytes big-endian, rejection sampling (no face more likely than another)."""
+# --- Fair dice (docs/fair-dice.md), the same rules as fair_check.py: kept here, word for
+# word, so this file stands alone (tests/unit/test_fair_rules_agree.py holds them together).
+
+
+def fair_face(seed: str, seq: int | None, share: str, index: int, sides: int) -> int:
+    """HMAC-SHA-256(seed bytes, message), first n bytes, rejection sampling. The message is
+    version 2's "campaign-fair-v2:share:index:counter" when `seq` is None, else version 1's
+    "seq:share:index:counter"."""
+    key = bytes.fromhex(seed)
     width = max(1, ((sides - 1).bit_length() + 7) // 8)
-    limit = 256**width - 256**width % sides
+    span = 256**width
+    limit = span - span % sides
     for counter in range(1000):
-        message = f"{seq}:{share}:{index}:{counter}".encode("ascii")
-        value = int.from_bytes(hmac.new(bytes.fromhex(seed), message, hashlib.sha256).digest()[:width], "big")
+        text = f"campaign-fair-v2:{share}:{index}:{counter}" if seq is None else f"{seq}:{share}:{index}:{counter}"
+        digest = hmac.new(key, text.encode("ascii"), hashlib.sha256).digest()
+        value = int.from_bytes(digest[:width], "big")
         if value < limit:
             return value % sides + 1
     raise ArithmeticError("no face after 1000 tries")
 
 
-def _fair_problem(records: list[dict[str, Any]]) -> tuple[int | None, str | None]:
-    """(seq, problem) of the first fair-dice fault among a bundle's seed entries and fair
-    entries (in seq order), else (None, None). A commitment before the bundle is taken
-    from the reveal that repeats it; a die whose seed is not revealed yet waits."""
-    commits: dict[int, str] = {}
-    seeds: dict[int, tuple[str, int]] = {}  # commit seq -> (seed, reveal seq)
-    next_index: dict[tuple[int, int], int] = {}
-    for record in records:
-        seq: int = record["seq"]  # _record checked it
-        detail = found if isinstance(found := record.get("detail"), dict) else {}
-        if record.get("kind") == "seed_commit":
-            if not _is_hash(detail.get("commitment")):
-                return seq, message("seed commitment #{seq} holds no SHA-256 hex digest", seq=seq)
-            commits[seq] = detail["commitment"]
-        elif record.get("kind") == "seed_reveal":
-            target, seed, commitment = detail.get("reveals"), detail.get("seed"), detail.get("commitment")
-            if _is_int(target) and target < seq and target not in commits and _is_hash(commitment):
-                commits[target] = commitment
-            if not _is_int(target) or target not in commits:
-                return seq, message(
-                    "seed reveal #{seq} names #{target}, which is no earlier seed commitment", seq=seq, target=target
-                )
-            if target in seeds:
-                return seq, message(
-                    "seed commitment #{target} is revealed twice (#{first}, #{seq})",
-                    target=target,
-                    first=seeds[target][1],
-                    seq=seq,
-                )
-            if (
-                not _is_hash(seed)
-                or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commits[target]
-                or commitment != commits[target]
-            ):
-                return seq, message(
-                    "seed reveal #{seq} does not match commitment #{target}: the seed was swapped",
-                    seq=seq,
-                    target=target,
-                )
-            seeds[target] = (seed, seq)
-    for record in records:
-        fair, seq = (record.get("detail") or {}).get("fair"), record["seq"]
-        if not isinstance(fair, dict):
-            continue
-        commit, base, share, first, draws = (fair.get(name) for name in ("commit", "seq", "share", "from", "draws"))
-        if not _is_int(commit) or commit >= seq:
-            return seq, message(
-                "entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment",
-                seq=seq,
-                commit=commit,
-            )
+def _hex(value: object, length: int | None = None) -> TypeGuard[str]:
+    return (
+        isinstance(value, str)
+        and (length is None or len(value) == length)
+        and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+class Unfair(Exception):
+    """The first wrong entry: `problem` is the English line, `template` of JA filled with `fields`."""
+
+    def __init__(self, seq: int, template: str, /, **fields: object) -> None:
+        self.seq, self.template, self.fields = seq, template, fields
+        self.problem = template.format(**fields)
+        super().__init__(self.problem)
+
+
+class _Seeds:
+    """What the seed entries read so far say: commitments, revealed seeds, abandoned ones."""
+
+    def __init__(self, partial: bool) -> None:
+        self.partial = partial
+        self.commits: dict[int, str] = {}
+        self.seeds: dict[int, tuple[str, int]] = {}  # commit seq -> (seed, reveal seq)
+        self.abandoned: dict[int, int] = {}  # commit seq -> abandon seq
+        self.v2: set[int] = set()  # commitments made for version 2: no version-1 entry under them
+
+    def read(self, seq: int, kind: object, detail: dict[str, Any]) -> None:
+        if kind == "seed_commit":
+            if not _hex(detail.get("commitment"), 64):
+                raise Unfair(seq, "seed commitment #{seq} holds no SHA-256 hex digest", seq=seq)
+            self.commits[seq] = detail["commitment"]
+            if detail.get("scheme") == "hmac-sha256-v2":
+                self.v2.add(seq)
+        elif kind == "seed_reveal":
+            self._reveal(seq, detail)
+        elif kind == "seed_abandon":
+            target = self._repeated(seq, detail.get("abandons"), detail)
+            if target in self.seeds or target in self.abandoned:
+                first = self.seeds[target][1] if target in self.seeds else self.abandoned[target]
+                twice = "seed commitment #{target} is ended twice (#{first}, #{seq})"
+                raise Unfair(seq, twice, target=target, first=first, seq=seq)
+            self.abandoned[target] = seq
+
+    def _repeated(self, seq: int, target: object, detail: dict[str, Any]) -> int:
+        """The commitment an entry ends (reveals or abandons); before a bundle, taken as
+        the entry repeats it."""
         if (
-            not _is_int(base)
-            or not commit < base <= seq
-            or not _is_int(first)
-            or not isinstance(draws, list)
-            or (share is not None and not (isinstance(share, str) and all(c in HEX for c in share)))
+            self.partial
+            and _is_int(target)
+            and target < seq
+            and target not in self.commits
+            and _hex(detail.get("commitment"), 64)
         ):
-            return seq, message("entry #{seq}: its fair-dice inputs are malformed", seq=seq)
-        if commit in seeds and seeds[commit][1] < seq:
-            foreseen = (
-                "entry #{seq} derives its dice from seed #{commit}, revealed before it (#{revealed}): "
-                "anyone could foresee them"
-            )
-            return seq, message(foreseen, seq=seq, commit=commit, revealed=seeds[commit][1])
-        expected = next_index.get((commit, base), 0)
-        if first != expected:
-            dropped = "entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)"
-            return seq, message(dropped, seq=seq, first=first, expected=expected)
-        next_index[(commit, base)] = first + len(draws)
-        for offset, draw in enumerate(draws):
-            if (
-                not isinstance(draw, list)
-                or len(draw) != 2
-                or not all(_is_int(v) for v in draw)
-                or not 1 <= draw[0] <= 10**6
-            ):
-                return seq, message("entry #{seq}: die {number} is malformed", seq=seq, number=offset + 1)
-        faces, dice = [face for _, face in draws], record.get("dice")
-        if dice is not None and dice != faces and (not isinstance(dice, list) or len(draws) == len(dice)):
-            return seq, message(
-                "entry #{seq}: its dice {dice} are not the derived draws {faces}", seq=seq, dice=dice, faces=faces
-            )
-        for offset, (sides, face) in enumerate(draws if commit in seeds else ()):
-            should = fair_face(seeds[commit][0], base, share or "", first + offset, sides)
-            if face != should:
-                changed = (
-                    "entry #{seq}: die {number} (d{sides}) shows {face}, the seed gives {should}: the die was changed"
-                )
-                return seq, message(changed, seq=seq, number=offset + 1, sides=sides, face=face, should=should)
+            self.commits[target] = detail["commitment"]
+        if not _is_int(target) or target not in self.commits:
+            no_commit = "seed reveal #{seq} names #{target}, which is no earlier seed commitment"
+            raise Unfair(seq, no_commit, seq=seq, target=target)
+        return target
+
+    def _reveal(self, seq: int, detail: dict[str, Any]) -> None:
+        target, seed = detail.get("reveals"), detail.get("seed")
+        target = self._repeated(seq, target, detail)
+        if target in self.seeds or target in self.abandoned:
+            first = self.seeds[target][1] if target in self.seeds else self.abandoned[target]
+            twice = "seed commitment #{target} is revealed twice (#{first}, #{seq})"
+            raise Unfair(seq, twice, target=target, first=first, seq=seq)
+        if (
+            not _hex(seed, 64)
+            or hashlib.sha256(bytes.fromhex(seed)).hexdigest() != self.commits[target]
+            or detail.get("commitment") != self.commits[target]
+        ):
+            swapped = "seed reveal #{seq} does not match commitment #{target}: the seed was swapped"
+            raise Unfair(seq, swapped, seq=seq, target=target)
+        self.seeds[target] = (seed, seq)
+
+
+def _check_fair(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
+    known = _Seeds(partial)
+    fair_entries: list[dict[str, Any]] = []
+    judged: list[dict[str, Any]] = []
+    for record in records:
+        seq: int = record["seq"]  # every record has its seq: the chain rules checked it first
+        detail = found if isinstance(found := record.get("detail"), dict) else {}
+        known.read(seq, record.get("kind"), detail)
+        if isinstance(detail.get("fair"), dict):
+            fair_entries.append(record)
+        if record.get("kind") in ("roll", "fright"):
+            judged.append(record)
+    counts = {"checked": 0, "pending": 0, "abandoned": 0}
+    runs: dict[tuple[Any, ...], int] = {}
+    for record in fair_entries:  # first the dice themselves, then what they made
+        counts[_fair_entry(record, known, runs)] += 1
+    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged)}
+
+
+def _judge_all(records: list[dict[str, Any]]) -> int:
+    """judge() each record, once per distinct roll: a ledger repeats the same few
+    expressions and dice, and a record that differs only in its seq is judged alike
+    (the first of them, in seq order, is the one a failure names)."""
+    seen: dict[object, bool] = {}
+    count = 0
+    for record in records:
+        key = _judge_key(record)
+        if key is None:
+            count += judge(record)
+            continue
+        if key not in seen:
+            seen[key] = judge(record)
+        count += seen[key]
+    return count
+
+
+def _judge_key(record: dict[str, Any]) -> object:
+    """What judge() reads of a record, hashable and typed (True is not 1), or None."""
+    detail = record.get("detail")
+    gurps = detail.get("gurps") if isinstance(detail, dict) else None
+    marks = (gurps.get("automatic"), gurps.get("sorcery")) if isinstance(gurps, dict) else gurps
+    dice = record.get("dice")
+    fields = (record.get("total"), record.get("target"), record.get("outcome"), record.get("margin"), marks)
+    key = (
+        record.get("kind"),
+        record.get("parent_seq") is None,
+        record.get("expression"),
+        tuple(dice) if isinstance(dice, list) else dice,
+        tuple(map(type, dice)) if isinstance(dice, list) else None,
+        fields,
+        tuple(map(type, fields)),
+    )
+    try:
+        hash(key)
+    except TypeError:  # a list where a number belongs: judged on its own
+        return None
+    return key
+
+
+def _fair_inputs(record: dict[str, Any], known: _Seeds) -> tuple[int, int | None, str, int, list[Any]]:
+    """(commit, base, share, from, draws) of a fair entry; base is version 1's seq, None in version 2."""
+    seq, fair = record["seq"], record["detail"]["fair"]
+    commit, share, first, draws = (fair.get(name) for name in ("commit", "share", "from", "draws"))
+    if not _is_int(commit) or commit >= seq or (commit not in known.commits and not known.partial):
+        no_commit = "entry #{seq} derives its dice from #{commit}, which is no earlier seed commitment"
+        raise Unfair(seq, no_commit, seq=seq, commit=commit)
+    version, base = fair.get("v", 1), fair.get("seq")
+    if version == 1:  # never under a version-2 commitment: the server chose version 1's seq
+        good = _is_int(base) and commit < base <= seq and (share is None or _hex(share)) and commit not in known.v2
+    else:
+        good = version == 2 and "seq" not in fair and _hex(share, 64)
+    if not good or not _is_int(first) or first < 0 or not isinstance(draws, list):
+        raise Unfair(seq, "entry #{seq}: its fair-dice inputs are malformed", seq=seq)
+    return commit, base if version == 1 else None, share or "", first, draws
+
+
+def _fair_entry(record: dict[str, Any], known: _Seeds, runs: dict[tuple[Any, ...], int]) -> str:
+    """Check one fair entry; which count it adds to: checked, pending or abandoned."""
+    seq = record["seq"]
+    commit, base, share, first, draws = _fair_inputs(record, known)
+    if commit in known.seeds and known.seeds[commit][1] < seq:
+        foreseen = (
+            "entry #{seq} derives its dice from seed #{commit}, revealed before it (#{revealed}): "
+            "anyone could foresee them"
+        )
+        raise Unfair(seq, foreseen, seq=seq, commit=commit, revealed=known.seeds[commit][1])
+    if commit in known.abandoned and known.abandoned[commit] < seq:
+        ended = "entry #{seq} derives its dice from seed #{commit}, abandoned before it (#{abandoned})"
+        raise Unfair(seq, ended, seq=seq, commit=commit, abandoned=known.abandoned[commit])
+    run = (commit, base, share if base is None else "")
+    if first == 0 and runs.get(run, 0) > 0 and base is None:
+        reused = "entry #{seq}: share already used under seed #{commit}: its dice repeat an earlier request's"
+        raise Unfair(seq, reused, seq=seq, commit=commit)
+    expected = runs.get(run, 0)
+    if first != expected:
+        dropped = "entry #{seq}: its dice start at index {first}, expected {expected} (a die was drawn and dropped)"
+        raise Unfair(seq, dropped, seq=seq, first=first, expected=expected)
+    runs[run] = first + len(draws)
+    faces = []
+    for offset, draw in enumerate(draws):
+        if (
+            not isinstance(draw, list)
+            or len(draw) != 2
+            or not all(_is_int(v) for v in draw)
+            or not 1 <= draw[0] <= 10**6
+        ):
+            raise Unfair(seq, "entry #{seq}: die {number} is malformed", seq=seq, number=offset + 1)
+        faces.append(draw[1])
+    dice = record.get("dice")
+    if (dice if dice is not None else []) != faces:
+        differ = "entry #{seq}: its dice {dice} are not the derived draws {faces}"
+        raise Unfair(seq, differ, seq=seq, dice=dice, faces=faces)
+    if commit in known.abandoned:
+        return "abandoned"
+    if commit not in known.seeds:
+        return "pending"
+    seed = known.seeds[commit][0]
+    for offset, (sides, face) in enumerate(draws):
+        should = fair_face(seed, base, share, first + offset, sides)
+        if face != should:
+            changed = "entry #{seq}: die {number} (d{sides}) shows {face}, the seed gives {should}: the die was changed"
+            raise Unfair(seq, changed, seq=seq, number=offset + 1, sides=sides, face=face, should=should)
+    return "checked"
+
+
+# --- Judged results: total, outcome and margin follow from the dice ----------------------
+# The rules the roll used (docs/rules.md "Success roll"), for the expressions a checker can
+# recompute alone: one dice term NdM, optionally keeping the highest or lowest k (KHk,
+# KLk), plus or minus whole numbers, optionally compared with a target. A roll
+# judged as a GURPS success roll (3D6[+-k]<=N with detail.gurps, or a fright check) gets
+# its criticals; any other comparison is plain success or failure. Other shapes (several
+# terms, repeats, barabara dice, table look-ups) are not judged here.
+_EXPRESSION = re.compile(
+    r"([1-9]\d{0,2})D([1-9]\d{0,5})(?:(KH|KL)([1-9]\d{0,2}))?((?:[+-]\d{1,9})*)(?:(<=|>=|<>|<|>|=)(-?\d{1,9}))?"
+)
+
+_COMPARE = {
+    "<=": lambda a, b: a <= b,
+    ">=": lambda a, b: a >= b,
+    "<": lambda a, b: a < b,
+    ">": lambda a, b: a > b,
+    "=": lambda a, b: a == b,
+    "<>": lambda a, b: a != b,
+}
+
+
+def gurps_outcome(raw: int, total: int, target: int, sorcery: bool = False) -> str:
+    """docs/rules.md "Success roll": criticals on the raw 3d6 against the target as
+    written, success on the total; sorcery makes 17 and 18 critical failures."""
+    if raw <= 4 or (raw == 5 and target >= 15) or (raw == 6 and target >= 16):
+        return "critical_success"
+    if raw == 18 or (raw == 17 and (target <= 15 or sorcery)) or raw >= target + 10:
+        return "critical_failure"
+    if raw >= 17:
+        return "failure"
+    return "success" if total <= target else "failure"
+
+
+def judgement(record: dict[str, Any]) -> dict[str, Any] | None:
+    """What the entry's dice, expression and target give: {"count", "sides", "total",
+    "target", "outcome", "margin", "automatic"?}; None when its expression is not one
+    this checker recomputes (see above). Its dice are not read: `judge` compares."""
+    kind, detail = record.get("kind"), record.get("detail")
+    detail = detail if isinstance(detail, dict) else {}
+    fright = kind == "fright" and record.get("parent_seq") is None
+    found = _EXPRESSION.fullmatch(str(record.get("expression") or ""))
+    dice = record.get("dice")
+    if not (kind == "roll" or fright) or found is None or not isinstance(dice, list):
+        return None
+    count, sides, keep, kept, mods, comparison, target = found.groups()
+    count, sides = int(count), int(sides)
+    if len(dice) != count or not all(_is_int(face) and 1 <= face <= sides for face in dice):
+        return {"count": count, "sides": sides}
+    ranked = sorted(dice, reverse=keep == "KH")[: int(kept)] if keep else dice
+    raw = sum(ranked)
+    total = raw + sum(int(term) for term in re.findall(r"[+-]\d+", mods))
+    shown: dict[str, Any] = {"count": count, "sides": sides, "total": total, "target": None}
+    shown.update(outcome=None, margin=None)
+    if comparison is None:
+        return shown
+    goal = int(target)
+    gurps = detail.get("gurps")
+    shown["target"] = goal
+    if (isinstance(gurps, dict) or fright) and (count, sides, keep, comparison) == (3, 6, None, "<="):
+        sorcery = isinstance(gurps, dict) and gurps.get("sorcery") is True
+        outcome = gurps_outcome(raw, total, goal, sorcery)
+        shown.update(outcome=outcome, margin=goal - total)
+        if isinstance(gurps, dict):
+            shown["automatic"] = outcome == "failure" and raw >= 17
+        return shown
+    margin = goal - total if comparison in ("<=", "<") else total - goal if comparison in (">=", ">") else None
+    outcome = "success" if _COMPARE[comparison](total, goal) else "failure"
+    return {**shown, "outcome": outcome, "margin": margin}
+
+
+def judge(record: dict[str, Any]) -> bool:
+    """Whether the entry was judged (its expression is one above); Unfair when its dice,
+    total, target, outcome, margin or automatic mark do not follow from them."""
+    should = judgement(record)
+    if should is None:
+        return False
+    seq, dice = record["seq"], record["dice"]
+    if "total" not in should:
+        count = "entry #{seq}: {expression} rolls {count} d{sides}, its dice are {dice}"
+        raise Unfair(seq, count, seq=seq, expression=record.get("expression"), dice=dice, **should)
+    gurps = (record.get("detail") or {}).get("gurps")
+    shown = {name: record.get(name) for name in ("total", "target", "outcome", "margin")}
+    if "automatic" in should:
+        shown["automatic"] = isinstance(gurps, dict) and gurps.get("automatic") is True
+    for name, value in shown.items():
+        if value != should[name] or isinstance(value, bool) != isinstance(should[name], bool):
+            wrong = "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
+            raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=dice, should=should[name])
+    return True
+
+
+def _fair_problem(records: list[dict[str, Any]]) -> tuple[int | None, str | None]:
+    """(seq, problem) of the first fair-dice fault among a bundle's seed entries, fair
+    entries and rolls (in seq order), else (None, None). A commitment before the bundle is
+    taken from the reveal that repeats it; a die whose seed is not revealed yet waits."""
+    try:
+        _check_fair(records, True)
+    except Unfair as bad:
+        return bad.seq, bad.problem
     return None, None
 
 
@@ -696,7 +925,7 @@ def check(bundle: object, head: str | None = None) -> dict[str, Any]:
         kind = record.get("kind")
         if seq == first or kind in _KEPT or _commitment_of(record) is not None:
             records[seq] = record  # only what voids and reveals need: a long bundle stays small
-        if kind in ("seed_commit", "seed_reveal") or '"fair":{' in text:
+        if kind in ("seed_commit", "seed_reveal", "seed_abandon", "roll", "fright") or '"fair":{' in text:
             fair_records.append(record)
         if kind == "seal":
             seals.append((seq, stored))

@@ -276,7 +276,7 @@ def entry_fields(entry: dict[str, Any], zone: str | None) -> list[tuple[str, Any
         (_("roll"), roll),
         (_("dice source"), source_words(entry["source"]) if entry["source"] else None),
         # provable / server / typed / imported (docs/fair-dice.md), in words
-        (_("fairness"), fairness_label(entry["fairness"]) if entry.get("fairness") else None),
+        (_("fairness"), _fairness_line(entry)),
         (_("changed"), None if told else ops_summary(entry.get("ops") or []) or None),
         (_("reason"), reason_label(entry["reason"])),
         (_("voided by"), f"#{entry['voided_by']}" if entry["voided_by"] is not None else None),
@@ -378,6 +378,15 @@ def verify(
         warn(_("not checked: {what}").format(what=_(what)))
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _fairness_line(entry: dict[str, Any]) -> str | None:
+    """`provable: … (fair dice v2)`: the label, and the derivation of derived dice."""
+    if not entry.get("fairness"):
+        return None
+    label = fairness_label(entry["fairness"])
+    version = entry.get("fair_version")
+    return label if version is None else _("{label} (fair dice v{version})").format(label=label, version=version)
 
 
 def _reason(reason: str | None) -> str:

@@ -60,6 +60,33 @@ def reveal_seed(
         say(f"seed of commitment #{revealed.reveals} revealed (entry #{revealed.seq}): {revealed.seed}")
 
 
+@app.command("abandon-seed")
+def abandon_seed(
+    ctx: typer.Context,
+    reason: Annotated[str, typer.Option("--reason", help="Why the seed is abandoned (it is recorded).")],
+    json_out: JsonOption = False,
+) -> None:
+    """End a committed seed that is gone (a copy imported from a file never has it):
+    append a `seed_abandon` entry; the dice derived from it are shown as unprovable for
+    ever, and a new seed may be committed (GM only).
+
+    Example: campaign history abandon-seed --reason "imported mid-scenario; the seed stayed on the old laptop"
+    """
+    from campaign.i18n import _
+    from campaign.services.fair_seeds import abandon_seed as abandon_service
+
+    s = state(ctx)
+    abandoned = abandon_service(s.db, s.campaign, s.actor, reason)
+    if json_out:
+        emit_json(abandoned)
+    else:
+        say(
+            _("seed of commitment #{commit} abandoned (entry #{seq}): its dice are unprovable").format(
+                commit=abandoned.abandons, seq=abandoned.seq
+            )
+        )
+
+
 @app.command("peek")
 def peek(
     ctx: typer.Context,

@@ -22,6 +22,7 @@ from campaign.cli.output import (
     print_text,
     render_rows,
     say,
+    warn,
 )
 from campaign.cli.physical import PhysicalOption
 from campaign.errors import BadInput
@@ -74,12 +75,17 @@ def scenario_start(
     from campaign.services.scenarios import start_scenario
 
     s = state(ctx)
-    if fair is None:
-        fair = fair_seeds.fair_by_setting(s.db, s.campaign)
-    if fair:
+    if fair:  # asked for: a seed still open is refused, naming the command that ends it
         fair_seeds.check_can_commit(s.db, s.campaign)
+    # By the setting, a seed still open (kept, or gone with an import) never locks the
+    # start: the scenario starts without a new one, and the GM is told how to end it.
+    still_open = fair_seeds.open_seed(s.db, s.campaign) if fair is None else None
+    if fair is None:
+        fair = fair_seeds.fair_by_setting(s.db, s.campaign) and still_open is None
     view = start_scenario(s.db, s.campaign, title, s.actor, with_, _pairs(search, "--search", "SEARCHER=TARGET"))
     committed = fair_seeds.commit_seed(s.db, s.campaign, s.actor, view.number) if fair else None
+    if still_open is not None and fair_seeds.fair_by_setting(s.db, s.campaign):
+        warn(fair_seeds.still_open_words(*still_open))
     if json_out:
         from campaign.services.results import as_json
 

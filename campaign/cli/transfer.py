@@ -146,3 +146,10 @@ def import_(
                 summary.entries,
             )
         say(message.format(campaign=summary.campaign, n=summary.entries, chain=summary.chain_name))
+        if summary.abandoned_seed is not None:  # services.fair_import: the file left a commitment open
+            say(
+                _(
+                    "fair dice: the seed committed in the file is not in any export: abandoned (entry #{seq}); "
+                    "its dice are unprovable, the next scenario start may commit a new seed"
+                ).format(seq=summary.abandoned_seed)
+            )

@@ -127,8 +127,11 @@ def history_page(
         if before is not None:
             query = query.where(LedgerEntry.seq < max(min(before, INT_MAX), 0))
         rows = session.execute(query).all()
+        from campaign.services.fair_seeds import abandoned_commitments
+
+        abandoned = abandoned_commitments(session, campaign.id)  # their dice are labelled unprovable
     entries = tuple(
-        entry_view(json.loads(record), prev_hash, digest, voided_by)
+        entry_view(json.loads(record), prev_hash, digest, voided_by, abandoned)
         for record, prev_hash, digest, voided_by in rows[:size]
     )
     older = entries[-1]["seq"] if len(rows) > size else None
@@ -141,8 +144,12 @@ def entries_after(db: Database, campaign_id: int, after: int, limit: int = 200) 
     with db.read() as session:
         query = _query(session, campaign_id, HistoryFilter(limit=None)).where(LedgerEntry.seq > after)
         rows = session.execute(query.order_by(None).order_by(LedgerEntry.seq).limit(limit)).all()
+        from campaign.services.fair_seeds import abandoned_commitments
+
+        abandoned = abandoned_commitments(session, campaign_id)
     return [
-        entry_view(json.loads(record), prev_hash, digest, voided_by) for record, prev_hash, digest, voided_by in rows
+        entry_view(json.loads(record), prev_hash, digest, voided_by, abandoned)
+        for record, prev_hash, digest, voided_by in rows
     ]
 
 

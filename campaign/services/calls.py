@@ -67,6 +67,7 @@ class CallRolled:
     call: CallView
     replayed: bool
     seed_reveal: Any = None  # a reunion call ends the scenario: its seed's reveal (services.fair_seeds)
+    last_seq: int | None = None  # the last entry the tap wrote (the check's table roll, say)
 
 
 def _already(call_id: int, state: str, result_seq: int | None) -> str:
@@ -505,8 +506,9 @@ def roll_call(
     replayed = False
     try:
         seq = _dispatch(guarded, campaign_name, who, source, kind, character, params)
+        last = guarded.span[1] if guarded.span is not None else seq
     except Replayed as done:  # the same request again: its roll, not a second one
-        seq, replayed = done.first_seq, True
+        seq, last, replayed = done.first_seq, done.last_seq, True
     revealed = None
     if kind == "reunion" and not replayed:  # the scenario ended: its seed is revealed, as `scenario end` does
         from campaign.services.fair_seeds import reveal_seed
@@ -514,7 +516,11 @@ def roll_call(
         revealed = reveal_seed(db, campaign_name, ender or str(actor), params.get("scenario"), quiet=True)
     with db.read() as session:
         return CallRolled(
-            seq=seq, call=_view(_call(session, campaign_id, call_id)), replayed=replayed, seed_reveal=revealed
+            seq=seq,
+            call=_view(_call(session, campaign_id, call_id)),
+            replayed=replayed,
+            seed_reveal=revealed,
+            last_seq=last,
         )
 
 

@@ -16,6 +16,7 @@ server's dice, made while a player watches, have anything to prove.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +28,11 @@ from campaign.core import fair_dice
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
-from campaign.i18n import _
+from campaign.i18n import N_, _
 from campaign.services.common import campaign_named, campaign_transaction
 
-COMMIT, REVEAL = "seed_commit", "seed_reveal"
+COMMIT, REVEAL, ABANDON = "seed_commit", "seed_reveal", "seed_abandon"
+GM = "GM"  # who may abandon a commitment (services.secret_rolls has the same name)
 SETTING = "fair_dice"
 DERIVED_KINDS = ("server", "bcdice-api")  # the table server's dice and a dice bot's (services.bcdice_api)
 
@@ -63,26 +65,119 @@ def _records(session: Session, campaign_id: int, kind: str) -> list[dict[str, An
     return [json.loads(raw) for (raw,) in rows]
 
 
+def _ended(session: Session, campaign_id: int) -> set[Any]:
+    """The commitments a seed_reveal opened or a seed_abandon ended."""
+    return {(r.get("detail") or {}).get("reveals") for r in _records(session, campaign_id, REVEAL)} | {
+        (r.get("detail") or {}).get("abandons") for r in _records(session, campaign_id, ABANDON)
+    }
+
+
 def open_commitment(session: Session, campaign_id: int) -> dict[str, Any] | None:
-    """The newest seed_commit record no seed_reveal has opened, else None."""
+    """The newest seed_commit record no seed_reveal has opened (nor seed_abandon ended), else None."""
     commits = _records(session, campaign_id, COMMIT)
     if not commits:
         return None
-    revealed = {(record.get("detail") or {}).get("reveals") for record in _records(session, campaign_id, REVEAL)}
     newest = commits[-1]
-    return None if newest["seq"] in revealed else newest
+    return None if newest["seq"] in _ended(session, campaign_id) else newest
+
+
+def abandoned_commitments(session: Session, campaign_id: int) -> frozenset[int]:
+    """The seqs of the seed_commit entries a seed_abandon ended (their dice are unprovable)."""
+    ends = ((r.get("detail") or {}).get("abandons") for r in _records(session, campaign_id, ABANDON))
+    return frozenset(seq for seq in ends if isinstance(seq, int))
+
+
+def seed_kept(session: Session, campaign_id: int, commit_seq: int) -> bool:
+    """Whether this database holds the seed of commitment `commit_seq` (an import never does)."""
+    from campaign.db.models_fair import FairSeed
+
+    return session.get(FairSeed, (campaign_id, commit_seq)) is not None
+
+
+SEED_GONE = N_(
+    "seed #{seq} is still committed and its seed is not in this database (imported from a file?): "
+    'end it with campaign history abandon-seed --reason "..."'
+)
 
 
 def refuse_open_seed(session: Session, campaign_id: int) -> None:
     """One committed seed at a time: a second would leave players unsure which one the
-    dice come from."""
+    dice come from. The refusal names the command that ends the open one: reveal-seed
+    when its seed is here, abandon-seed when it is gone (an imported copy)."""
     earlier = open_commitment(session, campaign_id)
-    if earlier is not None:
+    if earlier is None:
+        return
+    if seed_kept(session, campaign_id, earlier["seq"]):
         raise RuleRefused(
             _("seed #{seq} is still committed: reveal it first (campaign history reveal-seed)").format(
                 seq=earlier["seq"]
             )
         )
+    raise RuleRefused(_(SEED_GONE).format(seq=earlier["seq"]))
+
+
+def open_seed(db: Database, campaign_name: str | None) -> tuple[int, bool] | None:
+    """(seq, kept here) of the open commitment, else None: `scenario start` by the setting
+    starts without a new seed, and says why, rather than refusing."""
+    with db.read() as session:
+        campaign_id = campaign_named(session, campaign_name).id
+        record = open_commitment(session, campaign_id)
+        return None if record is None else (record["seq"], seed_kept(session, campaign_id, record["seq"]))
+
+
+def still_open_words(seq: int, kept: bool) -> str:
+    """Why `scenario start` (fair_dice=on) committed no new seed, and the command that ends the open one."""
+    if kept:
+        return _(
+            "fair dice: seed #{seq} is still committed, no new seed: reveal it (campaign history reveal-seed)"
+        ).format(seq=seq)
+    return _("fair dice: no new seed: {refusal}").format(refusal=_(SEED_GONE).format(seq=seq))
+
+
+@dataclass(frozen=True, slots=True)
+class SeedAbandoned:
+    """A seed_abandon entry: its seq, the commitment it ends, why."""
+
+    seq: int
+    abandons: int
+    commitment: str
+    reason: str
+    scenario: int | None
+
+
+def abandon_seed(db: Database, campaign_name: str | None, actor: str, reason: str | None) -> SeedAbandoned:
+    """End the open commitment whose seed is gone (an imported copy never has it) with a
+    seed_abandon entry: the dice derived under it are unprovable for ever, and a new
+    seed may be committed. The GM's act; a seed that is here is revealed instead."""
+    if str(actor) != GM:
+        raise RuleRefused(_("only the GM may abandon a seed (campaign --as GM history abandon-seed)"))
+    why = (reason or "").strip()
+    if not why:
+        raise BadInput(_('--reason: say why the seed is abandoned (--reason "the seed was lost")'))
+    with campaign_transaction(db, campaign_name) as (session, campaign):
+        record = open_commitment(session, campaign.id)
+        if record is None:
+            raise RuleRefused(_("no committed seed is open: nothing to abandon"))
+        if seed_kept(session, campaign.id, record["seq"]):
+            raise RuleRefused(
+                _("the seed of commitment #{seq} is here: reveal it (campaign history reveal-seed)").format(
+                    seq=record["seq"]
+                )
+            )
+        commitment = record["detail"]["commitment"]
+        appended = ledger.append(
+            session,
+            campaign,
+            actor,
+            ledger.NewEntry(
+                kind=ABANDON,
+                scenario=record.get("scenario"),
+                reason=why,
+                detail={"abandons": record["seq"], "commitment": commitment},
+                voidable=False,
+            ),
+        )
+        return SeedAbandoned(appended.seq, record["seq"], commitment, why, record.get("scenario"))
 
 
 def check_can_commit(db: Database, campaign_name: str | None) -> None:
@@ -106,7 +201,7 @@ def commit_seed(db: Database, campaign_name: str | None, actor: str, scenario: i
             ledger.NewEntry(
                 kind=COMMIT,
                 scenario=scenario,
-                detail={"commitment": commitment, "scheme": "hmac-sha256-v1"},
+                detail={"commitment": commitment, "scheme": fair_dice.SCHEME},
                 voidable=False,
             ),
         )
@@ -146,12 +241,7 @@ def reveal_seed(
         if row is None and quiet:
             return None
         if row is None:
-            raise NotFound(
-                _(
-                    "the seed of commitment #{seq} is not in this database (imported from a file? seeds are never "
-                    "exported)"
-                ).format(seq=record["seq"])
-            )
+            raise NotFound(_(SEED_GONE).format(seq=record["seq"]))
         commitment = record["detail"]["commitment"]
         appended = ledger.append(
             session,
@@ -174,47 +264,73 @@ def reveal_seed(
 
 
 def share_of(value: Any) -> str | None:
-    """A request's `share`: None when absent, else 32-128 hex digits (BadInput otherwise)."""
+    """A request's `share`: None when absent, else exactly 64 hex digits (BadInput otherwise)."""
     if value is None:
         return None
     cleaned = fair_dice.clean_share(value)
     if cleaned is None:
-        raise BadInput(_("share: 32 to 128 hex digits (crypto.getRandomValues, say)"))
+        raise BadInput(_("share: exactly 64 hex digits (32 bytes from crypto.getRandomValues)"))
     return cleaned
 
 
+class ShareReused(RuleRefused):
+    """The share was used before under the same commitment: its dice would repeat (409)."""
+
+
+def claim_share(session: Session, campaign_id: int, commit_seq: int, share: str, seq: int) -> None:
+    """Record `share` as used under commitment `commit_seq` by the request starting at `seq`,
+    in the request's own transaction; a second use is refused here, and by the primary
+    key of fair_shares should any other code try (models_fair.FairShare)."""
+    from campaign.db.models_fair import FairShare
+
+    earlier = session.get(FairShare, (campaign_id, commit_seq, share))
+    if earlier is not None:
+        raise ShareReused(
+            _("this share was already used under seed #{commit} (entry #{seq}): send a fresh one").format(
+                commit=commit_seq, seq=earlier.seq
+            )
+        )
+    session.add(FairShare(campaign_id=campaign_id, commit_seq=commit_seq, share=share, seq=seq))
+    session.flush()
+
+
 class FairDice:
-    """The server's dice for one request: derived while a seed is open, else `fallback`.
+    """The server's dice for one request: derived while a seed is open and the request
+    brought a share, else `fallback`.
 
     `arm(session, campaign_id)` runs in the request's write transaction after the campaign
-    lock (GuardedDatabase's `before`), so the request's first seq is known and cannot
-    move. Each ledger entry of the request then takes the draws made since the previous
-    one (`entry_fair`, which ledger.append reads from the actor) as its detail.fair.
+    lock (GuardedDatabase's `before`): it claims the share under the open commitment
+    (refused when used before). Dice then derive from the seed, the share and the die's
+    index in the request's run (fair dice version 2: nothing the server chooses goes in),
+    and each ledger entry of the request takes the draws made since the previous one
+    (`entry_fair`, which ledger.append reads from the actor) as its detail.fair.
     Only the table server's dice (kind `server`) are derived: typed faces stay typed."""
 
     def __init__(self, fallback: DiceSource, share: str | None) -> None:
         self.fallback, self.share = fallback, share
         self.kind = fallback.kind
         self.seed: str | None = None
-        self.commit_seq = self.seq = 0
+        self.commit_seq = 0
         self.draws: list[list[int]] = []
         self.recorded = 0
 
     def arm(self, session: Session, campaign_id: int) -> None:
         from campaign.db.models_fair import FairSeed
 
+        if self.share is None:  # nothing of the player's goes in: the server's own dice, labelled so
+            return
         record = open_commitment(session, campaign_id)
         row = None if record is None else session.get(FairSeed, (campaign_id, record["seq"]))
         if row is None or record is None:
             return
+        claim_share(session, campaign_id, record["seq"], self.share, ledger.head(session, campaign_id)[0] + 1)
         self.seed, self.commit_seq = row.seed, record["seq"]
-        self.seq = ledger.head(session, campaign_id)[0] + 1
         self.draws, self.recorded = [], 0
 
     def roll(self, sides: int) -> int:
-        if self.seed is None:
+        if self.seed is None or self.share is None:
             return self.fallback.roll(sides)
-        face = fair_dice.face(self.seed, self.seq, self.share or "", len(self.draws), sides)
+        face = fair_dice.face_v2(self.seed, self.share, len(self.draws), sides)
         self.draws.append([sides, face])
         return face
 
@@ -227,16 +343,17 @@ class FairDice:
         A service often rolls a check and its sub-rolls before appending any of them
         (the fright check and its table), so an entry claims as many draws as it
         records dice, when their faces agree in order; otherwise (an expression whose
-        recorded dice are not its draws one for one) it takes every draw left."""
-        if self.seed is None:
+        recorded dice are not its draws one for one) it takes every draw left, and the
+        checkers, which require dice and draws to agree one for one, refuse it."""
+        count = len(dice) if isinstance(dice, (list, tuple)) else 0
+        if self.seed is None or not count:  # an entry without dice (the scenario's end before its reunions)
             return None
         first = self.recorded
-        count = len(dice) if isinstance(dice, (list, tuple)) else 0
         claimed = self.draws[first : first + count]
-        if not count or [face for _, face in claimed] != list(dice):
+        if [face for _, face in claimed] != list(dice):
             claimed = self.draws[first:]
         self.recorded = first + len(claimed)
-        return {"commit": self.commit_seq, "seq": self.seq, "share": self.share, "from": first, "draws": claimed}
+        return {"v": 2, "commit": self.commit_seq, "share": self.share, "from": first, "draws": claimed}
 
 
 def fair_request(
@@ -258,17 +375,29 @@ def fair_request(
     return fair, armed
 
 
-FAIRNESS = ("provable", "server", "typed", "imported")
+FAIRNESS = ("provable", "abandoned", "server", "typed", "imported")
 
 
-def fairness_of(record: dict[str, Any]) -> str | None:
+def fair_version(record: dict[str, Any]) -> int | None:
+    """The derivation an entry's fair dice used (docs/fair-dice.md): 2, 1 (no "v"), or None."""
+    fair = (record.get("detail") or {}).get("fair")
+    if not isinstance(fair, dict):
+        return None
+    version = fair.get("v", 1)
+    return version if isinstance(version, int) and not isinstance(version, bool) else None
+
+
+def fairness_of(record: dict[str, Any], abandoned: Collection[int] = ()) -> str | None:
     """How far an entry's dice can be trusted: provable (committed seed and the player's
-    share), server (a machine's RNG, or a seed without a share), typed (--dice), imported
-    (read from a chat log); None for an entry without dice."""
+    share), abandoned (derived from a seed that was abandoned: unprovable for ever), server
+    (a machine's RNG, or a seed without a share), typed (--dice), imported (read from a
+    chat log); None for an entry without dice. `abandoned`: the commitments ended so."""
     source = record.get("source")
     detail = raw if isinstance(raw := record.get("detail"), dict) else {}
     fair = detail.get("fair")
     if isinstance(fair, dict):
+        if fair.get("commit") in abandoned:
+            return "abandoned"
         return "provable" if fair.get("share") else "server"
     if source is None:
         return None

@@ -10,9 +10,13 @@ caught before the reveal would show it.
 
 from __future__ import annotations
 
+import heapq
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
+import msgspec
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
@@ -29,6 +33,118 @@ class FairCheck:
     revealed: int
     checked: int
     pending: int
+    abandoned: int = 0  # fair entries under a commitment abandoned (seed lost): unprovable
+    judged: int = 0  # entries whose total and outcome were recomputed from their dice
+
+
+SEED_KINDS = ("seed_commit", "seed_reveal", "seed_abandon")
+JUDGED_KINDS = ("roll", "fright")  # whose results fair_check.judge recomputes from their dice
+
+
+def _records(session: Session, campaign_id: int, repeats: list[tuple[dict[str, Any], int]]) -> Iterator[dict[str, Any]]:
+    """What fair_check reads, in seq order: the seed entries and fair entries whole, and
+    every roll and fright check as the few fields a judgement reads. On SQLite the rolls
+    come grouped (one per distinct roll, the first seq of each, read by SQLite's own JSON
+    functions); `repeats` then gets each with how many more it stands for. Elsewhere msgspec
+    reads the fields (and skips the rest)."""
+    if session.get_bind().dialect.name == "sqlite" and JUDGED_KINDS:
+        whole = _rows(session, campaign_id, SEED_KINDS)
+        return heapq.merge(whole, _distinct_rolls(session, campaign_id, repeats), key=lambda r: r["seq"])
+    return _rows(session, campaign_id, (*SEED_KINDS, *JUDGED_KINDS))
+
+
+def _rows(session: Session, campaign_id: int, kinds: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    names = ", ".join(f":k{n}" for n in range(len(kinds)))
+    rows = session.execute(
+        text(
+            f"SELECT record FROM ledger WHERE campaign_id = :c AND (kind IN ({names}) OR record LIKE :fair) "
+            "ORDER BY seq"
+        ),
+        {"c": campaign_id, "fair": FAIR_LIKE, **{f"k{n}": kind for n, kind in enumerate(kinds)}},
+    )
+    light = _light_reader()
+    for (raw,) in rows:
+        if '"fair":{' in raw or '"kind":"seed_' in raw:
+            yield json.loads(raw)
+            continue
+        try:
+            yield light(raw)
+        except (msgspec.DecodeError, TypeError, ValueError):  # a shape the light reader refuses: read it all
+            yield json.loads(raw)
+
+
+FAIR_LIKE = '%"fair":{%'
+_JUDGED_PATHS = ("expression", "dice", "total", "target", "outcome", "margin", "detail.gurps", "detail.fair")
+# One JSON parse per row (SQLite 3.40 has no parse cache): json_extract with several
+# paths gives them as one JSON array, types kept (true stays true).
+_GROUPED = text(
+    "SELECT min(seq) AS first, count(*) AS n, kind, parent_seq IS NULL AS top, json_extract(record, "
+    + ", ".join(f"'$.{path}'" for path in _JUDGED_PATHS)
+    + ") AS fields FROM ledger WHERE campaign_id = :c AND kind IN ('roll', 'fright') "
+    "GROUP BY kind, top, fields ORDER BY first"
+)
+
+
+def _distinct_rolls(
+    session: Session, campaign_id: int, repeats: list[tuple[dict[str, Any], int]]
+) -> Iterator[dict[str, Any]]:
+    """One record per distinct roll (SQLite), as judgement reads it; a fair roll is left
+    to the whole read (its share makes it distinct anyway)."""
+    for first, n, kind, top, fields in session.execute(_GROUPED, {"c": campaign_id}):
+        *values, gurps, fair = json.loads(fields)
+        if fair is not None:
+            continue
+        record: dict[str, Any] = dict(zip(_JUDGED_PATHS, values, strict=False))
+        record.update(seq=first, kind=kind, parent_seq=None if top else 0)
+        record["detail"] = {} if gurps is None else {"gurps": gurps}
+        repeats.append((record, n - 1))
+        yield record
+
+
+class _LightGurps(msgspec.Struct):
+    automatic: Any = None
+    sorcery: Any = None
+
+
+class _LightDetail(msgspec.Struct):
+    gurps: _LightGurps | None = None
+
+
+class _Light(msgspec.Struct):
+    """The fields fair_check.judgement reads (of detail, its gurps marks only)."""
+
+    seq: int
+    kind: Any = None
+    parent_seq: Any = None
+    expression: Any = None
+    dice: Any = None
+    total: Any = None
+    target: Any = None
+    outcome: Any = None
+    margin: Any = None
+    detail: _LightDetail | None = None
+
+
+def _light_reader() -> Callable[[str], dict[str, Any]]:
+    decode = msgspec.json.Decoder(_Light).decode
+
+    def read(raw: str) -> dict[str, Any]:
+        f = decode(raw)
+        gurps = None if f.detail is None else f.detail.gurps
+        return {
+            "seq": f.seq,
+            "kind": f.kind,
+            "parent_seq": f.parent_seq,
+            "expression": f.expression,
+            "dice": f.dice,
+            "total": f.total,
+            "target": f.target,
+            "outcome": f.outcome,
+            "margin": f.margin,
+            "detail": {} if gurps is None else {"gurps": {"automatic": gurps.automatic, "sorcery": gurps.sorcery}},
+        }
+
+    return read
 
 
 def check(session: Session, campaign: Campaign, *, kept_seeds: bool = True) -> FairCheck:
@@ -36,17 +152,13 @@ def check(session: Session, campaign: Campaign, *, kept_seeds: bool = True) -> F
     seeds against their commitments too (--chain-only reads the ledger alone)."""
     from campaign.core.fair_dice import seed_commitment, valid_seed
     from campaign.db.models_fair import FairSeed
-    from campaign.fair_check import check_records
+    from campaign.fair_check import check_records, judgement
 
-    rows = session.execute(
-        text(
-            "SELECT record FROM ledger WHERE campaign_id = :c AND (kind IN ('seed_commit', 'seed_reveal') "
-            "OR record LIKE :fair) ORDER BY seq"
-        ),
-        {"c": campaign.id, "fair": '%"fair":{%'},
-    )
-    records = [json.loads(raw) for (raw,) in rows]
+    repeats: list[tuple[dict[str, Any], int]] = []
+    records = list(_records(session, campaign.id, repeats))
     found = check_records(records)
+    if found["ok"]:  # the rolls each grouped record stood for, judged alike
+        found["judged"] += sum(n for record, n in repeats if judgement(record) is not None)
     if found["ok"] and kept_seeds:
         commitments = {
             r["seq"]: (r.get("detail") or {}).get("commitment") for r in records if r.get("kind") == "seed_commit"

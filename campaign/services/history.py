@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -54,14 +54,18 @@ KINDS = (
     "reveal",
     "seed_commit",
     "seed_reveal",
+    "seed_abandon",
 )
 # seq, limits and scenario numbers are 32-bit INTEGER columns (PostgreSQL); SQLite refuses
 # Python ints beyond 64 bits outright. Numbers outside this range never match anything.
 INT_MAX = 2**31 - 1
 
 
-def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: int | None) -> dict[str, Any]:
-    """An entry as `history --json` shows it: the hashed record plus chain fields."""
+def entry_view(
+    record: dict[str, Any], prev_hash: str, digest: str, voided_by: int | None, abandoned: Collection[int] = ()
+) -> dict[str, Any]:
+    """An entry as `history --json` shows it: the hashed record plus chain fields.
+    `abandoned`: the commitments a seed_abandon ended (their dice are labelled so)."""
     view = {
         key: record.get(key)
         for key in (
@@ -81,9 +85,11 @@ def entry_view(record: dict[str, Any], prev_hash: str, digest: str, voided_by: i
             "source",
         )
     }
-    from campaign.services.fair_seeds import fairness_of
+    from campaign.services.fair_seeds import fair_version, fairness_of
 
-    view["fairness"] = fairness_of(record)  # provable / server / typed / imported (docs/fair-dice.md)
+    view["fairness"] = fairness_of(record, abandoned)  # provable / server / typed / ... (docs/fair-dice.md)
+    if (version := fair_version(record)) is not None:
+        view["fair_version"] = version  # the derivation: 2, or 1 for entries written before it
     view["reason"] = entry_reason(record)  # a sub-roll records its purpose; the words are made here
     view["voids_seq"] = record.get("voids_seq")
     view["voided_by"] = voided_by
@@ -326,10 +332,13 @@ def iter_history(db: Database, campaign_name: str | None, flt: HistoryFilter) ->
         campaign = campaign_named(session, campaign_name)
         flt, spans, player_spans = resolve_filter(session, campaign, flt)
         query = _query(session, campaign.id, flt, spans, player_spans)
+        from campaign.services.fair_seeds import abandoned_commitments
+
+        abandoned = abandoned_commitments(session, campaign.id)
         result = session.execute(query.execution_options(yield_per=1000))
         # The first fetch happens here, so option errors surface before any output.
         for record, prev_hash, digest, voided_by in result:
-            view = entry_view(json.loads(record), prev_hash, digest, voided_by)
+            view = entry_view(json.loads(record), prev_hash, digest, voided_by, abandoned)
             if flt.source is None or view["source"] == flt.source:
                 yield view
 
@@ -376,7 +385,10 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
         found = _entry(session, campaign.id, seq)
         if found is None:
             raise NotFound(_("no ledger entry #{seq} in campaign {name!r}").format(seq=seq, name=campaign.name))
-        view = entry_view(*found)
+        from campaign.services.fair_seeds import abandoned_commitments
+
+        abandoned = abandoned_commitments(session, campaign.id)
+        view = entry_view(*found, abandoned)
         # Sorted here, not by ORDER BY: ordering by seq lets SQLite walk the whole campaign
         # in seq order instead of using the parent_seq index (seconds at 1M entries).
         children = sorted(
@@ -389,7 +401,7 @@ def show_entry(db: Database, campaign_name: str | None, seq: int) -> dict[str, A
         _add_shown(view, shown_detail(found[0], [sub[0] for sub in subs]))
         view["sub_entries"] = []
         for sub in subs:
-            sub_view = entry_view(*sub)
+            sub_view = entry_view(*sub, abandoned)
             _add_shown(sub_view, shown_detail(sub[0]))
             view["sub_entries"].append(sub_view)
         return view

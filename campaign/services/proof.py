@@ -290,8 +290,8 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
         kind = record.get("kind")
         if seq == first or kind in ("seal", "void", "reveal") or secret_of(record) is not None:
             records[seq] = record  # only what voids and reveals need: a long bundle stays small
-        if kind in ("seed_commit", "seed_reveal") or '"fair":{' in record_json:
-            fair_records.append(record)
+        if kind in ("seed_commit", "seed_reveal", "seed_abandon", "roll", "fright") or '"fair":{' in record_json:
+            fair_records.append(record)  # fair dice recomputed, and rolls' results judged from their dice
         if kind == "seal":
             seals.append((seq, stored))
     if kind != "seal":

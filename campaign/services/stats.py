@@ -82,8 +82,9 @@ def feed(
     session: Session, campaign_id: int, clauses: list[Any], voided: set[int], counter: luck.LuckTally, fair_only: bool
 ) -> int:
     """Add the entries `clauses` choose to `counter`; how many were left out as voided."""
-    from campaign.services.fair_seeds import fairness_of
+    from campaign.services.fair_seeds import abandoned_commitments, fairness_of
 
+    abandoned = abandoned_commitments(session, campaign_id)  # their dice are no longer provable
     query = select(LedgerEntry.seq, LedgerEntry.parent_seq, LedgerEntry.record).where(
         LedgerEntry.campaign_id == campaign_id, *clauses
     )
@@ -94,7 +95,7 @@ def feed(
             left_out += 1
             continue
         record = loads(raw)
-        if '"fair":{' in raw and fairness_of(record) == "provable":
+        if '"fair":{' in raw and fairness_of(record, abandoned) == "provable":
             record["source"] = "provable"
         elif fair_only:
             continue

@@ -116,6 +116,7 @@ class GuardedDatabase(Database):
         self._db, self._campaign_id, self._seat, self._key, self._route = db, campaign_id, seat, key, route
         self._before, self._after = before, after
         self._used = False
+        self.span: tuple[int, int] | None = None  # (first, last) seq the write appended, once it has
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._db, name)
@@ -156,6 +157,7 @@ class GuardedDatabase(Database):
             last = ledger.head(session, self._campaign_id)[0]
             if last < first:
                 return
+            self.span = (first, last)
             if self._after is not None:
                 self._after(session, first, last)
             if keyed and self._seat is not None:
@@ -206,10 +208,41 @@ class SeatRoll:
     secret: bool
     replayed: bool
     fairness: str | None = None
-    # the share the entry recorded, echoed so the page compares it with the one it sent at
-    # once (docs/fair-dice.md "Your receipts"), and the entry's detail.fair
-    share: str | None = None
-    fair: dict[str, Any] | None = None
+    share: str | None = None  # the share the entries record (the page compares it with the one it sent)
+    entries: tuple[EntryEcho, ...] = ()  # every entry the request wrote, for the player's receipt
+
+
+@dataclass(frozen=True, slots=True)
+class EntryEcho:
+    """One entry a request wrote, as the player's receipt keeps it: its dice, what they
+    made, and detail.fair (the share, the index run and the draws) to recompute them."""
+
+    seq: int
+    dice: list[int] | None
+    total: int | None
+    outcome: str | None
+    fair: dict[str, Any] | None
+
+
+def request_echo(db: Database, campaign_id: int, first: int, last: int) -> tuple[str | None, tuple[EntryEcho, ...]]:
+    """(the share the request's entries record, each entry first..last) as the ledger has them."""
+    import json
+
+    from sqlalchemy import text
+
+    with db.read() as session:
+        rows = session.execute(
+            text("SELECT record FROM ledger WHERE campaign_id = :c AND seq BETWEEN :f AND :l ORDER BY seq"),
+            {"c": campaign_id, "f": first, "l": last},
+        )
+        records = [json.loads(raw) for (raw,) in rows]
+    echoes = []
+    for record in records:
+        fair = (record.get("detail") or {}).get("fair")
+        fair = fair if isinstance(fair, dict) else None
+        echoes.append(EntryEcho(record["seq"], record.get("dice"), record.get("total"), record.get("outcome"), fair))
+    share = next((e.fair.get("share") for e in echoes if e.fair is not None), None)
+    return share, tuple(echoes)
 
 
 def seat_roll(
@@ -251,12 +284,17 @@ def seat_roll(
     try:
         view = roll(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
-        return entry_roll(db, campaign_name, seat, done.first_seq, replayed=True)
-    return entry_roll(db, campaign_name, seat, view["seq"], replayed=False)
+        return entry_roll(db, campaign_name, seat, done.first_seq, replayed=True, span=(campaign_id, done.last_seq))
+    last = guarded.span[1] if guarded.span is not None else view["seq"]
+    return entry_roll(db, campaign_name, seat, view["seq"], replayed=False, span=(campaign_id, last))
 
 
-def entry_roll(db: Database, campaign_name: str, seat: Seat, seq: int, *, replayed: bool) -> SeatRoll:
-    """Entry `seq` as a SeatRoll; a secret roll's hidden result for its roller or the GM."""
+def entry_roll(
+    db: Database, campaign_name: str, seat: Seat, seq: int, *, replayed: bool, span: tuple[int, int] | None = None
+) -> SeatRoll:
+    """Entry `seq` as a SeatRoll; a secret roll's hidden result for its roller or the GM.
+    With `span` (the campaign's id, the request's last seq), the echo of every entry
+    from `seq` to there and the share they record."""
     from campaign.services.history import show_entry
     from campaign.services.secret_rolls import GM, peek, secret_of
 
@@ -283,9 +321,15 @@ def entry_roll(db: Database, campaign_name: str, seat: Seat, seq: int, *, replay
         secret=secret,
         replayed=replayed,
         fairness=view.get("fairness"),
-        share=fair.get("share") if isinstance(fair := (view.get("detail") or {}).get("fair"), dict) else None,
-        fair=fair if isinstance(fair, dict) else None,
+        **_echo(db, seq, span),
     )
+
+
+def _echo(db: Database, first: int, span: tuple[int, int] | None) -> dict[str, Any]:
+    if span is None:
+        return {}
+    share, entries = request_echo(db, span[0], first, max(first, span[1]))
+    return {"share": share, "entries": entries}
 
 
 @dataclass(frozen=True, slots=True)

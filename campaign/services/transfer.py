@@ -51,6 +51,7 @@ from campaign.projection.state import (
     TraitRow,
     first_difference,
 )
+from campaign.services import fair_import
 from campaign.services.common import campaign_named, clean_campaign_name, clean_name
 from campaign.services.state_tables import STATELESS_KINDS, sync_state
 
@@ -244,6 +245,7 @@ class Imported:
     entries: int
     head: str
     secrets: int
+    abandoned_seed: int | None = None  # the seed_abandon entry ending a commitment the file left open
 
 
 def export_campaign(
@@ -295,6 +297,7 @@ class _Importer:
         self.pending: list[dict[str, Any]] = []
         self.footer: dict[str, Any] | None = None
         self.seal_heads: list[dict[str, Any]] = []
+        self.fair_records: list[dict[str, Any]] = []  # what services.fair_import checks
 
     @property
     def expected_seq(self) -> int:
@@ -464,6 +467,8 @@ class _Importer:
             raise ValueError(_("entry #{seq}: {problem}").format(seq=seq, problem=problem))
         if record.get("kind") not in STATELESS_KINDS:
             self.entries.append(entry_from_record(record))
+        if fair_import.wanted(record, str(record_json)):
+            self.fair_records.append(record)
         if record.get("kind") == "seal":  # the heads it printed: `verify --head` looks them up
             self.seal_heads.append({"campaign_id": self.campaign.id, "seq": seq, "hash": digest})
         row = {name: record.get(name) for name in ledger_scan.INDEXED_FIELDS}
@@ -608,6 +613,9 @@ def import_campaign(
             except ValueError as exc:
                 raise DataError(_("{exc}; nothing imported").format(exc=exc)) from None
             assert importer.campaign is not None  # the header came first
+            fair_import.check(importer.fair_records)  # what `history verify` would refuse
+            fair_import.record_shares(session, importer.campaign, importer.fair_records)
+            abandoned = fair_import.abandon_dangling(session, importer.campaign, importer.fair_records)
             restored = 0
             if hidden is not None:  # secret rolls' hidden results, each checked against its commitment
                 from campaign.services.secret_rolls import load_secret_lines
@@ -616,9 +624,10 @@ def import_campaign(
             return Imported(
                 campaign=importer.campaign.name,
                 chain_name=importer.campaign.ledger_name,
-                entries=importer.expected_seq - 1,
-                head=importer.prev_hash,
+                entries=importer.expected_seq - 1 + (abandoned is not None),
+                head=importer.prev_hash if abandoned is None else ledger.head(session, importer.campaign.id)[1],
                 secrets=restored,
+                abandoned_seed=abandoned,
             )
     except IntegrityError as exc:
         raise DataError(

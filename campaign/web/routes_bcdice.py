@@ -249,6 +249,7 @@ def _rate_ok(request: Request, holder: Holder) -> bool:
 
 async def _roll(request: Request, holder: Holder, system: str) -> Response:
     from campaign.errors import BadInput, CampaignError
+    from campaign.services.fair_seeds import ShareReused
 
     command, share = await _command(request)
     if command is None or not command.strip():
@@ -260,7 +261,7 @@ async def _roll(request: Request, holder: Holder, system: str) -> Response:
     from campaign.core.fair_dice import clean_share
 
     if share is not None and clean_share(share) is None:
-        return refusal("share: 32 to 128 hex digits")
+        return refusal("share: exactly 64 hex digits")
     if not _rate_ok(request, holder):
         return refusal("too many requests", {"retry-after": "1"})
     from campaign.core.bcdice_text import repeat_of
@@ -272,6 +273,8 @@ async def _roll(request: Request, holder: Holder, system: str) -> Response:
         view = await _roll_one(request, holder, system, command, share)
     except BadInput:
         return refusal("unsupported command")
+    except ShareReused:  # the share's dice would repeat: a fresh one per roll (docs/fair-dice.md)
+        return refusal("share already used")
     except CampaignError as refused:
         return refusal(str(refused))
     return _answer(roll_answer(system, view, secret=view["bcdice_secret"]))
@@ -308,6 +311,7 @@ async def _repeat(
     for _ in range(count):
         try:
             view = await _roll_one(request, holder, system, ("S" if secret else "") + command, share)
+            share = None  # a share is spent by one roll: the repeats after it roll with the server's own
         except BadInput:
             return refusal("unsupported command")
         except CampaignError as refused:
@@ -393,6 +397,7 @@ def _groups(detail: dict[str, Any]) -> list[dict[str, Any]]:
 async def _original_table(request: Request, holder: Holder) -> Response:
     from campaign.errors import BadInput, CampaignError
     from campaign.services.bcdice_api import roll_original_table
+    from campaign.services.fair_seeds import ShareReused
 
     # BCDice-API reads the table from the query string as readily as from the form.
     query = request.scope.get("query_string", b"").decode("utf-8", "replace")
@@ -406,7 +411,7 @@ async def _original_table(request: Request, holder: Holder) -> Response:
 
     share = form.get("share")
     if share is not None and clean_share(share) is None:
-        return refusal("share: 32 to 128 hex digits")
+        return refusal("share: exactly 64 hex digits")
     if not _rate_ok(request, holder):
         return refusal("too many requests", {"retry-after": "1"})
     state = request.app.state
@@ -416,6 +421,8 @@ async def _original_table(request: Request, holder: Holder) -> Response:
         )
     except BadInput:
         return refusal("unsupported command")
+    except ShareReused:  # the share's dice would repeat: a fresh one per roll (docs/fair-dice.md)
+        return refusal("share already used")
     except CampaignError as refused:
         return refusal(str(refused))
     from campaign.core.bcdice_text import original_table_answer, rands

@@ -88,7 +88,9 @@ async def table_entries(request: Request) -> Response:
 
 async def post_roll(request: Request) -> Response:
     """{"command", "character", "idempotency_key", "share"?} -> the entry (server dice, actor =
-    session; derived from the committed seed and the share while one is open)."""
+    session; derived from the committed seed and the share while one is open), with the
+    share recorded and every entry the request wrote (`entries`: seq, dice, total,
+    outcome, fair) for the player's receipt."""
     from campaign.services.table_writes import seat_roll
 
     seat, body = await write_request(request, frozenset({"command", "character", "idempotency_key", "share"}))
@@ -195,8 +197,9 @@ async def roll_call(request: Request) -> Response:
             share=body.get("share"),
         )
     )
+    span = (state.campaign_id, done.last_seq or done.seq)
     rolled = await run_in_threadpool(
-        lambda: entry_roll(state.db, state.campaign, seat, done.seq, replayed=done.replayed)
+        lambda: entry_roll(state.db, state.campaign, seat, done.seq, replayed=done.replayed, span=span)
     )
     from campaign.services.results import as_json
 

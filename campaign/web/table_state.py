@@ -173,7 +173,9 @@ def entry_item(entry: dict[str, Any], cp: tuple[str, int, int] | None = None) ->
         "outcome": entry.get("outcome"),
         "reason": labels.reason_label(entry.get("reason")),
         "source": entry.get("source"),
-        "fairness": fairness_of(entry),  # docs/fair-dice.md: "provable" is labelled on the page
+        # docs/fair-dice.md: "provable" is labelled on the page; the history views read a
+        # seed's abandonment (history.entry_view), which this entry's view carries
+        "fairness": entry.get("fairness") or fairness_of(entry),
         "voided": entry.get("voided_by") is not None,
         "consequences": consequences(entry, None if cp is None else cp[1:]),
         # the hashed record, for the page's details fold (what /entries/SEQ shows); a big

@@ -158,6 +158,8 @@ def test_the_module_checks_as_the_copy_does(player):
         "revealed": 1,
         "checked": 1,
         "pending": 0,
+        "abandoned": 0,
+        "judged": 0,
     }
     wrong = fair_check.check_bundle_file(str(player / "書き換え.json"))
     assert (wrong["seq"], wrong["problem"]) == (2, ENGLISH["wrong die"][2][len("fair dice rejected: ") : -1])
@@ -221,7 +223,7 @@ def test_the_lines_both_checkers_word_are_proofchecks_japanese():
         english: proofcheck.JA[english] for english in shared
     }
     problems = [text for text in _worded() if text.startswith(("entry #", "seed "))]
-    assert len(set(problems)) == 11 and set(problems) <= shared
+    assert len(set(problems)) == 14 and set(problems) <= shared
     assert set(fair_check.JA) - shared == {
         fair_check.USAGE,
         fair_check.HOLD,

@@ -57,17 +57,21 @@ def test_a_scenario_ended_by_its_reunion_call_reveals_its_seed(gurps):
     assert gurps.json("scenario", "start", "第二話", "--with", "鈴音", "--fair")["seed_commit"] is not None
 
 
-def test_a_seed_still_open_refuses_the_next_fair_start_before_it_starts(gurps, tmp_path):
+def test_an_import_with_a_seed_still_open_never_locks_the_next_fair_start(gurps, tmp_path):
     """A campaign imported while its seed was committed has no seed to reveal (seeds are
-    never exported): the commitment stays open and refuses a second one."""
+    never exported): the import abandons the commitment and says so, so the next fair
+    start commits a new seed instead of being refused for ever."""
     from tests.cli.conftest import Cli
 
     commit = gurps.json("scenario", "start", "第一話", "--with", "鈴音", "--fair")["seed_commit"]
     gurps.run("export", str(tmp_path / "open.jsonl"))
     copy = Cli(str(tmp_path / "copy.db"))
-    copy.run("import", str(tmp_path / "open.jsonl"))
+    imported = copy.json("import", str(tmp_path / "open.jsonl"))
+    assert imported["abandoned_seed"] == commit["seq"] + 1
+    assert copy.json("history", "show", str(commit["seq"] + 1))["detail"]["abandons"] == commit["seq"]
     assert copy.json("scenario", "end")["seed_reveal"] is None
-    before = copy.json("history", "--limit", "1")[0]["seq"]
-    message = copy.error("scenario", "start", "第二話", "--with", "鈴音", "--fair", code=1)
-    assert message == f"error: seed #{commit['seq']} is still committed: reveal it first (campaign history reveal-seed)"
-    assert copy.json("history", "--limit", "1")[0]["seq"] == before
+    again = copy.json("scenario", "start", "第二話", "--with", "鈴音", "--fair")["seed_commit"]
+    assert again["seq"] > commit["seq"] + 1
+    # while a seed is open, a second fair start is refused, naming the command that ends it
+    message = copy.error("scenario", "start", "第三話", "--with", "鈴音", "--fair", code=1)
+    assert message == f"error: seed #{again['seq']} is still committed: reveal it first (campaign history reveal-seed)"

@@ -13,7 +13,7 @@ import pytest
 
 from campaign.ledger import canonical_json, chain_hash
 from campaign.services import verification
-from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
+from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection, rehash_from
 
 NOT_CONTAINED = "this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped"
 
@@ -136,7 +136,13 @@ def test_a_rewritten_history_checked_against_the_real_head(gurps):
     server could offer) does name a seal, but it is not the player's."""
     sealed = _sealed_play(gurps)
     before = gurps.json("history", "--kind", "roll", "--all")[-1]
+    # a rewrite whose outcome does not follow from its dice fails verify by itself
     _rehash_from(gurps.db, before["seq"], lambda r: r.update(dice=[6, 6, 6], total=18))
+    assert gurps.json("history", "verify", expect=1)["reason"] == (
+        f"entry #{before['seq']}: its outcome is success, its dice [6, 6, 6] give critical_failure"
+    )
+    # [1,4,6] = 11 against 12 becomes [2,4,5] = 11: dice, total, outcome and margin agree
+    rehash_from(gurps.db, before["seq"], lambda r: r.update(dice=[2, 4, 5], total=11))
     assert gurps.json("history", "verify")["ok"]
     message = gurps.error("history", "verify", "--head", sealed["head"], code=1)
     assert message.startswith(NOT_CONTAINED), message

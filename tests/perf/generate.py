@@ -23,6 +23,7 @@ from pathlib import Path
 
 from campaign.core.dice import evaluate
 from campaign.core.dice_source import SeededDice
+from campaign.core.success import judge_success
 from campaign.ledger import GENESIS_HASH, canonical_json
 
 # Same output as ledger.canonical_json, without building an encoder per call.
@@ -84,7 +85,7 @@ def _fright_pool(rng: random.Random, size: int = 200) -> list[dict]:
         faces = [rng.randint(1, 6) for _ in range(3)]
         will = rng.choice((11, 12, 13, 14))
         total = sum(faces)
-        outcome = "success" if total <= will else "failure"
+        outcome = judge_success(total, total, will).outcome  # docs/rules.md "Success roll": criticals too
         margin = will - total
         check = {
             "cap": None,
@@ -100,7 +101,7 @@ def _fright_pool(rng: random.Random, size: int = 200) -> list[dict]:
             "will_stat": "Will",
         }
         table = None
-        if outcome == "failure":
+        if outcome in ("failure", "critical_failure"):
             roll = [rng.randint(1, 6) for _ in range(3)]
             table = {
                 "table": "fright",

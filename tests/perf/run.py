@@ -401,6 +401,42 @@ class Bench:
             )
         )
 
+    def row_verify_judged(self) -> None:
+        """`history verify --chain-only` with every roll and fright check judged (total,
+        outcome and margin recomputed from the dice, campaign/fair_check.py) against the
+        same verify without the judging (services.fair_verify reading no rolls), on the
+        same 100,000-entry campaign, interleaved runs."""
+        db, n = self.dir / "state.db", 100_000
+        if not db.exists():
+            cached_database([("State Check", n)], db)
+        command = self.cli(db, "history", "verify", "--chain-only", "--json")
+        unjudged = [self.python, "-c", UNJUDGED, "--db", str(db), "history", "verify", "--chain-only", "--json"]
+        runs: dict[str, list[Run]] = {"judged": [], "unjudged": []}
+        for _ in range(max(3, self.sizes.repeat)):
+            for key, argv in (("judged", command), ("unjudged", unjudged)):
+                result, report = self.run_json(argv)
+                if not report["ok"]:
+                    raise RuntimeError(f"verify did not pass over the generated campaign: {report}")
+                runs[key].append(result)
+                if key == "judged":
+                    judged = report["fair"]["judged"]
+        judged_run, plain = _median_run(runs["judged"]), _median_run(runs["unjudged"])
+        ratio = judged_run.wall / plain.wall
+        self.rows.append(
+            Row(
+                "verify_judged",
+                "verify judging every roll",
+                f"`history verify --chain-only` over {n:,} entries, {judged:,} rolls and fright checks judged "
+                f"from their dice, median of {len(runs['judged'])}",
+                f"{judged_run.wall:.2f} s",
+                f"{plain.wall:.2f} s (the same verify judging none, same database)",
+                ratio,
+                "<= 1.3x",
+                ratio <= 1.3,
+                [f"peak RSS {judged_run.max_rss_kb / 1024:.0f} MB"],
+            )
+        )
+
     def row_dice(self) -> None:
         ours, theirs = _dice_times()
         ratio = theirs / ours
@@ -1369,6 +1405,14 @@ def _child_env(workdir: Path) -> dict[str, str]:
     return env
 
 
+# The baseline of the verify_judged row: the CLI with services.fair_verify reading no
+# rolls, so fair_check judges none (what verify cost before results were recomputed).
+UNJUDGED = (
+    "import sys; import campaign.services.fair_verify as v; v.JUDGED_KINDS = (); "
+    "from campaign.cli.app import main; sys.argv[0] = 'campaign'; main()"
+)
+
+
 def _campaign_command() -> list[str]:
     script = Path(sys.executable).parent / "campaign"
     if script.exists():
@@ -1504,6 +1548,7 @@ DATABASES = {
     "memory": ("big",),
     "stats": ("big",),
     "verify_state": (),
+    "verify_judged": (),
     "web": ("big", "latency"),
     "shell": (),
     "bcdice": (),
@@ -1519,6 +1564,7 @@ ROWS = (
     "scale",
     "verify",
     "verify_state",
+    "verify_judged",
     "dice",
     "bulk",
     "memory",
@@ -1564,6 +1610,7 @@ def main(argv: list[str] | None = None) -> int:
             "bcdice",
             "write",
             "table_load",
+            "verify_judged",
             "receipts",
             "table_players",
         }:
@@ -1574,6 +1621,7 @@ def main(argv: list[str] | None = None) -> int:
             "scale": bench.row_history_scale,
             "verify": bench.row_verify,
             "verify_state": bench.row_verify_state,
+            "verify_judged": bench.row_verify_judged,
             "dice": bench.row_dice,
             "bulk": bench.row_bulk,
             "memory": bench.row_memory,

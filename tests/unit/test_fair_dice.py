@@ -5,10 +5,42 @@ import hmac
 
 import pytest
 
-from campaign.core.fair_dice import clean_share, derive, face, message, seed_commitment, valid_seed
+from campaign.core.fair_dice import clean_share, derive, face, face_v2, message, message_v2, seed_commitment, valid_seed
 
 SEED = "a3f1c2e4b5d6978812345678abcdef0011223344556677889900aabbccddeeff"
-SHARE = "0123456789abcdef0123456789abcdef"
+SHARE = "0123456789abcdef0123456789abcdef"  # version 1's vectors (entries without "v")
+SHARE_V2 = "0123456789abcdef" * 4
+
+
+@pytest.mark.parametrize(
+    ("sides", "index", "expected", "rejected"),
+    [
+        (6, 0, 6, 0),
+        (6, 1, 2, 0),
+        (6, 47, 3, 1),
+        (10, 0, 8, 0),
+        (10, 63, 2, 1),
+        (20, 0, 18, 0),
+        (20, 5, 19, 1),
+        (100, 0, 98, 0),
+        (100, 5, 46, 2),
+        (100, 10, 64, 1),
+    ],
+)
+def test_version_2_vectors(sides, index, expected, rejected):
+    derived = derive(SEED, None, SHARE_V2, index, sides)
+    assert (derived.face, derived.rejected) == (expected, rejected)
+    assert face_v2(SEED, SHARE_V2, index, sides) == expected
+
+
+def test_version_2s_rejection_step_by_step():
+    """d100, index 10: the first HMAC starts with 210 >= 200, rejected; counter 1 starts
+    with 63, and 63 mod 100 + 1 = 64. No seq goes in: only the tag, share, index, counter."""
+    key = bytes.fromhex(SEED)
+    assert message_v2(SHARE_V2, 10, 0) == f"campaign-fair-v2:{SHARE_V2}:10:0".encode()
+    first = hmac.new(key, message_v2(SHARE_V2, 10, 0), hashlib.sha256).digest()
+    second = hmac.new(key, message_v2(SHARE_V2, 10, 1), hashlib.sha256).digest()
+    assert (first.hex()[:8], first[0], second.hex()[:8], second[0]) == ("d2c112a2", 210, "3f336635", 63)
 
 
 @pytest.mark.parametrize(
@@ -68,11 +100,12 @@ def test_faces_are_roughly_uniform():
 @pytest.mark.parametrize(
     ("share", "cleaned"),
     [
-        (SHARE.upper(), SHARE),
-        ("ab" * 16, "ab" * 16),
-        ("a" * 31, None),
-        ("g" * 32, None),
-        ("a" * 129, None),
+        (SHARE_V2.upper(), SHARE_V2),
+        (" " + "ab" * 32 + "\n", "ab" * 32),
+        ("ab" * 16, None),  # version 1 took 32 to 128 digits: version 2 exactly 64
+        ("a" * 63, None),
+        ("a" * 65, None),
+        ("g" * 64, None),
         (12, None),
         (None, None),
     ],
@@ -93,13 +126,20 @@ def test_the_docs_vectors_and_snippet_agree_with_the_code():
     from campaign import fair_check
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md").read_text(encoding="utf-8")
-    assert SEED in text and SHARE in text and seed_commitment(SEED) in text
+    assert SEED in text and SHARE_V2 in text and seed_commitment(SEED) in text
     namespace: dict = {}
     exec(re.search(r"```python\n(.*?)```", text, re.S).group(1), namespace)
-    rows = re.findall(r"^\| d(\d+) +\| (\d+) +\| (above|\(none\)) +\| (\d+) +\| (\d+) +\| (\d) \|$", text, re.M)
-    assert len(rows) == 11
-    for sides, seq, share, index, expected, rejected in rows:
-        share = SHARE if share == "above" else ""
-        args = (SEED, int(seq), share, int(index), int(sides))
-        assert (namespace["face"](*args), fair_check.derive(*args)) == (int(expected), int(expected))
-        assert (derive(*args).face, derive(*args).rejected) == (int(expected), int(rejected))
+    rows = re.findall(r"^\| d(\d+) +\| (\d+) +\| (\d+) +\| (\d) \|$", text, re.M)
+    assert len(rows) == 10
+    for sides, index, expected, rejected in rows:
+        args = (SEED, SHARE_V2, int(index), int(sides))
+        assert (namespace["face"](*args), fair_check.derive(SEED, None, *args[1:])) == (int(expected), int(expected))
+        assert (derive(SEED, None, *args[1:]).face, derive(SEED, None, *args[1:]).rejected) == (
+            int(expected),
+            int(rejected),
+        )
+    old = re.findall(r"^\| d(\d+) +\| (\d+) +\| (above|\(none\)) +\| (\d+) +\| (\d+) +\| (\d) \|$", text, re.M)
+    assert len(old) == 11  # version 1's vectors: old entries stay checkable
+    for sides, seq, share, index, expected, rejected in old:
+        args1 = (SEED, int(seq), SHARE if share == "above" else "", int(index), int(sides))
+        assert (fair_check.derive(*args1), derive(*args1).rejected) == (int(expected), int(rejected))

@@ -1,7 +1,7 @@
 """How each entry's dice are labelled, and how one request's draws are split among its
 entries (services.fair_seeds, pure parts)."""
 
-from campaign.core.fair_dice import face
+from campaign.core.fair_dice import face_v2
 from campaign.services.fair_seeds import FairDice, fairness_of
 
 SEED = "a3f1c2e4b5d6978812345678abcdef0011223344556677889900aabbccddeeff"
@@ -32,15 +32,16 @@ class _Fallback:
 
 
 def test_each_entry_claims_its_own_draws_in_order():
-    dice = FairDice(_Fallback(), "ab" * 16)
-    dice.seed, dice.commit_seq, dice.seq = SEED, 3, 9
+    share = "ab" * 32
+    dice = FairDice(_Fallback(), share)
+    dice.seed, dice.commit_seq = SEED, 3
     faces = [dice.roll(6) for _ in range(4)] + [dice.roll(20)]
-    assert faces == [face(SEED, 9, "ab" * 16, i, 6) for i in range(4)] + [face(SEED, 9, "ab" * 16, 4, 20)]
+    assert faces == [face_v2(SEED, share, i, 6) for i in range(4)] + [face_v2(SEED, share, 4, 20)]
+    assert dice.entry_fair(None) is None  # an entry without dice (a scenario's end) claims nothing
     first = dice.entry_fair(faces[:3])
     second = dice.entry_fair(faces[3:])
-    assert (first["from"], [f for _, f in first["draws"]]) == (0, faces[:3])
+    assert first == {"v": 2, "commit": 3, "share": share, "from": 0, "draws": [[6, f] for f in faces[:3]]}
     assert (second["from"], second["draws"]) == (3, [[6, faces[3]], [20, faces[4]]])
-    assert dice.entry_fair(None)["draws"] == []  # nothing left for a later entry
 
 
 def test_an_unarmed_source_rolls_its_fallback_and_records_nothing():

@@ -1,13 +1,14 @@
 """A dice bot's BCDice-API roll while a seed is committed (SQLite and PostgreSQL): with a
 `share` its dice are derived and `provable`, recomputed after the reveal; without one
-they are derived too but labelled `server`; a bad share is refused and writes nothing;
+they are the server's own (`server`, not derived); a bad share is refused and writes
+nothing, and so is a share used before under the same seed;
 a secret roll is never derived; an original table's dice are derived like a roll's."""
 
 from __future__ import annotations
 
 import httpx
 
-from campaign.core.fair_dice import face
+from campaign.core.fair_dice import face_v2
 from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
 from tests.web.table_server import served
 from tests.web.test_bcdice_api import check_roll_document, token
@@ -26,12 +27,14 @@ def test_bcdice_rolls_take_a_share_and_are_recomputed_after_the_reveal(gurps):
         plain = bot.get("v2/game_system/GURPS/roll", params={"command": "3D6<=12"})
         posted = bot.post("v2/game_system/GURPS/roll", data={"command": "2D6", "share": SHARE_B})
         before = _last(gurps)["seq"]
-        for bad in ("abc", "zz" * 16, "a" * 129):
+        for bad in ("abc", "zz" * 32, "a" * 63, "a1" * 16):
             refused = bot.get("v2/game_system/GURPS/roll", params={"command": "3D6", "share": bad})
             assert (refused.status_code, refused.json()) == (
                 400,
-                {"ok": False, "reason": "share: 32 to 128 hex digits"},
+                {"ok": False, "reason": "share: exactly 64 hex digits"},
             )
+        reused = bot.get("v2/game_system/GURPS/roll", params={"command": "3D6", "share": SHARE_A})
+        assert (reused.status_code, reused.json()) == (409, {"ok": False, "reason": "share already used"})
         assert _last(gurps)["seq"] == before, "a refused share writes nothing"
         secret = bot.get("v2/game_system/GURPS/roll", params={"command": "S3D6<=12", "share": SHARE_A})
     for answer in (shared, plain, posted, secret):
@@ -44,16 +47,16 @@ def test_bcdice_rolls_take_a_share_and_are_recomputed_after_the_reveal(gurps):
     assert entries["shared"]["fairness"] == "provable" and entries["shared"]["source"] == "bcdice-api"
     assert entries["shared"]["detail"]["fair"]["share"] == SHARE_A and entries["shared"]["reason"] == "回避"
     assert entries["posted"]["fairness"] == "provable" and entries["posted"]["detail"]["fair"]["share"] == SHARE_B
-    assert entries["plain"]["fairness"] == "server" and entries["plain"]["detail"]["fair"]["share"] is None
+    assert entries["plain"]["fairness"] == "server" and "fair" not in entries["plain"]["detail"]
     assert entries["secret"]["fairness"] == "server" and "fair" not in entries["secret"]["detail"]
     seed = end_fair(gurps, commit)
-    for name, share in (("shared", SHARE_A), ("plain", ""), ("posted", SHARE_B)):
+    for name, share in (("shared", SHARE_A), ("posted", SHARE_B)):
         entry = entries[name]
-        assert entry["dice"] == [face(seed, entry["seq"], share, i, 6) for i in range(len(entry["dice"]))], name
+        assert entry["dice"] == [face_v2(seed, share, i, 6) for i in range(len(entry["dice"]))], name
     rands = [die["value"] for die in shared.json()["rands"]]
     assert rands == entries["shared"]["dice"]
     report = gurps.json("history", "verify")
-    assert report["ok"] and report["fair"]["checked"] == 3 and report["fair"]["pending"] == 0
+    assert report["ok"] and report["fair"]["checked"] == 2 and report["fair"]["pending"] == 0
 
 
 def test_without_a_committed_seed_a_bcdice_roll_is_the_servers(gurps):
@@ -77,7 +80,7 @@ def test_an_original_table_with_a_share_is_provable(gurps):
     entry = gurps.json("history", "show", str(answer.json()["campaign_seq"]))
     assert (entry["kind"], entry["fairness"], entry["detail"]["fair"]["share"]) == ("table", "provable", SHARE_A)
     seed = end_fair(gurps, commit)
-    assert entry["dice"] == [face(seed, entry["seq"], SHARE_A, i, 6) for i in range(2)]
+    assert entry["dice"] == [face_v2(seed, SHARE_A, i, 6) for i in range(2)]
     a, b = entry["dice"]
     assert answer.json()["text"] == f"飲み物表({a}{b}) ＞ 飲み物{a}{b}"
     assert gurps.json("history", "verify")["fair"]["checked"] == 1

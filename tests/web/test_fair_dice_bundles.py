@@ -17,7 +17,7 @@ import pytest
 
 import campaign.fair_check as fair_check
 import campaign.proofcheck as proofcheck
-from campaign.core.fair_dice import derive, face
+from campaign.core.fair_dice import derive, face_v2
 from campaign.ledger import canonical_json, chain_hash
 from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
 from tests.web.test_fair_dice_server import SHARE_A, end_fair, start_fair, table  # noqa: F401 (fixture)
@@ -38,6 +38,9 @@ VECTORS = [
     (20, 7, SHARE, 4),
     (1000, 3, SHARE, 11),
     (7, 9, "ff" * 64, 3),
+    (6, None, SHARE * 2, 0),  # version 2: no seq
+    (100, None, SHARE * 2, 10),
+    (1000, None, "ff" * 32, 11),
 ]
 
 
@@ -85,7 +88,7 @@ def test_the_four_fudges_are_caught_in_a_bundle_by_every_checker(table, tmp_path
         if '"seed_reveal"' in e["record"] and json.loads(e["record"])["detail"]["reveals"] == commit["seq"]
     )
     changed_share = next(
-        s for s in ("c3" * 16, "d4" * 16, "e5" * 16) if [face(seed, seq, s, i, 6) for i in range(3)] != rolled["dice"]
+        s for s in ("c3" * 32, "d4" * 32, "e5" * 32) if [face_v2(seed, s, i, 6) for i in range(3)] != rolled["dice"]
     )
 
     def at(target: int, edit):

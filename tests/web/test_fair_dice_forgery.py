@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from campaign.core.fair_dice import face
+from campaign.core.fair_dice import face_v2
 from campaign.ledger import canonical_json, chain_hash
 from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection, rehash_from
-from tests.web.test_fair_dice_server import SHARE_A, end_fair, start_fair, table  # noqa: F401 (fixture)
+from tests.web.test_fair_dice_server import SHARE_A, SHARE_B, SHARE_C, end_fair, start_fair, table  # noqa: F401
 from tests.web.test_table_server import head
 
 
@@ -61,7 +61,7 @@ def test_forged_dice_shares_and_seeds_are_caught(table):
         record["total"] = sum(record["dice"])
 
     share = next(
-        s for s in ("c3" * 16, "d4" * 16, "e5" * 16) if [face(seed, seq, s, i, 6) for i in range(3)] != rolled["dice"]
+        s for s in ("c3" * 32, "d4" * 32, "e5" * 32) if [face_v2(seed, s, i, 6) for i in range(3)] != rolled["dice"]
     )
 
     def change_share(record):
@@ -170,11 +170,11 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
     outputs["export"] = export.read_text(encoding="utf-8")
     call = cli.json("call", "fright", "鈴音")
     outputs["call answer"] = aki.post(
-        f"/api/calls/{call['call_id']}/roll", {"idempotency_key": "k" * 16, "share": SHARE_A}
+        f"/api/calls/{call['call_id']}/roll", {"idempotency_key": "k" * 16, "share": SHARE_B}
     ).text
     bot = cli.json("invite", "aki-bot", "--bcdice", "--player", "Aki", "--character", "鈴音")["base_path"]
     outputs["bcdice answer"] = aki.http.get(
-        bot + "v2/game_system/GURPS/roll", params={"command": "3D6<=12", "share": SHARE_A}
+        bot + "v2/game_system/GURPS/roll", params={"command": "3D6<=12", "share": SHARE_C}
     ).text
     cli.run("history", "seal")
     cli.run("history", "proof", str(seq), "-o", str(tmp_path / "proof.json"))
@@ -200,6 +200,8 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
         "revealed": 1,
         "checked": len(derived),
         "pending": 0,
+        "abandoned": 0,
+        "judged": 3,
     }
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.core.fair_dice import face, seed_commitment
+from campaign.core.fair_dice import face_v2, seed_commitment
 from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
 from tests.web.table_server import Browser, served
 from tests.web.test_table_server import head, invite
 
-SHARE_A = "a1" * 16
-SHARE_B = "b2" * 20
+SHARE_A = "a1" * 32
+SHARE_B = "b2" * 32
+SHARE_C = "c3" * 32
 
 
 @pytest.fixture
@@ -56,43 +57,43 @@ def test_a_players_share_makes_provable_dice_that_verify_recomputes(table):
     aki, ren = browser("Aki"), browser("Ren")
     commit = start_fair(cli)
     first = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A.upper()})
-    again = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_A})
+    again = aki.post("/api/rolls", {"command": "3D6<=12", "character": "鈴音", "share": SHARE_C})
     other = ren.post("/api/rolls", {"command": "3D6<=12", "character": "刀矢", "share": SHARE_B})
     bare = ren.post("/api/rolls", {"command": "1D20", "character": "刀矢"})
     assert [r.status_code for r in (first, again, other, bare)] == [201] * 4, first.text
     entries = [r.json() for r in (first, again, other, bare)]
     assert [e["fairness"] for e in entries] == ["provable", "provable", "provable", "server"]
+    fair = {"v": 2, "commit": commit["seq"], "share": SHARE_A, "from": 0, "draws": [[6, d] for d in entries[0]["dice"]]}
     shown = cli.json("history", "show", str(entries[0]["seq"]))
-    assert shown["fairness"] == "provable" and shown["detail"]["fair"] == {
-        "commit": commit["seq"],
-        "seq": entries[0]["seq"],
-        "share": SHARE_A,
-        "from": 0,
-        "draws": [[6, d] for d in entries[0]["dice"]],
-    }
+    assert shown["fairness"] == "provable" and shown["detail"]["fair"] == fair
+    # the answer echoes the recorded share and each entry the request wrote, for the receipt
+    assert entries[0]["share"] == SHARE_A and entries[0]["entries"] == [
+        {
+            "seq": entries[0]["seq"],
+            "dice": entries[0]["dice"],
+            "total": sum(entries[0]["dice"]),
+            "outcome": shown["outcome"],
+            "fair": fair,
+        }
+    ]
+    # without a share nothing of the player's goes in: the server's own dice, not derived
+    assert entries[3]["share"] is None and entries[3]["entries"][0]["fair"] is None
     assert {e["seq"]: e["fairness"] for e in cli.json("history", "--json")}[entries[3]["seq"]] == "server"
     seed = end_fair(cli, commit)
-    for entry, share in zip(entries, (SHARE_A, SHARE_A, SHARE_B, "")):
-        sides = 20 if entry["expression"] == "1D20" else 6
-        assert entry["dice"] == [face(seed, entry["seq"], share, i, sides) for i in range(len(entry["dice"]))]
-    # the same share twice: other dice, because the seq differs
-    assert [face(seed, entries[1]["seq"], SHARE_A, i, 6) for i in range(12)] != [
-        face(seed, entries[0]["seq"], SHARE_A, i, 6) for i in range(12)
-    ]
-    # another player's share changes the dice of the same seq
-    assert [face(seed, entries[2]["seq"], SHARE_A, i, 6) for i in range(12)] != [
-        face(seed, entries[2]["seq"], SHARE_B, i, 6) for i in range(12)
-    ]
+    for entry, share in zip(entries[:3], (SHARE_A, SHARE_C, SHARE_B)):
+        assert entry["dice"] == [face_v2(seed, share, i, 6) for i in range(3)]
     report = cli.json("history", "verify")
     assert report["ok"] and report["fair"] == {
         "ok": True,
         "seq": None,
         "problem": None,
         "revealed": 1,
-        "checked": 4,
+        "checked": 3,
         "pending": 0,
+        "abandoned": 0,
+        "judged": 4,
     }
-    assert "4 fair-dice entries recompute from their seeds" in cli.run("history", "verify").stdout
+    assert "3 fair-dice entries recompute from their seeds" in cli.run("history", "verify").stdout
     # honest labels: history marks them, stats keeps them apart and can count only them
     listed = cli.run("history", "--limit", "8").stdout
     assert listed.count("⟨fair⟩") == 3
@@ -101,6 +102,29 @@ def test_a_players_share_makes_provable_dice_that_verify_recomputes(table):
     counted = {row["source"]: row["dice"] for row in cli.json("stats")["sources"]}
     assert counted["provable"] == 9 and counted["server"] == 1
     assert [row["source"] for row in cli.json("stats", "--fair-only")["sources"]] == ["provable"]
+
+
+@pytest.mark.dialect  # the primary key of fair_shares refuses a second use on each backend
+def test_a_share_used_twice_under_one_seed_is_refused_and_nothing_is_written(table):
+    from tests.integration.rawdb import execute
+
+    cli, browser = table
+    aki, ren = browser("Aki"), browser("Ren")
+    start_fair(cli)
+    assert aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "share": SHARE_A}).status_code == 201
+    before = head(cli)
+    for player, character, share in ((aki, "鈴音", SHARE_A), (ren, "刀矢", SHARE_A.upper())):
+        refused = player.post("/api/rolls", {"command": "3D6<=12", "character": character, "share": share})
+        assert refused.status_code == 409, refused.text
+        assert "\n" not in refused.json()["error"] and "share" in refused.json()["error"]
+    assert head(cli) == before
+    # the database itself refuses the row the write path adds, whatever code tries
+    with pytest.raises(Exception, match="(?i)unique|primary|duplicate"):
+        execute(
+            cli.db,
+            "INSERT INTO fair_shares (campaign_id, commit_seq, share, seq) "
+            "SELECT campaign_id, commit_seq, share, seq + 1 FROM fair_shares",
+        )
 
 
 def test_a_called_fright_check_and_its_table_roll_share_the_requests_inputs(table, monkeypatch):
@@ -122,12 +146,14 @@ def test_a_called_fright_check_and_its_table_roll_share_the_requests_inputs(tabl
     assert len(entries) >= 2, [(e["outcome"], e["dice"], e["total"], e["target"]) for e in entries]
     assert entries[1]["parent_seq"] == entries[0]["seq"]
     fairs = [e["detail"]["fair"] for e in entries]
-    assert {f["seq"] for f in fairs} == {before + 1} and {f["share"] for f in fairs} == {SHARE_A}
+    assert {f["v"] for f in fairs} == {2} and {f["share"] for f in fairs} == {SHARE_A}
+    assert [e["seq"] for e in rolled.json()["entries"]] == [e["seq"] for e in entries]
+    assert [e["fair"] for e in rolled.json()["entries"]] == fairs
     starts = [f["from"] for f in fairs]
     assert starts == [sum(len(e["dice"]) for e in entries[:n]) for n in range(len(entries))]
     seed = end_fair(cli, commit)
     for entry, start in zip(entries, starts):
-        assert entry["dice"] == [face(seed, before + 1, SHARE_A, start + i, 6) for i in range(len(entry["dice"]))]
+        assert entry["dice"] == [face_v2(seed, SHARE_A, start + i, 6) for i in range(len(entry["dice"]))]
     assert cli.json("history", "verify")["fair"]["checked"] == len(entries)
 
 
@@ -136,9 +162,10 @@ def test_a_bad_share_is_refused_and_a_secret_roll_is_never_derived(table):
     aki = browser("Aki")
     start_fair(cli)
     before = head(cli)
-    for share in ("abc", "zz" * 16, "a" * 129, 12):
+    for share in ("abc", "zz" * 32, "a" * 63, "a" * 65, "a1" * 16, 12):
         refused = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音", "share": share})
         assert refused.status_code == 400 and "share" in refused.json()["error"], refused.text
+        assert "\n" not in refused.json()["error"]
     assert head(cli) == before
     secret = aki.post("/api/rolls", {"command": "S3D6<=12", "character": "鈴音", "share": SHARE_A})
     assert secret.status_code == 201 and secret.json()["fairness"] == "server"
@@ -167,7 +194,7 @@ def test_a_reunion_call_tapped_with_a_share_ends_the_scenario_and_reveals_its_se
     for entry in derived:
         fair = entry["detail"]["fair"]
         assert [f for _, f in fair["draws"]] == [
-            face(seed, fair["seq"], SHARE_B, fair["from"] + i, s) for i, (s, _) in enumerate(fair["draws"])
+            face_v2(seed, SHARE_B, fair["from"] + i, s) for i, (s, _) in enumerate(fair["draws"])
         ]
     again = aki.post(f"/api/calls/{call['call_id']}/roll", {"share": SHARE_B}, key="r" * 16)
     assert again.status_code == 200, again.text  # the first roll again: never rolled twice
@@ -180,4 +207,6 @@ def test_a_reunion_call_tapped_with_a_share_ends_the_scenario_and_reveals_its_se
         "revealed": 1,
         "checked": len(derived),
         "pending": 0,
+        "abandoned": 0,
+        "judged": 0,
     }
