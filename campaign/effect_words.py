@@ -9,15 +9,18 @@ entry that holds the code, old ones too. `fright`, `char show`, `char timeline`,
 everywhere. tests/unit/test_effect_words.py fails when a code of any family has no words
 in either language.
 
-Adding a kind of lasting disadvantage: its code in core.effects_vocabulary.TRAIT_CATEGORIES,
-one line in TRAIT_CATEGORY_WORDS here, its Japanese in the catalog.
+Adding a kind of lasting disadvantage: an entry of a seed table that gives it, its line in
+core.effects_vocabulary.TRAIT_CATEGORY_WORDS (code and English words), its Japanese in the
+catalog (tests/cli/test_effect_words_everywhere.py does exactly that).
 """
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Mapping
 from typing import Any
 
+from campaign.core import effects_vocabulary as vocabulary
 from campaign.core.applied_effects import (
     AppliedAttribute,
     AppliedCondition,
@@ -29,16 +32,11 @@ from campaign.core.applied_effects import (
 from campaign.core.followup import FOLLOW_UP, SAME
 from campaign.i18n import N_, Nn_, _, is_ja, ngettext, speaking
 
-#: Trait categories (core.effects_vocabulary.TRAIT_CATEGORIES and the sheet's own two).
-TRAIT_CATEGORY_WORDS = {
-    "advantage": N_("advantage"),
-    "disadvantage": N_("disadvantage"),
-    "quirk": N_("quirk"),
-    "delusion": N_("delusion"),
-    "phobia": N_("phobia"),
-    "mental": N_("mental disadvantage"),
-    "physical": N_("physical disadvantage"),
-}
+#: Trait categories: the sheet's own two, and the lasting disadvantages a table entry can
+#: give (core.effects_vocabulary.TRAIT_CATEGORY_WORDS, read live: a new kind is its line there).
+TRAIT_CATEGORY_WORDS: ChainMap[str, str] = ChainMap(
+    {"advantage": N_("advantage"), "disadvantage": N_("disadvantage")}, vocabulary.TRAIT_CATEGORY_WORDS
+)
 #: Conditions (core.effects_vocabulary.CONDITIONS, the follow-up and medical care).
 CONDITION_WORDS = {
     "stun": N_("stunned"),
