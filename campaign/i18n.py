@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import gettext
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
@@ -155,6 +156,23 @@ def pick(ja: str, en: str) -> str:
 def N_(message: str) -> str:
     """Marks a message for the catalog where it is defined; `_()` translates it where shown."""
     return message
+
+
+def Nn_(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802 - the gettext marker's spelling
+    """Marks a plural message where it is defined (a table of counted words: "{n} turn",
+    "{n} turns"); `ngettext(*pair, n)` translates it where shown."""
+    return singular, plural
+
+
+@contextmanager
+def speaking(lang: str) -> Iterator[None]:
+    """Words in `lang` for a moment (what `--json` keeps in both languages), then the
+    language this context had."""
+    token = _choice.set(_Choice(override=lang))
+    try:
+        yield
+    finally:
+        _choice.reset(token)
 
 
 def is_ja() -> bool:

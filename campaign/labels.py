@@ -19,40 +19,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from campaign.core.followup import FOLLOW_UP, FOLLOW_UP_JA
-from campaign.i18n import N_, _, pgettext
+from campaign.effect_words import (  # the words of effects live there; these names stay importable here
+    CASCADE_WORDS,
+    cascade_words,
+    condition_words,
+    duration_label,
+)
+from campaign.effect_words import CONDITION_WORDS as CONDITION_WORDS
+from campaign.effect_words import TRAIT_CATEGORY_WORDS as TRAIT_CATEGORY_WORDS
+from campaign.effect_words import category_label as category_label
+from campaign.effect_words import condition_label as condition_label
+from campaign.i18n import N_, _, is_ja, pgettext
 
-# Conditions a fright check can leave, slug -> Japanese label. `condition clear` takes either.
-CONDITION_LABELS_JA = {
-    "stun": "朦朧",
-    "unconscious": "気絶",
-    "faint": "卒倒",
-    "panic": "パニック",
-    "major_panic": "大パニック",
-    "light_coma": "浅い昏睡",
-    "coma": "昏睡",
-    "catatonia": "硬直",
-    "seizure": "痙攣",
-    "heart_attack": "心臓発作",
-    FOLLOW_UP: FOLLOW_UP_JA,
-    "medical_care": "医学的処置",  # stops catatonia's HP drain (campaign.services.lingering)
-}
-#: Conditions as an English reader sees them; the catalog holds their Japanese, which is
-#: CONDITION_LABELS_JA (tests/unit/test_catalog.py checks the two agree).
-CONDITION_WORDS = {
-    "stun": N_("stunned"),
-    "unconscious": N_("unconscious"),
-    "faint": N_("fainted"),
-    "panic": N_("panic"),
-    "major_panic": N_("major panic"),
-    "light_coma": N_("light coma"),
-    "coma": N_("coma"),
-    "catatonia": N_("catatonia"),
-    "seizure": N_("seizure"),
-    "heart_attack": N_("heart attack"),
-    FOLLOW_UP: N_("recovering"),
-    "medical_care": N_("medical care"),
-}
 #: Outcome words as BCDice prints them (成功 / 失敗 / クリティカル / ファンブル) in Japanese.
 OUTCOME_WORDS = {
     "success": N_("success"),
@@ -69,8 +47,6 @@ OUTCOME_LABELS = {
 }
 #: The 2d6 checks (docs/rules.md "2d6 checks") call their criticals 大成功 / 大失敗.
 CHECK_OUTCOME_LABELS = {**OUTCOME_LABELS, "critical_success": "大成功", "critical_failure": "大失敗"}
-#: Trait categories as a fright-check result names them.
-CATEGORY_JA = {"quirk": "癖", "delusion": "妄想", "phobia": "恐怖症", "mental": "精神的特徴", "physical": "肉体的特徴"}
 
 
 def outcome_label(kind: str | None, outcome: str, gurps: dict[str, Any] | None = None) -> str:
@@ -89,68 +65,11 @@ def outcome_label(kind: str | None, outcome: str, gurps: dict[str, Any] | None =
     return _(OUTCOME_WORDS[outcome]) if outcome in OUTCOME_WORDS else outcome
 
 
-def condition_label(condition: str) -> str:
-    """'stun' -> 'stunned' / '朦朧'; a condition the GM named is shown as named."""
-    return _(CONDITION_WORDS[condition]) if condition in CONDITION_WORDS else condition
-
-
-CATEGORY_WORDS = {
-    "advantage": N_("advantage"),
-    "disadvantage": N_("disadvantage"),
-    "quirk": N_("quirk"),
-    "delusion": N_("delusion"),
-    "phobia": N_("phobia"),
-    "mental": N_("mental disadvantage"),
-    "physical": N_("physical disadvantage"),
-}
-
-
-def category_label(category: str) -> str:
-    """'severe phobia' -> 'severe phobia' / '強い恐怖症' in the output's language."""
-    severe = category.startswith("severe ")
-    base = category[len("severe ") :] if severe else category
-    word = _(CATEGORY_WORDS[base]) if base in CATEGORY_WORDS else base
-    return _("severe {category}").format(category=word) if severe else word
-
-
-def category_ja(category: str) -> str:
-    """'severe phobia' -> '強い恐怖症'; an unknown category is shown as it is."""
-    severe = category.startswith("severe ")
-    base = category[len("severe ") :] if severe else category
-    return ("強い" if severe else "") + CATEGORY_JA.get(base, base)
-
-
-UNIT_EN = {"turn": "turn", "minute": "minute", "hour": "hour", "day": "day"}
-UNIT_JA = {"turn": "ターン", "minute": "分", "hour": "時間", "day": "日"}
-RECOVERY_EN = {
-    "auto": "recovers by itself",
-    "will_ignoring_penalties": "Will roll ignoring penalties",
-    "will": "Will roll",
-    "ht": "HT roll",
-    "iq": "IQ roll",
-    "iq_ignoring_penalties": "IQ roll ignoring penalties",
-    "gm": "as the GM rules",
-}
-RECOVERY_JA = {
-    "auto": "自動回復",
-    "will_ignoring_penalties": "修正無視の意思判定",
-    "will": "意思判定",
-    "ht": "生命力判定",
-    "iq": "知力判定",
-    "iq_ignoring_penalties": "修正無視の知力判定",
-    "gm": "GMの裁定",
-}
 SUB_ROLL_LABELS = {
     "table": N_("fright table"),
     "stun_turns": N_("stun turns"),
     "fatigue": N_("fatigue (FP)"),
     "injury": N_("injury (HP)"),
-}
-CASCADE_TEXTS = {  # (ja, en) of what a lost attribute drags down with it
-    "mental": (
-        "精神系の技能・呪文・超能力も同じだけ下がる(GMが手で調整)",
-        "mental skills, spells and psionic powers drop by as much (adjust them by hand)",
-    )
 }
 # The fright condition texts a record may hold; new records hold only the codes.
 CONDITION_TEXT_KEYS = ("label_ja", "duration_ja", "duration_text", "recovery_en", "recovery_ja")
@@ -342,76 +261,38 @@ def sub_roll_label(purpose: str) -> str:
     return purpose
 
 
-def _plural(amount: int | str, unit: str) -> str:
-    return f"{amount} {unit}" + ("" if amount == 1 else "s")
-
-
-def _get(effect: Any, name: str) -> Any:
-    return effect.get(name) if isinstance(effect, dict) else getattr(effect, name)
-
-
-def duration_texts(effect: Any) -> tuple[str, str]:
-    """("4 turns", "4ターン"), or how it ends when it has no fixed length.
-
-    `effect` is a core AddCondition or its recorded codes (duration, unit, recovery,
-    every, every_unit).
-    """
-    duration, unit, recovery = _get(effect, "duration"), _get(effect, "unit"), _get(effect, "recovery")
-    every, every_unit = _get(effect, "every"), _get(effect, "every_unit")
-    if duration is not None:
-        return _plural(duration, UNIT_EN[unit]), f"{duration}{UNIT_JA[unit]}"
-    en, ja = RECOVERY_EN[recovery], RECOVERY_JA[recovery]
-    if every == 1:
-        en += f" every {UNIT_EN[every_unit]}"
-        ja = f"毎{UNIT_JA[every_unit]}の{ja}"
-    elif every is not None:
-        en += f" every {_plural(every, UNIT_EN[every_unit])}"
-        ja = f"{every}{UNIT_JA[every_unit]}ごとの{ja}"
-    return f"until recovered ({en})", f"回復するまで ({ja})"
-
-
 _DURATION_CODES = ("duration", "unit", "recovery", "every", "every_unit")
 
 
 def condition_duration(duration: str | None, detail: dict[str, Any] | None) -> str:
-    """How long a condition lasts in the output's language: the record's Japanese span,
-    or its codes (duration, unit, recovery) in words; else the text as recorded."""
-    from campaign.i18n import pick
-
+    """How long a condition lasts in the output's language, from its codes (duration,
+    unit, recovery); a condition whose codes this version does not know (or one the GM
+    timed, which has none) by the words its record holds."""
     detail = detail or {}
-    japanese = detail.get("duration_ja")
-    if japanese is None and (detail.get("unit") in UNIT_JA or detail.get("recovery") in RECOVERY_JA):
+    if detail.get("recovery") is not None or detail.get("unit") is not None:
         try:
-            _english, japanese = duration_texts({key: detail.get(key) for key in _DURATION_CODES})
-        except KeyError:  # codes this version does not know: the recorded text
-            japanese = None
-    return pick(japanese or duration or "", duration or "")
+            return duration_label({key: detail.get(key) for key in _DURATION_CODES})
+        except KeyError:  # codes this version does not know: the recorded words
+            pass
+    return (detail.get("duration_ja") or duration or "") if is_ja() else (duration or "")
 
 
-def condition_texts(effect: Any) -> dict[str, str]:
-    """The words of a fright condition: label, duration and recovery in both languages."""
-    condition, recovery = _get(effect, "condition"), _get(effect, "recovery")
-    text_en, text_ja = duration_texts(effect)
-    return {
-        "label_ja": CONDITION_LABELS_JA.get(condition, condition),
-        "duration_ja": text_ja,
-        "duration_text": text_en,
-        "recovery_en": RECOVERY_EN[recovery],
-        "recovery_ja": RECOVERY_JA[recovery],
-    }
+# The order older documents gave the words of a condition made from its codes.
+_WORDS_ORDER = ("label_ja", "duration_ja", "duration_text", "recovery_en", "recovery_ja")
 
 
 def fright_effect(effect: dict[str, Any]) -> dict[str, Any]:
-    """A recorded fright effect with its words: those it holds (older records), else made now."""
+    """A recorded fright effect with its words, made from its codes (an older record's
+    own words stay only where its codes are unknown here)."""
     kind = effect.get("kind")
-    if kind == "condition" and not all(key in effect for key in CONDITION_TEXT_KEYS):
+    if kind == "condition":
         try:
-            return {**effect, **condition_texts(effect), **{k: effect[k] for k in CONDITION_TEXT_KEYS if k in effect}}
+            words = condition_words(effect)
         except (KeyError, TypeError):
             return effect
-    if kind == "lose_attribute" and effect.get("cascade") in CASCADE_TEXTS and "cascade_ja" not in effect:
-        ja, en = CASCADE_TEXTS[effect["cascade"]]
-        return {**effect, "cascade_ja": ja, "cascade_en": en}
+        return {**effect, **{key: words[key] for key in _WORDS_ORDER}}
+    if kind == "lose_attribute" and effect.get("cascade") in CASCADE_WORDS:
+        return {**effect, **cascade_words(effect["cascade"])}
     return effect
 
 

@@ -65,6 +65,20 @@ class AppState:
             i18n.campaign_known(*language_facts(self._db, campaign))
         return self._db
 
+    def learn_language(self) -> None:
+        """A command that reads no campaign (`ref list`, `ref show`) still prints in the
+        campaign's language when there is a database (docs/i18n.md "Which language");
+        without one the locale decides, as for `--help`."""
+        from campaign import i18n
+        from campaign.errors import NotFound
+
+        if i18n.decided() or i18n.campaign_asked():
+            return
+        try:
+            self.db  # noqa: B018 - opening it asks the campaign (above)
+        except NotFound:  # no database at all: nothing to ask
+            return
+
     def close(self) -> None:
         """Close the database when the command ends (Click calls this on the root context):
         SQLite checkpoints its write-ahead log when the last connection closes, and the

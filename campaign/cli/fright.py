@@ -12,7 +12,7 @@ from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, s
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.i18n import _, pick
-from campaign.labels import UNIT_JA, category_ja, condition_label, outcome_label
+from campaign.labels import outcome_label
 
 if TYPE_CHECKING:
     from campaign.services.fright import FrightCheckResult
@@ -89,127 +89,6 @@ def _outcome(outcome: str | None, margin: int | None) -> str:
     return text + (" " + _("(margin {margin:+d})").format(margin=margin) if margin is not None else "")
 
 
-def _every(effect: dict[str, Any]) -> tuple[str, str]:
-    """(" every turn", "毎ターン") style recovery intervals; empty when there is none."""
-    if effect.get("every") is None:
-        return "", ""
-    n, unit = effect["every"], effect["every_unit"]
-    return (
-        f" every {unit}" if n == 1 else f" every {n} {unit}s",
-        f"毎{UNIT_JA[unit]}" if n == 1 else f"{n}{UNIT_JA[unit]}ごと",
-    )
-
-
-def effect_lines(name: str, effect: dict[str, Any]) -> list[tuple[str, str]]:
-    """What one applied effect did to the character: (Japanese, English) line pairs."""
-    from campaign.core.followup import after_texts
-
-    kind = effect["kind"]
-    if kind == "trait":
-        lines = [
-            (
-                f"{name}: 新しい{category_ja(effect['category'])} '{effect['name']}' ({effect['cp']} CP, "
-                "上限に数えない) を得た",
-                f"{name}: gained {effect['category']} '{effect['name']}' ({effect['cp']} CP, no points, "
-                "not counted toward the limit)",
-            )
-        ]
-        if effect["placeholder"]:
-            lines.append(
-                (
-                    f"仮の名前: campaign trait rename {name} '{effect['name']}' 新しい名前",
-                    f"a placeholder name: campaign trait rename {name} '{effect['name']}' NEW_NAME",
-                )
-            )
-        return lines
-    if kind == "phobia_escalation":
-        lines = [
-            (
-                f"{name}: '{effect['trait']}' が強い恐怖症に悪化 ({effect['old_cp']} → {effect['new_cp']} CP)",
-                f"{name}: '{effect['trait']}' worsened to a severe phobia ({effect['cp_change']:+d} CP)",
-            )
-        ]
-        if "limit_cp" in effect:
-            lines.append(
-                (
-                    f"    上限に数える {effect['limit_cp']} CP / 数えない {effect['unlimited_cp']} CP",
-                    f"    {effect['limit_cp']} CP counts toward the limit, {effect['unlimited_cp']} CP "
-                    "(from the fright check) does not",
-                )
-            )
-        return lines
-    if kind == "condition":
-        every_en, every_ja = _every(effect)
-        if effect.get("duration") is not None:
-            ja = f"{name}: {effect['label_ja']} {effect['duration_ja']}"
-            en = f"{name}: {condition_label(effect['condition'])} for {effect['duration_text']}"
-            if effect["recovery"] != "auto":
-                ja += f"、以後{every_ja}の{effect['recovery_ja']}で回復"
-                en += f", then {effect['recovery_en']}{every_en} to recover"
-        else:
-            ja = (
-                f"{name}: {effect['label_ja']} ({every_ja}の{effect['recovery_ja']}で回復)"
-                if every_ja
-                else f"{name}: {effect['label_ja']} ({effect['recovery_ja']}で回復)"
-            )
-            en = f"{name}: {condition_label(effect['condition'])} until recovered ({effect['recovery_en']}{every_en})"
-        if effect.get("defense_penalty") is not None:
-            ja += f"、能動防御{effect['defense_penalty']}"
-            en += f", active defense {effect['defense_penalty']}"
-        if effect.get("severity") is not None:
-            ja += f" (奇行の程度 {effect['severity']})"
-            en += f" (severity {effect['severity']})"
-        after = after_texts(effect)
-        if after is not None:
-            ja += f"、回復後 {after[1]} 全判定{effect['after_penalty']}"
-            en += f"; {effect['after_penalty']} to all rolls {after[0]} after recovering"
-        if effect.get("timed"):
-            ja += " (時間経過で終わる)"
-            en += " (runs out with `time advance`)"
-        return [(ja, en)]
-    if kind in ("fatigue", "injury"):
-        label = "疲労" if kind == "fatigue" else "負傷"
-        if not effect["tracked"]:
-            return [
-                (
-                    f"{name}: {label} {effect['amount']} ({effect['pool']} がないので記録のみ)",
-                    f"{name}: {kind} {effect['amount']} recorded only: no {effect['pool']} stat",
-                )
-            ]
-        return [
-            (
-                f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({label} {effect['amount']})",
-                f"{name}: {effect['pool']} {effect['before']} → {effect['after']} ({kind} {effect['amount']})",
-            )
-        ]
-    if kind == "lose_attribute":
-        if not effect["tracked"]:
-            return [
-                (
-                    f"{name}: {effect['stat']} -{effect['amount']} (永久。能力値がないので記録のみ)",
-                    f"{name}: permanent {effect['stat']} loss recorded only: no such stat",
-                )
-            ]
-        lines = [
-            (
-                f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (永久)",
-                f"{name}: {effect['stat']} {effect['before']} → {effect['after']} (permanent)",
-            )
-        ]
-        for lowered in effect.get("with_it") or []:  # a listed Will / HP falls with its attribute
-            lines.append(
-                (
-                    f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} "
-                    f"({effect['stat']}とともに低下)",
-                    f"{name}: {lowered['stat']} {lowered['before']} → {lowered['after']} (with {effect['stat']})",
-                )
-            )
-        if effect.get("cascade_ja"):
-            lines.append((effect["cascade_ja"], effect["cascade_en"]))
-        return lines
-    return [(f"{name}: {kind}", kind)]
-
-
 def _pad(text: str, width: int) -> str:
     """Left-align by display width (a Japanese character takes two columns)."""
     from rich.cells import cell_len
@@ -245,6 +124,8 @@ def will_modifiers(check: Any) -> list[str]:
 def render_fright(result: FrightCheckResult) -> None:
     """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
     what was written onto the character (a FrightCheckResult, services.fright)."""
+    from campaign.core.applied_effects import AppliedEscalation, AppliedTrait
+    from campaign.effect_words import effect_lines
     from campaign.labels import sub_roll_label
     from campaign.services.fright import TableSubRoll
 
@@ -291,11 +172,9 @@ def render_fright(result: FrightCheckResult) -> None:
     if table is None:
         print_text(_("{name}: passed the fright check: nothing happens").format(name=name))
     for effect in result.effects:
-        for ja, en in effect_lines(name, effect):
-            print_text(pick(ja, en))
-    delta = sum(t["cp"] for t in result.traits_added) + sum(
-        e["cp_change"] for e in result.effects if e["kind"] == "phobia_escalation"
-    )
+        for line in effect_lines(name, effect):
+            print_text(line)
+    delta = sum(e.cp_change for e in result.effects if isinstance(e, (AppliedTrait, AppliedEscalation)))
     if delta:
         after = result.character_after.cp_total
         print_text(_("{name}: CP total {before} → {after}").format(name=name, before=after - delta, after=after))

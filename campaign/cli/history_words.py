@@ -125,7 +125,9 @@ def untold(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fright(name: str, detail: dict[str, Any]) -> list[str]:
-    from campaign.cli.fright import effect_lines, will_modifiers
+    from campaign.cli.fright import will_modifiers
+    from campaign.core.applied_effects import applied_effect
+    from campaign.effect_words import effect_lines
 
     check = detail["check"]
     lines = [
@@ -137,11 +139,10 @@ def _fright(name: str, detail: dict[str, Any]) -> list[str]:
     if isinstance(table, dict) and table.get("entry") is not None:
         text = pick(str(table.get("ja") or ""), str(table.get("en") or ""))
         lines.append(_("fright table {entry}: {text}").format(entry=table["entry"], text=text).rstrip(": "))
-    for effect in detail.get("effects") or []:
-        try:
-            lines += [pick(ja, en) for ja, en in effect_lines(name, effect)]
-        except (KeyError, TypeError):  # an older record without every word: its codes stay in --json
-            continue
+    for record in detail.get("effects") or []:
+        effect = applied_effect(record) if isinstance(record, dict) else None
+        if effect is not None:  # an unknown or older shape: its codes stay in --json
+            lines += effect_lines(name, effect)
     lines += [str(note) for note in detail.get("notes") or [] if isinstance(note, str)]
     return lines
 

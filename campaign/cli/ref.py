@@ -50,6 +50,7 @@ def ref_list(
     from campaign.services.reference import list_references
 
     fmt = output_format(json_out, csv_out)
+    state(ctx).learn_language()
     rows = list_references()
     if fmt != "table":  # a spreadsheet's columns: both names and the seed, whatever the language
         columns: list[str | Column] = [Column("name", keep=True), "name_en", "seed", "rows", "roll"]
@@ -128,6 +129,7 @@ def ref_show(
     from campaign.errors import BadInput
 
     output_format(json_out, csv_out)  # refuses --json with --csv before anything else
+    state(ctx).learn_language()
     if not roll:
         if char or reason or dice:
             raise BadInput(_("--char, --reason and --dice go with --roll"))

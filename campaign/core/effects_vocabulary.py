@@ -35,6 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
+from campaign.errors import N_
+
 RECOVERIES = frozenset({"auto", "will_ignoring_penalties", "will", "ht", "iq", "iq_ignoring_penalties", "gm"})
 UNITS = frozenset({"turn", "minute", "hour", "day"})
 CONDITIONS = frozenset(
@@ -54,7 +56,16 @@ CONDITIONS = frozenset(
 # Facts that decide a conditional reroll: the weapon was a solid crushing one (FMB 3, 4,
 # 15, 16), an impaling or missile one (FMB 5, 6), a grenade (GFMB jam).
 REROLL_CONDITIONS = frozenset({"crushing", "impaling", "grenade"})
-TRAIT_CATEGORIES = frozenset({"quirk", "delusion", "phobia", "mental", "physical"})
+#: Lasting disadvantages an entry can give: the code and its English words (the catalog
+#: holds the Japanese; campaign.effect_words shows them). A new kind is one line here.
+TRAIT_CATEGORY_WORDS = {
+    "quirk": N_("quirk"),
+    "delusion": N_("delusion"),
+    "phobia": N_("phobia"),
+    "mental": N_("mental disadvantage"),
+    "physical": N_("physical disadvantage"),
+}
+TRAIT_CATEGORIES = TRAIT_CATEGORY_WORDS.keys()  # a live view: what the line above lists
 SEVERITIES = frozenset({"mild", "severe"})
 STATS = frozenset({"ST", "DX", "IQ", "HT", "Will"})
 

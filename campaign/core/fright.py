@@ -54,14 +54,6 @@ COMBAT_REFLEXES_BONUS = 2
 SEVERE_PHOBIA_PENALTY = -4
 FRIGHT_TABLE = "FEAR"
 
-CATEGORY_LABELS_JA = {
-    "quirk": "癖",
-    "delusion": "妄想",
-    "phobia": "恐怖症",
-    "mental": "精神的特徴",
-    "physical": "肉体的特徴",
-}
-
 
 class TraitLike(Protocol):
     """Anything with a trait's name, category and cp (a DB row will do; read only, so a
@@ -123,11 +115,11 @@ class AddTrait:
     """A new disadvantage or quirk: lowers the CP total, grants nothing (docs/rules.md
     "Fright check")."""
 
-    name: str
+    name: str  # the GM's pick; "" when the trait is to get a placeholder name
     category: str  # quirk | delusion | phobia | mental | physical
     cp: int
     severity: str | None = None
-    placeholder: bool = True  # name is a placeholder for the GM to rename
+    placeholder: bool = True  # no name yet: the service gives it one to rename (effect_words.placeholder_name)
     options: tuple[TraitOption, ...] = ()  # what the entry offered
     choice: int = 0  # index into options that was taken
     grants_cp: bool = False
@@ -302,14 +294,6 @@ def apply_entry(
     return tuple(state.effects), tuple(state.sub_rolls)
 
 
-def placeholder_name(category: str, severity: str | None = None) -> str:
-    """A name the GM is expected to replace; the service may append the ledger seq."""
-    label = CATEGORY_LABELS_JA.get(category, category)
-    if severity == "severe":
-        label = "強い" + label
-    return f"未命名の{label} (恐怖判定)"
-
-
 # --- internals ---
 
 
@@ -459,7 +443,7 @@ class _Resolution:
 
     def _add_trait(self, option: TraitOption, options: tuple[TraitOption, ...], index: int, entry: int) -> None:
         placeholder = self.pick is None
-        name = placeholder_name(option.category, option.severity) if self.pick is None else self.pick
+        name = self.pick or ""
         self.pick = None  # only the first new trait takes the GM's name
         self.effects.append(
             AddTrait(

@@ -11,7 +11,7 @@ This module only checks data it is given; campaign.seeds reads the files.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from campaign.core.effects_vocabulary import (
@@ -291,7 +291,7 @@ def _amount(value: Any) -> Amount:
     return _positive(value)
 
 
-def _one_of(allowed: frozenset[str]) -> Callable[[Any], str]:
+def _one_of(allowed: Collection[str]) -> Callable[[Any], str]:
     def convert(value: Any) -> str:
         if value not in allowed:
             raise _Problem(N_("{value!r} is not one of {allowed}"), value=value, allowed=", ".join(sorted(allowed)))

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from campaign.core.derived import POOLS, pool_current
+from campaign.effect_words import shown_condition
 from campaign.i18n import _
 from campaign.labels import category_label, condition_duration, condition_label, stat_label, status_label
 from campaign.projection.ops import OpConflict
@@ -167,8 +168,10 @@ def _condition_changes(before: State, after: State, name: str) -> list[dict[str,
             words = condition_duration(new.duration, new.detail)
             duration = f" ({words})" if words else ""
             label = condition_label(new.name)
-            changes.append(_change("condition", new.name, None, new.duration, f"+{label}{duration}"))
+            length = shown_condition(new.duration, new.detail)[0]  # the row's codes in English words
+            changes.append(_change("condition", new.name, None, length, f"+{label}{duration}"))
         elif live_old and not live_new:
             assert old is not None  # what live_old says
-            changes.append(_change("condition", old.name, old.duration, None, f"-{condition_label(old.name)}"))
+            length = shown_condition(old.duration, old.detail)[0]
+            changes.append(_change("condition", old.name, length, None, f"-{condition_label(old.name)}"))
     return changes

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
+from campaign.effect_words import shown_condition
 from campaign.projection.state import State
 from campaign.seeds import stat_names_for
 
@@ -178,9 +179,8 @@ def character_view(state: State, name: str) -> CharacterSheet:
         ),
         conditions=tuple(
             ConditionLine(
-                name=c.name,
-                duration=c.duration,
-                detail=c.detail,
+                c.name,
+                *shown_condition(c.duration, c.detail),
                 source_seq=c.source_seq,
                 origin=origin,
                 since_clock=c.since_clock or 0,

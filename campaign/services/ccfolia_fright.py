@@ -11,17 +11,20 @@ timers, FP/HP and CP the same ops, and `history void` undoes them alike.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from campaign.core.applied_effects import AppliedEffect
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.fright import FRIGHT_TABLE, KnownTrait, apply_entry
 from campaign.db.models import Campaign, Character
+from campaign.effect_words import effect_documents
 from campaign.seeds import fright_table
 from campaign.services.effects import recording
 from campaign.services.fright import _Applier, append_sub_roll  # the one writer of fright effects
+from campaign.services.results import converted_by
 from campaign.services.traits import active_traits, split_category
 
 FRIGHT_WORDS = ("恐怖判定", "fright")
@@ -36,7 +39,7 @@ class FrightApplied:
     seq: int
     result: int
     entry: tuple[int, int]
-    effects: tuple[dict[str, Any], ...]
+    effects: tuple[AppliedEffect, ...] = field(metadata=converted_by(effect_documents))
     notes: tuple[str, ...]
 
 
@@ -65,8 +68,6 @@ def apply_fright(
     entry = table.entry_for(table.clamp(result))
     with about(source, character.name):
         effects, sub_rolls = apply_entry(table, result, source, traits=known, stats=dict(character.stats))
-    from campaign.labels import strip_texts
-
     with recording(session, campaign, actor, "fright") as recorder:
         applier = _Applier(session, character, recorder, recorder.seq)
         for effect in effects:
@@ -88,7 +89,7 @@ def apply_fright(
             detail={
                 "check": None,
                 "table": codes,
-                "effects": [strip_texts(e) for e in applier.records],
+                "effects": applier.records,
                 "traits_added": applier.traits_added,
                 "pick": None,
                 "choice": 0,
@@ -105,6 +106,6 @@ def apply_fright(
         seq=seq,
         result=result,
         entry=(entry.lo, entry.hi),
-        effects=tuple(applier.records),
+        effects=tuple(applier.applied),
         notes=tuple(applier.notes),
     )

@@ -25,6 +25,7 @@ from campaign.bridges.ccfolia_export import Export
 from campaign.bridges.ccfolia_log import Message
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
+from campaign.effect_words import effect_documents
 from campaign.errors import N_, BadInput
 from campaign.i18n import _
 from campaign.seeds import load_tables
@@ -362,7 +363,7 @@ class Importer:
                 applied=True,
                 seq=applied.seq,
                 entry=list(applied.entry),
-                effects=list(applied.effects),
+                effects=effect_documents(applied.effects),
                 notes=list(applied.notes),
                 why=None,
                 **json_fields(None),

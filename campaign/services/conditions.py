@@ -31,9 +31,9 @@ from campaign.core.followup import FOLLOW_UP, FOLLOW_UP_JA, follow_up
 from campaign.core.gametime import clock_text, parse_span, span_text, unit_seconds
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Condition
+from campaign.effect_words import condition_label_ja, shown_condition  # `condition clear` takes the slug or its label
 from campaign.errors import BadInput, NotFound
 from campaign.i18n import _
-from campaign.labels import CONDITION_LABELS_JA  # `condition clear` takes the slug or its label
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.effects import Recorder, recording
 
@@ -76,7 +76,8 @@ class ConditionsCleared:
 
 
 def label_ja(name: str, detail: dict[str, Any] | None) -> str | None:
-    return (detail or {}).get("label_ja") or CONDITION_LABELS_JA.get(name)
+    """A condition's Japanese name: from its code where this version knows it, else as recorded."""
+    return condition_label_ja(name) or (detail or {}).get("label_ja")
 
 
 @overload
@@ -101,11 +102,12 @@ def due_clock(condition: Condition) -> int | None:
 
 def condition_view(condition: Condition, clock: int | None = None) -> dict[str, Any]:
     """A condition as --json shows it; with the campaign `clock`, also what remains."""
+    duration, detail = shown_condition(condition.duration, condition.detail)
     view = {
         "name": condition.name,
         "label_ja": label_ja(condition.name, condition.detail),
-        "duration": condition.duration,
-        "detail": condition.detail,
+        "duration": duration,
+        "detail": detail,
         "source_seq": condition.source_seq,
         "origin": condition.origin,
         "timed": condition.until_clock is not None,
@@ -208,8 +210,8 @@ def add_condition(
     if (then_penalty is None) != (then_for is None):
         raise BadInput(_("--then-penalty and --then-for go together (e.g. --then-penalty -2 --then-for 6h)"))
     detail: dict[str, Any] = {"source": "gm"}
-    if CONDITION_LABELS_JA.get(name):
-        detail["label_ja"] = CONDITION_LABELS_JA[name]
+    if condition_label_ja(name):
+        detail["label_ja"] = condition_label_ja(name)
     if span is not None:
         detail["duration_ja"] = span.text_ja
     if then_penalty is not None and then_for is not None:  # they go together (above)

@@ -32,12 +32,21 @@ Decisions (beyond core.fright's own):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.core.applied_effects import (
+    AppliedAttribute,
+    AppliedCondition,
+    AppliedEffect,
+    AppliedEscalation,
+    AppliedPool,
+    AppliedTrait,
+    StatLowered,
+)
 from campaign.core.derived import DERIVATIONS, pool_current, stat_value
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.effects_vocabulary import effect_data
@@ -51,7 +60,6 @@ from campaign.core.fright import (
     LosePool,
     PhobiaEscalation,
     SubRoll,
-    placeholder_name,
     resolve_fright_check,
 )
 from campaign.core.gametime import unit_seconds
@@ -59,21 +67,10 @@ from campaign.core.stat_names import canonical_view, sheet_key
 from campaign.core.suggest import closest, fold
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character
+from campaign.effect_words import effect_documents, placeholder_name
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
-from campaign.labels import (  # the words live there (records hold codes); these names stay importable here
-    CASCADE_TEXTS,
-    RECOVERY_EN,  # noqa: F401
-    RECOVERY_JA,  # noqa: F401
-    SUB_ROLL_LABELS,  # noqa: F401
-    UNIT_EN,  # noqa: F401
-    UNIT_JA,  # noqa: F401
-    condition_texts,
-    duration_texts,  # noqa: F401
-    note_text,
-    strip_texts,
-    sub_roll_label,  # noqa: F401
-)
+from campaign.labels import note_text
 from campaign.projection.views import CharacterSheet
 from campaign.seeds import fright_table, stat_names_for
 from campaign.services.characters import character_view
@@ -81,7 +78,7 @@ from campaign.services.common import campaign_transaction, character_named, clea
 from campaign.services.effects import Recorder, recording
 from campaign.services.lingering import penalty_total, roll_penalties
 from campaign.services.presence import check_presence
-from campaign.services.results import as_json, omitted_when_empty
+from campaign.services.results import as_json, converted_by, omitted_when_empty
 from campaign.services.traits import active_traits, find_trait, split_category, stored_category
 
 if TYPE_CHECKING:
@@ -156,15 +153,15 @@ class EffectSubRoll:
 
 @dataclass(frozen=True, slots=True)
 class FrightCheckResult:
-    """A fright check rolled and applied. `effects` and `traits_added` stay the dicts the
-    ledger record holds (one shape per effect kind; the record keeps them without the
-    words), `notes` the rendered notes."""
+    """A fright check rolled and applied. `effects` are what each effect did (typed,
+    core.applied_effects; `--json` prints each as its record with the words it has always
+    carried), `traits_added` the record's list of new traits, `notes` the rendered notes."""
 
     seq: int
     character: str
     check: WillRoll
     table: FrightTableResult | None
-    effects: tuple[dict[str, Any], ...]
+    effects: tuple[AppliedEffect, ...] = field(metadata=converted_by(effect_documents))
     traits_added: tuple[dict[str, Any], ...]
     sub_rolls: tuple[TableSubRoll | EffectSubRoll, ...]
     notes: tuple[str, ...]
@@ -192,19 +189,28 @@ def _placeholder(name: str, seq: int) -> str:
 
 
 class _Applier:
-    """Writes a FrightResult's effects onto the character and describes each as JSON."""
+    """Writes a FrightResult's effects onto the character; `applied` is what each did
+    (core.applied_effects), in the order they came."""
 
     def __init__(self, session: Session, character: Character, effects: Recorder, seq: int) -> None:
         self.session = session
         self.character = character
         self.effects = effects
         self.seq = seq
-        self.records: list[dict[str, Any]] = []
+        self.applied: list[AppliedEffect] = []
         self.aliases: Mapping[str, tuple[str, ...]] = {}  # the ruleset's stat names (core.stat_names)
-        self.traits_added: list[dict[str, Any]] = []
         self.notes: list[str] = []
         self.note_codes: list[dict[str, Any]] = []  # what a record holds of the notes (campaign.labels)
         self._names = {t.name.casefold() for t in active_traits(session, character)}
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """The effects as the ledger record holds them: codes and numbers."""
+        return [effect.record() for effect in self.applied]
+
+    @property
+    def traits_added(self) -> list[dict[str, Any]]:
+        return [effect.added() for effect in self.applied if isinstance(effect, AppliedTrait)]
 
     def _note(self, code: dict[str, Any]) -> None:
         self.note_codes.append(code)
@@ -235,7 +241,7 @@ class _Applier:
         name = effect.name
         placeholder = effect.placeholder
         if placeholder:
-            name = _placeholder(name, self.seq)
+            name = _placeholder(placeholder_name(effect.category, effect.severity), self.seq)
         elif name.casefold() in self._names:
             self._note({"note": "pick_unused", "pick": name})
             name, placeholder = _placeholder(placeholder_name(effect.category, effect.severity), self.seq), True
@@ -244,20 +250,18 @@ class _Applier:
         category = stored_category(effect.category, effect.severity)
         trait = self.effects.add_trait(self.character, name, category, effect.cp, counts_toward_limit=False)
         self.effects.change_cp(self.character, effect.cp)
-        added = {
-            "name": name,
-            "category": category,
-            "cp": effect.cp,
-            "severity": effect.severity,
-            "counts_toward_limit": False,
-            "grants_cp": False,
-            "placeholder": placeholder,
-            "origin": trait.origin,
-            "entry": effect.entry,
-        }
-        self.traits_added.append(added)
-        self.records.append(
-            {"kind": "trait", **added, "options": [effect_data(o) for o in effect.options], "choice": effect.choice}
+        self.applied.append(
+            AppliedTrait(
+                name=name,
+                category=category,
+                cp=effect.cp,
+                severity=effect.severity,
+                placeholder=placeholder,
+                origin=trait.origin,
+                entry=effect.entry,
+                options=effect.options,
+                choice=effect.choice,
+            )
         )
 
     def _escalate(self, effect: PhobiaEscalation) -> None:
@@ -274,65 +278,40 @@ class _Applier:
         self.effects.change_trait_unlimited(self.character, trait, added)
         self.effects.change_cp(self.character, added)
         self.effects.set_trait_category(self.character, trait, stored_category("phobia", "severe"))
-        self.records.append(
-            {
-                "kind": "phobia_escalation",
-                "trait": trait.name,
-                "old_cp": effect.old_cp,
-                "new_cp": effect.new_cp,
-                "cp_change": effect.new_cp - effect.old_cp,
-                "category_before": category_before,
-                "category": trait.category,
-                "limit_cp": limit_before,
-                "unlimited_cp": trait.unlimited_cp,
-                "origin": trait.origin,
-                "entry": effect.entry,
-            }
+        self.applied.append(
+            AppliedEscalation(
+                trait=trait.name,
+                old_cp=effect.old_cp,
+                new_cp=effect.new_cp,
+                category_before=category_before,
+                category=trait.category,
+                limit_cp=limit_before,
+                unlimited_cp=trait.unlimited_cp,
+                origin=trait.origin,
+                entry=effect.entry,
+            )
         )
 
     def _condition(self, effect: AddCondition) -> None:
-        texts = condition_texts(effect)
-        text_en = texts.pop("duration_text")
-        data = {**effect_data(effect), **texts}  # the condition row's detail, as before
         # Ends by itself after its rolled time: timed on the campaign clock (`time advance`).
         length = (
             effect.duration * unit_seconds(effect.unit)
             if effect.recovery == "auto" and effect.duration is not None and effect.unit is not None
             else None
         )
-        condition = self.effects.add_condition(self.character, effect.condition, text_en, data, length)
-        self.records.append(
-            {
-                "kind": "condition",
-                **data,
-                "duration_text": text_en,
-                "origin": condition.origin,
-                "timed": length is not None,
-                "until_clock": condition.until_clock,
-            }
+        # the op holds codes only: the words are made when the condition is shown (campaign.effect_words)
+        condition = self.effects.add_condition(self.character, effect.condition, None, effect_data(effect), length)
+        self.applied.append(
+            AppliedCondition(
+                spec=effect, origin=condition.origin, timed=length is not None, until_clock=condition.until_clock
+            )
         )
 
     def _pool(self, effect: LosePool) -> None:
         kind = "fatigue" if effect.pool == "FP" else "injury"
-        record: dict[str, Any] = {
-            "kind": kind,
-            "pool": effect.pool,
-            "amount": effect.amount,
-            "dice": effect.dice,
-            "entry": effect.entry,
-        }
         stats = self.character.stats
         maximum = stat_value(stats, effect.pool, self.aliases)  # the sheet's FP/HP, or ST/HT on a 3e sheet
-        if maximum is not None:
-            before = pool_current(stats, self.character.pools, effect.pool, self.aliases)
-            assert before is not None  # it has a maximum, so a current value
-            after = before - effect.amount  # GURPS FP and HP may go below zero: no clamp
-            self.effects.change_pool(self.character, effect.pool, -effect.amount)
-            record.update(
-                tracked=True, before=before, after=after, max=maximum.value, derived_from=maximum.derived_from
-            )
-        else:
-            record["tracked"] = False
+        if maximum is None:
             self._note(
                 {
                     "note": "pool_untracked",
@@ -341,43 +320,53 @@ class _Applier:
                     "amount": effect.amount,
                 }
             )
-        self.records.append(record)
+            self.applied.append(AppliedPool(kind, effect.pool, effect.amount, effect.dice, effect.entry, tracked=False))
+            return
+        before = pool_current(stats, self.character.pools, effect.pool, self.aliases)
+        assert before is not None  # it has a maximum, so a current value
+        self.effects.change_pool(self.character, effect.pool, -effect.amount)
+        self.applied.append(
+            AppliedPool(
+                kind,
+                effect.pool,
+                effect.amount,
+                effect.dice,
+                effect.entry,
+                tracked=True,
+                before=before,
+                after=before - effect.amount,  # GURPS FP and HP may go below zero: no clamp
+                max=maximum.value,
+                derived_from=maximum.derived_from,
+            )
+        )
 
     def _attribute(self, effect: LoseAttribute) -> None:
-        record: dict[str, Any] = {
-            "kind": "lose_attribute",
-            "stat": effect.stat,
-            "amount": effect.amount,
-            "permanent": effect.permanent,
-            "cascade": effect.cascade,
-            "entry": effect.entry,
-        }
-        if effect.cascade in CASCADE_TEXTS:
-            record["cascade_ja"], record["cascade_en"] = CASCADE_TEXTS[effect.cascade]
         key = sheet_key(self.character.stats, effect.stat, self.aliases)
+        lost = AppliedAttribute(
+            effect.stat, effect.amount, effect.permanent, effect.cascade, effect.entry, tracked=False
+        )
         if key is None:
-            record["tracked"] = False
             self._note({"note": "stat_untracked", "character": self.character.name, "stat": effect.stat})
-        else:
-            before = self.character.stats[key]
-            self.effects.change_stat(self.character, key, -effect.amount)
-            record.update(tracked=True, stat=key, before=before, after=before - effect.amount)
-            # A Will / HP / FP the sheet lists is the attribute plus what was bought on top,
-            # so it falls with it (docs/rules.md "Derived stats"); a derived one follows by itself.
-            lowered = []
-            for derived, base in DERIVATIONS:
-                own = (
-                    sheet_key(self.character.stats, derived, self.aliases)
-                    if base.casefold() == effect.stat.casefold()
-                    else None
-                )
-                if own is not None:
-                    was = self.character.stats[own]
-                    self.effects.change_stat(self.character, own, -effect.amount)
-                    lowered.append({"stat": own, "before": was, "after": was - effect.amount})
-            if lowered:
-                record["with_it"] = lowered
-        self.records.append(record)
+            self.applied.append(lost)
+            return
+        before = self.character.stats[key]
+        self.effects.change_stat(self.character, key, -effect.amount)
+        # A Will / HP / FP the sheet lists is the attribute plus what was bought on top,
+        # so it falls with it (docs/rules.md "Derived stats"); a derived one follows by itself.
+        lowered = []
+        for derived, base in DERIVATIONS:
+            own = (
+                sheet_key(self.character.stats, derived, self.aliases)
+                if base.casefold() == effect.stat.casefold()
+                else None
+            )
+            if own is not None:
+                was = self.character.stats[own]
+                self.effects.change_stat(self.character, own, -effect.amount)
+                lowered.append(StatLowered(own, was, was - effect.amount))
+        self.applied.append(
+            replace(lost, stat=key, tracked=True, before=before, after=before - effect.amount, with_it=tuple(lowered))
+        )
 
 
 def _check_view(
@@ -549,7 +538,7 @@ def fright_check(
                 detail={
                     "check": as_json(check_view),
                     "table": _table_codes(table_view),
-                    "effects": [strip_texts(effect) for effect in applier.records],
+                    "effects": applier.records,
                     "traits_added": applier.traits_added,
                     "pick": pick,
                     "choice": choice,
@@ -608,7 +597,7 @@ def fright_check(
             character=character.name,
             check=check_view,
             table=table_view,
-            effects=tuple(applier.records),
+            effects=tuple(applier.applied),
             traits_added=tuple(applier.traits_added),
             sub_rolls=tuple(sub_rolls),
             notes=tuple(applier.notes),

@@ -25,11 +25,19 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _OMIT_EMPTY = "campaign.omit_when_empty"
+_CONVERTER = "campaign.converted_by"
 
 
 def omitted_when_empty(default: Any = ()) -> Any:
     """A field (last in its class, it has a default) left out of the JSON while empty."""
     return field(default=default, metadata={_OMIT_EMPTY: True})
+
+
+def converted_by(convert: Any) -> dict[str, Any]:
+    """The metadata of a field whose JSON is `convert(value)` (`field(metadata=...)`):
+    typed values (an applied effect) whose document is made where their words are
+    (campaign.effect_words)."""
+    return {_CONVERTER: convert}
 
 
 def extended(cls: type[T], *bases: Any, **extra: Any) -> T:
@@ -58,7 +66,8 @@ def as_json(value: Any) -> Any:
             item = getattr(value, spec.name)
             if spec.metadata.get(_OMIT_EMPTY) and not item:
                 continue
-            document[json_key(spec.name)] = as_json(item)
+            convert = spec.metadata.get(_CONVERTER)
+            document[json_key(spec.name)] = as_json(convert(item) if convert else item)
         return document
     if isinstance(value, (list, tuple)):
         return [as_json(item) for item in value]

@@ -69,6 +69,7 @@ def make_templates() -> Jinja2Templates:
         status_text=present.status_text,
         condition_text=present.condition_text,
         category_text=present.category_text,
+        duration_text=present.duration_text,
         source_text=present.source_text,
         reason_text=labels.reason_label,
         stat_text=labels.stat_label,

@@ -148,6 +148,11 @@ def condition_text(condition: str) -> str:
     return labels.condition_label(condition)
 
 
+def duration_text(condition: Any) -> str:
+    """How long a condition lasts in the page's language, from its codes (a ConditionLine)."""
+    return labels.condition_duration(condition.duration, condition.detail)
+
+
 def category_text(category: str) -> str:
     """A trait category (`quirk`, `severe phobia`) in the page's language."""
     return labels.category_label(category)

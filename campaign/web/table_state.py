@@ -17,7 +17,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from campaign import labels
-from campaign.i18n import _, pick
 from campaign.services.table_writes import REQUESTABLE
 from campaign.web import present
 
@@ -88,35 +87,15 @@ def _will(sheet: dict[str, Any]) -> int | None:
 def consequences(entry: dict[str, Any], cp: tuple[int, int] | None = None) -> list[str]:
     """A fright check's effects as sentences, in the page's language; `cp` (before, after)
     adds the CP line."""
+    from campaign.core.applied_effects import applied_effect
+    from campaign.effect_words import effect_summary
+
     detail = entry.get("detail") or {}
-    lines: list[str] = []
-    for effect in detail.get("effects") or []:
-        kind = effect.get("kind")
-        if kind == "trait":
-            lines.append(_("gained {trait} ({cp})").format(trait=effect.get("name"), cp=_cp(effect.get("cp"))))
-        elif kind == "phobia_escalation":
-            lines.append(
-                _("{trait} worsened to a severe phobia ({old} → {new} CP)").format(
-                    trait=effect.get("trait"), old=effect.get("old_cp"), new=effect.get("new_cp")
-                )
-            )
-        elif kind == "condition":
-            words = labels.fright_effect(effect)
-            duration = pick(words.get("duration_ja", ""), words.get("duration_text", ""))
-            lines.append(f"{labels.condition_label(str(effect.get('condition')))} {duration}".strip())
-        elif kind in ("lose_pool", "pool"):
-            lines.append(_("{pool} −{amount}").format(pool=effect.get("pool"), amount=effect.get("amount", "")))
-        elif kind == "lose_attribute":
-            lines.append(
-                _("{stat} lowered by {amount}").format(stat=effect.get("stat"), amount=effect.get("amount", ""))
-            )
+    effects = [applied_effect(e) for e in detail.get("effects") or [] if isinstance(e, dict)]
+    lines = [effect_summary(effect) for effect in effects if effect is not None]
     if lines and cp is not None and cp[0] != cp[1]:
         lines[-1] += f"; CP {cp[0]} → {cp[1]}"
     return lines
-
-
-def _cp(value: Any) -> str:
-    return f"{value:+d} CP".replace("-", "−") if isinstance(value, int) else f"{value} CP"
 
 
 #: The ops that move a CP total by an amount, and the field holding it

@@ -125,3 +125,26 @@ def test_ref_refusals_write_nothing(gurps: Cli):
     assert "go with --roll" in gurps.error("ref", "show", "HIT", "--dice", "1,1,1", code=2)
     assert "no character" in gurps.error("ref", "show", "HIT", "--roll", "--char", "誰", "--dice", "1,1,1", code=1)
     assert gurps.json("history", "--all") == before
+
+
+def test_ref_speaks_the_campaigns_language_like_every_other_command(
+    sqlite_gurps: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path
+):
+    """A gurps3-ja campaign under the C locale: `ref list` and `ref show` print Japanese
+    table, column and location names, as `roll` does; the `lang` setting turns it."""
+    monkeypatch.delenv("CAMPAIGN_LANG")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    listed = sqlite_gurps.run("ref", "list").stdout
+    assert listed.splitlines()[0].strip() == "参照表" and "命中部位表" in listed and "Hit Location" not in listed
+    shown = sqlite_gurps.run("ref", "show", "HIT").stdout
+    assert "│ 頭 " in shown and "skull" not in shown
+    sqlite_gurps.run("settings", "lang=en")
+    english = sqlite_gurps.run("ref", "show", "HIT").stdout
+    assert "│ skull " in english and "│ 頭 " not in english
+    assert "Hit Location" in sqlite_gurps.run("ref", "list").stdout
+    # no database at all: the locale alone decides, and nothing is created
+    nowhere = Cli(str(tmp_path / "none" / "campaign.db"))
+    assert "Hit Location" in nowhere.run("ref", "list").stdout
+    assert not (tmp_path / "none").exists()

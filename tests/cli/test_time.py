@@ -290,10 +290,11 @@ def test_catatonia_penalty_lasts_as_many_days_as_the_catatonia(third):
     result = third.json("fright", "千早", "--mod", "-8", "--dice", "6,6,6,6,5,5,3")
     catatonia = result["effects"][0]
     assert (catatonia["condition"], catatonia["duration"], catatonia["after_duration"]) == ("catatonia", 3, "same")
-    from campaign.cli.fright import effect_lines
+    from campaign.core.applied_effects import applied_effect
+    from campaign.effect_words import both, effect_lines
 
-    [(ja, en)] = effect_lines("千早", catatonia)
-    assert "回復後 同じ日数 全判定-2" in ja and "for as many days as it lasted" in en
+    ja, en = both(effect_lines, "千早", applied_effect(catatonia))
+    assert "回復後 同じ日数 全判定-2" in ja[0] and "for as many days as it lasted" in en[0]
 
     quick = third.json("condition", "clear", "千早", "catatonia")  # the clock never moved: the rolled 3 days
     assert quick["follow_ups"][0]["until"]["clock"] == 3 * DAY and quick["follow_ups"][0]["detail"]["lasted"] == 3

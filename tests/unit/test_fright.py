@@ -15,7 +15,6 @@ from campaign.core.fright import (
     PhobiaEscalation,
     apply_entry,
     effective_target,
-    placeholder_name,
     resolve_fright_check,
 )
 from campaign.core.stat_names import canonical_view
@@ -61,7 +60,7 @@ def opt(category, cp, severity=None):
 def trait(category, cp, entry, severity=None, options=None, choice=0, name=None):
     options = options or (opt(category, cp, severity),)
     return AddTrait(
-        name=name or placeholder_name(category, severity),
+        name=name or "",
         category=category,
         cp=cp,
         severity=severity,
@@ -429,6 +428,11 @@ def test_25_a_non_phobia_is_not_escalated():
     assert effects == (trait("mental", -10, 25),)
 
 
-def test_placeholder_names_are_japanese_and_category_based():
-    assert placeholder_name("delusion") == "未命名の妄想 (恐怖判定)"
-    assert placeholder_name("phobia", "severe") == "未命名の強い恐怖症 (恐怖判定)"
+def test_placeholder_names_are_japanese_and_category_based_in_either_language():
+    from campaign import i18n
+    from campaign.effect_words import placeholder_name
+
+    for lang in ("en", "ja"):
+        with i18n.speaking(lang):
+            assert placeholder_name("delusion") == "未命名の妄想 (恐怖判定)"
+            assert placeholder_name("phobia", "severe") == "未命名の強い恐怖症 (恐怖判定)"
