@@ -4,7 +4,7 @@ tests/data/bcdice_gurps_oracle.json holds what BCDice (the `bcdice` npm package)
 for 2,500+ commands with fixed dice; tests/data/bcdice_gurps_oracle.js wrote it (run by
 hand). Every case is replayed here with the same faces. The only differences allowed are
 the ones docs/rules.md lists under "Where the tool and BCDice differ", named in DIFFERENCES.
-A sample goes through the CLI too (tests/cli/test_rules_round3.py).
+A sample goes through the CLI too (tests/cli/test_rules_criticals_drain_and_reunions.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Several voids at once (issue 28, point 3): `history void SEQ...` and `--last [N]`, in
+"""Several voids at once: `history void SEQ...` and `--last [N]`, in
 one transaction, with the dependency rules of a single void and one confirmation."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The GM's desk (issue 28, point 1): who `scenario end --award` pays, and a roster that
+"""The GM's desk: who `scenario end --award` pays, and a roster that
 changes while a scenario is open (`scenario join` / `scenario leave`).
 
 The `gurps` party (conftest): players Aki and Ren, PCs 鈴音 (Aki) and 刀矢 (Ren), NPC 管狐.

@@ -1,4 +1,4 @@
-"""Recovery rolls (issue 28, point 4): `condition recover` rolls the stat the fright table
+"""Recovery rolls: `condition recover` rolls the stat the fright table
 entry names and clears the condition on a success, in one voidable entry; `time advance`
 names the command for every due roll."""
 

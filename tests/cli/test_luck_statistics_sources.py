@@ -1,4 +1,4 @@
-"""Luck statistics (issue 28, point 8): voided entries left out unless --include-voided,
+"""Luck statistics: voided entries left out unless --include-voided,
 and every source named in words; `--physical` dice are recorded as `prompted`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reading the record at the table (issue 28, point 9): `char show --at/--before` in the
+"""Reading the record at the table: `char show --at/--before` in the
 sheet's order, the history "when" column never split inside a date, a missing
 character's case on `char show`, and `campaign demo` leaving nothing in the selection file."""
 

@@ -1,6 +1,6 @@
-"""Who is acting (issue 28, point 2): `--as` after the command as well as before it, and
+"""Who is acting: `--as` after the command as well as before it, and
 the shell's `as NAME`, which switches the actor of every following command (and its
-prompt) until `as GM`. Point 6's one-line usage errors are checked here too."""
+prompt) until `as GM`. The one-line usage errors are checked here too."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Time spans that cannot read as dice (issue 28, point 7), through the CLI."""
+"""Time spans that cannot read as dice, through the CLI."""
 
 from __future__ import annotations
 

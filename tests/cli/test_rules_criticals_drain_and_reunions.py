@@ -1,4 +1,4 @@
-"""Issue 26 ("Rules fidelity, round 3"), cases 1-11 and the "Also" items, through the CLI
+"""Reunion re-rolls, fright entries that lower stats, catatonia, criticals and presence, through the CLI
 with exact --dice on SQLite and PostgreSQL (`gurps`: 鈴音 IQ 12, HT 11, Will 11, FP 11,
 HP 11; 刀矢 IQ 10, HT 12, Will 13; NPC 管狐 Will 10, summoned by 鈴音).
 

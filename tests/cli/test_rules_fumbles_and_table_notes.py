@@ -1,4 +1,4 @@
-"""Issue 13 ("Rules fidelity, round 2"), items 5, 6, 8, 9 and 12, through the CLI with exact
+"""Fumble tables, fright entries that roll dice and the notes of the tables, through the CLI with exact
 --dice on SQLite and PostgreSQL (the `gurps` fixture: 鈴音 Will 11, a gurps3-ja campaign).
 
 Each test states the dice and what the old code did with them.

@@ -1,4 +1,4 @@
-"""Negative amounts and GURPS's HP thresholds (issue 28, points 5 and 6).
+"""Negative amounts and GURPS's HP thresholds.
 
 `award -5 --to 鈴音 --reason ...` takes points away (a reason is required);
 `char damage 鈴音 HP -3` is refused in one line that names `char heal`. HP falling to 0,
