@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo demo-web test test-fast lint install install-test bench clean
+.PHONY: demo demo-web docs test test-fast lint install install-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ demo: install
 # into docs/screenshots/ with Debian's headless Chromium (apt-get install chromium fonts-noto-cjk).
 demo-web: install-test
 	$(BIN)/python -m tests.browser.screenshots docs/screenshots
+
+# docs/cli.md, the command reference in both languages, written from the command tree
+# (tests/cli/test_cli_reference.py fails when it is out of date).
+docs: install-test
+	$(BIN)/python -m tests.cli_reference docs/cli.md
 
 test: install-test
 	CAMPAIGN_TEST_POSTGRES=$${CAMPAIGN_TEST_POSTGRES:-required} $(BIN)/python -m pytest -q
