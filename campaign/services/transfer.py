@@ -22,38 +22,16 @@ from sqlalchemy.orm import Session
 from campaign import ledger, ledger_scan, read_limits
 from campaign.chain import GENESIS_HASH, Broken, Walk
 from campaign.db.database import Database
-from campaign.db.models import (
-    Campaign,
-    Character,
-    Condition,
-    Disappearance,
-    LedgerEntry,
-    Player,
-    Relationship,
-    ReunionCheck,
-    Scenario,
-    ScenarioParticipant,
-    Search,
-    Trait,
-)
+from campaign.db.models import Campaign, LedgerEntry
 from campaign.errors import DataError, RuleRefused
 from campaign.i18n import _
 from campaign.projection.ops import INT_LIMIT
 from campaign.projection.replay import Entry, ReplayConflict, entry_from_record, project
-from campaign.projection.state import (
-    CharacterRow,
-    ConditionRow,
-    DisappearanceRow,
-    ReunionRow,
-    ScenarioRow,
-    SearchRow,
-    State,
-    TraitRow,
-    first_difference,
-)
+from campaign.projection.state import State, first_difference
 from campaign.services import fair_import
 from campaign.services.common import campaign_named, clean_campaign_name, clean_name
-from campaign.services.state_tables import STATELESS_KINDS, sync_state
+from campaign.services.state_lines import BY_TYPE, claim, state_lines
+from campaign.services.state_tables import STATELESS_KINDS, load_state, sync_state
 
 FORMAT = "campaign-export"
 VERSION = 1
@@ -67,20 +45,11 @@ def _line(line_type: str, /, **fields: Any) -> str:
     return _encode({"type": line_type, **fields}) + "\n"
 
 
-def _sheet_fields(character: Character) -> dict[str, Any]:
-    """Skills, notes and items (revision 0015) when the sheet has any: an export of a
-    campaign without them stays as it was."""
-    fields = {
-        "skills": character.skills,
-        "notes": character.notes,
-        "items": character.items,
-        "reading": character.reading,
-    }  # revision 0018
-    return {key: value for key, value in fields.items() if value}
-
-
 def export_lines(session: Session, campaign: Campaign, progress: Callable[[int], None] | None = None) -> Iterator[str]:
-    """Yield the export file line by line (header, state, ledger, footer)."""
+    """Yield the export file line by line (header, state, ledger, footer).
+
+    The state lines are the tables as campaign.services.state_lines spells them (one
+    line per row of each table state_mapping declares)."""
     cid = campaign.id
     yield _line(
         "header",
@@ -96,117 +65,9 @@ def export_lines(session: Session, campaign: Campaign, progress: Callable[[int],
             **({"chain_name": campaign.chain_name} if campaign.chain_name else {}),
         },
     )
-    players: dict[int | None, str] = {
-        p.id: p.name for p in session.scalars(select(Player).where(Player.campaign_id == cid).order_by(Player.id))
-    }
-    for name in players.values():
-        yield _line("player", name=name)
-    characters = session.scalars(select(Character).where(Character.campaign_id == cid).order_by(Character.id)).all()
-    names: dict[int | None, str] = {c.id: c.name for c in characters}
-    # Summoners first, so import can resolve every reference in one pass.
-    for character in sorted(characters, key=lambda c: (c.summoner_id is not None, c.id)):
-        yield _line(
-            "character",
-            name=character.name,
-            kind=character.kind,
-            player=players.get(character.player_id),
-            summoner=names.get(character.summoner_id),
-            stats=character.stats,
-            cp_total=character.cp_total,
-            pools=character.pools,
-            status=character.status,
-            cp_awarded=character.cp_awarded,
-            **_sheet_fields(character),
-        )
-    for rel in session.scalars(select(Relationship).where(Relationship.campaign_id == cid).order_by(Relationship.id)):
-        yield _line("relationship", **{"from": names[rel.from_id], "to": names[rel.to_id], "note": rel.note})
-    char_ids = list(names)
-    for trait in session.scalars(select(Trait).where(Trait.character_id.in_(char_ids)).order_by(Trait.id)):
-        yield _line(
-            "trait",
-            character=names[trait.character_id],
-            name=trait.name,
-            category=trait.category,
-            cp=trait.cp,
-            counts_toward_limit=trait.counts_toward_limit,
-            origin=trait.origin,
-            source_seq=trait.source_seq,
-            removed_seq=trait.removed_seq,
-            unlimited_cp=trait.unlimited_cp,
-        )
-    for cond in session.scalars(select(Condition).where(Condition.character_id.in_(char_ids)).order_by(Condition.id)):
-        yield _line(
-            "condition",
-            character=names[cond.character_id],
-            name=cond.name,
-            duration=cond.duration,
-            detail=cond.detail,
-            origin=cond.origin,
-            source_seq=cond.source_seq,
-            cleared_seq=cond.cleared_seq,
-            since_clock=cond.since_clock,
-            until_clock=cond.until_clock,
-        )
-    scenario_numbers = {}
-    for scenario in session.scalars(select(Scenario).where(Scenario.campaign_id == cid).order_by(Scenario.number)):
-        scenario_numbers[scenario.id] = scenario.number
-        participants = session.scalars(
-            select(ScenarioParticipant.character_id)
-            .where(ScenarioParticipant.scenario_id == scenario.id)
-            .order_by(ScenarioParticipant.character_id)
-        ).all()
-        yield _line(
-            "scenario",
-            number=scenario.number,
-            title=scenario.title,
-            started_seq=scenario.started_seq,
-            ended_seq=scenario.ended_seq,
-            started_at=scenario.started_at,
-            ended_at=scenario.ended_at,
-            participants=[names[p] for p in participants],
-        )
-    disappearances = {}
-    for gone in session.scalars(
-        select(Disappearance).where(Disappearance.campaign_id == cid).order_by(Disappearance.id)
-    ):
-        disappearances[gone.id] = gone.since_seq
-        yield _line(
-            "disappearance",
-            character=names[gone.character_id],
-            faces=gone.faces,
-            reason=gone.reason,
-            since_seq=gone.since_seq,
-            since_at=gone.since_at,
-            since_scenario=scenario_numbers.get(gone.since_scenario_id),
-            reunited_seq=gone.reunited_seq,
-        )
-    if disappearances:
-        for search in session.scalars(
-            select(Search).where(Search.disappearance_id.in_(list(disappearances))).order_by(Search.id)
-        ):
-            yield _line(
-                "search",
-                missing_since_seq=disappearances[search.disappearance_id],
-                searcher=names[search.searcher_id],
-                player=players[search.player_id],
-                started_seq=search.started_seq,
-                scenario=scenario_numbers.get(search.scenario_id),
-                ended_seq=search.ended_seq,
-            )
-        for check in session.scalars(
-            select(ReunionCheck)
-            .where(ReunionCheck.disappearance_id.in_(list(disappearances)))
-            .order_by(ReunionCheck.id)
-        ):
-            yield _line(
-                "reunion_check",
-                missing_since_seq=disappearances[check.disappearance_id],
-                scenario=scenario_numbers[check.scenario_id],
-                seq=check.seq,
-                roll=check.roll,
-                threshold=check.threshold,
-                success=check.success,
-            )
+    state = load_state(session, campaign)
+    for line_type, fields in state_lines(state):
+        yield _line(line_type, **fields)
     count, head = 0, GENESIS_HASH
     rows = session.execute(
         select(LedgerEntry.record, LedgerEntry.prev_hash, LedgerEntry.hash)
@@ -313,6 +174,9 @@ class _Importer:
             raise ValueError(_("the file must start with a header line"))
         if self.footer is not None:
             raise ValueError(_("nothing may follow the footer"))
+        if isinstance(kind, str) and kind in BY_TYPE:
+            claim(self.claimed, BY_TYPE[kind], item)
+            return
         handler = getattr(self, f"_{kind}", None) if isinstance(kind, str) else None
         if handler is None:
             raise ValueError(_("unknown line type {kind!r}").format(kind=kind))
@@ -370,84 +234,8 @@ class _Importer:
         self.session.flush()
         self.walk = Walk(self.chain_name)  # records carry the name the chain was written under
 
-    def _player(self, item: dict[str, Any]) -> None:
-        self.claimed.players[item["name"]] = None
-
-    def _character(self, item: dict[str, Any]) -> None:
-        # Files from before status and awards: an active character never awarded CP
-        # (the replay refuses the claim otherwise, as it refused such files then).
-        self.claimed.characters[item["name"]] = CharacterRow(
-            item["kind"],
-            item["player"],
-            item["summoner"],
-            item["stats"],
-            item["cp_total"],
-            item["pools"],
-            item.get("status", "active"),
-            item.get("cp_awarded", 0),
-            skills=item.get("skills", {}),
-            notes=item.get("notes", []),
-            items=item.get("items", []),
-            reading=item.get("reading"),
-        )
-
     def _relationship(self, item: dict[str, Any]) -> None:
         self.claimed.relationships[(item["from"], item["to"])] = item["note"]
-
-    def _trait(self, item: dict[str, Any]) -> None:
-        self.claimed.traits[item["origin"]] = TraitRow(
-            item["character"],
-            item["name"],
-            item["category"],
-            item["cp"],
-            item["counts_toward_limit"],
-            item["source_seq"],
-            item["removed_seq"],
-            # older files: a fright trait's CP was all outside
-            item.get("unlimited_cp", 0 if item["counts_toward_limit"] else item["cp"]),
-        )
-
-    def _condition(self, item: dict[str, Any]) -> None:
-        self.claimed.conditions[item["origin"]] = ConditionRow(
-            item["character"],
-            item["name"],
-            item["duration"],
-            item["detail"],
-            item["source_seq"],
-            item["cleared_seq"],
-            item.get("since_clock", 0),
-            item.get("until_clock"),
-        )
-
-    def _scenario(self, item: dict[str, Any]) -> None:
-        self.claimed.scenarios[item["number"]] = ScenarioRow(
-            item["title"],
-            item["started_seq"],
-            item["started_at"],
-            list(item["participants"]),
-            item["ended_seq"],
-            item["ended_at"],
-        )
-
-    def _disappearance(self, item: dict[str, Any]) -> None:
-        self.claimed.disappearances[item["since_seq"]] = DisappearanceRow(
-            item["character"],
-            item["faces"],
-            item["reason"],
-            item["since_at"],
-            item["since_scenario"],
-            item["reunited_seq"],
-        )
-
-    def _search(self, item: dict[str, Any]) -> None:
-        self.claimed.searches[item["started_seq"]] = SearchRow(
-            item["missing_since_seq"], item["searcher"], item["player"], item["scenario"], item["ended_seq"]
-        )
-
-    def _reunion_check(self, item: dict[str, Any]) -> None:
-        self.claimed.reunions[item["seq"]] = ReunionRow(
-            item["missing_since_seq"], item["scenario"], item["roll"], item["threshold"], item["success"]
-        )
 
     def _entry(self, item: dict[str, Any]) -> None:
         record_json, prev_hash, digest = item.get("record"), item.get("prev_hash"), item.get("hash")
