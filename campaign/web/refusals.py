@@ -32,6 +32,7 @@ MESSAGES = {
     "not_found": (404, N_("not found")),
     "bad_input": (400, N_("malformed input")),
     "refused": (409, N_("refused by a rule")),
+    "storage": (503, N_("the server cannot write now")),
 }
 
 
