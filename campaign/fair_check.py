@@ -516,14 +516,56 @@ def bundle_records(path: str) -> list[dict[str, Any]]:
         raise Unreadable(NO_ENTRIES)
     records = []
     for number, entry in enumerate(entries, start=1):
-        try:
-            record = json.loads(entry["record"])
-        except (TypeError, KeyError, ValueError, RecursionError):  # no object, "record", text, JSON
-            record = None
+        record = canonical_record(entry.get("record") if isinstance(entry, dict) else None)
         if not isinstance(record, dict) or not _is_int(record.get("seq")):
             raise Unreadable(NOT_A_RECORD, number=number)
         records.append(record)
     return records
+
+
+RECORD_DEPTH = 64  # campaign.read_limits.JSON_DEPTH
+
+
+class _Twice(ValueError):
+    """A key given twice in one object, or NaN/Infinity: JSON a careful reader reads two ways."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise _Twice
+    return dict(pairs)
+
+
+def _constant(name: str) -> Any:
+    raise _Twice
+
+
+def _nests_deeper(text: str, limit: int = RECORD_DEPTH) -> bool:
+    """Brackets outside strings nested more than `limit` deep, found without parsing."""
+    depth = 0
+    for char in "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[0::2]):
+        depth += (char in "[{") - (char in "]}")
+        if depth > limit:
+            return True
+    return False
+
+
+def canonical_record(text: object) -> object:
+    """The value of a record's text when the text is its one canonical spelling, else
+    None: the ledger's record rule (campaign.ledger_scan.record_text_problem; the tests
+    run one table of shapes against both): sorted keys, no spaces, characters as UTF-8,
+    only json.dumps' escapes, no key twice, no NaN, nested at most RECORD_DEPTH levels.
+    A record spelled another way is no ledger record: the dice read here would not be
+    the ones the chain's readers see."""
+    if not isinstance(text, str) or _nests_deeper(text):
+        return None
+    try:
+        value = json.loads(text, object_pairs_hook=_unique, parse_constant=_constant)
+        again = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        again.encode("utf-8")
+    except (ValueError, RecursionError):  # not JSON, read two ways, or a lone surrogate
+        return None
+    return value if again == text else None
 
 
 def _worded(value: object, lang: str) -> str:

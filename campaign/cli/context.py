@@ -22,8 +22,9 @@ class AppState:
     # Only commands that make a campaign (init, import) may create the database file:
     # anything else on a mistyped --db says "no database at ..." and creates nothing.
     may_create: bool = False
-    # Commands that only read (`history verify`) open a read-only SQLite file as it is.
-    read_only_ok: bool = False
+    # A SQLite file this process cannot write (read-only, or on a full disk) is opened
+    # read-only as it is: reads work, a write is refused in one line (campaign.db.storage).
+    read_only_ok: bool = True
     db_in_argv: bool = False  # --db typed on the command line (not CAMPAIGN_DB): a password in it shows in ps
     _db: Database | None = field(default=None, repr=False)
     _actor: str | None = field(default=None, repr=False)

@@ -29,8 +29,18 @@ PARTY: list[list[str]] = [
 ]
 
 
+def _proof_file(db: str) -> str:
+    """Where the tour writes its proof bundle: beside a SQLite file, else (a database URL:
+    no folder of its own) in the temporary directory."""
+    from campaign.db.engine import resolve_url, sqlite_path
+
+    path = sqlite_path(resolve_url(db))
+    return str((Path(path).parent if path else Path(tempfile.gettempdir())) / "proof.json")
+
+
 def _steps(db: str) -> list[list[str] | Callable[[], list[str]]]:
     g = ["--db", db]
+    proof = _proof_file(db)
     return [
         g + ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja"],
         *(g + step for step in PARTY),
@@ -76,8 +86,8 @@ def _steps(db: str) -> list[list[str] | Callable[[], list[str]]]:
         g + ["roll", "S3D6<=12", "聞き耳", "--char", "刀矢"],
         lambda: g + ["history", "reveal", str(_first_seq(db, "roll", latest=True))],
         g + ["history", "seal", "--reason", "第2話 終了"],
-        lambda: g + ["history", "proof", str(_first_seq(db, "fright")), "-o", str(Path(db).parent / "proof.json")],
-        lambda: g + ["proof", "check", str(Path(db).parent / "proof.json")],
+        lambda: g + ["history", "proof", str(_first_seq(db, "fright")), "-o", proof],
+        g + ["proof", "check", proof],
         g + ["history", "verify"],
     ]
 

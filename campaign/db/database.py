@@ -81,12 +81,12 @@ class Database:
 
 
 def _open_read_only(url: str) -> bool:
-    """An SQLite file this process cannot write (and that is there to be read)."""
+    """An SQLite file this process cannot write now (read-only, or its disk full), and
+    that is there to be read."""
     from campaign.db.engine import sqlite_path
-    from campaign.db.storage import read_only_reason
+    from campaign.db.storage import cannot_write
 
     path = sqlite_path(url)
     if path is None or not path.is_file():
         return False
-
-    return read_only_reason(path) is not None
+    return cannot_write(path)

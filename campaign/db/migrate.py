@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 # Must equal the newest revision in migrations/versions (a test checks it).
-HEAD_REVISION = "0020"
+HEAD_REVISION = "0021"
 # Upgrading from before this revision rebuilds state from the ledger (see 0003; 0004's new
 # columns, such as a fright trait's CP outside the limit, are the replay's to fill).
 PROJECTION_REVISION = "0004"

@@ -18,6 +18,8 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from campaign.errors import N_
+
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
 
@@ -47,20 +49,29 @@ def read_only_reason(path: Path) -> str | None:
     except OSError:
         return None
     if fs.f_flag & os.ST_RDONLY:
-        return "it is on a read-only file system"
+        return N_("it is on a read-only file system")
     if path.exists() and not os.access(path, os.W_OK):
-        return "the file is not writable"
+        return N_("the file is not writable")
     wal, shm = _sidecars(path)
     if not os.access(path.parent, os.W_OK | os.X_OK) and not (wal.exists() and shm.exists()):
-        return "its folder is not writable (SQLite keeps its log beside the file)"
+        return N_("its folder is not writable (SQLite keeps its log beside the file)")
     return None
 
 
 def read_only_message(path: Path, reason: str) -> str:
-    return (
-        f"the database is read-only: {path} ({reason}); `campaign --db {path} history verify` can still "
+    from campaign.i18n import _
+
+    return _(
+        "the database is read-only: {path} ({reason}); `campaign --db {path} history verify` can still "
         "check it; to change it, copy it somewhere writable or make it writable"
-    )
+    ).format(path=path, reason=_(reason))
+
+
+def cannot_write(path: Path) -> bool:
+    """Whether this process cannot write `path` now: a read-only file, folder or mount,
+    or a full disk. Such a file is opened read-only (read_only_engine): every read works
+    and a write is refused by machine_trouble's one line, with nothing written."""
+    return read_only_reason(path) is not None or is_full(path)
 
 
 def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str | None:
@@ -72,17 +83,24 @@ def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str 
     name = getattr(original, "sqlite_errorname", "") or ""
     # A lock timeout or a constraint is never the disk's fault, however full it is.
     about_files = not name or name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_READONLY"))
+    from campaign.i18n import _
+
     if name == "SQLITE_FULL" or (about_files and path is not None and is_full(path)):
-        where = f" holding {path}" if path is not None else ""
-        return f"the disk{where} is full: free some space and try again; nothing was changed"
+        if path is None:
+            return _("the disk is full: free some space and try again; nothing was changed")
+        return _("the disk holding {path} is full: free some space and try again; nothing was changed").format(
+            path=path
+        )
     reason = read_only_reason(path) if path is not None and about_files else None
     if reason is None and name.startswith("SQLITE_READONLY"):
-        reason = "this process may not write it"
+        reason = N_("this process may not write it")
     if reason is not None:
         return (
             read_only_message(path, reason)
             if path is not None
-            else f"the database is read-only ({reason}): copy it somewhere writable; nothing was changed"
+            else _("the database is read-only ({reason}): copy it somewhere writable; nothing was changed").format(
+                reason=_(reason)
+            )
         )
     return None
 
@@ -90,12 +108,15 @@ def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str 
 def read_only_engine(path: Path) -> Engine:
     """An engine that only reads `path`: SQLite's `mode=ro`, or `immutable=1` when the
     log's index cannot be created beside the file (then nobody can be writing it
-    through this folder either). Nothing is set that would write."""
+    through this folder either), or the disk is full and the log holds nothing (so the
+    file is the whole database, and no writer can add to it). Nothing is set that would write."""
     from sqlalchemy import create_engine, event
 
     wal, shm = _sidecars(path)
-    can_index = (wal.exists() and shm.exists()) or (
-        os.access(path.parent, os.W_OK | os.X_OK) and not os.statvfs(path.parent).f_flag & os.ST_RDONLY
+    log_empty = not wal.exists() or wal.stat().st_size == 0
+    can_index = not (is_full(path) and log_empty) and (  # the log's index takes room a full disk lacks
+        (wal.exists() and shm.exists())
+        or (os.access(path.parent, os.W_OK | os.X_OK) and not os.statvfs(path.parent).f_flag & os.ST_RDONLY)
     )
     uri = path.absolute().as_uri() + ("?mode=ro" if can_index else "?mode=ro&immutable=1")
 

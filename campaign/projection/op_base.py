@@ -190,7 +190,8 @@ def live_trait(state: State, origin: str, character: str) -> TraitRow:
 
 def refuse_name_clash(state: State, character: str, name: str, origin: str) -> None:
     folded = name.casefold()
-    for other_origin, trait in state.traits.items():
+    for other_origin in state.traits_named(folded):
+        trait = state.traits[other_origin]
         if (
             trait.character == character
             and trait.removed_seq is None

@@ -45,6 +45,7 @@ class TraitAdded(Op):
             entry.seq,
             unlimited_cp=0 if self.counts_toward_limit else self.cp,
         )
+        state.note_trait_name(self.origin, added=True)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class TraitRenamed(Op):
         trait = live_trait(state, self.origin, self.character)
         refuse_name_clash(state, self.character, self.trait, self.origin)
         trait.name = self.trait
+        state.note_trait_name(self.origin, added=False)
 
 
 @dataclass(frozen=True)

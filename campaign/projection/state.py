@@ -126,6 +126,32 @@ class State:
     def copy(self) -> State:
         return copy.deepcopy(self)
 
+    def traits_named(self, folded: str) -> list[str]:
+        """Origins of the traits whose name case-folds to `folded`, or did when indexed:
+        callers check each row (it may since be removed, or another character's). The
+        index (not a field: never compared, never written) lets a sheet of n traits be
+        checked for clashes in linear time; it is rebuilt whenever `traits` is another
+        dict or has another size than it indexed, and TraitRenamed notes a new name."""
+        index = self.__dict__.get("_trait_names")
+        if index is None or index[0] is not self.traits or index[1] != len(self.traits):
+            names: dict[str, list[str]] = {}
+            for origin, row in self.traits.items():
+                names.setdefault(row.name.casefold(), []).append(origin)
+            index = self.__dict__["_trait_names"] = (self.traits, len(self.traits), names)
+        found: list[str] = index[2].get(folded, [])
+        return found
+
+    def note_trait_name(self, origin: str, *, added: bool) -> None:
+        """Keep the index of traits_named current after `origin` got its name (`added`,
+        or renamed); an index that was not current before is dropped, to be rebuilt."""
+        index = self.__dict__.get("_trait_names")
+        if index is None or index[0] is not self.traits or index[1] != len(self.traits) - added:
+            self.__dict__.pop("_trait_names", None)
+            return
+        names = index[2]
+        names.setdefault(self.traits[origin].name.casefold(), []).append(origin)
+        self.__dict__["_trait_names"] = (self.traits, len(self.traits), names)
+
     # Questions the rules ask of the state (docs/rules.md "Missing and reunion check"),
     # answered the same way everywhere.
 

@@ -46,6 +46,7 @@ class Recorder:
         self.fields: dict[str, Any] = {}
         self.appended: ledger.Appended | None = None
         self.tables = StateTables(session, campaign)
+        self._deferred = False  # inside batch(): the tables are written once, at its end
 
     def describe(self, **fields: Any) -> None:
         """Set fields of the entry (NewEntry's): character, reason, detail, dice ..."""
@@ -63,9 +64,26 @@ class Recorder:
         except o.OpConflict as exc:
             self.tables.discard()  # whatever the op changed before it refused is not written
             raise RuleRefused(exc.template, **exc.params) from None
-        self.tables.flush()
+        if not self._deferred:
+            self.tables.flush()
         self.ops.append(op)
         return state
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Apply many ops to the working state and write the tables once, at the end: a
+        flush compares every loaded row, so one per op would make a sheet of n traits
+        cost n^2. An op refused inside discards the whole batch (its ops too)."""
+        start, self._deferred = len(self.ops), True
+        try:
+            yield
+        except BaseException:
+            self.tables.discard()
+            del self.ops[start:]
+            raise
+        finally:
+            self._deferred = False
+        self.tables.flush()
 
     def _character(self, character: Character, *more: str) -> str:
         """The character's row (and `more` sections) in the working state: an op on one
@@ -173,6 +191,19 @@ class Recorder:
         origin = self._next_origin()
         self._apply(o.TraitAdded(who, origin, name, category, cp, counts_toward_limit))
         return self.tables.orm("traits", origin)
+
+    def add_traits(self, character: Character, traits: list[tuple[str, str, int, bool, int | None]]) -> None:
+        """A sheet's traits (name, category, cp, counted, CP outside the disadvantage limit
+        or None for the default), in one batch: no ORM row is handed back."""
+        who = self._character(character)
+        self.tables.traits_of(who)
+        with self.batch():
+            for name, category, cp, counted, outside in traits:
+                origin = self._next_origin()
+                state = self._apply(o.TraitAdded(who, origin, name, category, cp, counted))
+                default = state.traits[origin].unlimited_cp
+                if outside is not None and outside != default:  # the sheet's limit split
+                    self._apply(o.TraitUnlimitedChanged(who, origin, outside - default))
 
     def remove_trait(self, character: Character, trait: Trait) -> None:
         self._apply(o.TraitRemoved(*self._trait(character, trait)))

@@ -51,6 +51,7 @@ _Plan = tuple[
 FORMATS = ("csv", "json")
 IMPORT_FORMATS = (*FORMATS, "ccfolia")
 RECORD_LIMIT = 500  # characters in one file
+FIELD_LIMIT = 10_000  # fields of one sheet (stats, traits, skills, notes ...): docs/sheets.md
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,7 @@ def read_records(text: str, fmt: str, is_stat: Callable[[str], bool] | None = No
         reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
         if reader.fieldnames is None:
             raise BadInput(_("the CSV file is empty"))
+        _refuse_wide(len(reader.fieldnames), 1)  # every row has the header's fields: no row read
         if len(set(reader.fieldnames)) != len(reader.fieldnames) or any(not f for f in reader.fieldnames):
             raise BadInput(_("the CSV header has an empty or repeated column"))
         records = [dict(row) for row in reader]
@@ -119,7 +121,19 @@ def read_records(text: str, fmt: str, is_stat: Callable[[str], bool] | None = No
         records = [{spreadsheet_value(k): spreadsheet_value(v) for k, v in row.items()} for row in records]
     if len(records) > RECORD_LIMIT:
         raise BadInput(_("at most {RECORD_LIMIT} characters in one file").format(RECORD_LIMIT=RECORD_LIMIT))
+    for number, record in enumerate(records, 1):
+        _refuse_wide(len(record), number)
     return records
+
+
+def _refuse_wide(fields: int, number: int) -> None:
+    """A sheet past FIELD_LIMIT is refused before any of its fields is read."""
+    if fields > FIELD_LIMIT:
+        raise BadInput(
+            _("character {number} has {fields} fields: a sheet holds at most {limit}").format(
+                number=number, fields=fields, limit=FIELD_LIMIT
+            )
+        )
 
 
 def import_sheets(
@@ -172,16 +186,14 @@ def import_sheets(
             if not dry_run:
                 with recording(session, campaign, actor, "character") as entry:
                     character = entry.add_character(name, draft.kind, owner, None, stats, draft.cp)
-                    for trait_name, category, cp, counted, outside in traits:
-                        trait = entry.add_trait(character, trait_name, category, cp, counts_toward_limit=counted)
-                        if outside is not None and outside != trait.unlimited_cp:  # the sheet's limit split
-                            entry.change_trait_unlimited(character, trait, outside - trait.unlimited_cp)
-                    for skill in skills:
-                        entry.sheet(character, o.SkillAdded(name, *skill))
-                    for line in notes:
-                        entry.sheet(character, o.NoteAdded(name, line))
-                    for line in items:
-                        entry.sheet(character, o.ItemAdded(name, line))
+                    entry.add_traits(character, traits)
+                    with entry.batch():
+                        for skill in skills:
+                            entry.sheet(character, o.SkillAdded(name, *skill))
+                        for line in notes:
+                            entry.sheet(character, o.NoteAdded(name, line))
+                        for line in items:
+                            entry.sheet(character, o.ItemAdded(name, line))
                     entry.describe(character=name, reason="sheet imported", detail={"action": "import", "format": fmt})
                 seq = entry.seq
             results.append(

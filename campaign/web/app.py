@@ -146,7 +146,7 @@ def create_app(
     from campaign.web.security import Guard
     from campaign.web.table_state import entry_item
 
-    db = Database(db_url)
+    db = Database(db_url, read_only_ok=True)  # a full disk or a read-only file: pages still read
     campaign_id, name = campaign_identity(db, campaign_name)
     templates = make_templates()
     templates.env.globals["campaign_name"] = name

@@ -51,10 +51,29 @@ def http_error(request: Request, exc: Exception) -> Response:
     return _page(request, exc.status_code, shown)
 
 
+def _machine_trouble(request: Request, exc: Exception) -> str | None:
+    """The one line for a full disk or a read-only SQLite file (campaign.db.storage), else None."""
+    if not getattr(getattr(exc, "orig", None), "sqlite_errorname", None):
+        return None
+    from campaign.db.engine import sqlite_path
+    from campaign.db.storage import machine_trouble
+
+    return machine_trouble(sqlite_path(request.app.state.db.url), exc)
+
+
 def database_error(request: Request, exc: Exception) -> Response:
-    """A permission the database refused (SQLSTATE 42501: a grant, row-level security, the
-    group-mode actor trigger) is a refusal like any other; anything else stays a 500."""
+    """A full disk or a read-only file is a 503 saying so (a read still works: the
+    database opens read-only, campaign.db.storage); a permission the database refused
+    (SQLSTATE 42501: a grant, row-level security, the group-mode actor trigger) is a
+    refusal like any other; anything else stays a 500."""
     original = getattr(exc, "orig", None)
+    trouble = _machine_trouble(request, exc)
+    if trouble is not None:  # a full disk or a read-only file: said in one line, nothing written
+        if request.url.path.startswith("/api/"):
+            from campaign.web.refusals import Refusal, json_refusal
+
+            return json_refusal(Refusal("storage", trouble))
+        return _page(request, 503, trouble)
     if getattr(original, "sqlstate", None) != "42501":
         raise exc
     message = str(original).splitlines()[0] if str(original) else "permission denied"

@@ -35,6 +35,7 @@ MESSAGES = {
     "key_reused": (409, N_("this idempotency key was used for another request")),
     "slow_body": (408, N_("the request's body came too slowly")),
     "busy": (503, N_("the server has as many connections open as it can hold: try again in a moment")),
+    "storage": (503, N_("the server cannot write now")),
 }
 
 

@@ -138,7 +138,10 @@ def test_a_read_only_mount_is_said_and_its_copy_verifies(tmp_path):
     report = json.loads(out)
     assert report["ok"] and report["entries"] == 2 and report["state"]["ok"]
     assert results["chain"][0] == 0 and "chain intact: 2 entries" in results["chain"][1]
-    for name in ("history", "list", "roll"):
+    # Reads read it as it is (campaign.db.storage); a write is refused in one line.
+    assert results["history"][0] == 0 and "campaign" in results["history"][1]
+    assert results["list"][0] == 0 and "管狐" in results["list"][1]
+    for name in ("roll",):
         assert _one_line(results[name]) == (
             f"error: the database is read-only: {db} (it is on a read-only file system); `campaign --db {db} "
             "history verify` can still check it; to change it, copy it somewhere writable or make it writable"
@@ -169,8 +172,8 @@ def _head() -> str:
 
 
 def test_a_full_disk_is_said_as_such(tmp_path):
-    """The database's disk filled up by something else: every command, the opening
-    ones included (SQLite cannot make its log index), says the disk is full."""
+    """The database's disk filled up by something else: reads open the file read-only
+    (no log index to make) and answer; a write says the disk is full."""
     where = tmp_path / "small"
     where.mkdir()
     db = where / "campaign.db"
@@ -188,7 +191,9 @@ def test_a_full_disk_is_said_as_such(tmp_path):
         _env(tmp_path),
     )
     assert results[0][0] == 0, results[0]
-    for result in results[2:]:
+    assert results[2][0] == 0 and json.loads(results[2][1])["ok"], results[2]
+    assert results[3][0] == 0, results[3]
+    for result in results[4:]:
         assert (
             _one_line(result) == f"error: the disk holding {db} is full: free some space and try again; "
             "nothing was changed"
@@ -220,7 +225,11 @@ def test_a_read_only_file_in_a_read_only_folder_verifies(tmp_path):
             [*prefix, *commands["verify"]], capture_output=True, text=True, env=_env(tmp_path), timeout=120
         )
         assert verify.returncode == 0 and json.loads(verify.stdout)["ok"], verify.stderr
-        for name in ("roll", "list"):
+        listed = subprocess.run(
+            [*prefix, *commands["list"]], capture_output=True, text=True, env=_env(tmp_path), timeout=120
+        )
+        assert listed.returncode == 0 and "管狐" in listed.stdout, listed.stderr
+        for name in ("roll",):
             done = subprocess.run(
                 [*prefix, *commands[name]], capture_output=True, text=True, env=_env(tmp_path), timeout=120
             )
