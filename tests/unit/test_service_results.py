@@ -55,7 +55,7 @@ RECORD_SHAPED: dict[str, str] = {
 
 def _public_functions():
     """(qualified name, return annotation text) of every public function and method."""
-    for path in sorted(SERVICES.glob("*.py")):
+    for path in sorted(SERVICES.rglob("*.py")):  # every package of services/
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
