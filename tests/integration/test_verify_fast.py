@@ -184,7 +184,7 @@ TAMPER = {
     ),
     "record rehashed, not relinked": lambda url: _rehash_one(url, 99),
     "record rewritten and chain recomputed": lambda url: _rehash_from(
-        url, 120, _canonical(lambda r: {**r, "dice": [1, 1, 1]})
+        url, 120, _canonical(lambda r: {**r, "reason": "rewritten"})
     ),
     "record made invalid JSON, chain recomputed": lambda url: _rehash_from(url, 130, lambda r: r[:-1]),
     "record made a list, chain recomputed": lambda url: _rehash_from(url, 131, lambda r: "[" + r + "]"),

@@ -181,7 +181,8 @@ def _truncate_after_seal_and_reseal(case) -> None:
 
 
 def _recompute_after_edit(case) -> None:
-    rehash_from(case["url"], 5, lambda r: r.update(dice=[1, 1, 1], total=3))
+    # a consistent rewrite (a result that does not follow from its dice fails verify by itself)
+    rehash_from(case["url"], 5, lambda r: r.update(reason="書き換えた理由"))
 
 
 SEALED_EDITS = {
