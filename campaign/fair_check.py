@@ -444,6 +444,8 @@ def judgement(record: dict[str, Any]) -> dict[str, Any] | None:
     dice = record.get("dice")
     if not (kind == "roll" or fright) or found is None or not isinstance(dice, list):
         return None
+    if str(record.get("source") or "").startswith(("ccfolia", "import")):
+        return None  # read from a chat log: BCDice judged it there, by its own rules
     count, sides, keep, kept, mods, comparison, target = found.groups()
     count, sides = int(count), int(sides)
     if len(dice) != count or not all(_is_int(face) and 1 <= face <= sides for face in dice):
@@ -455,8 +457,9 @@ def judgement(record: dict[str, Any]) -> dict[str, Any] | None:
     shown.update(outcome=None, margin=None)
     if comparison is None:
         return shown
-    goal = int(target)
     gurps = detail.get("gurps")
+    # a penalty (after waking) moves the target the roll was judged against: detail.gurps says which
+    goal = gurps["target"] if isinstance(gurps, dict) and _is_int(gurps.get("target")) else int(target)
     shown["target"] = goal
     if (isinstance(gurps, dict) or fright) and (count, sides, keep, comparison) == (3, 6, None, "<="):
         sorcery = isinstance(gurps, dict) and gurps.get("sorcery") is True

@@ -380,7 +380,8 @@ FAIRNESS = ("provable", "abandoned", "server", "typed", "imported")
 
 def fair_version(record: dict[str, Any]) -> int | None:
     """The derivation an entry's fair dice used (docs/fair-dice.md): 2, 1 (no "v"), or None."""
-    fair = (record.get("detail") or {}).get("fair")
+    detail = record.get("detail")
+    fair = detail.get("fair") if isinstance(detail, dict) else None  # a forged row's detail may be anything
     if not isinstance(fair, dict):
         return None
     version = fair.get("v", 1)

@@ -74,7 +74,7 @@ def _rows(session: Session, campaign_id: int, kinds: tuple[str, ...]) -> Iterato
 
 
 FAIR_LIKE = '%"fair":{%'
-_JUDGED_PATHS = ("expression", "dice", "total", "target", "outcome", "margin", "detail.gurps", "detail.fair")
+_JUDGED_PATHS = ("expression", "dice", "total", "target", "outcome", "margin", "source", "detail.gurps", "detail.fair")
 # One JSON parse per row (SQLite 3.40 has no parse cache): json_extract with several
 # paths gives them as one JSON array, types kept (true stays true).
 _GROUPED = text(
@@ -104,6 +104,7 @@ def _distinct_rolls(
 class _LightGurps(msgspec.Struct):
     automatic: Any = None
     sorcery: Any = None
+    target: Any = None
 
 
 class _LightDetail(msgspec.Struct):
@@ -122,6 +123,7 @@ class _Light(msgspec.Struct):
     target: Any = None
     outcome: Any = None
     margin: Any = None
+    source: Any = None
     detail: _LightDetail | None = None
 
 
@@ -141,7 +143,10 @@ def _light_reader() -> Callable[[str], dict[str, Any]]:
             "target": f.target,
             "outcome": f.outcome,
             "margin": f.margin,
-            "detail": {} if gurps is None else {"gurps": {"automatic": gurps.automatic, "sorcery": gurps.sorcery}},
+            "source": f.source,
+            "detail": {}
+            if gurps is None
+            else {"gurps": {"automatic": gurps.automatic, "sorcery": gurps.sorcery, "target": gurps.target}},
         }
 
     return read

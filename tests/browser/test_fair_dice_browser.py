@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from campaign.core.fair_dice import face
+from campaign.core.fair_dice import face_v2
 from tests.browser.test_table_browser import _join
 from tests.cli.conftest import Cli, gurps_setup
 from tests.web.table_server import served
@@ -64,7 +64,8 @@ def test_a_tap_is_provably_fair_and_the_page_recomputes_it(browser, tmp_path, mo
             "lost": [],
         }
         sides = entry["detail"]["fair"]["draws"][0][0]
-        assert entry["dice"] == [face(seed, entry["seq"], share, i, sides) for i in range(len(entry["dice"]))]
+        start = entry["detail"]["fair"]["from"]
+        assert entry["dice"] == [face_v2(seed, share, start + i, sides) for i in range(len(entry["dice"]))]
         # the page's check agrees with the docs' vectors, and catches a changed die
         seed_v = "a3f1c2e4b5d6978812345678abcdef0011223344556677889900aabbccddeeff"
         assert aki.evaluate(f"fairCheck.face('{seed_v}', 7, '0123456789abcdef0123456789abcdef', 0, 100)") == 25
@@ -204,8 +205,7 @@ def test_fudges_served_to_the_page_are_caught_and_a_rewritten_seed_is_warned_of(
             if record["seq"] == seq:
                 fair, old_raw = detail["fair"], sum(record["dice"])
                 record["dice"] = [
-                    face(seed, fair["seq"], fair["share"], fair["from"] + i, s)
-                    for i, (s, _) in enumerate(fair["draws"])
+                    face_v2(seed, fair["share"], fair["from"] + i, s) for i, (s, _) in enumerate(fair["draws"])
                 ]
                 fair["draws"] = [[s, f] for (s, _), f in zip(fair["draws"], record["dice"])]
                 # and the roll's total and outcome recomputed from the new dice, as a careful forger would

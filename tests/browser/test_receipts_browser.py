@@ -13,7 +13,7 @@ import json
 import pytest
 
 from campaign.core import dice
-from campaign.core.fair_dice import face
+from campaign.core.fair_dice import face_v2
 from campaign.services import fair_seeds
 from tests.browser.test_table_browser import _join
 from tests.cli.conftest import Cli, gurps_setup
@@ -41,17 +41,6 @@ def _replaced_share(monkeypatch):
         real(self, fallback, GROUND)
 
     monkeypatch.setattr(fair_seeds.FairDice, "__init__", init)
-
-
-def _other_base(monkeypatch):
-    """The server keeps the player's share but derives from a base seq of its choice (v1)."""
-    real = fair_seeds.FairDice.arm
-
-    def arm(self, session, campaign_id):
-        real(self, session, campaign_id)
-        self.seq -= 1
-
-    monkeypatch.setattr(fair_seeds.FairDice, "arm", arm)
 
 
 def _extra_draw(monkeypatch):
@@ -93,12 +82,12 @@ def test_the_receipts_check_names_every_forged_entry(browser, tmp_path, monkeypa
         context, aki = _join(browser, base, cli.json("invite", "Aki")["join_path"])
         aki.wait_for_selector("#receipts-check")
         honest = _roll(aki, "3D6<=12")
-        assert honest["share"] == honest["fair"]["share"]
+        assert honest["share"] == honest["entries"][0]["fair"]["share"]
         assert aki.is_hidden("#receipts-warning")
         forged = {}
         for name, attack in [
             ("replaced share", _replaced_share),
-            ("other base", _other_base),
+            # (a base seq of the server's choice is no attack on v2 dice: no seq goes into them)
             ("extra draw", _extra_draw),
             ("judged otherwise", _judged_otherwise),
         ]:
@@ -115,11 +104,11 @@ def test_the_receipts_check_names_every_forged_entry(browser, tmp_path, monkeypa
         other = phone.post("/api/rolls", {"command": "2D6", "character": "鈴音", "share": "0f" * 32}).json()
         phone.close()
         receipts = aki.evaluate("fairReceipts.load()")
-        assert [r["share"] for r in receipts][0] == honest["share"] and len(receipts) == 5
+        assert [r["share"] for r in receipts][0] == honest["share"] and len(receipts) == 4
         assert all(len(r["share"]) == 64 and r["answer"]["entries"] for r in receipts)
 
         before = aki.evaluate("fairReceipts.checkNow()")  # before the reveal: the answers against the chain
-        assert (before["pending"], before["derived"]) == (5, 0)
+        assert (before["pending"], before["derived"]) == (4, 0)
         seed = cli.json("scenario", "end")["seed_reveal"]["seed"]
         aki.click("#receipts-check")
         aki.wait_for_selector("#receipts-status[data-status='fail']")
@@ -128,12 +117,8 @@ def test_the_receipts_check_names_every_forged_entry(browser, tmp_path, monkeypa
         for item in found["problems"]:
             by_seq.setdefault(item["seq"], []).append(item["problem"])
         assert honest["seq"] not in by_seq, by_seq
-        replaced, other_base = forged["replaced share"]["seq"], forged["other base"]["seq"]
+        replaced = forged["replaced share"]["seq"]
         assert any("the server replaced your share" in p for p in by_seq[replaced]), by_seq
-        assert by_seq[other_base] == [
-            f"entry #{other_base} derives its dice from seq {other_base - 1}, not from its request's "
-            f"#{other_base}: the server chose the input"
-        ]
         extra = forged["extra draw"]
         assert extra["dice"] == [1, 1, 1]
         assert any(
@@ -150,7 +135,7 @@ def test_the_receipts_check_names_every_forged_entry(browser, tmp_path, monkeypa
         # the honest roll recomputes, here and in Python
         entry = next(e for e in cli.json("history", "--limit", "20") if e["seq"] == honest["seq"])
         fair = entry["detail"]["fair"]
-        assert entry["dice"] == [face(seed, fair["seq"], honest["share"], i, 6) for i in range(3)]
+        assert entry["dice"] == [face_v2(seed, honest["share"], fair["from"] + i, 6) for i in range(3)]
         # the file a player downloads holds every receipt, with the seat
         with aki.expect_download() as saved:
             aki.click("#receipts-download")

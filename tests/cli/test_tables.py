@@ -13,7 +13,7 @@ from campaign.core.table_roll import MAX_DEPTH
 from campaign.seeds import load_tables
 
 TABLES = load_tables()
-COMMANDS = ["CRT", "FEAR", "FMB", "GFMB", "HCRT", "REACT", "YFMB", "YSCRT", "YSFMB"]
+COMMANDS = ["CRT", "FEAR", "FMB", "GFMB", "HCRT", "MFMB", "REACT", "YFMB", "YSCRT", "YSFMB"]
 SEVEN = "2,2,3"  # 7: a plain entry (no directive) on every table
 
 

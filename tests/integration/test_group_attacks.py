@@ -108,7 +108,8 @@ def test_every_security_definer_function_pins_its_search_path(owned_group):
             "p.pronamespace WHERE p.prosecdef AND n.nspname = current_schema()"
         ).fetchall()
         schema = conn.execute("SELECT current_schema()").fetchone()[0]
-    assert {name for name, _ in rows} == {"ledger_check_actor", "ledger_check_chain"}  # 0016 dropped the rest
+    # 0016 dropped the rest; 0021 added the canonical-record check
+    assert {name for name, _ in rows} == {"ledger_check_actor", "ledger_check_chain", "ledger_check_canonical"}
     assert {tuple(config) for _, config in rows} == {(f"search_path={schema}, pg_temp",)}
 
 

@@ -66,7 +66,7 @@ def test_wheel_works_from_another_directory(tmp_path):
     assert seeds.returncode == 0, seeds.stderr
     seed_dir, tables = seeds.stdout.splitlines()
     assert str(env_dir) in seed_dir  # loaded from inside the installed package
-    assert tables == str(sorted(["CRT", "FEAR", "FMB", "GFMB", "HCRT", "REACT", "YFMB", "YSCRT", "YSFMB"]))
+    assert tables == str(sorted(["CRT", "FEAR", "FMB", "GFMB", "HCRT", "MFMB", "REACT", "YFMB", "YSCRT", "YSFMB"]))
     import zipfile
 
     assert "campaign/locale/ja/LC_MESSAGES/campaign.mo" in zipfile.ZipFile(wheel).namelist()  # the catalog ships

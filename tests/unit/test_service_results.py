@@ -24,6 +24,8 @@ RECORD_SHAPED: dict[str, str] = {
     "history.iter_history": "streams entry views (constant memory, `history --json` rows)",
     "history.show_entry": "an entry view with its sub-entries' views (and detail_shown, the words of its codes)",
     "history.record_of": "the stored record itself, parsed",
+    "fair_receipts.ledger_records": "the records a receipts file is checked against",
+    "results.converted_by": "field metadata for as_json: the dict dataclasses.field takes, not a result",
     "state_lines.line_fields": "one state line of the export file, its fields as the file spells them",
     "state_lines.state_lines": "the export file's state lines (type, fields), written out as JSON",
     "browse.entries_after": "the live feed's entry views",

@@ -14,7 +14,7 @@ from campaign.core.table_roll import MAX_DEPTH, roll_on_table, table_for_command
 from campaign.errors import DataError
 from campaign.seeds import default_seed_dir, load_tables
 
-COMMANDS = {"CRT", "FMB", "HCRT", "GFMB", "YSCRT", "YSFMB", "YFMB", "FEAR", "REACT"}
+COMMANDS = {"CRT", "FMB", "HCRT", "GFMB", "YSCRT", "YSFMB", "YFMB", "FEAR", "REACT", "MFMB"}
 DIRECTIVE_KINDS = (RollTwice, Reroll, RollTable)
 
 
@@ -23,7 +23,7 @@ def tables():
     return load_tables()
 
 
-def test_all_nine_tables_load(tables):
+def test_all_ten_tables_load(tables):
     assert set(tables) == COMMANDS
     assert default_seed_dir() == Path(__file__).parents[2] / "seeds"
     for table in tables.values():

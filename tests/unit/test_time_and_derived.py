@@ -83,10 +83,12 @@ def test_follow_up_for_a_fixed_time():
     assert after_texts(LIGHT_COMA) == ("for 6 hours", "6時間")
 
 
-def test_follow_up_as_long_as_it_lasted_is_at_least_the_rolled_days():
+def test_follow_up_as_long_as_it_lasted_is_the_rolled_days():
+    """docs/rules.md "Penalty after waking": the -2 lasts as many days as the catatonia
+    did, the rolled days, however late the GM clears it."""
     assert (follow_up(CATATONIA, 0).seconds, follow_up(CATATONIA, 0).lasted) == (3 * DAY, 3)  # clock never moved
-    assert follow_up(CATATONIA, 5 * DAY).lasted == 5
-    assert follow_up(CATATONIA, 4 * DAY + 1).lasted == 5  # part of a day counts as a day
+    assert follow_up(CATATONIA, 5 * DAY).lasted == 3
+    assert follow_up(CATATONIA, 4 * DAY + 1).lasted == 3
     assert follow_up({**CATATONIA, "duration": None}, 0).lasted == 1  # never less than one day
     assert after_texts(CATATONIA) == ("for as many days as it lasted", "同じ日数")
     # a GM's timed condition: the follow-up's length in seconds
