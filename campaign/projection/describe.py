@@ -1,23 +1,24 @@
 """What a change of state means to a person: one line per difference between two states.
 
 A void shows these lines before it asks for confirmation and records nothing of them:
-the lines are rendered from the two states, never stored as prose.
+the lines are rendered from the two states, never stored as prose. The ruleset's stat
+names (`aliases`, for a pool's maximum) come from the caller: the projection reads no
+seed file.
 """
 
 from __future__ import annotations
 
-from campaign.core.derived import pool_max
+from campaign.core.derived import Aliases, pool_max
 from campaign.core.gametime import clock_text
 from campaign.i18n import _, pick
 from campaign.labels import category_label, condition_label, status_label
 from campaign.projection.ops_sheet import sheet_changes
 from campaign.projection.state import DisappearanceRow, SearchRow, State, renamed_between
-from campaign.seeds import stat_names_for
 
 
-def _pool_text(state: State, name: str, pool: str) -> str:
+def _pool_text(state: State, name: str, pool: str, aliases: Aliases) -> str:
     row = state.characters[name]
-    maximum = pool_max(row.stats, pool, stat_names_for(state.ruleset).aliases)
+    maximum = pool_max(row.stats, pool, aliases)
     return f"{row.pools.get(pool, maximum)}/{maximum}"
 
 
@@ -28,10 +29,9 @@ def _renames(before: State, after: State) -> list[str]:
     ]
 
 
-def _characters(before: State, after: State) -> list[str]:
+def _characters(before: State, after: State, aliases: Aliases) -> list[str]:
     lines = []
     renamed = renamed_between(before, after)[0]
-    aliases = stat_names_for(after.ruleset).aliases
     for name, old in before.characters.items():
         new = after.characters.get(renamed.get(name, name))
         if new is None:
@@ -55,8 +55,8 @@ def _characters(before: State, after: State) -> list[str]:
                 and pool_max(old.stats, pool, aliases) is not None
             ):
                 lines.append(
-                    f"{name}: {pool} {_pool_text(before, name, pool)} → "
-                    f"{_pool_text(after, renamed.get(name, name), pool)}"
+                    f"{name}: {pool} {_pool_text(before, name, pool, aliases)} → "
+                    f"{_pool_text(after, renamed.get(name, name), pool, aliases)}"
                 )
     return lines
 
@@ -190,11 +190,12 @@ def _settings(before: State, after: State) -> list[str]:
     return lines
 
 
-def describe_changes(before: State, after: State) -> list[str]:
+def describe_changes(before: State, after: State, aliases: Aliases) -> list[str]:
+    """One line per difference; `aliases` are the ruleset's stat names (core.derived)."""
     return (
         _renames(before, after)
         + _settings(before, after)
-        + _characters(before, after)
+        + _characters(before, after, aliases)
         + _traits(before, after)
         + _conditions(before, after)
         + _missing(before, after)

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, TypeVar
 
 from campaign.core.derived import pool_max
 from campaign.errors import N_, Words
+from campaign.projection.frozen_names import aliases_before_recorded_stats
 from campaign.projection.op_base import (
     ALREADY,
     EntryContext,
@@ -22,7 +23,6 @@ from campaign.projection.op_base import (
     refuse_busy,
 )
 from campaign.projection.state import CharacterRow, ConditionRow, DisappearanceRow, State, TraitRow
-from campaign.seeds import stat_names_for
 
 
 @dataclass(frozen=True)
@@ -175,20 +175,46 @@ class CpSet(Op):
 @dataclass(frozen=True)
 class PoolChanged(Op):
     """FP or HP lost (negative) or regained: relative to the pool's current value, which
-    is its maximum (the stat of that name, or the ST/HT a 3e sheet derives it from) while
-    no entry has touched it. A heal never passes the maximum, so a heal depends on the
-    damage it healed: voiding that damage alone is refused."""
+    is its maximum while no entry has touched it. A heal never passes the maximum, so a
+    heal depends on the damage it healed: voiding that damage alone is refused.
+
+    `stat` is the sheet's key the maximum was read from when the change was decided (HP,
+    or HT on a 3e sheet that derives HP from it; the sheet's own spelling, such as
+    耐久力): replay reads that key of the replayed sheet, so the maximum still moves with
+    the stat and no stat name is looked up. An op written before it carried `stat` is
+    matched against the names frozen in campaign.projection.frozen_names."""
 
     name: ClassVar[str] = "pool_delta"
     character: str
     pool: str
     delta: int
+    stat: str | None = None  # recorded by every new op (older records have no such key)
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        if self.stat is None:
+            del data["stat"]  # the record an op written before `stat` always had
+        return data
+
+    def _maximum(self, state: State, row: CharacterRow) -> int | None:
+        if self.stat is None:  # core.derived: the stat, or ST/HT on a 3e sheet
+            return pool_max(row.stats, self.pool, aliases_before_recorded_stats(state.ruleset))
+        value = row.stats.get(self.stat)
+        if value is None:
+            return None
+        if not isinstance(value, int):
+            raise OpConflict(
+                N_("{character}'s {stat} is {value}, not a whole number to measure {pool} against"),
+                character=self.character,
+                stat=self.stat,
+                value=value,
+                pool=self.pool,
+            )
+        return value
 
     def apply(self, state: State, entry: EntryContext) -> None:
         row = character_row(state, self.character)
-        maximum = pool_max(
-            row.stats, self.pool, stat_names_for(state.ruleset).aliases
-        )  # the stat, or ST/HT on a 3e sheet (core.derived)
+        maximum = self._maximum(state, row)
         if maximum is None:
             raise OpConflict(
                 N_("{character} has no {pool} stat (nor the stat it derives from)"),

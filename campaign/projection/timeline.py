@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from campaign.core.derived import POOLS, pool_current
+from campaign.core.derived import POOLS, Aliases, pool_current
 from campaign.effect_words import shown_condition
 from campaign.i18n import _
 from campaign.labels import category_label, condition_duration, condition_label, stat_label, status_label
@@ -20,7 +20,6 @@ from campaign.projection.ops_sheet import sheet_changes
 from campaign.projection.replay import Entry, ReplayConflict, effective_voids, project, void_pairs
 from campaign.projection.state import State
 from campaign.projection.views import status
-from campaign.seeds import stat_names_for
 
 
 def state_at(entries: Sequence[Entry], seq: int) -> State:
@@ -61,8 +60,9 @@ def _change(what: str, name: str | None, before: Any, after: Any, text: str) -> 
     return {"what": what, "name": name, "before": before, "after": after, "text": text}
 
 
-def character_changes(before: State, after: State, name: str) -> list[dict[str, Any]]:
-    """What changed for one character between two states, one item per change."""
+def character_changes(before: State, after: State, name: str, aliases: Aliases) -> list[dict[str, Any]]:
+    """What changed for one character between two states, one item per change
+    (`aliases`: the ruleset's stat names, for a pool's maximum; core.derived)."""
     old, new = before.characters.get(name), after.characters.get(name)
     if new is None and old is None:
         return []
@@ -87,7 +87,6 @@ def character_changes(before: State, after: State, name: str) -> list[dict[str, 
                 _change("stat", stat, a, b, f"{stat_label(stat)} {'—' if a is None else a} → {'—' if b is None else b}")
             )
     for pool in POOLS:  # a derived maximum (3e: HP is HT) counts too
-        aliases = stat_names_for(after.ruleset).aliases
         a, b = pool_current(old.stats, old.pools, pool, aliases), pool_current(new.stats, new.pools, pool, aliases)
         if a is not None and b is not None and a != b:
             changes.append(_change("pool", pool, a, b, f"{pool} {a} → {b}"))

@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from campaign.core.derived import POOLS, derived_stats, pool_current, stat_value
+from campaign.core.derived import POOLS, Aliases, derived_stats, pool_current, stat_value
 from campaign.effect_words import shown_condition
 from campaign.projection.state import State
-from campaign.seeds import stat_names_for
 
 
 def origin_key(origin: str) -> tuple[int | str, ...]:
@@ -125,9 +124,10 @@ class CharacterSheet:
     reading: str | None = field(default=None, kw_only=True, metadata={"campaign.omit_when_empty": True})
 
 
-def character_view(state: State, name: str) -> CharacterSheet:
+def character_view(state: State, name: str, aliases: Aliases) -> CharacterSheet:
     """The character's sheet; `char show` (the tables) and `char show --at` (a replay)
-    both read a State through this."""
+    both read a State through this. `aliases` are the ruleset's stat names (which stat
+    a pool or a derived value is read from: core.derived), given by the caller."""
     row = state.characters[name]
     current, searching_for = status(state, name)
     traits = [(origin, t) for origin, t in state.traits.items() if t.character == name and t.removed_seq is None]
@@ -139,7 +139,6 @@ def character_view(state: State, name: str) -> CharacterSheet:
         if name in (a, b):
             relations.append(Relation(name=b if a == name else a, note=note))
     pools = {}
-    aliases = stat_names_for(state.ruleset).aliases
     for pool in POOLS:  # a 3e sheet's FP/HP maximum is its ST/HT: "derived" says so
         maximum = stat_value(row.stats, pool, aliases)
         current_level = pool_current(row.stats, row.pools, pool, aliases)  # None exactly when maximum is

@@ -278,12 +278,13 @@ def character_view(session: Session, character: Character) -> CharacterSheet:
     """Everything `char show --json` promises: the tables read as a State, made into the
     same sheet `char show --at` makes of a replay (campaign.projection.views)."""
     from campaign.projection.views import character_view as view_of
+    from campaign.seeds import stat_names_for
     from campaign.services.state_tables import load_state
 
     session.flush()
-    return view_of(
-        load_state(session, session.get_one(Campaign, character.campaign_id), only=character.name), character.name
-    )
+    campaign = session.get_one(Campaign, character.campaign_id)
+    aliases = stat_names_for(campaign.ruleset).aliases
+    return view_of(load_state(session, campaign, only=character.name), character.name, aliases)
 
 
 def show_character(db: Database, campaign_name: str | None, name: str) -> CharacterSheet:

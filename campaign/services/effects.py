@@ -19,12 +19,14 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from campaign import ledger
+from campaign.core.derived import stat_value
 from campaign.core.gametime import CLOCK_LIMIT
 from campaign.db.models import Campaign, Character, Condition, Disappearance, Player, Scenario, Search, Trait
 from campaign.errors import RuleRefused
 from campaign.i18n import _
 from campaign.projection import ops as o
 from campaign.projection.state import State
+from campaign.seeds import stat_names_for
 from campaign.services.common import check_cp_total
 from campaign.services.state_mapping import StateTables
 
@@ -181,8 +183,13 @@ class Recorder:
         self._apply(o.CharacterStatusSet(self._character(character, "disappearances", "searches"), status))
 
     def change_pool(self, character: Character, pool: str, delta: int) -> int:
-        """Lose (negative) or regain FP/HP; returns the new current value."""
-        state = self._apply(o.PoolChanged(self._character(character), pool, delta))
+        """Lose (negative) or regain FP/HP; returns the new current value. The op names
+        the sheet stat its maximum is read from (the ruleset's names are looked up here,
+        never in replay); a sheet without one gets the op's own refusal."""
+        name = self._character(character)
+        aliases = stat_names_for(self.campaign.ruleset).aliases
+        maximum = stat_value(self.tables.state.characters[name].stats, pool, aliases)
+        state = self._apply(o.PoolChanged(name, pool, delta, stat=pool if maximum is None else maximum.key))
         return state.characters[character.name].pools[pool]
 
     def add_trait(self, character: Character, name: str, category: str, cp: int, *, counts_toward_limit: bool) -> Trait:

@@ -20,6 +20,7 @@ from campaign.errors import BadInput, NotFound
 from campaign.i18n import _
 from campaign.projection.replay import effective_voids, entry_from_record, void_pairs
 from campaign.projection.views import CharacterSheet
+from campaign.seeds import stat_names_for
 from campaign.services.common import campaign_named, character_named
 from campaign.services.results import extended
 
@@ -85,7 +86,8 @@ def character_at(
             raise NotFound(_("{name!r} did not exist yet after entry #{as_of}").format(name=name, as_of=as_of))
         row = state.characters[name]
         row.stats = _in_sheet_order(session, campaign, name, row.stats)
-        return extended(CharacterAsOf, character_view(state, name), as_of=as_of)
+        aliases = stat_names_for(campaign.ruleset).aliases
+        return extended(CharacterAsOf, character_view(state, name, aliases), as_of=as_of)
 
 
 def _in_sheet_order(
@@ -132,10 +134,11 @@ def timeline(db: Database, campaign_name: str | None, name: str) -> list[Timelin
         by_seq = {r["seq"]: r for r in records}
         voided = effective_voids(void_pairs(entries))
         rows = []
+        aliases = stat_names_for(campaign.ruleset).aliases
         for entry, state_before, state_after in states_through(entries):
             if state_before is state_after:
                 continue
-            changes = character_changes(state_before, state_after, name)
+            changes = character_changes(state_before, state_after, name, aliases)
             if not changes:
                 continue
             record = by_seq[entry.seq]

@@ -154,6 +154,7 @@ def _plan_void(session: Session, campaign: Campaign, seqs: Sequence[int], cascad
     from campaign.projection.describe import describe_changes
     from campaign.projection.replay import ReplayConflict, plan_void, project
     from campaign.projection.state import first_difference
+    from campaign.seeds import stat_names_for
     from campaign.services.state_tables import ledger_entries, load_state
 
     targets = tuple(sorted(set(seqs)))
@@ -213,7 +214,7 @@ def _plan_void(session: Session, campaign: Campaign, seqs: Sequence[int], cascad
         plan.dependents,
         plan.reasons,
         plan.state,
-        describe_changes(projected, plan.state),
+        describe_changes(projected, plan.state, stat_names_for(campaign.ruleset).aliases),
         head,
         projected,
     )
