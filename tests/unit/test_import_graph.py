@@ -49,6 +49,16 @@ UPWARD = {
     "campaign.services": ("campaign.cli", "campaign.web"),
 }
 
+# The projection decides what the ledger proves: it reads nothing installed beside it
+# (docs/rules.md "Derived stats": an op carries the values it was decided with). No seed
+# loader, no file: what a module may not import, and the calls that read a file.
+PROJECTION_FORBIDDEN = ("campaign.seeds", "tomllib", "importlib", "pathlib", "io", "os", "shutil", "sqlite3")
+FILE_READS = ("open", "__import__", "read_text", "read_bytes", "files", "load", "loads")
+# Replay's modules, and all they import (lazily too), never reach a seed loader; of them
+# only the message catalog reads a file (the words of a refusal, never its outcome).
+REPLAY_ROOTS = ("campaign.projection.replay", "campaign.projection.ops")
+REPLAY_MAY_READ = ("campaign.i18n",)
+
 # The CLI goes through services: it never touches the ledger or the ORM models itself.
 CLI_FORBIDDEN = ("campaign.ledger", "campaign.db.models", "sqlalchemy")
 
@@ -186,6 +196,57 @@ def test_every_exemption_is_still_needed():
     assert not stale, f"drop these from LONG_EXEMPT: {stale}"
 
 
+def _file_reads(module: Module) -> list[str]:
+    """Calls that read a file: open(...), __import__, x.read_text(), resources.files(),
+    tomllib.load(...) and the like, by the name called."""
+    found = []
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+        if called in FILE_READS:
+            found.append(f"line {node.lineno}: calls {called}")
+    return found
+
+
+@pytest.mark.parametrize("module", _in_layer("campaign.projection"), ids=lambda m: m.name)
+def test_the_projection_reads_no_seed_and_no_file(module):
+    bad = [
+        f"line {line}: imports {target}"
+        for target, line in module.imports()
+        if any(_within(target, forbidden) for forbidden in PROJECTION_FORBIDDEN)
+    ]
+    assert not bad + _file_reads(module), f"{module.relative}: " + "; ".join(bad + _file_reads(module))
+
+
+def _resolved(target: str, names: set[str]) -> str | None:
+    """The module an import names (`from campaign.x import f` names campaign.x)."""
+    while target and target not in names:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def _reached(roots: tuple[str, ...], modules: list[Module]) -> dict[str, Module]:
+    by_name = {m.name: m for m in modules}
+    reached: dict[str, Module] = {}
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name in reached or name not in by_name:
+            continue
+        reached[name] = by_name[name]
+        todo += [t for t in (_resolved(target, set(by_name)) for target, _ in by_name[name].imports()) if t]
+    return reached
+
+
+def test_replay_reaches_no_seed_loader_and_reads_no_file(modules: list[Module] | None = None):
+    reached = _reached(REPLAY_ROOTS, MODULES if modules is None else modules)
+    assert set(REPLAY_ROOTS) <= set(reached)
+    assert "campaign.seeds" not in reached, sorted(reached)
+    reads = {name: _file_reads(module) for name, module in reached.items() if name not in REPLAY_MAY_READ}
+    assert not any(reads.values()), {name: found for name, found in reads.items() if found}
+
+
 # --- the checker itself: each rule catches what it is meant to -------------------------------
 
 
@@ -208,3 +269,33 @@ def test_checker_refuses_io_in_core():
     with pytest.raises(AssertionError, match="imports campaign.seeds"):
         test_core_imports_only_core_and_no_io(_fake("campaign.core.x", "def f():\n    from campaign import seeds\n"))
     test_core_imports_only_core_and_no_io(_fake("campaign.core.x", "from campaign.errors import DataError\n"))
+
+
+def test_checker_refuses_seeds_and_file_reads_in_the_projection():
+    for source, reason in (
+        ("from campaign.seeds import stat_names_for\n", "imports campaign.seeds"),
+        ("def f():\n    from campaign import seeds\n", "imports campaign.seeds"),
+        ("import tomllib\n", "imports tomllib"),
+        ("from importlib.resources import files\n", "imports importlib.resources"),
+        ("from pathlib import Path\n", "imports pathlib"),
+        ("def f(p):\n    return open(p).read()\n", "calls open"),
+        ("def f(p):\n    return p.read_text(encoding='utf-8')\n", "calls read_text"),
+        ("def f(toml, handle):\n    return toml.load(handle)\n", "calls load"),
+    ):
+        with pytest.raises(AssertionError, match=reason):
+            test_the_projection_reads_no_seed_and_no_file(_fake("campaign.projection.x", source))
+
+
+def test_checker_follows_replay_into_what_it_imports():
+    """A seed loader two imports away, lazily, is still reached."""
+    modules = [
+        _fake("campaign.projection.replay", "from campaign.projection.ops import parse_op\n"),
+        _fake("campaign.projection.ops", "def f():\n    from campaign.helper import names\n"),
+        _fake("campaign.helper", "def names():\n    from campaign.seeds import stat_names_for\n"),
+        _fake("campaign.seeds", "def stat_names_for(r):\n    return open(r)\n"),
+    ]
+    with pytest.raises(AssertionError, match="campaign.seeds"):
+        test_replay_reaches_no_seed_loader_and_reads_no_file(modules)
+    modules[2] = _fake("campaign.helper", "def names(p):\n    return p.read_text()\n")
+    with pytest.raises(AssertionError, match="calls read_text"):
+        test_replay_reaches_no_seed_loader_and_reads_no_file(modules)
