@@ -58,6 +58,9 @@ def roll(
         sorcery=sorcery,
         ask=reroll_asker(source, None, None, None),
     )
+    if entry["kind"] == "repeat":
+        render_repeat(entry, json_out)
+        return
     say_warnings(entry)
     if json_out:
         emit_json(entry)
@@ -65,6 +68,29 @@ def roll(
         render_secret(entry["seq"], entry["actor"], entry.get("character"), commitment)
     else:
         render_roll(entry)
+
+
+def render_repeat(repeat: dict[str, Any], json_out: bool) -> None:
+    """A repeat (each roll its own entry). In Japanese, as BCDice prints it (`#1` ...
+    `#N`, character for character) and then the entries it wrote; BCDice's words are
+    Japanese only, so an English session gets each entry's own line, and `--json`
+    carries BCDice's text (`text`) in both. A secret repeat: each entry's commitment."""
+    from campaign.cli.output import print_text
+    from campaign.i18n import is_ja
+
+    say_warnings(repeat["entries"][0])
+    if json_out:
+        emit_json(repeat)
+    elif repeat["text"] is None:
+        for entry in repeat["entries"]:
+            render_secret(entry["seq"], entry["actor"], entry.get("character"), commitment_text(entry) or "")
+    elif not is_ja():
+        for entry in repeat["entries"]:
+            render_roll(entry)
+    else:
+        print_text(repeat["text"])
+        first, last = repeat["entries"][0]["seq"], repeat["entries"][-1]["seq"]
+        say(_("recorded as #{first}–#{last}").format(first=first, last=last) if last > first else f"#{first}")
 
 
 def commitment_text(entry: dict[str, Any]) -> str | None:

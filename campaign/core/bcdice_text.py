@@ -86,25 +86,39 @@ def prepared(system: str, command: str) -> tuple[bool, str, str | None]:
     return secret, ("S" if secret else "") + head, rest.strip() or None
 
 
-_REPEAT = re.compile(r"^(S?)(?:X|REPEAT|REP)(\d+)\s+(S?)(\S.*)$", re.IGNORECASE)
+_REPEAT = re.compile(r"^(S?)(?:X|REPEAT|REP)(\d+)\s+(S(?=[\dD(]))?(\S.*)$", re.IGNORECASE)
+# discord-bcdicebot's own shorthand, `3 3D6<=12`, which the bot sends as `repeat3 3D6<=12`.
+_COUNT_FIRST = re.compile(r"^(\d+)\s+(S(?=[\dD(]))?(\S.*)$", re.IGNORECASE)
 #: BCDice's own limit and refusal for a repeat count (its text, as clients show it).
 REPEAT_LIMIT = 100
 REPEAT_REFUSAL = "繰り返し回数は1以上、100以下としてください"
 
 
-def repeat_of(command: str) -> tuple[int, bool, str] | None:
+def repeat_of(command: str, *, count_first: bool = False) -> tuple[int, bool, str] | None:
     """`x3 3D6<=12` (also `rep3`, `repeat3`, a secret `S` before or after the prefix):
-    (count, secret, the repeated command); None when `command` is no repeat. BCDice-API
-    rolls the command `count` times and answers one text (`repeat_text`)."""
-    match = _REPEAT.match(unicodedata.normalize("NFKC", command).strip())
-    if match is None:
-        return None
-    return int(match.group(2)), bool(match.group(1) or match.group(3)), match.group(4)
+    (count, secret, the repeated command); None when `command` is no repeat. With
+    `count_first`, also the dice bots' `3 3D6<=12`, which BCDice itself does not read:
+    our own surfaces (the CLI, the shell, the table page) take it, the BCDice-API
+    endpoint does not (docs/bcdice-compat.md). The one reader of a repeat for all of
+    them; the count is not checked here (REPEAT_LIMIT): each surface refuses in its words."""
+    text = unicodedata.normalize("NFKC", command).strip()
+    match = _REPEAT.match(text)
+    if match is not None:
+        return int(match.group(2)), bool(match.group(1) or match.group(3)), match.group(4)
+    match = _COUNT_FIRST.match(text) if count_first else None
+    if match is not None:
+        return int(match.group(1)), bool(match.group(2)), match.group(3)
+    return None
 
 
 def repeat_text(texts: Sequence[str]) -> str:
     """BCDice's layout of a repeat: `#1`, the first result, a blank line, `#2`, ..."""
     return "\n\n".join(f"#{index}\n{text}" for index, text in enumerate(texts, 1))
+
+
+def system_of(ruleset: str) -> str:
+    """The BCDice game system whose words match a campaign's own judgement of a roll."""
+    return "GURPS" if ruleset == "gurps3-ja" else "Campaign2D6"
 
 
 _COMPARE = re.compile(r"(<=|>=|=<|=>|<>|!=|<|>|=)")
@@ -281,6 +295,48 @@ def original_table_answer(title: str, value: int, faces: Sequence[int], words: s
     """An original table's line as BCDice gives it: `title(value) ＞ words` (D66: the
     two faces read as tens and ones, `T(52)`)."""
     return f"{title}({value}) ＞ {words}"
+
+
+def entry_answer(system: str, view: Mapping[str, Any]) -> Answer:
+    """A recorded entry (as `history show` has it: a dice roll, a seed table with its
+    extra rolls, or a reference table) as BCDice answers it under `system`."""
+    detail = view.get("detail") or {}
+    if view["kind"] != "table":
+        return dice_answer(
+            system,
+            view["expression"],
+            view.get("dice") or [],
+            view.get("total"),
+            view.get("target"),
+            view.get("outcome"),
+            view.get("margin"),
+        )
+    shown = view.get("detail_shown") or {}
+    subs = [
+        (
+            (sub.get("detail") or {}).get("table", ""),
+            (sub.get("detail") or {}).get("raw", sub.get("total")),
+            (sub.get("detail_shown") or {}).get("text_ja", ""),
+        )
+        for sub in view.get("sub_entries") or []
+        if (sub.get("detail") or {}).get("table") and "text_roll" not in (sub.get("detail") or {})
+    ]
+    text = table_answer(
+        detail.get("table", view["expression"]),
+        detail.get("raw", view["total"]),
+        shown.get("text_ja") or _reference_words(shown),
+        subs,
+    )
+    return Answer(text=text, success=False, failure=False, critical=False, fumble=False)
+
+
+def _reference_words(shown: Mapping[str, Any]) -> str:
+    """A reference table's row (HIT: 命中部位) in the words `history show` gives it:
+    the part, its modifier and what a hit there does."""
+    row = shown.get("row") or {}
+    cell = row.get("part", "")  # BCDice answers in Japanese; older records held "ja / en"
+    part = cell["ja"] if isinstance(cell, dict) else str(cell).split(" / ")[0]
+    return " ".join(str(piece) for piece in (part, row.get("mod", ""), row.get("effect", "")) if piece)
 
 
 def rands(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

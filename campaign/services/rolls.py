@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.dice import evaluate
@@ -56,6 +60,9 @@ def roll(
 ) -> dict[str, Any]:
     """Roll `text` and append it as one ledger entry; returns it as `history` shows it.
 
+    A repeat (`x3 3D6<=12`, `rep3`, `repeat3`, `3 3D6<=12`) is one entry a roll, all
+    written in one transaction or none: see `_roll_repeat` for what it returns.
+
     A BCDice table command (`CRT`, `fmb`, `FEAR+5`, `REACT-1`, `HIT`) as the first word is a table roll
     (services.tables): the same entry shape plus `sub_entries` for its extra rolls; the
     words after it are the comment, as for any expression.
@@ -65,6 +72,13 @@ def roll(
     """
     reason = clean_text(reason, "--reason")
     text = clean_text(text, "expression", limit=1000)
+    from campaign.core.bcdice_text import repeat_of
+
+    repeat = repeat_of(text, count_first=True)
+    if repeat is not None:
+        return _roll_repeat(
+            db, campaign_name, actor, repeat, source, character=character, reason=reason, sorcery=sorcery, ask=ask
+        )
     secret, text = secret_prefix(text)
     words = text.split(None, 1)
     # Dice expressions mostly start with a digit; only a word starting with a letter
@@ -170,6 +184,14 @@ def roll(
         return view
 
 
+def is_secret(text: str) -> bool:
+    """Whether `text` rolls in secret: `S3D6<=12`, or a secret repeat (`Sx3 3D6`, `x3 S3D6`)."""
+    from campaign.core.bcdice_text import repeat_of
+
+    repeat = repeat_of(text, count_first=True)
+    return repeat[1] if repeat is not None else secret_prefix(text)[0]
+
+
 def secret_prefix(text: str) -> tuple[bool, str]:
     """BCDice's secret roll: `S3D6<=12` is `3D6<=12`, rolled in secret."""
     import unicodedata
@@ -180,3 +202,98 @@ def secret_prefix(text: str) -> tuple[bool, str]:
         if following.isdigit() or following in "D(":
             return True, stripped[1:]
     return False, text
+
+
+def _roll_repeat(
+    db: Database,
+    campaign_name: str | None,
+    actor: str,
+    repeat: tuple[int, bool, str],
+    source: DiceSource,
+    *,
+    character: str | None,
+    reason: str | None,
+    sorcery: bool,
+    ask: Any,
+) -> dict[str, Any]:
+    """Roll a repeat's command `count` times, each its own entry, as BCDice repeats it.
+
+    Returns {"kind": "repeat", "seq" (the first entry's), "count", "secret", "text"
+    (BCDice's `#1 ... #N` text; None for a secret repeat, whose results are hidden),
+    "entries" (each as `roll` returns it)}. A count outside 1..REPEAT_LIMIT, a repeat of
+    a repeat, a refused roll or leftover --dice faces write nothing."""
+    from campaign.core.bcdice_text import REPEAT_LIMIT, entry_answer, repeat_of, repeat_text, system_of
+
+    count, secret, command = repeat
+    if not 1 <= count <= REPEAT_LIMIT:
+        raise BadInput(_("repeat count must be 1..{limit}, not {repeat}").format(limit=REPEAT_LIMIT, repeat=count))
+    if repeat_of(command, count_first=True) is not None:
+        raise BadInput(_("a repeat cannot repeat another repeat: {command}").format(command=command))
+    each = _LeftoversAtTheEnd(source)
+    with db.write() as session:
+        shared = _OneTransaction(db, session)
+        entries = [
+            roll(
+                shared,
+                campaign_name,
+                actor,
+                ("S" if secret else "") + command,
+                each,
+                character=character,
+                reason=reason,
+                sorcery=sorcery,
+                ask=ask,
+            )
+            for _ in range(count)
+        ]
+        source.ensure_all_used()  # before the commit: a typo in --dice writes nothing
+        from campaign.services.common import campaign_named
+
+        system = system_of(campaign_named(session, campaign_name).ruleset)
+    text = None if secret else repeat_text([entry_answer(system, entry).text for entry in entries])
+    return {
+        "kind": "repeat",
+        "seq": entries[0]["seq"],
+        "count": count,
+        "secret": secret,
+        "text": text,
+        "entries": entries,
+    }
+
+
+class _OneTransaction(Database):
+    """`db` whose every write() and read() is one open transaction: the rolls of a repeat
+    share it, so the repeat is written whole or not at all (and a guarded request of the
+    table page, which writes once, gets all of its entries). A Database by type so the
+    services take it; it opens no engine of its own."""
+
+    def __init__(self, db: Database, session: Session) -> None:
+        self._db, self._session = db, session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db, name)
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        yield self._session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        yield self._session
+
+
+class _LeftoversAtTheEnd:
+    """The dice source as each roll of a repeat sees it: --dice faces are the whole
+    repeat's, so only after the last roll can a leftover face be told from the next roll's."""
+
+    def __init__(self, source: DiceSource) -> None:
+        object.__setattr__(self, "_source", source)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._source, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:  # core.dice_source.about names the subject
+        setattr(self._source, name, value)
+
+    def ensure_all_used(self) -> None:
+        return None

@@ -259,7 +259,7 @@ def seat_roll(
     """Roll `command` for `character` with the server's dice, as the seat's player
     (derived from the committed seed and the player's `share` while one is open)."""
     from campaign.services.fair_seeds import fair_request
-    from campaign.services.rolls import roll, secret_prefix
+    from campaign.services.rolls import is_secret, roll
 
     key = idempotency_key(key)
     if not isinstance(command, str) or not command.strip():
@@ -278,7 +278,7 @@ def seat_roll(
 
     actor = seat_actor(db, seat.player, {"session": seat.session_id})
     before = owned
-    if not secret_prefix(command)[0]:  # a secret roll's dice must not be recomputable after the reveal
+    if not is_secret(command):  # a secret roll's dice must not be recomputable after the reveal
         source, before = fair_request(source, share, actor, campaign_id, before)
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, route="rolls")
     try:

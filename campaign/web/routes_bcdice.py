@@ -334,57 +334,23 @@ def roll_answer(system: str, view: dict[str, Any], *, secret: bool) -> dict[str,
     """The roll route's document for one recorded entry."""
     from campaign.core import bcdice_text
 
-    detail = view.get("detail") or {}
+    made = bcdice_text.entry_answer(system, view)
     if view["kind"] == "table":
-        shown = view.get("detail_shown") or {}
-        subs = [
-            (
-                (sub.get("detail") or {}).get("table", ""),
-                (sub.get("detail") or {}).get("raw", sub.get("total")),
-                (sub.get("detail_shown") or {}).get("text_ja", ""),
-            )
-            for sub in view.get("sub_entries") or []
-            if (sub.get("detail") or {}).get("table") and "text_roll" not in (sub.get("detail") or {})
-        ]
-        text = bcdice_text.table_answer(
-            detail.get("table", view["expression"]),
-            detail.get("raw", view["total"]),
-            shown.get("text_ja") or _reference_words(shown),
-            subs,
-        )
-        flags = dict(success=False, failure=False, critical=False, fumble=False)
         faces = [{"sides": 6, "faces": view.get("dice") or []}]
         faces += [{"sides": 6, "faces": sub.get("dice") or []} for sub in view.get("sub_entries") or []]
     else:
-        made = bcdice_text.dice_answer(
-            system,
-            view["expression"],
-            view.get("dice") or [],
-            view.get("total"),
-            view.get("target"),
-            view.get("outcome"),
-            view.get("margin"),
-        )
-        text = made.text
-        flags = dict(success=made.success, failure=made.failure, critical=made.critical, fumble=made.fumble)
-        faces = _groups(detail)
+        faces = _groups(view.get("detail") or {})
     return {
         "ok": True,
-        "text": text,
+        "text": made.text,
         "secret": secret,
-        **flags,
+        "success": made.success,
+        "failure": made.failure,
+        "critical": made.critical,
+        "fumble": made.fumble,
         "rands": bcdice_text.rands(faces),
         "campaign_seq": view["seq"],
     }
-
-
-def _reference_words(shown: dict[str, Any]) -> str:
-    """A reference table's row (HIT: 命中部位) in the words `history show` gives it:
-    the part, its modifier and what a hit there does."""
-    row = shown.get("row") or {}
-    cell = row.get("part", "")  # BCDice answers in Japanese; older records held "ja / en"
-    part = cell["ja"] if isinstance(cell, dict) else str(cell).split(" / ")[0]
-    return " ".join(str(piece) for piece in (part, row.get("mod", ""), row.get("effect", "")) if piece)
 
 
 def _groups(detail: dict[str, Any]) -> list[dict[str, Any]]:

@@ -43,11 +43,11 @@ def test_void_list_names_the_voided_entry_and_stat_changes_show(gurps, monkeypat
 def test_roll_repeats_are_separate_results(gurps, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     rolled = gurps.json("roll", "x3", "2D6", "--dice", "1,2,3,4,5,6")
-    assert rolled["total"] is None
-    assert [r["total"] for r in rolled["detail"]["repeats"]] == [3, 7, 11]
-    human = gurps.run("roll", "x3", "2D6", "--dice", "1,2,3,4,5,6").stdout
-    assert "#1 2D6 → [1,2] = 3" in human and "#3 2D6 → [5,6] = 11" in human and "21" not in human
-    assert "X3 2D6 → 3, 7, 11" in gurps.run("history", "--limit", "1").stdout
+    assert [r["total"] for r in rolled["entries"]] == [3, 7, 11]  # each its own entry, never summed
+    human = gurps.run("--lang", "en", "roll", "x3", "2D6", "--dice", "1,2,3,4,5,6").stdout
+    assert "2D6 → [1,2] = 3" in human and "2D6 → [5,6] = 11" in human and "21" not in human
+    listed = gurps.json("history", "--limit", "3")
+    assert [(entry["expression"], entry["total"]) for entry in listed] == [("2D6", 11), ("2D6", 7), ("2D6", 3)]
 
 
 def test_roll_refuses_a_spaced_comparison_and_names_a_bad_target(gurps):

@@ -154,7 +154,7 @@ SESSION: list[
     (("char", "set", "鈴音", "--stat", "HT=abc"), 2),
     (("scenario", "start", "第二話", "--with", "鈴音"), 1),
     (("missing", "found", "鈴音", "--reason", "霧が晴れた"), 0),
-    (("history", "void", "21", "--yes", "--reason", "間違い"), 1),  # #21: the missing mark above
+    (("history", "void", "22", "--yes", "--reason", "間違い"), 1),  # #22: the missing mark above
     # ja-cli-b
     (("skill", "add", "鈴音", "回避", "12", "--attr", "DX", "--difficulty", "A"), 0),
     (("skill", "set", "鈴音", "回避", "13"), 0),

@@ -265,7 +265,7 @@ def test_a_17_at_target_16_or_more_is_an_automatic_failure(gurps: Cli):
     listed = gurps.run("--lang", "ja", "history", "show", str(rolled["seq"])).stdout
     assert "自動失敗" in listed
     repeated = gurps.run("--lang", "ja", "roll", "x2 3D6<=16", "--dice", dice(6, 6, 5, 1, 1, 1)).stdout
-    assert "→ 自動失敗" in repeated and "クリティカル" in repeated
+    assert "＞ 自動失敗(失敗度：-1)" in repeated and "＞ クリティカル(成功度：13)" in repeated
 
 
 # ------------------------------------------------------------ 7: hiding against criticals
