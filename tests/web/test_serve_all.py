@@ -295,3 +295,37 @@ def test_fifty_campaigns_with_a_live_page_each_hold_a_bounded_pool(db_url):
         for stream in streams:
             stream.closed = True
     assert 2 <= held <= 16, held  # at least the LISTEN connection and one pooled; never one per campaign
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("Second Table", "second-table"),
+        ("霧の館", "霧の館"),
+        ("ｆｏｏ＿ｂａｒ", "foo-bar"),
+        ("  Foo -- Bar!  ", "foo-bar"),
+        ("第２話：霧", "第2話-霧"),
+        ("!!!", "campaign-7"),
+    ],
+)
+def test_a_campaigns_slug(name, slug):
+    from campaign.web.multi import slug_of
+
+    assert slug_of(name, 7) == slug
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_served_alone_a_page_names_no_base_and_its_links_are_as_before(db_url):
+    from starlette.testclient import TestClient
+
+    from campaign.web.app import create_app
+
+    two_campaigns(db_url)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        app = create_app(db_url, A, hosts=("testserver",))
+    page = TestClient(app).get("/history")
+    app.app.state.db.close()
+    assert page.status_code == 200
+    assert "campaign-base" not in page.text and "/c/" not in page.text
+    assert '<a class="brand" href="/">霧の館</a>' in page.text and 'data-feed="/api/feed?after=' in page.text
