@@ -79,6 +79,20 @@ def serve(
             "the listening address; the campaign's `public_url` setting when not given.",
         ),
     ] = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Serve every campaign of the database, each under /c/<slug>/, with their list at / (for the GM).",
+        ),
+    ] = False,
+    campaigns: Annotated[
+        list[str],
+        typer.Option(
+            "--campaigns",
+            help="Serve these campaigns (comma-separated or repeated), each under /c/<slug>/, like --all.",
+        ),
+    ] = [],
     json_out: JsonOption = False,
 ) -> None:
     """Serve the campaign as the table's web page: overview, characters, missing board,
@@ -89,6 +103,10 @@ def serve(
 
     With --host 0.0.0.0 the URL printed names this machine's LAN address, which a
     phone on the same network can open.
+
+    With --all (or --campaigns A,B) one process serves several campaigns of the
+    database, each under its own path /c/<slug>/ (its name, lower case, with hyphens);
+    the first line is then the list's URL. Two names giving one slug are refused.
 
     Example: campaign serve --host 0.0.0.0 --port 8000
     """
@@ -118,6 +136,14 @@ def serve(
 
     if public_url is not None:
         public_url = clean_public_url(public_url, "--public-url")
+    names = [name.strip() for given in campaigns for name in given.split(",") if name.strip()]
+    if every and names:
+        raise BadInput(_("--all serves every campaign: give it or --campaigns, not both"))
+    if every or names:
+        _serve_several(
+            ctx, None if every else names, host, port, token, tls_cert, tls_key, allow_host, public_url, json_out
+        )
+        return
     s = state(ctx)
     db_url, campaign = s.db.url, s.campaign  # refuses a missing database, like every reader
     if public_url is None:
@@ -139,6 +165,64 @@ def serve(
         sys.stdout.write(url + "\n")
     sys.stdout.flush()
     _run(app, sock, tls_cert, tls_key)
+
+
+def _serve_several(
+    ctx: typer.Context,
+    names: list[str] | None,
+    host: str,
+    port: int,
+    token: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    allow_host: list[str],
+    public_url: str | None,
+    json_out: bool,
+) -> None:
+    """`serve --all` / `--campaigns`: the campaigns checked (a slug clash is refused
+    before anything listens), then the list's URL on the first line, each campaign's
+    after it."""
+    from campaign.web.multi import create_multi_app
+    from campaign.web.serving import listening_socket
+
+    s = state(ctx)
+    db_url = s.db.url  # refuses a missing database, like every reader
+    s.close()
+    hosts = tuple(name.strip().lower().rstrip(".") for name in allow_host if name.strip())
+    app = create_multi_app(db_url, names, token, secure_cookie=tls_cert is not None, hosts=hosts)
+    try:
+        sock = listening_socket(host, port)
+    except BaseException:
+        app.close()
+        raise
+    base = public_url or _base(host, sock.getsockname()[1], tls_cert is not None)
+    url = _url(base, token)
+    if json_out:
+        import json
+
+        listed = [{"name": one.name, "slug": one.slug, "url": base + one.base.lstrip("/") + "/"} for one in app.served]
+        sys.stdout.write(
+            json.dumps(
+                {"url": url, "host": host, "port": sock.getsockname()[1], "token": token, "campaigns": listed},
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
+    else:
+        sys.stdout.write(url + "\n")
+        for one in app.served:
+            sys.stdout.write(f"  {one.name}: {base}{one.base.lstrip('/')}/\n")
+    sys.stdout.flush()
+    import uvicorn
+
+    from campaign.web.serving import server_config
+
+    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        app.close()
 
 
 def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | None:

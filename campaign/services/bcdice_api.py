@@ -224,6 +224,22 @@ def rotate_token(db: Database, campaign_name: str | None, name: str) -> BcdiceIn
         )
 
 
+def token_campaign(db: Database, token: str) -> int | None:
+    """The campaign a live bot token belongs to, else None: a server of several
+    campaigns answers `/bcdice/<token>/`, as `invite bot` prints it, as that campaign."""
+    from campaign.db.models_bcdice import BcdiceToken
+
+    if not 16 <= len(token) <= 100 or not token.isascii() or not all(ch.isalnum() or ch in "-_" for ch in token):
+        return None
+    with db.read() as session:
+        found: int | None = session.scalar(
+            select(BcdiceToken.campaign_id).where(
+                BcdiceToken.token_hash == _digest(token), BcdiceToken.revoked_at.is_(None)
+            )
+        )
+    return found
+
+
 def holder_for(db: Database, campaign_id: int, token: str) -> Holder | None:
     """The live token's holder, else None (unknown, revoked, malformed)."""
     from campaign.db.models_bcdice import BcdiceToken

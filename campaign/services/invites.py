@@ -353,6 +353,32 @@ def join(db: Database, campaign_id: int, code: str) -> Joined:
         return Joined(token=token, seat=Seat(session_id=seat.id, player=name, gm=seat.is_gm, player_id=seat.player_id))
 
 
+def invite_campaign(db: Database, code: str) -> int | None:
+    """The campaign an invite code was made for (whatever its state), else None: a
+    server of several campaigns sends `/join/<code>`, as `invite` prints it, to that
+    campaign's own path."""
+    if not _code_ok(code):
+        return None
+    with db.read() as session:
+        found: int | None = session.scalar(select(WebInvite.campaign_id).where(WebInvite.code_hash == digest(code)))
+    return found
+
+
+def session_campaign(db: Database, token: str | None) -> int | None:
+    """The campaign a live session's cookie token belongs to, else None. A server of
+    several campaigns (`serve --all`) tells a session carried to another campaign (403)
+    from no session at all (401)."""
+    if not token or not _code_ok(token):
+        return None
+    with db.read() as session:
+        found: int | None = session.scalar(
+            select(WebSession.campaign_id).where(
+                WebSession.token_hash == digest(token), WebSession.revoked_at.is_(None)
+            )
+        )
+    return found
+
+
 def seat_for(db: Database, campaign_id: int, token: str | None) -> Seat | None:
     """The live session a cookie token belongs to, else None (unknown, revoked, malformed)."""
     if not token or not _code_ok(token):

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
     from campaign.db.database import Database
     from campaign.projection.views import CharacterSheet
+    from campaign.web.feed_listen import SharedListener
     from campaign.web.security import Guard
 
 HERE = Path(__file__).parent
@@ -127,15 +128,40 @@ def create_app(
     rebinding); `rate`: (burst, per second) of each session's writes; `dice`: makes
     the dice source of each player's roll (tests give fixed faces; else ServerDice).
     """
+    from campaign.db.database import Database
+    from campaign.services.browse import campaign_identity
+
+    db = Database(db_url, read_only_ok=True)  # a full disk or a read-only file: pages still read
+    campaign_id, name = campaign_identity(db, campaign_name)
+    return campaign_app(db, campaign_id, name, token, secure_cookie=secure_cookie, hosts=hosts, rate=rate, dice=dice)
+
+
+def campaign_app(
+    db: Database,
+    campaign_id: int,
+    name: str,
+    token: str | None = None,
+    *,
+    base: str = "",
+    shared: SharedListener | None = None,
+    secure_cookie: bool = False,
+    hosts: tuple[str, ...] = (),
+    rate: tuple[int, float] | None = None,
+    dice: Callable[[], DiceSource] | None = None,
+) -> Guard:
+    """The application of one campaign over an opened database (create_app's options).
+
+    `base`: the path the campaign is served under ("/c/<slug>" when one process serves
+    several, campaign.web.multi; "" alone): the templates' `url()` and the redirects
+    put it before every path, the session cookie is scoped to it. `shared`: the
+    process's one LISTEN connection (PostgreSQL) its feed shares with the others."""
     from sqlalchemy.exc import DBAPIError
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.routing import Mount
     from starlette.staticfiles import StaticFiles
 
-    from campaign.db.database import Database
     from campaign.errors import CampaignError
-    from campaign.services.browse import campaign_identity
     from campaign.services.invites import seat_for
     from campaign.services.luck_kept import KeptTallies
     from campaign.web import gm_actions, routes_api, routes_bcdice, routes_pages, routes_table, seats
@@ -146,10 +172,10 @@ def create_app(
     from campaign.web.security import Guard
     from campaign.web.table_state import entry_item
 
-    db = Database(db_url, read_only_ok=True)  # a full disk or a read-only file: pages still read
-    campaign_id, name = campaign_identity(db, campaign_name)
     templates = make_templates()
     templates.env.globals["campaign_name"] = name
+    templates.env.globals["campaign_base"] = base  # <meta name="campaign-base"> when not ""
+    templates.env.globals["url"] = lambda path: base + path  # a page's links under `base`
     # A template's macros are attributes Jinja2 makes as it loads it (untyped by nature).
     row_macro = templates.env.get_template("macros.html").module.entry_row  # type: ignore[attr-defined]
 
@@ -206,6 +232,7 @@ def create_app(
     app.state.db = db
     app.state.campaign = name
     app.state.campaign_id = campaign_id
+    app.state.base = base
     app.state.secure_cookie = secure_cookie
     app.state.rate_limit = seats.RateLimit(*(rate or (seats.BURST, seats.RATE)))
     if dice is None:
@@ -218,7 +245,7 @@ def create_app(
         db, campaign_id, name, lambda characters: overview_parts(templates, db, name, characters)
     )
     app.state.feed = Feed(
-        db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head, entry_item
+        db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head, entry_item, shared
     )
     return Guard(
         app,
@@ -227,6 +254,7 @@ def create_app(
         hosts=hosts,
         seat_of=lambda session_token: seat_for(db, campaign_id, session_token),
         language_of=speaking,
+        base=base,
     )
 
 

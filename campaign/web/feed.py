@@ -27,7 +27,7 @@ import anyio.to_thread
 
 if TYPE_CHECKING:
     from campaign.db.database import Database
-    from campaign.web.feed_listen import Listener  # started on the first stream, PostgreSQL only
+    from campaign.web.feed_listen import Listener, SharedListener  # started on the first stream, PostgreSQL only
 
 POLL = 0.2  # seconds between head probes: a commit shows within about this much
 KEEPALIVE = 15.0  # seconds of silence before a comment line keeps proxies from closing
@@ -52,7 +52,10 @@ class Feed:
         render_row: Callable[[dict[str, Any]], str],
         render_state: Callable[[], tuple[int, dict[str, Any]]] | None = None,
         render_item: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        shared: SharedListener | None = None,
     ) -> None:
+        """`shared`: the process's one LISTEN connection when it serves several
+        campaigns (campaign.web.multi); else the feed starts its own on PostgreSQL."""
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
 
@@ -80,6 +83,7 @@ class Feed:
         self._listen_url = db.url if db.dialect == "postgresql" else None
         self._campaign_id = campaign_id
         self._listener: Listener | None = None
+        self._shared = shared
         self._generation = 0
         self._probed_generation = -1
         self._woken_event: asyncio.Event | None = None
@@ -110,6 +114,9 @@ class Feed:
         from campaign.web.feed_listen import Listener
 
         loop = asyncio.get_running_loop()
+        if self._shared is not None:
+            self._listener = self._shared.add(lambda payload: loop.call_soon_threadsafe(self._woken))
+            return
         self._listener = Listener(
             self._listen_url,
             self._campaign_id,
@@ -141,7 +148,7 @@ class Feed:
                 await event.wait()
 
     def close(self) -> None:
-        if self._listener is not None:
+        if self._listener is not None and self._shared is None:  # a shared one is its owner's to close
             self._listener.close()
 
     async def rows_after(self, after: int) -> list[tuple[int, str]]:

@@ -84,3 +84,37 @@ def wait_until_alive(listener: Listener, timeout: float = 10.0) -> bool:
     while not listener.alive and time.monotonic() < deadline:
         time.sleep(0.02)
     return listener.alive
+
+
+class SharedListener:
+    """One LISTEN connection for every feed of a process (`serve --all`,
+    campaign.web.multi): a notification says only "something changed", so each feed
+    woken probes its own head. Fifty campaigns' feeds hold one connection, not fifty.
+    Started with the first feed that streams; a feed whose event loop has closed is
+    dropped at its next wake-up."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._lock = threading.Lock()
+        self._wakes: list[Callable[[str], object]] = []
+        self.listener: Listener | None = None
+
+    def add(self, wake: Callable[[str], object]) -> Listener:
+        with self._lock:
+            self._wakes.append(wake)
+            if self.listener is None:
+                self.listener = Listener(self._url, 0, self._deliver)
+            return self.listener
+
+    def _deliver(self, payload: str) -> None:
+        for wake in list(self._wakes):
+            try:
+                wake(payload)
+            except RuntimeError:  # that feed's event loop has closed
+                with self._lock:
+                    if wake in self._wakes:
+                        self._wakes.remove(wake)
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()

@@ -27,6 +27,7 @@ MESSAGES = {
     "bad_json": (400, N_("not a JSON object")),
     "unknown_field": (400, N_("a field is not accepted")),
     "not_yours": (403, N_("not your character")),
+    "other_campaign": (403, N_("this sign-in is for another campaign: open this campaign's own invite link")),
     "gm_only": (403, N_("only the GM may do this")),
     "not_your_call": (403, N_("this call is not yours")),
     "not_found": (404, N_("not found")),

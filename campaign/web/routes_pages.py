@@ -155,7 +155,11 @@ def history(request: Request) -> Response:
     before = _int(request, "before")
     page = history_page(db, name, flt, before=before)
     kept = [(key, value) for key, value in given.items() if value is not None]
-    older = None if page.older is None else "/history?" + urlencode([*kept, ("before", page.older)])
+    older = (
+        None
+        if page.older is None
+        else request.app.state.base + "/history?" + urlencode([*kept, ("before", page.older)])
+    )
     filtered = bool(kept)
     entries = page.entries
     # The feed sends every new entry: only the unfiltered first page may take them all.
@@ -168,7 +172,7 @@ def history(request: Request) -> Response:
         kinds=KINDS,
         outcomes=OUTCOMES,
         older=older,
-        newest="/history" + ("?" + urlencode(kept) if kept else ""),
+        newest=request.app.state.base + "/history" + ("?" + urlencode(kept) if kept else ""),
         paged=before is not None,
         live=live,
         head=entries[0]["seq"] if entries else 0,

@@ -112,12 +112,16 @@ async def join(request: Request) -> Response:
         return _join_page(request, None, 404 if status == "unknown" else 410, message=_cannot_join(status))
     from starlette.responses import RedirectResponse
 
-    response = RedirectResponse("/", status_code=303, headers={"cache-control": "no-store"})
+    # Under `serve --all` the session is the campaign's alone: the browser sends it to
+    # /c/<slug>/ only (campaign.web.multi), and a cookie of one campaign carried to
+    # another opens no seat there (services.invites.seat_for: by campaign id).
+    base = state.base
+    response = RedirectResponse(base + "/", status_code=303, headers={"cache-control": "no-store"})
     response.set_cookie(
         "campaign_session",
         joined.token,
         max_age=COOKIE_MAX_AGE,
-        path="/",
+        path=base + "/",
         httponly=True,
         samesite="lax",
         secure=state.secure_cookie,
@@ -168,7 +172,7 @@ async def write_request(
         raise Refusal("origin")
     seat = seat_of(request)
     if seat is None:
-        raise Refusal("no_session")
+        raise Refusal("other_campaign" if await _seated_elsewhere(request) else "no_session")
     given = request.headers.get("x-csrf-token", "")
     expected = request.scope["state"]["csrf"]
     if not hmac.compare_digest(given.encode("latin-1", "replace"), expected.encode("ascii")):
@@ -192,6 +196,22 @@ async def write_request(
     if unknown:
         raise Refusal("unknown_field", ", ".join(unknown)[:200])
     return seat, document
+
+
+async def _seated_elsewhere(request: Request) -> bool:
+    """Whether the request's session cookie is a live session of another campaign of
+    the database (one process serving several, campaign.web.multi)."""
+    from starlette.concurrency import run_in_threadpool
+
+    from campaign.services.invites import session_campaign
+    from campaign.web.security import SESSION_COOKIE
+
+    token = request.cookies.get(SESSION_COOKIE)
+    if not token:
+        return False
+    state = request.app.state
+    found = await run_in_threadpool(session_campaign, state.db, token)
+    return found is not None and found != state.campaign_id
 
 
 async def _body(request: Request) -> bytes:

@@ -78,8 +78,10 @@ class Guard:
         hosts: Iterable[str] = (),
         seat_of: Callable[[str], Seat | None] | None = None,
         language_of: Callable[[Scope], Awaitable[None]] | None = None,
+        base: str = "",
     ) -> None:
         self.app = app
+        self.base = base  # the path the app is served under (campaign.web.multi), before its redirects
         self.language_of = language_of  # sets the request's language (campaign.web.app), before any answer
         self.token = token.encode("utf-8") if token else None
         self.secure_cookie = secure_cookie
@@ -163,7 +165,7 @@ class Guard:
         # The path as the browser sent it (percent-encoded), so a Location header stays ASCII.
         raw = scope.get("raw_path")
         path = raw.decode("latin-1") if raw else quote(scope["path"])
-        location = _on_this_server(scope.get("root_path", "") + path)
+        location = _on_this_server(scope.get("root_path", "") + self.base + path)
         if rest:
             location += "?" + rest
         cookie = f"{COOKIE}={self.token.decode('utf-8')}; Path=/; HttpOnly; SameSite=Strict"

@@ -775,6 +775,49 @@ class Bench:
             )
         )
 
+    def row_table_many(self) -> None:
+        """`campaign serve --all` (tests.perf.table_load.run_load_all): one server process
+        over one database of many campaigns, players of 50 of them rolling once a second,
+        one open page each; on PostgreSQL when a throwaway cluster can start, else SQLite."""
+        from tests.perf.table_load import run_load_all
+
+        campaigns, active, players = (200, 10, 2) if self.quick else (1000, 50, 2)
+        seconds = 20.0 if self.quick else 60.0
+        work = self.dir / "table-many"
+        work.mkdir(exist_ok=True)
+        try:
+            many = run_load_all(campaigns, active, players, seconds, work, backend="postgres")
+            backend = "PostgreSQL"
+        except Exception as exc:  # no PostgreSQL here: the same row on one SQLite file
+            print(f"table_many: PostgreSQL unavailable ({exc}); SQLite instead", flush=True)
+            many = run_load_all(campaigns, active, players, seconds, work, backend="sqlite")
+            backend = "SQLite"
+        got = many.load.summary()
+        ok = not many.load.errors and many.load.lost == 0 and (many.connections <= 16)
+        self.rows.append(
+            Row(
+                "table_many",
+                "many campaigns, one server",
+                f"`campaign serve --all` over one {backend} database of {campaigns:,} campaigns; {players} players "
+                f"in each of {active} of them ({active * players} players) rolling `3D6<=12` once a second for "
+                f"{seconds:.0f} s, one SSE page per active campaign; {got['rolls']:,} rolls",
+                f"p50 {got['p50_ms']:.0f} ms, p95 {got['p95_ms']:.0f} ms, p99 {got['p99_ms']:.0f} ms; "
+                f"{got['errors']} errors, {got['lost']} lost; SSE p95 {got['sse_p95_ms']:.0f} ms; "
+                f"server RSS {many.rss_mb:.0f} MB",
+                f"{got['shell_ms']:.2f} ms (median `roll 3D6<=12` inside `campaign shell`, same database)",
+                got["p95_to_shell_p95"],
+                "0 errors, 0 lost; at most 16 database connections",
+                ok,
+                [
+                    f"database connections held by the server: "
+                    f"{many.connections if many.connections >= 0 else 'n/a (SQLite)'}; "
+                    f"making the {campaigns:,} campaigns and their seats: {many.setup_seconds:.0f} s; "
+                    f"entries never delivered to a page: {got['undelivered']}",
+                    f"load average when the row ended (1/5/15 min): {_load()}",
+                ],
+            )
+        )
+
     def row_receipts(self) -> None:
         """The table page's receipts check (static/receipts.js) over 1,000 receipts in
         Chromium (tests.perf.receipts_page), against the bare crypto.subtle HMACs it needs."""
@@ -1588,6 +1631,7 @@ DATABASES = {
     "bcdice": (),
     "write": (),
     "table_load": (),
+    "table_many": (),
     "receipts": (),
     "table_players": (),
     "luck_first": ("big",),
@@ -1609,6 +1653,7 @@ ROWS = (
     "bcdice",
     "write",
     "table_load",
+    "table_many",
     "receipts",
     "table_players",
     "luck_first",
@@ -1668,6 +1713,7 @@ def main(argv: list[str] | None = None) -> int:
             "bcdice": bench.row_bcdice,
             "write": bench.row_write_cost,
             "table_load": bench.row_table_load,
+            "table_many": bench.row_table_many,
             "receipts": bench.row_receipts,
             "table_players": bench.row_table_players,
             "luck_first": bench.row_luck_first,

@@ -388,13 +388,206 @@ def _entries_among(db: Path, name: str, seqs: dict[int, float]) -> int:
     return len(set(seqs) & {seq for (seq,) in rows})
 
 
+@dataclass
+class ManyResult:
+    """`serve --all` under load: the load's figures, and what the server held."""
+
+    load: LoadResult
+    campaigns: int  # campaigns in the database
+    active: int  # campaigns whose players rolled
+    setup_seconds: float  # making the campaigns and their seats
+    rss_mb: float  # the server's resident memory at the end of the load
+    connections: int  # PostgreSQL: the server's connections (pg_stat_activity) at the end; -1 on SQLite
+
+
+def run_load_all(
+    campaigns: int = 200,
+    active: int = 10,
+    players: int = 4,
+    seconds: float = 60.0,
+    workdir: Path | None = None,
+    backend: str = "sqlite",
+    shell_rolls: int = 100,
+) -> ManyResult:
+    """`campaign serve --all` over one database of `campaigns` campaigns: `players`
+    players in each of the first `active` rolling once a second for `seconds`, one open
+    page (SSE) on each active campaign. On PostgreSQL a throwaway cluster is started."""
+    own = workdir is None
+    work = Path(tempfile.mkdtemp(prefix="campaign-many-")) if workdir is None else workdir
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(work / "config"),
+        "XDG_DATA_HOME": str(work / "data"),
+        "XDG_STATE_HOME": str(work / "state"),
+    }
+    cluster = None
+    if backend == "postgres":
+        from tests.pgcluster import Cluster
+
+        cluster = Cluster().start()
+        db = cluster.create_database("many")
+        served = db + ("&" if "?" in db else "?") + "application_name=serve_all_bench"
+    else:
+        db = served = str(work / "many.db")
+    try:
+        names = [f"卓{i:04d}" for i in range(1, campaigns + 1)]
+        started = time.perf_counter()
+        seats = _setup_one(db, names, names[:active], players, env)
+        setup = time.perf_counter() - started
+        log = open(work / "server.log", "w")
+        server = subprocess.Popen(
+            [*_campaign_command(), "--db", served, "serve", "--all", "--port", "0"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
+        assert server.stdout is not None
+        root = server.stdout.readline().strip().rstrip("/")
+        if not root.startswith("http://"):
+            server.kill()
+            raise RuntimeError(f"the server did not start: {(work / 'server.log').read_text()[-2000:]}")
+        from urllib.parse import quote
+
+        from campaign.web.multi import slug_of
+
+        bases = {name: f"{root}/c/{quote(slug_of(name, 0))}/" for name in names[:active]}
+        result = LoadResult(active, players, seconds, 0, [], 0, [], [], 0)
+        sent: dict[str, dict[int, float]] = {name: {} for name in bases}
+        rss, connections = 0.0, -1
+        try:
+            heads = {name: _head_any(db, name) for name in bases}
+            feeds = {name: [_FeedClient(bases[name], heads[name])] for name in bases}
+            for client in (client for clients in feeds.values() for client in clients):
+                client.start()
+                client.ready.wait(30)
+            _roll_for(seconds, [(bases[name], seat, sent[name]) for name in bases for seat in seats[name]], result)
+            rss = _rss_mb(server.pid)
+            if cluster is not None:
+                connections = _pg_connections(db)
+            time.sleep(2.0)
+            for name in bases:
+                _delivered(feeds[name], sent[name], heads[name], result)
+        finally:
+            server.terminate()
+            server.wait(30)
+        result.lost = sum(len(sent[name]) for name in bases) - sum(_entries_any(db, name, sent[name]) for name in bases)
+        result.shell_rolls = _shell_roll_times(db, names[0], shell_rolls, env, work)  # type: ignore[arg-type]
+        return ManyResult(result, campaigns, active, setup, rss, connections)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+        if own:
+            import shutil
+
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _setup_one(
+    db: str, names: list[str], active: list[str], players: int, env: dict[str, str]
+) -> dict[str, list[tuple[str, str]]]:
+    """Every campaign in one database, typed into one `campaign shell`; the active ones
+    with their players, a PC each and an invite each."""
+    lines = []
+    for name in names:
+        lines.append(f"init '{name}'")
+        if name in active:
+            for p in range(1, players + 1):
+                lines += [
+                    f"player add P{p}",
+                    f"char add PC{p} --player P{p} --stat Will=11 --stat HT=11 --cp 100",
+                    f"invite P{p} --json",
+                ]
+    done = subprocess.run(
+        [*_campaign_command(), "--db", db, "shell"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    joins = [json.loads(line)["join_path"] for line in done.stdout.splitlines() if '"join_path"' in line]
+    if len(joins) != players * len(active):
+        raise RuntimeError(f"setup made {len(joins)} invites: {done.stdout[-1000:]} {done.stderr[-1000:]}")
+    return {
+        name: [(f"PC{p}", joins[i * players + p - 1]) for p in range(1, players + 1)] for i, name in enumerate(active)
+    }
+
+
+def _rows(db: str, sql: str, name: str) -> list[tuple[int]]:
+    if db.startswith("postgresql"):
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        dsn = make_url(db).set(drivername="postgresql").render_as_string(hide_password=False)
+        with psycopg.connect(dsn) as conn:
+            return [tuple(row) for row in conn.execute(sql.replace("?", "%s"), (name,)).fetchall()]
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql, (name,)).fetchall()
+
+
+def _head_any(db: str, name: str) -> int:
+    rows = _rows(
+        db, "SELECT coalesce(max(seq), 0) FROM ledger JOIN campaigns c ON c.id = campaign_id WHERE c.name = ?", name
+    )
+    return int(rows[0][0])
+
+
+def _entries_any(db: str, name: str, seqs: dict[int, float]) -> int:
+    if not seqs:
+        return 0
+    rows = _rows(
+        db, "SELECT seq FROM ledger JOIN campaigns c ON c.id = campaign_id WHERE c.name = ? AND kind = 'roll'", name
+    )
+    return len(set(seqs) & {seq for (seq,) in rows})
+
+
+def _rss_mb(pid: int) -> float:
+    """A process's resident memory (VmRSS), MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _pg_connections(db: str) -> int:
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    dsn = make_url(db).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'serve_all_bench'"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--campaigns", type=int, default=5)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--pages", type=int, default=1, help="open table pages (feed clients) per campaign")
+    parser.add_argument("--all", type=int, default=0, help="serve --all over one database of this many campaigns")
+    parser.add_argument("--backend", default="sqlite", choices=["sqlite", "postgres"], help="with --all")
     args = parser.parse_args(argv)
+    if args.all:
+        many = run_load_all(args.all, args.campaigns, args.players, args.seconds, backend=args.backend)
+        print(
+            json.dumps(
+                {
+                    **many.load.summary(),
+                    "campaigns": many.campaigns,
+                    "active": many.active,
+                    "setup_s": round(many.setup_seconds, 1),
+                    "rss_mb": round(many.rss_mb, 1),
+                    "connections": many.connections,
+                    "first_errors": many.load.errors[:5],
+                },
+                indent=2,
+            )
+        )
+        return 0 if not many.load.errors and not many.load.lost else 1
     result = run_load(args.campaigns, args.players, args.seconds, pages=args.pages)
     print(json.dumps({**result.summary(), "first_errors": result.errors[:5]}, indent=2))
     return 0 if not result.errors and not result.lost else 1

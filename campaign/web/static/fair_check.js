@@ -210,7 +210,7 @@
   function fetchChain(url) {
     var entries = [], campaign = null;
     function page(from) {
-      return fetch((url || "/api/chain") + "?from=" + from, { credentials: "same-origin" })
+      return fetch((url || campaignUrl("/api/chain")) + "?from=" + from, { credentials: "same-origin" })
         .then(function (response) { return response.json(); })
         .then(function (data) {
           campaign = data.campaign;

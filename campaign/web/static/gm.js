@@ -18,7 +18,7 @@
 
   function session() {
     if (csrf) return Promise.resolve(csrf);
-    return fetch("/api/session", { credentials: "same-origin" }).then(function (r) { return r.json(); })
+    return fetch(campaignUrl("/api/session"), { credentials: "same-origin" }).then(function (r) { return r.json(); })
       .then(function (s) { csrf = s.csrf; return csrf; });
   }
 
@@ -61,7 +61,7 @@
     out.textContent = text("working…");
     out.dataset.outcome = "";
     session().then(function (token) {
-      return fetch("/api/gm/" + action, {
+      return fetch(campaignUrl("/api/gm/" + action), {
         method: "POST", credentials: "same-origin",
         headers: { "content-type": "application/json", "x-csrf-token": token || "" },
         body: JSON.stringify(body)
@@ -86,7 +86,7 @@
   function characters() {  // the names the forms suggest (a datalist: any name can still be typed)
     var list = document.getElementById("gm-characters");
     if (!list) return;
-    fetch("/api/table", { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (state) {
+    fetch(campaignUrl("/api/table"), { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (state) {
       while (list.firstChild) list.removeChild(list.firstChild);
       (state.characters || []).forEach(function (c) {
         var option = document.createElement("option");

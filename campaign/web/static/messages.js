@@ -30,6 +30,14 @@
     var words = (load()[kind] || {})[code];
     return typeof words === "string" ? words : code;
   };
+  // A path of this campaign ("/api/rolls") as this page reaches it: under `serve --all`
+  // every campaign lives below its own base, which the page names in
+  // <meta name="campaign-base" content="/c/<slug>/">; served alone there is no base.
+  window.campaignUrl = function (path) {
+    var meta = document.querySelector('meta[name="campaign-base"]');
+    var base = meta ? meta.getAttribute("content") || "" : "";
+    return base ? base.replace(/\/+$/, "") + path : path;
+  };
   window.campaignList = function (items) {
     var separator = load().list;
     return items.join(typeof separator === "string" ? separator : ", ");

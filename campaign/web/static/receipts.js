@@ -354,7 +354,7 @@
   }
 
   function download() {
-    var known = ledger !== null ? Promise.resolve() : fetch("/api/chain?from=1&to=1", { credentials: "same-origin" })
+    var known = ledger !== null ? Promise.resolve() : fetch(campaignUrl("/api/chain?from=1&to=1"), { credentials: "same-origin" })
       .then(function (response) { return response.json(); }).then(function (data) { ledger = data.campaign; });
     return known.then(function () {
       var blob = new Blob([JSON.stringify(file(), null, 1)], { type: "application/json" });

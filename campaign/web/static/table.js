@@ -40,7 +40,7 @@
   function newShare() { return newKey() + newKey(); }
 
   function post(path, body) {
-    return fetch(path, {
+    return fetch(campaignUrl(path), {
       method: "POST", credentials: "same-origin",
       headers: { "content-type": "application/json", "x-csrf-token": csrf || "" },
       body: JSON.stringify(body || {})
@@ -197,7 +197,7 @@
 
   function latestItem(entry) {
     var item = el("li", { cls: "entry", "data-outcome": entry.outcome || "" }, [
-      el("a", { href: "/entries/" + entry.seq, text: "#" + entry.seq }),
+      el("a", { href: campaignUrl("/entries/" + entry.seq), text: "#" + entry.seq }),
       el("span", { text: " " + entry.kind_label + " " + (entry.character || "") + " " + entry.text +
                          (entry.reason ? " " + text("“{text}”", { text: entry.reason }) : "") + " — " + entry.actor }),
       entry.fairness === "provable" ? el("span", { cls: "fair-mark", text: " " + text("(provably fair)") }) : null
@@ -208,7 +208,7 @@
       item.appendChild(el("details", { cls: "record" }, [el("summary", { text: text("Record") }),
         el("pre", { cls: "record", text: JSON.stringify(entry.record, null, 1) })]));
     } else if (entry.record_on_entry_page) {  // a big roll: its total above, its dice on its page
-      item.appendChild(el("a", { cls: "record", href: "/entries/" + entry.seq, text: text("Record: on the entry page") }));
+      item.appendChild(el("a", { cls: "record", href: campaignUrl("/entries/" + entry.seq), text: text("Record: on the entry page") }));
     }
     if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
       var ask = el("button", { type: "button", cls: "small", text: text("Ask to void") });
@@ -286,7 +286,7 @@
     keep([item]);
     drawLatest();
     if (!gap) return;
-    fetch("/api/table/entries?after=" + gap[0] + "&before=" + gap[1], { credentials: "same-origin" })
+    fetch(campaignUrl("/api/table/entries?after=" + gap[0] + "&before=" + gap[1]), { credentials: "same-origin" })
       .then(function (r) { return r.json(); })
       .then(function (data) { keep(data.entries || []); drawLatest(); }, function () {});
   }
@@ -295,7 +295,7 @@
     if (pending) return;
     pending = setTimeout(function () {
       pending = null;
-      fetch("/api/table", { credentials: "same-origin" }).then(function (r) { return r.json(); })
+      fetch(campaignUrl("/api/table"), { credentials: "same-origin" }).then(function (r) { return r.json(); })
         .then(render, function () {});
     }, 30);
   }
@@ -389,7 +389,7 @@
       var command = document.getElementById("roll-command").value.trim();
       if (command) roll(command, document.getElementById("roll-char").value);
     });
-    fetch("/api/session", { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (s) {
+    fetch(campaignUrl("/api/session"), { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (s) {
       if (!s.csrf) return;
       csrf = s.csrf;
       me = { player: s.player, gm: s.gm };

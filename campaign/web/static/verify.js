@@ -190,7 +190,7 @@
    * only among the entries whose hashes this browser computed itself.
    */
   function run(panel, engine, report) {
-    var chainUrl = panel.getAttribute("data-chain-url") || "/api/chain";
+    var chainUrl = panel.getAttribute("data-chain-url") || campaignUrl("/api/chain");
     var shown = parseInt(panel.getAttribute("data-from-seq") || "1", 10);
     var state = { next: 1, prev: null, count: 0, campaign: null, head: null, matches: [],
                   kept: null, keptFound: null, fairRecords: [], shown: [] };
