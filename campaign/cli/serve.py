@@ -79,6 +79,15 @@ def serve(
             "the listening address; the campaign's `public_url` setting when not given.",
         ),
     ] = None,
+    forwarded_allow_ips: Annotated[
+        list[str],
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="The reverse proxy's address (an IP, a network like 10.0.0.0/8, or *; "
+            "repeatable or comma-separated): X-Forwarded-Proto and X-Forwarded-For are "
+            "believed from it and ignored from every other address. None by default.",
+        ),
+    ] = [],
     json_out: JsonOption = False,
 ) -> None:
     """Serve the campaign as the table's web page: overview, characters, missing board,
@@ -97,6 +106,9 @@ def serve(
     if (tls_cert is None) != (tls_key is None):
         raise BadInput(_("--tls-cert and --tls-key go together"))
     token = _token(ctx, token, token_file)
+    from campaign.web.serving import forwarded_allow
+
+    proxies = forwarded_allow(forwarded_allow_ips)
     if token is not None and not _TOKEN.fullmatch(token):
         raise BadInput(_("--token must be 8 to 200 letters, digits or -_.~"))
     if host != LOCAL and token is None:
@@ -138,7 +150,7 @@ def serve(
     else:
         sys.stdout.write(url + "\n")
     sys.stdout.flush()
-    _run(app, sock, tls_cert, tls_key)
+    _run(app, sock, tls_cert, tls_key, proxies)
 
 
 def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | None:
@@ -204,13 +216,13 @@ def _url(base: str, token: str | None) -> str:
     return base + (f"?token={token}" if token else "")
 
 
-def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
+def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None, proxies: list[str]) -> None:
     import uvicorn
 
     from campaign.web.app import warm_up
     from campaign.web.serving import server_config
 
-    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key))
+    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key, forwarded_allow_ips=proxies))
     warm_up(app)  # the luck tally and the table state, while the first browser is on its way
     try:
         server.run(sockets=[sock])

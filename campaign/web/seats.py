@@ -120,7 +120,7 @@ async def join(request: Request) -> Response:
         path="/",
         httponly=True,
         samesite="lax",
-        secure=state.secure_cookie,
+        secure=state.secure_cookie or request.url.scheme == "https",  # TLS here or at a trusted proxy
     )
     return response
 
