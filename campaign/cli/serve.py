@@ -93,6 +93,15 @@ def serve(
             help="Serve these campaigns (comma-separated or repeated), each under /c/<slug>/, like --all.",
         ),
     ] = [],
+    forwarded_allow_ips: Annotated[
+        list[str],
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="The reverse proxy's address (an IP, a network like 10.0.0.0/8, or *; "
+            "repeatable or comma-separated): X-Forwarded-Proto and X-Forwarded-For are "
+            "believed from it and ignored from every other address. None by default.",
+        ),
+    ] = [],
     json_out: JsonOption = False,
 ) -> None:
     """Serve the campaign as the table's web page: overview, characters, missing board,
@@ -115,6 +124,9 @@ def serve(
     if (tls_cert is None) != (tls_key is None):
         raise BadInput(_("--tls-cert and --tls-key go together"))
     token = _token(ctx, token, token_file)
+    from campaign.web.serving import forwarded_allow
+
+    proxies = forwarded_allow(forwarded_allow_ips)
     if token is not None and not _TOKEN.fullmatch(token):
         raise BadInput(_("--token must be 8 to 200 letters, digits or -_.~"))
     if host != LOCAL and token is None:
@@ -141,7 +153,17 @@ def serve(
         raise BadInput(_("--all serves every campaign: give it or --campaigns, not both"))
     if every or names:
         _serve_several(
-            ctx, None if every else names, host, port, token, tls_cert, tls_key, allow_host, public_url, json_out
+            ctx,
+            None if every else names,
+            host,
+            port,
+            token,
+            tls_cert,
+            tls_key,
+            allow_host,
+            public_url,
+            json_out,
+            proxies,
         )
         return
     s = state(ctx)
@@ -164,7 +186,7 @@ def serve(
     else:
         sys.stdout.write(url + "\n")
     sys.stdout.flush()
-    _run(app, sock, tls_cert, tls_key)
+    _run(app, sock, tls_cert, tls_key, proxies)
 
 
 def _serve_several(
@@ -178,6 +200,7 @@ def _serve_several(
     allow_host: list[str],
     public_url: str | None,
     json_out: bool,
+    proxies: list[str],
 ) -> None:
     """`serve --all` / `--campaigns`: the campaigns checked (a slug clash is refused
     before anything listens), then the list's URL on the first line, each campaign's
@@ -217,7 +240,7 @@ def _serve_several(
 
     from campaign.web.serving import server_config
 
-    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key))
+    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key, forwarded_allow_ips=proxies))
     try:
         server.run(sockets=[sock])
     finally:
@@ -288,13 +311,13 @@ def _url(base: str, token: str | None) -> str:
     return base + (f"?token={token}" if token else "")
 
 
-def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None) -> None:
+def _run(app: Guard, sock: socket.socket, tls_cert: str | None, tls_key: str | None, proxies: list[str]) -> None:
     import uvicorn
 
     from campaign.web.app import warm_up
     from campaign.web.serving import server_config
 
-    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key))
+    server = uvicorn.Server(server_config(app, ssl_certfile=tls_cert, ssl_keyfile=tls_key, forwarded_allow_ips=proxies))
     warm_up(app)  # the luck tally and the table state, while the first browser is on its way
     try:
         server.run(sockets=[sock])

@@ -2,18 +2,45 @@
 
 Services open their own transactions through write() or read(); a write transaction
 on SQLite starts with BEGIN IMMEDIATE so the whole read-decide-append step is atomic.
+
+On SQLite the writers of one process also queue on a lock of their own before BEGIN
+IMMEDIATE (one per database file). SQLite's busy handler does not wake a waiting writer
+when the lock is released: it sleeps and retries, up to 100 ms a time. With 20 players
+rolling at once through `campaign serve`, writers that had lost a race once slept again
+and again while others took the lock in between: a roll's p95 was 30x a shell roll's and
+its p99 1.8 s (docs/performance.md, "Where a server roll's time goes"). A Python lock
+hands the database to the next writer of the process as soon as the last one commits;
+the busy handler is left to arbitrate only between processes (the CLI beside the server).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from campaign.db.engine import lock_refusal, make_engine, resolve_url
 from campaign.db.migrate import ensure_current
+
+_WRITERS: dict[str, threading.RLock] = {}  # one per SQLite file: this process's writers queue on it
+_WRITERS_GUARD = threading.Lock()
+
+
+def _writer_lock(url: str) -> threading.RLock | None:
+    """The lock this process's writers to the SQLite file at `url` take before BEGIN
+    IMMEDIATE (None on PostgreSQL, whose row locks queue writers themselves). Reentrant:
+    a write opened inside another on the same thread meets SQLite's own lock, as before."""
+    from campaign.db.engine import sqlite_path
+
+    path = sqlite_path(url)
+    if path is None:
+        return None
+    key = str(path.resolve())
+    with _WRITERS_GUARD:
+        return _WRITERS.setdefault(key, threading.RLock())
 
 
 class Database:
@@ -46,6 +73,7 @@ class Database:
                 raise
         # campaign_writer: PostgreSQL write transactions get lock and statement timeouts (db.engine)
         self._writer = self.engine.execution_options(sqlite_begin="IMMEDIATE", campaign_writer=True)
+        self._write_queue = _writer_lock(self.url)
         if self.engine.dialect.name == "postgresql":
             # A read that takes several queries (export, history with its counts, a
             # character with its traits) must see one moment, not whatever each query
@@ -62,7 +90,8 @@ class Database:
     def write(self) -> Iterator[Session]:
         """A transaction that commits on success and rolls back on any error; a lock held
         elsewhere past its timeout is a one-line refusal (nothing was changed)."""
-        with Session(self._writer, expire_on_commit=False) as session, session.begin():
+        queue = self._write_queue if self._write_queue is not None else nullcontext()
+        with queue, Session(self._writer, expire_on_commit=False) as session, session.begin():
             try:
                 yield session
             except OperationalError as exc:

@@ -124,7 +124,7 @@ async def join(request: Request) -> Response:
         path=base + "/",
         httponly=True,
         samesite="lax",
-        secure=state.secure_cookie,
+        secure=state.secure_cookie or request.url.scheme == "https",  # TLS here or at a trusted proxy
     )
     return response
 

@@ -169,7 +169,7 @@ class Guard:
         if rest:
             location += "?" + rest
         cookie = f"{COOKIE}={self.token.decode('utf-8')}; Path=/; HttpOnly; SameSite=Strict"
-        if self.secure_cookie:
+        if self.secure_cookie or scope.get("scheme") == "https":  # TLS here or at a trusted proxy
             cookie += "; Secure"
         await send(
             {

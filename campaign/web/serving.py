@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -195,10 +196,35 @@ def http_protocol(cap: int) -> type:
     return CappedH11
 
 
-def server_config(app: Any, **options: Any) -> uvicorn.Config:
+def forwarded_allow(given: list[str]) -> list[str]:
+    """The addresses `serve --forwarded-allow-ips` names, each an IP address, a network
+    (10.0.0.0/8) or `*`, commas allowed between them; one clear line for anything else."""
+    import ipaddress
+
+    from campaign.errors import BadInput
+
+    addresses = [part.strip() for value in given for part in value.split(",") if part.strip()]
+    for address in addresses:
+        if address == "*":
+            continue
+        try:
+            ipaddress.ip_network(address, strict=False)
+        except ValueError:
+            words = _("--forwarded-allow-ips: {address} is no IP address or network (e.g. 127.0.0.1, 10.0.0.0/8, *)")
+            raise BadInput(words.format(address=address)) from None
+    return addresses
+
+
+def server_config(app: Any, *, forwarded_allow_ips: Sequence[str] = (), **options: Any) -> uvicorn.Config:
     """The uvicorn.Config every server of `campaign serve` runs with (the command, the
     tests, the load harness): quiet logs limited per cause, HTTP/1.1 with the header
-    timeout and the connection cap, kept-alive connections closed after KEEP_ALIVE."""
+    timeout and the connection cap, kept-alive connections closed after KEEP_ALIVE.
+
+    X-Forwarded-Proto and X-Forwarded-For are read only from a connection whose address
+    is in `forwarded_allow_ips` (a reverse proxy on this machine or the LAN: see
+    docs/hosting.md); from any other, and from every one when none is given, they are
+    ignored. uvicorn's own default trusts 127.0.0.1, where any local program could then
+    claim https and another client's address."""
     import uvicorn
 
     limit_logs()
@@ -210,5 +236,7 @@ def server_config(app: Any, **options: Any) -> uvicorn.Config:
         lifespan="off",
         timeout_keep_alive=KEEP_ALIVE,
         timeout_graceful_shutdown=1,
+        proxy_headers=bool(forwarded_allow_ips),
+        forwarded_allow_ips=list(forwarded_allow_ips) or None,
         **options,
     )

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -278,6 +279,7 @@ def run_load(
     result = LoadResult(campaigns, players, seconds, 0, [], 0, [], [], 0)
     sent: dict[str, dict[int, float]] = {name: {} for name in names}
     try:
+        _warmed(bases.values())
         heads = _heads(dbs)
         feeds = {name: [_FeedClient(bases[name], heads[name]) for _ in range(pages)] for name in names}
         for client in (client for clients in feeds.values() for client in clients):
@@ -334,6 +336,19 @@ def _start_server(work: Path, dbs: dict[str, Path], env: dict[str, str]) -> tupl
         time.sleep(0.05)
     root = f"http://127.0.0.1:{port_file.read_text()}"
     return server, {name: f"{root}/c{i}/" for i, name in enumerate(dbs, 1)}
+
+
+def _warmed(bases: Iterable[str]) -> None:
+    """Wait until each server has warmed what a start builds in the background (the luck
+    tally, its scipy import: campaign.web.app.warm_up): the first luck page waits for that
+    work, so it answers once it is done. The row measures a table in play; the first
+    minute after a start is the `luck_first` row's."""
+    import httpx
+
+    for base in bases:
+        answer = httpx.get(base + "luck", timeout=300)
+        if answer.status_code != 200:
+            raise RuntimeError(f"{base}luck: {answer.status_code} {answer.text[:300]}")
 
 
 def _roll_for(seconds: float, seats: list[tuple[str, tuple[str, str], dict[int, float]]], result: LoadResult) -> None:
