@@ -256,10 +256,13 @@ def seat_roll(
     source: DiceSource,
     share: Any = None,
 ) -> SeatRoll:
-    """Roll `command` for `character` with the server's dice, as the seat's player
-    (derived from the committed seed and the player's `share` while one is open)."""
+    """Run `command` (a palette line or the free box's: services.palette_lines, so a
+    fright line runs the fright check) for `character` with the server's dice, as the
+    seat's player (derived from the committed seed and the player's `share` while one
+    is open)."""
     from campaign.services.fair_seeds import fair_request
-    from campaign.services.rolls import roll, secret_prefix
+    from campaign.services.palette_lines import run_line
+    from campaign.services.rolls import secret_prefix
 
     key = idempotency_key(key)
     if not isinstance(command, str) or not command.strip():
@@ -282,7 +285,7 @@ def seat_roll(
         source, before = fair_request(source, share, actor, campaign_id, before)
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, route="rolls")
     try:
-        view = roll(guarded, campaign_name, actor, command, source, character=character)
+        view = run_line(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
         return entry_roll(db, campaign_name, seat, done.first_seq, replayed=True, span=(campaign_id, done.last_seq))
     last = guarded.span[1] if guarded.span is not None else view["seq"]
