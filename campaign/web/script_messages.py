@@ -122,6 +122,9 @@ MESSAGES = (
     N_("called #{call}: {prompt}"),
     N_("{name} ({player})"),
     N_("“{text}”"),
+    N_("rolled by {player} on behalf of {actor}"),
+    N_("(target {target})"),
+    N_("asked the GM to void #{seq}: “{reason}” (request #{request})"),
     # gm.js: the GM's evening tools
     N_("done: ledger #{seq}"),
     N_("done"),
