@@ -146,39 +146,42 @@ def serve(
 
     from campaign.services.invites import clean_public_url
 
-    if public_url is not None:
-        public_url = clean_public_url(public_url, "--public-url")
-    names = [name.strip() for given in campaigns for name in given.split(",") if name.strip()]
+    given = None if public_url is None else clean_public_url(public_url, "--public-url")
+    names = [name.strip() for entry in campaigns for name in entry.split(",") if name.strip()]
     if every and names:
         raise BadInput(_("--all serves every campaign: give it or --campaigns, not both"))
     if every or names:
         _serve_several(
-            ctx,
-            None if every else names,
-            host,
-            port,
-            token,
-            tls_cert,
-            tls_key,
-            allow_host,
-            public_url,
-            json_out,
-            proxies,
+            ctx, None if every else names, host, port, token, tls_cert, tls_key, allow_host, given, json_out, proxies
         )
         return
     s = state(ctx)
     db_url, campaign = s.db.url, s.campaign  # refuses a missing database, like every reader
+    public_url = given
     if public_url is None:
         from campaign.services.campaigns import public_url_of
 
         public_url = public_url_of(s.db, campaign)
     s.close()
     hosts = tuple(name.strip().lower().rstrip(".") for name in allow_host if name.strip())
-    app = create_app(db_url, campaign, token, secure_cookie=tls_cert is not None, hosts=hosts)
     from campaign.web.serving import listening_socket
 
     sock = listening_socket(host, port)
-    url = _url(public_url or _base(host, sock.getsockname()[1], tls_cert is not None), token)
+    listening = _base(host, sock.getsockname()[1], tls_cert is not None)
+    try:
+        app = create_app(
+            db_url,
+            campaign,
+            token,
+            secure_cookie=tls_cert is not None,
+            hosts=hosts,
+            public_url=given,
+            listen_url=listening,
+        )
+    except BaseException:
+        sock.close()
+        raise
+    url = _url(public_url or listening, token)
     if json_out:
         import json
 

@@ -58,8 +58,12 @@ def apply_fright(
     source: DiceSource,
     table_seq: int | None,
     check_seq: int | None,
+    *,
+    dice: list[int] | None = None,
 ) -> FrightApplied:
-    """Apply fright table entry `result` (as the log shows it) to `character`."""
+    """Apply fright table entry `result` (as the log shows it) to `character`. With
+    `dice`, the table's 3d6 were rolled here from `source` (a `FEAR+n` line on the table
+    page, services.palette_lines): recorded as that source's, not as imported."""
     table = fright_table()
     known = []
     for trait in active_traits(session, character):
@@ -82,10 +86,10 @@ def apply_fright(
         }
         recorder.describe(
             character=character.name,
-            expression=f"FEAR+{modifier}" if modifier else "FEAR",
-            dice=None,
+            expression=f"FEAR{modifier:+d}" if modifier else "FEAR",
+            dice=dice,
             total=table.clamp(result),
-            source="ccfolia",
+            source="ccfolia" if dice is None else source.kind,
             detail={
                 "check": None,
                 "table": codes,
@@ -94,7 +98,7 @@ def apply_fright(
                 "pick": None,
                 "choice": 0,
                 "notes": applier.note_codes,
-                "imported": {"table_seq": table_seq, "check_seq": check_seq},
+                **({"imported": {"table_seq": table_seq, "check_seq": check_seq}} if dice is None else {}),
             },
         )
     seq = recorder.seq

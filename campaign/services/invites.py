@@ -39,6 +39,7 @@ from campaign.services.common import campaign_named, clean_name, player_named
 
 CODE_BYTES = 32  # 256 random bits per invite code and per session token
 DEFAULT_EXPIRY = 7 * 86400
+DEVICE_EXPIRY = 10 * 60  # a device link is opened on the phone in the player's other hand
 MAX_EXPIRY = 90 * 86400
 JOIN_PREFIX = "/join/"
 _STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -196,6 +197,28 @@ def issue_invite(
     session.add(row)
     session.flush()
     return Invited(player=name, join_path=JOIN_PREFIX + code, expires=row.expires_at, gm=gm)
+
+
+def device_link(db: Database, campaign_id: int, seat: Seat, *, expires_in: int = DEVICE_EXPIRY) -> Invited:
+    """A one-time link that signs another device of the same person into the same seat:
+    an invite bound to the seat's player (the GM's seat: its name, with the GM's rights),
+    good for minutes, not days. The seat must still be live in this transaction (a seat
+    revoked since the request's look-up makes none), and revoking the player cancels it
+    with their other unused invites (`revoke`)."""
+    with db.write() as session:
+        live = session.scalar(
+            select(WebSession).where(
+                WebSession.id == seat.session_id, WebSession.campaign_id == campaign_id, WebSession.revoked_at.is_(None)
+            )
+        )
+        if live is None:
+            raise RuleRefused(_("this seat was revoked: ask the GM for a new invite"))
+        campaign = session.get_one(Campaign, campaign_id)
+        if live.is_gm:
+            return issue_invite(session, campaign, live.player, gm=True, expires_in=expires_in)
+        if live.player_id is None:
+            raise RuleRefused(_("this seat belongs to no player"))
+        return issue_invite(session, campaign, session.get_one(Player, live.player_id), expires_in=expires_in)
 
 
 def _state(row: WebInvite, now: str) -> str:

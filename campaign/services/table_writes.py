@@ -210,6 +210,7 @@ class SeatRoll:
     fairness: str | None = None
     share: str | None = None  # the share the entries record (the page compares it with the one it sent)
     entries: tuple[EntryEcho, ...] = ()  # every entry the request wrote, for the player's receipt
+    rolled_by: str | None = None  # who tapped, when the entry's actor is another (a reunion: the GM's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,10 +257,13 @@ def seat_roll(
     source: DiceSource,
     share: Any = None,
 ) -> SeatRoll:
-    """Roll `command` for `character` with the server's dice, as the seat's player
-    (derived from the committed seed and the player's `share` while one is open)."""
+    """Run `command` (a palette line or the free box's: services.palette_lines, so a
+    fright line runs the fright check) for `character` with the server's dice, as the
+    seat's player (derived from the committed seed and the player's `share` while one
+    is open)."""
     from campaign.services.fair_seeds import fair_request
-    from campaign.services.rolls import is_secret, roll
+    from campaign.services.palette_lines import run_line
+    from campaign.services.rolls import is_secret
 
     key = idempotency_key(key)
     if not isinstance(command, str) or not command.strip():
@@ -282,7 +286,7 @@ def seat_roll(
         source, before = fair_request(source, share, actor, campaign_id, before)
     guarded = GuardedDatabase(db, campaign_id, seat, key, before=before, route="rolls")
     try:
-        view = roll(guarded, campaign_name, actor, command, source, character=character)
+        view = run_line(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
         return entry_roll(db, campaign_name, seat, done.first_seq, replayed=True, span=(campaign_id, done.last_seq))
     last = guarded.span[1] if guarded.span is not None else view["seq"]
@@ -323,6 +327,32 @@ def entry_roll(
         fairness=view.get("fairness"),
         **_echo(db, seq, span),
     )
+
+
+def reunion_roll(
+    db: Database, campaign_id: int, campaign_name: str, seat: Seat, seq: int, last: int, *, replayed: bool
+) -> SeatRoll:
+    """A tapped reunion call as the tapping player's page shows it: not the scenario's
+    end (entry `seq`, the GM's act) but the reunion roll of theirs it made (their missing
+    character's die, target and outcome; the first of them when they had several), named
+    as theirs although the entry's actor is the GM (docs/rules.md "Missing and reunion
+    check"). The echo still covers every entry from `seq` to `last`."""
+    from dataclasses import replace
+
+    from campaign.services.history import show_entry
+
+    chosen = None
+    for each in range(seq + 1, last + 1):
+        view = show_entry(db, campaign_name, each)
+        if view["kind"] != "reunion":
+            continue
+        theirs = (view.get("detail") or {}).get("on_behalf_of") == seat.player
+        if chosen is None or theirs:
+            chosen = view["seq"]
+        if theirs:
+            break
+    shown = entry_roll(db, campaign_name, seat, chosen or seq, replayed=replayed)
+    return replace(shown, rolled_by=seat.player, **_echo(db, seq, (campaign_id, last)))
 
 
 def _echo(db: Database, first: int, span: tuple[int, int] | None) -> dict[str, Any]:

@@ -119,6 +119,8 @@ def create_app(
     hosts: tuple[str, ...] = (),
     rate: tuple[int, float] | None = None,
     dice: Callable[[], DiceSource] | None = None,
+    public_url: str | None = None,
+    listen_url: str | None = None,
 ) -> Guard:
     """The application for one campaign of the database at `db_url`.
 
@@ -126,7 +128,9 @@ def create_app(
     `token`, every request must carry it or a session (see campaign.web.security).
     `hosts`: the host names answered besides IP addresses and localhost (DNS
     rebinding); `rate`: (burst, per second) of each session's writes; `dice`: makes
-    the dice source of each player's roll (tests give fixed faces; else ServerDice).
+    the dice source of each player's roll (tests give fixed faces; else ServerDice);
+    `public_url` (`serve --public-url`) and `listen_url` (the address `serve` printed):
+    the players' address invite links are made on (campaign.web.routes_invites).
     """
     from campaign.db.database import Database
     from campaign.services.browse import campaign_identity
@@ -164,7 +168,7 @@ def campaign_app(
     from campaign.errors import CampaignError
     from campaign.services.invites import seat_for
     from campaign.services.luck_kept import KeptTallies
-    from campaign.web import gm_actions, routes_api, routes_bcdice, routes_pages, routes_table, seats
+    from campaign.web import gm_actions, routes_api, routes_bcdice, routes_invites, routes_pages, routes_table, seats
     from campaign.web.errors import campaign_error, database_error, http_error
     from campaign.web.feed import Feed, NudgeOnWrite
     from campaign.web.head_state import HeadState
@@ -218,6 +222,7 @@ def campaign_app(
             *routes_api.routes(),
             *seats.routes(),
             *routes_table.routes(),
+            *routes_invites.routes(),
             *gm_actions.routes(),
             *routes_bcdice.routes(),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
@@ -234,6 +239,7 @@ def campaign_app(
     app.state.campaign_id = campaign_id
     app.state.base = base
     app.state.secure_cookie = secure_cookie
+    app.state.public_url, app.state.listen_url = public_url, listen_url
     app.state.rate_limit = seats.RateLimit(*(rate or (seats.BURST, seats.RATE)))
     if dice is None:
         from campaign.core.dice_source import ServerDice as dice

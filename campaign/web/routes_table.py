@@ -179,7 +179,7 @@ async def calls(request: Request) -> Response:
 async def roll_call(request: Request) -> Response:
     """{"idempotency_key", "share"?} -> 201 and the entry that answers the call."""
     from campaign.services.calls import roll_call as roll
-    from campaign.services.table_writes import entry_roll, idempotency_key
+    from campaign.services.table_writes import entry_roll, idempotency_key, reunion_roll
 
     seat, body = await write_request(request, frozenset({"idempotency_key", "share"}))
     key = idempotency_key(body.get("idempotency_key"))
@@ -198,9 +198,16 @@ async def roll_call(request: Request) -> Response:
         )
     )
     span = (state.campaign_id, done.last_seq or done.seq)
-    rolled = await run_in_threadpool(
-        lambda: entry_roll(state.db, state.campaign, seat, done.seq, replayed=done.replayed, span=span)
-    )
+    if done.call.kind == "reunion":  # the player's own die, not the scenario's end
+        rolled = await run_in_threadpool(
+            lambda: reunion_roll(
+                state.db, state.campaign_id, state.campaign, seat, done.seq, span[1], replayed=done.replayed
+            )
+        )
+    else:
+        rolled = await run_in_threadpool(
+            lambda: entry_roll(state.db, state.campaign, seat, done.seq, replayed=done.replayed, span=span)
+        )
     from campaign.services.results import as_json
 
     return _json({**as_json(rolled), "call_id": done.call.call_id}, 200 if done.replayed else 201)

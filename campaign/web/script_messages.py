@@ -1,5 +1,5 @@
 """The words the page's scripts show (static/verify.js, fair_check.js, recompute.js,
-receipts.js, table.js), from the
+receipts.js, table.js, gm.js, invites.js), from the
 server's catalog: base.html renders them into a JSON block that static/messages.js reads.
 
 A script writes its message in English, as the msgid listed here, with `{name}`
@@ -122,10 +122,22 @@ MESSAGES = (
     N_("called #{call}: {prompt}"),
     N_("{name} ({player})"),
     N_("“{text}”"),
+    N_("rolled by {player} on behalf of {actor}"),
+    N_("(target {target})"),
+    N_("asked the GM to void #{seq}: “{reason}” (request #{request})"),
     # gm.js: the GM's evening tools
     N_("done: ledger #{seq}"),
     N_("done"),
     N_("working…"),
+    # invites.js: invites and device links from the page
+    N_("QR code of the link for {player}"),
+    N_("No seats"),
+    N_("{player} (GM)"),
+    N_("{sessions} signed in, {pending} open invites"),
+    N_("Revoke {player}"),
+    N_("End every session and invite of {player}?"),
+    N_("Invite for {player}, good once until {expires}: send this link"),
+    N_("Open this on your other device before {expires}; it works once"),
 )
 
 

@@ -33,6 +33,7 @@ RECORD_SHAPED: dict[str, str] = {
     "secret_rolls.reveal": "the reveal entry's view",
     "secret_rolls.peek": "the hidden result as stored: the committed fields of a record, plus its seq",
     "reference.roll_reference_table": "the roll's entry view, as table roll's",
+    "palette_lines.run_line": "the entry view of the roll, fright check or fright table the line ran",
     # Fragments of a record's detail.
     "conditions.condition_view": "a condition as its records hold it (detail.condition, .conditions, .follow_ups)",
     "conditions.end_condition": "a cleared condition as the clear and time-advance records hold it",

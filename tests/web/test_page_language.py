@@ -83,7 +83,7 @@ def _script_messages(source: str) -> set[str]:
 
 def test_every_message_a_script_shows_is_in_the_catalog_list():
     used = set()
-    for name in ("verify.js", "fair_check.js", "recompute.js", "receipts.js", "table.js", "gm.js"):
+    for name in ("verify.js", "fair_check.js", "recompute.js", "receipts.js", "table.js", "gm.js", "invites.js"):
         used |= _script_messages((STATIC / name).read_text(encoding="utf-8"))
     assert len(used) > 50
     assert sorted(used - set(MESSAGES)) == []

@@ -348,7 +348,18 @@ def test_scenario_end_call_the_missing_characters_player_rolls_the_reunion(table
     retried = aki.post(path, {}, key="reunion-tap-1")
     assert retried.status_code == 200, retried.text
     assert retried.json()["seq"] == rolled.json()["seq"] and retried.json()["replayed"] is True
-    end = cli.json("history", "show", str(rolled.json()["seq"]))
+    # her page shows her die, not the scenario's end: the reunion entry, rolled by her for the GM
+    shown = rolled.json()
+    assert (shown["kind"], shown["character"], shown["dice"], shown["outcome"], shown["actor"]) == (
+        "reunion",
+        "鈴音",
+        [1],
+        "success",
+        "GM",
+    )
+    assert shown["rolled_by"] == "Aki" and shown["seq"] in [e["seq"] for e in shown["entries"]]
+    end = cli.json("history", "show", str(cli.json("call", "list", "--all")["calls"][-1]["result_seq"]))
+    assert end["seq"] == shown["entries"][0]["seq"]
     # the end is the GM's act (actor GM, who called); the reunion is rolled for Aki, through her session
     session_id = aki.http.get("/api/session").json()["session"]
     assert end["kind"] == "scenario" and end["actor"] == "GM"

@@ -50,18 +50,47 @@
     });
   }
 
-  function say(text, outcome) {
+  // The result of this page's own tap, in the panel held at the foot of the screen (a
+  // phone shows it where the thumb is, without scrolling): the line, who rolled when the
+  // entry's actor is another (a reunion is the GM's act), then what changed, filled in
+  // from the entries the tap wrote as their items arrive (their consequences).
+  var resultSeqs = [];
+  function say(line, outcome, seqs, by) {
     var out = document.getElementById("roll-result");
-    out.textContent = text;
+    out.textContent = line;
     out.dataset.outcome = outcome || "";
+    if (by) out.appendChild(el("span", { cls: "by", text: by }));
+    resultSeqs = seqs || [];
+    changed();
   }
 
-  function failed(error) { say((error && error.error) || String(error), "error"); }
+  function changed() {
+    var out = document.getElementById("roll-result");
+    Array.prototype.slice.call(out.querySelectorAll(".consequence")).forEach(function (node) {
+      out.removeChild(node); });
+    resultSeqs.forEach(function (seq) {
+      (items[seq] ? items[seq].consequences : []).forEach(function (line) {
+        out.appendChild(el("span", { cls: "consequence", text: line })); });
+    });
+  }
+
+  function rolled(entry) {
+    var seqs = (entry.entries || []).map(function (e) { return e.seq; });
+    var by = entry.rolled_by && entry.rolled_by !== entry.actor
+      ? text("rolled by {player} on behalf of {actor}", { player: entry.rolled_by, actor: entry.actor }) : null;
+    say(rollText(entry), entry.outcome, seqs.length ? seqs : [entry.seq], by);
+  }
+
+  // A refusal's own line; a request that never got an answer (fetch's TypeError) in words.
+  function failed(error) { say((error && error.error) || text("cannot reach the server"), "error"); }
 
   function rollText(entry) {
     var line = "#" + entry.seq + " " + (entry.character || entry.actor) + ": " + (entry.expression || entry.kind);
     if (entry.dice) line += " [" + entry.dice.join(",") + "]";
     if (entry.total !== null && entry.total !== undefined) line += " = " + entry.total;
+    if (entry.target !== null && entry.target !== undefined && !/[<>]/.test(entry.expression || "")) {
+      line += " " + text("(target {target})", { target: entry.target });  // a reunion's 1d6 against its chance
+    }
     if (entry.outcome) line += " " + word("outcome", entry.outcome);
     if (entry.secret) line += " " + text("(secret)");
     if (entry.fairness === "provable") line += " " + text("(provably fair)");
@@ -83,7 +112,7 @@
     var body = { command: command, character: character || null, idempotency_key: newKey(), share: newShare() };
     var receipt = sent("/api/rolls", body, command, character);
     post("/api/rolls", body)
-      .then(function (entry) { answered(receipt, entry); say(rollText(entry), entry.outcome); refresh(); },
+      .then(function (entry) { answered(receipt, entry); rolled(entry); refresh(); },
             function (error) { refusedReceipt(receipt, error); failed(error); });
   }
 
@@ -158,7 +187,7 @@
         var body = { idempotency_key: key, share: share };
         var receipt = sent("/api/calls/" + call.call_id + "/roll", body, call.prompt, call.character);
         post("/api/calls/" + call.call_id + "/roll", body)
-          .then(function (entry) { answered(receipt, entry); say(rollText(entry), entry.outcome); refresh(); },
+          .then(function (entry) { answered(receipt, entry); rolled(entry); refresh(); },
                 function (error) { refusedReceipt(receipt, error); button.disabled = false; failed(error); });
       });
       item.appendChild(button);
@@ -216,7 +245,11 @@
         var reason = window.prompt(text("Reason for the void"));
         if (!reason) return;
         post("/api/void-requests", { seq: entry.seq, reason: reason, idempotency_key: newKey() })
-          .then(function () { refresh(); }, failed);
+          .then(function (asked) {
+            say(text("asked the GM to void #{seq}: “{reason}” (request #{request})",
+                     { seq: entry.seq, reason: reason, request: asked.seq }), "", []);
+            refresh();
+          }, failed);
       });
       item.appendChild(ask);
     }
@@ -279,6 +312,7 @@
   function drawLatest() {
     var seqs = Object.keys(items).map(Number).sort(function (a, b) { return b - a; });
     replace("latest-list", seqs.map(function (seq) { return latestItem(items[seq]); }));
+    if (resultSeqs.length) changed();
   }
 
   function arrived(item) {  // an entry event: fetch what lies between the newest held and it
@@ -384,6 +418,11 @@
     }
     var reunionForm = document.getElementById("reunion-form");
     if (reunionForm) reunionForm.addEventListener("submit", reunionFromForm);
+    document.getElementById("roll-result").addEventListener("click", function (event) {
+      if (event.target.tagName === "A") return;
+      event.currentTarget.textContent = "";  // read: a tap puts it away
+      resultSeqs = [];
+    });
     document.getElementById("roll-form").addEventListener("submit", function (event) {
       event.preventDefault();
       var command = document.getElementById("roll-command").value.trim();
