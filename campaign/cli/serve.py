@@ -215,7 +215,7 @@ def _serve_several(
     db_url = s.db.url  # refuses a missing database, like every reader
     s.close()
     hosts = tuple(name.strip().lower().rstrip(".") for name in allow_host if name.strip())
-    app = create_multi_app(db_url, names, token, secure_cookie=tls_cert is not None, hosts=hosts)
+    app = create_multi_app(db_url, names, token, secure_cookie=tls_cert is not None, hosts=hosts, public_url=public_url)
     try:
         sock = listening_socket(host, port)
     except BaseException:

@@ -137,7 +137,18 @@ def create_app(
 
     db = Database(db_url, read_only_ok=True)  # a full disk or a read-only file: pages still read
     campaign_id, name = campaign_identity(db, campaign_name)
-    return campaign_app(db, campaign_id, name, token, secure_cookie=secure_cookie, hosts=hosts, rate=rate, dice=dice)
+    return campaign_app(
+        db,
+        campaign_id,
+        name,
+        token,
+        secure_cookie=secure_cookie,
+        hosts=hosts,
+        rate=rate,
+        dice=dice,
+        public_url=public_url,
+        listen_url=listen_url,
+    )
 
 
 def campaign_app(
@@ -152,6 +163,8 @@ def campaign_app(
     hosts: tuple[str, ...] = (),
     rate: tuple[int, float] | None = None,
     dice: Callable[[], DiceSource] | None = None,
+    public_url: str | None = None,
+    listen_url: str | None = None,
 ) -> Guard:
     """The application of one campaign over an opened database (create_app's options).
 

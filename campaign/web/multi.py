@@ -191,6 +191,7 @@ def create_multi_app(
     hosts: tuple[str, ...] = (),
     rate: tuple[int, float] | None = None,
     dice: Callable[[], DiceSource] | None = None,
+    public_url: str | None = None,
 ) -> Campaigns:
     """Every campaign of the database at `db_url` (or those `names` gives), each under
     /c/<slug>/; the options are create_app's, for every campaign alike (one read token
@@ -219,6 +220,7 @@ def create_multi_app(
             hosts=hosts,
             rate=rate,
             dice=dice,
+            public_url=public_url,
         )
         warm_up(guard)  # its luck tally and table state, while its first page is answered
         return guard

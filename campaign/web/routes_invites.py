@@ -47,12 +47,15 @@ def players_address(request: Request) -> str:
 
     state = request.app.state
     given: str | None = getattr(state, "public_url", None) or public_url_of(state.db, state.campaign)
-    if given:
-        return given
     listening: str | None = getattr(state, "listen_url", None)
-    if listening and not listening.split("://", 1)[-1].startswith(LOOPBACK):
-        return listening
-    return f"{request.url.scheme}://{request.headers.get('host', request.url.netloc)}/"
+    if given:
+        address = given
+    elif listening and not listening.split("://", 1)[-1].startswith(LOOPBACK):
+        address = listening
+    else:
+        address = f"{request.url.scheme}://{request.headers.get('host', request.url.netloc)}/"
+    base: str = getattr(state, "base", "")  # "/c/<slug>" when one process serves several
+    return address.rstrip("/") + base + "/"
 
 
 def qr_image(link: str) -> str:
