@@ -208,6 +208,12 @@ def test_a_slug_clash_is_refused_at_start_in_one_line_and_campaigns_narrows(db_u
         "エラー: キャンペーン 'Foo Bar' と 'ｆｏｏ＿ｂａｒ' はどちらも /c/foo-bar/ で公開されることになります: "
         "--campaigns で公開するものを指定し、どちらかを外してください"
     ]
+    both = cli.error("serve", "--all", "--campaigns", "Foo Bar", code=2)
+    assert both == (
+        "エラー: --all はすべてのキャンペーンを公開します: --all か --campaigns のどちらか一方を指定してください"
+    )
+    unknown = cli.error("serve", "--campaigns", "Foo Bar,Nobody", code=1)
+    assert unknown.startswith("エラー: キャンペーン 'Nobody' はありません")
     server = serve(db_url, "--campaigns", "Foo Bar,霧の館")
     root = server.first_line.rstrip("/")
     shown = [server.proc.stdout.readline().strip() for _ in range(2)]
