@@ -588,6 +588,24 @@ def _dispatch(
     ).seq
 
 
+def calls_signatures(db: Database, campaign_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """calls_signature of each campaign, in one read (campaign.web.feed.HeadsProbe)."""
+    from sqlalchemy import func
+
+    if not campaign_ids:
+        return {}
+    with db.read() as session:
+        found = {
+            cid: (newest or 0, count)
+            for cid, newest, count in session.execute(
+                select(TableCall.campaign_id, func.max(TableCall.id), func.count())
+                .where(TableCall.campaign_id.in_(campaign_ids), TableCall.state == "pending")
+                .group_by(TableCall.campaign_id)
+            )
+        }
+    return {cid: found.get(cid, (0, 0)) for cid in campaign_ids}
+
+
 def calls_signature(db: Database, campaign_id: int) -> tuple[int, int]:
     """(newest pending id, pending count): changes whenever a call is made, rolled or
     cancelled, so the live feed can tell pages to look again (calls are no entries)."""

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from campaign.core.dice_source import DiceSource
     from campaign.db.database import Database
     from campaign.projection.views import CharacterSheet
+    from campaign.web.feed import HeadsProbe
     from campaign.web.feed_listen import SharedListener
     from campaign.web.security import Guard
 
@@ -159,6 +160,7 @@ def campaign_app(
     *,
     base: str = "",
     shared: SharedListener | None = None,
+    probe: HeadsProbe | None = None,
     secure_cookie: bool = False,
     hosts: tuple[str, ...] = (),
     rate: tuple[int, float] | None = None,
@@ -171,7 +173,8 @@ def campaign_app(
     `base`: the path the campaign is served under ("/c/<slug>" when one process serves
     several, campaign.web.multi; "" alone): the templates' `url()` and the redirects
     put it before every path, the session cookie is scoped to it. `shared`: the
-    process's one LISTEN connection (PostgreSQL) its feed shares with the others."""
+    process's one LISTEN connection (PostgreSQL) its feed shares with the others;
+    `probe`: the heads of every campaign's open pages read at once (campaign.web.feed)."""
     from sqlalchemy.exc import DBAPIError
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
@@ -264,7 +267,7 @@ def campaign_app(
         db, campaign_id, name, lambda characters: overview_parts(templates, db, name, characters)
     )
     app.state.feed = Feed(
-        db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head, entry_item, shared
+        db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head, entry_item, shared, probe
     )
     return Guard(
         app,

@@ -53,9 +53,11 @@ class Feed:
         render_state: Callable[[], tuple[int, dict[str, Any]]] | None = None,
         render_item: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         shared: SharedListener | None = None,
+        probe: HeadsProbe | None = None,
     ) -> None:
         """`shared`: the process's one LISTEN connection when it serves several
-        campaigns (campaign.web.multi); else the feed starts its own on PostgreSQL."""
+        campaigns (campaign.web.multi); else the feed starts its own on PostgreSQL.
+        `probe`: the heads of every campaign's open pages read at once (the same)."""
         from campaign.services.browse import entries_after, head_seq
         from campaign.services.calls import calls_signature
 
@@ -84,6 +86,8 @@ class Feed:
         self._campaign_id = campaign_id
         self._listener: Listener | None = None
         self._shared = shared
+        self._probe = probe
+        self._woken_at = 0.0  # when the last wake-up came (a shared probe must start after it)
         self._generation = 0
         self._probed_generation = -1
         self._woken_event: asyncio.Event | None = None
@@ -99,8 +103,12 @@ class Feed:
             async with self._lock:
                 if self._stale():
                     generation = self._generation
-                    self._head = await anyio.to_thread.run_sync(self._head_seq)
-                    self.calls = await anyio.to_thread.run_sync(self._calls_sig)
+                    if self._probe is not None:
+                        since = self._woken_at if self._probed_generation != generation else time.monotonic() - POLL
+                        self._head, self.calls = await self._probe.of(self._campaign_id, since)
+                    else:
+                        self._head = await anyio.to_thread.run_sync(self._head_seq)
+                        self.calls = await anyio.to_thread.run_sync(self._calls_sig)
                     self._checked, self._probed_generation = time.monotonic(), generation
         return self._head
 
@@ -126,6 +134,7 @@ class Feed:
 
     def _woken(self) -> None:
         self._generation += 1
+        self._woken_at = time.monotonic()
         event, self._woken_event = self._woken_event, asyncio.Event()
         if event is not None:
             event.set()
@@ -227,6 +236,49 @@ class Feed:
                 yield ": keepalive\n\n"
                 quiet_since = now
             await self._pause(seen)
+
+
+class HeadsProbe:
+    """The ledger heads and calls of every campaign with an open page, read at once, for
+    a process serving many campaigns (campaign.web.multi). A notification on PostgreSQL
+    says only "something changed", so it wakes every campaign's feeds; each probing its
+    own head made two reads per campaign per write (fifty open campaigns: a hundred
+    reads for one roll). Here the feeds woken together wait for one read of them all: a
+    probe serves every feed whose wake-up came before it started. Used on the event
+    loop's thread only."""
+
+    def __init__(self, db: Database) -> None:
+        from campaign.services.browse import head_seqs
+        from campaign.services.calls import calls_signatures
+
+        def read(ids: list[int]) -> dict[int, tuple[int, tuple[int, int]]]:
+            heads, calls = head_seqs(db, ids), calls_signatures(db, ids)
+            return {cid: (heads[cid], calls[cid]) for cid in ids}
+
+        self._read = read
+        self._ids: set[int] = set()
+        self._result: dict[int, tuple[int, tuple[int, int]]] = {}
+        self._result_started = float("-inf")
+        self._flight: asyncio.Future[None] | None = None
+        self._flight_started = float("-inf")
+
+    async def of(self, campaign_id: int, since: float) -> tuple[int, tuple[int, int]]:
+        """(head seq, calls signature) of the campaign, from a read started at or after `since`."""
+        self._ids.add(campaign_id)
+        while True:
+            if self._result_started >= since and campaign_id in self._result:
+                return self._result[campaign_id]
+            if self._flight is None:
+                self._flight_started = time.monotonic()
+                self._flight = asyncio.ensure_future(self._run(sorted(self._ids), self._flight_started))
+            await asyncio.shield(self._flight)  # a read older than `since`: the next one after it
+
+    async def _run(self, ids: list[int], started: float) -> None:
+        try:
+            self._result = await anyio.to_thread.run_sync(self._read, ids)
+            self._result_started = started
+        finally:
+            self._flight = None
 
 
 class NudgeOnWrite:

@@ -198,6 +198,7 @@ def create_multi_app(
     for the whole server)."""
     from campaign.db.database import Database
     from campaign.web.app import campaign_app, warm_up
+    from campaign.web.feed import HeadsProbe
     from campaign.web.feed_listen import SharedListener
 
     db = Database(db_url, read_only_ok=True)
@@ -207,6 +208,7 @@ def create_multi_app(
         db.close()
         raise
     shared = SharedListener(db.url) if db.dialect == "postgresql" else None
+    probe = HeadsProbe(db)  # one read of every open campaign's head per wake-up or poll
 
     def build(one: Served) -> Guard:
         guard = campaign_app(
@@ -216,6 +218,7 @@ def create_multi_app(
             token,
             base=one.base,
             shared=shared,
+            probe=probe,
             secure_cookie=secure_cookie,
             hosts=hosts,
             rate=rate,

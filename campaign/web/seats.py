@@ -39,7 +39,7 @@ BURST, RATE = 10, 2.0  # a session may make 10 writes at once, then 2 a second
 
 class RateLimit:
     """A token bucket per session: a bounded burst, then a steady rate. Kept in memory
-    (one server process per campaign): it protects the ledger from a stuck button or a
+    (one per served campaign, also under `serve --all`): it protects the ledger from a stuck button or a
     script, it is not an accounting of anyone's writes."""
 
     def __init__(self, burst: int = BURST, rate: float = RATE) -> None:

@@ -209,9 +209,8 @@ def test_a_slug_clash_is_refused_at_start_in_one_line_and_campaigns_narrows(db_u
         "--campaigns で公開するものを指定し、どちらかを外してください"
     ]
     both = cli.error("serve", "--all", "--campaigns", "Foo Bar", code=2)
-    assert (
-        both
-        == "エラー: --all はすべてのキャンペーンを公開します: --all か --campaigns のどちらか一方を指定してください"
+    assert both == (
+        "エラー: --all はすべてのキャンペーンを公開します: --all か --campaigns のどちらか一方を指定してください"
     )
     unknown = cli.error("serve", "--campaigns", "Foo Bar,Nobody", code=1)
     assert unknown.startswith("エラー: キャンペーン 'Nobody' はありません")
@@ -261,12 +260,31 @@ def serve():
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
-def test_fifty_campaigns_with_a_live_page_each_hold_a_bounded_pool(db_url):
+def test_fifty_campaigns_with_a_live_page_each_hold_a_bounded_pool(db_url, monkeypatch):
     """One engine and one LISTEN connection for the process: pg_stat_activity counts the
     server's connections (its application_name) with 50 campaigns served, a page read
-    and a live feed open on each, and a roll committed elsewhere reaching its own feed."""
+    and a live feed open on each, and a roll committed elsewhere reaching its own feed.
+    The notification wakes all fifty feeds, which read their heads together
+    (HeadsProbe): no feed probes its own head."""
     import psycopg
     from sqlalchemy.engine import make_url
+
+    from campaign.services import browse
+
+    own_probes: list[int] = []
+    together: list[int] = []
+    head_seq, head_seqs = browse.head_seq, browse.head_seqs
+
+    def counted_head_seq(db, campaign_id):
+        own_probes.append(campaign_id)
+        return head_seq(db, campaign_id)
+
+    def counted_head_seqs(db, campaign_ids):
+        together.append(len(set(campaign_ids)))
+        return head_seqs(db, campaign_ids)
+
+    monkeypatch.setattr(browse, "head_seq", counted_head_seq)
+    monkeypatch.setattr(browse, "head_seqs", counted_head_seqs)
 
     from tests.web.test_feed_listen import Events
 
@@ -294,10 +312,14 @@ def test_fifty_campaigns_with_a_live_page_each_hold_a_bounded_pool(db_url):
             streams.append(Events(f"{root}{base}/api/feed?after={before if name == names[37] else 10**6}"))
         time.sleep(1.0)  # every feed probed its head; the shared listener connected
         held = connections()
+        probes_before, own_before = len(together), len(own_probes)
         Cli(db_url).run("--campaign", names[37], "roll", "3D6", "--dice", "1,2,3")
         data, ident, _at = streams[37].entry(timeout=10)
         assert (data["seq"], ident) == (before + 1, before + 1)
         assert all(item[0] != "entry" for stream in streams[:37] for item in list(stream.queue.queue))
+        assert together[-1] == 50 and len(together) > probes_before  # every open campaign in one read
+        rolled_in = set(own_probes[own_before:])
+        assert len(rolled_in) <= 1, rolled_in  # only the rolled campaign's table state reads its own head
         held = max(held, connections())
         for stream in streams:
             stream.closed = True
