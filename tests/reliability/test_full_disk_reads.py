@@ -223,3 +223,29 @@ def test_a_full_postgresql_disk_reads_and_refuses_writes_in_one_line(postgres_on
     (where / "filler").unlink()  # room again: the refused writes left nothing behind
     assert gurps.json("roll", "3D6", "--dice", "4,5,6")["seq"] == report["entries"] + 1
     assert gurps.json("history", "verify")["ok"]
+
+
+def test_the_table_server_says_a_full_postgresql_disk(postgres_on_small_disk):
+    from tests.web.table_server import Browser, served
+
+    url, where = postgres_on_small_disk
+    gurps = gurps_setup(Cli(url))
+    join = gurps.json("invite", "Aki")["join_path"]
+    with served(url, faces=[3, 4, 5] * 100) as base:
+        aki = Browser(base)
+        assert aki.join(join).status_code == 303
+        _fill(where)
+        for _ in range(200):  # rolls whose rows still fit in the pages the server has go in
+            answer = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音"})
+            if answer.status_code != 200:
+                break
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["code"] == "storage"
+        assert answer.json()["error"] == "the server cannot write now: " + SERVER_FULL.removeprefix("error: ")
+        for page in ("/", "/history", "/api/table"):
+            assert aki.http.get(page).status_code == 200, page
+        aki.close()
+    report = gurps.json("history", "verify")
+    assert report["ok"] and report["entries"] == len(gurps.json("history", "--limit", "1000"))
+    (where / "filler").unlink()
+    assert gurps.json("roll", "3D6", "--dice", "4,5,6")["seq"] == report["entries"] + 1
