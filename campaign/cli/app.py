@@ -205,6 +205,11 @@ def _environment_error(exc: Exception, db_option: str | None = None) -> str | No
             trouble = machine_trouble(path, exc)
             if trouble is not None:
                 return trouble
+        from campaign.db.storage import server_disk_full
+
+        full = server_disk_full(exc)  # PostgreSQL's disk: said in the reader's language
+        if full is not None:
+            return full
         first = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__
         from campaign.i18n import _
 

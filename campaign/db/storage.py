@@ -6,6 +6,9 @@ the words it also uses for a damaged file. Telling the GM their campaign is dama
 when the disk is merely full sends them restoring backups; so before calling a file
 damaged we look at the file system, and say which it is in one line.
 
+A PostgreSQL server says a full disk itself (SQLSTATE 53100): `server_disk_full` words
+it the same way.
+
 A read-only copy (a mount, a file or folder without write permission, an archive) can
 still be read: `read_only_engine` opens it through SQLite's read-only URI, `immutable`
 when not even the log's index can be made beside it, with no pragma that writes.
@@ -103,6 +106,22 @@ def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str 
             )
         )
     return None
+
+
+# SQLSTATE 53100: the PostgreSQL server could not extend a file (its disk is full).
+PG_DISK_FULL = "53100"
+
+
+def server_disk_full(exc: BaseException | None) -> str | None:
+    """One line for a PostgreSQL server whose disk is full, else None. The server refuses
+    the statement that needed room and its transaction rolls back, so nothing was
+    changed; reads go on (they need no room), and a write goes through once there is."""
+    original = getattr(exc, "orig", exc)
+    if getattr(original, "sqlstate", None) != PG_DISK_FULL:
+        return None
+    from campaign.i18n import _
+
+    return _("the database server's disk is full: free some space on it and try again; nothing was changed")
 
 
 def read_only_engine(path: Path) -> Engine:

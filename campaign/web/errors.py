@@ -52,11 +52,13 @@ def http_error(request: Request, exc: Exception) -> Response:
 
 
 def _machine_trouble(request: Request, exc: Exception) -> str | None:
-    """The one line for a full disk or a read-only SQLite file (campaign.db.storage), else None."""
-    if not getattr(getattr(exc, "orig", None), "sqlite_errorname", None):
-        return None
+    """The one line for a full disk (SQLite's or the PostgreSQL server's) or a read-only
+    SQLite file (campaign.db.storage), else None."""
     from campaign.db.engine import sqlite_path
-    from campaign.db.storage import machine_trouble
+    from campaign.db.storage import machine_trouble, server_disk_full
+
+    if not getattr(getattr(exc, "orig", None), "sqlite_errorname", None):
+        return server_disk_full(exc)
 
     return machine_trouble(sqlite_path(request.app.state.db.url), exc)
 

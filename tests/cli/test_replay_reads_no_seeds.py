@@ -175,6 +175,24 @@ def test_every_seed_file_edited_in_turn_and_the_campaign_still_verifies(cli: Cli
     assert ("fear.toml", "rows changed") in tried and ("crt.toml", "rows changed") in tried
 
 
+def test_with_the_reviewers_alias_installed_voids_rebuilds_and_past_sheets_replay(cli: Cli, tmp_path, install_seeds):
+    """The other replays: a void (the projection without the entry), `db upgrade
+    --rebuild` and `char show --at`; the first heal's op names no stat and the second
+    names HT, so with 耐久 read as HP neither may move."""
+    _existing_campaign(cli)
+    scratch = tmp_path / "seeds"
+    shutil.copytree(SHIPPED, scratch)
+    _hp_alias(scratch / STATS)
+    install_seeds(scratch)
+    assert cli.json("char", "show", "鈴音", "--at", "10")["pools"]["HP"]["current"] == 11  # #10 healed to HT's 11
+    assert cli.json("char", "show", "鈴音", "--at", "24")["pools"]["HP"]["current"] == 8
+    cli.run("history", "void", "24", "--reason", "取り消し", "--yes")  # the heal of today's code
+    cli.run("history", "void", "20", "--reason", "取り消し", "--yes")  # a damage the old code wrote
+    assert _pools(cli, "鈴音")["HP"]["current"] == 9  # 11 - 2 (#23); #20's 2 and #24's 1 voided
+    cli.run("db", "upgrade", "--rebuild")
+    assert cli.json("history", "verify")["ok"]
+
+
 def test_the_edits_change_what_the_seeds_say(tmp_path):
     """Each meaning-changing edit gives seeds the loader accepts and that differ."""
     for number, (name, what, edit) in enumerate(_edits()):

@@ -4,8 +4,10 @@ a write is refused in one line in the reader's language (the CLI) or a 503 that 
 (the web, never a bare 500), and nothing is half-written.
 
 Real conditions: a small tmpfs (mounted here: the tests run as root, in CI too) filled
-to the last block, then remounted read-only. SQLite only: a PostgreSQL server's full disk
-is the server's, and it answers with its own errors.
+to the last block, then remounted read-only. On PostgreSQL the campaign's database lives
+in a tablespace on such a tmpfs: the server keeps answering reads, and refuses a write
+that needs room (SQLSTATE 53100) once the pages it already has are full, which the CLI
+says in one line too.
 """
 
 from __future__ import annotations
@@ -15,26 +17,33 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Cli, sqlite_gurps, template_db  # noqa: F401 (fixtures)
+from tests.cli.conftest import Cli, gurps_setup, sqlite_gurps, template_db  # noqa: F401 (fixtures)
 from tests.reliability.worker import CAMPAIGN_BIN
 
 pytestmark = pytest.mark.slow
 
 FULL = "error: the disk holding {db} is full: free some space and try again; nothing was changed"
 FULL_JA = "エラー: {db} のディスクがいっぱいです: 空きを作ってからやり直してください。何も変更していません"
+SERVER_FULL = "error: the database server's disk is full: free some space on it and try again; nothing was changed"
+SERVER_FULL_JA = "エラー: データベースサーバーのディスクがいっぱいです: " + (
+    "サーバーに空きを作ってからやり直してください。何も変更していません"
+)
 
 
-@pytest.fixture
-def small_disk():
+@contextmanager
+def _mounted(size: str) -> Iterator[Path]:
+    """A tmpfs of `size` (root only: skipped, saying why, where it cannot be mounted)."""
     where = Path(tempfile.mkdtemp(prefix="campaign-full-")) / "mnt"
     where.mkdir()
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root (CI runs the suite as root)")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(where)], capture_output=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
     try:
@@ -44,17 +53,23 @@ def small_disk():
         shutil.rmtree(where.parent, ignore_errors=True)
 
 
+@pytest.fixture
+def small_disk():
+    with _mounted("4m") as where:
+        yield where
+
+
 def _fill(where: Path) -> None:
     """Take every block left (as root, the reserved ones too)."""
     subprocess.run(["dd", "if=/dev/zero", f"of={where / 'filler'}", "bs=4k"], capture_output=True)
     assert shutil.disk_usage(where).free < 64 * 1024
 
 
-def _run(db: Path, *args: str) -> subprocess.CompletedProcess:
+def _run(db: Path | str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([CAMPAIGN_BIN, "--db", str(db), *args], capture_output=True, text=True, timeout=120)
 
 
-def _reads(db: Path, elsewhere: Path) -> dict:
+def _reads(db: Path | str, elsewhere: Path) -> dict:
     """The read commands, each of which must answer; what they said."""
     verified = _run(db, "--lang", "en", "history", "verify", "--json")
     shown = _run(db, "char", "show", "鈴音", "--json")
@@ -70,7 +85,7 @@ def _reads(db: Path, elsewhere: Path) -> dict:
     }
 
 
-def _refused(db: Path, *args: str) -> str:
+def _refused(db: Path | str, *args: str) -> str:
     done = _run(db, *args)
     assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
     assert done.stdout == "" and "Traceback" not in done.stderr
@@ -141,3 +156,96 @@ def test_the_table_server_reads_and_says_a_full_disk(small_disk, sqlite_gurps):
         aki.close()
     (small_disk / "filler").unlink()
     assert Cli(str(db)).json("history", "verify")["ok"]
+
+
+@pytest.fixture
+def postgres_on_small_disk(pg_cluster) -> Iterator[tuple[str, Path]]:
+    """(URL, mount): a copy of the suite's migrated template whose tables and indexes are
+    in a tablespace on a 24 MB tmpfs, as on a server whose data disk filled up. The
+    system catalogs stay where they were: a server whose catalogs cannot grow either
+    refuses new connections itself ("could not write init file"), before any client
+    has a say."""
+    import psycopg
+
+    with _mounted("24m") as where:
+        os.chmod(where.parent, 0o755)  # the server runs as `postgres` (tests/pgcluster.py)
+        shutil.chown(where, "postgres")
+        name = f"full{os.getpid()}"
+        url = pg_cluster.create_database(name, template="campaign_template")
+        with psycopg.connect(pg_cluster.admin_dsn(), autocommit=True) as conn:
+            conn.execute(f"CREATE TABLESPACE {name} LOCATION '{where}'")
+        with psycopg.connect(f"{pg_cluster.admin_dsn()[: -len('dbname=postgres')]}dbname={name}") as conn:
+            conn.execute(f"ALTER TABLE ALL IN TABLESPACE pg_default SET TABLESPACE {name}")  # catalogs excepted
+            conn.execute(f"ALTER INDEX ALL IN TABLESPACE pg_default SET TABLESPACE {name}")
+            conn.commit()
+        try:
+            yield url, where
+        finally:
+            pg_cluster.drop_database(name)
+            with psycopg.connect(pg_cluster.admin_dsn(), autocommit=True) as conn:
+                conn.execute(f"DROP TABLESPACE IF EXISTS {name}")
+
+
+# Writes that each add rows (and a ledger entry): the ith try's arguments.
+WRITES = {
+    "roll": lambda i: ("roll", "3D6", "--dice", "1,2,3"),
+    "player add": lambda i: ("player", "add", f"P{i}"),
+    "trait add": lambda i: ("trait", "add", "鈴音", f"特徴{i}", "--cp", "1"),
+}
+
+
+def test_a_full_postgresql_disk_reads_and_refuses_writes_in_one_line(postgres_on_small_disk, tmp_path):
+    """A write whose rows still fit in the pages the server has goes in; the first that
+    needs a new page is refused in one line, and so is every try after it. What went in
+    is in the ledger, what was refused is nowhere."""
+    url, where = postgres_on_small_disk
+    gurps = gurps_setup(Cli(url))
+    before = _reads(url, tmp_path / "before.jsonl")
+    _fill(where)
+
+    assert _reads(url, tmp_path / "full.jsonl") == before
+    assert (tmp_path / "full.jsonl").read_bytes() == (tmp_path / "before.jsonl").read_bytes()
+    written = 0
+    for kind, arguments in WRITES.items():
+        for i in range(200):
+            done = gurps.run("--lang", "en", *arguments(i), expect=None)
+            if done.exit_code != 0:
+                break
+            written += 1
+        else:
+            pytest.fail(f"{kind}: 200 writes went in on a full disk")
+        assert (done.exit_code, done.stdout, done.stderr) == (1, "", SERVER_FULL + "\n"), kind
+        assert _refused(url, "--lang", "en", *arguments(i)) == SERVER_FULL  # the next try too, as a process
+        assert _refused(url, "--lang", "ja", *arguments(i)) == SERVER_FULL_JA
+    report = gurps.json("history", "verify")
+    assert report["ok"] and report["entries"] == before["verify"]["entries"] + written
+
+    (where / "filler").unlink()  # room again: the refused writes left nothing behind
+    assert gurps.json("roll", "3D6", "--dice", "4,5,6")["seq"] == report["entries"] + 1
+    assert gurps.json("history", "verify")["ok"]
+
+
+def test_the_table_server_says_a_full_postgresql_disk(postgres_on_small_disk):
+    from tests.web.table_server import Browser, served
+
+    url, where = postgres_on_small_disk
+    gurps = gurps_setup(Cli(url))
+    join = gurps.json("invite", "Aki")["join_path"]
+    with served(url, faces=[3, 4, 5] * 100) as base:
+        aki = Browser(base)
+        assert aki.join(join).status_code == 303
+        _fill(where)
+        for _ in range(200):  # rolls whose rows still fit in the pages the server has go in
+            answer = aki.post("/api/rolls", {"command": "3D6", "character": "鈴音"})
+            if answer.status_code != 200:
+                break
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["code"] == "storage"
+        assert answer.json()["error"] == "the server cannot write now: " + SERVER_FULL.removeprefix("error: ")
+        for page in ("/", "/history", "/api/table"):
+            assert aki.http.get(page).status_code == 200, page
+        aki.close()
+    report = gurps.json("history", "verify")
+    assert report["ok"] and report["entries"] == len(gurps.json("history", "--limit", "1000"))
+    (where / "filler").unlink()
+    assert gurps.json("roll", "3D6", "--dice", "4,5,6")["seq"] == report["entries"] + 1
