@@ -284,37 +284,46 @@ def api_roll(
     share: Any = None,
 ) -> dict[str, Any]:
     """Roll `command` for the holder and return the entry as `history show` has it (a
-    secret roll's hidden result included: its roller is the one asking).
+    secret roll's hidden result included: its roller is the one asking). A repeat
+    (`x3 3D6<=12`) is services.rolls' repeat, its entries each shown so.
 
     While a seed is committed the dice are derived from it and the request's `share`
     (docs/fair-dice.md): `provable` with a share, `server` without one; a secret roll's
-    dice never are (its reveal would let anyone recompute them early)."""
+    dice never are (its reveal would let anyone recompute them early). A repeat is one
+    request: the share makes every one of its rolls."""
     from campaign.services.browse import campaign_identity
     from campaign.services.fair_seeds import fair_request
-    from campaign.services.rolls import roll, secret_prefix
+    from campaign.services.rolls import is_secret, roll
     from campaign.services.table_writes import GuardedDatabase
 
     dice: DiceSource
     actor, dice = _Actor(holder), AsBcdice(source)
     writer: Database = db
-    if not secret_prefix(command)[0]:
+    if not is_secret(command):
         campaign_id = campaign_identity(db, campaign_name)[0]
         dice, before = fair_request(dice, share, actor, campaign_id)
         writer = GuardedDatabase(db, campaign_id, None, None, before=before)
     view = roll(writer, campaign_name, actor, command, dice, character=holder.character, reason=comment)
+    if view["kind"] == "repeat":
+        return {**view, "entries": [_as_asked(db, campaign_name, holder, entry) for entry in view["entries"]]}
+    return _as_asked(db, campaign_name, holder, view)
+
+
+def _as_asked(db: Database, campaign_name: str, holder: Holder, view: dict[str, Any]) -> dict[str, Any]:
+    """The entry with a secret roll's hidden result, for its roller, who asked."""
     from campaign.services.secret_rolls import peek, secret_of
 
-    if secret_of(view) is not None:
-        hidden = peek(db, campaign_name, view["seq"], actor=holder.actor)
-        view = {
-            **view,
-            **{
-                key: hidden.get(key)
-                for key in ("expression", "dice", "total", "target", "outcome", "margin", "reason", "detail")
-                if key in hidden
-            },
-        }
-    return view
+    if secret_of(view) is None:
+        return view
+    hidden = peek(db, campaign_name, view["seq"], actor=holder.actor)
+    return {
+        **view,
+        **{
+            key: hidden.get(key)
+            for key in ("expression", "dice", "total", "target", "outcome", "margin", "reason", "detail")
+            if key in hidden
+        },
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -296,27 +296,32 @@ async def _roll_one(request: Request, holder: Holder, system: str, command: str,
 async def _repeat(
     request: Request, holder: Holder, system: str, count: int, secret: bool, command: str, *, share: str | None
 ) -> Response:
-    """`x3 3D6<=12` (`rep3`, `repeat3`): each roll its own ledger entry, one answer in
-    BCDice's layout (`#1` ... `#3`, flags all false as BCDice gives them). A count outside
-    1..REPEAT_LIMIT gets BCDice's own one-line answer and rolls nothing. The repeated
-    command is the same each time, so one that is refused is refused at the first roll,
-    before anything is written."""
+    """`x3 3D6<=12` (`rep3`, `repeat3`): services.rolls' repeat, each roll its own ledger
+    entry, all written in one transaction or none (a share makes every roll of it), and
+    one answer in BCDice's layout (`#1` ... `#3`, flags all false as BCDice gives them).
+    A count outside 1..REPEAT_LIMIT gets BCDice's own one-line answer and rolls nothing."""
     from campaign.core import bcdice_text
     from campaign.errors import BadInput, CampaignError
+    from campaign.services.bcdice_api import api_roll
+    from campaign.services.fair_seeds import ShareReused
 
     quiet = dict(success=False, failure=False, critical=False, fumble=False)
     if not 1 <= count <= bcdice_text.REPEAT_LIMIT:
         return _answer({"ok": True, "text": bcdice_text.REPEAT_REFUSAL, "secret": False, **quiet, "rands": []})
-    answers = []
-    for _ in range(count):
-        try:
-            view = await _roll_one(request, holder, system, ("S" if secret else "") + command, share)
-            share = None  # a share is spent by one roll: the repeats after it roll with the server's own
-        except BadInput:
-            return refusal("unsupported command")
-        except CampaignError as refused:
-            return refusal(str(refused))
-        answers.append(roll_answer(system, view, secret=secret))
+    _secret, inner, comment = bcdice_text.prepared(system, command)
+    repeated = f"x{count} {'S' if secret else ''}{inner}"
+    state = request.app.state
+    try:
+        made = await run_in_threadpool(
+            lambda: api_roll(state.db, state.campaign, holder, repeated, comment, state.dice(), share=share)
+        )
+    except BadInput:
+        return refusal("unsupported command")
+    except ShareReused:  # the share's dice would repeat: a fresh one per request (docs/fair-dice.md)
+        return refusal("share already used")
+    except CampaignError as refused:
+        return refusal(str(refused))
+    answers = [roll_answer(system, entry, secret=secret) for entry in made["entries"]]
     return _answer(
         {
             "ok": True,

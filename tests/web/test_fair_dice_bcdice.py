@@ -87,3 +87,26 @@ def test_an_original_table_with_a_share_is_provable(gurps):
     a, b = entry["dice"]
     assert answer.json()["text"] == f"飲み物表({a}{b}) ＞ 飲み物{a}{b}"
     assert gurps.json("history", "verify")["fair"]["checked"] == 1
+
+
+def test_a_repeat_with_a_share_is_one_request_every_roll_provable(gurps):
+    """A repeat is one request: its share makes every roll of it, and it is spent once."""
+    path = token(gurps, "aki-bot", "--player", "Aki", "--character", "鈴音")
+    commit = start_fair(gurps)
+    with served(gurps.db) as base, httpx.Client(base_url=base + path, timeout=30) as bot:
+        answer = bot.get("v2/game_system/GURPS/roll", params={"command": "x3 3D6<=12", "share": SHARE_A})
+        before = _last(gurps)["seq"]
+        again = bot.get("v2/game_system/GURPS/roll", params={"command": "x2 3D6", "share": SHARE_A})
+        assert (again.status_code, again.json()) == (400, {"ok": False, "reason": "share already used"})
+        assert _last(gurps)["seq"] == before
+    assert answer.status_code == 200, answer.text
+    seqs = answer.json()["campaign_seqs"]
+    entries = [gurps.json("history", "show", str(seq)) for seq in seqs]
+    assert len(entries) == 3 and all(e["fairness"] == "provable" for e in entries)
+    assert all(e["detail"]["fair"]["share"] == SHARE_A for e in entries)
+    seed = end_fair(gurps, commit)
+    dice = [face for entry in entries for face in entry["dice"]]
+    assert dice == [face_v2(seed, SHARE_A, i, 6) for i in range(9)]
+    assert [die["value"] for die in answer.json()["rands"]] == dice
+    report = gurps.json("history", "verify")
+    assert report["ok"] and report["fair"]["checked"] == 3 and report["fair"]["pending"] == 0
