@@ -268,3 +268,50 @@ def test_the_pages_judge_is_the_rules_judge(browser, tmp_path):
     got = page.evaluate("cases => cases.map(([r, t, g, s]) => fairRecompute.judge(r, t, g, s))", cases)
     assert got == [judge_success(r, t, g, sorcery=s).outcome for r, t, g, s in cases]
     page.close()
+
+
+def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser, tmp_path):
+    """recompute.js over tests/unit/test_fair_rules_agree.py's table (several terms,
+    arithmetic, success rolls, table look-ups, fright checks and their table rolls): every
+    record the engine writes follows; each with a result changed (total, outcome, margin,
+    a die, a table's raw, row or modifier) fails, as it fails campaign/fair_check.py."""
+    import campaign.fair_check as fair_check
+    from tests.unit.test_fair_rules_agree import FRIGHTS, TABLE, TABLE_LOOKUPS, _fright, _lookup, _record
+
+    groups = [[_record(*row)] for row in TABLE]
+    groups += [[_lookup(*row)] for row in TABLE_LOOKUPS]
+    groups += [_fright(*row) for row in FRIGHTS]
+    forged: list[list[dict]] = []
+    for records in groups:
+        record = records[-1]
+        changes = [{"total": record["total"] + 1}, {"dice": [*record["dice"], 1]}]
+        if record["kind"] == "roll" and record["outcome"] is not None:
+            changes.append({"outcome": "failure" if record["outcome"] != "failure" else "success"})
+            changes.append({"margin": (record["margin"] or 0) + 1})
+        if "raw" in record["detail"]:
+            changes.append({"detail": {**record["detail"], "raw": record["detail"]["raw"] + 1}})
+            row = "entry" if record["kind"] == "table" else "range"
+            changes.append({"detail": {**record["detail"], row: [41, 41]}})
+            added = "modifier" if record["kind"] == "table" else "margin_added"
+            if record["kind"] == "fright":  # a margin of failure the check did not give
+                bumped = record["detail"][added] + 1
+                detail = {**record["detail"], added: bumped, "raw": sum(record["dice"]) + bumped}
+                changes.append({"detail": detail, "expression": f"FEAR+{bumped}"})
+        for change in changes:
+            forged.append([*records[:-1], {**record, **change}])
+    assert all(fair_check.check_records(records)["ok"] for records in groups)
+    assert not any(fair_check.check_records(records)["ok"] for records in forged)
+    page = _page_with_scripts(browser, tmp_path)
+    follows = """groups => groups.map(records => {
+        const bySeq = {};
+        records.forEach(r => { bySeq[r.seq] = r; });
+        return records.map(r => fairRecompute.follows(r, bySeq[r.parent_seq]));
+    })"""
+    honest = page.evaluate(follows, groups)
+    assert honest == [[""] * len(records) for records in groups]
+    assert len(forged) > 150
+    for records, found in zip(forged, page.evaluate(follows, forged), strict=True):
+        assert any(found), records  # a problem line for some record of the group
+        assert found[-1] or records[-1]["kind"] == "fright", records  # the fright's parent may name it
+        assert all(line is None or line == "" or line.startswith("entry #") for line in found)
+    page.close()
