@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeGuard
 
 COMMIT, REVEAL, ABANDON = "seed_commit", "seed_reveal", "seed_abandon"
+JUDGED_KINDS = ("roll", "fright", "table")  # whose results judge() recomputes from their dice
 
 USAGE = "usage: python fair_check.py [--lang ja|en] PROOF.json"
 HOLD = "fair dice hold: {checked} entries recomputed from {revealed} revealed seeds ({pending} wait for their seed)"
@@ -286,7 +287,7 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
         known.read(seq, record.get("kind"), detail)
         if isinstance(detail.get("fair"), dict):
             fair_entries.append(record)
-        if record.get("kind") in ("roll", "fright"):
+        if record.get("kind") in JUDGED_KINDS:
             judged.append(record)
     counts = {"checked": 0, "pending": 0, "abandoned": 0}
     runs: dict[tuple[Any, ...], int] = {}
@@ -300,8 +301,14 @@ def _judge_all(records: list[dict[str, Any]]) -> int:
     expressions and dice, and a record that differs only in its seq is judged alike
     (the first of them, in seq order, is the one a failure names)."""
     seen: dict[object, bool] = {}
+    frights: dict[int, dict[str, Any]] = {}  # fright checks by seq: their table adds their margin
     count = 0
     for record in records:
+        if record.get("kind") == "fright":
+            if record.get("parent_seq") is None:
+                frights[record["seq"]] = record
+            else:
+                _fright_margin(record, frights)
         key = _judge_key(record)
         if key is None:
             count += judge(record)
@@ -313,7 +320,10 @@ def _judge_all(records: list[dict[str, Any]]) -> int:
 
 
 def _judge_key(record: dict[str, Any]) -> object:
-    """What judge() reads of a record, hashable and typed (True is not 1), or None."""
+    """What judge() reads of a record, hashable and typed (True is not 1), or None (a
+    table look-up, or a sub-entry, reads more of its detail: judged on its own)."""
+    if record.get("kind") == "table" or (record.get("kind") == "fright" and record.get("parent_seq") is not None):
+        return None
     detail = record.get("detail")
     gurps = detail.get("gurps") if isinstance(detail, dict) else None
     marks = (gurps.get("automatic"), gurps.get("sorcery")) if isinstance(gurps, dict) else gurps
@@ -402,23 +412,243 @@ def _fair_entry(record: dict[str, Any], known: _Seeds, runs: dict[tuple[Any, ...
 
 
 # --- Judged results: total, outcome and margin follow from the dice ----------------------
-# The rules the roll used (docs/rules.md "Success roll"), for the expressions a checker can
-# recompute alone: one dice term NdM, optionally keeping the highest or lowest k (KHk,
-# KLk), plus or minus whole numbers, optionally compared with a target. A roll
-# judged as a GURPS success roll (3D6[+-k]<=N with detail.gurps, or a fright check) gets
-# its criticals; any other comparison is plain success or failure. Other shapes (several
-# terms, repeats, barabara dice, table look-ups) are not judged here.
-_EXPRESSION = re.compile(
-    r"([1-9]\d{0,2})D([1-9]\d{0,5})(?:(KH|KL)([1-9]\d{0,2}))?((?:[+-]\d{1,9})*)(?:(<=|>=|<>|<|>|=)(-?\d{1,9}))?"
-)
+# The rules the roll used (docs/rules.md "Success roll", "Fright check"), for what a checker
+# can recompute alone:
+#   an arithmetic roll as the dice engine reads it (its expression as recorded: dice terms
+#   NdM, Dm, Nd, D66, NdMKHk / NdMKLk, whole numbers, + - * / with / rounding down, and
+#   parentheses, optionally compared with a fixed target): the dice are the terms' faces in
+#   the order written. A GURPS success roll (3D6[+-k]<=N with detail.gurps, or a fright
+#   check) gets its criticals; any other comparison is plain success or failure.
+#   a table look-up (`table roll`, a table's reroll, the fright table): 3d6 plus the
+#   modifier (the fright table: the check's margin of failure), clamped only by the two
+#   tables a modifier can push out of 3..18, and the row recorded holds the result.
+# Repeats (xN), barabara dice (nBm), the dice an entry's text names and rolls read from a
+# chat log are not judged here; their dice are still the derived faces when fair.
+_COMPARISONS = ("<=", "=<", ">=", "=>", "<>", "!=", "<", ">", "=")
+_SAME = {"=<": "<=", "=>": ">=", "<>": "!="}
 _COMPARE = {
     "<=": lambda a, b: a <= b,
     ">=": lambda a, b: a >= b,
     "<": lambda a, b: a < b,
     ">": lambda a, b: a > b,
     "=": lambda a, b: a == b,
-    "<>": lambda a, b: a != b,
+    "!=": lambda a, b: a != b,
 }
+_CLAMPED = {"FEAR": (4, 40), "REACT": (0, 19)}  # the modifiable tables' ranges (seeds/fear.toml, react.toml)
+_NESTING = 32  # campaign.core.dice_tree.MAX_NESTING
+
+
+class _NotJudged(Exception):
+    """The expression is not one this checker reads (see above)."""
+
+
+class _Expression:
+    """A recorded expression parsed as the dice engine parses it: a tree of tuples
+    ("n", value), ("d", count, sides, keep, kept), ("d66",), ("neg", node),
+    ("sum", ((sign, node), ...)) and ("mul", first, ((operator, node), ...)), with
+    dice-free parts folded to numbers as the engine folds them."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.depth = text, 0, 0
+
+    def parse(self) -> tuple[Any, str | None, int | None]:
+        """(left side, comparison, target); _NotJudged when the text is another shape."""
+        text = self.text
+        if not text or " " in text or "B" in re.split(r"[<>=!]", text)[0]:
+            raise _NotJudged
+        left = self.sum()
+        if left[0] == "n":
+            raise _NotJudged  # no dice
+        comparison = target = None
+        if self.pos < len(text):
+            comparison = next((c for c in _COMPARISONS if text.startswith(c, self.pos)), None)
+            if comparison is None:
+                raise _NotJudged
+            self.pos += len(comparison)
+            comparison = _SAME.get(comparison, comparison)
+            right = self.sum()
+            if right[0] != "n":
+                raise _NotJudged
+            target = right[1]
+        if self.pos != len(text):
+            raise _NotJudged
+        return left, comparison, target
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def sum(self) -> Any:
+        terms = [(1, self.product())]
+        while self.peek() in ("+", "-"):
+            sign = 1 if self.text[self.pos] == "+" else -1
+            self.pos += 1
+            terms.append((sign, self.product()))
+        if len(terms) == 1:
+            return terms[0][1]
+        if all(node[0] == "n" for _, node in terms):
+            return ("n", sum(sign * node[1] for sign, node in terms))
+        return ("sum", tuple(terms))
+
+    def product(self) -> Any:
+        first, rest = self.unary(), []
+        while self.peek() in ("*", "/"):
+            operator = self.text[self.pos]
+            self.pos += 1
+            rest.append((operator, self.unary()))
+        if not rest:
+            return first
+        if first[0] == "n" and all(node[0] == "n" for _, node in rest):
+            value = first[1]
+            for operator, node in rest:
+                if operator == "/" and node[1] == 0:
+                    raise _NotJudged
+                value = value * node[1] if operator == "*" else value // node[1]
+            return ("n", value)
+        return ("mul", first, tuple(rest))
+
+    def unary(self) -> Any:
+        char = self.peek()
+        if char not in ("+", "-"):
+            return self.dice_or_atom()
+        self.enter()
+        self.pos += 1
+        operand = self.unary()
+        self.depth -= 1
+        if char == "+":
+            return operand
+        return ("n", -operand[1]) if operand[0] == "n" else ("neg", operand)
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > _NESTING:
+            raise _NotJudged
+
+    def dice_or_atom(self) -> Any:
+        if self.peek() == "D":
+            return self.dice(None)
+        atom = self.atom()
+        if self.peek() != "D":
+            return atom
+        if atom[0] != "n":
+            raise _NotJudged
+        return self.dice(atom[1])
+
+    def dice(self, count: int | None) -> Any:
+        self.pos += 1
+        text = self.text
+        if count is None and text.startswith("66", self.pos) and not text[self.pos + 2 : self.pos + 3].isdigit():
+            self.pos += 2
+            return ("d66",)
+        if self.peek().isdigit() or self.peek() == "(":
+            sides = self.fixed()
+        elif count is None:
+            raise _NotJudged
+        else:
+            sides = 6
+        count = 1 if count is None else count
+        if not (1 <= count <= 1000 and 1 <= sides <= 1000):
+            raise _NotJudged
+        keep, kept = None, None
+        if self.peek() == "K":
+            keep = text[self.pos : self.pos + 2]
+            if keep not in ("KH", "KL"):
+                raise _NotJudged
+            self.pos += 2
+            kept = self.fixed() if self.peek().isdigit() or self.peek() == "(" else 1
+            if not 1 <= kept <= count:
+                raise _NotJudged
+        return ("d", count, sides, keep, kept)
+
+    def fixed(self) -> int:
+        node = self.atom()
+        if node[0] != "n":
+            raise _NotJudged
+        return int(node[1])
+
+    def atom(self) -> Any:
+        found = re.match(r"\d+", self.text[self.pos :])
+        if found:
+            self.pos += found.end()
+            return ("n", int(found.group()))
+        if self.peek() != "(":
+            raise _NotJudged
+        self.enter()
+        self.pos += 1
+        inner = self.sum()
+        if self.peek() != ")":
+            raise _NotJudged
+        self.pos += 1
+        self.depth -= 1
+        return inner
+
+
+_PARSED: dict[str, Any] = {}  # a ledger repeats the same few expressions
+
+
+def _parsed(text: str) -> tuple[Any, str | None, int | None, tuple[tuple[int, int], ...]] | None:
+    """(left side, comparison, target, dice terms) of an expression, or None (not judged)."""
+    if text in _PARSED:
+        return _PARSED[text]  # type: ignore[no-any-return]
+    try:
+        left, comparison, target = _Expression(text).parse()
+        found: Any = (left, comparison, target, tuple(_terms(left)))
+    except (_NotJudged, RecursionError):
+        found = None
+    if len(_PARSED) < 4096:
+        _PARSED[text] = found
+    return found  # type: ignore[no-any-return]
+
+
+def _terms(node: Any) -> list[tuple[int, int]]:
+    """(count, sides) of every dice term, in the order the engine rolls them."""
+    kind = node[0]
+    if kind == "d":
+        return [(node[1], node[2])]
+    if kind == "d66":
+        return [(2, 6)]
+    if kind == "neg":
+        return _terms(node[1])
+    if kind == "sum":
+        return [term for _, part in node[1] for term in _terms(part)]
+    if kind == "mul":
+        return _terms(node[1]) + [term for _, part in node[2] for term in _terms(part)]
+    return []
+
+
+def _value(node: Any, faces: list[int]) -> int:
+    """The node's value, taking its dice from the front of `faces`."""
+    kind = node[0]
+    if kind == "n":
+        return int(node[1])
+    if kind == "d":
+        count, keep, kept = node[1], node[3], node[4]
+        taken = [faces.pop(0) for _ in range(count)]
+        return sum(sorted(taken, reverse=keep == "KH")[:kept] if keep else taken)
+    if kind == "d66":
+        tens, ones = faces.pop(0), faces.pop(0)
+        return tens * 10 + ones
+    if kind == "neg":
+        return -_value(node[1], faces)
+    if kind == "sum":
+        return sum(sign * _value(part, faces) for sign, part in node[1])
+    value = _value(node[1], faces)
+    for operator, part in node[2]:
+        right = _value(part, faces)
+        if operator == "/" and right == 0:
+            raise _NotJudged
+        value = value * right if operator == "*" else value // right
+    return value
+
+
+def _success_roll(node: Any) -> bool:
+    """Whether the left side is 3D6[+-k], the one shape a GURPS success roll judges."""
+    if node[0] == "d":
+        return bool(node[1:] == (3, 6, None, None))
+    if node[0] != "sum":
+        return False
+    dice = [part for sign, part in node[1] if part[0] != "n"]
+    signs = [sign for sign, part in node[1] if part[0] != "n"]
+    return len(dice) == 1 and signs == [1] and dice[0][:4] == ("d", 3, 6, None) and dice[0][4] is None
 
 
 def gurps_outcome(raw: int, total: int, target: int, sorcery: bool = False) -> str:
@@ -433,36 +663,51 @@ def gurps_outcome(raw: int, total: int, target: int, sorcery: bool = False) -> s
     return "success" if total <= target else "failure"
 
 
+def _dice_fit(dice: list[Any], terms: Iterable[tuple[int, int]]) -> bool:
+    sides = [side for count, side in terms for _ in range(count)]
+    return len(dice) == len(sides) and all(_is_int(face) and 1 <= face <= side for face, side in zip(dice, sides))
+
+
+def _miscounted(terms: Iterable[tuple[int, int]]) -> dict[str, Any]:
+    """What the "rolls {count} d{sides}" line names: the dice count, and their sides when one."""
+    sides = {side for _, side in terms}
+    return {"count": sum(count for count, _ in terms), "sides": sides.pop() if len(sides) == 1 else "?"}
+
+
 def judgement(record: dict[str, Any]) -> dict[str, Any] | None:
-    """What the entry's dice, expression and target give: {"count", "sides", "total",
-    "target", "outcome", "margin", "automatic"?}; None when its expression is not one
-    this checker recomputes (see above). Its dice are not read: `judge` compares."""
+    """What the entry's dice, expression and target give: {"count", "sides", "total", ...
+    every recorded field they decide, by name ("detail.raw" for a field of detail)}; only
+    {"count", "sides"} when the dice do not fit the expression; None when the entry is not
+    one this checker recomputes (see above). `judge` compares."""
     kind, detail = record.get("kind"), record.get("detail")
     detail = detail if isinstance(detail, dict) else {}
-    fright = kind == "fright" and record.get("parent_seq") is None
-    found = _EXPRESSION.fullmatch(str(record.get("expression") or ""))
     dice = record.get("dice")
-    if not (kind == "roll" or fright) or found is None or not isinstance(dice, list):
+    if not isinstance(dice, list) or str(record.get("source") or "").startswith(("ccfolia", "import")):
+        return None  # no dice, or read from a chat log: BCDice judged it there, by its own rules
+    if kind == "table" or (kind == "fright" and detail.get("purpose") == "table"):
+        return _table_judgement(record, detail, dice)
+    if not (kind == "roll" or (kind == "fright" and record.get("parent_seq") is None)):
         return None
-    if str(record.get("source") or "").startswith(("ccfolia", "import")):
-        return None  # read from a chat log: BCDice judged it there, by its own rules
-    count, sides, keep, kept, mods, comparison, target = found.groups()
-    count, sides = int(count), int(sides)
-    if len(dice) != count or not all(_is_int(face) and 1 <= face <= sides for face in dice):
-        return {"count": count, "sides": sides}
-    ranked = sorted(dice, reverse=keep == "KH")[: int(kept)] if keep else dice
-    raw = sum(ranked)
-    total = raw + sum(int(term) for term in re.findall(r"[+-]\d+", mods))
-    shown: dict[str, Any] = {"count": count, "sides": sides, "total": total, "target": None}
-    shown.update(outcome=None, margin=None)
+    parsed = _parsed(str(record.get("expression") or ""))
+    if parsed is None:
+        return None
+    left, comparison, target, terms = parsed
+    try:
+        if not _dice_fit(dice, terms):
+            return _miscounted(terms)
+        total = _value(left, list(dice))
+    except _NotJudged:
+        return None
+    shown: dict[str, Any] = {**_miscounted(terms), "total": total, "target": None, "outcome": None, "margin": None}
     if comparison is None:
         return shown
     gurps = detail.get("gurps")
     # a penalty (after waking) moves the target the roll was judged against: detail.gurps says which
-    goal = gurps["target"] if isinstance(gurps, dict) and _is_int(gurps.get("target")) else int(target)
+    goal: int = gurps["target"] if isinstance(gurps, dict) and _is_int(gurps.get("target")) else int(target or 0)
     shown["target"] = goal
-    if (isinstance(gurps, dict) or fright) and (count, sides, keep, comparison) == (3, 6, None, "<="):
+    if (isinstance(gurps, dict) or kind == "fright") and comparison == "<=" and _success_roll(left):
         sorcery = isinstance(gurps, dict) and gurps.get("sorcery") is True
+        raw = sum(dice)
         outcome = gurps_outcome(raw, total, goal, sorcery)
         shown.update(outcome=outcome, margin=goal - total)
         if isinstance(gurps, dict):
@@ -473,9 +718,50 @@ def judgement(record: dict[str, Any]) -> dict[str, Any] | None:
     return {**shown, "outcome": outcome, "margin": margin}
 
 
+def _table_judgement(record: dict[str, Any], detail: dict[str, Any], dice: list[Any]) -> dict[str, Any] | None:
+    """A table look-up: its result from its 3d6 and modifier, and the row that holds it."""
+    if record.get("kind") == "table":
+        name, added, row = detail.get("table"), detail.get("modifier"), detail.get("entry")
+        if not ("raw" in detail and "result" in detail) or "text_roll" in detail:
+            return None  # a reference table's or a BCDice table's roll, or an entry's text dice
+    else:  # the fright table's roll, under its fright check
+        name, added, row = detail.get("name"), detail.get("margin_added"), detail.get("range")
+    if not isinstance(name, str) or not _is_int(added):
+        return None
+    if not _dice_fit(dice, [(3, 6)]):
+        return {"count": 3, "sides": 6}
+    raw = sum(dice) + added
+    low, high = _CLAMPED.get(name, (raw, raw))
+    result = max(low, min(high, raw))
+    shown: dict[str, Any] = {"count": 3, "sides": 6, "total": result, "target": None, "outcome": None, "margin": None}
+    shown["detail.raw"] = raw
+    shown["expression"] = name + format(added, "+d") if added else name  # "FEAR+5", "REACT-1", "CRT"
+    if record.get("kind") == "table":
+        shown["detail.result"] = result
+        shown["row"] = ("detail.entry", row, result)
+    else:
+        shown.update({"detail.entry": result, "detail.dice": dice})
+        shown["row"] = ("detail.range", row, result)
+    return shown
+
+
+def _holds(row: object, result: int) -> bool:
+    return isinstance(row, list) and len(row) == 2 and all(_is_int(v) for v in row) and row[0] <= result <= row[1]
+
+
+def _field(record: dict[str, Any], name: str) -> object:
+    if name == "automatic":
+        gurps = (record.get("detail") or {}).get("gurps")
+        return isinstance(gurps, dict) and gurps.get("automatic") is True
+    if name.startswith("detail."):
+        detail = record.get("detail")
+        return detail.get(name[len("detail.") :]) if isinstance(detail, dict) else None
+    return record.get(name)
+
+
 def judge(record: dict[str, Any]) -> bool:
-    """Whether the entry was judged (its expression is one above); Unfair when its dice,
-    total, target, outcome, margin or automatic mark do not follow from them."""
+    """Whether the entry was judged (it is one of those above); Unfair when its dice,
+    total, target, outcome, margin, automatic mark or table row do not follow from them."""
     should = judgement(record)
     if should is None:
         return False
@@ -483,15 +769,35 @@ def judge(record: dict[str, Any]) -> bool:
     if "total" not in should:
         count = "entry #{seq}: {expression} rolls {count} d{sides}, its dice are {dice}"
         raise Unfair(seq, count, seq=seq, expression=record.get("expression"), dice=dice, **should)
-    gurps = (record.get("detail") or {}).get("gurps")
-    shown = {name: record.get(name) for name in ("total", "target", "outcome", "margin")}
-    if "automatic" in should:
-        shown["automatic"] = isinstance(gurps, dict) and gurps.get("automatic") is True
-    for name, value in shown.items():
-        if value != should[name] or isinstance(value, bool) != isinstance(should[name], bool):
-            wrong = "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
-            raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=dice, should=should[name])
+    wrong = "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
+    for name, want in should.items():
+        if name in ("count", "sides", "row"):
+            continue
+        value = _field(record, name)
+        if value != want or isinstance(value, bool) != isinstance(want, bool):
+            raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=dice, should=want)
+    if "row" in should:
+        name, row, result = should["row"]
+        if not _holds(row, result):
+            raise Unfair(seq, wrong, seq=seq, name=name, value=row, dice=dice, should=result)
     return True
+
+
+def _fright_margin(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:
+    """The fright table adds its check's margin of failure (docs/rules.md "Fright check"):
+    the check's own total and target, when the check is among the records."""
+    parent = parents.get(record.get("parent_seq"))  # type: ignore[arg-type]
+    detail = record.get("detail")
+    if parent is None or not isinstance(detail, dict) or detail.get("purpose") != "table":
+        return
+    total, target = parent.get("total"), parent.get("target")
+    if _is_int(total) and _is_int(target) and detail.get("margin_added") != max(0, total - target):
+        seq, dice = record["seq"], parent.get("dice")
+        wrong = "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
+        should = max(0, total - target)
+        raise Unfair(
+            seq, wrong, seq=seq, name="detail.margin_added", value=detail.get("margin_added"), dice=dice, should=should
+        )
 
 
 def check_bundle_file(path: str) -> dict[str, Any]:

@@ -20,10 +20,11 @@ from sqlalchemy.orm import Session
 from campaign import ledger
 from campaign.db.models import Campaign
 from campaign.errors import DataError
+from campaign.fair_check import JUDGED_KINDS
 from campaign.i18n import N_, _, language
 from campaign.services.fair_seeds import ABANDON, COMMIT, GM, REVEAL
 
-CHECKED_KINDS = (COMMIT, REVEAL, ABANDON, "roll", "fright")  # what fair_check reads besides fair entries
+CHECKED_KINDS = (COMMIT, REVEAL, ABANDON, *JUDGED_KINDS)  # what fair_check reads besides fair entries
 IMPORTED_WITHOUT_SEED = N_("imported without its seed (seeds are never exported)")
 
 

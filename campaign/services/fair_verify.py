@@ -38,33 +38,33 @@ class FairCheck:
 
 
 SEED_KINDS = ("seed_commit", "seed_reveal", "seed_abandon")
-JUDGED_KINDS = ("roll", "fright")  # whose results fair_check.judge recomputes from their dice
+WHOLE_KINDS = ("fright", "table")  # judged from more of their detail (a table's row, the check's margin): read whole
 
 
 def _records(session: Session, campaign_id: int, repeats: list[tuple[dict[str, Any], int]]) -> Iterator[dict[str, Any]]:
     """What fair_check reads, in seq order: the seed entries and fair entries whole, and
-    every roll and fright check as the few fields a judgement reads. On SQLite the rolls
-    come grouped (one per distinct roll, the first seq of each, read by SQLite's own JSON
+    fright checks and table look-ups whole, and every roll as the few fields a judgement
+    reads. On SQLite the rolls come grouped (one per distinct roll, the first seq of each, read by SQLite's own JSON
     functions); `repeats` then gets each with how many more it stands for. Elsewhere msgspec
     reads the fields (and skips the rest)."""
-    if session.get_bind().dialect.name == "sqlite" and JUDGED_KINDS:
-        whole = _rows(session, campaign_id, SEED_KINDS)
+    if session.get_bind().dialect.name == "sqlite":
+        whole = _rows(session, campaign_id, (*SEED_KINDS, *WHOLE_KINDS))
         return heapq.merge(whole, _distinct_rolls(session, campaign_id, repeats), key=lambda r: r["seq"])
-    return _rows(session, campaign_id, (*SEED_KINDS, *JUDGED_KINDS))
+    return _rows(session, campaign_id, (*SEED_KINDS, *WHOLE_KINDS, "roll"))
 
 
 def _rows(session: Session, campaign_id: int, kinds: tuple[str, ...]) -> Iterator[dict[str, Any]]:
     names = ", ".join(f":k{n}" for n in range(len(kinds)))
     rows = session.execute(
         text(
-            f"SELECT record FROM ledger WHERE campaign_id = :c AND (kind IN ({names}) OR record LIKE :fair) "
+            f"SELECT record, kind FROM ledger WHERE campaign_id = :c AND (kind IN ({names}) OR record LIKE :fair) "
             "ORDER BY seq"
         ),
         {"c": campaign_id, "fair": FAIR_LIKE, **{f"k{n}": kind for n, kind in enumerate(kinds)}},
     )
     light = _light_reader()
-    for (raw,) in rows:
-        if '"fair":{' in raw or '"kind":"seed_' in raw:
+    for raw, kind in rows:
+        if kind != "roll" or '"fair":{' in raw:
             yield json.loads(raw)
             continue
         try:
@@ -80,7 +80,7 @@ _JUDGED_PATHS = ("expression", "dice", "total", "target", "outcome", "margin", "
 _GROUPED = text(
     "SELECT min(seq) AS first, count(*) AS n, kind, parent_seq IS NULL AS top, json_extract(record, "
     + ", ".join(f"'$.{path}'" for path in _JUDGED_PATHS)
-    + ") AS fields FROM ledger WHERE campaign_id = :c AND kind IN ('roll', 'fright') "
+    + ") AS fields FROM ledger WHERE campaign_id = :c AND kind = 'roll' "
     "GROUP BY kind, top, fields ORDER BY first"
 )
 

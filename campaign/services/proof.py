@@ -28,6 +28,7 @@ from campaign.chain import MAX_DEPTH, Broken, Walk, strict_loads, too_deep
 from campaign.core.commitment import COMMITTED_FIELDS, matches
 from campaign.db.database import Database
 from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.fair_check import JUDGED_KINDS
 from campaign.i18n import N_, _, language
 from campaign.proofcheck import reason_text
 from campaign.services.common import campaign_named
@@ -290,7 +291,7 @@ def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
         kind = record.get("kind")
         if seq == first or kind in ("seal", "void", "reveal") or secret_of(record) is not None:
             records[seq] = record  # only what voids and reveals need: a long bundle stays small
-        if kind in ("seed_commit", "seed_reveal", "seed_abandon", "roll", "fright") or '"fair":{' in record_json:
+        if kind in ("seed_commit", "seed_reveal", "seed_abandon", *JUDGED_KINDS) or '"fair":{' in record_json:
             fair_records.append(record)  # fair dice recomputed, and rolls' results judged from their dice
         if kind == "seal":
             seals.append((seq, stored))

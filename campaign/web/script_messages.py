@@ -69,6 +69,7 @@ MESSAGES = (
     N_("entry #{seq}: its target {target} is not the expression's {should}"),
     N_("entry #{seq}: its dice {dice} make {should}, not the recorded {outcome}"),
     N_("entry #{seq}: its margin {margin} is not {should}"),
+    N_("entry #{seq}: its {name} is {value}, its dice {dice} give {should}"),
     N_("no outcome"),
     # receipts.js: this device's receipts of its fair rolls
     N_(

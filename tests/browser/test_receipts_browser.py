@@ -8,6 +8,7 @@ entries written are exactly what the stock code writes, except for the input cho
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -62,6 +63,32 @@ def _extra_draw(monkeypatch):
     monkeypatch.setattr(fair_seeds.FairDice, "entry_fair", entry_fair)
 
 
+def _changed_die(monkeypatch):
+    """Dice that are the recorded draws one for one, but not the derived faces: the first
+    die of the request shows another face than the seed gives, recorded as its draw."""
+    real = fair_seeds.FairDice.roll
+
+    def roll(self, sides):
+        face = real(self, sides)
+        if len(self.draws) == 1:
+            face = face % sides + 1
+            self.draws[0][1] = face
+        return face
+
+    monkeypatch.setattr(fair_seeds.FairDice, "roll", roll)
+
+
+def _several_terms_otherwise(monkeypatch):
+    """Honest dice of several terms, with a total one more than they give."""
+    real = dice._roll_arithmetic
+
+    def arithmetic(spec, text, source, gurps, comment, sorcery=False):
+        honest = real(spec, text, source, gurps, comment, sorcery)
+        return dataclasses.replace(honest, total=honest.total + 1)
+
+    monkeypatch.setattr(dice, "_roll_arithmetic", arithmetic)
+
+
 def _judged_otherwise(monkeypatch):
     """Honest dice, judged as if they had made the opposite: a success recorded as the
     critical failure of an 18, a failure as the critical success of a 3."""
@@ -89,11 +116,13 @@ def test_the_receipts_check_names_every_forged_entry(browser, tmp_path, monkeypa
             ("replaced share", _replaced_share),
             # (a base seq of the server's choice is no attack on v2 dice: no seq goes into them)
             ("extra draw", _extra_draw),
+            ("changed die", _changed_die),
             ("judged otherwise", _judged_otherwise),
+            ("several terms otherwise", _several_terms_otherwise),
         ]:
             with monkeypatch.context() as patch:
                 attack(patch)
-                forged[name] = _roll(aki, "3D6<=12")
+                forged[name] = _roll(aki, "2D6+1D6+3>=10" if name == "several terms otherwise" else "3D6<=12")
         # the replaced share is seen at once, from the answer alone
         assert aki.is_visible("#receipts-warning")
         warning = aki.text_content("#receipts-warning")
@@ -104,11 +133,11 @@ def test_the_receipts_check_names_every_forged_entry(browser, tmp_path, monkeypa
         other = phone.post("/api/rolls", {"command": "2D6", "character": "鈴音", "share": "0f" * 32}).json()
         phone.close()
         receipts = aki.evaluate("fairReceipts.load()")
-        assert [r["share"] for r in receipts][0] == honest["share"] and len(receipts) == 4
+        assert [r["share"] for r in receipts][0] == honest["share"] and len(receipts) == 6
         assert all(len(r["share"]) == 64 and r["answer"]["entries"] for r in receipts)
 
         before = aki.evaluate("fairReceipts.checkNow()")  # before the reveal: the answers against the chain
-        assert (before["pending"], before["derived"]) == (4, 0)
+        assert (before["pending"], before["derived"]) == (6, 0)
         seed = cli.json("scenario", "end")["seed_reveal"]["seed"]
         aki.click("#receipts-check")
         aki.wait_for_selector("#receipts-status[data-status='fail']")
@@ -124,6 +153,20 @@ def test_the_receipts_check_names_every_forged_entry(browser, tmp_path, monkeypa
         assert any(
             f"entry #{extra['seq']}: its dice 1,1,1 are not the derived draws" in p for p in by_seq[extra["seq"]]
         )
+        changed = forged["changed die"]
+        fair = changed["entries"][0]["fair"]
+        assert changed["dice"] == [face for _, face in fair["draws"]]  # the dice are the recorded draws
+        should = face_v2(seed, fair["share"], fair["from"], 6)
+        assert by_seq[changed["seq"]] == [
+            f"entry #{changed['seq']}: die 1 (d6) shows {changed['dice'][0]}, the seed gives {should}: "
+            "the die was changed"
+        ]
+        several = forged["several terms otherwise"]
+        shown = ",".join(map(str, several["dice"]))
+        assert by_seq[several["seq"]] == [
+            f"entry #{several['seq']}: its dice {shown} make {sum(several['dice']) + 3}, "
+            f"not the recorded total {several['total']}"
+        ]
         judged = forged["judged otherwise"]
         shown = ",".join(map(str, judged["dice"]))
         assert judged["outcome"] in ("critical_success", "critical_failure")
@@ -267,4 +310,51 @@ def test_the_pages_judge_is_the_rules_judge(browser, tmp_path):
     page = _page_with_scripts(browser, tmp_path)
     got = page.evaluate("cases => cases.map(([r, t, g, s]) => fairRecompute.judge(r, t, g, s))", cases)
     assert got == [judge_success(r, t, g, sorcery=s).outcome for r, t, g, s in cases]
+    page.close()
+
+
+def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser, tmp_path):
+    """recompute.js over tests/unit/test_fair_rules_agree.py's table (several terms,
+    arithmetic, success rolls, table look-ups, fright checks and their table rolls): every
+    record the engine writes follows; each with a result changed (total, outcome, margin,
+    a die, a table's raw, row or modifier) fails, as it fails campaign/fair_check.py."""
+    import campaign.fair_check as fair_check
+    from tests.unit.test_fair_rules_agree import FRIGHTS, TABLE, TABLE_LOOKUPS, _fright, _lookup, _record
+
+    groups = [[_record(*row)] for row in TABLE]
+    groups += [[_lookup(*row)] for row in TABLE_LOOKUPS]
+    groups += [_fright(*row) for row in FRIGHTS]
+    forged: list[list[dict]] = []
+    for records in groups:
+        record = records[-1]
+        changes = [{"total": record["total"] + 1}, {"dice": [*record["dice"], 1]}]
+        if record["kind"] == "roll" and record["outcome"] is not None:
+            changes.append({"outcome": "failure" if record["outcome"] != "failure" else "success"})
+            changes.append({"margin": (record["margin"] or 0) + 1})
+        if "raw" in record["detail"]:
+            changes.append({"detail": {**record["detail"], "raw": record["detail"]["raw"] + 1}})
+            row = "entry" if record["kind"] == "table" else "range"
+            changes.append({"detail": {**record["detail"], row: [41, 41]}})
+            added = "modifier" if record["kind"] == "table" else "margin_added"
+            if record["kind"] == "fright":  # a margin of failure the check did not give
+                bumped = record["detail"][added] + 1
+                detail = {**record["detail"], added: bumped, "raw": sum(record["dice"]) + bumped}
+                changes.append({"detail": detail, "expression": f"FEAR+{bumped}"})
+        for change in changes:
+            forged.append([*records[:-1], {**record, **change}])
+    assert all(fair_check.check_records(records)["ok"] for records in groups)
+    assert not any(fair_check.check_records(records)["ok"] for records in forged)
+    page = _page_with_scripts(browser, tmp_path)
+    follows = """groups => groups.map(records => {
+        const bySeq = {};
+        records.forEach(r => { bySeq[r.seq] = r; });
+        return records.map(r => fairRecompute.follows(r, bySeq[r.parent_seq]));
+    })"""
+    honest = page.evaluate(follows, groups)
+    assert honest == [[""] * len(records) for records in groups]
+    assert len(forged) > 150
+    for records, found in zip(forged, page.evaluate(follows, forged), strict=True):
+        assert any(found), records  # a problem line for some record of the group
+        assert found[-1] or records[-1]["kind"] == "fright", records  # the fright's parent may name it
+        assert all(line is None or line == "" or line.startswith("entry #") for line in found)
     page.close()

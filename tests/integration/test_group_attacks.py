@@ -292,3 +292,71 @@ def test_a_raw_record_is_hashed_by_postgresql_itself(owned_group):
         prev = "ab" * 32
         digest = conn.execute("SELECT encode(sha256(convert_to(%s || %s, 'UTF8')), 'hex')", (prev, text)).fetchone()
     assert digest[0] == chain_hash(prev, text)
+
+
+FORGED_RESULTS = {
+    "[1,6,6] = 3 critical success": {
+        "expression": "3D6<=12",
+        "dice": [1, 6, 6],
+        "total": 3,
+        "target": 12,
+        "outcome": "critical_success",
+        "margin": 9,
+        "problem": "its total is 3, its dice [1, 6, 6] give 13",
+    },
+    "several terms": {
+        "expression": "2D6+1D6+3>=10",
+        "dice": [1, 1, 1],
+        "total": 12,
+        "target": 10,
+        "outcome": "success",
+        "margin": 2,
+        "problem": "its total is 12, its dice [1, 1, 1] give 6",
+    },
+    "a table row of its choice": {
+        "kind": "table",
+        "expression": "CRT",
+        "dice": [1, 1, 2],
+        "total": 18,
+        "detail": {"table": "CRT", "modifier": 0, "raw": 18, "result": 18, "entry": [18, 18]},
+        "problem": "its total is 18, its dice [1, 1, 2] give 4",
+    },
+}
+
+
+@pytest.mark.parametrize("forged", list(FORGED_RESULTS), ids=list(FORGED_RESULTS))
+def test_the_gms_role_appends_a_result_its_dice_do_not_give_and_every_checker_fails(owned_group, forged, tmp_path):
+    """docs/fair-dice.md "Who can cheat": the GM's database role (the server's credential)
+    appends, by plain SQL, an entry in Aki's name through Aki's live session, of a shape
+    both triggers accept, whose result does not follow from its dice. `history verify`,
+    `proof check`, proofcheck.py and fair_check.py each name it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import campaign.fair_check as standalone_fair
+    import campaign.proofcheck as standalone_proof
+
+    session = _session(owned_group, "Aki")
+    fields = dict(FORGED_RESULTS[forged])
+    problem = fields.pop("problem")
+    detail = {**fields.pop("detail", {}), "via": {"session": session}}
+    with owned_group.raw("GM") as conn:
+        values = forged_row(conn, record={"actor": "Aki", "character": "鈴音", "detail": detail, **fields})
+        insert(conn, values)  # both triggers accept it: the chain links, the row is its record's
+    seq = values["seq"]
+    line = f"entry #{seq}: {problem}"
+    owner = owned_group.owner
+    assert owner.json("history", "show", str(seq))["actor"] == "Aki"
+    verified = owner.json("history", "verify", expect=1)
+    assert (verified["ok"], verified["fair"]["seq"], verified["fair"]["problem"]) == (False, seq, line)
+
+    owner.run("history", "seal")  # a seal covers what is there; it judges nothing
+    bundle = tmp_path / "proof.json"
+    owner.run("history", "proof", str(seq), "-o", str(bundle))
+    assert f"fair dice: {line}" in owner.error("proof", "check", str(bundle), code=1)
+    for checker in (standalone_proof, standalone_fair):  # each copied alone, run isolated
+        alone = tmp_path / Path(checker.__file__).name
+        alone.write_bytes(Path(checker.__file__).read_bytes())
+        ran = subprocess.run([sys.executable, "-I", str(alone), str(bundle)], capture_output=True, text=True)
+        assert ran.returncode == 1 and line in ran.stderr, (checker.__name__, ran.stdout, ran.stderr)

@@ -1,6 +1,6 @@
 """A property of fair dice through the real table server: honest rolls of every shape
-(plain, several dice, kept dice, compared, repeated, reroll tables, a called fright check
-and its table) pass every checker, and changing any one hashed field of a fair entry
+(plain, several dice, kept dice, several terms and arithmetic, compared, repeated, reroll
+tables, a called fright check and its table) pass every checker, and changing any one hashed field of a fair entry
 (share, dice, total, outcome, margin, draws, index) fails every one.
 
 The checkers: `history verify` and `proof check` run campaign/fair_check.py's rules, and
@@ -23,7 +23,20 @@ from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
 from tests.integration.rawdb import raw_connection
 from tests.web.test_fair_dice_server import end_fair, start_fair, table  # noqa: F401 (fixture)
 
-COMMANDS = ["3D6<=12", "3D6", "2D6+3>=8", "4D6KH3", "1D20", "3D6+1<=10", "X3 3D6<=11", "CRT", "FMB", "HCRT"]
+COMMANDS = [
+    "3D6<=12",
+    "3D6",
+    "2D6+3>=8",
+    "4D6KH3",
+    "1D20",
+    "3D6+1<=10",
+    "X3 3D6<=11",
+    "CRT",
+    "FMB",
+    "HCRT",
+    "2D6+1D6+3>=10",
+    "(2D6+1)*2-1D4",
+]
 FIELDS = ("share", "dice", "total", "outcome", "margin", "draws", "index")
 _shares = iter(f"{n:064x}" for n in range(1, 10**6))
 
@@ -40,7 +53,7 @@ def _verdicts(records: list[dict]) -> tuple[bool, bool]:
 
 def _mutated(record: dict, field: str, seed: str) -> dict | None:
     """The record with `field` changed, or None when the field says nothing here (a
-    result that is not judged: a table look-up's total, say)."""
+    result that is not judged: a repeat's total, say)."""
     changed = copy.deepcopy(record)
     fair = changed["detail"]["fair"]
     judged = fair_check.judgement(record) is not None

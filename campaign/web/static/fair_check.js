@@ -102,8 +102,11 @@
     });
     var counts = { checked: 0, pending: 0, abandoned: 0 }, nextIndex = {};
     fairEntries.forEach(function (record) { checkFair(record, commits, seeds, abandoned, nextIndex, counts); });
+    var bySeq = {};
+    records.forEach(function (record) { bySeq[record.seq] = record; });
     records.forEach(function (record) {  // every checker recomputes: fair or not (recompute.js)
-      var problem = window.fairRecompute ? window.fairRecompute.follows(record) : null;
+      var parent = record.parent_seq === null || record.parent_seq === undefined ? undefined : bySeq[record.parent_seq];
+      var problem = window.fairRecompute ? window.fairRecompute.follows(record, parent) : null;
       if (problem) throw new Unfair(record.seq, problem);
     });
     return { revealed: Object.keys(seeds).length, checked: counts.checked, pending: counts.pending,

@@ -232,7 +232,8 @@
         problem(text("entry #{seq}: its dice {dice} are not the derived draws {faces}",
                      { seq: seq, dice: String(record.dice), faces: faces.join(",") }));
       }
-      var follows = window.fairRecompute ? window.fairRecompute.follows(record) : null;
+      var parent = entries.filter(function (other) { return other.seq === record.parent_seq; })[0];
+      var follows = window.fairRecompute ? window.fairRecompute.follows(record, parent) : null;
       if (follows) problem(follows);
       if (!v2) tally.v1 += 1;
       if (seeds.abandoned[fair.commit] !== undefined && seeds.seeds[fair.commit] === undefined) {

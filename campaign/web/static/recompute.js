@@ -4,38 +4,194 @@
  * A derived die proves only the die: a server that records [1,6,6] = 3 as a critical
  * success keeps every die honest and still lies about the roll. So the page's checks
  * (fair_check.js over the chain, receipts.js over this device's receipts) recompute what
- * a roll's dice imply, by the rules the roll used, for the expressions the table rolls:
+ * a roll's dice imply, by the rules the roll used, as campaign/fair_check.py does (the
+ * tests run one table of rolls through both):
  *
- *   NdM with + and - constants        total = the dice + the constants, no outcome
- *   NdM+c<=T (3d6, GURPS)             docs/rules.md "Success roll", as campaign/core/success.py:
- *                                     criticals compare the raw 3d6 with the target as
- *                                     written, the constant moves only the total; margin
- *                                     = target - total ("Sorcery rolls": 17 fumbles too)
- *   a fright check                    the same success roll (docs/rules.md "Fright check")
- *   the fright table's roll           total = its 3d6 + the margin of failure it adds,
- *                                     clamped into the table (only to its entry's bound)
+ *   an arithmetic roll           its expression read as the dice engine reads it: dice
+ *                                terms NdM, Dm, Nd, D66, NdMKHk / NdMKLk, whole numbers,
+ *                                + - * / (/ rounds down) and parentheses, optionally
+ *                                compared with a fixed target; the dice are the terms'
+ *                                faces in the order written
+ *   3D6+c<=T (GURPS), a fright   docs/rules.md "Success roll", as campaign/core/success.py:
+ *   check                        criticals compare the raw 3d6 with the target as
+ *                                written, the constant moves only the total; margin
+ *                                = target - total ("Sorcery rolls": 17 fumbles too)
+ *   a table look-up              its 3d6 plus the modifier (the fright table: its check's
+ *                                margin of failure), clamped only by the fright (4..40)
+ *                                and reaction (0..19) tables; the row named holds it
  *
- * Anything else (2d6 action checks with their terms, BCDice commands, repeats) is not
- * recomputed here: `follows(record)` answers null, and the dice alone are checked.
+ * Anything else (repeats, barabara dice, the dice an entry's text names, BCDice commands)
+ * is not recomputed here: `follows(record)` answers null, and the dice alone are checked.
  *
- *   fairRecompute.follows(record) -> null (not recomputable) | "" (follows) | problem text
+ *   fairRecompute.follows(record, parent) -> null (not recomputable) | "" (follows) | problem
+ *   (parent: the record's parent entry when the caller has it, else undefined)
  */
 (function () {
   "use strict";
   if (window.fairRecompute) return;
 
-  var PLAIN = /^(\d*)D(\d*)((?:[+-]\d+)*)(?:<=(-?\d+))?$/;  // 3D6, 1D, 2D6+1, 3D6-2<=12
+  var COMPARISONS = ["<=", "=<", ">=", "=>", "<>", "!=", "<", ">", "="];
+  var SAME = { "=<": "<=", "=>": ">=", "<>": "!=" };
+  var CLAMPED = { FEAR: [4, 40], REACT: [0, 19] };  // the modifiable tables' ranges (seeds/fear.toml, react.toml)
+  var NESTING = 32;  // campaign.core.dice_tree.MAX_NESTING
+  var NOT_JUDGED = {};
 
   function text(message, values) {
     return window.campaignText ? window.campaignText(message, values) : message;
   }
 
+  function isInt(value) { return typeof value === "number" && Math.floor(value) === value; }
   function sum(faces) { return faces.reduce(function (a, b) { return a + b; }, 0); }
+  function safe(value) {
+    if (!isInt(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) throw NOT_JUDGED;
+    return value;
+  }
 
-  function constants(spelled) {
-    var total = 0;
-    (spelled.match(/[+-]\d+/g) || []).forEach(function (part) { total += parseInt(part, 10); });
-    return total;
+  /** A recorded expression parsed as the dice engine parses it (fair_check.py `_Expression`):
+   * nodes {n}, {d, count, sides, keep, kept}, {d66}, {neg}, {sum: [[sign, node]]},
+   * {mul: first, rest: [[op, node]]}, dice-free parts folded to numbers. */
+  function parse(spelled) {
+    var pos = 0, depth = 0;
+    function peek() { return pos < spelled.length ? spelled.charAt(pos) : ""; }
+    function enter() { depth += 1; if (depth > NESTING) throw NOT_JUDGED; }
+    function isDigit(c) { return c >= "0" && c <= "9" && c !== ""; }
+    function atom() {
+      var found = /^\d+/.exec(spelled.slice(pos));
+      if (found) { pos += found[0].length; return { n: safe(parseInt(found[0], 10)) }; }
+      if (peek() !== "(") throw NOT_JUDGED;
+      enter(); pos += 1;
+      var inner = sumOf();
+      if (peek() !== ")") throw NOT_JUDGED;
+      pos += 1; depth -= 1;
+      return inner;
+    }
+    function fixed() { var node = atom(); if (!("n" in node)) throw NOT_JUDGED; return node.n; }
+    function dice(count) {
+      pos += 1;
+      if (count === null && spelled.substr(pos, 2) === "66" && !isDigit(spelled.charAt(pos + 2))) {
+        pos += 2;
+        return { d66: true };
+      }
+      var sides;
+      if (isDigit(peek()) || peek() === "(") sides = fixed();
+      else if (count === null) throw NOT_JUDGED;
+      else sides = 6;
+      count = count === null ? 1 : count;
+      if (!(count >= 1 && count <= 1000 && sides >= 1 && sides <= 1000)) throw NOT_JUDGED;
+      var keep = null, kept = null;
+      if (peek() === "K") {
+        keep = spelled.substr(pos, 2);
+        if (keep !== "KH" && keep !== "KL") throw NOT_JUDGED;
+        pos += 2;
+        kept = isDigit(peek()) || peek() === "(" ? fixed() : 1;
+        if (!(kept >= 1 && kept <= count)) throw NOT_JUDGED;
+      }
+      return { d: true, count: count, sides: sides, keep: keep, kept: kept };
+    }
+    function diceOrAtom() {
+      if (peek() === "D") return dice(null);
+      var node = atom();
+      if (peek() !== "D") return node;
+      if (!("n" in node)) throw NOT_JUDGED;
+      return dice(node.n);
+    }
+    function unary() {
+      var c = peek();
+      if (c !== "+" && c !== "-") return diceOrAtom();
+      enter(); pos += 1;
+      var operand = unary();
+      depth -= 1;
+      if (c === "+") return operand;
+      return "n" in operand ? { n: -operand.n } : { neg: operand };
+    }
+    function product() {
+      var first = unary(), rest = [];
+      while (peek() === "*" || peek() === "/") {
+        var op = peek();
+        pos += 1;
+        rest.push([op, unary()]);
+      }
+      if (!rest.length) return first;
+      if ("n" in first && rest.every(function (r) { return "n" in r[1]; })) {
+        var value = first.n;
+        rest.forEach(function (r) {
+          if (r[0] === "/" && r[1].n === 0) throw NOT_JUDGED;
+          value = safe(r[0] === "*" ? value * r[1].n : Math.floor(value / r[1].n));
+        });
+        return { n: value };
+      }
+      return { mul: first, rest: rest };
+    }
+    function sumOf() {
+      var terms = [[1, product()]];
+      while (peek() === "+" || peek() === "-") {
+        var sign = peek() === "+" ? 1 : -1;
+        pos += 1;
+        terms.push([sign, product()]);
+      }
+      if (terms.length === 1) return terms[0][1];
+      if (terms.every(function (t) { return "n" in t[1]; })) {
+        return { n: safe(terms.reduce(function (total, t) { return total + t[0] * t[1].n; }, 0)) };
+      }
+      return { sum: terms };
+    }
+    if (!spelled || spelled.indexOf(" ") >= 0 || spelled.split(/[<>=!]/)[0].indexOf("B") >= 0) throw NOT_JUDGED;
+    var left = sumOf(), comparison = null, target = null;
+    if ("n" in left) throw NOT_JUDGED;
+    if (pos < spelled.length) {
+      comparison = COMPARISONS.filter(function (c) { return spelled.substr(pos, c.length) === c; })[0];
+      if (!comparison) throw NOT_JUDGED;
+      pos += comparison.length;
+      comparison = SAME[comparison] || comparison;
+      var right = sumOf();
+      if (!("n" in right)) throw NOT_JUDGED;
+      target = right.n;
+    }
+    if (pos !== spelled.length) throw NOT_JUDGED;
+    return { left: left, comparison: comparison, target: target };
+  }
+
+  /** [count, sides] of every dice term, in the order the engine rolls them. */
+  function terms(node) {
+    if (node.d) return [[node.count, node.sides]];
+    if (node.d66) return [[2, 6]];
+    if (node.neg) return terms(node.neg);
+    if (node.sum) return [].concat.apply([], node.sum.map(function (t) { return terms(t[1]); }));
+    if (node.mul) return terms(node.mul).concat([].concat.apply([], node.rest.map(function (r) { return terms(r[1]); })));
+    return [];
+  }
+
+  /** The node's value, taking its dice from the front of `faces`. */
+  function value(node, faces) {
+    if ("n" in node) return node.n;
+    if (node.d) {
+      var taken = faces.splice(0, node.count);
+      if (node.keep) {
+        taken = taken.slice().sort(function (a, b) { return node.keep === "KH" ? b - a : a - b; }).slice(0, node.kept);
+      }
+      return sum(taken);
+    }
+    if (node.d66) { var pair = faces.splice(0, 2); return pair[0] * 10 + pair[1]; }
+    if (node.neg) return -value(node.neg, faces);
+    if (node.sum) {
+      return safe(node.sum.reduce(function (total, t) { return total + t[0] * value(t[1], faces); }, 0));
+    }
+    var result = value(node.mul, faces);
+    node.rest.forEach(function (r) {
+      var right = value(r[1], faces);
+      if (r[0] === "/" && right === 0) throw NOT_JUDGED;
+      result = safe(r[0] === "*" ? result * right : Math.floor(result / right));
+    });
+    return result;
+  }
+
+  /** Whether the left side is 3D6[+-k], the one shape a GURPS success roll judges. */
+  function successRoll(node) {
+    function plain3d6(n) { return n.d && n.count === 3 && n.sides === 6 && n.keep === null; }
+    if (node.d) return plain3d6(node);
+    if (!node.sum) return false;
+    var dicey = node.sum.filter(function (t) { return !("n" in t[1]); });
+    return dicey.length === 1 && dicey[0][0] === 1 && plain3d6(dicey[0][1]);
   }
 
   /** docs/rules.md "Success roll" (campaign/core/success.py `judge_success`), line for line. */
@@ -46,49 +202,82 @@
     return total <= target ? "success" : "failure";
   }
 
-  /** The fright table's result: its 3d6 plus the margin of failure, clamped into the table's
-   * range (campaign/core/fright.py); the record names the entry's range, and a clamped
-   * result can only be that range's bound. */
-  function tableTotal(raw, range, recorded) {
-    if (Array.isArray(range) && raw > range[1] && recorded === range[1]) return range[1];
-    if (Array.isArray(range) && raw < range[0] && recorded === range[0]) return range[0];
-    return raw;
+  function diceFit(dice, wanted) {
+    var sides = [];
+    wanted.forEach(function (t) { for (var i = 0; i < t[0]; i += 1) sides.push(t[1]); });
+    return dice.length === sides.length &&
+      dice.every(function (face, i) { return isInt(face) && face >= 1 && face <= sides[i]; });
   }
 
   function gurps(record) {
     var detail = record.detail || {};
-    return detail.gurps && typeof detail.gurps === "object" ? detail.gurps : {};
+    return detail.gurps && typeof detail.gurps === "object" ? detail.gurps : null;
+  }
+
+  /** A table look-up: its result from its 3d6 and modifier, and the row that holds it. */
+  function lookup(record, detail, parent) {
+    var name, added, row, rowName;
+    if (record.kind === "table") {
+      if (!("raw" in detail && "result" in detail) || "text_roll" in detail) return null;
+      name = detail.table; added = detail.modifier; row = detail.entry; rowName = "entry";
+    } else {
+      name = detail.name; added = detail.margin_added; row = detail.range; rowName = "range";
+    }
+    if (typeof name !== "string" || !isInt(added)) return null;
+    if (!diceFit(record.dice, [[3, 6]])) return { count: 3, sides: 6 };
+    var raw = sum(record.dice) + added, bounds = CLAMPED[name] || [raw, raw];
+    var result = Math.max(bounds[0], Math.min(bounds[1], raw));
+    var fields = [["raw", detail.raw, raw], ["expression", record.expression, added ? name + (added > 0 ? "+" : "") + added : name]];
+    if (record.kind === "table") fields.push(["result", detail.result, result]);
+    else fields.push(["entry", detail.entry, result]);
+    if (parent && isInt(parent.total) && isInt(parent.target)) {  // the fright check's own margin of failure
+      fields.unshift(["margin_added", added, Math.max(0, parent.total - parent.target)]);
+    }
+    return { count: 3, sides: 6, total: result, outcome: null, margin: null, fields: fields,
+             row: [rowName, row, result] };
   }
 
   /** What the record should hold, from its dice and expression; null when not recomputable. */
-  function expected(record) {
+  function expected(record, parent) {
     var dice = record.dice, detail = record.detail || {};
-    if (!Array.isArray(dice) || record.secret || (detail.repeats && detail.repeats.length)) return null;
-    if (record.kind === "fright" && detail.purpose === "table") {
-      var added = detail.margin_added;
-      if (typeof added !== "number" || dice.length !== 3) return null;
-      return { count: 3, sides: 6, total: tableTotal(sum(dice) + added, detail.range, record.total), outcome: null,
-               margin: null };
+    if (!Array.isArray(dice) || record.secret || /^(ccfolia|import)/.test(String(record.source || ""))) return null;
+    if (record.kind === "table" || (record.kind === "fright" && detail.purpose === "table")) {
+      return lookup(record, detail, parent);
     }
-    if (record.kind !== "roll" && record.kind !== "fright") return null;
-    var parts = PLAIN.exec(String(record.expression || "").toUpperCase());
-    if (!parts) return null;
-    var count = parts[1] === "" ? 1 : parseInt(parts[1], 10), sides = parts[2] === "" ? 6 : parseInt(parts[2], 10);
-    var total = sum(dice) + constants(parts[3]);
-    if (parts[4] === undefined) return { count: count, sides: sides, total: total, outcome: null, margin: null };
-    if (count !== 3 || sides !== 6) return null;
-    var target = parseInt(parts[4], 10);
-    return { count: 3, sides: 6, total: total, target: target, margin: target - total,
-             outcome: judge(sum(dice), total, target, gurps(record).sorcery === true) };
+    var fright = record.kind === "fright" && (record.parent_seq === null || record.parent_seq === undefined);
+    if (record.kind !== "roll" && !fright) return null;
+    var parsed, wanted, total;
+    try {
+      parsed = parse(String(record.expression || ""));
+      wanted = terms(parsed.left);
+      if (!diceFit(dice, wanted)) return { mismatch: true };
+      total = value(parsed.left, dice.slice());
+    } catch (problem) {
+      if (problem === NOT_JUDGED) return null;
+      throw problem;
+    }
+    var shown = { total: total, outcome: null, margin: null };
+    if (parsed.comparison === null) return shown;
+    var marks = gurps(record);
+    var goal = marks && isInt(marks.target) ? marks.target : parsed.target;
+    shown.target = goal;
+    if ((marks || fright) && parsed.comparison === "<=" && successRoll(parsed.left)) {
+      shown.outcome = judge(sum(dice), total, goal, !!marks && marks.sorcery === true);
+      shown.margin = goal - total;
+      return shown;
+    }
+    var c = parsed.comparison;
+    shown.outcome = (c === "<=" ? total <= goal : c === ">=" ? total >= goal : c === "<" ? total < goal :
+                     c === ">" ? total > goal : c === "=" ? total === goal : total !== goal) ? "success" : "failure";
+    shown.margin = c === "<=" || c === "<" ? goal - total : c === ">=" || c === ">" ? total - goal : null;
+    return shown;
   }
 
-  function follows(record) {
-    var should = expected(record);
+  function follows(record, parent) {
+    var should = expected(record, parent);
     if (!should) return null;
     var seq = record.seq, dice = record.dice;
-    var bad = dice.length !== should.count ||
-      (should.sides && dice.some(function (face) { return !(face >= 1 && face <= should.sides); }));
-    if (bad) {
+    if (should.mismatch || !("total" in should)) {
       return text("entry #{seq}: {count} dice {dice} for {expression}",
                   { seq: seq, count: dice.length, dice: dice.join(","), expression: record.expression });
     }
@@ -107,6 +296,17 @@
     var margin = record.margin === undefined ? null : record.margin;
     if (margin !== should.margin) {
       return text("entry #{seq}: its margin {margin} is not {should}", { seq: seq, margin: margin, should: should.margin });
+    }
+    var wrong = (should.fields || []).filter(function (f) { return JSON.stringify(f[1]) !== JSON.stringify(f[2]); })[0];
+    if (!wrong && should.row) {
+      var row = should.row[1], result = should.row[2];
+      var holds = Array.isArray(row) && row.length === 2 && isInt(row[0]) && isInt(row[1]) &&
+        row[0] <= result && result <= row[1];
+      if (!holds) wrong = should.row;
+    }
+    if (wrong) {
+      return text("entry #{seq}: its {name} is {value}, its dice {dice} give {should}",
+                  { seq: seq, name: wrong[0], value: JSON.stringify(wrong[1]), dice: dice.join(","), should: wrong[2] });
     }
     return "";
   }
