@@ -30,6 +30,7 @@ from campaign.core.applied_effects import (
     AppliedTrait,
 )
 from campaign.core.followup import FOLLOW_UP, SAME
+from campaign.core.gametime import Span, clock_text, span_text, unit_seconds
 from campaign.i18n import N_, Nn_, _, is_ja, ngettext, speaking
 
 #: Trait categories: the sheet's own two, and the lasting disadvantages a table entry can
@@ -347,11 +348,67 @@ def condition_label_ja(condition: str) -> str | None:
 ROW_WORDS = ("label_ja", "duration_ja", "recovery_en", "recovery_ja")
 
 
-def shown_condition(duration: str | None, detail: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
+def span_label(seconds: int) -> str:
+    """A span of campaign time ('6 hours' / '6時間') in the output's language."""
+    english, japanese = span_text(seconds)
+    return japanese if is_ja() else english
+
+
+def timed_words(codes: Mapping[str, Any]) -> tuple[str, str]:
+    """(English, Japanese) of a timed condition's length: the span as the GM typed it
+    (`span`: [[3, "turn"]] reads '3 turns'), else its `seconds`, largest units first."""
+    if isinstance(codes.get("span"), list):
+        parts = tuple((int(n), str(unit)) for n, unit in codes["span"])
+        span = Span(sum(n * unit_seconds(unit) for n, unit in parts), parts)
+        return span.text, span.text_ja
+    return span_text(int(codes["seconds"]))
+
+
+def is_timed(codes: Mapping[str, Any]) -> bool:
+    """Whether a condition's detail holds the codes of a length the GM gave or a follow-up's."""
+    return (isinstance(codes.get("span"), list) or isinstance(codes.get("seconds"), int)) and "recovery" not in codes
+
+
+def timed_label(codes: Mapping[str, Any]) -> str:
+    english, japanese = timed_words(codes)
+    return japanese if is_ja() else english
+
+
+def follow_up_summary(codes: Mapping[str, Any]) -> str:
+    """'-2 to every roll for 6 hours after light coma' / '浅い昏睡から回復後 6時間 全判定-2':
+    a penalty after waking (docs/rules.md "Penalty after waking") from its codes."""
+    return _("{penalty} to every roll for {span} after {condition}").format(
+        penalty=f"{codes['penalty']:+d}", span=span_label(codes["seconds"]), condition=condition_label(codes["follows"])
+    )
+
+
+def _timed_words(name: str | None, codes: Mapping[str, Any]) -> dict[str, str]:
+    """The words `--json` has always given a condition the GM timed (`condition add --for`)
+    or a follow-up penalty beside its codes, made from its length (timed_words)."""
+    words: dict[str, str] = {}
+    label = condition_label_ja(name) if name is not None else None
+    if label is not None:
+        words["label_ja"] = label
+    words["duration_ja"] = timed_words(codes)[1]
+    if "follows" in codes and "penalty" in codes:
+        words["summary_ja"], words["summary_en"] = both(follow_up_summary, codes)
+    return words
+
+
+def shown_condition(
+    duration: str | None, detail: dict[str, Any] | None, name: str | None = None
+) -> tuple[str | None, dict[str, Any] | None]:
     """A condition row's length and detail as `--json` has always shown them: a row that
-    holds the codes of a fright condition gets its words made from them (rows written
-    before kept the words themselves, which the codes give again)."""
-    if not detail or "recovery" not in detail or "condition" not in detail or "duration_ja" in detail:
+    holds the codes of a fright condition, or the length of a timed one (`seconds`), gets
+    its words made from them (rows written before kept the words themselves, which the
+    codes give again where there are codes; `name` gives a known condition's label)."""
+    if not detail or "duration_ja" in detail:
+        return duration, detail
+    if is_timed(detail):
+        return duration or timed_words(detail)[0], {**detail, **_timed_words(name, detail)}
+    if "recovery" not in detail or "condition" not in detail:
+        if name is not None and condition_label_ja(name) is not None:  # a known condition, untimed
+            return duration, {**detail, "label_ja": condition_label_ja(name)}
         return duration, detail
     try:
         words = condition_words(detail)
@@ -378,3 +435,47 @@ def effect_summary(effect: AppliedEffect) -> str:
 
 def _signed_cp(value: int) -> str:
     return f"{value:+d} CP".replace("-", "−")
+
+
+# --- a condition as a ledger record holds it, and as it is shown
+
+_CLOCKS = ("since", "until", "recovery_due")
+#: The words a condition's view carries beside its codes (made again from them when shown).
+VIEW_WORDS = ("label_ja", "duration", "remaining", "remaining_ja")
+
+
+def clock_reading(clock: int | None) -> dict[str, Any] | None:
+    """{"clock", "text", "text_ja"}: a campaign clock reading as `--json` has always shown it."""
+    if clock is None:
+        return None
+    english, japanese = clock_text(clock)
+    return {"clock": clock, "text": english, "text_ja": japanese}
+
+
+def condition_shown(codes: Mapping[str, Any]) -> dict[str, Any]:
+    """A condition as a ledger entry records it (its name, its row's detail codes, clock
+    readings as {"clock": n}, `remaining_seconds`) with the words `--json` has always
+    shown beside them, in the same order. Older records, which kept the words, get them
+    made again from their codes where the codes allow, so both read alike."""
+    name = codes.get("name")
+    duration, detail = shown_condition(codes.get("duration"), codes.get("detail"), name)
+    shown: dict[str, Any] = {}
+    for key, value in codes.items():
+        if key in VIEW_WORDS:
+            continue
+        if key == "name":
+            shown["name"] = value
+            shown["label_ja"] = (
+                (detail or {}).get("label_ja") if condition_label_ja(value) is None else (condition_label_ja(value))
+            )
+            shown["duration"] = duration
+        elif key == "detail":
+            shown["detail"] = detail
+        elif key in _CLOCKS:
+            shown[key] = clock_reading(value["clock"]) if isinstance(value, dict) and "clock" in value else value
+        elif key == "remaining_seconds":
+            shown[key] = value
+            shown["remaining"], shown["remaining_ja"] = span_text(value)
+        else:
+            shown[key] = value
+    return shown

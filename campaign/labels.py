@@ -22,8 +22,12 @@ from typing import Any
 from campaign.effect_words import (  # the words of effects live there; these names stay importable here
     CASCADE_WORDS,
     cascade_words,
+    condition_shown,
     condition_words,
     duration_label,
+    follow_up_summary,
+    is_timed,
+    timed_label,
 )
 from campaign.effect_words import CONDITION_WORDS as CONDITION_WORDS
 from campaign.effect_words import TRAIT_CATEGORY_WORDS as TRAIT_CATEGORY_WORDS
@@ -269,6 +273,8 @@ def condition_duration(duration: str | None, detail: dict[str, Any] | None) -> s
     unit, recovery); a condition whose codes this version does not know (or one the GM
     timed, which has none) by the words its record holds."""
     detail = detail or {}
+    if is_timed(detail):  # the GM's --for, a follow-up
+        return timed_label(detail)
     if detail.get("recovery") is not None or detail.get("unit") is not None:
         try:
             return duration_label({key: detail.get(key) for key in _DURATION_CODES})
@@ -397,7 +403,64 @@ def shown_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
         return table_detail(record, sub_records)
     if record.get("kind") == "check" and isinstance(detail.get("band"), dict):
         return {**detail, "band": danger_band(detail["band"])}
+    if record.get("kind") == "condition":
+        return condition_detail(detail)
     return detail
+
+
+def clock_words(reading: dict[str, Any]) -> str:
+    """A campaign clock reading ({"clock": n, ...}) in the output's language: "day 2 06:00" / "2日目 06:00"."""
+    from campaign.core.gametime import clock_text
+
+    english, japanese = clock_text(int(reading["clock"]))
+    return japanese if is_ja() else english
+
+
+def condition_name(view: dict[str, Any]) -> str:
+    """A condition's name in the output's language: a known one by its code, one the GM
+    named as named (an older record's own Japanese label where it kept one)."""
+    name = str(view["name"])
+    if name in CONDITION_WORDS or not is_ja():
+        return condition_label(name)
+    return str(view.get("label_ja") or name)
+
+
+def condition_shown_words(view: dict[str, Any]) -> str:
+    """'stunned 6 hours until day 1 06:00': a condition put on, as `condition add` and
+    `history show` say it (a view: services.conditions.condition_view)."""
+    what = " ".join(filter(None, (condition_name(view), condition_duration(view.get("duration"), view.get("detail")))))
+    if view.get("until"):
+        what = _("{condition} until {time}").format(condition=what, time=clock_words(view["until"]))
+    return what
+
+
+def follow_up_words(view: dict[str, Any]) -> str:
+    """'-2 to every roll for 6 hours after light coma': a penalty after waking
+    (docs/rules.md "Penalty after waking") from its codes; an older record without its
+    length in seconds by the words it kept."""
+    detail = view.get("detail") or {}
+    if isinstance(detail.get("seconds"), int) and "follows" in detail and "penalty" in detail:
+        return follow_up_summary(detail)
+    return str((detail.get("summary_ja") if is_ja() else detail.get("summary_en")) or "")
+
+
+def follow_up_begun(character: str, view: dict[str, Any]) -> str:
+    """'鈴音: -2 to every roll for 6 hours after light coma (until day 1 08:00)'."""
+    return _("{character}: {summary} (until {until})").format(
+        character=character, summary=follow_up_words(view), until=clock_words(view["until"])
+    )
+
+
+def condition_detail(detail: dict[str, Any]) -> dict[str, Any]:
+    """A condition entry's detail (`condition add`, `clear`, `recover`) with the words of
+    each condition it names, made from the codes the entry records."""
+    shown = dict(detail)
+    if isinstance(detail.get("condition"), dict):
+        shown["condition"] = condition_shown(detail["condition"])
+    for key in ("conditions", "follow_ups"):
+        if isinstance(detail.get(key), list):
+            shown[key] = [condition_shown(c) if isinstance(c, dict) else c for c in detail[key]]
+    return shown
 
 
 def strip_texts(effect: dict[str, Any]) -> dict[str, Any]:

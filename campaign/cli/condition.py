@@ -19,8 +19,9 @@ from campaign.cli.output import (
     say,
 )
 from campaign.cli.physical import PhysicalOption
-from campaign.i18n import N_, _, pick
-from campaign.labels import condition_duration
+from campaign.effect_words import span_label
+from campaign.i18n import N_, _
+from campaign.labels import clock_words, condition_duration, condition_name, condition_shown_words, follow_up_begun
 
 app = typer.Typer(
     help="A character's temporary conditions (stunned, unconscious ...), timed ones "
@@ -31,14 +32,11 @@ app = typer.Typer(
 
 
 def _clock(reading: dict[str, Any]) -> str:
-    """A campaign clock reading ({"text", "text_ja"}) in the output's language."""
-    return pick(reading["text_ja"], reading["text"])
+    return clock_words(reading)
 
 
 def _name(c: dict[str, Any]) -> str:
-    from campaign.labels import condition_label
-
-    return pick(c["label_ja"] or c["name"], condition_label(c["name"]))
+    return condition_name(c)
 
 
 def _duration(c: dict[str, Any]) -> str:
@@ -47,7 +45,7 @@ def _duration(c: dict[str, Any]) -> str:
 
 def _condition_row(c: dict[str, Any]) -> list[Any]:
     if c["until"] is not None:
-        remaining = pick(c.get("remaining_ja") or "", c.get("remaining") or "")
+        remaining = span_label(c["remaining_seconds"]) if c.get("remaining_seconds") is not None else ""
         until = _("{time} ({remaining} left)").format(time=_clock(c["until"]), remaining=remaining)
     elif c["recovery_due"] is not None:
         until = _("roll due {time}").format(time=_clock(c["recovery_due"]))
@@ -125,10 +123,7 @@ def condition_add(
     if json_out:
         emit_json(done)
         return
-    c = done.condition
-    what = " ".join(filter(None, (_name(c), _duration(c))))
-    if c["until"]:
-        what = _("{condition} until {time}").format(condition=what, time=_clock(c["until"]))
+    what = condition_shown_words(done.condition)
     say(_("{character}: {condition} (ledger #{seq})").format(character=done.character, condition=what, seq=done.seq))
 
 
@@ -163,29 +158,19 @@ def condition_clear(
     if json_out:
         emit_json(done)
         return
-    from campaign.labels import condition_label
 
     say(
         _("{character}: cleared {conditions} (ledger #{seq})").format(
-            character=done.character,
-            conditions=", ".join(condition_label(c["name"]) for c in done.cleared),
-            seq=done.seq,
+            character=done.character, conditions=", ".join(condition_name(c) for c in done.cleared), seq=done.seq
         )
     )
     _follow_ups(done)
 
 
 def _follow_ups(done: Any) -> None:
-    """The penalty after waking that a cleared or recovered condition leaves, in one language."""
+    """The penalty after waking that a cleared or recovered condition leaves."""
     for follow in done.follow_ups:
-        print_text(
-            pick(
-                _("{character}: {summary} (until {until})").format(
-                    character=done.character, summary=follow["detail"]["summary_ja"], until=_clock(follow["until"])
-                ),
-                f"{done.character}: {follow['detail']['summary_en']}",
-            )
-        )
+        print_text(follow_up_begun(done.character, follow))
 
 
 @app.command("recover")
@@ -216,9 +201,9 @@ def condition_recover(
         emit_json(done)
         return
     say_warnings(done)
-    from campaign.labels import condition_label, stat_label
+    from campaign.labels import stat_label
 
-    label = pick(done.label_ja or done.condition, condition_label(done.condition))
+    label = condition_name({"name": done.condition, "label_ja": done.label_ja})
     faces = ",".join(map(str, done.dice))
     verdict = _("recovered") if done.recovered else _("still {condition}").format(condition=label)
     say(

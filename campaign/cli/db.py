@@ -112,7 +112,7 @@ def db_upgrade(
             "--rebuild",
             help="Also rewrite every campaign's state as the "
             "replay of its ledger (after checking each chain): repairs a "
-            "round-1 upgrade that an older version left half done.",
+            "first-release database's upgrade that an older version left half done.",
         ),
     ] = False,
 ) -> None:

@@ -305,7 +305,7 @@ def _detail_text(value: Any) -> str:
         return value
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
         return ", ".join(map(str, value))
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 @app.command("verify")

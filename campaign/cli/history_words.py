@@ -43,6 +43,7 @@ TOLD = {
     "setting": {"changes"},
     "status": {"status"},
     "time": {"action", "from", "to", "seconds", "span", "span_ja"},
+    "condition": {"action", "condition", "conditions", "follow_ups"},
     "trait": {"action", "trait", "before"},
     "damage": {"action", "after", "before", "change", "max", "pool", "requested", "derived_from"},
     "heal": {"action", "after", "before", "change", "max", "pool", "requested", "derived_from"},
@@ -259,6 +260,22 @@ def _time(name: str, detail: dict[str, Any]) -> list[str]:
     ]
 
 
+def _condition(name: str, detail: dict[str, Any]) -> list[str]:
+    """A condition put on or cleared, and the penalty after waking it left, in the words
+    `condition add` and `condition clear` print (the entry's codes, campaign.labels)."""
+    from campaign.labels import condition_name, condition_shown_words, follow_up_begun
+
+    if detail.get("action") == "add":
+        return [
+            _("{character}: {condition}").format(character=name, condition=condition_shown_words(detail["condition"]))
+        ]
+    if detail.get("action") != "clear":
+        return []
+    cleared = ", ".join(condition_name(c) for c in detail["conditions"])
+    lines = [_("{character}: cleared {conditions}").format(character=name, conditions=cleared)]
+    return lines + [follow_up_begun(name, follow) for follow in detail.get("follow_ups") or []]
+
+
 def _pool(name: str, detail: dict[str, Any]) -> list[str]:
     return [
         _("{name}: {pool} {before} → {after} (of {max})").format(
@@ -268,6 +285,7 @@ def _pool(name: str, detail: dict[str, Any]) -> list[str]:
 
 
 _MORE = {
+    "condition": _condition,
     "campaign": lambda name, d: [_("campaign {name} created, ruleset {ruleset}").format(**d)],
     "player": lambda name, d: [_("player {player} added").format(**d)],
     "relation": lambda name, d: [_("{a} and {b} are related").format(a=d["from"], b=d["to"])],

@@ -19,7 +19,7 @@ from campaign.cli.output import (
     say,
 )
 from campaign.i18n import N_, _, pick
-from campaign.labels import condition_label, stat_label
+from campaign.labels import condition_name, follow_up_words, stat_label
 
 if TYPE_CHECKING:
     from campaign.services.clock import TimeAdvanced
@@ -42,7 +42,7 @@ def _when(reading: dict[str, Any]) -> str:
 
 def _who(item: dict[str, Any]) -> str:
     """ "鈴音: 朦朧" / "鈴音: stunned": a condition (the fright table's own name in Japanese)."""
-    name = pick(item.get("label_ja") or condition_label(item["name"]), condition_label(item["name"]))
+    name = condition_name(item)
     return _("{character}: {condition}").format(character=item["character"], condition=name)
 
 
@@ -55,12 +55,9 @@ def render_advance(done: TimeAdvanced) -> None:
     for item in done.ended:
         print_text(_("ended  {who} (at {when})").format(who=_who(item), when=_when(item["until"] or done.to)))
     for item in done.started:
-        detail = item["detail"]
         print_text(
             _("began  {who} {summary} until {when}").format(
-                who=_who(item),
-                summary=pick(detail.get("summary_ja", ""), detail.get("summary_en", "")),
-                when=_when(item["until"]),
+                who=_who(item), summary=follow_up_words(item), when=_when(item["until"])
             )
         )
     for item in done.hp_drains:  # untreated catatonia (docs/rules.md "Catatonia's HP drain")
@@ -143,12 +140,7 @@ def time_show(
     else:
         columns = [Column(N_("character"), keep=True), N_("condition"), N_("until"), N_("remaining")]
         rows = [
-            [
-                c["character"],
-                pick(c["label_ja"] or condition_label(c["name"]), condition_label(c["name"])),
-                _when(c["until"]),
-                pick(c["remaining_ja"], c["remaining"]),
-            ]
+            [c["character"], condition_name(c), _when(c["until"]), pick(c["remaining_ja"], c["remaining"])]
             for c in shown.timed
         ]
         print_text(_("now: {when}").format(when=_when(shown.now)))

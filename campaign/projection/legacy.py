@@ -15,7 +15,7 @@ from typing import Any
 from campaign.projection import ops as o
 from campaign.projection.ops import BadOp
 
-# Kinds of round-1 entries that recorded structure, not a result: never voidable.
+# Kinds of first-release entries (no "ops" key) that recorded structure, not a result: never voidable.
 STRUCTURE_KINDS = frozenset({"campaign", "player", "relation", "seal", "void", "scenario"})
 
 
@@ -109,11 +109,11 @@ def _applied(record: dict[str, Any], op: dict[str, Any]) -> o.Op:
                 "success": detail.get("success"),
             }
         )
-    raise BadOp(f"unknown round-1 op {kind!r}")
+    raise BadOp(f"unknown first-release op {kind!r}")
 
 
 def legacy_ops(record: dict[str, Any]) -> tuple[list[o.Op], bool]:
-    """(ops, voidable) for a round-1 record."""
+    """(ops, voidable) for a first-release record (no "ops" key)."""
     kind, detail = record.get("kind"), record.get("detail")
     if not isinstance(detail, dict):
         raise BadOp("detail must be an object")

@@ -236,7 +236,7 @@ class PoolChanged(Op):
 
 @dataclass(frozen=True)
 class PoolSet(Op):
-    """A pool written as an absolute value (round-1 records say only the value after)."""
+    """A pool written as an absolute value (first-release records say only the value after)."""
 
     name: ClassVar[str] = "pool_set"
     character: str

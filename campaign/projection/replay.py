@@ -32,8 +32,8 @@ class Entry:
     voids_seq: int | None
     ops: tuple[Op, ...]
     voidable: bool
-    # Round-1 records (no "ops" key): their voids reversed changes in place, so a later
-    # round-1 entry may name something the projection never has (a condition cleared
+    # First-release records (no "ops" key): their voids reversed changes in place, so a later
+    # first-release entry may name something the projection never has (a condition cleared
     # after its check was voided). Such an op is skipped; it changed nothing then either.
     legacy: bool = False
 

@@ -179,7 +179,7 @@ def character_view(state: State, name: str, aliases: Aliases) -> CharacterSheet:
         conditions=tuple(
             ConditionLine(
                 c.name,
-                *shown_condition(c.duration, c.detail),
+                *shown_condition(c.duration, c.detail, c.name),
                 source_seq=c.source_seq,
                 origin=origin,
                 since_clock=c.since_clock or 0,

@@ -93,9 +93,9 @@ def advance_in(
                 entry.advance_clock(until - campaign.clock)
             result = end_condition(entry, character, condition, lasted=until - (condition.since_clock or 0))
             session.flush()
-            ended.append({key: value for key, value in result.items() if key != "follow_up"})
-            if result["follow_up"] is not None:
-                started.append({"character": character.name, **result["follow_up"]})
+            ended.append(result.view())
+            if (follow_up := result.follow_up_view()) is not None:
+                started.append({"character": character.name, **follow_up})
         drains = drain_catatonia(session, campaign, entry, start, target)  # services.lingering
         if target > (campaign.clock or 0):
             entry.advance_clock(target - campaign.clock)

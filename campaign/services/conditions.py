@@ -27,11 +27,11 @@ from typing import Any, overload
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from campaign.core.followup import FOLLOW_UP, FOLLOW_UP_JA, follow_up
-from campaign.core.gametime import clock_text, parse_span, span_text, unit_seconds
+from campaign.core.followup import FOLLOW_UP, follow_up
+from campaign.core.gametime import parse_span, unit_seconds
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Condition
-from campaign.effect_words import condition_label_ja, shown_condition  # `condition clear` takes the slug or its label
+from campaign.effect_words import clock_reading, condition_label_ja, condition_shown
 from campaign.errors import BadInput, NotFound
 from campaign.i18n import _
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name, clean_text
@@ -40,8 +40,8 @@ from campaign.services.effects import Recorder, recording
 PENALTY_LIMIT = 100
 
 # A condition's view (condition_view) and a clock reading ({"clock", "text", "text_ja"})
-# stay dicts: they are what the ledger records hold (detail.condition, detail.conditions,
-# detail.follow_ups, a time entry's from/to), and a listing shows the same shape.
+# stay dicts: a listing and `--json` show that shape. A ledger entry keeps the codes of it
+# (condition_codes: no words; effect_words.condition_shown makes the view again).
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +75,22 @@ class ConditionsCleared:
     now: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class EndedCondition:
+    """A condition ended now (`condition clear`, a recovery roll, `time advance`): its
+    codes as the entry records them, and those of the follow-up penalty it started."""
+
+    character: str
+    codes: dict[str, Any]  # condition_codes, with "character" first and "lasted_seconds"
+    follow_up: dict[str, Any] | None  # condition_codes of the penalty, if one began
+
+    def view(self) -> dict[str, Any]:
+        return condition_shown(self.codes)
+
+    def follow_up_view(self) -> dict[str, Any] | None:
+        return None if self.follow_up is None else condition_shown(self.follow_up)
+
+
 def label_ja(name: str, detail: dict[str, Any] | None) -> str | None:
     """A condition's Japanese name: from its code where this version knows it, else as recorded."""
     return condition_label_ja(name) or (detail or {}).get("label_ja")
@@ -85,10 +101,7 @@ def _clock_view(clock: int) -> dict[str, Any]: ...
 @overload
 def _clock_view(clock: int | None) -> dict[str, Any] | None: ...
 def _clock_view(clock: int | None) -> dict[str, Any] | None:
-    if clock is None:
-        return None
-    en, ja = clock_text(clock)
-    return {"clock": clock, "text": en, "text_ja": ja}
+    return clock_reading(clock)
 
 
 def due_clock(condition: Condition) -> int | None:
@@ -100,26 +113,34 @@ def due_clock(condition: Condition) -> int | None:
     return (condition.since_clock or 0) + duration * unit_seconds(detail["unit"])
 
 
+def _clock_code(clock: int | None) -> dict[str, int] | None:
+    return None if clock is None else {"clock": clock}
+
+
+def condition_codes(condition: Condition, clock: int | None = None) -> dict[str, Any]:
+    """A condition as a ledger entry records it: codes and numbers (the row's own detail
+    and, for a row written before codes, its own length words); with the campaign
+    `clock`, also the seconds that remain."""
+    codes: dict[str, Any] = {"name": condition.name}
+    if condition.duration is not None:
+        codes["duration"] = condition.duration
+    codes.update(
+        detail=condition.detail,
+        source_seq=condition.source_seq,
+        origin=condition.origin,
+        timed=condition.until_clock is not None,
+        since=_clock_code(condition.since_clock or 0),
+        until=_clock_code(condition.until_clock),
+        recovery_due=_clock_code(due_clock(condition)),
+    )
+    if clock is not None and condition.until_clock is not None:
+        codes["remaining_seconds"] = max(0, condition.until_clock - clock)
+    return codes
+
+
 def condition_view(condition: Condition, clock: int | None = None) -> dict[str, Any]:
     """A condition as --json shows it; with the campaign `clock`, also what remains."""
-    duration, detail = shown_condition(condition.duration, condition.detail)
-    view = {
-        "name": condition.name,
-        "label_ja": label_ja(condition.name, condition.detail),
-        "duration": duration,
-        "detail": detail,
-        "source_seq": condition.source_seq,
-        "origin": condition.origin,
-        "timed": condition.until_clock is not None,
-        "since": _clock_view(condition.since_clock or 0),
-        "until": _clock_view(condition.until_clock),
-        "recovery_due": _clock_view(due_clock(condition)),
-    }
-    if clock is not None and condition.until_clock is not None:
-        remaining = max(0, condition.until_clock - clock)
-        view["remaining_seconds"] = remaining
-        view["remaining"], view["remaining_ja"] = span_text(remaining)
-    return view
+    return condition_shown(condition_codes(condition, clock))
 
 
 def active_conditions(session: Session, character: Character) -> list[Condition]:
@@ -209,54 +230,47 @@ def add_condition(
     then_penalty = _clean_penalty(then_penalty)
     if (then_penalty is None) != (then_for is None):
         raise BadInput(_("--then-penalty and --then-for go together (e.g. --then-penalty -2 --then-for 6h)"))
-    detail: dict[str, Any] = {"source": "gm"}
-    if condition_label_ja(name):
-        detail["label_ja"] = condition_label_ja(name)
+    detail: dict[str, Any] = {"source": "gm"}  # codes only: the words are made when shown
     if span is not None:
-        detail["duration_ja"] = span.text_ja
+        detail["span"] = [[amount, unit] for amount, unit in span.parts]  # as typed: "3turns" reads 3 turns
     if then_penalty is not None and then_for is not None:  # they go together (above)
         after = parse_span(then_for, "--then-for")
         detail.update(after_penalty=then_penalty, after_duration=after.seconds, after_unit="second")
     with _write(db, campaign_name, character_name) as (session, campaign, character):
         with recording(session, campaign, actor, "condition") as entry:
-            condition = entry.add_condition(
-                character, name, span.text if span else None, detail, span.seconds if span else None
-            )
-            view = condition_view(condition, campaign.clock or 0)
+            condition = entry.add_condition(character, name, None, detail, span.seconds if span else None)
+            codes = condition_codes(condition, campaign.clock or 0)
             entry.describe(
-                character=character.name, reason=reason or "added", detail={"action": "add", "condition": view}
+                character=character.name, reason=reason or "added", detail={"action": "add", "condition": codes}
             )
-        return ConditionAddedResult(seq=entry.seq, action="add", character=character.name, condition=view)
+        return ConditionAddedResult(
+            seq=entry.seq, action="add", character=character.name, condition=condition_shown(codes)
+        )
 
 
 def end_condition(
     entry: Recorder, character: Character, condition: Condition, *, lasted: int | None = None
-) -> dict[str, Any]:
+) -> EndedCondition:
     """Clear a condition now (at the campaign clock) and start its follow-up penalty, if
     it has one. `lasted` overrides how long it lasted (seconds). Returns what happened."""
     clock = entry.campaign.clock or 0
-    ended = condition_view(condition)
+    codes = {"character": character.name, **condition_codes(condition)}
     entry.clear_condition(character, condition)
     lasted_seconds = lasted if lasted is not None else clock - (condition.since_clock or 0)
-    result: dict[str, Any] = {"character": character.name, **ended, "lasted_seconds": lasted_seconds, "follow_up": None}
+    codes["lasted_seconds"] = lasted_seconds
     terms = follow_up(condition.detail or {}, lasted_seconds, told=lasted is not None)
-    if terms is not None:
-        en, ja = span_text(terms.seconds)
-        cause_ja = label_ja(condition.name, condition.detail) or condition.name
-        detail = {
-            "label_ja": FOLLOW_UP_JA,
-            "penalty": terms.penalty,
-            "follows": condition.name,
-            "follows_origin": condition.origin,
-            "duration_ja": ja,
-            "summary_ja": f"{cause_ja}から回復後 {ja} 全判定{terms.penalty:+d}",
-            "summary_en": f"{terms.penalty:+d} to every roll for {en} after {condition.name}",
-        }
-        if terms.lasted is not None:
-            detail["lasted"] = terms.lasted
-        added = entry.add_condition(character, FOLLOW_UP, en, detail, terms.seconds)
-        result["follow_up"] = condition_view(added, clock)
-    return result
+    if terms is None:
+        return EndedCondition(character.name, codes, None)
+    detail: dict[str, Any] = {  # codes only: effect_words.follow_up_summary says it
+        "penalty": terms.penalty,
+        "follows": condition.name,
+        "follows_origin": condition.origin,
+        "seconds": terms.seconds,
+    }
+    if terms.lasted is not None:
+        detail["lasted"] = terms.lasted
+    added = entry.add_condition(character, FOLLOW_UP, None, detail, terms.seconds)
+    return EndedCondition(character.name, codes, condition_codes(added, clock))
 
 
 def clear_condition(
@@ -287,18 +301,20 @@ def clear_condition(
             )
         with recording(session, campaign, actor, "condition") as entry:
             ended = [end_condition(entry, character, c, lasted=lasted_seconds) for c in matching]
-            cleared = [{key: value for key, value in e.items() if key != "follow_up"} for e in ended]
-            started = [e["follow_up"] for e in ended if e["follow_up"] is not None]
             entry.describe(
                 character=character.name,
                 reason=reason or "cleared",
-                detail={"action": "clear", "conditions": cleared, "follow_ups": started},
+                detail={
+                    "action": "clear",
+                    "conditions": [e.codes for e in ended],
+                    "follow_ups": [e.follow_up for e in ended if e.follow_up is not None],
+                },
             )
         return ConditionsCleared(
             seq=entry.seq,
             action="clear",
             character=character.name,
-            cleared=tuple(cleared),
-            follow_ups=tuple(started),
+            cleared=tuple(e.view() for e in ended),
+            follow_ups=tuple(view for e in ended if (view := e.follow_up_view()) is not None),
             now=_clock_view(campaign.clock or 0),
         )

@@ -1,6 +1,7 @@
 """`db upgrade --rebuild`: make every campaign's state the replay of its ledger again.
 
-A round-1 database is rebuilt from its ledger when first opened (campaign.db.migrate).
+A database from the first release (schema revision 0002) is rebuilt from its ledger when
+first opened (campaign.db.migrate).
 Before that rebuild committed in one transaction with the upgrade, a process killed
 between the two left a database at the newest revision with its state never rebuilt:
 `history verify` failed on it for ever and nothing would redo the rebuild. This redoes

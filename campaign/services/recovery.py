@@ -14,10 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from campaign.core.derived import stat_value
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.success import CRITICAL_SUCCESS, SUCCESS, success_roll
 from campaign.db.database import Database
+from campaign.db.models import Character, Condition
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
 from campaign.labels import condition_label
@@ -27,7 +30,7 @@ from campaign.services.conditions import (
     _condition_matches,
     _write,
     active_conditions,
-    condition_view,
+    condition_codes,
     due_clock,
     end_condition,
     label_ja,
@@ -74,6 +77,62 @@ def recovery_stat(detail: dict[str, Any] | None) -> tuple[str, bool] | None:
     return ROLLS.get(recovery) if isinstance(recovery, str) else None
 
 
+def _condition_named(session: Session, character: Character, name: str) -> Condition:
+    """The oldest active condition of that name (slug or label); NotFound without one."""
+    matching = [c for c in active_conditions(session, character) if _condition_matches(c, name)]
+    if not matching:
+        have = ", ".join(c.name for c in active_conditions(session, character)) or "none"
+        raise NotFound(
+            _("{name} has no active condition {name2!r} (conditions: {have})").format(
+                name=character.name, name2=name, have=have
+            )
+        )
+    return matching[0]
+
+
+def _recovery_stat_of(character: Character, condition: Condition, modifier: int) -> tuple[str, int]:
+    """The stat a condition's recovery roll is made against and its value; refused for a
+    condition without a roll, a --mod on a roll that ignores penalties, a missing stat."""
+    recovery = (condition.detail or {}).get("recovery")
+    rolled = recovery_stat(condition.detail)
+    if rolled is None:
+        if recovery == "auto":
+            raise RuleRefused(
+                _("{name}'s {name2} ends by itself: `campaign time advance` runs it out").format(
+                    name=character.name, name2=condition.name
+                )
+            )
+        text = (
+            _("{name}'s {condition} has no recovery roll (the GM decides); end it with {command}")
+            if recovery == "gm"
+            else _("{name}'s {condition} has no recovery roll; end it with {command}")
+        )
+        command = f"`campaign condition clear {character.name} {condition.name}`"
+        raise RuleRefused(text.format(name=character.name, condition=condition.name, command=command))
+    stat, ignores_penalties = rolled
+    if modifier and ignores_penalties:
+        raise BadInput(_("this {stat} roll ignores penalties (the fright table says so): drop --mod").format(stat=stat))
+    value = stat_value(character.stats, stat)
+    if value is None:
+        raise RuleRefused(
+            _("{name} has no {stat} stat to roll {name2}'s recovery against").format(
+                name=character.name, stat=stat, name2=condition.name
+            )
+        )
+    return stat, value.value
+
+
+def _early_roll_warnings(condition: Condition, clock: int) -> list[str]:
+    """A roll made before the campaign clock says it is due is rolled, with a warning."""
+    due = due_clock(condition)
+    if due is None or due <= clock:
+        return []
+    return [
+        f"by the campaign clock the roll is due from {_clock_view(due)['text']} "
+        f"(now {_clock_view(clock)['text']}); rolled all the same"
+    ]
+
+
 def recover(
     db: Database,
     campaign_name: str | None,
@@ -90,52 +149,10 @@ def recover(
     if isinstance(modifier, bool) or not isinstance(modifier, int) or abs(modifier) > MODIFIER_LIMIT:
         raise BadInput(_("--mod must be a whole number within ±{MODIFIER_LIMIT}").format(MODIFIER_LIMIT=MODIFIER_LIMIT))
     with _write(db, campaign_name, character_name) as (session, campaign, character):
-        matching = [c for c in active_conditions(session, character) if _condition_matches(c, name)]
-        if not matching:
-            have = ", ".join(c.name for c in active_conditions(session, character)) or "none"
-            raise NotFound(
-                _("{name} has no active condition {name2!r} (conditions: {have})").format(
-                    name=character.name, name2=name, have=have
-                )
-            )
-        condition = matching[0]  # the oldest of that name
-        recovery = (condition.detail or {}).get("recovery")
-        rolled = recovery_stat(condition.detail)
-        if rolled is None:
-            if recovery == "auto":
-                raise RuleRefused(
-                    _("{name}'s {name2} ends by itself: `campaign time advance` runs it out").format(
-                        name=character.name, name2=condition.name
-                    )
-                )
-            text = (
-                _("{name}'s {condition} has no recovery roll (the GM decides); end it with {command}")
-                if recovery == "gm"
-                else _("{name}'s {condition} has no recovery roll; end it with {command}")
-            )
-            command = f"`campaign condition clear {character.name} {condition.name}`"
-            raise RuleRefused(text.format(name=character.name, condition=condition.name, command=command))
-        stat, ignores_penalties = rolled
-        if modifier and ignores_penalties:
-            raise BadInput(
-                _("this {stat} roll ignores penalties (the fright table says so): drop --mod").format(stat=stat)
-            )
-        value = stat_value(character.stats, stat)
-        if value is None:
-            raise RuleRefused(
-                _("{name} has no {stat} stat to roll {name2}'s recovery against").format(
-                    name=character.name, stat=stat, name2=condition.name
-                )
-            )
-        target = value.value + modifier
-        warnings = []
-        due = due_clock(condition)
-        clock = campaign.clock or 0
-        if due is not None and due > clock:
-            warnings.append(
-                f"by the campaign clock the roll is due from {_clock_view(due)['text']} "
-                f"(now {_clock_view(clock)['text']}); rolled all the same"
-            )
+        condition = _condition_named(session, character, name)
+        stat, stat_base = _recovery_stat_of(character, condition, modifier)
+        target = stat_base + modifier
+        warnings = _early_roll_warnings(condition, campaign.clock or 0)
         with about(source, character.name):
             purpose = _("{name}'s {stat} roll to recover from {condition}").format(
                 name=character.name, stat=stat, condition=condition_label(condition.name)
@@ -145,8 +162,9 @@ def recover(
         recovered = judged.outcome in (SUCCESS, CRITICAL_SUCCESS)
         with recording(session, campaign, actor, "condition") as entry:
             ended = end_condition(entry, character, condition) if recovered else None
-            cleared = None if ended is None else {k: v for k, v in ended.items() if k != "follow_up"}
-            follow_ups = () if ended is None or ended["follow_up"] is None else (ended["follow_up"],)
+            cleared = None if ended is None else ended.view()
+            follow_up = None if ended is None else ended.follow_up_view()
+            follow_ups = () if follow_up is None else (follow_up,)
             entry.describe(
                 character=character.name,
                 expression=f"3D6<={target}",
@@ -160,12 +178,12 @@ def recover(
                 detail={
                     "action": "recover",
                     "stat": stat,
-                    "stat_value": value.value,
+                    "stat_value": stat_base,
                     "modifier": modifier,
-                    "condition": condition_view(condition),
+                    "condition": condition_codes(condition),
                     "recovered": recovered,
-                    "conditions": [cleared] if cleared else [],
-                    "follow_ups": list(follow_ups),
+                    "conditions": [] if ended is None else [ended.codes],
+                    "follow_ups": [] if ended is None or ended.follow_up is None else [ended.follow_up],
                 },
             )
         return RecoveryRolled(

@@ -66,7 +66,7 @@ def _character(sheet: dict[str, Any], ruleset: str) -> dict[str, Any]:
             {"name": t["name"], "category": labels.category_label(t["category"]), "cp": t["cp"], "seq": t["source_seq"]}
             for t in sheet["traits"]
         ],
-        # issue 27: the sheet's skills, each a one-tap roll (`回避` rolls 3D6 against 回避's level)
+        # the sheet's skills, each a one-tap roll (`回避` rolls 3D6 against 回避's level)
         "skills": [
             {"name": name, "level": s["level"], "attr": s.get("attr"), "difficulty": s.get("difficulty")}
             for name, s in sorted((sheet.get("skills") or {}).items())

@@ -1,4 +1,4 @@
-"""Actor honesty (issue 14, item 7): an entry's actor is who typed the command (`--as`,
+"""Actor honesty: an entry's actor is who typed the command (`--as`,
 default GM); for whom it was done is `detail.on_behalf_of` (the missing character's
 player for a reunion roll, the searcher's player for a search), on new records only.
 

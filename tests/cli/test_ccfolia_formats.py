@@ -1,4 +1,4 @@
-"""`import-log --ccfolia` end to end, for every export format, shape and identity (issue 33)."""
+"""`import-log --ccfolia` end to end, for every export format, shape and identity (docs/sheets.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Why a ココフォリア line was not recorded, in the reader's language (issue 32).
+"""Why a ココフォリア line was not recorded, in the reader's language (docs/i18n.md).
 
 `import-log --explain` says, for each message it refused, what is wrong with it: in
 Japanese with lang=ja, in English with lang=en (the wording the bridge always had), one

@@ -1,4 +1,4 @@
-"""`campaign check ...` (R5/R6) end to end on SQLite and PostgreSQL, with exact --dice."""
+"""`campaign check ...` (docs/rules.md "2d6 checks") end to end on SQLite and PostgreSQL, with exact --dice."""
 
 from __future__ import annotations
 
@@ -279,7 +279,7 @@ def test_opposed_sides_that_do_not_roll_have_zero(table):
     # a side whose dice drop to 0 also counts as 0
     dropped = check(table, "oppose", "--active", "鈴音:技-2d6", "--passive", "陸:技-3", "--dice", "1,2")
     assert [s["total"] for s in dropped["sides"]] == [0, 2] and dropped["winner"] == "陸"
-    # ... and a critical failure (1-1, total 1) loses even to that 0 (R7)
+    # ... and a critical failure (1-1, total 1) loses even to that 0 (docs/rules.md "Opposed checks")
     fumbled = check(table, "oppose", "--active", "鈴音:技-2d6", "--passive", "陸:技-3", "--dice", "1,1")
     assert [s["total"] for s in fumbled["sides"]] == [0, 1] and fumbled["winner"] == "鈴音"
     assert fumbled["decided_by"] == "critical"
@@ -482,7 +482,7 @@ def test_checks_during_a_scenario_record_its_number(table):
     assert [e["seq"] for e in table.json("history", "--scenario", "12")] == [result["seq"]]
 
 
-# --------------------------------------------------------------------- criticals in contests (R7)
+# ------------------------------------------------ criticals in contests (docs/rules.md "Opposed checks")
 
 
 def test_opposed_double_six_wins_and_double_one_loses_whatever_the_totals(table):
@@ -538,7 +538,7 @@ def test_hide_criticals_decide_before_totals(table):
     assert "(大成功)" in out and "見逃し" in out and "→ 隠れている" in out
 
 
-# --------------------------------------------------------------------- x2 / x1/2 (R6)
+# --------------------------------------------------------------------- x2 / x1/2 (docs/rules.md "2d6 checks")
 
 
 def test_double_and_halve_never_stack(table):

@@ -143,3 +143,159 @@ def test_a_new_lasting_disadvantage_is_a_seed_entry_a_vocabulary_line_and_a_cata
             assert f'<span class="category">{word}</span>' in _web_page(sqlite_gurps.db, "/characters/鈴音")
     finally:
         seeds._default_tables.cache_clear()
+
+
+BEFORE_GM = Path(__file__).resolve().parents[1] / "data" / "before_gm_condition_codes.jsonl"
+# tests/data/before_gm_condition_codes.jsonl, exported by the code before `condition add`
+# and the follow-up penalties recorded codes only: `condition add 鈴音 poisoned --for 6h
+# --then-penalty -2 --then-for 2h`, `stun --for 1h`, `毒`, `time advance 7h`, `panic
+# --then-penalty -1 --then-for 1day` and its clear. GM_STEPS does the same on a new campaign.
+GM_STEPS = [
+    ["condition", "add", "鈴音", "poisoned", "--for", "6h", "--then-penalty", "-2", "--then-for", "2h"],
+    ["condition", "add", "鈴音", "stun", "--for", "1h"],
+    ["condition", "add", "鈴音", "毒"],
+    ["time", "advance", "7h"],
+    ["condition", "add", "鈴音", "panic", "--then-penalty", "-1", "--then-for", "1day"],
+    ["condition", "clear", "鈴音", "panic"],
+]
+GM_SHOWN = {
+    "en": (
+        "condition  毒",
+        "condition  recovering 2 hours until day 1 08:00",
+        "condition  recovering 1 day until day 2 07:00",
+    ),
+    "ja": (
+        "状態異常    毒",
+        "状態異常    回復後の不調 2時間 1日目 08:00 まで",
+        "状態異常    回復後の不調 1日 2日目 07:00 まで",
+    ),
+}
+
+
+def _gm_campaign(cli: Cli) -> Cli:
+    cli.run("init", "新しい卓", "--ruleset", "gurps3-ja")
+    cli.run("player", "add", "Aki")
+    cli.run(
+        "char",
+        "add",
+        "鈴音",
+        "--player",
+        "Aki",
+        "--stat",
+        "IQ=11",
+        "--stat",
+        "HT=11",
+        "--stat",
+        "Will=10",
+        "--cp",
+        "100",
+    )
+    for step in GM_STEPS:
+        cli.run(*step)
+    return cli
+
+
+def test_gm_conditions_written_before_replay_verify_and_read_as_new_ones_do(cli: Cli, tmp_path):
+    """Old `condition add` entries kept label_ja and duration_ja in their ops; new ones keep
+    the length in seconds. Both read alike on every surface, in both languages."""
+    cli.run("import", str(BEFORE_GM))
+    assert cli.json("history", "verify")["ok"]
+    new = _gm_campaign(Cli(str(tmp_path / "new.db")))
+    ops = {
+        seq: new.json("history", "show", str(seq))["ops"] for seq in (4, 5, 9)
+    }  # the GM's timed poison, the stun, the follow-up: codes and numbers only
+    assert ops[4][0]["detail"] == {
+        "after_duration": 7200,
+        "after_penalty": -2,
+        "after_unit": "second",
+        "source": "gm",
+        "span": [[6, "hour"]],
+    }
+    assert ops[4][0]["duration"] is None and ops[4][0]["length"] == 21600
+    assert ops[5][0]["detail"] == {"source": "gm", "span": [[1, "hour"]]}
+    assert ops[9][1]["detail"] == {"follows": "panic", "follows_origin": "8.1", "penalty": -1, "seconds": 86400}
+    for lang in ("en", "ja"):
+        for campaign in (cli, new):
+            shown = campaign.run("--lang", lang, "char", "show", "鈴音").stdout
+            for line in GM_SHOWN[lang]:
+                assert line in shown, (lang, line)
+        for command in (["condition", "list"], ["char", "timeline", "鈴音"]):
+            old_text = cli.run("--lang", lang, *command).stdout
+            new_text = new.run("--lang", lang, *command).stdout
+            if command[0] == "char":  # the entries' times differ; the changes read alike
+                old_text, new_text = (
+                    " ".join(line.split("│")[-2] for line in t.splitlines() if "│" in line)
+                    for t in (old_text, new_text)
+                )
+            assert old_text == new_text, (lang, command)
+    old_shown = cli.json("history", "show", "9")
+    new_shown = new.json("history", "show", "9")
+    follow_old = old_shown.get("detail_shown", old_shown["detail"])["follow_ups"][0]
+    follow_new = new_shown["detail_shown"]["follow_ups"][0]
+    assert follow_old["detail"]["summary_ja"] == follow_new["detail"]["summary_ja"] == "パニックから回復後 1日 全判定-1"
+    assert follow_new["detail"]["summary_en"] == "-1 to every roll for 1 day after panic"
+    assert (
+        follow_old["until"] == follow_new["until"] == {"clock": 111600, "text": "day 2 07:00", "text_ja": "2日目 07:00"}
+    )
+
+
+# `condition add 鈴音 stun --for 6h`, then a GM's condition with a penalty after it, cleared.
+GM_WORDS = {
+    "en": {
+        "condition": "stunned",
+        "length": "6 hours",
+        "until": "day 1 06:00",
+        "follow": "-1 to every roll for 1 day after panic (until day 2 00:00)",
+        "recovering": "recovering",
+        "day": "1 day",
+    },
+    "ja": {
+        "condition": "朦朧",
+        "length": "6時間",
+        "until": "1日目 06:00",
+        "follow": "パニックから回復後 1日 全判定-1 (2日目 00:00 まで)",
+        "recovering": "回復後の不調",
+        "day": "1日",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_condition_add_and_its_follow_up_read_alike_everywhere(sqlite_gurps, monkeypatch, lang):
+    """`condition add`, `condition clear`, `char show`, `char timeline`, `history show` and
+    the character page say the same words for a condition the GM put on and for the
+    penalty after it; `--json` keeps the codes."""
+    pytest.importorskip("starlette")
+    cli, w = sqlite_gurps, GM_WORDS[lang]
+    added = cli.run("--lang", lang, "condition", "add", "鈴音", "stun", "--for", "6h").stdout
+    seq = int(added.rsplit("#", 1)[1].rstrip(")\n"))
+    begun = f"鈴音: {w['condition']} {w['length']} " + (f"until {w['until']}" if lang == "en" else f"{w['until']} まで")
+    assert added.startswith(begun)
+    cli.run("condition", "add", "鈴音", "panic", "--then-penalty", "-1", "--then-for", "1day")
+    cleared = cli.run("--lang", lang, "condition", "clear", "鈴音", "panic").stdout
+    assert f"鈴音: {w['follow']}" in cleared.splitlines()
+    surfaces = {
+        "history show (add)": cli.run("--lang", lang, "history", "show", str(seq)).stdout,
+        "history show (clear)": cli.run("--lang", lang, "history", "show", str(seq + 2)).stdout,
+        "char show": cli.run("--lang", lang, "char", "show", "鈴音").stdout,
+        "char timeline": cli.run("--lang", lang, "char", "timeline", "鈴音", "--csv").stdout,
+    }
+    monkeypatch.setenv("CAMPAIGN_LANG", lang)
+    surfaces["web"] = _web_page(cli.db, "/characters/鈴音")
+    flat = {name: " ".join(text.split()) for name, text in surfaces.items()}
+    assert begun in flat["history show (add)"]
+    assert f"鈴音: {w['follow']}" in flat["history show (clear)"]
+    assert f"{w['condition']} {w['length']}" in flat["char show"]
+    assert f"{w['recovering']} {w['day']}" in flat["char show"]
+    assert f"+{w['condition']} ({w['length']})" in flat["char timeline"]
+    assert f'<span class="name">{w["condition"]}</span> <span class="duration">{w["length"]}</span>' in flat["web"]
+    assert f'<span class="name">{w["recovering"]}</span>' in flat["web"]
+    other = GM_WORDS["en" if lang == "ja" else "ja"]
+    for name, text in flat.items():  # one language per output
+        if name == "char timeline":
+            continue  # --csv keeps the data columns (codes, the English length) beside the words
+        assert other["condition"] not in text and other["follow"] not in text, name
+    record = cli.json("history", "show", str(seq))
+    assert record["ops"][0]["detail"] == {"source": "gm", "span": [[6, "hour"]]}  # codes, no words
+    assert record["detail"]["condition"]["name"] == "stun" and "label_ja" not in record["detail"]["condition"]
+    assert record["detail_shown"]["condition"]["label_ja"] == "朦朧"  # the words `--json` has always given

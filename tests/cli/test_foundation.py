@@ -25,7 +25,7 @@ def test_char_show_json_has_promised_fields(gurps):
         "player": "Aki",
         "summoner": None,
         "stats": {"IQ": 12, "HT": 11, "Will": 11, "FP": 11, "HP": 11},
-        "derived": {},  # a 4e-style sheet gives its own Will, FP and HP (R2.0)
+        "derived": {},  # a 4e-style sheet gives its own Will, FP and HP (docs/rules.md "Derived stats")
         "cp_total": 100,
         "cp_awarded": 0,
         "status": "active",
@@ -37,7 +37,7 @@ def test_char_show_json_has_promised_fields(gurps):
         "conditions": [],
         "pools": {"FP": {"max": 11, "current": 11}, "HP": {"max": 11, "current": 11}},
         "relations": [],
-        "missing": None,  # a missing character's case (issue 28)
+        "missing": None,  # a missing character's case
     }
     npc = gurps.json("char", "show", "管狐")
     assert (npc["kind"], npc["player"], npc["summoner"]) == ("npc", None, "鈴音")

@@ -1,4 +1,4 @@
-"""Fright checks (R2) end to end: the real CLI, a real database, exact dice.
+"""Fright checks (docs/rules.md "Fright check") end to end: the real CLI, a real database, exact dice.
 
 鈴音 (the `gurps` fixture): Will 11, HT 11, IQ 12, FP 11, HP 11, CP 100.
 
@@ -160,7 +160,7 @@ def test_entries_on_both_backends(gurps, value):
     check_entry(gurps, value)
 
 
-# --- the check itself (R1 boundaries, modifiers, cap) ---
+# --- the check itself (docs/rules.md "Success roll" boundaries, modifiers, cap) ---
 
 
 @pytest.mark.parametrize(
@@ -425,7 +425,7 @@ def test_japanese_will_stat(sqlite_gurps):
 
 
 def test_a_character_without_fp_records_fatigue_without_a_pool(sqlite_gurps):
-    # 刀矢 has neither FP nor ST to derive it from; his HP is his HT (R2.0), untouched
+    # 刀矢 has neither FP nor ST to derive it from; his HP is his HT (docs/rules.md "Derived stats"), untouched
     result = sqlite_gurps.json("fright", "刀矢", "--mod", "-7", "--dice", "6,6,5,1,1,1,6,2")  # 13 vs 6: 14
     assert result["table"]["entry"] == 14
     fatigue = result["effects"][0]

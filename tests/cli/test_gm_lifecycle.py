@@ -1,4 +1,4 @@
-"""The GM's job between sessions (issue 14): renames, death and retirement, awards,
+"""The GM's job between sessions : renames, death and retirement, awards,
 canonical stat names, plot overrides, the scenario record, did-you-mean, CSV for Excel.
 
 Each state change is an op: it is applied, voided (alone, and refused under a later
@@ -167,7 +167,9 @@ def test_stat_names_are_canonical(gurps):
     assert gurps.json("char", "set", "刀矢", "--stat", "Per=10")["stats"]["Per"] == 10
     unset = gurps.json("char", "set", "鈴音", "--unset", "luck", "--unset", "hp")
     assert "Luck" not in unset["stats"] and "HP" not in unset["stats"]
-    assert unset["pools"]["HP"]["max"] == unset["stats"]["HT"]  # without its own HP stat, HP is HT (R2.0)
+    assert (
+        unset["pools"]["HP"]["max"] == unset["stats"]["HT"]
+    )  # without its own HP stat, HP is HT (docs/rules.md "Derived stats")
     assert gurps.error("char", "set", "鈴音", "--unset", "Lck", code=1) == "error: 鈴音 has no stat 'Lck' to unset"
     assert gurps.error("char", "set", "鈴音", "--unset", "Lukc", code=1).endswith("(did you mean 'Luck'?)") is False
     verified(gurps)

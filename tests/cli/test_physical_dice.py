@@ -1,4 +1,4 @@
-"""Physical dice at the table (issue 14, item 5).
+"""Physical dice at the table.
 
 --dice that runs short says how many more faces this request needs and what for;
 --dice takes spaces as well as commas; --physical asks for each die on a terminal (one

@@ -1,4 +1,4 @@
-"""A roll or check for a character out of play (issue 14, item 13).
+"""A roll or check for a character out of play.
 
 Policy (services.presence, README's tour): fright and 2d6 checks refuse the dead and the
 retired, and the missing unless --anyway; searchers are warned about; rolls and table

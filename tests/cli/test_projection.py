@@ -351,7 +351,7 @@ def test_an_overlong_import_line_is_refused(tmp_path, sqlite_gurps):
     assert "longer than" in sqlite_gurps.error("import", str(path), code=1)
 
 
-# --- a round-1 database: its state is rebuilt from its ledger on upgrade ---
+# --- a first-release database: its state is rebuilt from its ledger on upgrade ---
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -361,7 +361,7 @@ def test_a_round_one_database_upgrades_to_its_projection(tmp_path, db_url):
     old = Cli(str(path))
     report = old.json("history", "verify")  # opening migrates and rebuilds the state
     assert report["ok"] and report["entries"] == 85 and report["state"]["ok"], report
-    # round 1's soft-deleted rows are gone: a voided trait is simply not there
+    # the first release's soft-deleted rows are gone: a voided trait is simply not there
     toya = old.json("char", "show", "刀矢")
     assert [t["name"] for t in toya["traits"]] == [] and toya["cp_total"] == 100
     # and the old entries void like new ones

@@ -1,4 +1,4 @@
-"""The README's console lines, pasted in order into a fresh database (issue 28).
+"""The README's console lines, pasted in order into a fresh database.
 
 Every `$ campaign ...` line of the README's ```console blocks runs, in order, with the
 dice the README gives; each must succeed, or fail with exactly the `error:` line the

@@ -1,4 +1,4 @@
-"""`campaign ref` (issue 13 item 11): look-ups write nothing; `--roll` on hit location is
+"""`campaign ref` (docs/rules.md "Reference tables"): look-ups write nothing; `--roll` on hit location is
 logged like `table roll`, on SQLite and PostgreSQL."""
 
 from __future__ import annotations

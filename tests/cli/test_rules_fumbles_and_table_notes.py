@@ -31,7 +31,7 @@ def test_only_the_basic_fumble_table_lets_a_repeated_reroll_stand(gurps: Cli):
 
 
 def test_sorcery_fumble_14_reroll_is_the_gms_choice(gurps: Cli):
-    # default (R3: the tool makes the reroll): 14 -> 7
+    # default (docs/rules.md "Tables": the tool makes the reroll): 14 -> 7
     made = gurps.json("table", "roll", "YFMB", "--dice", "4,5,5,2,2,3")
     assert [(s["total"], s["detail"]["directive"].get("gm_choice")) for s in made["sub_entries"]] == [(7, True)]
     # 14 -> 14 again is rerolled again on this table (the FMB rule does not apply): -> 7

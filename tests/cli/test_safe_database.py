@@ -1,4 +1,4 @@
-"""Safe database defaults (issue 14, item 10): a typo in --db creates nothing, an empty
+"""Safe database defaults: a typo in --db creates nothing, an empty
 --db is refused, `init` says when it switches the selected campaign, backups do not
 overwrite by accident and carry the selection with them."""
 

@@ -1,4 +1,5 @@
-"""R4 end to end: missing characters, search parties and reunion checks, on SQLite and PostgreSQL.
+"""docs/rules.md "Missing and reunion check" end to end: missing characters, search parties
+and reunion checks, on SQLite and PostgreSQL.
 
 Setting: Aki plays 鈴音 and 千早, Ren plays 刀矢 and 蓮二, Mio plays 美緒; 管狐 is the NPC
 鈴音 summoned (no player of its own); 白露 is a GM-run NPC.
@@ -211,7 +212,7 @@ def test_non_default_faces(party):
 def test_npc_summoner_may_search_whoever_plays_it(party, db):
     party.run("missing", "mark", "管狐")
     before = snapshot(db)
-    # Aki plays 管狐 (through its summoner 鈴音): a missing NPC bars no player (R4 amended),
+    # Aki plays 管狐 (through its summoner 鈴音): a missing NPC bars no player,
     # so Aki may send the summoner or the related 千早, but only one of them
     refused(
         party,
@@ -533,7 +534,7 @@ def snapshot_json(cli):
 
 
 def test_a_missing_npc_bars_no_player_S5(cli, db):
-    """Issue 13 item 7, the exact setup: Ren owns the NPC N1 (summoned by Ren's R1), Ren's R2
+    """The setup a GM reported: Ren owns the NPC N1 (summoned by Ren's R1), Ren's R2
     is related to N1; `scenario start S5 --with A1 --search R2=N1` sends R2."""
     from campaign.services.characters import add_character, add_player, relate
 

@@ -1,4 +1,4 @@
-"""A whole sheet out and back in (issue 27), on SQLite and PostgreSQL: a ココフォリア piece
+"""A whole sheet out and back in, on SQLite and PostgreSQL: a ココフォリア piece
 (`char export --format ccfolia` -> `char import --format ccfolia` into another
 campaign) and the CSV/JSON template give the identical sheet: stats with quarters,
 skills with their stat and difficulty, paid traits with their disadvantage-limit split

@@ -1,4 +1,4 @@
-"""Characters as GURPS players write them (issue 27): one stat-name resolver, stats of
+"""Characters as GURPS players write them: one stat-name resolver, stats of
 each kind the ruleset declares (Basic Speed in quarters, stored exactly)."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ range, its text dice and directives by their index in that entry, and its sub-en
 with no reason: not one Japanese or English sentence. `table roll`, `history show` and
 the web page still read as before. tests/data/table_prose.json holds what the code before
 this change printed and recorded for 35 table commands, both languages side by side
-(one line "ja / en"); the same commands today print one language at a time (issue 32),
+(one line "ja / en"); the same commands today print one language at a time (docs/i18n.md),
 each the old output's own words in that language, and the words made from today's codes
 are the words those records hold.
 """
@@ -274,7 +274,7 @@ def test_old_table_records_still_verify_and_show_their_words(tmp_path):
     finally:
         conn.close()
     assert first
-    for record in first:  # round 1's records, older still: as they are
+    for record in first:  # first-release records, older still: as they are
         assert labels.shown_detail(record) == record["detail"] and labels.entry_reason(record) == record["reason"]
 
 

@@ -1,4 +1,4 @@
-"""Seed tables (R3) end to end: `table list`, `table roll`, and BCDice commands through `roll`.
+"""Seed tables (docs/rules.md "Tables") end to end: `table list`, `table roll`, and BCDice commands through `roll`.
 
 A table roll is a logged lookup: one parent entry (kind "table") and one sub-entry per
 extra roll its entry asked for (roll twice, reroll, roll on another table), in the

@@ -1,5 +1,5 @@
-"""Campaign time, timed conditions, follow-up penalties (R2.7), damage and healing, 3e
-derived stats (R2.0) and the escalated phobia's CP split at the limit (R2.5), end to end
+"""Campaign time, timed conditions, follow-up penalties (docs/rules.md "Penalty after waking"), damage and healing, 3e
+derived stats ("Derived stats") and the escalated phobia's CP split at the limit ("Fright check"), end to end
 with exact dice. Every change: applied, voided alone, refused under a dependent then
 cascaded, and `history verify` equal to the replay."""
 
@@ -71,7 +71,7 @@ def conditions(cli: Cli, name: str = "千早") -> list[tuple]:
     ]
 
 
-# --- R2.0: derived stats ---
+# --- derived stats (docs/rules.md "Derived stats") ---
 
 
 def test_a_3e_sheet_rolls_fright_against_iq_and_entry_40_lowers_the_derived_will(third):
@@ -411,7 +411,7 @@ def test_human_output_of_time_and_conditions(third):
     assert csv_rows[0] == "condition,duration,since,until,from #" and csv_rows[1].startswith("stunned,")
 
 
-# --- R2.5: an escalated phobia's CP, partly outside the limit ---
+# --- docs/rules.md "Fright check": an escalated phobia's CP, partly outside the limit ---
 
 
 def limits(cli: Cli) -> list[tuple]:

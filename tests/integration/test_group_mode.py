@@ -1,4 +1,4 @@
-"""Group mode on PostgreSQL (issue 17; players' roles gone since migration 0016): the
+"""Group mode on PostgreSQL (players' roles gone since migration 0016): the
 GM's role, the database records the actor and enforces permissions, concurrent appends
 from several roles keep the chain.
 
@@ -53,7 +53,7 @@ def test_the_gm_acting_for_a_player_is_recorded_as_the_gm(group):
 
 
 def test_the_gms_scenario_end_is_the_gms_reunion_roll_for_the_player(group):
-    # issue 14: the signed-in GM role typed it; the missing PC's player (R4) is on_behalf_of
+    # the signed-in GM role typed it (the actor is who typed); the missing PC's player is on_behalf_of
     gm = group.cli("GM")
     gm.run("char", "relate", "鈴音", "刀矢")
     gm.run("missing", "mark", "鈴音")

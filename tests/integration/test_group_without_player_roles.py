@@ -1,4 +1,4 @@
-"""Group mode without players' database roles (issue 29 item 7, migration 0016).
+"""Group mode without players' database roles (migration 0016).
 
 An installation set up before 0016 (players' LOGIN roles in their group role, row-level
 security on) upgrades: the roles, the policies and the helpers go, each former player is

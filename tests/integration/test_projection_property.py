@@ -69,7 +69,7 @@ step = st.one_of(
     st.tuples(st.just("end"), st.integers(0, 10**6)),
     st.tuples(st.just("void"), st.integers(1, 60), st.booleans()),
     st.tuples(st.just("void_last_void")),
-    # issue 28: roster changes, recovery rolls, several voids at once, awards to PCs and searchers
+    # roster changes, recovery rolls, several voids at once, awards to PCs and searchers
     st.tuples(st.just("join"), st.sampled_from(NAMES), st.booleans()),
     st.tuples(
         st.just("recover"),

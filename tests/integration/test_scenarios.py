@@ -1,4 +1,5 @@
-"""R4 services against the database itself: the ledger rows a scenario end writes, the
+"""Missing and reunion services (docs/rules.md "Missing and reunion check") against the
+database itself: the ledger rows a scenario end writes, the
 one-check-per-scenario guard, and that the chain still verifies."""
 
 from __future__ import annotations
@@ -62,7 +63,14 @@ def test_scenario_end_writes_one_entry_per_roll_in_one_chain(db):
     rows = _rows(db, seq=end_seq) + _rows(db, parent_seq=end_seq)
     assert [(r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows] == [
         ("scenario", "GM", None, 2, None, None),
-        ("reunion", "GM", "鈴音", 2, "success", end_seq),  # who typed it; on behalf of Aki (R4)
+        (
+            "reunion",
+            "GM",
+            "鈴音",
+            2,
+            "success",
+            end_seq,
+        ),  # who typed it; on behalf of Aki (docs/rules.md "Reunion check")
     ]
     assert rows[1][7]["detail"]["on_behalf_of"] == "Aki"
     record = rows[1][7]

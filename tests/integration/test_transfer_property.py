@@ -74,7 +74,7 @@ more_steps = st.one_of(
 )
 step = st.one_of(played.step, more_steps)
 
-# Every op a command writes, at least once (PoolSet only replays round-1 records).
+# Every op a command writes, at least once (PoolSet only replays first-release records).
 EVERY_OP = [
     ("phobia", "鈴音", "暗所恐怖症", -10),
     ("fright_dice", "鈴音", 0, [6, 6, 6, 6, 6, 6]),  # 18 against 11, then 18+7 on the table: made severe

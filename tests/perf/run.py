@@ -1,4 +1,4 @@
-"""`make bench`: the performance table of issue 8, each figure against a baseline of the same run.
+"""`make bench`: the performance table (docs/performance.md), each figure against a baseline of the same run.
 
     python -m tests.perf.run            the full issue spec (1,000,000-entry databases)
     python -m tests.perf.run --quick    100,000 entries and fewer runs, for iteration
@@ -595,7 +595,7 @@ class Bench:
         )
 
     def row_web_history(self) -> None:
-        """The web history page (`campaign serve`, issue 16) at 1,000,000 entries against the
+        """The web history page (`campaign serve`) at 1,000,000 entries against the
         same page at 1,000, in one process through Starlette's TestClient, requests to the
         two apps interleaved so load from elsewhere hits both alike."""
         n, runs = self.sizes.big, max(20, self.sizes.latency_runs * 2)
@@ -703,7 +703,7 @@ class Bench:
         )
 
     def row_bcdice(self) -> None:
-        """A dice bot's roll through the BCDice-API route (issue 30) against the same roll
+        """A dice bot's roll through the BCDice-API route against the same roll
         as the shell runs it (the roll service, no process start-up), in one process,
         interleaved; the route's own cost is the token lookup, the pattern and the answer."""
         n = self.sizes.shell_rolls
@@ -933,7 +933,7 @@ class Bench:
         """What one write costs inside `campaign shell` (no start-up): `roll`, `fright` and
         `scenario end`, each against a read typed into the same session (`history --limit
         1 --json`), so the write path's own cost reads as a ratio; the one-write-path refactor
-        (issue 25 item 1) compares these rows before and after. Rounds of commands are
+        compares these rows before and after. Rounds of commands are
         interleaved with the reads, so load from elsewhere hits both alike. The campaign is
         lived in first (traits on the sheets, earlier scenarios with conditions left by
         failed fright checks), since a write path that reads the whole state slows as a

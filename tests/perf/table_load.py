@@ -1,4 +1,4 @@
-"""The table-server load row (issue 29): C campaigns x P players, each player rolling once
+"""The table-server load row (docs/performance.md): C campaigns x P players, each player rolling once
 a second through the HTTP API (`POST /api/rolls`, signed in from an invite like a phone)
 for S seconds against one uvicorn server, with one feed client (SSE) per campaign.
 

@@ -125,7 +125,7 @@ def render(figures: dict[str, Any], seconds: float | None = None) -> str:
         f"{_get(f, 'crash', 'postgresql', 'first_migration_kills')} |"
     )
     w(
-        f"| first open of a round-1 database killed at each step of its upgrade and rebuild "
+        f"| first open of a first-release database killed at each step of its upgrade and rebuild "
         f"(`test_upgrade_crash.py`) | {_get(f, 'upgrade_crash', 'sqlite', 'kills')} | "
         f"{_get(f, 'upgrade_crash', 'postgresql', 'kills')} |"
     )

@@ -113,7 +113,7 @@ def test_a_read_only_mount_is_said_and_its_copy_verifies(tmp_path):
     folder.mkdir()
     db = folder / "campaign.db"
     _campaign(db)
-    shutil.copy(ROUND1, folder / "round1.db")  # a round-1 file: it would need an upgrade
+    shutil.copy(ROUND1, folder / "round1.db")  # a first-release file: it would need an upgrade
     kept = tmp_path / "kept.db"
     shutil.copy(db, kept)  # what the database holds now (a look at db itself would leave its log beside it)
     # A second copy that a reader left its write-ahead log's index beside: SQLite reads it, writes refuse.

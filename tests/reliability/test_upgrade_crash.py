@@ -1,4 +1,4 @@
-"""SIGKILL during the first open of a round-1 database (revision 0002, tests/data/round1.db).
+"""SIGKILL during the first open of a first-release database (revision 0002, tests/data/round1.db).
 
 Opening such a database runs every migration and then rebuilds each campaign's state
 from its ledger (campaign.db.migrate). The process is killed at every step of that work
@@ -10,7 +10,7 @@ ledger's replay, which `history verify` accepts. Before, the stamps committed mi
 by migration and the rebuild after them: a kill between the two left a database at the
 head revision whose state was never rebuilt, unverifiable for ever.
 
-On PostgreSQL the round-1 rows are copied into a database created at revision 0002.
+On PostgreSQL the first-release rows are copied into a database created at revision 0002.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def _fresh_round1(request, tmp_path: Path, backend: str, number: int) -> str:
 
 
 def _open_killed_at(url: str, step: int, env_dir: Path) -> int:
-    """`campaign history verify` on the round-1 database, SIGKILLed at upgrade step `step`."""
+    """`campaign history verify` on the first-release database, SIGKILLed at upgrade step `step`."""
     env = {
         **os.environ,
         KILL_AT_ENV: str(step),

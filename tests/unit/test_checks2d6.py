@@ -1,4 +1,4 @@
-"""R5/R6 2d6 checks with fixed faces: every expected value is exact."""
+"""2d6 checks (docs/rules.md "2d6 checks") with fixed faces: every expected value is exact."""
 
 import json
 
@@ -236,7 +236,7 @@ def test_opposed_zero_dice_side_counts_as_zero():
 
 
 def test_opposed_critical_success_wins_whatever_the_totals():
-    # R7: A's 6-6 makes 12, B's 4,3 + 5 makes 12 too and would win the tie; 6-6 decides
+    # docs/rules.md "Opposed checks": A's 6-6 makes 12, B's 4,3 + 5 makes 12 too and would win the tie; 6-6 decides
     result = opposed_check(Contestant("A", 0), [Contestant("B", 10)], dice(6, 6, 4, 3))
     assert result.active.critical == CRITICAL_SUCCESS
     assert (result.active.total, result.passives[0].total) == (12, 17)

@@ -1,4 +1,4 @@
-"""Fright checks (R2) with fixed dice: every table entry's exact effects and sub-rolls."""
+"""Fright checks (docs/rules.md "Fright check") with fixed dice: every table entry's exact effects and sub-rolls."""
 
 from __future__ import annotations
 
@@ -302,7 +302,7 @@ def test_entry_31_passed_ht_roll_costs_nothing_more():
 
 
 def test_clamped_at_4_when_an_automatic_failure_adds_no_margin():
-    # target 20: a 17 fails automatically (R1) though it is under the target -> margin 0
+    # target 20: a 17 fails automatically (docs/rules.md "Success roll") though it is under the target -> margin 0
     dice = ManualDice([6, 6, 5, 1, 1, 1])
     result = resolve_fright_check(18, dice, combat_reflexes=True, stats=HT, table=FEAR)
     assert result.check.target == 20

@@ -1,4 +1,4 @@
-"""Reference tables (R7): the shipped seeds load, names resolve, hit location rolls, and a
+"""Reference tables (docs/rules.md "Reference tables"): the shipped seeds load, names resolve, hit location rolls, and a
 broken seed is refused at load with the file and the problem."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""R4: reunion maths and the eligibility rules for searching and joining."""
+"""docs/rules.md "Missing and reunion check": reunion maths and the eligibility rules for searching and joining."""
 
 from fractions import Fraction
 
@@ -164,7 +164,7 @@ def test_npc_summoner_may_search_whoever_owns_it():
 
 
 def test_npc_owner_may_send_a_related_pc_too():
-    # R4 amended: a missing NPC bars no player; alice (who plays the NPC) may send Eri
+    # a missing NPC bars no player; alice (who plays the NPC) may send Eri
     check_can_search(pc(4, "Eri", "alice", related={9}), KITSUNE_MISSING, at_scenario_start=True)
     # ... but only a related one, and still one searcher per player
     assert "no recorded relationship" in refused(pc(5, "Fumi", "alice"), KITSUNE_MISSING)

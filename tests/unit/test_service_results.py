@@ -1,4 +1,4 @@
-"""Services return small dataclasses, not `dict[str, Any]` indexed by string keys (issue 12).
+"""Services return small dataclasses, not `dict[str, Any]` indexed by string keys.
 
 Checked from the source, like test_import_graph: every public function (and public
 method of a public class) in campaign/services is parsed with `ast`, and a return
@@ -36,7 +36,9 @@ RECORD_SHAPED: dict[str, str] = {
     "palette_lines.run_line": "the entry view of the roll, fright check or fright table the line ran",
     # Fragments of a record's detail.
     "conditions.condition_view": "a condition as its records hold it (detail.condition, .conditions, .follow_ups)",
-    "conditions.end_condition": "a cleared condition as the clear and time-advance records hold it",
+    "conditions.condition_codes": "a condition as a ledger entry records it: codes and numbers, no words",
+    "conditions.EndedCondition.view": "a cleared condition's view, as `condition clear --json` shows it",
+    "conditions.EndedCondition.follow_up_view": "the follow-up's view, as `condition clear --json` shows it",
     "lingering.roll_penalties": "the penalties after waking as a roll's record holds them (detail.penalties)",
     "bcdice_api.Holder.via": "the token's part of a record's detail.via",
     "fair_seeds.FairDice.entry_fair": "an entry's detail.fair: the seed's commitment, the share and the draws",

@@ -143,7 +143,7 @@ def test_judgement_detail_is_json():
 
 
 def test_sorcery_makes_17_and_18_critical_failures_whatever_the_target():
-    """R1 (amended), issue 13 item 6."""
+    """docs/rules.md "Success roll"."""
     from campaign.core.success import CRITICAL_FAILURE, FAILURE, SUCCESS, judge_success
 
     assert judge_success(17, 17, 16).outcome == FAILURE  # ordinary: 17 at 16+ is a plain failure

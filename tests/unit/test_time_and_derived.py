@@ -1,4 +1,5 @@
-"""Campaign time spans and clock text, follow-up penalties (R2.7) and 3e derived stats (R2.0)."""
+"""Campaign time spans and clock text, follow-up penalties (docs/rules.md "Penalty after
+waking") and 3e derived stats ("Derived stats")."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def test_spans(text, seconds, en, ja):
         ("6h later", "not a span"),
         ("100000w", "longer than the clock"),
         ("-2h", "not a span"),
-        # nothing that a dice table reads as dice is a span (issue 28)
+        # nothing that a dice table reads as dice is a span
         (
             "1d6h",
             r"'1d6h' reads as dice: did you mean 1d6 h\? roll it first \(campaign roll 1D6\) and give what "

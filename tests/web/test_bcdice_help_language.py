@@ -1,4 +1,4 @@
-"""The BCDice-API game system info in one language (issue 32): the help_message a
+"""The BCDice-API game system info in one language (docs/i18n.md): the help_message a
 ココフォリア player reads in the dice bot's description, in the language a page of the
 same request would speak (campaign.web.language), Japanese complete or English complete,
 and the document itself the BCDice-API v2 one in both. In-process (Starlette's

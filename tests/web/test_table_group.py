@@ -12,7 +12,7 @@ import pytest
 
 from tests.web.table_server import Browser, served
 
-try:  # where issue 24's branch keeps group mode's fixtures; before it, in the test module
+try:  # where group mode's shared fixtures live; before it, in the test module
     from tests.integration.group_support import _role_url, group  # noqa: F401 (fixture)
 except ImportError:
     from tests.integration.test_group_mode import _role_url, group  # noqa: F401 (fixture)

@@ -142,7 +142,7 @@
       box.appendChild(el("ul", { cls: "traits" }, c.traits.map(function (t) {
         return el("li", { text: t.name + " [" + t.category + "] " + t.cp + " CP" }); })));
     }
-    if (c.skills && c.skills.length) {  // issue 27: the sheet's skills, one tap rolls 3D6 against the level
+    if (c.skills && c.skills.length) {  // the sheet's skills, one tap rolls 3D6 against the level
       if (c.mine || (me && me.gm)) {
         box.appendChild(el("div", { cls: "skills" }, c.skills.map(function (k) {
           var button = el("button", { type: "button", cls: "skill", text: k.name + " " + k.level });

@@ -1,5 +1,5 @@
 /*
- * Chain verification in the player's own browser (issue 16).
+ * Chain verification in the player's own browser (docs/web.md).
  *
  * Why: a player should not have to take the server's word that the ledger is intact.
  * This script fetches the exact canonical record texts the server hashed
