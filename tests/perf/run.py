@@ -1531,7 +1531,7 @@ def markdown(rows: list[Row], bench: Bench, elapsed: float) -> str:
         "shared 2-core machines are not comparable between runs. Latency rows interleave command and baseline "
         "runs; the databases are generated (tests/perf/generate.py, cached under build/bench-cache). What "
         "dominates each figure, and measurements made by hand between runs, are in performance-notes.md (where a "
-        "server roll's time goes under 20 players: \"table server: 20 players\").",
+        'server roll\'s time goes under 20 players: "table server: 20 players").',
         "",
         "## Machine",
         "",
