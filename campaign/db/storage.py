@@ -74,6 +74,23 @@ def cannot_write(path: Path) -> bool:
     return read_only_reason(path) is not None or is_full(path)
 
 
+def server_trouble(exc: BaseException | None) -> str | None:
+    """One line for a PostgreSQL server that cannot take the write: its disk is full
+    (SQLSTATE 53100) or it takes no writes (25006: a standby, or
+    default_transaction_read_only), else None. Reads go on; nothing was changed."""
+    from campaign.i18n import _
+
+    state = getattr(getattr(exc, "orig", exc), "sqlstate", None)
+    if state == "53100":
+        return _("the database server's disk is full: free some space there and try again; nothing was changed")
+    if state == "25006":
+        return _(
+            "the database server takes no writes now (a standby, or a read-only setting); reads still work; "
+            "nothing was changed"
+        )
+    return None
+
+
 def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str | None:
     """One line for a full disk or a read-only database at `path`, else None.
 

@@ -4,8 +4,8 @@ a write is refused in one line in the reader's language (the CLI) or a 503 that 
 (the web, never a bare 500), and nothing is half-written.
 
 Real conditions: a small tmpfs (mounted here: the tests run as root, in CI too) filled
-to the last block, then remounted read-only. SQLite only: a PostgreSQL server's full disk
-is the server's, and it answers with its own errors.
+to the last block, then remounted read-only. SQLite only here: a PostgreSQL server that
+takes no writes or whose disk is full is tests/reliability/test_postgres_storage.py.
 """
 
 from __future__ import annotations
