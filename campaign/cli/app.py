@@ -193,6 +193,12 @@ def _environment_error(exc: Exception, db_option: str | None = None) -> str | No
 
         return _("{problem}; nothing was changed").format(problem=f"{exc.strerror}{where}")
     sa_exc = sys.modules.get("sqlalchemy.exc")  # loaded only if a database was opened
+    if sa_exc is not None and isinstance(exc, sa_exc.DBAPIError):  # PostgreSQL: its disk full, no writes taken
+        from campaign.db.storage import server_trouble
+
+        trouble = server_trouble(exc)
+        if trouble is not None:
+            return trouble
     if sa_exc is not None and isinstance(exc, sa_exc.OperationalError):
         if getattr(exc.orig, "sqlite_errorname", None):  # SQLite: a full disk or a read-only file, said so
             from campaign.db.engine import resolve_url, sqlite_path
@@ -205,11 +211,6 @@ def _environment_error(exc: Exception, db_option: str | None = None) -> str | No
             trouble = machine_trouble(path, exc)
             if trouble is not None:
                 return trouble
-        from campaign.db.storage import server_disk_full
-
-        full = server_disk_full(exc)  # PostgreSQL's disk: said in the reader's language
-        if full is not None:
-            return full
         first = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__
         from campaign.i18n import _
 

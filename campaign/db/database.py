@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from campaign.db.engine import lock_refusal, make_engine, resolve_url
 from campaign.db.migrate import ensure_current
+from campaign.errors import RuleRefused
 
 _WRITERS: dict[str, threading.RLock] = {}  # one per SQLite file: this process's writers queue on it
 _WRITERS_GUARD = threading.Lock()
@@ -90,8 +91,7 @@ class Database:
     def write(self) -> Iterator[Session]:
         """A transaction that commits on success and rolls back on any error; a lock held
         elsewhere past its timeout is a one-line refusal (nothing was changed)."""
-        queue = self._write_queue if self._write_queue is not None else nullcontext()
-        with queue, Session(self._writer, expire_on_commit=False) as session, session.begin():
+        with self._queued(), Session(self._writer, expire_on_commit=False) as session, session.begin():
             try:
                 yield session
             except OperationalError as exc:
@@ -99,6 +99,22 @@ class Database:
                 if refusal is None:
                     raise
                 raise refusal from None
+
+    @contextmanager
+    def _queued(self) -> Iterator[None]:
+        """This process's turn to write the SQLite file, waited for no longer than SQLite's
+        own busy timeout, with the same refusal when it runs out."""
+        from campaign.db import engine
+
+        if self._write_queue is None:
+            yield
+            return
+        if not self._write_queue.acquire(timeout=engine.SQLITE_BUSY_TIMEOUT_S):
+            raise RuleRefused(engine.LOCKED)
+        try:
+            yield
+        finally:
+            self._write_queue.release()
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -6,8 +6,8 @@ the words it also uses for a damaged file. Telling the GM their campaign is dama
 when the disk is merely full sends them restoring backups; so before calling a file
 damaged we look at the file system, and say which it is in one line.
 
-A PostgreSQL server says a full disk itself (SQLSTATE 53100): `server_disk_full` words
-it the same way.
+A PostgreSQL server says a full disk (SQLSTATE 53100) or that it takes no writes (25006)
+itself: `server_trouble` words it the same way.
 
 A read-only copy (a mount, a file or folder without write permission, an archive) can
 still be read: `read_only_engine` opens it through SQLite's read-only URI, `immutable`
@@ -77,6 +77,23 @@ def cannot_write(path: Path) -> bool:
     return read_only_reason(path) is not None or is_full(path)
 
 
+def server_trouble(exc: BaseException | None) -> str | None:
+    """One line for a PostgreSQL server that cannot take the write: its disk is full
+    (SQLSTATE 53100) or it takes no writes (25006: a standby, or
+    default_transaction_read_only), else None. Reads go on; nothing was changed."""
+    from campaign.i18n import _
+
+    state = getattr(getattr(exc, "orig", exc), "sqlstate", None)
+    if state == "53100":
+        return _("the database server's disk is full: free some space there and try again; nothing was changed")
+    if state == "25006":
+        return _(
+            "the database server takes no writes now (a standby, or a read-only setting); reads still work; "
+            "nothing was changed"
+        )
+    return None
+
+
 def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str | None:
     """One line for a full disk or a read-only database at `path`, else None.
 
@@ -106,22 +123,6 @@ def machine_trouble(path: Path | None, exc: BaseException | None = None) -> str 
             )
         )
     return None
-
-
-# SQLSTATE 53100: the PostgreSQL server could not extend a file (its disk is full).
-PG_DISK_FULL = "53100"
-
-
-def server_disk_full(exc: BaseException | None) -> str | None:
-    """One line for a PostgreSQL server whose disk is full, else None. The server refuses
-    the statement that needed room and its transaction rolls back, so nothing was
-    changed; reads go on (they need no room), and a write goes through once there is."""
-    original = getattr(exc, "orig", exc)
-    if getattr(original, "sqlstate", None) != PG_DISK_FULL:
-        return None
-    from campaign.i18n import _
-
-    return _("the database server's disk is full: free some space on it and try again; nothing was changed")
 
 
 def read_only_engine(path: Path) -> Engine:

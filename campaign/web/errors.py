@@ -52,13 +52,13 @@ def http_error(request: Request, exc: Exception) -> Response:
 
 
 def _machine_trouble(request: Request, exc: Exception) -> str | None:
-    """The one line for a full disk (SQLite's or the PostgreSQL server's) or a read-only
-    SQLite file (campaign.db.storage), else None."""
-    from campaign.db.engine import sqlite_path
-    from campaign.db.storage import machine_trouble, server_disk_full
+    """The one line for a full disk or a read-only database (campaign.db.storage: an
+    SQLite file, or a PostgreSQL server), else None."""
+    from campaign.db.storage import machine_trouble, server_trouble
 
     if not getattr(getattr(exc, "orig", None), "sqlite_errorname", None):
-        return server_disk_full(exc)
+        return server_trouble(exc)
+    from campaign.db.engine import sqlite_path
 
     return machine_trouble(sqlite_path(request.app.state.db.url), exc)
 

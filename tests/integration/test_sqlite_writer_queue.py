@@ -28,6 +28,7 @@ def test_threads_writing_at_once_never_meet_sqlites_lock(db_url, monkeypatch):
     monkeypatch.setattr(engine_module, "SQLITE_BUSY_TIMEOUT_S", 0.0)
     db = Database(db_url)
     other = Database(db_url)  # a second Database on the same file, in this process, queues alike
+    monkeypatch.setattr(engine_module, "SQLITE_BUSY_TIMEOUT_S", 60.0)  # the engines keep 0, the queue waits
     try:
         campaigns.create_campaign(db, "race", "gurps3-ja", "GM")
         start = threading.Barrier(THREADS)
@@ -55,3 +56,33 @@ def test_threads_writing_at_once_never_meet_sqlites_lock(db_url, monkeypatch):
     finally:
         db.close()
         other.close()
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_writer_held_too_long_is_the_locked_refusal(db_url, monkeypatch):
+    """The queue is waited for no longer than SQLite's busy timeout, and then says what
+    SQLite's own lock says: the one-line refusal, nothing written."""
+    from campaign.errors import RuleRefused
+
+    monkeypatch.setattr(engine_module, "SQLITE_BUSY_TIMEOUT_S", 0.2)
+    db = Database(db_url)
+    try:
+        campaigns.create_campaign(db, "race", "gurps3-ja", "GM")
+        holding, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with db.write():
+                holding.set()
+                release.wait(30)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert holding.wait(30)
+        with pytest.raises(RuleRefused) as refused:
+            roll(db, "race", "w", "3D6", SeededDice(1))
+        release.set()
+        holder.join(30)
+        assert str(refused.value) == "the campaign is locked by another session; try again"
+        assert history.verify(db, "race").entries == 1
+    finally:
+        db.close()

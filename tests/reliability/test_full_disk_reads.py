@@ -7,7 +7,8 @@ Real conditions: a small tmpfs (mounted here: the tests run as root, in CI too) 
 to the last block, then remounted read-only. On PostgreSQL the campaign's database lives
 in a tablespace on such a tmpfs: the server keeps answering reads, and refuses a write
 that needs room (SQLSTATE 53100) once the pages it already has are full, which the CLI
-says in one line too.
+says in one line too (a server that takes no writes at all:
+tests/reliability/test_postgres_storage.py).
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ pytestmark = pytest.mark.slow
 
 FULL = "error: the disk holding {db} is full: free some space and try again; nothing was changed"
 FULL_JA = "エラー: {db} のディスクがいっぱいです: 空きを作ってからやり直してください。何も変更していません"
-SERVER_FULL = "error: the database server's disk is full: free some space on it and try again; nothing was changed"
+SERVER_FULL = "error: the database server's disk is full: free some space there and try again; nothing was changed"
 SERVER_FULL_JA = "エラー: データベースサーバーのディスクがいっぱいです: " + (
-    "サーバーに空きを作ってからやり直してください。何も変更していません"
+    "サーバー側で空きを作ってからやり直してください。何も変更していません"
 )
 
 
