@@ -176,9 +176,9 @@ def test_every_seed_file_edited_in_turn_and_the_campaign_still_verifies(cli: Cli
 
 
 def test_with_the_reviewers_alias_installed_voids_rebuilds_and_past_sheets_replay(cli: Cli, tmp_path, install_seeds):
-    """The other replays: a void (the projection without the entry), `db upgrade
-    --rebuild` and `char show --at`; the first heal's op names no stat and the second
-    names HT, so with 耐久 read as HP neither may move."""
+    """The other replays: `char show --at`, a void (the projection without the entry)
+    and `db upgrade --rebuild`. The old code's pool ops name no stat and today's name
+    HT: with 耐久 read as HP, neither kind may move."""
     _existing_campaign(cli)
     scratch = tmp_path / "seeds"
     shutil.copytree(SHIPPED, scratch)
