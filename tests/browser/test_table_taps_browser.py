@@ -174,6 +174,10 @@ def test_another_players_roll_keeps_the_form_the_focus_and_the_place(browser, gu
         ren.join(cli.json("invite", "Ren")["join_path"])
         try:
             assert aki.input_value("#roll-char") == "鈴音"  # the first fill picks her own character
+            overview = gm_context.new_page()
+            overview.goto(base + "/overview")
+            overview.wait_for_timeout(500)  # the feed's first state event
+            overview.evaluate("document.querySelector('#live-characters').firstElementChild.kept = true")
             for choice in ("", "鈴音"):  # 「（なし）」, then a character
                 aki.select_option("#roll-char", choice)
                 aki.fill("#roll-command", "2D6+1")
@@ -193,6 +197,10 @@ def test_another_players_roll_keeps_the_form_the_focus_and_the_place(browser, gu
                 assert gm.locator("#sheets details.palette-fold").first.evaluate("d => d.open") is True
                 expect(aki.locator("#announce")).to_contain_text(f"新しい記録: #{seq}")
                 gm.locator("#sheets details.palette-fold summary").first.click()  # closed again for the next round
+
+            # the overview's characters did not change: the same nodes, not a rebuilt part
+            expect(overview.locator("#history-table tbody tr").first).to_contain_text(f"#{seq}")
+            assert overview.evaluate("document.querySelector('#live-characters').firstElementChild.kept") is True
 
             # a changed sheet is rebuilt, and the focus stays on the same button in it
             aki.focus("#sheets article.mine button.skill")
