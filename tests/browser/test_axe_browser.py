@@ -140,3 +140,24 @@ def test_large_text_on_a_phone_keeps_every_page_in_its_width(browser, gurps):
     with served(cli.db, []) as base:
         _pages(browser, cli, base, seq, 390, "light", check)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_dark_mode_styles_the_form_controls(browser, gurps):
+    """In dark mode an input is dark with light text (color-scheme and the page's colours),
+    not a bright white box."""
+    cli = gurps
+    with served(cli.db, []) as base:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark")
+        page = context.new_page()
+        _ready(page, base + cli.json("invite", "Aki")["join_path"], "form button[type=submit]")
+        page.click("form button[type=submit]")
+        page.wait_for_selector("#roll-command")
+        looks = page.evaluate(
+            """() => ["#roll-command", "#roll-char", "#roll-form button"].map(s => {
+                 const style = getComputedStyle(document.querySelector(s));
+                 return [style.colorScheme, style.backgroundColor, style.color];
+               })"""
+        )
+        context.close()
+    assert looks == [["light dark", "rgb(34, 34, 38)", "rgb(236, 236, 240)"]] * 3

@@ -112,6 +112,7 @@ def test_a_burst_of_taps_on_any_button_writes_once(browser, gurps, count):
             aki.focus("#roll-command")
             aki.keyboard.press("Enter")  # Enter submits the form: the same tap
             aki.evaluate(SUBMITS, count - 1)  # and a held-down Enter's repeats, within 300 ms
+            aki.wait_for_function("() => !document.querySelector('#roll-form button[disabled]')", timeout=10_000)
             time.sleep(0.5)
             assert head(cli) == before + 1, "the free box by Enter"
 
@@ -139,6 +140,15 @@ def test_a_burst_of_taps_on_any_button_writes_once(browser, gurps, count):
             time.sleep(0.5)
             assert calls(cli) == before + 1, "the GM's call form"
             cli.run("call", "cancel", str(cli.json("call", "list")["calls"][0]["call_id"]))
+
+            tool = gm.locator("#gm-tools details", has=gm.locator("form[data-gm-action=award]"))
+            tool.locator("summary").click()
+            tool.locator("[name=cp]").fill("1")
+            tool.locator("[name=to]").fill("鈴音")
+            before = head(cli)
+            burst(gm, "#gm-tools form[data-gm-action=award] button[type=submit]", count)
+            time.sleep(0.5)
+            assert head(cli) == before + 1, "a GM tool"
 
             cli.run("scenario", "start", "第一話", "--with", "鈴音", "--with", "刀矢")
             cli.run("missing", "mark", "刀矢", "--reason", "霧の中")
