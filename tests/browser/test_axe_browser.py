@@ -6,7 +6,8 @@ fails, named with the elements it was found on.
 
 The same pages at 390 px with the text at 200 % (the root font size doubled, as a
 phone's large-text setting does): nothing scrolls sideways, each page has exactly one
-<h1>, and every visible button is a tap target of at least 44x44 px."""
+<h1>, every visible button is a tap target of at least 44x44 px, and no two buttons
+share a name."""
 
 from __future__ import annotations
 
@@ -61,9 +62,10 @@ def _evening(cli: Cli) -> int:
     return cli.json("history", "--limit", "1")[0]["seq"]
 
 
-def _pages(browser, cli: Cli, base: str, seq: int, width: int, scheme: str, check) -> None:
+def _pages(browser, cli: Cli, base: str, seq: int, width: int, scheme: str, check, locale: str = "en-US") -> None:
     """Every page a spectator, a player and the GM see, each handed to `check(page)`."""
-    context = browser.new_context(viewport={"width": width, "height": 844}, color_scheme=scheme)
+    size = {"width": width, "height": 844}
+    context = browser.new_context(viewport=size, color_scheme=scheme, locale=locale)
     page = context.new_page()
     for path in [*SPECTATOR_PAGES, f"/entries/{seq}"]:
         _ready(page, base + path)
@@ -79,7 +81,7 @@ def _pages(browser, cli: Cli, base: str, seq: int, width: int, scheme: str, chec
     page.wait_for_selector("#call-list li.call button.roll-call", timeout=10_000)
     page.wait_for_selector("#latest-list li button", timeout=10_000)
     check(page)  # the player's home, a call pending
-    gm = context.browser.new_context(viewport={"width": width, "height": 844}, color_scheme=scheme).new_page()
+    gm = context.browser.new_context(viewport=size, color_scheme=scheme, locale=locale).new_page()
     _ready(gm, base + cli.json("invite", "GM", "--gm")["join_path"], "form button[type=submit]")
     gm.click("form button[type=submit]")
     gm.wait_for_selector("#call-list li.call", timeout=10_000)
@@ -93,12 +95,13 @@ def _pages(browser, cli: Cli, base: str, seq: int, width: int, scheme: str, chec
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [390, 1280])
-def test_no_accessibility_violation_on_any_page(browser, gurps, scheme, width):
+def test_no_accessibility_violation_on_any_page(browser, gurps, scheme, width, monkeypatch):
+    monkeypatch.delenv("CAMPAIGN_LANG", raising=False)  # Japanese pages, as the players read them
     cli = gurps
     seq = _evening(cli)
     problems: list[str] = []
     with served(cli.db, []) as base:
-        _pages(browser, cli, base, seq, width, scheme, lambda page: problems.extend(_violations(page)))
+        _pages(browser, cli, base, seq, width, scheme, lambda page: problems.extend(_violations(page)), "ja-JP")
     assert not problems, "\n".join(problems)
 
 
@@ -118,12 +121,17 @@ LAYOUT = """() => {
     if (box.right > width + 1 && e.parentElement.getBoundingClientRect().right <= width + 1)
       over.push(`${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${e.className} ${Math.round(box.right)}`);
   }
-  return {wide, over: over.slice(0, 6), h1: document.querySelectorAll("h1").length, small};
+  const names = [...document.querySelectorAll("button, summary")].filter(b => b.getClientRects().length)
+    .map(b => (b.getAttribute("aria-label") || b.textContent).trim());
+  const twice = names.filter((name, i) => names.indexOf(name) !== i);
+  return {wide, over: over.slice(0, 6), h1: document.querySelectorAll("h1").length, small, twice};
 }"""
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
-def test_large_text_on_a_phone_keeps_every_page_in_its_width(browser, gurps):
+@pytest.mark.parametrize("locale", ["ja-JP", "en-US"])
+def test_large_text_on_a_phone_keeps_every_page_in_its_width(browser, gurps, locale, monkeypatch):
+    monkeypatch.delenv("CAMPAIGN_LANG", raising=False)  # the phone's language chooses the page's
     cli = gurps
     seq = _evening(cli)
     problems: list[str] = []
@@ -136,9 +144,10 @@ def test_large_text_on_a_phone_keeps_every_page_in_its_width(browser, gurps):
         if found["h1"] != 1:
             problems.append(f"{page.url}: {found['h1']} <h1>")
         problems.extend(f"{page.url}: tap target {small}" for small in found["small"])
+        problems.extend(f"{page.url}: two buttons named {name}" for name in found["twice"])
 
     with served(cli.db, []) as base:
-        _pages(browser, cli, base, seq, 390, "light", check)
+        _pages(browser, cli, base, seq, 390, "light", check, locale)
     assert not problems, "\n".join(problems)
 
 
