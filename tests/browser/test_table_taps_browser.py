@@ -218,6 +218,13 @@ def test_another_players_roll_keeps_the_form_the_focus_and_the_place(browser, gu
             expect(aki.locator("#sheets article.mine")).to_contain_text("HP 9 / 11", timeout=5_000)
             assert aki.evaluate("document.activeElement.dataset.focus") == "skill\u0000鈴音\u0000回避"
 
+            # a tap by keyboard: the locked button gives the focus back once it is free
+            seq = head(cli) + 1
+            aki.keyboard.press("Enter")
+            expect(aki.locator("#latest-list li").first).to_contain_text(f"#{seq}", timeout=5_000)
+            aki.wait_for_function("() => !document.querySelector('#sheets button[disabled]')", timeout=5_000)
+            assert aki.evaluate("document.activeElement.dataset.focus") == "skill\u0000鈴音\u0000回避"
+
             # a new call for this seat is announced; one for another seat is not
             cli.json("call", "success", "IQ", "刀矢")
             cli.json("call", "success", "回避", "鈴音")
