@@ -126,6 +126,17 @@ MESSAGES = (
     N_("rolled by {player} on behalf of {actor}"),
     N_("(target {target})"),
     N_("asked the GM to void #{seq}: “{reason}” (request #{request})"),
+    # table.js: what each button acts on, and the polite announcements
+    N_("{label}, for {name}"),
+    N_("Roll call #{call}: {prompt}"),
+    N_("Roll call #{call} for {character}"),
+    N_("Cancel call #{call}"),
+    N_("Approve the void of #{seq}"),
+    N_("Refuse the void of #{seq}"),
+    N_("Ask to void #{seq}"),
+    N_("Record of #{seq}"),
+    N_("New call: {prompt}"),
+    N_("New entry: {line}"),
     # gm.js: the GM's evening tools
     N_("done: ledger #{seq}"),
     N_("done"),

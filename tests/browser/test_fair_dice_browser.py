@@ -146,6 +146,7 @@ def test_fudges_served_to_the_page_are_caught_and_a_rewritten_seed_is_warned_of(
         aki.reload()
         aki.wait_for_selector("#fair-status[data-status='ok'][data-checked='1']")
         assert "provably fair: 1 entries recomputed in this browser" in aki.text_content("#fair-status")
+        assert aki.text_content("#announce") == ""  # an "ok" verdict, unchanged: nothing read out
         shown = aki.wait_for_selector(f"#latest-list li:has(a[href='/entries/{seq}'])")
         assert "provably fair" in shown.text_content()
         rows = _chain_rows(cli.db)
@@ -227,6 +228,8 @@ def test_fudges_served_to_the_page_are_caught_and_a_rewritten_seed_is_warned_of(
         assert "is not in this chain: the history was rewritten" in got["text"]
         aki.goto(base + "/")
         aki.wait_for_selector("#fair-status[data-warning='shown-missing']")
+        # the verdict changed (a warning at first sight): read out once in the polite region
+        assert aki.text_content("#announce").count("is not in this chain") == 1
         aki.unroute("**/api/chain*")
         aki.reload()  # the real chain again: nothing lost, nothing to warn of
         aki.wait_for_selector("#fair-status[data-status='ok'][data-checked='1']")

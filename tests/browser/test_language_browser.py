@@ -69,6 +69,7 @@ COLLECT = """(english) => {
     texts.push(node.textContent.trim());
   }
   document.querySelectorAll("[placeholder], [aria-label]").forEach((e) => {
+    if (english && e.closest(".palette")) return;  // a palette button's name holds its line
     texts.push(e.getAttribute("placeholder") || "", e.getAttribute("aria-label") || "");
   });
   document.querySelectorAll("select option").forEach((o) => texts.push(o.textContent.trim()));

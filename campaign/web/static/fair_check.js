@@ -246,33 +246,46 @@
                 { names: window.campaignList ? window.campaignList(names) : names.join(", ") });
   }
 
-  /** The table page's own line: the check's verdict, run on load and after each new roll. */
+  /** The table page's own line: the check's verdict, run on load and after each new roll.
+   * Its counts change with every roll, so the line itself is not a live region: the page's
+   * polite region (#announce) reads it out only when the verdict changes (or is not "ok"
+   * at first), never on a mere new count. */
   function status() {
     var table = document.getElementById("table");
     if (!table || !window.sha256) return;
     var out = document.createElement("p");
     out.id = "fair-status";
     out.className = "fair-status";
-    out.setAttribute("role", "status");
     table.appendChild(out);
-    var running = false, again = false;
+    var running = false, again = false, verdict = null;
+    function say(state, words) {
+      out.setAttribute("data-status", state);
+      if (out.textContent !== words) out.textContent = words;
+      var said = state + "\u0000" + (out.getAttribute("data-warning") || "");
+      var region = document.getElementById("announce");
+      if (region && said !== verdict && (verdict !== null || state !== "ok")) {
+        var line = document.createElement("p");
+        line.textContent = words;
+        region.appendChild(line);
+      }
+      verdict = said;
+    }
     function show(found) {
-      out.setAttribute("data-status", !found.ok ? "fail" : found.lost.length ? "warn" : "ok");
       out.setAttribute("data-checked", String(found.checked));
       if (found.lost.length) out.setAttribute("data-warning", "shown-missing");
       else out.removeAttribute("data-warning");
-      out.textContent = !found.ok
+      var words = !found.ok
         ? text("fair dice rejected: {problem}", { problem: found.problem })
         : text("provably fair: {checked} entries recomputed in this browser, {pending} wait for their seed",
                { checked: found.checked, pending: found.pending });
-      if (found.lost.length) out.textContent += " " + lostWords(found.lost);
+      if (found.lost.length) words += " " + lostWords(found.lost);
+      say(!found.ok ? "fail" : found.lost.length ? "warn" : "ok", words);
     }
     function run() {
       if (running) { again = true; return; }
       running = true;
       checkChain().then(show, function (error) {
-        out.setAttribute("data-status", "error");
-        out.textContent = text("cannot check the fair dice: {error}", { error: String(error) });
+        say("error", text("cannot check the fair dice: {error}", { error: String(error) }));
       }).then(function () {
         running = false;
         if (again) { again = false; run(); }

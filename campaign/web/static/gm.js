@@ -7,6 +7,7 @@
 (function () {
   "use strict";
   var csrf = null;
+  var HOLD = 600;  // ms a tapped button stays locked at least: a double tap is one tap
 
   function text(message, values) { return window.campaignText(message, values); }
 
@@ -56,6 +57,7 @@
     var action = chooser ? chooser.value : form.dataset.gmAction;
     var body = fields(form);
     body.idempotency_key = newKey();
+    var began = Date.now();
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
     out.textContent = text("working…");
@@ -78,8 +80,10 @@
       out.textContent = (error && error.error) || text("cannot reach the server");
       out.dataset.outcome = "error";
     }).then(function () {
-      button.disabled = false;
-      button.removeAttribute("aria-busy");
+      setTimeout(function () {
+        button.disabled = false;
+        button.removeAttribute("aria-busy");
+      }, Math.max(0, HOLD - (Date.now() - began)));
     });
   }
 

@@ -4,6 +4,12 @@
 // The browser reconnects by itself and sends Last-Event-ID, so nothing is missed.
 (function () {
   "use strict";
+  function normalised(html) {  // as the browser serialises it, whitespace aside
+    var holder = document.createElement("div");
+    holder.innerHTML = html;
+    return holder.innerHTML.replace(/\s+/g, " ").trim();
+  }
+
   function start() {
     var table = document.getElementById("history-table");
     if (!table || !table.dataset.feed || typeof EventSource === "undefined") return;
@@ -22,12 +28,18 @@
       table.dispatchEvent(new CustomEvent("campaign:entry", { detail: { seq: data.seq } }));
     });
     // The state after the newest entry: the overview's characters and missing board,
-    // rendered and escaped by the server with the page's own partials.
+    // rendered and escaped by the server with the page's own partials; a part is replaced
+    // only when its HTML changed, so a reader's place in an unchanged part stays.
     source.addEventListener("state", function (event) {
       var data;
       try { data = JSON.parse(event.data); } catch (e) { return; }
       Array.prototype.forEach.call(document.querySelectorAll("[data-live]"), function (part) {
-        if (typeof data[part.dataset.live] === "string") part.innerHTML = data[part.dataset.live];
+        var html = data[part.dataset.live];
+        if (typeof html !== "string") return;
+        if (part.liveHtml === undefined) part.liveHtml = normalised(part.innerHTML);
+        if (normalised(html) === part.liveHtml) return;
+        part.innerHTML = html;
+        part.liveHtml = normalised(part.innerHTML);
       });
     });
   }

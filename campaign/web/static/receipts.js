@@ -315,10 +315,11 @@
     var out = document.getElementById("receipts-status"), list = document.getElementById("receipts-problems");
     out.setAttribute("data-status", found.ok ? (found.uncovered.length ? "warn" : "ok") : "fail");
     out.setAttribute("data-problems", String(found.problems.length));
-    out.textContent = found.ok
+    var words = found.ok
       ? text("your receipts hold: {receipts} rolls, {derived} entries recomputed from their seed, {pending} wait " +
              "for the reveal, {abandoned} unprovable (seed abandoned)", found)
       : text("your receipts do not hold: {count} problems", { count: found.problems.length });
+    if (out.textContent !== words) out.textContent = words;  // a status line speaks only when it changes
     while (list.firstChild) list.removeChild(list.firstChild);
     found.problems.forEach(function (item) {
       list.appendChild(node("li", { "data-seq": item.seq === null ? "" : String(item.seq), text: item.problem }));
@@ -343,7 +344,8 @@
     }).catch(function (error) {
       var out = document.getElementById("receipts-status");
       out.setAttribute("data-status", "error");
-      out.textContent = text("cannot check your receipts: {error}", { error: String(error) });
+      var words = text("cannot check your receipts: {error}", { error: String(error) });
+      if (out.textContent !== words) out.textContent = words;
       return null;
     });
   }

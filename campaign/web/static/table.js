@@ -7,11 +7,18 @@
 // latest entries refresh the ones it holds, and a gap in the seqs is fetched
 // (/api/table/entries), so a burst of rolls skips none on any open page.
 // Text is always set with textContent, never parsed as HTML. No build step.
+// A live update changes only what changed: each list's items are keyed (a call's id, an
+// entry's seq, a character's name) and an item is rebuilt only when its data differ, so
+// focus, scroll, an open fold and a form's choices stay where the player left them.
+// New calls for this seat and others' new entries are announced in a polite live region.
 (function () {
   "use strict";
   var root, csrf = null, me = null, pending = null, tableState = null;
   var SHOWN = 50;  // entries the latest list keeps, newest first
   var items = {}, newest = 0;  // seq -> the entry as the list shows it; the newest seq held
+  var HOLD = 600;  // ms a tapped button stays locked at least: a double tap is one tap
+  var locked = {};  // a button's data-focus key -> true while its write is on its way
+  var seenCalls = null;  // call ids already shown (null until the first render: nothing to announce)
 
   // The page's words (static/messages.js, from the server's catalog, in the page's language).
   function text(message, values) { return window.campaignText(message, values); }
@@ -81,6 +88,62 @@
     say(rollText(entry), entry.outcome, seqs.length ? seqs : [entry.seq], by);
   }
 
+  function announce(words) {  // the polite live region: read out after what the reader is saying
+    var out = document.getElementById("announce");
+    if (!out) return;
+    var line = el("p", { text: words });
+    out.appendChild(line);
+    while (out.childNodes.length > 5) out.removeChild(out.firstChild);
+  }
+
+  // One tap, one write, for every button: the tap locks the button (disabled, aria-busy)
+  // until the answer and at least HOLD ms, and `work` gets one idempotency key made at the
+  // tap, so a double tap or a burst writes once. A button rebuilt meanwhile (a live update)
+  // is made locked too: the lock follows its data-focus key, not the node.
+  function buttonsFor(key) {
+    return Array.prototype.filter.call(document.querySelectorAll("[data-focus]"), function (node) {
+      return node.dataset.focus === key; });
+  }
+
+  function lockLook(button, on) {
+    button.disabled = on;
+    if (on) button.setAttribute("aria-busy", "true");
+    else button.removeAttribute("aria-busy");
+  }
+
+  function tap(key, work) {
+    if (locked[key]) return;  // a second tap while the first is on its way
+    locked[key] = true;
+    var had = document.activeElement && document.activeElement.dataset &&
+              document.activeElement.dataset.focus === key;
+    buttonsFor(key).forEach(function (button) { lockLook(button, true); });
+    var began = Date.now();
+    function free() {
+      setTimeout(function () {
+        delete locked[key];
+        var buttons = buttonsFor(key);
+        buttons.forEach(function (button) { lockLook(button, false); });
+        // a disabled button loses focus: give it back to a keyboard user
+        if (had && buttons.length && (!document.activeElement || document.activeElement === document.body)) {
+          buttons[0].focus();
+        }
+      }, Math.max(0, HOLD - (Date.now() - began)));
+    }
+    var done;
+    try { done = work(newKey()); } catch (error) { free(); throw error; }
+    Promise.resolve(done).then(free, free);
+  }
+
+  // A button that writes: its text, its accessible name (what it acts on), its lock key.
+  function action(key, label, name, cls, work) {
+    var button = el("button", { type: "button", cls: cls || "", text: label, "data-focus": key });
+    if (name && name !== label) button.setAttribute("aria-label", name);
+    if (locked[key]) lockLook(button, true);
+    button.addEventListener("click", function () { tap(key, work); });
+    return button;
+  }
+
+
   // A refusal's own line; a request that never got an answer (fetch's TypeError) in words.
   function failed(error) { say((error && error.error) || text("cannot reach the server"), "error"); }
 
@@ -108,17 +171,17 @@
     if (window.fairReceipts && error && error.error) window.fairReceipts.refused(receipt, error);
   }
 
-  function roll(command, character) {
-    var body = { command: command, character: character || null, idempotency_key: newKey(), share: newShare() };
+  function roll(command, character, key) {
+    var body = { command: command, character: character || null, idempotency_key: key || newKey(), share: newShare() };
     var receipt = sent("/api/rolls", body, command, character);
-    post("/api/rolls", body)
+    return post("/api/rolls", body)
       .then(function (entry) { answered(receipt, entry); rolled(entry); refresh(); },
             function (error) { refusedReceipt(receipt, error); failed(error); });
   }
 
   function meter(label, pool) {
     if (!pool) return null;
-    var id = "m" + newKey().slice(0, 8);
+    var id = "m" + newKey().slice(0, 12);
     return el("div", { cls: "pool" }, [
       el("label", { "for": id, text: label + " " + pool.current + " / " + pool.max }),
       el("meter", { id: id, min: "0", max: String(Math.max(pool.max, 1)), value: String(Math.max(pool.current, 0)),
@@ -145,9 +208,9 @@
     if (c.skills && c.skills.length) {  // the sheet's skills, one tap rolls 3D6 against the level
       if (c.mine || (me && me.gm)) {
         box.appendChild(el("div", { cls: "skills" }, c.skills.map(function (k) {
-          var button = el("button", { type: "button", cls: "skill", text: k.name + " " + k.level });
-          button.addEventListener("click", function () { roll(k.name, c.name); });
-          return button;
+          var label = k.name + " " + k.level;
+          return action("skill\u0000" + c.name + "\u0000" + k.name, label, text("{label}, for {name}", { label: label, name: c.name }),
+                        "skill", function (key) { return roll(k.name, c.name, key); });
         })));
       } else {
         box.appendChild(el("p", { cls: "skills-text", text: text("Skills: {skills}", { skills: list(
@@ -155,21 +218,19 @@
       }
     }
     if (c.palette.length && (c.mine || (me && me.gm))) {
-      var palette = el("div", { cls: "palette" }, c.palette.map(function (line) {
-        var button = el("button", { type: "button", text: line });
-        button.addEventListener("click", function () { roll(line, c.name); });
-        return button;
+      var palette = el("div", { cls: "palette" }, c.palette.map(function (line, index) {
+        return action("palette\u0000" + c.name + "\u0000" + index, line, text("{label}, for {name}", { label: line, name: c.name }),
+                      "", function (key) { return roll(line, c.name, key); });
       }));
       // the player's own palette is open; the GM's page folds every character's away
-      box.appendChild(c.mine ? palette : el("details", { cls: "palette-fold" },
-        [el("summary", { text: text("Palette ({count})", { count: c.palette.length }) }), palette]));
+      var fold = text("Palette ({count})", { count: c.palette.length });
+      box.appendChild(c.mine ? palette : el("details", { cls: "palette-fold", "data-keep": "palette\u0000" + c.name },
+        [el("summary", { text: fold, "aria-label": text("{label}, for {name}", { label: fold, name: c.name }) }), palette]));
     }
     if (me && me.gm && c.status === "active") {
-      var call = el("button", { type: "button", cls: "gm", text: text("Call a fright check") });
-      call.addEventListener("click", function () {
-        post("/api/calls", { kind: "fright", character: c.name }).then(function () { refresh(); }, failed);
-      });
-      box.appendChild(call);
+      var label = text("Call a fright check");
+      box.appendChild(action("fright\u0000" + c.name, label, text("{label}, for {name}", { label: label, name: c.name }), "gm",
+        function () { return post("/api/calls", { kind: "fright", character: c.name }).then(function () { refresh(); }, failed); }));
     }
     return box;
   }
@@ -180,24 +241,23 @@
     var mineToRoll = me && (call.player === me.player || me.gm);
     if (mineToRoll) {
       var key = newKey(), share = newShare();  // one key per call shown: a double tap or a retry rolls once
-      var button = el("button", { type: "button", cls: "roll-call",
-                                  text: me.gm && call.player !== me.player ? text("Roll for them") : text("Roll") });
-      button.addEventListener("click", function () {
-        button.disabled = true;
-        var body = { idempotency_key: key, share: share };
-        var receipt = sent("/api/calls/" + call.call_id + "/roll", body, call.prompt, call.character);
-        post("/api/calls/" + call.call_id + "/roll", body)
-          .then(function (entry) { answered(receipt, entry); rolled(entry); refresh(); },
-                function (error) { refusedReceipt(receipt, error); button.disabled = false; failed(error); });
-      });
-      item.appendChild(button);
+      var forThem = me.gm && call.player !== me.player;
+      item.appendChild(action("call\u0000" + call.call_id, forThem ? text("Roll for them") : text("Roll"),
+        forThem ? text("Roll call #{call} for {character}", { call: call.call_id, character: call.character || call.player })
+                : text("Roll call #{call}: {prompt}", { call: call.call_id, prompt: call.prompt }),
+        "roll-call", function () {
+          var body = { idempotency_key: key, share: share };
+          var receipt = sent("/api/calls/" + call.call_id + "/roll", body, call.prompt, call.character);
+          return post("/api/calls/" + call.call_id + "/roll", body)
+            .then(function (entry) { answered(receipt, entry); rolled(entry); refresh(); },
+                  function (error) { refusedReceipt(receipt, error); failed(error); });
+        }));
     }
     if (me && me.gm) {
-      var cancel = el("button", { type: "button", cls: "gm", text: text("Cancel") });
-      cancel.addEventListener("click", function () {
-        post("/api/calls/" + call.call_id + "/cancel", {}).then(function () { refresh(); }, failed);
-      });
-      item.appendChild(cancel);
+      item.appendChild(action("cancel\u0000" + call.call_id, text("Cancel"), text("Cancel call #{call}", { call: call.call_id }),
+        "gm", function () {
+          return post("/api/calls/" + call.call_id + "/cancel", {}).then(function () { refresh(); }, failed);
+        }));
     }
     return item;
   }
@@ -208,19 +268,17 @@
       el("span", { cls: "reason", text: " — " + (request.on_behalf_of || request.actor) + " " +
                                         text("“{text}”", { text: request.reason || "" }) })
     ]);
-    var approve = el("button", { type: "button", cls: "gm", text: text("Approve") });
-    approve.addEventListener("click", function () {
-      post("/api/void-requests/" + request.seq + "/approve", {}).then(function () { refresh(); }, failed);
-    });
-    var refuse = el("button", { type: "button", cls: "gm", text: text("Refuse") });
-    refuse.addEventListener("click", function () {
-      var reason = window.prompt(text("Reason for refusing"));
-      if (!reason) return;
-      post("/api/void-requests/" + request.seq + "/refuse", { reason: reason }).then(function () { refresh(); },
-                                                                                     failed);
-    });
-    item.appendChild(approve);
-    item.appendChild(refuse);
+    item.appendChild(action("approve\u0000" + request.seq, text("Approve"),
+      text("Approve the void of #{seq}", { seq: request.requested_void }), "gm", function () {
+        return post("/api/void-requests/" + request.seq + "/approve", {}).then(function () { refresh(); }, failed);
+      }));
+    item.appendChild(action("refuse\u0000" + request.seq, text("Refuse"),
+      text("Refuse the void of #{seq}", { seq: request.requested_void }), "gm", function () {
+        var reason = window.prompt(text("Reason for refusing"));
+        if (!reason) return null;
+        return post("/api/void-requests/" + request.seq + "/refuse", { reason: reason })
+          .then(function () { refresh(); }, failed);
+      }));
     return item;
   }
 
@@ -234,32 +292,86 @@
     if (entry.voided) item.classList.add("voided");
     entry.consequences.forEach(function (line) { item.appendChild(el("p", { cls: "consequence", text: line })); });
     if (entry.record && Object.keys(entry.record).length) {  // the raw record, folded away
-      item.appendChild(el("details", { cls: "record" }, [el("summary", { text: text("Record") }),
+      item.appendChild(el("details", { cls: "record", "data-keep": "record\u0000" + entry.seq }, [
+        el("summary", { text: text("Record"), "aria-label": text("Record of #{seq}", { seq: entry.seq }) }),
         el("pre", { cls: "record", text: JSON.stringify(entry.record, null, 1) })]));
     } else if (entry.record_on_entry_page) {  // a big roll: its total above, its dice on its page
       item.appendChild(el("a", { cls: "record", href: campaignUrl("/entries/" + entry.seq), text: text("Record: on the entry page") }));
     }
     if (me && !me.gm && entry.actor === me.player && !entry.voided && entry.voidable) {
-      var ask = el("button", { type: "button", cls: "small", text: text("Ask to void") });
-      ask.addEventListener("click", function () {
-        var reason = window.prompt(text("Reason for the void"));
-        if (!reason) return;
-        post("/api/void-requests", { seq: entry.seq, reason: reason, idempotency_key: newKey() })
-          .then(function (asked) {
-            say(text("asked the GM to void #{seq}: “{reason}” (request #{request})",
-                     { seq: entry.seq, reason: reason, request: asked.seq }), "", []);
-            refresh();
-          }, failed);
-      });
-      item.appendChild(ask);
+      item.appendChild(action("ask\u0000" + entry.seq, text("Ask to void"), text("Ask to void #{seq}", { seq: entry.seq }),
+        "small", function (key) {
+          var reason = window.prompt(text("Reason for the void"));
+          if (!reason) return null;
+          return post("/api/void-requests", { seq: entry.seq, reason: reason, idempotency_key: key })
+            .then(function (asked) {
+              say(text("asked the GM to void #{seq}: “{reason}” (request #{request})",
+                       { seq: entry.seq, reason: reason, request: asked.seq }), "", []);
+              refresh();
+            }, failed);
+        }));
     }
     return item;
   }
 
-  function replace(id, nodes) {
+  // A keyed list brought up to date in place: an item whose data are unchanged keeps its
+  // node; a changed one is rebuilt, keeping its open folds and, when it held the focus,
+  // handing the focus to the same control in the new node; nodes never move, so the
+  // reader's place and the scroll stay.
+  function patch(id, list, keyOf, make, empty) {
     var holder = document.getElementById(id);
-    while (holder.firstChild) holder.removeChild(holder.firstChild);
-    nodes.forEach(function (node) { holder.appendChild(node); });
+    var old = {}, open = {}, focusKey = null, active = document.activeElement;
+    Array.prototype.forEach.call(holder.children, function (node) { old[node.dataset.key] = node; });
+    if (active && holder.contains(active)) focusKey = active.dataset.focus || null;
+    Array.prototype.forEach.call(holder.querySelectorAll("details[data-keep]"), function (fold) {
+      open[fold.dataset.keep] = fold.open; });
+    var wanted = list.map(function (data) {
+      var key = String(keyOf(data)), sig = JSON.stringify(data), node = old[key];
+      if (node && node.dataset.sig === sig) return node;
+      node = make(data);
+      node.dataset.key = key;
+      node.dataset.sig = sig;
+      Array.prototype.forEach.call(node.querySelectorAll("details[data-keep]"), function (fold) {
+        if (Object.prototype.hasOwnProperty.call(open, fold.dataset.keep)) fold.open = open[fold.dataset.keep]; });
+      return node;
+    });
+    if (!wanted.length && empty !== null) {
+      wanted = [old["\u0000none"] || el("li", { cls: "none", text: empty })];
+      wanted[0].dataset.key = "\u0000none";
+    }
+    Array.prototype.slice.call(holder.children).forEach(function (node) {
+      if (wanted.indexOf(node) < 0) holder.removeChild(node); });
+    var at = holder.firstChild;
+    wanted.forEach(function (node) {
+      if (node === at) at = at.nextSibling;
+      else holder.insertBefore(node, at);
+    });
+    if (focusKey && (!document.activeElement || document.activeElement === document.body)) {
+      var again = buttonsFor(focusKey)[0];
+      if (again) again.focus();
+    }
+  }
+
+  // A select's options, rebuilt only when the names change; the choice stays as it was.
+  function options(select, first, names) {
+    var want = [first].concat(names), have = Array.prototype.map.call(select.options, function (o) { return o.value; });
+    if (want.join("\u0000") === have.join("\u0000")) return false;
+    var was = select.value;
+    while (select.firstChild) select.removeChild(select.firstChild);
+    want.forEach(function (name, index) {
+      select.appendChild(el("option", { value: name, text: index ? name : select.dataset.none })); });
+    select.value = want.indexOf(was) >= 0 ? was : "";
+    return true;
+  }
+
+  function announceCalls(calls) {
+    var mine = calls.filter(function (call) { return me && call.player === me.player; });
+    if (seenCalls) {
+      mine.forEach(function (call) {
+        if (!seenCalls[call.call_id]) announce(text("New call: {prompt}", { prompt: call.prompt })); });
+    }
+    seenCalls = {};
+    calls.forEach(function (call) { seenCalls[call.call_id] = true; });
   }
 
   function render(state) {
@@ -269,32 +381,28 @@
     // a player's own characters first, then the rest of the table (no buttons on those)
     var shown = state.characters.filter(function (c) { return me && (me.gm || c.mine); });
     var sheets = state.characters.filter(function (c) { return c.mine || c.status === "active" || (me && me.gm); });
-    replace("call-list", state.calls.length ? state.calls.map(callItem)
-      : [el("li", { cls: "none", text: text("No calls") })]);
+    announceCalls(state.calls);
+    patch("call-list", state.calls, function (call) { return call.call_id; }, callItem, text("No calls"));
     if (document.getElementById("request-list")) {
-      replace("request-list", state.void_requests.length ? state.void_requests.map(requestItem)
-        : [el("li", { cls: "none", text: text("No requests") })]);
+      patch("request-list", state.void_requests, function (request) { return request.seq; }, requestItem,
+            text("No requests"));
     }
-    replace("sheets", sheets.map(sheet));
+    patch("sheets", sheets, function (c) { return c.name; }, sheet, null);
     var callChar = document.getElementById("call-char");
     if (callChar) {
-      var was = callChar.value;
-      replace("call-char", [el("option", { value: "", text: callChar.dataset.everyone })].concat(
-        state.characters.filter(function (c) { return c.status === "active"; }).map(function (c) {
-          return el("option", { value: c.name, text: c.name }); })));
-      callChar.value = was;
+      callChar.dataset.none = callChar.dataset.everyone;
+      options(callChar, "", state.characters.filter(function (c) { return c.status === "active"; }).map(function (c) {
+        return c.name; }));
     }
     var select = document.getElementById("roll-char");
-    var chosen = select.value;
-    replace("roll-char", [el("option", { value: "", text: text("(none)") })].concat(shown.map(function (c) {
-      return el("option", { value: c.name, text: c.name }); })));
-    if (chosen) select.value = chosen;
-    else if (shown.length && !me.gm) select.value = shown[0].name;
-    replace("missing-list", state.missing.length ? state.missing.map(function (m) {
+    select.dataset.none = text("(none)");
+    var first = !select.options.length;  // the first fill picks the player's own character; later, the player's choice stays
+    options(select, "", shown.map(function (c) { return c.name; }));
+    if (first && shown.length && !me.gm) select.value = shown[0].name;
+    patch("missing-list", state.missing, function (m) { return m.character; }, function (m) {
       var about = [text("reunion {chance}", { chance: m.chance })];
       if (m.searchers.length) about.push(text("searching: {names}", { names: list(m.searchers) }));
-      return el("li", { text: m.character + " (" + list(about) + ")" }); })
-      : [el("li", { cls: "none", text: text("Nobody") })]);
+      return el("li", { text: m.character + " (" + list(about) + ")" }); }, text("Nobody"));
     keep(state.latest);
     drawLatest();
     var reunion = document.getElementById("reunion-form");
@@ -311,12 +419,17 @@
 
   function drawLatest() {
     var seqs = Object.keys(items).map(Number).sort(function (a, b) { return b - a; });
-    replace("latest-list", seqs.map(function (seq) { return latestItem(items[seq]); }));
+    patch("latest-list", seqs.map(function (seq) { return items[seq]; }), function (entry) { return entry.seq; },
+          latestItem, null);
     if (resultSeqs.length) changed();
   }
 
   function arrived(item) {  // an entry event: fetch what lies between the newest held and it
     var gap = newest && item.seq > newest + 1 ? [newest, item.seq] : null;
+    if (tableState && item.seq > newest && !(me && item.actor === me.player)) {  // another's new entry, spoken once
+      announce(text("New entry: {line}", { line: "#" + item.seq + " " + item.kind_label + " " + (item.character || "") +
+                                                 " " + item.text + " — " + item.actor }));
+    }
     keep([item]);
     drawLatest();
     if (!gap) return;
@@ -337,7 +450,10 @@
   function connect() {
     var conn = document.getElementById("conn");
     var source = new EventSource(root.dataset.feed);
-    function status(state, text) { conn.dataset.state = state; conn.textContent = text; }
+    function status(state, words) {  // a status line speaks only when it changes
+      conn.dataset.state = state;
+      if (conn.textContent !== words) conn.textContent = words;
+    }
     source.addEventListener("open", function () { status("connected", text("live")); refresh(); });
     source.addEventListener("error", function () { status("disconnected", text("disconnected: reconnecting…")); });
     source.addEventListener("state", function (event) {  // the shared part, as every seat sees it
@@ -361,8 +477,7 @@
     return text === "" ? null : parseInt(text, 10);
   }
 
-  function callFromForm(event) {  // the GM's form: the same call as `campaign call ...`
-    event.preventDefault();
+  function callFromForm() {  // the GM's form: the same call as `campaign call ...`
     var kind = document.getElementById("call-kind").value;
     var who = document.getElementById("call-char").value;
     var body = { kind: kind === "fright" ? "fright" : "check",
@@ -380,7 +495,7 @@
       if (kind === "skill") params.skill = number("call-skill");
     }
     body.params = params;
-    post("/api/calls", body).then(function (made) {
+    return post("/api/calls", body).then(function (made) {
       say((made.calls || [made]).map(function (call) {
         return text("called #{call}: {prompt}", { call: call.call_id, prompt: call.prompt }); }).join(" / "));
       refresh();
@@ -398,13 +513,21 @@
     });
   }
 
-  function reunionFromForm(event) {  // `scenario end --call`: the missing characters' player rolls the reunion
-    event.preventDefault();
+  function reunionFromForm() {  // `scenario end --call`: the missing characters' player rolls the reunion
     var params = { award: number("reunion-award") };
     var elapsed = document.getElementById("reunion-elapsed").value.trim();
     if (elapsed) params.elapsed = elapsed;
-    post("/api/calls", { kind: "reunion", character: "", params: params })
+    return post("/api/calls", { kind: "reunion", character: "", params: params })
       .then(function (call) { say(text("called #{call}: {prompt}", { call: call.call_id, prompt: call.prompt })); refresh(); }, failed);
+  }
+
+  function submits(form, work) {  // a form's submit (a tap or Enter) as one tap of its button
+    var button = form.querySelector("button[type=submit]");
+    button.dataset.focus = "form\u0000" + form.id;
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      tap(button.dataset.focus, work);
+    });
   }
 
   function start() {
@@ -412,21 +535,20 @@
     if (!root) return;
     var callForm = document.getElementById("call-form");
     if (callForm) {
-      callForm.addEventListener("submit", callFromForm);
+      submits(callForm, callFromForm);
       document.getElementById("call-kind").addEventListener("change", callFields);
       callFields();
     }
     var reunionForm = document.getElementById("reunion-form");
-    if (reunionForm) reunionForm.addEventListener("submit", reunionFromForm);
+    if (reunionForm) submits(reunionForm, reunionFromForm);
     document.getElementById("roll-result").addEventListener("click", function (event) {
       if (event.target.tagName === "A") return;
       event.currentTarget.textContent = "";  // read: a tap puts it away
       resultSeqs = [];
     });
-    document.getElementById("roll-form").addEventListener("submit", function (event) {
-      event.preventDefault();
+    submits(document.getElementById("roll-form"), function (key) {
       var command = document.getElementById("roll-command").value.trim();
-      if (command) roll(command, document.getElementById("roll-char").value);
+      return command ? roll(command, document.getElementById("roll-char").value, key) : null;
     });
     fetch(campaignUrl("/api/session"), { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (s) {
       if (!s.csrf) return;
