@@ -472,9 +472,7 @@ def condition_shown(codes: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if key == "name":
             shown["name"] = value
-            shown["label_ja"] = (
-                (detail or {}).get("label_ja") if condition_label_ja(value) is None else (condition_label_ja(value))
-            )
+            shown["label_ja"] = condition_label_ja(value) or (detail or {}).get("label_ja")  # code first
             shown["duration"] = duration
         elif key == "detail":
             shown["detail"] = detail
