@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from campaign.core import effects_vocabulary as vocabulary
 from campaign.core.applied_effects import (
@@ -444,8 +444,15 @@ _CLOCKS = ("since", "until", "recovery_due")
 VIEW_WORDS = ("label_ja", "duration", "remaining", "remaining_ja")
 
 
-def clock_reading(clock: int | None) -> dict[str, Any] | None:
-    """{"clock", "text", "text_ja"}: a campaign clock reading as `--json` has always shown it."""
+class ClockReading(TypedDict):
+    """A campaign clock reading as `--json` has always shown it."""
+
+    clock: int
+    text: str  # "day 2 06:00"
+    text_ja: str  # "2日目 06:00"
+
+
+def clock_reading(clock: int | None) -> ClockReading | None:
     if clock is None:
         return None
     english, japanese = clock_text(clock)
@@ -465,9 +472,7 @@ def condition_shown(codes: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if key == "name":
             shown["name"] = value
-            shown["label_ja"] = (
-                (detail or {}).get("label_ja") if condition_label_ja(value) is None else (condition_label_ja(value))
-            )
+            shown["label_ja"] = condition_label_ja(value) or (detail or {}).get("label_ja")  # code first
             shown["duration"] = duration
         elif key == "detail":
             shown["detail"] = detail

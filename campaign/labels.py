@@ -17,6 +17,7 @@ services and the CLI both use it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from campaign.effect_words import (  # the words of effects live there; these names stay importable here
@@ -408,7 +409,7 @@ def shown_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
     return detail
 
 
-def clock_words(reading: dict[str, Any]) -> str:
+def clock_words(reading: Mapping[str, Any]) -> str:
     """A campaign clock reading ({"clock": n, ...}) in the output's language: "day 2 06:00" / "2日目 06:00"."""
     from campaign.core.gametime import clock_text
 

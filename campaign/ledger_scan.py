@@ -227,7 +227,7 @@ def _source(conn: sqlite3.Connection, campaign_id: int, lo: int, hi: int) -> str
     return "ledger WHERE campaign_id = :c AND seq BETWEEN :lo AND :hi ORDER BY seq"
 
 
-def scan(
+def scan(  # noqa: C901 - the hot loop of `history verify` (docs/performance.md): a call per step costs time per entry
     conn: sqlite3.Connection,
     campaign_id: int,
     name: str,

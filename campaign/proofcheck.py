@@ -1175,7 +1175,7 @@ def _voided_by(records: dict[int, dict[str, Any]], target: int, until: int) -> i
     return max(live) if live else None
 
 
-def check(bundle: object, head: str | None = None) -> dict[str, Any]:
+def check(bundle: object, head: str | None = None) -> dict[str, Any]:  # noqa: C901 - the rules in the docstring's order, one function for players who audit it
     """Verify a loaded bundle; return what it proves, or raise Rejected naming the entry.
 
     Rules, in order: the bundle's own fields are well formed; entry i (counting from the

@@ -207,7 +207,7 @@ def _margin(comparison: str | None, target: int | None, total: int) -> int | Non
     return None
 
 
-def read_roll(
+def read_roll(  # noqa: C901 - BCDice answer is checked piece by piece in reading order; split, each piece would need the whole parse passed along
     inner: str, parts: list[str], command: str | None, comment: str | None, gurps: bool, secret: bool = False
 ) -> Reading:
     """One BCDice answer `(inner) ＞ parts...`, checked against itself and our dice engine."""

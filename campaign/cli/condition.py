@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
@@ -31,7 +32,7 @@ app = typer.Typer(
 )
 
 
-def _clock(reading: dict[str, Any]) -> str:
+def _clock(reading: Mapping[str, Any]) -> str:
     return clock_words(reading)
 
 

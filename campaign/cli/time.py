@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -35,7 +36,7 @@ app = typer.Typer(
 )
 
 
-def _when(reading: dict[str, Any]) -> str:
+def _when(reading: Mapping[str, Any]) -> str:
     """A clock reading ("day 2 06:00" / "2日目 06:00") in the output's language."""
     return pick(reading["text_ja"], reading["text"])
 
@@ -60,15 +61,15 @@ def render_advance(done: TimeAdvanced) -> None:
                 who=_who(item), summary=follow_up_words(item), when=_when(item["until"])
             )
         )
-    for item in done.hp_drains:  # untreated catatonia (docs/rules.md "Catatonia's HP drain")
+    for drain in done.hp_drains:  # untreated catatonia (docs/rules.md "Catatonia's HP drain")
         hp = (
-            _("HP {before} → {after}").format(before=item["before"], after=item["after"])
-            if item["tracked"]
+            _("HP {before} → {after}").format(before=drain["before"], after=drain["after"])
+            if drain["tracked"]
             else _("HP not tracked")
         )
         print_text(
             _("drain  {character}: catatonia day {day}: -{hp} HP ({shown})").format(
-                character=item["character"], day=item["day"], hp=item["hp"], shown=hp
+                character=drain["character"], day=drain["day"], hp=drain["hp"], shown=hp
             )
         )
     for item in done.recovery_due:

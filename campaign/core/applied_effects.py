@@ -17,12 +17,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from campaign.core.effects_vocabulary import TraitOption, effect_data
 from campaign.core.fright import AddCondition
 
 JsonObject = dict[str, Any]
+
+
+class TraitAdded(TypedDict):
+    """A new trait as a fright record's `traits_added` lists it."""
+
+    name: str
+    category: str
+    cp: int
+    severity: str | None
+    counts_toward_limit: Literal[False]  # a trait a fright check gives is outside the limit
+    grants_cp: Literal[False]
+    placeholder: bool
+    origin: str
+    entry: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +55,7 @@ class AppliedTrait:
     choice: int = 0
     kind = "trait"
 
-    def added(self) -> JsonObject:
+    def added(self) -> TraitAdded:
         """The trait as the record's `traits_added` lists it."""
         return {
             "name": self.name,

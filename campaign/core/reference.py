@@ -266,6 +266,46 @@ def _columns(raw: Any) -> tuple[ReferenceColumn, ...]:
     return tuple(columns)
 
 
+def _check_row_keys(item: dict[str, Any], keys: set[str], position: int) -> None:
+    """A row names every column and nothing else (`roll` aside)."""
+    unknown = set(item) - keys - {"roll"}
+    missing = keys - set(item)
+    if unknown and missing:
+        raise _Problem(
+            N_("row {position}: unknown {keys}; missing {missing}"),
+            position=position,
+            keys=", ".join(sorted(unknown)),
+            missing=", ".join(sorted(missing)),
+        )
+    if unknown:
+        raise _Problem(N_("row {position}: unknown {keys}"), position=position, keys=", ".join(sorted(unknown)))
+    if missing:
+        raise _Problem(N_("row {position}: missing {keys}"), position=position, keys=", ".join(sorted(missing)))
+
+
+def _row_roll(item: dict[str, Any], position: int, *, rollable: bool) -> tuple[int | None, int | None]:
+    """A row's 3D6 range ([lo, hi]), for a rollable table only; (None, None) without one."""
+    if "roll" not in item:
+        return None, None
+    if not rollable:
+        raise _Problem(N_('row {position}: `roll` is only for a table with roll = "3D6"'), position=position)
+    span = item["roll"]
+    if (
+        not isinstance(span, list)
+        or len(span) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)
+        or not ROLL_LO <= span[0] <= span[1] <= ROLL_HI
+    ):
+        raise _Problem(
+            N_("row {position}: roll must be [lo, hi] within {lo}..{hi}, not {span!r}"),
+            position=position,
+            lo=ROLL_LO,
+            hi=ROLL_HI,
+            span=span,
+        )
+    return span[0], span[1]
+
+
 def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> tuple[Row, ...]:
     if not isinstance(raw, list) or not raw:
         raise _Problem(N_("rows must be a non-empty array of tables"))
@@ -274,39 +314,9 @@ def _rows(raw: Any, columns: tuple[ReferenceColumn, ...], *, rollable: bool) -> 
     for position, item in enumerate(raw, start=1):
         if not isinstance(item, dict):
             raise _Problem(N_("row {position} must be a table"), position=position)
-        unknown = set(item) - keys - {"roll"}
-        missing = keys - set(item)
-        if unknown and missing:
-            raise _Problem(
-                N_("row {position}: unknown {keys}; missing {missing}"),
-                position=position,
-                keys=", ".join(sorted(unknown)),
-                missing=", ".join(sorted(missing)),
-            )
-        if unknown:
-            raise _Problem(N_("row {position}: unknown {keys}"), position=position, keys=", ".join(sorted(unknown)))
-        if missing:
-            raise _Problem(N_("row {position}: missing {keys}"), position=position, keys=", ".join(sorted(missing)))
+        _check_row_keys(item, keys, position)
         cells = tuple(_cell(item[column.key], position, column.key) for column in columns)
-        lo = hi = None
-        if "roll" in item:
-            if not rollable:
-                raise _Problem(N_('row {position}: `roll` is only for a table with roll = "3D6"'), position=position)
-            span = item["roll"]
-            if (
-                not isinstance(span, list)
-                or len(span) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)
-                or not ROLL_LO <= span[0] <= span[1] <= ROLL_HI
-            ):
-                raise _Problem(
-                    N_("row {position}: roll must be [lo, hi] within {lo}..{hi}, not {span!r}"),
-                    position=position,
-                    lo=ROLL_LO,
-                    hi=ROLL_HI,
-                    span=span,
-                )
-            lo, hi = span
+        lo, hi = _row_roll(item, position, rollable=rollable)
         rows.append(Row(cells, lo, hi))
     if rollable:
         covered: dict[int, int] = {}

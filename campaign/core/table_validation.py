@@ -94,6 +94,38 @@ _ENTRY_KEYS = {"roll", "range", "ja", "en", "tags", "effects", "rolls"}
 REPEAT_REROLL = frozenset({"reroll", "stands"})
 
 
+def _check_coverage(entries: list[TableEntry], lo: int, hi: int, fail: Callable[..., DataError]) -> None:
+    """The entries (sorted by their low end) cover lo..hi exactly: no gap, no overlap."""
+    expected = lo
+    previous: TableEntry | None = None
+    for entry in entries:
+        if entry.lo < expected:
+            if previous is None:
+                raise fail(
+                    N_("entry {entry}: starts below the table's range {lo}..{hi}"), entry=entry.label, lo=lo, hi=hi
+                )
+            raise fail(N_("entry {entry}: overlaps entry {other}"), entry=entry.label, other=previous.label)
+        if entry.lo > expected:
+            gap = _span(expected, entry.lo - 1)
+            if previous is None:
+                raise fail(
+                    N_("entry {entry}: gap: {gap} at the start of the range is not covered"), entry=entry.label, gap=gap
+                )
+            raise fail(
+                N_("entry {entry}: gap: {gap} after entry {other} is not covered"),
+                entry=entry.label,
+                gap=gap,
+                other=previous.label,
+            )
+        expected = entry.hi + 1
+        previous = entry
+    if previous is not None and previous.hi > hi:
+        raise fail(N_("entry {entry}: goes past the table's range {lo}..{hi}"), entry=previous.label, lo=lo, hi=hi)
+    if expected <= hi:
+        last = previous.label if previous else "?"
+        raise fail(N_("entry {entry}: gap: {gap} at the end is not covered"), entry=last, gap=_span(expected, hi))
+
+
 def build_table(path: str, data: dict[str, Any]) -> Table:
     def fail(template: str, /, **params: object) -> DataError:
         return DataError(N_("{path}: {problem}"), path=path, problem=Words(template, **params))
@@ -123,34 +155,7 @@ def build_table(path: str, data: dict[str, Any]) -> Table:
 
     entries = [_build_entry(path, position, raw) for position, raw in enumerate(raw_entries, start=1)]
     entries.sort(key=lambda entry: entry.lo)
-    expected = lo
-    previous: TableEntry | None = None
-    for entry in entries:
-        if entry.lo < expected:
-            if previous is None:
-                raise fail(
-                    N_("entry {entry}: starts below the table's range {lo}..{hi}"), entry=entry.label, lo=lo, hi=hi
-                )
-            raise fail(N_("entry {entry}: overlaps entry {other}"), entry=entry.label, other=previous.label)
-        if entry.lo > expected:
-            gap = _span(expected, entry.lo - 1)
-            if previous is None:
-                raise fail(
-                    N_("entry {entry}: gap: {gap} at the start of the range is not covered"), entry=entry.label, gap=gap
-                )
-            raise fail(
-                N_("entry {entry}: gap: {gap} after entry {other} is not covered"),
-                entry=entry.label,
-                gap=gap,
-                other=previous.label,
-            )
-        expected = entry.hi + 1
-        previous = entry
-    if previous is not None and previous.hi > hi:
-        raise fail(N_("entry {entry}: goes past the table's range {lo}..{hi}"), entry=previous.label, lo=lo, hi=hi)
-    if expected <= hi:
-        last = previous.label if previous else "?"
-        raise fail(N_("entry {entry}: gap: {gap} at the end is not covered"), entry=last, gap=_span(expected, hi))
+    _check_coverage(entries, lo, hi, fail)
 
     table = Table(
         command=command,
@@ -404,6 +409,60 @@ def _option(raw: Any, kind: str) -> TraitOption:
     return TraitOption(**_fields(kind, raw, _OPTION_FIELDS))
 
 
+def _trait_effect(kind: str, rest: dict[str, Any]) -> Effect:
+    if "options" in rest:
+        if set(rest) != {"options"}:
+            raise _Problem(N_("trait: give either options = [...] or category/cp/severity, not both"))
+        options = rest["options"]
+        if not isinstance(options, list) or not options:
+            raise _Problem(N_("trait.options must be a non-empty array"))
+        return TraitEffect(options=tuple(_option(option, "trait.options") for option in options))
+    return TraitEffect(options=(_option(rest, "trait"),))
+
+
+def _escalation_effect(kind: str, rest: dict[str, Any]) -> Effect:
+    values = _fields(kind, rest, {"fallback": (lambda v: v, True), "factor": (_positive, False)})
+    values["fallback"] = _option(values["fallback"], "phobia_escalation.fallback")
+    return EscalatePhobia(**values)
+
+
+def _check_effect(kind: str, rest: dict[str, Any]) -> Effect:
+    schema = {
+        "stat": (_one_of(STATS), True),
+        "on_failure": (_effect_list, False),
+        "on_critical_failure": (_effect_list, False),
+    }
+    values = _fields(kind, rest, schema)
+    if not values.get("on_failure") and not values.get("on_critical_failure"):
+        raise _Problem(N_("check: give on_failure and/or on_critical_failure"))
+    return Check(**values)
+
+
+def _as_entry_effect(kind: str, rest: dict[str, Any]) -> Effect:
+    values = _fields(kind, rest, {"entry": (_int, True), "set": (lambda v: v, False)})
+    overrides = values.get("set", {})
+    if not isinstance(overrides, dict):
+        raise _Problem(N_("as_entry.set must be a table such as {example}"), example="{ cp = -30 }")
+    checked = []
+    for name, value in sorted(overrides.items()):
+        if name not in _OVERRIDABLE:
+            raise _Problem(N_("as_entry.set: {name!r} cannot be overridden"), name=name)
+        try:
+            checked.append((name, _OVERRIDABLE[name](value)))
+        except _Problem as problem:
+            raise _Problem(N_("{field}: {problem}"), field=f"as_entry.set.{name}", problem=problem.words) from None
+    return AsEntry(entry=values["entry"], overrides=tuple(checked))
+
+
+#: Effect kinds whose fields need more than a schema: kind -> its reader.
+_COMPOUND_KINDS: dict[str, Callable[[str, dict[str, Any]], Effect]] = {
+    "trait": _trait_effect,
+    "phobia_escalation": _escalation_effect,
+    "check": _check_effect,
+    "as_entry": _as_entry_effect,
+}
+
+
 def _effect(raw: Any, *, nested: bool) -> Effect:
     if not isinstance(raw, dict):
         raise _Problem(N_("an effect must be a table, not {value!r}"), value=raw)
@@ -414,43 +473,8 @@ def _effect(raw: Any, *, nested: bool) -> Effect:
     if kind in _SIMPLE_KINDS:
         cls, schema = _SIMPLE_KINDS[kind]
         return cls(**_fields(kind, rest, schema))
-    if kind == "trait":
-        if "options" in rest:
-            if set(rest) != {"options"}:
-                raise _Problem(N_("trait: give either options = [...] or category/cp/severity, not both"))
-            options = rest["options"]
-            if not isinstance(options, list) or not options:
-                raise _Problem(N_("trait.options must be a non-empty array"))
-            return TraitEffect(options=tuple(_option(option, "trait.options") for option in options))
-        return TraitEffect(options=(_option(rest, "trait"),))
-    if kind == "phobia_escalation":
-        values = _fields(kind, rest, {"fallback": (lambda v: v, True), "factor": (_positive, False)})
-        values["fallback"] = _option(values["fallback"], "phobia_escalation.fallback")
-        return EscalatePhobia(**values)
-    if kind == "check":
-        schema = {
-            "stat": (_one_of(STATS), True),
-            "on_failure": (_effect_list, False),
-            "on_critical_failure": (_effect_list, False),
-        }
-        values = _fields(kind, rest, schema)
-        if not values.get("on_failure") and not values.get("on_critical_failure"):
-            raise _Problem(N_("check: give on_failure and/or on_critical_failure"))
-        return Check(**values)
-    if kind == "as_entry":
-        values = _fields(kind, rest, {"entry": (_int, True), "set": (lambda v: v, False)})
-        overrides = values.get("set", {})
-        if not isinstance(overrides, dict):
-            raise _Problem(N_("as_entry.set must be a table such as {example}"), example="{ cp = -30 }")
-        checked = []
-        for name, value in sorted(overrides.items()):
-            if name not in _OVERRIDABLE:
-                raise _Problem(N_("as_entry.set: {name!r} cannot be overridden"), name=name)
-            try:
-                checked.append((name, _OVERRIDABLE[name](value)))
-            except _Problem as problem:
-                raise _Problem(N_("{field}: {problem}"), field=f"as_entry.set.{name}", problem=problem.words) from None
-        return AsEntry(entry=values["entry"], overrides=tuple(checked))
+    if kind in _COMPOUND_KINDS:
+        return _COMPOUND_KINDS[kind](kind, rest)
     raise _Problem(N_("unknown effect kind {kind!r}"), kind=kind)
 
 

@@ -36,7 +36,7 @@ def _condition_facts(detail: dict[str, Any], origin: object) -> tuple[str, str |
     raise BadOp(f"the entry adds condition {origin} but does not describe it")
 
 
-def _applied(record: dict[str, Any], op: dict[str, Any]) -> o.Op:
+def _applied(record: dict[str, Any], op: dict[str, Any]) -> o.Op:  # noqa: C901 - one branch per first-release op kind, read as the old format's list
     detail = record["detail"]
     kind = op.get("op")
     who = op.get("character")

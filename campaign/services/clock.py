@@ -22,14 +22,15 @@ from sqlalchemy.orm import Session
 from campaign.core.gametime import clock_text, parse_span, span_text
 from campaign.db.database import Database
 from campaign.db.models import Campaign
+from campaign.effect_words import ClockReading
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.conditions import campaign_conditions, condition_view, due_clock, end_condition
 from campaign.services.effects import recording
-from campaign.services.lingering import drain_catatonia, record_drains
+from campaign.services.lingering import HpDrain, drain_catatonia, record_drains
 from campaign.services.results import omitted_when_empty
 
 # What an advance's record detail and its result share ("from" is a keyword: the call form).
-_Span = TypedDict("_Span", {"seconds": int, "span": str, "span_ja": str, "from": dict[str, Any], "to": dict[str, Any]})
+_Span = TypedDict("_Span", {"seconds": int, "span": str, "span_ja": str, "from": ClockReading, "to": ClockReading})
 
 # Clock readings and condition views stay dicts: the time entry's record holds them
 # (detail.from / detail.to), see services.conditions.
@@ -45,23 +46,23 @@ class TimeAdvanced:
     seconds: int
     span: str
     span_ja: str
-    from_: dict[str, Any]
-    to: dict[str, Any]
+    from_: ClockReading
+    to: ClockReading
     ended: tuple[dict[str, Any], ...]
     started: tuple[dict[str, Any], ...]
     recovery_due: tuple[dict[str, Any], ...]
-    hp_drains: tuple[dict[str, Any], ...] = omitted_when_empty()  # untreated catatonia, a day each
+    hp_drains: tuple[HpDrain, ...] = omitted_when_empty()  # untreated catatonia, a day each
 
 
 @dataclass(frozen=True, slots=True)
 class ClockShown:
     """`time show`: the clock now and every timed condition, soonest to run out first."""
 
-    now: dict[str, Any]
+    now: ClockReading
     timed: tuple[dict[str, Any], ...]
 
 
-def _clock_view(clock: int) -> dict[str, Any]:
+def _clock_view(clock: int) -> ClockReading:
     en, ja = clock_text(clock)
     return {"clock": clock, "text": en, "text_ja": ja}
 

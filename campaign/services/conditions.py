@@ -31,7 +31,7 @@ from campaign.core.followup import FOLLOW_UP, follow_up
 from campaign.core.gametime import parse_span, unit_seconds
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Condition
-from campaign.effect_words import clock_reading, condition_label_ja, condition_shown
+from campaign.effect_words import ClockReading, clock_reading, condition_label_ja, condition_shown
 from campaign.errors import BadInput, NotFound
 from campaign.i18n import _
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name, clean_text
@@ -50,7 +50,7 @@ class ConditionListing:
     each view then starting with its "character")."""
 
     character: str | None
-    now: dict[str, Any]
+    now: ClockReading
     conditions: tuple[dict[str, Any], ...]
 
 
@@ -72,7 +72,7 @@ class ConditionsCleared:
     character: str
     cleared: tuple[dict[str, Any], ...]
     follow_ups: tuple[dict[str, Any], ...]
-    now: dict[str, Any]
+    now: ClockReading
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +97,10 @@ def label_ja(name: str, detail: dict[str, Any] | None) -> str | None:
 
 
 @overload
-def _clock_view(clock: int) -> dict[str, Any]: ...
+def _clock_view(clock: int) -> ClockReading: ...
 @overload
-def _clock_view(clock: int | None) -> dict[str, Any] | None: ...
-def _clock_view(clock: int | None) -> dict[str, Any] | None:
+def _clock_view(clock: int | None) -> ClockReading | None: ...
+def _clock_view(clock: int | None) -> ClockReading | None:
     return clock_reading(clock)
 
 

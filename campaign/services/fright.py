@@ -46,6 +46,7 @@ from campaign.core.applied_effects import (
     AppliedPool,
     AppliedTrait,
     StatLowered,
+    TraitAdded,
 )
 from campaign.core.derived import DERIVATIONS, pool_current, stat_value
 from campaign.core.dice_source import DiceSource, about
@@ -76,7 +77,7 @@ from campaign.seeds import fright_table, stat_names_for
 from campaign.services.characters import character_view
 from campaign.services.common import campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.effects import Recorder, recording
-from campaign.services.lingering import penalty_total, roll_penalties
+from campaign.services.lingering import RollPenalty, penalty_total, roll_penalties
 from campaign.services.presence import check_presence
 from campaign.services.results import as_json, converted_by, omitted_when_empty
 from campaign.services.traits import active_traits, find_trait, split_category, stored_category
@@ -107,7 +108,7 @@ class WillRoll:
     severe_phobia: bool
     cap: int | None
     # active penalties after waking ({"penalty", "origin", "follows"}), in the target already
-    penalties: tuple[dict[str, Any], ...] = omitted_when_empty()
+    penalties: tuple[RollPenalty, ...] = omitted_when_empty()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +163,7 @@ class FrightCheckResult:
     check: WillRoll
     table: FrightTableResult | None
     effects: tuple[AppliedEffect, ...] = field(metadata=converted_by(effect_documents))
-    traits_added: tuple[dict[str, Any], ...]
+    traits_added: tuple[TraitAdded, ...]
     sub_rolls: tuple[TableSubRoll | EffectSubRoll, ...]
     notes: tuple[str, ...]
     reason: str | None
@@ -209,7 +210,7 @@ class _Applier:
         return [effect.record() for effect in self.applied]
 
     @property
-    def traits_added(self) -> list[dict[str, Any]]:
+    def traits_added(self) -> list[TraitAdded]:
         return [effect.added() for effect in self.applied if isinstance(effect, AppliedTrait)]
 
     def _note(self, code: dict[str, Any]) -> None:
@@ -369,9 +370,7 @@ class _Applier:
         )
 
 
-def _check_view(
-    result: FrightResult, will_stat: str, will_from: str | None, penalties: list[dict[str, Any]]
-) -> WillRoll:
+def _check_view(result: FrightResult, will_stat: str, will_from: str | None, penalties: list[RollPenalty]) -> WillRoll:
     check = result.check
     return WillRoll(
         target=check.target,

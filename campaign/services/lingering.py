@@ -20,7 +20,7 @@ clearing it lets the drain go on from the next day that completes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy.orm import Session, object_session
 
@@ -40,12 +40,34 @@ def _active(session: Session, character: Character) -> list[Condition]:
     return active_conditions(session, character)
 
 
-def roll_penalties(character: Character, session: Session | None = None) -> list[dict[str, Any]]:
-    """The active penalties after waking of one character: [{"penalty", "origin", "follows"}]."""
+class RollPenalty(TypedDict):
+    """A penalty after waking that is active (docs/rules.md "Penalty after waking")."""
+
+    penalty: int  # to every roll, e.g. -2
+    origin: str  # the follow-up condition's
+    follows: str | None  # the condition it follows
+
+
+class HpDrain(TypedDict):
+    """One day's HP an untreated catatonia drains (docs/rules.md "Catatonia's HP drain")."""
+
+    character: str
+    condition: str
+    origin: str
+    day: int
+    hp: int
+    at_clock: int
+    tracked: bool  # False: the character has no HP stat, the loss is recorded only
+    before: int | None
+    after: int | None
+
+
+def roll_penalties(character: Character, session: Session | None = None) -> list[RollPenalty]:
+    """The active penalties after waking of one character."""
     session = session or object_session(character)
     if session is None:  # pragma: no cover - every row here comes from a session
         return []
-    found = []
+    found: list[RollPenalty] = []
     for condition in _active(session, character):
         penalty = (condition.detail or {}).get("penalty")
         if condition.name == FOLLOW_UP and isinstance(penalty, int) and not isinstance(penalty, bool):
@@ -55,7 +77,7 @@ def roll_penalties(character: Character, session: Session | None = None) -> list
     return found
 
 
-def penalty_total(penalties: list[dict[str, Any]]) -> int:
+def penalty_total(penalties: list[RollPenalty]) -> int:
     return sum(item["penalty"] for item in penalties)
 
 
@@ -68,7 +90,7 @@ def with_penalties(character: Character, modifiers: tuple[tuple[str, int], ...])
     return (*modifiers, *penalty_modifiers(character))
 
 
-def penalized_roll(result: Any, penalties: list[dict[str, Any]]) -> Any:
+def penalized_roll(result: Any, penalties: list[RollPenalty]) -> Any:
     """A GURPS success roll (core.dice.DiceResult with a judgement) judged again against
     its target plus the character's penalties; the record keeps the written target."""
     from dataclasses import replace
@@ -90,16 +112,14 @@ def _cared_for(conditions: list[Condition]) -> bool:
     return any(condition.name in MEDICAL_CARE for condition in conditions)
 
 
-def drain_catatonia(
-    session: Session, campaign: Campaign, entry: Recorder, start: int, target: int
-) -> list[dict[str, Any]]:
+def drain_catatonia(session: Session, campaign: Campaign, entry: Recorder, start: int, target: int) -> list[HpDrain]:
     """Apply, inside a time entry, the HP every untreated catatonia loses for each day
     that completes between `start` and `target` (campaign clock seconds)."""
     from campaign.core.derived import pool_current, stat_value
     from campaign.seeds import stat_names_for
     from campaign.services.conditions import campaign_conditions
 
-    drains: list[dict[str, Any]] = []
+    drains: list[HpDrain] = []
     by_character: dict[int, list[Condition]] = {}
     rows = campaign_conditions(session, campaign)
     for character, condition in rows:
@@ -140,7 +160,7 @@ def record_drains(
     campaign: Campaign,
     actor: str,
     parent_seq: int,
-    drains: list[dict[str, Any]],
+    drains: list[HpDrain],
     scenario: int | None = None,
 ) -> None:
     """One sub-entry per day's loss under the time entry (its ops hold the change)."""

@@ -239,7 +239,7 @@ def load_bundle(data: bytes) -> Any:
         raise ProofRejected(N_("the bundle is not valid JSON ({exc})"), exc=str(exc)) from None
 
 
-def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:
+def check_bundle(bundle: Any, head: str | None = None) -> ProofHolds:  # noqa: C901 - mirrors campaign.proofcheck.check rule for rule, to be read side by side
     """What the bundle proves, or ProofRejected naming the first bad entry (BadInput for
     a --head prefix of several seals).
 

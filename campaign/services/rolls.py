@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
@@ -18,6 +18,9 @@ from campaign.errors import BadInput
 from campaign.i18n import _
 from campaign.services.common import campaign_transaction, character_named, clean_text
 from campaign.services.history import entry_view
+
+if TYPE_CHECKING:
+    from campaign.services.lingering import RollPenalty
 
 _TABLE_HEAD = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*[+-]")
 
@@ -146,7 +149,7 @@ def roll(
         with about(source, who):
             result = evaluate(text, source, gurps=campaign.ruleset == "gurps3-ja", sorcery=sorcery)
         source.ensure_all_used()  # leftover --dice faces are a typo: refuse before writing
-        penalties: list[dict[str, Any]] = []
+        penalties: list[RollPenalty] = []
         if row is not None and result.judgement is not None and not result.repeats:
             from campaign.services.lingering import penalized_roll, roll_penalties
 

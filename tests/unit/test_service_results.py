@@ -39,12 +39,10 @@ RECORD_SHAPED: dict[str, str] = {
     "conditions.condition_codes": "a condition as a ledger entry records it: codes and numbers, no words",
     "conditions.EndedCondition.view": "a cleared condition's view, as `condition clear --json` shows it",
     "conditions.EndedCondition.follow_up_view": "the follow-up's view, as `condition clear --json` shows it",
-    "lingering.roll_penalties": "the penalties after waking as a roll's record holds them (detail.penalties)",
     "bcdice_api.Holder.via": "the token's part of a record's detail.via",
     "fair_seeds.FairDice.entry_fair": "an entry's detail.fair: the seed's commitment, the share and the draws",
     "fair_seeds.open_commitment": "the stored seed_commit record itself, parsed",
     "calls.check_params": "a call's parameters as its row stores them (a JSON column), checked",
-    "lingering.drain_catatonia": "each day's HP drain as the time entry's record holds it (detail.hp_drains)",
     "check_records.dice_source_detail": "the seed part of a check's record detail",
     # An external format.
     "bcdice_api.api_roll": "BCDice-API v2's roll answer (its documented shape, which bots read)",
