@@ -124,7 +124,7 @@ def test_an_evening_from_the_gm_page_and_four_phones(browser, cli, monkeypatch):
             gm.click("#call-form button[type=submit]")
             expect(phones["明"].locator("#call-list button.roll-call")).to_be_visible(timeout=10_000)
             before = head(cli)
-            for player, phone in phones.items():
+            for phone in phones.values():
                 faces[:] = [1, 2, 3]
                 tap_call(expect, phone)
             rolls = newer(cli, before)
