@@ -3,7 +3,8 @@
 invites from the page, calls a success roll for everyone and two fright checks (one
 failure leaves a trait the GM names), marks a character missing, ends two scenarios with
 the reunion called (the second with two searchers and their award), and answers a void
-request. After each step the ledger and `char show --json` say what the pages did.
+request; a player adds a second device from her page. After each step the ledger and
+`char show --json` say what the pages did.
 
 The server is the app `campaign serve` runs, with the server's config, on a real socket
 (tests.web.table_server.served), so the test can fix the dice every entry records."""
@@ -205,6 +206,21 @@ def test_an_evening_from_the_gm_page_and_four_phones(browser, cli, monkeypatch):
             approve.click()
             expect(gm.locator("#request-list li.none")).to_be_visible(timeout=10_000)
             assert cli.json("history", "show", str(roll_seq))["voided_by"] is not None
+
+            # 明's second phone signs in from her page's device link, with no new invite
+            phones["明"].locator("#device-link").tap()
+            device = phones["明"].locator("#device-result a.join-link")
+            expect(device).to_contain_text("/join/", timeout=10_000)
+            expect(phones["明"].locator("#device-result img.qr")).to_be_visible()
+            second = browser.new_context(**PHONE)
+            contexts.append(second)
+            tablet = second.new_page()
+            tablet.goto(device.get_attribute("href"))
+            tablet.tap("form button[type=submit]")
+            tablet.wait_for_selector("#table article.sheet.mine", timeout=10_000)
+            assert tablet.locator("#sheets article.sheet.mine h3").first.text_content().startswith("鈴音")
+            sessions = [s["player"] for s in cli.json("invite", "list")["sessions"]]
+            assert sessions.count("明") == 2 and len(cli.json("invite", "list")["invites"]) == 6
 
             # every phone's page, in Japanese
             for player, phone in phones.items():
