@@ -127,6 +127,24 @@ SOURCE_WORDS = {
 #: Stat names a sentence spells out (the abbreviations ST, DX, IQ, HT, HP, FP stay as they are).
 STAT_WORDS = {"Will": N_("Will"), "Per": N_("Per")}
 
+#: Time zones a Japanese page names in words (the rest by their IANA name): the zone the
+#: campaign's times are shown in, named on every page (campaign.web.present.zone_label).
+ZONE_WORDS_JA = {
+    "Asia/Tokyo": "日本時間",
+    "Japan": "日本時間",
+    "JST": "日本時間",
+    "Asia/Seoul": "韓国時間",
+    "KST": "韓国時間",
+}
+
+
+def zone_label(zone: str) -> str:
+    """A zone's name in the output's language: 日本時間 for Asia/Tokyo on a Japanese page,
+    the IANA name (or the system's abbreviation) otherwise."""
+    from campaign.i18n import pick
+
+    return pick(ZONE_WORDS_JA.get(zone, zone), zone)
+
 
 def status_label(status: str) -> str:
     """A character's status in the output's language (English shows the code; "active" is
@@ -188,6 +206,25 @@ def stat_label(stat: str) -> str:
     return _(STAT_WORDS[stat]) if stat in STAT_WORDS else stat
 
 
+#: A GURPS sheet's stats as a Japanese sheet spells them (seeds/rulesets/stats.toml's
+#: gurps3-ja names): the pages show 体力 where the terminal keeps the abbreviation ST.
+SHEET_STATS_JA = {
+    "ST": "体力",
+    "DX": "敏捷力",
+    "IQ": "知力",
+    "HT": "生命力",
+    "Per": "知覚",
+    "Speed": "基本移動速度",
+    "Move": "移動力",
+}
+
+
+def sheet_stat_label(stat: str) -> str:
+    """A stat as a page in the output's language names it: the sheet's Japanese name on a
+    Japanese page (体力, 意志), else the stored name."""
+    return SHEET_STATS_JA.get(stat, stat_label(stat)) if is_ja() else stat_label(stat)
+
+
 #: The reasons services record when the GM gives none (older records hold them too).
 DEFAULT_REASONS = {
     reason: reason
@@ -231,6 +268,12 @@ def reason_label(reason: str | None) -> str | None:
     match = re.fullmatch(r"scenario #(\d+)", reason)
     if match:
         return _("scenario #{number}").format(number=match.group(1))
+    # the reason an approved void request records (services.void_requests.approve)
+    match = re.fullmatch(r"approved void request #(\d+) by (.+?)(?:: (.*))?", reason, re.S)
+    if match:
+        return _("approved void request #{seq} by {player}: {reason}").format(
+            seq=match.group(1), player=match.group(2), reason=match.group(3) or ""
+        )
     return reason
 
 

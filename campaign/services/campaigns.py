@@ -61,6 +61,40 @@ def _summary_fields(campaign: Campaign) -> dict[str, Any]:
     )
 
 
+UTC_NAMES = frozenset({"UTC", "Etc/UTC", "Etc/UCT", "UCT", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu", "GMT"})
+
+
+def machine_zone() -> str | None:
+    """This machine's IANA time zone (TZ, else /etc/timezone, else where /etc/localtime
+    points), which `init` records as the campaign's `timezone`: the GM creates the
+    campaign on their own machine, and the pages then show its times in the GM's zone
+    wherever the table is served from. None when it is UTC (no setting: the same times)
+    or cannot be told."""
+    import os
+    from pathlib import Path
+    from zoneinfo import ZoneInfo
+
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    try:
+        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
+    except OSError:
+        pass
+    try:
+        target = str(Path("/etc/localtime").resolve())
+        candidates.append(target.split("/zoneinfo/", 1)[1] if "/zoneinfo/" in target else "")
+    except OSError:
+        pass
+    for name in candidates:
+        if not name or name.startswith("/") or ".." in name:
+            continue
+        try:
+            ZoneInfo(name)
+        except (ValueError, KeyError, OSError):
+            continue
+        return None if name in UTC_NAMES else name
+    return None
+
+
 def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> CampaignSummary:
     name = clean_campaign_name(name)
     if ruleset not in RULESETS:
@@ -71,9 +105,11 @@ def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> Campai
         with db.write() as session:
             if session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
                 raise RuleRefused(_("a campaign named {name!r} already exists").format(name=name))
-            campaign = Campaign(
-                name=name, ruleset=ruleset, settings=dict(DEFAULT_SETTINGS[ruleset]), created_at=ledger.utc_now()
-            )
+            settings = dict(DEFAULT_SETTINGS[ruleset])
+            zone = machine_zone()
+            if zone is not None:  # the GM's machine's zone: the table server may run elsewhere
+                settings["timezone"] = zone
+            campaign = Campaign(name=name, ruleset=ruleset, settings=settings, created_at=ledger.utc_now())
             session.add(campaign)
             session.flush()
             with recording(session, campaign, actor, "campaign", voidable=False) as entry:

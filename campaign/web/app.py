@@ -74,7 +74,7 @@ def make_templates() -> Jinja2Templates:
         duration_text=present.duration_text,
         source_text=present.source_text,
         reason_text=labels.reason_label,
-        stat_text=labels.stat_label,
+        stat_text=labels.sheet_stat_label,
         family_text=present.family_text,
     )
     env.globals.update(

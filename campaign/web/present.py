@@ -135,7 +135,7 @@ def local_time(at: str | None, zone: str | None = None) -> str:
 
 def zone_label(zone: str | None, moment: datetime | None = None) -> str:
     """The zone times are shown in: the campaign's setting, else the server's zone's name."""
-    return zone or (moment or datetime.now(UTC).astimezone()).tzname() or "UTC"
+    return labels.zone_label(zone or (moment or datetime.now(UTC).astimezone()).tzname() or "UTC")
 
 
 def status_text(status: str) -> str:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 LATEST = 10
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+_STAT_WORD = re.compile(r"【([^【】]+)】")
 
 
 def _palette(sheet: dict[str, Any], ruleset: str) -> list[str]:
@@ -41,8 +42,8 @@ def _palette(sheet: dict[str, Any], ruleset: str) -> list[str]:
         if line in skills:  # the page shows each skill as its own button (回避 12)
             continue
         filled = _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), line)
-        if "{" not in filled:
-            lines.append(filled)
+        if "{" not in filled:  # 【IQ】判定 as the sheet names the stat on a Japanese page: 【知力】判定
+            lines.append(_STAT_WORD.sub(lambda m: f"【{labels.sheet_stat_label(m.group(1))}】", filled))
     return lines
 
 
@@ -59,7 +60,11 @@ def _character(sheet: dict[str, Any], ruleset: str) -> dict[str, Any]:
         "hp": pools.get("HP"),
         "fp": pools.get("FP"),
         "conditions": [
-            {"name": c["name"], "label": labels.condition_label(c["name"]), "duration": c["duration"]}
+            {
+                "name": c["name"],
+                "label": labels.condition_label(c["name"]),
+                "duration": labels.condition_duration(c["duration"], c.get("detail")),
+            }
             for c in sheet["conditions"]
         ],
         "traits": [

@@ -46,7 +46,9 @@ def test_a_running_server_follows_lang_then_timezone_then_the_browser(gurps: Cli
         entry = client.get(f"/entries/{roll['seq']}", headers=JA).text
         gurps.run("settings", "lang=none")  # no setting: the browser's language decides again
         fourth = client.get("/history", headers=JA).text
-    assert '<html lang="ja" data-time-zone="Asia/Tokyo">' in first and "日時 (Asia/Tokyo)" in first
+    assert (
+        '<html lang="ja" data-time-zone="Asia/Tokyo">' in first and "日時 (日本時間)" in first
+    )  # the zone in words on a Japanese page
     assert f'<time datetime="{roll["at"]}">{tokyo}</time>' in first
     assert '<html lang="en" data-time-zone="Asia/Tokyo">' in second and "At (Asia/Tokyo)" in second
     assert f'<time datetime="{roll["at"]}">{tokyo}</time>' in second
