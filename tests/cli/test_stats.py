@@ -103,14 +103,14 @@ def test_known_face_counts_and_reference_p_values(gurps, os_dice):
     os_dice.extend(faces)
     for _ in range(10):
         gurps.run("roll", "3D6", "--char", "鈴音")
-    gurps.run("roll", "x10 3D6", "--char", "鈴音")  # a repeat's faces are its body's, ten times
+    gurps.run("roll", "x10 3D6", "--char", "鈴音")  # a repeat: ten entries, each its body's faces
     os_dice.extend([1] * 40 + [2] * 60)
     gurps.run("roll", "x100 1D2", "--char", "刀矢")
     assert os_dice == []
     report = gurps.json("stats")
     assert set(report) == REPORT_KEYS
     rng = _source(report, "rng")
-    assert set(rng) == SOURCE_KEYS and (rng["entries"], rng["dice"]) == (12, 160)
+    assert set(rng) == SOURCE_KEYS and (rng["entries"], rng["dice"]) == (120, 160)  # x10 and x100 are 10 and 100 entries
     d6 = _die(rng, 6)
     assert set(d6) == DIE_KEYS and d6["faces"] == D6_COUNTS and d6["dice"] == 60
     # Reference computed here by the formula: sum((observed - expected)^2 / expected), chi2 tail.
@@ -209,11 +209,11 @@ def test_human_output_has_tables_a_histogram_and_the_caveat(gurps, os_dice):
     os_dice.extend(_d6_faces())
     gurps.run("roll", "x20 3D6")
     out = gurps.run("stats").stdout
-    assert "dice rolled by the GM's machine: 60 dice in 1 entry" in out
+    assert "dice rolled by the GM's machine: 60 dice in 20 entries" in out
     assert "d6: 60 dice; a fair die gives 10.0 per face" in out
     assert "tests were made" in out and "GMのマシン" not in out
     japanese = gurps.run("--lang", "ja", "stats").stdout
-    assert "GMのマシンが振った出目: 1 件の記録に 60 個" in japanese
+    assert "GMのマシンが振った出目: 20 件の記録に 60 個" in japanese
     assert "  d6: 60 個、公正なダイスなら各面 10.0 回" in japanese
     assert "回の検定をしました" in japanese and "rng" not in japanese
     bars = [line for line in out.splitlines() if "█" in line]

@@ -30,7 +30,7 @@ def served(tmp_path, monkeypatch):
 
     started = []
 
-    def run(app, sock, cert, key):
+    def run(app, sock, cert, key, proxies):
         started.append(app)
         sock.close()
         app.app.state.db.close()
