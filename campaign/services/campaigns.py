@@ -61,7 +61,10 @@ def _summary_fields(campaign: Campaign) -> dict[str, Any]:
     )
 
 
-def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> CampaignSummary:
+def create_campaign(db: Database, name: str, ruleset: str, actor: str, *, fair: bool = True) -> CampaignSummary:
+    """`fair`: the table's server dice are provably fair from the first scenario on (the
+    setting fair_dice, docs/fair-dice.md), unless the GM turns it off (`init --no-fair`,
+    or `settings fair_dice=off` later)."""
     name = clean_campaign_name(name)
     if ruleset not in RULESETS:
         raise BadInput(
@@ -72,7 +75,10 @@ def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> Campai
             if session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
                 raise RuleRefused(_("a campaign named {name!r} already exists").format(name=name))
             campaign = Campaign(
-                name=name, ruleset=ruleset, settings=dict(DEFAULT_SETTINGS[ruleset]), created_at=ledger.utc_now()
+                name=name,
+                ruleset=ruleset,
+                settings={**DEFAULT_SETTINGS[ruleset], **({"fair_dice": True} if fair else {})},
+                created_at=ledger.utc_now(),
             )
             session.add(campaign)
             session.flush()
