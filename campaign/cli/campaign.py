@@ -26,6 +26,14 @@ def init(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Campaign name (any text, Japanese welcome).")],
     ruleset: Annotated[str, typer.Option("--ruleset", help="gurps3-ja or 2d6-ja.")] = "gurps3-ja",
+    fair: Annotated[
+        bool,
+        typer.Option(
+            "--fair/--no-fair",
+            help="Provably fair server dice at the table from the first scenario on (docs/fair-dice.md; "
+            "the setting fair_dice, which the GM can turn off later).",
+        ),
+    ] = True,
     json_out: JsonOption = False,
 ) -> None:
     """Create a campaign and select it.
@@ -37,7 +45,7 @@ def init(
 
     app_state = state(ctx)
     app_state.may_create = True
-    created = create_campaign(app_state.db, name, ruleset, app_state.actor)
+    created = create_campaign(app_state.db, name, ruleset, app_state.actor, fair=fair)
     previous = selected_campaign(app_state.db.url)
     select_campaign(app_state.db.url, created.name)
     switched = previous is not None and previous != created.name

@@ -95,7 +95,10 @@ def machine_zone() -> str | None:
     return None
 
 
-def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> CampaignSummary:
+def create_campaign(db: Database, name: str, ruleset: str, actor: str, *, fair: bool = True) -> CampaignSummary:
+    """`fair`: the table's server dice are provably fair from the first scenario on (the
+    setting fair_dice, docs/fair-dice.md), unless the GM turns it off (`init --no-fair`,
+    or `settings fair_dice=off` later)."""
     name = clean_campaign_name(name)
     if ruleset not in RULESETS:
         raise BadInput(
@@ -109,6 +112,8 @@ def create_campaign(db: Database, name: str, ruleset: str, actor: str) -> Campai
             zone = machine_zone()
             if zone is not None:  # the GM's machine's zone: the table server may run elsewhere
                 settings["timezone"] = zone
+            if fair:
+                settings["fair_dice"] = True
             campaign = Campaign(name=name, ruleset=ruleset, settings=settings, created_at=ledger.utc_now())
             session.add(campaign)
             session.flush()

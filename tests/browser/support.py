@@ -55,7 +55,7 @@ def cli(db: Path, *args: str, json_out: bool = False, env: dict | None = None) -
 
 
 TABLE_STEPS = [
-    ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja"],
+    ["init", "百鬼夜翔 夜桜編", "--ruleset", "gurps3-ja", "--no-fair"],  # the tests count entries
     *PARTY,
     ["char", "add", XSS_NAME, "--player", "Ren", "--stat", "Will=10"],
     ["char", "relate", "鈴音", "刀矢", "--note", "幼馴染"],

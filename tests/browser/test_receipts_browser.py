@@ -358,3 +358,23 @@ def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser,
         assert found[-1] or records[-1]["kind"] == "fright", records  # the fright's parent may name it
         assert all(line is None or line == "" or line.startswith("entry #") for line in found)
     page.close()
+
+
+@pytest.mark.parametrize("fair", [True, False], ids=["a fresh init", "init --no-fair"])
+def test_the_table_page_marks_a_fresh_campaigns_rolls_fair(browser, tmp_path, monkeypatch, fair):
+    """Fair by default: with no --fair anywhere, a roll from the page carries the fair
+    mark; a campaign made with --no-fair shows none."""
+    from tests.cli.test_fair_by_default import _typed_init
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    cli = Cli(str(tmp_path / "table.db"))
+    _typed_init(cli.db, *(() if fair else ("--no-fair",)))
+    cli.json("scenario", "start", "第一話", "--with", "鈴音")
+    with served(cli.db) as base:
+        context, aki = _join(browser, base, cli.json("invite", "Aki")["join_path"])
+        aki.wait_for_selector("#receipts-check")
+        rolled = _roll(aki, "3D6<=12")
+        aki.wait_for_selector(f"#latest-list li:has(a:text-is('#{rolled['seq']}'))")
+        marked = aki.eval_on_selector_all("#latest-list li:has(.fair-mark) > a", "links => links.map(a => a.text)")
+        assert marked == ([f"#{rolled['seq']}"] if fair else []), marked
+        context.close()
