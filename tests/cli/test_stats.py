@@ -110,7 +110,8 @@ def test_known_face_counts_and_reference_p_values(gurps, os_dice):
     report = gurps.json("stats")
     assert set(report) == REPORT_KEYS
     rng = _source(report, "rng")
-    assert set(rng) == SOURCE_KEYS and (rng["entries"], rng["dice"]) == (120, 160)  # x10 and x100 are 10 and 100 entries
+    # x10 and x100 are 10 and 100 entries
+    assert set(rng) == SOURCE_KEYS and (rng["entries"], rng["dice"]) == (120, 160)
     d6 = _die(rng, 6)
     assert set(d6) == DIE_KEYS and d6["faces"] == D6_COUNTS and d6["dice"] == 60
     # Reference computed here by the formula: sum((observed - expected)^2 / expected), chi2 tail.
