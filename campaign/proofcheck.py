@@ -1069,6 +1069,8 @@ def _table_judgement(record: dict[str, Any], detail: dict[str, Any], dice: list[
     """A table look-up: its result from its 3d6 and modifier, and the row that holds it."""
     if record.get("kind") == "table":
         name, added, row = detail.get("table"), detail.get("modifier"), detail.get("entry")
+        if isinstance(row, dict):  # an older record names its row whole; its range says which
+            row = row.get("range")
         if not ("raw" in detail and "result" in detail) or "text_roll" in detail:
             return None  # a reference table's or a BCDice table's roll, or an entry's text dice
     else:  # the fright table's roll, under its fright check

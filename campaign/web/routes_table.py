@@ -8,6 +8,7 @@ the entry the first one made.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from starlette.concurrency import run_in_threadpool
@@ -65,6 +66,7 @@ async def table(request: Request) -> Response:
 
 
 GAP_LIMIT = 50  # entries a gap answer holds at most: the newest of the gap (the page keeps 50)
+GAP_BYTES = 48 * 1024  # and its size: every answer stays under the pages' 64 KB (docs/web.md)
 
 
 async def table_entries(request: Request) -> Response:
@@ -81,7 +83,17 @@ async def table_entries(request: Request) -> Response:
 
     def between() -> list[dict[str, object]]:
         found = entries_after(state.db, state.campaign_id, start, limit=max(0, min(GAP_LIMIT, before - 1 - start)))
-        return [entry_item(entry) for entry in reversed(found) if entry["seq"] < before]
+        items: list[dict[str, object]] = []
+        size = 0
+        for entry in reversed(found):  # newest first, until the answer's budget is spent
+            if entry["seq"] >= before:
+                continue
+            item = entry_item(entry)
+            size += len(json.dumps(item, ensure_ascii=False).encode("utf-8"))
+            if items and size > GAP_BYTES:
+                break  # the page lists the newest few: older big rolls are on their entry pages
+            items.append(item)
+        return items
 
     return _json({"entries": await run_in_threadpool(between) if before > after + 1 else []})
 

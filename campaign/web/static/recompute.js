@@ -220,6 +220,8 @@
     if (record.kind === "table") {
       if (!("raw" in detail && "result" in detail) || "text_roll" in detail) return null;
       name = detail.table; added = detail.modifier; row = detail.entry; rowName = "entry";
+      // an older record names its row whole; its range says which
+      if (row && typeof row === "object" && !Array.isArray(row)) row = row.range;
     } else {
       name = detail.name; added = detail.margin_added; row = detail.range; rowName = "range";
     }
