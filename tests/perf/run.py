@@ -831,6 +831,8 @@ class Bench:
         work.mkdir(exist_ok=True)
         got_all = run_load_proxied(campaigns, active, players, seconds, work, watched=3)
         result = got_all.load
+        if result.errors:  # the table prints counts only: say what went wrong here
+            print(f"table_proxied: {len(result.errors)} errors, the first: {result.errors[:3]}", flush=True)
         got = result.summary()
         rss = " and ".join(f"{mb:.0f}" for mb in got_all.rss_mb)
         self.rows.append(
