@@ -274,6 +274,70 @@ class _FeedClient(threading.Thread):
                     continue  # no event for a while: reconnect from the last seen
 
 
+# The page readers of the proxied row in a process of their own (argv: JSON list of
+# [base, after, token]): "ready" once every feed answered, then, at a line on stdin,
+# what each page was sent as JSON. Sharing the harness's process with hundreds of player
+# threads, they would measure its GIL rather than the servers' feed.
+PAGES = r"""
+import json, sys
+from tests.perf.table_load import _FeedClient
+clients = [_FeedClient(base, after, token) for base, after, token in json.loads(sys.argv[1])]
+for client in clients:
+    client.start()
+for client in clients:
+    client.ready.wait(60)
+print("ready", flush=True)
+sys.stdin.readline()
+for client in clients:
+    client.stop.set()
+got = [{"arrived": dict(client.arrived), "order": list(client.order), "failed": client.failed} for client in clients]
+print(json.dumps(got), flush=True)
+"""
+
+
+class _Page:
+    """A page read in the PAGES process, as _delivered reads a _FeedClient."""
+
+    def __init__(self, got: dict) -> None:
+        self.arrived = {int(seq): at for seq, at in got["arrived"].items()}
+        self.order: list[int] = got["order"]
+        self.failed: str = got["failed"]
+        self.stop = threading.Event()
+
+
+class _PageProcess:
+    """The page readers' process (perf_counter is CLOCK_MONOTONIC on Linux: its times
+    compare with the harness's)."""
+
+    def __init__(self, pages: list[tuple[str, int, str | None]], env: dict[str, str]) -> None:
+        root = str(Path(__file__).resolve().parents[2])
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", PAGES, json.dumps(pages)],
+            env={**env, "PYTHONPATH": root},
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "ready":
+            self.proc.kill()
+            raise RuntimeError("the page readers did not start")
+
+    def pages(self) -> list[_Page]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("stop\n")
+        self.proc.stdin.flush()
+        got = json.loads(self.proc.stdout.readline())
+        self.stop()
+        return [_Page(one) for one in got]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+
 def run_load(
     campaigns: int = 5,
     players: int = 4,
@@ -392,7 +456,7 @@ def _roll_for(
         player.join()
 
 
-def _delivered(clients: list[_FeedClient], sent: dict[int, float], head: int, result: LoadResult) -> None:
+def _delivered(clients: list[_FeedClient] | list[_Page], sent: dict[int, float], head: int, result: LoadResult) -> None:
     """Each page's delivery times, its missing rolls, and whether its entries came in order
     with no gap (every seq after the head it opened at, once)."""
     for client in clients:
@@ -663,6 +727,7 @@ def run_load_proxied(
     served = db + ("&" if "?" in db else "?") + "application_name=serve_all_bench"
     servers: list[subprocess.Popen] = []
     proxy = None
+    readers: _PageProcess | None = None
     try:
         try:
             names = [f"卓{i:04d}" for i in range(1, campaigns + 1)]
@@ -700,25 +765,30 @@ def run_load_proxied(
             result = LoadResult(active, players, seconds, 0, [], 0, [], [], 0)
             sent: dict[str, dict[int, float]] = {name: {} for name in through}
             heads = {name: _head_any(db, name) for name in through}
-            feeds = {
-                name: [_FeedClient(f"http://127.0.0.1:{port}/c/{slugs[name]}/", heads[name], token) for port in ports]
-                for name in names[: min(watched, active)]
-            }
-            for client in (client for clients in feeds.values() for client in clients):
-                client.start()
-                client.ready.wait(30)
+            watched_names = names[: min(watched, active)]
+            readers = _PageProcess(
+                [
+                    (f"http://127.0.0.1:{port}/c/{slugs[name]}/", heads[name], token)
+                    for name in watched_names
+                    for port in ports
+                ],
+                env,
+            )
             _roll_for(
                 seconds, [(through[name], seat, sent[name]) for name in through for seat in seats[name]], result, host
             )
             rss = [_rss_mb(server.pid) for server in servers]
             connections = _pg_connections(db)
             time.sleep(2.0)  # let the feeds deliver the last events
-            for name, clients in feeds.items():
-                _delivered(clients, sent[name], heads[name], result)
+            pages = readers.pages()
+            for i, name in enumerate(watched_names):
+                _delivered(pages[i * len(ports) : (i + 1) * len(ports)], sent[name], heads[name], result)
             for i, server in enumerate(servers):
                 if server.poll() is not None:
                     result.errors.append(f"server {i + 1} stopped: {(work / f'server{i + 1}.log').read_text()[-500:]}")
         finally:
+            if readers is not None:
+                readers.stop()
             if proxy is not None:
                 proxy.stop()
             for server in servers:
@@ -729,7 +799,7 @@ def run_load_proxied(
         )
         if shell_rolls:
             result.shell_rolls = _shell_roll_times(db, names[0], shell_rolls, env, work)  # type: ignore[arg-type]
-        return ProxiedResult(result, campaigns, active, 2 * len(feeds), setup, rss, connections)
+        return ProxiedResult(result, campaigns, active, len(pages), setup, rss, connections)
     finally:
         if cluster is not None:
             cluster.stop()
