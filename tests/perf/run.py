@@ -818,6 +818,48 @@ class Bench:
             )
         )
 
+    def row_table_proxied(self) -> None:
+        """Two `campaign serve --all` processes on one PostgreSQL database behind Debian's
+        nginx with docs/hosting.md's site (tests.perf.table_load.run_load_proxied): players
+        across many campaigns rolling over HTTPS through nginx, pages straight on each
+        process. Sizes: the issue's (1,000 campaigns, 200 players across 50, 60 s), or
+        BENCH_PROXIED="campaigns,active,players,seconds"."""
+        from tests.perf.table_load import run_load_proxied
+
+        campaigns, active, players, seconds = proxied_sizes(self.quick)
+        work = self.dir / "table-proxied"
+        work.mkdir(exist_ok=True)
+        got_all = run_load_proxied(campaigns, active, players, seconds, work, watched=3)
+        result = got_all.load
+        if result.errors:  # the table prints counts only: say what went wrong here
+            print(f"table_proxied: {len(result.errors)} errors, the first: {result.errors[:3]}", flush=True)
+        got = result.summary()
+        rss = " and ".join(f"{mb:.0f}" for mb in got_all.rss_mb)
+        self.rows.append(
+            Row(
+                "table_proxied",
+                "2 servers behind nginx",
+                f"1 PostgreSQL database of {campaigns:,} campaigns; {players} signed-in players across {active} of "
+                f"them rolling `3D6<=12` once a second for {seconds:.0f} s over HTTPS through nginx (round-robin) "
+                f"to 2 `campaign serve --all` processes; {got_all.pages} pages on 3 campaigns, half straight on "
+                f"each process; {got['rolls']:,} rolls",
+                f"p50 {got['p50_ms']:.0f} ms, p95 {got['p95_ms']:.0f} ms, p99 {got['p99_ms']:.0f} ms; "
+                f"{got['errors']} errors, {got['lost']} lost; feed p95 {got['sse_p95_ms']:.0f} ms; "
+                f"server RSS {rss} MB",
+                f"{got['shell_p95_ms']:.2f} ms (p95 of `roll 3D6<=12` inside `campaign shell`, same database, "
+                "after the load)",
+                got["p95_to_shell_p95"],
+                "0 errors, 0 lost, every entry on every page",
+                not result.errors and result.lost == 0 and result.undelivered == 0,
+                [
+                    f"entries never delivered to a page: {got['undelivered']}; database connections of both "
+                    f"servers: {got_all.connections}; making the campaigns and seats: {got_all.setup_seconds:.0f} s; "
+                    f"first errors: {result.errors[:3] or 'none'}",
+                    f"load average when the row ended (1/5/15 min): {_load()}",
+                ],
+            )
+        )
+
     def row_receipts(self) -> None:
         """The table page's receipts check (static/receipts.js) over 1,000 receipts in
         Chromium (tests.perf.receipts_page), against the bare crypto.subtle HMACs it needs."""
@@ -1117,6 +1159,21 @@ def cached_database(campaigns: list[tuple[str, int]], target: Path) -> bool:
         partial.rename(cached)
     shutil.copyfile(cached, target)
     return built
+
+
+def proxied_sizes(quick: bool) -> tuple[int, int, int, float]:
+    """(campaigns, active campaigns, players, seconds) of the table_proxied row: the
+    issue's, smaller with --quick, or BENCH_PROXIED="campaigns,active,players,seconds"."""
+    given = os.environ.get("BENCH_PROXIED")
+    if not given:
+        return (100, 10, 40, 20.0) if quick else (1000, 50, 200, 60.0)
+    try:
+        campaigns, active, players, seconds = given.split(",")
+        return int(campaigns), int(active), int(players), float(seconds)
+    except ValueError:
+        raise SystemExit(
+            f"BENCH_PROXIED={given!r}: expected campaigns,active,players,seconds (e.g. 1000,50,200,60)"
+        ) from None
 
 
 def _median_run(runs: list[Run]) -> Run:
@@ -1633,6 +1690,7 @@ DATABASES = {
     "write": (),
     "table_load": (),
     "table_many": (),
+    "table_proxied": (),
     "receipts": (),
     "table_players": (),
     "luck_first": ("big",),
@@ -1655,6 +1713,7 @@ ROWS = (
     "write",
     "table_load",
     "table_many",
+    "table_proxied",
     "receipts",
     "table_players",
     "luck_first",
@@ -1692,6 +1751,7 @@ def main(argv: list[str] | None = None) -> int:
             "bcdice",
             "write",
             "table_load",
+            "table_proxied",
             "verify_judged",
             "sheet_import",
             "receipts",
@@ -1715,6 +1775,7 @@ def main(argv: list[str] | None = None) -> int:
             "write": bench.row_write_cost,
             "table_load": bench.row_table_load,
             "table_many": bench.row_table_many,
+            "table_proxied": bench.row_table_proxied,
             "receipts": bench.row_receipts,
             "table_players": bench.row_table_players,
             "luck_first": bench.row_luck_first,

@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -159,14 +160,20 @@ class _Player(threading.Thread):
         sent: dict[int, float],
         result: LoadResult,
         lock: threading.Lock,
+        host: str | None = None,
     ) -> None:
         super().__init__(daemon=True)
         import httpx
 
-        self.http = httpx.Client(base_url=base, timeout=30, follow_redirects=False)
+        # Through a proxy (host given): its Host header, its self-signed certificate, and the
+        # origin the page would have there.
+        headers = {"host": host} if host else {}
+        self.http = httpx.Client(
+            base_url=base, timeout=30, follow_redirects=False, headers=headers, verify=host is None
+        )
         self.base, self.character, self.join_path, self.until = base, character, join_path, until
         self.sent, self.result, self.lock = sent, result, lock
-        self.origin = "/".join(base.split("/")[:3])  # scheme://host:port
+        self.origin = f"https://{host}" if host else "/".join(base.split("/")[:3])  # scheme://host:port
 
     def sign_in(self) -> None:
         answer = self.http.post(self.join_path.lstrip("/"), data={"confirm": "1"}, headers={"origin": self.origin})
@@ -223,21 +230,35 @@ class _Player(threading.Thread):
 class _FeedClient(threading.Thread):
     """One campaign's SSE client: when each entry's event arrived (perf_counter)."""
 
-    def __init__(self, base: str, after: int) -> None:
+    def __init__(self, base: str, after: int, token: str | None = None) -> None:
         super().__init__(daemon=True)
-        self.base, self.after = base, after
+        self.base, self.after, self.token = base, after, token
         self.arrived: dict[int, float] = {}
         self.order: list[int] = []  # every entry event's seq, as it came
         self.stop = threading.Event()
         self.ready = threading.Event()
+        self.failed = ""  # why the page stopped reading, if it did
 
     def run(self) -> None:
+        try:
+            self._read()
+        except Exception as exc:  # noqa: BLE001 - the row counts it as an error
+            self.failed = repr(exc)
+            self.ready.set()
+
+    def _read(self) -> None:
         import httpx
 
         with httpx.Client(base_url=self.base, timeout=httpx.Timeout(5.0, read=2.0)) as http:
+            if self.token:  # a private server: the page opened from the read token's link first
+                linked = http.get(f"?token={self.token}")
+                if linked.status_code != 303:
+                    raise RuntimeError(f"the token link: {linked.status_code} {linked.text[:300]}")
             while not self.stop.is_set():
                 try:
                     with http.stream("GET", f"api/feed?after={self.after}") as events:
+                        if events.status_code != 200:
+                            raise RuntimeError(f"the feed: {events.status_code}")
                         self.ready.set()
                         seq = None
                         for line in events.iter_lines():
@@ -251,6 +272,70 @@ class _FeedClient(threading.Thread):
                                 return
                 except httpx.ReadTimeout:
                     continue  # no event for a while: reconnect from the last seen
+
+
+# The page readers of the proxied row in a process of their own (argv: JSON list of
+# [base, after, token]): "ready" once every feed answered, then, at a line on stdin,
+# what each page was sent as JSON. Sharing the harness's process with hundreds of player
+# threads, they would measure its GIL rather than the servers' feed.
+PAGES = r"""
+import json, sys
+from tests.perf.table_load import _FeedClient
+clients = [_FeedClient(base, after, token) for base, after, token in json.loads(sys.argv[1])]
+for client in clients:
+    client.start()
+for client in clients:
+    client.ready.wait(60)
+print("ready", flush=True)
+sys.stdin.readline()
+for client in clients:
+    client.stop.set()
+got = [{"arrived": dict(client.arrived), "order": list(client.order), "failed": client.failed} for client in clients]
+print(json.dumps(got), flush=True)
+"""
+
+
+class _Page:
+    """A page read in the PAGES process, as _delivered reads a _FeedClient."""
+
+    def __init__(self, got: dict) -> None:
+        self.arrived = {int(seq): at for seq, at in got["arrived"].items()}
+        self.order: list[int] = got["order"]
+        self.failed: str = got["failed"]
+        self.stop = threading.Event()
+
+
+class _PageProcess:
+    """The page readers' process (perf_counter is CLOCK_MONOTONIC on Linux: its times
+    compare with the harness's)."""
+
+    def __init__(self, pages: list[tuple[str, int, str | None]], env: dict[str, str]) -> None:
+        root = str(Path(__file__).resolve().parents[2])
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", PAGES, json.dumps(pages)],
+            env={**env, "PYTHONPATH": root},
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "ready":
+            self.proc.kill()
+            raise RuntimeError("the page readers did not start")
+
+    def pages(self) -> list[_Page]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("stop\n")
+        self.proc.stdin.flush()
+        got = json.loads(self.proc.stdout.readline())
+        self.stop()
+        return [_Page(one) for one in got]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
 
 
 def run_load(
@@ -351,10 +436,16 @@ def _warmed(bases: Iterable[str]) -> None:
             raise RuntimeError(f"{base}luck: {answer.status_code} {answer.text[:300]}")
 
 
-def _roll_for(seconds: float, seats: list[tuple[str, tuple[str, str], dict[int, float]]], result: LoadResult) -> None:
-    """Every seat signed in, then rolling once a second for `seconds`."""
+def _roll_for(
+    seconds: float,
+    seats: list[tuple[str, tuple[str, str], dict[int, float]]],
+    result: LoadResult,
+    host: str | None = None,
+) -> None:
+    """Every seat signed in, then rolling once a second for `seconds` (`host`: through
+    the proxy answering for that name)."""
     lock = threading.Lock()
-    threads = [_Player(base, character, join, 0.0, sent, result, lock) for base, (character, join), sent in seats]
+    threads = [_Player(base, character, join, 0.0, sent, result, lock, host) for base, (character, join), sent in seats]
     for player in threads:
         player.sign_in()
     until = time.monotonic() + seconds
@@ -365,11 +456,13 @@ def _roll_for(seconds: float, seats: list[tuple[str, tuple[str, str], dict[int, 
         player.join()
 
 
-def _delivered(clients: list[_FeedClient], sent: dict[int, float], head: int, result: LoadResult) -> None:
+def _delivered(clients: list[_FeedClient] | list[_Page], sent: dict[int, float], head: int, result: LoadResult) -> None:
     """Each page's delivery times, its missing rolls, and whether its entries came in order
     with no gap (every seq after the head it opened at, once)."""
     for client in clients:
         client.stop.set()
+        if client.failed:
+            result.errors.append(f"a page stopped reading: {client.failed}")
         for seq, start in sent.items():
             if start < 0:
                 continue
@@ -577,6 +670,174 @@ def _pg_connections(db: str) -> int:
     return int(row[0]) if row else 0
 
 
+@dataclass
+class ProxiedResult:
+    """`serve --all` in two processes behind nginx under load: the load's figures, and
+    what each server held."""
+
+    load: LoadResult
+    campaigns: int  # campaigns in the database
+    active: int  # campaigns whose players rolled
+    pages: int  # open pages (feed clients), half straight on each process
+    setup_seconds: float  # making the campaigns and their seats
+    rss_mb: list[float]  # each server's resident memory at the end of the load
+    connections: int  # both servers' PostgreSQL connections (pg_stat_activity) at the end
+
+
+def run_load_proxied(
+    campaigns: int = 1000,
+    active: int = 50,
+    players: int = 200,
+    seconds: float = 60.0,
+    workdir: Path | None = None,
+    db: str | None = None,
+    watched: int = 3,
+    shell_rolls: int = 100,
+) -> ProxiedResult:
+    """Two `campaign serve --all` processes on one PostgreSQL database of `campaigns`
+    campaigns, started with docs/hosting.md's nginx lines, behind Debian's nginx with
+    that page's site (tests.nginx, as tests/web/test_hosting.py runs it): `players`
+    players spread over the first `active` campaigns, signed in from their invites and
+    rolling once a second for `seconds` over HTTPS through nginx (round-robin, so each
+    process answers about half), and on each of the first `watched` campaigns one page
+    straight on each process, so that every page is sent the rolls the other process
+    answered. `db`: an empty PostgreSQL database; without it a throwaway cluster is
+    started."""
+    from urllib.parse import quote
+
+    from campaign.web.multi import slug_of
+    from tests.nginx import Nginx, nginx_serve_args
+
+    if players < active:
+        raise ValueError(f"{players} players cannot fill {active} campaigns")
+    own = workdir is None
+    work = Path(tempfile.mkdtemp(prefix="campaign-proxied-")) if workdir is None else workdir
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(work / "config"),
+        "XDG_DATA_HOME": str(work / "data"),
+        "XDG_STATE_HOME": str(work / "state"),
+    }
+    cluster = None
+    if db is None:
+        from tests.pgcluster import Cluster
+
+        cluster = Cluster().start()
+        db = cluster.create_database("proxied")
+    served = db + ("&" if "?" in db else "?") + "application_name=serve_all_bench"
+    servers: list[subprocess.Popen] = []
+    proxy = None
+    readers: _PageProcess | None = None
+    try:
+        try:
+            names = [f"卓{i:04d}" for i in range(1, campaigns + 1)]
+            started = time.perf_counter()
+            # players spread evenly: the first (players % active) campaigns have one more
+            counts = [players // active + (i < players % active) for i in range(active)]
+            seats = _setup_uneven(db, names, dict(zip(names[:active], counts, strict=True)), env)
+            setup = time.perf_counter() - started
+            token_file = work / "token"
+            token = f"bench-token-{random.getrandbits(128):032x}"
+            token_file.write_text(token + "\n")
+            ports = []
+            for i, args in enumerate(nginx_serve_args(token_file)):
+                server = subprocess.Popen(
+                    [*_campaign_command(), "--db", served, "serve", "--all", *args],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=open(work / f"server{i + 1}.log", "w"),
+                    text=True,
+                )
+                servers.append(server)
+                assert server.stdout is not None
+                first = server.stdout.readline().strip()  # the URL, printed once listening
+                found = re.match(r"https?://[^/]*:(\d+)/", first)
+                if not found:
+                    log = (work / f"server{i + 1}.log").read_text()[-2000:]
+                    raise RuntimeError(f"server {i + 1} did not start: {log}")
+                ports.append(int(found.group(1)))
+            folder = work / "nginx"
+            folder.mkdir(exist_ok=True)
+            proxy = Nginx(folder, (ports[0], ports[1]))
+            host = f"table.example:{proxy.https_port}"
+            slugs = {name: quote(slug_of(name, 0)) for name in names[:active]}
+            through = {name: f"https://127.0.0.1:{proxy.https_port}/c/{slug}/" for name, slug in slugs.items()}
+            result = LoadResult(active, players, seconds, 0, [], 0, [], [], 0)
+            sent: dict[str, dict[int, float]] = {name: {} for name in through}
+            heads = {name: _head_any(db, name) for name in through}
+            watched_names = names[: min(watched, active)]
+            readers = _PageProcess(
+                [
+                    (f"http://127.0.0.1:{port}/c/{slugs[name]}/", heads[name], token)
+                    for name in watched_names
+                    for port in ports
+                ],
+                env,
+            )
+            _roll_for(
+                seconds, [(through[name], seat, sent[name]) for name in through for seat in seats[name]], result, host
+            )
+            rss = [_rss_mb(server.pid) for server in servers]
+            connections = _pg_connections(db)
+            time.sleep(2.0)  # let the feeds deliver the last events
+            pages = readers.pages()
+            for i, name in enumerate(watched_names):
+                _delivered(pages[i * len(ports) : (i + 1) * len(ports)], sent[name], heads[name], result)
+            for i, server in enumerate(servers):
+                if server.poll() is not None:
+                    result.errors.append(f"server {i + 1} stopped: {(work / f'server{i + 1}.log').read_text()[-500:]}")
+        finally:
+            if readers is not None:
+                readers.stop()
+            if proxy is not None:
+                proxy.stop()
+            for server in servers:
+                server.terminate()
+                server.wait(30)
+        result.lost = sum(len(sent[name]) for name in through) - sum(
+            _entries_any(db, name, sent[name]) for name in through
+        )
+        if shell_rolls:
+            result.shell_rolls = _shell_roll_times(db, names[0], shell_rolls, env, work)  # type: ignore[arg-type]
+        return ProxiedResult(result, campaigns, active, len(pages), setup, rss, connections)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+        if own:
+            import shutil
+
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _setup_uneven(
+    db: str, names: list[str], seated: dict[str, int], env: dict[str, str]
+) -> dict[str, list[tuple[str, str]]]:
+    """Every campaign in one database, typed into one `campaign shell`; those of `seated`
+    with that many players, a PC each and an invite each."""
+    lines = []
+    for name in names:
+        lines.append(f"init '{name}'")
+        for p in range(1, seated.get(name, 0) + 1):
+            lines += [
+                f"player add P{p}",
+                f"char add PC{p} --player P{p} --stat Will=11 --stat HT=11 --cp 100",
+                f"invite P{p} --json",
+            ]
+    done = subprocess.run(
+        [*_campaign_command(), "--db", db, "shell"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    joins = iter(json.loads(line)["join_path"] for line in done.stdout.splitlines() if '"join_path"' in line)
+    seats = {name: [(f"PC{p}", next(joins, "")) for p in range(1, count + 1)] for name, count in seated.items()}
+    if any(join == "" for chairs in seats.values() for _, join in chairs) or next(joins, None) is not None:
+        raise RuntimeError(f"setup made the wrong number of invites: {done.stdout[-1000:]} {done.stderr[-1000:]}")
+    return seats
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--campaigns", type=int, default=5)
@@ -585,7 +846,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=1, help="open table pages (feed clients) per campaign")
     parser.add_argument("--all", type=int, default=0, help="serve --all over one database of this many campaigns")
     parser.add_argument("--backend", default="sqlite", choices=["sqlite", "postgres"], help="with --all")
+    parser.add_argument(
+        "--proxied",
+        type=int,
+        default=0,
+        help="two `serve --all` processes behind nginx on a PostgreSQL database of this many campaigns "
+        "(--campaigns: how many have players; --players: players in all)",
+    )
     args = parser.parse_args(argv)
+    if args.proxied:
+        got = run_load_proxied(args.proxied, args.campaigns, args.players, args.seconds)
+        print(
+            json.dumps(
+                {
+                    **got.load.summary(),
+                    "campaigns": got.campaigns,
+                    "active": got.active,
+                    "pages": got.pages,
+                    "setup_s": round(got.setup_seconds, 1),
+                    "rss_mb": [round(mb, 1) for mb in got.rss_mb],
+                    "connections": got.connections,
+                    "first_errors": got.load.errors[:5],
+                },
+                indent=2,
+            )
+        )
+        return 0 if not got.load.errors and not got.load.lost and not got.load.undelivered else 1
     if args.all:
         many = run_load_all(args.all, args.campaigns, args.players, args.seconds, backend=args.backend)
         print(

@@ -14,16 +14,12 @@ deadline, never a fixed sleep.
 from __future__ import annotations
 
 import json
-import os
-import pwd
 import queue
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -32,20 +28,10 @@ import pytest
 
 from tests.cli.conftest import Cli, gurps_setup, sqlite_gurps, template_db  # noqa: F401 (fixtures)
 from tests.conftest import party_copy
+from tests.nginx import DEADLINE, DOC, NGINX, Nginx, for_test, nginx_serve_args, wait_until
 from tests.web.test_serve import Server
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "hosting.md"
-NGINX = "/usr/sbin/nginx"
 TOKEN = "hosting-test-token-0123456789"
-DEADLINE = 60.0  # seconds any one condition may take to come true on a loaded machine
-
-
-def doc_block(marker: str) -> str:
-    """The fenced block right after `<!-- marker -->` in docs/hosting.md."""
-    text = DOC.read_text(encoding="utf-8")
-    found = re.search(rf"<!-- {marker} -->\n```[a-z]*\n(.*?)\n```", text, re.S)
-    assert found, f"docs/hosting.md has no block marked {marker}"
-    return found.group(1)
 
 
 def doc_serve_lines() -> list[list[str]]:
@@ -62,38 +48,10 @@ def doc_serve_lines() -> list[list[str]]:
     return lines
 
 
-def for_test(args: list[str], token_file: Path) -> list[str]:
-    """A doc's serve arguments with the test's port (0: any free one), token file and,
-    for a wildcard host, loopback (a test listens on loopback only)."""
-    swap = {"--port": "0", "--token-file": str(token_file), "--host": "127.0.0.1"}
-    out = list(args)
-    for i, word in enumerate(out[:-1]):
-        if word in swap:
-            out[i + 1] = swap[word]
-    return out
-
-
 def port_of(server: Server) -> int:
     found = re.match(r"https?://[^/]*:(\d+)/", server.first_line)
     assert found, server.first_line
     return int(found.group(1))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_until(condition, what: str, deadline: float = DEADLINE):
-    """`condition()` once it is true; fails naming `what` after `deadline` seconds."""
-    end = time.monotonic() + deadline
-    while True:
-        value = condition()
-        if value:
-            return value
-        assert time.monotonic() < end, f"{what}: not within {deadline:.0f} s"
-        time.sleep(0.05)
 
 
 class Feed:
@@ -128,70 +86,6 @@ class Feed:
     def has(self, seqs: list[int]) -> bool:
         assert self.problems.empty(), self.problems.get()
         return len(self.seqs) >= len(seqs)
-
-
-class Nginx:
-    """Debian's nginx with docs/hosting.md's site in front of two upstream ports."""
-
-    def __init__(self, folder: Path, upstreams: tuple[int, int]) -> None:
-        self.folder = folder
-        self.http_port, self.https_port = free_port(), free_port()
-        subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-            + ["-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"), "-days", "1"]
-            + ["-subj", "/CN=table.example"],
-            check=True,
-            capture_output=True,
-        )
-        site = doc_block("nginx-site")
-        for old, new in {
-            "server 127.0.0.1:8001;": f"server 127.0.0.1:{upstreams[0]};",
-            "server 127.0.0.1:8002;": f"server 127.0.0.1:{upstreams[1]};",
-            "listen 80;": f"listen 127.0.0.1:{self.http_port};",
-            "listen 443 ssl;": f"listen 127.0.0.1:{self.https_port} ssl;",
-            "/etc/letsencrypt/live/table.example/fullchain.pem": str(folder / "cert.pem"),
-            "/etc/letsencrypt/live/table.example/privkey.pem": str(folder / "key.pem"),
-        }.items():
-            assert site.count(old) == 1, f"docs/hosting.md's nginx site no longer has {old!r}"
-            site = site.replace(old, new)
-        temp = "\n".join(f"    {kind}_temp_path {folder / kind};" for kind in ("proxy", "fastcgi", "uwsgi", "scgi"))
-        # as root, nginx's workers would run as nobody: run them as the current user
-        user = f"user {pwd.getpwuid(os.getuid()).pw_name};\n" if os.geteuid() == 0 else ""
-        (folder / "nginx.conf").write_text(
-            f"{user}worker_processes 1;\npid {folder / 'nginx.pid'};\nerror_log {folder / 'error.log'};\n"
-            f"events {{ worker_connections 512; }}\nhttp {{\n    access_log {folder / 'access.log'};\n"
-            f"    client_body_temp_path {folder / 'body'};\n{temp}\n{site}\n}}\n"
-        )
-        self.proc = subprocess.Popen(
-            [NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-e", str(folder / "error.log")]
-            + ["-g", "daemon off;"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        wait_until(self._listening, "nginx listening")
-
-    def _listening(self) -> bool:
-        if self.proc.poll() is not None:
-            raise AssertionError(f"nginx stopped: {self.proc.stderr.read()} {self.log()}")
-        try:
-            socket.create_connection(("127.0.0.1", self.https_port), timeout=1).close()
-            return True
-        except OSError:
-            return False
-
-    def log(self) -> str:
-        path = self.folder / "error.log"
-        return path.read_text(errors="replace")[-2000:] if path.exists() else ""
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture
@@ -248,12 +142,7 @@ def test_every_serve_line_of_the_doc_starts(db_url, token_file):
 def test_two_processes_behind_the_docs_nginx(party, token_file, tmp_path):
     if not Path(NGINX).is_file():
         pytest.skip("Debian's nginx is not installed (.ci/run installs it)")
-    nginx_args = [
-        for_test(shlex.split(line)[shlex.split(line).index("serve") + 1 :], token_file)
-        for line in doc_block("nginx-serve").splitlines()
-        if line.startswith("campaign ")
-    ]
-    assert len(nginx_args) == 2, "docs/hosting.md starts two processes for nginx"
+    nginx_args = nginx_serve_args(token_file)
     cli = Cli(party)
     first, second = Server(party, *nginx_args[0]), Server(party, *nginx_args[1])
     folder = tmp_path / "nginx"
