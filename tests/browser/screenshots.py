@@ -8,7 +8,8 @@ third scenario so the missing board has a card), starts `campaign serve
 phone's width (390 px) and a laptop's (1280 px) with Debian's headless Chromium; then
 signs in as Aki and as the GM through invites (with a fright call pending for 鈴音) and
 photographs both table homes the same way (table-player-*.png, table-gm-*.png): Aki's
-after she tapped 回避, so her result panel shows, and the GM's with the invite panel
+after she tapped 回避, so her result panel shows (and the phone's screen alone at that
+moment, table-player-tap-390.png), and the GM's with the invite panel
 open after the GM made Ren's invite on the page (the link and its QR code; the link
 uses the `public_url` setting, set once the server is up so `serve` prints its own).
 """
@@ -67,6 +68,9 @@ def take_homes(browser, base: str, db: Path, outdir: Path, widths=WIDTHS) -> lis
         if name == "player":
             page.locator("#sheets article.sheet.mine button.skill", has_text="回避").first.click()
             page.locator("#roll-result", has_text="鈴音").wait_for(timeout=10_000)
+            target = outdir / f"table-player-tap-{widths[0]}.png"  # the phone's screen as she sees it
+            page.screenshot(path=str(target))
+            written.append(target)
         else:
             support.cli(db, "settings", f"public_url={PUBLIC_URL}")
             page.click("#gm-invites > summary")
