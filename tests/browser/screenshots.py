@@ -7,7 +7,11 @@ third scenario so the missing board has a card), starts `campaign serve
 --port 0` on it, and writes full-page PNGs of the overview and the luck charts at a
 phone's width (390 px) and a laptop's (1280 px) with Debian's headless Chromium; then
 signs in as Aki and as the GM through invites (with a fright call pending for 鈴音) and
-photographs both table homes the same way (table-player-*.png, table-gm-*.png).
+photographs both table homes the same way (table-player-*.png, table-gm-*.png): Aki's
+after she tapped 回避, so her result panel shows (and the phone's screen alone at that
+moment, table-player-tap-390.png), and the GM's with the invite panel
+open after the GM made Ren's invite on the page (the link and its QR code; the link
+uses the `public_url` setting, set once the server is up so `serve` prints its own).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 from tests.browser import support
 
 PAGES = (("overview", "/"), ("luck", "/luck"))
+PUBLIC_URL = "http://192.168.1.20:8000/"  # as `serve --host 0.0.0.0` would print the LAN address
 WIDTHS = (390, 1280)
 
 
@@ -60,6 +65,18 @@ def take_homes(browser, base: str, db: Path, outdir: Path, widths=WIDTHS) -> lis
         page.click("form button[type=submit]")
         page.wait_for_selector("#call-list li.call", timeout=10_000)
         page.wait_for_selector('#conn[data-state="connected"]', timeout=10_000)
+        if name == "player":
+            page.locator("#sheets article.sheet.mine button.skill", has_text="回避").first.click()
+            page.locator("#roll-result", has_text="鈴音").wait_for(timeout=10_000)
+            target = outdir / f"table-player-tap-{widths[0]}.png"  # the phone's screen as she sees it
+            page.screenshot(path=str(target))
+            written.append(target)
+        else:
+            support.cli(db, "settings", f"public_url={PUBLIC_URL}")
+            page.click("#gm-invites > summary")
+            page.fill("#invite-player", "Ren")
+            page.click("#invite-form button[type=submit]")
+            page.wait_for_selector("#invite-result img.qr", timeout=10_000)
         for width in widths:
             page.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
             page.wait_for_timeout(300)
