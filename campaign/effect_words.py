@@ -51,7 +51,7 @@ CONDITION_WORDS = {
     "seizure": N_("seizure"),
     "heart_attack": N_("heart attack"),
     FOLLOW_UP: N_("recovering"),
-    "medical_care": N_("medical care"),  # stops catatonia's HP drain (services.lingering)
+    "medical_care": N_("medical care"),  # stops catatonia's HP drain (services.checks.lingering)
 }
 #: How a condition ends (core.effects_vocabulary.RECOVERIES).
 RECOVERY_WORDS = {

@@ -181,7 +181,7 @@ SOURCE_PHRASES = {
     "provable": N_("provably fair dice"),
     "unknown": N_("no source recorded"),
 }
-#: How far an entry's dice can be trusted (services.fair_seeds.fairness_of's codes).
+#: How far an entry's dice can be trusted (services.fair.seeds.fairness_of's codes).
 FAIRNESS_WORDS = {
     "provable": N_("provable: a committed seed and the player's share"),
     "abandoned": N_("unprovable (seed abandoned)"),
@@ -236,7 +236,7 @@ DEFAULT_REASONS = {
         N_("start"),
         N_("end"),
         N_("sheet imported"),
-        N_("imported without its seed (seeds are never exported)"),  # services.fair_import
+        N_("imported without its seed (seeds are never exported)"),  # services.fair.on_import
         N_("player renamed"),
         N_("character renamed"),
         N_("renamed"),
@@ -268,7 +268,7 @@ def reason_label(reason: str | None) -> str | None:
     match = re.fullmatch(r"scenario #(\d+)", reason)
     if match:
         return _("scenario #{number}").format(number=match.group(1))
-    # the reason an approved void request records (services.void_requests.approve)
+    # the reason an approved void request records (services.disputes.requests.approve)
     match = re.fullmatch(r"approved void request #(\d+) by (.+?)(?:: (.*))?", reason, re.S)
     if match:
         return _("approved void request #{seq} by {player}: {reason}").format(
@@ -471,7 +471,7 @@ def condition_name(view: dict[str, Any]) -> str:
 
 def condition_shown_words(view: dict[str, Any]) -> str:
     """'stunned 6 hours until day 1 06:00': a condition put on, as `condition add` and
-    `history show` say it (a view: services.conditions.condition_view)."""
+    `history show` say it (a view: services.characters.conditions.condition_view)."""
     what = " ".join(filter(None, (condition_name(view), condition_duration(view.get("duration"), view.get("detail")))))
     if view.get("until"):
         what = _("{condition} until {time}").format(condition=what, time=clock_words(view["until"]))

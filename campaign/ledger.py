@@ -114,7 +114,7 @@ def _not_before(head_at: object, now: str) -> str:
 
 def next_entry(session: Session, campaign_id: int) -> tuple[int, str]:
     """(seq, time) of the next append: lets a service key its state changes to the entry
-    that records them, and stamp them with its time, before writing it (services.effects)."""
+    that records them, and stamp them with its time, before writing it (services.recording)."""
     row = session.execute(_HEAD, {"c": campaign_id}).first()
     return (row.seq + 1, _not_before(row.at, utc_now())) if row else (1, utc_now())
 
@@ -127,7 +127,7 @@ def open_scenario_number(session: Session, campaign_id: int) -> int | None:
 
 def next_seq(session: Session, campaign_id: int) -> int:
     """The seq the next append will get: lets a service key its state changes to the
-    entry that records them before writing it (see services.effects)."""
+    entry that records them before writing it (see services.recording)."""
     return head(session, campaign_id)[0] + 1
 
 
@@ -150,16 +150,16 @@ def append(
     if expect_seq is not None and expect_seq != last_seq + 1:
         raise RuntimeError(f"ledger head moved: expected to write seq {expect_seq}, head is {last_seq}")
     # The actor is who typed the command; detail.on_behalf_of, for whom: the GM acting for
-    # a player in group mode (services.group.OnBehalf), or what a service names itself
+    # a player in group mode (services.campaigns.group.OnBehalf), or what a service names itself
     # (the missing character's player for a reunion roll), which wins.
     behalf = getattr(actor, "on_behalf_of", None)
     detail = {"on_behalf_of": behalf, **entry.detail} if behalf else entry.detail
     # The table server's actor also says how the request came (its session, the call
-    # it answers): services.table_writes.SeatActor.
+    # it answers): services.table.writes.SeatActor.
     via = getattr(actor, "via", None)
     if via:
         detail = {**detail, "via": via}
-    # Dice derived from a committed seed say how (services.fair_seeds.FairDice); never
+    # Dice derived from a committed seed say how (services.fair.seeds.FairDice); never
     # on a secret roll, whose public entry must not show its dice.
     fair = getattr(actor, "fair", None)
     fair = fair(entry.dice) if fair is not None else None

@@ -48,7 +48,7 @@ _SHEET_KEYS |= {"メモ": "メモ", "note": "メモ", "所持品": "所持品", 
 _SHEET_LINE = re.compile(r"^\s*(" + "|".join(_SHEET_KEYS) + r")\s*[:：]\s*(.*?)\s*$", re.MULTILINE)
 _NAMED = re.compile(r"(.+?)\s*=\s*(.+)")
 IGNORED = ("目標値",)  # the 2d6 palette's difficulty param: the table's, not the character's
-#: The record key listing the params kept as notes (services.sheet_transfer takes it out
+#: The record key listing the params kept as notes (services.characters.sheet_transfer takes it out
 #: before the record is read as a sheet, and reports it).
 NOTED_PARAMS = "ccfolia:noted_params"
 #: The record key listing what the piece holds that the campaign does not keep (other

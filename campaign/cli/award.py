@@ -27,7 +27,7 @@ def award(
 
     Example: campaign award 3 --to 鈴音,刀矢 --reason '霧の館 クリア'
     """
-    from campaign.services.lifecycle import award as give
+    from campaign.services.characters.lifecycle import award as give
 
     s = state(ctx)
     names = [n.strip() for n in to.split(",") if n.strip()]

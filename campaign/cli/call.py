@@ -1,6 +1,6 @@
 """`campaign call ...`: the GM asks a player to roll; the player taps it on the table server.
 
-A call is a pending row, not a ledger entry (services.calls says why); the roll that
+A call is a pending row, not a ledger entry (services.table.calls says why); the roll that
 answers it is one, made by the same service as `campaign fright` / `campaign check`.
 """
 
@@ -15,7 +15,7 @@ from campaign.cli.output import Column, DiceOption, JsonOption, emit_json, print
 from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
-    from campaign.services.calls import CallView
+    from campaign.services.table.calls import CallView
 
 app = typer.Typer(
     help="Calls: the GM asks for a roll, the character's player rolls it on the table server "
@@ -32,7 +32,7 @@ STATES = {"pending": N_("pending"), "rolled": N_("rolled"), "cancelled": N_("can
 
 def _prompt(view: CallView) -> str:
     """The call's question in the output's language (--json holds it in English)."""
-    from campaign.services.calls import prompt_of
+    from campaign.services.table.calls import prompt_of
 
     return prompt_of(view.kind, view.character, view.params)
 
@@ -65,7 +65,7 @@ def call_fright(
 
     Example: campaign call fright 鈴音 --mod -2 --reason '屋敷の地下'
     """
-    from campaign.services.calls import make_call
+    from campaign.services.table.calls import make_call
 
     s = state(ctx)
     call_made(
@@ -92,7 +92,7 @@ def call_success(
 
     Example: campaign call success 聞き耳 --mod -2 --reason '物音'
     """
-    from campaign.services.calls import make_calls
+    from campaign.services.table.calls import make_calls
 
     s = state(ctx)
     params = {"check": "success", "roll": roll, "modifier": mod}
@@ -122,7 +122,7 @@ def call_check(
 
     Example: campaign call check ability 鈴音 技 --target 12
     """
-    from campaign.services.calls import make_call
+    from campaign.services.table.calls import make_call
 
     params = {"check": check, "stat": stat, "modifier": mod}
     params.update(
@@ -146,7 +146,7 @@ def call_list(
 
     Example: campaign call list --json
     """
-    from campaign.services.calls import list_calls
+    from campaign.services.table.calls import list_calls
 
     s = state(ctx)
     calls = list_calls(s.db, s.campaign, pending=not all_)
@@ -176,7 +176,7 @@ def call_cancel(
 
     Example: campaign call cancel 3
     """
-    from campaign.services.calls import cancel_call
+    from campaign.services.table.calls import cancel_call
 
     s = state(ctx)
     done = cancel_call(s.db, s.campaign, call_id, s.actor)
@@ -194,9 +194,9 @@ def call_roll(
 
     Example: campaign call roll 3 --dice 3,4,5
     """
-    from campaign.services.browse import campaign_identity
-    from campaign.services.calls import roll_call
-    from campaign.services.history import show_entry
+    from campaign.services.ledger.browse import campaign_identity
+    from campaign.services.ledger.history import show_entry
+    from campaign.services.table.calls import roll_call
 
     s = state(ctx)
     campaign_id, name = campaign_identity(s.db, s.campaign)

@@ -41,7 +41,7 @@ def init(
     Example: campaign init '百鬼夜翔 第二部' --ruleset gurps3-ja
     """
     from campaign.selection import select_campaign, selected_campaign
-    from campaign.services.campaigns import create_campaign
+    from campaign.services.campaigns.setup import create_campaign
 
     app_state = state(ctx)
     app_state.may_create = True
@@ -89,7 +89,7 @@ def list_(ctx: typer.Context, json_out: JsonOption = False, csv_out: CsvOption =
 
     Example: campaign list --json
     """
-    from campaign.services.campaigns import list_campaigns
+    from campaign.services.campaigns.setup import list_campaigns
 
     fmt = output_format(json_out, csv_out)
     app_state = state(ctx)
@@ -132,7 +132,7 @@ def settings(
     Example: campaign settings fright_cap=13
     """
     from campaign.errors import BadInput
-    from campaign.services.campaigns import settings as settings_service
+    from campaign.services.campaigns.setup import settings as settings_service
 
     changes: dict[str, str] = {}
     for item in assignments or []:

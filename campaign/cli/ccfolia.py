@@ -15,7 +15,7 @@ from campaign.errors import BadInput
 from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
-    from campaign.services.ccfolia import LogImported
+    from campaign.services.bridges.ccfolia import LogImported
 
 
 class _Bytes:
@@ -169,8 +169,8 @@ def import_log(
 
     Example: campaign import-log 第12話.html --ccfolia --scenario 12 --map 'すずね=鈴音' --apply-fright
     """
-    from campaign.services.ccfolia import import_log as import_service
-    from campaign.services.ccfolia import parse_map
+    from campaign.services.bridges.ccfolia import import_log as import_service
+    from campaign.services.bridges.ccfolia import parse_map
 
     if not ccfolia:
         raise BadInput(_("say which tool wrote the log: --ccfolia (the only format so far)"))

@@ -27,7 +27,7 @@ from campaign.labels import stat_label, status_label
 
 if TYPE_CHECKING:
     from campaign.projection.views import CharacterSheet, MissingLine
-    from campaign.services.timetravel import TimelineRow
+    from campaign.services.characters.timetravel import TimelineRow
 
 app = typer.Typer(
     help="Characters (PCs and NPCs), their stats and relationships.\n\n"
@@ -69,7 +69,7 @@ def char_add(
 
     Example: campaign char add 鈴音 --player Aki --stat IQ=12 --stat HT=11 --stat Will=12 --cp 100
     """
-    from campaign.services.characters import add_character
+    from campaign.services.characters.roster import add_character
 
     s = state(ctx)
     added = add_character(
@@ -108,7 +108,7 @@ def char_list(
 
     Example: campaign char list --all --csv --bom > party.csv
     """
-    from campaign.services.characters import list_characters
+    from campaign.services.characters.roster import list_characters
 
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
@@ -170,7 +170,7 @@ def _missing_text(missing: MissingLine, zone: str | None) -> str:
 
 
 def render_character(view: CharacterSheet, zone: str | None) -> None:
-    """A CharacterSheet (services.characters) as key/value lines."""
+    """A CharacterSheet (services.characters.roster) as key/value lines."""
     from campaign.labels import category_label, condition_duration, condition_label, stat_label
 
     status = status_label(view.status)
@@ -244,18 +244,18 @@ def char_show(
     """
     s = state(ctx)
     if at is None and before is None:
-        from campaign.services.characters import show_character
+        from campaign.services.characters.roster import show_character
 
         view = show_character(s.db, s.campaign, name)
     else:
-        from campaign.services.timetravel import character_at
+        from campaign.services.characters.timetravel import character_at
 
         view = character_at(s.db, s.campaign, name, at=at, before=before)
     if json_out:
         emit_json(view)
         return
     if at is not None or before is not None:
-        from campaign.services.timetravel import CharacterAsOf
+        from campaign.services.characters.timetravel import CharacterAsOf
 
         assert isinstance(view, CharacterAsOf)  # character_at's
         say(_("as the ledger stood after entry #{seq}").format(seq=view.as_of))
@@ -280,7 +280,7 @@ def char_timeline(
 
     Example: campaign char timeline 鈴音 --csv
     """
-    from campaign.services.timetravel import timeline
+    from campaign.services.characters.timetravel import timeline
 
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
@@ -347,7 +347,7 @@ def char_set(
 
     Example: campaign char set 鈴音 --stat 技=4 --stat HP=12 --unset Luck
     """
-    from campaign.services.characters import set_stats
+    from campaign.services.characters.roster import set_stats
 
     s = state(ctx)
     view = set_stats(s.db, s.campaign, name, s.actor, parse_stat_assignments(stat, "--stat"), cp, unset, new_stat)
@@ -365,7 +365,7 @@ def char_rename(
 
     Example: campaign char rename 名無しの狐 管狐
     """
-    from campaign.services.lifecycle import rename_character
+    from campaign.services.characters.lifecycle import rename_character
 
     s = state(ctx)
     done = rename_character(s.db, s.campaign, old, new, s.actor)
@@ -375,7 +375,7 @@ def char_rename(
 
 
 def _set_status(ctx: typer.Context, name: str, status: str, reason: str | None, json_out: bool) -> None:
-    from campaign.services.lifecycle import set_status
+    from campaign.services.characters.lifecycle import set_status
 
     s = state(ctx)
     done = set_status(s.db, s.campaign, name, s.actor, status, reason)
@@ -426,7 +426,7 @@ def char_relate(
 
     Example: campaign char relate 鈴音 刀矢 --note 幼馴染
     """
-    from campaign.services.characters import relate
+    from campaign.services.characters.roster import relate
 
     s = state(ctx)
     made = relate(s.db, s.campaign, a, b, s.actor, note)
@@ -460,7 +460,7 @@ def char_export(
     import json
 
     from campaign.errors import BadInput
-    from campaign.services.ccfolia import export_pieces
+    from campaign.services.bridges.ccfolia import export_pieces
 
     if fmt == "ccfolia":  # the name `char import --format ccfolia` reads it back by
         ccfolia, fmt = True, None
@@ -495,7 +495,7 @@ def char_export(
 def _pool_command(
     ctx: typer.Context, name: str, pool: str, amount: int, reason: str | None, json_out: bool, *, heal: bool
 ) -> None:
-    from campaign.services.pools import change_pool
+    from campaign.services.characters.pools import change_pool
 
     s = state(ctx)
     done = change_pool(s.db, s.campaign, s.actor, name, pool, amount, heal=heal, reason=reason)

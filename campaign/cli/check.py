@@ -1,7 +1,7 @@
 """`campaign check ...`: 2d6 action checks, danger sense and hiding (docs/rules.md
 "2d6 checks", "Danger sense", "Hiding").
 
-Each command parses its options, calls one service in campaign.services.checks and
+Each command parses its options, calls one service in campaign.services.checks.action_checks and
 renders the returned record: one JSON document with --json, else a Rich line or table.
 """
 
@@ -23,9 +23,9 @@ from campaign.i18n import N_, _, pick
 from campaign.labels import outcome_label
 
 if TYPE_CHECKING:
-    from campaign.services.check_records import CheckRoll, SecretCheck, SideSpec
-    from campaign.services.checks import AbilityCheck, CooperativeCheck, OpposedCheck
-    from campaign.services.danger_checks import DangerSenseCheck, HideCheck
+    from campaign.services.checks.action_checks import AbilityCheck, CooperativeCheck, OpposedCheck
+    from campaign.services.checks.danger import DangerSenseCheck, HideCheck
+    from campaign.services.checks.records import CheckRoll, SecretCheck, SideSpec
 
 app = typer.Typer(
     help="2d6 action checks: ability/skill, cooperative, opposed, danger sense and hiding. "
@@ -106,7 +106,7 @@ def parse_side(text: str, what: str, default_stat: str | None = None) -> SideSpe
     The split is at the last colon (ASCII or full-width), so a name may contain one if a
     stat follows. With a default_stat a bare `CHAR` is allowed too.
     """
-    from campaign.services.checks import SideSpec
+    from campaign.services.checks.action_checks import SideSpec
 
     raw = text.strip()
     cut = max(raw.rfind(":"), raw.rfind("："))
@@ -153,7 +153,7 @@ TERM_LABELS = {
     "skill": N_("skill "),
     "cooperation": N_("cooperation "),
     "mod": "",
-    # the penalty after waking (services.lingering); the second spelling is older records'
+    # the penalty after waking (services.checks.lingering); the second spelling is older records'
     FOLLOW_UP: N_("recovering "),
     f"{FOLLOW_UP_JA} {FOLLOW_UP}": N_("recovering "),
 }
@@ -256,7 +256,7 @@ def _heading(view: AbilityCheck | CooperativeCheck | DangerSenseCheck, who: str)
 
 
 def render_single(view: AbilityCheck | CooperativeCheck | DangerSenseCheck, who: str) -> None:
-    from campaign.services.check_records import DangerBandResult
+    from campaign.services.checks.records import DangerBandResult
 
     lines = [f"{_heading(view, who)}: {check_line(view)}"]
     if view.check == "danger" and isinstance(view, DangerBandResult):
@@ -311,7 +311,7 @@ def critical_mark(side: CheckRoll) -> str:
 
 
 def render_hide(view: HideCheck) -> None:
-    from campaign.services.danger_checks import ObserverRoll
+    from campaign.services.checks.danger import ObserverRoll
 
     rows = [
         [
@@ -374,7 +374,7 @@ def ability(
 
     Example: campaign check ability 鈴音 技 --target 12 --skill 2 --mod 1 --dice 4,5
     """
-    from campaign.services.checks import CheckOptions, ability_check
+    from campaign.services.checks.action_checks import CheckOptions, ability_check
 
     s = state(ctx)
     options = CheckOptions(
@@ -415,7 +415,7 @@ def skill_check(
 
     Example: campaign check skill 鈴音 技 運転 --target 10 --dice 4,5
     """
-    from campaign.services.checks import CheckOptions, ability_check
+    from campaign.services.checks.action_checks import CheckOptions, ability_check
 
     s = state(ctx)
     options = CheckOptions(target=target, skill=skill, modifiers=parse_mods(mod), reason=reason, anyway=anyway)
@@ -460,7 +460,7 @@ def coop(
 
     Example: campaign check coop 体 --with 鈴音 --with 刀矢 --target 12 --dice 2,5,6
     """
-    from campaign.services.checks import CheckOptions, cooperative_check
+    from campaign.services.checks.action_checks import CheckOptions, cooperative_check
 
     s = state(ctx)
     options = CheckOptions(
@@ -516,7 +516,7 @@ def oppose(
 
     Example: campaign check oppose --active 鈴音:技+2 --passive 刀矢:体 --passive 管狐:- --dice 4,5,3,3
     """
-    from campaign.services.checks import opposed_check
+    from campaign.services.checks.action_checks import opposed_check
 
     s = state(ctx)
     active_side = parse_side(active, "--active")
@@ -562,7 +562,7 @@ def danger(
 
     Example: campaign check danger 鈴音 --difficulty 10 --dice 3,5
     """
-    from campaign.services.checks import danger_sense
+    from campaign.services.checks.action_checks import danger_sense
 
     s = state(ctx)
     mods = parse_mods(mod)
@@ -588,7 +588,7 @@ def danger(
 
 
 def _render(view: AbilityCheck | DangerSenseCheck | SecretCheck) -> None:
-    from campaign.services.check_records import SecretCheck
+    from campaign.services.checks.records import SecretCheck
 
     if isinstance(view, SecretCheck):
         from campaign.cli.roll import render_secret
@@ -629,7 +629,7 @@ def hide(
 
     Example: campaign check hide 鈴音 --observer 刀矢 --observer 管狐:感+1 --dice 4,5,3,3,6,2
     """
-    from campaign.services.checks import SideSpec, clean_stat_name, hide_check
+    from campaign.services.checks.action_checks import SideSpec, clean_stat_name, hide_check
 
     s = state(ctx)
     hider = SideSpec(character, clean_stat_name(stat), tuple(parse_mods(mod)), dice_mod)

@@ -67,7 +67,7 @@ def condition_list(
 
     Example: campaign condition list 鈴音
     """
-    from campaign.services.conditions import list_conditions
+    from campaign.services.characters.conditions import list_conditions
 
     fmt = output_format(json_out, csv_out)
     listed = list_conditions(state(ctx).db, state(ctx).campaign, char)
@@ -115,7 +115,7 @@ def condition_add(
 
     Example: campaign condition add 鈴音 poisoned --for 3day --reason '毒蛇'
     """
-    from campaign.services.conditions import add_condition
+    from campaign.services.characters.conditions import add_condition
 
     s = state(ctx)
     done = add_condition(
@@ -152,7 +152,7 @@ def condition_clear(
 
     Example: campaign condition clear 鈴音 朦朧 --reason '意思判定に成功'
     """
-    from campaign.services.conditions import clear_condition
+    from campaign.services.characters.conditions import clear_condition
 
     s = state(ctx)
     done = clear_condition(s.db, s.campaign, s.actor, char, name, reason=reason, lasted=lasted)
@@ -194,7 +194,7 @@ def condition_recover(
     """
     from campaign.cli.presence import say_warnings
     from campaign.labels import outcome_label
-    from campaign.services.recovery import recover
+    from campaign.services.checks.recovery import recover
 
     s = state(ctx)
     done = recover(s.db, s.campaign, s.actor, char, name, s.dice(dice, physical), modifier=mod, reason=reason)

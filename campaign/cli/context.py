@@ -32,12 +32,12 @@ class AppState:
     @property
     def actor(self) -> str:
         """Who the ledger records: --as (default GM) in single-GM mode; in group mode
-        (PostgreSQL) the signed-in role decides (services.group.acting_name)."""
+        (PostgreSQL) the signed-in role decides (services.campaigns.group.acting_name)."""
         if self._actor is None:
             if self.db.dialect != "postgresql":  # SQLite: single-GM mode, --as as typed
                 self._actor = self.actor_option or "GM"
             else:
-                from campaign.services.group import acting_name
+                from campaign.services.campaigns.group import acting_name
 
                 self._actor = acting_name(self.db, self.actor_option)
         return self._actor
@@ -104,7 +104,7 @@ class AppState:
         """The zone this command shows ledger times in: the campaign's `timezone` setting,
         None for the system's. Asked on each use, never kept: a shell line may switch the
         campaign (`use`) or change the setting, and the next line shows the new zone."""
-        from campaign.services.campaigns import time_zone_of
+        from campaign.services.campaigns.setup import time_zone_of
 
         return time_zone_of(self.db, self.campaign)
 

@@ -81,7 +81,7 @@ def db_check(ctx: typer.Context, json_out: JsonOption = False) -> None:
 
     Example: campaign db check --json
     """
-    from campaign.services.names import reserved_names
+    from campaign.services.characters.names import reserved_names
     from campaign.services.results import as_json
 
     s = state(ctx)
@@ -126,7 +126,7 @@ def db_upgrade(
     s.db  # noqa: B018 - opening migrates
     rebuilt = None
     if rebuild:
-        from campaign.services.rebuild import rebuild_states
+        from campaign.services.ledger.rebuild import rebuild_states
 
         rebuilt = rebuild_states(s.db).campaigns
     if json_out:

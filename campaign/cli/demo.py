@@ -95,7 +95,7 @@ def _steps(db: str) -> list[list[str] | Callable[[], list[str]]]:
 def _first_seq(db: str, kind: str, latest: bool = False) -> int:
     """The seq of the tour's first (or latest) top-level entry of a kind."""
     from campaign.db.database import Database
-    from campaign.services.history import HistoryFilter, iter_history
+    from campaign.services.ledger.history import HistoryFilter, iter_history
 
     database = Database(db)
     try:

@@ -56,7 +56,7 @@ def check_receipts(
     try:
         document = load_receipts(file)
         if against is None:
-            from campaign.services.fair_receipts import ledger_records
+            from campaign.services.fair.receipts import ledger_records
 
             s = state(ctx)
             name, records = ledger_records(s.db, s.campaign)

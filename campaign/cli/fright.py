@@ -15,7 +15,7 @@ from campaign.i18n import _, pick
 from campaign.labels import outcome_label
 
 if TYPE_CHECKING:
-    from campaign.services.fright import FrightCheckResult
+    from campaign.services.checks.fright import FrightCheckResult
 
 
 def fright(
@@ -55,7 +55,7 @@ def fright(
 
     Example: campaign fright 鈴音 --mod -2 --pick 暗所恐怖症 --reason '屋敷の地下'
     """
-    from campaign.services.fright import fright_check
+    from campaign.services.checks.fright import fright_check
 
     s = state(ctx)
     result = fright_check(
@@ -123,11 +123,11 @@ def will_modifiers(check: Any) -> list[str]:
 
 def render_fright(result: FrightCheckResult) -> None:
     """A few aligned lines: the check, the table roll and its entry, every sub-roll, then
-    what was written onto the character (a FrightCheckResult, services.fright)."""
+    what was written onto the character (a FrightCheckResult, services.checks.fright)."""
     from campaign.core.applied_effects import AppliedEscalation, AppliedTrait
     from campaign.effect_words import effect_lines
     from campaign.labels import sub_roll_label
-    from campaign.services.fright import TableSubRoll
+    from campaign.services.checks.fright import TableSubRoll
 
     check, table = result.check, result.table
     mods = will_modifiers(check)

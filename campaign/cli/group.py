@@ -61,7 +61,7 @@ def setup(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False)
 
     Example: campaign group setup --db postgresql://owner@localhost/campaign --json
     """
-    from campaign.services.group import setup as setup_service
+    from campaign.services.campaigns.group import setup as setup_service
 
     s = _state(ctx, db)
     result = setup_service(s.db, s.campaign)
@@ -83,7 +83,7 @@ def migrate_players(ctx: typer.Context, db: DbOption = None, json_out: JsonOptio
 
     Example: campaign group migrate-players --json
     """
-    from campaign.services.group import migrate_players as migrate_service
+    from campaign.services.campaigns.group import migrate_players as migrate_service
 
     s = _state(ctx, db)
     result = migrate_service(s.db, s.campaign)
@@ -108,7 +108,7 @@ def add_player(
     Example: campaign group add-player 葵
     """
     from campaign.errors import RuleRefused
-    from campaign.services.group import PLAYERS_HAVE_NO_ROLE, require_postgres
+    from campaign.services.campaigns.group import PLAYERS_HAVE_NO_ROLE, require_postgres
 
     require_postgres(_state(ctx, db).db)
     raise RuleRefused(PLAYERS_HAVE_NO_ROLE.format(name=name))
@@ -127,7 +127,7 @@ def status(
 
     Example: campaign group status --json
     """
-    from campaign.services.group import status as status_service
+    from campaign.services.campaigns.group import status as status_service
 
     fmt = output_format(json_out, csv_out)
     s = _state(ctx, db)
@@ -169,7 +169,7 @@ def revoke(
 
     Example: campaign group revoke GM
     """
-    from campaign.services.group import revoke as revoke_service
+    from campaign.services.campaigns.group import revoke as revoke_service
 
     s = _state(ctx, db)
     result = revoke_service(s.db, s.campaign, name)
@@ -184,7 +184,7 @@ def reopen(ctx: typer.Context, db: DbOption = None, json_out: JsonOption = False
 
     Example: campaign group reopen --json
     """
-    from campaign.services.group import reopen as reopen_service
+    from campaign.services.campaigns.group import reopen as reopen_service
 
     s = _state(ctx, db)
     result = reopen_service(s.db, s.campaign)

@@ -46,7 +46,7 @@ from campaign.refusal_words import words_text
 if TYPE_CHECKING:
     from typer import _click  # the Click that Typer vendors
 
-    from campaign.services.verification import HeadFound
+    from campaign.services.ledger.verification import HeadFound
 
 CSV_COLUMNS = [
     "seq",
@@ -126,7 +126,7 @@ def history(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from campaign.services.history import HistoryFilter, iter_history
+    from campaign.services.ledger.history import HistoryFilter, iter_history
 
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
@@ -230,7 +230,7 @@ def show(
 
     Example: campaign history show 42
     """
-    from campaign.services.history import show_entry
+    from campaign.services.ledger.history import show_entry
 
     s = state(ctx)
     entry = show_entry(s.db, s.campaign, seq)
@@ -337,8 +337,8 @@ def verify(
 
     Example: campaign history verify --head 3f1c9a07e2b4d5c6
     """
-    from campaign.services.secret_rolls import SecretsMatch
-    from campaign.services.verification import verify as verify_service
+    from campaign.services.checks.secret_rolls import SecretsMatch
+    from campaign.services.ledger.verification import verify as verify_service
 
     s = state(ctx)
     s.read_only_ok = True  # a read-only copy (a mount, an archive) is verified as it is
@@ -422,7 +422,7 @@ def seal(
 
     Example: campaign history seal --reason 'end of session 12'
     """
-    from campaign.services.history import seal as seal_service
+    from campaign.services.ledger.history import seal as seal_service
 
     s = state(ctx)
     sealed = seal_service(s.db, s.campaign, s.actor, reason)
@@ -479,8 +479,8 @@ def void(
 
     Example: campaign history void 42 43 --reason 'test rolls' --yes; campaign history void --last 3 --reason '試し振り' --yes
     """  # noqa: E501 - one example line, kept whole in --help
-    from campaign.services.voids import preview_void
-    from campaign.services.voids import void as void_service
+    from campaign.services.disputes.voids import preview_void
+    from campaign.services.disputes.voids import void as void_service
 
     s = state(ctx)
     count = last
@@ -540,7 +540,7 @@ def approve(
 
     Example: campaign history approve 57
     """
-    from campaign.services.void_requests import approve as approve_service
+    from campaign.services.disputes.requests import approve as approve_service
 
     s = state(ctx)
     voided = approve_service(s.db, s.campaign, s.actor, seq, cascade=cascade)
@@ -571,7 +571,7 @@ def proof(
     Example: campaign history proof 9 --head ae52be47…(64 hex digits) -o fright-9.json
     """
     from campaign.safe_files import replacing_one, target_path
-    from campaign.services.proof import write_bundle
+    from campaign.services.ledger.proof import write_bundle
 
     s = state(ctx)
     if output == "-":  # the bundle is the one JSON document on stdout

@@ -25,7 +25,7 @@ def reveal(
 
     Example: campaign history reveal 42
     """
-    from campaign.services.secret_rolls import reveal as reveal_service
+    from campaign.services.checks.secret_rolls import reveal as reveal_service
 
     s = state(ctx)
     entry = reveal_service(s.db, s.campaign, s.actor, seq)
@@ -49,7 +49,7 @@ def reveal_seed(
 
     Example: campaign history reveal-seed 3
     """
-    from campaign.services.fair_seeds import reveal_seed as reveal_service
+    from campaign.services.fair.seeds import reveal_seed as reveal_service
 
     s = state(ctx)
     revealed = reveal_service(s.db, s.campaign, s.actor, scenario)
@@ -73,7 +73,7 @@ def abandon_seed(
     Example: campaign history abandon-seed --reason "imported mid-scenario; the seed stayed on the old laptop"
     """
     from campaign.i18n import _
-    from campaign.services.fair_seeds import abandon_seed as abandon_service
+    from campaign.services.fair.seeds import abandon_seed as abandon_service
 
     s = state(ctx)
     abandoned = abandon_service(s.db, s.campaign, s.actor, reason)
@@ -97,7 +97,7 @@ def peek(
 
     Example: campaign history peek 42
     """
-    from campaign.services.secret_rolls import peek as peek_service
+    from campaign.services.checks.secret_rolls import peek as peek_service
 
     s = state(ctx)
     hidden = peek_service(s.db, s.campaign, seq, s.actor)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from campaign.i18n import _, pick
 
 if TYPE_CHECKING:
-    from campaign.services.check_records import CheckRoll
+    from campaign.services.checks.records import CheckRoll
 
 # Detail keys the sentences (or the fields above them) say; anything else is still listed.
 TOLD = {
@@ -105,7 +105,7 @@ def _plain(kind: str, name: str, detail: dict[str, Any]) -> list[str]:
             else _("reunion check of {name}: {roll}, needed {threshold} or less: still missing")
         )
         lines = [words.format(name=name, roll=detail["roll"], threshold=detail["threshold"])]
-        if detail.get("on_behalf_of"):  # the missing character's player makes the roll (services.scenarios)
+        if detail.get("on_behalf_of"):  # the missing character's player makes the roll (services.scenarios.runs)
             lines.append(_("rolled for {player}, who plays {name}").format(player=detail["on_behalf_of"], name=name))
         return lines
     if kind == "award" and {"cp", "cp_awarded", "cp_total"} <= set(detail):
@@ -150,7 +150,7 @@ def _fright(name: str, detail: dict[str, Any]) -> list[str]:
 
 def _check_view(side: dict[str, Any]) -> CheckRoll:
     """A recorded check as the CheckRoll the check command rendered (the record holds its fields)."""
-    from campaign.services.check_records import CheckRoll
+    from campaign.services.checks.records import CheckRoll
 
     return CheckRoll(
         expression=str(side.get("expression") or ""),

@@ -96,14 +96,14 @@ def invite_new(
 
     Example: campaign invite Aki --expires 2day
     """
-    from campaign.services.invites import invite
+    from campaign.services.table.invites import invite
 
     s = state(ctx)
     if bcdice or bcdice_player is not None or bcdice_character is not None:
         _bcdice_token(s, player, bcdice, gm, bcdice_player, bcdice_character, json_out)
         return
-    from campaign.services.campaigns import public_url_of
-    from campaign.services.invites import join_link
+    from campaign.services.campaigns.setup import public_url_of
+    from campaign.services.table.invites import join_link
 
     made = invite(s.db, s.campaign, player, gm=gm, expires_in=_seconds(expires))
     public = public_url_of(s.db, s.campaign)
@@ -148,7 +148,7 @@ def _bcdice_token(
     s: AppState, name: str, bcdice: bool, gm: bool, player: str | None, character: str | None, json_out: bool
 ) -> None:
     from campaign.errors import BadInput
-    from campaign.services.bcdice_api import make_token
+    from campaign.services.bridges.bcdice_api import make_token
 
     if not bcdice:
         raise BadInput(_("--player and --character go with --bcdice"))
@@ -181,7 +181,7 @@ def invite_rotate_bot(
 
     Example: campaign invite rotate-bot aki-bot
     """
-    from campaign.services.bcdice_api import rotate_token
+    from campaign.services.bridges.bcdice_api import rotate_token
 
     s = state(ctx)
     made = rotate_token(s.db, s.campaign, name)
@@ -202,7 +202,7 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
 
     Example: campaign invite list --json
     """
-    from campaign.services.invites import list_invites
+    from campaign.services.table.invites import list_invites
 
     s = state(ctx)
     listed = list_invites(s.db, s.campaign)
@@ -247,7 +247,7 @@ def invite_list(ctx: typer.Context, json_out: JsonOption = False) -> None:
         records=listed.sessions,
         empty=_("no sessions"),
     )
-    from campaign.services.bcdice_api import list_tokens
+    from campaign.services.bridges.bcdice_api import list_tokens
 
     tokens = list_tokens(s.db, s.campaign)
     if tokens:  # BCDice-API tokens (--bcdice): shown here, revoked by name like a seat
@@ -285,9 +285,9 @@ def invite_revoke(
     Example: campaign invite revoke Aki
     """
     from campaign.errors import NotFound
-    from campaign.services.bcdice_api import revoke_tokens
-    from campaign.services.invites import Revoked, revoke
+    from campaign.services.bridges.bcdice_api import revoke_tokens
     from campaign.services.results import as_json
+    from campaign.services.table.invites import Revoked, revoke
 
     s = state(ctx)
     tokens = revoke_tokens(s.db, s.campaign, player)

@@ -43,7 +43,7 @@ def missing_mark(
 
     Example: campaign missing mark 鈴音 --faces 8 --reason '異界に迷い込んだ'
     """
-    from campaign.services.missing import mark_missing
+    from campaign.services.scenarios.missing import mark_missing
 
     s = state(ctx)
     view = mark_missing(s.db, s.campaign, name, s.actor, faces=faces, reason=reason)
@@ -68,7 +68,7 @@ def missing_faces(
 
     Example: campaign missing faces 鈴音 10
     """
-    from campaign.services.missing import set_faces
+    from campaign.services.scenarios.missing import set_faces
 
     s = state(ctx)
     view = set_faces(s.db, s.campaign, name, s.actor, faces)
@@ -98,7 +98,7 @@ def missing_reunion(
 
     Example: campaign missing reunion 鈴音 --dice 2
     """
-    from campaign.services.scenarios import roll_reunion_again
+    from campaign.services.scenarios.runs import roll_reunion_again
 
     s = state(ctx)
     rolled = roll_reunion_again(s.db, s.campaign, name, s.dice(dice, physical), scenario, actor=s.actor)
@@ -140,7 +140,7 @@ def missing_found(
 
     Example: campaign missing found 鈴音 --reason '祠で眠っていた'
     """
-    from campaign.services.missing import found_missing
+    from campaign.services.scenarios.missing import found_missing
 
     s = state(ctx)
     done = found_missing(s.db, s.campaign, name, s.actor, reason)
@@ -167,7 +167,7 @@ def missing_list(
 
     Example: campaign missing list --json
     """
-    from campaign.services.missing import list_missing
+    from campaign.services.scenarios.missing import list_missing
 
     fmt = output_format(json_out, csv_out)
     s = state(ctx)

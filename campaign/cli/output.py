@@ -59,7 +59,7 @@ def csv_bom(bom: bool = False) -> bool:
 DiceOption = Annotated[
     str | None, typer.Option("--dice", help="Physical dice faces in the order they came up, e.g. 3,5,6.")
 ]
-# The ledger's time filters (history, stats), read in the campaign's zone (services.history.parse_when).
+# The ledger's time filters (history, stats), read in the campaign's zone (services.ledger.history.parse_when).
 SinceOption = Annotated[
     str | None, typer.Option("--since", help="From this date (YYYY-MM-DD) or ISO time, in the campaign's timezone.")
 ]

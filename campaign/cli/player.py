@@ -21,7 +21,7 @@ def player_add(
 
     Example: campaign player add Aki
     """
-    from campaign.services.characters import add_player
+    from campaign.services.characters.roster import add_player
 
     s = state(ctx)
     added = add_player(s.db, s.campaign, name, s.actor)
@@ -36,7 +36,7 @@ def player_list(
 
     Example: campaign player list --csv
     """
-    from campaign.services.characters import list_players
+    from campaign.services.characters.roster import list_players
 
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
@@ -64,7 +64,7 @@ def player_rename(
 
     Example: campaign player rename Aki Akiko
     """
-    from campaign.services.lifecycle import rename_player
+    from campaign.services.characters.lifecycle import rename_player
 
     s = state(ctx)
     done = rename_player(s.db, s.campaign, old, new, s.actor)

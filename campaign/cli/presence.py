@@ -1,4 +1,4 @@
-"""Presence at the table: `--anyway` and the one-line warnings (policy: services.presence)."""
+"""Presence at the table: `--anyway` and the one-line warnings (policy: services.characters.presence)."""
 
 from __future__ import annotations
 

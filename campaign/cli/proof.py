@@ -39,7 +39,7 @@ def check(
     # The standalone checker's own sentences, so both checkers say the same in each language.
     from campaign.i18n import language
     from campaign.proofcheck import NOTE, message, rejection, summary
-    from campaign.services.proof import ProofRejected, check_file
+    from campaign.services.ledger.proof import ProofRejected, check_file
     from campaign.services.results import as_json
 
     lang = language()

@@ -29,7 +29,7 @@ from campaign.cli.presence import say_warnings
 from campaign.i18n import N_, _, pick
 
 if TYPE_CHECKING:
-    from campaign.services.reference import ReferenceColumn, ReferenceShown
+    from campaign.services.checks.reference import ReferenceColumn, ReferenceShown
 
 app = typer.Typer(
     help="Reference tables that change no state: combat modifiers and hit location, "
@@ -47,7 +47,7 @@ def ref_list(
 
     Example: campaign ref list
     """
-    from campaign.services.reference import list_references
+    from campaign.services.checks.reference import list_references
 
     fmt = output_format(json_out, csv_out)
     state(ctx).learn_language()
@@ -67,8 +67,8 @@ def _header(column: ReferenceColumn) -> str:
 
 
 def render_reference(view: ReferenceShown) -> None:
-    """A ReferenceShown (services.reference) as a folded table."""
-    from campaign.services.reference import ReferenceColumn
+    """A ReferenceShown (services.checks.reference) as a folded table."""
+    from campaign.services.checks.reference import ReferenceColumn
     from campaign.table_labels import cell_text
 
     columns = [ReferenceColumn("roll", _("roll (3D6)"), _("roll (3D6)"))] if view.rollable else []
@@ -133,7 +133,7 @@ def ref_show(
     if not roll:
         if char or reason or dice:
             raise BadInput(_("--char, --reason and --dice go with --roll"))
-        from campaign.services.reference import show_reference
+        from campaign.services.checks.reference import show_reference
 
         view = show_reference(name)
         if json_out:
@@ -145,7 +145,7 @@ def ref_show(
             render_reference(view)
         return
     from campaign.cli.roll import render_roll
-    from campaign.services.reference import roll_reference_table
+    from campaign.services.checks.reference import roll_reference_table
 
     s = state(ctx)
     entry = roll_reference_table(s.db, s.campaign, s.actor, name, s.dice(dice, physical), character=char, reason=reason)

@@ -35,7 +35,7 @@ def requests_list(
 
     Example: campaign requests list --json
     """
-    from campaign.services.void_answers import list_requests
+    from campaign.services.disputes.answers import list_requests
 
     s = state(ctx)
     found = list_requests(s.db, s.campaign, open_only=not all_)
@@ -73,7 +73,7 @@ def requests_approve(
 
     Example: campaign requests approve 57
     """
-    from campaign.services.void_answers import requests_service
+    from campaign.services.disputes.answers import requests_service
 
     s = state(ctx)
     voided = requests_service().approve(s.db, s.campaign, s.actor, seq, cascade=cascade)
@@ -95,7 +95,7 @@ def requests_refuse(
 
     Example: campaign requests refuse 57 --reason '判定は有効'
     """
-    from campaign.services.void_answers import refuse
+    from campaign.services.disputes.answers import refuse
 
     s = state(ctx)
     done = refuse(s.db, s.campaign, s.actor, seq, reason)

@@ -43,7 +43,7 @@ def roll(
     Example: campaign roll '3D6<=12' 回避 --char 鈴音
     """
     from campaign.cli.physical import reroll_asker
-    from campaign.services.rolls import roll as roll_service
+    from campaign.services.checks.rolls import roll as roll_service
 
     s = state(ctx)
     source = s.dice(dice, physical)
@@ -148,7 +148,7 @@ def render_roll(entry: dict[str, Any]) -> None:
     dice = ",".join(str(face) for face in entry["dice"] or [])
     expression = entry["expression"]
     if entry["detail"].get("from_sheet"):  # 3D6<=10 (回避 12 −2)
-        from campaign.services.skill_rolls import skill_label
+        from campaign.services.checks.skill_rolls import skill_label
 
         expression += f" ({skill_label(entry['detail']['from_sheet'])})"
     line = f"#{entry['seq']} {who}{expression} → [{dice}] = {entry['total']}"

@@ -71,8 +71,8 @@ def scenario_start(
 
     Example: campaign scenario start '霧の館' --with 刀矢 --with 管狐 --search 鈴音=白露 --fair
     """
-    from campaign.services import fair_seeds
-    from campaign.services.scenarios import start_scenario
+    from campaign.services.fair import seeds as fair_seeds
+    from campaign.services.scenarios.runs import start_scenario
 
     s = state(ctx)
     if fair:  # asked for: a seed still open is refused, naming the command that ends it
@@ -164,14 +164,14 @@ def scenario_end(
 
     Example: campaign scenario end --dice 鈴音=2 --award 3 --searchers --elapsed 1day
     """
-    from campaign.services.scenarios import end_scenario
+    from campaign.services.scenarios.runs import end_scenario
 
     s = state(ctx)
     if (searchers or npcs) and award is None:
         raise BadInput(_("--searchers and --npcs say who gets the award: give it with --award N"))
     if call:
         from campaign.cli.call import call_made
-        from campaign.services.calls import call_scenario_end
+        from campaign.services.table.calls import call_scenario_end
 
         if dice or physical:
             raise BadInput(_("--call lets the player roll on the table server: it takes no --dice"))
@@ -190,7 +190,7 @@ def scenario_end(
         searchers=searchers,
         npcs=npcs,
     )
-    from campaign.services.fair_seeds import reveal_seed
+    from campaign.services.fair.seeds import reveal_seed
 
     revealed = reveal_seed(s.db, s.campaign, s.actor, ended.scenario.number, quiet=True)
     if json_out:
@@ -219,7 +219,7 @@ def scenario_end(
 
 
 def _roster(ctx: typer.Context, name: str, json_out: bool, *, join: bool) -> None:
-    from campaign.services.scenarios import change_roster
+    from campaign.services.scenarios.runs import change_roster
 
     s = state(ctx)
     done = change_roster(s.db, s.campaign, s.actor, name, join=join)
@@ -278,7 +278,7 @@ def scenario_list(
 
     Example: campaign scenario list --csv
     """
-    from campaign.services.scenarios import list_scenarios
+    from campaign.services.scenarios.runs import list_scenarios
 
     fmt = output_format(json_out, csv_out)
     s = state(ctx)
@@ -320,7 +320,7 @@ def scenario_show(
 
     Example: campaign scenario show '霧の館'
     """
-    from campaign.services.scenarios import show_scenario
+    from campaign.services.scenarios.runs import show_scenario
 
     s = state(ctx)
     view = show_scenario(s.db, s.campaign, title)
@@ -382,7 +382,7 @@ def scenario_note(
 
     Example: campaign scenario note '刀矢が祠の鍵を持ち帰った'
     """
-    from campaign.services.scenarios import add_note
+    from campaign.services.scenarios.runs import add_note
 
     s = state(ctx)
     done = add_note(s.db, s.campaign, text, s.actor, scenario)

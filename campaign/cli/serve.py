@@ -144,7 +144,7 @@ def serve(
             )
         ) from None
 
-    from campaign.services.invites import clean_public_url
+    from campaign.services.table.invites import clean_public_url
 
     given = None if public_url is None else clean_public_url(public_url, "--public-url")
     names = [name.strip() for entry in campaigns for name in entry.split(",") if name.strip()]
@@ -159,7 +159,7 @@ def serve(
     db_url, campaign = s.db.url, s.campaign  # refuses a missing database, like every reader
     public_url = given
     if public_url is None:
-        from campaign.services.campaigns import public_url_of
+        from campaign.services.campaigns.setup import public_url_of
 
         public_url = public_url_of(s.db, campaign)
     s.close()

@@ -68,7 +68,7 @@ def char_import(
 
     Example: campaign char import party.csv --format csv --player Aki --dry-run
     """
-    from campaign.services.sheet_transfer import import_sheets
+    from campaign.services.characters.sheet_transfer import import_sheets
 
     s = state(ctx)
     done = import_sheets(s.db, s.campaign, s.actor, _read(file), fmt, player=player, dry_run=dry_run)
@@ -100,7 +100,7 @@ def _sheet_facts(c: Any) -> str:
 
 
 def _not_kept_words(code: str) -> str:
-    """`status MP`, `palette 67`, `initiative 12` (services.sheet_transfer) in words."""
+    """`status MP`, `palette 67`, `initiative 12` (services.characters.sheet_transfer) in words."""
     kind, _sep, value = code.partition(" ")
     if kind == "status":
         return _("status bar {label}").format(label=value)
@@ -111,7 +111,7 @@ def _not_kept_words(code: str) -> str:
 
 def write_sheets(ctx: typer.Context, fmt: str, names: list[str] | None) -> None:
     """`char export --format csv|json`: the sheets on stdout (campaign.cli.char has the command)."""
-    from campaign.services.sheet_transfer import export_sheets
+    from campaign.services.characters.sheet_transfer import export_sheets
 
     s = state(ctx)
     sys.stdout.write(export_sheets(s.db, s.campaign, fmt, names))

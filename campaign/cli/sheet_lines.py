@@ -31,7 +31,7 @@ def char_note(
 
     Example: campaign char note 鈴音 '祖母の形見の鏡を持ち歩く'
     """
-    from campaign.services.sheets import change_line
+    from campaign.services.characters.sheets import change_line
 
     s = state(ctx)
     view = change_line(s.db, s.campaign, s.actor, char, text, kind="note")
@@ -49,7 +49,7 @@ def item_add(
 
     Example: campaign char item add 鈴音 '懐中電灯'
     """
-    from campaign.services.sheets import change_line
+    from campaign.services.characters.sheets import change_line
 
     s = state(ctx)
     view = change_line(s.db, s.campaign, s.actor, char, text, kind="item")
@@ -67,7 +67,7 @@ def item_remove(
 
     Example: campaign char item remove 鈴音 '懐中電灯'
     """
-    from campaign.services.sheets import change_line
+    from campaign.services.characters.sheets import change_line
 
     s = state(ctx)
     view = change_line(s.db, s.campaign, s.actor, char, text, kind="item", remove=True)

@@ -3,7 +3,7 @@
 Commands, verbs and options come from Click's own objects (list_commands, params), so
 a new command completes without a line here. Values come from the database: a
 parameter named for a character, player or table offers those names, read once per
-command line through services.names and reread after the next command runs (it may
+command line through services.characters.names and reread after the next command runs (it may
 have added or renamed one).
 """
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typer import _click  # the Click that Typer vendors
 
     from campaign.cli.shell import Session
-    from campaign.services.names import Names
+    from campaign.services.characters.names import Names
 
 # Which parameters take which names: (noun or None for any, parameter name) -> kind.
 _VALUE_KINDS = {
@@ -110,11 +110,11 @@ class Completer:
 
     def names(self, kind: str) -> tuple[str, ...]:
         if kind == "tables":  # seed data: no database, read once
-            from campaign.services.tables import list_tables
+            from campaign.services.checks.tables import list_tables
 
             return tuple(row.command for row in list_tables())
         if self._names is None or self.session.names_stale:
-            from campaign.services.names import Names, names
+            from campaign.services.characters.names import Names, names
 
             state = self.session.root.obj
             try:

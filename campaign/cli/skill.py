@@ -11,7 +11,7 @@ from campaign.cli.output import JsonOption, emit_json, say
 from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
-    from campaign.services.sheets import SheetChanged
+    from campaign.services.characters.sheets import SheetChanged
 
 app = typer.Typer(
     help="A character's skills (回避 12, 聞き耳 14 ...); every change is logged and voidable.\n\n"
@@ -42,7 +42,7 @@ def skill_add(
 
     Example: campaign skill add 鈴音 回避 12 --attr DX --difficulty A
     """
-    from campaign.services.sheets import change_skill
+    from campaign.services.characters.sheets import change_skill
 
     s = state(ctx)
     view = change_skill(
@@ -65,7 +65,7 @@ def skill_set(
 
     Example: campaign skill set 鈴音 回避 13
     """
-    from campaign.services.sheets import change_skill
+    from campaign.services.characters.sheets import change_skill
 
     s = state(ctx)
     view = change_skill(
@@ -85,7 +85,7 @@ def skill_remove(
 
     Example: campaign skill remove 鈴音 聞き耳
     """
-    from campaign.services.sheets import change_skill
+    from campaign.services.characters.sheets import change_skill
 
     s = state(ctx)
     view = change_skill(s.db, s.campaign, s.actor, char, name, action="remove")

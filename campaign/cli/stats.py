@@ -12,7 +12,7 @@ from campaign.i18n import N_, _, ngettext
 from campaign.labels import source_words
 
 if TYPE_CHECKING:
-    from campaign.services.stats import LuckReport
+    from campaign.services.ledger.luck_stats import LuckReport
 
 SHORT_FAMILIES = {"3d6": N_("3d6 success rolls"), "2d6": N_("2d6 checks"), "plain": N_("other targets")}
 FILTER_WORDS = {
@@ -62,8 +62,8 @@ def stats(
 
     Example: campaign stats --player Aki --scenario 2
     """
-    from campaign.services.history import HistoryFilter
-    from campaign.services.stats import luck_report
+    from campaign.services.ledger.history import HistoryFilter
+    from campaign.services.ledger.luck_stats import luck_report
 
     s = state(ctx)
     flt = HistoryFilter(character=char, player=player, kind=kind, scenario=scenario, since=since, until=until)

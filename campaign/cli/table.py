@@ -39,7 +39,7 @@ def table_list(
 
     Example: campaign table list
     """
-    from campaign.services.tables import list_tables
+    from campaign.services.checks.tables import list_tables
 
     fmt = output_format(json_out, csv_out)
     rows = list_tables()
@@ -141,7 +141,7 @@ def table_roll(
     """
     from campaign.cli.physical import reroll_asker
     from campaign.cli.roll import render_roll
-    from campaign.services.tables import roll_table
+    from campaign.services.checks.tables import roll_table
 
     s = state(ctx)
     if weapon is not None and weapon not in WEAPONS:

@@ -23,7 +23,7 @@ from campaign.i18n import N_, _, pick
 from campaign.labels import condition_name, follow_up_words, stat_label
 
 if TYPE_CHECKING:
-    from campaign.services.clock import TimeAdvanced
+    from campaign.services.campaigns.clock import TimeAdvanced
 
 app = typer.Typer(
     help="Campaign time (the in-game clock): advance it, and timed conditions run out.\n\n"
@@ -84,7 +84,7 @@ def recover_command(item: dict[str, Any]) -> str:
     """The command that makes a due recovery roll (or ends a condition without one)."""
     import shlex
 
-    from campaign.services.recovery import recovery_stat
+    from campaign.services.checks.recovery import recovery_stat
 
     who, what = shlex.quote(item["character"]), shlex.quote(item["name"])
     rolled = recovery_stat(item.get("detail"))
@@ -112,7 +112,7 @@ def time_advance(
 
     Example: campaign time advance 2day --reason '移動'
     """
-    from campaign.services.clock import advance
+    from campaign.services.campaigns.clock import advance
 
     s = state(ctx)
     done = advance(s.db, s.campaign, s.actor, span, reason=reason)
@@ -127,7 +127,7 @@ def time_show(
 
     Example: campaign time show
     """
-    from campaign.services.clock import show
+    from campaign.services.campaigns.clock import show
 
     fmt = output_format(json_out, csv_out)
     s = state(ctx)

@@ -30,7 +30,7 @@ def trait_list(
 
     Example: campaign trait list 鈴音
     """
-    from campaign.services.traits import list_traits
+    from campaign.services.characters.traits import list_traits
 
     fmt = output_format(json_out, csv_out)
     listed = list_traits(state(ctx).db, state(ctx).campaign, char)
@@ -87,7 +87,7 @@ def trait_add(
 
     Example: campaign trait add 鈴音 戦闘即応 --cp 15 --category advantage
     """
-    from campaign.services.traits import add_trait
+    from campaign.services.characters.traits import add_trait
 
     s = state(ctx)
     done = add_trait(
@@ -131,7 +131,7 @@ def trait_rename(
 
     Example: campaign trait rename 鈴音 '未命名の妄想 (#42)' '鏡の中に誰かいる'
     """
-    from campaign.services.traits import rename_trait
+    from campaign.services.characters.traits import rename_trait
 
     s = state(ctx)
     done = rename_trait(s.db, s.campaign, s.actor, char, old, new, reason=reason)
@@ -157,7 +157,7 @@ def trait_remove(
 
     Example: campaign trait remove 鈴音 暗所恐怖症 --reason '10CPで買い戻し'
     """
-    from campaign.services.traits import remove_trait
+    from campaign.services.characters.traits import remove_trait
 
     s = state(ctx)
     done = remove_trait(s.db, s.campaign, s.actor, char, name, reason=reason)

@@ -49,7 +49,7 @@ def export(
     Example: campaign -c 'Night Parade' export night-parade.jsonl --secrets night-parade.secrets.jsonl
     """
     from campaign.safe_files import replacing, same_file, target_path
-    from campaign.services.transfer import export_campaign
+    from campaign.services.ledger.transfer import export_campaign
 
     s = state(ctx)
     # Every target is checked before anything is read, and replaced only once all are
@@ -119,7 +119,7 @@ def import_(
     from contextlib import ExitStack
 
     from campaign.read_limits import TextFile
-    from campaign.services.transfer import import_campaign
+    from campaign.services.ledger.transfer import import_campaign
 
     s = state(ctx)
     s.may_create = True
@@ -146,7 +146,7 @@ def import_(
                 summary.entries,
             )
         say(message.format(campaign=summary.campaign, n=summary.entries, chain=summary.chain_name))
-        if summary.abandoned_seed is not None:  # services.fair_import: the file left a commitment open
+        if summary.abandoned_seed is not None:  # services.fair.on_import: the file left a commitment open
             say(
                 _(
                     "fair dice: the seed committed in the file is not in any export: abandoned (entry #{seq}); "

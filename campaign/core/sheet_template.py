@@ -44,7 +44,7 @@ class SkillDraft:
 @dataclass(frozen=True)
 class TraitDraft:
     """`counted`: counts toward the disadvantage limit; `outside`: its CP outside the limit
-    (None: the default, none when counted, all of it when not; services.traits)."""
+    (None: the default, none when counted, all of it when not; services.characters.traits)."""
 
     name: str
     cp: int

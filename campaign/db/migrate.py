@@ -208,9 +208,9 @@ def rebuild_projections(conn: Connection, step: Callable[[], None] = lambda: Non
     from sqlalchemy.orm import Session
 
     from campaign.db.models import Campaign, load_all
+    from campaign.db.state_tables import ledger_entries, sync_state
     from campaign.projection.ops import BadOp
     from campaign.projection.replay import ReplayConflict, project
-    from campaign.services.state_tables import ledger_entries, sync_state
 
     load_all()
     with Session(bind=conn) as session:

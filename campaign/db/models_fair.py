@@ -30,7 +30,7 @@ class FairShare(Base):
     replays a share it saw (or a request sent again with another key) would choose
     among known outcomes. The write path adds the row in the entries' own transaction;
     the primary key makes the database itself refuse a second use, whatever code runs.
-    Rebuilt from the ledger on import (services.transfer), like the rest of the state."""
+    Rebuilt from the ledger on import (services.ledger.transfer), like the rest of the state."""
 
     __tablename__ = "fair_shares"
 

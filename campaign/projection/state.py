@@ -1,7 +1,7 @@
 """The campaign's state as plain values: what the state tables hold, keyed by stable names.
 
 Two things produce a `State`: replaying the ledger (campaign.projection.replay) and
-reading the tables (campaign.services.state_mapping, which also writes them: live, an
+reading the tables (campaign.db.state_mapping, which also writes them: live, an
 op's `apply` changes a working State and the mapping writes the rows that differ). The
 tables are right exactly when the two are equal, and `differences()` names the first
 place where they are not. Each row model's fields are its table's columns by name.

@@ -148,7 +148,7 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
 
 def language_facts(db: Database, campaign_name: str | None) -> tuple[str | None, str | None]:
     """(the `lang` setting, the ruleset) of the campaign, for campaign.i18n; (None, None)
-    when there is none to ask. Here, not in services.campaigns, so that every command
+    when there is none to ask. Here, not in services.campaigns.setup, so that every command
     can ask without loading what changing a campaign needs."""
     from campaign.errors import CampaignError
 

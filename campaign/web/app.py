@@ -101,7 +101,7 @@ def overview_parts(
 ) -> dict[str, str]:
     """The overview's characters and missing board as the page renders them (same
     partials, same escaping), for the feed's `state` event: live.js swaps them in."""
-    from campaign.services.missing import list_missing
+    from campaign.services.scenarios.missing import list_missing
 
     env = templates.env
     context = {"characters": characters, "missing": list_missing(db, campaign_name)}
@@ -134,7 +134,7 @@ def create_app(
     the players' address invite links are made on (campaign.web.routes_invites).
     """
     from campaign.db.database import Database
-    from campaign.services.browse import campaign_identity
+    from campaign.services.ledger.browse import campaign_identity
 
     db = Database(db_url, read_only_ok=True)  # a full disk or a read-only file: pages still read
     campaign_id, name = campaign_identity(db, campaign_name)
@@ -182,8 +182,8 @@ def campaign_app(
     from starlette.staticfiles import StaticFiles
 
     from campaign.errors import CampaignError
-    from campaign.services.invites import seat_for
-    from campaign.services.luck_kept import KeptTallies
+    from campaign.services.ledger.luck_kept import KeptTallies
+    from campaign.services.table.invites import seat_for
     from campaign.web import gm_actions, routes_api, routes_bcdice, routes_invites, routes_pages, routes_table, seats
     from campaign.web.errors import campaign_error, database_error, http_error
     from campaign.web.feed import Feed, NudgeOnWrite
@@ -205,7 +205,7 @@ def campaign_app(
     from starlette.middleware.gzip import GZipMiddleware
 
     from campaign import i18n
-    from campaign.services.browse import page_facts
+    from campaign.services.ledger.browse import page_facts
     from campaign.web import present
     from campaign.web.language import page_language
 
@@ -291,7 +291,7 @@ def warm_up(guard: Guard) -> threading.Thread:
 
     from starlette.applications import Starlette
 
-    from campaign.services.history import HistoryFilter
+    from campaign.services.ledger.history import HistoryFilter
 
     inner = guard.app
     assert isinstance(inner, Starlette)  # create_app's guard wraps its application

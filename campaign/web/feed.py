@@ -58,8 +58,8 @@ class Feed:
         """`shared`: the process's one LISTEN connection when it serves several
         campaigns (campaign.web.multi); else the feed starts its own on PostgreSQL.
         `probe`: the heads of every campaign's open pages read at once (the same)."""
-        from campaign.services.browse import entries_after, head_seq
-        from campaign.services.calls import calls_signature
+        from campaign.services.ledger.browse import entries_after, head_seq
+        from campaign.services.table.calls import calls_signature
 
         # The table server's calls are rows, not entries: their signature is probed with
         # the head, and a change is a `calls` event (the table pages fetch /api/table).
@@ -248,8 +248,8 @@ class HeadsProbe:
     loop's thread only."""
 
     def __init__(self, db: Database) -> None:
-        from campaign.services.browse import head_seqs
-        from campaign.services.calls import calls_signatures
+        from campaign.services.ledger.browse import head_seqs
+        from campaign.services.table.calls import calls_signatures
 
         def read(ids: list[int]) -> dict[int, tuple[int, tuple[int, int]]]:
             heads, calls = head_seqs(db, ids), calls_signatures(db, ids)

@@ -118,7 +118,7 @@ def _pairs(body: Mapping[str, Any], field: str) -> list[tuple[str, str]]:
 
 def _scenario_start(call: Call, body: Mapping[str, Any]) -> object:
     """`scenario start TITLE --with CHAR --search SEARCHER=MISSING`."""
-    from campaign.services.scenarios import start_scenario
+    from campaign.services.scenarios.runs import start_scenario
 
     title = _text(body, "title")
     assert title is not None
@@ -135,10 +135,10 @@ def _scenario_end(call: Call, body: Mapping[str, Any]) -> object:
     if (searchers or npcs) and award is None:
         raise BadInput(_("--searchers and --npcs say who gets the award: give it with --award N"))
     if _flag(body, "call"):
-        from campaign.services.calls import call_scenario_end
+        from campaign.services.table.calls import call_scenario_end
 
         return call_scenario_end(call.db, call.campaign, call.actor, award, elapsed, searchers=searchers, npcs=npcs)
-    from campaign.services.scenarios import end_scenario
+    from campaign.services.scenarios.runs import end_scenario
 
     return end_scenario(
         call.db, call.campaign, call.actor, [], call.dice, award, elapsed=elapsed, searchers=searchers, npcs=npcs
@@ -147,7 +147,7 @@ def _scenario_end(call: Call, body: Mapping[str, Any]) -> object:
 
 def _missing_mark(call: Call, body: Mapping[str, Any]) -> object:
     """`missing mark CHAR --reason TEXT`."""
-    from campaign.services.missing import mark_missing
+    from campaign.services.scenarios.missing import mark_missing
 
     name = _text(body, "character")
     assert name is not None
@@ -158,7 +158,7 @@ def _pool(heal: bool) -> Callable[[Call, Mapping[str, Any]], object]:
     """`char damage|heal CHAR HP|FP N --reason TEXT`."""
 
     def run(call: Call, body: Mapping[str, Any]) -> object:
-        from campaign.services.pools import change_pool
+        from campaign.services.characters.pools import change_pool
 
         name, pool, amount = _text(body, "character"), _text(body, "pool"), _number(body, "amount")
         assert name is not None and pool is not None and amount is not None
@@ -170,7 +170,7 @@ def _pool(heal: bool) -> Callable[[Call, Mapping[str, Any]], object]:
 
 def _condition_add(call: Call, body: Mapping[str, Any]) -> object:
     """`condition add CHAR NAME --lasts SPAN --reason TEXT`."""
-    from campaign.services.conditions import add_condition
+    from campaign.services.characters.conditions import add_condition
 
     name, condition = _text(body, "character"), _text(body, "condition")
     assert name is not None and condition is not None
@@ -187,7 +187,7 @@ def _condition_add(call: Call, body: Mapping[str, Any]) -> object:
 
 def _condition_clear(call: Call, body: Mapping[str, Any]) -> object:
     """`condition clear CHAR NAME --reason TEXT`."""
-    from campaign.services.conditions import clear_condition
+    from campaign.services.characters.conditions import clear_condition
 
     name, condition = _text(body, "character"), _text(body, "condition")
     assert name is not None and condition is not None
@@ -198,7 +198,7 @@ def _condition_clear(call: Call, body: Mapping[str, Any]) -> object:
 
 def _trait_rename(call: Call, body: Mapping[str, Any]) -> object:
     """`trait rename CHAR OLD NEW`: naming the placeholder a fright check left."""
-    from campaign.services.traits import rename_trait
+    from campaign.services.characters.traits import rename_trait
 
     name, old, new = _text(body, "character"), _text(body, "trait"), _text(body, "name")
     assert name is not None and old is not None and new is not None
@@ -209,7 +209,7 @@ def _trait_rename(call: Call, body: Mapping[str, Any]) -> object:
 
 def _award(call: Call, body: Mapping[str, Any]) -> object:
     """`award N --to NAME,NAME --reason TEXT`."""
-    from campaign.services.lifecycle import award
+    from campaign.services.characters.lifecycle import award
 
     cp = _number(body, "cp")
     assert cp is not None
@@ -219,7 +219,7 @@ def _award(call: Call, body: Mapping[str, Any]) -> object:
 def _void(call: Call, body: Mapping[str, Any]) -> object:
     """`history void SEQ --reason TEXT` (one entry, no cascade: the page shows what depends
     on it in the refusal, as the CLI does)."""
-    from campaign.services.voids import void
+    from campaign.services.disputes.voids import void
 
     seq, reason = _number(body, "seq"), _text(body, "reason")
     assert seq is not None and reason is not None
@@ -228,7 +228,7 @@ def _void(call: Call, body: Mapping[str, Any]) -> object:
 
 def _settings(call: Call, body: Mapping[str, Any]) -> object:
     """`settings KEY=VALUE ...`."""
-    from campaign.services.campaigns import settings
+    from campaign.services.campaigns.setup import settings
 
     changes = body.get("changes")
     if not isinstance(changes, dict) or not changes or len(changes) > LIST_LIMIT:
@@ -260,7 +260,7 @@ def run_action(
     """(replayed, the answer) of one action, in a worker thread: the service writes through
     a GuardedDatabase keyed by the request's idempotency key."""
     from campaign.services.results import as_json
-    from campaign.services.table_writes import GuardedDatabase, Replayed, idempotency_key, seat_actor
+    from campaign.services.table.writes import GuardedDatabase, Replayed, idempotency_key, seat_actor
 
     key = idempotency_key(body.get("idempotency_key"))
     actor = seat_actor(db, seat.player, {"session": seat.session_id})
@@ -271,7 +271,7 @@ def run_action(
         return True, {"action": name, "seq": done.first_seq, "last_seq": done.last_seq}
     answer = as_json(result)
     if name == "scenario-end" and not body.get("call"):  # the end reveals the seed, as `scenario end` does
-        from campaign.services.fair_seeds import reveal_seed
+        from campaign.services.fair.seeds import reveal_seed
 
         revealed = reveal_seed(db, campaign, actor, answer["scenario"]["number"], quiet=True)
         answer = {**answer, "seed_reveal": None if revealed is None else as_json(revealed)}

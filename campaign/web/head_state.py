@@ -63,7 +63,7 @@ class HeadState:
     def at_head(self) -> tuple[int, dict[str, Any]]:
         """(head seq, state) as the ledger is now, in this request's language and zone.
         The state is shared: callers copy what they change."""
-        from campaign.services.browse import head_seq
+        from campaign.services.ledger.browse import head_seq
         from campaign.web.feed import page_words
 
         head, words = head_seq(self._db, self._campaign_id), page_words()
@@ -77,8 +77,8 @@ class HeadState:
         return made
 
     def _compute(self, words: tuple[str, str | None]) -> tuple[int, dict[str, Any]]:
-        from campaign.services.browse import history_page
-        from campaign.services.history import HistoryFilter
+        from campaign.services.ledger.browse import history_page
+        from campaign.services.ledger.history import HistoryFilter
         from campaign.web.table_state import LATEST, latest_items
 
         latest = list(history_page(self._db, self._name, HistoryFilter(), size=LATEST).entries)
@@ -97,7 +97,7 @@ class HeadState:
         """Whether no entry after `since` changed the sheets: the newest entries (newest
         first, contiguous) when they reach back to it, else those after it read now (a
         burst; more than SINCE_LIMIT of them: read the sheets again)."""
-        from campaign.services.browse import entries_after
+        from campaign.services.ledger.browse import entries_after
 
         newer = [entry for entry in latest if entry["seq"] > since]
         if newer and newer[-1]["seq"] != since + 1:
@@ -107,8 +107,8 @@ class HeadState:
         return all(leaves_sheets(entry) for entry in newer)
 
     def _read_sheets(self) -> _Sheets:
-        from campaign.services.browse import head_seq
-        from campaign.services.characters import list_characters
+        from campaign.services.characters.roster import list_characters
+        from campaign.services.ledger.browse import head_seq
         from campaign.web.table_state import sheets_state
 
         seq = head_seq(self._db, self._campaign_id)

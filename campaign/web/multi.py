@@ -167,8 +167,8 @@ class Campaigns:
         prints it (`/join/<code>`, `/bcdice/<token>/...`, without a campaign's base)."""
         import anyio.to_thread
 
-        from campaign.services.bcdice_api import token_campaign
-        from campaign.services.invites import invite_campaign
+        from campaign.services.bridges.bcdice_api import token_campaign
+        from campaign.services.table.invites import invite_campaign
 
         kind, _slash, rest = path[1:].partition("/")
         secret = rest.split("/", 1)[0]

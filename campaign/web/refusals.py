@@ -72,8 +72,8 @@ def json_refusal(refusal: Refusal) -> JSONResponse:
 def from_campaign_error(exc: Exception) -> Refusal:
     """A service's refusal as an API refusal, its line in the request's language (as the CLI prints it)."""
     from campaign.refusal_words import refusal_text
-    from campaign.services.calls import NotYourCall
-    from campaign.services.table_writes import KeyReused, NotYours
+    from campaign.services.table.calls import NotYourCall
+    from campaign.services.table.writes import KeyReused, NotYours
 
     text = refusal_text(exc)
     if isinstance(exc, NotYours):

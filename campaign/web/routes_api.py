@@ -26,7 +26,7 @@ def _seq_text(text: str) -> int | None:
     """A seq as a header or parameter spells it (ASCII digits, at most INT_MAX), else None.
     Checked before int(): a number of thousands of digits costs int() time, and beyond
     4300 it raises (the 500 a long Last-Event-ID used to give)."""
-    from campaign.services.history import INT_MAX
+    from campaign.services.ledger.history import INT_MAX
 
     if not 0 < len(text) <= SEQ_DIGITS or not text.isascii() or not text.isdigit():
         return None
@@ -58,7 +58,7 @@ def chain(request: Request) -> Response:
     "next"}: `record` is the exact canonical JSON text that was hashed."""
     from starlette.responses import JSONResponse
 
-    from campaign.services.browse import chain_slice
+    from campaign.services.ledger.browse import chain_slice
     from campaign.services.results import as_json
 
     first, last = query_int(request, "from", 1), query_int(request, "to", None)
@@ -71,7 +71,7 @@ def chain(request: Request) -> Response:
 def seals(request: Request) -> Response:
     from starlette.responses import JSONResponse
 
-    from campaign.services.browse import seals as seal_heads
+    from campaign.services.ledger.browse import seals as seal_heads
     from campaign.services.results import as_json
 
     return JSONResponse(
@@ -85,7 +85,7 @@ async def feed(request: Request) -> Response:
     EventSource wins; neither given: from the present head)."""
     from starlette.responses import StreamingResponse
 
-    from campaign.services.history import INT_MAX
+    from campaign.services.ledger.history import INT_MAX
 
     state = request.app.state
     after = query_int(request, "after", None)

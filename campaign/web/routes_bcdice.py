@@ -3,7 +3,7 @@
 The routes answer what bcdice-api's docs/api_v2.md defines (version, admin, game
 systems, roll, original table, its `{"ok": false, "reason"}` errors), so a bot whose
 server URL is `http://HOST:PORT/bcdice/<token>/` works unchanged, while every roll is
-made by this server and appended to the ledger (campaign.services.bcdice_api).
+made by this server and appended to the ledger (campaign.services.bridges.bcdice_api).
 
 Why no CSRF check and no Origin check here, unlike every other write of the server:
 these routes read no cookie and set none. The credential is the token in the path,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.routing import Route
 
-    from campaign.services.bcdice_api import Holder
+    from campaign.services.bridges.bcdice_api import Holder
 
 API_VERSION = "2.0.0"
 COMMAND_LIMIT = 200
@@ -99,7 +99,7 @@ async def _head(request: Request) -> Response:
     with it), without a body and without rolling: a probe writes nothing."""
     from starlette.responses import Response
 
-    from campaign.services.bcdice_api import holder_for
+    from campaign.services.bridges.bcdice_api import holder_for
 
     state = request.app.state
     holder = await run_in_threadpool(holder_for, state.db, state.campaign_id, request.path_params["token"])
@@ -113,7 +113,7 @@ async def _head(request: Request) -> Response:
 
 
 async def _dispatch(request: Request) -> Response:
-    from campaign.services.bcdice_api import holder_for
+    from campaign.services.bridges.bcdice_api import holder_for
 
     state = request.app.state
     holder = await run_in_threadpool(holder_for, state.db, state.campaign_id, request.path_params["token"])
@@ -249,7 +249,7 @@ def _rate_ok(request: Request, holder: Holder) -> bool:
 
 async def _roll(request: Request, holder: Holder, system: str) -> Response:
     from campaign.errors import BadInput, CampaignError
-    from campaign.services.fair_seeds import ShareReused
+    from campaign.services.fair.seeds import ShareReused
 
     command, share = await _command(request)
     if command is None or not command.strip():
@@ -283,7 +283,7 @@ async def _roll(request: Request, holder: Holder, system: str) -> Response:
 async def _roll_one(request: Request, holder: Holder, system: str, command: str, share: str | None) -> dict[str, Any]:
     """Roll one command through the ledger: its entry as `history show` has it."""
     from campaign.core.bcdice_text import prepared
-    from campaign.services.bcdice_api import api_roll
+    from campaign.services.bridges.bcdice_api import api_roll
 
     secret, prepared_command, comment = prepared(system, command)
     state = request.app.state
@@ -296,14 +296,14 @@ async def _roll_one(request: Request, holder: Holder, system: str, command: str,
 async def _repeat(
     request: Request, holder: Holder, system: str, count: int, secret: bool, command: str, *, share: str | None
 ) -> Response:
-    """`x3 3D6<=12` (`rep3`, `repeat3`): services.rolls' repeat, each roll its own ledger
+    """`x3 3D6<=12` (`rep3`, `repeat3`): services.checks.rolls' repeat, each roll its own ledger
     entry, all written in one transaction or none (a share makes every roll of it), and
     one answer in BCDice's layout (`#1` ... `#3`, flags all false as BCDice gives them).
     A count outside 1..REPEAT_LIMIT gets BCDice's own one-line answer and rolls nothing."""
     from campaign.core import bcdice_text
     from campaign.errors import BadInput, CampaignError
-    from campaign.services.bcdice_api import api_roll
-    from campaign.services.fair_seeds import ShareReused
+    from campaign.services.bridges.bcdice_api import api_roll
+    from campaign.services.fair.seeds import ShareReused
 
     quiet = dict(success=False, failure=False, critical=False, fumble=False)
     if not 1 <= count <= bcdice_text.REPEAT_LIMIT:
@@ -367,8 +367,8 @@ def _groups(detail: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def _original_table(request: Request, holder: Holder) -> Response:
     from campaign.errors import BadInput, CampaignError
-    from campaign.services.bcdice_api import roll_original_table
-    from campaign.services.fair_seeds import ShareReused
+    from campaign.services.bridges.bcdice_api import roll_original_table
+    from campaign.services.fair.seeds import ShareReused
 
     # BCDice-API reads the table from the query string as readily as from the form.
     query = request.scope.get("query_string", b"").decode("utf-8", "replace")

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.routing import Route
 
-    from campaign.services.invites import Invited
+    from campaign.services.table.invites import Invited
 
 LOOPBACK = ("127.", "localhost", "[::1]")
 
@@ -43,7 +43,7 @@ def players_address(request: Request) -> str:
     `public_url` setting as it is now, else the address `serve` printed (the LAN address
     for a wildcard --host), else, for a server on a loopback address, the address this
     browser used (a tunnel's or a proxy's, which no other setting names)."""
-    from campaign.services.campaigns import public_url_of
+    from campaign.services.campaigns.setup import public_url_of
 
     state = request.app.state
     given: str | None = getattr(state, "public_url", None) or public_url_of(state.db, state.campaign)
@@ -66,8 +66,8 @@ def qr_image(link: str) -> str:
 
 
 def shown(made: Invited, base: str) -> dict[str, Any]:
-    from campaign.services.invites import join_link
     from campaign.services.results import as_json
+    from campaign.services.table.invites import join_link
 
     link = join_link(base, made.join_path)
     return {**as_json(made), "url": link, "qr": qr_image(link)}
@@ -84,7 +84,7 @@ def _answer(document: object, status: int = 200) -> Response:
 def _expiry(value: object) -> int:
     """Seconds from the form's `expires` ("7day", "12h"; none: the CLI's default)."""
     from campaign.core.gametime import parse_span
-    from campaign.services.invites import DEFAULT_EXPIRY
+    from campaign.services.table.invites import DEFAULT_EXPIRY
 
     if value is None or value == "":
         return DEFAULT_EXPIRY
@@ -96,7 +96,7 @@ def _expiry(value: object) -> int:
 async def invites(request: Request) -> Response:
     """GET (GM): the invites and sessions, as `invite list --json`. POST (GM) {"player",
     "gm"?, "expires"?}: `campaign invite PLAYER [--gm] [--expires SPAN]`, the link whole."""
-    from campaign.services.invites import invite, list_invites
+    from campaign.services.table.invites import invite, list_invites
     from campaign.web.refusals import Refusal
     from campaign.web.seats import seat_of
 
@@ -122,7 +122,7 @@ async def invites(request: Request) -> Response:
 async def revoke(request: Request) -> Response:
     """(GM) {"player"}: `campaign invite revoke PLAYER`: every session of theirs ends, and
     every unused invite and device link of theirs is cancelled."""
-    from campaign.services.invites import revoke as revoke_seats
+    from campaign.services.table.invites import revoke as revoke_seats
 
     _seat, body = await write_request(request, frozenset({"player", "idempotency_key"}), gm_only=True)
     player = body.get("player")
@@ -134,8 +134,8 @@ async def revoke(request: Request) -> Response:
 
 async def device_link(request: Request) -> Response:
     """(a seat) {}: a one-time link, good for minutes, that signs another device into this
-    seat (services.invites.device_link)."""
-    from campaign.services.invites import device_link as make
+    seat (services.table.invites.device_link)."""
+    from campaign.services.table.invites import device_link as make
 
     seat, _body = await write_request(request, frozenset({"idempotency_key"}))
     state = request.app.state

@@ -72,17 +72,17 @@ def home(request: Request) -> Response:
     /api/table); a spectator's, the overview."""
     seat = request.scope.get("state", {}).get("seat")
     if seat is not None:
-        from campaign.services.table_writes import ruleset_of
+        from campaign.services.table.writes import ruleset_of
 
         return _render(request, "table.html", seat=seat, ruleset=ruleset_of(*_ctx(request)))
     return overview(request)
 
 
 def overview(request: Request) -> Response:
-    from campaign.services.browse import history_page
-    from campaign.services.characters import list_characters
-    from campaign.services.history import HistoryFilter
-    from campaign.services.missing import list_missing
+    from campaign.services.characters.roster import list_characters
+    from campaign.services.ledger.browse import history_page
+    from campaign.services.ledger.history import HistoryFilter
+    from campaign.services.scenarios.missing import list_missing
 
     db, name = _ctx(request)
     latest = history_page(db, name, HistoryFilter(), size=10).entries
@@ -97,15 +97,15 @@ def overview(request: Request) -> Response:
 
 
 def characters(request: Request) -> Response:
-    from campaign.services.characters import list_characters
+    from campaign.services.characters.roster import list_characters
 
     db, name = _ctx(request)
     return _render(request, "characters.html", characters=list_characters(db, name, include_gone=True))
 
 
 def character(request: Request) -> Response:
-    from campaign.services.browse import source_kinds
-    from campaign.services.characters import show_character
+    from campaign.services.characters.roster import show_character
+    from campaign.services.ledger.browse import source_kinds
 
     db, name = _ctx(request)
     view = show_character(db, name, request.path_params["name"])
@@ -114,21 +114,21 @@ def character(request: Request) -> Response:
 
 
 def missing(request: Request) -> Response:
-    from campaign.services.missing import list_missing
+    from campaign.services.scenarios.missing import list_missing
 
     db, name = _ctx(request)
     return _render(request, "missing.html", missing=list_missing(db, name))
 
 
 def scenarios(request: Request) -> Response:
-    from campaign.services.scenarios import list_scenarios
+    from campaign.services.scenarios.runs import list_scenarios
 
     db, name = _ctx(request)
     return _render(request, "scenarios.html", scenarios=list_scenarios(db, name))
 
 
 def scenario(request: Request) -> Response:
-    from campaign.services.browse import scenario_by_number
+    from campaign.services.ledger.browse import scenario_by_number
 
     db, name = _ctx(request)
     return _render(request, "scenario.html", s=scenario_by_number(db, name, request.path_params["number"]))
@@ -137,8 +137,8 @@ def scenario(request: Request) -> Response:
 def history(request: Request) -> Response:
     from urllib.parse import urlencode
 
-    from campaign.services.browse import history_page
-    from campaign.services.history import KINDS, OUTCOMES, HistoryFilter
+    from campaign.services.ledger.browse import history_page
+    from campaign.services.ledger.history import KINDS, OUTCOMES, HistoryFilter
 
     db, name = _ctx(request)
     given = {key: _text(request, key) for key in HISTORY_FILTERS}
@@ -183,8 +183,8 @@ def history(request: Request) -> Response:
 def entry(request: Request) -> Response:
     import json
 
-    from campaign.services.browse import chain_slice
-    from campaign.services.history import show_entry
+    from campaign.services.ledger.browse import chain_slice
+    from campaign.services.ledger.history import show_entry
 
     db, name = _ctx(request)
     seq = request.path_params["seq"]
@@ -202,10 +202,10 @@ def entry(request: Request) -> Response:
 
 
 def luck(request: Request) -> Response:
-    from campaign.services.history import HistoryFilter
+    from campaign.services.ledger.history import HistoryFilter
 
     db, name = _ctx(request)
     char = _text(request, "char")
-    # A tally the server keeps (services.luck_kept), not a re-tally of the ledger per request.
+    # A tally the server keeps (services.ledger.luck_kept), not a re-tally of the ledger per request.
     report = request.app.state.luck.report(db, name, HistoryFilter(character=char, limit=None))
     return _render(request, "luck.html", report=report, char=char)

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
-    from campaign.services.invites import Seat
-    from campaign.services.table_writes import SeatActor
+    from campaign.services.table.invites import Seat
+    from campaign.services.table.writes import SeatActor
 
 
 def routes() -> list[Route]:
@@ -73,7 +73,7 @@ async def table_entries(request: Request) -> Response:
     """{"entries": [...]}: the entries strictly between `after` and `before`, newest first,
     as the table pages list them (the newest GAP_LIMIT of them): what a page fetches when
     the seqs of its entry events jump."""
-    from campaign.services.browse import entries_after
+    from campaign.services.ledger.browse import entries_after
     from campaign.web.routes_api import query_int
     from campaign.web.table_state import entry_item
 
@@ -103,7 +103,7 @@ async def post_roll(request: Request) -> Response:
     session; derived from the committed seed and the share while one is open), with the
     share recorded and every entry the request wrote (`entries`: seq, dice, total,
     outcome, fair) for the player's receipt."""
-    from campaign.services.table_writes import seat_roll
+    from campaign.services.table.writes import seat_roll
 
     seat, body = await write_request(request, frozenset({"command", "character", "idempotency_key", "share"}))
     state = request.app.state
@@ -124,7 +124,7 @@ async def post_roll(request: Request) -> Response:
 
 async def calls(request: Request) -> Response:
     """GET: the session's pending calls (the GM's: all). POST (GM): make a call."""
-    from campaign.services.calls import list_calls, make_call, make_calls
+    from campaign.services.table.calls import list_calls, make_call, make_calls
 
     state = request.app.state
     if request.method == "GET":
@@ -145,7 +145,7 @@ async def calls(request: Request) -> Response:
     ):
         raise Refusal("bad_input", _("kind and character are text, params an object"))
     if body["kind"] == "reunion":  # `scenario end --call`: the open scenario's missing characters
-        from campaign.services.calls import call_scenario_end
+        from campaign.services.table.calls import call_scenario_end
 
         made = await run_in_threadpool(
             lambda: call_scenario_end(
@@ -159,8 +159,8 @@ async def calls(request: Request) -> Response:
             )
         )
         return _json(made, 201)
-    from campaign.services.calls import prompt_of
     from campaign.services.results import as_json
+    from campaign.services.table.calls import prompt_of
 
     if "characters" in body or not body.get("character"):  # several at once; none named: everyone taking part
         names = body.get("characters") or []
@@ -190,8 +190,8 @@ async def calls(request: Request) -> Response:
 
 async def roll_call(request: Request) -> Response:
     """{"idempotency_key", "share"?} -> 201 and the entry that answers the call."""
-    from campaign.services.calls import roll_call as roll
-    from campaign.services.table_writes import entry_roll, idempotency_key, reunion_roll
+    from campaign.services.table.calls import roll_call as roll
+    from campaign.services.table.writes import entry_roll, idempotency_key, reunion_roll
 
     seat, body = await write_request(request, frozenset({"idempotency_key", "share"}))
     key = idempotency_key(body.get("idempotency_key"))
@@ -226,7 +226,7 @@ async def roll_call(request: Request) -> Response:
 
 
 async def cancel_call(request: Request) -> Response:
-    from campaign.services.calls import cancel_call as cancel
+    from campaign.services.table.calls import cancel_call as cancel
 
     seat, _ = await write_request(request, frozenset(), gm_only=True)
     state = request.app.state
@@ -237,8 +237,8 @@ async def cancel_call(request: Request) -> Response:
 async def void_requests(request: Request) -> Response:
     """GET: the open void requests. POST {"seq", "reason"}: ask the GM to void an entry of
     one's own (a `void_request` entry)."""
-    from campaign.services.table_writes import request_own_void
-    from campaign.services.void_answers import list_requests
+    from campaign.services.disputes.answers import list_requests
+    from campaign.services.table.writes import request_own_void
 
     if request.method == "GET":
         if seat_of(request) is None:
@@ -262,7 +262,7 @@ async def void_requests(request: Request) -> Response:
 
 
 async def approve_void_request(request: Request) -> Response:
-    from campaign.services.void_answers import requests_service
+    from campaign.services.disputes.answers import requests_service
 
     seat, _ = await write_request(request, frozenset(), gm_only=True)
     state = request.app.state
@@ -276,7 +276,7 @@ async def approve_void_request(request: Request) -> Response:
 
 async def refuse_void_request(request: Request) -> Response:
     """(GM) {"reason"}: refuse the request with a `void_refusal` entry."""
-    from campaign.services.void_answers import refuse
+    from campaign.services.disputes.answers import refuse
 
     seat, body = await write_request(request, frozenset({"reason"}), gm_only=True)
     state = request.app.state
@@ -290,6 +290,6 @@ async def refuse_void_request(request: Request) -> Response:
 
 def seat_actor_name(state: State, seat: Seat) -> SeatActor:
     """The actor a GM seat's write records (in a worker thread: it may ask the database)."""
-    from campaign.services.table_writes import seat_actor
+    from campaign.services.table.writes import seat_actor
 
     return seat_actor(state.db, seat.player, {"session": seat.session_id})

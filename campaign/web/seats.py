@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from starlette.templating import Jinja2Templates
 
     from campaign.db.models_table import WebInvite
-    from campaign.services.invites import Seat
+    from campaign.services.table.invites import Seat
 
 BODY_LIMIT = 8 * 1024
 COOKIE_MAX_AGE = 90 * 86400
@@ -83,8 +83,8 @@ def seat_of(request: Request) -> Seat | None:
 async def join(request: Request) -> Response:
     from starlette.concurrency import run_in_threadpool
 
-    from campaign.services.invites import code_in, opened_invite
-    from campaign.services.invites import join as join_seat
+    from campaign.services.table.invites import code_in, opened_invite
+    from campaign.services.table.invites import join as join_seat
 
     state = request.app.state
     code = code_in(request.path_params["code"])
@@ -114,7 +114,7 @@ async def join(request: Request) -> Response:
 
     # Under `serve --all` the session is the campaign's alone: the browser sends it to
     # /c/<slug>/ only (campaign.web.multi), and a cookie of one campaign carried to
-    # another opens no seat there (services.invites.seat_for: by campaign id).
+    # another opens no seat there (services.table.invites.seat_for: by campaign id).
     base = state.base
     response = RedirectResponse(base + "/", status_code=303, headers={"cache-control": "no-store"})
     response.set_cookie(
@@ -203,7 +203,7 @@ async def _seated_elsewhere(request: Request) -> bool:
     the database (one process serving several, campaign.web.multi)."""
     from starlette.concurrency import run_in_threadpool
 
-    from campaign.services.invites import session_campaign
+    from campaign.services.table.invites import session_campaign
     from campaign.web.security import SESSION_COOKIE
 
     token = request.cookies.get(SESSION_COOKIE)

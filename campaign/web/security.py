@@ -8,7 +8,7 @@ stay in the address bar, the browser history or a screenshot. Referrer-Policy
 no-referrer keeps it out of any Referer header too. Tokens are compared with
 hmac.compare_digest, which takes the same time whatever prefix matched.
 
-A seated player (a session cookie from an invite, campaign.services.invites) needs no
+A seated player (a session cookie from an invite, campaign.services.table.invites) needs no
 read token: the session is the stronger credential. `/join/...` is open to everyone,
 since the invite code in the path is the credential there, and so is `/static/...`;
 so is `/bcdice/<token>/` (campaign.web.routes_bcdice), the BCDice-API for dice bots.
@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl, urlencode
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from campaign.services.invites import Seat
+    from campaign.services.table.invites import Seat
 
 COOKIE = "campaign_token"
 SESSION_COOKIE = "campaign_session"
@@ -118,7 +118,7 @@ class Guard:
         """Put the request's seat (or None) and its CSRF token into the request state."""
         import anyio.to_thread
 
-        from campaign.services.invites import csrf_token
+        from campaign.services.table.invites import csrf_token
 
         token = _cookie(scope, SESSION_COOKIE)
         seat = await anyio.to_thread.run_sync(self._lookup, token) if token and self.seat_of else None

@@ -17,13 +17,13 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from campaign import labels
-from campaign.services.table_writes import REQUESTABLE
+from campaign.services.table.writes import REQUESTABLE
 from campaign.web import present
 
 if TYPE_CHECKING:
     from campaign.db.database import Database
     from campaign.projection.views import CharacterSheet
-    from campaign.services.invites import Seat
+    from campaign.services.table.invites import Seat
 
 LATEST = 10
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -145,7 +145,7 @@ def _cp_spans(everything_after: list[dict[str, Any]], now: dict[str, int]) -> di
 def entry_item(entry: dict[str, Any], cp: tuple[str, int, int] | None = None) -> dict[str, Any]:
     """An entry as the table pages list it (the feed's entry events carry it, the state's
     latest entries too, there with `cp`: the CP before and after a fright check)."""
-    from campaign.services.fair_seeds import fairness_of
+    from campaign.services.fair.seeds import fairness_of
 
     return {
         "seq": entry["seq"],
@@ -191,10 +191,10 @@ def sheets_state(
     """The part of the shared state that only an entry with ops changes (campaign.web.
     head_state): the characters in play, the missing board, the open void requests; and
     each character's CP total, which the latest entries' CP lines walk back from."""
-    from campaign.services.missing import list_missing
+    from campaign.services.disputes.answers import list_requests
     from campaign.services.results import as_json
-    from campaign.services.table_writes import ruleset_of
-    from campaign.services.void_answers import list_requests
+    from campaign.services.scenarios.missing import list_missing
+    from campaign.services.table.writes import ruleset_of
 
     ruleset = ruleset_of(db, campaign_name)
     sheets = [as_json(sheet) for sheet in characters]
@@ -229,8 +229,8 @@ def calls_for(
 ) -> list[dict[str, Any]]:
     """The seat's pending calls (the GM's: all), a fright call's prompt naming the Will
     rolled against: 「恐怖判定を振ってください: 鈴音 意志 11 −2」."""
-    from campaign.services.calls import list_calls, prompt_of
     from campaign.services.results import as_json
+    from campaign.services.table.calls import list_calls, prompt_of
 
     if seat is None:
         return []

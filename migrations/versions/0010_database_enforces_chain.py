@@ -27,7 +27,7 @@ Group mode (0007) is hardened where it let a player forge:
 * Players' write policies go (the table server of issue 29 replaces player roles); a
   player's role reads. The grants of an existing group are narrowed to match here, and
   TEMPORARY on the database is revoked from PUBLIC; `campaign group setup` does both
-  for new groups (campaign.services.group).
+  for new groups (campaign.services.campaigns.group).
 """
 from alembic import op
 
@@ -195,7 +195,7 @@ def _narrow_existing_group(bind) -> None:
     and PUBLIC loses TEMPORARY on the database (what `group setup` now does)."""
     from psycopg import sql  # group mode exists only on PostgreSQL, which ships with psycopg
 
-    from campaign.services.group import group_role_names, narrowing_statements
+    from campaign.services.campaigns.group import group_role_names, narrowing_statements
 
     if not bind.exec_driver_sql("SELECT EXISTS (SELECT 1 FROM group_roles)").scalar():
         return

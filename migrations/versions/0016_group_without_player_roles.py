@@ -137,7 +137,7 @@ def _drop_player_roles(bind) -> int:
     """Players' roles go; returns how many players are owed an invite."""
     from psycopg import sql  # group mode exists only on PostgreSQL, which ships with psycopg
 
-    from campaign.services.group import group_role_names
+    from campaign.services.campaigns.group import group_role_names
 
     database, schema = bind.exec_driver_sql("SELECT current_database(), current_schema()").one()
     rows = bind.exec_driver_sql("SELECT role_name, revoked_at FROM group_roles WHERE NOT is_gm").all()
@@ -160,7 +160,7 @@ def _drop_player_roles(bind) -> int:
 def _grant_gms(bind) -> None:
     """A group set up before the table server's tables (0011, 0013, 0014): its GM's role,
     which the server now signs in as, gets them (what `group setup` grants today)."""
-    from campaign.services.group import gm_grant_statements, group_role_names
+    from campaign.services.campaigns.group import gm_grant_statements, group_role_names
 
     database, schema = bind.exec_driver_sql("SELECT current_database(), current_schema()").one()
     gms = group_role_names(database)["gms"]

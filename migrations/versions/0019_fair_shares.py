@@ -37,7 +37,7 @@ def _grant_gms() -> None:
     bind = op.get_bind()
     if bind.dialect.name != "postgresql":
         return
-    from campaign.services.group import gm_grant_statements, group_role_names
+    from campaign.services.campaigns.group import gm_grant_statements, group_role_names
 
     database, schema = bind.exec_driver_sql("SELECT current_database(), current_schema()").one()
     gms = group_role_names(database)["gms"]

@@ -15,7 +15,7 @@ import pytest
 
 from campaign.core import dice
 from campaign.core.fair_dice import face_v2
-from campaign.services import fair_seeds
+from campaign.services.fair import seeds as fair_seeds
 from tests.browser.test_table_browser import _join
 from tests.cli.conftest import Cli, gurps_setup
 from tests.web.table_server import Browser, served

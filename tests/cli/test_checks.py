@@ -20,8 +20,8 @@ CHARACTERS = {
 def _seed(url: str) -> None:
     """The campaign every test starts from, written once per backend through the services."""
     from campaign.db.database import Database
-    from campaign.services.campaigns import create_campaign
-    from campaign.services.characters import add_character, add_player
+    from campaign.services.campaigns.setup import create_campaign
+    from campaign.services.characters.roster import add_character, add_player
 
     db = Database(url)
     try:
@@ -70,16 +70,16 @@ def check(cli, *args: str) -> dict:
 
 
 def test_an_ability_check_asks_where_everyone_is_once(table, monkeypatch):
-    """The presence check (services.presence) runs once per check, not once per caller's
+    """The presence check (services.characters.presence) runs once per check, not once per caller's
     habit: `ability_check` used to ask twice and keep the second answer."""
-    from campaign.services import checks
+    from campaign.services.checks import action_checks as checks
 
     asked = []
     real = checks.check_presence
     monkeypatch.setattr(checks, "check_presence", lambda *a, **k: asked.append(a[2]) or real(*a, **k))
     check(table, "ability", "鈴音", "技", "--target", "12", "--dice", "4,5")
     check(table, "skill", "鈴音", "技", "運転", "--target", "10", "--skill", "1", "--dice", "4,5")
-    assert asked == ["ability", "skill"]  # codes of services.presence.CHECK_NAMES
+    assert asked == ["ability", "skill"]  # codes of services.characters.presence.CHECK_NAMES
 
 
 def test_ability_reaching_the_target_succeeds_one_short_fails(table):

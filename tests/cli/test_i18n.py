@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from campaign import i18n
-from campaign.services.history import parse_when
+from campaign.services.ledger.history import parse_when
 from tests.cli.conftest import Cli
 
 ROLL = ("roll", "3D6<=12", "--dice", "1,4,6")

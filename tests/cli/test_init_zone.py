@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.services.campaigns import machine_zone
+from campaign.services.campaigns.setup import machine_zone
 from tests.cli.conftest import cli  # noqa: F401 (fixture)
 
 

@@ -37,7 +37,7 @@ def test_voided_entries_are_left_out_unless_asked(gurps):
 def test_sources_in_words_and_prompted_dice_recorded_apart(sqlite_gurps):
     from campaign.cli.physical import PromptDice
     from campaign.db.database import Database
-    from campaign.services.rolls import roll
+    from campaign.services.checks.rolls import roll
 
     sqlite_gurps.run("roll", "3D6", "--dice", "1,2,3")
     database = Database(sqlite_gurps.db)

@@ -1,4 +1,4 @@
-"""The Recorder's one write path (services.effects + services.state_mapping), end to end
+"""The Recorder's one write path (services.recording + db.state_mapping), end to end
 on both backends: what an op does live is what replay makes, and an op that does not
 apply changes nothing, not even the part it did before refusing."""
 
@@ -9,7 +9,7 @@ import pytest
 from campaign.db.database import Database
 from campaign.errors import RuleRefused
 from campaign.services.common import campaign_transaction, character_named
-from campaign.services.effects import recording
+from campaign.services.recording import recording
 
 
 def test_a_refused_op_writes_nothing_of_its_entry(gurps):

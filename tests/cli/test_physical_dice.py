@@ -201,7 +201,7 @@ def test_the_reunion_die_is_asked_for_by_name(sqlite_gurps):
     """`scenario end --physical` hands the service a PromptDice: each missing character's
     die is asked for by name (driven here without a terminal, through the service)."""
     from campaign.db.database import Database
-    from campaign.services.scenarios import end_scenario
+    from campaign.services.scenarios.runs import end_scenario
 
     sqlite_gurps.run("missing", "mark", "鈴音", "--faces", "8")
     sqlite_gurps.run("scenario", "start", "一話", "--with", "刀矢")

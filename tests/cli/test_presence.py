@@ -1,6 +1,6 @@
 """A roll or check for a character out of play.
 
-Policy (services.presence, README's tour): fright and 2d6 checks refuse the dead and the
+Policy (services.characters.presence, README's tour): fright and 2d6 checks refuse the dead and the
 retired, and the missing unless --anyway; searchers are warned about; rolls and table
 lookups only warn. A warning is one line on stderr and "warnings" in the JSON.
 

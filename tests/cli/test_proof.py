@@ -14,7 +14,7 @@ import pytest
 
 import campaign.proofcheck as standalone
 from campaign import ledger
-from campaign.services import proof as project
+from campaign.services.ledger import proof as project
 
 STANDALONE = Path(standalone.__file__)
 

@@ -16,8 +16,8 @@ import pytest
 import campaign.proofcheck as standalone
 from campaign import chain
 from campaign.errors import BadInput
-from campaign.services import proof as project
-from campaign.services import verification
+from campaign.services.ledger import proof as project
+from campaign.services.ledger import verification
 from campaign.services.results import as_json
 
 

@@ -21,7 +21,7 @@ import campaign.proofcheck as standalone
 from campaign import i18n
 from campaign.chain import GENESIS_HASH, canonical_json, chain_hash
 from campaign.cli.app import app
-from campaign.services import proof as project
+from campaign.services.ledger import proof as project
 
 SOURCE = Path(standalone.__file__)
 SEED_HASH = "ab" * 32

@@ -28,7 +28,7 @@ def _conflict(apply) -> OpConflict:
 
 
 def _in(lang: str, conflict: OpConflict) -> str:
-    """The conflict's line as a service shows it (services.effects: a RuleRefused of its template)."""
+    """The conflict's line as a service shows it (services.recording: a RuleRefused of its template)."""
     i18n.use(lang)
     try:
         return refusal_text(RuleRefused(conflict.template, **conflict.params))
@@ -97,8 +97,8 @@ def test_a_refused_void_and_a_mistyped_kind_in_japanese(gurps: Cli, ja):
 
 def test_a_used_invite_says_so_in_japanese(gurps: Cli, ja):
     from campaign.db.database import Database
-    from campaign.services.browse import campaign_identity
-    from campaign.services.invites import JOIN_PREFIX, invite, join
+    from campaign.services.ledger.browse import campaign_identity
+    from campaign.services.table.invites import JOIN_PREFIX, invite, join
 
     db = Database(gurps.db)
     try:

@@ -16,7 +16,7 @@ from tests.conftest import party_copy
 def _build_party(target: str) -> None:
     """`init` and the setting above on a new database (through the CLI and the services)."""
     from campaign.db.database import Database
-    from campaign.services.characters import add_character, add_player, relate
+    from campaign.services.characters.roster import add_character, add_player, relate
     from tests.cli.conftest import Cli
 
     Cli(target).run("init", "テスト卓")
@@ -67,10 +67,10 @@ def party(cli, db):
 def snapshot(db):
     """What `list`, `char list`, `missing list` and `scenario list` --json print: everything a
     refused command must leave as it was (the ledger head included)."""
-    from campaign.services.campaigns import list_campaigns
-    from campaign.services.characters import list_characters
-    from campaign.services.missing import list_missing
-    from campaign.services.scenarios import list_scenarios
+    from campaign.services.campaigns.setup import list_campaigns
+    from campaign.services.characters.roster import list_characters
+    from campaign.services.scenarios.missing import list_missing
+    from campaign.services.scenarios.runs import list_scenarios
 
     return (list_campaigns(db), list_characters(db, None), list_missing(db, None), list_scenarios(db, None))
 
@@ -536,7 +536,7 @@ def snapshot_json(cli):
 def test_a_missing_npc_bars_no_player_S5(cli, db):
     """The setup a GM reported: Ren owns the NPC N1 (summoned by Ren's R1), Ren's R2
     is related to N1; `scenario start S5 --with A1 --search R2=N1` sends R2."""
-    from campaign.services.characters import add_character, add_player, relate
+    from campaign.services.characters.roster import add_character, add_player, relate
 
     for player in ("Aki", "Ren"):
         add_player(db, None, player, "GM")

@@ -105,7 +105,8 @@ def test_verify_starts_no_process_that_could_show_the_database(tmp_path, monkeyp
 
     db = tmp_path / f"secret-{PASSWORD}.db"
     from campaign.db.database import Database
-    from campaign.services import campaigns, history
+    from campaign.services.campaigns import setup as campaigns
+    from campaign.services.ledger import history
 
     database = Database(str(db))
     campaigns.create_campaign(database, "卓", "gurps3-ja", "GM")

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from campaign.services.sheet_transfer import FIELD_LIMIT
+from campaign.services.characters.sheet_transfer import FIELD_LIMIT
 from tests.cli.conftest import cli  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.dialect

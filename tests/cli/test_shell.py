@@ -148,7 +148,7 @@ def test_timings_file_has_one_figure_per_command(tmp_path):
 
 
 def test_a_bug_prints_a_short_traceback_and_the_session_goes_on(tmp_path, monkeypatch):
-    import campaign.services.rolls as rolls
+    import campaign.services.checks.rolls as rolls
 
     db = str(tmp_path / "table.db")
     assert CliRunner().invoke(app, ["--db", db, "init", "卓"]).exit_code == 0

@@ -22,7 +22,7 @@ HEAVY = (
     "campaign.cli.check",
     "campaign.cli.scenario",
     "campaign.cli.demo",
-    "campaign.services.effects",
+    "campaign.services.recording",
 )
 
 PROBE = r"""

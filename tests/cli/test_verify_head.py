@@ -12,7 +12,7 @@ import json
 import pytest
 
 from campaign.ledger import canonical_json, chain_hash
-from campaign.services import verification
+from campaign.services.ledger import verification
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection, rehash_from
 
 NOT_CONTAINED = "this chain does not contain your seal: the history was rewritten after it, or the hash is mistyped"

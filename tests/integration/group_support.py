@@ -15,7 +15,7 @@ import os
 import psycopg
 import pytest
 
-from campaign.services.group import role_prefix
+from campaign.services.campaigns.group import role_prefix
 from tests.cli.conftest import Cli, gurps_setup
 from tests.conftest import party_copy
 

@@ -20,7 +20,7 @@ import pytest
 from campaign import fair_check, proofcheck
 from campaign.chain import GENESIS_HASH, canonical_json, chain_hash
 from campaign.db.database import Database
-from campaign.services import history
+from campaign.services.ledger import history
 from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
 from tests.integration.forge import forged_row, head, insert
 from tests.integration.rawdb import raw_connection

@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from campaign.db.database import Database
-from campaign.services import campaigns, history
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.ledger import history
 
 pytestmark = [pytest.mark.slow, pytest.mark.dialect]
 
@@ -20,7 +21,7 @@ WORKER = textwrap.dedent("""
     import sys
     from campaign.core.dice_source import SeededDice
     from campaign.db.database import Database
-    from campaign.services.rolls import roll
+    from campaign.services.checks.rolls import roll
 
     db = Database(sys.argv[1])
     worker = int(sys.argv[2])

@@ -196,8 +196,8 @@ WRITER = """
 import sys
 from campaign.core.dice_source import SeededDice
 from campaign.db.database import Database
-from campaign.services.group import acting_name
-from campaign.services.rolls import roll
+from campaign.services.campaigns.group import acting_name
+from campaign.services.checks.rolls import roll
 
 db = Database(sys.argv[1])
 actor = acting_name(db, sys.argv[3] if len(sys.argv) > 3 else None)

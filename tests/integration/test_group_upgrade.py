@@ -41,10 +41,10 @@ def _dsn(cluster, database: str, user: str = "postgres") -> str:
 
 
 def test_an_existing_group_is_narrowed_by_the_upgrade(pg_cluster, monkeypatch):
-    import campaign.services.group as group_module
-    from campaign.services.campaigns import create_campaign
-    from campaign.services.characters import add_player
-    from campaign.services.group import setup
+    import campaign.services.campaigns.group as group_module
+    from campaign.services.campaigns.group import setup
+    from campaign.services.campaigns.setup import create_campaign
+    from campaign.services.characters.roster import add_player
 
     name = f"up{os.getpid()}"
     url = pg_cluster.create_database(name)

@@ -31,9 +31,9 @@ def _admin(cluster, database: str) -> psycopg.Connection:
 def old_group(pg_cluster):
     """A campaign at revision 0015 with the GM's role and the players' roles of then:
     Aki (plays 鈴音) and Ren live, 葵 revoked."""
-    from campaign.services.campaigns import create_campaign
-    from campaign.services.characters import add_character, add_player
-    from campaign.services.group import role_prefix, setup
+    from campaign.services.campaigns.group import role_prefix, setup
+    from campaign.services.campaigns.setup import create_campaign
+    from campaign.services.characters.roster import add_character, add_player
 
     name = f"old{os.getpid()}_{id(object())}"
     url = pg_cluster.create_database(name)
@@ -66,7 +66,7 @@ def old_group(pg_cluster):
 
 
 def test_an_old_group_upgrades_and_each_former_player_gets_one_invite(pg_cluster, old_group, capfd):
-    from campaign.services.group import role_prefix
+    from campaign.services.campaigns.group import role_prefix
 
     name, players = old_group["name"], old_group["players"]
     still_open = psycopg.connect(
@@ -155,7 +155,7 @@ def test_a_fresh_setup_makes_only_the_gms_role(group):
     role; the commands that made players' roles say what to do instead."""
     assert [(r["player"], r["kind"]) for r in group.setup["roles"]] == [("GM", "gm")]
     assert group.setup["invites"] == []
-    from campaign.services.group import role_prefix
+    from campaign.services.campaigns.group import role_prefix
 
     with group.raw() as conn:
         prefix = role_prefix(conn.execute("SELECT current_database()").fetchone()[0])

@@ -9,7 +9,10 @@ import pytest
 
 from campaign.core.dice_source import ManualDice
 from campaign.db.database import Database
-from campaign.services import campaigns, characters, history, rolls
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.characters import roster as characters
+from campaign.services.checks import rolls
+from campaign.services.ledger import history
 from tests.conftest import party_copy
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 

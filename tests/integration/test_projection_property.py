@@ -21,20 +21,16 @@ from hypothesis import strategies as st
 from campaign.core.dice_source import SeededDice
 from campaign.db.database import Database
 from campaign.errors import CampaignError
-from campaign.services import (
-    campaigns,
-    characters,
-    clock,
-    conditions,
-    history,
-    missing,
-    pools,
-    scenarios,
-    traits,
-    voids,
-)
-from campaign.services.fright import fright_check
+from campaign.services.campaigns import clock
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.characters import conditions, pools, traits
+from campaign.services.characters import roster as characters
+from campaign.services.checks.fright import fright_check
+from campaign.services.disputes import voids
+from campaign.services.ledger import history
 from campaign.services.results import as_json
+from campaign.services.scenarios import missing
+from campaign.services.scenarios import runs as scenarios
 from tests.conftest import FAST
 from tests.inprocess import blank_at_head
 
@@ -142,7 +138,7 @@ def _run(db: Database, action: tuple) -> None:  # noqa: C901 - one branch per ge
     elif kind == "join":
         scenarios.change_roster(db, None, "GM", args[0], join=args[1])
     elif kind == "recover":
-        from campaign.services.recovery import recover
+        from campaign.services.checks.recovery import recover
 
         recover(db, None, "GM", args[0], args[1], SeededDice(args[2]))
     elif kind == "void_last":

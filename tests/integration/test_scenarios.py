@@ -14,8 +14,10 @@ from campaign.core.dice_source import ManualDice
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Disappearance, LedgerEntry, ReunionCheck, Scenario
 from campaign.errors import RuleRefused
-from campaign.services import characters, missing, scenarios
-from campaign.services.campaigns import create_campaign
+from campaign.services.campaigns.setup import create_campaign
+from campaign.services.characters import roster as characters
+from campaign.services.scenarios import missing
+from campaign.services.scenarios import runs as scenarios
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from campaign.db.database import Database
 from campaign.db.engine import make_engine, resolve_url
 from campaign.db.migrate import HEAD_REVISION, current_revision, downgrade, upgrade
-from campaign.services import history
+from campaign.services.ledger import history
 from tests.cli.conftest import Cli, cli  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.dialect
@@ -132,7 +132,7 @@ def test_seats_by_name_become_seats_by_id_and_ambiguous_ones_are_revoked(cli, tm
     # the seats that stayed open answer as their player; the revoked ones open nothing
     db = Database(url)
     try:
-        from campaign.services.invites import revoke
+        from campaign.services.table.invites import revoke
 
         assert revoke(db, CAMPAIGN, "Ren").sessions == 1
         with pytest.raises(Exception, match="no open invite or session"):

@@ -25,11 +25,11 @@ from hypothesis import strategies as st
 
 from campaign.cli.sheet_io import _read as read_sheet_file
 from campaign.db.database import Database
-from campaign.services.campaigns import create_campaign
-from campaign.services.ccfolia import export_pieces
-from campaign.services.characters import add_player, list_characters
+from campaign.services.bridges.ccfolia import export_pieces
+from campaign.services.campaigns.setup import create_campaign
+from campaign.services.characters.roster import add_player, list_characters
+from campaign.services.characters.sheet_transfer import export_sheets, import_sheets
 from campaign.services.results import as_json
-from campaign.services.sheet_transfer import export_sheets, import_sheets
 
 # Every character here is in CP932, so a Shift_JIS file can hold every sheet.
 KANJI = "鈴音刀矢凛澪霧館千早灯朔夜桜"

@@ -13,7 +13,9 @@ import pytest
 
 from campaign.db.database import Database
 from campaign.db.migrate import HEAD_REVISION
-from campaign.services import campaigns, characters, history, transfer
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.characters import roster as characters
+from campaign.services.ledger import history, transfer
 from tests.reliability import support
 from tests.reliability.worker import CAMPAIGN_BIN
 
@@ -24,7 +26,7 @@ ROUNDS = 40
 SETTER = textwrap.dedent("""
     import sys
     from campaign.db.database import Database
-    from campaign.services.campaigns import settings
+    from campaign.services.campaigns.setup import settings
 
     db = Database(sys.argv[1])
     which, rounds = sys.argv[2], int(sys.argv[3])
@@ -73,8 +75,8 @@ WRITER = textwrap.dedent("""
     import sys
     from campaign.core.dice_source import SeededDice
     from campaign.db.database import Database
-    from campaign.services.rolls import roll
-    from campaign.services.traits import add_trait
+    from campaign.services.checks.rolls import roll
+    from campaign.services.characters.traits import add_trait
 
     db = Database(sys.argv[1])
     for i in range(int(sys.argv[2])):

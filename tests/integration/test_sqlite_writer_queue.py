@@ -16,8 +16,9 @@ import pytest
 from campaign.core.dice_source import SeededDice
 from campaign.db import engine as engine_module
 from campaign.db.database import Database
-from campaign.services import campaigns, history
-from campaign.services.rolls import roll
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.checks.rolls import roll
+from campaign.services.ledger import history
 
 THREADS = 16
 ROLLS_EACH = 10

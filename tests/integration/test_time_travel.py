@@ -15,9 +15,9 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.errors import CampaignError
 from campaign.projection.views import CharacterSheet
-from campaign.services import characters
+from campaign.services.characters import roster as characters
+from campaign.services.characters.timetravel import character_at, timeline
 from campaign.services.common import campaign_named
-from campaign.services.timetravel import character_at, timeline
 from tests.integration.test_projection_property import NAMES, PROGRAMS, _run, _setup, step
 
 pytestmark = pytest.mark.slow

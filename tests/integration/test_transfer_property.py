@@ -31,10 +31,15 @@ from campaign.chain import canonical_json
 from campaign.core.dice_source import ManualDice, SeededDice
 from campaign.db.database import Database
 from campaign.errors import CampaignError
-from campaign.services import characters, history, lifecycle, missing, rolls, secret_rolls, sheets, traits, voids
-from campaign.services.fright import fright_check
+from campaign.services.characters import lifecycle, sheets, traits
+from campaign.services.characters import roster as characters
+from campaign.services.checks import rolls, secret_rolls
+from campaign.services.checks.fright import fright_check
+from campaign.services.disputes import voids
+from campaign.services.ledger import history
+from campaign.services.ledger.transfer import export_campaign, import_campaign
 from campaign.services.results import as_json
-from campaign.services.transfer import export_campaign, import_campaign
+from campaign.services.scenarios import missing
 from tests.conftest import FAST
 from tests.inprocess import blank_at_head
 from tests.integration import test_projection_property as played
@@ -297,7 +302,7 @@ def test_the_explicit_program_writes_every_op_kind(tmp_path):
 def test_a_column_export_leaves_out_fails_the_comparison(tmp_path, pg_cluster, monkeypatch):
     """The property's own check: with characters' status dropped from export (today's
     main), the round trip of a campaign with a retired character is refused."""
-    from campaign.services import transfer
+    from campaign.services.ledger import transfer
 
     real = transfer._line
 

@@ -17,9 +17,9 @@ import pytest
 
 from campaign import ledger, ledger_scan
 from campaign.db.database import Database
-from campaign.services import history
-from campaign.services.history import VerifyReport
-from campaign.services.transfer import import_campaign
+from campaign.services.ledger import history
+from campaign.services.ledger.history import VerifyReport
+from campaign.services.ledger.transfer import import_campaign
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection
 from tests.perf.generate import export_lines
 

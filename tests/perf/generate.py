@@ -1,6 +1,6 @@
 """Fast, realistic campaign export files for the benchmarks.
 
-Writes the JSON Lines format of campaign.services.transfer (header, players,
+Writes the JSON Lines format of campaign.services.ledger.transfer (header, players,
 characters, scenarios, ledger entries with their chain hashes, footer), so the
 benchmark databases are built through the bulk path the product ships: `campaign
 import`. Entries look like real ones: roll details come from the real dice engine
@@ -348,7 +348,7 @@ def build_database(path: Path, campaigns: Sequence[tuple[str, int]]) -> None:
     state included, so a full `history verify` passes), in a fraction of the time; the
     bulk-append row of the benchmark measures import itself."""
     from campaign.db.database import Database
-    from campaign.services.rebuild import rebuild_states
+    from campaign.services.ledger.rebuild import rebuild_states
 
     Database(str(path)).close()
     conn = sqlite3.connect(path, isolation_level=None)

@@ -404,7 +404,7 @@ class Bench:
     def row_verify_judged(self) -> None:
         """`history verify --chain-only` with every roll and fright check judged (total,
         outcome and margin recomputed from the dice, campaign/fair_check.py) against the
-        same verify without the judging (services.fair_verify reading no rolls), on the
+        same verify without the judging (services.fair.verify reading no rolls), on the
         same 100,000-entry campaign, interleaved runs."""
         db, n = self.dir / "state.db", 100_000
         if not db.exists():
@@ -637,7 +637,8 @@ class Bench:
             Row(
                 "web_luck",
                 "luck page p50",
-                f"`GET /luck` on {n:,} entries from the tally the server keeps (services.luck_kept; its first tally is "
+                f"`GET /luck` on {n:,} entries from the tally the server keeps (services.ledger.luck_kept; "
+                f"its first tally is "
                 f"made in the warm-up), median of {runs}, interleaved with the history pages",
                 f"{luck * 1000:.1f} ms",
                 f"{big * 1000:.1f} ms (the history page above)",
@@ -1116,7 +1117,7 @@ routes.BURST, routes.RATE = 10**6, 10**6
 from starlette.testclient import TestClient
 from campaign.core.dice_source import SystemDice
 from campaign.db.database import Database
-from campaign.services.rolls import roll
+from campaign.services.checks.rolls import roll
 from campaign.web.app import create_app
 db_path, base, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 client = TestClient(create_app(db_path, None), base_url="http://127.0.0.1")
@@ -1539,10 +1540,10 @@ def _child_env(workdir: Path) -> dict[str, str]:
     return env
 
 
-# The baseline of the verify_judged row: the CLI with services.fair_verify reading no
+# The baseline of the verify_judged row: the CLI with services.fair.verify reading no
 # rolls, so fair_check judges none (what verify cost before results were recomputed).
 UNJUDGED = (
-    "import sys; import campaign.services.fair_verify as v; v.JUDGED_KINDS = (); "
+    "import sys; import campaign.services.fair.verify as v; v.JUDGED_KINDS = (); "
     "from campaign.cli.app import main; sys.argv[0] = 'campaign'; main()"
 )
 

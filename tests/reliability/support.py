@@ -127,9 +127,9 @@ def assert_state_matches_ledger(db: Database, campaign: str) -> dict[str, Any]:
     """The tables hold exactly the replay of the ledger (every table, every column);
     returns that state. Every effect in the database has its entry and every entry's
     effects are in the database: no half-applied command."""
+    from campaign.db.state_tables import ledger_entries, load_state
     from campaign.projection.replay import project
     from campaign.projection.state import differences
-    from campaign.services.state_tables import ledger_entries, load_state
 
     with db.read() as session:
         row = session.scalars(select(Campaign).where(Campaign.name == campaign)).one()

@@ -28,7 +28,9 @@ from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.migrate import HEAD_REVISION, current_revision
 from campaign.db.models import Campaign, LedgerEntry
-from campaign.services import campaigns, characters, history
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.characters import roster as characters
+from campaign.services.ledger import history
 from tests.reliability import support
 from tests.reliability.worker import CAMPAIGN_BIN
 

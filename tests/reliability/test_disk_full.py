@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from campaign.db.database import Database
-from campaign.services import campaigns, history
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.ledger import history
 from tests.reliability.worker import CAMPAIGN_BIN
 
 pytestmark = pytest.mark.slow

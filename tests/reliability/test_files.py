@@ -76,7 +76,7 @@ def test_new_files_are_owner_only_even_with_umask_000(db_url, tmp_path, no_umask
 
 def _campaign_db(path: Path) -> None:
     """A real campaign database, closed and checkpointed: nothing of it stays open."""
-    from campaign.services.campaigns import create_campaign
+    from campaign.services.campaigns.setup import create_campaign
 
     db = Database(str(path))
     create_campaign(db, "本物", "gurps3-ja", "GM")

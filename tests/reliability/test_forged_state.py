@@ -18,8 +18,8 @@ from sqlalchemy import delete, select
 
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Player
+from campaign.db.state_tables import ledger_entries, sync_state
 from campaign.projection.replay import project
-from campaign.services.state_tables import ledger_entries, sync_state
 from tests.cli.conftest import Cli
 from tests.integration.rawdb import execute
 from tests.reliability import support

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from campaign.db.database import Database
-from campaign.services import campaigns, characters
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.characters import roster as characters
 from tests.reliability import support
 from tests.reliability.worker import CAMPAIGN_BIN
 

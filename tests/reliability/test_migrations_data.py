@@ -24,7 +24,7 @@ from sqlalchemy import MetaData, inspect, select, text
 from campaign.db.database import Database
 from campaign.db.engine import make_engine, resolve_url
 from campaign.db.migrate import HEAD_REVISION, alembic_config, current_revision, downgrade, upgrade
-from campaign.services import history
+from campaign.services.ledger import history
 from tests.integration.rawdb import execute
 from tests.reliability import support
 

@@ -131,7 +131,7 @@ def test_an_export_failing_while_writing_leaves_every_file_untouched(db_url, tmp
     cli = _campaign(db_url)
     export, secrets, before = _existing_files(tmp_path)
     if failure == "write":
-        from campaign.services import transfer
+        from campaign.services.ledger import transfer
 
         real = transfer.export_lines
 

@@ -15,7 +15,10 @@ import pytest
 from campaign.core.dice_source import ManualDice, SeededDice
 from campaign.db.database import Database
 from campaign.ledger import canonical_json, chain_hash
-from campaign.services import campaigns, characters, fright, history, rolls
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.characters import roster as characters
+from campaign.services.checks import fright, rolls
+from campaign.services.ledger import history
 from tests.cli.conftest import Cli
 from tests.conftest import party_copy
 from tests.integration.rawdb import drop_ledger_guards, execute, raw_connection, rehash_from

@@ -27,7 +27,7 @@ from sqlalchemy import MetaData, select, text
 from campaign.db.database import Database
 from campaign.db.engine import make_engine, resolve_url
 from campaign.db.migrate import HEAD_REVISION, KILL_AT_ENV, current_revision, upgrade
-from campaign.services import history
+from campaign.services.ledger import history
 from tests.reliability import support
 from tests.reliability.worker import CAMPAIGN_BIN
 

@@ -20,7 +20,8 @@ import time
 import pytest
 
 from campaign.db.database import Database
-from campaign.services import campaigns, characters
+from campaign.services.campaigns import setup as campaigns
+from campaign.services.characters import roster as characters
 from tests.browser.support import Server
 from tests.reliability import support
 
@@ -33,7 +34,7 @@ WRITER = r"""
 import json, sys, time
 from campaign.core.dice_source import ManualDice
 from campaign.db.database import Database
-from campaign.services import rolls
+from campaign.services.checks import rolls
 
 url, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 db = Database(url)

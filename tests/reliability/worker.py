@@ -27,7 +27,8 @@ from pathlib import Path
 
 from campaign.core.dice_source import SeededDice
 from campaign.db.database import Database
-from campaign.services import fright, rolls, traits
+from campaign.services.characters import traits
+from campaign.services.checks import fright, rolls
 from campaign.services.results import as_json
 
 EXPRESSIONS = ("3D6<=11", "2D6+3", "1D100", "4D6KH3", "3D6", "3D6<=14 回避")
@@ -182,7 +183,8 @@ def _warm_up() -> None:
     kill goes to writing, not to imports (which would leave nothing to kill mid-write)."""
     import tempfile
 
-    from campaign.services import campaigns, characters
+    from campaign.services.campaigns import setup as campaigns
+    from campaign.services.characters import roster as characters
 
     with tempfile.TemporaryDirectory() as scratch:
         db = Database(str(Path(scratch) / "warm.db"))

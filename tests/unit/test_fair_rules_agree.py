@@ -74,7 +74,7 @@ TABLE_LOOKUPS = [
 
 
 def _record(expression: str, faces: list[int], gurps: bool) -> dict:
-    """The record the engine writes for these faces (what services.rolls puts in the ledger)."""
+    """The record the engine writes for these faces (what services.checks.rolls puts in the ledger)."""
     result = evaluate(expression, ManualDice(faces), gurps=gurps)
     return {
         "seq": 5,
@@ -94,7 +94,7 @@ def _lookup(command: str, modifier: int, faces: list[int]) -> dict:
     """The record `table roll` writes for a look-up that calls for no other roll."""
     from campaign.core.table_roll import roll_on_table
     from campaign.seeds import load_tables
-    from campaign.services.tables import expression_for, roll_detail
+    from campaign.services.checks.tables import expression_for, roll_detail
 
     tables = load_tables()
     rolled = roll_on_table(tables[command], ManualDice(faces), modifier, tables=tables)
@@ -117,7 +117,7 @@ def _fright(will: int, modifier: int, faces: list[int]) -> list[dict]:
     """The fright check and its table roll, as `campaign fright` records them."""
     from campaign.core.fright import resolve_fright_check
     from campaign.seeds import fright_table
-    from campaign.services.fright import _table_codes, _table_view
+    from campaign.services.checks.fright import _table_codes, _table_view
 
     stats = {"ST": 10, "DX": 10, "IQ": 10, "HT": 10, "Will": will}
     result = resolve_fright_check(will, ManualDice(faces), modifier=modifier, table=fright_table(), stats=stats)

@@ -1,8 +1,8 @@
 """How each entry's dice are labelled, and how one request's draws are split among its
-entries (services.fair_seeds, pure parts)."""
+entries (services.fair.seeds, pure parts)."""
 
 from campaign.core.fair_dice import face_v2
-from campaign.services.fair_seeds import FairDice, fairness_of
+from campaign.services.fair.seeds import FairDice, fairness_of
 
 SEED = "a3f1c2e4b5d6978812345678abcdef0011223344556677889900aabbccddeeff"
 

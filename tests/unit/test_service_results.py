@@ -20,40 +20,45 @@ SERVICES = Path(__file__).parents[2] / "campaign" / "services"
 # module.function (or module.Class.method) -> why its result stays a dict.
 RECORD_SHAPED: dict[str, str] = {
     # The ledger's own records and the views that mirror them 1:1 (plus chain fields).
-    "history.entry_view": "an entry as `history --json` shows it: the hashed record's fields and the chain's",
-    "history.iter_history": "streams entry views (constant memory, `history --json` rows)",
-    "history.show_entry": "an entry view with its sub-entries' views (and detail_shown, the words of its codes)",
-    "history.record_of": "the stored record itself, parsed",
-    "fair_receipts.ledger_records": "the records a receipts file is checked against",
+    "ledger.history.entry_view": "an entry as `history --json` shows it: the hashed record's fields and the chain's",
+    "ledger.history.iter_history": "streams entry views (constant memory, `history --json` rows)",
+    "ledger.history.show_entry": "an entry view with its sub-entries' views (and detail_shown, the words of its codes)",
+    "ledger.history.record_of": "the stored record itself, parsed",
+    "fair.receipts.ledger_records": "the records a receipts file is checked against",
     "results.converted_by": "field metadata for as_json: the dict dataclasses.field takes, not a result",
-    "state_lines.line_fields": "one state line of the export file, its fields as the file spells them",
-    "state_lines.state_lines": "the export file's state lines (type, fields), written out as JSON",
-    "browse.entries_after": "the live feed's entry views",
-    "rolls.roll": "the roll's entry view (or table roll's, which tables.py returns)",
-    "secret_rolls.reveal": "the reveal entry's view",
-    "secret_rolls.peek": "the hidden result as stored: the committed fields of a record, plus its seq",
-    "reference.roll_reference_table": "the roll's entry view, as table roll's",
-    "palette_lines.run_line": "the entry view of the roll, fright check or fright table the line ran",
+    "ledger.state_lines.line_fields": "one state line of the export file, its fields as the file spells them",
+    "ledger.state_lines.state_lines": "the export file's state lines (type, fields), written out as JSON",
+    "ledger.browse.entries_after": "the live feed's entry views",
+    "checks.rolls.roll": "the roll's entry view (or table roll's, which tables.py returns)",
+    "checks.secret_rolls.reveal": "the reveal entry's view",
+    "checks.secret_rolls.peek": "the hidden result as stored: the committed fields of a record, plus its seq",
+    "checks.reference.roll_reference_table": "the roll's entry view, as table roll's",
+    "checks.palette_lines.run_line": "the entry view of the roll, fright check or fright table the line ran",
     # Fragments of a record's detail.
-    "conditions.condition_view": "a condition as its records hold it (detail.condition, .conditions, .follow_ups)",
-    "conditions.condition_codes": "a condition as a ledger entry records it: codes and numbers, no words",
-    "conditions.EndedCondition.view": "a cleared condition's view, as `condition clear --json` shows it",
-    "conditions.EndedCondition.follow_up_view": "the follow-up's view, as `condition clear --json` shows it",
-    "bcdice_api.Holder.via": "the token's part of a record's detail.via",
-    "fair_seeds.FairDice.entry_fair": "an entry's detail.fair: the seed's commitment, the share and the draws",
-    "fair_seeds.open_commitment": "the stored seed_commit record itself, parsed",
-    "calls.check_params": "a call's parameters as its row stores them (a JSON column), checked",
-    "check_records.dice_source_detail": "the seed part of a check's record detail",
+    "characters.conditions.condition_view": "a condition as records hold it (detail.condition/.conditions/.follow_ups)",
+    "characters.conditions.condition_codes": "a condition as a ledger entry records it: codes and numbers, no words",
+    "characters.conditions.EndedCondition.view": "a cleared condition's view, as `condition clear --json` shows it",
+    "characters.conditions.EndedCondition.follow_up_view": "the follow-up's view, as `condition clear --json` shows it",
+    "bridges.bcdice_api.Holder.via": "the token's part of a record's detail.via",
+    "fair.seeds.FairDice.entry_fair": "an entry's detail.fair: the seed's commitment, the share and the draws",
+    "fair.seeds.open_commitment": "the stored seed_commit record itself, parsed",
+    "table.calls.check_params": "a call's parameters as its row stores them (a JSON column), checked",
+    "checks.records.dice_source_detail": "the seed part of a check's record detail",
     # An external format.
-    "bcdice_api.api_roll": "BCDice-API v2's roll answer (its documented shape, which bots read)",
-    "bcdice_api.roll_original_table": "BCDice-API v2's original_table answer",
-    "sheet_transfer.read_records": "a sheet file's records as read (docs/sheets.md's template), before checking",
-    "ccfolia.export_pieces": "ココフォリア's clipboard documents (its Clipboard API's shape, not ours)",
+    "bridges.bcdice_api.api_roll": "BCDice-API v2's roll answer (its documented shape, which bots read)",
+    "bridges.bcdice_api.roll_original_table": "BCDice-API v2's original_table answer",
+    "characters.sheet_transfer.read_records": "a sheet file's records as read (docs/sheets.md template), unchecked",
+    "bridges.ccfolia.export_pieces": "ココフォリア's clipboard documents (its Clipboard API's shape, not ours)",
     # tables.py: a table roll's record detail, and the entry views `table roll` returns.
-    "tables.roll_detail": "a table roll's record detail: codes and numbers (campaign.table_labels words them)",
-    "tables.roll_table": "the parent entry's view with its sub-entries' views, as `history show` shows them",
-    "tables.shown_view": "an appended entry's view with detail_shown, as `history show` shows it",
+    "checks.tables.roll_detail": "a table roll's record detail: codes and numbers (campaign.table_labels words them)",
+    "checks.tables.roll_table": "the parent entry's view with its sub-entries' views, as `history show` shows them",
+    "checks.tables.shown_view": "an appended entry's view with detail_shown, as `history show` shows it",
 }
+
+
+def _module(path: Path) -> str:
+    """`checks.fright` for services/checks/fright.py: stems repeat across packages."""
+    return ".".join(path.relative_to(SERVICES).with_suffix("").parts)
 
 
 def _public_functions():
@@ -62,10 +67,10 @@ def _public_functions():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found = [(f"{path.stem}.{node.name}", node)]
+                found = [(f"{_module(path)}.{node.name}", node)]
             elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 found = [
-                    (f"{path.stem}.{node.name}.{item.name}", item)
+                    (f"{_module(path)}.{node.name}.{item.name}", item)
                     for item in node.body
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
                 ]
@@ -102,7 +107,7 @@ def test_every_allowed_dict_is_still_one():
 
 def test_the_checker_sees_services():
     names = dict(_public_functions())
-    assert names["fright.fright_check"] == "FrightCheckResult"
+    assert names["checks.fright.fright_check"] == "FrightCheckResult"
     assert _returns_a_dict("list[dict[str, Any]]") and _returns_a_dict("Iterator[dict[str, Any]]")
     assert not _returns_a_dict("dict[str, str]")
 

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
+from campaign.db.state_mapping import BY_SECTION, TABLES
 from campaign.projection.state import ConditionRow, State, TraitRow
-from campaign.services import state_lines
-from campaign.services.state_mapping import BY_SECTION, TABLES
+from campaign.services.ledger import state_lines
 
 
 @dataclasses.dataclass

@@ -1,4 +1,4 @@
-"""One write path, checked from the source: only campaign.services.state_mapping writes
+"""One write path, checked from the source: only campaign.db.state_mapping writes
 the state tables (the ones replaying the ledger makes, campaign.projection.state).
 
 Every module under campaign/ is parsed with `ast` (nothing is imported). A state-table
@@ -22,7 +22,7 @@ import pytest
 from campaign.db import models, models_state  # noqa: F401 (every state model registered)
 
 PACKAGE = Path(__file__).parents[2] / "campaign"
-MAPPING = "campaign/services/state_mapping.py"
+MAPPING = "campaign/db/state_mapping.py"
 
 STATE_MODELS = (
     "Player",
@@ -64,7 +64,7 @@ NOT_STATE = (
 )
 # The campaign row holds the chain: made once, by `init` and by `import`, with its ruleset
 # (and the settings the first entry's op records); its state columns are the mapping's after that.
-CAMPAIGN_MADE_IN = ("campaign/services/campaigns.py", "campaign/services/transfer.py")
+CAMPAIGN_MADE_IN = ("campaign/services/campaigns/setup.py", "campaign/services/ledger/transfer.py")
 CAMPAIGN_STATE_COLUMNS = ("settings", "clock")
 # Column names that other objects use too (a dataclass's `name`, a result's `kind`):
 # assigning them is not a sign of a state write on its own.
@@ -201,7 +201,7 @@ def test_only_the_mapping_module_writes_state_tables():
 def test_the_pure_layers_are_skipped_and_the_database_layers_read():
     """The scan reads every module that can reach the database, and only those."""
     read = {relative for relative, _ in _modules()}
-    assert {"campaign/services/effects.py", "campaign/services/voids.py", MAPPING} <= read
+    assert {"campaign/services/recording.py", "campaign/services/disputes/voids.py", MAPPING} <= read
     assert not any(relative.startswith(("campaign/core/", "campaign/projection/")) for relative in read)
 
 
@@ -252,7 +252,7 @@ def test_the_mapping_covers_every_state_column():
     """Each state table's columns are its row model's fields (by name, or through a Ref),
     its key, its id and its campaign: a column without a field, or a field without a
     column, would be a state the ledger cannot rebuild (or a table replay cannot fill)."""
-    from campaign.services.state_mapping import CAMPAIGN_COLUMNS, TABLES
+    from campaign.db.state_mapping import CAMPAIGN_COLUMNS, TABLES
 
     for table in TABLES:
         columns = {column.key for column in table.model.__table__.columns}

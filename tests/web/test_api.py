@@ -37,7 +37,7 @@ def test_chain_ranges_and_the_thousand_entry_cap(table, client):
     assert client.get("/api/chain?from=999").json()["entries"] == []
     assert client.get("/api/chain?from=x").status_code == 400
     from campaign.db.database import Database
-    from campaign.services.browse import chain_slice
+    from campaign.services.ledger.browse import chain_slice
 
     db = Database(cli.db)
     try:
@@ -51,7 +51,7 @@ def test_chain_ranges_and_the_thousand_entry_cap(table, client):
 def test_chain_answers_at_most_a_thousand_entries(table, client):
     from campaign.core.dice_source import ManualDice
     from campaign.db.database import Database
-    from campaign.services.rolls import roll
+    from campaign.services.checks.rolls import roll
 
     cli, seqs = table
     db = Database(cli.db)
@@ -82,7 +82,7 @@ def test_seals_list_every_seal_head(table, client):
 def test_history_pages_by_seq_without_gaps_or_repeats(table, client):
     from campaign.core.dice_source import ManualDice
     from campaign.db.database import Database
-    from campaign.services.rolls import roll
+    from campaign.services.checks.rolls import roll
 
     cli, seqs = table
     db = Database(cli.db)

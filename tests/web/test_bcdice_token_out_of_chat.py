@@ -87,7 +87,7 @@ def test_a_fault_of_the_server_is_a_400_too(bot, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("the database went away at " + path)
 
-    monkeypatch.setattr("campaign.services.bcdice_api.holder_for", broken)
+    monkeypatch.setattr("campaign.services.bridges.bcdice_api.holder_for", broken)
     answer = httpx.get(base + path + "v2/version")
     assert (answer.status_code, answer.json()) == (400, {"ok": False, "reason": "server error"})
 

@@ -28,7 +28,7 @@ import pytest
 import campaign.fair_check as fair_check
 import campaign.proofcheck as proofcheck
 from campaign.core.fair_dice import face, face_v2
-from campaign.services import fair_seeds
+from campaign.services.fair import seeds as fair_seeds
 from tests.cli.conftest import Cli, cli, gurps  # noqa: F401 (fixtures)
 from tests.web.test_fair_dice_server import PINNED_SEED, SHARE_A, end_fair, start_fair, table  # noqa: F401
 

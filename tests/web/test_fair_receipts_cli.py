@@ -234,7 +234,7 @@ def test_the_standalone_judge_is_the_rules_judge():
 
 
 def _table_roll(dice: list[int], added: int, total: int, bounds: list[int]) -> dict:
-    """A fright table's sub-entry as campaign/services/fright.py records it."""
+    """A fright table's sub-entry as campaign/services/checks/fright.py records it."""
     detail = {"purpose": "table", "margin_added": added, "range": bounds, "name": "FEAR"}
     return {"seq": 9, "kind": "fright", "expression": f"FEAR+{added}", "dice": dice, "total": total, "detail": detail}
 

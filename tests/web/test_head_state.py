@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from campaign.db.database import Database
-from campaign.services.browse import campaign_identity
+from campaign.services.ledger.browse import campaign_identity
 from campaign.web.head_state import HeadState, leaves_sheets
 from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
 

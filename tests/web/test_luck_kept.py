@@ -1,4 +1,4 @@
-"""The luck page's kept tally (services.luck_kept) answers exactly what a full tally
+"""The luck page's kept tally (services.ledger.luck_kept) answers exactly what a full tally
 answers after appends, voids, a void of a void, a rename and a ledger replaced under the
 server, and re-tallies from the first entry only when it must."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from campaign.db.database import Database
-from campaign.services.history import HistoryFilter
-from campaign.services.luck_kept import KeptTallies
-from campaign.services.stats import luck_report
+from campaign.services.ledger.history import HistoryFilter
+from campaign.services.ledger.luck_kept import KeptTallies
+from campaign.services.ledger.luck_stats import luck_report
 from tests.cli.conftest import Cli, gurps_setup
 
 NAME = "テスト卓"

@@ -122,7 +122,7 @@ def test_a_device_link_expires_in_minutes(table, monkeypatch):
     _, base, _, browser = table
     aki = browser("Aki")
     path = made_link(aki.post("/api/device-link", {}), base)
-    import campaign.services.invites as invites
+    import campaign.services.table.invites as invites
 
     real_now = invites._now
     monkeypatch.setattr(invites, "_now", lambda: real_now() + timedelta(minutes=11))

@@ -1,12 +1,12 @@
 """A table line that is a fright check runs the fright check: read by
-services.palette_lines (plain values), then tapped on the page over real HTTP (SQLite and
+services.checks.palette_lines (plain values), then tapped on the page over real HTTP (SQLite and
 PostgreSQL), writing the same entries and trait as `campaign fright`."""
 
 from __future__ import annotations
 
 import pytest
 
-from campaign.services.palette_lines import FearLine, FrightLine, line_command
+from campaign.services.checks.palette_lines import FearLine, FrightLine, line_command
 from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
 from tests.web.test_table_server import head, table  # noqa: F401 (fixtures)
 

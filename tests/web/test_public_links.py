@@ -9,7 +9,7 @@ import json
 import pytest
 
 from campaign.errors import BadInput
-from campaign.services.invites import clean_public_url, join_link
+from campaign.services.table.invites import clean_public_url, join_link
 from tests.cli.conftest import Cli
 from tests.web.test_serve import serve  # noqa: F401 (fixture)
 

@@ -269,7 +269,7 @@ def test_fifty_campaigns_with_a_live_page_each_hold_a_bounded_pool(db_url, monke
     import psycopg
     from sqlalchemy.engine import make_url
 
-    from campaign.services import browse
+    from campaign.services.ledger import browse
 
     own_probes: list[int] = []
     together: list[int] = []

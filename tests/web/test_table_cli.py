@@ -48,7 +48,7 @@ def test_invite_codes_and_session_tokens_are_stored_only_as_hashes(gurps):
 def test_an_expired_invite_opens_nothing(gurps, monkeypatch):
     from datetime import timedelta
 
-    from campaign.services import invites
+    from campaign.services.table import invites
 
     path = gurps.json("invite", "Aki", "--expires", "30m")["join_path"]
     real_now = invites._now

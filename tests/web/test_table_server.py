@@ -112,7 +112,7 @@ def test_a_fullwidth_code_joins_and_the_page_tells_unknown_used_expired_revoked(
     revoked = aki.http.get(revoked_path)
     assert revoked.status_code == 410 and "This invite was revoked" in revoked.text
     late = invite(cli, "Ren", "--expires", "30min")
-    import campaign.services.invites as invites
+    import campaign.services.table.invites as invites
 
     real_now = invites._now
     monkeypatch.setattr(invites, "_now", lambda: real_now() + timedelta(hours=1))

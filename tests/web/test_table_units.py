@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from campaign import i18n
-from campaign.services.calls import prompt_of
+from campaign.services.table.calls import prompt_of
 from campaign.web import seats
 from campaign.web.security import host_allowed, host_name
 
@@ -83,7 +83,7 @@ def _japanese_prompts() -> None:
 def test_a_calls_json_prompt_is_english_whatever_the_language():
     """--json is one document in every language: the prompt a CallView holds is English."""
     from campaign import i18n
-    from campaign.services.calls import neutral_prompt
+    from campaign.services.table.calls import neutral_prompt
 
     i18n.use("ja")
     assert neutral_prompt("check", "鈴音", {"check": "ability", "stat": "技", "target": 12}) == (

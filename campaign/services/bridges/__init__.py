@@ -1,0 +1,3 @@
+"""Other tools' formats applied to a campaign: ココフォリア pieces and logs, and the BCDice-API
+endpoint (the formats themselves live in campaign.bridges).
+"""

@@ -1,0 +1,3 @@
+"""Disputes: voiding an entry, players' void requests and the GM's answers, and the words of a
+refusal.
+"""

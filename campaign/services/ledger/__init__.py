@@ -1,0 +1,3 @@
+"""The ledger as a whole: history and its views, verification, proofs, rebuilds, export and
+import, and the luck statistics read from it.
+"""
