@@ -801,9 +801,18 @@ class _Expression:
     def parse(self) -> tuple[Any, str | None, int | None]:
         """(left side, comparison, target); _NotJudged when the text is another shape."""
         text = self.text
-        if not text or " " in text or "B" in re.split(r"[<>=!]", text)[0]:
+        if not text or " " in text:
             raise _NotJudged
-        left = self.sum()
+        head = re.split(r"[<>=!]", text)[0]
+        if "B" in head:  # barabara dice (3B6, 2B6+1B10): faces counted, never summed in a comparison
+            groups = re.fullmatch(r"(\d+B\d+)(\+\d+B\d+)*", head)
+            if groups is None:
+                raise _NotJudged
+            sizes = tuple(tuple(int(n) for n in part.split("B")) for part in head.split("+"))
+            left: Any = ("b", sizes)
+            self.pos = len(head)
+        else:
+            left = self.sum()
         if left[0] == "n":
             raise _NotJudged  # no dice
         comparison = target = None
@@ -951,6 +960,8 @@ def _terms(node: Any) -> list[tuple[int, int]]:
     kind = node[0]
     if kind == "d":
         return [(node[1], node[2])]
+    if kind == "b":
+        return list(node[1])
     if kind == "d66":
         return [(2, 6)]
     if kind == "neg":
@@ -967,6 +978,10 @@ def _value(node: Any, faces: list[int]) -> int:
     kind = node[0]
     if kind == "n":
         return int(node[1])
+    if kind == "b":  # barabara without a target: the faces' sum
+        count = sum(size for size, _ in node[1])
+        taken, faces[:count] = faces[:count], []
+        return sum(taken)
     if kind == "d":
         count, keep, kept = node[1], node[3], node[4]
         taken = [faces.pop(0) for _ in range(count)]
@@ -1048,6 +1063,9 @@ def judgement(record: dict[str, Any]) -> dict[str, Any] | None:
     shown: dict[str, Any] = {**_miscounted(terms), "total": total, "target": None, "outcome": None, "margin": None}
     if comparison is None:
         return shown
+    if left[0] == "b":  # barabara: the total is how many faces meet the target; no outcome
+        wanted = int(target or 0)
+        return {**shown, "total": sum(1 for face in dice if _COMPARE[comparison](face, wanted)), "target": wanted}
     gurps = detail.get("gurps")
     # a penalty (after waking) moves the target the roll was judged against: detail.gurps says which
     goal: int = gurps["target"] if isinstance(gurps, dict) and _is_int(gurps.get("target")) else int(target or 0)

@@ -59,6 +59,11 @@ TABLE = [
     ("1+3D6-2<=12", [6, 6, 5], True),  # raw 17 at 12: critical failure
     ("(3D6)<=12", [1, 1, 1], True),  # raw 3: critical success
     ("2D6*(1D6-1)", [3, 4, 1], False),  # 7 * 0
+    # barabara dice: with a target the total counts the faces that meet it
+    ("3B6>=4", [3, 5, 4], False),
+    ("3B6<=3", [3, 5, 4], False),
+    ("2B6+1B10>=4", [3, 5, 9], False),
+    ("3B6", [3, 5, 4], False),  # no target: the faces' sum
 ]
 
 # (table command, modifier, faces): the look-up `table roll` writes, its row and clamping

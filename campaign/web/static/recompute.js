@@ -135,8 +135,15 @@
       }
       return { sum: terms };
     }
-    if (!spelled || spelled.indexOf(" ") >= 0 || spelled.split(/[<>=!]/)[0].indexOf("B") >= 0) throw NOT_JUDGED;
-    var left = sumOf(), comparison = null, target = null;
+    if (!spelled || spelled.indexOf(" ") >= 0) throw NOT_JUDGED;
+    var head = spelled.split(/[<>=!]/)[0], left, comparison = null, target = null;
+    if (head.indexOf("B") >= 0) {  // barabara dice (3B6, 2B6+1B10): faces counted, never summed in a comparison
+      if (!/^\d+B\d+(\+\d+B\d+)*$/.test(head)) throw NOT_JUDGED;
+      left = { b: head.split("+").map(function (part) { return part.split("B").map(Number); }) };
+      pos = head.length;
+    } else {
+      left = sumOf();
+    }
     if ("n" in left) throw NOT_JUDGED;
     if (pos < spelled.length) {
       comparison = COMPARISONS.filter(function (c) { return spelled.substr(pos, c.length) === c; })[0];
@@ -153,6 +160,7 @@
 
   /** [count, sides] of every dice term, in the order the engine rolls them. */
   function terms(node) {
+    if (node.b) return node.b;
     if (node.d) return [[node.count, node.sides]];
     if (node.d66) return [[2, 6]];
     if (node.neg) return terms(node.neg);
@@ -164,6 +172,7 @@
   /** The node's value, taking its dice from the front of `faces`. */
   function value(node, faces) {
     if ("n" in node) return node.n;
+    if (node.b) return sum(faces.splice(0, sum(node.b.map(function (g) { return g[0]; }))));  // no target: the sum
     if (node.d) {
       var taken = faces.splice(0, node.count);
       if (node.keep) {
@@ -260,6 +269,15 @@
     }
     var shown = { total: total, outcome: null, margin: null };
     if (parsed.comparison === null) return shown;
+    if (parsed.left.b) {  // barabara: the total is how many faces meet the target; no outcome
+      var want = parsed.comparison;
+      shown.target = parsed.target;
+      shown.total = dice.filter(function (f) {
+        return want === "<=" ? f <= parsed.target : want === ">=" ? f >= parsed.target : want === "<" ? f < parsed.target :
+               want === ">" ? f > parsed.target : want === "=" ? f === parsed.target : f !== parsed.target;
+      }).length;
+      return shown;
+    }
     var marks = gurps(record);
     var goal = marks && isInt(marks.target) ? marks.target : parsed.target;
     shown.target = goal;
