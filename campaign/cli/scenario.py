@@ -205,7 +205,7 @@ def scenario_end(
         )
     )
     if revealed is not None:
-        say(f"fair dice: seed revealed (ledger #{revealed.seq}): {revealed.seed}")
+        say(_("fair dice: seed revealed (ledger #{seq}): {seed}").format(seq=revealed.seq, seed=revealed.seed))
     for r in ended.reunions:
         print_text(reunion_line(r.character, r.odds, r.roll, r.success, r.searchers, r.seq))
     if not ended.reunions:
