@@ -41,7 +41,7 @@ SETTER = textwrap.dedent("""
 @pytest.mark.slow
 def test_concurrent_settings_lose_no_update(db_url):
     db = Database(db_url)
-    campaigns.create_campaign(db, "卓", "2d6-ja", "GM")
+    campaigns.create_campaign(db, "卓", "2d6-ja", "GM", fair=False)
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", SETTER, db_url, which, str(ROUNDS)],
