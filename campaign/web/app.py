@@ -199,36 +199,40 @@ def campaign_app(
     # A template's macros are attributes Jinja2 makes as it loads it (untyped by nature).
     row_macro = templates.env.get_template("macros.html").module.entry_row  # type: ignore[attr-defined]
 
-    import anyio.to_thread
     from sqlalchemy.exc import SQLAlchemyError
     from starlette.middleware import Middleware
     from starlette.middleware.gzip import GZipMiddleware
 
     from campaign import i18n
-    from campaign.services.ledger.browse import page_facts
+    from campaign.services.ledger.browse import PageFacts, page_facts
     from campaign.web import present
     from campaign.web.language import page_language
 
     known = page_facts(db, campaign_id)  # a request whose own read fails shows the last read
 
-    async def speaking(scope: Any) -> None:
-        """Each request in its page's language (campaign.web.language: CAMPAIGN_LANG, the
-        campaign's setting, the browser's Accept-Language, the ruleset) and its times in
-        the campaign's zone, both as the settings are now (one small read per request, in
-        a worker thread like the seat's): `campaign settings lang=en` shows on the next
-        page without a restart. campaign.i18n and present hold them in context variables,
-        so the worker threads of sync endpoints read them too. The guard calls it first,
-        so its own refusals (401, host, CSRF) speak it too."""
+    def facts(scope: Any) -> PageFacts:
+        """The campaign's settings a page speaks by (campaign.web.language: CAMPAIGN_LANG,
+        the campaign's setting, the browser's Accept-Language, the ruleset) and the zone
+        its times are in, as they are now (one small read per request, beside the seat's
+        in the guard's worker thread): `campaign settings lang=en` shows on the next page
+        without a restart. A file has no words: no read for it."""
         nonlocal known
-        if scope["type"] == "http" and not scope["path"].startswith("/static/"):  # a file has no words
+        if scope["type"] == "http" and not scope["path"].startswith("/static/"):
             try:
-                known = await anyio.to_thread.run_sync(page_facts, db, campaign_id)
+                known = page_facts(db, campaign_id)
             except SQLAlchemyError:  # the database is away or refuses: the page's own read says so
                 pass
+        return known
+
+    def speaking(scope: Any, facts: object) -> None:
+        """Each request in its page's language and its times in the campaign's zone.
+        campaign.i18n and present hold them in context variables, so the worker threads
+        of sync endpoints read them too."""
+        told = facts if isinstance(facts, PageFacts) else known
         headers = scope.get("headers", ())
         accept = next((value.decode("latin-1") for key, value in headers if key == b"accept-language"), None)
-        i18n.use(page_language(known.lang, known.ruleset, accept))
-        present.use_zone(known.zone)
+        i18n.use(page_language(told.lang, told.ruleset, accept))
+        present.use_zone(told.zone)
 
     app = Starlette(
         # GZip: never the stream; NudgeOnWrite: a write here reaches open pages at once
@@ -275,6 +279,7 @@ def campaign_app(
         secure_cookie=secure_cookie,
         hosts=hosts,
         seat_of=lambda session_token: seat_for(db, campaign_id, session_token),
+        facts_of=facts,
         language_of=speaking,
         base=base,
     )

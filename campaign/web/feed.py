@@ -62,10 +62,10 @@ class Feed:
         from campaign.services.table.calls import calls_signature
 
         # The table server's calls are rows, not entries: their signature is probed with
-        # the head, and a change is a `calls` event (the table pages fetch /api/table).
-        self._calls_sig = lambda: calls_signature(db, campaign_id)
+        # the head (in the same worker thread), and a change is a `calls` event (the table
+        # pages fetch /api/table).
         self.calls: tuple[int, int] = (0, 0)
-        self._head_seq = lambda: head_seq(db, campaign_id)
+        self._head_and_calls = lambda: (head_seq(db, campaign_id), calls_signature(db, campaign_id))
         # State after the newest entry (the overview's characters and missing board as
         # rendered HTML, the table pages' shared JSON as `table`), computed once per head
         # for every client: a `state` event, sent when the sheets in it changed (its
@@ -107,8 +107,7 @@ class Feed:
                         since = self._woken_at if self._probed_generation != generation else time.monotonic() - POLL
                         self._head, self.calls = await self._probe.of(self._campaign_id, since)
                     else:
-                        self._head = await anyio.to_thread.run_sync(self._head_seq)
-                        self.calls = await anyio.to_thread.run_sync(self._calls_sig)
+                        self._head, self.calls = await anyio.to_thread.run_sync(self._head_and_calls)
                     self._checked, self._probed_generation = time.monotonic(), generation
         return self._head
 

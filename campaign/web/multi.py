@@ -282,7 +282,7 @@ def front_app(served: list[Served], token: str | None, secure_cookie: bool, host
     )
     app.router.redirect_slashes = False  # /c/unknown/ is 404 at once, not a redirect to one
 
-    async def speaking(scope: Scope) -> None:
+    def speaking(scope: Scope, facts: object) -> None:
         headers = scope.get("headers", ())
         accept = next((value.decode("latin-1") for key, value in headers if key == b"accept-language"), None)
         i18n.use(page_language(None, ruleset, accept))

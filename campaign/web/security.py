@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from http.cookies import SimpleCookie
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode
@@ -77,12 +77,16 @@ class Guard:
         *,
         hosts: Iterable[str] = (),
         seat_of: Callable[[str], Seat | None] | None = None,
-        language_of: Callable[[Scope], Awaitable[None]] | None = None,
+        facts_of: Callable[[Scope], object] | None = None,
+        language_of: Callable[[Scope, object], None] | None = None,
         base: str = "",
     ) -> None:
         self.app = app
         self.base = base  # the path the app is served under (campaign.web.multi), before its redirects
-        self.language_of = language_of  # sets the request's language (campaign.web.app), before any answer
+        # What a request's language is read from (campaign.web.app: the campaign's settings),
+        # read in the worker thread that looks up the seat; then language_of sets the
+        # request's language from it, before any answer (its own refusals speak it too).
+        self.facts_of, self.language_of = facts_of, language_of
         self.token = token.encode("utf-8") if token else None
         self.secure_cookie = secure_cookie
         # the allowed names as host_name reads a Host header: `--allow-host Table.Local.` is table.local
@@ -90,8 +94,7 @@ class Guard:
         self.seat_of = seat_of
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.language_of is not None:
-            await self.language_of(scope)
+        seated = await self._read(scope)
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -109,22 +112,36 @@ class Guard:
                 return
             await _send_json(send_with_headers, "host")
             return
-        if not await self._seat(scope) and self.token is not None and not scope["path"].startswith(OPEN_PATHS):
+        if not seated and self.token is not None and not scope["path"].startswith(OPEN_PATHS):
             await self._check_token(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
 
-    async def _seat(self, scope: Scope) -> bool:
-        """Put the request's seat (or None) and its CSRF token into the request state."""
+    async def _read(self, scope: Scope) -> bool:
+        """Set the request's language, and put its seat (or None) and its CSRF token into
+        the request state (an HTTP request only); whether it has a seat. What both need
+        from the database is read in one worker thread: each hop to a thread and back
+        costs a request under load as much as a small read."""
         import anyio.to_thread
 
         from campaign.services.table.invites import csrf_token
 
-        token = _cookie(scope, SESSION_COOKIE)
-        seat = await anyio.to_thread.run_sync(self._lookup, token) if token and self.seat_of else None
-        state = scope.setdefault("state", {})
-        state["seat"], state["csrf"] = seat, (csrf_token(token) if seat is not None and token else None)
+        token = _cookie(scope, SESSION_COOKIE) if scope["type"] == "http" else None
+        looks_up = bool(token and self.seat_of)
+        if scope["type"] == "http" and (looks_up or self.facts_of is not None):
+            facts, seat = await anyio.to_thread.run_sync(self._facts_and_seat, scope, token if looks_up else None)
+        else:
+            facts, seat = None, None
+        if self.language_of is not None:
+            self.language_of(scope, facts)
+        if scope["type"] == "http":
+            state = scope.setdefault("state", {})
+            state["seat"], state["csrf"] = seat, (csrf_token(token) if seat is not None and token else None)
         return seat is not None
+
+    def _facts_and_seat(self, scope: Scope, token: str | None) -> tuple[object, Seat | None]:
+        facts = self.facts_of(scope) if self.facts_of is not None else None
+        return facts, (self._lookup(token) if token else None)
 
     def _lookup(self, token: str) -> Seat | None:
         """The seat of a cookie; none when the database refuses this server's role the

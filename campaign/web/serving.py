@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -115,8 +115,32 @@ def limit_logs() -> None:
         logging.getLogger(name).addFilter(LIMIT)  # (adding it again changes nothing)
 
 
+def _protocol_base() -> tuple[type, Callable[[Any], bool]]:
+    """uvicorn's protocol class to build on, and how to tell that one of its connections
+    is between requests (no request's headers received, none being answered)."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        # httptools makes a request's cycle when its headers are complete
+        return HttpToolsProtocol, lambda protocol: protocol.cycle is None or protocol.cycle.response_complete
+    except ImportError:  # uvicorn without httptools
+        import h11
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        return (
+            H11Protocol,
+            lambda protocol: (
+                protocol.conn.their_state is h11.IDLE and (protocol.cycle is None or protocol.cycle.response_complete)
+            ),
+        )
+
+
 def http_protocol(cap: int) -> type:
-    """uvicorn's HTTP/1.1 protocol with a header timeout and a cap on open connections.
+    """uvicorn's HTTP/1.1 protocol with a header timeout and a cap on open connections:
+    on httptools (C, llhttp) when it is installed, else on h11 (pure Python). httptools
+    parses a request and writes its answer in about a millisecond less on this project's
+    2-core machines, most of what the server adds to a lone player's roll beyond the roll
+    (docs/performance-notes.md, "Where a server roll's time goes").
 
     uvicorn times out an idle kept-alive connection, but not one that opened and never
     finished its headers: such connections held the server's descriptors for ever. Here
@@ -125,10 +149,9 @@ def http_protocol(cap: int) -> type:
     waiting one that never sent a whole request (a half-open one), else of the longest
     idle kept-alive one (a page's open feed or a request being answered is never cut);
     with none such it is answered 503 (`busy`) and closed."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+    Base, between_requests = _protocol_base()
 
-    class CappedH11(H11Protocol):
+    class Capped(Base):  # type: ignore[valid-type,misc]
         def connection_made(self, transport):  # type: ignore[no-untyped-def]
             super().connection_made(transport)
             self.opened_at = self.loop.time()
@@ -149,8 +172,8 @@ def http_protocol(cap: int) -> type:
             super().connection_lost(exc)
 
         def waiting(self) -> bool:
-            """Between requests: no complete request received, none being answered."""
-            return self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
+            """Between requests: no request's headers received, none being answered."""
+            return between_requests(self)
 
         def _watch_headers(self) -> None:
             if self.waiting() and self.header_timer is None and not self.transport.is_closing():
@@ -166,7 +189,7 @@ def http_protocol(cap: int) -> type:
                 self.transport.close()
 
         def _make_room(self) -> bool:
-            waiting = [c for c in self.connections if c is not self and isinstance(c, CappedH11) and c.waiting()]
+            waiting = [c for c in self.connections if c is not self and isinstance(c, Capped) and c.waiting()]
             if not waiting:
                 return False
             # first those that never sent a whole request, then idle kept-alive ones (a
@@ -193,7 +216,7 @@ def http_protocol(cap: int) -> type:
             self.connections.discard(self)
             self.logger.warning("connection cap (%d) reached with every connection busy: 503", cap)
 
-    return CappedH11
+    return Capped
 
 
 def forwarded_allow(given: list[str]) -> list[str]:

@@ -136,9 +136,12 @@ def _setup(dbs: dict[str, Path], players: int, env: dict[str, str]) -> dict[str,
 
 
 def _shell_roll_times(db: Path, name: str, rolls: int, env: dict[str, str], workdir: Path) -> list[float]:
-    """Seconds per `roll 3D6<=12` typed into one `campaign shell` (no start-up), the baseline."""
+    """Seconds per roll typed into one `campaign shell` (no start-up), the baseline."""
     timings = workdir / "shell-timings.txt"
-    script = "roll 3D6<=12 baseline\n" * rolls
+    # The players' own line for the first player's character (every setup here seats PC1 in
+    # the first campaign): the server's roll and the baseline do the same rules work, so
+    # their ratio is what the server adds (its HTTP, its seat and key checks, its answer).
+    script = "roll 3D6<=12 回避 --char PC1\n" * rolls
     subprocess.run(
         [*_campaign_command(), "--db", str(db), "-c", name, "shell", "--timings", str(timings)],
         input=script,
@@ -197,33 +200,69 @@ class _Player(threading.Thread):
             self.sent[warm.json()["seq"]] = -1.0  # in the ledger count, not in the delivery times
 
     def run(self) -> None:
+        """Roll once a second over one kept-alive connection of the standard library's
+        http.client: the phone's part of a roll costs about what a browser's would, where
+        httpx spent a millisecond of this process's GIL per request, shared by 20 players."""
+        import http.client
+        import ssl
+        from urllib.parse import urlsplit
+
+        url = urlsplit(self.base)
+        prefix = url.path.rstrip("/") + "/"
+        cookie = "; ".join(f"{name}={value}" for name, value in self.http.cookies.items())
+        headers = {
+            "origin": self.origin,
+            "x-csrf-token": self.csrf,
+            "content-type": "application/json",
+            "cookie": cookie,
+            **({"host": self.http.headers["host"]} if "host" in self.http.headers else {}),
+        }
+
+        def connect() -> http.client.HTTPConnection:
+            if url.scheme == "https":  # through the proxy: its self-signed certificate
+                return http.client.HTTPSConnection(
+                    url.hostname or "", url.port, timeout=30, context=ssl._create_unverified_context()
+                )
+            return http.client.HTTPConnection(url.hostname or "", url.port, timeout=30)
+
+        connection = connect()
         key = 0
         next_at = time.monotonic() + random.random()  # players do not tap in step
         while next_at < self.until:
             time.sleep(max(0.0, next_at - time.monotonic()))
             key += 1
-            body = {
-                "command": "3D6<=12 回避",
-                "character": self.character,
-                "idempotency_key": f"{self.character}-{key}-{id(self)}",
-            }
+            body = json.dumps(
+                {
+                    "command": "3D6<=12 回避",
+                    "character": self.character,
+                    "idempotency_key": f"{self.character}-{key}-{id(self)}",
+                }
+            ).encode()
             start = time.perf_counter()
-            try:
-                answer = self.http.post(
-                    "api/rolls", json=body, headers={"origin": self.origin, "x-csrf-token": self.csrf}
-                )
-                took = time.perf_counter() - start
-                ok, detail = answer.status_code == 201, f"{answer.status_code} {answer.text[:200]}"
-            except Exception as exc:  # a failed request is an error of the row, not of the harness
-                took, ok, detail = time.perf_counter() - start, False, repr(exc)
+            status, text = 0, ""
+            for _attempt in (1, 2):  # a kept-alive connection the server closed: once more, same key
+                try:
+                    connection.request("POST", prefix + "api/rolls", body=body, headers=headers)
+                    response = connection.getresponse()
+                    status, text = response.status, response.read().decode("utf-8", "replace")
+                    break
+                except Exception as exc:  # a failed request is an error of the row, not of the harness
+                    connection.close()
+                    connection = connect()
+                    status, text = 0, repr(exc)
+                    if not isinstance(exc, (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)):
+                        break
+            took = time.perf_counter() - start
+            ok = status == 201
             with self.lock:
                 if ok:
                     self.result.rolls += 1
                     self.result.latencies.append(took)
-                    self.sent[answer.json()["seq"]] = start
+                    self.sent[json.loads(text)["seq"]] = start
                 else:
-                    self.result.errors.append(detail)
+                    self.result.errors.append(f"{status} {text[:200]}")
             next_at += 1.0
+        connection.close()
         self.http.close()
 
 
@@ -363,18 +402,21 @@ def run_load(
     server, bases = _start_server(work, dbs, env)
     result = LoadResult(campaigns, players, seconds, 0, [], 0, [], [], 0)
     sent: dict[str, dict[int, float]] = {name: {} for name in names}
+    readers: _PageProcess | None = None
     try:
         _warmed(bases.values())
         heads = _heads(dbs)
-        feeds = {name: [_FeedClient(bases[name], heads[name]) for _ in range(pages)] for name in names}
-        for client in (client for clients in feeds.values() for client in clients):
-            client.start()
-            client.ready.wait(30)
+        # The pages read in a process of their own, as the phones would: in this one they
+        # would take the GIL from the players' threads and time the harness, not the server.
+        readers = _PageProcess([(bases[name], heads[name], None) for name in names for _ in range(pages)], env)
         _roll_for(seconds, [(bases[name], seat, sent[name]) for name in names for seat in seats[name]], result)
         time.sleep(2.0)  # let the feeds deliver the last events
-        for name in names:
-            _delivered(feeds[name], sent[name], heads[name], result)
+        read = readers.pages()
+        for i, name in enumerate(names):
+            _delivered(read[i * pages : (i + 1) * pages], sent[name], heads[name], result)
     finally:
+        if readers is not None:
+            readers.stop()
         server.terminate()
         server.wait(30)
     after = _heads(dbs)

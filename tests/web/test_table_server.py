@@ -182,6 +182,33 @@ def test_a_double_tap_gives_one_entry(table):
     cli.run("history", "verify")
 
 
+@pytest.mark.dialect  # the answer read back inside the write transaction, on each backend
+@pytest.mark.parametrize(
+    ("command", "faces", "entries"),
+    [
+        ("3D6<=12 回避", [1, 2, 3], 1),
+        # Will 11: 6+5+5 = 16 fails by 5; the fright table's 6+5+5 + 5 = 21: its row and its sub-entry
+        ("FEAR", [6, 5, 5, 6, 5, 5], 2),
+    ],
+)
+def test_a_rolls_answer_is_the_ledgers_as_its_replay_reads_it(table, command, faces, entries):
+    """A fresh roll's answer is built from the entries as its own write read them back; a
+    replay (the same key again) reads them from the ledger afterwards. Both say the same."""
+    cli, _, dice, browser = table
+    aki = browser("Aki")
+    before = head(cli)
+    dice[:] = faces
+    fresh = aki.post("/api/rolls", {"command": command, "character": "鈴音"}, key="answer-12345")
+    replay = aki.post("/api/rolls", {"command": command, "character": "鈴音"}, key="answer-12345")
+    assert (fresh.status_code, replay.status_code) == (201, 200), fresh.text
+    assert {**fresh.json(), "replayed": True} == replay.json()
+    assert fresh.json()["seq"] == before + 1 and fresh.json()["dice"] == faces[:3]
+    assert [e["seq"] for e in fresh.json()["entries"]] == list(range(before + 1, before + 1 + entries))
+    assert head(cli) == before + entries
+    shown = cli.json("history", "show", str(before + 1))
+    assert (fresh.json()["total"], fresh.json()["outcome"]) == (shown["total"], shown["outcome"])
+
+
 def test_refusals_are_japanese_json_and_change_nothing(table, monkeypatch):
     monkeypatch.setenv("CAMPAIGN_LANG", "ja")  # the server's pages and refusals in Japanese
     cli, base, faces, browser = table

@@ -117,6 +117,9 @@ class GuardedDatabase(Database):
         self._before, self._after = before, after
         self._used = False
         self.span: tuple[int, int] | None = None  # (first, last) seq the write appended, once it has
+        # What the write appended, read back in its own transaction (the answer needs no read of its own)
+        self.written: tuple[dict[str, Any], ...] = ()
+        self.abandoned: frozenset[int] = frozenset()  # the commitments abandoned when it wrote
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._db, name)
@@ -172,6 +175,10 @@ class GuardedDatabase(Database):
                     )
                 )
                 session.flush()
+            from campaign.services.fair.seeds import abandoned_commitments
+
+            self.written = tuple(_records(session, self._campaign_id, first, last))
+            self.abandoned = abandoned_commitments(session, self._campaign_id)
 
 
 def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | None) -> Character | None:
@@ -225,18 +232,26 @@ class EntryEcho:
     fair: dict[str, Any] | None
 
 
-def request_echo(db: Database, campaign_id: int, first: int, last: int) -> tuple[str | None, tuple[EntryEcho, ...]]:
-    """(the share the request's entries record, each entry first..last) as the ledger has them."""
+def _records(session: Session, campaign_id: int, first: int, last: int) -> list[dict[str, Any]]:
+    """The ledger records first..last, in order."""
     import json
 
     from sqlalchemy import text
 
+    rows = session.execute(
+        text("SELECT record FROM ledger WHERE campaign_id = :c AND seq BETWEEN :f AND :l ORDER BY seq"),
+        {"c": campaign_id, "f": first, "l": last},
+    )
+    return [json.loads(raw) for (raw,) in rows]
+
+
+def request_echo(db: Database, campaign_id: int, first: int, last: int) -> tuple[str | None, tuple[EntryEcho, ...]]:
+    """(the share the request's entries record, each entry first..last) as the ledger has them."""
     with db.read() as session:
-        rows = session.execute(
-            text("SELECT record FROM ledger WHERE campaign_id = :c AND seq BETWEEN :f AND :l ORDER BY seq"),
-            {"c": campaign_id, "f": first, "l": last},
-        )
-        records = [json.loads(raw) for (raw,) in rows]
+        return _echoes(_records(session, campaign_id, first, last))
+
+
+def _echoes(records: list[dict[str, Any]]) -> tuple[str | None, tuple[EntryEcho, ...]]:
     echoes = []
     for record in records:
         fair = (record.get("detail") or {}).get("fair")
@@ -289,8 +304,44 @@ def seat_roll(
         view = run_line(guarded, campaign_name, actor, command, source, character=character)
     except Replayed as done:
         return entry_roll(db, campaign_name, seat, done.first_seq, replayed=True, span=(campaign_id, done.last_seq))
+    fresh = written_roll(guarded, view["seq"])
+    if fresh is not None:
+        return fresh
     last = guarded.span[1] if guarded.span is not None else view["seq"]
     return entry_roll(db, campaign_name, seat, view["seq"], replayed=False, span=(campaign_id, last))
+
+
+def written_roll(guarded: GuardedDatabase, seq: int) -> SeatRoll | None:
+    """Entry `seq` as a SeatRoll from what the guarded write read back in its own
+    transaction: the answer to a roll costs no further read (under a table's load those
+    reads were a third of a roll's time: docs/performance-notes.md). None for a secret
+    roll (its hidden result is peeked by entry_roll) or an entry the write did not append."""
+    from campaign.services.checks.secret_rolls import secret_of
+    from campaign.services.ledger.history import entry_view
+
+    records = [record for record in guarded.written if record["seq"] >= seq]
+    if not records or records[0]["seq"] != seq or secret_of(records[0]) is not None:
+        return None
+    view = entry_view(records[0], "", "", None, guarded.abandoned)
+    share, entries = _echoes(records)
+    return SeatRoll(
+        seq=seq,
+        actor=view["actor"],
+        character=view["character"],
+        kind=view["kind"],
+        expression=view["expression"],
+        dice=view["dice"],
+        total=view["total"],
+        target=view["target"],
+        outcome=view["outcome"],
+        source=view["source"],
+        reason=view["reason"],
+        secret=False,
+        replayed=False,
+        fairness=view.get("fairness"),
+        share=share,
+        entries=entries,
+    )
 
 
 def entry_roll(
