@@ -931,6 +931,43 @@ class Bench:
             )
         )
 
+    def row_table_players_pg(self) -> None:
+        """100 players across 10 campaigns of one PostgreSQL database, rolling at once
+        through one `campaign serve --all` (tests.perf.table_load.run_load_all), one open
+        page per campaign: a player's roll against the same roll typed into `campaign
+        shell` on that database (p95 against p95)."""
+        from tests.perf.table_load import run_load_all
+
+        seconds = 20.0 if self.quick else 60.0
+        work = self.dir / "table-players-pg"
+        work.mkdir(exist_ok=True)
+        many = run_load_all(10, 10, 10, seconds, work, backend="postgres")
+        result = many.load
+        got = result.summary()
+        clean = not result.errors and result.lost == 0 and result.undelivered == 0
+        self.rows.append(
+            Row(
+                "table_players_pg",
+                "table server: 100 players, PostgreSQL",
+                f"10 campaigns x 10 players of one PostgreSQL database, each rolling `3D6<=12` once a second "
+                f"through `campaign serve --all` for {seconds:.0f} s, one open page per campaign; "
+                f"{got['rolls']:,} rolls",
+                f"p50 {got['p50_ms']:.1f} ms, p95 {got['p95_ms']:.1f} ms, p99 {got['p99_ms']:.1f} ms; "
+                f"{got['errors']} errors, {got['lost']} lost, {got['undelivered']} never on a page; "
+                f"feed p95 {got['sse_p95_ms']:.0f} ms",
+                f"{got['shell_p95_ms']:.2f} ms (p95 of {SHELL_ROLL} inside `campaign shell`, same database, "
+                "after the load)",
+                got["p95_to_shell_p95"],
+                "<= 3.0x, 0 errors, 0 lost",
+                clean and got["p95_to_shell_p95"] <= 3.0,
+                [
+                    f"shell roll median {got['shell_ms']:.2f} ms; server RSS {many.rss_mb:.0f} MB; database "
+                    f"connections held by the server: {many.connections}; first errors: {result.errors[:3] or 'none'}",
+                    f"load average when the row ended (1/5/15 min): {_load()}",
+                ],
+            )
+        )
+
     def row_luck_first(self) -> None:
         """The first luck page after `campaign serve` starts (its tally warmed in the
         background as it starts) against the first history page of the same start, on
@@ -1696,6 +1733,7 @@ DATABASES = {
     "table_proxied": (),
     "receipts": (),
     "table_players": (),
+    "table_players_pg": (),
     "luck_first": ("big",),
     "sheet_import": (),
 }
@@ -1719,6 +1757,7 @@ ROWS = (
     "table_proxied",
     "receipts",
     "table_players",
+    "table_players_pg",
     "luck_first",
     "sheet_import",
 )
@@ -1759,6 +1798,7 @@ def main(argv: list[str] | None = None) -> int:
             "sheet_import",
             "receipts",
             "table_players",
+            "table_players_pg",
         }:
             bench.build(only if args.only else None)
         steps = {
@@ -1781,6 +1821,7 @@ def main(argv: list[str] | None = None) -> int:
             "table_proxied": bench.row_table_proxied,
             "receipts": bench.row_receipts,
             "table_players": bench.row_table_players,
+            "table_players_pg": bench.row_table_players_pg,
             "luck_first": bench.row_luck_first,
             "sheet_import": bench.row_sheet_import,
         }

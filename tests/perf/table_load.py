@@ -605,20 +605,20 @@ def run_load_all(
         result = LoadResult(active, players, seconds, 0, [], 0, [], [], 0)
         sent: dict[str, dict[int, float]] = {name: {} for name in bases}
         rss, connections = 0.0, -1
+        readers: _PageProcess | None = None
         try:
             heads = {name: _head_any(db, name) for name in bases}
-            feeds = {name: [_FeedClient(bases[name], heads[name])] for name in bases}
-            for client in (client for clients in feeds.values() for client in clients):
-                client.start()
-                client.ready.wait(30)
+            readers = _PageProcess([(bases[name], heads[name], None) for name in bases], env)
             _roll_for(seconds, [(bases[name], seat, sent[name]) for name in bases for seat in seats[name]], result)
             rss = _rss_mb(server.pid)
             if cluster is not None:
                 connections = _pg_connections(db)
             time.sleep(2.0)
-            for name in bases:
-                _delivered(feeds[name], sent[name], heads[name], result)
+            for name, page in zip(bases, readers.pages(), strict=True):
+                _delivered([page], sent[name], heads[name], result)
         finally:
+            if readers is not None:
+                readers.stop()
             server.terminate()
             server.wait(30)
         result.lost = sum(len(sent[name]) for name in bases) - sum(_entries_any(db, name, sent[name]) for name in bases)
