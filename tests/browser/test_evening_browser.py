@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_japanese_pages_browser import english_words, visible_text
+from tests.browser.test_japanese_pages_browser import PAGES, english_words, unfolded_text
 from tests.browser.test_result_in_view_browser import PHONE
 from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
 from tests.web.test_serve import Server
@@ -230,11 +230,16 @@ def test_an_evening_from_the_gm_page_and_four_phones(browser, cli, monkeypatch):
         sessions = [s["player"] for s in cli.json("invite", "list")["sessions"]]
         assert sessions.count("明") == 2 and len(cli.json("invite", "list")["invites"]) == 6
 
-        # every phone's page, in Japanese
-        for player, phone in phones.items():
-            phone.goto(base + "/")
-            phone.wait_for_selector("#table article.sheet")
-            assert english_words(visible_text(phone)) == [], player
+        # every page of the evening, in Japanese, with every fold opened
+        found = {}
+        for who, page in [*phones.items(), ("GM", gm)]:
+            for path in [*PAGES, "/scenarios/2", f"/entries/{roll_seq}", f"/entries/{fright['seq']}"]:
+                page.goto(base + path)
+                if path == "/":
+                    page.wait_for_selector("#table article.sheet")
+                if words := english_words(unfolded_text(page)):
+                    found[(who, path)] = words
+        assert found == {}, found
     finally:
         for context in contexts:
             context.close()
