@@ -24,6 +24,7 @@ from campaign.i18n import _
 if TYPE_CHECKING:
     import socket
 
+    from campaign.core.dice_source import DealtFaces
     from campaign.web.security import Guard
 
 
@@ -102,6 +103,15 @@ def serve(
             "believed from it and ignored from every other address. None by default.",
         ),
     ] = [],
+    fixed_dice: Annotated[
+        str | None,
+        typer.Option(
+            "--dice",
+            hidden=True,
+            help="Tests only: the faces every roll of the server takes, in order (e.g. 3,5,6), recorded as "
+            "typed dice (never the server's, never provable); on 127.0.0.1 only.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Serve the campaign as the table's web page: overview, characters, missing board,
@@ -151,6 +161,8 @@ def serve(
     if every and names:
         raise BadInput(_("--all serves every campaign: give it or --campaigns, not both"))
     if every or names:
+        if fixed_dice is not None:
+            _dealt(fixed_dice, host, given, tls_cert, proxies, several=True)  # refused: a test serves one campaign
         _serve_several(
             ctx, None if every else names, host, port, token, tls_cert, tls_key, allow_host, given, json_out, proxies
         )
@@ -162,6 +174,7 @@ def serve(
         from campaign.services.campaigns.setup import public_url_of
 
         public_url = public_url_of(s.db, campaign)
+    dealt = None if fixed_dice is None else _dealt(fixed_dice, host, public_url, tls_cert, proxies)
     s.close()
     hosts = tuple(name.strip().lower().rstrip(".") for name in allow_host if name.strip())
     from campaign.web.serving import listening_socket
@@ -177,6 +190,7 @@ def serve(
             hosts=hosts,
             public_url=given,
             listen_url=listening,
+            dice=dealt,
         )
     except BaseException:
         sock.close()
@@ -284,6 +298,35 @@ def _token(ctx: typer.Context, given: str | None, path: str | None) -> str | Non
             ).format(variable=TOKEN_ENV)
         )
     return given
+
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _dealt(
+    faces: str, host: str, public_url: str | None, tls_cert: str | None, proxies: list[str], several: bool = False
+) -> DealtFaces:
+    """`serve --dice`: the faces every roll of this server takes (a test's fixed dice), as
+    the typed dice they are. Refused for a server players could reach as a real table:
+    another address than this machine's, a public URL, TLS, a proxy, several campaigns."""
+    from campaign.cli.output import warn
+    from campaign.core.dice_source import DealtFaces, ManualDice
+
+    if host not in LOOPBACK or public_url or tls_cert or proxies or several:
+        raise BadInput(
+            _(
+                "--dice fixes every roll of the server, for tests: only on 127.0.0.1, without --host, "
+                "--public-url (or the public_url setting), --tls-cert, --forwarded-allow-ips, --all or --campaigns"
+            )
+        )
+    dealt = DealtFaces(ManualDice.parse(faces).faces)
+    warn(
+        _(
+            "fixed dice: every roll of this server takes the next of the {count} faces given, "
+            "recorded as typed dice (tests only)"
+        ).format(count=len(dealt.faces))
+    )
+    return dealt
 
 
 def _base(host: str, port: int, tls: bool) -> str:

@@ -79,6 +79,11 @@ class Session:
         self.json_out = json_out
         self.timings: list[tuple[float, float]] = []  # (wall, CPU) ms of each command
         self.names_stale = True  # the completer rereads names after any command
+        from campaign import i18n
+
+        # --lang (or CAMPAIGN_LANG) as the shell began: a line's --json turns its own words
+        # English (cli.output), and the next line must not inherit that
+        self.language = i18n.override()
 
     def run(self, line: str) -> int:
         """Run one line; its exit status (0 ok, 1 refused or a bug, 2 malformed)."""
@@ -106,7 +111,7 @@ class Session:
         state.may_create = False  # as in a fresh process: only init and import create the file
         from campaign import i18n
 
-        i18n.use(i18n.override())  # --lang stays; the campaign's `lang` is asked again (`use` may switch)
+        i18n.use(self.language)  # --lang stays; the campaign's `lang` is asked again (`use` may switch)
         saved, for_this_line = (state.actor_option, state._actor), False
         try:
             if args[0] == "--as" and len(args) > 2:  # `--as Aki roll ...`: this line only

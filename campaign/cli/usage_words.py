@@ -17,6 +17,9 @@ from typing import Any
 from campaign.i18n import _
 
 _EXTRA = re.compile(r"^Got unexpected extra arguments? \((?P<args>.*)\)$")
+# A noun's unknown verb (`table x101 FEAR`): Click's sentence, with Typer's suggestion when
+# it has one; the root group words its own (cli.app).
+_NO_COMMAND = re.compile(r"^No such command (?P<name>'[^']*'|\"[^\"]*\")\.(?: Did you mean (?P<names>.+)\?)?$", re.S)
 _WHOLE = ("int_parsing", "int_from_float", "int_type")
 _NUMBER = ("float_parsing", "float_type")
 
@@ -78,4 +81,12 @@ def _message(exc: Any) -> str:
         return _("Got unexpected extra arguments ({args})").format(args=extra.group("args"))
     if exc.format_message() == "Missing command.":
         return _("Missing command.")
+    unknown = _NO_COMMAND.match(exc.format_message())
+    if unknown:
+        import ast
+
+        line = _("No such command {name!r}.").format(name=ast.literal_eval(unknown.group("name")))
+        if unknown.group("names"):
+            line = _("{message} Did you mean {names}?").format(message=line, names=unknown.group("names"))
+        return line
     return str(exc.format_message())

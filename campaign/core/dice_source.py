@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 import secrets
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
@@ -172,3 +173,27 @@ class ManualDice:
                 given=len(self.faces),
                 used=self.used,
             )
+
+
+class DealtFaces(ManualDice):
+    """The faces `campaign serve --dice` was started with (tests of the table page through a
+    real server): each roll the server makes, for any request, takes the next faces of the
+    one list. Recorded as `manual`, as --dice is everywhere: typed faces, never the
+    server's own nor a fair seed's (services.fair.seeds derives only `server` dice), so no
+    entry it makes is shown as provable. The source is its own factory (create_app's
+    `dice`): every request shares it."""
+
+    def __init__(self, faces: list[int]) -> None:
+        super().__init__(faces)
+        self._lock = threading.Lock()
+
+    def __call__(self) -> DealtFaces:
+        return self
+
+    def take(self, count: int, sides: int, purpose: str) -> list[int]:
+        with self._lock:  # requests roll in worker threads: each face is dealt once
+            return super().take(count, sides, purpose)
+
+    def ensure_all_used(self) -> None:
+        """Faces left over belong to the next request."""
+        return None

@@ -264,6 +264,8 @@ def campaign_app(
     if dice is None:
         from campaign.core.dice_source import ServerDice as dice
     app.state.dice = dice
+    # `serve --dice` (tests): every page says the dice are fixed, as the ledger does (typed)
+    templates.env.globals["typed_dice"] = getattr(dice, "kind", None) == "manual"
     app.state.templates = templates
     app.state.luck = KeptTallies()  # the luck page's tally, kept in step with the ledger
     # the state every page shows alike, once per head (the feed's `state` event, /api/table)

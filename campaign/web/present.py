@@ -63,6 +63,18 @@ def commitment(entry: dict[str, Any]) -> str | None:
     return secret.get("commitment") if isinstance(secret, dict) else None
 
 
+def sheet_part(entry: dict[str, Any]) -> str:
+    """` (回避 12 −2)`: the skill or stat a success roll was read from, as the CLI's roll
+    line shows it after the expression (services.checks.skill_rolls); "" for any other."""
+    detail = entry.get("detail")
+    found = detail.get("from_sheet") if isinstance(detail, dict) else None
+    if not isinstance(found, dict):
+        return ""
+    from campaign.services.checks.skill_rolls import skill_label
+
+    return f" ({skill_label(found)})"
+
+
 def roll_text(entry: dict[str, Any]) -> str:
     """The roll column: dice and result, a void's target, or what the entry changed."""
     secret = commitment(entry)
@@ -71,6 +83,7 @@ def roll_text(entry: dict[str, Any]) -> str:
             actor=entry["actor"], commitment=secret[:8]
         )
     if entry.get("expression"):
+        expression = entry["expression"] + sheet_part(entry)
         repeats = (entry.get("detail") or {}).get("repeats") or []
         if repeats:
             results = []
@@ -81,10 +94,10 @@ def roll_text(entry: dict[str, Any]) -> str:
                 results.append(part)
             if len(repeats) > RESULTS_SHOWN:
                 results.append(_("… {count} more").format(count=len(repeats) - RESULTS_SHOWN))
-            text = f"{entry['expression']} → {', '.join(results)}"
+            text = f"{expression} → {', '.join(results)}"
         else:
             dice = "" if entry.get("dice") is None else f" [{shown_faces(entry['dice'])}]"
-            text = f"{entry['expression']}{dice}={entry.get('total')}"
+            text = f"{expression}{dice}={entry.get('total')}"
         if entry.get("outcome"):
             text += " " + labels.outcome_label(
                 entry["kind"], entry["outcome"], (entry.get("detail") or {}).get("gurps")

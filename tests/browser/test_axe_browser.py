@@ -87,7 +87,8 @@ def _pages(browser, cli: Cli, base: str, seq: int, width: int, scheme: str, chec
     gm.wait_for_selector("#call-list li.call", timeout=10_000)
     check(gm)  # the GM's home
     gm.locator("#gm-tools details summary").first.click()
-    check(gm)  # with a tool open
+    gm.evaluate("() => document.querySelectorAll('#gm-tools details').forEach(fold => { fold.open = true; })")
+    check(gm)  # with every tool open
     gm.context.close()
     context.close()
 
@@ -170,3 +171,40 @@ def test_dark_mode_styles_the_form_controls(browser, gurps):
         )
         context.close()
     assert looks == [["light dark", "rgb(34, 34, 38)", "rgb(236, 236, 240)"]] * 3
+
+
+CHECKBOXES = """() => [...document.querySelectorAll("#gm-tools input[type=checkbox]")].map(box => {
+  const own = box.getBoundingClientRect(), label = box.closest("label").getBoundingClientRect();
+  const form = box.closest("form").getBoundingClientRect();
+  return {name: box.name, box: [Math.round(own.width), Math.round(own.height)],
+          label: [Math.round(label.width), Math.round(label.height)],
+          beside: own.top >= label.top && own.bottom <= label.bottom && own.left <= label.left + 1,
+          inForm: label.left >= form.left - 1 && label.right <= form.right + 1};
+})"""
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_gm_forms_checkboxes_are_boxes_tapped_through_their_labels(browser, gurps, width, monkeypatch):
+    """Each checkbox of the GM's forms (the invite's GM rights among them) is drawn at its
+    own size, beside its words, and its label is the 44 px tap target, one line on a phone."""
+    monkeypatch.delenv("CAMPAIGN_LANG", raising=False)
+    cli = gurps
+    with served(cli.db, []) as base:
+        context = browser.new_context(viewport={"width": width, "height": 844}, locale="ja-JP")
+        gm = context.new_page()
+        _ready(gm, base + cli.json("invite", "GM", "--gm")["join_path"], "form button[type=submit]")
+        gm.click("form button[type=submit]")
+        gm.wait_for_selector("#gm-invites", timeout=10_000)
+        gm.evaluate("() => document.querySelectorAll('#gm-tools details').forEach(fold => { fold.open = true; })")
+        boxes = {found.pop("name"): found for found in gm.evaluate(CHECKBOXES)}
+        gm.locator("label:has(#invite-gm)").click()
+        checked = gm.is_checked("#invite-gm")
+        context.close()
+    assert sorted(boxes) == ["call", "gm", "npcs", "searchers"]
+    for name, found in boxes.items():
+        assert found["box"] == [22, 22], name  # 1.4rem, not stretched to the row
+        assert found["label"][1] >= 44 and found["label"][0] >= 44, (name, found)
+        assert found["beside"] and found["inForm"], (name, found)
+    assert boxes["gm"]["label"][1] == 44  # 「GMの権限つき」 on one line beside its box
+    assert checked  # a tap on the label checks the box

@@ -46,9 +46,9 @@ def english_words(text: str) -> list[str]:
     return sorted({w for w in re.findall(r"[A-Za-z]{2,}", DICE.sub(" ", text)) if w not in ALLOWED})
 
 
-#: The text a reader sees: every rendered text node but the hashed record and hashes
-#: (codes, as tests/browser/test_language_browser.py leaves them out) and a command shown
-#: as typed (<code>).
+#: The text a reader sees: every rendered text node (a shown list's choices too) but the
+#: hashed record and hashes (codes, as tests/browser/test_language_browser.py leaves them
+#: out) and a command shown as typed (<code>).
 VISIBLE = """() => {
   const texts = [document.title];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -56,7 +56,8 @@ VISIBLE = """() => {
     const node = walker.currentNode, parent = node.parentElement;
     if (!parent || !node.textContent.trim()) continue;
     if (parent.closest("script, style, code, pre.record, .hash")) continue;
-    if (!parent.getClientRects().length || getComputedStyle(parent).visibility === "hidden") continue;
+    const shown = parent.closest("select") || parent;  // a choice is seen when its list opens
+    if (!shown.getClientRects().length || getComputedStyle(shown).visibility === "hidden") continue;
     texts.push(node.textContent.trim());
   }
   return texts.join(" | ");
@@ -65,6 +66,13 @@ VISIBLE = """() => {
 
 def visible_text(page) -> str:
     return page.evaluate(VISIBLE)
+
+
+def unfolded_text(page) -> str:
+    """The visible text with every <details> of the page opened first: a folded form's
+    labels, choices and notes are words a reader sees too."""
+    page.evaluate("() => document.querySelectorAll('details').forEach(fold => { fold.open = true; })")
+    return visible_text(page)
 
 
 def seated(browser, base: str, join_path: str, **options):
@@ -118,7 +126,7 @@ def test_a_japanese_campaign_shows_no_english_word(browser, cli, monkeypatch):
                     page.goto(base + path)
                     if path == "/":
                         page.wait_for_selector("#table article.sheet")
-                    text = visible_text(page)
+                    text = unfolded_text(page)
                     assert "日本時間" in text, (who, path)  # the campaign's zone, on every page
                     words = english_words(text)
                     if words:

@@ -65,7 +65,7 @@ def test_each_tap_shows_its_result_inside_a_phone_screen(browser, gurps, monkeyp
             before = head(cli)
             faces[:] = [1, 2, 3]
             aki.locator("#sheets article.sheet.mine button.skill").first.tap()
-            assert_in_view(aki, expect, f"#{before + 1} 鈴音: 3D6<=12 [1,2,3] = 6 成功")
+            assert_in_view(aki, expect, f"#{before + 1} 鈴音: 3D6<=12 (回避 12) [1,2,3] = 6 成功")
 
             # a void request on that roll: its confirmation
             ask = aki.locator("#latest-list li", has_text=f"#{before + 1}").locator("button")

@@ -72,6 +72,18 @@ ON_THE_PARTY = [
         "error: an award is 1..10000 CP, not 0 (a wrong award is voided, not reversed)",
     ),
     (("player", "add", ""), 2, "エラー: プレイヤーの名前は空にできません", "error: player name must not be empty"),
+    (  # a noun's unknown verb: a repeat written where the verb goes
+        ("table", "x101", "FEAR"),
+        2,
+        "エラー: コマンド 'x101' はありません。 (`campaign table --help` を参照)",
+        "error: No such command 'x101' (see `campaign table --help`)",
+    ),
+    (
+        ("char", "nope"),
+        2,
+        "エラー: コマンド 'nope' はありません。'note' のことですか? (`campaign char --help` を参照)",
+        "error: No such command 'nope'. Did you mean 'note'? (see `campaign char --help`)",
+    ),
     (
         ("time", "advance", "1d6"),
         2,

@@ -114,7 +114,7 @@ def test_the_shell_rolls_a_repeat_as_the_command_line_does(tmp_path):
     done = _shell(db, [*lines, "history --json"], "--lang", "ja")
     assert "#1\n(3D6<=12) ＞ 12[3,4,5] ＞ 12 ＞ 成功(成功度：0)\n\n#2\n(3D6<=12) ＞ 3[1,1,1] ＞ 3 ＞ " in done.stdout
     assert "記録: #4〜#5\n" in done.stdout
-    assert len(done.stderr.splitlines()) == 1 and "100" in done.stderr and "101" in done.stderr
+    assert done.stderr == "エラー: 繰り返し回数は 1〜100 にしてください (101 ではなく)\n"
     documents = _documents(done.stdout[done.stdout.index("{") :])
     made, listed = documents[0], documents[1]
     assert made["text"] == "#1\n(1D6) ＞ 2\n\n#2\n(1D6) ＞ 5"
@@ -124,6 +124,25 @@ def test_the_shell_rolls_a_repeat_as_the_command_line_does(tmp_path):
         ("3D6<=12", [1, 1, 1]),
         ("1D6", [2]),
         ("1D6", [5]),
+    ]
+
+
+@pytest.mark.parametrize("language", ["--lang ja", "CAMPAIGN_LANG=ja"])
+def test_the_japanese_shell_refuses_every_repeat_over_the_limit_in_japanese(tmp_path, language, monkeypatch):
+    """Each way a repeat is written, over the limit, and a repeat where a verb goes
+    (`table x101`): one Japanese line each, nothing written."""
+    options: tuple[str, ...] = ("--lang", "ja") if language == "--lang ja" else ()
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja" if not options else "en")
+    lines = ["roll x101 3D6", "roll rep101 3D6<=12", "roll repeat101 2D6", "roll 101 3D6", "roll x0 3D6"]
+    done = _shell(tmp_path / "shell.db", [*PARTY, *lines, "table x101 FEAR", "history --json"], *options)
+    assert done.stderr.splitlines() == [
+        *(f"エラー: 繰り返し回数は 1〜100 にしてください ({n} ではなく)" for n in (101, 101, 101, 101, 0)),
+        "エラー: コマンド 'x101' はありません。",
+    ]
+    assert [e["kind"] for e in _documents(done.stdout[done.stdout.index("[") :])[0]] == [
+        "character",
+        "player",
+        "campaign",
     ]
 
 

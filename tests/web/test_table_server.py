@@ -399,6 +399,25 @@ def test_scenario_end_call_the_missing_characters_player_rolls_the_reunion(table
     cli.run("history", "verify")
 
 
+def test_a_skill_buttons_roll_names_its_skill_as_the_cli_roll_line_does(table):
+    """A skill button sends the skill's name (services.checks.skill_rolls, as `roll 回避
+    --char 鈴音`): the answer names the skill and level it was read from, and the latest
+    list and the history page show them after the expression, as the CLI's roll line."""
+    cli, _, faces, browser = table
+    cli.run("skill", "add", "鈴音", "回避", "12")
+    aki = browser("Aki")
+    faces[:] = [1, 2, 3]
+    answer = aki.post("/api/rolls", {"command": "回避-2", "character": "鈴音"}).json()
+    assert (answer["expression"], answer["sheet"], answer["reason"]) == ("3D6<=10", "回避 12 −2", None)
+    latest = next(e for e in aki.http.get("/api/table").json()["latest"] if e["seq"] == answer["seq"])
+    assert latest["text"] == "3D6<=10 (回避 12 −2) [1,2,3]=6 success"
+    assert "3D6&lt;=10 (回避 12 −2) [1,2,3]=6" in aki.http.get("/history").text
+    # a plain expression names no sheet; a reason written after it comes back, shown
+    faces[:] = [4, 4, 4]
+    plain = aki.post("/api/rolls", {"command": "3D6<=12 目を凝らす", "character": "鈴音"}).json()
+    assert (plain["sheet"], plain["reason"]) == (None, "目を凝らす")
+
+
 def test_the_table_page_and_its_state_for_a_player_and_a_spectator(table):
     cli, base, faces, browser = table
     aki, spectator = browser("Aki"), browser()

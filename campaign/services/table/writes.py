@@ -32,7 +32,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
-from campaign.labels import kind_label
+from campaign.labels import kind_label, reason_label
 from campaign.services.table.invites import Seat
 
 if TYPE_CHECKING:
@@ -218,6 +218,7 @@ class SeatRoll:
     share: str | None = None  # the share the entries record (the page compares it with the one it sent)
     entries: tuple[EntryEcho, ...] = ()  # every entry the request wrote, for the player's receipt
     rolled_by: str | None = None  # who tapped, when the entry's actor is another (a reunion: the GM's)
+    sheet: str | None = None  # the skill or stat a success roll was read from: 聞き耳 12 (skill_rolls.skill_label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,12 +373,20 @@ def entry_roll(
         target=shown["target"],
         outcome=shown["outcome"],
         source=view["source"],
-        reason=shown["reason"],
+        reason=reason_label(shown["reason"]),  # a service's default in the page's language
         secret=secret,
         replayed=replayed,
         fairness=view.get("fairness"),
+        sheet=None if secret else _sheet(view),
         **_echo(db, seq, span),
     )
+
+
+def _sheet(view: dict[str, Any]) -> str | None:
+    from campaign.services.checks.skill_rolls import skill_label
+
+    found = (view.get("detail") or {}).get("from_sheet")
+    return skill_label(found) if isinstance(found, dict) else None
 
 
 def reunion_roll(

@@ -149,6 +149,7 @@
 
   function rollText(entry) {
     var line = "#" + entry.seq + " " + (entry.character || entry.actor) + ": " + (entry.expression || entry.kind);
+    if (entry.sheet) line += " (" + entry.sheet + ")";  // a skill button's roll: 3D6<=12 (聞き耳 12)
     if (entry.dice) line += " [" + entry.dice.join(",") + "]";
     if (entry.total !== null && entry.total !== undefined) line += " = " + entry.total;
     if (entry.target !== null && entry.target !== undefined && !/[<>]/.test(entry.expression || "")) {
@@ -157,6 +158,7 @@
     if (entry.outcome) line += " " + word("outcome", entry.outcome);
     if (entry.secret) line += " " + text("(secret)");
     if (entry.fairness === "provable") line += " " + text("(provably fair)");
+    if (entry.reason) line += " " + text("“{text}”", { text: entry.reason });
     return line;
   }
 
