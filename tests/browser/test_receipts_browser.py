@@ -319,15 +319,37 @@ def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser,
     record the engine writes follows; each with a result changed (total, outcome, margin,
     a die, a table's raw, row or modifier) fails, as it fails campaign/fair_check.py."""
     import campaign.fair_check as fair_check
-    from tests.unit.test_fair_rules_agree import FRIGHTS, TABLE, TABLE_LOOKUPS, _fright, _lookup, _record
+    from tests.unit.test_fair_rules_agree import (
+        FRIGHT_ROLLS,
+        FRIGHTS,
+        TABLE,
+        TABLE_LOOKUPS,
+        TEXT_LOOKUPS,
+        _fright,
+        _lookup,
+        _record,
+        _text_lookup,
+    )
 
     groups = [[_record(*row)] for row in TABLE]
     groups += [[_lookup(*row)] for row in TABLE_LOOKUPS]
-    groups += [_fright(*row) for row in FRIGHTS]
+    groups += [_fright(*row) for row in (*FRIGHTS, *FRIGHT_ROLLS)]
+    groups += [_text_lookup(*row) for row in TEXT_LOOKUPS]
     forged: list[list[dict]] = []
     for records in groups:
         record = records[-1]
         changes = [{"total": record["total"] + 1}, {"dice": [*record["dice"], 1]}]
+        if "text_roll" in record["detail"]:  # a row's text dice: another total, min or row
+            code = record["detail"]["text_roll"]
+            changes.append({"detail": {**record["detail"], "entry": [19, 19]}})
+            changes.append(
+                {
+                    "total": code["value"] + 2,
+                    "detail": {**record["detail"], "text_roll": {**code, "min": code["value"] + 2}},
+                }
+            )
+        if record["kind"] == "fright" and record["detail"].get("purpose") not in (None, "table"):
+            changes.append({"detail": {**record["detail"], "entry": 15}})  # no row of the fright table starts at 15
         if record["kind"] == "roll" and record["outcome"] is not None:
             changes.append({"outcome": "failure" if record["outcome"] != "failure" else "success"})
             changes.append({"margin": (record["margin"] or 0) + 1})
@@ -343,7 +365,7 @@ def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser,
         for change in changes:
             forged.append([*records[:-1], {**record, **change}])
     assert all(fair_check.check_records(records)["ok"] for records in groups)
-    assert not any(fair_check.check_records(records)["ok"] for records in forged)
+    assert [r[-1] for r in forged if fair_check.check_records(r)["ok"]] == []
     page = _page_with_scripts(browser, tmp_path)
     follows = """groups => groups.map(records => {
         const bySeq = {};
