@@ -41,6 +41,7 @@ JUDGED_KINDS = ("roll", "fright", "table")  # whose results judge() recomputes f
 USAGE = "usage: python fair_check.py [--lang ja|en] PROOF.json"
 HOLD = "fair dice hold: {checked} entries recomputed from {revealed} revealed seeds ({pending} wait for their seed)"
 REJECTED = "fair dice rejected: {problem}"
+UNLINKED = "{unlinked} fright rolls recorded before they named their effect: totals recomputed, not compared with it"
 UNREADABLE = "error: cannot read {file}: {problem}"
 NO_ENTRIES = "not a proof bundle (no entries)"
 NOT_A_RECORD = "entry {number} of the bundle is not a ledger record"
@@ -61,6 +62,8 @@ fair dice hold: {checked} entries recomputed from {revealed} revealed seeds ({pe
 (シードの公開待ち {pending} 件)
 fair dice rejected: {problem}
     公正なダイスは成り立ちません: {problem}
+{unlinked} fright rolls recorded before they named their effect: totals recomputed, not compared with it
+    効果との対応を記録する前の恐怖判定の追加ロール {unlinked} 件: 合計は再計算済み、効果とは照合していません
 error: cannot read {file}: {problem}
     エラー: {file} を読めません: {problem}
 No such file or directory
@@ -204,18 +207,20 @@ class Unreadable(ValueError):
 
 
 def check_records(records: Iterable[dict[str, Any]], partial: bool = False) -> dict[str, Any]:
-    """{"ok", "seq", "problem", "revealed", "checked", "pending", "abandoned", "judged"}:
+    """{"ok", "seq", "problem", "revealed", "checked", "pending", "abandoned", "judged", "unlinked"}:
     the first entry whose fair dice, seed reveal or judged result is wrong, or counts of
     what was recomputed (`checked` dice entries whose seed is revealed, `pending` those
     whose seed is still secret, `abandoned` those under an abandoned commitment, `judged`
-    entries whose total and outcome were recomputed from their dice).
+    entries whose total and outcome were recomputed from their dice, `unlinked` rolls a
+    fright row asked for, recorded before they named the effect they sized: their totals
+    are recomputed, not compared with the effect).
 
     `partial`: the records are a stretch of the chain (a proof bundle), so a commitment
     may lie before it; a reveal is then checked against the commitment it repeats."""
     try:
         return {"ok": True, "seq": None, "problem": None, **_check(records, partial)}
     except Unfair as bad:
-        zero = dict.fromkeys(("revealed", "checked", "pending", "abandoned", "judged"), 0)
+        zero = dict.fromkeys(("revealed", "checked", "pending", "abandoned", "judged", "unlinked"), 0)
         return {"ok": False, "seq": bad.seq, "problem": bad.problem, **zero}
 
 
@@ -295,7 +300,8 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
     runs: dict[tuple[Any, ...], int] = {}
     for record in fair_entries:  # first the dice themselves, then what they made
         counts[_fair_entry(record, known, runs)] += 1
-    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged)}
+    unlinked = sum(1 for record in judged if _unlinked(record))
+    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged), "unlinked": unlinked}
 
 
 def _judge_all(records: list[dict[str, Any]]) -> int:
@@ -314,6 +320,7 @@ def _judge_all(records: list[dict[str, Any]]) -> int:
         key = _judge_key(record)
         if key is None:
             count += judge(record)
+            _fright_effect(record, frights)
             continue
         if key not in seen:
             seen[key] = judge(record)
@@ -922,6 +929,57 @@ def judge(record: dict[str, Any]) -> bool:
     return True
 
 
+_SIZES = {
+    "stun_turns": "duration",
+    "duration": "duration",
+    "severity": "severity",
+    "fatigue": "amount",
+    "injury": "amount",
+}
+
+
+def _sized(record: dict[str, Any]) -> str | None:
+    """The field of a fright's effect that a roll its row asked for sizes ("duration",
+    "amount", "severity"), or None (a check, a table roll, another entry)."""
+    detail = record.get("detail")
+    purpose = detail.get("purpose") if isinstance(detail, dict) else None
+    if record.get("kind") != "fright" or record.get("parent_seq") is None or not isinstance(purpose, str):
+        return None
+    return _SIZES.get(purpose.split(":")[0])
+
+
+def _unlinked(record: dict[str, Any]) -> bool:
+    """A fright row's roll recorded before it named the effect it sized: its total is
+    recomputed, the effect's value is not compared with it (not a failure)."""
+    detail = record.get("detail")
+    source = str(record.get("source") or "")
+    return (
+        _sized(record) is not None
+        and isinstance(detail, dict)
+        and "effect" not in detail
+        and not source.startswith(("ccfolia", "import"))
+    )
+
+
+def _fright_effect(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:
+    """A roll a fright row asked for sizes one of the fright's effects (its detail.effect
+    says which): the effect holds the roll's total, under the same row."""
+    field, parent = _sized(record), parents.get(record.get("parent_seq"))  # type: ignore[arg-type]
+    detail = record.get("detail")
+    if field is None or parent is None or not isinstance(detail, dict) or "effect" not in detail:
+        return
+    effects, index = (parent.get("detail") or {}).get("effects"), detail["effect"]
+    found = isinstance(effects, list) and _is_int(index) and 0 <= index < len(effects)
+    effect = effects[index] if found else None  # type: ignore[index]
+    value = effect.get(field) if isinstance(effect, dict) else None
+    same_row = isinstance(effect, dict) and effect.get("entry") == detail.get("entry")
+    if same_row and value == record.get("total") and not isinstance(value, bool):
+        return
+    seq, wrong = parent["seq"], "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
+    name = "detail.effects." + str(index) + "." + field
+    raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=record.get("dice"), should=record.get("total"))
+
+
 def _fright_margin(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:
     """The fright table adds its check's margin of failure (docs/rules.md "Fright check"):
     the check's own total and target, when the check is among the records."""
@@ -1058,6 +1116,8 @@ def main(argv: list[str] | None = None) -> int:
         print(message(REJECTED, lang, problem=message(bad.template, lang, **bad.fields)), file=sys.stderr)
         return 1
     print(message(HOLD, lang, **counts))
+    if counts["unlinked"]:
+        print(message(UNLINKED, lang, **counts))
     return 0
 
 

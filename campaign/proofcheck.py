@@ -642,7 +642,8 @@ def _check_fair(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, i
     runs: dict[tuple[Any, ...], int] = {}
     for record in fair_entries:  # first the dice themselves, then what they made
         counts[_fair_entry(record, known, runs)] += 1
-    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged)}
+    unlinked = sum(1 for record in judged if _unlinked(record))
+    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged), "unlinked": unlinked}
 
 
 def _judge_all(records: list[dict[str, Any]]) -> int:
@@ -661,6 +662,7 @@ def _judge_all(records: list[dict[str, Any]]) -> int:
         key = _judge_key(record)
         if key is None:
             count += judge(record)
+            _fright_effect(record, frights)
             continue
         if key not in seen:
             seen[key] = judge(record)
@@ -1267,6 +1269,57 @@ def judge(record: dict[str, Any]) -> bool:
         if result is not None and not _holds(row, result):
             raise Unfair(seq, wrong, seq=seq, name=name, value=row, dice=dice, should=result)
     return True
+
+
+_SIZES = {
+    "stun_turns": "duration",
+    "duration": "duration",
+    "severity": "severity",
+    "fatigue": "amount",
+    "injury": "amount",
+}
+
+
+def _sized(record: dict[str, Any]) -> str | None:
+    """The field of a fright's effect that a roll its row asked for sizes ("duration",
+    "amount", "severity"), or None (a check, a table roll, another entry)."""
+    detail = record.get("detail")
+    purpose = detail.get("purpose") if isinstance(detail, dict) else None
+    if record.get("kind") != "fright" or record.get("parent_seq") is None or not isinstance(purpose, str):
+        return None
+    return _SIZES.get(purpose.split(":")[0])
+
+
+def _unlinked(record: dict[str, Any]) -> bool:
+    """A fright row's roll recorded before it named the effect it sized: its total is
+    recomputed, the effect's value is not compared with it (not a failure)."""
+    detail = record.get("detail")
+    source = str(record.get("source") or "")
+    return (
+        _sized(record) is not None
+        and isinstance(detail, dict)
+        and "effect" not in detail
+        and not source.startswith(("ccfolia", "import"))
+    )
+
+
+def _fright_effect(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:
+    """A roll a fright row asked for sizes one of the fright's effects (its detail.effect
+    says which): the effect holds the roll's total, under the same row."""
+    field, parent = _sized(record), parents.get(record.get("parent_seq"))  # type: ignore[arg-type]
+    detail = record.get("detail")
+    if field is None or parent is None or not isinstance(detail, dict) or "effect" not in detail:
+        return
+    effects, index = (parent.get("detail") or {}).get("effects"), detail["effect"]
+    found = isinstance(effects, list) and _is_int(index) and 0 <= index < len(effects)
+    effect = effects[index] if found else None  # type: ignore[index]
+    value = effect.get(field) if isinstance(effect, dict) else None
+    same_row = isinstance(effect, dict) and effect.get("entry") == detail.get("entry")
+    if same_row and value == record.get("total") and not isinstance(value, bool):
+        return
+    seq, wrong = parent["seq"], "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
+    name = "detail.effects." + str(index) + "." + field
+    raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=record.get("dice"), should=record.get("total"))
 
 
 def _fright_margin(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:

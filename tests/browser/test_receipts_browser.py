@@ -364,6 +364,11 @@ def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser,
                 changes.append({"detail": detail, "expression": f"FEAR+{bumped}"})
         for change in changes:
             forged.append([*records[:-1], {**record, **change}])
+        if "effect" in record["detail"]:  # the fright's effect holds another value than the roll sized
+            field = "amount" if record["detail"]["purpose"] in ("fatigue", "injury") else "duration"
+            effects = [dict(effect) for effect in records[0]["detail"]["effects"]]
+            effects[record["detail"]["effect"]][field] += 3
+            forged.append([{**records[0], "detail": {**records[0]["detail"], "effects": effects}}, *records[1:]])
     assert all(fair_check.check_records(records)["ok"] for records in groups)
     assert [r[-1] for r in forged if fair_check.check_records(r)["ok"]] == []
     page = _page_with_scripts(browser, tmp_path)

@@ -29,7 +29,13 @@ def _rolled(cli: Cli) -> dict[str, int]:
     [text] = blind["sub_entries"]
     assert (blind["detail"]["entry"], text["expression"], text["dice"], text["total"]) == ([15, 15], "1D-3", [2], 1)
     assert text["detail"]["text_roll"]["min"] == 1  # new records hold the minimum
-    return {"table": table["seq"], "stun": stun["seq"], "look_up": blind["seq"], "text": text["seq"]}
+    return {
+        "fright": fright["seq"],
+        "table": table["seq"],
+        "stun": stun["seq"],
+        "look_up": blind["seq"],
+        "text": text["seq"],
+    }
 
 
 def _text(value: int, floor: int | None = None):
@@ -47,8 +53,13 @@ def _detail(**fields):
 
 
 def _forgeries(seqs: dict[str, int]) -> list[tuple[int, object, str]]:
-    text, look_up, stun, table = seqs["text"], seqs["look_up"], seqs["stun"], seqs["table"]
+    text, look_up, stun, table, fright = seqs["text"], seqs["look_up"], seqs["stun"], seqs["table"], seqs["fright"]
+
+    def longer_stun(record: dict) -> None:  # the stun the fright applied, not the 2d it rolled
+        record["detail"]["effects"][0]["duration"] = 12
+
     return [
+        (fright, longer_stun, f"entry #{fright}: its detail.effects.0.duration is 12, its dice [2, 5] give 7"),
         (text, _text(3), f"entry #{text}: its total is 3, its dice [2] give 1"),  # another duration, same draw
         (text, _text(3, floor=3), f"entry #{text}: its total is 3, its dice [2] give 1"),  # and a minimum to fit
         (look_up, _detail(entry=[15, 16]), f"entry #{look_up}: the table YSCRT has no row [15, 16]"),
@@ -113,3 +124,13 @@ def test_an_older_text_roll_without_its_minimum_verifies_by_its_rows_own(cli):
         cli.json("history", "verify", expect=1)["reason"]
         == f"entry #{seqs['text']}: its total is 2, its dice [2] give 1"
     )
+
+
+def test_a_fright_roll_recorded_before_it_named_its_effect_is_said_not_failed(cli):
+    seqs = _rolled(cli)
+    drop_ledger_guards(cli.db)
+    rehash_from(cli.db, seqs["stun"], lambda r: r["detail"].pop("effect"))
+    report = cli.json("history", "verify")
+    assert report["ok"] and report["fair"]["unlinked"] == 1
+    said = cli.run("history", "verify").stdout
+    assert "1 fright rolls recorded before they named their effect: totals recomputed only" in said

@@ -9,6 +9,8 @@ check's margin of failure) are judged alike."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 import campaign.fair_check as fair_check
@@ -118,6 +120,17 @@ def _lookup(command: str, modifier: int, faces: list[int]) -> dict:
     }
 
 
+def _effect_record(effect: object) -> dict:
+    """An effect as the fright's record holds it (core.applied_effects): the fields a checker reads."""
+    from campaign.core.effects_vocabulary import effect_data
+    from campaign.core.fright import LosePool
+
+    if isinstance(effect, LosePool):
+        kind = "fatigue" if effect.pool == "FP" else "injury"
+        return {"kind": kind, "pool": effect.pool, "amount": effect.amount, "dice": effect.dice, "entry": effect.entry}
+    return effect_data(effect)
+
+
 def _fright(will: int, modifier: int, faces: list[int]) -> list[dict]:
     """The fright check and its table roll, as `campaign fright` records them."""
     from campaign.core.fright import resolve_fright_check
@@ -137,7 +150,7 @@ def _fright(will: int, modifier: int, faces: list[int]) -> list[dict]:
         "target": check.target,
         "outcome": check.outcome,
         "margin": check.margin,
-        "detail": {},
+        "detail": {"effects": [_effect_record(effect) for effect in result.effects]},
     }
     if result.table is None:
         return [parent]
@@ -153,7 +166,9 @@ def _fright(will: int, modifier: int, faces: list[int]) -> list[dict]:
             "target": roll.target,
             "outcome": roll.outcome,
             "margin": roll.margin,
-            "detail": {"purpose": roll.purpose, "entry": roll.entry},
+            "detail": {"purpose": roll.purpose, "entry": roll.entry}
+            if roll.effect is None
+            else {"purpose": roll.purpose, "entry": roll.entry, "effect": roll.effect},
         }
         for n, roll in enumerate(result.sub_rolls)
     ]
@@ -459,6 +474,18 @@ def test_the_rolls_a_fright_row_asks_for_are_recomputed_and_forgeries_fail(will,
             {**sub, "dice": [*sub["dice"], 1]},
             {**sub, "detail": {**sub["detail"], "entry": 15}},  # no row of the fright table starts at 15
         ]
+        if "effect" in sub["detail"]:  # the effect it sized holds another value than its total
+            index = sub["detail"]["effect"]
+            field = "amount" if sub["detail"]["purpose"] in ("fatigue", "injury") else "duration"
+            effects = copy.deepcopy(records[0]["detail"]["effects"])
+            effects[index][field] += 3
+            parent = {**records[0], "detail": {**records[0]["detail"], "effects": effects}}
+            (ok, problem), (proof_ok, proof_problem) = _both([parent, *records[1:]])
+            assert (ok, proof_ok) == (False, False) and problem == proof_problem
+            assert problem == (
+                f"entry #5: its detail.effects.{index}.{field} is {effects[index][field]}, "
+                f"its dice {sub['dice']} give {sub['total']}"
+            )
         if sub["target"] is not None:
             forgeries.append(
                 {**sub, "outcome": "critical_success" if sub["outcome"] != "critical_success" else "failure"}
@@ -468,3 +495,12 @@ def test_the_rolls_a_fright_row_asks_for_are_recomputed_and_forgeries_fail(will,
             (ok, problem), (proof_ok, proof_problem) = _both(changed)
             assert (ok, proof_ok) == (False, False) and problem == proof_problem, forged
             assert problem.startswith(f"entry #{sub['seq']}: "), problem
+
+
+def test_a_fright_roll_recorded_before_it_named_its_effect_is_counted_not_failed():
+    """An older record: the total is recomputed; the effect it sized is not compared."""
+    records = _fright(11, 0, [6, 6, 6, 1, 1, 1, 4])
+    older = [*records[:2], {**records[2], "detail": {k: v for k, v in records[2]["detail"].items() if k != "effect"}}]
+    assert (fair_check.check_records(records)["unlinked"], fair_check.check_records(older)["unlinked"]) == (0, 1)
+    assert proofcheck._fair_problem(older) == (None, None)
+    assert not fair_check.check_records([*older[:2], {**older[2], "total": 5}])["ok"]

@@ -23,7 +23,8 @@
  *   a row's text dice            "1d-3 turns (at least 1)": the row's own dice and minimum
  *                                (TEXT_ROLLS), max(minimum, faces + modifier)
  *   a fright row's rolls         turns of stun, fatigue, an HT roll: an arithmetic or a
- *                                success roll of its own, under a row of the fright table
+ *                                success roll of its own, under a row of the fright table;
+ *                                the effect it sized (detail.effect) holds its total
  *
  * Anything else (BCDice commands, rolls read from a chat log) is not recomputed here:
  * `follows(record)` answers null, and the dice alone are checked.
@@ -430,7 +431,26 @@
       return text("entry #{seq}: its {name} is {value}, its dice {dice} give {should}",
                   { seq: seq, name: wrong[0], value: JSON.stringify(wrong[1]), dice: dice.join(","), should: wrong[2] });
     }
-    return "";
+    return sized(record, parent);
+  }
+
+  // The field of a fright's effect a roll its row asked for sizes (fair_check.py _SIZES).
+  var SIZES = { stun_turns: "duration", duration: "duration", severity: "severity", fatigue: "amount", injury: "amount" };
+
+  /** A roll a fright row asked for sizes the parent's effect its detail.effect names: that
+   * effect holds its total, under the same row ("" when it does, or when not recorded). */
+  function sized(record, parent) {
+    var detail = record.detail || {};
+    if (record.kind !== "fright" || !parent || typeof detail.purpose !== "string" || !("effect" in detail)) return "";
+    var field = SIZES[detail.purpose.split(":")[0]];
+    if (!field) return "";
+    var effects = (parent.detail || {}).effects, index = detail.effect;
+    var effect = Array.isArray(effects) && isInt(index) && index >= 0 && index < effects.length ? effects[index] : null;
+    var value = effect && typeof effect === "object" && field in effect ? effect[field] : null;
+    if (effect && effect.entry === detail.entry && isInt(value) && value === record.total) return "";
+    return text("entry #{seq}: its {name} is {value}, its dice {dice} give {should}",
+                { seq: parent.seq, name: "detail.effects." + index + "." + field, value: JSON.stringify(value),
+                  dice: record.dice.join(","), should: record.total });
   }
 
   function word(code) {
