@@ -310,8 +310,11 @@ def _judge_all(records: list[dict[str, Any]]) -> int:
     (the first of them, in seq order, is the one a failure names)."""
     seen: dict[object, bool] = {}
     frights: dict[int, dict[str, Any]] = {}  # fright checks by seq: their table adds their margin
+    tables: dict[int, dict[str, Any]] = {}  # table look-ups by seq: they keep a copy of their text dice
     count = 0
     for record in records:
+        if record.get("kind") == "table":
+            tables[record["seq"]] = record
         if record.get("kind") == "fright":
             if record.get("parent_seq") is None:
                 frights[record["seq"]] = record
@@ -321,6 +324,7 @@ def _judge_all(records: list[dict[str, Any]]) -> int:
         if key is None:
             count += judge(record)
             _fright_effect(record, frights)
+            _text_copy(record, tables)
             continue
         if key not in seen:
             seen[key] = judge(record)
@@ -978,6 +982,35 @@ def _fright_effect(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -
     seq, wrong = parent["seq"], "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
     name = "detail.effects." + str(index) + "." + field
     raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=record.get("dice"), should=record.get("total"))
+
+
+def _text_copy(record: dict[str, Any], tables: dict[int, dict[str, Any]]) -> None:
+    """The look-up whose row named the dice keeps a copy of them (its detail.text_rolls,
+    the value its text shows): the copy with the same index holds the entry's faces and
+    value, when the look-up is among the records."""
+    detail = record.get("detail")
+    code = detail.get("text_roll") if isinstance(detail, dict) and record.get("kind") == "table" else None
+    asker = tables.get(detail.get("requested_by")) if isinstance(code, dict) and "index" in code else None  # type: ignore[union-attr]
+    if asker is None:
+        return
+    copies = (asker.get("detail") or {}).get("text_rolls")
+    copies = copies if isinstance(copies, list) else []
+    found = [n for n, kept in enumerate(copies) if isinstance(kept, dict) and kept.get("index") == code["index"]]  # type: ignore[index]
+    kept = copies[found[0]] if len(found) == 1 else None
+    shows = [kept.get("faces"), kept.get("value")] if isinstance(kept, dict) else None
+    if shows == [record.get("dice"), record.get("total")]:
+        return
+    seq, wrong = asker["seq"], "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
+    name = "detail.text_rolls." + str(found[0] if found else code["index"])  # type: ignore[index]
+    raise Unfair(
+        seq,
+        wrong,
+        seq=seq,
+        name=name,
+        value=shows,
+        dice=record.get("dice"),
+        should=[record.get("dice"), record.get("total")],
+    )
 
 
 def _fright_margin(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:

@@ -364,6 +364,10 @@ def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser,
                 changes.append({"detail": detail, "expression": f"FEAR+{bumped}"})
         for change in changes:
             forged.append([*records[:-1], {**record, **change}])
+        if "text_roll" in record["detail"] and len(records[0]["detail"]["text_rolls"]) == 1:
+            kept = records[0]["detail"]["text_rolls"][0]  # the look-up's copy shows other faces than the dice
+            other = {**kept, "faces": [kept["faces"][0] % 6 + 1, *kept["faces"][1:]], "value": kept["value"] + 1}
+            forged.append([{**records[0], "detail": {**records[0]["detail"], "text_rolls": [other]}}, *records[1:]])
         if "effect" in record["detail"]:  # the fright's effect holds another value than the roll sized
             field = "amount" if record["detail"]["purpose"] in ("fatigue", "injury") else "duration"
             effects = [dict(effect) for effect in records[0]["detail"]["effects"]]

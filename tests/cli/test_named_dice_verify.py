@@ -58,7 +58,11 @@ def _forgeries(seqs: dict[str, int]) -> list[tuple[int, object, str]]:
     def longer_stun(record: dict) -> None:  # the stun the fright applied, not the 2d it rolled
         record["detail"]["effects"][0]["duration"] = 12
 
+    def shown_longer(record: dict) -> None:  # the look-up's text shows 1D-3[=2]: from a 5 it did not roll
+        record["detail"]["text_rolls"][0].update(faces=[5], value=2)
+
     return [
+        (look_up, shown_longer, f"entry #{look_up}: its detail.text_rolls.0 is [[5], 2], its dice [2] give [[2], 1]"),
         (fright, longer_stun, f"entry #{fright}: its detail.effects.0.duration is 12, its dice [2, 5] give 7"),
         (text, _text(3), f"entry #{text}: its total is 3, its dice [2] give 1"),  # another duration, same draw
         (text, _text(3, floor=3), f"entry #{text}: its total is 3, its dice [2] give 1"),  # and a minimum to fit

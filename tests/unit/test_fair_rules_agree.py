@@ -419,6 +419,22 @@ def test_the_dice_a_rows_text_names_are_recomputed_and_forgeries_fail(command, f
     }
     (ok, problem), (proof_ok, proof_problem) = _both([changed, *records[1:]])
     assert (ok, proof_ok) == (False, False) and problem == proof_problem and problem.startswith("entry #5: ")
+    # a copy that recomputes by itself, from faces that are not the entry's dice: its text shows another value
+    first = rolls[0]
+    faces = [6, *first["faces"][1:]] if first["faces"][0] != 6 else [5, *first["faces"][1:]]
+    spec = fair_check._text_spec(first, parent["detail"]["table"], parent["detail"]["entry"])
+    assert spec is not None
+    value = max(spec[2], sum(faces) + spec[1])
+    shown = {
+        **parent,
+        "detail": {**parent["detail"], "text_rolls": [{**first, "faces": faces, "value": value}, *rolls[1:]]},
+    }
+    (ok, problem), (proof_ok, proof_problem) = _both([shown, *records[1:]])
+    assert (ok, proof_ok) == (False, False) and problem == proof_problem
+    assert problem == (
+        f"entry #5: its detail.text_rolls.0 is {[faces, value]}, "
+        f"its dice {sub['dice']} give {[sub['dice'], sub['total']]}"
+    )
 
 
 def test_a_text_roll_recorded_before_its_minimum_is_recomputed_by_its_rows_own():

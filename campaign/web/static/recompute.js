@@ -21,7 +21,8 @@
  *                                and reaction (0..19) tables; the row named is one of
  *                                the table's rows (ROWS) and holds it
  *   a row's text dice            "1d-3 turns (at least 1)": the row's own dice and minimum
- *                                (TEXT_ROLLS), max(minimum, faces + modifier)
+ *                                (TEXT_ROLLS), max(minimum, faces + modifier); the look-up's
+ *                                copy (its parent's text_rolls) holds the same faces and value
  *   a fright row's rolls         turns of stun, fatigue, an HT roll: an arithmetic or a
  *                                success roll of its own, under a row of the fright table;
  *                                the effect it sized (detail.effect) holds its total
@@ -431,7 +432,7 @@
       return text("entry #{seq}: its {name} is {value}, its dice {dice} give {should}",
                   { seq: seq, name: wrong[0], value: JSON.stringify(wrong[1]), dice: dice.join(","), should: wrong[2] });
     }
-    return sized(record, parent);
+    return sized(record, parent) || textCopy(record, parent);
   }
 
   // The field of a fright's effect a roll its row asked for sizes (fair_check.py _SIZES).
@@ -451,6 +452,24 @@
     return text("entry #{seq}: its {name} is {value}, its dice {dice} give {should}",
                 { seq: parent.seq, name: "detail.effects." + index + "." + field, value: JSON.stringify(value),
                   dice: record.dice.join(","), should: record.total });
+  }
+
+  /** The look-up whose row named the dice keeps a copy of them (detail.text_rolls): the copy
+   * with the same index holds the entry's faces and value (fair_check.py _text_copy); checked
+   * when the caller passes that look-up as the parent. */
+  function textCopy(record, parent) {
+    var detail = record.detail || {}, code = detail.text_roll;
+    if (record.kind !== "table" || !code || typeof code !== "object" || !("index" in code)) return "";
+    if (!parent || parent.seq !== detail.requested_by) return "";
+    var copies = Array.isArray((parent.detail || {}).text_rolls) ? parent.detail.text_rolls : [];
+    var found = [];
+    copies.forEach(function (kept, n) { if (kept && typeof kept === "object" && kept.index === code.index) found.push(n); });
+    var kept = found.length === 1 ? copies[found[0]] : null;
+    var shows = kept ? [kept.faces, kept.value] : null;
+    if (JSON.stringify(shows) === JSON.stringify([record.dice, record.total])) return "";
+    return text("entry #{seq}: its {name} is {value}, its dice {dice} give {should}",
+                { seq: parent.seq, name: "detail.text_rolls." + (found.length ? found[0] : code.index),
+                  value: JSON.stringify(shows), dice: record.dice.join(","), should: JSON.stringify([record.dice, record.total]) });
   }
 
   function word(code) {
