@@ -381,6 +381,11 @@ def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser,
         records.forEach(r => { bySeq[r.seq] = r; });
         return records.map(r => fairRecompute.follows(r, bySeq[r.parent_seq]));
     })"""
+    carried = page.evaluate("() => [fairRecompute.rows, fairRecompute.textRolls]")
+    assert carried[0] == {table: [high, list(lows)] for table, (high, lows) in fair_check._ROWS.items()}
+    assert carried[1] == {
+        f"{table} {low}": [list(spec) for spec in specs] for (table, low), specs in fair_check._TEXT_ROLLS.items()
+    }
     honest = page.evaluate(follows, groups)
     assert honest == [[""] * len(records) for records in groups]
     assert len(forged) > 150
