@@ -279,6 +279,8 @@ entry #{seq}: {expression} rolls {count} d{sides}, its dice are {dice}
     記録 #{seq}: {expression} は d{sides} を {count} 個振りますが、出目は {dice} です
 entry #{seq}: its {name} is {value}, its dice {dice} give {should}
     記録 #{seq}: {name} が {value} ですが、出目 {dice} からは {should} になります
+entry #{seq}: the table {table} has no row {row}
+    記録 #{seq}: 表 {table} に行 {row} はありません
 """
 _LINES = _PAIRS.splitlines()
 JA = {english: japanese.strip() for english, japanese in zip(_LINES[0::2], _LINES[1::2])}
@@ -640,7 +642,8 @@ def _check_fair(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, i
     runs: dict[tuple[Any, ...], int] = {}
     for record in fair_entries:  # first the dice themselves, then what they made
         counts[_fair_entry(record, known, runs)] += 1
-    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged)}
+    unlinked = sum(1 for record in judged if _unlinked(record))
+    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged), "unlinked": unlinked}
 
 
 def _judge_all(records: list[dict[str, Any]]) -> int:
@@ -649,8 +652,11 @@ def _judge_all(records: list[dict[str, Any]]) -> int:
     (the first of them, in seq order, is the one a failure names)."""
     seen: dict[object, bool] = {}
     frights: dict[int, dict[str, Any]] = {}  # fright checks by seq: their table adds their margin
+    tables: dict[int, dict[str, Any]] = {}  # table look-ups by seq: they keep a copy of their text dice
     count = 0
     for record in records:
+        if record.get("kind") == "table":
+            tables[record["seq"]] = record
         if record.get("kind") == "fright":
             if record.get("parent_seq") is None:
                 frights[record["seq"]] = record
@@ -659,6 +665,8 @@ def _judge_all(records: list[dict[str, Any]]) -> int:
         key = _judge_key(record)
         if key is None:
             count += judge(record)
+            _fright_effect(record, frights)
+            _text_copy(record, tables)
             continue
         if key not in seen:
             seen[key] = judge(record)
@@ -768,9 +776,15 @@ def _fair_entry(record: dict[str, Any], known: _Seeds, runs: dict[tuple[Any, ...
 #   check) gets its criticals; any other comparison is plain success or failure.
 #   a table look-up (`table roll`, a table's reroll, the fright table): 3d6 plus the
 #   modifier (the fright table: the check's margin of failure), clamped only by the two
-#   tables a modifier can push out of 3..18, and the row recorded holds the result.
-# Repeats (xN), barabara dice (nBm), the dice an entry's text names and rolls read from a
-# chat log are not judged here; their dice are still the derived faces when fair.
+#   tables a modifier can push out of 3..18; the row recorded is one of the table's rows
+#   (_ROWS) and holds the result.
+#   the dice a row's text names (a table's "1d-3 turns (at least 1)"): the row's own dice
+#   and minimum (_TEXT_ROLLS: a record before the minimum was recorded is checked alike),
+#   the value max(minimum, faces + modifier). A roll the fright table's row asks for (turns
+#   of stun, fatigue, an HT roll) is an arithmetic roll or a success roll of its own, under
+#   a row of that table.
+# Rolls read from a chat log are not judged here; their dice are still the derived faces
+# when fair.
 _COMPARISONS = ("<=", "=<", ">=", "=>", "<>", "!=", "<", ">", "=")
 _SAME = {"=<": "<=", "=>": ">=", "<>": "!="}
 _COMPARE = {
@@ -783,6 +797,36 @@ _COMPARE = {
 }
 _CLAMPED = {"FEAR": (4, 40), "REACT": (0, 19)}  # the modifiable tables' ranges (seeds/fear.toml, react.toml)
 _NESTING = 32  # campaign.core.dice_tree.MAX_NESTING
+# The shipped tables' rows (seeds/*.toml), numbers only: each table's highest result and
+# the lowest result of each row, in order (a row runs to the next row's lowest - 1). The
+# tables are part of the program, not of a campaign, so a checker carries them; the tests
+# hold this copy to the seeds (tests/unit/test_fair_rules_agree.py).
+_ROWS = {
+    "CRT": (18, (3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18)),
+    "FEAR": (40, (4, 6, 8, 10, 11, 12, 13, 14, *range(16, 41))),
+    "FMB": (18, (3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18)),
+    "GFMB": (18, (3, 5, 6, 7, 8, 9, 12, 13, 15, 16, 18)),
+    "HCRT": (18, (3, 4, 6, 7, 8, 9, 12, 13, 14, 15)),
+    "MFMB": (18, tuple(range(3, 19))),
+    "REACT": (19, (0, 1, 4, 7, 10, 13, 16, 19)),
+    "YFMB": (18, tuple(range(3, 19))),
+    "YSCRT": (18, tuple(range(3, 19))),
+    "YSFMB": (18, tuple(range(3, 19))),
+}
+# The dice each row's text names (core.table_model.TextDice), by table and row's lowest:
+# (dice, minimum) in the row's order; the record names one by its index.
+_TEXT_ROLLS = {
+    ("GFMB", 3): (("1D", 0),),
+    ("GFMB", 16): (("1D", 0),),
+    ("MFMB", 3): (("1D", 0),),
+    ("YFMB", 3): (("3D", 0), ("1D", 0)),
+    ("YFMB", 4): (("3D", 0),),
+    ("YFMB", 10): (("1D", 0),),
+    ("YSCRT", 15): (("1D-3", 1),),
+    ("YSFMB", 7): (("1D", 0),),
+    ("YSFMB", 9): (("1D-2", 0),),
+    ("YSFMB", 16): (("1D-3", 1),),
+}
 
 
 class _NotJudged(Exception):
@@ -1046,10 +1090,15 @@ def judgement(record: dict[str, Any]) -> dict[str, Any] | None:
     dice = record.get("dice")
     if not isinstance(dice, list) or str(record.get("source") or "").startswith(("ccfolia", "import")):
         return None  # no dice, or read from a chat log: BCDice judged it there, by its own rules
+    if kind == "table" and "text_roll" in detail:
+        return _text_judgement(record, detail, dice)
     if kind == "table" or (kind == "fright" and detail.get("purpose") == "table"):
         return _table_judgement(record, detail, dice)
-    if not (kind == "roll" or (kind == "fright" and record.get("parent_seq") is None)):
+    if kind not in ("roll", "fright"):
         return None
+    below = None  # a roll the fright table's row asked for: under one of its rows
+    if kind == "fright" and record.get("parent_seq") is not None:
+        below = ("detail.entry", detail.get("entry"), None, "FEAR")
     parsed = _parsed(str(record.get("expression") or ""))
     if parsed is None:
         return None
@@ -1061,6 +1110,8 @@ def judgement(record: dict[str, Any]) -> dict[str, Any] | None:
     except _NotJudged:
         return None
     shown: dict[str, Any] = {**_miscounted(terms), "total": total, "target": None, "outcome": None, "margin": None}
+    if below is not None:
+        shown["row"] = below
     if comparison is None:
         return shown
     if left[0] == "b":  # barabara: the total is how many faces meet the target; no outcome
@@ -1105,15 +1156,85 @@ def _table_judgement(record: dict[str, Any], detail: dict[str, Any], dice: list[
     shown["expression"] = name + format(added, "+d") if added else name  # "FEAR+5", "REACT-1", "CRT"
     if record.get("kind") == "table":
         shown["detail.result"] = result
-        shown["row"] = ("detail.entry", row, result)
+        shown["row"] = ("detail.entry", row, result, name)
+        rolls = detail.get("text_rolls")
+        if isinstance(rolls, list) and rolls:  # the copy of its text dice the look-up keeps
+            shown["detail.text_rolls"] = [_text_value(code, name, row) for code in rolls]
     else:
         shown.update({"detail.entry": result, "detail.dice": dice})
-        shown["row"] = ("detail.range", row, result)
+        shown["row"] = ("detail.range", row, result, name)
     return shown
 
 
-def _holds(row: object, result: int) -> bool:
-    return isinstance(row, list) and len(row) == 2 and all(_is_int(v) for v in row) and row[0] <= result <= row[1]
+def _text_spec(code: object, table: object, row: object) -> tuple[int, int, int] | None:
+    """(count, modifier, minimum) of the text dice a code names by its index in the row (an
+    older code, without its index, by its dice)."""
+    low = row[0] if isinstance(row, list) and row else None
+    specs = _TEXT_ROLLS.get((table, low), ()) if isinstance(table, str) and _is_int(low) else ()
+    index = code.get("index") if isinstance(code, dict) else None
+    if table is None and row is None and isinstance(code, dict) and _is_int(code.get("min")):
+        found = re.fullmatch(r"([1-9][0-9]?)D([+-][0-9]{1,3})?", str(code.get("dice")))  # an older record,
+        return (int(found[1]), int(found[2] or 0), code["min"]) if found else None  # with its words, names no row
+    if isinstance(code, dict) and "index" not in code:
+        index = next((n for n, (dice, _) in enumerate(specs) if dice == code.get("dice")), None)
+    if not _is_int(index) or not 0 <= index < len(specs):
+        return None
+    dice, floor = specs[index]
+    count, _, modifier = dice.partition("D")
+    return int(count), int(modifier or 0), floor
+
+
+def _text_value(code: object, table: object, row: object) -> object:
+    """A text roll's code ({"index", "dice", "faces", "value", "min"}) as the row's own dice
+    and minimum make it from its faces."""
+    spec = _text_spec(code, table, row)
+    if spec is None or not isinstance(code, dict):
+        return None  # no text dice of the row: nothing the record holds can be right
+    count, modifier, floor = spec
+    faces = code.get("faces")
+    if not isinstance(faces, list) or not _dice_fit(faces, [(count, 6)]):
+        return {**code, "value": None}  # its faces are not the row's dice
+    should = {**code, "dice": str(count) + "D" + (format(modifier, "+d") if modifier else "")}
+    should["value"] = max(floor, sum(faces) + modifier)
+    if "min" in code:  # recorded since the record holds it; before, the row's own is taken
+        should["min"] = floor
+    return should
+
+
+def _text_judgement(record: dict[str, Any], detail: dict[str, Any], dice: list[Any]) -> dict[str, Any] | None:
+    """The dice a table row's text names: the row's own dice, at least its minimum; the
+    code the entry holds (dice, faces, value, minimum) is its own."""
+    table, row, code = detail.get("table"), detail.get("entry"), detail.get("text_roll")
+    shown: dict[str, Any] = {"count": len(dice), "sides": 6}
+    if "table" in detail or "entry" in detail:
+        shown["row"] = ("detail.entry", row, None, table)
+    spec = _text_spec(code, table, row)
+    if spec is not None and not _dice_fit(dice, [(spec[0], 6)]):
+        return {**shown, "count": spec[0]}
+    value = _text_value({**code, "faces": dice} if isinstance(code, dict) else code, table, row)
+    shown["total"] = value.get("value") if isinstance(value, dict) else None
+    shown.update({"target": None, "outcome": None, "margin": None, "detail.text_roll": value})
+    shown["expression"] = value.get("dice") if isinstance(value, dict) else None
+    return shown
+
+
+def _holds(row: object, result: int | None) -> bool:
+    return (
+        isinstance(row, list)
+        and len(row) == 2
+        and all(_is_int(v) for v in row)
+        and (result is None or row[0] <= result <= row[1])
+    )
+
+
+def _is_row(table: object, row: object) -> bool:
+    """Whether `row` is one of the table's rows: [low, high], or a row's low alone."""
+    high, lows = _ROWS.get(table, (None, ())) if isinstance(table, str) else (None, ())
+    low = row if _is_int(row) else row[0] if isinstance(row, list) and len(row) == 2 else None
+    if low not in lows or isinstance(low, bool):
+        return False
+    after = lows.index(low) + 1
+    return _is_int(row) or row[1] == (lows[after] - 1 if after < len(lows) else high)  # type: ignore[index]
 
 
 def _field(record: dict[str, Any], name: str) -> object:
@@ -1133,9 +1254,13 @@ def judge(record: dict[str, Any]) -> bool:
     if should is None:
         return False
     seq, dice = record["seq"], record["dice"]
+    if "row" in should and not _is_row(should["row"][3], should["row"][1]):
+        missing = "entry #{seq}: the table {table} has no row {row}"
+        raise Unfair(seq, missing, seq=seq, table=should["row"][3], row=should["row"][1])
     if "total" not in should:
         count = "entry #{seq}: {expression} rolls {count} d{sides}, its dice are {dice}"
-        raise Unfair(seq, count, seq=seq, expression=record.get("expression"), dice=dice, **should)
+        fields = {key: should[key] for key in ("count", "sides")}
+        raise Unfair(seq, count, seq=seq, expression=record.get("expression"), dice=dice, **fields)
     wrong = "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
     for name, want in should.items():
         if name in ("count", "sides", "row"):
@@ -1144,10 +1269,90 @@ def judge(record: dict[str, Any]) -> bool:
         if value != want or isinstance(value, bool) != isinstance(want, bool):
             raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=dice, should=want)
     if "row" in should:
-        name, row, result = should["row"]
-        if not _holds(row, result):
+        name, row, result, _ = should["row"]
+        if result is not None and not _holds(row, result):
             raise Unfair(seq, wrong, seq=seq, name=name, value=row, dice=dice, should=result)
     return True
+
+
+_SIZES = {
+    "stun_turns": "duration",
+    "duration": "duration",
+    "severity": "severity",
+    "fatigue": "amount",
+    "injury": "amount",
+}
+
+
+def _sized(record: dict[str, Any]) -> str | None:
+    """The field of a fright's effect that a roll its row asked for sizes ("duration",
+    "amount", "severity"), or None (a check, a table roll, another entry)."""
+    detail = record.get("detail")
+    purpose = detail.get("purpose") if isinstance(detail, dict) else None
+    if record.get("kind") != "fright" or record.get("parent_seq") is None or not isinstance(purpose, str):
+        return None
+    return _SIZES.get(purpose.split(":")[0])
+
+
+def _unlinked(record: dict[str, Any]) -> bool:
+    """A fright row's roll recorded before it named the effect it sized: its total is
+    recomputed, the effect's value is not compared with it (not a failure)."""
+    detail = record.get("detail")
+    source = str(record.get("source") or "")
+    return (
+        _sized(record) is not None
+        and isinstance(detail, dict)
+        and "effect" not in detail
+        and not source.startswith(("ccfolia", "import"))
+    )
+
+
+def _fright_effect(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:
+    """A roll a fright row asked for sizes one of the fright's effects (its detail.effect
+    says which): the effect holds the roll's total, under the same row."""
+    field, parent = _sized(record), parents.get(record.get("parent_seq"))  # type: ignore[arg-type]
+    detail = record.get("detail")
+    if field is None or parent is None or not isinstance(detail, dict) or "effect" not in detail:
+        return
+    effects, index = (parent.get("detail") or {}).get("effects"), detail["effect"]
+    found = isinstance(effects, list) and _is_int(index) and 0 <= index < len(effects)
+    effect = effects[index] if found else None  # type: ignore[index]
+    value = effect.get(field) if isinstance(effect, dict) else None
+    same_row = isinstance(effect, dict) and effect.get("entry") == detail.get("entry")
+    if same_row and value == record.get("total") and not isinstance(value, bool):
+        return
+    seq, wrong = parent["seq"], "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
+    name = "detail.effects." + str(index) + "." + field
+    raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=record.get("dice"), should=record.get("total"))
+
+
+def _text_copy(record: dict[str, Any], tables: dict[int, dict[str, Any]]) -> None:
+    """The look-up whose row named the dice keeps a copy of them (its detail.text_rolls,
+    the value its text shows): the copy with the same index holds the entry's faces and
+    value, when the look-up is among the records."""
+    detail = record.get("detail")
+    code = detail.get("text_roll") if isinstance(detail, dict) and record.get("kind") == "table" else None
+    asker = tables.get(detail.get("requested_by")) if isinstance(code, dict) and "index" in code else None  # type: ignore[union-attr]
+    if asker is None:
+        return
+    copies = (asker.get("detail") or {}).get("text_rolls")
+    copies = copies if isinstance(copies, list) else []
+    found = [n for n, kept in enumerate(copies) if isinstance(kept, dict) and kept.get("index") == code["index"]]  # type: ignore[index]
+    kept = copies[found[0]] if len(found) == 1 else None
+    shows = [kept.get("faces"), kept.get("value")] if isinstance(kept, dict) else None
+    if shows == [record.get("dice"), record.get("total")]:
+        return
+    seq, wrong = asker["seq"], "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
+    name = "detail.text_rolls." + str(found[0] if found else code["index"])  # type: ignore[index]
+    raise Unfair(
+        seq,
+        wrong,
+        seq=seq,
+        name=name,
+        value=shows,
+        dice=record.get("dice"),
+        should=[record.get("dice"), record.get("total")],
+    )
 
 
 def _fright_margin(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:

@@ -42,12 +42,15 @@ def entry_code(entry: TableEntry) -> list[int]:
 
 
 def text_roll_code(rolled: TextRoll, entry: TableEntry) -> dict[str, Any]:
-    """Dice of an entry's text: which of its `rolls` (index), the dice, faces and value."""
+    """Dice of an entry's text: which of its `rolls` (index), the dice, faces and value,
+    and the minimum the value keeps to, so a checker recomputes the value from the faces
+    alone (docs/fair-dice.md "What is checked")."""
     return {
         "index": _position(entry.rolls, rolled.spec),
         "dice": rolled.spec.dice,
         "faces": list(rolled.faces),
         "value": rolled.value,
+        "min": rolled.spec.minimum,
     }
 
 

@@ -358,6 +358,10 @@ def verify(
             checked += _("; {n} reveals match their commitments").format(n=report.secrets.revealed)
         if report.fair and report.fair.checked:
             checked += _("; {n} fair-dice entries recompute from their seeds").format(n=report.fair.checked)
+        if report.fair and report.fair.unlinked:  # recorded before they named their effect (docs/fair-dice.md)
+            checked += _("; {n} fright rolls recorded before they named their effect: totals recomputed only").format(
+                n=report.fair.unlinked
+            )
         say(_("chain intact: {n} entries{checked}").format(n=report.entries, checked=checked))
     elif report.code == "head_not_in_chain":
         warn(

@@ -159,6 +159,7 @@ class SubRoll:
     entry: int  # the table entry that needed it
     target: int | None = None  # for checks
     outcome: str | None = None  # for checks (a success roll's outcome)
+    effect: int | None = None  # an amount's: the index of the effect it sized (its duration, amount, severity)
 
     @property
     def margin(self) -> int | None:
@@ -363,7 +364,12 @@ class _Resolution:
             if purpose.split(":")[0] in _SUB_PURPOSES
             else Words(N_("{purpose} (fright entry {entry})"), purpose=purpose, entry=entry),
         )
-        self.sub_rolls.append(SubRoll(purpose=purpose, expression=amount, faces=faces, total=sum(faces), entry=entry))
+        self.sub_rolls.append(
+            # the effect it sizes is appended next: its index is the effects' count now
+            SubRoll(
+                purpose=purpose, expression=amount, faces=faces, total=sum(faces), entry=entry, effect=len(self.effects)
+            )
+        )
         return sum(faces), amount
 
     def apply(self, item: EntryEffect) -> None:

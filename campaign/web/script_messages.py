@@ -70,6 +70,7 @@ MESSAGES = (
     N_("entry #{seq}: its dice {dice} make {should}, not the recorded {outcome}"),
     N_("entry #{seq}: its margin {margin} is not {should}"),
     N_("entry #{seq}: its {name} is {value}, its dice {dice} give {should}"),
+    N_("entry #{seq}: the table {table} has no row {row}"),
     N_("no outcome"),
     # receipts.js: this device's receipts of its fair rolls
     N_(

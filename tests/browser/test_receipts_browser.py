@@ -319,15 +319,37 @@ def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser,
     record the engine writes follows; each with a result changed (total, outcome, margin,
     a die, a table's raw, row or modifier) fails, as it fails campaign/fair_check.py."""
     import campaign.fair_check as fair_check
-    from tests.unit.test_fair_rules_agree import FRIGHTS, TABLE, TABLE_LOOKUPS, _fright, _lookup, _record
+    from tests.unit.test_fair_rules_agree import (
+        FRIGHT_ROLLS,
+        FRIGHTS,
+        TABLE,
+        TABLE_LOOKUPS,
+        TEXT_LOOKUPS,
+        _fright,
+        _lookup,
+        _record,
+        _text_lookup,
+    )
 
     groups = [[_record(*row)] for row in TABLE]
     groups += [[_lookup(*row)] for row in TABLE_LOOKUPS]
-    groups += [_fright(*row) for row in FRIGHTS]
+    groups += [_fright(*row) for row in (*FRIGHTS, *FRIGHT_ROLLS)]
+    groups += [_text_lookup(*row) for row in TEXT_LOOKUPS]
     forged: list[list[dict]] = []
     for records in groups:
         record = records[-1]
         changes = [{"total": record["total"] + 1}, {"dice": [*record["dice"], 1]}]
+        if "text_roll" in record["detail"]:  # a row's text dice: another total, min or row
+            code = record["detail"]["text_roll"]
+            changes.append({"detail": {**record["detail"], "entry": [19, 19]}})
+            changes.append(
+                {
+                    "total": code["value"] + 2,
+                    "detail": {**record["detail"], "text_roll": {**code, "min": code["value"] + 2}},
+                }
+            )
+        if record["kind"] == "fright" and record["detail"].get("purpose") not in (None, "table"):
+            changes.append({"detail": {**record["detail"], "entry": 15}})  # no row of the fright table starts at 15
         if record["kind"] == "roll" and record["outcome"] is not None:
             changes.append({"outcome": "failure" if record["outcome"] != "failure" else "success"})
             changes.append({"margin": (record["margin"] or 0) + 1})
@@ -342,14 +364,28 @@ def test_the_pages_recompute_judges_the_shared_table_as_the_checkers_do(browser,
                 changes.append({"detail": detail, "expression": f"FEAR+{bumped}"})
         for change in changes:
             forged.append([*records[:-1], {**record, **change}])
+        if "text_roll" in record["detail"] and len(records[0]["detail"]["text_rolls"]) == 1:
+            kept = records[0]["detail"]["text_rolls"][0]  # the look-up's copy shows other faces than the dice
+            other = {**kept, "faces": [kept["faces"][0] % 6 + 1, *kept["faces"][1:]], "value": kept["value"] + 1}
+            forged.append([{**records[0], "detail": {**records[0]["detail"], "text_rolls": [other]}}, *records[1:]])
+        if "effect" in record["detail"]:  # the fright's effect holds another value than the roll sized
+            field = "amount" if record["detail"]["purpose"] in ("fatigue", "injury") else "duration"
+            effects = [dict(effect) for effect in records[0]["detail"]["effects"]]
+            effects[record["detail"]["effect"]][field] += 3
+            forged.append([{**records[0], "detail": {**records[0]["detail"], "effects": effects}}, *records[1:]])
     assert all(fair_check.check_records(records)["ok"] for records in groups)
-    assert not any(fair_check.check_records(records)["ok"] for records in forged)
+    assert [r[-1] for r in forged if fair_check.check_records(r)["ok"]] == []
     page = _page_with_scripts(browser, tmp_path)
     follows = """groups => groups.map(records => {
         const bySeq = {};
         records.forEach(r => { bySeq[r.seq] = r; });
         return records.map(r => fairRecompute.follows(r, bySeq[r.parent_seq]));
     })"""
+    carried = page.evaluate("() => [fairRecompute.rows, fairRecompute.textRolls]")
+    assert carried[0] == {table: [high, list(lows)] for table, (high, lows) in fair_check._ROWS.items()}
+    assert carried[1] == {
+        f"{table} {low}": [list(spec) for spec in specs] for (table, low), specs in fair_check._TEXT_ROLLS.items()
+    }
     honest = page.evaluate(follows, groups)
     assert honest == [[""] * len(records) for records in groups]
     assert len(forged) > 150

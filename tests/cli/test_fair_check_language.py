@@ -160,6 +160,7 @@ def test_the_module_checks_as_the_copy_does(player):
         "pending": 0,
         "abandoned": 0,
         "judged": 0,
+        "unlinked": 0,
     }
     wrong = fair_check.check_bundle_file(str(player / "書き換え.json"))
     assert (wrong["seq"], wrong["problem"]) == (2, ENGLISH["wrong die"][2][len("fair dice rejected: ") : -1])
@@ -223,11 +224,12 @@ def test_the_lines_both_checkers_word_are_proofchecks_japanese():
         english: proofcheck.JA[english] for english in shared
     }
     problems = [text for text in _worded() if text.startswith(("entry #", "seed "))]
-    assert len(set(problems)) == 14 and set(problems) <= shared
+    assert len(set(problems)) == 15 and set(problems) <= shared
     assert set(fair_check.JA) - shared == {
         fair_check.USAGE,
         fair_check.HOLD,
         fair_check.REJECTED,
+        fair_check.UNLINKED,
         fair_check.NO_ENTRIES,
         fair_check.NOT_A_RECORD,
         fair_check.TOO_DEEP,

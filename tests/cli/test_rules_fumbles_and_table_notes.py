@@ -105,7 +105,7 @@ def test_dice_named_in_an_entry_are_rolled_and_logged(gurps: Cli):
     assert _subs(blind) == [(seq, "1D-3", [2], 1)]
     sub = blind["sub_entries"][0]
     assert (sub["kind"], sub["character"], sub["detail_shown"]["text_roll"]["min"]) == ("table", "刀矢", 1)
-    assert blind["detail"]["text_rolls"] == [{"index": 0, "dice": "1D-3", "faces": [2], "value": 1}]  # codes
+    assert blind["detail"]["text_rolls"] == [{"index": 0, "dice": "1D-3", "faces": [2], "value": 1, "min": 1}]  # codes
     assert blind["detail_shown"]["text_rolls"] == [
         {"dice": "1D-3", "faces": [2], "value": 1, "min": 1, "ja": "1D-3ターン(最低1)", "en": "1d-3 turns (at least 1)"}
     ]

@@ -9,6 +9,8 @@ check's margin of failure) are judged alike."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 import campaign.fair_check as fair_check
@@ -118,6 +120,17 @@ def _lookup(command: str, modifier: int, faces: list[int]) -> dict:
     }
 
 
+def _effect_record(effect: object) -> dict:
+    """An effect as the fright's record holds it (core.applied_effects): the fields a checker reads."""
+    from campaign.core.effects_vocabulary import effect_data
+    from campaign.core.fright import LosePool
+
+    if isinstance(effect, LosePool):
+        kind = "fatigue" if effect.pool == "FP" else "injury"
+        return {"kind": kind, "pool": effect.pool, "amount": effect.amount, "dice": effect.dice, "entry": effect.entry}
+    return effect_data(effect)
+
+
 def _fright(will: int, modifier: int, faces: list[int]) -> list[dict]:
     """The fright check and its table roll, as `campaign fright` records them."""
     from campaign.core.fright import resolve_fright_check
@@ -137,11 +150,28 @@ def _fright(will: int, modifier: int, faces: list[int]) -> list[dict]:
         "target": check.target,
         "outcome": check.outcome,
         "margin": check.margin,
-        "detail": {},
+        "detail": {"effects": [_effect_record(effect) for effect in result.effects]},
     }
     if result.table is None:
         return [parent]
     table = result.table
+    subs = [
+        {  # as services.checks.fright.append_sub_roll writes them
+            "seq": 7 + n,
+            "kind": "fright",
+            "parent_seq": 5,
+            "expression": roll.expression,
+            "dice": list(roll.faces),
+            "total": roll.total,
+            "target": roll.target,
+            "outcome": roll.outcome,
+            "margin": roll.margin,
+            "detail": {"purpose": roll.purpose, "entry": roll.entry}
+            if roll.effect is None
+            else {"purpose": roll.purpose, "entry": roll.entry, "effect": roll.effect},
+        }
+        for n, roll in enumerate(result.sub_rolls)
+    ]
     sub = {
         "seq": 6,
         "kind": "fright",
@@ -154,10 +184,16 @@ def _fright(will: int, modifier: int, faces: list[int]) -> list[dict]:
         "margin": None,
         "detail": {"purpose": "table", **(_table_codes(_table_view(result)) or {})},
     }
-    return [parent, sub]
+    return [parent, sub, *subs]
 
 
 FRIGHTS = [(11, 0, [1, 2, 3]), (11, -3, [5, 5, 5, 1, 2, 3]), (11, -50, [6, 6, 5, 6, 6, 6]), (12, 0, [6, 6, 6, 1, 1, 1])]
+# (will, modifier, faces): rows whose effects roll dice of their own (turns of stun, an HT roll)
+FRIGHT_ROLLS = [
+    (11, 0, [6, 6, 6, 1, 1, 1, 4]),
+    (11, 0, [6, 6, 6, 1, 1, 2, 2, 5]),
+    (11, 0, [6, 6, 6, 3, 4, 4, 6, 6, 5, 3]),
+]
 
 
 def _both(records: list[dict]) -> tuple[object, object]:
@@ -250,7 +286,7 @@ def test_a_fright_check_and_its_table_roll_are_judged_and_forgeries_fail(will, m
     assert fair_check.check_records(records)["judged"] == len(records)
     if len(records) == 1:
         return
-    parent, sub = records
+    parent, sub = records[:2]
     assert fair_check.judgement(sub) == proofcheck.judgement(sub)
     detail = sub["detail"]
     for forged in (
@@ -275,3 +311,212 @@ def test_the_dice_of_several_terms_are_counted_and_bounded_per_term():
     (ok, problem), (proof_ok, proof_problem) = _both([swapped])
     assert (ok, proof_ok) == (False, False) and problem == proof_problem
     assert problem == "entry #5: 2D6+1D20 rolls 3 d?, its dice are [20, 5, 6]"
+
+
+def _text_lookup(command: str, faces: list[int]) -> list[dict]:
+    """A look-up whose row names dice in its text, and their sub-entries, as `table roll` writes them."""
+    from campaign.core.table_roll import roll_on_table
+    from campaign.seeds import load_tables
+    from campaign.services.checks.tables import roll_detail
+    from campaign.table_labels import entry_code, text_roll_code
+
+    tables = load_tables()
+    rolled = roll_on_table(tables[command], ManualDice(faces), 0, tables=tables)
+    assert rolled.text_rolls and not rolled.sub_rolls, "pick faces whose row names dice and asks for no table"
+    parent = {**_lookup_shape(command, rolled.dice, rolled.result), "detail": roll_detail(rolled)}
+    subs = [
+        {
+            **_lookup_shape(text.spec.dice, text.faces, text.value),
+            "seq": 6 + n,
+            "parent_seq": 5,
+            "detail": {
+                "text_roll": text_roll_code(text, rolled.entry),
+                "table": command,
+                "entry": entry_code(rolled.entry),
+                "requested_by": 5,
+                "depth": 1,
+            },
+        }
+        for n, text in enumerate(rolled.text_rolls)
+    ]
+    return [parent, *subs]
+
+
+def _lookup_shape(expression: str, dice: tuple[int, ...], total: int) -> dict:
+    return {
+        "seq": 5,
+        "kind": "table",
+        "parent_seq": None,
+        "expression": expression,
+        "dice": list(dice),
+        "total": total,
+        "target": None,
+        "outcome": None,
+        "margin": None,
+    }
+
+
+# (table, faces): rows whose text names dice ("1d-3 turns (at least 1)", "takes 1d-2", two rolls)
+TEXT_LOOKUPS = [
+    ("YSFMB", [6, 5, 5, 2]),  # row 16: 1D-3 at least 1: 2 - 3 gives 1
+    ("YSFMB", [6, 5, 5, 6]),  # 3
+    ("YSFMB", [3, 3, 3, 1]),  # row 9: 1D-2 at least 0: 0
+    ("YSCRT", [5, 5, 5, 4]),  # row 15: 1D-3 at least 1: 1
+    ("YFMB", [1, 1, 1, 1, 2, 3, 4]),  # row 3: 3D and 1D
+]
+
+
+def test_the_checkers_carry_the_shipped_tables_rows_and_text_dice():
+    """The rows (numbers only) and text dice each standalone checker carries are the seeds'."""
+    from campaign.seeds import load_tables
+
+    tables = load_tables()
+    rows = {command: (t.hi, tuple(e.lo for e in t.entries)) for command, t in tables.items()}
+    texts = {
+        (command, e.lo): tuple((r.dice, r.minimum) for r in e.rolls)
+        for command, t in tables.items()
+        for e in t.entries
+        if e.rolls
+    }
+    for checker in (fair_check, proofcheck):
+        assert rows == checker._ROWS and texts == checker._TEXT_ROLLS
+    assert all(t.entries[n].hi + 1 == t.entries[n + 1].lo for t in tables.values() for n in range(len(t.entries) - 1))
+
+
+@pytest.mark.parametrize(("command", "faces"), TEXT_LOOKUPS)
+def test_the_dice_a_rows_text_names_are_recomputed_and_forgeries_fail(command, faces):
+    records = _text_lookup(command, faces)
+    assert _both(records) == ((True, None), (True, None))
+    assert fair_check.check_records(records)["judged"] == len(records)
+    parent, sub = records[:2]
+    code = sub["detail"]["text_roll"]
+    assert fair_check.judgement(sub) == proofcheck.judgement(sub)
+    for forged in (
+        {**sub, "total": sub["total"] + 1},  # another duration from the same draws
+        {
+            **sub,
+            "total": sub["total"] + 2,
+            "detail": {**sub["detail"], "text_roll": {**code, "value": code["value"] + 2}},
+        },
+        {
+            **sub,
+            "total": code["value"] + 2,
+            "detail": {**sub["detail"], "text_roll": {**code, "min": code["value"] + 2}},
+        },
+        {**sub, "expression": "1D+3", "total": max(code["min"], sum(sub["dice"]) + 3)},
+        {**sub, "dice": [*sub["dice"], 1]},
+        {**sub, "detail": {**sub["detail"], "entry": [19, 19]}},  # a row that does not exist
+        {**sub, "detail": {**sub["detail"], "text_roll": {**code, "index": 5}}},
+        {**sub, "detail": {**sub["detail"], "text_roll": {**code, "faces": [*code["faces"][:-1], 7]}}},
+    ):
+        (ok, problem), (proof_ok, proof_problem) = _both([parent, forged])
+        assert (ok, proof_ok) == (False, False) and problem == proof_problem, forged
+        assert problem.startswith("entry #6: "), problem
+    rolls = parent["detail"]["text_rolls"]
+    changed = {
+        **parent,
+        "detail": {**parent["detail"], "text_rolls": [{**rolls[0], "value": rolls[0]["value"] + 1}, *rolls[1:]]},
+    }
+    (ok, problem), (proof_ok, proof_problem) = _both([changed, *records[1:]])
+    assert (ok, proof_ok) == (False, False) and problem == proof_problem and problem.startswith("entry #5: ")
+    # a copy that recomputes by itself, from faces that are not the entry's dice: its text shows another value
+    first = rolls[0]
+    faces = [6, *first["faces"][1:]] if first["faces"][0] != 6 else [5, *first["faces"][1:]]
+    spec = fair_check._text_spec(first, parent["detail"]["table"], parent["detail"]["entry"])
+    assert spec is not None
+    value = max(spec[2], sum(faces) + spec[1])
+    shown = {
+        **parent,
+        "detail": {**parent["detail"], "text_rolls": [{**first, "faces": faces, "value": value}, *rolls[1:]]},
+    }
+    (ok, problem), (proof_ok, proof_problem) = _both([shown, *records[1:]])
+    assert (ok, proof_ok) == (False, False) and problem == proof_problem
+    assert problem == (
+        f"entry #5: its detail.text_rolls.0 is {[faces, value]}, "
+        f"its dice {sub['dice']} give {[sub['dice'], sub['total']]}"
+    )
+
+
+def test_a_text_roll_recorded_before_its_minimum_is_recomputed_by_its_rows_own():
+    """Records written before the minimum was recorded: the row's own minimum decides."""
+    parent, sub = _text_lookup("YSFMB", [6, 5, 5, 2])
+    old = {
+        **sub,
+        "detail": {**sub["detail"], "text_roll": {k: v for k, v in sub["detail"]["text_roll"].items() if k != "min"}},
+    }
+    rolls = [{k: v for k, v in code.items() if k != "min"} for code in parent["detail"]["text_rolls"]]
+    old_parent = {**parent, "detail": {**parent["detail"], "text_rolls": rolls}}
+    assert (old["total"], old["expression"]) == (1, "1D-3")
+    assert _both([old_parent, old]) == ((True, None), (True, None))
+    lied = {**old, "total": 2, "detail": {**old["detail"], "text_roll": {**old["detail"]["text_roll"], "value": 2}}}
+    found = fair_check.check_records([old_parent, lied])
+    assert (found["ok"], found["problem"]) == (False, "entry #6: its total is 2, its dice [2] give 1")
+    assert proofcheck._fair_problem([old_parent, lied]) == (6, found["problem"])
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ([20, 20], "entry #6: its detail.range is [20, 20], its dice [1, 2, 3] give 13"),  # a row, not 13's
+        ([13, 14], "entry #6: the table FEAR has no row [13, 14]"),  # holds 13, and is no row
+        ([3, 40], "entry #6: the table FEAR has no row [3, 40]"),
+        ([41, 41], "entry #6: the table FEAR has no row [41, 41]"),
+    ],
+)
+def test_a_row_that_is_not_the_tables_fails_every_checker(row, problem):
+    """FEAR's rows are [13, 13], [14, 15] ...: [13, 14] holds 13 and is still no row of it."""
+    parent, sub = _fright(11, -3, [5, 5, 5, 1, 2, 3])[:2]
+    assert sub["detail"]["range"] == [13, 13]
+    forged = {**sub, "detail": {**sub["detail"], "range": row}}
+    found = fair_check.check_records([parent, forged])
+    assert not found["ok"] and proofcheck._fair_problem([parent, forged]) == (6, found["problem"])
+    assert found["problem"] == problem
+    lookup = _lookup("CRT", 0, [3, 4, 5])
+    bad = {**lookup, "detail": {**lookup["detail"], "entry": [12, 13]}}  # holds 12, CRT's row is [12, 12]
+    assert fair_check.check_records([bad])["problem"] == "entry #5: the table CRT has no row [12, 13]"
+    assert fair_check.check_records([{**lookup, "detail": {**lookup["detail"], "table": "XYZ"}}])["ok"] is False
+
+
+@pytest.mark.parametrize(("will", "modifier", "faces"), FRIGHT_ROLLS)
+def test_the_rolls_a_fright_row_asks_for_are_recomputed_and_forgeries_fail(will, modifier, faces):
+    records = _fright(will, modifier, faces)
+    assert len(records) > 2, "pick faces whose row rolls dice of its own"
+    assert _both(records) == ((True, None), (True, None))
+    assert fair_check.check_records(records)["judged"] == len(records)
+    for n, sub in enumerate(records[2:], start=2):
+        assert fair_check.judgement(sub) == proofcheck.judgement(sub)
+        forgeries = [
+            {**sub, "total": sub["total"] + 1},  # more turns of stun from the same draws
+            {**sub, "dice": [*sub["dice"], 1]},
+            {**sub, "detail": {**sub["detail"], "entry": 15}},  # no row of the fright table starts at 15
+        ]
+        if "effect" in sub["detail"]:  # the effect it sized holds another value than its total
+            index = sub["detail"]["effect"]
+            field = "amount" if sub["detail"]["purpose"] in ("fatigue", "injury") else "duration"
+            effects = copy.deepcopy(records[0]["detail"]["effects"])
+            effects[index][field] += 3
+            parent = {**records[0], "detail": {**records[0]["detail"], "effects": effects}}
+            (ok, problem), (proof_ok, proof_problem) = _both([parent, *records[1:]])
+            assert (ok, proof_ok) == (False, False) and problem == proof_problem
+            assert problem == (
+                f"entry #5: its detail.effects.{index}.{field} is {effects[index][field]}, "
+                f"its dice {sub['dice']} give {sub['total']}"
+            )
+        if sub["target"] is not None:
+            forgeries.append(
+                {**sub, "outcome": "critical_success" if sub["outcome"] != "critical_success" else "failure"}
+            )
+        for forged in forgeries:
+            changed = [*records[:n], forged, *records[n + 1 :]]
+            (ok, problem), (proof_ok, proof_problem) = _both(changed)
+            assert (ok, proof_ok) == (False, False) and problem == proof_problem, forged
+            assert problem.startswith(f"entry #{sub['seq']}: "), problem
+
+
+def test_a_fright_roll_recorded_before_it_named_its_effect_is_counted_not_failed():
+    """An older record: the total is recomputed; the effect it sized is not compared."""
+    records = _fright(11, 0, [6, 6, 6, 1, 1, 1, 4])
+    older = [*records[:2], {**records[2], "detail": {k: v for k, v in records[2]["detail"].items() if k != "effect"}}]
+    assert (fair_check.check_records(records)["unlinked"], fair_check.check_records(older)["unlinked"]) == (0, 1)
+    assert proofcheck._fair_problem(older) == (None, None)
+    assert not fair_check.check_records([*older[:2], {**older[2], "total": 5}])["ok"]

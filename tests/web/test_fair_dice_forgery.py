@@ -204,6 +204,7 @@ def test_the_seed_shows_nowhere_before_its_reveal(table, tmp_path):
         "abandoned": 0,
         # the roll, the check, its table roll on a failure, the bot's: judged from their dice too
         "judged": sum(fair_check.judgement(e) is not None for e in derived),
+        "unlinked": 0,
     }
 
 

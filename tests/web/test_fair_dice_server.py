@@ -92,6 +92,7 @@ def test_a_players_share_makes_provable_dice_that_verify_recomputes(table):
         "pending": 0,
         "abandoned": 0,
         "judged": 4,
+        "unlinked": 0,
     }
     assert "3 fair-dice entries recompute from their seeds" in cli.run("history", "verify").stdout
     # honest labels: history marks them, stats keeps them apart and can count only them
@@ -209,4 +210,5 @@ def test_a_reunion_call_tapped_with_a_share_ends_the_scenario_and_reveals_its_se
         "pending": 0,
         "abandoned": 0,
         "judged": 0,
+        "unlinked": 0,
     }

@@ -433,7 +433,11 @@ def append_sub_roll(
             outcome=roll.outcome,
             margin=roll.margin,
             source=source,
-            detail={"purpose": roll.purpose, "entry": roll.entry},  # words: labels.entry_reason
+            # words: labels.entry_reason; "effect": which of the fright's effects its total sized,
+            # so a checker compares them (docs/fair-dice.md "What is checked")
+            detail={"purpose": roll.purpose, "entry": roll.entry}
+            if roll.effect is None
+            else {"purpose": roll.purpose, "entry": roll.entry, "effect": roll.effect},
         ),
     )
 

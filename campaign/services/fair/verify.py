@@ -35,6 +35,7 @@ class FairCheck:
     pending: int
     abandoned: int = 0  # fair entries under a commitment abandoned (seed lost): unprovable
     judged: int = 0  # entries whose total and outcome were recomputed from their dice
+    unlinked: int = 0  # a fright row's rolls recorded before they named their effect: not compared with it
 
 
 SEED_KINDS = ("seed_commit", "seed_reveal", "seed_abandon")
