@@ -29,6 +29,7 @@ from campaign.core.applied_effects import (
     AppliedPool,
     AppliedTrait,
 )
+from campaign.core.condition_view import ConditionView
 from campaign.core.followup import FOLLOW_UP, SAME
 from campaign.core.gametime import Span, clock_text, span_text, unit_seconds
 from campaign.i18n import N_, Nn_, _, is_ja, ngettext, speaking
@@ -484,3 +485,16 @@ def condition_shown(codes: Mapping[str, Any]) -> dict[str, Any]:
         else:
             shown[key] = value
     return shown
+
+
+def condition_document(view: ConditionView) -> dict[str, Any]:
+    """A condition view as `--json` prints it (condition_shown of its record)."""
+    return condition_shown(view.record())
+
+
+def condition_documents(views: tuple[ConditionView, ...]) -> list[dict[str, Any]]:
+    return [condition_document(view) for view in views]
+
+
+def condition_document_or_none(view: ConditionView | None) -> dict[str, Any] | None:
+    return None if view is None else condition_document(view)

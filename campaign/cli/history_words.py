@@ -263,17 +263,18 @@ def _time(name: str, detail: dict[str, Any]) -> list[str]:
 def _condition(name: str, detail: dict[str, Any]) -> list[str]:
     """A condition put on or cleared, and the penalty after waking it left, in the words
     `condition add` and `condition clear` print (the entry's codes, campaign.labels)."""
+    from campaign.core.condition_view import ConditionView
     from campaign.labels import condition_name, condition_shown_words, follow_up_begun
 
     if detail.get("action") == "add":
-        return [
-            _("{character}: {condition}").format(character=name, condition=condition_shown_words(detail["condition"]))
-        ]
+        added = ConditionView.from_record(detail["condition"])
+        return [_("{character}: {condition}").format(character=name, condition=condition_shown_words(added))]
     if detail.get("action") != "clear":
         return []
-    cleared = ", ".join(condition_name(c) for c in detail["conditions"])
+    cleared = ", ".join(condition_name(ConditionView.from_record(c)) for c in detail["conditions"])
     lines = [_("{character}: cleared {conditions}").format(character=name, conditions=cleared)]
-    return lines + [follow_up_begun(name, follow) for follow in detail.get("follow_ups") or []]
+    follow_ups = [ConditionView.from_record(follow) for follow in detail.get("follow_ups") or []]
+    return lines + [follow_up_begun(name, follow) for follow in follow_ups]
 
 
 def _pool(name: str, detail: dict[str, Any]) -> list[str]:

@@ -35,10 +35,7 @@ RECORD_SHAPED: dict[str, str] = {
     "checks.reference.roll_reference_table": "the roll's entry view, as table roll's",
     "checks.palette_lines.run_line": "the entry view of the roll, fright check or fright table the line ran",
     # Fragments of a record's detail.
-    "characters.conditions.condition_view": "a condition as records hold it (detail.condition/.conditions/.follow_ups)",
     "characters.conditions.condition_codes": "a condition as a ledger entry records it: codes and numbers, no words",
-    "characters.conditions.EndedCondition.view": "a cleared condition's view, as `condition clear --json` shows it",
-    "characters.conditions.EndedCondition.follow_up_view": "the follow-up's view, as `condition clear --json` shows it",
     "bridges.bcdice_api.Holder.via": "the token's part of a record's detail.via",
     "fair.seeds.FairDice.entry_fair": "an entry's detail.fair: the seed's commitment, the share and the draws",
     "fair.seeds.open_commitment": "the stored seed_commit record itself, parsed",

@@ -14,26 +14,27 @@ the ones whose roll became due so the GM knows whom to roll for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, TypedDict
+from dataclasses import dataclass, field, replace
+from typing import TypedDict
 
 from sqlalchemy.orm import Session
 
+from campaign.core.condition_view import ConditionView
 from campaign.core.gametime import clock_text, parse_span, span_text
 from campaign.db.database import Database
 from campaign.db.models import Campaign
-from campaign.effect_words import ClockReading
+from campaign.effect_words import ClockReading, condition_documents
 from campaign.services.characters.conditions import campaign_conditions, condition_view, due_clock, end_condition
 from campaign.services.checks.lingering import HpDrain, drain_catatonia, record_drains
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.recording import recording
-from campaign.services.results import omitted_when_empty
+from campaign.services.results import converted_by, omitted_when_empty
 
 # What an advance's record detail and its result share ("from" is a keyword: the call form).
 _Span = TypedDict("_Span", {"seconds": int, "span": str, "span_ja": str, "from": ClockReading, "to": ClockReading})
 
-# Clock readings and condition views stay dicts: the time entry's record holds them
-# (detail.from / detail.to), see services.characters.conditions.
+# Clock readings stay ClockReading dicts: the time entry's record holds them (detail.from
+# / detail.to). Conditions travel as ConditionView (campaign.core.condition_view).
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +49,9 @@ class TimeAdvanced:
     span_ja: str
     from_: ClockReading
     to: ClockReading
-    ended: tuple[dict[str, Any], ...]
-    started: tuple[dict[str, Any], ...]
-    recovery_due: tuple[dict[str, Any], ...]
+    ended: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
+    started: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
+    recovery_due: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
     hp_drains: tuple[HpDrain, ...] = omitted_when_empty()  # untreated catatonia, a day each
 
 
@@ -59,7 +60,7 @@ class ClockShown:
     """`time show`: the clock now and every timed condition, soonest to run out first."""
 
     now: ClockReading
-    timed: tuple[dict[str, Any], ...]
+    timed: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
 
 
 def _clock_view(clock: int) -> ClockReading:
@@ -78,8 +79,8 @@ def advance_in(
     """Append the time entry inside the caller's transaction (which holds the append lock)."""
     start = campaign.clock or 0
     target = start + seconds
-    ended: list[dict[str, Any]] = []
-    started: list[dict[str, Any]] = []
+    ended: list[ConditionView] = []
+    started: list[ConditionView] = []
     with recording(session, campaign, actor, "time") as entry:
         while True:
             timed = [
@@ -94,14 +95,14 @@ def advance_in(
                 entry.advance_clock(until - campaign.clock)
             result = end_condition(entry, character, condition, lasted=until - (condition.since_clock or 0))
             session.flush()
-            ended.append(result.view())
-            if (follow_up := result.follow_up_view()) is not None:
-                started.append({"character": character.name, **follow_up})
+            ended.append(result.ended)
+            if result.follow_up is not None:
+                started.append(replace(result.follow_up, character=character.name))
         drains = drain_catatonia(session, campaign, entry, start, target)  # services.checks.lingering
         if target > (campaign.clock or 0):
             entry.advance_clock(target - campaign.clock)
         due = [
-            {"character": character.name, **condition_view(c, target)}
+            condition_view(c, target, character.name)
             for character, c in campaign_conditions(session, campaign)
             if (due_at := due_clock(c)) is not None and due_at <= target
         ]
@@ -119,8 +120,8 @@ def advance_in(
             detail={
                 "action": "advance",
                 **summary,
-                "ended": [{"character": e["character"], "name": e["name"], "origin": e["origin"]} for e in ended],
-                "started": [{"character": s["character"], "name": s["name"], "origin": s["origin"]} for s in started],
+                "ended": [{"character": e.character, "name": e.name, "origin": e.origin} for e in ended],
+                "started": [{"character": s.character, "name": s.name, "origin": s.origin} for s in started],
                 **({"hp_drains": drains} if drains else {}),
             },
         )
@@ -163,6 +164,5 @@ def show(db: Database, campaign_name: str | None) -> ClockShown:
             key=lambda item: (item[0], item[1]),
         )
         return ClockShown(
-            now=_clock_view(clock),
-            timed=tuple({"character": name, **condition_view(c, clock)} for _, _, name, c in timed),
+            now=_clock_view(clock), timed=tuple(condition_view(c, clock, name) for _, _, name, c in timed)
         )
