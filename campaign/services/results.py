@@ -10,7 +10,8 @@ Two conventions, and nothing per class:
 - A name that would be a Python keyword ends in an underscore (`from_`); its JSON key is
   the name without it ("from").
 - A field declared with `omitted_when_empty()` is left out of the document while it is
-  empty (a result's "warnings" appear only when there are some).
+  empty (a result's "warnings" appear only when there are some); one declared with
+  `omitted_when_none()` while it is None (a 0 is still shown).
 
 Ledger records and the dicts that mirror them (`detail`, ops) stay plain dicts: they are
 JSON by nature, and `as_json` passes dicts, lists and tuples through, converting any
@@ -25,12 +26,18 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _OMIT_EMPTY = "campaign.omit_when_empty"
+_OMIT_NONE = "campaign.omit_when_none"
 _CONVERTER = "campaign.converted_by"
 
 
 def omitted_when_empty(default: Any = ()) -> Any:
     """A field (last in its class, it has a default) left out of the JSON while empty."""
     return field(default=default, metadata={_OMIT_EMPTY: True})
+
+
+def omitted_when_none() -> Any:
+    """A field (default None) left out of the JSON while None."""
+    return field(default=None, metadata={_OMIT_NONE: True})
 
 
 def converted_by(convert: Any) -> dict[str, Any]:
@@ -64,7 +71,7 @@ def as_json(value: Any) -> Any:
         document = {}
         for spec in fields(value):
             item = getattr(value, spec.name)
-            if spec.metadata.get(_OMIT_EMPTY) and not item:
+            if (spec.metadata.get(_OMIT_EMPTY) and not item) or (spec.metadata.get(_OMIT_NONE) and item is None):
                 continue
             convert = spec.metadata.get(_CONVERTER)
             document[json_key(spec.name)] = as_json(convert(item) if convert else item)

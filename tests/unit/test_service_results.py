@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from campaign.services.results import as_json, extended, omitted_when_empty
+from campaign.services.results import as_json, extended, omitted_when_empty, omitted_when_none
 
 SERVICES = Path(__file__).parents[2] / "campaign" / "services"
 
@@ -39,7 +39,6 @@ RECORD_SHAPED: dict[str, str] = {
     "bridges.bcdice_api.Holder.via": "the token's part of a record's detail.via",
     "fair.seeds.FairDice.entry_fair": "an entry's detail.fair: the seed's commitment, the share and the draws",
     "fair.seeds.open_commitment": "the stored seed_commit record itself, parsed",
-    "table.calls.check_params": "a call's parameters as its row stores them (a JSON column), checked",
     "checks.records.dice_source_detail": "the seed part of a check's record detail",
     # An external format.
     "bridges.bcdice_api.api_roll": "BCDice-API v2's roll answer (its documented shape, which bots read)",
@@ -142,6 +141,46 @@ def test_as_json_keeps_field_order_nests_and_lists():
     assert document["detail"] == {"nested": {"from": "Aki", "faces": [1, 4, 6]}, "none": None}
     warned = as_json(_Outer(seq=9, inner=None, items=(), detail={}, warnings=("鈴音 is missing",)))
     assert warned == {"seq": 9, "inner": None, "items": [], "detail": {}, "warnings": ["鈴音 is missing"]}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Optional:
+    target: int | None = omitted_when_none()
+    modifier: int = 0
+
+
+def test_omitted_when_none_keeps_a_zero():
+    assert as_json(_Optional()) == {"modifier": 0}
+    assert as_json(_Optional(target=0)) == {"target": 0, "modifier": 0}
+
+
+def test_call_params_keep_their_stored_shape():
+    """A call's row stores as_json of its typed parameters; reading the row back gives
+    the same value (services.table.calls), keys in the order the row always had them."""
+    from campaign.services.table.calls import CheckCall, ReunionCall, call_params, check_params
+
+    danger = check_params("check", {"check": "danger", "difficulty": 0, "modifier": -1})
+    assert danger == CheckCall(check="danger", stat="感", difficulty=0, modifier=-1)
+    assert list(as_json(danger).items()) == [("check", "danger"), ("stat", "感"), ("difficulty", 0), ("modifier", -1)]
+    skill = check_params("check", {"check": "skill", "stat": "技", "target": 9, "skill": 2})
+    assert list(as_json(skill)) == ["check", "stat", "target", "skill", "modifier"]
+    assert as_json(check_params("check", {"check": "success", "roll": " 回避 "})) == {
+        "check": "success",
+        "roll": "回避",
+        "modifier": 0,
+    }
+    assert as_json(check_params("fright", {"modifier": -2})) == {"modifier": -2, "severe_phobia": False}
+    ended = ReunionCall(award=3, scenario=2, characters=("鈴音",))
+    assert as_json(ended) == {
+        "award": 3,
+        "elapsed": None,
+        "searchers": False,
+        "npcs": False,
+        "scenario": 2,
+        "characters": ["鈴音"],
+    }
+    for kind, params in (("check", danger), ("check", skill), ("reunion", ended)):
+        assert call_params(kind, as_json(params)) == params
 
 
 def test_as_json_passes_plain_json_through():
