@@ -150,14 +150,17 @@ def _fright(name: str, detail: dict[str, Any]) -> list[str]:
 
 def _check_view(side: dict[str, Any]) -> CheckRoll:
     """A recorded check as the CheckRoll the check command rendered (the record holds its fields)."""
+    from campaign.core.check_results import Scaling, Term
     from campaign.services.checks.records import CheckRoll
 
+    terms = tuple(Term(str(term.get("label")), int(term.get("value") or 0)) for term in side.get("terms") or ())
+    scaling = side.get("scaling")
     return CheckRoll(
         expression=str(side.get("expression") or ""),
         dice=tuple(side.get("dice") or ()),
         kept=tuple(side.get("kept") or ()),
         dice_count=int(side.get("dice_count") or 0),
-        terms=tuple(side.get("terms") or ()),
+        terms=terms,
         total=int(side.get("total") or 0),
         target=side.get("target"),
         compare=side.get("compare"),
@@ -166,7 +169,9 @@ def _check_view(side: dict[str, Any]) -> CheckRoll:
         critical=side.get("critical"),
         margin=side.get("margin"),
         skipped=side.get("skipped"),
-        scaling=side.get("scaling"),
+        scaling=None
+        if not scaling
+        else Scaling(int(scaling.get("doubles") or 0), int(scaling.get("halves") or 0), int(scaling["unscaled"])),
     )
 
 
