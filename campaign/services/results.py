@@ -9,6 +9,7 @@ part of the command's output.
 Two conventions, and nothing per class:
 - A name that would be a Python keyword ends in an underscore (`from_`); its JSON key is
   the name without it ("from").
+- A field declared with `spread_by(convert)` becomes the several keys `convert` gives.
 - A field declared with `omitted_when_empty()` is left out of the document while it is
   empty (a result's "warnings" appear only when there are some); one declared with
   `omitted_when_none()` while it is None (a 0 is still shown).
@@ -28,6 +29,7 @@ T = TypeVar("T")
 _OMIT_EMPTY = "campaign.omit_when_empty"
 _OMIT_NONE = "campaign.omit_when_none"
 _CONVERTER = "campaign.converted_by"
+_SPREAD = "campaign.spread_by"
 
 
 def omitted_when_empty(default: Any = ()) -> Any:
@@ -45,6 +47,12 @@ def converted_by(convert: Any) -> dict[str, Any]:
     typed values (an applied effect) whose document is made where their words are
     (campaign.effect_words)."""
     return {_CONVERTER: convert}
+
+
+def spread_by(convert: Any) -> dict[str, Any]:
+    """The metadata of a field whose JSON is several keys in its place: `convert(value)`
+    gives them in order (a reason's words beside its code and values)."""
+    return {_SPREAD: convert}
 
 
 def extended(cls: type[T], *bases: Any, **extra: Any) -> T:
@@ -72,6 +80,10 @@ def as_json(value: Any) -> Any:
         for spec in fields(value):
             item = getattr(value, spec.name)
             if (spec.metadata.get(_OMIT_EMPTY) and not item) or (spec.metadata.get(_OMIT_NONE) and item is None):
+                continue
+            spread = spec.metadata.get(_SPREAD)
+            if spread is not None:
+                document.update(as_json(spread(item)))
                 continue
             convert = spec.metadata.get(_CONVERTER)
             document[json_key(spec.name)] = as_json(convert(item) if convert else item)

@@ -10,10 +10,10 @@ Also: the one JSON conversion (services.results.as_json) does what `--json` reli
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from campaign.services.results import as_json, extended, omitted_when_empty, omitted_when_none
+from campaign.services.results import as_json, extended, omitted_when_empty, omitted_when_none, spread_by
 
 SERVICES = Path(__file__).parents[2] / "campaign" / "services"
 
@@ -26,6 +26,7 @@ RECORD_SHAPED: dict[str, str] = {
     "ledger.history.record_of": "the stored record itself, parsed",
     "fair.receipts.ledger_records": "the records a receipts file is checked against",
     "results.converted_by": "field metadata for as_json: the dict dataclasses.field takes, not a result",
+    "results.spread_by": "field metadata for as_json, as converted_by",
     "ledger.state_lines.line_fields": "one state line of the export file, its fields as the file spells them",
     "ledger.state_lines.state_lines": "the export file's state lines (type, fields), written out as JSON",
     "ledger.browse.entries_after": "the live feed's entry views",
@@ -181,6 +182,26 @@ def test_call_params_keep_their_stored_shape():
     }
     for kind, params in (("check", danger), ("check", skill), ("reunion", ended)):
         assert call_params(kind, as_json(params)) == params
+
+
+def _reason_fields(reason: str | None) -> dict:
+    return {"why": reason, "why_code": None if reason is None else reason.upper()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Spread:
+    seq: int
+    why: str | None = field(metadata=spread_by(_reason_fields))
+    last: bool = True
+
+
+def test_spread_by_puts_several_keys_in_the_field_s_place():
+    assert list(as_json(_Spread(seq=1, why="dup")).items()) == [
+        ("seq", 1),
+        ("why", "dup"),
+        ("why_code", "DUP"),
+        ("last", True),
+    ]
 
 
 def test_as_json_passes_plain_json_through():
