@@ -157,8 +157,8 @@ def test_omitted_when_none_keeps_a_zero():
 
 def test_call_params_keep_their_stored_shape():
     """A call's row stores as_json of its typed parameters; reading the row back gives
-    the same value (services.table.calls), keys in the order the row always had them."""
-    from campaign.services.table.calls import CheckCall, ReunionCall, call_params, check_params
+    the same value (services.table.call_params), keys in the order the row always had them."""
+    from campaign.services.table.call_params import CheckCall, ReunionCall, call_params, check_params
 
     danger = check_params("check", {"check": "danger", "difficulty": 0, "modifier": -1})
     assert danger == CheckCall(check="danger", stat="感", difficulty=0, modifier=-1)
