@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from campaign.core.applied_effects import FrightNote
 from campaign.core.condition_view import ConditionView
 from campaign.effect_words import (  # the words of effects live there; these names stay importable here
     CASCADE_WORDS,
@@ -373,6 +374,11 @@ def fright_detail(detail: dict[str, Any]) -> dict[str, Any]:
     if isinstance(detail.get("notes"), list):
         shown["notes"] = [note_text(note) for note in detail["notes"]]
     return shown
+
+
+def note_texts(notes: tuple[FrightNote, ...]) -> list[str]:
+    """A fright check's notes, each said (what `--json` has always listed)."""
+    return [note_text(note.record()) for note in notes]
 
 
 def note_text(code: Any) -> str:

@@ -24,12 +24,13 @@ from campaign.bridges.bcdice_tables import TableLine
 from campaign.bridges.bcdice_why import Why, json_fields
 from campaign.bridges.ccfolia_export import Export
 from campaign.bridges.ccfolia_log import Message
-from campaign.core.applied_effects import AppliedEffect
+from campaign.core.applied_effects import AppliedEffect, FrightNote
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
 from campaign.effect_words import effect_documents
 from campaign.errors import N_, BadInput
 from campaign.i18n import _
+from campaign.labels import note_texts
 from campaign.seeds import load_tables
 from campaign.services.bridges.ccfolia_fright import apply_fright, is_fright_roll
 from campaign.services.bridges.ccfolia_identity import (
@@ -83,7 +84,7 @@ class FrightRead:
     applied: bool
     seq: int | None
     effects: tuple[AppliedEffect, ...] = field(metadata=converted_by(effect_documents))
-    notes: tuple[str, ...]
+    notes: tuple[FrightNote, ...] = field(metadata=converted_by(note_texts))
     entry: tuple[int, int] | None = omitted_when_none()
     why: Why | None = field(default=None, metadata=spread_by(_why_fields))
 
