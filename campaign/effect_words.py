@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import Any, TypedDict, overload
 
 from campaign.core import effects_vocabulary as vocabulary
 from campaign.core.applied_effects import (
@@ -453,11 +453,22 @@ class ClockReading(TypedDict):
     text_ja: str  # "2日目 06:00"
 
 
+@overload
+def clock_reading(clock: int) -> ClockReading: ...
+@overload
+def clock_reading(clock: int | None) -> ClockReading | None: ...
 def clock_reading(clock: int | None) -> ClockReading | None:
+    """A campaign clock (seconds) as `--json` shows it, with its words in both languages."""
     if clock is None:
         return None
     english, japanese = clock_text(clock)
     return {"clock": clock, "text": english, "text_ja": japanese}
+
+
+def span_document(seconds: int) -> dict[str, Any]:
+    """A span of campaign time as `--json` shows it: its seconds, then its words."""
+    english, japanese = span_text(seconds)
+    return {"seconds": seconds, "span": english, "span_ja": japanese}
 
 
 def condition_shown(codes: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,6 @@ from campaign.effect_words import span_label
 from campaign.i18n import N_, _
 from campaign.labels import (
     clock_label,
-    clock_words,
     condition_length,
     condition_name,
     condition_shown_words,
@@ -77,7 +76,7 @@ def condition_list(
         rows = [[c.character, *_condition_row(c)] for c in listed.conditions]
     else:
         rows = [_condition_row(c) for c in listed.conditions]
-    now = clock_words(listed.now)
+    now = clock_label(listed.now)
     title = (
         _("{character}: conditions (now {now})").format(character=listed.character, now=now)
         if listed.character

@@ -255,12 +255,23 @@ def _trait(name: str, detail: dict[str, Any]) -> list[str]:
 def _time(name: str, detail: dict[str, Any]) -> list[str]:
     if detail.get("action") != "advance":
         return []
-    start, end = detail["from"], detail["to"]
+    from campaign.effect_words import span_label
+    from campaign.labels import clock_label
+
+    def when(reading: dict[str, Any]) -> str:  # by its clock; its words only if it has none
+        if isinstance(reading.get("clock"), int):
+            return clock_label(reading["clock"])
+        return pick(str(reading.get("text_ja") or reading["text"]), str(reading["text"]))
+
+    seconds = detail.get("seconds")
+    span = (
+        span_label(seconds)
+        if isinstance(seconds, int)
+        else pick(str(detail.get("span_ja") or detail["span"]), str(detail["span"]))
+    )
     return [
         _("the clock moved {span}: {start} → {end}").format(
-            span=pick(str(detail.get("span_ja") or detail["span"]), str(detail["span"])),
-            start=pick(str(start.get("text_ja") or start["text"]), str(start["text"])),
-            end=pick(str(end.get("text_ja") or end["text"]), str(end["text"])),
+            span=span, start=when(detail["from"]), end=when(detail["to"])
         )
     ]
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,7 +20,7 @@ from campaign.cli.output import (
 )
 from campaign.core.gametime import clock_text, span_text
 from campaign.effect_words import condition_label_ja, span_label
-from campaign.i18n import N_, _, pick
+from campaign.i18n import N_, _
 from campaign.labels import clock_label, condition_name, follow_up_words, stat_label
 
 if TYPE_CHECKING:
@@ -37,11 +36,6 @@ app = typer.Typer(
     "Example: campaign time advance 6h",
     no_args_is_help=True,
 )
-
-
-def _when(reading: Mapping[str, Any]) -> str:
-    """A clock reading ("day 2 06:00" / "2日目 06:00") in the output's language."""
-    return pick(reading["text_ja"], reading["text"])
 
 
 def _who(item: ConditionView) -> str:
@@ -67,13 +61,13 @@ def label_ja(view: ConditionView) -> str | None:
 def render_advance(done: TimeAdvanced) -> None:
     say(
         _("time advances {span}: {start} → {end} (ledger #{seq})").format(
-            span=pick(done.span_ja, done.span), start=_when(done.from_), end=_when(done.to), seq=done.seq
+            span=span_label(done.seconds), start=clock_label(done.from_), end=clock_label(done.to), seq=done.seq
         )
     )
     for item in done.ended:
         print_text(
             _("ended  {who} (at {when})").format(
-                who=_who(item), when=clock_label(item.until) if item.until is not None else _when(done.to)
+                who=_who(item), when=clock_label(done.to if item.until is None else item.until)
             )
         )
     for item in done.started:
@@ -170,5 +164,5 @@ def time_show(
         rows = [
             [c.character, condition_name(c), _at(c.until), span_label(c.remaining_seconds or 0)] for c in shown.timed
         ]
-        print_text(_("now: {when}").format(when=_when(shown.now)))
+        print_text(_("now: {when}").format(when=clock_label(shown.now)))
     render_rows(_("timed conditions"), columns, rows, fmt, bom=bom, records=shown, empty=_("no timed conditions"))

@@ -20,21 +20,23 @@ from typing import TypedDict
 from sqlalchemy.orm import Session
 
 from campaign.core.condition_view import ConditionView
-from campaign.core.gametime import clock_text, parse_span, span_text
+from campaign.core.gametime import parse_span, span_text
 from campaign.db.database import Database
 from campaign.db.models import Campaign
-from campaign.effect_words import ClockReading, condition_documents
+from campaign.effect_words import ClockReading, clock_reading, condition_documents, span_document
 from campaign.services.characters.conditions import campaign_conditions, condition_view, due_clock, end_condition
 from campaign.services.checks.lingering import HpDrain, drain_catatonia, record_drains
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.recording import recording
-from campaign.services.results import converted_by, omitted_when_empty
+from campaign.services.results import converted_by, omitted_when_empty, spread_by
 
 # What an advance's record detail and its result share ("from" is a keyword: the call form).
 _Span = TypedDict("_Span", {"seconds": int, "span": str, "span_ja": str, "from": ClockReading, "to": ClockReading})
 
-# Clock readings stay ClockReading dicts: the time entry's record holds them (detail.from
-# / detail.to). Conditions travel as ConditionView (campaign.core.condition_view).
+# A result holds clocks and spans as seconds, conditions as ConditionView
+# (campaign.core.condition_view); their words are made for `--json` (effect_words) and
+# the CLI. The time entry's record keeps the readings it has always held (detail.from /
+# detail.to, words included).
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +46,9 @@ class TimeAdvanced:
     penalties that began, and those whose recovery roll is now due."""
 
     seq: int
-    seconds: int
-    span: str
-    span_ja: str
-    from_: ClockReading
-    to: ClockReading
+    seconds: int = field(metadata=spread_by(span_document))  # "seconds", then its words
+    from_: int = field(metadata=converted_by(clock_reading))
+    to: int = field(metadata=converted_by(clock_reading))
     ended: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
     started: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
     recovery_due: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
@@ -59,13 +59,8 @@ class TimeAdvanced:
 class ClockShown:
     """`time show`: the clock now and every timed condition, soonest to run out first."""
 
-    now: ClockReading
+    now: int = field(metadata=converted_by(clock_reading))
     timed: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
-
-
-def _clock_view(clock: int) -> ClockReading:
-    en, ja = clock_text(clock)
-    return {"clock": clock, "text": en, "text_ja": ja}
 
 
 def advance_in(
@@ -111,8 +106,8 @@ def advance_in(
             "seconds": seconds,
             "span": en,
             "span_ja": ja,
-            "from": _clock_view(start),
-            "to": _clock_view(target),
+            "from": clock_reading(start),
+            "to": clock_reading(target),
         }
         entry.describe(
             reason=reason or f"time advances {en}",
@@ -129,10 +124,8 @@ def advance_in(
     return TimeAdvanced(
         seq=entry.seq,
         seconds=seconds,
-        span=en,
-        span_ja=ja,
-        from_=summary["from"],
-        to=summary["to"],
+        from_=start,
+        to=target,
         ended=tuple(ended),
         started=tuple(started),
         recovery_due=tuple(due),
@@ -163,6 +156,4 @@ def show(db: Database, campaign_name: str | None) -> ClockShown:
             ),
             key=lambda item: (item[0], item[1]),
         )
-        return ClockShown(
-            now=_clock_view(clock), timed=tuple(condition_view(c, clock, name) for _, _, name, c in timed)
-        )
+        return ClockShown(now=clock, timed=tuple(condition_view(c, clock, name) for _, _, name, c in timed))

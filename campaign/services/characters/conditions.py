@@ -58,7 +58,7 @@ class ConditionListing:
     each view then naming its character)."""
 
     character: str | None
-    now: ClockReading
+    now: int = field(metadata=converted_by(clock_reading))  # the campaign clock
     conditions: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
 
 
@@ -80,7 +80,7 @@ class ConditionsCleared:
     character: str
     cleared: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
     follow_ups: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
-    now: ClockReading
+    now: int = field(metadata=converted_by(clock_reading))
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +167,7 @@ def list_conditions(db: Database, campaign_name: str | None, character_name: str
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         clock = campaign.clock or 0
-        now = _clock_view(clock)
+        now = clock
         if character_name is not None:
             character = character_named(session, campaign, character_name)
             return ConditionListing(
@@ -311,5 +311,5 @@ def clear_condition(
             character=character.name,
             cleared=tuple(e.ended for e in ended),
             follow_ups=tuple(e.follow_up for e in ended if e.follow_up is not None),
-            now=_clock_view(campaign.clock or 0),
+            now=campaign.clock or 0,
         )
