@@ -21,38 +21,25 @@ dataclass found inside them.
 
 from __future__ import annotations
 
-from dataclasses import field, fields, is_dataclass
+from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar
+
+# The field markers live in campaign.core.json_fields, so a view below services (the
+# projection's sheet) can declare how its fields convert; they stay importable here.
+from campaign.core.json_fields import (
+    _CONVERTER,
+    _OMIT_EMPTY,
+    _OMIT_NONE,
+    _SPREAD,
+    converted_by,
+    omitted_when_empty,
+    omitted_when_none,
+    spread_by,
+)
 
 T = TypeVar("T")
 
-_OMIT_EMPTY = "campaign.omit_when_empty"
-_OMIT_NONE = "campaign.omit_when_none"
-_CONVERTER = "campaign.converted_by"
-_SPREAD = "campaign.spread_by"
-
-
-def omitted_when_empty(default: Any = ()) -> Any:
-    """A field (last in its class, it has a default) left out of the JSON while empty."""
-    return field(default=default, metadata={_OMIT_EMPTY: True})
-
-
-def omitted_when_none() -> Any:
-    """A field (default None) left out of the JSON while None."""
-    return field(default=None, metadata={_OMIT_NONE: True})
-
-
-def converted_by(convert: Any) -> dict[str, Any]:
-    """The metadata of a field whose JSON is `convert(value)` (`field(metadata=...)`):
-    typed values (an applied effect) whose document is made where their words are
-    (campaign.effect_words)."""
-    return {_CONVERTER: convert}
-
-
-def spread_by(convert: Any) -> dict[str, Any]:
-    """The metadata of a field whose JSON is several keys in its place: `convert(value)`
-    gives them in order (a reason's words beside its code and values)."""
-    return {_SPREAD: convert}
+__all__ = ["as_json", "converted_by", "extended", "json_key", "omitted_when_empty", "omitted_when_none", "spread_by"]
 
 
 def extended(cls: type[T], *bases: Any, **extra: Any) -> T:

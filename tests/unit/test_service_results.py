@@ -25,8 +25,6 @@ RECORD_SHAPED: dict[str, str] = {
     "ledger.history.show_entry": "an entry view with its sub-entries' views (and detail_shown, the words of its codes)",
     "ledger.history.record_of": "the stored record itself, parsed",
     "fair.receipts.ledger_records": "the records a receipts file is checked against",
-    "results.converted_by": "field metadata for as_json: the dict dataclasses.field takes, not a result",
-    "results.spread_by": "field metadata for as_json, as converted_by",
     "ledger.state_lines.line_fields": "one state line of the export file, its fields as the file spells them",
     "ledger.state_lines.state_lines": "the export file's state lines (type, fields), written out as JSON",
     "ledger.browse.entries_after": "the live feed's entry views",
