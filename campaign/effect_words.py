@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import Any, TypedDict, overload
 
 from campaign.core import effects_vocabulary as vocabulary
 from campaign.core.applied_effects import (
@@ -29,6 +29,7 @@ from campaign.core.applied_effects import (
     AppliedPool,
     AppliedTrait,
 )
+from campaign.core.condition_view import ConditionView
 from campaign.core.followup import FOLLOW_UP, SAME
 from campaign.core.gametime import Span, clock_text, span_text, unit_seconds
 from campaign.i18n import N_, Nn_, _, is_ja, ngettext, speaking
@@ -452,11 +453,22 @@ class ClockReading(TypedDict):
     text_ja: str  # "2日目 06:00"
 
 
+@overload
+def clock_reading(clock: int) -> ClockReading: ...
+@overload
+def clock_reading(clock: int | None) -> ClockReading | None: ...
 def clock_reading(clock: int | None) -> ClockReading | None:
+    """A campaign clock (seconds) as `--json` shows it, with its words in both languages."""
     if clock is None:
         return None
     english, japanese = clock_text(clock)
     return {"clock": clock, "text": english, "text_ja": japanese}
+
+
+def span_document(seconds: int) -> dict[str, Any]:
+    """A span of campaign time as `--json` shows it: its seconds, then its words."""
+    english, japanese = span_text(seconds)
+    return {"seconds": seconds, "span": english, "span_ja": japanese}
 
 
 def condition_shown(codes: Mapping[str, Any]) -> dict[str, Any]:
@@ -484,3 +496,16 @@ def condition_shown(codes: Mapping[str, Any]) -> dict[str, Any]:
         else:
             shown[key] = value
     return shown
+
+
+def condition_document(view: ConditionView) -> dict[str, Any]:
+    """A condition view as `--json` prints it (condition_shown of its record)."""
+    return condition_shown(view.record())
+
+
+def condition_documents(views: tuple[ConditionView, ...]) -> list[dict[str, Any]]:
+    return [condition_document(view) for view in views]
+
+
+def condition_document_or_none(view: ConditionView | None) -> dict[str, Any] | None:
+    return None if view is None else condition_document(view)

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from campaign.core.applied_effects import FrightNote
+from campaign.core.condition_view import ConditionView
 from campaign.effect_words import (  # the words of effects live there; these names stay importable here
     CASCADE_WORDS,
     cascade_words,
@@ -312,7 +314,7 @@ def sub_roll_label(purpose: str) -> str:
 _DURATION_CODES = ("duration", "unit", "recovery", "every", "every_unit")
 
 
-def condition_duration(duration: str | None, detail: dict[str, Any] | None) -> str:
+def condition_duration(duration: str | None, detail: Mapping[str, Any] | None) -> str:
     """How long a condition lasts in the output's language, from its codes (duration,
     unit, recovery); a condition whose codes this version does not know (or one the GM
     timed, which has none) by the words its record holds."""
@@ -372,6 +374,11 @@ def fright_detail(detail: dict[str, Any]) -> dict[str, Any]:
     if isinstance(detail.get("notes"), list):
         shown["notes"] = [note_text(note) for note in detail["notes"]]
     return shown
+
+
+def note_texts(notes: tuple[FrightNote, ...]) -> list[str]:
+    """A fright check's notes, each said (what `--json` has always listed)."""
+    return [note_text(note.record()) for note in notes]
 
 
 def note_text(code: Any) -> str:
@@ -454,44 +461,58 @@ def shown_detail(record: dict[str, Any], sub_records: list[dict[str, Any]] | Non
 
 def clock_words(reading: Mapping[str, Any]) -> str:
     """A campaign clock reading ({"clock": n, ...}) in the output's language: "day 2 06:00" / "2日目 06:00"."""
+    return clock_label(int(reading["clock"]))
+
+
+def clock_label(clock: int) -> str:
+    """A campaign clock (seconds) in the output's language: "day 2 06:00" / "2日目 06:00"."""
     from campaign.core.gametime import clock_text
 
-    english, japanese = clock_text(int(reading["clock"]))
+    english, japanese = clock_text(clock)
     return japanese if is_ja() else english
 
 
-def condition_name(view: dict[str, Any]) -> str:
+def named_condition(name: str, label_ja: str | None = None) -> str:
     """A condition's name in the output's language: a known one by its code, one the GM
-    named as named (an older record's own Japanese label where it kept one)."""
-    name = str(view["name"])
+    named as named (an older record's own Japanese label, `label_ja`, where it kept one)."""
     if name in CONDITION_WORDS or not is_ja():
         return condition_label(name)
-    return str(view.get("label_ja") or name)
+    return label_ja or name
 
 
-def condition_shown_words(view: dict[str, Any]) -> str:
+def condition_name(view: ConditionView) -> str:
+    return named_condition(view.name, view.recorded_label_ja)
+
+
+def condition_length(view: ConditionView) -> str:
+    """How long a condition lasts (condition_duration of its codes)."""
+    return condition_duration(view.duration, view.detail)
+
+
+def condition_shown_words(view: ConditionView) -> str:
     """'stunned 6 hours until day 1 06:00': a condition put on, as `condition add` and
-    `history show` say it (a view: services.characters.conditions.condition_view)."""
-    what = " ".join(filter(None, (condition_name(view), condition_duration(view.get("duration"), view.get("detail")))))
-    if view.get("until"):
-        what = _("{condition} until {time}").format(condition=what, time=clock_words(view["until"]))
+    `history show` say it."""
+    what = " ".join(filter(None, (condition_name(view), condition_length(view))))
+    if view.until is not None:
+        what = _("{condition} until {time}").format(condition=what, time=clock_label(view.until))
     return what
 
 
-def follow_up_words(view: dict[str, Any]) -> str:
+def follow_up_words(view: ConditionView) -> str:
     """'-2 to every roll for 6 hours after light coma': a penalty after waking
     (docs/rules.md "Penalty after waking") from its codes; an older record without its
     length in seconds by the words it kept."""
-    detail = view.get("detail") or {}
+    detail = view.detail or {}
     if isinstance(detail.get("seconds"), int) and "follows" in detail and "penalty" in detail:
         return follow_up_summary(detail)
     return str((detail.get("summary_ja") if is_ja() else detail.get("summary_en")) or "")
 
 
-def follow_up_begun(character: str, view: dict[str, Any]) -> str:
+def follow_up_begun(character: str, view: ConditionView) -> str:
     """'鈴音: -2 to every roll for 6 hours after light coma (until day 1 08:00)'."""
+    until = "" if view.until is None else clock_label(view.until)
     return _("{character}: {summary} (until {until})").format(
-        character=character, summary=follow_up_words(view), until=clock_words(view["until"])
+        character=character, summary=follow_up_words(view), until=until
     )
 
 

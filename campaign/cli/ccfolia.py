@@ -16,6 +16,7 @@ from campaign.i18n import N_, _
 
 if TYPE_CHECKING:
     from campaign.services.bridges.ccfolia import LogImported
+    from campaign.services.bridges.ccfolia_import import Explained
 
 
 class _Bytes:
@@ -106,13 +107,13 @@ def _encoding(code: str) -> str:
     return ENCODING_NAMES.get(code, code)
 
 
-def _explained(item: dict[str, Any]) -> str:
+def _explained(item: Explained) -> str:
     from campaign.refusal_words import words_text
 
-    why = f": {words_text(item['why'])}" if item.get("why") and item["reason"] not in ("duplicate",) else ""
-    reason = _(REASONS[item["reason"]]) if item["reason"] in REASONS else item["reason"]
+    why = f": {words_text(item.why)}" if item.why and item.reason not in ("duplicate",) else ""
+    reason = _(REASONS[item.reason]) if item.reason in REASONS else item.reason
     return "  " + _("message {number} ({speaker}) {reason}{why}  « {text} »").format(
-        number=item["message"] + 1, speaker=item["speaker"], reason=reason, why=why, text=" ".join(item["text"].split())
+        number=item.message + 1, speaker=item.speaker, reason=reason, why=why, text=" ".join(item.text.split())
     )
 
 
@@ -286,6 +287,7 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
             )
         )
     from campaign.refusal_words import words_text
+    from campaign.services.bridges.ccfolia_import import FrightRead
 
     if summary.fright_results and not summary.fright_applied:
         say(
@@ -294,22 +296,22 @@ def _summary(summary: LogImported, dry_run: bool, explain: bool) -> None:
             )
         )
     for fright in summary.frights:
-        if fright.get("applied"):
-            effects = _(", ").join(_effect(e) for e in fright["effects"]) or _("nothing to change")
+        if fright.applied and isinstance(fright, FrightRead) and fright.entry is not None:
+            effects = _(", ").join(_effect(e.record()) for e in fright.effects) or _("nothing to change")
             say(
                 _("fright: {character} FEAR {result} (entry {first}–{last}) applied as #{seq}: {effects}").format(
-                    character=fright["character"],
-                    result=fright["result"],
-                    first=fright["entry"][0],
-                    last=fright["entry"][1],
-                    seq=fright["seq"],
+                    character=fright.character,
+                    result=fright.result,
+                    first=fright.entry[0],
+                    last=fright.entry[1],
+                    seq=fright.seq,
                     effects=effects,
                 )
             )
-        elif fright.get("why") and summary.fright_applied:
+        elif fright.why and summary.fright_applied:
             say(
                 _("fright: message {number} ({speaker}): {why}").format(
-                    number=fright["message"] + 1, speaker=fright["speaker"], why=words_text(fright["why"])
+                    number=fright.message + 1, speaker=fright.speaker, why=words_text(fright.why)
                 )
             )
     if explain:

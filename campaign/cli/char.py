@@ -214,11 +214,9 @@ def render_character(view: CharacterSheet, zone: str | None) -> None:
     for condition in view.conditions:
         line = f"{condition_label(condition.name)} {condition_duration(condition.duration, condition.detail)}".rstrip()
         if condition.until_clock is not None:
-            from campaign.core.gametime import clock_text
-            from campaign.i18n import pick
+            from campaign.labels import clock_label
 
-            english, japanese = clock_text(condition.until_clock)
-            line = _("{condition} until {time}").format(condition=line, time=pick(japanese, english))
+            line = _("{condition} until {time}").format(condition=line, time=clock_label(condition.until_clock))
         fields.append((pgettext("sheet", "condition"), line))
     for relation in view.relations:
         fields.append((_("related to"), relation.name + (f" — {relation.note}" if relation.note else "")))

@@ -185,8 +185,8 @@ def breakdown(view: CheckRoll) -> str:
     if view.skipped == "did_not_roll":
         return _("no roll (0)")
     first, *rest = view.terms
-    parts = [f"【{first['label']}】{first['value']}", "+ " + _dice_text(view)]
-    parts += [_signed(term["value"], _term_label(term["label"])) for term in rest]
+    parts = [f"【{first.label}】{first.value}", "+ " + _dice_text(view)]
+    parts += [_signed(term.value, _term_label(term.label)) for term in rest]
     return " ".join(parts)
 
 
@@ -209,10 +209,10 @@ def relation(total: int, target: int, compare: str) -> str:
 def _scaling_text(view: CheckRoll) -> str:
     """` = 9 ×2 ×½` after the unscaled total; notes the extra x2/x1/2 that did not stack."""
     scaling = view.scaling
-    if not scaling:
+    if scaling is None:
         return ""
-    text = f" = {scaling['unscaled']}" + (" ×2" if scaling["doubled"] else "") + (" ×½" if scaling["halved"] else "")
-    ignored = max(0, scaling["doubles"] - 1) + max(0, scaling["halves"] - 1)
+    text = f" = {scaling.unscaled}" + (" ×2" if scaling.doubled else "") + (" ×½" if scaling.halved else "")
+    ignored = max(0, scaling.doubles - 1) + max(0, scaling.halves - 1)
     if ignored:
         text += " " + _("({ignored} more did not stack)").format(ignored=ignored)
     return text

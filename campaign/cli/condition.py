@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -22,7 +21,19 @@ from campaign.cli.output import (
 from campaign.cli.physical import PhysicalOption
 from campaign.effect_words import span_label
 from campaign.i18n import N_, _
-from campaign.labels import clock_words, condition_duration, condition_name, condition_shown_words, follow_up_begun
+from campaign.labels import (
+    clock_label,
+    condition_length,
+    condition_name,
+    condition_shown_words,
+    follow_up_begun,
+    named_condition,
+)
+
+if TYPE_CHECKING:
+    from campaign.core.condition_view import ConditionView
+    from campaign.services.characters.conditions import ConditionsCleared
+    from campaign.services.checks.recovery import RecoveryRolled
 
 app = typer.Typer(
     help="A character's temporary conditions (stunned, unconscious ...), timed ones "
@@ -32,27 +43,15 @@ app = typer.Typer(
 )
 
 
-def _clock(reading: Mapping[str, Any]) -> str:
-    return clock_words(reading)
-
-
-def _name(c: dict[str, Any]) -> str:
-    return condition_name(c)
-
-
-def _duration(c: dict[str, Any]) -> str:
-    return condition_duration(c["duration"], c.get("detail"))
-
-
-def _condition_row(c: dict[str, Any]) -> list[Any]:
-    if c["until"] is not None:
-        remaining = span_label(c["remaining_seconds"]) if c.get("remaining_seconds") is not None else ""
-        until = _("{time} ({remaining} left)").format(time=_clock(c["until"]), remaining=remaining)
-    elif c["recovery_due"] is not None:
-        until = _("roll due {time}").format(time=_clock(c["recovery_due"]))
+def _condition_row(c: ConditionView) -> list[Any]:
+    if c.until is not None:
+        remaining = span_label(c.remaining_seconds) if c.remaining_seconds is not None else ""
+        until = _("{time} ({remaining} left)").format(time=clock_label(c.until), remaining=remaining)
+    elif c.recovery_due is not None:
+        until = _("roll due {time}").format(time=clock_label(c.recovery_due))
     else:
         until = _("until cleared")
-    return [_name(c), _duration(c), _clock(c["since"]), until, c["source_seq"]]
+    return [condition_name(c), condition_length(c), clock_label(c.since), until, c.source_seq]
 
 
 @app.command("list")
@@ -74,10 +73,10 @@ def condition_list(
     columns: list[str | Column] = [N_("condition"), N_("duration"), N_("since"), N_("until"), N_("from #")]
     if listed.character is None:
         columns = [Column(N_("character"), keep=True), *columns]
-        rows = [[c["character"], *_condition_row(c)] for c in listed.conditions]
+        rows = [[c.character, *_condition_row(c)] for c in listed.conditions]
     else:
         rows = [_condition_row(c) for c in listed.conditions]
-    now = _clock(listed.now)
+    now = clock_label(listed.now)
     title = (
         _("{character}: conditions (now {now})").format(character=listed.character, now=now)
         if listed.character
@@ -168,7 +167,7 @@ def condition_clear(
     _follow_ups(done)
 
 
-def _follow_ups(done: Any) -> None:
+def _follow_ups(done: ConditionsCleared | RecoveryRolled) -> None:
     """The penalty after waking that a cleared or recovered condition leaves."""
     for follow in done.follow_ups:
         print_text(follow_up_begun(done.character, follow))
@@ -204,7 +203,7 @@ def condition_recover(
     say_warnings(done)
     from campaign.labels import stat_label
 
-    label = condition_name({"name": done.condition, "label_ja": done.label_ja})
+    label = named_condition(done.condition, done.label_ja)
     faces = ",".join(map(str, done.dice))
     verdict = _("recovered") if done.recovered else _("still {condition}").format(condition=label)
     say(

@@ -12,7 +12,7 @@ from campaign.cli.output import DiceOption, JsonOption, emit_json, print_text, s
 from campaign.cli.physical import PhysicalOption
 from campaign.cli.presence import AnywayOption, say_warnings
 from campaign.i18n import _, pick
-from campaign.labels import outcome_label
+from campaign.labels import note_texts, outcome_label
 
 if TYPE_CHECKING:
     from campaign.services.checks.fright import FrightCheckResult
@@ -178,5 +178,5 @@ def render_fright(result: FrightCheckResult) -> None:
     if delta:
         after = result.character_after.cp_total
         print_text(_("{name}: CP total {before} → {after}").format(name=name, before=after - delta, after=after))
-    for note in result.notes:
+    for note in note_texts(result.notes):
         say(_("note: {note}").format(note=note))

@@ -150,14 +150,17 @@ def _fright(name: str, detail: dict[str, Any]) -> list[str]:
 
 def _check_view(side: dict[str, Any]) -> CheckRoll:
     """A recorded check as the CheckRoll the check command rendered (the record holds its fields)."""
+    from campaign.core.check_results import Scaling, Term
     from campaign.services.checks.records import CheckRoll
 
+    terms = tuple(Term(str(term.get("label")), int(term.get("value") or 0)) for term in side.get("terms") or ())
+    scaling = side.get("scaling")
     return CheckRoll(
         expression=str(side.get("expression") or ""),
         dice=tuple(side.get("dice") or ()),
         kept=tuple(side.get("kept") or ()),
         dice_count=int(side.get("dice_count") or 0),
-        terms=tuple(side.get("terms") or ()),
+        terms=terms,
         total=int(side.get("total") or 0),
         target=side.get("target"),
         compare=side.get("compare"),
@@ -166,7 +169,9 @@ def _check_view(side: dict[str, Any]) -> CheckRoll:
         critical=side.get("critical"),
         margin=side.get("margin"),
         skipped=side.get("skipped"),
-        scaling=side.get("scaling"),
+        scaling=None
+        if not scaling
+        else Scaling(int(scaling.get("doubles") or 0), int(scaling.get("halves") or 0), int(scaling["unscaled"])),
     )
 
 
@@ -250,12 +255,23 @@ def _trait(name: str, detail: dict[str, Any]) -> list[str]:
 def _time(name: str, detail: dict[str, Any]) -> list[str]:
     if detail.get("action") != "advance":
         return []
-    start, end = detail["from"], detail["to"]
+    from campaign.effect_words import span_label
+    from campaign.labels import clock_label
+
+    def when(reading: dict[str, Any]) -> str:  # by its clock; its words only if it has none
+        if isinstance(reading.get("clock"), int):
+            return clock_label(reading["clock"])
+        return pick(str(reading.get("text_ja") or reading["text"]), str(reading["text"]))
+
+    seconds = detail.get("seconds")
+    span = (
+        span_label(seconds)
+        if isinstance(seconds, int)
+        else pick(str(detail.get("span_ja") or detail["span"]), str(detail["span"]))
+    )
     return [
         _("the clock moved {span}: {start} → {end}").format(
-            span=pick(str(detail.get("span_ja") or detail["span"]), str(detail["span"])),
-            start=pick(str(start.get("text_ja") or start["text"]), str(start["text"])),
-            end=pick(str(end.get("text_ja") or end["text"]), str(end["text"])),
+            span=span, start=when(detail["from"]), end=when(detail["to"])
         )
     ]
 
@@ -263,17 +279,18 @@ def _time(name: str, detail: dict[str, Any]) -> list[str]:
 def _condition(name: str, detail: dict[str, Any]) -> list[str]:
     """A condition put on or cleared, and the penalty after waking it left, in the words
     `condition add` and `condition clear` print (the entry's codes, campaign.labels)."""
+    from campaign.core.condition_view import ConditionView
     from campaign.labels import condition_name, condition_shown_words, follow_up_begun
 
     if detail.get("action") == "add":
-        return [
-            _("{character}: {condition}").format(character=name, condition=condition_shown_words(detail["condition"]))
-        ]
+        added = ConditionView.from_record(detail["condition"])
+        return [_("{character}: {condition}").format(character=name, condition=condition_shown_words(added))]
     if detail.get("action") != "clear":
         return []
-    cleared = ", ".join(condition_name(c) for c in detail["conditions"])
+    cleared = ", ".join(condition_name(ConditionView.from_record(c)) for c in detail["conditions"])
     lines = [_("{character}: cleared {conditions}").format(character=name, conditions=cleared)]
-    return lines + [follow_up_begun(name, follow) for follow in detail.get("follow_ups") or []]
+    follow_ups = [ConditionView.from_record(follow) for follow in detail.get("follow_ups") or []]
+    return lines + [follow_up_begun(name, follow) for follow in follow_ups]
 
 
 def _pool(name: str, detail: dict[str, Any]) -> list[str]:

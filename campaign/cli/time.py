@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,10 +18,13 @@ from campaign.cli.output import (
     render_rows,
     say,
 )
-from campaign.i18n import N_, _, pick
-from campaign.labels import condition_name, follow_up_words, stat_label
+from campaign.core.gametime import clock_text, span_text
+from campaign.effect_words import condition_label_ja, span_label
+from campaign.i18n import N_, _
+from campaign.labels import clock_label, condition_name, follow_up_words, stat_label
 
 if TYPE_CHECKING:
+    from campaign.core.condition_view import ConditionView
     from campaign.services.campaigns.clock import TimeAdvanced
 
 app = typer.Typer(
@@ -36,29 +38,42 @@ app = typer.Typer(
 )
 
 
-def _when(reading: Mapping[str, Any]) -> str:
-    """A clock reading ("day 2 06:00" / "2日目 06:00") in the output's language."""
-    return pick(reading["text_ja"], reading["text"])
-
-
-def _who(item: dict[str, Any]) -> str:
+def _who(item: ConditionView) -> str:
     """ "鈴音: 朦朧" / "鈴音: stunned": a condition (the fright table's own name in Japanese)."""
     name = condition_name(item)
-    return _("{character}: {condition}").format(character=item["character"], condition=name)
+    return _("{character}: {condition}").format(character=item.character, condition=name)
+
+
+def _at(clock: int | None) -> str:
+    return "" if clock is None else clock_label(clock)
+
+
+def _ja(words: tuple[str, str]) -> str:
+    """The Japanese of an (English, Japanese) pair: the spreadsheet keeps both languages' columns."""
+    return words[1]
+
+
+def label_ja(view: ConditionView) -> str | None:
+    """A condition's Japanese name for the spreadsheet: its code's, else as an older row kept it."""
+    return condition_label_ja(view.name) or view.recorded_label_ja
 
 
 def render_advance(done: TimeAdvanced) -> None:
     say(
         _("time advances {span}: {start} → {end} (ledger #{seq})").format(
-            span=pick(done.span_ja, done.span), start=_when(done.from_), end=_when(done.to), seq=done.seq
+            span=span_label(done.seconds), start=clock_label(done.from_), end=clock_label(done.to), seq=done.seq
         )
     )
     for item in done.ended:
-        print_text(_("ended  {who} (at {when})").format(who=_who(item), when=_when(item["until"] or done.to)))
+        print_text(
+            _("ended  {who} (at {when})").format(
+                who=_who(item), when=clock_label(done.to if item.until is None else item.until)
+            )
+        )
     for item in done.started:
         print_text(
             _("began  {who} {summary} until {when}").format(
-                who=_who(item), summary=follow_up_words(item), when=_when(item["until"])
+                who=_who(item), summary=follow_up_words(item), when=_at(item.until)
             )
         )
     for drain in done.hp_drains:  # untreated catatonia (docs/rules.md "Catatonia's HP drain")
@@ -75,19 +90,19 @@ def render_advance(done: TimeAdvanced) -> None:
     for item in done.recovery_due:
         print_text(
             _("due    {who}: recovery roll due since {when}: {command}").format(
-                who=_who(item), when=_when(item["recovery_due"]), command=recover_command(item)
+                who=_who(item), when=_at(item.recovery_due), command=recover_command(item)
             )
         )
 
 
-def recover_command(item: dict[str, Any]) -> str:
+def recover_command(item: ConditionView) -> str:
     """The command that makes a due recovery roll (or ends a condition without one)."""
     import shlex
 
     from campaign.services.checks.recovery import recovery_stat
 
-    who, what = shlex.quote(item["character"]), shlex.quote(item["name"])
-    rolled = recovery_stat(item.get("detail"))
+    who, what = shlex.quote(item.character or ""), shlex.quote(item.name)
+    rolled = recovery_stat(item.detail)
     if rolled is None:
         return _("`campaign condition clear {who} {what}` once it is over").format(who=who, what=what)
     return _("{stat} roll, `campaign condition recover {who} {what}`").format(
@@ -135,14 +150,19 @@ def time_show(
     if fmt != "table":  # the spreadsheet's columns stay as they were: codes and both languages
         columns: list[str | Column] = [Column("character", keep=True), "condition", "label", "until", "remaining"]
         rows = [
-            [c["character"], c["name"], c["label_ja"] or "", c["until"]["text_ja"], c["remaining_ja"]]
+            [
+                c.character,
+                c.name,
+                label_ja(c) or "",
+                _ja(clock_text(c.until or 0)),
+                _ja(span_text(c.remaining_seconds or 0)),
+            ]
             for c in shown.timed
         ]
     else:
         columns = [Column(N_("character"), keep=True), N_("condition"), N_("until"), N_("remaining")]
         rows = [
-            [c["character"], condition_name(c), _when(c["until"]), pick(c["remaining_ja"], c["remaining"])]
-            for c in shown.timed
+            [c.character, condition_name(c), _at(c.until), span_label(c.remaining_seconds or 0)] for c in shown.timed
         ]
-        print_text(_("now: {when}").format(when=_when(shown.now)))
+        print_text(_("now: {when}").format(when=clock_label(shown.now)))
     render_rows(_("timed conditions"), columns, rows, fmt, bom=bom, records=shown, empty=_("no timed conditions"))

@@ -301,3 +301,30 @@ _READERS: dict[str, Callable[[Mapping[str, Any]], AppliedEffect]] = {
     "injury": _pool,
     "lose_attribute": _attribute,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class FrightNote:
+    """What the GM should know about an applied fright result, by its code: a --pick that
+    named an existing trait (`pick_unused`), mild phobias the escalation entry could have
+    worsened instead (`mild_phobias`), a pool or stat the sheet does not track
+    (`pool_untracked`, `stat_untracked`). campaign.labels.note_text says it."""
+
+    note: Literal["pick_unused", "mild_phobias", "pool_untracked", "stat_untracked"]
+    character: str | None = None
+    pick: str | None = None
+    pool: str | None = None
+    amount: int | None = None
+    stat: str | None = None
+    phobias: tuple[str, ...] = ()
+
+    def record(self) -> JsonObject:
+        """The note as a fright record's `notes` hold it: its code, then the values it has."""
+        record: JsonObject = {"note": self.note}
+        for name in ("character", "pick", "pool", "amount", "stat"):
+            value = getattr(self, name)
+            if value is not None:
+                record[name] = value
+        if self.phobias:
+            record["phobias"] = list(self.phobias)
+        return record

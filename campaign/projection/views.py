@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from campaign.core.condition_view import ConditionDetail
 from campaign.core.derived import POOLS, Aliases, derived_stats, pool_current, stat_value
+from campaign.core.json_fields import converted_by
 from campaign.effect_words import shown_condition
 from campaign.projection.state import State
 
@@ -69,13 +71,37 @@ class TraitLine:
 
 @dataclass(frozen=True, slots=True)
 class ConditionLine:
+    """A condition on the sheet: its row's codes (the length words only an older row
+    kept); the words `--json` shows beside them are made by sheet_conditions."""
+
     name: str
     duration: str | None
-    detail: dict[str, Any] | None  # the condition row's detail, as the fright record wrote it
+    detail: ConditionDetail | None  # the condition row's detail, as its source wrote it
     source_seq: int | None
     origin: str
     since_clock: int
     until_clock: int | None
+
+
+def sheet_conditions(lines: tuple[ConditionLine, ...]) -> list[dict[str, Any]]:
+    """The sheet's conditions as `char show --json` has always shown them: each with the
+    words of its codes (effect_words.shown_condition) beside them."""
+    documents = []
+    for line in lines:
+        codes = None if line.detail is None else dict(line.detail)
+        duration, detail = shown_condition(line.duration, codes, line.name)
+        documents.append(
+            {
+                "name": line.name,
+                "duration": duration,
+                "detail": detail,
+                "source_seq": line.source_seq,
+                "origin": line.origin,
+                "since_clock": line.since_clock,
+                "until_clock": line.until_clock,
+            }
+        )
+    return documents
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +141,7 @@ class CharacterSheet:
     notes: tuple[str, ...]
     items: tuple[str, ...]
     traits: tuple[TraitLine, ...]
-    conditions: tuple[ConditionLine, ...]
+    conditions: tuple[ConditionLine, ...] = field(metadata=converted_by(sheet_conditions))
     pools: dict[str, PoolLevel]
     relations: tuple[Relation, ...]
     missing: MissingLine | None  # set while the status is "missing"
@@ -179,7 +205,8 @@ def character_view(state: State, name: str, aliases: Aliases) -> CharacterSheet:
         conditions=tuple(
             ConditionLine(
                 c.name,
-                *shown_condition(c.duration, c.detail, c.name),
+                c.duration,
+                c.detail,
                 source_seq=c.source_seq,
                 origin=origin,
                 since_clock=c.since_clock or 0,

@@ -9,8 +9,10 @@ part of the command's output.
 Two conventions, and nothing per class:
 - A name that would be a Python keyword ends in an underscore (`from_`); its JSON key is
   the name without it ("from").
+- A field declared with `spread_by(convert)` becomes the several keys `convert` gives.
 - A field declared with `omitted_when_empty()` is left out of the document while it is
-  empty (a result's "warnings" appear only when there are some).
+  empty (a result's "warnings" appear only when there are some); one declared with
+  `omitted_when_none()` while it is None (a 0 is still shown).
 
 Ledger records and the dicts that mirror them (`detail`, ops) stay plain dicts: they are
 JSON by nature, and `as_json` passes dicts, lists and tuples through, converting any
@@ -19,25 +21,25 @@ dataclass found inside them.
 
 from __future__ import annotations
 
-from dataclasses import field, fields, is_dataclass
+from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar
+
+# The field markers live in campaign.core.json_fields, so a view below services (the
+# projection's sheet) can declare how its fields convert; they stay importable here.
+from campaign.core.json_fields import (
+    _CONVERTER,
+    _OMIT_EMPTY,
+    _OMIT_NONE,
+    _SPREAD,
+    converted_by,
+    omitted_when_empty,
+    omitted_when_none,
+    spread_by,
+)
 
 T = TypeVar("T")
 
-_OMIT_EMPTY = "campaign.omit_when_empty"
-_CONVERTER = "campaign.converted_by"
-
-
-def omitted_when_empty(default: Any = ()) -> Any:
-    """A field (last in its class, it has a default) left out of the JSON while empty."""
-    return field(default=default, metadata={_OMIT_EMPTY: True})
-
-
-def converted_by(convert: Any) -> dict[str, Any]:
-    """The metadata of a field whose JSON is `convert(value)` (`field(metadata=...)`):
-    typed values (an applied effect) whose document is made where their words are
-    (campaign.effect_words)."""
-    return {_CONVERTER: convert}
+__all__ = ["as_json", "converted_by", "extended", "json_key", "omitted_when_empty", "omitted_when_none", "spread_by"]
 
 
 def extended(cls: type[T], *bases: Any, **extra: Any) -> T:
@@ -64,7 +66,11 @@ def as_json(value: Any) -> Any:
         document = {}
         for spec in fields(value):
             item = getattr(value, spec.name)
-            if spec.metadata.get(_OMIT_EMPTY) and not item:
+            if (spec.metadata.get(_OMIT_EMPTY) and not item) or (spec.metadata.get(_OMIT_NONE) and item is None):
+                continue
+            spread = spec.metadata.get(_SPREAD)
+            if spread is not None:
+                document.update(as_json(spread(item)))
                 continue
             convert = spec.metadata.get(_CONVERTER)
             document[json_key(spec.name)] = as_json(convert(item) if convert else item)

@@ -235,9 +235,10 @@ def calls_for(
     if seat is None:
         return []
     wills = {c["name"]: c["will"] for c in characters}
-    calls: list[dict[str, Any]] = as_json(list_calls(db, campaign_name, player=None if seat.gm else seat.player_id))
-    for call in calls:
-        call["prompt"] = prompt_of(call["kind"], call["character"], call["params"], will=wills.get(call["character"]))
+    calls: list[dict[str, Any]] = []
+    for view in list_calls(db, campaign_name, player=None if seat.gm else seat.player_id):
+        will = wills.get(view.character)
+        calls.append({**as_json(view), "prompt": prompt_of(view.kind, view.character, view.params, will=will)})
     return calls
 
 

@@ -10,10 +10,10 @@ Also: the one JSON conversion (services.results.as_json) does what `--json` reli
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from campaign.services.results import as_json, extended, omitted_when_empty
+from campaign.services.results import as_json, extended, omitted_when_empty, omitted_when_none, spread_by
 
 SERVICES = Path(__file__).parents[2] / "campaign" / "services"
 
@@ -25,7 +25,6 @@ RECORD_SHAPED: dict[str, str] = {
     "ledger.history.show_entry": "an entry view with its sub-entries' views (and detail_shown, the words of its codes)",
     "ledger.history.record_of": "the stored record itself, parsed",
     "fair.receipts.ledger_records": "the records a receipts file is checked against",
-    "results.converted_by": "field metadata for as_json: the dict dataclasses.field takes, not a result",
     "ledger.state_lines.line_fields": "one state line of the export file, its fields as the file spells them",
     "ledger.state_lines.state_lines": "the export file's state lines (type, fields), written out as JSON",
     "ledger.browse.entries_after": "the live feed's entry views",
@@ -35,14 +34,10 @@ RECORD_SHAPED: dict[str, str] = {
     "checks.reference.roll_reference_table": "the roll's entry view, as table roll's",
     "checks.palette_lines.run_line": "the entry view of the roll, fright check or fright table the line ran",
     # Fragments of a record's detail.
-    "characters.conditions.condition_view": "a condition as records hold it (detail.condition/.conditions/.follow_ups)",
     "characters.conditions.condition_codes": "a condition as a ledger entry records it: codes and numbers, no words",
-    "characters.conditions.EndedCondition.view": "a cleared condition's view, as `condition clear --json` shows it",
-    "characters.conditions.EndedCondition.follow_up_view": "the follow-up's view, as `condition clear --json` shows it",
     "bridges.bcdice_api.Holder.via": "the token's part of a record's detail.via",
     "fair.seeds.FairDice.entry_fair": "an entry's detail.fair: the seed's commitment, the share and the draws",
     "fair.seeds.open_commitment": "the stored seed_commit record itself, parsed",
-    "table.calls.check_params": "a call's parameters as its row stores them (a JSON column), checked",
     "checks.records.dice_source_detail": "the seed part of a check's record detail",
     # An external format.
     "bridges.bcdice_api.api_roll": "BCDice-API v2's roll answer (its documented shape, which bots read)",
@@ -145,6 +140,66 @@ def test_as_json_keeps_field_order_nests_and_lists():
     assert document["detail"] == {"nested": {"from": "Aki", "faces": [1, 4, 6]}, "none": None}
     warned = as_json(_Outer(seq=9, inner=None, items=(), detail={}, warnings=("鈴音 is missing",)))
     assert warned == {"seq": 9, "inner": None, "items": [], "detail": {}, "warnings": ["鈴音 is missing"]}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Optional:
+    target: int | None = omitted_when_none()
+    modifier: int = 0
+
+
+def test_omitted_when_none_keeps_a_zero():
+    assert as_json(_Optional()) == {"modifier": 0}
+    assert as_json(_Optional(target=0)) == {"target": 0, "modifier": 0}
+
+
+def test_call_params_keep_their_stored_shape():
+    """A call's row stores as_json of its typed parameters; reading the row back gives
+    the same value (services.table.call_params), keys in the order the row always had them."""
+    from campaign.services.table.call_params import CheckCall, ReunionCall, call_params, check_params
+
+    danger = check_params("check", {"check": "danger", "difficulty": 0, "modifier": -1})
+    assert danger == CheckCall(check="danger", stat="感", difficulty=0, modifier=-1)
+    assert list(as_json(danger).items()) == [("check", "danger"), ("stat", "感"), ("difficulty", 0), ("modifier", -1)]
+    skill = check_params("check", {"check": "skill", "stat": "技", "target": 9, "skill": 2})
+    assert list(as_json(skill)) == ["check", "stat", "target", "skill", "modifier"]
+    assert as_json(check_params("check", {"check": "success", "roll": " 回避 "})) == {
+        "check": "success",
+        "roll": "回避",
+        "modifier": 0,
+    }
+    assert as_json(check_params("fright", {"modifier": -2})) == {"modifier": -2, "severe_phobia": False}
+    ended = ReunionCall(award=3, scenario=2, characters=("鈴音",))
+    assert as_json(ended) == {
+        "award": 3,
+        "elapsed": None,
+        "searchers": False,
+        "npcs": False,
+        "scenario": 2,
+        "characters": ["鈴音"],
+    }
+    for kind, params in (("check", danger), ("check", skill), ("reunion", ended)):
+        assert call_params(kind, as_json(params)) == params
+
+
+def _reason_fields(reason: str | None) -> dict:
+    return {"why": reason, "why_code": None if reason is None else reason.upper()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Spread:
+    seq: int
+    why: str | None = field(metadata=spread_by(_reason_fields))
+    last: bool = True
+
+
+def test_spread_by_puts_several_keys_in_the_field_s_place():
+    assert list(as_json(_Spread(seq=1, why="dup")).items()) == [
+        ("seq", 1),
+        ("why", "dup"),
+        ("why_code", "DUP"),
+        ("last", True),
+    ]
 
 
 def test_as_json_passes_plain_json_through():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -27,6 +27,9 @@ from campaign.services.characters.roster import character_view
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name
 from campaign.services.ledger.history import INT_MAX
 from campaign.services.results import as_json
+
+if TYPE_CHECKING:
+    from campaign.services.bridges.ccfolia_import import Explained, FrightRead, FrightUnanswered
 
 SOURCE = "ccfolia"
 COUNTS = (
@@ -80,8 +83,8 @@ class LogImported:
     last_seq: int | None
     scenario: int | None
     undecodable: bool  # some bytes were not text in the encoding read
-    explain: tuple[dict[str, Any], ...]
-    frights: tuple[dict[str, Any], ...]
+    explain: tuple[Explained, ...]
+    frights: tuple[FrightRead | FrightUnanswered, ...]
 
 
 # --- pieces out ---

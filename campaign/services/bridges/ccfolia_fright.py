@@ -16,11 +16,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from campaign.core.applied_effects import AppliedEffect
+from campaign.core.applied_effects import AppliedEffect, FrightNote
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.fright import FRIGHT_TABLE, KnownTrait, apply_entry
 from campaign.db.models import Campaign, Character
 from campaign.effect_words import effect_documents
+from campaign.labels import note_texts
 from campaign.seeds import fright_table
 from campaign.services.characters.traits import active_traits, split_category
 from campaign.services.checks.fright import _Applier, append_sub_roll  # the one writer of fright effects
@@ -40,7 +41,7 @@ class FrightApplied:
     result: int
     entry: tuple[int, int]
     effects: tuple[AppliedEffect, ...] = field(metadata=converted_by(effect_documents))
-    notes: tuple[str, ...]
+    notes: tuple[FrightNote, ...] = field(metadata=converted_by(note_texts))
 
 
 def is_fright_roll(line: Any) -> bool:
@@ -97,7 +98,7 @@ def apply_fright(
                 "traits_added": applier.traits_added,
                 "pick": None,
                 "choice": 0,
-                "notes": applier.note_codes,
+                "notes": [note.record() for note in applier.notes],
                 **({"imported": {"table_seq": table_seq, "check_seq": check_seq}} if dice is None else {}),
             },
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sqlalchemy import select
@@ -23,11 +24,13 @@ from campaign.bridges.bcdice_tables import TableLine
 from campaign.bridges.bcdice_why import Why, json_fields
 from campaign.bridges.ccfolia_export import Export
 from campaign.bridges.ccfolia_log import Message
+from campaign.core.applied_effects import AppliedEffect, FrightNote
 from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
 from campaign.effect_words import effect_documents
 from campaign.errors import N_, BadInput
 from campaign.i18n import _
+from campaign.labels import note_texts
 from campaign.seeds import load_tables
 from campaign.services.bridges.ccfolia_fright import apply_fright, is_fright_roll
 from campaign.services.bridges.ccfolia_identity import (
@@ -40,12 +43,70 @@ from campaign.services.bridges.ccfolia_identity import (
     speaker_key,
     speaker_name,
 )
+from campaign.services.results import converted_by, omitted_when_none, spread_by
 
 if TYPE_CHECKING:
     from campaign.core.table_model import Table
 
 SKIPPED = ("secret", "chat", "other_system", "unreadable", "contradictory")
 SHOWN_TEXT = 120
+
+
+def _why_fields(why: Why | None) -> dict[str, Any]:
+    """A reason in --json: its English line (shown translated), its code and its values."""
+    return {"why": why, **json_fields(why)}
+
+
+@dataclass(frozen=True, slots=True)
+class Explained:
+    """`--explain`: a message not recorded (or recorded without a character), and why."""
+
+    message: int  # its index in the log (shown counting from 1)
+    speaker: str
+    reason: str  # a code: duplicate, chat, unmapped_speaker ...
+    why: Why | None = field(metadata=spread_by(_why_fields))
+    recorded: bool
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FrightRead:
+    """A FEAR line of the log (a fright table result): applied with --apply-fright, else why
+    not. `entry` (the table entry's span of entries) once applied."""
+
+    message: int
+    speaker: str
+    character: str | None
+    table_seq: int | None
+    result: int
+    check_seq: int | None  # the failed fright check it answers, if the log had one
+    check_message: int | None
+    applied: bool
+    seq: int | None
+    effects: tuple[AppliedEffect, ...] = field(metadata=converted_by(effect_documents))
+    notes: tuple[FrightNote, ...] = field(metadata=converted_by(note_texts))
+    entry: tuple[int, int] | None = omitted_when_none()
+    why: Why | None = field(default=None, metadata=spread_by(_why_fields))
+
+
+@dataclass(frozen=True, slots=True)
+class FrightUnanswered:
+    """A failed fright check no FEAR line followed."""
+
+    message: int
+    speaker: str
+    check_seq: int | None
+    applied: bool  # False
+    why: Why = field(metadata=spread_by(_why_fields))
+
+
+@dataclass(frozen=True, slots=True)
+class _FailedCheck:
+    """A failed fright check waiting for the FEAR line of its speaker."""
+
+    check_seq: int | None
+    margin: int
+    message: int
 
 
 def _origin(
@@ -216,9 +277,9 @@ class Importer:
             0,
         )
         self.unmapped: set[str] = set()
-        self.explained: list[dict[str, Any]] = []
-        self.frights: list[dict[str, Any]] = []
-        self.pending: dict[str, dict[str, Any]] = {}  # speaker -> a failed fright check
+        self.explained: list[Explained] = []
+        self.frights: list[FrightRead | FrightUnanswered] = []
+        self.pending: dict[str, _FailedCheck] = {}  # speaker -> a failed fright check
         self.first_seq: int | None = None
         self.last_seq: int | None = None
         self.identity: LogIdentity | None = None
@@ -227,15 +288,14 @@ class Importer:
         if self.explain:
             text = message.text if message.result is None else f"{message.text} {message.result}"
             self.explained.append(
-                {
-                    "message": message.index,
-                    "speaker": speaker_name(message.speaker),
-                    "reason": reason,
-                    "why": why,  # the English line; shown translated, and in --json as a code:
-                    **json_fields(why),
-                    "recorded": recorded,
-                    "text": text[:SHOWN_TEXT],
-                }
+                Explained(
+                    message=message.index,
+                    speaker=speaker_name(message.speaker),
+                    reason=reason,
+                    why=why,
+                    recorded=recorded,
+                    text=text[:SHOWN_TEXT],
+                )
             )
 
     def run(self, export: Export, progress: Callable[[int], None] | None) -> None:
@@ -314,11 +374,7 @@ class Importer:
         if isinstance(line, RollLine):
             if is_fright_roll(line):
                 if line.outcome in ("failure", "critical_failure") and line.target is not None:  # it has one
-                    self.pending[speaker] = {
-                        "check_seq": seq,
-                        "margin": line.total - line.target,
-                        "message": message.index,
-                    }
+                    self.pending[speaker] = _FailedCheck(seq, line.total - line.target, message.index)
                 else:
                     self.pending.pop(speaker, None)
             return
@@ -326,27 +382,27 @@ class Importer:
             return
         check = self.pending.pop(speaker, None)
         self.counts["fright_results"] += 1
-        found: dict[str, Any] = {
-            "message": message.index,
-            "speaker": speaker,
-            "character": who,
-            "table_seq": seq,
-            "result": line.result,
-            "check_seq": None if check is None else check["check_seq"],
-            "check_message": None if check is None else check["message"],
-            "applied": False,
-            "seq": None,
-            "effects": [],
-            "notes": [],
-        }
+        found = FrightRead(
+            message=message.index,
+            speaker=speaker,
+            character=who,
+            table_seq=seq,
+            result=line.result,
+            check_seq=None if check is None else check.check_seq,
+            check_message=None if check is None else check.message,
+            applied=False,
+            seq=None,
+            effects=(),
+            notes=(),
+        )
         if not self.apply:
-            found.update(self._not_applied(Why("not_applied", N_("not applied (--apply-fright applies it)"))))
+            found = replace(found, why=Why("not_applied", N_("not applied (--apply-fright applies it)")))
         elif who is None:
-            found.update(
-                self._not_applied(Why("no_character", N_("no character for {speaker} (use --map)"), speaker=speaker))
+            found = replace(
+                found, why=Why("no_character", N_("no character for {speaker} (use --map)"), speaker=speaker)
             )
         elif self.dry_run:
-            found.update(self._not_applied(Why("dry_run", N_("a dry run applies nothing"))))
+            found = replace(found, why=Why("dry_run", N_("a dry run applies nothing")))
         else:
             applied = apply_fright(
                 self.session,
@@ -357,36 +413,22 @@ class Importer:
                 line.modifier,
                 self.source,
                 seq,
-                found["check_seq"],
+                found.check_seq,
             )
-            found.update(
-                applied=True,
-                seq=applied.seq,
-                entry=list(applied.entry),
-                effects=effect_documents(applied.effects),
-                notes=list(applied.notes),
-                why=None,
-                **json_fields(None),
+            found = replace(
+                found, applied=True, seq=applied.seq, entry=applied.entry, effects=applied.effects, notes=applied.notes
             )
             self.counts["fright_applied"] += 1
             self.last_seq = max(self.last_seq or 0, applied.seq)
         self.frights.append(found)
 
-    @staticmethod
-    def _not_applied(why: Why) -> dict[str, Any]:
-        return {"why": why, **json_fields(why)}
-
     def finish(self, export: Export) -> None:
         for speaker, check in self.pending.items():  # a failed check the log rolled no table for
-            why = Why("no_fear_line", N_("failed by {margin}: no FEAR line followed"), margin=check["margin"])
+            why = Why("no_fear_line", N_("failed by {margin}: no FEAR line followed"), margin=check.margin)
             self.frights.append(
-                {
-                    "message": check["message"],
-                    "speaker": speaker,
-                    "check_seq": check["check_seq"],
-                    "applied": False,
-                    **self._not_applied(why),
-                }
+                FrightUnanswered(
+                    message=check.message, speaker=speaker, check_seq=check.check_seq, applied=False, why=why
+                )
             )
         if self.counts["messages"] == 0 or (export.malformed > 10 and export.malformed > self.counts["messages"]):
             raise BadInput(

@@ -14,26 +14,29 @@ the ones whose roll became due so the GM knows whom to roll for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, TypedDict
+from dataclasses import dataclass, field, replace
+from typing import TypedDict
 
 from sqlalchemy.orm import Session
 
-from campaign.core.gametime import clock_text, parse_span, span_text
+from campaign.core.condition_view import ConditionView
+from campaign.core.gametime import parse_span, span_text
 from campaign.db.database import Database
 from campaign.db.models import Campaign
-from campaign.effect_words import ClockReading
+from campaign.effect_words import ClockReading, clock_reading, condition_documents, span_document
 from campaign.services.characters.conditions import campaign_conditions, condition_view, due_clock, end_condition
 from campaign.services.checks.lingering import HpDrain, drain_catatonia, record_drains
 from campaign.services.common import campaign_named, campaign_transaction, clean_text
 from campaign.services.recording import recording
-from campaign.services.results import omitted_when_empty
+from campaign.services.results import converted_by, omitted_when_empty, spread_by
 
 # What an advance's record detail and its result share ("from" is a keyword: the call form).
 _Span = TypedDict("_Span", {"seconds": int, "span": str, "span_ja": str, "from": ClockReading, "to": ClockReading})
 
-# Clock readings and condition views stay dicts: the time entry's record holds them
-# (detail.from / detail.to), see services.characters.conditions.
+# A result holds clocks and spans as seconds, conditions as ConditionView
+# (campaign.core.condition_view); their words are made for `--json` (effect_words) and
+# the CLI. The time entry's record keeps the readings it has always held (detail.from /
+# detail.to, words included).
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +46,12 @@ class TimeAdvanced:
     penalties that began, and those whose recovery roll is now due."""
 
     seq: int
-    seconds: int
-    span: str
-    span_ja: str
-    from_: ClockReading
-    to: ClockReading
-    ended: tuple[dict[str, Any], ...]
-    started: tuple[dict[str, Any], ...]
-    recovery_due: tuple[dict[str, Any], ...]
+    seconds: int = field(metadata=spread_by(span_document))  # "seconds", then its words
+    from_: int = field(metadata=converted_by(clock_reading))
+    to: int = field(metadata=converted_by(clock_reading))
+    ended: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
+    started: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
+    recovery_due: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
     hp_drains: tuple[HpDrain, ...] = omitted_when_empty()  # untreated catatonia, a day each
 
 
@@ -58,13 +59,8 @@ class TimeAdvanced:
 class ClockShown:
     """`time show`: the clock now and every timed condition, soonest to run out first."""
 
-    now: ClockReading
-    timed: tuple[dict[str, Any], ...]
-
-
-def _clock_view(clock: int) -> ClockReading:
-    en, ja = clock_text(clock)
-    return {"clock": clock, "text": en, "text_ja": ja}
+    now: int = field(metadata=converted_by(clock_reading))
+    timed: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
 
 
 def advance_in(
@@ -78,8 +74,8 @@ def advance_in(
     """Append the time entry inside the caller's transaction (which holds the append lock)."""
     start = campaign.clock or 0
     target = start + seconds
-    ended: list[dict[str, Any]] = []
-    started: list[dict[str, Any]] = []
+    ended: list[ConditionView] = []
+    started: list[ConditionView] = []
     with recording(session, campaign, actor, "time") as entry:
         while True:
             timed = [
@@ -94,14 +90,14 @@ def advance_in(
                 entry.advance_clock(until - campaign.clock)
             result = end_condition(entry, character, condition, lasted=until - (condition.since_clock or 0))
             session.flush()
-            ended.append(result.view())
-            if (follow_up := result.follow_up_view()) is not None:
-                started.append({"character": character.name, **follow_up})
+            ended.append(result.ended)
+            if result.follow_up is not None:
+                started.append(replace(result.follow_up, character=character.name))
         drains = drain_catatonia(session, campaign, entry, start, target)  # services.checks.lingering
         if target > (campaign.clock or 0):
             entry.advance_clock(target - campaign.clock)
         due = [
-            {"character": character.name, **condition_view(c, target)}
+            condition_view(c, target, character.name)
             for character, c in campaign_conditions(session, campaign)
             if (due_at := due_clock(c)) is not None and due_at <= target
         ]
@@ -110,8 +106,8 @@ def advance_in(
             "seconds": seconds,
             "span": en,
             "span_ja": ja,
-            "from": _clock_view(start),
-            "to": _clock_view(target),
+            "from": clock_reading(start),
+            "to": clock_reading(target),
         }
         entry.describe(
             reason=reason or f"time advances {en}",
@@ -119,8 +115,8 @@ def advance_in(
             detail={
                 "action": "advance",
                 **summary,
-                "ended": [{"character": e["character"], "name": e["name"], "origin": e["origin"]} for e in ended],
-                "started": [{"character": s["character"], "name": s["name"], "origin": s["origin"]} for s in started],
+                "ended": [{"character": e.character, "name": e.name, "origin": e.origin} for e in ended],
+                "started": [{"character": s.character, "name": s.name, "origin": s.origin} for s in started],
                 **({"hp_drains": drains} if drains else {}),
             },
         )
@@ -128,10 +124,8 @@ def advance_in(
     return TimeAdvanced(
         seq=entry.seq,
         seconds=seconds,
-        span=en,
-        span_ja=ja,
-        from_=summary["from"],
-        to=summary["to"],
+        from_=start,
+        to=target,
         ended=tuple(ended),
         started=tuple(started),
         recovery_due=tuple(due),
@@ -162,7 +156,4 @@ def show(db: Database, campaign_name: str | None) -> ClockShown:
             ),
             key=lambda item: (item[0], item[1]),
         )
-        return ClockShown(
-            now=_clock_view(clock),
-            timed=tuple({"character": name, **condition_view(c, clock)} for _, _, name, c in timed),
-        )
+        return ClockShown(now=clock, timed=tuple(condition_view(c, clock, name) for _, _, name, c in timed))

@@ -21,37 +21,45 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, overload
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from campaign.core.condition_view import ConditionView
 from campaign.core.followup import FOLLOW_UP, follow_up
 from campaign.core.gametime import parse_span, unit_seconds
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Character, Condition
-from campaign.effect_words import ClockReading, clock_reading, condition_label_ja, condition_shown
+from campaign.effect_words import (
+    ClockReading,
+    clock_reading,
+    condition_document,
+    condition_documents,
+    condition_label_ja,
+)
 from campaign.errors import BadInput, NotFound
 from campaign.i18n import _
 from campaign.services.common import campaign_named, campaign_transaction, character_named, clean_name, clean_text
 from campaign.services.recording import Recorder, recording
+from campaign.services.results import converted_by
 
 PENALTY_LIMIT = 100
 
-# A condition's view (condition_view) and a clock reading ({"clock", "text", "text_ja"})
-# stay dicts: a listing and `--json` show that shape. A ledger entry keeps the codes of it
-# (condition_codes: no words; effect_words.condition_shown makes the view again).
+# A condition travels as a ConditionView (campaign.core.condition_view: codes and
+# numbers); effect_words.condition_document makes its `--json` document and
+# campaign.labels its words. A ledger entry keeps its record() (no words).
 
 
 @dataclass(frozen=True, slots=True)
 class ConditionListing:
     """`condition list`: one character's conditions (or, with character None, everyone's,
-    each view then starting with its "character")."""
+    each view then naming its character)."""
 
     character: str | None
-    now: ClockReading
-    conditions: tuple[dict[str, Any], ...]
+    now: int = field(metadata=converted_by(clock_reading))  # the campaign clock
+    conditions: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +67,7 @@ class ConditionAddedResult:
     seq: int
     action: str  # "add"
     character: str
-    condition: dict[str, Any]
+    condition: ConditionView = field(metadata=converted_by(condition_document))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,25 +78,19 @@ class ConditionsCleared:
     seq: int
     action: str  # "clear"
     character: str
-    cleared: tuple[dict[str, Any], ...]
-    follow_ups: tuple[dict[str, Any], ...]
-    now: ClockReading
+    cleared: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
+    follow_ups: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
+    now: int = field(metadata=converted_by(clock_reading))
 
 
 @dataclass(frozen=True, slots=True)
 class EndedCondition:
-    """A condition ended now (`condition clear`, a recovery roll, `time advance`): its
-    codes as the entry records them, and those of the follow-up penalty it started."""
+    """A condition ended now (`condition clear`, a recovery roll, `time advance`): as it
+    was when it ended (with its character and how long it lasted), and the follow-up
+    penalty it started, read against the clock it started at."""
 
-    character: str
-    codes: dict[str, Any]  # condition_codes, with "character" first and "lasted_seconds"
-    follow_up: dict[str, Any] | None  # condition_codes of the penalty, if one began
-
-    def view(self) -> dict[str, Any]:
-        return condition_shown(self.codes)
-
-    def follow_up_view(self) -> dict[str, Any] | None:
-        return None if self.follow_up is None else condition_shown(self.follow_up)
+    ended: ConditionView
+    follow_up: ConditionView | None
 
 
 def label_ja(name: str, detail: dict[str, Any] | None) -> str | None:
@@ -113,34 +115,30 @@ def due_clock(condition: Condition) -> int | None:
     return (condition.since_clock or 0) + duration * unit_seconds(detail["unit"])
 
 
-def _clock_code(clock: int | None) -> dict[str, int] | None:
-    return None if clock is None else {"clock": clock}
-
-
-def condition_codes(condition: Condition, clock: int | None = None) -> dict[str, Any]:
-    """A condition as a ledger entry records it: codes and numbers (the row's own detail
-    and, for a row written before codes, its own length words); with the campaign
-    `clock`, also the seconds that remain."""
-    codes: dict[str, Any] = {"name": condition.name}
-    if condition.duration is not None:
-        codes["duration"] = condition.duration
-    codes.update(
+def condition_view(condition: Condition, clock: int | None = None, character: str | None = None) -> ConditionView:
+    """A condition row as it stands (the row's own detail and, for a row written before
+    codes, its own length words); with the campaign `clock`, also the seconds that
+    remain; with `character`, whose it is."""
+    remaining = None
+    if clock is not None and condition.until_clock is not None:
+        remaining = max(0, condition.until_clock - clock)
+    return ConditionView(
+        name=condition.name,
         detail=condition.detail,
         source_seq=condition.source_seq,
         origin=condition.origin,
-        timed=condition.until_clock is not None,
-        since=_clock_code(condition.since_clock or 0),
-        until=_clock_code(condition.until_clock),
-        recovery_due=_clock_code(due_clock(condition)),
+        since=condition.since_clock or 0,
+        until=condition.until_clock,
+        recovery_due=due_clock(condition),
+        duration=condition.duration,
+        remaining_seconds=remaining,
+        character=character,
     )
-    if clock is not None and condition.until_clock is not None:
-        codes["remaining_seconds"] = max(0, condition.until_clock - clock)
-    return codes
 
 
-def condition_view(condition: Condition, clock: int | None = None) -> dict[str, Any]:
-    """A condition as --json shows it; with the campaign `clock`, also what remains."""
-    return condition_shown(condition_codes(condition, clock))
+def condition_codes(condition: Condition, clock: int | None = None) -> dict[str, Any]:
+    """A condition as a ledger entry records it: codes and numbers, no words."""
+    return condition_view(condition, clock).record()
 
 
 def active_conditions(session: Session, character: Character) -> list[Condition]:
@@ -169,7 +167,7 @@ def list_conditions(db: Database, campaign_name: str | None, character_name: str
     with db.read() as session:
         campaign = campaign_named(session, campaign_name)
         clock = campaign.clock or 0
-        now = _clock_view(clock)
+        now = clock
         if character_name is not None:
             character = character_named(session, campaign, character_name)
             return ConditionListing(
@@ -181,7 +179,7 @@ def list_conditions(db: Database, campaign_name: str | None, character_name: str
             character=None,
             now=now,
             conditions=tuple(
-                {"character": character.name, **condition_view(condition, clock)}
+                condition_view(condition, clock, character.name)
                 for character, condition in campaign_conditions(session, campaign)
             ),
         )
@@ -239,13 +237,11 @@ def add_condition(
     with _write(db, campaign_name, character_name) as (session, campaign, character):
         with recording(session, campaign, actor, "condition") as entry:
             condition = entry.add_condition(character, name, None, detail, span.seconds if span else None)
-            codes = condition_codes(condition, campaign.clock or 0)
+            view = condition_view(condition, campaign.clock or 0)
             entry.describe(
-                character=character.name, reason=reason or "added", detail={"action": "add", "condition": codes}
+                character=character.name, reason=reason or "added", detail={"action": "add", "condition": view.record()}
             )
-        return ConditionAddedResult(
-            seq=entry.seq, action="add", character=character.name, condition=condition_shown(codes)
-        )
+        return ConditionAddedResult(seq=entry.seq, action="add", character=character.name, condition=view)
 
 
 def end_condition(
@@ -254,13 +250,12 @@ def end_condition(
     """Clear a condition now (at the campaign clock) and start its follow-up penalty, if
     it has one. `lasted` overrides how long it lasted (seconds). Returns what happened."""
     clock = entry.campaign.clock or 0
-    codes = {"character": character.name, **condition_codes(condition)}
-    entry.clear_condition(character, condition)
     lasted_seconds = lasted if lasted is not None else clock - (condition.since_clock or 0)
-    codes["lasted_seconds"] = lasted_seconds
+    ended = replace(condition_view(condition, character=character.name), lasted_seconds=lasted_seconds)
+    entry.clear_condition(character, condition)
     terms = follow_up(condition.detail or {}, lasted_seconds, told=lasted is not None)
     if terms is None:
-        return EndedCondition(character.name, codes, None)
+        return EndedCondition(ended, None)
     detail: dict[str, Any] = {  # codes only: effect_words.follow_up_summary says it
         "penalty": terms.penalty,
         "follows": condition.name,
@@ -270,7 +265,7 @@ def end_condition(
     if terms.lasted is not None:
         detail["lasted"] = terms.lasted
     added = entry.add_condition(character, FOLLOW_UP, None, detail, terms.seconds)
-    return EndedCondition(character.name, codes, condition_codes(added, clock))
+    return EndedCondition(ended, condition_view(added, clock))
 
 
 def clear_condition(
@@ -306,15 +301,15 @@ def clear_condition(
                 reason=reason or "cleared",
                 detail={
                     "action": "clear",
-                    "conditions": [e.codes for e in ended],
-                    "follow_ups": [e.follow_up for e in ended if e.follow_up is not None],
+                    "conditions": [e.ended.record() for e in ended],
+                    "follow_ups": [e.follow_up.record() for e in ended if e.follow_up is not None],
                 },
             )
         return ConditionsCleared(
             seq=entry.seq,
             action="clear",
             character=character.name,
-            cleared=tuple(e.view() for e in ended),
-            follow_ups=tuple(view for e in ended if (view := e.follow_up_view()) is not None),
-            now=_clock_view(campaign.clock or 0),
+            cleared=tuple(e.ended for e in ended),
+            follow_ups=tuple(e.follow_up for e in ended if e.follow_up is not None),
+            now=campaign.clock or 0,
         )

@@ -45,6 +45,7 @@ from campaign.core.applied_effects import (
     AppliedEscalation,
     AppliedPool,
     AppliedTrait,
+    FrightNote,
     StatLowered,
     TraitAdded,
 )
@@ -71,7 +72,7 @@ from campaign.db.models import Campaign, Character
 from campaign.effect_words import effect_documents, placeholder_name
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
-from campaign.labels import note_text
+from campaign.labels import note_texts
 from campaign.projection.views import CharacterSheet
 from campaign.seeds import fright_table, stat_names_for
 from campaign.services.characters.presence import check_presence
@@ -165,7 +166,7 @@ class FrightCheckResult:
     effects: tuple[AppliedEffect, ...] = field(metadata=converted_by(effect_documents))
     traits_added: tuple[TraitAdded, ...]
     sub_rolls: tuple[TableSubRoll | EffectSubRoll, ...]
-    notes: tuple[str, ...]
+    notes: tuple[FrightNote, ...] = field(metadata=converted_by(note_texts))
     reason: str | None
     source: str
     character_after: CharacterSheet
@@ -200,8 +201,7 @@ class _Applier:
         self.seq = seq
         self.applied: list[AppliedEffect] = []
         self.aliases: Mapping[str, tuple[str, ...]] = {}  # the ruleset's stat names (core.stat_names)
-        self.notes: list[str] = []
-        self.note_codes: list[dict[str, Any]] = []  # what a record holds of the notes (campaign.labels)
+        self.notes: list[FrightNote] = []  # a record holds their codes (note.record()), labels.note_text says them
         self._names = {t.name.casefold() for t in active_traits(session, character)}
 
     @property
@@ -213,9 +213,8 @@ class _Applier:
     def traits_added(self) -> list[TraitAdded]:
         return [effect.added() for effect in self.applied if isinstance(effect, AppliedTrait)]
 
-    def _note(self, code: dict[str, Any]) -> None:
-        self.note_codes.append(code)
-        self.notes.append(note_text(code))
+    def _note(self, note: FrightNote) -> None:
+        self.notes.append(note)
 
     def apply(self, effect: Any) -> None:
         if isinstance(effect, AddTrait):
@@ -244,7 +243,7 @@ class _Applier:
         if placeholder:
             name = _placeholder(placeholder_name(effect.category, effect.severity), self.seq)
         elif name.casefold() in self._names:
-            self._note({"note": "pick_unused", "pick": name})
+            self._note(FrightNote("pick_unused", pick=name))
             name, placeholder = _placeholder(placeholder_name(effect.category, effect.severity), self.seq), True
         name = self._unique(name)
         self._names.add(name.casefold())
@@ -313,14 +312,7 @@ class _Applier:
         stats = self.character.stats
         maximum = stat_value(stats, effect.pool, self.aliases)  # the sheet's FP/HP, or ST/HT on a 3e sheet
         if maximum is None:
-            self._note(
-                {
-                    "note": "pool_untracked",
-                    "character": self.character.name,
-                    "pool": effect.pool,
-                    "amount": effect.amount,
-                }
-            )
+            self._note(FrightNote("pool_untracked", self.character.name, pool=effect.pool, amount=effect.amount))
             self.applied.append(AppliedPool(kind, effect.pool, effect.amount, effect.dice, effect.entry, tracked=False))
             return
         before = pool_current(stats, self.character.pools, effect.pool, self.aliases)
@@ -347,7 +339,7 @@ class _Applier:
             effect.stat, effect.amount, effect.permanent, effect.cascade, effect.entry, tracked=False
         )
         if key is None:
-            self._note({"note": "stat_untracked", "character": self.character.name, "stat": effect.stat})
+            self._note(FrightNote("stat_untracked", self.character.name, stat=effect.stat))
             self.applied.append(lost)
             return
         before = self.character.stats[key]
@@ -526,7 +518,7 @@ def fright_check(
             for effect in result.effects:
                 applier.apply(effect)
             if pick is None and mild and result.table is not None and result.table.result == ESCALATION_ENTRY:
-                applier._note({"note": "mild_phobias", "character": character.name, "phobias": mild})
+                applier._note(FrightNote("mild_phobias", character.name, phobias=tuple(mild)))
             check_view, table_view = _check_view(result, will.key, will.derived_from, penalties), _table_view(result)
             entry.describe(
                 character=character.name,
@@ -545,7 +537,7 @@ def fright_check(
                     "traits_added": applier.traits_added,
                     "pick": pick,
                     "choice": choice,
-                    "notes": applier.note_codes,
+                    "notes": [note.record() for note in applier.notes],
                 },
             )
         seq = entry.seq

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session, object_session
@@ -24,7 +24,7 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.models import Campaign, Character
 from campaign.errors import BadInput, NotFound
 from campaign.i18n import _
-from campaign.services.results import omitted_when_empty
+from campaign.services.results import converted_by, omitted_when_empty
 
 #: 機会 labels (docs/rules.md "2d6 checks"): recorded on the check, no rule depends on them. English aliases
 #: are accepted and stored as the Japanese label.
@@ -56,16 +56,24 @@ class SideSpec:
 # --------------------------------------------------------------------------- result types
 
 
+def _term_details(terms: tuple[rules.Term, ...]) -> list[dict[str, Any]]:
+    return [term.to_detail() for term in terms]
+
+
+def _scaling_detail(scaling: rules.Scaling | None) -> dict[str, Any] | None:
+    return None if scaling is None else scaling.to_detail()
+
+
 @dataclass(frozen=True)
 class CheckRoll:
     """One roll as every rendered check shows it. `terms` and `scaling` are the core's
-    to_detail() dicts, the same the ledger record holds."""
+    values; their JSON is their to_detail(), the same the ledger record holds."""
 
     expression: str
     dice: tuple[int, ...]
     kept: tuple[int, ...]
     dice_count: int
-    terms: tuple[dict[str, Any], ...]
+    terms: tuple[rules.Term, ...] = field(metadata=converted_by(_term_details))
     total: int
     target: int | None
     compare: str | None
@@ -74,7 +82,7 @@ class CheckRoll:
     critical: str | None
     margin: int | None
     skipped: str | None
-    scaling: dict[str, Any] | None
+    scaling: rules.Scaling | None = field(metadata=converted_by(_scaling_detail))
 
 
 @dataclass(frozen=True)
@@ -266,7 +274,7 @@ def roll_of(result: rules.CheckResult) -> CheckRoll:
         dice=tuple(result.dice),
         kept=tuple(result.kept),
         dice_count=result.dice_count,
-        terms=tuple(term.to_detail() for term in result.terms),
+        terms=tuple(result.terms),
         total=result.total,
         target=result.target,
         compare=result.compare,
@@ -275,7 +283,7 @@ def roll_of(result: rules.CheckResult) -> CheckRoll:
         critical=result.critical,
         margin=margin_of(result),
         skipped=result.skipped,
-        scaling=result.scaling.to_detail() if result.scaling is not None else None,
+        scaling=result.scaling,
     )
 
 

@@ -11,16 +11,19 @@ and the roll can be made again (each turn, minute ... as the entry says).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from campaign.core.condition_view import ConditionView
 from campaign.core.derived import stat_value
 from campaign.core.dice_source import DiceSource, about
 from campaign.core.success import CRITICAL_SUCCESS, SUCCESS, success_roll
 from campaign.db.database import Database
 from campaign.db.models import Character, Condition
+from campaign.effect_words import condition_document_or_none, condition_documents
 from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
 from campaign.labels import condition_label
@@ -36,6 +39,7 @@ from campaign.services.characters.conditions import (
 )
 from campaign.services.common import clean_name, clean_text
 from campaign.services.recording import recording
+from campaign.services.results import converted_by
 
 # recovery code -> (the stat rolled against, whether the roll ignores penalties)
 ROLLS = {
@@ -65,13 +69,13 @@ class RecoveryRolled:
     outcome: str
     margin: int
     recovered: bool
-    cleared: dict[str, Any] | None
-    follow_ups: tuple[dict[str, Any], ...]
+    cleared: ConditionView | None = field(metadata=converted_by(condition_document_or_none))
+    follow_ups: tuple[ConditionView, ...] = field(metadata=converted_by(condition_documents))
     source: str
     warnings: tuple[str, ...]
 
 
-def recovery_stat(detail: dict[str, Any] | None) -> tuple[str, bool] | None:
+def recovery_stat(detail: Mapping[str, Any] | None) -> tuple[str, bool] | None:
     """(stat, ignores penalties) of a condition's recovery roll, or None if it has none."""
     recovery = (detail or {}).get("recovery")
     return ROLLS.get(recovery) if isinstance(recovery, str) else None
@@ -162,8 +166,8 @@ def recover(
         recovered = judged.outcome in (SUCCESS, CRITICAL_SUCCESS)
         with recording(session, campaign, actor, "condition") as entry:
             ended = end_condition(entry, character, condition) if recovered else None
-            cleared = None if ended is None else ended.view()
-            follow_up = None if ended is None else ended.follow_up_view()
+            cleared = None if ended is None else ended.ended
+            follow_up = None if ended is None else ended.follow_up
             follow_ups = () if follow_up is None else (follow_up,)
             entry.describe(
                 character=character.name,
@@ -182,8 +186,8 @@ def recover(
                     "modifier": modifier,
                     "condition": condition_codes(condition),
                     "recovered": recovered,
-                    "conditions": [] if ended is None else [ended.codes],
-                    "follow_ups": [] if ended is None or ended.follow_up is None else [ended.follow_up],
+                    "conditions": [] if cleared is None else [cleared.record()],
+                    "follow_ups": [view.record() for view in follow_ups],
                 },
             )
         return RecoveryRolled(

@@ -11,6 +11,10 @@ Export carries the hidden rows only in a separate file (`export --secrets FILE`)
 campaign file can be shared with players without giving anything away, and `import
 --secrets FILE` restores them (each checked against its commitment) so the imported
 campaign can still reveal.
+
+`peek` and `reveal` answer with record-shaped dicts on purpose: an entry's fields (the
+hidden result laid over the public ones), read by the same code that shows any ledger
+record, and the JSON `history --json` prints.
 """
 
 from __future__ import annotations

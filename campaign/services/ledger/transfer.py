@@ -5,6 +5,10 @@ scenarios, disappearances, searches) and its whole ledger, each entry with its r
 exactly as hashed. Import re-verifies the chain line by line and writes everything in
 one transaction, so a broken or tampered file leaves the target database untouched.
 Both directions stream: memory stays flat however long the ledger is.
+
+The dicts here stay dicts on purpose: each is one JSON line of the file as read (checked
+field by field before anything trusts it), a ledger record (hashed JSON), or a row handed
+as it is to one bulk INSERT. Results (Exported, Imported) are dataclasses.
 """
 
 from __future__ import annotations
@@ -156,7 +160,7 @@ class _Importer:
         self.entries: list[Entry] = []
         self.walk: Walk | None = None  # the chain's rules (campaign.chain), from the header on
         self.pending: list[dict[str, Any]] = []
-        self.footer: dict[str, Any] | None = None
+        self.footer_seen = False
         self.seal_heads: list[dict[str, Any]] = []
         self.fair_records: list[dict[str, Any]] = []  # what services.fair.on_import checks
 
@@ -172,7 +176,7 @@ class _Importer:
         kind = item.get("type")
         if self.campaign is None and kind != "header":
             raise ValueError(_("the file must start with a header line"))
-        if self.footer is not None:
+        if self.footer_seen:
             raise ValueError(_("nothing may follow the footer"))
         if isinstance(kind, str) and kind in BY_TYPE:
             claim(self.claimed, BY_TYPE[kind], item)
@@ -268,7 +272,7 @@ class _Importer:
     def _footer(self, item: dict[str, Any]) -> None:
         if item.get("entries") != self.expected_seq - 1 or item.get("head") != self.prev_hash:
             raise ValueError(_("the footer does not match the entries (file truncated or edited)"))
-        self.footer = item
+        self.footer_seen = True
 
     def flush_entries(self) -> None:
         if self.pending:
@@ -389,7 +393,7 @@ def import_campaign(
                     ) from None
                 if progress is not None:
                     progress(1)
-            if importer.footer is None:
+            if not importer.footer_seen:
                 raise DataError(
                     _("line {value}: the file ends without its footer (truncated); nothing imported").format(
                         value=line_number + 1

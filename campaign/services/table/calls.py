@@ -17,8 +17,8 @@ the same idempotency key, get the first roll back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -29,12 +29,22 @@ from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
 from campaign.db.models import Campaign, Player
 from campaign.db.models_table import TableCall
-from campaign.errors import BadInput, NotFound, RuleRefused
+from campaign.errors import NotFound, RuleRefused
 from campaign.i18n import N_, _, pgettext
 from campaign.services.common import active_character_named, campaign_named, clean_text
+from campaign.services.results import as_json
+from campaign.services.table.call_params import (
+    CallParams,
+    CheckCall,
+    FrightCall,
+    ReunionCall,
+    SuccessCall,
+    call_params,
+    check_of,
+    check_params,
+)
 from campaign.services.table.invites import Seat
 
-CHECKS = ("ability", "skill", "danger", "success")
 #: The calls each ruleset has (docs/rules.md "Calls"), as (kind, check) pairs: a GURPS
 #: campaign calls success rolls and fright checks, a 2d6 campaign its own three checks,
 #: and either ends a scenario with the reunion roll.
@@ -42,8 +52,6 @@ CALL_KINDS: dict[str, tuple[tuple[str, str | None], ...]] = {
     "gurps3-ja": (("fright", None), ("check", "success"), ("reunion", None)),
     "2d6-ja": (("check", "ability"), ("check", "skill"), ("check", "danger"), ("reunion", None)),
 }
-NAME_LIMIT = 50
-_LIMIT = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +60,7 @@ class CallView:
     kind: str
     character: str
     player: str | None
-    params: dict[str, Any]
+    params: CallParams
     reason: str | None
     state: str
     created_by: str
@@ -85,17 +93,19 @@ class NotYourCall(RuleRefused):
     """A player tried to answer a call made for someone else's character."""
 
 
-def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | None = None) -> str:
+def prompt_of(kind: str, character: str, params: CallParams | Mapping[str, Any], will: int | None = None) -> str:
     """What the player's page says, in the output's language: 「恐怖判定を振ってください:
     鈴音 修正 −2」, or with the Will the check rolls against (the table page knows the
-    sheet): 「… 鈴音 意志 11 −2」."""
+    sheet): 「… 鈴音 意志 11 −2」. `params` as a call holds them, or as its row stores them."""
     from campaign.i18n import _
 
     def signed(n: int) -> str:
         return f"{n:+d}".replace("-", "−")
 
-    if kind == "fright":
-        mod = params.get("modifier", 0)
+    if isinstance(params, Mapping):
+        params = call_params(kind, params)
+    if isinstance(params, FrightCall):
+        mod = params.modifier
         if will is not None:
             return _("roll your fright check: {character} Will {will}{modifier}").format(
                 character=character, will=will, modifier=f" {signed(mod)}" if mod else ""
@@ -105,26 +115,24 @@ def prompt_of(kind: str, character: str, params: dict[str, Any], will: int | Non
                 character=character, modifier=signed(mod)
             )
         return _("roll your fright check: {character}").format(character=character)
-    if kind == "check" and params.get("check") == "success":
-        mod = params.get("modifier", 0)
+    if isinstance(params, SuccessCall):
+        mod = params.modifier
         return _("roll your success roll: {character} {roll}{modifier}").format(
-            character=character, roll=params.get("roll"), modifier=f" {signed(mod)}" if mod else ""
+            character=character, roll=params.roll, modifier=f" {signed(mod)}" if mod else ""
         )
-    if kind == "check":
-        what = {"ability": _("ability check"), "skill": _("skill check"), "danger": _("danger sense")}[params["check"]]
-        who = f"{character} {params['stat']}" if params.get("stat") else character
-        if "target" in params:
-            return _("roll your {check}: {who} target {target}").format(check=what, who=who, target=params["target"])
+    if isinstance(params, CheckCall):
+        what = {"ability": _("ability check"), "skill": _("skill check"), "danger": _("danger sense")}[params.check]
+        who = f"{character} {params.stat}" if params.stat else character
+        if params.target is not None:
+            return _("roll your {check}: {who} target {target}").format(check=what, who=who, target=params.target)
         return _("roll your {check}: {who} difficulty {difficulty}").format(
-            check=what, who=who, difficulty=params.get("difficulty")
+            check=what, who=who, difficulty=params.difficulty
         )
-    names = _(", ").join(params.get("characters") or [character])
-    return _("roll the reunion check: {names} (end of scenario #{number})").format(
-        names=names, number=params.get("scenario")
-    )
+    names = _(", ").join(params.characters or [character])
+    return _("roll the reunion check: {names} (end of scenario #{number})").format(names=names, number=params.scenario)
 
 
-def neutral_prompt(kind: str, character: str, params: dict[str, Any]) -> str:
+def neutral_prompt(kind: str, character: str, params: CallParams) -> str:
     """The prompt as a call's --json holds it: in English whatever the output's language
     (--json is one document in every language), worked out in a context of its own."""
     from contextvars import copy_context
@@ -141,7 +149,7 @@ def neutral_prompt(kind: str, character: str, params: dict[str, Any]) -> str:
 def _view(row: TableCall) -> CallView:
     from sqlalchemy.orm import object_session
 
-    player, session = row.player, object_session(row)
+    player, session, params = row.player, object_session(row), call_params(row.kind, row.params)
     if row.player_id is not None and session is not None:  # the name they have today
         player = session.get_one(Player, row.player_id).name
     return CallView(
@@ -149,67 +157,14 @@ def _view(row: TableCall) -> CallView:
         kind=row.kind,
         character=row.character,
         player=player,
-        params=dict(row.params or {}),
+        params=params,
         reason=row.reason,
         state=row.state,
         created_by=row.created_by,
         created_at=row.created_at,
         result_seq=row.result_seq,
-        prompt=neutral_prompt(row.kind, row.character, row.params or {}),
+        prompt=neutral_prompt(row.kind, row.character, params),
     )
-
-
-def _bounded(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _LIMIT:
-        raise BadInput(_("{what} must be a whole number within ±{LIMIT}").format(what=what, LIMIT=_LIMIT))
-    return value
-
-
-def check_params(kind: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The parameters a call stores, checked now so a bad call is refused when made."""
-    if kind == "fright":
-        return {
-            "modifier": _bounded(params.get("modifier", 0), "--mod"),
-            "severe_phobia": bool(params.get("severe_phobia", False)),
-        }
-    if kind == "check":
-        check = params.get("check")
-        if check not in CHECKS:
-            raise BadInput(_("CHECK must be one of {value}").format(value=", ".join(f"`{name}`" for name in CHECKS)))
-        if check == "success":
-            name = params.get("roll")
-            if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_LIMIT:
-                raise BadInput(_("success roll: the skill or stat to roll against (回避, DX ...)"))
-            return {"check": "success", "roll": name.strip(), "modifier": _bounded(params.get("modifier", 0), "--mod")}
-        stat = params.get("stat") or ("感" if check == "danger" else None)
-        if not isinstance(stat, str) or not stat.strip() or len(stat) > 50:
-            raise BadInput(_("check: the stat to use (心, 技, 体 ...)"))
-        out: dict[str, Any] = {"check": check, "stat": stat.strip()}
-        if check == "danger":
-            out["difficulty"] = _bounded(params.get("difficulty"), "--difficulty")
-        else:
-            out["target"] = _bounded(params.get("target"), "--target")
-        if check == "skill":
-            out["skill"] = _bounded(params.get("skill"), "--skill")
-        mods = params.get("modifier", 0)
-        out["modifier"] = _bounded(mods, "--mod")
-        return out
-    if kind == "reunion":
-        award = params.get("award")
-        elapsed = params.get("elapsed")
-        if award is not None:
-            from campaign.services.characters.lifecycle import check_award
-
-            award = check_award(award)
-        if elapsed is not None:
-            from campaign.core.gametime import parse_span
-
-            parse_span(elapsed, "--elapsed")
-        searchers, npcs = bool(params.get("searchers")), bool(params.get("npcs"))
-        if (searchers or npcs) and award is None:
-            raise BadInput(_("--searchers and --npcs say who gets the award: give it with --award N"))
-        return {"award": award, "elapsed": elapsed, "searchers": searchers, "npcs": npcs}
-    raise BadInput(_("call kind: fright, check or reunion, not {kind!r}").format(kind=kind))
 
 
 def make_call(
@@ -218,7 +173,7 @@ def make_call(
     actor: str,
     kind: str,
     character: str,
-    params: dict[str, Any] | None = None,
+    params: Mapping[str, Any] | None = None,
     reason: str | None = None,
 ) -> CallView:
     """A pending call for `character`, to be rolled by the character's player."""
@@ -231,7 +186,7 @@ def make_calls(
     actor: str,
     kind: str,
     characters: Sequence[str],
-    params: dict[str, Any] | None = None,
+    params: Mapping[str, Any] | None = None,
     reason: str | None = None,
 ) -> tuple[CallView, ...]:
     """The same call for each of `characters` (none named: every active PC taking part in
@@ -239,25 +194,19 @@ def make_calls(
     refusal for one makes none."""
     from campaign.services.scenarios.missing import open_scenario
 
-    params = check_params(kind, params or {})
+    checked = check_params(kind, params or {})
     reason = clean_text(reason, "--reason")
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
-        refuse_foreign_kind(campaign.ruleset, kind, params.get("check"))
+        refuse_foreign_kind(campaign.ruleset, kind, check_of(checked))
         names = list(dict.fromkeys(characters)) or _present_pcs(session, campaign, open_scenario(session, campaign))
         if not names:
             raise RuleRefused(_("nobody to call: no active PC takes part"))
-        return tuple(_new_call(session, campaign, actor, kind, name, params, reason) for name in names)
+        return tuple(_new_call(session, campaign, actor, kind, name, checked, reason) for name in names)
 
 
 def _new_call(
-    session: Session,
-    campaign: Campaign,
-    actor: str,
-    kind: str,
-    character: str,
-    params: dict[str, Any],
-    reason: str | None,
+    session: Session, campaign: Campaign, actor: str, kind: str, character: str, params: CallParams, reason: str | None
 ) -> CallView:
     """One call, checked against the character now rather than when the player taps."""
     row = active_character_named(session, campaign, character, pgettext("doing", "be called to roll"))
@@ -275,16 +224,16 @@ def _new_call(
                 waiting=waiting, kind=kind, name=row.name
             )
         )
-    if kind == "check" and params["check"] != "success":
+    if isinstance(params, CheckCall):
         from campaign.services.checks.records import stat_of
 
-        stat_of(row, params["stat"])
-    elif kind == "check":
+        stat_of(row, params.stat)
+    elif isinstance(params, SuccessCall):
         from campaign.services.checks.skill_rolls import skill_roll
 
-        if skill_roll(params["roll"], row, campaign.ruleset) is None:
+        if skill_roll(params.roll, row, campaign.ruleset) is None:
             raise RuleRefused(
-                _("{name} has no skill or stat {roll!r} to roll against").format(name=row.name, roll=params["roll"])
+                _("{name} has no skill or stat {roll!r} to roll against").format(name=row.name, roll=params.roll)
             )
     player = row.player.name if row.player is not None else None
     return _pending(session, campaign, actor, kind, row.name, player, params, reason)
@@ -336,7 +285,7 @@ def _pending(
     kind: str,
     character: str,
     player: str | None,
-    params: dict[str, Any],
+    params: CallParams,
     reason: str | None,
 ) -> CallView:
     """A new call, pending until its player taps it: stored, and shown as a view."""
@@ -349,7 +298,7 @@ def _pending(
         character=character,
         player_id=player_id,
         player=player,
-        params=params,
+        params=as_json(params),
         reason=reason,
         created_by=str(actor),
         created_at=ledger.utc_now(),
@@ -379,6 +328,7 @@ def call_scenario_end(
     from campaign.services.scenarios.missing import open_disappearances, open_scenario, playing_player
 
     params = check_params("reunion", {"award": award, "elapsed": elapsed, "searchers": searchers, "npcs": npcs})
+    assert isinstance(params, ReunionCall)
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
         scenario = open_scenario(session, campaign)
@@ -404,8 +354,8 @@ def call_scenario_end(
         )
         if pending is not None:
             raise RuleRefused(_("call #{pending} already ends this scenario").format(pending=pending))
-        params.update(scenario=scenario.number, characters=[c.name for c in missing])
-        return _pending(session, campaign, actor, "reunion", missing[0].name, players.pop(), params, None)
+        made = replace(params, scenario=scenario.number, characters=tuple(c.name for c in missing))
+        return _pending(session, campaign, actor, "reunion", missing[0].name, players.pop(), made, None)
 
 
 def list_calls(
@@ -463,7 +413,7 @@ def roll_call(
 
     with db.read() as session:
         row = _call(session, campaign_id, call_id)
-        kind, character, params = row.kind, row.character, dict(row.params or {})
+        kind, character, params = row.kind, row.character, call_params(row.kind, row.params)
         # Ending a scenario is the GM's act (its awards, its time): the end and its reunion
         # entries keep the GM who called as actor, and the reunion its player as
         # on_behalf_of (docs/rules.md "Missing and reunion check", services.scenarios.runs), while
@@ -510,10 +460,12 @@ def roll_call(
     except Replayed as done:  # the same request again: its roll, not a second one
         seq, last, replayed = done.first_seq, done.last_seq, True
     revealed = None
-    if kind == "reunion" and not replayed:  # the scenario ended: its seed is revealed, as `scenario end` does
+    if (
+        isinstance(params, ReunionCall) and not replayed
+    ):  # the scenario ended: its seed is revealed, as `scenario end` does
         from campaign.services.fair.seeds import reveal_seed
 
-        revealed = reveal_seed(db, campaign_name, ender or str(actor), params.get("scenario"), quiet=True)
+        revealed = reveal_seed(db, campaign_name, ender or str(actor), params.scenario, quiet=True)
     with db.read() as session:
         return CallRolled(
             seq=seq,
@@ -531,47 +483,43 @@ def _dispatch(
     source: DiceSource,
     kind: str,
     character: str,
-    params: dict[str, Any],
+    params: CallParams,
 ) -> int:
-    if kind == "fright":
+    if isinstance(params, FrightCall):
         from campaign.services.checks.fright import fright_check
 
         return fright_check(
-            db,
-            campaign_name,
-            actor,
-            character,
-            source,
-            modifier=params.get("modifier", 0),
-            severe_phobia=params.get("severe_phobia", False),
+            db, campaign_name, actor, character, source, modifier=params.modifier, severe_phobia=params.severe_phobia
         ).seq
-    if kind == "check" and params["check"] == "success":
+    if isinstance(params, SuccessCall):
         from campaign.services.checks.rolls import roll
 
-        mod = params.get("modifier", 0)
-        word = f"{params['roll']}{mod:+d}" if mod else params["roll"]
+        mod = params.modifier
+        word = f"{params.roll}{mod:+d}" if mod else params.roll
         seq: int = roll(db, campaign_name, actor, word, source, character=character)["seq"]
         return seq
-    if kind == "check":
-        mods = [("GM", params["modifier"])] if params.get("modifier") else []
-        if params["check"] == "danger":
+    if isinstance(params, CheckCall):
+        mods = [("GM", params.modifier)] if params.modifier else []
+        if params.check == "danger":
             from campaign.services.checks.action_checks import danger_sense
 
+            assert params.difficulty is not None  # check_params gives danger sense one
             return danger_sense(
                 db,
                 campaign_name,
                 actor,
                 source,
                 character=character,
-                difficulty=params["difficulty"],
-                stat=params["stat"],
+                difficulty=params.difficulty,
+                stat=params.stat,
                 modifiers=mods,
             ).seq
         from campaign.services.checks.action_checks import CheckOptions, ability_check
 
-        options = CheckOptions(target=params["target"], skill=params.get("skill"), modifiers=mods)
+        assert params.target is not None  # check_params gives ability and skill checks one
+        options = CheckOptions(target=params.target, skill=params.skill, modifiers=mods)
         return ability_check(
-            db, campaign_name, actor, source, character=character, stat=params["stat"], options=options
+            db, campaign_name, actor, source, character=character, stat=params.stat, options=options
         ).seq
     from campaign.services.scenarios.runs import end_scenario
 
@@ -581,10 +529,10 @@ def _dispatch(
         actor,
         [],
         source,
-        params.get("award"),
-        elapsed=params.get("elapsed"),
-        searchers=bool(params.get("searchers")),
-        npcs=bool(params.get("npcs")),
+        params.award,
+        elapsed=params.elapsed,
+        searchers=params.searchers,
+        npcs=params.npcs,
     ).seq
 
 
