@@ -342,6 +342,7 @@ def written_roll(guarded: GuardedDatabase, seq: int) -> SeatRoll | None:
         fairness=view.get("fairness"),
         share=share,
         entries=entries,
+        sheet=_sheet(view),
     )
 
 
