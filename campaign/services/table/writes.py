@@ -178,7 +178,8 @@ class GuardedDatabase(Database):
             from campaign.services.fair.seeds import abandoned_commitments
 
             self.written = tuple(_records(session, self._campaign_id, first, last))
-            self.abandoned = abandoned_commitments(session, self._campaign_id)
+            if any(isinstance((record.get("detail") or {}).get("fair"), dict) for record in self.written):
+                self.abandoned = abandoned_commitments(session, self._campaign_id)  # only derived dice ask
 
 
 def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | None) -> Character | None:
