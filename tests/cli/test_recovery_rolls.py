@@ -57,6 +57,14 @@ def test_recover_rolls_will_and_clears_on_success(gurps):
     verified(gurps)
 
 
+def test_an_early_recovery_roll_is_warned_of_in_the_campaigns_language(gurps, monkeypatch):
+    stunned(gurps)
+    monkeypatch.setenv("CAMPAIGN_LANG", "ja")
+    early = gurps.run("condition", "recover", "鈴音", "stun", "--dice", "6,6,5")
+    assert "キャンペーン時計ではこのロールは 1日目 00:00:01 からです (現在 1日目 00:00)。このまま振りました" in early.stderr
+    assert "campaign clock" not in early.stderr
+
+
 def test_recover_refuses_what_has_no_roll_and_warns_when_early(gurps):
     assert "no active condition 'stun'" in gurps.error(
         "condition", "recover", "鈴音", "stun", "--dice", "1,1,1", code=1

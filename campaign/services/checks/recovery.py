@@ -28,7 +28,6 @@ from campaign.errors import BadInput, NotFound, RuleRefused
 from campaign.i18n import _
 from campaign.labels import condition_label
 from campaign.services.characters.conditions import (
-    _clock_view,
     _condition_matches,
     _write,
     active_conditions,
@@ -131,9 +130,17 @@ def _early_roll_warnings(condition: Condition, clock: int) -> list[str]:
     due = due_clock(condition)
     if due is None or due <= clock:
         return []
+    from campaign.core.gametime import clock_text
+    from campaign.i18n import pick
+
+    def said(at: int) -> str:
+        english, japanese = clock_text(at)
+        return pick(japanese, english)
+
     return [
-        f"by the campaign clock the roll is due from {_clock_view(due)['text']} "
-        f"(now {_clock_view(clock)['text']}); rolled all the same"
+        _("by the campaign clock the roll is due from {due} (now {now}); rolled all the same").format(
+            due=said(due), now=said(clock)
+        )
     ]
 
 
