@@ -74,7 +74,21 @@ def table(count: int) -> tuple[str, list[dict], list[dict], list[str]]:
                 "target": TARGET,
                 "outcome": judged.outcome,
                 "margin": judged.margin,
-                "detail": {"fair": fair},
+                # as a GURPS success roll records its judgement (campaign.core.dice): the
+                # checkers judge criticals only for a roll that says it is one
+                "detail": {
+                    "fair": fair,
+                    "gurps": {
+                        "target": TARGET,
+                        "effective_target": TARGET,
+                        "raw": sum(dice),
+                        "total": judged.total,
+                        "faces": dice,
+                        "outcome": judged.outcome,
+                        "margin": judged.margin,
+                        "rule": "R1",
+                    },
+                },
             }
         )
         answer = {"seq": seq, "dice": dice, "total": judged.total, "outcome": judged.outcome, "fair": fair}

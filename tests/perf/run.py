@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1828,7 +1829,12 @@ def main(argv: list[str] | None = None) -> int:
         for key in ROWS:
             if key in only:
                 step_start = time.perf_counter()
-                steps[key]()
+                try:
+                    steps[key]()
+                except Exception as exc:  # one broken row is a missed row, not a lost run of the others
+                    traceback.print_exc()
+                    problem = f"{type(exc).__name__}: {str(exc)[:300]}"
+                    bench.rows.append(Row(key, key, "the row failed to run", problem, "—", None, "runs", False))
                 print(f"  {key}: done in {time.perf_counter() - step_start:.0f} s", flush=True)
         if not args.no_profile and not args.only:
             bench.profile()
