@@ -61,7 +61,8 @@ def test_an_early_recovery_roll_is_warned_of_in_the_campaigns_language(gurps, mo
     stunned(gurps)
     monkeypatch.setenv("CAMPAIGN_LANG", "ja")
     early = gurps.run("condition", "recover", "鈴音", "stun", "--dice", "6,6,5")
-    assert "キャンペーン時計ではこのロールは 1日目 00:00:01 からです (現在 1日目 00:00)。このまま振りました" in early.stderr
+    warned = "キャンペーン時計ではこのロールは 1日目 00:00:01 からです (現在 1日目 00:00)。このまま振りました"
+    assert warned in early.stderr
     assert "campaign clock" not in early.stderr
 
 
