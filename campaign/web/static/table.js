@@ -532,6 +532,15 @@
     });
   }
 
+  /** The receipts panel, once receipts.js has run: the session can answer before that deferred
+   *  script executes, and every deferred script runs before DOMContentLoaded. */
+  function startReceipts(of) {
+    if (window.fairReceipts) window.fairReceipts.start(of);
+    else if (document.readyState !== "complete") {
+      document.addEventListener("DOMContentLoaded", function () { if (window.fairReceipts) window.fairReceipts.start(of); });
+    }
+  }
+
   function start() {
     root = document.getElementById("table");
     if (!root) return;
@@ -556,7 +565,7 @@
       if (!s.csrf) return;
       csrf = s.csrf;
       me = { player: s.player, gm: s.gm };
-      if (window.fairReceipts) window.fairReceipts.start({ campaign: root.dataset.campaign, player: s.player });
+      startReceipts({ campaign: root.dataset.campaign, player: s.player });
       refresh();
       if (typeof EventSource !== "undefined") connect();
     });
