@@ -285,9 +285,12 @@ class _Seeds:
 
 
 def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
+    """One pass over the records, judging as it goes and keeping only the fair entries
+    (their seeds are revealed later in the chain): a million-entry ledger streams through
+    in the memory of its fair entries."""
     known = _Seeds(partial)
     fair_entries: list[dict[str, Any]] = []
-    judged: list[dict[str, Any]] = []
+    judging = _Judging()
     for record in records:
         seq: int = record["seq"]  # every record has its seq: the chain rules checked it first
         detail = found if isinstance(found := record.get("detail"), dict) else {}
@@ -295,41 +298,61 @@ def _check(records: Iterable[dict[str, Any]], partial: bool) -> dict[str, int]:
         if isinstance(detail.get("fair"), dict):
             fair_entries.append(record)
         if record.get("kind") in JUDGED_KINDS:
-            judged.append(record)
+            judging.add(record)
     counts = {"checked": 0, "pending": 0, "abandoned": 0}
     runs: dict[tuple[Any, ...], int] = {}
     for record in fair_entries:  # first the dice themselves, then what they made
         counts[_fair_entry(record, known, runs)] += 1
-    unlinked = sum(1 for record in judged if _unlinked(record))
-    return {"revealed": len(known.seeds), **counts, "judged": _judge_all(judged), "unlinked": unlinked}
+    if judging.failure is not None:
+        raise judging.failure
+    return {"revealed": len(known.seeds), **counts, "judged": judging.count, "unlinked": judging.unlinked}
 
 
-def _judge_all(records: list[dict[str, Any]]) -> int:
-    """judge() each record, once per distinct roll: a ledger repeats the same few
-    expressions and dice, and a record that differs only in its seq is judged alike
-    (the first of them, in seq order, is the one a failure names)."""
-    seen: dict[object, bool] = {}
-    frights: dict[int, dict[str, Any]] = {}  # fright checks by seq: their table adds their margin
-    tables: dict[int, dict[str, Any]] = {}  # table look-ups by seq: they keep a copy of their text dice
-    count = 0
-    for record in records:
-        if record.get("kind") == "table":
-            tables[record["seq"]] = record
-        if record.get("kind") == "fright":
+class _Judging:
+    """judge() each record as it streams past, once per distinct roll: a ledger repeats
+    the same few expressions and dice, and a record that differs only in its seq is judged
+    alike (the first of them, in seq order, is the one a failure names). The first failure
+    is held, not raised, so a wrong die of a fair entry is named before what it made."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.unlinked = 0
+        self.failure: Unfair | None = None
+        self._seen: dict[object, bool] = {}
+        # fright checks and table look-ups by seq, as much of each as their sub-entries read
+        self._frights: dict[int, dict[str, Any]] = {}
+        self._tables: dict[int, dict[str, Any]] = {}
+
+    def add(self, record: dict[str, Any]) -> None:
+        if self.failure is not None:
+            return
+        try:
+            self._judge(record)
+        except Unfair as bad:
+            self.failure = bad
+
+    def _judge(self, record: dict[str, Any]) -> None:
+        kind, detail = record.get("kind"), record.get("detail")
+        self.unlinked += _unlinked(record)
+        if kind == "table":
+            kept = detail.get("text_rolls") if isinstance(detail, dict) else None
+            self._tables[record["seq"]] = {"seq": record["seq"], "detail": {"text_rolls": kept}}
+        if kind == "fright":
             if record.get("parent_seq") is None:
-                frights[record["seq"]] = record
+                effects = detail.get("effects") if isinstance(detail, dict) else None
+                slim = {name: record.get(name) for name in ("seq", "total", "target", "dice")}
+                self._frights[record["seq"]] = {**slim, "detail": {"effects": effects}}
             else:
-                _fright_margin(record, frights)
+                _fright_margin(record, self._frights)
         key = _judge_key(record)
         if key is None:
-            count += judge(record)
-            _fright_effect(record, frights)
-            _text_copy(record, tables)
-            continue
-        if key not in seen:
-            seen[key] = judge(record)
-        count += seen[key]
-    return count
+            self.count += judge(record)
+            _fright_effect(record, self._frights)
+            _text_copy(record, self._tables)
+            return
+        if key not in self._seen:
+            self._seen[key] = judge(record)
+        self.count += self._seen[key]
 
 
 def _judge_key(record: dict[str, Any]) -> object:

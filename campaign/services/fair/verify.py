@@ -63,14 +63,17 @@ def _rows(session: Session, campaign_id: int, kinds: tuple[str, ...]) -> Iterato
         ),
         {"c": campaign_id, "fair": FAIR_LIKE, **{f"k{n}": kind for n, kind in enumerate(kinds)}},
     )
-    light = _light_reader()
+    light, whole = _light_reader(), msgspec.json.Decoder().decode
     for raw, kind in rows:
-        if kind != "roll" or '"fair":{' in raw:
-            yield json.loads(raw)
-            continue
+        if kind == "roll" and '"fair":{' not in raw:
+            try:
+                yield light(raw)
+                continue
+            except (msgspec.DecodeError, TypeError, ValueError):  # a shape the light reader refuses: read it all
+                pass
         try:
-            yield light(raw)
-        except (msgspec.DecodeError, TypeError, ValueError):  # a shape the light reader refuses: read it all
+            yield whole(raw)
+        except msgspec.DecodeError:  # what msgspec refuses and json reads (NaN): as before
             yield json.loads(raw)
 
 
@@ -161,14 +164,18 @@ def check(session: Session, campaign: Campaign, *, kept_seeds: bool = True) -> F
     from campaign.fair_check import check_records, judgement
 
     repeats: list[tuple[dict[str, Any], int]] = []
-    records = list(_records(session, campaign.id, repeats))
-    found = check_records(records)
+    commitments: dict[int, Any] = {}
+
+    def noting_commitments(records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for record in records:
+            if record.get("kind") == "seed_commit":
+                commitments[record["seq"]] = (record.get("detail") or {}).get("commitment")
+            yield record
+
+    found = check_records(noting_commitments(_records(session, campaign.id, repeats)))
     if found["ok"]:  # the rolls each grouped record stood for, judged alike
         found["judged"] += sum(n for record, n in repeats if judgement(record) is not None)
     if found["ok"] and kept_seeds:
-        commitments = {
-            r["seq"]: (r.get("detail") or {}).get("commitment") for r in records if r.get("kind") == "seed_commit"
-        }
         for row in session.scalars(select(FairSeed).where(FairSeed.campaign_id == campaign.id).order_by(FairSeed.seq)):
             if not valid_seed(row.seed) or commitments.get(row.seq) != seed_commitment(row.seed):
                 return FairCheck(
