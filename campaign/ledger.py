@@ -71,20 +71,39 @@ READ_ONLY_ROLE = (
 def lock_campaign(session: Session, campaign_id: int) -> None:
     """Serialize writers of one campaign.
 
-    PostgreSQL: a row lock on the campaign. SQLite: the write transaction already began
-    with BEGIN IMMEDIATE (see db.engine), which holds the database's single write lock.
+    PostgreSQL: a row lock on the campaign, which also reads the row afresh (what was read
+    of it before the lock may be stale). SQLite: the write transaction already began with
+    BEGIN IMMEDIATE (see db.engine), which holds the database's single write lock.
+
+    Once a transaction holds the lock, nobody else appends to the campaign until it ends,
+    so the chain's head it reads is remembered for the rest of it (`_head_row`); locking
+    again in the same transaction costs nothing.
     """
+    held = session.info.setdefault(_HELD, {})
+    if campaign_id in held:
+        return
     if session.get_bind().dialect.name == "postgresql":
         from sqlalchemy.exc import ProgrammingError
 
         try:
-            session.execute(select(Campaign.id).where(Campaign.id == campaign_id).with_for_update())
+            session.execute(
+                select(Campaign)
+                .where(Campaign.id == campaign_id)
+                .with_for_update()
+                .execution_options(populate_existing=True)
+            )
         except ProgrammingError as exc:  # the lock needs UPDATE on the row: a role that may not write
             if getattr(exc.orig, "sqlstate", None) != "42501":
                 raise
             from campaign.errors import RuleRefused
 
             raise RuleRefused(READ_ONLY_ROLE) from None
+    held[campaign_id] = None  # the head, once read under the lock
+
+
+# session.info key: {campaign id: its head (seq, hash, at) once read, or None} for each
+# campaign whose append lock the session's transaction holds (a session is one transaction).
+_HELD = "campaign.ledger.held"
 
 
 # The two queries of every append, as plain SQL: compiling them through the ORM would
@@ -100,9 +119,23 @@ _OPEN_SCENARIO = text(
 _INSERT = LedgerEntry.__table__.insert()
 
 
-def head(session: Session, campaign_id: int) -> tuple[int, str]:
+def _head_row(session: Session, campaign_id: int) -> tuple[int, str, str | None]:
+    """(seq, hash, time) of the chain's last entry, (0, genesis, None) before the first;
+    read once per transaction that holds the campaign's lock (append keeps it current)."""
+    held: dict[int, tuple[int, str, str | None] | None] | None = session.info.get(_HELD)
+    known = held.get(campaign_id) if held is not None else None
+    if known is not None:
+        return known
     row = session.execute(_HEAD, {"c": campaign_id}).first()
-    return (row.seq, row.hash) if row else (0, GENESIS_HASH)
+    found = (row.seq, row.hash, row.at) if row else (0, GENESIS_HASH, None)
+    if held is not None and campaign_id in held:
+        held[campaign_id] = found
+    return found
+
+
+def head(session: Session, campaign_id: int) -> tuple[int, str]:
+    seq, digest, _at = _head_row(session, campaign_id)
+    return seq, digest
 
 
 def _not_before(head_at: object, now: str) -> str:
@@ -115,8 +148,8 @@ def _not_before(head_at: object, now: str) -> str:
 def next_entry(session: Session, campaign_id: int) -> tuple[int, str]:
     """(seq, time) of the next append: lets a service key its state changes to the entry
     that records them, and stamp them with its time, before writing it (services.recording)."""
-    row = session.execute(_HEAD, {"c": campaign_id}).first()
-    return (row.seq + 1, _not_before(row.at, utc_now())) if row else (1, utc_now())
+    seq, _hash, at = _head_row(session, campaign_id)
+    return seq + 1, _not_before(at, utc_now())
 
 
 def open_scenario_number(session: Session, campaign_id: int) -> int | None:
@@ -145,8 +178,7 @@ def append(
     The caller must have called lock_campaign() in this transaction first.
     """
     session.flush()
-    row = session.execute(_HEAD, {"c": campaign.id}).first()
-    last_seq, prev_hash = (row.seq, row.hash) if row else (0, GENESIS_HASH)
+    last_seq, prev_hash, head_at = _head_row(session, campaign.id)
     if expect_seq is not None and expect_seq != last_seq + 1:
         raise RuntimeError(f"ledger head moved: expected to write seq {expect_seq}, head is {last_seq}")
     # The actor is who typed the command; detail.on_behalf_of, for whom: the GM acting for
@@ -168,7 +200,7 @@ def append(
     record = {
         "campaign": campaign.ledger_name,
         "seq": last_seq + 1,
-        "at": at or _not_before(row.at if row else None, utc_now()),
+        "at": at or _not_before(head_at, utc_now()),
         "actor": str(actor),
         "kind": entry.kind,
         "character": entry.character,
@@ -199,7 +231,16 @@ def append(
             **{name: record[name] for name in INDEXED_FIELDS},
         },
     )
+    held = session.info.get(_HELD)
+    if held is not None and campaign.id in held:
+        held[campaign.id] = (last_seq + 1, digest, record["at"])
+    session.info.setdefault(APPENDED, []).append((campaign.id, last_seq + 1, record_json))
     return Appended(seq=last_seq + 1, hash=digest, prev_hash=prev_hash, record=record)
+
+
+# session.info key: (campaign id, seq, canonical JSON) of every entry the transaction
+# appended, in order: a caller answers from them without reading them back.
+APPENDED = "campaign.ledger.appended"
 
 
 # Why a chain check failed, as codes callers branch on (the reason is for people).

@@ -150,3 +150,20 @@ STRUCTS = (Group, Gurps, Repeat, RollDetail, FrightCheck, PassedFright, *SHAPES.
 def readers() -> dict[str, Callable[[bytes], Any]]:
     """{kind: decode} for the kinds with a shape (the row's kind column picks one)."""
     return {kind: msgspec.json.Decoder(shape).decode for kind, shape in SHAPES.items()}
+
+
+def dict_reader() -> Callable[[str | bytes], dict[str, Any]]:
+    """Any stored record as the dict json.loads gives, read by msgspec (several times
+    faster: a whole-ledger pass such as the luck tally spent most of its time in the
+    standard library's reader); what msgspec refuses and json reads (NaN) goes to json."""
+    import json
+
+    decode = msgspec.json.Decoder().decode
+
+    def read(raw: str | bytes) -> dict[str, Any]:
+        try:
+            return decode(raw)  # type: ignore[no-any-return]
+        except msgspec.DecodeError:
+            return json.loads(raw)  # type: ignore[no-any-return]
+
+    return read

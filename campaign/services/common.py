@@ -137,7 +137,9 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
             raise NotFound(_("no campaign yet: create one with `campaign init NAME`"))
         raise RuleRefused(_("several campaigns exist: choose one with `campaign use NAME` or --campaign NAME"))
     name = normal_name(name)
-    found = None if "\x00" in name else session.scalar(_CAMPAIGN_BY_NAME, {"name": name})
+    found = _found_before(session, Campaign, None, name)
+    if found is None and "\x00" not in name:
+        found = _remember(session, None, name, session.scalar(_CAMPAIGN_BY_NAME, {"name": name}))
     if found is None:
         raise NotFound(
             _("no campaign named {name!r}").format(name=name)
@@ -162,16 +164,35 @@ def language_facts(db: Database, campaign_name: str | None) -> tuple[str | None,
 
 
 _Named = TypeVar("_Named", Player, Character)
+_Found = TypeVar("_Found", Campaign, Player, Character)
+
+# session.info key: {(model, campaign id or None, name): the object} that a name look-up
+# found in this session's transaction (a session is one transaction), so the same name
+# asked again by another step of one request needs no query. The objects are held here
+# because the session's identity map holds them only weakly.
+_FOUND = "campaign.services.found_by_name"
+
+
+def _found_before(session: Session, model: type[_Found], scope: int | None, name: str) -> _Found | None:
+    found: _Found | None = session.info.get(_FOUND, {}).get((model, scope, name))
+    if found is None or found not in session or found in session.deleted:
+        return None
+    return found if found.name == name else None  # renamed since: ask again
+
+
+def _remember(session: Session, scope: int | None, name: str, found: _Found | None) -> _Found | None:
+    if found is not None:
+        session.info.setdefault(_FOUND, {})[(type(found), scope, name)] = found
+    return found
 
 
 def _named(session: Session, campaign: Campaign, model: type[_Named], name: str, what: str) -> _Named:
     """The campaign's player or character of this name, else NotFound with a did-you-mean."""
     name = normal_name(name)
-    found = (
-        None
-        if "\x00" in name
-        else session.scalar(select(model).where(model.campaign_id == campaign.id, model.name == name))
-    )
+    found = _found_before(session, model, campaign.id, name)
+    if found is None and "\x00" not in name:
+        query = select(model).where(model.campaign_id == campaign.id, model.name == name)
+        found = _remember(session, campaign.id, name, session.scalar(query))
     if found is None:
         if model is Character:
             rows = session.execute(
@@ -213,9 +234,7 @@ def campaign_transaction(db: Database, campaign_name: str | None) -> Iterator[tu
     so everything the use-case reads is still true when its ledger entry is written."""
     with db.write() as session:
         campaign = campaign_named(session, campaign_name)
+        # On PostgreSQL the row was read before the lock, and another writer may have
+        # committed new settings in between: taking the lock reads it afresh.
         ledger.lock_campaign(session, campaign.id)
-        if session.get_bind().dialect.name == "postgresql":
-            # The row was read before the lock: another writer may have committed new
-            # settings in between. Read it again now that no one else can change it.
-            session.refresh(campaign)
         yield session, campaign

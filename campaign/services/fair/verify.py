@@ -21,6 +21,7 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from campaign.db.models import Campaign
+from campaign.ledger_shapes import dict_reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ def _rows(session: Session, campaign_id: int, kinds: tuple[str, ...]) -> Iterato
         ),
         {"c": campaign_id, "fair": FAIR_LIKE, **{f"k{n}": kind for n, kind in enumerate(kinds)}},
     )
-    light, whole = _light_reader(), msgspec.json.Decoder().decode
+    light, whole = _light_reader(), dict_reader()
     for raw, kind in rows:
         if kind == "roll" and '"fair":{' not in raw:
             try:
@@ -71,10 +72,7 @@ def _rows(session: Session, campaign_id: int, kinds: tuple[str, ...]) -> Iterato
                 continue
             except (msgspec.DecodeError, TypeError, ValueError):  # a shape the light reader refuses: read it all
                 pass
-        try:
-            yield whole(raw)
-        except msgspec.DecodeError:  # what msgspec refuses and json reads (NaN): as before
-            yield json.loads(raw)
+        yield whole(raw)
 
 
 FAIR_LIKE = '%"fair":{%'

@@ -12,7 +12,6 @@ same). Sub-rolls of a voided entry (a fright check's table roll) go with it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,6 +21,7 @@ from sqlalchemy.orm import Session
 from campaign.core import luck
 from campaign.db.database import Database
 from campaign.db.models import LedgerEntry
+from campaign.ledger_shapes import dict_reader
 from campaign.services.common import campaign_named
 from campaign.services.ledger.history import HistoryFilter, check_filter, filter_clauses, resolve_filter
 
@@ -88,7 +88,7 @@ def feed(
     query = select(LedgerEntry.seq, LedgerEntry.parent_seq, LedgerEntry.record).where(
         LedgerEntry.campaign_id == campaign_id, *clauses
     )
-    add, loads = counter.add, json.loads
+    add, loads = counter.add, dict_reader()
     left_out = 0
     for seq, parent_seq, raw in session.execute(query.execution_options(yield_per=5000)):
         if voided and (seq in voided or parent_seq in voided):

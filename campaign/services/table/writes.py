@@ -19,6 +19,7 @@ taking the campaign lock and records the request before it commits.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -177,20 +178,22 @@ class GuardedDatabase(Database):
                 session.flush()
             from campaign.services.fair.seeds import abandoned_commitments
 
-            self.written = tuple(_records(session, self._campaign_id, first, last))
+            self.written = tuple(
+                json.loads(raw)
+                for campaign_id, seq, raw in session.info.get(ledger.APPENDED, ())
+                if campaign_id == self._campaign_id and first <= seq <= last
+            )
             if any(isinstance((record.get("detail") or {}).get("fair"), dict) for record in self.written):
                 self.abandoned = abandoned_commitments(session, self._campaign_id)  # only derived dice ask
 
 
-def owned_character(session: Session, campaign_id: int, seat: Seat, name: str | None) -> Character | None:
+def owned_character(session: Session, campaign_name: str, seat: Seat, name: str | None) -> Character | None:
     """The character `name` if the seat may act for it (the GM: any; a player: their own)."""
-    from campaign.db.models import Campaign
-    from campaign.services.common import character_named
+    from campaign.services.common import campaign_named, character_named
 
     if name is None:
         return None
-    campaign = session.get(Campaign, campaign_id)
-    assert campaign is not None  # the request's campaign, read under its lock
+    campaign = campaign_named(session, campaign_name)  # the request's, read under its lock
     character = character_named(session, campaign, name)
     if not seat.gm and (character.player_id is None or character.player_id != seat.player_id):
         raise NotYours(_("{name} is not a character of {player}").format(name=character.name, player=seat.player))
@@ -295,7 +298,7 @@ def seat_roll(
         raise BadInput(_("character: a name"))
 
     def owned(session: Session) -> None:
-        owned_character(session, campaign_id, seat, character)
+        owned_character(session, campaign_name, seat, character)
 
     actor = seat_actor(db, seat.player, {"session": seat.session_id})
     before = owned
