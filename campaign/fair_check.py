@@ -956,6 +956,27 @@ def judge(record: dict[str, Any]) -> bool:
     return True
 
 
+def judge_entry(record: dict[str, Any], others: Mapping[int, dict[str, Any]]) -> bool:
+    """judge() one entry of a ledger, and what it must agree with among `others` (by seq),
+    as one pass in order checks it: a fright table's added margin with its check, a sized
+    roll with the effect it sized, a text's dice with the look-up that named them. For a
+    checker that judges some entries of a ledger (receipts_check.py: those its receipts cover)."""
+    judged = judge(record)
+    detail = found if isinstance(found := record.get("detail"), dict) else {}
+    parent = others.get(record.get("parent_seq"))  # type: ignore[arg-type]
+    frights = (
+        {}
+        if parent is None or parent.get("kind") != "fright" or parent.get("parent_seq") is not None
+        else {parent["seq"]: parent}
+    )
+    if record.get("kind") == "fright" and record.get("parent_seq") is not None:
+        _fright_margin(record, frights)
+    _fright_effect(record, frights)
+    asker = others.get(detail.get("requested_by"))  # type: ignore[arg-type]
+    _text_copy(record, {} if asker is None or asker.get("kind") != "table" else {asker["seq"]: asker})
+    return judged
+
+
 _SIZES = {
     "stun_turns": "duration",
     "duration": "duration",
@@ -988,7 +1009,7 @@ def _unlinked(record: dict[str, Any]) -> bool:
     )
 
 
-def _fright_effect(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:
+def _fright_effect(record: dict[str, Any], parents: Mapping[int, dict[str, Any]]) -> None:
     """A roll a fright row asked for sizes one of the fright's effects (its detail.effect
     says which): the effect holds the roll's total, under the same row."""
     field, parent = _sized(record), parents.get(record.get("parent_seq"))  # type: ignore[arg-type]
@@ -1007,7 +1028,7 @@ def _fright_effect(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -
     raise Unfair(seq, wrong, seq=seq, name=name, value=value, dice=record.get("dice"), should=record.get("total"))
 
 
-def _text_copy(record: dict[str, Any], tables: dict[int, dict[str, Any]]) -> None:
+def _text_copy(record: dict[str, Any], tables: Mapping[int, dict[str, Any]]) -> None:
     """The look-up whose row named the dice keeps a copy of them (its detail.text_rolls,
     the value its text shows): the copy with the same index holds the entry's faces and
     value, when the look-up is among the records."""
@@ -1036,7 +1057,7 @@ def _text_copy(record: dict[str, Any], tables: dict[int, dict[str, Any]]) -> Non
     )
 
 
-def _fright_margin(record: dict[str, Any], parents: dict[int, dict[str, Any]]) -> None:
+def _fright_margin(record: dict[str, Any], parents: Mapping[int, dict[str, Any]]) -> None:
     """The fright table adds its check's margin of failure (docs/rules.md "Fright check"):
     the check's own total and target, when the check is among the records."""
     parent = parents.get(record.get("parent_seq"))  # type: ignore[arg-type]

@@ -13,11 +13,13 @@ export, or the campaign's ledger through `campaign fair check-receipts`):
   included, their index run starting at 0 and continuing across the request's entries
   (v2: HMAC-SHA-256(seed, "campaign-fair-v2:share:index:counter"); entries without
   "v" are v1, "seq:share:index:counter", and their seq must be the request's own);
-- their totals, outcomes and margins follow from the dice (docs/rules.md "Success roll",
-  as campaign/core/success.py; the tests hold the two to the same answers);
+- their totals, outcomes, margins and table rows follow from the dice, by fair_check.py's
+  rules (every checker's: tests/unit/test_fair_rules_agree.py holds them to the engine);
 - and it lists the entries in the player's name that no receipt covers.
 
-Self-contained on purpose, as fair_check.py is: a player copies it next to their file.
+Standard library only, as fair_check.py is, and it reads the dice rules from fair_check.py
+(its derivation and judgement) rather than keep a third copy: a player copies the two
+files next to their receipts.
 
     python receipts_check.py receipts-Aki.json proof.json         (a bundle or an export)
     python receipts_check.py --lang ja receipts-Aki.json night.jsonl
@@ -31,15 +33,36 @@ else the locale).
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
-import re
 import sys
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any, TypeGuard
 
-FORMAT, VERSION, V2_TAG = "campaign-receipts", 1, "campaign-fair-v2:"
+
+def _beside(name: str) -> ModuleType:
+    """The module `name`.py from this file's own folder: run as a copied script, the
+    fair_check.py the player put next to it (never one found elsewhere on the path)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None or not os.path.isfile(path):
+        print(f"receipts_check.py needs {name}.py beside it: {path} is missing", file=sys.stderr)
+        sys.exit(2)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+if __package__:  # campaign.receipts_check
+    from campaign import fair_check
+else:  # python receipts_check.py ...
+    fair_check = _beside("fair_check")
+
+FORMAT, VERSION = "campaign-receipts", 1
 
 USAGE = "usage: python receipts_check.py [--lang ja|en] RECEIPTS.json LEDGER.json|.jsonl"
 HOLD = (
@@ -63,11 +86,6 @@ INDEX = "entry #{seq}: its dice start at index {start}, expected {expected}"
 BASE = "entry #{seq} derives its dice from seq {base}, not from its request's #{first}: the server chose the input"
 DRAWS = "entry #{seq}: its dice {dice} are not the derived draws {faces}"
 CHANGED = "entry #{seq}: die {number} (d{sides}) shows {shown}, the seed gives {should}: the die was changed"
-COUNT = "entry #{seq}: {count} dice {dice} for {expression}"
-TOTAL = "entry #{seq}: its dice {dice} make {should}, not the recorded total {total}"
-TARGET = "entry #{seq}: its target {target} is not the expression's {should}"
-OUTCOME = "entry #{seq}: its dice {dice} make {should}, not the recorded {outcome}"
-MARGIN = "entry #{seq}: its margin {margin} is not {should}"
 
 LANGUAGES = ("ja", "en")
 JA = {
@@ -94,35 +112,16 @@ JA = {
     DRAWS: "記録 #{seq}: 出目 {dice} がシードから導いた値 {faces} と違います",
     CHANGED: "記録 #{seq}: {number} 個目のダイス (d{sides}) の出目は {shown} ですが、シードから導くと {should} です。"
     "ダイスが書き換えられています",
-    COUNT: "記録 #{seq}: {expression} に対してダイスが {count} 個 ({dice}) あります",
-    TOTAL: "記録 #{seq}: 出目 {dice} の合計は {should} で、記録された合計 {total} ではありません",
-    TARGET: "記録 #{seq}: 目標値 {target} が式の目標値 {should} と違います",
-    OUTCOME: "記録 #{seq}: 出目 {dice} の結果は{should}で、記録された{outcome}ではありません",
-    MARGIN: "記録 #{seq}: 成功度 {margin} は {should} のはずです",
-}
-OUTCOMES = {  # BCDice's words (docs/rules.md "Success roll")
-    "success": ("success", "成功"),
-    "failure": ("failure", "失敗"),
-    "critical_success": ("critical success", "クリティカル"),
-    "critical_failure": ("critical failure", "ファンブル"),
-    None: ("no outcome", "結果なし"),
 }
 
 
-def language(option: str | None = None, environ: Mapping[str, str] | None = None) -> str:
-    """'ja' or 'en' as fair_check.py decides: --lang, else CAMPAIGN_LANG, else the locale."""
-    environ = os.environ if environ is None else environ
-    locale = next((environ[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(name, "").strip()), "")
-    for value in (option, environ.get("CAMPAIGN_LANG"), locale):
-        code = (value or "").strip().lower().split(".")[0].replace("-", "_").split("_")[0]
-        if code in LANGUAGES:
-            return code
-    return "en"
+language = fair_check.language  # --lang, else CAMPAIGN_LANG, else the locale
 
 
 def message(template: str, lang: str = "en", **fields: object) -> str:
-    """One of the English templates above, in `lang`, filled with `fields`."""
-    return (JA.get(template, template) if lang == "ja" else template).format(**fields)
+    """One of the English templates above, or of fair_check.py's, in `lang`, filled with `fields`."""
+    words = (JA.get(template) or fair_check.JA.get(template, template)) if lang == "ja" else template
+    return words.format(**fields)
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -141,101 +140,17 @@ class OtherCampaign(Unreadable):
     """The receipts are another campaign's."""
 
 
-# --- the derivation (docs/fair-dice.md), in its own few lines
+# --- what the dice make: fair_check.py's rules
 
 
-def derive(seed: str, prefix: str, sides: int) -> int:
-    """HMAC-SHA-256(seed bytes, prefix + counter), first n bytes, rejection sampling."""
-    key = bytes.fromhex(seed)
-    width = max(1, ((sides - 1).bit_length() + 7) // 8)
-    span = 256**width
-    limit = span - span % sides
-    for counter in range(1000):
-        digest = hmac.new(key, f"{prefix}{counter}".encode("ascii"), hashlib.sha256).digest()
-        value = int.from_bytes(digest[:width], "big")
-        if value < limit:
-            return value % sides + 1
-    raise ArithmeticError("no face after 1000 tries")
-
-
-def prefix(fair: Mapping[str, Any], share: str, index: int) -> str:
-    """The message before its counter: v2 has no seq in it, v1 the request's first seq."""
-    if fair.get("v") == 2:
-        return f"{V2_TAG}{share}:{index}:"
-    return f"{fair.get('seq')}:{share}:{index}:"
-
-
-# --- totals and outcomes (docs/rules.md "Success roll", campaign/core/success.py)
-
-_PLAIN = re.compile(r"(\d*)D(\d*)((?:[+-]\d+)*)(?:<=(-?\d+))?")
-
-
-def judge(raw: int, total: int, target: int, sorcery: bool = False) -> str:
-    """The success roll's outcome: criticals on the raw 3d6 against the target as written."""
-    if raw <= 4 or (raw == 5 and target >= 15) or (raw == 6 and target >= 16):
-        return "critical_success"
-    if raw == 18 or (raw == 17 and (target <= 15 or sorcery)) or raw >= target + 10:
-        return "critical_failure"
-    if raw >= 17:
-        return "failure"  # the automatic failure
-    return "success" if total <= target else "failure"
-
-
-def _table_total(raw: int, bounds: object, recorded: object) -> int:
-    """The fright table's result: raw clamped into the table (campaign/core/fright.py); the
-    record names the entry's range, and a clamped result can only be that range's bound."""
-    if isinstance(bounds, list) and len(bounds) == 2 and _is_int(low := bounds[0]) and _is_int(high := bounds[1]):
-        if raw > high and recorded == high:
-            return high
-        if raw < low and recorded == low:
-            return low
-    return raw
-
-
-def expected(record: Mapping[str, Any]) -> dict[str, Any] | None:
-    """What a roll's dice make (count, sides, total, target, outcome, margin); None when
-    its expression is not one the table rolls plainly (the dice alone are checked then)."""
-    dice, detail = record.get("dice"), record.get("detail") or {}
-    if not isinstance(dice, list) or record.get("secret") or detail.get("repeats"):
-        return None
-    if record.get("kind") == "fright" and detail.get("purpose") == "table":
-        added = detail.get("margin_added")
-        if not _is_int(added) or len(dice) != 3:
-            return None
-        total = _table_total(sum(dice) + added, detail.get("range"), record.get("total"))
-        return {"count": 3, "sides": 6, "total": total, "outcome": None, "margin": None}
-    parts = _PLAIN.fullmatch(str(record.get("expression") or "").upper())
-    if record.get("kind") not in ("roll", "fright") or parts is None:
-        return None
-    count, sides = int(parts[1] or 1), int(parts[2] or 6)
-    total = sum(dice) + sum(int(c) for c in re.findall(r"[+-]\d+", parts[3]))
-    if parts[4] is None:
-        return {"count": count, "sides": sides, "total": total, "outcome": None, "margin": None}
-    if (count, sides) != (3, 6):
-        return None
-    target = int(parts[4])
-    sorcery = (detail.get("gurps") or {}).get("sorcery") is True
-    outcome = judge(sum(dice), total, target, sorcery)
-    return {"count": 3, "sides": 6, "total": total, "target": target, "outcome": outcome, "margin": target - total}
-
-
-def follows(record: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """(template, fields) of the first thing the record's dice do not make; None when all follow."""
-    should = expected(record)
-    if should is None:
-        return None
-    dice, seq = record["dice"], record.get("seq")
-    shown = ",".join(str(face) for face in dice)
-    if len(dice) != should["count"] or any(not (_is_int(f) and 1 <= f <= should["sides"]) for f in dice):
-        return COUNT, {"seq": seq, "count": len(dice), "dice": shown, "expression": record.get("expression")}
-    if record.get("total") != should["total"]:
-        return TOTAL, {"seq": seq, "dice": shown, "should": should["total"], "total": record.get("total")}
-    if "target" in should and record.get("target") != should["target"]:
-        return TARGET, {"seq": seq, "target": record.get("target"), "should": should["target"]}
-    if record.get("outcome") != should["outcome"]:
-        return OUTCOME, {"seq": seq, "dice": shown, "should": should["outcome"], "outcome": record.get("outcome")}
-    if record.get("margin") != should["margin"]:
-        return MARGIN, {"seq": seq, "margin": record.get("margin"), "should": should["margin"]}
+def follows(record: dict[str, Any], others: Mapping[int, dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
+    """(template, fields) of the first thing the entry's dice do not make (its count,
+    total, target, outcome, margin, table row, or what it must agree with among `others`,
+    the ledger by seq); None when all follow, or the entry is not one a checker recomputes."""
+    try:
+        fair_check.judge_entry(record, others)
+    except fair_check.Unfair as wrong:
+        return wrong.template, wrong.fields
     return None
 
 
@@ -395,7 +310,7 @@ class _Check:
             if record.get("dice") != faces:
                 shown = ",".join(map(str, record.get("dice") or []))
                 self.problems.append((seq, DRAWS, {"seq": seq, "dice": shown, "faces": ",".join(map(str, faces))}))
-            if (wrong := follows(record)) is not None:
+            if (wrong := follows(record, self.by_seq)) is not None:
                 self.problems.append((seq, *wrong))
             self._derive(record, fair, mine, start, draws)
 
@@ -409,7 +324,8 @@ class _Check:
             return
         self.counts["derived"] += 1
         for number, (sides, shown) in enumerate(draws, start=1):
-            should = derive(seed, prefix(fair, mine, start + number - 1), sides)
+            base = None if fair.get("v") == 2 else fair.get("seq")  # v1's message starts with a seq
+            should = fair_check.derive(seed, base, mine, start + number - 1, sides)
             if should != shown:
                 fields = {"seq": record["seq"], "number": number, "sides": sides, "shown": shown, "should": should}
                 self.problems.append((record["seq"], CHANGED, fields))
@@ -450,13 +366,7 @@ def lines(result: Mapping[str, Any], lang: str) -> list[str]:
     """The verdict in `lang`: the summary, one line per problem, the uncovered entries."""
     out = [message(HOLD, lang, **result) if result["ok"] else message(FAIL, lang, count=len(result["problems"]))]
     for problem in result["problems"]:
-        fields = dict(problem["fields"])
-        if problem["template"] == OUTCOME:  # outcome codes read as words
-            index = 1 if lang == "ja" else 0
-            fields.update(
-                should=OUTCOMES[fields["should"]][index], outcome=OUTCOMES.get(fields["outcome"], OUTCOMES[None])[index]
-            )
-        out.append("  " + message(problem["template"], lang, **fields))
+        out.append("  " + message(problem["template"], lang, **problem["fields"]))
     if result["uncovered"]:
         seqs = " ".join(f"#{seq}" for seq in result["uncovered"])
         out.append(message(UNCOVERED, lang, player=result["player"], seqs=seqs))

@@ -250,14 +250,12 @@ def test_v2_entries_in_the_chain_check_and_the_receipts_check(browser, tmp_path)
     """v2 records (docs/fair-dice.md, no seq in the message) as the table writes them:
     both checks recompute them, by crypto.subtle and by the bundled sha256.js alike; a die
     too many, a share the server chose, and an abandoned commitment are each told apart."""
-    from campaign.receipts_check import derive
+    from campaign.fair_check import derive
     from tests.perf.receipts_page import table
 
     seed, receipts, records, _ = table(4)
     page = _page_with_scripts(browser, tmp_path)
-    assert page.evaluate(f"fairCheck.faceV2('{seed}', '{'0' * 64}', 1, 20)") == derive(
-        seed, f"campaign-fair-v2:{'0' * 64}:1:", 20
-    )
+    assert page.evaluate(f"fairCheck.faceV2('{seed}', '{'0' * 64}', 1, 20)") == derive(seed, None, "0" * 64, 1, 20)
     chain = page.evaluate("records => fairCheck.checkRecords(records)", records)
     assert (chain["ok"], chain["checked"], chain["abandoned"]) == (True, 4, 0)
     for engine in ("subtle", "bundled"):
@@ -276,7 +274,7 @@ def test_v2_entries_in_the_chain_check_and_the_receipts_check(browser, tmp_path)
     ground = next(
         share
         for share in (f"{n:02x}" * 32 for n in range(200, 256))
-        if [derive(seed, f"campaign-fair-v2:{share}:{i}:", 6) for i in range(3)] != chosen[1]["dice"]
+        if [derive(seed, None, share, i, 6) for i in range(3)] != chosen[1]["dice"]
     )
     fair["share"] = ground  # the server's share, recorded instead of the player's
     chain = page.evaluate("records => fairCheck.checkRecords(records)", chosen)

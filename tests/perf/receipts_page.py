@@ -16,7 +16,7 @@ from pathlib import Path
 
 from campaign.core.fair_dice import new_seed, seed_commitment
 from campaign.core.success import judge_success
-from campaign.receipts_check import derive
+from campaign.fair_check import derive
 
 STATIC = Path(__file__).resolve().parents[2] / "campaign" / "web" / "static"
 SCRIPTS = ("messages.js", "sha256.js", "recompute.js", "fair_check.js", "receipts.js")
@@ -57,7 +57,7 @@ def table(count: int) -> tuple[str, list[dict], list[dict], list[str]]:
         seq, share = number + 2, f"{number:064x}"
         draws = []
         for index in range(3):
-            face = derive(seed, f"campaign-fair-v2:{share}:{index}:", 6)
+            face = derive(seed, None, share, index, 6)
             draws.append([6, face])
             messages.append(f"campaign-fair-v2:{share}:{index}:0")
         dice = [face for _, face in draws]

@@ -15,13 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from campaign import receipts_check
+from campaign import fair_check, proofcheck, receipts_check
 from campaign.core.success import judge_success
 from tests.cli.conftest import cli, gurps  # noqa: F401 (fixtures)
+from tests.unit.test_fair_rules_agree import _fright, _record
 from tests.web.table_server import Browser, served
 from tests.web.test_fair_dice_server import SHARE_A, SHARE_B, end_fair, start_fair
 
 STANDALONE = Path(receipts_check.__file__)
+RULES = Path(fair_check.__file__)  # the standalone copy reads the dice rules from it
+WRONG = "entry #{seq}: its {name} is {value}, its dice {dice} give {should}"
 
 
 def _receipt(key: str, share: str, command: str, answer: dict) -> dict:
@@ -84,14 +87,18 @@ def _table(gurps, tmp_path) -> tuple[Path, list[dict], int]:
     return path, answers, other["seq"]
 
 
-def _standalone(*args: str, lang: str) -> subprocess.CompletedProcess[str]:
-    """The checker as a player runs it: a copy on its own, `-I` (nothing of the checkout importable)."""
+def _standalone(*args: str, lang: str, rules: bool = True) -> subprocess.CompletedProcess[str]:
+    """The checker as a player runs it: a copy with fair_check.py beside it (`rules`), and
+    `-I -S` (no site-packages: nothing of the checkout or its packages importable)."""
     elsewhere = Path(args[0]).parent / "player"
     elsewhere.mkdir(exist_ok=True)
     script = elsewhere / "receipts_check.py"
     shutil.copy(STANDALONE, script)
+    (elsewhere / "fair_check.py").unlink(missing_ok=True)
+    if rules:
+        shutil.copy(RULES, elsewhere / "fair_check.py")
     return subprocess.run(
-        [sys.executable, "-I", str(script), "--lang", lang, *args],
+        [sys.executable, "-I", "-S", str(script), "--lang", lang, *args],
         capture_output=True,
         text=True,
         check=False,
@@ -99,15 +106,44 @@ def _standalone(*args: str, lang: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_standalone_checker_imports_only_the_standard_library():
-    tree = ast.parse(STANDALONE.read_text(encoding="utf-8"))
+def _imported(path: Path) -> set[str]:
     imported = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
-    assert imported == {"__future__", "collections", "hashlib", "hmac", "json", "os", "re", "sys", "typing"}
+    return imported
+
+
+def test_the_standalone_checker_imports_only_the_standard_library_and_fair_check():
+    """`campaign` only for `from campaign import fair_check`, inside the package; a copy
+    loads the fair_check.py beside it."""
+    assert _imported(STANDALONE) == {
+        "__future__",
+        "campaign",
+        "collections",
+        "hashlib",
+        "importlib",
+        "json",
+        "os",
+        "sys",
+        "types",
+        "typing",
+    }
+    assert _imported(RULES) <= set(sys.stdlib_module_names) | {"__future__"}
+
+
+def test_the_standalone_checker_without_fair_check_beside_it_says_so(tmp_path):
+    receipts = tmp_path / "receipts.json"
+    receipts.write_text("{}", encoding="utf-8")
+    alone = _standalone(str(receipts), str(receipts), lang="en", rules=False)
+    missing = tmp_path / "player" / "fair_check.py"
+    assert (alone.returncode, alone.stdout, alone.stderr.strip()) == (
+        2,
+        "",
+        f"receipts_check.py needs fair_check.py beside it: {missing} is missing",
+    )
 
 
 @pytest.mark.dialect  # the ledger read on each backend
@@ -175,7 +211,6 @@ def test_forged_entries_are_named(gurps, tmp_path):
     replaced = tmp_path / "replaced.json"
     replaced.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     found = gurps.json("fair", "check-receipts", str(replaced), "--against", str(forged), expect=1)
-    dice = ",".join(map(str, second["dice"]))
     assert found["ok"] is False
     problems = {(p["seq"], p["problem"]) for p in found["problems"]}
     assert (
@@ -185,8 +220,8 @@ def test_forged_entries_are_named(gurps, tmp_path):
     ) in problems
     assert (
         second["seq"],
-        f"entry #{second['seq']}: its dice {dice} make {sum(second['dice']) + 1}, "
-        f"not the recorded total {sum(second['dice']) + 2}",
+        f"entry #{second['seq']}: its total is {sum(second['dice']) + 2}, its dice {second['dice']} give "
+        f"{sum(second['dice']) + 1}",
     ) in problems
     assert (
         second["seq"],
@@ -195,6 +230,12 @@ def test_forged_entries_are_named(gurps, tmp_path):
     assert (None, "receipt receipt-1: the server's answer did not echo the share the device sent") in problems
     alone = _standalone(str(replaced), str(forged), lang="en")
     assert alone.returncode == 1 and alone.stdout.startswith("your receipts do not hold: ")
+    japanese = _standalone(str(replaced), str(forged), lang="ja").stdout  # fair_check.py's words for the total
+    total = sum(second["dice"])
+    assert (
+        f"  記録 #{second['seq']}: total が {total + 2} ですが、出目 {second['dice']} からは {total + 1} になります"
+        in (japanese.splitlines())
+    )
 
 
 @pytest.mark.dialect  # the ledger read on each backend
@@ -223,68 +264,82 @@ def test_not_a_receipts_file_or_another_campaigns_gets_one_line(gurps, tmp_path,
     assert (alone.returncode, alone.stderr.strip()) == (1, "the receipts are campaign 別の卓's, not テスト卓's")
 
 
-def test_the_standalone_judge_is_the_rules_judge():
-    """receipts_check carries its own few lines of docs/rules.md "Success roll": every raw
-    3d6, dice modifier and target gives campaign.core.success's outcome."""
+def test_every_checkers_judge_is_the_rules_judge():
+    """fair_check.py (which receipts_check.py reads) and proofcheck.py carry their own few
+    lines of docs/rules.md "Success roll": every raw 3d6, dice modifier and target gives
+    campaign.core.success's outcome."""
     for raw in range(3, 19):
         for modifier in range(-3, 4):
             for target in range(-2, 22):
                 for sorcery in (False, True):
                     core = judge_success(raw, raw + modifier, target, sorcery=sorcery).outcome
-                    assert receipts_check.judge(raw, raw + modifier, target, sorcery) == core
+                    assert fair_check.gurps_outcome(raw, raw + modifier, target, sorcery) == core
+                    assert proofcheck.gurps_outcome(raw, raw + modifier, target, sorcery) == core
 
 
-def _table_roll(dice: list[int], added: int, total: int, bounds: list[int]) -> dict:
-    """A fright table's sub-entry as campaign/services/checks/fright.py records it."""
-    detail = {"purpose": "table", "margin_added": added, "range": bounds, "name": "FEAR"}
-    return {"seq": 9, "kind": "fright", "expression": f"FEAR+{added}", "dice": dice, "total": total, "detail": detail}
-
-
-def test_the_fright_tables_result_follows_from_its_dice_clamped_only_to_a_bound():
-    """docs/rules.md "Fright check": the table's 3d6 plus the margin of failure, clamped
-    into the table's range; the record's entry range is the only bound a clamp can reach."""
-    assert receipts_check.follows(_table_roll([2, 5, 2], 6, 15, [14, 15])) is None
-    assert receipts_check.follows(_table_roll([4, 6, 6], 30, 40, [36, 40])) is None  # 46, clamped to the top
-    assert receipts_check.follows(_table_roll([2, 5, 2], 6, 14, [14, 15])) == (
-        receipts_check.TOTAL,
-        {"seq": 9, "dice": "2,5,2", "should": 15, "total": 14},
+def test_a_fright_checks_entries_follow_from_their_dice_and_from_each_other():
+    """docs/rules.md "Fright check": the table's roll is its 3d6 plus the check's own margin
+    of failure, and a roll the row asked for sizes its effect; each checked against the
+    others of the ledger, as the engine recorded them."""
+    records = _fright(11, 0, [6, 6, 6, 1, 1, 1, 4])  # missed by 7; the row rolls turns of stun
+    by_seq = {record["seq"]: record for record in records}
+    assert [receipts_check.follows(record, by_seq) for record in records] == [None] * len(records)
+    check, table, sized = records[:3]
+    forged = {**table, "total": table["total"] + 1}
+    assert receipts_check.follows(forged, by_seq) == (
+        WRONG,
+        {
+            "seq": table["seq"],
+            "name": "total",
+            "value": table["total"] + 1,
+            "dice": table["dice"],
+            "should": table["total"],
+        },
     )
-    assert receipts_check.follows(_table_roll([4, 6, 6], 30, 38, [36, 40])) == (
-        receipts_check.TOTAL,
-        {"seq": 9, "dice": "4,6,6", "should": 46, "total": 38},
+    # the table's margin must be its own check's: judged against a check that missed by 2 less
+    margin = table["detail"]["margin_added"]
+    easier = {**by_seq, check["seq"]: {**check, "target": check["target"] + 2}}
+    assert receipts_check.follows(table, easier) == (
+        WRONG,
+        {
+            "seq": table["seq"],
+            "name": "detail.margin_added",
+            "value": margin,
+            "dice": check["dice"],
+            "should": margin - 2,
+        },
     )
+    longer = {**sized, "dice": [sized["dice"][0] % 6 + 1], "total": sized["dice"][0] % 6 + 1}
+    found = receipts_check.follows(longer, by_seq)
+    assert found is not None and found[1]["seq"] == check["seq"] and found[1]["name"].startswith("detail.effects.")
 
 
 @pytest.mark.parametrize(
-    ("record", "problem"),
+    ("expression", "faces", "gurps", "forged", "wrong"),
     [
-        (
-            {"expression": "3D6<=12", "dice": [1, 6, 6], "total": 3, "target": 12, "outcome": "critical_success"},
-            "TOTAL",
-        ),
-        ({"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 12, "outcome": "success"}, "OUTCOME"),
-        ({"expression": "3D6<=12", "dice": [1, 1, 1, 6], "total": 3, "target": 12}, "COUNT"),
-        ({"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 11, "outcome": "failure"}, "TARGET"),
-        (
-            {"expression": "3D6<=12", "dice": [1, 6, 6], "total": 13, "target": 12, "outcome": "failure", "margin": 1},
-            "MARGIN",
-        ),
-        ({"expression": "2D6+1", "dice": [3, 4], "total": 8, "outcome": None, "margin": None}, None),
-        (
-            {
-                "expression": "3D6-2<=12",
-                "dice": [6, 6, 6],
-                "total": 16,
-                "target": 12,
-                "outcome": "critical_failure",
-                "margin": -4,
-            },
-            None,
-        ),
+        ("3D6<=12", [1, 6, 6], True, {"total": 3, "outcome": "critical_success"}, "total"),
+        ("3D6<=12", [1, 6, 6], True, {"outcome": "success"}, "outcome"),
+        ("3D6<=12", [1, 6, 6], True, {"dice": [1, 1, 1, 6]}, "count"),
+        ("3D6<=12", [1, 6, 6], True, {"target": 11}, "target"),
+        ("3D6<=12", [1, 6, 6], True, {"margin": 1}, "margin"),
+        ("3D6-2<=12", [6, 6, 6], True, {}, None),
+        # BCDice's other habits: a `>=` target, several terms
+        ("2D6+3>=10", [2, 3], False, {"outcome": "success"}, "outcome"),
+        ("2D6+3>=10", [4, 3], False, {}, None),
+        ("2D6+1D6", [2, 3, 6], False, {"total": 12}, "total"),
+        ("2D6+1", [3, 4], False, {}, None),
     ],
 )
-def test_a_rolls_total_outcome_and_margin_follow_from_its_dice(record, problem):
+def test_a_rolls_total_outcome_and_margin_follow_from_its_dice(expression, faces, gurps, forged, wrong):
     """docs/rules.md "Success roll": the attacker's `[1,6,6] = 3 critical success`, a
-    die too many, a target not the expression's, and honest rolls that follow."""
-    found = receipts_check.follows({"seq": 5, "kind": "roll", "margin": None, "outcome": None, **record})
-    assert (found and found[0]) == (problem and getattr(receipts_check, problem))
+    die too many, a target not the expression's, a `>=` outcome and a several-term total
+    its dice do not make; and the engine's own records, which follow."""
+    found = receipts_check.follows({**_record(expression, faces, gurps), **forged}, {})
+    if wrong is None:
+        assert found is None
+    elif wrong == "count":
+        assert (
+            found is not None and found[0] == "entry #{seq}: {expression} rolls {count} d{sides}, its dice are {dice}"
+        )
+    else:
+        assert found is not None and (found[0], found[1]["name"]) == (WRONG, wrong)
