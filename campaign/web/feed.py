@@ -92,7 +92,8 @@ class Feed:
         self._probed_generation = -1
         self._woken_event: asyncio.Event | None = None
         self._lock = anyio.Lock()
-        self._rows: OrderedDict[tuple[tuple[str, str | None], int], tuple[str, str]] = OrderedDict()
+        # (words, seq): (row html, the entry event's data, whether the entry leaves the sheets as they were)
+        self._rows: OrderedDict[tuple[tuple[str, str | None], int], tuple[str, str, bool]] = OrderedDict()
 
     def _stale(self) -> bool:
         return time.monotonic() - self._checked >= POLL or self._probed_generation != self._generation
@@ -162,10 +163,11 @@ class Feed:
     async def rows_after(self, after: int) -> list[tuple[int, str]]:
         """(seq, row html) of the entries after `after` that exist now, oldest first, in
         this request's language and zone (rendered once per both: the cache is keyed by them)."""
-        return [(seq, html) for seq, html, _ in await self._events_after(after)]
+        return [(seq, html) for seq, html, _, _ in await self._events_after(after)]
 
-    async def _events_after(self, after: int) -> list[tuple[int, str, str]]:
-        """(seq, row html, the entry event's data) of the entries after `after`."""
+    async def _events_after(self, after: int) -> list[tuple[int, str, str, bool]]:
+        """(seq, row html, the entry event's data, whether it leaves the sheets) of the
+        entries after `after`."""
         head = await self.head()
         if head <= after:
             return []
@@ -178,18 +180,20 @@ class Feed:
                 return [(seq, *self._rows[words, seq]) for seq in wanted]
             entries = await anyio.to_thread.run_sync(self._entries_after, after)
             rendered = [(entry["seq"], *self._render(entry)) for entry in entries]
-            for seq, html, data in rendered:
-                self._rows[words, seq] = (html, data)
+            for seq, html, data, leaves in rendered:
+                self._rows[words, seq] = (html, data, leaves)
             while len(self._rows) > CACHE:
                 self._rows.popitem(last=False)
         return rendered
 
-    def _render(self, entry: dict[str, Any]) -> tuple[str, str]:
+    def _render(self, entry: dict[str, Any]) -> tuple[str, str, bool]:
+        from campaign.web.head_state import leaves_sheets
+
         html = self._render_row(entry)
         event: dict[str, Any] = {"seq": entry["seq"], "html": html}
         if self._render_item is not None:
             event["item"] = self._render_item(entry)
-        return html, json.dumps(event)
+        return html, json.dumps(event), leaves_sheets(entry)
 
     async def state_at(self, seq: int) -> tuple[object, str]:
         """The `state` event's data once the ledger reached `seq` (rendered once per head
@@ -220,10 +224,13 @@ class Feed:
             if self.calls != calls:
                 calls = self.calls
                 yield f"event: calls\ndata: {json.dumps({'pending': calls[1]})}\n\n"
-            for seq, _html, data in rows:
+            for seq, _html, data, _leaves in rows:
                 yield f"id: {seq}\nevent: entry\ndata: {data}\n\n"
                 last = seq
-            if rows and self._render_state is not None:
+            # The state is read only when an entry may have changed the sheets (a plain
+            # roll does not: its own event carries all it shows), or to learn their version.
+            touched = sheets_sent is None or not all(leaves for *_, leaves in rows)
+            if rows and touched and self._render_state is not None:
                 version, state = await self.state_at(last)
                 if version != sheets_sent:  # the sheets changed since this page's last state
                     sheets_sent = version

@@ -37,8 +37,8 @@ def test_ten_huge_rolls_leave_every_page_under_64_kb(gurps):
         _, state = asyncio.run(feed.state_at(seqs[-1]))
         events = asyncio.run(feed._events_after(seqs[0] - 1))
         # in order from the first, a batch at a time (the stream asks again for the rest)
-        assert len(state.encode()) < LIMIT and [seq for seq, _, _ in events] == seqs[: len(events)]
-        assert max(len(data.encode()) for _, _, data in events) < 4_000  # a 100-face record rides along
+        assert len(state.encode()) < LIMIT and [seq for seq, *_ in events] == seqs[: len(events)]
+        assert max(len(data.encode()) for _, _, data, _ in events) < 4_000  # a 100-face record rides along
         item = json.loads(asyncio.run(feed._events_after(seqs[-1] - 1))[-1][2])["item"]
         entry = client.get(f"/entries/{seqs[-1]}").text
         whole = client.get(f"/api/chain?from={seqs[-1]}&to={seqs[-1]}").json()["entries"][0]["record"]
