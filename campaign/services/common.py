@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
@@ -120,6 +120,10 @@ def what_label(what: str) -> str:
 # more than running it in a process that runs many commands (campaign shell).
 _CAMPAIGN_BY_NAME = select(Campaign).where(Campaign.name == bindparam("name"))
 _FIRST_CAMPAIGNS = select(Campaign).limit(2)
+_BY_NAME: dict[type[Player | Character], Select[Any]] = {
+    model: select(model).where(model.campaign_id == bindparam("c"), model.name == bindparam("name"))
+    for model in (Player, Character)
+}
 
 
 def did_you_mean(name: str, known: Iterable[str], readings: Mapping[str, str] | None = None) -> str:
@@ -191,8 +195,7 @@ def _named(session: Session, campaign: Campaign, model: type[_Named], name: str,
     name = normal_name(name)
     found = _found_before(session, model, campaign.id, name)
     if found is None and "\x00" not in name:
-        query = select(model).where(model.campaign_id == campaign.id, model.name == name)
-        found = _remember(session, campaign.id, name, session.scalar(query))
+        found = _remember(session, campaign.id, name, session.scalar(_BY_NAME[model], {"c": campaign.id, "name": name}))
     if found is None:
         if model is Character:
             rows = session.execute(

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import JSON, String, select, text
+from sqlalchemy import JSON, Integer, Select, String, bindparam, select, text
 
 from campaign.chain import GENESIS_HASH
 from campaign.db.database import Database
@@ -26,7 +26,15 @@ from campaign.db.models import LedgerEntry, Scenario
 from campaign.errors import NotFound
 from campaign.i18n import _
 from campaign.services.common import campaign_named
-from campaign.services.ledger.history import INT_MAX, HistoryFilter, _query, check_filter, entry_view, resolve_filter
+from campaign.services.ledger.history import (
+    INT_MAX,
+    HistoryFilter,
+    _campaign_entries,
+    _query,
+    check_filter,
+    entry_view,
+    resolve_filter,
+)
 from campaign.services.scenarios.views import ScenarioDetail, scenario_view
 
 PAGE_SIZE = 50
@@ -159,12 +167,23 @@ def history_page(
     return HistoryPage(entries=entries, older=older)
 
 
+# entries_after's statement per campaign, its bounds bound at each call: one statement
+# object keeps SQLAlchemy's cache key, worked out once, where a statement built per call
+# had it worked out again at every new head of every served campaign.
+_AFTER: dict[int, Select[str, str, str, int]] = {}
+
+
 def entries_after(db: Database, campaign_id: int, after: int, limit: int = 200) -> list[dict[str, Any]]:
     """Entries with seq > after, oldest first (what the live feed has not sent yet)."""
     after = max(min(after, INT_MAX), 0)
+    query = _AFTER.get(campaign_id)
+    if query is None:
+        after_bound = LedgerEntry.seq > bindparam("after", type_=Integer)
+        query = _AFTER[campaign_id] = (
+            _campaign_entries(campaign_id).where(after_bound).order_by(LedgerEntry.seq).limit(bindparam("limit"))
+        )
     with db.read() as session:
-        query = _query(session, campaign_id, HistoryFilter(limit=None)).where(LedgerEntry.seq > after)
-        rows = session.execute(query.order_by(None).order_by(LedgerEntry.seq).limit(limit)).all()
+        rows = session.execute(query, {"after": after, "limit": limit}).all()
         from campaign.services.fair.seeds import abandoned_commitments
 
         abandoned = abandoned_commitments(session, campaign_id)

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
@@ -538,8 +538,6 @@ def _dispatch(
 
 def calls_signatures(db: Database, campaign_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
     """calls_signature of each campaign, in one read (campaign.web.feed.HeadsProbe)."""
-    from sqlalchemy import func
-
     if not campaign_ids:
         return {}
     with db.read() as session:
@@ -557,12 +555,12 @@ def calls_signatures(db: Database, campaign_ids: Sequence[int]) -> dict[int, tup
 def calls_signature(db: Database, campaign_id: int) -> tuple[int, int]:
     """(newest pending id, pending count): changes whenever a call is made, rolled or
     cancelled, so the live feed can tell pages to look again (calls are no entries)."""
-    from sqlalchemy import func
-
     with db.read() as session:
-        newest, count = session.execute(
-            select(func.max(TableCall.id), func.count()).where(
-                TableCall.campaign_id == campaign_id, TableCall.state == "pending"
-            )
-        ).one()
+        newest, count = session.execute(_PENDING, {"c": campaign_id}).one()
         return newest or 0, count
+
+
+# Built once: the feed asks it with every head probe (one statement object keeps its cache key).
+_PENDING = select(func.max(TableCall.id), func.count()).where(
+    TableCall.campaign_id == bindparam("c"), TableCall.state == "pending"
+)

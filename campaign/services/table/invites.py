@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from campaign.core.text_rule import is_reserved_name
@@ -402,20 +402,25 @@ def session_campaign(db: Database, token: str | None) -> int | None:
     return found
 
 
+# seat_for's statement, built once: every request of a signed-in page asks it, and one
+# statement object keeps SQLAlchemy's cache key instead of working it out per request.
+_SEAT = (
+    select(WebSession.id, func.coalesce(Player.name, WebSession.player), WebSession.is_gm, WebSession.player_id)
+    .outerjoin(Player, Player.id == WebSession.player_id)
+    .where(
+        WebSession.token_hash == bindparam("token_hash"),
+        WebSession.campaign_id == bindparam("campaign_id"),
+        WebSession.revoked_at.is_(None),
+    )
+)
+
+
 def seat_for(db: Database, campaign_id: int, token: str | None) -> Seat | None:
     """The live session a cookie token belongs to, else None (unknown, revoked, malformed)."""
     if not token or not _code_ok(token):
         return None
     with db.read() as session:
-        row = session.execute(
-            select(WebSession.id, func.coalesce(Player.name, WebSession.player), WebSession.is_gm, WebSession.player_id)
-            .outerjoin(Player, Player.id == WebSession.player_id)
-            .where(
-                WebSession.token_hash == digest(token),
-                WebSession.campaign_id == campaign_id,
-                WebSession.revoked_at.is_(None),
-            )
-        ).first()
+        row = session.execute(_SEAT, {"token_hash": digest(token), "campaign_id": campaign_id}).first()
     if row is None or (not row[2] and row[3] is None):  # a player's seat of no player: no one's
         return None
     if not row[2] and is_reserved_name(row[1]):  # a player named like the GM before the rule: `db check`
