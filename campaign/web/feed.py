@@ -58,14 +58,14 @@ class Feed:
         """`shared`: the process's one LISTEN connection when it serves several
         campaigns (campaign.web.multi); else the feed starts its own on PostgreSQL.
         `probe`: the heads of every campaign's open pages read at once (the same)."""
-        from campaign.services.ledger.browse import entries_after, head_seq
-        from campaign.services.table.calls import calls_signature
+        from campaign.services.ledger.browse import entries_after
+        from campaign.services.table.calls import head_and_calls
 
         # The table server's calls are rows, not entries: their signature is probed with
         # the head (in the same worker thread), and a change is a `calls` event (the table
         # pages fetch /api/table).
         self.calls: tuple[int, int] = (0, 0)
-        self._head_and_calls = lambda: (head_seq(db, campaign_id), calls_signature(db, campaign_id))
+        self._head_and_calls = lambda: head_and_calls(db, campaign_id)
         # State after the newest entry (the overview's characters and missing board as
         # rendered HTML, the table pages' shared JSON as `table`), computed once per head
         # for every client: a `state` event, sent when the sheets in it changed (its

@@ -270,10 +270,11 @@ def test_fifty_campaigns_with_a_live_page_each_hold_a_bounded_pool(db_url, monke
     from sqlalchemy.engine import make_url
 
     from campaign.services.ledger import browse
+    from campaign.services.table import calls
 
     own_probes: list[int] = []
     together: list[int] = []
-    head_seq, head_seqs = browse.head_seq, browse.head_seqs
+    head_seq, head_seqs, head_and_calls = browse.head_seq, browse.head_seqs, calls.head_and_calls
 
     def counted_head_seq(db, campaign_id):
         own_probes.append(campaign_id)
@@ -283,8 +284,13 @@ def test_fifty_campaigns_with_a_live_page_each_hold_a_bounded_pool(db_url, monke
         together.append(len(set(campaign_ids)))
         return head_seqs(db, campaign_ids)
 
+    def counted_head_and_calls(db, campaign_id):  # a feed's probe of its own head
+        own_probes.append(campaign_id)
+        return head_and_calls(db, campaign_id)
+
     monkeypatch.setattr(browse, "head_seq", counted_head_seq)
     monkeypatch.setattr(browse, "head_seqs", counted_head_seqs)
+    monkeypatch.setattr(calls, "head_and_calls", counted_head_and_calls)
 
     from tests.web.test_feed_listen import Events
 

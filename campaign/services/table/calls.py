@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from campaign import ledger
@@ -537,7 +537,8 @@ def _dispatch(
 
 
 def calls_signatures(db: Database, campaign_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-    """calls_signature of each campaign, in one read (campaign.web.feed.HeadsProbe)."""
+    """(newest pending call id, pending count) of each campaign, in one read, as
+    head_and_calls reads it for one (campaign.web.feed.HeadsProbe)."""
     if not campaign_ids:
         return {}
     with db.read() as session:
@@ -552,15 +553,19 @@ def calls_signatures(db: Database, campaign_ids: Sequence[int]) -> dict[int, tup
     return {cid: found.get(cid, (0, 0)) for cid in campaign_ids}
 
 
-def calls_signature(db: Database, campaign_id: int) -> tuple[int, int]:
-    """(newest pending id, pending count): changes whenever a call is made, rolled or
-    cancelled, so the live feed can tell pages to look again (calls are no entries)."""
-    with db.read() as session:
-        newest, count = session.execute(_PENDING, {"c": campaign_id}).one()
-        return newest or 0, count
-
-
-# Built once: the feed asks it with every head probe (one statement object keeps its cache key).
-_PENDING = select(func.max(TableCall.id), func.count()).where(
-    TableCall.campaign_id == bindparam("c"), TableCall.state == "pending"
+# The live feed's probe, the ledger head and the calls signature in one statement: it runs
+# at every wake-up of every open page's stream (a write, a poll), so one read, not two.
+_HEAD_AND_CALLS = text(
+    "SELECT (SELECT seq FROM ledger WHERE campaign_id = :c ORDER BY seq DESC LIMIT 1),"
+    " (SELECT max(id) FROM table_calls WHERE campaign_id = :c AND state = 'pending'),"
+    " (SELECT count(*) FROM table_calls WHERE campaign_id = :c AND state = 'pending')"
 )
+
+
+def head_and_calls(db: Database, campaign_id: int) -> tuple[int, tuple[int, int]]:
+    """(the ledger's head seq, (newest pending call id, pending count)) in one read. The
+    pair changes whenever a call is made, rolled or cancelled, so the live feed can tell
+    pages to look again (calls are no entries)."""
+    with db.read() as session:
+        head, newest, count = session.execute(_HEAD_AND_CALLS, {"c": campaign_id}).one()
+    return head or 0, (newest or 0, count)
