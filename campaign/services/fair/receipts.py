@@ -1,8 +1,9 @@
 """`campaign fair check-receipts`: a player's receipts file against the campaign's ledger.
 
 The check itself is campaign.receipts_check (standard library and fair_check.py only, so
-the standalone copy a player runs says exactly what this command says); this module only reads the ledger's
-records, in seq order, the way an export or a proof bundle would hand them over.
+the standalone copy a player runs says exactly what this command says); this module only
+reads the ledger's records, in seq order, the way an export or a proof bundle would hand
+them over.
 """
 
 from __future__ import annotations
