@@ -86,12 +86,13 @@ def lock_campaign(session: Session, campaign_id: int) -> None:
         from sqlalchemy.exc import ProgrammingError
 
         try:
-            session.execute(
+            # The rows must be fetched: an ORM result fills the identity map only as it is read.
+            session.scalars(
                 select(Campaign)
                 .where(Campaign.id == campaign_id)
                 .with_for_update()
                 .execution_options(populate_existing=True)
-            )
+            ).one()
         except ProgrammingError as exc:  # the lock needs UPDATE on the row: a role that may not write
             if getattr(exc.orig, "sqlstate", None) != "42501":
                 raise

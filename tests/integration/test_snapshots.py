@@ -11,8 +11,10 @@ import textwrap
 
 import pytest
 
+from campaign import ledger
 from campaign.db.database import Database
 from campaign.db.migrate import HEAD_REVISION
+from campaign.services import common
 from campaign.services.campaigns import setup as campaigns
 from campaign.services.characters import roster as characters
 from campaign.services.ledger import history, transfer
@@ -69,6 +71,24 @@ def test_concurrent_settings_lose_no_update(db_url):
         "concurrency", support.backend_of(db_url), settings_writers=2, settings_changes=2 * ROUNDS, lost_updates=0
     )
     db.close()
+
+
+@pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
+def test_taking_the_lock_reads_settings_another_writer_committed(db_url):
+    """The race above, made to happen every time: a writer reads the campaign, another
+    commits a setting, and only then does the first take the lock. On SQLite the first
+    writer's BEGIN IMMEDIATE already shuts the second out, so the case is PostgreSQL's."""
+    db = Database(db_url)
+    other = Database(db_url)
+    campaigns.create_campaign(db, "卓", "2d6-ja", "GM", fair=False)
+    with db.write() as session:
+        campaign = common.campaign_named(session, "卓")
+        assert campaign.settings["criticals"] is True
+        campaigns.settings(other, "卓", "B", {"criticals": "false"})
+        ledger.lock_campaign(session, campaign.id)
+        assert campaign.settings["criticals"] is False
+    db.close()
+    other.close()
 
 
 WRITER = textwrap.dedent("""
