@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from campaign.db.database import Database
@@ -254,21 +254,29 @@ def related(session: Session, first: Character, second: Character) -> bool:
     )
 
 
+# Both questions of status_of in one statement, built once: every roll asks it of its character.
+_ABSENCE = select(
+    select(Disappearance.id)
+    .where(Disappearance.character_id == bindparam("c"), Disappearance.reunited_seq.is_(None))
+    .limit(1)
+    .scalar_subquery(),
+    select(Character.name)
+    .join(Disappearance, Disappearance.character_id == Character.id)
+    .join(Search, Search.disappearance_id == Disappearance.id)
+    .where(Search.searcher_id == bindparam("c"), Search.ended_seq.is_(None))
+    .limit(1)
+    .scalar_subquery(),
+)
+
+
 def status_of(session: Session, character: Character) -> tuple[str, str | None]:
     """("dead"|"retired", None), ("missing", None), ("searching", target name) or ("active", None)."""
     if character.status != "active":
         return character.status, None
-    missing = session.scalar(
-        select(Disappearance.id).where(Disappearance.character_id == character.id, Disappearance.reunited_seq.is_(None))
-    )
+    session.flush()  # the subqueries read the tables: what this transaction changed must be there
+    missing, target = session.execute(_ABSENCE, {"c": character.id}).one()
     if missing is not None:
         return "missing", None
-    target = session.scalar(
-        select(Character.name)
-        .join(Disappearance, Disappearance.character_id == Character.id)
-        .join(Search, Search.disappearance_id == Disappearance.id)
-        .where(Search.searcher_id == character.id, Search.ended_seq.is_(None))
-    )
     if target is not None:
         return "searching", target
     return "active", None
