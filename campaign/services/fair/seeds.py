@@ -65,20 +65,26 @@ def _records(session: Session, campaign_id: int, kind: str) -> list[dict[str, An
     return [json.loads(raw) for (raw,) in rows]
 
 
-def _ended(session: Session, campaign_id: int) -> set[Any]:
-    """The commitments a seed_reveal opened or a seed_abandon ended."""
-    return {(r.get("detail") or {}).get("reveals") for r in _records(session, campaign_id, REVEAL)} | {
-        (r.get("detail") or {}).get("abandons") for r in _records(session, campaign_id, ABANDON)
-    }
+# The newest seed_commit and every reveal or abandon written after it, in one statement
+# (ix_ledger_campaign_kind): a roll with a player's share asks it, so it costs the same
+# however many scenarios have committed a seed before. An end always comes after what it
+# ends, so none written earlier can name the newest commitment.
+_NEWEST_COMMIT_AND_ENDS = text(
+    "SELECT record FROM ledger WHERE campaign_id = :c AND kind IN (:commit, :reveal, :abandon) AND seq >= "
+    "(SELECT max(seq) FROM ledger WHERE campaign_id = :c AND kind = :commit) ORDER BY seq"
+)
 
 
 def open_commitment(session: Session, campaign_id: int) -> dict[str, Any] | None:
     """The newest seed_commit record no seed_reveal has opened (nor seed_abandon ended), else None."""
-    commits = _records(session, campaign_id, COMMIT)
-    if not commits:
+    rows = session.execute(
+        _NEWEST_COMMIT_AND_ENDS, {"c": campaign_id, "commit": COMMIT, "reveal": REVEAL, "abandon": ABANDON}
+    ).all()
+    if not rows:
         return None
-    newest = commits[-1]
-    return None if newest["seq"] in _ended(session, campaign_id) else newest
+    newest, *later = (json.loads(raw) for (raw,) in rows)
+    ended = {(r.get("detail") or {}).get(key) for r in later for key in ("reveals", "abandons")}
+    return None if newest["seq"] in ended else newest
 
 
 def abandoned_commitments(session: Session, campaign_id: int) -> frozenset[int]:
