@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, overload
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from campaign.core.condition_view import ConditionView
@@ -141,14 +141,16 @@ def condition_codes(condition: Condition, clock: int | None = None) -> dict[str,
     return condition_view(condition, clock).record()
 
 
+# Built once: every roll asks it of its character (its penalties after waking).
+_ACTIVE = (
+    select(Condition)
+    .where(Condition.character_id == bindparam("character_id"), Condition.cleared_seq.is_(None))
+    .order_by(Condition.id)
+)
+
+
 def active_conditions(session: Session, character: Character) -> list[Condition]:
-    return list(
-        session.scalars(
-            select(Condition)
-            .where(Condition.character_id == character.id, Condition.cleared_seq.is_(None))
-            .order_by(Condition.id)
-        )
-    )
+    return list(session.scalars(_ACTIVE, {"character_id": character.id}))
 
 
 def campaign_conditions(session: Session, campaign: Campaign) -> list[tuple[Character, Condition]]:

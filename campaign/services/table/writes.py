@@ -26,11 +26,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
+from campaign.db.models_table import WebRequest
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
 from campaign.labels import kind_label, reason_label
@@ -92,6 +94,15 @@ def idempotency_key(value: Any) -> str:
     return value
 
 
+# The idempotency key's two statements, built once and run in Core: every write of the
+# table server asks whether its key was spent and spends it, and neither needs the ORM's
+# unit of work (no object of the row is kept).
+_KEY_SPENT = select(WebRequest.route, WebRequest.first_seq, WebRequest.last_seq).where(
+    WebRequest.session_id == bindparam("session_id"), WebRequest.key == bindparam("key")
+)
+_SPEND_KEY = WebRequest.__table__.insert()
+
+
 class GuardedDatabase(Database):
     """`db` for one request: its first write() locks the campaign, runs `before` (refusals,
     replays), lets the service write, then runs `after(session, first_seq, last_seq)`
@@ -132,8 +143,6 @@ class GuardedDatabase(Database):
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        from campaign.db.models_table import WebRequest
-
         if self._used:  # every service this wraps writes in one transaction
             raise RuntimeError("a guarded request writes once")
         self._used = True
@@ -141,7 +150,7 @@ class GuardedDatabase(Database):
             ledger.lock_campaign(session, self._campaign_id)
             keyed = self._seat is not None and self._key is not None
             done = (
-                session.get(WebRequest, (self._seat.session_id, self._key))
+                session.execute(_KEY_SPENT, {"session_id": self._seat.session_id, "key": self._key}).first()
                 if keyed and self._seat is not None
                 else None
             )
@@ -165,17 +174,17 @@ class GuardedDatabase(Database):
             if self._after is not None:
                 self._after(session, first, last)
             if keyed and self._seat is not None:
-                session.add(
-                    WebRequest(
-                        session_id=self._seat.session_id,
-                        key=self._key,
-                        route=self._route,
-                        first_seq=first,
-                        last_seq=last,
-                        created_at=ledger.utc_now(),
-                    )
+                session.execute(
+                    _SPEND_KEY,
+                    {
+                        "session_id": self._seat.session_id,
+                        "key": self._key,
+                        "route": self._route,
+                        "first_seq": first,
+                        "last_seq": last,
+                        "created_at": ledger.utc_now(),
+                    },
                 )
-                session.flush()
             from campaign.services.fair.seeds import abandoned_commitments
 
             self.written = tuple(
