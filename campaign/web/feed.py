@@ -254,14 +254,9 @@ class HeadsProbe:
     loop's thread only."""
 
     def __init__(self, db: Database) -> None:
-        from campaign.services.ledger.browse import head_seqs
-        from campaign.services.table.calls import calls_signatures
+        from campaign.services.table.calls import heads_and_calls
 
-        def read(ids: list[int]) -> dict[int, tuple[int, tuple[int, int]]]:
-            heads, calls = head_seqs(db, ids), calls_signatures(db, ids)
-            return {cid: (heads[cid], calls[cid]) for cid in ids}
-
-        self._read = read
+        self._read = lambda ids: heads_and_calls(db, ids)
         self._ids: set[int] = set()
         self._result: dict[int, tuple[int, tuple[int, int]]] = {}
         self._result_started = float("-inf")

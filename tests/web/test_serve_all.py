@@ -274,23 +274,21 @@ def test_fifty_campaigns_with_a_live_page_each_hold_a_bounded_pool(db_url, monke
 
     own_probes: list[int] = []
     together: list[int] = []
-    head_seq, head_seqs, head_and_calls = browse.head_seq, browse.head_seqs, calls.head_and_calls
+    head_seq, heads_and_calls = browse.head_seq, calls.heads_and_calls
 
     def counted_head_seq(db, campaign_id):
         own_probes.append(campaign_id)
         return head_seq(db, campaign_id)
 
-    def counted_head_seqs(db, campaign_ids):
-        together.append(len(set(campaign_ids)))
-        return head_seqs(db, campaign_ids)
-
-    def counted_head_and_calls(db, campaign_id):  # a feed's probe of its own head
-        own_probes.append(campaign_id)
-        return head_and_calls(db, campaign_id)
+    def counted_heads_and_calls(db, campaign_ids):  # one campaign: a feed's probe of its own head
+        campaign_ids = list(campaign_ids)
+        (together if len(campaign_ids) > 1 else own_probes).append(
+            len(set(campaign_ids)) if len(campaign_ids) > 1 else campaign_ids[0]
+        )
+        return heads_and_calls(db, campaign_ids)
 
     monkeypatch.setattr(browse, "head_seq", counted_head_seq)
-    monkeypatch.setattr(browse, "head_seqs", counted_head_seqs)
-    monkeypatch.setattr(calls, "head_and_calls", counted_head_and_calls)
+    monkeypatch.setattr(calls, "heads_and_calls", counted_heads_and_calls)
 
     from tests.web.test_feed_listen import Events
 

@@ -109,27 +109,6 @@ def head_seq(db: Database, campaign_id: int) -> int:
         return session.execute(_HEAD_SEQ, {"c": campaign_id}).scalar() or 0
 
 
-def head_seqs(db: Database, campaign_ids: Iterable[int]) -> dict[int, int]:
-    """The newest seq of each campaign (0 for none), in one read: a server of many
-    campaigns probes the heads of all its open pages at once (campaign.web.feed.HeadsProbe).
-    A correlated LIMIT 1 per campaign, so each is one index probe, like head_seq."""
-    from campaign.db.models import Campaign
-
-    wanted = sorted(set(campaign_ids))
-    if not wanted:
-        return {}
-    newest = (
-        select(LedgerEntry.seq)
-        .where(LedgerEntry.campaign_id == Campaign.id)
-        .order_by(LedgerEntry.seq.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-    with db.read() as session:
-        found = {cid: seq for cid, seq in session.execute(select(Campaign.id, newest).where(Campaign.id.in_(wanted)))}
-    return {cid: found.get(cid) or 0 for cid in wanted}
-
-
 def page_facts(db: Database, campaign_id: int) -> PageFacts:
     """The campaign's `lang`, `timezone` and ruleset as they are now: one primary-key
     read per request, so `campaign settings lang=en` shows on the next page load

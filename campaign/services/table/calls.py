@@ -17,17 +17,17 @@ the same idempotency key, get the first roll back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from campaign import ledger
 from campaign.core.dice_source import DiceSource
 from campaign.db.database import Database
-from campaign.db.models import Campaign, Player
+from campaign.db.models import Campaign, LedgerEntry, Player
 from campaign.db.models_table import TableCall
 from campaign.errors import NotFound, RuleRefused
 from campaign.i18n import N_, _, pgettext
@@ -536,36 +536,40 @@ def _dispatch(
     ).seq
 
 
-def calls_signatures(db: Database, campaign_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-    """(newest pending call id, pending count) of each campaign, in one read, as
-    head_and_calls reads it for one (campaign.web.feed.HeadsProbe)."""
-    if not campaign_ids:
+# The live feed's probe: each campaign's ledger head and calls signature (newest pending
+# call id, pending count) in one statement, built once. It runs at every wake-up of the
+# open pages' streams (a write, a poll, a notification on PostgreSQL), for one campaign
+# or, in a server of many, for every campaign with an open page at once. Each part is a
+# correlated subquery on an index (ix_ledger seq, ix_table_calls_campaign_state).
+_PENDING = (TableCall.campaign_id == Campaign.id) & (TableCall.state == "pending")
+_HEADS_AND_CALLS = select(
+    Campaign.id,
+    select(LedgerEntry.seq)
+    .where(LedgerEntry.campaign_id == Campaign.id)
+    .order_by(LedgerEntry.seq.desc())
+    .limit(1)
+    .scalar_subquery(),
+    select(func.max(TableCall.id)).where(_PENDING).scalar_subquery(),
+    select(func.count()).select_from(TableCall).where(_PENDING).scalar_subquery(),
+).where(Campaign.id.in_(bindparam("ids", expanding=True)))
+
+
+def heads_and_calls(db: Database, campaign_ids: Iterable[int]) -> dict[int, tuple[int, tuple[int, int]]]:
+    """{campaign id: (the ledger's head seq, (newest pending call id, pending count))} in
+    one read (0s for a campaign that is gone). The pair changes whenever an entry is
+    appended or a call is made, rolled or cancelled, so the live feed can tell pages to
+    look again (calls are no entries)."""
+    wanted = sorted(set(campaign_ids))
+    if not wanted:
         return {}
     with db.read() as session:
         found = {
-            cid: (newest or 0, count)
-            for cid, newest, count in session.execute(
-                select(TableCall.campaign_id, func.max(TableCall.id), func.count())
-                .where(TableCall.campaign_id.in_(campaign_ids), TableCall.state == "pending")
-                .group_by(TableCall.campaign_id)
-            )
+            cid: (head or 0, (newest or 0, count))
+            for cid, head, newest, count in session.execute(_HEADS_AND_CALLS, {"ids": wanted})
         }
-    return {cid: found.get(cid, (0, 0)) for cid in campaign_ids}
-
-
-# The live feed's probe, the ledger head and the calls signature in one statement: it runs
-# at every wake-up of every open page's stream (a write, a poll), so one read, not two.
-_HEAD_AND_CALLS = text(
-    "SELECT (SELECT seq FROM ledger WHERE campaign_id = :c ORDER BY seq DESC LIMIT 1),"
-    " (SELECT max(id) FROM table_calls WHERE campaign_id = :c AND state = 'pending'),"
-    " (SELECT count(*) FROM table_calls WHERE campaign_id = :c AND state = 'pending')"
-)
+    return {cid: found.get(cid, (0, (0, 0))) for cid in wanted}
 
 
 def head_and_calls(db: Database, campaign_id: int) -> tuple[int, tuple[int, int]]:
-    """(the ledger's head seq, (newest pending call id, pending count)) in one read. The
-    pair changes whenever a call is made, rolled or cancelled, so the live feed can tell
-    pages to look again (calls are no entries)."""
-    with db.read() as session:
-        head, newest, count = session.execute(_HEAD_AND_CALLS, {"c": campaign_id}).one()
-    return head or 0, (newest or 0, count)
+    """heads_and_calls of one campaign: a feed's probe of its own head."""
+    return heads_and_calls(db, (campaign_id,))[campaign_id]
