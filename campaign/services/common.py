@@ -152,6 +152,15 @@ def campaign_named(session: Session, name: str | None) -> Campaign:
     return found
 
 
+def campaign_by_id(session: Session, campaign_id: int) -> Campaign:
+    """The campaign of this id, then found by its name in this transaction with no query
+    (a server knows its campaign by id, and the use-cases it runs look it up by name).
+    On PostgreSQL the campaign's lock has just read the row, so this asks nothing."""
+    campaign = session.get_one(Campaign, campaign_id)
+    _remember(session, None, campaign.name, campaign)
+    return campaign
+
+
 def language_facts(db: Database, campaign_name: str | None) -> tuple[str | None, str | None]:
     """(the `lang` setting, the ruleset) of the campaign, for campaign.i18n; (None, None)
     when there is none to ask. Here, not in services.campaigns.setup, so that every command

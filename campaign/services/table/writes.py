@@ -36,6 +36,7 @@ from campaign.db.models_table import WebRequest
 from campaign.errors import BadInput, RuleRefused
 from campaign.i18n import _
 from campaign.labels import kind_label, reason_label
+from campaign.services.common import campaign_by_id
 from campaign.services.table.invites import Seat
 
 if TYPE_CHECKING:
@@ -148,6 +149,7 @@ class GuardedDatabase(Database):
         self._used = True
         with self._db.write() as session:
             ledger.lock_campaign(session, self._campaign_id)
+            campaign_by_id(session, self._campaign_id)
             keyed = self._seat is not None and self._key is not None
             done = (
                 session.execute(_KEY_SPENT, {"session_id": self._seat.session_id, "key": self._key}).first()
