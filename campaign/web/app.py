@@ -183,7 +183,7 @@ def campaign_app(
 
     from campaign.errors import CampaignError
     from campaign.services.ledger.luck_kept import KeptTallies
-    from campaign.services.table.invites import seat_for
+    from campaign.services.table.invites import Seat
     from campaign.web import gm_actions, routes_api, routes_bcdice, routes_invites, routes_pages, routes_table, seats
     from campaign.web.errors import campaign_error, database_error, http_error
     from campaign.web.feed import Feed, NudgeOnWrite
@@ -204,25 +204,34 @@ def campaign_app(
     from starlette.middleware.gzip import GZipMiddleware
 
     from campaign import i18n
-    from campaign.services.ledger.browse import PageFacts, page_facts
+    from campaign.services.ledger.browse import PageFacts, page_facts, read_page_facts
+    from campaign.services.table.invites import read_seat
     from campaign.web import present
     from campaign.web.language import page_language
 
     known = page_facts(db, campaign_id)  # a request whose own read fails shows the last read
 
-    def facts(scope: Any) -> PageFacts:
+    def facts_and_seat(scope: Any, token: str | None) -> tuple[PageFacts, Seat | None]:
         """The campaign's settings a page speaks by (campaign.web.language: CAMPAIGN_LANG,
         the campaign's setting, the browser's Accept-Language, the ruleset) and the zone
-        its times are in, as they are now (one small read per request, beside the seat's
-        in the guard's worker thread): `campaign settings lang=en` shows on the next page
-        without a restart. A file has no words: no read for it."""
+        its times are in, as they are now, so `campaign settings lang=en` shows on the next
+        page without a restart; and the seat of the session cookie. One transaction for
+        both: every request asks them. A file has no words: no facts read for it."""
         nonlocal known
-        if scope["type"] == "http" and not scope["path"].startswith("/static/"):
-            try:
-                known = page_facts(db, campaign_id)
-            except SQLAlchemyError:  # the database is away or refuses: the page's own read says so
-                pass
-        return known
+        wants_facts = not scope["path"].startswith("/static/")
+        if not wants_facts and not token:
+            return known, None
+        try:
+            with db.read() as session:
+                if wants_facts:
+                    known = read_page_facts(session, campaign_id)
+                return known, (read_seat(session, campaign_id, token) if token else None)
+        except SQLAlchemyError as exc:
+            # A role the database refuses the seats (a server started on a player's role)
+            # has no sessions, and is no crash; the database away: the page's own read says so.
+            if token and getattr(getattr(exc, "orig", None), "sqlstate", None) != "42501":
+                raise
+            return known, None
 
     def speaking(scope: Any, facts: object) -> None:
         """Each request in its page's language and its times in the campaign's zone.
@@ -276,14 +285,7 @@ def campaign_app(
         db, campaign_id, lambda entry: str(row_macro(entry)), app.state.head_state.at_head, entry_item, shared, probe
     )
     return Guard(
-        app,
-        token,
-        secure_cookie=secure_cookie,
-        hosts=hosts,
-        seat_of=lambda session_token: seat_for(db, campaign_id, session_token),
-        facts_of=facts,
-        language_of=speaking,
-        base=base,
+        app, token, secure_cookie=secure_cookie, hosts=hosts, read_of=facts_and_seat, language_of=speaking, base=base
     )
 
 

@@ -76,22 +76,21 @@ class Guard:
         secure_cookie: bool = False,
         *,
         hosts: Iterable[str] = (),
-        seat_of: Callable[[str], Seat | None] | None = None,
-        facts_of: Callable[[Scope], object] | None = None,
+        read_of: Callable[[Scope, str | None], tuple[object, Seat | None]] | None = None,
         language_of: Callable[[Scope, object], None] | None = None,
         base: str = "",
     ) -> None:
         self.app = app
         self.base = base  # the path the app is served under (campaign.web.multi), before its redirects
-        # What a request's language is read from (campaign.web.app: the campaign's settings),
-        # read in the worker thread that looks up the seat; then language_of sets the
-        # request's language from it, before any answer (its own refusals speak it too).
-        self.facts_of, self.language_of = facts_of, language_of
+        # read_of: what a request's language is read from (campaign.web.app: the campaign's
+        # settings) and the seat of its session cookie, read together in one worker thread;
+        # then language_of sets the request's language from the first, before any answer
+        # (its own refusals speak it too).
+        self.read_of, self.language_of = read_of, language_of
         self.token = token.encode("utf-8") if token else None
         self.secure_cookie = secure_cookie
         # the allowed names as host_name reads a Host header: `--allow-host Table.Local.` is table.local
         self.hosts = frozenset(["localhost", *filter(None, map(host_name, hosts))])
-        self.seat_of = seat_of
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         seated = await self._read(scope)
@@ -127,9 +126,8 @@ class Guard:
         from campaign.services.table.invites import csrf_token
 
         token = _cookie(scope, SESSION_COOKIE) if scope["type"] == "http" else None
-        looks_up = bool(token and self.seat_of)
-        if scope["type"] == "http" and (looks_up or self.facts_of is not None):
-            facts, seat = await anyio.to_thread.run_sync(self._facts_and_seat, scope, token if looks_up else None)
+        if scope["type"] == "http" and self.read_of is not None:
+            facts, seat = await anyio.to_thread.run_sync(self.read_of, scope, token)
         else:
             facts, seat = None, None
         if self.language_of is not None:
@@ -138,21 +136,6 @@ class Guard:
             state = scope.setdefault("state", {})
             state["seat"], state["csrf"] = seat, (csrf_token(token) if seat is not None and token else None)
         return seat is not None
-
-    def _facts_and_seat(self, scope: Scope, token: str | None) -> tuple[object, Seat | None]:
-        facts = self.facts_of(scope) if self.facts_of is not None else None
-        return facts, (self._lookup(token) if token else None)
-
-    def _lookup(self, token: str) -> Seat | None:
-        """The seat of a cookie; none when the database refuses this server's role the
-        seats (a server started on a player's role): that is no session, not a crash."""
-        assert self.seat_of is not None  # _seat asks only when there is one
-        try:
-            return self.seat_of(token)
-        except Exception as exc:
-            if getattr(getattr(exc, "orig", None), "sqlstate", None) == "42501":
-                return None
-            raise
 
     async def _check_token(self, scope: Scope, receive: Receive, send_with_headers: Send) -> None:
         # latin-1 both ways keeps every byte of the other parameters as it came

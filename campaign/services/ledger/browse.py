@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import JSON, Integer, Select, String, bindparam, select, text
+from sqlalchemy.orm import Session
 
 from campaign.chain import GENESIS_HASH
 from campaign.db.database import Database
@@ -114,7 +115,13 @@ def page_facts(db: Database, campaign_id: int) -> PageFacts:
     read per request, so `campaign settings lang=en` shows on the next page load
     without a restart of the server."""
     with db.read() as session:
-        row = session.execute(_FACTS, {"c": campaign_id}).one_or_none()
+        return read_page_facts(session, campaign_id)
+
+
+def read_page_facts(session: Session, campaign_id: int) -> PageFacts:
+    """page_facts in a transaction of the caller's (the table server reads them in the
+    transaction that finds the request's seat)."""
+    row = session.execute(_FACTS, {"c": campaign_id}).one_or_none()
     if row is None:  # the campaign is gone (deleted under a running server): nothing to follow
         return PageFacts(None, None, None)
     settings = row.settings or {}

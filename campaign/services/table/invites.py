@@ -420,7 +420,15 @@ def seat_for(db: Database, campaign_id: int, token: str | None) -> Seat | None:
     if not token or not _code_ok(token):
         return None
     with db.read() as session:
-        row = session.execute(_SEAT, {"token_hash": digest(token), "campaign_id": campaign_id}).first()
+        return read_seat(session, campaign_id, token)
+
+
+def read_seat(session: Session, campaign_id: int, token: str) -> Seat | None:
+    """seat_for in a transaction of the caller's (the table server's guard reads the
+    page's facts in the same one)."""
+    if not _code_ok(token):
+        return None
+    row = session.execute(_SEAT, {"token_hash": digest(token), "campaign_id": campaign_id}).first()
     if row is None or (not row[2] and row[3] is None):  # a player's seat of no player: no one's
         return None
     if not row[2] and is_reserved_name(row[1]):  # a player named like the GM before the rule: `db check`
