@@ -86,13 +86,16 @@ def lock_campaign(session: Session, campaign_id: int) -> None:
         from sqlalchemy.exc import ProgrammingError
 
         try:
-            # The rows must be fetched: an ORM result fills the identity map only as it is read.
-            session.scalars(
+            # The row must be fetched (an ORM result fills the identity map only as it is
+            # read) and held: the identity map keeps it only weakly, and the use-case that
+            # follows asks for it again (services.common.campaign_by_id).
+            locked = session.scalars(
                 select(Campaign)
                 .where(Campaign.id == campaign_id)
                 .with_for_update()
                 .execution_options(populate_existing=True)
             ).one()
+            session.info.setdefault(_LOCKED_ROWS, []).append(locked)
         except ProgrammingError as exc:  # the lock needs UPDATE on the row: a role that may not write
             if getattr(exc.orig, "sqlstate", None) != "42501":
                 raise
@@ -105,6 +108,7 @@ def lock_campaign(session: Session, campaign_id: int) -> None:
 # session.info key: {campaign id: its head (seq, hash, at) once read, or None} for each
 # campaign whose append lock the session's transaction holds (a session is one transaction).
 _HELD = "campaign.ledger.held"
+_LOCKED_ROWS = "campaign.ledger.locked_rows"  # the Campaign rows the lock read, held for the transaction
 
 
 # The two queries of every append, as plain SQL: compiling them through the ORM would
